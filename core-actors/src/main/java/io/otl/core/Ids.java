@@ -1,0 +1,33 @@
+package io.otl.core;
+
+import java.util.regex.Pattern;
+
+/** The identifier rules of DESIGN §3.1, shared by the entities and every edge that accepts ids. */
+public final class Ids {
+  private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]+");
+
+  private Ids() {}
+
+  public static final int MAX_SESSION_ID = 128;
+  public static final int MAX_AGENT_ID = 64;
+
+  public static boolean isValidSessionId(String id) {
+    return isValid(id, MAX_SESSION_ID);
+  }
+
+  public static boolean isValidAgentId(String id) {
+    return isValid(id, MAX_AGENT_ID);
+  }
+
+  /** Why {@code id} is not a valid id of at most {@code max} characters, or null when it is. */
+  public static String problem(String field, String id, int max) {
+    if (id == null || id.isEmpty()) return field + " is required (1-" + max + " characters of [A-Za-z0-9._:-])";
+    if (id.length() > max) return field + " is " + id.length() + " characters long; at most " + max + " are allowed";
+    if (!ID.matcher(id).matches()) return field + " may contain only the characters [A-Za-z0-9._:-]";
+    return null;
+  }
+
+  private static boolean isValid(String id, int max) {
+    return id != null && !id.isEmpty() && id.length() <= max && ID.matcher(id).matches();
+  }
+}

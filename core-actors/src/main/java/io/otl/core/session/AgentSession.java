@@ -1,0 +1,540 @@
+package io.otl.core.session;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.otl.core.Ids;
+import io.otl.core.JsonSerializable;
+import io.otl.core.session.SessionModel.Counts;
+import io.otl.core.session.SessionModel.FeedbackKind;
+import io.otl.core.session.SessionModel.Outcome;
+import io.otl.core.session.SessionModel.Role;
+import io.otl.core.session.SessionModel.Status;
+import io.otl.core.session.SessionModel.TaskStatus;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
+import org.apache.pekko.persistence.typed.PersistenceId;
+import org.apache.pekko.persistence.typed.RecoveryCompleted;
+import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
+import org.apache.pekko.persistence.typed.javadsl.EventHandler;
+import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
+import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
+import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
+import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
+
+/**
+ * One agent session: accumulates a trajectory from what the agent reports, seals it for training
+ * on a task result or after an idle timeout, and keeps revising its reward as late feedback comes
+ * in (DESIGN §3.1). Sharded by session id, event-sourced.
+ *
+ * <p>A request's events are persisted as one atomic write (DESIGN §10: one write of ten events
+ * costs about as much as one of one). Only completions and reward revisions are tagged, since
+ * tagged events are written row by row.
+ */
+public final class AgentSession
+    extends EventSourcedBehaviorWithEnforcedReplies<AgentSession.Command, AgentSession.Event, AgentSession.State> {
+
+  public static final EntityTypeKey<Command> ENTITY_TYPE_KEY =
+      EntityTypeKey.create(Command.class, "AgentSession");
+  /** The tag of the two events the read side follows: completions and reward revisions. */
+  public static final String TRAJECTORY_TAG = "trajectory";
+
+  private static final String IDLE_TIMER = "idle";
+  private static final String PASSIVATE_TIMER = "passivate";
+
+  // ---------------------------------------------------------------- commands and replies
+
+  public sealed interface Command extends JsonSerializable {}
+
+  /** Record a batch of inputs for this session, atomically: all are stored, or none. */
+  public record Record(String agentId, List<SessionInput> inputs, ActorRef<RecordReply> replyTo)
+      implements Command {}
+
+  /** The trajectory as stored; a session never written answers with status NEW. */
+  public record Get(ActorRef<State> replyTo) implements Command {}
+
+  /** Timer: the session may have been idle for longer than the idle timeout. */
+  public record IdleCheck() implements Command {}
+
+  /** Timer: a completed session leaves memory (the journal keeps it). */
+  public record PassivateCheck() implements Command {}
+
+  /** Sharding's stop message after a passivation request. */
+  public record Stop() implements Command {}
+
+  @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "reply")
+  @JsonSubTypes({
+    @JsonSubTypes.Type(value = Recorded.class, name = "recorded"),
+    @JsonSubTypes.Type(value = Rejected.class, name = "rejected")
+  })
+  public sealed interface RecordReply extends JsonSerializable {}
+
+  /** {@code accepted} new inputs are in the journal, {@code duplicates} were already there. */
+  public record Recorded(int accepted, int duplicates, boolean sampled) implements RecordReply {}
+
+  /** Nothing was stored. {@code code} tells the edge how to answer (DESIGN §7.1 error codes). */
+  public record Rejected(RejectionCode code, String field, String message) implements RecordReply {}
+
+  public enum RejectionCode {
+    /** The request is malformed: 400. */
+    INVALID,
+    /** The request contradicts the session's state (other agent, already completed): 409. */
+    CONFLICT
+  }
+
+  // ---------------------------------------------------------------- events
+
+  /** Every event carries its id (client-supplied or derived), its time and the server's time. */
+  public sealed interface Event extends JsonSerializable {
+    String eventId();
+
+    Instant at();
+
+    Instant recordedAt();
+  }
+
+  public record SessionStarted(
+      String eventId, Instant at, Instant recordedAt, String agentId, String agentVersion,
+      String modelVersion, Map<String, String> metadata) implements Event {}
+
+  public record MessageRecorded(
+      String eventId, Instant at, Instant recordedAt, Role role, String content, String msgId,
+      Long latencyMs) implements Event {}
+
+  public record ToolCallRecorded(
+      String eventId, Instant at, Instant recordedAt, String callId, String toolName, JsonNode input,
+      JsonNode output, boolean success, Long latencyMs) implements Event {}
+
+  public record ReasoningStepRecorded(
+      String eventId, Instant at, Instant recordedAt, int index, String thought, String action,
+      String observation) implements Event {}
+
+  public record FeedbackRecorded(
+      String eventId, Instant at, Instant recordedAt, String feedbackId, FeedbackKind kind, Double value,
+      String source) implements Event {}
+
+  public record TaskResultRecorded(
+      String eventId, Instant at, Instant recordedAt, TaskStatus status, String detail) implements Event {}
+
+  /** The trajectory is sealed for training; carries what the read side needs without a lookup. */
+  public record TrajectoryCompleted(
+      String eventId, Instant at, Instant recordedAt, String agentId, String modelVersion, double reward,
+      double qualityScore, Counts counts, Outcome outcome) implements Event {}
+
+  /** Late feedback changed the reward of a completed trajectory. */
+  public record RewardRevised(
+      String eventId, Instant at, Instant recordedAt, String agentId, String modelVersion, String feedbackId,
+      double reward, double qualityScore, Outcome outcome) implements Event {}
+
+  // ---------------------------------------------------------------- state
+
+  /**
+   * The trajectory. Immutable: every event yields a new state, so a snapshot being serialized is
+   * never changed underneath (copying lists per event is cheap at the sizes sessions reach).
+   */
+  public record State(
+      Status status,
+      String agentId,
+      String agentVersion,
+      String modelVersion,
+      Map<String, String> metadata,
+      Instant startedAt,
+      Instant lastActivityAt,
+      Instant completedAt,
+      List<MessageRecorded> messages,
+      List<ToolCallRecorded> toolCalls,
+      List<ReasoningStepRecorded> steps,
+      List<FeedbackRecorded> feedback,
+      TaskResultRecorded result,
+      Double reward,
+      Double qualityScore,
+      int unexplainedToolErrors,
+      Set<String> eventIds)
+      implements JsonSerializable {
+
+    public static State empty() {
+      return new State(Status.NEW, null, null, null, Map.of(), null, null, null, List.of(), List.of(), List.of(),
+          List.of(), null, null, null, 0, Set.of());
+    }
+
+    public Counts counts() {
+      return new Counts(messages.size(), toolCalls.size(), steps.size(), feedback.size());
+    }
+
+    /** The pure event handler: the live entity, replay and "state as of T" all go through here. */
+    public State apply(Event event) {
+      Set<String> ids = with(eventIds, event.eventId());
+      Instant activity = event.recordedAt();
+      if (event instanceof SessionStarted e) {
+        Map<String, String> meta = new LinkedHashMap<>(metadata);
+        if (e.metadata() != null) meta.putAll(e.metadata());
+        return new State(Status.ACTIVE, e.agentId(), firstNonNull(e.agentVersion(), agentVersion),
+            firstNonNull(e.modelVersion(), modelVersion), Map.copyOf(meta),
+            startedAt == null ? e.at() : startedAt, activity, completedAt, messages, toolCalls, steps, feedback,
+            result, reward, qualityScore, unexplainedToolErrors, ids);
+      } else if (event instanceof MessageRecorded e) {
+        int unexplained = e.role() == Role.assistant ? 0 : unexplainedToolErrors;
+        return new State(status, agentId, agentVersion, modelVersion, metadata, startedAt, activity, completedAt,
+            with(messages, e), toolCalls, steps, feedback, result, reward, qualityScore, unexplained, ids);
+      } else if (event instanceof ToolCallRecorded e) {
+        int unexplained = e.success() ? unexplainedToolErrors : unexplainedToolErrors + 1;
+        return new State(status, agentId, agentVersion, modelVersion, metadata, startedAt, activity, completedAt,
+            messages, with(toolCalls, e), steps, feedback, result, reward, qualityScore, unexplained, ids);
+      } else if (event instanceof ReasoningStepRecorded e) {
+        return new State(status, agentId, agentVersion, modelVersion, metadata, startedAt, activity, completedAt,
+            messages, toolCalls, with(steps, e), feedback, result, reward, qualityScore, 0, ids);
+      } else if (event instanceof FeedbackRecorded e) {
+        return new State(status, agentId, agentVersion, modelVersion, metadata, startedAt, activity, completedAt,
+            messages, toolCalls, steps, with(feedback, e), result, reward, qualityScore, unexplainedToolErrors, ids);
+      } else if (event instanceof TaskResultRecorded e) {
+        return new State(status, agentId, agentVersion, modelVersion, metadata, startedAt, activity, completedAt,
+            messages, toolCalls, steps, feedback, e, reward, qualityScore, unexplainedToolErrors, ids);
+      } else if (event instanceof TrajectoryCompleted e) {
+        return new State(Status.COMPLETED, agentId, agentVersion, modelVersion, metadata, startedAt, activity,
+            e.recordedAt(), messages, toolCalls, steps, feedback, result, e.reward(), e.qualityScore(),
+            unexplainedToolErrors, ids);
+      } else if (event instanceof RewardRevised e) {
+        return new State(status, agentId, agentVersion, modelVersion, metadata, startedAt, activity, completedAt,
+            messages, toolCalls, steps, feedback, result, e.reward(), e.qualityScore(), unexplainedToolErrors, ids);
+      }
+      throw new IllegalArgumentException("unknown event " + event.getClass().getName());
+    }
+
+    private static <T> List<T> with(List<T> list, T item) {
+      List<T> copy = new ArrayList<>(list.size() + 1);
+      copy.addAll(list);
+      copy.add(item);
+      return List.copyOf(copy);
+    }
+
+    private static Set<String> with(Set<String> set, String item) {
+      if (set.contains(item)) return set;
+      Set<String> copy = new LinkedHashSet<>(set);
+      copy.add(item);
+      return java.util.Collections.unmodifiableSet(copy);
+    }
+
+    private static String firstNonNull(String a, String b) {
+      return a != null ? a : b;
+    }
+  }
+
+  // ---------------------------------------------------------------- behavior
+
+  private final String sessionId;
+  private final SessionSettings settings;
+  private final Desensitizer desensitizer;
+  private final SessionSampler sampler;
+  private final Clock clock;
+  private final ActorRef<ClusterSharding.ShardCommand> shard;
+  private final ActorContext<Command> context;
+  private final TimerScheduler<Command> timers;
+
+  /**
+   * @param shard the shard to ask for passivation once the session is completed; null outside
+   *     sharding (tests), where the session simply stays in memory
+   */
+  public static Behavior<Command> create(
+      String sessionId, SessionSettings settings, Clock clock, ActorRef<ClusterSharding.ShardCommand> shard) {
+    return Behaviors.setup(ctx -> Behaviors.withTimers(
+        timers -> new AgentSession(sessionId, settings, clock, shard, ctx, timers)));
+  }
+
+  public static PersistenceId persistenceId(String sessionId) {
+    return PersistenceId.of(ENTITY_TYPE_KEY.name(), sessionId);
+  }
+
+  private AgentSession(
+      String sessionId, SessionSettings settings, Clock clock, ActorRef<ClusterSharding.ShardCommand> shard,
+      ActorContext<Command> context, TimerScheduler<Command> timers) {
+    super(persistenceId(sessionId),
+        SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.1));
+    this.sessionId = sessionId;
+    this.settings = settings;
+    this.desensitizer = settings.desensitizer();
+    this.sampler = settings.sampler();
+    this.clock = clock;
+    this.shard = shard;
+    this.context = context;
+    this.timers = timers;
+  }
+
+  @Override
+  public State emptyState() {
+    return State.empty();
+  }
+
+  @Override
+  public RetentionCriteria retentionCriteria() {
+    return RetentionCriteria.snapshotEvery(100, 2);
+  }
+
+  @Override
+  public Set<String> tagsFor(Event event) {
+    return event instanceof TrajectoryCompleted || event instanceof RewardRevised ? Set.of(TRAJECTORY_TAG) : Set.of();
+  }
+
+  @Override
+  public SignalHandler<State> signalHandler() {
+    return newSignalHandlerBuilder().onSignal(RecoveryCompleted.instance(), this::scheduleTimers).build();
+  }
+
+  @Override
+  public EventHandler<State, Event> eventHandler() {
+    return newEventHandlerBuilder().forAnyState().onAnyEvent(State::apply);
+  }
+
+  @Override
+  public CommandHandlerWithReply<Command, Event, State> commandHandler() {
+    return newCommandHandlerWithReplyBuilder()
+        .forAnyState()
+        .onCommand(Record.class, this::onRecord)
+        .onCommand(Get.class, (state, cmd) -> Effect().reply(cmd.replyTo(), state))
+        .onCommand(IdleCheck.class, this::onIdleCheck)
+        .onCommand(PassivateCheck.class, this::onPassivateCheck)
+        .onCommand(Stop.class, (state, cmd) -> Effect().stop().thenNoReply())
+        .build();
+  }
+
+  private ReplyEffect<Event, State> onRecord(State state, Record cmd) {
+    Instant now = clock.instant();
+    String idProblem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
+    if (idProblem != null) return reject(cmd, RejectionCode.INVALID, "sessionId", idProblem);
+    String agentProblem = Ids.problem("agentId", cmd.agentId(), Ids.MAX_AGENT_ID);
+    if (agentProblem != null) return reject(cmd, RejectionCode.INVALID, "agentId", agentProblem);
+    if (state.status() != Status.NEW && !state.agentId().equals(cmd.agentId())) {
+      return reject(cmd, RejectionCode.CONFLICT, "agentId",
+          "session " + sessionId + " belongs to agent " + state.agentId() + ", not " + cmd.agentId());
+    }
+    if (cmd.inputs() == null || cmd.inputs().isEmpty()) {
+      return reject(cmd, RejectionCode.INVALID, "events", "at least one event is required");
+    }
+    for (int i = 0; i < cmd.inputs().size(); i++) {
+      String problem = validate(cmd.inputs().get(i));
+      if (problem != null) {
+        int sep = problem.indexOf(' ');
+        String field = "events[" + i + "]" + (problem.startsWith(".") ? problem.substring(0, sep) : "");
+        return reject(cmd, RejectionCode.INVALID, field, "events[" + i + "]" + problem);
+      }
+    }
+    if (state.status() == Status.NEW && !sampler.keep(sessionId)) {
+      return Effect().reply(cmd.replyTo(), new Recorded(0, 0, false));
+    }
+
+    State draft = state;
+    List<Event> events = new ArrayList<>();
+    int accepted = 0;
+    int duplicates = 0;
+    for (int i = 0; i < cmd.inputs().size(); i++) {
+      SessionInput input = cmd.inputs().get(i);
+      String eventId = input.eventId() != null ? input.eventId() : derivedEventId(input);
+      if (draft.eventIds().contains(eventId)) {
+        duplicates++;
+        continue;
+      }
+      Instant at = input.at() != null ? input.at() : now;
+      List<Event> produced = new ArrayList<>();
+      if (draft.status() == Status.NEW && !(input instanceof SessionInput.Start)) {
+        produced.add(new SessionStarted("start:" + eventId, at, now, cmd.agentId(), null, null, Map.of()));
+      }
+      if (draft.status() == Status.COMPLETED && !(input instanceof SessionInput.Feedback)) {
+        return reject(cmd, RejectionCode.CONFLICT, "events[" + i + "]",
+            "session " + sessionId + " was completed at " + draft.completedAt()
+                + "; only feedback is accepted now, not " + input.type());
+      }
+      if (draft.status() == Status.COMPLETED && now.isAfter(draft.completedAt().plus(settings.feedbackWindow()))) {
+        return reject(cmd, RejectionCode.CONFLICT, "events[" + i + "]",
+            "the feedback window of session " + sessionId + " closed at "
+                + draft.completedAt().plus(settings.feedbackWindow()));
+      }
+      produced.add(toEvent(input, eventId, at, now, cmd.agentId()));
+      for (Event e : produced) draft = draft.apply(e);
+      if (input instanceof SessionInput.Result) {
+        Event completed = completion(draft, "completed", at, now);
+        produced.add(completed);
+        draft = draft.apply(completed);
+      } else if (input instanceof SessionInput.Feedback f && draft.status() == Status.COMPLETED) {
+        FeedbackRecorded fr = (FeedbackRecorded) produced.get(produced.size() - 1);
+        Event revised = new RewardRevised("reward:" + eventId, at, now, draft.agentId(), draft.modelVersion(),
+            fr.feedbackId(), Scoring.reward(draft, settings.weights()), Scoring.quality(draft),
+            Scoring.outcome(draft));
+        produced.add(revised);
+        draft = draft.apply(revised);
+      }
+      events.addAll(produced);
+      accepted++;
+    }
+    Recorded reply = new Recorded(accepted, duplicates, true);
+    if (events.isEmpty()) return Effect().reply(cmd.replyTo(), reply);
+    return Effect().persist(events).thenRun(this::scheduleTimers).thenReply(cmd.replyTo(), s -> reply);
+  }
+
+  private ReplyEffect<Event, State> onIdleCheck(State state, IdleCheck cmd) {
+    if (state.status() != Status.ACTIVE) return Effect().noReply();
+    Instant now = clock.instant();
+    Instant deadline = state.lastActivityAt().plus(settings.idleTimeout());
+    if (now.isBefore(deadline)) {
+      timers.startSingleTimer(IDLE_TIMER, new IdleCheck(), Duration.between(now, deadline));
+      return Effect().noReply();
+    }
+    State draft = state;
+    Event result = new TaskResultRecorded("timeout", now, now, TaskStatus.TIMEOUT,
+        "no activity for " + settings.idleTimeout());
+    draft = draft.apply(result);
+    Event completed = completion(draft, "completed", now, now);
+    context.getLog().info("session {} of agent {} timed out after {} idle", sessionId, state.agentId(),
+        settings.idleTimeout());
+    return Effect().persist(List.of(result, completed)).thenRun(this::scheduleTimers).thenNoReply();
+  }
+
+  private ReplyEffect<Event, State> onPassivateCheck(State state, PassivateCheck cmd) {
+    if (state.status() == Status.COMPLETED && shard != null) {
+      shard.tell(new ClusterSharding.Passivate<>(context.getSelf()));
+    }
+    return Effect().noReply();
+  }
+
+  private void scheduleTimers(State state) {
+    if (state.status() == Status.ACTIVE) {
+      Duration remaining = Duration.between(clock.instant(), state.lastActivityAt().plus(settings.idleTimeout()));
+      timers.startSingleTimer(IDLE_TIMER, new IdleCheck(), remaining.isNegative() ? Duration.ZERO : remaining);
+    } else if (state.status() == Status.COMPLETED) {
+      timers.cancel(IDLE_TIMER);
+      if (shard != null) timers.startSingleTimer(PASSIVATE_TIMER, new PassivateCheck(), settings.passivateAfter());
+    }
+  }
+
+  private Event completion(State draft, String eventId, Instant at, Instant now) {
+    return new TrajectoryCompleted(eventId, at, now, draft.agentId(), draft.modelVersion(),
+        Scoring.reward(draft, settings.weights()), Scoring.quality(draft), draft.counts(), Scoring.outcome(draft));
+  }
+
+  private ReplyEffect<Event, State> reject(Record cmd, RejectionCode code, String field, String message) {
+    context.getLog().debug("session {} rejected a request: {}", sessionId, message);
+    return Effect().reply(cmd.replyTo(), new Rejected(code, field, message));
+  }
+
+  /** Why the input cannot be stored, as a suffix of "events[i]" (".field is ..."), or null. */
+  private String validate(SessionInput input) {
+    if (input == null) return " is null";
+    String eventIdProblem = input.eventId() == null ? null : Ids.problem(".eventId", input.eventId(), 128);
+    if (eventIdProblem != null) return eventIdProblem;
+    if (input instanceof SessionInput.Start s) {
+      if (s.metadata() != null) {
+        for (Map.Entry<String, String> e : s.metadata().entrySet()) {
+          String p = tooLong(".metadata." + e.getKey(), e.getValue());
+          if (p != null) return p;
+        }
+      }
+      return firstProblem(tooLong(".agentVersion", s.agentVersion()), tooLong(".modelVersion", s.modelVersion()));
+    } else if (input instanceof SessionInput.Message m) {
+      if (m.role() == null) return ".role is required: system, user, assistant or tool";
+      if (Role.parse(m.role()) == null) return ".role is '" + m.role() + "'; allowed: system, user, assistant, tool";
+      if (m.content() == null) return ".content is required";
+      if (m.latencyMs() != null && m.latencyMs() < 0) return ".latencyMs must not be negative";
+      return firstProblem(tooLong(".content", m.content()), tooLong(".msgId", m.msgId()));
+    } else if (input instanceof SessionInput.ToolCall t) {
+      if (t.toolName() == null || t.toolName().isBlank()) return ".toolName is required";
+      if (t.latencyMs() != null && t.latencyMs() < 0) return ".latencyMs must not be negative";
+      return firstProblem(tooLong(".toolName", t.toolName()), tooLong(".callId", t.callId()),
+          tooLong(".input", t.input() == null ? null : t.input().toString()),
+          tooLong(".output", t.output() == null ? null : t.output().toString()));
+    } else if (input instanceof SessionInput.Reasoning r) {
+      if (r.index() != null && r.index() < 0) return ".index must not be negative";
+      return firstProblem(tooLong(".thought", r.thought()), tooLong(".action", r.action()),
+          tooLong(".observation", r.observation()));
+    } else if (input instanceof SessionInput.Feedback f) {
+      FeedbackKind kind = FeedbackKind.parse(f.kind());
+      if (kind == null) {
+        return ".kind is '" + f.kind() + "'; allowed: THUMBS_UP, THUMBS_DOWN, RATING, ADOPTED, "
+            + "REPEATED_QUESTION, HUMAN_HANDOFF";
+      }
+      if (kind == FeedbackKind.RATING) {
+        if (f.value() == null) return ".value is required for a RATING (an integer from 1 to 5)";
+        double v = f.value();
+        if (v < 1 || v > 5 || v != Math.rint(v)) return ".value is " + f.value() + "; a RATING is an integer from 1 to 5";
+      }
+      String idProblem = f.feedbackId() == null ? null : Ids.problem(".feedbackId", f.feedbackId(), 128);
+      return firstProblem(idProblem, tooLong(".source", f.source()));
+    } else if (input instanceof SessionInput.Result r) {
+      if (TaskStatus.parse(r.status()) == null) {
+        return ".status is '" + r.status() + "'; allowed: SUCCESS, FAILURE, TIMEOUT";
+      }
+      return tooLong(".detail", r.detail());
+    }
+    return " has an unknown type";
+  }
+
+  private String tooLong(String field, String value) {
+    if (value != null && value.length() > settings.maxTextLength()) {
+      return field + " is " + value.length() + " characters long; at most " + settings.maxTextLength()
+          + " are allowed (data-collector.max-text-length)";
+    }
+    return null;
+  }
+
+  private static String firstProblem(String... problems) {
+    for (String p : problems) if (p != null) return p;
+    return null;
+  }
+
+  /** Builds the event, desensitizing every free-text field before it can reach the journal. */
+  private Event toEvent(SessionInput input, String eventId, Instant at, Instant now, String agentId) {
+    Desensitizer d = desensitizer;
+    if (input instanceof SessionInput.Start s) {
+      return new SessionStarted(eventId, at, now, agentId, s.agentVersion(), s.modelVersion(),
+          s.metadata() == null ? Map.of() : d.apply(s.metadata()));
+    } else if (input instanceof SessionInput.Message m) {
+      return new MessageRecorded(eventId, at, now, Role.parse(m.role()), d.apply(m.content()), m.msgId(),
+          m.latencyMs());
+    } else if (input instanceof SessionInput.ToolCall t) {
+      return new ToolCallRecorded(eventId, at, now, t.callId(), t.toolName(), d.apply(t.input()),
+          d.apply(t.output()), t.success() == null || t.success(), t.latencyMs());
+    } else if (input instanceof SessionInput.Reasoning r) {
+      return new ReasoningStepRecorded(eventId, at, now, r.index() == null ? -1 : r.index(), d.apply(r.thought()),
+          d.apply(r.action()), d.apply(r.observation()));
+    } else if (input instanceof SessionInput.Feedback f) {
+      FeedbackKind kind = FeedbackKind.parse(f.kind());
+      String feedbackId = f.feedbackId() != null ? f.feedbackId() : eventId;
+      return new FeedbackRecorded(eventId, at, now, feedbackId, kind, kind == FeedbackKind.RATING ? f.value() : null,
+          d.apply(f.source()));
+    } else if (input instanceof SessionInput.Result r) {
+      return new TaskResultRecorded(eventId, at, now, TaskStatus.parse(r.status()), d.apply(r.detail()));
+    }
+    throw new IllegalArgumentException("unknown input " + input.type());
+  }
+
+  /**
+   * An id for an input that came without one: a hash of everything the client sent, so a retried
+   * request derives the same ids and is stored once. Feedback is keyed by its feedbackId.
+   */
+  static String derivedEventId(SessionInput input) {
+    if (input instanceof SessionInput.Feedback f && f.feedbackId() != null) return "feedback:" + f.feedbackId();
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      byte[] h = sha.digest(input.toString().getBytes(StandardCharsets.UTF_8));
+      return "d:" + HexFormat.of().formatHex(h, 0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

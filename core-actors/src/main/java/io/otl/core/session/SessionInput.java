@@ -1,0 +1,62 @@
+package io.otl.core.session;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.otl.core.JsonSerializable;
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * One thing an agent reports about a session, as received (HTTP body, Kafka record, embedded
+ * call): not yet validated, desensitized or deduplicated. {@code eventId} and {@code at} are
+ * optional; the session derives the first and takes the server's clock for the second.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
+@JsonSubTypes({
+  @JsonSubTypes.Type(value = SessionInput.Start.class, name = "start"),
+  @JsonSubTypes.Type(value = SessionInput.Message.class, name = "message"),
+  @JsonSubTypes.Type(value = SessionInput.ToolCall.class, name = "tool_call"),
+  @JsonSubTypes.Type(value = SessionInput.Reasoning.class, name = "reasoning"),
+  @JsonSubTypes.Type(value = SessionInput.Feedback.class, name = "feedback"),
+  @JsonSubTypes.Type(value = SessionInput.Result.class, name = "result")
+})
+public sealed interface SessionInput extends JsonSerializable {
+  String eventId();
+
+  Instant at();
+
+  /** The wire name of this input's type, as in the HTTP body and on Kafka. */
+  String type();
+
+  record Start(String eventId, Instant at, String agentVersion, String modelVersion, Map<String, String> metadata)
+      implements SessionInput {
+    public String type() { return "start"; }
+  }
+
+  record Message(String eventId, Instant at, String role, String content, String msgId, Long latencyMs)
+      implements SessionInput {
+    public String type() { return "message"; }
+  }
+
+  record ToolCall(
+      String eventId, Instant at, String callId, String toolName, JsonNode input, JsonNode output,
+      Boolean success, Long latencyMs)
+      implements SessionInput {
+    public String type() { return "tool_call"; }
+  }
+
+  record Reasoning(String eventId, Instant at, Integer index, String thought, String action, String observation)
+      implements SessionInput {
+    public String type() { return "reasoning"; }
+  }
+
+  record Feedback(String eventId, Instant at, String kind, Double value, String feedbackId, String source)
+      implements SessionInput {
+    public String type() { return "feedback"; }
+  }
+
+  record Result(String eventId, Instant at, String status, String detail) implements SessionInput {
+    public String type() { return "result"; }
+  }
+}

@@ -1,0 +1,48 @@
+package io.otl.core.session;
+
+/** The small vocabularies of a session (DESIGN §3.1, §3.1.1), shared by entity, API and export. */
+public final class SessionModel {
+  private SessionModel() {}
+
+  public enum Role {
+    system, user, assistant, tool;
+
+    public static Role parse(String s) {
+      if (s == null) return null;
+      for (Role r : values()) if (r.name().equals(s)) return r;
+      return null;
+    }
+  }
+
+  public enum FeedbackKind {
+    THUMBS_UP, THUMBS_DOWN, RATING, ADOPTED, REPEATED_QUESTION, HUMAN_HANDOFF;
+
+    public static FeedbackKind parse(String s) {
+      if (s == null) return null;
+      for (FeedbackKind k : values()) if (k.name().equalsIgnoreCase(s)) return k;
+      return null;
+    }
+  }
+
+  public enum TaskStatus {
+    SUCCESS, FAILURE, TIMEOUT;
+
+    public static TaskStatus parse(String s) {
+      if (s == null) return null;
+      for (TaskStatus t : values()) if (t.name().equalsIgnoreCase(s)) return t;
+      return null;
+    }
+  }
+
+  public enum Status { NEW, ACTIVE, COMPLETED }
+
+  /** How many of each kind a trajectory holds. */
+  public record Counts(int messages, int toolCalls, int steps, int feedback) {}
+
+  /**
+   * The per-session figures ModelVersion compares between versions (DESIGN §3.3): task result,
+   * explicit satisfaction signals and the session's own p95 assistant latency.
+   */
+  public record Outcome(
+      TaskStatus status, Double meanRating, int ratings, int thumbsUp, int thumbsDown, Double latencyP95Ms) {}
+}
