@@ -1,0 +1,67 @@
+package io.otl.node;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * {@code java -jar otl-node.jar [run] [--config file]}: runs a node. Further commands (DESIGN §7.4)
+ * are listed by {@code --help}.
+ */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) throws Exception {
+    if (System.getProperty("logback.configurationFile") == null) {
+      System.setProperty("logback.configurationFile", "otl-logback.xml");
+    }
+    List<String> rest = Arrays.asList(args);
+    String command = rest.isEmpty() || rest.get(0).startsWith("--") ? "run" : rest.get(0);
+    List<String> options = rest.isEmpty() || rest.get(0).startsWith("--") ? rest : rest.subList(1, rest.size());
+    switch (command) {
+      case "run" -> run(options);
+      case "help", "--help", "-h" -> usage(0);
+      default -> {
+        System.err.println("unknown command: " + command);
+        usage(2);
+      }
+    }
+  }
+
+  private static void run(List<String> options) {
+    Config overrides = ConfigFactory.empty();
+    for (int i = 0; i < options.size(); i++) {
+      String o = options.get(i);
+      if (o.equals("--config") && i + 1 < options.size()) {
+        Path file = Path.of(options.get(++i));
+        if (!Files.isReadable(file)) fail("--config " + file + ": no such readable file");
+        overrides = ConfigFactory.parseFile(file.toFile()).withFallback(overrides);
+      } else {
+        fail("unknown option for run: " + o);
+      }
+    }
+    try {
+      TrainingNode node = TrainingNode.start(overrides);
+      node.system().getWhenTerminated().toCompletableFuture().join();
+    } catch (RuntimeException e) {
+      fail("the node could not start: " + e.getMessage());
+    }
+  }
+
+  private static void usage(int code) {
+    System.out.println("""
+        usage: java -jar otl-node.jar <command> [options]
+          run [--config <file>]   run a node (the default command)
+          help                    this text
+        """);
+    System.exit(code);
+  }
+
+  private static void fail(String message) {
+    System.err.println("error: " + message);
+    System.exit(1);
+  }
+}

@@ -1,0 +1,214 @@
+package io.otl.node;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValueFactory;
+import io.otl.core.api.DataCollector;
+import io.otl.core.session.AgentSession;
+import io.otl.core.session.SessionSettings;
+import io.otl.http.HealthRoutes;
+import io.otl.http.HttpServer;
+import io.otl.http.ReadinessCheck;
+import io.otl.persistence.JournalSchema;
+import io.otl.persistence.JournalSettings;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Join;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.server.Directives;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node of the training control plane (DESIGN §7.3): forms or joins the cluster, starts the
+ * entities and, unless turned off, the HTTP API. Agents embed it with {@link #start(Config)} and
+ * use {@link #dataCollector()} without any HTTP hop.
+ */
+public final class TrainingNode implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TrainingNode.class);
+
+  private final ActorSystem<Void> system;
+  private final JournalSettings journal;
+  private final DataCollector dataCollector;
+  private final ServerBinding httpBinding;
+  private final AtomicBoolean stopping;
+
+  private TrainingNode(ActorSystem<Void> system, JournalSettings journal, DataCollector dataCollector,
+      ServerBinding httpBinding, AtomicBoolean stopping) {
+    this.system = system;
+    this.journal = journal;
+    this.dataCollector = dataCollector;
+    this.httpBinding = httpBinding;
+    this.stopping = stopping;
+  }
+
+  /** Starts a node on the defaults (application.conf / reference.conf, OTL_* variables). */
+  public static TrainingNode start() {
+    return start(ConfigFactory.empty());
+  }
+
+  /**
+   * Starts a node with {@code overrides} laid over the defaults. Fails (and leaves nothing running)
+   * when the configuration is invalid or the journal database cannot be reached; the message names
+   * the setting to fix.
+   */
+  public static TrainingNode start(Config overrides) {
+    Config base = NodeDefaults.load(overrides);
+    Config training = base.getConfig("agentscope.training");
+    JournalSettings journal = JournalSettings.fromConfig(training, System.getenv());
+    SessionSettings sessionSettings = SessionSettings.fromConfig(training);
+    JournalSchema.ensure(journal);
+
+    Config config = withSeedNodesFromEnv(journal.pekkoConfig().withFallback(base));
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl", config);
+    try {
+      return startOn(system, journal, sessionSettings, config.getConfig("agentscope.training"));
+    } catch (RuntimeException e) {
+      system.terminate();
+      throw e;
+    }
+  }
+
+  private static TrainingNode startOn(
+      ActorSystem<Void> system, JournalSettings journal, SessionSettings sessionSettings, Config training) {
+    Cluster cluster = Cluster.get(system);
+    if (system.settings().config().getStringList("pekko.cluster.seed-nodes").isEmpty()) {
+      cluster.manager().tell(Join.create(cluster.selfMember().address()));
+    }
+    Clock clock = Clock.systemUTC();
+    ClusterSharding sharding = ClusterSharding.get(system);
+    sharding.init(Entity.of(AgentSession.ENTITY_TYPE_KEY,
+            ctx -> AgentSession.create(ctx.getEntityId(), sessionSettings, clock, ctx.getShard()))
+        .withStopMessage(new AgentSession.Stop()));
+
+    Duration askTimeout = training.getDuration("http.ask-timeout");
+    DataCollector collector = new DataCollector(sharding, askTimeout);
+
+    AtomicBoolean stopping = new AtomicBoolean(false);
+    CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "mark-stopping",
+        () -> {
+          stopping.set(true);
+          return CompletableFuture.completedFuture(org.apache.pekko.Done.getInstance());
+        });
+
+    ServerBinding binding = null;
+    if (training.getBoolean("http.enabled")) {
+      List<ReadinessCheck> checks = List.of(journalCheck(journal), clusterCheck(cluster));
+      Route routes = Directives.concat(new HealthRoutes(checks, stopping::get).route());
+      binding = HttpServer.start(system, training.getString("http.host"), training.getInt("http.port"), routes,
+              training.getDuration("http.shutdown-deadline"))
+          .toCompletableFuture().join();
+    }
+    log.info("training node up: journal {}, cluster {}", journal, cluster.selfMember().address());
+    return new TrainingNode(system, journal, collector, binding, stopping);
+  }
+
+  public DataCollector dataCollector() {
+    return dataCollector;
+  }
+
+  public ActorSystem<Void> system() {
+    return system;
+  }
+
+  public JournalSettings journal() {
+    return journal;
+  }
+
+  /** The port the HTTP API is bound to, or -1 when HTTP is off. */
+  public int httpPort() {
+    return httpBinding == null ? -1 : httpBinding.localAddress().getPort();
+  }
+
+  /** Leaves the cluster and stops, letting in-flight requests finish. */
+  public CompletionStage<org.apache.pekko.Done> shutdown() {
+    return CoordinatedShutdown.get(system).runAll(CoordinatedShutdown.unknownReason());
+  }
+
+  @Override
+  public void close() {
+    shutdown().toCompletableFuture().orTimeout(60, TimeUnit.SECONDS).join();
+  }
+
+  private static Config withSeedNodesFromEnv(Config config) {
+    String seeds = System.getenv("OTL_SEED_NODES");
+    if (seeds == null || seeds.isBlank()) return config;
+    List<String> list = new ArrayList<>(Arrays.stream(seeds.split(",")).map(String::trim).toList());
+    return config.withValue("pekko.cluster.seed-nodes", ConfigValueFactory.fromIterable(list));
+  }
+
+  /** The journal answers a trivial query; checked on a blocking thread, at most every second. */
+  private static ReadinessCheck journalCheck(JournalSettings journal) {
+    return new CachedCheck("journal", Duration.ofSeconds(1), () -> CompletableFuture.supplyAsync(() -> {
+      try (var c = JournalSchema.connect(journal); var st = c.createStatement()) {
+        st.setQueryTimeout(2);
+        st.execute("SELECT 1");
+        return ReadinessCheck.Result.up(journal.kind().name().toLowerCase());
+      } catch (Exception e) {
+        return ReadinessCheck.Result.down("journal unreachable: " + e.getMessage());
+      }
+    }));
+  }
+
+  private static ReadinessCheck clusterCheck(Cluster cluster) {
+    return new ReadinessCheck() {
+      public String name() {
+        return "cluster";
+      }
+
+      public CompletionStage<Result> check() {
+        MemberStatus status = cluster.selfMember().status();
+        boolean up = status == MemberStatus.up() || status == MemberStatus.weaklyUp();
+        return CompletableFuture.completedFuture(new Result(up, "member " + status));
+      }
+    };
+  }
+
+  /** Remembers a check's result for a while so probes do not hammer the database. */
+  private static final class CachedCheck implements ReadinessCheck {
+    private final String name;
+    private final Duration ttl;
+    private final java.util.function.Supplier<CompletionStage<Result>> probe;
+    private volatile CompletionStage<Result> last;
+    private volatile long lastAt;
+
+    CachedCheck(String name, Duration ttl, java.util.function.Supplier<CompletionStage<Result>> probe) {
+      this.name = name;
+      this.ttl = ttl;
+      this.probe = probe;
+    }
+
+    public String name() {
+      return name;
+    }
+
+    public CompletionStage<Result> check() {
+      long now = System.nanoTime();
+      if (last == null || now - lastAt > ttl.toNanos()) {
+        last = probe.get();
+        lastAt = now;
+      }
+      return last;
+    }
+  }
+
+  static Map<String, String> env() {
+    return System.getenv();
+  }
+}

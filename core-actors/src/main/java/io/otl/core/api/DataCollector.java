@@ -1,0 +1,77 @@
+package io.otl.core.api;
+
+import io.otl.core.session.AgentSession;
+import io.otl.core.session.AgentSession.RecordReply;
+import io.otl.core.session.AgentSession.Recorded;
+import io.otl.core.session.AgentSession.Rejected;
+import io.otl.core.session.SessionInput;
+import io.otl.core.session.SessionModel.Status;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+
+/**
+ * Records what agents do (DESIGN §7.3). Every stage completes only after the session has written
+ * the events to the journal, or fails: with {@link RecordRejectedException} when the input is
+ * refused (nothing stored), or with a timeout when the journal did not answer in time.
+ */
+public final class DataCollector {
+  private final ClusterSharding sharding;
+  private final Duration askTimeout;
+
+  public DataCollector(ClusterSharding sharding, Duration askTimeout) {
+    this.sharding = sharding;
+    this.askTimeout = askTimeout;
+  }
+
+  /** The raw reply, for edges (HTTP, Kafka) that map rejections themselves. */
+  public CompletionStage<RecordReply> submit(String sessionId, String agentId, List<SessionInput> events) {
+    return sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
+        .ask(reply -> new AgentSession.Record(agentId, events, reply), askTimeout);
+  }
+
+  /** Records a batch atomically; fails with {@link RecordRejectedException} if it is refused. */
+  public CompletionStage<Recorded> record(String sessionId, String agentId, List<SessionInput> events) {
+    return submit(sessionId, agentId, events).thenCompose(DataCollector::accepted);
+  }
+
+  public CompletionStage<Recorded> record(String sessionId, String agentId, SessionInput... events) {
+    return record(sessionId, agentId, List.of(events));
+  }
+
+  /** Feedback on a session, also after it completed (within the feedback window). */
+  public CompletionStage<Recorded> feedback(
+      String sessionId, String agentId, String kind, Double value, String feedbackId) {
+    return record(sessionId, agentId, new SessionInput.Feedback(null, null, kind, value, feedbackId, "api"));
+  }
+
+  /** The trajectory as stored (desensitized); empty for a session never recorded. */
+  public CompletionStage<Optional<AgentSession.State>> trajectory(String sessionId) {
+    return sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
+        .<AgentSession.State>ask(AgentSession.Get::new, askTimeout)
+        .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s));
+  }
+
+  private static CompletionStage<Recorded> accepted(RecordReply reply) {
+    if (reply instanceof Recorded r) return CompletableFuture.completedFuture(r);
+    Rejected rejected = (Rejected) reply;
+    return CompletableFuture.failedFuture(new RecordRejectedException(rejected));
+  }
+
+  /** The session refused the input; nothing was stored. */
+  public static final class RecordRejectedException extends RuntimeException {
+    private final Rejected rejection;
+
+    public RecordRejectedException(Rejected rejection) {
+      super(rejection.field() + ": " + rejection.message());
+      this.rejection = rejection;
+    }
+
+    public Rejected rejection() {
+      return rejection;
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package io.otl.http;
+
+import static org.apache.pekko.http.javadsl.server.Directives.complete;
+import static org.apache.pekko.http.javadsl.server.Directives.concat;
+import static org.apache.pekko.http.javadsl.server.Directives.get;
+import static org.apache.pekko.http.javadsl.server.Directives.onSuccess;
+import static org.apache.pekko.http.javadsl.server.Directives.path;
+import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BooleanSupplier;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.server.Route;
+
+/** {@code /health/live} (the process answers) and {@code /health/ready} (it can do its job). */
+public final class HealthRoutes {
+  private final List<ReadinessCheck> checks;
+  private final BooleanSupplier shuttingDown;
+
+  public HealthRoutes(List<ReadinessCheck> checks, BooleanSupplier shuttingDown) {
+    this.checks = List.copyOf(checks);
+    this.shuttingDown = shuttingDown;
+  }
+
+  public Route route() {
+    return pathPrefix("health", () -> concat(
+        path("live", () -> get(() -> complete(Json.ok(Map.of("status", "UP"))))),
+        path("ready", () -> get(() -> onSuccess(ready(), body -> complete(Json.response(
+            "UP".equals(body.get("status")) ? StatusCodes.OK : StatusCodes.SERVICE_UNAVAILABLE, body)))))));
+  }
+
+  private CompletionStage<Map<String, Object>> ready() {
+    List<CompletableFuture<Map.Entry<String, ReadinessCheck.Result>>> results = new ArrayList<>();
+    for (ReadinessCheck c : checks) {
+      results.add(c.check().toCompletableFuture()
+          .exceptionally(e -> ReadinessCheck.Result.down(String.valueOf(e.getMessage())))
+          .thenApply(r -> Map.entry(c.name(), r)));
+    }
+    return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(v -> {
+      Map<String, Object> detail = new LinkedHashMap<>();
+      boolean ok = !shuttingDown.getAsBoolean();
+      for (var f : results) {
+        var e = f.join();
+        ok &= e.getValue().ok();
+        detail.put(e.getKey(), Map.of("ok", e.getValue().ok(), "detail", e.getValue().detail()));
+      }
+      if (shuttingDown.getAsBoolean()) detail.put("shutdown", Map.of("ok", false, "detail", "node is stopping"));
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put("status", ok ? "UP" : "DOWN");
+      body.put("checks", detail);
+      return body;
+    });
+  }
+}

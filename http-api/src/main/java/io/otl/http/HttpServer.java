@@ -1,0 +1,36 @@
+package io.otl.http;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Binds the routes and unbinds them gracefully on coordinated shutdown: new connections are
+ * refused, in-flight requests get {@code hardDeadline} to finish.
+ */
+public final class HttpServer {
+  private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
+
+  private HttpServer() {}
+
+  public static CompletionStage<ServerBinding> start(
+      ActorSystem<?> system, String host, int port, Route route, Duration hardDeadline) {
+    return Http.get(system).newServerAt(host, port).bind(route).thenApply(binding -> {
+      InetSocketAddress addr = binding.localAddress();
+      log.info("HTTP API listening on http://{}:{}", addr.getHostString(), addr.getPort());
+      CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceUnbind(), "http-unbind",
+          () -> binding.unbind().thenApply(d -> Done.getInstance()));
+      CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceRequestsDone(), "http-drain",
+          () -> binding.terminate(hardDeadline).thenApply(t -> Done.getInstance()));
+      return binding;
+    });
+  }
+}

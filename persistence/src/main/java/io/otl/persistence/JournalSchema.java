@@ -1,0 +1,182 @@
+package io.otl.persistence;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Properties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates the journal, tag, snapshot and durable-state tables if they are missing. Our own DDL,
+ * {@code IF NOT EXISTS} throughout, so every start may run it; errors fail start-up loudly
+ * (unlike pekko-persistence-jdbc's SchemaUtils, which logs them at DEBUG).
+ */
+public final class JournalSchema {
+  private static final Logger log = LoggerFactory.getLogger(JournalSchema.class);
+
+  private JournalSchema() {}
+
+  static final List<String> POSTGRES = List.of(
+      """
+      CREATE TABLE IF NOT EXISTS event_journal(
+        ordering BIGSERIAL,
+        persistence_id VARCHAR(255) NOT NULL,
+        sequence_number BIGINT NOT NULL,
+        deleted BOOLEAN DEFAULT FALSE NOT NULL,
+        writer VARCHAR(255) NOT NULL,
+        write_timestamp BIGINT,
+        adapter_manifest VARCHAR(255),
+        event_ser_id INTEGER NOT NULL,
+        event_ser_manifest VARCHAR(255) NOT NULL,
+        event_payload BYTEA NOT NULL,
+        meta_ser_id INTEGER,
+        meta_ser_manifest VARCHAR(255),
+        meta_payload BYTEA,
+        PRIMARY KEY(persistence_id, sequence_number))""",
+      "CREATE UNIQUE INDEX IF NOT EXISTS event_journal_ordering_idx ON event_journal(ordering)",
+      """
+      CREATE TABLE IF NOT EXISTS event_tag(
+        event_id BIGINT,
+        tag VARCHAR(256),
+        PRIMARY KEY(event_id, tag),
+        CONSTRAINT fk_event_journal FOREIGN KEY(event_id) REFERENCES event_journal(ordering) ON DELETE CASCADE)""",
+      "CREATE INDEX IF NOT EXISTS event_tag_tag_idx ON event_tag(tag, event_id)",
+      """
+      CREATE TABLE IF NOT EXISTS snapshot(
+        persistence_id VARCHAR(255) NOT NULL,
+        sequence_number BIGINT NOT NULL,
+        created BIGINT NOT NULL,
+        snapshot_ser_id INTEGER NOT NULL,
+        snapshot_ser_manifest VARCHAR(255) NOT NULL,
+        snapshot_payload BYTEA NOT NULL,
+        meta_ser_id INTEGER,
+        meta_ser_manifest VARCHAR(255),
+        meta_payload BYTEA,
+        PRIMARY KEY(persistence_id, sequence_number))""",
+      """
+      CREATE TABLE IF NOT EXISTS durable_state(
+        global_offset BIGSERIAL,
+        persistence_id VARCHAR(255) NOT NULL,
+        revision BIGINT NOT NULL,
+        state_payload BYTEA NOT NULL,
+        state_serial_id INTEGER NOT NULL,
+        state_serial_manifest VARCHAR(255),
+        tag VARCHAR,
+        state_timestamp BIGINT NOT NULL,
+        PRIMARY KEY(persistence_id))""",
+      "CREATE INDEX IF NOT EXISTS state_tag_idx ON durable_state(tag)",
+      "CREATE INDEX IF NOT EXISTS state_global_offset_idx ON durable_state(global_offset)");
+
+  static final List<String> H2 = List.of(
+      """
+      CREATE TABLE IF NOT EXISTS "event_journal"(
+        "ordering" BIGINT UNIQUE NOT NULL AUTO_INCREMENT,
+        "deleted" BOOLEAN DEFAULT false NOT NULL,
+        "persistence_id" VARCHAR(255) NOT NULL,
+        "sequence_number" BIGINT NOT NULL,
+        "writer" VARCHAR NOT NULL,
+        "write_timestamp" BIGINT NOT NULL,
+        "adapter_manifest" VARCHAR NOT NULL,
+        "event_payload" BLOB NOT NULL,
+        "event_ser_id" INTEGER NOT NULL,
+        "event_ser_manifest" VARCHAR NOT NULL,
+        "meta_payload" BLOB,
+        "meta_ser_id" INTEGER,
+        "meta_ser_manifest" VARCHAR,
+        PRIMARY KEY("persistence_id","sequence_number"))""",
+      "CREATE UNIQUE INDEX IF NOT EXISTS \"event_journal_ordering_idx\" ON \"event_journal\"(\"ordering\")",
+      """
+      CREATE TABLE IF NOT EXISTS "event_tag"(
+        "event_id" BIGINT NOT NULL,
+        "tag" VARCHAR NOT NULL,
+        PRIMARY KEY("event_id", "tag"),
+        CONSTRAINT "fk_event_journal" FOREIGN KEY("event_id") REFERENCES "event_journal"("ordering")
+          ON DELETE CASCADE)""",
+      "CREATE INDEX IF NOT EXISTS \"event_tag_tag_idx\" ON \"event_tag\"(\"tag\", \"event_id\")",
+      """
+      CREATE TABLE IF NOT EXISTS "snapshot"(
+        "persistence_id" VARCHAR(255) NOT NULL,
+        "sequence_number" BIGINT NOT NULL,
+        "created" BIGINT NOT NULL,
+        "snapshot_ser_id" INTEGER NOT NULL,
+        "snapshot_ser_manifest" VARCHAR NOT NULL,
+        "snapshot_payload" BLOB NOT NULL,
+        "meta_ser_id" INTEGER,
+        "meta_ser_manifest" VARCHAR,
+        "meta_payload" BLOB,
+        PRIMARY KEY("persistence_id","sequence_number"))""",
+      "CREATE SEQUENCE IF NOT EXISTS \"global_offset_seq\"",
+      """
+      CREATE TABLE IF NOT EXISTS "durable_state"(
+        "global_offset" BIGINT DEFAULT NEXT VALUE FOR "global_offset_seq",
+        "persistence_id" VARCHAR(255) NOT NULL,
+        "revision" BIGINT NOT NULL,
+        "state_payload" BLOB NOT NULL,
+        "state_serial_id" INTEGER NOT NULL,
+        "state_serial_manifest" VARCHAR,
+        "tag" VARCHAR,
+        "state_timestamp" BIGINT NOT NULL,
+        PRIMARY KEY("persistence_id"))""",
+      "CREATE INDEX IF NOT EXISTS \"state_tag_idx\" ON \"durable_state\"(\"tag\")",
+      "CREATE INDEX IF NOT EXISTS \"state_global_offset_idx\" ON \"durable_state\"(\"global_offset\")");
+
+  /**
+   * Connects with the given settings and creates whatever is missing. Several nodes may start at
+   * once against PostgreSQL: an advisory lock serializes them.
+   *
+   * @throws JournalUnavailableException naming the settings to fix when the database cannot be reached
+   */
+  public static void ensure(JournalSettings settings) {
+    try (Connection c = connect(settings)) {
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        if (settings.kind() == JournalSettings.Kind.POSTGRES) st.execute("SELECT pg_advisory_xact_lock(7424001)");
+        for (String ddl : settings.kind() == JournalSettings.Kind.H2 ? H2 : POSTGRES) st.execute(ddl);
+        c.commit();
+      } catch (SQLException e) {
+        c.rollback();
+        throw new IllegalStateException("creating the journal schema in " + settings.url() + " failed: "
+            + e.getMessage(), e);
+      }
+      log.info("journal schema ready ({} at {})", settings.kind(), settings.url());
+    } catch (SQLException e) {
+      throw new IllegalStateException("creating the journal schema failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A plain JDBC connection, used for schema creation, health checks and the offline tools.
+   * Connection errors name the settings a user must fix; the password never appears.
+   */
+  public static Connection connect(JournalSettings settings) {
+    Properties p = new Properties();
+    p.setProperty("user", settings.user());
+    p.setProperty("password", settings.password());
+    if (settings.kind() == JournalSettings.Kind.POSTGRES) {
+      p.setProperty("connectTimeout", "5");
+      p.setProperty("loginTimeout", "5");
+    }
+    try {
+      Class.forName(settings.driver());
+      return DriverManager.getConnection(settings.url(), p);
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException("JDBC driver " + settings.driver() + " is not on the classpath", e);
+    } catch (SQLException e) {
+      String hint = "28P01".equals(e.getSQLState()) || "28000".equals(e.getSQLState())
+          ? "check agentscope.training.db.user / db.password (or OTL_DB_USER / OTL_DB_PASSWORD)"
+          : "check agentscope.training.db.url (or OTL_DB_URL)";
+      throw new JournalUnavailableException("cannot connect to the journal database " + settings.url() + " as user '"
+          + settings.user() + "': " + e.getMessage() + " — " + hint, e);
+    }
+  }
+
+  /** The journal database cannot be reached or refuses our credentials. */
+  public static final class JournalUnavailableException extends RuntimeException {
+    public JournalUnavailableException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

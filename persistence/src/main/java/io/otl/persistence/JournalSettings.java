@@ -1,0 +1,85 @@
+package io.otl.persistence;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Which database holds the journal and how to reach it. Environment variables win over the
+ * configuration so containers can be pointed at a database without a config file.
+ */
+public record JournalSettings(Kind kind, String url, String user, String password, int maxConnections) {
+
+  public enum Kind { H2, POSTGRES }
+
+  public static final String DEFAULT_H2_URL = "jdbc:h2:file:./data/journal;DATABASE_TO_UPPER=false;AUTO_SERVER=TRUE";
+  public static final String DEFAULT_PG_URL = "jdbc:postgresql://127.0.0.1:5432/postgres?reWriteBatchedInserts=true";
+
+  /** Reads {@code agentscope.training.persistence} and {@code .db}, then the OTL_DB_* variables. */
+  public static JournalSettings fromConfig(Config training, Map<String, String> env) {
+    String kindName = env.getOrDefault("OTL_PERSISTENCE", training.getString("persistence"));
+    Kind kind = switch (kindName) {
+      case "h2" -> Kind.H2;
+      case "postgres", "postgresql" -> Kind.POSTGRES;
+      default -> throw new IllegalArgumentException("agentscope.training.persistence = " + kindName
+          + ": allowed values are h2, postgres");
+    };
+    Config db = training.getConfig("db");
+    String url = firstNonEmpty(env.get("OTL_DB_URL"), db.getString("url"),
+        kind == Kind.H2 ? DEFAULT_H2_URL : DEFAULT_PG_URL);
+    String user = firstNonEmpty(env.get("OTL_DB_USER"), db.getString("user"), kind == Kind.H2 ? "sa" : "postgres");
+    String password = firstNonEmpty(env.get("OTL_DB_PASSWORD"), db.getString("password"), "");
+    if (kind == Kind.H2 && !url.startsWith("jdbc:h2:")) {
+      throw new IllegalArgumentException("agentscope.training.db.url (or OTL_DB_URL) = " + url
+          + ": persistence = h2 needs a jdbc:h2: URL");
+    }
+    if (kind == Kind.POSTGRES && !url.startsWith("jdbc:postgresql:")) {
+      throw new IllegalArgumentException("agentscope.training.db.url (or OTL_DB_URL) = " + url
+          + ": persistence = postgres needs a jdbc:postgresql: URL");
+    }
+    if (kind == Kind.POSTGRES && !url.contains("reWriteBatchedInserts")) {
+      url = url + (url.contains("?") ? "&" : "?") + "reWriteBatchedInserts=true";
+    }
+    return new JournalSettings(kind, url, user, password, db.getInt("max-connections"));
+  }
+
+  /** The pekko-persistence-jdbc settings for this database, to lay over the node's config. */
+  public Config pekkoConfig() {
+    Map<String, Object> m = new HashMap<>();
+    String prefix = "pekko-persistence-jdbc.shared-databases.default.";
+    m.put(prefix + "profile", kind == Kind.H2 ? "slick.jdbc.H2Profile$" : "slick.jdbc.PostgresProfile$");
+    m.put(prefix + "db.url", url);
+    m.put(prefix + "db.user", user);
+    m.put(prefix + "db.password", password);
+    m.put(prefix + "db.driver", driver());
+    m.put(prefix + "db.numThreads", maxConnections);
+    m.put(prefix + "db.maxConnections", maxConnections);
+    m.put(prefix + "db.minConnections", Math.min(4, maxConnections));
+    return ConfigFactory.parseMap(m, "journal settings (agentscope.training.db)");
+  }
+
+  public String driver() {
+    return kind == Kind.H2 ? "org.h2.Driver" : "org.postgresql.Driver";
+  }
+
+  /** Where the H2 file lives, for messages; null for PostgreSQL. */
+  public Path h2File() {
+    if (kind != Kind.H2 || !url.startsWith("jdbc:h2:file:")) return null;
+    String rest = url.substring("jdbc:h2:file:".length());
+    int semi = rest.indexOf(';');
+    return Path.of(semi < 0 ? rest : rest.substring(0, semi) + ".mv.db");
+  }
+
+  /** Never prints the password. */
+  @Override
+  public String toString() {
+    return "JournalSettings[" + kind + " " + url + " as " + user + (password.isEmpty() ? "" : " (password set)") + "]";
+  }
+
+  private static String firstNonEmpty(String... values) {
+    for (String v : values) if (v != null && !v.isEmpty()) return v;
+    return "";
+  }
+}
