@@ -1,0 +1,79 @@
+package io.otl.node.testing;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Journal databases for tests: a fresh H2 file, or a fresh schema in the PostgreSQL named by
+ * OTL_TEST_PG_URL (default the local {@code test} database). Without a reachable PostgreSQL the
+ * tests are skipped loudly, unless OTL_REQUIRE_PG is set (as in CI), where they fail.
+ */
+public final class TestDatabases {
+  public static final String PG_URL = env("OTL_TEST_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test");
+  public static final String PG_USER = env("OTL_TEST_PG_USER", "postgres");
+  public static final String PG_PASSWORD = env("OTL_TEST_PG_PASSWORD", "");
+
+  private TestDatabases() {}
+
+  private static String env(String name, String fallback) {
+    String v = System.getenv(name);
+    return v == null || v.isBlank() ? fallback : v;
+  }
+
+  /** Node overrides for a journal in a new H2 file under {@code dir}. */
+  public static Config h2(Path dir) {
+    String url = "jdbc:h2:file:" + dir.resolve("journal").toAbsolutePath()
+        + ";DATABASE_TO_UPPER=false;AUTO_SERVER=TRUE";
+    return ConfigFactory.parseMap(Map.of(
+        "agentscope.training.persistence", "h2",
+        "agentscope.training.db.url", url));
+  }
+
+  /** Node overrides for a journal in a new PostgreSQL schema; skips or fails without PostgreSQL. */
+  public static Config postgres() {
+    requirePostgres();
+    String schema = "otl_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    try (Connection c = DriverManager.getConnection(PG_URL, PG_USER, PG_PASSWORD);
+        Statement st = c.createStatement()) {
+      st.execute("CREATE SCHEMA " + schema);
+    } catch (SQLException e) {
+      fail("cannot create schema in " + PG_URL + ": " + e.getMessage());
+    }
+    String url = PG_URL + (PG_URL.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    return ConfigFactory.parseMap(Map.of(
+        "agentscope.training.persistence", "postgres",
+        "agentscope.training.db.url", url,
+        "agentscope.training.db.user", PG_USER,
+        "agentscope.training.db.password", PG_PASSWORD));
+  }
+
+  public static void requirePostgres() {
+    try (Connection c = DriverManager.getConnection(PG_URL, PG_USER, PG_PASSWORD)) {
+      c.isValid(2);
+    } catch (SQLException e) {
+      String message = "PostgreSQL is not reachable at " + PG_URL + " (" + e.getMessage() + ")";
+      if (System.getenv("OTL_REQUIRE_PG") != null) fail(message + " and OTL_REQUIRE_PG is set");
+      System.err.println("!!! SKIPPING PostgreSQL tests: " + message);
+      Assumptions.abort(message);
+    }
+  }
+
+  /** Config for a test node: HTTP on a free port (or off), cluster port chosen by the OS. */
+  public static Config node(Config db, boolean http) {
+    return db.withFallback(ConfigFactory.parseMap(Map.of(
+        "pekko.remote.artery.canonical.port", 0,
+        "agentscope.training.http.enabled", http,
+        "agentscope.training.http.port", 0,
+        "agentscope.training.http.host", "127.0.0.1")));
+  }
+}
