@@ -1,0 +1,84 @@
+package io.otl.node.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValueFactory;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's effective configuration. Layers, highest first:
+ *
+ * <ol>
+ *   <li>{@code -Dkey=value} system properties;
+ *   <li>environment overrides: {@code OTL_DB_URL}, {@code OTL_DB_USER}, {@code OTL_DB_PASSWORD}
+ *       into {@code agentscope.training.db.url/user/password}, {@code OTL_PERSISTENCE} into
+ *       {@code agentscope.training.persistence};
+ *   <li>the user's file ({@code --config}, any format {@link AgentScopeConfigLoader} reads);
+ *   <li>{@code base} (normally {@code ConfigFactory.load()}: application.conf, reference.conf);
+ *   <li>the defaults of {@code otl-settings.conf}.
+ * </ol>
+ *
+ * The result is validated: wrong values throw {@link ConfigValidationException}; each unknown key
+ * under {@code agentscope.training} is logged as one WARN line.
+ */
+public final class NodeConfig {
+
+  private static final Logger log = LoggerFactory.getLogger(NodeConfig.class);
+
+  /** Environment variable → the key it overrides. */
+  static final Map<String, String> ENV_OVERRIDES;
+
+  static {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("OTL_DB_URL", TrainingSettingsValidator.ROOT + ".db.url");
+    m.put("OTL_DB_USER", TrainingSettingsValidator.ROOT + ".db.user");
+    m.put("OTL_DB_PASSWORD", TrainingSettingsValidator.ROOT + ".db.password");
+    m.put("OTL_PERSISTENCE", TrainingSettingsValidator.ROOT + ".persistence");
+    ENV_OVERRIDES = Map.copyOf(m);
+  }
+
+  private NodeConfig() {}
+
+  /**
+   * Builds, resolves and validates the node's configuration.
+   *
+   * @param configFile the user's file, if any
+   * @param base normally {@code ConfigFactory.load()}
+   * @param env the environment (normally {@code System.getenv()})
+   * @throws ConfigValidationException when the file cannot be loaded or a value is wrong
+   */
+  public static Config resolve(Optional<Path> configFile, Config base, Map<String, String> env) {
+    Objects.requireNonNull(configFile, "configFile");
+    Objects.requireNonNull(base, "base");
+    Objects.requireNonNull(env, "env");
+    Config file = configFile.map(p -> AgentScopeConfigLoader.load(p, env))
+        .orElseGet(ConfigFactory::empty);
+    Config merged = ConfigFactory.parseProperties(System.getProperties())
+        .withFallback(envOverrides(env))
+        .withFallback(file)
+        .withFallback(base)
+        .withFallback(TrainingSettingsValidator.defaults())
+        .resolve();
+    ValidationReport report = TrainingSettingsValidator.validate(merged);
+    report.warnings().forEach(log::warn);
+    return merged;
+  }
+
+  private static Config envOverrides(Map<String, String> env) {
+    Config overrides = ConfigFactory.empty("environment overrides");
+    for (Map.Entry<String, String> e : ENV_OVERRIDES.entrySet()) {
+      String value = env.get(e.getKey());
+      if (value != null && !value.isEmpty()) {
+        overrides = overrides.withValue(e.getValue(),
+            ConfigValueFactory.fromAnyRef(value, "environment variable " + e.getKey()));
+      }
+    }
+    return overrides;
+  }
+}

@@ -1,0 +1,38 @@
+package io.otl.node.config;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.slf4j.LoggerFactory;
+
+/** Collects what one logger writes during a test. */
+final class LogCapture implements AutoCloseable {
+
+  private final Logger logger;
+  private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
+
+  LogCapture(Class<?> source) {
+    logger = (Logger) LoggerFactory.getLogger(source);
+    appender.start();
+    logger.addAppender(appender);
+  }
+
+  /** Formatted messages with their level, e.g. "WARN agentscope.x: ...". */
+  List<String> lines() {
+    return appender.list.stream()
+        .map(e -> e.getLevel() + " " + e.getFormattedMessage())
+        .collect(Collectors.toList());
+  }
+
+  List<String> lines(String level) {
+    return lines().stream().filter(l -> l.startsWith(level + " ")).collect(Collectors.toList());
+  }
+
+  @Override
+  public void close() {
+    logger.detachAppender(appender);
+    appender.stop();
+  }
+}

@@ -1,0 +1,115 @@
+package io.otl.node.config;
+
+import static io.otl.node.config.TestFiles.sample;
+import static io.otl.node.config.TestFiles.write;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NodeConfigTest {
+
+  private static final String T = "agentscope.training.";
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void withoutAFileTheDefaultsApply() {
+    Config c = NodeConfig.resolve(Optional.empty(), ConfigFactory.empty(), Map.of());
+    assertEquals("h2", c.getString(T + "persistence"));
+    assertEquals(1000, c.getInt(T + "training-runner.trigger.min-samples"));
+  }
+
+  @Test
+  void theUsersFileOverridesBaseWhichOverridesDefaults() {
+    Config base = ConfigFactory.parseString(
+        "agentscope.training.training-runner.hyperparams.epochs = 5\n"
+            + "agentscope.training.training-runner.backend = trinity-proxy\n");
+    Config c = NodeConfig.resolve(Optional.of(sample("config.toml")), base, Map.of());
+    assertEquals(2, c.getInt(T + "training-runner.hyperparams.epochs"), "file over base");
+    assertEquals("trinity-proxy", c.getString(T + "training-runner.backend"), "base over defaults");
+    assertEquals(0.6, c.getDouble(T + "training-runner.min-quality"), "defaults");
+  }
+
+  @Test
+  void environmentOverridesTheFileAndSystemPropertiesOverrideTheEnvironment() {
+    Path file = write(dir, "p.yml", "agentscope:\n  training:\n    persistence: h2\n"
+        + "    db:\n      user: from-file\n");
+    Map<String, String> env = Map.of("OTL_PERSISTENCE", "postgres",
+        "OTL_DB_URL", "jdbc:postgresql://db:5432/otl", "OTL_DB_USER", "from-env",
+        "OTL_DB_PASSWORD", "pw-from-env");
+    Config c = NodeConfig.resolve(Optional.of(file), ConfigFactory.empty(), env);
+    assertEquals("postgres", c.getString(T + "persistence"));
+    assertEquals("jdbc:postgresql://db:5432/otl", c.getString(T + "db.url"));
+    assertEquals("from-env", c.getString(T + "db.user"));
+    assertEquals("pw-from-env", c.getString(T + "db.password"));
+
+    String property = T + "db.user";
+    System.setProperty(property, "from-property");
+    try {
+      c = NodeConfig.resolve(Optional.of(file), ConfigFactory.empty(), env);
+      assertEquals("from-property", c.getString(T + "db.user"));
+    } finally {
+      System.clearProperty(property);
+    }
+  }
+
+  @Test
+  void unknownKeysAreLoggedOneWarnLinePerKey() {
+    Path file = write(dir, "u.json", "{\"agentscope\":{\"training\":{\"enabeld\":true,"
+        + "\"dataCollector\":{\"sampleRat\":0.2}}}}");
+    try (LogCapture log = new LogCapture(NodeConfig.class)) {
+      NodeConfig.resolve(Optional.of(file), ConfigFactory.empty(), Map.of());
+      List<String> warnings = log.lines("WARN");
+      assertEquals(2, warnings.size(), warnings.toString());
+      assertTrue(warnings.stream().anyMatch(w -> w.contains(T + "enabeld")), warnings.toString());
+      assertTrue(warnings.stream().anyMatch(w -> w.contains(T + "data-collector.sample-rat")),
+          warnings.toString());
+    }
+  }
+
+  @Test
+  void wrongValuesStopStartUpAndNameTheEnvironmentVariable() {
+    ConfigValidationException e = assertThrows(ConfigValidationException.class,
+        () -> NodeConfig.resolve(Optional.of(sample("application.yml")), ConfigFactory.empty(),
+            Map.of("OTL_PERSISTENCE", "mysql")));
+    assertTrue(e.getMessage().contains(T + "persistence = \"mysql\" (from environment variable"
+        + " OTL_PERSISTENCE): must be one of h2, postgres"), e.getMessage());
+  }
+
+  @Test
+  void theDatabasePasswordNeverAppearsInMessagesOrLogs() {
+    String secret = "pg-pass-0xDEADBEEF";
+    Path file = write(dir, "s.yml", "agentscope:\n  training:\n    persistence: postgres\n"
+        + "    db:\n      password: ${PG_PASS}\n    data-collector:\n      sample-rate: 2\n"
+        + "    passwort: x\n");
+    try (LogCapture nodeLog = new LogCapture(NodeConfig.class);
+        LogCapture loaderLog = new LogCapture(AgentScopeConfigLoader.class)) {
+      ConfigValidationException e = assertThrows(ConfigValidationException.class,
+          () -> NodeConfig.resolve(Optional.of(file), ConfigFactory.empty(),
+              Map.of("PG_PASS", secret, "OTL_DB_PASSWORD", secret)));
+      assertEquals(2, e.errors().size(), e.getMessage()); // db.url missing, sample-rate
+      assertFalse(e.getMessage().contains(secret), e.getMessage());
+      assertTrue(nodeLog.lines().stream().noneMatch(l -> l.contains(secret)));
+      assertTrue(loaderLog.lines().stream().noneMatch(l -> l.contains(secret)));
+    }
+  }
+
+  @Test
+  void allThreeSamplesResolveWithTheModelKeyUnset() {
+    for (String name : List.of("application.yml", "settings.json", "config.toml")) {
+      Config c = NodeConfig.resolve(Optional.of(sample(name)), ConfigFactory.empty(), Map.of());
+      assertTrue(c.getBoolean(T + "enabled"), name);
+    }
+  }
+}

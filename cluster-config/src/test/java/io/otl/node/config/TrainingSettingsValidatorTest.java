@@ -1,0 +1,292 @@
+package io.otl.node.config;
+
+import static io.otl.node.config.TestFiles.sample;
+import static io.otl.node.config.TestFiles.write;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class TrainingSettingsValidatorTest {
+
+  private static final String T = "agentscope.training.";
+
+  @TempDir
+  Path dir;
+
+  private static Config hocon(String... lines) {
+    return ConfigFactory.parseString(String.join("\n", lines));
+  }
+
+  private static ConfigValidationException invalid(Config c) {
+    return assertThrows(ConfigValidationException.class,
+        () -> TrainingSettingsValidator.validate(c));
+  }
+
+  @Test
+  void defaultsHoldEveryKeyAndAreValid() {
+    ValidationReport report = TrainingSettingsValidator.validate(ConfigFactory.empty());
+    assertEquals(List.of(), report.unknownKeys());
+    assertEquals(List.of(), report.warnings());
+    Config d = TrainingSettingsValidator.defaults();
+    for (String key : List.of("enabled", "persistence", "db.password",
+        "data-collector.session.feedback-window", "data-collector.reward.weights.timeout",
+        "training-runner.trigger.missed-slots", "training-runner.submit-retry.max-backoff",
+        "model-update.tolerance.response-latency", "model-update.retain-previous")) {
+      assertTrue(d.hasPath(T + key), key);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"application.yml", "settings.json", "config.toml"})
+  void theAgentScopeSamplesValidateWithoutErrorsOrUnknownKeys(String name) {
+    Config c = AgentScopeConfigLoader.load(sample(name), Map.of()); // MODEL_API_KEY unset
+    ValidationReport report = TrainingSettingsValidator.validate(c);
+    assertEquals(List.of(), report.unknownKeys(), "store-endpoint/store-bucket are known");
+  }
+
+  @Test
+  void typosAreReportedByFullNameWithASuggestion() {
+    Path yml = write(dir, "typo.yml", String.join("\n",
+        "agentscope:",
+        "  training:",
+        "    data-collector:",
+        "      sampel-rate: 0.5",
+        "    trainingRuner:",
+        "      algorithm: sft",
+        "    model-update:",
+        "      tolerance:",
+        "        latency: 0.1",
+        "      autoDeploy: false",
+        ""));
+    ValidationReport report = TrainingSettingsValidator.validate(
+        AgentScopeConfigLoader.load(yml, Map.of()));
+    assertEquals(List.of(T + "data-collector.sampel-rate", T + "model-update.tolerance.latency",
+        T + "training-runer"), report.unknownKeys().stream().sorted().toList());
+    String warnings = String.join("\n", report.warnings());
+    assertTrue(warnings.contains(T + "data-collector.sampel-rate: unknown key, ignored"
+        + " (did you mean sample-rate?)"), warnings);
+    assertTrue(warnings.contains(T + "training-runer: unknown key, ignored"
+        + " (did you mean training-runner?)"), warnings);
+    assertFalse(report.unknownKeys().contains(T + "model-update.auto-deploy"));
+  }
+
+  @Test
+  void camelCaseKeysInHoconAreUnknownAndPointToTheKebabName() {
+    ValidationReport report = TrainingSettingsValidator.validate(
+        hocon("agentscope.training.modelUpdate.autoDeploy = false"));
+    assertEquals(List.of(T + "modelUpdate"), report.unknownKeys());
+    assertTrue(report.warnings().get(0).contains("did you mean model-update?"));
+  }
+
+  @Test
+  void everyWrongValueIsReportedInOneMessageWithKeyValueAndAllowed() {
+    Config c = hocon(
+        "agentscope.training {",
+        "  enabled = maybe",
+        "  persistence = mysql",
+        "  data-collector {",
+        "    collect-mode = partial",
+        "    sample-rate = 1.5",
+        "    store-type = s3",
+        "    max-text-length = 0",
+        "    max-events-per-request = 2.5",
+        "    desensitize { enabled = 1, patterns = [phone, fone], custom = [\"ok\\\\d\", \"([a-z\"] }",
+        "    session { idle-timeout = 0s, feedback-window = -1s, passivate-after = soon }",
+        "    reward.weights.thumbs-up = lots",
+        "  }",
+        "  training-runner {",
+        "    trinity-endpoint = \"ftp://x\"",
+        "    backend = local",
+        "    trigger { type = \"threshold, sometimes\", cron = \"0 0 25 * * ?\", min-samples = -3,"
+            + " missed-slots = later }",
+        "    algorithm = rlhf",
+        "    base-model = \"\"",
+        "    hyperparams { learning-rate = 0, batch-size = \"x\", epochs = 0, warmup-ratio = 2 }",
+        "    min-quality = -0.1",
+        "    poll-interval = 0",
+        "    submit-retry { min-backoff = 10s, max-backoff = 1s }",
+        "  }",
+        "  model-update {",
+        "    auto-deploy = sometimes",
+        "    canary-ratio = 1",
+        "    evaluation-metrics = [task-success-rate, accuracy]",
+        "    steps = [0.5, 0.2, 1.0]",
+        "    step-duration = forever",
+        "    min-samples-per-step = 0",
+        "    confidence = 0.5",
+        "    tolerance.response-latency = -1",
+        "    retain-previous = 0d",
+        "  }",
+        "}");
+    ConfigValidationException e = invalid(c);
+    String m = e.getMessage();
+    List<String> expected = List.of(
+        T + "enabled = \"maybe\": must be true or false",
+        T + "persistence = \"mysql\": must be one of h2, postgres",
+        T + "data-collector.collect-mode = \"partial\": must be one of full, sampled",
+        T + "data-collector.sample-rate = 1.5: must be a number in [0, 1]",
+        T + "data-collector.store-type = \"s3\": must be one of database, local, oss",
+        T + "data-collector.max-text-length = 0: must be an integer >= 1",
+        T + "data-collector.max-events-per-request = 2.5: must be an integer >= 1",
+        T + "data-collector.desensitize.enabled = 1: must be true or false",
+        T + "data-collector.desensitize.patterns[1] = \"fone\": must be one of phone, id_card, email",
+        T + "data-collector.desensitize.custom[1] = \"([a-z\": must be a valid Java regular"
+            + " expression (Unclosed character class near index 4)",
+        T + "data-collector.session.idle-timeout = \"0s\": must be a duration > 0",
+        T + "data-collector.session.feedback-window = \"-1s\": must be a duration >= 0",
+        T + "data-collector.session.passivate-after = \"soon\": must be a duration > 0",
+        T + "data-collector.reward.weights.thumbs-up = \"lots\": must be a number",
+        T + "training-runner.trinity-endpoint = \"ftp://x\": must be an http:// or https:// URL",
+        T + "training-runner.backend = \"local\": must be one of ray-jobs, trinity-proxy",
+        T + "training-runner.trigger.type = \"threshold, sometimes\": must be one or more of"
+            + " threshold, scheduled, manual",
+        T + "training-runner.trigger.cron = \"0 0 25 * * ?\": must be a 6-field cron expression",
+        T + "training-runner.trigger.min-samples = -3: must be an integer >= 1",
+        T + "training-runner.trigger.missed-slots = \"later\": must be one of fire, skip",
+        T + "training-runner.algorithm = \"rlhf\": must be one of sft, ppo, grpo, dpo, distillation",
+        T + "training-runner.base-model = \"\": must be a non-empty string",
+        T + "training-runner.hyperparams.learning-rate = 0: must be a number > 0",
+        T + "training-runner.hyperparams.batch-size = \"x\": must be an integer >= 1",
+        T + "training-runner.hyperparams.epochs = 0: must be an integer >= 1",
+        T + "training-runner.hyperparams.warmup-ratio = 2: must be a number in [0, 1]",
+        T + "training-runner.min-quality = -0.1: must be a number in [0, 1]",
+        T + "training-runner.poll-interval = 0: must be a duration > 0",
+        T + "training-runner.submit-retry.max-backoff = \"1s\": must be a duration >="
+            + " submit-retry.min-backoff",
+        T + "model-update.auto-deploy = \"sometimes\": must be true or false",
+        T + "model-update.canary-ratio = 1: must be a number in (0, 1)",
+        T + "model-update.evaluation-metrics[1] = \"accuracy\": must be one of task-success-rate,"
+            + " user-satisfaction, response-latency",
+        T + "model-update.steps = [0.5,0.2,1]: must be a list of numbers in (0, 1], increasing,"
+            + " ending at 1.0 (not increasing at index 1)",
+        T + "model-update.step-duration = \"forever\": must be a duration > 0",
+        T + "model-update.min-samples-per-step = 0: must be an integer >= 1",
+        T + "model-update.confidence = 0.5: must be a number in (0.5, 1)",
+        T + "model-update.tolerance.response-latency = -1: must be a number >= 0",
+        T + "model-update.retain-previous = \"0d\": must be a duration > 0");
+    for (String fragment : expected) {
+      assertTrue(m.contains(fragment), "missing «" + fragment + "» in:\n" + m);
+    }
+    assertEquals(expected.size(), e.errors().size(), m);
+    assertTrue(m.contains("hours field \"25\""), m);
+  }
+
+  @Test
+  void aWrongTypeGetsTheSameStyleOfMessage() {
+    ConfigValidationException e = invalid(hocon(
+        "agentscope.training.data-collector.sample-rate = [0.1]",
+        "agentscope.training.data-collector.desensitize.patterns = phone",
+        "agentscope.training.training-runner.hyperparams = 3",
+        "agentscope.training.model-update.auto-deploy { x = 1 }"));
+    String m = e.getMessage();
+    assertTrue(m.contains(T + "data-collector.sample-rate = [0.1]: must be a number in [0, 1]"), m);
+    assertTrue(m.contains(T + "data-collector.desensitize.patterns = \"phone\": must be a list of:"
+        + " phone, id_card, email"), m);
+    assertTrue(m.contains(T + "training-runner.hyperparams = 3: must be a section with the keys"
+        + " learning-rate, batch-size, epochs, warmup-ratio"), m);
+    assertTrue(m.contains(T + "model-update.auto-deploy = {\"x\":1}: must be true or false"), m);
+    assertEquals(4, e.errors().size(), m);
+  }
+
+  @Test
+  void stringsFromSystemPropertiesAreAcceptedWhereTheyParse() {
+    ValidationReport report = TrainingSettingsValidator.validate(hocon(
+        "agentscope.training.data-collector.sample-rate = \"0.5\"",
+        "agentscope.training.enabled = \"off\"",
+        "agentscope.training.training-runner.trigger.min-samples = \"200\"",
+        "agentscope.training.training-runner.hyperparams.learning-rate = \"2e-5\"",
+        "agentscope.training.data-collector.desensitize.patterns.0 = email"));
+    assertEquals(List.of(), report.unknownKeys());
+  }
+
+  @Test
+  void tomlScientificNotationIsANumber() {
+    Path toml = write(dir, "lr.toml", "[training.training_runner.hyperparams]\n"
+        + "learning_rate = 2e-5\nbatch_size = 8\n");
+    Config c = AgentScopeConfigLoader.load(toml, Map.of());
+    TrainingSettingsValidator.validate(c);
+    assertEquals(2e-5, c.getDouble(T + "training-runner.hyperparams.learning-rate"));
+  }
+
+  @Test
+  void triggerTypeMayBeAStringAListOrACommaSeparatedString() {
+    String key = "agentscope.training.training-runner.trigger.type";
+    TrainingSettingsValidator.validate(hocon(key + " = scheduled"));
+    TrainingSettingsValidator.validate(hocon(key + " = [threshold, scheduled, manual]"));
+    TrainingSettingsValidator.validate(hocon(key + " = \"threshold, manual\""));
+    String m = invalid(hocon(key + " = [threshold, cron]")).getMessage();
+    assertTrue(m.contains("\"cron\" is not one"), m);
+    assertTrue(invalid(hocon(key + " = \"\"")).getMessage().contains(key + " = \"\""));
+  }
+
+  @Test
+  void scheduledTriggerNeedsAValidCronThatFires() {
+    String tr = "agentscope.training.training-runner.trigger.";
+    String m = invalid(hocon(tr + "type = scheduled", tr + "cron = \"\"")).getMessage();
+    assertTrue(m.contains(tr + "cron = \"\": must be a 6-field cron expression such as"
+        + " \"0 0 2 * * ?\" when trigger.type includes scheduled"), m);
+    TrainingSettingsValidator.validate(hocon(tr + "type = threshold", tr + "cron = \"\""));
+    m = invalid(hocon(tr + "cron = \"0 0 0 31 2 ?\"")).getMessage();
+    assertTrue(m.contains("never matches"), m);
+    m = invalid(hocon(tr + "cron = \"0 0 2 * *\"")).getMessage();
+    assertTrue(m.contains(tr + "cron = \"0 0 2 * *\": must be a 6-field cron"), m);
+    TrainingSettingsValidator.validate(hocon(tr + "cron = \"0 */15 9-17 ? * MON-FRI\""));
+  }
+
+  @Test
+  void stepsMustEndAtOneAndStartAboveTheCanaryRatio() {
+    String mu = "agentscope.training.model-update.";
+    String m = invalid(hocon(mu + "steps = [0.2, 0.5]")).getMessage();
+    assertTrue(m.contains(mu + "steps = [0.2,0.5]: must be a list of numbers in (0, 1],"
+        + " increasing, ending at 1.0"), m);
+    m = invalid(hocon(mu + "canary-ratio = 0.3", mu + "steps = [0.2, 1.0]")).getMessage();
+    assertTrue(m.contains("above model-update.canary-ratio (0.3)"), m);
+    m = invalid(hocon(mu + "steps = [0, 1.0]")).getMessage();
+    assertTrue(m.contains(mu + "steps[0] = 0: must be a number in (0, 1]"), m);
+    TrainingSettingsValidator.validate(hocon(mu + "steps = [1.0]"));
+  }
+
+  @Test
+  void postgresNeedsAPostgresUrl() {
+    String m = invalid(hocon("agentscope.training.persistence = postgres")).getMessage();
+    assertTrue(m.contains(T + "db.url = \"\": must be set when persistence = postgres"), m);
+    TrainingSettingsValidator.validate(hocon("agentscope.training.persistence = postgres",
+        "agentscope.training.db.url = \"jdbc:postgresql://db:5432/otl\""));
+  }
+
+  @Test
+  void secretValuesAreMaskedInEveryMessageAndReport() {
+    String secret = "correct-horse-battery-staple";
+    ConfigValidationException e = invalid(hocon(
+        "agentscope.training.db.password = [\"" + secret + "\"]",
+        "agentscope.training.db.api-token { value = \"" + secret + "\" }",
+        "agentscope.training.data-collector.sample-rate = 7"));
+    assertTrue(e.getMessage().contains(T + "db.password = ****: must be a string"),
+        e.getMessage());
+    assertFalse(e.getMessage().contains(secret), e.getMessage());
+    assertFalse(e.toString().contains(secret));
+
+    ValidationReport report = TrainingSettingsValidator.validate(hocon(
+        "agentscope.training.db.password = \"" + secret + "\"",
+        "agentscope.training.db.secret-key = \"" + secret + "\""));
+    assertEquals(List.of(T + "db.secret-key"), report.unknownKeys());
+    assertFalse(report.toString().contains(secret), report.toString());
+  }
+
+  @Test
+  void aNonSectionTrainingRootIsAnError() {
+    String m = invalid(hocon("agentscope.training = 5")).getMessage();
+    assertTrue(m.contains("agentscope.training = 5: must be a section of settings"), m);
+  }
+}
