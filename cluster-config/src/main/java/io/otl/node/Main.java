@@ -1,11 +1,11 @@
 package io.otl.node;
 
-import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * {@code java -jar otl-node.jar [run] [--config file]}: runs a node. Further commands (DESIGN §7.4)
@@ -32,19 +32,19 @@ public final class Main {
   }
 
   private static void run(List<String> options) {
-    Config overrides = ConfigFactory.empty();
+    Optional<Path> configFile = Optional.empty();
     for (int i = 0; i < options.size(); i++) {
       String o = options.get(i);
       if (o.equals("--config") && i + 1 < options.size()) {
         Path file = Path.of(options.get(++i));
         if (!Files.isReadable(file)) fail("--config " + file + ": no such readable file");
-        overrides = ConfigFactory.parseFile(file.toFile()).withFallback(overrides);
+        configFile = Optional.of(file);
       } else {
         fail("unknown option for run: " + o);
       }
     }
     try {
-      TrainingNode node = TrainingNode.start(overrides);
+      TrainingNode node = TrainingNode.start(configFile, ConfigFactory.empty());
       node.system().getWhenTerminated().toCompletableFuture().join();
     } catch (RuntimeException e) {
       fail("the node could not start: " + e.getMessage());

@@ -17,6 +17,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.nio.file.Path;
+import io.otl.node.config.NodeConfig;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -69,9 +72,18 @@ public final class TrainingNode implements AutoCloseable {
    * the setting to fix.
    */
   public static TrainingNode start(Config overrides) {
-    Config base = NodeDefaults.load(overrides);
+    return start(Optional.empty(), overrides);
+  }
+
+  /**
+   * Starts a node from an AgentScope config file ({@code .yml}, {@code .json}, {@code .toml} or
+   * {@code .conf}, DESIGN §8) with {@code overrides} above it.
+   */
+  public static TrainingNode start(Optional<Path> configFile, Config overrides) {
+    Config base = NodeConfig.resolve(configFile, overrides.withFallback(ConfigFactory.defaultApplication()),
+        System.getenv());
     Config training = base.getConfig("agentscope.training");
-    JournalSettings journal = JournalSettings.fromConfig(training, System.getenv());
+    JournalSettings journal = JournalSettings.fromConfig(training);
     SessionSettings sessionSettings = SessionSettings.fromConfig(training);
     JournalSchema.ensure(journal);
 
@@ -206,9 +218,5 @@ public final class TrainingNode implements AutoCloseable {
       }
       return last;
     }
-  }
-
-  static Map<String, String> env() {
-    return System.getenv();
   }
 }

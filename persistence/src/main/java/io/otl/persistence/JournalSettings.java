@@ -17,9 +17,12 @@ public record JournalSettings(Kind kind, String url, String user, String passwor
   public static final String DEFAULT_H2_URL = "jdbc:h2:file:./data/journal;DATABASE_TO_UPPER=false;AUTO_SERVER=TRUE";
   public static final String DEFAULT_PG_URL = "jdbc:postgresql://127.0.0.1:5432/postgres?reWriteBatchedInserts=true";
 
-  /** Reads {@code agentscope.training.persistence} and {@code .db}, then the OTL_DB_* variables. */
-  public static JournalSettings fromConfig(Config training, Map<String, String> env) {
-    String kindName = env.getOrDefault("OTL_PERSISTENCE", training.getString("persistence"));
+  /**
+   * Reads {@code agentscope.training.persistence} and {@code .db}. The node's configuration stack
+   * has already applied OTL_PERSISTENCE and OTL_DB_* (io.otl.node.config.NodeConfig).
+   */
+  public static JournalSettings fromConfig(Config training) {
+    String kindName = training.getString("persistence");
     Kind kind = switch (kindName) {
       case "h2" -> Kind.H2;
       case "postgres", "postgresql" -> Kind.POSTGRES;
@@ -27,10 +30,9 @@ public record JournalSettings(Kind kind, String url, String user, String passwor
           + ": allowed values are h2, postgres");
     };
     Config db = training.getConfig("db");
-    String url = firstNonEmpty(env.get("OTL_DB_URL"), db.getString("url"),
-        kind == Kind.H2 ? DEFAULT_H2_URL : DEFAULT_PG_URL);
-    String user = firstNonEmpty(env.get("OTL_DB_USER"), db.getString("user"), kind == Kind.H2 ? "sa" : "postgres");
-    String password = firstNonEmpty(env.get("OTL_DB_PASSWORD"), db.getString("password"), "");
+    String url = firstNonEmpty(db.getString("url"), kind == Kind.H2 ? DEFAULT_H2_URL : DEFAULT_PG_URL);
+    String user = firstNonEmpty(db.getString("user"), kind == Kind.H2 ? "sa" : "postgres");
+    String password = db.getString("password");
     if (kind == Kind.H2 && !url.startsWith("jdbc:h2:")) {
       throw new IllegalArgumentException("agentscope.training.db.url (or OTL_DB_URL) = " + url
           + ": persistence = h2 needs a jdbc:h2: URL");

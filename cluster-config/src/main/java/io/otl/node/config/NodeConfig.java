@@ -20,9 +20,14 @@ import org.slf4j.LoggerFactory;
  *       into {@code agentscope.training.db.url/user/password}, {@code OTL_PERSISTENCE} into
  *       {@code agentscope.training.persistence};
  *   <li>the user's file ({@code --config}, any format {@link AgentScopeConfigLoader} reads);
- *   <li>{@code base} (normally {@code ConfigFactory.load()}: application.conf, reference.conf);
- *   <li>the defaults of {@code otl-settings.conf}.
+ *   <li>{@code base}: an embedding application's overrides, then application.conf;
+ *   <li>the node's Pekko settings ({@code otl-node.conf});
+ *   <li>every module's {@code reference.conf}, where the defaults live with a comment per key.
  * </ol>
+ *
+ * <p>The node's Pekko settings cannot live in reference.conf: once jars are shaded together the
+ * order in which reference.conf files are concatenated is not ours, and Pekko's own defaults
+ * (e.g. {@code actor.provider = local}) would win.
  *
  * The result is validated: wrong values throw {@link ConfigValidationException}; each unknown key
  * under {@code agentscope.training} is logged as one WARN line.
@@ -49,7 +54,7 @@ public final class NodeConfig {
    * Builds, resolves and validates the node's configuration.
    *
    * @param configFile the user's file, if any
-   * @param base normally {@code ConfigFactory.load()}
+   * @param base the caller's overrides over {@code ConfigFactory.defaultApplication()}
    * @param env the environment (normally {@code System.getenv()})
    * @throws ConfigValidationException when the file cannot be loaded or a value is wrong
    */
@@ -59,11 +64,13 @@ public final class NodeConfig {
     Objects.requireNonNull(env, "env");
     Config file = configFile.map(p -> AgentScopeConfigLoader.load(p, env))
         .orElseGet(ConfigFactory::empty);
-    Config merged = ConfigFactory.parseProperties(System.getProperties())
+    ConfigFactory.invalidateCaches();
+    Config merged = ConfigFactory.defaultOverrides()
         .withFallback(envOverrides(env))
         .withFallback(file)
         .withFallback(base)
-        .withFallback(TrainingSettingsValidator.defaults())
+        .withFallback(ConfigFactory.parseResources(NodeConfig.class.getClassLoader(), "otl-node.conf"))
+        .withFallback(ConfigFactory.defaultReference())
         .resolve();
     ValidationReport report = TrainingSettingsValidator.validate(merged);
     report.warnings().forEach(log::warn);

@@ -33,7 +33,7 @@ import java.util.regex.PatternSyntaxException;
 /**
  * Checks {@code agentscope.training} (DESIGN §8) against the keys and values this node knows.
  *
- * <p>The config is first layered over the defaults of {@code otl-settings.conf}, so a file that
+ * <p>The config is first layered over the defaults of every module's {@code reference.conf}, so a file that
  * sets only a few keys is complete. Every wrong value is collected and reported at once in a
  * {@link ConfigValidationException}, each as {@code <full key> = <value>: must be <allowed>}
  * (secret values masked). Keys this node does not know are not errors: they are returned in the
@@ -44,11 +44,8 @@ public final class TrainingSettingsValidator {
   /** The section this validator owns. */
   public static final String ROOT = "agentscope.training";
 
-  private static final String DEFAULTS_RESOURCE = "otl-settings.conf";
-
-  private static final Config DEFAULTS = ConfigFactory.parseResources(
-      TrainingSettingsValidator.class.getClassLoader(), DEFAULTS_RESOURCE,
-      ConfigParseOptions.defaults().setAllowMissing(false)).resolve();
+  /** Every module's reference.conf: the one place defaults live, with a comment per key. */
+  private static final Config DEFAULTS = ConfigFactory.defaultReference();
 
   private static final List<String> TRIGGERS = List.of("threshold", "scheduled", "manual");
 
@@ -65,6 +62,15 @@ public final class TrainingSettingsValidator {
     rule("db.url", string(false));
     rule("db.user", string(false));
     rule("db.password", string(false));
+    rule("db.max-connections", integerAtLeast(1));
+    rule("http.enabled", bool());
+    rule("http.host", string(true));
+    rule("http.port", integerAtLeast(0));
+    rule("http.ask-timeout", duration(false));
+    rule("http.shutdown-deadline", duration(true));
+    rule("http.max-in-flight", integerAtLeast(1));
+    rule("auth.token", string(false));
+    rule("auth.protect-reads", bool());
 
     String dc = "data-collector.";
     rule(dc + "collect-mode", oneOf("full", "sampled"));
@@ -124,7 +130,7 @@ public final class TrainingSettingsValidator {
 
   private TrainingSettingsValidator() {}
 
-  /** The defaults ({@code otl-settings.conf} on the classpath), resolved. */
+  /** The defaults (every module's {@code reference.conf} on the classpath), resolved. */
   public static Config defaults() {
     return DEFAULTS;
   }

@@ -5,7 +5,7 @@
  * {@code --config} ({@code .conf}, {@code .yml}/{@code .yaml}, {@code .json}, {@code .toml}) into
  * HOCON names under {@code agentscope.training}; {@link io.otl.node.config.NodeConfig} layers
  * system properties, {@code OTL_*} environment overrides, that file, {@code application.conf} and
- * the defaults in {@code otl-settings.conf}; {@link io.otl.node.config.TrainingSettingsValidator}
+ * the defaults in the modules' {@code reference.conf}; {@link io.otl.node.config.TrainingSettingsValidator}
  * checks the result, listing every wrong value at once and every unknown key by name.
  *
  * <p>Choices made where DESIGN §8 is silent:

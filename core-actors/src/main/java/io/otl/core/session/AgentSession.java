@@ -65,7 +65,10 @@ public final class AgentSession
 
   public sealed interface Command extends JsonSerializable {}
 
-  /** Record a batch of inputs for this session, atomically: all are stored, or none. */
+  /**
+   * Record a batch of inputs for this session, atomically: all are stored, or none. A null
+   * {@code agentId} means "the session's agent" and is refused for a session never written.
+   */
   public record Record(String agentId, List<SessionInput> inputs, ActorRef<RecordReply> replyTo)
       implements Command {}
 
@@ -98,7 +101,9 @@ public final class AgentSession
     /** The request is malformed: 400. */
     INVALID,
     /** The request contradicts the session's state (other agent, already completed): 409. */
-    CONFLICT
+    CONFLICT,
+    /** The request needs an existing session and there is none: 404. */
+    NOT_FOUND
   }
 
   // ---------------------------------------------------------------- events
@@ -319,11 +324,16 @@ public final class AgentSession
     Instant now = clock.instant();
     String idProblem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
     if (idProblem != null) return reject(cmd, RejectionCode.INVALID, "sessionId", idProblem);
-    String agentProblem = Ids.problem("agentId", cmd.agentId(), Ids.MAX_AGENT_ID);
+    if (cmd.agentId() == null && state.status() == Status.NEW) {
+      return reject(cmd, RejectionCode.NOT_FOUND, "sessionId",
+          "session " + sessionId + " is unknown; its first events must name the agentId");
+    }
+    String agentId = cmd.agentId() == null ? state.agentId() : cmd.agentId();
+    String agentProblem = Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID);
     if (agentProblem != null) return reject(cmd, RejectionCode.INVALID, "agentId", agentProblem);
-    if (state.status() != Status.NEW && !state.agentId().equals(cmd.agentId())) {
+    if (state.status() != Status.NEW && !state.agentId().equals(agentId)) {
       return reject(cmd, RejectionCode.CONFLICT, "agentId",
-          "session " + sessionId + " belongs to agent " + state.agentId() + ", not " + cmd.agentId());
+          "session " + sessionId + " belongs to agent " + state.agentId() + ", not " + agentId);
     }
     if (cmd.inputs() == null || cmd.inputs().isEmpty()) {
       return reject(cmd, RejectionCode.INVALID, "events", "at least one event is required");
@@ -354,7 +364,7 @@ public final class AgentSession
       Instant at = input.at() != null ? input.at() : now;
       List<Event> produced = new ArrayList<>();
       if (draft.status() == Status.NEW && !(input instanceof SessionInput.Start)) {
-        produced.add(new SessionStarted("start:" + eventId, at, now, cmd.agentId(), null, null, Map.of()));
+        produced.add(new SessionStarted("start:" + eventId, at, now, agentId, null, null, Map.of()));
       }
       if (draft.status() == Status.COMPLETED && !(input instanceof SessionInput.Feedback)) {
         return reject(cmd, RejectionCode.CONFLICT, "events[" + i + "]",
@@ -366,7 +376,7 @@ public final class AgentSession
             "the feedback window of session " + sessionId + " closed at "
                 + draft.completedAt().plus(settings.feedbackWindow()));
       }
-      produced.add(toEvent(input, eventId, at, now, cmd.agentId()));
+      produced.add(toEvent(input, eventId, at, now, agentId));
       for (Event e : produced) draft = draft.apply(e);
       if (input instanceof SessionInput.Result) {
         Event completed = completion(draft, "completed", at, now);

@@ -1,0 +1,90 @@
+package io.otl.http;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.RetryAfter;
+import org.apache.pekko.http.javadsl.server.ExceptionHandler;
+import org.apache.pekko.http.javadsl.server.RejectionHandler;
+import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
+import org.apache.pekko.pattern.AskTimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Maps every failure to the JSON error body of DESIGN §7.1. Client mistakes are 4xx; a journal
+ * that does not answer in time is 503 with Retry-After; anything else is a bug, logged, and 500.
+ */
+public final class ApiErrors {
+  private static final Logger log = LoggerFactory.getLogger(ApiErrors.class);
+
+  private ApiErrors() {}
+
+  public static HttpResponse toResponse(Throwable t) {
+    Throwable e = unwrap(t);
+    if (e instanceof BadRequest b) return Json.error(StatusCodes.get(b.status()), b.code(), b.getMessage());
+    if (e instanceof EntityStreamSizeException s) {
+      return Json.error(StatusCodes.PAYLOAD_TOO_LARGE, "payload_too_large",
+          "the request body is larger than the limit of " + s.limit() + " bytes");
+    }
+    if (e instanceof AskTimeoutException || e instanceof TimeoutException) {
+      return unavailable("the journal did not answer in time; nothing is guaranteed stored, retry the request");
+    }
+    log.error("unexpected failure while serving a request", e);
+    return Json.error(StatusCodes.INTERNAL_SERVER_ERROR, "internal_error", "unexpected failure: " + e.getClass().getSimpleName());
+  }
+
+  public static HttpResponse unavailable(String message) {
+    return Json.error(StatusCodes.SERVICE_UNAVAILABLE, "unavailable", message).addHeader(RetryAfter.create(2L));
+  }
+
+  public static ExceptionHandler exceptionHandler() {
+    return ExceptionHandler.newBuilder()
+        .match(Throwable.class, e -> org.apache.pekko.http.javadsl.server.Directives.complete(toResponse(e)))
+        .build();
+  }
+
+  /** Pekko's own rejections (404, 405, 413, 415 …) with our JSON body instead of plain text. */
+  public static RejectionHandler rejectionHandler() {
+    return RejectionHandler.defaultHandler().mapRejectionResponse(response -> {
+      if (response.entity().getContentType().mediaType().isApplication()
+          && response.entity().getContentType().mediaType().subType().equals("json")) {
+        return response;
+      }
+      String text = response.entity() instanceof org.apache.pekko.http.javadsl.model.HttpEntity.Strict strict
+          ? strict.getData().decodeString(StandardCharsets.UTF_8) : response.status().reason();
+      return Json.error(response.status(), codeFor(response.status().intValue()), text)
+          .withHeaders(response.getHeaders());
+    });
+  }
+
+  static String codeFor(int status) {
+    return switch (status) {
+      case 400 -> "invalid_request";
+      case 401 -> "unauthorized";
+      case 404 -> "not_found";
+      case 405 -> "method_not_allowed";
+      case 409 -> "conflict";
+      case 413 -> "payload_too_large";
+      case 415 -> "unsupported_media_type";
+      case 429 -> "overloaded";
+      case 503 -> "unavailable";
+      default -> status < 500 ? "invalid_request" : "internal_error";
+    };
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    Throwable e = t;
+    while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+
+  static HttpResponse ok(Object body) {
+    return Json.ok(body);
+  }
+}

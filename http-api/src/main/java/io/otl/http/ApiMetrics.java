@@ -1,0 +1,38 @@
+package io.otl.http;
+
+import java.util.Map;
+import java.util.function.Supplier;
+
+/** The figures the HTTP edge reports on {@code /metrics} (issue: HTTP API, metrics list). */
+public final class ApiMetrics {
+  static final double[] LATENCY_BUCKETS = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+  private final MetricsRegistry registry;
+
+  public ApiMetrics(MetricsRegistry registry) {
+    this.registry = registry;
+  }
+
+  public MetricsRegistry registry() {
+    return registry;
+  }
+
+  public void eventsAccepted(int accepted, int duplicates) {
+    registry.inc("otl_events_accepted_total", "Session events stored in the journal", "", accepted);
+    registry.inc("otl_events_duplicate_total", "Session events acknowledged as duplicates", "", duplicates);
+  }
+
+  public void eventsRejected(int count) {
+    registry.inc("otl_events_rejected_total", "Session events refused (nothing stored)", "", count);
+  }
+
+  public void request(String route, int status, double seconds) {
+    registry.observe("otl_http_request_duration_seconds", "HTTP request latency by route",
+        MetricsRegistry.labels("route", route), seconds, LATENCY_BUCKETS);
+    registry.inc("otl_http_requests_total", "HTTP requests by route and status",
+        MetricsRegistry.labels("route", route, "status", String.valueOf(status)), 1);
+  }
+
+  public void gauge(String name, String help, Supplier<Map<String, Double>> values) {
+    registry.gauge(name, help, values);
+  }
+}

@@ -1,0 +1,108 @@
+package io.otl.http;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.DoubleAdder;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+/**
+ * A small Prometheus registry (text exposition format 0.0.4): counters, gauges read at scrape
+ * time, and fixed-bucket histograms. Enough for the node's own figures without a dependency.
+ */
+public final class MetricsRegistry {
+  private final Map<String, Family> families = new ConcurrentHashMap<>();
+
+  private record Family(String name, String type, String help, Map<String, Object> series) {}
+
+  private Family family(String name, String type, String help) {
+    return families.computeIfAbsent(name, n -> new Family(n, type, help, new ConcurrentHashMap<>()));
+  }
+
+  public void inc(String name, String help, String labels, long by) {
+    ((LongAdder) family(name, "counter", help).series().computeIfAbsent(labels, l -> new LongAdder())).add(by);
+  }
+
+  /** A gauge whose value (per label set) is read when scraped. */
+  public void gauge(String name, String help, Supplier<Map<String, Double>> valuesByLabels) {
+    family(name, "gauge", help).series().put("", valuesByLabels);
+  }
+
+  public void observe(String name, String help, String labels, double value, double[] buckets) {
+    Histogram h = (Histogram) family(name, "histogram", help).series()
+        .computeIfAbsent(labels, l -> new Histogram(buckets));
+    h.observe(value);
+  }
+
+  public String scrape() {
+    StringBuilder out = new StringBuilder();
+    for (Family f : new TreeMap<>(families).values()) {
+      out.append("# HELP ").append(f.name()).append(' ').append(f.help()).append('\n');
+      out.append("# TYPE ").append(f.name()).append(' ').append(f.type()).append('\n');
+      for (var e : new TreeMap<>(f.series()).entrySet()) {
+        Object v = e.getValue();
+        if (v instanceof LongAdder c) {
+          line(out, f.name(), e.getKey(), c.sum());
+        } else if (v instanceof Histogram h) {
+          h.write(out, f.name(), e.getKey());
+        } else if (v instanceof Supplier<?> s) {
+          @SuppressWarnings("unchecked")
+          Map<String, Double> values = (Map<String, Double>) s.get();
+          for (var g : new TreeMap<>(values).entrySet()) line(out, f.name(), g.getKey(), g.getValue());
+        }
+      }
+    }
+    return out.toString();
+  }
+
+  private static void line(StringBuilder out, String name, String labels, double value) {
+    out.append(name);
+    if (!labels.isEmpty()) out.append('{').append(labels).append('}');
+    out.append(' ').append(format(value)).append('\n');
+  }
+
+  private static String format(double v) {
+    return v == Math.rint(v) && !Double.isInfinite(v) ? String.valueOf((long) v) : String.valueOf(v);
+  }
+
+  /** {@code key="value"} pairs, escaped per the exposition format. */
+  public static String labels(String... kv) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < kv.length; i += 2) {
+      if (b.length() > 0) b.append(',');
+      b.append(kv[i]).append("=\"")
+          .append(kv[i + 1].replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")).append('"');
+    }
+    return b.toString();
+  }
+
+  private static final class Histogram {
+    private final double[] bounds;
+    private final LongAdder[] counts;
+    private final DoubleAdder sum = new DoubleAdder();
+    private final LongAdder count = new LongAdder();
+
+    Histogram(double[] bounds) {
+      this.bounds = bounds.clone();
+      this.counts = new LongAdder[bounds.length];
+      for (int i = 0; i < bounds.length; i++) counts[i] = new LongAdder();
+    }
+
+    void observe(double v) {
+      for (int i = 0; i < bounds.length; i++) if (v <= bounds[i]) counts[i].increment();
+      sum.add(v);
+      count.increment();
+    }
+
+    void write(StringBuilder out, String name, String labels) {
+      String sep = labels.isEmpty() ? "" : labels + ",";
+      for (int i = 0; i < bounds.length; i++) {
+        line(out, name + "_bucket", sep + "le=\"" + bounds[i] + "\"", counts[i].sum());
+      }
+      line(out, name + "_bucket", sep + "le=\"+Inf\"", count.sum());
+      line(out, name + "_sum", labels, sum.sum());
+      line(out, name + "_count", labels, count.sum());
+    }
+  }
+}

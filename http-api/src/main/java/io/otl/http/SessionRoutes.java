@@ -1,0 +1,175 @@
+package io.otl.http;
+
+import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
+import static org.apache.pekko.http.javadsl.server.Directives.concat;
+import static org.apache.pekko.http.javadsl.server.Directives.entity;
+import static org.apache.pekko.http.javadsl.server.Directives.get;
+import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
+import static org.apache.pekko.http.javadsl.server.Directives.path;
+import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
+import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
+import static org.apache.pekko.http.javadsl.server.Directives.post;
+import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.otl.core.Ids;
+import io.otl.core.api.DataCollector;
+import io.otl.core.session.AgentSession;
+import io.otl.core.session.SessionInput;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCode;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
+import org.apache.pekko.util.ByteString;
+
+/** Sessions and feedback: {@code /v1/sessions/…} and the AgentScope-compatible {@code /v1/feedback/…}. */
+public final class SessionRoutes {
+  private final DataCollector collector;
+  private final EventParser parser;
+  private final ApiMetrics metrics;
+
+  public SessionRoutes(DataCollector collector, int maxEventsPerRequest, ApiMetrics metrics) {
+    this.collector = collector;
+    this.parser = new EventParser(maxEventsPerRequest);
+    this.metrics = metrics;
+  }
+
+  public Route route() {
+    return concat(
+        pathPrefix("sessions", () -> pathPrefix(segment(), sessionId -> concat(
+            pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> getSession(sessionId))))),
+            path("events", () -> post(() -> body(b -> completeWithFuture(guard(() -> postEvents(sessionId, b)))))),
+            path("feedback", () -> post(() -> body(b -> completeWithFuture(guard(() -> postFeedback(sessionId, b))))))))),
+        pathPrefix("feedback", () -> concat(
+            path("rate", () -> post(() -> parameterOptional("sessionId", s -> parameterOptional("score", score ->
+                completeWithFuture(guard(() -> rate(s, score))))))),
+            path("thumbs", () -> post(() -> parameterOptional("sessionId", s -> parameterOptional("helpful", h ->
+                completeWithFuture(guard(() -> thumbs(s, h))))))))));
+  }
+
+  /** The raw body; parsed by us so malformed JSON and invalid UTF-8 become a 400 naming the problem. */
+  static Route body(java.util.function.Function<ByteString, Route> inner) {
+    return entity(Unmarshaller.entityToByteString(), inner);
+  }
+
+  /** Runs a handler, turning anything it throws into the matching error response. */
+  static CompletionStage<HttpResponse> guard(java.util.function.Supplier<CompletionStage<HttpResponse>> handler) {
+    try {
+      return handler.get().exceptionally(ApiErrors::toResponse);
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(ApiErrors.toResponse(e));
+    }
+  }
+
+  static JsonNode readJson(ByteString bytes) {
+    if (bytes.isEmpty()) throw BadRequest.invalid("the request body is empty; a JSON object is expected");
+    try {
+      JsonNode node = Json.MAPPER.readTree(bytes.toArray());
+      if (node == null || !node.isObject()) throw BadRequest.invalid("the request body must be a JSON object");
+      return node;
+    } catch (java.io.IOException e) {
+      String m = e.getMessage() == null ? "" : e.getMessage().split("\n")[0];
+      throw new BadRequest(400, "invalid_json", "the request body is not valid JSON: " + m);
+    }
+  }
+
+  static void onlyFields(JsonNode body, Set<String> allowed) {
+    Iterator<String> names = body.fieldNames();
+    while (names.hasNext()) {
+      String n = names.next();
+      if (!allowed.contains(n)) throw BadRequest.invalid(n + " is not a field of this request; allowed: " + allowed);
+    }
+  }
+
+  static void checkSessionId(String sessionId) {
+    String p = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
+    if (p != null) throw BadRequest.invalid(p);
+  }
+
+  private CompletionStage<HttpResponse> getSession(String sessionId) {
+    checkSessionId(sessionId);
+    return collector.trajectory(sessionId).thenApply(s -> s
+        .map(state -> Json.ok(SessionView.of(sessionId, state)))
+        .orElseGet(() -> Json.error(StatusCodes.NOT_FOUND, "not_found", "session " + sessionId + " is unknown")));
+  }
+
+  private CompletionStage<HttpResponse> postEvents(String sessionId, ByteString bytes) {
+    checkSessionId(sessionId);
+    JsonNode body = readJson(bytes);
+    onlyFields(body, Set.of("agentId", "events"));
+    String agentId = EventParser.text(body, "body", "agentId");
+    String agentProblem = Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID);
+    if (agentProblem != null) throw BadRequest.invalid(agentProblem);
+    List<SessionInput> inputs = parser.parseBatch(body.get("events"));
+    return record(sessionId, agentId, inputs, StatusCodes.ACCEPTED);
+  }
+
+  private CompletionStage<HttpResponse> postFeedback(String sessionId, ByteString bytes) {
+    checkSessionId(sessionId);
+    JsonNode body = readJson(bytes);
+    onlyFields(body, Set.of("kind", "value", "feedbackId", "source", "eventId", "at", "agentId"));
+    String agentId = EventParser.text(body, "body", "agentId");
+    if (agentId != null && Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID) != null) {
+      throw BadRequest.invalid(Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID));
+    }
+    ((com.fasterxml.jackson.databind.node.ObjectNode) body).put("type", "feedback");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) body).remove("agentId");
+    SessionInput input = parser.parse(body, "body");
+    if (((SessionInput.Feedback) input).kind() == null) throw BadRequest.invalid("kind is required");
+    return record(sessionId, agentId, List.of(input), StatusCodes.ACCEPTED);
+  }
+
+  private CompletionStage<HttpResponse> rate(Optional<String> sessionId, Optional<String> score) {
+    String s = sessionId.orElseThrow(() -> BadRequest.invalid("the query parameter sessionId is required"));
+    checkSessionId(s);
+    String raw = score.orElseThrow(() -> BadRequest.invalid("the query parameter score is required (1-5)"));
+    int value;
+    try {
+      value = Integer.parseInt(raw.trim());
+    } catch (NumberFormatException e) {
+      throw BadRequest.invalid("score is '" + raw + "'; an integer from 1 to 5 is expected");
+    }
+    if (value < 1 || value > 5) throw BadRequest.invalid("score is " + value + "; an integer from 1 to 5 is expected");
+    return record(s, null, List.of(new SessionInput.Feedback(null, null, "RATING", (double) value, null, "agentscope")),
+        StatusCodes.OK);
+  }
+
+  private CompletionStage<HttpResponse> thumbs(Optional<String> sessionId, Optional<String> helpful) {
+    String s = sessionId.orElseThrow(() -> BadRequest.invalid("the query parameter sessionId is required"));
+    checkSessionId(s);
+    String raw = helpful.orElseThrow(() -> BadRequest.invalid("the query parameter helpful is required (true/false)"));
+    boolean up = switch (raw.trim().toLowerCase()) {
+      case "true", "1", "yes" -> true;
+      case "false", "0", "no" -> false;
+      default -> throw BadRequest.invalid("helpful is '" + raw + "'; true or false is expected");
+    };
+    return record(s, null, List.of(new SessionInput.Feedback(null, null, up ? "THUMBS_UP" : "THUMBS_DOWN", null, null,
+        "agentscope")), StatusCodes.OK);
+  }
+
+  private CompletionStage<HttpResponse> record(
+      String sessionId, String agentId, List<SessionInput> inputs, StatusCode success) {
+    return collector.submit(sessionId, agentId, inputs).thenApply(reply -> {
+      if (reply instanceof AgentSession.Recorded r) {
+        metrics.eventsAccepted(r.accepted(), r.duplicates());
+        return Json.response(success, Map.of("accepted", r.accepted(), "duplicates", r.duplicates(),
+            "sampled", r.sampled()));
+      }
+      AgentSession.Rejected rej = (AgentSession.Rejected) reply;
+      metrics.eventsRejected(inputs.size());
+      return switch (rej.code()) {
+        case INVALID -> Json.error(StatusCodes.BAD_REQUEST, "invalid_request", rej.message());
+        case CONFLICT -> Json.error(StatusCodes.CONFLICT, "conflict", rej.message());
+        case NOT_FOUND -> Json.error(StatusCodes.NOT_FOUND, "not_found", rej.message());
+      };
+    });
+  }
+}
