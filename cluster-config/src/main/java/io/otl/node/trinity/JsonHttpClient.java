@@ -15,6 +15,8 @@ import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.headers.Authorization;
+import org.apache.pekko.http.javadsl.settings.ClientConnectionSettings;
+import org.apache.pekko.http.javadsl.settings.ConnectionPoolSettings;
 import org.apache.pekko.stream.Materializer;
 
 /**
@@ -36,6 +38,7 @@ final class JsonHttpClient {
 
   private final ActorSystem<?> system;
   private final Materializer materializer;
+  private final ConnectionPoolSettings poolSettings;
   private final TrinityEndpoint endpoint;
   private final ObjectMapper mapper;
   private final String apiName;
@@ -43,6 +46,16 @@ final class JsonHttpClient {
   JsonHttpClient(ActorSystem<?> system, TrinityEndpoint endpoint, ObjectMapper mapper, String apiName) {
     this.system = system;
     this.materializer = Materializer.matFromSystem(system);
+    // A server that accepts and never answers would otherwise hold a pool connection for the
+    // default idle timeout (60 s) after our caller has given up; close it at our own bound instead.
+    // One pool retry covers a keep-alive connection the server closed; retrying a dead server with
+    // the pool's growing backoff (default 5 retries, seconds) is left to our callers' own backoff.
+    this.poolSettings =
+        ConnectionPoolSettings.create(system.classicSystem())
+            .withMaxRetries(1)
+            .withConnectionSettings(
+                ClientConnectionSettings.create(system.classicSystem())
+                    .withIdleTimeout(endpoint.requestTimeout().plusMillis(100)));
     this.endpoint = endpoint;
     this.mapper = mapper;
     this.apiName = apiName;
@@ -114,8 +127,8 @@ final class JsonHttpClient {
         endpoint.bearerToken().map(t -> request.addHeader(Authorization.oauth2(t))).orElse(request);
     long timeoutMillis = endpoint.requestTimeout().toMillis();
     CompletableFuture<Reply> result = new CompletableFuture<>();
-    Http.get(system)
-        .singleRequest(withAuth)
+    Http http = Http.get(system);
+    http.singleRequest(withAuth, http.defaultClientHttpsContext(), poolSettings, system.classicSystem().log())
         .thenCompose(
             response ->
                 response

@@ -19,6 +19,7 @@ import io.otl.core.training.TrainingJobSpec;
 import io.otl.node.simulator.SimulatorSettings;
 import io.otl.node.simulator.TrinitySimulator;
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -190,6 +191,21 @@ class RayJobsBackendTest {
     assertTrue(e.retryable());
     assertTrue(e.getMessage().contains("connection refused"), e.getMessage());
     assertTrue(e.getMessage().contains("POST /api/jobs/"), e.getMessage());
+  }
+
+  @Test
+  void silentServerFailsAfterTheRequestTimeout() throws IOException {
+    // The kernel completes the TCP handshake from the backlog; nobody ever answers.
+    try (ServerSocket silent = new ServerSocket(0)) {
+      TrinityEndpoint endpoint =
+          TrinityEndpoint.of("http://127.0.0.1:" + silent.getLocalPort()).withRequestTimeout(Duration.ofMillis(300));
+      RayJobsBackend slow = new RayJobsBackend(testKit.system(), RayJobsSettings.of(endpoint));
+
+      TrainingBackendException e = failure(slow.status("any-job"));
+
+      assertEquals(TrainingBackendException.Kind.UNAVAILABLE, e.kind());
+      assertTrue(e.getMessage().contains("timed out after 300 ms"), e.getMessage());
+    }
   }
 
   @Test
