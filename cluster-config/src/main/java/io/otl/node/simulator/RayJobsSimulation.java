@@ -1,0 +1,315 @@
+package io.otl.node.simulator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.Cancellable;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import scala.concurrent.ExecutionContextExecutor;
+
+/**
+ * The Ray Jobs side of the simulator: jobs keyed by submission id that move PENDING → RUNNING →
+ * SUCCEEDED on timers (or FAILED / STOPPED), with Ray's field names, messages and refusals.
+ *
+ * <p>Failure on request: submission metadata {@code "simulate": "fail"} fails the job when it would
+ * have succeeded; {@code "simulate": "no-checkpoint"} succeeds without writing a checkpoint; {@link
+ * #fail} fails it at once (admin endpoint). Metric overrides: metadata {@code "metric.<name>":
+ * "<number>"}.
+ */
+final class RayJobsSimulation {
+
+  /** A refusal, answered as Ray does: a status and a plain-text body. */
+  record Refusal(int status, String text) {}
+
+  static final String PENDING_MESSAGE =
+      "Job has not started yet. It may be waiting for resources (CPUs, GPUs, memory, custom resources) "
+          + "to become available. It may be waiting for the runtime environment to be set up.";
+  static final String RUNNING_MESSAGE = "Job is currently running.";
+  static final String SUCCEEDED_MESSAGE = "Job finished successfully.";
+  static final String STOPPED_MESSAGE = "Job was intentionally stopped.";
+
+  private static final Set<String> REQUEST_FIELDS =
+      Set.of(
+          "entrypoint", "submission_id", "job_id", "runtime_env", "metadata", "entrypoint_num_cpus",
+          "entrypoint_num_gpus", "entrypoint_memory", "entrypoint_resources", "entrypoint_label_selector");
+  private static final Logger log = LoggerFactory.getLogger(RayJobsSimulation.class);
+
+  private final ObjectMapper mapper;
+  private final SimulatorSettings settings;
+  private final Scheduler scheduler;
+  private final ExecutionContextExecutor blockingIo;
+  private final CheckpointWriter checkpoints;
+  private final Map<String, SimJob> jobs = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> accepted = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> duplicates = new ConcurrentHashMap<>();
+  private final List<Cancellable> timers = new CopyOnWriteArrayList<>();
+  private final AtomicInteger driverIds = new AtomicInteger(1);
+  private volatile boolean stopped;
+
+  RayJobsSimulation(
+      ObjectMapper mapper, SimulatorSettings settings, Scheduler scheduler, ExecutionContextExecutor blockingIo) {
+    this.mapper = mapper;
+    this.settings = settings;
+    this.scheduler = scheduler;
+    this.blockingIo = blockingIo;
+    this.checkpoints = new CheckpointWriter(mapper);
+  }
+
+  /** {@code POST /api/jobs/}: the created job, or Ray's refusal. */
+  synchronized Object submit(JsonNode request) {
+    if (request == null || !request.isObject()) {
+      return new Refusal(400, "TypeError: the request body must be a JSON object (Trinity simulator)");
+    }
+    for (Iterator<String> it = request.fieldNames(); it.hasNext(); ) {
+      String field = it.next();
+      if (!REQUEST_FIELDS.contains(field)) {
+        return new Refusal(400, "TypeError: JobSubmitRequest.__init__() got an unexpected keyword argument '" + field + "'");
+      }
+    }
+    JsonNode entrypoint = request.get("entrypoint");
+    if (entrypoint == null || entrypoint.isNull()) {
+      return new Refusal(400, "TypeError: JobSubmitRequest.__init__() missing 1 required positional argument: 'entrypoint'");
+    }
+    if (!entrypoint.isTextual() || entrypoint.asText().isBlank()) {
+      return new Refusal(400, "TypeError: entrypoint must be a non-empty string, got " + entrypoint);
+    }
+    Map<String, String> metadata = new LinkedHashMap<>();
+    JsonNode meta = request.path("metadata");
+    if (!meta.isMissingNode() && !meta.isNull()) {
+      if (!meta.isObject()) {
+        return new Refusal(400, "TypeError: metadata must be a dict, got " + meta.getNodeType());
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = meta.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        if (!e.getValue().isTextual()) {
+          return new Refusal(400, "TypeError: metadata values must be strings, got " + e.getKey() + "=" + e.getValue());
+        }
+        metadata.put(e.getKey(), e.getValue().asText());
+      }
+    }
+    JsonNode gpus = request.path("entrypoint_num_gpus");
+    if (!gpus.isMissingNode() && !gpus.isNull() && (!gpus.isNumber() || gpus.asDouble() < 0)) {
+      return new Refusal(400, "TypeError: entrypoint_num_gpus must be a non-negative number, got " + gpus);
+    }
+    String id = request.path("submission_id").asText(request.path("job_id").asText(""));
+    if (id.isBlank()) {
+      id = "raysubmit_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    }
+    if (jobs.containsKey(id)) {
+      duplicates.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+      return new Refusal(
+          400,
+          "Traceback (most recent call last):\n  (Trinity simulator)\nValueError: Job with submission_id "
+              + id + " already exists. Please use a different submission_id.");
+    }
+    SimJob job = new SimJob(id, entrypoint.asText(), metadata, gpus.isNumber() ? gpus.asDouble() : 0.0);
+    jobs.put(id, job);
+    accepted.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+    job.log("Job " + id + " submitted to the Trinity simulator: " + job.entrypoint);
+    log.info("[trinity-simulator] accepted job {} ({})", id, job.entrypoint);
+    schedule(settings.pendingDuration(), () -> start(job));
+    return job;
+  }
+
+  Optional<SimJob> job(String id) {
+    return Optional.ofNullable(jobs.get(id));
+  }
+
+  List<SimJob> jobs() {
+    List<SimJob> all = new ArrayList<>(jobs.values());
+    all.sort(Comparator.comparingLong(j -> j.submittedAt));
+    return all;
+  }
+
+  /** {@code POST /api/jobs/<id>/stop}: empty for an unknown job, else whether it was stopped. */
+  Optional<Boolean> stop(String id) {
+    return job(id).map(job -> job.finish("STOPPED", STOPPED_MESSAGE, null));
+  }
+
+  /** Admin: fail a job now, as if its entrypoint had crashed. */
+  Optional<Boolean> fail(String id, String reason) {
+    return job(id).map(job -> job.finish("FAILED", failedMessage(reason), 1));
+  }
+
+  ObjectNode stats() {
+    ObjectNode stats = mapper.createObjectNode();
+    stats.put("simulator", "trinity");
+    stats.put("jobs", jobs.size());
+    ObjectNode perId = stats.putObject("submissions");
+    jobs().forEach(
+        j -> {
+          ObjectNode s = perId.putObject(j.id);
+          s.put("accepted", accepted.getOrDefault(j.id, new AtomicInteger()).get());
+          s.put("duplicates", duplicates.getOrDefault(j.id, new AtomicInteger()).get());
+          s.put("status", j.status());
+        });
+    return stats;
+  }
+
+  void shutdown() {
+    stopped = true;
+    timers.forEach(Cancellable::cancel);
+  }
+
+  private void start(SimJob job) {
+    synchronized (job) {
+      if (!job.status.equals("PENDING")) {
+        return;
+      }
+      try {
+        job.run = TrinityRunConfig.fromEntrypoint(job.entrypoint, settings.workDir());
+      } catch (Exception e) {
+        job.log("Error: " + e.getMessage());
+        job.finish("FAILED", failedMessage(e.getMessage()), 1);
+        return;
+      }
+      job.status = "RUNNING";
+      job.message = RUNNING_MESSAGE;
+      job.startTime = System.currentTimeMillis();
+      job.driverJobId = String.format("%02x000000", driverIds.getAndIncrement() % 256);
+      job.log("Trinity-RFT (simulated) running " + job.run.configFile() + ", checkpoints in " + job.run.jobDir());
+    }
+    schedule(settings.runningDuration(), () -> complete(job));
+  }
+
+  private void complete(SimJob job) {
+    synchronized (job) {
+      if (!job.status.equals("RUNNING")) {
+        return;
+      }
+      String simulate = job.metadata.getOrDefault("simulate", "");
+      if (simulate.equals("fail")) {
+        job.log("Simulated failure requested by metadata simulate=fail");
+        job.finish("FAILED", failedMessage("RuntimeError: simulated training failure (metadata simulate=fail)"), 1);
+        return;
+      }
+      if (!simulate.equals("no-checkpoint")) {
+        try {
+          Path step = checkpoints.write(job.run, job.metadata);
+          job.log("Saved checkpoint and evaluation metrics to " + step);
+        } catch (Exception e) {
+          job.log("Error: " + e.getMessage());
+          job.finish("FAILED", failedMessage("cannot write checkpoint: " + e.getMessage()), 1);
+          return;
+        }
+      }
+      job.finish("SUCCEEDED", SUCCEEDED_MESSAGE, 0);
+    }
+  }
+
+  private void schedule(Duration delay, Runnable task) {
+    if (!stopped) {
+      timers.add(scheduler.scheduleOnce(delay, task, blockingIo));
+    }
+  }
+
+  private static String failedMessage(String reason) {
+    return "Job entrypoint command failed with exit code 1, last available logs (truncated to 20,000 chars):\n"
+        + reason;
+  }
+
+  /** One job; fields change only under the job's lock. */
+  final class SimJob {
+    final String id;
+    final String entrypoint;
+    final Map<String, String> metadata;
+    final double numGpus;
+    final long submittedAt = System.currentTimeMillis();
+    private final StringBuilder logs = new StringBuilder();
+    private String status = "PENDING";
+    private String message = PENDING_MESSAGE;
+    private Long startTime;
+    private Long endTime;
+    private Integer exitCode;
+    private String driverJobId;
+    private TrinityRunConfig run;
+
+    SimJob(String id, String entrypoint, Map<String, String> metadata, double numGpus) {
+      this.id = id;
+      this.entrypoint = entrypoint;
+      this.metadata = Map.copyOf(metadata);
+      this.numGpus = numGpus;
+    }
+
+    synchronized String status() {
+      return status;
+    }
+
+    synchronized String logs() {
+      return logs.toString();
+    }
+
+    synchronized void log(String line) {
+      logs.append("[trinity-simulator] ").append(line).append('\n');
+    }
+
+    /** Moves a live job to a terminal state; false if it had already ended. */
+    synchronized boolean finish(String terminal, String text, Integer exit) {
+      if (!status.equals("PENDING") && !status.equals("RUNNING")) {
+        return false;
+      }
+      status = terminal;
+      message = text;
+      exitCode = exit;
+      endTime = System.currentTimeMillis();
+      if (startTime == null) {
+        startTime = endTime;
+      }
+      log("Job " + terminal + ": " + text);
+      return true;
+    }
+
+    /** The job as {@code GET /api/jobs/<id>} shows it (Ray's JobDetails fields). */
+    synchronized ObjectNode toJson() {
+      ObjectNode n = mapper.createObjectNode();
+      n.put("type", "SUBMISSION");
+      n.put("job_id", driverJobId);
+      n.put("submission_id", id);
+      if (driverJobId == null) {
+        n.putNull("driver_info");
+      } else {
+        n.putObject("driver_info").put("id", driverJobId).put("node_ip_address", "127.0.0.1").put("pid", "0");
+      }
+      n.put("status", status);
+      n.put("entrypoint", entrypoint);
+      n.put("message", message);
+      n.putNull("error_type");
+      n.put("start_time", startTime);
+      n.put("end_time", endTime);
+      ObjectNode meta = n.putObject("metadata");
+      metadata.forEach(meta::put);
+      n.putObject("runtime_env");
+      n.putNull("driver_agent_http_address");
+      n.putNull("driver_node_id");
+      n.put("driver_exit_code", exitCode);
+      n.putNull("entrypoint_num_cpus");
+      n.put("entrypoint_num_gpus", numGpus);
+      n.putNull("entrypoint_memory");
+      n.putNull("entrypoint_resources");
+      return n;
+    }
+  }
+
+  ArrayNode listJson() {
+    ArrayNode all = mapper.createArrayNode();
+    jobs().forEach(j -> all.add(j.toJson()));
+    return all;
+  }
+}

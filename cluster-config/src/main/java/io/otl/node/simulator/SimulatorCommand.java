@@ -1,0 +1,104 @@
+package io.otl.node.simulator;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * {@code java -jar otl-node.jar simulator [options]}: runs the {@link TrinitySimulator} on its own
+ * until the process is stopped (DESIGN §7.4).
+ *
+ * <pre>
+ *   --host 127.0.0.1        interface to bind (0.0.0.0 in containers)
+ *   --port 8265             port of both simulated APIs
+ *   --work-dir ./data/simulator
+ *   --pending 1s            time a job stays PENDING   (HOCON durations: 500ms, 2s, 1m)
+ *   --running 5s            time a job stays RUNNING
+ *   --commit-batch 1        rewarded experiences a /commit needs to bump model_version
+ * </pre>
+ */
+public final class SimulatorCommand {
+
+  static final String USAGE =
+      "usage: simulator [--host 127.0.0.1] [--port 8265] [--work-dir ./data/simulator] "
+          + "[--pending 1s] [--running 5s] [--commit-batch 1]";
+
+  private SimulatorCommand() {}
+
+  public static void main(String[] args) {
+    SimulatorSettings settings;
+    try {
+      settings = parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.err.println(USAGE);
+      System.exit(2);
+      return;
+    }
+    if (settings == null) {
+      System.out.println(USAGE);
+      return;
+    }
+    // A plain local system: the node's application.conf may ask for a cluster, the simulator is not part of it.
+    Config config =
+        ConfigFactory.parseString("pekko.actor.provider = local\npekko.loglevel = INFO")
+            .withFallback(ConfigFactory.load());
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "trinity-simulator", config);
+    try {
+      TrinitySimulator.start(system, settings);
+    } catch (RuntimeException e) {
+      System.err.println(e.getMessage());
+      system.terminate();
+      System.exit(1);
+    }
+    // Runs until SIGTERM/SIGINT: Pekko's coordinated shutdown terminates the system from its JVM hook.
+    system.getWhenTerminated().toCompletableFuture().join();
+  }
+
+  /** Parses the options; null for {@code --help}. Unknown options and bad values are errors. */
+  public static SimulatorSettings parse(String[] args) {
+    SimulatorSettings s = SimulatorSettings.defaults();
+    for (int i = 0; i < args.length; i++) {
+      String opt = args[i];
+      if (opt.equals("--help") || opt.equals("-h")) {
+        return null;
+      }
+      if (opt.equals("simulator") && i == 0) {
+        continue; // tolerate being handed the sub-command name too
+      }
+      if (i + 1 >= args.length) {
+        throw new IllegalArgumentException("option " + opt + " needs a value");
+      }
+      String value = args[++i];
+      switch (opt) {
+        case "--host" -> s = s.withHost(value);
+        case "--port" -> s = s.withPort(integer(opt, value));
+        case "--work-dir" -> s = s.withWorkDir(Path.of(value));
+        case "--pending" -> s = s.withDurations(duration(opt, value), s.runningDuration());
+        case "--running" -> s = s.withDurations(s.pendingDuration(), duration(opt, value));
+        case "--commit-batch" -> s = s.withCommitBatchSize(integer(opt, value));
+        default -> throw new IllegalArgumentException("unknown option " + opt);
+      }
+    }
+    return s;
+  }
+
+  private static int integer(String opt, String value) {
+    try {
+      return Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(opt + " must be an integer, was '" + value + "'");
+    }
+  }
+
+  private static Duration duration(String opt, String value) {
+    try {
+      return ConfigFactory.parseString("d = \"" + value.replace("\"", "") + "\"").getDuration("d");
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(opt + " must be a duration like 500ms, 2s or 1m, was '" + value + "'");
+    }
+  }
+}

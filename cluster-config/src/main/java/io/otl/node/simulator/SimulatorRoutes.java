@@ -1,0 +1,155 @@
+package io.otl.node.simulator;
+
+import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.Optional;
+import java.util.function.Function;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
+
+/**
+ * HTTP surface of the simulator. Same paths, fields and status codes as the real services:
+ *
+ * <ul>
+ *   <li>Ray Jobs (dashboard): {@code GET /api/version}, {@code GET|POST /api/jobs/}, {@code GET
+ *       /api/jobs/<id>}, {@code POST /api/jobs/<id>/stop}, {@code GET /api/jobs/<id>/logs}. Errors
+ *       are plain text, as Ray's are: 400 for a bad or duplicate submission, 404 "Job X does not
+ *       exist".
+ *   <li>Trinity proxy: {@code POST /v1/chat/completions}, {@code POST /feedback}, {@code POST
+ *       /commit}, {@code GET /metrics}, {@code GET /health}.
+ *   <li>Admin (simulator only): {@code GET /simulator/stats}, {@code GET /simulator/feedback},
+ *       {@code POST /simulator/jobs/<id>/fail}.
+ * </ul>
+ *
+ * Every response carries {@code X-Trinity-Simulator: true}.
+ */
+final class SimulatorRoutes extends AllDirectives {
+
+  static final String SIMULATOR_HEADER = "X-Trinity-Simulator";
+
+  private final ObjectMapper mapper;
+  private final RayJobsSimulation ray;
+  private final ProxySimulation proxy;
+
+  SimulatorRoutes(ObjectMapper mapper, RayJobsSimulation ray, ProxySimulation proxy) {
+    this.mapper = mapper;
+    this.ray = ray;
+    this.proxy = proxy;
+  }
+
+  Route route() {
+    Route all =
+        concat(
+            pathPrefix("api", this::rayRoutes),
+            path(segment("v1").slash("chat").slash("completions"), () -> post(() -> withJson(this::chat))),
+            path("feedback", () -> post(() -> withJson(this::feedback))),
+            path("commit", () -> post(() -> { proxy.commit(); return complete(json(200, mapper.createObjectNode().put("status", "success"))); })),
+            path("metrics", () -> get(() -> complete(json(200, proxy.metrics())))),
+            path("health", () -> get(() -> complete(StatusCodes.OK))),
+            pathPrefix("simulator", this::adminRoutes));
+    // Sealed inside, so that rejections (404, 405) carry the simulator header too.
+    return respondWithHeader(RawHeader.create(SIMULATOR_HEADER, "true"), all::seal);
+  }
+
+  private Route rayRoutes() {
+    return concat(
+        path("version", () -> get(() -> complete(json(200, mapper.createObjectNode()
+            .put("version", "4")
+            .put("ray_version", "2.x (Trinity simulator)")
+            .put("ray_commit", "trinity-simulator")
+            .put("session_name", "trinity-simulator"))))),
+        pathPrefix("jobs", () -> concat(
+            pathEndOrSingleSlash(() -> concat(
+                get(() -> complete(json(200, ray.listJson()))),
+                post(() -> withJson(this::submit)))),
+            path(segment(), id -> get(() -> withJob(id, job -> complete(json(200, job.toJson()))))),
+            path(segment().slash("stop"), id -> post(() -> withStopped(id, ray.stop(id)))),
+            path(segment().slash("logs"), id -> get(() -> withJob(id, job ->
+                complete(json(200, mapper.createObjectNode().put("logs", job.logs())))))))));
+  }
+
+  private Route adminRoutes() {
+    return concat(
+        path("stats", () -> get(() -> complete(json(200, ray.stats())))),
+        path("feedback", () -> get(() -> complete(json(200, proxy.receivedFeedback())))),
+        path(segment("jobs").slash(segment()).slash("fail"), id -> post(() ->
+            withStopped(id, ray.fail(id, "RuntimeError: failure injected through POST /simulator/jobs/" + id + "/fail")))));
+  }
+
+  private Route submit(JsonNode body) {
+    Object outcome = ray.submit(body);
+    if (outcome instanceof RayJobsSimulation.Refusal r) {
+      return complete(text(r.status(), r.text()));
+    }
+    RayJobsSimulation.SimJob job = (RayJobsSimulation.SimJob) outcome;
+    return complete(json(200, mapper.createObjectNode().put("job_id", job.id).put("submission_id", job.id)));
+  }
+
+  private Route chat(JsonNode body) {
+    if (body.path("stream").asBoolean(false)) {
+      return complete(openAiError("streaming chat completions are not supported by the Trinity proxy"));
+    }
+    return proxy.chatCompletion(body)
+        .map(resp -> complete(json(200, resp)))
+        .orElseGet(() -> complete(openAiError("'messages' must be a non-empty list of chat messages")));
+  }
+
+  private Route feedback(JsonNode body) {
+    Optional<String> error = proxy.feedback(body);
+    return error
+        .map(e -> complete(json(400, mapper.createObjectNode().put("error", e))))
+        .orElseGet(() -> complete(json(200, mapper.createObjectNode().put("status", "success"))));
+  }
+
+  private Route withJob(String id, Function<RayJobsSimulation.SimJob, Route> inner) {
+    return ray.job(id).map(inner).orElseGet(() -> complete(text(404, "Job " + id + " does not exist")));
+  }
+
+  private Route withStopped(String id, Optional<Boolean> stopped) {
+    return stopped
+        .map(s -> complete(json(200, mapper.createObjectNode().put("stopped", s))))
+        .orElseGet(() -> complete(text(404, "Job " + id + " does not exist")));
+  }
+
+  /** Parses the body as JSON; malformed JSON is a 400 with the parser's reason. */
+  private Route withJson(Function<JsonNode, Route> inner) {
+    return entity(Unmarshaller.entityToString(), raw -> {
+      JsonNode body;
+      try {
+        body = raw.isBlank() ? mapper.createObjectNode() : mapper.readTree(raw);
+      } catch (Exception e) {
+        return complete(text(400, "JSONDecodeError: request body is not valid JSON: " + e.getMessage()));
+      }
+      return inner.apply(body);
+    });
+  }
+
+  private HttpResponse openAiError(String message) {
+    return json(400, mapper.createObjectNode()
+        .put("object", "error")
+        .put("message", message)
+        .put("type", "BadRequestError")
+        .put("code", 400));
+  }
+
+  private HttpResponse json(int status, JsonNode body) {
+    try {
+      return HttpResponse.create()
+          .withStatus(status)
+          .withEntity(ContentTypes.APPLICATION_JSON, mapper.writeValueAsBytes(body));
+    } catch (Exception e) {
+      return text(500, "cannot serialize response: " + e.getMessage());
+    }
+  }
+
+  private static HttpResponse text(int status, String body) {
+    return HttpResponse.create().withStatus(status).withEntity(ContentTypes.TEXT_PLAIN_UTF8, body);
+  }
+}

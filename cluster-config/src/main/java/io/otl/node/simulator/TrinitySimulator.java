@@ -1,0 +1,100 @@
+package io.otl.node.simulator;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A SIMULATOR of Trinity-RFT's two HTTP faces — the Ray Jobs REST API that {@code trinity run} jobs
+ * are submitted through, and the Trinity {@code serve} proxy — on one port, for the embedded default,
+ * docker compose and tests (DESIGN §5). Jobs train nothing: they wait, then write a placeholder
+ * checkpoint and an evaluation metrics file. Everything it answers is marked with the header {@code
+ * X-Trinity-Simulator: true}, and it announces itself in the log at start.
+ */
+public final class TrinitySimulator {
+
+  private static final Logger log = LoggerFactory.getLogger(TrinitySimulator.class);
+
+  private final ServerBinding binding;
+  private final RayJobsSimulation ray;
+  private final SimulatorSettings settings;
+
+  private TrinitySimulator(ServerBinding binding, RayJobsSimulation ray, SimulatorSettings settings) {
+    this.binding = binding;
+    this.ray = ray;
+    this.settings = settings;
+  }
+
+  /** Binds the simulator and returns once it accepts connections; fails if the port is taken. */
+  public static TrinitySimulator start(ActorSystem<?> system, SimulatorSettings settings) {
+    try {
+      Files.createDirectories(settings.workDir());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create simulator work dir " + settings.workDir(), e);
+    }
+    ObjectMapper mapper = new ObjectMapper();
+    RayJobsSimulation ray =
+        new RayJobsSimulation(
+            mapper, settings, system.scheduler(), system.dispatchers().lookup(DispatcherSelector.blocking()));
+    ProxySimulation proxy = new ProxySimulation(mapper, settings.commitBatchSize());
+    SimulatorRoutes routes = new SimulatorRoutes(mapper, ray, proxy);
+    ServerBinding binding;
+    try {
+      binding =
+          Http.get(system)
+              .newServerAt(settings.host(), settings.port())
+              .bind(routes.route())
+              .toCompletableFuture()
+              .get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "Trinity simulator cannot bind " + settings.host() + ":" + settings.port() + ": " + e.getMessage(), e);
+    }
+    TrinitySimulator sim = new TrinitySimulator(binding, ray, settings);
+    log.warn(
+        "*** TRINITY SIMULATOR *** listening on http://{}:{} (Ray Jobs API + Trinity proxy API). "
+            + "This is NOT Trinity-RFT: jobs train nothing and write placeholder checkpoints under {} "
+            + "(pending {}, running {}).",
+        settings.host(),
+        sim.port(),
+        settings.workDir().toAbsolutePath(),
+        settings.pendingDuration(),
+        settings.runningDuration());
+    return sim;
+  }
+
+  /** The bound port (the real one when settings asked for 0). */
+  public int port() {
+    return binding.localAddress().getPort();
+  }
+
+  /** {@code http://<host>:<port>}, usable as both trinity endpoints. */
+  public String baseUrl() {
+    String host = settings.host().equals("0.0.0.0") ? "127.0.0.1" : settings.host();
+    return "http://" + host + ":" + port();
+  }
+
+  public SimulatorSettings settings() {
+    return settings;
+  }
+
+  /** Stops accepting requests, lets in-flight ones finish (up to 3 s) and stops the job timers. */
+  public void stop() {
+    ray.shutdown();
+    try {
+      binding.terminate(Duration.ofSeconds(3)).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      log.warn("Trinity simulator did not stop cleanly: {}", e.toString());
+    }
+    log.info("Trinity simulator on port {} stopped", port());
+  }
+}

@@ -1,0 +1,209 @@
+package io.otl.node.trinity;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.core.training.BackendJobStatus;
+import io.otl.core.training.BackendJobStatus.State;
+import io.otl.core.training.BackendSubmission;
+import io.otl.core.training.OutputModel;
+import io.otl.core.training.TrainingBackend;
+import io.otl.core.training.TrainingBackendException;
+import io.otl.core.training.TrainingBackendException.Kind;
+import io.otl.core.training.TrainingJobSpec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.regex.Pattern;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link TrainingBackend} that runs {@code trinity run --config <yaml>} as a job through the Ray Jobs
+ * REST API of a Ray head node (DESIGN §5, {@code ray-jobs}).
+ *
+ * <ul>
+ *   <li>submit: writes the rendered config next to the dataset, then {@code POST /api/jobs/} with
+ *       {@code submission_id = jobId}. Ray answers 400 "Job with submission_id … already exists"
+ *       for a repeat; that is treated as success once {@code GET /api/jobs/<jobId>} confirms the job.
+ *   <li>status: {@code GET /api/jobs/<jobId>}; on SUCCEEDED the output model is looked up under the
+ *       job's checkpoint directory, which travels in the submission's metadata ({@value
+ *       #META_CHECKPOINT_DIR}) so that any node can resolve it after a crash. A SUCCEEDED job without
+ *       a Hugging Face checkpoint is reported as FAILED: there is no model to hand over.
+ *   <li>cancel: {@code POST /api/jobs/<jobId>/stop}; logs: {@code GET /api/jobs/<jobId>/logs}.
+ * </ul>
+ */
+public final class RayJobsBackend implements TrainingBackend {
+
+  public static final String TYPE = "ray-jobs";
+
+  /** Metadata keys we add to every submission (Ray metadata is a string map). */
+  public static final String META_AGENT_ID = "otl_agent_id";
+  public static final String META_JOB_ID = "otl_job_id";
+  public static final String META_ALGORITHM = "otl_algorithm";
+  public static final String META_CONFIG_PATH = "otl_config_path";
+  public static final String META_CHECKPOINT_DIR = "otl_checkpoint_dir";
+
+  private static final Logger log = LoggerFactory.getLogger(RayJobsBackend.class);
+  private static final Pattern SHELL_SAFE = Pattern.compile("[A-Za-z0-9._/:@+=,-]+");
+  private static final String JOBS = "/api/jobs/";
+
+  private final JsonHttpClient http;
+  private final RayJobsSettings settings;
+  private final TrinityConfigRenderer renderer;
+  private final CheckpointLocator locator;
+  private final Executor blockingIo;
+
+  public RayJobsBackend(ActorSystem<?> system, RayJobsSettings settings) {
+    ObjectMapper mapper = new ObjectMapper();
+    this.http = new JsonHttpClient(system, settings.endpoint(), mapper, "Ray Jobs API");
+    this.settings = settings;
+    this.renderer = new TrinityConfigRenderer(settings.nodeNum(), settings.gpuPerNode());
+    this.locator = new CheckpointLocator(mapper);
+    this.blockingIo = system.dispatchers().lookup(DispatcherSelector.blocking());
+  }
+
+  @Override
+  public String type() {
+    return TYPE;
+  }
+
+  @Override
+  public CompletionStage<BackendSubmission> submit(TrainingJobSpec spec) {
+    return CompletableFuture.supplyAsync(() -> writeConfig(spec), blockingIo)
+        .thenCompose(configPath -> http.post(JOBS, submitBody(spec, configPath)))
+        .thenCompose(
+            reply -> {
+              if (reply.isSuccess()) {
+                JsonNode body = http.parse("POST", JOBS, reply);
+                String id = body.path("submission_id").asText(spec.jobId());
+                log.info("Submitted training job {} of agent {} to Ray as {}", spec.jobId(), spec.agentId(), id);
+                return CompletableFuture.completedFuture(new BackendSubmission(id));
+              }
+              if (reply.status() == 400 && reply.body().contains("already exists")) {
+                // A repeat after a crash or a retry: the job exists, never create a second one.
+                return status(spec.jobId())
+                    .thenApply(
+                        existing -> {
+                          log.info(
+                              "Training job {} was already submitted to Ray (now {}); not submitting again",
+                              spec.jobId(),
+                              existing.state());
+                          return new BackendSubmission(spec.jobId());
+                        });
+              }
+              throw http.statusError("POST", JOBS, reply);
+            });
+  }
+
+  @Override
+  public CompletionStage<BackendJobStatus> status(String jobId) {
+    String path = JOBS + jobId;
+    return http.expectJson(http.get(path), "GET", path)
+        .thenCompose(
+            job -> {
+              State state = parseState(job.path("status").asText(), path);
+              String message = job.path("message").asText("");
+              if (state != State.SUCCEEDED) {
+                return CompletableFuture.completedFuture(new BackendJobStatus(state, message, null));
+              }
+              String checkpointDir = job.path("metadata").path(META_CHECKPOINT_DIR).asText("");
+              return CompletableFuture.supplyAsync(() -> succeeded(jobId, message, checkpointDir), blockingIo);
+            });
+  }
+
+  @Override
+  public CompletionStage<Void> cancel(String jobId) {
+    String path = JOBS + jobId + "/stop";
+    // Ray answers {"stopped": false} for a job that already ended; the request still succeeded.
+    return http.expectJson(http.post(path, null), "POST", path).thenApply(body -> null);
+  }
+
+  @Override
+  public CompletionStage<String> logs(String jobId) {
+    String path = JOBS + jobId + "/logs";
+    return http.expectJson(http.get(path), "GET", path).thenApply(body -> body.path("logs").asText(""));
+  }
+
+  private BackendJobStatus succeeded(String jobId, String message, String checkpointDir) {
+    if (checkpointDir.isBlank()) {
+      return new BackendJobStatus(
+          State.FAILED,
+          "Ray reports job " + jobId + " SUCCEEDED but its metadata has no " + META_CHECKPOINT_DIR
+              + " (not submitted by this control plane?), so its output model cannot be found",
+          null);
+    }
+    Path jobDir = Path.of(checkpointDir);
+    Optional<OutputModel> model;
+    try {
+      model = locator.locate(jobDir);
+    } catch (IOException e) {
+      throw new TrainingBackendException(
+          Kind.UNAVAILABLE, 0, "cannot read checkpoints of job " + jobId + " under " + jobDir + ": " + e, e);
+    }
+    return model
+        .map(m -> new BackendJobStatus(State.SUCCEEDED, message, m))
+        .orElseGet(
+            () ->
+                new BackendJobStatus(
+                    State.FAILED,
+                    "Ray reports job " + jobId + " SUCCEEDED but there is no Hugging Face checkpoint under "
+                        + jobDir + "/global_step_N/actor/huggingface",
+                    null));
+  }
+
+  private Path writeConfig(TrainingJobSpec spec) {
+    Path target = TrinityConfigRenderer.configPath(spec);
+    try {
+      Files.createDirectories(target.getParent());
+      // Write-then-move, so Trinity never reads a half-written file; a retry rewrites the same text.
+      Path tmp = Files.createTempFile(target.getParent(), spec.jobId(), ".tmp");
+      Files.writeString(tmp, renderer.render(spec), StandardCharsets.UTF_8);
+      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      return target;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write Trinity config " + target + ": " + e.getMessage(), e);
+    }
+  }
+
+  private Map<String, Object> submitBody(TrainingJobSpec spec, Path configPath) {
+    Map<String, String> metadata = new LinkedHashMap<>(spec.metadata());
+    metadata.put(META_AGENT_ID, spec.agentId());
+    metadata.put(META_JOB_ID, spec.jobId());
+    metadata.put(META_ALGORITHM, spec.algorithm());
+    metadata.put(META_CONFIG_PATH, configPath.toString());
+    metadata.put(META_CHECKPOINT_DIR, TrinityConfigRenderer.checkpointJobDir(spec).toString());
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("entrypoint", entrypoint(configPath));
+    body.put("submission_id", spec.jobId());
+    body.put("metadata", metadata);
+    body.put("entrypoint_num_gpus", settings.entrypointNumGpus());
+    return body;
+  }
+
+  /** The command Ray runs; the path is shell-quoted when it needs to be (Ray runs it in a shell). */
+  static String entrypoint(Path configPath) {
+    String p = configPath.toString();
+    String quoted = SHELL_SAFE.matcher(p).matches() ? p : "'" + p.replace("'", "'\\''") + "'";
+    return "trinity run --config " + quoted;
+  }
+
+  private static State parseState(String status, String path) {
+    try {
+      return State.valueOf(status);
+    } catch (IllegalArgumentException e) {
+      throw new TrainingBackendException(
+          Kind.UNAVAILABLE, 200, "Ray Jobs API GET " + path + " returned unknown status '" + status + "'", e);
+    }
+  }
+}

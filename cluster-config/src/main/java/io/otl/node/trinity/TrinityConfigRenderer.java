@@ -1,0 +1,252 @@
+package io.otl.node.trinity;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import io.otl.core.training.TrainingJobSpec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Renders the Trinity-RFT YAML config ({@code trinity run --config <file>}) for one job.
+ *
+ * <p>Layout follows Trinity-RFT's configuration guide: {@code project}/{@code name} (here agentId /
+ * jobId, so checkpoints land in {@code <checkpoint_root_dir>/<agentId>/<jobId>/}), {@code mode},
+ * {@code algorithm} (type and optimizer), {@code model}, {@code cluster}, {@code buffer} (dataset
+ * and its format) and {@code trainer}. Offline algorithms (sft, dpo, distillation) run {@code mode:
+ * train} with the exported file as the trainer's experience buffer; RL algorithms (ppo, grpo) run
+ * {@code mode: both} with the file as the explorer's taskset.
+ *
+ * <p>Hyperparameter names are matched ignoring case, '-' and '_' ({@code learning-rate},
+ * {@code learning_rate} and {@code learningRate} are the same). Known: learning-rate (or lr),
+ * batch-size, epochs, warmup-ratio, total-steps, max-model-len, max-response-tokens, repeat-times,
+ * save-interval, lr-scheduler-type, workflow-type, reward-fn-type. Others are ignored.
+ *
+ * <p>{@code distillation} is rendered as offline SFT on the exported (teacher) trajectories.
+ */
+public final class TrinityConfigRenderer {
+
+  /** The config file is written next to the dataset as {@code <jobId>.trinity.yaml}. */
+  public static final String CONFIG_SUFFIX = ".trinity.yaml";
+
+  private static final ObjectMapper YAML =
+      new ObjectMapper(
+              YAMLFactory.builder()
+                  .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+                  .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+                  .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+                  .build())
+          // PyYAML (YAML 1.1, used by OmegaConf) reads 1.0E-5 fine but 1e-5 or 1.0E5 as strings:
+          // plain decimals are read as floats everywhere.
+          .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
+
+  private final int nodeNum;
+  private final int gpuPerNode;
+
+  public TrinityConfigRenderer(int nodeNum, int gpuPerNode) {
+    this.nodeNum = nodeNum;
+    this.gpuPerNode = gpuPerNode;
+  }
+
+  /** The YAML text, with a header naming the job. */
+  public String render(TrainingJobSpec spec) {
+    try {
+      return "# Trinity-RFT config rendered by the online training control plane\n"
+          + "# agent: " + spec.agentId() + ", job: " + spec.jobId() + ", algorithm: " + spec.algorithm() + "\n"
+          + YAML.writeValueAsString(configTree(spec));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Where {@link #render} output goes: beside the dataset file, or inside a dataset directory. */
+  public static Path configPath(TrainingJobSpec spec) {
+    Path dataset = Path.of(spec.datasetPath()).toAbsolutePath();
+    Path dir = Files.isDirectory(dataset) ? dataset : dataset.getParent();
+    return dir.resolve(spec.jobId() + CONFIG_SUFFIX);
+  }
+
+  /** {@code <checkpoint_root_dir>/<project>/<name>}, where Trinity writes this job's checkpoints. */
+  public static Path checkpointJobDir(TrainingJobSpec spec) {
+    return Path.of(spec.checkpointRootDir()).toAbsolutePath().resolve(spec.agentId()).resolve(spec.jobId());
+  }
+
+  /** The config as a tree of maps, in output order. */
+  public Map<String, Object> configTree(TrainingJobSpec spec) {
+    Hyperparams hp = new Hyperparams(spec.hyperparams());
+    boolean offline = !isReinforcement(spec.algorithm());
+
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("project", spec.agentId());
+    root.put("name", spec.jobId());
+    root.put("mode", offline ? "train" : "both");
+    root.put("checkpoint_root_dir", Path.of(spec.checkpointRootDir()).toAbsolutePath().toString());
+    // A retried submission of the same job resumes its checkpoints instead of starting a renamed run.
+    root.put("continue_from_checkpoint", true);
+
+    Map<String, Object> optimizer = new LinkedHashMap<>();
+    optimizer.put("lr", decimal(hp.decimal("learningrate", hp.decimal("lr", offline ? 2e-5 : 1e-6))));
+    Double warmup = hp.decimal("warmupratio", null);
+    if (warmup != null) {
+      optimizer.put("lr_warmup_steps_ratio", decimal(warmup));
+    }
+    optimizer.put("lr_scheduler_type", hp.text("lrschedulertype", "constant"));
+    Map<String, Object> algorithm = new LinkedHashMap<>();
+    algorithm.put("algorithm_type", trinityAlgorithm(spec.algorithm()));
+    if (!offline) {
+      algorithm.put("repeat_times", hp.integer("repeattimes", spec.algorithm().equals("grpo") ? 8 : 1));
+    }
+    algorithm.put("optimizer", optimizer);
+    root.put("algorithm", algorithm);
+
+    Map<String, Object> model = new LinkedHashMap<>();
+    model.put("model_path", spec.baseModel());
+    model.put("max_model_len", hp.integer("maxmodellen", 8192));
+    model.put("max_response_tokens", hp.integer("maxresponsetokens", 2048));
+    root.put("model", model);
+
+    Map<String, Object> cluster = new LinkedHashMap<>();
+    cluster.put("node_num", nodeNum);
+    cluster.put("gpu_per_node", gpuPerNode);
+    root.put("cluster", cluster);
+
+    root.put("buffer", buffer(spec, hp, offline));
+
+    if (!offline) {
+      Map<String, Object> rollout = new LinkedHashMap<>();
+      rollout.put("engine_num", 1);
+      rollout.put("tensor_parallel_size", 1);
+      Map<String, Object> explorer = new LinkedHashMap<>();
+      explorer.put("eval_interval", hp.integer("saveinterval", 100));
+      explorer.put("runner_per_model", 8);
+      explorer.put("rollout_model", rollout);
+      root.put("explorer", explorer);
+      Map<String, Object> synchronizer = new LinkedHashMap<>();
+      synchronizer.put("sync_method", "nccl");
+      synchronizer.put("sync_interval", 1);
+      root.put("synchronizer", synchronizer);
+    }
+
+    Map<String, Object> trainer = new LinkedHashMap<>();
+    trainer.put("save_interval", hp.integer("saveinterval", 100));
+    // We hand the Hugging Face export of the last step to ModelVersion.
+    trainer.put("save_hf_checkpoint", "last");
+    root.put("trainer", trainer);
+    return root;
+  }
+
+  private Map<String, Object> buffer(TrainingJobSpec spec, Hyperparams hp, boolean offline) {
+    Map<String, Object> buffer = new LinkedHashMap<>();
+    buffer.put("total_epochs", hp.integer("epochs", 1));
+    Integer totalSteps = hp.integer("totalsteps", null);
+    if (totalSteps != null) {
+      buffer.put("total_steps", totalSteps);
+    }
+    int batchSize = hp.integer("batchsize", 16);
+    String datasetPath = Path.of(spec.datasetPath()).toAbsolutePath().toString();
+    if (offline) {
+      buffer.put("train_batch_size", batchSize);
+      Map<String, Object> dataset = new LinkedHashMap<>();
+      dataset.put("name", spec.agentId() + "_" + spec.algorithm());
+      dataset.put("storage_type", "file");
+      dataset.put("path", datasetPath);
+      dataset.put("split", "train");
+      dataset.put("format", offlineFormat(spec.algorithm()));
+      buffer.put("trainer_input", Map.of("experience_buffer", dataset));
+    } else {
+      buffer.put("batch_size", batchSize);
+      Map<String, Object> taskset = new LinkedHashMap<>();
+      taskset.put("name", spec.agentId() + "_tasks");
+      taskset.put("storage_type", "file");
+      taskset.put("path", datasetPath);
+      taskset.put("split", "train");
+      taskset.put("format", Map.of("prompt_key", "prompt"));
+      taskset.put("default_workflow_type", hp.text("workflowtype", "simple_workflow"));
+      taskset.put("default_reward_fn_type", hp.text("rewardfntype", "accuracy_reward"));
+      buffer.put("explorer_input", Map.of("taskset", taskset));
+      Map<String, Object> experiences = new LinkedHashMap<>();
+      experiences.put("name", spec.agentId() + "_experience_buffer");
+      experiences.put("storage_type", "queue");
+      buffer.put("trainer_input", Map.of("experience_buffer", experiences));
+    }
+    return buffer;
+  }
+
+  private static Map<String, Object> offlineFormat(String algorithm) {
+    Map<String, Object> format = new LinkedHashMap<>();
+    if (algorithm.equals("dpo")) {
+      // DESIGN §6: {"prompt":…,"chosen":…,"rejected":…}
+      format.put("prompt_type", "plaintext");
+      format.put("prompt_key", "prompt");
+      format.put("chosen_key", "chosen");
+      format.put("rejected_key", "rejected");
+    } else {
+      // DESIGN §6: {"messages":[…],"tools":"<JSON string>"}
+      format.put("prompt_type", "messages");
+      format.put("messages_key", "messages");
+    }
+    return format;
+  }
+
+  static boolean isReinforcement(String algorithm) {
+    return List.of("ppo", "grpo").contains(algorithm);
+  }
+
+  static String trinityAlgorithm(String algorithm) {
+    return algorithm.equals("distillation") ? "sft" : algorithm;
+  }
+
+  private static BigDecimal decimal(double value) {
+    return BigDecimal.valueOf(value).stripTrailingZeros();
+  }
+
+  /** Hyperparameters looked up by normalized name, converted from numbers or strings. */
+  private static final class Hyperparams {
+    private final Map<String, Object> values = new LinkedHashMap<>();
+
+    Hyperparams(Map<String, Object> raw) {
+      raw.forEach((k, v) -> values.put(normalize(k), v));
+    }
+
+    static String normalize(String key) {
+      return key.replace("-", "").replace("_", "").toLowerCase(Locale.ROOT);
+    }
+
+    Double decimal(String key, Double fallback) {
+      Object v = values.get(key);
+      if (v == null) {
+        return fallback;
+      }
+      try {
+        return v instanceof Number n ? n.doubleValue() : Double.parseDouble(v.toString().trim());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("hyperparameter " + key + " must be a number, was '" + v + "'");
+      }
+    }
+
+    Integer integer(String key, Integer fallback) {
+      Object v = values.get(key);
+      if (v == null) {
+        return fallback;
+      }
+      try {
+        return v instanceof Number n ? n.intValue() : Integer.parseInt(v.toString().trim());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("hyperparameter " + key + " must be an integer, was '" + v + "'");
+      }
+    }
+
+    String text(String key, String fallback) {
+      Object v = values.get(key);
+      return v == null ? fallback : v.toString();
+    }
+  }
+}

@@ -1,0 +1,147 @@
+package io.otl.node.simulator;
+
+import static io.otl.node.trinity.TestHttp.await;
+import static io.otl.node.trinity.TestHttp.get;
+import static io.otl.node.trinity.TestHttp.json;
+import static io.otl.node.trinity.TestHttp.post;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The simulator's own contract: Ray's and Trinity's paths, fields and refusals, and its labels. */
+class TrinitySimulatorTest {
+
+  private static ActorTestKit testKit;
+  private static TrinitySimulator simulator;
+  private static Path workDir;
+  private static String base;
+
+  @BeforeAll
+  static void start() throws IOException {
+    testKit = ActorTestKit.create("TrinitySimulatorTest");
+    workDir = Files.createTempDirectory("simulator-test");
+    simulator =
+        TrinitySimulator.start(
+            testKit.system(),
+            SimulatorSettings.defaults()
+                .withPort(0)
+                .withWorkDir(workDir)
+                .withDurations(Duration.ofMillis(100), Duration.ofMillis(200)));
+    base = simulator.baseUrl();
+  }
+
+  @AfterAll
+  static void stop() {
+    simulator.stop();
+    testKit.shutdownTestKit();
+  }
+
+  @Test
+  void everyResponseIsLabelledAsSimulator() {
+    for (HttpResponse<String> r : new HttpResponse[] {get(base + "/health"), get(base + "/api/version"), get(base + "/no/such/path")}) {
+      assertEquals("true", r.headers().firstValue("X-Trinity-Simulator").orElse(""), r.uri().toString());
+    }
+    assertEquals(404, get(base + "/no/such/path").statusCode());
+    assertTrue(json(get(base + "/api/version")).path("ray_version").asText().contains("simulator"));
+  }
+
+  @Test
+  void submissionWithoutEntrypointIsBadRequest() {
+    HttpResponse<String> r = post(base + "/api/jobs/", "{\"submission_id\":\"no-entry\"}");
+    assertEquals(400, r.statusCode());
+    assertTrue(r.body().contains("entrypoint"), r.body());
+    assertEquals(404, get(base + "/api/jobs/no-entry").statusCode(), "a refused submission creates nothing");
+  }
+
+  @Test
+  void malformedSubmissionsAreBadRequests() {
+    assertEquals(400, post(base + "/api/jobs/", "{not json").statusCode());
+    assertEquals(400, post(base + "/api/jobs/", "{\"entrypoint\":\"x\",\"metadata\":{\"n\":1}}").statusCode());
+    assertEquals(400, post(base + "/api/jobs/", "{\"entrypoint\":\"x\",\"bogus\":true}").statusCode());
+  }
+
+  @Test
+  void unknownJobIsNotFoundEverywhere() {
+    assertEquals("Job ghost does not exist", get(base + "/api/jobs/ghost").body());
+    assertEquals(404, get(base + "/api/jobs/ghost").statusCode());
+    assertEquals(404, post(base + "/api/jobs/ghost/stop", null).statusCode());
+    assertEquals(404, get(base + "/api/jobs/ghost/logs").statusCode());
+    assertEquals(404, post(base + "/simulator/jobs/ghost/fail", null).statusCode());
+  }
+
+  @Test
+  void jobWhoseEntrypointIsNotTrinityRunFails() {
+    HttpResponse<String> r = post(base + "/api/jobs/", "{\"entrypoint\":\"python train.py\",\"submission_id\":\"not-trinity\"}");
+    assertEquals(200, r.statusCode());
+    assertEquals("not-trinity", json(r).path("submission_id").asText());
+
+    JsonNode job = await(() -> json(get(base + "/api/jobs/not-trinity")), j -> j.path("status").asText().equals("FAILED"), Duration.ofSeconds(10));
+    assertTrue(job.path("message").asText().contains("trinity run --config"), job.toString());
+  }
+
+  @Test
+  void jobReadsRenderedYamlAndWritesCheckpointWithMetricOverrides() throws IOException {
+    Path config = workDir.resolve("cfg.yaml");
+    Files.writeString(
+        config,
+        "project: agent-x\nname: run-1\ncheckpoint_root_dir: ckpt\nmodel:\n  model_path: base-model\nbuffer:\n  total_epochs: 1\n");
+    String body =
+        "{\"entrypoint\":\"trinity run --config '" + config + "'\",\"submission_id\":\"yaml-job\","
+            + "\"metadata\":{\"metric.user-satisfaction\":\"0.4\"},\"entrypoint_num_gpus\":1}";
+    assertEquals(200, post(base + "/api/jobs/", body).statusCode());
+    assertEquals("PENDING", json(get(base + "/api/jobs/yaml-job")).path("status").asText());
+
+    JsonNode done = await(() -> json(get(base + "/api/jobs/yaml-job")), j -> j.path("status").asText().equals("SUCCEEDED"), Duration.ofSeconds(10));
+
+    Path step = workDir.resolve("ckpt/agent-x/run-1/global_step_10");
+    assertTrue(Files.isRegularFile(step.resolve("actor/huggingface/config.json")));
+    assertTrue(Files.isRegularFile(step.resolve("actor/huggingface/model.safetensors")));
+    JsonNode metrics = io.otl.node.trinity.TestHttp.MAPPER.readTree(step.resolve("eval_metrics.json").toFile());
+    assertEquals(0.4, metrics.path("user-satisfaction").asDouble());
+    assertEquals(0.82, metrics.path("task-success-rate").asDouble());
+    assertEquals("Job finished successfully.", done.path("message").asText());
+    assertEquals(0, done.path("driver_exit_code").asInt());
+    assertTrue(json(get(base + "/api/jobs/")).isArray());
+    assertTrue(json(get(base + "/api/jobs/yaml-job/logs")).path("logs").asText().contains("global_step_10"));
+  }
+
+  @Test
+  void stoppingAnEndedJobAnswersStoppedFalse() {
+    post(base + "/api/jobs/", "{\"entrypoint\":\"trinity run --config /nope.yaml\",\"submission_id\":\"stop-twice\"}");
+    assertEquals(true, json(post(base + "/api/jobs/stop-twice/stop", null)).path("stopped").asBoolean());
+    assertEquals(false, json(post(base + "/api/jobs/stop-twice/stop", null)).path("stopped").asBoolean());
+    assertEquals("STOPPED", json(get(base + "/api/jobs/stop-twice")).path("status").asText());
+  }
+
+  @Test
+  void chatCompletionNeedsMessages() {
+    HttpResponse<String> r = post(base + "/v1/chat/completions", "{\"model\":\"m\"}");
+    assertEquals(400, r.statusCode());
+    assertEquals("error", json(r).path("object").asText());
+  }
+
+  @Test
+  void commandLineOptionsBecomeSettings() {
+    SimulatorSettings s =
+        SimulatorCommand.parse(new String[] {"--port", "8265", "--work-dir", "./data/simulator", "--pending", "1s", "--running", "500ms"});
+    assertEquals(8265, s.port());
+    assertEquals(Path.of("./data/simulator"), s.workDir());
+    assertEquals(Duration.ofSeconds(1), s.pendingDuration());
+    assertEquals(Duration.ofMillis(500), s.runningDuration());
+    assertNull(SimulatorCommand.parse(new String[] {"--help"}));
+    assertThrows(IllegalArgumentException.class, () -> SimulatorCommand.parse(new String[] {"--pending", "soon"}));
+    assertThrows(IllegalArgumentException.class, () -> SimulatorCommand.parse(new String[] {"--colour", "red"}));
+  }
+}

@@ -1,0 +1,138 @@
+package io.otl.node.trinity;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.typesafe.config.ConfigFactory;
+import io.otl.core.training.TrainingJobSpec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class TrinityConfigRendererTest {
+
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private final TrinityConfigRenderer renderer = new TrinityConfigRenderer(1, 2);
+
+  @Test
+  void sftConfigCarriesModelHyperparamsDatasetFormatAndCheckpointRoot() throws Exception {
+    Map<String, Object> hp = new LinkedHashMap<>();
+    hp.put("learning-rate", 2e-5);
+    hp.put("batch-size", 16);
+    hp.put("epochs", "3");
+    hp.put("warmup_ratio", 0.1);
+    String text = renderer.render(spec("sft", hp));
+    JsonNode yaml = YAML.readTree(text);
+
+    assertEquals("support-agent", yaml.path("project").asText());
+    assertEquals("job-1", yaml.path("name").asText());
+    assertEquals("train", yaml.path("mode").asText());
+    assertEquals(Path.of("/data/checkpoints").toAbsolutePath().toString(), yaml.path("checkpoint_root_dir").asText());
+    assertEquals("sft", yaml.path("algorithm").path("algorithm_type").asText());
+    assertEquals(2e-5, yaml.path("algorithm").path("optimizer").path("lr").asDouble());
+    assertEquals(0.1, yaml.path("algorithm").path("optimizer").path("lr_warmup_steps_ratio").asDouble());
+    assertEquals("qwen2.5-7b-instruct", yaml.path("model").path("model_path").asText());
+    assertEquals(2, yaml.path("cluster").path("gpu_per_node").asInt());
+    assertEquals(3, yaml.path("buffer").path("total_epochs").asInt());
+    assertEquals(16, yaml.path("buffer").path("train_batch_size").asInt());
+    JsonNode dataset = yaml.path("buffer").path("trainer_input").path("experience_buffer");
+    assertEquals("file", dataset.path("storage_type").asText());
+    assertEquals(Path.of("/data/exports/job-1.jsonl").toAbsolutePath().toString(), dataset.path("path").asText());
+    assertEquals("messages", dataset.path("format").path("prompt_type").asText());
+    assertEquals("messages", dataset.path("format").path("messages_key").asText());
+    assertEquals("last", yaml.path("trainer").path("save_hf_checkpoint").asText());
+    // Plain decimals: PyYAML (OmegaConf) reads "1e-5"-style exponents as strings.
+    assertTrue(text.contains("lr: 0.00002"), text);
+    assertFalse(text.contains("E-"), text);
+  }
+
+  @Test
+  void dpoUsesPromptChosenRejectedKeys() throws Exception {
+    JsonNode format =
+        YAML.readTree(renderer.render(spec("dpo", Map.of())))
+            .path("buffer").path("trainer_input").path("experience_buffer").path("format");
+    assertEquals("plaintext", format.path("prompt_type").asText());
+    assertEquals("prompt", format.path("prompt_key").asText());
+    assertEquals("chosen", format.path("chosen_key").asText());
+    assertEquals("rejected", format.path("rejected_key").asText());
+  }
+
+  @Test
+  void grpoRunsExplorerAndTrainerOnTheTaskset() throws Exception {
+    JsonNode yaml = YAML.readTree(renderer.render(spec("grpo", Map.of("batchSize", 8))));
+    assertEquals("both", yaml.path("mode").asText());
+    assertEquals("grpo", yaml.path("algorithm").path("algorithm_type").asText());
+    assertEquals(8, yaml.path("algorithm").path("repeat_times").asInt());
+    assertEquals(8, yaml.path("buffer").path("batch_size").asInt());
+    assertEquals("prompt", yaml.path("buffer").path("explorer_input").path("taskset").path("format").path("prompt_key").asText());
+    assertEquals("queue", yaml.path("buffer").path("trainer_input").path("experience_buffer").path("storage_type").asText());
+  }
+
+  @Test
+  void distillationIsOfflineSft() throws Exception {
+    JsonNode yaml = YAML.readTree(renderer.render(spec("distillation", Map.of())));
+    assertEquals("sft", yaml.path("algorithm").path("algorithm_type").asText());
+    assertEquals("train", yaml.path("mode").asText());
+  }
+
+  @Test
+  void configIsWrittenNextToTheDatasetAndCheckpointsGoUnderAgentAndJob() {
+    TrainingJobSpec spec = spec("sft", Map.of());
+    assertEquals(Path.of("/data/exports/job-1.trinity.yaml").toAbsolutePath(), TrinityConfigRenderer.configPath(spec));
+    assertEquals(
+        Path.of("/data/checkpoints/support-agent/job-1").toAbsolutePath(), TrinityConfigRenderer.checkpointJobDir(spec));
+  }
+
+  @Test
+  void nonNumericHyperparameterIsRejectedByName() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> renderer.render(spec("sft", Map.of("epochs", "many"))));
+    assertTrue(e.getMessage().contains("epochs"), e.getMessage());
+  }
+
+  @Test
+  void specRejectsPathEscapingIdsAndUnknownAlgorithms() {
+    assertThrows(IllegalArgumentException.class, () -> spec("rlhf", Map.of()));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new TrainingJobSpec("..", "a", "sft", "m", Map.of(), "/d", "/c", Map.of()));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new TrainingJobSpec("j/../../etc", "a", "sft", "m", Map.of(), "/d", "/c", Map.of()));
+  }
+
+  @Test
+  void settingsReadTheAgentScopeKeysAndRedactTheToken() {
+    TrinitySettings s =
+        TrinitySettings.fromConfig(
+            ConfigFactory.parseString(
+                "agentscope.training.training-runner { backend = trinity-proxy, trinity-endpoint = \"http://trinity:8010/\","
+                    + " trinity { request-timeout = 5s, auth-token = hunter2 } }"));
+    assertEquals("trinity-proxy", s.backend());
+    assertEquals("http://trinity:8010", s.endpoint().baseUri().toString());
+    assertEquals(Duration.ofSeconds(5), s.endpoint().requestTimeout());
+    assertFalse(s.toString().contains("hunter2"));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> TrinitySettings.fromConfig(ConfigFactory.parseString("agentscope.training.training-runner.backend = slurm")));
+  }
+
+  private static TrainingJobSpec spec(String algorithm, Map<String, Object> hp) {
+    return new TrainingJobSpec(
+        "job-1",
+        "support-agent",
+        algorithm,
+        "qwen2.5-7b-instruct",
+        hp,
+        "/data/exports/job-1.jsonl",
+        "/data/checkpoints",
+        Map.of());
+  }
+}
