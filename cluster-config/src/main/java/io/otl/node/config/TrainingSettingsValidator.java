@@ -126,6 +126,7 @@ public final class TrainingSettingsValidator {
       rule(mu + "tolerance." + metric, number(0.0, true, null, false));
     }
     rule(mu + "retain-previous", duration(false));
+    rule(mu + "offline-gate-tolerance", number(0.0, true, null, false));
   }
 
   private TrainingSettingsValidator() {}

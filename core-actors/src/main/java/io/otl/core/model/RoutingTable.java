@@ -1,0 +1,62 @@
+package io.otl.core.model;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Optional;
+
+/**
+ * Where the sessions of one agent go: the stable version, and at most one candidate with the
+ * share of sessions it currently receives.
+ *
+ * <p>Each session gets a fixed bucket in [0, 1) from a SHA-256 hash of its id (with a prefix of
+ * its own, so the bucket is independent of other hashes of the session id such as the
+ * collector's sampling decision). A session whose bucket is below the candidate's ratio goes to
+ * the candidate, any other to the stable. Because the bucket never changes and a rollout's ratio
+ * only grows (5 % → 20 % → 50 % → 100 %), a session can only move from stable to candidate during
+ * a rollout, never back; only a rollback sends candidate sessions back to the stable.
+ *
+ * @param candidateRatio share of sessions for the candidate, 0 when there is none
+ */
+public record RoutingTable(
+    String stableVersion,
+    String stableEndpoint,
+    String candidateVersion,
+    String candidateEndpoint,
+    double candidateRatio) {
+
+  /** A routing target. */
+  public record Target(String version, String endpoint) {}
+
+  public static final RoutingTable EMPTY = new RoutingTable(null, null, null, null, 0);
+
+  /** The version serving this session, or empty when the agent has no serving version. */
+  public Optional<Target> route(String sessionId) {
+    boolean hasCandidate = candidateVersion != null && candidateRatio > 0;
+    if (hasCandidate && (stableVersion == null || bucket(sessionId) < candidateRatio)) {
+      return Optional.of(new Target(candidateVersion, candidateEndpoint));
+    }
+    if (stableVersion != null) {
+      return Optional.of(new Target(stableVersion, stableEndpoint));
+    }
+    return Optional.empty();
+  }
+
+  /** The session's fixed routing bucket, uniform in [0, 1). */
+  public static double bucket(String sessionId) {
+    return (hash64("route:", sessionId) >>> 11) * 0x1.0p-53;
+  }
+
+  /** First 64 bits of SHA-256(prefix + value), as a signed long. */
+  static long hash64(String prefix, String value) {
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      sha.update(prefix.getBytes(StandardCharsets.UTF_8));
+      byte[] digest = sha.digest(value.getBytes(StandardCharsets.UTF_8));
+      return ByteBuffer.wrap(digest, 0, 8).getLong();
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required by every Java runtime", e);
+    }
+  }
+}

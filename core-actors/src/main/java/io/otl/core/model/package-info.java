@@ -1,0 +1,81 @@
+/**
+ * ModelVersion (DESIGN §3.3): the model versions of one agent, their rollout and routing.
+ *
+ * <h2>Classes</h2>
+ *
+ * <ul>
+ *   <li>{@link io.otl.core.model.ModelVersion} — the event-sourced entity (entity key = agentId,
+ *       {@code ENTITY_TYPE_KEY} "ModelVersion"), with its commands, replies, events, state and
+ *       views as nested records.
+ *   <li>{@link io.otl.core.model.ModelSettings} — {@code agentscope.training.model-update.*}.
+ *   <li>{@link io.otl.core.model.CanaryStatistics} — the one-sided degradation tests (pure).
+ *   <li>{@link io.otl.core.model.RoutingTable} — deterministic, sticky session routing (pure).
+ *   <li>{@link io.otl.core.model.OutcomeAggregates}, {@link io.otl.core.model.LatencyHistogram},
+ *       {@link io.otl.core.model.SessionSet} — constant-size metrics and rollout deduplication.
+ * </ul>
+ *
+ * <h2>Choices made where DESIGN is silent</h2>
+ *
+ * <ol>
+ *   <li><b>One candidate at a time.</b> While a candidate is in CANARY, RAMP or PAUSED, another
+ *       version that passes the gate waits in READY. When the rollout ends (promoted or rolled
+ *       back) and auto-deploy is on, the <em>oldest</em> READY version starts its canary (FIFO,
+ *       so every trained model gets measured). Its offline gate was run against the stable of its
+ *       registration time. Promoting a READY version while another rolls out is refused (409).
+ *   <li><b>First version.</b> With no stable there is nothing to compare a canary with and nowhere
+ *       to route the other sessions, so the first READY version (auto-deploy, or Promote) becomes
+ *       STABLE directly; the {@code VersionPromoted} event says so.
+ *   <li><b>Promote</b>: READY → CANARY (→ STABLE for the first version); CANARY/RAMP/PAUSED →
+ *       STABLE at once, skipping the remaining steps (an operator's override, recorded as manual).
+ *   <li><b>Rollback</b>: CANARY/RAMP/PAUSED → ROLLED_BACK (the stable keeps serving); STABLE →
+ *       ROLLED_BACK and the most recently RETIRED version whose {@code retainedUntil} (promotion
+ *       time + retain-previous) has not passed becomes STABLE again. Refused while a rollout runs
+ *       against that stable, and when no previous stable is retained. After the retention
+ *       deadline nothing is deleted; the version just cannot be restored (the view shows the
+ *       deadline so the deployment can be torn down).
+ *   <li><b>Pause/Resume</b>: PAUSED holds the ratio and never advances, but a degradation still
+ *       rolls it back. Resume returns to CANARY/RAMP at the same step, keeps what the step has
+ *       measured and restarts the step's duration from the resume. Pause of a paused version and
+ *       resume of a running one are acknowledged without change.
+ *   <li><b>rollback-on-degradation = false</b>: a degraded candidate is PAUSED (once) with the
+ *       figures instead of rolled back; an operator decides.
+ *   <li><b>What is measured.</b> Outcomes are persisted (one untagged {@code OutcomeRecorded} per
+ *       session) only during a rollout, for the candidate and for the stable. The stable's
+ *       baseline is therefore measured <em>concurrently</em> with the candidate, in the same step
+ *       window, which avoids comparing against a different time of day or week. Outside a
+ *       rollout, and for other versions, the reply is {@code IGNORED} with the reason — nothing is
+ *       dropped silently. Per version the view also shows the cumulative online metrics.
+ *   <li><b>Samples.</b> A metric is tested only when candidate and stable both have at least
+ *       min-samples-per-step observations of it in the current step (a session without a rating
+ *       or thumbs is not a satisfaction observation). A step advances only when every configured
+ *       metric has been tested, none is degraded and step-duration has passed; with too few
+ *       samples it waits indefinitely (the view shows the counts). If users rarely rate, drop
+ *       user-satisfaction from evaluation-metrics or lower min-samples-per-step.
+ *   <li><b>Re-testing after every outcome</b> (as required) raises the chance of a false
+ *       rollback above 1 − confidence in principle; the tolerance in the null hypothesis keeps
+ *       equal versions far from the rejection region as samples grow (see {@link
+ *       io.otl.core.model.CanaryStatistics}). A sequential (alpha-spending) design would be the
+ *       next step if false rollbacks show up.
+ *   <li><b>Deduplication</b> is per version for the whole rollout, on 64-bit hashes of session
+ *       ids ({@link io.otl.core.model.SessionSet}); the sets are dropped when the rollout ends.
+ *       State therefore grows with the sessions of one rollout (8 bytes each in memory, about 20
+ *       characters in a JSON snapshot).
+ *   <li><b>The plan is fixed per rollout.</b> {@code RolloutStarted} carries the ratios, so a
+ *       configuration change does not alter a running rollout; step-duration, min-samples,
+ *       confidence and tolerances are read from the current settings.
+ *   <li><b>Timers.</b> The step start is in state (from the event's {@code at}); after every
+ *       transition and on RecoveryCompleted a StepTick is scheduled for the remaining time by the
+ *       injected clock. A tick that finds too few samples does not re-arm itself: the next outcome
+ *       re-evaluates.
+ *   <li><b>Offline gate</b>: every configured metric of the candidate must be at least (latency:
+ *       at most) the stable's offline value, within offline-gate-tolerance (relative, default 0).
+ *       A metric the candidate lacks fails if the stable has it; a metric without a stable
+ *       baseline passes. Versions registered by hand skip the gate (they have no metrics).
+ *   <li><b>Registration idempotency</b>: RegisterCandidate repeated with the same artifact and job
+ *       is answered with the current status (the coordinator may retry a hand-over); any other
+ *       duplicate, and every duplicate RegisterManual, is ALREADY_EXISTS (409).
+ *   <li><b>Tags</b>: every {@link io.otl.core.model.ModelVersion.TransitionEvent} carries {@code
+ *       model-transitions}; {@code OutcomeRecorded} is untagged so the journal batches it.
+ * </ol>
+ */
+package io.otl.core.model;

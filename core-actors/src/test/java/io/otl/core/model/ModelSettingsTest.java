@@ -1,0 +1,77 @@
+package io.otl.core.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ModelSettingsTest {
+
+  static Config training(String overrides) {
+    return ConfigFactory.parseString("model-update { " + overrides + " }")
+        .withFallback(ConfigFactory.defaultReference().getConfig("agentscope.training"));
+  }
+
+  @Test
+  void defaultsComeFromReferenceConf() {
+    ModelSettings s = ModelSettings.defaults();
+    assertTrue(s.autoDeploy());
+    assertEquals(0.05, s.canaryRatio());
+    assertTrue(s.rollbackOnDegradation());
+    assertEquals(List.of(Metric.TASK_SUCCESS_RATE, Metric.USER_SATISFACTION, Metric.RESPONSE_LATENCY),
+        s.evaluationMetrics());
+    assertEquals(List.of(0.05, 0.20, 0.50, 1.0), s.steps());
+    assertEquals(Duration.ofHours(1), s.stepDuration());
+    assertEquals(100, s.minSamplesPerStep());
+    assertEquals(0.95, s.confidence());
+    assertEquals(0.02, s.toleranceOf(Metric.TASK_SUCCESS_RATE));
+    assertEquals(0.05, s.toleranceOf(Metric.USER_SATISFACTION));
+    assertEquals(0.10, s.toleranceOf(Metric.RESPONSE_LATENCY));
+    assertEquals(Duration.ofDays(7), s.retainPrevious());
+    assertEquals(0.0, s.offlineGateTolerance());
+  }
+
+  @Test
+  void canaryRatioIsAlwaysTheFirstStep() {
+    assertEquals(List.of(0.1, 0.2, 0.5, 1.0),
+        ModelSettings.fromConfig(training("canary-ratio = 0.1")).steps());
+  }
+
+  @Test
+  void invalidValuesNameTheKeyTheValueAndWhatIsAllowed() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ModelSettings.fromConfig(training("canary-ratio = 1.5")));
+    assertTrue(e.getMessage().contains("model-update.canary-ratio"), e.getMessage());
+    assertTrue(e.getMessage().contains("1.5") && e.getMessage().contains("< 1"), e.getMessage());
+
+    e = assertThrows(IllegalArgumentException.class,
+        () -> ModelSettings.fromConfig(training("evaluation-metrics = [task-success-rate, bleu]")));
+    assertTrue(e.getMessage().contains("evaluation-metrics") && e.getMessage().contains("bleu")
+        && e.getMessage().contains("response-latency"), e.getMessage());
+
+    e = assertThrows(IllegalArgumentException.class,
+        () -> ModelSettings.fromConfig(training("steps = [0.2, 0.1, 1.0]")));
+    assertTrue(e.getMessage().contains("steps") && e.getMessage().contains("increasing"), e.getMessage());
+
+    e = assertThrows(IllegalArgumentException.class,
+        () -> ModelSettings.fromConfig(training("steps = [0.2, 0.5]")));
+    assertTrue(e.getMessage().contains("ending with 1.0"), e.getMessage());
+
+    e = assertThrows(IllegalArgumentException.class,
+        () -> ModelSettings.fromConfig(training("confidence = 0.3")));
+    assertTrue(e.getMessage().contains("confidence = 0.3"), e.getMessage());
+
+    e = assertThrows(IllegalArgumentException.class,
+        () -> ModelSettings.fromConfig(training("step-duration = soon")));
+    assertTrue(e.getMessage().contains("step-duration"), e.getMessage());
+
+    e = assertThrows(IllegalArgumentException.class,
+        () -> ModelSettings.fromConfig(training("tolerance.response-latency = -0.1")));
+    assertTrue(e.getMessage().contains("tolerance.response-latency"), e.getMessage());
+  }
+}

@@ -1,0 +1,483 @@
+package io.otl.core.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.otl.core.model.CanaryStatistics.TestResult;
+import io.otl.core.model.ModelVersion.Command;
+import io.otl.core.model.ModelVersion.Disposition;
+import io.otl.core.model.ModelVersion.ErrorCode;
+import io.otl.core.model.ModelVersion.Event;
+import io.otl.core.model.ModelVersion.Failure;
+import io.otl.core.model.ModelVersion.ModelsView;
+import io.otl.core.model.ModelVersion.OutcomeAck;
+import io.otl.core.model.ModelVersion.OutcomeReply;
+import io.otl.core.model.ModelVersion.RouteDecision;
+import io.otl.core.model.ModelVersion.RouteReply;
+import io.otl.core.model.ModelVersion.State;
+import io.otl.core.model.ModelVersion.TransitionReply;
+import io.otl.core.model.ModelVersion.VersionState;
+import io.otl.core.model.ModelVersion.VersionStatus;
+import io.otl.core.model.ModelVersion.VersionView;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit;
+import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit.CommandResultWithReply;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class ModelVersionTest {
+
+  /**
+   * The testkit's journal and snapshot store, with serialization switched on in both (the
+   * testkit's default is off), plus the JSON binding: every command, event, state and snapshot
+   * goes through Jackson, and a restart recovers from a serialized snapshot.
+   */
+  private static final Config CONFIG =
+      ConfigFactory.parseString(
+              "pekko.persistence.testkit.events.serialize = on\n"
+                  + "pekko.persistence.testkit.snapshots.serialize = on\n"
+                  + "pekko.actor.serialization-bindings {\"io.otl.core.JsonSerializable\" = jackson-json}")
+          .withFallback(EventSourcedBehaviorTestKit.config())
+          .withFallback(ConfigFactory.load());
+
+  private static ActorTestKit testKit;
+
+  @BeforeAll
+  static void start() {
+    // No logback-test.xml in this module yet: keep the journal's DEBUG lines out of the output.
+    ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
+        .setLevel(ch.qos.logback.classic.Level.INFO);
+    testKit = ActorTestKit.create("ModelVersionTest", CONFIG);
+  }
+
+  @AfterAll
+  static void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  private static final Map<String, Double> GOOD_OFFLINE =
+      Map.of("task-success-rate", 0.85, "user-satisfaction", 0.80, "response-latency", 900.0);
+
+  private final ManualClock clock = new ManualClock(Instant.parse("2025-01-01T00:00:00Z"));
+  private EventSourcedBehaviorTestKit<Command, Event, State> kit;
+
+  private void startEntity(String overrides) {
+    ModelSettings settings = ModelSettings.fromConfig(
+        ConfigFactory.parseString("model-update { " + overrides + " }")
+            .withFallback(ConfigFactory.load().getConfig("agentscope.training")));
+    kit = EventSourcedBehaviorTestKit.create(
+        testKit.system(),
+        ModelVersion.create("agent-" + UUID.randomUUID(), settings, clock),
+        EventSourcedBehaviorTestKit.enabledSerializationSettings());
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private <R> CommandResultWithReply<Command, Event, State, R> run(Function<ActorRef<R>, Command> f) {
+    return kit.runCommand(f);
+  }
+
+  private TransitionReply registerManual(String version) {
+    return this.<TransitionReply>run(r -> new ModelVersion.RegisterManual(
+        version, "s3://models/" + version, "http://" + version + ":8000", r)).reply();
+  }
+
+  private TransitionReply registerCandidate(String version, Map<String, Double> offline) {
+    return this.<TransitionReply>run(r -> new ModelVersion.RegisterCandidate(
+        version, "s3://ckpt/" + version, "http://" + version + ":8000", "job-" + version, offline, r))
+        .reply();
+  }
+
+  private TransitionReply promote(String version) {
+    return this.<TransitionReply>run(r -> new ModelVersion.Promote(version, r)).reply();
+  }
+
+  private TransitionReply rollback(String version) {
+    return this.<TransitionReply>run(r -> new ModelVersion.Rollback(version, "operator says so", r)).reply();
+  }
+
+  private ModelsView view() {
+    return this.<ModelsView>run(ModelVersion.Get::new).reply();
+  }
+
+  private VersionView version(String v) {
+    return view().versions().stream().filter(x -> x.version().equals(v)).findFirst().orElseThrow();
+  }
+
+  private CommandResultWithReply<Command, Event, State, OutcomeReply> outcome(
+      String session, String version, Boolean success, double latency, int i) {
+    Double rating = 1.0 + (i % 5);
+    int up = i % 2;
+    return run(r -> new ModelVersion.RecordOutcome(session, version, success, rating, up, 1 - up, latency, r));
+  }
+
+  /**
+   * Feeds n outcomes for each of stable and candidate, interleaved. Success follows an exact
+   * running proportion (Bresenham), latencies spread over 800–1199 ms times a factor, ratings and
+   * thumbs identical for both.
+   */
+  private void feed(String tag, String stable, double stableRate, String candidate, double candRate,
+      double candLatencyFactor, int n) {
+    for (int i = 0; i < n; i++) {
+      if (!(kit.getState() instanceof ModelVersion.RollingOut)) {
+        return;
+      }
+      double lat = 800 + (i * 37) % 400;
+      outcome(tag + "-s-" + i, stable, bresenham(i, stableRate), lat, i);
+      if (!(kit.getState() instanceof ModelVersion.RollingOut)) {
+        return;
+      }
+      outcome(tag + "-c-" + i, candidate, bresenham(i, candRate), lat * candLatencyFactor, i);
+    }
+  }
+
+  private static boolean bresenham(int i, double rate) {
+    return Math.floor((i + 1) * rate + 1e-9) > Math.floor(i * rate + 1e-9);
+  }
+
+  private void tick() {
+    kit.runCommand(ModelVersion.StepTick.INSTANCE);
+  }
+
+  /** v1 is the first version, so it becomes STABLE directly; v2 starts its canary. */
+  private void stableV1AndCanaryV2() {
+    assertEquals(VersionState.STABLE, ((VersionStatus) registerCandidate("v1", GOOD_OFFLINE)).state());
+    VersionStatus v2 = (VersionStatus) registerCandidate("v2", GOOD_OFFLINE);
+    assertEquals(VersionState.CANARY, v2.state());
+    assertEquals(0.05, v2.ratio());
+  }
+
+  // ---- behaviour -----------------------------------------------------------------------------
+
+  @Test
+  void goodCandidateGoesThroughEveryStepToStable() {
+    startEntity("");
+    stableV1AndCanaryV2();
+    double[] expected = {0.20, 0.50};
+    for (int step = 0; step < 3; step++) {
+      feed("step" + step, "v1", 0.80, "v2", 0.80, 1.0, 150);
+      clock.advance(Duration.ofMinutes(61));
+      tick();
+      if (step < 2) {
+        VersionView v2 = version("v2");
+        assertEquals(VersionState.RAMP, v2.state());
+        assertEquals(expected[step], v2.ratio(), 1e-9);
+        assertEquals(1 - expected[step], version("v1").ratio(), 1e-9);
+      }
+    }
+    ModelsView view = view();
+    assertEquals("v2", view.stable());
+    assertNull(view.candidate());
+    assertEquals(VersionState.STABLE, version("v2").state());
+    VersionView v1 = version("v1");
+    assertEquals(VersionState.RETIRED, v1.state());
+    assertEquals(clock.instant().plus(Duration.ofDays(7)), v1.retainedUntil());
+    List<VersionState> history = version("v2").history().stream().map(ModelVersion.HistoryEntry::state).toList();
+    assertEquals(List.of(VersionState.REGISTERED, VersionState.EVALUATING, VersionState.READY,
+        VersionState.CANARY, VersionState.RAMP, VersionState.RAMP, VersionState.STABLE), history);
+    RouteDecision route = (RouteDecision) this.<RouteReply>run(r -> new ModelVersion.Route("any", r)).reply();
+    assertEquals("v2", route.version());
+    assertEquals("http://v2:8000", route.endpoint());
+  }
+
+  @Test
+  void rollsBackWhenCanarySuccessRateIsTenPointsWorse() {
+    startEntity("");
+    stableV1AndCanaryV2();
+    ModelVersion.VersionRolledBack rolledBack = null;
+    for (int i = 0; i < 400 && rolledBack == null; i++) {
+      outcome("s-" + i, "v1", bresenham(i, 0.82), 800 + (i * 37) % 400, i);
+      var result = outcome("c-" + i, "v2", bresenham(i, 0.72), 800 + (i * 37) % 400, i);
+      for (Event e : result.events()) {
+        if (e instanceof ModelVersion.VersionRolledBack rb) {
+          rolledBack = rb;
+        }
+      }
+    }
+    assertTrue(rolledBack != null, "no rollback after 400 sessions each");
+    assertTrue(rolledBack.automatic());
+    TestResult success = rolledBack.tests().stream()
+        .filter(t -> t.metric() == Metric.TASK_SUCCESS_RATE).findFirst().orElseThrow();
+    assertTrue(success.degraded(), success.summary());
+    assertEquals(0.82, success.stableValue(), 0.01);
+    assertEquals(0.72, success.candidateValue(), 0.01);
+    assertTrue(success.candidateSamples() >= 100 && success.stableSamples() >= 100);
+    assertTrue(success.statistic() > success.criticalValue());
+    assertEquals(1.645, success.criticalValue(), 1e-3);
+    assertEquals(0.02, success.tolerance());
+    assertTrue(rolledBack.tests().stream().filter(t -> t.metric() != Metric.TASK_SUCCESS_RATE)
+        .noneMatch(TestResult::degraded));
+    assertEquals(ModelVersion.tagsOf(rolledBack), java.util.Set.of(ModelVersion.TRANSITIONS_TAG));
+
+    VersionView v2 = version("v2");
+    assertEquals(VersionState.ROLLED_BACK, v2.state());
+    assertTrue(v2.history().get(v2.history().size() - 1).reason().contains("task-success-rate"));
+    assertEquals(VersionState.STABLE, version("v1").state());
+    assertEquals(1.0, version("v1").ratio());
+  }
+
+  @Test
+  void rollsBackWhenCanaryLatencyIsFiftyPercentWorse() {
+    startEntity("");
+    stableV1AndCanaryV2();
+    feed("lat", "v1", 0.80, "v2", 0.80, 1.5, 300);
+    VersionView v2 = version("v2");
+    assertEquals(VersionState.ROLLED_BACK, v2.state());
+    assertEquals(100, v2.metrics().online().responseLatencySamples(),
+        "rolled back as soon as the candidate had min-samples-per-step sessions");
+    assertTrue(v2.history().get(v2.history().size() - 1).reason().contains("response-latency"));
+  }
+
+  @Test
+  void equalMetricsWithinToleranceAdvance() {
+    startEntity("");
+    stableV1AndCanaryV2();
+    feed("eq", "v1", 0.81, "v2", 0.80, 1.03, 200);
+    assertEquals(VersionState.CANARY, version("v2").state(), "no advance before the step duration");
+    clock.advance(Duration.ofHours(1));
+    tick();
+    assertEquals(VersionState.RAMP, version("v2").state());
+    assertEquals(0.20, version("v2").ratio(), 1e-9);
+  }
+
+  @Test
+  void tooFewSamplesNeverAdvanceButEnoughSamplesAfterTheDeadlineDo() {
+    startEntity("");
+    stableV1AndCanaryV2();
+    feed("few", "v1", 0.80, "v2", 0.80, 1.0, 99);
+    clock.advance(Duration.ofHours(2));
+    tick();
+    assertEquals(VersionState.CANARY, version("v2").state());
+    clock.advance(Duration.ofDays(3));
+    tick();
+    assertEquals(VersionState.CANARY, version("v2").state());
+    assertEquals(0.05, version("v2").ratio(), 1e-9);
+    // The 100th sample of each arm completes the step, whose deadline has long passed.
+    outcome("few-s-99", "v1", true, 900, 99);
+    assertEquals(VersionState.CANARY, version("v2").state());
+    outcome("few-c-99", "v2", true, 900, 99);
+    assertEquals(VersionState.RAMP, version("v2").state());
+  }
+
+  @Test
+  void restartInTheMiddleOfARampStepKeepsRatioAndRemainingTime() {
+    startEntity("");
+    stableV1AndCanaryV2();
+    feed("c", "v1", 0.80, "v2", 0.80, 1.0, 120);
+    clock.advance(Duration.ofHours(1));
+    tick();
+    Instant rampStarted = clock.instant();
+    assertEquals(0.20, version("v2").ratio(), 1e-9);
+    feed("r", "v1", 0.80, "v2", 0.80, 1.0, 120);
+    clock.advance(Duration.ofMinutes(40));
+
+    State restarted = kit.restart().state();
+    assertInstanceOf(ModelVersion.RollingOut.class, restarted);
+    VersionView v2 = version("v2");
+    assertEquals(VersionState.RAMP, v2.state());
+    assertEquals(0.20, v2.ratio(), 1e-9);
+    assertEquals(rampStarted, v2.stepStartedAt());
+    assertEquals(rampStarted.plus(Duration.ofHours(1)), v2.stepDeadline());
+    assertEquals(120, v2.metrics().currentStep().sessions(), "step measurements survive the restart");
+
+    tick(); // 40 of 60 minutes: nothing happens
+    assertEquals(0.20, version("v2").ratio(), 1e-9);
+    clock.advance(Duration.ofMinutes(20));
+    tick();
+    assertEquals(0.50, version("v2").ratio(), 1e-9);
+  }
+
+  @Test
+  void afterRestartTheStepTimerFiresAfterTheRemainingTimeOnly() throws Exception {
+    startEntity("step-duration = 10s");
+    stableV1AndCanaryV2();
+    feed("t", "v1", 0.80, "v2", 0.80, 1.0, 120);
+    clock.advance(Duration.ofMillis(9_500));
+    kit.restart(); // 0.5 s of the 10 s step remain
+    clock.advance(Duration.ofSeconds(1));
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (version("v2").state() != VersionState.RAMP && System.nanoTime() < deadline) {
+      Thread.sleep(50); // polling for a condition, well below the 10 s a full step would take
+    }
+    assertEquals(VersionState.RAMP, version("v2").state());
+  }
+
+  @Test
+  void illegalTransitionsAnswerWithTheCurrentState() {
+    startEntity("");
+    registerCandidate("v1", GOOD_OFFLINE);
+    VersionStatus rejected = (VersionStatus) registerCandidate("v3",
+        Map.of("task-success-rate", 0.70, "user-satisfaction", 0.80, "response-latency", 900.0));
+    assertEquals(VersionState.REJECTED, rejected.state());
+    assertTrue(rejected.reasons().get(0).contains("task-success-rate"), rejected.reasons().toString());
+
+    Failure f = (Failure) promote("v3");
+    assertEquals(ErrorCode.INVALID_TRANSITION, f.code());
+    assertEquals("cannot promote v3: it is REJECTED", f.message());
+
+    f = (Failure) promote("v9");
+    assertEquals(ErrorCode.NOT_FOUND, f.code());
+
+    f = (Failure) this.<TransitionReply>run(r -> new ModelVersion.Pause("v1", r)).reply();
+    assertEquals(ErrorCode.INVALID_TRANSITION, f.code());
+    assertTrue(f.message().contains("STABLE"), f.message());
+
+    f = (Failure) rollback("v1");
+    assertEquals(ErrorCode.INVALID_TRANSITION, f.code());
+    assertTrue(f.message().contains("it is STABLE"), f.message());
+
+    f = (Failure) registerManual("v1");
+    assertEquals(ErrorCode.ALREADY_EXISTS, f.code());
+    assertTrue(f.message().contains("already exists"), f.message());
+
+    var result = this.<TransitionReply>run(r -> new ModelVersion.RegisterManual("bad version!", "a", "e", r));
+    assertEquals(ErrorCode.INVALID_INPUT, ((Failure) result.reply()).code());
+    assertTrue(result.hasNoEvents());
+  }
+
+  @Test
+  void withAutoDeployOffAReadyVersionWaitsForPromote() {
+    startEntity("auto-deploy = false");
+    assertEquals(VersionState.READY, ((VersionStatus) registerManual("v1")).state());
+    Failure none = (Failure) this.<RouteReply>run(r -> new ModelVersion.Route("s", r)).reply();
+    assertEquals(ErrorCode.NO_VERSION, none.code());
+    assertEquals(VersionState.STABLE, ((VersionStatus) promote("v1")).state());
+
+    assertEquals(VersionState.READY, ((VersionStatus) registerCandidate("v2", GOOD_OFFLINE)).state());
+    clock.advance(Duration.ofDays(1));
+    assertEquals(VersionState.READY, version("v2").state());
+    VersionStatus canary = (VersionStatus) promote("v2");
+    assertEquals(VersionState.CANARY, canary.state());
+    assertEquals(0.05, canary.ratio());
+
+    registerCandidate("v3", GOOD_OFFLINE);
+    Failure busy = (Failure) promote("v3");
+    assertEquals(ErrorCode.INVALID_TRANSITION, busy.code());
+    assertTrue(busy.message().contains("it is READY") && busy.message().contains("v2"), busy.message());
+  }
+
+  @Test
+  void secondCandidateWaitsInReadyUntilTheRolloutEnds() {
+    startEntity("");
+    stableV1AndCanaryV2();
+    assertEquals(VersionState.READY, ((VersionStatus) registerCandidate("v3", GOOD_OFFLINE)).state());
+    assertEquals(VersionState.ROLLED_BACK, ((VersionStatus) rollback("v2")).state());
+    assertEquals(VersionState.CANARY, version("v3").state());
+    assertEquals("v3", view().candidate());
+  }
+
+  @Test
+  void manualRollbackOfStableRestoresThePreviousStableWhileRetained() {
+    startEntity("");
+    stableV1AndCanaryV2();
+    assertEquals(VersionState.STABLE, ((VersionStatus) promote("v2")).state());
+    assertEquals(VersionState.RETIRED, version("v1").state());
+
+    VersionStatus rolledBack = (VersionStatus) rollback("v2");
+    assertEquals(VersionState.ROLLED_BACK, rolledBack.state());
+    assertEquals("v1", view().stable());
+    assertEquals(VersionState.STABLE, version("v1").state());
+    RouteDecision route = (RouteDecision) this.<RouteReply>run(r -> new ModelVersion.Route("s", r)).reply();
+    assertEquals("v1", route.version());
+  }
+
+  @Test
+  void previousStableIsNoLongerRestorableAfterRetainPrevious() {
+    startEntity("");
+    stableV1AndCanaryV2();
+    promote("v2");
+    clock.advance(Duration.ofDays(7).plusSeconds(1));
+    Failure f = (Failure) rollback("v2");
+    assertEquals(ErrorCode.INVALID_TRANSITION, f.code());
+    assertTrue(f.message().contains("no previous stable is retained"), f.message());
+  }
+
+  @Test
+  void pausedCanaryHoldsItsRatioUntilResumed() {
+    startEntity("");
+    stableV1AndCanaryV2();
+    assertEquals(VersionState.PAUSED,
+        ((VersionStatus) this.<TransitionReply>run(r -> new ModelVersion.Pause("v2", r)).reply()).state());
+    feed("p", "v1", 0.80, "v2", 0.80, 1.0, 150);
+    clock.advance(Duration.ofHours(2));
+    tick();
+    assertEquals(VersionState.PAUSED, version("v2").state());
+    assertEquals(0.05, version("v2").ratio(), 1e-9);
+    VersionStatus resumed =
+        (VersionStatus) this.<TransitionReply>run(r -> new ModelVersion.Resume("v2", r)).reply();
+    assertEquals(VersionState.CANARY, resumed.state());
+    assertEquals(clock.instant().plus(Duration.ofHours(1)), version("v2").stepDeadline());
+    clock.advance(Duration.ofHours(1));
+    tick();
+    assertEquals(VersionState.RAMP, version("v2").state());
+  }
+
+  @Test
+  void degradationPausesInsteadOfRollingBackWhenRollbackIsOff() {
+    startEntity("rollback-on-degradation = false");
+    stableV1AndCanaryV2();
+    feed("d", "v1", 0.80, "v2", 0.80, 1.5, 150);
+    VersionView v2 = version("v2");
+    assertEquals(VersionState.PAUSED, v2.state());
+    assertTrue(v2.history().get(v2.history().size() - 1).reason().contains("response-latency"));
+  }
+
+  @Test
+  void outcomesAreDeduplicatedPerSessionAndIgnoredOutsideARollout() {
+    startEntity("");
+    registerCandidate("v1", GOOD_OFFLINE);
+    var idle = outcome("s1", "v1", true, 900, 0);
+    assertEquals(Disposition.IGNORED, ((OutcomeAck) idle.reply()).disposition());
+    assertTrue(idle.hasNoEvents());
+
+    registerCandidate("v2", GOOD_OFFLINE);
+    var first = outcome("s1", "v2", true, 900, 0);
+    assertEquals(Disposition.RECORDED, ((OutcomeAck) first.reply()).disposition());
+    assertTrue(ModelVersion.tagsOf(first.event()).isEmpty(), "outcomes are not tagged");
+    var again = outcome("s1", "v2", false, 900, 0);
+    assertEquals(Disposition.DUPLICATE, ((OutcomeAck) again.reply()).disposition());
+    assertTrue(again.hasNoEvents());
+    assertEquals(1, version("v2").metrics().online().sessions());
+
+    var invalid = run((ActorRef<OutcomeReply> r) ->
+        new ModelVersion.RecordOutcome("s2", "v2", true, 7.0, 0, 0, 10.0, r));
+    assertEquals(ErrorCode.INVALID_INPUT, ((Failure) invalid.reply()).code());
+  }
+
+  @Test
+  void registeringTheSameCandidateTwiceIsIdempotent() {
+    startEntity("");
+    registerCandidate("v1", GOOD_OFFLINE);
+    var again = this.<TransitionReply>run(r -> new ModelVersion.RegisterCandidate(
+        "v1", "s3://ckpt/v1", "http://v1:8000", "job-v1", GOOD_OFFLINE, r));
+    assertTrue(again.hasNoEvents());
+    VersionStatus status = (VersionStatus) again.reply();
+    assertFalse(status.created());
+    assertEquals(VersionState.STABLE, status.state());
+  }
+
+  @Test
+  void repliesAndViewsSerialize() {
+    startEntity("");
+    stableV1AndCanaryV2();
+    feed("x", "v1", 0.8, "v2", 0.8, 1.0, 5);
+    var ser = testKit.serializationTestKit();
+    ser.verifySerialization(view(), true);
+    ser.verifySerialization(new Failure(ErrorCode.NOT_FOUND, "x"), true);
+    ser.verifySerialization(this.<RouteReply>run(r -> new ModelVersion.Route("s", r)).reply(), true);
+    ser.verifySerialization(registerManual("v9"), true);
+  }
+}
