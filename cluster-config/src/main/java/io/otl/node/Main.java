@@ -23,6 +23,7 @@ public final class Main {
     List<String> options = rest.isEmpty() || rest.get(0).startsWith("--") ? rest : rest.subList(1, rest.size());
     switch (command) {
       case "run" -> run(options);
+      case "simulator" -> io.otl.node.simulator.SimulatorCommand.main(options.toArray(String[]::new));
       case "help", "--help", "-h" -> usage(0);
       default -> {
         System.err.println("unknown command: " + command);
@@ -55,6 +56,8 @@ public final class Main {
     System.out.println("""
         usage: java -jar otl-node.jar <command> [options]
           run [--config <file>]   run a node (the default command)
+          simulator [--port 8265] [--work-dir DIR] [--pending 1s] [--running 5s]
+                                  the Trinity simulator on its own (Ray Jobs + Trinity proxy APIs)
           help                    this text
         """);
     System.exit(code);

@@ -4,6 +4,17 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
 import io.otl.core.api.DataCollector;
+import io.otl.core.api.ModelRouter;
+import io.otl.core.model.ModelSettings;
+import io.otl.core.model.ModelVersion;
+import io.otl.http.ApiMetrics;
+import io.otl.http.ApiRoutes;
+import io.otl.http.Auth;
+import io.otl.http.MetricsRegistry;
+import io.otl.http.ModelRoutes;
+import io.otl.http.SessionRoutes;
+import io.otl.node.simulator.SimulatorSettings;
+import io.otl.node.simulator.TrinitySimulator;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.SessionSettings;
 import io.otl.http.HealthRoutes;
@@ -33,7 +44,6 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.http.javadsl.ServerBinding;
-import org.apache.pekko.http.javadsl.server.Directives;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,14 +59,16 @@ public final class TrainingNode implements AutoCloseable {
   private final ActorSystem<Void> system;
   private final JournalSettings journal;
   private final DataCollector dataCollector;
+  private final ModelRouter modelRouter;
   private final ServerBinding httpBinding;
   private final AtomicBoolean stopping;
 
   private TrainingNode(ActorSystem<Void> system, JournalSettings journal, DataCollector dataCollector,
-      ServerBinding httpBinding, AtomicBoolean stopping) {
+      ModelRouter modelRouter, ServerBinding httpBinding, AtomicBoolean stopping) {
     this.system = system;
     this.journal = journal;
     this.dataCollector = dataCollector;
+    this.modelRouter = modelRouter;
     this.httpBinding = httpBinding;
     this.stopping = stopping;
   }
@@ -103,14 +115,22 @@ public final class TrainingNode implements AutoCloseable {
     if (system.settings().config().getStringList("pekko.cluster.seed-nodes").isEmpty()) {
       cluster.manager().tell(Join.create(cluster.selfMember().address()));
     }
+    TrinitySimulator simulator = null;
+    if (training.getBoolean("simulator.enabled")) {
+      simulator = TrinitySimulator.start(system, SimulatorSettings.fromConfig(training.getConfig("simulator")));
+    }
     Clock clock = Clock.systemUTC();
     ClusterSharding sharding = ClusterSharding.get(system);
     sharding.init(Entity.of(AgentSession.ENTITY_TYPE_KEY,
             ctx -> AgentSession.create(ctx.getEntityId(), sessionSettings, clock, ctx.getShard()))
         .withStopMessage(new AgentSession.Stop()));
+    ModelSettings modelSettings = ModelSettings.fromConfig(training);
+    sharding.init(Entity.of(ModelVersion.ENTITY_TYPE_KEY,
+        ctx -> ModelVersion.create(ctx.getEntityId(), modelSettings, clock)));
 
     Duration askTimeout = training.getDuration("http.ask-timeout");
     DataCollector collector = new DataCollector(sharding, askTimeout);
+    ModelRouter router = new ModelRouter(sharding, askTimeout);
 
     AtomicBoolean stopping = new AtomicBoolean(false);
     CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "mark-stopping",
@@ -122,17 +142,29 @@ public final class TrainingNode implements AutoCloseable {
     ServerBinding binding = null;
     if (training.getBoolean("http.enabled")) {
       List<ReadinessCheck> checks = List.of(journalCheck(journal), clusterCheck(cluster));
-      Route routes = Directives.concat(new HealthRoutes(checks, stopping::get).route());
+      ApiMetrics metrics = new ApiMetrics(new MetricsRegistry());
+      Auth auth = new Auth(Optional.of(training.getString("auth.token")), training.getBoolean("auth.protect-reads"));
+      int maxEvents = training.getInt("data-collector.max-events-per-request");
+      Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
+          training.getInt("http.max-in-flight"), stopping::get, List.of(
+              new SessionRoutes(collector, maxEvents, metrics).route(),
+              new ModelRoutes(sharding, askTimeout).route()));
       binding = HttpServer.start(system, training.getString("http.host"), training.getInt("http.port"), routes,
               training.getDuration("http.shutdown-deadline"))
           .toCompletableFuture().join();
     }
-    log.info("training node up: journal {}, cluster {}", journal, cluster.selfMember().address());
-    return new TrainingNode(system, journal, collector, binding, stopping);
+    log.info("training node up: journal {}, cluster {}{}", journal, cluster.selfMember().address(),
+        simulator == null ? "" : ", Trinity SIMULATOR on port " + simulator.port());
+    return new TrainingNode(system, journal, collector, router, binding, stopping);
   }
 
   public DataCollector dataCollector() {
     return dataCollector;
+  }
+
+  /** Which model version serves a session; sticky per session (DESIGN §3.3). */
+  public ModelRouter modelRouter() {
+    return modelRouter;
   }
 
   public ActorSystem<Void> system() {

@@ -71,6 +71,13 @@ public final class TrainingSettingsValidator {
     rule("http.max-in-flight", integerAtLeast(1));
     rule("auth.token", string(false));
     rule("auth.protect-reads", bool());
+    rule("simulator.enabled", bool());
+    rule("simulator.host", string(true));
+    rule("simulator.port", integerAtLeast(0));
+    rule("simulator.work-dir", string(true));
+    rule("simulator.pending", duration(true));
+    rule("simulator.running", duration(true));
+    rule("simulator.commit-batch", integerAtLeast(1));
 
     String dc = "data-collector.";
     rule(dc + "collect-mode", oneOf("full", "sampled"));

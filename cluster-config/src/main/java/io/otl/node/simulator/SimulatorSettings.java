@@ -39,6 +39,12 @@ public record SimulatorSettings(
     }
   }
 
+  /** From {@code agentscope.training.simulator} (the embedded default starts it with the node). */
+  public static SimulatorSettings fromConfig(com.typesafe.config.Config c) {
+    return new SimulatorSettings(c.getString("host"), c.getInt("port"), Path.of(c.getString("work-dir")),
+        c.getDuration("pending"), c.getDuration("running"), c.getInt("commit-batch"));
+  }
+
   /** Ray's default dashboard port, ./data/simulator, 1 s pending, 5 s running, commit after 1. */
   public static SimulatorSettings defaults() {
     return new SimulatorSettings(

@@ -74,6 +74,7 @@ public final class TestDatabases {
         "pekko.remote.artery.canonical.port", 0,
         "agentscope.training.http.enabled", http,
         "agentscope.training.http.port", 0,
-        "agentscope.training.http.host", "127.0.0.1")));
+        "agentscope.training.http.host", "127.0.0.1",
+        "agentscope.training.simulator.enabled", false)));
   }
 }

@@ -1,0 +1,196 @@
+package io.otl.node.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.nio.file.Files;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Every session, feedback and model route over real HTTP on loopback, with its error codes. */
+class SessionAndModelRoutesTest {
+  private static TrainingNode node;
+  private static Http http;
+
+  @BeforeAll
+  static void start() throws Exception {
+    node = TrainingNode.start(TestDatabases.node(TestDatabases.h2(Files.createTempDirectory("otl-http-")), true));
+    http = new Http(node.httpPort());
+  }
+
+  @AfterAll
+  static void stop() {
+    node.close();
+  }
+
+  private static void assertError(Http.Response r, int status, String code) {
+    assertEquals(status, r.status(), r.body());
+    JsonNode body = r.json();
+    assertEquals(code, body.path("error").asText(), r.body());
+    assertFalse(body.path("message").asText().isBlank(), r.body());
+  }
+
+  @Test
+  void postsEventsReadsTheTrajectoryAndDeduplicatesRetries() {
+    String body = """
+        {"agentId":"support-bot","events":[
+          {"type":"start","eventId":"e0","modelVersion":"v1","metadata":{"channel":"web"}},
+          {"type":"message","eventId":"e1","role":"user","content":"mail me at a@b.cn"},
+          {"type":"tool_call","eventId":"e2","callId":"c1","toolName":"lookup","input":{"q":1},"output":{"ok":true},"success":true,"latencyMs":12},
+          {"type":"reasoning","eventId":"e3","index":0,"thought":"t","action":"a","observation":"o"},
+          {"type":"message","eventId":"e4","role":"assistant","content":"done","msgId":"chatcmpl-1","latencyMs":700,"at":"2026-11-20T02:00:00Z"},
+          {"type":"feedback","eventId":"e5","kind":"THUMBS_UP","feedbackId":"f1"},
+          {"type":"result","eventId":"e6","status":"SUCCESS","detail":"ok"}]}""";
+    Http.Response first = http.post("/v1/sessions/s-http-1/events", body);
+    assertEquals(202, first.status(), first.body());
+    assertEquals(7, first.json().get("accepted").asInt());
+    assertEquals(0, first.json().get("duplicates").asInt());
+    assertTrue(first.json().get("sampled").asBoolean());
+    Http.Response retry = http.post("/v1/sessions/s-http-1/events", body);
+    assertEquals(202, retry.status());
+    assertEquals(0, retry.json().get("accepted").asInt());
+    assertEquals(7, retry.json().get("duplicates").asInt());
+
+    JsonNode s = http.get("/v1/sessions/s-http-1").json();
+    assertEquals("s-http-1", s.get("sessionId").asText());
+    assertEquals("support-bot", s.get("agentId").asText());
+    assertEquals("COMPLETED", s.get("status").asText());
+    assertEquals("v1", s.get("modelVersion").asText());
+    assertEquals(2, s.get("messages").size());
+    assertEquals("mail me at [EMAIL]", s.get("messages").get(0).get("content").asText());
+    assertEquals("2026-11-20T02:00:00Z", s.get("messages").get(1).get("at").asText());
+    assertEquals(1, s.get("toolCalls").size());
+    assertEquals(1, s.get("steps").size());
+    assertEquals(1, s.get("feedback").size());
+    assertEquals("SUCCESS", s.get("result").get("status").asText());
+    assertEquals(1.0, s.get("reward").asDouble(), 1e-9);
+    assertEquals(1.0, s.get("qualityScore").asDouble(), 1e-9);
+  }
+
+  @Test
+  void feedbackRoutesRecordAndRevise() {
+    http.post("/v1/sessions/s-fb/events", """
+        {"agentId":"a1","events":[{"type":"message","role":"user","content":"hi"},
+         {"type":"result","status":"SUCCESS"}]}""");
+    Http.Response fb = http.post("/v1/sessions/s-fb/feedback", "{\"kind\":\"THUMBS_DOWN\",\"feedbackId\":\"x1\"}");
+    assertEquals(202, fb.status(), fb.body());
+    assertEquals(0.0, http.get("/v1/sessions/s-fb").json().get("reward").asDouble(), 1e-9);
+    Http.Response rate = http.post("/v1/feedback/rate?sessionId=s-fb&score=5", null);
+    assertEquals(200, rate.status(), rate.body());
+    Http.Response thumbs = http.post("/v1/feedback/thumbs?sessionId=s-fb&helpful=true", null);
+    assertEquals(200, thumbs.status(), thumbs.body());
+    assertEquals(3, http.get("/v1/sessions/s-fb").json().get("feedback").size());
+
+    assertError(http.post("/v1/feedback/rate?sessionId=s-fb&score=6", null), 400, "invalid_request");
+    assertError(http.post("/v1/feedback/rate?sessionId=s-fb&score=abc", null), 400, "invalid_request");
+    assertError(http.post("/v1/feedback/rate?score=3", null), 400, "invalid_request");
+    assertError(http.post("/v1/feedback/thumbs?sessionId=s-fb&helpful=maybe", null), 400, "invalid_request");
+    assertError(http.post("/v1/feedback/thumbs?sessionId=nobody-here&helpful=true", null), 404, "not_found");
+    assertError(http.post("/v1/sessions/s-fb/feedback", "{\"kind\":\"RATING\",\"value\":9}"), 400, "invalid_request");
+    assertError(http.post("/v1/sessions/s-fb/feedback", "{\"kind\":\"LIKE\"}"), 400, "invalid_request");
+  }
+
+  @Test
+  void badInputGetsA4xxNamingTheFieldAndStoresNothing() {
+    assertError(http.post("/v1/sessions/s-bad/events", "{not json"), 400, "invalid_json");
+    assertError(http.post("/v1/sessions/s-bad/events", "[]"), 400, "invalid_request");
+    assertError(http.post("/v1/sessions/s-bad/events", "{\"agentId\":\"a\",\"events\":{}}"), 400, "invalid_request");
+    Http.Response role = http.post("/v1/sessions/s-bad/events",
+        "{\"agentId\":\"a\",\"events\":[{\"type\":\"message\",\"role\":\"robot\",\"content\":\"x\"}]}");
+    assertError(role, 400, "invalid_request");
+    assertTrue(role.json().get("message").asText().contains("events[0].role"), role.body());
+    Http.Response typo = http.post("/v1/sessions/s-bad/events",
+        "{\"agentId\":\"a\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"contnet\":\"x\"}]}");
+    assertError(typo, 400, "invalid_request");
+    assertTrue(typo.json().get("message").asText().contains("contnet"));
+    assertError(http.post("/v1/sessions/s-bad/events",
+        "{\"agentId\":\"a\",\"events\":[{\"type\":\"teleport\"}]}"), 400, "invalid_request");
+    assertError(http.post("/v1/sessions/s-bad/events",
+        "{\"agentId\":\"a\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":5}]}"), 400, "invalid_request");
+    assertError(http.post("/v1/sessions/s-bad/events",
+        "{\"agentId\":\"a b\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\"}]}"), 400, "invalid_request");
+    assertError(http.post("/v1/sessions/..%2F..%2Fetc/events",
+        "{\"agentId\":\"a\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\"}]}"), 400, "invalid_request");
+    assertError(http.postBytes("/v1/sessions/s-bad/events", new byte[] {'{', '"', (byte) 0xC3, (byte) 0x28, '"', '}'}),
+        400, "invalid_json");
+    assertError(http.post("/v1/sessions/s-bad/events",
+        "{\"agentId\":\"a\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"a\\u0000b\"}]}"),
+        400, "invalid_request");
+    StringBuilder many = new StringBuilder("{\"agentId\":\"a\",\"events\":[");
+    for (int i = 0; i < 10_000; i++) many.append(i == 0 ? "" : ",").append("{\"type\":\"message\",\"role\":\"user\",\"content\":\"m\"}");
+    assertError(http.post("/v1/sessions/s-bad/events", many.append("]}").toString()), 413, "too_many_events");
+    String huge = "{\"agentId\":\"a\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\""
+        + "x".repeat(2 * 1024 * 1024) + "\"}]}";
+    assertError(http.post("/v1/sessions/s-bad/events", huge), 413, "payload_too_large");
+    String longText = "{\"agentId\":\"a\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\""
+        + "x".repeat(200 * 1024) + "\"}]}";
+    assertError(http.post("/v1/sessions/s-bad/events", longText), 400, "invalid_request");
+    assertError(http.get("/v1/sessions/s-bad"), 404, "not_found");
+    assertError(http.get("/v1/no-such-route"), 404, "not_found");
+    assertError(http.send("DELETE", "/v1/sessions/s-bad", null), 405, "method_not_allowed");
+  }
+
+  @Test
+  void aSessionOfOneAgentRefusesAnotherAndCompletedSessionsRefuseNewTurns() {
+    http.post("/v1/sessions/s-owner/events", "{\"agentId\":\"a1\",\"events\":[{\"type\":\"result\",\"status\":\"FAILURE\"}]}");
+    assertError(http.post("/v1/sessions/s-owner/events",
+        "{\"agentId\":\"a2\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\"}]}"), 409, "conflict");
+    assertError(http.post("/v1/sessions/s-owner/events",
+        "{\"agentId\":\"a1\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\"}]}"), 409, "conflict");
+  }
+
+  @Test
+  void modelVersionsCanBeRegisteredPromotedRoutedAndRolledBack() {
+    assertError(http.get("/v1/models/agent-m"), 404, "not_found");
+    assertError(http.get("/v1/models/agent-m/route?sessionId=s1"), 404, "not_found");
+    Http.Response reg = http.post("/v1/models/agent-m/versions",
+        "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"http://infer:8000/v1\"}");
+    assertEquals(201, reg.status(), reg.body());
+    assertError(http.post("/v1/models/agent-m/versions", "{\"version\":\"v1\",\"artifact\":\"x\",\"endpoint\":\"http://e\"}"), 409, "conflict");
+    assertError(http.post("/v1/models/agent-m/versions", "{\"artifact\":\"x\"}"), 400, "invalid_request");
+    assertError(http.post("/v1/models/agent-m/versions", "{\"version\":\"v9\"}"), 400, "invalid_request");
+    assertError(http.post("/v1/models/agent-m/versions", "{\"version\":\"v9\",\"artifact\":\"x\"}"), 400,
+        "invalid_request");
+
+    JsonNode models = http.get("/v1/models/agent-m").json();
+    assertEquals("agent-m", models.get("agentId").asText());
+    assertEquals(1, models.get("versions").size());
+    JsonNode v1 = models.get("versions").get(0);
+    for (String field : new String[] {"version", "state", "ratio", "artifact", "endpoint", "sourceJobId", "metrics", "history"}) {
+      assertTrue(v1.has(field), "version view lacks " + field + ": " + v1);
+    }
+
+    http.post("/v1/models/agent-m/versions", "{\"version\":\"v2\",\"artifact\":\"file:///models/v2\",\"endpoint\":\"http://infer:8001/v1\"}");
+    String state1 = http.get("/v1/models/agent-m").json().get("stable").asText();
+    Http.Response promote = http.post("/v1/models/agent-m/versions/" + (state1.equals("v1") ? "v2" : "v1") + "/promote", null);
+    assertTrue(promote.status() == 202 || promote.status() == 409, promote.body());
+    Http.Response route = http.get("/v1/models/agent-m/route?sessionId=s-42");
+    assertEquals(200, route.status(), route.body());
+    assertEquals("s-42", route.json().get("sessionId").asText());
+    assertFalse(route.json().get("version").asText().isEmpty());
+    assertEquals(route.json().get("version"), http.get("/v1/models/agent-m/route?sessionId=s-42").json().get("version"));
+
+    assertError(http.post("/v1/models/agent-m/versions/v404/promote", null), 404, "not_found");
+    assertError(http.get("/v1/models/agent-m/route"), 400, "invalid_request");
+    assertError(http.post("/v1/models/agent-m/versions/v1/rollback", "{\"reason\":5}"), 400, "invalid_request");
+  }
+
+  @Test
+  void healthAndMetricsAnswer() {
+    assertEquals(200, http.get("/health/live").status());
+    Http.Response ready = http.get("/health/ready");
+    assertEquals(200, ready.status(), ready.body());
+    http.post("/v1/sessions/s-metrics/events", "{\"agentId\":\"a\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\"}]}");
+    Http.Response metrics = http.get("/metrics");
+    assertEquals(200, metrics.status());
+    assertTrue(metrics.body().contains("otl_events_accepted_total"), metrics.body());
+    assertTrue(metrics.body().contains("otl_http_request_duration_seconds_bucket{route=\"POST /v1/sessions/{id}/events\""),
+        metrics.body());
+  }
+}

@@ -1,0 +1,69 @@
+package io.otl.node.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** A real HTTP client over loopback for API tests. */
+public final class Http {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final String base;
+  private String token;
+
+  public Http(int port) {
+    this.base = "http://127.0.0.1:" + port;
+  }
+
+  public Http withToken(String token) {
+    this.token = token;
+    return this;
+  }
+
+  public record Response(int status, String body, java.net.http.HttpHeaders headers) {
+    public JsonNode json() {
+      try {
+        return JSON.readTree(body);
+      } catch (Exception e) {
+        throw new AssertionError("not JSON (" + status + "): " + body, e);
+      }
+    }
+  }
+
+  public Response get(String path) {
+    return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
+  }
+
+  public Response post(String path, String body) {
+    return send(HttpRequest.newBuilder(URI.create(base + path))
+        .header("Content-Type", "application/json")
+        .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)));
+  }
+
+  public Response postBytes(String path, byte[] body) {
+    return send(HttpRequest.newBuilder(URI.create(base + path))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+  }
+
+  public Response send(String method, String path, String body) {
+    return send(HttpRequest.newBuilder(URI.create(base + path))
+        .header("Content-Type", "application/json")
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)));
+  }
+
+  private Response send(HttpRequest.Builder b) {
+    if (token != null) b.header("Authorization", "Bearer " + token);
+    try {
+      HttpResponse<String> r = client.send(b.timeout(Duration.ofSeconds(30)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      return new Response(r.statusCode(), r.body(), r.headers());
+    } catch (Exception e) {
+      throw new AssertionError("request failed: " + e, e);
+    }
+  }
+}

@@ -1,0 +1,149 @@
+package io.otl.http;
+
+import static io.otl.http.SessionRoutes.body;
+import static io.otl.http.SessionRoutes.guard;
+import static io.otl.http.SessionRoutes.onlyFields;
+import static io.otl.http.SessionRoutes.readJson;
+import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
+import static org.apache.pekko.http.javadsl.server.Directives.concat;
+import static org.apache.pekko.http.javadsl.server.Directives.get;
+import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
+import static org.apache.pekko.http.javadsl.server.Directives.path;
+import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
+import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
+import static org.apache.pekko.http.javadsl.server.Directives.post;
+import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.otl.core.Ids;
+import io.otl.core.model.ModelVersion;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BiFunction;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCode;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.util.ByteString;
+
+/** {@code /v1/models/{agentId}…}: versions, manual transitions and routing (DESIGN §7.1). */
+public final class ModelRoutes {
+  private static final int MAX_TEXT = 2048;
+  private final ClusterSharding sharding;
+  private final Duration askTimeout;
+
+  public ModelRoutes(ClusterSharding sharding, Duration askTimeout) {
+    this.sharding = sharding;
+    this.askTimeout = askTimeout;
+  }
+
+  public Route route() {
+    return pathPrefix("models", () -> pathPrefix(segment(), agentId -> concat(
+        pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> models(agentId))))),
+        path("route", () -> get(() -> parameterOptional("sessionId", s ->
+            completeWithFuture(guard(() -> route(agentId, s)))))),
+        pathPrefix("versions", () -> concat(
+            pathEndOrSingleSlash(() -> post(() -> body(b -> completeWithFuture(guard(() -> register(agentId, b)))))),
+            pathPrefix(segment(), version -> concat(
+                transition("promote", agentId, version, (v, b) -> reply -> new ModelVersion.Promote(v, reply)),
+                transition("rollback", agentId, version,
+                    (v, b) -> reply -> new ModelVersion.Rollback(v, reason(b), reply)),
+                transition("pause", agentId, version, (v, b) -> reply -> new ModelVersion.Pause(v, reply)),
+                transition("resume", agentId, version, (v, b) -> reply -> new ModelVersion.Resume(v, reply)))))))));
+  }
+
+  private Route transition(String name, String agentId, String version,
+      BiFunction<String, ByteString, java.util.function.Function<ActorRef<ModelVersion.TransitionReply>,
+          ModelVersion.Command>> command) {
+    return path(name, () -> post(() -> body(b -> completeWithFuture(guard(() -> {
+      checkAgent(agentId);
+      checkVersion(version);
+      return ask(agentId, command.apply(version, b)).thenApply(r -> transitionResponse(r, StatusCodes.ACCEPTED));
+    })))));
+  }
+
+  /** The optional {@code {"reason": "..."}} body of a rollback. */
+  private static String reason(ByteString bytes) {
+    if (bytes.isEmpty()) return "manual rollback";
+    JsonNode body = readJson(bytes);
+    onlyFields(body, Set.of("reason"));
+    String reason = EventParser.text(body, "body", "reason");
+    if (reason != null && reason.length() > MAX_TEXT) {
+      throw BadRequest.invalid("reason is longer than " + MAX_TEXT + " characters");
+    }
+    return reason == null || reason.isBlank() ? "manual rollback" : reason;
+  }
+
+  private CompletionStage<HttpResponse> models(String agentId) {
+    checkAgent(agentId);
+    return sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
+        .<ModelVersion.ModelsView>ask(ModelVersion.Get::new, askTimeout)
+        .thenApply(view -> view.versions().isEmpty()
+            ? Json.error(StatusCodes.NOT_FOUND, "not_found", "agent " + agentId + " has no model versions")
+            : Json.ok(view));
+  }
+
+  private CompletionStage<HttpResponse> route(String agentId, Optional<String> sessionId) {
+    checkAgent(agentId);
+    String s = sessionId.orElseThrow(() -> BadRequest.invalid("the query parameter sessionId is required"));
+    SessionRoutes.checkSessionId(s);
+    return sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
+        .<ModelVersion.RouteReply>ask(reply -> new ModelVersion.Route(s, reply), askTimeout)
+        .thenApply(r -> r instanceof ModelVersion.RouteDecision d
+            ? Json.ok(Map.of("agentId", d.agentId(), "sessionId", d.sessionId(), "version", d.version(),
+                "endpoint", d.endpoint() == null ? "" : d.endpoint()))
+            : failure((ModelVersion.Failure) r));
+  }
+
+  private CompletionStage<HttpResponse> register(String agentId, ByteString bytes) {
+    checkAgent(agentId);
+    JsonNode body = readJson(bytes);
+    onlyFields(body, Set.of("version", "artifact", "endpoint"));
+    String version = EventParser.text(body, "body", "version");
+    String artifact = EventParser.text(body, "body", "artifact");
+    String endpoint = EventParser.text(body, "body", "endpoint");
+    checkVersion(version);
+    if (artifact == null || artifact.isBlank()) throw BadRequest.invalid("artifact is required (a model URI or path)");
+    if (artifact.length() > MAX_TEXT) throw BadRequest.invalid("artifact is longer than " + MAX_TEXT + " characters");
+    if (endpoint == null || endpoint.isBlank()) {
+      throw BadRequest.invalid("endpoint is required (the inference URL that serves this version)");
+    }
+    if (endpoint.length() > MAX_TEXT) throw BadRequest.invalid("endpoint is longer than " + MAX_TEXT + " characters");
+    return ask(agentId, reply -> new ModelVersion.RegisterManual(version, artifact, endpoint, reply))
+        .thenApply(r -> transitionResponse(r, StatusCodes.CREATED));
+  }
+
+  private CompletionStage<ModelVersion.TransitionReply> ask(
+      String agentId, java.util.function.Function<ActorRef<ModelVersion.TransitionReply>, ModelVersion.Command> cmd) {
+    return sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId).ask(cmd::apply, askTimeout);
+  }
+
+  private static HttpResponse transitionResponse(ModelVersion.TransitionReply reply, StatusCode success) {
+    if (reply instanceof ModelVersion.VersionStatus s) return Json.response(success, s);
+    return failure((ModelVersion.Failure) reply);
+  }
+
+  private static HttpResponse failure(ModelVersion.Failure f) {
+    return switch (f.code()) {
+      case NOT_FOUND, NO_VERSION -> Json.error(StatusCodes.NOT_FOUND, "not_found", f.message());
+      case ALREADY_EXISTS -> Json.error(StatusCodes.CONFLICT, "conflict", f.message());
+      case INVALID_TRANSITION -> Json.error(StatusCodes.CONFLICT, "invalid_transition", f.message());
+      case INVALID_INPUT -> Json.error(StatusCodes.BAD_REQUEST, "invalid_request", f.message());
+    };
+  }
+
+  static void checkAgent(String agentId) {
+    String p = Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID);
+    if (p != null) throw BadRequest.invalid(p);
+  }
+
+  static void checkVersion(String version) {
+    String p = Ids.problem("version", version, 64);
+    if (p != null) throw BadRequest.invalid(p);
+  }
+}
