@@ -5,6 +5,7 @@ import java.util.regex.Pattern;
 /** The identifier rules of DESIGN §3.1, shared by the entities and every edge that accepts ids. */
 public final class Ids {
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]+");
+  private static final Pattern DOTS = Pattern.compile("\\.+");
 
   private Ids() {}
 
@@ -24,10 +25,12 @@ public final class Ids {
     if (id == null || id.isEmpty()) return field + " is required (1-" + max + " characters of [A-Za-z0-9._:-])";
     if (id.length() > max) return field + " is " + id.length() + " characters long; at most " + max + " are allowed";
     if (!ID.matcher(id).matches()) return field + " may contain only the characters [A-Za-z0-9._:-]";
+    if (DOTS.matcher(id).matches()) return field + " must not consist of dots only (it names files and paths)";
     return null;
   }
 
   private static boolean isValid(String id, int max) {
-    return id != null && !id.isEmpty() && id.length() <= max && ID.matcher(id).matches();
+    return id != null && !id.isEmpty() && id.length() <= max && ID.matcher(id).matches()
+        && !DOTS.matcher(id).matches();
   }
 }
