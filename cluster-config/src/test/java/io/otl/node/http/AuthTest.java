@@ -1,0 +1,60 @@
+package io.otl.node.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.nio.file.Files;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Bearer-token protection of writes, and of reads when configured (DESIGN §7.1). */
+class AuthTest {
+  private static final String BODY =
+      "{\"agentId\":\"a\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\"}]}";
+
+  private static TrainingNode node(String token, boolean protectReads) throws Exception {
+    return TrainingNode.start(ConfigFactory.parseMap(Map.of(
+            "agentscope.training.auth.token", token, "agentscope.training.auth.protect-reads", protectReads))
+        .withFallback(TestDatabases.node(TestDatabases.h2(Files.createTempDirectory("otl-auth-")), true)));
+  }
+
+  @Test
+  void writesNeedTheTokenAndReadsStayOpenByDefault() throws Exception {
+    try (TrainingNode node = node("s3cret-token", false)) {
+      Http anonymous = new Http(node.httpPort());
+      Http.Response missing = anonymous.post("/v1/sessions/s1/events", BODY);
+      assertEquals(401, missing.status());
+      assertEquals("unauthorized", missing.json().get("error").asText());
+      assertTrue(missing.headers().firstValue("WWW-Authenticate").orElse("").startsWith("Bearer"));
+      Http.Response wrong = new Http(node.httpPort()).withToken("guess").post("/v1/sessions/s1/events", BODY);
+      assertEquals(401, wrong.status());
+      assertFalse(wrong.body().contains("s3cret-token"));
+      assertEquals(404, anonymous.get("/v1/sessions/s1").status(), "nothing was stored by refused writes");
+      Http authorized = new Http(node.httpPort()).withToken("s3cret-token");
+      assertEquals(202, authorized.post("/v1/sessions/s1/events", BODY).status());
+      assertEquals(200, anonymous.get("/v1/sessions/s1").status());
+      assertEquals(200, anonymous.get("/health/ready").status());
+    }
+  }
+
+  @Test
+  void readsNeedTheTokenWhenProtected() throws Exception {
+    try (TrainingNode node = node("another-token", true)) {
+      assertEquals(401, new Http(node.httpPort()).get("/v1/sessions/s1").status());
+      assertEquals(404, new Http(node.httpPort()).withToken("another-token").get("/v1/sessions/s1").status());
+      assertEquals(200, new Http(node.httpPort()).get("/health/live").status(), "health stays open for probes");
+    }
+  }
+
+  @Test
+  void withoutATokenEverythingIsOpen() throws Exception {
+    try (TrainingNode node = node("", false)) {
+      assertEquals(202, new Http(node.httpPort()).post("/v1/sessions/s1/events", BODY).status());
+    }
+  }
+}
