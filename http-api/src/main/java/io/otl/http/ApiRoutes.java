@@ -29,7 +29,19 @@ public final class ApiRoutes {
   private static final Set<String> ID_PARENTS =
       Set.of("sessions", "training", "jobs", "models", "versions", "session", "coordinator", "job", "model");
 
+  /** The OpenAPI 3 document of this API, served as {@code /v1/openapi.json}. */
+  static final byte[] OPENAPI = loadOpenApi();
+
   private ApiRoutes() {}
+
+  private static byte[] loadOpenApi() {
+    try (var in = ApiRoutes.class.getResourceAsStream("openapi.json")) {
+      if (in == null) throw new IllegalStateException("openapi.json is missing from the http-api jar");
+      return in.readAllBytes();
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("cannot read openapi.json", e);
+    }
+  }
 
   public static Route build(HealthRoutes health, ApiMetrics metrics, Auth auth, int maxInFlight,
       BooleanSupplier stopping, List<Route> v1) {
@@ -38,7 +50,10 @@ public final class ApiRoutes {
         health.route(),
         path("metrics", () -> get(() -> complete(HttpResponse.create().withEntity(
             HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, metrics.registry().scrape()))))),
-        pathPrefix("v1", () -> auth.protect(() -> all(v1))));
+        pathPrefix("v1", () -> concat(
+            path("openapi.json", () -> get(() -> complete(HttpResponse.create().withEntity(
+                HttpEntities.create(ContentTypes.APPLICATION_JSON, OPENAPI))))),
+            auth.protect(() -> all(v1)))));
     return handleExceptions(ApiErrors.exceptionHandler(), () -> handleRejections(ApiErrors.rejectionHandler(), () ->
         extractRequest(request -> {
           String label = request.method().name() + " " + label(request.getUri().path());
