@@ -20,6 +20,7 @@ import io.otl.core.session.SessionSettings;
 import io.otl.http.HealthRoutes;
 import io.otl.http.HttpServer;
 import io.otl.http.ReadinessCheck;
+import io.otl.persistence.JournalDirectory;
 import io.otl.persistence.JournalSchema;
 import io.otl.persistence.JournalSettings;
 import java.time.Clock;
@@ -131,6 +132,8 @@ public final class TrainingNode implements AutoCloseable {
     Duration askTimeout = training.getDuration("http.ask-timeout");
     DataCollector collector = new DataCollector(sharding, askTimeout);
     ModelRouter router = new ModelRouter(sharding, askTimeout);
+    JournalDirectory directory = new JournalDirectory(journal,
+        system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()));
 
     AtomicBoolean stopping = new AtomicBoolean(false);
     CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "mark-stopping",
@@ -148,7 +151,7 @@ public final class TrainingNode implements AutoCloseable {
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
           training.getInt("http.max-in-flight"), stopping::get, List.of(
               new SessionRoutes(collector, maxEvents, metrics).route(),
-              new ModelRoutes(sharding, askTimeout).route()));
+              new ModelRoutes(sharding, askTimeout, directory).route()));
       binding = HttpServer.start(system, training.getString("http.host"), training.getInt("http.port"), routes,
               training.getDuration("http.shutdown-deadline"))
           .toCompletableFuture().join();

@@ -36,10 +36,20 @@ public final class ModelRoutes {
   private static final int MAX_TEXT = 2048;
   private final ClusterSharding sharding;
   private final Duration askTimeout;
+  private final io.otl.core.api.AgentDirectory directory;
 
-  public ModelRoutes(ClusterSharding sharding, Duration askTimeout) {
+  public ModelRoutes(ClusterSharding sharding, Duration askTimeout, io.otl.core.api.AgentDirectory directory) {
     this.sharding = sharding;
     this.askTimeout = askTimeout;
+    this.directory = directory;
+  }
+
+  /** Runs {@code then} when the agent has model versions; 404 otherwise, starting no entity. */
+  private CompletionStage<HttpResponse> known(String agentId, java.util.function.Supplier<CompletionStage<HttpResponse>> then) {
+    return directory.exists(ModelVersion.ENTITY_TYPE_KEY.name() + "|" + agentId).thenCompose(exists -> exists
+        ? then.get()
+        : java.util.concurrent.CompletableFuture.completedFuture(
+            Json.error(StatusCodes.NOT_FOUND, "not_found", "agent " + agentId + " has no model versions")));
   }
 
   public Route route() {
@@ -63,7 +73,8 @@ public final class ModelRoutes {
     return path(name, () -> post(() -> body(b -> completeWithFuture(guard(() -> {
       checkAgent(agentId);
       checkVersion(version);
-      return ask(agentId, command.apply(version, b)).thenApply(r -> transitionResponse(r, StatusCodes.ACCEPTED));
+      var cmd = command.apply(version, b);
+      return known(agentId, () -> ask(agentId, cmd).thenApply(r -> transitionResponse(r, StatusCodes.ACCEPTED)));
     })))));
   }
 
@@ -81,23 +92,23 @@ public final class ModelRoutes {
 
   private CompletionStage<HttpResponse> models(String agentId) {
     checkAgent(agentId);
-    return sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
+    return known(agentId, () -> sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
         .<ModelVersion.ModelsView>ask(ModelVersion.Get::new, askTimeout)
         .thenApply(view -> view.versions().isEmpty()
             ? Json.error(StatusCodes.NOT_FOUND, "not_found", "agent " + agentId + " has no model versions")
-            : Json.ok(view));
+            : Json.ok(view)));
   }
 
   private CompletionStage<HttpResponse> route(String agentId, Optional<String> sessionId) {
     checkAgent(agentId);
     String s = sessionId.orElseThrow(() -> BadRequest.invalid("the query parameter sessionId is required"));
     SessionRoutes.checkSessionId(s);
-    return sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
+    return known(agentId, () -> sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
         .<ModelVersion.RouteReply>ask(reply -> new ModelVersion.Route(s, reply), askTimeout)
         .thenApply(r -> r instanceof ModelVersion.RouteDecision d
             ? Json.ok(Map.of("agentId", d.agentId(), "sessionId", d.sessionId(), "version", d.version(),
                 "endpoint", d.endpoint() == null ? "" : d.endpoint()))
-            : failure((ModelVersion.Failure) r));
+            : failure((ModelVersion.Failure) r)));
   }
 
   private CompletionStage<HttpResponse> register(String agentId, ByteString bytes) {

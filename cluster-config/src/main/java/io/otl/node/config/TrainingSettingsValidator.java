@@ -106,6 +106,7 @@ public final class TrainingSettingsValidator {
     rule(tr + "trigger.cron", cron());
     rule(tr + "trigger.min-samples", integerAtLeast(1));
     rule(tr + "trigger.missed-slots", oneOf("fire", "skip"));
+    rule(tr + "trigger.zone", zone());
     rule(tr + "algorithm", oneOf("sft", "ppo", "grpo", "dpo", "distillation"));
     rule(tr + "base-model", string(true));
     rule(tr + "hyperparams.learning-rate", number(0.0, false, null, false));
@@ -331,6 +332,21 @@ public final class TrainingSettingsValidator {
       prefix.append(parts[i]);
       SECTIONS.add(prefix.toString());
     }
+  }
+
+  private static Rule zone() {
+    return (c, key, v) -> {
+      Object s = v.unwrapped();
+      if (s instanceof String id) {
+        try {
+          return java.time.ZoneId.of(id);
+        } catch (java.time.DateTimeException e) {
+          // fall through to the error
+        }
+      }
+      c.error(key, v, "a time zone id such as UTC, Europe/Paris or Asia/Shanghai");
+      return null;
+    };
   }
 
   private static Rule bool() {

@@ -313,7 +313,10 @@ public final class AgentSession
     return newCommandHandlerWithReplyBuilder()
         .forAnyState()
         .onCommand(Record.class, this::onRecord)
-        .onCommand(Get.class, (state, cmd) -> Effect().reply(cmd.replyTo(), state))
+        .onCommand(Get.class, (state, cmd) -> {
+          passivateIfNew(state);
+          return Effect().reply(cmd.replyTo(), state);
+        })
         .onCommand(IdleCheck.class, this::onIdleCheck)
         .onCommand(PassivateCheck.class, this::onPassivateCheck)
         .onCommand(Stop.class, (state, cmd) -> Effect().stop().thenNoReply())
@@ -323,30 +326,31 @@ public final class AgentSession
   private ReplyEffect<Event, State> onRecord(State state, Record cmd) {
     Instant now = clock.instant();
     String idProblem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
-    if (idProblem != null) return reject(cmd, RejectionCode.INVALID, "sessionId", idProblem);
+    if (idProblem != null) return reject(state, cmd, RejectionCode.INVALID, "sessionId", idProblem);
     if (cmd.agentId() == null && state.status() == Status.NEW) {
-      return reject(cmd, RejectionCode.NOT_FOUND, "sessionId",
+      return reject(state, cmd, RejectionCode.NOT_FOUND, "sessionId",
           "session " + sessionId + " is unknown; its first events must name the agentId");
     }
     String agentId = cmd.agentId() == null ? state.agentId() : cmd.agentId();
     String agentProblem = Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID);
-    if (agentProblem != null) return reject(cmd, RejectionCode.INVALID, "agentId", agentProblem);
+    if (agentProblem != null) return reject(state, cmd, RejectionCode.INVALID, "agentId", agentProblem);
     if (state.status() != Status.NEW && !state.agentId().equals(agentId)) {
-      return reject(cmd, RejectionCode.CONFLICT, "agentId",
+      return reject(state, cmd, RejectionCode.CONFLICT, "agentId",
           "session " + sessionId + " belongs to agent " + state.agentId() + ", not " + agentId);
     }
     if (cmd.inputs() == null || cmd.inputs().isEmpty()) {
-      return reject(cmd, RejectionCode.INVALID, "events", "at least one event is required");
+      return reject(state, cmd, RejectionCode.INVALID, "events", "at least one event is required");
     }
     for (int i = 0; i < cmd.inputs().size(); i++) {
       String problem = validate(cmd.inputs().get(i));
       if (problem != null) {
         int sep = problem.indexOf(' ');
         String field = "events[" + i + "]" + (problem.startsWith(".") ? problem.substring(0, sep) : "");
-        return reject(cmd, RejectionCode.INVALID, field, "events[" + i + "]" + problem);
+        return reject(state, cmd, RejectionCode.INVALID, field, "events[" + i + "]" + problem);
       }
     }
     if (state.status() == Status.NEW && !sampler.keep(sessionId)) {
+      passivateIfNew(state);
       return Effect().reply(cmd.replyTo(), new Recorded(0, 0, false));
     }
 
@@ -367,12 +371,12 @@ public final class AgentSession
         produced.add(new SessionStarted("start:" + eventId, at, now, agentId, null, null, Map.of()));
       }
       if (draft.status() == Status.COMPLETED && !(input instanceof SessionInput.Feedback)) {
-        return reject(cmd, RejectionCode.CONFLICT, "events[" + i + "]",
+        return reject(state, cmd, RejectionCode.CONFLICT, "events[" + i + "]",
             "session " + sessionId + " was completed at " + draft.completedAt()
                 + "; only feedback is accepted now, not " + input.type());
       }
       if (draft.status() == Status.COMPLETED && now.isAfter(draft.completedAt().plus(settings.feedbackWindow()))) {
-        return reject(cmd, RejectionCode.CONFLICT, "events[" + i + "]",
+        return reject(state, cmd, RejectionCode.CONFLICT, "events[" + i + "]",
             "the feedback window of session " + sessionId + " closed at "
                 + draft.completedAt().plus(settings.feedbackWindow()));
       }
@@ -438,8 +442,20 @@ public final class AgentSession
         Scoring.reward(draft, settings.weights()), Scoring.quality(draft), draft.counts(), Scoring.outcome(draft));
   }
 
-  private ReplyEffect<Event, State> reject(Record cmd, RejectionCode code, String field, String message) {
+  /**
+   * A session that has stored nothing (a read of an unknown id, a refused first request, a
+   * sampled-out session) leaves memory at once: probing ids must not fill the cluster.
+   */
+  private void passivateIfNew(State state) {
+    if (state.status() == Status.NEW && shard != null) {
+      shard.tell(new ClusterSharding.Passivate<>(context.getSelf()));
+    }
+  }
+
+  private ReplyEffect<Event, State> reject(
+      State state, Record cmd, RejectionCode code, String field, String message) {
     context.getLog().debug("session {} rejected a request: {}", sessionId, message);
+    passivateIfNew(state);
     return Effect().reply(cmd.replyTo(), new Rejected(code, field, message));
   }
 

@@ -1,0 +1,144 @@
+package io.otl.http;
+
+import static io.otl.http.ModelRoutes.checkAgent;
+import static io.otl.http.SessionRoutes.guard;
+import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
+import static org.apache.pekko.http.javadsl.server.Directives.concat;
+import static org.apache.pekko.http.javadsl.server.Directives.get;
+import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
+import static org.apache.pekko.http.javadsl.server.Directives.path;
+import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
+import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
+import static org.apache.pekko.http.javadsl.server.Directives.post;
+import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
+
+import io.otl.core.api.AgentDirectory;
+import io.otl.core.coordinator.TrainingCoordinator;
+import io.otl.core.coordinator.TrainingCoordinator.JobStatus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.server.Route;
+
+/** {@code /v1/training/{agentId}…} and {@code /v1/jobs…} over the TrainingCoordinator protocol. */
+public final class TrainingRoutes {
+  private final ClusterSharding sharding;
+  private final Duration askTimeout;
+  private final AgentDirectory agents;
+
+  public TrainingRoutes(ClusterSharding sharding, Duration askTimeout, AgentDirectory agents) {
+    this.sharding = sharding;
+    this.askTimeout = askTimeout;
+    this.agents = agents;
+  }
+
+  public Route route() {
+    return concat(
+        pathPrefix("training", () -> pathPrefix(segment(), agentId -> concat(
+            pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> status(agentId))))),
+            path("trigger", () -> post(() -> completeWithFuture(guard(() -> trigger(agentId)))))))),
+        pathPrefix("jobs", () -> concat(
+            pathEndOrSingleSlash(() -> get(() -> parameterOptional("agentId", a -> parameterOptional("status", s ->
+                completeWithFuture(guard(() -> list(a, s))))))),
+            pathPrefix(segment(), jobId -> concat(
+                pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> job(jobId))))),
+                path("cancel", () -> post(() -> completeWithFuture(guard(() -> cancel(jobId))))))))));
+  }
+
+  private EntityRef<TrainingCoordinator.Command> coordinator(String agentId) {
+    return sharding.entityRefFor(TrainingCoordinator.ENTITY_TYPE_KEY, agentId);
+  }
+
+  /** Runs {@code then} for a known agent; 404 otherwise, without starting an entity for it. */
+  private CompletionStage<HttpResponse> known(String agentId, java.util.function.Supplier<CompletionStage<HttpResponse>> then) {
+    return agents.exists(TrainingCoordinator.persistenceId(agentId).id()).thenCompose(exists -> exists
+        ? then.get()
+        : CompletableFuture.completedFuture(Json.error(StatusCodes.NOT_FOUND, "not_found",
+            "agent " + agentId + " has no training coordinator yet (no completed trajectory)")));
+  }
+
+  private CompletionStage<HttpResponse> status(String agentId) {
+    checkAgent(agentId);
+    return known(agentId, () -> coordinator(agentId)
+        .<TrainingCoordinator.CoordinatorView>ask(TrainingCoordinator.GetStatus::new, askTimeout)
+        .thenApply(Json::ok));
+  }
+
+  private CompletionStage<HttpResponse> trigger(String agentId) {
+    checkAgent(agentId);
+    return known(agentId, () -> coordinator(agentId).<TrainingCoordinator.TriggerReply>ask(
+            reply -> new TrainingCoordinator.Trigger("http", reply), askTimeout)
+        .thenApply(r -> r instanceof TrainingCoordinator.TriggerAccepted a
+            ? Json.response(StatusCodes.ACCEPTED, a)
+            : refused((TrainingCoordinator.Refused) r)));
+  }
+
+  private CompletionStage<HttpResponse> job(String jobId) {
+    String agentId = agentOf(jobId);
+    return known(agentId, () -> coordinator(agentId).<TrainingCoordinator.JobReply>ask(
+            reply -> new TrainingCoordinator.GetJob(jobId, reply), askTimeout)
+        .thenApply(r -> r instanceof TrainingCoordinator.JobView v ? Json.ok(v) : refused((TrainingCoordinator.Refused) r)));
+  }
+
+  private CompletionStage<HttpResponse> cancel(String jobId) {
+    String agentId = agentOf(jobId);
+    return known(agentId, () -> coordinator(agentId).<TrainingCoordinator.CancelReply>ask(
+            reply -> new TrainingCoordinator.CancelJob(jobId, "http", reply), askTimeout)
+        .thenApply(r -> r instanceof TrainingCoordinator.CancelAccepted a
+            ? Json.response(StatusCodes.ACCEPTED, a)
+            : refused((TrainingCoordinator.Refused) r)));
+  }
+
+  private CompletionStage<HttpResponse> list(Optional<String> agentId, Optional<String> statusName) {
+    JobStatus status = statusName.map(TrainingRoutes::parseStatus).orElse(null);
+    agentId.ifPresent(ModelRoutes::checkAgent);
+    CompletionStage<List<String>> ids = agentId.<CompletionStage<List<String>>>map(
+        a -> CompletableFuture.completedFuture(List.of(a))).orElseGet(agents::agentIds);
+    return ids.thenCompose(list -> {
+      List<CompletableFuture<TrainingCoordinator.JobList>> asks = new ArrayList<>();
+      for (String a : list) {
+        asks.add(coordinator(a).<TrainingCoordinator.JobList>ask(
+            reply -> new TrainingCoordinator.ListJobs(status, reply), askTimeout).toCompletableFuture());
+      }
+      return CompletableFuture.allOf(asks.toArray(CompletableFuture[]::new)).thenApply(v -> {
+        List<TrainingCoordinator.JobView> jobs = new ArrayList<>();
+        for (var f : asks) jobs.addAll(f.join().jobs());
+        jobs.sort(Comparator.comparing(TrainingRoutes::requestedAt).reversed());
+        return Json.ok(Map.of("jobs", jobs));
+      });
+    });
+  }
+
+  private static java.time.Instant requestedAt(TrainingCoordinator.JobView v) {
+    return v.history().isEmpty() ? java.time.Instant.EPOCH : v.history().get(0).at();
+  }
+
+  private static JobStatus parseStatus(String s) {
+    for (JobStatus st : JobStatus.values()) if (st.name().equalsIgnoreCase(s)) return st;
+    throw BadRequest.invalid("status is '" + s + "'; allowed: REQUESTED, SUBMITTED, RUNNING, SUCCEEDED, FAILED, CANCELLED");
+  }
+
+  private static String agentOf(String jobId) {
+    return TrainingCoordinator.agentIdOf(jobId)
+        .filter(a -> io.otl.core.Ids.isValidAgentId(a))
+        .orElseThrow(() -> new BadRequest(404, "not_found",
+            "job " + jobId + " is unknown (job ids look like job-<n>-<agentId>)"));
+  }
+
+  private static HttpResponse refused(TrainingCoordinator.Refused r) {
+    return switch (r.code()) {
+      case NOT_FOUND -> Json.error(StatusCodes.NOT_FOUND, "not_found", r.message());
+      case CONFLICT -> Json.error(StatusCodes.CONFLICT, "conflict", r.message());
+      case INVALID_INPUT -> Json.error(StatusCodes.BAD_REQUEST, "invalid_request", r.message());
+    };
+  }
+}
