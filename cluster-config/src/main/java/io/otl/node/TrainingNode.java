@@ -43,7 +43,6 @@ import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.slf4j.Logger;
@@ -113,9 +112,7 @@ public final class TrainingNode implements AutoCloseable {
   private static TrainingNode startOn(
       ActorSystem<Void> system, JournalSettings journal, SessionSettings sessionSettings, Config training) {
     Cluster cluster = Cluster.get(system);
-    if (system.settings().config().getStringList("pekko.cluster.seed-nodes").isEmpty()) {
-      cluster.manager().tell(Join.create(cluster.selfMember().address()));
-    }
+    ClusterMembership.join(system, system.settings().config());
     TrinitySimulator simulator = null;
     if (training.getBoolean("simulator.enabled")) {
       simulator = TrinitySimulator.start(system, SimulatorSettings.fromConfig(training.getConfig("simulator")));

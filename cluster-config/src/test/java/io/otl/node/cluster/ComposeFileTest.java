@@ -1,0 +1,171 @@
+package io.otl.node.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * docker/compose.yml and docker/Dockerfile describe the deployment the other tests prove: the same
+ * main class and sub-commands, the same environment variables (each one read by the node), health
+ * checks on every service, and the published ports of the README.
+ */
+class ComposeFileTest {
+  private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+  private static final List<String> NODES = List.of("node1", "node2", "node3");
+  private static JsonNode services;
+  private static String dockerfile;
+
+  @BeforeAll
+  static void parse() throws IOException {
+    JsonNode compose = new YAMLMapper().readTree(ROOT.resolve("docker/compose.yml").toFile());
+    services = compose.path("services");
+    dockerfile = Files.readString(ROOT.resolve("docker/Dockerfile"));
+  }
+
+  @Test
+  void hasPostgresKafkaThreeNodesAndTheSimulator() {
+    Set<String> names = new TreeSet<>();
+    services.fieldNames().forEachRemaining(names::add);
+    assertEquals(new TreeSet<>(List.of("postgres", "kafka", "node1", "node2", "node3", "simulator")), names);
+    assertEquals("postgres:15", services.path("postgres").path("image").asText());
+    assertEquals("apache/kafka:3.9.1", services.path("kafka").path("image").asText());
+    JsonNode kafkaEnv = services.path("kafka").path("environment");
+    assertEquals("broker,controller", kafkaEnv.path("KAFKA_PROCESS_ROLES").asText(), "one combined KRaft node");
+    assertEquals("PLAINTEXT://kafka:9092", kafkaEnv.path("KAFKA_ADVERTISED_LISTENERS").asText());
+    assertEquals("1", kafkaEnv.path("KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR").asText(),
+        "a single broker needs replication factor 1 for consumer groups (DESIGN §10)");
+  }
+
+  @Test
+  void everyServiceHasAHealthCheckAndNodesWaitForHealthyDependencies() {
+    services.fields().forEachRemaining(e -> assertFalse(
+        e.getValue().path("healthcheck").path("test").isMissingNode(), e.getKey() + " has no healthcheck"));
+    assertTrue(text(services.path("postgres").path("healthcheck").path("test")).contains("pg_isready"));
+    assertTrue(text(services.path("kafka").path("healthcheck").path("test")).contains("kafka-broker-api-versions"));
+    for (String node : NODES) {
+      JsonNode s = services.path(node);
+      String probe = text(s.path("healthcheck").path("test"));
+      assertTrue(probe.contains("io.otl.node.HealthProbe") && probe.contains("/health/ready"), node + ": " + probe);
+      for (String dep : List.of("postgres", "kafka", "simulator")) {
+        assertEquals("service_healthy", s.path("depends_on").path(dep).path("condition").asText(), node + " -> " + dep);
+      }
+    }
+    assertTrue(text(services.path("simulator").path("healthcheck").path("test")).contains("http://127.0.0.1:8265/health"));
+  }
+
+  @Test
+  void nodesRunTheSameMainAndSubCommandsAsTheTests() {
+    for (String node : NODES) {
+      assertEquals(List.of(NodeProcess.RUN), strings(services.path(node).path("command")), node);
+    }
+    List<String> sim = strings(services.path("simulator").path("command"));
+    assertEquals("simulator", sim.get(0));
+    assertEquals(List.of("simulator", "--host", "0.0.0.0", "--port", "8265"), sim.subList(0, 5));
+    assertTrue(dockerfile.contains("exec java $JAVA_OPTS -jar /app/otl-node.jar \\\"$@\\\""),
+        "ENTRYPOINT runs the jar with the compose command as arguments");
+    assertTrue(dockerfile.contains("CMD [\"run\"]"));
+    assertTrue(dockerfile.contains("FROM maven:3.9-eclipse-temurin-17 AS build"));
+    assertTrue(dockerfile.contains("FROM eclipse-temurin:17-jre"));
+    assertTrue(dockerfile.contains("mvn -B -q package -DskipTests"));
+    assertTrue(Pattern.compile("(?m)^USER otl$").matcher(dockerfile).find(), "runs as a non-root user");
+    assertTrue(dockerfile.contains("HEALTHCHECK") && dockerfile.contains("io.otl.node.HealthProbe"));
+    // The jar's Main-Class is the class the tests start.
+    String pom = read(ROOT.resolve("cluster-config/pom.xml"));
+    assertTrue(pom.contains("<mainClass>" + NodeProcess.MAIN_CLASS + "</mainClass>"));
+    assertTrue(pom.contains("<finalName>otl-node</finalName>"));
+  }
+
+  @Test
+  void nodesUseTheDocumentedVariablesAndPorts() {
+    for (int i = 0; i < NODES.size(); i++) {
+      String node = NODES.get(i);
+      JsonNode env = services.path(node).path("environment");
+      Set<String> names = new TreeSet<>();
+      env.fieldNames().forEachRemaining(names::add);
+      Set<String> expected = new TreeSet<>(NodeProcess.COMPOSE_NODE_ENV);
+      expected.add("JAVA_OPTS");
+      assertEquals(expected, names, node + ": the variables the crash test gives its node processes");
+      assertEquals(node, env.path("OTL_HOSTNAME").asText());
+      assertEquals("25520", env.path("OTL_CLUSTER_PORT").asText());
+      assertEquals("pekko://otl@node1:25520,pekko://otl@node2:25520,pekko://otl@node3:25520",
+          env.path("OTL_SEED_NODES").asText());
+      assertEquals("8080", env.path("OTL_HTTP_PORT").asText());
+      assertEquals("postgres", env.path("OTL_PERSISTENCE").asText());
+      assertTrue(env.path("OTL_DB_URL").asText().startsWith("jdbc:postgresql://postgres:5432/"));
+      assertEquals("false", env.path("OTL_SIMULATOR_ENABLED").asText());
+      assertEquals("http://simulator:8265", env.path("OTL_TRINITY_ENDPOINT").asText());
+      assertEquals("kafka:9092", env.path("OTL_KAFKA_BOOTSTRAP").asText());
+      assertEquals(List.of((8080 + i) + ":8080"), strings(services.path(node).path("ports")));
+    }
+  }
+
+  @Test
+  void everyOtlVariableInComposeIsReadByTheNode() throws IOException {
+    Set<String> used = new LinkedHashSet<>();
+    services.fields().forEachRemaining(s -> s.getValue().path("environment").fieldNames().forEachRemaining(n -> {
+      if (n.startsWith("OTL_")) used.add(n);
+    }));
+    String sources = mainSources();
+    List<String> unread = new ArrayList<>();
+    for (String name : used) {
+      boolean read = Pattern.compile("\"" + name + "\"|\\$\\{\\?" + name + "}").matcher(sources).find();
+      if (read) continue;
+      if (NodeProcess.PENDING_ENV.containsKey(name)) {
+        System.out.println("PENDING: " + name + " is set in compose.yml but not read yet; waits for "
+            + NodeProcess.PENDING_ENV.get(name));
+      } else {
+        unread.add(name);
+      }
+    }
+    assertEquals(List.of(), unread, "OTL_* variables in compose.yml that no main source or .conf reads");
+  }
+
+  /** Every main Java source and resource of every module, concatenated. */
+  private static String mainSources() throws IOException {
+    List<Path> files;
+    try (Stream<Path> walk = Files.walk(ROOT)) {
+      files = walk.filter(p -> p.toString().replace('\\', '/').contains("/src/main/"))
+          .filter(p -> !p.toString().contains("/target/"))
+          .filter(p -> p.toString().endsWith(".java") || p.toString().endsWith(".conf"))
+          .collect(Collectors.toList());
+    }
+    StringBuilder all = new StringBuilder();
+    for (Path f : files) all.append(Files.readString(f)).append('\n');
+    return all.toString();
+  }
+
+  private static String text(JsonNode node) {
+    return node.isArray() ? String.join(" ", strings(node)) : node.asText();
+  }
+
+  private static List<String> strings(JsonNode node) {
+    List<String> out = new ArrayList<>();
+    for (Iterator<JsonNode> it = node.elements(); it.hasNext(); ) out.add(it.next().asText());
+    return out;
+  }
+
+  private static String read(Path p) {
+    try {
+      return Files.readString(p);
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+}
