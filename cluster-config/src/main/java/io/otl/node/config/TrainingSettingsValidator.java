@@ -71,6 +71,8 @@ public final class TrainingSettingsValidator {
     rule("http.max-in-flight", integerAtLeast(1));
     rule("auth.token", string(false));
     rule("auth.protect-reads", bool());
+    rule("cluster.bootstrap", oneOf("seed-nodes", "management"));
+    rule("cluster.management.enabled", bool());
     rule("simulator.enabled", bool());
     rule("simulator.host", string(true));
     rule("simulator.port", integerAtLeast(0));
