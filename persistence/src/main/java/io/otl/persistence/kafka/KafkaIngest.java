@@ -92,6 +92,8 @@ public final class KafkaIngest {
   private final LongAdder deadLettered = new LongAdder();
   private final Map<String, LongAdder> deadLetteredByCode = new ConcurrentHashMap<>();
   private final AtomicLong attempts = new AtomicLong();
+  private final java.util.concurrent.atomic.AtomicReference<CompletionStage<Done>> stopped =
+      new java.util.concurrent.atomic.AtomicReference<>();
   private volatile UniqueKillSwitch killSwitch;
   private volatile CompletionStage<Done> done;
 
@@ -281,9 +283,13 @@ public final class KafkaIngest {
 
   /** Stops consuming; records not yet committed are read again by the next consumer of the group. */
   public CompletionStage<Done> stop() {
+    CompletableFuture<Done> mine = new CompletableFuture<>();
+    if (!stopped.compareAndSet(null, mine)) return stopped.get();
     killSwitch.shutdown();
-    return done.exceptionally(e -> Done.getInstance())
+    done.exceptionally(e -> Done.getInstance())
         .thenCompose(d -> deadLetterProducer.close())
-        .exceptionally(e -> Done.getInstance());
+        .exceptionally(e -> Done.getInstance())
+        .whenComplete((d, e) -> mine.complete(Done.getInstance()));
+    return mine;
   }
 }

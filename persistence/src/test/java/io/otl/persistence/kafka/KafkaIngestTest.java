@@ -31,6 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class KafkaIngestTest {
   private static final int SESSIONS = 1000;
+  /** Sessions of the restart tests that need no bulk. */
+  private static final int SMALL = 300;
   private static final int EVENTS_PER_SESSION = 10;
   /** SessionStarted, 8 messages, the task result and the completion. */
   private static final long ROWS_PER_SESSION = 11;
@@ -40,7 +42,7 @@ class KafkaIngestTest {
 
   @BeforeAll
   static void startBroker() throws Exception {
-    broker = KafkaTestBroker.start(4, "ae-bulk", "dlq-bulk", "ae-outage", "dlq-outage", "ae-stop", "dlq-stop",
+    broker = KafkaTestBroker.start(4, "ae-kill", "dlq-kill", "ae-bulk", "dlq-bulk", "ae-outage", "dlq-outage", "ae-stop", "dlq-stop",
         "ae-bad", "dlq-bad", "ae-timeout", "dlq-timeout", "ae-late", "dlq-late");
   }
 
@@ -91,18 +93,60 @@ class KafkaIngestTest {
     long before;
     try (TestNode node = TestNode.start(TestNode.h2(dir))) {
       KafkaIngest.start(node.system, node.collector, settings(node, "stop"));
-      broker.produce(events("ae-stop", "stop-", 0, EVENTS_PER_SESSION));
-      await("a third in the journal", () -> rows(node, "AgentSession|stop-") >= SESSIONS * ROWS_PER_SESSION / 3);
+      broker.produce(events("ae-stop", "stop-", 0, EVENTS_PER_SESSION, SMALL));
+      await("a third in the journal", () -> rows(node, "AgentSession|stop-") >= SMALL * ROWS_PER_SESSION / 3);
     } // the actor system terminates: ingestion stops mid-stream
     try (TestNode node = TestNode.start(TestNode.h2(dir))) {
       before = rows(node, "AgentSession|stop-");
-      assertTrue(before < SESSIONS * ROWS_PER_SESSION, "stopped halfway: " + before + " rows");
+      assertTrue(before < SMALL * ROWS_PER_SESSION, "stopped halfway: " + before + " rows");
       KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, settings(node, "stop"));
-      awaitRows(node, "AgentSession|stop-", SESSIONS * ROWS_PER_SESSION);
-      assertEachSessionOnce(node, "AgentSession|stop-");
-      assertTrue(ingest.recorded() < SESSIONS * EVENTS_PER_SESSION,
+      awaitRows(node, "AgentSession|stop-", SMALL * ROWS_PER_SESSION);
+      assertEachSessionOnce(node, "AgentSession|stop-", SMALL);
+      assertTrue(ingest.recorded() < SMALL * EVENTS_PER_SESSION,
           "the second node resumed from committed offsets instead of re-reading everything: " + ingest.recorded());
     }
+  }
+
+  @Test
+  void aNodeKilledWithSigkillHalfwayLosesAndDoublesNothing(@TempDir Path dir) throws Exception {
+    broker.produce(events("ae-kill", "kill-", 0, EVENTS_PER_SESSION, SMALL));
+    Path out = dir.resolve("ingest-process.log");
+    Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx384m", "-cp", System.getProperty("java.class.path"), IngestProcess.class.getName(),
+        dir.toString(), broker.bootstrapServers(), "ae-kill", "dlq-kill", "group-kill")
+        .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    try {
+      await("the other JVM has written a quarter", () -> {
+        if (!child.isAlive()) fail("ingest process died: " + java.nio.file.Files.readString(out));
+        return recordedByChild(out) >= SMALL * EVENTS_PER_SESSION / 4;
+      });
+    } finally {
+      child.destroyForcibly(); // SIGKILL: no shutdown hook, no commit, no goodbye to the group
+      assertTrue(child.waitFor(30, TimeUnit.SECONDS), "killed process is gone");
+    }
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      long before = rows(node, "AgentSession|kill-");
+      assertTrue(before < SMALL * ROWS_PER_SESSION, "killed halfway: " + before + " rows");
+      KafkaSettings settings = KafkaSettings.fromConfig(com.typesafe.config.ConfigFactory
+              .parseMap(IngestProcess.crashSettings("ae-kill", "dlq-kill", "group-kill")).atPath("kafka")
+              .withFallback(node.training))
+          .withBootstrapServers(broker.bootstrapServers());
+      KafkaIngest.start(node.system, node.collector, settings);
+      awaitRows(node, "AgentSession|kill-", SMALL * ROWS_PER_SESSION);
+      assertEachSessionOnce(node, "AgentSession|kill-", SMALL);
+    }
+  }
+
+  /**
+   * What the ingest process reported as recorded (it prints its counter every second). Not read
+   * from the journal: a second JVM opening the H2 file would take the file over from the node.
+   */
+  private static long recordedByChild(Path log) throws java.io.IOException {
+    long last = 0;
+    for (String line : java.nio.file.Files.readAllLines(log)) {
+      if (line.startsWith("recorded ")) last = Long.parseLong(line.substring(9, line.indexOf(',')));
+    }
+    return last;
   }
 
   @Test
@@ -128,7 +172,8 @@ class KafkaIngestTest {
   @Test
   void theNodeStartsWhileTheBrokerIsAwayAndIngestsOnceItIsBack(@TempDir Path dir) throws Exception {
     broker.stopBroker();
-    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+    // On PostgreSQL when one is reachable (OTL_TEST_PG_URL), the production journal; else H2.
+    try (TestNode node = TestNode.start(TestNode.postgresReachable() ? TestNode.postgres() : TestNode.h2(dir))) {
       long t0 = System.nanoTime();
       KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, settings(node, "late"));
       assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(2), "start does not wait for the broker");

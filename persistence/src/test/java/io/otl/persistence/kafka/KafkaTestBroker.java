@@ -93,6 +93,17 @@ public final class KafkaTestBroker implements AutoCloseable {
       List<NewTopic> newTopics = new ArrayList<>();
       for (String t : topics) newTopics.add(new NewTopic(t, partitions, (short) 1));
       admin.createTopics(newTopics).all().get(30, TimeUnit.SECONDS);
+      // Producing before every partition has a leader makes the first batches fail and retry;
+      // wait until the broker serves them all.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (true) {
+        var described = admin.describeTopics(List.of(topics)).allTopicNames().get(30, TimeUnit.SECONDS);
+        boolean ready = described.values().stream().allMatch(d -> d.partitions().size() == partitions
+            && d.partitions().stream().allMatch(p -> p.leader() != null && p.leader().id() >= 0));
+        if (ready) break;
+        if (System.nanoTime() > deadline) throw new IllegalStateException("topics without leader: " + described);
+        Thread.sleep(100);
+      }
     }
   }
 
@@ -117,6 +128,13 @@ public final class KafkaTestBroker implements AutoCloseable {
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "60000");
+    // A partition created a moment ago may answer NOT_LEADER to the first batches; the idempotent
+    // producer then sometimes wedges on OUT_OF_ORDER_SEQUENCE_NUMBER against this in-process broker.
+    // Plain retries with one request in flight keep the order (a repeat would be deduplicated by
+    // the sessions anyway).
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
     return new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
   }
 
