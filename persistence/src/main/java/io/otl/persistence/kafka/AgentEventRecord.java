@@ -1,0 +1,75 @@
+package io.otl.persistence.kafka;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.core.Ids;
+import io.otl.core.api.EventJson;
+import io.otl.core.api.InvalidEventException;
+import io.otl.core.session.SessionInput;
+import java.io.IOException;
+
+/**
+ * What one {@code agent-events} record means: an event of a session of an agent, or the reason it
+ * cannot be recorded (then it goes to the dead-letter topic). The value is an event object of
+ * DESIGN §7.1 plus {@code sessionId} and {@code agentId}; the key is the session id (a key that
+ * contradicts the value's {@code sessionId} is refused, a value without one takes the key's).
+ */
+public sealed interface AgentEventRecord {
+
+  /** Dead-letter codes ({@code otl-error-code} header) for records refused before the journal. */
+  String NOT_JSON = "not_json";
+  String NOT_AN_OBJECT = "not_an_object";
+  String INVALID_SESSION_ID = "invalid_session_id";
+  String INVALID_AGENT_ID = "invalid_agent_id";
+  String SESSION_MISMATCH = "session_mismatch";
+  String INVALID_EVENT = "invalid_event";
+
+  record Event(String sessionId, String agentId, SessionInput input) implements AgentEventRecord {}
+
+  record Invalid(String code, String reason) implements AgentEventRecord {}
+
+  ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+  static AgentEventRecord parse(String key, byte[] value) {
+    if (value == null || value.length == 0) return new Invalid(NOT_JSON, "the record has no value; expected an event object");
+    JsonNode node;
+    try {
+      node = JSON.readTree(value);
+    } catch (JsonProcessingException e) {
+      return new Invalid(NOT_JSON, "the value is not valid JSON: " + firstLine(e.getOriginalMessage()));
+    } catch (IOException e) {
+      return new Invalid(NOT_JSON, "the value is not valid JSON: " + firstLine(e.getMessage()));
+    }
+    if (node == null || !node.isObject()) {
+      return new Invalid(NOT_AN_OBJECT, "the value must be a JSON object (one event with sessionId and agentId)");
+    }
+    try {
+      String sessionId = EventJson.text(node, "value", "sessionId");
+      if (sessionId == null) sessionId = key;
+      String sessionProblem = Ids.problem("value.sessionId", sessionId, Ids.MAX_SESSION_ID);
+      if (sessionProblem != null) return new Invalid(INVALID_SESSION_ID, sessionProblem);
+      if (key != null && !key.equals(sessionId)) {
+        return new Invalid(SESSION_MISMATCH, "the record key '" + abbreviate(key) + "' is not the value's sessionId '"
+            + sessionId + "'");
+      }
+      String agentId = EventJson.text(node, "value", "agentId");
+      String agentProblem = Ids.problem("value.agentId", agentId, Ids.MAX_AGENT_ID);
+      if (agentProblem != null) return new Invalid(INVALID_AGENT_ID, agentProblem);
+      return new Event(sessionId, agentId, EventJson.parse(node, "value"));
+    } catch (InvalidEventException e) {
+      return new Invalid(INVALID_EVENT, e.getMessage());
+    }
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) return "";
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() <= 140 ? s : s.substring(0, 140) + "…";
+  }
+}

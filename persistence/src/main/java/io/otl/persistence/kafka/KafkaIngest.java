@@ -1,0 +1,295 @@
+package io.otl.persistence.kafka;
+
+import io.otl.core.api.DataCollector;
+import io.otl.core.session.AgentSession;
+import io.otl.core.session.SessionInput;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.pekko.Done;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.kafka.CommitterSettings;
+import org.apache.pekko.kafka.ConsumerMessage;
+import org.apache.pekko.kafka.ConsumerSettings;
+import org.apache.pekko.kafka.ProducerSettings;
+import org.apache.pekko.kafka.Subscriptions;
+import org.apache.pekko.kafka.javadsl.Committer;
+import org.apache.pekko.kafka.javadsl.Consumer;
+import org.apache.pekko.kafka.javadsl.SendProducer;
+import org.apache.pekko.stream.KillSwitches;
+import org.apache.pekko.stream.RestartSettings;
+import org.apache.pekko.stream.UniqueKillSwitch;
+import org.apache.pekko.stream.javadsl.Keep;
+import org.apache.pekko.stream.javadsl.RestartSource;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes {@code agent-events} (DESIGN §7.2) into the sessions' journal. At-least-once in,
+ * idempotent sessions: exactly-once effect.
+ *
+ * <ul>
+ *   <li>A consumer offset is committed only after the journal acknowledged the record (the
+ *       {@link DataCollector#submit} stage completed), or after the record was written to the
+ *       dead-letter topic.
+ *   <li>Records are taken in batches; within a batch the records of one session are written in
+ *       topic order, consecutive ones as one atomic journal write, one write at a time per session;
+ *       up to {@code parallelism} sessions are written at once. Batches are written one after the
+ *       other, so two writes of one session never overlap.
+ *   <li>A record that cannot be recorded (not JSON, not an object, bad sessionId/agentId, unknown
+ *       type or field, or refused by the session: INVALID, CONFLICT, NOT_FOUND) goes to the
+ *       dead-letter topic with its original key and value and the headers {@code otl-error}
+ *       (reason) and {@code otl-error-code}; the stream goes on.
+ *   <li>Anything else (journal timeout, broker away, commit failure) fails the stream, which
+ *       restarts with back-off from the last committed offset. A slow journal so slows consumption
+ *       down instead of losing records. Start-up never waits for the broker.
+ * </ul>
+ */
+public final class KafkaIngest {
+  private static final Logger log = LoggerFactory.getLogger(KafkaIngest.class);
+
+  /** Header with the reason a record was dead-lettered. */
+  public static final String ERROR_HEADER = "otl-error";
+  /** Header with the machine-readable code (see {@link AgentEventRecord} and {@link #rejectionCode}). */
+  public static final String ERROR_CODE_HEADER = "otl-error-code";
+  /** Header with where the record came from: {@code topic/partition/offset}. */
+  public static final String SOURCE_HEADER = "otl-source";
+
+  /** Writes a session's inputs; {@link DataCollector#submit} in production. */
+  @FunctionalInterface
+  public interface Recorder {
+    CompletionStage<AgentSession.RecordReply> submit(String sessionId, String agentId, List<SessionInput> inputs);
+  }
+
+  private final KafkaSettings settings;
+  private final Recorder recorder;
+  private final ActorSystem<?> system;
+  private final SendProducer<String, byte[]> deadLetterProducer;
+  private final LongAdder recorded = new LongAdder();
+  private final LongAdder deadLettered = new LongAdder();
+  private final Map<String, LongAdder> deadLetteredByCode = new ConcurrentHashMap<>();
+  private final AtomicLong attempts = new AtomicLong();
+  private final java.util.concurrent.atomic.AtomicReference<CompletionStage<Done>> stopped =
+      new java.util.concurrent.atomic.AtomicReference<>();
+  private volatile UniqueKillSwitch killSwitch;
+  private volatile CompletionStage<Done> done;
+
+  private KafkaIngest(ActorSystem<?> system, Recorder recorder, KafkaSettings settings) {
+    this.system = system;
+    this.recorder = recorder;
+    this.settings = settings;
+    ProducerSettings<String, byte[]> producerSettings =
+        ProducerSettings.create(system, new StringSerializer(), new ByteArraySerializer())
+            .withBootstrapServers(settings.bootstrapServers())
+            .withProperties(settings.client());
+    this.deadLetterProducer = new SendProducer<>(producerSettings, system);
+  }
+
+  /**
+   * Starts consuming {@code topics.agent-events} in the background and returns at once (the broker
+   * need not be reachable). Stops with the actor system (CoordinatedShutdown) or {@link #stop()}.
+   */
+  public static KafkaIngest start(ActorSystem<?> system, DataCollector collector, KafkaSettings settings) {
+    return start(system, collector::submit, settings);
+  }
+
+  /** As {@link #start(ActorSystem, DataCollector, KafkaSettings)} with any recorder (tests, tools). */
+  public static KafkaIngest start(ActorSystem<?> system, Recorder recorder, KafkaSettings settings) {
+    KafkaIngest ingest = new KafkaIngest(system, recorder, settings);
+    ingest.run();
+    CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceStop(), "kafka-ingest-stop",
+        ingest::stop);
+    return ingest;
+  }
+
+  private void run() {
+    RestartSettings restart = RestartSettings.create(settings.restartMinBackoff(), settings.restartMaxBackoff(), 0.2);
+    Pair<UniqueKillSwitch, CompletionStage<Done>> running =
+        RestartSource.onFailuresWithBackoff(restart, this::attempt)
+            .viaMat(KillSwitches.single(), Keep.right())
+            .toMat(Sink.ignore(), Keep.both())
+            .run(system);
+    killSwitch = running.first();
+    done = running.second();
+    log.info("Kafka ingestion of topic {} started ({})", settings.topics().agentEvents(), settings);
+  }
+
+  /** One run of the consumer, from the last committed offset. */
+  private Source<Done, NotUsed> attempt() {
+    long n = attempts.incrementAndGet();
+    if (n > 1) log.warn("Kafka ingestion restarts (attempt {}) from the last committed offset", n);
+    ConsumerSettings<String, byte[]> consumerSettings =
+        ConsumerSettings.create(system, new StringDeserializer(), new ByteArrayDeserializer())
+            .withBootstrapServers(settings.bootstrapServers())
+            .withGroupId(settings.groupId())
+            .withProperty(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest")
+            .withProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, String.valueOf(settings.ingestBatchSize()))
+            .withProperties(settings.client())
+            // Leave the group at once when stopped: uncommitted records are read again anyway.
+            .withStopTimeout(Duration.ZERO);
+    CommitterSettings committerSettings = CommitterSettings.create(system)
+        .withMaxBatch(settings.commitMaxBatch())
+        .withMaxInterval(settings.commitMaxInterval());
+    return Consumer.committableSource(consumerSettings, Subscriptions.topics(settings.topics().agentEvents()))
+        .groupedWithin(settings.ingestBatchSize(), settings.ingestBatchWindow())
+        .mapAsync(1, this::process)
+        .mapConcat(offsets -> offsets)
+        .via(Committer.flow(committerSettings))
+        .mapMaterializedValue(control -> NotUsed.getInstance());
+  }
+
+  private record Pending(ConsumerRecord<String, byte[]> record, AgentEventRecord.Event event) {}
+
+  private record DeadLetter(ConsumerRecord<String, byte[]> record, String code, String reason) {}
+
+  /** Records a batch; completes with its offsets once every record is in the journal or the DLQ. */
+  private CompletionStage<List<ConsumerMessage.CommittableOffset>> process(
+      List<ConsumerMessage.CommittableMessage<String, byte[]>> batch) {
+    List<DeadLetter> dead = Collections.synchronizedList(new ArrayList<>());
+    Map<String, List<Pending>> bySession = new LinkedHashMap<>();
+    List<ConsumerMessage.CommittableOffset> offsets = new ArrayList<>(batch.size());
+    for (ConsumerMessage.CommittableMessage<String, byte[]> m : batch) {
+      offsets.add(m.committableOffset());
+      ConsumerRecord<String, byte[]> r = m.record();
+      AgentEventRecord parsed = AgentEventRecord.parse(r.key(), r.value());
+      if (parsed instanceof AgentEventRecord.Invalid invalid) {
+        dead.add(new DeadLetter(r, invalid.code(), invalid.reason()));
+      } else {
+        AgentEventRecord.Event event = (AgentEventRecord.Event) parsed;
+        bySession.computeIfAbsent(event.sessionId(), s -> new ArrayList<>()).add(new Pending(r, event));
+      }
+    }
+    return Source.from(new ArrayList<>(bySession.values()))
+        .mapAsyncUnordered(settings.parallelism(), pending -> writeSession(pending, dead))
+        .runWith(Sink.ignore(), system)
+        .thenCompose(d -> sendDeadLetters(dead))
+        .thenApply(d -> offsets);
+  }
+
+  /** Writes one session's records in order: runs of the same agentId as one write each. */
+  private CompletionStage<Done> writeSession(List<Pending> pending, List<DeadLetter> dead) {
+    CompletionStage<Done> chain = CompletableFuture.completedFuture(Done.getInstance());
+    int from = 0;
+    while (from < pending.size()) {
+      String agentId = pending.get(from).event().agentId();
+      int to = from + 1;
+      while (to < pending.size() && pending.get(to).event().agentId().equals(agentId)) to++;
+      List<Pending> run = pending.subList(from, to);
+      chain = chain.thenCompose(d -> write(run, dead));
+      from = to;
+    }
+    return chain;
+  }
+
+  private CompletionStage<Done> write(List<Pending> run, List<DeadLetter> dead) {
+    AgentEventRecord.Event first = run.get(0).event();
+    List<SessionInput> inputs = run.stream().map(p -> p.event().input()).toList();
+    return recorder.submit(first.sessionId(), first.agentId(), inputs).thenCompose(reply -> {
+      if (reply instanceof AgentSession.Recorded) {
+        recorded.add(run.size());
+        return CompletableFuture.completedFuture(Done.getInstance());
+      }
+      AgentSession.Rejected rejected = (AgentSession.Rejected) reply;
+      if (run.size() == 1) {
+        dead.add(new DeadLetter(run.get(0).record(), rejectionCode(rejected.code()),
+            rejected.field() + ": " + rejected.message()));
+        return CompletableFuture.completedFuture(Done.getInstance());
+      }
+      // One of them is refused and the write was atomic: find which, one record at a time.
+      CompletionStage<Done> oneByOne = CompletableFuture.completedFuture(Done.getInstance());
+      for (Pending p : run) oneByOne = oneByOne.thenCompose(d -> write(List.of(p), dead));
+      return oneByOne;
+    });
+  }
+
+  /** The {@code otl-error-code} of a session's refusal: {@code invalid}, {@code conflict}, {@code not_found}. */
+  public static String rejectionCode(AgentSession.RejectionCode code) {
+    return code.name().toLowerCase(Locale.ROOT);
+  }
+
+  private CompletionStage<Done> sendDeadLetters(List<DeadLetter> dead) {
+    if (dead.isEmpty()) return CompletableFuture.completedFuture(Done.getInstance());
+    List<CompletableFuture<?>> sends = new ArrayList<>(dead.size());
+    synchronized (dead) {
+      for (DeadLetter d : dead) {
+        RecordHeaders headers = new RecordHeaders(d.record().headers().toArray());
+        headers.add(ERROR_HEADER, d.reason().getBytes(StandardCharsets.UTF_8));
+        headers.add(ERROR_CODE_HEADER, d.code().getBytes(StandardCharsets.UTF_8));
+        headers.add(SOURCE_HEADER, (d.record().topic() + "/" + d.record().partition() + "/" + d.record().offset())
+            .getBytes(StandardCharsets.UTF_8));
+        ProducerRecord<String, byte[]> out = new ProducerRecord<>(settings.topics().deadLetter(), null,
+            d.record().key(), d.record().value(), headers);
+        log.info("dead-lettering {}/{}/{}: {} ({})", d.record().topic(), d.record().partition(), d.record().offset(),
+            d.code(), d.reason());
+        sends.add(deadLetterProducer.send(out).toCompletableFuture());
+      }
+    }
+    return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).thenApply(v -> {
+      deadLettered.add(dead.size());
+      for (DeadLetter d : dead) deadLetteredByCode.computeIfAbsent(d.code(), c -> new LongAdder()).increment();
+      return Done.getInstance();
+    });
+  }
+
+  /** Records acknowledged by the journal (new or duplicate) since start. */
+  public long recorded() {
+    return recorded.sum();
+  }
+
+  /** Records written to the dead-letter topic since start. */
+  public long deadLettered() {
+    return deadLettered.sum();
+  }
+
+  /** Dead-lettered records by {@code otl-error-code}, for a labelled counter. */
+  public Map<String, Long> deadLetteredByCode() {
+    Map<String, Long> out = new LinkedHashMap<>();
+    deadLetteredByCode.forEach((code, n) -> out.put(code, n.sum()));
+    return out;
+  }
+
+  /** How often the consumer stream restarted after a failure. */
+  public long restarts() {
+    return Math.max(0, attempts.get() - 1);
+  }
+
+  /** Completes when the ingestion has stopped. */
+  public CompletionStage<Done> whenStopped() {
+    return done;
+  }
+
+  /** Stops consuming; records not yet committed are read again by the next consumer of the group. */
+  public CompletionStage<Done> stop() {
+    CompletableFuture<Done> mine = new CompletableFuture<>();
+    if (!stopped.compareAndSet(null, mine)) return stopped.get();
+    killSwitch.shutdown();
+    done.exceptionally(e -> Done.getInstance())
+        .thenCompose(d -> deadLetterProducer.close())
+        .exceptionally(e -> Done.getInstance())
+        .whenComplete((d, e) -> mine.complete(Done.getInstance()));
+    return mine;
+  }
+}

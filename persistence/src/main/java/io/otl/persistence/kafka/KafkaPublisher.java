@@ -1,0 +1,156 @@
+package io.otl.persistence.kafka;
+
+import io.otl.core.JsonSerializable;
+import io.otl.core.model.ModelVersion;
+import io.otl.core.session.AgentSession;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.pekko.Done;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.typed.ClusterSingleton;
+import org.apache.pekko.cluster.typed.SingletonActor;
+import org.apache.pekko.kafka.ProducerMessage;
+import org.apache.pekko.kafka.ProducerSettings;
+import org.apache.pekko.kafka.javadsl.Producer;
+import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
+import org.apache.pekko.persistence.query.EventEnvelope;
+import org.apache.pekko.persistence.query.Offset;
+import org.apache.pekko.persistence.query.PersistenceQuery;
+import org.apache.pekko.persistence.query.Sequence;
+import org.apache.pekko.stream.KillSwitches;
+import org.apache.pekko.stream.RestartSettings;
+import org.apache.pekko.stream.UniqueKillSwitch;
+import org.apache.pekko.stream.javadsl.Keep;
+import org.apache.pekko.stream.javadsl.RestartSource;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes tagged journal events to Kafka (DESIGN §7.2): {@code trajectories} from the sessions'
+ * completions and reward revisions, {@code model-updates} from ModelVersion transitions.
+ *
+ * <p>Each publisher is a cluster singleton that reads its tag with {@code eventsByTag} from the
+ * offset stored in its {@link KafkaPublisherOffset} (in the journal, persistence id {@code
+ * KafkaOffset|<topic>}), and stores a new offset only after the broker acknowledged every record
+ * up to it. A crash or a broker outage therefore never loses a record; it may publish a record
+ * again (at-least-once), with the same {@code id}, for consumers to deduplicate. Failures restart
+ * the stream with back-off from the stored offset; start-up never waits for the broker.
+ *
+ * <p>Caveat (DESIGN §10): on PostgreSQL, {@code eventsByTag} may skip an event whose transaction
+ * committed more than about 10 s after a later one.
+ */
+public final class KafkaPublisher {
+  private static final Logger log = LoggerFactory.getLogger(KafkaPublisher.class);
+  private static final Duration OFFSET_TIMEOUT = Duration.ofSeconds(10);
+
+  private KafkaPublisher() {}
+
+  /** Messages of the singleton actor. */
+  public sealed interface Command extends JsonSerializable {}
+
+  /** Sent by the singleton manager at hand-over and shutdown. */
+  public record Stop() implements Command {}
+
+  /** Turns one tagged event into the record to publish, or none. */
+  @FunctionalInterface
+  interface RecordBuilder {
+    CompletionStage<Optional<ProducerRecord<String, String>>> build(EventEnvelope envelope);
+  }
+
+  /**
+   * Starts (or joins) the cluster singleton publishing {@code topics.trajectories}: one record per
+   * TrajectoryCompleted and RewardRevised (tag {@value AgentSession#TRAJECTORY_TAG}), key =
+   * sessionId. Returns the singleton's proxy.
+   */
+  public static ActorRef<Command> startTrajectories(ActorSystem<?> system, KafkaSettings settings) {
+    String topic = settings.topics().trajectories();
+    return start(system, settings, "kafka-publisher-" + topic, AgentSession.TRAJECTORY_TAG, topic, 4,
+        journal -> () -> new TrajectoryRecords(system, journal, topic));
+  }
+
+  /**
+   * Starts (or joins) the cluster singleton publishing {@code topics.model-updates}: one record per
+   * ModelVersion transition (tag {@value ModelVersion#TRANSITIONS_TAG}) with the routing table
+   * after it, key = agentId. Returns the singleton's proxy.
+   */
+  public static ActorRef<Command> startModelUpdates(ActorSystem<?> system, KafkaSettings settings) {
+    String topic = settings.topics().modelUpdates();
+    return start(system, settings, "kafka-publisher-" + topic, ModelVersion.TRANSITIONS_TAG, topic, 1,
+        journal -> () -> new ModelUpdateRecords(system, journal, topic));
+  }
+
+  private interface Builders {
+    Supplier<RecordBuilder> with(JdbcReadJournal journal);
+  }
+
+  private static ActorRef<Command> start(ActorSystem<?> system, KafkaSettings settings, String name, String tag,
+      String topic, int parallelism, Builders builders) {
+    Behavior<Command> behavior = Behaviors.setup(ctx -> {
+      JdbcReadJournal journal = PersistenceQuery.get(system).getReadJournalFor(JdbcReadJournal.class,
+          JdbcReadJournal.Identifier());
+      ActorRef<KafkaPublisherOffset.Command> offsets = ctx.spawn(KafkaPublisherOffset.create(topic), "offset");
+      UniqueKillSwitch killSwitch = run(ctx.getSystem(), settings, tag, topic, parallelism, journal, offsets,
+          builders.with(journal));
+      log.info("publishing tag {} to Kafka topic {} ({})", tag, topic, settings);
+      return Behaviors.receive(Command.class)
+          .onMessage(Stop.class, s -> Behaviors.stopped())
+          .onSignal(PostStop.class, s -> {
+            killSwitch.shutdown();
+            return Behaviors.same();
+          })
+          .build();
+    });
+    return ClusterSingleton.get(system).init(SingletonActor.of(behavior, name).withStopMessage(new Stop()));
+  }
+
+  private static UniqueKillSwitch run(ActorSystem<?> system, KafkaSettings settings, String tag, String topic,
+      int parallelism, JdbcReadJournal journal, ActorRef<KafkaPublisherOffset.Command> offsets,
+      Supplier<RecordBuilder> builders) {
+    ProducerSettings<String, String> producerSettings =
+        ProducerSettings.create(system, new StringSerializer(), new StringSerializer())
+            .withBootstrapServers(settings.bootstrapServers())
+            .withProperties(settings.client());
+    RestartSettings restart = RestartSettings.create(settings.restartMinBackoff(), settings.restartMaxBackoff(), 0.2);
+    Supplier<Source<Done, NotUsed>> attempt = () -> {
+      RecordBuilder builder = builders.get();
+      return Source.completionStage(AskPattern.ask(offsets, KafkaPublisherOffset.Get::new, OFFSET_TIMEOUT,
+              system.scheduler()))
+          .flatMapConcat(current -> {
+            log.info("publisher of {} resumes after journal offset {}", topic, current.offset());
+            return journal.eventsByTag(tag, Offset.sequence(current.offset()));
+          })
+          .mapAsync(parallelism, env -> builder.build(env).thenApply(record -> envelope(record, env)))
+          .via(Producer.flexiFlow(producerSettings))
+          .map(ProducerMessage.Results::passThrough)
+          .groupedWithin(settings.publishOffsetBatch(), settings.publishOffsetInterval())
+          .mapAsync(1, (List<Long> acked) -> AskPattern.<KafkaPublisherOffset.Command, Done>ask(offsets,
+              reply -> new KafkaPublisherOffset.Store(acked.get(acked.size() - 1), reply), OFFSET_TIMEOUT,
+              system.scheduler()));
+    };
+    return RestartSource.onFailuresWithBackoff(restart, attempt::get)
+        .viaMat(KillSwitches.single(), Keep.right())
+        .to(Sink.ignore())
+        .run(system);
+  }
+
+  private static ProducerMessage.Envelope<String, String, Long> envelope(
+      Optional<ProducerRecord<String, String>> record, EventEnvelope env) {
+    long offset = ((Sequence) env.offset()).value();
+    return record.isPresent()
+        ? ProducerMessage.single(record.get(), offset)
+        : ProducerMessage.passThrough(offset);
+  }
+}

@@ -1,0 +1,137 @@
+package io.otl.persistence.kafka;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigValue;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * {@code agentscope.training.kafka} (defaults and one comment per key in {@code kafka.conf}).
+ *
+ * @param client Kafka client properties handed verbatim to every consumer and producer; {@link
+ *     #toString()} masks the values of secret-looking keys
+ */
+public record KafkaSettings(
+    boolean enabled,
+    String bootstrapServers,
+    String groupId,
+    Topics topics,
+    int parallelism,
+    int ingestBatchSize,
+    Duration ingestBatchWindow,
+    int commitMaxBatch,
+    Duration commitMaxInterval,
+    int publishOffsetBatch,
+    Duration publishOffsetInterval,
+    Duration restartMinBackoff,
+    Duration restartMaxBackoff,
+    Map<String, String> client) {
+
+  /** Config path below {@code agentscope.training}. */
+  public static final String PATH = "kafka";
+
+  public record Topics(String agentEvents, String deadLetter, String trajectories, String modelUpdates) {}
+
+  public KafkaSettings {
+    client = Collections.unmodifiableMap(new LinkedHashMap<>(client));
+  }
+
+  /**
+   * Reads {@code kafka} below {@code agentscope.training}.
+   *
+   * @throws IllegalArgumentException naming the key and the allowed values
+   */
+  public static KafkaSettings fromConfig(Config agentscopeTraining) {
+    Config k = agentscopeTraining.getConfig(PATH);
+    try {
+      Topics topics = new Topics(
+          topic(k, "topics.agent-events"), topic(k, "topics.dead-letter"),
+          topic(k, "topics.trajectories"), topic(k, "topics.model-updates"));
+      String bootstrap = k.getString("bootstrap-servers").trim();
+      if (bootstrap.isEmpty()) throw bad("bootstrap-servers", bootstrap, "a non-empty host:port list");
+      String group = k.getString("group-id").trim();
+      if (group.isEmpty()) throw bad("group-id", group, "a non-empty consumer group id");
+      Duration minBackoff = positive(k, "restart.min-backoff");
+      Duration maxBackoff = positive(k, "restart.max-backoff");
+      if (maxBackoff.compareTo(minBackoff) < 0) {
+        throw bad("restart.max-backoff", maxBackoff, "a duration >= restart.min-backoff (" + minBackoff + ")");
+      }
+      Map<String, String> client = new LinkedHashMap<>();
+      Map<String, String> sorted = new TreeMap<>();
+      for (Map.Entry<String, ConfigValue> e : k.getConfig("client").entrySet()) {
+        // A key written quoted ("sasl.jaas.config") comes back as a quoted path; unquote it.
+        sorted.put(e.getKey().replace("\"", ""), String.valueOf(e.getValue().unwrapped()));
+      }
+      client.putAll(sorted);
+      return new KafkaSettings(k.getBoolean("enabled"), bootstrap, group, topics, atLeastOne(k, "parallelism"),
+          atLeastOne(k, "ingest.batch-size"), positive(k, "ingest.batch-window"),
+          atLeastOne(k, "commit.max-batch"), positive(k, "commit.max-interval"),
+          atLeastOne(k, "publish.offset-batch"), positive(k, "publish.offset-interval"),
+          minBackoff, maxBackoff, client);
+    } catch (ConfigException e) {
+      throw new IllegalArgumentException("agentscope.training.kafka: " + e.getMessage(), e);
+    }
+  }
+
+  /** The same settings talking to other brokers (tests, tools). */
+  public KafkaSettings withBootstrapServers(String servers) {
+    return new KafkaSettings(enabled, servers, groupId, topics, parallelism, ingestBatchSize, ingestBatchWindow,
+        commitMaxBatch, commitMaxInterval, publishOffsetBatch, publishOffsetInterval, restartMinBackoff,
+        restartMaxBackoff, client);
+  }
+
+  /** The same settings with another restart back-off (tests). */
+  public KafkaSettings withRestartBackoff(Duration min, Duration max) {
+    return new KafkaSettings(enabled, bootstrapServers, groupId, topics, parallelism, ingestBatchSize,
+        ingestBatchWindow, commitMaxBatch, commitMaxInterval, publishOffsetBatch, publishOffsetInterval, min, max,
+        client);
+  }
+
+  /** True for client keys whose values must never be logged. */
+  public static boolean isSecretKey(String key) {
+    String k = key.toLowerCase(Locale.ROOT);
+    return k.contains("password") || k.contains("secret") || k.contains("jaas");
+  }
+
+  /** The client properties with secret values replaced by {@code ***}, for logs and messages. */
+  public Map<String, String> clientForLogs() {
+    Map<String, String> out = new LinkedHashMap<>();
+    client.forEach((key, value) -> out.put(key, isSecretKey(key) ? "***" : value));
+    return out;
+  }
+
+  @Override
+  public String toString() {
+    return "KafkaSettings[enabled=" + enabled + ", bootstrap-servers=" + bootstrapServers + ", group-id=" + groupId
+        + ", " + topics + ", parallelism=" + parallelism + ", client=" + clientForLogs() + "]";
+  }
+
+  private static String topic(Config k, String key) {
+    String t = k.getString(key).trim();
+    if (t.isEmpty() || t.length() > 249 || !t.matches("[A-Za-z0-9._-]+")) {
+      throw bad(key, t, "a Kafka topic name (1-249 characters of [A-Za-z0-9._-])");
+    }
+    return t;
+  }
+
+  private static int atLeastOne(Config k, String key) {
+    int v = k.getInt(key);
+    if (v < 1) throw bad(key, v, "an integer >= 1");
+    return v;
+  }
+
+  private static Duration positive(Config k, String key) {
+    Duration d = k.getDuration(key);
+    if (d.isNegative() || d.isZero()) throw bad(key, d, "a duration > 0, e.g. 1s");
+    return d;
+  }
+
+  private static IllegalArgumentException bad(String key, Object value, String allowed) {
+    return new IllegalArgumentException("agentscope.training.kafka." + key + " = " + value + ": expected " + allowed);
+  }
+}

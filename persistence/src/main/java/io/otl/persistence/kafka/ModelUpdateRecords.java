@@ -1,0 +1,77 @@
+package io.otl.persistence.kafka;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.otl.core.model.ModelVersion;
+import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
+import org.apache.pekko.persistence.query.EventEnvelope;
+
+/**
+ * A {@code model-updates} record per ModelVersion transition: {@code id} ({@code
+ * persistenceId:sequenceNr}), {@code agentId}, {@code type} (the event's class name), {@code
+ * version}, {@code at}, {@code event} (the event as JSON) and {@code routing}, the routing table
+ * right after the event (stable and candidate with endpoints, and the candidate's ratio), folded
+ * from the agent's journal up to the event, so a record published late still tells the routing
+ * of its moment. Not thread-safe: one per stream run, used with parallelism 1.
+ */
+final class ModelUpdateRecords implements KafkaPublisher.RecordBuilder {
+  private static final String PREFIX = ModelVersion.ENTITY_TYPE_KEY.name() + "|";
+
+  private record Folded(long sequenceNr, RoutingFold routing) {}
+
+  private final ActorSystem<?> system;
+  private final JdbcReadJournal journal;
+  private final String topic;
+  private final Map<String, Folded> byPersistenceId = new HashMap<>();
+
+  ModelUpdateRecords(ActorSystem<?> system, JdbcReadJournal journal, String topic) {
+    this.system = system;
+    this.journal = journal;
+    this.topic = topic;
+  }
+
+  @Override
+  public CompletionStage<Optional<ProducerRecord<String, String>>> build(EventEnvelope env) {
+    if (!(env.event() instanceof ModelVersion.TransitionEvent event) || !env.persistenceId().startsWith(PREFIX)) {
+      return CompletableFuture.completedFuture(Optional.empty());
+    }
+    String pid = env.persistenceId();
+    String agentId = pid.substring(PREFIX.length());
+    Folded known = byPersistenceId.get(pid);
+    boolean resume = known != null && known.sequenceNr() < env.sequenceNr();
+    long from = resume ? known.sequenceNr() + 1 : 0L;
+    RoutingFold start = resume ? known.routing() : RoutingFold.EMPTY;
+    return journal.currentEventsByPersistenceId(pid, from, env.sequenceNr())
+        .runFold(start, (routing, e) -> e.event() instanceof ModelVersion.TransitionEvent t ? routing.apply(t) : routing,
+            system)
+        .thenApply(routing -> {
+          byPersistenceId.put(pid, new Folded(env.sequenceNr(), routing));
+          return Optional.of(new ProducerRecord<>(topic, agentId, json(pid, env.sequenceNr(), agentId, event, routing)));
+        });
+  }
+
+  static String json(String pid, long sequenceNr, String agentId, ModelVersion.TransitionEvent event,
+      RoutingFold routing) {
+    ObjectNode out = PublishedJson.MAPPER.createObjectNode();
+    out.put("id", pid + ":" + sequenceNr);
+    out.put("agentId", agentId);
+    out.put("type", event.getClass().getSimpleName());
+    out.put("version", event.version());
+    out.put("at", event.at().toString());
+    out.set("event", PublishedJson.MAPPER.valueToTree(event));
+    out.set("routing", routing.toJson());
+    try {
+      return PublishedJson.MAPPER.writeValueAsString(out);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

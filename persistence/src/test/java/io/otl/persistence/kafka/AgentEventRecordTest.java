@@ -1,0 +1,65 @@
+package io.otl.persistence.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.otl.core.session.SessionInput;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/** What an agent-events record means, decided before anything reaches a session (EventJson included). */
+class AgentEventRecordTest {
+  private static AgentEventRecord parse(String key, String value) {
+    return AgentEventRecord.parse(key, value == null ? null : value.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static AgentEventRecord.Invalid invalid(String key, String value) {
+    return assertInstanceOf(AgentEventRecord.Invalid.class, parse(key, value));
+  }
+
+  @Test
+  void anEventObjectWithSessionAndAgentBecomesASessionInput() {
+    var e = assertInstanceOf(AgentEventRecord.Event.class, parse("s-1",
+        "{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\",\"eventId\":\"m1\",\"at\":\"2026-11-20T02:00:00Z\","
+            + "\"latencyMs\":12,\"sessionId\":\"s-1\",\"agentId\":\"a-1\"}"));
+    assertEquals("s-1", e.sessionId());
+    assertEquals("a-1", e.agentId());
+    assertEquals(new SessionInput.Message("m1", Instant.parse("2026-11-20T02:00:00Z"), "user", "hi", null, 12L),
+        e.input());
+  }
+
+  @Test
+  void theKeyNamesTheSessionWhenTheValueDoesNot() {
+    var e = assertInstanceOf(AgentEventRecord.Event.class,
+        parse("s-2", "{\"type\":\"result\",\"status\":\"SUCCESS\",\"agentId\":\"a\"}"));
+    assertEquals("s-2", e.sessionId());
+  }
+
+  @Test
+  void everyKindOfBadRecordIsNamedWithItsCodeAndField() {
+    assertEquals(AgentEventRecord.NOT_JSON, invalid("k", null).code());
+    assertEquals(AgentEventRecord.NOT_JSON, invalid("k", "{\"type\":").code());
+    assertEquals(AgentEventRecord.NOT_JSON, invalid("k", "{} trailing").code());
+    assertEquals(AgentEventRecord.NOT_AN_OBJECT, invalid("k", "\"just a string\"").code());
+    var noSession = invalid(null, "{\"type\":\"message\",\"agentId\":\"a\"}");
+    assertEquals(AgentEventRecord.INVALID_SESSION_ID, noSession.code());
+    assertTrue(noSession.reason().contains("sessionId"), noSession.reason());
+    assertEquals(AgentEventRecord.INVALID_SESSION_ID,
+        invalid("bad id", "{\"type\":\"message\",\"agentId\":\"a\"}").code());
+    assertEquals(AgentEventRecord.SESSION_MISMATCH,
+        invalid("s-1", "{\"type\":\"message\",\"sessionId\":\"s-2\",\"agentId\":\"a\"}").code());
+    assertEquals(AgentEventRecord.INVALID_AGENT_ID, invalid("s", "{\"type\":\"message\",\"sessionId\":\"s\"}").code());
+    var type = invalid("s", "{\"type\":\"telepathy\",\"sessionId\":\"s\",\"agentId\":\"a\"}");
+    assertEquals(AgentEventRecord.INVALID_EVENT, type.code());
+    assertEquals("value.type is 'telepathy'; allowed: start, message, tool_call, reasoning, feedback, result",
+        type.reason());
+    var field = invalid("s", "{\"type\":\"message\",\"contnet\":\"x\",\"sessionId\":\"s\",\"agentId\":\"a\"}");
+    assertTrue(field.reason().startsWith("value.contnet is not a field of a message event"), field.reason());
+    var wrongType = invalid("s", "{\"type\":\"message\",\"latencyMs\":\"fast\",\"sessionId\":\"s\",\"agentId\":\"a\"}");
+    assertEquals("value.latencyMs must be an integer", wrongType.reason());
+    var at = invalid("s", "{\"type\":\"message\",\"at\":\"yesterday\",\"sessionId\":\"s\",\"agentId\":\"a\"}");
+    assertTrue(at.reason().startsWith("value.at is 'yesterday'; expected ISO-8601"), at.reason());
+  }
+}

@@ -1,0 +1,346 @@
+package io.otl.persistence.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.otl.core.session.AgentSession;
+import io.otl.core.session.SessionModel.Status;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Ingestion from a real broker into a real journal: every event exactly once in the journal,
+ * across broker restarts, node restarts and journal failures; bad records dead-lettered with the
+ * reason while the stream goes on.
+ */
+class KafkaIngestTest {
+  private static final int SESSIONS = 1000;
+  /** Sessions of the restart tests that need no bulk. */
+  private static final int SMALL = 300;
+  private static final int EVENTS_PER_SESSION = 10;
+  /** SessionStarted, 8 messages, the task result and the completion. */
+  private static final long ROWS_PER_SESSION = 11;
+  private static final Duration INGEST_LIMIT = Duration.ofSeconds(90);
+
+  private static KafkaTestBroker broker;
+
+  @BeforeAll
+  static void startBroker() throws Exception {
+    broker = KafkaTestBroker.start(4, "ae-kill", "dlq-kill", "ae-bulk", "dlq-bulk", "ae-outage", "dlq-outage", "ae-stop", "dlq-stop",
+        "ae-bad", "dlq-bad", "ae-timeout", "dlq-timeout", "ae-late", "dlq-late");
+  }
+
+  @AfterAll
+  static void stopBroker() throws Exception {
+    if (broker != null) broker.close();
+  }
+
+  @Test
+  void tenThousandEventsOverAThousandSessionsAreInTheJournalExactlyOnce(@TempDir Path dir) throws Exception {
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, settings(node, "bulk"));
+      broker.produce(events("ae-bulk", "bulk-", 0, EVENTS_PER_SESSION));
+      awaitRows(node, "AgentSession|bulk-", SESSIONS * ROWS_PER_SESSION);
+      assertEachSessionOnce(node, "AgentSession|bulk-");
+      AgentSession.State s = node.collector.trajectory("bulk-7").toCompletableFuture().get(10, TimeUnit.SECONDS)
+          .orElseThrow();
+      assertEquals(Status.COMPLETED, s.status());
+      assertEquals(List.of("turn 1", "turn 2", "turn 3", "turn 4", "turn 5", "turn 6", "turn 7", "turn 8"),
+          s.messages().stream().map(m -> m.content().replace(" of bulk-7", "")).toList(), "topic order kept");
+      assertEquals(0, ingest.deadLettered());
+      ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void brokerStoppedAndRestartedHalfwayLosesAndDoublesNothing(@TempDir Path dir) throws Exception {
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, settings(node, "outage"));
+      broker.produce(events("ae-outage", "outage-", 0, EVENTS_PER_SESSION / 2));
+      await("some of the first half in the journal", () -> rows(node, "AgentSession|outage-") >= 1000);
+      broker.stopBroker();
+      // The node keeps serving while the broker is away.
+      node.collector.record("direct-while-down", "agent-x",
+              new io.otl.core.session.SessionInput.Message("m", null, "user", "hi", null, null))
+          .toCompletableFuture().get(10, TimeUnit.SECONDS);
+      Thread.sleep(2000); // an outage of a known length: what is being tested, not a wait for a condition
+      broker.startBroker();
+      broker.produce(events("ae-outage", "outage-", EVENTS_PER_SESSION / 2, EVENTS_PER_SESSION));
+      awaitRows(node, "AgentSession|outage-", SESSIONS * ROWS_PER_SESSION);
+      assertEachSessionOnce(node, "AgentSession|outage-");
+      ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aNodeStoppedHalfwayIsResumedByTheNextFromCommittedOffsets(@TempDir Path dir) throws Exception {
+    long before;
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaIngest.start(node.system, node.collector, settings(node, "stop"));
+      broker.produce(events("ae-stop", "stop-", 0, EVENTS_PER_SESSION, SMALL));
+      await("a third in the journal", () -> rows(node, "AgentSession|stop-") >= SMALL * ROWS_PER_SESSION / 3);
+    } // the actor system terminates: ingestion stops mid-stream
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      before = rows(node, "AgentSession|stop-");
+      assertTrue(before < SMALL * ROWS_PER_SESSION, "stopped halfway: " + before + " rows");
+      KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, settings(node, "stop"));
+      awaitRows(node, "AgentSession|stop-", SMALL * ROWS_PER_SESSION);
+      assertEachSessionOnce(node, "AgentSession|stop-", SMALL);
+      assertTrue(ingest.recorded() < SMALL * EVENTS_PER_SESSION,
+          "the second node resumed from committed offsets instead of re-reading everything: " + ingest.recorded());
+    }
+  }
+
+  @Test
+  void aNodeKilledWithSigkillHalfwayLosesAndDoublesNothing(@TempDir Path dir) throws Exception {
+    broker.produce(events("ae-kill", "kill-", 0, EVENTS_PER_SESSION, SMALL));
+    Path out = dir.resolve("ingest-process.log");
+    Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx384m", "-cp", System.getProperty("java.class.path"), IngestProcess.class.getName(),
+        dir.toString(), broker.bootstrapServers(), "ae-kill", "dlq-kill", "group-kill")
+        .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    try {
+      await("the other JVM has written a quarter", () -> {
+        if (!child.isAlive()) fail("ingest process died: " + java.nio.file.Files.readString(out));
+        return recordedByChild(out) >= SMALL * EVENTS_PER_SESSION / 4;
+      });
+    } finally {
+      child.destroyForcibly(); // SIGKILL: no shutdown hook, no commit, no goodbye to the group
+      assertTrue(child.waitFor(30, TimeUnit.SECONDS), "killed process is gone");
+    }
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      long before = rows(node, "AgentSession|kill-");
+      assertTrue(before < SMALL * ROWS_PER_SESSION, "killed halfway: " + before + " rows");
+      KafkaSettings settings = KafkaSettings.fromConfig(com.typesafe.config.ConfigFactory
+              .parseMap(IngestProcess.crashSettings("ae-kill", "dlq-kill", "group-kill")).atPath("kafka")
+              .withFallback(node.training))
+          .withBootstrapServers(broker.bootstrapServers());
+      KafkaIngest.start(node.system, node.collector, settings);
+      awaitRows(node, "AgentSession|kill-", SMALL * ROWS_PER_SESSION);
+      assertEachSessionOnce(node, "AgentSession|kill-", SMALL);
+    }
+  }
+
+  /**
+   * What the ingest process reported as recorded (it prints its counter every second). Not read
+   * from the journal: a second JVM opening the H2 file would take the file over from the node.
+   */
+  private static long recordedByChild(Path log) throws java.io.IOException {
+    long last = 0;
+    for (String line : java.nio.file.Files.readAllLines(log)) {
+      if (line.startsWith("recorded ")) last = Long.parseLong(line.substring(9, line.indexOf(',')));
+    }
+    return last;
+  }
+
+  @Test
+  void aJournalTimeoutRestartsTheStreamFromTheLastCommittedOffset(@TempDir Path dir) throws Exception {
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      AtomicInteger calls = new AtomicInteger();
+      KafkaIngest.Recorder flaky = (sessionId, agentId, inputs) -> {
+        int n = calls.incrementAndGet();
+        if (n >= 20 && n < 23) {
+          return CompletableFuture.failedFuture(new TimeoutException("injected: journal did not answer in time"));
+        }
+        return node.collector.submit(sessionId, agentId, inputs);
+      };
+      KafkaIngest ingest = KafkaIngest.start(node.system, flaky, settings(node, "timeout"));
+      broker.produce(events("ae-timeout", "timeout-", 0, EVENTS_PER_SESSION, 200));
+      awaitRows(node, "AgentSession|timeout-", 200 * ROWS_PER_SESSION);
+      assertEachSessionOnce(node, "AgentSession|timeout-", 200);
+      assertTrue(ingest.restarts() >= 1, "the stream restarted after the timeout");
+      assertEquals(0, ingest.deadLettered(), "a timeout is not a bad record");
+    }
+  }
+
+  @Test
+  void theNodeStartsWhileTheBrokerIsAwayAndIngestsOnceItIsBack(@TempDir Path dir) throws Exception {
+    broker.stopBroker();
+    // On PostgreSQL when one is reachable (OTL_TEST_PG_URL), the production journal; else H2.
+    try (TestNode node = TestNode.start(TestNode.postgresReachable() ? TestNode.postgres() : TestNode.h2(dir))) {
+      long t0 = System.nanoTime();
+      KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, settings(node, "late"));
+      assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(2), "start does not wait for the broker");
+      node.collector.record("direct", "agent-x",
+              new io.otl.core.session.SessionInput.Message("m", null, "user", "hi", null, null))
+          .toCompletableFuture().get(10, TimeUnit.SECONDS);
+      broker.startBroker();
+      broker.produce(events("ae-late", "late-", 0, EVENTS_PER_SESSION, 100));
+      awaitRows(node, "AgentSession|late-", 100 * ROWS_PER_SESSION);
+      assertEachSessionOnce(node, "AgentSession|late-", 100);
+      ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } finally {
+      broker.startBroker();
+    }
+  }
+
+  @Test
+  void badRecordsGoToTheDeadLetterTopicWithTheReasonAndTheStreamGoesOn(@TempDir Path dir) throws Exception {
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, settings(node, "bad"));
+      List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
+      records.add(rec("ae-bad", "ok-1", "{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\",\"eventId\":\"a\","
+          + "\"sessionId\":\"ok-1\",\"agentId\":\"agent-1\"}"));
+      records.add(rec("ae-bad", "bad-json", "{\"type\":\"message\","));
+      records.add(rec("ae-bad", "bad-array", "[1,2]"));
+      records.add(rec("ae-bad", null, "{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\",\"agentId\":\"agent-1\"}"));
+      records.add(rec("ae-bad", "bad-agent", "{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\","
+          + "\"sessionId\":\"bad-agent\",\"agentId\":\"a b\"}"));
+      records.add(rec("ae-bad", "bad-type", "{\"type\":\"telepathy\",\"sessionId\":\"bad-type\",\"agentId\":\"agent-1\"}"));
+      records.add(rec("ae-bad", "bad-field", "{\"type\":\"message\",\"role\":\"user\",\"contnet\":\"typo\","
+          + "\"sessionId\":\"bad-field\",\"agentId\":\"agent-1\"}"));
+      records.add(rec("ae-bad", "bad-role", "{\"type\":\"message\",\"role\":\"robot\",\"content\":\"x\","
+          + "\"sessionId\":\"bad-role\",\"agentId\":\"agent-1\"}"));
+      records.add(rec("ae-bad", "ok-1", "{\"type\":\"message\",\"role\":\"user\",\"content\":\"mine\",\"eventId\":\"b\","
+          + "\"sessionId\":\"ok-1\",\"agentId\":\"agent-2\"}"));
+      records.add(rec("ae-bad", "other-key", "{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\","
+          + "\"sessionId\":\"ok-1\",\"agentId\":\"agent-1\"}"));
+      records.add(rec("ae-bad", "ok-1", "{\"type\":\"result\",\"status\":\"SUCCESS\",\"eventId\":\"c\","
+          + "\"sessionId\":\"ok-1\",\"agentId\":\"agent-1\"}"));
+      broker.produce(records);
+
+      List<ConsumerRecord<String, String>> dead = broker.readAll("dlq-bad", 9, Duration.ofSeconds(60),
+          Duration.ofSeconds(1));
+      Map<String, String> codeByKey = new HashMap<>();
+      for (ConsumerRecord<String, String> r : dead) {
+        assertNotNull(KafkaTestBroker.header(r, KafkaIngest.ERROR_HEADER), "reason header on " + r.key());
+        codeByKey.put(String.valueOf(r.key()), KafkaTestBroker.header(r, KafkaIngest.ERROR_CODE_HEADER));
+      }
+      assertEquals(Map.of(
+          "bad-json", "not_json",
+          "bad-array", "not_an_object",
+          "null", "invalid_session_id",
+          "bad-agent", "invalid_agent_id",
+          "bad-type", "invalid_event",
+          "bad-field", "invalid_event",
+          "bad-role", "invalid",
+          "ok-1", "conflict",
+          "other-key", "session_mismatch"), codeByKey);
+      assertEquals(9, dead.size(), "each bad record dead-lettered once");
+      ConsumerRecord<String, String> typo = dead.stream().filter(r -> "bad-field".equals(r.key())).findFirst()
+          .orElseThrow();
+      assertTrue(KafkaTestBroker.header(typo, KafkaIngest.ERROR_HEADER).contains("contnet"),
+          KafkaTestBroker.header(typo, KafkaIngest.ERROR_HEADER));
+      assertTrue(typo.value().contains("\"contnet\":\"typo\""), "the original value is kept");
+      ConsumerRecord<String, String> role = dead.stream().filter(r -> "bad-role".equals(r.key())).findFirst()
+          .orElseThrow();
+      assertTrue(KafkaTestBroker.header(role, KafkaIngest.ERROR_HEADER).contains("robot"),
+          KafkaTestBroker.header(role, KafkaIngest.ERROR_HEADER));
+
+      // The good records around the bad ones are recorded: the stream went on.
+      await("ok-1 completed", () -> node.collector.trajectory("ok-1").toCompletableFuture().get(10, TimeUnit.SECONDS)
+          .map(st -> st.status() == Status.COMPLETED).orElse(false));
+      AgentSession.State ok = node.collector.trajectory("ok-1").toCompletableFuture().get(10, TimeUnit.SECONDS)
+          .orElseThrow();
+      assertEquals(List.of("hi"), ok.messages().stream().map(m -> m.content()).toList());
+      await("counter", () -> ingest.deadLettered() == 9);
+      assertEquals(2L, ingest.deadLetteredByCode().get("invalid_event"));
+      assertEquals(0, rows(node, "AgentSession|bad-"), "nothing of a bad record reached the journal");
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  private static KafkaSettings settings(TestNode node, String name) {
+    return node.kafka(broker, Map.of(
+        "group-id", "group-" + name,
+        "topics.agent-events", "ae-" + name,
+        "topics.dead-letter", "dlq-" + name));
+  }
+
+  private static ProducerRecord<String, byte[]> rec(String topic, String key, String value) {
+    return KafkaTestBroker.record(topic, key, value);
+  }
+
+  static List<ProducerRecord<String, byte[]>> events(String topic, String prefix, int fromEvent, int toEvent) {
+    return events(topic, prefix, fromEvent, toEvent, SESSIONS);
+  }
+
+  /**
+   * Events {@code fromEvent}..{@code toEvent - 1} of each session, round-robin over the sessions
+   * (so batches mix sessions); each session: a start, eight messages, a result.
+   */
+  static List<ProducerRecord<String, byte[]>> events(String topic, String prefix, int fromEvent, int toEvent,
+      int sessions) {
+    List<ProducerRecord<String, byte[]>> out = new ArrayList<>();
+    for (int e = fromEvent; e < toEvent; e++) {
+      for (int s = 0; s < sessions; s++) {
+        String session = prefix + s;
+        String common = "\"eventId\":\"e" + e + "\",\"sessionId\":\"" + session + "\",\"agentId\":\"agent-" + (s % 3)
+            + "\"";
+        String body;
+        if (e == 0) {
+          body = "{\"type\":\"start\",\"agentVersion\":\"1.0\",\"modelVersion\":\"v1\"," + common + "}";
+        } else if (e == EVENTS_PER_SESSION - 1) {
+          body = "{\"type\":\"result\",\"status\":\"SUCCESS\",\"detail\":\"done\"," + common + "}";
+        } else {
+          body = "{\"type\":\"message\",\"role\":\"" + (e % 2 == 1 ? "user" : "assistant") + "\",\"content\":\"turn "
+              + e + " of " + session + "\",\"latencyMs\":" + (100 + e) + "," + common + "}";
+        }
+        out.add(KafkaTestBroker.record(topic, session, body));
+      }
+    }
+    return out;
+  }
+
+  private static long rows(TestNode node, String prefix) {
+    try {
+      return node.rows(prefix);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void awaitRows(TestNode node, String prefix, long expected) throws Exception {
+    long deadline = System.nanoTime() + INGEST_LIMIT.toNanos();
+    long n = 0;
+    while (System.nanoTime() < deadline) {
+      n = rows(node, prefix);
+      if (n >= expected) {
+        return;
+      }
+      Thread.sleep(200);
+    }
+    fail("journal holds " + n + " rows of " + prefix + " after " + INGEST_LIMIT + ", expected " + expected);
+  }
+
+  private static void assertEachSessionOnce(TestNode node, String prefix) throws Exception {
+    assertEachSessionOnce(node, prefix, SESSIONS);
+  }
+
+  private static void assertEachSessionOnce(TestNode node, String prefix, int sessions) throws Exception {
+    Map<String, Long> rows = node.rowsByPersistenceId(prefix);
+    assertEquals(sessions, rows.size(), "sessions in the journal");
+    rows.forEach((pid, n) -> assertEquals(ROWS_PER_SESSION, n, "journal rows of " + pid));
+  }
+
+  interface Condition {
+    boolean holds() throws Exception;
+  }
+
+  static void await(String what, Condition c) throws Exception {
+    long deadline = System.nanoTime() + INGEST_LIMIT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (c.holds()) return;
+      Thread.sleep(100);
+    }
+    fail(what + ": not reached within " + INGEST_LIMIT);
+  }
+
+}

@@ -1,0 +1,219 @@
+package io.otl.persistence.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.core.model.ModelVersion;
+import io.otl.core.session.AgentSession;
+import io.otl.core.session.SessionInput;
+import io.otl.persistence.JournalSchema;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The publishers put on Kafka what the journal says, resume from their stored offset, and lose nothing. */
+class KafkaPublisherTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration LIMIT = Duration.ofSeconds(60);
+  private static KafkaTestBroker broker;
+
+  @BeforeAll
+  static void startBroker() throws Exception {
+    broker = KafkaTestBroker.start(2, "traj", "mu");
+  }
+
+  @AfterAll
+  static void stopBroker() throws Exception {
+    if (broker != null) broker.close();
+  }
+
+  @Test
+  void trajectoriesCarryTheJournalsTrajectoriesAndResumeAfterARestartWithoutGapsOrRepeats(@TempDir Path dir)
+      throws Exception {
+    Map<String, AgentSession.State> finalStates = new LinkedHashMap<>();
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaSettings settings = node.kafka(broker, Map.of("topics.trajectories", "traj"));
+      KafkaPublisher.startTrajectories(node.system, settings);
+      for (int i = 0; i < 20; i++) session(node, "t-" + i, i);
+      for (int i = 0; i < 5; i++) {
+        node.collector.feedback("t-" + i, "agent-t", "THUMBS_DOWN", null, "fb-late-" + i)
+            .toCompletableFuture().get(10, TimeUnit.SECONDS);
+      }
+      List<ConsumerRecord<String, String>> published = broker.readAll("traj", 25, LIMIT, Duration.ofMillis(500));
+      assertEquals(25, published.size(), "20 completions and 5 revisions");
+      for (int i = 0; i < 20; i++) {
+        finalStates.put("t-" + i, node.collector.trajectory("t-" + i).toCompletableFuture().get(10, TimeUnit.SECONDS)
+            .orElseThrow());
+      }
+      for (ConsumerRecord<String, String> r : published) {
+        JsonNode v = JSON.readTree(r.value());
+        String session = r.key();
+        AgentSession.State state = finalStates.get(session);
+        assertEquals(session, v.get("sessionId").asText());
+        assertEquals("agent-t", v.get("agentId").asText());
+        assertEquals("v" + (Integer.parseInt(session.substring(2)) % 2), v.get("modelVersion").asText());
+        List<String> roles = new ArrayList<>();
+        List<String> contents = new ArrayList<>();
+        v.get("messages").forEach(m -> {
+          roles.add(m.get("role").asText());
+          contents.add(m.get("content").asText());
+        });
+        assertEquals(state.messages().stream().map(m -> m.role().name()).toList(), roles);
+        assertEquals(state.messages().stream().map(m -> m.content()).toList(), contents);
+        assertTrue(v.get("tools").isTextual(), "tools is a JSON string");
+        assertEquals("search", JSON.readTree(v.get("tools").asText()).get(0).get("function").get("name").asText());
+        boolean revision = v.get("revision").asBoolean();
+        assertEquals(session + (revision ? ":reward:feedback:fb-late-" + session.substring(2) : ":completed"),
+            v.get("id").asText());
+        boolean revisedLater = Integer.parseInt(session.substring(2)) < 5;
+        if (revision || !revisedLater) {
+          // The latest word on this trajectory: what the session holds now.
+          assertEquals(state.reward(), v.get("reward").asDouble(), 1e-9, "reward of " + session);
+          assertEquals(state.qualityScore(), v.get("qualityScore").asDouble(), 1e-9, "quality of " + session);
+        } else {
+          assertTrue(v.get("reward").asDouble() > state.reward(), "the completion's reward, before the thumbs down");
+        }
+      }
+      // Let the publisher store its offset (everything acknowledged) before the node stops.
+      long lastTagged = lastTaggedOrdering(node, AgentSession.TRAJECTORY_TAG);
+      KafkaIngestTest.await("offset stored", () -> storedOffset(node, "traj") >= lastTagged);
+    }
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaPublisher.startTrajectories(node.system, node.kafka(broker, Map.of("topics.trajectories", "traj")));
+      for (int i = 20; i < 25; i++) session(node, "t-" + i, i);
+      List<ConsumerRecord<String, String>> all = broker.readAll("traj", 30, LIMIT, Duration.ofSeconds(1));
+      Set<String> ids = new HashSet<>();
+      for (ConsumerRecord<String, String> r : all) ids.add(JSON.readTree(r.value()).get("id").asText());
+      assertEquals(30, ids.size(), "every completion and revision published");
+      assertEquals(30, all.size(), "nothing published twice after a clean restart");
+    }
+  }
+
+  @Test
+  void modelUpdatesCarryEveryTransitionWithTheRoutingTableAfterIt(@TempDir Path dir) throws Exception {
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaPublisher.startModelUpdates(node.system, node.kafka(broker, Map.of("topics.model-updates", "mu")));
+      var model = node.sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, "agent-m");
+      Duration t = Duration.ofSeconds(10);
+      model.<ModelVersion.TransitionReply>ask(r -> new ModelVersion.RegisterManual("v1", "s3://m/v1", "http://v1", r), t)
+          .toCompletableFuture().get(10, TimeUnit.SECONDS);
+      model.<ModelVersion.TransitionReply>ask(r -> new ModelVersion.RegisterManual("v2", "s3://m/v2", "http://v2", r), t)
+          .toCompletableFuture().get(10, TimeUnit.SECONDS);
+      ModelVersion.ModelsView during = model.<ModelVersion.ModelsView>ask(ModelVersion.Get::new, t)
+          .toCompletableFuture().get(10, TimeUnit.SECONDS);
+      long rowsDuring = node.rows("ModelVersion|agent-m");
+      List<ConsumerRecord<String, String>> first = broker.readAll("mu", (int) rowsDuring, LIMIT, Duration.ZERO);
+      assertEquals(rowsDuring, first.size(), "one record per transition");
+      JsonNode last = JSON.readTree(first.get(first.size() - 1).value());
+      assertEquals("RolloutStarted", last.get("type").asText());
+      JsonNode routing = last.get("routing");
+      assertEquals(during.stable(), routing.get("stable").asText());
+      assertEquals(during.candidate(), routing.get("candidate").asText());
+      assertEquals("http://v2", routing.get("candidateEndpoint").asText());
+      assertEquals("http://v1", routing.get("stableEndpoint").asText());
+      double candidateRatio = during.versions().stream().filter(v -> v.version().equals("v2")).findFirst()
+          .orElseThrow().ratio();
+      assertEquals(candidateRatio, routing.get("candidateRatio").asDouble(), 1e-9);
+
+      model.<ModelVersion.TransitionReply>ask(r -> new ModelVersion.Rollback("v2", "operator test", r), t)
+          .toCompletableFuture().get(10, TimeUnit.SECONDS);
+      long rows = node.rows("ModelVersion|agent-m");
+      List<ConsumerRecord<String, String>> all = broker.readAll("mu", (int) rows, LIMIT, Duration.ofMillis(500));
+      assertEquals(rows, all.size());
+      List<String> types = new ArrayList<>();
+      for (int i = 0; i < all.size(); i++) {
+        ConsumerRecord<String, String> r = all.get(i);
+        JsonNode v = JSON.readTree(r.value());
+        assertEquals("agent-m", r.key());
+        assertEquals("ModelVersion|agent-m:" + (i + 1), v.get("id").asText(), "ids follow the journal");
+        assertEquals(v.get("type").asText(), journalType(node, "ModelVersion|agent-m", i + 1));
+        assertTrue(v.get("event").has("at"));
+        types.add(v.get("type").asText());
+        if (v.get("type").asText().equals("VersionPromoted")) {
+          assertEquals("v1", v.get("routing").get("stable").asText());
+          assertTrue(v.get("routing").get("candidate").isNull());
+        }
+      }
+      assertTrue(types.contains("VersionRegistered") && types.contains("VersionPromoted"), types.toString());
+      JsonNode afterRollback = JSON.readTree(all.get(all.size() - 1).value());
+      assertEquals("VersionRolledBack", afterRollback.get("type").asText());
+      assertEquals("v2", afterRollback.get("version").asText());
+      assertEquals("v1", afterRollback.get("routing").get("stable").asText());
+      assertTrue(afterRollback.get("routing").get("candidate").isNull());
+      assertEquals(0.0, afterRollback.get("routing").get("candidateRatio").asDouble());
+      assertTrue(afterRollback.get("event").get("reason").asText().contains("operator test"));
+    }
+  }
+
+  private static void session(TestNode node, String id, int i) throws Exception {
+    node.collector.record(id, "agent-t", List.of(
+            new SessionInput.Start("s", null, "1.0", "v" + (i % 2), Map.of()),
+            new SessionInput.Message("u", null, "user", "question " + i, null, null),
+            new SessionInput.ToolCall("t", null, "c1", "search", JSON.readTree("{\"q\":" + i + "}"),
+                JSON.readTree("{\"hits\":1}"), true, 20L),
+            new SessionInput.Message("a", null, "assistant", "answer " + i, "chatcmpl-" + i, 300L),
+            new SessionInput.Result("r", null, "SUCCESS", "ok")))
+        .toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  private static long lastTaggedOrdering(TestNode node, String tag) throws Exception {
+    try (Connection c = JournalSchema.connect(node.journal);
+        PreparedStatement ps = c.prepareStatement("SELECT MAX(event_id) FROM event_tag WHERE tag = ?")) {
+      ps.setString(1, tag);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  private static final Pattern OFFSET = Pattern.compile("\"offset\":(\\d+)");
+
+  /** The publisher's stored offset, read from its journal rows. */
+  private static long storedOffset(TestNode node, String topic) throws Exception {
+    try (Connection c = JournalSchema.connect(node.journal);
+        PreparedStatement ps = c.prepareStatement(
+            "SELECT event_payload FROM event_journal WHERE persistence_id = ? ORDER BY sequence_number DESC")) {
+      ps.setString(1, KafkaPublisherOffset.persistenceId(topic).id());
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) return 0;
+        Matcher m = OFFSET.matcher(new String(rs.getBytes(1), StandardCharsets.UTF_8));
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
+      }
+    }
+  }
+
+  private static String journalType(TestNode node, String pid, long seqNr) throws Exception {
+    try (Connection c = JournalSchema.connect(node.journal);
+        PreparedStatement ps = c.prepareStatement(
+            "SELECT event_ser_manifest FROM event_journal WHERE persistence_id = ? AND sequence_number = ?")) {
+      ps.setString(1, pid);
+      ps.setLong(2, seqNr);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertTrue(rs.next(), pid + " " + seqNr);
+        String manifest = rs.getString(1);
+        return manifest.substring(Math.max(manifest.lastIndexOf('$'), manifest.lastIndexOf('.')) + 1);
+      }
+    }
+  }
+
+}

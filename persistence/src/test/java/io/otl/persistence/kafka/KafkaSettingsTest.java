@@ -1,0 +1,69 @@
+package io.otl.persistence.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** agentscope.training.kafka: defaults from kafka.conf, client pass-through, secrets kept out of logs. */
+class KafkaSettingsTest {
+  private static KafkaSettings read(String hocon) {
+    Config c = ConfigFactory.parseString(hocon)
+        .withFallback(ConfigFactory.parseResources("kafka.conf"))
+        .resolve();
+    return KafkaSettings.fromConfig(c.getConfig("agentscope.training"));
+  }
+
+  @Test
+  void defaultsAreThoseOfKafkaConf() {
+    KafkaSettings s = read("");
+    assertFalse(s.enabled());
+    assertEquals(System.getenv("OTL_KAFKA_BOOTSTRAP") != null ? System.getenv("OTL_KAFKA_BOOTSTRAP") : "localhost:9092",
+        s.bootstrapServers());
+    assertEquals("otl-ingest", s.groupId());
+    assertEquals(new KafkaSettings.Topics("agent-events", "agent-events.dlq", "trajectories", "model-updates"),
+        s.topics());
+    assertEquals(8, s.parallelism());
+    assertEquals(1000, s.commitMaxBatch());
+    assertEquals(Duration.ofSeconds(1), s.commitMaxInterval());
+    assertEquals(Duration.ofSeconds(1), s.restartMinBackoff());
+    assertEquals(Duration.ofSeconds(30), s.restartMaxBackoff());
+    assertTrue(s.client().isEmpty());
+  }
+
+  @Test
+  void clientPropertiesPassVerbatimAndSecretsNeverReachToString() {
+    KafkaSettings s = read("""
+        agentscope.training.kafka.client {
+          security.protocol = SASL_SSL
+          sasl.mechanism = PLAIN
+          "sasl.jaas.config" = "org.apache.kafka.common.security.plain.PlainLoginModule required password=\\"hunter2\\";"
+          ssl.truststore.password = "s3cret"
+        }
+        """);
+    assertEquals("SASL_SSL", s.client().get("security.protocol"));
+    assertEquals("PLAIN", s.client().get("sasl.mechanism"));
+    assertTrue(s.client().get("sasl.jaas.config").contains("hunter2"));
+    assertEquals("s3cret", s.client().get("ssl.truststore.password"));
+    assertFalse(s.toString().contains("hunter2"), s.toString());
+    assertFalse(s.toString().contains("s3cret"), s.toString());
+    assertTrue(s.toString().contains("security.protocol=SASL_SSL"), s.toString());
+  }
+
+  @Test
+  void wrongValuesNameTheKey() {
+    var e = assertThrows(IllegalArgumentException.class, () -> read("agentscope.training.kafka.parallelism = 0"));
+    assertTrue(e.getMessage().contains("agentscope.training.kafka.parallelism"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> read("agentscope.training.kafka.topics.agent-events = \"no spaces\""));
+    assertTrue(e.getMessage().contains("topics.agent-events"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> read("agentscope.training.kafka.restart { min-backoff = 10s, max-backoff = 1s }"));
+    assertTrue(e.getMessage().contains("restart.max-backoff"), e.getMessage());
+  }
+}
