@@ -21,6 +21,9 @@ import io.otl.http.HealthRoutes;
 import io.otl.http.HttpServer;
 import io.otl.http.ReadinessCheck;
 import io.otl.persistence.JournalDirectory;
+import io.otl.persistence.kafka.KafkaIngest;
+import io.otl.persistence.kafka.KafkaPublisher;
+import io.otl.persistence.kafka.KafkaSettings;
 import io.otl.persistence.JournalSchema;
 import io.otl.persistence.JournalSettings;
 import java.time.Clock;
@@ -139,10 +142,29 @@ public final class TrainingNode implements AutoCloseable {
           return CompletableFuture.completedFuture(org.apache.pekko.Done.getInstance());
         });
 
+    ApiMetrics metrics = new ApiMetrics(new MetricsRegistry());
+    KafkaSettings kafka = KafkaSettings.fromConfig(training);
+    if (kafka.enabled()) {
+      KafkaIngest ingest = KafkaIngest.start(system, collector, kafka);
+      KafkaPublisher.startTrajectories(system, kafka);
+      KafkaPublisher.startModelUpdates(system, kafka);
+      metrics.gauge("otl_kafka_records_recorded_total", "agent-events records stored in the journal",
+          () -> Map.of("", (double) ingest.recorded()));
+      metrics.gauge("otl_kafka_dead_lettered_total", "agent-events records sent to the dead-letter topic",
+          () -> {
+            Map<String, Double> byCode = new java.util.HashMap<>();
+            ingest.deadLetteredByCode().forEach((code, n) ->
+                byCode.put(MetricsRegistry.labels("code", code), n.doubleValue()));
+            return byCode;
+          });
+      metrics.gauge("otl_kafka_ingest_restarts_total", "restarts of the agent-events stream",
+          () -> Map.of("", (double) ingest.restarts()));
+      log.info("Kafka on: ingesting {} from {}", kafka.topics().agentEvents(), kafka.bootstrapServers());
+    }
+
     ServerBinding binding = null;
     if (training.getBoolean("http.enabled")) {
       List<ReadinessCheck> checks = List.of(journalCheck(journal), clusterCheck(cluster));
-      ApiMetrics metrics = new ApiMetrics(new MetricsRegistry());
       Auth auth = new Auth(Optional.of(training.getString("auth.token")), training.getBoolean("auth.protect-reads"));
       int maxEvents = training.getInt("data-collector.max-events-per-request");
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,

@@ -71,6 +71,24 @@ public final class TrainingSettingsValidator {
     rule("http.max-in-flight", integerAtLeast(1));
     rule("auth.token", string(false));
     rule("auth.protect-reads", bool());
+    String k = "kafka.";
+    rule(k + "enabled", bool());
+    rule(k + "bootstrap-servers", string(true));
+    rule(k + "group-id", string(true));
+    for (String topic : List.of("agent-events", "dead-letter", "trajectories", "model-updates")) {
+      rule(k + "topics." + topic, string(true));
+    }
+    rule(k + "parallelism", integerAtLeast(1));
+    rule(k + "ingest.batch-size", integerAtLeast(1));
+    rule(k + "ingest.batch-window", duration(true));
+    rule(k + "commit.max-batch", integerAtLeast(1));
+    rule(k + "commit.max-interval", duration(false));
+    rule(k + "publish.offset-batch", integerAtLeast(1));
+    rule(k + "publish.offset-interval", duration(false));
+    rule(k + "restart.min-backoff", duration(false));
+    rule(k + "restart.max-backoff", duration(false));
+    // Passed verbatim to the Kafka clients (security.protocol, sasl.*); Kafka validates them.
+    rule(k + "client", anySection());
     rule("cluster.bootstrap", oneOf("seed-nodes", "management"));
     rule("cluster.management.enabled", bool());
     rule("simulator.enabled", bool());
@@ -334,6 +352,16 @@ public final class TrainingSettingsValidator {
       prefix.append(parts[i]);
       SECTIONS.add(prefix.toString());
     }
+  }
+
+  private static Rule anySection() {
+    return (c, key, v) -> {
+      if (v.valueType() != ConfigValueType.OBJECT) {
+        c.error(key, v, "a section of key = value settings");
+        return null;
+      }
+      return v.unwrapped();
+    };
   }
 
   private static Rule zone() {
