@@ -47,7 +47,8 @@ public final class ExportCommand {
     return run(args, System.out, System.err, System.getenv());
   }
 
-  static int run(List<String> args, PrintStream out, PrintStream err, Map<String, String> env) {
+  /** The same with explicit streams and environment (tests, embedding tools). */
+  public static int run(List<String> args, PrintStream out, PrintStream err, Map<String, String> env) {
     List<String> a = !args.isEmpty() && args.get(0).equals("export") ? args.subList(1, args.size()) : args;
     String agent = null;
     String formatName = null;

@@ -53,8 +53,11 @@ import org.apache.pekko.stream.javadsl.Source;
  * ordering gap after about ten seconds, so an event whose transaction commits later than that
  * behind a higher ordering is never seen by the live stream. Every {@code rescan-interval} the feed
  * re-reads {@code currentEventsByTag} from the offset it had reached {@code rescan-window} ago
- * and delivers everything again (the consumer is idempotent anyway). Rescans never move the offset.
- * The consumer must therefore accept concurrent deliveries from the live stream and a rescan.
+ * (a small ring of (time, offset) points kept in the offset store, so this survives restarts) and
+ * delivers every event the live stream has not delivered since this instance started (a bit per
+ * ordering; after a restart the first rescans therefore redeliver their whole window — the consumer
+ * is idempotent anyway). Rescans never move the offset. The consumer must accept concurrent
+ * deliveries from the live stream and a rescan.
  *
  * <p><b>One streamer per cluster.</b> The feed runs as a cluster singleton named after the feed;
  * on hand-over the old instance stops its streams and stores its last acknowledged offset.
@@ -136,6 +139,7 @@ public final class TaggedEventFeed {
     private final JdbcReadJournal journal;
     private final ActorRef<FeedOffsetStore.Command> store;
     private final AtomicLong acknowledged = new AtomicLong();
+    private DeliveredOrderings delivered = new DeliveredOrderings(0);
     private UniqueKillSwitch live;
     private UniqueKillSwitch rescan;
     private boolean rescanning;
@@ -178,6 +182,7 @@ public final class TaggedEventFeed {
 
     private Behavior<Command> running(FeedOffsetStore.State state) {
       acknowledged.set(state.ordering());
+      delivered = new DeliveredOrderings(state.ordering());
       ctx.getLog().info("feed {} of tag '{}' starts after ordering {}", feedName, tag, state.ordering());
       live = startLive();
       return Behaviors.withTimers(timers -> {
@@ -202,9 +207,9 @@ public final class TaggedEventFeed {
               rescan = null;
               if (m.failure() != null) {
                 ctx.getLog().warn("feed {}: reconciliation failed: {}", feedName, m.failure().toString());
-              } else {
-                ctx.getLog().debug("feed {}: reconciliation from ordering {} redelivered {}", feedName, m.from(),
-                    m.delivered());
+              } else if (m.delivered() > 0) {
+                ctx.getLog().info("feed {}: reconciliation from ordering {} delivered {} event(s) the live stream "
+                    + "had not delivered (late commits or the feed's first window)", feedName, m.from(), m.delivered());
               }
               return Behaviors.same();
             })
@@ -251,6 +256,7 @@ public final class TaggedEventFeed {
           journal.eventsByTag(tag, Offset.sequence(acknowledged.get()))
               .mapAsync(settings.parallelism(), this::deliver)
               .map(o -> {
+                delivered.add(o);
                 acknowledged.accumulateAndGet(o, Math::max);
                 return o;
               })
@@ -271,8 +277,14 @@ public final class TaggedEventFeed {
 
     private void startRescan(long lowWater) {
       ActorRef<Command> self = ctx.getSelf();
+      delivered.forgetBelow(lowWater);
       Pair<UniqueKillSwitch, CompletionStage<Long>> run = journal.currentEventsByTag(tag, Offset.sequence(lowWater))
+          .filter(env -> !delivered.contains(ordering(env)))
           .mapAsync(settings.parallelism(), this::deliver)
+          .map(o -> {
+            delivered.add(o);
+            return o;
+          })
           .viaMat(KillSwitches.single(), Keep.right())
           .toMat(Sink.fold(0L, (n, o) -> n + 1), Keep.both())
           .run(ctx.getSystem());
