@@ -1,0 +1,184 @@
+package io.otl.node;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.otl.node.config.NodeConfig;
+import io.otl.persistence.JournalSchema;
+import io.otl.persistence.JournalSettings;
+import io.otl.persistence.export.DatasetExport;
+import io.otl.persistence.export.ExportFormat;
+import io.otl.persistence.export.ExportResult;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * {@code java -jar otl-node.jar export --agent A --format sft|dpo|rl [--since ISO] [--until ISO]
+ * [--out DIR] [--name NAME] [--config FILE]} (DESIGN §6, §7.4): writes a dataset of the agent's
+ * sessions completed in {@code [since, until)} straight from the journal; the node need not run.
+ * Exit codes: 0 written, 2 wrong usage (nothing done), 1 the export failed (e.g. journal unreachable).
+ */
+public final class ExportCommand {
+  private ExportCommand() {}
+
+  static final String USAGE = """
+      usage: java -jar otl-node.jar export --agent <agentId> --format sft|dpo|rl
+                 [--since <ISO-8601>] [--until <ISO-8601>] [--out <dir>] [--name <name>] [--config <file>]
+        --since/--until  completion time window [since, until), e.g. 2026-11-01T00:00:00Z or 2026-11-01 (UTC)
+        --out            folder for <name>.jsonl and <name>.manifest.json
+                         (default: agentscope.training.training-runner.dataset-dir)
+        --name           file name without extension (default: <agent>-<format>-<since|all>-<until|now>)
+        --config         the node's config file (AgentScope .yml/.json/.toml or HOCON .conf) naming the journal""";
+
+  /** Runs with stdout/stderr and the process environment; {@code args} may start with "export". */
+  public static int run(List<String> args) {
+    return run(args, System.out, System.err, System.getenv());
+  }
+
+  /** The same with explicit streams and environment (tests, embedding tools). */
+  public static int run(List<String> args, PrintStream out, PrintStream err, Map<String, String> env) {
+    List<String> a = !args.isEmpty() && args.get(0).equals("export") ? args.subList(1, args.size()) : args;
+    String agent = null;
+    String formatName = null;
+    String since = null;
+    String until = null;
+    String outDir = null;
+    String name = null;
+    Optional<Path> configFile = Optional.empty();
+    for (int i = 0; i < a.size(); i++) {
+      String o = a.get(i);
+      if (o.equals("--help") || o.equals("-h")) {
+        out.println(USAGE);
+        return 0;
+      }
+      if (!List.of("--agent", "--format", "--since", "--until", "--out", "--name", "--config").contains(o)) {
+        return usage(err, "unknown option for export: " + o);
+      }
+      if (i + 1 >= a.size()) return usage(err, o + " needs a value");
+      String v = a.get(++i);
+      switch (o) {
+        case "--agent" -> agent = v;
+        case "--format" -> formatName = v;
+        case "--since" -> since = v;
+        case "--until" -> until = v;
+        case "--out" -> outDir = v;
+        case "--name" -> name = v;
+        default -> {
+          Path file = Path.of(v);
+          if (!Files.isReadable(file)) return usage(err, "--config " + file + ": no such readable file");
+          configFile = Optional.of(file);
+        }
+      }
+    }
+    if (agent == null) return usage(err, "--agent is required");
+    String agentProblem = io.otl.core.Ids.problem("--agent", agent, io.otl.core.Ids.MAX_AGENT_ID);
+    if (agentProblem != null) return usage(err, agentProblem);
+    if (formatName == null) return usage(err, "--format is required (sft, dpo or rl)");
+    ExportFormat format;
+    Instant from;
+    Instant to;
+    try {
+      format = ExportFormat.parse(formatName);
+      from = since == null ? null : parseTime("--since", since);
+      to = until == null ? null : parseTime("--until", until);
+    } catch (IllegalArgumentException e) {
+      return usage(err, e.getMessage());
+    }
+    if (from != null && to != null && !from.isBefore(to)) {
+      return usage(err, "--since " + since + " must be before --until " + until);
+    }
+    if (name == null) name = defaultName(agent, format, from, to);
+
+    Config base;
+    JournalSettings journal;
+    try {
+      base = NodeConfig.resolve(configFile, ConfigFactory.defaultApplication(), env);
+      journal = JournalSettings.fromConfig(base.getConfig("agentscope.training"));
+    } catch (RuntimeException e) {
+      err.println("error: " + e.getMessage());
+      return 2;
+    }
+    Path dir = Path.of(outDir != null ? outDir : base.getString("agentscope.training.training-runner.dataset-dir"));
+
+    try {
+      // Fail early, with the settings to fix, when the database is not there.
+      JournalSchema.connect(journal).close();
+    } catch (Exception e) {
+      err.println("error: " + e.getMessage());
+      return 1;
+    }
+    Config config = ConfigFactory.parseMap(Map.of(
+            "pekko.actor.provider", "local",
+            "pekko.loglevel", "WARNING"))
+        .withFallback(journal.pekkoConfig())
+        .withFallback(base);
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl-export", config);
+    try {
+      ExportResult r = new DatasetExport(system).forWindow(agent, from, to, format, dir, name)
+          .toCompletableFuture().get(6, TimeUnit.HOURS);
+      out.println("manifest: " + r.manifestPath());
+      out.println("file:     " + r.path());
+      out.println("count:    " + r.count());
+      out.println("sha256:   " + r.sha256());
+      if (!r.piiFindings().isEmpty()) out.println("PII found: " + String.join(", ", r.piiFindings()));
+      return 0;
+    } catch (IllegalArgumentException e) {
+      return usage(err, e.getMessage());
+    } catch (Exception e) {
+      Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+      err.println("error: the export failed: " + cause.getMessage());
+      return 1;
+    } finally {
+      system.terminate();
+      try {
+        system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      } catch (Exception ignored) {
+        // leaving anyway
+      }
+    }
+  }
+
+  /** ISO-8601 instant ("2026-11-01T00:00:00Z"), offset date-time, or a date (midnight UTC). */
+  static Instant parseTime(String option, String s) {
+    try {
+      return Instant.parse(s);
+    } catch (DateTimeParseException ignored) {
+      // try the other forms
+    }
+    try {
+      return OffsetDateTime.parse(s).toInstant();
+    } catch (DateTimeParseException ignored) {
+      // try a date
+    }
+    try {
+      return LocalDate.parse(s).atStartOfDay(ZoneOffset.UTC).toInstant();
+    } catch (DateTimeParseException e) {
+      throw new IllegalArgumentException(option + " " + s
+          + " is not an ISO-8601 time; use e.g. 2026-11-01T00:00:00Z, 2026-11-01T08:00:00+08:00 or 2026-11-01");
+    }
+  }
+
+  static String defaultName(String agent, ExportFormat format, Instant since, Instant until) {
+    DateTimeFormatter f = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
+    return agent + "-" + format.wireName() + "-" + (since == null ? "all" : f.format(since)) + "-"
+        + (until == null ? "now" : f.format(until));
+  }
+
+  private static int usage(PrintStream err, String message) {
+    err.println("error: " + message);
+    err.println(USAGE);
+    return 2;
+  }
+}

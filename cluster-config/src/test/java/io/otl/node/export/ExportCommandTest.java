@@ -1,0 +1,85 @@
+package io.otl.node.export;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.node.ExportCommand;
+import io.otl.node.TrainingNode;
+import io.otl.node.readside.FeedTestSupport;
+import io.otl.node.testing.TestDatabases;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** {@code otl-node.jar export} against an H2 journal written by a node that is no longer running. */
+class ExportCommandTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static Path work;
+  private static Path config;
+
+  @BeforeAll
+  static void writeJournal() throws Exception {
+    work = Files.createTempDirectory("otl-export-cli-");
+    var db = TestDatabases.h2(work.resolve("db"));
+    try (TrainingNode node = TrainingNode.start(TestDatabases.node(db, false))) {
+      FeedTestSupport.completedSessions(node.dataCollector(), "cli", "agent-c", 5);
+    }
+    config = work.resolve("node.conf");
+    Files.writeString(config, "agentscope.training {\n  persistence = h2\n  db.url = \""
+        + db.getString("agentscope.training.db.url") + "\"\n}\n");
+  }
+
+  private record Run(int code, String out, String err) {}
+
+  private static Run run(String... args) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = ExportCommand.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of());
+    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void exportsAnAgentsWindowFromTheJournalWithoutARunningNode() throws Exception {
+    Path out = work.resolve("out");
+    Run r = run("export", "--agent", "agent-c", "--format", "rl", "--since", "2000-01-01", "--until",
+        "2999-01-01T00:00:00Z", "--out", out.toString(), "--config", config.toString());
+    assertEquals(0, r.code(), r.err());
+    String name = "agent-c-rl-20000101T000000Z-29990101T000000Z";
+    Path file = out.resolve(name + ".jsonl");
+    Path manifest = out.resolve(name + ".manifest.json");
+    assertTrue(r.out().contains("manifest: " + manifest), r.out());
+    assertTrue(r.out().contains("count:    5"), r.out());
+    JsonNode m = JSON.readTree(manifest.toFile());
+    assertTrue(r.out().contains("sha256:   " + m.get("sha256").asText()), r.out());
+    assertEquals(5, Files.readAllLines(file).size());
+    assertEquals("rl", m.get("format").asText());
+  }
+
+  @Test
+  void wrongUsageExitsWithTwoAndSaysWhatToFix() throws Exception {
+    Run badFormat = run("export", "--agent", "agent-c", "--format", "csv", "--config", config.toString());
+    assertEquals(2, badFormat.code());
+    assertTrue(badFormat.err().contains("format 'csv' is unknown; allowed: sft, dpo, rl"), badFormat.err());
+    Run badDate = run("--agent", "agent-c", "--format", "sft", "--since", "yesterday", "--config", config.toString());
+    assertEquals(2, badDate.code());
+    assertTrue(badDate.err().contains("--since yesterday is not an ISO-8601 time"), badDate.err());
+    Run reversed = run("--agent", "agent-c", "--format", "sft", "--since", "2026-02-01", "--until", "2026-01-01");
+    assertEquals(2, reversed.code());
+    assertTrue(reversed.err().contains("must be before --until"), reversed.err());
+    Run noAgent = run("--format", "sft");
+    assertEquals(2, noAgent.code());
+    assertTrue(noAgent.err().contains("--agent is required"), noAgent.err());
+    Run unknown = run("--agent", "a", "--format", "sft", "--verbose");
+    assertEquals(2, unknown.code());
+    assertTrue(unknown.err().contains("unknown option for export: --verbose"), unknown.err());
+  }
+}

@@ -1,0 +1,141 @@
+package io.otl.node.readside;
+
+import static io.otl.node.readside.FeedTestSupport.await;
+import static io.otl.node.readside.FeedTestSupport.completedSessions;
+import static io.otl.node.readside.FeedTestSupport.execute;
+import static io.otl.node.readside.FeedTestSupport.queryLong;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.otl.core.api.DataCollector;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.TestDatabases;
+import io.otl.persistence.JournalSettings;
+import io.otl.persistence.readside.FeedOffsetStore;
+import io.otl.persistence.readside.FeedSettings;
+import io.otl.persistence.readside.TrajectoryFeed;
+import io.otl.persistence.readside.TrajectoryNotice;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The trajectory feed on the real journal, run once per database. */
+abstract class TrajectoryFeedContract {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final String MAX_TAGGED = "SELECT MAX(event_id) FROM event_tag WHERE tag = 'trajectory'";
+
+  /** Node overrides selecting this contract's database; a fresh, empty journal each call. */
+  protected abstract Config database() throws Exception;
+
+  private static FeedSettings settings(Duration rescanInterval) {
+    return FeedSettings.defaults()
+        .withBatching(5, Duration.ofMillis(200))
+        .withRescan(Duration.ofMinutes(5), rescanInterval)
+        .withBackoff(Duration.ofMillis(200), Duration.ofSeconds(2));
+  }
+
+  @Test
+  void deliversEveryCompletionOnceAcrossANodeRestartAndResumesFromTheStoredOffset() throws Exception {
+    Config node = TestDatabases.node(database(), false);
+    FeedSettings settings = settings(Duration.ofHours(1)); // no reconciliation: the live stream alone
+    RecordingSink before = new RecordingSink();
+    long storedBeforeStop;
+    try (TrainingNode n = TrainingNode.start(node)) {
+      TrajectoryFeed.start(n.system(), "coordinator", before, settings);
+      DataCollector dc = n.dataCollector();
+      List<String> first = completedSessions(dc, "first", "agent-a", 20);
+      FeedTestSupport.session(dc, "open-1", "agent-a", "q", "a", null).toCompletableFuture().get(30, TimeUnit.SECONDS);
+      // late feedback on completed sessions: reward revisions
+      for (int i = 0; i < 3; i++) {
+        dc.feedback("first-" + i, "agent-a", "THUMBS_DOWN", null, "late-" + i).toCompletableFuture()
+            .get(30, TimeUnit.SECONDS);
+      }
+      await("20 completions and 3 revisions", WAIT,
+          () -> before.completedSessions().size() == 20 && before.revisions() == 3);
+      assertEquals(new HashSet<>(first), before.completedSessions());
+      assertFalse(before.completedSessions().contains("open-1"), "an open session is not a completion");
+      TrajectoryNotice n0 = before.notices.get("first-0/completed");
+      assertEquals("agent-a", n0.agentId());
+      assertEquals("v1", n0.modelVersion());
+      assertEquals(List.of("chatcmpl-first-0"), n0.msgIds());
+      TrajectoryNotice revised = before.notices.values().stream()
+          .filter(x -> x.revision() && x.sessionId().equals("first-0")).findFirst().orElseThrow();
+      assertTrue(revised.reward() < n0.reward(), "thumbs down lowers the reward");
+      assertTrue(revised.ordering() > n0.ordering());
+      // the offset is stored in the journal, up to the last tagged event
+      long maxTagged = queryLong(n.journal(), MAX_TAGGED);
+      await("offset stored up to " + maxTagged, WAIT, () -> stored(n, "coordinator") == maxTagged);
+      storedBeforeStop = maxTagged;
+      assertEquals(23, before.deliveries.get(), "the live stream delivers each event once");
+    }
+
+    RecordingSink after = new RecordingSink();
+    try (TrainingNode n = TrainingNode.start(node)) {
+      TrajectoryFeed.start(n.system(), "coordinator", after, settings);
+      List<String> second = completedSessions(n.dataCollector(), "second", "agent-a", 10);
+      await("10 new completions", WAIT, () -> after.completedSessions().size() >= 10);
+      // resumed after the stored offset: nothing from before the restart comes again
+      assertEquals(new HashSet<>(second), after.completedSessions());
+      assertTrue(after.notices.values().stream().allMatch(x -> x.ordering() > storedBeforeStop));
+      Set<String> all = new HashSet<>(before.completedSessions());
+      all.addAll(after.completedSessions());
+      assertEquals(30, all.size(), "every completion counted exactly once across the restart");
+      long maxTagged = queryLong(n.journal(), MAX_TAGGED);
+      await("offset stored after the restart", WAIT, () -> stored(n, "coordinator") == maxTagged);
+    }
+  }
+
+  @Test
+  void reconciliationDeliversAnEventTheLiveStreamSkipped() throws Exception {
+    // Give up on ordering gaps quickly, as the read journal does after ~10 s by default.
+    Config node = TestDatabases.node(database(), false).withFallback(ConfigFactory.parseString(
+        "jdbc-read-journal.journal-sequence-retrieval { max-tries = 2, query-delay = 200ms }"));
+    RecordingSink sink = new RecordingSink();
+    try (TrainingNode n = TrainingNode.start(node)) {
+      TrajectoryFeed.start(n.system(), "late", sink, settings(Duration.ofSeconds(1)));
+      DataCollector dc = n.dataCollector();
+      completedSessions(dc, "early", "agent-a", 3);
+      await("3 completions", WAIT, () -> sink.completedSessions().size() == 3);
+      JournalSettings j = n.journal();
+      long gapStart = queryLong(j, "SELECT MAX(ordering) FROM event_journal") + 1;
+      skipOrderings(j, gapStart + 1000);
+      completedSessions(dc, "after-gap", "agent-a", 3);
+      await("the live stream passes the gap", WAIT, () -> sink.completedSessions().size() == 6);
+      long passed = sink.notices.values().stream().mapToLong(TrajectoryNotice::ordering).max().orElseThrow();
+      assertTrue(passed > gapStart + 500);
+
+      // A transaction that took an ordering inside the gap commits only now.
+      long lateOrdering = gapStart + 500;
+      long template = queryLong(j, "SELECT MIN(event_id) FROM event_tag WHERE tag = 'trajectory'");
+      execute(j,
+          "INSERT INTO event_journal(ordering, persistence_id, sequence_number, deleted, writer, write_timestamp,"
+              + " adapter_manifest, event_ser_id, event_ser_manifest, event_payload, meta_ser_id, meta_ser_manifest,"
+              + " meta_payload) SELECT " + lateOrdering + ", 'AgentSession|late-1', 1, deleted, writer, write_timestamp,"
+              + " adapter_manifest, event_ser_id, event_ser_manifest, event_payload, meta_ser_id, meta_ser_manifest,"
+              + " meta_payload FROM event_journal WHERE ordering = " + template,
+          "INSERT INTO event_tag(event_id, tag) VALUES (" + lateOrdering + ", 'trajectory')");
+
+      await("the late completion, through the reconciliation", WAIT,
+          () -> sink.completedSessions().contains("late-1"));
+      assertEquals(lateOrdering, sink.notices.get("late-1/completed").ordering());
+      assertEquals(7, sink.completedSessions().size());
+    }
+  }
+
+  /** Makes the journal's next ordering {@code next}, leaving a gap. */
+  protected abstract void skipOrderings(JournalSettings journal, long next);
+
+  private static long stored(TrainingNode n, String feed) {
+    try {
+      return FeedOffsetStore.readStoredOffset(n.system(), feed).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package io.otl.persistence.export;
+
+import java.util.Locale;
+
+/** The dataset shapes Trinity-RFT reads (DESIGN §6). */
+public enum ExportFormat {
+  /** {@code {"messages":[…],"tools":"<JSON string>"}}. */
+  SFT,
+  /** {@code {"prompt":…,"chosen":…,"rejected":…}}. */
+  DPO,
+  /** {@code {"prompt":…,"reward":r,"metadata":{…}}} for GRPO/PPO. */
+  RL;
+
+  /** The name used on the command line and in manifests. */
+  public String wireName() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /** sft | dpo | rl (case-insensitive). */
+  public static ExportFormat parse(String s) {
+    if (s != null) {
+      for (ExportFormat f : values()) if (f.wireName().equalsIgnoreCase(s.trim())) return f;
+    }
+    throw new IllegalArgumentException("format '" + s + "' is unknown; allowed: sft, dpo, rl");
+  }
+
+  /** The format a training algorithm needs: sft, distillation → SFT; dpo → DPO; ppo, grpo → RL. */
+  public static ExportFormat forAlgorithm(String algorithm) {
+    String a = algorithm == null ? "" : algorithm.trim().toLowerCase(Locale.ROOT);
+    return switch (a) {
+      case "sft", "distillation" -> SFT;
+      case "dpo" -> DPO;
+      case "ppo", "grpo" -> RL;
+      default -> throw new IllegalArgumentException(
+          "algorithm '" + algorithm + "' is unknown; allowed: sft, ppo, grpo, dpo, distillation");
+    };
+  }
+}

@@ -1,0 +1,18 @@
+package io.otl.persistence.export;
+
+import java.util.List;
+
+/**
+ * What an export wrote (the coordinator's {@code DatasetManifest} has the same fields).
+ *
+ * @param path the JSON Lines file
+ * @param count lines written
+ * @param sha256 hex SHA-256 of the file's bytes
+ * @param sessionIds the sessions in the file, in line order (for DPO: chosen, rejected per line)
+ * @param piiFindings "rule: n lines" per built-in PII rule that matched a written line; empty when clean
+ * @param format sft | dpo | rl
+ * @param manifestPath the manifest written next to the file
+ */
+public record ExportResult(
+    String path, int count, String sha256, List<String> sessionIds, List<String> piiFindings, String format,
+    String manifestPath) {}

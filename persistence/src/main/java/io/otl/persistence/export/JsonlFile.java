@@ -1,0 +1,90 @@
+package io.otl.persistence.export;
+
+import io.otl.core.session.Desensitizer;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Writes a JSON Lines file line by line into a temporary file, hashing (SHA-256) and PII-scanning
+ * each line as it goes; {@link #commit()} moves it into place. Holds nothing of the lines but the
+ * session ids for the manifest.
+ */
+final class JsonlFile implements AutoCloseable {
+  private final Path target;
+  private final Path tmp;
+  private final OutputStream out;
+  private final MessageDigest sha;
+  private final Desensitizer scanner = Desensitizer.builtInScanner();
+  private final Map<String, Integer> findings = new TreeMap<>();
+  private final List<String> sessionIds = new ArrayList<>();
+  private int count;
+  private boolean committed;
+
+  JsonlFile(Path target) {
+    this.target = target;
+    try {
+      Files.createDirectories(target.toAbsolutePath().getParent());
+      this.tmp = target.resolveSibling(target.getFileName() + ".tmp");
+      this.out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16);
+      this.sha = MessageDigest.getInstance("SHA-256");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  void write(String line, List<String> forSessions) {
+    if (line.indexOf('\n') >= 0) throw new IllegalArgumentException("a JSON line contains a newline");
+    byte[] bytes = (line + "\n").getBytes(StandardCharsets.UTF_8);
+    try {
+      out.write(bytes);
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing " + tmp + " failed: " + e.getMessage(), e);
+    }
+    sha.update(bytes);
+    for (String rule : scanner.findings(line)) findings.merge(rule, 1, Integer::sum);
+    sessionIds.addAll(forSessions);
+    count++;
+  }
+
+  /** Closes and moves the file into place; returns (path, count, sha256, ids, findings). */
+  Written commit() {
+    try {
+      out.close();
+      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      committed = true;
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing " + target + " failed: " + e.getMessage(), e);
+    }
+    List<String> pii = new ArrayList<>();
+    findings.forEach((rule, n) -> pii.add(rule + ": " + n + (n == 1 ? " line" : " lines")));
+    return new Written(target, count, HexFormat.of().formatHex(sha.digest()), List.copyOf(sessionIds), pii);
+  }
+
+  @Override
+  public void close() {
+    if (committed) return;
+    try {
+      out.close();
+      Files.deleteIfExists(tmp);
+    } catch (IOException ignored) {
+      // best effort: a failed export leaves no partial file behind
+    }
+  }
+
+  record Written(Path path, int count, String sha256, List<String> sessionIds, List<String> piiFindings) {}
+}

@@ -1,0 +1,187 @@
+package io.otl.persistence.export;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.otl.core.session.AgentSession.Event;
+import io.otl.core.session.AgentSession.MessageRecorded;
+import io.otl.core.session.AgentSession.ToolCallRecorded;
+import java.text.Normalizer;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The JSON Lines of DESIGN §6, one trajectory (or pair) per line. Pure and deterministic: the same
+ * trajectory always gives the same bytes (field order fixed, no timestamps).
+ *
+ * <p><b>SFT.</b> {@code messages} follows the conversation in journal order. Tool calls are
+ * rendered OpenAI style: a run of consecutive tool calls becomes one assistant message with
+ * {@code "content":""} and {@code tool_calls} (id = the call's callId, else {@code call_<n>};
+ * {@code function.arguments} = the input as a JSON string), followed by one {@code "role":"tool"}
+ * message per call with {@code tool_call_id} and the output (a JSON string, or the text itself when
+ * the output is a plain string). Reasoning steps, feedback and the task result are not part of the
+ * conversation. {@code tools} is a JSON string: one {@code {"type":"function","function":{"name",
+ * "parameters"}}} per tool used, in order of first use, with a JSON Schema derived from the shapes
+ * of its inputs (keys of all calls merged; "[]" without tools). A trajectory without an assistant
+ * message is not exported.
+ */
+public final class JsonlFormats {
+  static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+  private JsonlFormats() {}
+
+  public static Optional<String> sft(Trajectory t) {
+    if (t.finalAnswer().isEmpty()) return Optional.empty();
+    ArrayNode messages = F.arrayNode();
+    List<ToolCallRecorded> pending = new ArrayList<>();
+    int[] callCounter = {0};
+    for (Event e : t.conversation()) {
+      if (e instanceof ToolCallRecorded call) {
+        pending.add(call);
+      } else if (e instanceof MessageRecorded m) {
+        flushToolCalls(messages, pending, callCounter);
+        ObjectNode msg = messages.addObject();
+        msg.put("role", m.role().name());
+        msg.put("content", m.content());
+      }
+    }
+    flushToolCalls(messages, pending, callCounter);
+    ObjectNode line = F.objectNode();
+    line.set("messages", messages);
+    line.put("tools", write(toolDefinitions(t)));
+    return Optional.of(write(line));
+  }
+
+  public static Optional<String> rl(Trajectory t) {
+    Optional<String> prompt = t.prompt();
+    if (prompt.isEmpty()) return Optional.empty();
+    ObjectNode line = F.objectNode();
+    line.put("prompt", prompt.get());
+    line.put("reward", t.reward());
+    ObjectNode meta = line.putObject("metadata");
+    meta.put("sessionId", t.sessionId());
+    meta.put("agentId", t.state().agentId());
+    meta.put("modelVersion", t.state().modelVersion());
+    if (t.state().qualityScore() == null) meta.putNull("qualityScore");
+    else meta.put("qualityScore", t.state().qualityScore());
+    return Optional.of(write(line));
+  }
+
+  public static String dpo(String prompt, String chosen, String rejected) {
+    ObjectNode line = F.objectNode();
+    line.put("prompt", prompt);
+    line.put("chosen", chosen);
+    line.put("rejected", rejected);
+    return write(line);
+  }
+
+  /** How prompts are compared for DPO pairs: NFKC, trimmed, whitespace runs collapsed, lower case. */
+  public static String normalisePrompt(String prompt) {
+    String n = Normalizer.normalize(prompt, Normalizer.Form.NFKC).strip().replaceAll("\\s+", " ");
+    return n.toLowerCase(Locale.ROOT);
+  }
+
+  private static void flushToolCalls(ArrayNode messages, List<ToolCallRecorded> pending, int[] counter) {
+    if (pending.isEmpty()) return;
+    List<String> ids = new ArrayList<>();
+    ObjectNode assistant = messages.addObject();
+    assistant.put("role", "assistant");
+    assistant.put("content", "");
+    ArrayNode calls = assistant.putArray("tool_calls");
+    for (ToolCallRecorded c : pending) {
+      String id = c.callId() != null && !c.callId().isEmpty() ? c.callId() : "call_" + counter[0];
+      counter[0]++;
+      ids.add(id);
+      ObjectNode call = calls.addObject();
+      call.put("id", id);
+      call.put("type", "function");
+      ObjectNode fn = call.putObject("function");
+      fn.put("name", c.toolName());
+      fn.put("arguments", c.input() == null || c.input().isNull() ? "{}" : write(c.input()));
+    }
+    for (int i = 0; i < pending.size(); i++) {
+      JsonNode out = pending.get(i).output();
+      ObjectNode tool = messages.addObject();
+      tool.put("role", "tool");
+      tool.put("tool_call_id", ids.get(i));
+      tool.put("content", out == null || out.isNull() ? "" : out.isTextual() ? out.textValue() : write(out));
+    }
+    pending.clear();
+  }
+
+  /** One function definition per tool used, in order of first use. */
+  static ArrayNode toolDefinitions(Trajectory t) {
+    Map<String, JsonNode> schemas = new LinkedHashMap<>();
+    for (Event e : t.conversation()) {
+      if (e instanceof ToolCallRecorded c) {
+        JsonNode shape = schemaOf(c.input() == null || c.input().isNull() ? F.objectNode() : c.input());
+        schemas.merge(c.toolName(), shape, JsonlFormats::mergeSchemas);
+      }
+    }
+    ArrayNode tools = F.arrayNode();
+    schemas.forEach((name, schema) -> {
+      ObjectNode tool = tools.addObject();
+      tool.put("type", "function");
+      ObjectNode fn = tool.putObject("function");
+      fn.put("name", name);
+      fn.set("parameters", schema);
+    });
+    return tools;
+  }
+
+  /** A JSON Schema describing the shape of one value. */
+  static JsonNode schemaOf(JsonNode v) {
+    ObjectNode s = F.objectNode();
+    if (v.isObject()) {
+      s.put("type", "object");
+      ObjectNode props = s.putObject("properties");
+      Iterator<Map.Entry<String, JsonNode>> it = v.fields();
+      while (it.hasNext()) {
+        Map.Entry<String, JsonNode> f = it.next();
+        props.set(f.getKey(), schemaOf(f.getValue()));
+      }
+    } else if (v.isArray()) {
+      s.put("type", "array");
+      if (!v.isEmpty()) s.set("items", schemaOf(v.get(0)));
+    } else if (v.isTextual()) {
+      s.put("type", "string");
+    } else if (v.isIntegralNumber()) {
+      s.put("type", "integer");
+    } else if (v.isNumber()) {
+      s.put("type", "number");
+    } else if (v.isBoolean()) {
+      s.put("type", "boolean");
+    }
+    return s;
+  }
+
+  /** Object schemas merge their properties (first seen wins per key); otherwise the first stays. */
+  static JsonNode mergeSchemas(JsonNode a, JsonNode b) {
+    if (!"object".equals(a.path("type").asText()) || !"object".equals(b.path("type").asText())) return a;
+    ObjectNode merged = a.deepCopy();
+    ObjectNode props = (ObjectNode) merged.get("properties");
+    Iterator<Map.Entry<String, JsonNode>> it = b.get("properties").fields();
+    while (it.hasNext()) {
+      Map.Entry<String, JsonNode> f = it.next();
+      if (!props.has(f.getKey())) props.set(f.getKey(), f.getValue());
+    }
+    return merged;
+  }
+
+  static String write(JsonNode node) {
+    try {
+      return JSON.writeValueAsString(node);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+package io.otl.persistence.export;
+
+import io.otl.core.session.AgentSession;
+import io.otl.core.session.AgentSession.Event;
+import io.otl.core.session.AgentSession.MessageRecorded;
+import io.otl.core.session.AgentSession.ToolCallRecorded;
+import io.otl.core.session.SessionModel.Role;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A session as replayed from the journal: the state folded with the entity's own handler
+ * ({@link AgentSession.State#apply}), plus the order in which messages and tool calls happened
+ * (the state keeps them in separate lists).
+ */
+public record Trajectory(String sessionId, AgentSession.State state, List<Event> conversation) {
+
+  /** Folds events, in journal order, into a trajectory. */
+  public static final class Builder {
+    private final String sessionId;
+    private AgentSession.State state = AgentSession.State.empty();
+    private final List<Event> conversation = new ArrayList<>();
+
+    public Builder(String sessionId) {
+      this.sessionId = sessionId;
+    }
+
+    public Builder add(Event e) {
+      state = state.apply(e);
+      if (e instanceof MessageRecorded || e instanceof ToolCallRecorded) conversation.add(e);
+      return this;
+    }
+
+    public Trajectory build() {
+      return new Trajectory(sessionId, state, List.copyOf(conversation));
+    }
+  }
+
+  /** The content of the first user message: the task prompt. */
+  public Optional<String> prompt() {
+    return state.messages().stream().filter(m -> m.role() == Role.user).map(MessageRecorded::content).findFirst();
+  }
+
+  /** The content of the last assistant message: the final answer. */
+  public Optional<String> finalAnswer() {
+    List<MessageRecorded> ms = state.messages();
+    for (int i = ms.size() - 1; i >= 0; i--) if (ms.get(i).role() == Role.assistant) return Optional.of(ms.get(i).content());
+    return Optional.empty();
+  }
+
+  public double reward() {
+    return state.reward() == null ? 0.0 : state.reward();
+  }
+}

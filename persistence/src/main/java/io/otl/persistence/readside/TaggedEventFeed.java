@@ -1,0 +1,295 @@
+package io.otl.persistence.readside;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.apache.pekko.Done;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.typed.ClusterSingleton;
+import org.apache.pekko.cluster.typed.SingletonActor;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
+import org.apache.pekko.persistence.query.EventEnvelope;
+import org.apache.pekko.persistence.query.Offset;
+import org.apache.pekko.persistence.query.PersistenceQuery;
+import org.apache.pekko.persistence.query.Sequence;
+import org.apache.pekko.stream.KillSwitches;
+import org.apache.pekko.stream.RestartSettings;
+import org.apache.pekko.stream.UniqueKillSwitch;
+import org.apache.pekko.stream.javadsl.Keep;
+import org.apache.pekko.stream.javadsl.RestartSource;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+
+/**
+ * A reliable, resumable feed of one tag of the journal to one consumer — the core that
+ * {@link TrajectoryFeed} (tag {@code trajectory}) and the Kafka publisher (tag
+ * {@code model-transitions}) are instances of.
+ *
+ * <p><b>Delivery guarantee.</b> {@code eventsByTag(tag, offset)} of the JDBC read journal runs as a
+ * {@link RestartSource} with back-off. Each envelope is mapped ({@code EventEnvelope ->
+ * Optional<T>}, possibly asynchronously) and handed to the consumer with bounded parallelism; the
+ * acknowledgements are taken in journal order, and the offset only moves past an event once the
+ * consumer acknowledged it and every event before it. The offset is stored in the journal
+ * ({@link FeedOffsetStore}) at most every {@code batch-offsets-every} deliveries or
+ * {@code offset-interval}. A crash therefore redelivers what was acknowledged after the last stored
+ * offset: delivery is at-least-once, and with idempotent consumers (deduplicating by session id +
+ * event id, or by ordering) the effect is exactly-once.
+ *
+ * <p><b>Second line of defence</b> (DESIGN §10). On PostgreSQL {@code eventsByTag} gives up on an
+ * ordering gap after about ten seconds, so an event whose transaction commits later than that
+ * behind a higher ordering is never seen by the live stream. Every {@code rescan-interval} the feed
+ * re-reads {@code currentEventsByTag} from the offset it had reached {@code rescan-window} ago
+ * (a small ring of (time, offset) points kept in the offset store, so this survives restarts) and
+ * delivers every event the live stream has not delivered since this instance started (a bit per
+ * ordering; after a restart the first rescans therefore redeliver their whole window — the consumer
+ * is idempotent anyway). Rescans never move the offset. The consumer must accept concurrent
+ * deliveries from the live stream and a rescan.
+ *
+ * <p><b>One streamer per cluster.</b> The feed runs as a cluster singleton named after the feed;
+ * on hand-over the old instance stops its streams and stores its last acknowledged offset.
+ */
+public final class TaggedEventFeed {
+  private TaggedEventFeed() {}
+
+  /** Maps an envelope to what the consumer gets; empty = nothing to deliver (still acknowledged). */
+  @FunctionalInterface
+  public interface Mapper<T> {
+    CompletionStage<Optional<T>> map(EventEnvelope envelope);
+
+    static <T> Mapper<T> sync(Function<EventEnvelope, Optional<T>> f) {
+      return env -> CompletableFuture.completedFuture(f.apply(env));
+    }
+  }
+
+  /** The consumer port: completes when the item is durably handled; may be called again for it. */
+  @FunctionalInterface
+  public interface Consumer<T> {
+    CompletionStage<Void> deliver(T item);
+  }
+
+  /**
+   * Starts (or joins) the singleton of feed {@code feedName} on this node. Idempotent per node.
+   * Requires a cluster provider; the singleton's name is {@code feed-<feedName>}.
+   */
+  public static <T> ActorRef<Command> start(
+      ActorSystem<?> system, String feedName, String tag, Mapper<T> mapper, Consumer<T> consumer,
+      FeedSettings settings) {
+    return ClusterSingleton.get(system).init(
+        SingletonActor.of(behavior(feedName, tag, mapper, consumer, settings, Clock.systemUTC()), "feed-" + feedName)
+            .withStopMessage(new Stop()));
+  }
+
+  /** The feed's behavior, for tests or for running it without a cluster (exactly one per feed!). */
+  public static <T> Behavior<Command> behavior(
+      String feedName, String tag, Mapper<T> mapper, Consumer<T> consumer, FeedSettings settings, Clock clock) {
+    return Behaviors.setup(ctx -> new Runner<>(ctx, feedName, tag, mapper, consumer, settings, clock).starting());
+  }
+
+  /** The offset (ordering) of an envelope of the JDBC read journal. */
+  public static long ordering(EventEnvelope env) {
+    Offset o = env.offset();
+    if (o instanceof Sequence s) return s.value();
+    throw new IllegalArgumentException("not a JDBC read journal offset: " + o);
+  }
+
+  // ------------------------------------------------------------------------------------ protocol
+
+  public sealed interface Command {}
+
+  /** Stops the streams, stores the last acknowledged offset, stops (the singleton's stop message). */
+  public record Stop() implements Command {}
+
+  /** Runs a reconciliation now (also done by a timer); ignored while one runs. */
+  public record RescanNow() implements Command {}
+
+  private record Loaded(FeedOffsetStore.State state) implements Command {}
+
+  private record LoadFailed(Throwable cause) implements Command {}
+
+  private record RescanFrom(long lowWater) implements Command {}
+
+  private record RescanDone(long from, long delivered, Throwable failure) implements Command {}
+
+  private record Stopped() implements Command {}
+
+  // ------------------------------------------------------------------------------------ runner
+
+  private static final class Runner<T> {
+    private final ActorContext<Command> ctx;
+    private final String feedName;
+    private final String tag;
+    private final Mapper<T> mapper;
+    private final Consumer<T> consumer;
+    private final FeedSettings settings;
+    private final Clock clock;
+    private final JdbcReadJournal journal;
+    private final ActorRef<FeedOffsetStore.Command> store;
+    private final AtomicLong acknowledged = new AtomicLong();
+    private DeliveredOrderings delivered = new DeliveredOrderings(0);
+    private UniqueKillSwitch live;
+    private UniqueKillSwitch rescan;
+    private boolean rescanning;
+
+    Runner(ActorContext<Command> ctx, String feedName, String tag, Mapper<T> mapper, Consumer<T> consumer,
+        FeedSettings settings, Clock clock) {
+      this.ctx = ctx;
+      this.feedName = feedName;
+      this.tag = tag;
+      this.mapper = mapper;
+      this.consumer = consumer;
+      this.settings = settings;
+      this.clock = clock;
+      this.journal = PersistenceQuery.get(ctx.getSystem().classicSystem())
+          .getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier());
+      this.store = ctx.spawn(FeedOffsetStore.create(feedName, settings.rescanWindow()), "offset");
+    }
+
+    Behavior<Command> starting() {
+      loadOffset();
+      return Behaviors.receive(Command.class)
+          .onMessage(Loaded.class, m -> running(m.state()))
+          .onMessage(LoadFailed.class, m -> {
+            ctx.getLog().warn("feed {}: reading its offset failed ({}), retrying", feedName, m.cause().toString());
+            ctx.scheduleOnce(settings.minBackoff(), ctx.getSelf(), new RescanNow());
+            return Behaviors.same();
+          })
+          .onMessage(RescanNow.class, m -> {
+            loadOffset();
+            return Behaviors.same();
+          })
+          .onMessage(Stop.class, m -> Behaviors.stopped())
+          .build();
+    }
+
+    private void loadOffset() {
+      ctx.ask(FeedOffsetStore.State.class, store, Duration.ofSeconds(10), FeedOffsetStore.Get::new,
+          (state, failure) -> state != null ? new Loaded(state) : new LoadFailed(failure));
+    }
+
+    private Behavior<Command> running(FeedOffsetStore.State state) {
+      acknowledged.set(state.ordering());
+      delivered = new DeliveredOrderings(state.ordering());
+      ctx.getLog().info("feed {} of tag '{}' starts after ordering {}", feedName, tag, state.ordering());
+      live = startLive();
+      return Behaviors.withTimers(timers -> {
+        timers.startTimerWithFixedDelay("rescan", new RescanNow(), settings.rescanInterval());
+        return Behaviors.receive(Command.class)
+            .onMessage(RescanNow.class, m -> {
+              if (!rescanning) {
+                rescanning = true;
+                Instant cutoff = clock.instant().minus(settings.rescanWindow());
+                ctx.ask(FeedOffsetStore.State.class, store, Duration.ofSeconds(10), FeedOffsetStore.Get::new,
+                    (s, failure) -> s != null ? new RescanFrom(s.offsetAt(cutoff))
+                        : new RescanDone(-1, 0, failure));
+              }
+              return Behaviors.same();
+            })
+            .onMessage(RescanFrom.class, m -> {
+              startRescan(m.lowWater());
+              return Behaviors.same();
+            })
+            .onMessage(RescanDone.class, m -> {
+              rescanning = false;
+              rescan = null;
+              if (m.failure() != null) {
+                ctx.getLog().warn("feed {}: reconciliation failed: {}", feedName, m.failure().toString());
+              } else if (m.delivered() > 0) {
+                ctx.getLog().info("feed {}: reconciliation from ordering {} delivered {} event(s) the live stream "
+                    + "had not delivered (late commits or the feed's first window)", feedName, m.from(), m.delivered());
+              }
+              return Behaviors.same();
+            })
+            .onMessage(Stop.class, m -> stopping())
+            .onSignal(PostStop.class, s -> {
+              shutdownStreams();
+              return Behaviors.same();
+            })
+            .build();
+      });
+    }
+
+    private Behavior<Command> stopping() {
+      shutdownStreams();
+      long last = acknowledged.get();
+      ctx.ask(Done.class, store, Duration.ofSeconds(5),
+          reply -> new FeedOffsetStore.Advance(last, clock.instant(), reply), (done, failure) -> new Stopped());
+      return Behaviors.receive(Command.class)
+          .onMessage(Stopped.class, m -> Behaviors.stopped())
+          .onAnyMessage(m -> Behaviors.same())
+          .build();
+    }
+
+    private void shutdownStreams() {
+      if (live != null) live.shutdown();
+      if (rescan != null) rescan.shutdown();
+    }
+
+    /** Delivers one envelope; completes with its ordering once the consumer acknowledged it. */
+    private CompletionStage<Long> deliver(EventEnvelope env) {
+      long ordering = ordering(env);
+      return mapper.map(env)
+          .thenCompose(item -> item.isPresent() ? consumer.deliver(item.get())
+              : CompletableFuture.<Void>completedFuture(null))
+          .toCompletableFuture()
+          .orTimeout(settings.deliveryTimeout().toMillis(), TimeUnit.MILLISECONDS)
+          .thenApply(v -> ordering);
+    }
+
+    private UniqueKillSwitch startLive() {
+      ActorSystem<?> system = ctx.getSystem();
+      RestartSettings restart = RestartSettings.create(settings.minBackoff(), settings.maxBackoff(), 0.2);
+      Source<Long, NotUsed> restarting = RestartSource.withBackoff(restart, () ->
+          journal.eventsByTag(tag, Offset.sequence(acknowledged.get()))
+              .mapAsync(settings.parallelism(), this::deliver)
+              .map(o -> {
+                delivered.add(o);
+                acknowledged.accumulateAndGet(o, Math::max);
+                return o;
+              })
+              .groupedWithin(settings.batchOffsetsEvery(), settings.offsetInterval())
+              .mapAsync(1, batch -> storeOffset(batch.get(batch.size() - 1))));
+      return restarting
+          .viaMat(KillSwitches.single(), Keep.right())
+          .toMat(Sink.ignore(), Keep.left())
+          .run(system);
+    }
+
+    private CompletionStage<Long> storeOffset(long ordering) {
+      return AskPattern.<FeedOffsetStore.Command, Done>ask(store,
+              reply -> new FeedOffsetStore.Advance(ordering, clock.instant(), reply), Duration.ofSeconds(10),
+              ctx.getSystem().scheduler())
+          .thenApply(d -> ordering);
+    }
+
+    private void startRescan(long lowWater) {
+      ActorRef<Command> self = ctx.getSelf();
+      delivered.forgetBelow(lowWater);
+      Pair<UniqueKillSwitch, CompletionStage<Long>> run = journal.currentEventsByTag(tag, Offset.sequence(lowWater))
+          .filter(env -> !delivered.contains(ordering(env)))
+          .mapAsync(settings.parallelism(), this::deliver)
+          .map(o -> {
+            delivered.add(o);
+            return o;
+          })
+          .viaMat(KillSwitches.single(), Keep.right())
+          .toMat(Sink.fold(0L, (n, o) -> n + 1), Keep.both())
+          .run(ctx.getSystem());
+      rescan = run.first();
+      run.second().whenComplete((n, failure) -> self.tell(new RescanDone(lowWater, n == null ? 0 : n, failure)));
+    }
+  }
+}

@@ -1,0 +1,34 @@
+package io.otl.persistence.readside;
+
+import io.otl.core.session.SessionModel;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A trajectory completed ({@code revision = false}) or its reward was revised by late feedback
+ * ({@code revision = true}). Delivered at least once; {@code (sessionId, eventId)} identifies it,
+ * so a consumer deduplicates on that pair (or on {@code ordering}).
+ *
+ * @param msgIds the inference service's response ids of the session's assistant messages, in
+ *     order (what Trinity's {@code POST /feedback} needs); empty when the feed runs with
+ *     {@code resolve-msg-ids = off} or no assistant message carried one
+ * @param ordering the event's position in the journal (the feed's offset)
+ * @param at the event's time
+ */
+public record TrajectoryNotice(
+    String sessionId,
+    String agentId,
+    String modelVersion,
+    String eventId,
+    boolean revision,
+    double reward,
+    double qualityScore,
+    SessionModel.Outcome outcome,
+    List<String> msgIds,
+    long ordering,
+    Instant at) {
+
+  public TrajectoryNotice {
+    msgIds = List.copyOf(msgIds);
+  }
+}

@@ -1,0 +1,105 @@
+package io.otl.persistence.export;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.core.session.AgentSession;
+import io.otl.core.session.SessionModel.Counts;
+import io.otl.core.session.SessionModel.Outcome;
+import io.otl.core.session.SessionModel.Role;
+import io.otl.core.session.SessionModel.TaskStatus;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class JsonlFormatsTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Instant T = Instant.parse("2026-01-01T00:00:00Z");
+
+  private static Trajectory sample() throws Exception {
+    return new Trajectory.Builder("s-1")
+        .add(new AgentSession.SessionStarted("st", T, T, "agent-a", "1", "v3", Map.of()))
+        .add(new AgentSession.MessageRecorded("m0", T, T, Role.system, "You are helpful.", null, null))
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "Weather  in Paris?", null, null))
+        .add(new AgentSession.ToolCallRecorded("t1", T, T, "c1", "weather", JSON.readTree("{\"city\":\"Paris\"}"),
+            JSON.readTree("{\"temp\":21}"), true, 10L))
+        .add(new AgentSession.ToolCallRecorded("t2", T, T, null, "weather",
+            JSON.readTree("{\"city\":\"Lyon\",\"days\":2}"), JSON.readTree("\"sunny\""), true, 10L))
+        .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "21 degrees.", "chatcmpl-1", 300L))
+        .add(new AgentSession.TaskResultRecorded("r", T, T, TaskStatus.SUCCESS, "ok"))
+        .add(new AgentSession.TrajectoryCompleted("completed", T, T, "agent-a", "v3", 0.75, 0.9,
+            new Counts(3, 2, 0, 0), new Outcome(TaskStatus.SUCCESS, null, 0, 0, 0, 300.0)))
+        .build();
+  }
+
+  @Test
+  void sftRendersMessagesToolCallsAndToolDefinitions() throws Exception {
+    JsonNode line = JSON.readTree(JsonlFormats.sft(sample()).orElseThrow());
+    JsonNode messages = line.get("messages");
+    assertEquals(6, messages.size());
+    assertEquals("system", messages.get(0).get("role").asText());
+    assertEquals("Weather  in Paris?", messages.get(1).get("content").asText());
+    JsonNode calls = messages.get(2).get("tool_calls");
+    assertEquals("assistant", messages.get(2).get("role").asText());
+    assertEquals(2, calls.size());
+    assertEquals("c1", calls.get(0).get("id").asText());
+    assertEquals("call_1", calls.get(1).get("id").asText());
+    assertEquals("{\"city\":\"Paris\"}", calls.get(0).get("function").get("arguments").asText());
+    assertEquals("tool", messages.get(3).get("role").asText());
+    assertEquals("c1", messages.get(3).get("tool_call_id").asText());
+    assertEquals("{\"temp\":21}", messages.get(3).get("content").asText());
+    assertEquals("sunny", messages.get(4).get("content").asText());
+    assertEquals("21 degrees.", messages.get(5).get("content").asText());
+    JsonNode tools = JSON.readTree(line.get("tools").asText());
+    assertEquals(1, tools.size());
+    JsonNode params = tools.get(0).get("function").get("parameters");
+    assertEquals("weather", tools.get(0).get("function").get("name").asText());
+    assertEquals("string", params.get("properties").get("city").get("type").asText());
+    assertEquals("integer", params.get("properties").get("days").get("type").asText());
+    // deterministic bytes
+    assertEquals(JsonlFormats.sft(sample()).orElseThrow(), JsonlFormats.sft(sample()).orElseThrow());
+  }
+
+  @Test
+  void rlCarriesPromptRewardAndMetadata() throws Exception {
+    JsonNode line = JSON.readTree(JsonlFormats.rl(sample()).orElseThrow());
+    assertEquals("Weather  in Paris?", line.get("prompt").asText());
+    assertEquals(0.75, line.get("reward").asDouble());
+    assertEquals("s-1", line.get("metadata").get("sessionId").asText());
+    assertEquals("agent-a", line.get("metadata").get("agentId").asText());
+    assertEquals("v3", line.get("metadata").get("modelVersion").asText());
+    assertEquals(0.9, line.get("metadata").get("qualityScore").asDouble());
+  }
+
+  @Test
+  void withoutToolsTheToolsFieldIsAnEmptyList() throws Exception {
+    Trajectory t = new Trajectory.Builder("s-2")
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "hi", null, null))
+        .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "hello", null, null))
+        .build();
+    assertEquals("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":\"hello\"}],"
+        + "\"tools\":\"[]\"}", JsonlFormats.sft(t).orElseThrow());
+    Trajectory noAnswer = new Trajectory.Builder("s-3")
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "hi", null, null)).build();
+    assertTrue(JsonlFormats.sft(noAnswer).isEmpty());
+  }
+
+  @Test
+  void promptsAreComparedNormalised() {
+    assertEquals(JsonlFormats.normalisePrompt("  Weather\tin   PARIS? "), JsonlFormats.normalisePrompt("weather in paris?"));
+  }
+
+  @Test
+  void algorithmsMapToFormats() {
+    assertEquals(ExportFormat.SFT, ExportFormat.forAlgorithm("sft"));
+    assertEquals(ExportFormat.SFT, ExportFormat.forAlgorithm("distillation"));
+    assertEquals(ExportFormat.DPO, ExportFormat.forAlgorithm("dpo"));
+    assertEquals(ExportFormat.RL, ExportFormat.forAlgorithm("ppo"));
+    assertEquals(ExportFormat.RL, ExportFormat.forAlgorithm("GRPO"));
+    assertThrows(IllegalArgumentException.class, () -> ExportFormat.forAlgorithm("rlhf"));
+    assertThrows(IllegalArgumentException.class, () -> ExportFormat.parse("csv"));
+  }
+}
