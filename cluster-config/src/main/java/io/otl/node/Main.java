@@ -23,6 +23,7 @@ public final class Main {
     List<String> options = rest.isEmpty() || rest.get(0).startsWith("--") ? rest : rest.subList(1, rest.size());
     switch (command) {
       case "run" -> run(options);
+      case "export" -> System.exit(ExportCommand.run(options));
       case "simulator" -> io.otl.node.simulator.SimulatorCommand.main(options.toArray(String[]::new));
       case "help", "--help", "-h" -> usage(0);
       default -> {
@@ -56,6 +57,8 @@ public final class Main {
     System.out.println("""
         usage: java -jar otl-node.jar <command> [options]
           run [--config <file>]   run a node (the default command)
+          export --agent A --format sft|dpo|rl [--since ISO] [--until ISO] [--out DIR] [--config FILE]
+                                  write a dataset (JSON Lines + manifest) from the journal; the node need not run
           simulator [--port 8265] [--work-dir DIR] [--pending 1s] [--running 5s]
                                   the Trinity simulator on its own (Ray Jobs + Trinity proxy APIs)
           help                    this text

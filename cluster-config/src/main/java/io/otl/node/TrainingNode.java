@@ -13,6 +13,7 @@ import io.otl.http.Auth;
 import io.otl.http.MetricsRegistry;
 import io.otl.http.ModelRoutes;
 import io.otl.http.SessionRoutes;
+import io.otl.http.TrainingRoutes;
 import io.otl.node.simulator.SimulatorSettings;
 import io.otl.node.simulator.TrinitySimulator;
 import io.otl.core.session.AgentSession;
@@ -129,6 +130,8 @@ public final class TrainingNode implements AutoCloseable {
     sharding.init(Entity.of(ModelVersion.ENTITY_TYPE_KEY,
         ctx -> ModelVersion.create(ctx.getEntityId(), modelSettings, clock)));
 
+    TrainingWiring.start(system, sharding, training, clock);
+
     Duration askTimeout = training.getDuration("http.ask-timeout");
     DataCollector collector = new DataCollector(sharding, askTimeout);
     ModelRouter router = new ModelRouter(sharding, askTimeout);
@@ -170,7 +173,8 @@ public final class TrainingNode implements AutoCloseable {
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
           training.getInt("http.max-in-flight"), stopping::get, List.of(
               new SessionRoutes(collector, maxEvents, metrics).route(),
-              new ModelRoutes(sharding, askTimeout, directory).route()));
+              new ModelRoutes(sharding, askTimeout, directory).route(),
+              new TrainingRoutes(sharding, askTimeout, directory).route()));
       binding = HttpServer.start(system, training.getString("http.host"), training.getInt("http.port"), routes,
               training.getDuration("http.shutdown-deadline"))
           .toCompletableFuture().join();

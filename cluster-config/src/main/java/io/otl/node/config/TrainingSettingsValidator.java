@@ -71,6 +71,16 @@ public final class TrainingSettingsValidator {
     rule("http.max-in-flight", integerAtLeast(1));
     rule("auth.token", string(false));
     rule("auth.protect-reads", bool());
+    String rs = "read-side.";
+    rule(rs + "batch-offsets-every", integerAtLeast(1));
+    rule(rs + "offset-interval", duration(false));
+    rule(rs + "rescan-window", duration(false));
+    rule(rs + "rescan-interval", duration(false));
+    rule(rs + "parallelism", integerAtLeast(1));
+    rule(rs + "delivery-timeout", duration(false));
+    rule(rs + "min-backoff", duration(false));
+    rule(rs + "max-backoff", duration(false));
+    rule(rs + "resolve-msg-ids", bool());
     String k = "kafka.";
     rule(k + "enabled", bool());
     rule(k + "bootstrap-servers", string(true));
@@ -137,6 +147,11 @@ public final class TrainingSettingsValidator {
     rule(tr + "dataset-dir", string(false));
     rule(tr + "checkpoint-root-dir", string(false));
     rule(tr + "poll-interval", duration(false));
+    rule(tr + "trinity.request-timeout", duration(false));
+    rule(tr + "trinity.auth-token", string(false));
+    rule(tr + "trinity.entrypoint-num-gpus", integerAtLeast(0));
+    rule(tr + "trinity.node-num", integerAtLeast(1));
+    rule(tr + "trinity.gpu-per-node", integerAtLeast(1));
     rule(tr + "submit-retry.min-backoff", duration(false));
     rule(tr + "submit-retry.max-backoff", duration(false));
 

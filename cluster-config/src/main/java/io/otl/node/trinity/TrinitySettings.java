@@ -26,19 +26,6 @@ public record TrinitySettings(String backend, TrinityEndpoint endpoint, RayJobsS
 
   public static final String PATH = "agentscope.training.training-runner";
 
-  private static final Config DEFAULTS =
-      ConfigFactory.parseString(
-          """
-          backend = ray-jobs
-          trinity-endpoint = "http://localhost:8265"
-          trinity {
-            request-timeout = 30s
-            entrypoint-num-gpus = 0
-            node-num = 1
-            gpu-per-node = 1
-          }
-          """);
-
   public TrinitySettings {
     if (!backend.equals(RayJobsBackend.TYPE) && !backend.equals(TrinityProxyBackend.TYPE)) {
       throw new IllegalArgumentException(
@@ -46,9 +33,9 @@ public record TrinitySettings(String backend, TrinityEndpoint endpoint, RayJobsS
     }
   }
 
-  /** Reads {@value #PATH} of the given root config; absent keys take the defaults above. */
+  /** Reads {@value #PATH} of the given root config; absent keys take the reference.conf defaults. */
   public static TrinitySettings fromConfig(Config root) {
-    Config c = root.hasPath(PATH) ? root.getConfig(PATH).withFallback(DEFAULTS) : DEFAULTS;
+    Config c = root.withFallback(ConfigFactory.defaultReference()).getConfig(PATH);
     String endpointText = c.getString("trinity-endpoint");
     URI uri;
     try {
@@ -56,8 +43,7 @@ public record TrinitySettings(String backend, TrinityEndpoint endpoint, RayJobsS
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(PATH + ".trinity-endpoint is not a URL: '" + endpointText + "'", e);
     }
-    Optional<String> token =
-        c.hasPath("trinity.auth-token") ? Optional.of(c.getString("trinity.auth-token")) : Optional.empty();
+    Optional<String> token = Optional.of(c.getString("trinity.auth-token")).filter(t -> !t.isEmpty());
     TrinityEndpoint endpoint = new TrinityEndpoint(uri, c.getDuration("trinity.request-timeout"), token);
     RayJobsSettings ray =
         new RayJobsSettings(

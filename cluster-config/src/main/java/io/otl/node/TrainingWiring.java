@@ -1,0 +1,103 @@
+package io.otl.node;
+
+import com.typesafe.config.Config;
+import io.otl.core.coordinator.CandidateSink;
+import io.otl.core.coordinator.DatasetExporter;
+import io.otl.core.coordinator.DatasetManifest;
+import io.otl.core.coordinator.TrainingCoordinator;
+import io.otl.core.coordinator.TrainingPolicy;
+import io.otl.core.model.ModelVersion;
+import io.otl.node.trinity.RayJobsBackend;
+import io.otl.node.trinity.TrinityProxyBackend;
+import io.otl.node.trinity.TrinitySettings;
+import io.otl.persistence.export.DatasetExport;
+import io.otl.persistence.export.ExportFormat;
+import io.otl.persistence.readside.FeedSettings;
+import io.otl.persistence.readside.TrajectoryFeed;
+import io.otl.persistence.readside.TrajectoryNotice;
+import io.otl.persistence.readside.TrajectorySink;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
+
+/**
+ * Connects the training loop: completed trajectories flow from the journal (the trajectory feed)
+ * to each agent's coordinator and model versions; coordinators export datasets, drive Trinity
+ * and hand successful models to ModelVersion (DESIGN §3.2, §5, §6).
+ */
+final class TrainingWiring {
+  /** The feed's name; its offset lives in the journal under FeedOffset|trajectories. */
+  static final String FEED = "trajectories";
+
+  private TrainingWiring() {}
+
+  static void start(ActorSystem<?> system, ClusterSharding sharding, Config training, Clock clock) {
+    TrainingPolicy policy = TrainingPolicy.fromConfig(training);
+    Duration askTimeout = training.getDuration("http.ask-timeout");
+    CandidateSink candidates = candidateSink(sharding, askTimeout);
+    TrinitySettings trinity = TrinitySettings.fromConfig(system.settings().config());
+    TrainingCoordinator.Ports ports = trinity.backend().equals(TrinityProxyBackend.TYPE)
+        ? TrainingCoordinator.Ports.online(new TrinityProxyBackend(system, trinity.endpoint()), candidates)
+        : TrainingCoordinator.Ports.batch(
+            exporter(system, Path.of(training.getString("training-runner.dataset-dir")).toAbsolutePath()),
+            new RayJobsBackend(system, trinity.rayJobs()), candidates);
+    sharding.init(Entity.of(TrainingCoordinator.ENTITY_TYPE_KEY,
+        ctx -> TrainingCoordinator.create(ctx.getEntityId(), policy, ports, clock)));
+    TrajectoryFeed.start(system, FEED, forwarder(sharding, askTimeout), FeedSettings.fromConfig(training));
+  }
+
+  /** Writes the job's dataset as JSON Lines next to its manifest, named after the job. */
+  static DatasetExporter exporter(ActorSystem<?> system, Path dir) {
+    DatasetExport export = new DatasetExport(system);
+    return request -> export
+        .forSessions(request.agentId(), request.sessionIds(), ExportFormat.forAlgorithm(request.algorithm()), dir,
+            request.jobId())
+        .thenApply(r -> new DatasetManifest(r.path(), r.count(), r.sha256(), r.sessionIds(), r.piiFindings(),
+            r.format()));
+  }
+
+  /**
+   * Registers a trained model with the agent's ModelVersion entity (idempotent there, so the
+   * coordinator may retry). Batch checkpoints are served from their artifact URI until a serving
+   * endpoint is registered by hand.
+   */
+  static CandidateSink candidateSink(ClusterSharding sharding, Duration askTimeout) {
+    return (agentId, version, artifact, endpoint, sourceJobId, metrics) -> sharding
+        .entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
+        .<ModelVersion.TransitionReply>ask(reply -> new ModelVersion.RegisterCandidate(version, artifact,
+            endpoint == null || endpoint.isBlank() ? artifact : endpoint, sourceJobId, metrics, reply), askTimeout)
+        .thenCompose(r -> r instanceof ModelVersion.Failure f && f.code() != ModelVersion.ErrorCode.ALREADY_EXISTS
+            ? CompletableFuture.<Void>failedFuture(new IllegalStateException(f.code() + ": " + f.message()))
+            : CompletableFuture.<Void>completedFuture(null));
+  }
+
+  /**
+   * Delivers each completed trajectory (and reward revision) to its agent's coordinator (the
+   * training pool) and model versions (canary metrics). Both deduplicate, so redelivery is safe.
+   */
+  static TrajectorySink forwarder(ClusterSharding sharding, Duration askTimeout) {
+    return n -> {
+      CompletionStage<?> pooled = sharding.entityRefFor(TrainingCoordinator.ENTITY_TYPE_KEY, n.agentId())
+          .<TrainingCoordinator.TrajectoryAck>ask(reply -> new TrainingCoordinator.TrajectoryAvailable(n.sessionId(), n.modelVersion(), n.reward(),
+              n.qualityScore(), n.at(), n.revision(), n.msgIds(), reply), askTimeout);
+      CompletionStage<?> measured = n.revision() || n.modelVersion() == null
+          ? CompletableFuture.completedFuture(null)
+          : sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, n.agentId())
+              .<ModelVersion.OutcomeReply>ask(reply -> outcome(n, reply), askTimeout);
+      return pooled.thenCombine(measured, (a, b) -> (Void) null);
+    };
+  }
+
+  private static ModelVersion.RecordOutcome outcome(
+      TrajectoryNotice n, org.apache.pekko.actor.typed.ActorRef<ModelVersion.OutcomeReply> reply) {
+    var o = n.outcome();
+    Boolean success = o.status() == null ? null : o.status() == io.otl.core.session.SessionModel.TaskStatus.SUCCESS;
+    return new ModelVersion.RecordOutcome(n.sessionId(), n.modelVersion(), success, o.meanRating(), o.thumbsUp(),
+        o.thumbsDown(), o.latencyP95Ms(), reply);
+  }
+}
