@@ -36,10 +36,7 @@ final class NodeProcess implements AutoCloseable {
    * Variables compose already sets but the node does not read yet, with the work they wait for.
    * Remove a name here once the node reads it (ComposeFileTest then checks it is really read).
    */
-  static final Map<String, String> PENDING_ENV = Map.of(
-      "OTL_TRINITY_ENDPOINT", "training-runner.trinity-endpoint = ${?OTL_TRINITY_ENDPOINT} in core-actors reference.conf",
-      "OTL_KAFKA_ENABLED", "the Kafka integration (agentscope.training.kafka.enabled, feat/kafka)",
-      "OTL_KAFKA_BOOTSTRAP", "the Kafka integration (agentscope.training.kafka.bootstrap-servers, feat/kafka)");
+  static final Map<String, String> PENDING_ENV = Map.of();
 
   /** What the tests run, the same as the jar's Main-Class and compose's {@code command}. */
   static final String MAIN_CLASS = "io.otl.node.Main";
@@ -107,6 +104,16 @@ final class NodeProcess implements AutoCloseable {
   static String classpath() {
     String cp = System.getProperty("surefire.test.class.path");
     return cp == null || cp.isBlank() ? System.getProperty("java.class.path") : cp;
+  }
+
+  /** Appends HOCON settings to this node's config file (before {@link #start()}). */
+  NodeProcess withConfig(String hocon) {
+    try {
+      Files.writeString(config, "\n" + hocon + "\n", java.nio.file.StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return this;
   }
 
   synchronized void start() {
