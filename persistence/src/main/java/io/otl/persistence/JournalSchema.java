@@ -70,6 +70,10 @@ public final class JournalSchema {
       "CREATE INDEX IF NOT EXISTS state_tag_idx ON durable_state(tag)",
       "CREATE INDEX IF NOT EXISTS state_global_offset_idx ON durable_state(global_offset)");
 
+  /**
+   * H2 payloads are VARBINARY, not BLOB: embedded H2 keeps every BLOB a query returned reachable
+   * for LOB_TIMEOUT (5 minutes), which exhausts the heap on replays of large journals.
+   */
   static final List<String> H2 = List.of(
       """
       CREATE TABLE IF NOT EXISTS "event_journal"(
@@ -80,10 +84,10 @@ public final class JournalSchema {
         "writer" VARCHAR NOT NULL,
         "write_timestamp" BIGINT NOT NULL,
         "adapter_manifest" VARCHAR NOT NULL,
-        "event_payload" BLOB NOT NULL,
+        "event_payload" VARBINARY NOT NULL,
         "event_ser_id" INTEGER NOT NULL,
         "event_ser_manifest" VARCHAR NOT NULL,
-        "meta_payload" BLOB,
+        "meta_payload" VARBINARY,
         "meta_ser_id" INTEGER,
         "meta_ser_manifest" VARCHAR,
         PRIMARY KEY("persistence_id","sequence_number"))""",
@@ -103,10 +107,10 @@ public final class JournalSchema {
         "created" BIGINT NOT NULL,
         "snapshot_ser_id" INTEGER NOT NULL,
         "snapshot_ser_manifest" VARCHAR NOT NULL,
-        "snapshot_payload" BLOB NOT NULL,
+        "snapshot_payload" VARBINARY NOT NULL,
         "meta_ser_id" INTEGER,
         "meta_ser_manifest" VARCHAR,
-        "meta_payload" BLOB,
+        "meta_payload" VARBINARY,
         PRIMARY KEY("persistence_id","sequence_number"))""",
       "CREATE SEQUENCE IF NOT EXISTS \"global_offset_seq\"",
       """
@@ -114,7 +118,7 @@ public final class JournalSchema {
         "global_offset" BIGINT DEFAULT NEXT VALUE FOR "global_offset_seq",
         "persistence_id" VARCHAR(255) NOT NULL,
         "revision" BIGINT NOT NULL,
-        "state_payload" BLOB NOT NULL,
+        "state_payload" VARBINARY NOT NULL,
         "state_serial_id" INTEGER NOT NULL,
         "state_serial_manifest" VARCHAR,
         "tag" VARCHAR,
