@@ -165,6 +165,8 @@ public final class TrainingNode implements AutoCloseable {
       log.info("Kafka on: ingesting {} from {}", kafka.topics().agentEvents(), kafka.bootstrapServers());
     }
 
+    EntityMetrics.start(system, sharding, directory, metrics, Duration.ofSeconds(10), askTimeout);
+
     ServerBinding binding = null;
     if (training.getBoolean("http.enabled")) {
       List<ReadinessCheck> checks = List.of(journalCheck(journal), clusterCheck(cluster));

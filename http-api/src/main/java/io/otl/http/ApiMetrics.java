@@ -21,6 +21,12 @@ public final class ApiMetrics {
     registry.inc("otl_events_duplicate_total", "Session events acknowledged as duplicates", "", duplicates);
   }
 
+  /** Time from handing a batch to its session until the journal acknowledged it. */
+  public void journalWrite(double seconds) {
+    registry.observe("otl_journal_write_seconds", "Session batch persisted: request to journal acknowledgement",
+        "", seconds, LATENCY_BUCKETS);
+  }
+
   public void eventsRejected(int count) {
     registry.inc("otl_events_rejected_total", "Session events refused (nothing stored)", "", count);
   }

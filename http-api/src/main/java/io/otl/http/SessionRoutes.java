@@ -157,8 +157,10 @@ public final class SessionRoutes {
 
   private CompletionStage<HttpResponse> record(
       String sessionId, String agentId, List<SessionInput> inputs, StatusCode success) {
+    long start = System.nanoTime();
     return collector.submit(sessionId, agentId, inputs).thenApply(reply -> {
       if (reply instanceof AgentSession.Recorded r) {
+        if (r.accepted() > 0) metrics.journalWrite((System.nanoTime() - start) / 1e9);
         metrics.eventsAccepted(r.accepted(), r.duplicates());
         return Json.response(success, Map.of("accepted", r.accepted(), "duplicates", r.duplicates(),
             "sampled", r.sampled()));

@@ -182,7 +182,7 @@ class SessionAndModelRoutesTest {
   }
 
   @Test
-  void healthAndMetricsAnswer() {
+  void healthAndMetricsAnswer() throws Exception {
     assertEquals(200, http.get("/health/live").status());
     Http.Response ready = http.get("/health/ready");
     assertEquals(200, ready.status(), ready.body());
@@ -192,5 +192,13 @@ class SessionAndModelRoutesTest {
     assertTrue(metrics.body().contains("otl_events_accepted_total"), metrics.body());
     assertTrue(metrics.body().contains("otl_http_request_duration_seconds_bucket{route=\"POST /v1/sessions/{id}/events\""),
         metrics.body());
+    assertTrue(metrics.body().contains("otl_journal_write_seconds_count"), metrics.body());
+    long deadline = System.nanoTime() + 20_000_000_000L;
+    String body = metrics.body();
+    while (!body.matches("(?s).*otl_sessions_active [1-9].*") && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+      body = http.get("/metrics").body();
+    }
+    assertTrue(body.matches("(?s).*otl_sessions_active [1-9].*"), body);
   }
 }

@@ -120,6 +120,9 @@ class TrainingLoopTest {
           t -> t.get("poolSize").asInt() == 0).get("poolSize").asInt());
       assertEquals(1, http.get("/v1/jobs?agentId=loop-agent").json().get("jobs").size(), "exactly one job");
       assertEquals(1, http.get("/v1/jobs").json().get("jobs").size());
+      await("job metrics", () -> new com.fasterxml.jackson.databind.node.TextNode(http.get("/metrics").body()),
+          m -> m.asText().contains("otl_jobs{agent=\"loop-agent\",state=\"SUCCEEDED\"} 1")
+              && m.asText().contains("otl_training_pool_size{agent=\"loop-agent\"} 0"));
     }
   }
 

@@ -1,0 +1,83 @@
+package io.otl.node;
+
+import io.otl.core.api.AgentDirectory;
+import io.otl.core.coordinator.TrainingCoordinator;
+import io.otl.core.model.ModelVersion;
+import io.otl.core.session.AgentSession;
+import io.otl.http.ApiMetrics;
+import io.otl.http.MetricsRegistry;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.cluster.sharding.ShardRegion;
+import org.apache.pekko.cluster.sharding.typed.GetShardRegionState;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The domain's gauges on {@code /metrics}: sessions active on this node, pool size, jobs by state
+ * and canary ratio per agent. Sampled every {@code interval} by asking the entities through their
+ * protocols, so a scrape never waits on the cluster.
+ */
+final class EntityMetrics {
+  private static final Logger log = LoggerFactory.getLogger(EntityMetrics.class);
+
+  private final Map<String, Double> sessionsActive = new ConcurrentHashMap<>();
+  private final Map<String, Double> poolSize = new ConcurrentHashMap<>();
+  private final Map<String, Double> jobsByState = new ConcurrentHashMap<>();
+  private final Map<String, Double> canaryRatio = new ConcurrentHashMap<>();
+
+  private EntityMetrics() {}
+
+  static void start(ActorSystem<?> system, ClusterSharding sharding, AgentDirectory agents, ApiMetrics metrics,
+      Duration interval, Duration askTimeout) {
+    EntityMetrics m = new EntityMetrics();
+    metrics.gauge("otl_sessions_active", "AgentSession entities in memory on this node", () -> Map.copyOf(m.sessionsActive));
+    metrics.gauge("otl_training_pool_size", "Trajectories in the training pool, per agent", () -> Map.copyOf(m.poolSize));
+    metrics.gauge("otl_jobs", "Training jobs by agent and state", () -> Map.copyOf(m.jobsByState));
+    metrics.gauge("otl_canary_ratio", "Share of sessions routed to the candidate, per agent", () -> Map.copyOf(m.canaryRatio));
+    system.scheduler().scheduleWithFixedDelay(Duration.ofSeconds(2), interval,
+        () -> m.sample(system, sharding, agents, askTimeout), system.executionContext());
+  }
+
+  private void sample(ActorSystem<?> system, ClusterSharding sharding, AgentDirectory agents, Duration askTimeout) {
+    AskPattern.<GetShardRegionState, ShardRegion.CurrentShardRegionState>ask(sharding.shardState().narrow(),
+            reply -> new GetShardRegionState(AgentSession.ENTITY_TYPE_KEY, reply), askTimeout, system.scheduler())
+        .thenAccept(state -> {
+          int n = 0;
+          for (ShardRegion.ShardState s : state.getShards()) n += s.getEntityIds().size();
+          sessionsActive.put("", (double) n);
+        });
+    agents.agentIds().thenAccept(ids -> {
+      for (String agent : ids) {
+        String label = MetricsRegistry.labels("agent", agent);
+        sharding.entityRefFor(TrainingCoordinator.ENTITY_TYPE_KEY, agent)
+            .<TrainingCoordinator.CoordinatorView>ask(TrainingCoordinator.GetStatus::new, askTimeout)
+            .thenAccept(v -> poolSize.put(label, (double) v.poolSize()));
+        sharding.entityRefFor(TrainingCoordinator.ENTITY_TYPE_KEY, agent)
+            .<TrainingCoordinator.JobList>ask(reply -> new TrainingCoordinator.ListJobs(null, reply), askTimeout)
+            .thenAccept(list -> {
+              Map<String, Double> counts = new HashMap<>();
+              for (TrainingCoordinator.JobStatus st : TrainingCoordinator.JobStatus.values()) {
+                counts.put(MetricsRegistry.labels("agent", agent, "state", st.name()), 0.0);
+              }
+              list.jobs().forEach(j -> counts.merge(
+                  MetricsRegistry.labels("agent", agent, "state", j.status().name()), 1.0, Double::sum));
+              jobsByState.putAll(counts);
+            });
+        sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agent)
+            .<ModelVersion.ModelsView>ask(ModelVersion.Get::new, askTimeout)
+            .thenAccept(v -> canaryRatio.put(label, v.versions().stream()
+                .filter(x -> x.version().equals(v.candidate())).mapToDouble(ModelVersion.VersionView::ratio)
+                .findFirst().orElse(0.0)));
+      }
+    }).exceptionally(e -> {
+      log.debug("metrics sampling failed: {}", e.getMessage());
+      return null;
+    });
+  }
+}
