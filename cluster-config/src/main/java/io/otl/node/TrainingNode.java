@@ -96,6 +96,14 @@ public final class TrainingNode implements AutoCloseable {
    * {@code .conf}, DESIGN §8) with {@code overrides} above it.
    */
   public static TrainingNode start(Optional<Path> configFile, Config overrides) {
+    return start(configFile, overrides, Clock.systemUTC());
+  }
+
+  /**
+   * As {@link #start(Optional, Config)}, with the clock every entity takes its time from: tests
+   * and simulations move it by hand (step durations, idle timeouts, cron slots).
+   */
+  public static TrainingNode start(Optional<Path> configFile, Config overrides, Clock clock) {
     Config base = NodeConfig.resolve(configFile, overrides.withFallback(ConfigFactory.defaultApplication()),
         System.getenv());
     Config training = base.getConfig("agentscope.training");
@@ -106,7 +114,7 @@ public final class TrainingNode implements AutoCloseable {
     Config config = withSeedNodesFromEnv(journal.pekkoConfig().withFallback(base));
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl", config);
     try {
-      return startOn(system, journal, sessionSettings, config.getConfig("agentscope.training"));
+      return startOn(system, journal, sessionSettings, config.getConfig("agentscope.training"), clock);
     } catch (RuntimeException e) {
       system.terminate();
       throw e;
@@ -114,14 +122,14 @@ public final class TrainingNode implements AutoCloseable {
   }
 
   private static TrainingNode startOn(
-      ActorSystem<Void> system, JournalSettings journal, SessionSettings sessionSettings, Config training) {
+      ActorSystem<Void> system, JournalSettings journal, SessionSettings sessionSettings, Config training,
+      Clock clock) {
     Cluster cluster = Cluster.get(system);
     ClusterMembership.join(system, system.settings().config());
     TrinitySimulator simulator = null;
     if (training.getBoolean("simulator.enabled")) {
       simulator = TrinitySimulator.start(system, SimulatorSettings.fromConfig(training.getConfig("simulator")));
     }
-    Clock clock = Clock.systemUTC();
     ClusterSharding sharding = ClusterSharding.get(system);
     sharding.init(Entity.of(AgentSession.ENTITY_TYPE_KEY,
             ctx -> AgentSession.create(ctx.getEntityId(), sessionSettings, clock, ctx.getShard()))

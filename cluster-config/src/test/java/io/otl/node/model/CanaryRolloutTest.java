@@ -1,0 +1,130 @@
+package io.otl.node.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.otl.core.testing.ManualClock;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Canary rollouts on the real PostgreSQL journal, driven only through the public API, with a clock
+ * moved by hand: sessions are routed, served by the version the route names, completed with a
+ * result, and their outcomes reach ModelVersion through the trajectory feed.
+ */
+class CanaryRolloutTest {
+  private final ManualClock clock = new ManualClock(Instant.parse("2026-11-20T02:00:00Z"));
+  private int sessionSeq;
+
+  private Config settings(Config db) {
+    return ConfigFactory.parseMap(Map.of(
+            "agentscope.training.model-update.canary-ratio", 0.5,
+            "agentscope.training.model-update.steps", java.util.List.of(0.75, 1.0),
+            "agentscope.training.model-update.step-duration", "1h",
+            "agentscope.training.model-update.min-samples-per-step", 40,
+            "agentscope.training.model-update.evaluation-metrics", java.util.List.of("task-success-rate"),
+            "agentscope.training.read-side.rescan-interval", "2s"))
+        .withFallback(TestDatabases.node(db, true));
+  }
+
+  /** Routes and serves {@code count} sessions; version {@code v} succeeds with {@code rates.get(v)}. */
+  private void serve(Http http, String agent, int count, Map<String, Double> successRate) {
+    for (int i = 0; i < count; i++) {
+      String session = agent + "-s" + (sessionSeq++);
+      JsonNode route = http.get("/v1/models/" + agent + "/route?sessionId=" + session).json();
+      String version = route.get("version").asText();
+      // Deterministic outcomes: the first rate·100 of every hundred sessions of a version succeed.
+      boolean success = (sessionSeq * 37 % 100) < Math.round(successRate.get(version) * 100);
+      Http.Response r = http.post("/v1/sessions/" + session + "/events", """
+          {"agentId":"%s","events":[{"type":"start","modelVersion":"%s"},
+           {"type":"message","role":"user","content":"q"},{"type":"message","role":"assistant","content":"a","latencyMs":400},
+           {"type":"result","status":"%s"}]}""".formatted(agent, version, success ? "SUCCESS" : "FAILURE"));
+      assertEquals(202, r.status(), r.body());
+    }
+  }
+
+  private static JsonNode version(Http http, String agent, String v) {
+    for (JsonNode x : http.get("/v1/models/" + agent).json().get("versions")) {
+      if (x.get("version").asText().equals(v)) return x;
+    }
+    throw new AssertionError("no version " + v);
+  }
+
+  private static JsonNode awaitState(Http http, String agent, String v, String state) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    JsonNode last = null;
+    while (System.nanoTime() < deadline) {
+      last = version(http, agent, v);
+      if (last.get("state").asText().equals(state)) return last;
+      Thread.sleep(200);
+    }
+    throw new AssertionError(v + " never reached " + state + ": " + last);
+  }
+
+  private static void register(Http http, String agent, String v) {
+    Http.Response r = http.post("/v1/models/" + agent + "/versions",
+        "{\"version\":\"" + v + "\",\"artifact\":\"file:///models/" + v + "\",\"endpoint\":\"http://infer/" + v + "\"}");
+    assertEquals(201, r.status(), r.body());
+  }
+
+  @Test
+  void aCandidateTenPointsWorseIsRolledBackAtTheFirstStepWithTheFigures() throws Exception {
+    try (TrainingNode node = TrainingNode.start(Optional.empty(), settings(TestDatabases.postgres()), clock)) {
+      Http http = new Http(node.httpPort());
+      register(http, "worse", "v1");
+      awaitState(http, "worse", "v1", "STABLE");
+      register(http, "worse", "v2");
+      awaitState(http, "worse", "v2", "CANARY");
+      serve(http, "worse", 400, Map.of("v1", 0.85, "v2", 0.55));
+      JsonNode rolledBack = awaitState(http, "worse", "v2", "ROLLED_BACK");
+      String reason = rolledBack.get("history").get(rolledBack.get("history").size() - 1).get("reason").asText();
+      assertTrue(reason.contains("task-success-rate"), reason);
+      assertTrue(reason.matches("(?s).*\\d\\.\\d+.*"), "the reason carries the numbers: " + reason);
+      assertEquals("v1", http.get("/v1/models/worse").json().get("stable").asText());
+      assertEquals("v1", http.get("/v1/models/worse/route?sessionId=anyone").json().get("version").asText());
+    }
+  }
+
+  @Test
+  void anEqualCandidateStepsUpSurvivesARestartMidRampAndBecomesStable() throws Exception {
+    Config db = TestDatabases.postgres();
+    try (TrainingNode node = TrainingNode.start(Optional.empty(), settings(db), clock)) {
+      Http http = new Http(node.httpPort());
+      register(http, "equal", "v1");
+      awaitState(http, "equal", "v1", "STABLE");
+      register(http, "equal", "v2");
+      awaitState(http, "equal", "v2", "CANARY");
+      serve(http, "equal", 200, Map.of("v1", 0.8, "v2", 0.8));
+      Thread.sleep(3000); // let the feed deliver; the step must not advance before its duration
+      assertEquals("CANARY", version(http, "equal", "v2").get("state").asText());
+      clock.advance(Duration.ofMinutes(61));
+      serve(http, "equal", 10, Map.of("v1", 0.8, "v2", 0.8));
+      JsonNode ramp = awaitState(http, "equal", "v2", "RAMP");
+      assertEquals(0.75, ramp.get("ratio").asDouble(), 1e-9);
+    }
+    clock.advance(Duration.ofMinutes(30));
+    try (TrainingNode node = TrainingNode.start(Optional.empty(), settings(db), clock)) {
+      Http http = new Http(node.httpPort());
+      JsonNode ramp = version(http, "equal", "v2");
+      assertEquals("RAMP", ramp.get("state").asText(), "a restart mid-step keeps the step");
+      assertEquals(0.75, ramp.get("ratio").asDouble(), 1e-9);
+      assertEquals("2026-11-20T04:01:00Z", ramp.get("stepDeadline").asText(), "the step keeps its remaining time");
+      serve(http, "equal", 200, Map.of("v1", 0.8, "v2", 0.8));
+      Thread.sleep(3000);
+      assertEquals("RAMP", version(http, "equal", "v2").get("state").asText(), "the remaining half hour holds");
+      clock.advance(Duration.ofMinutes(31));
+      serve(http, "equal", 10, Map.of("v1", 0.8, "v2", 0.8));
+      awaitState(http, "equal", "v2", "STABLE");
+      assertEquals("v2", http.get("/v1/models/equal").json().get("stable").asText());
+    }
+  }
+}
