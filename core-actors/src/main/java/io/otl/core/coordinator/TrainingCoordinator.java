@@ -1107,6 +1107,8 @@ public final class TrainingCoordinator
 
   /** Calls in flight (not persisted): keeps one call per step, whatever triggers it. */
   private final Set<String> inFlight = new HashSet<>();
+  /** How often a proxy commit checks again whether its rewards have all been forwarded. */
+  private static final Duration COMMIT_WAIT = Duration.ofMillis(250);
   /** Consecutive failures per retried step (not persisted): drives the back-off. */
   private final Map<String, Integer> failures = new HashMap<>();
 
@@ -1323,7 +1325,7 @@ public final class TrainingCoordinator
       p.add(new PreflightFailed(jobId, reasons, true, rearm, now));
     } else if (policy.backend() == Backend.TRINITY_PROXY) {
       p.add(new JobSubmitting(jobId, 1, now));
-      p.after(st -> st.job(jobId).ifPresent(this::commit));
+      p.after(st -> st.job(jobId).ifPresent(j -> sendSubmission(st, j)));
     } else {
       p.after(st -> st.job(jobId).ifPresent(this::export));
     }
@@ -1459,8 +1461,8 @@ public final class TrainingCoordinator
    * model not yet handed over, re-forward pending rewards, and check the threshold.
    */
   private ReplyEffect<Event, State> onRecovered(State s) {
-    inFlight.clear();
-    failures.clear();
+    // Commands stashed during recovery run before this message, and may already have started
+    // operations (a forward, a submission): inFlight guards them, so it is not cleared here.
     Plan p = new Plan(s);
     handleDueSlot(p, true);
     maybeThreshold(p);
@@ -1487,7 +1489,7 @@ public final class TrainingCoordinator
           if (job.cancelRequested()) {
             cancelOnBackend(job);
           } else if (job.submitting()) {
-            sendSubmission(job); // the same job id: the backend makes it idempotent
+            sendSubmission(s, job); // the same job id: the backend makes it idempotent
           } else if (job.nextAttemptAt() != null) {
             retryAt(job.jobId(), job.nextAttemptAt());
           } else if (job.backend() == Backend.RAY_JOBS && job.manifest() == null) {
@@ -1543,12 +1545,12 @@ public final class TrainingCoordinator
       return Effect().noReply();
     }
     if (job.submitting()) {
-      sendSubmission(job);
+      sendSubmission(s, job);
       return Effect().noReply();
     }
     Plan p = new Plan(s);
     p.add(new JobSubmitting(job.jobId(), job.submitAttempts() + 1, clock.instant()));
-    p.after(st -> st.job(job.jobId()).ifPresent(this::sendSubmission));
+    p.after(st -> st.job(job.jobId()).ifPresent(j -> sendSubmission(st, j)));
     return run(p);
   }
 
@@ -1598,16 +1600,22 @@ public final class TrainingCoordinator
           true, p.state.poolSize() + job.sessionIds().size() + Math.max(1, policy.minSamples() / 10), now));
     } else {
       p.add(new JobSubmitting(job.jobId(), 1, now));
-      p.after(st -> st.job(job.jobId()).ifPresent(this::sendSubmission));
+      p.after(st -> st.job(job.jobId()).ifPresent(j -> sendSubmission(st, j)));
     }
     return run(p);
   }
 
   // ---- submission (ray-jobs) and commit (trinity-proxy) --------------------------------------
 
-  private void sendSubmission(Job job) {
+  private void sendSubmission(State s, Job job) {
     if (job.backend() == Backend.TRINITY_PROXY) {
-      commit(job);
+      // A commit releases what the proxy holds: the job's rewards must be there first.
+      if (job.sessionIds().stream().anyMatch(id -> s.pendingRewards().containsKey(id))) {
+        forwardPending(s);
+        timers.startSingleTimer("commit-wait:" + job.jobId(), new RetryStep(job.jobId()), COMMIT_WAIT);
+      } else {
+        commit(job);
+      }
     } else {
       submit(job);
     }
