@@ -2114,6 +2114,14 @@ public final class TrainingCoordinator
   }
 
   private JobView view(Job j) {
+    return jobView(agentId, j);
+  }
+
+  /**
+   * The job shape of DESIGN §7.1 for a job of {@code agentId}: GET /v1/jobs/{jobId} and the audit's
+   * job "as of T" both build it here.
+   */
+  public static JobView jobView(String agentId, Job j) {
     DatasetManifest m = j.manifest();
     return new JobView(
         j.jobId(),

@@ -583,6 +583,11 @@ public final class ModelVersion
 
   @Override
   public State emptyState() {
+    return initialState();
+  }
+
+  /** The state of an agent without any event: what replays (and "state as of T") start from. */
+  public static State initialState() {
     return new Idle(Models.EMPTY);
   }
 
@@ -1004,7 +1009,11 @@ public final class ModelVersion
     return newEventHandlerBuilder().forAnyState().onAnyEvent(ModelVersion::applyEvent);
   }
 
-  static State applyEvent(State s, Event e) {
+  /**
+   * The pure event handler of the entity: the live entity, recovery and the audit's "state as of
+   * T" all go through here.
+   */
+  public static State applyEvent(State s, Event e) {
     Models m = s.models();
     if (e instanceof OutcomeRecorded o) {
       RollingOut r = (RollingOut) s;
@@ -1153,6 +1162,16 @@ public final class ModelVersion
   }
 
   private ModelsView view(State s) {
+    return view(agentId, s, settings.stepDuration());
+  }
+
+  /**
+   * GET /v1/models/{agentId} of a state: the live entity answers with it, the audit builds the
+   * same view of a replayed state.
+   *
+   * @param stepDuration {@code model-update.step-duration}, which sets the current step's deadline
+   */
+  public static ModelsView view(String agentId, State s, Duration stepDuration) {
     Rollout rollout = s instanceof RollingOut r ? r.rollout() : null;
     List<VersionView> versions = new ArrayList<>();
     for (VersionRecord v : s.models().versions()) {
@@ -1161,7 +1180,7 @@ public final class ModelVersion
       MetricSummary step = isCandidate ? MetricSummary.of(rollout.candidateStep())
           : isStableInRollout ? MetricSummary.of(rollout.stableStep()) : null;
       Instant deadline = isCandidate && !rollout.paused()
-          ? rollout.stepStartedAt().plus(settings.stepDuration()) : null;
+          ? rollout.stepStartedAt().plus(stepDuration) : null;
       versions.add(new VersionView(v.version(), v.state(), ratioOf(s, v), v.artifact(), v.endpoint(),
           v.sourceJobId(), v.manual(), v.registeredAt(),
           isCandidate ? rollout.step() : null,

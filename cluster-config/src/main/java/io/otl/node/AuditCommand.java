@@ -1,0 +1,252 @@
+package io.otl.node;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.otl.core.api.AuditLog;
+import io.otl.core.api.AuditLog.Kind;
+import io.otl.persistence.audit.AuditReader;
+import io.otl.persistence.audit.JournalVerifier;
+import io.otl.persistence.audit.Timeline;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code java -jar otl-node.jar audit …} (DESIGN §7.4), reading the journal directly (the node need
+ * not run; nothing is written):
+ *
+ * <pre>
+ * audit &lt;session|coordinator|model|job&gt; &lt;id&gt; [--as-of T] [--format text|json] [--config FILE]
+ * audit verify [--kind session|coordinator|model|all] [--config FILE]
+ * </pre>
+ *
+ * Exit codes: 0 done; 1 not found, or {@code verify} found problems, or the journal could not be
+ * read; 2 wrong usage.
+ */
+public final class AuditCommand {
+  static final Duration TIMEOUT = Duration.ofMinutes(10);
+
+  static final String USAGE = """
+      usage: audit <session|coordinator|model|job> <id> [--as-of <ISO-8601>] [--format text|json] [--config <file>]
+             audit verify [--kind session|coordinator|model|all] [--config <file>]
+        id: a session id, an agent id (coordinator, model) or a job id (job-<n>-<agentId>)
+        --as-of: the events known at that time and the entity's state then
+        verify: replays every entity of the kind; reports undeserializable events and sequence gaps
+                (exit code 1 when it finds any)""";
+
+  private AuditCommand() {}
+
+  /** {@code Main} hands {@code audit …} here; exits with the command's code. */
+  public static void main(String[] args) {
+    int code = run(List.of(args));
+    System.out.flush();
+    System.exit(code);
+  }
+
+  /** The command line: stdout carries the audit only; logs go to stderr, warnings and above. */
+  public static int run(List<String> args) {
+    logsToStderr();
+    return run(args, System.out, System.err);
+  }
+
+  /** Keeps stdout clean for {@code --format json}: console log appenders write to stderr, at WARN. */
+  static void logsToStderr() {
+    if (!(org.slf4j.LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext ctx)) return;
+    ch.qos.logback.classic.Logger root = ctx.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    root.setLevel(ch.qos.logback.classic.Level.WARN);
+    ctx.getLogger("org.apache.pekko").setLevel(ch.qos.logback.classic.Level.WARN);
+    for (var it = root.iteratorForAppenders(); it.hasNext(); ) {
+      if (it.next() instanceof ch.qos.logback.core.ConsoleAppender<?> console) {
+        console.stop();
+        console.setTarget("System.err");
+        console.start();
+      }
+    }
+  }
+
+  public static int run(List<String> args, PrintStream out, PrintStream err) {
+    Optional<Path> config = Optional.empty();
+    Instant asOf = null;
+    String format = "text";
+    String kindOption = null;
+    List<String> positional = new java.util.ArrayList<>();
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      String value = i + 1 < args.size() ? args.get(i + 1) : null;
+      switch (a) {
+        case "--config" -> {
+          if (value == null) return usage(err, "--config needs a file");
+          Path file = Path.of(value);
+          if (!Files.isReadable(file)) return usage(err, "--config " + file + ": no such readable file");
+          config = Optional.of(file);
+          i++;
+        }
+        case "--as-of" -> {
+          if (value == null) return usage(err, "--as-of needs an ISO-8601 time");
+          asOf = instant(value);
+          if (asOf == null) return usage(err, "--as-of " + value + ": not an ISO-8601 time (e.g. 2026-11-20T02:00:00Z)");
+          i++;
+        }
+        case "--format" -> {
+          if (!"text".equals(value) && !"json".equals(value)) return usage(err, "--format is text or json");
+          format = value;
+          i++;
+        }
+        case "--kind" -> {
+          if (value == null) return usage(err, "--kind needs session, coordinator, model or all");
+          kindOption = value;
+          i++;
+        }
+        case "-h", "--help", "help" -> {
+          out.println(USAGE);
+          return 0;
+        }
+        default -> {
+          if (a.startsWith("--")) return usage(err, "unknown option " + a);
+          positional.add(a);
+        }
+      }
+    }
+    if (positional.isEmpty()) return usage(err, "what to audit is missing");
+    if (positional.get(0).equals("verify")) {
+      if (positional.size() > 1) return usage(err, "verify takes no argument besides its options");
+      Set<Kind> kinds;
+      if (kindOption == null || kindOption.equals("all")) {
+        kinds = EnumSet.of(Kind.SESSION, Kind.COORDINATOR, Kind.MODEL);
+      } else {
+        Optional<Kind> k = Kind.parse(kindOption).filter(x -> x != Kind.JOB);
+        if (k.isEmpty()) return usage(err, "--kind is '" + kindOption + "'; allowed: session, coordinator, model, all");
+        kinds = EnumSet.of(k.get());
+      }
+      return withJournal(config, err, journal -> verify(journal, kinds, out));
+    }
+    if (kindOption != null) return usage(err, "--kind belongs to verify");
+    if (positional.size() != 2) return usage(err, "expected <kind> <id>");
+    Optional<Kind> kind = Kind.parse(positional.get(0));
+    if (kind.isEmpty()) return usage(err, "kind is '" + positional.get(0) + "'; allowed: " + Kind.allowed());
+    String id = positional.get(1);
+    try {
+      AuditReader.checkId(kind.get(), id);
+    } catch (IllegalArgumentException e) {
+      return usage(err, e.getMessage());
+    }
+    Instant t = asOf;
+    String f = format;
+    return withJournal(config, err, journal -> {
+      AuditReader reader = AuditReader.fromConfig(journal.system(), journal.training());
+      if (f.equals("json")) {
+        json(reader, kind.get(), id, t, out);
+      } else {
+        new Timeline(reader, out, TIMEOUT).write(kind.get(), id, t);
+        if (t != null) {
+          out.println("state as of " + t + ":");
+          out.println(AuditReader.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(
+              await(reader.stateAsOf(kind.get(), id, t))));
+        }
+      }
+      out.flush();
+      return 0;
+    });
+  }
+
+  private interface Job {
+    int run(OfflineJournal journal) throws Exception;
+  }
+
+  private static int withJournal(Optional<Path> config, PrintStream err, Job job) {
+    try (OfflineJournal journal = OfflineJournal.start(config)) {
+      return job.run(journal);
+    } catch (Exception e) {
+      Throwable c = AuditReader.unwrap(e);
+      if (c instanceof AuditLog.NotFound) {
+        err.println("not found: " + c.getMessage());
+      } else {
+        err.println("error: " + c.getClass().getSimpleName() + ": " + c.getMessage());
+      }
+      return 1;
+    }
+  }
+
+  private static int verify(OfflineJournal journal, Set<Kind> kinds, PrintStream out) {
+    AuditReader reader = AuditReader.fromConfig(journal.system(), journal.training());
+    JournalVerifier verifier = new JournalVerifier(reader, Duration.ofMinutes(2));
+    out.println("verifying " + kinds.stream().map(Kind::wire).toList() + " in " + journal.journal());
+    JournalVerifier.Report report = verifier.verify(kinds, p -> out.println("PROBLEM " + p), pid -> { });
+    out.println("checked " + report.entities() + " entities, " + report.events() + " events: "
+        + (report.ok() ? "no problem found" : report.problems().size() + " problem(s)"));
+    out.flush();
+    return report.ok() ? 0 : 1;
+  }
+
+  /** The audit response shape, with every event (read a page of 1,000 at a time), and the lineage. */
+  private static void json(AuditReader reader, Kind kind, String id, Instant asOf, PrintStream out) throws IOException {
+    JsonGenerator g = AuditReader.JSON.copy().disable(SerializationFeature.FLUSH_AFTER_WRITE_VALUE)
+        .getFactory().createGenerator(out);
+    g.setCodec(AuditReader.JSON);
+    g.useDefaultPrettyPrinter();
+    g.writeStartObject();
+    g.writeStringField("kind", kind.wire());
+    g.writeStringField("id", id);
+    g.writeArrayFieldStart("events");
+    long after = 0;
+    while (true) {
+      AuditLog.Page page = await(reader.page(kind, id, after, AuditLog.MAX_LIMIT, asOf));
+      for (AuditLog.Entry e : page.events()) g.writeObject(e);
+      if (page.next() == null) break;
+      after = page.next();
+    }
+    g.writeEndArray();
+    g.writeObjectField("next", null);
+    if (asOf != null) g.writeObjectField("stateAsOf", await(reader.stateAsOf(kind, id, asOf)));
+    switch (kind) {
+      case MODEL -> g.writeObjectField("lineage", await(reader.modelLineage(id, null)));
+      case SESSION -> g.writeObjectField("lineage", await(reader.sessionLineage(id)));
+      case JOB -> g.writeObjectField("lineage", await(reader.jobLineage(id)));
+      case COORDINATOR -> { }
+    }
+    g.writeEndObject();
+    g.flush();
+    out.println();
+  }
+
+  private static <T> T await(CompletionStage<T> stage) {
+    try {
+      return stage.toCompletableFuture().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable c = AuditReader.unwrap(e);
+      if (c instanceof RuntimeException r) throw r;
+      throw new IllegalStateException(c);
+    } catch (Exception e) {
+      throw new IllegalStateException("the journal did not answer within " + TIMEOUT, e);
+    }
+  }
+
+  private static Instant instant(String text) {
+    try {
+      return Instant.parse(text);
+    } catch (DateTimeParseException e) {
+      try {
+        return OffsetDateTime.parse(text).toInstant();
+      } catch (DateTimeParseException e2) {
+        return null;
+      }
+    }
+  }
+
+  private static int usage(PrintStream err, String problem) {
+    err.println("error: " + problem);
+    err.println(USAGE);
+    return 2;
+  }
+}

@@ -1,0 +1,73 @@
+package io.otl.node;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.otl.node.config.NodeConfig;
+import io.otl.persistence.JournalSettings;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * A local actor system that reads the journal of a node's configuration without running a node:
+ * for the command-line tools (audit, export). Same configuration stack as the node ({@link
+ * NodeConfig#resolve}: the {@code --config} file, OTL_DB_* variables, -D properties), provider
+ * {@code local}, no cluster, no HTTP, no schema creation: it only reads.
+ */
+public final class OfflineJournal implements AutoCloseable {
+  private final ActorSystem<Void> system;
+  private final JournalSettings journal;
+  private final Config training;
+
+  private OfflineJournal(ActorSystem<Void> system, JournalSettings journal, Config training) {
+    this.system = system;
+    this.journal = journal;
+    this.training = training;
+  }
+
+  public static OfflineJournal start(Optional<Path> configFile) {
+    return start(configFile, ConfigFactory.empty());
+  }
+
+  /** @param overrides laid over application.conf, below the file and the environment */
+  public static OfflineJournal start(Optional<Path> configFile, Config overrides) {
+    Config base = NodeConfig.resolve(configFile, overrides.withFallback(ConfigFactory.defaultApplication()),
+        System.getenv());
+    Config training = base.getConfig("agentscope.training");
+    JournalSettings journal = JournalSettings.fromConfig(training);
+    Config offline = ConfigFactory.parseMap(Map.of(
+        "pekko.actor.provider", "local",
+        "pekko.loglevel", "WARNING",
+        "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook", "off"), "offline journal reader");
+    Config config = offline.withFallback(journal.pekkoConfig()).withFallback(base);
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl-offline", config);
+    return new OfflineJournal(system, journal, training);
+  }
+
+  public ActorSystem<Void> system() {
+    return system;
+  }
+
+  public JournalSettings journal() {
+    return journal;
+  }
+
+  /** The {@code agentscope.training} section. */
+  public Config training() {
+    return training;
+  }
+
+  @Override
+  public void close() {
+    system.terminate();
+    try {
+      system.getWhenTerminated().toCompletableFuture().get(Duration.ofSeconds(30).toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      // best effort: the process ends anyway
+    }
+  }
+}

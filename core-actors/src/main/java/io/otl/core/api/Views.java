@@ -1,0 +1,88 @@
+package io.otl.core.api;
+
+import io.otl.core.coordinator.TrainingCoordinator;
+import io.otl.core.coordinator.TrainingPolicy;
+import io.otl.core.session.AgentSession;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Response shapes (DESIGN §7.1) built from an entity's state, shared by the HTTP edge (live state)
+ * and the audit (a state replayed "as of T"), so both answer with exactly the same JSON.
+ */
+public final class Views {
+  private Views() {}
+
+  /** The session shape of GET /v1/sessions/{sessionId}. */
+  public static Map<String, Object> session(String sessionId, AgentSession.State s) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("sessionId", sessionId);
+    m.put("agentId", s.agentId());
+    m.put("status", s.status().name());
+    m.put("modelVersion", s.modelVersion());
+    m.put("agentVersion", s.agentVersion());
+    m.put("metadata", s.metadata());
+    m.put("startedAt", s.startedAt());
+    m.put("completedAt", s.completedAt());
+    m.put("messages", s.messages().stream().map(e -> map(
+        "eventId", e.eventId(), "at", e.at(), "role", e.role().name(), "content", e.content(),
+        "msgId", e.msgId(), "latencyMs", e.latencyMs())).toList());
+    m.put("toolCalls", s.toolCalls().stream().map(e -> map(
+        "eventId", e.eventId(), "at", e.at(), "callId", e.callId(), "toolName", e.toolName(),
+        "input", e.input(), "output", e.output(), "success", e.success(), "latencyMs", e.latencyMs())).toList());
+    m.put("steps", s.steps().stream().map(e -> map(
+        "eventId", e.eventId(), "at", e.at(), "index", e.index(), "thought", e.thought(), "action", e.action(),
+        "observation", e.observation())).toList());
+    m.put("feedback", s.feedback().stream().map(e -> map(
+        "eventId", e.eventId(), "at", e.at(), "feedbackId", e.feedbackId(), "kind", e.kind().name(),
+        "value", e.value(), "source", e.source())).toList());
+    m.put("result", s.result() == null ? null : map(
+        "status", s.result().status().name(), "detail", s.result().detail(), "at", s.result().at()));
+    m.put("reward", s.reward());
+    m.put("qualityScore", s.qualityScore());
+    m.put("counts", s.counts());
+    return m;
+  }
+
+  /**
+   * What a coordinator knows, from its state: the fields of GET /v1/training/{agentId} that come
+   * from the journal ({@code poolSize}, {@code activeJob}, {@code meanQuality}), the configured ones
+   * when {@code policy} is given ({@code minSamples}, {@code triggers}, {@code backend}: today's
+   * configuration, not the one of that time), and every job in the job shape of GET /v1/jobs/{id}.
+   * {@code nextScheduledRun} is left out: it depends on the clock and the configuration, not on
+   * the journal.
+   */
+  public static Map<String, Object> coordinator(
+      String agentId, TrainingCoordinator.State s, TrainingPolicy policy) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("agentId", agentId);
+    m.put("poolSize", s.poolSize());
+    if (policy != null) {
+      m.put("minSamples", policy.minSamples());
+      m.put("triggers", policy.triggerNames());
+    }
+    m.put("activeJob", s.activeJob()
+        .map(j -> new TrainingCoordinator.JobSummary(j.jobId(), j.status())).orElse(null));
+    m.put("meanQuality", s.meanQuality());
+    if (policy != null) m.put("backend", policy.backend().configName());
+    m.put("candidatesProduced", s.candidatesProduced());
+    m.put("thresholdRearmAt", s.thresholdRearmAt());
+    m.put("pendingRewards", s.pendingRewards().size());
+    m.put("schedule", s.schedule() == null ? null : map(
+        "cron", s.schedule().cron(), "zone", s.schedule().zone(), "from", s.schedule().from(),
+        "lastSlot", s.schedule().lastSlot()));
+    List<TrainingCoordinator.JobView> jobs = new ArrayList<>(s.jobs().size());
+    for (TrainingCoordinator.Job j : s.jobs()) jobs.add(TrainingCoordinator.jobView(agentId, j));
+    m.put("jobs", jobs);
+    return m;
+  }
+
+  /** An insertion-ordered map from alternating keys and values (values may be null). */
+  public static Map<String, Object> map(Object... kv) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    for (int i = 0; i < kv.length; i += 2) m.put((String) kv[i], kv[i + 1]);
+    return m;
+  }
+}

@@ -1,0 +1,171 @@
+package io.otl.http;
+
+import static io.otl.http.SessionRoutes.guard;
+import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
+import static org.apache.pekko.http.javadsl.server.Directives.concat;
+import static org.apache.pekko.http.javadsl.server.Directives.get;
+import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
+import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
+import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
+import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
+
+import io.otl.core.api.AuditLog;
+import io.otl.core.api.AuditLog.Kind;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.server.Route;
+
+/**
+ * The audit (DESIGN §7.1): an entity's journal, paged, and its state as of a time, read from the
+ * journal only (no entity is addressed, nothing is written).
+ *
+ * <ul>
+ *   <li>{@code GET /v1/audit/{kind}/{id}?asOf=<ISO-8601>&after=<cursor>&limit=<1..1000>}, kind =
+ *       session, coordinator (id = agentId), model (id = agentId), job (id = jobId) → 200 {@code
+ *       {"kind","id","events":[{"seqNr","at","type","event"}],"next":<cursor|null>,"stateAsOf":{…}}}.
+ *       {@code limit} defaults to 100; {@code next} is the cursor to pass as {@code after} for the
+ *       next page. With {@code asOf} the events are those known at that time and {@code stateAsOf}
+ *       is the state then, in the shape of the entity's own GET route.
+ *   <li>{@code GET /v1/audit/lineage/model/{agentId}?version=v7} (all versions without {@code
+ *       version}): version → job → dataset manifest (count, sha256, path) → trajectory ids.
+ *   <li>{@code GET /v1/audit/lineage/session/{sessionId}}: the jobs that took the session, whether
+ *       it is in their dataset, the model versions they produced.
+ *   <li>{@code GET /v1/audit/lineage/job/{jobId}}: a job's trajectories, dataset and model.
+ * </ul>
+ * 400 for an unknown kind, an invalid id, asOf, after or limit; 404 for an unknown entity, or an
+ * {@code asOf} before the entity existed; 503 when the journal cannot be read.
+ */
+public final class AuditRoutes {
+  public static final int DEFAULT_LIMIT = 100;
+
+  private final AuditLog audit;
+
+  public AuditRoutes(AuditLog audit) {
+    this.audit = audit;
+  }
+
+  public Route route() {
+    return pathPrefix("audit", () -> concat(
+        pathPrefix("lineage", () -> pathPrefix(segment(), kind -> pathPrefix(segment(), id ->
+            pathEndOrSingleSlash(() -> get(() -> parameterOptional("version", version ->
+                completeWithFuture(guard(() -> lineage(kind, id, version))))))))),
+        pathPrefix(segment(), kind -> pathPrefix(segment(), id -> pathEndOrSingleSlash(() -> get(() -> entity(kind, id)))))));
+  }
+
+  private Route entity(String kind, String id) {
+    return parameterOptional("asOf", asOf -> parameterOptional("after", after -> parameterOptional("limit", limit ->
+        completeWithFuture(guard(() -> audit(kind, id, asOf, after, limit))))));
+  }
+
+  private CompletionStage<HttpResponse> audit(
+      String kindName, String id, Optional<String> asOfText, Optional<String> afterText, Optional<String> limitText) {
+    Kind kind = kind(kindName);
+    check(kind, id);
+    Instant asOf = asOfText.map(AuditRoutes::instant).orElse(null);
+    long after = afterText.map(AuditRoutes::cursor).orElse(0L);
+    int limit = limitText.map(AuditRoutes::limit).orElse(DEFAULT_LIMIT);
+    CompletionStage<AuditLog.Page> page = audit.page(kind, id, after, limit, asOf);
+    CompletionStage<Object> state = asOf == null ? CompletableFuture.completedFuture(null)
+        : audit.stateAsOf(kind, id, asOf);
+    return state.thenCombine(page, (s, p) -> {
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put("kind", p.kind());
+      body.put("id", p.id());
+      body.put("events", p.events());
+      body.put("next", p.next());
+      if (asOf != null) body.put("stateAsOf", s);
+      return Json.ok(body);
+    }).exceptionally(AuditRoutes::failure);
+  }
+
+  private CompletionStage<HttpResponse> lineage(String kindName, String id, Optional<String> version) {
+    Kind kind = kind(kindName);
+    check(kind, id);
+    if (version.isPresent() && kind != Kind.MODEL) {
+      throw BadRequest.invalid("version is a parameter of the model lineage only");
+    }
+    version.ifPresent(ModelRoutes::checkVersion);
+    CompletionStage<?> answer = switch (kind) {
+      case MODEL -> audit.modelLineage(id, version.orElse(null));
+      case SESSION -> audit.sessionLineage(id);
+      case JOB -> audit.jobLineage(id);
+      case COORDINATOR -> throw BadRequest.invalid(
+          "lineage kinds are model, session and job (a coordinator's jobs are under /v1/audit/coordinator/{agentId})");
+    };
+    return answer.<HttpResponse>thenApply(Json::ok).exceptionally(AuditRoutes::failure);
+  }
+
+  private static Kind kind(String name) {
+    return Kind.parse(name).orElseThrow(() -> BadRequest.invalid(
+        "kind is '" + name + "'; allowed: " + Kind.allowed()));
+  }
+
+  private static void check(Kind kind, String id) {
+    switch (kind) {
+      case SESSION -> SessionRoutes.checkSessionId(id);
+      case COORDINATOR, MODEL -> ModelRoutes.checkAgent(id);
+      case JOB -> {
+        if (io.otl.core.coordinator.TrainingCoordinator.agentIdOf(id).isEmpty()) {
+          throw BadRequest.invalid("jobId '" + id + "' is not a job id (job-<n>-<agentId>)");
+        }
+      }
+    }
+  }
+
+  private static Instant instant(String text) {
+    try {
+      return Instant.parse(text);
+    } catch (DateTimeParseException e) {
+      try {
+        return OffsetDateTime.parse(text).toInstant();
+      } catch (DateTimeParseException e2) {
+        throw BadRequest.invalid("asOf is '" + text + "'; an ISO-8601 time is expected, e.g. 2026-11-20T02:00:00Z");
+      }
+    }
+  }
+
+  private static long cursor(String text) {
+    try {
+      long v = Long.parseLong(text);
+      if (v >= 0) return v;
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw BadRequest.invalid("after is '" + text + "'; a cursor is the 'next' of a previous page (an integer >= 0)");
+  }
+
+  private static int limit(String text) {
+    try {
+      int v = Integer.parseInt(text);
+      if (v >= 1 && v <= AuditLog.MAX_LIMIT) return v;
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw BadRequest.invalid("limit is '" + text + "'; an integer from 1 to " + AuditLog.MAX_LIMIT + " is expected");
+  }
+
+  private static HttpResponse failure(Throwable t) {
+    Throwable e = t;
+    while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+      e = e.getCause();
+    }
+    if (e instanceof AuditLog.NotFound) return Json.error(StatusCodes.NOT_FOUND, "not_found", e.getMessage());
+    if (e instanceof IllegalArgumentException) return Json.error(StatusCodes.BAD_REQUEST, "invalid_request", e.getMessage());
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof java.sql.SQLException) {
+        return ApiErrors.unavailable("the journal could not be read: " + c.getMessage());
+      }
+    }
+    return ApiErrors.toResponse(e);
+  }
+}

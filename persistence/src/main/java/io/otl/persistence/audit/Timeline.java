@@ -1,0 +1,389 @@
+package io.otl.persistence.audit;
+
+import io.otl.core.api.AuditLog;
+import io.otl.core.api.AuditLog.Kind;
+import io.otl.core.coordinator.TrainingCoordinator;
+import io.otl.core.coordinator.TrainingCoordinator.Event;
+import io.otl.core.model.CanaryStatistics.TestResult;
+import io.otl.core.model.Metric;
+import io.otl.core.model.ModelVersion;
+import io.otl.core.session.AgentSession;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.persistence.query.EventEnvelope;
+import org.apache.pekko.stream.javadsl.Source;
+
+/**
+ * A readable text timeline of an entity's journal, one line per event (model outcomes are counted,
+ * not listed), streamed as it is read. Used by {@code java -jar otl-node.jar audit … --format text}.
+ *
+ * <p>Model versions end with one summary line per version, e.g. {@code v7 REGISTERED from job J
+ * (dataset 5,000 trajectories, sha256 …) → CANARY 5% at … → ROLLED_BACK at …: task success rate
+ * 0.71 vs stable 0.82 (n=412 / 7,880, z=5.3 > 1.64)}.
+ */
+public final class Timeline {
+  private final AuditReader reader;
+  private final PrintStream out;
+  private final Duration timeout;
+
+  public Timeline(AuditReader reader, PrintStream out, Duration timeout) {
+    this.reader = reader;
+    this.out = out;
+    this.timeout = timeout;
+  }
+
+  /**
+   * Writes the timeline of {@code id}, up to {@code asOf} when given.
+   *
+   * @throws AuditLog.NotFound for an unknown entity (or none at {@code asOf})
+   */
+  public void write(Kind kind, String id, Instant asOf) {
+    String pid = AuditReader.persistenceId(kind, id);
+    Source<EventEnvelope, NotUsed> events = reader.events(pid, 1);
+    if (asOf != null) events = events.takeWhile(env -> !AuditReader.knownAt(env).isAfter(asOf));
+    if (kind == Kind.JOB) {
+      events = events.filter(env -> env.event() instanceof TrainingCoordinator.JobEvent je && id.equals(je.jobId()));
+    }
+    Formatter f = switch (kind) {
+      case SESSION -> new SessionFormatter();
+      case COORDINATOR, JOB -> new CoordinatorFormatter();
+      case MODEL -> new ModelFormatter(lineage(id));
+    };
+    out.println(header(kind, id, pid, asOf));
+    long[] count = {0};
+    await(events.runForeach(env -> {
+      count[0]++;
+      f.accept(env);
+    }, reader.system()).toCompletableFuture());
+    if (count[0] == 0) {
+      // the reader names the reason: unknown, or not yet existing at asOf
+      await(reader.page(kind, id, 0, 1, asOf).toCompletableFuture());
+      throw new AuditLog.NotFound(kind.wire() + " " + id + " has no events");
+    }
+    f.finish();
+    if (kind == Kind.SESSION) sessionLineage(id);
+    if (kind == Kind.JOB) jobLineage(id);
+  }
+
+  private static String header(Kind kind, String id, String pid, Instant asOf) {
+    return "audit of " + kind.wire() + " " + id + " (journal " + pid + ")" + (asOf == null ? "" : " as of " + asOf);
+  }
+
+  private Map<String, AuditLog.JobLineage> lineage(String agentId) {
+    Map<String, AuditLog.JobLineage> jobs = new LinkedHashMap<>();
+    try {
+      AuditLog.ModelLineage l = await(reader.modelLineage(agentId, null).toCompletableFuture());
+      for (AuditLog.VersionLineage v : l.versions()) if (v.job() != null) jobs.put(v.version(), v.job());
+    } catch (RuntimeException e) {
+      if (!(AuditReader.unwrap(e) instanceof AuditLog.NotFound)) throw e;
+    }
+    return jobs;
+  }
+
+  private void sessionLineage(String sessionId) {
+    AuditLog.SessionLineage l = await(reader.sessionLineage(sessionId).toCompletableFuture());
+    if (l.jobs().isEmpty()) {
+      out.println("trained in: no job has taken this session yet");
+      return;
+    }
+    for (AuditLog.SessionJob j : l.jobs()) {
+      out.println("trained in: job " + j.jobId() + " (" + j.status() + (j.inDataset() ? ", in its dataset" : ", not in its dataset")
+          + ")" + (j.versions().isEmpty() ? "" : " → model " + String.join(", ", j.versions())));
+    }
+  }
+
+  private void jobLineage(String jobId) {
+    AuditLog.JobLineage l = await(reader.jobLineage(jobId).toCompletableFuture());
+    out.println("lineage: " + l.requestedSessionIds().size() + " trajectories requested"
+        + (l.dataset() == null ? ", no dataset exported"
+            : ", dataset " + group(l.dataset().count()) + " lines (" + l.dataset().sessionIds().size()
+                + " trajectories), sha256 " + l.dataset().sha256() + ", " + l.dataset().path())
+        + (l.candidateVersion() == null ? "" : " → model " + l.candidateVersion()));
+  }
+
+  private <T> T await(java.util.concurrent.CompletableFuture<T> f) {
+    try {
+      return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable c = AuditReader.unwrap(e);
+      if (c instanceof RuntimeException r) throw r;
+      throw new IllegalStateException(c);
+    } catch (Exception e) {
+      throw new IllegalStateException("the journal did not answer within " + timeout + ": " + e, e);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  private interface Formatter {
+    void accept(EventEnvelope env);
+
+    default void finish() {}
+  }
+
+  private void line(EventEnvelope env, String text) {
+    out.println(AuditReader.at(env) + "  #" + env.sequenceNr() + "  " + text);
+  }
+
+  private final class SessionFormatter implements Formatter {
+    AgentSession.State state = AgentSession.State.empty();
+
+    @Override
+    public void accept(EventEnvelope env) {
+      AgentSession.Event e = (AgentSession.Event) env.event();
+      state = state.apply(e);
+      line(env, describe(e));
+    }
+
+    @Override
+    public void finish() {
+      out.println("now: " + state.status() + ", " + state.counts().messages() + " messages, "
+          + state.counts().toolCalls() + " tool calls, " + state.counts().steps() + " reasoning steps, "
+          + state.counts().feedback() + " feedback" + (state.reward() == null ? "" : ", reward " + num(state.reward())
+              + ", quality " + num(state.qualityScore())));
+    }
+  }
+
+  static String describe(AgentSession.Event event) {
+    if (event instanceof AgentSession.SessionStarted e) {
+      return "started for agent " + e.agentId() + (e.agentVersion() == null ? "" : " (agent " + e.agentVersion() + ")")
+          + (e.modelVersion() == null ? "" : ", model " + e.modelVersion());
+    } else if (event instanceof AgentSession.MessageRecorded e) {
+      return e.role() + ": " + clip(e.content()) + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)");
+    } else if (event instanceof AgentSession.ToolCallRecorded e) {
+      return "tool " + e.toolName() + (e.success() ? " ok" : " FAILED") + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)");
+    } else if (event instanceof AgentSession.ReasoningStepRecorded e) {
+      return "reasoning #" + e.index() + ": " + clip(e.thought());
+    } else if (event instanceof AgentSession.FeedbackRecorded e) {
+      return "feedback " + e.kind() + (e.value() == null ? "" : " " + num(e.value())) + " (" + e.feedbackId() + ")";
+    } else if (event instanceof AgentSession.TaskResultRecorded e) {
+      return "result " + e.status() + (e.detail() == null ? "" : ": " + clip(e.detail()));
+    } else if (event instanceof AgentSession.TrajectoryCompleted e) {
+      return "COMPLETED: reward " + num(e.reward()) + ", quality " + num(e.qualityScore());
+    } else if (event instanceof AgentSession.RewardRevised e) {
+      return "reward revised to " + num(e.reward()) + " (quality " + num(e.qualityScore()) + ") after feedback "
+          + e.feedbackId();
+    }
+    return event.getClass().getSimpleName();
+  }
+
+  private final class CoordinatorFormatter implements Formatter {
+    TrainingCoordinator.State state = TrainingCoordinator.State.EMPTY;
+
+    @Override
+    public void accept(EventEnvelope env) {
+      Event e = (Event) env.event();
+      state = TrainingCoordinator.applyEvent(state, e);
+      line(env, describe(e, state));
+    }
+
+    @Override
+    public void finish() {
+      out.println("now: pool " + state.poolSize() + ", " + state.jobs().size() + " jobs"
+          + state.activeJob().map(j -> ", active " + j.jobId() + " " + j.status()).orElse(", no active job"));
+    }
+  }
+
+  static String describe(Event event, TrainingCoordinator.State after) {
+    String pool = " → pool " + after.poolSize();
+    if (event instanceof TrainingCoordinator.TrajectoryPooled e) {
+      return "pooled " + e.sessionId() + " (quality " + num(e.qualityScore()) + ", reward " + num(e.reward()) + ")" + pool;
+    } else if (event instanceof TrainingCoordinator.TrajectoryFiltered e) {
+      return "filtered " + e.sessionId() + ": quality " + num(e.qualityScore()) + " below min-quality";
+    } else if (event instanceof TrainingCoordinator.RewardUpdated e) {
+      return "reward of " + e.sessionId() + " revised to " + num(e.reward());
+    } else if (event instanceof TrainingCoordinator.RewardForwarded e) {
+      return "reward of " + e.sessionId() + " forwarded to the Trinity proxy";
+    } else if (event instanceof TrainingCoordinator.ScheduleArmed e) {
+      return "schedule armed: " + e.cron() + " (" + e.zone() + "), slots after " + e.from();
+    } else if (event instanceof TrainingCoordinator.ScheduledSlotFired e) {
+      return "scheduled slot " + e.slot() + (e.missed() ? " (missed, fired late)" : "") + " fired → " + e.jobId();
+    } else if (event instanceof TrainingCoordinator.ScheduledSlotSkipped e) {
+      return "scheduled slot " + e.slot() + " skipped: " + e.reason();
+    } else if (event instanceof TrainingCoordinator.JobRequested e) {
+      return "job " + e.jobId() + " REQUESTED by the " + e.trigger().configName() + " trigger"
+          + (e.requestedBy() == null || e.requestedBy().equals(e.trigger().configName()) ? "" : " (" + e.requestedBy() + ")")
+          + ": " + group(e.sessionIds().size())
+          + " trajectories, " + e.algorithm() + " on " + e.baseModel() + pool;
+    } else if (event instanceof TrainingCoordinator.PreflightFailed e) {
+      return "job " + e.jobId() + " FAILED pre-flight: " + String.join("; ", e.reasons())
+          + (e.sessionsReturned() ? " (trajectories back in the pool)" : "") + pool;
+    } else if (event instanceof TrainingCoordinator.DatasetExported e) {
+      return "job " + e.jobId() + " dataset exported: " + group(e.manifest().count()) + " lines, sha256 "
+          + e.manifest().sha256() + ", " + e.manifest().path()
+          + (e.manifest().clean() ? "" : ", PII found: " + e.manifest().piiFindings());
+    } else if (event instanceof TrainingCoordinator.DatasetExportFailed e) {
+      return "job " + e.jobId() + " export attempt " + e.attempt() + " FAILED: " + e.error() + "; next attempt at "
+          + e.nextAttemptAt();
+    } else if (event instanceof TrainingCoordinator.JobSubmitting e) {
+      return "job " + e.jobId() + " submitting (attempt " + e.attempt() + ")";
+    } else if (event instanceof TrainingCoordinator.JobSubmitted e) {
+      return "job " + e.jobId() + " SUBMITTED as " + e.externalId();
+    } else if (event instanceof TrainingCoordinator.JobSubmitFailed e) {
+      return "job " + e.jobId() + " submission attempt " + e.attempt() + " FAILED: " + e.error() + "; next attempt at "
+          + e.nextAttemptAt();
+    } else if (event instanceof TrainingCoordinator.JobStatusChanged e) {
+      return "job " + e.jobId() + " " + e.status() + (e.message() == null || e.message().isBlank() ? "" : ": " + e.message());
+    } else if (event instanceof TrainingCoordinator.JobSucceeded e) {
+      return "job " + e.jobId() + " SUCCEEDED" + (e.outputModel() == null ? " (committed)"
+          : ": " + e.outputModel().checkpointUri() + " " + e.outputModel().metrics()
+              + (e.candidateVersion() == null ? "" : " → candidate " + e.candidateVersion()));
+    } else if (event instanceof TrainingCoordinator.JobFailed e) {
+      return "job " + e.jobId() + " FAILED: " + e.error();
+    } else if (event instanceof TrainingCoordinator.JobCancelRequested e) {
+      return "job " + e.jobId() + " cancel requested" + (e.requestedBy() == null ? "" : " by " + e.requestedBy());
+    } else if (event instanceof TrainingCoordinator.JobCancelled e) {
+      return "job " + e.jobId() + " CANCELLED: " + e.detail();
+    } else if (event instanceof TrainingCoordinator.CandidateHandedOver e) {
+      return "job " + e.jobId() + " handed over to ModelVersion as " + e.version();
+    } else if (event instanceof TrainingCoordinator.ProxyModelObserved e) {
+      return "Trinity proxy model version " + e.modelVersion() + " observed → candidate " + e.version();
+    }
+    return event.getClass().getSimpleName();
+  }
+
+  private final class ModelFormatter implements Formatter {
+    final Map<String, AuditLog.JobLineage> jobs;
+    final Map<String, StringBuilder> summary = new LinkedHashMap<>();
+    final Map<String, Long> outcomes = new LinkedHashMap<>();
+    EventEnvelope firstOutcome;
+
+    ModelFormatter(Map<String, AuditLog.JobLineage> jobs) {
+      this.jobs = jobs;
+    }
+
+    @Override
+    public void accept(EventEnvelope env) {
+      if (env.event() instanceof ModelVersion.OutcomeRecorded o) {
+        if (firstOutcome == null) firstOutcome = env;
+        outcomes.merge(o.modelVersion(), 1L, Long::sum);
+        return;
+      }
+      flushOutcomes();
+      ModelVersion.TransitionEvent e = (ModelVersion.TransitionEvent) env.event();
+      String text = describe(e);
+      line(env, e.version() + " " + text);
+      StringBuilder s = summary.computeIfAbsent(e.version(), v -> new StringBuilder(v));
+      if (e instanceof ModelVersion.VersionRegistered) {
+        s.append(' ').append(text, 0, text.indexOf(", artifact") < 0 ? text.length() : text.indexOf(", artifact"));
+      } else if (!(e instanceof ModelVersion.EvaluationStarted)) {
+        String head = text.contains(":") ? text.substring(0, text.indexOf(':')) : text;
+        String tail = text.contains(":") ? text.substring(text.indexOf(':')) : "";
+        boolean figures = e instanceof ModelVersion.VersionRolledBack || e instanceof ModelVersion.RolloutPaused;
+        s.append(" → ").append(head).append(" at ").append(e.at()).append(figures ? tail : "");
+      }
+    }
+
+    private void flushOutcomes() {
+      if (firstOutcome == null) return;
+      long n = outcomes.values().stream().mapToLong(Long::longValue).sum();
+      line(firstOutcome, group(n) + " session outcomes recorded ("
+          + outcomes.entrySet().stream().map(x -> x.getKey() + ": " + group(x.getValue())).collect(Collectors.joining(", "))
+          + ")");
+      outcomes.clear();
+      firstOutcome = null;
+    }
+
+    @Override
+    public void finish() {
+      flushOutcomes();
+      out.println("summary:");
+      summary.values().forEach(s -> out.println("  " + s));
+    }
+
+    String describe(ModelVersion.TransitionEvent event) {
+      if (event instanceof ModelVersion.VersionRegistered e) {
+        String from;
+        if (e.manual()) {
+          from = "by hand";
+        } else if (e.sourceJobId() == null) {
+          from = "as candidate";
+        } else {
+          AuditLog.JobLineage j = jobs.get(e.version());
+          from = "from job " + e.sourceJobId() + (j == null || j.dataset() == null ? ""
+              : " (dataset " + group(j.dataset().sessionIds().size()) + " trajectories, " + group(j.dataset().count())
+                  + " lines, sha256 " + j.dataset().sha256() + ")");
+        }
+        return "REGISTERED " + from + ", artifact " + e.artifact()
+            + (e.offlineMetrics().isEmpty() ? "" : ", offline " + e.offlineMetrics());
+      } else if (event instanceof ModelVersion.EvaluationStarted e) {
+        return "EVALUATING" + (e.baselineVersion() == null ? " (no stable yet)" : " against " + e.baselineVersion());
+      } else if (event instanceof ModelVersion.OfflineGatePassed e) {
+        return "READY: " + e.note();
+      } else if (event instanceof ModelVersion.OfflineGateFailed e) {
+        return "REJECTED: " + String.join("; ", e.reasons());
+      } else if (event instanceof ModelVersion.RolloutStarted e) {
+        return "CANARY " + pct(e.plan().get(0)) + " against " + e.stableVersion() + ": " + e.reason()
+            + " (plan " + e.plan().stream().map(Timeline::pct).collect(Collectors.joining(" → ")) + ")";
+      } else if (event instanceof ModelVersion.StepAdvanced e) {
+        return "RAMP " + pct(e.ratio()) + ": step " + e.fromStep() + " passed" + figures(e.tests(), false);
+      } else if (event instanceof ModelVersion.RolloutPaused e) {
+        return "PAUSED (" + (e.automatic() ? "automatic" : "manual") + "): " + e.reason() + figures(e.tests(), true);
+      } else if (event instanceof ModelVersion.RolloutResumed e) {
+        return "RESUMED";
+      } else if (event instanceof ModelVersion.VersionPromoted e) {
+        return "STABLE (" + (e.automatic() ? "automatic" : "manual") + " promotion): " + e.reason()
+            + (e.previousStable() == null ? "" : "; " + e.previousStable() + " retained until " + e.previousRetainedUntil());
+      } else if (event instanceof ModelVersion.VersionRolledBack e) {
+        String figures = figures(e.tests(), true);
+        return "ROLLED_BACK (" + (e.automatic() ? "automatic" : "manual") + "): "
+            + (figures.isEmpty() ? e.reason() : figures.substring(2))
+            + (e.restoredStable() == null ? "" : "; " + e.restoredStable() + " restored as stable");
+      }
+      return event.getClass().getSimpleName();
+    }
+  }
+
+  /** "; task success rate 0.71 vs stable 0.82 (n=412 / 7,880, z=5.3 > 1.64)" for the tests shown. */
+  static String figures(List<TestResult> tests, boolean degradedOnly) {
+    if (tests == null || tests.isEmpty()) return "";
+    StringBuilder b = new StringBuilder();
+    for (TestResult t : tests) {
+      if (degradedOnly && !t.degraded()) continue;
+      b.append(b.length() == 0 ? "; " : ", ").append(String.format(Locale.ROOT,
+          "%s %s vs stable %s (n=%,d / %,d, z=%.1f %s %.2f)", label(t.metric()), value(t.metric(), t.candidateValue()),
+          value(t.metric(), t.stableValue()), t.candidateSamples(), t.stableSamples(), t.statistic(),
+          t.statistic() > t.criticalValue() ? ">" : "≤", t.criticalValue()));
+    }
+    return b.toString();
+  }
+
+  private static String label(Metric m) {
+    return switch (m) {
+      case TASK_SUCCESS_RATE -> "success rate";
+      case USER_SATISFACTION -> "user satisfaction";
+      case RESPONSE_LATENCY -> "p95 latency";
+    };
+  }
+
+  private static String value(Metric m, double v) {
+    return m == Metric.RESPONSE_LATENCY ? String.format(Locale.ROOT, "%.0f ms", v) : String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  static String pct(double ratio) {
+    double p = ratio * 100;
+    return p == Math.rint(p) ? String.format(Locale.ROOT, "%.0f%%", p) : String.format(Locale.ROOT, "%.1f%%", p);
+  }
+
+  static String group(long n) {
+    return String.format(Locale.ROOT, "%,d", n);
+  }
+
+  private static String num(Double d) {
+    return d == null ? "-" : String.format(Locale.ROOT, "%.2f", d);
+  }
+
+  private static String clip(String s) {
+    if (s == null) return "";
+    String one = s.replace('\n', ' ');
+    return one.length() > 100 ? one.substring(0, 100) + "…" : one;
+  }
+}
