@@ -48,6 +48,7 @@ public final class ApiRoutes {
     AtomicInteger inFlight = new AtomicInteger();
     Route api = concat(
         health.route(),
+        ConsoleRoutes.route(),
         path("metrics", () -> get(() -> complete(HttpResponse.create().withEntity(
             HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, metrics.registry().scrape()))))),
         pathPrefix("v1", () -> concat(

@@ -1,0 +1,165 @@
+// Agents overview: training pool against min-samples, next scheduled run, active job, stable and
+// candidate versions, per agent.
+
+import { ApiError, describeError, getJson } from '../api.js';
+import { addAgents, knownAgents, removeAgent, validAgentId } from '../agents-store.js';
+import { badge, fmtNum, fmtPct, fmtRelative, fmtTime, h, hashPath, link, notice } from '../dom.js';
+
+/** GET that answers {value} or {error} instead of throwing. */
+async function attempt(path) {
+  try {
+    return { value: await getJson(path) };
+  } catch (e) {
+    return { error: e };
+  }
+}
+
+export function progressBar(value, max, label) {
+  const ratio = max > 0 ? Math.max(0, Math.min(1, value / max)) : (value > 0 ? 1 : 0);
+  const fill = h('div', { class: 'progress-fill' + (ratio >= 1 ? ' full' : '') });
+  fill.style.width = (ratio * 100).toFixed(1) + '%';
+  return h('div', {
+    class: 'progress', role: 'progressbar', 'aria-valuemin': 0, 'aria-valuemax': max, 'aria-valuenow': value,
+    'aria-label': label,
+  }, fill);
+}
+
+function trainingSection(agentId, result, ctx) {
+  const body = [h('h3', null, 'Training pool')];
+  if (result.error) {
+    const e = result.error;
+    if (e instanceof ApiError && e.status === 404) {
+      body.push(notice('info', 'No training status: ' + e.message));
+    } else {
+      body.push(notice('error', describeError(e, 'the training status of ' + agentId)));
+      ctx.problems.push(describeError(e, 'training status'));
+    }
+    return h('section', { class: 'card-section training' }, body);
+  }
+  const t = result.value;
+  const pool = Number(t.poolSize || 0);
+  const min = Number(t.minSamples || 0);
+  body.push(
+    h('div', { class: 'pool-line' },
+      h('span', { 'data-field': 'pool' }, pool + ' / ' + min),
+      h('span', { class: 'muted' }, ' samples (' + (min > 0 ? fmtPct(pool / min) : '—') + ' of min-samples)')),
+    progressBar(pool, min, 'training pool ' + pool + ' of ' + min));
+  const active = t.activeJob;
+  body.push(h('dl', { class: 'facts' },
+    h('dt', null, 'Triggers'), h('dd', { 'data-field': 'triggers' }, (t.triggers || []).join(', ') || '—'),
+    h('dt', null, 'Next scheduled run'),
+    h('dd', { 'data-field': 'next-run' }, t.nextScheduledRun
+      ? [fmtTime(t.nextScheduledRun), ' ', h('span', { class: 'muted' }, '(' + fmtRelative(t.nextScheduledRun) + ')')]
+      : 'none scheduled'),
+    h('dt', null, 'Active job'),
+    h('dd', { 'data-field': 'active-job' }, active
+      ? [link(hashPath('jobs', active.jobId), active.jobId), ' ', badge(active.status)]
+      : 'none'),
+    t.meanQuality !== undefined && t.meanQuality !== null
+      ? [h('dt', null, 'Mean quality'), h('dd', null, fmtNum(t.meanQuality, 3))] : null,
+    t.backend ? [h('dt', null, 'Backend'), h('dd', null, t.backend)] : null));
+  return h('section', { class: 'card-section training' }, body);
+}
+
+function modelsSection(agentId, result, ctx) {
+  const body = [h('h3', null, 'Models')];
+  if (result.error) {
+    const e = result.error;
+    if (e instanceof ApiError && e.status === 404) {
+      body.push(notice('info', 'No model versions: ' + e.message));
+    } else {
+      body.push(notice('error', describeError(e, 'the model versions of ' + agentId)));
+      ctx.problems.push(describeError(e, 'model versions'));
+    }
+    return h('section', { class: 'card-section models' }, body);
+  }
+  const m = result.value;
+  const versions = m.versions || [];
+  const byName = new Map(versions.map((v) => [v.version, v]));
+  const stable = byName.get(m.stable);
+  const candidate = m.candidate ? byName.get(m.candidate) : null;
+  const counts = {};
+  for (const v of versions) counts[v.state] = (counts[v.state] || 0) + 1;
+  body.push(h('dl', { class: 'facts' },
+    h('dt', null, 'Stable'),
+    h('dd', { 'data-field': 'stable' }, stable
+      ? [h('strong', null, stable.version), ' ', badge(stable.state), ' ', fmtPct(stable.ratio)]
+      : (m.stable || 'none')),
+    h('dt', null, 'Candidate'),
+    h('dd', { 'data-field': 'candidate' }, candidate
+      ? [h('strong', null, candidate.version), ' ', badge(candidate.state), ' at ',
+        h('span', { 'data-field': 'candidate-ratio' }, fmtPct(candidate.ratio))]
+      : 'none'),
+    h('dt', null, 'Versions'),
+    h('dd', null, Object.entries(counts).map(([st, n]) => h('span', { class: 'count' }, badge(st), ' ×' + n)))));
+  body.push(h('p', null, link(hashPath('models', agentId), 'Versions, timelines and canary charts →')));
+  return h('section', { class: 'card-section models' }, body);
+}
+
+async function agentCard(agentId, manual, ctx) {
+  const enc = encodeURIComponent(agentId);
+  const [training, models] = await Promise.all([attempt('/v1/training/' + enc), attempt('/v1/models/' + enc)]);
+  return h('article', { class: 'card agent', 'data-agent': agentId },
+    h('header', { class: 'card-head' },
+      h('h2', null, agentId),
+      h('span', { class: 'card-links' },
+        link('#/jobs?agentId=' + enc, 'jobs'),
+        manual ? h('button', {
+          type: 'button', class: 'link-button', title: 'Stop showing this agent',
+          onclick: () => {
+            removeAgent(agentId);
+            ctx.rerender();
+          },
+        }, 'remove') : null)),
+    h('div', { class: 'card-body' }, trainingSection(agentId, training, ctx), modelsSection(agentId, models, ctx)));
+}
+
+function addForm(ctx) {
+  const input = h('input', {
+    type: 'text', name: 'agentId', placeholder: 'agent id, e.g. support-bot', spellcheck: 'false', 'aria-label': 'agent id',
+  });
+  const message = h('span', { class: 'muted' });
+  return h('form', {
+    class: 'inline-form',
+    onsubmit: (e) => {
+      e.preventDefault();
+      const ids = input.value.split(/[\s,]+/).filter((x) => x);
+      const bad = ids.filter((x) => !validAgentId(x));
+      if (bad.length) {
+        message.textContent = 'Not an agent id: ' + bad.join(', ') + ' (1–64 of A–Z a–z 0–9 . _ : -)';
+        return;
+      }
+      addAgents(ids);
+      input.value = '';
+      input.blur();
+      ctx.rerender();
+    },
+  }, h('label', null, 'Add agent ', input), h('button', { type: 'submit' }, 'Add'), ' ', message);
+}
+
+export async function renderAgents(ctx) {
+  const out = [h('h1', null, 'Agents'), addForm(ctx)];
+  const manual = knownAgents();
+  const fromJobs = new Set();
+  try {
+    const jobs = await getJson('/v1/jobs');
+    for (const j of jobs.jobs || []) if (j.agentId) fromJobs.add(j.agentId);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) {
+      out.push(notice('info', 'The job list is not available on this node (' + e.message
+        + '); showing the agents added by hand.'));
+    } else {
+      out.push(notice('error', describeError(e, 'the job list')));
+      ctx.problems.push(describeError(e, 'the job list'));
+    }
+  }
+  const all = [...new Set([...manual, ...fromJobs])].sort();
+  if (all.length === 0) {
+    out.push(notice('info', 'No agents yet. Add an agent id above, or open /console/?agent=<agentId>. '
+      + 'Agents with training jobs appear by themselves.'));
+    return out;
+  }
+  const cards = await Promise.all(all.map((a) => agentCard(a, manual.includes(a), ctx)));
+  out.push(h('div', { class: 'cards' }, cards));
+  return out;
+}
