@@ -24,6 +24,7 @@ public final class Main {
     switch (command) {
       case "run" -> run(options);
       case "export" -> System.exit(ExportCommand.run(options));
+      case "audit" -> AuditCommand.main(options.toArray(String[]::new));
       case "simulator" -> io.otl.node.simulator.SimulatorCommand.main(options.toArray(String[]::new));
       case "help", "--help", "-h" -> usage(0);
       default -> {
@@ -59,6 +60,10 @@ public final class Main {
           run [--config <file>]   run a node (the default command)
           export --agent A --format sft|dpo|rl [--since ISO] [--until ISO] [--out DIR] [--config FILE]
                                   write a dataset (JSON Lines + manifest) from the journal; the node need not run
+          audit <session|coordinator|model|job> <id> [--as-of <ISO-8601>] [--format text|json] [--config <file>]
+                                  an entity's history (and its state as of a time) from the journal; the node need not run
+          audit verify [--kind session|coordinator|model|all] [--config <file>]
+                                  replays every entity; reports undeserializable events and sequence gaps (exit 1)
           simulator [--port 8265] [--work-dir DIR] [--pending 1s] [--running 5s]
                                   the Trinity simulator on its own (Ray Jobs + Trinity proxy APIs)
           help                    this text

@@ -12,6 +12,7 @@ import io.otl.http.ApiRoutes;
 import io.otl.http.Auth;
 import io.otl.http.MetricsRegistry;
 import io.otl.http.ModelRoutes;
+import io.otl.http.AuditRoutes;
 import io.otl.http.SessionRoutes;
 import io.otl.http.TrainingRoutes;
 import io.otl.node.simulator.SimulatorSettings;
@@ -22,6 +23,7 @@ import io.otl.http.HealthRoutes;
 import io.otl.http.HttpServer;
 import io.otl.http.ReadinessCheck;
 import io.otl.persistence.JournalDirectory;
+import io.otl.persistence.audit.AuditReader;
 import io.otl.persistence.kafka.KafkaIngest;
 import io.otl.persistence.kafka.KafkaPublisher;
 import io.otl.persistence.kafka.KafkaSettings;
@@ -173,7 +175,8 @@ public final class TrainingNode implements AutoCloseable {
       log.info("Kafka on: ingesting {} from {}", kafka.topics().agentEvents(), kafka.bootstrapServers());
     }
 
-    EntityMetrics.start(system, sharding, directory, metrics, Duration.ofSeconds(10), askTimeout);
+    EntityMetrics.start(system, sharding, directory, metrics, training.getDuration("http.metrics-sample-interval"),
+        askTimeout);
 
     ServerBinding binding = null;
     if (training.getBoolean("http.enabled")) {
@@ -184,7 +187,8 @@ public final class TrainingNode implements AutoCloseable {
           training.getInt("http.max-in-flight"), stopping::get, List.of(
               new SessionRoutes(collector, maxEvents, metrics).route(),
               new ModelRoutes(sharding, askTimeout, directory).route(),
-              new TrainingRoutes(sharding, askTimeout, directory).route()));
+              new TrainingRoutes(sharding, askTimeout, directory).route(),
+              new AuditRoutes(AuditReader.fromConfig(system, training)).route()));
       binding = HttpServer.start(system, training.getString("http.host"), training.getInt("http.port"), routes,
               training.getDuration("http.shutdown-deadline"))
           .toCompletableFuture().join();

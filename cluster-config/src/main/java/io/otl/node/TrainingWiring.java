@@ -48,7 +48,9 @@ final class TrainingWiring {
             new RayJobsBackend(system, trinity.rayJobs()), candidates);
     sharding.init(Entity.of(TrainingCoordinator.ENTITY_TYPE_KEY,
         ctx -> TrainingCoordinator.create(ctx.getEntityId(), policy, ports, clock)));
-    TrajectoryFeed.start(system, FEED, forwarder(sharding, askTimeout), FeedSettings.fromConfig(training));
+    if (training.getBoolean("read-side.enabled")) {
+      TrajectoryFeed.start(system, FEED, forwarder(sharding, askTimeout), FeedSettings.fromConfig(training));
+    }
   }
 
   /** Writes the job's dataset as JSON Lines next to its manifest, named after the job. */

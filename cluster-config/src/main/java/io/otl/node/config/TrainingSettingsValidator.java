@@ -69,9 +69,11 @@ public final class TrainingSettingsValidator {
     rule("http.ask-timeout", duration(false));
     rule("http.shutdown-deadline", duration(true));
     rule("http.max-in-flight", integerAtLeast(1));
+    rule("http.metrics-sample-interval", duration(false));
     rule("auth.token", string(false));
     rule("auth.protect-reads", bool());
     String rs = "read-side.";
+    rule(rs + "enabled", bool());
     rule(rs + "batch-offsets-every", integerAtLeast(1));
     rule(rs + "offset-interval", duration(false));
     rule(rs + "rescan-window", duration(false));

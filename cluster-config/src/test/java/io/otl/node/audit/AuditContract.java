@@ -101,6 +101,10 @@ abstract class AuditContract {
     node = TrainingNode.start(TestDatabases.node(db, true).withFallback(ConfigFactory.parseString("""
         agentscope.training.model-update { min-samples-per-step = 20, evaluation-metrics = [task-success-rate] }
         agentscope.training.training-runner { trigger.min-samples = 3, poll-interval = 100ms }
+        # This test drives its own coordinators: the node's feed and metrics sampler must not
+        # start the node's (sharded) coordinator for the same agents.
+        agentscope.training.read-side.enabled = false
+        agentscope.training.http.metrics-sample-interval = 1h
         """)));
     http = new Http(node.httpPort());
     Config training = node.system().settings().config().getConfig("agentscope.training");

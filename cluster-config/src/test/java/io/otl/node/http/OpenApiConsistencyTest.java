@@ -1,0 +1,100 @@
+package io.otl.node.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code /v1/openapi.json} matches what the server does: every documented route exists (it does
+ * not answer "no such route" or 405), and no undocumented method or path under the API answers as
+ * if it existed.
+ */
+class OpenApiConsistencyTest {
+  private static final List<String> METHODS = List.of("GET", "POST", "PUT", "DELETE", "PATCH");
+  private static TrainingNode node;
+  private static Http http;
+  private static JsonNode doc;
+
+  @BeforeAll
+  static void start() throws Exception {
+    node = TrainingNode.start(TestDatabases.node(TestDatabases.h2(Files.createTempDirectory("otl-openapi-")), true));
+    http = new Http(node.httpPort());
+    Http.Response r = http.get("/v1/openapi.json");
+    assertEquals(200, r.status());
+    doc = r.json();
+  }
+
+  @AfterAll
+  static void stop() {
+    node.close();
+  }
+
+  /** A concrete path for a template: ids that are valid but unknown. */
+  private static String concrete(String template) {
+    return template.replace("{kind}", "session").replace("{jobId}", "job-1-agent-x").replaceAll("\\{[^}]+}", "x1");
+  }
+
+  /** "Route missing" is 404 with the router's own message or 405; an unknown entity is a 404 JSON body naming it. */
+  private static boolean routeMissing(Http.Response r) {
+    if (r.status() == 405) return true;
+    return r.status() == 404 && r.body().contains("could not be found");
+  }
+
+  @Test
+  void everyDocumentedRouteExists() {
+    assertEquals("3.0.3", doc.get("openapi").asText());
+    Iterator<String> paths = doc.get("paths").fieldNames();
+    int checked = 0;
+    while (paths.hasNext()) {
+      String template = paths.next();
+      Iterator<String> methods = doc.get("paths").get(template).fieldNames();
+      while (methods.hasNext()) {
+        String method = methods.next().toUpperCase();
+        Http.Response r = http.send(method, concrete(template) + (template.endsWith("/route") ? "?sessionId=s1" : ""),
+            method.equals("POST") ? "{}" : null);
+        assertFalse(routeMissing(r), method + " " + template + " is documented but not served: " + r.status() + " " + r.body());
+        assertTrue(r.status() < 500 || r.status() == 503, method + " " + template + " → " + r.status() + " " + r.body());
+        checked++;
+      }
+    }
+    assertTrue(checked >= 24, "only " + checked + " operations documented");
+  }
+
+  @Test
+  void nothingUndocumentedAnswers() {
+    Set<String> documented = new HashSet<>();
+    List<String> templates = new ArrayList<>();
+    doc.get("paths").fieldNames().forEachRemaining(t -> {
+      templates.add(t);
+      doc.get("paths").get(t).fieldNames().forEachRemaining(m -> documented.add(m.toUpperCase() + " " + t));
+    });
+    for (String template : templates) {
+      for (String method : METHODS) {
+        if (documented.contains(method + " " + template)) continue;
+        Http.Response r = http.send(method, concrete(template), method.equals("GET") || method.equals("DELETE") ? null : "{}");
+        assertTrue(routeMissing(r), method + " " + template + " answers " + r.status() + " but is not documented: " + r.body());
+      }
+    }
+    for (String extra : List.of("/v1/sessions", "/v1/models", "/v1/training", "/v1/audit", "/v1/feedback",
+        "/v1/sessions/x1/events/extra", "/v1/jobs/job-1-a/cancel/now", "/v2/sessions/x1", "/admin")) {
+      for (String method : METHODS) {
+        Http.Response r = http.send(method, extra, method.equals("GET") || method.equals("DELETE") ? null : "{}");
+        assertTrue(routeMissing(r), method + " " + extra + " answers " + r.status() + " but is not documented: " + r.body());
+      }
+    }
+  }
+}
