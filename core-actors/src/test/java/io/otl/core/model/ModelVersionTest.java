@@ -1,5 +1,6 @@
 package io.otl.core.model;
 
+import io.otl.core.testing.ManualClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
