@@ -238,15 +238,21 @@ public final class TaggedEventFeed {
       if (rescan != null) rescan.shutdown();
     }
 
-    /** Delivers one envelope; completes with its ordering once the consumer acknowledged it. */
-    private CompletionStage<Long> deliver(EventEnvelope env) {
-      long ordering = ordering(env);
-      return mapper.map(env)
-          .thenCompose(item -> item.isPresent() ? consumer.deliver(item.get())
-              : CompletableFuture.<Void>completedFuture(null))
-          .toCompletableFuture()
-          .orTimeout(settings.deliveryTimeout().toMillis(), TimeUnit.MILLISECONDS)
-          .thenApply(v -> ordering);
+    /**
+     * Maps envelopes in parallel, then hands them to the consumer in journal order (a publisher's
+     * sends keep that order), several in flight; emits each ordering once acknowledged.
+     */
+    private org.apache.pekko.stream.javadsl.Flow<EventEnvelope, Long, NotUsed> deliveries() {
+      long timeout = settings.deliveryTimeout().toMillis();
+      return org.apache.pekko.stream.javadsl.Flow.<EventEnvelope>create()
+          .mapAsync(settings.parallelism(), env -> mapper.map(env).toCompletableFuture()
+              .orTimeout(timeout, TimeUnit.MILLISECONDS)
+              .thenApply(item -> Pair.create(ordering(env), item)))
+          .mapAsync(settings.parallelism(), mapped -> (mapped.second().isPresent()
+                  ? consumer.deliver(mapped.second().get()) : CompletableFuture.<Void>completedFuture(null))
+              .toCompletableFuture()
+              .orTimeout(timeout, TimeUnit.MILLISECONDS)
+              .thenApply(v -> mapped.first()));
     }
 
     private UniqueKillSwitch startLive() {
@@ -254,7 +260,7 @@ public final class TaggedEventFeed {
       RestartSettings restart = RestartSettings.create(settings.minBackoff(), settings.maxBackoff(), 0.2);
       Source<Long, NotUsed> restarting = RestartSource.withBackoff(restart, () ->
           journal.eventsByTag(tag, Offset.sequence(acknowledged.get()))
-              .mapAsync(settings.parallelism(), this::deliver)
+              .via(deliveries())
               .map(o -> {
                 delivered.add(o);
                 acknowledged.accumulateAndGet(o, Math::max);
@@ -280,7 +286,7 @@ public final class TaggedEventFeed {
       delivered.forgetBelow(lowWater);
       Pair<UniqueKillSwitch, CompletionStage<Long>> run = journal.currentEventsByTag(tag, Offset.sequence(lowWater))
           .filter(env -> !delivered.contains(ordering(env)))
-          .mapAsync(settings.parallelism(), this::deliver)
+          .via(deliveries())
           .map(o -> {
             delivered.add(o);
             return o;
