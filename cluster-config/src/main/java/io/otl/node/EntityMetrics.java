@@ -40,8 +40,7 @@ final class EntityMetrics {
     metrics.gauge("otl_training_pool_size", "Trajectories in the training pool, per agent", () -> Map.copyOf(m.poolSize));
     metrics.gauge("otl_jobs", "Training jobs by agent and state", () -> Map.copyOf(m.jobsByState));
     metrics.gauge("otl_canary_ratio", "Share of sessions routed to the candidate, per agent", () -> Map.copyOf(m.canaryRatio));
-    system.scheduler().scheduleWithFixedDelay(interval.compareTo(Duration.ofSeconds(2)) < 0 ? interval
-            : Duration.ofSeconds(2), interval,
+    system.scheduler().scheduleWithFixedDelay(interval, interval,
         () -> m.sample(system, sharding, agents, askTimeout), system.executionContext());
   }
 

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The console in a real headless browser against a real node (H2 journal, auth on for reads
  * too), with a scenario loaded through the public HTTP API: sessions with tool calls, feedback
  * and results; model versions registered, promoted, one rolled back with a reason, one in canary.
- * Training jobs are not part of it: the node does not mount the training routes yet, which the
- * console reports (the jobs pages are covered by {@link ConsoleFixtureBrowserTest}).
+ * The agent's training pool shows on its card; jobs pages with jobs in every state are covered by
+ * {@link ConsoleFixtureBrowserTest}.
  */
 class ConsoleBrowserTest {
   static final String TOKEN = "console-test-token";
@@ -111,9 +111,9 @@ class ConsoleBrowserTest {
       String candidate = browser.eval("document.querySelector('[data-agent=\"" + AGENT
           + "\"] [data-field=\"candidate\"]').innerText").asText();
       assertTrue(candidate.contains("v4") && candidate.contains("CANARY") && candidate.contains("5%"), candidate);
-      // The training routes are not mounted on this node: said plainly, not an error banner.
-      assertTrue(card.contains("No training status"), card);
-      assertTrue(agents.contains("The job list is not available on this node"), agents);
+      // The training pool of the agent, against min-samples (the completed sessions above).
+      assertTrue(card.contains("Training pool") && card.contains("/ 1000 samples"), card);
+      assertTrue(card.contains("threshold"), card);
       browser.screenshot("node-02-agents");
 
       // 3. Model versions: states, ratios, the timeline and the rollback explanation.
@@ -158,11 +158,11 @@ class ConsoleBrowserTest {
       String failed = browser.text();
       assertTrue(failed.contains("cancel_subscription") && failed.contains("FAILED") && failed.contains("THUMBS_DOWN"), failed);
 
-      // 5. An unknown session and the 404 message; the jobs page without training routes.
+      // 5. An unknown session and the 404 message; the jobs page before any job.
       browser.navigate(base + "/console/#/sessions/s-nobody");
       browser.waitFor("document.body.innerText.includes('Not found (404)')", WAIT);
       browser.navigate(base + "/console/#/jobs");
-      browser.waitFor("document.body.innerText.includes('No jobs to show')", WAIT);
+      browser.waitFor("document.body.innerText.includes('No training jobs yet')", WAIT);
 
       // 6. A wrong token: 401 says the token was refused.
       browser.eval("document.getElementById('token-input').value = 'wrong';"
