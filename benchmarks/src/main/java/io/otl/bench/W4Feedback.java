@@ -32,7 +32,7 @@ final class W4Feedback {
     int sessions = args.integer("sessions", 2000);
     int seconds = args.integer("seconds", 20);
     int warmSeconds = args.integer("warmup", 5);
-    String[] rates = args.string("rates", "500,1000").split(",");
+    String[] rates = args.string("rates", "250,500,1000").split(",");
     Result r = new Result("W4", "feedback latency, open loop, HTTP, PostgreSQL");
     Pg.Schema schema = pg.freshSchema("bench_w4");
     var exec = Executors.newFixedThreadPool(2);
