@@ -1,0 +1,59 @@
+package io.otl.bench;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+/**
+ * CPU seconds used, to say where an ingest run spends the machine: this JVM (process CPU time) and
+ * the benchmark PostgreSQL cluster (its postmaster's children, from /proc; 0 when not readable).
+ */
+final class Cpu {
+  private static final double TICK = 100.0; // USER_HZ on Linux
+
+  private Cpu() {}
+
+  static double jvmSeconds() {
+    var os = ManagementFactory.getOperatingSystemMXBean();
+    if (os instanceof com.sun.management.OperatingSystemMXBean sun) return sun.getProcessCpuTime() / 1e9;
+    return 0;
+  }
+
+  /** CPU seconds of every child of the PostgreSQL postmaster whose pid file is {@code pidFile}. */
+  static double postgresSeconds(String pidFile) {
+    try {
+      String pid = Files.readAllLines(Path.of(pidFile)).get(0).trim();
+      double total = 0;
+      try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+        for (Path p : (Iterable<Path>) procs::iterator) {
+          String name = p.getFileName().toString();
+          if (!name.chars().allMatch(Character::isDigit)) continue;
+          try {
+            String stat = Files.readString(p.resolve("stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            // after "pid (comm) ": state ppid ... utime(idx 11) stime(idx 12)
+            if (f[1].equals(pid)) total += (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICK;
+            // the postmaster itself, with the CPU of children that already exited
+            if (name.equals(pid)) {
+              total += (Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]))
+                  / TICK;
+            }
+          } catch (Exception e) {
+            // process ended meanwhile
+          }
+        }
+      }
+      return total;
+    } catch (Exception e) {
+      return 0;
+    }
+  }
+
+  /** The benchmark cluster's pid file ({@code --pg-pid-file}). */
+  static volatile String pidFile = "/var/run/postgresql/15-bench.pid";
+
+  static double postgresSeconds() {
+    return postgresSeconds(pidFile);
+  }
+}
