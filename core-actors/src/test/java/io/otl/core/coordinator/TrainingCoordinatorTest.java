@@ -694,9 +694,14 @@ class TrainingCoordinatorTest {
     awaitJob(jobId, v -> backend.submissions.size() == 1);
     State submitting = kit.getState();
     assertTrue(submitting.job(jobId).orElseThrow().submitting());
+    // The re-sent submission after the restart is held too, so the state cannot move on before
+    // it is compared.
+    CompletableFuture<BackendSubmission> resent = new CompletableFuture<>();
+    backend.submit.then(Fakes.held(resent));
     State afterRestart = restart();
     assertEquals(submitting, afterRestart);
-    awaitStatus(jobId, JobStatus.SUBMITTED); // the re-sent submission (default answer)
+    resent.complete(new BackendSubmission("raysubmit_" + jobId));
+    awaitStatus(jobId, JobStatus.SUBMITTED); // the re-sent submission
     assertEquals(kit.getState(), restart());
     backend.statuses.put(jobId, new BackendJobStatus(BackendJobStatus.State.RUNNING, "", null));
     kit.runCommand(PollTick.INSTANCE);
