@@ -14,7 +14,11 @@ public record JournalSettings(Kind kind, String url, String user, String passwor
 
   public enum Kind { H2, POSTGRES }
 
-  public static final String DEFAULT_H2_URL = "jdbc:h2:file:./data/journal;DATABASE_TO_UPPER=false;AUTO_SERVER=TRUE";
+  /**
+   * The embedded default. WRITE_DELAY=0: H2 otherwise writes committed transactions to its file up
+   * to a second later, and a kill -9 in that second loses events already acknowledged.
+   */
+  public static final String DEFAULT_H2_URL = "jdbc:h2:file:./data/journal;DATABASE_TO_UPPER=false;AUTO_SERVER=TRUE;WRITE_DELAY=0";
   public static final String DEFAULT_PG_URL = "jdbc:postgresql://127.0.0.1:5432/postgres?reWriteBatchedInserts=true";
 
   /**

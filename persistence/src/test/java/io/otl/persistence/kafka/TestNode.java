@@ -57,7 +57,7 @@ final class TestNode implements AutoCloseable {
     return ConfigFactory.parseMap(Map.of(
         "agentscope.training.persistence", "h2",
         "agentscope.training.db.url", "jdbc:h2:file:" + dir.resolve("journal").toAbsolutePath()
-            + ";DATABASE_TO_UPPER=false;AUTO_SERVER=TRUE"));
+            + ";DATABASE_TO_UPPER=false;AUTO_SERVER=TRUE;WRITE_DELAY=0"));
   }
 
   /** Overrides selecting a journal in a new PostgreSQL schema. */
