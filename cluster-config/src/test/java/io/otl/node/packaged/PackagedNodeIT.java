@@ -71,8 +71,6 @@ class PackagedNodeIT {
       simulator.terminate();
       int exit = simulator.awaitExit(60);
       assertEquals(SIGTERM_EXIT, exit, simulator.output());
-      assertTrue(simulator.output().contains("Running CoordinatedShutdown with reason [JvmExitReason]"),
-          simulator.output());
     }
   }
 
