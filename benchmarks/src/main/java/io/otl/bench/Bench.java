@@ -24,7 +24,7 @@ public final class Bench {
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "bench-logback.xml");
     }
-    if (argv.length == 0 || argv[0].startsWith("-h") || argv[0].equals("help")) {
+    if (argv.length == 0 || argv[0].startsWith("-h") || argv[0].equals("--help") || argv[0].equals("help")) {
       System.out.println("usage: Bench <baseline|W1|W2|W3|W4|W5|W6|W7|all> [--sessions N] [--events N] [--batch N]"
           + " [--concurrency N] [--pg-url jdbc:postgresql://…] [--results-dir DIR] [--journal-batch N]"
           + " [--journal-parallelism N] [--pool N] [--no-baseline] [--keep] (details: BENCHMARKS.md)");

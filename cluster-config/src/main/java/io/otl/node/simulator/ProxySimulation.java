@@ -37,13 +37,20 @@ final class ProxySimulation {
   private int modelVersion;
   private long exploreStep;
   private long commits;
+  private long allocatedSessions;
 
   ProxySimulation(ObjectMapper mapper, int commitBatchSize) {
     this.mapper = mapper;
     this.commitBatchSize = commitBatchSize;
   }
 
-  /** An OpenAI chat completion, or empty when the request has no usable {@code messages}. */
+  /** A new session id ({@code GET|POST /allocate}); counted in the admin view {@code /simulator/feedback}. */
+  synchronized String allocateSession() {
+    allocatedSessions++;
+    return UUID.randomUUID().toString().replace("-", "");
+  }
+
+    /** An OpenAI chat completion, or empty when the request has no usable {@code messages}. */
   synchronized Optional<ObjectNode> chatCompletion(JsonNode request) {
     JsonNode messages = request.path("messages");
     if (!messages.isArray() || messages.isEmpty()) {
@@ -124,6 +131,7 @@ final class ProxySimulation {
   synchronized ObjectNode receivedFeedback() {
     ObjectNode n = mapper.createObjectNode();
     n.put("commits", commits);
+    n.put("allocated_sessions", allocatedSessions);
     ArrayNode all = n.putArray("feedback");
     feedback.forEach(all::add);
     return n;

@@ -38,9 +38,12 @@ final class RayJobsSimulation {
   /** A refusal, answered as Ray does: a status and a plain-text body. */
   record Refusal(int status, String text) {}
 
-  static final String PENDING_MESSAGE =
-      "Job has not started yet. It may be waiting for resources (CPUs, GPUs, memory, custom resources) "
-          + "to become available. It may be waiting for the runtime environment to be set up.";
+  static final String PENDING_MESSAGE = "Job has not started yet.";
+  static final String PENDING_RESOURCES =
+      " It may be waiting for resources (CPUs, GPUs, memory, custom resources) to become available.";
+  static final String PENDING_RUNTIME_ENV = " It may be waiting for the runtime environment to be set up.";
+  /** Ray's JobErrorType when the entrypoint command exits non-zero. */
+  static final String ENTRYPOINT_ERROR = "JOB_ENTRYPOINT_COMMAND_ERROR";
   static final String RUNNING_MESSAGE = "Job is currently running.";
   static final String SUCCEEDED_MESSAGE = "Job finished successfully.";
   static final String STOPPED_MESSAGE = "Job was intentionally stopped.";
@@ -104,9 +107,11 @@ final class RayJobsSimulation {
         metadata.put(e.getKey(), e.getValue().asText());
       }
     }
-    JsonNode gpus = request.path("entrypoint_num_gpus");
-    if (!gpus.isMissingNode() && !gpus.isNull() && (!gpus.isNumber() || gpus.asDouble() < 0)) {
-      return new Refusal(400, "TypeError: entrypoint_num_gpus must be a non-negative number, got " + gpus);
+    Resources resources;
+    try {
+      resources = Resources.of(request);
+    } catch (IllegalArgumentException e) {
+      return new Refusal(400, "TypeError: " + e.getMessage());
     }
     String id = request.path("submission_id").asText(request.path("job_id").asText(""));
     if (id.isBlank()) {
@@ -119,7 +124,7 @@ final class RayJobsSimulation {
           "Traceback (most recent call last):\n  (Trinity simulator)\nValueError: Job with submission_id "
               + id + " already exists. Please use a different submission_id.");
     }
-    SimJob job = new SimJob(id, entrypoint.asText(), metadata, gpus.isNumber() ? gpus.asDouble() : 0.0);
+    SimJob job = new SimJob(id, entrypoint.asText(), metadata, resources);
     jobs.put(id, job);
     accepted.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
     job.log("Job " + id + " submitted to the Trinity simulator: " + job.entrypoint);
@@ -128,8 +133,33 @@ final class RayJobsSimulation {
     return job;
   }
 
+  /** By submission id or, as Ray's find_job_by_ids does, by the driver's job id. */
   Optional<SimJob> job(String id) {
-    return Optional.ofNullable(jobs.get(id));
+    SimJob bySubmission = jobs.get(id);
+    if (bySubmission != null) {
+      return Optional.of(bySubmission);
+    }
+    return jobs.values().stream().filter(j -> id.equals(j.driverJobId())).findFirst();
+  }
+
+  /**
+   * {@code DELETE /api/jobs/<id>}: empty for an unknown job; Ray deletes only jobs in a terminal
+   * state, anything else is refused (Ray's job manager raises; answered 400 here, a client error).
+   */
+  synchronized Optional<Object> delete(String id) {
+    Optional<SimJob> found = job(id);
+    if (found.isEmpty()) {
+      return Optional.empty();
+    }
+    SimJob job = found.get();
+    String status = job.status();
+    if (status.equals("PENDING") || status.equals("RUNNING")) {
+      return Optional.of(new Refusal(400, "Attempted to delete job '" + job.id + "', but it is in a non-terminal state "
+          + status + "."));
+    }
+    jobs.remove(job.id);
+    log.info("[trinity-simulator] deleted job {} ({})", job.id, status);
+    return Optional.of(Boolean.TRUE);
   }
 
   List<SimJob> jobs() {
@@ -182,7 +212,6 @@ final class RayJobsSimulation {
       }
       job.status = "RUNNING";
       job.message = RUNNING_MESSAGE;
-      job.startTime = System.currentTimeMillis();
       job.driverJobId = String.format("%02x000000", driverIds.getAndIncrement() % 256);
       job.log("Trinity-RFT (simulated) running " + job.run.configFile() + ", checkpoints in " + job.run.jobDir());
     }
@@ -230,22 +259,29 @@ final class RayJobsSimulation {
     final String id;
     final String entrypoint;
     final Map<String, String> metadata;
-    final double numGpus;
+    final Resources resources;
+    /** Ray's start_time: when the job was submitted (ms). */
     final long submittedAt = System.currentTimeMillis();
     private final StringBuilder logs = new StringBuilder();
     private String status = "PENDING";
-    private String message = PENDING_MESSAGE;
-    private Long startTime;
+    private String message;
+    private String errorType;
     private Long endTime;
     private Integer exitCode;
     private String driverJobId;
     private TrinityRunConfig run;
 
-    SimJob(String id, String entrypoint, Map<String, String> metadata, double numGpus) {
+    SimJob(String id, String entrypoint, Map<String, String> metadata, Resources resources) {
       this.id = id;
       this.entrypoint = entrypoint;
       this.metadata = Map.copyOf(metadata);
-      this.numGpus = numGpus;
+      this.resources = resources;
+      this.message = PENDING_MESSAGE + (resources.reserves() ? PENDING_RESOURCES : "")
+          + (resources.runtimeEnv().isEmpty() ? "" : PENDING_RUNTIME_ENV);
+    }
+
+    synchronized String driverJobId() {
+      return driverJobId;
     }
 
     synchronized String status() {
@@ -268,10 +304,8 @@ final class RayJobsSimulation {
       status = terminal;
       message = text;
       exitCode = exit;
+      errorType = terminal.equals("FAILED") ? ENTRYPOINT_ERROR : null;
       endTime = System.currentTimeMillis();
-      if (startTime == null) {
-        startTime = endTime;
-      }
       log("Job " + terminal + ": " + text);
       return true;
     }
@@ -290,19 +324,16 @@ final class RayJobsSimulation {
       n.put("status", status);
       n.put("entrypoint", entrypoint);
       n.put("message", message);
-      n.putNull("error_type");
-      n.put("start_time", startTime);
+      n.put("error_type", errorType);
+      n.put("start_time", submittedAt);
       n.put("end_time", endTime);
       ObjectNode meta = n.putObject("metadata");
       metadata.forEach(meta::put);
-      n.putObject("runtime_env");
+      n.set("runtime_env", resources.runtimeEnv().deepCopy());
       n.putNull("driver_agent_http_address");
       n.putNull("driver_node_id");
       n.put("driver_exit_code", exitCode);
-      n.putNull("entrypoint_num_cpus");
-      n.put("entrypoint_num_gpus", numGpus);
-      n.putNull("entrypoint_memory");
-      n.putNull("entrypoint_resources");
+      resources.writeTo(n);
       return n;
     }
   }

@@ -18,12 +18,13 @@ import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
  * HTTP surface of the simulator. Same paths, fields and status codes as the real services:
  *
  * <ul>
- *   <li>Ray Jobs (dashboard): {@code GET /api/version}, {@code GET|POST /api/jobs/}, {@code GET
- *       /api/jobs/<id>}, {@code POST /api/jobs/<id>/stop}, {@code GET /api/jobs/<id>/logs}. Errors
- *       are plain text, as Ray's are: 400 for a bad or duplicate submission, 404 "Job X does not
+ *   <li>Ray Jobs (dashboard), as Ray's own {@code JobSubmissionClient} calls it: {@code GET
+ *       /api/version}, {@code GET|POST /api/jobs/}, {@code GET|DELETE /api/jobs/<id>}, {@code POST
+ *       /api/jobs/<id>/stop}, {@code GET /api/jobs/<id>/logs}. Errors are plain text, as Ray's are:
+ *       400 for a bad or duplicate submission or the deletion of a live job, 404 "Job X does not
  *       exist".
  *   <li>Trinity proxy: {@code POST /v1/chat/completions}, {@code POST /feedback}, {@code POST
- *       /commit}, {@code GET /metrics}, {@code GET /health}.
+ *       /commit}, {@code GET|POST /allocate}, {@code GET /metrics}, {@code GET /health}.
  *   <li>Admin (simulator only): {@code GET /simulator/stats}, {@code GET /simulator/feedback},
  *       {@code POST /simulator/jobs/<id>/fail}.
  * </ul>
@@ -33,6 +34,12 @@ import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
 final class SimulatorRoutes extends AllDirectives {
 
   static final String SIMULATOR_HEADER = "X-Trinity-Simulator";
+  /**
+   * The Ray release whose Jobs REST API the simulator answers like (checked with that release's
+   * Python client); Ray's clients parse it as a version, so it must be one. That this is no Ray is
+   * said in the other fields.
+   */
+  static final String RAY_VERSION = "2.58.0";
 
   private final ObjectMapper mapper;
   private final RayJobsSimulation ray;
@@ -50,6 +57,7 @@ final class SimulatorRoutes extends AllDirectives {
             pathPrefix("api", this::rayRoutes),
             path(segment("v1").slash("chat").slash("completions"), () -> post(() -> withJson(this::chat))),
             path("feedback", () -> post(() -> withJson(this::feedback))),
+            path("allocate", () -> concat(get(this::allocate), post(this::allocate))),
             path("commit", () -> post(() -> { proxy.commit(); return complete(json(200, mapper.createObjectNode().put("status", "success"))); })),
             path("metrics", () -> get(() -> complete(json(200, proxy.metrics())))),
             path("health", () -> get(() -> complete(StatusCodes.OK))),
@@ -62,14 +70,17 @@ final class SimulatorRoutes extends AllDirectives {
     return concat(
         path("version", () -> get(() -> complete(json(200, mapper.createObjectNode()
             .put("version", "4")
-            .put("ray_version", "2.x (Trinity simulator)")
+            .put("ray_version", RAY_VERSION)
             .put("ray_commit", "trinity-simulator")
-            .put("session_name", "trinity-simulator"))))),
+            .put("session_name", "trinity-simulator")
+            .put("simulator", "Trinity simulator: not Ray, jobs train nothing"))))),
         pathPrefix("jobs", () -> concat(
             pathEndOrSingleSlash(() -> concat(
                 get(() -> complete(json(200, ray.listJson()))),
                 post(() -> withJson(this::submit)))),
-            path(segment(), id -> get(() -> withJob(id, job -> complete(json(200, job.toJson()))))),
+            path(segment(), id -> concat(
+                get(() -> withJob(id, job -> complete(json(200, job.toJson())))),
+                delete(() -> deleteJob(id)))),
             path(segment().slash("stop"), id -> post(() -> withStopped(id, ray.stop(id)))),
             path(segment().slash("logs"), id -> get(() -> withJob(id, job ->
                 complete(json(200, mapper.createObjectNode().put("logs", job.logs())))))))));
@@ -90,6 +101,19 @@ final class SimulatorRoutes extends AllDirectives {
     }
     RayJobsSimulation.SimJob job = (RayJobsSimulation.SimJob) outcome;
     return complete(json(200, mapper.createObjectNode().put("job_id", job.id).put("submission_id", job.id)));
+  }
+
+  private Route deleteJob(String id) {
+    return ray.delete(id)
+        .map(outcome -> outcome instanceof RayJobsSimulation.Refusal r
+            ? complete(text(r.status(), r.text()))
+            : complete(json(200, mapper.createObjectNode().put("deleted", true))))
+        .orElseGet(() -> complete(text(404, "Job " + id + " does not exist")));
+  }
+
+  /** Trinity's proxy hands out a session id for an agent run to tag its requests with. */
+  private Route allocate() {
+    return complete(json(200, mapper.createObjectNode().put("session_id", proxy.allocateSession())));
   }
 
   private Route chat(JsonNode body) {

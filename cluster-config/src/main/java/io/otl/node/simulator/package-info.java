@@ -13,7 +13,8 @@
  * "metric.<name>": "<number>"} (overrides a value in {@code eval_metrics.json}; defaults
  * task-success-rate 0.82, user-satisfaction 0.78, response-latency 850). Admin endpoints: {@code
  * GET /simulator/stats} (per submission id: {@code accepted}, {@code duplicates}, {@code status}),
- * {@code GET /simulator/feedback} (every {@code /feedback} body as received, and the commit count),
+ * {@code GET /simulator/feedback} (every {@code /feedback} body as received, the commit count and
+ * how many sessions {@code /allocate} handed out),
  * {@code POST /simulator/jobs/<id>/fail}.
  */
 package io.otl.node.simulator;

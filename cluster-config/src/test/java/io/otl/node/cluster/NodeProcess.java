@@ -63,7 +63,7 @@ final class NodeProcess implements AutoCloseable {
     this.env.put("OTL_HTTP_PORT", String.valueOf(httpPort));
     // Tests bind loopback only (compose keeps the default 0.0.0.0 inside the container).
     this.env.put("OTL_HTTP_HOST", "127.0.0.1");
-    this.config = dir.resolve(name + ".conf");
+    this.config = dir.resolve(name + ".conf").toAbsolutePath();
     this.log = dir.resolve(name + ".log");
     try {
       Files.writeString(config, """
@@ -121,7 +121,8 @@ final class NodeProcess implements AutoCloseable {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
         "-cp", classpath(), MAIN_CLASS, RUN, "--config", config.toString()));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+    // The test dir is the working dir: relative defaults (./data, ./datasets) must not land in the source tree.
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(config.getParent().toFile()).redirectErrorStream(true)
         .redirectOutput(starts++ == 0 ? ProcessBuilder.Redirect.to(log.toFile())
             : ProcessBuilder.Redirect.appendTo(log.toFile()));
     // Only the variables compose sets (and the test-only host): nothing inherited may change the node.

@@ -1,10 +1,13 @@
 package io.otl.node.simulator;
 
 import static io.otl.node.trinity.TestHttp.await;
+import static io.otl.node.trinity.TestHttp.delete;
 import static io.otl.node.trinity.TestHttp.get;
 import static io.otl.node.trinity.TestHttp.json;
 import static io.otl.node.trinity.TestHttp.post;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,8 +28,10 @@ class TrinitySimulatorTest {
 
   private static ActorTestKit testKit;
   private static TrinitySimulator simulator;
+  private static TrinitySimulator slow;
   private static Path workDir;
   private static String base;
+  private static String slowBase;
 
   @BeforeAll
   static void start() throws IOException {
@@ -40,11 +45,16 @@ class TrinitySimulatorTest {
                 .withWorkDir(workDir)
                 .withDurations(Duration.ofMillis(100), Duration.ofMillis(200)));
     base = simulator.baseUrl();
+    // Jobs that stay PENDING until told otherwise: what a live job answers, without racing a timer.
+    slow = TrinitySimulator.start(testKit.system(), SimulatorSettings.defaults().withPort(0).withWorkDir(workDir)
+        .withDurations(Duration.ofHours(1), Duration.ofHours(1)));
+    slowBase = slow.baseUrl();
   }
 
   @AfterAll
   static void stop() {
     simulator.stop();
+    slow.stop();
     testKit.shutdownTestKit();
   }
 
@@ -54,7 +64,56 @@ class TrinitySimulatorTest {
       assertEquals("true", r.headers().firstValue("X-Trinity-Simulator").orElse(""), r.uri().toString());
     }
     assertEquals(404, get(base + "/no/such/path").statusCode());
-    assertTrue(json(get(base + "/api/version")).path("ray_version").asText().contains("simulator"));
+    JsonNode version = json(get(base + "/api/version"));
+    assertTrue(version.path("ray_version").asText().matches("\\d+\\.\\d+\\.\\d+"), "Ray's clients parse it: " + version);
+    assertTrue(version.path("simulator").asText().contains("not Ray"), version.toString());
+  }
+
+  @Test
+  void onlyEndedJobsCanBeDeleted() {
+    post(slowBase + "/api/jobs/", "{\"entrypoint\":\"trinity run --config /nope.yaml\",\"submission_id\":\"del-me\"}");
+    HttpResponse<String> live = delete(slowBase + "/api/jobs/del-me");
+    assertEquals(400, live.statusCode(), live.body());
+    assertTrue(live.body().contains("non-terminal state"), live.body());
+    assertEquals(200, get(slowBase + "/api/jobs/del-me").statusCode(), "a refused delete changes nothing");
+
+    post(slowBase + "/api/jobs/del-me/stop", null);
+    HttpResponse<String> ended = delete(slowBase + "/api/jobs/del-me");
+    assertEquals(200, ended.statusCode(), ended.body());
+    assertTrue(json(ended).path("deleted").asBoolean());
+    assertEquals(404, get(slowBase + "/api/jobs/del-me").statusCode());
+    assertEquals(404, delete(slowBase + "/api/jobs/del-me").statusCode());
+  }
+
+  @Test
+  void jobDetailsCarryRaysFields() {
+    post(slowBase + "/api/jobs/", "{\"entrypoint\":\"python nope.py\",\"submission_id\":\"details\","
+        + "\"runtime_env\":{\"env_vars\":{\"A\":\"1\"}},\"entrypoint_num_cpus\":2}");
+    JsonNode pending = json(get(slowBase + "/api/jobs/details"));
+    assertEquals("SUBMISSION", pending.path("type").asText());
+    assertTrue(pending.path("start_time").asLong() > 0, "Ray stamps start_time at submission: " + pending);
+    assertTrue(pending.path("end_time").isNull());
+    assertEquals(2.0, pending.path("entrypoint_num_cpus").asDouble());
+    assertEquals(0, pending.path("entrypoint_memory").asLong());
+    assertTrue(pending.path("entrypoint_num_gpus").isNumber(), pending.toString());
+    assertEquals("1", pending.path("runtime_env").path("env_vars").path("A").asText());
+    assertTrue(pending.path("message").asText().contains("waiting for resources"), pending.toString());
+
+    assertEquals(200, post(slowBase + "/simulator/jobs/details/fail", null).statusCode());
+    JsonNode failed = json(get(slowBase + "/api/jobs/details"));
+    assertEquals("FAILED", failed.path("status").asText());
+    assertEquals("JOB_ENTRYPOINT_COMMAND_ERROR", failed.path("error_type").asText(), failed.toString());
+    assertTrue(failed.path("end_time").asLong() >= failed.path("start_time").asLong());
+    assertEquals(400, post(base + "/api/jobs/", "{\"entrypoint\":\"x\",\"entrypoint_memory\":1.5}").statusCode());
+    assertEquals(400, post(base + "/api/jobs/", "{\"entrypoint\":\"x\",\"runtime_env\":[]}").statusCode());
+  }
+
+  @Test
+  void proxyAllocatesSessionIds() {
+    String first = json(post(base + "/allocate", null)).path("session_id").asText();
+    String second = json(get(base + "/allocate")).path("session_id").asText();
+    assertFalse(first.isBlank());
+    assertNotEquals(first, second);
   }
 
   @Test
@@ -101,7 +160,8 @@ class TrinitySimulatorTest {
         "{\"entrypoint\":\"trinity run --config '" + config + "'\",\"submission_id\":\"yaml-job\","
             + "\"metadata\":{\"metric.user-satisfaction\":\"0.4\"},\"entrypoint_num_gpus\":1}";
     assertEquals(200, post(base + "/api/jobs/", body).statusCode());
-    assertEquals("PENDING", json(get(base + "/api/jobs/yaml-job")).path("status").asText());
+    // Live right after submission (100 ms pending: on a loaded machine it may already run).
+    assertTrue(java.util.Set.of("PENDING", "RUNNING").contains(json(get(base + "/api/jobs/yaml-job")).path("status").asText()));
 
     JsonNode done = await(() -> json(get(base + "/api/jobs/yaml-job")), j -> j.path("status").asText().equals("SUCCEEDED"), Duration.ofSeconds(10));
 

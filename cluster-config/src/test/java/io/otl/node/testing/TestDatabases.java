@@ -68,13 +68,33 @@ public final class TestDatabases {
     }
   }
 
-  /** Config for a test node: HTTP on a free port (or off), cluster port chosen by the OS. */
+  /**
+   * Config for a test node: HTTP on a free port (or off), cluster port chosen by the OS, and every
+   * directory the node writes to under a fresh dir in {@code target/}: the defaults are relative to
+   * the working directory, which under Maven is the module's source tree.
+   */
   public static Config node(Config db, boolean http) {
+    Path out = outputDir("node");
     return db.withFallback(ConfigFactory.parseMap(Map.of(
         "pekko.remote.artery.canonical.port", 0,
         "agentscope.training.http.enabled", http,
         "agentscope.training.http.port", 0,
         "agentscope.training.http.host", "127.0.0.1",
-        "agentscope.training.simulator.enabled", false)));
+        "agentscope.training.simulator.enabled", false,
+        "agentscope.training.training-runner.dataset-dir", out.resolve("datasets").toString(),
+        "agentscope.training.training-runner.checkpoint-root-dir", out.resolve("checkpoints").toString(),
+        "agentscope.training.data-collector.store-path", out.resolve("trajectories").toString(),
+        "agentscope.training.simulator.work-dir", out.resolve("simulator").toString())));
+  }
+
+  /** A new directory under {@code target/test-output/} for one test's files. */
+  public static Path outputDir(String prefix) {
+    try {
+      Path root = Path.of("target", "test-output").toAbsolutePath();
+      java.nio.file.Files.createDirectories(root);
+      return java.nio.file.Files.createTempDirectory(root, prefix + "-");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 }

@@ -35,6 +35,10 @@ public final class TestHttp {
             .build());
   }
 
+  public static HttpResponse<String> delete(String url) {
+    return send(HttpRequest.newBuilder(URI.create(url)).DELETE().build());
+  }
+
   public static JsonNode json(HttpResponse<String> response) {
     try {
       return MAPPER.readTree(response.body());

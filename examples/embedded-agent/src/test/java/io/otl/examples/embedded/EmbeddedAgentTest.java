@@ -22,7 +22,11 @@ class EmbeddedAgentTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     EmbeddedAgent.Result result = EmbeddedAgent.run(ConfigFactory.parseMap(Map.of(
             "agentscope.training.persistence", "h2",
-            "agentscope.training.db.url", url)),
+            "agentscope.training.db.url", url,
+            // Whatever the node writes stays in the temp dir, not in the module's source tree.
+            "agentscope.training.training-runner.dataset-dir", dir.resolve("datasets").toString(),
+            "agentscope.training.training-runner.checkpoint-root-dir", dir.resolve("checkpoints").toString(),
+            "agentscope.training.data-collector.store-path", dir.resolve("trajectories").toString())),
         Map.of(), new PrintStream(bytes, true, StandardCharsets.UTF_8));
     String out = bytes.toString(StandardCharsets.UTF_8);
 
