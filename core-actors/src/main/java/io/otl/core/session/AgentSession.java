@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.otl.core.Ids;
 import io.otl.core.JsonSerializable;
+import io.otl.core.Persisted;
 import io.otl.core.session.SessionModel.Counts;
 import io.otl.core.session.SessionModel.FeedbackKind;
 import io.otl.core.session.SessionModel.Outcome;
@@ -109,7 +110,7 @@ public final class AgentSession
   // ---------------------------------------------------------------- events
 
   /** Every event carries its id (client-supplied or derived), its time and the server's time. */
-  public sealed interface Event extends JsonSerializable {
+  public sealed interface Event extends Persisted {
     String eventId();
 
     Instant at();
@@ -174,7 +175,7 @@ public final class AgentSession
       Double qualityScore,
       int unexplainedToolErrors,
       Set<String> eventIds)
-      implements JsonSerializable {
+      implements Persisted {
 
     public static State empty() {
       return new State(Status.NEW, null, null, null, Map.of(), null, null, null, List.of(), List.of(), List.of(),
