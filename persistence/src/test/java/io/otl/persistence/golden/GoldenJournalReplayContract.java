@@ -11,6 +11,8 @@ import com.typesafe.config.Config;
 import io.otl.core.coordinator.TrainingCoordinator;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.session.AgentSession;
+import io.otl.core.session.SessionInput;
+import io.otl.core.session.SessionSettings;
 import io.otl.persistence.JournalSchema;
 import io.otl.persistence.JournalSettings;
 import io.otl.persistence.kafka.KafkaPublisherOffset;
@@ -20,6 +22,7 @@ import io.otl.persistence.schema.PersistedSerializer;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.sql.Connection;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,6 +60,35 @@ abstract class GoldenJournalReplayContract {
   @Test
   void goldenRowsRewrittenWithLogicalNamesReplayToTheRecordedStates() throws Exception {
     for (String release : GoldenFiles.RELEASES) replay(release, true);
+  }
+
+  /**
+   * A client retries, after the upgrade, a message it sent to release 0.1.0 without an eventId:
+   * the session stored it under the 0.1.0 derivation ({@code d:} id) and must not store it again
+   * under the canonical one ({@code d2:}).
+   */
+  @Test
+  void aRetryOfAnInputStoredBy010UnderADerivedIdIsADuplicate() throws Exception {
+    Config base = GoldenNode.config(database());
+    JournalSettings journal = JournalSettings.fromConfig(base.getConfig("agentscope.training"));
+    JournalSchema.ensure(journal);
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "retry", journal.pekkoConfig().withFallback(base));
+    try {
+      try (Connection c = JournalSchema.connect(journal)) {
+        GoldenFiles.load(c, GoldenFiles.read("v0.1.0", "AgentSession"));
+      }
+      ActorRef<AgentSession.Command> s1 = system.systemActorOf(AgentSession.create("golden-s1",
+          SessionSettings.fromConfig(base.getConfig("agentscope.training")), Clock.systemUTC(), null), "s1",
+          Props.empty());
+      SessionInput retry = new SessionInput.Message(null, null, "user", "How do I reset my password?", "msg-1", null);
+      AgentSession.RecordReply reply = AskPattern.<AgentSession.Command, AgentSession.RecordReply>ask(s1,
+          r -> new AgentSession.Record("golden-agent", List.of(retry), r), Duration.ofSeconds(30), system.scheduler())
+          .toCompletableFuture().get(60, TimeUnit.SECONDS);
+      assertEquals(new AgentSession.Recorded(0, 1, true), reply);
+    } finally {
+      system.terminate();
+      system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
   }
 
   private void replay(String release, boolean rewrite) throws Exception {
