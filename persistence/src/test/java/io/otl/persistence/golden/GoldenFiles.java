@@ -32,28 +32,38 @@ import java.util.zip.GZIPInputStream;
  * stored (serializer id, manifest, payload bytes in base64, plus the payload as JSON for review),
  * and the state each persistence id reaches after replaying them.
  */
-final class GoldenFiles {
+public final class GoldenFiles {
   static final ObjectMapper JSON = new ObjectMapper()
       .enable(SerializationFeature.INDENT_OUTPUT)
       .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
 
-  /** Releases with a golden journal, oldest first. The generator writes the next one. */
-  static final List<String> RELEASES = List.of("v0.1.0");
-
   /** Entity types (persistence id prefixes) in every golden release. */
-  static final List<String> ENTITIES = List.of(
+  public static final List<String> ENTITIES = List.of(
       "AgentSession", "TrainingCoordinator", "ModelVersion", "KafkaOffset", "FeedOffset");
 
   private GoldenFiles() {}
 
-  record Row(String persistenceId, long sequenceNumber, boolean deleted, int serializerId, String manifest,
+  public record Row(String persistenceId, long sequenceNumber, boolean deleted, int serializerId, String manifest,
       String adapterManifest, List<String> tags, byte[] payload) {}
 
-  record Snapshot(String persistenceId, long sequenceNumber, long created, int serializerId, String manifest,
+  public record Snapshot(String persistenceId, long sequenceNumber, long created, int serializerId, String manifest,
       byte[] payload) {}
 
-  record Fixture(String release, String entity, List<Row> rows, List<Snapshot> snapshots,
+  public record Fixture(String release, String entity, List<Row> rows, List<Snapshot> snapshots,
       Map<String, JsonNode> states) {}
+
+  /** The releases with a golden journal (the folders under golden/), sorted by name. */
+  public static List<String> releases() {
+    try {
+      java.net.URL url = GoldenFiles.class.getClassLoader().getResource("golden");
+      if (url == null) throw new IllegalStateException("no golden/ folder among the test resources");
+      try (java.util.stream.Stream<Path> dirs = Files.list(Path.of(url.toURI()))) {
+        return dirs.filter(Files::isDirectory).map(d -> d.getFileName().toString()).sorted().toList();
+      }
+    } catch (IOException | java.net.URISyntaxException e) {
+      throw new IllegalStateException("cannot list the golden journals", e);
+    }
+  }
 
   static String resource(String release, String entity) {
     return "golden/" + release + "/" + entity + ".json";
@@ -198,7 +208,7 @@ final class GoldenFiles {
     Files.writeString(file, JSON.writeValueAsString(sorted(root)) + "\n", StandardCharsets.UTF_8);
   }
 
-  static Fixture read(String release, String entity) {
+  public static Fixture read(String release, String entity) {
     String name = resource(release, entity);
     try (InputStream in = GoldenFiles.class.getClassLoader().getResourceAsStream(name)) {
       if (in == null) throw new IllegalStateException("missing golden fixture " + name);

@@ -61,7 +61,14 @@ class GoldenJournalGenerator {
 
   @Test
   void generate() throws Exception {
-    String release = System.getProperty("otl.golden.release", GoldenFiles.RELEASES.get(GoldenFiles.RELEASES.size() - 1));
+    String release = System.getProperty("otl.golden.release", "");
+    if (!release.matches("v\\d+\\.\\d+\\.\\d+")) {
+      throw new IllegalArgumentException("name the release: -Dotl.golden.release=v<major>.<minor>.<patch>");
+    }
+    Path resources = Path.of("src", "test", "resources").toAbsolutePath();
+    if (Files.exists(resources.resolve("golden").resolve(release))) {
+      throw new IllegalStateException("golden/" + release + " exists: a release's golden journal is never rewritten");
+    }
     Path dir = Path.of("target", "golden-generator-" + System.nanoTime()).toAbsolutePath();
     Files.createDirectories(dir);
     Config db = ConfigFactory.parseMap(Map.of(
@@ -79,7 +86,6 @@ class GoldenJournalGenerator {
       states.put("TrainingCoordinator", coordinator());
       states.put("KafkaOffset", kafkaOffsets());
       states.put("FeedOffset", feedOffsets());
-      Path resources = Path.of("src", "test", "resources").toAbsolutePath();
       try (Connection c = JournalSchema.connect(journal)) {
         for (String entity : GoldenFiles.ENTITIES) {
           GoldenFiles.write(resources, GoldenFiles.dump(c, release, entity, states.get(entity)));

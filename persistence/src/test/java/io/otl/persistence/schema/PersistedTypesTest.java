@@ -3,11 +3,9 @@ package io.otl.persistence.schema;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.otl.core.Persisted;
+import io.otl.persistence.golden.GoldenFiles;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.Modifier;
 import java.net.URISyntaxException;
 import java.nio.file.FileSystem;
@@ -29,11 +27,6 @@ import org.junit.jupiter.api.Test;
  * journals names a registered type.
  */
 class PersistedTypesTest {
-  /** Releases with a golden journal under src/test/resources/golden/ (GoldenFiles.RELEASES). */
-  private static final List<String> RELEASES = List.of("v0.1.0");
-  private static final List<String> ENTITIES =
-      List.of("AgentSession", "TrainingCoordinator", "ModelVersion", "KafkaOffset", "FeedOffset");
-
   @Test
   void everyPersistedClassHasALogicalName() throws Exception {
     List<String> missing = new ArrayList<>();
@@ -56,7 +49,7 @@ class PersistedTypesTest {
   }
 
   @Test
-  void everyRegisteredTypeHasAGoldenFixture() throws Exception {
+  void everyRegisteredTypeHasAGoldenFixture() {
     Set<String> manifests = goldenManifests().keySet();
     List<String> missing = new ArrayList<>();
     for (PersistedType t : PersistedTypes.ALL.all()) {
@@ -70,7 +63,7 @@ class PersistedTypesTest {
   }
 
   @Test
-  void everyGoldenRowNamesARegisteredType() throws Exception {
+  void everyGoldenRowNamesARegisteredType() {
     List<String> unknown = new ArrayList<>();
     goldenManifests().forEach((manifest, where) -> {
       int hash = manifest.lastIndexOf('#');
@@ -84,19 +77,16 @@ class PersistedTypesTest {
   }
 
   /** Manifest → the fixture it was first seen in, over every golden release. */
-  private static Map<String, String> goldenManifests() throws IOException {
-    ObjectMapper json = new ObjectMapper();
+  private static Map<String, String> goldenManifests() {
     Map<String, String> out = new TreeMap<>();
-    for (String release : RELEASES) {
-      for (String entity : ENTITIES) {
-        String name = "golden/" + release + "/" + entity + ".json";
-        try (InputStream in = PersistedTypesTest.class.getClassLoader().getResourceAsStream(name)) {
-          if (in == null) throw new IllegalStateException("missing golden fixture " + name);
-          JsonNode root = json.readTree(in);
-          for (String part : List.of("rows", "snapshots")) {
-            for (JsonNode row : root.get(part)) out.putIfAbsent(row.get("manifest").asText(), name);
-          }
-        }
+    List<String> releases = GoldenFiles.releases();
+    assertTrue(releases.contains("v0.1.0"), "golden releases: " + releases);
+    for (String release : releases) {
+      for (String entity : GoldenFiles.ENTITIES) {
+        GoldenFiles.Fixture f = GoldenFiles.read(release, entity);
+        String where = "golden/" + release + "/" + entity + ".json";
+        f.rows().forEach(r -> out.putIfAbsent(r.manifest(), where));
+        f.snapshots().forEach(sn -> out.putIfAbsent(sn.manifest(), where));
       }
     }
     return out;
