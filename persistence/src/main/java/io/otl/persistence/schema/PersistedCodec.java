@@ -94,8 +94,8 @@ public final class PersistedCodec {
   private PersistedType type(Object o) {
     return types.byClass(o.getClass()).orElseThrow(() -> new IllegalArgumentException(
         o.getClass().getName() + " implements io.otl.core.Persisted but has no logical name: add "
-            + "PersistedType.of(\"<entity>.<event-name>\", " + o.getClass().getName().replace('$', '.')
-            + ".class) to io.otl.persistence.schema.PersistedTypes (docs/schema-evolution.md)"));
+            + PersistedTypes.suggestedLine(o.getClass())
+            + " to io.otl.persistence.schema.PersistedTypes.ALL (docs/schema-evolution.md)"));
   }
 
   static byte[] gzip(byte[] bytes) {

@@ -131,6 +131,23 @@ public final class PersistedTypes {
     }
   }
 
+  /**
+   * A name to register {@code type} under, for error messages: the last segment of its package and
+   * its simple name in kebab case ({@code io.otl.core.model.ModelVersion$DeploymentStarted} →
+   * {@code model.deployment-started}). A suggestion: the registry's name is the one that counts.
+   */
+  public static String suggestedName(Class<?> type) {
+    String pkg = type.getPackageName();
+    String entity = pkg.substring(pkg.lastIndexOf('.') + 1);
+    String kebab = type.getSimpleName().replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
+    return entity + "." + kebab;
+  }
+
+  /** The registry line for {@code type}, as error messages suggest it. */
+  public static String suggestedLine(Class<?> type) {
+    return "PersistedType.of(\"" + suggestedName(type) + "\", " + type.getName().replace('$', '.') + ".class),";
+  }
+
   public Collection<PersistedType> all() {
     return byName.values();
   }

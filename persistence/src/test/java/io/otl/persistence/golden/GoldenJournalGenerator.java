@@ -62,8 +62,9 @@ class GoldenJournalGenerator {
   @Test
   void generate() throws Exception {
     String release = System.getProperty("otl.golden.release", "");
-    if (!release.matches("v\\d+\\.\\d+\\.\\d+")) {
-      throw new IllegalArgumentException("name the release: -Dotl.golden.release=v<major>.<minor>.<patch>");
+    // a release (v0.2.0), or types added between releases (v0.2.0-deploy): both are kept forever
+    if (!release.matches("v\\d+\\.\\d+\\.\\d+(-[a-z0-9]+)?")) {
+      throw new IllegalArgumentException("name the journal: -Dotl.golden.release=v<major>.<minor>.<patch>[-<topic>]");
     }
     Path resources = Path.of("src", "test", "resources").toAbsolutePath();
     if (Files.exists(resources.resolve("golden").resolve(release))) {

@@ -73,8 +73,8 @@ class PersistedCodecTest {
   void anUnregisteredClassIsNotWrittenAndTheMessageSaysWhatToAdd() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> codec.toBinary(new Unregistered("x")));
-    assertTrue(e.getMessage().contains("PersistedType.of(\"<entity>.<event-name>\", "
-        + "io.otl.persistence.schema.PersistedCodecTest.Unregistered.class)"), e.getMessage());
+    assertTrue(e.getMessage().contains("PersistedType.of(\"schema.unregistered\", "
+        + "io.otl.persistence.schema.PersistedCodecTest.Unregistered.class),"), e.getMessage());
   }
 
   @Test

@@ -32,11 +32,17 @@ class PersistedTypesTest {
     List<String> missing = new ArrayList<>();
     for (Class<?> c : persistedClasses()) {
       if (PersistedTypes.ALL.byClass(c).isEmpty()) {
-        missing.add("  PersistedType.of(\"<entity>.<event-name>\", " + c.getName().replace('$', '.') + ".class),");
+        missing.add("  " + PersistedTypes.suggestedLine(c));
       }
     }
     assertTrue(missing.isEmpty(), "persisted classes without a logical name; add to "
         + "io.otl.persistence.schema.PersistedTypes.ALL (docs/schema-evolution.md):\n" + String.join("\n", missing));
+  }
+
+  @Test
+  void theSuggestedNameFollowsTheRegistrysConvention() {
+    assertEquals("session.message-recorded", PersistedTypes.suggestedName(
+        io.otl.core.session.AgentSession.MessageRecorded.class));
   }
 
   @Test
@@ -58,7 +64,9 @@ class PersistedTypesTest {
       if (!found) missing.add("  " + t.name() + " (" + t.type().getName() + ")");
     }
     assertTrue(missing.isEmpty(), "persisted types without a golden fixture: make GoldenJournalGenerator write "
-        + "them and run it for the next release (docs/schema-evolution.md, \"The golden journal\"):\n"
+        + "them, then run it under a new name (docs/schema-evolution.md, \"The golden journal\"):\n"
+        + "  mvn -B -o -pl persistence -am test -Dtest=GoldenJournalGenerator "
+        + "-Dsurefire.failIfNoSpecifiedTests=false -Dotl.golden.release=v<next>-<topic>\n"
         + String.join("\n", missing));
   }
 
