@@ -47,10 +47,11 @@ import org.junit.jupiter.api.Test;
  *     -Dotl.golden.release=v0.2.0
  * </pre>
  *
- * AgentSession, ModelVersion and the two offset stores are driven through their commands. The
- * coordinator's commands need its four I/O ports and timers; its events are built here as its
- * command handler builds them and written through {@link GoldenWriter} with its own pure event
- * handler, so the rows hold exactly what today's serializer writes for them.
+ * All five entity types are driven through their commands (the coordinator on the ray-jobs path,
+ * {@link GoldenCoordinatorRun}). The coordinator's other paths (failures, retries, cancellation,
+ * schedule, trinity-proxy) need scripted ports and timers; those events are built as its command
+ * handler builds them ({@link GoldenCoordinatorEvents}) and written through {@link GoldenWriter}
+ * with its own pure event handler, so the rows hold exactly what the serializer writes for them.
  */
 class GoldenJournalGenerator {
   static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
@@ -163,13 +164,17 @@ class GoldenJournalGenerator {
         io.otl.core.model.ModelSettings.fromConfig(mv.getConfig("agentscope.training"));
     ActorRef<ModelVersion.Command> m = system.systemActorOf(ModelVersion.create(AGENT, settings, clock), "mv",
         org.apache.pekko.actor.typed.Props.empty());
-    Map<String, Double> good = Map.of("task-success-rate", 0.82, "user-satisfaction", 0.7, "response-latency", 900.0);
-    Map<String, Double> bad = Map.of("task-success-rate", 0.4, "user-satisfaction", 0.3, "response-latency", 3000.0);
+    // sorted maps: Map.of iterates in another order on every run, and the fixtures must not
+    Map<String, Double> good =
+        new TreeMap<>(Map.of("task-success-rate", 0.82, "user-satisfaction", 0.7, "response-latency", 900.0));
+    Map<String, Double> bad =
+        new TreeMap<>(Map.of("task-success-rate", 0.4, "user-satisfaction", 0.3, "response-latency", 3000.0));
     transition(m, r -> new ModelVersion.RegisterCandidate("v1", "file:///ckpt/v1", "http://llm-v1:8000/v1", "job-1-"
         + AGENT, good, r));
     clock.advance(Duration.ofMinutes(1));
     transition(m, r -> new ModelVersion.RegisterCandidate("v2", "file:///ckpt/v2", "http://llm-v2:8000/v1", "job-2-"
-        + AGENT, Map.of("task-success-rate", 0.85, "user-satisfaction", 0.72, "response-latency", 850.0), r));
+        + AGENT, new TreeMap<>(Map.of("task-success-rate", 0.85, "user-satisfaction", 0.72, "response-latency", 850.0)),
+        r));
     transition(m, r -> new ModelVersion.Pause("v2", r));
     clock.advance(Duration.ofSeconds(30));
     transition(m, r -> new ModelVersion.Resume("v2", r));
@@ -240,6 +245,8 @@ class GoldenJournalGenerator {
   // ---------------------------------------------------------------- TrainingCoordinator
 
   private Map<String, JsonNode> coordinator() throws Exception {
+    PersistenceId driven = TrainingCoordinator.persistenceId(AGENT + "-driven");
+    GoldenCoordinatorRun.run(system, driven.entityId(), clock);
     List<TrainingCoordinator.Event> events = GoldenCoordinatorEvents.all(AGENT, T0);
     PersistenceId plain = TrainingCoordinator.persistenceId(AGENT);
     PersistenceId snap = TrainingCoordinator.persistenceId(AGENT + "-snapshots");
@@ -248,7 +255,7 @@ class GoldenJournalGenerator {
     write(snap, TrainingCoordinator.State.EMPTY, TrainingCoordinator::applyEvent,
         Set.of((long) events.size() / 2), TrainingCoordinator::tagsOf, events);
     Map<String, JsonNode> states = new TreeMap<>();
-    for (PersistenceId id : List.of(plain, snap)) {
+    for (PersistenceId id : List.of(driven, plain, snap)) {
       states.put(id.id(), render(probe(id, TrainingCoordinator.State.EMPTY, TrainingCoordinator::applyEvent)));
     }
     return states;
