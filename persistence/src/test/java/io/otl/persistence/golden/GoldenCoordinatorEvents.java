@@ -67,7 +67,7 @@ final class GoldenCoordinatorEvents {
     out.add(new TrainingCoordinator.CandidateHandedOver(job1, "v2", slot.plusSeconds(93_601)));
     Instant t = slot.plusSeconds(100_000);
     out.add(new TrainingCoordinator.TrajectoryPooled("golden-s4", "v2", 0.5, 0.4, t, List.of(), t));
-    out.add(new TrainingCoordinator.JobRequested(job2, TriggerType.MANUAL, "ops@example.invalid", Backend.RAY_JOBS,
+    out.add(new TrainingCoordinator.JobRequested(job2, TriggerType.MANUAL, "ops-team", Backend.RAY_JOBS,
         "sft", "qwen2.5-7b-instruct", hyper, List.of("golden-s4"), t.plusSeconds(1)));
     out.add(new TrainingCoordinator.PreflightFailed(job2, List.of("mean quality 0.40 is below min-quality 0.60"),
         true, 2, t.plusSeconds(2)));
@@ -75,7 +75,7 @@ final class GoldenCoordinatorEvents {
         t.plusSeconds(3)));
     out.add(new TrainingCoordinator.JobRequested(job3, TriggerType.THRESHOLD, null, Backend.RAY_JOBS, "grpo",
         "qwen2.5-7b-instruct", Map.of(), List.of("golden-s4", "golden-s5"), t.plusSeconds(4)));
-    out.add(new TrainingCoordinator.JobCancelRequested(job3, "ops@example.invalid", t.plusSeconds(5)));
+    out.add(new TrainingCoordinator.JobCancelRequested(job3, "ops-team", t.plusSeconds(5)));
     out.add(new TrainingCoordinator.JobCancelled(job3, "cancelled before submission", t.plusSeconds(6)));
     out.add(new TrainingCoordinator.JobRequested(job4, TriggerType.MANUAL, "api", Backend.TRINITY_PROXY, "grpo",
         "qwen2.5-7b-instruct", Map.of(), List.of(), t.plusSeconds(7)));
