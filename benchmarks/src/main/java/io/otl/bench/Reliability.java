@@ -112,7 +112,7 @@ public final class Reliability {
         String sid = "r1-" + s;
         long acked = load.ackedEvents.getOrDefault(sid, new java.util.concurrent.atomic.AtomicLong()).get();
         long rows = pg.count(schema, "SELECT count(*) FROM event_journal WHERE persistence_id = 'AgentSession|" + sid
-            + "' AND event_ser_manifest NOT LIKE '%SessionStarted'");
+            + "' AND event_ser_manifest NOT LIKE '%SessionStarted' AND event_ser_manifest NOT LIKE 'session.started#%'");
         journal += rows;
         JsonNode view = EventGen.JSON.readTree(client.get("/v1/sessions/" + sid).body());
         if (rows != acked || view.path("messages").size() != acked) sessionsWrong++;
@@ -205,7 +205,7 @@ public final class Reliability {
       long hangs = all.getOrDefault(Client.TIMEOUT, 0L);
       long connErrors = all.getOrDefault(Client.CONNECTION_ERROR, 0L);
       long journal = pg.count(schema, "SELECT count(*) FROM event_journal WHERE persistence_id LIKE 'AgentSession|r2-%'"
-          + " AND event_ser_manifest NOT LIKE '%SessionStarted'");
+          + " AND event_ser_manifest NOT LIKE '%SessionStarted' AND event_ser_manifest NOT LIKE 'session.started#%'");
       long ackedTotal = load.ackedEventTotal();
       double recoverySec = firstOkAfter == Long.MAX_VALUE ? -1 : (firstOkAfter - marks[1]) / 1e9;
       double allOkSec = (lastFailure - marks[1]) / 1e9;
@@ -314,7 +314,7 @@ public final class Reliability {
       double secs = (System.nanoTime() - t0) / 1e9;
       long badRows = pg.count(schema, "SELECT count(*) FROM event_journal WHERE persistence_id LIKE 'AgentSession|r3-bad-%'");
       long okRows = pg.count(schema, "SELECT count(*) FROM event_journal WHERE persistence_id LIKE 'AgentSession|r3-ok-%'"
-          + " AND event_ser_manifest NOT LIKE '%SessionStarted'");
+          + " AND event_ser_manifest NOT LIKE '%SessionStarted' AND event_ser_manifest NOT LIKE 'session.started#%'");
       long expectedOkRows = 2L * sessions + 2L * validOk.get();
       long badSent = byKind.values().stream().flatMap(m -> m.values().stream()).mapToLong(Long::longValue).sum();
       Map<String, String> kinds = new TreeMap<>();

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.otl.core.Ids;
 import io.otl.core.JsonSerializable;
+import io.otl.core.Persisted;
 import io.otl.core.coordinator.TrainingPolicy.Backend;
 import io.otl.core.coordinator.TrainingPolicy.MissedSlots;
 import io.otl.core.coordinator.TrainingPolicy.TriggerType;
@@ -382,7 +383,7 @@ public final class TrainingCoordinator
   // Events (facts only)
   // ------------------------------------------------------------------------------------------
 
-  public sealed interface Event extends JsonSerializable permits PoolEvent, ScheduleEvent, JobEvent {
+  public sealed interface Event extends Persisted permits PoolEvent, ScheduleEvent, JobEvent {
     Instant at();
   }
 
@@ -721,7 +722,7 @@ public final class TrainingCoordinator
       ScheduleState schedule,
       int proxyModelVersion,
       ProxyModelObserved pendingProxyCandidate)
-      implements JsonSerializable {
+      implements Persisted {
 
     public static final State EMPTY = new State(PersistentMap.empty(), 0, 0.0, PersistentMap.empty(),
         List.of(), 1, null, 0, null, null, 0, null);

@@ -1,6 +1,7 @@
 package io.otl.core.model;
 
 import io.otl.core.JsonSerializable;
+import io.otl.core.Persisted;
 import io.otl.core.model.CanaryStatistics.TestResult;
 import java.time.Clock;
 import java.time.Duration;
@@ -288,7 +289,7 @@ public final class ModelVersion
   // Events (facts only; every one but OutcomeRecorded is a tagged transition)
   // ------------------------------------------------------------------------------------------
 
-  public sealed interface Event extends JsonSerializable permits TransitionEvent, OutcomeRecorded {
+  public sealed interface Event extends Persisted permits TransitionEvent, OutcomeRecorded {
     Instant at();
   }
 
@@ -401,7 +402,7 @@ public final class ModelVersion
   // State
   // ------------------------------------------------------------------------------------------
 
-  public sealed interface State extends JsonSerializable permits Idle, RollingOut {
+  public sealed interface State extends Persisted permits Idle, RollingOut {
     Models models();
   }
 

@@ -5,20 +5,17 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.otl.core.Ids;
 import io.otl.core.JsonSerializable;
+import io.otl.core.Persisted;
 import io.otl.core.session.SessionModel.Counts;
 import io.otl.core.session.SessionModel.FeedbackKind;
 import io.otl.core.session.SessionModel.Outcome;
 import io.otl.core.session.SessionModel.Role;
 import io.otl.core.session.SessionModel.Status;
 import io.otl.core.session.SessionModel.TaskStatus;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -109,7 +106,7 @@ public final class AgentSession
   // ---------------------------------------------------------------- events
 
   /** Every event carries its id (client-supplied or derived), its time and the server's time. */
-  public sealed interface Event extends JsonSerializable {
+  public sealed interface Event extends Persisted {
     String eventId();
 
     Instant at();
@@ -174,7 +171,7 @@ public final class AgentSession
       Double qualityScore,
       int unexplainedToolErrors,
       Set<String> eventIds)
-      implements JsonSerializable {
+      implements Persisted {
 
     public static State empty() {
       return new State(Status.NEW, null, null, null, Map.of(), null, null, null, List.of(), List.of(), List.of(),
@@ -360,8 +357,9 @@ public final class AgentSession
     int duplicates = 0;
     for (int i = 0; i < cmd.inputs().size(); i++) {
       SessionInput input = cmd.inputs().get(i);
-      String eventId = input.eventId() != null ? input.eventId() : derivedEventId(input);
-      if (draft.eventIds().contains(eventId)) {
+      String eventId = input.eventId() != null ? input.eventId() : DerivedEventIds.of(input);
+      if (draft.eventIds().contains(eventId)
+          || DerivedEventIds.seenBefore(draft.eventIds(), input, draft.status() != Status.NEW)) {
         duplicates++;
         continue;
       }
@@ -547,20 +545,5 @@ public final class AgentSession
       return new TaskResultRecorded(eventId, at, now, TaskStatus.parse(r.status()), d.apply(r.detail()));
     }
     throw new IllegalArgumentException("unknown input " + input.type());
-  }
-
-  /**
-   * An id for an input that came without one: a hash of everything the client sent, so a retried
-   * request derives the same ids and is stored once. Feedback is keyed by its feedbackId.
-   */
-  static String derivedEventId(SessionInput input) {
-    if (input instanceof SessionInput.Feedback f && f.feedbackId() != null) return "feedback:" + f.feedbackId();
-    try {
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      byte[] h = sha.digest(input.toString().getBytes(StandardCharsets.UTF_8));
-      return "d:" + HexFormat.of().formatHex(h, 0, 16);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

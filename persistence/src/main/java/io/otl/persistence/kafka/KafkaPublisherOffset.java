@@ -1,6 +1,7 @@
 package io.otl.persistence.kafka;
 
 import io.otl.core.JsonSerializable;
+import io.otl.core.Persisted;
 import java.time.Duration;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -34,11 +35,11 @@ public final class KafkaPublisherOffset
 
   public record Current(long offset) implements JsonSerializable {}
 
-  public sealed interface Event extends JsonSerializable {}
+  public sealed interface Event extends Persisted {}
 
   public record OffsetStored(long offset) implements Event {}
 
-  public record State(long offset) implements JsonSerializable {}
+  public record State(long offset) implements Persisted {}
 
   public static PersistenceId persistenceId(String topic) {
     return PersistenceId.of(ENTITY_TYPE, topic);

@@ -1,6 +1,7 @@
 package io.otl.persistence.readside;
 
 import io.otl.core.JsonSerializable;
+import io.otl.core.Persisted;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -42,7 +43,7 @@ public final class FeedOffsetStore
   /** The feed's consumer acknowledged everything up to {@code ordering} (inclusive). */
   public record Advance(long ordering, Instant at, ActorRef<Done> replyTo) implements Command {}
 
-  public sealed interface Event extends JsonSerializable {}
+  public sealed interface Event extends Persisted {}
 
   public record OffsetAdvanced(long ordering, Instant at) implements Event {}
 
@@ -55,7 +56,7 @@ public final class FeedOffsetStore
    * @param ring older observations, oldest first; exactly one of them is older than the window
    *     measured from the newest, the rest are newer
    */
-  public record State(long ordering, Instant at, List<Point> ring) implements JsonSerializable {
+  public record State(long ordering, Instant at, List<Point> ring) implements Persisted {
     public static State empty() {
       return new State(0L, null, List.of());
     }

@@ -211,7 +211,10 @@ class KafkaPublisherTest {
       try (ResultSet rs = ps.executeQuery()) {
         assertTrue(rs.next(), pid + " " + seqNr);
         String manifest = rs.getString(1);
-        return manifest.substring(Math.max(manifest.lastIndexOf('$'), manifest.lastIndexOf('.')) + 1);
+        // a logical manifest (name#version) names its class through the registry
+        String name = manifest.contains("#") ? manifest.substring(0, manifest.indexOf('#')) : manifest;
+        return io.otl.persistence.schema.PersistedTypes.ALL.byName(name).<String>map(t -> t.type().getSimpleName())
+            .orElse(manifest.substring(Math.max(manifest.lastIndexOf('$'), manifest.lastIndexOf('.')) + 1));
       }
     }
   }

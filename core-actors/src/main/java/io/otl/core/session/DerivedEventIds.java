@@ -1,0 +1,56 @@
+package io.otl.core.session;
+
+import io.otl.core.CanonicalJson;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Set;
+
+/**
+ * Ids of inputs sent without an eventId: a hash of everything the client sent, so a retried request
+ * derives the same ids and is stored once. Feedback is keyed by its feedbackId.
+ *
+ * <p>Since 0.2.0 the hash is over {@link CanonicalJson} ({@code d2:} ids). Release 0.1.0 hashed
+ * {@code Record.toString()} ({@code d:} ids), whose rendering a JDK or Jackson upgrade may change.
+ * Those ids stay in the journals that hold them, so a retry that reaches a session after the
+ * upgrade is also checked against the 0.1.0 derivation ({@link #seenBefore}); see
+ * docs/schema-evolution.md, "Derived ids".
+ */
+final class DerivedEventIds {
+  private DerivedEventIds() {}
+
+  /** The id of an input without eventId. */
+  static String of(SessionInput input) {
+    if (input instanceof SessionInput.Feedback f && f.feedbackId() != null) return "feedback:" + f.feedbackId();
+    return "d2:" + sha256Prefix(canonical(input));
+  }
+
+  /** What is hashed: the input's wire type, a colon, and the input's {@link CanonicalJson}. */
+  static String canonical(SessionInput input) {
+    return input.type() + ":" + CanonicalJson.of(input);
+  }
+
+  /**
+   * True when a session holding {@code ids} stored this input before under its 0.1.0 id. Only
+   * sessions that lived under 0.1.0 can hold {@code d:} ids; the check is skipped for the others.
+   */
+  static boolean seenBefore(Set<String> ids, SessionInput input, boolean mayHoldLegacyIds) {
+    return mayHoldLegacyIds && input.eventId() == null && ids.contains(legacy(input));
+  }
+
+  /** The 0.1.0 derivation, kept only to recognise ids it stored: never use it for new ids. */
+  static String legacy(SessionInput input) {
+    if (input instanceof SessionInput.Feedback f && f.feedbackId() != null) return "feedback:" + f.feedbackId();
+    return "d:" + sha256Prefix(input.toString());
+  }
+
+  private static String sha256Prefix(String text) {
+    try {
+      byte[] h = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(h, 0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JDK", e);
+    }
+  }
+}

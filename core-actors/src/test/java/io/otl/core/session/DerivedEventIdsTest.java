@@ -1,0 +1,88 @@
+package io.otl.core.session;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Derived ids are pinned: these inputs have had these ids since 0.2.0, and must keep them across
+ * JDK and Jackson upgrades (a retry after an upgrade must find the id it stored before).
+ */
+class DerivedEventIdsTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private static final SessionInput.Message MESSAGE =
+      new SessionInput.Message(null, null, "user", "How do I reset my password?", "msg-1", null);
+
+  @Test
+  void theCanonicalTextIsSortedCompactAndLeavesNullsOut() throws Exception {
+    assertEquals("message:{\"content\":\"How do I reset my password?\",\"msgId\":\"msg-1\",\"role\":\"user\"}",
+        DerivedEventIds.canonical(MESSAGE));
+    SessionInput.ToolCall call = new SessionInput.ToolCall(null, Instant.parse("2026-01-01T00:00:03.500Z"), "c1",
+        "kb.search", JSON.readTree("{\"q\":\"a\\\"b\\n\",\"limit\":3.0,\"w\":0.1,\"x\":null}"),
+        JSON.readTree("[1e2,-0.0,true]"), true, 85L);
+    assertEquals("tool_call:{\"at\":\"2026-01-01T00:00:03.500Z\",\"callId\":\"c1\",\"input\":{\"limit\":3,"
+        + "\"q\":\"a\\\"b\\u000a\",\"w\":0.1000000000000000055511151231257827021181583404541015625},"
+        + "\"latencyMs\":85,\"output\":[100,0,true],\"success\":true,\"toolName\":\"kb.search\"}",
+        DerivedEventIds.canonical(call));
+  }
+
+  /**
+   * Each id is the first 16 bytes of SHA-256 over the canonical text, checked outside Java too:
+   * {@code printf '%s' 'message:{"content":"How do I reset my password?","msgId":"msg-1","role":"user"}'
+   * | sha256sum | cut -c1-32}.
+   */
+  @Test
+  void knownInputsHaveKnownIds() throws Exception {
+    assertEquals("d2:84ae2e6cedf9770db6e53acc28b6e2b8", DerivedEventIds.of(MESSAGE));
+    assertEquals("d2:d70e1fa729d5d6a448ee1a37595424a4", DerivedEventIds.of(
+        new SessionInput.Result(null, Instant.parse("2026-01-01T00:00:06Z"), "SUCCESS", "resolved")));
+    assertEquals("d2:c7d5c669bc9d1e8a2b87bfed3a61fb5f", DerivedEventIds.of(
+        new SessionInput.Start(null, null, "1.4.2", "v1", Map.of("channel", "web", "locale", "en"))));
+    assertEquals("feedback:fb-2", DerivedEventIds.of(
+        new SessionInput.Feedback(null, null, "RATING", 4.0, "fb-2", "survey")));
+  }
+
+  @Test
+  void keyOrderAndNumberSpellingDoNotChangeTheId() throws Exception {
+    SessionInput a = new SessionInput.ToolCall(null, null, null, "t", JSON.readTree("{\"a\":1,\"b\":[2.50,3]}"),
+        null, null, null);
+    SessionInput b = new SessionInput.ToolCall(null, null, null, "t", JSON.readTree("{\"b\":[2.5,3.0],\"a\":1.0}"),
+        null, null, null);
+    assertEquals(DerivedEventIds.of(a), DerivedEventIds.of(b));
+    Map<String, String> m1 = new LinkedHashMap<>();
+    m1.put("x", "1");
+    m1.put("y", "2");
+    Map<String, String> m2 = new LinkedHashMap<>();
+    m2.put("y", "2");
+    m2.put("x", "1");
+    assertEquals(DerivedEventIds.of(new SessionInput.Start(null, null, null, null, m1)),
+        DerivedEventIds.of(new SessionInput.Start(null, null, null, null, m2)));
+  }
+
+  @Test
+  void differentInputsGetDifferentIds() {
+    assertNotEquals(DerivedEventIds.of(MESSAGE), DerivedEventIds.of(
+        new SessionInput.Message(null, null, "user", "How do I reset my password", "msg-1", null)));
+    // same fields, another input type
+    assertNotEquals(DerivedEventIds.of(new SessionInput.Result(null, null, null, "x")),
+        DerivedEventIds.of(new SessionInput.Message(null, null, null, null, null, null)));
+  }
+
+  @Test
+  void anIdStoredByRelease010IsRecognised() {
+    // the id the golden journal v0.1.0 holds for MESSAGE (persistence/src/test/resources/golden)
+    assertEquals("d:b358117719ff9ac9b67ee8d5bb972f6e", DerivedEventIds.legacy(MESSAGE));
+    assertTrue(DerivedEventIds.seenBefore(Set.of("d:b358117719ff9ac9b67ee8d5bb972f6e"), MESSAGE, true));
+    assertFalse(DerivedEventIds.seenBefore(Set.of("d:b358117719ff9ac9b67ee8d5bb972f6e"), MESSAGE, false));
+    assertFalse(DerivedEventIds.seenBefore(Set.of(), MESSAGE, true));
+  }
+}

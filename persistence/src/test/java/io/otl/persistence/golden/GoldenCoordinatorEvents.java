@@ -1,0 +1,89 @@
+package io.otl.persistence.golden;
+
+import io.otl.core.coordinator.DatasetManifest;
+import io.otl.core.coordinator.TrainingCoordinator;
+import io.otl.core.coordinator.TrainingCoordinator.Event;
+import io.otl.core.coordinator.TrainingCoordinator.JobStatus;
+import io.otl.core.coordinator.TrainingPolicy.Backend;
+import io.otl.core.coordinator.TrainingPolicy.TriggerType;
+import io.otl.core.training.OutputModel;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every event type of the coordinator, in an order its event handler accepts, with the values its
+ * command handler would give them (ray-jobs with a failed export, a failed submission, a success
+ * and hand-over; a pre-flight failure; a cancellation; a failure; a trinity-proxy observation).
+ */
+final class GoldenCoordinatorEvents {
+  private GoldenCoordinatorEvents() {}
+
+  static List<Event> all(String agent, Instant t0) {
+    List<Event> out = new ArrayList<>();
+    String job1 = TrainingCoordinator.jobId(1, agent);
+    String job2 = TrainingCoordinator.jobId(2, agent);
+    String job3 = TrainingCoordinator.jobId(3, agent);
+    String job4 = TrainingCoordinator.jobId(4, agent);
+    Instant slot = Instant.parse("2026-01-01T02:00:00Z");
+    out.add(new TrainingCoordinator.ScheduleArmed("0 0 2 * * ?", "UTC", t0, t0));
+    out.add(new TrainingCoordinator.TrajectoryPooled("golden-s1", "v1", 0.75, 0.9, t0.plusSeconds(10), List.of(),
+        t0.plusSeconds(11)));
+    out.add(new TrainingCoordinator.TrajectoryPooled("golden-s2", "v1", -0.25, 0.65, t0.plusSeconds(20),
+        List.of("msg-1", "msg-2"), t0.plusSeconds(21)));
+    out.add(new TrainingCoordinator.TrajectoryFiltered("golden-s3", 0.2, t0.plusSeconds(30), t0.plusSeconds(31)));
+    out.add(new TrainingCoordinator.RewardUpdated("golden-s1", 1.0, 0.95, t0.plusSeconds(40), t0.plusSeconds(41)));
+    out.add(new TrainingCoordinator.RewardForwarded("golden-s2", t0.plusSeconds(50)));
+    Map<String, Object> hyper = new LinkedHashMap<>();
+    hyper.put("learning_rate", 2.0e-5);
+    hyper.put("batch_size", 16);
+    hyper.put("epochs", 3);
+    hyper.put("warmup_ratio", 0.1);
+    out.add(new TrainingCoordinator.ScheduledSlotFired(slot, true, job1, slot.plusSeconds(1)));
+    out.add(new TrainingCoordinator.JobRequested(job1, TriggerType.SCHEDULED, null, Backend.RAY_JOBS, "sft",
+        "qwen2.5-7b-instruct", hyper, List.of("golden-s1", "golden-s2"), slot.plusSeconds(1)));
+    out.add(new TrainingCoordinator.DatasetExportFailed(job1, 1, "dataset-dir is not writable",
+        slot.plusSeconds(3), slot.plusSeconds(2)));
+    DatasetManifest manifest = new DatasetManifest("./datasets/" + job1 + ".jsonl", 2,
+        "9f2c1a7e5b3d4c6a8e0f1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60", List.of("golden-s1", "golden-s2"),
+        List.of(), "sft-messages");
+    out.add(new TrainingCoordinator.DatasetExported(job1, manifest, slot.plusSeconds(4)));
+    out.add(new TrainingCoordinator.JobSubmitting(job1, 1, slot.plusSeconds(5)));
+    out.add(new TrainingCoordinator.JobSubmitFailed(job1, 1, "Ray Jobs API answered 503", slot.plusSeconds(7),
+        slot.plusSeconds(6)));
+    out.add(new TrainingCoordinator.JobSubmitting(job1, 2, slot.plusSeconds(7)));
+    out.add(new TrainingCoordinator.JobSubmitted(job1, "raysubmit_golden1", slot.plusSeconds(8)));
+    out.add(new TrainingCoordinator.ScheduledSlotSkipped(slot.plusSeconds(86_400), "job " + job1 + " is still active",
+        slot.plusSeconds(86_401)));
+    out.add(new TrainingCoordinator.JobStatusChanged(job1, JobStatus.RUNNING, "Ray job RUNNING",
+        slot.plusSeconds(90_000)));
+    Map<String, Double> metrics = new LinkedHashMap<>();
+    metrics.put("task-success-rate", 0.84);
+    metrics.put("response-latency", 820.0);
+    out.add(new TrainingCoordinator.JobSucceeded(job1, new OutputModel("file:///checkpoints/" + job1 + "/final",
+        metrics), "v2", slot.plusSeconds(93_600)));
+    out.add(new TrainingCoordinator.CandidateHandedOver(job1, "v2", slot.plusSeconds(93_601)));
+    Instant t = slot.plusSeconds(100_000);
+    out.add(new TrainingCoordinator.TrajectoryPooled("golden-s4", "v2", 0.5, 0.4, t, List.of(), t));
+    out.add(new TrainingCoordinator.JobRequested(job2, TriggerType.MANUAL, "ops-team", Backend.RAY_JOBS,
+        "sft", "qwen2.5-7b-instruct", hyper, List.of("golden-s4"), t.plusSeconds(1)));
+    out.add(new TrainingCoordinator.PreflightFailed(job2, List.of("mean quality 0.40 is below min-quality 0.60"),
+        true, 2, t.plusSeconds(2)));
+    out.add(new TrainingCoordinator.TrajectoryPooled("golden-s5", "v2", 0.9, 0.8, t.plusSeconds(3), List.of(),
+        t.plusSeconds(3)));
+    out.add(new TrainingCoordinator.JobRequested(job3, TriggerType.THRESHOLD, null, Backend.RAY_JOBS, "grpo",
+        "qwen2.5-7b-instruct", Map.of(), List.of("golden-s4", "golden-s5"), t.plusSeconds(4)));
+    out.add(new TrainingCoordinator.JobCancelRequested(job3, "ops-team", t.plusSeconds(5)));
+    out.add(new TrainingCoordinator.JobCancelled(job3, "cancelled before submission", t.plusSeconds(6)));
+    out.add(new TrainingCoordinator.JobRequested(job4, TriggerType.MANUAL, "api", Backend.TRINITY_PROXY, "grpo",
+        "qwen2.5-7b-instruct", Map.of(), List.of(), t.plusSeconds(7)));
+    out.add(new TrainingCoordinator.JobFailed(job4, "commit refused by the Trinity proxy: 400 no experiences",
+        t.plusSeconds(8)));
+    out.add(new TrainingCoordinator.ProxyModelObserved(job4, 3, "proxy-3", Map.of("reward_mean", 0.61),
+        t.plusSeconds(9)));
+    out.add(new TrainingCoordinator.CandidateHandedOver(job4, "proxy-3", t.plusSeconds(10)));
+    return out;
+  }
+}
