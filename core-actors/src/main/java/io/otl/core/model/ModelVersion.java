@@ -204,7 +204,12 @@ public final class ModelVersion
       List<String> reasons)
       implements TransitionReply {}
 
-  public record RouteDecision(String agentId, String sessionId, String version, String endpoint)
+  /**
+   * Where a session's model calls go.
+   *
+   * @param servedModel the model name to send upstream; null: the request's model unchanged
+   */
+  public record RouteDecision(String agentId, String sessionId, String version, String endpoint, String servedModel)
       implements RouteReply {}
 
   public enum Disposition {
@@ -873,7 +878,7 @@ public final class ModelVersion
               + "with POST /v1/models/" + agentId + "/versions"));
     }
     return reply(c.replyTo(),
-        new RouteDecision(agentId, c.sessionId(), target.get().version(), target.get().endpoint()));
+        new RouteDecision(agentId, c.sessionId(), target.get().version(), target.get().endpoint(), null));
   }
 
   // ------------------------------------------------------------------------------------------
