@@ -121,9 +121,18 @@ public final class AgentSession
       String eventId, Instant at, Instant recordedAt, String agentId, String agentVersion,
       String modelVersion, Map<String, String> metadata) implements Event {}
 
+  /** @param inference what the inference gateway observed of the call; null from other doors */
   public record MessageRecorded(
       String eventId, Instant at, Instant recordedAt, Role role, String content, String msgId,
-      Long latencyMs) implements Event {}
+      Long latencyMs, InferenceCall inference) implements Event {
+    @com.fasterxml.jackson.annotation.JsonCreator
+    public MessageRecorded {}
+
+    public MessageRecorded(String eventId, Instant at, Instant recordedAt, Role role, String content, String msgId,
+        Long latencyMs) {
+      this(eventId, at, recordedAt, role, content, msgId, latencyMs, null);
+    }
+  }
 
   public record ToolCallRecorded(
       String eventId, Instant at, Instant recordedAt, String callId, String toolName, JsonNode input,
@@ -530,8 +539,14 @@ public final class AgentSession
       return new SessionStarted(eventId, at, now, agentId, s.agentVersion(), s.modelVersion(),
           s.metadata() == null ? Map.of() : d.apply(s.metadata()));
     } else if (input instanceof SessionInput.Message m) {
+      InferenceCall call = m.inference();
+      if (call != null && call.error() != null) {
+        call = new InferenceCall(call.modelVersion(), call.servedModel(), call.firstTokenMs(), call.promptTokens(),
+            call.completionTokens(), call.finishReason(), call.aborted(), d.apply(call.error()), call.fallbackFrom(),
+            call.tokenIds(), call.logprobs());
+      }
       return new MessageRecorded(eventId, at, now, Role.parse(m.role()), d.apply(m.content()), m.msgId(),
-          m.latencyMs());
+          m.latencyMs(), call);
     } else if (input instanceof SessionInput.ToolCall t) {
       return new ToolCallRecorded(eventId, at, now, t.callId(), t.toolName(), d.apply(t.input()),
           d.apply(t.output()), t.success() == null || t.success(), t.latencyMs());

@@ -1,0 +1,360 @@
+package io.otl.node.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.JsonValue;
+import com.openai.core.http.HttpResponseFor;
+import com.openai.core.http.StreamResponse;
+import com.openai.errors.BadRequestException;
+import com.openai.errors.InternalServerException;
+import com.openai.errors.PermissionDeniedException;
+import com.openai.errors.UnauthorizedException;
+import com.openai.models.FunctionDefinition;
+import com.openai.models.FunctionParameters;
+import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionChunk;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.models.chat.completions.ChatCompletionFunctionTool;
+import com.openai.models.chat.completions.ChatCompletionMessageFunctionToolCall;
+import com.openai.models.chat.completions.ChatCompletionStreamOptions;
+import com.openai.models.chat.completions.ChatCompletionToolMessageParam;
+import com.typesafe.config.ConfigFactory;
+import io.otl.node.TrainingNode;
+import io.otl.node.simulator.SimulatorSettings;
+import io.otl.node.simulator.TrinitySimulator;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.io.InputStream;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The inference gateway through the official OpenAI Java SDK, against a real node (H2 journal,
+ * HTTP on a free port) whose versions are served by the simulator's chat completions face.
+ */
+class GatewayOpenAiSdkTest {
+  private static final String KEY_A = "key-of-agent-a";
+  private static final String KEY_B = "key-of-agent-b";
+  private static TrainingNode node;
+  private static TrinitySimulator simulator;
+  private static Http api;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path dir = Files.createDirectories(Path.of("target", "gateway-test-" + UUID.randomUUID()));
+    node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
+            "agentscope.training.gateway.agents.agent-a.api-key", KEY_A,
+            "agentscope.training.gateway.agents.agent-b.api-key", KEY_B,
+            "agentscope.training.gateway.max-body-bytes", 65536,
+            "agentscope.training.gateway.timeout", "5s",
+            "agentscope.training.gateway.capture-tokens", true))
+        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
+    simulator = TrinitySimulator.start(node.system(),
+        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
+    api = new Http(node.httpPort());
+    register("agent-a", "v1", simulator.baseUrl() + "/v1");
+    register("agent-b", "v1", "http://127.0.0.1:" + closedPort() + "/v1");
+  }
+
+  @AfterAll
+  static void stop() {
+    if (simulator != null) simulator.stop();
+    if (node != null) node.close();
+  }
+
+  private static void register(String agent, String version, String endpoint) {
+    Http.Response r = api.post("/v1/models/" + agent + "/versions",
+        "{\"version\":\"" + version + "\",\"artifact\":\"file:///models/" + version + "\",\"endpoint\":\"" + endpoint
+            + "\"}");
+    assertEquals(201, r.status(), r.body());
+  }
+
+  private static int closedPort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static OpenAIClient client(String key) {
+    return OpenAIOkHttpClient.builder().apiKey(key).baseUrl("http://127.0.0.1:" + node.httpPort() + "/v1")
+        .maxRetries(0).build();
+  }
+
+  private static long simulatorRequests() {
+    return new Http(simulator.port()).get("/metrics").json().path("rollout/model_0/total_request_count").asLong();
+  }
+
+  /** The session as the API stores it, once {@code ready} holds (recording after a stream is asynchronous). */
+  private static JsonNode session(String id, Predicate<JsonNode> ready) throws InterruptedException {
+    JsonNode last = null;
+    for (int i = 0; i < 100; i++) {
+      Http.Response r = api.get("/v1/sessions/" + id);
+      if (r.status() == 200) {
+        last = r.json();
+        if (ready.test(last)) return last;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("session " + id + " never reached the expected state; last: " + last);
+  }
+
+  @Test
+  void nonStreamingCallsAreForwardedAndTheSessionStoresEachMessageOnceDesensitized() throws Exception {
+    OpenAIClient client = client(KEY_A);
+    ChatCompletionCreateParams first = ChatCompletionCreateParams.builder().model("default")
+        .addSystemMessage("You are a support agent.")
+        .addUserMessage("My mail is jane.doe@example.com, please help")
+        .build();
+    HttpResponseFor<ChatCompletion> raw = client.chat().completions().withRawResponse().create(first);
+    ChatCompletion answer = raw.parse();
+    String sessionId = raw.headers().values("X-Session-Id").get(0);
+    assertTrue(sessionId.startsWith("gw-"), "a new session id is made and returned: " + sessionId);
+    assertEquals(List.of("v1"), raw.headers().values("X-Model-Version"));
+    String content = answer.choices().get(0).message().content().orElseThrow();
+    assertTrue(content.contains("jane.doe@example.com"), "what is forwarded is never desensitized: " + content);
+    assertEquals("default", answer.model(), "the simulator echoes the model it was sent");
+
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 3);
+    assertEquals("agent-a", s.path("agentId").asText());
+    assertEquals("v1", s.path("modelVersion").asText());
+    assertEquals("gateway", s.path("metadata").path("source").asText());
+    JsonNode messages = s.path("messages");
+    assertEquals("system", messages.get(0).path("role").asText());
+    assertTrue(messages.get(1).path("content").asText().contains("[EMAIL]"), messages.get(1).toString());
+    assertFalse(s.toString().contains("jane.doe@example.com"), "no raw PII is stored");
+    JsonNode reply = messages.get(2);
+    assertEquals("assistant", reply.path("role").asText());
+    assertEquals(answer.id(), reply.path("msgId").asText(), "msgId is the response id");
+    assertEquals("v1", reply.path("inference").path("modelVersion").asText());
+    assertEquals("stop", reply.path("inference").path("finishReason").asText());
+    assertTrue(reply.path("inference").path("promptTokens").asInt() > 0);
+
+    // The next turn resends the history: only the new user message and the answer are added.
+    ChatCompletionCreateParams second = ChatCompletionCreateParams.builder().model("default")
+        .addSystemMessage("You are a support agent.")
+        .addUserMessage("My mail is jane.doe@example.com, please help")
+        .addMessage(answer.choices().get(0).message())
+        .addUserMessage("Thanks, and one more thing")
+        .putAdditionalHeader("X-Session-Id", sessionId)
+        .build();
+    HttpResponseFor<ChatCompletion> raw2 = client.chat().completions().withRawResponse().create(second);
+    assertEquals(List.of(sessionId), raw2.headers().values("X-Session-Id"));
+    JsonNode after = session(sessionId, n -> n.path("messages").size() == 5);
+    assertEquals("Thanks, and one more thing", after.path("messages").get(3).path("content").asText());
+    assertEquals(raw2.parse().id(), after.path("messages").get(4).path("msgId").asText());
+  }
+
+  @Test
+  void streamingPassesTheEventsThroughAndRecordsTheAnswer() throws Exception {
+    OpenAIClient client = client(KEY_A);
+    String sessionId = "stream-" + UUID.randomUUID();
+    ChatCompletionCreateParams params = ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("Stream me an answer")
+        .streamOptions(ChatCompletionStreamOptions.builder().includeUsage(true).build())
+        .logprobs(true)
+        .putAdditionalHeader("X-Session-Id", sessionId)
+        .build();
+    StringBuilder text = new StringBuilder();
+    String id;
+    long completionTokens = -1;
+    try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params)) {
+      List<ChatCompletionChunk> chunks = stream.stream().toList();
+      id = chunks.get(0).id();
+      for (ChatCompletionChunk c : chunks) {
+        c.choices().forEach(ch -> ch.delta().content().ifPresent(text::append));
+        if (c.usage().isPresent()) completionTokens = c.usage().get().completionTokens();
+      }
+    }
+    assertTrue(text.toString().contains("Stream me an answer"), text.toString());
+    assertTrue(completionTokens > 0, "the usage chunk came through");
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    JsonNode reply = s.path("messages").get(1);
+    assertEquals(text.toString(), reply.path("content").asText());
+    assertEquals(id, reply.path("msgId").asText());
+    assertEquals(completionTokens, reply.path("inference").path("completionTokens").asLong());
+    assertTrue(reply.path("inference").path("tokenIds").size() > 0, "capture-tokens keeps token ids: " + reply);
+    assertTrue(reply.path("inference").path("logprobs").size() > 0);
+  }
+
+  @Test
+  void toolCallsAreForwardedAndRecorded() throws Exception {
+    OpenAIClient client = client(KEY_A);
+    String sessionId = "tools-" + UUID.randomUUID();
+    ChatCompletionFunctionTool weather = ChatCompletionFunctionTool.builder().function(FunctionDefinition.builder()
+        .name("get_weather")
+        .parameters(FunctionParameters.builder()
+            .putAdditionalProperty("type", JsonValue.from("object"))
+            .putAdditionalProperty("properties", JsonValue.from(Map.of("city", Map.of("type", "string"))))
+            .build())
+        .build()).build();
+    ChatCompletionCreateParams ask = ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("Use get_weather for Paris")
+        .addTool(weather)
+        .putAdditionalHeader("X-Session-Id", sessionId)
+        .build();
+    ChatCompletion call = client.chat().completions().create(ask);
+    assertEquals(ChatCompletion.Choice.FinishReason.TOOL_CALLS, call.choices().get(0).finishReason());
+    ChatCompletionMessageFunctionToolCall toolCall =
+        call.choices().get(0).message().toolCalls().orElseThrow().get(0).asFunction();
+    assertEquals("get_weather", toolCall.function().name());
+
+    ChatCompletionCreateParams answer = ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("Use get_weather for Paris")
+        .addMessage(call.choices().get(0).message())
+        .addMessage(ChatCompletionToolMessageParam.builder().toolCallId(toolCall.id()).content("sunny, 21 C").build())
+        .addTool(weather)
+        .putAdditionalHeader("X-Session-Id", sessionId)
+        .build();
+    client.chat().completions().create(answer);
+
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 4);
+    assertEquals(1, s.path("toolCalls").size(), "the tool call is stored once: " + s.path("toolCalls"));
+    JsonNode stored = s.path("toolCalls").get(0);
+    assertEquals("get_weather", stored.path("toolName").asText());
+    assertEquals(toolCall.id(), stored.path("callId").asText());
+    assertEquals("Use get_weather for Paris", stored.path("input").path("city").asText());
+    assertEquals("tool", s.path("messages").get(2).path("role").asText());
+    assertEquals("sunny, 21 C", s.path("messages").get(2).path("content").asText());
+    assertTrue(s.path("metadata").path("tools").asText().contains("get_weather"), "tool schemas are stored once");
+  }
+
+  @Test
+  void metadataSessionIdNamesTheSession() throws Exception {
+    String sessionId = "meta-" + UUID.randomUUID();
+    HttpResponseFor<ChatCompletion> raw = client(KEY_A).chat().completions().withRawResponse().create(
+        ChatCompletionCreateParams.builder().model("default").addUserMessage("hello")
+            .metadata(ChatCompletionCreateParams.Metadata.builder()
+                .putAdditionalProperty("session_id", JsonValue.from(sessionId)).build())
+            .build());
+    assertEquals(List.of(sessionId), raw.headers().values("X-Session-Id"));
+    assertEquals(2, session(sessionId, n -> n.path("messages").size() == 2).path("messages").size());
+  }
+
+  @Test
+  void badRequestsAre400InOpenAiShapeWithNothingForwardedOrStored() throws Exception {
+    long before = simulatorRequests();
+    String sessionId = "bad-" + UUID.randomUUID();
+    BadRequestException e = assertThrows(BadRequestException.class, () -> client(KEY_A).chat().completions().create(
+        ChatCompletionCreateParams.builder().model("default").addUserMessage("hi").n(0)
+            .putAdditionalHeader("X-Session-Id", sessionId).build()));
+    assertEquals(400, e.statusCode());
+    assertEquals("n", e.param().orElse(null));
+
+    Http raw = new Http(node.httpPort()).withToken(KEY_A);
+    for (String body : List.of("{not json", "[]", "{\"model\":\"default\",\"messages\":[]}",
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"robot\",\"content\":\"x\"}]}",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"stream\":\"yes\"}",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":\"x\"}]}")) {
+      Http.Response r = raw.post("/v1/chat/completions", body);
+      assertEquals(400, r.status(), body + " -> " + r.body());
+      JsonNode error = r.json().path("error");
+      assertEquals("invalid_request_error", error.path("type").asText(), r.body());
+      assertFalse(error.path("message").asText().isBlank());
+    }
+    assertEquals(before, simulatorRequests(), "nothing was forwarded");
+    assertEquals(404, api.get("/v1/sessions/" + sessionId).status(), "nothing was stored");
+  }
+
+  @Test
+  void anUnknownKeyIs401AndAnotherAgentsSessionIs403() throws Exception {
+    long before = simulatorRequests();
+    ChatCompletionCreateParams hello = ChatCompletionCreateParams.builder().model("default").addUserMessage("hi")
+        .build();
+    UnauthorizedException unknown = assertThrows(UnauthorizedException.class,
+        () -> client("not-a-key").chat().completions().create(hello));
+    assertEquals("invalid_api_key", unknown.code().orElse(null));
+    assertFalse(unknown.getMessage().contains("not-a-key"), "the key is never echoed");
+
+    String sessionOfA = client(KEY_A).chat().completions().withRawResponse().create(hello)
+        .headers().values("X-Session-Id").get(0);
+    session(sessionOfA, n -> n.path("messages").size() == 2);
+    long afterA = simulatorRequests();
+    assertThrows(PermissionDeniedException.class, () -> client(KEY_B).chat().completions().create(
+        hello.toBuilder().putAdditionalHeader("X-Session-Id", sessionOfA).build()));
+    assertEquals(afterA, simulatorRequests(), "nothing forwarded for a session of another agent");
+    assertEquals(before + 1, afterA);
+    assertEquals(2, session(sessionOfA, n -> true).path("messages").size(), "agent-a's session is untouched");
+  }
+
+  @Test
+  void anOversizedBodyIs413() {
+    long before = simulatorRequests();
+    String big = "x".repeat(70_000);
+    Http.Response r = new Http(node.httpPort()).withToken(KEY_A).post("/v1/chat/completions",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"" + big + "\"}]}");
+    assertEquals(413, r.status(), r.body());
+    assertEquals("request_too_large", r.json().path("error").path("code").asText());
+    assertEquals(before, simulatorRequests());
+  }
+
+  @Test
+  void anUpstreamThatIsDownIs502AndTheFailureIsInTheSession() throws Exception {
+    String sessionId = "down-" + UUID.randomUUID();
+    InternalServerException e = assertThrows(InternalServerException.class, () -> client(KEY_B).chat().completions()
+        .create(ChatCompletionCreateParams.builder().model("default").addUserMessage("anyone there?")
+            .putAdditionalHeader("X-Session-Id", sessionId).build()));
+    assertEquals(502, e.statusCode());
+    assertEquals("upstream_unavailable", e.code().orElse(null));
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    JsonNode failure = s.path("messages").get(1);
+    assertEquals("", failure.path("content").asText());
+    assertTrue(failure.path("inference").path("error").asText().contains("unreachable"), failure.toString());
+    String metrics = api.get("/metrics").body();
+    assertTrue(metrics.contains("otl_gateway_upstream_errors_total{agent=\"agent-b\",version=\"v1\",kind=\"connect\"}"),
+        "the failure is counted against the version");
+  }
+
+  @Test
+  void aClientThatDisconnectsMidStreamGetsItsPartialAnswerRecordedAsAborted() throws Exception {
+    String sessionId = "abort-" + UUID.randomUUID();
+    String body = "{\"model\":\"default\",\"stream\":true,\"simulator_chunk_delay_ms\":300,"
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"one two three four five six seven eight nine ten\"}]}";
+    HttpClient http = HttpClient.newHttpClient();
+    HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+        .header("Authorization", "Bearer " + KEY_A).header("X-Session-Id", sessionId)
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofInputStream());
+    assertEquals(200, r.statusCode());
+    try (InputStream in = r.body()) {
+      byte[] first = new byte[64];
+      assertTrue(in.read(first) > 0, "the stream started");
+    }
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    JsonNode partial = s.path("messages").get(1);
+    assertTrue(partial.path("inference").path("aborted").asBoolean(), partial.toString());
+    assertFalse(partial.path("content").asText().contains("ten"), "only the part sent before the disconnect");
+  }
+
+  @Test
+  void modelsListsTheLogicalModelAndMetricsCountPerVersion() {
+    assertEquals("default", client(KEY_A).models().list().items().get(0).id());
+    client(KEY_A).chat().completions().create(
+        ChatCompletionCreateParams.builder().model("default").addUserMessage("count me").build());
+    String metrics = api.get("/metrics").body();
+    assertTrue(metrics.contains("otl_gateway_requests_total{agent=\"agent-a\",version=\"v1\",status=\"200\"}"),
+        metrics);
+    assertTrue(metrics.contains("otl_gateway_tokens_total{agent=\"agent-a\",version=\"v1\",kind=\"prompt\"}"));
+    assertTrue(metrics.contains("otl_gateway_added_latency_seconds_count"));
+  }
+}

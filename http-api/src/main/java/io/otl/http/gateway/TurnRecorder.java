@@ -1,0 +1,149 @@
+package io.otl.http.gateway;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.otl.core.api.DataCollector;
+import io.otl.core.session.AgentSession;
+import io.otl.core.session.InferenceCall;
+import io.otl.core.session.SessionInput;
+import io.otl.http.Json;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Turns one gateway call into session events, sent through the same entity command as the HTTP
+ * events API (so the session desensitizes before persisting, and deduplicates).
+ *
+ * <p>Requests resend the whole conversation. Each message gets an event id from its position
+ * ({@code gw:m:<i>}), the answer the next position, so the session stores each message once:
+ * history already stored is a duplicate, and only the new suffix is persisted. The system prompt
+ * is position 0, so it is stored once; tool schemas go once into the session's metadata.
+ */
+final class TurnRecorder {
+  static final String START_ID = "gw:start";
+  static final String TOOLS_ID = "gw:tools";
+
+  private final DataCollector collector;
+
+  TurnRecorder(DataCollector collector) {
+    this.collector = collector;
+  }
+
+  /** The call's outcome: an answer (possibly partial) or a failure. */
+  record Outcome(Completion answer, boolean aborted, String error, long firstTokenMs, long totalMs) {}
+
+  /**
+   * @param routedVersion the version the session is routed to (the session's modelVersion)
+   * @param version the version that answered (the stable, after a fallback)
+   */
+  CompletionStage<AgentSession.RecordReply> record(String sessionId, String agentId, Set<String> known,
+      ChatRequest request, String routedVersion, String version, String servedModel, String fallbackFrom,
+      Outcome outcome) {
+    return collector.submit(sessionId, agentId,
+        inputs(known, request, routedVersion, version, servedModel, fallbackFrom, outcome));
+  }
+
+  static List<SessionInput> inputs(Set<String> known, ChatRequest request, String routedVersion, String version,
+      String servedModel, String fallbackFrom, Outcome outcome) {
+    List<SessionInput> in = new ArrayList<>();
+    if (!known.contains(START_ID)) {
+      Map<String, String> meta = new LinkedHashMap<>();
+      meta.put("source", "gateway");
+      if (servedModel != null) meta.put("servedModel", servedModel);
+      in.add(new SessionInput.Start(START_ID, null, null, routedVersion, meta));
+    }
+    if (request.tools() != null && !known.contains(TOOLS_ID)) {
+      in.add(new SessionInput.Start(TOOLS_ID, null, null, null, Map.of("tools", request.tools().toString())));
+    }
+    ArrayNode messages = request.messages();
+    for (int i = 0; i < messages.size(); i++) {
+      String id = "gw:m:" + i;
+      JsonNode m = messages.get(i);
+      if (!known.contains(id)) in.add(new SessionInput.Message(id, null, role(m), text(m.get("content")), null, null));
+      for (JsonNode call : m.path("tool_calls")) {
+        String callId = call.path("id").asText();
+        String tcId = toolCallEventId(callId);
+        if (!known.contains(tcId)) {
+          in.add(new SessionInput.ToolCall(tcId, null, callId, call.path("function").path("name").asText(),
+              arguments(call.path("function").get("arguments")), null, null, null));
+        }
+      }
+    }
+    int position = messages.size();
+    Completion a = outcome.answer();
+    if (outcome.error() != null && (a == null || a.content().isEmpty() && a.toolCalls().isEmpty())) {
+      // A failed call: its own event id (a retry of the turn answers at the same position).
+      String id = "gw:m:" + position + ":failed:" + Long.toHexString(System.nanoTime());
+      in.add(new SessionInput.Message(id, null, "assistant", "", null, outcome.totalMs(),
+          new InferenceCall(version, servedModel, null, null, null, null, null, outcome.error(), fallbackFrom,
+              null, null)));
+      return in;
+    }
+    String id = "gw:m:" + position + (outcome.aborted() || outcome.error() != null ? ":partial" : "");
+    InferenceCall call = new InferenceCall(version, servedModel, outcome.firstTokenMs(), a.promptTokens(),
+        a.completionTokens(), a.finishReason(), outcome.aborted() ? Boolean.TRUE : null, outcome.error(), fallbackFrom,
+        a.tokenIds(), a.logprobs());
+    in.add(new SessionInput.Message(id, null, "assistant", a.content(), a.id(), outcome.totalMs(), call));
+    for (Completion.ToolCall tc : a.toolCalls()) {
+      if (tc.id() == null || tc.name() == null) continue;
+      in.add(new SessionInput.ToolCall(toolCallEventId(tc.id()), null, tc.id(), tc.name(), arguments(tc.arguments()),
+          null, null, null));
+    }
+    return in;
+  }
+
+  /** OpenAI roles onto the session's four: developer is a system prompt, function a tool. */
+  private static String role(JsonNode m) {
+    return switch (m.path("role").asText()) {
+      case "developer" -> "system";
+      case "function" -> "tool";
+      default -> m.path("role").asText();
+    };
+  }
+
+  /** A string content, or the text parts of an array content (other parts as a placeholder). */
+  static String text(JsonNode content) {
+    if (content == null || content.isNull()) return "";
+    if (content.isTextual()) return content.asText();
+    StringBuilder b = new StringBuilder();
+    for (JsonNode part : content) {
+      if (b.length() > 0) b.append('\n');
+      b.append("text".equals(part.path("type").asText()) ? part.path("text").asText()
+          : "[" + part.path("type").asText() + "]");
+    }
+    return b.toString();
+  }
+
+  /** Tool arguments as JSON when they parse (as models mostly send them), else as a string. */
+  private static JsonNode arguments(JsonNode args) {
+    if (args == null || args.isNull()) return null;
+    return args.isTextual() ? arguments(args.asText()) : args;
+  }
+
+  private static JsonNode arguments(String args) {
+    try {
+      JsonNode n = Json.MAPPER.readTree(args);
+      return n == null ? Json.MAPPER.getNodeFactory().textNode(args) : n;
+    } catch (java.io.IOException e) {
+      return Json.MAPPER.getNodeFactory().textNode(args);
+    }
+  }
+
+  /** Tool call ids may hold characters event ids may not. */
+  static String toolCallEventId(String callId) {
+    try {
+      byte[] h = MessageDigest.getInstance("SHA-256").digest(callId.getBytes(StandardCharsets.UTF_8));
+      return "gw:tc:" + HexFormat.of().formatHex(h, 0, 12);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
