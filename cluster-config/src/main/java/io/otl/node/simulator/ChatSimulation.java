@@ -21,8 +21,9 @@ import java.util.Optional;
  * <p>Tool calls: when the request offers {@code tools} (and {@code tool_choice} is not {@code
  * none}) and the last message is the user's, the simulator calls the first tool (or the named one)
  * if the user asks for a tool (the word "tool", or the tool's name) or {@code tool_choice} forces
- * it. A request field {@code simulator_chunk_delay_ms} slows streaming down so that tests can
- * disconnect mid-stream; a real server ignores such a field.
+ * it. Request fields {@code simulator_chunk_delay_ms} (between stream chunks) and {@code
+ * simulator_delay_ms} (before the response) slow it down, so tests can disconnect mid-stream or
+ * hit a timeout; a real server ignores such fields.
  */
 final class ChatSimulation {
 
@@ -38,7 +39,7 @@ final class ChatSimulation {
   record Refusal(String message, String param) {}
 
   /** The answer, ready to be sent whole or as chunks. */
-  record Answer(ObjectNode completion, boolean stream, boolean includeUsage, Duration chunkDelay) {}
+  record Answer(ObjectNode completion, boolean stream, boolean includeUsage, Duration chunkDelay, Duration delay) {}
 
   /** Validates like vLLM's request model; returns the answer or why the request is refused. */
   Object answer(JsonNode request) {
@@ -85,8 +86,9 @@ final class ChatSimulation {
         .put("total_tokens", promptTokens + completionTokens);
     boolean stream = request.path("stream").asBoolean(false);
     boolean includeUsage = request.path("stream_options").path("include_usage").asBoolean(false);
-    long delay = Math.max(0, Math.min(5_000, request.path("simulator_chunk_delay_ms").asLong(0)));
-    return new Answer(completion, stream, includeUsage, Duration.ofMillis(delay));
+    long chunkDelay = Math.max(0, Math.min(5_000, request.path("simulator_chunk_delay_ms").asLong(0)));
+    long delay = Math.max(0, Math.min(60_000, request.path("simulator_delay_ms").asLong(0)));
+    return new Answer(completion, stream, includeUsage, Duration.ofMillis(chunkDelay), Duration.ofMillis(delay));
   }
 
   /** The answer as OpenAI streams it: one {@code data:} event per chunk, then {@code [DONE]}. */

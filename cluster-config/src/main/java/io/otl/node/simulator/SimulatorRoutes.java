@@ -104,7 +104,12 @@ final class SimulatorRoutes extends AllDirectives {
     Object outcome = chat.answer(body);
     if (outcome instanceof ChatSimulation.Refusal r) return complete(openAiError(r.message()));
     ChatSimulation.Answer answer = (ChatSimulation.Answer) outcome;
-    if (!answer.stream()) return complete(json(200, answer.completion()));
+    if (!answer.stream()) {
+      if (answer.delay().isZero()) return complete(json(200, answer.completion()));
+      return completeWithFuture(java.util.concurrent.CompletableFuture.supplyAsync(
+          () -> json(200, answer.completion()), java.util.concurrent.CompletableFuture.delayedExecutor(
+              answer.delay().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)));
+    }
     Source<ByteString, NotUsed> events = Source.from(chat.sseEvents(answer))
         .map(e -> ByteString.fromString("data: " + e + "\n\n"));
     if (!answer.chunkDelay().isZero()) events = events.throttle(1, answer.chunkDelay());

@@ -54,6 +54,7 @@ import org.junit.jupiter.api.Test;
 class GatewayOpenAiSdkTest {
   private static final String KEY_A = "key-of-agent-a";
   private static final String KEY_B = "key-of-agent-b";
+  private static final String KEY_C = "key-of-agent-c";
   private static TrainingNode node;
   private static TrinitySimulator simulator;
   private static Http api;
@@ -64,6 +65,7 @@ class GatewayOpenAiSdkTest {
     node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
             "agentscope.training.gateway.agents.agent-a.api-key", KEY_A,
             "agentscope.training.gateway.agents.agent-b.api-key", KEY_B,
+            "agentscope.training.gateway.agents.agent-c.api-key", KEY_C,
             "agentscope.training.gateway.max-body-bytes", 65536,
             "agentscope.training.gateway.timeout", "5s",
             "agentscope.training.gateway.capture-tokens", true))
@@ -73,6 +75,20 @@ class GatewayOpenAiSdkTest {
     api = new Http(node.httpPort());
     register("agent-a", "v1", simulator.baseUrl() + "/v1");
     register("agent-b", "v1", "http://127.0.0.1:" + closedPort() + "/v1");
+    register("agent-c", "v1", simulator.baseUrl() + "/v1");
+    awaitState("agent-c", "v1", "STABLE");
+    register("agent-c", "v2", "http://127.0.0.1:" + closedPort() + "/v1");
+    awaitState("agent-c", "v2", "CANARY");
+  }
+
+  private static void awaitState(String agent, String version, String state) throws InterruptedException {
+    for (int i = 0; i < 100; i++) {
+      for (JsonNode v : api.get("/v1/models/" + agent).json().path("versions")) {
+        if (v.path("version").asText().equals(version) && v.path("state").asText().equals(state)) return;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError(agent + " " + version + " never reached " + state);
   }
 
   @AfterAll
@@ -356,5 +372,42 @@ class GatewayOpenAiSdkTest {
         metrics);
     assertTrue(metrics.contains("otl_gateway_tokens_total{agent=\"agent-a\",version=\"v1\",kind=\"prompt\"}"));
     assertTrue(metrics.contains("otl_gateway_added_latency_seconds_count"));
+  }
+
+  @Test
+  void aFailingCandidateIsCountedAndTheCallIsRetriedOnceOnTheStable() throws Exception {
+    String sessionId = null;
+    for (int i = 0; sessionId == null && i < 1000; i++) {
+      String candidate = "canary-" + i;
+      if (api.get("/v1/models/agent-c/route?sessionId=" + candidate).json().path("version").asText().equals("v2")) {
+        sessionId = candidate;
+      }
+    }
+    assertTrue(sessionId != null, "some session is routed to the 5 % canary");
+    HttpResponseFor<ChatCompletion> raw = client(KEY_C).chat().completions().withRawResponse().create(
+        ChatCompletionCreateParams.builder().model("default").addUserMessage("hello canary")
+            .putAdditionalHeader("X-Session-Id", sessionId).build());
+    assertEquals(200, raw.statusCode());
+    assertEquals(List.of("v1"), raw.headers().values("X-Model-Version"), "the stable answered");
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    assertEquals("v2", s.path("modelVersion").asText(), "the session stays the candidate's (sticky routing)");
+    JsonNode call = s.path("messages").get(1).path("inference");
+    assertEquals("v1", call.path("modelVersion").asText());
+    assertEquals("v2", call.path("fallbackFrom").asText());
+    String metrics = api.get("/metrics").body();
+    assertTrue(metrics.contains("otl_gateway_upstream_errors_total{agent=\"agent-c\",version=\"v2\",kind=\"connect\"}"));
+    assertTrue(metrics.contains("otl_gateway_fallbacks_total{agent=\"agent-c\",from=\"v2\"}"));
+  }
+
+  @Test
+  void anUpstreamSlowerThanTheTimeoutIs504AndRecorded() throws Exception {
+    String sessionId = "slow-" + UUID.randomUUID();
+    Http.Response r = new Http(node.httpPort()).withToken(KEY_A).send("POST", "/v1/chat/completions",
+        "{\"model\":\"default\",\"simulator_delay_ms\":8000,\"messages\":[{\"role\":\"user\",\"content\":\"slow\"}],"
+            + "\"metadata\":{\"session_id\":\"" + sessionId + "\"}}");
+    assertEquals(504, r.status(), r.body());
+    assertEquals("upstream_timeout", r.json().path("error").path("code").asText());
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    assertTrue(s.path("messages").get(1).path("inference").path("error").asText().contains("did not answer"));
   }
 }
