@@ -410,4 +410,22 @@ class GatewayOpenAiSdkTest {
     JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
     assertTrue(s.path("messages").get(1).path("inference").path("error").asText().contains("did not answer"));
   }
+
+  @Test
+  void perTurnFeedbackNamesTheResponseByItsMsgId() throws Exception {
+    HttpResponseFor<ChatCompletion> raw = client(KEY_A).chat().completions().withRawResponse().create(
+        ChatCompletionCreateParams.builder().model("default").addUserMessage("rate this answer").build());
+    String sessionId = raw.headers().values("X-Session-Id").get(0);
+    String msgId = raw.parse().id();
+    session(sessionId, n -> n.path("messages").size() == 2);
+    Http.Response ok = api.post("/v1/sessions/" + sessionId + "/feedback",
+        "{\"kind\":\"THUMBS_UP\",\"msgId\":\"" + msgId + "\"}");
+    assertEquals(202, ok.status(), ok.body());
+    Http.Response unknown = api.post("/v1/sessions/" + sessionId + "/feedback",
+        "{\"kind\":\"THUMBS_DOWN\",\"msgId\":\"chatcmpl-nope\"}");
+    assertEquals(404, unknown.status(), unknown.body());
+    JsonNode feedback = session(sessionId, n -> true).path("feedback");
+    assertEquals(1, feedback.size(), "the refused feedback changed nothing");
+    assertEquals(msgId, feedback.get(0).path("msgId").asText());
+  }
 }

@@ -37,7 +37,7 @@ public final class Views {
         "observation", e.observation())).toList());
     m.put("feedback", s.feedback().stream().map(e -> map(
         "eventId", e.eventId(), "at", e.at(), "feedbackId", e.feedbackId(), "kind", e.kind().name(),
-        "value", e.value(), "source", e.source())).toList());
+        "value", e.value(), "source", e.source(), "msgId", e.msgId())).toList());
     m.put("result", s.result() == null ? null : map(
         "status", s.result().status().name(), "detail", s.result().detail(), "at", s.result().at()));
     m.put("reward", s.reward());

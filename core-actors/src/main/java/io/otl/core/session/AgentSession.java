@@ -142,9 +142,18 @@ public final class AgentSession
       String eventId, Instant at, Instant recordedAt, int index, String thought, String action,
       String observation) implements Event {}
 
+  /** @param msgId the response (assistant message's msgId) the feedback rates; null: the whole session */
   public record FeedbackRecorded(
       String eventId, Instant at, Instant recordedAt, String feedbackId, FeedbackKind kind, Double value,
-      String source) implements Event {}
+      String source, String msgId) implements Event {
+    @com.fasterxml.jackson.annotation.JsonCreator
+    public FeedbackRecorded {}
+
+    public FeedbackRecorded(String eventId, Instant at, Instant recordedAt, String feedbackId, FeedbackKind kind,
+        Double value, String source) {
+      this(eventId, at, recordedAt, feedbackId, kind, value, source, null);
+    }
+  }
 
   public record TaskResultRecorded(
       String eventId, Instant at, Instant recordedAt, TaskStatus status, String detail) implements Event {}
@@ -379,6 +388,11 @@ public final class AgentSession
       if (draft.status() == Status.NEW && !(input instanceof SessionInput.Start)) {
         produced.add(new SessionStarted("start:" + eventId, at, now, agentId, null, null, Map.of()));
       }
+      if (input instanceof SessionInput.Feedback f && f.msgId() != null && !hasResponse(draft, f.msgId())) {
+        return reject(state, cmd, RejectionCode.NOT_FOUND, "events[" + i + "].msgId",
+            "events[" + i + "].msgId '" + f.msgId() + "' is not the msgId of a response recorded in session "
+                + sessionId);
+      }
       if (draft.status() == Status.COMPLETED && !(input instanceof SessionInput.Feedback)) {
         return reject(state, cmd, RejectionCode.CONFLICT, "events[" + i + "]",
             "session " + sessionId + " was completed at " + draft.completedAt()
@@ -409,6 +423,14 @@ public final class AgentSession
     Recorded reply = new Recorded(accepted, duplicates, true);
     if (events.isEmpty()) return Effect().reply(cmd.replyTo(), reply);
     return Effect().persist(events).thenRun(this::scheduleTimers).thenReply(cmd.replyTo(), s -> reply);
+  }
+
+  /** Per-turn feedback names a response the session has recorded. */
+  private static boolean hasResponse(State state, String msgId) {
+    for (MessageRecorded m : state.messages()) {
+      if (m.role() == Role.assistant && msgId.equals(m.msgId())) return true;
+    }
+    return false;
   }
 
   private ReplyEffect<Event, State> onIdleCheck(State state, IdleCheck cmd) {
@@ -509,7 +531,7 @@ public final class AgentSession
         if (v < 1 || v > 5 || v != Math.rint(v)) return ".value is " + f.value() + "; a RATING is an integer from 1 to 5";
       }
       String idProblem = f.feedbackId() == null ? null : Ids.problem(".feedbackId", f.feedbackId(), 128);
-      return firstProblem(idProblem, tooLong(".source", f.source()));
+      return firstProblem(idProblem, tooLong(".source", f.source()), tooLong(".msgId", f.msgId()));
     } else if (input instanceof SessionInput.Result r) {
       if (TaskStatus.parse(r.status()) == null) {
         return ".status is '" + r.status() + "'; allowed: SUCCESS, FAILURE, TIMEOUT";
@@ -557,7 +579,7 @@ public final class AgentSession
       FeedbackKind kind = FeedbackKind.parse(f.kind());
       String feedbackId = f.feedbackId() != null ? f.feedbackId() : eventId;
       return new FeedbackRecorded(eventId, at, now, feedbackId, kind, kind == FeedbackKind.RATING ? f.value() : null,
-          d.apply(f.source()));
+          d.apply(f.source()), f.msgId());
     } else if (input instanceof SessionInput.Result r) {
       return new TaskResultRecorded(eventId, at, now, TaskStatus.parse(r.status()), d.apply(r.detail()));
     }

@@ -61,8 +61,17 @@ public sealed interface SessionInput extends JsonSerializable {
     public String type() { return "reasoning"; }
   }
 
-  record Feedback(String eventId, Instant at, String kind, Double value, String feedbackId, String source)
+  /** @param msgId the response this feedback rates (a recorded assistant message's msgId), or null: the session */
+  record Feedback(String eventId, Instant at, String kind, Double value, String feedbackId, String source,
+      String msgId)
       implements SessionInput {
+    @JsonCreator
+    public Feedback {}
+
+    public Feedback(String eventId, Instant at, String kind, Double value, String feedbackId, String source) {
+      this(eventId, at, kind, value, feedbackId, source, null);
+    }
+
     public String type() { return "feedback"; }
   }
 
