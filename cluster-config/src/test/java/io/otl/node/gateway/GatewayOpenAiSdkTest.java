@@ -242,14 +242,15 @@ class GatewayOpenAiSdkTest {
         .build();
     client.chat().completions().create(answer);
 
-    JsonNode s = session(sessionId, n -> n.path("messages").size() == 4);
-    assertEquals(1, s.path("toolCalls").size(), "the tool call is stored once: " + s.path("toolCalls"));
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 3 && n.path("toolCalls").size() == 1);
     JsonNode stored = s.path("toolCalls").get(0);
     assertEquals("get_weather", stored.path("toolName").asText());
     assertEquals(toolCall.id(), stored.path("callId").asText());
     assertEquals("Use get_weather for Paris", stored.path("input").path("city").asText());
-    assertEquals("tool", s.path("messages").get(2).path("role").asText());
-    assertEquals("sunny, 21 C", s.path("messages").get(2).path("content").asText());
+    assertEquals("sunny, 21 C", stored.path("output").asText(), "the tool message is the call's output");
+    JsonNode asked = s.path("messages").get(1);
+    assertEquals(call.id(), asked.path("msgId").asText());
+    assertEquals("tool_calls", asked.path("inference").path("finishReason").asText());
     assertTrue(s.path("metadata").path("tools").asText().contains("get_weather"), "tool schemas are stored once");
   }
 

@@ -25,7 +25,9 @@ import java.util.concurrent.CompletionStage;
  * <p>Requests resend the whole conversation. Each message gets an event id from its position
  * ({@code gw:m:<i>}), the answer the next position, so the session stores each message once:
  * history already stored is a duplicate, and only the new suffix is persisted. The system prompt
- * is position 0, so it is stored once; tool schemas go once into the session's metadata.
+ * is position 0, so it is stored once; tool schemas go once into the session's metadata. A tool
+ * call is stored when its result comes back (the tool message of a later request), as one tool
+ * call event with input and output, as the dataset export expects.
  */
 final class TurnRecorder {
   static final String START_ID = "gw:start";
@@ -64,18 +66,23 @@ final class TurnRecorder {
       in.add(new SessionInput.Start(TOOLS_ID, null, null, null, Map.of("tools", request.tools().toString())));
     }
     ArrayNode messages = request.messages();
+    Map<String, JsonNode> calls = new LinkedHashMap<>();
     for (int i = 0; i < messages.size(); i++) {
-      String id = "gw:m:" + i;
       JsonNode m = messages.get(i);
-      if (!known.contains(id)) in.add(new SessionInput.Message(id, null, role(m), text(m.get("content")), null, null));
-      for (JsonNode call : m.path("tool_calls")) {
+      for (JsonNode call : m.path("tool_calls")) calls.put(call.path("id").asText(), call);
+      JsonNode call = "tool".equals(m.path("role").asText()) ? calls.get(m.path("tool_call_id").asText()) : null;
+      if (call != null) {
+        // A tool call is stored once its result is known: as one tool call with its input and output.
         String callId = call.path("id").asText();
         String tcId = toolCallEventId(callId);
         if (!known.contains(tcId)) {
           in.add(new SessionInput.ToolCall(tcId, null, callId, call.path("function").path("name").asText(),
-              arguments(call.path("function").get("arguments")), null, null, null));
+              arguments(call.path("function").get("arguments")), arguments(text(m.get("content"))), true, null));
         }
+        continue;
       }
+      String id = "gw:m:" + i;
+      if (!known.contains(id)) in.add(new SessionInput.Message(id, null, role(m), text(m.get("content")), null, null));
     }
     int position = messages.size();
     Completion a = outcome.answer();
@@ -91,12 +98,8 @@ final class TurnRecorder {
     InferenceCall call = new InferenceCall(version, servedModel, outcome.firstTokenMs(), a.promptTokens(),
         a.completionTokens(), a.finishReason(), outcome.aborted() ? Boolean.TRUE : null, outcome.error(), fallbackFrom,
         a.tokenIds(), a.logprobs());
+    // The answer's tool calls are stored when the next request brings their results.
     in.add(new SessionInput.Message(id, null, "assistant", a.content(), a.id(), outcome.totalMs(), call));
-    for (Completion.ToolCall tc : a.toolCalls()) {
-      if (tc.id() == null || tc.name() == null) continue;
-      in.add(new SessionInput.ToolCall(toolCallEventId(tc.id()), null, tc.id(), tc.name(), arguments(tc.arguments()),
-          null, null, null));
-    }
     return in;
   }
 
