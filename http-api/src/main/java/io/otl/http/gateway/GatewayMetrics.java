@@ -58,4 +58,9 @@ final class GatewayMetrics {
     registry.inc("otl_gateway_record_failures_total", "Gateway calls whose recording in the session failed",
         MetricsRegistry.labels("agent", agent), 1);
   }
+
+  void unrecorded(String agent, String reason) {
+    registry.inc("otl_gateway_unrecorded_total", "Calls forwarded but not recorded (e.g. the session had completed)",
+        MetricsRegistry.labels("agent", agent, "reason", reason), 1);
+  }
 }

@@ -138,7 +138,7 @@ public final class GatewayRoutes {
 
   /** One call's context, fixed before the upstream is called. */
   private record Call(String agent, String sessionId, boolean newSessionId, ChatRequest request, Set<String> known,
-      String routedVersion, long startNanos) {}
+      String routedVersion, long startNanos, boolean recorded) {}
 
   private CompletionStage<HttpResponse> chat(HttpRequest http) {
     long start = System.nanoTime();
@@ -160,8 +160,15 @@ public final class GatewayRoutes {
           return collector.trajectory(session).thenCompose(state -> {
             Set<String> known = state.map(AgentSession.State::eventIds).orElse(Set.of());
             state.ifPresent(s -> checkOwner(s, agent, session));
+            boolean completed = state.isPresent() && state.get().status() == SessionModel.Status.COMPLETED;
+            if (completed) {
+              // The agent knows nothing of sessions ending (idle timeout): it keeps its answer, unrecorded.
+              metrics.unrecorded(agent, "session_completed");
+              log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", agent,
+                  session);
+            }
             return router.route(agent, session).thenCompose(d -> attempt(
-                new Call(agent, session, generated, request, known, d.version(), start), d, null));
+                new Call(agent, session, generated, request, known, d.version(), start, !completed), d, null));
           });
         });
   }
@@ -170,10 +177,6 @@ public final class GatewayRoutes {
     if (s.agentId() != null && !s.agentId().equals(agent)) {
       throw new OpenAiError(403, "permission_error", SESSION_HEADER, "session_of_other_agent",
           "session " + sessionId + " belongs to another agent; this key may not write to it");
-    }
-    if (s.status() == SessionModel.Status.COMPLETED) {
-      throw new OpenAiError(409, "invalid_request_error", SESSION_HEADER, "session_completed",
-          "session " + sessionId + " is completed; start a new session (a new " + SESSION_HEADER + ")");
     }
   }
 
@@ -333,6 +336,7 @@ public final class GatewayRoutes {
   /** Records the turn; a recording failure never costs the agent its answer (it is counted and logged). */
   private CompletionStage<Void> record(Call c, ModelVersion.RouteDecision d, String fallbackFrom,
       TurnRecorder.Outcome outcome) {
+    if (!c.recorded()) return CompletableFuture.completedFuture(null);
     return recorder.record(c.sessionId(), c.agent(), c.known(), c.request(), c.routedVersion(), d.version(),
             d.servedModel(), fallbackFrom, outcome)
         .handle((reply, err) -> {
