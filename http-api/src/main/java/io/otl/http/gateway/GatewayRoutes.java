@@ -157,7 +157,11 @@ public final class GatewayRoutes {
               Ids.MAX_SESSION_ID);
           if (p != null) throw OpenAiError.invalid(header.isPresent() ? SESSION_HEADER : "metadata.session_id", p);
           String session = sessionId;
-          return collector.trajectory(session).thenCompose(state -> {
+          // Both asks at once; a session id made here is new, so there is nothing to check.
+          CompletionStage<Optional<AgentSession.State>> existing = generated
+              ? CompletableFuture.completedFuture(Optional.empty()) : collector.trajectory(session);
+          CompletionStage<ModelVersion.RouteDecision> route = router.route(agent, session);
+          return existing.thenCompose(state -> {
             Set<String> known = state.map(AgentSession.State::eventIds).orElse(Set.of());
             state.ifPresent(s -> checkOwner(s, agent, session));
             boolean completed = state.isPresent() && state.get().status() == SessionModel.Status.COMPLETED;
@@ -167,7 +171,7 @@ public final class GatewayRoutes {
               log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", agent,
                   session);
             }
-            return router.route(agent, session).thenCompose(d -> attempt(
+            return route.thenCompose(d -> attempt(
                 new Call(agent, session, generated, request, known, d.version(), start, !completed), d, null));
           });
         });
@@ -251,8 +255,8 @@ public final class GatewayRoutes {
       metrics.request(c.agent(), d.version(), status);
       OpenAiError error = new OpenAiError(status, timeout ? "timeout" : "upstream_error", null,
           timeout ? "upstream_timeout" : "upstream_unavailable", "model version " + d.version() + ": " + message);
-      return record(c, d, fallbackFrom, new TurnRecorder.Outcome(null, false, error.getMessage(), 0, totalMs))
-          .thenApply(x -> withHeaders(error.response(), c, d));
+      record(c, d, fallbackFrom, new TurnRecorder.Outcome(null, false, error.getMessage(), 0, totalMs));
+      return CompletableFuture.completedFuture(withHeaders(error.response(), c, d));
     });
   }
 
@@ -268,12 +272,12 @@ public final class GatewayRoutes {
       }
       long totalMs = (upEnd - upStart) / 1_000_000;
       observe(c, d, answer, upEnd - upStart, upEnd - upStart);
-      return record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, false, null, totalMs, totalMs))
-          .thenApply(x -> {
-            metrics.added(false, (System.nanoTime() - c.startNanos() - (upEnd - upStart)) / 1e9);
-            metrics.request(c.agent(), d.version(), 200);
-            return withHeaders(HttpResponse.create().withEntity(strict.getContentType(), strict.getData()), c, d);
-          });
+      // Recorded off the response path: the agent's latency is the model's, not the journal's.
+      record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, false, null, totalMs, totalMs));
+      metrics.added(false, (System.nanoTime() - c.startNanos() - (upEnd - upStart)) / 1e9);
+      metrics.request(c.agent(), d.version(), 200);
+      return CompletableFuture.completedFuture(
+          withHeaders(HttpResponse.create().withEntity(strict.getContentType(), strict.getData()), c, d));
     });
   }
 
@@ -291,7 +295,7 @@ public final class GatewayRoutes {
           done.whenComplete((ok, err) -> streamEnded(c, d, fallbackFrom, answer, upStart, err));
           return mat;
         });
-    metrics.added(true, (System.nanoTime() - c.startNanos() - (System.nanoTime() - upStart)) / 1e9);
+    metrics.added(true, (upStart - c.startNanos()) / 1e9);
     metrics.request(c.agent(), d.version(), 200);
     return CompletableFuture.completedFuture(withHeaders(HttpResponse.create()
         .withEntity(HttpEntities.createChunked(resp.entity().getContentType(), body))
