@@ -68,6 +68,8 @@ class GatewayOpenAiSdkTest {
             "agentscope.training.gateway.agents.agent-c.api-key", KEY_C,
             "agentscope.training.gateway.max-body-bytes", 65536,
             "agentscope.training.gateway.timeout", "5s",
+            // One call at a time: the tests call one after the other, and the 429 test holds one in flight.
+            "agentscope.training.gateway.max-in-flight", 1,
             "agentscope.training.gateway.capture-tokens", true))
         .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
     simulator = TrinitySimulator.start(node.system(),
@@ -428,5 +430,44 @@ class GatewayOpenAiSdkTest {
     JsonNode feedback = session(sessionId, n -> true).path("feedback");
     assertEquals(1, feedback.size(), "the refused feedback changed nothing");
     assertEquals(msgId, feedback.get(0).path("msgId").asText());
+  }
+
+  @Test
+  void aCallOverTheInFlightLimitIs429WithRetryAfter() throws Exception {
+    long before = simulatorRequests();
+    HttpClient http = HttpClient.newHttpClient();
+    var slow = http.sendAsync(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+        .header("Authorization", "Bearer " + KEY_A).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"simulator_delay_ms\":2000,"
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"hold\"}]}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    for (int i = 0; i < 100 && simulatorRequests() == before; i++) Thread.sleep(50);
+    assertEquals(before + 1, simulatorRequests(), "the first call is being answered");
+    Http.Response second = new Http(node.httpPort()).withToken(KEY_A).post("/v1/chat/completions",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"me too\"}]}");
+    assertEquals(429, second.status(), second.body());
+    assertEquals("rate_limit_exceeded", second.json().path("error").path("type").asText());
+    assertTrue(second.headers().firstValue("Retry-After").isPresent());
+    assertEquals(200, slow.get().statusCode());
+  }
+
+  @Test
+  void theUpstreamsOwnRefusalIsPassedThroughAndNotRecorded() throws Exception {
+    String sessionId = "refused-" + UUID.randomUUID();
+    BadRequestException e = assertThrows(BadRequestException.class, () -> client(KEY_A).chat().completions().create(
+        ChatCompletionCreateParams.builder().model("default").addUserMessage("twenty answers").n(20)
+            .putAdditionalHeader("X-Session-Id", sessionId).build()));
+    assertTrue(e.getMessage().contains("n must be"), e.getMessage());
+    assertEquals(404, api.get("/v1/sessions/" + sessionId).status());
+  }
+
+  @Test
+  void anInvalidSessionIdIs400() {
+    Http.Response r = new Http(node.httpPort()).withToken(KEY_A).post("/v1/chat/completions",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+            + "\"metadata\":{\"session_id\":\"has spaces/and slashes\"}}");
+    assertEquals(400, r.status(), r.body());
+    assertEquals("metadata.session_id", r.json().path("error").path("param").asText());
   }
 }
