@@ -470,4 +470,29 @@ class GatewayOpenAiSdkTest {
     assertEquals(400, r.status(), r.body());
     assertEquals("metadata.session_id", r.json().path("error").path("param").asText());
   }
+
+  @Test
+  void theSimulatorsModelFaceSpeaksOpenAiToTheSdk() {
+    OpenAIClient direct = OpenAIOkHttpClient.builder().apiKey("unused").baseUrl(simulator.baseUrl() + "/v1")
+        .maxRetries(0).build();
+    ChatCompletion two = direct.chat().completions().create(ChatCompletionCreateParams.builder()
+        .model("served-name").addUserMessage("pick one").n(2).build());
+    assertEquals(2, two.choices().size());
+    assertEquals("served-name", two.model());
+    assertTrue(two.choices().get(1).message().content().orElseThrow().endsWith("(choice 1)"));
+    StringBuilder args = new StringBuilder();
+    String[] name = {null};
+    try (StreamResponse<ChatCompletionChunk> stream = direct.chat().completions().createStreaming(
+        ChatCompletionCreateParams.builder().model("m").addUserMessage("call the tool please")
+            .addTool(ChatCompletionFunctionTool.builder().function(FunctionDefinition.builder().name("lookup")
+                .build()).build()).build())) {
+      stream.stream().forEach(c -> c.choices().forEach(ch -> ch.delta().toolCalls().ifPresent(calls ->
+          calls.forEach(tc -> {
+            tc.function().flatMap(f -> f.name()).ifPresent(n -> name[0] = n);
+            tc.function().flatMap(f -> f.arguments()).ifPresent(args::append);
+          }))));
+    }
+    assertEquals("lookup", name[0]);
+    assertEquals("{}", args.toString(), "a tool without parameters is called with no arguments");
+  }
 }

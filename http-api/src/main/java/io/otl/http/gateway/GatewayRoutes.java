@@ -137,7 +137,7 @@ public final class GatewayRoutes {
   // ---------------------------------------------------------------- POST /v1/chat/completions
 
   /** One call's context, fixed before the upstream is called. */
-  private record Call(String agent, String sessionId, boolean newSessionId, ChatRequest request, Set<String> known,
+  private record Call(String agent, String sessionId, ChatRequest request, Set<String> known,
       String routedVersion, long startNanos, boolean recorded) {}
 
   private CompletionStage<HttpResponse> chat(HttpRequest http) {
@@ -172,7 +172,7 @@ public final class GatewayRoutes {
                   session);
             }
             return route.thenCompose(d -> attempt(
-                new Call(agent, session, generated, request, known, d.version(), start, !completed), d, null));
+                new Call(agent, session, request, known, d.version(), start, !completed), d, null));
           });
         });
   }

@@ -47,9 +47,8 @@ final class Upstream {
     }
     if (uri == null || uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))
         || uri.getHost() == null) {
-      throw new OpenAiError(502, "upstream_error", null, "endpoint_not_served",
-          "model version " + d.version() + " has no HTTP serving endpoint (it is '" + endpoint
-              + "'); register the URL of an OpenAI-compatible server for it");
+      throw new OpenAiError(502, "upstream_error", null, "upstream_unavailable",
+          "no HTTP serving endpoint (it is '" + endpoint + "'); register the URL of an OpenAI-compatible server");
     }
     String base = endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
     if (base.endsWith("/chat/completions")) return base;
