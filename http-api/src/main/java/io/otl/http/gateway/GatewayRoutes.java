@@ -262,7 +262,14 @@ public final class GatewayRoutes {
 
   private CompletionStage<HttpResponse> wholeOut(Call c, ModelVersion.RouteDecision d, String fallbackFrom,
       HttpResponse resp, long upStart) {
-    return resp.entity().toStrict(settings.timeout().toMillis(), materializer).thenCompose(strict -> {
+    return resp.entity().toStrict(settings.timeout().toMillis(), materializer).handle((strict, err) -> {
+      if (err != null) {
+        Throwable e = unwrap(err);
+        boolean timeout = e instanceof TimeoutException;
+        return failed(c, d, fallbackFrom, timeout ? "timeout" : "stream", timeout
+            ? "the model server did not finish its answer within " + settings.timeout()
+            : "the model server's answer could not be read (" + e.getClass().getSimpleName() + ")", upStart);
+      }
       long upEnd = System.nanoTime();
       Completion answer;
       try {
@@ -278,7 +285,7 @@ public final class GatewayRoutes {
       metrics.request(c.agent(), d.version(), 200);
       return CompletableFuture.completedFuture(
           withHeaders(HttpResponse.create().withEntity(strict.getContentType(), strict.getData()), c, d));
-    });
+    }).thenCompose(x -> x);
   }
 
   /** Passes the event stream through as it arrives; records the answer when the stream ends. */

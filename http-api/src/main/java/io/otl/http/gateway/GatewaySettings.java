@@ -49,11 +49,17 @@ public record GatewaySettings(
     Map<String, String> upstream = new LinkedHashMap<>();
     ConfigObject agents = g.getObject("agents");
     for (String agentId : agents.keySet()) {
+      String problem = io.otl.core.Ids.problem("gateway.agents." + agentId, agentId, io.otl.core.Ids.MAX_AGENT_ID);
+      if (problem != null) throw new IllegalArgumentException(problem + " (the keys of gateway.agents are agent ids)");
       Config a = g.getConfig("agents").getConfig("\"" + agentId + "\"");
       if (a.hasPath("api-key") && !a.getString("api-key").isEmpty()) keys.put(agentId, a.getString("api-key"));
       if (a.hasPath("upstream-api-key") && !a.getString("upstream-api-key").isEmpty()) {
         upstream.put(agentId, a.getString("upstream-api-key"));
       }
+    }
+    if (new java.util.HashSet<>(keys.values()).size() < keys.size()) {
+      // One key must name one agent: a shared key would let one agent write another's sessions.
+      throw new IllegalArgumentException("gateway.agents: two agents have the same api-key; give each its own");
     }
     return new GatewaySettings(g.getBoolean("enabled"), keys, upstream, g.getString("upstream-api-key"),
         g.getString("default-agent"), g.getDuration("timeout"), g.getBytes("max-body-bytes"),
