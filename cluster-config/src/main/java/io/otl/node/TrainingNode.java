@@ -192,7 +192,7 @@ public final class TrainingNode implements AutoCloseable {
               new ModelRoutes(sharding, askTimeout, directory).route(),
               new TrainingRoutes(sharding, askTimeout, directory).route(),
               new AuditRoutes(AuditReader.fromConfig(system, training)).route()),
-          gateway(system, training, collector, router, sharding, askTimeout, metrics));
+          gateway(system, training, collector, router, sharding, askTimeout, metrics, sessionSettings));
       binding = HttpServer.start(system, training.getString("http.host"), training.getInt("http.port"), routes,
               training.getDuration("http.shutdown-deadline"))
           .toCompletableFuture().join();
@@ -204,12 +204,12 @@ public final class TrainingNode implements AutoCloseable {
 
   /** The inference gateway's routes, or null when it is off (DESIGN §7.5). */
   private static Route gateway(ActorSystem<?> system, Config training, DataCollector collector, ModelRouter router,
-      ClusterSharding sharding, Duration askTimeout, ApiMetrics metrics) {
+      ClusterSharding sharding, Duration askTimeout, ApiMetrics metrics, SessionSettings sessions) {
     GatewaySettings settings = GatewaySettings.fromConfig(training);
     if (!settings.enabled()) return null;
     log.info("inference gateway on: /v1/chat/completions, {}", settings);
     return new GatewayRoutes(system, settings, collector, router, new StableRoute(sharding, askTimeout),
-        metrics.registry()).route();
+        metrics.registry(), sessions.desensitizer()).route();
   }
 
   public DataCollector dataCollector() {

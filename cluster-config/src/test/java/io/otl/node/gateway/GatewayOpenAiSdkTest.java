@@ -176,9 +176,23 @@ class GatewayOpenAiSdkTest {
         .build();
     HttpResponseFor<ChatCompletion> raw2 = client.chat().completions().withRawResponse().create(second);
     assertEquals(List.of(sessionId), raw2.headers().values("X-Session-Id"));
+    ChatCompletion answer2 = raw2.parse();
     JsonNode after = session(sessionId, n -> n.path("messages").size() == 5);
     assertEquals("Thanks, and one more thing", after.path("messages").get(3).path("content").asText());
-    assertEquals(raw2.parse().id(), after.path("messages").get(4).path("msgId").asText());
+    assertEquals(answer2.id(), after.path("messages").get(4).path("msgId").asText());
+
+    // An agent that slides its context window drops old turns: what is new is still found.
+    client.chat().completions().create(ChatCompletionCreateParams.builder().model("default")
+        .addSystemMessage("You are a support agent.")
+        .addUserMessage("Thanks, and one more thing")
+        .addMessage(answer2.choices().get(0).message())
+        .addUserMessage("Last question")
+        .putAdditionalHeader("X-Session-Id", sessionId)
+        .build());
+    JsonNode slid = session(sessionId, n -> n.path("messages").size() == 7);
+    assertEquals("Last question", slid.path("messages").get(5).path("content").asText());
+    assertEquals(1, slid.path("messages").findValues("role").stream().filter(r -> r.asText().equals("system")).count(),
+        "the system prompt is stored once");
   }
 
   @Test

@@ -46,9 +46,11 @@ class GatewayPerTurnRewardTest {
       assertEquals(201, api.post("/v1/models/rl-agent/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
           + "\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}").status());
       String session = "turns-" + UUID.randomUUID();
-      String first = chat(node, session, "[{\"role\":\"user\",\"content\":\"q1\"}]").path("id").asText();
-      String second = chat(node, session, "[{\"role\":\"user\",\"content\":\"q1\"},{\"role\":\"assistant\","
-          + "\"content\":\"a1\"},{\"role\":\"user\",\"content\":\"q2\"}]").path("id").asText();
+      JsonNode answer = chat(node, session, "[{\"role\":\"user\",\"content\":\"q1\"}]");
+      String first = answer.path("id").asText();
+      String second = chat(node, session, "[{\"role\":\"user\",\"content\":\"q1\"},"
+          + answer.path("choices").get(0).path("message") + ",{\"role\":\"user\",\"content\":\"q2\"}]")
+          .path("id").asText();
       await("both answers recorded", () -> api.get("/v1/sessions/" + session).json(),
           s -> s.path("messages").size() == 4);
 

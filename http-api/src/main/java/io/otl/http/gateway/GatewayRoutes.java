@@ -72,13 +72,14 @@ public final class GatewayRoutes {
   private final Materializer materializer;
   private final AtomicInteger inFlight = new AtomicInteger();
 
+  /** @param desensitizer the sessions' desensitizer (message ids derive from stored, never raw, text) */
   public GatewayRoutes(ActorSystem<?> system, GatewaySettings settings, DataCollector collector, ModelRouter router,
-      StableRoute stableRoute, io.otl.http.MetricsRegistry registry) {
+      StableRoute stableRoute, io.otl.http.MetricsRegistry registry, io.otl.core.session.Desensitizer desensitizer) {
     this.settings = settings;
     this.collector = collector;
     this.router = router;
     this.stableRoute = stableRoute;
-    this.recorder = new TurnRecorder(collector);
+    this.recorder = new TurnRecorder(collector, desensitizer);
     this.upstream = new Upstream(system, settings.timeout());
     this.metrics = new GatewayMetrics(registry);
     this.materializer = Materializer.matFromSystem(system);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.otl.core.api.DataCollector;
 import io.otl.core.session.AgentSession;
+import io.otl.core.session.Desensitizer;
 import io.otl.core.session.InferenceCall;
 import io.otl.core.session.SessionInput;
 import io.otl.http.Json;
@@ -11,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,21 +24,24 @@ import java.util.concurrent.CompletionStage;
  * Turns one gateway call into session events, sent through the same entity command as the HTTP
  * events API (so the session desensitizes before persisting, and deduplicates).
  *
- * <p>Requests resend the whole conversation. Each message gets an event id from its position
- * ({@code gw:m:<i>}), the answer the next position, so the session stores each message once:
- * history already stored is a duplicate, and only the new suffix is persisted. The system prompt
- * is position 0, so it is stored once; tool schemas go once into the session's metadata. A tool
- * call is stored when its result comes back (the tool message of a later request), as one tool
- * call event with input and output, as the dataset export expects.
+ * <p>Requests resend the conversation. Each message's event id derives from what it says (see
+ * {@link #messageId}), so history the session already holds comes back as duplicates and only
+ * the new suffix is persisted: the system prompt once, each answer once (under the id the next
+ * request will give it). Tool schemas go once into the session's metadata. A tool call is stored
+ * when its result comes back (the tool message of a later request), as one tool call event with
+ * input and output, as the dataset export expects.
  */
 final class TurnRecorder {
   static final String START_ID = "gw:start";
   static final String TOOLS_ID = "gw:tools";
 
   private final DataCollector collector;
+  private final Desensitizer desensitizer;
 
-  TurnRecorder(DataCollector collector) {
+  /** @param desensitizer the sessions' own, so that ids derive only from text as it will be stored */
+  TurnRecorder(DataCollector collector, Desensitizer desensitizer) {
     this.collector = collector;
+    this.desensitizer = desensitizer;
   }
 
   /** The call's outcome: an answer (possibly partial) or a failure. */
@@ -50,11 +55,11 @@ final class TurnRecorder {
       ChatRequest request, String routedVersion, String version, String servedModel, String fallbackFrom,
       Outcome outcome) {
     return collector.submit(sessionId, agentId,
-        inputs(known, request, routedVersion, version, servedModel, fallbackFrom, outcome));
+        inputs(desensitizer, known, request, routedVersion, version, servedModel, fallbackFrom, outcome));
   }
 
-  static List<SessionInput> inputs(Set<String> known, ChatRequest request, String routedVersion, String version,
-      String servedModel, String fallbackFrom, Outcome outcome) {
+  static List<SessionInput> inputs(Desensitizer d, Set<String> known, ChatRequest request, String routedVersion,
+      String version, String servedModel, String fallbackFrom, Outcome outcome) {
     List<SessionInput> in = new ArrayList<>();
     if (!known.contains(START_ID)) {
       Map<String, String> meta = new LinkedHashMap<>();
@@ -67,6 +72,7 @@ final class TurnRecorder {
     }
     ArrayNode messages = request.messages();
     Map<String, JsonNode> calls = new LinkedHashMap<>();
+    Map<String, Integer> seen = new HashMap<>();
     for (int i = 0; i < messages.size(); i++) {
       JsonNode m = messages.get(i);
       for (JsonNode call : m.path("tool_calls")) calls.put(call.path("id").asText(), call);
@@ -81,26 +87,48 @@ final class TurnRecorder {
         }
         continue;
       }
-      String id = "gw:m:" + i;
-      if (!known.contains(id)) in.add(new SessionInput.Message(id, null, role(m), text(m.get("content")), null, null));
+      String content = text(m.get("content"));
+      String id = messageId(d, role(m), content, callIds(m.path("tool_calls")), seen);
+      if (!known.contains(id)) in.add(new SessionInput.Message(id, null, role(m), content, null, null));
     }
-    int position = messages.size();
     Completion a = outcome.answer();
     if (outcome.error() != null && (a == null || a.content().isEmpty() && a.toolCalls().isEmpty())) {
-      // A failed call: its own event id (a retry of the turn answers at the same position).
-      String id = "gw:m:" + position + ":failed:" + Long.toHexString(System.nanoTime());
+      // A failed call: an id of its own, so that a retry of the turn is recorded too.
+      String id = "gw:f:" + java.util.UUID.randomUUID();
       in.add(new SessionInput.Message(id, null, "assistant", "", null, outcome.totalMs(),
           new InferenceCall(version, servedModel, null, null, null, null, null, outcome.error(), fallbackFrom,
               null, null)));
       return in;
     }
-    String id = "gw:m:" + position + (outcome.aborted() || outcome.error() != null ? ":partial" : "");
+    String id = messageId(d, "assistant", a.content(),
+        a.toolCalls().stream().map(Completion.ToolCall::id).toList(), seen)
+        + (outcome.aborted() || outcome.error() != null ? ":partial" : "");
     InferenceCall call = new InferenceCall(version, servedModel, outcome.firstTokenMs(), a.promptTokens(),
         a.completionTokens(), a.finishReason(), outcome.aborted() ? Boolean.TRUE : null, outcome.error(), fallbackFrom,
         a.tokenIds(), a.logprobs());
     // The answer's tool calls are stored when the next request brings their results.
     in.add(new SessionInput.Message(id, null, "assistant", a.content(), a.id(), outcome.totalMs(), call));
     return in;
+  }
+
+  /**
+   * A message's event id: a hash of its role, its text as it will be stored (desensitized, so no
+   * id can be traced back to PII) and its tool call ids, numbered when the same message occurs
+   * again. The answer recorded now has the id it will have when the next request resends it, so
+   * resent history is a duplicate wherever it sits (agents may trim or slide their context).
+   */
+  static String messageId(Desensitizer d, String role, String content, List<String> callIds,
+      Map<String, Integer> seen) {
+    String key = role + '\u0000' + d.apply(content) + '\u0000' + String.join(",", callIds);
+    String hash = "gw:m:" + sha256(key, 12);
+    int n = seen.merge(hash, 1, Integer::sum) - 1;
+    return n == 0 ? hash : hash + "." + n;
+  }
+
+  private static List<String> callIds(JsonNode calls) {
+    List<String> ids = new ArrayList<>();
+    for (JsonNode c : calls) ids.add(c.path("id").asText());
+    return ids;
   }
 
   /** OpenAI roles onto the session's four: developer is a system prompt, function a tool. */
@@ -142,9 +170,13 @@ final class TurnRecorder {
 
   /** Tool call ids may hold characters event ids may not. */
   static String toolCallEventId(String callId) {
+    return "gw:tc:" + sha256(callId, 12);
+  }
+
+  private static String sha256(String text, int bytes) {
     try {
-      byte[] h = MessageDigest.getInstance("SHA-256").digest(callId.getBytes(StandardCharsets.UTF_8));
-      return "gw:tc:" + HexFormat.of().formatHex(h, 0, 12);
+      byte[] h = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(h, 0, bytes);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
