@@ -204,11 +204,6 @@ public final class ModelVersion
       List<String> reasons)
       implements TransitionReply {}
 
-  /**
-   * Where a session's model calls go.
-   *
-   * @param servedModel the model name to send upstream; null: the request's model unchanged
-   */
   public record RouteDecision(String agentId, String sessionId, String version, String endpoint, String servedModel)
       implements RouteReply {}
 
