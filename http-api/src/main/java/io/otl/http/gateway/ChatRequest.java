@@ -7,12 +7,13 @@ import io.otl.http.Json;
 import java.util.Set;
 
 /**
- * A chat completions request as the agent sent it, checked against the parts of OpenAI's schema
+ * A chat completions request as the agent sent it (its bytes, and parsed), checked against the parts of OpenAI's schema
  * the gateway relies on. Anything it does not know (sampling knobs, vendor extensions) passes
  * through to the upstream unchanged; what it refuses is refused before anything is forwarded or
  * stored.
  */
-record ChatRequest(ObjectNode body, ArrayNode messages, boolean stream, JsonNode tools, String metadataSessionId) {
+record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stream, JsonNode tools,
+    String metadataSessionId) {
 
   private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant", "tool", "function");
 
@@ -78,7 +79,7 @@ record ChatRequest(ObjectNode body, ArrayNode messages, boolean stream, JsonNode
       JsonNode s = metadata.get("session_id");
       if (s != null) sessionId = s.asText();
     }
-    return new ChatRequest(body, (ArrayNode) messages, stream, tools == null || tools.isNull() ? null : tools,
+    return new ChatRequest(bytes, body, (ArrayNode) messages, stream, tools == null || tools.isNull() ? null : tools,
         sessionId);
   }
 

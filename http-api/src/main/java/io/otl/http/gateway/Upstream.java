@@ -63,16 +63,16 @@ final class Upstream {
    */
   CompletionStage<HttpResponse> send(ModelVersion.RouteDecision d, ChatRequest request, String upstreamKey) {
     String url = chatUrl(d);
-    ObjectNode body = request.body();
+    // The agent's bytes go out as they came, unless the served model name replaces its model.
+    byte[] bytes = request.raw();
     if (d.servedModel() != null) {
-      body = body.deepCopy();
+      ObjectNode body = request.body().deepCopy();
       body.put("model", d.servedModel());
-    }
-    byte[] bytes;
-    try {
-      bytes = Json.MAPPER.writeValueAsBytes(body);
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
+      try {
+        bytes = Json.MAPPER.writeValueAsBytes(body);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
     }
     HttpRequest req = HttpRequest.POST(url).withEntity(ContentTypes.APPLICATION_JSON, bytes);
     if (upstreamKey != null && !upstreamKey.isEmpty()) req = req.addHeader(Authorization.oauth2(upstreamKey));
