@@ -34,6 +34,10 @@ final class Upstream {
     // The default pool (4 connections per host) would queue a busy agent's calls behind each other.
     this.pool = ConnectionPoolSettings.create(system.classicSystem()).withMaxConnections(64).withMaxOpenRequests(1024);
     this.timeout = timeout;
+    // Pools left open when the actor system ends are reported as failures ("pool shut down unexpectedly").
+    org.apache.pekko.actor.CoordinatedShutdown.get(system).addTask(
+        org.apache.pekko.actor.CoordinatedShutdown.PhaseServiceStop(), "gateway-connection-pools",
+        () -> http.shutdownAllConnectionPools().thenApply(x -> org.apache.pekko.Done.getInstance()));
   }
 
   /** The chat completions URL of an endpoint; refuses what is not an HTTP(S) URL. */
