@@ -7,7 +7,10 @@ import io.otl.core.api.DataCollector;
 import io.otl.core.api.ModelRouter;
 import io.otl.core.model.ModelSettings;
 import io.otl.core.model.ModelVersion;
+import io.otl.core.api.StableRoute;
 import io.otl.http.ApiMetrics;
+import io.otl.http.gateway.GatewayRoutes;
+import io.otl.http.gateway.GatewaySettings;
 import io.otl.http.ApiRoutes;
 import io.otl.http.Auth;
 import io.otl.http.MetricsRegistry;
@@ -188,7 +191,8 @@ public final class TrainingNode implements AutoCloseable {
               new SessionRoutes(collector, maxEvents, metrics).route(),
               new ModelRoutes(sharding, askTimeout, directory).route(),
               new TrainingRoutes(sharding, askTimeout, directory).route(),
-              new AuditRoutes(AuditReader.fromConfig(system, training)).route()));
+              new AuditRoutes(AuditReader.fromConfig(system, training)).route()),
+          gateway(system, training, collector, router, sharding, askTimeout, metrics, sessionSettings));
       binding = HttpServer.start(system, training.getString("http.host"), training.getInt("http.port"), routes,
               training.getDuration("http.shutdown-deadline"))
           .toCompletableFuture().join();
@@ -196,6 +200,16 @@ public final class TrainingNode implements AutoCloseable {
     log.info("training node up: journal {}, cluster {}{}", journal, cluster.selfMember().address(),
         simulator == null ? "" : ", Trinity SIMULATOR on port " + simulator.port());
     return new TrainingNode(system, journal, collector, router, binding, stopping);
+  }
+
+  /** The inference gateway's routes, or null when it is off (DESIGN §7.5). */
+  private static Route gateway(ActorSystem<?> system, Config training, DataCollector collector, ModelRouter router,
+      ClusterSharding sharding, Duration askTimeout, ApiMetrics metrics, SessionSettings sessions) {
+    GatewaySettings settings = GatewaySettings.fromConfig(training);
+    if (!settings.enabled()) return null;
+    log.info("inference gateway on: /v1/chat/completions, {}", settings);
+    return new GatewayRoutes(system, settings, collector, router, new StableRoute(sharding, askTimeout),
+        metrics.registry(), sessions.desensitizer()).route();
   }
 
   public DataCollector dataCollector() {

@@ -7,6 +7,9 @@ import io.otl.core.coordinator.DatasetManifest;
 import io.otl.core.coordinator.TrainingCoordinator;
 import io.otl.core.coordinator.TrainingPolicy;
 import io.otl.core.model.ModelVersion;
+import io.otl.core.api.DataCollector;
+import io.otl.core.session.SessionSettings;
+import io.otl.node.trinity.PerTurnRewards;
 import io.otl.node.trinity.RayJobsBackend;
 import io.otl.node.trinity.TrinityProxyBackend;
 import io.otl.node.trinity.TrinitySettings;
@@ -42,7 +45,8 @@ final class TrainingWiring {
     CandidateSink candidates = candidateSink(sharding, askTimeout);
     TrinitySettings trinity = TrinitySettings.fromConfig(system.settings().config());
     TrainingCoordinator.Ports ports = trinity.backend().equals(TrinityProxyBackend.TYPE)
-        ? TrainingCoordinator.Ports.online(new TrinityProxyBackend(system, trinity.endpoint()), candidates)
+        ? TrainingCoordinator.Ports.online(new PerTurnRewards(new TrinityProxyBackend(system, trinity.endpoint()),
+            new DataCollector(sharding, askTimeout), SessionSettings.fromConfig(training).weights()), candidates)
         : TrainingCoordinator.Ports.batch(
             exporter(system, Path.of(training.getString("training-runner.dataset-dir")).toAbsolutePath()),
             new RayJobsBackend(system, trinity.rayJobs()), candidates);

@@ -45,6 +45,17 @@ public final class ApiRoutes {
 
   public static Route build(HealthRoutes health, ApiMetrics metrics, Auth auth, int maxInFlight,
       BooleanSupplier stopping, List<Route> v1) {
+    return build(health, metrics, auth, maxInFlight, stopping, v1, null);
+  }
+
+  /**
+   * @param gateway the inference gateway's routes (DESIGN §7.5), or null: under {@code /v1} but
+   *     outside the bearer-token check, since agents authenticate there with their own keys
+   */
+  public static Route build(HealthRoutes health, ApiMetrics metrics, Auth auth, int maxInFlight,
+      BooleanSupplier stopping, List<Route> v1, Route gateway) {
+    Route protectedV1 = auth.protect(() -> all(v1));
+    Route v1Routes = gateway == null ? protectedV1 : concat(gateway, protectedV1);
     AtomicInteger inFlight = new AtomicInteger();
     Route api = concat(
         health.route(),
@@ -54,7 +65,7 @@ public final class ApiRoutes {
         pathPrefix("v1", () -> concat(
             path("openapi.json", () -> get(() -> complete(HttpResponse.create().withEntity(
                 HttpEntities.create(ContentTypes.APPLICATION_JSON, OPENAPI))))),
-            auth.protect(() -> all(v1)))));
+            v1Routes)));
     return handleExceptions(ApiErrors.exceptionHandler(), () -> handleRejections(ApiErrors.rejectionHandler(), () ->
         extractRequest(request -> {
           String label = request.method().name() + " " + label(request.getUri().path());

@@ -115,7 +115,7 @@ public final class SessionRoutes {
   private CompletionStage<HttpResponse> postFeedback(String sessionId, ByteString bytes) {
     checkSessionId(sessionId);
     JsonNode body = readJson(bytes);
-    onlyFields(body, Set.of("kind", "value", "feedbackId", "source", "eventId", "at", "agentId"));
+    onlyFields(body, Set.of("kind", "value", "feedbackId", "source", "eventId", "at", "agentId", "msgId"));
     String agentId = EventParser.text(body, "body", "agentId");
     if (agentId != null && Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID) != null) {
       throw BadRequest.invalid(Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID));

@@ -110,6 +110,17 @@ public final class TrainingSettingsValidator {
     rule("simulator.pending", duration(true));
     rule("simulator.running", duration(true));
     rule("simulator.commit-batch", integerAtLeast(1));
+    String gw = "gateway.";
+    rule(gw + "enabled", bool());
+    // agents.<agentId> { api-key, upstream-api-key }: keyed by agent id, so any names are allowed.
+    rule(gw + "agents", anySection());
+    rule(gw + "upstream-api-key", string(false));
+    rule(gw + "default-agent", string(false));
+    rule(gw + "timeout", duration(false));
+    rule(gw + "max-body-bytes", integerAtLeast(1));
+    rule(gw + "max-in-flight", integerAtLeast(1));
+    rule(gw + "fallback-to-stable", bool());
+    rule(gw + "capture-tokens", bool());
 
     String dc = "data-collector.";
     rule(dc + "collect-mode", oneOf("full", "sampled"));

@@ -6,13 +6,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Optional;
 import java.util.function.Function;
+import org.apache.pekko.NotUsed;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.util.ByteString;
 
 /**
  * HTTP surface of the simulator. Same paths, fields and status codes as the real services:
@@ -23,8 +28,9 @@ import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
  *       /api/jobs/<id>/stop}, {@code GET /api/jobs/<id>/logs}. Errors are plain text, as Ray's are:
  *       400 for a bad or duplicate submission or the deletion of a live job, 404 "Job X does not
  *       exist".
- *   <li>Trinity proxy: {@code POST /v1/chat/completions}, {@code POST /feedback}, {@code POST
- *       /commit}, {@code GET|POST /allocate}, {@code GET /metrics}, {@code GET /health}.
+ *   <li>Trinity proxy: {@code POST /v1/chat/completions} (OpenAI/vLLM shapes, streaming too: {@link
+ *       ChatSimulation}), {@code POST /feedback}, {@code POST /commit}, {@code GET|POST /allocate},
+ *       {@code GET /metrics}, {@code GET /health}.
  *   <li>Admin (simulator only): {@code GET /simulator/stats}, {@code GET /simulator/feedback},
  *       {@code POST /simulator/jobs/<id>/fail}.
  * </ul>
@@ -44,11 +50,13 @@ final class SimulatorRoutes extends AllDirectives {
   private final ObjectMapper mapper;
   private final RayJobsSimulation ray;
   private final ProxySimulation proxy;
+  private final ChatSimulation chat;
 
   SimulatorRoutes(ObjectMapper mapper, RayJobsSimulation ray, ProxySimulation proxy) {
     this.mapper = mapper;
     this.ray = ray;
     this.proxy = proxy;
+    this.chat = new ChatSimulation(mapper, proxy);
   }
 
   Route route() {
@@ -117,12 +125,20 @@ final class SimulatorRoutes extends AllDirectives {
   }
 
   private Route chat(JsonNode body) {
-    if (body.path("stream").asBoolean(false)) {
-      return complete(openAiError("streaming chat completions are not supported by the Trinity proxy"));
+    Object outcome = chat.answer(body);
+    if (outcome instanceof ChatSimulation.Refusal r) return complete(openAiError(r.message()));
+    ChatSimulation.Answer answer = (ChatSimulation.Answer) outcome;
+    if (!answer.stream()) {
+      if (answer.delay().isZero()) return complete(json(200, answer.completion()));
+      return completeWithFuture(java.util.concurrent.CompletableFuture.supplyAsync(
+          () -> json(200, answer.completion()), java.util.concurrent.CompletableFuture.delayedExecutor(
+              answer.delay().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)));
     }
-    return proxy.chatCompletion(body)
-        .map(resp -> complete(json(200, resp)))
-        .orElseGet(() -> complete(openAiError("'messages' must be a non-empty list of chat messages")));
+    Source<ByteString, NotUsed> events = Source.from(chat.sseEvents(answer))
+        .map(e -> ByteString.fromString("data: " + e + "\n\n"));
+    if (!answer.chunkDelay().isZero()) events = events.throttle(1, answer.chunkDelay());
+    return complete(HttpResponse.create().withEntity(HttpEntities.createChunked(
+        MediaTypes.TEXT_EVENT_STREAM.toContentType(), events)));
   }
 
   private Route feedback(JsonNode body) {

@@ -28,7 +28,7 @@ public final class EventJson {
       "message", Set.of("role", "content", "msgId", "latencyMs"),
       "tool_call", Set.of("callId", "toolName", "input", "output", "success", "latencyMs"),
       "reasoning", Set.of("index", "thought", "action", "observation"),
-      "feedback", Set.of("kind", "value", "feedbackId", "source"),
+      "feedback", Set.of("kind", "value", "feedbackId", "source", "msgId"),
       "result", Set.of("status", "detail"));
 
   /** Fields every event object may carry (sessionId and agentId are set on Kafka records). */
@@ -78,7 +78,7 @@ public final class EventJson {
             text(e, where, "thought"), text(e, where, "action"), text(e, where, "observation"));
       }
       case "feedback" -> new SessionInput.Feedback(eventId, at, text(e, where, "kind"), number(e, where, "value"),
-          text(e, where, "feedbackId"), text(e, where, "source"));
+          text(e, where, "feedbackId"), text(e, where, "source"), text(e, where, "msgId"));
       case "result" -> new SessionInput.Result(eventId, at, text(e, where, "status"), text(e, where, "detail"));
       default -> throw new IllegalStateException(type);
     };

@@ -26,9 +26,9 @@ public final class Views {
     m.put("metadata", s.metadata());
     m.put("startedAt", s.startedAt());
     m.put("completedAt", s.completedAt());
-    m.put("messages", s.messages().stream().map(e -> map(
+    m.put("messages", s.messages().stream().map(e -> withInference(map(
         "eventId", e.eventId(), "at", e.at(), "role", e.role().name(), "content", e.content(),
-        "msgId", e.msgId(), "latencyMs", e.latencyMs())).toList());
+        "msgId", e.msgId(), "latencyMs", e.latencyMs()), e)).toList());
     m.put("toolCalls", s.toolCalls().stream().map(e -> map(
         "eventId", e.eventId(), "at", e.at(), "callId", e.callId(), "toolName", e.toolName(),
         "input", e.input(), "output", e.output(), "success", e.success(), "latencyMs", e.latencyMs())).toList());
@@ -37,7 +37,7 @@ public final class Views {
         "observation", e.observation())).toList());
     m.put("feedback", s.feedback().stream().map(e -> map(
         "eventId", e.eventId(), "at", e.at(), "feedbackId", e.feedbackId(), "kind", e.kind().name(),
-        "value", e.value(), "source", e.source())).toList());
+        "value", e.value(), "source", e.source(), "msgId", e.msgId())).toList());
     m.put("result", s.result() == null ? null : map(
         "status", s.result().status().name(), "detail", s.result().detail(), "at", s.result().at()));
     m.put("reward", s.reward());
@@ -83,6 +83,12 @@ public final class Views {
   public static Map<String, Object> map(Object... kv) {
     Map<String, Object> m = new LinkedHashMap<>();
     for (int i = 0; i < kv.length; i += 2) m.put((String) kv[i], kv[i + 1]);
+    return m;
+  }
+
+  /** Messages the inference gateway recorded also say how the model call went. */
+  private static Map<String, Object> withInference(Map<String, Object> m, AgentSession.MessageRecorded e) {
+    if (e.inference() != null) m.put("inference", e.inference());
     return m;
   }
 }

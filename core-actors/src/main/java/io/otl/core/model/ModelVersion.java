@@ -205,7 +205,7 @@ public final class ModelVersion
       List<String> reasons)
       implements TransitionReply {}
 
-  public record RouteDecision(String agentId, String sessionId, String version, String endpoint)
+  public record RouteDecision(String agentId, String sessionId, String version, String endpoint, String servedModel)
       implements RouteReply {}
 
   public enum Disposition {
@@ -874,7 +874,7 @@ public final class ModelVersion
               + "with POST /v1/models/" + agentId + "/versions"));
     }
     return reply(c.replyTo(),
-        new RouteDecision(agentId, c.sessionId(), target.get().version(), target.get().endpoint()));
+        new RouteDecision(agentId, c.sessionId(), target.get().version(), target.get().endpoint(), null));
   }
 
   // ------------------------------------------------------------------------------------------

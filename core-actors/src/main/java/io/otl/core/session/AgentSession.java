@@ -118,9 +118,18 @@ public final class AgentSession
       String eventId, Instant at, Instant recordedAt, String agentId, String agentVersion,
       String modelVersion, Map<String, String> metadata) implements Event {}
 
+  /** @param inference what the inference gateway observed of the call; null from other doors */
   public record MessageRecorded(
       String eventId, Instant at, Instant recordedAt, Role role, String content, String msgId,
-      Long latencyMs) implements Event {}
+      Long latencyMs, InferenceCall inference) implements Event {
+    @com.fasterxml.jackson.annotation.JsonCreator
+    public MessageRecorded {}
+
+    public MessageRecorded(String eventId, Instant at, Instant recordedAt, Role role, String content, String msgId,
+        Long latencyMs) {
+      this(eventId, at, recordedAt, role, content, msgId, latencyMs, null);
+    }
+  }
 
   public record ToolCallRecorded(
       String eventId, Instant at, Instant recordedAt, String callId, String toolName, JsonNode input,
@@ -130,9 +139,18 @@ public final class AgentSession
       String eventId, Instant at, Instant recordedAt, int index, String thought, String action,
       String observation) implements Event {}
 
+  /** @param msgId the response (assistant message's msgId) the feedback rates; null: the whole session */
   public record FeedbackRecorded(
       String eventId, Instant at, Instant recordedAt, String feedbackId, FeedbackKind kind, Double value,
-      String source) implements Event {}
+      String source, String msgId) implements Event {
+    @com.fasterxml.jackson.annotation.JsonCreator
+    public FeedbackRecorded {}
+
+    public FeedbackRecorded(String eventId, Instant at, Instant recordedAt, String feedbackId, FeedbackKind kind,
+        Double value, String source) {
+      this(eventId, at, recordedAt, feedbackId, kind, value, source, null);
+    }
+  }
 
   public record TaskResultRecorded(
       String eventId, Instant at, Instant recordedAt, TaskStatus status, String detail) implements Event {}
@@ -368,6 +386,11 @@ public final class AgentSession
       if (draft.status() == Status.NEW && !(input instanceof SessionInput.Start)) {
         produced.add(new SessionStarted("start:" + eventId, at, now, agentId, null, null, Map.of()));
       }
+      if (input instanceof SessionInput.Feedback f && f.msgId() != null && !hasResponse(draft, f.msgId())) {
+        return reject(state, cmd, RejectionCode.NOT_FOUND, "events[" + i + "].msgId",
+            "events[" + i + "].msgId '" + f.msgId() + "' is not the msgId of a response recorded in session "
+                + sessionId);
+      }
       if (draft.status() == Status.COMPLETED && !(input instanceof SessionInput.Feedback)) {
         return reject(state, cmd, RejectionCode.CONFLICT, "events[" + i + "]",
             "session " + sessionId + " was completed at " + draft.completedAt()
@@ -398,6 +421,14 @@ public final class AgentSession
     Recorded reply = new Recorded(accepted, duplicates, true);
     if (events.isEmpty()) return Effect().reply(cmd.replyTo(), reply);
     return Effect().persist(events).thenRun(this::scheduleTimers).thenReply(cmd.replyTo(), s -> reply);
+  }
+
+  /** Per-turn feedback names a response the session has recorded. */
+  private static boolean hasResponse(State state, String msgId) {
+    for (MessageRecorded m : state.messages()) {
+      if (m.role() == Role.assistant && msgId.equals(m.msgId())) return true;
+    }
+    return false;
   }
 
   private ReplyEffect<Event, State> onIdleCheck(State state, IdleCheck cmd) {
@@ -498,7 +529,7 @@ public final class AgentSession
         if (v < 1 || v > 5 || v != Math.rint(v)) return ".value is " + f.value() + "; a RATING is an integer from 1 to 5";
       }
       String idProblem = f.feedbackId() == null ? null : Ids.problem(".feedbackId", f.feedbackId(), 128);
-      return firstProblem(idProblem, tooLong(".source", f.source()));
+      return firstProblem(idProblem, tooLong(".source", f.source()), tooLong(".msgId", f.msgId()));
     } else if (input instanceof SessionInput.Result r) {
       if (TaskStatus.parse(r.status()) == null) {
         return ".status is '" + r.status() + "'; allowed: SUCCESS, FAILURE, TIMEOUT";
@@ -528,8 +559,14 @@ public final class AgentSession
       return new SessionStarted(eventId, at, now, agentId, s.agentVersion(), s.modelVersion(),
           s.metadata() == null ? Map.of() : d.apply(s.metadata()));
     } else if (input instanceof SessionInput.Message m) {
+      InferenceCall call = m.inference();
+      if (call != null && call.error() != null) {
+        call = new InferenceCall(call.modelVersion(), call.servedModel(), call.firstTokenMs(), call.promptTokens(),
+            call.completionTokens(), call.finishReason(), call.aborted(), d.apply(call.error()), call.fallbackFrom(),
+            call.tokenIds(), call.logprobs());
+      }
       return new MessageRecorded(eventId, at, now, Role.parse(m.role()), d.apply(m.content()), m.msgId(),
-          m.latencyMs());
+          m.latencyMs(), call);
     } else if (input instanceof SessionInput.ToolCall t) {
       return new ToolCallRecorded(eventId, at, now, t.callId(), t.toolName(), d.apply(t.input()),
           d.apply(t.output()), t.success() == null || t.success(), t.latencyMs());
@@ -540,7 +577,7 @@ public final class AgentSession
       FeedbackKind kind = FeedbackKind.parse(f.kind());
       String feedbackId = f.feedbackId() != null ? f.feedbackId() : eventId;
       return new FeedbackRecorded(eventId, at, now, feedbackId, kind, kind == FeedbackKind.RATING ? f.value() : null,
-          d.apply(f.source()));
+          d.apply(f.source()), f.msgId());
     } else if (input instanceof SessionInput.Result r) {
       return new TaskResultRecorded(eventId, at, now, TaskStatus.parse(r.status()), d.apply(r.detail()));
     }

@@ -28,17 +28,33 @@ public final class Scoring {
         case TIMEOUT -> w.timeout();
       };
     }
-    for (FeedbackRecorded f : state.feedback()) {
-      sum += switch (f.kind()) {
-        case THUMBS_UP -> w.thumbsUp();
-        case THUMBS_DOWN -> w.thumbsDown();
-        case RATING -> w.rating() * (f.value() - 3) / 2;
-        case ADOPTED -> w.adopted();
-        case REPEATED_QUESTION -> w.repeatedQuestion();
-        case HUMAN_HANDOFF -> w.humanHandoff();
-      };
-    }
+    for (FeedbackRecorded f : state.feedback()) sum += weight(f, w);
     return Math.max(-1, Math.min(1, sum));
+  }
+
+  /** What one feedback adds to a reward (a rating: {@code weight * (value - 3) / 2}). */
+  public static double weight(FeedbackRecorded f, RewardWeights w) {
+    return switch (f.kind()) {
+      case THUMBS_UP -> w.thumbsUp();
+      case THUMBS_DOWN -> w.thumbsDown();
+      case RATING -> w.rating() * (f.value() - 3) / 2;
+      case ADOPTED -> w.adopted();
+      case REPEATED_QUESTION -> w.repeatedQuestion();
+      case HUMAN_HANDOFF -> w.humanHandoff();
+    };
+  }
+
+  /**
+   * Per-turn rewards: for each response that feedback names by {@code msgId}, the sum of that
+   * feedback's weights, clipped to [-1, 1]. Responses nobody rated are absent.
+   */
+  public static java.util.Map<String, Double> turnRewards(State state, RewardWeights w) {
+    java.util.Map<String, Double> sums = new java.util.LinkedHashMap<>();
+    for (FeedbackRecorded f : state.feedback()) {
+      if (f.msgId() != null) sums.merge(f.msgId(), weight(f, w), Double::sum);
+    }
+    sums.replaceAll((id, v) -> Math.max(-1, Math.min(1, v)));
+    return sums;
   }
 
   /**

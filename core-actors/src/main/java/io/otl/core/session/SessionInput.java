@@ -1,5 +1,6 @@
 package io.otl.core.session;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -34,8 +35,17 @@ public sealed interface SessionInput extends JsonSerializable {
     public String type() { return "start"; }
   }
 
-  record Message(String eventId, Instant at, String role, String content, String msgId, Long latencyMs)
+  /** @param inference set by the inference gateway only (null from every other door) */
+  record Message(String eventId, Instant at, String role, String content, String msgId, Long latencyMs,
+      InferenceCall inference)
       implements SessionInput {
+    @JsonCreator
+    public Message {}
+
+    public Message(String eventId, Instant at, String role, String content, String msgId, Long latencyMs) {
+      this(eventId, at, role, content, msgId, latencyMs, null);
+    }
+
     public String type() { return "message"; }
   }
 
@@ -51,8 +61,17 @@ public sealed interface SessionInput extends JsonSerializable {
     public String type() { return "reasoning"; }
   }
 
-  record Feedback(String eventId, Instant at, String kind, Double value, String feedbackId, String source)
+  /** @param msgId the response this feedback rates (a recorded assistant message's msgId), or null: the session */
+  record Feedback(String eventId, Instant at, String kind, Double value, String feedbackId, String source,
+      String msgId)
       implements SessionInput {
+    @JsonCreator
+    public Feedback {}
+
+    public Feedback(String eventId, Instant at, String kind, Double value, String feedbackId, String source) {
+      this(eventId, at, kind, value, feedbackId, source, null);
+    }
+
     public String type() { return "feedback"; }
   }
 

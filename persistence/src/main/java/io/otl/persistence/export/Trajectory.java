@@ -28,8 +28,20 @@ public record Trajectory(String sessionId, AgentSession.State state, List<Event>
 
     public Builder add(Event e) {
       state = state.apply(e);
-      if (e instanceof MessageRecorded || e instanceof ToolCallRecorded) conversation.add(e);
+      if (e instanceof ToolCallRecorded || e instanceof MessageRecorded m && !gatewayBookkeeping(m)) {
+        conversation.add(e);
+      }
       return this;
+    }
+
+    /**
+     * An inference-gateway record with no text to learn from: a failed or aborted call, or the
+     * empty assistant message of an answer that is only tool calls (its tool calls follow it).
+     */
+    public static boolean gatewayBookkeeping(MessageRecorded m) {
+      var call = m.inference();
+      return call != null && m.role() == Role.assistant
+          && (call.error() != null || Boolean.TRUE.equals(call.aborted()) || m.content().isEmpty());
     }
 
     public Trajectory build() {
@@ -45,7 +57,11 @@ public record Trajectory(String sessionId, AgentSession.State state, List<Event>
   /** The content of the last assistant message: the final answer. */
   public Optional<String> finalAnswer() {
     List<MessageRecorded> ms = state.messages();
-    for (int i = ms.size() - 1; i >= 0; i--) if (ms.get(i).role() == Role.assistant) return Optional.of(ms.get(i).content());
+    for (int i = ms.size() - 1; i >= 0; i--) {
+      if (ms.get(i).role() == Role.assistant && !Builder.gatewayBookkeeping(ms.get(i))) {
+        return Optional.of(ms.get(i).content());
+      }
+    }
     return Optional.empty();
   }
 

@@ -58,6 +58,7 @@ final class TrajectoryRecords implements KafkaPublisher.RecordBuilder {
     ObjectNode out = PublishedJson.MAPPER.createObjectNode();
     ArrayNode messages = out.putArray("messages");
     for (AgentSession.MessageRecorded m : state.messages()) {
+      if (io.otl.persistence.export.Trajectory.Builder.gatewayBookkeeping(m)) continue;
       messages.addObject().put("role", m.role().name()).put("content", m.content());
     }
     Set<String> toolNames = new LinkedHashSet<>();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.otl.core.session.AgentSession;
+import io.otl.core.session.InferenceCall;
 import io.otl.core.session.SessionModel.Counts;
 import io.otl.core.session.SessionModel.Outcome;
 import io.otl.core.session.SessionModel.Role;
@@ -61,6 +62,30 @@ class JsonlFormatsTest {
     assertEquals("integer", params.get("properties").get("days").get("type").asText());
     // deterministic bytes
     assertEquals(JsonlFormats.sft(sample()).orElseThrow(), JsonlFormats.sft(sample()).orElseThrow());
+  }
+
+  @Test
+  void gatewayBookkeepingMessagesAreNotTrainingText() throws Exception {
+    InferenceCall toolsOnly = new InferenceCall("v1", null, 5L, 10, 3, "tool_calls", null, null, null, null, null);
+    InferenceCall failed = new InferenceCall("v1", null, null, null, null, null, null, "unreachable", null, null, null);
+    InferenceCall aborted = new InferenceCall("v1", null, 5L, null, null, null, true, null, null, null, null);
+    Trajectory t = new Trajectory.Builder("s-gw")
+        .add(new AgentSession.SessionStarted("gw:start", T, T, "agent-a", null, "v1", Map.of()))
+        .add(new AgentSession.MessageRecorded("gw:m:0", T, T, Role.user, "Weather in Paris?", null, null))
+        .add(new AgentSession.MessageRecorded("gw:m:1", T, T, Role.assistant, "", "chatcmpl-1", 9L, toolsOnly))
+        .add(new AgentSession.ToolCallRecorded("gw:tc:1", T, T, "call_1", "weather",
+            JSON.readTree("{\"city\":\"Paris\"}"), JSON.readTree("\"sunny\""), true, null))
+        .add(new AgentSession.MessageRecorded("gw:m:3:failed:1", T, T, Role.assistant, "", null, 9L, failed))
+        .add(new AgentSession.MessageRecorded("gw:m:3:partial", T, T, Role.assistant, "It is", "chatcmpl-2", 9L,
+            aborted))
+        .add(new AgentSession.MessageRecorded("gw:m:3", T, T, Role.assistant, "It is sunny.", "chatcmpl-3", 9L,
+            new InferenceCall("v1", null, 5L, 12, 4, "stop", null, null, null, null, null)))
+        .build();
+    JsonNode messages = JSON.readTree(JsonlFormats.sft(t).orElseThrow()).get("messages");
+    assertEquals(4, messages.size(), messages.toString());
+    assertEquals("weather", messages.get(1).get("tool_calls").get(0).get("function").get("name").asText());
+    assertEquals("sunny", messages.get(2).get("content").asText());
+    assertEquals("It is sunny.", messages.get(3).get("content").asText());
   }
 
   @Test

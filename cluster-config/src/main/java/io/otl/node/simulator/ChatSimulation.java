@@ -1,0 +1,211 @@
+package io.otl.node.simulator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The chat completions face of the simulator, in OpenAI's and vLLM's shapes: non-streaming and
+ * {@code stream: true} (server-sent events), tool calls, {@code n}, {@code logprobs}, the request's
+ * {@code model} echoed. Answers are deterministic (only the response id varies), so tests can
+ * assert on them.
+ *
+ * <p>Every call stays one Trinity experience: the response id comes from {@link ProxySimulation},
+ * which records it as a msg_id a later {@code POST /feedback} may reward.
+ *
+ * <p>Tool calls: when the request offers {@code tools} (and {@code tool_choice} is not {@code
+ * none}) and the last message is the user's, the simulator calls the first tool (or the named one)
+ * if the user asks for a tool (the word "tool", or the tool's name) or {@code tool_choice} forces
+ * it. Request fields {@code simulator_chunk_delay_ms} (between stream chunks) and {@code
+ * simulator_delay_ms} (before the response) slow it down, so tests can disconnect mid-stream or
+ * hit a timeout; a real server ignores such fields.
+ */
+final class ChatSimulation {
+
+  private final ObjectMapper mapper;
+  private final ProxySimulation proxy;
+
+  ChatSimulation(ObjectMapper mapper, ProxySimulation proxy) {
+    this.mapper = mapper;
+    this.proxy = proxy;
+  }
+
+  /** A request the simulator refuses, with vLLM's error text. */
+  record Refusal(String message, String param) {}
+
+  /** The answer, ready to be sent whole or as chunks. */
+  record Answer(ObjectNode completion, boolean stream, boolean includeUsage, Duration chunkDelay, Duration delay) {}
+
+  /** Validates like vLLM's request model; returns the answer or why the request is refused. */
+  Object answer(JsonNode request) {
+    JsonNode messages = request.path("messages");
+    if (!messages.isArray() || messages.isEmpty()) {
+      return new Refusal("'messages' must be a non-empty list of chat messages", "messages");
+    }
+    JsonNode nNode = request.path("n");
+    int n = nNode.isMissingNode() || nNode.isNull() ? 1 : nNode.asInt(0);
+    if (!nNode.isMissingNode() && !nNode.isNull() && (!nNode.isIntegralNumber() || n < 1 || n > 16)) {
+      return new Refusal("n must be an integer from 1 to 16", "n");
+    }
+    Optional<ObjectNode> base = proxy.chatCompletion(request);
+    if (base.isEmpty()) return new Refusal("'messages' must be a non-empty list of chat messages", "messages");
+    ObjectNode completion = base.get();
+    ObjectNode first = (ObjectNode) completion.path("choices").get(0);
+    String content = first.path("message").path("content").asText();
+    Optional<ObjectNode> toolCall = toolCall(request, completion.path("id").asText());
+    boolean logprobs = request.path("logprobs").asBoolean(false);
+    ArrayNode choices = completion.putArray("choices");
+    for (int i = 0; i < n; i++) {
+      String text = n == 1 ? content : content + " (choice " + i + ")";
+      ObjectNode choice = choices.addObject();
+      choice.put("index", i);
+      ObjectNode message = choice.putObject("message").put("role", "assistant");
+      if (toolCall.isPresent()) {
+        message.putNull("content");
+        message.putArray("tool_calls").add(toolCall.get().deepCopy());
+        choice.putNull("logprobs");
+        choice.put("finish_reason", "tool_calls");
+      } else {
+        message.put("content", text);
+        if (logprobs) {
+          choice.set("logprobs", logprobs(text));
+        } else {
+          choice.putNull("logprobs");
+        }
+        choice.put("finish_reason", "stop");
+      }
+    }
+    int completionTokens = completion.path("usage").path("completion_tokens").asInt() * n;
+    int promptTokens = completion.path("usage").path("prompt_tokens").asInt();
+    ((ObjectNode) completion.path("usage")).put("completion_tokens", completionTokens)
+        .put("total_tokens", promptTokens + completionTokens);
+    boolean stream = request.path("stream").asBoolean(false);
+    boolean includeUsage = request.path("stream_options").path("include_usage").asBoolean(false);
+    long chunkDelay = Math.max(0, Math.min(5_000, request.path("simulator_chunk_delay_ms").asLong(0)));
+    long delay = Math.max(0, Math.min(60_000, request.path("simulator_delay_ms").asLong(0)));
+    return new Answer(completion, stream, includeUsage, Duration.ofMillis(chunkDelay), Duration.ofMillis(delay));
+  }
+
+  /** The answer as OpenAI streams it: one {@code data:} event per chunk, then {@code [DONE]}. */
+  List<String> sseEvents(Answer answer) {
+    ObjectNode c = answer.completion();
+    List<String> events = new ArrayList<>();
+    for (JsonNode choice : c.path("choices")) {
+      int index = choice.path("index").asInt();
+      JsonNode message = choice.path("message");
+      events.add(chunk(c, index, mapper.createObjectNode().put("role", "assistant").put("content", ""), null, null));
+      if (message.hasNonNull("tool_calls")) {
+        ArrayNode calls = mapper.createArrayNode();
+        for (JsonNode call : message.path("tool_calls")) {
+          ObjectNode delta = calls.addObject().put("index", calls.size() - 1);
+          delta.put("id", call.path("id").asText()).put("type", "function");
+          delta.set("function", call.path("function").deepCopy());
+        }
+        ObjectNode delta = mapper.createObjectNode();
+        delta.set("tool_calls", calls);
+        events.add(chunk(c, index, delta, null, null));
+      } else {
+        JsonNode lp = choice.path("logprobs").path("content");
+        String[] words = message.path("content").asText().split("(?<= )");
+        for (int w = 0; w < words.length; w++) {
+          ObjectNode logprobs = null;
+          if (lp.isArray() && w < lp.size()) {
+            logprobs = mapper.createObjectNode();
+            logprobs.putArray("content").add(lp.get(w).deepCopy());
+          }
+          events.add(chunk(c, index, mapper.createObjectNode().put("content", words[w]), logprobs, null));
+        }
+      }
+      events.add(chunk(c, index, mapper.createObjectNode(), null, choice.path("finish_reason").asText()));
+    }
+    if (answer.includeUsage()) {
+      ObjectNode usage = header(c);
+      usage.putArray("choices");
+      usage.set("usage", c.path("usage").deepCopy());
+      events.add(write(usage));
+    }
+    events.add("[DONE]");
+    return events;
+  }
+
+  private String chunk(ObjectNode c, int index, ObjectNode delta, ObjectNode logprobs, String finishReason) {
+    ObjectNode chunk = header(c);
+    ObjectNode choice = chunk.putArray("choices").addObject();
+    choice.put("index", index);
+    choice.set("delta", delta);
+    if (logprobs == null) choice.putNull("logprobs"); else choice.set("logprobs", logprobs);
+    if (finishReason == null) choice.putNull("finish_reason"); else choice.put("finish_reason", finishReason);
+    return write(chunk);
+  }
+
+  private ObjectNode header(ObjectNode c) {
+    ObjectNode chunk = mapper.createObjectNode();
+    chunk.put("id", c.path("id").asText());
+    chunk.put("object", "chat.completion.chunk");
+    chunk.put("created", c.path("created").asLong());
+    chunk.put("model", c.path("model").asText());
+    return chunk;
+  }
+
+  private String write(JsonNode node) {
+    try {
+      return mapper.writeValueAsString(node);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** vLLM's shape with {@code return_tokens_as_token_ids}: the token as "token_id:N". */
+  private ObjectNode logprobs(String text) {
+    ObjectNode lp = mapper.createObjectNode();
+    ArrayNode content = lp.putArray("content");
+    for (String word : text.split("(?<= )")) {
+      int id = Math.floorMod(word.hashCode(), 50_000);
+      ObjectNode t = content.addObject();
+      t.put("token", "token_id:" + id);
+      t.put("logprob", -((id % 1000) / 1000.0));
+      t.putNull("bytes");
+      t.putArray("top_logprobs");
+    }
+    return lp;
+  }
+
+  private Optional<ObjectNode> toolCall(JsonNode request, String responseId) {
+    JsonNode tools = request.path("tools");
+    JsonNode messages = request.path("messages");
+    if (!tools.isArray() || tools.isEmpty()) return Optional.empty();
+    JsonNode choice = request.path("tool_choice");
+    if ("none".equals(choice.asText())) return Optional.empty();
+    JsonNode last = messages.get(messages.size() - 1);
+    if (!"user".equals(last.path("role").asText())) return Optional.empty();
+    JsonNode tool = tools.get(0);
+    String forced = choice.path("function").path("name").asText("");
+    if (!forced.isEmpty()) {
+      for (JsonNode t : tools) if (forced.equals(t.path("function").path("name").asText())) tool = t;
+    }
+    String name = tool.path("function").path("name").asText();
+    String ask = last.path("content").asText("").toLowerCase();
+    boolean asked = ask.contains("tool") || (!name.isEmpty() && ask.contains(name.toLowerCase()));
+    if (!asked && forced.isEmpty() && !"required".equals(choice.asText())) return Optional.empty();
+    ObjectNode args = mapper.createObjectNode();
+    JsonNode props = tool.path("function").path("parameters").path("properties");
+    props.fieldNames().forEachRemaining(p -> {
+      String type = props.path(p).path("type").asText("string");
+      switch (type) {
+        case "integer", "number" -> args.put(p, 1);
+        case "boolean" -> args.put(p, true);
+        default -> args.put(p, last.path("content").asText(""));
+      }
+    });
+    ObjectNode call = mapper.createObjectNode();
+    call.put("id", "call_" + Integer.toHexString((responseId + ":" + name).hashCode() & 0x7fffffff));
+    call.put("type", "function");
+    call.putObject("function").put("name", name).put("arguments", write(args));
+    return Optional.of(call);
+  }
+}

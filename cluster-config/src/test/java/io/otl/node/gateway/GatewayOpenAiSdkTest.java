@@ -1,0 +1,512 @@
+package io.otl.node.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.JsonValue;
+import com.openai.core.http.HttpResponseFor;
+import com.openai.core.http.StreamResponse;
+import com.openai.errors.BadRequestException;
+import com.openai.errors.InternalServerException;
+import com.openai.errors.PermissionDeniedException;
+import com.openai.errors.UnauthorizedException;
+import com.openai.models.FunctionDefinition;
+import com.openai.models.FunctionParameters;
+import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionChunk;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.models.chat.completions.ChatCompletionFunctionTool;
+import com.openai.models.chat.completions.ChatCompletionMessageFunctionToolCall;
+import com.openai.models.chat.completions.ChatCompletionStreamOptions;
+import com.openai.models.chat.completions.ChatCompletionToolMessageParam;
+import com.typesafe.config.ConfigFactory;
+import io.otl.node.TrainingNode;
+import io.otl.node.simulator.SimulatorSettings;
+import io.otl.node.simulator.TrinitySimulator;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.io.InputStream;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The inference gateway through the official OpenAI Java SDK, against a real node (H2 journal,
+ * HTTP on a free port) whose versions are served by the simulator's chat completions face.
+ */
+class GatewayOpenAiSdkTest {
+  private static final String KEY_A = "key-of-agent-a";
+  private static final String KEY_B = "key-of-agent-b";
+  private static final String KEY_C = "key-of-agent-c";
+  private static TrainingNode node;
+  private static TrinitySimulator simulator;
+  private static Http api;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path dir = Files.createDirectories(Path.of("target", "gateway-test-" + UUID.randomUUID()));
+    node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
+            "agentscope.training.gateway.agents.agent-a.api-key", KEY_A,
+            "agentscope.training.gateway.agents.agent-b.api-key", KEY_B,
+            "agentscope.training.gateway.agents.agent-c.api-key", KEY_C,
+            "agentscope.training.gateway.max-body-bytes", 65536,
+            "agentscope.training.gateway.timeout", "5s",
+            // One call at a time: the tests call one after the other, and the 429 test holds one in flight.
+            "agentscope.training.gateway.max-in-flight", 1,
+            "agentscope.training.gateway.capture-tokens", true))
+        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
+    simulator = TrinitySimulator.start(node.system(),
+        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
+    api = new Http(node.httpPort());
+    register("agent-a", "v1", simulator.baseUrl() + "/v1");
+    register("agent-b", "v1", "http://127.0.0.1:" + closedPort() + "/v1");
+    register("agent-c", "v1", simulator.baseUrl() + "/v1");
+    awaitState("agent-c", "v1", "STABLE");
+    register("agent-c", "v2", "http://127.0.0.1:" + closedPort() + "/v1");
+    awaitState("agent-c", "v2", "CANARY");
+  }
+
+  private static void awaitState(String agent, String version, String state) throws InterruptedException {
+    for (int i = 0; i < 100; i++) {
+      for (JsonNode v : api.get("/v1/models/" + agent).json().path("versions")) {
+        if (v.path("version").asText().equals(version) && v.path("state").asText().equals(state)) return;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError(agent + " " + version + " never reached " + state);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (simulator != null) simulator.stop();
+    if (node != null) node.close();
+  }
+
+  private static void register(String agent, String version, String endpoint) {
+    Http.Response r = api.post("/v1/models/" + agent + "/versions",
+        "{\"version\":\"" + version + "\",\"artifact\":\"file:///models/" + version + "\",\"endpoint\":\"" + endpoint
+            + "\"}");
+    assertEquals(201, r.status(), r.body());
+  }
+
+  private static int closedPort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static OpenAIClient client(String key) {
+    return OpenAIOkHttpClient.builder().apiKey(key).baseUrl("http://127.0.0.1:" + node.httpPort() + "/v1")
+        .maxRetries(0).build();
+  }
+
+  private static long simulatorRequests() {
+    return new Http(simulator.port()).get("/metrics").json().path("rollout/model_0/total_request_count").asLong();
+  }
+
+  /** The session as the API stores it, once {@code ready} holds (recording after a stream is asynchronous). */
+  private static JsonNode session(String id, Predicate<JsonNode> ready) throws InterruptedException {
+    JsonNode last = null;
+    for (int i = 0; i < 100; i++) {
+      Http.Response r = api.get("/v1/sessions/" + id);
+      if (r.status() == 200) {
+        last = r.json();
+        if (ready.test(last)) return last;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("session " + id + " never reached the expected state; last: " + last);
+  }
+
+  @Test
+  void nonStreamingCallsAreForwardedAndTheSessionStoresEachMessageOnceDesensitized() throws Exception {
+    OpenAIClient client = client(KEY_A);
+    ChatCompletionCreateParams first = ChatCompletionCreateParams.builder().model("default")
+        .addSystemMessage("You are a support agent.")
+        .addUserMessage("My mail is jane.doe@example.com, please help")
+        .build();
+    HttpResponseFor<ChatCompletion> raw = client.chat().completions().withRawResponse().create(first);
+    ChatCompletion answer = raw.parse();
+    String sessionId = raw.headers().values("X-Session-Id").get(0);
+    assertTrue(sessionId.startsWith("gw-"), "a new session id is made and returned: " + sessionId);
+    assertEquals(List.of("v1"), raw.headers().values("X-Model-Version"));
+    String content = answer.choices().get(0).message().content().orElseThrow();
+    assertTrue(content.contains("jane.doe@example.com"), "what is forwarded is never desensitized: " + content);
+    assertEquals("default", answer.model(), "the simulator echoes the model it was sent");
+
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 3);
+    assertEquals("agent-a", s.path("agentId").asText());
+    assertEquals("v1", s.path("modelVersion").asText());
+    assertEquals("gateway", s.path("metadata").path("source").asText());
+    JsonNode messages = s.path("messages");
+    assertEquals("system", messages.get(0).path("role").asText());
+    assertTrue(messages.get(1).path("content").asText().contains("[EMAIL]"), messages.get(1).toString());
+    assertFalse(s.toString().contains("jane.doe@example.com"), "no raw PII is stored");
+    JsonNode reply = messages.get(2);
+    assertEquals("assistant", reply.path("role").asText());
+    assertEquals(answer.id(), reply.path("msgId").asText(), "msgId is the response id");
+    assertEquals("v1", reply.path("inference").path("modelVersion").asText());
+    assertEquals("stop", reply.path("inference").path("finishReason").asText());
+    assertTrue(reply.path("inference").path("promptTokens").asInt() > 0);
+
+    // The next turn resends the history: only the new user message and the answer are added.
+    ChatCompletionCreateParams second = ChatCompletionCreateParams.builder().model("default")
+        .addSystemMessage("You are a support agent.")
+        .addUserMessage("My mail is jane.doe@example.com, please help")
+        .addMessage(answer.choices().get(0).message())
+        .addUserMessage("Thanks, and one more thing")
+        .putAdditionalHeader("X-Session-Id", sessionId)
+        .build();
+    HttpResponseFor<ChatCompletion> raw2 = client.chat().completions().withRawResponse().create(second);
+    assertEquals(List.of(sessionId), raw2.headers().values("X-Session-Id"));
+    ChatCompletion answer2 = raw2.parse();
+    JsonNode after = session(sessionId, n -> n.path("messages").size() == 5);
+    assertEquals("Thanks, and one more thing", after.path("messages").get(3).path("content").asText());
+    assertEquals(answer2.id(), after.path("messages").get(4).path("msgId").asText());
+
+    // An agent that slides its context window drops old turns: what is new is still found.
+    client.chat().completions().create(ChatCompletionCreateParams.builder().model("default")
+        .addSystemMessage("You are a support agent.")
+        .addUserMessage("Thanks, and one more thing")
+        .addMessage(answer2.choices().get(0).message())
+        .addUserMessage("Last question")
+        .putAdditionalHeader("X-Session-Id", sessionId)
+        .build());
+    JsonNode slid = session(sessionId, n -> n.path("messages").size() == 7);
+    assertEquals("Last question", slid.path("messages").get(5).path("content").asText());
+    assertEquals(1, slid.path("messages").findValues("role").stream().filter(r -> r.asText().equals("system")).count(),
+        "the system prompt is stored once");
+  }
+
+  @Test
+  void streamingPassesTheEventsThroughAndRecordsTheAnswer() throws Exception {
+    OpenAIClient client = client(KEY_A);
+    String sessionId = "stream-" + UUID.randomUUID();
+    ChatCompletionCreateParams params = ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("Stream me an answer")
+        .streamOptions(ChatCompletionStreamOptions.builder().includeUsage(true).build())
+        .logprobs(true)
+        .putAdditionalHeader("X-Session-Id", sessionId)
+        .build();
+    StringBuilder text = new StringBuilder();
+    String id;
+    long completionTokens = -1;
+    try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params)) {
+      List<ChatCompletionChunk> chunks = stream.stream().toList();
+      id = chunks.get(0).id();
+      for (ChatCompletionChunk c : chunks) {
+        c.choices().forEach(ch -> ch.delta().content().ifPresent(text::append));
+        if (c.usage().isPresent()) completionTokens = c.usage().get().completionTokens();
+      }
+    }
+    assertTrue(text.toString().contains("Stream me an answer"), text.toString());
+    assertTrue(completionTokens > 0, "the usage chunk came through");
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    JsonNode reply = s.path("messages").get(1);
+    assertEquals(text.toString(), reply.path("content").asText());
+    assertEquals(id, reply.path("msgId").asText());
+    assertEquals(completionTokens, reply.path("inference").path("completionTokens").asLong());
+    assertTrue(reply.path("inference").path("tokenIds").size() > 0, "capture-tokens keeps token ids: " + reply);
+    assertTrue(reply.path("inference").path("logprobs").size() > 0);
+  }
+
+  @Test
+  void toolCallsAreForwardedAndRecorded() throws Exception {
+    OpenAIClient client = client(KEY_A);
+    String sessionId = "tools-" + UUID.randomUUID();
+    ChatCompletionFunctionTool weather = ChatCompletionFunctionTool.builder().function(FunctionDefinition.builder()
+        .name("get_weather")
+        .parameters(FunctionParameters.builder()
+            .putAdditionalProperty("type", JsonValue.from("object"))
+            .putAdditionalProperty("properties", JsonValue.from(Map.of("city", Map.of("type", "string"))))
+            .build())
+        .build()).build();
+    ChatCompletionCreateParams ask = ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("Use get_weather for Paris")
+        .addTool(weather)
+        .putAdditionalHeader("X-Session-Id", sessionId)
+        .build();
+    ChatCompletion call = client.chat().completions().create(ask);
+    assertEquals(ChatCompletion.Choice.FinishReason.TOOL_CALLS, call.choices().get(0).finishReason());
+    ChatCompletionMessageFunctionToolCall toolCall =
+        call.choices().get(0).message().toolCalls().orElseThrow().get(0).asFunction();
+    assertEquals("get_weather", toolCall.function().name());
+
+    ChatCompletionCreateParams answer = ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("Use get_weather for Paris")
+        .addMessage(call.choices().get(0).message())
+        .addMessage(ChatCompletionToolMessageParam.builder().toolCallId(toolCall.id()).content("sunny, 21 C").build())
+        .addTool(weather)
+        .putAdditionalHeader("X-Session-Id", sessionId)
+        .build();
+    client.chat().completions().create(answer);
+
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 3 && n.path("toolCalls").size() == 1);
+    JsonNode stored = s.path("toolCalls").get(0);
+    assertEquals("get_weather", stored.path("toolName").asText());
+    assertEquals(toolCall.id(), stored.path("callId").asText());
+    assertEquals("Use get_weather for Paris", stored.path("input").path("city").asText());
+    assertEquals("sunny, 21 C", stored.path("output").asText(), "the tool message is the call's output");
+    JsonNode asked = s.path("messages").get(1);
+    assertEquals(call.id(), asked.path("msgId").asText());
+    assertEquals("tool_calls", asked.path("inference").path("finishReason").asText());
+    assertTrue(s.path("metadata").path("tools").asText().contains("get_weather"), "tool schemas are stored once");
+  }
+
+  @Test
+  void metadataSessionIdNamesTheSession() throws Exception {
+    String sessionId = "meta-" + UUID.randomUUID();
+    HttpResponseFor<ChatCompletion> raw = client(KEY_A).chat().completions().withRawResponse().create(
+        ChatCompletionCreateParams.builder().model("default").addUserMessage("hello")
+            .metadata(ChatCompletionCreateParams.Metadata.builder()
+                .putAdditionalProperty("session_id", JsonValue.from(sessionId)).build())
+            .build());
+    assertEquals(List.of(sessionId), raw.headers().values("X-Session-Id"));
+    assertEquals(2, session(sessionId, n -> n.path("messages").size() == 2).path("messages").size());
+  }
+
+  @Test
+  void badRequestsAre400InOpenAiShapeWithNothingForwardedOrStored() throws Exception {
+    long before = simulatorRequests();
+    String sessionId = "bad-" + UUID.randomUUID();
+    BadRequestException e = assertThrows(BadRequestException.class, () -> client(KEY_A).chat().completions().create(
+        ChatCompletionCreateParams.builder().model("default").addUserMessage("hi").n(0)
+            .putAdditionalHeader("X-Session-Id", sessionId).build()));
+    assertEquals(400, e.statusCode());
+    assertEquals("n", e.param().orElse(null));
+
+    Http raw = new Http(node.httpPort()).withToken(KEY_A);
+    for (String body : List.of("{not json", "[]", "{\"model\":\"default\",\"messages\":[]}",
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"robot\",\"content\":\"x\"}]}",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"stream\":\"yes\"}",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":\"x\"}]}")) {
+      Http.Response r = raw.post("/v1/chat/completions", body);
+      assertEquals(400, r.status(), body + " -> " + r.body());
+      JsonNode error = r.json().path("error");
+      assertEquals("invalid_request_error", error.path("type").asText(), r.body());
+      assertFalse(error.path("message").asText().isBlank());
+    }
+    assertEquals(before, simulatorRequests(), "nothing was forwarded");
+    assertEquals(404, api.get("/v1/sessions/" + sessionId).status(), "nothing was stored");
+  }
+
+  @Test
+  void anUnknownKeyIs401AndAnotherAgentsSessionIs403() throws Exception {
+    long before = simulatorRequests();
+    ChatCompletionCreateParams hello = ChatCompletionCreateParams.builder().model("default").addUserMessage("hi")
+        .build();
+    UnauthorizedException unknown = assertThrows(UnauthorizedException.class,
+        () -> client("not-a-key").chat().completions().create(hello));
+    assertEquals("invalid_api_key", unknown.code().orElse(null));
+    assertFalse(unknown.getMessage().contains("not-a-key"), "the key is never echoed");
+
+    String sessionOfA = client(KEY_A).chat().completions().withRawResponse().create(hello)
+        .headers().values("X-Session-Id").get(0);
+    session(sessionOfA, n -> n.path("messages").size() == 2);
+    long afterA = simulatorRequests();
+    assertThrows(PermissionDeniedException.class, () -> client(KEY_B).chat().completions().create(
+        hello.toBuilder().putAdditionalHeader("X-Session-Id", sessionOfA).build()));
+    assertEquals(afterA, simulatorRequests(), "nothing forwarded for a session of another agent");
+    assertEquals(before + 1, afterA);
+    assertEquals(2, session(sessionOfA, n -> true).path("messages").size(), "agent-a's session is untouched");
+  }
+
+  @Test
+  void anOversizedBodyIs413() {
+    long before = simulatorRequests();
+    String big = "x".repeat(70_000);
+    Http.Response r = new Http(node.httpPort()).withToken(KEY_A).post("/v1/chat/completions",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"" + big + "\"}]}");
+    assertEquals(413, r.status(), r.body());
+    assertEquals("request_too_large", r.json().path("error").path("code").asText());
+    assertEquals(before, simulatorRequests());
+  }
+
+  @Test
+  void anUpstreamThatIsDownIs502AndTheFailureIsInTheSession() throws Exception {
+    String sessionId = "down-" + UUID.randomUUID();
+    InternalServerException e = assertThrows(InternalServerException.class, () -> client(KEY_B).chat().completions()
+        .create(ChatCompletionCreateParams.builder().model("default").addUserMessage("anyone there?")
+            .putAdditionalHeader("X-Session-Id", sessionId).build()));
+    assertEquals(502, e.statusCode());
+    assertEquals("upstream_unavailable", e.code().orElse(null));
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    JsonNode failure = s.path("messages").get(1);
+    assertEquals("", failure.path("content").asText());
+    assertTrue(failure.path("inference").path("error").asText().contains("unreachable"), failure.toString());
+    String metrics = api.get("/metrics").body();
+    assertTrue(metrics.contains("otl_gateway_upstream_errors_total{agent=\"agent-b\",version=\"v1\",kind=\"connect\"}"),
+        "the failure is counted against the version");
+  }
+
+  @Test
+  void aClientThatDisconnectsMidStreamGetsItsPartialAnswerRecordedAsAborted() throws Exception {
+    String sessionId = "abort-" + UUID.randomUUID();
+    String body = "{\"model\":\"default\",\"stream\":true,\"simulator_chunk_delay_ms\":300,"
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"one two three four five six seven eight nine ten\"}]}";
+    HttpClient http = HttpClient.newHttpClient();
+    HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+        .header("Authorization", "Bearer " + KEY_A).header("X-Session-Id", sessionId)
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofInputStream());
+    assertEquals(200, r.statusCode());
+    try (InputStream in = r.body()) {
+      byte[] first = new byte[64];
+      assertTrue(in.read(first) > 0, "the stream started");
+    }
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    JsonNode partial = s.path("messages").get(1);
+    assertTrue(partial.path("inference").path("aborted").asBoolean(), partial.toString());
+    assertFalse(partial.path("content").asText().contains("ten"), "only the part sent before the disconnect");
+  }
+
+  @Test
+  void modelsListsTheLogicalModelAndMetricsCountPerVersion() {
+    assertEquals("default", client(KEY_A).models().list().items().get(0).id());
+    client(KEY_A).chat().completions().create(
+        ChatCompletionCreateParams.builder().model("default").addUserMessage("count me").build());
+    String metrics = api.get("/metrics").body();
+    assertTrue(metrics.contains("otl_gateway_requests_total{agent=\"agent-a\",version=\"v1\",status=\"200\"}"),
+        metrics);
+    assertTrue(metrics.contains("otl_gateway_tokens_total{agent=\"agent-a\",version=\"v1\",kind=\"prompt\"}"));
+    assertTrue(metrics.contains("otl_gateway_added_latency_seconds_count"));
+  }
+
+  @Test
+  void aFailingCandidateIsCountedAndTheCallIsRetriedOnceOnTheStable() throws Exception {
+    String sessionId = null;
+    for (int i = 0; sessionId == null && i < 1000; i++) {
+      String candidate = "canary-" + i;
+      if (api.get("/v1/models/agent-c/route?sessionId=" + candidate).json().path("version").asText().equals("v2")) {
+        sessionId = candidate;
+      }
+    }
+    assertTrue(sessionId != null, "some session is routed to the 5 % canary");
+    HttpResponseFor<ChatCompletion> raw = client(KEY_C).chat().completions().withRawResponse().create(
+        ChatCompletionCreateParams.builder().model("default").addUserMessage("hello canary")
+            .putAdditionalHeader("X-Session-Id", sessionId).build());
+    assertEquals(200, raw.statusCode());
+    assertEquals(List.of("v1"), raw.headers().values("X-Model-Version"), "the stable answered");
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    assertEquals("v2", s.path("modelVersion").asText(), "the session stays the candidate's (sticky routing)");
+    JsonNode call = s.path("messages").get(1).path("inference");
+    assertEquals("v1", call.path("modelVersion").asText());
+    assertEquals("v2", call.path("fallbackFrom").asText());
+    String metrics = api.get("/metrics").body();
+    assertTrue(metrics.contains("otl_gateway_upstream_errors_total{agent=\"agent-c\",version=\"v2\",kind=\"connect\"}"));
+    assertTrue(metrics.contains("otl_gateway_fallbacks_total{agent=\"agent-c\",from=\"v2\"}"));
+  }
+
+  @Test
+  void anUpstreamSlowerThanTheTimeoutIs504AndRecorded() throws Exception {
+    String sessionId = "slow-" + UUID.randomUUID();
+    Http.Response r = new Http(node.httpPort()).withToken(KEY_A).send("POST", "/v1/chat/completions",
+        "{\"model\":\"default\",\"simulator_delay_ms\":8000,\"messages\":[{\"role\":\"user\",\"content\":\"slow\"}],"
+            + "\"metadata\":{\"session_id\":\"" + sessionId + "\"}}");
+    assertEquals(504, r.status(), r.body());
+    assertEquals("upstream_timeout", r.json().path("error").path("code").asText());
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    assertTrue(s.path("messages").get(1).path("inference").path("error").asText().contains("did not answer"));
+  }
+
+  @Test
+  void perTurnFeedbackNamesTheResponseByItsMsgId() throws Exception {
+    HttpResponseFor<ChatCompletion> raw = client(KEY_A).chat().completions().withRawResponse().create(
+        ChatCompletionCreateParams.builder().model("default").addUserMessage("rate this answer").build());
+    String sessionId = raw.headers().values("X-Session-Id").get(0);
+    String msgId = raw.parse().id();
+    session(sessionId, n -> n.path("messages").size() == 2);
+    Http.Response ok = api.post("/v1/sessions/" + sessionId + "/feedback",
+        "{\"kind\":\"THUMBS_UP\",\"msgId\":\"" + msgId + "\"}");
+    assertEquals(202, ok.status(), ok.body());
+    Http.Response unknown = api.post("/v1/sessions/" + sessionId + "/feedback",
+        "{\"kind\":\"THUMBS_DOWN\",\"msgId\":\"chatcmpl-nope\"}");
+    assertEquals(404, unknown.status(), unknown.body());
+    JsonNode feedback = session(sessionId, n -> true).path("feedback");
+    assertEquals(1, feedback.size(), "the refused feedback changed nothing");
+    assertEquals(msgId, feedback.get(0).path("msgId").asText());
+  }
+
+  @Test
+  void aCallOverTheInFlightLimitIs429WithRetryAfter() throws Exception {
+    long before = simulatorRequests();
+    HttpClient http = HttpClient.newHttpClient();
+    var slow = http.sendAsync(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+        .header("Authorization", "Bearer " + KEY_A).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"simulator_delay_ms\":2000,"
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"hold\"}]}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    for (int i = 0; i < 100 && simulatorRequests() == before; i++) Thread.sleep(50);
+    assertEquals(before + 1, simulatorRequests(), "the first call is being answered");
+    Http.Response second = new Http(node.httpPort()).withToken(KEY_A).post("/v1/chat/completions",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"me too\"}]}");
+    assertEquals(429, second.status(), second.body());
+    assertEquals("rate_limit_exceeded", second.json().path("error").path("type").asText());
+    assertTrue(second.headers().firstValue("Retry-After").isPresent());
+    assertEquals(200, slow.get().statusCode());
+  }
+
+  @Test
+  void theUpstreamsOwnRefusalIsPassedThroughAndNotRecorded() throws Exception {
+    String sessionId = "refused-" + UUID.randomUUID();
+    BadRequestException e = assertThrows(BadRequestException.class, () -> client(KEY_A).chat().completions().create(
+        ChatCompletionCreateParams.builder().model("default").addUserMessage("twenty answers").n(20)
+            .putAdditionalHeader("X-Session-Id", sessionId).build()));
+    assertTrue(e.getMessage().contains("n must be"), e.getMessage());
+    assertEquals(404, api.get("/v1/sessions/" + sessionId).status());
+  }
+
+  @Test
+  void anInvalidSessionIdIs400() {
+    Http.Response r = new Http(node.httpPort()).withToken(KEY_A).post("/v1/chat/completions",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+            + "\"metadata\":{\"session_id\":\"has spaces/and slashes\"}}");
+    assertEquals(400, r.status(), r.body());
+    assertEquals("metadata.session_id", r.json().path("error").path("param").asText());
+  }
+
+  @Test
+  void theSimulatorsModelFaceSpeaksOpenAiToTheSdk() {
+    OpenAIClient direct = OpenAIOkHttpClient.builder().apiKey("unused").baseUrl(simulator.baseUrl() + "/v1")
+        .maxRetries(0).build();
+    ChatCompletion two = direct.chat().completions().create(ChatCompletionCreateParams.builder()
+        .model("served-name").addUserMessage("pick one").n(2).build());
+    assertEquals(2, two.choices().size());
+    assertEquals("served-name", two.model());
+    assertTrue(two.choices().get(1).message().content().orElseThrow().endsWith("(choice 1)"));
+    StringBuilder args = new StringBuilder();
+    String[] name = {null};
+    try (StreamResponse<ChatCompletionChunk> stream = direct.chat().completions().createStreaming(
+        ChatCompletionCreateParams.builder().model("m").addUserMessage("call the tool please")
+            .addTool(ChatCompletionFunctionTool.builder().function(FunctionDefinition.builder().name("lookup")
+                .build()).build()).build())) {
+      stream.stream().forEach(c -> c.choices().forEach(ch -> ch.delta().toolCalls().ifPresent(calls ->
+          calls.forEach(tc -> {
+            tc.function().flatMap(f -> f.name()).ifPresent(n -> name[0] = n);
+            tc.function().flatMap(f -> f.arguments()).ifPresent(args::append);
+          }))));
+    }
+    assertEquals("lookup", name[0]);
+    assertEquals("{}", args.toString(), "a tool without parameters is called with no arguments");
+  }
+}

@@ -1,0 +1,32 @@
+package io.otl.core.api;
+
+import io.otl.core.model.ModelVersion;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+
+/**
+ * The stable version's route for a session, whatever the rollout says: where the inference
+ * gateway retries a call a candidate failed ({@code fallback-to-stable}, DESIGN §7.5). Read from
+ * the agent's ModelVersion view, so the entity needs no command of its own for it.
+ */
+public final class StableRoute {
+  private final ClusterSharding sharding;
+  private final Duration askTimeout;
+
+  public StableRoute(ClusterSharding sharding, Duration askTimeout) {
+    this.sharding = sharding;
+    this.askTimeout = askTimeout;
+  }
+
+  /** Empty when the agent has no stable version (or it is the one given as {@code except}). */
+  public CompletionStage<Optional<ModelVersion.RouteDecision>> stable(String agentId, String sessionId,
+      String except) {
+    return sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
+        .<ModelVersion.ModelsView>ask(ModelVersion.Get::new, askTimeout)
+        .thenApply(view -> view.stable() == null || view.stable().equals(except) ? Optional.empty()
+            : view.versions().stream().filter(v -> v.version().equals(view.stable())).findFirst()
+                .map(v -> new ModelVersion.RouteDecision(agentId, sessionId, v.version(), v.endpoint(), null)));
+  }
+}

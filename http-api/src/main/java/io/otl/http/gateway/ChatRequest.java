@@ -1,0 +1,150 @@
+package io.otl.http.gateway;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.otl.http.Json;
+import java.util.Set;
+
+/**
+ * A chat completions request as the agent sent it (its bytes, and parsed), checked against the parts of OpenAI's schema
+ * the gateway relies on. Anything it does not know (sampling knobs, vendor extensions) passes
+ * through to the upstream unchanged; what it refuses is refused before anything is forwarded or
+ * stored.
+ */
+record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stream, JsonNode tools,
+    String metadataSessionId) {
+
+  private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant", "tool", "function");
+
+  static ChatRequest parse(byte[] bytes) {
+    if (bytes.length == 0) throw OpenAiError.invalid(null, "the request body is empty; a JSON object is expected");
+    JsonNode root;
+    try {
+      root = Json.MAPPER.readTree(bytes);
+    } catch (java.io.IOException e) {
+      String m = e.getMessage() == null ? "" : e.getMessage().split("\n")[0];
+      throw OpenAiError.invalid(null, "the request body is not valid JSON: " + m);
+    }
+    if (root == null || !root.isObject()) throw OpenAiError.invalid(null, "the request body must be a JSON object");
+    ObjectNode body = (ObjectNode) root;
+    JsonNode model = body.get("model");
+    if (model == null || !model.isTextual() || model.asText().isBlank()) {
+      throw OpenAiError.invalid("model", "model is required: a non-empty string (the agent's logical model, "
+          + "e.g. \"default\")");
+    }
+    JsonNode messages = body.get("messages");
+    if (messages == null || !messages.isArray() || messages.isEmpty()) {
+      throw OpenAiError.invalid("messages", "messages is required: a non-empty array of chat messages");
+    }
+    for (int i = 0; i < messages.size(); i++) checkMessage(messages.get(i), "messages[" + i + "]");
+    boolean stream = bool(body, "stream");
+    bool(body, "logprobs");
+    JsonNode n = body.get("n");
+    if (n != null && !n.isNull() && (!n.canConvertToInt() || !n.isIntegralNumber() || n.asInt() < 1 || n.asInt() > 128)) {
+      throw OpenAiError.invalid("n", "n must be an integer from 1 to 128");
+    }
+    number(body, "temperature", 0, 2);
+    number(body, "top_p", 0, 1);
+    JsonNode maxTokens = body.get("max_tokens");
+    if (maxTokens != null && !maxTokens.isNull() && (!maxTokens.isIntegralNumber() || maxTokens.asLong() < 1)) {
+      throw OpenAiError.invalid("max_tokens", "max_tokens must be a positive integer");
+    }
+    JsonNode tools = body.get("tools");
+    if (tools != null && !tools.isNull()) checkTools(tools);
+    JsonNode choice = body.get("tool_choice");
+    if (choice != null && !choice.isNull()) {
+      boolean ok = choice.isTextual() ? Set.of("none", "auto", "required").contains(choice.asText())
+          : choice.isObject() && choice.path("function").path("name").isTextual();
+      if (!ok) {
+        throw OpenAiError.invalid("tool_choice", "tool_choice must be \"none\", \"auto\", \"required\" or "
+            + "{\"type\":\"function\",\"function\":{\"name\":…}}");
+      }
+    }
+    JsonNode streamOptions = body.get("stream_options");
+    if (streamOptions != null && !streamOptions.isNull() && !streamOptions.isObject()) {
+      throw OpenAiError.invalid("stream_options", "stream_options must be an object");
+    }
+    String sessionId = null;
+    JsonNode metadata = body.get("metadata");
+    if (metadata != null && !metadata.isNull()) {
+      if (!metadata.isObject()) throw OpenAiError.invalid("metadata", "metadata must be an object of strings");
+      var fields = metadata.fields();
+      while (fields.hasNext()) {
+        var f = fields.next();
+        if (!f.getValue().isTextual()) {
+          throw OpenAiError.invalid("metadata." + f.getKey(), "metadata values must be strings");
+        }
+      }
+      JsonNode s = metadata.get("session_id");
+      if (s != null) sessionId = s.asText();
+    }
+    return new ChatRequest(bytes, body, (ArrayNode) messages, stream, tools == null || tools.isNull() ? null : tools,
+        sessionId);
+  }
+
+  private static void checkMessage(JsonNode m, String where) {
+    if (!m.isObject()) throw OpenAiError.invalid(where, where + " must be an object with role and content");
+    JsonNode role = m.get("role");
+    if (role == null || !role.isTextual() || !ROLES.contains(role.asText())) {
+      throw OpenAiError.invalid(where + ".role", where + ".role must be one of " + ROLES);
+    }
+    JsonNode content = m.get("content");
+    boolean hasToolCalls = m.path("tool_calls").isArray() || m.path("function_call").isObject();
+    if (content == null || content.isNull()) {
+      if (!"assistant".equals(role.asText()) || !hasToolCalls) {
+        throw OpenAiError.invalid(where + ".content", where + ".content is required (a string or an array of "
+            + "content parts); only an assistant message with tool_calls may omit it");
+      }
+    } else if (content.isArray()) {
+      for (int i = 0; i < content.size(); i++) {
+        JsonNode part = content.get(i);
+        if (!part.isObject() || !part.path("type").isTextual()) {
+          throw OpenAiError.invalid(where + ".content[" + i + "]", "a content part must be an object with a type");
+        }
+      }
+    } else if (!content.isTextual()) {
+      throw OpenAiError.invalid(where + ".content", where + ".content must be a string or an array of content parts");
+    }
+    if ("tool".equals(role.asText()) && !m.path("tool_call_id").isTextual()) {
+      throw OpenAiError.invalid(where + ".tool_call_id", "a tool message needs tool_call_id (a string)");
+    }
+    JsonNode calls = m.get("tool_calls");
+    if (calls != null && !calls.isNull()) {
+      if (!calls.isArray()) throw OpenAiError.invalid(where + ".tool_calls", "tool_calls must be an array");
+      for (int i = 0; i < calls.size(); i++) {
+        JsonNode c = calls.get(i);
+        if (!c.path("id").isTextual() || !c.path("function").path("name").isTextual()) {
+          throw OpenAiError.invalid(where + ".tool_calls[" + i + "]", "a tool call needs id and function.name");
+        }
+      }
+    }
+  }
+
+  private static void checkTools(JsonNode tools) {
+    if (!tools.isArray()) throw OpenAiError.invalid("tools", "tools must be an array of function tools");
+    for (int i = 0; i < tools.size(); i++) {
+      JsonNode t = tools.get(i);
+      if (!t.isObject() || !"function".equals(t.path("type").asText()) || !t.path("function").path("name").isTextual()
+          || t.path("function").path("name").asText().isBlank()) {
+        throw OpenAiError.invalid("tools[" + i + "]",
+            "tools[" + i + "] must be {\"type\":\"function\",\"function\":{\"name\":…,\"parameters\":{…}}}");
+      }
+    }
+  }
+
+  private static boolean bool(ObjectNode body, String field) {
+    JsonNode v = body.get(field);
+    if (v == null || v.isNull()) return false;
+    if (!v.isBoolean()) throw OpenAiError.invalid(field, field + " must be a boolean");
+    return v.asBoolean();
+  }
+
+  private static void number(ObjectNode body, String field, double min, double max) {
+    JsonNode v = body.get(field);
+    if (v == null || v.isNull()) return;
+    if (!v.isNumber() || v.asDouble() < min || v.asDouble() > max) {
+      throw OpenAiError.invalid(field, field + " must be a number from " + min + " to " + max);
+    }
+  }
+}

@@ -1,0 +1,173 @@
+package io.otl.http.gateway;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.otl.http.Json;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What the gateway keeps of an answer: choice 0's text, tool calls and finish reason, the response
+ * id, usage, and token ids / logprobs. Built from a whole response or, chunk by chunk, from a
+ * server-sent event stream; one instance per call, used by one stream stage at a time.
+ */
+final class Completion {
+  record ToolCall(String id, String name, String arguments) {}
+
+  private final boolean captureTokens;
+  private final StringBuilder content = new StringBuilder();
+  private final Map<Integer, String[]> toolCalls = new TreeMap<>();
+  private final List<Integer> tokenIds = new ArrayList<>();
+  private final List<Double> logprobs = new ArrayList<>();
+  private final StringBuilder pending = new StringBuilder();
+  private String id;
+  private String finishReason;
+  private Integer promptTokens;
+  private Integer completionTokens;
+  private boolean done;
+  private long firstTokenNanos;
+
+  Completion(boolean captureTokens) {
+    this.captureTokens = captureTokens;
+  }
+
+  /** A non-streaming response body. */
+  static Completion ofResponse(JsonNode body, boolean captureTokens) {
+    Completion c = new Completion(captureTokens);
+    c.id = text(body.get("id"));
+    c.usage(body.get("usage"));
+    for (JsonNode choice : body.path("choices")) {
+      if (choice.path("index").asInt(0) != 0) continue;
+      JsonNode message = choice.path("message");
+      if (message.path("content").isTextual()) c.content.append(message.path("content").asText());
+      int i = 0;
+      for (JsonNode call : message.path("tool_calls")) {
+        c.toolCalls.put(i++, new String[] {text(call.get("id")), text(call.path("function").get("name")),
+            argumentsText(call.path("function").get("arguments"))});
+      }
+      c.finishReason = text(choice.get("finish_reason"));
+      c.tokens(choice.path("logprobs"));
+    }
+    c.done = true;
+    return c;
+  }
+
+  /** Feeds raw SSE bytes; lines may be split across chunks. */
+  void feed(byte[] bytes, long nowNanos) {
+    pending.append(new String(bytes, StandardCharsets.UTF_8));
+    int nl;
+    while ((nl = pending.indexOf("\n")) >= 0) {
+      String line = pending.substring(0, nl).trim();
+      pending.delete(0, nl + 1);
+      if (!line.startsWith("data:")) continue;
+      String data = line.substring(5).trim();
+      if (data.equals("[DONE]")) {
+        done = true;
+        continue;
+      }
+      try {
+        chunk(Json.MAPPER.readTree(data), nowNanos);
+      } catch (java.io.IOException e) {
+        // Not ours to judge: the client gets the bytes as they came; we just cannot record this chunk.
+      }
+    }
+  }
+
+  private void chunk(JsonNode c, long nowNanos) {
+    if (id == null) id = text(c.get("id"));
+    usage(c.get("usage"));
+    for (JsonNode choice : c.path("choices")) {
+      if (choice.path("index").asInt(0) != 0) continue;
+      JsonNode delta = choice.path("delta");
+      if (delta.path("content").isTextual() && !delta.path("content").asText().isEmpty()) {
+        if (firstTokenNanos == 0) firstTokenNanos = nowNanos;
+        content.append(delta.path("content").asText());
+      }
+      for (JsonNode call : delta.path("tool_calls")) {
+        if (firstTokenNanos == 0) firstTokenNanos = nowNanos;
+        String[] acc = toolCalls.computeIfAbsent(call.path("index").asInt(toolCalls.size()),
+            k -> new String[] {null, null, ""});
+        if (call.hasNonNull("id")) acc[0] = call.get("id").asText();
+        if (call.path("function").hasNonNull("name")) acc[1] = call.path("function").get("name").asText();
+        if (call.path("function").hasNonNull("arguments")) acc[2] += call.path("function").get("arguments").asText();
+      }
+      if (choice.hasNonNull("finish_reason")) finishReason = choice.get("finish_reason").asText();
+      tokens(choice.path("logprobs"));
+    }
+  }
+
+  private void usage(JsonNode usage) {
+    if (usage == null || !usage.isObject()) return;
+    if (usage.path("prompt_tokens").isInt()) promptTokens = usage.get("prompt_tokens").asInt();
+    if (usage.path("completion_tokens").isInt()) completionTokens = usage.get("completion_tokens").asInt();
+  }
+
+  /** vLLM gives ids as "token_id:N" with return_tokens_as_token_ids; token strings are never stored. */
+  private void tokens(JsonNode logprobs) {
+    if (!captureTokens) return;
+    for (JsonNode t : logprobs.path("content")) {
+      if (t.path("logprob").isNumber()) this.logprobs.add(t.get("logprob").asDouble());
+      String token = t.path("token").asText("");
+      if (token.startsWith("token_id:")) {
+        try {
+          tokenIds.add(Integer.parseInt(token.substring(9)));
+        } catch (NumberFormatException ignored) {
+          // not an id: nothing to keep
+        }
+      }
+    }
+  }
+
+  private static String argumentsText(JsonNode args) {
+    if (args == null || args.isNull()) return "";
+    return args.isTextual() ? args.asText() : args.toString();
+  }
+
+  private static String text(JsonNode n) {
+    return n == null || n.isNull() ? null : n.asText();
+  }
+
+  /** The stream ended as OpenAI ends one ([DONE], or a finish reason when a server omits [DONE]). */
+  boolean finished() {
+    return done || finishReason != null;
+  }
+
+  String id() {
+    return id;
+  }
+
+  String content() {
+    return content.toString();
+  }
+
+  List<ToolCall> toolCalls() {
+    return toolCalls.values().stream().map(a -> new ToolCall(a[0], a[1], a[2])).toList();
+  }
+
+  String finishReason() {
+    return finishReason;
+  }
+
+  Integer promptTokens() {
+    return promptTokens;
+  }
+
+  Integer completionTokens() {
+    return completionTokens;
+  }
+
+  List<Integer> tokenIds() {
+    return tokenIds.isEmpty() ? null : List.copyOf(tokenIds);
+  }
+
+  List<Double> logprobs() {
+    return logprobs.isEmpty() ? null : List.copyOf(logprobs);
+  }
+
+  /** When the first content or tool-call token arrived (0: none yet). */
+  long firstTokenNanos() {
+    return firstTokenNanos;
+  }
+}

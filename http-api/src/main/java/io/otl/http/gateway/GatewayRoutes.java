@@ -1,0 +1,443 @@
+package io.otl.http.gateway;
+
+import static org.apache.pekko.http.javadsl.server.Directives.complete;
+import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
+import static org.apache.pekko.http.javadsl.server.Directives.concat;
+import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
+import static org.apache.pekko.http.javadsl.server.Directives.get;
+import static org.apache.pekko.http.javadsl.server.Directives.handleRejections;
+import static org.apache.pekko.http.javadsl.server.Directives.path;
+import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
+import static org.apache.pekko.http.javadsl.server.Directives.post;
+import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
+
+import io.otl.core.Ids;
+import io.otl.core.api.DataCollector;
+import io.otl.core.api.ModelRouter;
+import io.otl.core.api.StableRoute;
+import io.otl.core.model.ModelVersion;
+import io.otl.core.session.AgentSession;
+import io.otl.core.session.SessionModel;
+import io.otl.http.Json;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.http.javadsl.server.RejectionHandler;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
+import org.apache.pekko.pattern.AskTimeoutException;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.util.ByteString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The inference gateway (DESIGN §7.5): {@code POST /v1/chat/completions} and {@code GET /v1/models}
+ * in OpenAI's wire format. Each call is routed to the session's version, forwarded (streaming
+ * passed through as it arrives), and recorded in the session; every error is OpenAI's error
+ * object. Mounted under {@code /v1} outside the API's bearer-token check: agents authenticate with
+ * their own keys here.
+ */
+public final class GatewayRoutes {
+  private static final Logger log = LoggerFactory.getLogger(GatewayRoutes.class);
+  static final String SESSION_HEADER = "X-Session-Id";
+  static final String VERSION_HEADER = "X-Model-Version";
+  static final String AGENT_HEADER = "X-Agent-Id";
+
+  private final GatewaySettings settings;
+  private final DataCollector collector;
+  private final ModelRouter router;
+  private final StableRoute stableRoute;
+  private final TurnRecorder recorder;
+  private final Upstream upstream;
+  private final GatewayMetrics metrics;
+  private final Materializer materializer;
+  private final AtomicInteger inFlight = new AtomicInteger();
+
+  /** @param desensitizer the sessions' desensitizer (message ids derive from stored, never raw, text) */
+  public GatewayRoutes(ActorSystem<?> system, GatewaySettings settings, DataCollector collector, ModelRouter router,
+      StableRoute stableRoute, io.otl.http.MetricsRegistry registry, io.otl.core.session.Desensitizer desensitizer) {
+    this.settings = settings;
+    this.collector = collector;
+    this.router = router;
+    this.stableRoute = stableRoute;
+    this.recorder = new TurnRecorder(collector, desensitizer);
+    this.upstream = new Upstream(system, settings.timeout());
+    this.metrics = new GatewayMetrics(registry);
+    this.materializer = Materializer.matFromSystem(system);
+  }
+
+  public Route route() {
+    return concat(
+        path(segment("chat").slash("completions"), () -> sealed(post(() -> extractRequest(request ->
+            completeWithFuture(limited(() -> chat(request))))))),
+        path("models", () -> pathEndOrSingleSlash(() -> sealed(get(() -> extractRequest(request ->
+            complete(guard(() -> models(request)))))))));
+  }
+
+  /** Pekko's own rejections on these paths (405 …) in OpenAI's error shape too. */
+  private static Route sealed(Route inner) {
+    RejectionHandler handler = RejectionHandler.defaultHandler().mapRejectionResponse(r -> {
+      String text = r.entity() instanceof org.apache.pekko.http.javadsl.model.HttpEntity.Strict s
+          ? s.getData().decodeString(StandardCharsets.UTF_8) : r.status().reason();
+      return new OpenAiError(r.status().intValue(), "invalid_request_error", null, null, text).response()
+          .addHeaders(r.getHeaders());
+    });
+    return handleRejections(handler, () -> inner);
+  }
+
+  private CompletionStage<HttpResponse> limited(java.util.function.Supplier<CompletionStage<HttpResponse>> call) {
+    if (inFlight.incrementAndGet() > settings.maxInFlight()) {
+      inFlight.decrementAndGet();
+      return CompletableFuture.completedFuture(new OpenAiError(429, "rate_limit_exceeded", null, "overloaded",
+          "the gateway has " + settings.maxInFlight() + " calls in flight; retry shortly").response());
+    }
+    CompletionStage<HttpResponse> result;
+    try {
+      result = call.get();
+    } catch (RuntimeException e) {
+      result = CompletableFuture.failedFuture(e);
+    }
+    return result.exceptionally(GatewayRoutes::toResponse).whenComplete((r, e) -> inFlight.decrementAndGet());
+  }
+
+  private static HttpResponse guard(java.util.function.Supplier<HttpResponse> handler) {
+    try {
+      return handler.get();
+    } catch (RuntimeException e) {
+      return toResponse(e);
+    }
+  }
+
+  // ---------------------------------------------------------------- GET /v1/models
+
+  private HttpResponse models(HttpRequest request) {
+    String agent = identify(request);
+    return Json.ok(Map.of("object", "list", "data", List.of(Map.of("id", "default", "object", "model",
+        "created", 0, "owned_by", agent))));
+  }
+
+  // ---------------------------------------------------------------- POST /v1/chat/completions
+
+  /** One call's context, fixed before the upstream is called. */
+  private record Call(String agent, String sessionId, ChatRequest request, Set<String> known,
+      String routedVersion, long startNanos, boolean recorded) {}
+
+  private CompletionStage<HttpResponse> chat(HttpRequest http) {
+    long start = System.nanoTime();
+    String agent = identify(http);
+    long declared = http.entity().getContentLengthOption().orElse(-1L);
+    if (declared > settings.maxBodyBytes()) throw tooLarge();
+    return http.entity().withSizeLimit(settings.maxBodyBytes())
+        .toStrict(settings.timeout().toMillis(), materializer)
+        .thenCompose(strict -> {
+          ChatRequest request = ChatRequest.parse(strict.getData().toArray());
+          Optional<String> header = http.getHeader(SESSION_HEADER).map(HttpHeader::value);
+          String sessionId = header.orElse(request.metadataSessionId());
+          boolean generated = sessionId == null;
+          if (generated) sessionId = "gw-" + UUID.randomUUID();
+          String p = Ids.problem(header.isPresent() ? SESSION_HEADER : "metadata.session_id", sessionId,
+              Ids.MAX_SESSION_ID);
+          if (p != null) throw OpenAiError.invalid(header.isPresent() ? SESSION_HEADER : "metadata.session_id", p);
+          String session = sessionId;
+          // Both asks at once; a session id made here is new, so there is nothing to check.
+          CompletionStage<Optional<AgentSession.State>> existing = generated
+              ? CompletableFuture.completedFuture(Optional.empty()) : collector.trajectory(session);
+          CompletionStage<ModelVersion.RouteDecision> route = router.route(agent, session);
+          return existing.thenCompose(state -> {
+            Set<String> known = state.map(AgentSession.State::eventIds).orElse(Set.of());
+            state.ifPresent(s -> checkOwner(s, agent, session));
+            boolean completed = state.isPresent() && state.get().status() == SessionModel.Status.COMPLETED;
+            if (completed) {
+              // The agent knows nothing of sessions ending (idle timeout): it keeps its answer, unrecorded.
+              metrics.unrecorded(agent, "session_completed");
+              log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", agent,
+                  session);
+            }
+            return route.thenCompose(d -> attempt(
+                new Call(agent, session, request, known, d.version(), start, !completed), d, null));
+          });
+        });
+  }
+
+  private static void checkOwner(AgentSession.State s, String agent, String sessionId) {
+    if (s.agentId() != null && !s.agentId().equals(agent)) {
+      throw new OpenAiError(403, "permission_error", SESSION_HEADER, "session_of_other_agent",
+          "session " + sessionId + " belongs to another agent; this key may not write to it");
+    }
+  }
+
+  /** Calls one version; on an upstream failure, once more on the stable when allowed. */
+  private CompletionStage<HttpResponse> attempt(Call c, ModelVersion.RouteDecision d, String fallbackFrom) {
+    long upStart = System.nanoTime();
+    CompletionStage<HttpResponse> sent;
+    try {
+      sent = upstream.send(d, c.request(), settings.upstreamKeyFor(c.agent()));
+    } catch (OpenAiError e) {
+      return failed(c, d, fallbackFrom, "connect", e.getMessage(), upStart);
+    }
+    return sent.handle((resp, err) -> {
+      if (err != null) {
+        Throwable e = unwrap(err);
+        boolean timeout = e instanceof TimeoutException;
+        return failed(c, d, fallbackFrom, timeout ? "timeout" : "connect",
+            timeout ? "the model server did not answer within " + settings.timeout()
+                : "the model server is unreachable (" + e.getClass().getSimpleName() + ")", upStart);
+      }
+      int status = resp.status().intValue();
+      if (status >= 500) {
+        resp.discardEntityBytes(materializer);
+        return failed(c, d, fallbackFrom, "status", "the model server answered HTTP " + status, upStart);
+      }
+      if (status != 200) return clientError(c, d, resp);
+      return c.request().stream() ? streamOut(c, d, fallbackFrom, resp, upStart)
+          : wholeOut(c, d, fallbackFrom, resp, upStart);
+    }).thenCompose(x -> x);
+  }
+
+  /** The upstream refused the request (4xx): its error goes back to the agent; nothing is recorded. */
+  private CompletionStage<HttpResponse> clientError(Call c, ModelVersion.RouteDecision d, HttpResponse resp) {
+    int status = resp.status().intValue();
+    return resp.entity().toStrict(settings.timeout().toMillis(), materializer).thenApply(strict -> {
+      metrics.request(c.agent(), d.version(), status);
+      String text = strict.getData().decodeString(StandardCharsets.UTF_8);
+      HttpResponse out;
+      try {
+        var node = Json.MAPPER.readTree(text);
+        out = node != null && node.path("error").isObject()
+            ? HttpResponse.create().withStatus(status).withEntity(strict.getContentType(), strict.getData())
+            : new OpenAiError(status, "invalid_request_error", null, null,
+                node != null && node.path("message").isTextual() ? node.path("message").asText() : text).response();
+      } catch (java.io.IOException e) {
+        out = new OpenAiError(status, "invalid_request_error", null, null, text).response();
+      }
+      Optional<HttpHeader> retryAfter = resp.getHeader("Retry-After");
+      if (retryAfter.isPresent() && out.getHeader("Retry-After").isEmpty()) out = out.addHeader(retryAfter.get());
+      return withHeaders(out, c, d);
+    });
+  }
+
+  private CompletionStage<HttpResponse> failed(Call c, ModelVersion.RouteDecision d, String fallbackFrom, String kind,
+      String message, long upStart) {
+    metrics.upstreamError(c.agent(), d.version(), kind);
+    log.warn("gateway: agent {} session {} version {}: upstream {} failure: {}", c.agent(), c.sessionId(),
+        d.version(), kind, message);
+    CompletionStage<Optional<ModelVersion.RouteDecision>> stable = fallbackFrom == null && settings.fallbackToStable()
+        ? stableRoute.stable(c.agent(), c.sessionId(), d.version())
+        : CompletableFuture.completedFuture(Optional.empty());
+    return stable.exceptionally(e -> Optional.empty()).thenCompose(s -> {
+      if (s.isPresent()) {
+        metrics.fallback(c.agent(), d.version());
+        log.info("gateway: agent {} session {}: candidate {} failed, retrying once on stable {}", c.agent(),
+            c.sessionId(), d.version(), s.get().version());
+        return attempt(c, s.get(), d.version());
+      }
+      long totalMs = (System.nanoTime() - upStart) / 1_000_000;
+      boolean timeout = kind.equals("timeout");
+      int status = timeout ? 504 : 502;
+      metrics.request(c.agent(), d.version(), status);
+      OpenAiError error = new OpenAiError(status, timeout ? "timeout" : "upstream_error", null,
+          timeout ? "upstream_timeout" : "upstream_unavailable", "model version " + d.version() + ": " + message);
+      record(c, d, fallbackFrom, new TurnRecorder.Outcome(null, false, error.getMessage(), 0, totalMs));
+      return CompletableFuture.completedFuture(withHeaders(error.response(), c, d));
+    });
+  }
+
+  private CompletionStage<HttpResponse> wholeOut(Call c, ModelVersion.RouteDecision d, String fallbackFrom,
+      HttpResponse resp, long upStart) {
+    return resp.entity().toStrict(settings.timeout().toMillis(), materializer).handle((strict, err) -> {
+      if (err != null) {
+        Throwable e = unwrap(err);
+        boolean timeout = e instanceof TimeoutException;
+        return failed(c, d, fallbackFrom, timeout ? "timeout" : "stream", timeout
+            ? "the model server did not finish its answer within " + settings.timeout()
+            : "the model server's answer could not be read (" + e.getClass().getSimpleName() + ")", upStart);
+      }
+      long upEnd = System.nanoTime();
+      Completion answer;
+      try {
+        answer = Completion.ofResponse(Json.MAPPER.readTree(strict.getData().toArray()), settings.captureTokens());
+      } catch (java.io.IOException e) {
+        return failed(c, d, fallbackFrom, "status", "the model server answered with invalid JSON", upStart);
+      }
+      long totalMs = (upEnd - upStart) / 1_000_000;
+      observe(c, d, answer, upEnd - upStart, upEnd - upStart);
+      // Recorded off the response path: the agent's latency is the model's, not the journal's.
+      record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, false, null, totalMs, totalMs));
+      metrics.added(false, (System.nanoTime() - c.startNanos() - (upEnd - upStart)) / 1e9);
+      metrics.request(c.agent(), d.version(), 200);
+      return CompletableFuture.completedFuture(
+          withHeaders(HttpResponse.create().withEntity(strict.getContentType(), strict.getData()), c, d));
+    }).thenCompose(x -> x);
+  }
+
+  /** Passes the event stream through as it arrives; records the answer when the stream ends. */
+  private CompletionStage<HttpResponse> streamOut(Call c, ModelVersion.RouteDecision d, String fallbackFrom,
+      HttpResponse resp, long upStart) {
+    Completion answer = new Completion(settings.captureTokens());
+    Source<ByteString, Object> body = resp.entity().getDataBytes()
+        .idleTimeout(settings.timeout())
+        .map(bytes -> {
+          answer.feed(bytes.toArray(), System.nanoTime());
+          return bytes;
+        })
+        .watchTermination((mat, done) -> {
+          done.whenComplete((ok, err) -> streamEnded(c, d, fallbackFrom, answer, upStart, err));
+          return mat;
+        });
+    metrics.added(true, (upStart - c.startNanos()) / 1e9);
+    metrics.request(c.agent(), d.version(), 200);
+    return CompletableFuture.completedFuture(withHeaders(HttpResponse.create()
+        .withEntity(HttpEntities.createChunked(resp.entity().getContentType(), body))
+        .addHeader(RawHeader.create("Cache-Control", "no-cache")), c, d));
+  }
+
+  private void streamEnded(Call c, ModelVersion.RouteDecision d, String fallbackFrom, Completion answer,
+      long upStart, Throwable err) {
+    long end = System.nanoTime();
+    long totalMs = (end - upStart) / 1_000_000;
+    long firstMs = answer.firstTokenNanos() == 0 ? totalMs : (answer.firstTokenNanos() - upStart) / 1_000_000;
+    String error = null;
+    boolean aborted = false;
+    if (!answer.finished()) {
+      Throwable e = err == null ? null : unwrap(err);
+      if (e instanceof TimeoutException) {
+        error = "the model server went silent for " + settings.timeout() + " mid-stream";
+        metrics.upstreamError(c.agent(), d.version(), "timeout");
+      } else if (e != null && fromUpstream(e)) {
+        error = "the model server's stream broke: " + e.getClass().getSimpleName();
+        metrics.upstreamError(c.agent(), d.version(), "stream");
+      } else {
+        aborted = true;
+      }
+    }
+    observe(c, d, answer, end - upStart, firstMs * 1_000_000);
+    record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, aborted, error, firstMs, totalMs));
+  }
+
+  /** Failures of the upstream's entity stream, as opposed to the client going away. */
+  private static boolean fromUpstream(Throwable e) {
+    String name = e.getClass().getName();
+    return name.contains("EntityStream") || name.contains("StreamTcpException")
+        || name.contains("ResponseParsing") || name.contains("IllegalResponse");
+  }
+
+  private void observe(Call c, ModelVersion.RouteDecision d, Completion a, long totalNanos, long firstNanos) {
+    metrics.tokens(c.agent(), d.version(), a.promptTokens(), a.completionTokens());
+    metrics.latency(c.agent(), d.version(), totalNanos / 1e9, firstNanos / 1e9);
+  }
+
+  /** Records the turn; a recording failure never costs the agent its answer (it is counted and logged). */
+  private CompletionStage<Void> record(Call c, ModelVersion.RouteDecision d, String fallbackFrom,
+      TurnRecorder.Outcome outcome) {
+    if (!c.recorded()) return CompletableFuture.completedFuture(null);
+    return recorder.record(c.sessionId(), c.agent(), c.known(), c.request(), c.routedVersion(), d.version(),
+            d.servedModel(), fallbackFrom, outcome)
+        .handle((reply, err) -> {
+          if (err != null || reply instanceof AgentSession.Rejected) {
+            metrics.recordFailure(c.agent());
+            log.warn("gateway: agent {} session {}: the call was not recorded: {}", c.agent(), c.sessionId(),
+                err != null ? unwrap(err).toString() : ((AgentSession.Rejected) reply).message());
+          }
+          return null;
+        });
+  }
+
+  private static HttpResponse withHeaders(HttpResponse r, Call c, ModelVersion.RouteDecision d) {
+    List<HttpHeader> h = new ArrayList<>();
+    h.add(RawHeader.create(SESSION_HEADER, c.sessionId()));
+    h.add(RawHeader.create(VERSION_HEADER, d.version()));
+    return r.addHeaders(h);
+  }
+
+  // ---------------------------------------------------------------- identity
+
+  /** The agent behind a request: its API key when gateway auth is on, else X-Agent-Id. */
+  String identify(HttpRequest request) {
+    Optional<String> named = request.getHeader(AGENT_HEADER).map(HttpHeader::value);
+    if (settings.authEnabled()) {
+      Optional<String> auth = request.getHeader("Authorization").map(HttpHeader::value);
+      if (auth.isEmpty() || !auth.get().startsWith("Bearer ")) {
+        throw new OpenAiError(401, "invalid_request_error", null, "invalid_api_key",
+            "an API key is required: send Authorization: Bearer <the agent's gateway key>");
+      }
+      byte[] given = auth.get().substring(7).trim().getBytes(StandardCharsets.UTF_8);
+      String agent = null;
+      for (Map.Entry<String, String> e : settings.apiKeys().entrySet()) {
+        // Every key is compared, in constant time, so the answer's timing says nothing about which matched.
+        if (MessageDigest.isEqual(given, e.getValue().getBytes(StandardCharsets.UTF_8))) agent = e.getKey();
+      }
+      if (agent == null) {
+        throw new OpenAiError(401, "invalid_request_error", null, "invalid_api_key",
+            "the API key is not a gateway key of any agent");
+      }
+      if (named.isPresent() && !named.get().equals(agent)) {
+        throw new OpenAiError(403, "permission_error", AGENT_HEADER, "agent_mismatch",
+            "this API key belongs to another agent than " + AGENT_HEADER + " names");
+      }
+      return agent;
+    }
+    String agent = named.orElse(settings.defaultAgent());
+    if (agent == null || agent.isEmpty()) {
+      throw new OpenAiError(400, "invalid_request_error", AGENT_HEADER, "missing_agent",
+          "name the agent with the " + AGENT_HEADER + " header (gateway auth is off)");
+    }
+    String p = Ids.problem(AGENT_HEADER, agent, Ids.MAX_AGENT_ID);
+    if (p != null) throw OpenAiError.invalid(AGENT_HEADER, p);
+    return agent;
+  }
+
+  // ---------------------------------------------------------------- errors
+
+  private OpenAiError tooLarge() {
+    return new OpenAiError(413, "invalid_request_error", null, "request_too_large",
+        "the request body is larger than the gateway's limit of " + settings.maxBodyBytes()
+            + " bytes (gateway.max-body-bytes)");
+  }
+
+  private static HttpResponse toResponse(Throwable t) {
+    Throwable e = unwrap(t);
+    if (e instanceof OpenAiError o) return o.response();
+    if (e instanceof EntityStreamSizeException s) {
+      return new OpenAiError(413, "invalid_request_error", null, "request_too_large",
+          "the request body is larger than the gateway's limit of " + s.limit() + " bytes (gateway.max-body-bytes)")
+          .response();
+    }
+    if (e instanceof ModelRouter.NoVersionException n) {
+      return new OpenAiError(404, "invalid_request_error", "model", "model_not_found", n.getMessage()).response();
+    }
+    if (e instanceof AskTimeoutException || e instanceof TimeoutException) {
+      return new OpenAiError(503, "service_unavailable", null, "journal_timeout",
+          "the node did not answer in time; nothing was forwarded, retry the request").response();
+    }
+    log.error("gateway: unexpected failure", e);
+    return new OpenAiError(500, "server_error", null, null, "unexpected failure: " + e.getClass().getSimpleName())
+        .response();
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    Throwable e = t;
+    while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+}

@@ -1,0 +1,184 @@
+package io.otl.http.gateway;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.otl.core.api.DataCollector;
+import io.otl.core.session.AgentSession;
+import io.otl.core.session.Desensitizer;
+import io.otl.core.session.InferenceCall;
+import io.otl.core.session.SessionInput;
+import io.otl.http.Json;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Turns one gateway call into session events, sent through the same entity command as the HTTP
+ * events API (so the session desensitizes before persisting, and deduplicates).
+ *
+ * <p>Requests resend the conversation. Each message's event id derives from what it says (see
+ * {@link #messageId}), so history the session already holds comes back as duplicates and only
+ * the new suffix is persisted: the system prompt once, each answer once (under the id the next
+ * request will give it). Tool schemas go once into the session's metadata. A tool call is stored
+ * when its result comes back (the tool message of a later request), as one tool call event with
+ * input and output, as the dataset export expects.
+ */
+final class TurnRecorder {
+  static final String START_ID = "gw:start";
+  static final String TOOLS_ID = "gw:tools";
+
+  private final DataCollector collector;
+  private final Desensitizer desensitizer;
+
+  /** @param desensitizer the sessions' own, so that ids derive only from text as it will be stored */
+  TurnRecorder(DataCollector collector, Desensitizer desensitizer) {
+    this.collector = collector;
+    this.desensitizer = desensitizer;
+  }
+
+  /** The call's outcome: an answer (possibly partial) or a failure. */
+  record Outcome(Completion answer, boolean aborted, String error, long firstTokenMs, long totalMs) {}
+
+  /**
+   * @param routedVersion the version the session is routed to (the session's modelVersion)
+   * @param version the version that answered (the stable, after a fallback)
+   */
+  CompletionStage<AgentSession.RecordReply> record(String sessionId, String agentId, Set<String> known,
+      ChatRequest request, String routedVersion, String version, String servedModel, String fallbackFrom,
+      Outcome outcome) {
+    return collector.submit(sessionId, agentId,
+        inputs(desensitizer, known, request, routedVersion, version, servedModel, fallbackFrom, outcome));
+  }
+
+  static List<SessionInput> inputs(Desensitizer d, Set<String> known, ChatRequest request, String routedVersion,
+      String version, String servedModel, String fallbackFrom, Outcome outcome) {
+    List<SessionInput> in = new ArrayList<>();
+    if (!known.contains(START_ID)) {
+      Map<String, String> meta = new LinkedHashMap<>();
+      meta.put("source", "gateway");
+      if (servedModel != null) meta.put("servedModel", servedModel);
+      in.add(new SessionInput.Start(START_ID, null, null, routedVersion, meta));
+    }
+    if (request.tools() != null && !known.contains(TOOLS_ID)) {
+      in.add(new SessionInput.Start(TOOLS_ID, null, null, null, Map.of("tools", request.tools().toString())));
+    }
+    ArrayNode messages = request.messages();
+    Map<String, JsonNode> calls = new LinkedHashMap<>();
+    Map<String, Integer> seen = new HashMap<>();
+    for (int i = 0; i < messages.size(); i++) {
+      JsonNode m = messages.get(i);
+      for (JsonNode call : m.path("tool_calls")) calls.put(call.path("id").asText(), call);
+      JsonNode call = "tool".equals(m.path("role").asText()) ? calls.get(m.path("tool_call_id").asText()) : null;
+      if (call != null) {
+        // A tool call is stored once its result is known: as one tool call with its input and output.
+        String callId = call.path("id").asText();
+        String tcId = toolCallEventId(callId);
+        if (!known.contains(tcId)) {
+          in.add(new SessionInput.ToolCall(tcId, null, callId, call.path("function").path("name").asText(),
+              arguments(call.path("function").get("arguments")), arguments(text(m.get("content"))), true, null));
+        }
+        continue;
+      }
+      String content = text(m.get("content"));
+      String id = messageId(d, role(m), content, callIds(m.path("tool_calls")), seen);
+      if (!known.contains(id)) in.add(new SessionInput.Message(id, null, role(m), content, null, null));
+    }
+    Completion a = outcome.answer();
+    if (outcome.error() != null && (a == null || a.content().isEmpty() && a.toolCalls().isEmpty())) {
+      // A failed call: an id of its own, so that a retry of the turn is recorded too.
+      String id = "gw:f:" + java.util.UUID.randomUUID();
+      in.add(new SessionInput.Message(id, null, "assistant", "", null, outcome.totalMs(),
+          new InferenceCall(version, servedModel, null, null, null, null, null, outcome.error(), fallbackFrom,
+              null, null)));
+      return in;
+    }
+    String id = messageId(d, "assistant", a.content(),
+        a.toolCalls().stream().map(Completion.ToolCall::id).toList(), seen)
+        + (outcome.aborted() || outcome.error() != null ? ":partial" : "");
+    InferenceCall call = new InferenceCall(version, servedModel, outcome.firstTokenMs(), a.promptTokens(),
+        a.completionTokens(), a.finishReason(), outcome.aborted() ? Boolean.TRUE : null, outcome.error(), fallbackFrom,
+        a.tokenIds(), a.logprobs());
+    // The answer's tool calls are stored when the next request brings their results.
+    in.add(new SessionInput.Message(id, null, "assistant", a.content(), a.id(), outcome.totalMs(), call));
+    return in;
+  }
+
+  /**
+   * A message's event id: a hash of its role, its text as it will be stored (desensitized, so no
+   * id can be traced back to PII) and its tool call ids, numbered when the same message occurs
+   * again. The answer recorded now has the id it will have when the next request resends it, so
+   * resent history is a duplicate wherever it sits (agents may trim or slide their context).
+   */
+  static String messageId(Desensitizer d, String role, String content, List<String> callIds,
+      Map<String, Integer> seen) {
+    String key = role + '\u0000' + d.apply(content) + '\u0000' + String.join(",", callIds);
+    String hash = "gw:m:" + sha256(key, 12);
+    int n = seen.merge(hash, 1, Integer::sum) - 1;
+    return n == 0 ? hash : hash + "." + n;
+  }
+
+  private static List<String> callIds(JsonNode calls) {
+    List<String> ids = new ArrayList<>();
+    for (JsonNode c : calls) ids.add(c.path("id").asText());
+    return ids;
+  }
+
+  /** OpenAI roles onto the session's four: developer is a system prompt, function a tool. */
+  private static String role(JsonNode m) {
+    return switch (m.path("role").asText()) {
+      case "developer" -> "system";
+      case "function" -> "tool";
+      default -> m.path("role").asText();
+    };
+  }
+
+  /** A string content, or the text parts of an array content (other parts as a placeholder). */
+  static String text(JsonNode content) {
+    if (content == null || content.isNull()) return "";
+    if (content.isTextual()) return content.asText();
+    StringBuilder b = new StringBuilder();
+    for (JsonNode part : content) {
+      if (b.length() > 0) b.append('\n');
+      b.append("text".equals(part.path("type").asText()) ? part.path("text").asText()
+          : "[" + part.path("type").asText() + "]");
+    }
+    return b.toString();
+  }
+
+  /** Tool arguments as JSON when they parse (as models mostly send them), else as a string. */
+  private static JsonNode arguments(JsonNode args) {
+    if (args == null || args.isNull()) return null;
+    return args.isTextual() ? arguments(args.asText()) : args;
+  }
+
+  private static JsonNode arguments(String args) {
+    try {
+      JsonNode n = Json.MAPPER.readTree(args);
+      return n == null ? Json.MAPPER.getNodeFactory().textNode(args) : n;
+    } catch (java.io.IOException e) {
+      return Json.MAPPER.getNodeFactory().textNode(args);
+    }
+  }
+
+  /** Tool call ids may hold characters event ids may not. */
+  static String toolCallEventId(String callId) {
+    return "gw:tc:" + sha256(callId, 12);
+  }
+
+  private static String sha256(String text, int bytes) {
+    try {
+      byte[] h = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(h, 0, bytes);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

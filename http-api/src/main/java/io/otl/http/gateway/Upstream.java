@@ -1,0 +1,96 @@
+package io.otl.http.gateway;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.otl.core.model.ModelVersion;
+import io.otl.http.Json;
+import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.headers.Authorization;
+import org.apache.pekko.http.javadsl.settings.ConnectionPoolSettings;
+
+/**
+ * Calls a version's OpenAI-compatible server. The endpoint is the server's base URL as OpenAI
+ * clients take it ({@code http://host:8000/v1}); a URL that already ends in {@code
+ * /chat/completions} is used as it is, and one without a path gets {@code /v1}. The upstream key
+ * goes into the request header only.
+ */
+final class Upstream {
+  private final Http http;
+  private final ConnectionPoolSettings pool;
+  private final Duration timeout;
+  private final ActorSystem<?> system;
+
+  Upstream(ActorSystem<?> system, Duration timeout) {
+    this.system = system;
+    this.http = Http.get(system);
+    // The default pool (4 connections per host) would queue a busy agent's calls behind each other.
+    this.pool = ConnectionPoolSettings.create(system.classicSystem()).withMaxConnections(64).withMaxOpenRequests(1024);
+    this.timeout = timeout;
+    // Pools left open when the actor system ends are reported as failures ("pool shut down unexpectedly").
+    org.apache.pekko.actor.CoordinatedShutdown.get(system).addTask(
+        org.apache.pekko.actor.CoordinatedShutdown.PhaseServiceStop(), "gateway-connection-pools",
+        () -> http.shutdownAllConnectionPools().thenApply(x -> org.apache.pekko.Done.getInstance()));
+  }
+
+  /** The chat completions URL of an endpoint; refuses what is not an HTTP(S) URL. */
+  static String chatUrl(ModelVersion.RouteDecision d) {
+    String endpoint = d.endpoint() == null ? "" : d.endpoint().trim();
+    URI uri;
+    try {
+      uri = URI.create(endpoint);
+    } catch (IllegalArgumentException e) {
+      uri = null;
+    }
+    if (uri == null || uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))
+        || uri.getHost() == null) {
+      throw new OpenAiError(502, "upstream_error", null, "upstream_unavailable",
+          "no HTTP serving endpoint (it is '" + endpoint + "'); register the URL of an OpenAI-compatible server");
+    }
+    String base = endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
+    if (base.endsWith("/chat/completions")) return base;
+    if (uri.getPath() == null || uri.getPath().isEmpty() || uri.getPath().equals("/")) base = base + "/v1";
+    return base + "/chat/completions";
+  }
+
+  /**
+   * Sends the request body (with {@code model} replaced by the served model, when the route names
+   * one). Completes with the response head; fails with a {@link java.util.concurrent.TimeoutException}
+   * after the timeout, and then discards the late response so its connection returns to the pool.
+   */
+  CompletionStage<HttpResponse> send(ModelVersion.RouteDecision d, ChatRequest request, String upstreamKey) {
+    String url = chatUrl(d);
+    // The agent's bytes go out as they came, unless the served model name replaces its model.
+    byte[] bytes = request.raw();
+    if (d.servedModel() != null) {
+      ObjectNode body = request.body().deepCopy();
+      body.put("model", d.servedModel());
+      try {
+        bytes = Json.MAPPER.writeValueAsBytes(body);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }
+    HttpRequest req = HttpRequest.POST(url).withEntity(ContentTypes.APPLICATION_JSON, bytes);
+    if (upstreamKey != null && !upstreamKey.isEmpty()) req = req.addHeader(Authorization.oauth2(upstreamKey));
+    CompletableFuture<HttpResponse> call =
+        http.singleRequest(req, http.defaultClientHttpsContext(), pool, system.classicSystem().log())
+            .toCompletableFuture();
+    CompletableFuture<HttpResponse> bounded = call.copy().orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    bounded.whenComplete((r, e) -> {
+      if (e != null) call.thenAccept(late -> late.discardEntityBytes(system));
+    });
+    return bounded;
+  }
+
+  Duration timeout() {
+    return timeout;
+  }
+}

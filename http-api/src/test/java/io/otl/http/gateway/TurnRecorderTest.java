@@ -1,0 +1,83 @@
+package io.otl.http.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.otl.core.session.Desensitizer;
+import io.otl.core.session.SessionInput;
+import io.otl.http.Json;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Which events a call becomes: only what the session does not have yet. */
+class TurnRecorderTest {
+  private static final Desensitizer D = new Desensitizer(true, List.of("phone", "email", "id_card"), List.of());
+
+  private static ChatRequest request(String messages) {
+    return ChatRequest.parse(("{\"model\":\"m\",\"messages\":" + messages + "}").getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static TurnRecorder.Outcome answer(String content) throws Exception {
+    Completion c = Completion.ofResponse(Json.MAPPER.readTree("{\"id\":\"r-" + content.hashCode() + "\",\"choices\":"
+        + "[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"" + content + "\"},\"finish_reason\":\"stop\"}]}"),
+        false);
+    return new TurnRecorder.Outcome(c, false, null, 5, 9);
+  }
+
+  private static List<SessionInput> record(Set<String> known, String messages, String reply) throws Exception {
+    List<SessionInput> in = TurnRecorder.inputs(D, known, request(messages), "v1", "v1", null, null, answer(reply));
+    in.forEach(i -> known.add(i.eventId()));
+    return in;
+  }
+
+  private static List<String> contents(List<SessionInput> in) {
+    return in.stream().filter(i -> i instanceof SessionInput.Message).map(i -> ((SessionInput.Message) i).content())
+        .toList();
+  }
+
+  @Test
+  void resentHistoryIsNotRecordedAgainEvenInASlidingWindow() throws Exception {
+    Set<String> known = new HashSet<>();
+    String sys = "{\"role\":\"system\",\"content\":\"be brief\"}";
+    assertEquals(List.of("be brief", "q1", "a1"), contents(record(known, "[" + sys + ",{\"role\":\"user\",\"content\":\"q1\"}]", "a1")));
+    assertEquals(List.of("q2", "a2"), contents(record(known, "[" + sys + ",{\"role\":\"user\",\"content\":\"q1\"},"
+        + "{\"role\":\"assistant\",\"content\":\"a1\"},{\"role\":\"user\",\"content\":\"q2\"}]", "a2")));
+    assertEquals(List.of("q3", "a3"), contents(record(known, "[" + sys + ",{\"role\":\"assistant\",\"content\":\"a2\"},"
+        + "{\"role\":\"user\",\"content\":\"q3\"}]", "a3")), "the window dropped q1..q2; nothing is lost or doubled");
+  }
+
+  @Test
+  void aRepeatedMessageIsAnotherMessage() throws Exception {
+    Set<String> known = new HashSet<>();
+    record(known, "[{\"role\":\"user\",\"content\":\"yes\"}]", "ok");
+    assertEquals(List.of("yes", "ok"), contents(record(known, "[{\"role\":\"user\",\"content\":\"yes\"},"
+        + "{\"role\":\"assistant\",\"content\":\"ok\"},{\"role\":\"user\",\"content\":\"yes\"}]", "ok")));
+  }
+
+  @Test
+  void idsNeverDeriveFromRawPii() throws Exception {
+    List<SessionInput> a = record(new HashSet<>(), "[{\"role\":\"user\",\"content\":\"mail jane@example.com\"}]", "x");
+    List<SessionInput> b = record(new HashSet<>(), "[{\"role\":\"user\",\"content\":\"mail joe@example.org\"}]", "x");
+    assertEquals(a.get(1).eventId(), b.get(1).eventId(), "the id of the user message hashes its desensitized text");
+    assertFalse(a.get(1).eventId().contains("jane"));
+  }
+
+  @Test
+  void aToolCallIsStoredWithItsResult() throws Exception {
+    String messages = "[{\"role\":\"user\",\"content\":\"weather?\"},{\"role\":\"assistant\",\"content\":null,"
+        + "\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"weather\","
+        + "\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"call_1\","
+        + "\"content\":\"sunny\"}]";
+    List<SessionInput> in = record(new HashSet<>(), messages, "It is sunny");
+    SessionInput.ToolCall call = in.stream().filter(i -> i instanceof SessionInput.ToolCall)
+        .map(i -> (SessionInput.ToolCall) i).findFirst().orElseThrow();
+    assertEquals("weather", call.toolName());
+    assertEquals("Paris", call.input().path("city").asText());
+    assertEquals("sunny", call.output().asText());
+    assertTrue(contents(in).stream().noneMatch("sunny"::equals), "the tool result is the call's output, not a message");
+  }
+}

@@ -1,0 +1,95 @@
+package io.otl.http.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.otl.core.model.ModelVersion.RouteDecision;
+import io.otl.http.Json;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.stream.Materializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** What reaches the model server: the URL, the body (served model name), the upstream key. */
+class UpstreamTest {
+  private static ActorTestKit kit;
+  private static ServerBinding server;
+  private static final AtomicReference<HttpRequest> lastRequest = new AtomicReference<>();
+  private static final AtomicReference<byte[]> lastBody = new AtomicReference<>();
+
+  @BeforeAll
+  static void start() throws Exception {
+    kit = ActorTestKit.create("upstream-test");
+    Materializer mat = Materializer.matFromSystem(kit.system());
+    org.apache.pekko.japi.function.Function<HttpRequest, java.util.concurrent.CompletionStage<HttpResponse>> echo =
+        request -> request.entity().toStrict(3000, mat).thenApply(strict -> {
+          lastRequest.set(request);
+          lastBody.set(strict.getData().toArray());
+          return HttpResponse.create().withEntity(ContentTypes.APPLICATION_JSON, "{}");
+        });
+    server = Http.get(kit.system()).newServerAt("127.0.0.1", 0).bind(echo)
+        .toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  @AfterAll
+  static void stop() {
+    server.unbind();
+    kit.shutdownTestKit();
+  }
+
+  private static String base() {
+    return "http://127.0.0.1:" + server.localAddress().getPort();
+  }
+
+  private static ChatRequest request(String json) {
+    return ChatRequest.parse(json.getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void theAgentsBytesGoOutUnchangedWhenNoServedModelIsNamed() throws Exception {
+    String json = "{\"model\":\"default\",  \"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"top_k\":1e-5}";
+    Upstream up = new Upstream(kit.system(), Duration.ofSeconds(5));
+    HttpResponse r = up.send(new RouteDecision("a", "s", "v1", base() + "/v1", null), request(json), "")
+        .toCompletableFuture().get(10, TimeUnit.SECONDS);
+    r.discardEntityBytes(kit.system());
+    assertEquals("/v1/chat/completions", lastRequest.get().getUri().path());
+    assertArrayEquals(json.getBytes(StandardCharsets.UTF_8), lastBody.get());
+    assertEquals(true, lastRequest.get().getHeader("Authorization").isEmpty(), "no key configured, none sent");
+  }
+
+  @Test
+  void theServedModelReplacesTheModelAndTheUpstreamKeyIsSent() throws Exception {
+    String json = "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"vendor_x\":{\"a\":1}}";
+    Upstream up = new Upstream(kit.system(), Duration.ofSeconds(5));
+    up.send(new RouteDecision("a", "s", "v2", base() + "/v1/", "agent-a-v2"), request(json), "up-key")
+        .toCompletableFuture().get(10, TimeUnit.SECONDS).discardEntityBytes(kit.system());
+    JsonNode sent = Json.MAPPER.readTree(lastBody.get());
+    assertEquals("agent-a-v2", sent.path("model").asText());
+    assertEquals(1, sent.path("vendor_x").path("a").asInt(), "unknown fields pass through");
+    assertEquals("Bearer up-key", lastRequest.get().getHeader("Authorization").get().value());
+  }
+
+  @Test
+  void endpointsAreOpenAiBaseUrls() {
+    assertEquals("http://h:8000/v1/chat/completions", Upstream.chatUrl(decision("http://h:8000/v1")));
+    assertEquals("http://h:8000/v1/chat/completions", Upstream.chatUrl(decision("http://h:8000")));
+    assertEquals("https://h/x/chat/completions", Upstream.chatUrl(decision("https://h/x/chat/completions")));
+    assertThrows(OpenAiError.class, () -> Upstream.chatUrl(decision("file:///models/v1/huggingface")));
+  }
+
+  private static RouteDecision decision(String endpoint) {
+    return new RouteDecision("a", "s", "v1", endpoint, null);
+  }
+}
