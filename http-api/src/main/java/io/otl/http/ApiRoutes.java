@@ -45,8 +45,17 @@ public final class ApiRoutes {
 
   public static Route build(HealthRoutes health, ApiMetrics metrics, Auth auth, int maxInFlight,
       BooleanSupplier stopping, List<Route> v1) {
+    return build(health, metrics, auth, maxInFlight, stopping, v1, List.of());
+  }
+
+  /**
+   * As above, plus {@code rootAliases}: routes also served outside {@code /v1} (the seed article's
+   * {@code /feedback/…} paths), behind the same auth as {@code /v1}.
+   */
+  public static Route build(HealthRoutes health, ApiMetrics metrics, Auth auth, int maxInFlight,
+      BooleanSupplier stopping, List<Route> v1, List<Route> rootAliases) {
     AtomicInteger inFlight = new AtomicInteger();
-    Route api = concat(
+    List<Route> top = new java.util.ArrayList<>(List.of(
         health.route(),
         ConsoleRoutes.route(),
         path("metrics", () -> get(() -> complete(HttpResponse.create().withEntity(
@@ -54,7 +63,9 @@ public final class ApiRoutes {
         pathPrefix("v1", () -> concat(
             path("openapi.json", () -> get(() -> complete(HttpResponse.create().withEntity(
                 HttpEntities.create(ContentTypes.APPLICATION_JSON, OPENAPI))))),
-            auth.protect(() -> all(v1)))));
+            auth.protect(() -> all(v1))))));
+    if (!rootAliases.isEmpty()) top.add(auth.protect(() -> all(rootAliases)));
+    Route api = all(top);
     return handleExceptions(ApiErrors.exceptionHandler(), () -> handleRejections(ApiErrors.rejectionHandler(), () ->
         extractRequest(request -> {
           String label = request.method().name() + " " + label(request.getUri().path());
