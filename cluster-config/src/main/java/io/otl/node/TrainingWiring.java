@@ -12,6 +12,7 @@ import io.otl.node.trinity.TrinityProxyBackend;
 import io.otl.node.trinity.TrinitySettings;
 import io.otl.persistence.export.DatasetExport;
 import io.otl.persistence.export.ExportFormat;
+import io.otl.persistence.localstore.LocalTrajectoryStore;
 import io.otl.persistence.readside.FeedSettings;
 import io.otl.persistence.readside.TrajectoryFeed;
 import io.otl.persistence.readside.TrajectoryNotice;
@@ -50,6 +51,10 @@ final class TrainingWiring {
         ctx -> TrainingCoordinator.create(ctx.getEntityId(), policy, ports, clock)));
     if (training.getBoolean("read-side.enabled")) {
       TrajectoryFeed.start(system, FEED, forwarder(sharding, askTimeout), FeedSettings.fromConfig(training));
+    }
+    if ("local".equals(training.getString("data-collector.store-type"))) {
+      LocalTrajectoryStore.start(system, Path.of(training.getString("data-collector.store-path")),
+          FeedSettings.fromConfig(training));
     }
   }
 
