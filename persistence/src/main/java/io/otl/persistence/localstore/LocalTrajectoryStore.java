@@ -34,6 +34,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Driven by its own trajectory feed ({@code local-store}, offset in the journal), so after any
  * crash every completion is written, and {@link DailyJsonlFiles} keeps it to one line per session.
+ * The feed is a cluster singleton: in a cluster one node writes at a time and the writer moves on
+ * fail-over, so {@code store-path} must then be a folder all nodes share.
  */
 public final class LocalTrajectoryStore {
   private static final Logger log = LoggerFactory.getLogger(LocalTrajectoryStore.class);
