@@ -13,6 +13,7 @@ import io.otl.node.trinity.TrinitySettings;
 import io.otl.persistence.export.DatasetExport;
 import io.otl.persistence.export.ExportFormat;
 import io.otl.persistence.localstore.LocalTrajectoryStore;
+import io.otl.persistence.localstore.StoreSettings;
 import io.otl.persistence.readside.FeedSettings;
 import io.otl.persistence.readside.TrajectoryFeed;
 import io.otl.persistence.readside.TrajectoryNotice;
@@ -52,9 +53,9 @@ final class TrainingWiring {
     if (training.getBoolean("read-side.enabled")) {
       TrajectoryFeed.start(system, FEED, forwarder(sharding, askTimeout), FeedSettings.fromConfig(training));
     }
-    if ("local".equals(training.getString("data-collector.store-type"))) {
-      LocalTrajectoryStore.start(system, Path.of(training.getString("data-collector.store-path")),
-          FeedSettings.fromConfig(training));
+    StoreSettings store = StoreSettings.fromConfig(training);
+    if (store.local()) {
+      LocalTrajectoryStore.start(system, store.storePath(), FeedSettings.fromConfig(training));
     }
   }
 

@@ -14,6 +14,7 @@ import io.otl.core.coordinator.TrainingPolicy;
 import io.otl.core.model.Metric;
 import io.otl.core.model.ModelSettings;
 import io.otl.core.session.SessionSettings;
+import io.otl.persistence.localstore.StoreSettings;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,7 +35,7 @@ class SeedKeysWalkTest {
   private static final String T = "agentscope.training.";
 
   /** What the node parses from the merged config: the objects its entities and wiring are built from. */
-  private record Parsed(Config merged, SessionSettings session, TrainingPolicy policy, ModelSettings model) {}
+  private record Parsed(SessionSettings session, TrainingPolicy policy, ModelSettings model, StoreSettings store) {}
 
   /** Honoured keys (relative to agentscope.training) and where their value shows in the parsed settings. */
   private static final Map<String, Function<Parsed, Object>> HONOURED = new LinkedHashMap<>();
@@ -44,9 +45,9 @@ class SeedKeysWalkTest {
     String dc = "data-collector.";
     HONOURED.put(dc + "collect-mode", p -> p.session().collectMode());
     HONOURED.put(dc + "sample-rate", p -> p.session().sampleRate());
-    // Read by TrainingWiring to start the local store (LocalStoreTest shows its effect).
-    HONOURED.put(dc + "store-type", p -> p.merged().getString(T + dc + "store-type"));
-    HONOURED.put(dc + "store-path", p -> p.merged().getString(T + dc + "store-path"));
+    // LocalStoreTest shows what a local store writes.
+    HONOURED.put(dc + "store-type", p -> p.store().storeType());
+    HONOURED.put(dc + "store-path", p -> p.store().storePath().toString());
     HONOURED.put(dc + "desensitize.enabled", p -> p.session().desensitizeEnabled());
     HONOURED.put(dc + "desensitize.patterns", p -> p.session().desensitizePatterns());
     String tr = "training-runner.";
@@ -85,8 +86,8 @@ class SeedKeysWalkTest {
     Config file = AgentScopeConfigLoader.load(sample(name), Map.of("MODEL_API_KEY", "sk-walk-test"));
     Config merged = file.withFallback(ConfigFactory.defaultReference()).resolve();
     Config training = merged.getConfig("agentscope.training");
-    Parsed parsed = new Parsed(merged, SessionSettings.fromConfig(training), TrainingPolicy.fromConfig(training),
-        ModelSettings.fromConfig(training));
+    Parsed parsed = new Parsed(SessionSettings.fromConfig(training), TrainingPolicy.fromConfig(training),
+        ModelSettings.fromConfig(training), StoreSettings.fromConfig(training));
     List<String> errors = validationErrors(file);
 
     Set<String> keys = new TreeSet<>();
