@@ -186,12 +186,14 @@ public final class TrainingNode implements AutoCloseable {
       List<ReadinessCheck> checks = List.of(journalCheck(journal), clusterCheck(cluster));
       Auth auth = new Auth(Optional.of(training.getString("auth.token")), training.getBoolean("auth.protect-reads"));
       int maxEvents = training.getInt("data-collector.max-events-per-request");
+      SessionRoutes sessionRoutes = new SessionRoutes(collector, maxEvents, metrics);
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
           training.getInt("http.max-in-flight"), stopping::get, List.of(
-              new SessionRoutes(collector, maxEvents, metrics).route(),
+              sessionRoutes.route(),
               new ModelRoutes(sharding, askTimeout, directory).route(),
               new TrainingRoutes(sharding, askTimeout, directory).route(),
               new AuditRoutes(AuditReader.fromConfig(system, training)).route()),
+          List.of(sessionRoutes.feedbackRoute()),
           gateway(system, training, collector, router, sharding, askTimeout, metrics, sessionSettings));
       binding = HttpServer.start(system, training.getString("http.host"), training.getInt("http.port"), routes,
               training.getDuration("http.shutdown-deadline"))

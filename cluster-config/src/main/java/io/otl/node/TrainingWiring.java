@@ -15,6 +15,8 @@ import io.otl.node.trinity.TrinityProxyBackend;
 import io.otl.node.trinity.TrinitySettings;
 import io.otl.persistence.export.DatasetExport;
 import io.otl.persistence.export.ExportFormat;
+import io.otl.persistence.localstore.LocalTrajectoryStore;
+import io.otl.persistence.localstore.StoreSettings;
 import io.otl.persistence.readside.FeedSettings;
 import io.otl.persistence.readside.TrajectoryFeed;
 import io.otl.persistence.readside.TrajectoryNotice;
@@ -54,6 +56,10 @@ final class TrainingWiring {
         ctx -> TrainingCoordinator.create(ctx.getEntityId(), policy, ports, clock)));
     if (training.getBoolean("read-side.enabled")) {
       TrajectoryFeed.start(system, FEED, forwarder(sharding, askTimeout), FeedSettings.fromConfig(training));
+    }
+    StoreSettings store = StoreSettings.fromConfig(training);
+    if (store.local()) {
+      LocalTrajectoryStore.start(system, store.storePath(), FeedSettings.fromConfig(training));
     }
   }
 

@@ -45,19 +45,21 @@ public final class ApiRoutes {
 
   public static Route build(HealthRoutes health, ApiMetrics metrics, Auth auth, int maxInFlight,
       BooleanSupplier stopping, List<Route> v1) {
-    return build(health, metrics, auth, maxInFlight, stopping, v1, null);
+    return build(health, metrics, auth, maxInFlight, stopping, v1, List.of(), null);
   }
 
   /**
+   * @param rootAliases routes also served outside {@code /v1} (the seed article's {@code
+   *     /feedback/…} paths), behind the same auth as {@code /v1}
    * @param gateway the inference gateway's routes (DESIGN §7.5), or null: under {@code /v1} but
    *     outside the bearer-token check, since agents authenticate there with their own keys
    */
   public static Route build(HealthRoutes health, ApiMetrics metrics, Auth auth, int maxInFlight,
-      BooleanSupplier stopping, List<Route> v1, Route gateway) {
+      BooleanSupplier stopping, List<Route> v1, List<Route> rootAliases, Route gateway) {
     Route protectedV1 = auth.protect(() -> all(v1));
     Route v1Routes = gateway == null ? protectedV1 : concat(gateway, protectedV1);
     AtomicInteger inFlight = new AtomicInteger();
-    Route api = concat(
+    List<Route> top = new java.util.ArrayList<>(List.of(
         health.route(),
         ConsoleRoutes.route(),
         path("metrics", () -> get(() -> complete(HttpResponse.create().withEntity(
@@ -65,7 +67,9 @@ public final class ApiRoutes {
         pathPrefix("v1", () -> concat(
             path("openapi.json", () -> get(() -> complete(HttpResponse.create().withEntity(
                 HttpEntities.create(ContentTypes.APPLICATION_JSON, OPENAPI))))),
-            v1Routes)));
+            v1Routes))));
+    if (!rootAliases.isEmpty()) top.add(auth.protect(() -> all(rootAliases)));
+    Route api = all(top);
     return handleExceptions(ApiErrors.exceptionHandler(), () -> handleRejections(ApiErrors.rejectionHandler(), () ->
         extractRequest(request -> {
           String label = request.method().name() + " " + label(request.getUri().path());

@@ -30,7 +30,7 @@ import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
 import org.apache.pekko.util.ByteString;
 
-/** Sessions and feedback: {@code /v1/sessions/…} and the AgentScope-compatible {@code /v1/feedback/…}. */
+/** Sessions and feedback: {@code /v1/sessions/…} and the AgentScope-compatible {@code /v1/feedback/…} (also at the root). */
 public final class SessionRoutes {
   private final DataCollector collector;
   private final EventParser parser;
@@ -48,11 +48,20 @@ public final class SessionRoutes {
             pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> getSession(sessionId))))),
             path("events", () -> post(() -> body(b -> completeWithFuture(guard(() -> postEvents(sessionId, b)))))),
             path("feedback", () -> post(() -> body(b -> completeWithFuture(guard(() -> postFeedback(sessionId, b))))))))),
-        pathPrefix("feedback", () -> concat(
-            path("rate", () -> post(() -> parameterOptional("sessionId", s -> parameterOptional("score", score ->
-                completeWithFuture(guard(() -> rate(s, score))))))),
-            path("thumbs", () -> post(() -> parameterOptional("sessionId", s -> parameterOptional("helpful", h ->
-                completeWithFuture(guard(() -> thumbs(s, h))))))))));
+        feedbackRoute());
+  }
+
+  /**
+   * {@code feedback/rate} and {@code feedback/thumbs}: mounted under {@code /v1} and, because the
+   * AgentScope article's controller serves them at the root, also at {@code /feedback/…} (DESIGN
+   * §7.1). One route value, so both paths share handlers and validation.
+   */
+  public Route feedbackRoute() {
+    return pathPrefix("feedback", () -> concat(
+        path("rate", () -> post(() -> parameterOptional("sessionId", s -> parameterOptional("score", score ->
+            completeWithFuture(guard(() -> rate(s, score))))))),
+        path("thumbs", () -> post(() -> parameterOptional("sessionId", s -> parameterOptional("helpful", h ->
+            completeWithFuture(guard(() -> thumbs(s, h)))))))));
   }
 
   /** The raw body; parsed by us so malformed JSON and invalid UTF-8 become a 400 naming the problem. */

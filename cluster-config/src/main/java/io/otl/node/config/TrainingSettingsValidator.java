@@ -125,10 +125,10 @@ public final class TrainingSettingsValidator {
     String dc = "data-collector.";
     rule(dc + "collect-mode", oneOf("full", "sampled"));
     rule(dc + "sample-rate", number(0.0, true, 1.0, true));
-    rule(dc + "store-type", oneOf("database", "local", "oss"));
+    rule(dc + "store-type", storeType());
     rule(dc + "store-path", string(false));
-    rule(dc + "store-endpoint", string(false));
-    rule(dc + "store-bucket", string(false));
+    rule(dc + "store-endpoint", onlyForOss());
+    rule(dc + "store-bucket", onlyForOss());
     rule(dc + "max-text-length", integerAtLeast(1));
     rule(dc + "max-events-per-request", integerAtLeast(1));
     rule(dc + "desensitize.enabled", bool());
@@ -352,6 +352,12 @@ public final class TrainingSettingsValidator {
           + format(canary) + "), since they follow the canary stage");
     }
 
+    String storePath = (String) t.get("data-collector.store-path");
+    if ("local".equals(t.get("data-collector.store-type")) && storePath != null && storePath.isBlank()) {
+      String key = ROOT + ".data-collector.store-path";
+      c.error(key, c.valueAt(key), "a folder (e.g. ./trajectories) when store-type = local");
+    }
+
     Duration min = (Duration) t.get("training-runner.submit-retry.min-backoff");
     Duration max = (Duration) t.get("training-runner.submit-retry.max-backoff");
     if (min != null && max != null && max.compareTo(min) < 0) {
@@ -380,6 +386,39 @@ public final class TrainingSettingsValidator {
       prefix.append(parts[i]);
       SECTIONS.add(prefix.toString());
     }
+  }
+
+  /**
+   * database | local. AgentScope's {@code oss} is refused, not ignored: this node has no OSS client
+   * and the AgentScope files carry no OSS credentials, so accepting it would silently store nothing
+   * where the user looks for trajectories.
+   */
+  private static Rule storeType() {
+    return (c, key, v) -> {
+      String s = asScalarString(v);
+      if ("oss".equals(s)) {
+        c.error(key, v, "database (the journal) or local (JSON lines under store-path); oss is not"
+            + " supported by this node (no OSS client, no OSS credentials in the file)");
+        return null;
+      }
+      if (!"database".equals(s) && !"local".equals(s)) {
+        c.error(key, v, "one of database, local");
+        return null;
+      }
+      return s;
+    };
+  }
+
+  /** store-endpoint and store-bucket only mean something for store-type = oss, which is refused. */
+  private static Rule onlyForOss() {
+    return (c, key, v) -> {
+      String s = asScalarString(v);
+      if (s == null || !s.isBlank()) {
+        c.error(key, v, "empty: only store-type = oss uses it, and this node does not support oss");
+        return null;
+      }
+      return s;
+    };
   }
 
   private static Rule anySection() {

@@ -106,10 +106,14 @@ class NodeConfigTest {
   }
 
   @Test
-  void allThreeSamplesResolveWithTheModelKeyUnset() {
-    for (String name : List.of("application.yml", "settings.json", "config.toml")) {
+  void theLocalStoreSamplesResolveWithTheModelKeyUnset() {
+    for (String name : List.of("settings.json", "config.toml")) {
       Config c = NodeConfig.resolve(Optional.of(sample(name)), ConfigFactory.empty(), Map.of());
       assertTrue(c.getBoolean(T + "enabled"), name);
     }
+    // application.yml asks for store-type oss: refused (TrainingSettingsValidatorTest has the message).
+    ConfigValidationException e = assertThrows(ConfigValidationException.class,
+        () -> NodeConfig.resolve(Optional.of(sample("application.yml")), ConfigFactory.empty(), Map.of()));
+    assertTrue(e.getMessage().contains(T + "data-collector.store-type = \"oss\""), e.getMessage());
   }
 }

@@ -48,11 +48,31 @@ class TrainingSettingsValidatorTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"application.yml", "settings.json", "config.toml"})
+  @ValueSource(strings = {"settings.json", "config.toml"})
   void theAgentScopeSamplesValidateWithoutErrorsOrUnknownKeys(String name) {
     Config c = AgentScopeConfigLoader.load(sample(name), Map.of()); // MODEL_API_KEY unset
     ValidationReport report = TrainingSettingsValidator.validate(c);
-    assertEquals(List.of(), report.unknownKeys(), "store-endpoint/store-bucket are known");
+    assertEquals(List.of(), report.unknownKeys());
+  }
+
+  /** application.yml asks for oss, which this node cannot write to: refused, every oss key named. */
+  @Test
+  void theOssSampleIsRefusedNamingItsKeysAndWhatIsAllowed() {
+    Config c = AgentScopeConfigLoader.load(sample("application.yml"), Map.of());
+    ConfigValidationException e = invalid(c);
+    assertEquals(List.of(
+        T + "data-collector.store-type = \"oss\": must be database (the journal) or local (JSON lines under"
+            + " store-path); oss is not supported by this node (no OSS client, no OSS credentials in the file)",
+        T + "data-collector.store-endpoint = \"oss-cn-hangzhou.aliyuncs.com\": must be empty: only"
+            + " store-type = oss uses it, and this node does not support oss",
+        T + "data-collector.store-bucket = \"agent-trajectories\": must be empty: only store-type = oss"
+            + " uses it, and this node does not support oss"), e.errors());
+    Config local = c.withValue(T + "data-collector.store-type", com.typesafe.config.ConfigValueFactory.fromAnyRef("local"))
+        .withoutPath(T + "data-collector.store-endpoint").withoutPath(T + "data-collector.store-bucket");
+    assertEquals(List.of(), TrainingSettingsValidator.validate(local).unknownKeys(), "the rest of the file is valid");
+    Config blankPath = local.withValue(T + "data-collector.store-path", com.typesafe.config.ConfigValueFactory.fromAnyRef(""));
+    assertEquals(List.of(T + "data-collector.store-path = \"\": must be a folder (e.g. ./trajectories) when"
+        + " store-type = local"), invalid(blankPath).errors());
   }
 
   @Test
@@ -136,7 +156,7 @@ class TrainingSettingsValidatorTest {
         T + "persistence = \"mysql\": must be one of h2, postgres",
         T + "data-collector.collect-mode = \"partial\": must be one of full, sampled",
         T + "data-collector.sample-rate = 1.5: must be a number in [0, 1]",
-        T + "data-collector.store-type = \"s3\": must be one of database, local, oss",
+        T + "data-collector.store-type = \"s3\": must be one of database, local",
         T + "data-collector.max-text-length = 0: must be an integer >= 1",
         T + "data-collector.max-events-per-request = 2.5: must be an integer >= 1",
         T + "data-collector.desensitize.enabled = 1: must be true or false",

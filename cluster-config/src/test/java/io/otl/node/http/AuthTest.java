@@ -39,6 +39,11 @@ class AuthTest {
       assertEquals(202, authorized.post("/v1/sessions/s1/events", BODY).status());
       assertEquals(200, anonymous.get("/v1/sessions/s1").status());
       assertEquals(200, anonymous.get("/health/ready").status());
+      // The seed article's root feedback paths sit behind the same token as their /v1 twins.
+      assertEquals(401, anonymous.post("/feedback/rate?sessionId=s1&score=4", null).status());
+      assertEquals(401, anonymous.post("/feedback/thumbs?sessionId=s1&helpful=true", null).status());
+      assertEquals(0, anonymous.get("/v1/sessions/s1").json().get("feedback").size(), "refused feedback stored nothing");
+      assertEquals(200, authorized.post("/feedback/rate?sessionId=s1&score=4", null).status());
     }
   }
 

@@ -330,6 +330,7 @@ public final class TrainingCoordinator
    * @param nextScheduledRun next cron slot, null when the scheduled trigger is off
    * @param meanQuality mean quality score of the pool, null when the pool is empty
    * @param backend {@code ray-jobs} or {@code trinity-proxy}
+   * @param status {@code enabled}, or {@code disabled} when {@code agentscope.training.enabled = false}
    */
   public record CoordinatorView(
       String agentId,
@@ -339,7 +340,8 @@ public final class TrainingCoordinator
       Instant nextScheduledRun,
       JobSummary activeJob,
       Double meanQuality,
-      String backend)
+      String backend,
+      String status)
       implements JsonSerializable {}
 
   public record JobSummary(String jobId, JobStatus status) implements JsonSerializable {}
@@ -1284,6 +1286,9 @@ public final class TrainingCoordinator
   // ---- triggers ------------------------------------------------------------------------------
 
   private ReplyEffect<Event, State> onTrigger(State s, Trigger c) {
+    if (!policy.trainingEnabled()) {
+      return Effect().reply(c.replyTo(), new Refused(ErrorCode.CONFLICT, TrainingSwitch.refusal(agentId)));
+    }
     Optional<Job> active = s.activeJob();
     if (active.isPresent()) {
       return Effect().reply(c.replyTo(), new Refused(ErrorCode.CONFLICT, "job " + active.get().jobId()
@@ -1489,6 +1494,8 @@ public final class TrainingCoordinator
         case REQUESTED -> {
           if (job.cancelRequested()) {
             cancelOnBackend(job);
+          } else if (!policy.trainingEnabled()) {
+            ctx.getLog().info("agent {}: job {} stays REQUESTED: {}", agentId, job.jobId(), TrainingSwitch.HELD);
           } else if (job.submitting()) {
             sendSubmission(s, job); // the same job id: the backend makes it idempotent
           } else if (job.nextAttemptAt() != null) {
@@ -2111,7 +2118,8 @@ public final class TrainingCoordinator
   private CoordinatorView statusView(State s) {
     JobSummary active = s.activeJob().map(j -> new JobSummary(j.jobId(), j.status())).orElse(null);
     return new CoordinatorView(agentId, s.poolSize(), policy.minSamples(), policy.triggerNames(),
-        nextScheduledRun(s), active, s.meanQuality(), policy.backend().configName());
+        nextScheduledRun(s), active, s.meanQuality(), policy.backend().configName(),
+        TrainingSwitch.status(policy));
   }
 
   private JobView view(Job j) {

@@ -55,6 +55,8 @@ import java.util.function.Supplier;
  * @param pollInterval how often a submitted job (or the proxy's metrics) is polled
  * @param submitMinBackoff first back-off after a failed submission, export, cancel or hand-over
  * @param submitMaxBackoff longest back-off
+ * @param trainingEnabled {@code agentscope.training.enabled}: when false no trigger (automatic or
+ *     manual) starts a job and no requested job is submitted; trajectories are still pooled
  */
 public record TrainingPolicy(
     Backend backend,
@@ -72,7 +74,8 @@ public record TrainingPolicy(
     String checkpointRootDir,
     Duration pollInterval,
     Duration submitMinBackoff,
-    Duration submitMaxBackoff) {
+    Duration submitMaxBackoff,
+    boolean trainingEnabled) {
 
   /** Configuration path (under {@code agentscope.training}) of these settings. */
   public static final String PATH = "training-runner";
@@ -145,8 +148,12 @@ public record TrainingPolicy(
         "submit-retry.max-backoff", submitMaxBackoff, "a duration >= submit-retry.min-backoff");
   }
 
-  /** True when this automatic trigger is configured; {@code MANUAL} is always allowed. */
+  /**
+   * True when this automatic trigger is configured; {@code MANUAL} is always allowed. None is when
+   * training is disabled.
+   */
   public boolean isEnabled(TriggerType t) {
+    if (!trainingEnabled) return false;
     return t == TriggerType.MANUAL || triggers.contains(t);
   }
 
@@ -249,7 +256,8 @@ public record TrainingPolicy(
         read("checkpoint-root-dir", () -> c.getString("checkpoint-root-dir")),
         read("poll-interval", () -> c.getDuration("poll-interval")),
         read("submit-retry.min-backoff", () -> c.getDuration("submit-retry.min-backoff")),
-        read("submit-retry.max-backoff", () -> c.getDuration("submit-retry.max-backoff")));
+        read("submit-retry.max-backoff", () -> c.getDuration("submit-retry.max-backoff")),
+        !agentscopeTraining.hasPath("enabled") || agentscopeTraining.getBoolean("enabled"));
   }
 
   /** The defaults of {@code reference.conf}. */

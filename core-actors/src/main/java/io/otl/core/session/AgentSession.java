@@ -521,7 +521,7 @@ public final class AgentSession
       FeedbackKind kind = FeedbackKind.parse(f.kind());
       if (kind == null) {
         return ".kind is '" + f.kind() + "'; allowed: THUMBS_UP, THUMBS_DOWN, RATING, ADOPTED, "
-            + "REPEATED_QUESTION, HUMAN_HANDOFF";
+            + "REPEATED_QUESTION, HUMAN_HANDOFF, or AgentScope's " + FeedbackKindAliases.DESCRIPTION;
       }
       if (kind == FeedbackKind.RATING) {
         if (f.value() == null) return ".value is required for a RATING (an integer from 1 to 5)";

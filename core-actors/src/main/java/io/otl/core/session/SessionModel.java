@@ -20,7 +20,7 @@ public final class SessionModel {
     public static FeedbackKind parse(String s) {
       if (s == null) return null;
       for (FeedbackKind k : values()) if (k.name().equalsIgnoreCase(s)) return k;
-      return null;
+      return FeedbackKindAliases.resolve(s);
     }
   }
 

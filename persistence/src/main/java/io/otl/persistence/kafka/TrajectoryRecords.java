@@ -27,7 +27,7 @@ import org.apache.pekko.persistence.query.EventEnvelope;
  * their name only ({@code [{"type":"function","function":{"name":"search"}}]}): the journal does
  * not hold tool schemas.
  */
-final class TrajectoryRecords implements KafkaPublisher.RecordBuilder {
+public final class TrajectoryRecords implements KafkaPublisher.RecordBuilder {
   private static final String PREFIX = AgentSession.ENTITY_TYPE_KEY.name() + "|";
 
   private final ActorSystem<?> system;
@@ -54,7 +54,7 @@ final class TrajectoryRecords implements KafkaPublisher.RecordBuilder {
             json(sessionId, (AgentSession.Event) event, state))));
   }
 
-  static String json(String sessionId, AgentSession.Event event, AgentSession.State state) {
+  public static String json(String sessionId, AgentSession.Event event, AgentSession.State state) {
     ObjectNode out = PublishedJson.MAPPER.createObjectNode();
     ArrayNode messages = out.putArray("messages");
     for (AgentSession.MessageRecorded m : state.messages()) {
