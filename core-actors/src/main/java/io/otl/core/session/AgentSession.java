@@ -121,7 +121,9 @@ public final class AgentSession
   /** @param inference what the inference gateway observed of the call; null from other doors */
   public record MessageRecorded(
       String eventId, Instant at, Instant recordedAt, Role role, String content, String msgId,
-      Long latencyMs, InferenceCall inference) implements Event {
+      Long latencyMs,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+      InferenceCall inference) implements Event {
     @com.fasterxml.jackson.annotation.JsonCreator
     public MessageRecorded {}
 
@@ -142,7 +144,9 @@ public final class AgentSession
   /** @param msgId the response (assistant message's msgId) the feedback rates; null: the whole session */
   public record FeedbackRecorded(
       String eventId, Instant at, Instant recordedAt, String feedbackId, FeedbackKind kind, Double value,
-      String source, String msgId) implements Event {
+      String source,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+      String msgId) implements Event {
     @com.fasterxml.jackson.annotation.JsonCreator
     public FeedbackRecorded {}
 

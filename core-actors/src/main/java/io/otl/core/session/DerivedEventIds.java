@@ -42,7 +42,26 @@ final class DerivedEventIds {
   /** The 0.1.0 derivation, kept only to recognise ids it stored: never use it for new ids. */
   static String legacy(SessionInput input) {
     if (input instanceof SessionInput.Feedback f && f.feedbackId() != null) return "feedback:" + f.feedbackId();
-    return "d:" + sha256Prefix(input.toString());
+    return "d:" + sha256Prefix(render010(input));
+  }
+
+  /**
+   * {@code toString()} of the input as 0.1.0's records rendered it. Message and Feedback have gained
+   * components since (the gateway's {@code inference}, per-turn {@code msgId}); an input that uses
+   * one cannot be a retry of a 0.1.0 request, so it renders to something no 0.1.0 id matches.
+   */
+  private static String render010(SessionInput input) {
+    if (input instanceof SessionInput.Message m) {
+      if (m.inference() != null) return "not-in-0.1.0:" + canonical(input);
+      return "Message[eventId=" + m.eventId() + ", at=" + m.at() + ", role=" + m.role() + ", content="
+          + m.content() + ", msgId=" + m.msgId() + ", latencyMs=" + m.latencyMs() + "]";
+    }
+    if (input instanceof SessionInput.Feedback f) {
+      if (f.msgId() != null) return "not-in-0.1.0:" + canonical(input);
+      return "Feedback[eventId=" + f.eventId() + ", at=" + f.at() + ", kind=" + f.kind() + ", value="
+          + f.value() + ", feedbackId=" + f.feedbackId() + ", source=" + f.source() + "]";
+    }
+    return input.toString();
   }
 
   private static String sha256Prefix(String text) {
