@@ -2,6 +2,9 @@ package io.otl.core.model;
 
 import io.otl.core.JsonSerializable;
 import io.otl.core.model.CanaryStatistics.TestResult;
+import io.otl.core.model.Deployments.Deployment;
+import io.otl.core.serving.Serving;
+import io.otl.core.serving.ServingTarget;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,6 +23,7 @@ import java.util.stream.Collectors;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
@@ -70,6 +74,10 @@ public final class ModelVersion
     EVALUATING,
     READY,
     REJECTED,
+    /** Being loaded into serving (intent recorded, load not confirmed): serves nothing. */
+    DEPLOYING,
+    /** The serving backend refused or never confirmed the load: serves nothing. */
+    DEPLOY_FAILED,
     CANARY,
     RAMP,
     PAUSED,
@@ -92,7 +100,11 @@ public final class ModelVersion
           RecordOutcome,
           StepTick,
           Get,
-          Route {}
+          Route,
+          DeploymentCalls.DeployCall,
+          DeploymentCalls.DeployOutcome,
+          DeploymentCalls.UndeployCall,
+          DeploymentCalls.UndeployOutcome {}
 
   /**
    * A trained model from a job: REGISTERED → EVALUATING → offline gate → READY or REJECTED, and
@@ -204,7 +216,12 @@ public final class ModelVersion
       List<String> reasons)
       implements TransitionReply {}
 
-  public record RouteDecision(String agentId, String sessionId, String version, String endpoint)
+  /**
+   * @param endpoint the serving endpoint of the version (its confirmed deployment's)
+   * @param servedModel the model name to send upstream; null: pass the agent's own name on
+   */
+  public record RouteDecision(
+      String agentId, String sessionId, String version, String endpoint, String servedModel)
       implements RouteReply {}
 
   public enum Disposition {
@@ -249,7 +266,8 @@ public final class ModelVersion
       Instant stepDeadline,
       Instant retainedUntil,
       MetricsView metrics,
-      List<HistoryEntry> history) {}
+      List<HistoryEntry> history,
+      Deployment deployment) {}
 
   /**
    * @param offline the offline evaluation metrics given at registration
@@ -302,7 +320,13 @@ public final class ModelVersion
           RolloutPaused,
           RolloutResumed,
           VersionPromoted,
-          VersionRolledBack {
+          VersionRolledBack,
+          Deployments.BaseModelRegistered,
+          Deployments.DeploymentRequested,
+          Deployments.DeploymentConfirmed,
+          Deployments.DeploymentFailed,
+          Deployments.UndeployRequested,
+          Deployments.Undeployed {
     String version();
   }
 
@@ -411,12 +435,24 @@ public final class ModelVersion
   /** Exactly one candidate in CANARY, RAMP or PAUSED. */
   public record RollingOut(Models models, Rollout rollout) implements State {}
 
-  /** All versions of the agent, in registration order, and the stable one. */
-  public record Models(List<VersionRecord> versions, String stable) {
-    public static final Models EMPTY = new Models(List.of(), null);
+  /**
+   * All versions of the agent, in registration order, the stable one, and the deployment of each
+   * version that has one.
+   */
+  public record Models(List<VersionRecord> versions, String stable, Map<String, Deployment> deployments) {
+    public static final Models EMPTY = new Models(List.of(), null, Map.of());
 
     public Models {
       versions = List.copyOf(versions);
+      deployments = deployments == null ? Map.of() : Map.copyOf(deployments);
+    }
+
+    Models withDeployments(Map<String, Deployment> next) {
+      return new Models(versions, stable, next);
+    }
+
+    Optional<VersionRecord> deploying() {
+      return versions.stream().filter(v -> v.state() == VersionState.DEPLOYING).findFirst();
     }
 
     Optional<VersionRecord> find(String version) {
@@ -441,11 +477,11 @@ public final class ModelVersion
       if (!replaced) {
         next.add(updated);
       }
-      return new Models(next, stable);
+      return new Models(next, stable, deployments);
     }
 
     Models withStable(String newStable) {
-      return new Models(versions, newStable);
+      return new Models(versions, newStable, deployments);
     }
 
     Optional<VersionRecord> oldestReady() {
@@ -562,16 +598,28 @@ public final class ModelVersion
   private final ModelSettings settings;
   private final Clock clock;
   private final TimerScheduler<Command> timers;
+  private final Serving serving;
+  private final ActorContext<Command> context;
+  private final DeploymentCalls calls;
 
+  /** Versions served at their registered endpoints, no base model (as before deployment existed). */
   public static Behavior<Command> create(String agentId, ModelSettings settings, Clock clock) {
+    return create(agentId, settings, clock, Serving.registeredEndpoints());
+  }
+
+  /** With a serving backend, and the base model registered as v0 when {@code serving} has one. */
+  public static Behavior<Command> create(String agentId, ModelSettings settings, Clock clock, Serving serving) {
     Objects.requireNonNull(agentId, "agentId");
     Objects.requireNonNull(settings, "settings");
     Objects.requireNonNull(clock, "clock");
-    return Behaviors.withTimers(timers -> new ModelVersion(agentId, settings, clock, timers));
+    Objects.requireNonNull(serving, "serving");
+    return Behaviors.setup(ctx -> Behaviors.withTimers(
+        timers -> new ModelVersion(agentId, settings, clock, timers, serving, ctx)));
   }
 
   private ModelVersion(
-      String agentId, ModelSettings settings, Clock clock, TimerScheduler<Command> timers) {
+      String agentId, ModelSettings settings, Clock clock, TimerScheduler<Command> timers,
+      Serving serving, ActorContext<Command> context) {
     super(
         PersistenceId.of(ENTITY_TYPE_KEY.name(), agentId),
         SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.1));
@@ -579,6 +627,9 @@ public final class ModelVersion
     this.settings = settings;
     this.clock = clock;
     this.timers = timers;
+    this.serving = serving;
+    this.context = context;
+    this.calls = new DeploymentCalls(agentId, serving, context, timers);
   }
 
   @Override
@@ -604,7 +655,10 @@ public final class ModelVersion
   @Override
   public SignalHandler<State> signalHandler() {
     return newSignalHandlerBuilder()
-        .onSignal(RecoveryCompleted.instance(), state -> scheduleStepTick(state, true))
+        .onSignal(RecoveryCompleted.instance(), state -> {
+          scheduleStepTick(state, true);
+          calls.resume(state);
+        })
         .build();
   }
 
@@ -634,9 +688,120 @@ public final class ModelVersion
         .onCommand(Promote.class, this::promote)
         .onCommand(Rollback.class, this::rollback)
         .onCommand(Get.class, (s, c) -> Effect().reply(c.replyTo(), view(s)))
-        .onCommand(Route.class, this::route);
+        .onCommand(Route.class, this::route)
+        .onCommand(DeploymentCalls.DeployCall.class, (s, c) -> {
+          calls.deploy(s, c);
+          return Effect().noReply();
+        })
+        .onCommand(DeploymentCalls.DeployOutcome.class, this::deployOutcome)
+        .onCommand(DeploymentCalls.UndeployCall.class, (s, c) -> {
+          calls.undeploy(s, c);
+          return Effect().noReply();
+        })
+        .onCommand(DeploymentCalls.UndeployOutcome.class, this::undeployOutcome);
 
-    return b.build();
+    CommandHandlerWithReply<Command, Event, State> handler = b.build();
+    return (state, command) -> needsBaseModel(state)
+        ? registerBaseModelThenHandle(command)
+        : handler.apply(state, command);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Base model (v0) and deployment outcomes
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * v0 is registered before the first command of an agent that has never had a stable version,
+   * so the first candidate canaries against the base model instead of replacing it at once.
+   */
+  private boolean needsBaseModel(State s) {
+    return serving.baseModel().isPresent() && s instanceof Idle && s.models().stable() == null
+        && s.models().find(io.otl.core.serving.BaseModel.VERSION).isEmpty();
+  }
+
+  private ReplyEffect<Event, State> registerBaseModelThenHandle(Command command) {
+    io.otl.core.serving.BaseModel base = serving.baseModel().orElseThrow();
+    Event e = new Deployments.BaseModelRegistered(io.otl.core.serving.BaseModel.VERSION, base.provider(),
+        base.model(), base.endpoint(), clock.instant());
+    // The command is handled again once v0 is in the state; its reply comes from that pass.
+    return Effect().persist(e).thenRun((State st) -> context.getSelf().tell(command)).thenNoReply();
+  }
+
+  private ReplyEffect<Event, State> deployOutcome(State s, DeploymentCalls.DeployOutcome c) {
+    calls.finished(c.version());
+    Deployment dep = s.models().deployments().get(c.version());
+    if (dep == null || dep.status() != Deployments.Status.REQUESTED
+        || !Objects.equals(dep.servedModel(), c.servedModel())) {
+      return Effect().noReply();
+    }
+    Instant now = clock.instant();
+    Plan p = new Plan(s);
+    if (c.error() == null) {
+      p.add(new Deployments.DeploymentConfirmed(c.version(), dep.endpoint(), dep.servedModel(), now));
+      String stable = p.state.models().stable();
+      if (p.state instanceof Idle && stable != null) {
+        p.add(new RolloutStarted(c.version(), stable, settings.steps(), dep.detail(), now));
+      }
+    } else if (c.retryable() && c.attempt() < serving.maxAttempts()) {
+      calls.retryDeploy(c.version(), c.attempt() + 1);
+      return Effect().noReply();
+    } else {
+      p.add(new Deployments.DeploymentFailed(c.version(), dep.servedModel(), c.error(), c.attempt(), now));
+      autoDeploy(p, now);
+    }
+    return persistNoReply(p);
+  }
+
+  private ReplyEffect<Event, State> undeployOutcome(State s, DeploymentCalls.UndeployOutcome c) {
+    calls.finished(c.version());
+    Deployment dep = s.models().deployments().get(c.version());
+    if (dep == null || dep.status() != Deployments.Status.UNDEPLOYING) {
+      return Effect().noReply();
+    }
+    if (c.error() != null) {
+      calls.retryUndeploy(c.version(), c.attempt() + 1);
+      return Effect().noReply();
+    }
+    Plan p = new Plan(s);
+    p.add(new Deployments.Undeployed(c.version(), dep.servedModel(), clock.instant()));
+    return persistNoReply(p);
+  }
+
+  private ReplyEffect<Event, State> persistNoReply(Plan p) {
+    planUndeploys(p, clock.instant());
+    return Effect().persist(p.events).thenRun((State st) -> afterPersist(st)).thenNoReply();
+  }
+
+  private void afterPersist(State st) {
+    scheduleStepTick(st, false);
+    calls.resume(st);
+  }
+
+  /**
+   * A ROLLED_BACK version, and a RETIRED one a rollback can no longer restore, is unloaded: the
+   * intent goes into the same write as the transition. The most recently retired stable stays
+   * loaded while it may be restored, so that rollback serves at once.
+   */
+  private void planUndeploys(Plan p, Instant now) {
+    if (!serving.backend().callsServer() || p.events.isEmpty()) {
+      return;
+    }
+    Models m = p.state.models();
+    Optional<VersionRecord> restorable = m.restorablePrevious(now);
+    for (VersionRecord v : m.versions()) {
+      Deployment dep = m.deployments().get(v.version());
+      if (dep == null || dep.status() != Deployments.Status.CONFIRMED
+          || !serving.backend().name().equals(dep.backend())) {
+        continue;
+      }
+      boolean rolledBack = v.state() == VersionState.ROLLED_BACK;
+      boolean retiredForGood = v.state() == VersionState.RETIRED
+          && (restorable.isEmpty() || !restorable.get().version().equals(v.version()));
+      if (rolledBack || retiredForGood) {
+        p.add(new Deployments.UndeployRequested(v.version(), dep.servedModel(),
+            rolledBack ? "rolled back" : "retired and no longer restorable", now));
+      }
+    }
   }
 
   private ReplyEffect<Event, State> registerCandidate(State s, RegisterCandidate c) {
@@ -706,6 +871,12 @@ public final class ModelVersion
     Plan p = new Plan(s);
     switch (v.state()) {
       case READY -> {
+        Optional<VersionRecord> deploying = s.models().deploying();
+        if (deploying.isPresent()) {
+          return reply(c.replyTo(), new Failure(ErrorCode.INVALID_TRANSITION,
+              "cannot promote " + v.version() + ": " + deploying.get().version()
+                  + " is being deployed; only one candidate rolls out at a time"));
+        }
         if (s instanceof RollingOut r) {
           return reply(c.replyTo(), new Failure(ErrorCode.INVALID_TRANSITION,
               "cannot promote " + v.version() + ": it is READY and " + r.rollout().candidate()
@@ -859,7 +1030,7 @@ public final class ModelVersion
       // Deadline passed but too few samples: the next outcome re-evaluates; no busy re-ticking.
       return Effect().noReply();
     }
-    return Effect().persist(p.events).thenRun((State st) -> scheduleStepTick(st, false)).thenNoReply();
+    return persistNoReply(p);
   }
 
   private ReplyEffect<Event, State> route(State s, Route c) {
@@ -872,8 +1043,8 @@ public final class ModelVersion
           "agent " + agentId + " has no stable version and no candidate in rollout; register one "
               + "with POST /v1/models/" + agentId + "/versions"));
     }
-    return reply(c.replyTo(),
-        new RouteDecision(agentId, c.sessionId(), target.get().version(), target.get().endpoint()));
+    return reply(c.replyTo(), new RouteDecision(agentId, c.sessionId(), target.get().version(),
+        target.get().endpoint(), servedModel(s.models(), target.get().version())));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -897,7 +1068,7 @@ public final class ModelVersion
 
   /** With auto-deploy on and no rollout in progress, the oldest READY version starts. */
   private void autoDeploy(Plan p, Instant now) {
-    while (settings.autoDeploy() && p.state instanceof Idle) {
+    while (settings.autoDeploy() && p.state instanceof Idle && p.state.models().deploying().isEmpty()) {
       Optional<VersionRecord> next = p.state.models().oldestReady();
       if (next.isEmpty()) {
         return;
@@ -913,8 +1084,21 @@ public final class ModelVersion
       p.add(new VersionPromoted(version, null, null, why.equals("auto-deploy"),
           why + ": first version of agent " + agentId + ", no stable to compare with; promoted directly",
           List.of(), now));
-    } else {
+    } else if (!serving.backend().callsServer()) {
       p.add(new RolloutStarted(version, stable, settings.steps(), why, now));
+    } else {
+      VersionRecord v = p.state.models().require(version);
+      ServingTarget t = serving.backend().target(agentId, version, v.artifact(), v.endpoint());
+      Optional<String> taken = p.state.models().deployments().entrySet().stream()
+          .filter(d -> t.servedModel() != null && t.servedModel().equals(d.getValue().servedModel()))
+          .map(Map.Entry::getKey).findFirst();
+      p.add(new Deployments.DeploymentRequested(version, serving.backend().name(), t.endpoint(),
+          t.servedModel(), why, now));
+      if (taken.isPresent()) {
+        // A served name names one set of weights forever: never load other weights under it.
+        p.add(new Deployments.DeploymentFailed(version, t.servedModel(), "served model name "
+            + t.servedModel() + " is already used by version " + taken.get(), 0, now));
+      }
     }
   }
 
@@ -1014,6 +1198,10 @@ public final class ModelVersion
    * T" all go through here.
    */
   public static State applyEvent(State s, Event e) {
+    Optional<State> deployed = Deployments.apply(s, e);
+    if (deployed.isPresent()) {
+      return deployed.get();
+    }
     Models m = s.models();
     if (e instanceof OutcomeRecorded o) {
       RollingOut r = (RollingOut) s;
@@ -1125,9 +1313,10 @@ public final class ModelVersion
     if (p.events.isEmpty()) {
       return Effect().reply(replyTo, reply.apply(p.state));
     }
+    planUndeploys(p, clock.instant());
     return Effect()
         .persist(p.events)
-        .thenRun((State st) -> scheduleStepTick(st, false))
+        .thenRun((State st) -> afterPersist(st))
         .thenReply(replyTo, reply::apply);
   }
 
@@ -1154,11 +1343,27 @@ public final class ModelVersion
     VersionRecord stable = m.stable() == null ? null : m.require(m.stable());
     if (s instanceof RollingOut r) {
       VersionRecord cand = m.require(r.rollout().candidate());
-      return new RoutingTable(stable == null ? null : stable.version(), stable == null ? null : stable.endpoint(),
-          cand.version(), cand.endpoint(), r.rollout().ratio());
+      return new RoutingTable(stable == null ? null : stable.version(),
+          stable == null ? null : endpointOf(m, stable), cand.version(), endpointOf(m, cand), r.rollout().ratio());
     }
     return stable == null ? RoutingTable.EMPTY
-        : new RoutingTable(stable.version(), stable.endpoint(), null, null, 0);
+        : new RoutingTable(stable.version(), endpointOf(m, stable), null, null, 0);
+  }
+
+  /** The confirmed deployment's endpoint, else the registered one (versions without deployment). */
+  private static String endpointOf(Models m, VersionRecord v) {
+    Deployment d = m.deployments().get(v.version());
+    return d != null && d.status() == Deployments.Status.CONFIRMED ? d.endpoint() : v.endpoint();
+  }
+
+  private String servedModel(Models m, String version) {
+    Deployment d = m.deployments().get(version);
+    if (d != null && d.status() == Deployments.Status.CONFIRMED) {
+      return d.servedModel();
+    }
+    VersionRecord v = m.require(version);
+    return serving.backend().callsServer() ? null
+        : serving.backend().target(agentId, version, v.artifact(), v.endpoint()).servedModel();
   }
 
   private ModelsView view(State s) {
@@ -1188,7 +1393,7 @@ public final class ModelVersion
           deadline,
           v.state() == VersionState.RETIRED ? v.retainedUntil() : null,
           new MetricsView(v.offlineMetrics(), MetricSummary.of(v.online()), step),
-          v.history()));
+          v.history(), s.models().deployments().get(v.version())));
     }
     return new ModelsView(agentId, s.models().stable(), rollout == null ? null : rollout.candidate(),
         List.copyOf(versions));
