@@ -37,11 +37,13 @@ final class SimulatorRoutes extends AllDirectives {
   private final ObjectMapper mapper;
   private final RayJobsSimulation ray;
   private final ProxySimulation proxy;
+  private final ModelServerSimulation models;
 
-  SimulatorRoutes(ObjectMapper mapper, RayJobsSimulation ray, ProxySimulation proxy) {
+  SimulatorRoutes(ObjectMapper mapper, RayJobsSimulation ray, ProxySimulation proxy, ModelServerSimulation models) {
     this.mapper = mapper;
     this.ray = ray;
     this.proxy = proxy;
+    this.models = models;
   }
 
   Route route() {
@@ -49,6 +51,9 @@ final class SimulatorRoutes extends AllDirectives {
         concat(
             pathPrefix("api", this::rayRoutes),
             path(segment("v1").slash("chat").slash("completions"), () -> post(() -> withJson(this::chat))),
+            path(segment("v1").slash("models"), () -> get(() -> complete(json(200, models.models())))),
+            path(segment("v1").slash("load_lora_adapter"), () -> post(() -> withJson(b -> vllm(models.load(b))))),
+            path(segment("v1").slash("unload_lora_adapter"), () -> post(() -> withJson(b -> vllm(models.unload(b))))),
             path("feedback", () -> post(() -> withJson(this::feedback))),
             path("commit", () -> post(() -> { proxy.commit(); return complete(json(200, mapper.createObjectNode().put("status", "success"))); })),
             path("metrics", () -> get(() -> complete(json(200, proxy.metrics())))),
@@ -79,6 +84,12 @@ final class SimulatorRoutes extends AllDirectives {
     return concat(
         path("stats", () -> get(() -> complete(json(200, ray.stats())))),
         path("feedback", () -> get(() -> complete(json(200, proxy.receivedFeedback())))),
+        path(segment("models").slash(segment()).slash("quality"), name -> concat(
+            get(() -> complete(json(200, mapper.valueToTree(models.qualityOf(name))))),
+            post(() -> withJson(b -> models.setQuality(name, b)
+                .map(e -> complete(json(400, mapper.createObjectNode().put("error", "invalid_quality").put("message", e))))
+                .orElseGet(() -> complete(json(200, mapper.valueToTree(models.qualityOf(name))))))))),
+        path("models", () -> get(() -> complete(json(200, models.stats())))),
         path(segment("jobs").slash(segment()).slash("fail"), id -> post(() ->
             withStopped(id, ray.fail(id, "RuntimeError: failure injected through POST /simulator/jobs/" + id + "/fail")))));
   }
@@ -96,9 +107,26 @@ final class SimulatorRoutes extends AllDirectives {
     if (body.path("stream").asBoolean(false)) {
       return complete(openAiError("streaming chat completions are not supported by the Trinity proxy"));
     }
+    String model = body.path("model").asText("");
+    ModelServerSimulation.Quality quality = models.qualityOf(model);
     return proxy.chatCompletion(body)
-        .map(resp -> complete(json(200, resp)))
+        .map(resp -> {
+          // A worse adapter (quality set by a test) answers some tasks as failed, and slower.
+          if (models.failsTask(model, body.path("messages").toString())) {
+            ((com.fasterxml.jackson.databind.node.ObjectNode) resp.path("choices").path(0).path("message"))
+                .put("content", ModelServerSimulation.FAILED_ANSWER);
+          }
+          return quality.addedLatencyMs() == 0 ? complete(json(200, resp))
+              : completeWithFuture(java.util.concurrent.CompletableFuture.supplyAsync(() -> json(200, resp),
+                  java.util.concurrent.CompletableFuture.delayedExecutor(quality.addedLatencyMs(),
+                      java.util.concurrent.TimeUnit.MILLISECONDS)));
+        })
         .orElseGet(() -> complete(openAiError("'messages' must be a non-empty list of chat messages")));
+  }
+
+  /** vLLM answers success as plain text and a refusal as its error object. */
+  private Route vllm(ModelServerSimulation.Reply r) {
+    return complete(r.error() == null ? text(r.status(), r.text()) : json(r.status(), r.error()));
   }
 
   private Route feedback(JsonNode body) {
