@@ -70,6 +70,36 @@ final class DeploymentCalls {
     }
   }
 
+  /**
+   * After recovery: loads again, without recording anything, every confirmed adapter a rollout
+   * or a rollback may route to, because a model server that restarted has lost its runtime-loaded
+   * adapters. The load is idempotent; a failure is logged (the gateway then falls back to stable).
+   */
+  void ensureLoaded(State s) {
+    if (!serving.backend().callsServer()) {
+      return;
+    }
+    for (Map.Entry<String, Deployment> e : s.models().deployments().entrySet()) {
+      Deployment d = e.getValue();
+      ModelVersion.VersionState state = s.models().require(e.getKey()).state();
+      boolean routable = switch (state) {
+        case CANARY, RAMP, PAUSED, STABLE, RETIRED -> true;
+        default -> false;
+      };
+      if (d.status() != Status.CONFIRMED || !routable || !serving.backend().name().equals(d.backend())) {
+        continue;
+      }
+      String artifact = s.models().require(e.getKey()).artifact();
+      serving.backend().deploy(new ServingTarget(d.endpoint(), d.servedModel()), artifact)
+          .whenComplete((ok, failure) -> {
+            if (failure != null) {
+              log.warn("re-loading agent={} version={} served-model={} after recovery failed: {}", agentId,
+                  e.getKey(), d.servedModel(), describe(failure));
+            }
+          });
+    }
+  }
+
   void deploy(State s, DeployCall c) {
     Deployment d = s.models().deployments().get(c.version());
     if (d == null || d.status() != Status.REQUESTED) {

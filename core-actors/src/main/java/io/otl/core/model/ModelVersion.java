@@ -658,6 +658,7 @@ public final class ModelVersion
         .onSignal(RecoveryCompleted.instance(), state -> {
           scheduleStepTick(state, true);
           calls.resume(state);
+          calls.ensureLoaded(state);
         })
         .build();
   }
@@ -1043,8 +1044,9 @@ public final class ModelVersion
           "agent " + agentId + " has no stable version and no candidate in rollout; register one "
               + "with POST /v1/models/" + agentId + "/versions"));
     }
-    return reply(c.replyTo(), new RouteDecision(agentId, c.sessionId(), target.get().version(),
-        target.get().endpoint(), servedModel(s.models(), target.get().version())));
+    String version = target.get().version();
+    return reply(c.replyTo(), new RouteDecision(agentId, c.sessionId(), version,
+        currentEndpoint(s.models(), version, target.get().endpoint()), servedModel(s.models(), version)));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1354,6 +1356,28 @@ public final class ModelVersion
   private static String endpointOf(Models m, VersionRecord v) {
     Deployment d = m.deployments().get(v.version());
     return d != null && d.status() == Deployments.Status.CONFIRMED ? d.endpoint() : v.endpoint();
+  }
+
+  /**
+   * Where a confirmed deployment is served according to the current configuration: the served
+   * name identifies the weights, the server's address may change between restarts (the base
+   * model's URL in the model section, the vLLM server's URL).
+   */
+  private String currentEndpoint(Models m, String version, String recorded) {
+    Deployment d = m.deployments().get(version);
+    if (d == null || d.status() != Deployments.Status.CONFIRMED) {
+      return recorded;
+    }
+    Optional<io.otl.core.serving.BaseModel> base = serving.baseModel();
+    if (io.otl.core.serving.BaseModel.VERSION.equals(version) && base.isPresent()
+        && base.get().model().equals(d.servedModel())) {
+      return base.get().endpoint();
+    }
+    if (serving.backend().name().equals(d.backend()) && serving.backend().callsServer()) {
+      VersionRecord v = m.require(version);
+      return serving.backend().target(agentId, version, v.artifact(), v.endpoint()).endpoint();
+    }
+    return recorded;
   }
 
   private String servedModel(Models m, String version) {
