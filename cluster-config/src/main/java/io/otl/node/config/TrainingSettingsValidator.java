@@ -103,7 +103,7 @@ public final class TrainingSettingsValidator {
     rule(k + "client", anySection());
     rule("cluster.bootstrap", oneOf("seed-nodes", "management"));
     rule("cluster.management.enabled", bool());
-    rule("serving.backend", oneOf("static", "vllm-lora"));
+    rule("serving.backend", oneOf("auto", "static", "vllm-lora"));
     rule("serving.static.served-model", string(false));
     rule("serving.vllm.url", string(false));
     rule("serving.vllm.api-key", string(false));

@@ -32,6 +32,9 @@ public final class ServingWiring {
     Config training = root.getConfig("agentscope.training");
     Config s = training.getConfig("serving");
     String backendName = s.getString("backend");
+    if ("auto".equals(backendName)) {
+      backendName = simulator.isPresent() ? "vllm-lora" : "static";
+    }
     String baseModelName = training.getString("training-runner.base-model");
     ServingBackend backend;
     String vllmUrl = s.getString("vllm.url");
