@@ -7,6 +7,7 @@ import io.otl.core.coordinator.DatasetManifest;
 import io.otl.core.coordinator.TrainingCoordinator;
 import io.otl.core.coordinator.TrainingPolicy;
 import io.otl.core.model.ModelVersion;
+import io.otl.node.serving.ServingWiring;
 import io.otl.node.trinity.RayJobsBackend;
 import io.otl.node.trinity.TrinityProxyBackend;
 import io.otl.node.trinity.TrinitySettings;
@@ -45,7 +46,7 @@ final class TrainingWiring {
         ? TrainingCoordinator.Ports.online(new TrinityProxyBackend(system, trinity.endpoint()), candidates)
         : TrainingCoordinator.Ports.batch(
             exporter(system, Path.of(training.getString("training-runner.dataset-dir")).toAbsolutePath()),
-            new RayJobsBackend(system, trinity.rayJobs()), candidates);
+            new RayJobsBackend(system, trinity.rayJobs(), ServingWiring.trainsLora(training)), candidates);
     sharding.init(Entity.of(TrainingCoordinator.ENTITY_TYPE_KEY,
         ctx -> TrainingCoordinator.create(ctx.getEntityId(), policy, ports, clock)));
     if (training.getBoolean("read-side.enabled")) {

@@ -25,6 +25,16 @@ public final class ServingWiring {
   private ServingWiring() {}
 
   /**
+   * True when versions are served as LoRA adapters, so training jobs must train adapters:
+   * {@code serving.backend = vllm-lora}, or {@code auto} with the simulator in this node.
+   */
+  public static boolean trainsLora(Config training) {
+    String backend = training.getString("serving.backend");
+    return "vllm-lora".equals(backend)
+        || ("auto".equals(backend) && training.getBoolean("simulator.enabled"));
+  }
+
+  /**
    * @param root the node's whole configuration
    * @param simulator the simulator started with the node, if any
    */
