@@ -29,9 +29,21 @@ public final class ServingWiring {
    * {@code serving.backend = vllm-lora}, or {@code auto} with the simulator in this node.
    */
   public static boolean trainsLora(Config training) {
-    String backend = training.getString("serving.backend");
-    return "vllm-lora".equals(backend)
-        || ("auto".equals(backend) && training.getBoolean("simulator.enabled"));
+    return "vllm-lora".equals(backendName(training, training.getBoolean("simulator.enabled")));
+  }
+
+  /**
+   * {@code serving.backend}, with {@code auto} resolved: vllm-lora on the simulator when it runs in
+   * this node and jobs produce checkpoints (ray-jobs), else static (the Trinity proxy serves its
+   * own weights at one URL).
+   */
+  static String backendName(Config training, boolean simulatorInNode) {
+    String name = training.getString("serving.backend");
+    if (!"auto".equals(name)) {
+      return name;
+    }
+    boolean checkpoints = !"trinity-proxy".equals(training.getString("training-runner.backend"));
+    return simulatorInNode && checkpoints ? "vllm-lora" : "static";
   }
 
   /**
@@ -41,10 +53,7 @@ public final class ServingWiring {
   public static Serving serving(Config root, Optional<TrinitySimulator> simulator) {
     Config training = root.getConfig("agentscope.training");
     Config s = training.getConfig("serving");
-    String backendName = s.getString("backend");
-    if ("auto".equals(backendName)) {
-      backendName = simulator.isPresent() ? "vllm-lora" : "static";
-    }
+    String backendName = backendName(training, simulator.isPresent());
     String baseModelName = training.getString("training-runner.base-model");
     ServingBackend backend;
     String vllmUrl = s.getString("vllm.url");

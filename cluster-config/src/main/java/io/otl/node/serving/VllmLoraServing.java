@@ -84,7 +84,7 @@ public final class VllmLoraServing implements ServingBackend {
   public CompletionStage<Void> deploy(ServingTarget target, String artifact) {
     String body = MAPPER.createObjectNode()
         .put("lora_name", target.servedModel())
-        .put("lora_path", artifact.startsWith("file://") ? artifact.substring("file://".length()) : artifact)
+        .put("lora_path", localPath(artifact))
         .toString();
     return post("/v1/load_lora_adapter", body).thenApply(r -> {
       if (r.statusCode() == 200) {
@@ -97,6 +97,18 @@ public final class VllmLoraServing implements ServingBackend {
       throw new ServingException("vLLM refused to load " + target.servedModel() + " (HTTP " + r.statusCode()
           + "): " + message, r.statusCode() >= 500 || r.statusCode() == 429);
     });
+  }
+
+  /** vLLM takes a local path (or a Hugging Face id): a {@code file:} URI is turned into its path. */
+  static String localPath(String artifact) {
+    if (artifact.startsWith("file:")) {
+      try {
+        return java.nio.file.Path.of(URI.create(artifact)).toString();
+      } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+        return artifact.substring("file:".length()).replaceFirst("^//", "");
+      }
+    }
+    return artifact;
   }
 
   @Override
