@@ -89,11 +89,6 @@ final class ModelServerSimulation {
     return new Reply(200, "Success: LoRA adapter '" + name + "' removed successfully.", null);
   }
 
-  /** True when chat completions may name this model: the base model or a loaded adapter. */
-  synchronized boolean serves(String model) {
-    return model == null || model.isEmpty() || model.equals(baseModel) || adapters.containsKey(model);
-  }
-
   /** The quality set for a model name (perfect unless set). */
   synchronized Quality qualityOf(String model) {
     return model == null ? Quality.PERFECT : qualities.getOrDefault(model, Quality.PERFECT);

@@ -135,8 +135,13 @@ class DeploymentTest {
   private String agent;
 
   private void startEntity(ServingBackend backend, int maxAttempts) {
+    startEntity(backend, maxAttempts, "");
+  }
+
+  private void startEntity(ServingBackend backend, int maxAttempts, String modelUpdate) {
     agent = "agent-" + UUID.randomUUID().toString().substring(0, 8);
-    ModelSettings settings = ModelSettings.fromConfig(ConfigFactory.load().getConfig("agentscope.training"));
+    ModelSettings settings = ModelSettings.fromConfig(ConfigFactory.parseString("model-update { " + modelUpdate + " }")
+        .withFallback(ConfigFactory.load().getConfig("agentscope.training")));
     Serving serving = new Serving(backend, Optional.of(BASE), Duration.ofMillis(10), Duration.ofMillis(50), maxAttempts);
     kit = EventSourcedBehaviorTestKit.create(testKit.system(), ModelVersion.create(agent, settings, clock, serving),
         EventSourcedBehaviorTestKit.enabledSerializationSettings());
@@ -297,6 +302,32 @@ class DeploymentTest {
     assertTrue(!server.loaded.containsKey(served), "the adapter is unloaded");
     assertEquals(1, countEvents(Deployments.UndeployRequested.class));
     assertEquals(1, countEvents(Deployments.Undeployed.class));
+  }
+
+  @Test
+  void automaticRollbackOfAWorseAdapterUnloadsItAndRoutesEverythingToV0() {
+    InMemoryModelServer server = new InMemoryModelServer();
+    startEntity(server, 3, "min-samples-per-step = 30, evaluation-metrics = [task-success-rate]");
+    registerCandidate("v1");
+    awaitState("v1", VersionState.CANARY);
+    String served = version("v1").deployment().servedModel();
+    for (int i = 0; i < 60 && kit.getState() instanceof ModelVersion.RollingOut; i++) {
+      String s0 = "stable-" + i;
+      String s1 = "cand-" + i;
+      this.<ModelVersion.OutcomeReply>run(r -> new ModelVersion.RecordOutcome(s0, "v0", true, null, 0, 0, null, r));
+      boolean ok = i % 2 == 0; // v1 succeeds half as often as v0
+      this.<ModelVersion.OutcomeReply>run(r -> new ModelVersion.RecordOutcome(s1, "v1", ok, null, 0, 0, null, r));
+    }
+    assertEquals(VersionState.ROLLED_BACK, version("v1").state());
+    testKit.createTestProbe().awaitAssert(Duration.ofSeconds(10), () -> {
+      assertEquals(Deployments.Status.UNDEPLOYED, version("v1").deployment().status());
+      return null;
+    });
+    assertTrue(!server.loaded.containsKey(served), "the worse adapter is unloaded");
+    for (int i = 0; i < 100; i++) {
+      String session = "after-" + i;
+      assertEquals("v0", ((RouteDecision) this.<RouteReply>run(r -> new ModelVersion.Route(session, r))).version());
+    }
   }
 
   @Test
