@@ -871,7 +871,8 @@ public final class ModelVersion
     Instant now = clock.instant();
     Plan p = new Plan(s);
     switch (v.state()) {
-      case READY -> {
+      case READY, DEPLOY_FAILED -> {
+        // DEPLOY_FAILED: an operator's retry (the served name stays: same version, same weights).
         Optional<VersionRecord> deploying = s.models().deploying();
         if (deploying.isPresent()) {
           return reply(c.replyTo(), new Failure(ErrorCode.INVALID_TRANSITION,
@@ -880,7 +881,7 @@ public final class ModelVersion
         }
         if (s instanceof RollingOut r) {
           return reply(c.replyTo(), new Failure(ErrorCode.INVALID_TRANSITION,
-              "cannot promote " + v.version() + ": it is READY and " + r.rollout().candidate()
+              "cannot promote " + v.version() + ": it is " + v.state() + " and " + r.rollout().candidate()
                   + " is already in rollout (" + describe(r) + "); only one candidate rolls out at a time"));
         }
         startRollout(p, v.version(), now, "manual promote");
@@ -1092,6 +1093,7 @@ public final class ModelVersion
       VersionRecord v = p.state.models().require(version);
       ServingTarget t = serving.backend().target(agentId, version, v.artifact(), v.endpoint());
       Optional<String> taken = p.state.models().deployments().entrySet().stream()
+          .filter(d -> !d.getKey().equals(version))
           .filter(d -> t.servedModel() != null && t.servedModel().equals(d.getValue().servedModel()))
           .map(Map.Entry::getKey).findFirst();
       p.add(new Deployments.DeploymentRequested(version, serving.backend().name(), t.endpoint(),

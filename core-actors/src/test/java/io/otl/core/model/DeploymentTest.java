@@ -248,6 +248,12 @@ class DeploymentTest {
     assertEquals(1, server.loadCalls.get(), "a refusal is final: no retry");
     assertEquals(0.0, version("v1").ratio());
     assertEquals("v0", ((ModelsView) run(ModelVersion.Get::new)).stable());
+
+    server.refusal = null; // the operator fixed the adapter path and promotes again
+    VersionStatus retried = assertInstanceOf(VersionStatus.class,
+        this.<TransitionReply>run(r -> new ModelVersion.Promote("v1", r)));
+    assertEquals(VersionState.DEPLOYING, retried.state());
+    awaitState("v1", VersionState.CANARY);
   }
 
   @Test
