@@ -34,6 +34,7 @@ class NodeDeploymentTest {
 
   private static Config settings(Path dir) {
     return ConfigFactory.parseMap(Map.of(
+            "agentscope.training.read-side.rescan-interval", "2s",
             "agentscope.training.simulator.enabled", true,
             "agentscope.training.simulator.port", 0,
             "agentscope.training.simulator.work-dir", dir.resolve("sim").toString(),
@@ -147,6 +148,64 @@ class NodeDeploymentTest {
       awaitDeployment(http, agent, "v1", "UNDEPLOYED");
       assertFalse(simulatorLists(server, served), "the rolled-back adapter is unloaded");
       assertEquals("v0", http.get("/v1/models/" + agent + "/route?sessionId=s-1").json().get("version").asText());
+    }
+  }
+
+  private static HttpResponse<String> post(String url, String body) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void aWorseAdapterIsRolledBackByRealTrafficAndUnloaded() throws Exception {
+    Files.createDirectories(Path.of("target"));
+    Path dir = Files.createTempDirectory(Path.of("target"), "node-rollback");
+    Path adapter = Files.createDirectories(dir.resolve("ckpt/v1/huggingface"));
+    String agent = "travel-bot";
+    Config config = ConfigFactory.parseMap(Map.of(
+            "agentscope.training.model-update.canary-ratio", 0.5,
+            "agentscope.training.model-update.steps", java.util.List.of(0.75, 1.0),
+            "agentscope.training.model-update.min-samples-per-step", 30,
+            "agentscope.training.model-update.evaluation-metrics", java.util.List.of("task-success-rate")))
+        .withFallback(settings(dir));
+    try (TrainingNode node = TrainingNode.start(Optional.empty(), config, java.time.Clock.systemUTC())) {
+      Http http = new Http(node.httpPort());
+      assertEquals(201, http.post("/v1/models/" + agent + "/versions", "{\"version\":\"v1\",\"artifact\":\"file://"
+          + adapter.toAbsolutePath() + "\",\"endpoint\":\"x\"}").status());
+      JsonNode v1 = awaitState(http, agent, "v1", "CANARY");
+      String served = v1.path("deployment").path("servedModel").asText();
+      String server = v1.path("deployment").path("endpoint").asText();
+      String simulatorRoot = server.substring(0, server.length() - "/v1".length());
+      assertEquals(200, post(simulatorRoot + "/simulator/models/" + served + "/quality", "{\"failureRate\":0.7}").statusCode());
+
+      // An agent: route, ask the routed model on the simulator, report the task's result.
+      for (int i = 0; i < 400 && version(http, agent, "v1").get("state").asText().equals("CANARY"); i++) {
+        String session = "trip-" + i;
+        JsonNode route = http.get("/v1/models/" + agent + "/route?sessionId=" + session).json();
+        String question = "plan trip " + i;
+        JsonNode answer = MAPPER.readTree(post(route.get("endpoint").asText() + "/chat/completions",
+            MAPPER.createObjectNode().put("model", route.get("servedModel").asText())
+                .set("messages", MAPPER.createArrayNode().add(MAPPER.createObjectNode().put("role", "user")
+                    .put("content", question))).toString()).body());
+        String content = answer.path("choices").path(0).path("message").path("content").asText();
+        boolean success = !content.equals("I cannot complete this task.");
+        Http.Response r = http.post("/v1/sessions/" + session + "/events", MAPPER.writeValueAsString(Map.of(
+            "agentId", agent, "events", java.util.List.of(
+                Map.of("type", "start", "modelVersion", route.get("version").asText()),
+                Map.of("type", "message", "role", "user", "content", question),
+                Map.of("type", "message", "role", "assistant", "content", content, "latencyMs", 300),
+                Map.of("type", "result", "status", success ? "SUCCESS" : "FAILURE")))));
+        assertEquals(202, r.status(), r.body());
+      }
+      JsonNode rolledBack = awaitState(http, agent, "v1", "ROLLED_BACK");
+      String reason = rolledBack.get("history").get(rolledBack.get("history").size() - 1).get("reason").asText();
+      assertTrue(reason.contains("task-success-rate"), reason);
+      awaitDeployment(http, agent, "v1", "UNDEPLOYED");
+      assertFalse(simulatorLists(server, served), "the worse adapter is unloaded");
+      for (int i = 0; i < 50; i++) {
+        assertEquals("v0", http.get("/v1/models/" + agent + "/route?sessionId=new-" + i).json().get("version").asText());
+      }
     }
   }
 }
