@@ -4,7 +4,6 @@ import io.otl.core.JsonSerializable;
 import io.otl.core.model.CanaryStatistics.TestResult;
 import io.otl.core.model.Deployments.Deployment;
 import io.otl.core.serving.Serving;
-import io.otl.core.serving.ServingTarget;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -601,6 +600,7 @@ public final class ModelVersion
   private final Serving serving;
   private final ActorContext<Command> context;
   private final DeploymentCalls calls;
+  private final DeploymentPlanner planner;
 
   /** Versions served at their registered endpoints, no base model (as before deployment existed). */
   public static Behavior<Command> create(String agentId, ModelSettings settings, Clock clock) {
@@ -630,6 +630,7 @@ public final class ModelVersion
     this.serving = serving;
     this.context = context;
     this.calls = new DeploymentCalls(agentId, serving, context, timers);
+    this.planner = new DeploymentPlanner(agentId, serving);
   }
 
   @Override
@@ -738,11 +739,7 @@ public final class ModelVersion
     Instant now = clock.instant();
     Plan p = new Plan(s);
     if (c.error() == null) {
-      p.add(new Deployments.DeploymentConfirmed(c.version(), dep.endpoint(), dep.servedModel(), now));
-      String stable = p.state.models().stable();
-      if (p.state instanceof Idle && stable != null) {
-        p.add(new RolloutStarted(c.version(), stable, settings.steps(), dep.detail(), now));
-      }
+      planner.confirm(p, c.version(), dep, settings.steps(), now);
     } else if (c.retryable() && c.attempt() < serving.maxAttempts()) {
       calls.retryDeploy(c.version(), c.attempt() + 1);
       return Effect().noReply();
@@ -769,40 +766,13 @@ public final class ModelVersion
   }
 
   private ReplyEffect<Event, State> persistNoReply(Plan p) {
-    planUndeploys(p, clock.instant());
+    planner.planUndeploys(p, clock.instant());
     return Effect().persist(p.events).thenRun((State st) -> afterPersist(st)).thenNoReply();
   }
 
   private void afterPersist(State st) {
     scheduleStepTick(st, false);
     calls.resume(st);
-  }
-
-  /**
-   * A ROLLED_BACK version, and a RETIRED one a rollback can no longer restore, is unloaded: the
-   * intent goes into the same write as the transition. The most recently retired stable stays
-   * loaded while it may be restored, so that rollback serves at once.
-   */
-  private void planUndeploys(Plan p, Instant now) {
-    if (!serving.backend().callsServer() || p.events.isEmpty()) {
-      return;
-    }
-    Models m = p.state.models();
-    Optional<VersionRecord> restorable = m.restorablePrevious(now);
-    for (VersionRecord v : m.versions()) {
-      Deployment dep = m.deployments().get(v.version());
-      if (dep == null || dep.status() != Deployments.Status.CONFIRMED
-          || !serving.backend().name().equals(dep.backend())) {
-        continue;
-      }
-      boolean rolledBack = v.state() == VersionState.ROLLED_BACK;
-      boolean retiredForGood = v.state() == VersionState.RETIRED
-          && (restorable.isEmpty() || !restorable.get().version().equals(v.version()));
-      if (rolledBack || retiredForGood) {
-        p.add(new Deployments.UndeployRequested(v.version(), dep.servedModel(),
-            rolledBack ? "rolled back" : "retired and no longer restorable", now));
-      }
-    }
   }
 
   private ReplyEffect<Event, State> registerCandidate(State s, RegisterCandidate c) {
@@ -1047,7 +1017,8 @@ public final class ModelVersion
     }
     String version = target.get().version();
     return reply(c.replyTo(), new RouteDecision(agentId, c.sessionId(), version,
-        currentEndpoint(s.models(), version, target.get().endpoint()), servedModel(s.models(), version)));
+        planner.currentEndpoint(s.models(), version, target.get().endpoint()),
+        planner.servedModel(s.models(), version)));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1055,7 +1026,7 @@ public final class ModelVersion
   // ------------------------------------------------------------------------------------------
 
   /** Events of one command, with the state they lead to, so later decisions see earlier ones. */
-  private static final class Plan {
+  static final class Plan {
     final List<Event> events = new ArrayList<>();
     State state;
 
@@ -1090,19 +1061,7 @@ public final class ModelVersion
     } else if (!serving.backend().callsServer()) {
       p.add(new RolloutStarted(version, stable, settings.steps(), why, now));
     } else {
-      VersionRecord v = p.state.models().require(version);
-      ServingTarget t = serving.backend().target(agentId, version, v.artifact(), v.endpoint());
-      Optional<String> taken = p.state.models().deployments().entrySet().stream()
-          .filter(d -> !d.getKey().equals(version))
-          .filter(d -> t.servedModel() != null && t.servedModel().equals(d.getValue().servedModel()))
-          .map(Map.Entry::getKey).findFirst();
-      p.add(new Deployments.DeploymentRequested(version, serving.backend().name(), t.endpoint(),
-          t.servedModel(), why, now));
-      if (taken.isPresent()) {
-        // A served name names one set of weights forever: never load other weights under it.
-        p.add(new Deployments.DeploymentFailed(version, t.servedModel(), "served model name "
-            + t.servedModel() + " is already used by version " + taken.get(), 0, now));
-      }
+      planner.requestDeployment(p, version, why, now);
     }
   }
 
@@ -1317,7 +1276,7 @@ public final class ModelVersion
     if (p.events.isEmpty()) {
       return Effect().reply(replyTo, reply.apply(p.state));
     }
-    planUndeploys(p, clock.instant());
+    planner.planUndeploys(p, clock.instant());
     return Effect()
         .persist(p.events)
         .thenRun((State st) -> afterPersist(st))
@@ -1358,38 +1317,6 @@ public final class ModelVersion
   private static String endpointOf(Models m, VersionRecord v) {
     Deployment d = m.deployments().get(v.version());
     return d != null && d.status() == Deployments.Status.CONFIRMED ? d.endpoint() : v.endpoint();
-  }
-
-  /**
-   * Where a confirmed deployment is served according to the current configuration: the served
-   * name identifies the weights, the server's address may change between restarts (the base
-   * model's URL in the model section, the vLLM server's URL).
-   */
-  private String currentEndpoint(Models m, String version, String recorded) {
-    Deployment d = m.deployments().get(version);
-    if (d == null || d.status() != Deployments.Status.CONFIRMED) {
-      return recorded;
-    }
-    Optional<io.otl.core.serving.BaseModel> base = serving.baseModel();
-    if (io.otl.core.serving.BaseModel.VERSION.equals(version) && base.isPresent()
-        && base.get().model().equals(d.servedModel())) {
-      return base.get().endpoint();
-    }
-    if (serving.backend().name().equals(d.backend()) && serving.backend().callsServer()) {
-      VersionRecord v = m.require(version);
-      return serving.backend().target(agentId, version, v.artifact(), v.endpoint()).endpoint();
-    }
-    return recorded;
-  }
-
-  private String servedModel(Models m, String version) {
-    Deployment d = m.deployments().get(version);
-    if (d != null && d.status() == Deployments.Status.CONFIRMED) {
-      return d.servedModel();
-    }
-    VersionRecord v = m.require(version);
-    return serving.backend().callsServer() ? null
-        : serving.backend().target(agentId, version, v.artifact(), v.endpoint()).servedModel();
   }
 
   private ModelsView view(State s) {
