@@ -67,4 +67,14 @@ class ModelSectionTest {
     assertEquals("http://vllm:8000/v1", m.baseUrl());
     assertEquals("openai-compatible", m.provider());
   }
+
+  @Test
+  void aWrongModelSectionFailsNodeConfigurationBeforeAnythingStarts() throws Exception {
+    Files.createDirectories(Path.of("target"));
+    Path dir = Files.createTempDirectory(Path.of("target"), "model-section-node");
+    Path toml = TestFiles.write(dir, "bad.toml", "[model]\nbase_url = \"not a url\"\nmodel_name = \"m\"\n");
+    ConfigValidationException e = assertThrows(ConfigValidationException.class,
+        () -> NodeConfig.resolve(Optional.of(toml), ConfigFactory.empty(), Map.of()));
+    assertTrue(e.getMessage().contains("agentscope.model.base-url"), e.getMessage());
+  }
 }
