@@ -19,6 +19,8 @@ import io.otl.http.AuditRoutes;
 import io.otl.http.SessionRoutes;
 import io.otl.http.TrainingRoutes;
 import io.otl.node.simulator.SimulatorSettings;
+import io.otl.core.serving.Serving;
+import io.otl.node.serving.ServingWiring;
 import io.otl.node.simulator.TrinitySimulator;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.SessionSettings;
@@ -133,15 +135,17 @@ public final class TrainingNode implements AutoCloseable {
     ClusterMembership.join(system, system.settings().config());
     TrinitySimulator simulator = null;
     if (training.getBoolean("simulator.enabled")) {
-      simulator = TrinitySimulator.start(system, SimulatorSettings.fromConfig(training.getConfig("simulator")));
+      simulator = TrinitySimulator.start(system, SimulatorSettings.fromConfig(training.getConfig("simulator")),
+          training.getString("training-runner.base-model"));
     }
     ClusterSharding sharding = ClusterSharding.get(system);
     sharding.init(Entity.of(AgentSession.ENTITY_TYPE_KEY,
             ctx -> AgentSession.create(ctx.getEntityId(), sessionSettings, clock, ctx.getShard()))
         .withStopMessage(new AgentSession.Stop()));
     ModelSettings modelSettings = ModelSettings.fromConfig(training);
+    Serving serving = ServingWiring.serving(system.settings().config(), Optional.ofNullable(simulator));
     sharding.init(Entity.of(ModelVersion.ENTITY_TYPE_KEY,
-        ctx -> ModelVersion.create(ctx.getEntityId(), modelSettings, clock)));
+        ctx -> ModelVersion.create(ctx.getEntityId(), modelSettings, clock, serving)));
 
     TrainingWiring.start(system, sharding, training, clock);
 

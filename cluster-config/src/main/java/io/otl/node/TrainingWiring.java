@@ -10,6 +10,7 @@ import io.otl.core.model.ModelVersion;
 import io.otl.core.api.DataCollector;
 import io.otl.core.session.SessionSettings;
 import io.otl.node.trinity.PerTurnRewards;
+import io.otl.node.serving.ServingWiring;
 import io.otl.node.trinity.RayJobsBackend;
 import io.otl.node.trinity.TrinityProxyBackend;
 import io.otl.node.trinity.TrinitySettings;
@@ -51,7 +52,7 @@ final class TrainingWiring {
             new DataCollector(sharding, askTimeout), SessionSettings.fromConfig(training).weights()), candidates)
         : TrainingCoordinator.Ports.batch(
             exporter(system, Path.of(training.getString("training-runner.dataset-dir")).toAbsolutePath()),
-            new RayJobsBackend(system, trinity.rayJobs()), candidates);
+            new RayJobsBackend(system, trinity.rayJobs(), ServingWiring.trainsLora(training)), candidates);
     sharding.init(Entity.of(TrainingCoordinator.ENTITY_TYPE_KEY,
         ctx -> TrainingCoordinator.create(ctx.getEntityId(), policy, ports, clock)));
     if (training.getBoolean("read-side.enabled")) {

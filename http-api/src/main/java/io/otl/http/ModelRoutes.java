@@ -107,7 +107,8 @@ public final class ModelRoutes {
         .<ModelVersion.RouteReply>ask(reply -> new ModelVersion.Route(s, reply), askTimeout)
         .thenApply(r -> r instanceof ModelVersion.RouteDecision d
             ? Json.ok(Map.of("agentId", d.agentId(), "sessionId", d.sessionId(), "version", d.version(),
-                "endpoint", d.endpoint() == null ? "" : d.endpoint()))
+                "endpoint", d.endpoint() == null ? "" : d.endpoint(),
+                "servedModel", d.servedModel() == null ? "" : d.servedModel()))
             : failure((ModelVersion.Failure) r)));
   }
 

@@ -103,6 +103,14 @@ public final class TrainingSettingsValidator {
     rule(k + "client", anySection());
     rule("cluster.bootstrap", oneOf("seed-nodes", "management"));
     rule("cluster.management.enabled", bool());
+    rule("serving.backend", oneOf("auto", "static", "vllm-lora"));
+    rule("serving.static.served-model", string(false));
+    rule("serving.vllm.url", string(false));
+    rule("serving.vllm.api-key", string(false));
+    rule("serving.vllm.request-timeout", duration(false));
+    rule("serving.retry.min-backoff", duration(false));
+    rule("serving.retry.max-backoff", duration(false));
+    rule("serving.retry.max-attempts", integerAtLeast(1));
     rule("simulator.enabled", bool());
     rule("simulator.host", string(true));
     rule("simulator.port", integerAtLeast(0));

@@ -29,10 +29,12 @@ final class ChatSimulation {
 
   private final ObjectMapper mapper;
   private final ProxySimulation proxy;
+  private final ModelServerSimulation models;
 
-  ChatSimulation(ObjectMapper mapper, ProxySimulation proxy) {
+  ChatSimulation(ObjectMapper mapper, ProxySimulation proxy, ModelServerSimulation models) {
     this.mapper = mapper;
     this.proxy = proxy;
+    this.models = models;
   }
 
   /** A request the simulator refuses, with vLLM's error text. */
@@ -58,6 +60,13 @@ final class ChatSimulation {
     ObjectNode first = (ObjectNode) completion.path("choices").get(0);
     String content = first.path("message").path("content").asText();
     Optional<ObjectNode> toolCall = toolCall(request, completion.path("id").asText());
+    // A worse adapter (its quality set through /simulator/models/<name>/quality) fails some tasks, and is slower.
+    String model = request.path("model").asText("");
+    ModelServerSimulation.Quality quality = models.qualityOf(model);
+    if (models.failsTask(model, messages.toString())) {
+      content = ModelServerSimulation.FAILED_ANSWER;
+      toolCall = Optional.empty();
+    }
     boolean logprobs = request.path("logprobs").asBoolean(false);
     ArrayNode choices = completion.putArray("choices");
     for (int i = 0; i < n; i++) {
@@ -87,7 +96,8 @@ final class ChatSimulation {
     boolean stream = request.path("stream").asBoolean(false);
     boolean includeUsage = request.path("stream_options").path("include_usage").asBoolean(false);
     long chunkDelay = Math.max(0, Math.min(5_000, request.path("simulator_chunk_delay_ms").asLong(0)));
-    long delay = Math.max(0, Math.min(60_000, request.path("simulator_delay_ms").asLong(0)));
+    long delay = Math.max(0, Math.min(60_000, request.path("simulator_delay_ms").asLong(0)))
+        + quality.addedLatencyMs();
     return new Answer(completion, stream, includeUsage, Duration.ofMillis(chunkDelay), Duration.ofMillis(delay));
   }
 

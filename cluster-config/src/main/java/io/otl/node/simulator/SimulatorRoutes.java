@@ -51,12 +51,14 @@ final class SimulatorRoutes extends AllDirectives {
   private final RayJobsSimulation ray;
   private final ProxySimulation proxy;
   private final ChatSimulation chat;
+  private final ModelServerSimulation models;
 
-  SimulatorRoutes(ObjectMapper mapper, RayJobsSimulation ray, ProxySimulation proxy) {
+  SimulatorRoutes(ObjectMapper mapper, RayJobsSimulation ray, ProxySimulation proxy, ModelServerSimulation models) {
     this.mapper = mapper;
     this.ray = ray;
     this.proxy = proxy;
-    this.chat = new ChatSimulation(mapper, proxy);
+    this.models = models;
+    this.chat = new ChatSimulation(mapper, proxy, models);
   }
 
   Route route() {
@@ -64,6 +66,9 @@ final class SimulatorRoutes extends AllDirectives {
         concat(
             pathPrefix("api", this::rayRoutes),
             path(segment("v1").slash("chat").slash("completions"), () -> post(() -> withJson(this::chat))),
+            path(segment("v1").slash("models"), () -> get(() -> complete(json(200, models.models())))),
+            path(segment("v1").slash("load_lora_adapter"), () -> post(() -> withJson(b -> vllm(models.load(b))))),
+            path(segment("v1").slash("unload_lora_adapter"), () -> post(() -> withJson(b -> vllm(models.unload(b))))),
             path("feedback", () -> post(() -> withJson(this::feedback))),
             path("allocate", () -> concat(get(this::allocate), post(this::allocate))),
             path("commit", () -> post(() -> { proxy.commit(); return complete(json(200, mapper.createObjectNode().put("status", "success"))); })),
@@ -98,6 +103,12 @@ final class SimulatorRoutes extends AllDirectives {
     return concat(
         path("stats", () -> get(() -> complete(json(200, ray.stats())))),
         path("feedback", () -> get(() -> complete(json(200, proxy.receivedFeedback())))),
+        path(segment("models").slash(segment()).slash("quality"), name -> concat(
+            get(() -> complete(json(200, mapper.valueToTree(models.qualityOf(name))))),
+            post(() -> withJson(b -> models.setQuality(name, b)
+                .map(e -> complete(json(400, mapper.createObjectNode().put("error", "invalid_quality").put("message", e))))
+                .orElseGet(() -> complete(json(200, mapper.valueToTree(models.qualityOf(name))))))))),
+        path("models", () -> get(() -> complete(json(200, models.stats())))),
         path(segment("jobs").slash(segment()).slash("fail"), id -> post(() ->
             withStopped(id, ray.fail(id, "RuntimeError: failure injected through POST /simulator/jobs/" + id + "/fail")))));
   }
@@ -139,6 +150,11 @@ final class SimulatorRoutes extends AllDirectives {
     if (!answer.chunkDelay().isZero()) events = events.throttle(1, answer.chunkDelay());
     return complete(HttpResponse.create().withEntity(HttpEntities.createChunked(
         MediaTypes.TEXT_EVENT_STREAM.toContentType(), events)));
+  }
+
+  /** vLLM answers success as plain text and a refusal as its error object. */
+  private Route vllm(ModelServerSimulation.Reply r) {
+    return complete(r.error() == null ? text(r.status(), r.text()) : json(r.status(), r.error()));
   }
 
   private Route feedback(JsonNode body) {

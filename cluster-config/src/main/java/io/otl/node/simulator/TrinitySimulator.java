@@ -27,15 +27,28 @@ public final class TrinitySimulator {
   private final ServerBinding binding;
   private final RayJobsSimulation ray;
   private final SimulatorSettings settings;
+  private final String baseModel;
 
-  private TrinitySimulator(ServerBinding binding, RayJobsSimulation ray, SimulatorSettings settings) {
+  private TrinitySimulator(ServerBinding binding, RayJobsSimulation ray, SimulatorSettings settings, String baseModel) {
     this.binding = binding;
     this.ray = ray;
     this.settings = settings;
+    this.baseModel = baseModel;
   }
 
   /** Binds the simulator and returns once it accepts connections; fails if the port is taken. */
   public static TrinitySimulator start(ActorSystem<?> system, SimulatorSettings settings) {
+    return start(system, settings, DEFAULT_BASE_MODEL);
+  }
+
+  /** The model name the simulator serves when none is given (reference.conf's base-model). */
+  public static final String DEFAULT_BASE_MODEL = "qwen2.5-7b-instruct";
+
+  /**
+   * As {@link #start(ActorSystem, SimulatorSettings)}; the model-server face serves {@code baseModel}
+   * as its base model.
+   */
+  public static TrinitySimulator start(ActorSystem<?> system, SimulatorSettings settings, String baseModel) {
     try {
       Files.createDirectories(settings.workDir());
     } catch (IOException e) {
@@ -46,7 +59,7 @@ public final class TrinitySimulator {
         new RayJobsSimulation(
             mapper, settings, system.scheduler(), system.dispatchers().lookup(DispatcherSelector.blocking()));
     ProxySimulation proxy = new ProxySimulation(mapper, settings.commitBatchSize());
-    SimulatorRoutes routes = new SimulatorRoutes(mapper, ray, proxy);
+    SimulatorRoutes routes = new SimulatorRoutes(mapper, ray, proxy, new ModelServerSimulation(mapper, baseModel));
     ServerBinding binding;
     try {
       binding =
@@ -59,7 +72,7 @@ public final class TrinitySimulator {
       throw new IllegalStateException(
           "Trinity simulator cannot bind " + settings.host() + ":" + settings.port() + ": " + e.getMessage(), e);
     }
-    TrinitySimulator sim = new TrinitySimulator(binding, ray, settings);
+    TrinitySimulator sim = new TrinitySimulator(binding, ray, settings, baseModel);
     log.warn(
         "*** TRINITY SIMULATOR *** listening on http://{}:{} (Ray Jobs API + Trinity proxy API). "
             + "This is NOT Trinity-RFT: jobs train nothing and write placeholder checkpoints under {} "
@@ -81,6 +94,16 @@ public final class TrinitySimulator {
   public String baseUrl() {
     String host = settings.host().equals("0.0.0.0") ? "127.0.0.1" : settings.host();
     return "http://" + host + ":" + port();
+  }
+
+  /** The base model name of the model-server face. */
+  public String baseModel() {
+    return baseModel;
+  }
+
+  /** The OpenAI base URL of the model-server face ({@code http://host:port/v1}). */
+  public String modelServerUrl() {
+    return baseUrl() + "/v1";
   }
 
   public SimulatorSettings settings() {

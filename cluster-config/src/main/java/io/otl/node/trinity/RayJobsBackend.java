@@ -65,10 +65,15 @@ public final class RayJobsBackend implements TrainingBackend {
   private final Executor blockingIo;
 
   public RayJobsBackend(ActorSystem<?> system, RayJobsSettings settings) {
+    this(system, settings, false);
+  }
+
+  /** @param lora train LoRA adapters (the serving backend loads versions as adapters) */
+  public RayJobsBackend(ActorSystem<?> system, RayJobsSettings settings, boolean lora) {
     ObjectMapper mapper = new ObjectMapper();
     this.http = new JsonHttpClient(system, settings.endpoint(), mapper, "Ray Jobs API");
     this.settings = settings;
-    this.renderer = new TrinityConfigRenderer(settings.nodeNum(), settings.gpuPerNode());
+    this.renderer = new TrinityConfigRenderer(settings.nodeNum(), settings.gpuPerNode(), lora);
     this.locator = new CheckpointLocator(mapper);
     this.blockingIo = system.dispatchers().lookup(DispatcherSelector.blocking());
   }

@@ -50,10 +50,22 @@ public final class TrinityConfigRenderer {
 
   private final int nodeNum;
   private final int gpuPerNode;
+  private final boolean lora;
 
   public TrinityConfigRenderer(int nodeNum, int gpuPerNode) {
+    this(nodeNum, gpuPerNode, false);
+  }
+
+  /**
+   * @param lora train one LoRA adapter ({@code model.lora_configs}, hyperparams lora-rank and
+   *     lora-alpha, default 16 / 32) instead of the full weights: set when versions are served as
+   *     adapters ({@code serving.backend = vllm-lora}). RL jobs then synchronize through
+   *     checkpoints, the only LoRA sync Trinity-RFT supports.
+   */
+  public TrinityConfigRenderer(int nodeNum, int gpuPerNode, boolean lora) {
     this.nodeNum = nodeNum;
     this.gpuPerNode = gpuPerNode;
+    this.lora = lora;
   }
 
   /** The YAML text, with a header naming the job. */
@@ -111,6 +123,13 @@ public final class TrinityConfigRenderer {
     model.put("model_path", spec.baseModel());
     model.put("max_model_len", hp.integer("maxmodellen", 8192));
     model.put("max_response_tokens", hp.integer("maxresponsetokens", 2048));
+    if (lora) {
+      Map<String, Object> adapter = new LinkedHashMap<>();
+      adapter.put("name", "lora");
+      adapter.put("lora_rank", hp.integer("lorarank", 16));
+      adapter.put("lora_alpha", hp.integer("loraalpha", 32));
+      model.put("lora_configs", List.of(adapter));
+    }
     root.put("model", model);
 
     Map<String, Object> cluster = new LinkedHashMap<>();
@@ -130,7 +149,7 @@ public final class TrinityConfigRenderer {
       explorer.put("rollout_model", rollout);
       root.put("explorer", explorer);
       Map<String, Object> synchronizer = new LinkedHashMap<>();
-      synchronizer.put("sync_method", "nccl");
+      synchronizer.put("sync_method", lora ? "checkpoint" : "nccl");
       synchronizer.put("sync_interval", 1);
       root.put("synchronizer", synchronizer);
     }

@@ -54,6 +54,21 @@ class TrinityConfigRendererTest {
   }
 
   @Test
+  void servedAsLoraAdaptersJobsTrainOneAdapterAndSyncThroughCheckpoints() throws Exception {
+    TrinityConfigRenderer lora = new TrinityConfigRenderer(1, 2, true);
+    JsonNode sft = YAML.readTree(lora.render(spec("sft", Map.of("lora-rank", 8))));
+    JsonNode adapter = sft.path("model").path("lora_configs").path(0);
+    assertEquals("lora", adapter.path("name").asText());
+    assertEquals(8, adapter.path("lora_rank").asInt());
+    assertEquals(32, adapter.path("lora_alpha").asInt());
+    JsonNode grpo = YAML.readTree(lora.render(spec("grpo", Map.of())));
+    assertEquals(16, grpo.path("model").path("lora_configs").path(0).path("lora_rank").asInt());
+    assertEquals("checkpoint", grpo.path("synchronizer").path("sync_method").asText());
+    assertTrue(YAML.readTree(renderer.render(spec("sft", Map.of()))).path("model").path("lora_configs").isMissingNode(),
+        "full fine-tuning without the flag");
+  }
+
+  @Test
   void dpoUsesPromptChosenRejectedKeys() throws Exception {
     JsonNode format =
         YAML.readTree(renderer.render(spec("dpo", Map.of())))

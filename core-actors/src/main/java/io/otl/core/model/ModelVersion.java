@@ -3,6 +3,8 @@ package io.otl.core.model;
 import io.otl.core.JsonSerializable;
 import io.otl.core.Persisted;
 import io.otl.core.model.CanaryStatistics.TestResult;
+import io.otl.core.model.Deployments.Deployment;
+import io.otl.core.serving.Serving;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,6 +23,7 @@ import java.util.stream.Collectors;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
@@ -71,6 +74,10 @@ public final class ModelVersion
     EVALUATING,
     READY,
     REJECTED,
+    /** Being loaded into serving (intent recorded, load not confirmed): serves nothing. */
+    DEPLOYING,
+    /** The serving backend refused or never confirmed the load: serves nothing. */
+    DEPLOY_FAILED,
     CANARY,
     RAMP,
     PAUSED,
@@ -93,7 +100,11 @@ public final class ModelVersion
           RecordOutcome,
           StepTick,
           Get,
-          Route {}
+          Route,
+          DeploymentCalls.DeployCall,
+          DeploymentCalls.DeployOutcome,
+          DeploymentCalls.UndeployCall,
+          DeploymentCalls.UndeployOutcome {}
 
   /**
    * A trained model from a job: REGISTERED → EVALUATING → offline gate → READY or REJECTED, and
@@ -205,7 +216,12 @@ public final class ModelVersion
       List<String> reasons)
       implements TransitionReply {}
 
-  public record RouteDecision(String agentId, String sessionId, String version, String endpoint, String servedModel)
+  /**
+   * @param endpoint the serving endpoint of the version (its confirmed deployment's)
+   * @param servedModel the model name to send upstream; null: pass the agent's own name on
+   */
+  public record RouteDecision(
+      String agentId, String sessionId, String version, String endpoint, String servedModel)
       implements RouteReply {}
 
   public enum Disposition {
@@ -250,7 +266,8 @@ public final class ModelVersion
       Instant stepDeadline,
       Instant retainedUntil,
       MetricsView metrics,
-      List<HistoryEntry> history) {}
+      List<HistoryEntry> history,
+      Deployment deployment) {}
 
   /**
    * @param offline the offline evaluation metrics given at registration
@@ -303,7 +320,13 @@ public final class ModelVersion
           RolloutPaused,
           RolloutResumed,
           VersionPromoted,
-          VersionRolledBack {
+          VersionRolledBack,
+          Deployments.BaseModelRegistered,
+          Deployments.DeploymentRequested,
+          Deployments.DeploymentConfirmed,
+          Deployments.DeploymentFailed,
+          Deployments.UndeployRequested,
+          Deployments.Undeployed {
     String version();
   }
 
@@ -412,12 +435,24 @@ public final class ModelVersion
   /** Exactly one candidate in CANARY, RAMP or PAUSED. */
   public record RollingOut(Models models, Rollout rollout) implements State {}
 
-  /** All versions of the agent, in registration order, and the stable one. */
-  public record Models(List<VersionRecord> versions, String stable) {
-    public static final Models EMPTY = new Models(List.of(), null);
+  /**
+   * All versions of the agent, in registration order, the stable one, and the deployment of each
+   * version that has one.
+   */
+  public record Models(List<VersionRecord> versions, String stable, Map<String, Deployment> deployments) {
+    public static final Models EMPTY = new Models(List.of(), null, Map.of());
 
     public Models {
       versions = List.copyOf(versions);
+      deployments = deployments == null ? Map.of() : Map.copyOf(deployments);
+    }
+
+    Models withDeployments(Map<String, Deployment> next) {
+      return new Models(versions, stable, next);
+    }
+
+    Optional<VersionRecord> deploying() {
+      return versions.stream().filter(v -> v.state() == VersionState.DEPLOYING).findFirst();
     }
 
     Optional<VersionRecord> find(String version) {
@@ -442,11 +477,11 @@ public final class ModelVersion
       if (!replaced) {
         next.add(updated);
       }
-      return new Models(next, stable);
+      return new Models(next, stable, deployments);
     }
 
     Models withStable(String newStable) {
-      return new Models(versions, newStable);
+      return new Models(versions, newStable, deployments);
     }
 
     Optional<VersionRecord> oldestReady() {
@@ -563,16 +598,29 @@ public final class ModelVersion
   private final ModelSettings settings;
   private final Clock clock;
   private final TimerScheduler<Command> timers;
+  private final Serving serving;
+  private final ActorContext<Command> context;
+  private final DeploymentCalls calls;
+  private final DeploymentPlanner planner;
 
+  /** Versions served at their registered endpoints, no base model (as before deployment existed). */
   public static Behavior<Command> create(String agentId, ModelSettings settings, Clock clock) {
+    return create(agentId, settings, clock, Serving.registeredEndpoints());
+  }
+
+  /** With a serving backend, and the base model registered as v0 when {@code serving} has one. */
+  public static Behavior<Command> create(String agentId, ModelSettings settings, Clock clock, Serving serving) {
     Objects.requireNonNull(agentId, "agentId");
     Objects.requireNonNull(settings, "settings");
     Objects.requireNonNull(clock, "clock");
-    return Behaviors.withTimers(timers -> new ModelVersion(agentId, settings, clock, timers));
+    Objects.requireNonNull(serving, "serving");
+    return Behaviors.setup(ctx -> Behaviors.withTimers(
+        timers -> new ModelVersion(agentId, settings, clock, timers, serving, ctx)));
   }
 
   private ModelVersion(
-      String agentId, ModelSettings settings, Clock clock, TimerScheduler<Command> timers) {
+      String agentId, ModelSettings settings, Clock clock, TimerScheduler<Command> timers,
+      Serving serving, ActorContext<Command> context) {
     super(
         PersistenceId.of(ENTITY_TYPE_KEY.name(), agentId),
         SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.1));
@@ -580,6 +628,10 @@ public final class ModelVersion
     this.settings = settings;
     this.clock = clock;
     this.timers = timers;
+    this.serving = serving;
+    this.context = context;
+    this.calls = new DeploymentCalls(agentId, serving, context, timers);
+    this.planner = new DeploymentPlanner(agentId, serving);
   }
 
   @Override
@@ -605,7 +657,11 @@ public final class ModelVersion
   @Override
   public SignalHandler<State> signalHandler() {
     return newSignalHandlerBuilder()
-        .onSignal(RecoveryCompleted.instance(), state -> scheduleStepTick(state, true))
+        .onSignal(RecoveryCompleted.instance(), state -> {
+          scheduleStepTick(state, true);
+          calls.resume(state);
+          calls.ensureLoaded(state);
+        })
         .build();
   }
 
@@ -635,9 +691,89 @@ public final class ModelVersion
         .onCommand(Promote.class, this::promote)
         .onCommand(Rollback.class, this::rollback)
         .onCommand(Get.class, (s, c) -> Effect().reply(c.replyTo(), view(s)))
-        .onCommand(Route.class, this::route);
+        .onCommand(Route.class, this::route)
+        .onCommand(DeploymentCalls.DeployCall.class, (s, c) -> {
+          calls.deploy(s, c);
+          return Effect().noReply();
+        })
+        .onCommand(DeploymentCalls.DeployOutcome.class, this::deployOutcome)
+        .onCommand(DeploymentCalls.UndeployCall.class, (s, c) -> {
+          calls.undeploy(s, c);
+          return Effect().noReply();
+        })
+        .onCommand(DeploymentCalls.UndeployOutcome.class, this::undeployOutcome);
 
-    return b.build();
+    CommandHandlerWithReply<Command, Event, State> handler = b.build();
+    return (state, command) -> needsBaseModel(state)
+        ? registerBaseModelThenHandle(command)
+        : handler.apply(state, command);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Base model (v0) and deployment outcomes
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * v0 is registered before the first command of an agent that has never had a stable version,
+   * so the first candidate canaries against the base model instead of replacing it at once.
+   */
+  private boolean needsBaseModel(State s) {
+    return serving.baseModel().isPresent() && s instanceof Idle && s.models().stable() == null
+        && s.models().find(io.otl.core.serving.BaseModel.VERSION).isEmpty();
+  }
+
+  private ReplyEffect<Event, State> registerBaseModelThenHandle(Command command) {
+    io.otl.core.serving.BaseModel base = serving.baseModel().orElseThrow();
+    Event e = new Deployments.BaseModelRegistered(io.otl.core.serving.BaseModel.VERSION, base.provider(),
+        base.model(), base.endpoint(), clock.instant());
+    // The command is handled again once v0 is in the state; its reply comes from that pass.
+    return Effect().persist(e).thenRun((State st) -> context.getSelf().tell(command)).thenNoReply();
+  }
+
+  private ReplyEffect<Event, State> deployOutcome(State s, DeploymentCalls.DeployOutcome c) {
+    calls.finished(c.version());
+    Deployment dep = s.models().deployments().get(c.version());
+    if (dep == null || dep.status() != Deployments.Status.REQUESTED
+        || !Objects.equals(dep.servedModel(), c.servedModel())) {
+      return Effect().noReply();
+    }
+    Instant now = clock.instant();
+    Plan p = new Plan(s);
+    if (c.error() == null) {
+      planner.confirm(p, c.version(), dep, settings.steps(), now);
+    } else if (c.retryable() && c.attempt() < serving.maxAttempts()) {
+      calls.retryDeploy(c.version(), c.attempt() + 1);
+      return Effect().noReply();
+    } else {
+      p.add(new Deployments.DeploymentFailed(c.version(), dep.servedModel(), c.error(), c.attempt(), now));
+      autoDeploy(p, now);
+    }
+    return persistNoReply(p);
+  }
+
+  private ReplyEffect<Event, State> undeployOutcome(State s, DeploymentCalls.UndeployOutcome c) {
+    calls.finished(c.version());
+    Deployment dep = s.models().deployments().get(c.version());
+    if (dep == null || dep.status() != Deployments.Status.UNDEPLOYING) {
+      return Effect().noReply();
+    }
+    if (c.error() != null) {
+      calls.retryUndeploy(c.version(), c.attempt() + 1);
+      return Effect().noReply();
+    }
+    Plan p = new Plan(s);
+    p.add(new Deployments.Undeployed(c.version(), dep.servedModel(), clock.instant()));
+    return persistNoReply(p);
+  }
+
+  private ReplyEffect<Event, State> persistNoReply(Plan p) {
+    planner.planUndeploys(p, clock.instant());
+    return Effect().persist(p.events).thenRun((State st) -> afterPersist(st)).thenNoReply();
+  }
+
+  private void afterPersist(State st) {
+    scheduleStepTick(st, false);
+    calls.resume(st);
   }
 
   private ReplyEffect<Event, State> registerCandidate(State s, RegisterCandidate c) {
@@ -706,10 +842,17 @@ public final class ModelVersion
     Instant now = clock.instant();
     Plan p = new Plan(s);
     switch (v.state()) {
-      case READY -> {
+      case READY, DEPLOY_FAILED -> {
+        // DEPLOY_FAILED: an operator's retry (the served name stays: same version, same weights).
+        Optional<VersionRecord> deploying = s.models().deploying();
+        if (deploying.isPresent()) {
+          return reply(c.replyTo(), new Failure(ErrorCode.INVALID_TRANSITION,
+              "cannot promote " + v.version() + ": " + deploying.get().version()
+                  + " is being deployed; only one candidate rolls out at a time"));
+        }
         if (s instanceof RollingOut r) {
           return reply(c.replyTo(), new Failure(ErrorCode.INVALID_TRANSITION,
-              "cannot promote " + v.version() + ": it is READY and " + r.rollout().candidate()
+              "cannot promote " + v.version() + ": it is " + v.state() + " and " + r.rollout().candidate()
                   + " is already in rollout (" + describe(r) + "); only one candidate rolls out at a time"));
         }
         startRollout(p, v.version(), now, "manual promote");
@@ -860,7 +1003,7 @@ public final class ModelVersion
       // Deadline passed but too few samples: the next outcome re-evaluates; no busy re-ticking.
       return Effect().noReply();
     }
-    return Effect().persist(p.events).thenRun((State st) -> scheduleStepTick(st, false)).thenNoReply();
+    return persistNoReply(p);
   }
 
   private ReplyEffect<Event, State> route(State s, Route c) {
@@ -873,8 +1016,10 @@ public final class ModelVersion
           "agent " + agentId + " has no stable version and no candidate in rollout; register one "
               + "with POST /v1/models/" + agentId + "/versions"));
     }
-    return reply(c.replyTo(),
-        new RouteDecision(agentId, c.sessionId(), target.get().version(), target.get().endpoint(), null));
+    String version = target.get().version();
+    return reply(c.replyTo(), new RouteDecision(agentId, c.sessionId(), version,
+        planner.currentEndpoint(s.models(), version, target.get().endpoint()),
+        planner.servedModel(s.models(), version)));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -882,7 +1027,7 @@ public final class ModelVersion
   // ------------------------------------------------------------------------------------------
 
   /** Events of one command, with the state they lead to, so later decisions see earlier ones. */
-  private static final class Plan {
+  static final class Plan {
     final List<Event> events = new ArrayList<>();
     State state;
 
@@ -898,7 +1043,7 @@ public final class ModelVersion
 
   /** With auto-deploy on and no rollout in progress, the oldest READY version starts. */
   private void autoDeploy(Plan p, Instant now) {
-    while (settings.autoDeploy() && p.state instanceof Idle) {
+    while (settings.autoDeploy() && p.state instanceof Idle && p.state.models().deploying().isEmpty()) {
       Optional<VersionRecord> next = p.state.models().oldestReady();
       if (next.isEmpty()) {
         return;
@@ -914,8 +1059,10 @@ public final class ModelVersion
       p.add(new VersionPromoted(version, null, null, why.equals("auto-deploy"),
           why + ": first version of agent " + agentId + ", no stable to compare with; promoted directly",
           List.of(), now));
-    } else {
+    } else if (!serving.backend().callsServer()) {
       p.add(new RolloutStarted(version, stable, settings.steps(), why, now));
+    } else {
+      planner.requestDeployment(p, version, why, now);
     }
   }
 
@@ -1015,6 +1162,10 @@ public final class ModelVersion
    * T" all go through here.
    */
   public static State applyEvent(State s, Event e) {
+    Optional<State> deployed = Deployments.apply(s, e);
+    if (deployed.isPresent()) {
+      return deployed.get();
+    }
     Models m = s.models();
     if (e instanceof OutcomeRecorded o) {
       RollingOut r = (RollingOut) s;
@@ -1126,9 +1277,10 @@ public final class ModelVersion
     if (p.events.isEmpty()) {
       return Effect().reply(replyTo, reply.apply(p.state));
     }
+    planner.planUndeploys(p, clock.instant());
     return Effect()
         .persist(p.events)
-        .thenRun((State st) -> scheduleStepTick(st, false))
+        .thenRun((State st) -> afterPersist(st))
         .thenReply(replyTo, reply::apply);
   }
 
@@ -1155,11 +1307,17 @@ public final class ModelVersion
     VersionRecord stable = m.stable() == null ? null : m.require(m.stable());
     if (s instanceof RollingOut r) {
       VersionRecord cand = m.require(r.rollout().candidate());
-      return new RoutingTable(stable == null ? null : stable.version(), stable == null ? null : stable.endpoint(),
-          cand.version(), cand.endpoint(), r.rollout().ratio());
+      return new RoutingTable(stable == null ? null : stable.version(),
+          stable == null ? null : endpointOf(m, stable), cand.version(), endpointOf(m, cand), r.rollout().ratio());
     }
     return stable == null ? RoutingTable.EMPTY
-        : new RoutingTable(stable.version(), stable.endpoint(), null, null, 0);
+        : new RoutingTable(stable.version(), endpointOf(m, stable), null, null, 0);
+  }
+
+  /** The confirmed deployment's endpoint, else the registered one (versions without deployment). */
+  private static String endpointOf(Models m, VersionRecord v) {
+    Deployment d = m.deployments().get(v.version());
+    return d != null && d.status() == Deployments.Status.CONFIRMED ? d.endpoint() : v.endpoint();
   }
 
   private ModelsView view(State s) {
@@ -1189,7 +1347,7 @@ public final class ModelVersion
           deadline,
           v.state() == VersionState.RETIRED ? v.retainedUntil() : null,
           new MetricsView(v.offlineMetrics(), MetricSummary.of(v.online()), step),
-          v.history()));
+          v.history(), s.models().deployments().get(v.version())));
     }
     return new ModelsView(agentId, s.models().stable(), rollout == null ? null : rollout.candidate(),
         List.copyOf(versions));

@@ -22,9 +22,15 @@
  *       back) and auto-deploy is on, the <em>oldest</em> READY version starts its canary (FIFO,
  *       so every trained model gets measured). Its offline gate was run against the stable of its
  *       registration time. Promoting a READY version while another rolls out is refused (409).
- *   <li><b>First version.</b> With no stable there is nothing to compare a canary with and nowhere
- *       to route the other sessions, so the first READY version (auto-deploy, or Promote) becomes
- *       STABLE directly; the {@code VersionPromoted} event says so.
+ *   <li><b>First version.</b> When the node knows the agent's base model, it is registered as
+ *       {@code v0}, STABLE, before the agent's first command ({@code BaseModelRegistered}), so
+ *       the first fine-tune canaries against it. Without a base model there is nothing to compare
+ *       a canary with, so the first READY version becomes STABLE directly; the event says so.
+ *   <li><b>Deployment</b> ({@link io.otl.core.model.Deployments}): with a serving backend that
+ *       loads versions, READY → DEPLOYING → CANARY once the load is confirmed, or DEPLOY_FAILED;
+ *       one version deploys at a time (it blocks auto-deploy and Promote like a rollout);
+ *       Promote retries a DEPLOY_FAILED version. ROLLED_BACK versions, and RETIRED ones no
+ *       rollback can restore, are unloaded.
  *   <li><b>Promote</b>: READY → CANARY (→ STABLE for the first version); CANARY/RAMP/PAUSED →
  *       STABLE at once, skipping the remaining steps (an operator's override, recorded as manual).
  *   <li><b>Rollback</b>: CANARY/RAMP/PAUSED → ROLLED_BACK (the stable keeps serving); STABLE →

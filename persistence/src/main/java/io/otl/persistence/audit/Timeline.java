@@ -5,6 +5,7 @@ import io.otl.core.api.AuditLog.Kind;
 import io.otl.core.coordinator.TrainingCoordinator;
 import io.otl.core.coordinator.TrainingCoordinator.Event;
 import io.otl.core.model.CanaryStatistics.TestResult;
+import io.otl.core.model.Deployments;
 import io.otl.core.model.Metric;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.session.AgentSession;
@@ -337,6 +338,18 @@ public final class Timeline {
         return "ROLLED_BACK (" + (e.automatic() ? "automatic" : "manual") + "): "
             + (figures.isEmpty() ? e.reason() : figures.substring(2))
             + (e.restoredStable() == null ? "" : "; " + e.restoredStable() + " restored as stable");
+      } else if (event instanceof Deployments.BaseModelRegistered e) {
+        return "STABLE (base model " + e.model() + " at " + e.endpoint() + ", from configuration)";
+      } else if (event instanceof Deployments.DeploymentRequested e) {
+        return "DEPLOYING to " + e.backend() + " as " + e.servedModel() + " (" + e.reason() + ")";
+      } else if (event instanceof Deployments.DeploymentConfirmed e) {
+        return "deployment confirmed: " + e.servedModel() + " at " + e.endpoint();
+      } else if (event instanceof Deployments.DeploymentFailed e) {
+        return "DEPLOY_FAILED after " + e.attempts() + " attempt(s): " + e.error();
+      } else if (event instanceof Deployments.UndeployRequested e) {
+        return "undeploying " + e.servedModel() + " (" + e.reason() + ")";
+      } else if (event instanceof Deployments.Undeployed e) {
+        return "undeployed " + e.servedModel();
       }
       return event.getClass().getSimpleName();
     }

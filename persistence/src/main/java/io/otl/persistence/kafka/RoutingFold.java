@@ -1,6 +1,7 @@
 package io.otl.persistence.kafka;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.otl.core.model.Deployments;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.model.RoutingTable;
 import java.util.HashMap;
@@ -17,6 +18,15 @@ record RoutingFold(Map<String, String> endpoints, String stable, String candidat
 
   RoutingFold apply(ModelVersion.TransitionEvent event) {
     if (event instanceof ModelVersion.VersionRegistered e) {
+      Map<String, String> next = new HashMap<>(endpoints);
+      next.put(e.version(), e.endpoint());
+      return new RoutingFold(Map.copyOf(next), stable, candidate, ratio);
+    } else if (event instanceof Deployments.BaseModelRegistered e) {
+      Map<String, String> next = new HashMap<>(endpoints);
+      next.put(e.version(), e.endpoint());
+      return new RoutingFold(Map.copyOf(next), e.version(), candidate, ratio);
+    } else if (event instanceof Deployments.DeploymentConfirmed e) {
+      // The deployment's endpoint replaces the registered one (a checkpoint path for vllm-lora).
       Map<String, String> next = new HashMap<>(endpoints);
       next.put(e.version(), e.endpoint());
       return new RoutingFold(Map.copyOf(next), stable, candidate, ratio);

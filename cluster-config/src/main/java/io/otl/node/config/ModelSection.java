@@ -1,0 +1,104 @@
+package io.otl.node.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The AgentScope {@code model} section ({@code agentscope.model}: provider, base URL, API key, model
+ * name, timeout, retries), parsed and checked once. It is the agent's base model, registered as
+ * version v0. The key comes from {@code ${ENV}} in the file; {@link #toString} never shows it.
+ *
+ * @param baseUrl the OpenAI base URL as AgentScope users write it (the gateway appends
+ *     {@code /chat/completions})
+ * @param apiKey empty when none is set (or its variable is unset)
+ */
+public record ModelSection(
+    String provider, String baseUrl, String apiKey, String modelName, int timeoutSeconds, int maxRetries) {
+
+  public static final String PATH = "agentscope.model";
+
+  /** The section of the node's root config, or empty when the configuration has none. */
+  public static Optional<ModelSection> fromRoot(Config root) {
+    if (!root.hasPath(PATH)) {
+      return Optional.empty();
+    }
+    Config c = root.getConfig(PATH);
+    List<String> errors = new ArrayList<>();
+    String provider = string(c, "provider", "openai-compatible", errors);
+    String baseUrl = string(c, "base-url", null, errors);
+    String modelName = string(c, "model-name", null, errors);
+    String apiKey = string(c, "api-key", "", errors);
+    int timeout = integer(c, "timeout-seconds", 60, errors);
+    int retries = integer(c, "max-retries", 3, errors);
+    if (baseUrl != null && !isHttpUrl(baseUrl)) {
+      errors.add(PATH + ".base-url = " + baseUrl + ": must be an http(s) URL such as http://127.0.0.1:8000/v1");
+    }
+    if (timeout < 1) {
+      errors.add(PATH + ".timeout-seconds = " + timeout + ": must be >= 1");
+    }
+    if (retries < 0) {
+      errors.add(PATH + ".max-retries = " + retries + ": must be >= 0");
+    }
+    if (!errors.isEmpty()) {
+      throw new ConfigValidationException(errors);
+    }
+    // An unresolved ${VAR} stays as written (EnvPlaceholders warns): there is then no key.
+    String key = apiKey.startsWith("${") ? "" : apiKey;
+    return Optional.of(new ModelSection(provider, baseUrl, key, modelName, timeout, retries));
+  }
+
+  private static String string(Config c, String key, String fallback, List<String> errors) {
+    if (!c.hasPath(key)) {
+      if (fallback == null) {
+        errors.add(PATH + "." + key + ": missing (the base model needs it)");
+      }
+      return fallback;
+    }
+    try {
+      String v = c.getString(key).trim();
+      if (v.isEmpty() && fallback == null) {
+        errors.add(PATH + "." + key + ": must not be empty");
+      }
+      return v;
+    } catch (ConfigException.WrongType e) {
+      errors.add(PATH + "." + key + ": must be a string");
+      return fallback;
+    }
+  }
+
+  private static int integer(Config c, String key, int fallback, List<String> errors) {
+    if (!c.hasPath(key)) {
+      return fallback;
+    }
+    try {
+      return c.getInt(key);
+    } catch (ConfigException.WrongType e) {
+      errors.add(PATH + "." + key + ": must be a whole number");
+      return fallback;
+    }
+  }
+
+  private static boolean isHttpUrl(String s) {
+    try {
+      URI u = URI.create(s);
+      return ("http".equals(u.getScheme()) || "https".equals(u.getScheme())) && u.getHost() != null;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  public boolean hasApiKey() {
+    return !apiKey.isEmpty();
+  }
+
+  @Override
+  public String toString() {
+    return "ModelSection[provider=" + provider + ", baseUrl=" + baseUrl + ", modelName=" + modelName
+        + ", apiKey=" + (apiKey.isEmpty() ? "(none)" : Secrets.MASK) + ", timeoutSeconds=" + timeoutSeconds
+        + ", maxRetries=" + maxRetries + "]";
+  }
+}

@@ -1,0 +1,80 @@
+package io.otl.node.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The AgentScope {@code model} section: parsed once, checked, key from the environment, never shown. */
+class ModelSectionTest {
+
+  private static final Map<String, String> ENV = Map.of("MODEL_API_KEY", "sk-test-secret-123");
+
+  @Test
+  void tomlAndJsonSamplesGiveTheSameBaseModelWithTheKeyFromTheEnvironment() {
+    for (String sample : new String[] {"config.toml", "settings.json"}) {
+      ModelSection m = ModelSection.fromRoot(AgentScopeConfigLoader.load(TestFiles.sample(sample), ENV)).orElseThrow();
+      assertEquals("openai-compatible", m.provider(), sample);
+      assertEquals("http://127.0.0.1:9000/api", m.baseUrl(), sample);
+      assertEquals("gpt-4o-mini", m.modelName(), sample);
+      assertEquals("sk-test-secret-123", m.apiKey(), sample);
+      assertEquals(60, m.timeoutSeconds(), sample);
+      assertEquals(3, m.maxRetries(), sample);
+      assertFalse(m.toString().contains("sk-test-secret-123"), "the key is never printed: " + m);
+      assertTrue(m.toString().contains("****"));
+    }
+  }
+
+  @Test
+  void anUnsetKeyVariableMeansNoKey() {
+    ModelSection m = ModelSection.fromRoot(AgentScopeConfigLoader.load(TestFiles.sample("config.toml"), Map.of()))
+        .orElseThrow();
+    assertFalse(m.hasApiKey());
+  }
+
+  @Test
+  void noSectionNoBaseModel() {
+    assertEquals(Optional.empty(), ModelSection.fromRoot(ConfigFactory.parseString("agentscope.training.enabled = true")));
+  }
+
+  @Test
+  void wrongValuesAreReportedByKeyWithoutTheKeyValue() {
+    Config bad = ConfigFactory.parseString("agentscope.model { base-url = \"ftp://x\", api-key = \"sk-leak\", "
+        + "timeout-seconds = 0 }");
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ModelSection.fromRoot(bad));
+    String message = e.getMessage();
+    assertTrue(message.contains("agentscope.model.base-url"), message);
+    assertTrue(message.contains("agentscope.model.model-name"), message);
+    assertTrue(message.contains("agentscope.model.timeout-seconds"), message);
+    assertFalse(message.contains("sk-leak"), message);
+  }
+
+  @Test
+  void yamlModelSectionTakesDefaultsForWhatItOmits() throws Exception {
+    Files.createDirectories(Path.of("target"));
+    Path dir = Files.createTempDirectory(Path.of("target"), "model-section");
+    Path yml = TestFiles.write(dir, "a.yml", "agentscope:\n  model:\n    base-url: http://vllm:8000/v1\n"
+        + "    model-name: qwen2.5-7b-instruct\n  training:\n    enabled: true\n");
+    ModelSection m = ModelSection.fromRoot(AgentScopeConfigLoader.load(yml, Map.of())).orElseThrow();
+    assertEquals("http://vllm:8000/v1", m.baseUrl());
+    assertEquals("openai-compatible", m.provider());
+  }
+
+  @Test
+  void aWrongModelSectionFailsNodeConfigurationBeforeAnythingStarts() throws Exception {
+    Files.createDirectories(Path.of("target"));
+    Path dir = Files.createTempDirectory(Path.of("target"), "model-section-node");
+    Path toml = TestFiles.write(dir, "bad.toml", "[model]\nbase_url = \"not a url\"\nmodel_name = \"m\"\n");
+    ConfigValidationException e = assertThrows(ConfigValidationException.class,
+        () -> NodeConfig.resolve(Optional.of(toml), ConfigFactory.empty(), Map.of()));
+    assertTrue(e.getMessage().contains("agentscope.model.base-url"), e.getMessage());
+  }
+}

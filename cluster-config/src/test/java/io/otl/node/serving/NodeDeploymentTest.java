@@ -1,0 +1,211 @@
+package io.otl.node.serving;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node on the embedded default's shape (H2 journal, simulator in the node) with the
+ * {@code vllm-lora} backend on the simulator's model face, driven only over HTTP: v0 is the base
+ * model and STABLE; the first fine-tune is loaded as an adapter and canaries against v0; routes
+ * name the adapter; a rollback unloads it; a restarted node keeps every route.
+ */
+class NodeDeploymentTest {
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  private static Config settings(Path dir) {
+    return ConfigFactory.parseMap(Map.of(
+            "agentscope.training.read-side.rescan-interval", "2s",
+            "agentscope.training.simulator.enabled", true,
+            "agentscope.training.simulator.port", 0,
+            "agentscope.training.simulator.work-dir", dir.resolve("sim").toString(),
+            "agentscope.training.serving.backend", "vllm-lora",
+            "agentscope.training.training-runner.base-model", "base-7b",
+            "agentscope.training.model-update.canary-ratio", 0.1))
+        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true));
+  }
+
+  private static JsonNode version(Http http, String agent, String v) {
+    for (JsonNode x : http.get("/v1/models/" + agent).json().get("versions")) {
+      if (x.get("version").asText().equals(v)) return x;
+    }
+    throw new AssertionError("no version " + v);
+  }
+
+  private static JsonNode awaitState(Http http, String agent, String v, String state) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    JsonNode last = null;
+    while (System.nanoTime() < deadline) {
+      last = version(http, agent, v);
+      if (last.get("state").asText().equals(state)) return last;
+      Thread.sleep(100);
+    }
+    throw new AssertionError(v + " never reached " + state + ": " + last);
+  }
+
+  private static JsonNode awaitDeployment(Http http, String agent, String v, String status) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    JsonNode last = null;
+    while (System.nanoTime() < deadline) {
+      last = version(http, agent, v).path("deployment");
+      if (last.path("status").asText().equals(status)) return last;
+      Thread.sleep(100);
+    }
+    throw new AssertionError(v + " deployment never reached " + status + ": " + last);
+  }
+
+  private static boolean simulatorLists(String modelsUrl, String model) throws Exception {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create(modelsUrl + "/models")).GET().build(), HttpResponse.BodyHandlers.ofString());
+    for (JsonNode card : MAPPER.readTree(r.body()).path("data")) {
+      if (card.path("id").asText().equals(model)) return true;
+    }
+    return false;
+  }
+
+  @Test
+  void firstFineTuneIsLoadedAndCanariesAgainstTheBaseModelThenRollbackUnloadsIt() throws Exception {
+    Files.createDirectories(Path.of("target"));
+    Path dir = Files.createTempDirectory(Path.of("target"), "node-deploy");
+    Path adapter = Files.createDirectories(dir.resolve("ckpt/v1/huggingface"));
+    String agent = "support-bot";
+    Map<String, String> routes = new java.util.HashMap<>();
+    String served;
+    String modelServer;
+    try (TrainingNode node = TrainingNode.start(Optional.empty(), settings(dir), java.time.Clock.systemUTC())) {
+      Http http = new Http(node.httpPort());
+      Http.Response reg = http.post("/v1/models/" + agent + "/versions", "{\"version\":\"v1\",\"artifact\":\"file://"
+          + adapter.toAbsolutePath() + "\",\"endpoint\":\"file://" + adapter.toAbsolutePath() + "\"}");
+      assertEquals(201, reg.status(), reg.body());
+
+      JsonNode models = http.get("/v1/models/" + agent).json();
+      JsonNode v0 = version(http, agent, "v0");
+      assertEquals("STABLE", v0.get("state").asText());
+      assertEquals("base-7b", v0.path("deployment").path("servedModel").asText());
+      modelServer = v0.path("deployment").path("endpoint").asText();
+      assertTrue(modelServer.endsWith("/v1"), modelServer);
+      assertEquals("v0", models.get("stable").asText());
+
+      JsonNode v1 = awaitState(http, agent, "v1", "CANARY");
+      assertEquals(0.1, v1.get("ratio").asDouble(), 1e-9);
+      served = v1.path("deployment").path("servedModel").asText();
+      assertTrue(served.startsWith("support-bot-v1-"), served);
+      assertEquals("CONFIRMED", v1.path("deployment").path("status").asText());
+      assertTrue(simulatorLists(modelServer, served), "the adapter is loaded in the model server");
+      assertFalse(http.get("/v1/models/" + agent).body().contains("api-key"));
+
+      int onCandidate = 0;
+      for (int i = 0; i < 300; i++) {
+        JsonNode route = http.get("/v1/models/" + agent + "/route?sessionId=s-" + i).json();
+        routes.put("s-" + i, route.get("version").asText());
+        if (route.get("version").asText().equals("v1")) {
+          onCandidate++;
+          assertEquals(served, route.get("servedModel").asText());
+          assertEquals(modelServer, route.get("endpoint").asText());
+        } else {
+          assertEquals("base-7b", route.get("servedModel").asText());
+        }
+      }
+      assertTrue(onCandidate > 10 && onCandidate < 60, "about 10 % of 300 sessions on v1: " + onCandidate);
+    }
+
+    // A restarted node keeps every session's route. Its model server (the simulator) restarted
+    // empty, as a vLLM server loses adapters loaded at runtime: recovery loads v1 again.
+    try (TrainingNode node = TrainingNode.start(Optional.empty(), settings(dir), java.time.Clock.systemUTC())) {
+      Http http = new Http(node.httpPort());
+      for (Map.Entry<String, String> e : routes.entrySet()) {
+        assertEquals(e.getValue(), http.get("/v1/models/" + agent + "/route?sessionId=" + e.getKey()).json()
+            .get("version").asText());
+      }
+      String server = http.get("/v1/models/" + agent + "/route?sessionId=s-1").json().get("endpoint").asText();
+      assertTrue(!server.equals(modelServer), "the simulator listens on a new port: routes follow the configuration");
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!simulatorLists(server, served) && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+      assertTrue(simulatorLists(server, served), "v1 is loaded again after the restart");
+      Http.Response rb = http.post("/v1/models/" + agent + "/versions/v1/rollback", "{\"reason\":\"test\"}");
+      assertEquals(202, rb.status(), rb.body());
+      awaitDeployment(http, agent, "v1", "UNDEPLOYED");
+      assertFalse(simulatorLists(server, served), "the rolled-back adapter is unloaded");
+      assertEquals("v0", http.get("/v1/models/" + agent + "/route?sessionId=s-1").json().get("version").asText());
+    }
+  }
+
+  private static HttpResponse<String> post(String url, String body) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void aWorseAdapterIsRolledBackByRealTrafficAndUnloaded() throws Exception {
+    Files.createDirectories(Path.of("target"));
+    Path dir = Files.createTempDirectory(Path.of("target"), "node-rollback");
+    Path adapter = Files.createDirectories(dir.resolve("ckpt/v1/huggingface"));
+    String agent = "travel-bot";
+    Config config = ConfigFactory.parseMap(Map.of(
+            "agentscope.training.model-update.canary-ratio", 0.5,
+            "agentscope.training.model-update.steps", java.util.List.of(0.75, 1.0),
+            "agentscope.training.model-update.min-samples-per-step", 30,
+            "agentscope.training.model-update.evaluation-metrics", java.util.List.of("task-success-rate")))
+        .withFallback(settings(dir));
+    try (TrainingNode node = TrainingNode.start(Optional.empty(), config, java.time.Clock.systemUTC())) {
+      Http http = new Http(node.httpPort());
+      assertEquals(201, http.post("/v1/models/" + agent + "/versions", "{\"version\":\"v1\",\"artifact\":\"file://"
+          + adapter.toAbsolutePath() + "\",\"endpoint\":\"x\"}").status());
+      JsonNode v1 = awaitState(http, agent, "v1", "CANARY");
+      String served = v1.path("deployment").path("servedModel").asText();
+      String server = v1.path("deployment").path("endpoint").asText();
+      String simulatorRoot = server.substring(0, server.length() - "/v1".length());
+      assertEquals(200, post(simulatorRoot + "/simulator/models/" + served + "/quality", "{\"failureRate\":0.7}").statusCode());
+
+      // An agent: route, ask the routed model on the simulator, report the task's result.
+      for (int i = 0; i < 400 && version(http, agent, "v1").get("state").asText().equals("CANARY"); i++) {
+        String session = "trip-" + i;
+        JsonNode route = http.get("/v1/models/" + agent + "/route?sessionId=" + session).json();
+        String question = "plan trip " + i;
+        JsonNode answer = MAPPER.readTree(post(route.get("endpoint").asText() + "/chat/completions",
+            MAPPER.createObjectNode().put("model", route.get("servedModel").asText())
+                .set("messages", MAPPER.createArrayNode().add(MAPPER.createObjectNode().put("role", "user")
+                    .put("content", question))).toString()).body());
+        String content = answer.path("choices").path(0).path("message").path("content").asText();
+        boolean success = !content.equals("I cannot complete this task.");
+        Http.Response r = http.post("/v1/sessions/" + session + "/events", MAPPER.writeValueAsString(Map.of(
+            "agentId", agent, "events", java.util.List.of(
+                Map.of("type", "start", "modelVersion", route.get("version").asText()),
+                Map.of("type", "message", "role", "user", "content", question),
+                Map.of("type", "message", "role", "assistant", "content", content, "latencyMs", 300),
+                Map.of("type", "result", "status", success ? "SUCCESS" : "FAILURE")))));
+        assertEquals(202, r.status(), r.body());
+      }
+      JsonNode rolledBack = awaitState(http, agent, "v1", "ROLLED_BACK");
+      String reason = rolledBack.get("history").get(rolledBack.get("history").size() - 1).get("reason").asText();
+      assertTrue(reason.contains("task-success-rate"), reason);
+      awaitDeployment(http, agent, "v1", "UNDEPLOYED");
+      assertFalse(simulatorLists(server, served), "the worse adapter is unloaded");
+      for (int i = 0; i < 50; i++) {
+        assertEquals("v0", http.get("/v1/models/" + agent + "/route?sessionId=new-" + i).json().get("version").asText());
+      }
+    }
+  }
+}
