@@ -1,6 +1,7 @@
 package io.otl.persistence.schema;
 
 import io.otl.core.coordinator.TrainingCoordinator;
+import io.otl.core.model.Deployments;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.session.AgentSession;
 import io.otl.persistence.kafka.KafkaPublisherOffset;
@@ -106,6 +107,13 @@ public final class PersistedTypes {
           .legacy(M + "OutcomeRecorded"),
       PersistedType.of("model.state-idle", ModelVersion.Idle.class).legacy(M + "Idle"),
       PersistedType.of("model.state-rolling-out", ModelVersion.RollingOut.class).legacy(M + "RollingOut"),
+      // Added in 0.2.0 (deployment in the state machine): no 0.1.0 class name to read.
+      PersistedType.of("model.base-model-registered", Deployments.BaseModelRegistered.class),
+      PersistedType.of("model.deployment-requested", Deployments.DeploymentRequested.class),
+      PersistedType.of("model.deployment-confirmed", Deployments.DeploymentConfirmed.class),
+      PersistedType.of("model.deployment-failed", Deployments.DeploymentFailed.class),
+      PersistedType.of("model.undeploy-requested", Deployments.UndeployRequested.class),
+      PersistedType.of("model.undeployed", Deployments.Undeployed.class),
       // KafkaPublisherOffset (KafkaOffset|<topic>) and FeedOffsetStore (FeedOffset|<feed>)
       PersistedType.of("kafka-offset.stored", KafkaPublisherOffset.OffsetStored.class)
           .legacy("io.otl.persistence.kafka.KafkaPublisherOffset$OffsetStored"),

@@ -59,7 +59,7 @@ class PersistedTypesTest {
     Set<String> manifests = goldenManifests().keySet();
     List<String> missing = new ArrayList<>();
     for (PersistedType t : PersistedTypes.ALL.all()) {
-      boolean found = manifests.contains(t.legacyManifest()) || manifests.stream()
+      boolean found = (t.legacyManifest() != null && manifests.contains(t.legacyManifest())) || manifests.stream()
           .anyMatch(m -> m.equals(t.name()) || m.startsWith(t.name() + "#"));
       if (!found) missing.add("  " + t.name() + " (" + t.type().getName() + ")");
     }
