@@ -1,5 +1,6 @@
 package io.otl.bench;
 
+import com.typesafe.config.ConfigFactory;
 import io.otl.core.model.CanaryRules;
 import io.otl.core.model.CanaryRules.Action;
 import io.otl.core.model.CanaryRules.Method;
@@ -84,6 +85,23 @@ final class C1Canary {
       }
     }
     r.figure("scenarios", table);
+
+    // How power is bought: more samples per step (each step lasts until both arms have them).
+    int larger = args.integer("larger-min-samples", 400);
+    int sensitivityRollouts = args.integer("sensitivity-rollouts", 150);
+    if (sensitivityRollouts > 0) {
+      ModelSettings big = ModelSettings.fromConfig(ConfigFactory.parseString(
+              "model-update { min-samples-per-step = " + larger + " }")
+          .withFallback(ConfigFactory.defaultReference().getConfig("agentscope.training")));
+      Map<String, Object> sensitivity = new LinkedHashMap<>();
+      for (Scenario s : List.of(equal, worse.get(1), worse.get(2), worse.get(3))) {
+        Map<String, Object> sum = summarize(simulate(big, Method.SEQUENTIAL, s, sensitivityRollouts, seed + 2000,
+            traffic, maxDays));
+        sensitivity.put(s.name() + " sequential", sum);
+        row(s.name() + " @" + larger, "sequential", sum);
+      }
+      r.figure("minSamplesPerStep" + larger, sensitivity);
+    }
     double falseRate = (double) aaSeq.get("rollbackRate");
     r.figure("falseRollbackRate", falseRate);
     r.figure("naiveFalseRollbackRate", aaNaive.get("rollbackRate"));
