@@ -49,7 +49,7 @@ final class C1Canary {
   static Result run(Args args) {
     Locale.setDefault(Locale.ROOT);
     int aa = args.integer("rollouts", 2000);
-    int powerRollouts = args.integer("power-rollouts", 400);
+    int powerRollouts = args.integer("power-rollouts", 300);
     long seed = args.integer("seed", 19);
     double traffic = args.number("traffic", 200);
     double maxDays = args.number("max-days", 30);
@@ -88,7 +88,7 @@ final class C1Canary {
 
     // How power is bought: more samples per step (each step lasts until both arms have them).
     int larger = args.integer("larger-min-samples", 400);
-    int sensitivityRollouts = args.integer("sensitivity-rollouts", 150);
+    int sensitivityRollouts = args.integer("sensitivity-rollouts", 100);
     if (sensitivityRollouts > 0) {
       ModelSettings big = ModelSettings.fromConfig(ConfigFactory.parseString(
               "model-update { min-samples-per-step = " + larger + " }")

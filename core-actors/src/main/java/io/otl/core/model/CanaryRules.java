@@ -43,7 +43,8 @@ public final class CanaryRules {
   public enum Action { WAIT, ROLLBACK, PAUSE_DEGRADED, PAUSE_MISMATCH, ADVANCE, PROMOTE }
 
   /**
-   * @param tests every test run at this look (the degraded ones flagged)
+   * @param tests every test run at this look (the degraded ones flagged); empty when the
+   *     sequential rule waits and nothing is degraded (reports are built only when they are used)
    * @param detail for ROLLBACK / PAUSE_DEGRADED the degraded tests' summaries; for PAUSE_MISMATCH
    *     the sample-ratio summary; for WAIT what it waits for
    * @param sampleRatio the guardrail's figures (null for FIXED_LEVEL)
@@ -83,10 +84,17 @@ public final class CanaryRules {
     List<TestResult> tests;
     SampleRatioCheck.Result srm = null;
     if (method == Method.SEQUENTIAL) {
+      srm = SampleRatioCheck.check(candidate.sessions(), stable.sessions(), plan.get(step));
+      boolean waits = paused || !waiting.isEmpty() || now.isBefore(stepStartedAt.plus(settings.stepDuration()));
+      if (waits && !(srm.mismatch() && !mismatchAcknowledged)
+          && !SequentialTest.anyDegraded(ready, settings.evaluationMetrics().size(), stable, candidate,
+              settings.tolerance(), settings.confidence(), plan.size(), settings.minSamplesPerStep())) {
+        // Nothing happens at this look (the usual case): skip building the reports.
+        return new Decision(Action.WAIT, List.of(), waitReason(paused, waiting), srm);
+      }
       tests = SequentialTest.run(ready, settings.evaluationMetrics().size(), stable, candidate,
           settings.tolerance(), settings.confidence(), plan.size(), settings.minSamplesPerStep(),
           stable.sessions() + candidate.sessions());
-      srm = SampleRatioCheck.check(candidate.sessions(), stable.sessions(), plan.get(step));
       if (srm.mismatch() && !mismatchAcknowledged) {
         return new Decision(Action.PAUSE_MISMATCH, tests, srm.summary(), srm);
       }
@@ -103,17 +111,18 @@ public final class CanaryRules {
       return new Decision(settings.rollbackOnDegradation() ? Action.ROLLBACK : Action.PAUSE_DEGRADED,
           tests, detail, srm);
     }
-    if (paused) {
-      return new Decision(Action.WAIT, tests, "paused", srm);
-    }
-    if (!waiting.isEmpty()) {
-      return new Decision(Action.WAIT, tests, "too few samples: " + String.join(", ", waiting), srm);
-    }
-    if (now.isBefore(stepStartedAt.plus(settings.stepDuration()))) {
-      return new Decision(Action.WAIT, tests, "step duration not over", srm);
+    if (paused || !waiting.isEmpty() || now.isBefore(stepStartedAt.plus(settings.stepDuration()))) {
+      return new Decision(Action.WAIT, tests, waitReason(paused, waiting), srm);
     }
     Action next = step + 1 >= plan.size() - 1 ? Action.PROMOTE : Action.ADVANCE;
     return new Decision(next, tests, "", srm);
+  }
+
+  private static String waitReason(boolean paused, List<String> waiting) {
+    if (paused) {
+      return "paused";
+    }
+    return waiting.isEmpty() ? "step duration not over" : "too few samples: " + String.join(", ", waiting);
   }
 
   /**

@@ -89,6 +89,12 @@ public final class SequentialTest {
   /** Builds the estimate of one metric from two aggregates (both with observations). */
   static Estimate estimate(
       Metric metric, OutcomeAggregates stable, OutcomeAggregates candidate, double tolerance) {
+    return estimate(metric, stable, candidate, tolerance, true);
+  }
+
+  /** As above; without {@code forReport} the latency p95s and tail share (not tested) are NaN. */
+  static Estimate estimate(Metric metric, OutcomeAggregates stable, OutcomeAggregates candidate,
+      double tolerance, boolean forReport) {
     long ns = stable.samples(metric);
     long nc = candidate.samples(metric);
     if (ns <= 0 || nc <= 0) {
@@ -114,10 +120,14 @@ public final class SequentialTest {
       case RESPONSE_LATENCY -> {
         double[] s = logMoments(stable.latency());
         double[] c = logMoments(candidate.latency());
+        double v = s[1] / ns + c[1] / nc;
+        if (!forReport) {
+          yield new Estimate(metric, Double.NaN, Double.NaN, ns, nc, c[0] - s[0],
+              Math.max(v, VARIANCE_FLOOR), Math.log1p(tolerance), Double.NaN, null);
+        }
         double stableP95 = stable.latency().quantile(0.95);
         double threshold = stableP95 * (1 + tolerance);
         double share = (double) candidate.latency().countAtOrAbove(threshold) / nc;
-        double v = s[1] / ns + c[1] / nc;
         yield new Estimate(metric, stableP95, candidate.latency().quantile(0.95), ns, nc, c[0] - s[0],
             Math.max(v, VARIANCE_FLOOR), Math.log1p(tolerance), threshold, share);
       }
@@ -151,6 +161,38 @@ public final class SequentialTest {
    *
    * @param looks outcomes seen in the step so far, for the report
    */
+  /**
+   * The decision of {@link #run} alone, without building the reports: whether Holm rejects any
+   * metric at this look. The entity looks after every outcome and needs the reports only when
+   * something happens.
+   */
+  public static boolean anyDegraded(
+      List<Metric> metrics,
+      int configuredMetrics,
+      OutcomeAggregates stable,
+      OutcomeAggregates candidate,
+      Map<Metric, Double> tolerance,
+      double confidence,
+      int planSize,
+      int minSamplesPerStep) {
+    double stepAlpha = stepAlpha(confidence, planSize);
+    int m = Math.max(configuredMetrics, metrics.size());
+    double tau2 = mixingVariance(stepAlpha, m, minSamplesPerStep);
+    List<Double> p = new ArrayList<>();
+    for (Metric metric : metrics) {
+      Estimate e = estimate(metric, stable, candidate, tolerance.get(metric), false);
+      p.add(Msprt.pValue(e.shortfall() - e.delta(), e.variance(), tau2));
+    }
+    boolean[] rejected = new boolean[metrics.size()];
+    holm(p, m, stepAlpha, rejected);
+    for (boolean r : rejected) {
+      if (r) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   public static List<TestResult> run(
       List<Metric> metrics,
       int configuredMetrics,
