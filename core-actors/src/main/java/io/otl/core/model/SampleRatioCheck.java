@@ -43,8 +43,22 @@ public final class SampleRatioCheck {
       double chiSquare,
       double chiSquareP,
       double sequentialP,
-      boolean mismatch,
-      String summary) {}
+      boolean mismatch) {
+
+    /** The figures in one sentence (built on demand: the node checks after every outcome). */
+    public String summary() {
+      long n = candidateSessions + stableSessions;
+      return String.format(Locale.ROOT,
+          "sample ratio: %d candidate and %d stable sessions in this step, %.4f of them on the "
+              + "candidate against an intended %.4f; chi-square %.2f (p = %.3g), sequential p = "
+              + "%.3g; %s",
+          candidateSessions, stableSessions, n == 0 ? 0.0 : (double) candidateSessions / n,
+          intendedRatio, chiSquare, chiSquareP, sequentialP, mismatch
+              ? "mismatch (both p < " + ALPHA + "): routing or recording is broken, the figures "
+                  + "of this step cannot be trusted"
+              : "consistent");
+    }
+  }
 
   public static Result check(long candidateSessions, long stableSessions, double intendedRatio) {
     if (!(intendedRatio > 0 && intendedRatio < 1)) {
@@ -52,7 +66,7 @@ public final class SampleRatioCheck {
     }
     long n = candidateSessions + stableSessions;
     if (n == 0) {
-      return new Result(0, 0, intendedRatio, 0, 1, 1, false, "no sessions yet");
+      return new Result(0, 0, intendedRatio, 0, 1, 1, false);
     }
     double expectedC = n * intendedRatio;
     double expectedS = n * (1 - intendedRatio);
@@ -64,17 +78,7 @@ public final class SampleRatioCheck {
         - candidateSessions * Math.log(intendedRatio) - stableSessions * Math.log(1 - intendedRatio);
     double seqP = logBf <= 0 ? 1 : Math.exp(-logBf);
     boolean mismatch = chiP < ALPHA && seqP < ALPHA;
-    String summary = String.format(Locale.ROOT,
-        "sample ratio: %d candidate and %d stable sessions in this step, %.4f of them on the "
-            + "candidate against an intended %.4f; chi-square %.2f (p = %.3g), sequential p = %.3g; "
-            + "%s",
-        candidateSessions, stableSessions, (double) candidateSessions / n, intendedRatio, chi2, chiP,
-        seqP, mismatch
-            ? "mismatch (both p < " + ALPHA + "): routing or recording is broken, the figures of "
-                + "this step cannot be trusted"
-            : "consistent");
-    return new Result(candidateSessions, stableSessions, intendedRatio, chi2, chiP, seqP, mismatch,
-        summary);
+    return new Result(candidateSessions, stableSessions, intendedRatio, chi2, chiP, seqP, mismatch);
   }
 
   private static double sq(double x) {
