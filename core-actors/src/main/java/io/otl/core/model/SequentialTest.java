@@ -257,8 +257,9 @@ public final class SequentialTest {
         e.metric().relativeTolerance() ? "relative" : "absolute");
     String summary = switch (e.metric()) {
       case TASK_SUCCESS_RATE, USER_SATISFACTION -> String.format(Locale.ROOT,
-          "%s %.4f (n=%d) vs stable %.4f (n=%d): shortfall %.4f, %s%s", e.metric().key(),
-          e.candidateValue(), e.candidateN(), e.stableValue(), e.stableN(), e.shortfall(), test, verdict);
+          "%s %.4f (n=%d) vs stable %.4f (n=%d), threshold %.4f (stable − tolerance): shortfall "
+              + "%.4f, %s%s", e.metric().key(), e.candidateValue(), e.candidateN(), e.stableValue(),
+          e.stableN(), e.threshold(), e.shortfall(), test, verdict);
       case RESPONSE_LATENCY -> String.format(Locale.ROOT,
           "response-latency p95 %.1f ms (n=%d) vs stable %.1f ms (n=%d): typical latency ×%.3f "
               + "(log ratio %.4f against log(1 + tolerance) %.4f), %s%s",
