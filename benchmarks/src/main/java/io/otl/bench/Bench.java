@@ -10,7 +10,7 @@ import java.util.Locale;
  * The benchmarks of DESIGN §9 (see BENCHMARKS.md):
  *
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar io.otl.bench.Bench &lt;baseline|W1..W7|all&gt; [--option value …]
+ * java -cp benchmarks/target/benchmarks.jar io.otl.bench.Bench &lt;baseline|W1..W7|all|C1&gt; [--option value …]
  * </pre>
  *
  * W1–W3 run the raw-JDBC baseline first, in the same run and on the same database, and report their
@@ -25,9 +25,14 @@ public final class Bench {
       System.setProperty("logback.configurationFile", "bench-logback.xml");
     }
     if (argv.length == 0 || argv[0].startsWith("-h") || argv[0].equals("--help") || argv[0].equals("help")) {
-      System.out.println("usage: Bench <baseline|W1|W2|W3|W4|W5|W6|W7|all> [--sessions N] [--events N] [--batch N]"
+      System.out.println("usage: Bench <baseline|W1|W2|W3|W4|W5|W6|W7|all|C1> [--sessions N] [--events N] [--batch N]"
           + " [--concurrency N] [--pg-url jdbc:postgresql://…] [--results-dir DIR] [--journal-batch N]"
           + " [--journal-parallelism N] [--pool N] [--no-baseline] [--keep] (details: BENCHMARKS.md)");
+      return;
+    }
+    if (argv[0].equalsIgnoreCase("C1")) {
+      // Pure computation: no database, so it does not go through run() (which opens one).
+      C1Canary.main(new Args(argv, 1));
       return;
     }
     List<Result> results;

@@ -193,7 +193,8 @@ function testsTable(tests) {
       h('td', { class: 'num' }, m.fmt(t.candidateValue) + ' (n=' + t.candidateSamples + ')'),
       h('td', { class: 'num' }, t.relativeTolerance ? fmtPct(t.tolerance) : fmtNum(t.tolerance, 4)),
       h('td', { class: 'num' }, m.fmt(t.threshold)),
-      h('td', { class: 'num' }, fmtNum(t.statistic, 3) + ' vs ' + fmtNum(t.criticalValue, 3) + ' @' + fmtPct(t.confidence)),
+      h('td', { class: 'num' }, fmtNum(t.statistic, 3) + ' vs ' + fmtNum(t.criticalValue, 3) + ' @' + fmtPct(t.confidence)
+        + (t.method === 'msprt' ? ' · always-valid p ' + fmtNum(t.pValue, 4) + ' vs α ' + fmtNum(t.alpha, 4) + ' · look ' + t.looks : '')),
       h('td', null, t.degraded ? h('strong', null, 'DEGRADED') : 'ok'),
       h('td', { class: 'muted' }, t.summary || ''));
   });

@@ -1,9 +1,15 @@
 package io.otl.core.model;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import java.util.Locale;
 
 /**
- * The one-sided tests that decide whether a candidate is worse than the stable version by more
+ * The fixed-level one-sided tests used before issue #19, kept callable for the comparison in
+ * {@code Bench C1} and for events written by them; the entity now decides with {@link
+ * SequentialTest}. Re-run after every outcome, these tests are not valid under repeated looks
+ * (Bench C1 measures how often they roll back an equal candidate).
+ *
+ * <p>The one-sided tests that decide whether a candidate is worse than the stable version by more
  * than a tolerance. Pure functions; the entity stores their {@link TestResult}s in its events so
  * an audit can replay the decision.
  *
@@ -50,6 +56,18 @@ public final class CanaryStatistics {
    * @param observedTailShare latency only: share of candidate sessions at or above the threshold
    * @param degraded statistic > criticalValue
    * @param summary the same in one sentence for logs, views and audits
+   * @param method how the test was run: {@code "msprt"} for the always-valid sequential test of
+   *     {@link SequentialTest}; null in events written before it (the fixed-level z-test below)
+   * @param estimate sequential only: the observed shortfall on the test's scale (stable −
+   *     candidate for rates and satisfaction, log of the candidate/stable geometric-mean latency)
+   * @param standardError sequential only: the estimate's standard error (statistic = (estimate −
+   *     tolerance on that scale) / standardError)
+   * @param mixingSd sequential only: τ, the spread of the mixture over the alternatives
+   * @param pValue sequential only: the always-valid p-value of this look, {@code min(1, 1/Λ)}
+   * @param alpha sequential only: the level this p-value was compared with (1 − confidence,
+   *     split over the tested steps, then Holm's level for its rank among the metrics);
+   *     criticalValue is the z at which pValue reaches it
+   * @param looks sequential only: how many outcomes (looks) the step has had so far
    */
   public record TestResult(
       Metric metric,
@@ -65,7 +83,41 @@ public final class CanaryStatistics {
       double threshold,
       Double observedTailShare,
       boolean degraded,
-      String summary) {}
+      String summary,
+      String method,
+      Double estimate,
+      Double standardError,
+      Double mixingSd,
+      Double pValue,
+      Double alpha,
+      Long looks) {
+
+    // Events persist this record: fields are only ever added (boxed, so older events read them as
+    // null), never renamed or removed. The canonical constructor is the JSON creator.
+    @JsonCreator
+    public TestResult {}
+
+    /** A fixed-level test's result (the form written before the sequential test existed). */
+    public TestResult(
+        Metric metric,
+        double stableValue,
+        double candidateValue,
+        long stableSamples,
+        long candidateSamples,
+        double statistic,
+        double criticalValue,
+        double confidence,
+        double tolerance,
+        boolean relativeTolerance,
+        double threshold,
+        Double observedTailShare,
+        boolean degraded,
+        String summary) {
+      this(metric, stableValue, candidateValue, stableSamples, candidateSamples, statistic,
+          criticalValue, confidence, tolerance, relativeTolerance, threshold, observedTailShare,
+          degraded, summary, null, null, null, null, null, null, null);
+    }
+  }
 
   /** The one-sided critical value z with Φ(z) = confidence. */
   public static double criticalValue(double confidence) {

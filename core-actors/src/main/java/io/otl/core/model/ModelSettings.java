@@ -80,6 +80,22 @@ public record ModelSettings(
       tol.put(m, t);
     }
     tolerance = Collections.unmodifiableMap(tol);
+    for (Metric m : evaluationMetrics) {
+      if (m.relativeTolerance()) {
+        continue; // latency has no largest possible shortfall: some slowdown is always detectable
+      }
+      int needed = SequentialTest.minimumSamplesPerStep(
+          confidence, steps.size(), evaluationMetrics.size(), tol.get(m));
+      require(
+          minSamplesPerStep >= needed,
+          "min-samples-per-step",
+          minSamplesPerStep,
+          "at least " + needed + ": with fewer, the sequential test at confidence " + confidence
+              + " (split over " + (steps.size() - 1) + " steps and " + evaluationMetrics.size()
+              + " metrics) cannot find " + m.key() + " degraded beyond its tolerance "
+              + tol.get(m) + " even if every candidate session fails, and steps would advance "
+              + "on evidence that can never reach that confidence");
+    }
     require(
         retainPrevious != null && !retainPrevious.isNegative(),
         "retain-previous",

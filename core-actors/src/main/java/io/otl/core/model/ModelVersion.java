@@ -1067,55 +1067,49 @@ public final class ModelVersion
   }
 
   /**
-   * The degradation and step rule, after the events already planned. Degradation: any configured
-   * metric with at least min-samples-per-step observations for both versions in the current step
-   * fails its test → ROLLED_BACK (or PAUSED when rollback-on-degradation is off). Advance: the
-   * step's duration has passed, every configured metric has enough observations and none is
-   * degraded → next step, or STABLE after the last step below 100 %.
+   * The degradation and step rule ({@link CanaryRules}), after the events already planned:
+   * sample-ratio mismatch → PAUSED; a metric degraded by the always-valid sequential test →
+   * ROLLED_BACK (or PAUSED when rollback-on-degradation is off); the step's duration over with
+   * enough observations on every metric → next step, or STABLE after the last step below 100 %.
    */
   private void evaluate(Plan p, Instant now) {
     if (!(p.state instanceof RollingOut s)) {
       return;
     }
     Rollout r = s.rollout();
-    List<TestResult> tests = new ArrayList<>();
-    List<String> waiting = new ArrayList<>();
-    for (Metric m : settings.evaluationMetrics()) {
-      long nc = r.candidateStep().samples(m);
-      long ns = r.stableStep().samples(m);
-      if (nc >= settings.minSamplesPerStep() && ns >= settings.minSamplesPerStep()) {
-        tests.add(CanaryStatistics.test(m, r.stableStep(), r.candidateStep(),
-            settings.toleranceOf(m), settings.confidence()));
-      } else {
-        waiting.add(m.key() + " (candidate " + nc + ", stable " + ns + ")");
+    CanaryRules.Decision d = CanaryRules.decide(settings, CanaryRules.Method.SEQUENTIAL, r.plan(),
+        r.step(), r.stepStartedAt(), r.paused(), r.stableStep(), r.candidateStep(),
+        CanaryRules.mismatchAcknowledged(s.models().require(r.candidate()).history()), now);
+    List<TestResult> tests = d.tests();
+    switch (d.action()) {
+      case PAUSE_MISMATCH -> {
+        if (!r.paused()) {
+          p.add(new RolloutPaused(r.candidate(), true, CanaryRules.MISMATCH_PREFIX + " at "
+              + describe(s) + ": " + d.detail() + "; no step-up and no rollback on these figures "
+              + "until an operator resumes, promotes or rolls back", tests, now));
+        }
       }
-    }
-    List<TestResult> degraded = tests.stream().filter(TestResult::degraded).toList();
-    if (!degraded.isEmpty()) {
-      String reason = "degraded at " + describe(s) + ": "
-          + degraded.stream().map(TestResult::summary).collect(Collectors.joining("; "));
-      if (settings.rollbackOnDegradation()) {
-        p.add(new VersionRolledBack(r.candidate(), true, reason, tests, null, now));
+      case ROLLBACK -> {
+        p.add(new VersionRolledBack(r.candidate(), true, "degraded at " + describe(s) + ": " + d.detail(),
+            tests, null, now));
         autoDeploy(p, now);
-      } else if (!r.paused()) {
-        p.add(new RolloutPaused(r.candidate(), true,
-            reason + " (rollback-on-degradation is off: paused for an operator)", tests, now));
       }
-      return;
-    }
-    if (r.paused() || !waiting.isEmpty()) {
-      return;
-    }
-    if (now.isBefore(r.stepStartedAt().plus(settings.stepDuration()))) {
-      return;
-    }
-    int next = r.step() + 1;
-    if (next >= r.plan().size() - 1) {
-      p.add(new VersionPromoted(r.candidate(), r.stableVersion(), now.plus(settings.retainPrevious()),
-          true, "all rollout steps passed (last: " + describe(s) + ")", tests, now));
-      autoDeploy(p, now);
-    } else {
-      p.add(new StepAdvanced(r.candidate(), r.step(), next, r.plan().get(next), tests, now));
+      case PAUSE_DEGRADED -> {
+        if (!r.paused()) {
+          p.add(new RolloutPaused(r.candidate(), true, "degraded at " + describe(s) + ": " + d.detail()
+              + " (rollback-on-degradation is off: paused for an operator)", tests, now));
+        }
+      }
+      case PROMOTE -> {
+        p.add(new VersionPromoted(r.candidate(), r.stableVersion(), now.plus(settings.retainPrevious()),
+            true, "all rollout steps passed (last: " + describe(s) + ")", tests, now));
+        autoDeploy(p, now);
+      }
+      case ADVANCE -> {
+        int next = r.step() + 1;
+        p.add(new StepAdvanced(r.candidate(), r.step(), next, r.plan().get(next), tests, now));
+      }
+      case WAIT -> { }
     }
   }
 

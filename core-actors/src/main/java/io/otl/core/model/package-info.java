@@ -8,7 +8,11 @@
  *       {@code ENTITY_TYPE_KEY} "ModelVersion"), with its commands, replies, events, state and
  *       views as nested records.
  *   <li>{@link io.otl.core.model.ModelSettings} — {@code agentscope.training.model-update.*}.
- *   <li>{@link io.otl.core.model.CanaryStatistics} — the one-sided degradation tests (pure).
+ *   <li>{@link io.otl.core.model.CanaryRules} — the step rule (pure), with {@link
+ *       io.otl.core.model.SequentialTest} and {@link io.otl.core.model.Msprt} (always-valid
+ *       degradation tests) and {@link io.otl.core.model.SampleRatioCheck} (guardrail); {@link
+ *       io.otl.core.model.CanaryStatistics} holds the fixed-level tests used before, for
+ *       comparison and old events.
  *   <li>{@link io.otl.core.model.RoutingTable} — deterministic, sticky session routing (pure).
  *   <li>{@link io.otl.core.model.OutcomeAggregates}, {@link io.otl.core.model.LatencyHistogram},
  *       {@link io.otl.core.model.SessionSet} — constant-size metrics and rollout deduplication.
@@ -57,11 +61,11 @@
  *       metric has been tested, none is degraded and step-duration has passed; with too few
  *       samples it waits indefinitely (the view shows the counts). If users rarely rate, drop
  *       user-satisfaction from evaluation-metrics or lower min-samples-per-step.
- *   <li><b>Re-testing after every outcome</b> (as required) raises the chance of a false
- *       rollback above 1 − confidence in principle; the tolerance in the null hypothesis keeps
- *       equal versions far from the rejection region as samples grow (see {@link
- *       io.otl.core.model.CanaryStatistics}). A sequential (alpha-spending) design would be the
- *       next step if false rollbacks show up.
+ *   <li><b>Re-testing after every outcome</b> (as required) is safe: the tests are always valid
+ *       (mixture SPRT), Holm-corrected across metrics, with 1 − confidence split over the steps
+ *       (see {@link io.otl.core.model.SequentialTest}; Bench C1 measured 0 false rollbacks in
+ *       2,000 equal rollouts where the fixed-level tests used before had 20 %). A sample-ratio
+ *       mismatch pauses the rollout; an operator's resume silences it for the rest of the step.
  *   <li><b>Deduplication</b> is per version for the whole rollout, on 64-bit hashes of session
  *       ids ({@link io.otl.core.model.SessionSet}); the sets are dropped when the rollout ends.
  *       State therefore grows with the sessions of one rollout (8 bytes each in memory, about 20

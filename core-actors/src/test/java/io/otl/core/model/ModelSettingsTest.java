@@ -43,6 +43,23 @@ class ModelSettingsTest {
   }
 
   @Test
+  void minSamplesTooSmallForTheSequentialTestIsRefusedWithTheNumberNeeded() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ModelSettings.fromConfig(training("min-samples-per-step = 6")));
+    assertTrue(e.getMessage().contains("model-update.min-samples-per-step = 6")
+        && e.getMessage().contains("at least 7"), e.getMessage());
+    assertEquals(7, ModelSettings.fromConfig(training("min-samples-per-step = 7")).minSamplesPerStep());
+
+    // A higher confidence needs more: the bar of the sequential test rises.
+    e = assertThrows(IllegalArgumentException.class,
+        () -> ModelSettings.fromConfig(training("confidence = 0.999, min-samples-per-step = 10")));
+    assertTrue(e.getMessage().contains("at least 11"), e.getMessage());
+    // Latency alone has no largest shortfall, so any positive size can detect something.
+    assertEquals(1, ModelSettings.fromConfig(
+        training("evaluation-metrics = [response-latency], min-samples-per-step = 1")).minSamplesPerStep());
+  }
+
+  @Test
   void invalidValuesNameTheKeyTheValueAndWhatIsAllowed() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> ModelSettings.fromConfig(training("canary-ratio = 1.5")));

@@ -72,6 +72,13 @@ class ModelVersionTest {
   private static final Map<String, Double> GOOD_OFFLINE =
       Map.of("task-success-rate", 0.85, "user-satisfaction", 0.80, "response-latency", 900.0);
 
+  /**
+   * Outcomes come at the step's ratio (19 stable per candidate at 5 %), and every command goes
+   * through the serializing testkit: tests of step mechanics use 20 samples per step, not 100,
+   * to stay fast.
+   */
+  private static final String SMALL_STEPS = "min-samples-per-step = 20";
+
   private final ManualClock clock = new ManualClock(Instant.parse("2025-01-01T00:00:00Z"));
   private EventSourcedBehaviorTestKit<Command, Event, State> kit;
 
@@ -126,23 +133,48 @@ class ModelVersionTest {
   }
 
   /**
-   * Feeds n outcomes for each of stable and candidate, interleaved. Success follows an exact
-   * running proportion (Bresenham), latencies spread over 800–1199 ms times a factor, ratings and
-   * thumbs identical for both.
+   * Feeds n candidate outcomes, each after the stable outcomes routing would give at the current
+   * step's ratio (19 per candidate session at 5 %, 4 at 20 %, 1 at 50 %), so the split passes the
+   * sample-ratio guardrail as real traffic does. Success follows an exact running proportion
+   * (Bresenham), latencies spread over 800–1199 ms times a factor, ratings and thumbs identical
+   * for both.
    */
   private void feed(String tag, String stable, double stableRate, String candidate, double candRate,
       double candLatencyFactor, int n) {
+    firstRollback(tag, stable, stableRate, candidate, candRate, candLatencyFactor, n);
+  }
+
+  /** As {@link #feed}; returns the automatic rollback event if one happened. */
+  private ModelVersion.VersionRolledBack firstRollback(String tag, String stable, double stableRate,
+      String candidate, double candRate, double candLatencyFactor, int n) {
+    int k = stablePerCandidate();
     for (int i = 0; i < n; i++) {
+      for (int j = 0; j < k; j++) {
+        if (!(kit.getState() instanceof ModelVersion.RollingOut)) {
+          return null;
+        }
+        int x = i * k + j;
+        outcome(tag + "-s-" + x, stable, bresenham(x, stableRate), 800 + (x * 37) % 400, x);
+      }
       if (!(kit.getState() instanceof ModelVersion.RollingOut)) {
-        return;
+        return null;
       }
       double lat = 800 + (i * 37) % 400;
-      outcome(tag + "-s-" + i, stable, bresenham(i, stableRate), lat, i);
-      if (!(kit.getState() instanceof ModelVersion.RollingOut)) {
-        return;
+      var result = outcome(tag + "-c-" + i, candidate, bresenham(i, candRate), lat * candLatencyFactor, i);
+      for (Event e : result.events()) {
+        if (e instanceof ModelVersion.VersionRolledBack rb) {
+          return rb;
+        }
       }
-      outcome(tag + "-c-" + i, candidate, bresenham(i, candRate), lat * candLatencyFactor, i);
     }
+    return null;
+  }
+
+  private int stablePerCandidate() {
+    if (!(kit.getState() instanceof ModelVersion.RollingOut r)) {
+      return 1;
+    }
+    return (int) Math.round((1 - r.rollout().ratio()) / r.rollout().ratio());
   }
 
   private static boolean bresenham(int i, double rate) {
@@ -165,11 +197,11 @@ class ModelVersionTest {
 
   @Test
   void goodCandidateGoesThroughEveryStepToStable() {
-    startEntity("");
+    startEntity(SMALL_STEPS);
     stableV1AndCanaryV2();
     double[] expected = {0.20, 0.50};
     for (int step = 0; step < 3; step++) {
-      feed("step" + step, "v1", 0.80, "v2", 0.80, 1.0, 150);
+      feed("step" + step, "v1", 0.80, "v2", 0.80, 1.0, 30);
       clock.advance(Duration.ofMinutes(61));
       tick();
       if (step < 2) {
@@ -195,29 +227,26 @@ class ModelVersionTest {
   }
 
   @Test
-  void rollsBackWhenCanarySuccessRateIsTenPointsWorse() {
-    startEntity("");
+  void rollsBackWhenCanarySuccessRateIsThirtyPointsWorse() {
+    // Thirty points, not ten as with the fixed-level test: at an always-valid level split over
+    // three steps and three metrics, ten points need about 600 candidate sessions in one step,
+    // thirty about 60 (Bench C1 measures the power at each size of degradation).
+    startEntity(SMALL_STEPS);
     stableV1AndCanaryV2();
-    ModelVersion.VersionRolledBack rolledBack = null;
-    for (int i = 0; i < 400 && rolledBack == null; i++) {
-      outcome("s-" + i, "v1", bresenham(i, 0.82), 800 + (i * 37) % 400, i);
-      var result = outcome("c-" + i, "v2", bresenham(i, 0.72), 800 + (i * 37) % 400, i);
-      for (Event e : result.events()) {
-        if (e instanceof ModelVersion.VersionRolledBack rb) {
-          rolledBack = rb;
-        }
-      }
-    }
-    assertTrue(rolledBack != null, "no rollback after 400 sessions each");
+    ModelVersion.VersionRolledBack rolledBack = firstRollback("x", "v1", 0.82, "v2", 0.52, 1.0, 200);
+    assertTrue(rolledBack != null, "no rollback after 200 candidate sessions");
     assertTrue(rolledBack.automatic());
     TestResult success = rolledBack.tests().stream()
         .filter(t -> t.metric() == Metric.TASK_SUCCESS_RATE).findFirst().orElseThrow();
     assertTrue(success.degraded(), success.summary());
     assertEquals(0.82, success.stableValue(), 0.01);
-    assertEquals(0.72, success.candidateValue(), 0.01);
-    assertTrue(success.candidateSamples() >= 100 && success.stableSamples() >= 100);
+    assertEquals(0.52, success.candidateValue(), 0.03);
+    assertTrue(success.candidateSamples() >= 20 && success.stableSamples() >= 20);
     assertTrue(success.statistic() > success.criticalValue());
-    assertEquals(1.645, success.criticalValue(), 1e-3);
+    assertEquals(SequentialTest.METHOD, success.method());
+    assertEquals(0.05 / 3 / 3, success.alpha(), 1e-12, "Holm's first level of the canary step");
+    assertTrue(success.pValue() <= success.alpha(), success.summary());
+    assertTrue(success.summary().contains("look "), success.summary());
     assertEquals(0.02, success.tolerance());
     assertTrue(rolledBack.tests().stream().filter(t -> t.metric() != Metric.TASK_SUCCESS_RATE)
         .noneMatch(TestResult::degraded));
@@ -232,21 +261,21 @@ class ModelVersionTest {
 
   @Test
   void rollsBackWhenCanaryLatencyIsFiftyPercentWorse() {
-    startEntity("");
+    startEntity(SMALL_STEPS);
     stableV1AndCanaryV2();
-    feed("lat", "v1", 0.80, "v2", 0.80, 1.5, 300);
+    feed("lat", "v1", 0.80, "v2", 0.80, 1.5, 100);
     VersionView v2 = version("v2");
     assertEquals(VersionState.ROLLED_BACK, v2.state());
-    assertEquals(100, v2.metrics().online().responseLatencySamples(),
+    assertEquals(20, v2.metrics().online().responseLatencySamples(),
         "rolled back as soon as the candidate had min-samples-per-step sessions");
     assertTrue(v2.history().get(v2.history().size() - 1).reason().contains("response-latency"));
   }
 
   @Test
   void equalMetricsWithinToleranceAdvance() {
-    startEntity("");
+    startEntity(SMALL_STEPS);
     stableV1AndCanaryV2();
-    feed("eq", "v1", 0.81, "v2", 0.80, 1.03, 200);
+    feed("eq", "v1", 0.81, "v2", 0.80, 1.03, 40);
     assertEquals(VersionState.CANARY, version("v2").state(), "no advance before the step duration");
     clock.advance(Duration.ofHours(1));
     tick();
@@ -256,9 +285,9 @@ class ModelVersionTest {
 
   @Test
   void tooFewSamplesNeverAdvanceButEnoughSamplesAfterTheDeadlineDo() {
-    startEntity("");
+    startEntity(SMALL_STEPS);
     stableV1AndCanaryV2();
-    feed("few", "v1", 0.80, "v2", 0.80, 1.0, 99);
+    feed("few", "v1", 0.80, "v2", 0.80, 1.0, 19);
     clock.advance(Duration.ofHours(2));
     tick();
     assertEquals(VersionState.CANARY, version("v2").state());
@@ -266,23 +295,24 @@ class ModelVersionTest {
     tick();
     assertEquals(VersionState.CANARY, version("v2").state());
     assertEquals(0.05, version("v2").ratio(), 1e-9);
-    // The 100th sample of each arm completes the step, whose deadline has long passed.
-    outcome("few-s-99", "v1", true, 900, 99);
+    // The 20th candidate sample completes the step (the stable has had 20 long ago), whose
+    // deadline has long passed.
+    outcome("few-s-x", "v1", true, 900, 0);
     assertEquals(VersionState.CANARY, version("v2").state());
-    outcome("few-c-99", "v2", true, 900, 99);
+    outcome("few-c-19", "v2", true, 900, 19);
     assertEquals(VersionState.RAMP, version("v2").state());
   }
 
   @Test
   void restartInTheMiddleOfARampStepKeepsRatioAndRemainingTime() {
-    startEntity("");
+    startEntity(SMALL_STEPS);
     stableV1AndCanaryV2();
-    feed("c", "v1", 0.80, "v2", 0.80, 1.0, 120);
+    feed("c", "v1", 0.80, "v2", 0.80, 1.0, 30);
     clock.advance(Duration.ofHours(1));
     tick();
     Instant rampStarted = clock.instant();
     assertEquals(0.20, version("v2").ratio(), 1e-9);
-    feed("r", "v1", 0.80, "v2", 0.80, 1.0, 120);
+    feed("r", "v1", 0.80, "v2", 0.80, 1.0, 30);
     clock.advance(Duration.ofMinutes(40));
 
     State restarted = kit.restart().state();
@@ -292,7 +322,7 @@ class ModelVersionTest {
     assertEquals(0.20, v2.ratio(), 1e-9);
     assertEquals(rampStarted, v2.stepStartedAt());
     assertEquals(rampStarted.plus(Duration.ofHours(1)), v2.stepDeadline());
-    assertEquals(120, v2.metrics().currentStep().sessions(), "step measurements survive the restart");
+    assertEquals(30, v2.metrics().currentStep().sessions(), "step measurements survive the restart");
 
     tick(); // 40 of 60 minutes: nothing happens
     assertEquals(0.20, version("v2").ratio(), 1e-9);
@@ -303,9 +333,9 @@ class ModelVersionTest {
 
   @Test
   void afterRestartTheStepTimerFiresAfterTheRemainingTimeOnly() throws Exception {
-    startEntity("step-duration = 10s");
+    startEntity("step-duration = 10s, " + SMALL_STEPS);
     stableV1AndCanaryV2();
-    feed("t", "v1", 0.80, "v2", 0.80, 1.0, 120);
+    feed("t", "v1", 0.80, "v2", 0.80, 1.0, 30);
     clock.advance(Duration.ofMillis(9_500));
     kit.restart(); // 0.5 s of the 10 s step remain
     clock.advance(Duration.ofSeconds(1));
@@ -408,11 +438,11 @@ class ModelVersionTest {
 
   @Test
   void pausedCanaryHoldsItsRatioUntilResumed() {
-    startEntity("");
+    startEntity(SMALL_STEPS);
     stableV1AndCanaryV2();
     assertEquals(VersionState.PAUSED,
         ((VersionStatus) this.<TransitionReply>run(r -> new ModelVersion.Pause("v2", r)).reply()).state());
-    feed("p", "v1", 0.80, "v2", 0.80, 1.0, 150);
+    feed("p", "v1", 0.80, "v2", 0.80, 1.0, 30);
     clock.advance(Duration.ofHours(2));
     tick();
     assertEquals(VersionState.PAUSED, version("v2").state());
@@ -427,10 +457,34 @@ class ModelVersionTest {
   }
 
   @Test
-  void degradationPausesInsteadOfRollingBackWhenRollbackIsOff() {
-    startEntity("rollback-on-degradation = false");
+  void aSampleRatioMismatchPausesTheRolloutUntilAnOperatorResumes() {
+    startEntity("");
     stableV1AndCanaryV2();
-    feed("d", "v1", 0.80, "v2", 0.80, 1.5, 150);
+    // Half of the sessions on a 5 % canary: routing or recording is broken.
+    for (int i = 0; i < 60 && version("v2").state() == VersionState.CANARY; i++) {
+      outcome("m-s-" + i, "v1", true, 900, i);
+      outcome("m-c-" + i, "v2", true, 900, i);
+    }
+    VersionView v2 = version("v2");
+    assertEquals(VersionState.PAUSED, v2.state());
+    assertEquals(0.05, v2.ratio(), 1e-9);
+    String reason = v2.history().get(v2.history().size() - 1).reason();
+    assertTrue(reason.startsWith(CanaryRules.MISMATCH_PREFIX), reason);
+    assertTrue(reason.contains("against an intended 0.0500") && reason.contains("chi-square"), reason);
+
+    VersionStatus resumed =
+        (VersionStatus) this.<TransitionReply>run(r -> new ModelVersion.Resume("v2", r)).reply();
+    assertEquals(VersionState.CANARY, resumed.state());
+    outcome("m-s-x", "v1", true, 900, 0);
+    outcome("m-c-x", "v2", true, 900, 0);
+    assertEquals(VersionState.CANARY, version("v2").state(), "the operator's resume holds for the step");
+  }
+
+  @Test
+  void degradationPausesInsteadOfRollingBackWhenRollbackIsOff() {
+    startEntity("rollback-on-degradation = false, " + SMALL_STEPS);
+    stableV1AndCanaryV2();
+    feed("d", "v1", 0.80, "v2", 0.80, 1.5, 30);
     VersionView v2 = version("v2");
     assertEquals(VersionState.PAUSED, v2.state());
     assertTrue(v2.history().get(v2.history().size() - 1).reason().contains("response-latency"));

@@ -365,6 +365,12 @@ public final class Timeline {
           "%s %s vs stable %s (n=%,d / %,d, z=%.1f %s %.2f)", label(t.metric()), value(t.metric(), t.candidateValue()),
           value(t.metric(), t.stableValue()), t.candidateSamples(), t.stableSamples(), t.statistic(),
           t.statistic() > t.criticalValue() ? ">" : "≤", t.criticalValue()));
+      if (t.pValue() != null) {
+        // Sequential test (issue #19): the always-valid p-value, its level and the looks so far.
+        b.setLength(b.length() - 1);
+        b.append(String.format(Locale.ROOT, ", always-valid p=%.2g vs α=%.2g at look %,d)", t.pValue(),
+            t.alpha(), t.looks()));
+      }
     }
     return b.toString();
   }

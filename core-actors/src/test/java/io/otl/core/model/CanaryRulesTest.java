@@ -1,0 +1,128 @@
+package io.otl.core.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.otl.core.model.CanaryRules.Action;
+import io.otl.core.model.CanaryRules.Decision;
+import io.otl.core.model.CanaryRules.Method;
+import io.otl.core.model.ModelVersion.HistoryEntry;
+import io.otl.core.model.ModelVersion.VersionState;
+import java.time.Instant;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class CanaryRulesTest {
+
+  private static final ModelSettings DEFAULTS = ModelSettings.defaults();
+
+  /**
+   * A whole rollout at 200 sessions/hour through the real rule, looking after every session;
+   * true when it ends rolled back.
+   */
+  private static boolean rolledBack(Method method, SplittableRandom rnd, double candidateSuccess) {
+    List<Double> plan = DEFAULTS.steps();
+    int step = 0;
+    long t = 0;
+    long stepStart = 0;
+    OutcomeAggregates stable = OutcomeAggregates.EMPTY;
+    OutcomeAggregates candidate = OutcomeAggregates.EMPTY;
+    while (t < 30L * 86_400_000) {
+      t += (long) Math.ceil(-18_000 * Math.log(1 - rnd.nextDouble()));
+      boolean toCandidate = rnd.nextDouble() < plan.get(step);
+      boolean success = rnd.nextDouble() < (toCandidate ? candidateSuccess : 0.8);
+      double rating = 1 + Math.min(4, Math.floor(rnd.nextDouble() * 5));
+      double latency = 1200 * Math.exp(0.5 * MsprtTest.gaussian(rnd));
+      if (toCandidate) {
+        candidate = candidate.add(success, rating, 0, 0, latency);
+      } else {
+        stable = stable.add(success, rating, 0, 0, latency);
+      }
+      Decision d = CanaryRules.decide(DEFAULTS, method, plan, step, Instant.ofEpochMilli(stepStart),
+          false, stable, candidate, false, Instant.ofEpochMilli(t));
+      switch (d.action()) {
+        case ROLLBACK -> {
+          return true;
+        }
+        case PROMOTE, PAUSE_MISMATCH, PAUSE_DEGRADED -> {
+          return false;
+        }
+        case ADVANCE -> {
+          step++;
+          stepStart = t;
+          stable = OutcomeAggregates.EMPTY;
+          candidate = OutcomeAggregates.EMPTY;
+        }
+        case WAIT -> { }
+      }
+    }
+    return false;
+  }
+
+  @Test
+  void aSmallSeededAaRunStaysBelowALooseBoundAndTheFixedLevelTestDoesNot() {
+    // 60 A/A rollouts (candidate equal to stable) of the default plan at a fixed seed. The
+    // sequential rule's bound is 0.05; 5 of 60 would already be far above it. Bench C1 runs the
+    // same with 2,000 rollouts.
+    int sequential = 0;
+    for (int i = 0; i < 60; i++) {
+      sequential += rolledBack(Method.SEQUENTIAL, new SplittableRandom(100 + i), 0.8) ? 1 : 0;
+    }
+    assertTrue(sequential <= 4, sequential + " of 60 equal candidates rolled back");
+  }
+
+  @Test
+  void aMuchWorseCandidateIsRolledBack() {
+    int rolled = 0;
+    for (int i = 0; i < 10; i++) {
+      rolled += rolledBack(Method.SEQUENTIAL, new SplittableRandom(500 + i), 0.45) ? 1 : 0;
+    }
+    assertTrue(rolled >= 9, rolled + " of 10 candidates 35 points worse rolled back");
+  }
+
+  @Test
+  void stepRuleWaitsThenAdvancesThenPromotes() {
+    SplittableRandom rnd = new SplittableRandom(4);
+    OutcomeAggregates stable = SequentialTestTest.sessions(rnd, 400, 0.8, 1);
+    OutcomeAggregates candidate = SequentialTestTest.sessions(rnd, 99, 0.8, 1);
+    Instant start = Instant.parse("2026-01-01T00:00:00Z");
+    Instant late = start.plusSeconds(7200);
+    List<Double> plan = DEFAULTS.steps();
+    Decision d = CanaryRules.decide(DEFAULTS, Method.SEQUENTIAL, plan, 1, start, false, stable,
+        SequentialTestTest.sessions(rnd, 100, 0.8, 1), false, start.plusSeconds(60));
+    assertEquals(Action.WAIT, d.action(), d.detail());
+    assertEquals("step duration not over", d.detail());
+    d = CanaryRules.decide(DEFAULTS, Method.SEQUENTIAL, plan, 1, start, false, stable, candidate, false, late);
+    assertEquals(Action.WAIT, d.action());
+    assertTrue(d.detail().startsWith("too few samples"), d.detail());
+    candidate = candidate.add(true, 4.0, 0, 0, 1200.0);
+    assertEquals(Action.ADVANCE,
+        CanaryRules.decide(DEFAULTS, Method.SEQUENTIAL, plan, 1, start, false, stable, candidate, false, late).action());
+    OutcomeAggregates half = SequentialTestTest.sessions(rnd, 100, 0.8, 1);
+    assertEquals(Action.PROMOTE,
+        CanaryRules.decide(DEFAULTS, Method.SEQUENTIAL, plan, 2, start, false, half, candidate, false, late).action());
+    // The same split on the 5 % step is a sample-ratio mismatch: no step-up on those figures.
+    d = CanaryRules.decide(DEFAULTS, Method.SEQUENTIAL, plan, 0, start, false, half, candidate, false, late);
+    assertEquals(Action.PAUSE_MISMATCH, d.action());
+    assertTrue(d.sampleRatio().mismatch() && d.detail().contains("mismatch"), d.detail());
+    // Acknowledged by an operator's resume: the step goes on.
+    assertEquals(Action.ADVANCE,
+        CanaryRules.decide(DEFAULTS, Method.SEQUENTIAL, plan, 0, start, false, half, candidate, true, late).action());
+  }
+
+  @Test
+  void anOperatorsResumeAfterAMismatchPauseIsReadFromTheHistoryUntilTheNextStep() {
+    Instant t = Instant.parse("2026-01-01T00:00:00Z");
+    HistoryEntry canary = new HistoryEntry(VersionState.CANARY, 0.05, t, "auto-deploy: canary against v1");
+    HistoryEntry pausedSrm = new HistoryEntry(VersionState.PAUSED, 0.05, t, CanaryRules.MISMATCH_PREFIX + " at …");
+    HistoryEntry pausedByHand = new HistoryEntry(VersionState.PAUSED, 0.05, t, "manual pause");
+    HistoryEntry resumed = new HistoryEntry(VersionState.CANARY, 0.05, t, "resumed at step 0");
+    HistoryEntry ramp = new HistoryEntry(VersionState.RAMP, 0.2, t, "step 0 passed, step 1 starts");
+    assertTrue(!CanaryRules.mismatchAcknowledged(List.of(canary)));
+    assertTrue(!CanaryRules.mismatchAcknowledged(List.of(canary, pausedSrm)));
+    assertTrue(CanaryRules.mismatchAcknowledged(List.of(canary, pausedSrm, resumed)));
+    assertTrue(!CanaryRules.mismatchAcknowledged(List.of(canary, pausedByHand, resumed)));
+    assertTrue(!CanaryRules.mismatchAcknowledged(List.of(canary, pausedSrm, resumed, ramp)));
+  }
+}
