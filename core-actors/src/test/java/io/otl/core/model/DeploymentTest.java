@@ -317,10 +317,14 @@ class DeploymentTest {
     registerCandidate("v1");
     awaitState("v1", VersionState.CANARY);
     String served = version("v1").deployment().servedModel();
-    for (int i = 0; i < 60 && kit.getState() instanceof ModelVersion.RollingOut; i++) {
-      String s0 = "stable-" + i;
+    // Outcomes arrive at the canary's split (19 stable per candidate at 5 %): a 1:1 feed would be a
+    // sample-ratio mismatch, which pauses the rollout instead of testing it.
+    for (int i = 0; i < 200 && kit.getState() instanceof ModelVersion.RollingOut; i++) {
+      for (int k = 0; k < 19; k++) {
+        String s0 = "stable-" + i + "-" + k;
+        this.<ModelVersion.OutcomeReply>run(r -> new ModelVersion.RecordOutcome(s0, "v0", true, null, 0, 0, null, r));
+      }
       String s1 = "cand-" + i;
-      this.<ModelVersion.OutcomeReply>run(r -> new ModelVersion.RecordOutcome(s0, "v0", true, null, 0, 0, null, r));
       boolean ok = i % 2 == 0; // v1 succeeds half as often as v0
       this.<ModelVersion.OutcomeReply>run(r -> new ModelVersion.RecordOutcome(s1, "v1", ok, null, 0, 0, null, r));
     }
