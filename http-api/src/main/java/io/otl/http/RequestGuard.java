@@ -58,10 +58,6 @@ final class RequestGuard {
         () -> Map.of("", (double) inFlight.get()));
   }
 
-  int inFlight() {
-    return inFlight.get();
-  }
-
   Route wrap(Route api) {
     return extractRequest(request -> {
       String path = request.getUri().path();
@@ -113,8 +109,8 @@ final class RequestGuard {
 
   /**
    * Collects a streamed body within the request timeout, so the routes see a strict entity. The
-   * stream is cut by completing it (takeWithin), not by failing it: a failed entity stream makes
-   * pekko-http reset the connection, and the client would never read the 408.
+   * stream is cut by completing it (takeWithin) rather than failing it, so the 408 is an ordinary
+   * answer; pekko-http then closes the connection, since the rest of the body was never read.
    */
   private static Route strictBody(HttpRequest request, Optional<TimeoutAccess> timeout, Route inner) {
     if (request.entity() instanceof HttpEntity.Strict) return inner;
@@ -129,7 +125,7 @@ final class RequestGuard {
       ByteString bytes = body.get();
       boolean cut = entity.getContentLengthOption().isPresent()
           ? bytes.size() < entity.getContentLengthOption().getAsLong()
-          : System.nanoTime() - start >= millis * 1_000_000L;
+          : System.nanoTime() - start >= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(millis);
       if (cut) {
         return complete(Json.error(StatusCodes.REQUEST_TIMEOUT, "request_timeout",
             "the request body did not arrive within " + millis + " ms (pekko.http.server.request-timeout)")
