@@ -21,9 +21,10 @@ public final class JsonParsingErrorHandler extends ParsingErrorHandler {
 
   @Override
   public HttpResponse handle(StatusCode status, ErrorInfo info, LoggingAdapter log, ServerSettings settings) {
-    // 505 is what pekko-http answers to a request line it cannot split (e.g. spaces in the path):
-    // a malformed request, the client's error, so 400 like the rest.
-    int code = status.intValue() == 505 ? 400 : status.intValue();
+    // Everything here is about what the client sent, so never a 5xx: pekko-http answers 505 to a
+    // request line it cannot split (spaces in the path) and 501 to an unknown method or transfer
+    // coding; those become 400 like the other malformed requests.
+    int code = status.intValue() >= 500 ? 400 : status.intValue();
     ApiRoutes.CLIENT_ERRORS.record(code + " unparsable request");
     return Json.error(org.apache.pekko.http.javadsl.model.StatusCodes.get(code), ApiErrors.codeFor(code),
         message(code, settings));
@@ -36,8 +37,7 @@ public final class JsonParsingErrorHandler extends ParsingErrorHandler {
       case 431 -> "the request headers are too large (at most " + parsing.getMaxHeaderCount() + " headers of "
           + parsing.getMaxHeaderValueLength() + " bytes each)";
       case 413 -> "the request body is larger than the limit";
-      default -> code < 500 ? "the request is not valid HTTP/1.1 (the request line, its version or a header is malformed)"
-          : "the request could not be processed";
+      default -> "the request is not valid HTTP/1.1 (the request line, its method, version or a header is malformed)";
     };
   }
 }
