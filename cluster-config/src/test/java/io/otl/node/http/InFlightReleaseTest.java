@@ -118,8 +118,10 @@ class InFlightReleaseTest {
       trickle.interrupt();
     }
     awaitInFlightZero();
-    assertTrue(http.get("/metrics").body().contains(
-        "otl_http_requests_total{route=\"POST /v1/sessions/{id}/events\",status=\"408\"} 1"));
+    String counted = "otl_http_requests_total{route=\"POST /v1/sessions/{id}/events\",status=\"408\"} 1";
+    long deadline = System.nanoTime() + 20_000_000_000L;
+    while (!http.get("/metrics").body().contains(counted) && System.nanoTime() < deadline) Thread.onSpinWait();
+    assertTrue(http.get("/metrics").body().contains(counted), "the node did not answer the trickled upload with 408");
     assertEquals(404, http.get("/v1/sessions/s-slow").status());
   }
 
