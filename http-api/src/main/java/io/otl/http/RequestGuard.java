@@ -2,6 +2,7 @@ package io.otl.http;
 
 import static org.apache.pekko.http.javadsl.server.Directives.complete;
 import static org.apache.pekko.http.javadsl.server.Directives.extractMaterializer;
+import static org.apache.pekko.http.javadsl.server.Directives.extractParserSettings;
 import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
 import static org.apache.pekko.http.javadsl.server.Directives.handleExceptions;
 import static org.apache.pekko.http.javadsl.server.Directives.handleRejections;
@@ -118,7 +119,10 @@ final class RequestGuard {
         .orElse(Long.MAX_VALUE / 4);
     HttpEntity entity = request.entity();
     long start = System.nanoTime();
-    return extractMaterializer(mat -> onComplete(() -> entity.getDataBytes()
+    long declared = entity.getContentLengthOption().orElse(-1);
+    return extractParserSettings(parser -> declared > parser.getMaxContentLength()
+        ? tooLarge(entity, declared, parser.getMaxContentLength(), millis)
+        : extractMaterializer(mat -> onComplete(() -> entity.getDataBytes()
         .takeWithin(java.time.Duration.ofMillis(millis))
         .runFold(ByteString.emptyByteString(), ByteString::concat, mat), body -> {
       if (body.isFailure()) return complete(ApiErrors.toResponse(body.failed().get()));
@@ -133,7 +137,24 @@ final class RequestGuard {
       }
       RequestEntity strict = HttpEntities.create(entity.getContentType(), bytes);
       return mapRequest(r -> r.withEntity(strict), () -> inner);
-    }));
+    })));
+  }
+
+  /** Bodies declared up to this size are read to the end before the 413 (see {@link #tooLarge}). */
+  private static final long DRAIN_LIMIT = 8L * 1024 * 1024;
+
+  /**
+   * 413 for a body declared over the limit. Answering at once and closing makes the client, still
+   * uploading, see a connection reset instead of the 413; so a body of moderate size is read and
+   * discarded first (within the request timeout), and only larger ones are cut right away.
+   */
+  private static Route tooLarge(HttpEntity entity, long declared, long limit, long millis) {
+    Route answer = complete(Json.error(StatusCodes.PAYLOAD_TOO_LARGE, "payload_too_large",
+        "the request body is larger than the limit of " + limit + " bytes"));
+    if (declared > DRAIN_LIMIT) return answer;
+    return extractMaterializer(mat -> onComplete(() -> entity.withoutSizeLimit().getDataBytes()
+        .takeWithin(java.time.Duration.ofMillis(millis))
+        .runWith(org.apache.pekko.stream.javadsl.Sink.ignore(), mat), drained -> answer));
   }
 
   /** One request's slot: released, and its metric recorded, by the first completion path only. */

@@ -66,9 +66,18 @@ class InFlightReleaseTest {
   @Test
   void oversizeBodiesAndAbortedUploadsReleaseTheirSlots() throws Exception {
     int port = node.httpPort();
+    // Over the 1 MiB limit and sent in full: the node reads it to the end, then answers 413.
+    String big = "{\"agentId\":\"a\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\""
+        + "x".repeat(1_500_000) + "\"}]}";
+    for (int i = 0; i < 25; i++) {
+      Http.Response r = http.post("/v1/sessions/s-big/events", big);
+      assertEquals(413, r.status(), r.body());
+      assertEquals("payload_too_large", r.json().get("error").asText());
+    }
+    // Declared far over the limit: answered at once, without waiting for the body.
     String head = "POST /v1/sessions/s-big/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-        + "Content-Length: 2000000";
-    for (int i = 0; i < 50; i++) {
+        + "Content-Length: 200000000";
+    for (int i = 0; i < 25; i++) {
       RawHttp.Answer a = RawHttp.exchange(port, head, "{\"agentId\":\"a\",".getBytes(StandardCharsets.UTF_8), 10_000);
       assertEquals(413, a.status(), a.head());
       assertEquals("payload_too_large", JSON.readTree(a.body()).get("error").asText());
