@@ -20,7 +20,10 @@ final class BadInput {
     "result-status", "feedback-kind", "rating-out-of-range", "rate-score-11", "thumbs-not-boolean", "session-id-chars",
     "session-id-too-long", "invalid-utf8", "nesting-too-deep", "at-not-iso", "unknown-field", "success-not-boolean",
     "negative-latency", "wrong-method", "atomic-batch-with-one-bad", "missing-agent-new-session",
-    "other-agent-existing-session", "feedback-unknown-session"
+    "other-agent-existing-session", "feedback-unknown-session",
+    // Lax JSON (issue #14.7) and the ingest nesting limit (#14.6).
+    "trailing-garbage", "two-documents", "duplicate-key", "nul-escape", "lone-surrogate", "number-overflow",
+    "year-out-of-range", "nesting-33"
   };
 
   /** The i-th bad request. */
@@ -92,6 +95,25 @@ final class BadInput {
           MSG.replace("\"x\"", "\"o" + i + "\"")));
       case "feedback-unknown-session" -> post(kind, "/v1/sessions/" + sid + "/feedback",
           "{\"kind\":\"THUMBS_UP\",\"feedbackId\":\"f" + i + "\"}");
+      case "trailing-garbage" -> post(kind, events, batch(agent, MSG.replace("\"x\"", "\"tg" + i + "\"")) + "x");
+      case "two-documents" -> {
+        String doc = batch(agent, MSG.replace("\"x\"", "\"td" + i + "\""));
+        yield post(kind, events, doc + doc);
+      }
+      case "duplicate-key" -> post(kind, events, batch(agent,
+          MSG.replace("\"x\"", "\"dk" + i + "\"").replace("\"content\":\"hi\"", "\"content\":\"a\",\"content\":\"b\"")));
+      case "nul-escape" -> post(kind, events, batch(agent,
+          MSG.replace("\"x\"", "\"nu" + i + "\"").replace("\"hi\"", "\"h\\u0000i\"")));
+      case "lone-surrogate" -> post(kind, events, batch(agent,
+          MSG.replace("\"x\"", "\"ls" + i + "\"").replace("\"hi\"", "\"h\\ud800i\"")));
+      case "number-overflow" -> post(kind, events, batch(agent,
+          "{\"type\":\"tool_call\",\"eventId\":\"no" + i + "\",\"callId\":\"c\",\"toolName\":\"t\",\"success\":true,"
+              + "\"input\":{\"num\":1e999},\"output\":{}}"));
+      case "year-out-of-range" -> post(kind, events, batch(agent, MSG.replace("\"eventId\":\"x\"",
+          "\"eventId\":\"yr" + i + "\",\"at\":\"+1000000000-01-01T00:00:00Z\"")));
+      case "nesting-33" -> post(kind, events, batch(agent,
+          "{\"type\":\"tool_call\",\"eventId\":\"d" + i + "\",\"callId\":\"c\",\"toolName\":\"t\",\"success\":true,\"input\":"
+              + "{\"a\":".repeat(30) + "1" + "}".repeat(30) + ",\"output\":{}}"));
       default -> throw new IllegalStateException(kind);
     };
   }

@@ -5,7 +5,6 @@ import io.otl.core.coordinator.TrainingCoordinator;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.session.AgentSession;
 import io.otl.http.ApiMetrics;
-import io.otl.http.MetricsRegistry;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -27,21 +26,41 @@ final class EntityMetrics {
   private static final Logger log = LoggerFactory.getLogger(EntityMetrics.class);
 
   private final Map<String, Double> sessionsActive = new ConcurrentHashMap<>();
+  /** By agent id; labels are made at scrape time, bounded by {@link AgentLabels}. */
   private final Map<String, Double> poolSize = new ConcurrentHashMap<>();
-  private final Map<String, Double> jobsByState = new ConcurrentHashMap<>();
+  private final Map<String, Map<String, Double>> jobsByState = new ConcurrentHashMap<>();
   private final Map<String, Double> canaryRatio = new ConcurrentHashMap<>();
 
   private EntityMetrics() {}
 
+  /** @param topAgents agents labelled by name, by pool size; the others are summed as agent="other" */
   static void start(ActorSystem<?> system, ClusterSharding sharding, AgentDirectory agents, ApiMetrics metrics,
-      Duration interval, Duration askTimeout) {
+      Duration interval, Duration askTimeout, int topAgents) {
     EntityMetrics m = new EntityMetrics();
     metrics.gauge("otl_sessions_active", "AgentSession entities in memory on this node", () -> Map.copyOf(m.sessionsActive));
-    metrics.gauge("otl_training_pool_size", "Trajectories in the training pool, per agent", () -> Map.copyOf(m.poolSize));
-    metrics.gauge("otl_jobs", "Training jobs by agent and state", () -> Map.copyOf(m.jobsByState));
-    metrics.gauge("otl_canary_ratio", "Share of sessions routed to the candidate, per agent", () -> Map.copyOf(m.canaryRatio));
+    metrics.gauge("otl_training_pool_size", "Trajectories in the training pool, per agent (top agents; the rest"
+        + " summed as agent=\"other\")", () -> AgentLabels.labelled(m.poolSize, m.top(topAgents), Double::sum));
+    metrics.gauge("otl_jobs", "Training jobs by agent and state (top agents; the rest summed as agent=\"other\")",
+        () -> m.jobs(topAgents));
+    metrics.gauge("otl_canary_ratio", "Share of sessions routed to the candidate, per agent (agent=\"other\": the"
+        + " largest share among the rest)", () -> AgentLabels.labelled(m.canaryRatio, m.top(topAgents), Math::max));
     system.scheduler().scheduleWithFixedDelay(interval, interval,
         () -> m.sample(system, sharding, agents, askTimeout), system.executionContext());
+  }
+
+  private java.util.Set<String> top(int n) {
+    return AgentLabels.top(poolSize, n);
+  }
+
+  private Map<String, Double> jobs(int topAgents) {
+    java.util.Set<String> top = top(topAgents);
+    Map<String, Double> out = new HashMap<>();
+    for (TrainingCoordinator.JobStatus st : TrainingCoordinator.JobStatus.values()) {
+      Map<String, Double> byAgent = new HashMap<>();
+      jobsByState.forEach((agent, counts) -> byAgent.put(agent, counts.getOrDefault(st.name(), 0.0)));
+      out.putAll(AgentLabels.labelled(byAgent, top, Double::sum, "state", st.name()));
+    }
+    return out;
   }
 
   private void sample(ActorSystem<?> system, ClusterSharding sharding, AgentDirectory agents, Duration askTimeout) {
@@ -54,24 +73,19 @@ final class EntityMetrics {
         });
     agents.agentIds().thenAccept(ids -> {
       for (String agent : ids) {
-        String label = MetricsRegistry.labels("agent", agent);
         sharding.entityRefFor(TrainingCoordinator.ENTITY_TYPE_KEY, agent)
             .<TrainingCoordinator.CoordinatorView>ask(TrainingCoordinator.GetStatus::new, askTimeout)
-            .thenAccept(v -> poolSize.put(label, (double) v.poolSize()));
+            .thenAccept(v -> poolSize.put(agent, (double) v.poolSize()));
         sharding.entityRefFor(TrainingCoordinator.ENTITY_TYPE_KEY, agent)
             .<TrainingCoordinator.JobList>ask(reply -> new TrainingCoordinator.ListJobs(null, reply), askTimeout)
             .thenAccept(list -> {
               Map<String, Double> counts = new HashMap<>();
-              for (TrainingCoordinator.JobStatus st : TrainingCoordinator.JobStatus.values()) {
-                counts.put(MetricsRegistry.labels("agent", agent, "state", st.name()), 0.0);
-              }
-              list.jobs().forEach(j -> counts.merge(
-                  MetricsRegistry.labels("agent", agent, "state", j.status().name()), 1.0, Double::sum));
-              jobsByState.putAll(counts);
+              list.jobs().forEach(j -> counts.merge(j.status().name(), 1.0, Double::sum));
+              jobsByState.put(agent, counts);
             });
         sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agent)
             .<ModelVersion.ModelsView>ask(ModelVersion.Get::new, askTimeout)
-            .thenAccept(v -> canaryRatio.put(label, v.versions().stream()
+            .thenAccept(v -> canaryRatio.put(agent, v.versions().stream()
                 .filter(x -> x.version().equals(v.candidate())).mapToDouble(ModelVersion.VersionView::ratio)
                 .findFirst().orElse(0.0)));
       }

@@ -183,14 +183,15 @@ public final class TrainingNode implements AutoCloseable {
     }
 
     EntityMetrics.start(system, sharding, directory, metrics, training.getDuration("http.metrics-sample-interval"),
-        askTimeout);
+        askTimeout, training.getInt("http.metrics-top-agents"));
 
     ServerBinding binding = null;
     if (training.getBoolean("http.enabled")) {
       List<ReadinessCheck> checks = List.of(journalCheck(journal), clusterCheck(cluster));
-      Auth auth = new Auth(Optional.of(training.getString("auth.token")), training.getBoolean("auth.protect-reads"));
+      Auth auth = new Auth(Optional.of(training.getString("auth.token")), training.getBoolean("auth.protect-reads"),
+          Optional.of(training.getString("auth.metrics-token")));
       int maxEvents = training.getInt("data-collector.max-events-per-request");
-      SessionRoutes sessionRoutes = new SessionRoutes(collector, maxEvents, metrics);
+      SessionRoutes sessionRoutes = new SessionRoutes(collector, maxEvents, metrics, training.getInt("http.max-json-depth"));
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
           training.getInt("http.max-in-flight"), stopping::get, List.of(
               sessionRoutes.route(),

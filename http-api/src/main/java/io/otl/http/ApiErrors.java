@@ -30,6 +30,10 @@ public final class ApiErrors {
       return Json.error(StatusCodes.PAYLOAD_TOO_LARGE, "payload_too_large",
           "the request body is larger than the limit of " + s.limit() + " bytes");
     }
+    if (e instanceof org.apache.pekko.http.scaladsl.model.EntityStreamException) {
+      // The client closed the connection mid-upload: nobody reads this answer, nothing was stored.
+      return Json.error(StatusCodes.BAD_REQUEST, "incomplete_body", "the connection closed before the body was complete");
+    }
     if (e instanceof AskTimeoutException || e instanceof TimeoutException) {
       return unavailable("the journal did not answer in time; nothing is guaranteed stored, retry the request");
     }
@@ -67,10 +71,13 @@ public final class ApiErrors {
       case 401 -> "unauthorized";
       case 404 -> "not_found";
       case 405 -> "method_not_allowed";
+      case 408 -> "request_timeout";
       case 409 -> "conflict";
       case 413 -> "payload_too_large";
+      case 414 -> "uri_too_long";
       case 415 -> "unsupported_media_type";
       case 429 -> "overloaded";
+      case 431 -> "headers_too_large";
       case 503 -> "unavailable";
       default -> status < 500 ? "invalid_request" : "internal_error";
     };

@@ -2,22 +2,16 @@ package io.otl.http;
 
 import static org.apache.pekko.http.javadsl.server.Directives.complete;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
-import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
-import static org.apache.pekko.http.javadsl.server.Directives.handleExceptions;
-import static org.apache.pekko.http.javadsl.server.Directives.handleRejections;
-import static org.apache.pekko.http.javadsl.server.Directives.mapResponse;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
-import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
@@ -28,6 +22,17 @@ public final class ApiRoutes {
   /** Path segments followed by an id; the id is replaced by {id} in route labels. */
   private static final Set<String> ID_PARENTS =
       Set.of("sessions", "training", "jobs", "models", "versions", "session", "coordinator", "job", "model");
+  /**
+   * The literal segments of the routes. Any other segment of a path is client data (an id, a
+   * typo, a phone number) and becomes {id}: labels stay bounded and free of what clients send.
+   */
+  private static final Set<String> LITERALS = Set.of("v1", "sessions", "events", "feedback", "rate", "thumbs",
+      "training", "trigger", "policy", "jobs", "cancel", "logs", "models", "versions", "promote", "rollback", "pause",
+      "resume", "route", "audit", "lineage", "session", "coordinator", "job", "model", "health", "live", "ready",
+      "metrics", "openapi.json", "console", "chat", "completions", "traces");
+
+  /** One per process: pekko-http's parsing errors (no route involved) are counted here too. */
+  static final ClientErrorLog CLIENT_ERRORS = new ClientErrorLog(java.time.Duration.ofSeconds(10));
 
   /** The OpenAPI 3 document of this API, served as {@code /v1/openapi.json}. */
   static final byte[] OPENAPI = loadOpenApi();
@@ -58,39 +63,17 @@ public final class ApiRoutes {
       BooleanSupplier stopping, List<Route> v1, List<Route> rootAliases, Route gateway) {
     Route protectedV1 = auth.protect(() -> all(v1));
     Route v1Routes = gateway == null ? protectedV1 : concat(gateway, protectedV1);
-    AtomicInteger inFlight = new AtomicInteger();
     List<Route> top = new java.util.ArrayList<>(List.of(
         health.route(),
         ConsoleRoutes.route(),
-        path("metrics", () -> get(() -> complete(HttpResponse.create().withEntity(
-            HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, metrics.registry().scrape()))))),
+        path("metrics", () -> get(() -> auth.protectMetrics(() -> complete(HttpResponse.create().withEntity(
+            HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, metrics.registry().scrape())))))),
         pathPrefix("v1", () -> concat(
             path("openapi.json", () -> get(() -> complete(HttpResponse.create().withEntity(
                 HttpEntities.create(ContentTypes.APPLICATION_JSON, OPENAPI))))),
             v1Routes))));
     if (!rootAliases.isEmpty()) top.add(auth.protect(() -> all(rootAliases)));
-    Route api = all(top);
-    return handleExceptions(ApiErrors.exceptionHandler(), () -> handleRejections(ApiErrors.rejectionHandler(), () ->
-        extractRequest(request -> {
-          String label = request.method().name() + " " + label(request.getUri().path());
-          boolean isHealth = request.getUri().path().startsWith("/health");
-          if (stopping.getAsBoolean() && !isHealth) {
-            return complete(ApiErrors.unavailable("the node is stopping; retry on another node"));
-          }
-          if (inFlight.incrementAndGet() > maxInFlight && !isHealth) {
-            inFlight.decrementAndGet();
-            metrics.request(label, 429, 0);
-            return complete(Json.error(StatusCodes.TOO_MANY_REQUESTS, "overloaded",
-                "the node has " + maxInFlight + " requests in flight; retry shortly")
-                .addHeader(org.apache.pekko.http.javadsl.model.headers.RetryAfter.create(1L)));
-          }
-          long start = System.nanoTime();
-          return mapResponse(response -> {
-            inFlight.decrementAndGet();
-            metrics.request(label, response.status().intValue(), (System.nanoTime() - start) / 1e9);
-            return response;
-          }, () -> api);
-        })));
+    return new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS).wrap(all(top));
   }
 
   static Route all(List<Route> routes) {
@@ -98,12 +81,13 @@ public final class ApiRoutes {
         : concat(routes.get(0), routes.subList(1, routes.size()).toArray(Route[]::new));
   }
 
-  /** A low-cardinality label: ids replaced by {id}. */
+  /** A low-cardinality label: ids, and any segment that is not a route literal, replaced by {id}. */
   static String label(String path) {
     String[] parts = path.split("/");
     StringBuilder b = new StringBuilder();
     for (int i = 1; i < parts.length; i++) {
-      b.append('/').append(i > 1 && ID_PARENTS.contains(parts[i - 1]) ? "{id}" : parts[i]);
+      boolean id = i > 1 && ID_PARENTS.contains(parts[i - 1]) || !LITERALS.contains(parts[i]);
+      b.append('/').append(id ? "{id}" : parts[i]);
     }
     return b.length() == 0 ? "/" : b.toString();
   }

@@ -13,16 +13,51 @@ import org.apache.pekko.http.javadsl.server.Route;
 
 /**
  * Bearer-token protection (DESIGN §7.1): writes need the token when one is configured; reads too
- * when {@code protectReads}. Tokens are compared in constant time and never logged.
+ * when {@code protectReads}. {@code /metrics} needs the metrics token when one is configured (the
+ * main token works too), else the main token when reads are protected. Tokens are compared in
+ * constant time and never logged.
  */
 public final class Auth {
   private final byte[] token;
   private final boolean protectReads;
+  private final byte[] metricsToken;
 
   /** @param token empty: no protection */
   public Auth(Optional<String> token, boolean protectReads) {
-    this.token = token.filter(t -> !t.isEmpty()).map(t -> t.getBytes(StandardCharsets.UTF_8)).orElse(null);
+    this(token, protectReads, Optional.empty());
+  }
+
+  /** @param metricsToken empty: {@code /metrics} is protected like other reads */
+  public Auth(Optional<String> token, boolean protectReads, Optional<String> metricsToken) {
+    this.token = bytes(token);
     this.protectReads = protectReads;
+    this.metricsToken = bytes(metricsToken);
+  }
+
+  private static byte[] bytes(Optional<String> secret) {
+    return secret.filter(t -> !t.isEmpty()).map(t -> t.getBytes(StandardCharsets.UTF_8)).orElse(null);
+  }
+
+  /** Guards {@code /metrics}: a scrape reveals agents and load, so it follows the read protection. */
+  public Route protectMetrics(Supplier<Route> inner) {
+    boolean required = metricsToken != null || (token != null && protectReads);
+    if (!required) return inner.get();
+    return Directives.extractRequest(request -> {
+      Optional<String> header = request.getHeader("Authorization").map(h -> h.value());
+      if (matches(header, metricsToken) || matches(header, token)) return inner.get();
+      return unauthorized(header.isPresent());
+    });
+  }
+
+  private static boolean matches(Optional<String> header, byte[] expected) {
+    return expected != null && header.isPresent() && header.get().startsWith("Bearer ")
+        && MessageDigest.isEqual(expected, header.get().substring(7).trim().getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static Route unauthorized(boolean headerSent) {
+    return Directives.complete(Json.error(StatusCodes.UNAUTHORIZED, "unauthorized",
+            headerSent ? "the bearer token is wrong" : "an Authorization: Bearer <token> header is required")
+        .addHeader(WWWAuthenticate.create(HttpChallenge.create("Bearer", "otl"))));
   }
 
   public boolean enabled() {
@@ -35,13 +70,8 @@ public final class Auth {
       boolean read = request.method().equals(HttpMethods.GET) || request.method().equals(HttpMethods.HEAD);
       if (read && !protectReads) return inner.get();
       Optional<String> header = request.getHeader("Authorization").map(h -> h.value());
-      if (header.isPresent() && header.get().startsWith("Bearer ")
-          && MessageDigest.isEqual(token, header.get().substring(7).trim().getBytes(StandardCharsets.UTF_8))) {
-        return inner.get();
-      }
-      return Directives.complete(Json.error(StatusCodes.UNAUTHORIZED, "unauthorized",
-              header.isPresent() ? "the bearer token is wrong" : "an Authorization: Bearer <token> header is required")
-          .addHeader(WWWAuthenticate.create(HttpChallenge.create("Bearer", "otl"))));
+      if (matches(header, token)) return inner.get();
+      return unauthorized(header.isPresent());
     });
   }
 }

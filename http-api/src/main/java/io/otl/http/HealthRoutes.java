@@ -3,6 +3,7 @@ package io.otl.http;
 import static org.apache.pekko.http.javadsl.server.Directives.complete;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
+import static org.apache.pekko.http.javadsl.server.Directives.head;
 import static org.apache.pekko.http.javadsl.server.Directives.onSuccess;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.server.Route;
 
@@ -29,9 +31,14 @@ public final class HealthRoutes {
 
   public Route route() {
     return pathPrefix("health", () -> concat(
-        path("live", () -> get(() -> complete(Json.ok(Map.of("status", "UP"))))),
-        path("ready", () -> get(() -> onSuccess(ready(), body -> complete(Json.response(
+        path("live", () -> getOrHead(() -> complete(Json.ok(Map.of("status", "UP"))))),
+        path("ready", () -> getOrHead(() -> onSuccess(ready(), body -> complete(Json.response(
             "UP".equals(body.get("status")) ? StatusCodes.OK : StatusCodes.SERVICE_UNAVAILABLE, body)))))));
+  }
+
+  /** Load balancers probe with HEAD: same status and headers as GET, and pekko-http sends no body. */
+  private static Route getOrHead(Supplier<Route> inner) {
+    return concat(get(inner), head(inner));
   }
 
   private CompletionStage<Map<String, Object>> ready() {

@@ -1,8 +1,10 @@
 package io.otl.http;
 
+import static org.apache.pekko.http.javadsl.server.Directives.complete;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import static org.apache.pekko.http.javadsl.server.Directives.entity;
+import static org.apache.pekko.http.javadsl.server.Directives.extractRequestEntity;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
 import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
@@ -35,11 +37,18 @@ public final class SessionRoutes {
   private final DataCollector collector;
   private final EventParser parser;
   private final ApiMetrics metrics;
+  private final int maxJsonDepth;
 
   public SessionRoutes(DataCollector collector, int maxEventsPerRequest, ApiMetrics metrics) {
+    this(collector, maxEventsPerRequest, metrics, StrictJson.DEFAULT_MAX_DEPTH);
+  }
+
+  /** @param maxJsonDepth deepest nesting accepted in an events or feedback body (body object = 1) */
+  public SessionRoutes(DataCollector collector, int maxEventsPerRequest, ApiMetrics metrics, int maxJsonDepth) {
     this.collector = collector;
     this.parser = new EventParser(maxEventsPerRequest);
     this.metrics = metrics;
+    this.maxJsonDepth = maxJsonDepth;
   }
 
   public Route route() {
@@ -64,9 +73,20 @@ public final class SessionRoutes {
             completeWithFuture(guard(() -> thumbs(s, h)))))))));
   }
 
-  /** The raw body; parsed by us so malformed JSON and invalid UTF-8 become a 400 naming the problem. */
+  /**
+   * The raw body; parsed by us so malformed JSON and invalid UTF-8 become a 400 naming the problem.
+   * A non-empty body must say it is JSON: text/plain or a form is refused with 415, not guessed at.
+   */
   static Route body(java.util.function.Function<ByteString, Route> inner) {
-    return entity(Unmarshaller.entityToByteString(), inner);
+    return extractRequestEntity(e -> {
+      var type = e.getContentType().mediaType();
+      boolean json = type.isApplication() && (type.subType().equals("json") || type.subType().endsWith("+json"));
+      if (!json && !e.isKnownEmpty()) {
+        return complete(Json.error(StatusCodes.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
+            "the body must be sent as JSON, with Content-Type: application/json"));
+      }
+      return entity(Unmarshaller.entityToByteString(), inner);
+    });
   }
 
   /** Runs a handler, turning anything it throws into the matching error response. */
@@ -78,16 +98,9 @@ public final class SessionRoutes {
     }
   }
 
+  /** A strict JSON object (StrictJson) nested at most the default depth. */
   static JsonNode readJson(ByteString bytes) {
-    if (bytes.isEmpty()) throw BadRequest.invalid("the request body is empty; a JSON object is expected");
-    try {
-      JsonNode node = Json.MAPPER.readTree(bytes.toArray());
-      if (node == null || !node.isObject()) throw BadRequest.invalid("the request body must be a JSON object");
-      return node;
-    } catch (java.io.IOException e) {
-      String m = e.getMessage() == null ? "" : e.getMessage().split("\n")[0];
-      throw new BadRequest(400, "invalid_json", "the request body is not valid JSON: " + m);
-    }
+    return StrictJson.readObject(bytes, StrictJson.DEFAULT_MAX_DEPTH);
   }
 
   static void onlyFields(JsonNode body, Set<String> allowed) {
@@ -112,7 +125,7 @@ public final class SessionRoutes {
 
   private CompletionStage<HttpResponse> postEvents(String sessionId, ByteString bytes) {
     checkSessionId(sessionId);
-    JsonNode body = readJson(bytes);
+    JsonNode body = StrictJson.readObject(bytes, maxJsonDepth);
     onlyFields(body, Set.of("agentId", "events"));
     String agentId = EventParser.text(body, "body", "agentId");
     String agentProblem = Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID);
@@ -123,7 +136,7 @@ public final class SessionRoutes {
 
   private CompletionStage<HttpResponse> postFeedback(String sessionId, ByteString bytes) {
     checkSessionId(sessionId);
-    JsonNode body = readJson(bytes);
+    JsonNode body = StrictJson.readObject(bytes, maxJsonDepth);
     onlyFields(body, Set.of("kind", "value", "feedbackId", "source", "eventId", "at", "agentId", "msgId"));
     String agentId = EventParser.text(body, "body", "agentId");
     if (agentId != null && Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID) != null) {

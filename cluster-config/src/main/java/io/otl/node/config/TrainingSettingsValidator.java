@@ -72,6 +72,9 @@ public final class TrainingSettingsValidator {
     rule("http.metrics-sample-interval", duration(false));
     rule("auth.token", string(false));
     rule("auth.protect-reads", bool());
+    rule("auth.metrics-token", string(false));
+    rule("http.metrics-top-agents", integerAtLeast(1));
+    rule("http.max-json-depth", integerBetween(2, 1000));
     String rs = "read-side.";
     rule(rs + "enabled", bool());
     rule(rs + "batch-offsets-every", integerAtLeast(1));
@@ -516,6 +519,17 @@ public final class TrainingSettingsValidator {
       Double d = asNumber(v);
       if (d == null || d != Math.rint(d) || d < min || d > Integer.MAX_VALUE) {
         c.error(key, v, "an integer >= " + min);
+        return null;
+      }
+      return d.intValue();
+    };
+  }
+
+  private static Rule integerBetween(int min, int max) {
+    return (c, key, v) -> {
+      Double d = asNumber(v);
+      if (d == null || d != Math.rint(d) || d < min || d > max) {
+        c.error(key, v, "an integer from " + min + " to " + max);
         return null;
       }
       return d.intValue();

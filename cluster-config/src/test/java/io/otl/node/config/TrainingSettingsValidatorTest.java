@@ -203,6 +203,19 @@ class TrainingSettingsValidatorTest {
   }
 
   @Test
+  void httpEdgeLimitsAreValidated() {
+    String m = invalid(hocon(
+        "agentscope.training.http.max-json-depth = 1",
+        "agentscope.training.http.metrics-top-agents = 0")).getMessage();
+    assertTrue(m.contains(T + "http.max-json-depth = 1: must be an integer from 2 to 1000"), m);
+    assertTrue(m.contains(T + "http.metrics-top-agents = 0"), m);
+    assertTrue(invalid(hocon("agentscope.training.http.max-json-depth = 5000")).getMessage()
+        .contains("http.max-json-depth"));
+    TrainingSettingsValidator.validate(hocon("agentscope.training.http.max-json-depth = 64",
+        "agentscope.training.auth.metrics-token = \"scrape\""));
+  }
+
+  @Test
   void aWrongTypeGetsTheSameStyleOfMessage() {
     ConfigValidationException e = invalid(hocon(
         "agentscope.training.data-collector.sample-rate = [0.1]",

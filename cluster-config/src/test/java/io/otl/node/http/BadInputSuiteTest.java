@@ -48,7 +48,11 @@ class BadInputSuiteTest {
     node.close();
   }
 
-  record BadRequest(String method, String path, byte[] body, String why) {}
+  record BadRequest(String method, String path, byte[] body, String why, String contentType) {
+    BadRequest(String method, String path, byte[] body, String why) {
+      this(method, path, body, why, "application/json");
+    }
+  }
 
   @Test
   void everyMalformedRequestGetsA4xxAndChangesNothing() throws Exception {
@@ -57,7 +61,8 @@ class BadInputSuiteTest {
     long before = entityRows();
     int checked = 0;
     for (BadRequest r : requests) {
-      Http.Response resp = r.method().equals("GET") ? http.get(r.path()) : http.postBytes(r.path(), r.body());
+      Http.Response resp = r.method().equals("GET") ? http.get(r.path())
+          : http.postBytes(r.path(), r.body(), r.contentType());
       assertTrue(resp.status() >= 400 && resp.status() < 500,
           r.why() + " → " + resp.status() + " " + resp.body() + " for " + r.path() + " " + preview(r.body()));
       JsonNode body = resp.json();
@@ -234,7 +239,66 @@ class BadInputSuiteTest {
       b.set("events", events);
       out.add(post("/v1/sessions/mixed-" + i + "/events", b.toString(), "mixed batch " + i));
     }
+    laxJson(out, path);
     return out;
+  }
+
+  /** 11. Lax JSON that Jackson accepts by default (issue #14.7), and nesting past the limit (#14.6). */
+  private static void laxJson(List<BadRequest> out, String path) {
+    String good = batch("agent-x", msg("user", "x"));
+    for (String tail : List.of("x", "}", " 1", "[]", "null", good, " " + good, "\n{}", "/*c*/", "\u0000")) {
+      out.add(post(path, good + tail, "trailing " + tail.length() + " chars after the document"));
+    }
+    String m = "{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\"}";
+    for (String body : List.of(
+        "{\"agentId\":\"agent-x\",\"agentId\":\"agent-y\",\"events\":[" + m + "]}",
+        "{\"agentId\":\"agent-x\",\"events\":[" + m + "],\"events\":[" + m + "]}",
+        "{\"agentId\":\"agent-x\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"a\",\"content\":\"b\"}]}",
+        "{\"agentId\":\"agent-x\",\"events\":[{\"type\":\"message\",\"type\":\"result\",\"role\":\"user\",\"content\":\"a\"}]}",
+        batchRaw(tool("{\"a\":1,\"a\":2}")),
+        batchRaw("{\"type\":\"start\",\"metadata\":{\"k\":\"v\",\"k\":\"w\"}}"))) {
+      out.add(post(path, body, "duplicate key " + body.hashCode()));
+    }
+    for (String s : List.of("\\u0000", "a\\u0000b", "\\ud800", "\\udfff", "a\\ud800b", "\\udc00\\ud800",
+        "x\\ud83d")) {
+      out.add(post(path, batchRaw("{\"type\":\"message\",\"role\":\"user\",\"content\":\"" + s + "\"}"),
+          "content " + s));
+      out.add(post(path, batchRaw(tool("{\"q\":\"" + s + "\"}")), "tool input string " + s));
+      out.add(post(path, batchRaw(tool("{\"" + s + "\":1}")), "tool input key " + s));
+      out.add(post(path, batchRaw("{\"type\":\"start\",\"metadata\":{\"" + s + "\":\"v\"}}"), "metadata key " + s));
+    }
+    for (String n : List.of("1e999", "-1e999", "1e400", "123e9999", "[1e999]", "{\"x\":{\"y\":-1E+999}}")) {
+      out.add(post(path, batchRaw(tool("{\"num\":" + n + "}")), "number " + n));
+    }
+    out.add(post(path, batchRaw("{\"type\":\"feedback\",\"kind\":\"RATING\",\"value\":1e999}"), "rating 1e999"));
+    for (String at : List.of("+1000000000-01-01T00:00:00Z", "-999999999-01-01T00:00:00Z", "+10000-01-01T00:00:00Z",
+        "1969-12-31T23:59:59Z", "0000-01-01T00:00:00Z", "-0001-01-01T00:00:00Z")) {
+      ObjectNode e = msg("user", "x");
+      e.put("at", at);
+      out.add(post(path, batch("agent-x", e), "at " + at));
+      out.add(post("/v1/sessions/existing/feedback", "{\"kind\":\"THUMBS_UP\",\"at\":\"" + at + "\"}", "feedback at " + at));
+    }
+    for (int depth : new int[] {30, 33, 64, 500, 999}) {
+      out.add(post(path, batchRaw(tool("{\"a\":".repeat(depth) + "1" + "}".repeat(depth))), "input objects " + depth + " deep"));
+      out.add(post(path, batchRaw(tool("[".repeat(depth) + "]".repeat(depth))), "input arrays " + depth + " deep"));
+    }
+    for (String type : java.util.Arrays.asList("text/plain", "application/xml", "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x", "text/json", "application/octet-stream", null)) {
+      out.add(new BadRequest("POST", path, good.getBytes(StandardCharsets.UTF_8), "Content-Type " + type, type));
+      out.add(new BadRequest("POST", "/v1/sessions/existing/feedback",
+          "{\"kind\":\"THUMBS_UP\"}".getBytes(StandardCharsets.UTF_8), "feedback Content-Type " + type, type));
+      out.add(new BadRequest("POST", "/v1/models/agent-x/versions",
+          "{\"version\":\"v9\",\"artifact\":\"a\",\"endpoint\":\"e\"}".getBytes(StandardCharsets.UTF_8),
+          "register Content-Type " + type, type));
+    }
+  }
+
+  private static String tool(String input) {
+    return "{\"type\":\"tool_call\",\"callId\":\"c\",\"toolName\":\"t\",\"input\":" + input + ",\"output\":{}}";
+  }
+
+  private static String batchRaw(String event) {
+    return "{\"agentId\":\"agent-x\",\"events\":[" + event + "]}";
   }
 
   private static boolean wrongFor(JsonNode valid, JsonNode wrong, String field) {

@@ -50,6 +50,20 @@ public final class Http {
         .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
   }
 
+  /** A POST whose Content-Type is {@code contentType} (null: none sent). */
+  public Response postBytes(String path, byte[] body, String contentType) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    if (contentType != null) b.header("Content-Type", contentType);
+    return send(b);
+  }
+
+  /** A GET with extra headers, name then value. */
+  public Response get(String path, String... headers) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).GET();
+    for (int i = 0; i < headers.length; i += 2) b.header(headers[i], headers[i + 1]);
+    return send(b);
+  }
+
   public Response send(String method, String path, String body) {
     return send(HttpRequest.newBuilder(URI.create(base + path))
         .header("Content-Type", "application/json")

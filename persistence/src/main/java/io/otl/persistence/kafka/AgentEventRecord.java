@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.otl.core.Ids;
 import io.otl.core.api.EventJson;
 import io.otl.core.api.InvalidEventException;
+import io.otl.core.api.JsonLimits;
 import io.otl.core.session.SessionInput;
 import java.io.IOException;
 
@@ -30,7 +31,10 @@ public sealed interface AgentEventRecord {
 
   record Invalid(String code, String reason) implements AgentEventRecord {}
 
-  ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+  /** Strict as the HTTP edge: one document, no duplicate keys ("last wins" would lose data). */
+  ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+      .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
   static AgentEventRecord parse(String key, byte[] value) {
     if (value == null || value.length == 0) return new Invalid(NOT_JSON, "the record has no value; expected an event object");
@@ -45,6 +49,8 @@ public sealed interface AgentEventRecord {
     if (node == null || !node.isObject()) {
       return new Invalid(NOT_AN_OBJECT, "the value must be a JSON object (one event with sessionId and agentId)");
     }
+    JsonLimits.Problem limit = JsonLimits.problem(node, "value", JsonLimits.DEFAULT_MAX_DEPTH);
+    if (limit != null) return new Invalid(INVALID_EVENT, limit.message());
     try {
       String sessionId = EventJson.text(node, "value", "sessionId");
       if (sessionId == null) sessionId = key;

@@ -38,6 +38,23 @@ class AgentEventRecordTest {
   }
 
   @Test
+  void laxJsonAndDeepNestingAreRefusedAsOnTheHttpEdge() {
+    String tool = "{\"type\":\"tool_call\",\"callId\":\"c\",\"toolName\":\"t\",\"sessionId\":\"s\",\"agentId\":\"a\","
+        + "\"output\":{},\"input\":";
+    // value(1) > input(2) and 31 objects inside it: 33 levels, one past the limit of 32.
+    var deep = invalid("s", tool + "{\"a\":".repeat(32) + "1" + "}".repeat(32) + "}");
+    assertEquals(AgentEventRecord.INVALID_EVENT, deep.code());
+    assertTrue(deep.reason().startsWith("value.input" + ".a".repeat(31) + " is nested 33 levels"), deep.reason());
+    assertInstanceOf(AgentEventRecord.Event.class, parse("s", tool + "{\"a\":".repeat(31) + "1" + "}".repeat(31) + "}"));
+    assertEquals(AgentEventRecord.INVALID_EVENT, invalid("s", tool + "{\"n\":1e999}}").code());
+    assertEquals(AgentEventRecord.INVALID_EVENT, invalid("s", tool + "{\"q\":\"\\ud800\"}}").code());
+    assertEquals(AgentEventRecord.INVALID_EVENT, invalid("s", tool + "{\"q\":\"a\\u0000\"}}").code());
+    assertEquals(AgentEventRecord.NOT_JSON, invalid("s", tool + "{\"q\":1,\"q\":2}}").code());
+    assertTrue(invalid("s", "{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\",\"sessionId\":\"s\","
+        + "\"agentId\":\"a\",\"at\":\"+1000000000-01-01T00:00:00Z\"}").reason().contains("value.at"));
+  }
+
+  @Test
   void everyKindOfBadRecordIsNamedWithItsCodeAndField() {
     assertEquals(AgentEventRecord.NOT_JSON, invalid("k", null).code());
     assertEquals(AgentEventRecord.NOT_JSON, invalid("k", "{\"type\":").code());

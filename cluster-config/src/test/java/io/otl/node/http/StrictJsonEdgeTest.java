@@ -1,0 +1,123 @@
+package io.otl.node.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.RawHttp;
+import io.otl.node.testing.TestDatabases;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue #14.7 and the ingest part of #14.6: lax JSON that Jackson would accept by default is
+ * refused with a 400 naming the JSON path (415 for a body that is not JSON), and nothing is
+ * stored; requests pekko-http cannot parse (414, 431) get the JSON error body too.
+ */
+class StrictJsonEdgeTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String PATH = "/v1/sessions/strict-1/events";
+  private static TrainingNode node;
+  private static Http http;
+
+  @BeforeAll
+  static void start() throws Exception {
+    node = TrainingNode.start(TestDatabases.node(TestDatabases.h2(Files.createTempDirectory("otl-strict-")), true));
+    http = new Http(node.httpPort());
+  }
+
+  @AfterAll
+  static void stop() {
+    node.close();
+  }
+
+  private static String batch(String event) {
+    return "{\"agentId\":\"a\",\"events\":[" + event + "]}";
+  }
+
+  private static String message(String content) {
+    return "{\"type\":\"message\",\"role\":\"user\",\"content\":" + content + "}";
+  }
+
+  private static String tool(String input) {
+    return "{\"type\":\"tool_call\",\"callId\":\"c\",\"toolName\":\"t\",\"input\":" + input + ",\"output\":{}}";
+  }
+
+  private static JsonNode refused(int status, Http.Response r) {
+    assertEquals(status, r.status(), r.body());
+    JsonNode body = r.json();
+    assertTrue(body.hasNonNull("error") && body.hasNonNull("message"), r.body());
+    return body;
+  }
+
+  @Test
+  void laxJsonIsRefusedAndNothingIsStored() {
+    String valid = batch(message("\"hi\""));
+    refused(400, http.post(PATH, valid + "x"));
+    refused(400, http.post(PATH, valid + valid));
+    refused(400, http.post(PATH, "{\"agentId\":\"a\",\"agentId\":\"b\",\"events\":[" + message("\"hi\"") + "]}"));
+    refused(400, http.post(PATH, batch("{\"type\":\"message\",\"role\":\"user\",\"content\":\"a\",\"content\":\"b\"}")));
+    assertTrue(refused(400, http.post(PATH, batch(message("\"nul\\u0000\"")))).get("message").asText()
+        .contains("events[0].content"));
+    assertTrue(refused(400, http.post(PATH, batch(message("\"lone \\ud800 surrogate\"")))).get("message").asText()
+        .contains("events[0].content"));
+    refused(400, http.post(PATH, batch(message("\"\\udc00\""))));
+    assertTrue(refused(400, http.post(PATH, batch(tool("{\"num\":1e999}")))).get("message").asText()
+        .contains("events[0].input.num"));
+    refused(400, http.post(PATH, batch(tool("{\"k\\u0000\":1}"))));
+    for (String at : new String[] {"+1000000000-01-01T00:00:00Z", "-999999999-01-01T00:00:00Z", "1969-12-31T23:59:59Z",
+        "+10000-01-01T00:00:00Z"}) {
+      String body = batch("{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\",\"at\":\"" + at + "\"}");
+      assertTrue(refused(400, http.post(PATH, body)).get("message").asText().contains("events[0].at"), at);
+    }
+    for (String type : new String[] {"text/plain", "application/xml", "application/x-www-form-urlencoded"}) {
+      assertEquals("unsupported_media_type",
+          refused(415, http.postBytes(PATH, valid.getBytes(StandardCharsets.UTF_8), type)).get("error").asText());
+    }
+    assertEquals(404, http.get("/v1/sessions/strict-1").status(), "a refused request stored something");
+    assertEquals(202, http.post(PATH, valid).status(), "the same body, sent strictly, is accepted");
+  }
+
+  @Test
+  void nestingDeeperThanTheLimitIsRefusedWithItsPath() {
+    // body(1) > events(2) > event(3) > input(4) and 29 objects inside it: 33, one past the default 32.
+    String deep = "{\"a\":".repeat(30) + "1" + "}".repeat(30);
+    JsonNode err = refused(400, http.post("/v1/sessions/deep-1/events", batch(tool(deep))));
+    assertEquals("too_deep", err.get("error").asText());
+    assertTrue(err.get("message").asText().startsWith("body.events[0].input" + ".a".repeat(29)), err.toString());
+    String ok = "{\"a\":".repeat(29) + "1" + "}".repeat(29);
+    assertEquals(202, http.post("/v1/sessions/deep-2/events", batch(tool(ok))).status());
+    refused(400, http.post("/v1/sessions/deep-1/events", batch(tool("[".repeat(997) + "]".repeat(997)))));
+    assertEquals(404, http.get("/v1/sessions/deep-1").status());
+  }
+
+  @Test
+  void unparsableRequestsGetJsonErrors() throws Exception {
+    RawHttp.Answer longUri = RawHttp.exchange(node.httpPort(),
+        "GET /v1/sessions/" + "x".repeat(5000) + " HTTP/1.1\r\nHost: x\r\nConnection: close", null, 10_000);
+    assertEquals(414, longUri.status(), longUri.head());
+    assertEquals("uri_too_long", JSON.readTree(longUri.body()).get("error").asText());
+    RawHttp.Answer bigHeader = RawHttp.exchange(node.httpPort(),
+        "GET /health/live HTTP/1.1\r\nHost: x\r\nX-Pad: " + "p".repeat(10_000) + "\r\nConnection: close", null, 10_000);
+    assertEquals(431, bigHeader.status(), bigHeader.head());
+    assertTrue(JSON.readTree(bigHeader.body()).hasNonNull("message"));
+    StringBuilder many = new StringBuilder("GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close");
+    for (int i = 0; i < 100; i++) many.append("\r\nX-H").append(i).append(": v");
+    RawHttp.Answer manyHeaders = RawHttp.exchange(node.httpPort(), many.toString(), null, 10_000);
+    assertTrue(manyHeaders.status() == 431 || manyHeaders.status() == 400, manyHeaders.head());
+    assertTrue(JSON.readTree(manyHeaders.body()).hasNonNull("error"));
+    for (String head : new String[] {"GET /a b c HTTP/1.1\r\nHost: x", "BREW /health/live HTTP/1.1\r\nHost: x",
+        "GET /health/live HTTP/3.7\r\nHost: x", "POST /v1/sessions/s/events HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip",
+        "GET /health/live HTTP/1.1\r\nHost: x\r\nContent-Length: -5", "GET /health/live HTTP/1.1\r\nBad Header: x"}) {
+      RawHttp.Answer bad = RawHttp.exchange(node.httpPort(), head + "\r\nConnection: close", null, 10_000);
+      assertTrue(bad.status() >= 400 && bad.status() < 500, "the client's error, never a 5xx: " + head + " → " + bad.head());
+      assertTrue(JSON.readTree(bad.body()).hasNonNull("error"), bad.body());
+    }
+  }
+}

@@ -1,0 +1,43 @@
+package io.otl.http;
+
+import org.apache.pekko.event.LoggingAdapter;
+import org.apache.pekko.http.ParsingErrorHandler;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.scaladsl.model.ErrorInfo;
+import org.apache.pekko.http.scaladsl.model.StatusCode;
+import org.apache.pekko.http.scaladsl.settings.ServerSettings;
+
+/**
+ * Requests pekko-http cannot even parse (URI too long 414, headers too large 431, a malformed
+ * request line or header) never reach a route; this gives them the same JSON error body as
+ * everything else. Set as {@code pekko.http.server.parsing.error-handler} in otl-node.conf.
+ *
+ * <p>pekko-http's default handler logs the parse error with its details, which can quote the
+ * offending header value (a bearer token, an e-mail). Here the message is fixed per status and
+ * only a rate-limited count is logged: nothing the client sent reaches the log or the answer.
+ */
+public final class JsonParsingErrorHandler extends ParsingErrorHandler {
+  public JsonParsingErrorHandler() {}
+
+  @Override
+  public HttpResponse handle(StatusCode status, ErrorInfo info, LoggingAdapter log, ServerSettings settings) {
+    // Everything here is about what the client sent, so never a 5xx: pekko-http answers 505 to a
+    // request line it cannot split (spaces in the path) and 501 to an unknown method or transfer
+    // coding; those become 400 like the other malformed requests.
+    int code = status.intValue() >= 500 ? 400 : status.intValue();
+    ApiRoutes.CLIENT_ERRORS.record(code + " unparsable request");
+    return Json.error(org.apache.pekko.http.javadsl.model.StatusCodes.get(code), ApiErrors.codeFor(code),
+        message(code, settings));
+  }
+
+  private static String message(int code, ServerSettings settings) {
+    var parsing = settings.getParserSettings();
+    return switch (code) {
+      case 414 -> "the request URI is longer than " + parsing.getMaxUriLength() + " characters";
+      case 431 -> "the request headers are too large (at most " + parsing.getMaxHeaderCount() + " headers of "
+          + parsing.getMaxHeaderValueLength() + " bytes each)";
+      case 413 -> "the request body is larger than the limit";
+      default -> "the request is not valid HTTP/1.1 (the request line, its method, version or a header is malformed)";
+    };
+  }
+}

@@ -1,0 +1,178 @@
+package io.otl.http;
+
+import static org.apache.pekko.http.javadsl.server.Directives.complete;
+import static org.apache.pekko.http.javadsl.server.Directives.extractMaterializer;
+import static org.apache.pekko.http.javadsl.server.Directives.extractParserSettings;
+import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
+import static org.apache.pekko.http.javadsl.server.Directives.handleExceptions;
+import static org.apache.pekko.http.javadsl.server.Directives.handleRejections;
+import static org.apache.pekko.http.javadsl.server.Directives.mapRejections;
+import static org.apache.pekko.http.javadsl.server.Directives.mapRequest;
+import static org.apache.pekko.http.javadsl.server.Directives.mapRouteResultFuture;
+import static org.apache.pekko.http.javadsl.server.Directives.onComplete;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.apache.pekko.http.javadsl.TimeoutAccess;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpEntity;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.RequestEntity;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.RetryAfter;
+import org.apache.pekko.http.javadsl.server.Complete;
+import org.apache.pekko.http.javadsl.server.MethodRejection;
+import org.apache.pekko.http.javadsl.server.Rejection;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.util.ByteString;
+
+/**
+ * The one guard around the whole sealed route (issue #14.1). A request takes an in-flight slot when
+ * it enters and gives it back exactly once, on whichever comes first: the sealed route's result
+ * (a response, a rejection turned into a 404/405/413, a failure turned into a 5xx, a client that
+ * went away mid-upload), or pekko-http's request timeout. Errors and rejections are handled
+ * inside the guard, so no completion path can skip the release.
+ *
+ * <p>Bodies are collected here, bounded by the request timeout: pekko-http starts its request
+ * timer only when the last byte of the body has arrived, so a body trickled one byte at a time
+ * would otherwise hold a slot for as long as the client likes. Health and {@code /metrics} take
+ * no slot: probes and scrapes must answer while the node sheds load.
+ */
+final class RequestGuard {
+  static final String UNMATCHED = "unmatched";
+
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final int maxInFlight;
+  private final ApiMetrics metrics;
+  private final BooleanSupplier stopping;
+  private final ClientErrorLog errorLog;
+
+  RequestGuard(int maxInFlight, ApiMetrics metrics, BooleanSupplier stopping, ClientErrorLog errorLog) {
+    this.maxInFlight = maxInFlight;
+    this.metrics = metrics;
+    this.stopping = stopping;
+    this.errorLog = errorLog;
+    metrics.gauge("otl_http_in_flight", "API requests holding an in-flight slot (health and /metrics take none)",
+        () -> Map.of("", (double) inFlight.get()));
+  }
+
+  Route wrap(Route api) {
+    return extractRequest(request -> {
+      String path = request.getUri().path();
+      boolean exempt = path.startsWith("/health") || path.equals("/metrics");
+      String method = request.method().name();
+      if (stopping.getAsBoolean() && !path.startsWith("/health")) {
+        return complete(ApiErrors.unavailable("the node is stopping; retry on another node"));
+      }
+      if (!exempt && inFlight.incrementAndGet() > maxInFlight) {
+        inFlight.decrementAndGet();
+        metrics.request("overloaded", 429, 0);
+        errorLog.record("429 overloaded");
+        return complete(Json.error(StatusCodes.TOO_MANY_REQUESTS, "overloaded",
+            "the node has " + maxInFlight + " requests in flight; retry shortly").addHeader(RetryAfter.create(1L)));
+      }
+      Slot slot = new Slot(exempt ? null : inFlight, System.nanoTime());
+      AtomicBoolean unmatched = new AtomicBoolean();
+      Optional<TimeoutAccess> timeout = request.getHeader(
+          org.apache.pekko.http.javadsl.model.headers.TimeoutAccess.class).map(h -> h.timeoutAccess());
+      timeout.ifPresent(t -> t.updateHandler(r -> {
+        if (slot.finish()) record(slot, "timeout", 503);
+        errorLog.record("503 request timeout");
+        return ApiErrors.unavailable("the request took longer than the request timeout; nothing is guaranteed "
+            + "stored, retry the request");
+      }));
+      Route inner = handleExceptions(ApiErrors.exceptionHandler(), () ->
+          handleRejections(ApiErrors.rejectionHandler(), () -> mapRejections(rejections -> {
+            if (rejections.stream().allMatch(RequestGuard::routeNotFound)) unmatched.set(true);
+            return rejections;
+          }, () -> strictBody(request, timeout, api))));
+      return mapRouteResultFuture(result -> result.whenComplete((r, failure) -> {
+        if (!slot.finish()) return;
+        int status = r instanceof Complete c ? c.getResponse().status().intValue() : failure != null ? 500 : 404;
+        String label = unmatched.get() ? UNMATCHED : status == 401 ? "unauthorized" : method + " " + ApiRoutes.label(path);
+        record(slot, label, status);
+        if (status >= 400 && status < 500) errorLog.record(status + " " + (unmatched.get() ? UNMATCHED : label));
+      }), () -> inner);
+    });
+  }
+
+  private void record(Slot slot, String label, int status) {
+    metrics.request(label, status, (System.nanoTime() - slot.start) / 1e9);
+  }
+
+  /** A route that does not exist (404) or exists for other methods only (405). */
+  private static boolean routeNotFound(Rejection r) {
+    return r instanceof MethodRejection;
+  }
+
+  /**
+   * Collects a streamed body within the request timeout, so the routes see a strict entity. The
+   * stream is cut by completing it (takeWithin) rather than failing it, so the 408 is an ordinary
+   * answer; pekko-http then closes the connection, since the rest of the body was never read.
+   */
+  private static Route strictBody(HttpRequest request, Optional<TimeoutAccess> timeout, Route inner) {
+    if (request.entity() instanceof HttpEntity.Strict) return inner;
+    long millis = timeout.map(TimeoutAccess::getTimeout).filter(d -> d.isFinite()).map(d -> d.toMillis())
+        .orElse(Long.MAX_VALUE / 4);
+    HttpEntity entity = request.entity();
+    long start = System.nanoTime();
+    long declared = entity.getContentLengthOption().orElse(-1);
+    return extractParserSettings(parser -> declared > parser.getMaxContentLength()
+        ? tooLarge(entity, declared, parser.getMaxContentLength(), millis)
+        : extractMaterializer(mat -> onComplete(() -> entity.getDataBytes()
+        .takeWithin(java.time.Duration.ofMillis(millis))
+        .runFold(ByteString.emptyByteString(), ByteString::concat, mat), body -> {
+      if (body.isFailure()) return complete(ApiErrors.toResponse(body.failed().get()));
+      ByteString bytes = body.get();
+      boolean cut = entity.getContentLengthOption().isPresent()
+          ? bytes.size() < entity.getContentLengthOption().getAsLong()
+          : System.nanoTime() - start >= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(millis);
+      if (cut) {
+        return complete(Json.error(StatusCodes.REQUEST_TIMEOUT, "request_timeout",
+            "the request body did not arrive within " + millis + " ms (pekko.http.server.request-timeout)")
+            .addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close")));
+      }
+      RequestEntity strict = HttpEntities.create(entity.getContentType(), bytes);
+      return mapRequest(r -> r.withEntity(strict), () -> inner);
+    })));
+  }
+
+  /** Bodies declared up to this size are read to the end before the 413 (see {@link #tooLarge}). */
+  private static final long DRAIN_LIMIT = 8L * 1024 * 1024;
+
+  /**
+   * 413 for a body declared over the limit. Answering at once and closing makes the client, still
+   * uploading, see a connection reset instead of the 413; so a body of moderate size is read and
+   * discarded first (within the request timeout), and only larger ones are cut right away.
+   */
+  private static Route tooLarge(HttpEntity entity, long declared, long limit, long millis) {
+    Route answer = complete(Json.error(StatusCodes.PAYLOAD_TOO_LARGE, "payload_too_large",
+        "the request body is larger than the limit of " + limit + " bytes"));
+    if (declared > DRAIN_LIMIT) return answer;
+    return extractMaterializer(mat -> onComplete(() -> entity.withoutSizeLimit().getDataBytes()
+        .takeWithin(java.time.Duration.ofMillis(millis))
+        .runWith(org.apache.pekko.stream.javadsl.Sink.ignore(), mat), drained -> answer));
+  }
+
+  /** One request's slot: released, and its metric recorded, by the first completion path only. */
+  private static final class Slot {
+    private final AtomicInteger counter;
+    private final long start;
+    private final AtomicBoolean done = new AtomicBoolean();
+
+    Slot(AtomicInteger counter, long start) {
+      this.counter = counter;
+      this.start = start;
+    }
+
+    boolean finish() {
+      if (!done.compareAndSet(false, true)) return false;
+      if (counter != null) counter.decrementAndGet();
+      return true;
+    }
+  }
+
+}

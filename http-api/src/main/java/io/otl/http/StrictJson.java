@@ -1,0 +1,47 @@
+package io.otl.http;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.core.api.JsonLimits;
+import java.io.IOException;
+import org.apache.pekko.util.ByteString;
+
+/**
+ * Request bodies as one strict JSON object (issue #14.7): one document and nothing after it, no
+ * duplicate keys, and what {@link JsonLimits} requires (no NUL or lone surrogates, finite numbers,
+ * no deeper nesting than the configured limit). Everything refused is a 400 naming the JSON
+ * path, before anything reaches an entity. Lax input would otherwise be stored in a form that
+ * breaks exports later (Infinity, keys lost to "last wins", depth past Jackson's export limit).
+ */
+public final class StrictJson {
+  /** The default of {@code agentscope.training.http.max-json-depth}. */
+  public static final int DEFAULT_MAX_DEPTH = JsonLimits.DEFAULT_MAX_DEPTH;
+
+  private static final ObjectMapper READER = Json.MAPPER.copy()
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+      .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+  private StrictJson() {}
+
+  /** The body as a JSON object, or a 400 naming what is wrong. */
+  public static JsonNode readObject(ByteString bytes, int maxDepth) {
+    if (bytes.isEmpty()) throw BadRequest.invalid("the request body is empty; a JSON object is expected");
+    JsonNode node;
+    try {
+      node = READER.readTree(bytes.toArray());
+    } catch (IOException e) {
+      String m = e.getMessage() == null ? "" : e.getMessage().split("\n")[0];
+      throw new BadRequest(400, "invalid_json", "the request body is not valid JSON: " + m);
+    }
+    if (node == null || !node.isObject()) throw BadRequest.invalid("the request body must be a JSON object");
+    JsonLimits.Problem p = JsonLimits.problem(node, "body", maxDepth);
+    if (p != null && p.tooDeep()) {
+      throw new BadRequest(400, "too_deep", p.message() + " (agentscope.training.http.max-json-depth)");
+    }
+    if (p != null) throw BadRequest.invalid(p.message());
+    return node;
+  }
+}
