@@ -1596,7 +1596,8 @@ public final class TrainingCoordinator
       maybeThreshold(p);
     } else if (m.count() <= 0) {
       p.add(new PreflightFailed(job.jobId(), List.of("the exported dataset is empty (no "
-          + job.algorithm() + " example could be built from " + job.sessionIds().size() + " trajectories)"),
+          + job.algorithm() + " example could be built from " + job.sessionIds().size() + " trajectories; "
+          + m.selectionSummary() + ")"),
           true, p.state.poolSize() + job.sessionIds().size() + Math.max(1, policy.minSamples() / 10), now));
     } else {
       p.add(new JobSubmitting(job.jobId(), 1, now));
