@@ -1352,6 +1352,7 @@ public final class TrainingCoordinator
     if (policy.baseModel().isBlank()) {
       reasons.add("base model is not set (agentscope.training.training-runner.base-model)");
     }
+    reasons.addAll(RewardSource.problems(policy.algorithm(), policy.hyperparams(), policy.backend()));
     return reasons;
   }
 
