@@ -965,7 +965,7 @@ public final class TrainingCoordinator
       b.lastError = null;
       b.nextAttemptAt = null;
       b.log(b.status, x.at(), "dataset exported: " + x.manifest().count() + " lines, sha256 "
-          + x.manifest().sha256());
+          + x.manifest().sha256() + (x.manifest().seen() > 0 ? " (" + x.manifest().selectionSummary() + ")" : ""));
       return s.withJob(b.build());
     }
     if (e instanceof DatasetExportFailed x) {

@@ -492,6 +492,8 @@ class TrainingCoordinatorTest {
     String jobId = triggerOk();
     JobView v = awaitStatus(jobId, JobStatus.FAILED);
     assertTrue(v.error().contains("1,204 seen: 880 below-sft-min-reward, 324 below-min-quality"), v.error());
+    assertTrue(v.history().stream().anyMatch(h -> h.detail().contains("dataset exported: 0 lines")
+        && h.detail().contains("(1,204 seen: 880 below-sft-min-reward")), v.history().toString());
     assertTrue(backend.submissions.isEmpty());
   }
 
