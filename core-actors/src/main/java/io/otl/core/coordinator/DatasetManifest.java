@@ -38,10 +38,10 @@ public record DatasetManifest(
     exclusions = exclusions == null ? Map.of() : Map.copyOf(exclusions);
   }
 
-  /** A manifest without selection counts (exporters that do not filter). */
+  /** A manifest without selection counts (an exporter that does not count: seen 0). */
   public DatasetManifest(
       String path, int count, String sha256, List<String> sessionIds, List<String> piiFindings, String format) {
-    this(path, count, sha256, sessionIds, piiFindings, format, sessionIds == null ? 0 : sessionIds.size(), Map.of());
+    this(path, count, sha256, sessionIds, piiFindings, format, 0, Map.of());
   }
 
   public boolean clean() {
