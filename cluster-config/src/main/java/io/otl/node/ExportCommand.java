@@ -28,9 +28,14 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * {@code java -jar otl-node.jar export --agent A --format sft|dpo|rl [--since ISO] [--until ISO]
  * [--out DIR] [--name NAME] [--config FILE]} (DESIGN §6, §7.4): writes a dataset of the agent's
  * sessions completed in {@code [since, until)} straight from the journal; the node need not run.
- * Exit codes: 0 written, 2 wrong usage (nothing done), 1 the export failed (e.g. journal unreachable).
+ * Exit codes: 0 written, 2 wrong usage (nothing done), 1 the export failed (e.g. journal unreachable),
+ * 3 nothing passed the filters (DESIGN §6: sft-min-reward, min-quality, dpo-min-margin; no file is
+ * left, and stderr gives the counts by reason).
  */
 public final class ExportCommand {
+  /** Exit code of an export that selected no trajectory. */
+  static final int EMPTY = 3;
+
   private ExportCommand() {}
 
   static final String USAGE = """
@@ -40,7 +45,9 @@ public final class ExportCommand {
         --out            folder for <name>.jsonl and <name>.manifest.json
                          (default: agentscope.training.training-runner.dataset-dir)
         --name           file name without extension (default: <agent>-<format>-<since|all>-<until|now>)
-        --config         the node's config file (AgentScope .yml/.json/.toml or HOCON .conf) naming the journal""";
+        --config         the node's config file (AgentScope .yml/.json/.toml or HOCON .conf) naming the journal
+                         and the filters (training-runner.sft-min-reward, min-quality, dpo-min-margin)
+      exit codes: 0 written, 1 failed, 2 wrong usage, 3 nothing passed the filters (no file; counts on stderr)""";
 
   /** Runs with stdout/stderr and the process environment; {@code args} may start with "export". */
   public static int run(List<String> args) {
@@ -128,10 +135,16 @@ public final class ExportCommand {
     try {
       ExportResult r = new DatasetExport(system).forWindow(agent, from, to, format, dir, name)
           .toCompletableFuture().get(6, TimeUnit.HOURS);
+      if (r.empty()) {
+        // A trainer given an empty file fails late and obscurely: say here what the filters left out.
+        err.println("error: nothing to export, no file written: " + r.selectionSummary());
+        return EMPTY;
+      }
       out.println("manifest: " + r.manifestPath());
       out.println("file:     " + r.path());
       out.println("count:    " + r.count());
       out.println("sha256:   " + r.sha256());
+      out.println("selected: " + r.selectionSummary());
       if (!r.piiFindings().isEmpty()) out.println("PII found: " + String.join(", ", r.piiFindings()));
       return 0;
     } catch (IllegalArgumentException e) {

@@ -71,7 +71,7 @@ final class TrainingWiring {
         .forSessions(request.agentId(), request.sessionIds(), ExportFormat.forAlgorithm(request.algorithm()), dir,
             request.jobId())
         .thenApply(r -> new DatasetManifest(r.path(), r.count(), r.sha256(), r.sessionIds(), r.piiFindings(),
-            r.format()));
+            r.format(), r.seen(), r.exclusions()));
   }
 
   /**

@@ -168,6 +168,8 @@ public final class TrainingSettingsValidator {
     rule(tr + "hyperparams.epochs", integerAtLeast(1));
     rule(tr + "hyperparams.warmup-ratio", number(0.0, true, 1.0, true));
     rule(tr + "min-quality", number(0.0, true, 1.0, true));
+    rule(tr + "sft-min-reward", number(null, false, null, false));
+    rule(tr + "dpo-min-margin", number(0.0, false, null, false));
     rule(tr + "dataset-dir", string(false));
     rule(tr + "checkpoint-root-dir", string(false));
     rule(tr + "poll-interval", duration(false));

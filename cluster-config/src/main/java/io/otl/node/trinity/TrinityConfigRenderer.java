@@ -28,7 +28,8 @@ import java.util.Map;
  * <p>Hyperparameter names are matched ignoring case, '-' and '_' ({@code learning-rate},
  * {@code learning_rate} and {@code learningRate} are the same). Known: learning-rate (or lr),
  * batch-size, epochs, warmup-ratio, total-steps, max-model-len, max-response-tokens, repeat-times,
- * save-interval, lr-scheduler-type, workflow-type, reward-fn-type. Others are ignored.
+ * save-interval, lr-scheduler-type, workflow-type, reward-fn-type (required for ppo/grpo: the reward
+ * function that scores rollouts against each task's {@code reference}; no default). Others are ignored.
  *
  * <p>{@code distillation} is rendered as offline SFT on the exported (teacher) trajectories.
  */
@@ -187,9 +188,21 @@ public final class TrinityConfigRenderer {
       taskset.put("storage_type", "file");
       taskset.put("path", datasetPath);
       taskset.put("split", "train");
-      taskset.put("format", Map.of("prompt_key", "prompt"));
+      // DESIGN §6: {"prompt","reward","reference","metadata"}. The recorded answer is the truth the
+      // reward function scores rollouts against; the function must be named (pre-flight refuses
+      // otherwise), since Trinity's default would ignore this agent's rewards.
+      Map<String, Object> format = new LinkedHashMap<>();
+      format.put("prompt_key", "prompt");
+      format.put("response_key", "reference");
+      taskset.put("format", format);
       taskset.put("default_workflow_type", hp.text("workflowtype", "simple_workflow"));
-      taskset.put("default_reward_fn_type", hp.text("rewardfntype", "accuracy_reward"));
+      String rewardFn = io.otl.core.coordinator.RewardSource.named(spec.hyperparams());
+      if (rewardFn == null) {
+        throw new IllegalArgumentException(String.join("; ",
+            io.otl.core.coordinator.RewardSource.problems(spec.algorithm(), spec.hyperparams(),
+                io.otl.core.coordinator.TrainingPolicy.Backend.RAY_JOBS)));
+      }
+      taskset.put("default_reward_fn_type", rewardFn);
       buffer.put("explorer_input", Map.of("taskset", taskset));
       Map<String, Object> experiences = new LinkedHashMap<>();
       experiences.put("name", spec.agentId() + "_experience_buffer");
@@ -208,9 +221,10 @@ public final class TrinityConfigRenderer {
       format.put("chosen_key", "chosen");
       format.put("rejected_key", "rejected");
     } else {
-      // DESIGN §6: {"messages":[…],"tools":"<JSON string>"}
+      // DESIGN §6: {"messages":[…],"tools":[…]}, both handed as they are to apply_chat_template
       format.put("prompt_type", "messages");
       format.put("messages_key", "messages");
+      format.put("tools_key", "tools");
     }
     return format;
   }

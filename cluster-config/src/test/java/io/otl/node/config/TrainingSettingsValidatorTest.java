@@ -76,6 +76,17 @@ class TrainingSettingsValidatorTest {
   }
 
   @Test
+  void datasetFiltersAreKnownAndChecked() {
+    TrainingSettingsValidator.validate(hocon(
+        "agentscope.training.training-runner { sft-min-reward = 0.8, dpo-min-margin = 1 }"));
+    ConfigValidationException e = invalid(hocon(
+        "agentscope.training.training-runner { sft-min-reward = high, dpo-min-margin = 0 }"));
+    assertEquals(List.of(
+        T + "training-runner.sft-min-reward = \"high\": must be a number",
+        T + "training-runner.dpo-min-margin = 0: must be a number > 0"), e.errors(), e.getMessage());
+  }
+
+  @Test
   void typosAreReportedByFullNameWithASuggestion() {
     Path yml = write(dir, "typo.yml", String.join("\n",
         "agentscope:",

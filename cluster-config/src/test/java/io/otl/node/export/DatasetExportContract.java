@@ -15,11 +15,13 @@ import io.otl.node.TrainingNode;
 import io.otl.node.readside.FeedTestSupport;
 import io.otl.node.testing.TestDatabases;
 import io.otl.persistence.export.DatasetExport;
+import io.otl.persistence.export.ExportFilters;
 import io.otl.persistence.export.ExportFormat;
 import io.otl.persistence.export.ExportResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -33,6 +35,8 @@ import org.junit.jupiter.api.Test;
 /** Dataset export on the real journal, run once per database. */
 abstract class DatasetExportContract {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** Filters that let every completed session through: these tests are about shapes and streaming. */
+  private static final ExportFilters EVERYTHING = new ExportFilters(-1e9, 0.0, 1e-9);
 
   /** Node overrides selecting this contract's database; a fresh, empty journal each call. */
   protected abstract Config database() throws Exception;
@@ -67,7 +71,7 @@ abstract class DatasetExportContract {
       DataCollector dc = node.dataCollector();
       List<String> ids = writeScenario(dc);
       List<String> exported = ids.subList(0, 9); // completed sessions of agent-x, in the given order
-      DatasetExport export = new DatasetExport(node.system());
+      DatasetExport export = new DatasetExport(node.system(), 4, Clock.systemUTC(), EVERYTHING);
 
       // SFT
       ExportResult sft = get(export.forSessions("agent-x", ids, ExportFormat.SFT, dir, "job-sft"));
@@ -84,9 +88,12 @@ abstract class DatasetExportContract {
         }
         assertEquals(s.messages().stream().map(m -> m.role() + ":" + m.content()).toList(), plain);
         assertEquals("search", messages.get(1).get("tool_calls").get(0).get("function").get("name").asText());
+        assertEquals(s.toolCalls().get(0).input(), messages.get(1).get("tool_calls").get(0).get("function")
+            .get("arguments"), "arguments are the input object itself");
         assertEquals("call-1", messages.get(2).get("tool_call_id").asText());
         assertEquals(s.toolCalls().get(0).output().toString(), messages.get(2).get("content").asText());
-        JsonNode tools = JSON.readTree(lines.get(i).get("tools").asText());
+        JsonNode tools = lines.get(i).get("tools");
+        assertTrue(tools.isArray(), "tools is a JSON array, as chat templates take it");
         assertEquals("search", tools.get(0).get("function").get("name").asText());
       }
       // the same export twice gives the same bytes
@@ -139,7 +146,7 @@ abstract class DatasetExportContract {
       Instant mid = Instant.now();
       Thread.sleep(20);
       List<String> late = FeedTestSupport.completedSessions(dc, "late", "agent-w", 3);
-      DatasetExport export = new DatasetExport(node.system());
+      DatasetExport export = new DatasetExport(node.system(), 4, Clock.systemUTC(), EVERYTHING);
       ExportResult after = get(export.forWindow("agent-w", mid, null, ExportFormat.RL, dir, "after"));
       assertEquals(new HashSet<>(late), new HashSet<>(after.sessionIds()));
       assertEquals(3, after.count());
@@ -162,7 +169,7 @@ abstract class DatasetExportContract {
       DataCollector dc = node.dataCollector();
       get(FeedTestSupport.session(dc, "pii-1", "agent-p", "please mail carol.jones@example.org", "done", true));
       get(FeedTestSupport.session(dc, "clean-1", "agent-p", "hello", "hi", true));
-      ExportResult r = get(new DatasetExport(node.system())
+      ExportResult r = get(new DatasetExport(node.system(), 4, Clock.systemUTC(), EVERYTHING)
           .forSessions("agent-p", List.of("pii-1", "clean-1"), ExportFormat.SFT, dir, "pii"));
       assertEquals(List.of("email: 1 line"), r.piiFindings());
       String manifest = Files.readString(Path.of(r.manifestPath()));
@@ -177,7 +184,7 @@ abstract class DatasetExportContract {
     try (TrainingNode node = TrainingNode.start(TestDatabases.node(database(), false))) {
       FeedTestSupport.completedSessions(node.dataCollector(), "bulk", "agent-b", 2000);
       long t0 = System.nanoTime();
-      ExportResult r = get(new DatasetExport(node.system())
+      ExportResult r = get(new DatasetExport(node.system(), 4, Clock.systemUTC(), EVERYTHING)
           .forWindow("agent-b", null, null, ExportFormat.SFT, dir, "bulk"));
       long ms = (System.nanoTime() - t0) / 1_000_000;
       System.out.println("exported " + r.count() + " sessions in " + ms + " ms (" + getClass().getSimpleName() + ")");
@@ -199,7 +206,8 @@ abstract class DatasetExportContract {
     assertEquals(sha, r.sha256(), "the result's sha256 is the file's");
     assertEquals(r.count(), Files.readAllLines(Path.of(r.path())).size());
     JsonNode m = JSON.readTree(Path.of(r.manifestPath()).toFile());
-    assertEquals(List.of("agentId", "format", "count", "sha256", "sessionIds", "createdAt", "piiFindings"),
+    assertEquals(List.of("agentId", "format", "count", "sha256", "sessionIds", "createdAt", "piiFindings", "seen",
+            "exclusions"),
         iterable(m.fieldNames()));
     assertEquals(agentId, m.get("agentId").asText());
     assertEquals(format, m.get("format").asText());

@@ -65,6 +65,17 @@ class ExportCommandTest {
   }
 
   @Test
+  void anExportThatSelectsNothingExitsThreeWithTheCountsAndLeavesNoFile() throws Exception {
+    Path out = work.resolve("out-empty");
+    // Five sessions, each the only answer to its question: no DPO pair can be made.
+    Run r = run("export", "--agent", "agent-c", "--format", "dpo", "--out", out.toString(), "--name", "none",
+        "--config", config.toString());
+    assertEquals(3, r.code(), r.out() + r.err());
+    assertTrue(r.err().contains("nothing to export, no file written: 5 seen: 5 dpo-only-answer-to-its-task"), r.err());
+    assertTrue(!Files.exists(out.resolve("none.jsonl")) && !Files.exists(out.resolve("none.manifest.json")));
+  }
+
+  @Test
   void wrongUsageExitsWithTwoAndSaysWhatToFix() throws Exception {
     Run badFormat = run("export", "--agent", "agent-c", "--format", "csv", "--config", config.toString());
     assertEquals(2, badFormat.code());

@@ -13,6 +13,7 @@ import io.otl.core.training.TrainingJobSpec;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -47,6 +48,7 @@ class TrinityConfigRendererTest {
     assertEquals(Path.of("/data/exports/job-1.jsonl").toAbsolutePath().toString(), dataset.path("path").asText());
     assertEquals("messages", dataset.path("format").path("prompt_type").asText());
     assertEquals("messages", dataset.path("format").path("messages_key").asText());
+    assertEquals("tools", dataset.path("format").path("tools_key").asText(), "tools go to apply_chat_template");
     assertEquals("last", yaml.path("trainer").path("save_hf_checkpoint").asText());
     // Plain decimals: PyYAML (OmegaConf) reads "1e-5"-style exponents as strings.
     assertTrue(text.contains("lr: 0.00002"), text);
@@ -81,13 +83,30 @@ class TrinityConfigRendererTest {
 
   @Test
   void grpoRunsExplorerAndTrainerOnTheTaskset() throws Exception {
-    JsonNode yaml = YAML.readTree(renderer.render(spec("grpo", Map.of("batchSize", 8))));
+    JsonNode yaml = YAML.readTree(renderer.render(spec("grpo", Map.of("batchSize", 8, "reward-fn-type", "my_judge"))));
     assertEquals("both", yaml.path("mode").asText());
     assertEquals("grpo", yaml.path("algorithm").path("algorithm_type").asText());
     assertEquals(8, yaml.path("algorithm").path("repeat_times").asInt());
     assertEquals(8, yaml.path("buffer").path("batch_size").asInt());
-    assertEquals("prompt", yaml.path("buffer").path("explorer_input").path("taskset").path("format").path("prompt_key").asText());
+    JsonNode taskset = yaml.path("buffer").path("explorer_input").path("taskset");
+    assertEquals("prompt", taskset.path("format").path("prompt_key").asText());
+    assertEquals("reference", taskset.path("format").path("response_key").asText(),
+        "the recorded answer is the truth the reward function scores against");
+    assertEquals("my_judge", taskset.path("default_reward_fn_type").asText());
     assertEquals("queue", yaml.path("buffer").path("trainer_input").path("experience_buffer").path("storage_type").asText());
+  }
+
+  @Test
+  void rlWithoutANamedRewardFunctionIsRefusedRatherThanLeftToTrinitysDefault() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> renderer.render(spec("ppo", Map.of())));
+    assertTrue(e.getMessage().contains("hyperparams.reward-fn-type"), e.getMessage());
+    assertEquals(List.of(), io.otl.core.coordinator.RewardSource.problems("ppo", Map.of("reward_fn_type", "j"),
+        io.otl.core.coordinator.TrainingPolicy.Backend.RAY_JOBS));
+    assertEquals(List.of(), io.otl.core.coordinator.RewardSource.problems("ppo", Map.of(),
+        io.otl.core.coordinator.TrainingPolicy.Backend.TRINITY_PROXY), "online RL gets our rewards directly");
+    assertEquals(List.of(), io.otl.core.coordinator.RewardSource.problems("sft", Map.of(),
+        io.otl.core.coordinator.TrainingPolicy.Backend.RAY_JOBS));
   }
 
   @Test

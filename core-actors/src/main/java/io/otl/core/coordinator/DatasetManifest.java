@@ -2,18 +2,25 @@ package io.otl.core.coordinator;
 
 import io.otl.core.JsonSerializable;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.StringJoiner;
+import java.util.TreeMap;
 
 /**
  * The manifest of one exported dataset, recorded in the job (lineage: exactly which trajectories
  * trained the model).
  *
- * @param path the JSON Lines file, on a path the training backend can read
+ * @param path the JSON Lines file, on a path the training backend can read (none is left when
+ *     {@code count} is 0)
  * @param count lines written (DPO may write fewer lines than trajectories: one per pair)
  * @param sha256 hex SHA-256 of the file
  * @param sessionIds the trajectories actually written
  * @param piiFindings names of the PII rules the final scan found in the file (e.g. {@code phone});
  *     empty when clean. Any finding fails the job.
  * @param format the line format, e.g. {@code sft-messages}, {@code dpo}, {@code rl-task}
+ * @param seen trajectories the exporter considered (0 in manifests recorded before it was counted)
+ * @param exclusions trajectories left out, by reason (e.g. {@code below-sft-min-reward})
  */
 public record DatasetManifest(
     String path,
@@ -21,14 +28,38 @@ public record DatasetManifest(
     String sha256,
     List<String> sessionIds,
     List<String> piiFindings,
-    String format)
+    String format,
+    int seen,
+    Map<String, Integer> exclusions)
     implements JsonSerializable {
   public DatasetManifest {
     sessionIds = sessionIds == null ? List.of() : List.copyOf(sessionIds);
     piiFindings = piiFindings == null ? List.of() : List.copyOf(piiFindings);
+    exclusions = exclusions == null ? Map.of() : Map.copyOf(exclusions);
+  }
+
+  /** A manifest without selection counts (an exporter that does not count: seen 0). */
+  public DatasetManifest(
+      String path, int count, String sha256, List<String> sessionIds, List<String> piiFindings, String format) {
+    this(path, count, sha256, sessionIds, piiFindings, format, 0, Map.of());
   }
 
   public boolean clean() {
     return piiFindings.isEmpty();
+  }
+
+  /** "1,204 seen: 880 below-sft-min-reward, 12 pii" (exclusions largest first). */
+  public String selectionSummary() {
+    return selectionSummary(seen, exclusions);
+  }
+
+  /** The one wording of an export's selection counts, for the CLI, the manifest and the pre-flight. */
+  public static String selectionSummary(int seen, Map<String, Integer> exclusions) {
+    StringJoiner parts = new StringJoiner(", ");
+    new TreeMap<>(exclusions).entrySet().stream()
+        .sorted((a, b) -> Integer.compare(b.getValue(), a.getValue()))
+        .forEach(e -> parts.add(String.format(Locale.ROOT, "%,d %s", e.getValue(), e.getKey())));
+    String head = String.format(Locale.ROOT, "%,d seen", seen);
+    return exclusions.isEmpty() ? head + ": none excluded" : head + ": " + parts;
   }
 }

@@ -968,7 +968,7 @@ public final class TrainingCoordinator
       b.lastError = null;
       b.nextAttemptAt = null;
       b.log(b.status, x.at(), "dataset exported: " + x.manifest().count() + " lines, sha256 "
-          + x.manifest().sha256());
+          + x.manifest().sha256() + (x.manifest().seen() > 0 ? " (" + x.manifest().selectionSummary() + ")" : ""));
       return s.withJob(b.build());
     }
     if (e instanceof DatasetExportFailed x) {
@@ -1358,6 +1358,7 @@ public final class TrainingCoordinator
     if (policy.baseModel().isBlank()) {
       reasons.add("base model is not set (agentscope.training.training-runner.base-model)");
     }
+    reasons.addAll(RewardSource.problems(policy.algorithm(), policy.hyperparams(), policy.backend()));
     return reasons;
   }
 
@@ -1604,7 +1605,8 @@ public final class TrainingCoordinator
       maybeThreshold(p);
     } else if (m.count() <= 0) {
       p.add(new PreflightFailed(job.jobId(), List.of("the exported dataset is empty (no "
-          + job.algorithm() + " example could be built from " + job.sessionIds().size() + " trajectories)"),
+          + job.algorithm() + " example could be built from " + job.sessionIds().size() + " trajectories; "
+          + m.selectionSummary() + ")"),
           true, p.state.poolSize() + job.sessionIds().size() + Math.max(1, policy.minSamples() / 10), now));
     } else {
       p.add(new JobSubmitting(job.jobId(), 1, now));

@@ -483,6 +483,34 @@ class TrainingCoordinatorTest {
     assertEquals(0, status().poolSize(), "the trajectories stay with the failed job (they would fail again)");
   }
 
+  @Test
+  void anEmptyExportFailsThePreflightWithTheExportersCountsByReason() {
+    startEntity("trigger { type = manual }");
+    exporter.script.then(() -> CompletableFuture.completedFuture(new DatasetManifest("/datasets/none.jsonl", 0, "",
+        List.of(), List.of(), "sft", 1204, Map.of("below-sft-min-reward", 880, "below-min-quality", 324))));
+    offer("s1", 0.9);
+    String jobId = triggerOk();
+    JobView v = awaitStatus(jobId, JobStatus.FAILED);
+    assertTrue(v.error().contains("1,204 seen: 880 below-sft-min-reward, 324 below-min-quality"), v.error());
+    assertTrue(v.history().stream().anyMatch(h -> h.detail().contains("dataset exported: 0 lines")
+        && h.detail().contains("(1,204 seen: 880 below-sft-min-reward")), v.history().toString());
+    assertTrue(backend.submissions.isEmpty());
+  }
+
+  @Test
+  void rlWithoutANamedRewardFunctionFailsThePreflight() {
+    startEntity("trigger { type = manual }, algorithm = grpo");
+    offer("s1", 0.9);
+    TriggerAccepted a = assertInstanceOf(TriggerAccepted.class, trigger());
+    assertEquals(JobStatus.FAILED, a.status());
+    assertTrue(a.preflightFailures().get(0).contains("hyperparams.reward-fn-type"), a.preflightFailures().toString());
+    assertTrue(exporter.requests.isEmpty());
+    startEntity("trigger { type = manual }, algorithm = grpo, hyperparams.reward-fn-type = my_judge");
+    offer("s2", 0.9);
+    String jobId = triggerOk();
+    assertFalse(job(jobId).status() == JobStatus.FAILED, job(jobId).toString());
+  }
+
   // ---- submission ----------------------------------------------------------------------------
 
   @Test

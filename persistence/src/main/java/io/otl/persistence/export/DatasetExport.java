@@ -4,23 +4,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.otl.core.Ids;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.AgentSession.TrajectoryCompleted;
-import io.otl.core.session.SessionModel.Status;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -45,7 +39,11 @@ import org.apache.pekko.stream.javadsl.Source;
  * hash of the normalised prompt and the ids and rewards of its best and worst trajectory).
  *
  * <p><b>Selection.</b> Only COMPLETED sessions of the given agent are exported; other ids are
- * skipped. For a time window the sessions come from {@code currentEventsByTag("trajectory")}:
+ * skipped. Then the rules of {@link ExportFilters} (sft-min-reward, min-quality, dpo-min-margin) and
+ * the agent's rolled-back model versions ({@link ExportSelection}); every trajectory left out is
+ * counted by reason ({@link ExportExclusions}) in the result and the manifest ({@code seen},
+ * {@code exclusions}). An export that selects nothing writes no file and no manifest (an existing
+ * one of that name is removed) and returns count 0 with the counts. For a time window the sessions come from {@code currentEventsByTag("trajectory")}:
  * every {@link TrajectoryCompleted} of the agent whose server time ({@code recordedAt}, the
  * session's {@code completedAt}) is in {@code [since, until)}, in journal order. The reward written
  * is the latest one (revisions included), since the whole session is replayed.
@@ -57,12 +55,12 @@ import org.apache.pekko.stream.javadsl.Source;
  * <p><b>PII.</b> Every written line is scanned with {@code Desensitizer.builtInScanner()}; the
  * manifest reports rule names and line counts, never the matched text.
  *
- * <p><b>DPO.</b> Trajectories are grouped by their first user message (normalised, see
- * {@link JsonlFormats#normalisePrompt}); per prompt, chosen = the final assistant answer of the
- * highest reward, rejected = that of the lowest (ties: the earlier session). Prompts whose
- * trajectories all have the same reward (or only one trajectory) give no line. Lines are in order
- * of each prompt's first appearance; the prompt written is the chosen trajectory's first user
- * message as recorded.
+ * <p><b>DPO.</b> Trajectories are grouped by task ({@link TaskKey}: the client's {@code taskId},
+ * else the normalised first user message); per task, chosen = the final answer of the highest
+ * reward among those that may be chosen (quality ≥ min-quality, not served by a rolled-back
+ * version), rejected = that of the lowest reward of all (ties: the earlier session). A task gives
+ * a line only when the two differ by at least dpo-min-margin. Lines are in order of each task's
+ * first appearance; the prompt written is the chosen trajectory's first user message as recorded.
  */
 public final class DatasetExport {
   private static final String BLOCKING = "pekko.actor.default-blocking-io-dispatcher";
@@ -71,13 +69,20 @@ public final class DatasetExport {
   private final JdbcReadJournal journal;
   private final int parallelism;
   private final Clock clock;
+  private final ExportFilters filters;
 
+  /** With the filters of the system's {@code agentscope.training.training-runner} (else the defaults). */
   public DatasetExport(ActorSystem<?> system) {
     this(system, 4, Clock.systemUTC());
   }
 
   public DatasetExport(ActorSystem<?> system, int parallelism, Clock clock) {
+    this(system, parallelism, clock, configuredFilters(system));
+  }
+
+  public DatasetExport(ActorSystem<?> system, int parallelism, Clock clock, ExportFilters filters) {
     if (parallelism < 1) throw new IllegalArgumentException("parallelism must be >= 1");
+    this.filters = java.util.Objects.requireNonNull(filters, "filters");
     this.system = system;
     this.journal = PersistenceQuery.get(system.classicSystem())
         .getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier());
@@ -139,18 +144,27 @@ public final class DatasetExport {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    Source<String, NotUsed> selected = ids;
-    CompletionStage<?> written = switch (format) {
-      case SFT -> lines(agentId, selected, JsonlFormats::sft, out);
-      case RL -> lines(agentId, selected, JsonlFormats::rl, out);
-      case DPO -> dpo(agentId, selected, out);
-    };
+    ExportExclusions exclusions = new ExportExclusions();
+    CompletionStage<Object> written = RolledBackVersions.of(system, journal, agentId).thenCompose(rolledBack -> {
+      ExportSelection sel = new ExportSelection(agentId, filters, rolledBack, exclusions);
+      return switch (format) {
+        case SFT -> lines(ids, sel, sel::sft, JsonlFormats::sft, out);
+        case RL -> lines(ids, sel, sel::rl, JsonlFormats::rl, out);
+        case DPO -> dpo(ids, sel, out);
+      };
+    });
     return written
         .thenApplyAsync(done -> {
+          if (out.count() == 0) {
+            out.close();
+            removeStale(file, manifest);
+            return new ExportResult(file.toString(), 0, "", List.of(), List.of(), format.wireName(), null,
+                exclusions.seenCount(), exclusions.byReason());
+          }
           JsonlFile.Written w = out.commit();
-          writeManifest(manifest, agentId, format, w);
+          writeManifest(manifest, agentId, format, w, exclusions);
           return new ExportResult(w.path().toString(), w.count(), w.sha256(), w.sessionIds(), w.piiFindings(),
-              format.wireName(), manifest.toString());
+              format.wireName(), manifest.toString(), exclusions.seenCount(), exclusions.byReason());
         }, system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))
         .whenComplete((r, failure) -> {
           if (failure != null) out.close();
@@ -158,79 +172,96 @@ public final class DatasetExport {
   }
 
   /** SFT and RL: one line per exported trajectory. */
-  private CompletionStage<?> lines(String agentId, Source<String, NotUsed> ids,
-      java.util.function.Function<Trajectory, Optional<String>> convert, JsonlFile out) {
+  private CompletionStage<Object> lines(Source<String, NotUsed> ids, ExportSelection sel,
+      java.util.function.Predicate<Trajectory> rules, java.util.function.Function<Trajectory, Optional<String>> convert,
+      JsonlFile out) {
     return ids.mapAsync(parallelism, this::replay)
-        .filter(t -> eligible(t, agentId))
+        .filter(sel::completed)
+        .filter(rules::test)
         .runWith(Sink.<Trajectory>foreach(t -> convert.apply(t).ifPresent(line -> out.write(line, List.of(t.sessionId()))))
-            .withAttributes(ActorAttributes.dispatcher(BLOCKING)), system);
+            .withAttributes(ActorAttributes.dispatcher(BLOCKING)), system)
+        .thenApply(done -> done);
   }
 
-  /** DPO: pass 1 keeps the best and worst trajectory per prompt; pass 2 replays just those. */
-  private CompletionStage<?> dpo(String agentId, Source<String, NotUsed> ids, JsonlFile out) {
+  /** DPO: pass 1 keeps the best and worst trajectory per task; pass 2 replays just those. */
+  private CompletionStage<Object> dpo(Source<String, NotUsed> ids, ExportSelection sel, JsonlFile out) {
     return ids.mapAsync(parallelism, this::replay)
-        .filter(t -> eligible(t, agentId) && t.prompt().isPresent() && t.finalAnswer().isPresent())
+        .filter(t -> sel.completed(t) && sel.dpo(t))
         .runWith(Sink.fold(new LinkedHashMap<String, Pair>(), (pairs, t) -> {
-          pairs.compute(promptKey(t.prompt().get()), (k, p) -> p == null ? Pair.of(t) : p.with(t));
+          String key = TaskKey.of(t).orElseThrow();
+          boolean chosable = sel.canBeChosen(t);
+          pairs.compute(key, (k, p) -> (p == null ? new Pair() : p).with(t, chosable));
           return pairs;
         }), system)
-        .thenCompose(pairs -> Source.from(new ArrayList<>(pairs.values()))
-            .filter(Pair::differs)
-            .mapAsync(parallelism, p -> replay(p.bestId).thenCombine(replay(p.worstId), (c, r) -> List.of(c, r)))
-            .runWith(Sink.<List<Trajectory>>foreach(cr -> {
-              Trajectory chosen = cr.get(0);
-              Trajectory rejected = cr.get(1);
-              out.write(JsonlFormats.dpo(chosen.prompt().orElseThrow().strip(), chosen.finalAnswer().orElseThrow(),
-                  rejected.finalAnswer().orElseThrow()), List.of(chosen.sessionId(), rejected.sessionId()));
-            }).withAttributes(ActorAttributes.dispatcher(BLOCKING)), system));
+        .thenCompose(pairs -> {
+          List<Pair> usable = new ArrayList<>();
+          for (Pair p : pairs.values()) {
+            if (p.size == 1) {
+              sel.exclude(ExportExclusions.DPO_SINGLE, 1);
+            } else if (p.bestId == null) {
+              sel.exclude(ExportExclusions.DPO_NO_CHOSEN, p.size);
+            } else if (p.best - p.worst < sel.dpoMinMargin()) {
+              sel.exclude(ExportExclusions.DPO_BELOW_MARGIN, p.size);
+            } else {
+              sel.exclude(ExportExclusions.DPO_NOT_BEST_OR_WORST, p.size - 2);
+              usable.add(p);
+            }
+          }
+          return Source.from(usable)
+              .mapAsync(parallelism, p -> replay(p.bestId).thenCombine(replay(p.worstId), (c, r) -> List.of(c, r)))
+              .runWith(Sink.<List<Trajectory>>foreach(cr -> {
+                Trajectory chosen = cr.get(0);
+                Trajectory rejected = cr.get(1);
+                out.write(JsonlFormats.dpo(chosen.prompt().orElseThrow().strip(), chosen.finalAnswer().orElseThrow(),
+                    rejected.finalAnswer().orElseThrow()), List.of(chosen.sessionId(), rejected.sessionId()));
+              }).withAttributes(ActorAttributes.dispatcher(BLOCKING)), system)
+              .thenApply(done -> (Object) done);
+        });
   }
 
-  /** Best and worst trajectory of one prompt: ids and rewards only. */
+  /**
+   * One task's answers: how many, the best that may be chosen and the worst of all (ids and
+   * rewards only).
+   */
   private static final class Pair {
+    int size;
     String bestId;
     double best;
     String worstId;
     double worst;
 
-    static Pair of(Trajectory t) {
-      Pair p = new Pair();
-      p.bestId = p.worstId = t.sessionId();
-      p.best = p.worst = t.reward();
-      return p;
-    }
-
-    Pair with(Trajectory t) {
-      if (t.reward() > best) {
+    Pair with(Trajectory t, boolean chosable) {
+      size++;
+      if (chosable && (bestId == null || t.reward() > best)) {
         best = t.reward();
         bestId = t.sessionId();
       }
-      if (t.reward() < worst) {
+      if (worstId == null || t.reward() < worst) {
         worst = t.reward();
         worstId = t.sessionId();
       }
       return this;
     }
-
-    boolean differs() {
-      return best > worst;
-    }
   }
 
-  private static boolean eligible(Trajectory t, String agentId) {
-    return t.state().status() == Status.COMPLETED && agentId.equals(t.state().agentId());
+  private static ExportFilters configuredFilters(ActorSystem<?> system) {
+    String section = "agentscope.training.training-runner";
+    com.typesafe.config.Config c = system.settings().config();
+    return c.hasPath(section) ? ExportFilters.fromConfig(c.getConfig(section)) : ExportFilters.DEFAULTS;
   }
 
-  private static String promptKey(String prompt) {
+  /** An export that selects nothing leaves no file of its name behind, not even an older one. */
+  private static void removeStale(Path file, Path manifest) {
     try {
-      byte[] h = MessageDigest.getInstance("SHA-256")
-          .digest(JsonlFormats.normalisePrompt(prompt).getBytes(StandardCharsets.UTF_8));
-      return Base64.getEncoder().encodeToString(h);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
+      Files.deleteIfExists(file);
+      Files.deleteIfExists(manifest);
+    } catch (IOException e) {
+      throw new UncheckedIOException("removing the stale " + file + " failed: " + e.getMessage(), e);
     }
   }
 
-  private void writeManifest(Path manifest, String agentId, ExportFormat format, JsonlFile.Written w) {
+  private void writeManifest(
+      Path manifest, String agentId, ExportFormat format, JsonlFile.Written w, ExportExclusions exclusions) {
     ObjectNode m = JsonlFormats.JSON.createObjectNode();
     m.put("agentId", agentId);
     m.put("format", format.wireName());
@@ -239,6 +270,9 @@ public final class DatasetExport {
     w.sessionIds().forEach(m.putArray("sessionIds")::add);
     m.put("createdAt", clock.instant().toString());
     w.piiFindings().forEach(m.putArray("piiFindings")::add);
+    m.put("seen", exclusions.seenCount());
+    ObjectNode byReason = m.putObject("exclusions");
+    new java.util.TreeMap<>(exclusions.byReason()).forEach(byReason::put);
     Path tmp = manifest.resolveSibling(manifest.getFileName() + ".tmp");
     try {
       Files.writeString(tmp, JsonlFormats.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");

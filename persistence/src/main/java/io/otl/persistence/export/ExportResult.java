@@ -1,18 +1,33 @@
 package io.otl.persistence.export;
 
+import io.otl.core.coordinator.DatasetManifest;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What an export wrote (the coordinator's {@code DatasetManifest} has the same fields).
  *
- * @param path the JSON Lines file
+ * @param path the JSON Lines file (when {@code count} is 0 no file is left there)
  * @param count lines written
  * @param sha256 hex SHA-256 of the file's bytes
  * @param sessionIds the sessions in the file, in line order (for DPO: chosen, rejected per line)
  * @param piiFindings "rule: n lines" per built-in PII rule that matched a written line; empty when clean
  * @param format sft | dpo | rl
- * @param manifestPath the manifest written next to the file
+ * @param manifestPath the manifest written next to the file (none when {@code count} is 0)
+ * @param seen trajectories considered
+ * @param exclusions trajectories left out, by reason
  */
 public record ExportResult(
     String path, int count, String sha256, List<String> sessionIds, List<String> piiFindings, String format,
-    String manifestPath) {}
+    String manifestPath, int seen, Map<String, Integer> exclusions) {
+
+  /** Nothing was written: the selection counts say why. */
+  public boolean empty() {
+    return count == 0;
+  }
+
+  /** "1,204 seen: 880 below-sft-min-reward, …". */
+  public String selectionSummary() {
+    return DatasetManifest.selectionSummary(seen, exclusions);
+  }
+}

@@ -61,6 +61,11 @@ final class JsonlFile implements AutoCloseable {
     count++;
   }
 
+  /** Lines written so far. */
+  int count() {
+    return count;
+  }
+
   /** Closes and moves the file into place; returns (path, count, sha256, ids, findings). */
   Written commit() {
     try {

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.otl.core.session.AgentSession.Event;
 import io.otl.core.session.AgentSession.MessageRecorded;
 import io.otl.core.session.AgentSession.ToolCallRecorded;
+import io.otl.core.session.SessionModel.Role;
 import java.text.Normalizer;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -22,16 +23,19 @@ import java.util.Optional;
  * The JSON Lines of DESIGN §6, one trajectory (or pair) per line. Pure and deterministic: the same
  * trajectory always gives the same bytes (field order fixed, no timestamps).
  *
- * <p><b>SFT.</b> {@code messages} follows the conversation in journal order. Tool calls are
- * rendered OpenAI style: a run of consecutive tool calls becomes one assistant message with
- * {@code "content":""} and {@code tool_calls} (id = the call's callId, else {@code call_<n>};
- * {@code function.arguments} = the input as a JSON string), followed by one {@code "role":"tool"}
- * message per call with {@code tool_call_id} and the output (a JSON string, or the text itself when
- * the output is a plain string). Reasoning steps, feedback and the task result are not part of the
- * conversation. {@code tools} is a JSON string: one {@code {"type":"function","function":{"name",
- * "parameters"}}} per tool used, in order of first use, with a JSON Schema derived from the shapes
- * of its inputs (keys of all calls merged; "[]" without tools). A trajectory without an assistant
- * message is not exported.
+ * <p><b>SFT.</b> {@code messages} follows the conversation in journal order, in the shape chat
+ * templates read as they are (Trinity hands {@code messages} and {@code tools} unchanged to
+ * {@code apply_chat_template}). Tool calls are rendered OpenAI style: a run of consecutive tool
+ * calls becomes {@code tool_calls} on an assistant message (id = the call's callId, else
+ * {@code call_<n>}; {@code function.arguments} = the input as a JSON object, a non-object input
+ * wrapped as {@code {"input": …}}), followed by one {@code "role":"tool"} message per call with
+ * {@code tool_call_id} and the output (a JSON string, or the text itself when the output is a plain
+ * string). Consecutive assistant turns are one message: text recorded before a tool call carries
+ * that call, and two assistant texts in a row are joined with a newline. Reasoning steps, feedback
+ * and the task result are not part of the conversation. {@code tools} is a JSON array: one
+ * {@code {"type":"function","function":{"name","parameters"}}} per tool used, in order of first
+ * use, with a JSON Schema derived from the shapes of its inputs (keys of all calls merged; empty
+ * without tools). A trajectory without an assistant message is not exported.
  */
 public final class JsonlFormats {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -49,6 +53,13 @@ public final class JsonlFormats {
         pending.add(call);
       } else if (e instanceof MessageRecorded m) {
         flushToolCalls(messages, pending, callCounter);
+        ObjectNode last = lastAssistant(messages);
+        if (m.role() == Role.assistant && last != null) {
+          String before = last.path("content").asText("");
+          String text = m.content() == null ? "" : m.content();
+          last.put("content", before.isEmpty() ? text : text.isEmpty() ? before : before + "\n" + text);
+          continue;
+        }
         ObjectNode msg = messages.addObject();
         msg.put("role", m.role().name());
         msg.put("content", m.content());
@@ -57,20 +68,43 @@ public final class JsonlFormats {
     flushToolCalls(messages, pending, callCounter);
     ObjectNode line = F.objectNode();
     line.set("messages", messages);
-    line.put("tools", write(toolDefinitions(t)));
+    line.set("tools", toolDefinitions(t));
     return Optional.of(write(line));
   }
 
+  /** The last message when it is an assistant turn still open for more text or tool calls. */
+  private static ObjectNode lastAssistant(ArrayNode messages) {
+    if (messages.isEmpty()) return null;
+    JsonNode last = messages.get(messages.size() - 1);
+    return "assistant".equals(last.path("role").asText()) ? (ObjectNode) last : null;
+  }
+
+  /** Tool-call arguments as chat templates read them: a JSON object. */
+  static ObjectNode arguments(JsonNode input) {
+    if (input == null || input.isNull() || input.isMissingNode()) return F.objectNode();
+    if (input.isObject()) return (ObjectNode) input.deepCopy();
+    ObjectNode wrapped = F.objectNode();
+    wrapped.set("input", input.deepCopy());
+    return wrapped;
+  }
+
+  /**
+   * An RL task: the prompt, the reward the recorded answer earned, that answer as {@code reference}
+   * (null when there was none) and metadata. The rendered Trinity config hands {@code reference} to
+   * the named reward function as the ground truth and keeps {@code reward} with the task.
+   */
   public static Optional<String> rl(Trajectory t) {
     Optional<String> prompt = t.prompt();
     if (prompt.isEmpty()) return Optional.empty();
     ObjectNode line = F.objectNode();
     line.put("prompt", prompt.get());
     line.put("reward", t.reward());
+    line.put("reference", t.finalAnswer().orElse(null));
     ObjectNode meta = line.putObject("metadata");
     meta.put("sessionId", t.sessionId());
     meta.put("agentId", t.state().agentId());
     meta.put("modelVersion", t.state().modelVersion());
+    meta.put("taskId", TaskKey.of(t).orElse(null));
     if (t.state().qualityScore() == null) meta.putNull("qualityScore");
     else meta.put("qualityScore", t.state().qualityScore());
     return Optional.of(write(line));
@@ -93,10 +127,14 @@ public final class JsonlFormats {
   private static void flushToolCalls(ArrayNode messages, List<ToolCallRecorded> pending, int[] counter) {
     if (pending.isEmpty()) return;
     List<String> ids = new ArrayList<>();
-    ObjectNode assistant = messages.addObject();
-    assistant.put("role", "assistant");
-    assistant.put("content", "");
-    ArrayNode calls = assistant.putArray("tool_calls");
+    ObjectNode assistant = lastAssistant(messages);
+    if (assistant == null) {
+      assistant = messages.addObject();
+      assistant.put("role", "assistant");
+      assistant.put("content", "");
+    }
+    ArrayNode calls = assistant.has("tool_calls") ? (ArrayNode) assistant.get("tool_calls")
+        : assistant.putArray("tool_calls");
     for (ToolCallRecorded c : pending) {
       String id = c.callId() != null && !c.callId().isEmpty() ? c.callId() : "call_" + counter[0];
       counter[0]++;
@@ -106,7 +144,7 @@ public final class JsonlFormats {
       call.put("type", "function");
       ObjectNode fn = call.putObject("function");
       fn.put("name", c.toolName());
-      fn.put("arguments", c.input() == null || c.input().isNull() ? "{}" : write(c.input()));
+      fn.set("arguments", arguments(c.input()));
     }
     for (int i = 0; i < pending.size(); i++) {
       JsonNode out = pending.get(i).output();
@@ -123,7 +161,7 @@ public final class JsonlFormats {
     Map<String, JsonNode> schemas = new LinkedHashMap<>();
     for (Event e : t.conversation()) {
       if (e instanceof ToolCallRecorded c) {
-        JsonNode shape = schemaOf(c.input() == null || c.input().isNull() ? F.objectNode() : c.input());
+        JsonNode shape = schemaOf(arguments(c.input()));
         schemas.merge(c.toolName(), shape, JsonlFormats::mergeSchemas);
       }
     }

@@ -48,13 +48,16 @@ class JsonlFormatsTest {
     assertEquals(2, calls.size());
     assertEquals("c1", calls.get(0).get("id").asText());
     assertEquals("call_1", calls.get(1).get("id").asText());
-    assertEquals("{\"city\":\"Paris\"}", calls.get(0).get("function").get("arguments").asText());
+    JsonNode args = calls.get(0).get("function").get("arguments");
+    assertTrue(args.isObject(), "arguments are an object, not a JSON string: " + args);
+    assertEquals(JSON.readTree("{\"city\":\"Paris\"}"), args);
     assertEquals("tool", messages.get(3).get("role").asText());
     assertEquals("c1", messages.get(3).get("tool_call_id").asText());
     assertEquals("{\"temp\":21}", messages.get(3).get("content").asText());
     assertEquals("sunny", messages.get(4).get("content").asText());
     assertEquals("21 degrees.", messages.get(5).get("content").asText());
-    JsonNode tools = JSON.readTree(line.get("tools").asText());
+    JsonNode tools = line.get("tools");
+    assertTrue(tools.isArray(), "tools is a JSON array, not a string: " + tools);
     assertEquals(1, tools.size());
     JsonNode params = tools.get(0).get("function").get("parameters");
     assertEquals("weather", tools.get(0).get("function").get("name").asText());
@@ -97,6 +100,45 @@ class JsonlFormatsTest {
     assertEquals("agent-a", line.get("metadata").get("agentId").asText());
     assertEquals("v3", line.get("metadata").get("modelVersion").asText());
     assertEquals(0.9, line.get("metadata").get("qualityScore").asDouble());
+    assertEquals("21 degrees.", line.get("reference").asText());
+    assertTrue(line.get("metadata").get("taskId").asText().startsWith("prompt:"));
+  }
+
+  @Test
+  void textBeforeAToolCallAndTwoAnswersInARowAreOneAssistantMessage() throws Exception {
+    Trajectory t = new Trajectory.Builder("s-4")
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "Weather?", null, null))
+        .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "Let me check.", null, null))
+        .add(new AgentSession.ToolCallRecorded("t1", T, T, "c1", "weather", JSON.readTree("[\"Paris\"]"),
+            JSON.readTree("\"sunny\""), true, 10L))
+        .add(new AgentSession.MessageRecorded("m3", T, T, Role.assistant, "Sunny.", null, null))
+        .add(new AgentSession.MessageRecorded("m4", T, T, Role.assistant, "Anything else?", null, null))
+        .build();
+    JsonNode messages = JSON.readTree(JsonlFormats.sft(t).orElseThrow()).get("messages");
+    assertEquals(4, messages.size(), messages.toString());
+    assertEquals("Let me check.", messages.get(1).get("content").asText());
+    assertEquals("c1", messages.get(1).get("tool_calls").get(0).get("id").asText());
+    assertEquals(JSON.readTree("{\"input\":[\"Paris\"]}"),
+        messages.get(1).get("tool_calls").get(0).get("function").get("arguments"), "a non-object input is wrapped");
+    assertEquals("tool", messages.get(2).get("role").asText());
+    assertEquals("Sunny.\nAnything else?", messages.get(3).get("content").asText());
+    for (int i = 1; i < messages.size(); i++) {
+      assertTrue(!(messages.get(i).get("role").asText().equals("assistant")
+          && messages.get(i - 1).get("role").asText().equals("assistant")), "no two assistant messages in a row");
+    }
+  }
+
+  @Test
+  void theTaskIsTheClientsTaskIdElseTheNormalisedPrompt() {
+    Trajectory a = new Trajectory.Builder("a")
+        .add(new AgentSession.SessionStarted("st", T, T, "agent-a", "1", "v3", Map.of("taskId", "T-7")))
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "one wording", null, null)).build();
+    Trajectory b = new Trajectory.Builder("b")
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "  Weather\tin PARIS? ", null, null)).build();
+    Trajectory c = new Trajectory.Builder("c")
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "weather in paris?", null, null)).build();
+    assertEquals("task:T-7", TaskKey.of(a).orElseThrow());
+    assertEquals(TaskKey.of(b), TaskKey.of(c));
   }
 
   @Test
@@ -106,7 +148,7 @@ class JsonlFormatsTest {
         .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "hello", null, null))
         .build();
     assertEquals("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":\"hello\"}],"
-        + "\"tools\":\"[]\"}", JsonlFormats.sft(t).orElseThrow());
+        + "\"tools\":[]}", JsonlFormats.sft(t).orElseThrow());
     Trajectory noAnswer = new Trajectory.Builder("s-3")
         .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "hi", null, null)).build();
     assertTrue(JsonlFormats.sft(noAnswer).isEmpty());

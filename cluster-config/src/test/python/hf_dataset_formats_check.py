@@ -1,0 +1,154 @@
+"""Reads exported datasets the way a trainer does: Hugging Face `datasets` and `transformers`.
+
+usage: hf_dataset_formats_check.py <sft.jsonl> <dpo.jsonl> <rl.jsonl>
+
+Every file is loaded with load_dataset("json", data_files=...) (what Trinity-RFT's file reader
+does), and every SFT row is rendered with apply_chat_template(messages, tools=tools, tokenize=False)
+on a tiny tokenizer built here (a WordLevel model, no download) whose chat template iterates the
+tools and reads each tool call's `arguments` as a mapping, as real tool-calling templates do. A
+failed check exits non-zero with the reason; the last line printed is a JSON report.
+"""
+import json
+import os
+import sys
+
+# Caches stay in the working directory the test gives (its own temp dir under target/).
+os.environ.setdefault("HF_HOME", os.path.join(os.getcwd(), "hf-home"))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+
+from datasets import load_dataset  # noqa: E402
+from tokenizers import Tokenizer, models, pre_tokenizers  # noqa: E402
+from transformers import PreTrainedTokenizerFast  # noqa: E402
+
+# A tool-calling template in the style of the common open models: tools listed up front, each call
+# rendered from `function.name` and the items of `function.arguments` (a mapping; a JSON string
+# has no .items() and fails here, as it does in those templates).
+CHAT_TEMPLATE = (
+    "{%- if tools %}<tools>{% for tool in tools %}"
+    "[{{ tool.type }}:{{ tool.function.name }}"
+    "{% for pname in tool.function.parameters.properties %} {{ pname }}{% endfor %}]"
+    "{% endfor %}</tools>\n{% endif %}"
+    "{%- for m in messages %}<|{{ m.role }}|>"
+    "{%- if m.content %}{{ m.content }}{% endif %}"
+    "{%- if m.tool_calls %}{% for call in m.tool_calls %}"
+    "<call id={{ call.id }}>{{ call.function.name }}("
+    "{%- for key, value in call.function.arguments.items() %}{% if value is not none %}"
+    "{{ key }}={{ value | tojson }};{% endif %}{% endfor %})</call>"
+    "{% endfor %}{% endif %}"
+    "{%- if m.tool_call_id %}<result for={{ m.tool_call_id }}>{% endif %}\n"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+def check(condition, what):
+    if not condition:
+        raise AssertionError(what)
+
+
+def tiny_tokenizer():
+    vocab = {"[UNK]": 0, "[PAD]": 1, "hello": 2}
+    tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]")
+    fast.chat_template = CHAT_TEMPLATE
+    return fast
+
+
+def raw_lines(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def load(path):
+    return load_dataset("json", data_files=path, split="train")
+
+
+def check_sft(path, tokenizer, report):
+    ds = load(path)
+    raw = raw_lines(path)
+    check(len(ds) == len(raw) and len(ds) > 0, f"SFT rows {len(ds)} vs lines {len(raw)}")
+    check({"messages", "tools"} <= set(ds.column_names), f"SFT columns {ds.column_names}")
+    rendered = calls = tools_listed = 0
+    for i, row in enumerate(ds):
+        messages, tools = row["messages"], row["tools"]
+        check(isinstance(tools, list), f"row {i}: tools is {type(tools).__name__}, not a list")
+        for tool in tools:
+            check(isinstance(tool, dict) and tool["type"] == "function", f"row {i}: tool {tool!r}")
+        roles = [m["role"] for m in messages]
+        for a, b in zip(roles, roles[1:]):
+            check(not (a == "assistant" and b == "assistant"), f"row {i}: two assistant messages in a row {roles}")
+        text = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False)
+        check(isinstance(text, str) and text, f"row {i}: nothing rendered")
+        # What was exported is what the template shows: every tool, every call with its arguments.
+        for tool in raw[i]["tools"]:
+            check(f"[function:{tool['function']['name']}" in text, f"row {i}: tool {tool['function']['name']} missing")
+            tools_listed += 1
+        for m in raw[i]["messages"]:
+            for call in m.get("tool_calls") or []:
+                args = call["function"]["arguments"]
+                check(isinstance(args, dict), f"row {i}: exported arguments {args!r} are not an object")
+                check(f"{call['function']['name']}(" in text, f"row {i}: call {call['function']['name']} missing")
+                for key, value in args.items():
+                    shown = f"{key}={json.dumps(value, ensure_ascii=False)};"
+                    check(shown in text, f"row {i}: argument {shown} not rendered in {text!r}")
+                calls += 1
+            if m["role"] != "tool" and m.get("content"):
+                check(m["content"] in text, f"row {i}: content {m['content']!r} not rendered")
+        ids = tokenizer.apply_chat_template(messages, tools=tools, tokenize=True)
+        check(len(ids) > 0, f"row {i}: no tokens")
+        rendered += 1
+    report["sft_rows"] = len(ds)
+    report["sft_rendered"] = rendered
+    report["sft_tool_calls_rendered"] = calls
+    report["sft_tools_listed"] = tools_listed
+
+
+def check_dpo(path, report):
+    ds = load(path)
+    raw = raw_lines(path)
+    check(set(ds.column_names) == {"prompt", "chosen", "rejected"}, f"DPO columns {ds.column_names}")
+    for i, row in enumerate(ds):
+        check(row == raw[i], f"DPO row {i} reads back as {row!r}, exported {raw[i]!r}")
+        check(all(isinstance(row[k], str) and row[k] for k in row), f"DPO row {i} has an empty field")
+    report["dpo_rows"] = len(ds)
+
+
+def check_rl(path, report):
+    ds = load(path)
+    raw = raw_lines(path)
+    check({"prompt", "reward", "reference", "metadata"} <= set(ds.column_names), f"RL columns {ds.column_names}")
+    for i, row in enumerate(ds):
+        check(isinstance(row["reward"], float), f"RL row {i}: reward {row['reward']!r} is not a float")
+        check(row["reward"] == raw[i]["reward"] and row["prompt"] == raw[i]["prompt"], f"RL row {i} differs")
+        check(row["metadata"]["sessionId"] == raw[i]["metadata"]["sessionId"], f"RL row {i}: metadata differs")
+    report["rl_rows"] = len(ds)
+    report["rl_rewards"] = sorted(ds["reward"])
+
+
+def main(sft, dpo, rl):
+    import datasets
+    import transformers
+
+    report = {"datasets": datasets.__version__, "transformers": transformers.__version__}
+    tokenizer = tiny_tokenizer()
+    check_sft(sft, tokenizer, report)
+    check_dpo(dpo, report)
+    check_rl(rl, report)
+    # The shape the exporter fixed this for: a JSON-string `tools` is refused by transformers itself.
+    try:
+        tokenizer.apply_chat_template([{"role": "user", "content": "hi"}], tools="[]", tokenize=False)
+        report["string_tools_refused"] = False
+    except Exception as e:  # noqa: BLE001 - the exact type is transformers' business
+        report["string_tools_refused"] = True
+        report["string_tools_error"] = type(e).__name__
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    main(*sys.argv[1:])

@@ -1,0 +1,51 @@
+package io.otl.persistence.export;
+
+import io.otl.core.coordinator.DatasetManifest;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The one place an export counts what it saw and what it left out, by reason (DESIGN §6: the
+ * manifest counts every exclusion by reason). Reasons are short kebab-case names such as
+ * {@code below-sft-min-reward}; every part of the export that drops a trajectory (selection,
+ * formats, scans) records it here. Thread-safe: stream stages may run on different threads.
+ */
+public final class ExportExclusions {
+  public static final String NOT_COMPLETED = "not-completed";
+  public static final String NO_PROMPT = "no-user-message";
+  public static final String NO_ANSWER = "no-assistant-answer";
+  public static final String BELOW_SFT_MIN_REWARD = "below-sft-min-reward";
+  public static final String BELOW_MIN_QUALITY = "below-min-quality";
+  public static final String ROLLED_BACK_VERSION = "served-by-rolled-back-version";
+  public static final String DPO_SINGLE = "dpo-only-answer-to-its-task";
+  public static final String DPO_BELOW_MARGIN = "below-dpo-min-margin";
+  public static final String DPO_NO_CHOSEN = "dpo-no-answer-fit-to-be-chosen";
+  public static final String DPO_NOT_BEST_OR_WORST = "dpo-neither-best-nor-worst-of-its-task";
+
+  private int seen;
+  private final Map<String, Integer> byReason = new TreeMap<>();
+
+  /** One more trajectory considered. */
+  public synchronized void seen() {
+    seen++;
+  }
+
+  /** One trajectory left out for {@code reason}. */
+  public synchronized void exclude(String reason) {
+    byReason.merge(reason, 1, Integer::sum);
+  }
+
+  public synchronized int seenCount() {
+    return seen;
+  }
+
+  /** Counts by reason, sorted by reason (the manifest's bytes do not depend on timing). */
+  public synchronized Map<String, Integer> byReason() {
+    return Map.copyOf(new TreeMap<>(byReason));
+  }
+
+  /** "1,204 seen: 880 below-sft-min-reward, 12 pii" — what an empty export reports. */
+  public synchronized String summary() {
+    return DatasetManifest.selectionSummary(seen, byReason);
+  }
+}

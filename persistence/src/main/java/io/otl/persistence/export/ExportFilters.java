@@ -1,0 +1,37 @@
+package io.otl.persistence.export;
+
+import com.typesafe.config.Config;
+
+/**
+ * Which trajectories a dataset may use (DESIGN §6), from {@code agentscope.training.training-runner}:
+ * SFT takes reward ≥ {@code sft-min-reward} and quality ≥ {@code min-quality}; DPO pairs answers
+ * to the same task whose rewards differ by ≥ {@code dpo-min-margin}, the chosen one meeting
+ * {@code min-quality}; RL tasks need quality ≥ {@code min-quality}.
+ */
+public record ExportFilters(double sftMinReward, double minQuality, double dpoMinMargin) {
+  /** The reference.conf defaults. */
+  public static final ExportFilters DEFAULTS = new ExportFilters(0.5, 0.6, 0.5);
+
+  public ExportFilters {
+    check("sft-min-reward", sftMinReward);
+    check("min-quality", minQuality);
+    check("dpo-min-margin", dpoMinMargin);
+    if (dpoMinMargin <= 0) throw new IllegalArgumentException("dpo-min-margin must be > 0, was " + dpoMinMargin);
+  }
+
+  /** Reads the training-runner section; missing keys take {@link #DEFAULTS}. */
+  public static ExportFilters fromConfig(Config trainingRunner) {
+    return new ExportFilters(
+        read(trainingRunner, "sft-min-reward", DEFAULTS.sftMinReward),
+        read(trainingRunner, "min-quality", DEFAULTS.minQuality),
+        read(trainingRunner, "dpo-min-margin", DEFAULTS.dpoMinMargin));
+  }
+
+  private static double read(Config c, String key, double fallback) {
+    return c.hasPath(key) ? c.getDouble(key) : fallback;
+  }
+
+  private static void check(String key, double v) {
+    if (!Double.isFinite(v)) throw new IllegalArgumentException(key + " must be a finite number, was " + v);
+  }
+}

@@ -1,0 +1,83 @@
+package io.otl.persistence.export;
+
+import io.otl.core.session.SessionModel.Status;
+import java.util.Set;
+
+/**
+ * The per-trajectory rules of DESIGN §6 for one export, each refusal counted in
+ * {@link ExportExclusions} under its reason. A trajectory is checked in a fixed order (completed,
+ * then the format's rules) and counted once, under the first rule it fails.
+ */
+final class ExportSelection {
+  private final String agentId;
+  private final ExportFilters filters;
+  private final Set<String> rolledBack;
+  private final ExportExclusions exclusions;
+
+  ExportSelection(String agentId, ExportFilters filters, Set<String> rolledBack, ExportExclusions exclusions) {
+    this.agentId = agentId;
+    this.filters = filters;
+    this.rolledBack = Set.copyOf(rolledBack);
+    this.exclusions = exclusions;
+  }
+
+  /** Counts the trajectory as seen; false (counted) when it is not a completed session of the agent. */
+  boolean completed(Trajectory t) {
+    exclusions.seen();
+    if (t.state().status() == Status.COMPLETED && agentId.equals(t.state().agentId())) return true;
+    return excluded(ExportExclusions.NOT_COMPLETED);
+  }
+
+  /** SFT: an answer, reward ≥ sft-min-reward, quality ≥ min-quality, not served by a rolled-back version. */
+  boolean sft(Trajectory t) {
+    if (t.finalAnswer().isEmpty()) return excluded(ExportExclusions.NO_ANSWER);
+    if (t.reward() < filters.sftMinReward() || t.state().reward() == null) {
+      return excluded(ExportExclusions.BELOW_SFT_MIN_REWARD);
+    }
+    if (!qualityOk(t)) return excluded(ExportExclusions.BELOW_MIN_QUALITY);
+    if (servedByRolledBack(t)) return excluded(ExportExclusions.ROLLED_BACK_VERSION);
+    return true;
+  }
+
+  /** RL: a prompt and quality ≥ min-quality (the reward, whatever it is, is the signal). */
+  boolean rl(Trajectory t) {
+    if (t.prompt().isEmpty()) return excluded(ExportExclusions.NO_PROMPT);
+    if (!qualityOk(t)) return excluded(ExportExclusions.BELOW_MIN_QUALITY);
+    return true;
+  }
+
+  /** DPO: any answered task may be compared; counted later if it ends up in no pair. */
+  boolean dpo(Trajectory t) {
+    if (t.prompt().isEmpty()) return excluded(ExportExclusions.NO_PROMPT);
+    if (t.finalAnswer().isEmpty()) return excluded(ExportExclusions.NO_ANSWER);
+    return true;
+  }
+
+  /** Whether a DPO candidate may be the chosen answer (a rolled-back version's may only be rejected). */
+  boolean canBeChosen(Trajectory t) {
+    return qualityOk(t) && !servedByRolledBack(t);
+  }
+
+  double dpoMinMargin() {
+    return filters.dpoMinMargin();
+  }
+
+  void exclude(String reason, int n) {
+    for (int i = 0; i < n; i++) exclusions.exclude(reason);
+  }
+
+  private boolean qualityOk(Trajectory t) {
+    Double q = t.state().qualityScore();
+    return q != null && q >= filters.minQuality();
+  }
+
+  private boolean servedByRolledBack(Trajectory t) {
+    String v = t.state().modelVersion();
+    return v != null && rolledBack.contains(v);
+  }
+
+  private boolean excluded(String reason) {
+    exclusions.exclude(reason);
+    return false;
+  }
+}
