@@ -22,6 +22,7 @@ import io.otl.core.session.SessionSettings;
 import io.otl.http.HealthRoutes;
 import io.otl.http.HttpServer;
 import io.otl.http.ReadinessCheck;
+import io.otl.persistence.DataFolder;
 import io.otl.persistence.JournalDirectory;
 import io.otl.persistence.audit.AuditReader;
 import io.otl.persistence.kafka.KafkaIngest;
@@ -68,6 +69,8 @@ public final class TrainingNode implements AutoCloseable {
   private final ModelRouter modelRouter;
   private final ServerBinding httpBinding;
   private final AtomicBoolean stopping;
+  /** The claimed folder of an embedded journal (empty for PostgreSQL); released when the node stops. */
+  private Optional<DataFolder> folder = Optional.empty();
 
   private TrainingNode(ActorSystem<Void> system, JournalSettings journal, DataCollector dataCollector,
       ModelRouter modelRouter, ServerBinding httpBinding, AtomicBoolean stopping) {
@@ -109,16 +112,33 @@ public final class TrainingNode implements AutoCloseable {
     Config base = NodeConfig.resolve(configFile, overrides.withFallback(ConfigFactory.defaultApplication()),
         System.getenv());
     Config training = base.getConfig("agentscope.training");
-    JournalSettings journal = JournalSettings.fromConfig(training);
+    JournalSettings configured = JournalSettings.fromConfig(training);
     SessionSettings sessionSettings = SessionSettings.fromConfig(training);
-    JournalSchema.ensure(journal);
-
-    Config config = withSeedNodesFromEnv(journal.pekkoConfig().withFallback(base));
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl", config);
+    Optional<DataFolder> folder = DataFolder.claim(configured, "node");
+    JournalSettings journal = folder.map(DataFolder::journal).orElse(configured);
+    ActorSystem<Void> system = null;
     try {
-      return startOn(system, journal, sessionSettings, config.getConfig("agentscope.training"), clock);
+      JournalSchema.ensure(journal);
+      folder.ifPresent(DataFolder::tighten);
+      Config config = withSeedNodesFromEnv(journal.pekkoConfig().withFallback(base));
+      system = ActorSystem.create(Behaviors.empty(), "otl", config);
+      TrainingNode node = startOn(system, journal, sessionSettings, config.getConfig("agentscope.training"), clock);
+      node.folder = folder;
+      if (folder.isPresent()) {
+        DataFolder f = folder.get();
+        ActorSystem<Void> sys = system;
+        CoordinatedShutdown.get(sys).addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "unpublish-node",
+            () -> {
+              f.unpublish();
+              return CompletableFuture.completedFuture(org.apache.pekko.Done.getInstance());
+            });
+        sys.getWhenTerminated().thenRun(f::close);
+        if (node.httpBinding != null) f.publish(training.getString("http.host"), node.httpPort());
+      }
+      return node;
     } catch (RuntimeException e) {
-      system.terminate();
+      if (system != null) system.terminate();
+      folder.ifPresent(DataFolder::close);
       throw e;
     }
   }
@@ -227,7 +247,11 @@ public final class TrainingNode implements AutoCloseable {
 
   @Override
   public void close() {
-    shutdown().toCompletableFuture().orTimeout(60, TimeUnit.SECONDS).join();
+    try {
+      shutdown().toCompletableFuture().orTimeout(60, TimeUnit.SECONDS).join();
+    } finally {
+      folder.ifPresent(DataFolder::close);
+    }
   }
 
   private static Config withSeedNodesFromEnv(Config config) {

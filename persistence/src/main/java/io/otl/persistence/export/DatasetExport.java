@@ -71,18 +71,33 @@ public final class DatasetExport {
   private final JdbcReadJournal journal;
   private final int parallelism;
   private final Clock clock;
+  private final boolean allowPii;
 
   public DatasetExport(ActorSystem<?> system) {
     this(system, 4, Clock.systemUTC());
   }
 
   public DatasetExport(ActorSystem<?> system, int parallelism, Clock clock) {
+    this(system, parallelism, clock, false);
+  }
+
+  private DatasetExport(ActorSystem<?> system, int parallelism, Clock clock, boolean allowPii) {
     if (parallelism < 1) throw new IllegalArgumentException("parallelism must be >= 1");
     this.system = system;
     this.journal = PersistenceQuery.get(system.classicSystem())
         .getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier());
     this.parallelism = parallelism;
     this.clock = clock;
+    this.allowPii = allowPii;
+  }
+
+  /**
+   * The same export, keeping the file even when the final scan finds PII (the command line's
+   * {@code --allow-pii}). By default such a file is deleted and only the manifest, with the finding
+   * counts, is written.
+   */
+  public DatasetExport allowingPii() {
+    return new DatasetExport(system, parallelism, clock, true);
   }
 
   /**
@@ -140,17 +155,20 @@ public final class DatasetExport {
       return CompletableFuture.failedFuture(e);
     }
     Source<String, NotUsed> selected = ids;
+    Skips skips = new Skips(agentId);
     CompletionStage<?> written = switch (format) {
-      case SFT -> lines(agentId, selected, JsonlFormats::sft, out);
-      case RL -> lines(agentId, selected, JsonlFormats::rl, out);
-      case DPO -> dpo(agentId, selected, out);
+      case SFT -> lines(agentId, selected, JsonlFormats::sft, out, skips);
+      case RL -> lines(agentId, selected, JsonlFormats::rl, out, skips);
+      case DPO -> dpo(agentId, selected, out, skips);
     };
     return written
         .thenApplyAsync(done -> {
-          JsonlFile.Written w = out.commit();
-          writeManifest(manifest, agentId, format, w);
+          JsonlFile.Written w = out.commit(allowPii);
+          boolean kept = allowPii || w.piiFindings().isEmpty();
+          Map<String, Integer> skipped = skips.counts();
+          writeManifest(manifest, agentId, format, w, skipped, kept);
           return new ExportResult(w.path().toString(), w.count(), w.sha256(), w.sessionIds(), w.piiFindings(),
-              format.wireName(), manifest.toString());
+              format.wireName(), manifest.toString(), skipped, kept);
         }, system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))
         .whenComplete((r, failure) -> {
           if (failure != null) out.close();
@@ -159,16 +177,21 @@ public final class DatasetExport {
 
   /** SFT and RL: one line per exported trajectory. */
   private CompletionStage<?> lines(String agentId, Source<String, NotUsed> ids,
-      java.util.function.Function<Trajectory, Optional<String>> convert, JsonlFile out) {
-    return ids.mapAsync(parallelism, this::replay)
+      java.util.function.Function<Trajectory, Optional<String>> convert, JsonlFile out, Skips skips) {
+    return ids.mapAsync(parallelism, id -> skips.replay(id, this::replay))
+        .filter(Optional::isPresent)
+        .map(Optional::get)
         .filter(t -> eligible(t, agentId))
-        .runWith(Sink.<Trajectory>foreach(t -> convert.apply(t).ifPresent(line -> out.write(line, List.of(t.sessionId()))))
+        .runWith(Sink.<Trajectory>foreach(t -> skips.convert(t, convert)
+                .ifPresent(line -> out.write(line, List.of(t.sessionId()))))
             .withAttributes(ActorAttributes.dispatcher(BLOCKING)), system);
   }
 
   /** DPO: pass 1 keeps the best and worst trajectory per prompt; pass 2 replays just those. */
-  private CompletionStage<?> dpo(String agentId, Source<String, NotUsed> ids, JsonlFile out) {
-    return ids.mapAsync(parallelism, this::replay)
+  private CompletionStage<?> dpo(String agentId, Source<String, NotUsed> ids, JsonlFile out, Skips skips) {
+    return ids.mapAsync(parallelism, id -> skips.replay(id, this::replay))
+        .filter(Optional::isPresent)
+        .map(Optional::get)
         .filter(t -> eligible(t, agentId) && t.prompt().isPresent() && t.finalAnswer().isPresent())
         .runWith(Sink.fold(new LinkedHashMap<String, Pair>(), (pairs, t) -> {
           pairs.compute(promptKey(t.prompt().get()), (k, p) -> p == null ? Pair.of(t) : p.with(t));
@@ -180,8 +203,9 @@ public final class DatasetExport {
             .runWith(Sink.<List<Trajectory>>foreach(cr -> {
               Trajectory chosen = cr.get(0);
               Trajectory rejected = cr.get(1);
-              out.write(JsonlFormats.dpo(chosen.prompt().orElseThrow().strip(), chosen.finalAnswer().orElseThrow(),
-                  rejected.finalAnswer().orElseThrow()), List.of(chosen.sessionId(), rejected.sessionId()));
+              skips.convert(chosen, c -> Optional.of(JsonlFormats.dpo(c.prompt().orElseThrow().strip(),
+                      c.finalAnswer().orElseThrow(), rejected.finalAnswer().orElseThrow())))
+                  .ifPresent(line -> out.write(line, List.of(chosen.sessionId(), rejected.sessionId())));
             }).withAttributes(ActorAttributes.dispatcher(BLOCKING)), system));
   }
 
@@ -230,7 +254,8 @@ public final class DatasetExport {
     }
   }
 
-  private void writeManifest(Path manifest, String agentId, ExportFormat format, JsonlFile.Written w) {
+  private void writeManifest(Path manifest, String agentId, ExportFormat format, JsonlFile.Written w,
+      Map<String, Integer> skipped, boolean fileWritten) {
     ObjectNode m = JsonlFormats.JSON.createObjectNode();
     m.put("agentId", agentId);
     m.put("format", format.wireName());
@@ -239,6 +264,9 @@ public final class DatasetExport {
     w.sessionIds().forEach(m.putArray("sessionIds")::add);
     m.put("createdAt", clock.instant().toString());
     w.piiFindings().forEach(m.putArray("piiFindings")::add);
+    ObjectNode s = m.putObject("skipped");
+    skipped.forEach(s::put);
+    if (!fileWritten) m.put("fileWritten", false);
     Path tmp = manifest.resolveSibling(manifest.getFileName() + ".tmp");
     try {
       Files.writeString(tmp, JsonlFormats.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");
