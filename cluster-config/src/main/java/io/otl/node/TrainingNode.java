@@ -208,7 +208,8 @@ public final class TrainingNode implements AutoCloseable {
               new SessionRoutes(collector, maxEvents, metrics).route(),
               new ModelRoutes(sharding, askTimeout, directory).route(),
               new TrainingRoutes(sharding, askTimeout, directory).route(),
-              new AuditRoutes(AuditReader.fromConfig(system, training)).route()));
+              new AuditRoutes(AuditReader.fromConfig(system, training)).route(),
+              new io.otl.http.ExportRoutes(new NodeExports(system)).route()));
       binding = HttpServer.start(system, training.getString("http.host"), training.getInt("http.port"), routes,
               training.getDuration("http.shutdown-deadline"))
           .toCompletableFuture().join();
