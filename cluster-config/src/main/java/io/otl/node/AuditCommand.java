@@ -148,16 +148,21 @@ public final class AuditCommand {
       if (f.equals("json")) {
         json(reader, kind.get(), id, t, out);
       } else {
-        new Timeline(reader, out, TIMEOUT).write(kind.get(), id, t);
-        if (t != null) {
-          out.println("state as of " + t + ":");
-          out.println(AuditReader.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(
-              await(reader.stateAsOf(kind.get(), id, t))));
-        }
+        text(reader, kind.get(), id, t, out);
       }
       out.flush();
       return 0;
     });
+  }
+
+  /** The text timeline, and the state as of {@code asOf} when given (also served by a running node). */
+  static void text(AuditReader reader, Kind kind, String id, Instant asOf, PrintStream out) throws IOException {
+    new Timeline(reader, out, TIMEOUT).write(kind, id, asOf);
+    if (asOf != null) {
+      out.println("state as of " + asOf + ":");
+      out.println(AuditReader.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(
+          await(reader.stateAsOf(kind, id, asOf))));
+    }
   }
 
   private interface Job {

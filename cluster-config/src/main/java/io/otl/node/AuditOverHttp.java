@@ -13,7 +13,8 @@ import java.time.Instant;
 
 /**
  * {@code audit <kind> <id>} while a node holds the embedded journal: the same answer, read page by
- * page from {@code GET /v1/audit/{kind}/{id}} and the lineage routes of that node.
+ * page from {@code GET /v1/audit/{kind}/{id}} and the lineage routes of that node (JSON), or its
+ * {@code /timeline} (text).
  */
 final class AuditOverHttp {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -23,6 +24,11 @@ final class AuditOverHttp {
   static int run(NodeHttpClient node, Kind kind, String id, Instant asOf, String format, PrintStream out)
       throws Exception {
     String base = "/v1/audit/" + kind.wire() + "/" + URLEncoder.encode(id, StandardCharsets.UTF_8);
+    if (format.equals("text")) {
+      out.print(node.getText(base + "/timeline" + (asOf == null ? "" : "?asOf=" + asOf)));
+      out.flush();
+      return 0;
+    }
     ObjectNode all = JSON.createObjectNode();
     all.put("kind", kind.wire());
     all.put("id", id);
@@ -42,19 +48,7 @@ final class AuditOverHttp {
     if (kind != Kind.COORDINATOR) {
       all.set("lineage", node.getJson("/v1/audit/lineage/" + kind.wire() + "/" + URLEncoder.encode(id, StandardCharsets.UTF_8)));
     }
-    if (format.equals("json")) {
-      out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(all));
-    } else {
-      out.println(kind.wire() + " " + id + " (read through the running node at " + node.node().baseUrl() + ")");
-      for (JsonNode e : events) {
-        out.println(String.format("%6d  %s  %-28s %s", e.path("seqNr").asLong(), e.path("at").asText(),
-            e.path("type").asText(), e.path("event")));
-      }
-      if (asOf != null) {
-        out.println("state as of " + asOf + ":");
-        out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(state));
-      }
-    }
+    out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(all));
     out.flush();
     return 0;
   }

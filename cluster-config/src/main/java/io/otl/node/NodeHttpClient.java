@@ -46,6 +46,19 @@ final class NodeHttpClient {
     }
   }
 
+  /** GET a text resource; errors as {@link #getJson}. */
+  String getText(String pathAndQuery) throws IOException, InterruptedException {
+    HttpResponse<InputStream> r = send("GET", pathAndQuery, Duration.ofMinutes(10));
+    try (InputStream body = r.body()) {
+      byte[] bytes = body.readAllBytes();
+      if (r.statusCode() == 200) return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+      JsonNode json = bytes.length == 0 ? null : JSON.readTree(bytes);
+      String message = json == null ? "" : json.path("message").asText("");
+      if (r.statusCode() == 404) throw new AuditLog.NotFound(message);
+      throw new IllegalStateException("the node at " + node.baseUrl() + " answered " + r.statusCode() + ": " + message);
+    }
+  }
+
   /** POST without a body, for a streamed answer (the caller closes it); non-200 answers are turned into errors as above. */
   HttpResponse<InputStream> postStream(String pathAndQuery, Duration timeout) throws IOException, InterruptedException {
     HttpResponse<InputStream> r = send("POST", pathAndQuery, timeout);

@@ -209,7 +209,9 @@ public final class TrainingNode implements AutoCloseable {
               new ModelRoutes(sharding, askTimeout, directory).route(),
               new TrainingRoutes(sharding, askTimeout, directory).route(),
               new AuditRoutes(AuditReader.fromConfig(system, training)).route(),
-              new io.otl.http.ExportRoutes(new NodeExports(system)).route()));
+              new io.otl.http.ExportRoutes(new NodeExports(system)).route(),
+              new io.otl.http.AuditTimelineRoutes(new NodeTimelines(AuditReader.fromConfig(system, training),
+                  system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))).route()));
       binding = HttpServer.start(system, training.getString("http.host"), training.getInt("http.port"), routes,
               training.getDuration("http.shutdown-deadline"))
           .toCompletableFuture().join();

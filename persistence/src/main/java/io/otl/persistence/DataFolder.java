@@ -159,6 +159,23 @@ public final class DataFolder implements AutoCloseable {
     }
   }
 
+  /**
+   * The settings with the embedded journal's stored password, without claiming the folder: for code
+   * in the node's own JVM (tests, embedding tools) that opens the journal beside it. Unchanged when a
+   * password is configured or none is stored.
+   */
+  public static JournalSettings withStoredPassword(JournalSettings s) {
+    if (!s.password().isEmpty()) return s;
+    Optional<Path> base = base(s);
+    if (base.isEmpty()) return s;
+    Path file = base.get().resolveSibling(base.get().getFileName() + ".password");
+    try {
+      return Files.exists(file) ? s.withPassword(Files.readString(file, StandardCharsets.UTF_8).strip()) : s;
+    } catch (IOException e) {
+      throw new IllegalStateException("the database password file " + file + " cannot be read: " + describe(e), e);
+    }
+  }
+
   /** Who holds the folder of this journal (a node with its endpoint, or a tool), if anyone does. */
   public static Optional<InUse> holder(JournalSettings s) {
     Optional<Path> dir = of(s);

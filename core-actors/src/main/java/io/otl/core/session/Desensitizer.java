@@ -28,11 +28,11 @@ public final class Desensitizer {
      * e-mail needs an '@' (or "%40"); a phone number at least 7 digits (E.164: + and 7-15 digits; a
      * mainland mobile: 11); an ID number 15. Custom patterns always run.
      */
-    boolean mayMatch(String text) {
+    boolean mayMatch(PiiRules.Scan scan) {
       return switch (name) {
-        case "email" -> PiiRules.mayHoldEmail(text);
-        case "phone" -> PiiRules.hasDigits(text, 7);
-        case "id_card" -> PiiRules.hasDigits(text, 15);
+        case "email" -> scan.mayHoldEmail();
+        case "phone" -> scan.digits() >= 7;
+        case "id_card" -> scan.digits() >= 15;
         default -> true;
       };
     }
@@ -85,10 +85,13 @@ public final class Desensitizer {
    */
   public String apply(String text) {
     if (!enabled || text == null || text.isEmpty()) return text;
-    String out = PiiRules.fold(text);
+    // One scan for every rule's pre-check: a replacement only removes digits, '@' and '%', so a rule
+    // the scan rules out stays ruled out after an earlier rule replaced something.
+    PiiRules.Scan scan = PiiRules.scan(text);
+    String out = scan.text();
     boolean hit = false;
     for (Rule rule : rules) {
-      if (!rule.mayMatch(out)) continue;
+      if (!rule.mayMatch(scan)) continue;
       Matcher m = rule.pattern().matcher(out);
       if (m.find()) {
         out = m.replaceAll(Matcher.quoteReplacement(rule.placeholder()));
@@ -161,8 +164,8 @@ public final class Desensitizer {
   public List<String> findings(String text) {
     List<String> found = new ArrayList<>();
     if (text == null) return found;
-    String f = PiiRules.fold(text);
-    for (Rule rule : rules) if (rule.mayMatch(f) && rule.pattern().matcher(f).find()) found.add(rule.name());
+    PiiRules.Scan f = PiiRules.scan(text);
+    for (Rule rule : rules) if (rule.mayMatch(f) && rule.pattern().matcher(f.text()).find()) found.add(rule.name());
     return found;
   }
 }

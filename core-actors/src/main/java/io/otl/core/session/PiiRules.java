@@ -35,28 +35,63 @@ public final class PiiRules {
       "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
   /**
-   * The text the patterns see: NFKC for anything non-ASCII (full-width digits, '＠', circled and
-   * mathematical digits), the text itself otherwise (the common case costs one scan, no copy).
+   * The text the patterns see, and what the cheap pre-checks need, from one pass over it. NFKC
+   * (full-width digits and '＠', circled or mathematical digits) runs only when the text holds a
+   * character it could turn into something a pattern looks for; other non-ASCII text (CJK prose) is
+   * matched as it is: the e-mail pattern's letter classes take any script.
    */
-  public static String fold(String text) {
+  public record Scan(String text, int digits, boolean at, boolean percent) {
+    boolean mayHoldEmail() {
+      return at || (percent && text.contains("%40"));
+    }
+  }
+
+  public static Scan scan(String text) {
+    return scan(text, false);
+  }
+
+  private static Scan scan(String text, boolean normalised) {
+    int digits = 0;
+    boolean at = false;
+    boolean percent = false;
+    boolean fullWidth = false;
     for (int i = 0, n = text.length(); i < n; i++) {
-      if (text.charAt(i) >= 0x80) return Normalizer.normalize(text, Normalizer.Form.NFKC);
-    }
-    return text;
-  }
-
-  /** At least {@code atLeast} ASCII digits: the cheap test before a digit pattern runs. */
-  static boolean hasDigits(String text, int atLeast) {
-    int n = 0;
-    for (int i = 0, len = text.length(); i < len; i++) {
       char c = text.charAt(i);
-      if (c >= '0' && c <= '9' && ++n >= atLeast) return true;
+      if (c < 0x80) {
+        if (c >= '0' && c <= '9') {
+          digits++;
+        } else if (c == '@') {
+          at = true;
+        } else if (c == '%') {
+          percent = true;
+        }
+      } else if (!normalised) {
+        if (foldable(c, text, i)) return scan(Normalizer.normalize(text, Normalizer.Form.NFKC), true);
+        // Full-width punctuation is everyday Chinese text: it matters only next to an '@' (a
+        // full-width '．' in an e-mail's domain), so it alone does not cost a normalisation.
+        fullWidth |= c >= 0xFF01 && c <= 0xFF5E;
+      }
     }
-    return false;
+    if (fullWidth && at) return scan(Normalizer.normalize(text, Normalizer.Form.NFKC), true);
+    return new Scan(text, digits, at, percent);
   }
 
-  static boolean mayHoldEmail(String text) {
-    return text.indexOf('@') >= 0 || text.indexOf("%40") >= 0;
+  /** Whether NFKC may turn this character into a digit, '@', '%' or '+' (or it is a digit of another script). */
+  private static boolean foldable(char c, String text, int i) {
+    if (c >= 0x3400 && c < 0xA000) return false; // CJK ideographs: the bulk of Chinese text, never digits
+    if ((c >= 0xFF10 && c <= 0xFF19) || c == 0xFF20 || c == 0xFF05 || c == 0xFF0B) return true; // full-width 0-9 @ % +
+    if (c == 0xFE6B || c == 0xFE6A || c == 0xFE62) return true; // small @ % +
+    if (Character.isHighSurrogate(c) && i + 1 < text.length()) {
+      int cp = Character.toCodePoint(c, text.charAt(i + 1));
+      return Character.getType(cp) == Character.DECIMAL_DIGIT_NUMBER;
+    }
+    int type = Character.getType(c);
+    return type == Character.DECIMAL_DIGIT_NUMBER || type == Character.OTHER_NUMBER;
+  }
+
+  /** The text as the patterns see it (see {@link #scan}). */
+  public static String fold(String text) {
+    return scan(text).text();
   }
 
   /**
@@ -66,10 +101,10 @@ public final class PiiRules {
    */
   public static String looksLike(String id) {
     if (id == null || id.isEmpty() || UUID.matcher(id).matches()) return null;
-    String f = fold(id);
-    if (hasDigits(f, 15) && ID_CARD.matcher(f).find()) return "an ID card number";
-    if (hasDigits(f, 7) && PHONE.matcher(f).find()) return "a phone number";
-    if (mayHoldEmail(f) && EMAIL.matcher(f).find()) return "an e-mail address";
+    Scan f = scan(id);
+    if (f.digits() >= 15 && ID_CARD.matcher(f.text()).find()) return "an ID card number";
+    if (f.digits() >= 7 && PHONE.matcher(f.text()).find()) return "a phone number";
+    if (f.mayHoldEmail() && EMAIL.matcher(f.text()).find()) return "an e-mail address";
     return null;
   }
 
