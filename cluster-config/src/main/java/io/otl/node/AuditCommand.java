@@ -129,7 +129,7 @@ public final class AuditCommand {
         if (k.isEmpty()) return usage(err, "--kind is '" + kindOption + "'; allowed: session, coordinator, model, all");
         kinds = EnumSet.of(k.get());
       }
-      return withJournal(config, err, journal -> verify(journal, kinds, out));
+      return withJournal(config, err, null, journal -> verify(journal, kinds, out));
     }
     if (kindOption != null) return usage(err, "--kind belongs to verify");
     if (positional.size() != 2) return usage(err, "expected <kind> <id>");
@@ -143,29 +143,63 @@ public final class AuditCommand {
     }
     Instant t = asOf;
     String f = format;
-    return withJournal(config, err, journal -> {
+    return withJournal(config, err, http -> AuditOverHttp.run(http, kind.get(), id, t, f, out), journal -> {
       AuditReader reader = AuditReader.fromConfig(journal.system(), journal.training());
       if (f.equals("json")) {
         json(reader, kind.get(), id, t, out);
       } else {
-        new Timeline(reader, out, TIMEOUT).write(kind.get(), id, t);
-        if (t != null) {
-          out.println("state as of " + t + ":");
-          out.println(AuditReader.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(
-              await(reader.stateAsOf(kind.get(), id, t))));
-        }
+        text(reader, kind.get(), id, t, out);
       }
       out.flush();
       return 0;
     });
   }
 
+  /** The text timeline, and the state as of {@code asOf} when given (also served by a running node). */
+  static void text(AuditReader reader, Kind kind, String id, Instant asOf, PrintStream out) throws IOException {
+    new Timeline(reader, out, TIMEOUT).write(kind, id, asOf);
+    if (asOf != null) {
+      out.println("state as of " + asOf + ":");
+      out.println(AuditReader.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(
+          await(reader.stateAsOf(kind, id, asOf))));
+    }
+  }
+
   private interface Job {
     int run(OfflineJournal journal) throws Exception;
   }
 
-  private static int withJournal(Optional<Path> config, PrintStream err, Job job) {
-    try (OfflineJournal journal = OfflineJournal.start(config)) {
+  private interface HttpJob {
+    int run(NodeHttpClient node) throws Exception;
+  }
+
+  /**
+   * Runs {@code job} on the journal; when a node holds the embedded journal's folder, runs {@code
+   * viaNode} against its HTTP API instead ({@code null}: the command needs the journal to itself).
+   */
+  private static int withJournal(Optional<Path> config, PrintStream err, HttpJob viaNode, Job job) {
+    OfflineJournal opened;
+    try {
+      opened = OfflineJournal.start(config);
+    } catch (io.otl.persistence.DataFolder.InUse busy) {
+      if (viaNode == null || busy.node().isEmpty()) {
+        err.println("error: " + busy.getMessage() + (viaNode == null ? " (this command reads the journal itself)" : ""));
+        return 1;
+      }
+      try {
+        return viaNode.run(new NodeHttpClient(busy.node().get(), token(config)));
+      } catch (AuditLog.NotFound e) {
+        err.println("not found: " + e.getMessage());
+        return 1;
+      } catch (Exception e) {
+        err.println("error: " + AuditReader.unwrap(e).getMessage());
+        return 1;
+      }
+    } catch (RuntimeException e) {
+      err.println("error: " + e.getMessage());
+      return 1;
+    }
+    try (OfflineJournal journal = opened) {
       return job.run(journal);
     } catch (Exception e) {
       Throwable c = AuditReader.unwrap(e);
@@ -176,6 +210,13 @@ public final class AuditCommand {
       }
       return 1;
     }
+  }
+
+  /** The node's API token, from the same configuration stack as the node. */
+  static Optional<String> token(Optional<Path> config) {
+    return Optional.of(io.otl.node.config.NodeConfig.resolve(config,
+        com.typesafe.config.ConfigFactory.defaultApplication(), System.getenv())
+        .getString("agentscope.training.auth.token"));
   }
 
   private static int verify(OfflineJournal journal, Set<Kind> kinds, PrintStream out) {

@@ -3,6 +3,7 @@ package io.otl.node;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.config.NodeConfig;
+import io.otl.persistence.DataFolder;
 import io.otl.persistence.JournalSchema;
 import io.otl.persistence.JournalSettings;
 import io.otl.persistence.export.DatasetExport;
@@ -28,9 +29,9 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * {@code java -jar otl-node.jar export --agent A --format sft|dpo|rl [--since ISO] [--until ISO]
  * [--out DIR] [--name NAME] [--config FILE]} (DESIGN §6, §7.4): writes a dataset of the agent's
  * sessions completed in {@code [since, until)} straight from the journal; the node need not run.
- * Exit codes: 0 written, 2 wrong usage (nothing done), 1 the export failed (e.g. journal unreachable),
- * 3 nothing passed the filters (DESIGN §6: sft-min-reward, min-quality, dpo-min-margin; no file is
- * left, and stderr gives the counts by reason).
+ * Exit codes: 0 written, 2 wrong usage (nothing done), 1 the export failed (e.g. journal unreachable, or
+ * PII found without {@code --allow-pii}: then no file is left), 3 nothing passed the filters (DESIGN §6:
+ * sft-min-reward, min-quality, dpo-min-margin; no file is left, and stderr gives the counts by reason).
  */
 public final class ExportCommand {
   /** Exit code of an export that selected no trajectory. */
@@ -40,14 +41,16 @@ public final class ExportCommand {
 
   static final String USAGE = """
       usage: java -jar otl-node.jar export --agent <agentId> --format sft|dpo|rl
-                 [--since <ISO-8601>] [--until <ISO-8601>] [--out <dir>] [--name <name>] [--config <file>]
+                 [--since <ISO-8601>] [--until <ISO-8601>] [--out <dir>] [--name <name>] [--config <file>] [--allow-pii]
         --since/--until  completion time window [since, until), e.g. 2026-11-01T00:00:00Z or 2026-11-01 (UTC)
         --out            folder for <name>.jsonl and <name>.manifest.json
                          (default: agentscope.training.training-runner.dataset-dir)
         --name           file name without extension (default: <agent>-<format>-<since|all>-<until|now>)
         --config         the node's config file (AgentScope .yml/.json/.toml or HOCON .conf) naming the journal
                          and the filters (training-runner.sft-min-reward, min-quality, dpo-min-margin)
-      exit codes: 0 written, 1 failed, 2 wrong usage, 3 nothing passed the filters (no file; counts on stderr)""";
+        --allow-pii      keep the file even when the final PII scan finds personal data (default: exit 1, no file)
+      While a node runs on the embedded journal's folder, the export goes through its HTTP API.
+      exit codes: 0 written, 1 failed (or PII found), 2 wrong usage, 3 nothing passed the filters (no file; counts on stderr)""";
 
   /** Runs with stdout/stderr and the process environment; {@code args} may start with "export". */
   public static int run(List<String> args) {
@@ -64,11 +67,16 @@ public final class ExportCommand {
     String outDir = null;
     String name = null;
     Optional<Path> configFile = Optional.empty();
+    boolean allowPii = false;
     for (int i = 0; i < a.size(); i++) {
       String o = a.get(i);
       if (o.equals("--help") || o.equals("-h")) {
         out.println(USAGE);
         return 0;
+      }
+      if (o.equals("--allow-pii")) {
+        allowPii = true;
+        continue;
       }
       if (!List.of("--agent", "--format", "--since", "--until", "--out", "--name", "--config").contains(o)) {
         return usage(err, "unknown option for export: " + o);
@@ -119,6 +127,31 @@ public final class ExportCommand {
     }
     Path dir = Path.of(outDir != null ? outDir : base.getString("agentscope.training.training-runner.dataset-dir"));
 
+    Optional<DataFolder> folder;
+    try {
+      folder = DataFolder.claim(journal, "export");
+    } catch (DataFolder.InUse busy) {
+      if (busy.node().isEmpty()) {
+        err.println("error: " + busy.getMessage());
+        return 1;
+      }
+      return ExportOverHttp.run(new NodeHttpClient(busy.node().get(),
+              Optional.of(base.getString("agentscope.training.auth.token"))),
+          agent, format, from, to, allowPii, dir, name, out, err);
+    } catch (RuntimeException e) {
+      err.println("error: " + e.getMessage());
+      return 1;
+    }
+    try {
+      return exportFromFile(folder.map(DataFolder::journal).orElse(journal), base, agent, format, from, to,
+          allowPii, dir, name, out, err);
+    } finally {
+      folder.ifPresent(DataFolder::close);
+    }
+  }
+
+  private static int exportFromFile(JournalSettings journal, Config base, String agent, ExportFormat format,
+      Instant from, Instant to, boolean allowPii, Path dir, String name, PrintStream out, PrintStream err) {
     try {
       // Fail early, with the settings to fix, when the database is not there.
       JournalSchema.connect(journal).close();
@@ -133,19 +166,26 @@ public final class ExportCommand {
         .withFallback(base);
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl-export", config);
     try {
-      ExportResult r = new DatasetExport(system).forWindow(agent, from, to, format, dir, name)
+      DatasetExport export = allowPii ? new DatasetExport(system).allowingPii() : new DatasetExport(system);
+      ExportResult r = export.forWindow(agent, from, to, format, dir, name)
           .toCompletableFuture().get(6, TimeUnit.HOURS);
       if (r.empty()) {
         // A trainer given an empty file fails late and obscurely: say here what the filters left out.
         err.println("error: nothing to export, no file written: " + r.selectionSummary());
         return EMPTY;
       }
+      if (!r.fileWritten()) {
+        err.println("error: the final PII scan found " + String.join(", ", r.piiFindings())
+            + "; no file was written (--allow-pii writes it anyway). Counts: " + r.manifestPath());
+        return 1;
+      }
       out.println("manifest: " + r.manifestPath());
       out.println("file:     " + r.path());
       out.println("count:    " + r.count());
       out.println("sha256:   " + r.sha256());
       out.println("selected: " + r.selectionSummary());
-      if (!r.piiFindings().isEmpty()) out.println("PII found: " + String.join(", ", r.piiFindings()));
+      if (!r.skipped().isEmpty()) out.println("skipped:  " + r.skipped());
+      if (!r.piiFindings().isEmpty()) out.println("PII found (kept: --allow-pii): " + String.join(", ", r.piiFindings()));
       return 0;
     } catch (IllegalArgumentException e) {
       return usage(err, e.getMessage());

@@ -58,10 +58,12 @@ public final class Main {
     System.out.println("""
         usage: java -jar otl-node.jar <command> [options]
           run [--config <file>]   run a node (the default command)
-          export --agent A --format sft|dpo|rl [--since ISO] [--until ISO] [--out DIR] [--config FILE]
-                                  write a dataset (JSON Lines + manifest) from the journal; the node need not run
+          export --agent A --format sft|dpo|rl [--since ISO] [--until ISO] [--out DIR] [--config FILE] [--allow-pii]
+                                  write a dataset (JSON Lines + manifest) from the journal, or through the node
+                                  that holds the embedded journal; PII found: exit 1 and no file unless --allow-pii
           audit <session|coordinator|model|job> <id> [--as-of <ISO-8601>] [--format text|json] [--config <file>]
-                                  an entity's history (and its state as of a time) from the journal; the node need not run
+                                  an entity's history (and its state as of a time) from the journal (or through
+                                  the node that holds the embedded journal)
           audit verify [--kind session|coordinator|model|all] [--config <file>]
                                   replays every entity; reports undeserializable events and sequence gaps (exit 1)
           simulator [--port 8265] [--work-dir DIR] [--pending 1s] [--running 5s]

@@ -3,6 +3,7 @@ package io.otl.node;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.config.NodeConfig;
+import io.otl.persistence.DataFolder;
 import io.otl.persistence.JournalSettings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,30 +23,43 @@ public final class OfflineJournal implements AutoCloseable {
   private final ActorSystem<Void> system;
   private final JournalSettings journal;
   private final Config training;
+  private final Optional<DataFolder> folder;
 
-  private OfflineJournal(ActorSystem<Void> system, JournalSettings journal, Config training) {
+  private OfflineJournal(ActorSystem<Void> system, JournalSettings journal, Config training,
+      Optional<DataFolder> folder) {
     this.system = system;
     this.journal = journal;
     this.training = training;
+    this.folder = folder;
   }
 
   public static OfflineJournal start(Optional<Path> configFile) {
     return start(configFile, ConfigFactory.empty());
   }
 
-  /** @param overrides laid over application.conf, below the file and the environment */
+  /**
+   * @param overrides laid over application.conf, below the file and the environment
+   * @throws DataFolder.InUse when a node (or another tool) holds the embedded journal's folder: read
+   *     through its HTTP API instead ({@link DataFolder.InUse#node()})
+   */
   public static OfflineJournal start(Optional<Path> configFile, Config overrides) {
     Config base = NodeConfig.resolve(configFile, overrides.withFallback(ConfigFactory.defaultApplication()),
         System.getenv());
     Config training = base.getConfig("agentscope.training");
-    JournalSettings journal = JournalSettings.fromConfig(training);
+    Optional<DataFolder> folder = DataFolder.claim(JournalSettings.fromConfig(training), "audit");
+    JournalSettings journal = folder.map(DataFolder::journal).orElseGet(() -> JournalSettings.fromConfig(training));
     Config offline = ConfigFactory.parseMap(Map.of(
         "pekko.actor.provider", "local",
         "pekko.loglevel", "WARNING",
         "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook", "off"), "offline journal reader");
     Config config = offline.withFallback(journal.pekkoConfig()).withFallback(base);
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl-offline", config);
-    return new OfflineJournal(system, journal, training);
+    try {
+      ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl-offline", config);
+      return new OfflineJournal(system, journal, training, folder);
+    } catch (RuntimeException e) {
+      folder.ifPresent(DataFolder::close);
+      throw e;
+    }
   }
 
   public ActorSystem<Void> system() {
@@ -69,5 +83,6 @@ public final class OfflineJournal implements AutoCloseable {
     } catch (Exception e) {
       // best effort: the process ends anyway
     }
+    folder.ifPresent(DataFolder::close);
   }
 }

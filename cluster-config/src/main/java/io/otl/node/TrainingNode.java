@@ -27,6 +27,7 @@ import io.otl.core.session.SessionSettings;
 import io.otl.http.HealthRoutes;
 import io.otl.http.HttpServer;
 import io.otl.http.ReadinessCheck;
+import io.otl.persistence.DataFolder;
 import io.otl.persistence.JournalDirectory;
 import io.otl.persistence.audit.AuditReader;
 import io.otl.persistence.kafka.KafkaIngest;
@@ -73,6 +74,8 @@ public final class TrainingNode implements AutoCloseable {
   private final ModelRouter modelRouter;
   private final ServerBinding httpBinding;
   private final AtomicBoolean stopping;
+  /** The claimed folder of an embedded journal (empty for PostgreSQL); released when the node stops. */
+  private Optional<DataFolder> folder = Optional.empty();
 
   private TrainingNode(ActorSystem<Void> system, JournalSettings journal, DataCollector dataCollector,
       ModelRouter modelRouter, ServerBinding httpBinding, AtomicBoolean stopping) {
@@ -114,16 +117,33 @@ public final class TrainingNode implements AutoCloseable {
     Config base = NodeConfig.resolve(configFile, overrides.withFallback(ConfigFactory.defaultApplication()),
         System.getenv());
     Config training = base.getConfig("agentscope.training");
-    JournalSettings journal = JournalSettings.fromConfig(training);
+    JournalSettings configured = JournalSettings.fromConfig(training);
     SessionSettings sessionSettings = SessionSettings.fromConfig(training);
-    JournalSchema.ensure(journal);
-
-    Config config = withSeedNodesFromEnv(journal.pekkoConfig().withFallback(base));
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl", config);
+    Optional<DataFolder> folder = DataFolder.claim(configured, "node");
+    JournalSettings journal = folder.map(DataFolder::journal).orElse(configured);
+    ActorSystem<Void> system = null;
     try {
-      return startOn(system, journal, sessionSettings, config.getConfig("agentscope.training"), clock);
+      JournalSchema.ensure(journal);
+      folder.ifPresent(DataFolder::tighten);
+      Config config = withSeedNodesFromEnv(journal.pekkoConfig().withFallback(base));
+      system = ActorSystem.create(Behaviors.empty(), "otl", config);
+      TrainingNode node = startOn(system, journal, sessionSettings, config.getConfig("agentscope.training"), clock);
+      node.folder = folder;
+      if (folder.isPresent()) {
+        DataFolder f = folder.get();
+        ActorSystem<Void> sys = system;
+        CoordinatedShutdown.get(sys).addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "unpublish-node",
+            () -> {
+              f.unpublish();
+              return CompletableFuture.completedFuture(org.apache.pekko.Done.getInstance());
+            });
+        sys.getWhenTerminated().thenRun(f::close);
+        if (node.httpBinding != null) f.publish(training.getString("http.host"), node.httpPort());
+      }
+      return node;
     } catch (RuntimeException e) {
-      system.terminate();
+      if (system != null) system.terminate();
+      folder.ifPresent(DataFolder::close);
       throw e;
     }
   }
@@ -197,7 +217,10 @@ public final class TrainingNode implements AutoCloseable {
               sessionRoutes.route(),
               new ModelRoutes(sharding, askTimeout, directory).route(),
               new TrainingRoutes(sharding, askTimeout, directory).route(),
-              new AuditRoutes(AuditReader.fromConfig(system, training)).route()),
+              new AuditRoutes(AuditReader.fromConfig(system, training)).route(),
+              new io.otl.http.ExportRoutes(new NodeExports(system)).route(),
+              new io.otl.http.AuditTimelineRoutes(new NodeTimelines(AuditReader.fromConfig(system, training),
+                  system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))).route()),
           List.of(sessionRoutes.feedbackRoute()),
           gateway(system, training, collector, router, sharding, askTimeout, metrics, sessionSettings));
       binding = HttpServer.start(system, training.getString("http.host"), training.getInt("http.port"), routes,
@@ -248,7 +271,11 @@ public final class TrainingNode implements AutoCloseable {
 
   @Override
   public void close() {
-    shutdown().toCompletableFuture().orTimeout(60, TimeUnit.SECONDS).join();
+    try {
+      shutdown().toCompletableFuture().orTimeout(60, TimeUnit.SECONDS).join();
+    } finally {
+      folder.ifPresent(DataFolder::close);
+    }
   }
 
   private static Config withSeedNodesFromEnv(Config config) {

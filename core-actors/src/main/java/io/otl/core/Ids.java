@@ -26,11 +26,15 @@ public final class Ids {
     if (id.length() > max) return field + " is " + id.length() + " characters long; at most " + max + " are allowed";
     if (!ID.matcher(id).matches()) return field + " may contain only the characters [A-Za-z0-9._:-]";
     if (DOTS.matcher(id).matches()) return field + " must not consist of dots only (it names files and paths)";
+    String pii = io.otl.core.session.PiiRules.looksLike(id);
+    // Ids are stored, logged and put in URLs as they are: one that is PII would leak it everywhere.
+    // The message never repeats the value.
+    if (pii != null) return field + " looks like " + pii + "; use an opaque id";
     return null;
   }
 
   private static boolean isValid(String id, int max) {
     return id != null && !id.isEmpty() && id.length() <= max && ID.matcher(id).matches()
-        && !DOTS.matcher(id).matches();
+        && !DOTS.matcher(id).matches() && io.otl.core.session.PiiRules.looksLike(id) == null;
   }
 }

@@ -107,7 +107,7 @@ public final class AuditRoutes {
 
   private static Kind kind(String name) {
     return Kind.parse(name).orElseThrow(() -> BadRequest.invalid(
-        "kind is '" + name + "'; allowed: " + Kind.allowed()));
+        "kind is not one of the allowed: " + Kind.allowed()));
   }
 
   private static void check(Kind kind, String id) {
@@ -116,7 +116,7 @@ public final class AuditRoutes {
       case COORDINATOR, MODEL -> ModelRoutes.checkAgent(id);
       case JOB -> {
         if (io.otl.core.coordinator.TrainingCoordinator.agentIdOf(id).isEmpty()) {
-          throw BadRequest.invalid("jobId '" + id + "' is not a job id (job-<n>-<agentId>)");
+          throw BadRequest.invalid("jobId is not a job id (job-<n>-<agentId>)");
         }
       }
     }
@@ -129,7 +129,7 @@ public final class AuditRoutes {
       try {
         return OffsetDateTime.parse(text).toInstant();
       } catch (DateTimeParseException e2) {
-        throw BadRequest.invalid("asOf is '" + text + "'; an ISO-8601 time is expected, e.g. 2026-11-20T02:00:00Z");
+        throw BadRequest.invalid("asOf is not an ISO-8601 time, e.g. 2026-11-20T02:00:00Z");
       }
     }
   }
@@ -141,7 +141,7 @@ public final class AuditRoutes {
     } catch (NumberFormatException e) {
       // below
     }
-    throw BadRequest.invalid("after is '" + text + "'; a cursor is the 'next' of a previous page (an integer >= 0)");
+    throw BadRequest.invalid("after is not a cursor: the 'next' of a previous page (an integer >= 0)");
   }
 
   private static int limit(String text) {
@@ -151,7 +151,7 @@ public final class AuditRoutes {
     } catch (NumberFormatException e) {
       // below
     }
-    throw BadRequest.invalid("limit is '" + text + "'; an integer from 1 to " + AuditLog.MAX_LIMIT + " is expected");
+    throw BadRequest.invalid("limit is not an integer from 1 to " + AuditLog.MAX_LIMIT);
   }
 
   private static HttpResponse failure(Throwable t) {

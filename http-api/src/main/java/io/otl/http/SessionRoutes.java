@@ -157,7 +157,7 @@ public final class SessionRoutes {
     try {
       value = Integer.parseInt(raw.trim());
     } catch (NumberFormatException e) {
-      throw BadRequest.invalid("score is '" + raw + "'; an integer from 1 to 5 is expected");
+      throw BadRequest.invalid("score is not an integer from 1 to 5");
     }
     if (value < 1 || value > 5) throw BadRequest.invalid("score is " + value + "; an integer from 1 to 5 is expected");
     return record(s, null, List.of(new SessionInput.Feedback(null, null, "RATING", (double) value, null, "agentscope")),
@@ -171,7 +171,7 @@ public final class SessionRoutes {
     boolean up = switch (raw.trim().toLowerCase()) {
       case "true", "1", "yes" -> true;
       case "false", "0", "no" -> false;
-      default -> throw BadRequest.invalid("helpful is '" + raw + "'; true or false is expected");
+      default -> throw BadRequest.invalid("helpful is not true or false");
     };
     return record(s, null, List.of(new SessionInput.Feedback(null, null, up ? "THUMBS_UP" : "THUMBS_DOWN", null, null,
         "agentscope")), StatusCodes.OK);

@@ -124,7 +124,7 @@ public final class TrainingRoutes {
 
   private static JobStatus parseStatus(String s) {
     for (JobStatus st : JobStatus.values()) if (st.name().equalsIgnoreCase(s)) return st;
-    throw BadRequest.invalid("status is '" + s + "'; allowed: REQUESTED, SUBMITTED, RUNNING, SUCCEEDED, FAILED, CANCELLED");
+    throw BadRequest.invalid("status is not one of the allowed: REQUESTED, SUBMITTED, RUNNING, SUCCEEDED, FAILED, CANCELLED");
   }
 
   private static String agentOf(String jobId) {

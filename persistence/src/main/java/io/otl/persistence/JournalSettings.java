@@ -16,9 +16,11 @@ public record JournalSettings(Kind kind, String url, String user, String passwor
 
   /**
    * The embedded default. WRITE_DELAY=0: H2 otherwise writes committed transactions to its file up
-   * to a second later, and a kill -9 in that second loses events already acknowledged.
+   * to a second later, and a kill -9 in that second loses events already acknowledged. No
+   * AUTO_SERVER: it opens a TCP port on every interface for whoever holds the key in the data
+   * folder; the command-line tools go through the node's HTTP API instead ({@link DataFolder}).
    */
-  public static final String DEFAULT_H2_URL = "jdbc:h2:file:./data/journal;DATABASE_TO_UPPER=false;AUTO_SERVER=TRUE;WRITE_DELAY=0";
+  public static final String DEFAULT_H2_URL = "jdbc:h2:file:./data/journal;DATABASE_TO_UPPER=false;WRITE_DELAY=0";
   public static final String DEFAULT_PG_URL = "jdbc:postgresql://127.0.0.1:5432/postgres?reWriteBatchedInserts=true";
 
   /**
@@ -64,6 +66,11 @@ public record JournalSettings(Kind kind, String url, String user, String passwor
     m.put(prefix + "db.maxConnections", maxConnections);
     m.put(prefix + "db.minConnections", Math.min(4, maxConnections));
     return ConfigFactory.parseMap(m, "journal settings (agentscope.training.db)");
+  }
+
+  /** The same database with another password (the embedded journal's generated one). */
+  public JournalSettings withPassword(String newPassword) {
+    return new JournalSettings(kind, url, user, newPassword, maxConnections);
   }
 
   public String driver() {

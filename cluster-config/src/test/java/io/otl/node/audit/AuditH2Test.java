@@ -26,7 +26,9 @@ class AuditH2Test extends AuditContract {
   Config copyJournal(String name) throws Exception {
     Path dir = Files.createTempDirectory("otl-audit-h2-" + name + "-");
     Path zip = dir.resolve("backup.zip");
-    try (Connection c = JournalSchema.connect(JournalSettings.fromConfig(journalTraining(db)));
+    JournalSettings original = io.otl.persistence.DataFolder.withStoredPassword(
+        JournalSettings.fromConfig(journalTraining(db)));
+    try (Connection c = JournalSchema.connect(original);
         Statement st = c.createStatement()) {
       st.execute("BACKUP TO '" + zip.toAbsolutePath() + "'");
     }
@@ -35,6 +37,9 @@ class AuditH2Test extends AuditContract {
         if (e.getName().endsWith(".mv.db")) Files.copy(z, dir.resolve("journal.mv.db"));
       }
     }
+    // the copy keeps the original's generated password
+    Path password = io.otl.persistence.DataFolder.of(original).orElseThrow().resolve("journal.password");
+    if (Files.exists(password)) Files.copy(password, dir.resolve("journal.password"));
     // no AUTO_SERVER: only this JVM opens the copy
     String url = "jdbc:h2:file:" + dir.resolve("journal").toAbsolutePath() + ";DATABASE_TO_UPPER=false";
     return ConfigFactory.parseMap(Map.of(

@@ -175,6 +175,13 @@ abstract class DatasetExportContract {
       String manifest = Files.readString(Path.of(r.manifestPath()));
       assertTrue(manifest.contains("email: 1 line"));
       assertFalse(manifest.contains("carol.jones"), "the manifest never shows the matched text");
+      assertFalse(r.fileWritten());
+      assertFalse(Files.exists(Path.of(r.path())), "a file with PII is not left behind");
+      assertFalse(Files.exists(Path.of(r.path() + ".tmp")));
+      ExportResult kept = get(new DatasetExport(node.system()).allowingPii()
+          .forSessions("agent-p", List.of("pii-1", "clean-1"), ExportFormat.SFT, dir, "pii-allowed"));
+      assertTrue(kept.fileWritten() && Files.exists(Path.of(kept.path())), "kept when PII is allowed explicitly");
+      assertEquals(List.of("email: 1 line"), kept.piiFindings());
     }
   }
 
@@ -207,8 +214,9 @@ abstract class DatasetExportContract {
     assertEquals(r.count(), Files.readAllLines(Path.of(r.path())).size());
     JsonNode m = JSON.readTree(Path.of(r.manifestPath()).toFile());
     assertEquals(List.of("agentId", "format", "count", "sha256", "sessionIds", "createdAt", "piiFindings", "seen",
-            "exclusions"),
+            "exclusions", "skipped"),
         iterable(m.fieldNames()));
+    assertEquals(0, m.get("skipped").size(), "nothing skipped: " + m.get("skipped"));
     assertEquals(agentId, m.get("agentId").asText());
     assertEquals(format, m.get("format").asText());
     assertEquals(r.count(), m.get("count").asInt());

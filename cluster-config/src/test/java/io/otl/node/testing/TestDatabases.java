@@ -33,7 +33,7 @@ public final class TestDatabases {
   /** Node overrides for a journal in a new H2 file under {@code dir}. */
   public static Config h2(Path dir) {
     String url = "jdbc:h2:file:" + dir.resolve("journal").toAbsolutePath()
-        + ";DATABASE_TO_UPPER=false;AUTO_SERVER=TRUE;WRITE_DELAY=0";
+        + ";DATABASE_TO_UPPER=false;WRITE_DELAY=0";
     return ConfigFactory.parseMap(Map.of(
         "agentscope.training.persistence", "h2",
         "agentscope.training.db.url", url));

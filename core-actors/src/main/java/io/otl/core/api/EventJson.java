@@ -51,7 +51,7 @@ public final class EventJson {
     if (type == null) throw invalid(where + ".type is required: one of " + FIELDS.keySet());
     Set<String> allowed = FIELDS.get(type);
     if (allowed == null) {
-      throw invalid(where + ".type is '" + type + "'; allowed: " + String.join(", ", TYPE_ORDER));
+      throw invalid(where + ".type is not one of the allowed: " + String.join(", ", TYPE_ORDER));
     }
     Iterator<String> names = e.fieldNames();
     while (names.hasNext()) {
@@ -128,7 +128,7 @@ public final class EventJson {
       }
       return t.toInstant();
     } catch (DateTimeParseException ex) {
-      throw invalid(where + ".at is '" + s + "'; expected ISO-8601 with an offset, e.g. 2026-11-20T02:00:00Z");
+      throw invalid(where + ".at is not ISO-8601 with an offset, e.g. 2026-11-20T02:00:00Z");
     }
   }
 

@@ -1594,6 +1594,13 @@ public final class TrainingCoordinator
       int attempt = job.exportAttempts() + 1;
       Duration backoff = policy.backoff(attempt);
       p.add(new DatasetExportFailed(job.jobId(), attempt, c.error(), now.plus(backoff), now));
+      if (attempt >= ExportRetries.MAX_ATTEMPTS) {
+        // A failure that outlives the retries is not transient: fail the job with the reason and give
+        // its trajectories back, so the agent's next trigger can run instead of waiting behind it.
+        p.add(new PreflightFailed(job.jobId(), List.of(ExportRetries.reason(attempt, c.error())), true,
+            p.state.poolSize() + job.sessionIds().size() + Math.max(1, policy.minSamples() / 10), now));
+        return run(p);
+      }
       p.after(st -> timers.startSingleTimer("retry-" + job.jobId(), new RetryStep(job.jobId()), backoff));
       return run(p);
     }

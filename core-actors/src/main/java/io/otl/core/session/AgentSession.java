@@ -499,15 +499,18 @@ public final class AgentSession
     if (eventIdProblem != null) return eventIdProblem;
     if (input instanceof SessionInput.Start s) {
       if (s.metadata() != null) {
+        int i = 0;
+        // Keys may be PII: the field is named by position, never by key.
         for (Map.Entry<String, String> e : s.metadata().entrySet()) {
-          String p = tooLong(".metadata." + e.getKey(), e.getValue());
+          String p = firstProblem(tooLong(".metadata key #" + i, e.getKey()), tooLong(".metadata value #" + i, e.getValue()));
           if (p != null) return p;
+          i++;
         }
       }
       return firstProblem(tooLong(".agentVersion", s.agentVersion()), tooLong(".modelVersion", s.modelVersion()));
     } else if (input instanceof SessionInput.Message m) {
       if (m.role() == null) return ".role is required: system, user, assistant or tool";
-      if (Role.parse(m.role()) == null) return ".role is '" + m.role() + "'; allowed: system, user, assistant, tool";
+      if (Role.parse(m.role()) == null) return ".role is not one of the allowed: system, user, assistant, tool";
       if (m.content() == null) return ".content is required";
       if (m.latencyMs() != null && m.latencyMs() < 0) return ".latencyMs must not be negative";
       return firstProblem(tooLong(".content", m.content()), tooLong(".msgId", m.msgId()));
@@ -524,19 +527,19 @@ public final class AgentSession
     } else if (input instanceof SessionInput.Feedback f) {
       FeedbackKind kind = FeedbackKind.parse(f.kind());
       if (kind == null) {
-        return ".kind is '" + f.kind() + "'; allowed: THUMBS_UP, THUMBS_DOWN, RATING, ADOPTED, "
+        return ".kind is not one of the allowed: THUMBS_UP, THUMBS_DOWN, RATING, ADOPTED, "
             + "REPEATED_QUESTION, HUMAN_HANDOFF, or AgentScope's " + FeedbackKindAliases.DESCRIPTION;
       }
       if (kind == FeedbackKind.RATING) {
         if (f.value() == null) return ".value is required for a RATING (an integer from 1 to 5)";
         double v = f.value();
-        if (v < 1 || v > 5 || v != Math.rint(v)) return ".value is " + f.value() + "; a RATING is an integer from 1 to 5";
+        if (v < 1 || v > 5 || v != Math.rint(v)) return ".value is out of range: a RATING is an integer from 1 to 5";
       }
       String idProblem = f.feedbackId() == null ? null : Ids.problem(".feedbackId", f.feedbackId(), 128);
       return firstProblem(idProblem, tooLong(".source", f.source()), tooLong(".msgId", f.msgId()));
     } else if (input instanceof SessionInput.Result r) {
       if (TaskStatus.parse(r.status()) == null) {
-        return ".status is '" + r.status() + "'; allowed: SUCCESS, FAILURE, TIMEOUT";
+        return ".status is not one of the allowed: SUCCESS, FAILURE, TIMEOUT";
       }
       return tooLong(".detail", r.detail());
     }
@@ -560,7 +563,7 @@ public final class AgentSession
   private Event toEvent(SessionInput input, String eventId, Instant at, Instant now, String agentId) {
     Desensitizer d = desensitizer;
     if (input instanceof SessionInput.Start s) {
-      return new SessionStarted(eventId, at, now, agentId, s.agentVersion(), s.modelVersion(),
+      return new SessionStarted(eventId, at, now, agentId, d.apply(s.agentVersion()), d.apply(s.modelVersion()),
           s.metadata() == null ? Map.of() : d.apply(s.metadata()));
     } else if (input instanceof SessionInput.Message m) {
       InferenceCall call = m.inference();
@@ -569,10 +572,10 @@ public final class AgentSession
             call.completionTokens(), call.finishReason(), call.aborted(), d.apply(call.error()), call.fallbackFrom(),
             call.tokenIds(), call.logprobs());
       }
-      return new MessageRecorded(eventId, at, now, Role.parse(m.role()), d.apply(m.content()), m.msgId(),
+      return new MessageRecorded(eventId, at, now, Role.parse(m.role()), d.apply(m.content()), d.applyToId(m.msgId()),
           m.latencyMs(), call);
     } else if (input instanceof SessionInput.ToolCall t) {
-      return new ToolCallRecorded(eventId, at, now, t.callId(), t.toolName(), d.apply(t.input()),
+      return new ToolCallRecorded(eventId, at, now, d.applyToId(t.callId()), d.apply(t.toolName()), d.apply(t.input()),
           d.apply(t.output()), t.success() == null || t.success(), t.latencyMs());
     } else if (input instanceof SessionInput.Reasoning r) {
       return new ReasoningStepRecorded(eventId, at, now, r.index() == null ? -1 : r.index(), d.apply(r.thought()),

@@ -23,39 +23,24 @@ public final class Desensitizer {
   /** A named rule: what it finds and what it leaves in its place. */
   public record Rule(String name, Pattern pattern, String placeholder) {
     /**
-     * Whether the pattern can match {@code text} at all: a cheap test that lets the regex, the
-     * hottest code of ingestion (benchmarks/BENCHMARKS.md), skip texts it cannot match. An e-mail
-     * needs an '@'; a phone number at least 7 digits (E.164: + and 7-15 digits; a mainland mobile:
-     * 11); an ID number 15. Custom patterns always run.
+     * Whether the pattern can match {@code text} (already folded) at all: a cheap test that lets the
+     * regex, the hottest code of ingestion (benchmarks/BENCHMARKS.md), skip texts it cannot match. An
+     * e-mail needs an '@' (or "%40"); a phone number at least 7 digits (E.164: + and 7-15 digits; a
+     * mainland mobile: 11); an ID number 15. Custom patterns always run.
      */
-    boolean mayMatch(String text) {
+    boolean mayMatch(PiiRules.Scan scan) {
       return switch (name) {
-        case "email" -> text.indexOf('@') >= 0;
-        case "phone" -> hasDigits(text, 7);
-        case "id_card" -> hasDigits(text, 15);
+        case "email" -> scan.mayHoldEmail();
+        case "phone" -> scan.digits() >= 7;
+        case "id_card" -> scan.digits() >= 15;
         default -> true;
       };
     }
-
-    private static boolean hasDigits(String text, int atLeast) {
-      int n = 0;
-      for (int i = 0, len = text.length(); i < len; i++) {
-        char c = text.charAt(i);
-        if (c >= '0' && c <= '9' && ++n >= atLeast) return true;
-      }
-      return false;
-    }
   }
 
-  /** Mainland China resident ID: 18 characters (last may be X) or the old 15-digit form. */
-  static final Pattern ID_CARD = Pattern.compile(
-      "(?<![0-9A-Za-z])(?:[1-9]\\d{5}(?:18|19|20)\\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])\\d{3}[0-9Xx]"
-          + "|[1-9]\\d{7}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])\\d{3})(?![0-9A-Za-z])");
-  /** E.164 (+ and up to 15 digits, separators allowed) and mainland China mobiles (+86 optional). */
-  static final Pattern PHONE = Pattern.compile(
-      "(?<![\\w+])(?:\\+[1-9](?:[ .-]?\\d){6,14}|(?:(?:\\+|00)?86[ -]?)?1[3-9]\\d(?:[ -]?\\d{4}){2})(?!\\d)");
-  static final Pattern EMAIL = Pattern.compile(
-      "[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,}");
+  static final Pattern ID_CARD = PiiRules.ID_CARD;
+  static final Pattern PHONE = PiiRules.PHONE;
+  static final Pattern EMAIL = PiiRules.EMAIL;
 
   public static final String PHONE_PLACEHOLDER = "[PHONE]";
   public static final String ID_CARD_PLACEHOLDER = "[ID_CARD]";
@@ -94,19 +79,46 @@ public final class Desensitizer {
     return enabled;
   }
 
+  /**
+   * The text with every match replaced. Matching runs on the NFKC-folded text; a text with no match
+   * comes back unchanged (not folded), one with a match comes back folded with its placeholders.
+   */
   public String apply(String text) {
     if (!enabled || text == null || text.isEmpty()) return text;
-    String out = text;
+    // One scan for every rule's pre-check: a replacement only removes digits, '@' and '%', so a rule
+    // the scan rules out stays ruled out after an earlier rule replaced something.
+    PiiRules.Scan scan = PiiRules.scan(text);
+    String out = scan.text();
+    boolean hit = false;
     for (Rule rule : rules) {
-      if (rule.mayMatch(out)) out = rule.pattern().matcher(out).replaceAll(Matcher.quoteReplacement(rule.placeholder()));
+      if (!rule.mayMatch(scan)) continue;
+      Matcher m = rule.pattern().matcher(out);
+      if (m.find()) {
+        out = m.replaceAll(Matcher.quoteReplacement(rule.placeholder()));
+        hit = true;
+      }
     }
-    return out;
+    return hit ? out : text;
   }
 
-  /** Every string value in the tree (keys too: tools sometimes key by e-mail) desensitized. */
+  /**
+   * An identifier the client chose for a message or tool call: desensitized like text, except a
+   * canonical UUID, which is opaque (see {@link PiiRules#looksLike}) and must stay intact to match.
+   */
+  public String applyToId(String id) {
+    if (id == null || PiiRules.isUuid(id)) return id;
+    return apply(id);
+  }
+
+  /**
+   * Every string value in the tree desensitized, keys too (tools sometimes key by e-mail), and every
+   * integer of 7 digits or more ({@code "num": 13812345678} becomes the string "[PHONE]"). Two keys
+   * that desensitize alike stay apart: {@code [EMAIL]}, {@code [EMAIL]#2}.
+   */
   public JsonNode apply(JsonNode node) {
     if (!enabled || node == null) return node;
     if (node.isTextual()) return TextNode.valueOf(apply(node.textValue()));
+    if (node.isIntegralNumber()) return applyToNumber(node);
     if (node.isArray()) {
       ArrayNode copy = JsonNodeFactory.instance.arrayNode(node.size());
       node.forEach(child -> copy.add(apply(child)));
@@ -117,17 +129,34 @@ public final class Desensitizer {
       Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
       while (fields.hasNext()) {
         Map.Entry<String, JsonNode> f = fields.next();
-        copy.set(apply(f.getKey()), apply(f.getValue()));
+        copy.set(distinctKey(apply(f.getKey()), copy::has), apply(f.getValue()));
       }
       return copy;
     }
     return node;
   }
 
+  private JsonNode applyToNumber(JsonNode node) {
+    String digits = node.asText();
+    if (digits.length() < 7) return node;
+    String out = apply(digits);
+    return out.equals(digits) ? node : TextNode.valueOf(out);
+  }
+
+  /** {@code key}, or {@code key#2}, {@code key#3}… when a key of that name is already taken. */
+  private static String distinctKey(String key, java.util.function.Predicate<String> taken) {
+    if (!taken.test(key)) return key;
+    for (int n = 2; ; n++) {
+      String k = key + "#" + n;
+      if (!taken.test(k)) return k;
+    }
+  }
+
+  /** Keys and values desensitized; keys that desensitize alike stay apart as in {@link #apply(JsonNode)}. */
   public Map<String, String> apply(Map<String, String> map) {
     if (!enabled || map == null) return map;
     Map<String, String> copy = new LinkedHashMap<>();
-    map.forEach((k, v) -> copy.put(k, apply(v)));
+    map.forEach((k, v) -> copy.put(distinctKey(apply(k), copy::containsKey), apply(v)));
     return copy;
   }
 
@@ -135,7 +164,8 @@ public final class Desensitizer {
   public List<String> findings(String text) {
     List<String> found = new ArrayList<>();
     if (text == null) return found;
-    for (Rule rule : rules) if (rule.mayMatch(text) && rule.pattern().matcher(text).find()) found.add(rule.name());
+    PiiRules.Scan f = PiiRules.scan(text);
+    for (Rule rule : rules) if (rule.mayMatch(f) && rule.pattern().matcher(f.text()).find()) found.add(rule.name());
     return found;
   }
 }

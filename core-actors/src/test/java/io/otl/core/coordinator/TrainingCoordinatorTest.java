@@ -591,6 +591,23 @@ class TrainingCoordinatorTest {
     assertTrue(v.history().stream().anyMatch(h -> h.detail().contains("disk full")));
   }
 
+  @Test
+  void anExportThatKeepsFailingFailsTheJobWithTheReasonAndTheNextTriggerRuns() {
+    startEntity("trigger { type = manual }");
+    for (int i = 0; i < ExportRetries.MAX_ATTEMPTS; i++) {
+      exporter.script.then(Fakes.failWith(new IllegalStateException("Document nesting depth (1001) exceeds the maximum")));
+    }
+    offer("s1", 0.9);
+    String jobId = triggerOk();
+    JobView failed = awaitStatus(jobId, JobStatus.FAILED);
+    assertEquals(ExportRetries.MAX_ATTEMPTS, exporter.requests.size(), "retried, but not forever");
+    assertTrue(failed.error().contains("the dataset export failed " + ExportRetries.MAX_ATTEMPTS + " times")
+        && failed.error().contains("nesting depth"), failed.error());
+    assertEquals(1, status().poolSize(), "its trajectories went back to the pool");
+    String next = triggerOk();
+    assertEquals(JobStatus.SUBMITTED, awaitStatus(next, JobStatus.SUBMITTED).status());
+  }
+
   // ---- polling, failure, success, cancel -----------------------------------------------------
 
   @Test

@@ -67,6 +67,7 @@ import org.apache.pekko.stream.javadsl.Source;
 public final class AuditReader implements AuditLog {
   /** Sequence numbers per read-journal query (pekko-persistence-jdbc's max-buffer-size). */
   static final long WINDOW = 500;
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(AuditReader.class);
 
   /** Events as JSON: java.time as ISO-8601 strings. */
   public static final ObjectMapper JSON = new ObjectMapper()
@@ -149,8 +150,53 @@ public final class AuditReader implements AuditLog {
           return Source.unfold(Math.max(1, fromSeqNr), from -> from > to
                   ? Optional.<Pair<Long, Long>>empty()
                   : Optional.of(Pair.create(from + WINDOW, from)))
+              .flatMapConcat(from -> Source.completionStage(readableWindow(persistenceId, from, Math.min(to, from + WINDOW - 1)))
+                  .mapConcat(list -> list));
+        });
+  }
+
+  /**
+   * The same, raw: an undeserializable event fails the stream (the verifier wants to find those).
+   */
+  Source<EventEnvelope, NotUsed> rawEvents(String persistenceId, long fromSeqNr) {
+    return Source.completionStage(journal.currentLastSequenceNumberByPersistenceId(persistenceId))
+        .flatMapConcat(last -> {
+          long to = last.orElse(0L);
+          return Source.unfold(Math.max(1, fromSeqNr), from -> from > to
+                  ? Optional.<Pair<Long, Long>>empty()
+                  : Optional.of(Pair.create(from + WINDOW, from)))
               .flatMapConcat(from -> journal.currentEventsByPersistenceId(
                   persistenceId, from, Math.min(to, from + WINDOW - 1)));
+        });
+  }
+
+  /**
+   * One window; when an event in it cannot be deserialized, the window is read again event by event
+   * and each unreadable one becomes an {@link UnreadableEvent} (logged with its ids), so a poisoned
+   * event never fails an audit. Database failures still fail.
+   */
+  private CompletionStage<List<EventEnvelope>> readableWindow(String pid, long from, long to) {
+    return journal.currentEventsByPersistenceId(pid, from, to).runWith(Sink.seq(), system)
+        .<List<EventEnvelope>>thenApply(List::copyOf)
+        .exceptionallyCompose(e -> UnreadableEvent.isDatabaseFailure(e)
+            ? CompletableFuture.failedFuture(e)
+            : oneByOne(pid, from, to, new ArrayList<>()));
+  }
+
+  private CompletionStage<List<EventEnvelope>> oneByOne(String pid, long n, long to, List<EventEnvelope> acc) {
+    if (n > to) return CompletableFuture.completedFuture(acc);
+    return journal.currentEventsByPersistenceId(pid, n, n).runWith(Sink.seq(), system)
+        .<List<EventEnvelope>>thenApply(List::copyOf)
+        .exceptionallyCompose(e -> {
+          if (UnreadableEvent.isDatabaseFailure(e)) return CompletableFuture.failedFuture(e);
+          UnreadableEvent u = UnreadableEvent.of(n, unwrap(e));
+          log.warn("{} seqNr {}: {}", pid, n, u.reason());
+          return CompletableFuture.completedFuture(List.of(new EventEnvelope(
+              org.apache.pekko.persistence.query.Offset.noOffset(), pid, n, u, 0L, scala.Option.empty())));
+        })
+        .thenCompose(one -> {
+          acc.addAll(one);
+          return oneByOne(pid, n + 1, to, acc);
         });
   }
 
@@ -200,8 +246,37 @@ public final class AuditReader implements AuditLog {
     return t != null ? t : Instant.ofEpochMilli(env.timestamp());
   }
 
+  /** Deeper events are shown as a placeholder: the answer around them must still fit Jackson's write limit (1000). */
+  static final int MAX_RENDERED_DEPTH = 900;
+
   public static Entry entry(EventEnvelope env) {
-    return new Entry(env.sequenceNr(), at(env), env.event().getClass().getSimpleName(), JSON.valueToTree(env.event()));
+    String type = env.event().getClass().getSimpleName();
+    com.fasterxml.jackson.databind.JsonNode tree;
+    try {
+      tree = JSON.valueToTree(env.event());
+    } catch (RuntimeException e) {
+      log.warn("{} seqNr {}: the event cannot be rendered ({}); shown as a placeholder", env.persistenceId(),
+          env.sequenceNr(), UnreadableEvent.rootCause(e).getClass().getSimpleName());
+      return new Entry(env.sequenceNr(), at(env), "UnreadableEvent", JSON.valueToTree(new UnreadableEvent(
+          env.sequenceNr(), "the " + type + " cannot be rendered (" + UnreadableEvent.rootCause(e).getClass().getSimpleName() + ")")));
+    }
+    if (depth(tree, 0) > MAX_RENDERED_DEPTH) {
+      log.warn("{} seqNr {}: the {} is nested deeper than {} levels; shown as a placeholder", env.persistenceId(),
+          env.sequenceNr(), type, MAX_RENDERED_DEPTH);
+      return new Entry(env.sequenceNr(), at(env), "UnreadableEvent", JSON.valueToTree(new UnreadableEvent(
+          env.sequenceNr(), "the " + type + " is nested deeper than " + MAX_RENDERED_DEPTH + " levels; not shown")));
+    }
+    return new Entry(env.sequenceNr(), at(env), type, tree);
+  }
+
+  private static int depth(com.fasterxml.jackson.databind.JsonNode n, int d) {
+    if (!n.isContainerNode()) return d;
+    int max = d + 1;
+    for (com.fasterxml.jackson.databind.JsonNode c : n) {
+      max = Math.max(max, depth(c, d + 1));
+      if (max > MAX_RENDERED_DEPTH) return max;
+    }
+    return max;
   }
 
   private static boolean ofJob(EventEnvelope env, String jobId) {
@@ -267,6 +342,7 @@ public final class AuditReader implements AuditLog {
   private <S, E> CompletionStage<Acc<S>> fold(
       String pid, Instant asOf, S empty, Class<E> eventType, BiFunction<S, E, S> handler) {
     return events(pid, 1)
+        .filter(env -> !(env.event() instanceof UnreadableEvent))
         .takeWhile(env -> asOf == null || !knownAt(env).isAfter(asOf))
         .runFold(new Acc<>(empty, 0), (acc, env) -> {
           Object e = env.event();

@@ -114,7 +114,7 @@ public final class JournalVerifier {
     while (scan.expected <= last) {
       try {
         long from = scan.expected;
-        reader.events(pid, from).runForeach(scan::accept, reader.system()).toCompletableFuture()
+        reader.rawEvents(pid, from).runForeach(scan::accept, reader.system()).toCompletableFuture()
             .get(timeout.toMillis() * Math.max(1, (last - from) / AuditReader.WINDOW + 1), TimeUnit.MILLISECONDS);
         break;
       } catch (Exception streamFailure) {

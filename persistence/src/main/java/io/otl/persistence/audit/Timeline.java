@@ -62,6 +62,10 @@ public final class Timeline {
     long[] count = {0};
     await(events.runForeach(env -> {
       count[0]++;
+      if (env.event() instanceof UnreadableEvent u) {
+        line(env, "UNREADABLE: " + u.reason());
+        return;
+      }
       f.accept(env);
     }, reader.system()).toCompletableFuture());
     if (count[0] == 0) {

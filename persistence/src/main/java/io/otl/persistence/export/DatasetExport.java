@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -70,6 +71,7 @@ public final class DatasetExport {
   private final int parallelism;
   private final Clock clock;
   private final ExportFilters filters;
+  private final boolean allowPii;
 
   /** With the filters of the system's {@code agentscope.training.training-runner} (else the defaults). */
   public DatasetExport(ActorSystem<?> system) {
@@ -81,6 +83,10 @@ public final class DatasetExport {
   }
 
   public DatasetExport(ActorSystem<?> system, int parallelism, Clock clock, ExportFilters filters) {
+    this(system, parallelism, clock, filters, false);
+  }
+
+  private DatasetExport(ActorSystem<?> system, int parallelism, Clock clock, ExportFilters filters, boolean allowPii) {
     if (parallelism < 1) throw new IllegalArgumentException("parallelism must be >= 1");
     this.filters = java.util.Objects.requireNonNull(filters, "filters");
     this.system = system;
@@ -88,6 +94,16 @@ public final class DatasetExport {
         .getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier());
     this.parallelism = parallelism;
     this.clock = clock;
+    this.allowPii = allowPii;
+  }
+
+  /**
+   * The same export, keeping the file even when the final scan finds PII (the command line's
+   * {@code --allow-pii}). By default such a file is deleted and only the manifest, with the finding
+   * counts, is written.
+   */
+  public DatasetExport allowingPii() {
+    return new DatasetExport(system, parallelism, clock, filters, true);
   }
 
   /**
@@ -145,26 +161,29 @@ public final class DatasetExport {
       return CompletableFuture.failedFuture(e);
     }
     ExportExclusions exclusions = new ExportExclusions();
+    Skips skips = new Skips(agentId);
     CompletionStage<Object> written = RolledBackVersions.of(system, journal, agentId).thenCompose(rolledBack -> {
       ExportSelection sel = new ExportSelection(agentId, filters, rolledBack, exclusions);
       return switch (format) {
-        case SFT -> lines(ids, sel, sel::sft, JsonlFormats::sft, out);
-        case RL -> lines(ids, sel, sel::rl, JsonlFormats::rl, out);
-        case DPO -> dpo(ids, sel, out);
+        case SFT -> lines(ids, sel, sel::sft, JsonlFormats::sft, out, skips);
+        case RL -> lines(ids, sel, sel::rl, JsonlFormats::rl, out, skips);
+        case DPO -> dpo(ids, sel, out, skips);
       };
     });
     return written
         .thenApplyAsync(done -> {
+          Map<String, Integer> skipped = skips.counts();
           if (out.count() == 0) {
             out.close();
             removeStale(file, manifest);
             return new ExportResult(file.toString(), 0, "", List.of(), List.of(), format.wireName(), null,
-                exclusions.seenCount(), exclusions.byReason());
+                exclusions.seenCount(), exclusions.byReason(), skipped, false);
           }
-          JsonlFile.Written w = out.commit();
-          writeManifest(manifest, agentId, format, w, exclusions);
+          JsonlFile.Written w = out.commit(allowPii);
+          boolean kept = allowPii || w.piiFindings().isEmpty();
+          writeManifest(manifest, agentId, format, w, exclusions, skipped, kept);
           return new ExportResult(w.path().toString(), w.count(), w.sha256(), w.sessionIds(), w.piiFindings(),
-              format.wireName(), manifest.toString(), exclusions.seenCount(), exclusions.byReason());
+              format.wireName(), manifest.toString(), exclusions.seenCount(), exclusions.byReason(), skipped, kept);
         }, system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))
         .whenComplete((r, failure) -> {
           if (failure != null) out.close();
@@ -174,18 +193,23 @@ public final class DatasetExport {
   /** SFT and RL: one line per exported trajectory. */
   private CompletionStage<Object> lines(Source<String, NotUsed> ids, ExportSelection sel,
       java.util.function.Predicate<Trajectory> rules, java.util.function.Function<Trajectory, Optional<String>> convert,
-      JsonlFile out) {
-    return ids.mapAsync(parallelism, this::replay)
+      JsonlFile out, Skips skips) {
+    return ids.mapAsync(parallelism, id -> skips.replay(id, this::replay))
+        .filter(Optional::isPresent)
+        .map(Optional::get)
         .filter(sel::completed)
         .filter(rules::test)
-        .runWith(Sink.<Trajectory>foreach(t -> convert.apply(t).ifPresent(line -> out.write(line, List.of(t.sessionId()))))
+        .runWith(Sink.<Trajectory>foreach(t -> skips.convert(t, convert)
+                .ifPresent(line -> out.write(line, List.of(t.sessionId()))))
             .withAttributes(ActorAttributes.dispatcher(BLOCKING)), system)
         .thenApply(done -> done);
   }
 
   /** DPO: pass 1 keeps the best and worst trajectory per task; pass 2 replays just those. */
-  private CompletionStage<Object> dpo(Source<String, NotUsed> ids, ExportSelection sel, JsonlFile out) {
-    return ids.mapAsync(parallelism, this::replay)
+  private CompletionStage<Object> dpo(Source<String, NotUsed> ids, ExportSelection sel, JsonlFile out, Skips skips) {
+    return ids.mapAsync(parallelism, id -> skips.replay(id, this::replay))
+        .filter(Optional::isPresent)
+        .map(Optional::get)
         .filter(t -> sel.completed(t) && sel.dpo(t))
         .runWith(Sink.fold(new LinkedHashMap<String, Pair>(), (pairs, t) -> {
           String key = TaskKey.of(t).orElseThrow();
@@ -212,8 +236,9 @@ public final class DatasetExport {
               .runWith(Sink.<List<Trajectory>>foreach(cr -> {
                 Trajectory chosen = cr.get(0);
                 Trajectory rejected = cr.get(1);
-                out.write(JsonlFormats.dpo(chosen.prompt().orElseThrow().strip(), chosen.finalAnswer().orElseThrow(),
-                    rejected.finalAnswer().orElseThrow()), List.of(chosen.sessionId(), rejected.sessionId()));
+                skips.convert(chosen, c -> Optional.of(JsonlFormats.dpo(c.prompt().orElseThrow().strip(),
+                        c.finalAnswer().orElseThrow(), rejected.finalAnswer().orElseThrow())))
+                    .ifPresent(line -> out.write(line, List.of(chosen.sessionId(), rejected.sessionId())));
               }).withAttributes(ActorAttributes.dispatcher(BLOCKING)), system)
               .thenApply(done -> (Object) done);
         });
@@ -260,8 +285,8 @@ public final class DatasetExport {
     }
   }
 
-  private void writeManifest(
-      Path manifest, String agentId, ExportFormat format, JsonlFile.Written w, ExportExclusions exclusions) {
+  private void writeManifest(Path manifest, String agentId, ExportFormat format, JsonlFile.Written w,
+      ExportExclusions exclusions, Map<String, Integer> skipped, boolean fileWritten) {
     ObjectNode m = JsonlFormats.JSON.createObjectNode();
     m.put("agentId", agentId);
     m.put("format", format.wireName());
@@ -273,6 +298,9 @@ public final class DatasetExport {
     m.put("seen", exclusions.seenCount());
     ObjectNode byReason = m.putObject("exclusions");
     new java.util.TreeMap<>(exclusions.byReason()).forEach(byReason::put);
+    ObjectNode s = m.putObject("skipped");
+    skipped.forEach(s::put);
+    if (!fileWritten) m.put("fileWritten", false);
     Path tmp = manifest.resolveSibling(manifest.getFileName() + ".tmp");
     try {
       Files.writeString(tmp, JsonlFormats.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");

@@ -15,11 +15,21 @@ import java.util.Map;
  * @param format sft | dpo | rl
  * @param manifestPath the manifest written next to the file (none when {@code count} is 0)
  * @param seen trajectories considered
- * @param exclusions trajectories left out, by reason
+ * @param exclusions trajectories left out by the selection rules, by reason
+ * @param skipped sessions left out because a stored event could not be read or converted, by reason
+ * @param fileWritten false when nothing was selected, or when the PII scan found something and PII
+ *     was not allowed: no file is left
  */
 public record ExportResult(
     String path, int count, String sha256, List<String> sessionIds, List<String> piiFindings, String format,
-    String manifestPath, int seen, Map<String, Integer> exclusions) {
+    String manifestPath, int seen, Map<String, Integer> exclusions, Map<String, Integer> skipped,
+    boolean fileWritten) {
+
+  /** A file written with everything selected: nothing excluded or skipped. */
+  public ExportResult(String path, int count, String sha256, List<String> sessionIds, List<String> piiFindings,
+      String format, String manifestPath) {
+    this(path, count, sha256, sessionIds, piiFindings, format, manifestPath, count, Map.of(), Map.of(), true);
+  }
 
   /** Nothing was written: the selection counts say why. */
   public boolean empty() {

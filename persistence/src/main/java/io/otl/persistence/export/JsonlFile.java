@@ -68,9 +68,22 @@ final class JsonlFile implements AutoCloseable {
 
   /** Closes and moves the file into place; returns (path, count, sha256, ids, findings). */
   Written commit() {
+    return commit(true);
+  }
+
+  /**
+   * Closes the file and, when {@code keepWithPii} or the scan found nothing, moves it into place;
+   * otherwise deletes it (and an older file of that name), so a file with PII is never left behind.
+   */
+  Written commit(boolean keepWithPii) {
     try {
       out.close();
-      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      if (!keepWithPii && !findings.isEmpty()) {
+        Files.deleteIfExists(tmp);
+        Files.deleteIfExists(target);
+      } else {
+        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      }
       committed = true;
     } catch (IOException e) {
       throw new UncheckedIOException("writing " + target + " failed: " + e.getMessage(), e);

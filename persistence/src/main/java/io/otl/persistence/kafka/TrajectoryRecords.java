@@ -51,8 +51,24 @@ public final class TrajectoryRecords implements KafkaPublisher.RecordBuilder {
     return journal.currentEventsByPersistenceId(env.persistenceId(), 0L, env.sequenceNr())
         .runFold(AgentSession.State.empty(), (state, e) -> state.apply((AgentSession.Event) e.event()), system)
         .thenApply(state -> Optional.of(new ProducerRecord<>(topic, sessionId,
-            json(sessionId, (AgentSession.Event) event, state))));
+            json(sessionId, (AgentSession.Event) event, state))))
+        .exceptionallyCompose(e -> {
+          // A stored event that cannot be read (issue #14) must not stop the topic for every later
+          // trajectory: this one is not published, and the log says which.
+          for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof java.sql.SQLException || c instanceof java.util.concurrent.TimeoutException) {
+              return CompletableFuture.failedFuture(e);
+            }
+          }
+          Throwable root = e;
+          while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+          log.warn("session {}: an event up to seqNr {} cannot be read ({}); its trajectory is not published",
+              sessionId, env.sequenceNr(), root.getClass().getSimpleName());
+          return CompletableFuture.completedFuture(Optional.<ProducerRecord<String, String>>empty());
+        });
   }
+
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TrajectoryRecords.class);
 
   public static String json(String sessionId, AgentSession.Event event, AgentSession.State state) {
     ObjectNode out = PublishedJson.MAPPER.createObjectNode();

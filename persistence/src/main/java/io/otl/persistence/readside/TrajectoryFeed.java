@@ -69,7 +69,30 @@ public final class TrajectoryFeed {
         .map(EventEnvelope::event)
         .filter(e -> e instanceof AgentSession.MessageRecorded m && m.role() == Role.assistant && m.msgId() != null)
         .map(e -> ((AgentSession.MessageRecorded) e).msgId())
-        .runWith(Sink.seq(), system);
+        .runWith(Sink.seq(), system)
+        .exceptionallyCompose(e -> {
+          // A stored event that cannot be read (issue #14: tool input nested past Jackson's limit)
+          // must not stop the feed for every agent behind it: the notice goes without msgIds.
+          if (isDatabaseFailure(e)) return CompletableFuture.failedFuture(e);
+          log.warn("{}: an event up to seqNr {} cannot be read ({}); its trajectory notice carries no msgIds",
+              persistenceId, upTo, root(e).getClass().getSimpleName());
+          return CompletableFuture.completedFuture(List.of());
+        });
+  }
+
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TrajectoryFeed.class);
+
+  private static boolean isDatabaseFailure(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof java.sql.SQLException || c instanceof java.util.concurrent.TimeoutException) return true;
+    }
+    return false;
+  }
+
+  private static Throwable root(Throwable t) {
+    Throwable c = t;
+    while (c.getCause() != null && c.getCause() != c) c = c.getCause();
+    return c;
   }
 
   /** "AgentSession|s-1" → "s-1". */

@@ -38,7 +38,7 @@ class KafkaPublisherTest {
 
   @BeforeAll
   static void startBroker() throws Exception {
-    broker = KafkaTestBroker.start(2, "traj", "mu");
+    broker = KafkaTestBroker.start(2, "traj", "mu", "traj-poison");
   }
 
   @AfterAll
@@ -161,6 +161,35 @@ class KafkaPublisherTest {
       assertTrue(afterRollback.get("routing").get("candidate").isNull());
       assertEquals(0.0, afterRollback.get("routing").get("candidateRatio").asDouble());
       assertTrue(afterRollback.get("event").get("reason").asText().contains("operator test"));
+    }
+  }
+
+  @Test
+  void aSessionWithAnUnreadableEventIsSkippedAndLaterTrajectoriesStillFlow(@TempDir Path dir) throws Exception {
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      session(node, "p-0", 0);
+      session(node, "p-1", 1);
+      // issue #14: tool input nested past Jackson's read limit, written straight into the journal
+      String marker = "{\"q\":1}";
+      String deep = "{\"a\":".repeat(1199) + "{}" + "}".repeat(1199);
+      try (Connection c = JournalSchema.connect(node.journal);
+          PreparedStatement ps = c.prepareStatement("UPDATE event_journal SET event_payload = ? "
+              + "WHERE persistence_id = 'AgentSession|p-1' AND sequence_number = 3")) {
+        try (PreparedStatement read = c.prepareStatement(
+            "SELECT event_payload FROM event_journal WHERE persistence_id = 'AgentSession|p-1' AND sequence_number = 3");
+            ResultSet rs = read.executeQuery()) {
+          assertTrue(rs.next());
+          String payload = new String(rs.getBytes(1), StandardCharsets.UTF_8);
+          assertTrue(payload.contains(marker), payload);
+          ps.setBytes(1, payload.replace(marker, deep).getBytes(StandardCharsets.UTF_8));
+        }
+        assertEquals(1, ps.executeUpdate());
+      }
+      KafkaPublisher.startTrajectories(node.system, node.kafka(broker, Map.of("topics.trajectories", "traj-poison")));
+      session(node, "p-2", 2);
+      List<ConsumerRecord<String, String>> published = broker.readAll("traj-poison", 2, LIMIT, Duration.ofSeconds(1));
+      assertEquals(List.of("p-0", "p-2"), published.stream().map(ConsumerRecord::key).sorted().toList(),
+          "the poisoned session is left out; the ones after it are published");
     }
   }
 

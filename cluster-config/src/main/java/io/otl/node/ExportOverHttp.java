@@ -1,0 +1,98 @@
+package io.otl.node;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.persistence.export.ExportFormat;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+
+/**
+ * {@code export} while a node holds the embedded journal: {@code POST /v1/exports/{agentId}} on
+ * that node, the answer (manifest line, then the dataset) written to the same two files as an
+ * offline export; the file's SHA-256 is checked against the manifest before it is moved into place.
+ */
+final class ExportOverHttp {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private ExportOverHttp() {}
+
+  static int run(NodeHttpClient node, String agent, ExportFormat format, Instant from, Instant to, boolean allowPii,
+      Path dir, String name, PrintStream out, PrintStream err) {
+    String q = "?format=" + format.wireName() + (from == null ? "" : "&since=" + from) + (to == null ? "" : "&until=" + to)
+        + (allowPii ? "&allowPii=true" : "");
+    Path file = dir.resolve(name + ".jsonl");
+    Path manifest = dir.resolve(name + ".manifest.json");
+    Path tmp = dir.resolve(name + ".jsonl.tmp");
+    try {
+      var response = node.postStream("/v1/exports/" + URLEncoder.encode(agent, StandardCharsets.UTF_8) + q,
+          Duration.ofHours(6));
+      Files.createDirectories(dir);
+      JsonNode m;
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      try (InputStream in = new BufferedInputStream(response.body());
+          OutputStream o = new DigestOutputStream(Files.newOutputStream(tmp), sha)) {
+        ByteArrayOutputStream first = new ByteArrayOutputStream();
+        for (int c = in.read(); c != '\n'; c = in.read()) {
+          if (c < 0) throw new IOException("the node's answer ended before the manifest");
+          first.write(c);
+        }
+        m = JSON.readTree(first.toByteArray());
+        in.transferTo(o);
+      }
+      String got = HexFormat.of().formatHex(sha.digest());
+      if (!got.equals(m.path("sha256").asText())) {
+        Files.deleteIfExists(tmp);
+        err.println("error: the export from the node arrived incomplete (SHA-256 " + got + " instead of "
+            + m.path("sha256").asText() + "); nothing was written");
+        return 1;
+      }
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      Files.writeString(manifest, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");
+      out.println("via node: " + node.node().baseUrl() + " (pid " + node.node().pid() + ")");
+      out.println("manifest: " + manifest);
+      out.println("file:     " + file);
+      out.println("count:    " + m.path("count").asInt());
+      out.println("sha256:   " + got);
+      if (m.path("skipped").size() > 0) out.println("skipped:  " + m.path("skipped"));
+      if (m.path("piiFindings").size() > 0) out.println("PII found (kept: --allow-pii): " + m.path("piiFindings"));
+      return 0;
+    } catch (NodeHttpClient.NodeError e) {
+      quietDelete(tmp);
+      if (e.error.equals("pii_found")) {
+        err.println("error: " + e.getMessage().replace("allowPii=true", "--allow-pii"));
+      } else if (e.error.equals("nothing_selected")) {
+        err.println("error: " + e.getMessage());
+        return ExportCommand.EMPTY;
+      } else {
+        err.println("error: the node answered " + e.status + ": " + e.getMessage());
+      }
+      return e.status == 400 ? 2 : 1;
+    } catch (Exception e) {
+      quietDelete(tmp);
+      err.println("error: the export through the node failed: " + e.getMessage());
+      return 1;
+    }
+  }
+
+  private static void quietDelete(Path p) {
+    try {
+      Files.deleteIfExists(p);
+    } catch (IOException ignored) {
+      // nothing more to do
+    }
+  }
+}

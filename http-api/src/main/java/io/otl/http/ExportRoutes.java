@@ -1,0 +1,126 @@
+package io.otl.http;
+
+import static io.otl.http.SessionRoutes.guard;
+import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
+import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
+import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
+import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
+import static org.apache.pekko.http.javadsl.server.Directives.post;
+import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.stream.javadsl.FileIO;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.util.ByteString;
+
+/**
+ * {@code POST /v1/exports/{agentId}?format=sft|dpo|rl[&since=&until=][&allowPii=true]}: the
+ * command line's {@code export} while a node holds the embedded journal (issue #14). The node writes
+ * the dataset into a temporary folder and answers with JSON Lines: the manifest first, then the
+ * dataset's lines; the temporary files are removed once sent. POST, so a node with a token asks for
+ * it: the answer is every trajectory of the agent. 422 {@code pii_found} when the final scan finds
+ * PII and {@code allowPii} is not set (nothing is sent, no file is left).
+ */
+public final class ExportRoutes {
+
+  /** Where the node's dataset export lives (implemented by the node with the journal's read side). */
+  public interface Exports {
+    /**
+     * Writes the export; {@code since}/{@code until} may be null. Fails with {@link
+     * IllegalArgumentException} for bad input.
+     */
+    CompletionStage<Download> export(String agentId, String format, Instant since, Instant until, boolean allowPii);
+  }
+
+  /**
+   * @param manifestJson the manifest, one line of JSON
+   * @param file the dataset, or null when none was written (PII found)
+   * @param piiFindings "rule: n lines", empty when clean
+   * @param cleanup removes the temporary files
+   */
+  /**
+   * @param nothingSelected null, or why the selection rules left nothing to write (the counts by
+   *     reason): then there is no file and no manifest
+   */
+  public record Download(String manifestJson, Path file, java.util.List<String> piiFindings, Runnable cleanup,
+      String nothingSelected) {}
+
+  private final Exports exports;
+
+  public ExportRoutes(Exports exports) {
+    this.exports = exports;
+  }
+
+  public Route route() {
+    return pathPrefix("exports", () -> pathPrefix(segment(), agentId -> pathEndOrSingleSlash(() -> post(() ->
+        parameterOptional("format", format -> parameterOptional("since", since -> parameterOptional("until", until ->
+            parameterOptional("allowPii", allow ->
+                completeWithFuture(guard(() -> export(agentId, format, since, until, allow)))))))))));
+  }
+
+  private CompletionStage<HttpResponse> export(String agentId, Optional<String> format, Optional<String> since,
+      Optional<String> until, Optional<String> allowPii) {
+    ModelRoutes.checkAgent(agentId);
+    String f = format.orElseThrow(() -> BadRequest.invalid("format is required: sft, dpo or rl"));
+    if (!java.util.List.of("sft", "dpo", "rl").contains(f)) throw BadRequest.invalid("format must be sft, dpo or rl");
+    boolean allow = allowPii.map(a -> switch (a) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw BadRequest.invalid("allowPii must be true or false");
+    }).orElse(false);
+    Instant from = since.map(s -> time("since", s)).orElse(null);
+    Instant to = until.map(s -> time("until", s)).orElse(null);
+    if (from != null && to != null && !from.isBefore(to)) throw BadRequest.invalid("since must be before until");
+    return exports.export(agentId, f, from, to, allow).thenApply(d -> {
+      if (d.nothingSelected() != null) {
+        d.cleanup().run();
+        return Json.error(StatusCodes.UNPROCESSABLE_ENTITY, "nothing_selected",
+            "nothing to export, no file written: " + d.nothingSelected());
+      }
+      if (d.file() == null) {
+        d.cleanup().run();
+        return Json.error(StatusCodes.UNPROCESSABLE_ENTITY, "pii_found", "the final PII scan found "
+            + String.join(", ", d.piiFindings()) + "; nothing was written (allowPii=true writes it anyway)");
+      }
+      Source<ByteString, ?> body = Source.single(ByteString.fromString(d.manifestJson() + "\n", StandardCharsets.UTF_8))
+          .concat(FileIO.fromPath(d.file()))
+          .watchTermination((mat, done) -> {
+            done.whenComplete((ok, err) -> d.cleanup().run());
+            return mat;
+          });
+      return HttpResponse.create().withEntity(HttpEntities.create(
+          ContentTypes.parse("application/x-ndjson"), body));
+    });
+  }
+
+  private static Instant time(String name, String text) {
+    try {
+      return Instant.parse(text);
+    } catch (DateTimeParseException e) {
+      // other forms below
+    }
+    try {
+      return OffsetDateTime.parse(text).toInstant();
+    } catch (DateTimeParseException e) {
+      // a date below
+    }
+    try {
+      return LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant();
+    } catch (DateTimeParseException e) {
+      throw BadRequest.invalid(name + " is not an ISO-8601 time (e.g. 2026-11-01T00:00:00Z or 2026-11-01)");
+    }
+  }
+}
