@@ -48,7 +48,8 @@ import org.junit.jupiter.api.Test;
  * </pre>
  *
  * All five entity types are driven through their commands (the coordinator on the ray-jobs path,
- * {@link GoldenCoordinatorRun}). The coordinator's other paths (failures, retries, cancellation,
+ * {@link GoldenCoordinatorRun}; ModelVersion also through deployment, {@link GoldenDeployments},
+ * since v0.2.0). The coordinator's other paths (failures, retries, cancellation,
  * schedule, trinity-proxy) need scripted ports and timers; those events are built as its command
  * handler builds them ({@link GoldenCoordinatorEvents}) and written through {@link GoldenWriter}
  * with its own pure event handler, so the rows hold exactly what the serializer writes for them.
@@ -138,8 +139,20 @@ class GoldenJournalGenerator {
         null, false, null));
     many.add(new io.otl.core.session.SessionInput.Result("e2-res", T0.plusSeconds(201), "FAILURE", null));
     record(s2, AGENT, many);
+    // s3 (since v0.2.0): a turn recorded by the inference gateway, and feedback on that response
+    ActorRef<AgentSession.Command> s3 = system.systemActorOf(
+        AgentSession.create("golden-s3", settings, clock, null), "s3", org.apache.pekko.actor.typed.Props.empty());
+    record(s3, AGENT, List.of(
+        new io.otl.core.session.SessionInput.Message("e3-m1", T0.plusSeconds(300), "user", "Is my order shipped?",
+            "msg-g1", null),
+        new io.otl.core.session.SessionInput.Message("e3-m2", T0.plusSeconds(301), "assistant",
+            "Yes, it left the warehouse this morning.", "msg-g2", 820L,
+            new io.otl.core.session.InferenceCall("v1", "golden-agent-v1", 140L, 42, 11, "stop", false, null, "v2",
+                List.of(9642, 11, 433, 2163), List.of(-0.02, -0.31, -0.005, -1.2))),
+        new io.otl.core.session.SessionInput.Feedback("e3-f1", T0.plusSeconds(302), "THUMBS_DOWN", null, "fb-g1",
+            "user", "msg-g2")));
     Map<String, JsonNode> states = new TreeMap<>();
-    for (String id : List.of("golden-s1", "golden-s2")) {
+    for (String id : List.of("golden-s1", "golden-s2", "golden-s3")) {
       states.put(AgentSession.persistenceId(id).id(), render(probe(AgentSession.persistenceId(id),
           AgentSession.State.empty(), AgentSession.State::apply)));
     }
@@ -224,7 +237,9 @@ class GoldenJournalGenerator {
     PersistenceId copy = PersistenceId.of(ModelVersion.ENTITY_TYPE_KEY.name(), AGENT + "-snapshots");
     write(copy, ModelVersion.initialState(), ModelVersion::applyEvent, snapshotAt, ModelVersion::tagsOf, events);
     Map<String, JsonNode> states = new TreeMap<>();
-    for (PersistenceId id : List.of(driven, copy)) {
+    // since v0.2.0: deployment through a serving backend that calls a server (GoldenDeployments)
+    PersistenceId deployed = PersistenceId.ofUniqueId(new GoldenDeployments(system, clock).run(settings));
+    for (PersistenceId id : List.of(driven, copy, deployed)) {
       states.put(id.id(), render(probe(id, ModelVersion.initialState(), ModelVersion::applyEvent)));
     }
     return states;
