@@ -15,6 +15,7 @@ import io.otl.http.ModelRoutes;
 import io.otl.http.AuditRoutes;
 import io.otl.http.SessionRoutes;
 import io.otl.http.TrainingRoutes;
+import io.otl.http.otlp.OtlpRoutes;
 import io.otl.node.simulator.SimulatorSettings;
 import io.otl.node.simulator.TrinitySimulator;
 import io.otl.core.session.AgentSession;
@@ -67,6 +68,8 @@ public final class TrainingNode implements AutoCloseable {
   private final DataCollector dataCollector;
   private final ModelRouter modelRouter;
   private final ServerBinding httpBinding;
+  /** The separate OTLP listener (otlp.port), or null. */
+  private ServerBinding otlpBinding;
   private final AtomicBoolean stopping;
 
   private TrainingNode(ActorSystem<Void> system, JournalSettings journal, DataCollector dataCollector,
@@ -179,23 +182,33 @@ public final class TrainingNode implements AutoCloseable {
         askTimeout);
 
     ServerBinding binding = null;
+    ServerBinding otlpBinding = null;
     if (training.getBoolean("http.enabled")) {
       List<ReadinessCheck> checks = List.of(journalCheck(journal), clusterCheck(cluster));
       Auth auth = new Auth(Optional.of(training.getString("auth.token")), training.getBoolean("auth.protect-reads"));
       int maxEvents = training.getInt("data-collector.max-events-per-request");
+      OtlpRoutes otlp = new OtlpRoutes(collector, metrics, maxEvents, training.getLong("otlp.max-decoded-bytes"));
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
           training.getInt("http.max-in-flight"), stopping::get, List.of(
               new SessionRoutes(collector, maxEvents, metrics).route(),
               new ModelRoutes(sharding, askTimeout, directory).route(),
               new TrainingRoutes(sharding, askTimeout, directory).route(),
-              new AuditRoutes(AuditReader.fromConfig(system, training)).route()));
+              new AuditRoutes(AuditReader.fromConfig(system, training)).route(),
+              otlp.route()));
       binding = HttpServer.start(system, training.getString("http.host"), training.getInt("http.port"), routes,
               training.getDuration("http.shutdown-deadline"))
           .toCompletableFuture().join();
+      if (training.getInt("otlp.port") >= 0) {
+        otlpBinding = HttpServer.start(system, training.getString("http.host"), training.getInt("otlp.port"),
+                otlp.standalone(auth), training.getDuration("http.shutdown-deadline"))
+            .toCompletableFuture().join();
+      }
     }
     log.info("training node up: journal {}, cluster {}{}", journal, cluster.selfMember().address(),
         simulator == null ? "" : ", Trinity SIMULATOR on port " + simulator.port());
-    return new TrainingNode(system, journal, collector, router, binding, stopping);
+    TrainingNode node = new TrainingNode(system, journal, collector, router, binding, stopping);
+    node.otlpBinding = otlpBinding;
+    return node;
   }
 
   public DataCollector dataCollector() {
@@ -218,6 +231,11 @@ public final class TrainingNode implements AutoCloseable {
   /** The port the HTTP API is bound to, or -1 when HTTP is off. */
   public int httpPort() {
     return httpBinding == null ? -1 : httpBinding.localAddress().getPort();
+  }
+
+  /** The port of the separate OTLP/HTTP listener, or -1 when {@code otlp.port} is not set. */
+  public int otlpPort() {
+    return otlpBinding == null ? -1 : otlpBinding.localAddress().getPort();
   }
 
   /** Leaves the cluster and stops, letting in-flight requests finish. */

@@ -72,6 +72,8 @@ public final class TrainingSettingsValidator {
     rule("http.metrics-sample-interval", duration(false));
     rule("auth.token", string(false));
     rule("auth.protect-reads", bool());
+    rule("otlp.port", integerAtLeast(-1));
+    rule("otlp.max-decoded-bytes", integerAtLeast(1));
     String rs = "read-side.";
     rule(rs + "enabled", bool());
     rule(rs + "batch-offsets-every", integerAtLeast(1));
