@@ -175,6 +175,19 @@ class OtlpTracesTest {
     assertEquals(5, session("otlp-refused").get("messages").size());
   }
 
+  @Test
+  void theDocumentedJavaExampleFeedsASession() throws Exception {
+    java.nio.file.Path root = io.otl.node.testing.PythonVenv.repoRoot();
+    assertEquals(ConnectOpenTelemetryExample.sourceLines(root),
+        ConnectOpenTelemetryExample.docBlock(root.resolve("docs/connect-opentelemetry.md"), "java"),
+        "docs/connect-opentelemetry.md shows the example this test runs");
+    ConnectOpenTelemetryExample.run("http://127.0.0.1:" + node.httpPort(), TOKEN);
+    JsonNode s = session("session-42");
+    assertEquals("my-agent", s.get("agentId").asText());
+    assertEquals("Hi, I am [EMAIL]", s.get("messages").get(0).get("content").asText());
+    assertEquals("Hello Bob!", s.get("messages").get(1).get("content").asText());
+  }
+
   private static byte[] gzip(byte[] raw) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (GZIPOutputStream z = new GZIPOutputStream(out)) {
