@@ -44,7 +44,8 @@ class OtlpTracesTest {
   static void start() throws Exception {
     node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
             "agentscope.training.auth.token", TOKEN,
-            "agentscope.training.otlp.port", 0))
+            "agentscope.training.otlp.port", 0,
+            "agentscope.training.otlp.max-decoded-bytes", 262144))
         .withFallback(TestDatabases.node(TestDatabases.h2(TestDatabases.outputDir("otlp")), true)));
   }
 
@@ -169,6 +170,9 @@ class OtlpTracesTest {
     assertTrue(JSON.readTree(badId.body()).get("message").asText().contains("traceId"));
     assertEquals(400, post(node.httpPort(), "application/x-protobuf", "gzip", good, TOKEN).statusCode(),
         "a body that claims gzip but is not");
+    HttpResponse<byte[]> bomb = post(node.httpPort(), "application/x-protobuf", "gzip", gzip(new byte[1 << 20]), TOKEN);
+    assertEquals(413, bomb.statusCode(), "a small gzip body that inflates past otlp.max-decoded-bytes");
+    assertEquals(415, post(node.httpPort(), "application/x-protobuf", "br", good, TOKEN).statusCode());
     assertEquals(404, new Http(node.httpPort()).withToken(TOKEN).get("/v1/sessions/otlp-refused").status(),
         "nothing was stored by any refused request");
     assertEquals(200, post(node.httpPort(), "application/x-protobuf", "gzip", gzip(good), TOKEN).statusCode());

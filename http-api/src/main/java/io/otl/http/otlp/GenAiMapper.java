@@ -23,7 +23,8 @@ import java.util.Set;
  *
  * <p>Session: {@code gen_ai.conversation.id} (else {@code session.id}) of the span or of its nearest
  * ancestor in the same request. Agent: {@code gen_ai.agent.id}, else {@code gen_ai.agent.name}, of any
- * span of the session, else the resource's {@code service.name}. Ids: a tool call or step uses its
+ * span of the session, else the resource's {@code service.name}, with characters ids may not hold
+ * replaced by '-'. Ids: a tool call or step uses its
  * span id; a message uses its position in the conversation plus a hash of role and content, because
  * each chat span re-sends the whole history, so turn two's copy of turn one's messages must map to
  * the ids turn one stored. Either way a re-sent batch stores nothing twice.
@@ -84,7 +85,7 @@ final class GenAiMapper {
     List<SessionBatch> sessions = new ArrayList<>();
     for (var e : inputs.entrySet()) {
       String[] a = agents.get(e.getKey());
-      String agentId = a[0] != null ? a[0] : a[1] != null ? a[1] : a[2];
+      String agentId = agentId(a);
       sessions.add(new SessionBatch(e.getKey(), agentId, List.copyOf(e.getValue().values()),
           spanCounts.get(e.getKey())));
     }
@@ -108,6 +109,20 @@ final class GenAiMapper {
     if (agent[0] == null) agent[0] = inherited(span, byId, "gen_ai.agent.id");
     if (agent[1] == null) agent[1] = inherited(span, byId, "gen_ai.agent.name");
     if (agent[2] == null && span.resource().get("service.name") instanceof String svc && !svc.isEmpty()) agent[2] = svc;
+  }
+
+  /**
+   * The first of agent id, agent name, service name that makes a valid agent id once the characters
+   * ids may not hold are replaced by '-' (agent names such as "Weather Agent" have spaces).
+   */
+  private static String agentId(String[] candidates) {
+    for (String c : candidates) {
+      if (c == null) continue;
+      String id = c.replaceAll("[^A-Za-z0-9._:-]", "-");
+      if (id.length() > Ids.MAX_AGENT_ID) id = id.substring(0, Ids.MAX_AGENT_ID);
+      if (Ids.isValidAgentId(id)) return id;
+    }
+    return null;
   }
 
   /** Keeps the first copy of an id, but takes a later copy's msgId/latency (the output copy of a message). */

@@ -44,6 +44,7 @@ class GenAiMapperTest {
             + "{\"name\":\"gen_ai.choice\",\"attributes\":["
             + attr("message", "\"{\\\"role\\\":\\\"assistant\\\",\\\"content\\\":\\\"hi there\\\"}\"") + "]}", 0);
     String toolB = span("0000000000000003", "", attr("gen_ai.operation.name", "\"execute_tool\"") + ","
+        + attr("gen_ai.agent.name", "\"Lookup Agent\"") + ","
         + attr("gen_ai.conversation.id", "\"conv-b\"") + "," + attr("gen_ai.tool.name", "\"lookup\"")
         + "," + attr("gen_ai.tool.call.arguments", "\"plain text\""), "", 2);
     String http = span("0000000000000004", "", attr("http.request.method", "\"GET\""), "", 0);
@@ -67,6 +68,8 @@ class GenAiMapperTest {
         .filter(s -> s.sessionId().equals("conv-b")).findFirst().orElseThrow().inputs().get(0);
     assertEquals("otlp:0000000000000003", tool.eventId(), "the span id is the event id");
     assertEquals(Boolean.FALSE, tool.success());
+    assertEquals("Lookup-Agent", plan.sessions().stream().filter(s -> s.sessionId().equals("conv-b")).findFirst()
+        .orElseThrow().agentId(), "an agent name with a space still names the agent");
     assertEquals("plain text", tool.input().asText());
   }
 
