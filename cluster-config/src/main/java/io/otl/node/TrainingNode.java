@@ -202,6 +202,7 @@ public final class TrainingNode implements AutoCloseable {
         otlpBinding = HttpServer.start(system, training.getString("http.host"), training.getInt("otlp.port"),
                 otlp.standalone(auth), training.getDuration("http.shutdown-deadline"))
             .toCompletableFuture().join();
+        log.info("OTLP/HTTP traces receiver (POST /v1/traces) on its own port {}", otlpBinding.localAddress().getPort());
       }
     }
     log.info("training node up: journal {}, cluster {}{}", journal, cluster.selfMember().address(),
