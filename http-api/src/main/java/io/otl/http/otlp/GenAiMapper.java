@@ -54,7 +54,7 @@ final class GenAiMapper {
     Map<String, Integer> spanCounts = new HashMap<>();
     Map<String, String[]> agents = new HashMap<>();
     for (OtlpSpan span : sorted) {
-      String op = span.text("gen_ai.operation.name");
+      String op = operation(span);
       if (op == null || !(CHAT.contains(op) || op.equals("execute_tool") || op.equals("invoke_agent"))) {
         ignored++;
         continue;
@@ -66,7 +66,7 @@ final class GenAiMapper {
       List<SessionInput> produced = null;
       if (problem == null) {
         try {
-          produced = CHAT.contains(op) ? chat(span) : op.equals("execute_tool") ? List.of(tool(span))
+          produced = CHAT.contains(op) ? chat(span, op) : op.equals("execute_tool") ? List.of(tool(span))
               : List.of(agentStep(span));
         } catch (IllegalArgumentException e) {
           problem = "span " + span.spanId() + ": " + e.getMessage();
@@ -90,6 +90,14 @@ final class GenAiMapper {
           spanCounts.get(e.getKey())));
     }
     return new Plan(sessions, ignored, refused, problems);
+  }
+
+  /** {@code gen_ai.operation.name}; for OpenLLMetry spans without it, {@code llm.request.type} chat/completion. */
+  private static String operation(OtlpSpan span) {
+    String op = span.text("gen_ai.operation.name");
+    if (op != null) return op;
+    String legacy = span.text("llm.request.type");
+    return "chat".equals(legacy) || "completion".equals(legacy) ? "chat" : null;
   }
 
   /** The first value of one of {@code keys} on the span, then on its ancestors within the request. */
@@ -134,7 +142,7 @@ final class GenAiMapper {
     }
   }
 
-  private static List<SessionInput> chat(OtlpSpan span) {
+  private static List<SessionInput> chat(OtlpSpan span, String op) {
     GenAiMessages.Conversation c = GenAiMessages.of(span);
     List<SessionInput> out = new ArrayList<>();
     Instant start = instant(span.startNanos());
@@ -145,8 +153,7 @@ final class GenAiMapper {
       addMessage(out, c.input().size() + j, c.output().get(j), end, msgId, span.durationMs());
     }
     if (span.statusCode() == OtlpSpan.STATUS_ERROR && c.output().isEmpty()) {
-      out.add(new SessionInput.Reasoning("otlp:" + span.spanId(), end, null, null,
-          span.text("gen_ai.operation.name"), "failed: " + error(span)));
+      out.add(new SessionInput.Reasoning("otlp:" + span.spanId(), end, null, null, op, "failed: " + error(span)));
     }
     return out;
   }

@@ -12,7 +12,8 @@ import java.util.Map;
  * the current attributes {@code gen_ai.input.messages} / {@code gen_ai.output.messages} (JSON
  * arrays of {@code {role, parts[]}}, also found on a {@code gen_ai.client.inference.operation.details}
  * event), and the older per-message events ({@code gen_ai.system.message}, {@code gen_ai.user.message},
- * {@code gen_ai.assistant.message}, {@code gen_ai.tool.message}, {@code gen_ai.choice}).
+ * {@code gen_ai.assistant.message}, {@code gen_ai.tool.message}, {@code gen_ai.choice}), and
+ * OpenLLMetry's indexed attributes ({@code gen_ai.prompt.N.*}, {@code gen_ai.completion.N.*}).
  */
 final class GenAiMessages {
   private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -49,7 +50,21 @@ final class GenAiMessages {
         default -> { }
       }
     }
+    if (input.isEmpty() && output.isEmpty()) {
+      indexed(span.attributes(), "gen_ai.prompt.", input);
+      indexed(span.attributes(), "gen_ai.completion.", output);
+    }
     return new Conversation(input, output);
+  }
+
+  /** OpenLLMetry's flattened form: {@code gen_ai.prompt.0.role}, {@code gen_ai.prompt.0.content}, … */
+  private static void indexed(Map<String, Object> attrs, String prefix, List<Msg> into) {
+    for (int i = 0; attrs.containsKey(prefix + i + ".role") || attrs.containsKey(prefix + i + ".content"); i++) {
+      Object role = attrs.get(prefix + i + ".role");
+      Object content = attrs.get(prefix + i + ".content");
+      into.add(new Msg(role == null ? (prefix.contains("completion") ? "assistant" : "user") : String.valueOf(role),
+          content == null ? null : String.valueOf(content)));
+    }
   }
 
   private static void parseList(Object value, String key, List<Msg> into) {

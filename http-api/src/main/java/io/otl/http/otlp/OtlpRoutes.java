@@ -16,6 +16,7 @@ import io.otl.http.ApiErrors;
 import io.otl.http.ApiMetrics;
 import io.otl.http.Auth;
 import io.otl.http.BadRequest;
+import io.otl.http.Json;
 import io.otl.http.MetricsRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -81,7 +82,7 @@ public final class OtlpRoutes {
     String type = media.mainType() + "/" + media.subType();
     boolean proto = type.equals("application/x-protobuf");
     if (!proto && !type.equals("application/json")) {
-      return done(io.otl.http.Json.error(StatusCodes.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
+      return done(Json.error(StatusCodes.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
           "Content-Type is " + type + "; OTLP/HTTP accepts application/x-protobuf or application/json"));
     }
     try {

@@ -74,6 +74,21 @@ class GenAiMapperTest {
   }
 
   @Test
+  void openLlmetryIndexedAttributes() {
+    String chat = span("00000000000000b1", "", attr("llm.request.type", "\"chat\"") + ","
+        + attr("session.id", "\"conv-c\"") + "," + attr("gen_ai.prompt.0.role", "\"system\"") + ","
+        + attr("gen_ai.prompt.0.content", "\"be brief\"") + "," + attr("gen_ai.prompt.1.role", "\"user\"") + ","
+        + attr("gen_ai.prompt.1.content", "\"2+2?\"") + "," + attr("gen_ai.completion.0.role", "\"assistant\"") + ","
+        + attr("gen_ai.completion.0.content", "\"4\""), "", 0);
+    GenAiMapper.Plan plan = GenAiMapper.map(decode(chat));
+    List<SessionInput> inputs = plan.sessions().get(0).inputs();
+    assertEquals("conv-c", plan.sessions().get(0).sessionId(), "session.id when gen_ai.conversation.id is absent");
+    assertEquals(List.of("system", "user", "assistant"),
+        inputs.stream().map(i -> ((SessionInput.Message) i).role()).toList());
+    assertEquals("4", ((SessionInput.Message) inputs.get(2)).content());
+  }
+
+  @Test
   void spansThatCannotBeMappedAreRefusedOneByOne() {
     String noSession = span("00000000000000a1", "", attr("gen_ai.operation.name", "\"chat\""), "", 0);
     String noToolName = span("00000000000000a2", "", attr("gen_ai.operation.name", "\"execute_tool\"") + ","
