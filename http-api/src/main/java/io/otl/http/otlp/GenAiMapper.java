@@ -92,12 +92,32 @@ final class GenAiMapper {
     return new Plan(sessions, ignored, refused, problems);
   }
 
-  /** {@code gen_ai.operation.name}; for OpenLLMetry spans without it, {@code llm.request.type} chat/completion. */
+  /**
+   * {@code gen_ai.operation.name}; for spans without it, OpenLLMetry's {@code llm.request.type}
+   * (chat, completion) or OpenInference's {@code openinference.span.kind} (LLM, TOOL, AGENT).
+   */
   private static String operation(OtlpSpan span) {
     String op = span.text("gen_ai.operation.name");
     if (op != null) return op;
     String legacy = span.text("llm.request.type");
-    return "chat".equals(legacy) || "completion".equals(legacy) ? "chat" : null;
+    if ("chat".equals(legacy) || "completion".equals(legacy)) return "chat";
+    String kind = span.text("openinference.span.kind");
+    if (kind == null) return null;
+    return switch (kind) {
+      case "LLM" -> "chat";
+      case "TOOL" -> "execute_tool";
+      case "AGENT" -> "invoke_agent";
+      default -> null;
+    };
+  }
+
+  /** The first of {@code keys} the span has. */
+  private static Object first(OtlpSpan span, String... keys) {
+    for (String k : keys) {
+      Object v = span.attributes().get(k);
+      if (v != null) return v;
+    }
+    return null;
   }
 
   /** The first value of one of {@code keys} on the span, then on its ancestors within the request. */
@@ -115,7 +135,7 @@ final class GenAiMapper {
 
   private static void noteAgent(String[] agent, OtlpSpan span, Map<String, OtlpSpan> byId) {
     if (agent[0] == null) agent[0] = inherited(span, byId, "gen_ai.agent.id");
-    if (agent[1] == null) agent[1] = inherited(span, byId, "gen_ai.agent.name");
+    if (agent[1] == null) agent[1] = inherited(span, byId, "gen_ai.agent.name", "agent.name");
     if (agent[2] == null && span.resource().get("service.name") instanceof String svc && !svc.isEmpty()) agent[2] = svc;
   }
 
@@ -168,19 +188,21 @@ final class GenAiMapper {
   }
 
   private static SessionInput tool(OtlpSpan span) {
-    String name = span.text("gen_ai.tool.name");
+    Object nameValue = first(span, "gen_ai.tool.name", "tool.name");
+    String name = nameValue == null ? null : String.valueOf(nameValue);
     if (name == null || name.isBlank()) throw new IllegalArgumentException("execute_tool without gen_ai.tool.name");
     boolean failed = span.statusCode() == OtlpSpan.STATUS_ERROR;
-    JsonNode output = json(span.attributes().get("gen_ai.tool.call.result"));
+    JsonNode output = json(first(span, "gen_ai.tool.call.result", "output.value"));
     if (output == null && failed) output = MAPPER.createObjectNode().put("error", error(span));
     return new SessionInput.ToolCall("otlp:" + span.spanId(), instant(span.startNanos()),
-        span.text("gen_ai.tool.call.id"), name, json(span.attributes().get("gen_ai.tool.call.arguments")), output,
+        span.text("gen_ai.tool.call.id"), name, json(first(span, "gen_ai.tool.call.arguments", "input.value")), output,
         !failed, span.durationMs());
   }
 
   /** An agent invocation is a step of the trajectory: which agent ran, and whether it failed. */
   private static SessionInput agentStep(OtlpSpan span) {
-    String agent = span.text("gen_ai.agent.name");
+    Object agentValue = first(span, "gen_ai.agent.name", "agent.name");
+    String agent = agentValue == null ? null : String.valueOf(agentValue);
     return new SessionInput.Reasoning("otlp:" + span.spanId(), instant(span.endNanos()), null, null,
         "invoke_agent" + (agent == null ? "" : " " + agent),
         span.statusCode() == OtlpSpan.STATUS_ERROR ? "failed: " + error(span) : "done");

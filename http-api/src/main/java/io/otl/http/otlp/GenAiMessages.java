@@ -13,7 +13,8 @@ import java.util.Map;
  * arrays of {@code {role, parts[]}}, also found on a {@code gen_ai.client.inference.operation.details}
  * event), and the older per-message events ({@code gen_ai.system.message}, {@code gen_ai.user.message},
  * {@code gen_ai.assistant.message}, {@code gen_ai.tool.message}, {@code gen_ai.choice}), and
- * OpenLLMetry's indexed attributes ({@code gen_ai.prompt.N.*}, {@code gen_ai.completion.N.*}).
+ * the indexed attributes of OpenLLMetry ({@code gen_ai.prompt.N.*}, {@code gen_ai.completion.N.*}) and
+ * OpenInference ({@code llm.input_messages.N.message.*}, {@code llm.output_messages.N.message.*}).
  */
 final class GenAiMessages {
   private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -51,18 +52,27 @@ final class GenAiMessages {
       }
     }
     if (input.isEmpty() && output.isEmpty()) {
-      indexed(span.attributes(), "gen_ai.prompt.", input);
-      indexed(span.attributes(), "gen_ai.completion.", output);
+      indexed(span.attributes(), "gen_ai.prompt.", "", input);
+      indexed(span.attributes(), "gen_ai.completion.", "", output);
+    }
+    if (input.isEmpty() && output.isEmpty()) {
+      indexed(span.attributes(), "llm.input_messages.", "message.", input);
+      indexed(span.attributes(), "llm.output_messages.", "message.", output);
     }
     return new Conversation(input, output);
   }
 
-  /** OpenLLMetry's flattened form: {@code gen_ai.prompt.0.role}, {@code gen_ai.prompt.0.content}, … */
-  private static void indexed(Map<String, Object> attrs, String prefix, List<Msg> into) {
-    for (int i = 0; attrs.containsKey(prefix + i + ".role") || attrs.containsKey(prefix + i + ".content"); i++) {
-      Object role = attrs.get(prefix + i + ".role");
-      Object content = attrs.get(prefix + i + ".content");
-      into.add(new Msg(role == null ? (prefix.contains("completion") ? "assistant" : "user") : String.valueOf(role),
+  /**
+   * Flattened messages: OpenLLMetry's {@code gen_ai.prompt.0.role} / {@code gen_ai.prompt.0.content}
+   * and OpenInference's {@code llm.input_messages.0.message.role} / {@code ….message.content}.
+   */
+  private static void indexed(Map<String, Object> attrs, String prefix, String infix, List<Msg> into) {
+    boolean output = prefix.contains("completion") || prefix.contains("output");
+    for (int i = 0; attrs.containsKey(prefix + i + "." + infix + "role")
+        || attrs.containsKey(prefix + i + "." + infix + "content"); i++) {
+      Object role = attrs.get(prefix + i + "." + infix + "role");
+      Object content = attrs.get(prefix + i + "." + infix + "content");
+      into.add(new Msg(role == null ? (output ? "assistant" : "user") : String.valueOf(role),
           content == null ? null : String.valueOf(content)));
     }
   }

@@ -89,6 +89,28 @@ class GenAiMapperTest {
   }
 
   @Test
+  void openInferenceSpans() {
+    String llm = span("00000000000000c1", "", attr("openinference.span.kind", "\"LLM\"") + ","
+        + attr("session.id", "\"conv-d\"") + "," + attr("llm.input_messages.0.message.role", "\"user\"") + ","
+        + attr("llm.input_messages.0.message.content", "\"hi\"") + ","
+        + attr("llm.output_messages.0.message.role", "\"assistant\"") + ","
+        + attr("llm.output_messages.0.message.content", "\"hello\""), "", 0);
+    String tool = span("00000000000000c2", "00000000000000c1", attr("openinference.span.kind", "\"TOOL\"") + ","
+        + attr("tool.name", "\"calc\"") + "," + attr("input.value", "\"{\\\"x\\\":1}\"") + ","
+        + attr("output.value", "\"2\""), "", 0);
+    String chain = span("00000000000000c3", "", attr("openinference.span.kind", "\"CHAIN\""), "", 0);
+    GenAiMapper.Plan plan = GenAiMapper.map(decode(String.join(",", llm, tool, chain)));
+    assertEquals(1, plan.ignored(), "a CHAIN span is not mapped");
+    List<SessionInput> inputs = plan.sessions().get(0).inputs();
+    assertEquals(3, inputs.size());
+    assertEquals("hello", ((SessionInput.Message) inputs.get(1)).content());
+    SessionInput.ToolCall call = (SessionInput.ToolCall) inputs.get(2);
+    assertEquals("calc", call.toolName());
+    assertEquals(1, call.input().get("x").asInt());
+    assertEquals("2", call.output().asText());
+  }
+
+  @Test
   void spansThatCannotBeMappedAreRefusedOneByOne() {
     String noSession = span("00000000000000a1", "", attr("gen_ai.operation.name", "\"chat\""), "", 0);
     String noToolName = span("00000000000000a2", "", attr("gen_ai.operation.name", "\"execute_tool\"") + ","
