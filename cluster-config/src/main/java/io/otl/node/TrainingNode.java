@@ -18,6 +18,7 @@ import io.otl.http.ModelRoutes;
 import io.otl.http.AuditRoutes;
 import io.otl.http.SessionRoutes;
 import io.otl.http.TrainingRoutes;
+import io.otl.http.otlp.OtlpRoutes;
 import io.otl.node.simulator.SimulatorSettings;
 import io.otl.core.serving.Serving;
 import io.otl.node.serving.ServingWiring;
@@ -73,6 +74,8 @@ public final class TrainingNode implements AutoCloseable {
   private final DataCollector dataCollector;
   private final ModelRouter modelRouter;
   private final ServerBinding httpBinding;
+  /** The separate OTLP listener (otlp.port), or null. */
+  private ServerBinding otlpBinding;
   private final AtomicBoolean stopping;
   /** The claimed folder of an embedded journal (empty for PostgreSQL); released when the node stops. */
   private Optional<DataFolder> folder = Optional.empty();
@@ -206,12 +209,14 @@ public final class TrainingNode implements AutoCloseable {
         askTimeout, training.getInt("http.metrics-top-agents"));
 
     ServerBinding binding = null;
+    ServerBinding otlpBinding = null;
     if (training.getBoolean("http.enabled")) {
       List<ReadinessCheck> checks = List.of(journalCheck(journal), clusterCheck(cluster));
       Auth auth = new Auth(Optional.of(training.getString("auth.token")), training.getBoolean("auth.protect-reads"),
           Optional.of(training.getString("auth.metrics-token")));
       int maxEvents = training.getInt("data-collector.max-events-per-request");
       SessionRoutes sessionRoutes = new SessionRoutes(collector, maxEvents, metrics, training.getInt("http.max-json-depth"));
+      OtlpRoutes otlp = new OtlpRoutes(collector, metrics, maxEvents, training.getLong("otlp.max-decoded-bytes"));
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
           training.getInt("http.max-in-flight"), stopping::get, List.of(
               sessionRoutes.route(),
@@ -220,16 +225,25 @@ public final class TrainingNode implements AutoCloseable {
               new AuditRoutes(AuditReader.fromConfig(system, training)).route(),
               new io.otl.http.ExportRoutes(new NodeExports(system)).route(),
               new io.otl.http.AuditTimelineRoutes(new NodeTimelines(AuditReader.fromConfig(system, training),
-                  system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))).route()),
+                  system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))).route(),
+              otlp.route()),
           List.of(sessionRoutes.feedbackRoute()),
           gateway(system, training, collector, router, sharding, askTimeout, metrics, sessionSettings));
       binding = HttpServer.start(system, training.getString("http.host"), training.getInt("http.port"), routes,
               training.getDuration("http.shutdown-deadline"))
           .toCompletableFuture().join();
+      if (training.getInt("otlp.port") >= 0) {
+        otlpBinding = HttpServer.start(system, training.getString("http.host"), training.getInt("otlp.port"),
+                otlp.standalone(auth), training.getDuration("http.shutdown-deadline"))
+            .toCompletableFuture().join();
+        log.info("OTLP/HTTP traces receiver (POST /v1/traces) on its own port {}", otlpBinding.localAddress().getPort());
+      }
     }
     log.info("training node up: journal {}, cluster {}{}", journal, cluster.selfMember().address(),
         simulator == null ? "" : ", Trinity SIMULATOR on port " + simulator.port());
-    return new TrainingNode(system, journal, collector, router, binding, stopping);
+    TrainingNode node = new TrainingNode(system, journal, collector, router, binding, stopping);
+    node.otlpBinding = otlpBinding;
+    return node;
   }
 
   /** The inference gateway's routes, or null when it is off (DESIGN §7.5). */
@@ -262,6 +276,11 @@ public final class TrainingNode implements AutoCloseable {
   /** The port the HTTP API is bound to, or -1 when HTTP is off. */
   public int httpPort() {
     return httpBinding == null ? -1 : httpBinding.localAddress().getPort();
+  }
+
+  /** The port of the separate OTLP/HTTP listener, or -1 when {@code otlp.port} is not set. */
+  public int otlpPort() {
+    return otlpBinding == null ? -1 : otlpBinding.localAddress().getPort();
   }
 
   /** Leaves the cluster and stops, letting in-flight requests finish. */

@@ -75,6 +75,8 @@ public final class TrainingSettingsValidator {
     rule("auth.metrics-token", string(false));
     rule("http.metrics-top-agents", integerAtLeast(1));
     rule("http.max-json-depth", integerBetween(2, 1000));
+    rule("otlp.port", integerAtLeast(-1));
+    rule("otlp.max-decoded-bytes", integerAtLeast(1));
     String rs = "read-side.";
     rule(rs + "enabled", bool());
     rule(rs + "batch-offsets-every", integerAtLeast(1));

@@ -30,11 +30,21 @@ public final class PythonVenv {
   /** The venv's python executable, ready with the requirements installed; skips or fails without. */
   public static synchronized Path python() {
     if (python != null) return python;
+    python = python(REQUIREMENTS, "venv", "OTL_REQUIRE_PYTHON");
+    return python;
+  }
+
+  /**
+   * A venv of its own at {@code target/<venvDir>} with {@code requirements} (relative to the repository)
+   * installed, for packages that are not in every package index the tests run against: skipped loudly when
+   * they cannot be installed, failed instead when the environment variable {@code requireEnv} is true.
+   */
+  public static synchronized Path python(String requirementsFile, String venvDir, String requireEnv) {
     try {
       Path root = repoRoot();
-      Path venv = root.resolve("target").resolve("venv");
+      Path venv = root.resolve("target").resolve(venvDir);
       Path exe = venv.resolve("bin").resolve("python");
-      Path requirements = root.resolve(REQUIREMENTS);
+      Path requirements = root.resolve(requirementsFile);
       String wanted = sha256(requirements);
       Path stamp = venv.resolve(STAMP);
       if (!Files.isExecutable(exe)) {
@@ -43,19 +53,23 @@ public final class PythonVenv {
       if (!Files.isRegularFile(stamp) || !Files.readString(stamp).trim().equals(wanted)) {
         // One retry: where only the configured extra index answers, pip would spend minutes retrying the default one.
         run(List.of(exe.toString(), "-m", "pip", "install", "--quiet", "--retries", "1", "-r", requirements.toString()),
-            root, "pip install -r " + REQUIREMENTS);
+            root, "pip install -r " + requirementsFile);
         Files.writeString(stamp, wanted + "\n");
       }
-      python = exe;
-      return python;
+      return exe;
     } catch (IOException | InterruptedException | RuntimeException e) {
-      return unavailable(e.getMessage());
+      return unavailable(requirementsFile, requireEnv, e.getMessage());
     }
   }
 
   /** Runs {@code python <script> args…} in {@code dir}; returns exit code and combined output. */
   public static Result run(Path script, List<String> args, Path dir, long timeoutSeconds) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of(python().toString(), script.toAbsolutePath().toString()));
+    return run(python(), script, args, dir, timeoutSeconds);
+  }
+
+  /** Runs {@code <exe> <script> args…} in {@code dir}, with a venv's python from {@link #python(String, String, String)}. */
+  public static Result run(Path exe, Path script, List<String> args, Path dir, long timeoutSeconds) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(exe.toString(), script.toAbsolutePath().toString()));
     cmd.addAll(args);
     Path out = Files.createTempFile(dir, "python-", ".log");
     Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
@@ -103,9 +117,9 @@ public final class PythonVenv {
     Files.deleteIfExists(log);
   }
 
-  private static Path unavailable(String reason) {
-    String message = "no Python venv with " + REQUIREMENTS + ": " + reason;
-    if ("true".equalsIgnoreCase(System.getenv("OTL_REQUIRE_PYTHON"))) fail(message + " and OTL_REQUIRE_PYTHON=true");
+  private static Path unavailable(String requirements, String requireEnv, String reason) {
+    String message = "no Python venv with " + requirements + ": " + reason;
+    if ("true".equalsIgnoreCase(System.getenv(requireEnv))) fail(message + " and " + requireEnv + "=true");
     System.err.println("!!! SKIPPING Python client tests: " + message);
     Assumptions.abort(message);
     return null;

@@ -1,0 +1,147 @@
+package io.otl.node.otlp;
+
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.common.CompletableResultCode;
+import io.opentelemetry.sdk.resources.Resource;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.opentelemetry.sdk.trace.export.SpanExporter;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A two-turn agent with one tool call, instrumented with the real OpenTelemetry SDK as the GenAI
+ * semantic conventions describe (invoke_agent → chat → execute_tool → chat), its spans kept so a
+ * test can export the same batch several ways.
+ */
+final class GenAiAgent {
+  static final String USER_1 = "What is the weather in Paris? My phone is +33 6 12 34 56 78.";
+  static final String USER_2 = "Thanks! Send it to alice@example.com please.";
+  static final String ANSWER_1 = "It is 21 degrees and sunny in Paris.";
+  static final String ANSWER_2 = "Done, I sent it.";
+
+  private GenAiAgent() {}
+
+  /** The finished spans of one run of the agent in {@code conversationId}. */
+  static List<SpanData> run(String conversationId) {
+    Collect collect = new Collect();
+    SdkTracerProvider provider = SdkTracerProvider.builder()
+        .setResource(Resource.getDefault().merge(Resource.create(
+            Attributes.of(AttributeKey.stringKey("service.name"), "weather-service"))))
+        .addSpanProcessor(SimpleSpanProcessor.create(collect))
+        .build();
+    Tracer tracer = provider.get("otl-test-agent");
+    String history1 = "[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"" + USER_1 + "\"}]}]";
+    String toolCall = "{\"role\":\"assistant\",\"parts\":[{\"type\":\"tool_call\",\"id\":\"call-1\","
+        + "\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}]}";
+    String toolResult = "{\"role\":\"tool\",\"parts\":[{\"type\":\"tool_call_response\",\"id\":\"call-1\","
+        + "\"response\":{\"celsius\":21}}]}";
+    String answer1 = "{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\"" + ANSWER_1 + "\"}],"
+        + "\"finish_reason\":\"stop\"}";
+    String user2 = "{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"" + USER_2 + "\"}]}";
+    String answer2 = "{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\"" + ANSWER_2 + "\"}]}";
+    String upToTool = history1.substring(0, history1.length() - 1) + "," + toolCall + "," + toolResult + "]";
+    String turn2 = upToTool.substring(0, upToTool.length() - 1) + "," + answer1 + "," + user2 + "]";
+
+    Span agent1 = agent(tracer, conversationId);
+    try (Scope s = agent1.makeCurrent()) {
+      chat(tracer, conversationId, history1, "[" + toolCall + "]", "resp-1");
+      Span tool = tracer.spanBuilder("execute_tool get_weather").setSpanKind(SpanKind.INTERNAL)
+          .setAttribute("gen_ai.operation.name", "execute_tool")
+          .setAttribute("gen_ai.conversation.id", conversationId)
+          .setAttribute("gen_ai.tool.name", "get_weather")
+          .setAttribute("gen_ai.tool.call.id", "call-1")
+          .setAttribute("gen_ai.tool.call.arguments", "{\"city\":\"Paris\"}")
+          .setAttribute("gen_ai.tool.call.result", "{\"celsius\":21}")
+          .startSpan();
+      tool.end();
+      chat(tracer, conversationId, upToTool, "[" + answer1 + "]", "resp-2");
+    } finally {
+      agent1.end();
+    }
+    Span agent2 = agent(tracer, conversationId);
+    try (Scope s = agent2.makeCurrent()) {
+      chat(tracer, conversationId, turn2, "[" + answer2 + "]", "resp-3");
+    } finally {
+      agent2.end();
+    }
+    provider.close();
+    return List.copyOf(collect.spans);
+  }
+
+  private static Span agent(Tracer tracer, String conversationId) {
+    return tracer.spanBuilder("invoke_agent weather-agent").setSpanKind(SpanKind.INTERNAL)
+        .setAttribute("gen_ai.operation.name", "invoke_agent")
+        .setAttribute("gen_ai.agent.name", "weather-agent")
+        .setAttribute("gen_ai.conversation.id", conversationId)
+        .startSpan();
+  }
+
+  private static void chat(Tracer tracer, String conversationId, String input, String output, String responseId) {
+    Span chat = tracer.spanBuilder("chat qwen2.5-7b-instruct").setSpanKind(SpanKind.CLIENT)
+        .setAttribute("gen_ai.operation.name", "chat")
+        .setAttribute("gen_ai.provider.name", "openai")
+        .setAttribute("gen_ai.request.model", "qwen2.5-7b-instruct")
+        .setAttribute("gen_ai.response.id", responseId)
+        .setAttribute("gen_ai.usage.input_tokens", 42L)
+        .setAttribute("gen_ai.usage.output_tokens", 7L)
+        .setAttribute("gen_ai.input.messages", input)
+        .setAttribute("gen_ai.output.messages", output)
+        .startSpan();
+    chat.end();
+  }
+
+  /** A span outside the GenAI conventions (an HTTP server span), which the node ignores. */
+  static List<SpanData> unrelated() {
+    Collect collect = new Collect();
+    SdkTracerProvider provider = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(collect))
+        .build();
+    provider.get("http").spanBuilder("GET /health").setAttribute("http.request.method", "GET").startSpan().end();
+    provider.close();
+    return List.copyOf(collect.spans);
+  }
+
+  /** A failed tool call in {@code conversationId}. */
+  static List<SpanData> failedTool(String conversationId) {
+    Collect collect = new Collect();
+    SdkTracerProvider provider = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(collect))
+        .build();
+    provider.get("agent").spanBuilder("execute_tool search")
+        .setAttribute("gen_ai.operation.name", "execute_tool")
+        .setAttribute("gen_ai.conversation.id", conversationId)
+        .setAttribute("gen_ai.agent.name", "search-agent")
+        .setAttribute("gen_ai.tool.name", "search")
+        .setAttribute("error.type", "TimeoutError")
+        .startSpan().setStatus(StatusCode.ERROR, "search backend timed out").end();
+    provider.close();
+    return List.copyOf(collect.spans);
+  }
+
+  private static final class Collect implements SpanExporter {
+    final List<SpanData> spans = new CopyOnWriteArrayList<>();
+
+    @Override
+    public CompletableResultCode export(Collection<SpanData> batch) {
+      spans.addAll(batch);
+      return CompletableResultCode.ofSuccess();
+    }
+
+    @Override
+    public CompletableResultCode flush() {
+      return CompletableResultCode.ofSuccess();
+    }
+
+    @Override
+    public CompletableResultCode shutdown() {
+      return CompletableResultCode.ofSuccess();
+    }
+  }
+}

@@ -1,0 +1,211 @@
+package io.otl.node.otlp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.ConfigFactory;
+import io.opentelemetry.exporter.internal.otlp.traces.TraceRequestMarshaler;
+import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
+import io.opentelemetry.sdk.common.CompletableResultCode;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The OTLP/HTTP traces receiver (DESIGN §7.6) fed by the real OpenTelemetry Java SDK and its OTLP
+ * http/protobuf exporter: GenAI spans of a two-turn agent become the session's trajectory,
+ * desensitized, once however often they are exported.
+ */
+class OtlpTracesTest {
+  private static final String TOKEN = "otlp-test-token";
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient CLIENT = HttpClient.newHttpClient();
+  private static TrainingNode node;
+
+  @BeforeAll
+  static void start() throws Exception {
+    node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
+            "agentscope.training.auth.token", TOKEN,
+            "agentscope.training.otlp.port", 0,
+            "agentscope.training.otlp.max-decoded-bytes", 262144))
+        .withFallback(TestDatabases.node(TestDatabases.h2(TestDatabases.outputDir("otlp")), true)));
+  }
+
+  @AfterAll
+  static void stop() {
+    if (node != null) node.close();
+  }
+
+  private static OtlpHttpSpanExporter exporter(int port, String compression) {
+    return OtlpHttpSpanExporter.builder()
+        .setEndpoint("http://127.0.0.1:" + port + "/v1/traces")
+        .addHeader("Authorization", "Bearer " + TOKEN)
+        .setCompression(compression)
+        .build();
+  }
+
+  private static void export(OtlpHttpSpanExporter exporter, List<SpanData> spans) {
+    CompletableResultCode result = exporter.export(spans).join(30, TimeUnit.SECONDS);
+    assertTrue(result.isSuccess(), "the SDK exporter reports success");
+  }
+
+  private static JsonNode session(String id) {
+    Http.Response r = new Http(node.httpPort()).withToken(TOKEN).get("/v1/sessions/" + id);
+    assertEquals(200, r.status(), r.body());
+    return r.json();
+  }
+
+  @Test
+  void sdkExporterFeedsATwoTurnTrajectoryOnceDesensitized() {
+    List<SpanData> spans = GenAiAgent.run("otlp-two-turns");
+    try (OtlpHttpSpanExporter exporter = exporter(node.httpPort(), "gzip")) {
+      export(exporter, spans);
+      JsonNode first = session("otlp-two-turns");
+      export(exporter, spans);
+      JsonNode again = session("otlp-two-turns");
+      assertEquals(first.get("messages"), again.get("messages"), "a re-exported batch stores nothing twice");
+      assertEquals(first.get("toolCalls"), again.get("toolCalls"));
+      assertEquals(first.get("steps"), again.get("steps"));
+    }
+    JsonNode s = session("otlp-two-turns");
+    assertEquals("weather-agent", s.get("agentId").asText());
+    List<String> roles = new ArrayList<>();
+    s.get("messages").forEach(m -> roles.add(m.get("role").asText()));
+    assertEquals(List.of("user", "tool", "assistant", "user", "assistant"), roles,
+        "turn two's copy of turn one's history is not stored again; a tool-call-only reply has no text");
+    JsonNode m = s.get("messages");
+    assertEquals("What is the weather in Paris? My phone is [PHONE].", m.get(0).get("content").asText());
+    assertEquals("{\"celsius\":21}", m.get(1).get("content").asText());
+    assertEquals(GenAiAgent.ANSWER_1, m.get(2).get("content").asText());
+    assertEquals("resp-2", m.get(2).get("msgId").asText());
+    assertEquals("Thanks! Send it to [EMAIL] please.", m.get(3).get("content").asText());
+    assertEquals("resp-3", m.get(4).get("msgId").asText());
+    assertFalse(s.toString().contains("alice@example.com") || s.toString().contains("56 78"), "no raw PII stored");
+    JsonNode tool = s.get("toolCalls").get(0);
+    assertEquals(1, s.get("toolCalls").size());
+    assertEquals("get_weather", tool.get("toolName").asText());
+    assertEquals("call-1", tool.get("callId").asText());
+    assertEquals("Paris", tool.get("input").get("city").asText());
+    assertEquals(21, tool.get("output").get("celsius").asInt());
+    assertTrue(tool.get("success").asBoolean());
+    assertEquals(2, s.get("steps").size(), "one step per invoke_agent span");
+    assertEquals("invoke_agent weather-agent", s.get("steps").get(0).get("action").asText());
+    String metrics = new Http(node.httpPort()).get("/metrics").body();
+    assertTrue(metrics.contains("otl_otlp_spans_total{outcome=\"mapped\"}"), metrics);
+  }
+
+  @Test
+  void jsonEncodingCarriesSeveralSessionsAndIgnoresOtherSpans() throws Exception {
+    List<SpanData> spans = new ArrayList<>(GenAiAgent.run("otlp-json-a"));
+    spans.addAll(GenAiAgent.failedTool("otlp-json-b"));
+    spans.addAll(GenAiAgent.unrelated());
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    TraceRequestMarshaler.create(spans).writeJsonTo(body);
+    HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null, body.toByteArray(), TOKEN);
+    assertEquals(200, r.statusCode(), new String(r.body()));
+    assertEquals("application/json", r.headers().firstValue("Content-Type").orElse(""));
+    JsonNode answer = JSON.readTree(r.body());
+    assertEquals("0", answer.get("partialSuccess").get("rejectedSpans").asText());
+    assertTrue(answer.get("partialSuccess").get("errorMessage").asText().contains("1 spans"), answer.toString());
+    assertEquals(5, session("otlp-json-a").get("messages").size());
+    JsonNode failed = session("otlp-json-b").get("toolCalls").get(0);
+    assertFalse(failed.get("success").asBoolean(), "an ERROR status is a failed tool call");
+    assertTrue(failed.get("output").get("error").asText().contains("TimeoutError"));
+    assertEquals("search-agent", session("otlp-json-b").get("agentId").asText());
+  }
+
+  @Test
+  void spansWithoutASessionArePartiallyRejectedInProtobuf() throws Exception {
+    List<SpanData> spans = new ArrayList<>(GenAiAgent.failedTool("otlp-partial"));
+    spans.addAll(GenAiAgent.failedTool(""));
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    TraceRequestMarshaler.create(spans).writeBinaryTo(body);
+    HttpResponse<byte[]> r = post(node.otlpPort(), "application/x-protobuf", null, body.toByteArray(), TOKEN);
+    assertEquals(200, r.statusCode());
+    ExportTraceServiceResponse answer = ExportTraceServiceResponse.parseFrom(r.body());
+    assertEquals(1, answer.getPartialSuccess().getRejectedSpans());
+    assertTrue(answer.getPartialSuccess().getErrorMessage().contains("gen_ai.conversation.id"));
+    assertEquals(1, session("otlp-partial").get("toolCalls").size(), "the valid span is stored (on the OTLP port)");
+  }
+
+  @Test
+  void refusedRequestsStoreNothing() throws Exception {
+    ByteArrayOutputStream proto = new ByteArrayOutputStream();
+    TraceRequestMarshaler.create(GenAiAgent.run("otlp-refused")).writeBinaryTo(proto);
+    byte[] good = proto.toByteArray();
+
+    assertEquals(401, post(node.httpPort(), "application/x-protobuf", null, good, null).statusCode());
+    assertEquals(401, post(node.otlpPort(), "application/x-protobuf", null, good, null).statusCode());
+    HttpResponse<byte[]> text = post(node.httpPort(), "text/plain", null, good, TOKEN);
+    assertEquals(415, text.statusCode());
+    assertEquals("unsupported_media_type", JSON.readTree(text.body()).get("error").asText());
+    byte[] truncated = java.util.Arrays.copyOf(good, good.length / 2);
+    assertEquals(400, post(node.httpPort(), "application/x-protobuf", null, truncated, TOKEN).statusCode());
+    HttpResponse<byte[]> badJson = post(node.httpPort(), "application/json", null, "{\"resourceSpans\":[{".getBytes(),
+        TOKEN);
+    assertEquals(400, badJson.statusCode());
+    assertEquals("invalid_otlp", JSON.readTree(badJson.body()).get("error").asText());
+    HttpResponse<byte[]> badId = post(node.httpPort(), "application/json", null,
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"xyz\",\"spanId\":\"0102030405060708\"}]}]}]}"
+            .getBytes(), TOKEN);
+    assertEquals(400, badId.statusCode());
+    assertTrue(JSON.readTree(badId.body()).get("message").asText().contains("traceId"));
+    assertEquals(400, post(node.httpPort(), "application/x-protobuf", "gzip", good, TOKEN).statusCode(),
+        "a body that claims gzip but is not");
+    HttpResponse<byte[]> bomb = post(node.httpPort(), "application/x-protobuf", "gzip", gzip(new byte[1 << 20]), TOKEN);
+    assertEquals(413, bomb.statusCode(), "a small gzip body that inflates past otlp.max-decoded-bytes");
+    assertEquals(415, post(node.httpPort(), "application/x-protobuf", "br", good, TOKEN).statusCode());
+    assertEquals(404, new Http(node.httpPort()).withToken(TOKEN).get("/v1/sessions/otlp-refused").status(),
+        "nothing was stored by any refused request");
+    assertEquals(200, post(node.httpPort(), "application/x-protobuf", "gzip", gzip(good), TOKEN).statusCode());
+    assertEquals(5, session("otlp-refused").get("messages").size());
+  }
+
+  @Test
+  void theDocumentedJavaExampleFeedsASession() throws Exception {
+    java.nio.file.Path root = io.otl.node.testing.PythonVenv.repoRoot();
+    assertEquals(ConnectOpenTelemetryExample.sourceLines(root),
+        ConnectOpenTelemetryExample.docBlock(root.resolve("docs/connect-opentelemetry.md"), "java"),
+        "docs/connect-opentelemetry.md shows the example this test runs");
+    ConnectOpenTelemetryExample.run("http://127.0.0.1:" + node.httpPort(), TOKEN);
+    JsonNode s = session("session-42");
+    assertEquals("my-agent", s.get("agentId").asText());
+    assertEquals("Hi, I am [EMAIL]", s.get("messages").get(0).get("content").asText());
+    assertEquals("Hello Bob!", s.get("messages").get(1).get("content").asText());
+  }
+
+  private static byte[] gzip(byte[] raw) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (GZIPOutputStream z = new GZIPOutputStream(out)) {
+      z.write(raw);
+    }
+    return out.toByteArray();
+  }
+
+  private static HttpResponse<byte[]> post(int port, String type, String encoding, byte[] body, String token)
+      throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/traces"))
+        .header("Content-Type", type).POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    if (encoding != null) b.header("Content-Encoding", encoding);
+    if (token != null) b.header("Authorization", "Bearer " + token);
+    return CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+  }
+}

@@ -1,0 +1,247 @@
+package io.otl.http.otlp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.otl.core.Ids;
+import io.otl.core.session.SessionInput;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Spans of the OpenTelemetry GenAI semantic conventions → session inputs (DESIGN §7.6).
+ *
+ * <p>Session: {@code gen_ai.conversation.id} (else {@code session.id}) of the span or of its nearest
+ * ancestor in the same request. Agent: {@code gen_ai.agent.id}, else {@code gen_ai.agent.name}, of any
+ * span of the session, else the resource's {@code service.name}, with characters ids may not hold
+ * replaced by '-'. Ids: a tool call or step uses its
+ * span id; a message uses its position in the conversation plus a hash of role and content, because
+ * each chat span re-sends the whole history, so turn two's copy of turn one's messages must map to
+ * the ids turn one stored. Either way a re-sent batch stores nothing twice.
+ */
+final class GenAiMapper {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final Set<String> CHAT = Set.of("chat", "text_completion", "generate_content");
+  private static final Set<String> ROLES = Set.of("system", "user", "assistant", "tool");
+
+  /** What one session receives from a request, and how many spans it came from. */
+  record SessionBatch(String sessionId, String agentId, List<SessionInput> inputs, int spans) {}
+
+  record Plan(List<SessionBatch> sessions, int ignored, int refused, List<String> problems) {}
+
+  private GenAiMapper() {}
+
+  static Plan map(List<OtlpSpan> spans) {
+    Map<String, OtlpSpan> byId = new HashMap<>();
+    for (OtlpSpan s : spans) byId.put(s.traceId() + "/" + s.spanId(), s);
+    List<OtlpSpan> sorted = new ArrayList<>(spans);
+    sorted.sort(Comparator.comparingLong(OtlpSpan::startNanos));
+
+    int ignored = 0;
+    int refused = 0;
+    List<String> problems = new ArrayList<>();
+    Map<String, Map<String, SessionInput>> inputs = new LinkedHashMap<>();
+    Map<String, Integer> spanCounts = new HashMap<>();
+    Map<String, String[]> agents = new HashMap<>();
+    for (OtlpSpan span : sorted) {
+      String op = operation(span);
+      if (op == null || !(CHAT.contains(op) || op.equals("execute_tool") || op.equals("invoke_agent"))) {
+        ignored++;
+        continue;
+      }
+      String sessionId = inherited(span, byId, "gen_ai.conversation.id", "session.id");
+      String problem = sessionId == null
+          ? "span " + span.spanId() + " (" + op + ") has no gen_ai.conversation.id, nor has any ancestor in the request"
+          : Ids.problem("gen_ai.conversation.id", sessionId, Ids.MAX_SESSION_ID);
+      List<SessionInput> produced = null;
+      if (problem == null) {
+        try {
+          produced = CHAT.contains(op) ? chat(span, op) : op.equals("execute_tool") ? List.of(tool(span))
+              : List.of(agentStep(span));
+        } catch (IllegalArgumentException e) {
+          problem = "span " + span.spanId() + ": " + e.getMessage();
+        }
+      }
+      if (problem != null) {
+        refused++;
+        if (problems.size() < 5) problems.add(problem);
+        continue;
+      }
+      Map<String, SessionInput> into = inputs.computeIfAbsent(sessionId, k -> new LinkedHashMap<>());
+      for (SessionInput in : produced) merge(into, in);
+      spanCounts.merge(sessionId, 1, Integer::sum);
+      noteAgent(agents.computeIfAbsent(sessionId, k -> new String[3]), span, byId);
+    }
+    List<SessionBatch> sessions = new ArrayList<>();
+    for (var e : inputs.entrySet()) {
+      String[] a = agents.get(e.getKey());
+      String agentId = agentId(a);
+      sessions.add(new SessionBatch(e.getKey(), agentId, List.copyOf(e.getValue().values()),
+          spanCounts.get(e.getKey())));
+    }
+    return new Plan(sessions, ignored, refused, problems);
+  }
+
+  /**
+   * {@code gen_ai.operation.name}; for spans without it, OpenLLMetry's {@code llm.request.type}
+   * (chat, completion) or OpenInference's {@code openinference.span.kind} (LLM, TOOL, AGENT).
+   */
+  private static String operation(OtlpSpan span) {
+    String op = span.text("gen_ai.operation.name");
+    if (op != null) return op;
+    String legacy = span.text("llm.request.type");
+    if ("chat".equals(legacy) || "completion".equals(legacy)) return "chat";
+    String kind = span.text("openinference.span.kind");
+    if (kind == null) return null;
+    return switch (kind) {
+      case "LLM" -> "chat";
+      case "TOOL" -> "execute_tool";
+      case "AGENT" -> "invoke_agent";
+      default -> null;
+    };
+  }
+
+  /** The first of {@code keys} the span has. */
+  private static Object first(OtlpSpan span, String... keys) {
+    for (String k : keys) {
+      Object v = span.attributes().get(k);
+      if (v != null) return v;
+    }
+    return null;
+  }
+
+  /** The first value of one of {@code keys} on the span, then on its ancestors within the request. */
+  private static String inherited(OtlpSpan span, Map<String, OtlpSpan> byId, String... keys) {
+    OtlpSpan s = span;
+    for (int depth = 0; s != null && depth < 64; depth++) {
+      for (String k : keys) {
+        String v = s.text(k);
+        if (v != null && !v.isEmpty()) return v;
+      }
+      s = s.parentSpanId().isEmpty() ? null : byId.get(s.traceId() + "/" + s.parentSpanId());
+    }
+    return null;
+  }
+
+  private static void noteAgent(String[] agent, OtlpSpan span, Map<String, OtlpSpan> byId) {
+    if (agent[0] == null) agent[0] = inherited(span, byId, "gen_ai.agent.id");
+    if (agent[1] == null) agent[1] = inherited(span, byId, "gen_ai.agent.name", "agent.name");
+    if (agent[2] == null && span.resource().get("service.name") instanceof String svc && !svc.isEmpty()) agent[2] = svc;
+  }
+
+  /**
+   * The first of agent id, agent name, service name that makes a valid agent id once the characters
+   * ids may not hold are replaced by '-' (agent names such as "Weather Agent" have spaces).
+   */
+  private static String agentId(String[] candidates) {
+    for (String c : candidates) {
+      if (c == null) continue;
+      String id = c.replaceAll("[^A-Za-z0-9._:-]", "-");
+      if (id.length() > Ids.MAX_AGENT_ID) id = id.substring(0, Ids.MAX_AGENT_ID);
+      if (Ids.isValidAgentId(id)) return id;
+    }
+    return null;
+  }
+
+  /** Keeps the first copy of an id, but takes a later copy's msgId/latency (the output copy of a message). */
+  private static void merge(Map<String, SessionInput> into, SessionInput in) {
+    SessionInput old = into.get(in.eventId());
+    if (old == null || (old instanceof SessionInput.Message m && m.msgId() == null
+        && in instanceof SessionInput.Message n && n.msgId() != null)) {
+      into.put(in.eventId(), in);
+    }
+  }
+
+  private static List<SessionInput> chat(OtlpSpan span, String op) {
+    GenAiMessages.Conversation c = GenAiMessages.of(span);
+    List<SessionInput> out = new ArrayList<>();
+    Instant start = instant(span.startNanos());
+    Instant end = instant(span.endNanos());
+    for (int i = 0; i < c.input().size(); i++) addMessage(out, i, c.input().get(i), start, null, null);
+    String msgId = span.text("gen_ai.response.id");
+    for (int j = 0; j < c.output().size(); j++) {
+      addMessage(out, c.input().size() + j, c.output().get(j), end, msgId, span.durationMs());
+    }
+    if (span.statusCode() == OtlpSpan.STATUS_ERROR && c.output().isEmpty()) {
+      out.add(new SessionInput.Reasoning("otlp:" + span.spanId(), end, null, null, op, "failed: " + error(span)));
+    }
+    return out;
+  }
+
+  private static void addMessage(List<SessionInput> out, int position, GenAiMessages.Msg m, Instant at, String msgId,
+      Long latencyMs) {
+    String role = "developer".equals(m.role()) ? "system" : m.role();
+    if (m.content() == null || !ROLES.contains(role)) return;
+    String id = "otlp:m" + position + ":" + hash(role + "\n" + m.content());
+    out.add(new SessionInput.Message(id, at, role, m.content(), "assistant".equals(role) ? msgId : null,
+        "assistant".equals(role) ? latencyMs : null));
+  }
+
+  private static SessionInput tool(OtlpSpan span) {
+    Object nameValue = first(span, "gen_ai.tool.name", "tool.name");
+    String name = nameValue == null ? null : String.valueOf(nameValue);
+    if (name == null || name.isBlank()) throw new IllegalArgumentException("execute_tool without gen_ai.tool.name");
+    boolean failed = span.statusCode() == OtlpSpan.STATUS_ERROR;
+    JsonNode output = json(first(span, "gen_ai.tool.call.result", "output.value"));
+    if (output == null && failed) output = MAPPER.createObjectNode().put("error", error(span));
+    return new SessionInput.ToolCall("otlp:" + span.spanId(), instant(span.startNanos()),
+        span.text("gen_ai.tool.call.id"), name, json(first(span, "gen_ai.tool.call.arguments", "input.value")), output,
+        !failed, span.durationMs());
+  }
+
+  /** An agent invocation is a step of the trajectory: which agent ran, and whether it failed. */
+  private static SessionInput agentStep(OtlpSpan span) {
+    Object agentValue = first(span, "gen_ai.agent.name", "agent.name");
+    String agent = agentValue == null ? null : String.valueOf(agentValue);
+    return new SessionInput.Reasoning("otlp:" + span.spanId(), instant(span.endNanos()), null, null,
+        "invoke_agent" + (agent == null ? "" : " " + agent),
+        span.statusCode() == OtlpSpan.STATUS_ERROR ? "failed: " + error(span) : "done");
+  }
+
+  private static String error(OtlpSpan span) {
+    String type = span.text("error.type");
+    String msg = span.statusMessage();
+    if (type != null && msg != null && !msg.isEmpty()) return type + ": " + msg;
+    return type != null ? type : msg == null || msg.isEmpty() ? "error" : msg;
+  }
+
+  /** A JSON-looking string attribute becomes JSON; anything else is kept as text. */
+  private static JsonNode json(Object value) {
+    if (value == null) return null;
+    if (value instanceof String s) {
+      String t = s.trim();
+      if (t.startsWith("{") || t.startsWith("[")) {
+        try {
+          return MAPPER.readTree(t);
+        } catch (java.io.IOException e) {
+          return TextNode.valueOf(s);
+        }
+      }
+      return TextNode.valueOf(s);
+    }
+    return MAPPER.valueToTree(value);
+  }
+
+  private static Instant instant(long nanos) {
+    return nanos <= 0 ? null : Instant.ofEpochSecond(nanos / 1_000_000_000L, nanos % 1_000_000_000L);
+  }
+
+  private static String hash(String s) {
+    try {
+      byte[] d = MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(d, 0, 8);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

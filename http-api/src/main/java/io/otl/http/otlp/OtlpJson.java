@@ -1,0 +1,189 @@
+package io.otl.http.otlp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.otl.http.BadRequest;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code application/json} encoding of OTLP/HTTP traces (the OTLP JSON mapping: lowerCamelCase
+ * keys, hex trace and span ids, enums as integers, 64-bit integers as strings or numbers). Unknown
+ * fields are ignored, as the specification asks of receivers.
+ */
+final class OtlpJson {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  private OtlpJson() {}
+
+  static List<OtlpSpan> decode(byte[] body) {
+    JsonNode root;
+    try {
+      root = MAPPER.readTree(body);
+    } catch (IOException e) {
+      String m = e.getMessage() == null ? "" : e.getMessage().split("\n")[0];
+      throw invalid("the body is not valid JSON: " + m);
+    }
+    if (root == null || !root.isObject()) throw invalid("the body must be a JSON ExportTraceServiceRequest object");
+    List<OtlpSpan> out = new ArrayList<>();
+    JsonNode resourceSpans = array(root, "resourceSpans", "");
+    for (int r = 0; r < resourceSpans.size(); r++) {
+      String rw = "resourceSpans[" + r + "]";
+      JsonNode rs = object(resourceSpans.get(r), rw);
+      JsonNode res = rs.get("resource");
+      Map<String, Object> resource = res == null || res.isNull() ? Map.of()
+          : attributes(object(res, rw + ".resource"), rw + ".resource");
+      JsonNode scopeSpans = array(rs, "scopeSpans", rw);
+      for (int s = 0; s < scopeSpans.size(); s++) {
+        String sw = rw + ".scopeSpans[" + s + "]";
+        JsonNode spans = array(object(scopeSpans.get(s), sw), "spans", sw);
+        for (int i = 0; i < spans.size(); i++) out.add(span(object(spans.get(i), sw + ".spans[" + i + "]"),
+            sw + ".spans[" + i + "]", resource));
+      }
+    }
+    return out;
+  }
+
+  private static OtlpSpan span(JsonNode s, String where, Map<String, Object> resource) {
+    List<OtlpSpan.Event> events = new ArrayList<>();
+    JsonNode evs = array(s, "events", where);
+    for (int i = 0; i < evs.size(); i++) {
+      String ew = where + ".events[" + i + "]";
+      JsonNode e = object(evs.get(i), ew);
+      events.add(new OtlpSpan.Event(string(e, "name", ew), int64(e, "timeUnixNano", ew), attributes(e, ew)));
+    }
+    JsonNode status = s.get("status");
+    int code = 0;
+    String message = "";
+    if (status != null && !status.isNull()) {
+      object(status, where + ".status");
+      code = (int) int64(status, "code", where + ".status");
+      message = string(status, "message", where + ".status");
+    }
+    return new OtlpSpan(id(s, "traceId", where, 16), id(s, "spanId", where, 8), id(s, "parentSpanId", where, 8),
+        string(s, "name", where), int64(s, "startTimeUnixNano", where), int64(s, "endTimeUnixNano", where),
+        attributes(s, where), events, code, message, resource);
+  }
+
+  private static Map<String, Object> attributes(JsonNode owner, String where) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    JsonNode kvs = array(owner, "attributes", where);
+    for (int i = 0; i < kvs.size(); i++) {
+      String kw = where + ".attributes[" + i + "]";
+      JsonNode kv = object(kvs.get(i), kw);
+      Object v = value(kv.get("value"), kw + ".value");
+      if (v != null) out.put(string(kv, "key", kw), v);
+    }
+    return out;
+  }
+
+  private static Object value(JsonNode v, String where) {
+    if (v == null || v.isNull()) return null;
+    object(v, where);
+    if (v.has("stringValue")) return string(v, "stringValue", where);
+    if (v.has("boolValue")) {
+      if (!v.get("boolValue").isBoolean()) throw invalid(where + ".boolValue must be true or false");
+      return v.get("boolValue").booleanValue();
+    }
+    if (v.has("intValue")) return int64(v, "intValue", where);
+    if (v.has("doubleValue")) {
+      JsonNode d = v.get("doubleValue");
+      if (d.isNumber()) return d.doubleValue();
+      try {
+        return Double.parseDouble(d.asText());
+      } catch (NumberFormatException e) {
+        throw invalid(where + ".doubleValue is not a number");
+      }
+    }
+    if (v.has("arrayValue")) {
+      List<Object> list = new ArrayList<>();
+      JsonNode values = array(object(v.get("arrayValue"), where + ".arrayValue"), "values", where + ".arrayValue");
+      for (int i = 0; i < values.size(); i++) list.add(value(values.get(i), where + ".arrayValue.values[" + i + "]"));
+      return list;
+    }
+    if (v.has("kvlistValue")) return attributesOf(object(v.get("kvlistValue"), where + ".kvlistValue"),
+        where + ".kvlistValue");
+    return null;
+  }
+
+  private static Map<String, Object> attributesOf(JsonNode kvlist, String where) {
+    JsonNode values = kvlist.get("values");
+    ObjectNode wrapper = MAPPER.createObjectNode();
+    if (values != null) wrapper.set("attributes", values);
+    return attributes(wrapper, where);
+  }
+
+  private static String id(JsonNode owner, String field, String where, int bytes) {
+    String hex = string(owner, field, where);
+    if (hex.isEmpty()) return "";
+    if (hex.length() != bytes * 2) {
+      throw invalid(where + "." + field + " is '" + hex + "'; " + bytes * 2 + " hex digits are expected");
+    }
+    try {
+      HexFormat.of().parseHex(hex);
+    } catch (IllegalArgumentException e) {
+      throw invalid(where + "." + field + " is '" + hex + "'; " + bytes * 2 + " hex digits are expected");
+    }
+    return hex.toLowerCase();
+  }
+
+  private static JsonNode object(JsonNode n, String where) {
+    if (n == null || !n.isObject()) throw invalid(where + " must be a JSON object");
+    return n;
+  }
+
+  private static JsonNode array(JsonNode owner, String field, String where) {
+    JsonNode n = owner.get(field);
+    if (n == null || n.isNull()) return MAPPER.createArrayNode();
+    if (!n.isArray()) throw invalid(prefix(where) + field + " must be an array");
+    return n;
+  }
+
+  private static String string(JsonNode owner, String field, String where) {
+    JsonNode n = owner.get(field);
+    if (n == null || n.isNull()) return "";
+    if (!n.isTextual()) throw invalid(prefix(where) + field + " must be a string");
+    return n.textValue();
+  }
+
+  private static long int64(JsonNode owner, String field, String where) {
+    JsonNode n = owner.get(field);
+    if (n == null || n.isNull()) return 0;
+    if (n.isIntegralNumber() && n.canConvertToLong()) return n.longValue();
+    if (n.isTextual()) {
+      try {
+        return Long.parseUnsignedLong(n.textValue());
+      } catch (NumberFormatException e) {
+        // fall through to the error below
+      }
+    }
+    throw invalid(prefix(where) + field + " must be an integer (a number or a decimal string)");
+  }
+
+  private static String prefix(String where) {
+    return where.isEmpty() ? "" : where + ".";
+  }
+
+  private static BadRequest invalid(String message) {
+    return new BadRequest(400, "invalid_otlp", message);
+  }
+
+  static byte[] response(long rejected, String message) {
+    ObjectNode root = MAPPER.createObjectNode();
+    if (rejected > 0 || !message.isEmpty()) {
+      ObjectNode partial = root.putObject("partialSuccess");
+      partial.put("rejectedSpans", String.valueOf(rejected));
+      partial.put("errorMessage", message);
+    }
+    try {
+      return MAPPER.writeValueAsBytes(root);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,194 @@
+package io.otl.http.otlp;
+
+import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
+import static org.apache.pekko.http.javadsl.server.Directives.entity;
+import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
+import static org.apache.pekko.http.javadsl.server.Directives.handleExceptions;
+import static org.apache.pekko.http.javadsl.server.Directives.handleRejections;
+import static org.apache.pekko.http.javadsl.server.Directives.path;
+import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
+import static org.apache.pekko.http.javadsl.server.Directives.post;
+
+import io.otl.core.api.DataCollector;
+import io.otl.core.session.AgentSession;
+import io.otl.core.session.SessionInput;
+import io.otl.http.ApiErrors;
+import io.otl.http.ApiMetrics;
+import io.otl.http.Auth;
+import io.otl.http.BadRequest;
+import io.otl.http.Json;
+import io.otl.http.MetricsRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.zip.GZIPInputStream;
+import org.apache.pekko.http.javadsl.model.ContentType;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
+import org.apache.pekko.util.ByteString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * OTLP/HTTP traces receiver, {@code POST /v1/traces} (DESIGN §7.6): protobuf or JSON, optionally
+ * gzip, answered as the OTLP specification says (200 with an ExportTraceServiceResponse in the
+ * request's encoding, {@code partial_success} naming refused spans; 400 for an undecodable body,
+ * 415 for another content type). The mapped inputs go through {@link DataCollector}, so each
+ * session validates, desensitizes and deduplicates them as it does for the events route.
+ */
+public final class OtlpRoutes {
+  private static final Logger log = LoggerFactory.getLogger(OtlpRoutes.class);
+  static final ContentType.Binary PROTOBUF = ContentTypes.create(MediaTypes.applicationBinary("x-protobuf", false));
+
+  private final DataCollector collector;
+  private final ApiMetrics metrics;
+  private final int maxEventsPerWrite;
+  private final long maxDecodedBytes;
+
+  /**
+   * @param maxEventsPerWrite a session's inputs are written in chunks of at most this many
+   * @param maxDecodedBytes limit of a gzip body once decompressed (the raw body has the server's limit)
+   */
+  public OtlpRoutes(DataCollector collector, ApiMetrics metrics, int maxEventsPerWrite, long maxDecodedBytes) {
+    this.collector = collector;
+    this.metrics = metrics;
+    this.maxEventsPerWrite = maxEventsPerWrite;
+    this.maxDecodedBytes = maxDecodedBytes;
+  }
+
+  /** {@code traces}, to sit under the node's {@code /v1} prefix with the other routes. */
+  public Route route() {
+    return path("traces", () -> post(() -> extractRequest(request ->
+        entity(Unmarshaller.entityToByteString(), body -> completeWithFuture(handle(request, body))))));
+  }
+
+  /** The whole surface of the separate OTLP port: {@code /v1/traces} behind the same bearer token. */
+  public Route standalone(Auth auth) {
+    return handleExceptions(ApiErrors.exceptionHandler(), () -> handleRejections(ApiErrors.rejectionHandler(), () ->
+        pathPrefix("v1", () -> auth.protect(this::route))));
+  }
+
+  private CompletionStage<HttpResponse> handle(HttpRequest request, ByteString raw) {
+    var media = request.entity().getContentType().mediaType();
+    String type = media.mainType() + "/" + media.subType();
+    boolean proto = type.equals("application/x-protobuf");
+    if (!proto && !type.equals("application/json")) {
+      return done(Json.error(StatusCodes.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
+          "Content-Type is " + type + "; OTLP/HTTP accepts application/x-protobuf or application/json"));
+    }
+    try {
+      byte[] body = decode(request, raw);
+      List<OtlpSpan> spans = proto ? OtlpProtobuf.decode(body) : OtlpJson.decode(body);
+      GenAiMapper.Plan plan = GenAiMapper.map(spans);
+      count("received", spans.size());
+      count("ignored", plan.ignored());
+      return write(plan).thenApply(outcome -> {
+        count("mapped", outcome.mapped);
+        count("refused", outcome.refused);
+        if (outcome.refused > 0) {
+          log.info("OTLP export: {} spans, {} mapped, {} ignored, {} refused", spans.size(), outcome.mapped,
+              plan.ignored(), outcome.refused);
+        }
+        String message = String.join("; ", outcome.problems);
+        if (outcome.refused == 0 && plan.ignored() > 0) {
+          message = plan.ignored() + " spans are not GenAI chat, execute_tool or invoke_agent spans and were ignored";
+        }
+        return proto
+            ? HttpResponse.create().withEntity(PROTOBUF, OtlpProtobuf.response(outcome.refused, message))
+            : HttpResponse.create().withEntity(ContentTypes.APPLICATION_JSON, OtlpJson.response(outcome.refused, message));
+      }).exceptionally(ApiErrors::toResponse);
+    } catch (BadRequest e) {
+      if (!proto) return done(ApiErrors.toResponse(e));
+      return done(HttpResponse.create().withStatus(StatusCodes.get(e.status()))
+          .withEntity(PROTOBUF, OtlpProtobuf.status(3, e.getMessage())));
+    }
+  }
+
+  private byte[] decode(HttpRequest request, ByteString raw) {
+    String encoding = request.getHeader("Content-Encoding").map(h -> h.value().trim().toLowerCase()).orElse("identity");
+    if (encoding.equals("identity") || encoding.isEmpty()) return raw.toArray();
+    if (!encoding.equals("gzip")) {
+      throw new BadRequest(415, "unsupported_media_type",
+          "Content-Encoding is " + encoding + "; OTLP/HTTP bodies may be gzip or not encoded");
+    }
+    try (InputStream in = new GZIPInputStream(new java.io.ByteArrayInputStream(raw.toArray()))) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      byte[] buf = new byte[8192];
+      for (int n; (n = in.read(buf)) > 0; ) {
+        if (out.size() + n > maxDecodedBytes) {
+          throw new BadRequest(413, "payload_too_large",
+              "the gzip body decompresses to more than " + maxDecodedBytes + " bytes (otlp.max-decoded-size)");
+        }
+        out.write(buf, 0, n);
+      }
+      return out.toByteArray();
+    } catch (IOException e) {
+      throw new BadRequest(400, "invalid_otlp", "Content-Encoding is gzip but the body is not valid gzip: "
+          + e.getMessage());
+    }
+  }
+
+  private static final class Outcome {
+    int mapped;
+    int refused;
+    final List<String> problems = new ArrayList<>();
+  }
+
+  /** Each session's inputs as consecutive writes; a session that refuses them refuses its spans. */
+  private CompletionStage<Outcome> write(GenAiMapper.Plan plan) {
+    Outcome outcome = new Outcome();
+    outcome.refused = plan.refused();
+    outcome.problems.addAll(plan.problems());
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
+    for (GenAiMapper.SessionBatch batch : plan.sessions()) {
+      writes.add(writeSession(batch, 0).thenAccept(problem -> {
+        synchronized (outcome) {
+          if (problem == null) {
+            outcome.mapped += batch.spans();
+          } else {
+            outcome.refused += batch.spans();
+            if (outcome.problems.size() < 5) outcome.problems.add(problem);
+          }
+        }
+      }).toCompletableFuture());
+    }
+    return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenApply(v -> outcome);
+  }
+
+  /** Null when stored (or already stored), else why the session refused the inputs. */
+  private CompletionStage<String> writeSession(GenAiMapper.SessionBatch batch, int from) {
+    if (from >= batch.inputs().size()) return CompletableFuture.completedFuture(null);
+    List<SessionInput> chunk = batch.inputs().subList(from, Math.min(batch.inputs().size(), from + maxEventsPerWrite));
+    long start = System.nanoTime();
+    return collector.submit(batch.sessionId(), batch.agentId(), chunk).thenCompose(reply -> {
+      if (reply instanceof AgentSession.Recorded r) {
+        if (r.accepted() > 0) metrics.journalWrite((System.nanoTime() - start) / 1e9);
+        metrics.eventsAccepted(r.accepted(), r.duplicates());
+        return writeSession(batch, from + chunk.size());
+      }
+      AgentSession.Rejected rej = (AgentSession.Rejected) reply;
+      metrics.eventsRejected(chunk.size());
+      return CompletableFuture.completedFuture("session " + batch.sessionId() + " refused " + batch.spans()
+          + " spans (" + rej.code() + "): " + rej.message());
+    });
+  }
+
+  private void count(String outcome, long n) {
+    metrics.registry().inc("otl_otlp_spans_total",
+        "OTLP spans received, and what became of them (mapped, ignored, refused)",
+        MetricsRegistry.labels("outcome", outcome), n);
+  }
+
+  private static CompletionStage<HttpResponse> done(HttpResponse r) {
+    return CompletableFuture.completedFuture(r);
+  }
+}

@@ -1,0 +1,134 @@
+package io.otl.http.otlp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.otl.core.session.SessionInput;
+import io.otl.http.BadRequest;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The GenAI mapping on OTLP JSON bodies written as the specification's examples are: the older
+ * per-message span events, inheritance of the session from a parent span, several sessions in
+ * one trace, and the decoding errors that become 400s.
+ */
+class GenAiMapperTest {
+  private static final String TRACE = "5b8efff798038103d269b633813fc60c";
+
+  private static String attr(String key, String value) {
+    return "{\"key\":\"" + key + "\",\"value\":{\"stringValue\":" + value + "}}";
+  }
+
+  private static String span(String id, String parent, String attrs, String events, int status) {
+    return "{\"traceId\":\"" + TRACE + "\",\"spanId\":\"" + id + "\",\"parentSpanId\":\"" + parent + "\","
+        + "\"name\":\"s\",\"startTimeUnixNano\":\"1700000000000000000\",\"endTimeUnixNano\":1700000000250000000,"
+        + "\"attributes\":[" + attrs + "],\"events\":[" + events + "],\"status\":{\"code\":" + status + "}}";
+  }
+
+  private static List<OtlpSpan> decode(String spans) {
+    String body = "{\"resourceSpans\":[{\"resource\":{\"attributes\":[" + attr("service.name", "\"svc\"") + "]},"
+        + "\"scopeSpans\":[{\"scope\":{\"name\":\"x\"},\"spans\":[" + spans + "]}]}]}";
+    return OtlpJson.decode(body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void olderMessageEventsAndInheritedSessions() {
+    String agentA = span("0000000000000001", "", attr("gen_ai.operation.name", "\"invoke_agent\"") + ","
+        + attr("gen_ai.conversation.id", "\"conv-a\""), "", 0);
+    String chatA = span("0000000000000002", "0000000000000001", attr("gen_ai.operation.name", "\"chat\"") + ","
+        + attr("gen_ai.response.id", "\"r-9\""),
+        "{\"name\":\"gen_ai.user.message\",\"attributes\":[" + attr("content", "\"hello\"") + "]},"
+            + "{\"name\":\"gen_ai.choice\",\"attributes\":["
+            + attr("message", "\"{\\\"role\\\":\\\"assistant\\\",\\\"content\\\":\\\"hi there\\\"}\"") + "]}", 0);
+    String toolB = span("0000000000000003", "", attr("gen_ai.operation.name", "\"execute_tool\"") + ","
+        + attr("gen_ai.agent.name", "\"Lookup Agent\"") + ","
+        + attr("gen_ai.conversation.id", "\"conv-b\"") + "," + attr("gen_ai.tool.name", "\"lookup\"")
+        + "," + attr("gen_ai.tool.call.arguments", "\"plain text\""), "", 2);
+    String http = span("0000000000000004", "", attr("http.request.method", "\"GET\""), "", 0);
+
+    GenAiMapper.Plan plan = GenAiMapper.map(decode(String.join(",", agentA, chatA, toolB, http)));
+
+    assertEquals(1, plan.ignored());
+    assertEquals(0, plan.refused());
+    assertEquals(2, plan.sessions().size(), "one trace, two sessions");
+    GenAiMapper.SessionBatch a = plan.sessions().stream().filter(s -> s.sessionId().equals("conv-a")).findFirst()
+        .orElseThrow();
+    assertEquals("svc", a.agentId(), "no gen_ai.agent.*: the resource's service.name");
+    assertEquals(2, a.spans());
+    List<SessionInput.Message> messages = a.inputs().stream().filter(SessionInput.Message.class::isInstance)
+        .map(SessionInput.Message.class::cast).toList();
+    assertEquals(List.of("user", "assistant"), messages.stream().map(SessionInput.Message::role).toList());
+    assertEquals("hi there", messages.get(1).content());
+    assertEquals("r-9", messages.get(1).msgId());
+    assertEquals(250L, messages.get(1).latencyMs());
+    SessionInput.ToolCall tool = (SessionInput.ToolCall) plan.sessions().stream()
+        .filter(s -> s.sessionId().equals("conv-b")).findFirst().orElseThrow().inputs().get(0);
+    assertEquals("otlp:0000000000000003", tool.eventId(), "the span id is the event id");
+    assertEquals(Boolean.FALSE, tool.success());
+    assertEquals("Lookup-Agent", plan.sessions().stream().filter(s -> s.sessionId().equals("conv-b")).findFirst()
+        .orElseThrow().agentId(), "an agent name with a space still names the agent");
+    assertEquals("plain text", tool.input().asText());
+  }
+
+  @Test
+  void openLlmetryIndexedAttributes() {
+    String chat = span("00000000000000b1", "", attr("llm.request.type", "\"chat\"") + ","
+        + attr("session.id", "\"conv-c\"") + "," + attr("gen_ai.prompt.0.role", "\"system\"") + ","
+        + attr("gen_ai.prompt.0.content", "\"be brief\"") + "," + attr("gen_ai.prompt.1.role", "\"user\"") + ","
+        + attr("gen_ai.prompt.1.content", "\"2+2?\"") + "," + attr("gen_ai.completion.0.role", "\"assistant\"") + ","
+        + attr("gen_ai.completion.0.content", "\"4\""), "", 0);
+    GenAiMapper.Plan plan = GenAiMapper.map(decode(chat));
+    List<SessionInput> inputs = plan.sessions().get(0).inputs();
+    assertEquals("conv-c", plan.sessions().get(0).sessionId(), "session.id when gen_ai.conversation.id is absent");
+    assertEquals(List.of("system", "user", "assistant"),
+        inputs.stream().map(i -> ((SessionInput.Message) i).role()).toList());
+    assertEquals("4", ((SessionInput.Message) inputs.get(2)).content());
+  }
+
+  @Test
+  void openInferenceSpans() {
+    String llm = span("00000000000000c1", "", attr("openinference.span.kind", "\"LLM\"") + ","
+        + attr("session.id", "\"conv-d\"") + "," + attr("llm.input_messages.0.message.role", "\"user\"") + ","
+        + attr("llm.input_messages.0.message.content", "\"hi\"") + ","
+        + attr("llm.output_messages.0.message.role", "\"assistant\"") + ","
+        + attr("llm.output_messages.0.message.content", "\"hello\""), "", 0);
+    String tool = span("00000000000000c2", "00000000000000c1", attr("openinference.span.kind", "\"TOOL\"") + ","
+        + attr("tool.name", "\"calc\"") + "," + attr("input.value", "\"{\\\"x\\\":1}\"") + ","
+        + attr("output.value", "\"2\""), "", 0);
+    String chain = span("00000000000000c3", "", attr("openinference.span.kind", "\"CHAIN\""), "", 0);
+    GenAiMapper.Plan plan = GenAiMapper.map(decode(String.join(",", llm, tool, chain)));
+    assertEquals(1, plan.ignored(), "a CHAIN span is not mapped");
+    List<SessionInput> inputs = plan.sessions().get(0).inputs();
+    assertEquals(3, inputs.size());
+    assertEquals("hello", ((SessionInput.Message) inputs.get(1)).content());
+    SessionInput.ToolCall call = (SessionInput.ToolCall) inputs.get(2);
+    assertEquals("calc", call.toolName());
+    assertEquals(1, call.input().get("x").asInt());
+    assertEquals("2", call.output().asText());
+  }
+
+  @Test
+  void spansThatCannotBeMappedAreRefusedOneByOne() {
+    String noSession = span("00000000000000a1", "", attr("gen_ai.operation.name", "\"chat\""), "", 0);
+    String noToolName = span("00000000000000a2", "", attr("gen_ai.operation.name", "\"execute_tool\"") + ","
+        + attr("gen_ai.conversation.id", "\"c\""), "", 0);
+    String badMessages = span("00000000000000a3", "", attr("gen_ai.operation.name", "\"chat\"") + ","
+        + attr("gen_ai.conversation.id", "\"c\"") + "," + attr("gen_ai.input.messages", "\"not json\""), "", 0);
+    GenAiMapper.Plan plan = GenAiMapper.map(decode(String.join(",", noSession, noToolName, badMessages)));
+    assertEquals(3, plan.refused());
+    assertTrue(plan.sessions().isEmpty());
+    assertTrue(String.join(" ", plan.problems()).contains("gen_ai.tool.name"), plan.problems().toString());
+  }
+
+  @Test
+  void malformedBodiesAreBadRequests() {
+    assertThrows(BadRequest.class, () -> decode(span("xyz", "", "", "", 0)));
+    assertThrows(BadRequest.class, () -> OtlpJson.decode("[]".getBytes(StandardCharsets.UTF_8)));
+    assertThrows(BadRequest.class, () -> OtlpJson.decode("{\"resourceSpans\":{}}".getBytes(StandardCharsets.UTF_8)));
+    assertThrows(BadRequest.class, () -> decode("{\"spanId\":\"0000000000000001\",\"startTimeUnixNano\":\"soon\"}"));
+    assertThrows(BadRequest.class, () -> OtlpProtobuf.decode(new byte[] {0x0a, 0x7f, 0x01}));
+  }
+}
