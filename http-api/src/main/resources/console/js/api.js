@@ -1,4 +1,4 @@
-// The node's public HTTP API (DESIGN §7.1), read from the browser with the user's bearer token.
+// The node's public HTTP API (design §7.1), read from the browser with the user's bearer token.
 
 const TOKEN_KEY = 'otl.console.token';
 

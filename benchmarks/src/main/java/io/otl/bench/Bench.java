@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The benchmarks of DESIGN §9 (see BENCHMARKS.md):
+ * The benchmarks of design §9 (see BENCHMARKS.md):
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.otl.bench.Bench &lt;baseline|W1..W7|all|C1&gt; [--option value …]

@@ -18,7 +18,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * A single-node KRaft broker in the benchmark JVM (KafkaClusterTestKit, DESIGN §10), with the
+ * A single-node KRaft broker in the benchmark JVM (KafkaClusterTestKit, design §10), with the
  * replication settings one node needs; loopback only. Topics are created up front.
  */
 final class KafkaBroker implements AutoCloseable {

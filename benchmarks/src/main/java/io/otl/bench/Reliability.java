@@ -13,7 +13,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The reliability harness of DESIGN §9 (see BENCHMARKS.md):
+ * The reliability harness of design §9 (see BENCHMARKS.md):
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.otl.bench.Reliability &lt;R1|R2|R3|all&gt; [--option value …]

@@ -23,7 +23,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code java -jar otl-node.jar audit …} (DESIGN §7.4), reading the journal directly (the node need
+ * {@code java -jar otl-node.jar audit …} (design §7.4), reading the journal directly (the node need
  * not run; nothing is written):
  *
  * <pre>

@@ -27,10 +27,10 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
  * {@code java -jar otl-node.jar export --agent A --format sft|dpo|rl [--since ISO] [--until ISO]
- * [--out DIR] [--name NAME] [--config FILE]} (DESIGN §6, §7.4): writes a dataset of the agent's
+ * [--out DIR] [--name NAME] [--config FILE]} (design §6, §7.4): writes a dataset of the agent's
  * sessions completed in {@code [since, until)} straight from the journal; the node need not run.
  * Exit codes: 0 written, 2 wrong usage (nothing done), 1 the export failed (e.g. journal unreachable, or
- * PII found without {@code --allow-pii}: then no file is left), 3 nothing passed the filters (DESIGN §6:
+ * PII found without {@code --allow-pii}: then no file is left), 3 nothing passed the filters (design §6:
  * sft-min-reward, min-quality, dpo-min-margin; no file is left, and stderr gives the counts by reason).
  */
 public final class ExportCommand {

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code java -jar otl-node.jar [run] [--config file]}: runs a node. Further commands (DESIGN §7.4)
+ * {@code java -jar otl-node.jar [run] [--config file]}: runs a node. Further commands (design §7.4)
  * are listed by {@code --help}.
  */
 public final class Main {

@@ -62,7 +62,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A node of the training control plane (DESIGN §7.3): forms or joins the cluster, starts the
+ * A node of the training control plane (design §7.3): forms or joins the cluster, starts the
  * entities and, unless turned off, the HTTP API. Agents embed it with {@link #start(Config)} and
  * use {@link #dataCollector()} without any HTTP hop.
  */
@@ -106,7 +106,7 @@ public final class TrainingNode implements AutoCloseable {
 
   /**
    * Starts a node from an AgentScope config file ({@code .yml}, {@code .json}, {@code .toml} or
-   * {@code .conf}, DESIGN §8) with {@code overrides} above it.
+   * {@code .conf}, design §8) with {@code overrides} above it.
    */
   public static TrainingNode start(Optional<Path> configFile, Config overrides) {
     return start(configFile, overrides, Clock.systemUTC());
@@ -246,7 +246,7 @@ public final class TrainingNode implements AutoCloseable {
     return node;
   }
 
-  /** The inference gateway's routes, or null when it is off (DESIGN §7.5). */
+  /** The inference gateway's routes, or null when it is off (design §7.5). */
   private static Route gateway(ActorSystem<?> system, Config training, DataCollector collector, ModelRouter router,
       ClusterSharding sharding, Duration askTimeout, ApiMetrics metrics, SessionSettings sessions) {
     GatewaySettings settings = GatewaySettings.fromConfig(training);
@@ -260,7 +260,7 @@ public final class TrainingNode implements AutoCloseable {
     return dataCollector;
   }
 
-  /** Which model version serves a session; sticky per session (DESIGN §3.3). */
+  /** Which model version serves a session; sticky per session (design §3.3). */
   public ModelRouter modelRouter() {
     return modelRouter;
   }

@@ -34,7 +34,7 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 /**
  * Connects the training loop: completed trajectories flow from the journal (the trajectory feed)
  * to each agent's coordinator and model versions; coordinators export datasets, drive Trinity
- * and hand successful models to ModelVersion (DESIGN §3.2, §5, §6).
+ * and hand successful models to ModelVersion (design §3.2, §5, §6).
  */
 final class TrainingWiring {
   /** The feed's name; its offset lives in the journal under FeedOffset|trajectories. */

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * One fixed text for a value, for hashing into ids (DESIGN §4.1): never {@code toString()}, whose
+ * One fixed text for a value, for hashing into ids (design §4.1): never {@code toString()}, whose
  * rendering a JDK or library upgrade may change. The rules, all ours:
  *
  * <ul>

@@ -2,7 +2,7 @@ package io.otl.core;
 
 import java.util.regex.Pattern;
 
-/** The identifier rules of DESIGN §3.1, shared by the entities and every edge that accepts ids. */
+/** The identifier rules of design §3.1, shared by the entities and every edge that accepts ids. */
 public final class Ids {
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]+");
   private static final Pattern DOTS = Pattern.compile("\\.+");

@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Maps every failure to the JSON error body of DESIGN §7.1. Client mistakes are 4xx; a journal
+ * Maps every failure to the JSON error body of design §7.1. Client mistakes are 4xx; a journal
  * that does not answer in time is 503 with Retry-After; anything else is a bug, logged, and 500.
  */
 public final class ApiErrors {

@@ -56,7 +56,7 @@ public final class ApiRoutes {
   /**
    * @param rootAliases routes also served outside {@code /v1} (the seed article's {@code
    *     /feedback/…} paths), behind the same auth as {@code /v1}
-   * @param gateway the inference gateway's routes (DESIGN §7.5), or null: under {@code /v1} but
+   * @param gateway the inference gateway's routes (design §7.5), or null: under {@code /v1} but
    *     outside the bearer-token check, since agents authenticate there with their own keys
    */
   public static Route build(HealthRoutes health, ApiMetrics metrics, Auth auth, int maxInFlight,

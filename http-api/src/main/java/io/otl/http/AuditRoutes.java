@@ -26,7 +26,7 @@ import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
- * The audit (DESIGN §7.1): an entity's journal, paged, and its state as of a time, read from the
+ * The audit (design §7.1): an entity's journal, paged, and its state as of a time, read from the
  * journal only (no entity is addressed, nothing is written).
  *
  * <ul>

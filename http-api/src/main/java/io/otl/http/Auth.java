@@ -12,7 +12,7 @@ import org.apache.pekko.http.javadsl.server.Directives;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
- * Bearer-token protection (DESIGN §7.1): writes need the token when one is configured; reads too
+ * Bearer-token protection (design §7.1): writes need the token when one is configured; reads too
  * when {@code protectReads}. {@code /metrics} needs the metrics token when one is configured (the
  * main token works too), else the main token when reads are protected. Tokens are compared in
  * constant time and never logged.

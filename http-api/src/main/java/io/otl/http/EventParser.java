@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The HTTP edge's view of the event objects of DESIGN §7.1: the {@code events} array of a request
+ * The HTTP edge's view of the event objects of design §7.1: the {@code events} array of a request
  * body (with the per-request limit), each element parsed by {@link EventJson} (shared with Kafka
  * ingestion), whose field errors become 400s naming the field.
  */

@@ -39,7 +39,7 @@ public final class Json {
     return response(StatusCodes.OK, body);
   }
 
-  /** DESIGN §7.1 error body: {@code {"error":"<code>","message":"<what to fix>"}}. */
+  /** design §7.1 error body: {@code {"error":"<code>","message":"<what to fix>"}}. */
   public static HttpResponse error(StatusCode status, String code, String message) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("error", code);

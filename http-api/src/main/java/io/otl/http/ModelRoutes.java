@@ -31,7 +31,7 @@ import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.util.ByteString;
 
-/** {@code /v1/models/{agentId}…}: versions, manual transitions and routing (DESIGN §7.1). */
+/** {@code /v1/models/{agentId}…}: versions, manual transitions and routing (design §7.1). */
 public final class ModelRoutes {
   private static final int MAX_TEXT = 2048;
   private final ClusterSharding sharding;

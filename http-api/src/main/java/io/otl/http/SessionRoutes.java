@@ -62,7 +62,7 @@ public final class SessionRoutes {
 
   /**
    * {@code feedback/rate} and {@code feedback/thumbs}: mounted under {@code /v1} and, because the
-   * AgentScope article's controller serves them at the root, also at {@code /feedback/…} (DESIGN
+   * AgentScope article's controller serves them at the root, also at {@code /feedback/…} (design
    * §7.1). One route value, so both paths share handlers and validation.
    */
   public Route feedbackRoute() {

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The session response shape of DESIGN §7.1, built from the entity's state. Built by {@link
+ * The session response shape of design §7.1, built from the entity's state. Built by {@link
  * Views#session}, which the audit's "state as of T" uses too, so both answer the same JSON.
  */
 final class SessionView {

@@ -6,7 +6,7 @@ import { knownAgents } from '../agents-store.js';
 import { legend, lineChart, stateTimeline } from '../charts.js';
 import { badge, fmtNum, fmtPct, fmtTime, h, hashPath, jsonDetails, link, notice, table } from '../dom.js';
 
-/** The evaluation metrics (DESIGN §3.3), with the defaults of reference.conf's tolerances. */
+/** The evaluation metrics (design §3.3), with the defaults of reference.conf's tolerances. */
 export const METRICS = [
   {
     key: 'task-success-rate', field: 'taskSuccessRate', samples: 'taskSuccessSamples', title: 'Task success rate',

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Loads an AgentScope configuration file, as users already write it, into a Typesafe
- * {@link Config} whose paths are the HOCON names of DESIGN §8 ({@code agentscope.training...},
+ * {@link Config} whose paths are the HOCON names of design §8 ({@code agentscope.training...},
  * kebab-case).
  *
  * <ul>

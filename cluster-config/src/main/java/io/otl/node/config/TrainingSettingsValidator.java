@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * Checks {@code agentscope.training} (DESIGN §8) against the keys and values this node knows.
+ * Checks {@code agentscope.training} (design §8) against the keys and values this node knows.
  *
  * <p>The config is first layered over the defaults of every module's {@code reference.conf}, so a file that
  * sets only a few keys is complete. Every wrong value is collected and reported at once in a

@@ -1,5 +1,5 @@
 /**
- * Node configuration (DESIGN §8).
+ * Node configuration (design §8).
  *
  * <p>{@link io.otl.node.config.AgentScopeConfigLoader} reads the file given with
  * {@code --config} ({@code .conf}, {@code .yml}/{@code .yaml}, {@code .json}, {@code .toml}) into
@@ -8,7 +8,7 @@
  * the defaults in the modules' {@code reference.conf}; {@link io.otl.node.config.TrainingSettingsValidator}
  * checks the result, listing every wrong value at once and every unknown key by name.
  *
- * <p>Choices made where DESIGN §8 is silent:
+ * <p>Choices made where design §8 is silent:
  * <ul>
  *   <li>{@code ${VAR}} / {@code ${VAR:-default}} are resolved in string values of every format
  *       (also quoted HOCON strings); {@code :-} also replaces an empty variable; substituted text

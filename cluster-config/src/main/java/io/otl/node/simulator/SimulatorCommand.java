@@ -9,7 +9,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
  * {@code java -jar otl-node.jar simulator [options]}: runs the {@link TrinitySimulator} on its own
- * until the process is stopped (DESIGN §7.4).
+ * until the process is stopped (design §7.4).
  *
  * <pre>
  *   --host 127.0.0.1        interface to bind (0.0.0.0 in containers)

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A SIMULATOR of Trinity-RFT's two HTTP faces — the Ray Jobs REST API that {@code trinity run} jobs
  * are submitted through, and the Trinity {@code serve} proxy — on one port, for the embedded default,
- * docker compose and tests (DESIGN §5). Jobs train nothing: they wait, then write a placeholder
+ * docker compose and tests (design §5). Jobs train nothing: they wait, then write a placeholder
  * checkpoint and an evaluation metrics file. Everything it answers is marked with the header {@code
  * X-Trinity-Simulator: true}, and it announces itself in the log at start.
  */

@@ -1,5 +1,5 @@
 /**
- * The Trinity simulator (DESIGN §5): one pekko-http server that answers like a Ray head's Jobs API
+ * The Trinity simulator (design §5): one pekko-http server that answers like a Ray head's Jobs API
  * and like a Trinity {@code serve} proxy, for the embedded default, docker compose and tests. It is
  * labelled everywhere: header {@code X-Trinity-Simulator: true} on every response and a banner in
  * the log.

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@link TrainingBackend} that runs {@code trinity run --config <yaml>} as a job through the Ray Jobs
- * REST API of a Ray head node (DESIGN §5, {@code ray-jobs}).
+ * REST API of a Ray head node (design §5, {@code ray-jobs}).
  *
  * <ul>
  *   <li>submit: writes the rendered config next to the dataset, then {@code POST /api/jobs/} with

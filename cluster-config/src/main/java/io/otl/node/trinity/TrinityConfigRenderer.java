@@ -188,7 +188,7 @@ public final class TrinityConfigRenderer {
       taskset.put("storage_type", "file");
       taskset.put("path", datasetPath);
       taskset.put("split", "train");
-      // DESIGN §6: {"prompt","reward","reference","metadata"}. The recorded answer is the truth the
+      // design §6: {"prompt","reward","reference","metadata"}. The recorded answer is the truth the
       // reward function scores rollouts against; the function must be named (pre-flight refuses
       // otherwise), since Trinity's default would ignore this agent's rewards.
       Map<String, Object> format = new LinkedHashMap<>();
@@ -215,13 +215,13 @@ public final class TrinityConfigRenderer {
   private static Map<String, Object> offlineFormat(String algorithm) {
     Map<String, Object> format = new LinkedHashMap<>();
     if (algorithm.equals("dpo")) {
-      // DESIGN §6: {"prompt":…,"chosen":…,"rejected":…}
+      // design §6: {"prompt":…,"chosen":…,"rejected":…}
       format.put("prompt_type", "plaintext");
       format.put("prompt_key", "prompt");
       format.put("chosen_key", "chosen");
       format.put("rejected_key", "rejected");
     } else {
-      // DESIGN §6: {"messages":[…],"tools":[…]}, both handed as they are to apply_chat_template
+      // design §6: {"messages":[…],"tools":[…]}, both handed as they are to apply_chat_template
       format.put("prompt_type", "messages");
       format.put("messages_key", "messages");
       format.put("tools_key", "tools");

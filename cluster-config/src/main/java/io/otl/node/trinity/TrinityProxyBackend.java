@@ -16,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link OnlineTrainingBackend} over the HTTP API of a Trinity-RFT {@code serve} proxy (DESIGN §5,
+ * {@link OnlineTrainingBackend} over the HTTP API of a Trinity-RFT {@code serve} proxy (design §5,
  * {@code trinity-proxy}; default port 8010): {@code POST /feedback}, {@code POST /commit}, {@code GET
  * /metrics}, {@code GET /health}. The proxy answers a malformed feedback with 400 {@code
  * {"error": …}}, which surfaces as a REJECTED failure.

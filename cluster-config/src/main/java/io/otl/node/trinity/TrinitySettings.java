@@ -6,7 +6,7 @@ import java.net.URI;
 import java.util.Optional;
 
 /**
- * The Trinity part of {@code agentscope.training.training-runner} (DESIGN §8).
+ * The Trinity part of {@code agentscope.training.training-runner} (design §8).
  *
  * <pre>
  * agentscope.training.training-runner {

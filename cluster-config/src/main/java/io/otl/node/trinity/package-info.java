@@ -1,5 +1,5 @@
 /**
- * Trinity-RFT integration (DESIGN §5): HTTP clients implementing the domain's training ports.
+ * Trinity-RFT integration (design §5): HTTP clients implementing the domain's training ports.
  *
  * <ul>
  *   <li>{@link io.otl.node.trinity.RayJobsBackend} ({@code backend = ray-jobs}): renders the Trinity

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Three nodes in three JVMs on loopback, one PostgreSQL journal, sessions written through HTTP on all
- * of them (DESIGN §9 "Durability"). The nodes start as in docker/compose.yml ({@link NodeProcess}),
+ * of them (design §9 "Durability"). The nodes start as in docker/compose.yml ({@link NodeProcess}),
  * with the product's cluster settings (SBR keep-majority, stable-after 7 s).
  *
  * <p>Bounds: cluster formation 90 s; fail-over after {@code kill -9} {@value #FAILOVER_BOUND_S} s

@@ -50,7 +50,7 @@ class ComposeFileTest {
     assertEquals("broker,controller", kafkaEnv.path("KAFKA_PROCESS_ROLES").asText(), "one combined KRaft node");
     assertEquals("PLAINTEXT://kafka:9092", kafkaEnv.path("KAFKA_ADVERTISED_LISTENERS").asText());
     assertEquals("1", kafkaEnv.path("KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR").asText(),
-        "a single broker needs replication factor 1 for consumer groups (DESIGN §10)");
+        "a single broker needs replication factor 1 for consumer groups (design §10)");
   }
 
   @Test

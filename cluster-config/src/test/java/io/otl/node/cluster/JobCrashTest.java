@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /**
  * kill -9 of the node (a separate JVM) while its training job is RUNNING on Trinity: after a
  * restart the coordinator picks the job up again by polling, the job completes, and Trinity saw
- * exactly one submission (DESIGN §3.2).
+ * exactly one submission (design §3.2).
  */
 class JobCrashTest {
 

@@ -29,7 +29,16 @@ import org.junit.jupiter.api.Test;
  * ignored; {@code on}/{@code off} are booleans and {@code empty} is the empty string.
  */
 class ReadmeDefaultsTest {
-  private static final Path README = Path.of("..", "README.md").toAbsolutePath().normalize();
+  private static final Path ROOT_DIR = Path.of("..").toAbsolutePath().normalize();
+
+  /** The README and every page under docs/: their defaults tables are checked alike. */
+  private static List<Path> docs() throws java.io.IOException {
+    List<Path> docs = new ArrayList<>(List.of(ROOT_DIR.resolve("README.md")));
+    try (var pages = Files.list(ROOT_DIR.resolve("docs"))) {
+      pages.filter(p -> p.toString().endsWith(".md")).sorted().forEach(docs::add);
+    }
+    return docs;
+  }
   private static final String ROOT = "agentscope.training.";
   private static final Pattern HEADER = Pattern.compile("^\\| key( \\(`([^`]+)`\\))? \\| default \\|.*");
 
@@ -42,7 +51,8 @@ class ReadmeDefaultsTest {
   @Test
   void everyDefaultInTheReadmeTablesIsTheCodes() throws Exception {
     Config defaults = nodeDefaults();
-    List<String> lines = Files.readAllLines(README);
+    List<String> lines = new ArrayList<>();
+    for (Path doc : docs()) lines.addAll(Files.readAllLines(doc));
     List<String> problems = new ArrayList<>();
     int compared = 0;
     String prefix = null;

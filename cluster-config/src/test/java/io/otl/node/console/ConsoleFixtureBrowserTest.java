@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The console's job pages, training pool, audit-driven canary charts and an automatic rollback's
- * test figures, against recorded API answers in the shapes of DESIGN §7.1 (the node does not
+ * test figures, against recorded API answers in the shapes of design §7.1 (the node does not
  * serve the training routes and the audit trail yet, so the console is fed those answers by a
  * stub next to the real {@link ConsoleRoutes}). Also covers 503 handling and auto-refresh.
  */

@@ -32,7 +32,7 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.junit.jupiter.api.Test;
 
 /**
- * DESIGN §6's selection rules on a real node (H2): sessions go in through the DataCollector, a
+ * design §6's selection rules on a real node (H2): sessions go in through the DataCollector, a
  * version is rolled back through the ModelVersion entity, and the export reads the journal with the
  * node's own settings (min-quality raised to 0.9 so that "no feedback" sessions, quality 0.8, fall
  * below it; sft-min-reward and dpo-min-margin at their defaults, 0.5).

@@ -12,7 +12,7 @@ import java.nio.file.Files;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Bearer-token protection of writes, and of reads when configured (DESIGN §7.1). */
+/** Bearer-token protection of writes, and of reads when configured (design §7.1). */
 class AuthTest {
   private static final String BODY =
       "{\"agentId\":\"a\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\"}]}";

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The OTLP/HTTP traces receiver (DESIGN §7.6) fed by the real OpenTelemetry Java SDK and its OTLP
+ * The OTLP/HTTP traces receiver (design §7.6) fed by the real OpenTelemetry Java SDK and its OTLP
  * http/protobuf exporter: GenAI spans of a two-turn agent become the session's trajectory,
  * desensitized, once however often they are exported.
  */

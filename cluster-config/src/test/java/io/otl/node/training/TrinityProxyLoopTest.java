@@ -19,7 +19,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Online RL through Trinity's serve mode (DESIGN §5, backend trinity-proxy), end to end: the
+ * Online RL through Trinity's serve mode (design §5, backend trinity-proxy), end to end: the
  * agent's completions come from the proxy (their ids recorded as msgId), each completed
  * trajectory's reward is forwarded once with those ids, a trigger releases the batch with
  * /commit, and the proxy's new model_version becomes a candidate version.

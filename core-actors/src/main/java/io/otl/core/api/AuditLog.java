@@ -9,7 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The journal read for audits (DESIGN §1, §7.1 "audit", §7.4): an entity's ordered events, paged,
+ * The journal read for audits (design §1, §7.1 "audit", §7.4): an entity's ordered events, paged,
  * its state as of a time, and lineage. Read-only: implementations never write and never address
  * the live entities. Implemented in the persistence module ({@code io.otl.persistence.audit.AuditReader});
  * the HTTP edge and the command line see only this interface.

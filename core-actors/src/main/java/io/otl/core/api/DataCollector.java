@@ -14,7 +14,7 @@ import java.util.concurrent.CompletionStage;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 
 /**
- * Records what agents do (DESIGN §7.3). Every stage completes only after the session has written
+ * Records what agents do (design §7.3). Every stage completes only after the session has written
  * the events to the journal, or fails: with {@link RecordRejectedException} when the input is
  * refused (nothing stored), or with a timeout when the journal did not answer in time.
  */

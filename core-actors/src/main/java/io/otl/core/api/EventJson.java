@@ -13,7 +13,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Turns one event object of DESIGN §7.1 (an element of the HTTP body's {@code events}, or the
+ * Turns one event object of design §7.1 (an element of the HTTP body's {@code events}, or the
  * value of an {@code agent-events} Kafka record) into a {@link SessionInput}. Every field's JSON
  * type is checked and unknown fields are refused, so a typo is an error naming the field instead
  * of silently dropped data. Domain rules (roles, rating range, sizes) stay in the entity.

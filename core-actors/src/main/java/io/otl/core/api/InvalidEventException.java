@@ -1,7 +1,7 @@
 package io.otl.core.api;
 
 /**
- * An event object (DESIGN §7.1) that cannot be turned into a session input: wrong type of a
+ * An event object (design §7.1) that cannot be turned into a session input: wrong type of a
  * field, unknown field, unknown event type. The message names the field; nothing was stored.
  * Edges map it to their own error: HTTP answers 400, Kafka ingestion dead-letters the record.
  */

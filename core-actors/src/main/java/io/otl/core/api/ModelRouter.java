@@ -7,7 +7,7 @@ import java.util.concurrent.CompletionStage;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 
 /**
- * Which model version serves a session (DESIGN §3.3, §7.3): deterministic and sticky, from the
+ * Which model version serves a session (design §3.3, §7.3): deterministic and sticky, from the
  * agent's ModelVersion entity. Fails with {@link NoVersionException} when the agent has no
  * version to serve.
  */

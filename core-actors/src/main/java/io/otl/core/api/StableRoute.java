@@ -8,7 +8,7 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 
 /**
  * The stable version's route for a session, whatever the rollout says: where the inference
- * gateway retries a call a candidate failed ({@code fallback-to-stable}, DESIGN §7.5). Read from
+ * gateway retries a call a candidate failed ({@code fallback-to-stable}, design §7.5). Read from
  * the agent's ModelVersion view, so the entity needs no command of its own for it.
  */
 public final class StableRoute {

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Response shapes (DESIGN §7.1) built from an entity's state, shared by the HTTP edge (live state)
+ * Response shapes (design §7.1) built from an entity's state, shared by the HTTP edge (live state)
  * and the audit (a state replayed "as of T"), so both answer with exactly the same JSON.
  */
 public final class Views {

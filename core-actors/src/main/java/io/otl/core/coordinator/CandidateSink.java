@@ -5,7 +5,7 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * Port through which the TrainingCoordinator hands a trained model to the agent's ModelVersion
- * entity (DESIGN §3.2 "On SUCCEEDED the output model is handed to ModelVersion"). The node
+ * entity (design §3.2 "On SUCCEEDED the output model is handed to ModelVersion"). The node
  * implements it with a sharding ask of {@code ModelVersion.RegisterCandidate}, which is
  * idempotent: the coordinator repeats a hand-over it has not recorded as done (after a crash or a
  * failure), with the same arguments.

@@ -3,7 +3,7 @@ package io.otl.core.coordinator;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Port through which the TrainingCoordinator has a job's dataset written (DESIGN §6). Implemented
+ * Port through which the TrainingCoordinator has a job's dataset written (design §6). Implemented
  * outside the domain (it reads the sessions' journals and writes files).
  *
  * <p>Contract: the exporter writes the JSON Lines file and its manifest for {@code

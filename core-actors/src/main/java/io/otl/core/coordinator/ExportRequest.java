@@ -9,7 +9,7 @@ import java.util.Objects;
  *
  * @param jobId the job (the exporter names its file and manifest after it, so a repeat of the
  *     same request overwrites the same files: export is idempotent)
- * @param algorithm decides the line format (DESIGN §6): sft, dpo, or the RL task shape
+ * @param algorithm decides the line format (design §6): sft, dpo, or the RL task shape
  * @param sessionIds the exact trajectories, in the order the job took them
  */
 public record ExportRequest(String jobId, String agentId, String algorithm, List<String> sessionIds)

@@ -6,7 +6,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Pre-flight item for RL jobs run as batch Trinity jobs (DESIGN §6): new rollouts must be scored by
+ * Pre-flight item for RL jobs run as batch Trinity jobs (design §6): new rollouts must be scored by
  * something that reads our data. The exported tasks carry {@code reward} and the recorded answer as
  * {@code reference}; the rendered config hands {@code reference} to the reward function named by
  * the hyperparameter {@code reward-fn-type} (a Trinity reward function or a judge's). Without that

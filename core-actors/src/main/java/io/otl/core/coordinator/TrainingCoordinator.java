@@ -56,11 +56,11 @@ import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
 import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
 /**
- * The training coordinator of one agent (entity key = agentId, DESIGN §3.2): the training pool,
+ * The training coordinator of one agent (entity key = agentId, design §3.2): the training pool,
  * the triggers (threshold, scheduled, manual), the pre-flight checklist and the job lifecycle
  * REQUESTED → SUBMITTED → RUNNING → SUCCEEDED | FAILED | CANCELLED, the hand-over of trained models
  * to ModelVersion, and the online (trinity-proxy) variant. See {@code package-info.java} for the
- * choices made where DESIGN is silent.
+ * choices made where the design is silent.
  *
  * <p>Domain only: I/O goes through the ports ({@link DatasetExporter}, {@link TrainingBackend} or
  * {@link OnlineTrainingBackend}, {@link CandidateSink}); their results come back as internal
@@ -322,7 +322,7 @@ public final class TrainingCoordinator
   public record JobList(List<JobView> jobs) implements JsonSerializable {}
 
   // ------------------------------------------------------------------------------------------
-  // Views (DESIGN §7.1 "training" and "job" shapes)
+  // Views (design §7.1 "training" and "job" shapes)
   // ------------------------------------------------------------------------------------------
 
   /**
@@ -346,7 +346,7 @@ public final class TrainingCoordinator
 
   public record JobSummary(String jobId, JobStatus status) implements JsonSerializable {}
 
-  /** Exactly the job shape of DESIGN §7.1. */
+  /** Exactly the job shape of design §7.1. */
   public record JobView(
       String jobId,
       String agentId,
@@ -1339,7 +1339,7 @@ public final class TrainingCoordinator
   }
 
   /**
-   * The checklist of DESIGN §3.2 that can be decided before export. "No other job active" is
+   * The checklist of design §3.2 that can be decided before export. "No other job active" is
    * decided by the callers (a manual trigger is refused, a scheduled slot skipped, the threshold
    * waits); "no PII" is decided on the exported file.
    */
@@ -2136,7 +2136,7 @@ public final class TrainingCoordinator
   }
 
   /**
-   * The job shape of DESIGN §7.1 for a job of {@code agentId}: GET /v1/jobs/{jobId} and the audit's
+   * The job shape of design §7.1 for a job of {@code agentId}: GET /v1/jobs/{jobId} and the audit's
    * job "as of T" both build it here.
    */
   public static JobView jobView(String agentId, Job j) {

@@ -32,7 +32,7 @@ import java.util.function.Supplier;
  * not {@code manual} is listed: listing it only documents the intent.
  *
  * <p><b>Base model.</b> An empty {@code base-model} is accepted here: the node's validator refuses
- * it at start-up, and the coordinator's pre-flight checklist fails every job without one (DESIGN
+ * it at start-up, and the coordinator's pre-flight checklist fails every job without one (design
  * §3.2 "base model set"), so a missing model is visible in the job history instead of crashing
  * the entity.
  *
@@ -105,7 +105,7 @@ public record TrainingPolicy(
     SKIP
   }
 
-  /** The two Trinity integrations of DESIGN §5. */
+  /** The two Trinity integrations of design §5. */
   public enum Backend {
     RAY_JOBS("ray-jobs"),
     TRINITY_PROXY("trinity-proxy");

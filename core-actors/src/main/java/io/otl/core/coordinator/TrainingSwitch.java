@@ -1,7 +1,7 @@
 package io.otl.core.coordinator;
 
 /**
- * The words of the master switch {@code agentscope.training.enabled} (DESIGN §8) as the
+ * The words of the master switch {@code agentscope.training.enabled} (design §8) as the
  * coordinator shows them. Turned off, data collection and feedback go on and trajectories are
  * still pooled, so turning it back on trains on what arrived meanwhile.
  */

@@ -1,5 +1,5 @@
 /**
- * TrainingCoordinator (DESIGN §3.2): one per agent; the training pool, triggers, pre-flight
+ * TrainingCoordinator (design §3.2): one per agent; the training pool, triggers, pre-flight
  * checklist, training jobs and the hand-over of trained models to ModelVersion.
  *
  * <h2>Classes</h2>
@@ -17,7 +17,7 @@
  *   <li>{@link io.otl.core.coordinator.PersistentMap}: the immutable, structurally shared session map.
  * </ul>
  *
- * <h2>Choices made where DESIGN is silent</h2>
+ * <h2>Choices made where the design is silent</h2>
  *
  * <ol>
  *   <li><b>State is immutable, with structural sharing.</b> The pool can hold 100,000 sessions or

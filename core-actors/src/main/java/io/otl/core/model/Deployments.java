@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Deployment of model versions into serving (DESIGN §3.3): the facts ModelVersion records around
+ * Deployment of model versions into serving (design §3.3): the facts ModelVersion records around
  * each call to the serving backend, their pure effect on the state, and the deployment record of
  * each version. Kept apart from ModelVersion so the state machine's file does not grow further.
  *

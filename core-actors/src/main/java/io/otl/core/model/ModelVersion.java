@@ -38,9 +38,9 @@ import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
 import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
 /**
- * The model versions of one agent (entity key = agentId), DESIGN §3.3: registration, offline
+ * The model versions of one agent (entity key = agentId), design §3.3: registration, offline
  * gate, canary and ramp with automatic rollback, promotion to STABLE, manual transitions and
- * routing. See {@code package-info.java} of this package for the choices made where DESIGN is silent.
+ * routing. See {@code package-info.java} of this package for the choices made where the design is silent.
  *
  * <p>Entity-level phases: {@link Idle} (no candidate in rollout) and {@link RollingOut} (exactly
  * one candidate in CANARY, RAMP or PAUSED). Commands that only make sense during a rollout
@@ -65,7 +65,7 @@ public final class ModelVersion
   // ------------------------------------------------------------------------------------------
 
   /**
-   * State of one version. DESIGN's "PROMOTED (100 %, becomes STABLE)" is the {@link
+   * State of one version. the design's "PROMOTED (100 %, becomes STABLE)" is the {@link
    * VersionPromoted} event; the version's state is then STABLE. The stable it replaced becomes
    * RETIRED, restorable by a manual rollback until its {@code retainedUntil}.
    */

@@ -1,5 +1,5 @@
 /**
- * ModelVersion (DESIGN §3.3): the model versions of one agent, their rollout and routing.
+ * ModelVersion (design §3.3): the model versions of one agent, their rollout and routing.
  *
  * <h2>Classes</h2>
  *
@@ -18,7 +18,7 @@
  *       {@link io.otl.core.model.SessionSet} — constant-size metrics and rollout deduplication.
  * </ul>
  *
- * <h2>Choices made where DESIGN is silent</h2>
+ * <h2>Choices made where the design is silent</h2>
  *
  * <ol>
  *   <li><b>One candidate at a time.</b> While a candidate is in CANARY, RAMP or PAUSED, another

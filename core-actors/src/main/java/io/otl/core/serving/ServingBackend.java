@@ -3,7 +3,7 @@ package io.otl.core.serving;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The port to whatever serves a model version (DESIGN §3.3 "Deployment"). ModelVersion records
+ * The port to whatever serves a model version (design §3.3 "Deployment"). ModelVersion records
  * its intent as an event before every {@link #deploy} / {@link #undeploy} and calls again after a
  * crash, so both must be idempotent: deploying what is already loaded under the same name, or
  * undeploying what is already gone, completes normally.

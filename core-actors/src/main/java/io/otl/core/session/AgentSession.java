@@ -41,9 +41,9 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 /**
  * One agent session: accumulates a trajectory from what the agent reports, seals it for training
  * on a task result or after an idle timeout, and keeps revising its reward as late feedback comes
- * in (DESIGN §3.1). Sharded by session id, event-sourced.
+ * in (design §3.1). Sharded by session id, event-sourced.
  *
- * <p>A request's events are persisted as one atomic write (DESIGN §10: one write of ten events
+ * <p>A request's events are persisted as one atomic write (design §10: one write of ten events
  * costs about as much as one of one). Only completions and reward revisions are tagged, since
  * tagged events are written row by row.
  */
@@ -91,7 +91,7 @@ public final class AgentSession
   /** {@code accepted} new inputs are in the journal, {@code duplicates} were already there. */
   public record Recorded(int accepted, int duplicates, boolean sampled) implements RecordReply {}
 
-  /** Nothing was stored. {@code code} tells the edge how to answer (DESIGN §7.1 error codes). */
+  /** Nothing was stored. {@code code} tells the edge how to answer (design §7.1 error codes). */
   public record Rejected(RejectionCode code, String field, String message) implements RecordReply {}
 
   public enum RejectionCode {

@@ -14,7 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Replaces personal data with typed placeholders before anything reaches the journal (DESIGN §3.1).
+ * Replaces personal data with typed placeholders before anything reaches the journal (design §3.1).
  * ID numbers are replaced before phone numbers so that the digits of an ID are never half-taken
  * for a phone number.
  */

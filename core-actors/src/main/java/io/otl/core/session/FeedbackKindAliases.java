@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * The feedback kinds AgentScope's own {@code FeedbackType} uses (the seed article's controller
- * sends {@code USER_RATING}, {@code POSITIVE}, {@code NEGATIVE}), mapped to ours (DESIGN §3.1.1).
+ * sends {@code USER_RATING}, {@code POSITIVE}, {@code NEGATIVE}), mapped to ours (design §3.1.1).
  * The one table every door goes through (HTTP, Kafka, Java API all reach
  * {@link FeedbackKind#parse}), so an alias is accepted everywhere and stored under the canonical
  * kind: the journal, reward and exports never see the alias.

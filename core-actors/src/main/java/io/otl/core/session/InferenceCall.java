@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * What the inference gateway observed about the model call that produced an assistant message
- * (DESIGN §7.5). Numbers and ids only, apart from {@code error}, which is the gateway's own text
+ * (design §7.5). Numbers and ids only, apart from {@code error}, which is the gateway's own text
  * (desensitized like every stored text), never an upstream body.
  *
  * @param modelVersion the version that answered (after a fallback: the stable)

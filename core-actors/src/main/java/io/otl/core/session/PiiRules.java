@@ -4,7 +4,7 @@ import java.text.Normalizer;
 import java.util.regex.Pattern;
 
 /**
- * The built-in PII patterns and the text folding they run on (DESIGN §3.1), shared by the
+ * The built-in PII patterns and the text folding they run on (design §3.1), shared by the
  * {@link Desensitizer} and the id checks ({@link io.otl.core.Ids}).
  *
  * <p>Attackers and careless clients write PII in many shapes; the patterns accept separators

@@ -9,7 +9,7 @@ import io.otl.core.session.SessionSettings.RewardWeights;
 import java.util.List;
 
 /**
- * Reward and quality of a trajectory (DESIGN §3.1.1). Pure functions of the state, so replaying
+ * Reward and quality of a trajectory (design §3.1.1). Pure functions of the state, so replaying
  * the journal reproduces every figure exactly.
  */
 public final class Scoring {

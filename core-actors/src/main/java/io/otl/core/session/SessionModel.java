@@ -1,6 +1,6 @@
 package io.otl.core.session;
 
-/** The small vocabularies of a session (DESIGN §3.1, §3.1.1), shared by entity, API and export. */
+/** The small vocabularies of a session (design §3.1, §3.1.1), shared by entity, API and export. */
 public final class SessionModel {
   private SessionModel() {}
 
@@ -40,7 +40,7 @@ public final class SessionModel {
   public record Counts(int messages, int toolCalls, int steps, int feedback) {}
 
   /**
-   * The per-session figures ModelVersion compares between versions (DESIGN §3.3): task result,
+   * The per-session figures ModelVersion compares between versions (design §3.3): task result,
    * explicit satisfaction signals and the session's own p95 assistant latency.
    */
   public record Outcome(

@@ -5,7 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /**
- * Keeps or drops a whole session, decided from a hash of its id alone (DESIGN §3.1): every node and
+ * Keeps or drops a whole session, decided from a hash of its id alone (design §3.1): every node and
  * every retry reach the same decision without coordination.
  */
 public final class SessionSampler {

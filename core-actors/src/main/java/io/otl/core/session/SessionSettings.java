@@ -4,7 +4,7 @@ import com.typesafe.config.Config;
 import java.time.Duration;
 import java.util.List;
 
-/** What an AgentSession needs from {@code agentscope.training.data-collector} (DESIGN §8). */
+/** What an AgentSession needs from {@code agentscope.training.data-collector} (design §8). */
 public record SessionSettings(
     String collectMode,
     double sampleRate,
@@ -72,7 +72,7 @@ public record SessionSettings(
     return new SessionSampler(collectMode, sampleRate);
   }
 
-  /** The weights of DESIGN §3.1.1; the rating weight multiplies {@code (value - 3) / 2}. */
+  /** The weights of design §3.1.1; the rating weight multiplies {@code (value - 3) / 2}. */
   public record RewardWeights(
       double thumbsUp,
       double thumbsDown,

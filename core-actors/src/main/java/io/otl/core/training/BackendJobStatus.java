@@ -12,7 +12,7 @@ import java.util.Objects;
 public record BackendJobStatus(State state, String message, OutputModel outputModel)
     implements JsonSerializable {
 
-  /** The Ray Jobs states (DESIGN §5); the three last ones are terminal. */
+  /** The Ray Jobs states (design §5); the three last ones are terminal. */
   public enum State {
     PENDING,
     RUNNING,

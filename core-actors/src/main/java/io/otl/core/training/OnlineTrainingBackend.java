@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Port for online RL through a Trinity-RFT {@code serve} proxy (DESIGN §5, mode {@code
+ * Port for online RL through a Trinity-RFT {@code serve} proxy (design §5, mode {@code
  * trinity-proxy}): agents call the proxy for inference, we forward rewards for their responses,
  * release training batches and watch the model version advance. A new model version there becomes a
  * candidate here.

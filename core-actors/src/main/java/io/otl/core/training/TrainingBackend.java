@@ -3,7 +3,7 @@ package io.otl.core.training;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Port through which the TrainingCoordinator drives a batch training backend (DESIGN §5, mode
+ * Port through which the TrainingCoordinator drives a batch training backend (design §5, mode
  * {@code ray-jobs}). Implementations live outside the domain (HTTP clients in cluster-config); the
  * domain only sees this interface and the records it exchanges.
  *

@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  * @param baseModel model name or path the job starts from
  * @param hyperparams e.g. {@code learning-rate}, {@code batch-size}, {@code epochs},
  *     {@code warmup-ratio} (names as in {@code agentscope.training.training-runner.hyperparams})
- * @param datasetPath exported dataset (DESIGN §6), on a path the backend can read
+ * @param datasetPath exported dataset (design §6), on a path the backend can read
  * @param checkpointRootDir where the backend writes checkpoints, on a path we can read back
  * @param metadata free string labels passed to the backend with the submission
  */
@@ -34,7 +34,7 @@ public record TrainingJobSpec(
 
   public static final Set<String> ALGORITHMS = Set.of("sft", "ppo", "grpo", "dpo", "distillation");
 
-  // Ids become path components and URL segments: the entity charset of DESIGN §3.1, minus the
+  // Ids become path components and URL segments: the entity charset of design §3.1, minus the
   // names "." and ".." that would escape the checkpoint directory.
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 

@@ -42,7 +42,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Deployment in the ModelVersion state machine (DESIGN §3.3): v0 from the base model, READY →
+ * Deployment in the ModelVersion state machine (design §3.3): v0 from the base model, READY →
  * DEPLOYING → CANARY, DEPLOY_FAILED, retries, a crash between intent and confirmation, undeploy on
  * rollback, served names never reused. The serving backend is an in-memory model server with
  * vLLM's load/unload semantics (the HTTP backend itself is tested against the simulator in

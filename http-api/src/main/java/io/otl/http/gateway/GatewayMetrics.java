@@ -2,7 +2,7 @@ package io.otl.http.gateway;
 
 import io.otl.http.MetricsRegistry;
 
-/** The gateway's figures on /metrics (per agent and version; DESIGN §7.5, issue #15 item 8). */
+/** The gateway's figures on /metrics (per agent and version; design §7.5, issue #15 item 8). */
 final class GatewayMetrics {
   private static final double[] LATENCY = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
       30, 60};

@@ -50,7 +50,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The inference gateway (DESIGN §7.5): {@code POST /v1/chat/completions} and {@code GET /v1/models}
+ * The inference gateway (design §7.5): {@code POST /v1/chat/completions} and {@code GET /v1/models}
  * in OpenAI's wire format. Each call is routed to the session's version, forwarded (streaming
  * passed through as it arrives), and recorded in the session; every error is OpenAI's error
  * object. Mounted under {@code /v1} outside the API's bearer-token check: agents authenticate with

@@ -7,7 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Settings of the inference gateway ({@code agentscope.training.gateway}, DESIGN §7.5).
+ * Settings of the inference gateway ({@code agentscope.training.gateway}, design §7.5).
  *
  * @param apiKeys agent id → the key that agent sends as {@code Authorization: Bearer …}; empty: no
  *     gateway auth, the agent is named by {@code X-Agent-Id} (or {@code defaultAgent})

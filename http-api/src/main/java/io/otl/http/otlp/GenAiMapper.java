@@ -19,7 +19,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Spans of the OpenTelemetry GenAI semantic conventions → session inputs (DESIGN §7.6).
+ * Spans of the OpenTelemetry GenAI semantic conventions → session inputs (design §7.6).
  *
  * <p>Session: {@code gen_ai.conversation.id} (else {@code session.id}) of the span or of its nearest
  * ancestor in the same request. Agent: {@code gen_ai.agent.id}, else {@code gen_ai.agent.name}, of any

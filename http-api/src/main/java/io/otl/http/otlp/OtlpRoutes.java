@@ -39,7 +39,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * OTLP/HTTP traces receiver, {@code POST /v1/traces} (DESIGN §7.6): protobuf or JSON, optionally
+ * OTLP/HTTP traces receiver, {@code POST /v1/traces} (design §7.6): protobuf or JSON, optionally
  * gzip, answered as the OTLP specification says (200 with an ExportTraceServiceResponse in the
  * request's encoding, {@code partial_success} naming refused spans; 400 for an undecodable body,
  * 415 for another content type). The mapped inputs go through {@link DataCollector}, so each

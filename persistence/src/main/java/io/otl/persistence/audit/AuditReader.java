@@ -36,7 +36,7 @@ import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 
 /**
- * The audit read of the journal (DESIGN §1, §7.1, §7.4) through pekko-persistence-jdbc's read
+ * The audit read of the journal (design §1, §7.1, §7.4) through pekko-persistence-jdbc's read
  * journal. It never writes and never talks to the live entities, so reading the history of a busy
  * entity does not disturb it.
  *

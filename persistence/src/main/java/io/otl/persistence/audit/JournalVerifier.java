@@ -21,7 +21,7 @@ import org.apache.pekko.stream.javadsl.Sink;
 /**
  * Replays every entity of some kinds through the read journal and reports what recovery would trip
  * on: an event that cannot be deserialized (or is not an event of the entity), and a gap in the
- * sequence numbers (pekko-persistence-jdbc 1.1.1 stops a recovery at a gap, DESIGN §10). Read-only.
+ * sequence numbers (pekko-persistence-jdbc 1.1.1 stops a recovery at a gap, design §10). Read-only.
  *
  * <p>Blocking (it is the {@code audit verify} command's engine); entities are checked one after
  * the other, each in windows, so memory stays constant whatever the journal's size.

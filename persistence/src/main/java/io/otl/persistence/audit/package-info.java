@@ -1,5 +1,5 @@
 /**
- * Journal replay for audits (DESIGN §1, §7.1 {@code /v1/audit/{kind}/{id}?asOf=}, §7.4 {@code audit}).
+ * Journal replay for audits (design §1, §7.1 {@code /v1/audit/{kind}/{id}?asOf=}, §7.4 {@code audit}).
  *
  * <h2>What is read</h2>
  * {@link io.otl.persistence.audit.AuditReader} reads pekko-persistence-jdbc's read journal only

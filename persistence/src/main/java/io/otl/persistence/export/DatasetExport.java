@@ -30,7 +30,7 @@ import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 
 /**
- * Dataset export (DESIGN §6): JSON Lines files Trinity-RFT reads as they are, with a manifest.
+ * Dataset export (design §6): JSON Lines files Trinity-RFT reads as they are, with a manifest.
  *
  * <p><b>Streaming.</b> Sessions are replayed one by one from the journal
  * ({@code currentEventsByPersistenceId("AgentSession|<id>")}, folded with the entity's own

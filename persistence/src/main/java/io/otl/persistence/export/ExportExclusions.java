@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The one place an export counts what it saw and what it left out, by reason (DESIGN §6: the
+ * The one place an export counts what it saw and what it left out, by reason (design §6: the
  * manifest counts every exclusion by reason). Reasons are short kebab-case names such as
  * {@code below-sft-min-reward}; every part of the export that drops a trajectory (selection,
  * formats, scans) records it here. Thread-safe: stream stages may run on different threads.

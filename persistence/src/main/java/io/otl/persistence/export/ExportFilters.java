@@ -3,7 +3,7 @@ package io.otl.persistence.export;
 import com.typesafe.config.Config;
 
 /**
- * Which trajectories a dataset may use (DESIGN §6), from {@code agentscope.training.training-runner}:
+ * Which trajectories a dataset may use (design §6), from {@code agentscope.training.training-runner}:
  * SFT takes reward ≥ {@code sft-min-reward} and quality ≥ {@code min-quality}; DPO pairs answers
  * to the same task whose rewards differ by ≥ {@code dpo-min-margin}, the chosen one meeting
  * {@code min-quality}; RL tasks need quality ≥ {@code min-quality}.

@@ -2,7 +2,7 @@ package io.otl.persistence.export;
 
 import java.util.Locale;
 
-/** The dataset shapes Trinity-RFT reads (DESIGN §6). */
+/** The dataset shapes Trinity-RFT reads (design §6). */
 public enum ExportFormat {
   /** {@code {"messages":[…],"tools":"<JSON string>"}}. */
   SFT,

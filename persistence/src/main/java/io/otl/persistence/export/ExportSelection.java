@@ -4,7 +4,7 @@ import io.otl.core.session.SessionModel.Status;
 import java.util.Set;
 
 /**
- * The per-trajectory rules of DESIGN §6 for one export, each refusal counted in
+ * The per-trajectory rules of design §6 for one export, each refusal counted in
  * {@link ExportExclusions} under its reason. A trajectory is checked in a fixed order (completed,
  * then the format's rules) and counted once, under the first rule it fails.
  */

@@ -20,7 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The JSON Lines of DESIGN §6, one trajectory (or pair) per line. Pure and deterministic: the same
+ * The JSON Lines of design §6, one trajectory (or pair) per line. Pure and deterministic: the same
  * trajectory always gives the same bytes (field order fixed, no timestamps).
  *
  * <p><b>SFT.</b> {@code messages} follows the conversation in journal order, in the shape chat

@@ -13,7 +13,7 @@ import org.apache.pekko.stream.javadsl.Sink;
 /**
  * The model versions of one agent that were ever rolled back, read from that agent's ModelVersion
  * journal (one small entity per agent, so one cheap query per export). Sessions those versions
- * served never enter SFT and are never a DPO {@code chosen} answer (DESIGN §6).
+ * served never enter SFT and are never a DPO {@code chosen} answer (design §6).
  */
 final class RolledBackVersions {
   private RolledBackVersions() {}

@@ -7,7 +7,7 @@ import java.util.HexFormat;
 import java.util.Optional;
 
 /**
- * Which task a trajectory answers (DESIGN §6): DPO pairs only compare answers to the same task.
+ * Which task a trajectory answers (design §6): DPO pairs only compare answers to the same task.
  * The client's own id when the session was started with metadata {@code taskId}; else a hash of the
  * first user message, normalised ({@link JsonlFormats#normalisePrompt}: NFKC, lower case, whitespace
  * runs collapsed) so that trivially different spellings of one question are one task.

@@ -14,7 +14,7 @@ import java.io.IOException;
 /**
  * What one {@code agent-events} record means: an event of a session of an agent, or the reason it
  * cannot be recorded (then it goes to the dead-letter topic). The value is an event object of
- * DESIGN §7.1 plus {@code sessionId} and {@code agentId}; the key is the session id (a key that
+ * design §7.1 plus {@code sessionId} and {@code agentId}; the key is the session id (a key that
  * contradicts the value's {@code sessionId} is refused, a value without one takes the key's).
  */
 public sealed interface AgentEventRecord {

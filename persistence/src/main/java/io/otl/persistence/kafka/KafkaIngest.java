@@ -48,7 +48,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Consumes {@code agent-events} (DESIGN §7.2) into the sessions' journal. At-least-once in,
+ * Consumes {@code agent-events} (design §7.2) into the sessions' journal. At-least-once in,
  * idempotent sessions: exactly-once effect.
  *
  * <ul>

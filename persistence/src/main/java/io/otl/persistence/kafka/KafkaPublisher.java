@@ -39,7 +39,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes tagged journal events to Kafka (DESIGN §7.2): {@code trajectories} from the sessions'
+ * Publishes tagged journal events to Kafka (design §7.2): {@code trajectories} from the sessions'
  * completions and reward revisions, {@code model-updates} from ModelVersion transitions.
  *
  * <p>Each publisher is a cluster singleton that reads its tag with {@code eventsByTag} from the
@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * again (at-least-once), with the same {@code id}, for consumers to deduplicate. Failures restart
  * the stream with back-off from the stored offset; start-up never waits for the broker.
  *
- * <p>Caveat (DESIGN §10): on PostgreSQL, {@code eventsByTag} may skip an event whose transaction
+ * <p>Caveat (design §10): on PostgreSQL, {@code eventsByTag} may skip an event whose transaction
  * committed more than about 10 s after a later one.
  */
 public final class KafkaPublisher {

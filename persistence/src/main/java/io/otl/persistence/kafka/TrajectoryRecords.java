@@ -18,7 +18,7 @@ import org.apache.pekko.persistence.query.EventEnvelope;
 /**
  * A {@code trajectories} record per completion or reward revision: the trajectory as the journal
  * holds it up to that event (replayed with {@link AgentSession.State#apply}), in the SFT export
- * shape of DESIGN §6 ({@code messages} of role and content, {@code tools} as a JSON string) plus
+ * shape of design §6 ({@code messages} of role and content, {@code tools} as a JSON string) plus
  * {@code reward}, {@code qualityScore}, {@code modelVersion}, {@code agentId}, {@code sessionId},
  * {@code revision} (true for a reward revision), {@code at} and {@code id} =
  * {@code sessionId:eventId}, stable across re-publication.

@@ -1,5 +1,5 @@
 /**
- * Kafka ingestion and publishing (DESIGN §7.2), configured by {@code agentscope.training.kafka}
+ * Kafka ingestion and publishing (design §7.2), configured by {@code agentscope.training.kafka}
  * ({@code kafka.conf}, read by {@link io.otl.persistence.kafka.KafkaSettings}).
  *
  * <h2>Starting</h2>
@@ -14,7 +14,7 @@
  * restart.*}) while the node serves. Topics are not created here; create them up front.
  *
  * <h2>agent-events (in)</h2>
- * Key = sessionId; value = one event object of DESIGN §7.1 with {@code sessionId} and {@code
+ * Key = sessionId; value = one event object of design §7.1 with {@code sessionId} and {@code
  * agentId}. Offsets are committed only after the journal acknowledged the record or after it was
  * dead-lettered; a repeat after a crash is stored once (sessions deduplicate by eventId). Records
  * that cannot be recorded go to {@code topics.dead-letter} with the original key, value and

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * {@code data-collector.store-type = local}: each completed trajectory, besides being in the
  * journal, becomes one JSON line of {@code <store-path>/trajectories-<UTC day of completion>.jsonl}.
  *
- * <p>The line has the shape of the Kafka {@code trajectories} topic (DESIGN §7.2): the SFT export
+ * <p>The line has the shape of the Kafka {@code trajectories} topic (design §7.2): the SFT export
  * shape ({@code messages} of role and content, {@code tools} as a JSON string) plus {@code reward},
  * {@code qualityScore}, {@code modelVersion}, {@code agentId}, {@code sessionId}, {@code status},
  * {@code at}, {@code id}. It is built from the journal, where text is already desensitized. Only

@@ -49,7 +49,7 @@ import org.apache.pekko.stream.javadsl.Source;
  * offset: delivery is at-least-once, and with idempotent consumers (deduplicating by session id +
  * event id, or by ordering) the effect is exactly-once.
  *
- * <p><b>Second line of defence</b> (DESIGN §10). On PostgreSQL {@code eventsByTag} gives up on an
+ * <p><b>Second line of defence</b> (design §10). On PostgreSQL {@code eventsByTag} gives up on an
  * ordering gap after about ten seconds, so an event whose transaction commits later than that
  * behind a higher ordering is never seen by the live stream. Every {@code rescan-interval} the feed
  * re-reads {@code currentEventsByTag} from the offset it had reached {@code rescan-window} ago

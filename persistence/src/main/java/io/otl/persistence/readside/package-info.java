@@ -1,5 +1,5 @@
 /**
- * Read side (DESIGN §3.2, §4, §10): resumable streams of tagged journal events with their offsets
+ * Read side (design §3.2, §4, §10): resumable streams of tagged journal events with their offsets
  * stored in the journal.
  *
  * <ul>

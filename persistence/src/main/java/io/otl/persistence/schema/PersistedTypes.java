@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * THE registry of persisted types (DESIGN §4.1): every event and snapshot class an entity writes to
+ * THE registry of persisted types (design §4.1): every event and snapshot class an entity writes to
  * the journal, under a logical name that never changes, whatever the class is called or wherever it
  * lives. A new event is one line here: {@code PersistedType.of("model.deployment-started",
  * ModelVersion.DeploymentStarted.class)}. Renaming or moving a class changes only the class

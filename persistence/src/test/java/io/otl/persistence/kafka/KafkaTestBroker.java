@@ -30,7 +30,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real Kafka broker for tests (DESIGN §10): {@code KafkaClusterTestKit}, one combined
+ * A real Kafka broker for tests (design §10): {@code KafkaClusterTestKit}, one combined
  * broker+controller node in KRaft mode, with the replication settings a single node needs (without
  * them a consumer group never gets a coordinator). Listens on fixed loopback ports picked at start,
  * so that {@link #stopBroker()} and {@link #startBroker()} restart the broker in place and clients

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * An agent that embeds a training node in its own JVM (DESIGN §1 way 1, §7.3): no HTTP hop, the node
+ * An agent that embeds a training node in its own JVM (design §1 way 1, §7.3): no HTTP hop, the node
  * is a Pekko cluster member of the agent's process.
  *
  * <ul>
