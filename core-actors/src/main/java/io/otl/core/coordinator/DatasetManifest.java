@@ -29,13 +29,17 @@ public record DatasetManifest(
     List<String> sessionIds,
     List<String> piiFindings,
     String format,
+    // Added in 0.2.0: left out when unset, so manifests stored by 0.1.0 are rewritten byte for byte.
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
     int seen,
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
     Map<String, Integer> exclusions)
     implements JsonSerializable {
   public DatasetManifest {
     sessionIds = sessionIds == null ? List.of() : List.copyOf(sessionIds);
     piiFindings = piiFindings == null ? List.of() : List.copyOf(piiFindings);
-    exclusions = exclusions == null ? Map.of() : Map.copyOf(exclusions);
+    // Sorted: the journal's JSON (and a golden journal) must not depend on a hash order.
+    exclusions = exclusions == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(exclusions));
   }
 
   /** A manifest without selection counts (an exporter that does not count: seen 0). */

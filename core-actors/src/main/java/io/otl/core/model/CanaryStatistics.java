@@ -1,6 +1,7 @@
 package io.otl.core.model;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.Locale;
 
 /**
@@ -84,13 +85,14 @@ public final class CanaryStatistics {
       Double observedTailShare,
       boolean degraded,
       String summary,
-      String method,
-      Double estimate,
-      Double standardError,
-      Double mixingSd,
-      Double pValue,
-      Double alpha,
-      Long looks) {
+      // Added in 0.2.0 with the sequential test; left out when null, so 0.1.0 results rewrite byte for byte.
+      @JsonInclude(JsonInclude.Include.NON_NULL) String method,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Double estimate,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Double standardError,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Double mixingSd,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Double pValue,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Double alpha,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Long looks) {
 
     // Events persist this record: fields are only ever added (boxed, so older events read them as
     // null), never renamed or removed. The canonical constructor is the JSON creator.
