@@ -72,13 +72,16 @@ class SeedKeysWalkTest {
       "data-collector.store-type=oss", "data-collector.store-endpoint", "data-collector.store-bucket");
 
   /**
-   * The article's {@code model} section (provider, base URL, API key, model name, timeout, retries).
-   * TODO(feat/deploy): the base-model registration (version v0) parses and validates these; once it
-   * is merged, move them to HONOURED with their parsed values. This branch does not parse them.
+   * The article's {@code model} section: the base model, registered as version v0 and served through
+   * the gateway (docs/serving.md). Each key against its parsed value in {@link ModelSection}.
    */
-  private static final Set<String> BASE_MODEL_REGISTRATION = Set.of("agentscope.model.provider",
-      "agentscope.model.base-url", "agentscope.model.api-key", "agentscope.model.model-name",
-      "agentscope.model.timeout-seconds", "agentscope.model.max-retries");
+  private static final Map<String, Function<ModelSection, Object>> MODEL_SECTION = Map.of(
+      "agentscope.model.provider", ModelSection::provider,
+      "agentscope.model.base-url", ModelSection::baseUrl,
+      "agentscope.model.api-key", ModelSection::apiKey,
+      "agentscope.model.model-name", ModelSection::modelName,
+      "agentscope.model.timeout-seconds", ModelSection::timeoutSeconds,
+      "agentscope.model.max-retries", ModelSection::maxRetries);
 
   @ParameterizedTest
   @ValueSource(strings = {"application.yml", "settings.json", "config.toml"})
@@ -97,7 +100,11 @@ class SeedKeysWalkTest {
     for (String key : keys) {
       Object written = file.getValue(key).unwrapped();
       if (key.startsWith("agentscope.model.")) {
-        assertTrue(BASE_MODEL_REGISTRATION.contains(key), key + " of " + name + " is neither honoured nor refused");
+        Function<ModelSection, Object> field = MODEL_SECTION.get(key);
+        if (field == null) fail(key + " of " + name + " is silently ignored: neither honoured nor refused");
+        ModelSection section = ModelSection.fromRoot(merged).orElseThrow();
+        Object expected = key.endsWith("api-key") ? "sk-walk-test" : written;
+        assertEquals(normalise(expected), normalise(field.apply(section)), key + " of " + name + " is not honoured");
         walked.add(key);
         continue;
       }
