@@ -80,7 +80,8 @@ class SecretsInLogsTest {
   }
 
   private static List<String> lines(ListAppender<ILoggingEvent> appender) {
-    synchronized (appender.list) {
+    // Logback appends under the appender's own lock (AppenderBase.doAppend), not the list's.
+    synchronized (appender) {
       List<String> out = new ArrayList<>();
       for (ILoggingEvent e : appender.list) {
         out.add(e.getFormattedMessage() + (e.getThrowableProxy() == null ? "" : " " + e.getThrowableProxy().getMessage()));
