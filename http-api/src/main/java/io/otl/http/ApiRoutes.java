@@ -5,6 +5,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
+import static org.apache.pekko.http.javadsl.server.Directives.pathPrefixTest;
 
 import java.util.List;
 import java.util.Set;
@@ -72,7 +73,8 @@ public final class ApiRoutes {
             path("openapi.json", () -> get(() -> complete(HttpResponse.create().withEntity(
                 HttpEntities.create(ContentTypes.APPLICATION_JSON, OPENAPI))))),
             v1Routes))));
-    if (!rootAliases.isEmpty()) top.add(auth.protect(() -> all(rootAliases)));
+    // Only requests for the aliases' own paths meet their auth: an unmatched path stays a 404.
+    if (!rootAliases.isEmpty()) top.add(pathPrefixTest("feedback", () -> auth.protect(() -> all(rootAliases))));
     return new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS).wrap(all(top));
   }
 

@@ -63,7 +63,7 @@ class TrinityConfigRendererTest {
     assertEquals("lora", adapter.path("name").asText());
     assertEquals(8, adapter.path("lora_rank").asInt());
     assertEquals(32, adapter.path("lora_alpha").asInt());
-    JsonNode grpo = YAML.readTree(lora.render(spec("grpo", Map.of())));
+    JsonNode grpo = YAML.readTree(lora.render(spec("grpo", Map.of("reward-fn-type", "math_reward"))));
     assertEquals(16, grpo.path("model").path("lora_configs").path(0).path("lora_rank").asInt());
     assertEquals("checkpoint", grpo.path("synchronizer").path("sync_method").asText());
     assertTrue(YAML.readTree(renderer.render(spec("sft", Map.of()))).path("model").path("lora_configs").isMissingNode(),
