@@ -237,17 +237,27 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
     return out.toString();
   }
 
-  /** A tool's JSON answer stays structured; anything else is kept as text. */
+  /**
+   * A tool's JSON answer stays structured; anything else is kept as text. AgentScope's default
+   * converter hands a tool's String return value over JSON-quoted, so one level of quoting is undone.
+   */
   private static JsonNode output(String text) {
-    String t = text.strip();
-    if (t.startsWith("{") || t.startsWith("[")) {
-      try {
-        return MAPPER.readTree(t);
-      } catch (java.io.IOException notJson) {
-        // plain text that happens to start with a bracket
-      }
+    JsonNode parsed = parse(text);
+    if (parsed != null && parsed.isTextual()) {
+      JsonNode inner = parse(parsed.asText());
+      return inner != null && inner.isContainerNode() ? inner : parsed;
     }
-    return TextNode.valueOf(text);
+    return parsed != null && parsed.isContainerNode() ? parsed : TextNode.valueOf(text);
+  }
+
+  private static JsonNode parse(String text) {
+    String t = text.strip();
+    if (!(t.startsWith("{") || t.startsWith("[") || t.startsWith("\""))) return null;
+    try {
+      return MAPPER.readTree(t);
+    } catch (java.io.IOException notJson) {
+      return null;
+    }
   }
 
   private static String json(Object value) {
