@@ -15,8 +15,10 @@ import io.agentscope.core.tool.Toolkit;
 import io.otl.node.TrainingNode;
 import io.otl.node.simulator.SimulatorSettings;
 import io.otl.node.simulator.TrinitySimulator;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,7 +47,7 @@ class AgentScopeCaptureTest {
   }
 
   /** The lines of docs/connect-agentscope.md, as they stand there. */
-  private static OtlTrainingHook runDocExample(TrainingNode node, String baseUrl) {
+  private static Run runDocExample(TrainingNode node, String baseUrl) {
     // --- docs/connect-agentscope.md: begin
     Toolkit toolkit = new Toolkit();
     toolkit.registerTool(new OrderTools());
@@ -57,16 +59,16 @@ class AgentScopeCaptureTest {
     agent.call(Msg.builder().role(MsgRole.USER).textContent("Thanks, that is all.").build()).block();
     training.thumbs(agent, true);
     // --- docs/connect-agentscope.md: end
-    lastAgent = agent;
-    return training;
+    return new Run(agent, training);
   }
 
-  private static ReActAgent lastAgent;
+  private record Run(ReActAgent agent, OtlTrainingHook training) {}
 
   @Test
   void theDocExampleRecordsTheCompleteTrajectoryDesensitizedThroughTheEmbeddedCollector() throws Exception {
-    OtlTrainingHook training = runDocExample(node, simulator.baseUrl() + "/v1");
-    ReActAgent agent = lastAgent;
+    Run run = runDocExample(node, simulator.baseUrl() + "/v1");
+    ReActAgent agent = run.agent();
+    OtlTrainingHook training = run.training();
     assertTrue(training.flush(Duration.ofSeconds(30)), "the hook's buffer drains");
     assertTrajectory(agent.getAgentId(), "support-bot", training);
     training.close();
@@ -74,21 +76,84 @@ class AgentScopeCaptureTest {
 
   @Test
   void theHttpSinkRecordsTheSameTrajectoryOnARemoteNode() throws Exception {
-    Toolkit toolkit = new Toolkit();
-    toolkit.registerTool(new OrderTools());
-    ReActAgent agent = ReActAgent.builder().name("support-bot-http").sysPrompt("You are a support agent.")
-        .model(OpenAIChatModel.builder().baseUrl(simulator.baseUrl() + "/v1").apiKey("unused").modelName("default")
-            .stream(false).build())
-        .toolkit(toolkit).memory(new InMemoryMemory()).build();
+    ReActAgent agent = agent("support-bot-http");
     String sessionId = "as-http-" + agent.getAgentId();
     OtlTrainingHook training = OtlTraining.builder(TrajectorySink.http("http://127.0.0.1:" + node.httpPort()))
         .agentId("support-bot-http").sessionIds(SessionIdProvider.fixed(sessionId)).attach(agent);
-    agent.call(Msg.builder().role(MsgRole.USER).textContent("Use the tool: where is order 4711? Mail me at jo@example.com").build()).block();
-    agent.call(Msg.builder().role(MsgRole.USER).textContent("Thanks, that is all.").build()).block();
+    assertTwoTurnsAnswered(agent);
     training.thumbs(agent, true);
     assertTrue(training.flush(Duration.ofSeconds(30)), "the hook's buffer drains");
     assertTrajectory(sessionId, "support-bot-http", training);
     training.close();
+  }
+
+  @Test
+  void aDeadNodeNeverFailsTheAgentAndTheDropCounterRises() throws Exception {
+    int closed;
+    try (ServerSocket s = new ServerSocket(0)) {
+      closed = s.getLocalPort();
+    }
+    ReActAgent agent = agent("dead-node-bot");
+    OtlTrainingHook training = OtlTraining.builder(TrajectorySink.http("http://127.0.0.1:" + closed, "secret-token"))
+        .bufferCapacity(2).retries(2, Duration.ofMillis(20)).attach(agent);
+    assertTwoTurnsAnswered(agent);
+    training.rate(agent, 4);
+    assertTrue(training.flush(Duration.ofSeconds(30)), "every batch ends delivered or dropped");
+    assertTrue(training.dropped() > 0, "events are dropped and counted");
+    assertEquals(0, training.delivered());
+    assertTrue(training.failedAttempts() > 0);
+    training.close();
+  }
+
+  @Test
+  void aNodeThatNeverAnswersDoesNotHoldTheAgentBack() throws Exception {
+    // A sink whose deliveries never complete: the sender is stuck on its first batch, the buffer fills.
+    TrajectorySink blackHole = (session, agentId, events) -> new CompletableFuture<>();
+    ReActAgent agent = agent("stuck-node-bot");
+    OtlTrainingHook training = OtlTraining.builder(blackHole).bufferCapacity(1).retries(1, Duration.ZERO)
+        .attach(agent);
+    assertTwoTurnsAnswered(agent);
+    assertTrue(training.dropped() > 0, "the full buffer drops instead of blocking the agent");
+    assertEquals(0, training.delivered());
+    training.close();
+  }
+
+  @Test
+  void batchesSentTwiceAreStoredOnce() throws Exception {
+    // Every batch reaches the node twice, as after a lost acknowledgement: event ids make the resend a no-op.
+    TrajectorySink embedded = TrajectorySink.embedded(node.dataCollector());
+    TrajectorySink twice = (session, agentId, events) -> embedded.deliver(session, agentId, events)
+        .thenCompose(done -> embedded.deliver(session, agentId, events));
+    ReActAgent agent = agent("twice-bot");
+    OtlTrainingHook training = OtlTraining.attach(agent, twice);
+    assertTwoTurnsAnswered(agent);
+    training.thumbs(agent, false);
+    assertTrue(training.flush(Duration.ofSeconds(30)));
+    JsonNode s = TestNode.session(node, agent.getAgentId(), n -> n.path("feedback").size() == 1);
+    assertEquals(4, s.path("messages").size(), s.toString());
+    assertEquals(1, s.path("toolCalls").size(), s.toString());
+    assertEquals(1, s.path("steps").size(), s.toString());
+    assertEquals("THUMBS_DOWN", s.path("feedback").get(0).path("kind").asText());
+    training.close();
+  }
+
+  private static ReActAgent agent(String name) {
+    Toolkit toolkit = new Toolkit();
+    toolkit.registerTool(new OrderTools());
+    return ReActAgent.builder().name(name).sysPrompt("You are a support agent.")
+        .model(OpenAIChatModel.builder().baseUrl(simulator.baseUrl() + "/v1").apiKey("unused").modelName("default")
+            .stream(false).build())
+        .toolkit(toolkit).memory(new InMemoryMemory()).build();
+  }
+
+  private static void assertTwoTurnsAnswered(ReActAgent agent) {
+    Msg first = agent.call(Msg.builder().role(MsgRole.USER)
+        .textContent("Use the tool: where is order 4711? Mail me at jo@example.com").build()).block();
+    Msg second = agent.call(Msg.builder().role(MsgRole.USER).textContent("Thanks, that is all.").build()).block();
+    assertNotNull(first);
+    assertFalse(first.getTextContent().isBlank(), "the agent answered the first turn");
+    assertNotNull(second);
+    assertFalse(second.getTextContent().isBlank(), "the agent answered the second turn");
   }
 
   private static void assertTrajectory(String sessionId, String agentId, OtlTrainingHook training) throws Exception {
