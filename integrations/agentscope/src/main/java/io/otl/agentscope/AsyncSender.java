@@ -131,6 +131,10 @@ final class AsyncSender implements AutoCloseable {
     return out;
   }
 
+  private static String reason(Throwable failure) {
+    return failure instanceof TrajectorySink.DeliveryException ? failure.getMessage() : failure.getClass().getSimpleName();
+  }
+
   private void send(Batch batch) throws InterruptedException {
     for (int attempt = 1; ; attempt++) {
       Throwable failure;
@@ -149,7 +153,7 @@ final class AsyncSender implements AutoCloseable {
       if (!retriable || attempt >= maxAttempts || closed) {
         long total = dropped.addAndGet(batch.events().size());
         log.warn("dropped {} events of session {} after {} attempt(s): {} (dropped so far: {})",
-            batch.events().size(), batch.sessionId(), attempt, failure.getMessage(), total);
+            batch.events().size(), batch.sessionId(), attempt, reason(failure), total);
         return;
       }
       Thread.sleep(backoff.toMillis() * attempt);

@@ -43,7 +43,11 @@ final class HttpSink implements TrajectorySink {
         .POST(HttpRequest.BodyPublishers.ofString(body(agentId, events)));
     if (bearerToken != null) request.header("Authorization", "Bearer " + bearerToken);
     return client.sendAsync(request.build(), HttpResponse.BodyHandlers.discarding()).handle((response, error) -> {
-      if (error != null) throw new DeliveryException("node unreachable: " + error.getClass().getSimpleName(), true, error);
+      if (error != null) {
+        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+            ? error.getCause() : error;
+        throw new DeliveryException("node unreachable: " + cause.getClass().getSimpleName(), true, cause);
+      }
       int status = response.statusCode();
       if (status >= 200 && status < 300) return null;
       // 429 and 5xx pass; any other 4xx is the node refusing this batch, which a resend will not change.
