@@ -2,6 +2,7 @@ package io.otl.agentscope;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
 import java.io.IOException;
@@ -27,7 +28,11 @@ final class TestNode {
   }
 
   static TrainingNode start(Path dir) {
-    return TrainingNode.start(ConfigFactory.parseMap(Map.ofEntries(
+    return start(dir, ConfigFactory.empty());
+  }
+
+  static TrainingNode start(Path dir, Config overrides) {
+    return TrainingNode.start(overrides.withFallback(ConfigFactory.parseMap(Map.ofEntries(
         Map.entry("agentscope.training.persistence", "h2"),
         Map.entry("agentscope.training.db.url",
             "jdbc:h2:file:" + dir.resolve("journal") + ";DATABASE_TO_UPPER=false;WRITE_DELAY=0"),
@@ -39,7 +44,7 @@ final class TestNode {
         Map.entry("agentscope.training.training-runner.dataset-dir", dir.resolve("datasets").toString()),
         Map.entry("agentscope.training.training-runner.checkpoint-root-dir", dir.resolve("checkpoints").toString()),
         Map.entry("agentscope.training.data-collector.store-path", dir.resolve("trajectories").toString()),
-        Map.entry("agentscope.training.simulator.work-dir", dir.resolve("simulator").toString()))));
+        Map.entry("agentscope.training.simulator.work-dir", dir.resolve("simulator").toString())))));
   }
 
   /** GET /v1/sessions/{id} once {@code ready} holds (the hook sends asynchronously). */
