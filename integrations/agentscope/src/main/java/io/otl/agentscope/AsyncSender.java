@@ -34,6 +34,7 @@ final class AsyncSender implements AutoCloseable {
   private final AtomicLong delivered = new AtomicLong();
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicLong failedAttempts = new AtomicLong();
+  private final AtomicLong drops = new AtomicLong();
   // Offered and not yet delivered or dropped: what flush waits for.
   private final AtomicInteger pending = new AtomicInteger();
   private final Thread worker;
@@ -57,8 +58,7 @@ final class AsyncSender implements AutoCloseable {
     if (!closed && queue.offer(batch)) return true;
     pending.decrementAndGet();
     long total = dropped.addAndGet(batch.events().size());
-    // One line per power of two, not one per drop: a dead node must not flood the agent's log either.
-    if (Long.bitCount(total) == 1) {
+    if (logThisDrop()) {
       log.warn("trajectory buffer full: dropped events for session {} (dropped so far: {})", batch.sessionId(), total);
     }
     return false;
@@ -105,7 +105,13 @@ final class AsyncSender implements AutoCloseable {
         taken.add(queue.take());
         queue.drainTo(taken, MAX_MERGED - 1);
         try {
-          for (Batch b : merged(taken)) send(b);
+          for (List<Batch> run : runsBySession(taken)) {
+            // One request per run; if the node refuses the merged batch, each part is tried on its own
+            // so that one bad batch does not take its neighbours down with it.
+            if (!send(merge(run), run.size() == 1) && run.size() > 1) {
+              for (Batch b : run) send(b, true);
+            }
+          }
         } finally {
           pending.addAndGet(-taken.size());
         }
@@ -116,33 +122,47 @@ final class AsyncSender implements AutoCloseable {
   }
 
   /** Consecutive batches of one session become one request: fewer round trips, same order. */
-  private static List<Batch> merged(List<Batch> batches) {
-    List<Batch> out = new ArrayList<>();
+  private static List<List<Batch>> runsBySession(List<Batch> batches) {
+    List<List<Batch>> runs = new ArrayList<>();
     for (Batch b : batches) {
-      Batch last = out.isEmpty() ? null : out.get(out.size() - 1);
-      if (last != null && last.sessionId().equals(b.sessionId()) && last.agentId().equals(b.agentId())) {
-        List<SessionInput> events = new ArrayList<>(last.events());
-        events.addAll(b.events());
-        out.set(out.size() - 1, new Batch(last.sessionId(), last.agentId(), events));
+      List<Batch> last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
+      if (last != null && last.get(0).sessionId().equals(b.sessionId()) && last.get(0).agentId().equals(b.agentId())) {
+        last.add(b);
       } else {
-        out.add(b);
+        runs.add(new ArrayList<>(List.of(b)));
       }
     }
-    return out;
+    return runs;
+  }
+
+  private static Batch merge(List<Batch> run) {
+    if (run.size() == 1) return run.get(0);
+    List<SessionInput> events = new ArrayList<>();
+    for (Batch b : run) events.addAll(b.events());
+    return new Batch(run.get(0).sessionId(), run.get(0).agentId(), events);
+  }
+
+  /** The 1st, 2nd, 4th, 8th... drop is logged: a dead node must not flood the agent's log either. */
+  private boolean logThisDrop() {
+    return Long.bitCount(drops.incrementAndGet()) == 1;
   }
 
   private static String reason(Throwable failure) {
     return failure instanceof TrajectorySink.DeliveryException ? failure.getMessage() : failure.getClass().getSimpleName();
   }
 
-  private void send(Batch batch) throws InterruptedException {
+  /**
+   * Delivers with retries; false when the node refused the batch (not retriable) and {@code
+   * dropRefused} is false: the caller then splits it. Everything else given up on is dropped.
+   */
+  private boolean send(Batch batch, boolean dropRefused) throws InterruptedException {
     for (int attempt = 1; ; attempt++) {
       Throwable failure;
       try {
         sink.deliver(batch.sessionId(), batch.agentId(), batch.events()).toCompletableFuture()
             .get(DELIVERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         delivered.addAndGet(batch.events().size());
-        return;
+        return true;
       } catch (ExecutionException e) {
         failure = e.getCause() != null ? e.getCause() : e;
       } catch (TimeoutException | RuntimeException e) {
@@ -150,11 +170,12 @@ final class AsyncSender implements AutoCloseable {
       }
       failedAttempts.incrementAndGet();
       boolean retriable = !(failure instanceof TrajectorySink.DeliveryException d) || d.retriable();
+      if (!retriable && !dropRefused) return false;
       if (!retriable || attempt >= maxAttempts || closed) {
         long total = dropped.addAndGet(batch.events().size());
-        log.warn("dropped {} events of session {} after {} attempt(s): {} (dropped so far: {})",
+        if (logThisDrop()) log.warn("dropped {} events of session {} after {} attempt(s): {} (dropped so far: {})",
             batch.events().size(), batch.sessionId(), attempt, reason(failure), total);
-        return;
+        return true;
       }
       Thread.sleep(backoff.toMillis() * attempt);
     }

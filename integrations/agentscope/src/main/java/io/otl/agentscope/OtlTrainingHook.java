@@ -69,7 +69,12 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
   });
   private final Map<String, Long> callStarted = new ConcurrentHashMap<>();
   private final Map<String, Long> toolStarted = new ConcurrentHashMap<>();
-  private final Map<String, AtomicInteger> steps = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> steps = Collections.synchronizedMap(new LinkedHashMap<>() {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, AtomicInteger> eldest) {
+      return size() > REMEMBERED_SESSIONS;
+    }
+  });
   private final AtomicLong captureErrors = new AtomicLong();
 
   OtlTrainingHook(AsyncSender sender, String agentId, String agentVersion, SessionIdProvider sessions) {
@@ -137,9 +142,12 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
       }
     } else if (event instanceof ErrorEvent error) {
       callStarted.remove(sessionId);
+      // A step, not the session's result: a completed session refuses the conversation's next turns,
+      // and whether a failed call ends the conversation is the application's call (complete(...)).
       // The class only: an exception's message may quote the user.
-      events.add(new SessionInput.Result("as-error-" + UUID.randomUUID(), null, "FAILURE",
-          "agent error: " + error.getError().getClass().getSimpleName()));
+      int index = steps.computeIfAbsent(sessionId, s -> new AtomicInteger()).getAndIncrement();
+      events.add(new SessionInput.Reasoning("as-error-" + UUID.randomUUID(), null, index, null, "error",
+          error.getError().getClass().getSimpleName()));
     }
     if (events.isEmpty()) return;
     String owner = agentId != null ? agentId : agent.getName();

@@ -58,6 +58,7 @@ class AgentScopeCaptureTest {
     agent.call(Msg.builder().role(MsgRole.USER).textContent("Use the tool: where is order 4711? Mail me at jo@example.com").build()).block();
     agent.call(Msg.builder().role(MsgRole.USER).textContent("Thanks, that is all.").build()).block();
     training.thumbs(agent, true);
+    training.complete(agent, true, "answered");
     // --- docs/connect-agentscope.md: end
     return new Run(agent, training);
   }
@@ -71,6 +72,18 @@ class AgentScopeCaptureTest {
     OtlTrainingHook training = run.training();
     assertTrue(training.flush(Duration.ofSeconds(30)), "the hook's buffer drains");
     assertTrajectory(agent.getAgentId(), "support-bot", training);
+    JsonNode done = TestNode.session(node, agent.getAgentId(), n -> n.path("status").asText().equals("COMPLETED"));
+    assertEquals("SUCCESS", done.path("result").path("status").asText(), done.toString());
+
+    // The conversation was declared over: a further turn is refused by the node and counted as dropped,
+    // the agent still answers, and feedback sent with it is kept (a refused merged batch is split).
+    assertFalse(agent.call(Msg.builder().role(MsgRole.USER).textContent("One more thing?").build()).block()
+        .getTextContent().isBlank());
+    training.thumbs(agent, false);
+    assertTrue(training.flush(Duration.ofSeconds(30)));
+    assertTrue(training.dropped() > 0, "the refused turn is counted");
+    JsonNode after = TestNode.session(node, agent.getAgentId(), n -> n.path("feedback").size() == 2);
+    assertEquals(4, after.path("messages").size(), "nothing of the refused turn is stored: " + after);
     training.close();
   }
 
