@@ -150,6 +150,25 @@ class AgentScopeCaptureTest {
     training.close();
   }
 
+  @Test
+  void aFailingToolIsRecordedAsAnUnsuccessfulCall() throws Exception {
+    Toolkit toolkit = new Toolkit();
+    toolkit.registerTool(new FailingTools());
+    ReActAgent agent = ReActAgent.builder().name("failing-tool-bot").sysPrompt("You are a support agent.")
+        .model(OpenAIChatModel.builder().baseUrl(simulator.baseUrl() + "/v1").apiKey("unused").modelName("default")
+            .stream(false).build())
+        .toolkit(toolkit).memory(new InMemoryMemory()).build();
+    OtlTrainingHook training = OtlTraining.attach(agent, TrajectorySink.embedded(node.dataCollector()));
+    assertTwoTurnsAnswered(agent);
+    assertTrue(training.flush(Duration.ofSeconds(30)));
+    JsonNode s = TestNode.session(node, agent.getAgentId(), n -> n.path("messages").size() == 4);
+    assertEquals(1, s.path("toolCalls").size(), s.toString());
+    JsonNode call = s.path("toolCalls").get(0);
+    assertFalse(call.path("success").asBoolean(true), "the tool failed: " + call);
+    assertTrue(call.path("output").asText().contains("warehouse system offline"), call.toString());
+    training.close();
+  }
+
   private static ReActAgent agent(String name) {
     Toolkit toolkit = new Toolkit();
     toolkit.registerTool(new OrderTools());
