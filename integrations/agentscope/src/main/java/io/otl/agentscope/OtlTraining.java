@@ -1,0 +1,88 @@
+package io.otl.agentscope;
+
+import io.agentscope.core.agent.AgentBase;
+import java.time.Duration;
+
+/**
+ * Zero-code capture for AgentScope Java: one call registers a hook on an agent that records its
+ * trajectory (user messages, reasoning steps, tool calls with result and latency, replies, errors)
+ * into a training node. See docs/connect-agentscope.md.
+ *
+ * <pre>{@code
+ * OtlTrainingHook training = OtlTraining.attach(agent, TrajectorySink.http("http://node:8080"));
+ * agent.call(userMsg).block();
+ * training.thumbs(agent, true);
+ * }</pre>
+ */
+public final class OtlTraining {
+  private OtlTraining() {}
+
+  /** Attaches with the defaults: agentId = the agent's name, one session per agent instance. */
+  public static OtlTrainingHook attach(AgentBase agent, TrajectorySink sink) {
+    return builder(sink).attach(agent);
+  }
+
+  public static Builder builder(TrajectorySink sink) {
+    return new Builder(sink);
+  }
+
+  /** Settings of one hook; a hook may be attached to several agents (they share its buffer). */
+  public static final class Builder {
+    private final TrajectorySink sink;
+    private String agentId;
+    private String agentVersion;
+    private SessionIdProvider sessions = SessionIdProvider.perAgent();
+    private int bufferCapacity = 1024;
+    private int maxAttempts = 3;
+    private Duration retryBackoff = Duration.ofMillis(200);
+
+    private Builder(TrajectorySink sink) {
+      if (sink == null) throw new IllegalArgumentException("sink is required");
+      this.sink = sink;
+    }
+
+    /** The node's agentId (whose pool and models these sessions feed); default: the agent's name. */
+    public Builder agentId(String agentId) {
+      this.agentId = agentId;
+      return this;
+    }
+
+    /** Recorded on the session's start event (e.g. the agent's release). */
+    public Builder agentVersion(String agentVersion) {
+      this.agentVersion = agentVersion;
+      return this;
+    }
+
+    public Builder sessionIds(SessionIdProvider provider) {
+      if (provider == null) throw new IllegalArgumentException("provider is required");
+      this.sessions = provider;
+      return this;
+    }
+
+    /** Batches held while the node is slow or down; past that they are dropped and counted. */
+    public Builder bufferCapacity(int batches) {
+      this.bufferCapacity = batches;
+      return this;
+    }
+
+    /** Attempts per batch when the node is unreachable or busy, and the pause growing between them. */
+    public Builder retries(int maxAttempts, Duration backoff) {
+      this.maxAttempts = maxAttempts;
+      this.retryBackoff = backoff;
+      return this;
+    }
+
+    /** A hook not yet on any agent, for {@code ReActAgent.builder().hook(...)}. */
+    public OtlTrainingHook build() {
+      return new OtlTrainingHook(new AsyncSender(sink, bufferCapacity, maxAttempts, retryBackoff), agentId,
+          agentVersion, sessions);
+    }
+
+    /** Builds the hook and adds it to the agent's hooks (AgentScope keeps them in a concurrent list). */
+    public OtlTrainingHook attach(AgentBase agent) {
+      OtlTrainingHook hook = build();
+      agent.getHooks().add(hook);
+      return hook;
+    }
+  }
+}

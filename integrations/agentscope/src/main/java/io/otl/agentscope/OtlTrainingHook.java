@@ -1,0 +1,282 @@
+package io.otl.agentscope;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.agentscope.core.agent.Agent;
+import io.agentscope.core.hook.ErrorEvent;
+import io.agentscope.core.hook.Hook;
+import io.agentscope.core.hook.HookEvent;
+import io.agentscope.core.hook.PostActingEvent;
+import io.agentscope.core.hook.PostCallEvent;
+import io.agentscope.core.hook.PostReasoningEvent;
+import io.agentscope.core.hook.PreActingEvent;
+import io.agentscope.core.hook.PreCallEvent;
+import io.agentscope.core.message.ContentBlock;
+import io.agentscope.core.message.Msg;
+import io.agentscope.core.message.MsgRole;
+import io.agentscope.core.message.TextBlock;
+import io.agentscope.core.message.ToolResultBlock;
+import io.agentscope.core.message.ToolUseBlock;
+import io.otl.core.session.SessionInput;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+
+/**
+ * The AgentScope hook that turns an agent's call into session events. It only reads the events it
+ * is shown and hands batches to a non-blocking buffer: it never changes what the agent does, and
+ * no failure here (nor of the node) reaches the agent.
+ *
+ * <p>Event ids derive from AgentScope's own ids (message ids, tool call ids), so a batch sent twice
+ * is stored once.
+ */
+public final class OtlTrainingHook implements Hook, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(OtlTrainingHook.class);
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  // Sessions whose start was sent: bounded, as a server may see sessions without end. Forgetting one
+  // only resends its (idempotent) start event.
+  private static final int REMEMBERED_SESSIONS = 10_000;
+
+  private final AsyncSender sender;
+  private final String agentId;
+  private final String agentVersion;
+  private final SessionIdProvider sessions;
+  private final Set<String> started = Collections.newSetFromMap(Collections.synchronizedMap(
+      new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+          return size() > REMEMBERED_SESSIONS;
+        }
+      }));
+  private final Map<String, String> agentOfSession = Collections.synchronizedMap(new LinkedHashMap<>() {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+      return size() > REMEMBERED_SESSIONS;
+    }
+  });
+  private final Map<String, Long> callStarted = new ConcurrentHashMap<>();
+  private final Map<String, Long> toolStarted = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> steps = Collections.synchronizedMap(new LinkedHashMap<>() {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, AtomicInteger> eldest) {
+      return size() > REMEMBERED_SESSIONS;
+    }
+  });
+  private final AtomicLong captureErrors = new AtomicLong();
+
+  OtlTrainingHook(AsyncSender sender, String agentId, String agentVersion, SessionIdProvider sessions) {
+    this.sender = sender;
+    this.agentId = agentId;
+    this.agentVersion = agentVersion;
+    this.sessions = sessions;
+  }
+
+  /** After the agent's other hooks, so what is recorded is what they let through. */
+  @Override
+  public int priority() {
+    return 1000;
+  }
+
+  @Override
+  public <T extends HookEvent> Mono<T> onEvent(T event) {
+    try {
+      capture(event);
+    } catch (RuntimeException e) {
+      long n = captureErrors.incrementAndGet();
+      if (Long.bitCount(n) == 1) log.warn("could not capture a {} event ({} so far): {}", event.getType(), n, e.toString());
+    }
+    return Mono.just(event);
+  }
+
+  private void capture(HookEvent event) {
+    Agent agent = event.getAgent();
+    String sessionId = sessions.sessionId(agent);
+    List<SessionInput> events = new ArrayList<>();
+    if (event instanceof PreCallEvent pre) {
+      callStarted.put(sessionId, System.nanoTime());
+      for (Msg m : pre.getInputMessages()) {
+        if (m.getRole() == MsgRole.USER || m.getRole() == MsgRole.SYSTEM) {
+          events.add(new SessionInput.Message("as-msg-" + m.getId(), null, m.getRole().name().toLowerCase(),
+              m.getTextContent(), null, null));
+        }
+      }
+    } else if (event instanceof PostReasoningEvent post) {
+      Msg m = post.getReasoningMessage();
+      List<ToolUseBlock> uses = m == null ? List.of() : m.getContentBlocks(ToolUseBlock.class);
+      // A step without a tool call is the reply itself, recorded once at the end of the call.
+      if (!uses.isEmpty()) {
+        String thought = m.getTextContent();
+        String action = uses.stream().map(u -> u.getName() + "(" + json(u.getInput()) + ")")
+            .collect(Collectors.joining("; "));
+        int index = steps.computeIfAbsent(sessionId, s -> new AtomicInteger()).getAndIncrement();
+        events.add(new SessionInput.Reasoning("as-rsn-" + m.getId(), null, index,
+            thought == null || thought.isBlank() ? null : thought, action, null));
+      }
+    } else if (event instanceof PreActingEvent pre) {
+      toolStarted.put(pre.getToolUse().getId(), System.nanoTime());
+    } else if (event instanceof PostActingEvent post) {
+      ToolUseBlock use = post.getToolUse();
+      Long began = toolStarted.remove(use.getId());
+      String text = text(post.getToolResult());
+      events.add(new SessionInput.ToolCall("as-tool-" + use.getId(), null, use.getId(), use.getName(),
+          MAPPER.valueToTree(use.getInput()), output(text), !text.startsWith("Error:"), millisSince(began)));
+    } else if (event instanceof PostCallEvent post) {
+      Msg reply = post.getFinalMessage();
+      Long began = callStarted.remove(sessionId);
+      if (reply != null) {
+        events.add(new SessionInput.Message("as-msg-" + reply.getId(), null, "assistant", reply.getTextContent(),
+            reply.getId(), millisSince(began)));
+      }
+    } else if (event instanceof ErrorEvent error) {
+      callStarted.remove(sessionId);
+      // A step, not the session's result: a completed session refuses the conversation's next turns,
+      // and whether a failed call ends the conversation is the application's call (complete(...)).
+      // The class only: an exception's message may quote the user.
+      int index = steps.computeIfAbsent(sessionId, s -> new AtomicInteger()).getAndIncrement();
+      events.add(new SessionInput.Reasoning("as-error-" + UUID.randomUUID(), null, index, null, "error",
+          error.getError().getClass().getSimpleName()));
+    }
+    if (events.isEmpty()) return;
+    String owner = agentId != null ? agentId : agent.getName();
+    agentOfSession.put(sessionId, owner);
+    if (started.add(sessionId)) {
+      events.add(0, new SessionInput.Start("as-start", null, agentVersion, null,
+          Map.of("source", "agentscope", "agentName", String.valueOf(agent.getName()))));
+    }
+    sender.offer(new AsyncSender.Batch(sessionId, owner, events));
+  }
+
+  // --- Feedback and outcome: the same buffer, so they never block or fail the caller either.
+
+  /** Thumbs up/down on the agent's current session. */
+  public void thumbs(Agent agent, boolean helpful) {
+    thumbs(sessions.sessionId(agent), helpful);
+  }
+
+  public void thumbs(String sessionId, boolean helpful) {
+    feedback(sessionId, helpful ? "THUMBS_UP" : "THUMBS_DOWN", null, UUID.randomUUID().toString());
+  }
+
+  /** A 1–5 rating of the agent's current session. */
+  public void rate(Agent agent, int score) {
+    rate(sessions.sessionId(agent), score);
+  }
+
+  public void rate(String sessionId, int score) {
+    if (score < 1 || score > 5) throw new IllegalArgumentException("a rating is an integer from 1 to 5: " + score);
+    feedback(sessionId, "RATING", (double) score, UUID.randomUUID().toString());
+  }
+
+  /**
+   * Any feedback kind of DESIGN §3.1.1; the same {@code feedbackId} sent twice counts once (pass the
+   * id of the user's click to make retries safe).
+   */
+  public void feedback(String sessionId, String kind, Double value, String feedbackId) {
+    enqueue(sessionId, new SessionInput.Feedback("as-fb-" + feedbackId, null, kind, value, feedbackId, "agentscope"));
+  }
+
+  /** The session's final result (SUCCESS or FAILURE); the session completes and stays open to feedback. */
+  public void complete(Agent agent, boolean success, String detail) {
+    complete(sessions.sessionId(agent), success, detail);
+  }
+
+  public void complete(String sessionId, boolean success, String detail) {
+    enqueue(sessionId, new SessionInput.Result("as-result", null, success ? "SUCCESS" : "FAILURE", detail));
+  }
+
+  private void enqueue(String sessionId, SessionInput event) {
+    String owner = agentOfSession.getOrDefault(sessionId, agentId);
+    if (owner == null) {
+      throw new IllegalStateException("session " + sessionId + " was never seen by this hook and no agentId is set");
+    }
+    sender.offer(new AsyncSender.Batch(sessionId, owner, List.of(event)));
+  }
+
+  // --- Counters, for the agent's own metrics.
+
+  /** Events the node acknowledged. */
+  public long delivered() {
+    return sender.delivered();
+  }
+
+  /** Events given up on: buffer full, node refused, or still failing after the retries. */
+  public long dropped() {
+    return sender.dropped();
+  }
+
+  /** Sends that failed (each retry counts). */
+  public long failedAttempts() {
+    return sender.failedAttempts();
+  }
+
+  /** Waits until everything captured so far was delivered or dropped; false if {@code max} passed first. */
+  public boolean flush(Duration max) throws InterruptedException {
+    return sender.flush(max);
+  }
+
+  /** Flushes (up to 10 s) and stops the sender thread; the hook records nothing after. */
+  @Override
+  public void close() {
+    sender.close();
+  }
+
+  private static String text(ToolResultBlock result) {
+    if (result == null || result.getOutput() == null) return "";
+    StringBuilder out = new StringBuilder();
+    for (ContentBlock b : result.getOutput()) {
+      if (b instanceof TextBlock t && t.getText() != null) {
+        if (out.length() > 0) out.append('\n');
+        out.append(t.getText());
+      }
+    }
+    return out.toString();
+  }
+
+  /**
+   * A tool's JSON answer stays structured; anything else is kept as text. AgentScope's default
+   * converter hands a tool's String return value over JSON-quoted, so one level of quoting is undone.
+   */
+  private static JsonNode output(String text) {
+    JsonNode parsed = parse(text);
+    if (parsed != null && parsed.isTextual()) {
+      JsonNode inner = parse(parsed.asText());
+      return inner != null && inner.isContainerNode() ? inner : parsed;
+    }
+    return parsed != null && parsed.isContainerNode() ? parsed : TextNode.valueOf(text);
+  }
+
+  private static JsonNode parse(String text) {
+    String t = text.strip();
+    if (!(t.startsWith("{") || t.startsWith("[") || t.startsWith("\""))) return null;
+    try {
+      return MAPPER.readTree(t);
+    } catch (java.io.IOException notJson) {
+      return null;
+    }
+  }
+
+  private static String json(Object value) {
+    try {
+      return MAPPER.writeValueAsString(value);
+    } catch (java.io.IOException e) {
+      return String.valueOf(value);
+    }
+  }
+
+  private static Long millisSince(Long nanoStart) {
+    return nanoStart == null ? null : (System.nanoTime() - nanoStart) / 1_000_000;
+  }
+}

@@ -1,0 +1,49 @@
+package io.otl.agentscope;
+
+import io.otl.core.api.DataCollector;
+import io.otl.core.session.SessionInput;
+import java.net.URI;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Where captured events go: a node in the same JVM ({@link #embedded}) or a remote node over HTTP
+ * ({@link #http}). The hook never calls a sink on the agent's thread: {@link AsyncSender} does.
+ */
+public interface TrajectorySink {
+  /**
+   * Delivers one batch of one session. The stage fails with a {@link DeliveryException}; one that
+   * is not {@link DeliveryException#retriable()} (the node refused the input) is dropped at once.
+   */
+  CompletionStage<Void> deliver(String sessionId, String agentId, List<SessionInput> events);
+
+  /** A node in this JVM, e.g. {@code TrainingNode.start(config).dataCollector()}. */
+  static TrajectorySink embedded(DataCollector collector) {
+    return new EmbeddedSink(collector);
+  }
+
+  /** A remote node: {@code POST {baseUrl}/v1/sessions/{id}/events}, without a bearer token. */
+  static TrajectorySink http(String baseUrl) {
+    return new HttpSink(URI.create(baseUrl), null);
+  }
+
+  /** A remote node whose API asks for {@code Authorization: Bearer <token>} (the token is never logged). */
+  static TrajectorySink http(String baseUrl, String bearerToken) {
+    return new HttpSink(URI.create(baseUrl), bearerToken);
+  }
+
+  /** Why a batch was not stored. */
+  final class DeliveryException extends RuntimeException {
+    private final boolean retriable;
+
+    public DeliveryException(String message, boolean retriable, Throwable cause) {
+      super(message, cause);
+      this.retriable = retriable;
+    }
+
+    /** True when sending the same batch again may succeed (node down, timeout, 429, 5xx). */
+    public boolean retriable() {
+      return retriable;
+    }
+  }
+}

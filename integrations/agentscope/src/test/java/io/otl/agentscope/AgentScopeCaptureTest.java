@@ -1,0 +1,224 @@
+package io.otl.agentscope;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.agentscope.core.ReActAgent;
+import io.agentscope.core.memory.InMemoryMemory;
+import io.agentscope.core.message.Msg;
+import io.agentscope.core.message.MsgRole;
+import io.agentscope.core.model.OpenAIChatModel;
+import io.agentscope.core.tool.Toolkit;
+import io.otl.node.TrainingNode;
+import io.otl.node.simulator.SimulatorSettings;
+import io.otl.node.simulator.TrinitySimulator;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A real AgentScope {@link ReActAgent} with one tool, its model the simulator's OpenAI-compatible
+ * chat face, answers two turns; a real node (H2, HTTP on a free port) must then hold the whole
+ * trajectory, desensitized, whichever door the hook used.
+ */
+class AgentScopeCaptureTest {
+  private static TrainingNode node;
+  private static TrinitySimulator simulator;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path dir = TestNode.dir("agentscope");
+    node = TestNode.start(dir);
+    simulator = TrinitySimulator.start(node.system(),
+        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator-face")));
+  }
+
+  @AfterAll
+  static void stop() {
+    if (simulator != null) simulator.stop();
+    if (node != null) node.close();
+  }
+
+  /** The lines of docs/connect-agentscope.md, as they stand there. */
+  private static Run runDocExample(TrainingNode node, String baseUrl) {
+    // --- docs/connect-agentscope.md: begin
+    Toolkit toolkit = new Toolkit();
+    toolkit.registerTool(new OrderTools());
+    ReActAgent agent = ReActAgent.builder().name("support-bot").sysPrompt("You are a support agent.")
+        .model(OpenAIChatModel.builder().baseUrl(baseUrl).apiKey("unused").modelName("default").stream(false).build())
+        .toolkit(toolkit).memory(new InMemoryMemory()).build();
+    OtlTrainingHook training = OtlTraining.attach(agent, TrajectorySink.embedded(node.dataCollector()));
+    agent.call(Msg.builder().role(MsgRole.USER).textContent("Use the tool: where is order 4711? Mail me at jo@example.com").build()).block();
+    agent.call(Msg.builder().role(MsgRole.USER).textContent("Thanks, that is all.").build()).block();
+    training.thumbs(agent, true);
+    training.complete(agent, true, "answered");
+    // --- docs/connect-agentscope.md: end
+    return new Run(agent, training);
+  }
+
+  private record Run(ReActAgent agent, OtlTrainingHook training) {}
+
+  @Test
+  void theDocExampleRecordsTheCompleteTrajectoryDesensitizedThroughTheEmbeddedCollector() throws Exception {
+    Run run = runDocExample(node, simulator.baseUrl() + "/v1");
+    ReActAgent agent = run.agent();
+    OtlTrainingHook training = run.training();
+    assertTrue(training.flush(Duration.ofSeconds(30)), "the hook's buffer drains");
+    assertTrajectory(agent.getAgentId(), "support-bot", training);
+    JsonNode done = TestNode.session(node, agent.getAgentId(), n -> n.path("status").asText().equals("COMPLETED"));
+    assertEquals("SUCCESS", done.path("result").path("status").asText(), done.toString());
+
+    // The conversation was declared over: a further turn is refused by the node and counted as dropped,
+    // the agent still answers, and feedback sent with it is kept (a refused merged batch is split).
+    assertFalse(agent.call(Msg.builder().role(MsgRole.USER).textContent("One more thing?").build()).block()
+        .getTextContent().isBlank());
+    training.thumbs(agent, false);
+    assertTrue(training.flush(Duration.ofSeconds(30)));
+    assertTrue(training.dropped() > 0, "the refused turn is counted");
+    JsonNode after = TestNode.session(node, agent.getAgentId(), n -> n.path("feedback").size() == 2);
+    assertEquals(4, after.path("messages").size(), "nothing of the refused turn is stored: " + after);
+    training.close();
+  }
+
+  @Test
+  void theHttpSinkRecordsTheSameTrajectoryOnARemoteNode() throws Exception {
+    ReActAgent agent = agent("support-bot-http");
+    String sessionId = "as-http-" + agent.getAgentId();
+    OtlTrainingHook training = OtlTraining.builder(TrajectorySink.http("http://127.0.0.1:" + node.httpPort()))
+        .agentId("support-bot-http").sessionIds(SessionIdProvider.fixed(sessionId)).attach(agent);
+    assertTwoTurnsAnswered(agent);
+    training.thumbs(agent, true);
+    assertTrue(training.flush(Duration.ofSeconds(30)), "the hook's buffer drains");
+    assertTrajectory(sessionId, "support-bot-http", training);
+    training.close();
+  }
+
+  @Test
+  void aDeadNodeNeverFailsTheAgentAndTheDropCounterRises() throws Exception {
+    int closed;
+    try (ServerSocket s = new ServerSocket(0)) {
+      closed = s.getLocalPort();
+    }
+    ReActAgent agent = agent("dead-node-bot");
+    OtlTrainingHook training = OtlTraining.builder(TrajectorySink.http("http://127.0.0.1:" + closed, "secret-token"))
+        .bufferCapacity(2).retries(2, Duration.ofMillis(20)).attach(agent);
+    assertTwoTurnsAnswered(agent);
+    training.rate(agent, 4);
+    assertTrue(training.flush(Duration.ofSeconds(30)), "every batch ends delivered or dropped");
+    assertTrue(training.dropped() > 0, "events are dropped and counted");
+    assertEquals(0, training.delivered());
+    assertTrue(training.failedAttempts() > 0);
+    training.close();
+  }
+
+  @Test
+  void aNodeThatNeverAnswersDoesNotHoldTheAgentBack() throws Exception {
+    // A sink whose deliveries never complete: the sender is stuck on its first batch, the buffer fills.
+    TrajectorySink blackHole = (session, agentId, events) -> new CompletableFuture<>();
+    ReActAgent agent = agent("stuck-node-bot");
+    OtlTrainingHook training = OtlTraining.builder(blackHole).bufferCapacity(1).retries(1, Duration.ZERO)
+        .attach(agent);
+    assertTwoTurnsAnswered(agent);
+    assertTrue(training.dropped() > 0, "the full buffer drops instead of blocking the agent");
+    assertEquals(0, training.delivered());
+    training.close();
+  }
+
+  @Test
+  void batchesSentTwiceAreStoredOnce() throws Exception {
+    // Every batch reaches the node twice, as after a lost acknowledgement: event ids make the resend a no-op.
+    TrajectorySink embedded = TrajectorySink.embedded(node.dataCollector());
+    TrajectorySink twice = (session, agentId, events) -> embedded.deliver(session, agentId, events)
+        .thenCompose(done -> embedded.deliver(session, agentId, events));
+    ReActAgent agent = agent("twice-bot");
+    OtlTrainingHook training = OtlTraining.attach(agent, twice);
+    assertTwoTurnsAnswered(agent);
+    training.thumbs(agent, false);
+    assertTrue(training.flush(Duration.ofSeconds(30)));
+    JsonNode s = TestNode.session(node, agent.getAgentId(), n -> n.path("feedback").size() == 1);
+    assertEquals(4, s.path("messages").size(), s.toString());
+    assertEquals(1, s.path("toolCalls").size(), s.toString());
+    assertEquals(1, s.path("steps").size(), s.toString());
+    assertEquals("THUMBS_DOWN", s.path("feedback").get(0).path("kind").asText());
+    training.close();
+  }
+
+  @Test
+  void aFailingToolIsRecordedAsAnUnsuccessfulCall() throws Exception {
+    Toolkit toolkit = new Toolkit();
+    toolkit.registerTool(new FailingTools());
+    ReActAgent agent = ReActAgent.builder().name("failing-tool-bot").sysPrompt("You are a support agent.")
+        .model(OpenAIChatModel.builder().baseUrl(simulator.baseUrl() + "/v1").apiKey("unused").modelName("default")
+            .stream(false).build())
+        .toolkit(toolkit).memory(new InMemoryMemory()).build();
+    OtlTrainingHook training = OtlTraining.attach(agent, TrajectorySink.embedded(node.dataCollector()));
+    assertTwoTurnsAnswered(agent);
+    assertTrue(training.flush(Duration.ofSeconds(30)));
+    JsonNode s = TestNode.session(node, agent.getAgentId(), n -> n.path("messages").size() == 4);
+    assertEquals(1, s.path("toolCalls").size(), s.toString());
+    JsonNode call = s.path("toolCalls").get(0);
+    assertFalse(call.path("success").asBoolean(true), "the tool failed: " + call);
+    assertTrue(call.path("output").asText().contains("warehouse system offline"), call.toString());
+    training.close();
+  }
+
+  private static ReActAgent agent(String name) {
+    Toolkit toolkit = new Toolkit();
+    toolkit.registerTool(new OrderTools());
+    return ReActAgent.builder().name(name).sysPrompt("You are a support agent.")
+        .model(OpenAIChatModel.builder().baseUrl(simulator.baseUrl() + "/v1").apiKey("unused").modelName("default")
+            .stream(false).build())
+        .toolkit(toolkit).memory(new InMemoryMemory()).build();
+  }
+
+  private static void assertTwoTurnsAnswered(ReActAgent agent) {
+    Msg first = agent.call(Msg.builder().role(MsgRole.USER)
+        .textContent("Use the tool: where is order 4711? Mail me at jo@example.com").build()).block();
+    Msg second = agent.call(Msg.builder().role(MsgRole.USER).textContent("Thanks, that is all.").build()).block();
+    assertNotNull(first);
+    assertFalse(first.getTextContent().isBlank(), "the agent answered the first turn");
+    assertNotNull(second);
+    assertFalse(second.getTextContent().isBlank(), "the agent answered the second turn");
+  }
+
+  private static void assertTrajectory(String sessionId, String agentId, OtlTrainingHook training) throws Exception {
+    JsonNode s = TestNode.session(node, sessionId,
+        n -> n.path("messages").size() >= 4 && n.path("feedback").size() == 1);
+    assertEquals(agentId, s.path("agentId").asText());
+    JsonNode messages = s.path("messages");
+    assertEquals(4, messages.size(), "two user messages and two replies: " + messages);
+    assertEquals("user", messages.get(0).path("role").asText());
+    assertTrue(messages.get(0).path("content").asText().contains("[EMAIL]"), messages.get(0).toString());
+    assertEquals("assistant", messages.get(1).path("role").asText());
+    assertFalse(messages.get(1).path("msgId").asText().isEmpty(), "the reply carries AgentScope's message id");
+    assertTrue(messages.get(1).has("latencyMs"), "the reply's latency is recorded: " + messages.get(1));
+    assertEquals("user", messages.get(2).path("role").asText());
+    assertEquals("Thanks, that is all.", messages.get(2).path("content").asText());
+    assertEquals("assistant", messages.get(3).path("role").asText());
+
+    JsonNode tools = s.path("toolCalls");
+    assertEquals(1, tools.size(), "the first turn called the tool once: " + tools);
+    JsonNode call = tools.get(0);
+    assertEquals("lookup_order", call.path("toolName").asText());
+    assertEquals("shipped", call.path("output").path("status").asText(), "the tool's JSON answer: " + call);
+    assertTrue(call.path("success").asBoolean());
+    assertTrue(call.has("latencyMs"), call.toString());
+    assertFalse(call.path("input").toString().contains("jo@example.com"), "tool input desensitized: " + call);
+
+    JsonNode steps = s.path("steps");
+    assertEquals(1, steps.size(), "one reasoning step chose the tool: " + steps);
+    assertTrue(steps.get(0).path("action").asText().startsWith("lookup_order("), steps.toString());
+
+    assertEquals("THUMBS_UP", s.path("feedback").get(0).path("kind").asText());
+    assertFalse(s.toString().contains("jo@example.com"), "no raw PII is stored: " + s);
+    assertEquals(0, training.dropped(), "nothing dropped with a healthy node");
+    assertNotNull(s.path("sessionId").asText());
+  }
+}
