@@ -42,17 +42,22 @@ final class TrainingWiring {
 
   private TrainingWiring() {}
 
-  static void start(ActorSystem<?> system, ClusterSharding sharding, Config training, Clock clock) {
+  /** @return the batch backend, whose job logs the HTTP API serves; empty for trinity-proxy */
+  static java.util.Optional<io.otl.core.training.TrainingBackend> start(
+      ActorSystem<?> system, ClusterSharding sharding, Config training, Clock clock) {
     TrainingPolicy policy = TrainingPolicy.fromConfig(training);
     Duration askTimeout = training.getDuration("http.ask-timeout");
     CandidateSink candidates = candidateSink(sharding, askTimeout);
     TrinitySettings trinity = TrinitySettings.fromConfig(system.settings().config());
-    TrainingCoordinator.Ports ports = trinity.backend().equals(TrinityProxyBackend.TYPE)
+    java.util.Optional<io.otl.core.training.TrainingBackend> batch = trinity.backend().equals(TrinityProxyBackend.TYPE)
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(new RayJobsBackend(system, trinity.rayJobs(), ServingWiring.trainsLora(training)));
+    TrainingCoordinator.Ports ports = batch.isEmpty()
         ? TrainingCoordinator.Ports.online(new PerTurnRewards(new TrinityProxyBackend(system, trinity.endpoint()),
             new DataCollector(sharding, askTimeout), SessionSettings.fromConfig(training).weights()), candidates)
         : TrainingCoordinator.Ports.batch(
             exporter(system, Path.of(training.getString("training-runner.dataset-dir")).toAbsolutePath()),
-            new RayJobsBackend(system, trinity.rayJobs(), ServingWiring.trainsLora(training)), candidates);
+            batch.get(), candidates);
     sharding.init(Entity.of(TrainingCoordinator.ENTITY_TYPE_KEY,
         ctx -> TrainingCoordinator.create(ctx.getEntityId(), policy, ports, clock)));
     if (training.getBoolean("read-side.enabled")) {
@@ -62,6 +67,7 @@ final class TrainingWiring {
     if (store.local()) {
       LocalTrajectoryStore.start(system, store.storePath(), FeedSettings.fromConfig(training));
     }
+    return batch;
   }
 
   /** Writes the job's dataset as JSON Lines next to its manifest, named after the job. */
