@@ -52,12 +52,14 @@ final class TrainingWiring {
     java.util.Optional<io.otl.core.training.TrainingBackend> batch = trinity.backend().equals(TrinityProxyBackend.TYPE)
         ? java.util.Optional.empty()
         : java.util.Optional.of(new RayJobsBackend(system, trinity.rayJobs(), ServingWiring.trainsLora(training)));
-    TrainingCoordinator.Ports ports = batch.isEmpty()
+    TrainingCoordinator.Ports direct = batch.isEmpty()
         ? TrainingCoordinator.Ports.online(new PerTurnRewards(new TrinityProxyBackend(system, trinity.endpoint()),
             new DataCollector(sharding, askTimeout), SessionSettings.fromConfig(training).weights()), candidates)
         : TrainingCoordinator.Ports.batch(
             exporter(system, Path.of(training.getString("training-runner.dataset-dir")).toAbsolutePath()),
             batch.get(), candidates);
+    // One rollout at a time (docs/training-policy.md): ask ModelVersion before each job.
+    TrainingCoordinator.Ports ports = direct.withRolloutProbe(RolloutProbes.of(sharding, askTimeout));
     sharding.init(Entity.of(TrainingCoordinator.ENTITY_TYPE_KEY,
         ctx -> TrainingCoordinator.create(ctx.getEntityId(), policy, ports, clock)));
     if (training.getBoolean("read-side.enabled")) {
