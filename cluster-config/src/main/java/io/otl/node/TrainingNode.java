@@ -170,7 +170,7 @@ public final class TrainingNode implements AutoCloseable {
     sharding.init(Entity.of(ModelVersion.ENTITY_TYPE_KEY,
         ctx -> ModelVersion.create(ctx.getEntityId(), modelSettings, clock, serving)));
 
-    TrainingWiring.start(system, sharding, training, clock);
+    var trainingBackend = TrainingWiring.start(system, sharding, training, clock);
 
     Duration askTimeout = training.getDuration("http.ask-timeout");
     DataCollector collector = new DataCollector(sharding, askTimeout);
@@ -221,6 +221,7 @@ public final class TrainingNode implements AutoCloseable {
           training.getInt("http.max-in-flight"), stopping::get, List.of(
               sessionRoutes.route(),
               new ModelRoutes(sharding, askTimeout, directory).route(),
+              new io.otl.http.JobLogRoutes(sharding, askTimeout, directory, trainingBackend).route(),
               new TrainingRoutes(sharding, askTimeout, directory).route(),
               new AuditRoutes(AuditReader.fromConfig(system, training)).route(),
               new io.otl.http.ExportRoutes(new NodeExports(system)).route(),

@@ -42,19 +42,32 @@ final class TrainingWiring {
 
   private TrainingWiring() {}
 
-  static void start(ActorSystem<?> system, ClusterSharding sharding, Config training, Clock clock) {
+  /** @return the batch backend, whose job logs the HTTP API serves; empty for trinity-proxy */
+  static java.util.Optional<io.otl.core.training.TrainingBackend> start(
+      ActorSystem<?> system, ClusterSharding sharding, Config training, Clock clock) {
     TrainingPolicy policy = TrainingPolicy.fromConfig(training);
     Duration askTimeout = training.getDuration("http.ask-timeout");
     CandidateSink candidates = candidateSink(sharding, askTimeout);
     TrinitySettings trinity = TrinitySettings.fromConfig(system.settings().config());
-    TrainingCoordinator.Ports ports = trinity.backend().equals(TrinityProxyBackend.TYPE)
+    java.util.Optional<io.otl.core.training.TrainingBackend> batch = trinity.backend().equals(TrinityProxyBackend.TYPE)
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(new RayJobsBackend(system, trinity.rayJobs(), ServingWiring.trainsLora(training)));
+    TrainingCoordinator.Ports direct = batch.isEmpty()
         ? TrainingCoordinator.Ports.online(new PerTurnRewards(new TrinityProxyBackend(system, trinity.endpoint()),
             new DataCollector(sharding, askTimeout), SessionSettings.fromConfig(training).weights()), candidates)
         : TrainingCoordinator.Ports.batch(
             exporter(system, Path.of(training.getString("training-runner.dataset-dir")).toAbsolutePath()),
-            new RayJobsBackend(system, trinity.rayJobs(), ServingWiring.trainsLora(training)), candidates);
+            batch.get(), candidates);
+    // One rollout at a time (docs/training-policy.md): ask ModelVersion before each job.
+    TrainingCoordinator.Ports ports = direct.withRolloutProbe(RolloutProbes.of(sharding, askTimeout));
+    // Per-agent overrides (agentscope.training.agents.<agentId>), validated at start-up by NodeConfig.
+    java.util.Map<String, TrainingPolicy> perAgent = new java.util.HashMap<>();
+    io.otl.node.config.AgentPolicies.overrides(system.settings().config()).forEach((agentId, overrides) ->
+        perAgent.put(agentId, TrainingPolicy.fromConfig(
+            io.otl.node.config.AgentPolicies.effectiveTraining(training, overrides))));
     sharding.init(Entity.of(TrainingCoordinator.ENTITY_TYPE_KEY,
-        ctx -> TrainingCoordinator.create(ctx.getEntityId(), policy, ports, clock)));
+        ctx -> TrainingCoordinator.create(ctx.getEntityId(), perAgent.getOrDefault(ctx.getEntityId(), policy),
+            ports, clock)));
     if (training.getBoolean("read-side.enabled")) {
       TrajectoryFeed.start(system, FEED, forwarder(sharding, askTimeout), FeedSettings.fromConfig(training));
     }
@@ -62,6 +75,7 @@ final class TrainingWiring {
     if (store.local()) {
       LocalTrajectoryStore.start(system, store.storePath(), FeedSettings.fromConfig(training));
     }
+    return batch;
   }
 
   /** Writes the job's dataset as JSON Lines next to its manifest, named after the job. */

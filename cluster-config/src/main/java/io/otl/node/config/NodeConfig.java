@@ -73,6 +73,7 @@ public final class NodeConfig {
         .withFallback(ConfigFactory.defaultReference())
         .resolve();
     ValidationReport report = TrainingSettingsValidator.validate(merged);
+    AgentPolicies.validate(merged);
     ModelSection.fromRoot(merged); // the base model's section fails start-up here, not mid-way
     report.warnings().forEach(log::warn);
     return merged;

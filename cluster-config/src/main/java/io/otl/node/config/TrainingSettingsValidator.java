@@ -127,6 +127,8 @@ public final class TrainingSettingsValidator {
     rule(gw + "enabled", bool());
     // agents.<agentId> { api-key, upstream-api-key }: keyed by agent id, so any names are allowed.
     rule(gw + "agents", anySection());
+    // agents.<agentId> { training-runner keys }: checked key by key by AgentPolicies.
+    rule("agents", anySection());
     rule(gw + "upstream-api-key", string(false));
     rule(gw + "default-agent", string(false));
     rule(gw + "timeout", duration(false));

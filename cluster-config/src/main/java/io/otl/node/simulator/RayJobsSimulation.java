@@ -218,6 +218,8 @@ final class RayJobsSimulation {
     schedule(settings.runningDuration(), () -> complete(job));
   }
 
+  private static final int SIMULATED_STEPS = 3;
+
   private void complete(SimJob job) {
     synchronized (job) {
       if (!job.status.equals("RUNNING")) {
@@ -228,6 +230,10 @@ final class RayJobsSimulation {
         job.log("Simulated failure requested by metadata simulate=fail");
         job.finish("FAILED", failedMessage("RuntimeError: simulated training failure (metadata simulate=fail)"), 1);
         return;
+      }
+      // Trinity prints its step metrics; the control plane's log page parses them into step/loss points.
+      for (int step = 1; step <= SIMULATED_STEPS; step++) {
+        job.log(String.format(java.util.Locale.ROOT, "step %d: actor/loss=%.4f", step, 1.0 / (step + 1)));
       }
       if (!simulate.equals("no-checkpoint")) {
         try {

@@ -217,7 +217,8 @@ public final class TrainingCoordinator
           ProxyMetricsTick,
           ProxyMetricsPolled,
           ProxyHandOverFinished,
-          ProxyHandOverRetry {}
+          ProxyHandOverRetry,
+          RolloutChecked {}
 
   /** Sent to itself once recovery completed: re-arms timers and resumes interrupted work. */
   public enum Recovered implements Internal {
@@ -1082,10 +1083,22 @@ public final class TrainingCoordinator
       DatasetExporter exporter,
       TrainingBackend batchBackend,
       OnlineTrainingBackend onlineBackend,
-      CandidateSink candidateSink) {
+      CandidateSink candidateSink,
+      RolloutProbe rolloutProbe) {
 
     public Ports {
       Objects.requireNonNull(candidateSink, "candidateSink");
+      rolloutProbe = rolloutProbe == null ? RolloutProbe.NONE : rolloutProbe;
+    }
+
+    public Ports(DatasetExporter exporter, TrainingBackend batchBackend, OnlineTrainingBackend onlineBackend,
+        CandidateSink candidateSink) {
+      this(exporter, batchBackend, onlineBackend, candidateSink, null);
+    }
+
+    /** The same ports, with ModelVersion asked for "no rollout in progress" before each job. */
+    public Ports withRolloutProbe(RolloutProbe probe) {
+      return new Ports(exporter, batchBackend, onlineBackend, candidateSink, probe);
     }
 
     public static Ports batch(DatasetExporter exporter, TrainingBackend backend, CandidateSink sink) {
@@ -1110,6 +1123,8 @@ public final class TrainingCoordinator
 
   /** Calls in flight (not persisted): keeps one call per step, whatever triggers it. */
   private final Set<String> inFlight = new HashSet<>();
+  /** "One rollout at a time": asks ModelVersion before a manual or threshold job. */
+  private final RolloutGate rollouts;
   /** How often a proxy commit checks again whether its rewards have all been forwarded. */
   private static final Duration COMMIT_WAIT = Duration.ofMillis(250);
   /** Consecutive failures per retried step (not persisted): drives the back-off. */
@@ -1146,6 +1161,7 @@ public final class TrainingCoordinator
     this.clock = clock;
     this.ctx = ctx;
     this.timers = timers;
+    this.rollouts = new RolloutGate(agentId, ports.rolloutProbe(), ctx);
   }
 
   @Override
@@ -1208,6 +1224,9 @@ public final class TrainingCoordinator
         .onCommand(ProxyMetricsTick.class, (s, c) -> onProxyMetricsTick())
         .onCommand(ProxyMetricsPolled.class, this::onProxyMetricsPolled)
         .onCommand(ProxyHandOverFinished.class, this::onProxyHandOverFinished)
+        .onCommand(RolloutChecked.class, (s, c) -> c.trigger() == TriggerType.MANUAL
+            ? startManual(s, c.requestedBy(), c.preflightReason(), c.replyTo())
+            : rollouts.thresholdMayStart(c) ? startThreshold(s) : Effect().noReply())
         .onCommand(ProxyHandOverRetry.class, (s, c) -> {
           if (s.pendingProxyCandidate() != null) {
             handOverProxy(s.pendingProxyCandidate());
@@ -1294,10 +1313,25 @@ public final class TrainingCoordinator
       return Effect().reply(c.replyTo(), new Refused(ErrorCode.CONFLICT, "job " + active.get().jobId()
           + " of agent " + agentId + " is " + active.get().status() + "; wait until it ends or cancel it"));
     }
-    Plan p = new Plan(s);
     String requestedBy = c.requestedBy() == null || c.requestedBy().isBlank() ? "api" : c.requestedBy();
-    String jobId = startJob(p, TriggerType.MANUAL, requestedBy);
-    return run(p, c.replyTo(), st -> {
+    if (rollouts.enabled()) {
+      rollouts.ask(TriggerType.MANUAL, requestedBy, c.replyTo());
+      return Effect().noReply();
+    }
+    return startManual(s, requestedBy, null, c.replyTo());
+  }
+
+  /** A manual job after the rollout check; {@code rolloutReason} is its failed pre-flight item, or null. */
+  ReplyEffect<Event, State> startManual(State s, String requestedBy, String rolloutReason,
+      ActorRef<TriggerReply> replyTo) {
+    Optional<Job> active = s.activeJob();
+    if (active.isPresent()) {
+      return Effect().reply(replyTo, new Refused(ErrorCode.CONFLICT, "job " + active.get().jobId()
+          + " of agent " + agentId + " is " + active.get().status() + "; wait until it ends or cancel it"));
+    }
+    Plan p = new Plan(s);
+    String jobId = startJob(p, TriggerType.MANUAL, requestedBy, rolloutReason);
+    return run(p, replyTo, st -> {
       Job j = st.job(jobId).orElseThrow();
       return new TriggerAccepted(jobId, j.status(), j.preflightFailures());
     });
@@ -1305,13 +1339,31 @@ public final class TrainingCoordinator
 
   /** The threshold trigger: fires when the pool reaches min-samples and no job is active. */
   private void maybeThreshold(Plan p) {
-    State s = p.state;
-    if (!policy.isEnabled(TriggerType.THRESHOLD) || s.activeJobId() != null
-        || s.poolSize() < policy.minSamples()
-        || (s.thresholdRearmAt() != null && s.poolSize() < s.thresholdRearmAt())) {
+    if (!thresholdDue(p.state)) {
+      return;
+    }
+    if (rollouts.enabled()) {
+      // Ask ModelVersion once the events are persisted; the answer starts the job or keeps waiting.
+      p.after(st -> rollouts.ask(TriggerType.THRESHOLD, "threshold", null));
       return;
     }
     startJob(p, TriggerType.THRESHOLD, "threshold");
+  }
+
+  boolean thresholdDue(State s) {
+    return policy.isEnabled(TriggerType.THRESHOLD) && s.activeJobId() == null
+        && s.poolSize() >= policy.minSamples()
+        && (s.thresholdRearmAt() == null || s.poolSize() >= s.thresholdRearmAt());
+  }
+
+  /** The threshold job after the rollout check found none in progress. */
+  ReplyEffect<Event, State> startThreshold(State s) {
+    if (!thresholdDue(s)) {
+      return Effect().noReply();
+    }
+    Plan p = new Plan(s);
+    startJob(p, TriggerType.THRESHOLD, "threshold");
+    return run(p);
   }
 
   /**
@@ -1320,12 +1372,19 @@ public final class TrainingCoordinator
    * step (export, or commit for trinity-proxy) to run once the events are persisted.
    */
   private String startJob(Plan p, TriggerType trigger, String requestedBy) {
+    return startJob(p, trigger, requestedBy, null);
+  }
+
+  private String startJob(Plan p, TriggerType trigger, String requestedBy, String rolloutReason) {
     State before = p.state;
     Instant now = clock.instant();
     String jobId = jobId(before.nextJobSeq(), agentId);
     p.add(new JobRequested(jobId, trigger, requestedBy, policy.backend(), policy.algorithm(),
         policy.baseModel(), policy.hyperparams(), before.poolSessionIds(), now));
     List<String> reasons = preflight(before, trigger);
+    if (rolloutReason != null) {
+      reasons.add(rolloutReason);
+    }
     if (!reasons.isEmpty()) {
       Integer rearm = before.poolSize() + Math.max(1, policy.minSamples() / 10);
       p.add(new PreflightFailed(jobId, reasons, true, rearm, now));

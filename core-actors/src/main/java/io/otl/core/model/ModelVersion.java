@@ -326,7 +326,8 @@ public final class ModelVersion
           Deployments.DeploymentConfirmed,
           Deployments.DeploymentFailed,
           Deployments.UndeployRequested,
-          Deployments.Undeployed {
+          Deployments.Undeployed,
+          Supersession.CandidateSuperseded {
     String version();
   }
 
@@ -807,6 +808,7 @@ public final class ModelVersion
       p.add(new OfflineGatePassed(c.version(), checks,
           baseline == null ? "offline gate passed: no stable version yet" : "offline gate passed against " + baseline,
           now));
+      Supersession.olderReady(p.state.models(), c.version(), now).forEach(p::add);
       autoDeploy(p, now);
     } else {
       p.add(new OfflineGateFailed(c.version(), checks, reasons, now));
@@ -829,6 +831,7 @@ public final class ModelVersion
     p.add(new EvaluationStarted(c.version(), s.models().stable(), now));
     p.add(new OfflineGatePassed(c.version(), List.of(),
         "registered by hand: no offline metrics, offline gate skipped", now));
+    Supersession.olderReady(p.state.models(), c.version(), now).forEach(p::add);
     autoDeploy(p, now);
     return persist(p, c.replyTo(), st -> status(st, c.version(), true, List.of()));
   }
@@ -1180,6 +1183,9 @@ public final class ModelVersion
     }
     if (e instanceof OfflineGatePassed v) {
       return withModels(s, m.with(m.require(v.version()).moveTo(VersionState.READY, null, v.at(), v.note())));
+    }
+    if (e instanceof Supersession.CandidateSuperseded v) {
+      return withModels(s, m.with(m.require(v.version()).retire(v.at(), null, Supersession.reason(v))));
     }
     if (e instanceof OfflineGateFailed v) {
       return withModels(s, m.with(m.require(v.version()).moveTo(VersionState.REJECTED, null, v.at(),

@@ -380,6 +380,25 @@ class ModelVersionTest {
   }
 
   @Test
+  void aReadyCandidateSupersededByANewerOneIsRetired() {
+    startEntity(SMALL_STEPS);
+    stableV1AndCanaryV2();
+    assertEquals(VersionState.READY, ((VersionStatus) registerCandidate("v3", GOOD_OFFLINE)).state());
+    CommandResultWithReply<Command, Event, State, TransitionReply> v4 = this.<TransitionReply>run(r ->
+        new ModelVersion.RegisterCandidate("v4", "s3://ckpt/v4", "http://v4:8000", "job-v4", GOOD_OFFLINE, r));
+    assertEquals(VersionState.READY, ((VersionStatus) v4.reply()).state());
+    assertTrue(v4.events().contains(new Supersession.CandidateSuperseded("v3", "v4", clock.instant())), v4.events().toString());
+    VersionView v3 = version("v3");
+    assertEquals(VersionState.RETIRED, v3.state());
+    assertTrue(v3.history().get(v3.history().size() - 1).reason().startsWith("superseded by v4"), v3.toString());
+    assertNull(v3.retainedUntil(), "a superseded candidate never served: nothing to restore");
+    assertEquals(VersionState.CANARY, version("v2").state(), "the rollout in progress is untouched");
+    kit.restart();
+    assertEquals(VersionState.RETIRED, version("v3").state());
+    assertEquals(VersionState.READY, version("v4").state());
+  }
+
+  @Test
   void withAutoDeployOffAReadyVersionWaitsForPromote() {
     startEntity("auto-deploy = false");
     assertEquals(VersionState.READY, ((VersionStatus) registerManual("v1")).state());

@@ -354,6 +354,8 @@ public final class Timeline {
         return "undeploying " + e.servedModel() + " (" + e.reason() + ")";
       } else if (event instanceof Deployments.Undeployed e) {
         return "undeployed " + e.servedModel();
+      } else if (event instanceof io.otl.core.model.Supersession.CandidateSuperseded e) {
+        return "RETIRED: superseded by " + e.supersededBy() + " (one rollout at a time)";
       }
       return event.getClass().getSimpleName();
     }

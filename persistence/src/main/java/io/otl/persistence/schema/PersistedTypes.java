@@ -114,6 +114,8 @@ public final class PersistedTypes {
       PersistedType.of("model.deployment-failed", Deployments.DeploymentFailed.class),
       PersistedType.of("model.undeploy-requested", Deployments.UndeployRequested.class),
       PersistedType.of("model.undeployed", Deployments.Undeployed.class),
+      // Added after 0.2.0 (one rollout at a time).
+      PersistedType.of("model.candidate-superseded", io.otl.core.model.Supersession.CandidateSuperseded.class),
       // KafkaPublisherOffset (KafkaOffset|<topic>) and FeedOffsetStore (FeedOffset|<feed>)
       PersistedType.of("kafka-offset.stored", KafkaPublisherOffset.OffsetStored.class)
           .legacy("io.otl.persistence.kafka.KafkaPublisherOffset$OffsetStored"),

@@ -217,6 +217,13 @@ class GoldenJournalGenerator {
     transition(m, r -> new ModelVersion.Rollback("v4", "operator: latency regression in region eu", r));
     clock.advance(Duration.ofMinutes(1));
     transition(m, r -> new ModelVersion.Rollback("v2", "operator: restore v1", r));
+    // since v0.2.0-policy: one rollout at a time; v5 canaries, v6 waits READY and v7 supersedes it
+    clock.advance(Duration.ofMinutes(1));
+    for (String v : List.of("v5", "v6", "v7")) {
+      transition(m, r -> new ModelVersion.RegisterCandidate(v, "file:///ckpt/" + v, "http://llm-" + v + ":8000/v1",
+          "job-" + v.substring(1) + "-" + AGENT, good, r));
+      clock.advance(Duration.ofSeconds(10));
+    }
     PersistenceId driven = PersistenceId.of(ModelVersion.ENTITY_TYPE_KEY.name(), AGENT);
     // The driven journal's events again, under a second id, with a snapshot of each state class
     List<ModelVersion.Event> events = GoldenNode.events(system, driven.id(), ModelVersion.Event.class);

@@ -1,0 +1,63 @@
+package io.otl.node.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.otl.core.coordinator.TrainingPolicy;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** agentscope.training.agents.<agentId> { … }: overrides per agent, validated at start-up like the file. */
+class AgentPoliciesTest {
+
+  private static Config resolve(String hocon) {
+    return NodeConfig.resolve(Optional.empty(), ConfigFactory.parseString(hocon), Map.of());
+  }
+
+  private static String error(String hocon) {
+    return assertThrows(ConfigValidationException.class, () -> resolve(hocon)).getMessage();
+  }
+
+  @Test
+  void anAgentsOverridesReplaceOnlyItsOwnKeys() {
+    Config root = resolve("""
+        agentscope.training.agents.support-bot { trigger.min-samples = 50, base-model = "qwen-small", algorithm = dpo,
+          hyperparams.epochs = 1 }""");
+    Config training = root.getConfig("agentscope.training");
+    Config overrides = AgentPolicies.overrides(root).get("support-bot");
+    TrainingPolicy bot = TrainingPolicy.fromConfig(AgentPolicies.effectiveTraining(training, overrides));
+    TrainingPolicy everyone = TrainingPolicy.fromConfig(training);
+    assertEquals(50, bot.minSamples());
+    assertEquals("qwen-small", bot.baseModel());
+    assertEquals("dpo", bot.algorithm());
+    assertEquals(1000, everyone.minSamples());
+    assertEquals("sft", everyone.algorithm());
+    assertEquals(everyone.backend(), bot.backend());
+    assertEquals(Map.of("support-bot", overrides), AgentPolicies.overrides(root));
+  }
+
+  @Test
+  void aNodeWideOrUnknownKeyIsRefusedNamingTheKeyAndWhatIsAllowed() {
+    String m = error("agentscope.training.agents.bot-1 { backend = trinity-proxy }");
+    assertTrue(m.contains("agentscope.training.agents.bot-1.backend cannot be set per agent"), m);
+    assertTrue(m.contains("allowed: trigger.type,") && m.contains("hyperparams.*"), m);
+    m = error("agentscope.training.agents.bot-1 { sft-min-reward = 0.9 }");
+    assertTrue(m.contains("agents.bot-1.sft-min-reward cannot be set per agent"), m);
+  }
+
+  @Test
+  void aBadValueIsRefusedNamingTheAgentsKey() {
+    String m = error("agentscope.training.agents.bot-2 { trigger.min-samples = -3 }");
+    assertTrue(m.contains("agentscope.training.agents.bot-2.trigger.min-samples"), m);
+    m = error("agentscope.training.agents.bot-2 { trigger.type = sometimes }");
+    assertTrue(m.contains("agentscope.training.agents.bot-2.trigger.type"), m);
+    m = error("agentscope.training.agents { \"bad id!\" { algorithm = sft } }");
+    assertTrue(m.contains("not a valid agent id"), m);
+    m = error("agentscope.training.agents.bot-3 = 5");
+    assertTrue(m.contains("agents.bot-3 must be a section"), m);
+  }
+}

@@ -1,0 +1,26 @@
+package io.otl.core.coordinator;
+
+import io.otl.core.coordinator.TrainingCoordinator.TriggerReply;
+import io.otl.core.coordinator.TrainingPolicy.TriggerType;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * The {@link RolloutProbe}'s answer for a trigger that waits on it (not persisted).
+ *
+ * @param rollout what is rolling out ("v3 is CANARY"), null when nothing is
+ * @param error why the probe did not answer, null when it did
+ * @param replyTo the manual trigger's caller, null for the threshold
+ */
+public record RolloutChecked(
+    TriggerType trigger, String requestedBy, String rollout, String error, ActorRef<TriggerReply> replyTo)
+    implements TrainingCoordinator.Internal {
+
+  /** The pre-flight item, or null when it passes. */
+  String preflightReason() {
+    if (error != null) {
+      return "no rollout in progress: cannot tell, ModelVersion did not answer (" + error + ")";
+    }
+    return rollout == null ? null
+        : "no rollout in progress: " + rollout + "; one rollout at a time, train again once it is promoted or rolled back";
+  }
+}

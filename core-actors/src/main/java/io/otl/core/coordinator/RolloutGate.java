@@ -1,0 +1,77 @@
+package io.otl.core.coordinator;
+
+import io.otl.core.coordinator.TrainingCoordinator.Command;
+import io.otl.core.coordinator.TrainingCoordinator.TriggerReply;
+import io.otl.core.coordinator.TrainingPolicy.TriggerType;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The pre-flight item "no rollout in progress" (one rollout at a time). The manual trigger asks
+ * and fails its pre-flight with the reason; the threshold asks and, while a rollout is in
+ * progress, waits without a job: the next trajectory (the canary's traffic produces them) asks
+ * again. At most one threshold question is in flight. Nothing here is persisted: the answer is
+ * ModelVersion's state at the time of asking.
+ */
+final class RolloutGate {
+  private static final Logger log = LoggerFactory.getLogger(RolloutGate.class);
+
+  private final String agentId;
+  private final RolloutProbe probe;
+  private final ActorContext<Command> ctx;
+  private boolean thresholdAsking;
+  private String lastWaitedFor;
+
+  RolloutGate(String agentId, RolloutProbe probe, ActorContext<Command> ctx) {
+    this.agentId = agentId;
+    this.probe = probe;
+    this.ctx = ctx;
+  }
+
+  boolean enabled() {
+    return probe != RolloutProbe.NONE;
+  }
+
+  void ask(TriggerType trigger, String requestedBy, ActorRef<TriggerReply> replyTo) {
+    if (trigger == TriggerType.THRESHOLD) {
+      if (thresholdAsking) return;
+      thresholdAsking = true;
+    }
+    CompletionStage<Optional<String>> stage;
+    try {
+      stage = probe.rolloutInProgress(agentId);
+    } catch (RuntimeException e) {
+      stage = CompletableFuture.failedFuture(e);
+    }
+    ctx.pipeToSelf(stage, (rollout, error) -> new RolloutChecked(trigger, requestedBy,
+        error == null && rollout != null ? rollout.orElse(null) : null,
+        error == null ? (rollout == null ? "no answer" : null) : describe(error), replyTo));
+  }
+
+  /** For a threshold answer: true when the job may start; otherwise logs (once per rollout) that it waits. */
+  boolean thresholdMayStart(RolloutChecked c) {
+    thresholdAsking = false;
+    String reason = c.preflightReason();
+    if (reason == null) {
+      lastWaitedFor = null;
+      return true;
+    }
+    String what = c.rollout() != null ? c.rollout() : "unknown";
+    if (!Objects.equals(what, lastWaitedFor)) {
+      lastWaitedFor = what;
+      log.info("Training of agent {}: the threshold is reached but waits: {}", agentId, reason);
+    }
+    return false;
+  }
+
+  private static String describe(Throwable t) {
+    Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+    return c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + c.getMessage());
+  }
+}

@@ -1,0 +1,148 @@
+package io.otl.core.coordinator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.otl.core.coordinator.TrainingCoordinator.Command;
+import io.otl.core.coordinator.TrainingCoordinator.CoordinatorView;
+import io.otl.core.coordinator.TrainingCoordinator.GetStatus;
+import io.otl.core.coordinator.TrainingCoordinator.JobStatus;
+import io.otl.core.coordinator.TrainingCoordinator.TrajectoryAck;
+import io.otl.core.coordinator.TrainingCoordinator.TrajectoryAvailable;
+import io.otl.core.coordinator.TrainingCoordinator.Trigger;
+import io.otl.core.coordinator.TrainingCoordinator.TriggerAccepted;
+import io.otl.core.coordinator.TrainingCoordinator.TriggerReply;
+import io.otl.core.testing.ManualClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.persistence.testkit.PersistenceTestKitPlugin;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One rollout at a time: with a version DEPLOYING/CANARY/RAMP/PAUSED at ModelVersion (the probe),
+ * a manual job fails its pre-flight with the reason and the threshold waits without a job; once
+ * the rollout is over, the next trajectory starts the threshold job.
+ */
+class OneRolloutAtATimeTest {
+  private static final Config CONFIG = PersistenceTestKitPlugin.config()
+      .withFallback(ConfigFactory.parseString(
+          "pekko.actor.serialization-bindings {\"io.otl.core.JsonSerializable\" = jackson-json}"))
+      .withFallback(ConfigFactory.load());
+  private static ActorTestKit testKit;
+
+  @BeforeAll
+  static void start() {
+    testKit = ActorTestKit.create("OneRolloutAtATimeTest", CONFIG);
+  }
+
+  @AfterAll
+  static void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  private final AtomicReference<Optional<String>> rollout = new AtomicReference<>(Optional.of("v3 is CANARY"));
+  private final AtomicReference<RuntimeException> probeFailure = new AtomicReference<>();
+  private final AtomicInteger asked = new AtomicInteger();
+
+  private ActorRef<Command> coordinator(String minSamples) {
+    RolloutProbe probe = agentId -> {
+      asked.incrementAndGet();
+      RuntimeException e = probeFailure.get();
+      return e != null ? CompletableFuture.failedFuture(e) : CompletableFuture.completedFuture(rollout.get());
+    };
+    TrainingCoordinator.Ports ports = TrainingCoordinator.Ports
+        .batch(new Fakes.Exporter(), new Fakes.Backend(), new Fakes.Sink()).withRolloutProbe(probe);
+    String agentId = "agent-" + UUID.randomUUID().toString().substring(0, 8) + "-r";
+    return testKit.spawn(TrainingCoordinator.create(agentId,
+        TrainingCoordinatorTest.policy("trigger { type = \"threshold\", min-samples = " + minSamples + " }"),
+        ports, new ManualClock(Instant.parse("2025-03-01T01:00:00Z"))));
+  }
+
+  private static void offer(ActorRef<Command> c, String sessionId) {
+    TestProbe<TrajectoryAck> acks = testKit.createTestProbe();
+    c.tell(new TrajectoryAvailable(sessionId, "v0", 1.0, 1.0, Instant.parse("2025-03-01T00:00:00Z"), false,
+        List.of(), acks.getRef()));
+    acks.receiveMessage(Duration.ofSeconds(10));
+  }
+
+  private static CoordinatorView status(ActorRef<Command> c) {
+    TestProbe<CoordinatorView> p = testKit.createTestProbe();
+    c.tell(new GetStatus(p.getRef()));
+    return p.receiveMessage(Duration.ofSeconds(10));
+  }
+
+  private static TriggerAccepted trigger(ActorRef<Command> c) {
+    TestProbe<TriggerReply> p = testKit.createTestProbe();
+    c.tell(new Trigger("alice", p.getRef()));
+    return assertInstanceOf(TriggerAccepted.class, p.receiveMessage(Duration.ofSeconds(10)));
+  }
+
+  @Test
+  void aManualJobDuringACanaryFailsItsPreflightWithTheReason() {
+    ActorRef<Command> c = coordinator("1000");
+    offer(c, "s1");
+    TriggerAccepted refused = trigger(c);
+    assertEquals(JobStatus.FAILED, refused.status());
+    assertTrue(refused.preflightFailures().stream().anyMatch(r -> r.startsWith("no rollout in progress: v3 is CANARY")),
+        refused.preflightFailures().toString());
+
+    rollout.set(Optional.empty());
+    offer(c, "s2");
+    TriggerAccepted accepted = trigger(c);
+    assertEquals(List.of(), accepted.preflightFailures());
+    assertTrue(accepted.status() != JobStatus.FAILED, accepted.toString());
+  }
+
+  @Test
+  void aProbeThatDoesNotAnswerStartsNoJob() {
+    probeFailure.set(new IllegalStateException("ask timed out"));
+    ActorRef<Command> c = coordinator("1000");
+    offer(c, "s1");
+    TriggerAccepted refused = trigger(c);
+    assertEquals(JobStatus.FAILED, refused.status());
+    assertTrue(refused.preflightFailures().stream().anyMatch(r -> r.contains("cannot tell") && r.contains("ask timed out")),
+        refused.preflightFailures().toString());
+  }
+
+  @Test
+  void theThresholdWaitsWhileARolloutIsInProgressAndStartsAfterIt() {
+    ActorRef<Command> c = coordinator("2");
+    offer(c, "s1");
+    offer(c, "s2");
+    offer(c, "s3");
+    // Each status reply comes after the probe's answers queued before it, so no job means "waited".
+    TestProbe<Object> wait = testKit.createTestProbe();
+    wait.awaitAssert(Duration.ofSeconds(10), () -> {
+      assertTrue(asked.get() >= 1, "the threshold asked ModelVersion");
+      return null;
+    });
+    CoordinatorView waiting = status(c);
+    assertNull(waiting.activeJob(), waiting.toString());
+    assertEquals(3, waiting.poolSize());
+
+    rollout.set(Optional.empty());
+    offer(c, "s4");
+    CoordinatorView started = wait.awaitAssert(Duration.ofSeconds(10), () -> {
+      CoordinatorView v = status(c);
+      assertNotNull(v.activeJob(), v.toString());
+      return v;
+    });
+    assertTrue(started.activeJob().jobId().startsWith("job-1-"), started.toString());
+  }
+}
