@@ -156,12 +156,6 @@ public final class SequentialTest {
   }
 
   /**
-   * Tests the given metrics at one look and applies Holm over {@code configuredMetrics} (metrics
-   * not yet tested count as not rejected). The results keep the order of {@code metrics}.
-   *
-   * @param looks outcomes seen in the step so far, for the report
-   */
-  /**
    * The decision of {@link #run} alone, without building the reports: whether Holm rejects any
    * metric at this look. The entity looks after every outcome and needs the reports only when
    * something happens.
@@ -193,6 +187,12 @@ public final class SequentialTest {
     return false;
   }
 
+  /**
+   * Tests the given metrics at one look and applies Holm over {@code configuredMetrics} (metrics
+   * not yet tested count as not rejected). The results keep the order of {@code metrics}.
+   *
+   * @param looks outcomes seen in the step so far, for the report
+   */
   public static List<TestResult> run(
       List<Metric> metrics,
       int configuredMetrics,
