@@ -1,5 +1,7 @@
 package io.otl.persistence.golden;
 
+import io.otl.core.testing.ManualClock;
+
 import com.typesafe.config.ConfigFactory;
 import io.otl.core.coordinator.CandidateSink;
 import io.otl.core.coordinator.DatasetExporter;
@@ -32,7 +34,7 @@ import org.apache.pekko.japi.function.Function;
 final class GoldenCoordinatorRun {
   private GoldenCoordinatorRun() {}
 
-  static void run(ActorSystem<?> system, String agentId, MutableClock clock) throws Exception {
+  static void run(ActorSystem<?> system, String agentId, ManualClock clock) throws Exception {
     TrainingPolicy policy = TrainingPolicy.fromConfig(ConfigFactory.parseString(
             "training-runner { backend = ray-jobs, trigger { type = manual }, poll-interval = 1h }")
         .withFallback(ConfigFactory.defaultReference().getConfig("agentscope.training")));

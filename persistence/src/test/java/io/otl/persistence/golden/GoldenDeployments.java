@@ -1,5 +1,7 @@
 package io.otl.persistence.golden;
 
+import io.otl.core.testing.ManualClock;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
@@ -36,9 +38,9 @@ final class GoldenDeployments {
   static final String AGENT = GoldenJournalGenerator.AGENT + "-deploy";
 
   private final ActorSystem<?> system;
-  private final MutableClock clock;
+  private final ManualClock clock;
 
-  GoldenDeployments(ActorSystem<?> system, MutableClock clock) {
+  GoldenDeployments(ActorSystem<?> system, ManualClock clock) {
     this.system = system;
     this.clock = clock;
   }

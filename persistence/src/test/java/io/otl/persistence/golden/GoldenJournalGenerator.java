@@ -1,5 +1,7 @@
 package io.otl.persistence.golden;
 
+import io.otl.core.testing.ManualClock;
+
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -58,7 +60,7 @@ class GoldenJournalGenerator {
   static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
   static final String AGENT = "golden-agent";
 
-  private final MutableClock clock = new MutableClock(T0);
+  private final ManualClock clock = new ManualClock(T0);
   private ActorSystem<Void> system;
 
   @Test
