@@ -50,7 +50,8 @@ class PackagedNodeIT {
       assertEquals(SIGTERM_EXIT, exit, "exit status after SIGTERM; output:\n" + log);
       assertTrue(log.contains("Running CoordinatedShutdown with reason [JvmExitReason]"), log);
       assertTrue(log.contains("Successfully shut down"), "the node left its cluster; output:\n" + log);
-      assertTrue(log.contains("Remoting shut down."), log);
+      // Not "Remoting shut down.": Pekko logs it through its logger actor as the system terminates,
+      // so whether it reaches stdout before the JVM halts is a race (CI lost it once).
       assertFalse(log.contains(" ERROR "), "no error while running or stopping; output:\n" + log);
       assertTrue(node.workDir.resolve("data").toFile().isDirectory(), "the H2 journal lives under ./data");
     }
