@@ -49,6 +49,10 @@ public final class Main {
     try {
       TrainingNode node = TrainingNode.start(configFile, ConfigFactory.empty());
       node.system().getWhenTerminated().toCompletableFuture().join();
+      // A node the cluster refused (another journal) must not look like a clean stop to its supervisor.
+      node.joinRefusal().ifPresent(why -> fail("refused to join the cluster: " + why));
+    } catch (TrainingNode.JoinRefusedException e) {
+      fail(e.getMessage());
     } catch (RuntimeException e) {
       fail("the node could not start: " + e.getMessage());
     }

@@ -34,6 +34,7 @@ import io.otl.persistence.audit.AuditReader;
 import io.otl.persistence.kafka.KafkaIngest;
 import io.otl.persistence.kafka.KafkaPublisher;
 import io.otl.persistence.kafka.KafkaSettings;
+import io.otl.persistence.JournalIdentity;
 import io.otl.persistence.JournalSchema;
 import io.otl.persistence.JournalSettings;
 import java.time.Clock;
@@ -126,10 +127,12 @@ public final class TrainingNode implements AutoCloseable {
     JournalSettings journal = folder.map(DataFolder::journal).orElse(configured);
     ActorSystem<Void> system = null;
     try {
-      JournalSchema.ensure(journal);
+      JournalIdentity identity = JournalSchema.ensure(journal);
       folder.ifPresent(DataFolder::tighten);
-      Config config = withSeedNodesFromEnv(journal.pekkoConfig().withFallback(base));
+      Config config = withSeedNodesFromEnv(JournalIdentityCheck.config(identity, journal)
+          .withFallback(journal.pekkoConfig()).withFallback(base));
       system = ActorSystem.create(Behaviors.empty(), "otl", config);
+      JournalIdentityCheck.register(system.classicSystem());
       TrainingNode node = startOn(system, journal, sessionSettings, config.getConfig("agentscope.training"), clock);
       node.folder = folder;
       if (folder.isPresent()) {
@@ -147,6 +150,10 @@ public final class TrainingNode implements AutoCloseable {
     } catch (RuntimeException e) {
       if (system != null) system.terminate();
       folder.ifPresent(DataFolder::close);
+      // Refused while still starting: the refusal, not what its shutdown broke, is the cause.
+      Optional<String> refused = system == null ? Optional.empty()
+          : JournalIdentityCheck.refusal(system.classicSystem());
+      if (refused.isPresent()) throw new JoinRefusedException(refused.get(), e);
       throw e;
     }
   }
@@ -268,6 +275,21 @@ public final class TrainingNode implements AutoCloseable {
 
   public ActorSystem<Void> system() {
     return system;
+  }
+
+  /** The cluster's journal identity is not this node's: it did not join (see {@link JournalIdentityCheck}). */
+  public static final class JoinRefusedException extends IllegalStateException {
+    JoinRefusedException(String why, Throwable cause) {
+      super("refused to join the cluster: " + why, cause);
+    }
+  }
+
+  /**
+   * Why this node stopped without joining, when the cluster's journal identity was not its own
+   * ({@link JournalIdentityCheck}); empty otherwise.
+   */
+  public Optional<String> joinRefusal() {
+    return JournalIdentityCheck.refusal(system.classicSystem());
   }
 
   public JournalSettings journal() {

@@ -128,24 +128,32 @@ public final class JournalSchema {
       "CREATE INDEX IF NOT EXISTS \"state_global_offset_idx\" ON \"durable_state\"(\"global_offset\")");
 
   /**
-   * Connects with the given settings and creates whatever is missing. Several nodes may start at
-   * once against PostgreSQL: an advisory lock serializes them.
+   * Connects with the given settings and creates whatever is missing, including the journal's
+   * identity ({@link JournalIdentity}). Several nodes may start at once against PostgreSQL: an
+   * advisory lock serializes them, so they all read the same identity.
    *
+   * @return the identity of the journal in this database
+
    * @throws JournalUnavailableException naming the settings to fix when the database cannot be reached
    */
-  public static void ensure(JournalSettings settings) {
+  public static JournalIdentity ensure(JournalSettings settings) {
     try (Connection c = connect(settings)) {
       c.setAutoCommit(false);
+      JournalIdentity identity;
       try (Statement st = c.createStatement()) {
         if (settings.kind() == JournalSettings.Kind.POSTGRES) st.execute("SELECT pg_advisory_xact_lock(7424001)");
         for (String ddl : settings.kind() == JournalSettings.Kind.H2 ? H2 : POSTGRES) st.execute(ddl);
+        for (String ddl : JournalIdentity.ddl(settings.kind())) st.execute(ddl);
+        identity = JournalIdentity.readOrCreate(c, settings.kind());
         c.commit();
       } catch (SQLException e) {
         c.rollback();
-        throw new IllegalStateException("creating the journal schema in " + settings.url() + " failed: "
+        throw new IllegalStateException("creating the journal schema in " + settings.safeUrl() + " failed: "
             + e.getMessage(), e);
       }
-      log.info("journal schema ready ({} at {})", settings.kind(), settings.url());
+      log.info("journal schema ready ({} at {}, cluster id {}, schema version {})", settings.kind(),
+          settings.safeUrl(), identity.clusterId(), identity.schemaVersion());
+      return identity;
     } catch (SQLException e) {
       throw new IllegalStateException("creating the journal schema failed: " + e.getMessage(), e);
     }
@@ -172,7 +180,7 @@ public final class JournalSchema {
       String hint = "28P01".equals(e.getSQLState()) || "28000".equals(e.getSQLState())
           ? "check agentscope.training.db.user / db.password (or OTL_DB_USER / OTL_DB_PASSWORD)"
           : "check agentscope.training.db.url (or OTL_DB_URL)";
-      throw new JournalUnavailableException("cannot connect to the journal database " + settings.url() + " as user '"
+      throw new JournalUnavailableException("cannot connect to the journal database " + settings.safeUrl() + " as user '"
           + settings.user() + "': " + e.getMessage() + " — " + hint, e);
     }
   }

@@ -85,10 +85,24 @@ public record JournalSettings(Kind kind, String url, String user, String passwor
     return Path.of(semi < 0 ? rest : rest.substring(0, semi) + ".mv.db");
   }
 
+  /**
+   * The URL without a password: PostgreSQL's driver also takes {@code password=} as a URL parameter,
+   * and the URL goes into logs and into messages sent to other nodes.
+   */
+  public String safeUrl() {
+    return withoutPassword(url);
+  }
+
+  /** {@code url} with the value of every {@code password} parameter (and user-info secret) replaced by ***. */
+  public static String withoutPassword(String url) {
+    String masked = url.replaceAll("(?i)([?&;]password=)[^&;]*", "$1***");
+    return masked.replaceAll("(//[^/:@?]*:)[^@/?]*@", "$1***@");
+  }
+
   /** Never prints the password. */
   @Override
   public String toString() {
-    return "JournalSettings[" + kind + " " + url + " as " + user + (password.isEmpty() ? "" : " (password set)") + "]";
+    return "JournalSettings[" + kind + " " + safeUrl() + " as " + user + (password.isEmpty() ? "" : " (password set)") + "]";
   }
 
   private static String firstNonEmpty(String... values) {

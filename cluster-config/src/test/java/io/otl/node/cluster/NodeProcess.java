@@ -150,6 +150,12 @@ final class NodeProcess implements AutoCloseable {
     }
   }
 
+  /** Waits for the process to exit by itself; its exit code, or empty when it still runs after {@code bound}. */
+  synchronized java.util.OptionalInt awaitExit(Duration bound) throws InterruptedException {
+    if (!process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) return java.util.OptionalInt.empty();
+    return java.util.OptionalInt.of(process.exitValue());
+  }
+
   boolean alive() {
     return process != null && process.isAlive();
   }
