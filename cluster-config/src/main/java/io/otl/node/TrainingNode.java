@@ -194,6 +194,11 @@ public final class TrainingNode implements AutoCloseable {
 
     ApiMetrics metrics = new ApiMetrics(new MetricsRegistry());
     KafkaSettings kafka = KafkaSettings.fromConfig(training);
+    if (kafka.groupInstanceId().isEmpty()) {
+      var self = cluster.selfMember().address();
+      kafka = kafka.withGroupInstanceId(KafkaSettings.derivedGroupInstanceId(self.getHost().orElse("local"),
+          self.getPort().orElse(0)));
+    }
     if (kafka.enabled()) {
       KafkaIngest ingest = KafkaIngest.start(system, collector, kafka);
       KafkaPublisher.startTrajectories(system, kafka);

@@ -92,6 +92,8 @@ public final class TrainingSettingsValidator {
     rule(k + "enabled", bool());
     rule(k + "bootstrap-servers", string(true));
     rule(k + "group-id", string(true));
+    rule(k + "group-instance-id", string(false));
+    rule(k + "session-timeout", duration(false));
     for (String topic : List.of("agent-events", "dead-letter", "trajectories", "model-updates")) {
       rule(k + "topics." + topic, string(true));
     }

@@ -147,9 +147,18 @@ public final class KafkaIngest {
             .withGroupId(settings.groupId())
             .withProperty(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest")
             .withProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, String.valueOf(settings.ingestBatchSize()))
+            .withProperty(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, String.valueOf(settings.sessionTimeout().toMillis()))
+            // A third of the session, as Kafka advises: three heartbeats may go missing first.
+            .withProperty(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG,
+                String.valueOf(Math.max(1000, settings.sessionTimeout().toMillis() / 3)))
             .withProperties(settings.client())
-            // Leave the group at once when stopped: uncommitted records are read again anyway.
+            // Stop at once: uncommitted records are read again anyway.
             .withStopTimeout(Duration.ZERO);
+    if (!settings.groupInstanceId().isEmpty()) {
+      // Static membership: a restart of this node within the session timeout resumes its partitions
+      // without a rebalance (issue #22: after a kill -9 the group waited out the dead member's session).
+      consumerSettings = consumerSettings.withProperty(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, settings.groupInstanceId());
+    }
     CommitterSettings committerSettings = CommitterSettings.create(system)
         .withMaxBatch(settings.commitMaxBatch())
         .withMaxInterval(settings.commitMaxInterval());

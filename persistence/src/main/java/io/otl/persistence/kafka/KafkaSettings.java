@@ -15,6 +15,9 @@ import java.util.TreeMap;
  *
  * @param client Kafka client properties handed verbatim to every consumer and producer; {@link
  *     #toString()} masks the values of secret-looking keys
+ * @param groupInstanceId the ingest consumer's static group membership id ({@code group.instance.id});
+ *     empty in the config means "derive it from the node's cluster address" (io.otl.node.TrainingNode)
+ * @param sessionTimeout the ingest consumer's {@code session.timeout.ms}
  */
 public record KafkaSettings(
     boolean enabled,
@@ -30,7 +33,9 @@ public record KafkaSettings(
     Duration publishOffsetInterval,
     Duration restartMinBackoff,
     Duration restartMaxBackoff,
-    Map<String, String> client) {
+    Map<String, String> client,
+    String groupInstanceId,
+    Duration sessionTimeout) {
 
   /** Config path below {@code agentscope.training}. */
   public static final String PATH = "kafka";
@@ -68,11 +73,21 @@ public record KafkaSettings(
         sorted.put(e.getKey().replace("\"", ""), String.valueOf(e.getValue().unwrapped()));
       }
       client.putAll(sorted);
+      String instance = k.getString("group-instance-id").trim();
+      if (!instance.isEmpty() && !instance.matches("[A-Za-z0-9._:-]{1,249}")) {
+        throw bad("group-instance-id", instance, "empty (derived from the cluster address) or 1-249 characters of "
+            + "[A-Za-z0-9._:-], unique per node");
+      }
+      Duration session = positive(k, "session-timeout");
+      if (session.compareTo(Duration.ofSeconds(6)) < 0 || session.compareTo(Duration.ofMinutes(5)) > 0) {
+        throw bad("session-timeout", session, "a duration from 6s to 5m (the brokers' default "
+            + "group.min/max.session.timeout.ms)");
+      }
       return new KafkaSettings(k.getBoolean("enabled"), bootstrap, group, topics, atLeastOne(k, "parallelism"),
           atLeastOne(k, "ingest.batch-size"), positive(k, "ingest.batch-window"),
           atLeastOne(k, "commit.max-batch"), positive(k, "commit.max-interval"),
           atLeastOne(k, "publish.offset-batch"), positive(k, "publish.offset-interval"),
-          minBackoff, maxBackoff, client);
+          minBackoff, maxBackoff, client, instance, session);
     } catch (ConfigException e) {
       throw new IllegalArgumentException("agentscope.training.kafka: " + e.getMessage(), e);
     }
@@ -82,14 +97,30 @@ public record KafkaSettings(
   public KafkaSettings withBootstrapServers(String servers) {
     return new KafkaSettings(enabled, servers, groupId, topics, parallelism, ingestBatchSize, ingestBatchWindow,
         commitMaxBatch, commitMaxInterval, publishOffsetBatch, publishOffsetInterval, restartMinBackoff,
-        restartMaxBackoff, client);
+        restartMaxBackoff, client, groupInstanceId, sessionTimeout);
   }
 
   /** The same settings with another restart back-off (tests). */
   public KafkaSettings withRestartBackoff(Duration min, Duration max) {
     return new KafkaSettings(enabled, bootstrapServers, groupId, topics, parallelism, ingestBatchSize,
         ingestBatchWindow, commitMaxBatch, commitMaxInterval, publishOffsetBatch, publishOffsetInterval, min, max,
-        client);
+        client, groupInstanceId, sessionTimeout);
+  }
+
+  /** The same settings with this static group membership id (empty: dynamic membership). */
+  public KafkaSettings withGroupInstanceId(String id) {
+    return new KafkaSettings(enabled, bootstrapServers, groupId, topics, parallelism, ingestBatchSize,
+        ingestBatchWindow, commitMaxBatch, commitMaxInterval, publishOffsetBatch, publishOffsetInterval,
+        restartMinBackoff, restartMaxBackoff, client, id, sessionTimeout);
+  }
+
+  /**
+   * The default static membership id of a node: its cluster address, unique among running members and
+   * the same across its restarts (a node on an OS-chosen port gets a new one each start, which only
+   * costs it the fast resume).
+   */
+  public static String derivedGroupInstanceId(String host, int port) {
+    return ("otl-" + host + "-" + port).replaceAll("[^A-Za-z0-9._:-]", "_");
   }
 
   /** True for client keys whose values must never be logged. */
@@ -108,6 +139,7 @@ public record KafkaSettings(
   @Override
   public String toString() {
     return "KafkaSettings[enabled=" + enabled + ", bootstrap-servers=" + bootstrapServers + ", group-id=" + groupId
+        + ", group-instance-id=" + groupInstanceId + ", session-timeout=" + sessionTimeout
         + ", " + topics + ", parallelism=" + parallelism + ", client=" + clientForLogs() + "]";
   }
 

@@ -37,6 +37,23 @@ class KafkaSettingsTest {
   }
 
   @Test
+  void staticMembershipIsDerivedByDefaultAndTheSessionTimeoutIsTenSeconds() {
+    KafkaSettings s = read("");
+    assertEquals(System.getenv("OTL_KAFKA_GROUP_INSTANCE_ID") == null ? "" : System.getenv("OTL_KAFKA_GROUP_INSTANCE_ID"),
+        s.groupInstanceId(), "empty: the node derives it from its cluster address");
+    assertEquals(Duration.ofSeconds(10), s.sessionTimeout());
+    assertEquals("otl-10.0.0.7-25520", KafkaSettings.derivedGroupInstanceId("10.0.0.7", 25520));
+    assertEquals("otl-node_1.example-25520", KafkaSettings.derivedGroupInstanceId("node 1.example", 25520));
+    assertEquals("node-a", read("agentscope.training.kafka.group-instance-id = node-a").groupInstanceId());
+    var bad = assertThrows(IllegalArgumentException.class,
+        () -> read("agentscope.training.kafka.session-timeout = 2s"));
+    assertTrue(bad.getMessage().contains("agentscope.training.kafka.session-timeout"), bad.getMessage());
+    bad = assertThrows(IllegalArgumentException.class,
+        () -> read("agentscope.training.kafka.group-instance-id = \"a b\""));
+    assertTrue(bad.getMessage().contains("group-instance-id"), bad.getMessage());
+  }
+
+  @Test
   void clientPropertiesPassVerbatimAndSecretsNeverReachToString() {
     KafkaSettings s = read("""
         agentscope.training.kafka.client {
