@@ -27,10 +27,16 @@ final class NodeJvm implements AutoCloseable {
   private Process process;
 
   NodeJvm(Pg pg, Pg.Schema schema, Path dir, String name) throws IOException {
+    this(pg, schema, dir, name, freePort(), Map.of());
+  }
+
+  /** A node on {@code clusterPort} with further OTL_* variables (seed nodes, Kafka) over the defaults. */
+  NodeJvm(Pg pg, Pg.Schema schema, Path dir, String name, int clusterPort, Map<String, String> extraEnv)
+      throws IOException {
     this.httpPort = freePort();
-    this.clusterPort = freePort();
+    this.clusterPort = clusterPort;
     this.log = dir.resolve(name + ".log");
-    this.env = Map.of(
+    Map<String, String> e = new java.util.HashMap<>(Map.of(
         "OTL_PERSISTENCE", "postgres",
         "OTL_DB_URL", schema.url(),
         "OTL_DB_USER", pg.user,
@@ -40,7 +46,13 @@ final class NodeJvm implements AutoCloseable {
         "OTL_HOSTNAME", "127.0.0.1",
         "OTL_CLUSTER_PORT", String.valueOf(clusterPort),
         "OTL_SIMULATOR_ENABLED", "false",
-        "OTL_KAFKA_ENABLED", "false");
+        "OTL_KAFKA_ENABLED", "false"));
+    e.putAll(extraEnv);
+    this.env = Map.copyOf(e);
+  }
+
+  boolean alive() {
+    return process != null && process.isAlive();
   }
 
   void start() throws IOException {

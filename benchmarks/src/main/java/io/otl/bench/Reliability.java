@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * The reliability harness of design §9 (see BENCHMARKS.md):
  *
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar io.otl.bench.Reliability &lt;R1|R2|R3|all&gt; [--option value …]
+ * java -cp benchmarks/target/benchmarks.jar io.otl.bench.Reliability &lt;R1|R2|R3|R4|all&gt; [--option value …]
  * </pre>
  *
  * Nodes run in their own JVMs on 127.0.0.1; every loop is bounded by count and time; the harness
@@ -30,7 +30,8 @@ public final class Reliability {
       System.setProperty("logback.configurationFile", "bench-logback.xml");
     }
     if (argv.length == 0) {
-      System.out.println("usage: Reliability <R1|R2|R3|all> [--pg-url …] [--pg-cluster 15/bench] [--results-dir DIR]");
+      System.out.println("usage: Reliability <R1|R2|R3|R4|all> [--pg-url …] [--pg-cluster 15/bench] [--results-dir DIR]"
+          + " [R4: --kills 3 --sessions 30 --rate 20 --kafka-rate 20 --partitions 6 --settle 10]");
       return;
     }
     List<Result> results;
@@ -59,6 +60,7 @@ public final class Reliability {
     if (w.equals("ALL") || w.equals("R1")) out.add(publish(r1(pg, args, logs), dir, db));
     if (w.equals("ALL") || w.equals("R2")) out.add(publish(r2(pg, args, logs), dir, db));
     if (w.equals("ALL") || w.equals("R3")) out.add(publish(r3(pg, args, logs), dir, db));
+    if (w.equals("ALL") || w.equals("R4")) out.add(publish(R4Failover.run(pg, args, logs), dir, db));
     if (out.isEmpty()) throw new IllegalArgumentException("unknown scenario " + which);
     return out;
   }

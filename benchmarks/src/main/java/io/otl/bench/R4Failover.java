@@ -1,0 +1,334 @@
+package io.otl.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * R4 (issue #22): a 3-node cluster (three JVMs, one PostgreSQL journal, Kafka ingest on), HTTP and
+ * Kafka load on all nodes, and {@code --kills} times (default 3) a {@code kill -9} of one node (each
+ * node in turn), then its restart. Per kill: {@code failoverSeconds}, from the kill until every session
+ * answers through the survivors (the slowest session is one the dead node held); and
+ * {@code kafkaResumeSeconds}, from the kill until every agent-events partition's committed offset has
+ * passed the partition's end at the kill (the dead node's partitions resumed, on a survivor or on the
+ * restarted node). At the end: {@code lost} (acknowledged HTTP events and broker-acknowledged records
+ * missing from the sessions), {@code duplicated} (event ids stored twice), {@code non503Errors}
+ * (answers ≥ 500 other than 503). Reports the worst of the kills.
+ */
+final class R4Failover {
+  private R4Failover() {}
+
+  private static final String TOPIC = "agent-events";
+  private static final String GROUP = "otl-ingest";
+
+  static Result run(Pg pg, Args args, Path logs) throws Exception {
+    int kills = args.integer("kills", 3);
+    int sessions = args.integer("sessions", 30);
+    int httpRate = args.integer("rate", 20);
+    int kafkaRate = args.integer("kafka-rate", 20);
+    int partitions = args.integer("partitions", 6);
+    int settle = args.integer("settle", 10);
+    Result r = new Result("R4", "kill -9 of one of 3 nodes, " + kills + " times, HTTP + Kafka load, restart");
+    Pg.Schema schema = pg.freshSchema("rel_r4");
+    List<NodeJvm> nodes = new ArrayList<>();
+    try (KafkaBroker broker = KafkaBroker.start(partitions, TOPIC, "agent-events.dlq", "trajectories",
+        "model-updates")) {
+      int[] ports = {NodeJvm.freePort(), NodeJvm.freePort(), NodeJvm.freePort()};
+      String seeds = java.util.Arrays.stream(ports).mapToObj(p -> "pekko://otl@127.0.0.1:" + p)
+          .collect(Collectors.joining(","));
+      for (int i = 0; i < 3; i++) {
+        nodes.add(new NodeJvm(pg, schema, logs, "r4-node" + (i + 1), ports[i], Map.of("OTL_SEED_NODES", seeds,
+            "OTL_KAFKA_ENABLED", "true", "OTL_KAFKA_BOOTSTRAP", broker.bootstrapServers())));
+      }
+      for (NodeJvm n : nodes) n.start();
+      for (NodeJvm n : nodes) n.awaitReady(Duration.ofSeconds(180));
+      List<Integer> httpPorts = nodes.stream().map(n -> n.httpPort).toList();
+
+      Load load = new Load(httpPorts, sessions, httpRate);
+      KafkaLoad kafka = new KafkaLoad(broker, sessions, kafkaRate);
+      load.start();
+      kafka.start();
+      Thread.sleep(TimeUnit.SECONDS.toMillis(settle));
+      List<Double> failovers = new ArrayList<>();
+      List<Double> kafkaResumes = new ArrayList<>();
+      List<Double> rejoins = new ArrayList<>();
+      for (int k = 0; k < kills; k++) {
+        NodeJvm victim = nodes.get(k % 3);
+        List<Integer> survivors = new ArrayList<>(httpPorts);
+        survivors.remove(Integer.valueOf(victim.httpPort));
+        Map<TopicPartition, Long> endsAtKill = endOffsets(broker, partitions);
+        long t0 = System.nanoTime();
+        victim.kill();
+        Thread restarter = new Thread(() -> {
+          try {
+            victim.start();
+          } catch (Exception e) {
+            System.err.println("R4 restart failed: " + e);
+          }
+        });
+        restarter.start(); // as a supervisor would, at once
+        double failover = allSessionsServed(survivors, sessions, t0, Duration.ofSeconds(120));
+        double resume = kafkaResumed(broker, endsAtKill, t0, Duration.ofSeconds(120));
+        restarter.join();
+        victim.awaitReady(Duration.ofSeconds(180));
+        double rejoin = (System.nanoTime() - t0) / 1e9;
+        failovers.add(failover);
+        kafkaResumes.add(resume);
+        rejoins.add(rejoin);
+        System.out.printf("R4 kill %d of %d (node on :%d): sessions served again after %.1f s, Kafka resumed after "
+            + "%.1f s, node ready again after %.1f s%n", k + 1, kills, victim.httpPort, failover, resume, rejoin);
+        Thread.sleep(TimeUnit.SECONDS.toMillis(settle));
+      }
+      load.stop();
+      kafka.stop();
+      boolean drained = kafkaDrained(broker, partitions, Duration.ofSeconds(120));
+      Client reader = new Client(httpPorts.get(0), Duration.ofSeconds(30));
+      long lost = 0;
+      long duplicated = 0;
+      for (int s = 0; s < sessions; s++) {
+        for (String sid : List.of("r4-h" + s, "r4-k" + s)) {
+          Set<String> expected = sid.startsWith("r4-h") ? load.acked.getOrDefault(sid, Set.of())
+              : kafka.acked.getOrDefault(sid, Set.of());
+          Client.Reply rep = reader.get("/v1/sessions/" + sid);
+          List<String> stored = new ArrayList<>();
+          if (rep.status() == 200) {
+            for (JsonNode m : EventGen.JSON.readTree(rep.body()).path("messages")) stored.add(m.path("eventId").asText());
+          }
+          Set<String> unique = new HashSet<>(stored);
+          duplicated += stored.size() - unique.size();
+          for (String e : expected) if (!unique.contains(e)) lost++;
+        }
+      }
+      double worstFailover = failovers.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+      double worstResume = kafkaResumes.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+      r.figure("kills", kills).figure("sessions", sessions).figure("httpRatePerSec", httpRate)
+          .figure("kafkaRatePerSec", kafkaRate).figure("partitions", partitions)
+          .figure("failoverSeconds", worstFailover).figure("failoverSecondsEach", failovers)
+          .figure("kafkaResumeSeconds", worstResume).figure("kafkaResumeSecondsEach", kafkaResumes)
+          .figure("restartToReadySecondsEach", rejoins)
+          .figure("lost", lost).figure("duplicated", duplicated).figure("non503Errors", load.non503.get())
+          .figure("httpEventsAcked", load.acked.values().stream().mapToLong(Set::size).sum())
+          .figure("httpGivenUp", load.gaveUp.get()).figure("answers503", load.got503.get())
+          .figure("connectionErrorsOrTimeouts", load.noAnswer.get())
+          .figure("kafkaRecordsAcked", kafka.acked.values().stream().mapToLong(Set::size).sum())
+          .figure("kafkaDrained", drained);
+      r.pass = worstFailover < 10 && worstResume <= 15 && lost == 0 && duplicated == 0 && load.non503.get() == 0
+          && drained;
+      r.headline = String.format("worst fail-over %.1f s, Kafka resumed %.1f s; lost %d, duplicated %d, non-503 "
+          + "errors %d", worstFailover, worstResume, lost, duplicated, load.non503.get());
+      r.target = "fail-over < 10 s, Kafka ≤ 15 s, nothing lost or duplicated, no 5xx but 503";
+    } finally {
+      for (NodeJvm n : nodes) n.close();
+      if (!args.flag("keep")) pg.dropSchema(schema);
+    }
+    return r;
+  }
+
+  /** Seconds from {@code t0} until every HTTP session has answered 200 through {@code ports}. */
+  private static double allSessionsServed(List<Integer> ports, int sessions, long t0, Duration bound)
+      throws InterruptedException {
+    ExecutorService pool = Executors.newFixedThreadPool(Math.min(sessions, 16));
+    Map<Integer, Long> servedAt = new ConcurrentHashMap<>();
+    long deadline = t0 + bound.toNanos();
+    for (int s = 0; s < sessions; s++) {
+      int session = s;
+      pool.execute(() -> {
+        Client c = new Client(ports.get(session % ports.size()), Duration.ofSeconds(6));
+        while (System.nanoTime() < deadline) {
+          if (c.get("/v1/sessions/r4-h" + session).status() == 200) {
+            servedAt.put(session, System.nanoTime());
+            return;
+          }
+          sleep(100);
+        }
+      });
+    }
+    pool.shutdown();
+    pool.awaitTermination(bound.toSeconds() + 10, TimeUnit.SECONDS);
+    if (servedAt.size() < sessions) return Double.POSITIVE_INFINITY;
+    return (servedAt.values().stream().mapToLong(Long::longValue).max().orElse(t0) - t0) / 1e9;
+  }
+
+  /** Seconds from {@code t0} until every partition's committed offset passed its end at the kill. */
+  private static double kafkaResumed(KafkaBroker broker, Map<TopicPartition, Long> endsAtKill, long t0,
+      Duration bound) throws Exception {
+    try (Admin admin = broker.admin()) {
+      while (System.nanoTime() < t0 + bound.toNanos()) {
+        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(GROUP)
+            .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+        boolean all = endsAtKill.entrySet().stream().allMatch(e -> {
+          OffsetAndMetadata c = committed.get(e.getKey());
+          return c != null && c.offset() > e.getValue();
+        });
+        if (all) return (System.nanoTime() - t0) / 1e9;
+        sleep(100);
+      }
+      return Double.POSITIVE_INFINITY;
+    }
+  }
+
+  private static boolean kafkaDrained(KafkaBroker broker, int partitions, Duration bound) throws Exception {
+    Map<TopicPartition, Long> ends = endOffsets(broker, partitions);
+    long deadline = System.nanoTime() + bound.toNanos();
+    try (Admin admin = broker.admin()) {
+      while (System.nanoTime() < deadline) {
+        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(GROUP)
+            .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+        if (ends.entrySet().stream().allMatch(e -> committed.get(e.getKey()) != null
+            && committed.get(e.getKey()).offset() >= e.getValue())) {
+          return true;
+        }
+        sleep(200);
+      }
+    }
+    return false;
+  }
+
+  private static Map<TopicPartition, Long> endOffsets(KafkaBroker broker, int partitions) throws Exception {
+    try (Admin admin = broker.admin()) {
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (int p = 0; p < partitions; p++) latest.put(new TopicPartition(TOPIC, p), OffsetSpec.latest());
+      Map<TopicPartition, Long> out = new HashMap<>();
+      admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> out.put(tp, info.offset()));
+      return out;
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * HTTP writers, one event per request with a unique event id, sent first to node {@code i % 3} and on
+   * 503, a timeout or a refused connection retried (same body) on the next node, as README's client
+   * retry advice says, until acknowledged or 60 s.
+   */
+  private static final class Load {
+    final Map<String, Set<String>> acked = new ConcurrentHashMap<>();
+    final AtomicLong non503 = new AtomicLong();
+    final AtomicLong got503 = new AtomicLong();
+    final AtomicLong noAnswer = new AtomicLong();
+    final AtomicLong gaveUp = new AtomicLong();
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final AtomicLong seq = new AtomicLong();
+    private final List<Thread> threads = new ArrayList<>();
+    private final List<Client> clients;
+    private final int sessions;
+    private final long pauseMs;
+
+    Load(List<Integer> ports, int sessions, int rate) {
+      this.clients = ports.stream().map(p -> new Client(p, Duration.ofSeconds(10))).toList();
+      this.sessions = sessions;
+      this.pauseMs = Math.max(1, 3000L / Math.max(1, rate)); // three writers share the rate
+    }
+
+    void start() {
+      for (int t = 0; t < 3; t++) {
+        int first = t;
+        Thread th = new Thread(() -> {
+          while (running.get()) {
+            write(first);
+            sleep(pauseMs);
+          }
+        }, "r4-http-" + t);
+        threads.add(th);
+        th.start();
+      }
+    }
+
+    private void write(int first) {
+      long n = seq.incrementAndGet();
+      String sid = "r4-h" + (n % sessions);
+      String eventId = "h" + n;
+      String body = "{\"agentId\":\"rel-agent\",\"events\":[{\"type\":\"message\",\"eventId\":\"" + eventId
+          + "\",\"role\":\"user\",\"content\":\"r4 " + n + "\"}]}";
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      for (int attempt = 0; System.nanoTime() < deadline; attempt++) {
+        Client.Reply rep = clients.get((first + attempt) % clients.size()).post("/v1/sessions/" + sid + "/events", body);
+        if (rep.status() == 202) {
+          acked.computeIfAbsent(sid, k -> ConcurrentHashMap.newKeySet()).add(eventId);
+          return;
+        }
+        if (rep.status() == 503) got503.incrementAndGet();
+        else if (rep.status() < 0) noAnswer.incrementAndGet();
+        else {
+          if (rep.status() >= 500) non503.incrementAndGet();
+          System.err.println("R4 unexpected answer " + rep.status() + " " + rep.body());
+          if (rep.status() < 500) return;
+        }
+        sleep(200);
+      }
+      gaveUp.incrementAndGet();
+    }
+
+    void stop() throws InterruptedException {
+      running.set(false);
+      for (Thread t : threads) t.join(TimeUnit.SECONDS.toMillis(90));
+    }
+  }
+
+  /** A producer of one-event records (key = session id) at a steady rate; remembers what the broker acknowledged. */
+  private static final class KafkaLoad {
+    final Map<String, Set<String>> acked = new ConcurrentHashMap<>();
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final KafkaProducer<String, byte[]> producer;
+    private final int sessions;
+    private final long pauseMs;
+    private Thread thread;
+
+    KafkaLoad(KafkaBroker broker, int sessions, int rate) {
+      this.producer = broker.producer();
+      this.sessions = sessions;
+      this.pauseMs = Math.max(1, 1000L / Math.max(1, rate));
+    }
+
+    void start() {
+      thread = new Thread(() -> {
+        long n = 0;
+        while (running.get()) {
+          n++;
+          String sid = "r4-k" + (n % sessions);
+          String eventId = "k" + n;
+          String json = "{\"sessionId\":\"" + sid + "\",\"agentId\":\"rel-agent\",\"type\":\"message\",\"eventId\":\""
+              + eventId + "\",\"role\":\"user\",\"content\":\"r4 kafka " + n + "\"}";
+          producer.send(new ProducerRecord<>(TOPIC, sid, json.getBytes(StandardCharsets.UTF_8)), (md, err) -> {
+            if (err == null) acked.computeIfAbsent(sid, k -> ConcurrentHashMap.newKeySet()).add(eventId);
+          });
+          sleep(pauseMs);
+        }
+        producer.flush();
+      }, "r4-kafka");
+      thread.start();
+    }
+
+    void stop() throws InterruptedException {
+      running.set(false);
+      thread.join(TimeUnit.SECONDS.toMillis(30));
+      producer.close();
+    }
+  }
+}
