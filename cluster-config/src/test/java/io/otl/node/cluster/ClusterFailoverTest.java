@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -39,15 +40,16 @@ import org.junit.jupiter.api.TestMethodOrder;
  * of them (design §9 "Durability"). The nodes start as in docker/compose.yml ({@link NodeProcess}),
  * with the product's cluster settings (otl-node.conf: SBR keep-majority, stable-after 2 s, removal margin 1 s).
  *
- * <p>Bounds: cluster formation 90 s; fail-over after {@code kill -9} {@value #FAILOVER_BOUND_S} s
- * (expected ≈ 4.5 s failure detection + 2 s SBR stable-after + 1 s removal margin + shard start ≈ 9 s; the bound
- * leaves room for a loaded CI machine, R4 in benchmarks/ measures it); rejoin 90 s;
- * every client request 60 s including retries.
+ * <p>The outcomes are asserted, not their durations: the fail-over time is printed (R4 in benchmarks/
+ * measures it); the waits below are hang guards, far above the expected ≈ 9 s (≈ 4.5 s failure detection
+ * + 2 s SBR stable-after + 1 s removal margin + shard start). No answer in either test may be a 5xx other
+ * than 503.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterFailoverTest {
   static final int SESSIONS = 30;
-  static final long FAILOVER_BOUND_S = 45;
+  /** A hang guard only: a fail-over that never completes fails here rather than blocking the build. */
+  static final long FAILOVER_HANG_GUARD_S = 240;
 
   private static final List<NodeProcess> nodes = new ArrayList<>();
   private static List<Integer> httpPorts;
@@ -71,6 +73,11 @@ class ClusterFailoverTest {
     awaitMembersUp(nodes, Duration.ofSeconds(90));
   }
 
+  @AfterEach
+  void noServerErrors() {
+    assertEquals(List.of(), client.serverErrors, "5xx answers other than 503");
+  }
+
   @AfterAll
   static void stopCluster() {
     nodes.forEach(NodeProcess::close);
@@ -89,7 +96,7 @@ class ClusterFailoverTest {
       victim.kill();
 
       // Fail-over: every session answers through a survivor (its shard moved there).
-      Duration failover = awaitTrue(Duration.ofSeconds(FAILOVER_BOUND_S), () -> allSessionsAnswer(survivors),
+      Duration failover = awaitTrue(Duration.ofSeconds(FAILOVER_HANG_GUARD_S), () -> allSessionsAnswer(survivors),
           "sessions of " + victim.name + " served by the survivors");
       System.out.printf("FAIL-OVER: %s killed (kill -9) with %d events acknowledged; all %d sessions served by "
           + "the survivors after %.1f s; client retries so far: %d%n", victim.name, ackedBeforeKill, SESSIONS,

@@ -15,12 +15,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The client-side retry policy of the README ("Client retries"): a request that fails with a
  * connection error, a timeout, 429 or 503 is sent again, with the same body and so the same
  * {@code eventId}s (the session acknowledges a repeat as a duplicate), to the next node, with
- * exponential back-off (200 ms doubling to 2 s) until a deadline. 4xx other than 429 are final.
+ * exponential back-off (200 ms doubling to 2 s) until a deadline. 4xx other than 429 are final, and
+ * so is any 5xx other than 503 (recorded in {@link #serverErrors}).
  */
 final class RetryingClient {
   static final ObjectMapper JSON = new ObjectMapper();
   private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   final AtomicInteger retries = new AtomicInteger();
+  /** Every answer with a 5xx status other than 503, whoever sent the request (retries, probes, reads). */
+  final List<String> serverErrors = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   record Reply(int status, String body, int port) {
     JsonNode json() {
@@ -40,6 +43,9 @@ final class RetryingClient {
         : b.method(method, HttpRequest.BodyPublishers.ofString(body));
     try {
       HttpResponse<String> r = client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() >= 500 && r.statusCode() != 503) {
+        serverErrors.add(method + " :" + port + path + " -> " + r.statusCode() + " " + r.body());
+      }
       return Optional.of(new Reply(r.statusCode(), r.body(), port));
     } catch (java.io.IOException e) {
       return Optional.empty();
@@ -49,8 +55,12 @@ final class RetryingClient {
     }
   }
 
+  /**
+   * A 5xx other than 503 is a server bug, never part of the retry contract: it is not retried (so it
+   * reaches the caller) and is kept here for the test to assert there were none.
+   */
   static boolean retryable(Optional<Reply> r) {
-    return r.isEmpty() || r.get().status() == 503 || r.get().status() == 429 || r.get().status() >= 500;
+    return r.isEmpty() || r.get().status() == 503 || r.get().status() == 429;
   }
 
   /**

@@ -33,9 +33,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The console's job pages, training pool, audit-driven canary charts and an automatic rollback's
- * test figures, against recorded API answers in the shapes of design §7.1 (the node does not
- * serve the training routes and the audit trail yet, so the console is fed those answers by a
- * stub next to the real {@link ConsoleRoutes}). Also covers 503 handling and auto-refresh.
+ * test figures, against recorded API answers in the shapes of design §7.1, served by a stub next
+ * to the real {@link ConsoleRoutes}. Also covers 503 handling and auto-refresh.
+ *
+ * <p>Why recorded answers and not a real node (which does serve these routes, and which
+ * {@link ConsoleBrowserTest} drives): this page set needs, at one time, jobs in every state, a
+ * three-hour canary history with a latency rollback carrying chosen figures, and API answers that
+ * turn into 503 on demand. A node reaches the first two only through a long scenario (a
+ * hand-moved clock, a Trinity backend that fails and is cancelled on cue, hundreds of routed
+ * sessions; not written yet), and the third is an injected failure. Known gap until then: nothing
+ * checks that these recorded shapes still match the node's answers (issue #21).
  */
 class ConsoleFixtureBrowserTest {
   static final ObjectMapper JSON = new ObjectMapper();

@@ -166,19 +166,52 @@ class SessionAndModelRoutesTest {
       assertTrue(v1.has(field), "version view lacks " + field + ": " + v1);
     }
 
-    http.post("/v1/models/agent-m/versions", "{\"version\":\"v2\",\"artifact\":\"file:///models/v2\",\"endpoint\":\"http://infer:8001/v1\"}");
-    String state1 = http.get("/v1/models/agent-m").json().get("stable").asText();
-    Http.Response promote = http.post("/v1/models/agent-m/versions/" + (state1.equals("v1") ? "v2" : "v1") + "/promote", null);
-    assertTrue(promote.status() == 202 || promote.status() == 409, promote.body());
+    // No base model on this node: the first version registered by hand is promoted directly.
+    assertEquals("v1", models.get("stable").asText(), models.toString());
+    assertEquals("STABLE", v1.get("state").asText(), v1.toString());
+    Http.Response reg2 = http.post("/v1/models/agent-m/versions",
+        "{\"version\":\"v2\",\"artifact\":\"file:///models/v2\",\"endpoint\":\"http://infer:8001/v1\"}");
+    assertEquals(201, reg2.status(), reg2.body());
+    // auto-deploy: the second version starts its canary at canary-ratio against v1.
+    assertEquals("CANARY", reg2.json().get("state").asText(), reg2.body());
+    assertEquals(0.05, reg2.json().get("ratio").asDouble(), 1e-9, reg2.body());
+
+    // A manual promote of the canary skips the remaining steps: v2 is STABLE, v1 retained for a rollback.
+    Http.Response promote = http.post("/v1/models/agent-m/versions/v2/promote", null);
+    assertEquals(202, promote.status(), promote.body());
+    assertEquals("STABLE", promote.json().get("state").asText(), promote.body());
+    assertEquals(1.0, promote.json().get("ratio").asDouble(), 1e-9, promote.body());
+    assertEquals("STABLE", versionState("agent-m", "v2"));
+    assertEquals("v2", http.get("/v1/models/agent-m").json().get("stable").asText());
     Http.Response route = http.get("/v1/models/agent-m/route?sessionId=s-42");
     assertEquals(200, route.status(), route.body());
     assertEquals("s-42", route.json().get("sessionId").asText());
-    assertFalse(route.json().get("version").asText().isEmpty());
-    assertEquals(route.json().get("version"), http.get("/v1/models/agent-m/route?sessionId=s-42").json().get("version"));
+    assertEquals("v2", route.json().get("version").asText(), route.body());
+
+    // The rollback the test is named for: v2 leaves, the retained v1 is stable again and routes get it.
+    Http.Response rollback = http.post("/v1/models/agent-m/versions/v2/rollback", "{\"reason\":\"worse answers\"}");
+    assertEquals(202, rollback.status(), rollback.body());
+    assertEquals("ROLLED_BACK", versionState("agent-m", "v2"));
+    assertEquals("STABLE", versionState("agent-m", "v1"));
+    assertEquals("v1", http.get("/v1/models/agent-m").json().get("stable").asText());
+    assertEquals("v1", http.get("/v1/models/agent-m/route?sessionId=s-42").json().get("version").asText());
+    // A rolled-back version cannot be promoted, nor rolled back twice; the refusal names the state.
+    Http.Response refused = http.post("/v1/models/agent-m/versions/v2/promote", null);
+    assertError(refused, 409, "invalid_transition");
+    assertTrue(refused.json().get("message").asText().contains("ROLLED_BACK"), refused.body());
+    assertError(http.post("/v1/models/agent-m/versions/v2/rollback", null), 409, "invalid_transition");
+    assertEquals("v1", http.get("/v1/models/agent-m").json().get("stable").asText());
 
     assertError(http.post("/v1/models/agent-m/versions/v404/promote", null), 404, "not_found");
     assertError(http.get("/v1/models/agent-m/route"), 400, "invalid_request");
     assertError(http.post("/v1/models/agent-m/versions/v1/rollback", "{\"reason\":5}"), 400, "invalid_request");
+  }
+
+  private static String versionState(String agent, String version) {
+    for (JsonNode v : http.get("/v1/models/" + agent).json().get("versions")) {
+      if (v.get("version").asText().equals(version)) return v.get("state").asText();
+    }
+    throw new AssertionError(version + " is not listed for " + agent);
   }
 
   @Test

