@@ -25,8 +25,11 @@ import java.util.SplittableRandom;
  * each routed to the candidate with the current step's ratio (what the router's hash does); its
  * outcome is recorded at once and the rule looks after every outcome, as the entity does. Stable:
  * success 0.8; a rating 1–5 on 60 % of sessions (mean score 0.74); per-session p95 latency
- * log-normal (median 1,200 ms, σ 0.5). Settings: reference.conf defaults (5 % → 20 % → 50 % →
- * 100 %, 1 h steps, 100 samples per step, confidence 0.95, tolerances 0.02 / 0.05 / 10 %).
+ * log-normal (median 1,200 ms, σ 0.5); through the inference gateway, 1–6 model calls per
+ * session, each failing upstream with chance 2 %, and tokens per session log-normal (median 1,500,
+ * σ 0.6) — the guardrails' figures. Settings: reference.conf defaults (5 % → 20 % → 50 % → 100 %,
+ * 1 h steps, 100 samples per step, confidence 0.95, tolerances 0.02 / 0.05 / 10 %, guardrails
+ * 0.02 / 20 %).
  *
  * <p>A rollout ends rolled back, paused (sample-ratio guardrail or degraded with rollback off),
  * promoted, or stalled after {@code --max-days}.
@@ -39,8 +42,23 @@ final class C1Canary {
   static final double LATENCY_SIGMA = 0.5;
   private static final double[] RATING_CDF = {0.05, 0.12, 0.30, 0.62, 1.0};
 
-  /** A candidate: success-rate points lost and latency factor. */
-  record Scenario(String name, double successDrop, double latencyFactor) {}
+  static final double STABLE_CALL_ERROR = 0.02;
+  static final double TOKENS_MEDIAN = 1500;
+  static final double TOKENS_SIGMA = 0.6;
+
+  /**
+   * A candidate: success-rate points lost, latency factor, points added to the per-call upstream
+   * failure chance and tokens factor.
+   */
+  record Scenario(String name, double successDrop, double latencyFactor, double errorRise, double tokenFactor) {
+    Scenario(String name, double successDrop, double latencyFactor) {
+      this(name, successDrop, latencyFactor, 0, 1);
+    }
+
+    boolean guardrail() {
+      return errorRise != 0 || tokenFactor != 1;
+    }
+  }
 
   enum End { ROLLED_BACK, PAUSED, PROMOTED, STALLED }
 
@@ -76,9 +94,15 @@ final class C1Canary {
         new Scenario("success -5 points", 0.05, 1),
         new Scenario("success -10 points", 0.10, 1),
         new Scenario("latency +20%", 0, 1.2),
-        new Scenario("latency +50%", 0, 1.5));
+        new Scenario("latency +50%", 0, 1.5),
+        new Scenario("upstream errors +5 points", 0, 1, 0.05, 1),
+        new Scenario("upstream errors +10 points", 0, 1, 0.10, 1),
+        new Scenario("tokens +50%", 0, 1, 0, 1.5));
     for (Scenario s : worse) {
       for (Method m : Method.values()) {
+        if (m == Method.FIXED_LEVEL && s.guardrail()) {
+          continue; // the rule before #19 had no guardrails: it would promote every such candidate
+        }
         Map<String, Object> sum = summarize(simulate(settings, m, s, powerRollouts, seed + 1000, traffic, maxDays));
         table.put(s.name() + (m == Method.SEQUENTIAL ? " sequential" : " fixed-level (before #19)"), sum);
         row(s.name(), m == Method.SEQUENTIAL ? "sequential" : "fixed-level", sum);
@@ -94,7 +118,7 @@ final class C1Canary {
               "model-update { min-samples-per-step = " + larger + " }")
           .withFallback(ConfigFactory.defaultReference().getConfig("agentscope.training")));
       Map<String, Object> sensitivity = new LinkedHashMap<>();
-      for (Scenario s : List.of(equal, worse.get(1), worse.get(2), worse.get(3))) {
+      for (Scenario s : List.of(equal, worse.get(1), worse.get(2), worse.get(3), worse.get(6))) {
         Map<String, Object> sum = summarize(simulate(big, Method.SEQUENTIAL, s, sensitivityRollouts, seed + 2000,
             traffic, maxDays));
         sensitivity.put(s.name() + " sequential", sum);
@@ -121,12 +145,12 @@ final class C1Canary {
 
   static List<Run> simulate(ModelSettings settings, Method method, Scenario scenario, int rollouts,
       long seed, double trafficPerHour, double maxDays) {
-    List<Run> runs = new ArrayList<>(rollouts);
-    for (int i = 0; i < rollouts; i++) {
-      runs.add(rollout(settings, method, scenario, new SplittableRandom(seed * 1_000_003L + i),
-          trafficPerHour, maxDays));
-    }
-    return runs;
+    // Each rollout has its own seeded stream, so running them in parallel (the common pool: one
+    // thread per core) gives the same figures in the same order as running them one by one.
+    return java.util.stream.IntStream.range(0, rollouts).parallel()
+        .mapToObj(i -> rollout(settings, method, scenario, new SplittableRandom(seed * 1_000_003L + i),
+            trafficPerHour, maxDays))
+        .toList();
   }
 
   /** One rollout, looking after every outcome like the entity. */
@@ -149,11 +173,19 @@ final class C1Canary {
       boolean success = rnd.nextDouble() < STABLE_SUCCESS - drop;
       Double rating = rnd.nextDouble() < 0.6 ? rating(rnd) : null;
       double latency = factor * LATENCY_MEDIAN_MS * Math.exp(LATENCY_SIGMA * gaussian(rnd));
+      int calls = 1 + rnd.nextInt(6);
+      double callError = STABLE_CALL_ERROR + (toCandidate ? scenario.errorRise() : 0);
+      int errors = 0;
+      for (int k = 0; k < calls; k++) {
+        errors += rnd.nextDouble() < callError ? 1 : 0;
+      }
+      long tokens = Math.round((toCandidate ? scenario.tokenFactor() : 1)
+          * TOKENS_MEDIAN * Math.exp(TOKENS_SIGMA * gaussian(rnd)));
       if (toCandidate) {
-        candidate = candidate.add(success, rating, 0, 0, latency);
+        candidate = candidate.add(success, rating, 0, 0, latency, calls, errors, tokens);
         candidateSessions++;
       } else {
-        stable = stable.add(success, rating, 0, 0, latency);
+        stable = stable.add(success, rating, 0, 0, latency, calls, errors, tokens);
       }
       CanaryRules.Decision d = CanaryRules.decide(settings, method, plan, step,
           Instant.ofEpochMilli(stepStart), false, stable, candidate, false, Instant.ofEpochMilli(t));

@@ -125,6 +125,6 @@ final class TrainingWiring {
     var o = n.outcome();
     Boolean success = o.status() == null ? null : o.status() == io.otl.core.session.SessionModel.TaskStatus.SUCCESS;
     return new ModelVersion.RecordOutcome(n.sessionId(), n.modelVersion(), success, o.meanRating(), o.thumbsUp(),
-        o.thumbsDown(), o.latencyP95Ms(), reply);
+        o.thumbsDown(), o.latencyP95Ms(), reply, o.modelCalls(), o.upstreamErrors(), o.tokens());
   }
 }

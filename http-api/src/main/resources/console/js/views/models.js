@@ -26,6 +26,19 @@ function metricOf(key) {
   return METRICS.find((m) => m.key === key || m.key.replace(/-/g, '_').toUpperCase() === key);
 }
 
+/**
+ * The guardrails (issue #19): tested with the metrics, in the same error budget, from the
+ * inference gateway's figures; shown in the tests of a decision only (no chart of their own).
+ */
+export const GUARDRAILS = [
+  { key: 'upstream-error-rate', title: 'Upstream error rate (guardrail)', relative: false, fmt: (v) => fmtNum(v, 3) },
+  { key: 'tokens-per-session', title: 'Tokens per session (guardrail)', relative: true, fmt: (v) => fmtNum(v, 0) },
+];
+
+function testMetricOf(key) {
+  return metricOf(key) || GUARDRAILS.find((m) => m.key === key);
+}
+
 /** The candidate value at the edge of the tolerance (as CanaryStatistics computes it). */
 export function limit(m, stable, tolerance) {
   if (m.relative) return stable * (1 + tolerance);
@@ -186,7 +199,7 @@ function snapshotCharts(candidate, stable, which) {
 function testsTable(tests) {
   if (!tests || !tests.length) return null;
   const rows = tests.map((t) => {
-    const m = metricOf(t.metric) || { fmt: (v) => fmtNum(v, 4), title: t.metric, relative: t.relativeTolerance };
+    const m = testMetricOf(t.metric) || { fmt: (v) => fmtNum(v, 4), title: t.metric, relative: t.relativeTolerance };
     return h('tr', { class: t.degraded ? 'degraded' : null, 'data-metric': m.key || t.metric },
       h('td', null, m.title),
       h('td', { class: 'num' }, m.fmt(t.stableValue) + ' (n=' + t.stableSamples + ')'),

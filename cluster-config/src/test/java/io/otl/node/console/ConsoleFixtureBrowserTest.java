@@ -221,7 +221,10 @@ class ConsoleFixtureBrowserTest {
         test("task-success-rate", 0.86, 0.85, 40, 40, 0.4, 0.02, false, 0.84, false, "candidate 0.85 vs stable 0.86 within 0.02"),
         test("user-satisfaction", 0.8, 0.79, 40, 40, 0.3, 0.05, false, 0.75, false, "within 0.05"),
         test("response-latency", 815, 1412, 40, 40, 6.1, 0.10, true, 896.5, true,
-            "candidate p95 1412 ms above the limit 896.5 ms (stable 815 ms +10%)")));
+            "candidate p95 1412 ms above the limit 896.5 ms (stable 815 ms +10%)"),
+        // a guardrail (issue #19), tested with the sequential method: statistic, level and looks
+        test("tokens-per-session", 1500, 1560, 38, 40, -2.1, 0.20, true, 1800, false, "guardrail tokens-per-session ok")
+            .put("method", "msprt").put("pValue", 1.0).put("alpha", 0.0033).put("looks", 812)));
     add.accept(100L, rolledBack);
     add.accept(130L, JSON.createObjectNode().put("_type", "VersionRegistered").put("version", "v9")
         .put("artifact", "file:///ckpt/v9").put("manual", true));
@@ -304,6 +307,9 @@ class ConsoleFixtureBrowserTest {
       assertTrue(latencyRow.contains("815 ms (n=40)") && latencyRow.contains("1412 ms (n=40)") && latencyRow.contains("10%")
           && latencyRow.contains("897 ms") && latencyRow.contains("DEGRADED"), latencyRow);
       assertEquals(1, browser.eval("document.querySelectorAll('.rollback tr.degraded').length").asInt());
+      String tokensRow = browser.eval("document.querySelector('.rollback tr[data-metric=\"tokens-per-session\"]').innerText").asText();
+      assertTrue(tokensRow.contains("Tokens per session (guardrail)") && tokensRow.contains("1560 (n=40)")
+          && tokensRow.contains("20%") && tokensRow.contains("look 812") && tokensRow.contains("ok"), tokensRow);
       String v8 = ".rollout[data-candidate=\"v8\"] ";
       assertEquals(3, browser.eval("document.querySelectorAll('" + v8 + "figure[data-metric]').length").asInt());
       for (String metric : new String[] {"task-success-rate", "user-satisfaction", "response-latency"}) {

@@ -16,7 +16,8 @@ import java.util.stream.Collectors;
  * <ol>
  *   <li>sample-ratio mismatch ({@link SampleRatioCheck}) → pause, unless an operator resumed the
  *       step after such a pause: the figures of a broken split decide nothing;
- *   <li>any tested metric degraded → roll back (or pause when rollback-on-degradation is off);
+ *   <li>any tested metric or guardrail degraded → roll back (or pause when
+ *       rollback-on-degradation is off);
  *   <li>paused, or a metric below {@code min-samples-per-step}, or the step's duration not over →
  *       wait;
  *   <li>otherwise the next step, or the promotion after the last step below 100 %.
@@ -72,12 +73,15 @@ public final class CanaryRules {
       Instant now) {
     List<Metric> ready = new ArrayList<>();
     List<String> waiting = new ArrayList<>();
-    for (Metric m : settings.evaluationMetrics()) {
+    // The fixed-level rule of before #19 had no guardrails; the sequential one tests them too.
+    List<Metric> tested = method == Method.SEQUENTIAL ? settings.testedMetrics() : settings.evaluationMetrics();
+    for (Metric m : tested) {
       long nc = candidate.samples(m);
       long ns = stable.samples(m);
       if (nc >= settings.minSamplesPerStep() && ns >= settings.minSamplesPerStep()) {
         ready.add(m);
-      } else {
+      } else if (!m.guardrail()) {
+        // A guardrail never holds a step back: without the gateway no session carries it.
         waiting.add(m.key() + " (candidate " + nc + ", stable " + ns + ")");
       }
     }
@@ -87,12 +91,12 @@ public final class CanaryRules {
       srm = SampleRatioCheck.check(candidate.sessions(), stable.sessions(), plan.get(step));
       boolean waits = paused || !waiting.isEmpty() || now.isBefore(stepStartedAt.plus(settings.stepDuration()));
       if (waits && !(srm.mismatch() && !mismatchAcknowledged)
-          && !SequentialTest.anyDegraded(ready, settings.evaluationMetrics().size(), stable, candidate,
+          && !SequentialTest.anyDegraded(ready, tested.size(), stable, candidate,
               settings.tolerance(), settings.confidence(), plan.size(), settings.minSamplesPerStep())) {
         // Nothing happens at this look (the usual case): skip building the reports.
         return new Decision(Action.WAIT, List.of(), waitReason(paused, waiting), srm);
       }
-      tests = SequentialTest.run(ready, settings.evaluationMetrics().size(), stable, candidate,
+      tests = SequentialTest.run(ready, tested.size(), stable, candidate,
           settings.tolerance(), settings.confidence(), plan.size(), settings.minSamplesPerStep(),
           stable.sessions() + candidate.sessions());
       if (srm.mismatch() && !mismatchAcknowledged) {

@@ -166,6 +166,9 @@ public final class CanaryStatistics {
           candidate.value(metric), candidate.satisfactionVariance(), candidate.satisfactionCount(),
           tolerance, confidence);
       case RESPONSE_LATENCY -> latency(stable.latency(), candidate.latency(), tolerance, confidence);
+      // The fixed-level rule predates the guardrails; only the sequential rule tests them.
+      case UPSTREAM_ERROR_RATE, TOKENS_PER_SESSION -> throw new IllegalArgumentException(
+          metric.key() + " is a guardrail, tested only by the sequential rule");
     };
   }
 

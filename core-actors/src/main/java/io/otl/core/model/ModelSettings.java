@@ -58,6 +58,11 @@ public record ModelSettings(
         "evaluation-metrics",
         evaluationMetrics,
         "a non-empty list of " + Metric.allowedKeys());
+    for (Metric m : evaluationMetrics) {
+      require(m != null && !m.guardrail(), "evaluation-metrics", evaluationMetrics,
+          "a non-empty list of " + Metric.allowedKeys() + " (the guardrails "
+              + Metric.GUARDRAILS.stream().map(Metric::key).toList() + " are always tested)");
+    }
     evaluationMetrics = List.copyOf(new LinkedHashSet<>(evaluationMetrics));
     require(steps != null && !steps.isEmpty(), "steps", steps, "a non-empty list ending with 1.0");
     steps = effectiveSteps(canaryRatio, steps);
@@ -80,19 +85,21 @@ public record ModelSettings(
       tol.put(m, t);
     }
     tolerance = Collections.unmodifiableMap(tol);
-    for (Metric m : evaluationMetrics) {
+    List<Metric> tested = new ArrayList<>(evaluationMetrics);
+    tested.addAll(Metric.GUARDRAILS);
+    for (Metric m : tested) {
       if (m.relativeTolerance()) {
-        continue; // latency has no largest possible shortfall: some slowdown is always detectable
+        continue; // latency, tokens: no largest possible shortfall, some rise is always detectable
       }
       int needed = SequentialTest.minimumSamplesPerStep(
-          confidence, steps.size(), evaluationMetrics.size(), tol.get(m));
+          confidence, steps.size(), tested.size(), tol.get(m));
       require(
           minSamplesPerStep >= needed,
           "min-samples-per-step",
           minSamplesPerStep,
           "at least " + needed + ": with fewer, the sequential test at confidence " + confidence
-              + " (split over " + (steps.size() - 1) + " steps and " + evaluationMetrics.size()
-              + " metrics) cannot find " + m.key() + " degraded beyond its tolerance "
+              + " (split over " + (steps.size() - 1) + " steps and " + tested.size()
+              + " metrics, guardrails included) cannot find " + m.key() + " degraded beyond its tolerance "
               + tol.get(m) + " even if every candidate session fails, and steps would advance "
               + "on evidence that can never reach that confidence");
     }
@@ -106,6 +113,17 @@ public record ModelSettings(
         "offline-gate-tolerance",
         offlineGateTolerance,
         "a number >= 0 and < 1");
+  }
+
+  /**
+   * Every metric the online test runs, in Holm's family: the evaluation metrics, then the
+   * guardrails (tested when sessions carry their figures; they still count in the family when
+   * they do not, which only makes the other levels stricter).
+   */
+  public List<Metric> testedMetrics() {
+    List<Metric> all = new ArrayList<>(evaluationMetrics);
+    all.addAll(Metric.GUARDRAILS);
+    return all;
   }
 
   /** The tolerance of one metric. */

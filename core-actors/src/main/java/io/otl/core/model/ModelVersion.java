@@ -152,6 +152,8 @@ public final class ModelVersion
    * @param success task result, null when unknown
    * @param rating 1–5, null when the user did not rate
    * @param latencyP95Ms the session's p95 assistant latency, null when unknown
+   * @param modelCalls, upstreamErrors, tokens the inference gateway's figures of the session
+   *     (guardrails), null when its calls did not go through the gateway
    */
   public record RecordOutcome(
       String sessionId,
@@ -161,8 +163,17 @@ public final class ModelVersion
       int thumbsUp,
       int thumbsDown,
       Double latencyP95Ms,
-      ActorRef<OutcomeReply> replyTo)
-      implements Command {}
+      ActorRef<OutcomeReply> replyTo,
+      Integer modelCalls,
+      Integer upstreamErrors,
+      Long tokens)
+      implements Command {
+    public RecordOutcome(String sessionId, String modelVersion, Boolean success, Double rating,
+        int thumbsUp, int thumbsDown, Double latencyP95Ms, ActorRef<OutcomeReply> replyTo) {
+      this(sessionId, modelVersion, success, rating, thumbsUp, thumbsDown, latencyP95Ms, replyTo,
+          null, null, null);
+    }
+  }
 
   /** Internal timer: the current step's deadline may have passed. No reply. */
   public enum StepTick implements Command {
@@ -414,8 +425,25 @@ public final class ModelVersion
       int thumbsUp,
       int thumbsDown,
       Double latencyP95Ms,
-      Instant at)
-      implements Event {}
+      Instant at,
+      // Guardrail figures (issue #19): optional, null in events written before them.
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) Integer modelCalls,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) Integer upstreamErrors,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) Long tokens)
+      implements Event {
+    @com.fasterxml.jackson.annotation.JsonCreator
+    public OutcomeRecorded {}
+
+    public OutcomeRecorded(String sessionId, String modelVersion, Boolean success, Double rating,
+        int thumbsUp, int thumbsDown, Double latencyP95Ms, Instant at) {
+      this(sessionId, modelVersion, success, rating, thumbsUp, thumbsDown, latencyP95Ms, at, null,
+          null, null);
+    }
+
+    OutcomeAggregates addTo(OutcomeAggregates a) {
+      return a.add(success, rating, thumbsUp, thumbsDown, latencyP95Ms, modelCalls, upstreamErrors, tokens);
+    }
+  }
 
   /** Tags of an event: transitions carry {@link #TRANSITIONS_TAG}, outcomes none. */
   public static Set<String> tagsOf(Event event) {
@@ -536,7 +564,7 @@ public final class ModelVersion
     VersionRecord withOutcome(OutcomeRecorded o) {
       return new VersionRecord(version, artifact, endpoint, sourceJobId, manual, offlineMetrics,
           state, registeredAt, retiredAt, retainedUntil,
-          online.add(o.success(), o.rating(), o.thumbsUp(), o.thumbsDown(), o.latencyP95Ms()),
+          o.addTo(online),
           history);
     }
   }
@@ -582,11 +610,11 @@ public final class ModelVersion
     Rollout withOutcome(OutcomeRecorded o) {
       if (o.modelVersion().equals(candidate)) {
         return new Rollout(candidate, stableVersion, plan, step, stepStartedAt, paused,
-            candidateStep.add(o.success(), o.rating(), o.thumbsUp(), o.thumbsDown(), o.latencyP95Ms()),
+            o.addTo(candidateStep),
             stableStep, candidateSessions.add(o.sessionId()), stableSessions);
       }
       return new Rollout(candidate, stableVersion, plan, step, stepStartedAt, paused, candidateStep,
-          stableStep.add(o.success(), o.rating(), o.thumbsUp(), o.thumbsDown(), o.latencyP95Ms()),
+          o.addTo(stableStep),
           candidateSessions, stableSessions.add(o.sessionId()));
     }
   }
@@ -983,7 +1011,7 @@ public final class ModelVersion
     Instant now = clock.instant();
     Plan p = new Plan(s);
     p.add(new OutcomeRecorded(c.sessionId(), c.modelVersion(), c.success(), c.rating(),
-        c.thumbsUp(), c.thumbsDown(), c.latencyP95Ms(), now));
+        c.thumbsUp(), c.thumbsDown(), c.latencyP95Ms(), now, c.modelCalls(), c.upstreamErrors(), c.tokens()));
     evaluate(p, now);
     OutcomeAck ack = new OutcomeAck(c.sessionId(), c.modelVersion(), Disposition.RECORDED, "recorded");
     return persist(p, c.replyTo(), st -> ack);
@@ -1433,7 +1461,7 @@ public final class ModelVersion
     if (c.latencyP95Ms() != null && !(c.latencyP95Ms() >= 0 && !c.latencyP95Ms().isInfinite())) {
       return Optional.of("latencyP95Ms: must be a finite number >= 0 or absent, was " + c.latencyP95Ms());
     }
-    return Optional.empty();
+    return GuardrailInput.validate(c.modelCalls(), c.upstreamErrors(), c.tokens());
   }
 
   private static String quote(String s) {

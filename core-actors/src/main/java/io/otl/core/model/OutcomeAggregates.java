@@ -1,5 +1,7 @@
 package io.otl.core.model;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+
 /**
  * Online metrics of one version over a set of sessions, in constant space.
  *
@@ -13,7 +15,18 @@ package io.otl.core.model;
  *       sum of squares is kept for the variance of the test.
  *   <li><b>response-latency</b>: the p95, over sessions, of each session's own p95 latency, from a
  *       fixed-bucket {@link LatencyHistogram}.
+ *   <li><b>upstream-error-rate</b> (guardrail): over the sessions with at least one gateway model
+ *       call, the mean of each session's failed share of its calls. Sessions, not calls, are the
+ *       independent units (one broken conversation retries many times), so the test's variance
+ *       comes from the per-session shares (sum of squares kept).
+ *   <li><b>tokens-per-session</b> (guardrail): over the sessions whose tokens the gateway counted,
+ *       the mean tokens (shown) and the mean and variance of {@code log(1 + tokens)} (tested:
+ *       token counts are heavy-tailed like latency).
  * </ul>
+ *
+ * <p>The guardrail components are 0 in aggregates written before they existed (snapshots): no
+ * observations, which is what those sessions had. They are left out of the JSON while 0, so a
+ * snapshot without gateway figures is written as before.
  */
 public record OutcomeAggregates(
     long sessions,
@@ -22,10 +35,24 @@ public record OutcomeAggregates(
     long satisfactionCount,
     double satisfactionSum,
     double satisfactionSumOfSquares,
-    LatencyHistogram latency) {
+    LatencyHistogram latency,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) long callSessions,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) double errorShareSum,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) double errorShareSumOfSquares,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) long tokenSessions,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) double tokenSum,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) double logTokenSum,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) double logTokenSumOfSquares) {
 
   public static final OutcomeAggregates EMPTY =
-      new OutcomeAggregates(0, 0, 0, 0, 0, 0, LatencyHistogram.EMPTY);
+      new OutcomeAggregates(0, 0, 0, 0, 0, 0, LatencyHistogram.EMPTY, 0, 0, 0, 0, 0, 0, 0);
+
+  /** Aggregates without guardrail figures (as before the guardrails). */
+  public OutcomeAggregates(long sessions, long resultsKnown, long successes, long satisfactionCount,
+      double satisfactionSum, double satisfactionSumOfSquares, LatencyHistogram latency) {
+    this(sessions, resultsKnown, successes, satisfactionCount, satisfactionSum,
+        satisfactionSumOfSquares, latency, 0, 0, 0, 0, 0, 0, 0);
+  }
 
   public OutcomeAggregates {
     latency = latency == null ? LatencyHistogram.EMPTY : latency;
@@ -48,7 +75,25 @@ public record OutcomeAggregates(
 
   public OutcomeAggregates add(
       Boolean success, Double rating, int thumbsUp, int thumbsDown, Double latencyP95Ms) {
+    return add(success, rating, thumbsUp, thumbsDown, latencyP95Ms, null, null, null);
+  }
+
+  /**
+   * Adds one session.
+   *
+   * @param modelCalls gateway model calls of the session (null or 0: no gateway figures)
+   * @param upstreamErrors how many of them failed upstream
+   * @param tokens prompt + completion tokens the gateway counted, null when unknown
+   */
+  public OutcomeAggregates add(Boolean success, Double rating, int thumbsUp, int thumbsDown,
+      Double latencyP95Ms, Integer modelCalls, Integer upstreamErrors, Long tokens) {
     Double score = satisfactionScore(rating, thumbsUp, thumbsDown);
+    boolean called = modelCalls != null && modelCalls > 0;
+    double share = called
+        ? Math.min(1.0, Math.max(0, upstreamErrors == null ? 0 : upstreamErrors) / (double) modelCalls)
+        : 0;
+    boolean counted = tokens != null && tokens >= 0;
+    double logTokens = counted ? Math.log1p(tokens) : 0;
     return new OutcomeAggregates(
         sessions + 1,
         resultsKnown + (success == null ? 0 : 1),
@@ -56,7 +101,14 @@ public record OutcomeAggregates(
         satisfactionCount + (score == null ? 0 : 1),
         satisfactionSum + (score == null ? 0 : score),
         satisfactionSumOfSquares + (score == null ? 0 : score * score),
-        latencyP95Ms == null ? latency : latency.add(latencyP95Ms));
+        latencyP95Ms == null ? latency : latency.add(latencyP95Ms),
+        callSessions + (called ? 1 : 0),
+        errorShareSum + share,
+        errorShareSumOfSquares + share * share,
+        tokenSessions + (counted ? 1 : 0),
+        tokenSum + (counted ? tokens : 0),
+        logTokenSum + logTokens,
+        logTokenSumOfSquares + logTokens * logTokens);
   }
 
   /** Number of observations of one metric. */
@@ -65,6 +117,8 @@ public record OutcomeAggregates(
       case TASK_SUCCESS_RATE -> resultsKnown;
       case USER_SATISFACTION -> satisfactionCount;
       case RESPONSE_LATENCY -> latency.total();
+      case UPSTREAM_ERROR_RATE -> callSessions;
+      case TOKENS_PER_SESSION -> tokenSessions;
     };
   }
 
@@ -77,16 +131,36 @@ public record OutcomeAggregates(
       case TASK_SUCCESS_RATE -> (double) successes / resultsKnown;
       case USER_SATISFACTION -> satisfactionSum / satisfactionCount;
       case RESPONSE_LATENCY -> latency.quantile(0.95);
+      case UPSTREAM_ERROR_RATE -> errorShareSum / callSessions;
+      case TOKENS_PER_SESSION -> tokenSum / tokenSessions;
     };
   }
 
   /** Unbiased sample variance of the satisfaction scores (0 with fewer than two). */
   public double satisfactionVariance() {
-    if (satisfactionCount < 2) {
+    return variance(satisfactionCount, satisfactionSum, satisfactionSumOfSquares);
+  }
+
+  /** Unbiased sample variance of the per-session upstream error shares. */
+  public double errorShareVariance() {
+    return variance(callSessions, errorShareSum, errorShareSumOfSquares);
+  }
+
+  /** Mean of {@code log(1 + tokens)} over the sessions with a token count (NaN without). */
+  public double logTokenMean() {
+    return logTokenSum / tokenSessions;
+  }
+
+  /** Unbiased sample variance of {@code log(1 + tokens)}. */
+  public double logTokenVariance() {
+    return variance(tokenSessions, logTokenSum, logTokenSumOfSquares);
+  }
+
+  private static double variance(long n, double sum, double sumOfSquares) {
+    if (n < 2) {
       return 0;
     }
-    double mean = satisfactionSum / satisfactionCount;
-    double v = (satisfactionSumOfSquares - satisfactionCount * mean * mean) / (satisfactionCount - 1);
-    return Math.max(0, v);
+    double mean = sum / n;
+    return Math.max(0, (sumOfSquares - n * mean * mean) / (n - 1));
   }
 }

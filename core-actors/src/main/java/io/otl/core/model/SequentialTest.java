@@ -131,7 +131,33 @@ public final class SequentialTest {
         yield new Estimate(metric, stableP95, candidate.latency().quantile(0.95), ns, nc, c[0] - s[0],
             Math.max(v, VARIANCE_FLOOR), Math.log1p(tolerance), threshold, share);
       }
+      case UPSTREAM_ERROR_RATE -> {
+        double es = stable.value(metric);
+        double ec = candidate.value(metric);
+        double v = adjustedShareVariance(stable) / ns + adjustedShareVariance(candidate) / nc;
+        yield new Estimate(metric, es, ec, ns, nc, ec - es, Math.max(v, VARIANCE_FLOOR), tolerance,
+            es + tolerance, null);
+      }
+      case TOKENS_PER_SESSION -> {
+        double v = stable.logTokenVariance() / ns + candidate.logTokenVariance() / nc;
+        double ms = stable.value(metric);
+        yield new Estimate(metric, ms, candidate.value(metric), ns, nc,
+            candidate.logTokenMean() - stable.logTokenMean(), Math.max(v, VARIANCE_FLOOR),
+            Math.log1p(tolerance), ms * (1 + tolerance), null);
+      }
     };
+  }
+
+  /**
+   * Variance of the per-session error shares with two pseudo-sessions added, one without and one
+   * with every call failed (the Agresti–Caffo idea used for the success rate): a version with no
+   * error yet still has an uncertain error rate, so one failing session cannot look like a
+   * certain rise.
+   */
+  static double adjustedShareVariance(OutcomeAggregates a) {
+    double n = a.callSessions() + 2.0;
+    double mean = (a.errorShareSum() + 1) / n;
+    return Math.max(0, (a.errorShareSumOfSquares() + 1 - n * mean * mean) / (n - 1));
   }
 
   /** Mean and unbiased variance of log latency over a histogram, from bucket centres. */
@@ -265,6 +291,15 @@ public final class SequentialTest {
               + "(log ratio %.4f against log(1 + tolerance) %.4f), %s%s",
           e.candidateValue(), e.candidateN(), e.stableValue(), e.stableN(), Math.exp(e.shortfall()),
           e.shortfall(), e.delta(), test, verdict);
+      case UPSTREAM_ERROR_RATE -> String.format(Locale.ROOT,
+          "guardrail upstream-error-rate %.4f (n=%d sessions) vs stable %.4f (n=%d), threshold %.4f "
+              + "(stable + tolerance): excess %.4f, %s%s", e.candidateValue(), e.candidateN(),
+          e.stableValue(), e.stableN(), e.threshold(), e.shortfall(), test, verdict);
+      case TOKENS_PER_SESSION -> String.format(Locale.ROOT,
+          "guardrail tokens-per-session mean %.1f (n=%d) vs stable %.1f (n=%d): typical tokens ×%.3f "
+              + "(log ratio %.4f against log(1 + tolerance) %.4f), %s%s", e.candidateValue(),
+          e.candidateN(), e.stableValue(), e.stableN(), Math.exp(e.shortfall()), e.shortfall(),
+          e.delta(), test, verdict);
     };
     return new TestResult(e.metric(), e.stableValue(), e.candidateValue(), e.stableN(),
         e.candidateN(), z, crit, confidence, tolerance, e.metric().relativeTolerance(),

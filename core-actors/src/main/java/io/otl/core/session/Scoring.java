@@ -93,8 +93,27 @@ public final class Scoring {
         .mapToDouble(MessageRecorded::latencyMs)
         .sorted()
         .toArray();
+    // Guardrail figures from the gateway's record of each model call (InferenceCall): a call
+    // failed upstream when it has an error or was answered by the stable after the session's
+    // version failed (fallbackFrom). Tokens only when the upstream reported usage.
+    int calls = 0;
+    int errors = 0;
+    long tokens = 0;
+    boolean tokensKnown = false;
+    for (MessageRecorded m : state.messages()) {
+      InferenceCall call = m.inference();
+      if (call == null) continue;
+      calls++;
+      if (call.error() != null || call.fallbackFrom() != null) errors++;
+      if (call.promptTokens() != null || call.completionTokens() != null) {
+        tokensKnown = true;
+        tokens += (call.promptTokens() == null ? 0 : call.promptTokens())
+            + (call.completionTokens() == null ? 0 : call.completionTokens());
+      }
+    }
     return new Outcome(state.result() == null ? null : state.result().status(),
-        ratings == 0 ? null : ratingSum / ratings, ratings, up, down, percentile(latencies, 0.95));
+        ratings == 0 ? null : ratingSum / ratings, ratings, up, down, percentile(latencies, 0.95),
+        calls == 0 ? null : calls, calls == 0 ? null : errors, tokensKnown ? tokens : null);
   }
 
   /** Nearest-rank percentile of sorted values; null for none. */

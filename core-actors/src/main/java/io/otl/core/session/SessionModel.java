@@ -1,5 +1,8 @@
 package io.otl.core.session;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
+
 /** The small vocabularies of a session (design §3.1, §3.1.1), shared by entity, API and export. */
 public final class SessionModel {
   private SessionModel() {}
@@ -44,5 +47,19 @@ public final class SessionModel {
    * explicit satisfaction signals and the session's own p95 assistant latency.
    */
   public record Outcome(
-      TaskStatus status, Double meanRating, int ratings, int thumbsUp, int thumbsDown, Double latencyP95Ms) {}
+      TaskStatus status, Double meanRating, int ratings, int thumbsUp, int thumbsDown, Double latencyP95Ms,
+      // Inference-gateway figures for the canary guardrails (issue #19); left out when null, so
+      // sessions without gateway calls are stored exactly as before and older events read null.
+      @JsonInclude(JsonInclude.Include.NON_NULL) Integer modelCalls,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Integer upstreamErrors,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Long tokens) {
+
+    @JsonCreator
+    public Outcome {}
+
+    public Outcome(
+        TaskStatus status, Double meanRating, int ratings, int thumbsUp, int thumbsDown, Double latencyP95Ms) {
+      this(status, meanRating, ratings, thumbsUp, thumbsDown, latencyP95Ms, null, null, null);
+    }
+  }
 }

@@ -44,19 +44,38 @@ class ModelSettingsTest {
 
   @Test
   void minSamplesTooSmallForTheSequentialTestIsRefusedWithTheNumberNeeded() {
+    // Five tests share the budget: three evaluation metrics and the two guardrails.
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ModelSettings.fromConfig(training("min-samples-per-step = 6")));
-    assertTrue(e.getMessage().contains("model-update.min-samples-per-step = 6")
-        && e.getMessage().contains("at least 7"), e.getMessage());
-    assertEquals(7, ModelSettings.fromConfig(training("min-samples-per-step = 7")).minSamplesPerStep());
+        () -> ModelSettings.fromConfig(training("min-samples-per-step = 7")));
+    assertTrue(e.getMessage().contains("model-update.min-samples-per-step = 7")
+        && e.getMessage().contains("at least 8") && e.getMessage().contains("5 metrics, guardrails included"),
+        e.getMessage());
+    assertEquals(8, ModelSettings.fromConfig(training("min-samples-per-step = 8")).minSamplesPerStep());
 
     // A higher confidence needs more: the bar of the sequential test rises.
     e = assertThrows(IllegalArgumentException.class,
-        () -> ModelSettings.fromConfig(training("confidence = 0.999, min-samples-per-step = 10")));
-    assertTrue(e.getMessage().contains("at least 11"), e.getMessage());
-    // Latency alone has no largest shortfall, so any positive size can detect something.
-    assertEquals(1, ModelSettings.fromConfig(
-        training("evaluation-metrics = [response-latency], min-samples-per-step = 1")).minSamplesPerStep());
+        () -> ModelSettings.fromConfig(training("confidence = 0.999, min-samples-per-step = 11")));
+    assertTrue(e.getMessage().contains("at least 12"), e.getMessage());
+    // Latency has no largest shortfall, but the upstream-error-rate guardrail (absolute) does.
+    e = assertThrows(IllegalArgumentException.class, () -> ModelSettings.fromConfig(
+        training("evaluation-metrics = [response-latency], min-samples-per-step = 1")));
+    assertTrue(e.getMessage().contains("upstream-error-rate"), e.getMessage());
+    // With enough sessions for that guardrail, latency alone is accepted.
+    assertEquals(7, ModelSettings.fromConfig(
+        training("evaluation-metrics = [response-latency], min-samples-per-step = 7")).minSamplesPerStep());
+  }
+
+  @Test
+  void guardrailsAreNotEvaluationMetrics() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ModelSettings.fromConfig(
+        training("evaluation-metrics = [task-success-rate, tokens-per-session]")));
+    assertTrue(e.getMessage().contains("evaluation-metrics") && e.getMessage().contains("always tested"),
+        e.getMessage());
+    ModelSettings d = ModelSettings.defaults();
+    assertEquals(List.of(Metric.TASK_SUCCESS_RATE, Metric.USER_SATISFACTION, Metric.RESPONSE_LATENCY,
+        Metric.UPSTREAM_ERROR_RATE, Metric.TOKENS_PER_SESSION), d.testedMetrics());
+    assertEquals(0.02, d.toleranceOf(Metric.UPSTREAM_ERROR_RATE));
+    assertEquals(0.20, d.toleranceOf(Metric.TOKENS_PER_SESSION));
   }
 
   @Test

@@ -79,4 +79,31 @@ class TestResultCompatibilityTest {
     assertEquals(SequentialTest.METHOD, sequential.method());
     assertEquals(400L, sequential.looks());
   }
+
+  @Test
+  void anOutcomeWrittenBeforeTheGuardrailsReadsWithoutFiguresAndOneWithoutFiguresIsWrittenAsBefore() {
+    Serialization serialization = SerializationExtension.get(Adapter.toClassic(testKit.system()));
+    String old = "{\"sessionId\":\"s1\",\"modelVersion\":\"v2\",\"success\":true,\"rating\":4.0,"
+        + "\"thumbsUp\":1,\"thumbsDown\":0,\"latencyP95Ms\":900.0,\"at\":\"2026-01-01T00:00:00Z\"}";
+    ModelVersion.OutcomeRecorded current = new ModelVersion.OutcomeRecorded("s1", "v2", true, 4.0, 1, 0,
+        900.0, Instant.parse("2026-01-01T00:00:00Z"));
+    Serializer serializer = serialization.findSerializerFor(current);
+    String manifest = Serializers.manifestFor(serializer, current);
+    ModelVersion.OutcomeRecorded read = (ModelVersion.OutcomeRecorded) serialization.deserialize(
+        old.getBytes(StandardCharsets.UTF_8), serializer.identifier(), manifest).get();
+    assertEquals(current, read);
+    assertNull(read.modelCalls());
+    assertEquals(old, new String(serialization.serialize(current).get(), StandardCharsets.UTF_8));
+
+    ModelVersion.OutcomeRecorded withFigures = new ModelVersion.OutcomeRecorded("s2", "v2", true, null, 0, 0,
+        null, Instant.parse("2026-01-01T00:00:00Z"), 4, 1, 2500L);
+    assertEquals(withFigures, serialization.deserialize(serialization.serialize(withFigures).get(),
+        serializer.identifier(), manifest).get());
+    // An aggregate (part of the snapshots) without guardrail figures is written as before too.
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    String plain = json.valueToTree(OutcomeAggregates.EMPTY.add(true, 4.0, 0, 0, 900.0)).toString();
+    assertEquals(false, plain.contains("callSessions") || plain.contains("token"), plain);
+    String figures = json.valueToTree(OutcomeAggregates.EMPTY.add(true, 4.0, 0, 0, 900.0, 4, 1, 2500L)).toString();
+    assertEquals(true, figures.contains("\"callSessions\":1") && figures.contains("\"tokenSessions\":1"), figures);
+  }
 }

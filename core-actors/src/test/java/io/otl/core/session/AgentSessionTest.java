@@ -286,4 +286,34 @@ class AgentSessionTest {
     assertNull(droppedKit.getState().agentId());
     assertEquals(3, keptKit.getState().messages().size());
   }
+
+  @Test
+  void theGatewaysModelCallsGiveTheGuardrailFiguresOfTheOutcome() {
+    var kit = kit("s-guardrails");
+    InferenceCall ok = new InferenceCall("v2", "m", 300L, 120, 80, "stop", false, null, null, null, null);
+    InferenceCall failed = new InferenceCall("v2", "m", null, null, null, null, false, "upstream 503", null, null, null);
+    InferenceCall fellBack = new InferenceCall("v1", "m", 400L, 100, 50, "stop", false, null, "v2", null, null);
+    var r = record(kit, "agent-a",
+        new SessionInput.Start("g0", null, "1.0", "v2", Map.of()),
+        msg("g1", "user", "hello"),
+        new SessionInput.Message("g2", null, "assistant", "hi", "chatcmpl-1", 300L, ok),
+        new SessionInput.Message("g3", null, "assistant", "", "chatcmpl-2", 50L, failed),
+        new SessionInput.Message("g4", null, "assistant", "hi again", "chatcmpl-3", 400L, fellBack),
+        result("g5", "SUCCESS"));
+    var completed = r.events().stream().filter(e -> e instanceof AgentSession.TrajectoryCompleted)
+        .map(e -> (AgentSession.TrajectoryCompleted) e).findFirst().orElseThrow();
+    assertEquals(3, completed.outcome().modelCalls());
+    assertEquals(2, completed.outcome().upstreamErrors(), "an error and a fallback to the stable");
+    assertEquals(350L, completed.outcome().tokens());
+
+    // Without the gateway there are no figures (null, left out of the stored JSON).
+    var plain = kit("s-no-gateway");
+    var r2 = record(plain, "agent-a", new SessionInput.Start("p0", null, "1.0", "v2", Map.of()),
+        msg("p1", "user", "hello"), new SessionInput.Message("p2", null, "assistant", "hi", "c-1", 300L),
+        result("p3", "SUCCESS"));
+    var done = r2.events().stream().filter(e -> e instanceof AgentSession.TrajectoryCompleted)
+        .map(e -> (AgentSession.TrajectoryCompleted) e).findFirst().orElseThrow();
+    assertNull(done.outcome().modelCalls());
+    assertNull(done.outcome().tokens());
+  }
 }

@@ -386,10 +386,15 @@ public final class Timeline {
       case TASK_SUCCESS_RATE -> "success rate";
       case USER_SATISFACTION -> "user satisfaction";
       case RESPONSE_LATENCY -> "p95 latency";
+      case UPSTREAM_ERROR_RATE -> "upstream error rate (guardrail)";
+      case TOKENS_PER_SESSION -> "tokens per session (guardrail)";
     };
   }
 
   private static String value(Metric m, double v) {
+    if (m == Metric.TOKENS_PER_SESSION) {
+      return String.format(Locale.ROOT, "%.0f tokens", v);
+    }
     return m == Metric.RESPONSE_LATENCY ? String.format(Locale.ROOT, "%.0f ms", v) : String.format(Locale.ROOT, "%.2f", v);
   }
 

@@ -153,6 +153,9 @@ class GoldenJournalGenerator {
                 List.of(9642, 11, 433, 2163), List.of(-0.02, -0.31, -0.005, -1.2))),
         new io.otl.core.session.SessionInput.Feedback("e3-f1", T0.plusSeconds(302), "THUMBS_DOWN", null, "fb-g1",
             "user", "msg-g2")));
+    // since v0.2.0-guardrails: s3 completes, so its outcome carries the gateway's figures
+    record(s3, AGENT, List.of(
+        new io.otl.core.session.SessionInput.Result("e3-res", T0.plusSeconds(303), "SUCCESS", null)));
     Map<String, JsonNode> states = new TreeMap<>();
     for (String id : List.of("golden-s1", "golden-s2", "golden-s3")) {
       states.put(AgentSession.persistenceId(id).id(), render(probe(AgentSession.persistenceId(id),
@@ -225,6 +228,16 @@ class GoldenJournalGenerator {
       transition(m, r -> new ModelVersion.RegisterCandidate(v, "file:///ckpt/" + v, "http://llm-" + v + ":8000/v1",
           "job-" + v.substring(1) + "-" + AGENT, good, r));
       clock.advance(Duration.ofSeconds(10));
+    }
+    // since v0.2.0-guardrails: outcomes carrying the inference gateway's figures (model calls,
+    // upstream errors, tokens) during v5's canary, and one without them
+    for (int i = 0; i < 4; i++) {
+      String session = "guard-" + i;
+      String v = i == 3 ? "v5" : "v1";
+      Integer calls = i == 2 ? null : 3 + i;
+      Integer errors = i == 2 ? null : i % 2;
+      Long tokens = i == 2 ? null : 1200L + 100L * i;
+      outcome(m, r -> new ModelVersion.RecordOutcome(session, v, true, null, 0, 0, 600.0, r, calls, errors, tokens));
     }
     PersistenceId driven = PersistenceId.of(ModelVersion.ENTITY_TYPE_KEY.name(), AGENT);
     // The driven journal's events again, under a second id, with a snapshot of each state class

@@ -1,0 +1,23 @@
+package io.otl.persistence.audit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.otl.core.model.CanaryStatistics.TestResult;
+import io.otl.core.model.Metric;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The audit's one-line "why rolled back" for a guardrail: statistic, threshold, level, looks. */
+class TimelineFiguresTest {
+
+  @Test
+  void aDegradedGuardrailIsNamedWithItsStatisticLevelAndLooks() {
+    TestResult tokens = new TestResult(Metric.TOKENS_PER_SESSION, 1500, 2310, 380, 41, 4.2, 3.71, 0.95, 0.2,
+        true, 1800, null, true, "guardrail tokens-per-session …", "msprt", 0.43, 0.06, 0.05, 0.0011, 0.0033,
+        421L);
+    TestResult errors = new TestResult(Metric.UPSTREAM_ERROR_RATE, 0.01, 0.012, 380, 41, -1.0, 3.9, 0.95, 0.02,
+        false, 0.03, null, false, "ok", "msprt", -0.002, 0.01, 0.05, 1.0, 0.01, 421L);
+    assertEquals("; tokens per session (guardrail) 2310 tokens vs stable 1500 tokens (n=41 / 380, z=4.2 > 3.71,"
+        + " always-valid p=0.0011 vs α=0.0033 at look 421)", Timeline.figures(List.of(tokens, errors), true));
+  }
+}
