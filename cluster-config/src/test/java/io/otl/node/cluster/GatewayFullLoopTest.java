@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The loop of issue #15 closed end to end, on the PostgreSQL journal, with the official OpenAI Java
  * SDK as the agent and the node in its own JVM (so it can be killed -9): sessions through the
- * gateway → threshold job on the (simulated) Trinity → the new version loaded as a LoRA adapter into
- * the simulator's vLLM face → about 5 % of new sessions answered by it, as the model server counts
+ * gateway → threshold job on the (simulated) Trinity → the new version, promoted by the operator,
+ * loaded as a LoRA adapter into the simulator's vLLM face → about 5 % of new sessions answered by it, as the model server counts
  * by served model name → the adapter made worse → automatic rollback from the agent's task results
  * → the adapter unloaded → every new session on v0. A kill -9 mid-canary changes no session's route.
  *
@@ -68,6 +68,10 @@ class GatewayFullLoopTest {
                 checkpoint-root-dir = "%s"
               }
               model-update {
+                # An operator approves each trained version's canary: the sessions of this test fill
+                # the pool again, and a second threshold job's version must wait in READY instead of
+                # taking traffic while the test checks that everything is back on v0.
+                auto-deploy = false
                 canary-ratio = 0.05
                 steps = [0.5, 1.0]
                 step-duration = 1h
@@ -90,10 +94,14 @@ class GatewayFullLoopTest {
       }
       assertEquals(150L, served(sim, base), "the model server answered every call as the base model");
 
-      // 2. The job trains v1; it is loaded as an adapter and canaries against v0 at 5 %.
-      JsonNode candidate = await("a trained version in CANARY", () -> candidate(api),
-          v -> v != null && v.path("state").asText().equals("CANARY"), node);
-      String v1 = candidate.path("version").asText();
+      // 2. The job trains v1; promoted, it is loaded as an adapter and canaries against v0 at 5 %.
+      JsonNode ready = await("a trained version READY", () -> candidate(api),
+          v -> v != null && v.path("state").asText().equals("READY"), node);
+      String v1 = ready.path("version").asText();
+      Http.Response promote = api.post("/v1/models/" + AGENT + "/versions/" + v1 + "/promote", "{}");
+      assertEquals(202, promote.status(), promote.body());
+      JsonNode candidate = await("v1 in CANARY", () -> version(api, v1),
+          v -> v.path("state").asText().equals("CANARY"), node);
       String adapter = candidate.path("deployment").path("servedModel").asText();
       assertTrue(adapter.startsWith(AGENT + "-" + v1 + "-"), adapter);
       assertTrue(loaded(sim).contains(adapter), "the adapter is loaded in the model server");
@@ -123,12 +131,12 @@ class GatewayFullLoopTest {
         assertEquals(e.getValue(), api.get("/v1/models/" + AGENT + "/route?sessionId=" + e.getKey()).json()
             .path("version").asText(), "route of " + e.getKey() + " after kill -9");
       }
-      assertEquals("CANARY", candidate(api).path("state").asText());
+      assertEquals("CANARY", version(api, v1).path("state").asText());
 
       // 4. v1 gets worse at the model server; the agent's task results roll it back.
       assertEquals(200, sim.post("/simulator/models/" + adapter + "/quality", "{\"failureRate\":1.0}").status());
       int worse = 0;
-      for (int i = 0; i < 2000 && candidate(api).path("state").asText().equals("CANARY"); i++) {
+      for (int i = 0; i < 2000 && version(api, v1).path("state").asText().equals("CANARY"); i++) {
         Turn t = turn(client, api, "worse-" + i, "find a hotel near " + i, node);
         if (t.version.equals(v1)) {
           worse++;
@@ -152,6 +160,12 @@ class GatewayFullLoopTest {
         assertEquals(base, t.model);
       }
       assertEquals(adapterCalls, served(sim, adapter), "no call reached the unloaded adapter");
+      for (JsonNode v : api.get("/v1/models/" + AGENT).json().path("versions")) {
+        String name = v.path("version").asText();
+        if (!name.equals("v0") && !name.equals(v1)) {
+          assertEquals("READY", v.path("state").asText(), "a later job's version waits for approval: " + v);
+        }
+      }
       JsonNode loadsNow = sim.get("/simulator/models").json().path("loads");
       assertEquals(1, loadsNow.path(adapter).asInt(), "loaded once: the restart found it loaded");
     } finally {

@@ -414,6 +414,19 @@ class GatewayOpenAiSdkTest {
     String metrics = api.get("/metrics").body();
     assertTrue(metrics.contains("otl_gateway_upstream_errors_total{agent=\"agent-c\",version=\"v2\",kind=\"connect\"}"));
     assertTrue(metrics.contains("otl_gateway_fallbacks_total{agent=\"agent-c\",from=\"v2\"}"));
+    // The per-version figures count the failed call against the candidate and the answer for the stable.
+    JsonNode traffic = api.get("/v1/models/agent-c/traffic").json();
+    JsonNode v1 = null;
+    JsonNode v2 = null;
+    for (JsonNode v : traffic.path("versions")) {
+      if (v.path("version").asText().equals("v1")) v1 = v;
+      if (v.path("version").asText().equals("v2")) v2 = v;
+    }
+    assertTrue(v2 != null && v2.path("errors").asLong() >= 1 && v2.path("fallbacks").asLong() >= 1, traffic.toString());
+    assertEquals(v2.path("calls").asLong(), v2.path("errors").asLong(), "every call of the dead candidate failed");
+    assertTrue(v1 != null && v1.path("calls").asLong() >= 1 && v1.path("errors").asLong() == 0, traffic.toString());
+    assertTrue(v1.path("latencyMs").path("p99").isNumber(), traffic.toString());
+    assertEquals(400, api.get("/v1/models/bad%20agent/traffic").status());
   }
 
   @Test
