@@ -55,6 +55,7 @@ class GatewayOpenAiSdkTest {
   private static final String KEY_A = "key-of-agent-a";
   private static final String KEY_B = "key-of-agent-b";
   private static final String KEY_C = "key-of-agent-c";
+  private static final String KEY_D = "key-of-agent-d";
   private static TrainingNode node;
   private static TrinitySimulator simulator;
   private static Http api;
@@ -66,6 +67,7 @@ class GatewayOpenAiSdkTest {
             "agentscope.training.gateway.agents.agent-a.api-key", KEY_A,
             "agentscope.training.gateway.agents.agent-b.api-key", KEY_B,
             "agentscope.training.gateway.agents.agent-c.api-key", KEY_C,
+            "agentscope.training.gateway.agents.agent-d.api-key", KEY_D,
             "agentscope.training.gateway.max-body-bytes", 65536,
             "agentscope.training.gateway.timeout", "5s",
             // One call at a time: the tests call one after the other, and the 429 test holds one in flight.
@@ -487,6 +489,17 @@ class GatewayOpenAiSdkTest {
             .putAdditionalHeader("X-Session-Id", sessionId).build()));
     assertTrue(e.getMessage().contains("n must be"), e.getMessage());
     assertEquals(404, api.get("/v1/sessions/" + sessionId).status());
+  }
+
+  @Test
+  void anAgentWithNoVersionToServeIs404ModelNotFoundAndNothingIsStored() {
+    String sessionId = "nothing-" + UUID.randomUUID();
+    com.openai.errors.NotFoundException e = assertThrows(com.openai.errors.NotFoundException.class,
+        () -> client(KEY_D).chat().completions().create(ChatCompletionCreateParams.builder().model("default")
+            .addUserMessage("anyone there?").putAdditionalHeader("X-Session-Id", sessionId).build()));
+    assertEquals(404, e.statusCode());
+    assertEquals("model_not_found", e.code().orElse(""));
+    assertEquals(404, api.get("/v1/sessions/" + sessionId).status(), "nothing was stored");
   }
 
   @Test
