@@ -3,6 +3,8 @@ package io.otl.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.otl.node.TrainingNode;
+import io.otl.node.simulator.SimulatorSettings;
+import io.otl.node.simulator.TrinitySimulator;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,7 +21,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * W8: latency the inference gateway adds over calling the model server directly (issue #15 item 7).
- * One node (PostgreSQL journal) runs the Trinity simulator's model face as v0; one pacing thread
+ * One node (PostgreSQL journal) serves the agent's only version from the Trinity simulator's model
+ * face (in the same JVM, registered with the static backend); one pacing thread
  * sends, in the same run and interleaved, {@code rate} requests/s straight to the simulator and
  * {@code rate} requests/s through {@code POST /v1/chat/completions} of the node (each a new
  * session, so every call is also routed and recorded). Latency runs from the intended send time
@@ -42,22 +45,23 @@ final class W8Gateway {
     Result r = new Result("W8", "gateway added latency over the model server, open loop, HTTP, PostgreSQL");
     Pg.Schema schema = pg.freshSchema("bench_w8");
     var exec = Executors.newFixedThreadPool(2);
+    TrinitySimulator simulator = null;
     try (TrainingNode node = Nodes.start(pg, schema, args, true, Map.of(
-        "agentscope.training.simulator.enabled", true,
-        "agentscope.training.simulator.port", 0,
-        "agentscope.training.simulator.work-dir", java.nio.file.Files.createTempDirectory("w8-sim").toString(),
+        "agentscope.training.serving.backend", "static",
         "agentscope.training.data-collector.session.passivate-after", "30s"))) {
       HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(exec)
           .connectTimeout(Duration.ofSeconds(5)).build();
       String gateway = "http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions";
-      String direct = modelServer(client, node.httpPort()) + "/chat/completions";
-      String model = MAPPER.readTree(client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-          + node.httpPort() + "/v1/models/bench-agent")).build(), HttpResponse.BodyHandlers.ofString()).body())
-          .path("versions").get(0).path("deployment").path("servedModel").asText();
+      simulator = TrinitySimulator.start(node.system(), SimulatorSettings.defaults().withPort(0)
+          .withWorkDir(java.nio.file.Files.createTempDirectory("w8-sim")));
+      String direct = simulator.modelServerUrl() + "/chat/completions";
+      register(client, node.httpPort(), simulator.modelServerUrl());
+      String model = "default";
       interleaved(client, direct, gateway, model, 100, warmSeconds, false, "warm");
       interleaved(client, direct, gateway, model, 100, 2, true, "warms");
       StringBuilder headline = new StringBuilder();
       Boolean pass = null;
+      long non200 = 0;
       for (boolean stream : new boolean[] {false, true}) {
         for (String rateText : rates) {
           int rate = Integer.parseInt(rateText.trim());
@@ -70,6 +74,7 @@ final class W8Gateway {
                 .figure(k + "added." + n + "Ms", p.gateway.lat.percentileMs(q) - p.direct.lat.percentileMs(q));
           }
           r.figure(k + "non200", p.direct.errors.get() + p.gateway.errors.get());
+          non200 += p.direct.errors.get() + p.gateway.errors.get();
           double added99 = p.gateway.lat.percentileMs(99) - p.direct.lat.percentileMs(99);
           if (headline.length() > 0) headline.append("; ");
           headline.append(String.format("%s %d/s: added p50 %.1f, p99 %.1f ms", stream ? "stream" : "whole", rate,
@@ -88,25 +93,37 @@ final class W8Gateway {
       JsonNode traffic = MAPPER.readTree(client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
           + node.httpPort() + "/v1/models/bench-agent/traffic")).build(), HttpResponse.BodyHandlers.ofString()).body());
       r.figure("nodeAddedLatencyMs", traffic.path("addedLatencyMs").toString());
-      r.figure("secondsPerRate", seconds).figure("cpuRate", cpuRate);
+      r.figure("secondsPerRate", seconds).figure("cpuRate", cpuRate).figure("non200Total", non200);
       r.headline = headline.toString();
       r.target = "added p99 < 5 ms at 200 req/s";
       r.pass = pass;
     } finally {
+      if (simulator != null) simulator.stop();
       exec.shutdownNow();
       if (!args.flag("keep")) pg.dropSchema(schema);
     }
     return r;
   }
 
-  /** v0's endpoint: the simulator's model face, as the node registered it. */
-  private static String modelServer(HttpClient client, int port) throws Exception {
-    // v0 is registered before the agent's first command: a route asks for it.
-    client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-        + "/v1/models/bench-agent/route?sessionId=w8-probe")).build(), HttpResponse.BodyHandlers.discarding());
-    JsonNode v = MAPPER.readTree(client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-        + "/v1/models/bench-agent")).build(), HttpResponse.BodyHandlers.ofString()).body());
-    return v.path("versions").get(0).path("deployment").path("endpoint").asText();
+  /**
+   * Registers the simulator's model face as the agent's version and waits until it serves (the
+   * first version of an agent without a base model becomes STABLE at once).
+   */
+  private static void register(HttpClient client, int port, String modelServer) throws Exception {
+    HttpResponse<String> reg = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+            + "/v1/models/bench-agent/versions")).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"version\":\"v1\",\"artifact\":\"file:///models/v1\","
+            + "\"endpoint\":\"" + modelServer + "\"}")).build(), HttpResponse.BodyHandlers.ofString());
+    if (reg.statusCode() != 201) throw new IllegalStateException("registration refused: " + reg.body());
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    String last = "";
+    while (System.nanoTime() < deadline) {
+      last = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+          + "/v1/models/bench-agent/route?sessionId=w8-probe")).build(), HttpResponse.BodyHandlers.ofString()).body();
+      if (MAPPER.readTree(last).path("version").asText("").equals("v1")) return;
+      Thread.sleep(500);
+    }
+    throw new IllegalStateException("v1 never served: " + last);
   }
 
   static final class Run {
