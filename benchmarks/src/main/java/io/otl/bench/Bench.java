@@ -10,7 +10,7 @@ import java.util.Locale;
  * The benchmarks of design §9 (see BENCHMARKS.md):
  *
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar io.otl.bench.Bench &lt;baseline|W1..W7|all|C1&gt; [--option value …]
+ * java -cp benchmarks/target/benchmarks.jar io.otl.bench.Bench &lt;baseline|W1..W8|all|C1&gt; [--option value …]
  * </pre>
  *
  * W1–W3 run the raw-JDBC baseline first, in the same run and on the same database, and report their
@@ -25,7 +25,7 @@ public final class Bench {
       System.setProperty("logback.configurationFile", "bench-logback.xml");
     }
     if (argv.length == 0 || argv[0].startsWith("-h") || argv[0].equals("--help") || argv[0].equals("help")) {
-      System.out.println("usage: Bench <baseline|W1|W2|W3|W4|W5|W6|W7|all|C1> [--sessions N] [--events N] [--batch N]"
+      System.out.println("usage: Bench <baseline|W1|W2|W3|W4|W5|W6|W7|W8|all|C1> [--sessions N] [--events N] [--batch N]"
           + " [--concurrency N] [--pg-url jdbc:postgresql://…] [--results-dir DIR] [--journal-batch N]"
           + " [--journal-parallelism N] [--pool N] [--no-baseline] [--keep] (details: BENCHMARKS.md)");
       return;
@@ -77,6 +77,7 @@ public final class Bench {
     if (w.equals("ALL") || w.equals("W5")) out.add(publish(W5Recovery.run(pg, args), dir, db));
     if (w.equals("ALL") || w.equals("W6")) out.add(publish(W6Audit.run(pg, allSized(args, w, "W6")), dir, db));
     if (w.equals("ALL") || w.equals("W7")) out.add(publish(W7Memory.run(pg, allSized(args, w, "W7")), dir, db));
+    if (w.equals("ALL") || w.equals("W8")) out.add(publish(W8Gateway.run(pg, args), dir, db));
     if (out.isEmpty()) throw new IllegalArgumentException("unknown workload " + which);
     return out;
   }

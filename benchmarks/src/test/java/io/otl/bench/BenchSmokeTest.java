@@ -24,18 +24,19 @@ class BenchSmokeTest {
     Args args = new Args(new String[] {
         "--pg-url", url, "--results-dir", "target/smoke-results",
         "--sessions", "20", "--events", "6", "--concurrency", "8",
-        "--seconds", "1", "--warmup", "1", "--rates", "20",
+        "--seconds", "1", "--warmup", "1", "--rates", "20", "--cpu-rate", "20",
         "--small-session", "50", "--large-session", "120", "--pool-size", "300", "--transitions", "10",
         "--active", "20", "--passivate-after", "1s", "--passivation-wait", "60"}, 0);
     Map<String, Result> byName = Bench.run("all", args).stream()
         .collect(Collectors.toMap(r -> r.workload, r -> r));
-    assertEquals(List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7", "baseline").stream().sorted().toList(),
+    assertEquals(List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "baseline").stream().sorted().toList(),
         byName.keySet().stream().sorted().toList());
     for (String w : List.of("W1", "W2", "W3", "W6", "W7")) {
       assertEquals(Boolean.TRUE, byName.get(w).figures.get("countsCorrect"), w + ": " + byName.get(w).figures);
     }
     assertEquals(120L, ((Number) byName.get("W1").figures.get("eventsAccepted")).longValue());
     assertEquals(0L, ((Number) byName.get("W4").figures.get("non202Total")).longValue(), byName.get("W4").figures.toString());
+    assertEquals(0L, ((Number) byName.get("W8").figures.get("non200Total")).longValue(), byName.get("W8").figures.toString());
     assertEquals(400, ((Number) byName.get("W5").figures.get("coordinator.poolSize")).intValue());
     assertEquals(120, ((Number) byName.get("W5").figures.get("session120.eventsSeen")).intValue());
     assertTrue(((Number) byName.get("baseline").figures.get("baselineRowsPerSec")).doubleValue() > 0);

@@ -229,6 +229,8 @@ public final class TrainingNode implements AutoCloseable {
       int maxEvents = training.getInt("data-collector.max-events-per-request");
       SessionRoutes sessionRoutes = new SessionRoutes(collector, maxEvents, metrics, training.getInt("http.max-json-depth"));
       OtlpRoutes otlp = new OtlpRoutes(collector, metrics, maxEvents, training.getLong("otlp.max-decoded-bytes"));
+      GatewayRoutes gateway = gateway(system, training, collector, router, sharding, askTimeout, metrics,
+          sessionSettings);
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
           training.getInt("http.max-in-flight"), stopping::get, List.of(
               sessionRoutes.route(),
@@ -239,9 +241,11 @@ public final class TrainingNode implements AutoCloseable {
               new io.otl.http.ExportRoutes(new NodeExports(system)).route(),
               new io.otl.http.AuditTimelineRoutes(new NodeTimelines(AuditReader.fromConfig(system, training),
                   system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))).route(),
-              otlp.route()),
+              otlp.route(),
+              // Per-version figures of this node's gateway: an operator's read, behind the API's token.
+              gateway == null ? org.apache.pekko.http.javadsl.server.Directives.reject() : gateway.trafficRoute()),
           List.of(sessionRoutes.feedbackRoute()),
-          gateway(system, training, collector, router, sharding, askTimeout, metrics, sessionSettings));
+          gateway == null ? null : gateway.route());
       binding = HttpServer.start(system, training.getString("http.host"), training.getInt("http.port"), routes,
               training.getDuration("http.shutdown-deadline"))
           .toCompletableFuture().join();
@@ -259,14 +263,14 @@ public final class TrainingNode implements AutoCloseable {
     return node;
   }
 
-  /** The inference gateway's routes, or null when it is off (design §7.5). */
-  private static Route gateway(ActorSystem<?> system, Config training, DataCollector collector, ModelRouter router,
+  /** The inference gateway, or null when it is off (design §7.5). */
+  private static GatewayRoutes gateway(ActorSystem<?> system, Config training, DataCollector collector, ModelRouter router,
       ClusterSharding sharding, Duration askTimeout, ApiMetrics metrics, SessionSettings sessions) {
     GatewaySettings settings = GatewaySettings.fromConfig(training);
     if (!settings.enabled()) return null;
     log.info("inference gateway on: /v1/chat/completions, {}", settings);
     return new GatewayRoutes(system, settings, collector, router, new StableRoute(sharding, askTimeout),
-        metrics.registry(), sessions.desensitizer()).route();
+        metrics.registry(), sessions.desensitizer());
   }
 
   public DataCollector dataCollector() {

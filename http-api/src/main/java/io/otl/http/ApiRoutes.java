@@ -30,7 +30,7 @@ public final class ApiRoutes {
   private static final Set<String> LITERALS = Set.of("v1", "sessions", "events", "feedback", "rate", "thumbs",
       "training", "trigger", "policy", "jobs", "cancel", "logs", "models", "versions", "promote", "rollback", "pause",
       "resume", "route", "audit", "lineage", "session", "coordinator", "job", "model", "health", "live", "ready",
-      "metrics", "openapi.json", "console", "chat", "completions", "traces");
+      "metrics", "openapi.json", "console", "chat", "completions", "traces", "traffic");
 
   /** One per process: pekko-http's parsing errors (no route involved) are counted here too. */
   static final ClientErrorLog CLIENT_ERRORS = new ClientErrorLog(java.time.Duration.ofSeconds(10));

@@ -5,6 +5,7 @@ import { ApiError, describeError, eventType, getAudit, getJson } from '../api.js
 import { knownAgents } from '../agents-store.js';
 import { legend, lineChart, stateTimeline } from '../charts.js';
 import { badge, fmtNum, fmtPct, fmtTime, h, hashPath, jsonDetails, link, notice, table } from '../dom.js';
+import { trafficSection } from './traffic.js';
 
 /** The evaluation metrics (design §3.3), with the defaults of reference.conf's tolerances. */
 export const METRICS = [
@@ -290,6 +291,7 @@ export async function renderModels(ctx, agentId) {
       ? h('span', { 'data-field': 'candidate' }, h('strong', null, candidate.version), ' ', badge(candidate.state), ' at ', fmtPct(candidate.ratio))
       : h('span', { 'data-field': 'candidate' }, 'none')));
   out.push(versionsTable(agentId, models));
+  out.push(...await trafficSection(ctx, agentId));
 
   out.push(h('h2', null, 'State timeline'));
   out.push(h('div', { class: 'scroll' }, stateTimeline(versions.map((v) => ({ label: v.version, entries: v.history || [] })))));

@@ -63,6 +63,7 @@ final class ChatSimulation {
     // A worse adapter (its quality set through /simulator/models/<name>/quality) fails some tasks, and is slower.
     String model = request.path("model").asText("");
     ModelServerSimulation.Quality quality = models.qualityOf(model);
+    models.served(model);
     if (models.failsTask(model, messages.toString())) {
       content = ModelServerSimulation.FAILED_ANSWER;
       toolCall = Optional.empty();

@@ -19,7 +19,8 @@ import java.util.Optional;
  * <p>Each loaded adapter has a quality (share of calls that answer as a failed task, latency added
  * to each call), set through {@code /simulator/models/<name>/quality}, which the chat completions
  * handler applies through {@link #qualityOf}: a test makes a candidate worse and watches the
- * rollback driven by real traffic. Loads are counted per name, so a test sees a double load.
+ * rollback driven by real traffic. Loads are counted per name, so a test sees a double load, and so
+ * are the chat completions answered per model name.
  *
  * <p>All state is guarded by this object's lock.
  */
@@ -43,6 +44,9 @@ final class ModelServerSimulation {
   private final Map<String, Adapter> adapters = new LinkedHashMap<>();
   private final Map<String, Quality> qualities = new LinkedHashMap<>();
   private final Map<String, Long> loads = new LinkedHashMap<>();
+  // Chat completions answered per requested model name: a test checks at the model server which
+  // version really answered, independently of what the gateway says.
+  private final Map<String, Long> served = new LinkedHashMap<>();
 
   ModelServerSimulation(ObjectMapper mapper, String baseModel) {
     this.mapper = mapper;
@@ -89,6 +93,11 @@ final class ModelServerSimulation {
     return new Reply(200, "Success: LoRA adapter '" + name + "' removed successfully.", null);
   }
 
+  /** Counts one chat completion answered as {@code model}. */
+  synchronized void served(String model) {
+    served.merge(model, 1L, Long::sum);
+  }
+
   /** The quality set for a model name (perfect unless set). */
   synchronized Quality qualityOf(String model) {
     return model == null ? Quality.PERFECT : qualities.getOrDefault(model, Quality.PERFECT);
@@ -122,13 +131,15 @@ final class ModelServerSimulation {
     return Optional.empty();
   }
 
-  /** Admin view: adapters loaded now, load calls accepted per name, qualities. */
+  /** Admin view: adapters loaded now, load calls accepted and completions answered per name, qualities. */
   synchronized ObjectNode stats() {
     ObjectNode out = mapper.createObjectNode().put("baseModel", baseModel);
     ArrayNode loaded = out.putArray("loaded");
     adapters.keySet().forEach(loaded::add);
     ObjectNode counts = out.putObject("loads");
     loads.forEach(counts::put);
+    ObjectNode answered = out.putObject("served");
+    served.forEach(answered::put);
     ObjectNode q = out.putObject("qualities");
     qualities.forEach((k, v) -> q.putObject(k).put("failureRate", v.failureRate())
         .put("addedLatencyMs", v.addedLatencyMs()));

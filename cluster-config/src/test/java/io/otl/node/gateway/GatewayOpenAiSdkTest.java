@@ -55,6 +55,7 @@ class GatewayOpenAiSdkTest {
   private static final String KEY_A = "key-of-agent-a";
   private static final String KEY_B = "key-of-agent-b";
   private static final String KEY_C = "key-of-agent-c";
+  private static final String KEY_D = "key-of-agent-d";
   private static TrainingNode node;
   private static TrinitySimulator simulator;
   private static Http api;
@@ -66,6 +67,7 @@ class GatewayOpenAiSdkTest {
             "agentscope.training.gateway.agents.agent-a.api-key", KEY_A,
             "agentscope.training.gateway.agents.agent-b.api-key", KEY_B,
             "agentscope.training.gateway.agents.agent-c.api-key", KEY_C,
+            "agentscope.training.gateway.agents.agent-d.api-key", KEY_D,
             "agentscope.training.gateway.max-body-bytes", 65536,
             "agentscope.training.gateway.timeout", "5s",
             // One call at a time: the tests call one after the other, and the 429 test holds one in flight.
@@ -414,6 +416,19 @@ class GatewayOpenAiSdkTest {
     String metrics = api.get("/metrics").body();
     assertTrue(metrics.contains("otl_gateway_upstream_errors_total{agent=\"agent-c\",version=\"v2\",kind=\"connect\"}"));
     assertTrue(metrics.contains("otl_gateway_fallbacks_total{agent=\"agent-c\",from=\"v2\"}"));
+    // The per-version figures count the failed call against the candidate and the answer for the stable.
+    JsonNode traffic = api.get("/v1/models/agent-c/traffic").json();
+    JsonNode v1 = null;
+    JsonNode v2 = null;
+    for (JsonNode v : traffic.path("versions")) {
+      if (v.path("version").asText().equals("v1")) v1 = v;
+      if (v.path("version").asText().equals("v2")) v2 = v;
+    }
+    assertTrue(v2 != null && v2.path("errors").asLong() >= 1 && v2.path("fallbacks").asLong() >= 1, traffic.toString());
+    assertEquals(v2.path("calls").asLong(), v2.path("errors").asLong(), "every call of the dead candidate failed");
+    assertTrue(v1 != null && v1.path("calls").asLong() >= 1 && v1.path("errors").asLong() == 0, traffic.toString());
+    assertTrue(v1.path("latencyMs").path("p99").isNumber(), traffic.toString());
+    assertEquals(400, api.get("/v1/models/bad%20agent/traffic").status());
   }
 
   @Test
@@ -474,6 +489,17 @@ class GatewayOpenAiSdkTest {
             .putAdditionalHeader("X-Session-Id", sessionId).build()));
     assertTrue(e.getMessage().contains("n must be"), e.getMessage());
     assertEquals(404, api.get("/v1/sessions/" + sessionId).status());
+  }
+
+  @Test
+  void anAgentWithNoVersionToServeIs404ModelNotFoundAndNothingIsStored() {
+    String sessionId = "nothing-" + UUID.randomUUID();
+    com.openai.errors.NotFoundException e = assertThrows(com.openai.errors.NotFoundException.class,
+        () -> client(KEY_D).chat().completions().create(ChatCompletionCreateParams.builder().model("default")
+            .addUserMessage("anyone there?").putAdditionalHeader("X-Session-Id", sessionId).build()));
+    assertEquals(404, e.statusCode());
+    assertEquals("model_not_found", e.code().orElse(""));
+    assertEquals(404, api.get("/v1/sessions/" + sessionId).status(), "nothing was stored");
   }
 
   @Test

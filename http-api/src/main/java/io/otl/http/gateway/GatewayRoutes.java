@@ -71,17 +71,27 @@ public final class GatewayRoutes {
   private final GatewayMetrics metrics;
   private final Materializer materializer;
   private final AtomicInteger inFlight = new AtomicInteger();
+  private final GatewayTraffic traffic;
 
   /** @param desensitizer the sessions' desensitizer (message ids derive from stored, never raw, text) */
   public GatewayRoutes(ActorSystem<?> system, GatewaySettings settings, DataCollector collector, ModelRouter router,
       StableRoute stableRoute, io.otl.http.MetricsRegistry registry, io.otl.core.session.Desensitizer desensitizer) {
+    this(system, settings, collector, router, stableRoute, registry, desensitizer,
+        new GatewayTraffic(java.time.Instant.now()));
+  }
+
+  /** @param traffic this node's per-version figures, also served by {@link #trafficRoute()} */
+  public GatewayRoutes(ActorSystem<?> system, GatewaySettings settings, DataCollector collector, ModelRouter router,
+      StableRoute stableRoute, io.otl.http.MetricsRegistry registry, io.otl.core.session.Desensitizer desensitizer,
+      GatewayTraffic traffic) {
+    this.traffic = traffic;
     this.settings = settings;
     this.collector = collector;
     this.router = router;
     this.stableRoute = stableRoute;
     this.recorder = new TurnRecorder(collector, desensitizer);
     this.upstream = new Upstream(system, settings.timeout());
-    this.metrics = new GatewayMetrics(registry);
+    this.metrics = new GatewayMetrics(registry, traffic);
     this.materializer = Materializer.matFromSystem(system);
   }
 
@@ -91,6 +101,18 @@ public final class GatewayRoutes {
             completeWithFuture(limited(() -> chat(request))))))),
         path("models", () -> pathEndOrSingleSlash(() -> sealed(get(() -> extractRequest(request ->
             complete(guard(() -> models(request)))))))));
+  }
+
+  /**
+   * {@code GET /v1/models/{agentId}/traffic}: this node's per-version figures (an operator's read,
+   * so it belongs with the API's routes and their bearer token, not with the agents' gateway).
+   */
+  public Route trafficRoute() {
+    return path(segment("models").slash(segment()).slash("traffic"), agentId -> get(() -> {
+      String p = Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID);
+      if (p != null) return complete(io.otl.http.ApiErrors.toResponse(io.otl.http.BadRequest.invalid(p)));
+      return complete(Json.ok(traffic.view(agentId)));
+    }));
   }
 
   /** Pekko's own rejections on these paths (405 …) in OpenAI's error shape too. */
@@ -188,6 +210,7 @@ public final class GatewayRoutes {
   /** Calls one version; on an upstream failure, once more on the stable when allowed. */
   private CompletionStage<HttpResponse> attempt(Call c, ModelVersion.RouteDecision d, String fallbackFrom) {
     long upStart = System.nanoTime();
+    metrics.call(c.agent(), d.version());
     CompletionStage<HttpResponse> sent;
     try {
       sent = upstream.send(d, c.request(), settings.upstreamKeyFor(c.agent()));
@@ -327,6 +350,7 @@ public final class GatewayRoutes {
         metrics.upstreamError(c.agent(), d.version(), "stream");
       } else {
         aborted = true;
+        metrics.aborted(c.agent(), d.version());
       }
     }
     observe(c, d, answer, end - upStart, firstMs * 1_000_000);

@@ -120,9 +120,24 @@ final class TurnRecorder {
   static String messageId(Desensitizer d, String role, String content, List<String> callIds,
       Map<String, Integer> seen) {
     String key = role + '\u0000' + d.apply(content) + '\u0000' + String.join(",", callIds);
-    String hash = "gw:m:" + sha256(key, 12);
+    String hash = sha256(key, 12);
     int n = seen.merge(hash, 1, Integer::sum) - 1;
-    return n == 0 ? hash : hash + "." + n;
+    return opaque("gw:m:", hash, n == 0 ? "" : "." + n);
+  }
+
+  /**
+   * {@code prefix + hex + suffix}, unless that reads as PII to the session's id check (a run of hex
+   * digits can look like a phone number, and the session would refuse the whole turn): then the
+   * same hash with its digits spelled as the letters g–p. Deterministic, so a resent message gets
+   * the same id; ids that passed before keep their old form, so sessions recorded by earlier builds
+   * still recognise their history.
+   */
+  static String opaque(String prefix, String hex, String suffix) {
+    String id = prefix + hex + suffix;
+    if (io.otl.core.session.PiiRules.looksLike(id) == null) return id;
+    StringBuilder letters = new StringBuilder(hex.length());
+    for (char c : hex.toCharArray()) letters.append(c >= '0' && c <= '9' ? (char) ('g' + (c - '0')) : c);
+    return prefix + letters + suffix;
   }
 
   private static List<String> callIds(JsonNode calls) {
@@ -170,7 +185,7 @@ final class TurnRecorder {
 
   /** Tool call ids may hold characters event ids may not. */
   static String toolCallEventId(String callId) {
-    return "gw:tc:" + sha256(callId, 12);
+    return opaque("gw:tc:", sha256(callId, 12), "");
   }
 
   private static String sha256(String text, int bytes) {

@@ -80,4 +80,16 @@ class TurnRecorderTest {
     assertEquals("sunny", call.output().asText());
     assertTrue(contents(in).stream().noneMatch("sunny"::equals), "the tool result is the call's output, not a message");
   }
+
+  @Test
+  void aHashThatReadsAsAPhoneNumberIsSpelledInLettersSoTheSessionAcceptsTheTurn() {
+    // 13800138000 is a mobile number: as hex digits in an id the session would refuse the whole turn.
+    String hex = "a13800138000bcdef0123456";
+    assertTrue(io.otl.core.Ids.problem("eventId", "gw:m:" + hex, 128) != null, "the raw form is refused");
+    String id = TurnRecorder.opaque("gw:m:", hex, ".1");
+    assertEquals("gw:m:ahjogghjogggbcdefghijklm.1", id);
+    assertEquals(null, io.otl.core.Ids.problem("eventId", id, 128));
+    assertEquals(id, TurnRecorder.opaque("gw:m:", hex, ".1"), "deterministic: a resent message is a duplicate");
+    assertEquals("gw:m:ab12cd", TurnRecorder.opaque("gw:m:", "ab12cd", ""), "an id that passed keeps its form");
+  }
 }

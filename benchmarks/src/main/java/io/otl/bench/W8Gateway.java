@@ -1,0 +1,197 @@
+package io.otl.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.node.TrainingNode;
+import io.otl.node.simulator.SimulatorSettings;
+import io.otl.node.simulator.TrinitySimulator;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * W8: latency the inference gateway adds over calling the model server directly (issue #15 item 7).
+ * One node (PostgreSQL journal) serves the agent's only version from the Trinity simulator's model
+ * face (in the same JVM, registered with the static backend); one pacing thread
+ * sends, in the same run and interleaved, {@code rate} requests/s straight to the simulator and
+ * {@code rate} requests/s through {@code POST /v1/chat/completions} of the node (each a new
+ * session, so every call is also routed and recorded). Latency runs from the intended send time
+ * to the last byte of the answer (no coordinated omission); the added latency is the difference of
+ * the two paths' percentiles. Non-streaming and {@code stream: true}. CPU per proxied call: JVM CPU
+ * of a gateway-only window minus a direct-only window at the same rate, per call (the benchmark
+ * JVM holds node, simulator and client; the difference is what the gateway and its recording
+ * cost).
+ */
+final class W8Gateway {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  private W8Gateway() {}
+
+  static Result run(Pg pg, Args args) throws Exception {
+    int seconds = args.integer("seconds", 10);
+    int warmSeconds = args.integer("warmup", 5);
+    String[] rates = args.string("rates", "100,200,400").split(",");
+    int cpuRate = args.integer("cpu-rate", 200);
+    Result r = new Result("W8", "gateway added latency over the model server, open loop, HTTP, PostgreSQL");
+    Pg.Schema schema = pg.freshSchema("bench_w8");
+    var exec = Executors.newFixedThreadPool(2);
+    TrinitySimulator simulator = null;
+    try (TrainingNode node = Nodes.start(pg, schema, args, true, Map.of(
+        "agentscope.training.serving.backend", "static",
+        "agentscope.training.data-collector.session.passivate-after", "30s"))) {
+      HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(exec)
+          .connectTimeout(Duration.ofSeconds(5)).build();
+      String gateway = "http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions";
+      simulator = TrinitySimulator.start(node.system(), SimulatorSettings.defaults().withPort(0)
+          .withWorkDir(java.nio.file.Files.createTempDirectory("w8-sim")));
+      String direct = simulator.modelServerUrl() + "/chat/completions";
+      register(client, node.httpPort(), simulator.modelServerUrl());
+      String model = "default";
+      interleaved(client, direct, gateway, model, 100, warmSeconds, false, "warm");
+      interleaved(client, direct, gateway, model, 100, 2, true, "warms");
+      StringBuilder headline = new StringBuilder();
+      Boolean pass = null;
+      long non200 = 0;
+      for (boolean stream : new boolean[] {false, true}) {
+        for (String rateText : rates) {
+          int rate = Integer.parseInt(rateText.trim());
+          Pair p = interleaved(client, direct, gateway, model, rate, seconds, stream, (stream ? "s" : "n") + rate);
+          String k = (stream ? "stream" : "whole") + ".at" + rate + "PerSec.";
+          for (double q : new double[] {50, 90, 99}) {
+            String n = "p" + (int) q;
+            r.figure(k + "direct." + n + "Ms", p.direct.lat.percentileMs(q))
+                .figure(k + "gateway." + n + "Ms", p.gateway.lat.percentileMs(q))
+                .figure(k + "added." + n + "Ms", p.gateway.lat.percentileMs(q) - p.direct.lat.percentileMs(q));
+          }
+          r.figure(k + "non200", p.direct.errors.get() + p.gateway.errors.get());
+          non200 += p.direct.errors.get() + p.gateway.errors.get();
+          double added99 = p.gateway.lat.percentileMs(99) - p.direct.lat.percentileMs(99);
+          if (headline.length() > 0) headline.append("; ");
+          headline.append(String.format("%s %d/s: added p50 %.1f, p99 %.1f ms", stream ? "stream" : "whole", rate,
+              p.gateway.lat.percentileMs(50) - p.direct.lat.percentileMs(50), added99));
+          if (rate == 200 && !stream) pass = added99 < 5 && p.gateway.errors.get() == 0;
+        }
+      }
+      for (boolean stream : new boolean[] {false, true}) {
+        double cpuDirect = cpuOf(client, direct, false, model, cpuRate, seconds, stream, "cd");
+        double cpuGateway = cpuOf(client, gateway, true, model, cpuRate, seconds, stream, "cg");
+        long calls = (long) cpuRate * seconds;
+        r.figure((stream ? "stream" : "whole") + ".cpuMsPerProxiedCall", (cpuGateway - cpuDirect) * 1000 / calls);
+        headline.append(String.format("; CPU per proxied call (%s) %.2f ms", stream ? "stream" : "whole",
+            (cpuGateway - cpuDirect) * 1000 / calls));
+      }
+      JsonNode traffic = MAPPER.readTree(client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+          + node.httpPort() + "/v1/models/bench-agent/traffic")).build(), HttpResponse.BodyHandlers.ofString()).body());
+      r.figure("nodeAddedLatencyMs", traffic.path("addedLatencyMs").toString());
+      r.figure("secondsPerRate", seconds).figure("cpuRate", cpuRate).figure("non200Total", non200);
+      r.headline = headline.toString();
+      r.target = "added p99 < 5 ms at 200 req/s";
+      r.pass = pass;
+    } finally {
+      if (simulator != null) simulator.stop();
+      exec.shutdownNow();
+      if (!args.flag("keep")) pg.dropSchema(schema);
+    }
+    return r;
+  }
+
+  /**
+   * Registers the simulator's model face as the agent's version and waits until it serves (the
+   * first version of an agent without a base model becomes STABLE at once).
+   */
+  private static void register(HttpClient client, int port, String modelServer) throws Exception {
+    HttpResponse<String> reg = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+            + "/v1/models/bench-agent/versions")).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"version\":\"v1\",\"artifact\":\"file:///models/v1\","
+            + "\"endpoint\":\"" + modelServer + "\"}")).build(), HttpResponse.BodyHandlers.ofString());
+    if (reg.statusCode() != 201) throw new IllegalStateException("registration refused: " + reg.body());
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    String last = "";
+    while (System.nanoTime() < deadline) {
+      last = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+          + "/v1/models/bench-agent/route?sessionId=w8-probe")).build(), HttpResponse.BodyHandlers.ofString()).body();
+      if (MAPPER.readTree(last).path("version").asText("").equals("v1")) return;
+      Thread.sleep(500);
+    }
+    throw new IllegalStateException("v1 never served: " + last);
+  }
+
+  static final class Run {
+    final Latencies lat = new Latencies(200_000);
+    final AtomicLong errors = new AtomicLong();
+  }
+
+  record Pair(Run direct, Run gateway) {}
+
+  private static HttpRequest request(String url, String model, boolean stream, String tag, long i, boolean viaGateway) {
+    String body = "{\"model\":\"" + (viaGateway ? "default" : model) + "\",\"stream\":" + stream
+        + ",\"messages\":[{\"role\":\"system\",\"content\":\"You are a travel agent.\"},"
+        + "{\"role\":\"user\",\"content\":\"plan a weekend trip number " + i + " with two museums and a dinner\"}]}";
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+    if (viaGateway) b.header("X-Agent-Id", "bench-agent").header("X-Session-Id", "w8-" + tag + "-" + i);
+    return b.build();
+  }
+
+  private static CompletableFuture<?> send(HttpClient client, HttpRequest req, long intended, Run run) {
+    return client.sendAsync(req, HttpResponse.BodyHandlers.ofByteArray()).handle((resp, err) -> {
+      run.lat.add(System.nanoTime() - intended);
+      if (err != null || resp.statusCode() != 200) run.errors.incrementAndGet();
+      return null;
+    });
+  }
+
+  /** Both paths at {@code rate}/s each, interleaved half an interval apart. */
+  static Pair interleaved(HttpClient client, String direct, String gateway, String model, int rate, int seconds,
+      boolean stream, String tag) throws Exception {
+    Pair p = new Pair(new Run(), new Run());
+    long total = (long) rate * seconds;
+    long interval = 1_000_000_000L / rate;
+    List<CompletableFuture<?>> inflight = new ArrayList<>((int) total * 2);
+    long t0 = System.nanoTime() + 20_000_000L;
+    for (long i = 0; i < total; i++) {
+      for (int path = 0; path < 2; path++) {
+        long intended = t0 + i * interval + path * interval / 2;
+        long wait = intended - System.nanoTime();
+        if (wait > 0) LockSupport.parkNanos(wait);
+        boolean viaGateway = (path == 0) == (i % 2 == 0); // alternate which path goes first
+        inflight.add(send(client, request(viaGateway ? gateway : direct, model, stream, tag, i, viaGateway), intended,
+            viaGateway ? p.gateway : p.direct));
+      }
+    }
+    CompletableFuture.allOf(inflight.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+    return p;
+  }
+
+  /** JVM CPU seconds spent while sending {@code rate}/s to one path for {@code seconds}. */
+  static double cpuOf(HttpClient client, String url, boolean viaGateway, String model, int rate, int seconds,
+      boolean stream, String tag) throws Exception {
+    Run run = new Run();
+    long total = (long) rate * seconds;
+    long interval = 1_000_000_000L / rate;
+    List<CompletableFuture<?>> inflight = new ArrayList<>((int) total);
+    double before = Cpu.jvmSeconds();
+    long t0 = System.nanoTime() + 20_000_000L;
+    for (long i = 0; i < total; i++) {
+      long intended = t0 + i * interval;
+      long wait = intended - System.nanoTime();
+      if (wait > 0) LockSupport.parkNanos(wait);
+      inflight.add(send(client, request(url, model, stream, tag + (stream ? "s" : "n"), i, viaGateway), intended, run));
+    }
+    CompletableFuture.allOf(inflight.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+    // Recording is off the response path: let the last turns reach the journal before reading the CPU
+    // (both windows wait alike, so the node's idle work cancels out).
+    Thread.sleep(2000);
+    return Cpu.jvmSeconds() - before;
+  }
+}

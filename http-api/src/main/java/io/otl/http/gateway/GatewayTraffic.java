@@ -1,0 +1,144 @@
+package io.otl.http.gateway;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * This node's gateway figures per agent and version since it started (issue #15 item 8): calls,
+ * errors, tokens and latency, for {@code GET /v1/models/{agentId}/traffic} and the console. Also
+ * bounds the label sets of the gateway's {@code /metrics} series: the first {@link #MAX_LABEL_SETS}
+ * (agent, version) pairs keep their labels, later ones are summed as {@code other}, because agent
+ * names come from clients (X-Agent-Id when auth is off) and must not grow the scrape without limit.
+ * The JSON view has no such cap: it is read per agent.
+ */
+public final class GatewayTraffic {
+  /** (agent, version) pairs that get their own labels on /metrics. */
+  static final int MAX_LABEL_SETS = 200;
+  static final String OTHER = "other";
+  /** Upper bounds in ms; the quantile is read as the bound of its bucket (at most one bucket high). */
+  private static final double[] BOUNDS_MS = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 30_000,
+      60_000, 120_000};
+
+  /** A fixed-bucket latency distribution in constant space. */
+  static final class Buckets {
+    private final LongAdder[] counts = new LongAdder[BOUNDS_MS.length + 1];
+
+    Buckets() {
+      for (int i = 0; i < counts.length; i++) counts[i] = new LongAdder();
+    }
+
+    void add(double ms) {
+      int i = 0;
+      while (i < BOUNDS_MS.length && ms > BOUNDS_MS[i]) i++;
+      counts[i].increment();
+    }
+
+    long total() {
+      long n = 0;
+      for (LongAdder c : counts) n += c.sum();
+      return n;
+    }
+
+    /** The upper bound of the bucket holding quantile {@code q}, or null without observations. */
+    Double quantile(double q) {
+      long n = total();
+      if (n == 0) return null;
+      long rank = (long) Math.ceil(q * n);
+      long seen = 0;
+      for (int i = 0; i < counts.length; i++) {
+        seen += counts[i].sum();
+        if (seen >= Math.max(1, rank)) return i < BOUNDS_MS.length ? BOUNDS_MS[i] : Double.POSITIVE_INFINITY;
+      }
+      return Double.POSITIVE_INFINITY;
+    }
+
+    Map<String, Object> view() {
+      Map<String, Object> m = new LinkedHashMap<>();
+      for (var e : Map.of("p50", 0.5, "p95", 0.95, "p99", 0.99).entrySet()) {
+        Double v = quantile(e.getValue());
+        m.put(e.getKey(), v == null || v.isInfinite() ? null : v);
+      }
+      return new TreeMap<>(m);
+    }
+  }
+
+  /** One version's counters. */
+  static final class Version {
+    final LongAdder calls = new LongAdder();
+    final LongAdder errors = new LongAdder();
+    final LongAdder fallbacks = new LongAdder();
+    final LongAdder aborted = new LongAdder();
+    final LongAdder promptTokens = new LongAdder();
+    final LongAdder completionTokens = new LongAdder();
+    final Buckets latency = new Buckets();
+    final Buckets firstToken = new Buckets();
+  }
+
+  private final Instant since;
+  private final Map<String, Map<String, Version>> byAgent = new ConcurrentHashMap<>();
+  private final Map<String, Boolean> labelled = new ConcurrentHashMap<>();
+  private final Buckets addedStream = new Buckets();
+  private final Buckets addedWhole = new Buckets();
+
+  public GatewayTraffic(Instant since) {
+    this.since = since;
+  }
+
+  Version of(String agent, String version) {
+    return byAgent.computeIfAbsent(agent, a -> new ConcurrentHashMap<>()).computeIfAbsent(version, v -> new Version());
+  }
+
+  /** The (agent, version) labels of a series: themselves while under the cap, else {@code other}. */
+  String[] labels(String agent, String version) {
+    String key = agent + '\u0000' + version;
+    if (labelled.containsKey(key)) return new String[] {agent, version};
+    synchronized (labelled) {
+      if (labelled.containsKey(key) || labelled.size() < MAX_LABEL_SETS) {
+        labelled.put(key, Boolean.TRUE);
+        return new String[] {agent, version};
+      }
+    }
+    return new String[] {OTHER, OTHER};
+  }
+
+  /** An agent label alone (series without a version): bounded the same way. */
+  String agentLabel(String agent) {
+    return labels(agent, "*")[0];
+  }
+
+  void added(boolean stream, double seconds) {
+    (stream ? addedStream : addedWhole).add(seconds * 1000);
+  }
+
+  /** {@code GET /v1/models/{agentId}/traffic}: every version this node's gateway called for the agent. */
+  public Map<String, Object> view(String agentId) {
+    List<Map<String, Object>> versions = new ArrayList<>();
+    new TreeMap<>(byAgent.getOrDefault(agentId, Map.of())).forEach((name, v) -> {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("version", name);
+      m.put("calls", v.calls.sum());
+      m.put("errors", v.errors.sum());
+      long calls = v.calls.sum();
+      m.put("errorRate", calls == 0 ? null : (double) v.errors.sum() / calls);
+      m.put("fallbacks", v.fallbacks.sum());
+      m.put("aborted", v.aborted.sum());
+      m.put("promptTokens", v.promptTokens.sum());
+      m.put("completionTokens", v.completionTokens.sum());
+      m.put("latencyMs", v.latency.view());
+      m.put("firstTokenMs", v.firstToken.view());
+      versions.add(m);
+    });
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("agentId", agentId);
+    out.put("since", since.toString());
+    out.put("versions", versions);
+    out.put("addedLatencyMs", Map.of("stream", addedStream.view(), "whole", addedWhole.view()));
+    return out;
+  }
+}
