@@ -1709,7 +1709,13 @@ public final class TrainingCoordinator
       metadata.put("trigger", job.trigger().configName());
       metadata.put("datasetSha256", job.manifest().sha256());
       metadata.put("datasetCount", String.valueOf(job.manifest().count()));
-      TrainingJobSpec spec = new TrainingJobSpec(job.jobId(), agentId, job.algorithm(), job.baseModel(),
+      DatasetLineage lineage = job.manifest().lineage();
+      if (lineage != null) {
+        metadata.put("startFrom", lineage.startFrom());
+      }
+      // Continual training: the exporter resolved the stable checkpoint (or the fallback to base).
+      String startModel = lineage != null && lineage.startsFromCheckpoint() ? lineage.startCheckpoint() : job.baseModel();
+      TrainingJobSpec spec = new TrainingJobSpec(job.jobId(), agentId, job.algorithm(), startModel,
           job.hyperparams(), job.manifest().path(), policy.checkpointRootDir(), metadata);
       stage = ports.batchBackend().submit(spec);
     } catch (RuntimeException e) {
