@@ -14,7 +14,10 @@ import io.otl.node.serving.ServingWiring;
 import io.otl.node.trinity.RayJobsBackend;
 import io.otl.node.trinity.TrinityProxyBackend;
 import io.otl.node.trinity.TrinitySettings;
+import io.otl.persistence.export.ContinualSettings;
 import io.otl.persistence.export.DatasetExport;
+import io.otl.persistence.export.ExportResult;
+import io.otl.persistence.export.JobDatasetExport;
 import io.otl.persistence.export.ExportFormat;
 import io.otl.persistence.localstore.LocalTrajectoryStore;
 import io.otl.persistence.localstore.StoreSettings;
@@ -80,12 +83,18 @@ final class TrainingWiring {
 
   /** Writes the job's dataset as JSON Lines next to its manifest, named after the job. */
   static DatasetExporter exporter(ActorSystem<?> system, Path dir) {
-    DatasetExport export = new DatasetExport(system);
+    String section = "agentscope.training.training-runner";
+    var config = system.settings().config();
+    JobDatasetExport export = new JobDatasetExport(new DatasetExport(system),
+        config.hasPath(section) ? ContinualSettings.fromConfig(config.getConfig(section)) : ContinualSettings.DEFAULTS);
     return request -> export
-        .forSessions(request.agentId(), request.sessionIds(), ExportFormat.forAlgorithm(request.algorithm()), dir,
-            request.jobId())
-        .thenApply(r -> new DatasetManifest(r.path(), r.count(), r.sha256(), r.sessionIds(), r.piiFindings(),
-            r.format(), r.seen(), r.exclusions()));
+        .export(request.agentId(), request.jobId(), request.sessionIds(), ExportFormat.forAlgorithm(request.algorithm()),
+            dir)
+        .thenApply(j -> {
+          ExportResult r = j.train();
+          return new DatasetManifest(r.path(), r.count(), r.sha256(), r.sessionIds(), r.piiFindings(),
+              r.format(), r.seen(), r.exclusions(), j.lineage());
+        });
   }
 
   /**

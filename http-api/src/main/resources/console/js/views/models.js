@@ -295,9 +295,20 @@ export async function renderModels(ctx, agentId) {
 
   out.push(h('h2', null, 'State timeline'));
   out.push(h('div', { class: 'scroll' }, stateTimeline(versions.map((v) => ({ label: v.version, entries: v.history || [] })))));
-  out.push(h('div', { class: 'legend' }, ['REGISTERED', 'EVALUATING', 'READY', 'CANARY', 'RAMP', 'PAUSED', 'STABLE', 'RETIRED', 'ROLLED_BACK', 'REJECTED']
+  out.push(h('div', { class: 'legend' }, ['REGISTERED', 'EVALUATING', 'READY', 'CANARY', 'RAMP', 'PAUSED', 'STABLE', 'RETIRED', 'ROLLED_BACK', 'REJECTED', 'NO_EVIDENCE']
     .map((st) => h('span', { class: 'legend-item' }, h('span', { class: 'swatch state-' + st.toLowerCase() }), st))));
   out.push(h('div', { class: 'histories' }, versions.map(historyList)));
+
+  // A job's candidate whose offline gate had no evidence never canaries by itself: say what to do.
+  const noEvidence = versions.filter((v) => v.state === 'NO_EVIDENCE');
+  if (noEvidence.length) {
+    out.push(h('h2', null, 'Waiting for a manual promote'));
+    for (const v of noEvidence) {
+      const last = (v.history || [])[(v.history || []).length - 1];
+      out.push(h('p', { 'data-field': 'no-evidence' }, h('strong', null, v.version), ': ',
+        last ? last.reason : 'no offline evidence', ' — POST /v1/models/' + agentId + '/versions/' + v.version + '/promote'));
+    }
+  }
 
   const rolledBack = versions.filter((v) => v.state === 'ROLLED_BACK');
   if (rolledBack.length) {

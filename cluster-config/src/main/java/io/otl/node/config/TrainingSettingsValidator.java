@@ -176,6 +176,10 @@ public final class TrainingSettingsValidator {
     rule(tr + "min-quality", number(0.0, true, 1.0, true));
     rule(tr + "sft-min-reward", number(null, false, null, false));
     rule(tr + "dpo-min-margin", number(0.0, false, null, false));
+    rule(tr + "start-from", oneOf("stable", "base"));
+    rule(tr + "replay-fraction", number(0.0, true, 1.0, false));
+    rule(tr + "data-half-life", duration(false));
+    rule(tr + "eval-fraction", number(0.0, true, 1.0, false));
     rule(tr + "dataset-dir", string(false));
     rule(tr + "checkpoint-root-dir", string(false));
     rule(tr + "poll-interval", duration(false));

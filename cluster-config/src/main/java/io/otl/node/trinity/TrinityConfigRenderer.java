@@ -121,7 +121,7 @@ public final class TrinityConfigRenderer {
     root.put("algorithm", algorithm);
 
     Map<String, Object> model = new LinkedHashMap<>();
-    model.put("model_path", spec.baseModel());
+    model.put("model_path", modelPath(spec.baseModel()));
     model.put("max_model_len", hp.integer("maxmodellen", 8192));
     model.put("max_response_tokens", hp.integer("maxresponsetokens", 2048));
     if (lora) {
@@ -281,5 +281,20 @@ public final class TrinityConfigRenderer {
       Object v = values.get(key);
       return v == null ? fallback : v.toString();
     }
+  }
+
+  /**
+   * Trinity's {@code model_path} is a model name or a local folder: a continual job starts from the
+   * stable version's checkpoint, recorded as a {@code file:} URI, so that URI becomes its path.
+   */
+  static String modelPath(String model) {
+    if (model.startsWith("file:")) {
+      try {
+        return Path.of(java.net.URI.create(model)).toString();
+      } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+        return model;
+      }
+    }
+    return model;
   }
 }

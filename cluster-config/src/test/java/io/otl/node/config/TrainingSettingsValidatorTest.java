@@ -87,6 +87,20 @@ class TrainingSettingsValidatorTest {
   }
 
   @Test
+  void continualTrainingKeysAreKnownAndChecked() {
+    TrainingSettingsValidator.validate(hocon("agentscope.training.training-runner { start-from = base,"
+        + " replay-fraction = 0, data-half-life = 7d, eval-fraction = 0.25 }"));
+    ConfigValidationException e = invalid(hocon("agentscope.training.training-runner { start-from = newest,"
+        + " replay-fraction = 1, data-half-life = soon, eval-fraction = -0.1 }"));
+    assertEquals(4, e.errors().size(), e.getMessage());
+    for (String key : List.of("start-from = \"newest\"", "replay-fraction = 1", "data-half-life = \"soon\"",
+        "eval-fraction = -0.1")) {
+      assertTrue(e.errors().stream().anyMatch(x -> x.startsWith(T + "training-runner." + key)), key + " in " + e.errors());
+    }
+    assertTrue(e.getMessage().contains("stable") && e.getMessage().contains("base"), e.getMessage());
+  }
+
+  @Test
   void typosAreReportedByFullNameWithASuggestion() {
     Path yml = write(dir, "typo.yml", String.join("\n",
         "agentscope:",

@@ -21,6 +21,8 @@ import java.util.TreeMap;
  * @param format the line format, e.g. {@code sft-messages}, {@code dpo}, {@code rl-task}
  * @param seen trajectories the exporter considered (0 in manifests recorded before it was counted)
  * @param exclusions trajectories left out, by reason (e.g. {@code below-sft-min-reward})
+ * @param lineage start checkpoint, replay and held-out evaluation set (null before continual
+ *     training, and for exporters that do not do it)
  */
 public record DatasetManifest(
     String path,
@@ -33,7 +35,10 @@ public record DatasetManifest(
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
     int seen,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
-    Map<String, Integer> exclusions)
+    Map<String, Integer> exclusions,
+    // Added with continual training: left out when unset, so older manifests keep their bytes.
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    DatasetLineage lineage)
     implements JsonSerializable {
   public DatasetManifest {
     sessionIds = sessionIds == null ? List.of() : List.copyOf(sessionIds);
@@ -42,10 +47,16 @@ public record DatasetManifest(
     exclusions = exclusions == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(exclusions));
   }
 
+  /** A manifest without continual-training lineage. */
+  public DatasetManifest(String path, int count, String sha256, List<String> sessionIds, List<String> piiFindings,
+      String format, int seen, Map<String, Integer> exclusions) {
+    this(path, count, sha256, sessionIds, piiFindings, format, seen, exclusions, null);
+  }
+
   /** A manifest without selection counts (an exporter that does not count: seen 0). */
   public DatasetManifest(
       String path, int count, String sha256, List<String> sessionIds, List<String> piiFindings, String format) {
-    this(path, count, sha256, sessionIds, piiFindings, format, 0, Map.of());
+    this(path, count, sha256, sessionIds, piiFindings, format, 0, Map.of(), null);
   }
 
   public boolean clean() {

@@ -363,7 +363,15 @@ public final class TrainingCoordinator
       List<HistoryEntry> history)
       implements JobReply {}
 
-  public record DatasetView(int count, String sha256, String path) implements JsonSerializable {}
+  /**
+   * @param exclusions trajectories left out, by reason (empty: not shown)
+   * @param lineage start checkpoint, replay and held-out set (continual training; null: not shown)
+   */
+  public record DatasetView(int count, String sha256, String path,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+      Map<String, Integer> exclusions,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+      DatasetLineage lineage) implements JsonSerializable {}
 
   public record BackendView(String type, String externalId) implements JsonSerializable {}
 
@@ -1709,7 +1717,13 @@ public final class TrainingCoordinator
       metadata.put("trigger", job.trigger().configName());
       metadata.put("datasetSha256", job.manifest().sha256());
       metadata.put("datasetCount", String.valueOf(job.manifest().count()));
-      TrainingJobSpec spec = new TrainingJobSpec(job.jobId(), agentId, job.algorithm(), job.baseModel(),
+      DatasetLineage lineage = job.manifest().lineage();
+      if (lineage != null) {
+        metadata.put("startFrom", lineage.startFrom());
+      }
+      // Continual training: the exporter resolved the stable checkpoint (or the fallback to base).
+      String startModel = lineage != null && lineage.startsFromCheckpoint() ? lineage.startCheckpoint() : job.baseModel();
+      TrainingJobSpec spec = new TrainingJobSpec(job.jobId(), agentId, job.algorithm(), startModel,
           job.hyperparams(), job.manifest().path(), policy.checkpointRootDir(), metadata);
       stage = ports.batchBackend().submit(spec);
     } catch (RuntimeException e) {
@@ -2208,7 +2222,7 @@ public final class TrainingCoordinator
         j.algorithm(),
         j.baseModel(),
         j.hyperparams(),
-        m == null ? null : new DatasetView(m.count(), m.sha256(), m.path()),
+        m == null ? null : new DatasetView(m.count(), m.sha256(), m.path(), m.exclusions(), m.lineage()),
         new BackendView(j.backend().configName(), j.externalId()),
         j.outputModel() == null ? null
             : new OutputModelView(j.outputModel().checkpointUri(), j.outputModel().metrics(), j.candidateVersion()),

@@ -83,7 +83,9 @@ public final class ModelVersion
     PAUSED,
     STABLE,
     RETIRED,
-    ROLLED_BACK
+    ROLLED_BACK,
+    /** A job's candidate whose offline gate had no evidence: waits for a manual promote. */
+    NO_EVIDENCE
   }
 
   // ------------------------------------------------------------------------------------------
@@ -338,7 +340,8 @@ public final class ModelVersion
           Deployments.DeploymentFailed,
           Deployments.UndeployRequested,
           Deployments.Undeployed,
-          Supersession.CandidateSuperseded {
+          Supersession.CandidateSuperseded,
+          EvalEvidence.GateWithoutEvidence {
     String version();
   }
 
@@ -829,6 +832,12 @@ public final class ModelVersion
     p.add(new VersionRegistered(c.version(), c.artifact(), c.endpoint(), c.sourceJobId(), metrics, false, now));
     String baseline = s.models().stable();
     p.add(new EvaluationStarted(c.version(), baseline, now));
+    Optional<String> noEvidence =
+        EvalEvidence.missing(c.version(), c.sourceJobId(), metrics, settings.evaluationMetrics(), s.models());
+    if (noEvidence.isPresent()) {
+      p.add(new EvalEvidence.GateWithoutEvidence(c.version(), noEvidence.get(), now));
+      return persist(p, c.replyTo(), st -> status(st, c.version(), true, List.of(noEvidence.get())));
+    }
     List<GateCheck> checks = offlineGate(s.models(), metrics);
     List<String> reasons =
         checks.stream().filter(g -> !g.passed()).map(GateCheck::detail).collect(Collectors.toList());
@@ -873,7 +882,8 @@ public final class ModelVersion
     Instant now = clock.instant();
     Plan p = new Plan(s);
     switch (v.state()) {
-      case READY, DEPLOY_FAILED -> {
+      case READY, DEPLOY_FAILED, NO_EVIDENCE -> {
+        // NO_EVIDENCE: the operator decides without an offline comparison (EvalEvidence).
         // DEPLOY_FAILED: an operator's retry (the served name stays: same version, same weights).
         Optional<VersionRecord> deploying = s.models().deploying();
         if (deploying.isPresent()) {
@@ -1211,6 +1221,10 @@ public final class ModelVersion
     }
     if (e instanceof OfflineGatePassed v) {
       return withModels(s, m.with(m.require(v.version()).moveTo(VersionState.READY, null, v.at(), v.note())));
+    }
+    if (e instanceof EvalEvidence.GateWithoutEvidence v) {
+      return withModels(s, m.with(m.require(v.version()).moveTo(VersionState.NO_EVIDENCE, null, v.at(),
+          EvalEvidence.historyReason(v))));
     }
     if (e instanceof Supersession.CandidateSuperseded v) {
       return withModels(s, m.with(m.require(v.version()).retire(v.at(), null, Supersession.reason(v))));

@@ -153,7 +153,7 @@ class DeploymentTest {
 
   private TransitionReply registerCandidate(String version) {
     return run(r -> new ModelVersion.RegisterCandidate(version, "file:///ckpt/" + version, "file:///ckpt/" + version,
-        "job-" + version, Map.of(), r));
+        "job-" + version, Map.of("task-success-rate", 0.9), r));
   }
 
   private VersionView version(String v) {
@@ -355,10 +355,10 @@ class DeploymentTest {
     InMemoryModelServer careless = new InMemoryModelServer();
     careless.sameNameForSameArtifact = true;
     startEntity(careless, 3);
-    this.<TransitionReply>run(r -> new ModelVersion.RegisterCandidate("v1", "file:///ckpt/same", "e", "job-1", Map.of(), r));
+    this.<TransitionReply>run(r -> new ModelVersion.RegisterCandidate("v1", "file:///ckpt/same", "e", "job-1", Map.of("task-success-rate", 0.9), r));
     awaitState("v1", VersionState.CANARY);
     this.<TransitionReply>run(r -> new ModelVersion.Rollback("v1", "test", r));
-    this.<TransitionReply>run(r -> new ModelVersion.RegisterCandidate("v2", "file:///ckpt/same", "e", "job-2", Map.of(), r));
+    this.<TransitionReply>run(r -> new ModelVersion.RegisterCandidate("v2", "file:///ckpt/same", "e", "job-2", Map.of("task-success-rate", 0.9), r));
     awaitState("v2", VersionState.DEPLOY_FAILED);
     assertEquals(1, careless.loadCalls.get(), "no load call under a name already used");
   }

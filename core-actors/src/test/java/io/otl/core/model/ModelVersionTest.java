@@ -396,6 +396,30 @@ class ModelVersionTest {
   }
 
   @Test
+  void aJobCandidateWithoutEvidenceWaitsInNoEvidenceUntilAManualPromote() {
+    startEntity(SMALL_STEPS);
+    assertEquals(VersionState.STABLE, ((VersionStatus) registerCandidate("v1", GOOD_OFFLINE)).state());
+    CommandResultWithReply<Command, Event, State, TransitionReply> v2 = this.<TransitionReply>run(r ->
+        new ModelVersion.RegisterCandidate("v2", "s3://ckpt/v2", "http://v2:8000", "job-v2", Map.of("loss", 0.3), r));
+    VersionStatus status = (VersionStatus) v2.reply();
+    assertEquals(VersionState.NO_EVIDENCE, status.state(), "no configured metric, no comparison");
+    assertTrue(status.reasons().get(0).contains("a manual promote is needed"), status.toString());
+    assertTrue(v2.events().stream().anyMatch(e -> e instanceof EvalEvidence.GateWithoutEvidence), v2.events().toString());
+    assertTrue(v2.events().stream().noneMatch(e -> e instanceof ModelVersion.RolloutStarted), "no automatic canary");
+    kit.restart();
+    VersionView recovered = version("v2");
+    assertEquals(VersionState.NO_EVIDENCE, recovered.state(), "rebuilt from the journal");
+    assertTrue(recovered.history().get(recovered.history().size() - 1).reason().startsWith("no offline evidence against stable v1"),
+        recovered.toString());
+    // A READY candidate that comes later does not retire it, and the operator may still roll it out.
+    assertEquals(VersionState.CANARY, ((VersionStatus) promote("v2")).state());
+    assertEquals(VersionState.STABLE, ((VersionStatus) promote("v2")).state());
+    // A proxy candidate is measured online: the offline gate keeps its old rule.
+    assertEquals(VersionState.CANARY, ((VersionStatus) this.<TransitionReply>run(r -> new ModelVersion.RegisterCandidate(
+        "proxy-1", "http://proxy#model_version=1", "http://proxy", "job-3", Map.of(), r)).reply()).state());
+  }
+
+  @Test
   void aReadyCandidateSupersededByANewerOneIsRetired() {
     startEntity(SMALL_STEPS);
     stableV1AndCanaryV2();

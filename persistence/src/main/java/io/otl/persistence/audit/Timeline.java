@@ -356,6 +356,8 @@ public final class Timeline {
         return "undeployed " + e.servedModel();
       } else if (event instanceof io.otl.core.model.Supersession.CandidateSuperseded e) {
         return "RETIRED: superseded by " + e.supersededBy() + " (one rollout at a time)";
+      } else if (event instanceof io.otl.core.model.EvalEvidence.GateWithoutEvidence e) {
+        return "NO_EVIDENCE: " + e.reason();
       }
       return event.getClass().getSimpleName();
     }

@@ -114,7 +114,27 @@ public final class DatasetExport {
       String agentId, List<String> sessionIds, ExportFormat format, Path dir, String name) {
     checkAgent(agentId);
     List<String> ids = List.copyOf(new LinkedHashSet<>(sessionIds));
-    return export(agentId, Source.from(ids), format, dir, name);
+    return export(agentId, Source.from(ids), format, dir, name, new ExportExclusions(), null, null);
+  }
+
+  /**
+   * A continual job's training file ({@link JobDatasetExport}): like {@link #forSessions}, with the
+   * counts of trajectories already set aside ({@code upfront}), exact and near duplicates dropped
+   * (SFT and RL) and the lineage written into the manifest.
+   */
+  CompletionStage<ExportResult> forJob(String agentId, List<String> sessionIds, ExportFormat format, Path dir,
+      String name, ExportExclusions upfront, io.otl.core.coordinator.DatasetLineage lineage) {
+    checkAgent(agentId);
+    List<String> ids = List.copyOf(new LinkedHashSet<>(sessionIds));
+    return export(agentId, Source.from(ids), format, dir, name, upfront, new Dedup(), lineage);
+  }
+
+  ActorSystem<?> system() {
+    return system;
+  }
+
+  JdbcReadJournal journal() {
+    return journal;
   }
 
   /**
@@ -127,7 +147,8 @@ public final class DatasetExport {
     if (since != null && until != null && !since.isBefore(until)) {
       throw new IllegalArgumentException("since (" + since + ") must be before until (" + until + ")");
     }
-    return export(agentId, completedSessions(agentId, since, until), format, dir, name);
+    return export(agentId, completedSessions(agentId, since, until), format, dir, name, new ExportExclusions(), null,
+        null);
   }
 
   /** The ids of the agent's sessions completed in {@code [since, until)}, in journal order. */
@@ -149,8 +170,8 @@ public final class DatasetExport {
 
   // ------------------------------------------------------------------------------------------
 
-  private CompletionStage<ExportResult> export(
-      String agentId, Source<String, NotUsed> ids, ExportFormat format, Path dir, String name) {
+  private CompletionStage<ExportResult> export(String agentId, Source<String, NotUsed> ids, ExportFormat format,
+      Path dir, String name, ExportExclusions exclusions, Dedup dedup, io.otl.core.coordinator.DatasetLineage lineage) {
     checkName(name);
     Path file = dir.resolve(name + ".jsonl");
     Path manifest = dir.resolve(name + ".manifest.json");
@@ -160,13 +181,12 @@ public final class DatasetExport {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    ExportExclusions exclusions = new ExportExclusions();
     Skips skips = new Skips(agentId);
     CompletionStage<Object> written = RolledBackVersions.of(system, journal, agentId).thenCompose(rolledBack -> {
       ExportSelection sel = new ExportSelection(agentId, filters, rolledBack, exclusions);
       return switch (format) {
-        case SFT -> lines(ids, sel, sel::sft, JsonlFormats::sft, out, skips);
-        case RL -> lines(ids, sel, sel::rl, JsonlFormats::rl, out, skips);
+        case SFT -> lines(ids, sel, sel::sft, JsonlFormats::sft, out, skips, dedup, exclusions);
+        case RL -> lines(ids, sel, sel::rl, JsonlFormats::rl, out, skips, dedup, exclusions);
         case DPO -> dpo(ids, sel, out, skips);
       };
     });
@@ -181,7 +201,7 @@ public final class DatasetExport {
           }
           JsonlFile.Written w = out.commit(allowPii);
           boolean kept = allowPii || w.piiFindings().isEmpty();
-          writeManifest(manifest, agentId, format, w, exclusions, skipped, kept);
+          writeManifest(manifest, agentId, format, w, exclusions, skipped, kept, lineage);
           return new ExportResult(w.path().toString(), w.count(), w.sha256(), w.sessionIds(), w.piiFindings(),
               format.wireName(), manifest.toString(), exclusions.seenCount(), exclusions.byReason(), skipped, kept);
         }, system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))
@@ -193,14 +213,20 @@ public final class DatasetExport {
   /** SFT and RL: one line per exported trajectory. */
   private CompletionStage<Object> lines(Source<String, NotUsed> ids, ExportSelection sel,
       java.util.function.Predicate<Trajectory> rules, java.util.function.Function<Trajectory, Optional<String>> convert,
-      JsonlFile out, Skips skips) {
+      JsonlFile out, Skips skips, Dedup dedup, ExportExclusions exclusions) {
     return ids.mapAsync(parallelism, id -> skips.replay(id, this::replay))
         .filter(Optional::isPresent)
         .map(Optional::get)
         .filter(sel::completed)
         .filter(rules::test)
-        .runWith(Sink.<Trajectory>foreach(t -> skips.convert(t, convert)
-                .ifPresent(line -> out.write(line, List.of(t.sessionId()))))
+        .runWith(Sink.<Trajectory>foreach(t -> skips.convert(t, convert).ifPresent(line -> {
+                  Optional<String> duplicate = dedup == null ? Optional.empty() : dedup.check(line);
+                  if (duplicate.isPresent()) {
+                    exclusions.exclude(duplicate.get());
+                  } else {
+                    out.write(line, List.of(t.sessionId()));
+                  }
+                }))
             .withAttributes(ActorAttributes.dispatcher(BLOCKING)), system)
         .thenApply(done -> done);
   }
@@ -286,7 +312,8 @@ public final class DatasetExport {
   }
 
   private void writeManifest(Path manifest, String agentId, ExportFormat format, JsonlFile.Written w,
-      ExportExclusions exclusions, Map<String, Integer> skipped, boolean fileWritten) {
+      ExportExclusions exclusions, Map<String, Integer> skipped, boolean fileWritten,
+      io.otl.core.coordinator.DatasetLineage lineage) {
     ObjectNode m = JsonlFormats.JSON.createObjectNode();
     m.put("agentId", agentId);
     m.put("format", format.wireName());
@@ -301,6 +328,7 @@ public final class DatasetExport {
     ObjectNode s = m.putObject("skipped");
     skipped.forEach(s::put);
     if (!fileWritten) m.put("fileWritten", false);
+    if (lineage != null) m.set("lineage", JsonlFormats.JSON.valueToTree(lineage));
     Path tmp = manifest.resolveSibling(manifest.getFileName() + ".tmp");
     try {
       Files.writeString(tmp, JsonlFormats.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");

@@ -21,6 +21,10 @@ public final class ExportExclusions {
   public static final String DPO_BELOW_MARGIN = "below-dpo-min-margin";
   public static final String DPO_NO_CHOSEN = "dpo-no-answer-fit-to-be-chosen";
   public static final String DPO_NOT_BEST_OR_WORST = "dpo-neither-best-nor-worst-of-its-task";
+  /** In the agent's held-out evaluation set (eval-fraction): written to the eval file instead. */
+  public static final String HELD_OUT = "held-out-for-eval";
+  public static final String DUPLICATE_EXACT = Dedup.EXACT;
+  public static final String DUPLICATE_NEAR = Dedup.NEAR;
 
   private int seen;
   private final Map<String, Integer> byReason = new TreeMap<>();
@@ -28,6 +32,13 @@ public final class ExportExclusions {
   /** One more trajectory considered. */
   public synchronized void seen() {
     seen++;
+  }
+
+  /** {@code n} trajectories considered and left out for {@code reason} before the stream ran. */
+  public synchronized void excludeUpfront(String reason, int n) {
+    if (n <= 0) return;
+    seen += n;
+    byReason.merge(reason, n, Integer::sum);
   }
 
   /** One trajectory left out for {@code reason}. */

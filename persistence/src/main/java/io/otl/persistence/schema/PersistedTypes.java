@@ -116,6 +116,7 @@ public final class PersistedTypes {
       PersistedType.of("model.undeployed", Deployments.Undeployed.class),
       // Added after 0.2.0 (one rollout at a time).
       PersistedType.of("model.candidate-superseded", io.otl.core.model.Supersession.CandidateSuperseded.class),
+      PersistedType.of("model.gate-without-evidence", io.otl.core.model.EvalEvidence.GateWithoutEvidence.class),
       // KafkaPublisherOffset (KafkaOffset|<topic>) and FeedOffsetStore (FeedOffset|<feed>)
       PersistedType.of("kafka-offset.stored", KafkaPublisherOffset.OffsetStored.class)
           .legacy("io.otl.persistence.kafka.KafkaPublisherOffset$OffsetStored"),

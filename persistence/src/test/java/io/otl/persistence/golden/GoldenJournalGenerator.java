@@ -239,6 +239,10 @@ class GoldenJournalGenerator {
       Long tokens = i == 2 ? null : 1200L + 100L * i;
       outcome(m, r -> new ModelVersion.RecordOutcome(session, v, true, null, 0, 0, 600.0, r, calls, errors, tokens));
     }
+    // since v0.2.0-continual: a job's candidate without evaluation evidence waits in NO_EVIDENCE
+    transition(m, r -> new ModelVersion.RegisterCandidate("v8", "file:///ckpt/v8", "http://llm-v8:8000/v1",
+        "job-8-" + AGENT, new TreeMap<>(), r));
+    clock.advance(Duration.ofSeconds(10));
     PersistenceId driven = PersistenceId.of(ModelVersion.ENTITY_TYPE_KEY.name(), AGENT);
     // The driven journal's events again, under a second id, with a snapshot of each state class
     List<ModelVersion.Event> events = GoldenNode.events(system, driven.id(), ModelVersion.Event.class);

@@ -1,0 +1,210 @@
+package io.otl.node.training;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.otl.node.TrainingNode;
+import io.otl.node.simulator.SimulatorSettings;
+import io.otl.node.simulator.TrinitySimulator;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import io.otl.persistence.export.ContinualSettings;
+import io.otl.persistence.export.DatasetExport;
+import io.otl.persistence.export.ExportFormat;
+import io.otl.persistence.export.HeldOut;
+import io.otl.persistence.export.JobDatasetExport;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Continual training end to end (issue #16 item 2) over real HTTP, the PostgreSQL journal and the
+ * Trinity simulator: job 1 starts from the base model (no stable yet, and says so), its model v1 is
+ * promoted to STABLE, and job 2 starts from v1's checkpoint (the rendered Trinity config's {@code
+ * model_path}), replays a sample of job 1's trajectories, drops an exact and a near duplicate and
+ * writes its held-out sessions to the eval file only. The lineage survives a restart, and exporting
+ * job 2 again gives the same bytes and the same replay sample.
+ */
+class ContinualTrainingTest {
+  private static final String AGENT = "cont-agent";
+  private static final double EVAL = 0.2;
+  private static ActorTestKit simulatorSystem;
+  private static TrinitySimulator simulator;
+  private static Path work;
+
+  @BeforeAll
+  static void startSimulator() throws Exception {
+    work = Files.createTempDirectory("otl-continual-");
+    simulatorSystem = ActorTestKit.create("simulator");
+    simulator = TrinitySimulator.start(simulatorSystem.system(), SimulatorSettings.defaults().withPort(0)
+        .withWorkDir(work.resolve("simulator")).withDurations(Duration.ofMillis(200), Duration.ofSeconds(1)));
+  }
+
+  @AfterAll
+  static void stopSimulator() {
+    simulator.stop();
+    simulatorSystem.shutdownTestKit();
+  }
+
+  private static Config node() {
+    return ConfigFactory.parseMap(Map.of(
+            "agentscope.training.training-runner.trinity-endpoint", simulator.baseUrl(),
+            "agentscope.training.training-runner.trigger.type", "threshold",
+            "agentscope.training.training-runner.trigger.min-samples", 12,
+            "agentscope.training.training-runner.poll-interval", "200ms",
+            "agentscope.training.training-runner.eval-fraction", EVAL,
+            "agentscope.training.training-runner.replay-fraction", 0.2,
+            "agentscope.training.training-runner.dataset-dir", work.resolve("datasets").toString(),
+            "agentscope.training.training-runner.checkpoint-root-dir", work.resolve("checkpoints").toString(),
+            "agentscope.training.read-side.rescan-interval", "2s"))
+        .withFallback(TestDatabases.node(TestDatabases.postgres(), true));
+  }
+
+  private static void session(Http http, String id, String question, String answer) {
+    Http.Response r = http.post("/v1/sessions/" + id + "/events", """
+        {"agentId":"%s","events":[
+          {"type":"start","modelVersion":"base"},
+          {"type":"message","role":"user","content":"%s"},
+          {"type":"message","role":"assistant","content":"%s","latencyMs":500},
+          {"type":"feedback","kind":"RATING","value":5,"feedbackId":"fb-%s"},
+          {"type":"result","status":"SUCCESS"}]}""".formatted(AGENT, question, answer, id));
+    assertEquals(202, r.status(), r.body());
+  }
+
+  /** {@code n} ids with prefix whose held-out status is {@code heldOut}. */
+  private static List<String> ids(String prefix, int n, boolean heldOut) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; out.size() < n; i++) {
+      if (HeldOut.isHeldOut(prefix + i, EVAL) == heldOut) out.add(prefix + i);
+    }
+    return out;
+  }
+
+  private static JsonNode job(Http http, String jobId) throws InterruptedException {
+    return TrainingLoopTest.await(jobId + " succeeded", () -> {
+      Http.Response r = http.get("/v1/jobs/" + jobId);
+      return r.status() == 200 ? r.json() : null;
+    }, j -> j.get("status").asText().equals("SUCCEEDED"));
+  }
+
+  private static JsonNode audit(Http http, String jobId) {
+    Http.Response r = http.get("/v1/audit/lineage/job/" + jobId);
+    assertEquals(200, r.status(), r.body());
+    return r.json();
+  }
+
+  private static List<String> ordered(JsonNode array) {
+    List<String> out = new ArrayList<>();
+    array.forEach(n -> out.add(n.asText()));
+    return out;
+  }
+
+  private static Set<String> texts(JsonNode array) {
+    Set<String> out = new HashSet<>();
+    array.forEach(n -> out.add(n.asText()));
+    return out;
+  }
+
+  @Test
+  void secondJobStartsFromTheStableCheckpointWithReplayDedupAndAHeldOutSet() throws Exception {
+    Config config = node();
+    String job2Id = "job-2-" + AGENT;
+    JsonNode job2Dataset;
+    try (TrainingNode node = TrainingNode.start(config)) {
+      Http http = new Http(node.httpPort());
+      List<String> train1 = ids("a-", 10, false);
+      List<String> eval1 = ids("a-", 2, true);
+      for (int i = 0; i < 10; i++) session(http, train1.get(i), "question " + i, "answer " + i);
+      for (int i = 0; i < 2; i++) session(http, eval1.get(i), "held question " + i, "held answer " + i);
+
+      JsonNode job1 = job(http, "job-1-" + AGENT);
+      JsonNode d1 = job1.get("dataset");
+      JsonNode l1 = d1.get("lineage");
+      assertEquals("base", l1.get("startFrom").asText(), l1.toString());
+      assertTrue(l1.get("startNote").asText().contains("falling back to the base model"), l1.toString());
+      assertEquals(10, d1.get("count").asInt(), d1.toString());
+      assertEquals(Set.copyOf(train1), texts(audit(http, "job-1-" + AGENT).get("dataset").get("sessionIds")));
+      assertEquals(Set.copyOf(eval1), texts(l1.get("evalSessionIds")));
+      assertEquals(2, d1.get("exclusions").get("held-out-for-eval").asInt());
+      assertEquals(2, Files.readAllLines(Path.of(l1.get("evalPath").asText())).size());
+
+      // v1 becomes STABLE (directly, or through canary when the node registered the base as v0).
+      JsonNode v1 = TrainingLoopTest.await("v1 stable", () -> {
+        JsonNode models = http.get("/v1/models/" + AGENT).json();
+        for (JsonNode v : models.get("versions")) {
+          if (v.get("version").asText().equals("v1") && !v.get("state").asText().equals("STABLE")) {
+            http.post("/v1/models/" + AGENT + "/versions/v1/promote", null);
+          }
+        }
+        return models;
+      }, m -> "v1".equals(m.get("stable").asText()));
+      String checkpoint = null;
+      for (JsonNode v : v1.get("versions")) if (v.get("version").asText().equals("v1")) checkpoint = v.get("artifact").asText();
+
+      List<String> fresh2 = ids("b-", 10, false);
+      List<String> eval2 = ids("b-", 2, true);
+      for (int i = 0; i < 8; i++) session(http, fresh2.get(i), "second question " + i, "second answer " + i);
+      session(http, fresh2.get(8), "second question 0", "second answer 0"); // exact duplicate
+      session(http, fresh2.get(9), "Second  QUESTION 0?", "Second answer 0!"); // near duplicate
+      for (int i = 0; i < 2; i++) session(http, eval2.get(i), "held again " + i, "held answer " + i);
+
+      JsonNode job2 = job(http, job2Id);
+      job2Dataset = job2.get("dataset");
+      JsonNode l2 = job2Dataset.get("lineage");
+      assertEquals("stable", l2.get("startFrom").asText(), l2.toString());
+      assertEquals("v1", l2.get("startVersion").asText());
+      assertEquals(checkpoint, l2.get("startCheckpoint").asText());
+      assertEquals(3, l2.get("replayCount").asInt(), "round(10 · 0.2 / 0.8) older trajectories: " + l2);
+      Set<String> replayed = texts(l2.get("replaySessionIds"));
+      assertTrue(Set.copyOf(train1).containsAll(replayed), "replay comes from job 1's data: " + replayed);
+      JsonNode ex = job2Dataset.get("exclusions");
+      assertEquals(1, ex.get("duplicate-exact").asInt(), ex.toString());
+      assertEquals(1, ex.get("duplicate-near").asInt(), ex.toString());
+      assertEquals(2, ex.get("held-out-for-eval").asInt(), ex.toString());
+      assertEquals(8 + 3, job2Dataset.get("count").asInt(), job2Dataset.toString());
+      JsonNode audit2 = audit(http, job2Id);
+      assertEquals(job2Dataset.get("lineage"), audit2.get("dataset").get("lineage"), "lineage shows it too");
+      Set<String> trained = texts(audit2.get("dataset").get("sessionIds"));
+      assertTrue(trained.containsAll(replayed));
+      for (String held : eval2) assertTrue(!trained.contains(held), held + " must never be trained on");
+      assertEquals(Set.copyOf(eval2), texts(l2.get("evalSessionIds")));
+      String trainFile = Files.readString(Path.of(job2Dataset.get("path").asText()));
+      assertTrue(!trainFile.contains("held again"), "held-out text in the training file");
+
+      Path yaml = Path.of(job2Dataset.get("path").asText()).resolveSibling(job2Id + ".trinity.yaml");
+      String rendered = Files.readString(yaml);
+      String expectedPath = Path.of(java.net.URI.create(checkpoint)).toString();
+      assertTrue(rendered.contains("model_path: \"" + expectedPath + "\"") || rendered.contains("model_path: " + expectedPath),
+          rendered);
+
+      // The same job exported again: same bytes, same sample (seeded by the job id).
+      Path again = Files.createTempDirectory(work, "again-");
+      JobDatasetExport.Result r = new JobDatasetExport(new DatasetExport(node.system()),
+              ContinualSettings.fromConfig(config.getConfig("agentscope.training.training-runner")))
+          .export(AGENT, job2Id, ordered(audit2.get("requestedSessionIds")), ExportFormat.SFT, again)
+          .toCompletableFuture().get(60, TimeUnit.SECONDS);
+      assertEquals(ordered(l2.get("replaySessionIds")), r.lineage().replaySessionIds());
+      assertEquals(job2Dataset.get("sha256").asText(), r.train().sha256(), "same bytes");
+      assertEquals(l2.get("startCheckpoint").asText(), r.lineage().startCheckpoint());
+    }
+    try (TrainingNode node = TrainingNode.start(config)) {
+      Http http = new Http(node.httpPort());
+      JsonNode recovered = http.get("/v1/jobs/" + job2Id).json();
+      assertEquals(job2Dataset, recovered.get("dataset"), "lineage rebuilt from the journal");
+      assertEquals("v1", audit(http, job2Id).get("dataset").get("lineage").get("startVersion").asText());
+    }
+  }
+}
