@@ -1520,6 +1520,7 @@ public final class TrainingCoordinator
       reasons.add("base model is not set (agentscope.training.training-runner.base-model)");
     }
     reasons.addAll(RewardSource.problems(policy.algorithm(), policy.hyperparams(), policy.backend()));
+    reasons.addAll(Distillation.problems(policy.algorithm(), policy.hyperparams(), policy.backend()));
     return reasons;
   }
 

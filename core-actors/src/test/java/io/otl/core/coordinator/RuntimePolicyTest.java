@@ -124,6 +124,26 @@ class RuntimePolicyTest {
   }
 
   @Test
+  void distillationWithoutATeacherFailsItsPreflightNamingTheKey() {
+    var kit = entity();
+    offer(kit, "s1");
+    assertInstanceOf(PolicyView.class, set(kit, Map.of("algorithm", "distillation")));
+    TrainingCoordinator.TriggerAccepted refused = assertInstanceOf(TrainingCoordinator.TriggerAccepted.class,
+        kit.<TrainingCoordinator.TriggerReply>runCommand(r -> new TrainingCoordinator.Trigger("alice", r)).reply());
+    assertEquals(TrainingCoordinator.JobStatus.FAILED, refused.status());
+    assertTrue(refused.preflightFailures().stream().anyMatch(f -> f.contains("hyperparams.teacher-model")),
+        refused.preflightFailures().toString());
+    assertTrue(exporter.requests.isEmpty(), "nothing exported");
+
+    assertInstanceOf(PolicyView.class, set(kit, Map.of("algorithm", "distillation",
+        "hyperparams.teacher-model", "qwen2.5-72b-instruct")));
+    TrainingCoordinator.TriggerAccepted ok = assertInstanceOf(TrainingCoordinator.TriggerAccepted.class,
+        kit.<TrainingCoordinator.TriggerReply>runCommand(r -> new TrainingCoordinator.Trigger("alice", r)).reply());
+    assertEquals(List.of(), ok.preflightFailures());
+    assertEquals("distillation", exporter.requests.get(0).algorithm());
+  }
+
+  @Test
   void anUnknownKeyOrABadValueIsRefusedAndChangesNothing() {
     var kit = entity();
     int before = journalSize();
