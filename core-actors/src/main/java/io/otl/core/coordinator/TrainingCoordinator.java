@@ -1285,6 +1285,7 @@ public final class TrainingCoordinator
         .onCommand(ProxyHandOverFinished.class, this::onProxyHandOverFinished)
         .onCommand(RolloutChecked.class, (s, c) -> c.trigger() == TriggerType.MANUAL
             ? startManual(s, c.requestedBy(), c.preflightReason(), c.replyTo())
+            : c.trigger() == TriggerType.SCHEDULED ? onSlotChecked(s, c)
             : rollouts.thresholdMayStart(c) ? startThreshold(s) : Effect().noReply())
         .onCommand(ProxyHandOverRetry.class, (s, c) -> {
           if (s.pendingProxyCandidate() != null) {
@@ -1529,7 +1530,9 @@ public final class TrainingCoordinator
   private ReplyEffect<Event, State> onScheduleTick(State s) {
     Plan p = new Plan(s);
     handleDueSlot(p, false);
-    p.after(this::armScheduleTimer);
+    p.after(st -> {
+      if (!rollouts.slotAsking()) armScheduleTimer(st);
+    });
     return run(p);
   }
 
@@ -1572,7 +1575,33 @@ public final class TrainingCoordinator
           + " slot(s), the latest at " + latest + "); missed-slots = skip", now));
       return;
     }
-    fireSlot(p, latest, atStart || count > 1, now);
+    boolean missed = atStart || count > 1;
+    if (rollouts.enabled() && p.state.activeJobId() == null && p.state.poolSize() > 0) {
+      // One rollout at a time: ask ModelVersion first (onSlotChecked fires or skips the slot).
+      Instant slot = latest;
+      p.after(st -> rollouts.askForSlot(slot, missed));
+      return;
+    }
+    fireSlot(p, latest, missed, now);
+  }
+
+  /** A due slot's rollout answer: skipped with the reason while a rollout is in progress, else fired. */
+  private ReplyEffect<Event, State> onSlotChecked(State s, RolloutChecked c) {
+    rollouts.slotAnswered();
+    Plan p = new Plan(s);
+    ScheduleState sc = s.schedule();
+    boolean handled = sc != null && sc.lastSlot() != null && !c.slot().isAfter(sc.lastSlot());
+    if (!handled) {
+      String reason = c.preflightReason();
+      if (reason != null) {
+        ctx.getLog().info("agent {}: scheduled slot {} skipped: {}", agentId, c.slot(), reason);
+        p.add(new ScheduledSlotSkipped(c.slot(), reason, clock.instant()));
+      } else {
+        fireSlot(p, c.slot(), c.missed(), clock.instant());
+      }
+    }
+    p.after(this::armScheduleTimer);
+    return run(p);
   }
 
   private void fireSlot(Plan p, Instant slot, boolean missed, Instant now) {
@@ -1635,7 +1664,9 @@ public final class TrainingCoordinator
     Plan p = new Plan(s);
     handleDueSlot(p, true);
     maybeThreshold(p);
-    p.after(this::armScheduleTimer);
+    p.after(st -> {
+      if (!rollouts.slotAsking()) armScheduleTimer(st);
+    });
     p.after(st -> resume(s));
     if (policy.backend() == Backend.TRINITY_PROXY) {
       p.after(st -> {
