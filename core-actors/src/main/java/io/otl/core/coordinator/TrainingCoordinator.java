@@ -1283,8 +1283,9 @@ public final class TrainingCoordinator
         .onCommand(ProxyMetricsTick.class, (s, c) -> onProxyMetricsTick())
         .onCommand(ProxyMetricsPolled.class, this::onProxyMetricsPolled)
         .onCommand(ProxyHandOverFinished.class, this::onProxyHandOverFinished)
-        .onCommand(RolloutChecked.class, (s, c) -> c.trigger() == TriggerType.MANUAL
-            ? startManual(s, c.requestedBy(), c.preflightReason(), c.replyTo())
+        .onCommand(RolloutChecked.class, (s, c) -> c.trigger() == TriggerType.MANUAL && c.rollout() != null
+            ? Effect().reply(c.replyTo(), new Refused(ErrorCode.CONFLICT, c.preflightReason()))
+            : c.trigger() == TriggerType.MANUAL ? startManual(s, c.requestedBy(), c.preflightReason(), c.replyTo())
             : c.trigger() == TriggerType.SCHEDULED ? onSlotChecked(s, c)
             : rollouts.thresholdMayStart(c) ? startThreshold(s) : Effect().noReply())
         .onCommand(ProxyHandOverRetry.class, (s, c) -> {

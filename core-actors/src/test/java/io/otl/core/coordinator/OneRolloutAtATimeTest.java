@@ -94,13 +94,16 @@ class OneRolloutAtATimeTest {
   }
 
   @Test
-  void aManualJobDuringACanaryFailsItsPreflightWithTheReason() {
+  void aManualTriggerDuringACanaryIsAConflictNamingTheVersion() {
     ActorRef<Command> c = coordinator("1000");
     offer(c, "s1");
-    TriggerAccepted refused = trigger(c);
-    assertEquals(JobStatus.FAILED, refused.status());
-    assertTrue(refused.preflightFailures().stream().anyMatch(r -> r.startsWith("no rollout in progress: v3 is CANARY")),
-        refused.preflightFailures().toString());
+    TestProbe<TriggerReply> p = testKit.createTestProbe();
+    c.tell(new Trigger("alice", p.getRef()));
+    TrainingCoordinator.Refused refused = assertInstanceOf(TrainingCoordinator.Refused.class,
+        p.receiveMessage(Duration.ofSeconds(10)));
+    assertEquals(TrainingCoordinator.ErrorCode.CONFLICT, refused.code());
+    assertTrue(refused.message().startsWith("no rollout in progress: v3 is CANARY"), refused.message());
+    assertEquals(1, status(c).poolSize(), "no job was recorded; the pool is untouched");
 
     rollout.set(Optional.empty());
     offer(c, "s2");
