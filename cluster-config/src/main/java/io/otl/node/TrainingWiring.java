@@ -64,13 +64,16 @@ final class TrainingWiring {
     // One rollout at a time (docs/training-policy.md): ask ModelVersion before each job.
     TrainingCoordinator.Ports ports = direct.withRolloutProbe(RolloutProbes.of(sharding, askTimeout));
     // Per-agent overrides (agentscope.training.agents.<agentId>), validated at start-up by NodeConfig.
-    java.util.Map<String, TrainingPolicy> perAgent = new java.util.HashMap<>();
+    java.util.Map<String, Config> perAgent = new java.util.HashMap<>();
     io.otl.node.config.AgentPolicies.overrides(system.settings().config()).forEach((agentId, overrides) ->
-        perAgent.put(agentId, TrainingPolicy.fromConfig(
-            io.otl.node.config.AgentPolicies.effectiveTraining(training, overrides))));
-    sharding.init(Entity.of(TrainingCoordinator.ENTITY_TYPE_KEY,
-        ctx -> TrainingCoordinator.create(ctx.getEntityId(), perAgent.getOrDefault(ctx.getEntityId(), policy),
-            ports, clock)));
+        perAgent.put(agentId, io.otl.node.config.AgentPolicies.effectiveTraining(training, overrides)));
+    sharding.init(Entity.of(TrainingCoordinator.ENTITY_TYPE_KEY, ctx -> {
+      Config agentTraining = perAgent.getOrDefault(ctx.getEntityId(), training);
+      // Run-time overrides (PUT /v1/training/{agentId}/policy) go through the start-up validator too.
+      return TrainingCoordinator.create(ctx.getEntityId(), TrainingPolicy.fromConfig(agentTraining),
+          io.otl.core.coordinator.PolicyOverrides.over(agentTraining, io.otl.node.config.AgentPolicies::checkRunTime),
+          ports, clock);
+    }));
     if (training.getBoolean("read-side.enabled")) {
       TrajectoryFeed.start(system, FEED, forwarder(sharding, askTimeout), FeedSettings.fromConfig(training));
     }

@@ -10,6 +10,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 import static org.apache.pekko.http.javadsl.server.Directives.post;
+import static org.apache.pekko.http.javadsl.server.Directives.put;
 import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
 
 import io.otl.core.api.AgentDirectory;
@@ -45,7 +46,10 @@ public final class TrainingRoutes {
     return concat(
         pathPrefix("training", () -> pathPrefix(segment(), agentId -> concat(
             pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> status(agentId))))),
-            path("trigger", () -> post(() -> completeWithFuture(guard(() -> trigger(agentId)))))))),
+            path("trigger", () -> post(() -> completeWithFuture(guard(() -> trigger(agentId))))),
+            path("policy", () -> concat(
+                get(() -> completeWithFuture(guard(() -> policy(agentId)))),
+                put(() -> SessionRoutes.body(b -> completeWithFuture(guard(() -> setPolicy(agentId, b)))))))))),
         pathPrefix("jobs", () -> concat(
             pathEndOrSingleSlash(() -> get(() -> parameterOptional("agentId", a -> parameterOptional("status", s ->
                 completeWithFuture(guard(() -> list(a, s))))))),
@@ -80,6 +84,27 @@ public final class TrainingRoutes {
         .thenApply(r -> r instanceof TrainingCoordinator.TriggerAccepted a
             ? Json.response(StatusCodes.ACCEPTED, a)
             : refused((TrainingCoordinator.Refused) r)));
+  }
+
+  private CompletionStage<HttpResponse> policy(String agentId) {
+    checkAgent(agentId);
+    return known(agentId, () -> coordinator(agentId).<TrainingCoordinator.PolicyReply>ask(
+            TrainingCoordinator.GetPolicy::new, askTimeout)
+        .thenApply(TrainingRoutes::policyReply));
+  }
+
+  /** The body is the agent's whole set of run-time overrides ({@code {}} clears them); checked by the coordinator. */
+  private CompletionStage<HttpResponse> setPolicy(String agentId, org.apache.pekko.util.ByteString bytes) {
+    checkAgent(agentId);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> overrides = Json.MAPPER.convertValue(SessionRoutes.readJson(bytes), Map.class);
+    return known(agentId, () -> coordinator(agentId).<TrainingCoordinator.PolicyReply>ask(
+            reply -> new TrainingCoordinator.SetPolicy(overrides, "http", reply), askTimeout)
+        .thenApply(TrainingRoutes::policyReply));
+  }
+
+  private static HttpResponse policyReply(TrainingCoordinator.PolicyReply r) {
+    return r instanceof io.otl.core.coordinator.PolicyView v ? Json.ok(v) : refused((TrainingCoordinator.Refused) r);
   }
 
   private CompletionStage<HttpResponse> job(String jobId) {

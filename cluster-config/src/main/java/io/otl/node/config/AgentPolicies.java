@@ -22,9 +22,7 @@ public final class AgentPolicies {
   private static final String RUNNER = TrainingSettingsValidator.ROOT + ".training-runner";
 
   /** Overridable keys, relative to training-runner; a key ending in '.' is a section whose keys all are. */
-  public static final List<String> OVERRIDABLE = List.of(
-      "trigger.type", "trigger.cron", "trigger.min-samples", "trigger.missed-slots", "trigger.zone",
-      "algorithm", "base-model", "hyperparams.");
+  public static final List<String> OVERRIDABLE = io.otl.core.coordinator.PolicyOverrides.OVERRIDABLE;
 
   private AgentPolicies() {}
 
@@ -66,14 +64,23 @@ public final class AgentPolicies {
   }
 
   static boolean overridable(String key) {
-    for (String k : OVERRIDABLE) {
-      if (k.endsWith(".") ? key.startsWith(k) : key.equals(k)) return true;
-    }
-    return false;
+    return io.otl.core.coordinator.PolicyOverrides.overridable(key);
   }
 
   private static List<String> allowed() {
     return OVERRIDABLE.stream().map(k -> k.endsWith(".") ? k + "*" : k).toList();
+  }
+
+  /**
+   * Checks an agent's effective {@code agentscope.training} section (with run-time overrides) as
+   * the start-up validator would; its errors become one IllegalArgumentException (a 400).
+   */
+  public static void checkRunTime(Config agentscopeTraining) {
+    try {
+      TrainingSettingsValidator.validate(agentscopeTraining.atPath(TrainingSettingsValidator.ROOT));
+    } catch (ConfigValidationException e) {
+      throw new IllegalArgumentException(String.join("; ", e.errors()), e);
+    }
   }
 
   private static Map<String, Config> sections(Config root, List<String> errors) {

@@ -31,7 +31,13 @@ import java.util.Map;
  * save-interval, lr-scheduler-type, workflow-type, reward-fn-type (required for ppo/grpo: the reward
  * function that scores rollouts against each task's {@code reference}; no default). Others are ignored.
  *
- * <p>{@code distillation} is rendered as offline SFT on the exported (teacher) trajectories.
+ * <p>{@code distillation} is Trinity's on-policy distillation ({@code algorithm_type:
+ * on_policy_distill}, {@code mode: both}): the student answers the exported prompts (the RL task
+ * export) in {@code on_policy_distill_workflow}, and the teacher, the hyperparameter {@code
+ * teacher-model} rendered as {@code explorer.auxiliary_models}, scores them with its log-probs
+ * ({@code advantage_fn_args.kl_coef}, hyperparameter kl-coef, default 1.0). No reward function is
+ * involved; a job without a teacher is refused at pre-flight ({@link
+ * io.otl.core.coordinator.Distillation}).
  */
 public final class TrinityConfigRenderer {
 
@@ -95,7 +101,8 @@ public final class TrinityConfigRenderer {
   /** The config as a tree of maps, in output order. */
   public Map<String, Object> configTree(TrainingJobSpec spec) {
     Hyperparams hp = new Hyperparams(spec.hyperparams());
-    boolean offline = !isReinforcement(spec.algorithm());
+    boolean offline = !explores(spec.algorithm());
+    boolean distill = spec.algorithm().equals("distillation");
 
     Map<String, Object> root = new LinkedHashMap<>();
     root.put("project", spec.agentId());
@@ -116,6 +123,9 @@ public final class TrinityConfigRenderer {
     algorithm.put("algorithm_type", trinityAlgorithm(spec.algorithm()));
     if (!offline) {
       algorithm.put("repeat_times", hp.integer("repeattimes", spec.algorithm().equals("grpo") ? 8 : 1));
+    }
+    if (distill) {
+      algorithm.put("advantage_fn_args", Map.of("kl_coef", decimal(hp.decimal("klcoef", 1.0))));
     }
     algorithm.put("optimizer", optimizer);
     root.put("algorithm", algorithm);
@@ -148,6 +158,13 @@ public final class TrinityConfigRenderer {
       explorer.put("eval_interval", hp.integer("saveinterval", 100));
       explorer.put("runner_per_model", 8);
       explorer.put("rollout_model", rollout);
+      if (distill) {
+        Map<String, Object> teacher = new LinkedHashMap<>();
+        teacher.put("model_path", teacherOf(spec));
+        teacher.put("engine_num", 1);
+        teacher.put("tensor_parallel_size", hp.integer("teachertensorparallelsize", 1));
+        explorer.put("auxiliary_models", List.of(teacher));
+      }
       root.put("explorer", explorer);
       Map<String, Object> synchronizer = new LinkedHashMap<>();
       synchronizer.put("sync_method", lora ? "checkpoint" : "nccl");
@@ -195,6 +212,17 @@ public final class TrinityConfigRenderer {
       format.put("prompt_key", "prompt");
       format.put("response_key", "reference");
       taskset.put("format", format);
+      if (spec.algorithm().equals("distillation")) {
+        // The teacher's log-probs are the signal: the workflow takes no reward function.
+        teacherOf(spec);
+        taskset.put("default_workflow_type", hp.text("workflowtype", "on_policy_distill_workflow"));
+        buffer.put("explorer_input", Map.of("taskset", taskset));
+        Map<String, Object> experiences = new LinkedHashMap<>();
+        experiences.put("name", spec.agentId() + "_experience_buffer");
+        experiences.put("storage_type", "queue");
+        buffer.put("trainer_input", Map.of("experience_buffer", experiences));
+        return buffer;
+      }
       taskset.put("default_workflow_type", hp.text("workflowtype", "simple_workflow"));
       String rewardFn = io.otl.core.coordinator.RewardSource.named(spec.hyperparams());
       if (rewardFn == null) {
@@ -233,8 +261,22 @@ public final class TrinityConfigRenderer {
     return List.of("ppo", "grpo").contains(algorithm);
   }
 
+  /** Algorithms whose explorer generates rollouts from the exported tasks ({@code mode: both}). */
+  static boolean explores(String algorithm) {
+    return isReinforcement(algorithm) || algorithm.equals("distillation");
+  }
+
   static String trinityAlgorithm(String algorithm) {
-    return algorithm.equals("distillation") ? "sft" : algorithm;
+    return algorithm.equals("distillation") ? "on_policy_distill" : algorithm;
+  }
+
+  private static String teacherOf(TrainingJobSpec spec) {
+    String teacher = io.otl.core.coordinator.Distillation.teacher(spec.hyperparams());
+    if (teacher == null) {
+      throw new IllegalArgumentException(String.join("; ", io.otl.core.coordinator.Distillation.problems(
+          spec.algorithm(), spec.hyperparams(), io.otl.core.coordinator.TrainingPolicy.Backend.RAY_JOBS)));
+    }
+    return teacher;
   }
 
   private static BigDecimal decimal(double value) {

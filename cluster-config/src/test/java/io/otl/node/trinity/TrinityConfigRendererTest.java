@@ -110,10 +110,36 @@ class TrinityConfigRendererTest {
   }
 
   @Test
-  void distillationIsOfflineSft() throws Exception {
-    JsonNode yaml = YAML.readTree(renderer.render(spec("distillation", Map.of())));
-    assertEquals("sft", yaml.path("algorithm").path("algorithm_type").asText());
-    assertEquals("train", yaml.path("mode").asText());
+  void distillationIsOnPolicyWithTheTeacherAsAuxiliaryModel() throws Exception {
+    Map<String, Object> hp = new LinkedHashMap<>();
+    hp.put("teacher_model", "Qwen/Qwen2.5-72B-Instruct");
+    hp.put("kl-coef", 0.5);
+    JsonNode yaml = YAML.readTree(renderer.render(spec("distillation", hp)));
+    assertEquals("on_policy_distill", yaml.path("algorithm").path("algorithm_type").asText());
+    assertEquals(0.5, yaml.path("algorithm").path("advantage_fn_args").path("kl_coef").asDouble());
+    assertEquals("both", yaml.path("mode").asText(), "the student answers the prompts itself");
+    JsonNode teacher = yaml.path("explorer").path("auxiliary_models").get(0);
+    assertEquals("Qwen/Qwen2.5-72B-Instruct", teacher.path("model_path").asText());
+    assertEquals("qwen2.5-7b-instruct", yaml.path("model").path("model_path").asText(), "the student");
+    JsonNode taskset = yaml.path("buffer").path("explorer_input").path("taskset");
+    assertEquals("on_policy_distill_workflow", taskset.path("default_workflow_type").asText());
+    assertEquals("prompt", taskset.path("format").path("prompt_key").asText());
+    assertTrue(taskset.path("default_reward_fn_type").isMissingNode(), "the teacher is the signal");
+    assertEquals("queue", yaml.path("buffer").path("trainer_input").path("experience_buffer").path("storage_type").asText());
+  }
+
+  @Test
+  void distillationWithoutATeacherIsRefusedNamingTheKey() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> renderer.render(spec("distillation", Map.of())));
+    assertTrue(e.getMessage().contains("hyperparams.teacher-model"), e.getMessage());
+    assertEquals(1, io.otl.core.coordinator.Distillation.problems("distillation", Map.of(),
+        io.otl.core.coordinator.TrainingPolicy.Backend.RAY_JOBS).size());
+    assertEquals(List.of(), io.otl.core.coordinator.Distillation.problems("distillation",
+        Map.of("teacher-model", "big"), io.otl.core.coordinator.TrainingPolicy.Backend.RAY_JOBS));
+    assertEquals(1, io.otl.core.coordinator.Distillation.problems("distillation",
+        Map.of("teacher-model", " "), io.otl.core.coordinator.TrainingPolicy.Backend.RAY_JOBS).size(),
+        "blank counts as none");
   }
 
   @Test

@@ -10,10 +10,18 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param rollout what is rolling out ("v3 is CANARY"), null when nothing is
  * @param error why the probe did not answer, null when it did
  * @param replyTo the manual trigger's caller, null for the threshold
+ * @param slot the scheduled slot that waits on the answer, null for the other triggers
+ * @param missed whether that slot was missed (fires late)
  */
 public record RolloutChecked(
-    TriggerType trigger, String requestedBy, String rollout, String error, ActorRef<TriggerReply> replyTo)
+    TriggerType trigger, String requestedBy, String rollout, String error, ActorRef<TriggerReply> replyTo,
+    java.time.Instant slot, boolean missed)
     implements TrainingCoordinator.Internal {
+
+  public RolloutChecked(
+      TriggerType trigger, String requestedBy, String rollout, String error, ActorRef<TriggerReply> replyTo) {
+    this(trigger, requestedBy, rollout, error, replyTo, null, false);
+  }
 
   /** The pre-flight item, or null when it passes. */
   String preflightReason() {

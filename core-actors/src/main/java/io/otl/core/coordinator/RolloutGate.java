@@ -26,6 +26,7 @@ final class RolloutGate {
   private final RolloutProbe probe;
   private final ActorContext<Command> ctx;
   private boolean thresholdAsking;
+  private boolean slotAsking;
   private String lastWaitedFor;
 
   RolloutGate(String agentId, RolloutProbe probe, ActorContext<Command> ctx) {
@@ -43,6 +44,30 @@ final class RolloutGate {
       if (thresholdAsking) return;
       thresholdAsking = true;
     }
+    ask(trigger, requestedBy, replyTo, null, false);
+  }
+
+  /**
+   * A due scheduled slot asks before it fires; the schedule timer is re-armed once the answer is
+   * handled, so a slot waiting on ModelVersion is neither fired twice nor polled.
+   */
+  void askForSlot(java.time.Instant slot, boolean missed) {
+    if (slotAsking) return;
+    slotAsking = true;
+    ask(TriggerType.SCHEDULED, "schedule", null, slot, missed);
+  }
+
+  /** Called with the slot's answer: the next due slot may ask again. */
+  void slotAnswered() {
+    slotAsking = false;
+  }
+
+  boolean slotAsking() {
+    return slotAsking;
+  }
+
+  private void ask(TriggerType trigger, String requestedBy, ActorRef<TriggerReply> replyTo,
+      java.time.Instant slot, boolean missed) {
     CompletionStage<Optional<String>> stage;
     try {
       stage = probe.rolloutInProgress(agentId);
@@ -51,7 +76,7 @@ final class RolloutGate {
     }
     ctx.pipeToSelf(stage, (rollout, error) -> new RolloutChecked(trigger, requestedBy,
         error == null && rollout != null ? rollout.orElse(null) : null,
-        error == null ? (rollout == null ? "no answer" : null) : describe(error), replyTo));
+        error == null ? (rollout == null ? "no answer" : null) : describe(error), replyTo, slot, missed));
   }
 
   /** For a threshold answer: true when the job may start; otherwise logs (once per rollout) that it waits. */

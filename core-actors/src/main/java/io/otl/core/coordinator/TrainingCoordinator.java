@@ -153,6 +153,8 @@ public final class TrainingCoordinator
           GetJob,
           ListJobs,
           GetJobLineage,
+          SetPolicy,
+          GetPolicy,
           Internal {}
 
   /**
@@ -197,6 +199,17 @@ public final class TrainingCoordinator
 
   /** The exact trajectories of a job (kept out of the job JSON, which stays small). */
   public record GetJobLineage(String jobId, ActorRef<LineageReply> replyTo) implements Command {}
+
+  /**
+   * PUT /v1/training/{agentId}/policy: replaces the agent's run-time overrides (an empty map goes
+   * back to the file's policy). Refused INVALID_INPUT, with nothing persisted, when a key is not
+   * overridable or a value is refused (see {@link PolicyOverrides}).
+   */
+  public record SetPolicy(Map<String, Object> overrides, String requestedBy, ActorRef<PolicyReply> replyTo)
+      implements Command {}
+
+  /** GET /v1/training/{agentId}/policy. */
+  public record GetPolicy(ActorRef<PolicyReply> replyTo) implements Command {}
 
   /**
    * Messages the entity sends itself (timers, {@code pipeToSelf} results). Public only so that
@@ -306,9 +319,11 @@ public final class TrainingCoordinator
 
   public sealed interface LineageReply extends JsonSerializable permits JobLineage, Refused {}
 
+  public sealed interface PolicyReply extends JsonSerializable permits PolicyView, Refused {}
+
   /** A command was refused; nothing was persisted. */
   public record Refused(ErrorCode code, String message)
-      implements TriggerReply, CancelReply, JobReply, LineageReply {}
+      implements TriggerReply, CancelReply, JobReply, LineageReply, PolicyReply {}
 
   /**
    * The job exists (durably). A failed pre-flight still creates it, with status FAILED and the
@@ -394,7 +409,7 @@ public final class TrainingCoordinator
   // Events (facts only)
   // ------------------------------------------------------------------------------------------
 
-  public sealed interface Event extends Persisted permits PoolEvent, ScheduleEvent, JobEvent {
+  public sealed interface Event extends Persisted permits PoolEvent, ScheduleEvent, JobEvent, PolicyChanged {
     Instant at();
   }
 
@@ -402,6 +417,16 @@ public final class TrainingCoordinator
   public sealed interface PoolEvent extends Event
       permits TrajectoryPooled, TrajectoryFiltered, RewardUpdated, RewardForwarded {
     String sessionId();
+  }
+
+  /**
+   * The agent's run-time policy overrides were replaced (untagged). {@code overrides} holds every
+   * run-time key (flat, relative to training-runner); empty means the file's policy again.
+   */
+  public record PolicyChanged(Map<String, Object> overrides, String changedBy, Instant at) implements Event {
+    public PolicyChanged {
+      overrides = overrides == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(overrides));
+    }
   }
 
   /** Untagged. */
@@ -719,6 +744,7 @@ public final class TrainingCoordinator
    * @param schedule null until the scheduled trigger was first armed
    * @param proxyModelVersion the latest proxy model version observed
    * @param pendingProxyCandidate observed but not yet handed over, else null
+   * @param policyChange the last run-time policy change (its overrides are in force), null when none
    */
   public record State(
       PersistentMap<SessionEntry> sessions,
@@ -732,11 +758,12 @@ public final class TrainingCoordinator
       Integer thresholdRearmAt,
       ScheduleState schedule,
       int proxyModelVersion,
-      ProxyModelObserved pendingProxyCandidate)
+      ProxyModelObserved pendingProxyCandidate,
+      PolicyChanged policyChange)
       implements Persisted {
 
     public static final State EMPTY = new State(PersistentMap.empty(), 0, 0.0, PersistentMap.empty(),
-        List.of(), 1, null, 0, null, null, 0, null);
+        List.of(), 1, null, 0, null, null, 0, null, null);
 
     public State {
       sessions = sessions == null ? PersistentMap.empty() : sessions;
@@ -796,38 +823,44 @@ public final class TrainingCoordinator
       }
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, next, nextJobSeq,
           activeJobId, candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion,
-          pendingProxyCandidate);
+          pendingProxyCandidate, policyChange);
     }
 
     State withActive(String active) {
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, nextJobSeq, active,
-          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate);
+          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange);
     }
 
     State withSessions(PersistentMap<SessionEntry> s, int size, double sum) {
       return new State(s, size, size == 0 ? 0.0 : sum, pendingRewards, jobs, nextJobSeq, activeJobId,
-          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate);
+          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange);
     }
 
     State withPending(PersistentMap<PendingReward> p) {
       return new State(sessions, poolSize, poolQualitySum, p, jobs, nextJobSeq, activeJobId,
-          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate);
+          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange);
     }
 
     State withSchedule(ScheduleState sc) {
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, nextJobSeq,
           activeJobId, candidatesProduced, thresholdRearmAt, sc, proxyModelVersion,
-          pendingProxyCandidate);
+          pendingProxyCandidate, policyChange);
     }
 
     State withCounters(int seq, int produced, Integer rearm) {
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, seq, activeJobId,
-          produced, rearm, schedule, proxyModelVersion, pendingProxyCandidate);
+          produced, rearm, schedule, proxyModelVersion, pendingProxyCandidate, policyChange);
     }
 
     State withProxy(int modelVersion, ProxyModelObserved pending) {
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, nextJobSeq,
-          activeJobId, candidatesProduced, thresholdRearmAt, schedule, modelVersion, pending);
+          activeJobId, candidatesProduced, thresholdRearmAt, schedule, modelVersion, pending, policyChange);
+    }
+
+    State withPolicyChange(PolicyChanged change) {
+      return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, nextJobSeq,
+          activeJobId, candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion,
+          pendingProxyCandidate, change);
     }
   }
 
@@ -842,6 +875,9 @@ public final class TrainingCoordinator
    * mutable data with a running entity.
    */
   public static State applyEvent(State s, Event e) {
+    if (e instanceof PolicyChanged pc) {
+      return s.withPolicyChange(pc);
+    }
     if (e instanceof TrajectoryPooled p) {
       SessionEntry prev = s.sessions().get(p.sessionId());
       if (prev != null && prev.kind() == SessionEntry.Kind.POOLED) {
@@ -1123,7 +1159,10 @@ public final class TrainingCoordinator
   // ------------------------------------------------------------------------------------------
 
   private final String agentId;
-  private final TrainingPolicy policy;
+  /** In force: the file's policy with the run-time overrides of {@link State#policyChange()}. */
+  private TrainingPolicy policy;
+  private final PolicyOverrides.Resolver resolver;
+  private PolicyChanged policyApplied;
   private final Ports ports;
   private final Clock clock;
   private final ActorContext<Command> ctx;
@@ -1145,6 +1184,16 @@ public final class TrainingCoordinator
    * @param clock the source of every timestamp and timer delay
    */
   public static Behavior<Command> create(String agentId, TrainingPolicy policy, Ports ports, Clock clock) {
+    return create(agentId, policy, PolicyOverrides.Resolver.fixed(policy), ports, clock);
+  }
+
+  /**
+   * @param resolver makes the agent's policy from run-time overrides ({@link
+   *     PolicyOverrides#over}); {@code policy} is its answer to none
+   */
+  public static Behavior<Command> create(String agentId, TrainingPolicy policy, PolicyOverrides.Resolver resolver,
+      Ports ports, Clock clock) {
+    Objects.requireNonNull(resolver, "resolver");
     Objects.requireNonNull(agentId, "agentId");
     Objects.requireNonNull(policy, "policy");
     Objects.requireNonNull(ports, "ports");
@@ -1156,15 +1205,16 @@ public final class TrainingCoordinator
       throw new IllegalArgumentException("backend trinity-proxy needs an OnlineTrainingBackend");
     }
     return Behaviors.setup(ctx -> Behaviors.withTimers(
-        timers -> new TrainingCoordinator(agentId, policy, ports, clock, ctx, timers)));
+        timers -> new TrainingCoordinator(agentId, policy, resolver, ports, clock, ctx, timers)));
   }
 
-  private TrainingCoordinator(String agentId, TrainingPolicy policy, Ports ports, Clock clock,
-      ActorContext<Command> ctx, TimerScheduler<Command> timers) {
+  private TrainingCoordinator(String agentId, TrainingPolicy policy, PolicyOverrides.Resolver resolver,
+      Ports ports, Clock clock, ActorContext<Command> ctx, TimerScheduler<Command> timers) {
     super(persistenceId(agentId),
         SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.1));
     this.agentId = agentId;
     this.policy = policy;
+    this.resolver = resolver;
     this.ports = ports;
     this.clock = clock;
     this.ctx = ctx;
@@ -1189,13 +1239,20 @@ public final class TrainingCoordinator
 
   @Override
   public EventHandler<State, Event> eventHandler() {
-    return newEventHandlerBuilder().forAnyState().onAnyEvent(TrainingCoordinator::applyEvent);
+    return newEventHandlerBuilder().forAnyState().onAnyEvent((s, e) -> {
+      State next = applyEvent(s, e);
+      refreshPolicy(next);
+      return next;
+    });
   }
 
   @Override
   public SignalHandler<State> signalHandler() {
     return newSignalHandlerBuilder()
-        .onSignal(RecoveryCompleted.instance(), state -> ctx.getSelf().tell(Recovered.INSTANCE))
+        .onSignal(RecoveryCompleted.instance(), state -> {
+          refreshPolicy(state); // a snapshot replays no PolicyChanged
+          ctx.getSelf().tell(Recovered.INSTANCE);
+        })
         .build();
   }
 
@@ -1215,6 +1272,8 @@ public final class TrainingCoordinator
             .<JobReply>map(this::view).orElseGet(() -> notFound(c.jobId()))))
         .onCommand(ListJobs.class, (s, c) -> Effect().reply(c.replyTo(), new JobList(s.jobs().stream()
             .filter(j -> c.status() == null || j.status() == c.status()).map(this::view).toList())))
+        .onCommand(SetPolicy.class, this::onSetPolicy)
+        .onCommand(GetPolicy.class, (s, c) -> Effect().reply(c.replyTo(), policyView(s)))
         .onCommand(GetJobLineage.class, (s, c) -> Effect().reply(c.replyTo(), s.job(c.jobId())
             .<LineageReply>map(j -> new JobLineage(j.jobId(), agentId, j.sessionIds(), j.manifest()))
             .orElseGet(() -> notFound(c.jobId()))))
@@ -1232,8 +1291,10 @@ public final class TrainingCoordinator
         .onCommand(ProxyMetricsTick.class, (s, c) -> onProxyMetricsTick())
         .onCommand(ProxyMetricsPolled.class, this::onProxyMetricsPolled)
         .onCommand(ProxyHandOverFinished.class, this::onProxyHandOverFinished)
-        .onCommand(RolloutChecked.class, (s, c) -> c.trigger() == TriggerType.MANUAL
-            ? startManual(s, c.requestedBy(), c.preflightReason(), c.replyTo())
+        .onCommand(RolloutChecked.class, (s, c) -> c.trigger() == TriggerType.MANUAL && c.rollout() != null
+            ? Effect().reply(c.replyTo(), new Refused(ErrorCode.CONFLICT, c.preflightReason()))
+            : c.trigger() == TriggerType.MANUAL ? startManual(s, c.requestedBy(), c.preflightReason(), c.replyTo())
+            : c.trigger() == TriggerType.SCHEDULED ? onSlotChecked(s, c)
             : rollouts.thresholdMayStart(c) ? startThreshold(s) : Effect().noReply())
         .onCommand(ProxyHandOverRetry.class, (s, c) -> {
           if (s.pendingProxyCandidate() != null) {
@@ -1327,6 +1388,49 @@ public final class TrainingCoordinator
       return Effect().noReply();
     }
     return startManual(s, requestedBy, null, c.replyTo());
+  }
+
+  /** Run-time policy (see {@link PolicyOverrides}): validated like the file, persisted, in force at once. */
+  private ReplyEffect<Event, State> onSetPolicy(State s, SetPolicy c) {
+    Map<String, Object> flat;
+    TrainingPolicy next;
+    try {
+      flat = PolicyOverrides.flatten(c.overrides());
+      next = resolver.resolve(flat);
+    } catch (IllegalArgumentException e) {
+      return Effect().reply(c.replyTo(), new Refused(ErrorCode.INVALID_INPUT, e.getMessage()));
+    }
+    String by = c.requestedBy() == null || c.requestedBy().isBlank() ? "api" : c.requestedBy();
+    PolicyChanged change = new PolicyChanged(flat, by, clock.instant());
+    policy = next; // the threshold check below already sees it; the event handler keeps it
+    policyApplied = change;
+    ctx.getLog().info("agent {}: policy changed by {}; run-time keys {}", agentId, by, flat.keySet());
+    Plan p = new Plan(s);
+    p.add(change);
+    maybeThreshold(p);
+    p.after(this::armScheduleTimer);
+    return run(p, c.replyTo(), this::policyView);
+  }
+
+  private PolicyView policyView(State s) {
+    PolicyChanged c = s.policyChange();
+    return new PolicyView(agentId, PolicyOverrides.effective(policy), c == null ? Map.of() : c.overrides(),
+        c == null ? null : c.changedBy(), c == null ? null : c.at());
+  }
+
+  /** Lays the state's run-time overrides over the file's policy when they changed (replay included). */
+  private void refreshPolicy(State s) {
+    PolicyChanged change = s.policyChange();
+    if (change == policyApplied) return;
+    policyApplied = change;
+    try {
+      policy = resolver.resolve(change == null ? Map.of() : change.overrides());
+    } catch (IllegalArgumentException e) {
+      // The file changed since and refuses them now: train with the file's policy, and say so.
+      ctx.getLog().warn("agent {}: the run-time policy of {} no longer applies ({}); the file's policy is in force",
+          agentId, change.at(), e.getMessage());
+      policy = resolver.resolve(Map.of());
+    }
   }
 
   /** A manual job after the rollout check; {@code rolloutReason} is its failed pre-flight item, or null. */
@@ -1426,6 +1530,7 @@ public final class TrainingCoordinator
       reasons.add("base model is not set (agentscope.training.training-runner.base-model)");
     }
     reasons.addAll(RewardSource.problems(policy.algorithm(), policy.hyperparams(), policy.backend()));
+    reasons.addAll(Distillation.problems(policy.algorithm(), policy.hyperparams(), policy.backend()));
     return reasons;
   }
 
@@ -1434,7 +1539,9 @@ public final class TrainingCoordinator
   private ReplyEffect<Event, State> onScheduleTick(State s) {
     Plan p = new Plan(s);
     handleDueSlot(p, false);
-    p.after(this::armScheduleTimer);
+    p.after(st -> {
+      if (!rollouts.slotAsking()) armScheduleTimer(st);
+    });
     return run(p);
   }
 
@@ -1477,7 +1584,33 @@ public final class TrainingCoordinator
           + " slot(s), the latest at " + latest + "); missed-slots = skip", now));
       return;
     }
-    fireSlot(p, latest, atStart || count > 1, now);
+    boolean missed = atStart || count > 1;
+    if (rollouts.enabled() && p.state.activeJobId() == null && p.state.poolSize() > 0) {
+      // One rollout at a time: ask ModelVersion first (onSlotChecked fires or skips the slot).
+      Instant slot = latest;
+      p.after(st -> rollouts.askForSlot(slot, missed));
+      return;
+    }
+    fireSlot(p, latest, missed, now);
+  }
+
+  /** A due slot's rollout answer: skipped with the reason while a rollout is in progress, else fired. */
+  private ReplyEffect<Event, State> onSlotChecked(State s, RolloutChecked c) {
+    rollouts.slotAnswered();
+    Plan p = new Plan(s);
+    ScheduleState sc = s.schedule();
+    boolean handled = sc != null && sc.lastSlot() != null && !c.slot().isAfter(sc.lastSlot());
+    if (!handled) {
+      String reason = c.preflightReason();
+      if (reason != null) {
+        ctx.getLog().info("agent {}: scheduled slot {} skipped: {}", agentId, c.slot(), reason);
+        p.add(new ScheduledSlotSkipped(c.slot(), reason, clock.instant()));
+      } else {
+        fireSlot(p, c.slot(), c.missed(), clock.instant());
+      }
+    }
+    p.after(this::armScheduleTimer);
+    return run(p);
   }
 
   private void fireSlot(Plan p, Instant slot, boolean missed, Instant now) {
@@ -1540,7 +1673,9 @@ public final class TrainingCoordinator
     Plan p = new Plan(s);
     handleDueSlot(p, true);
     maybeThreshold(p);
-    p.after(this::armScheduleTimer);
+    p.after(st -> {
+      if (!rollouts.slotAsking()) armScheduleTimer(st);
+    });
     p.after(st -> resume(s));
     if (policy.backend() == Backend.TRINITY_PROXY) {
       p.after(st -> {

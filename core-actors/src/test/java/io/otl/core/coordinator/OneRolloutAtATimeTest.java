@@ -94,13 +94,16 @@ class OneRolloutAtATimeTest {
   }
 
   @Test
-  void aManualJobDuringACanaryFailsItsPreflightWithTheReason() {
+  void aManualTriggerDuringACanaryIsAConflictNamingTheVersion() {
     ActorRef<Command> c = coordinator("1000");
     offer(c, "s1");
-    TriggerAccepted refused = trigger(c);
-    assertEquals(JobStatus.FAILED, refused.status());
-    assertTrue(refused.preflightFailures().stream().anyMatch(r -> r.startsWith("no rollout in progress: v3 is CANARY")),
-        refused.preflightFailures().toString());
+    TestProbe<TriggerReply> p = testKit.createTestProbe();
+    c.tell(new Trigger("alice", p.getRef()));
+    TrainingCoordinator.Refused refused = assertInstanceOf(TrainingCoordinator.Refused.class,
+        p.receiveMessage(Duration.ofSeconds(10)));
+    assertEquals(TrainingCoordinator.ErrorCode.CONFLICT, refused.code());
+    assertTrue(refused.message().startsWith("no rollout in progress: v3 is CANARY"), refused.message());
+    assertEquals(1, status(c).poolSize(), "no job was recorded; the pool is untouched");
 
     rollout.set(Optional.empty());
     offer(c, "s2");
@@ -138,6 +141,46 @@ class OneRolloutAtATimeTest {
 
     rollout.set(Optional.empty());
     offer(c, "s4");
+    CoordinatorView started = wait.awaitAssert(Duration.ofSeconds(10), () -> {
+      CoordinatorView v = status(c);
+      assertNotNull(v.activeJob(), v.toString());
+      return v;
+    });
+    assertTrue(started.activeJob().jobId().startsWith("job-1-"), started.toString());
+  }
+
+  @Test
+  void aScheduledSlotDuringACanaryIsSkippedWithTheReasonAndTheNextSlotFires() {
+    RolloutProbe probe = agentId -> {
+      asked.incrementAndGet();
+      return CompletableFuture.completedFuture(rollout.get());
+    };
+    ManualClock clock = new ManualClock(Instant.parse("2025-03-01T01:59:59Z"));
+    String agentId = "agent-" + UUID.randomUUID().toString().substring(0, 8) + "-s";
+    ActorRef<Command> c = testKit.spawn(TrainingCoordinator.create(agentId,
+        TrainingCoordinatorTest.policy("trigger { type = \"scheduled\", cron = \"0 0 2 * * ?\" }"),
+        TrainingCoordinator.Ports.batch(new Fakes.Exporter(), new Fakes.Backend(), new Fakes.Sink())
+            .withRolloutProbe(probe), clock));
+    offer(c, "s1");
+    clock.advance(Duration.ofSeconds(1)); // the 02:00 slot is due
+    c.tell(TrainingCoordinator.ScheduleTick.INSTANCE);
+    String pid = TrainingCoordinator.persistenceId(agentId).id();
+    var journal = org.apache.pekko.persistence.testkit.javadsl.PersistenceTestKit.create(testKit.system());
+    TestProbe<Object> wait = testKit.createTestProbe();
+    TrainingCoordinator.ScheduledSlotSkipped skipped = wait.awaitAssert(Duration.ofSeconds(10), () ->
+        journal.persistedInStorage(pid).stream()
+            .filter(e -> e instanceof TrainingCoordinator.ScheduledSlotSkipped)
+            .map(e -> (TrainingCoordinator.ScheduledSlotSkipped) e).findFirst().orElseThrow());
+    assertEquals(Instant.parse("2025-03-01T02:00:00Z"), skipped.slot());
+    assertTrue(skipped.reason().startsWith("no rollout in progress: v3 is CANARY"), skipped.reason());
+    CoordinatorView waiting = status(c);
+    assertNull(waiting.activeJob(), waiting.toString());
+    assertEquals(1, waiting.poolSize(), "the pool waits for the next slot");
+    assertEquals(Instant.parse("2025-03-02T02:00:00Z"), waiting.nextScheduledRun());
+
+    rollout.set(Optional.empty());
+    clock.advance(Duration.ofDays(1));
+    c.tell(TrainingCoordinator.ScheduleTick.INSTANCE);
     CoordinatorView started = wait.awaitAssert(Duration.ofSeconds(10), () -> {
       CoordinatorView v = status(c);
       assertNotNull(v.activeJob(), v.toString());

@@ -249,6 +249,9 @@ public final class Timeline {
       return "job " + e.jobId() + " CANCELLED: " + e.detail();
     } else if (event instanceof TrainingCoordinator.CandidateHandedOver e) {
       return "job " + e.jobId() + " handed over to ModelVersion as " + e.version();
+    } else if (event instanceof TrainingCoordinator.PolicyChanged e) {
+      return "policy changed by " + e.changedBy() + ": " + (e.overrides().isEmpty()
+          ? "run-time overrides cleared (the file's policy)" : "run-time overrides " + e.overrides());
     } else if (event instanceof TrainingCoordinator.ProxyModelObserved e) {
       return "Trinity proxy model version " + e.modelVersion() + " observed → candidate " + e.version();
     }

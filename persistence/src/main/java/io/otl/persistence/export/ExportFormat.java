@@ -24,13 +24,16 @@ public enum ExportFormat {
     throw new IllegalArgumentException("format '" + s + "' is unknown; allowed: sft, dpo, rl");
   }
 
-  /** The format a training algorithm needs: sft, distillation → SFT; dpo → DPO; ppo, grpo → RL. */
+  /**
+   * The format a training algorithm needs: sft → SFT; dpo → DPO; ppo, grpo → RL; distillation → RL
+   * (on-policy distillation needs only the prompts: the student answers them, the teacher scores).
+   */
   public static ExportFormat forAlgorithm(String algorithm) {
     String a = algorithm == null ? "" : algorithm.trim().toLowerCase(Locale.ROOT);
     return switch (a) {
-      case "sft", "distillation" -> SFT;
+      case "sft" -> SFT;
       case "dpo" -> DPO;
-      case "ppo", "grpo" -> RL;
+      case "ppo", "grpo", "distillation" -> RL;
       default -> throw new IllegalArgumentException(
           "algorithm '" + algorithm + "' is unknown; allowed: sft, ppo, grpo, dpo, distillation");
     };

@@ -85,6 +85,7 @@ public final class PersistedTypes {
           .legacy(C + "CandidateHandedOver"),
       PersistedType.of("coordinator.proxy-model-observed", TrainingCoordinator.ProxyModelObserved.class)
           .legacy(C + "ProxyModelObserved"),
+      PersistedType.of("coordinator.policy-changed", TrainingCoordinator.PolicyChanged.class),
       PersistedType.of("coordinator.state", TrainingCoordinator.State.class).legacy(C + "State"),
       // ModelVersion (ModelVersion|<agentId>)
       PersistedType.of("model.version-registered", ModelVersion.VersionRegistered.class)

@@ -162,7 +162,7 @@ class JsonlFormatsTest {
   @Test
   void algorithmsMapToFormats() {
     assertEquals(ExportFormat.SFT, ExportFormat.forAlgorithm("sft"));
-    assertEquals(ExportFormat.SFT, ExportFormat.forAlgorithm("distillation"));
+    assertEquals(ExportFormat.RL, ExportFormat.forAlgorithm("distillation"), "on-policy: the prompts only");
     assertEquals(ExportFormat.DPO, ExportFormat.forAlgorithm("dpo"));
     assertEquals(ExportFormat.RL, ExportFormat.forAlgorithm("ppo"));
     assertEquals(ExportFormat.RL, ExportFormat.forAlgorithm("GRPO"));

@@ -29,6 +29,11 @@ final class GoldenCoordinatorEvents {
     String job4 = TrainingCoordinator.jobId(4, agent);
     Instant slot = Instant.parse("2026-01-01T02:00:00Z");
     out.add(new TrainingCoordinator.ScheduleArmed("0 0 2 * * ?", "UTC", t0, t0));
+    Map<String, Object> policy = new LinkedHashMap<>();
+    policy.put("trigger.min-samples", 2);
+    policy.put("algorithm", "sft");
+    policy.put("hyperparams.epochs", 2);
+    out.add(new TrainingCoordinator.PolicyChanged(policy, "http", t0.plusSeconds(1)));
     out.add(new TrainingCoordinator.TrajectoryPooled("golden-s1", "v1", 0.75, 0.9, t0.plusSeconds(10), List.of(),
         t0.plusSeconds(11)));
     out.add(new TrainingCoordinator.TrajectoryPooled("golden-s2", "v1", -0.25, 0.65, t0.plusSeconds(20),

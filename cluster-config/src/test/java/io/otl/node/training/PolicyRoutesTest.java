@@ -1,0 +1,115 @@
+package io.otl.node.training;
+
+import static io.otl.node.training.TrainingLoopTest.await;
+import static io.otl.node.training.TrainingLoopTest.completeSession;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.ConfigFactory;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code GET/PUT /v1/training/{agentId}/policy} over real HTTP against a node (H2): a change is
+ * in force and shown in the audit timeline; an unknown key, a bad value or a key the agent cannot
+ * override is a 400 naming it, and changes nothing; an unknown agent is a 404.
+ */
+class PolicyRoutesTest {
+  private static final String AGENT = "policy-agent";
+  private static TrainingNode node;
+  private static Http http;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path work = TestDatabases.outputDir("policy-routes");
+    node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
+            "agentscope.training.training-runner.trigger.type", "threshold",
+            "agentscope.training.training-runner.trigger.min-samples", 1000,
+            "agentscope.training.read-side.rescan-interval", "1s",
+            "agentscope.training.agents." + AGENT + ".base-model", "file-model"))
+        .withFallback(TestDatabases.node(TestDatabases.h2(work), true)));
+    http = new Http(node.httpPort());
+    completeSession(http, AGENT, "policy-s1", 0);
+    await("the agent's coordinator", () -> {
+      Http.Response r = http.get("/v1/training/" + AGENT);
+      return r.status() == 200 ? r.json() : null;
+    }, t -> t.get("poolSize").asInt() == 1);
+  }
+
+  @AfterAll
+  static void stop() {
+    node.close();
+  }
+
+  private static Http.Response put(String agent, String body) {
+    return http.send("PUT", "/v1/training/" + agent + "/policy", body);
+  }
+
+  @Test
+  void putChangesTheEffectivePolicyAndTheAuditShowsIt() {
+    JsonNode before = http.get("/v1/training/" + AGENT + "/policy").json();
+    assertEquals("file-model", before.get("policy").get("base-model").asText(), "the file's per-agent key");
+    assertEquals(1000, before.get("policy").get("trigger.min-samples").asInt());
+
+    Http.Response r = put(AGENT, "{\"trigger\": {\"min-samples\": 500}, \"algorithm\": \"dpo\"}");
+    assertEquals(200, r.status(), r.body());
+    assertEquals(500, r.json().get("policy").get("trigger.min-samples").asInt());
+    assertEquals("dpo", r.json().get("policy").get("algorithm").asText());
+    assertEquals("file-model", r.json().get("policy").get("base-model").asText(), "file keys stay");
+    assertEquals("http", r.json().get("changedBy").asText());
+    assertEquals(2, r.json().get("overrides").size());
+
+    JsonNode got = http.get("/v1/training/" + AGENT + "/policy").json();
+    assertEquals(r.json().get("policy"), got.get("policy"));
+    assertEquals(500, http.get("/v1/training/" + AGENT).json().get("minSamples").asInt());
+
+    String timeline = http.get("/v1/audit/coordinator/" + AGENT + "/timeline").body();
+    assertTrue(timeline.contains("policy changed by http: run-time overrides {trigger.min-samples=500, algorithm=dpo}")
+        || timeline.contains("policy changed by http: run-time overrides {algorithm=dpo, trigger.min-samples=500}"),
+        timeline);
+  }
+
+  @Test
+  void badInputIsA400NamingTheKeyAndChangesNothing() {
+    JsonNode before = http.get("/v1/training/" + AGENT + "/policy").json();
+
+    Http.Response unknown = put(AGENT, "{\"trigger.minimum\": 5}");
+    assertEquals(400, unknown.status(), unknown.body());
+    assertTrue(unknown.json().get("message").asText().contains(
+        "trigger.minimum cannot be set per agent; allowed: trigger.type, trigger.cron, trigger.min-samples"),
+        unknown.body());
+
+    Http.Response nodeWide = put(AGENT, "{\"backend\": \"trinity-proxy\"}");
+    assertEquals(400, nodeWide.status(), nodeWide.body());
+    assertTrue(nodeWide.json().get("message").asText().startsWith("backend cannot be set per agent"), nodeWide.body());
+
+    Http.Response bad = put(AGENT, "{\"trigger.min-samples\": \"many\"}");
+    assertEquals(400, bad.status(), bad.body());
+    assertTrue(bad.json().get("message").asText().contains("trigger.min-samples"), bad.body());
+
+    Http.Response zero = put(AGENT, "{\"hyperparams.batch-size\": 0}");
+    assertEquals(400, zero.status(), zero.body());
+    assertTrue(zero.json().get("message").asText().contains("hyperparams.batch-size"), zero.body());
+
+    Http.Response notJson = put(AGENT, "min-samples=5");
+    assertEquals(400, notJson.status(), notJson.body());
+    Http.Response array = put(AGENT, "[1]");
+    assertEquals(400, array.status(), array.body());
+
+    assertEquals(before, http.get("/v1/training/" + AGENT + "/policy").json(), "nothing changed");
+  }
+
+  @Test
+  void anUnknownAgentIs404() {
+    assertEquals(404, http.get("/v1/training/nobody-here/policy").status());
+    assertEquals(404, put("nobody-here", "{\"trigger.min-samples\": 5}").status());
+    assertEquals(400, put("bad%20agent%21", "{}").status());
+  }
+}

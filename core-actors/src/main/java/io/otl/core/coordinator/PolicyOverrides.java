@@ -1,0 +1,115 @@
+package io.otl.core.coordinator;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValue;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Per-agent policy overrides: which training-runner keys one agent may set differently (in the
+ * file under {@code agentscope.training.agents.<agentId>}, or at run time with {@code PUT
+ * /v1/training/{agentId}/policy}), and how a set of them becomes that agent's {@link
+ * TrainingPolicy}. The same rules serve both doors, so a run-time change is refused exactly
+ * where the file would refuse to start.
+ */
+public final class PolicyOverrides {
+
+  /** Overridable keys, relative to training-runner; a key ending in '.' is a section whose keys all are. */
+  public static final List<String> OVERRIDABLE = List.of(
+      "trigger.type", "trigger.cron", "trigger.min-samples", "trigger.missed-slots", "trigger.zone",
+      "algorithm", "base-model", "hyperparams.");
+
+  private PolicyOverrides() {}
+
+  /** Makes the agent's policy from its overrides; throws IllegalArgumentException naming the key. */
+  @FunctionalInterface
+  public interface Resolver {
+    TrainingPolicy resolve(Map<String, Object> overrides);
+
+    /** Run-time changes refused: the coordinator was built from a policy without its configuration. */
+    static Resolver fixed(TrainingPolicy policy) {
+      return o -> {
+        if (o.isEmpty()) return policy;
+        throw new IllegalArgumentException(
+            "this node cannot change a policy at run time (the coordinator has no configuration to lay it over)");
+      };
+    }
+  }
+
+  /** True when {@code key} (relative to training-runner) may be set per agent. */
+  public static boolean overridable(String key) {
+    for (String k : OVERRIDABLE) {
+      if (k.endsWith(".") ? key.startsWith(k) && key.length() > k.length() : key.equals(k)) return true;
+    }
+    return false;
+  }
+
+  /** The allowed keys as a user reads them ({@code hyperparams.*}). */
+  public static String allowed() {
+    return String.join(", ", OVERRIDABLE.stream().map(k -> k.endsWith(".") ? k + "*" : k).toList());
+  }
+
+  /**
+   * Flat {@code key -> value} of a JSON-like object, nested sections accepted ({@code {"trigger":
+   * {"min-samples": 5}}} is {@code trigger.min-samples}); keys are checked against {@link
+   * #OVERRIDABLE}, values must not be null.
+   */
+  public static Map<String, Object> flatten(Map<String, ?> raw) {
+    Config c;
+    try {
+      c = ConfigFactory.parseMap(raw == null ? Map.of() : raw);
+    } catch (ConfigException e) {
+      throw new IllegalArgumentException("the policy is not an object of keys and values: " + e.getMessage(), e);
+    }
+    Map<String, Object> flat = new LinkedHashMap<>();
+    for (Map.Entry<String, ConfigValue> e : c.entrySet()) {
+      if (!overridable(e.getKey())) {
+        throw new IllegalArgumentException(
+            e.getKey() + " cannot be set per agent; allowed: " + allowed());
+      }
+      flat.put(e.getKey(), e.getValue().unwrapped());
+    }
+    // entrySet() leaves out null values: name them instead of dropping them silently.
+    for (Map.Entry<String, ?> e : (raw == null ? Map.<String, Object>of() : raw).entrySet()) {
+      if (e.getValue() == null) {
+        throw new IllegalArgumentException(e.getKey() + " must have a value (null is not one); allowed keys: "
+            + allowed());
+      }
+    }
+    return flat;
+  }
+
+  /**
+   * A resolver laying overrides over the agent's {@code agentscope.training} section (already
+   * holding its file overrides), checked by {@code validate} (the node's start-up validator; may
+   * throw IllegalArgumentException) and then read by {@link TrainingPolicy#fromConfig}.
+   */
+  public static Resolver over(Config agentscopeTraining, Consumer<Config> validate) {
+    return overrides -> {
+      Map<String, Object> flat = flatten(overrides);
+      if (flat.isEmpty()) return TrainingPolicy.fromConfig(agentscopeTraining);
+      Config effective = agentscopeTraining.withValue(TrainingPolicy.PATH,
+          ConfigFactory.parseMap(flat).withFallback(agentscopeTraining.getConfig(TrainingPolicy.PATH)).root());
+      if (validate != null) validate.accept(effective);
+      return TrainingPolicy.fromConfig(effective);
+    };
+  }
+
+  /** The overridable settings of a policy, by key, as GET .../policy shows them. */
+  public static Map<String, Object> effective(TrainingPolicy p) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("trigger.type", p.triggerNames());
+    m.put("trigger.cron", p.cron() == null ? "" : p.cron().expression());
+    m.put("trigger.min-samples", p.minSamples());
+    m.put("trigger.missed-slots", p.missedSlots().name().toLowerCase(java.util.Locale.ROOT));
+    m.put("trigger.zone", p.zone().getId());
+    m.put("algorithm", p.algorithm());
+    m.put("base-model", p.baseModel());
+    p.hyperparams().forEach((k, v) -> m.put("hyperparams." + k, v));
+    return m;
+  }
+}
