@@ -11,12 +11,13 @@ class C1CanarySmokeTest {
 
   @Test
   @SuppressWarnings("unchecked")
-  void everyRolloutEndsOnceAndAGrossSlowdownIsAlwaysRolledBack() {
+  void everyRolloutEndsOnceAndGrossSlowdownsAndErrorsAreRolledBack() {
     Args args = new Args(new String[] {"--rollouts", "20", "--power-rollouts", "6",
         "--sensitivity-rollouts", "0", "--results-dir", "target/smoke-results"}, 0);
     Result r = C1Canary.run(args);
     Map<String, Object> scenarios = (Map<String, Object>) r.figures.get("scenarios");
-    assertEquals(12, scenarios.size(), scenarios.keySet().toString());
+    // 6 candidates × 2 methods, and 3 guardrail candidates with the sequential rule only
+    assertEquals(15, scenarios.size(), scenarios.keySet().toString());
     for (Map.Entry<String, Object> e : scenarios.entrySet()) {
       Map<String, Object> s = (Map<String, Object>) e.getValue();
       int n = (Integer) s.get("rollouts");
@@ -26,6 +27,8 @@ class C1CanarySmokeTest {
     }
     Map<String, Object> slow = (Map<String, Object>) scenarios.get("latency +50% sequential");
     assertEquals(1.0, (Double) slow.get("rollbackRate"), slow.toString());
+    Map<String, Object> errors = (Map<String, Object>) scenarios.get("upstream errors +10 points sequential");
+    assertTrue((Double) errors.get("rollbackRate") >= 0.5, errors.toString());
     double falseRate = (Double) r.figures.get("falseRollbackRate");
     assertTrue(falseRate >= 0 && falseRate <= 1);
   }

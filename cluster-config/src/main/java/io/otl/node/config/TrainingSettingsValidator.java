@@ -201,7 +201,9 @@ public final class TrainingSettingsValidator {
     rule(mu + "step-duration", duration(false));
     rule(mu + "min-samples-per-step", integerAtLeast(1));
     rule(mu + "confidence", number(0.5, false, 1.0, false));
-    for (String metric : List.of("task-success-rate", "user-satisfaction", "response-latency")) {
+    // The last two are the guardrails: tolerances only, never evaluation-metrics.
+    for (String metric : List.of("task-success-rate", "user-satisfaction", "response-latency",
+        "upstream-error-rate", "tokens-per-session")) {
       rule(mu + "tolerance." + metric, number(0.0, true, null, false));
     }
     rule(mu + "retain-previous", duration(false));
