@@ -74,6 +74,18 @@ final class TestNode implements AutoCloseable {
         "agentscope.training.db.password", PG_PASSWORD));
   }
 
+  /**
+   * Whether to run on PostgreSQL: when it is reachable, or when OTL_REQUIRE_PG is set, where an
+   * unreachable one fails the test rather than quietly running it on H2.
+   */
+  static boolean postgresRequiredOrReachable() {
+    if (postgresReachable()) return true;
+    if (System.getenv("OTL_REQUIRE_PG") != null) {
+      throw new AssertionError("PostgreSQL at " + PG_URL + " is not reachable and OTL_REQUIRE_PG is set");
+    }
+    return false;
+  }
+
   static boolean postgresReachable() {
     try (Connection c = java.sql.DriverManager.getConnection(PG_URL, PG_USER, PG_PASSWORD)) {
       return c.isValid(2);
