@@ -48,6 +48,8 @@ final class R4Failover {
     int kafkaRate = args.integer("kafka-rate", 20);
     int partitions = args.integer("partitions", 6);
     int settle = args.integer("settle", 10);
+    // Bounds only (no figure depends on them): JVM start and cluster formation on a busy machine.
+    Duration ready = Duration.ofSeconds(args.integer("ready-timeout", 300));
     Result r = new Result("R4", "kill -9 of one of 3 nodes, " + kills + " times, HTTP + Kafka load, restart");
     Pg.Schema schema = pg.freshSchema("rel_r4");
     List<NodeJvm> nodes = new ArrayList<>();
@@ -61,7 +63,7 @@ final class R4Failover {
             "OTL_KAFKA_ENABLED", "true", "OTL_KAFKA_BOOTSTRAP", broker.bootstrapServers())));
       }
       for (NodeJvm n : nodes) n.start();
-      for (NodeJvm n : nodes) n.awaitReady(Duration.ofSeconds(180));
+      for (NodeJvm n : nodes) n.awaitReady(ready);
       List<Integer> httpPorts = nodes.stream().map(n -> n.httpPort).toList();
 
       Load load = new Load(httpPorts, sessions, httpRate);
@@ -94,7 +96,7 @@ final class R4Failover {
         System.out.printf("R4 kill %d of %d (node on :%d): sessions served again after %.1f s, Kafka resumed after "
             + "%.1f s%n", k + 1, kills, victim.httpPort, failover, resume);
         restarter.join();
-        double rejoin = restartUntilReady(victim, 3);
+        double rejoin = restartUntilReady(victim, 3, ready);
         rejoins.add(rejoin < 0 ? Double.POSITIVE_INFINITY : (System.nanoTime() - t0) / 1e9);
         System.out.printf("R4 kill %d: node ready again after %.1f s from the kill%n", k + 1, rejoins.get(k));
         Thread.sleep(TimeUnit.SECONDS.toMillis(settle));
@@ -150,10 +152,10 @@ final class R4Failover {
    * Waits for the restarted node, starting it again when it exits (a supervisor's restart policy; on
    * an overloaded machine the journal connection can time out at start). -1 when it never got ready.
    */
-  private static double restartUntilReady(NodeJvm node, int attempts) throws Exception {
+  private static double restartUntilReady(NodeJvm node, int attempts, Duration ready) throws Exception {
     for (int a = 1; a <= attempts; a++) {
       try {
-        return node.awaitReady(Duration.ofSeconds(180)) / 1000.0;
+        return node.awaitReady(ready) / 1000.0;
       } catch (IllegalStateException e) {
         System.err.println("R4: restarted node not ready (attempt " + a + "): " + e.getMessage().lines()
             .reduce((x, y) -> y).orElse(""));
