@@ -155,7 +155,7 @@ public final class ModelRoutes {
   }
 
   static void checkVersion(String version) {
-    String p = Ids.problem("version", version, 64);
+    String p = Ids.versionProblem("version", version);
     if (p != null) throw BadRequest.invalid(p);
   }
 }

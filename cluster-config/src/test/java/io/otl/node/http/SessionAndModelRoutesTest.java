@@ -234,4 +234,21 @@ class SessionAndModelRoutesTest {
     }
     assertTrue(body.matches("(?s).*otl_sessions_active [1-9].*"), body);
   }
+
+  /** The API and the entity apply one version rule: what one accepts the other accepts (issue #17 item 5). */
+  @Test
+  void theApiAcceptsEveryVersionIdTheEntityAcceptsAndNoMore() {
+    String longest = "v" + "1".repeat(127);
+    for (String version : new String[] {"1.2.0+lora", longest}) {
+      Http.Response reg = http.post("/v1/models/agent-ids/versions",
+          "{\"version\":\"" + version + "\",\"artifact\":\"file:///m\",\"endpoint\":\"http://infer:8000/v1\"}");
+      assertEquals(201, reg.status(), version + ": " + reg.body());
+      Http.Response pause = http.post("/v1/models/agent-ids/versions/" + version + "/pause", "");
+      assertTrue(pause.status() != 400 && pause.status() < 500, version + ": " + pause.status() + " " + pause.body());
+    }
+    assertError(http.post("/v1/models/agent-ids/versions",
+        "{\"version\":\"v" + "1".repeat(128) + "\",\"artifact\":\"file:///m\",\"endpoint\":\"http://e\"}"), 400,
+        "invalid_request");
+    assertEquals(2, http.get("/v1/models/agent-ids").json().get("versions").size());
+  }
 }

@@ -18,7 +18,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -58,7 +57,6 @@ public final class ModelVersion
 
   static final String STEP_TIMER = "step-tick";
 
-  private static final Pattern VERSION = Pattern.compile("[A-Za-z0-9._:+-]{1,128}");
 
   // ------------------------------------------------------------------------------------------
   // Version states
@@ -1426,9 +1424,8 @@ public final class ModelVersion
   // ------------------------------------------------------------------------------------------
 
   private static Optional<String> validateRegistration(String version, String artifact, String endpoint) {
-    if (version == null || !VERSION.matcher(version).matches()) {
-      return Optional.of("version: must be 1-128 characters of [A-Za-z0-9._:+-], was " + quote(version));
-    }
+    String versionProblem = io.otl.core.Ids.versionProblem("version", version);
+    if (versionProblem != null) return Optional.of(versionProblem);
     if (artifact == null || artifact.isBlank() || artifact.length() > 2048) {
       return Optional.of("artifact: must be a non-blank URI of at most 2048 characters, was " + quote(artifact));
     }
