@@ -390,7 +390,10 @@ public final class AgentSession
       if (draft.status() == Status.NEW && !(input instanceof SessionInput.Start)) {
         produced.add(new SessionStarted("start:" + eventId, at, now, agentId, null, null, Map.of()));
       }
-      if (input instanceof SessionInput.Feedback f && f.msgId() != null && !hasResponse(draft, f.msgId())) {
+      // Response ids are stored desensitized (an upstream's hex id can hold a phone-like run): the
+      // client names the id it was given, so it is compared in the form it was stored in.
+      if (input instanceof SessionInput.Feedback f && f.msgId() != null
+          && !hasResponse(draft, desensitizer.applyToId(f.msgId()))) {
         return reject(state, cmd, RejectionCode.NOT_FOUND, "events[" + i + "].msgId",
             "events[" + i + "].msgId '" + f.msgId() + "' is not the msgId of a response recorded in session "
                 + sessionId);
@@ -584,7 +587,7 @@ public final class AgentSession
       FeedbackKind kind = FeedbackKind.parse(f.kind());
       String feedbackId = f.feedbackId() != null ? f.feedbackId() : eventId;
       return new FeedbackRecorded(eventId, at, now, feedbackId, kind, kind == FeedbackKind.RATING ? f.value() : null,
-          d.apply(f.source()), f.msgId());
+          d.apply(f.source()), d.applyToId(f.msgId()));
     } else if (input instanceof SessionInput.Result r) {
       return new TaskResultRecorded(eventId, at, now, TaskStatus.parse(r.status()), d.apply(r.detail()));
     }
