@@ -9,8 +9,10 @@ import java.util.Optional;
 /**
  * The offline gate needs evidence (issue #16): a candidate trained by a batch job is compared with
  * the stable on the agent's held-out evaluation set only when the job's evaluation (Trinity
- * {@code bench} of the checkpoint on {@code <jobId>.eval.jsonl}, written as {@code
- * eval_metrics.json}) produced at least one of the configured evaluation metrics. Without any, the
+ * {@code bench} of the checkpoint and of the stable on {@code <jobId>.eval.jsonl}, read from
+ * {@code bench_scores.json} by the ray-jobs backend) produced at least one of the configured
+ * evaluation metrics; the stable's scores of that same run are the gate's baseline ({@link
+ * #baseline}). An empty held-out set is no evidence either, and the reason says so. Without any, the
  * gate has nothing to decide on: the version goes to NO_EVIDENCE instead of READY, never starts a
  * canary by itself, and an operator's promote is needed (and accepted) to roll it out.
  *
