@@ -101,7 +101,7 @@ abstract class AuditContract {
   @BeforeAll
   void start() throws Exception {
     db = database();
-    work = Files.createTempDirectory("otl-audit-");
+    work = TestDatabases.outputDir("audit");
     simulatorKit = ActorTestKit.create("audit-simulator");
     simulator = TrinitySimulator.start(simulatorKit.system(), SimulatorSettings.defaults().withPort(0)
         .withWorkDir(work.resolve("simulator")).withDurations(Duration.ofMillis(100), Duration.ofMillis(300)));
@@ -109,15 +109,13 @@ abstract class AuditContract {
         agentscope.training.model-update { min-samples-per-step = 20, evaluation-metrics = [task-success-rate] }
         agentscope.training.training-runner { trigger.min-samples = 3, poll-interval = 100ms }
         agentscope.training.training-runner.trinity-endpoint = "%s"
-        agentscope.training.training-runner.checkpoint-root-dir = "%s"
-        agentscope.training.training-runner.dataset-dir = "%s"
         # No eval hold-out: the lineage below follows all three requested sessions into the dataset.
         agentscope.training.training-runner.eval-fraction = 0
         # This test drives its own coordinators: the node's feed and metrics sampler must not
         # start the node's (sharded) coordinator for the same agents.
         agentscope.training.read-side.enabled = false
         agentscope.training.http.metrics-sample-interval = 1h
-        """.formatted(simulator.baseUrl(), work.resolve("checkpoints"), work.resolve("datasets")))));
+        """.formatted(simulator.baseUrl()))));
     http = new Http(node.httpPort());
     Config training = node.system().settings().config().getConfig("agentscope.training");
     AuditReader reader = AuditReader.fromConfig(node.system(), training);

@@ -9,7 +9,6 @@ import io.otl.node.simulator.SimulatorSettings;
 import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -30,7 +29,7 @@ class SubmissionCrashTest {
   void aKillBetweenSubmissionAndAcknowledgmentGivesOneSubmissionAndACompletedJob() throws Exception {
     Config db = TestDatabases.postgres();
     String url = db.getString("agentscope.training.db.url");
-    Path dir = Files.createTempDirectory("otl-submitcrash-");
+    Path dir = TestDatabases.outputDir("submit-crash");
     ActorTestKit kit = ActorTestKit.create("simulator");
     TrinitySimulator simulator = TrinitySimulator.start(kit.system(), SimulatorSettings.defaults().withPort(0)
         .withWorkDir(dir.resolve("simulator")).withDurations(Duration.ofMillis(300), Duration.ofSeconds(2)));
