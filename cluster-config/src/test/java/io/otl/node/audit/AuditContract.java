@@ -10,15 +10,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigRenderOptions;
-import io.otl.core.coordinator.DatasetManifest;
 import io.otl.core.coordinator.TrainingCoordinator;
 import io.otl.core.coordinator.TrainingPolicy;
 import io.otl.core.model.ModelVersion;
-import io.otl.core.training.BackendJobStatus;
-import io.otl.core.training.BackendSubmission;
-import io.otl.core.training.OutputModel;
-import io.otl.core.training.TrainingBackend;
-import io.otl.core.training.TrainingJobSpec;
 import io.otl.http.ApiMetrics;
 import io.otl.http.ApiRoutes;
 import io.otl.http.AuditRoutes;
@@ -29,6 +23,8 @@ import io.otl.http.Json;
 import io.otl.http.MetricsRegistry;
 import io.otl.node.AuditCommand;
 import io.otl.node.TrainingNode;
+import io.otl.node.simulator.SimulatorSettings;
+import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
 import io.otl.persistence.JournalSchema;
@@ -49,12 +45,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
@@ -70,7 +65,8 @@ import org.junit.jupiter.api.TestInstance;
  * runs a threshold job, the job's model handed to ModelVersion, a canary that degrades and rolls
  * back) records what every entity answered live at several moments; afterwards the audit rebuilds
  * each entity "as of" those moments from the journal and must answer exactly the same. Run on H2
- * and on PostgreSQL.
+ * and on PostgreSQL. The job runs on the real parts ({@link AuditPorts}): the node's dataset
+ * exporter writes the file, and the Ray Jobs backend trains on the Trinity simulator.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AuditContract {
@@ -84,6 +80,9 @@ abstract class AuditContract {
   Config db;
   Path configFile;
   ActorRef<TrainingCoordinator.Command> coordinator;
+  Path work;
+  ActorTestKit simulatorKit;
+  TrinitySimulator simulator;
 
   /**
    * What an entity answered live at {@code at}, and the sequence numbers of its history then
@@ -102,14 +101,21 @@ abstract class AuditContract {
   @BeforeAll
   void start() throws Exception {
     db = database();
+    work = TestDatabases.outputDir("audit");
+    simulatorKit = ActorTestKit.create("audit-simulator");
+    simulator = TrinitySimulator.start(simulatorKit.system(), SimulatorSettings.defaults().withPort(0)
+        .withWorkDir(work.resolve("simulator")).withDurations(Duration.ofMillis(100), Duration.ofMillis(300)));
     node = TrainingNode.start(TestDatabases.node(db, true).withFallback(ConfigFactory.parseString("""
         agentscope.training.model-update { min-samples-per-step = 20, evaluation-metrics = [task-success-rate] }
         agentscope.training.training-runner { trigger.min-samples = 3, poll-interval = 100ms }
+        agentscope.training.training-runner.trinity-endpoint = "%s"
+        # No eval hold-out: the lineage below follows all three requested sessions into the dataset.
+        agentscope.training.training-runner.eval-fraction = 0
         # This test drives its own coordinators: the node's feed and metrics sampler must not
         # start the node's (sharded) coordinator for the same agents.
         agentscope.training.read-side.enabled = false
         agentscope.training.http.metrics-sample-interval = 1h
-        """)));
+        """.formatted(simulator.baseUrl()))));
     http = new Http(node.httpPort());
     Config training = node.system().settings().config().getConfig("agentscope.training");
     AuditReader reader = AuditReader.fromConfig(node.system(), training);
@@ -121,13 +127,15 @@ abstract class AuditContract {
     audit = new Http(binding.localAddress().getPort());
     configFile = writeConfig(db, "journal");
     coordinator = node.system().systemActorOf(TrainingCoordinator.create(AGENT,
-        TrainingPolicy.fromConfig(training), ports(), Clock.systemUTC()), "audit-coordinator", Props.empty());
+        TrainingPolicy.fromConfig(training), AuditPorts.of(node.system(), work.resolve("datasets")), Clock.systemUTC()), "audit-coordinator", Props.empty());
     scenario();
   }
 
   @AfterAll
   void stop() {
     if (node != null) node.close();
+    if (simulator != null) simulator.stop();
+    if (simulatorKit != null) simulatorKit.shutdownTestKit();
   }
 
   Path writeConfig(Config journal, String name) throws Exception {
@@ -140,48 +148,10 @@ abstract class AuditContract {
   // Scenario
   // ------------------------------------------------------------------------------------------
 
-  private TrainingCoordinator.Ports ports() {
-    ClusterSharding sharding = ClusterSharding.get(node.system());
-    TrainingBackend backend = new TrainingBackend() {
-      public CompletionStage<BackendSubmission> submit(TrainingJobSpec spec) {
-        return CompletableFuture.completedFuture(new BackendSubmission("raysubmit-" + spec.jobId()));
-      }
-
-      public CompletionStage<BackendJobStatus> status(String jobId) {
-        return CompletableFuture.completedFuture(new BackendJobStatus(BackendJobStatus.State.SUCCEEDED, "done",
-            new OutputModel("file:///ckpt/" + jobId + "/huggingface", Map.of("task-success-rate", 0.9))));
-      }
-
-      public CompletionStage<Void> cancel(String jobId) {
-        return CompletableFuture.completedFuture(null);
-      }
-
-      public CompletionStage<String> logs(String jobId) {
-        return CompletableFuture.completedFuture("");
-      }
-
-      public String type() {
-        return "ray-jobs";
-      }
-    };
-    return TrainingCoordinator.Ports.batch(
-        r -> CompletableFuture.completedFuture(new DatasetManifest("/datasets/" + r.jobId() + ".jsonl",
-            r.sessionIds().size(), sha256(String.join(",", r.sessionIds())), r.sessionIds(), List.of(), "sft-messages")),
-        backend,
-        (agentId, version, artifact, endpoint, sourceJobId, metrics) -> sharding
-            .entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
-            .<ModelVersion.TransitionReply>ask(reply -> new ModelVersion.RegisterCandidate(version, artifact,
-                "http://serve/" + version, sourceJobId, metrics, reply), Duration.ofSeconds(5))
-            .thenApply(r -> {
-              if (r instanceof ModelVersion.Failure f) throw new IllegalStateException(f.message());
-              return null;
-            }));
-  }
-
-  static String sha256(String s) {
+  static String sha256(Path file) {
     try {
       return java.util.HexFormat.of().formatHex(
-          java.security.MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+          java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -253,8 +223,8 @@ abstract class AuditContract {
     ModelVersion.OutcomeReply r = ClusterSharding.get(node.system())
         .entityRefFor(ModelVersion.ENTITY_TYPE_KEY, AGENT)
         .<ModelVersion.OutcomeReply>ask(reply -> new ModelVersion.RecordOutcome(sessionId, version, success, null, 0, 0,
-            null, reply), Duration.ofSeconds(5))
-        .toCompletableFuture().get(10, TimeUnit.SECONDS);
+            null, reply), Duration.ofSeconds(30)) // a hang guard: a loaded machine answers late, not never
+        .toCompletableFuture().get(60, TimeUnit.SECONDS);
     assertTrue(r instanceof ModelVersion.OutcomeAck, String.valueOf(r));
   }
 
@@ -471,8 +441,10 @@ abstract class AuditContract {
     assertEquals(JOB, v1.get("sourceJobId").asText());
     JsonNode dataset = v1.get("job").get("dataset");
     assertEquals(3, dataset.get("count").asInt());
-    assertEquals(sha256("s1,s2,s3"), dataset.get("sha256").asText());
-    assertEquals("/datasets/" + JOB + ".jsonl", dataset.get("path").asText());
+    // The real exporter's file: where the dataset says, with the digest the dataset records.
+    Path file = Path.of(dataset.get("path").asText());
+    assertTrue(file.startsWith(work.resolve("datasets")) && file.toString().contains(JOB), dataset.toString());
+    assertEquals(sha256(file), dataset.get("sha256").asText());
     assertEquals(MAPPER.valueToTree(List.of("s1", "s2", "s3")), dataset.get("sessionIds"));
     assertEquals(MAPPER.valueToTree(List.of("s1", "s2", "s3")), v1.get("job").get("requestedSessionIds"));
     JsonNode all = audit.get("/v1/audit/lineage/model/" + AGENT).json();
@@ -520,7 +492,7 @@ abstract class AuditContract {
     TrainingPolicy policy = TrainingPolicy.fromConfig(ConfigFactory.parseString(
         "training-runner.trigger.min-samples = 1000000").withFallback(training));
     ActorRef<TrainingCoordinator.Command> big = node.system().systemActorOf(
-        TrainingCoordinator.create(agent, policy, ports(), Clock.systemUTC()), "audit-long", Props.empty());
+        TrainingCoordinator.create(agent, policy, AuditPorts.of(node.system(), work.resolve("datasets")), Clock.systemUTC()), "audit-long", Props.empty());
     int n = 1200;
     for (int from = 0; from < n; from += 100) {
       List<CompletableFuture<TrainingCoordinator.TrajectoryAck>> acks = new ArrayList<>();
