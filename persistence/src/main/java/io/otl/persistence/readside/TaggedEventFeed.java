@@ -3,6 +3,8 @@ package io.otl.persistence.readside;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -54,9 +56,9 @@ import org.apache.pekko.stream.javadsl.Source;
  * behind a higher ordering is never seen by the live stream. Every {@code rescan-interval} the feed
  * re-reads {@code currentEventsByTag} from the offset it had reached {@code rescan-window} ago
  * (a small ring of (time, offset) points kept in the offset store, so this survives restarts) and
- * delivers every event the live stream has not delivered since this instance started (a bit per
- * ordering; after a restart the first rescans therefore redeliver their whole window — the consumer
- * is idempotent anyway). Rescans never move the offset. The consumer must accept concurrent
+ * delivers every event that neither the live stream nor an earlier rescan of this instance has
+ * delivered (a bit per ordering; after a restart the first rescan therefore redelivers the part of
+ * its window below the stored offset, once — the consumer is idempotent anyway). Rescans never move the offset. The consumer must accept concurrent
  * deliveries from the live stream and a rescan.
  *
  * <p><b>One streamer per cluster.</b> The feed runs as a cluster singleton named after the feed;
@@ -116,6 +118,13 @@ public final class TaggedEventFeed {
   /** Runs a reconciliation now (also done by a timer); ignored while one runs. */
   public record RescanNow() implements Command {}
 
+  /**
+   * Runs a reconciliation that starts after this message arrives and replies with the number of
+   * events it delivered (-1: it failed). Lets tools and tests see that a rescan delivers only what
+   * the live stream missed, without waiting on the timer.
+   */
+  public record Reconcile(ActorRef<Long> replyTo) implements Command {}
+
   private record Loaded(FeedOffsetStore.State state) implements Command {}
 
   private record LoadFailed(Throwable cause) implements Command {}
@@ -143,6 +152,9 @@ public final class TaggedEventFeed {
     private UniqueKillSwitch live;
     private UniqueKillSwitch rescan;
     private boolean rescanning;
+    /** Reconcile requests waiting for the next rescan to start, and those the running one answers. */
+    private List<ActorRef<Long>> queued = new ArrayList<>();
+    private List<ActorRef<Long>> answering = new ArrayList<>();
 
     Runner(ActorContext<Command> ctx, String feedName, String tag, Mapper<T> mapper, Consumer<T> consumer,
         FeedSettings settings, Clock clock) {
@@ -189,13 +201,12 @@ public final class TaggedEventFeed {
         timers.startTimerWithFixedDelay("rescan", new RescanNow(), settings.rescanInterval());
         return Behaviors.receive(Command.class)
             .onMessage(RescanNow.class, m -> {
-              if (!rescanning) {
-                rescanning = true;
-                Instant cutoff = clock.instant().minus(settings.rescanWindow());
-                ctx.ask(FeedOffsetStore.State.class, store, Duration.ofSeconds(10), FeedOffsetStore.Get::new,
-                    (s, failure) -> s != null ? new RescanFrom(s.offsetAt(cutoff))
-                        : new RescanDone(-1, 0, failure));
-              }
+              requestRescan();
+              return Behaviors.same();
+            })
+            .onMessage(Reconcile.class, m -> {
+              queued.add(m.replyTo());
+              requestRescan();
               return Behaviors.same();
             })
             .onMessage(RescanFrom.class, m -> {
@@ -205,6 +216,9 @@ public final class TaggedEventFeed {
             .onMessage(RescanDone.class, m -> {
               rescanning = false;
               rescan = null;
+              for (ActorRef<Long> r : answering) r.tell(m.failure() != null ? -1L : m.delivered());
+              answering = new ArrayList<>();
+              if (!queued.isEmpty()) requestRescan();
               if (m.failure() != null) {
                 ctx.getLog().warn("feed {}: reconciliation failed: {}", feedName, m.failure().toString());
               } else if (m.delivered() > 0) {
@@ -220,6 +234,17 @@ public final class TaggedEventFeed {
             })
             .build();
       });
+    }
+
+    /** Starts a rescan unless one runs; the Reconcile requests queued so far are answered by it. */
+    private void requestRescan() {
+      if (rescanning) return;
+      rescanning = true;
+      answering = queued;
+      queued = new ArrayList<>();
+      Instant cutoff = clock.instant().minus(settings.rescanWindow());
+      ctx.ask(FeedOffsetStore.State.class, store, Duration.ofSeconds(10), FeedOffsetStore.Get::new,
+          (s, failure) -> s != null ? new RescanFrom(s.offsetAt(cutoff)) : new RescanDone(-1, 0, failure));
     }
 
     private Behavior<Command> stopping() {
@@ -283,7 +308,9 @@ public final class TaggedEventFeed {
 
     private void startRescan(long lowWater) {
       ActorRef<Command> self = ctx.getSelf();
-      delivered.forgetBelow(lowWater);
+      // also below the live stream's start (after a restart): what this rescan delivers there is
+      // remembered, so the next rescan of the same window delivers only what is still missing
+      delivered.rebase(lowWater);
       Pair<UniqueKillSwitch, CompletionStage<Long>> run = journal.currentEventsByTag(tag, Offset.sequence(lowWater))
           .filter(env -> !delivered.contains(ordering(env)))
           .via(deliveries())
