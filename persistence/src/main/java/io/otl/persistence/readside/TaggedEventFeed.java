@@ -81,7 +81,17 @@ public final class TaggedEventFeed {
   @FunctionalInterface
   public interface Consumer<T> {
     CompletionStage<Void> deliver(T item);
+
+    /** Several items in journal order (what piled up while the consumer was busy); all or failure. */
+    default CompletionStage<Void> deliverAll(List<T> items) {
+      if (items.size() == 1) return deliver(items.get(0));
+      return CompletableFuture.allOf(items.stream().map(i -> deliver(i).toCompletableFuture())
+          .toArray(CompletableFuture[]::new));
+    }
   }
+
+  /** At most this many mapped events are handed to the consumer in one deliverAll. */
+  static final int MAX_BATCH = 256;
 
   /**
    * Starts (or joins) the singleton of feed {@code feedName} on this node. Idempotent per node.
@@ -265,7 +275,10 @@ public final class TaggedEventFeed {
 
     /**
      * Maps envelopes in parallel, then hands them to the consumer in journal order (a publisher's
-     * sends keep that order), several in flight; emits each ordering once acknowledged.
+     * sends keep that order), several in flight; emits each ordering once acknowledged. While all
+     * deliveries in flight are pending, the mapped events pile up into one batch (up to
+     * {@link #MAX_BATCH}) instead of waiting one by one: a slow consumer gets fewer, larger calls
+     * (backpressure), a fast one still gets each event alone and at once.
      */
     private org.apache.pekko.stream.javadsl.Flow<EventEnvelope, Long, NotUsed> deliveries() {
       long timeout = settings.deliveryTimeout().toMillis();
@@ -273,11 +286,24 @@ public final class TaggedEventFeed {
           .mapAsync(settings.parallelism(), env -> mapper.map(env).toCompletableFuture()
               .orTimeout(timeout, TimeUnit.MILLISECONDS)
               .thenApply(item -> Pair.create(ordering(env), item)))
-          .mapAsync(settings.parallelism(), mapped -> (mapped.second().isPresent()
-                  ? consumer.deliver(mapped.second().get()) : CompletableFuture.<Void>completedFuture(null))
-              .toCompletableFuture()
-              .orTimeout(timeout, TimeUnit.MILLISECONDS)
-              .thenApply(v -> mapped.first()));
+          .batch(MAX_BATCH, first -> {
+                List<Pair<Long, Optional<T>>> b = new ArrayList<>();
+                b.add(first);
+                return b;
+              }, (b, next) -> {
+                b.add(next);
+                return b;
+              })
+          .mapAsync(settings.parallelism(), batch -> {
+            List<T> items = new ArrayList<>(batch.size());
+            for (Pair<Long, Optional<T>> m : batch) m.second().ifPresent(items::add);
+            List<Long> orderings = batch.stream().map(Pair::first).toList();
+            return (items.isEmpty() ? CompletableFuture.<Void>completedFuture(null) : consumer.deliverAll(items))
+                .toCompletableFuture()
+                .orTimeout(timeout, TimeUnit.MILLISECONDS)
+                .thenApply(v -> orderings);
+          })
+          .mapConcat(orderings -> orderings);
     }
 
     private UniqueKillSwitch startLive() {
