@@ -28,6 +28,10 @@ import io.otl.persistence.readside.TrajectorySink;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -120,15 +124,43 @@ final class TrainingWiring {
    * training pool) and model versions (canary metrics). Both deduplicate, so redelivery is safe.
    */
   static TrajectorySink forwarder(ClusterSharding sharding, Duration askTimeout) {
-    return n -> {
-      CompletionStage<?> pooled = sharding.entityRefFor(TrainingCoordinator.ENTITY_TYPE_KEY, n.agentId())
-          .<TrainingCoordinator.TrajectoryAck>ask(reply -> new TrainingCoordinator.TrajectoryAvailable(n.sessionId(), n.modelVersion(), n.reward(),
-              n.qualityScore(), n.at(), n.revision(), n.msgIds(), reply), askTimeout);
-      CompletionStage<?> measured = n.revision() || n.modelVersion() == null
-          ? CompletableFuture.completedFuture(null)
-          : sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, n.agentId())
-              .<ModelVersion.OutcomeReply>ask(reply -> outcome(n, reply), askTimeout);
-      return pooled.thenCombine(measured, (a, b) -> (Void) null);
+    return new TrajectorySink() {
+      @Override
+      public CompletionStage<Void> deliver(TrajectoryNotice n) {
+        CompletionStage<?> pooled = sharding.entityRefFor(TrainingCoordinator.ENTITY_TYPE_KEY, n.agentId())
+            .<TrainingCoordinator.TrajectoryAck>ask(reply -> new TrainingCoordinator.TrajectoryAvailable(n.sessionId(),
+                n.modelVersion(), n.reward(), n.qualityScore(), n.at(), n.revision(), n.msgIds(), reply), askTimeout);
+        CompletionStage<?> measured = n.revision() || n.modelVersion() == null
+            ? CompletableFuture.completedFuture(null)
+            : sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, n.agentId())
+                .<ModelVersion.OutcomeReply>ask(reply -> outcome(n, reply), askTimeout);
+        return pooled.thenCombine(measured, (a, b) -> (Void) null);
+      }
+
+      /**
+       * One TrajectoriesAvailable (one journal write) per agent of the batch, in journal order; the
+       * canary outcomes still go one by one to ModelVersion.
+       */
+      @Override
+      public CompletionStage<Void> deliverAll(List<TrajectoryNotice> notices) {
+        if (notices.size() == 1) return deliver(notices.get(0)); // the message every build understands
+        Map<String, List<TrainingCoordinator.TrajectoryAvailable>> byAgent = new LinkedHashMap<>();
+        List<CompletableFuture<?>> pending = new ArrayList<>();
+        for (TrajectoryNotice n : notices) {
+          byAgent.computeIfAbsent(n.agentId(), a -> new ArrayList<>()).add(new TrainingCoordinator.TrajectoryAvailable(
+              n.sessionId(), n.modelVersion(), n.reward(), n.qualityScore(), n.at(), n.revision(), n.msgIds(), null));
+          if (!n.revision() && n.modelVersion() != null) {
+            pending.add(sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, n.agentId())
+                .<ModelVersion.OutcomeReply>ask(reply -> outcome(n, reply), askTimeout).toCompletableFuture());
+          }
+        }
+        byAgent.forEach((agentId, items) -> pending.add(sharding
+            .entityRefFor(TrainingCoordinator.ENTITY_TYPE_KEY, agentId)
+            .<TrainingCoordinator.TrajectoryAcks>ask(reply -> new TrainingCoordinator.TrajectoriesAvailable(items, reply),
+                askTimeout)
+            .toCompletableFuture()));
+        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
+      }
     };
   }
 

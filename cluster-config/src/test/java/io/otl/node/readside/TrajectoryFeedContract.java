@@ -16,6 +16,7 @@ import io.otl.node.testing.TestDatabases;
 import io.otl.persistence.JournalSettings;
 import io.otl.persistence.readside.FeedOffsetStore;
 import io.otl.persistence.readside.FeedSettings;
+import io.otl.persistence.readside.TaggedEventFeed;
 import io.otl.persistence.readside.TrajectoryFeed;
 import io.otl.persistence.readside.TrajectoryNotice;
 import java.time.Duration;
@@ -23,6 +24,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.junit.jupiter.api.Test;
 
 /** The trajectory feed on the real journal, run once per database. */
@@ -126,6 +129,47 @@ abstract class TrajectoryFeedContract {
       assertEquals(lateOrdering, sink.notices.get("late-1/completed").ordering());
       assertEquals(7, sink.completedSessions().size());
     }
+  }
+
+  @Test
+  void aRescanAfterARestartRedeliversItsWindowOnceAndThenOnlyWhatWasMissed() throws Exception {
+    // The feed is younger than its window, so every rescan reads the tag from ordering 0; before the
+    // fix each one redelivered everything below the offset the restarted live stream started at.
+    Config node = TestDatabases.node(database(), false);
+    FeedSettings settings = settings(Duration.ofHours(1)); // rescans only when asked below
+    try (TrainingNode n = TrainingNode.start(node)) {
+      RecordingSink first = new RecordingSink();
+      TrajectoryFeed.start(n.system(), "restarted", first, settings);
+      completedSessions(n.dataCollector(), "before", "agent-a", 12);
+      await("12 completions", WAIT, () -> first.completedSessions().size() == 12);
+      long maxTagged = queryLong(n.journal(), MAX_TAGGED);
+      await("offset stored", WAIT, () -> stored(n, "restarted") == maxTagged);
+    }
+    RecordingSink sink = new RecordingSink();
+    try (TrainingNode n = TrainingNode.start(node)) {
+      ActorRef<TaggedEventFeed.Command> feed = TrajectoryFeed.start(n.system(), "restarted", sink, settings);
+      completedSessions(n.dataCollector(), "after", "agent-a", 3);
+      await("3 new completions", WAIT, () -> sink.completedSessions().size() == 3);
+      int live = sink.deliveries.get();
+      assertEquals(3, live, "the live stream resumes after the stored offset");
+
+      assertEquals(12L, reconcile(n, feed), "the first rescan delivers the window below the stored offset");
+      assertEquals(15, sink.deliveries.get());
+      assertEquals(0L, reconcile(n, feed), "a second rescan of the same window delivers nothing again");
+      assertEquals(0L, reconcile(n, feed));
+      assertEquals(15, sink.deliveries.get(), "no repeated re-delivery");
+      assertEquals(15, sink.completedSessions().size());
+
+      completedSessions(n.dataCollector(), "later", "agent-a", 2);
+      await("2 more completions", WAIT, () -> sink.completedSessions().size() == 17);
+      assertEquals(0L, reconcile(n, feed), "what the live stream delivered is not delivered again");
+      assertEquals(17, sink.deliveries.get());
+    }
+  }
+
+  private static long reconcile(TrainingNode n, ActorRef<TaggedEventFeed.Command> feed) throws Exception {
+    return AskPattern.<TaggedEventFeed.Command, Long>ask(feed, TaggedEventFeed.Reconcile::new, WAIT,
+        n.system().scheduler()).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
   }
 
   /** Makes the journal's next ordering {@code next}, leaving a gap. */

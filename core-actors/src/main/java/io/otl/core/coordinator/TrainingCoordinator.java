@@ -147,6 +147,7 @@ public final class TrainingCoordinator
 
   public sealed interface Command extends JsonSerializable
       permits TrajectoryAvailable,
+          TrajectoriesAvailable,
           Trigger,
           CancelJob,
           GetStatus,
@@ -181,6 +182,22 @@ public final class TrainingCoordinator
       msgIds = msgIds == null ? List.of() : List.copyOf(msgIds);
     }
   }
+
+  /**
+   * Many {@link TrajectoryAvailable} of this agent at once (their own {@code replyTo} is unused):
+   * judged in order as if sent one by one, persisted in one write, answered with one ack per item.
+   * The read-side feed sends these so that one agent with many completions is one journal write
+   * per batch, not one per trajectory.
+   */
+  public record TrajectoriesAvailable(List<TrajectoryAvailable> items, ActorRef<TrajectoryAcks> replyTo)
+      implements Command {
+    public TrajectoriesAvailable {
+      items = items == null ? List.of() : List.copyOf(items);
+    }
+  }
+
+  /** The acks of a {@link TrajectoriesAvailable}, in its order. */
+  public record TrajectoryAcks(List<TrajectoryAck> acks) implements JsonSerializable {}
 
   /** Manual trigger (always allowed). */
   public record Trigger(String requestedBy, ActorRef<TriggerReply> replyTo) implements Command {}
@@ -1265,6 +1282,7 @@ public final class TrainingCoordinator
     return newCommandHandlerWithReplyBuilder()
         .forAnyState()
         .onCommand(TrajectoryAvailable.class, this::onTrajectory)
+        .onCommand(TrajectoriesAvailable.class, this::onTrajectories)
         .onCommand(Trigger.class, this::onTrigger)
         .onCommand(CancelJob.class, this::onCancel)
         .onCommand(GetStatus.class, (s, c) -> Effect().reply(c.replyTo(), statusView(s)))
@@ -1308,15 +1326,32 @@ public final class TrainingCoordinator
   // ---- pool ----------------------------------------------------------------------------------
 
   private ReplyEffect<Event, State> onTrajectory(State s, TrajectoryAvailable c) {
+    Plan p = new Plan(s);
+    TrajectoryAck ack = judge(p, c);
+    if (ack.disposition() == Disposition.POOLED) maybeThreshold(p);
+    return run(p, c.replyTo(), st -> ack);
+  }
+
+  /** One plan, one write; the threshold is looked at once, after the whole batch joined the pool. */
+  private ReplyEffect<Event, State> onTrajectories(State s, TrajectoriesAvailable c) {
+    Plan p = new Plan(s);
+    List<TrajectoryAck> acks = new ArrayList<>(c.items().size());
+    for (TrajectoryAvailable item : c.items()) acks.add(judge(p, item));
+    if (acks.stream().anyMatch(a -> a.disposition() == Disposition.POOLED)) maybeThreshold(p);
+    TrajectoryAcks reply = new TrajectoryAcks(List.copyOf(acks));
+    return run(p, c.replyTo(), st -> reply);
+  }
+
+  /** Adds what one trajectory changes to the plan (judged against the plan's state so far). */
+  private TrajectoryAck judge(Plan p, TrajectoryAvailable c) {
     String invalid = validate(c);
     if (invalid != null) {
-      return Effect().reply(c.replyTo(), new TrajectoryAck(c.sessionId(), Disposition.INVALID, invalid));
+      return new TrajectoryAck(c.sessionId(), Disposition.INVALID, invalid);
     }
     Instant now = clock.instant();
     Instant factAt = c.completedAt() == null ? now : c.completedAt();
     boolean eligible = c.qualityScore() >= policy.minQuality();
-    SessionEntry entry = s.sessions().get(c.sessionId());
-    Plan p = new Plan(s);
+    SessionEntry entry = p.state.sessions().get(c.sessionId());
     Disposition d;
     String detail;
     if (entry == null || (entry.kind() == SessionEntry.Kind.FILTERED && c.revision() && eligible
@@ -1330,7 +1365,6 @@ public final class TrainingCoordinator
         }
         d = Disposition.POOLED;
         detail = entry == null ? "joined the pool" : "joined the pool after a revision raised its quality";
-        maybeThreshold(p);
       } else {
         p.add(new TrajectoryFiltered(c.sessionId(), c.qualityScore(), factAt, now));
         d = Disposition.FILTERED;
@@ -1350,8 +1384,7 @@ public final class TrainingCoordinator
         case POOLED -> "already in the pool";
       };
     }
-    TrajectoryAck ack = new TrajectoryAck(c.sessionId(), d, detail);
-    return run(p, c.replyTo(), st -> ack);
+    return new TrajectoryAck(c.sessionId(), d, detail);
   }
 
   private static boolean isNewer(Instant candidate, Instant stored) {

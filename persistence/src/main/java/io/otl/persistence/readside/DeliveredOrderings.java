@@ -31,6 +31,30 @@ final class DeliveredOrderings {
     return ordering >= base && ordering - base < MAX_SPAN && bits.get((int) (ordering - base));
   }
 
+  /**
+   * Makes {@code low} the base: forgets what lies below it (the reconciliation no longer looks
+   * there) or, when it is below the base, makes room to remember orderings down to it. The latter
+   * is the case after a restart: the live stream starts at the stored offset, the reconciliation
+   * re-reads the window below it, and what it delivers there must be remembered, or every later
+   * rescan of that window delivers it again.
+   */
+  synchronized void rebase(long low) {
+    if (low >= base) {
+      forgetBelow(low);
+      return;
+    }
+    long shift = base - low;
+    if (shift + bits.length() >= MAX_SPAN) {
+      // (never with sane settings) too wide to keep: start over from low; a rescan then redelivers
+      bits = new BitSet();
+    } else {
+      BitSet moved = new BitSet(bits.length() + (int) shift);
+      for (int i = bits.nextSetBit(0); i >= 0; i = bits.nextSetBit(i + 1)) moved.set(i + (int) shift);
+      bits = moved;
+    }
+    base = low;
+  }
+
   /** Forgets everything below {@code low}: the reconciliation no longer looks there. */
   synchronized void forgetBelow(long low) {
     if (low <= base) return;

@@ -3,6 +3,8 @@ package io.otl.persistence.readside;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -54,9 +56,9 @@ import org.apache.pekko.stream.javadsl.Source;
  * behind a higher ordering is never seen by the live stream. Every {@code rescan-interval} the feed
  * re-reads {@code currentEventsByTag} from the offset it had reached {@code rescan-window} ago
  * (a small ring of (time, offset) points kept in the offset store, so this survives restarts) and
- * delivers every event the live stream has not delivered since this instance started (a bit per
- * ordering; after a restart the first rescans therefore redeliver their whole window — the consumer
- * is idempotent anyway). Rescans never move the offset. The consumer must accept concurrent
+ * delivers every event that neither the live stream nor an earlier rescan of this instance has
+ * delivered (a bit per ordering; after a restart the first rescan therefore redelivers the part of
+ * its window below the stored offset, once — the consumer is idempotent anyway). Rescans never move the offset. The consumer must accept concurrent
  * deliveries from the live stream and a rescan.
  *
  * <p><b>One streamer per cluster.</b> The feed runs as a cluster singleton named after the feed;
@@ -79,7 +81,17 @@ public final class TaggedEventFeed {
   @FunctionalInterface
   public interface Consumer<T> {
     CompletionStage<Void> deliver(T item);
+
+    /** Several items in journal order (what piled up while the consumer was busy); all or failure. */
+    default CompletionStage<Void> deliverAll(List<T> items) {
+      if (items.size() == 1) return deliver(items.get(0));
+      return CompletableFuture.allOf(items.stream().map(i -> deliver(i).toCompletableFuture())
+          .toArray(CompletableFuture[]::new));
+    }
   }
+
+  /** At most this many mapped events are handed to the consumer in one deliverAll. */
+  static final int MAX_BATCH = 256;
 
   /**
    * Starts (or joins) the singleton of feed {@code feedName} on this node. Idempotent per node.
@@ -116,6 +128,13 @@ public final class TaggedEventFeed {
   /** Runs a reconciliation now (also done by a timer); ignored while one runs. */
   public record RescanNow() implements Command {}
 
+  /**
+   * Runs a reconciliation that starts after this message arrives and replies with the number of
+   * events it delivered (-1: it failed). Lets tools and tests see that a rescan delivers only what
+   * the live stream missed, without waiting on the timer.
+   */
+  public record Reconcile(ActorRef<Long> replyTo) implements Command {}
+
   private record Loaded(FeedOffsetStore.State state) implements Command {}
 
   private record LoadFailed(Throwable cause) implements Command {}
@@ -143,6 +162,9 @@ public final class TaggedEventFeed {
     private UniqueKillSwitch live;
     private UniqueKillSwitch rescan;
     private boolean rescanning;
+    /** Reconcile requests waiting for the next rescan to start, and those the running one answers. */
+    private List<ActorRef<Long>> queued = new ArrayList<>();
+    private List<ActorRef<Long>> answering = new ArrayList<>();
 
     Runner(ActorContext<Command> ctx, String feedName, String tag, Mapper<T> mapper, Consumer<T> consumer,
         FeedSettings settings, Clock clock) {
@@ -189,13 +211,12 @@ public final class TaggedEventFeed {
         timers.startTimerWithFixedDelay("rescan", new RescanNow(), settings.rescanInterval());
         return Behaviors.receive(Command.class)
             .onMessage(RescanNow.class, m -> {
-              if (!rescanning) {
-                rescanning = true;
-                Instant cutoff = clock.instant().minus(settings.rescanWindow());
-                ctx.ask(FeedOffsetStore.State.class, store, Duration.ofSeconds(10), FeedOffsetStore.Get::new,
-                    (s, failure) -> s != null ? new RescanFrom(s.offsetAt(cutoff))
-                        : new RescanDone(-1, 0, failure));
-              }
+              requestRescan();
+              return Behaviors.same();
+            })
+            .onMessage(Reconcile.class, m -> {
+              queued.add(m.replyTo());
+              requestRescan();
               return Behaviors.same();
             })
             .onMessage(RescanFrom.class, m -> {
@@ -205,6 +226,9 @@ public final class TaggedEventFeed {
             .onMessage(RescanDone.class, m -> {
               rescanning = false;
               rescan = null;
+              for (ActorRef<Long> r : answering) r.tell(m.failure() != null ? -1L : m.delivered());
+              answering = new ArrayList<>();
+              if (!queued.isEmpty()) requestRescan();
               if (m.failure() != null) {
                 ctx.getLog().warn("feed {}: reconciliation failed: {}", feedName, m.failure().toString());
               } else if (m.delivered() > 0) {
@@ -220,6 +244,17 @@ public final class TaggedEventFeed {
             })
             .build();
       });
+    }
+
+    /** Starts a rescan unless one runs; the Reconcile requests queued so far are answered by it. */
+    private void requestRescan() {
+      if (rescanning) return;
+      rescanning = true;
+      answering = queued;
+      queued = new ArrayList<>();
+      Instant cutoff = clock.instant().minus(settings.rescanWindow());
+      ctx.ask(FeedOffsetStore.State.class, store, Duration.ofSeconds(10), FeedOffsetStore.Get::new,
+          (s, failure) -> s != null ? new RescanFrom(s.offsetAt(cutoff)) : new RescanDone(-1, 0, failure));
     }
 
     private Behavior<Command> stopping() {
@@ -240,7 +275,10 @@ public final class TaggedEventFeed {
 
     /**
      * Maps envelopes in parallel, then hands them to the consumer in journal order (a publisher's
-     * sends keep that order), several in flight; emits each ordering once acknowledged.
+     * sends keep that order), several in flight; emits each ordering once acknowledged. While all
+     * deliveries in flight are pending, the mapped events pile up into one batch (up to
+     * {@link #MAX_BATCH}) instead of waiting one by one: a slow consumer gets fewer, larger calls
+     * (backpressure), a fast one still gets each event alone and at once.
      */
     private org.apache.pekko.stream.javadsl.Flow<EventEnvelope, Long, NotUsed> deliveries() {
       long timeout = settings.deliveryTimeout().toMillis();
@@ -248,11 +286,24 @@ public final class TaggedEventFeed {
           .mapAsync(settings.parallelism(), env -> mapper.map(env).toCompletableFuture()
               .orTimeout(timeout, TimeUnit.MILLISECONDS)
               .thenApply(item -> Pair.create(ordering(env), item)))
-          .mapAsync(settings.parallelism(), mapped -> (mapped.second().isPresent()
-                  ? consumer.deliver(mapped.second().get()) : CompletableFuture.<Void>completedFuture(null))
-              .toCompletableFuture()
-              .orTimeout(timeout, TimeUnit.MILLISECONDS)
-              .thenApply(v -> mapped.first()));
+          .batch(MAX_BATCH, first -> {
+                List<Pair<Long, Optional<T>>> b = new ArrayList<>();
+                b.add(first);
+                return b;
+              }, (b, next) -> {
+                b.add(next);
+                return b;
+              })
+          .mapAsync(settings.parallelism(), batch -> {
+            List<T> items = new ArrayList<>(batch.size());
+            for (Pair<Long, Optional<T>> m : batch) m.second().ifPresent(items::add);
+            List<Long> orderings = batch.stream().map(Pair::first).toList();
+            return (items.isEmpty() ? CompletableFuture.<Void>completedFuture(null) : consumer.deliverAll(items))
+                .toCompletableFuture()
+                .orTimeout(timeout, TimeUnit.MILLISECONDS)
+                .thenApply(v -> orderings);
+          })
+          .mapConcat(orderings -> orderings);
     }
 
     private UniqueKillSwitch startLive() {
@@ -283,7 +334,9 @@ public final class TaggedEventFeed {
 
     private void startRescan(long lowWater) {
       ActorRef<Command> self = ctx.getSelf();
-      delivered.forgetBelow(lowWater);
+      // also below the live stream's start (after a restart): what this rescan delivers there is
+      // remembered, so the next rescan of the same window delivers only what is still missing
+      delivered.rebase(lowWater);
       Pair<UniqueKillSwitch, CompletionStage<Long>> run = journal.currentEventsByTag(tag, Offset.sequence(lowWater))
           .filter(env -> !delivered.contains(ordering(env)))
           .via(deliveries())

@@ -32,7 +32,17 @@ public final class TrajectoryFeed {
   public static ActorRef<TaggedEventFeed.Command> start(
       ActorSystem<?> system, String feedName, TrajectorySink sink, FeedSettings settings) {
     return TaggedEventFeed.start(system, feedName, AgentSession.TRAJECTORY_TAG, mapper(system, settings),
-        sink::deliver, settings);
+        new TaggedEventFeed.Consumer<TrajectoryNotice>() {
+          @Override
+          public CompletionStage<Void> deliver(TrajectoryNotice item) {
+            return sink.deliver(item);
+          }
+
+          @Override
+          public CompletionStage<Void> deliverAll(List<TrajectoryNotice> items) {
+            return sink.deliverAll(items);
+          }
+        }, settings);
   }
 
   /** The mapping from a tagged envelope to a notice (empty for anything else under the tag). */

@@ -1,5 +1,7 @@
 package io.otl.persistence.readside;
 
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -11,4 +13,15 @@ import java.util.concurrent.CompletionStage;
 @FunctionalInterface
 public interface TrajectorySink {
   CompletionStage<Void> deliver(TrajectoryNotice notice);
+
+  /**
+   * Several notices in journal order, handed over together while the sink is busy (the feed batches
+   * under backpressure); completes once all are durably handled. A sink that can write them in one
+   * go (the coordinator forwarder: one command and one journal write per agent) overrides this.
+   */
+  default CompletionStage<Void> deliverAll(List<TrajectoryNotice> notices) {
+    if (notices.size() == 1) return deliver(notices.get(0));
+    return CompletableFuture.allOf(notices.stream().map(n -> deliver(n).toCompletableFuture())
+        .toArray(CompletableFuture[]::new));
+  }
 }

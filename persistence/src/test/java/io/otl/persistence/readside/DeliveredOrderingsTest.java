@@ -26,4 +26,23 @@ class DeliveredOrderingsTest {
     d.add(10_001);
     assertTrue(d.contains(10_001));
   }
+
+  @Test
+  void rebasingBelowTheBaseKeepsWhatWasDeliveredAndRemembersWhatARescanDeliversThere() {
+    DeliveredOrderings d = new DeliveredOrderings(420); // a feed restarted at stored offset 420
+    d.add(421);
+    d.add(500);
+    d.rebase(0); // the first rescan reads the window from 0
+    assertTrue(d.contains(421));
+    assertTrue(d.contains(500));
+    assertFalse(d.contains(10));
+    d.add(10); // delivered by that rescan: the next one skips it
+    assertTrue(d.contains(10));
+    d.rebase(0);
+    assertTrue(d.contains(10));
+    assertTrue(d.contains(500));
+    d.rebase(100); // the window moved on
+    assertFalse(d.contains(10));
+    assertTrue(d.contains(421));
+  }
 }
