@@ -36,6 +36,8 @@ final class NodeJvm implements AutoCloseable {
     this.httpPort = freePort();
     this.clusterPort = clusterPort;
     this.log = dir.resolve(name + ".log");
+    // One run's log per file (restarts append): R4 reads it to count clusters formed.
+    Files.deleteIfExists(log);
     Map<String, String> e = new java.util.HashMap<>(Map.of(
         "OTL_PERSISTENCE", "postgres",
         "OTL_DB_URL", schema.url(),
@@ -89,6 +91,15 @@ final class NodeJvm implements AutoCloseable {
   void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /** Lines of this node's log (all its starts) containing {@code needle}. */
+  long logLines(String needle) {
+    try (var lines = Files.lines(log, java.nio.charset.StandardCharsets.ISO_8859_1)) {
+      return lines.filter(l -> l.contains(needle)).count();
+    } catch (IOException e) {
+      return 0;
+    }
   }
 
   String tail() {

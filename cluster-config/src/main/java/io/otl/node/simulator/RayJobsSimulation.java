@@ -59,6 +59,8 @@ final class RayJobsSimulation {
   private final Scheduler scheduler;
   private final ExecutionContextExecutor blockingIo;
   private final CheckpointWriter checkpoints;
+  private final BenchStep bench;
+  private final Map<String, Map<String, Double>> quality = new ConcurrentHashMap<>();
   private final Map<String, SimJob> jobs = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> accepted = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> duplicates = new ConcurrentHashMap<>();
@@ -73,6 +75,16 @@ final class RayJobsSimulation {
     this.scheduler = scheduler;
     this.blockingIo = blockingIo;
     this.checkpoints = new CheckpointWriter(mapper);
+    this.bench = new BenchStep(mapper);
+  }
+
+  /**
+   * Admin: the quality (metric → number) of the checkpoint job {@code id} will write, i.e. its
+   * {@code eval_metrics.json} and what any later bench scores it. Set before the job completes.
+   */
+  void setQuality(String id, Map<String, Double> metrics) {
+    quality.put(id, Map.copyOf(metrics));
+    log.info("[trinity-simulator] quality of job {}'s checkpoint set to {}", id, metrics);
   }
 
   /** {@code POST /api/jobs/}: the created job, or Ray's refusal. */
@@ -205,6 +217,7 @@ final class RayJobsSimulation {
       }
       try {
         job.run = TrinityRunConfig.fromEntrypoint(job.entrypoint, settings.workDir());
+        job.bench = BenchStep.parse(job.entrypoint, settings.workDir()).orElse(null);
       } catch (Exception e) {
         job.log("Error: " + e.getMessage());
         job.finish("FAILED", failedMessage(e.getMessage()), 1);
@@ -237,8 +250,16 @@ final class RayJobsSimulation {
       }
       if (!simulate.equals("no-checkpoint")) {
         try {
-          Path step = checkpoints.write(job.run, job.metadata);
+          Map<String, String> effective = new LinkedHashMap<>(job.metadata);
+          quality.getOrDefault(job.id, Map.of())
+              .forEach((k, v) -> effective.put(CheckpointWriter.METRIC_PREFIX + k, Double.toString(v)));
+          Path step = checkpoints.write(job.run, effective);
           job.log("Saved checkpoint and evaluation metrics to " + step);
+          if (job.bench != null) {
+            Path scores = bench.run(job.bench, step);
+            job.log("Bench (mode: bench) of " + step.getFileName() + " and " + job.bench.stableModel()
+                + " on " + job.bench.evalFile().getFileName() + ": scores in " + scores);
+          }
         } catch (Exception e) {
           job.log("Error: " + e.getMessage());
           job.finish("FAILED", failedMessage("cannot write checkpoint: " + e.getMessage()), 1);
@@ -276,6 +297,7 @@ final class RayJobsSimulation {
     private Integer exitCode;
     private String driverJobId;
     private TrinityRunConfig run;
+    private BenchStep.BenchRun bench;
 
     SimJob(String id, String entrypoint, Map<String, String> metadata, Resources resources) {
       this.id = id;

@@ -4,6 +4,7 @@ import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import org.apache.pekko.NotUsed;
@@ -109,6 +110,19 @@ final class SimulatorRoutes extends AllDirectives {
                 .map(e -> complete(json(400, mapper.createObjectNode().put("error", "invalid_quality").put("message", e))))
                 .orElseGet(() -> complete(json(200, mapper.valueToTree(models.qualityOf(name))))))))),
         path("models", () -> get(() -> complete(json(200, models.stats())))),
+        path(segment("jobs").slash(segment()).slash("quality"), id -> post(() -> withJson(b -> {
+          Map<String, Double> q = new java.util.LinkedHashMap<>();
+          for (var it = b.fields(); it.hasNext(); ) {
+            var e = it.next();
+            if (!e.getValue().isNumber()) {
+              return complete(json(400, mapper.createObjectNode().put("error", "invalid_quality")
+                  .put("message", e.getKey() + " must be a number")));
+            }
+            q.put(e.getKey(), e.getValue().doubleValue());
+          }
+          ray.setQuality(id, q);
+          return complete(json(200, mapper.valueToTree(q)));
+        }))),
         path(segment("jobs").slash(segment()).slash("fail"), id -> post(() ->
             withStopped(id, ray.fail(id, "RuntimeError: failure injected through POST /simulator/jobs/" + id + "/fail")))));
   }

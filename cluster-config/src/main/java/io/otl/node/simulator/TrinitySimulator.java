@@ -106,6 +106,14 @@ public final class TrinitySimulator {
     return baseUrl() + "/v1";
   }
 
+  /**
+   * Test hook (also {@code POST /simulator/jobs/<id>/quality}): what job {@code jobId}'s checkpoint
+   * scores, in its eval_metrics.json and in any later bench. Set before the job completes.
+   */
+  public void setQuality(String jobId, java.util.Map<String, Double> metrics) {
+    ray.setQuality(jobId, metrics);
+  }
+
   public SimulatorSettings settings() {
     return settings;
   }

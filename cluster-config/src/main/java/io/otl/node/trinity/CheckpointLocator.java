@@ -2,6 +2,7 @@ package io.otl.node.trinity;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.core.model.EvalEvidence;
 import io.otl.core.training.OutputModel;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -26,10 +27,30 @@ import java.util.stream.Stream;
  * number, with the names of {@code model-update.evaluation-metrics}, e.g. {@code
  * {"task-success-rate":0.82,"user-satisfaction":0.74,"response-latency":850.0}} (rates in 0..1,
  * latency as p95 in milliseconds). A missing file means no metrics; non-numeric values are skipped.
+ * Real Trinity does not write it: it is read only for jobs submitted without a bench step (by
+ * earlier builds).
+ *
+ * <p>Bench evidence (issue #16): a job with a bench step ({@link BenchConfig}) is judged on
+ * {@value #BENCH_SCORES_FILE} in the job folder only, {@code {"evalSha256":…, "evalCount":n,
+ * "candidateModel":…, "stableModel":…, "candidate":{metric:number…}, "stable":{metric:number…}}}:
+ * the candidate's scores become the metrics, the stable's scores of the same run travel as {@code
+ * bench-stable.<metric>} and the eval set size as {@code bench-eval-count} ({@link
+ * io.otl.core.model.EvalEvidence}), so the gate compares the two scores of one run.
  */
 public final class CheckpointLocator {
 
   public static final String EVAL_METRICS_FILE = "eval_metrics.json";
+  public static final String BENCH_SCORES_FILE = "bench_scores.json";
+
+  /** Where a job's evaluation evidence comes from, decided at submission. */
+  public enum Evidence {
+    /** Submitted before bench steps existed: the step's eval_metrics.json. */
+    LEGACY,
+    /** A bench step ran after training: bench_scores.json only. */
+    BENCH,
+    /** No bench step: the held-out eval set was empty, so there is nothing to score. */
+    EMPTY_EVAL_SET
+  }
 
   private static final Pattern STEP_DIR = Pattern.compile("global_step_(\\d+)");
 
@@ -41,6 +62,11 @@ public final class CheckpointLocator {
 
   /** Empty when the job directory holds no Hugging Face checkpoint (yet). Blocking file IO. */
   public Optional<OutputModel> locate(Path jobDir) throws IOException {
+    return locate(jobDir, Evidence.LEGACY);
+  }
+
+  /** As {@link #locate(Path)}, with the metrics taken from where {@code evidence} says. */
+  public Optional<OutputModel> locate(Path jobDir, Evidence evidence) throws IOException {
     if (!Files.isDirectory(jobDir)) {
       return Optional.empty();
     }
@@ -57,7 +83,37 @@ public final class CheckpointLocator {
     }
     Path stepDir = latest.get();
     return Optional.of(
-        new OutputModel(huggingface(stepDir).toAbsolutePath().toUri().toString(), readMetrics(stepDir)));
+        new OutputModel(huggingface(stepDir).toAbsolutePath().toUri().toString(), switch (evidence) {
+          case LEGACY -> readMetrics(stepDir);
+          case BENCH -> readBench(jobDir);
+          case EMPTY_EVAL_SET -> Map.of(EvalEvidence.EVAL_COUNT, 0.0);
+        }));
+  }
+
+  private Map<String, Double> readBench(Path jobDir) throws IOException {
+    Path file = jobDir.resolve(BENCH_SCORES_FILE);
+    Map<String, Double> metrics = new LinkedHashMap<>();
+    if (!Files.isRegularFile(file)) {
+      return metrics;
+    }
+    JsonNode node = mapper.readTree(file.toFile());
+    if (node == null || !node.isObject()) {
+      return metrics;
+    }
+    numbers(node.path("candidate"), "", metrics);
+    numbers(node.path("stable"), EvalEvidence.BASELINE_PREFIX, metrics);
+    if (node.path("evalCount").isNumber()) {
+      metrics.put(EvalEvidence.EVAL_COUNT, node.path("evalCount").doubleValue());
+    }
+    return metrics;
+  }
+
+  private static void numbers(JsonNode object, String prefix, Map<String, Double> into) {
+    if (object.isObject()) {
+      object.fields().forEachRemaining(e -> {
+        if (e.getValue().isNumber()) into.put(prefix + e.getKey(), e.getValue().doubleValue());
+      });
+    }
   }
 
   private Map<String, Double> readMetrics(Path stepDir) throws IOException {

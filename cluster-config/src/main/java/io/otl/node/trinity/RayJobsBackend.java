@@ -40,6 +40,11 @@ import org.slf4j.LoggerFactory;
  *       job's checkpoint directory, which travels in the submission's metadata ({@value
  *       #META_CHECKPOINT_DIR}) so that any node can resolve it after a crash. A SUCCEEDED job without
  *       a Hugging Face checkpoint is reported as FAILED: there is no model to hand over.
+ *   <li>evidence (issue #16): when the job's held-out set {@code <jobId>.eval.jsonl} has tasks, a
+ *       Trinity bench config ({@link BenchConfig}, {@code <jobId>.bench.yaml}) is written too and
+ *       chained after training in the entrypoint ({@code trinity run --config <train> && trinity
+ *       run --config <bench>}); the gate then reads {@value CheckpointLocator#BENCH_SCORES_FILE}.
+ *       An empty or missing eval set skips the bench and the candidate has no evidence.
  *   <li>cancel: {@code POST /api/jobs/<jobId>/stop}; logs: {@code GET /api/jobs/<jobId>/logs}.
  * </ul>
  */
@@ -53,6 +58,9 @@ public final class RayJobsBackend implements TrainingBackend {
   public static final String META_ALGORITHM = "otl_algorithm";
   public static final String META_CONFIG_PATH = "otl_config_path";
   public static final String META_CHECKPOINT_DIR = "otl_checkpoint_dir";
+  /** Where the job's gate evidence comes from ({@link CheckpointLocator.Evidence}); absent: LEGACY. */
+  public static final String META_EVIDENCE = "otl_evidence";
+  public static final String META_BENCH_CONFIG_PATH = "otl_bench_config_path";
 
   private static final Logger log = LoggerFactory.getLogger(RayJobsBackend.class);
   private static final Pattern SHELL_SAFE = Pattern.compile("[A-Za-z0-9._/:@+=,-]+");
@@ -85,8 +93,8 @@ public final class RayJobsBackend implements TrainingBackend {
 
   @Override
   public CompletionStage<BackendSubmission> submit(TrainingJobSpec spec) {
-    return CompletableFuture.supplyAsync(() -> writeConfig(spec), blockingIo)
-        .thenCompose(configPath -> http.post(JOBS, submitBody(spec, configPath)))
+    return CompletableFuture.supplyAsync(() -> writeConfigs(spec), blockingIo)
+        .thenCompose(configs -> http.post(JOBS, submitBody(spec, configs)))
         .thenCompose(
             reply -> {
               if (reply.isSuccess()) {
@@ -123,7 +131,9 @@ public final class RayJobsBackend implements TrainingBackend {
                 return CompletableFuture.completedFuture(new BackendJobStatus(state, message, null));
               }
               String checkpointDir = job.path("metadata").path(META_CHECKPOINT_DIR).asText("");
-              return CompletableFuture.supplyAsync(() -> succeeded(jobId, message, checkpointDir), blockingIo);
+              CheckpointLocator.Evidence evidence = evidenceOf(job.path("metadata").path(META_EVIDENCE).asText(""));
+              return CompletableFuture.supplyAsync(
+                  () -> succeeded(jobId, message, checkpointDir, evidence), blockingIo);
             });
   }
 
@@ -140,7 +150,15 @@ public final class RayJobsBackend implements TrainingBackend {
     return http.expectJson(http.get(path), "GET", path).thenApply(body -> body.path("logs").asText(""));
   }
 
-  private BackendJobStatus succeeded(String jobId, String message, String checkpointDir) {
+  private static CheckpointLocator.Evidence evidenceOf(String label) {
+    for (CheckpointLocator.Evidence e : CheckpointLocator.Evidence.values()) {
+      if (e.name().equals(label)) return e;
+    }
+    return CheckpointLocator.Evidence.LEGACY;
+  }
+
+  private BackendJobStatus succeeded(
+      String jobId, String message, String checkpointDir, CheckpointLocator.Evidence evidence) {
     if (checkpointDir.isBlank()) {
       return new BackendJobStatus(
           State.FAILED,
@@ -151,7 +169,7 @@ public final class RayJobsBackend implements TrainingBackend {
     Path jobDir = Path.of(checkpointDir);
     Optional<OutputModel> model;
     try {
-      model = locator.locate(jobDir);
+      model = locator.locate(jobDir, evidence);
     } catch (IOException e) {
       throw new TrainingBackendException(
           Kind.UNAVAILABLE, 0, "cannot read checkpoints of job " + jobId + " under " + jobDir + ": " + e, e);
@@ -167,13 +185,35 @@ public final class RayJobsBackend implements TrainingBackend {
                     null));
   }
 
-  private Path writeConfig(TrainingJobSpec spec) {
-    Path target = TrinityConfigRenderer.configPath(spec);
+  /** The configs of one job: training, and the bench (null when the eval set is empty). */
+  record Configs(Path train, Path bench, boolean emptyEvalSet) {}
+
+  private Configs writeConfigs(TrainingJobSpec spec) {
+    Path train = write(TrinityConfigRenderer.configPath(spec), renderer.render(spec));
+    if (!hasEvalTasks(TrinityConfigRenderer.evalPath(spec))) {
+      // A job exported with a lineage held out nothing: no evidence. One without (not exported by
+      // the continual exporter) keeps the legacy evidence file.
+      boolean heldOutNothing = spec.metadata().containsKey("startFrom");
+      log.info("Training job {} of agent {}: held-out eval set is empty, no bench step", spec.jobId(), spec.agentId());
+      return new Configs(train, null, heldOutNothing);
+    }
+    return new Configs(train, write(TrinityConfigRenderer.benchConfigPath(spec), renderer.renderBench(spec)), false);
+  }
+
+  static boolean hasEvalTasks(Path evalFile) {
+    try {
+      return Files.isRegularFile(evalFile) && Files.size(evalFile) > 0;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read eval set " + evalFile + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static Path write(Path target, String text) {
     try {
       Files.createDirectories(target.getParent());
       // Write-then-move, so Trinity never reads a half-written file; a retry rewrites the same text.
-      Path tmp = Files.createTempFile(target.getParent(), spec.jobId(), ".tmp");
-      Files.writeString(tmp, renderer.render(spec), StandardCharsets.UTF_8);
+      Path tmp = Files.createTempFile(target.getParent(), target.getFileName().toString(), ".tmp");
+      Files.writeString(tmp, text, StandardCharsets.UTF_8);
       Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       return target;
     } catch (IOException e) {
@@ -181,19 +221,30 @@ public final class RayJobsBackend implements TrainingBackend {
     }
   }
 
-  private Map<String, Object> submitBody(TrainingJobSpec spec, Path configPath) {
+  private Map<String, Object> submitBody(TrainingJobSpec spec, Configs configs) {
+    Path configPath = configs.train();
     Map<String, String> metadata = new LinkedHashMap<>(spec.metadata());
     metadata.put(META_AGENT_ID, spec.agentId());
     metadata.put(META_JOB_ID, spec.jobId());
     metadata.put(META_ALGORITHM, spec.algorithm());
     metadata.put(META_CONFIG_PATH, configPath.toString());
     metadata.put(META_CHECKPOINT_DIR, TrinityConfigRenderer.checkpointJobDir(spec).toString());
+    metadata.put(META_EVIDENCE, (configs.bench() != null ? CheckpointLocator.Evidence.BENCH
+        : configs.emptyEvalSet() ? CheckpointLocator.Evidence.EMPTY_EVAL_SET : CheckpointLocator.Evidence.LEGACY).name());
+    if (configs.bench() != null) {
+      metadata.put(META_BENCH_CONFIG_PATH, configs.bench().toString());
+    }
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("entrypoint", entrypoint(configPath));
+    body.put("entrypoint", configs.bench() == null ? entrypoint(configPath) : entrypoint(configPath, configs.bench()));
     body.put("submission_id", spec.jobId());
     body.put("metadata", metadata);
     body.put("entrypoint_num_gpus", settings.entrypointNumGpus());
     return body;
+  }
+
+  /** Training, then (only if it succeeded) the bench of the same run. */
+  static String entrypoint(Path configPath, Path benchPath) {
+    return entrypoint(configPath) + " && " + entrypoint(benchPath);
   }
 
   /** The command Ray runs; the path is shell-quoted when it needs to be (Ray runs it in a shell). */

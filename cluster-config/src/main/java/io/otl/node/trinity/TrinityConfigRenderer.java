@@ -86,6 +86,27 @@ public final class TrinityConfigRenderer {
     }
   }
 
+  /** The bench config (issue #16): candidate and start model on the held-out set. */
+  public String renderBench(TrainingJobSpec spec) {
+    try {
+      return "# Trinity-RFT bench config rendered by the online training control plane\n"
+          + "# agent: " + spec.agentId() + ", job: " + spec.jobId() + ": candidate vs " + spec.baseModel() + "\n"
+          + YAML.writeValueAsString(BenchConfig.tree(spec, nodeNum, gpuPerNode));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** {@code <jobId>.bench.yaml} beside the training config. */
+  public static Path benchConfigPath(TrainingJobSpec spec) {
+    return configPath(spec).resolveSibling(spec.jobId() + BenchConfig.SUFFIX);
+  }
+
+  /** The job's held-out eval file, {@code <jobId>.eval.jsonl}, written by the exporter. */
+  public static Path evalPath(TrainingJobSpec spec) {
+    return configPath(spec).resolveSibling(spec.jobId() + ".eval.jsonl");
+  }
+
   /** Where {@link #render} output goes: beside the dataset file, or inside a dataset directory. */
   public static Path configPath(TrainingJobSpec spec) {
     Path dataset = Path.of(spec.datasetPath()).toAbsolutePath();

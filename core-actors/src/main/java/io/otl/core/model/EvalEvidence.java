@@ -9,8 +9,10 @@ import java.util.Optional;
 /**
  * The offline gate needs evidence (issue #16): a candidate trained by a batch job is compared with
  * the stable on the agent's held-out evaluation set only when the job's evaluation (Trinity
- * {@code bench} of the checkpoint on {@code <jobId>.eval.jsonl}, written as {@code
- * eval_metrics.json}) produced at least one of the configured evaluation metrics. Without any, the
+ * {@code bench} of the checkpoint and of the stable on {@code <jobId>.eval.jsonl}, read from
+ * {@code bench_scores.json} by the ray-jobs backend) produced at least one of the configured
+ * evaluation metrics; the stable's scores of that same run are the gate's baseline ({@link
+ * #baseline}). An empty held-out set is no evidence either, and the reason says so. Without any, the
  * gate has nothing to decide on: the version goes to NO_EVIDENCE instead of READY, never starts a
  * canary by itself, and an operator's promote is needed (and accepted) to roll it out.
  *
@@ -19,6 +21,16 @@ import java.util.Optional;
  */
 public final class EvalEvidence {
   private EvalEvidence() {}
+
+  /**
+   * Offline metric keys of bench evidence (ray-jobs): the stable's score of the same bench run as
+   * the candidate's, e.g. {@code bench-stable.task-success-rate}. Plain entries of the candidate's
+   * metrics map, so the persisted events keep their shape.
+   */
+  public static final String BASELINE_PREFIX = "bench-stable.";
+
+  /** Offline metric key: how many held-out tasks the bench scored (0: the eval set was empty). */
+  public static final String EVAL_COUNT = "bench-eval-count";
 
   /** The gate ran without evidence: the version waits for a manual promote. */
   public record GateWithoutEvidence(String version, String reason, Instant at)
@@ -29,11 +41,26 @@ public final class EvalEvidence {
       List<Metric> configured, Models models) {
     if (sourceJobId == null || version.startsWith("proxy-")) return Optional.empty();
     boolean any = configured.stream().anyMatch(m -> offlineMetrics.get(m.key()) != null);
-    if (any) return Optional.empty();
     String against = models.stable() == null ? "" : " against stable " + models.stable();
+    Double evalCount = offlineMetrics.get(EVAL_COUNT);
+    if (evalCount != null && evalCount == 0) {
+      return Optional.of("no offline evidence" + against + ": the held-out eval set of job " + sourceJobId
+          + " is empty (raise eval-fraction or wait for more sessions), so nothing was benchmarked;"
+          + " no automatic canary, a manual promote is needed");
+    }
+    if (any) return Optional.empty();
     return Optional.of("no offline evidence" + against + ": job " + sourceJobId + " reported none of "
         + configured.stream().map(Metric::key).toList()
         + " (no evaluation of the held-out set); no automatic canary, a manual promote is needed");
+  }
+
+  /**
+   * The baseline the gate compares a candidate with: the stable's score of the same bench run when
+   * the candidate carries one, else the stable's own registration metrics (earlier evidence).
+   */
+  static Double baseline(Map<String, Double> candidate, Map<String, Double> stableRegistration, Metric m) {
+    Double sameRun = candidate.get(BASELINE_PREFIX + m.key());
+    return sameRun != null ? sameRun : stableRegistration.get(m.key());
   }
 
   static String historyReason(GateWithoutEvidence e) {

@@ -1160,7 +1160,8 @@ public final class ModelVersion
     List<GateCheck> checks = new ArrayList<>();
     for (Metric m : settings.evaluationMetrics()) {
       Double c = candidate.get(m.key());
-      Double b = baseline.get(m.key());
+      Double b = EvalEvidence.baseline(candidate, baseline, m);
+      String what = candidate.containsKey(EvalEvidence.BASELINE_PREFIX + m.key()) ? "same-run bench score" : "baseline";
       if (stable == null) {
         checks.add(new GateCheck(m, c, null, tol, true, m.key() + ": no stable version yet"));
       } else if (b == null) {
@@ -1173,8 +1174,8 @@ public final class ModelVersion
         double bound = m.higherIsBetter() ? b * (1 - tol) : b * (1 + tol);
         boolean ok = m.higherIsBetter() ? c >= bound : c <= bound;
         checks.add(new GateCheck(m, c, b, tol, ok, String.format(Locale.ROOT,
-            "%s: %.4f %s stable %s baseline %.4f (limit %.4f, offline-gate-tolerance %.4f)",
-            m.key(), c, ok ? "meets" : (m.higherIsBetter() ? "is below" : "is above"), stable, b,
+            "%s: %.4f %s stable %s %s %.4f (limit %.4f, offline-gate-tolerance %.4f)",
+            m.key(), c, ok ? "meets" : (m.higherIsBetter() ? "is below" : "is above"), stable, what, b,
             bound, tol)));
       }
     }

@@ -1,0 +1,100 @@
+package io.otl.node.trinity;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.otl.core.model.EvalEvidence;
+import io.otl.core.training.OutputModel;
+import io.otl.core.training.TrainingJobSpec;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The bench config, with the keys Trinity-RFT reads in {@code mode: bench} (config.py's
+ * ExplorerConfig {@code eval_on_startup}/{@code bench_on_latest_checkpoint}, {@code
+ * buffer.explorer_input.eval_tasksets}), the chained entrypoint, and how bench scores become the
+ * gate's metrics.
+ */
+class BenchConfigTest {
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private final TrinityConfigRenderer renderer = new TrinityConfigRenderer(1, 2);
+
+  private static TrainingJobSpec spec(String startModel, Map<String, Object> hp) {
+    return new TrainingJobSpec("job-2", "support-agent", "sft", startModel, hp, "/data/exports/job-2.jsonl",
+        "/data/checkpoints", Map.of("startFrom", "stable"));
+  }
+
+  @Test
+  void benchScoresTheStartModelAtStepZeroAndEveryCheckpointOfTheSameRunOnTheEvalSet() throws Exception {
+    String stable = "file:///data/checkpoints/support-agent/job-1/global_step_10/actor/huggingface";
+    JsonNode yaml = YAML.readTree(renderer.renderBench(spec(stable, Map.of("batch-size", 4))));
+
+    assertEquals("bench", yaml.path("mode").asText());
+    // Same project/name/root as training: Trinity's checkpoint_job_dir is the training run's folder.
+    assertEquals("support-agent", yaml.path("project").asText());
+    assertEquals("job-2", yaml.path("name").asText());
+    assertEquals(Path.of("/data/checkpoints").toAbsolutePath().toString(), yaml.path("checkpoint_root_dir").asText());
+    assertEquals("/data/checkpoints/support-agent/job-1/global_step_10/actor/huggingface",
+        yaml.path("model").path("model_path").asText(), "step 0 is the stable's checkpoint");
+    JsonNode explorer = yaml.path("explorer");
+    assertTrue(explorer.path("eval_on_startup").asBoolean(), "step 0 = model_path is benchmarked");
+    assertFalse(explorer.path("bench_on_latest_checkpoint").asBoolean(true), "model_path and checkpoints");
+    JsonNode tasksets = yaml.path("buffer").path("explorer_input").path("eval_tasksets");
+    assertEquals(1, tasksets.size());
+    JsonNode eval = tasksets.path(0);
+    assertEquals("support-agent_eval", eval.path("name").asText());
+    assertEquals("file", eval.path("storage_type").asText());
+    assertEquals(Path.of("/data/exports/job-2.eval.jsonl").toAbsolutePath().toString(), eval.path("path").asText());
+    assertEquals("prompt", eval.path("format").path("prompt_key").asText());
+    assertEquals("reference", eval.path("format").path("response_key").asText());
+    assertEquals("simple_workflow", eval.path("default_workflow_type").asText());
+    assertEquals(BenchConfig.DEFAULT_REWARD_FN, eval.path("default_reward_fn_type").asText());
+    assertEquals(4, yaml.path("buffer").path("batch_size").asInt());
+    assertTrue(yaml.path("trainer").isMissingNode() && yaml.path("algorithm").isMissingNode(), "bench trains nothing");
+    assertEquals(Path.of("/data/exports/job-2.bench.yaml").toAbsolutePath(),
+        TrinityConfigRenderer.benchConfigPath(spec(stable, Map.of())));
+  }
+
+  @Test
+  void theJobsRewardFunctionScoresTheBenchWhenNamed() throws Exception {
+    JsonNode named = YAML.readTree(renderer.renderBench(spec("base", Map.of("reward-fn-type", "math_reward"))));
+    assertEquals("math_reward", named.at("/buffer/explorer_input/eval_tasksets/0/default_reward_fn_type").asText());
+    JsonNode eval = YAML.readTree(renderer.renderBench(spec("base", Map.of("eval_reward_fn_type", "judge_reward"))));
+    assertEquals("judge_reward", eval.at("/buffer/explorer_input/eval_tasksets/0/default_reward_fn_type").asText());
+    assertEquals("base", eval.at("/model/model_path").asText(), "no stable: the base model is the baseline");
+  }
+
+  @Test
+  void benchIsChainedAfterTrainingOnly() {
+    assertEquals("trinity run --config /d/job-2.trinity.yaml && trinity run --config '/d d/job-2.bench.yaml'",
+        RayJobsBackend.entrypoint(Path.of("/d/job-2.trinity.yaml"), Path.of("/d d/job-2.bench.yaml")));
+  }
+
+  @Test
+  void benchScoresBecomeCandidateMetricsWithTheSameRunsStableBaseline(@TempDir Path dir) throws Exception {
+    Path hf = dir.resolve("global_step_10").resolve("actor").resolve("huggingface");
+    Files.createDirectories(hf);
+    // The legacy file is ignored for a benched job.
+    Files.writeString(dir.resolve("global_step_10").resolve("eval_metrics.json"), "{\"task-success-rate\":0.1}");
+    CheckpointLocator locator = new CheckpointLocator(new ObjectMapper());
+    assertEquals(Map.of(), locator.locate(dir, CheckpointLocator.Evidence.BENCH).orElseThrow().metrics(),
+        "benched job without scores: no evidence");
+    Files.writeString(dir.resolve(CheckpointLocator.BENCH_SCORES_FILE), """
+        {"evalSha256":"ab","evalCount":3,"candidate":{"task-success-rate":0.9,"response-latency":700},
+         "stable":{"task-success-rate":0.8,"note":"x"}}""");
+    OutputModel m = locator.locate(dir, CheckpointLocator.Evidence.BENCH).orElseThrow();
+    assertEquals(Map.of("task-success-rate", 0.9, "response-latency", 700.0,
+        EvalEvidence.BASELINE_PREFIX + "task-success-rate", 0.8, EvalEvidence.EVAL_COUNT, 3.0), m.metrics());
+    assertEquals(Map.of(EvalEvidence.EVAL_COUNT, 0.0),
+        locator.locate(dir, CheckpointLocator.Evidence.EMPTY_EVAL_SET).orElseThrow().metrics());
+    assertEquals(Map.of("task-success-rate", 0.1),
+        locator.locate(dir, CheckpointLocator.Evidence.LEGACY).orElseThrow().metrics());
+  }
+}
