@@ -17,6 +17,8 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
+import org.apache.pekko.cluster.Cluster;
+import org.apache.pekko.cluster.MemberStatus;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -90,6 +92,59 @@ class SeedLeaseTest {
         "pekko.remote.artery.canonical.hostname", "127.0.0.1",
         "pekko.remote.artery.canonical.port", port,
         SeedLease.WINDOW_KEY, "10s"));
+  }
+
+  /**
+   * A full-cluster restart within the window: node 1 finds the others' last heartbeats fresh, waits
+   * behind them, and once they have gone stale (nobody is Up to renew them) joins in the configured
+   * order and forms the cluster, as a cold start would. A real node over the shared PostgreSQL.
+   */
+  @Test
+  void aFirstSeedNodeWaitingForADeadClusterFormsItOnceEveryHeartbeatIsStale() throws Exception {
+    Config db = TestDatabases.postgres();
+    JournalSettings journal = new JournalSettings(JournalSettings.Kind.POSTGRES,
+        db.getString("agentscope.training.db.url"), TestDatabases.PG_USER, TestDatabases.PG_PASSWORD, 2);
+    JournalSchema.ensure(journal);
+    int port = freePort();
+    String self = "pekko://otl@127.0.0.1:" + port;
+    // Two members that were Up a moment ago and are gone (nothing listens on their ports).
+    String gone2 = "pekko://otl@127.0.0.1:" + freePort();
+    String gone3 = "pekko://otl@127.0.0.1:" + freePort();
+    try (Connection c = JournalSchema.connect(journal)) {
+      ClusterLease.heartbeat(c, journal.kind(), gone2, 2L);
+      ClusterLease.heartbeat(c, journal.kind(), gone3, 3L);
+    }
+    Config overrides = ConfigFactory.parseMap(Map.of(
+        "pekko.cluster.seed-nodes", List.of(self, gone2, gone3),
+        "pekko.remote.artery.canonical.hostname", "127.0.0.1",
+        "pekko.remote.artery.canonical.port", port,
+        SeedLease.WINDOW_KEY, "3s")).withFallback(TestDatabases.node(db, false));
+    try (TrainingNode node = TrainingNode.start(overrides)) {
+      assertEquals(List.of(gone2, gone3, self), node.system().settings().config()
+          .getStringList("pekko.cluster.seed-nodes"), "node 1 first waited behind the live-looking seeds");
+      Cluster cluster = Cluster.get(node.system().classicSystem());
+      long end = System.nanoTime() + Duration.ofSeconds(120).toNanos(); // hang guard, not a timing claim
+      while (cluster.selfMember().status() != MemberStatus.up()) {
+        assertTrue(System.nanoTime() < end, "node 1 never formed the cluster: " + cluster.selfMember());
+        Thread.sleep(200);
+      }
+      assertEquals(1, cluster.state().members().size());
+      // Up, it heartbeats the lease itself: a later restart of another seed would find it alive.
+      try (Connection c = JournalSchema.connect(journal)) {
+        long end2 = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (ClusterLease.othersAlive(c, journal.kind(), gone2, Duration.ofSeconds(10)).stream()
+            .noneMatch(a -> a.address().equals(self))) {
+          assertTrue(System.nanoTime() < end2, "node 1 never heartbeated");
+          Thread.sleep(200);
+        }
+      }
+    }
+  }
+
+  private static int freePort() throws java.io.IOException {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      return s.getLocalPort();
+    }
   }
 
   @Test
