@@ -129,10 +129,12 @@ public final class TrainingNode implements AutoCloseable {
     try {
       JournalIdentity identity = JournalSchema.ensure(journal);
       folder.ifPresent(DataFolder::tighten);
-      Config config = withSeedNodesFromEnv(JournalIdentityCheck.config(identity, journal)
-          .withFallback(journal.pekkoConfig()).withFallback(base));
+      SeedLease.Arrangement seeds = SeedLease.arrange(withSeedNodesFromEnv(JournalIdentityCheck.config(identity,
+          journal).withFallback(journal.pekkoConfig()).withFallback(base)), journal);
+      Config config = seeds.config();
       system = ActorSystem.create(Behaviors.empty(), "otl", config);
       JournalIdentityCheck.register(system.classicSystem());
+      SeedLease.start(system, journal, seeds);
       TrainingNode node = startOn(system, journal, sessionSettings, config.getConfig("agentscope.training"), clock);
       node.folder = folder;
       if (folder.isPresent()) {

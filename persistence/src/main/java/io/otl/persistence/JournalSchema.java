@@ -144,6 +144,7 @@ public final class JournalSchema {
         if (settings.kind() == JournalSettings.Kind.POSTGRES) st.execute("SELECT pg_advisory_xact_lock(7424001)");
         for (String ddl : settings.kind() == JournalSettings.Kind.H2 ? H2 : POSTGRES) st.execute(ddl);
         for (String ddl : JournalIdentity.ddl(settings.kind())) st.execute(ddl);
+        for (String ddl : ClusterLease.ddl(settings.kind())) st.execute(ddl);
         identity = JournalIdentity.readOrCreate(c, settings.kind());
         c.commit();
       } catch (SQLException e) {

@@ -110,6 +110,8 @@ public final class TrainingSettingsValidator {
     rule(k + "client", anySection());
     rule("cluster.bootstrap", oneOf("seed-nodes", "management"));
     rule("cluster.management.enabled", bool());
+    rule("cluster.lease-window", duration(false));
+    rule("cluster.lease-heartbeat", duration(false));
     rule("serving.backend", oneOf("auto", "static", "vllm-lora"));
     rule("serving.static.served-model", string(false));
     rule("serving.vllm.url", string(false));

@@ -141,6 +141,12 @@ final class NodeProcess implements AutoCloseable {
     process.waitFor(30, TimeUnit.SECONDS);
   }
 
+  /** Sends a POSIX signal, e.g. {@code STOP} to freeze the JVM as a long pause would, {@code CONT} to resume. */
+  synchronized void signal(String name) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid())).inheritIO().start();
+    if (kill.waitFor() != 0) throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+  }
+
   /** SIGTERM: the node leaves the cluster gracefully and hands its shards over. */
   synchronized void stopGracefully(Duration timeout) throws InterruptedException {
     process.destroy();

@@ -1,0 +1,221 @@
+package io.otl.node;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigValueFactory;
+import io.otl.persistence.ClusterLease;
+import io.otl.persistence.JournalSchema;
+import io.otl.persistence.JournalSettings;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.AddressFromURIString;
+import org.apache.pekko.actor.Cancellable;
+import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.cluster.Cluster;
+import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.MemberStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps a restarted first seed node from forming a second cluster over a live journal (issue #22).
+ *
+ * <p>Pekko lets the first of {@code pekko.cluster.seed-nodes} join itself when no other seed answers
+ * within {@code seed-node-timeout}; busy survivors answer late, so a restarted node 1 formed its own
+ * cluster and both clusters wrote the same sessions. Every Up member therefore heartbeats a row in the
+ * journal database ({@link ClusterLease}); at start-up a first seed node that sees another member's
+ * heartbeat younger than {@code agentscope.training.cluster.lease-window} moves itself to the end of
+ * its seed list, so Pekko only joins the others (and retries until it can). When every other
+ * heartbeat has gone stale while it still waits (the whole cluster was down after all), it falls back
+ * to the configured list and may form the cluster as before. A cold start of the whole cluster finds
+ * no fresh heartbeat and behaves as it always did.
+ */
+final class SeedLease {
+  private static final Logger log = LoggerFactory.getLogger(SeedLease.class);
+
+  static final String WINDOW_KEY = "agentscope.training.cluster.lease-window";
+  static final String HEARTBEAT_KEY = "agentscope.training.cluster.lease-heartbeat";
+
+  /**
+   * What {@link #arrange} decided.
+   *
+   * @param config the node's config, with the seed list reordered when {@code moved}
+   * @param configured the seed nodes as configured
+   * @param moved true when this first seed node was moved behind the others
+   */
+  record Arrangement(Config config, List<String> configured, boolean moved) {}
+
+  private SeedLease() {}
+
+  /**
+   * The seed list {@code self} must use: unchanged unless {@code self} is first and another member is
+   * alive, then with {@code self} moved to the end (Pekko's JoinSeedNodeProcess never joins itself).
+   */
+  static List<String> reorder(List<String> seeds, String self, boolean othersAlive) {
+    if (!othersAlive || seeds.size() < 2 || !sameAddress(seeds.get(0), self)) return seeds;
+    List<String> moved = new ArrayList<>(seeds.subList(1, seeds.size()));
+    moved.add(seeds.get(0));
+    return List.copyOf(moved);
+  }
+
+  /** Applies the rule before the ActorSystem exists: reads the lease once when this node is the first seed. */
+  static Arrangement arrange(Config config, JournalSettings journal) {
+    List<String> seeds = config.getStringList("pekko.cluster.seed-nodes");
+    if (ClusterMembership.mode(config) != ClusterMembership.Mode.SEED_NODES || seeds.size() < 2) {
+      return new Arrangement(config, seeds, false);
+    }
+    String self = selfAddress(config);
+    if (self == null || !sameAddress(seeds.get(0), self)) return new Arrangement(config, seeds, false);
+    Duration window = config.getDuration(WINDOW_KEY);
+    List<ClusterLease.Alive> alive;
+    try (Connection c = JournalSchema.connect(journal)) {
+      alive = ClusterLease.othersAlive(c, journal.kind(), self, window);
+    } catch (SQLException | RuntimeException e) {
+      // The journal was reachable a moment ago (schema check); without the lease keep Pekko's behaviour.
+      log.warn("cluster lease unreadable in {} ({}); first seed node {} keeps its seed order", journal.safeUrl(),
+          e.getMessage(), self);
+      return new Arrangement(config, seeds, false);
+    }
+    if (alive.isEmpty()) return new Arrangement(config, seeds, false);
+    List<String> reordered = reorder(seeds, self, true);
+    log.info("first seed node {} will not form a new cluster: member {} heartbeated {} ms ago (lease-window {}); "
+        + "joining the running cluster through seed nodes {}", self, alive.get(0).address(),
+        alive.get(0).age().toMillis(), window, reordered.subList(0, reordered.size() - 1));
+    return new Arrangement(config.withValue("pekko.cluster.seed-nodes", ConfigValueFactory.fromIterable(reordered)),
+        seeds, true);
+  }
+
+  /**
+   * Heartbeats while this node is Up, and, when {@link #arrange} moved it, falls back to the configured
+   * seed list once no other member's heartbeat is fresh and it is still not a member.
+   */
+  static void start(ActorSystem<?> system, JournalSettings journal, Arrangement arrangement) {
+    Config config = system.settings().config();
+    if (ClusterMembership.mode(config) != ClusterMembership.Mode.SEED_NODES || arrangement.configured().isEmpty()) {
+      return; // a cluster of one or a bootstrap by pekko-management: nothing to protect
+    }
+    Duration every = config.getDuration(HEARTBEAT_KEY);
+    Duration window = config.getDuration(WINDOW_KEY);
+    Cluster cluster = Cluster.get(system.classicSystem());
+    String self = cluster.selfAddress().toString();
+    long incarnation = cluster.selfUniqueAddress().longUid();
+    Executor blocking = system.dispatchers().lookup(DispatcherSelector.blocking());
+    Heartbeat beat = new Heartbeat(journal, self, incarnation, arrangement, window, cluster);
+    Cancellable task = system.scheduler().scheduleWithFixedDelay(every, every, beat::tick,
+        system.dispatchers().lookup(DispatcherSelector.blocking()));
+    CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "release-lease",
+        () -> CompletableFuture.supplyAsync(() -> {
+          task.cancel();
+          beat.release();
+          return Done.getInstance();
+        }, blocking));
+  }
+
+  /** One node's heartbeat; runs on the blocking dispatcher, one tick at a time. */
+  private static final class Heartbeat {
+    private final JournalSettings journal;
+    private final String self;
+    private final long incarnation;
+    private final Arrangement arrangement;
+    private final Duration window;
+    private final Cluster cluster;
+    private final AtomicBoolean fellBack = new AtomicBoolean(false);
+    private Connection connection;
+    private boolean failing;
+    private boolean everMember;
+
+    Heartbeat(JournalSettings journal, String self, long incarnation, Arrangement arrangement, Duration window,
+        Cluster cluster) {
+      this.journal = journal;
+      this.self = self;
+      this.incarnation = incarnation;
+      this.arrangement = arrangement;
+      this.window = window;
+      this.cluster = cluster;
+    }
+
+    synchronized void tick() {
+      MemberStatus status = cluster.selfMember().status();
+      if (status != MemberStatus.removed()) everMember = true;
+      try {
+        if (status == MemberStatus.up()) {
+          ClusterLease.heartbeat(connection(), journal.kind(), self, incarnation);
+        } else if (arrangement.moved() && !everMember && !fellBack.get()
+            && ClusterLease.othersAlive(connection(), journal.kind(), self, window).isEmpty()) {
+          // Not a member yet (Pekko reports Removed before joining) and nobody heartbeats any more.
+          fellBack.set(true);
+          log.info("first seed node {}: no member heartbeated within lease-window {}; the cluster is down, "
+              + "joining seed nodes {} in their configured order (may form the cluster)", self, window,
+              arrangement.configured());
+          List<Address> seeds = arrangement.configured().stream().map(AddressFromURIString::parse).toList();
+          cluster.joinSeedNodes(seeds);
+        }
+        if (failing) log.info("cluster lease of {} written again", self);
+        failing = false;
+      } catch (SQLException | RuntimeException e) {
+        if (!failing) log.warn("cluster lease of {} not written ({}); retrying every tick", self, e.getMessage());
+        failing = true;
+        close();
+      }
+    }
+
+    synchronized void release() {
+      try {
+        ClusterLease.release(connection(), journal.kind(), self, incarnation);
+      } catch (SQLException | RuntimeException e) {
+        log.debug("cluster lease of {} not released: {}", self, e.getMessage());
+      } finally {
+        close();
+      }
+    }
+
+    private Connection connection() {
+      if (connection == null) connection = JournalSchema.connect(journal);
+      return connection;
+    }
+
+    private void close() {
+      try {
+        if (connection != null) connection.close();
+      } catch (SQLException ignored) {
+        // already broken
+      }
+      connection = null;
+    }
+  }
+
+  /** This node's address as its seed-node entries spell it, or null when it cannot be a seed (port 0). */
+  static String selfAddress(Config config) {
+    String host = config.getString("pekko.remote.artery.canonical.hostname");
+    int port = config.getInt("pekko.remote.artery.canonical.port");
+    if (port == 0) return null;
+    try {
+      if ("<getHostAddress>".equals(host)) host = InetAddress.getLocalHost().getHostAddress();
+      else if ("<getHostName>".equals(host)) host = InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      return null;
+    }
+    return "pekko://otl@" + host + ":" + port;
+  }
+
+  private static boolean sameAddress(String seed, String self) {
+    try {
+      Address a = AddressFromURIString.parse(seed);
+      Address b = AddressFromURIString.parse(self);
+      return a.equals(b);
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+}

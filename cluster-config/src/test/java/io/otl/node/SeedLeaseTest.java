@@ -1,0 +1,157 @@
+package io.otl.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.otl.node.testing.TestDatabases;
+import io.otl.persistence.ClusterLease;
+import io.otl.persistence.JournalSchema;
+import io.otl.persistence.JournalSettings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.cluster.Cluster;
+import org.apache.pekko.cluster.MemberStatus;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The first-seed rule of issue #22 over real databases (H2 file and the shared PostgreSQL): a first
+ * seed node that finds another member's fresh heartbeat in the journal's lease table moves itself
+ * behind the other seeds; a stale heartbeat, its own row, or not being first leaves the order alone.
+ */
+class SeedLeaseTest {
+  private static final String N1 = "pekko://otl@127.0.0.1:25521";
+  private static final String N2 = "pekko://otl@127.0.0.1:25522";
+  private static final String N3 = "pekko://otl@127.0.0.1:25523";
+  private static final List<String> SEEDS = List.of(N1, N2, N3);
+
+  @Test
+  void h2() throws Exception {
+    Path dir = Files.createTempDirectory(Files.createDirectories(Path.of("target").toAbsolutePath()), "lease-");
+    check(new JournalSettings(JournalSettings.Kind.H2,
+        "jdbc:h2:file:" + dir.resolve("journal") + ";DATABASE_TO_UPPER=false;WRITE_DELAY=0", "sa", "", 2));
+  }
+
+  @Test
+  void postgres() throws Exception {
+    Config db = TestDatabases.postgres();
+    check(new JournalSettings(JournalSettings.Kind.POSTGRES, db.getString("agentscope.training.db.url"),
+        TestDatabases.PG_USER, TestDatabases.PG_PASSWORD, 2));
+  }
+
+  private static void check(JournalSettings journal) throws Exception {
+    JournalSchema.ensure(journal);
+    JournalSchema.ensure(journal); // the lease table's DDL is idempotent like the rest
+
+    // Cold start: an empty table, the first seed keeps its place (and may form the cluster).
+    assertUnchanged(SeedLease.arrange(node(25521), journal));
+
+    try (Connection c = JournalSchema.connect(journal)) {
+      // Its own row from before the restart, however fresh, is no sign of another cluster.
+      ClusterLease.heartbeat(c, journal.kind(), N1, 1L);
+      assertUnchanged(SeedLease.arrange(node(25521), journal));
+
+      // Another member heartbeated long ago: the cluster is down, today's behaviour.
+      ClusterLease.heartbeatAt(c, journal.kind(), N2, 2L, OffsetDateTime.now().minusHours(1));
+      assertUnchanged(SeedLease.arrange(node(25521), journal));
+
+      // Another member heartbeated just now: a cluster is alive, node 1 must only join it.
+      ClusterLease.heartbeat(c, journal.kind(), N3, 3L);
+      SeedLease.Arrangement moved = SeedLease.arrange(node(25521), journal);
+      assertTrue(moved.moved());
+      assertEquals(List.of(N2, N3, N1), moved.config().getStringList("pekko.cluster.seed-nodes"));
+      assertEquals(SEEDS, moved.configured());
+
+      // A node that is not the first seed never self-joins anyway: unchanged.
+      assertUnchanged(SeedLease.arrange(node(25522), journal));
+
+      // A graceful leave removes the row of that incarnation only.
+      ClusterLease.release(c, journal.kind(), N3, 99L);
+      assertEquals(1, ClusterLease.othersAlive(c, journal.kind(), N1, Duration.ofSeconds(10)).size());
+      ClusterLease.release(c, journal.kind(), N3, 3L);
+      assertTrue(ClusterLease.othersAlive(c, journal.kind(), N1, Duration.ofSeconds(10)).isEmpty());
+      assertUnchanged(SeedLease.arrange(node(25521), journal));
+    }
+  }
+
+  private static void assertUnchanged(SeedLease.Arrangement a) {
+    assertFalse(a.moved());
+    assertEquals(a.configured(), a.config().getStringList("pekko.cluster.seed-nodes"));
+  }
+
+  private static Config node(int port) {
+    return ConfigFactory.parseMap(Map.of(
+        "pekko.cluster.seed-nodes", SEEDS,
+        "pekko.remote.artery.canonical.hostname", "127.0.0.1",
+        "pekko.remote.artery.canonical.port", port,
+        SeedLease.WINDOW_KEY, "10s"));
+  }
+
+  /**
+   * A full-cluster restart within the window: node 1 finds the others' last heartbeats fresh, waits
+   * behind them, and once they have gone stale (nobody is Up to renew them) joins in the configured
+   * order and forms the cluster, as a cold start would. A real node over the shared PostgreSQL.
+   */
+  @Test
+  void aFirstSeedNodeWaitingForADeadClusterFormsItOnceEveryHeartbeatIsStale() throws Exception {
+    Config db = TestDatabases.postgres();
+    JournalSettings journal = new JournalSettings(JournalSettings.Kind.POSTGRES,
+        db.getString("agentscope.training.db.url"), TestDatabases.PG_USER, TestDatabases.PG_PASSWORD, 2);
+    JournalSchema.ensure(journal);
+    int port = freePort();
+    String self = "pekko://otl@127.0.0.1:" + port;
+    // Two members that were Up a moment ago and are gone (nothing listens on their ports).
+    String gone2 = "pekko://otl@127.0.0.1:" + freePort();
+    String gone3 = "pekko://otl@127.0.0.1:" + freePort();
+    try (Connection c = JournalSchema.connect(journal)) {
+      ClusterLease.heartbeat(c, journal.kind(), gone2, 2L);
+      ClusterLease.heartbeat(c, journal.kind(), gone3, 3L);
+    }
+    Config overrides = ConfigFactory.parseMap(Map.of(
+        "pekko.cluster.seed-nodes", List.of(self, gone2, gone3),
+        "pekko.remote.artery.canonical.hostname", "127.0.0.1",
+        "pekko.remote.artery.canonical.port", port,
+        SeedLease.WINDOW_KEY, "3s")).withFallback(TestDatabases.node(db, false));
+    try (TrainingNode node = TrainingNode.start(overrides)) {
+      assertEquals(List.of(gone2, gone3, self), node.system().settings().config()
+          .getStringList("pekko.cluster.seed-nodes"), "node 1 first waited behind the live-looking seeds");
+      Cluster cluster = Cluster.get(node.system().classicSystem());
+      long end = System.nanoTime() + Duration.ofSeconds(120).toNanos(); // hang guard, not a timing claim
+      while (cluster.selfMember().status() != MemberStatus.up()) {
+        assertTrue(System.nanoTime() < end, "node 1 never formed the cluster: " + cluster.selfMember());
+        Thread.sleep(200);
+      }
+      assertEquals(1, cluster.state().members().size());
+      // Up, it heartbeats the lease itself: a later restart of another seed would find it alive.
+      try (Connection c = JournalSchema.connect(journal)) {
+        long end2 = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (ClusterLease.othersAlive(c, journal.kind(), gone2, Duration.ofSeconds(10)).stream()
+            .noneMatch(a -> a.address().equals(self))) {
+          assertTrue(System.nanoTime() < end2, "node 1 never heartbeated");
+          Thread.sleep(200);
+        }
+      }
+    }
+  }
+
+  private static int freePort() throws java.io.IOException {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  @Test
+  void onlyTheFirstSeedIsMovedAndOnlyWhenAClusterIsAlive() {
+    assertEquals(List.of(N2, N3, N1), SeedLease.reorder(SEEDS, N1, true));
+    assertEquals(SEEDS, SeedLease.reorder(SEEDS, N1, false));
+    assertEquals(SEEDS, SeedLease.reorder(SEEDS, N2, true));
+    assertEquals(List.of(N1), SeedLease.reorder(List.of(N1), N1, true));
+  }
+}
