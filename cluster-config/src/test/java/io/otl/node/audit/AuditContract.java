@@ -191,6 +191,10 @@ abstract class AuditContract {
 
     offer("s3"); // the threshold: job-1 takes s1, s2, s3
     await(() -> job().history().stream().anyMatch(h -> h.detail().contains("handed over")));
+    // Nothing held out (eval-fraction 0), so the gate has no evidence: v1 waits in NO_EVIDENCE and an
+    // operator's promote starts its canary, as the product requires.
+    await(() -> http.get("/v1/models/" + AGENT).body().contains("\"NO_EVIDENCE\""));
+    assertStatus(202, http.post("/v1/models/" + AGENT + "/versions/v1/promote", ""));
     await(() -> http.get("/v1/models/" + AGENT).body().contains("\"CANARY\""));
     coordinatorMoment();
     moment("model", AGENT, http.get("/v1/models/" + AGENT));
