@@ -25,9 +25,18 @@ public final class Ids {
 
   /** Why {@code id} is not a valid id of at most {@code max} characters, or null when it is. */
   public static String problem(String field, String id, int max) {
-    if (id == null || id.isEmpty()) return field + " is required (1-" + max + " characters of [A-Za-z0-9._:-])";
+    return problem(field, id, max, ID, "[A-Za-z0-9._:-]");
+  }
+
+  /** Why {@code version} is not a valid model version id, or null when it is: one rule for the API and the entity. */
+  public static String versionProblem(String field, String version) {
+    return problem(field, version, MAX_VERSION, VERSION, "[A-Za-z0-9._:+-]");
+  }
+
+  private static String problem(String field, String id, int max, Pattern allowed, String charset) {
+    if (id == null || id.isEmpty()) return field + " is required (1-" + max + " characters of " + charset + ")";
     if (id.length() > max) return field + " is " + id.length() + " characters long; at most " + max + " are allowed";
-    if (!ID.matcher(id).matches()) return field + " may contain only the characters [A-Za-z0-9._:-]";
+    if (!allowed.matcher(id).matches()) return field + " may contain only the characters " + charset;
     if (DOTS.matcher(id).matches()) return field + " must not consist of dots only (it names files and paths)";
     String pii = io.otl.core.session.PiiRules.looksLike(id);
     // Ids are stored, logged and put in URLs as they are: one that is PII would leak it everywhere.
@@ -36,23 +45,7 @@ public final class Ids {
     return null;
   }
 
-  /** Why {@code version} is not a valid model version id, or null when it is: one rule for the API and the entity. */
-  public static String versionProblem(String field, String version) {
-    if (version == null || version.isEmpty()) {
-      return field + " is required (1-" + MAX_VERSION + " characters of [A-Za-z0-9._:+-])";
-    }
-    if (version.length() > MAX_VERSION) {
-      return field + " is " + version.length() + " characters long; at most " + MAX_VERSION + " are allowed";
-    }
-    if (!VERSION.matcher(version).matches()) return field + " may contain only the characters [A-Za-z0-9._:+-]";
-    if (DOTS.matcher(version).matches()) return field + " must not consist of dots only (it names files and paths)";
-    String pii = io.otl.core.session.PiiRules.looksLike(version);
-    if (pii != null) return field + " looks like " + pii + "; use an opaque id";
-    return null;
-  }
-
   private static boolean isValid(String id, int max) {
-    return id != null && !id.isEmpty() && id.length() <= max && ID.matcher(id).matches()
-        && !DOTS.matcher(id).matches() && io.otl.core.session.PiiRules.looksLike(id) == null;
+    return problem("id", id, max) == null;
   }
 }
