@@ -17,47 +17,11 @@ class CanaryRulesTest {
 
   private static final ModelSettings DEFAULTS = ModelSettings.defaults();
 
-  /**
-   * A whole rollout at 200 sessions/hour through the real rule, looking after every session;
-   * true when it ends rolled back.
-   */
+  /** A whole seeded rollout ({@link SimulatedRollout}); true when it ends rolled back. */
   private static boolean rolledBack(Method method, SplittableRandom rnd, double candidateSuccess) {
-    List<Double> plan = DEFAULTS.steps();
-    int step = 0;
-    long t = 0;
-    long stepStart = 0;
-    OutcomeAggregates stable = OutcomeAggregates.EMPTY;
-    OutcomeAggregates candidate = OutcomeAggregates.EMPTY;
-    while (t < 30L * 86_400_000) {
-      t += (long) Math.ceil(-18_000 * Math.log(1 - rnd.nextDouble()));
-      boolean toCandidate = rnd.nextDouble() < plan.get(step);
-      boolean success = rnd.nextDouble() < (toCandidate ? candidateSuccess : 0.8);
-      double rating = 1 + Math.min(4, Math.floor(rnd.nextDouble() * 5));
-      double latency = 1200 * Math.exp(0.5 * MsprtTest.gaussian(rnd));
-      if (toCandidate) {
-        candidate = candidate.add(success, rating, 0, 0, latency);
-      } else {
-        stable = stable.add(success, rating, 0, 0, latency);
-      }
-      Decision d = CanaryRules.decide(DEFAULTS, method, plan, step, Instant.ofEpochMilli(stepStart),
-          false, stable, candidate, false, Instant.ofEpochMilli(t));
-      switch (d.action()) {
-        case ROLLBACK -> {
-          return true;
-        }
-        case PROMOTE, PAUSE_MISMATCH, PAUSE_DEGRADED -> {
-          return false;
-        }
-        case ADVANCE -> {
-          step++;
-          stepStart = t;
-          stable = OutcomeAggregates.EMPTY;
-          candidate = OutcomeAggregates.EMPTY;
-        }
-        case WAIT -> { }
-      }
-    }
-    return false;
+    return SimulatedRollout.run(method, rnd, (side, toCandidate, r) ->
+        SimulatedRollout.plain(side, r.nextDouble() < (toCandidate ? candidateSuccess : 0.8), r))
+        .action() == Action.ROLLBACK;
   }
 
   @Test

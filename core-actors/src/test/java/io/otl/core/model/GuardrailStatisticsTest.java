@@ -4,10 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.otl.core.model.CanaryRules.Action;
-import io.otl.core.model.CanaryRules.Decision;
 import io.otl.core.model.CanaryRules.Method;
 import io.otl.core.model.CanaryStatistics.TestResult;
-import java.time.Instant;
+import io.otl.core.model.SimulatedRollout.End;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -22,62 +21,26 @@ class GuardrailStatisticsTest {
 
   private static final ModelSettings DEFAULTS = ModelSettings.defaults();
 
-  /** The end of one simulated rollout: its last action and the metrics it found degraded. */
-  record End(Action action, List<Metric> degraded) {}
-
   /**
    * @param errorRise points added to the candidate's per-call upstream failure chance (stable 2 %)
    * @param tokenFactor the candidate's tokens per session relative to the stable's
    * @param gateway whether the sessions carry the gateway's figures at all
    */
   static End rollout(SplittableRandom rnd, double errorRise, double tokenFactor, boolean gateway) {
-    List<Double> plan = DEFAULTS.steps();
-    int step = 0;
-    long t = 0;
-    long stepStart = 0;
-    OutcomeAggregates stable = OutcomeAggregates.EMPTY;
-    OutcomeAggregates candidate = OutcomeAggregates.EMPTY;
-    while (t < 30L * 86_400_000) {
-      t += (long) Math.ceil(-18_000 * Math.log(1 - rnd.nextDouble()));
-      boolean toCandidate = rnd.nextDouble() < plan.get(step);
-      boolean success = rnd.nextDouble() < 0.8;
-      double rating = 1 + Math.min(4, Math.floor(rnd.nextDouble() * 5));
-      double latency = 1200 * Math.exp(0.5 * MsprtTest.gaussian(rnd));
-      Integer calls = null;
-      Integer errors = null;
-      Long tokens = null;
-      if (gateway) {
-        calls = 1 + rnd.nextInt(6);
-        double p = 0.02 + (toCandidate ? errorRise : 0);
-        int e = 0;
-        for (int k = 0; k < calls; k++) {
-          e += rnd.nextDouble() < p ? 1 : 0;
-        }
-        errors = e;
-        tokens = Math.round(1500 * Math.exp(0.6 * MsprtTest.gaussian(rnd)) * (toCandidate ? tokenFactor : 1));
+    return SimulatedRollout.run(Method.SEQUENTIAL, rnd, (side, toCandidate, r) -> {
+      boolean success = r.nextDouble() < 0.8;
+      double rating = 1 + Math.min(4, Math.floor(r.nextDouble() * 5));
+      double latency = 1200 * Math.exp(0.5 * MsprtTest.gaussian(r));
+      if (!gateway) return side.add(success, rating, 0, 0, latency, null, null, null);
+      int calls = 1 + r.nextInt(6);
+      double p = 0.02 + (toCandidate ? errorRise : 0);
+      int errors = 0;
+      for (int k = 0; k < calls; k++) {
+        errors += r.nextDouble() < p ? 1 : 0;
       }
-      if (toCandidate) {
-        candidate = candidate.add(success, rating, 0, 0, latency, calls, errors, tokens);
-      } else {
-        stable = stable.add(success, rating, 0, 0, latency, calls, errors, tokens);
-      }
-      Decision d = CanaryRules.decide(DEFAULTS, Method.SEQUENTIAL, plan, step, Instant.ofEpochMilli(stepStart),
-          false, stable, candidate, false, Instant.ofEpochMilli(t));
-      switch (d.action()) {
-        case ROLLBACK, PROMOTE, PAUSE_MISMATCH, PAUSE_DEGRADED -> {
-          return new End(d.action(),
-              d.tests().stream().filter(TestResult::degraded).map(TestResult::metric).toList());
-        }
-        case ADVANCE -> {
-          step++;
-          stepStart = t;
-          stable = OutcomeAggregates.EMPTY;
-          candidate = OutcomeAggregates.EMPTY;
-        }
-        case WAIT -> { }
-      }
-    }
-    return new End(Action.WAIT, List.of());
+      long tokens = Math.round(1500 * Math.exp(0.6 * MsprtTest.gaussian(r)) * (toCandidate ? tokenFactor : 1));
+      return side.add(success, rating, 0, 0, latency, calls, errors, tokens);
+    });
   }
 
   @Test
