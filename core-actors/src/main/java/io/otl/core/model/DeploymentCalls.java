@@ -2,8 +2,8 @@ package io.otl.core.model;
 
 import io.otl.core.model.Deployments.Deployment;
 import io.otl.core.model.Deployments.Status;
-import io.otl.core.model.ModelVersion.Command;
-import io.otl.core.model.ModelVersion.State;
+import io.otl.core.model.ModelProtocol.Command;
+import io.otl.core.model.ModelState.State;
 import io.otl.core.serving.Serving;
 import io.otl.core.serving.ServingException;
 import io.otl.core.serving.ServingTarget;
@@ -81,7 +81,7 @@ final class DeploymentCalls {
     }
     for (Map.Entry<String, Deployment> e : s.models().deployments().entrySet()) {
       Deployment d = e.getValue();
-      ModelVersion.VersionState state = s.models().require(e.getKey()).state();
+      ModelState.VersionState state = s.models().require(e.getKey()).state();
       boolean routable = switch (state) {
         case CANARY, RAMP, PAUSED, STABLE, RETIRED -> true;
         default -> false;

@@ -1,12 +1,11 @@
 package io.otl.core.model;
 
 import io.otl.core.model.Deployments.Deployment;
-import io.otl.core.model.ModelVersion.Idle;
-import io.otl.core.model.ModelVersion.Models;
-import io.otl.core.model.ModelVersion.Plan;
-import io.otl.core.model.ModelVersion.RolloutStarted;
-import io.otl.core.model.ModelVersion.VersionRecord;
-import io.otl.core.model.ModelVersion.VersionState;
+import io.otl.core.model.ModelEvents.RolloutStarted;
+import io.otl.core.model.ModelState.Idle;
+import io.otl.core.model.ModelState.Models;
+import io.otl.core.model.ModelState.VersionRecord;
+import io.otl.core.model.ModelState.VersionState;
 import io.otl.core.serving.BaseModel;
 import io.otl.core.serving.Serving;
 import io.otl.core.serving.ServingTarget;

@@ -1,14 +1,14 @@
 package io.otl.core.model;
 
-import io.otl.core.model.ModelVersion.Event;
-import io.otl.core.model.ModelVersion.HistoryEntry;
-import io.otl.core.model.ModelVersion.Idle;
-import io.otl.core.model.ModelVersion.Models;
-import io.otl.core.model.ModelVersion.RollingOut;
-import io.otl.core.model.ModelVersion.State;
-import io.otl.core.model.ModelVersion.TransitionEvent;
-import io.otl.core.model.ModelVersion.VersionRecord;
-import io.otl.core.model.ModelVersion.VersionState;
+import io.otl.core.model.ModelEvents.Event;
+import io.otl.core.model.ModelEvents.TransitionEvent;
+import io.otl.core.model.ModelState.HistoryEntry;
+import io.otl.core.model.ModelState.Idle;
+import io.otl.core.model.ModelState.Models;
+import io.otl.core.model.ModelState.RollingOut;
+import io.otl.core.model.ModelState.State;
+import io.otl.core.model.ModelState.VersionRecord;
+import io.otl.core.model.ModelState.VersionState;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
