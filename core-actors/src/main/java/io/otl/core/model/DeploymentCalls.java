@@ -39,6 +39,12 @@ final class DeploymentCalls {
 
   record UndeployOutcome(String version, String servedModel, int attempt, String error) implements Command {}
 
+  /** Which call a retry timer makes again. */
+  private enum Call { DEPLOY, UNDEPLOY }
+
+  /** Key of a retry timer: one per version and call, typed so two keys cannot collide by spelling. */
+  private record RetryTimer(Call call, String version) {}
+
   private final String agentId;
   private final Serving serving;
   private final ActorContext<Command> context;
@@ -132,14 +138,16 @@ final class DeploymentCalls {
     log.warn("deploy of agent={} version={} failed; attempt {} in {}", agentId, version, attempt,
         serving.backoff(attempt));
     busy.add(version);
-    timers.startSingleTimer("deploy-" + version, new DeployCall(version, attempt), serving.backoff(attempt));
+    timers.startSingleTimer(new RetryTimer(Call.DEPLOY, version), new DeployCall(version, attempt),
+        serving.backoff(attempt));
   }
 
   void retryUndeploy(String version, int attempt) {
     log.warn("undeploy of agent={} version={} failed; attempt {} in {}", agentId, version, attempt,
         serving.backoff(attempt));
     busy.add(version);
-    timers.startSingleTimer("undeploy-" + version, new UndeployCall(version, attempt), serving.backoff(attempt));
+    timers.startSingleTimer(new RetryTimer(Call.UNDEPLOY, version), new UndeployCall(version, attempt),
+        serving.backoff(attempt));
   }
 
   /** The outcome has arrived: the version may be called again. */

@@ -16,8 +16,8 @@ import java.util.Optional;
 
 /**
  * ModelVersion's decisions about deployment, as events added to a command's plan (pure: no call,
- * no timer), and where a route sends a deployed version. Kept out of ModelVersion, whose file is
- * already long; {@link DeploymentCalls} makes the calls these events announce.
+ * no timer), and where a route sends a deployed version. The rollout side of a start is {@link
+ * RolloutPlanner}'s; {@link DeploymentCalls} makes the calls these events announce.
  */
 final class DeploymentPlanner {
 

@@ -18,7 +18,7 @@ import java.util.Optional;
 /**
  * Deployment of model versions into serving (design §3.3): the facts ModelVersion records around
  * each call to the serving backend, their pure effect on the state, and the deployment record of
- * each version. Kept apart from ModelVersion so the state machine's file does not grow further.
+ * each version, in one file so the deployment lifecycle reads in one place.
  *
  * <p>Order of facts for a backend that calls a server: {@link DeploymentRequested} (the intent,
  * persisted before the call; the version is DEPLOYING and serves nothing), then {@link
@@ -86,7 +86,7 @@ public final class Deployments {
   public record Undeployed(String version, String servedModel, Instant at) implements TransitionEvent {}
 
   // ------------------------------------------------------------------------------------------
-  // Pure effects on the state (called from ModelVersion.applyEvent)
+  // Pure effects on the state (called from ModelEventHandler.apply)
   // ------------------------------------------------------------------------------------------
 
   /** The state after {@code e}, or empty when {@code e} is not a deployment event. */

@@ -17,7 +17,7 @@ import java.util.Optional;
  * THE registry of persisted types (design §4.1): every event and snapshot class an entity writes to
  * the journal, under a logical name that never changes, whatever the class is called or wherever it
  * lives. A new event is one line here: {@code PersistedType.of("model.deployment-started",
- * Deployments.DeploymentStarted.class)}. Renaming or moving a class changes only the class
+ * ModelEvents.DeploymentStarted.class)}. Renaming or moving a class changes only the class
  * reference; changing its fields adds a {@link PersistedType#migrate} step. {@code .legacy(...)}
  * names the class each type was stored under by release v0.1.0 (before logical names): those rows
  * keep being read through it forever, so those strings never change. See docs/schema-evolution.md.
