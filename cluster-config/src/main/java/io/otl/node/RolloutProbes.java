@@ -1,8 +1,8 @@
 package io.otl.node;
 
 import io.otl.core.coordinator.RolloutProbe;
+import io.otl.core.model.ModelState.VersionState;
 import io.otl.core.model.ModelVersion;
-import io.otl.core.model.ModelVersion.VersionState;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Optional;

@@ -1,7 +1,7 @@
 package io.otl.core.model;
 
 import io.otl.core.model.CanaryStatistics.TestResult;
-import io.otl.core.model.ModelVersion.VersionState;
+import io.otl.core.model.ModelState.VersionState;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -135,10 +135,10 @@ public final class CanaryRules {
    * (cumulative) split must not pause the step again. Read from the version's history, newest
    * first; the step's start is its latest CANARY/RAMP entry that is not a resume.
    */
-  public static boolean mismatchAcknowledged(List<ModelVersion.HistoryEntry> history) {
+  public static boolean mismatchAcknowledged(List<ModelState.HistoryEntry> history) {
     boolean resumed = false;
     for (int i = history.size() - 1; i >= 0; i--) {
-      ModelVersion.HistoryEntry h = history.get(i);
+      ModelState.HistoryEntry h = history.get(i);
       String reason = h.reason() == null ? "" : h.reason();
       if (h.state() == VersionState.PAUSED) {
         if (resumed && reason.startsWith(MISMATCH_PREFIX)) {

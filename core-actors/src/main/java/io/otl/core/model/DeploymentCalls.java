@@ -2,8 +2,8 @@ package io.otl.core.model;
 
 import io.otl.core.model.Deployments.Deployment;
 import io.otl.core.model.Deployments.Status;
-import io.otl.core.model.ModelVersion.Command;
-import io.otl.core.model.ModelVersion.State;
+import io.otl.core.model.ModelProtocol.Command;
+import io.otl.core.model.ModelState.State;
 import io.otl.core.serving.Serving;
 import io.otl.core.serving.ServingException;
 import io.otl.core.serving.ServingTarget;
@@ -38,6 +38,12 @@ final class DeploymentCalls {
   record UndeployCall(String version, int attempt) implements Command {}
 
   record UndeployOutcome(String version, String servedModel, int attempt, String error) implements Command {}
+
+  /** Which call a retry timer makes again. */
+  private enum Call { DEPLOY, UNDEPLOY }
+
+  /** Key of a retry timer: one per version and call, typed so two keys cannot collide by spelling. */
+  private record RetryTimer(Call call, String version) {}
 
   private final String agentId;
   private final Serving serving;
@@ -81,7 +87,7 @@ final class DeploymentCalls {
     }
     for (Map.Entry<String, Deployment> e : s.models().deployments().entrySet()) {
       Deployment d = e.getValue();
-      ModelVersion.VersionState state = s.models().require(e.getKey()).state();
+      ModelState.VersionState state = s.models().require(e.getKey()).state();
       boolean routable = switch (state) {
         case CANARY, RAMP, PAUSED, STABLE, RETIRED -> true;
         default -> false;
@@ -132,14 +138,16 @@ final class DeploymentCalls {
     log.warn("deploy of agent={} version={} failed; attempt {} in {}", agentId, version, attempt,
         serving.backoff(attempt));
     busy.add(version);
-    timers.startSingleTimer("deploy-" + version, new DeployCall(version, attempt), serving.backoff(attempt));
+    timers.startSingleTimer(new RetryTimer(Call.DEPLOY, version), new DeployCall(version, attempt),
+        serving.backoff(attempt));
   }
 
   void retryUndeploy(String version, int attempt) {
     log.warn("undeploy of agent={} version={} failed; attempt {} in {}", agentId, version, attempt,
         serving.backoff(attempt));
     busy.add(version);
-    timers.startSingleTimer("undeploy-" + version, new UndeployCall(version, attempt), serving.backoff(attempt));
+    timers.startSingleTimer(new RetryTimer(Call.UNDEPLOY, version), new UndeployCall(version, attempt),
+        serving.backoff(attempt));
   }
 
   /** The outcome has arrived: the version may be called again. */

@@ -1,12 +1,11 @@
 package io.otl.core.model;
 
 import io.otl.core.model.Deployments.Deployment;
-import io.otl.core.model.ModelVersion.Idle;
-import io.otl.core.model.ModelVersion.Models;
-import io.otl.core.model.ModelVersion.Plan;
-import io.otl.core.model.ModelVersion.RolloutStarted;
-import io.otl.core.model.ModelVersion.VersionRecord;
-import io.otl.core.model.ModelVersion.VersionState;
+import io.otl.core.model.ModelEvents.RolloutStarted;
+import io.otl.core.model.ModelState.Idle;
+import io.otl.core.model.ModelState.Models;
+import io.otl.core.model.ModelState.VersionRecord;
+import io.otl.core.model.ModelState.VersionState;
 import io.otl.core.serving.BaseModel;
 import io.otl.core.serving.Serving;
 import io.otl.core.serving.ServingTarget;
@@ -17,8 +16,8 @@ import java.util.Optional;
 
 /**
  * ModelVersion's decisions about deployment, as events added to a command's plan (pure: no call,
- * no timer), and where a route sends a deployed version. Kept out of ModelVersion, whose file is
- * already long; {@link DeploymentCalls} makes the calls these events announce.
+ * no timer), and where a route sends a deployed version. The rollout side of a start is {@link
+ * RolloutPlanner}'s; {@link DeploymentCalls} makes the calls these events announce.
  */
 final class DeploymentPlanner {
 

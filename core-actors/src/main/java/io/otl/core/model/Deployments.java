@@ -1,14 +1,14 @@
 package io.otl.core.model;
 
-import io.otl.core.model.ModelVersion.Event;
-import io.otl.core.model.ModelVersion.HistoryEntry;
-import io.otl.core.model.ModelVersion.Idle;
-import io.otl.core.model.ModelVersion.Models;
-import io.otl.core.model.ModelVersion.RollingOut;
-import io.otl.core.model.ModelVersion.State;
-import io.otl.core.model.ModelVersion.TransitionEvent;
-import io.otl.core.model.ModelVersion.VersionRecord;
-import io.otl.core.model.ModelVersion.VersionState;
+import io.otl.core.model.ModelEvents.Event;
+import io.otl.core.model.ModelEvents.TransitionEvent;
+import io.otl.core.model.ModelState.HistoryEntry;
+import io.otl.core.model.ModelState.Idle;
+import io.otl.core.model.ModelState.Models;
+import io.otl.core.model.ModelState.RollingOut;
+import io.otl.core.model.ModelState.State;
+import io.otl.core.model.ModelState.VersionRecord;
+import io.otl.core.model.ModelState.VersionState;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -18,7 +18,7 @@ import java.util.Optional;
 /**
  * Deployment of model versions into serving (design §3.3): the facts ModelVersion records around
  * each call to the serving backend, their pure effect on the state, and the deployment record of
- * each version. Kept apart from ModelVersion so the state machine's file does not grow further.
+ * each version, in one file so the deployment lifecycle reads in one place.
  *
  * <p>Order of facts for a backend that calls a server: {@link DeploymentRequested} (the intent,
  * persisted before the call; the version is DEPLOYING and serves nothing), then {@link
@@ -86,7 +86,7 @@ public final class Deployments {
   public record Undeployed(String version, String servedModel, Instant at) implements TransitionEvent {}
 
   // ------------------------------------------------------------------------------------------
-  // Pure effects on the state (called from ModelVersion.applyEvent)
+  // Pure effects on the state (called from ModelEventHandler.apply)
   // ------------------------------------------------------------------------------------------
 
   /** The state after {@code e}, or empty when {@code e} is not a deployment event. */

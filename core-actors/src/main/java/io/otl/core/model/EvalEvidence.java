@@ -1,6 +1,6 @@
 package io.otl.core.model;
 
-import io.otl.core.model.ModelVersion.Models;
+import io.otl.core.model.ModelState.Models;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +34,7 @@ public final class EvalEvidence {
 
   /** The gate ran without evidence: the version waits for a manual promote. */
   public record GateWithoutEvidence(String version, String reason, Instant at)
-      implements ModelVersion.TransitionEvent {}
+      implements ModelEvents.TransitionEvent {}
 
   /** Why a job's candidate has no evidence, or empty when it has some (or needs none). */
   static Optional<String> missing(String version, String sourceJobId, Map<String, Double> offlineMetrics,

@@ -4,6 +4,11 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import io.otl.core.model.Deployments.Deployment;
+import io.otl.core.model.ModelState.Models;
+import io.otl.core.model.ModelState.RollingOut;
+import io.otl.core.model.ModelState.State;
+import io.otl.core.model.ModelState.VersionRecord;
 import java.util.Optional;
 
 /**
@@ -30,6 +35,25 @@ public record RoutingTable(
   public record Target(String version, String endpoint) {}
 
   public static final RoutingTable EMPTY = new RoutingTable(null, null, null, null, 0);
+
+  /** The routing of a {@link ModelVersion} state: its stable, and its candidate while in rollout. */
+  static RoutingTable of(State s) {
+    Models m = s.models();
+    VersionRecord stable = m.stable() == null ? null : m.require(m.stable());
+    if (s instanceof RollingOut r) {
+      VersionRecord cand = m.require(r.rollout().candidate());
+      return new RoutingTable(stable == null ? null : stable.version(),
+          stable == null ? null : endpointOf(m, stable), cand.version(), endpointOf(m, cand), r.rollout().ratio());
+    }
+    return stable == null ? EMPTY
+        : new RoutingTable(stable.version(), endpointOf(m, stable), null, null, 0);
+  }
+
+  /** The confirmed deployment's endpoint, else the registered one (versions without deployment). */
+  private static String endpointOf(Models m, VersionRecord v) {
+    Deployment d = m.deployments().get(v.version());
+    return d != null && d.status() == Deployments.Status.CONFIRMED ? d.endpoint() : v.endpoint();
+  }
 
   /** The version serving this session, or empty when the agent has no serving version. */
   public Optional<Target> route(String sessionId) {

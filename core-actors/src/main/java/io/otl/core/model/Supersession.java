@@ -1,7 +1,7 @@
 package io.otl.core.model;
 
-import io.otl.core.model.ModelVersion.Models;
-import io.otl.core.model.ModelVersion.VersionState;
+import io.otl.core.model.ModelState.Models;
+import io.otl.core.model.ModelState.VersionState;
 import java.time.Instant;
 import java.util.List;
 
@@ -18,7 +18,7 @@ public final class Supersession {
    * restorable by a rollback: it never served.
    */
   public record CandidateSuperseded(String version, String supersededBy, Instant at)
-      implements ModelVersion.TransitionEvent {}
+      implements ModelEvents.TransitionEvent {}
 
   /** The events retiring every READY version but {@code newest}, which has just become READY. */
   static List<CandidateSuperseded> olderReady(Models models, String newest, Instant at) {

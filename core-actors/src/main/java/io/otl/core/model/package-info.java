@@ -5,8 +5,18 @@
  *
  * <ul>
  *   <li>{@link io.otl.core.model.ModelVersion} — the event-sourced entity (entity key = agentId,
- *       {@code ENTITY_TYPE_KEY} "ModelVersion"), with its commands, replies, events, state and
- *       views as nested records.
+ *       {@code ENTITY_TYPE_KEY} "ModelVersion"): the behaviour, wiring each command to its
+ *       handler per phase. It implements the four namespaces below, so {@code ModelVersion.Promote},
+ *       {@code ModelVersion.State} and the like name their types.
+ *   <li>{@link io.otl.core.model.ModelProtocol} (commands, replies), {@link
+ *       io.otl.core.model.ModelEvents} (persisted facts), {@link io.otl.core.model.ModelState}
+ *       (state and snapshot), {@link io.otl.core.model.ModelViews} (GET /v1/models/{agentId}).
+ *   <li>{@code ModelCommandHandlers} (validate, decide on a {@code Plan}, persist, reply) and
+ *       {@code ModelEventHandler} (the pure event handler, also used by replays and the audit).
+ *   <li>Pure rules the handlers call: {@code RolloutPlanner} (which version starts, what a step's
+ *       decision records), {@code OfflineGate}, {@code ModelValidation}, {@code DeploymentPlanner},
+ *       {@link io.otl.core.model.Deployments}, {@link io.otl.core.model.Supersession}, {@link
+ *       io.otl.core.model.EvalEvidence}; {@code DeploymentCalls} makes the serving calls.
  *   <li>{@link io.otl.core.model.ModelSettings} — {@code agentscope.training.model-update.*}.
  *   <li>{@link io.otl.core.model.CanaryRules} — the step rule (pure), with {@link
  *       io.otl.core.model.SequentialTest} and {@link io.otl.core.model.Msprt} (always-valid
@@ -84,7 +94,7 @@
  *   <li><b>Registration idempotency</b>: RegisterCandidate repeated with the same artifact and job
  *       is answered with the current status (the coordinator may retry a hand-over); any other
  *       duplicate, and every duplicate RegisterManual, is ALREADY_EXISTS (409).
- *   <li><b>Tags</b>: every {@link io.otl.core.model.ModelVersion.TransitionEvent} carries {@code
+ *   <li><b>Tags</b>: every {@link io.otl.core.model.ModelEvents.TransitionEvent} carries {@code
  *       model-transitions}; {@code OutcomeRecorded} is untagged so the journal batches it.
  * </ol>
  */

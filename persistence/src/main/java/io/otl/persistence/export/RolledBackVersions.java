@@ -1,7 +1,7 @@
 package io.otl.persistence.export;
 
+import io.otl.core.model.ModelEvents.VersionRolledBack;
 import io.otl.core.model.ModelVersion;
-import io.otl.core.model.ModelVersion.VersionRolledBack;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;

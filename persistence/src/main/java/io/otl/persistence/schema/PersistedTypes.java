@@ -2,7 +2,8 @@ package io.otl.persistence.schema;
 
 import io.otl.core.coordinator.TrainingCoordinator;
 import io.otl.core.model.Deployments;
-import io.otl.core.model.ModelVersion;
+import io.otl.core.model.ModelEvents;
+import io.otl.core.model.ModelState;
 import io.otl.core.session.AgentSession;
 import io.otl.persistence.kafka.KafkaPublisherOffset;
 import io.otl.persistence.readside.FeedOffsetStore;
@@ -16,7 +17,7 @@ import java.util.Optional;
  * THE registry of persisted types (design §4.1): every event and snapshot class an entity writes to
  * the journal, under a logical name that never changes, whatever the class is called or wherever it
  * lives. A new event is one line here: {@code PersistedType.of("model.deployment-started",
- * ModelVersion.DeploymentStarted.class)}. Renaming or moving a class changes only the class
+ * ModelEvents.DeploymentStarted.class)}. Renaming or moving a class changes only the class
  * reference; changing its fields adds a {@link PersistedType#migrate} step. {@code .legacy(...)}
  * names the class each type was stored under by release v0.1.0 (before logical names): those rows
  * keep being read through it forever, so those strings never change. See docs/schema-evolution.md.
@@ -88,26 +89,26 @@ public final class PersistedTypes {
       PersistedType.of("coordinator.policy-changed", TrainingCoordinator.PolicyChanged.class),
       PersistedType.of("coordinator.state", TrainingCoordinator.State.class).legacy(C + "State"),
       // ModelVersion (ModelVersion|<agentId>)
-      PersistedType.of("model.version-registered", ModelVersion.VersionRegistered.class)
+      PersistedType.of("model.version-registered", ModelEvents.VersionRegistered.class)
           .legacy(M + "VersionRegistered"),
-      PersistedType.of("model.evaluation-started", ModelVersion.EvaluationStarted.class)
+      PersistedType.of("model.evaluation-started", ModelEvents.EvaluationStarted.class)
           .legacy(M + "EvaluationStarted"),
-      PersistedType.of("model.offline-gate-passed", ModelVersion.OfflineGatePassed.class)
+      PersistedType.of("model.offline-gate-passed", ModelEvents.OfflineGatePassed.class)
           .legacy(M + "OfflineGatePassed"),
-      PersistedType.of("model.offline-gate-failed", ModelVersion.OfflineGateFailed.class)
+      PersistedType.of("model.offline-gate-failed", ModelEvents.OfflineGateFailed.class)
           .legacy(M + "OfflineGateFailed"),
-      PersistedType.of("model.rollout-started", ModelVersion.RolloutStarted.class).legacy(M + "RolloutStarted"),
-      PersistedType.of("model.step-advanced", ModelVersion.StepAdvanced.class).legacy(M + "StepAdvanced"),
-      PersistedType.of("model.rollout-paused", ModelVersion.RolloutPaused.class).legacy(M + "RolloutPaused"),
-      PersistedType.of("model.rollout-resumed", ModelVersion.RolloutResumed.class).legacy(M + "RolloutResumed"),
-      PersistedType.of("model.version-promoted", ModelVersion.VersionPromoted.class)
+      PersistedType.of("model.rollout-started", ModelEvents.RolloutStarted.class).legacy(M + "RolloutStarted"),
+      PersistedType.of("model.step-advanced", ModelEvents.StepAdvanced.class).legacy(M + "StepAdvanced"),
+      PersistedType.of("model.rollout-paused", ModelEvents.RolloutPaused.class).legacy(M + "RolloutPaused"),
+      PersistedType.of("model.rollout-resumed", ModelEvents.RolloutResumed.class).legacy(M + "RolloutResumed"),
+      PersistedType.of("model.version-promoted", ModelEvents.VersionPromoted.class)
           .legacy(M + "VersionPromoted"),
-      PersistedType.of("model.version-rolled-back", ModelVersion.VersionRolledBack.class)
+      PersistedType.of("model.version-rolled-back", ModelEvents.VersionRolledBack.class)
           .legacy(M + "VersionRolledBack"),
-      PersistedType.of("model.outcome-recorded", ModelVersion.OutcomeRecorded.class)
+      PersistedType.of("model.outcome-recorded", ModelEvents.OutcomeRecorded.class)
           .legacy(M + "OutcomeRecorded"),
-      PersistedType.of("model.state-idle", ModelVersion.Idle.class).legacy(M + "Idle"),
-      PersistedType.of("model.state-rolling-out", ModelVersion.RollingOut.class).legacy(M + "RollingOut"),
+      PersistedType.of("model.state-idle", ModelState.Idle.class).legacy(M + "Idle"),
+      PersistedType.of("model.state-rolling-out", ModelState.RollingOut.class).legacy(M + "RollingOut"),
       // Added in 0.2.0 (deployment in the state machine): no 0.1.0 class name to read.
       PersistedType.of("model.base-model-registered", Deployments.BaseModelRegistered.class),
       PersistedType.of("model.deployment-requested", Deployments.DeploymentRequested.class),
@@ -145,7 +146,7 @@ public final class PersistedTypes {
 
   /**
    * A name to register {@code type} under, for error messages: the last segment of its package and
-   * its simple name in kebab case ({@code io.otl.core.model.ModelVersion$DeploymentStarted} →
+   * its simple name in kebab case ({@code io.otl.core.model.Deployments$DeploymentStarted} →
    * {@code model.deployment-started}). A suggestion: the registry's name is the one that counts.
    */
   public static String suggestedName(Class<?> type) {

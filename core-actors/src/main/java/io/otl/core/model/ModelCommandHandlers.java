@@ -1,0 +1,500 @@
+package io.otl.core.model;
+
+import io.otl.core.model.Deployments.Deployment;
+import io.otl.core.model.ModelEvents.EvaluationStarted;
+import io.otl.core.model.ModelEvents.Event;
+import io.otl.core.model.ModelEvents.GateCheck;
+import io.otl.core.model.ModelEvents.OfflineGateFailed;
+import io.otl.core.model.ModelEvents.OfflineGatePassed;
+import io.otl.core.model.ModelEvents.OutcomeRecorded;
+import io.otl.core.model.ModelEvents.RolloutPaused;
+import io.otl.core.model.ModelEvents.RolloutResumed;
+import io.otl.core.model.ModelEvents.VersionPromoted;
+import io.otl.core.model.ModelEvents.VersionRegistered;
+import io.otl.core.model.ModelEvents.VersionRolledBack;
+import io.otl.core.model.ModelProtocol.Command;
+import io.otl.core.model.ModelProtocol.Disposition;
+import io.otl.core.model.ModelProtocol.ErrorCode;
+import io.otl.core.model.ModelProtocol.Failure;
+import io.otl.core.model.ModelProtocol.OutcomeAck;
+import io.otl.core.model.ModelProtocol.Pause;
+import io.otl.core.model.ModelProtocol.Promote;
+import io.otl.core.model.ModelProtocol.RecordOutcome;
+import io.otl.core.model.ModelProtocol.RegisterCandidate;
+import io.otl.core.model.ModelProtocol.RegisterManual;
+import io.otl.core.model.ModelProtocol.Resume;
+import io.otl.core.model.ModelProtocol.Rollback;
+import io.otl.core.model.ModelProtocol.Route;
+import io.otl.core.model.ModelProtocol.RouteDecision;
+import io.otl.core.model.ModelProtocol.StepTick;
+import io.otl.core.model.ModelProtocol.TransitionReply;
+import io.otl.core.model.ModelProtocol.VersionStatus;
+import io.otl.core.model.ModelState.Idle;
+import io.otl.core.model.ModelState.RollingOut;
+import io.otl.core.model.ModelState.Rollout;
+import io.otl.core.model.ModelState.State;
+import io.otl.core.model.ModelState.VersionRecord;
+import io.otl.core.serving.BaseModel;
+import io.otl.core.serving.Serving;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.persistence.typed.javadsl.EffectFactories;
+import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
+
+/**
+ * The command handlers of {@link ModelVersion}: validate, decide the events on a {@link Plan},
+ * persist them and reply. The decisions themselves are {@link RolloutPlanner}'s, {@link
+ * DeploymentPlanner}'s and {@link OfflineGate}'s; the calls to serving are {@link DeploymentCalls}'.
+ * {@link ModelVersion} wires these methods per phase.
+ */
+final class ModelCommandHandlers {
+
+  static final String STEP_TIMER = "step-tick";
+
+  private final String agentId;
+  private final ModelSettings settings;
+  private final Clock clock;
+  private final TimerScheduler<Command> timers;
+  private final Serving serving;
+  private final ActorContext<Command> context;
+  private final DeploymentCalls calls;
+  private final DeploymentPlanner deployments;
+  private final RolloutPlanner rollouts;
+  private final EffectFactories<Event, State> effect;
+
+  ModelCommandHandlers(String agentId, ModelSettings settings, Clock clock, TimerScheduler<Command> timers,
+      Serving serving, ActorContext<Command> context, EffectFactories<Event, State> effect) {
+    this.agentId = agentId;
+    this.settings = settings;
+    this.clock = clock;
+    this.timers = timers;
+    this.serving = serving;
+    this.context = context;
+    this.effect = effect;
+    this.calls = new DeploymentCalls(agentId, serving, context, timers);
+    this.deployments = new DeploymentPlanner(agentId, serving);
+    this.rollouts = new RolloutPlanner(agentId, settings, serving, deployments);
+  }
+
+  /** After recovery: the step timer, the calls whose outcome is unknown, the adapters to reload. */
+  void recovered(State state) {
+    scheduleStepTick(state, true);
+    calls.resume(state);
+    calls.ensureLoaded(state);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Base model (v0) and deployment calls
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * v0 is registered before the first command of an agent that has never had a stable version,
+   * so the first candidate canaries against the base model instead of replacing it at once.
+   */
+  boolean needsBaseModel(State s) {
+    return serving.baseModel().isPresent() && s instanceof Idle && s.models().stable() == null
+        && s.models().find(BaseModel.VERSION).isEmpty();
+  }
+
+  ReplyEffect<Event, State> registerBaseModelThenHandle(Command command) {
+    BaseModel base = serving.baseModel().orElseThrow();
+    Event e = new Deployments.BaseModelRegistered(BaseModel.VERSION, base.provider(),
+        base.model(), base.endpoint(), clock.instant());
+    // The command is handled again once v0 is in the state; its reply comes from that pass.
+    return effect.persist(e).thenRun((State st) -> context.getSelf().tell(command)).thenNoReply();
+  }
+
+  ReplyEffect<Event, State> deployCall(State s, DeploymentCalls.DeployCall c) {
+    calls.deploy(s, c);
+    return effect.noReply();
+  }
+
+  ReplyEffect<Event, State> undeployCall(State s, DeploymentCalls.UndeployCall c) {
+    calls.undeploy(s, c);
+    return effect.noReply();
+  }
+
+  ReplyEffect<Event, State> deployOutcome(State s, DeploymentCalls.DeployOutcome c) {
+    calls.finished(c.version());
+    Deployment dep = s.models().deployments().get(c.version());
+    if (dep == null || dep.status() != Deployments.Status.REQUESTED
+        || !Objects.equals(dep.servedModel(), c.servedModel())) {
+      return effect.noReply();
+    }
+    Instant now = clock.instant();
+    Plan p = new Plan(s);
+    if (c.error() == null) {
+      deployments.confirm(p, c.version(), dep, settings.steps(), now);
+    } else if (c.retryable() && c.attempt() < serving.maxAttempts()) {
+      calls.retryDeploy(c.version(), c.attempt() + 1);
+      return effect.noReply();
+    } else {
+      p.add(new Deployments.DeploymentFailed(c.version(), dep.servedModel(), c.error(), c.attempt(), now));
+      rollouts.autoDeploy(p, now);
+    }
+    return persistNoReply(p);
+  }
+
+  ReplyEffect<Event, State> undeployOutcome(State s, DeploymentCalls.UndeployOutcome c) {
+    calls.finished(c.version());
+    Deployment dep = s.models().deployments().get(c.version());
+    if (dep == null || dep.status() != Deployments.Status.UNDEPLOYING) {
+      return effect.noReply();
+    }
+    if (c.error() != null) {
+      calls.retryUndeploy(c.version(), c.attempt() + 1);
+      return effect.noReply();
+    }
+    Plan p = new Plan(s);
+    p.add(new Deployments.Undeployed(c.version(), dep.servedModel(), clock.instant()));
+    return persistNoReply(p);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Registration and transitions
+  // ------------------------------------------------------------------------------------------
+
+  ReplyEffect<Event, State> registerCandidate(State s, RegisterCandidate c) {
+    Optional<String> invalid = ModelValidation.registration(c.version(), c.artifact(), c.endpoint());
+    if (invalid.isEmpty()) {
+      invalid = ModelValidation.offlineMetrics(c.offlineMetrics());
+    }
+    if (invalid.isPresent()) {
+      return reply(c.replyTo(), Failure.invalidInput(invalid.get()));
+    }
+    Optional<VersionRecord> existing = s.models().find(c.version());
+    if (existing.isPresent()) {
+      VersionRecord v = existing.get();
+      if (!v.manual()
+          && v.artifact().equals(c.artifact())
+          && Objects.equals(v.sourceJobId(), c.sourceJobId())) {
+        return reply(c.replyTo(), status(s, v.version(), false, List.of()));
+      }
+      return reply(c.replyTo(), Failure.alreadyExists(v));
+    }
+    Instant now = clock.instant();
+    Map<String, Double> metrics = c.offlineMetrics() == null ? Map.of() : c.offlineMetrics();
+    Plan p = new Plan(s);
+    p.add(new VersionRegistered(c.version(), c.artifact(), c.endpoint(), c.sourceJobId(), metrics, false, now));
+    String baseline = s.models().stable();
+    p.add(new EvaluationStarted(c.version(), baseline, now));
+    Optional<String> noEvidence =
+        EvalEvidence.missing(c.version(), c.sourceJobId(), metrics, settings.evaluationMetrics(), s.models());
+    if (noEvidence.isPresent()) {
+      p.add(new EvalEvidence.GateWithoutEvidence(c.version(), noEvidence.get(), now));
+      return persist(p, c.replyTo(), st -> status(st, c.version(), true, List.of(noEvidence.get())));
+    }
+    List<GateCheck> checks = OfflineGate.checks(settings, s.models(), metrics);
+    List<String> reasons =
+        checks.stream().filter(g -> !g.passed()).map(GateCheck::detail).collect(Collectors.toList());
+    if (reasons.isEmpty()) {
+      p.add(new OfflineGatePassed(c.version(), checks,
+          baseline == null ? "offline gate passed: no stable version yet" : "offline gate passed against " + baseline,
+          now));
+      Supersession.olderReady(p.state.models(), c.version(), now).forEach(p::add);
+      rollouts.autoDeploy(p, now);
+    } else {
+      p.add(new OfflineGateFailed(c.version(), checks, reasons, now));
+    }
+    return persist(p, c.replyTo(), st -> status(st, c.version(), true, reasons));
+  }
+
+  ReplyEffect<Event, State> registerManual(State s, RegisterManual c) {
+    Optional<String> invalid = ModelValidation.registration(c.version(), c.artifact(), c.endpoint());
+    if (invalid.isPresent()) {
+      return reply(c.replyTo(), Failure.invalidInput(invalid.get()));
+    }
+    Optional<VersionRecord> existing = s.models().find(c.version());
+    if (existing.isPresent()) {
+      return reply(c.replyTo(), Failure.alreadyExists(existing.get()));
+    }
+    Instant now = clock.instant();
+    Plan p = new Plan(s);
+    p.add(new VersionRegistered(c.version(), c.artifact(), c.endpoint(), null, Map.of(), true, now));
+    p.add(new EvaluationStarted(c.version(), s.models().stable(), now));
+    p.add(new OfflineGatePassed(c.version(), List.of(),
+        "registered by hand: no offline metrics, offline gate skipped", now));
+    Supersession.olderReady(p.state.models(), c.version(), now).forEach(p::add);
+    rollouts.autoDeploy(p, now);
+    return persist(p, c.replyTo(), st -> status(st, c.version(), true, List.of()));
+  }
+
+  ReplyEffect<Event, State> promote(State s, Promote c) {
+    Optional<VersionRecord> found = s.models().find(c.version());
+    if (found.isEmpty()) {
+      return reply(c.replyTo(), Failure.notFound(c.version()));
+    }
+    VersionRecord v = found.get();
+    Instant now = clock.instant();
+    Plan p = new Plan(s);
+    switch (v.state()) {
+      case READY, DEPLOY_FAILED, NO_EVIDENCE -> {
+        // NO_EVIDENCE: the operator decides without an offline comparison (EvalEvidence).
+        // DEPLOY_FAILED: an operator's retry (the served name stays: same version, same weights).
+        Optional<VersionRecord> deploying = s.models().deploying();
+        if (deploying.isPresent()) {
+          return reply(c.replyTo(), new Failure(ErrorCode.INVALID_TRANSITION,
+              "cannot promote " + v.version() + ": " + deploying.get().version()
+                  + " is being deployed; only one candidate rolls out at a time"));
+        }
+        if (s instanceof RollingOut r) {
+          return reply(c.replyTo(), new Failure(ErrorCode.INVALID_TRANSITION,
+              "cannot promote " + v.version() + ": it is " + v.state() + " and " + r.rollout().candidate()
+                  + " is already in rollout (" + RolloutPlanner.describe(r)
+                  + "); only one candidate rolls out at a time"));
+        }
+        rollouts.startRollout(p, v.version(), now, "manual promote");
+      }
+      case CANARY, RAMP, PAUSED -> {
+        RollingOut r = (RollingOut) s;
+        p.add(new VersionPromoted(v.version(), r.rollout().stableVersion(),
+            now.plus(settings.retainPrevious()), false,
+            "manual promote from " + RolloutPlanner.describe(r) + ", remaining steps skipped", List.of(), now));
+        rollouts.autoDeploy(p, now);
+      }
+      default -> {
+        return reply(c.replyTo(), Failure.invalidTransition("promote", v));
+      }
+    }
+    return persist(p, c.replyTo(), st -> status(st, c.version(), false, List.of()));
+  }
+
+  ReplyEffect<Event, State> rollback(State s, Rollback c) {
+    Optional<VersionRecord> found = s.models().find(c.version());
+    if (found.isEmpty()) {
+      return reply(c.replyTo(), Failure.notFound(c.version()));
+    }
+    VersionRecord v = found.get();
+    String reason =
+        c.reason() == null || c.reason().isBlank() ? "manual rollback" : "manual rollback: " + c.reason();
+    Instant now = clock.instant();
+    Plan p = new Plan(s);
+    switch (v.state()) {
+      case CANARY, RAMP, PAUSED -> {
+        p.add(new VersionRolledBack(v.version(), false, reason, List.of(), null, now));
+        rollouts.autoDeploy(p, now);
+      }
+      case STABLE -> {
+        if (s instanceof RollingOut r) {
+          return reply(c.replyTo(), new Failure(ErrorCode.INVALID_TRANSITION,
+              "cannot roll back " + v.version() + ": it is STABLE and " + r.rollout().candidate()
+                  + " is in rollout (" + RolloutPlanner.describe(r) + ") against it; roll back or promote "
+                  + r.rollout().candidate() + " first"));
+        }
+        Optional<VersionRecord> previous = s.models().restorablePrevious(now);
+        if (previous.isEmpty()) {
+          return reply(c.replyTo(), new Failure(ErrorCode.INVALID_TRANSITION,
+              "cannot roll back " + v.version() + ": it is STABLE and no previous stable is retained"
+                  + " (retain-previous = " + settings.retainPrevious() + ")"));
+        }
+        p.add(new VersionRolledBack(v.version(), false, reason, List.of(), previous.get().version(), now));
+        rollouts.autoDeploy(p, now);
+      }
+      default -> {
+        return reply(c.replyTo(), Failure.invalidTransition("roll back", v));
+      }
+    }
+    return persist(p, c.replyTo(), st -> status(st, c.version(), false, List.of()));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // During a rollout (and their refusals outside one)
+  // ------------------------------------------------------------------------------------------
+
+  ReplyEffect<Event, State> pause(RollingOut s, Pause c) {
+    Optional<VersionRecord> found = s.models().find(c.version());
+    if (found.isEmpty()) {
+      return reply(c.replyTo(), Failure.notFound(c.version()));
+    }
+    VersionRecord v = found.get();
+    if (!v.version().equals(s.rollout().candidate())) {
+      return reply(c.replyTo(), Failure.invalidTransition("pause", v));
+    }
+    if (s.rollout().paused()) {
+      return reply(c.replyTo(), status(s, v.version(), false, List.of("already paused")));
+    }
+    Plan p = new Plan(s);
+    p.add(new RolloutPaused(v.version(), false, "manual pause", List.of(), clock.instant()));
+    return persist(p, c.replyTo(), st -> status(st, c.version(), false, List.of()));
+  }
+
+  ReplyEffect<Event, State> resume(RollingOut s, Resume c) {
+    Optional<VersionRecord> found = s.models().find(c.version());
+    if (found.isEmpty()) {
+      return reply(c.replyTo(), Failure.notFound(c.version()));
+    }
+    VersionRecord v = found.get();
+    if (!v.version().equals(s.rollout().candidate())) {
+      return reply(c.replyTo(), Failure.invalidTransition("resume", v));
+    }
+    if (!s.rollout().paused()) {
+      return reply(c.replyTo(), status(s, v.version(), false, List.of("not paused")));
+    }
+    Instant now = clock.instant();
+    Plan p = new Plan(s);
+    p.add(new RolloutResumed(v.version(), now));
+    rollouts.evaluate(p, now);
+    return persist(p, c.replyTo(), st -> status(st, c.version(), false, List.of()));
+  }
+
+  /** Pause or resume without a rollout: the version is unknown or not in rollout. */
+  ReplyEffect<Event, State> refuseOutsideRollout(
+      State s, String version, String verb, ActorRef<TransitionReply> replyTo) {
+    TransitionReply refusal = s.models().find(version)
+        .<TransitionReply>map(v -> Failure.invalidTransition(verb, v))
+        .orElseGet(() -> Failure.notFound(version));
+    return reply(replyTo, refusal);
+  }
+
+  ReplyEffect<Event, State> outcomeWithoutRollout(Idle s, RecordOutcome c) {
+    Optional<String> invalid = ModelValidation.outcome(c);
+    if (invalid.isPresent()) {
+      return reply(c.replyTo(), Failure.invalidInput(invalid.get()));
+    }
+    return reply(c.replyTo(), new OutcomeAck(c.sessionId(), c.modelVersion(), Disposition.IGNORED,
+        "no rollout in progress: outcomes are measured only for a candidate in rollout and for the "
+            + "stable during that rollout"));
+  }
+
+  ReplyEffect<Event, State> recordOutcome(RollingOut s, RecordOutcome c) {
+    Optional<String> invalid = ModelValidation.outcome(c);
+    if (invalid.isPresent()) {
+      return reply(c.replyTo(), Failure.invalidInput(invalid.get()));
+    }
+    Rollout r = s.rollout();
+    SessionSet seen;
+    if (c.modelVersion().equals(r.candidate())) {
+      seen = r.candidateSessions();
+    } else if (c.modelVersion().equals(r.stableVersion())) {
+      seen = r.stableSessions();
+    } else {
+      String detail = s.models().find(c.modelVersion()).isPresent()
+          ? c.modelVersion() + " is neither the candidate " + r.candidate() + " nor the stable "
+              + r.stableVersion() + "; not measured"
+          : "unknown version " + c.modelVersion() + "; not measured";
+      return reply(c.replyTo(), new OutcomeAck(c.sessionId(), c.modelVersion(), Disposition.IGNORED, detail));
+    }
+    if (seen.contains(c.sessionId())) {
+      return reply(c.replyTo(), new OutcomeAck(c.sessionId(), c.modelVersion(), Disposition.DUPLICATE,
+          "session " + c.sessionId() + " was already counted for " + c.modelVersion()));
+    }
+    Instant now = clock.instant();
+    Plan p = new Plan(s);
+    p.add(new OutcomeRecorded(c.sessionId(), c.modelVersion(), c.success(), c.rating(),
+        c.thumbsUp(), c.thumbsDown(), c.latencyP95Ms(), now, c.modelCalls(), c.upstreamErrors(), c.tokens()));
+    rollouts.evaluate(p, now);
+    OutcomeAck ack = new OutcomeAck(c.sessionId(), c.modelVersion(), Disposition.RECORDED, "recorded");
+    return persist(p, c.replyTo(), st -> ack);
+  }
+
+  ReplyEffect<Event, State> stepTick(RollingOut s) {
+    Instant now = clock.instant();
+    Rollout r = s.rollout();
+    if (r.paused()) {
+      return effect.noReply();
+    }
+    Instant deadline = r.stepStartedAt().plus(settings.stepDuration());
+    if (now.isBefore(deadline)) {
+      scheduleStepTick(s, false);
+      return effect.noReply();
+    }
+    Plan p = new Plan(s);
+    rollouts.evaluate(p, now);
+    if (p.events.isEmpty()) {
+      // Deadline passed but too few samples: the next outcome re-evaluates; no busy re-ticking.
+      return effect.noReply();
+    }
+    return persistNoReply(p);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Reads
+  // ------------------------------------------------------------------------------------------
+
+  ReplyEffect<Event, State> get(State s, ModelProtocol.Get c) {
+    return effect.reply(c.replyTo(), ModelViews.of(agentId, s, settings.stepDuration()));
+  }
+
+  ReplyEffect<Event, State> route(State s, Route c) {
+    if (c.sessionId() == null || c.sessionId().isBlank()) {
+      return reply(c.replyTo(), Failure.invalidInput("sessionId: must not be blank"));
+    }
+    Optional<RoutingTable.Target> target = RoutingTable.of(s).route(c.sessionId());
+    if (target.isEmpty()) {
+      return reply(c.replyTo(), new Failure(ErrorCode.NO_VERSION,
+          "agent " + agentId + " has no stable version and no candidate in rollout; register one "
+              + "with POST /v1/models/" + agentId + "/versions"));
+    }
+    String version = target.get().version();
+    return reply(c.replyTo(), new RouteDecision(agentId, c.sessionId(), version,
+        deployments.currentEndpoint(s.models(), version, target.get().endpoint()),
+        deployments.servedModel(s.models(), version)));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Persisting, replies and the step timer
+  // ------------------------------------------------------------------------------------------
+
+  ReplyEffect<Event, State> noReply() {
+    return effect.noReply();
+  }
+
+  private <R> ReplyEffect<Event, State> reply(ActorRef<R> replyTo, R message) {
+    return effect.reply(replyTo, message);
+  }
+
+  private <R> ReplyEffect<Event, State> persist(Plan p, ActorRef<R> replyTo, Function<State, R> reply) {
+    if (p.events.isEmpty()) {
+      return effect.reply(replyTo, reply.apply(p.state));
+    }
+    deployments.planUndeploys(p, clock.instant());
+    return effect
+        .persist(p.events)
+        .thenRun((State st) -> afterPersist(st))
+        .thenReply(replyTo, reply::apply);
+  }
+
+  private ReplyEffect<Event, State> persistNoReply(Plan p) {
+    deployments.planUndeploys(p, clock.instant());
+    return effect.persist(p.events).thenRun((State st) -> afterPersist(st)).thenNoReply();
+  }
+
+  private void afterPersist(State st) {
+    scheduleStepTick(st, false);
+    calls.resume(st);
+  }
+
+  private VersionStatus status(State s, String version, boolean created, List<String> reasons) {
+    VersionRecord v = s.models().require(version);
+    return new VersionStatus(agentId, version, v.state(), ModelViews.ratioOf(s, v), created, List.copyOf(reasons));
+  }
+
+  /**
+   * Schedules a StepTick for the time left in the current step (computed from the injected clock
+   * and the step start stored in state), or cancels it when nothing waits for a deadline. After
+   * recovery a deadline that has already passed gets one immediate tick.
+   */
+  private void scheduleStepTick(State state, boolean afterRecovery) {
+    if (state instanceof RollingOut r && !r.rollout().paused()) {
+      Instant deadline = r.rollout().stepStartedAt().plus(settings.stepDuration());
+      Duration remaining = Duration.between(clock.instant(), deadline);
+      if (!remaining.isNegative() && !remaining.isZero()) {
+        timers.startSingleTimer(STEP_TIMER, StepTick.INSTANCE, remaining);
+      } else if (afterRecovery) {
+        timers.startSingleTimer(STEP_TIMER, StepTick.INSTANCE, Duration.ofMillis(1));
+      }
+    } else {
+      timers.cancel(STEP_TIMER);
+    }
+  }
+}

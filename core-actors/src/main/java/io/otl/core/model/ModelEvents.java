@@ -1,0 +1,153 @@
+package io.otl.core.model;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.otl.core.Persisted;
+import io.otl.core.model.CanaryStatistics.TestResult;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The events of {@link ModelVersion}: facts only; every one but {@link OutcomeRecorded} is a tagged
+ * transition. An interface only as a namespace: {@link ModelVersion} implements it so that {@code
+ * ModelVersion.VersionPromoted} and the like keep resolving. The journal names them by the logical
+ * names of {@code io.otl.persistence.schema.PersistedTypes}, not by these classes, and their JSON
+ * field names are the record components: renaming a component is a schema change
+ * (docs/schema-evolution.md). The deployment events live in {@link Deployments}, the supersession
+ * and no-evidence events in {@link Supersession} and {@link EvalEvidence}.
+ */
+public interface ModelEvents {
+
+  /** Tag of every transition event (read by the model-updates publisher and the audit). */
+  String TRANSITIONS_TAG = "model-transitions";
+
+  sealed interface Event extends Persisted permits TransitionEvent, OutcomeRecorded {
+    Instant at();
+  }
+
+  sealed interface TransitionEvent extends Event
+      permits VersionRegistered,
+          EvaluationStarted,
+          OfflineGatePassed,
+          OfflineGateFailed,
+          RolloutStarted,
+          StepAdvanced,
+          RolloutPaused,
+          RolloutResumed,
+          VersionPromoted,
+          VersionRolledBack,
+          Deployments.BaseModelRegistered,
+          Deployments.DeploymentRequested,
+          Deployments.DeploymentConfirmed,
+          Deployments.DeploymentFailed,
+          Deployments.UndeployRequested,
+          Deployments.Undeployed,
+          Supersession.CandidateSuperseded,
+          EvalEvidence.GateWithoutEvidence {
+    String version();
+  }
+
+  record VersionRegistered(
+      String version,
+      String artifact,
+      String endpoint,
+      String sourceJobId,
+      Map<String, Double> offlineMetrics,
+      boolean manual,
+      Instant at)
+      implements TransitionEvent {}
+
+  /** @param baselineVersion the stable the candidate is compared with, null if none */
+  record EvaluationStarted(String version, String baselineVersion, Instant at)
+      implements TransitionEvent {}
+
+  /** One metric of the offline gate ({@link OfflineGate}). */
+  record GateCheck(
+      Metric metric, Double candidate, Double baseline, double tolerance, boolean passed, String detail) {}
+
+  record OfflineGatePassed(String version, List<GateCheck> checks, String note, Instant at)
+      implements TransitionEvent {}
+
+  record OfflineGateFailed(
+      String version, List<GateCheck> checks, List<String> reasons, Instant at)
+      implements TransitionEvent {}
+
+  /**
+   * @param stableVersion the stable the candidate is measured against
+   * @param plan the ratios of the rollout, fixed for its whole duration
+   */
+  record RolloutStarted(
+      String version, String stableVersion, List<Double> plan, String reason, Instant at)
+      implements TransitionEvent {}
+
+  /** @param tests the tests of the step that passed (the evidence for advancing) */
+  record StepAdvanced(
+      String version, int fromStep, int toStep, double ratio, List<TestResult> tests, Instant at)
+      implements TransitionEvent {}
+
+  /** @param tests for an automatic pause (rollback-on-degradation off): the failing figures */
+  record RolloutPaused(
+      String version, boolean automatic, String reason, List<TestResult> tests, Instant at)
+      implements TransitionEvent {}
+
+  record RolloutResumed(String version, Instant at) implements TransitionEvent {}
+
+  /**
+   * @param previousStable the stable it replaces (null for an agent's first version)
+   * @param previousRetainedUntil until when the previous stable may be restored
+   * @param tests the last step's tests for an automatic promotion
+   */
+  record VersionPromoted(
+      String version,
+      String previousStable,
+      Instant previousRetainedUntil,
+      boolean automatic,
+      String reason,
+      List<TestResult> tests,
+      Instant at)
+      implements TransitionEvent {}
+
+  /**
+   * @param tests for an automatic rollback: every test run at that moment, the degraded ones with
+   *     {@code degraded = true} (metric, both values, sample sizes, statistic, critical value,
+   *     threshold, tolerance)
+   * @param restoredStable for a rollback of the STABLE version: the previous stable restored
+   */
+  record VersionRolledBack(
+      String version,
+      boolean automatic,
+      String reason,
+      List<TestResult> tests,
+      String restoredStable,
+      Instant at)
+      implements TransitionEvent {}
+
+  record OutcomeRecorded(
+      String sessionId,
+      String modelVersion,
+      Boolean success,
+      Double rating,
+      int thumbsUp,
+      int thumbsDown,
+      Double latencyP95Ms,
+      Instant at,
+      // Guardrail figures (issue #19): optional, null in events written before them.
+      @JsonInclude(JsonInclude.Include.NON_NULL) Integer modelCalls,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Integer upstreamErrors,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Long tokens)
+      implements Event {
+    @JsonCreator
+    public OutcomeRecorded {}
+
+    public OutcomeRecorded(String sessionId, String modelVersion, Boolean success, Double rating,
+        int thumbsUp, int thumbsDown, Double latencyP95Ms, Instant at) {
+      this(sessionId, modelVersion, success, rating, thumbsUp, thumbsDown, latencyP95Ms, at, null,
+          null, null);
+    }
+
+    OutcomeAggregates addTo(OutcomeAggregates a) {
+      return a.add(success, rating, thumbsUp, thumbsDown, latencyP95Ms, modelCalls, upstreamErrors, tokens);
+    }
+  }
+}

@@ -1,0 +1,196 @@
+package io.otl.core.model;
+
+import io.otl.core.JsonSerializable;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * The protocol of {@link ModelVersion}: its commands and their replies (design §3.3). An interface
+ * only as a namespace: {@link ModelVersion} implements it so that {@code ModelVersion.Promote} and
+ * the like keep resolving. Every command and reply is {@link JsonSerializable}: a command may
+ * travel to the node that hosts the agent's entity.
+ */
+public interface ModelProtocol {
+
+  // ------------------------------------------------------------------------------------------
+  // Commands
+  // ------------------------------------------------------------------------------------------
+
+  sealed interface Command extends JsonSerializable
+      permits RegisterCandidate,
+          RegisterManual,
+          Promote,
+          Rollback,
+          Pause,
+          Resume,
+          RecordOutcome,
+          StepTick,
+          Get,
+          Route,
+          DeploymentCalls.DeployCall,
+          DeploymentCalls.DeployOutcome,
+          DeploymentCalls.UndeployCall,
+          DeploymentCalls.UndeployOutcome {}
+
+  /**
+   * A trained model from a job: REGISTERED → EVALUATING → offline gate → READY or REJECTED, and
+   * with auto-deploy on into CANARY (or straight to STABLE for an agent's first version). A repeat
+   * with the same artifact and job is answered with the version's status (idempotent hand-over).
+   *
+   * @param offlineMetrics the job's evaluation metrics, by metric key (other keys are kept)
+   */
+  record RegisterCandidate(
+      String version,
+      String artifact,
+      String endpoint,
+      String sourceJobId,
+      Map<String, Double> offlineMetrics,
+      ActorRef<TransitionReply> replyTo)
+      implements Command {}
+
+  /** POST /v1/models/{agentId}/versions: a version registered by hand (offline gate skipped). */
+  record RegisterManual(
+      String version, String artifact, String endpoint, ActorRef<TransitionReply> replyTo)
+      implements Command {}
+
+  /**
+   * READY → CANARY (or → STABLE when the agent has no stable yet); CANARY/RAMP/PAUSED → STABLE at
+   * once, skipping the remaining steps (an operator's override).
+   */
+  record Promote(String version, ActorRef<TransitionReply> replyTo) implements Command {}
+
+  /**
+   * CANARY/RAMP/PAUSED → ROLLED_BACK; STABLE → ROLLED_BACK with the previous stable restored (if
+   * still retained and no rollout is in progress).
+   */
+  record Rollback(String version, String reason, ActorRef<TransitionReply> replyTo)
+      implements Command {}
+
+  /** CANARY/RAMP → PAUSED: holds the ratio, no step advances (degradation still rolls back). */
+  record Pause(String version, ActorRef<TransitionReply> replyTo) implements Command {}
+
+  /** PAUSED → CANARY/RAMP at the same step; the step's duration restarts from the resume. */
+  record Resume(String version, ActorRef<TransitionReply> replyTo) implements Command {}
+
+  /**
+   * One completed trajectory's outcome, deduplicated by sessionId per version during a rollout.
+   *
+   * @param success task result, null when unknown
+   * @param rating 1–5, null when the user did not rate
+   * @param latencyP95Ms the session's p95 assistant latency, null when unknown
+   * @param modelCalls, upstreamErrors, tokens the inference gateway's figures of the session
+   *     (guardrails), null when its calls did not go through the gateway
+   */
+  record RecordOutcome(
+      String sessionId,
+      String modelVersion,
+      Boolean success,
+      Double rating,
+      int thumbsUp,
+      int thumbsDown,
+      Double latencyP95Ms,
+      ActorRef<OutcomeReply> replyTo,
+      Integer modelCalls,
+      Integer upstreamErrors,
+      Long tokens)
+      implements Command {
+    public RecordOutcome(String sessionId, String modelVersion, Boolean success, Double rating,
+        int thumbsUp, int thumbsDown, Double latencyP95Ms, ActorRef<OutcomeReply> replyTo) {
+      this(sessionId, modelVersion, success, rating, thumbsUp, thumbsDown, latencyP95Ms, replyTo,
+          null, null, null);
+    }
+  }
+
+  /** Internal timer: the current step's deadline may have passed. No reply. */
+  enum StepTick implements Command {
+    INSTANCE
+  }
+
+  /** GET /v1/models/{agentId}. */
+  record Get(ActorRef<ModelViews.ModelsView> replyTo) implements Command {}
+
+  /** GET /v1/models/{agentId}/route?sessionId=. */
+  record Route(String sessionId, ActorRef<RouteReply> replyTo) implements Command {}
+
+  // ------------------------------------------------------------------------------------------
+  // Replies
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * Why a command was refused; HTTP mapping: NOT_FOUND → 404, ALREADY_EXISTS → 409,
+   * INVALID_TRANSITION → 409, INVALID_INPUT → 400, NO_VERSION → 404.
+   */
+  enum ErrorCode {
+    NOT_FOUND,
+    ALREADY_EXISTS,
+    INVALID_TRANSITION,
+    INVALID_INPUT,
+    NO_VERSION
+  }
+
+  sealed interface TransitionReply extends JsonSerializable permits VersionStatus, Failure {}
+
+  sealed interface RouteReply extends JsonSerializable permits RouteDecision, Failure {}
+
+  sealed interface OutcomeReply extends JsonSerializable permits OutcomeAck, Failure {}
+
+  /** A command was refused and nothing was persisted. */
+  record Failure(ErrorCode code, String message)
+      implements TransitionReply, RouteReply, OutcomeReply {
+
+    static Failure invalidInput(String message) {
+      return new Failure(ErrorCode.INVALID_INPUT, message);
+    }
+
+    static Failure notFound(String version) {
+      return new Failure(ErrorCode.NOT_FOUND, "version " + version + " is not registered");
+    }
+
+    static Failure alreadyExists(ModelState.VersionRecord v) {
+      return new Failure(ErrorCode.ALREADY_EXISTS,
+          "version " + v.version() + " already exists (it is " + v.state() + ")");
+    }
+
+    static Failure invalidTransition(String verb, ModelState.VersionRecord v) {
+      return new Failure(ErrorCode.INVALID_TRANSITION,
+          "cannot " + verb + " " + v.version() + ": it is " + v.state());
+    }
+  }
+
+  /**
+   * The version's state after an accepted command.
+   *
+   * @param created true when this command registered the version (HTTP 201)
+   * @param reasons e.g. the offline gate's reasons for a REJECTED version
+   */
+  record VersionStatus(
+      String agentId,
+      String version,
+      ModelState.VersionState state,
+      double ratio,
+      boolean created,
+      List<String> reasons)
+      implements TransitionReply {}
+
+  /**
+   * @param endpoint the serving endpoint of the version (its confirmed deployment's)
+   * @param servedModel the model name to send upstream; null: pass the agent's own name on
+   */
+  record RouteDecision(
+      String agentId, String sessionId, String version, String endpoint, String servedModel)
+      implements RouteReply {}
+
+  enum Disposition {
+    /** Persisted and counted. */
+    RECORDED,
+    /** This session was already counted for this version. */
+    DUPLICATE,
+    /** Not measured (no rollout in progress, or the version is neither candidate nor stable). */
+    IGNORED
+  }
+
+  record OutcomeAck(
+      String sessionId, String modelVersion, Disposition disposition, String detail)
+      implements OutcomeReply {}
+}

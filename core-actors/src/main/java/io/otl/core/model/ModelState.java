@@ -1,0 +1,226 @@
+package io.otl.core.model;
+
+import io.otl.core.Persisted;
+import io.otl.core.model.Deployments.Deployment;
+import io.otl.core.model.ModelEvents.OutcomeRecorded;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The state of {@link ModelVersion}, also its snapshot: the phase ({@link Idle} or {@link
+ * RollingOut}), the versions of the agent and the rollout in progress. An interface only as a
+ * namespace: {@link ModelVersion} implements it so that {@code ModelVersion.State} and the like
+ * keep resolving. Snapshots are named by logical names in {@code PersistedTypes}; the JSON field
+ * names are the record components (docs/schema-evolution.md).
+ */
+public interface ModelState {
+
+  /**
+   * State of one version. the design's "PROMOTED (100 %, becomes STABLE)" is the {@link
+   * ModelEvents.VersionPromoted} event; the version's state is then STABLE. The stable it replaced
+   * becomes RETIRED, restorable by a manual rollback until its {@code retainedUntil}.
+   */
+  enum VersionState {
+    REGISTERED,
+    EVALUATING,
+    READY,
+    REJECTED,
+    /** Being loaded into serving (intent recorded, load not confirmed): serves nothing. */
+    DEPLOYING,
+    /** The serving backend refused or never confirmed the load: serves nothing. */
+    DEPLOY_FAILED,
+    CANARY,
+    RAMP,
+    PAUSED,
+    STABLE,
+    RETIRED,
+    ROLLED_BACK,
+    /** A job's candidate whose offline gate had no evidence: waits for a manual promote. */
+    NO_EVIDENCE
+  }
+
+  sealed interface State extends Persisted permits Idle, RollingOut {
+    Models models();
+  }
+
+  /** No candidate in rollout. */
+  record Idle(Models models) implements State {}
+
+  /** Exactly one candidate in CANARY, RAMP or PAUSED. */
+  record RollingOut(Models models, Rollout rollout) implements State {}
+
+  /** One entry of a version's history; ratio is set for states that serve traffic. */
+  record HistoryEntry(VersionState state, Double ratio, Instant at, String reason) {}
+
+  /**
+   * All versions of the agent, in registration order, the stable one, and the deployment of each
+   * version that has one.
+   */
+  record Models(List<VersionRecord> versions, String stable, Map<String, Deployment> deployments) {
+    public static final Models EMPTY = new Models(List.of(), null, Map.of());
+
+    public Models {
+      versions = List.copyOf(versions);
+      deployments = deployments == null ? Map.of() : Map.copyOf(deployments);
+    }
+
+    Models withDeployments(Map<String, Deployment> next) {
+      return new Models(versions, stable, next);
+    }
+
+    Optional<VersionRecord> deploying() {
+      return versions.stream().filter(v -> v.state() == VersionState.DEPLOYING).findFirst();
+    }
+
+    Optional<VersionRecord> find(String version) {
+      return versions.stream().filter(v -> v.version().equals(version)).findFirst();
+    }
+
+    VersionRecord require(String version) {
+      return find(version).orElseThrow(() -> new IllegalStateException("unknown version " + version));
+    }
+
+    Models with(VersionRecord updated) {
+      List<VersionRecord> next = new ArrayList<>(versions.size() + 1);
+      boolean replaced = false;
+      for (VersionRecord v : versions) {
+        if (v.version().equals(updated.version())) {
+          next.add(updated);
+          replaced = true;
+        } else {
+          next.add(v);
+        }
+      }
+      if (!replaced) {
+        next.add(updated);
+      }
+      return new Models(next, stable, deployments);
+    }
+
+    Models withStable(String newStable) {
+      return new Models(versions, newStable, deployments);
+    }
+
+    Optional<VersionRecord> oldestReady() {
+      return versions.stream().filter(v -> v.state() == VersionState.READY).findFirst();
+    }
+
+    /** The most recently retired version that may still be restored at {@code now}. */
+    Optional<VersionRecord> restorablePrevious(Instant now) {
+      return versions.stream()
+          .filter(v -> v.state() == VersionState.RETIRED && v.retainedUntil() != null)
+          .filter(v -> now.isBefore(v.retainedUntil()))
+          .max((a, b) -> a.retiredAt().compareTo(b.retiredAt()));
+    }
+  }
+
+  record VersionRecord(
+      String version,
+      String artifact,
+      String endpoint,
+      String sourceJobId,
+      boolean manual,
+      Map<String, Double> offlineMetrics,
+      VersionState state,
+      Instant registeredAt,
+      Instant retiredAt,
+      Instant retainedUntil,
+      OutcomeAggregates online,
+      List<HistoryEntry> history) {
+
+    public VersionRecord {
+      offlineMetrics =
+          offlineMetrics == null
+              ? Map.of()
+              : Collections.unmodifiableMap(new LinkedHashMap<>(offlineMetrics));
+      history = List.copyOf(history);
+    }
+
+    VersionRecord moveTo(VersionState next, Double ratio, Instant at, String reason) {
+      List<HistoryEntry> h = new ArrayList<>(history);
+      h.add(new HistoryEntry(next, ratio, at, reason));
+      return new VersionRecord(version, artifact, endpoint, sourceJobId, manual, offlineMetrics,
+          next, registeredAt, retiredAt, retainedUntil, online, h);
+    }
+
+    VersionRecord retire(Instant at, Instant until, String reason) {
+      VersionRecord moved = moveTo(VersionState.RETIRED, null, at, reason);
+      return new VersionRecord(version, artifact, endpoint, sourceJobId, manual, offlineMetrics,
+          moved.state, registeredAt, at, until, online, moved.history);
+    }
+
+    /** Back in service after a rollback restored it: no longer retired, no retention deadline. */
+    VersionRecord unretired() {
+      return new VersionRecord(version, artifact, endpoint, sourceJobId, manual, offlineMetrics,
+          state, registeredAt, null, null, online, history);
+    }
+
+    VersionRecord withOutcome(OutcomeRecorded o) {
+      return new VersionRecord(version, artifact, endpoint, sourceJobId, manual, offlineMetrics,
+          state, registeredAt, retiredAt, retainedUntil,
+          o.addTo(online),
+          history);
+    }
+  }
+
+  /**
+   * The rollout in progress: the plan, the current step and what it has measured, and the
+   * session ids already counted (for deduplication, for the whole rollout).
+   */
+  record Rollout(
+      String candidate,
+      String stableVersion,
+      List<Double> plan,
+      int step,
+      Instant stepStartedAt,
+      boolean paused,
+      OutcomeAggregates candidateStep,
+      OutcomeAggregates stableStep,
+      SessionSet candidateSessions,
+      SessionSet stableSessions) {
+
+    public Rollout {
+      plan = List.copyOf(plan);
+    }
+
+    /** The first step of a rollout just started: nothing measured, nobody counted yet. */
+    static Rollout start(String candidate, String stableVersion, List<Double> plan, Instant at) {
+      return new Rollout(candidate, stableVersion, plan, 0, at, false,
+          OutcomeAggregates.EMPTY, OutcomeAggregates.EMPTY, SessionSet.EMPTY, SessionSet.EMPTY);
+    }
+
+    double ratio() {
+      return plan.get(step);
+    }
+
+    VersionState servingState() {
+      return step == 0 ? VersionState.CANARY : VersionState.RAMP;
+    }
+
+    Rollout toStep(int next, Instant at) {
+      return new Rollout(candidate, stableVersion, plan, next, at, false, OutcomeAggregates.EMPTY,
+          OutcomeAggregates.EMPTY, candidateSessions, stableSessions);
+    }
+
+    Rollout paused(boolean p, Instant stepStart) {
+      return new Rollout(candidate, stableVersion, plan, step, stepStart, p, candidateStep,
+          stableStep, candidateSessions, stableSessions);
+    }
+
+    Rollout withOutcome(OutcomeRecorded o) {
+      if (o.modelVersion().equals(candidate)) {
+        return new Rollout(candidate, stableVersion, plan, step, stepStartedAt, paused,
+            o.addTo(candidateStep),
+            stableStep, candidateSessions.add(o.sessionId()), stableSessions);
+      }
+      return new Rollout(candidate, stableVersion, plan, step, stepStartedAt, paused, candidateStep,
+          o.addTo(stableStep),
+          candidateSessions, stableSessions.add(o.sessionId()));
+    }
+  }
+}

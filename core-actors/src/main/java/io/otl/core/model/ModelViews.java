@@ -1,0 +1,123 @@
+package io.otl.core.model;
+
+import io.otl.core.JsonSerializable;
+import io.otl.core.model.Deployments.Deployment;
+import io.otl.core.model.ModelState.HistoryEntry;
+import io.otl.core.model.ModelState.Rollout;
+import io.otl.core.model.ModelState.RollingOut;
+import io.otl.core.model.ModelState.State;
+import io.otl.core.model.ModelState.VersionRecord;
+import io.otl.core.model.ModelState.VersionState;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * GET /v1/models/{agentId}: the view of a {@link ModelVersion} state, built the same way by the
+ * live entity and by the audit from a replayed state. An interface as a namespace: {@link
+ * ModelVersion} implements it so that {@code ModelVersion.ModelsView} keeps resolving.
+ */
+public interface ModelViews {
+
+  record ModelsView(
+      String agentId, String stable, String candidate, List<VersionView> versions)
+      implements JsonSerializable {}
+
+  /**
+   * @param ratio share of sessions this version serves now
+   * @param step index in the rollout plan while in rollout, else null
+   * @param stepDeadline earliest time the current step may advance (null unless in rollout and
+   *     not paused)
+   * @param retainedUntil for a RETIRED version: until when a rollback may restore it
+   */
+  record VersionView(
+      String version,
+      VersionState state,
+      double ratio,
+      String artifact,
+      String endpoint,
+      String sourceJobId,
+      boolean manual,
+      Instant registeredAt,
+      Integer step,
+      Instant stepStartedAt,
+      Instant stepDeadline,
+      Instant retainedUntil,
+      MetricsView metrics,
+      List<HistoryEntry> history,
+      Deployment deployment) {}
+
+  /**
+   * @param offline the offline evaluation metrics given at registration
+   * @param online everything measured for this version (all its rollouts)
+   * @param currentStep what the current rollout step has measured for it (candidate or stable
+   *     during a rollout, else null)
+   */
+  record MetricsView(
+      Map<String, Double> offline, MetricSummary online, MetricSummary currentStep) {}
+
+  record MetricSummary(
+      long sessions,
+      Double taskSuccessRate,
+      long taskSuccessSamples,
+      Double userSatisfaction,
+      long userSatisfactionSamples,
+      Double responseLatencyP95Ms,
+      long responseLatencySamples) {
+
+    static MetricSummary of(OutcomeAggregates a) {
+      return new MetricSummary(
+          a.sessions(),
+          a.value(Metric.TASK_SUCCESS_RATE),
+          a.samples(Metric.TASK_SUCCESS_RATE),
+          a.value(Metric.USER_SATISFACTION),
+          a.samples(Metric.USER_SATISFACTION),
+          a.value(Metric.RESPONSE_LATENCY),
+          a.samples(Metric.RESPONSE_LATENCY));
+    }
+  }
+
+  /**
+   * The view of a state.
+   *
+   * @param stepDuration {@code model-update.step-duration}, which sets the current step's deadline
+   */
+  static ModelsView of(String agentId, State s, Duration stepDuration) {
+    Rollout rollout = s instanceof RollingOut r ? r.rollout() : null;
+    List<VersionView> versions = new ArrayList<>();
+    for (VersionRecord v : s.models().versions()) {
+      boolean isCandidate = rollout != null && v.version().equals(rollout.candidate());
+      boolean isStableInRollout = rollout != null && v.version().equals(rollout.stableVersion());
+      MetricSummary step = isCandidate ? MetricSummary.of(rollout.candidateStep())
+          : isStableInRollout ? MetricSummary.of(rollout.stableStep()) : null;
+      Instant deadline = isCandidate && !rollout.paused()
+          ? rollout.stepStartedAt().plus(stepDuration) : null;
+      versions.add(new VersionView(v.version(), v.state(), ratioOf(s, v), v.artifact(), v.endpoint(),
+          v.sourceJobId(), v.manual(), v.registeredAt(),
+          isCandidate ? rollout.step() : null,
+          isCandidate ? rollout.stepStartedAt() : null,
+          deadline,
+          v.state() == VersionState.RETIRED ? v.retainedUntil() : null,
+          new MetricsView(v.offlineMetrics(), MetricSummary.of(v.online()), step),
+          v.history(), s.models().deployments().get(v.version())));
+    }
+    return new ModelsView(agentId, s.models().stable(), rollout == null ? null : rollout.candidate(),
+        List.copyOf(versions));
+  }
+
+  /** The share of sessions {@code v} serves in state {@code s}. */
+  static double ratioOf(State s, VersionRecord v) {
+    if (s instanceof RollingOut r) {
+      if (v.version().equals(r.rollout().candidate())) {
+        return r.rollout().ratio();
+      }
+      if (v.version().equals(s.models().stable())) {
+        return 1.0 - r.rollout().ratio();
+      }
+      return 0.0;
+    }
+    return v.version().equals(s.models().stable()) ? 1.0 : 0.0;
+  }
+}
