@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import io.otl.core.model.ModelEvents.Event;
 import io.otl.core.model.ModelProtocol.Command;
 import io.otl.core.model.ModelProtocol.RouteDecision;
@@ -23,6 +21,7 @@ import io.otl.core.serving.ServingBackend;
 import io.otl.core.serving.ServingException;
 import io.otl.core.serving.ServingTarget;
 import io.otl.core.serving.StaticServing;
+import io.otl.core.testing.EntityTestKits;
 import io.otl.core.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,23 +49,13 @@ import org.junit.jupiter.api.Test;
  */
 class DeploymentTest {
 
-  private static final Config CONFIG =
-      ConfigFactory.parseString(
-              "pekko.persistence.testkit.events.serialize = on\n"
-                  + "pekko.persistence.testkit.snapshots.serialize = on\n"
-                  + "pekko.actor.serialization-bindings {\"io.otl.core.JsonSerializable\" = jackson-json}")
-          .withFallback(EventSourcedBehaviorTestKit.config())
-          .withFallback(ConfigFactory.load());
-
   private static final BaseModel BASE = new BaseModel("openai-compatible", "http://base:9000/v1", "qwen2.5-7b-instruct");
 
   private static ActorTestKit testKit;
 
   @BeforeAll
   static void start() {
-    ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
-        .setLevel(ch.qos.logback.classic.Level.INFO);
-    testKit = ActorTestKit.create("DeploymentTest", CONFIG);
+    testKit = EntityTestKits.start("DeploymentTest");
   }
 
   @AfterAll
@@ -140,8 +129,7 @@ class DeploymentTest {
 
   private void startEntity(ServingBackend backend, int maxAttempts, String modelUpdate) {
     agent = "agent-" + UUID.randomUUID().toString().substring(0, 8);
-    ModelSettings settings = ModelSettings.fromConfig(ConfigFactory.parseString("model-update { " + modelUpdate + " }")
-        .withFallback(ConfigFactory.load().getConfig("agentscope.training")));
+    ModelSettings settings = ModelSettings.fromConfig(EntityTestKits.training(modelUpdate));
     Serving serving = new Serving(backend, Optional.of(BASE), Duration.ofMillis(10), Duration.ofMillis(50), maxAttempts);
     kit = EventSourcedBehaviorTestKit.create(testKit.system(), ModelVersion.create(agent, settings, clock, serving),
         EventSourcedBehaviorTestKit.enabledSerializationSettings());

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import io.otl.core.model.CanaryStatistics.TestResult;
 import io.otl.core.model.ModelEvents.Event;
 import io.otl.core.model.ModelProtocol.Command;
@@ -18,6 +16,7 @@ import io.otl.core.model.ModelProtocol.VersionStatus;
 import io.otl.core.model.ModelState.State;
 import io.otl.core.model.ModelState.VersionState;
 import io.otl.core.model.ModelViews.VersionView;
+import io.otl.core.testing.EntityTestKits;
 import io.otl.core.testing.ManualClock;
 import java.time.Instant;
 import java.util.Map;
@@ -37,14 +36,6 @@ import org.junit.jupiter.api.Test;
  */
 class GuardrailRolloutTest {
 
-  private static final Config CONFIG =
-      ConfigFactory.parseString(
-              "pekko.persistence.testkit.events.serialize = on\n"
-                  + "pekko.persistence.testkit.snapshots.serialize = on\n"
-                  + "pekko.actor.serialization-bindings {\"io.otl.core.JsonSerializable\" = jackson-json}")
-          .withFallback(EventSourcedBehaviorTestKit.config())
-          .withFallback(ConfigFactory.load());
-
   private static final Map<String, Double> OFFLINE =
       Map.of("task-success-rate", 0.85, "user-satisfaction", 0.80, "response-latency", 900.0);
 
@@ -55,9 +46,7 @@ class GuardrailRolloutTest {
 
   @BeforeAll
   static void start() {
-    ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
-        .setLevel(ch.qos.logback.classic.Level.INFO);
-    testKit = ActorTestKit.create("GuardrailRolloutTest", CONFIG);
+    testKit = EntityTestKits.start("GuardrailRolloutTest");
   }
 
   @AfterAll
@@ -66,9 +55,7 @@ class GuardrailRolloutTest {
   }
 
   private void startCanary() {
-    ModelSettings settings = ModelSettings.fromConfig(
-        ConfigFactory.parseString("model-update { min-samples-per-step = 20 }")
-            .withFallback(ConfigFactory.load().getConfig("agentscope.training")));
+    ModelSettings settings = ModelSettings.fromConfig(EntityTestKits.training("min-samples-per-step = 20"));
     kit = EventSourcedBehaviorTestKit.create(testKit.system(),
         ModelVersion.create("agent-" + UUID.randomUUID(), settings, clock),
         EventSourcedBehaviorTestKit.enabledSerializationSettings());

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import io.otl.core.model.CanaryStatistics.TestResult;
 import io.otl.core.model.ModelEvents.Event;
 import io.otl.core.model.ModelProtocol.Command;
@@ -24,6 +22,7 @@ import io.otl.core.model.ModelState.State;
 import io.otl.core.model.ModelState.VersionState;
 import io.otl.core.model.ModelViews.ModelsView;
 import io.otl.core.model.ModelViews.VersionView;
+import io.otl.core.testing.EntityTestKits;
 import io.otl.core.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,22 +45,11 @@ class ModelVersionTest {
    * testkit's default is off), plus the JSON binding: every command, event, state and snapshot
    * goes through Jackson, and a restart recovers from a serialized snapshot.
    */
-  private static final Config CONFIG =
-      ConfigFactory.parseString(
-              "pekko.persistence.testkit.events.serialize = on\n"
-                  + "pekko.persistence.testkit.snapshots.serialize = on\n"
-                  + "pekko.actor.serialization-bindings {\"io.otl.core.JsonSerializable\" = jackson-json}")
-          .withFallback(EventSourcedBehaviorTestKit.config())
-          .withFallback(ConfigFactory.load());
-
   private static ActorTestKit testKit;
 
   @BeforeAll
   static void start() {
-    // No logback-test.xml in this module yet: keep the journal's DEBUG lines out of the output.
-    ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
-        .setLevel(ch.qos.logback.classic.Level.INFO);
-    testKit = ActorTestKit.create("ModelVersionTest", CONFIG);
+    testKit = EntityTestKits.start("ModelVersionTest");
   }
 
   @AfterAll
@@ -87,9 +75,7 @@ class ModelVersionTest {
   }
 
   private void startEntity(String overrides, org.apache.pekko.actor.typed.ActorSystem<?> system) {
-    ModelSettings settings = ModelSettings.fromConfig(
-        ConfigFactory.parseString("model-update { " + overrides + " }")
-            .withFallback(ConfigFactory.load().getConfig("agentscope.training")));
+    ModelSettings settings = ModelSettings.fromConfig(EntityTestKits.training(overrides));
     kit = EventSourcedBehaviorTestKit.create(
         system,
         ModelVersion.create("agent-" + UUID.randomUUID(), settings, clock),
@@ -344,7 +330,7 @@ class ModelVersionTest {
   @Test
   void afterRestartTheStepTimerFiresAfterTheRemainingTimeOnly() {
     ActorTestKit manual = ActorTestKit.create("ModelVersionTestManualTime",
-        org.apache.pekko.actor.testkit.typed.javadsl.ManualTime.config().withFallback(CONFIG));
+        org.apache.pekko.actor.testkit.typed.javadsl.ManualTime.config().withFallback(EntityTestKits.CONFIG));
     try {
       var time = org.apache.pekko.actor.testkit.typed.javadsl.ManualTime.get(manual.system());
       startEntity("step-duration = 10s, " + SMALL_STEPS, manual.system());
