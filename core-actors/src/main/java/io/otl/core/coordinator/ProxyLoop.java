@@ -52,7 +52,8 @@ final class ProxyLoop {
     if (pending == null || rt.ports.onlineBackend() == null || !rt.inFlight.add(StepKey.of(Step.FORWARD, sessionId))) {
       return;
     }
-    rt.ctx.pipeToSelf(call(() -> rt.ports.onlineBackend().forwardReward(pending.msgIds(), pending.reward(), sessionId, 0)),
+    rt.ctx.pipeToSelf(
+        call(() -> rt.ports.onlineBackend().forwardReward(pending.msgIds(), pending.reward(), sessionId, 0)),
         (ok, error) -> new RewardForwardFinished(sessionId, error == null ? null : describe(error)));
   }
 
