@@ -1,10 +1,18 @@
 package io.otl.core.coordinator;
 
+import io.otl.core.coordinator.CoordinatorEvents.CandidateHandedOver;
+import io.otl.core.coordinator.CoordinatorEvents.Event;
+import io.otl.core.coordinator.CoordinatorEvents.JobCancelRequested;
 import io.otl.core.coordinator.CoordinatorEvents.JobCancelled;
 import io.otl.core.coordinator.CoordinatorEvents.JobEvent;
 import io.otl.core.coordinator.CoordinatorEvents.JobFailed;
+import io.otl.core.coordinator.CoordinatorEvents.JobRequested;
 import io.otl.core.coordinator.CoordinatorEvents.JobStatusChanged;
+import io.otl.core.coordinator.CoordinatorEvents.JobSubmitFailed;
+import io.otl.core.coordinator.CoordinatorEvents.JobSubmitted;
+import io.otl.core.coordinator.CoordinatorEvents.JobSubmitting;
 import io.otl.core.coordinator.CoordinatorEvents.JobSucceeded;
+import io.otl.core.coordinator.CoordinatorEvents.PreflightFailed;
 import io.otl.core.coordinator.CoordinatorState.Job;
 import io.otl.core.coordinator.CoordinatorState.JobStatus;
 import io.otl.core.training.BackendJobStatus;
@@ -65,5 +73,34 @@ final class JobLifecycle {
     return kind == TrainingBackendException.Kind.NOT_FOUND
         ? new Polled(new JobFailed(job.jobId(), "the backend no longer knows the job: " + error, now), true, false)
         : new Polled(null, false, true);
+  }
+
+  /** How a job event reads in the log (ids and statuses only, no payloads); null for none. */
+  static String transition(Event e) {
+    String what = null;
+    if (e instanceof JobRequested r) {
+      what = "REQUESTED (" + r.trigger().configName() + ", " + r.sessionIds().size() + " trajectories)";
+    } else if (e instanceof PreflightFailed) {
+      what = "FAILED (pre-flight)";
+    } else if (e instanceof JobSubmitting x) {
+      what = "submitting (attempt " + x.attempt() + ")";
+    } else if (e instanceof JobSubmitFailed x) {
+      what = "submission attempt " + x.attempt() + " failed, retry at " + x.nextAttemptAt();
+    } else if (e instanceof JobSubmitted) {
+      what = "SUBMITTED";
+    } else if (e instanceof JobStatusChanged x) {
+      what = x.status().name();
+    } else if (e instanceof JobSucceeded x) {
+      what = "SUCCEEDED" + (x.candidateVersion() == null ? "" : " (candidate " + x.candidateVersion() + ")");
+    } else if (e instanceof JobFailed) {
+      what = "FAILED";
+    } else if (e instanceof JobCancelRequested) {
+      what = "cancel requested";
+    } else if (e instanceof JobCancelled) {
+      what = "CANCELLED";
+    } else if (e instanceof CandidateHandedOver x) {
+      what = "handed over as " + x.version();
+    }
+    return what;
   }
 }

@@ -1,19 +1,6 @@
 package io.otl.core.coordinator;
 
 import io.otl.core.coordinator.CoordinatorEvents.Event;
-import io.otl.core.coordinator.CoordinatorEvents.JobCancelRequested;
-import io.otl.core.coordinator.CoordinatorEvents.JobCancelled;
-import io.otl.core.coordinator.CoordinatorEvents.JobEvent;
-import io.otl.core.coordinator.CoordinatorEvents.JobFailed;
-import io.otl.core.coordinator.CoordinatorEvents.JobRequested;
-import io.otl.core.coordinator.CoordinatorEvents.JobStatusChanged;
-import io.otl.core.coordinator.CoordinatorEvents.JobSubmitFailed;
-import io.otl.core.coordinator.CoordinatorEvents.JobSubmitted;
-import io.otl.core.coordinator.CoordinatorEvents.JobSubmitting;
-import io.otl.core.coordinator.CoordinatorEvents.JobSucceeded;
-import io.otl.core.coordinator.CoordinatorEvents.PolicyChanged;
-import io.otl.core.coordinator.CoordinatorEvents.PreflightFailed;
-import io.otl.core.coordinator.CoordinatorEvents.CandidateHandedOver;
 import io.otl.core.coordinator.CoordinatorProtocol.Command;
 import io.otl.core.coordinator.CoordinatorState.State;
 import io.otl.core.coordinator.TrainingPolicy.Backend;
@@ -514,30 +501,7 @@ public final class TrainingCoordinator
   /** One INFO line per job transition: ids and statuses only, no payloads. */
   private void logTransitions(List<Event> events) {
     for (Event e : events) {
-      String what = null;
-      if (e instanceof JobRequested r) {
-        what = "REQUESTED (" + r.trigger().configName() + ", " + r.sessionIds().size() + " trajectories)";
-      } else if (e instanceof PreflightFailed) {
-        what = "FAILED (pre-flight)";
-      } else if (e instanceof JobSubmitting x) {
-        what = "submitting (attempt " + x.attempt() + ")";
-      } else if (e instanceof JobSubmitFailed x) {
-        what = "submission attempt " + x.attempt() + " failed, retry at " + x.nextAttemptAt();
-      } else if (e instanceof JobSubmitted) {
-        what = "SUBMITTED";
-      } else if (e instanceof JobStatusChanged x) {
-        what = x.status().name();
-      } else if (e instanceof JobSucceeded x) {
-        what = "SUCCEEDED" + (x.candidateVersion() == null ? "" : " (candidate " + x.candidateVersion() + ")");
-      } else if (e instanceof JobFailed) {
-        what = "FAILED";
-      } else if (e instanceof JobCancelRequested) {
-        what = "cancel requested";
-      } else if (e instanceof JobCancelled) {
-        what = "CANCELLED";
-      } else if (e instanceof CandidateHandedOver x) {
-        what = "handed over as " + x.version();
-      }
+      String what = JobLifecycle.transition(e);
       if (what != null) {
         rt.log().info("agent {}: job {} {}", rt.agentId, ((JobEvent) e).jobId(), what);
       }
