@@ -12,8 +12,7 @@ import java.util.Map;
  */
 public interface CoordinatorReplies {
 
-
-  /** What became of a {@link TrajectoryAvailable}. */
+  /** What became of a {@link CoordinatorProtocol.TrajectoryAvailable}. */
   public enum Disposition {
     /** New eligible trajectory: it joined the pool (counted once). */
     POOLED,
