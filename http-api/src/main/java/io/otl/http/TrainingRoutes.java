@@ -15,7 +15,7 @@ import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
 
 import io.otl.core.api.AgentDirectory;
 import io.otl.core.coordinator.TrainingCoordinator;
-import io.otl.core.coordinator.TrainingCoordinator.JobStatus;
+import io.otl.core.coordinator.CoordinatorState.JobStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;

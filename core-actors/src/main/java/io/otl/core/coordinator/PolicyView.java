@@ -14,4 +14,4 @@ import java.util.Map;
  */
 public record PolicyView(
     String agentId, Map<String, Object> policy, Map<String, Object> overrides, String changedBy, Instant changedAt)
-    implements TrainingCoordinator.PolicyReply {}
+    implements CoordinatorReplies.PolicyReply {}

@@ -1,6 +1,6 @@
 package io.otl.core.coordinator;
 
-import io.otl.core.coordinator.TrainingCoordinator.TriggerReply;
+import io.otl.core.coordinator.CoordinatorReplies.TriggerReply;
 import io.otl.core.coordinator.TrainingPolicy.TriggerType;
 import org.apache.pekko.actor.typed.ActorRef;
 
@@ -16,7 +16,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 public record RolloutChecked(
     TriggerType trigger, String requestedBy, String rollout, String error, ActorRef<TriggerReply> replyTo,
     java.time.Instant slot, boolean missed)
-    implements TrainingCoordinator.Internal {
+    implements CoordinatorProtocol.Internal {
 
   public RolloutChecked(
       TriggerType trigger, String requestedBy, String rollout, String error, ActorRef<TriggerReply> replyTo) {

@@ -1,7 +1,7 @@
 package io.otl.core.coordinator;
 
-import io.otl.core.coordinator.TrainingCoordinator.Command;
-import io.otl.core.coordinator.TrainingCoordinator.TriggerReply;
+import io.otl.core.coordinator.CoordinatorProtocol.Command;
+import io.otl.core.coordinator.CoordinatorReplies.TriggerReply;
 import io.otl.core.coordinator.TrainingPolicy.TriggerType;
 import java.util.Objects;
 import java.util.Optional;

@@ -7,8 +7,19 @@
  * <ul>
  *   <li>{@link io.otl.core.coordinator.TrainingCoordinator}: the event-sourced entity (entity key
  *       = agentId, {@code ENTITY_TYPE_KEY} "TrainingCoordinator", persistence id
- *       {@code TrainingCoordinator|<agentId>}), with its commands, replies, events, state and views
- *       as nested records, and the pure static {@code applyEvent}/{@code replay} for audits.
+ *       {@code TrainingCoordinator|<agentId>}) and its handlers for the pool, triggers, policy,
+ *       recovery and cancel; {@code JobSteps} (export, submission or commit, polling, cancel on the
+ *       backend, hand-over), {@code ProxyLoop} (trinity-proxy) and {@code ScheduleTrigger} hold the
+ *       other handlers. Each decides a {@code Plan} (events applied as added, persisted together).
+ *   <li>Its types, one file each kind: {@link io.otl.core.coordinator.CoordinatorProtocol}
+ *       (commands), {@link io.otl.core.coordinator.CoordinatorReplies} (replies and views), {@link
+ *       io.otl.core.coordinator.CoordinatorEvents} and {@link io.otl.core.coordinator.CoordinatorState},
+ *       as nested records of interfaces the entity implements, so {@code TrainingCoordinator.State}
+ *       and the like still name them. {@link io.otl.core.coordinator.CoordinatorEventHandler}: the
+ *       pure static {@code applyEvent}/{@code replay} (also for audits).
+ *   <li>Pure rules: {@code PoolRules} (counting once), {@code Preflight} (threshold and checklist),
+ *       {@code ScheduleSlots} (due cron slots), {@code JobLifecycle} (backend answers), {@code
+ *       ProxyRules}; {@code PortCalls} makes every port call fail into its stage.
  *   <li>{@link io.otl.core.coordinator.TrainingPolicy}: {@code agentscope.training.training-runner}.
  *   <li>Ports, implemented outside the domain: {@link io.otl.core.coordinator.DatasetExporter}
  *       ({@link io.otl.core.coordinator.ExportRequest} → {@link io.otl.core.coordinator.DatasetManifest}),

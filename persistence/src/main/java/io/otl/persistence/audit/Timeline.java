@@ -3,7 +3,7 @@ package io.otl.persistence.audit;
 import io.otl.core.api.AuditLog;
 import io.otl.core.api.AuditLog.Kind;
 import io.otl.core.coordinator.TrainingCoordinator;
-import io.otl.core.coordinator.TrainingCoordinator.Event;
+import io.otl.core.coordinator.CoordinatorEvents.Event;
 import io.otl.core.model.CanaryStatistics.TestResult;
 import io.otl.core.model.Deployments;
 import io.otl.core.model.Metric;

@@ -1,7 +1,7 @@
 package io.otl.persistence.export;
 
 import io.otl.core.coordinator.TrainingCoordinator;
-import io.otl.core.coordinator.TrainingCoordinator.DatasetExported;
+import io.otl.core.coordinator.CoordinatorEvents.DatasetExported;
 import io.otl.core.model.ModelVersion;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,6 +1,7 @@
 package io.otl.persistence.schema;
 
-import io.otl.core.coordinator.TrainingCoordinator;
+import io.otl.core.coordinator.CoordinatorEvents;
+import io.otl.core.coordinator.CoordinatorState;
 import io.otl.core.model.Deployments;
 import io.otl.core.model.ModelEvents;
 import io.otl.core.model.ModelState;
@@ -45,49 +46,49 @@ public final class PersistedTypes {
       PersistedType.of("session.reward-revised", AgentSession.RewardRevised.class).legacy(S + "RewardRevised"),
       PersistedType.of("session.state", AgentSession.State.class).legacy(S + "State"),
       // TrainingCoordinator (TrainingCoordinator|<agentId>)
-      PersistedType.of("coordinator.trajectory-pooled", TrainingCoordinator.TrajectoryPooled.class)
+      PersistedType.of("coordinator.trajectory-pooled", CoordinatorEvents.TrajectoryPooled.class)
           .legacy(C + "TrajectoryPooled"),
-      PersistedType.of("coordinator.trajectory-filtered", TrainingCoordinator.TrajectoryFiltered.class)
+      PersistedType.of("coordinator.trajectory-filtered", CoordinatorEvents.TrajectoryFiltered.class)
           .legacy(C + "TrajectoryFiltered"),
-      PersistedType.of("coordinator.reward-updated", TrainingCoordinator.RewardUpdated.class)
+      PersistedType.of("coordinator.reward-updated", CoordinatorEvents.RewardUpdated.class)
           .legacy(C + "RewardUpdated"),
-      PersistedType.of("coordinator.reward-forwarded", TrainingCoordinator.RewardForwarded.class)
+      PersistedType.of("coordinator.reward-forwarded", CoordinatorEvents.RewardForwarded.class)
           .legacy(C + "RewardForwarded"),
-      PersistedType.of("coordinator.schedule-armed", TrainingCoordinator.ScheduleArmed.class)
+      PersistedType.of("coordinator.schedule-armed", CoordinatorEvents.ScheduleArmed.class)
           .legacy(C + "ScheduleArmed"),
-      PersistedType.of("coordinator.scheduled-slot-fired", TrainingCoordinator.ScheduledSlotFired.class)
+      PersistedType.of("coordinator.scheduled-slot-fired", CoordinatorEvents.ScheduledSlotFired.class)
           .legacy(C + "ScheduledSlotFired"),
-      PersistedType.of("coordinator.scheduled-slot-skipped", TrainingCoordinator.ScheduledSlotSkipped.class)
+      PersistedType.of("coordinator.scheduled-slot-skipped", CoordinatorEvents.ScheduledSlotSkipped.class)
           .legacy(C + "ScheduledSlotSkipped"),
-      PersistedType.of("coordinator.job-requested", TrainingCoordinator.JobRequested.class)
+      PersistedType.of("coordinator.job-requested", CoordinatorEvents.JobRequested.class)
           .legacy(C + "JobRequested"),
-      PersistedType.of("coordinator.preflight-failed", TrainingCoordinator.PreflightFailed.class)
+      PersistedType.of("coordinator.preflight-failed", CoordinatorEvents.PreflightFailed.class)
           .legacy(C + "PreflightFailed"),
-      PersistedType.of("coordinator.dataset-exported", TrainingCoordinator.DatasetExported.class)
+      PersistedType.of("coordinator.dataset-exported", CoordinatorEvents.DatasetExported.class)
           .legacy(C + "DatasetExported"),
-      PersistedType.of("coordinator.dataset-export-failed", TrainingCoordinator.DatasetExportFailed.class)
+      PersistedType.of("coordinator.dataset-export-failed", CoordinatorEvents.DatasetExportFailed.class)
           .legacy(C + "DatasetExportFailed"),
-      PersistedType.of("coordinator.job-submitting", TrainingCoordinator.JobSubmitting.class)
+      PersistedType.of("coordinator.job-submitting", CoordinatorEvents.JobSubmitting.class)
           .legacy(C + "JobSubmitting"),
-      PersistedType.of("coordinator.job-submitted", TrainingCoordinator.JobSubmitted.class)
+      PersistedType.of("coordinator.job-submitted", CoordinatorEvents.JobSubmitted.class)
           .legacy(C + "JobSubmitted"),
-      PersistedType.of("coordinator.job-submit-failed", TrainingCoordinator.JobSubmitFailed.class)
+      PersistedType.of("coordinator.job-submit-failed", CoordinatorEvents.JobSubmitFailed.class)
           .legacy(C + "JobSubmitFailed"),
-      PersistedType.of("coordinator.job-status-changed", TrainingCoordinator.JobStatusChanged.class)
+      PersistedType.of("coordinator.job-status-changed", CoordinatorEvents.JobStatusChanged.class)
           .legacy(C + "JobStatusChanged"),
-      PersistedType.of("coordinator.job-succeeded", TrainingCoordinator.JobSucceeded.class)
+      PersistedType.of("coordinator.job-succeeded", CoordinatorEvents.JobSucceeded.class)
           .legacy(C + "JobSucceeded"),
-      PersistedType.of("coordinator.job-failed", TrainingCoordinator.JobFailed.class).legacy(C + "JobFailed"),
-      PersistedType.of("coordinator.job-cancel-requested", TrainingCoordinator.JobCancelRequested.class)
+      PersistedType.of("coordinator.job-failed", CoordinatorEvents.JobFailed.class).legacy(C + "JobFailed"),
+      PersistedType.of("coordinator.job-cancel-requested", CoordinatorEvents.JobCancelRequested.class)
           .legacy(C + "JobCancelRequested"),
-      PersistedType.of("coordinator.job-cancelled", TrainingCoordinator.JobCancelled.class)
+      PersistedType.of("coordinator.job-cancelled", CoordinatorEvents.JobCancelled.class)
           .legacy(C + "JobCancelled"),
-      PersistedType.of("coordinator.candidate-handed-over", TrainingCoordinator.CandidateHandedOver.class)
+      PersistedType.of("coordinator.candidate-handed-over", CoordinatorEvents.CandidateHandedOver.class)
           .legacy(C + "CandidateHandedOver"),
-      PersistedType.of("coordinator.proxy-model-observed", TrainingCoordinator.ProxyModelObserved.class)
+      PersistedType.of("coordinator.proxy-model-observed", CoordinatorEvents.ProxyModelObserved.class)
           .legacy(C + "ProxyModelObserved"),
-      PersistedType.of("coordinator.policy-changed", TrainingCoordinator.PolicyChanged.class),
-      PersistedType.of("coordinator.state", TrainingCoordinator.State.class).legacy(C + "State"),
+      PersistedType.of("coordinator.policy-changed", CoordinatorEvents.PolicyChanged.class),
+      PersistedType.of("coordinator.state", CoordinatorState.State.class).legacy(C + "State"),
       // ModelVersion (ModelVersion|<agentId>)
       PersistedType.of("model.version-registered", ModelEvents.VersionRegistered.class)
           .legacy(M + "VersionRegistered"),

@@ -2,8 +2,8 @@ package io.otl.persistence.golden;
 
 import io.otl.core.coordinator.DatasetManifest;
 import io.otl.core.coordinator.TrainingCoordinator;
-import io.otl.core.coordinator.TrainingCoordinator.Event;
-import io.otl.core.coordinator.TrainingCoordinator.JobStatus;
+import io.otl.core.coordinator.CoordinatorEvents.Event;
+import io.otl.core.coordinator.CoordinatorState.JobStatus;
 import io.otl.core.coordinator.TrainingPolicy.Backend;
 import io.otl.core.coordinator.TrainingPolicy.TriggerType;
 import io.otl.core.training.OutputModel;

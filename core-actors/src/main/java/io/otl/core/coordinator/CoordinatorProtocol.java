@@ -1,0 +1,185 @@
+package io.otl.core.coordinator;
+
+import io.otl.core.JsonSerializable;
+import io.otl.core.coordinator.CoordinatorReplies.CancelReply;
+import io.otl.core.coordinator.CoordinatorReplies.CoordinatorView;
+import io.otl.core.coordinator.CoordinatorReplies.JobList;
+import io.otl.core.coordinator.CoordinatorReplies.JobReply;
+import io.otl.core.coordinator.CoordinatorReplies.LineageReply;
+import io.otl.core.coordinator.CoordinatorReplies.PolicyReply;
+import io.otl.core.coordinator.CoordinatorReplies.TrajectoryAck;
+import io.otl.core.coordinator.CoordinatorReplies.TriggerReply;
+import io.otl.core.coordinator.CoordinatorState.JobStatus;
+import io.otl.core.training.BackendJobStatus;
+import io.otl.core.training.ProxyMetrics;
+import io.otl.core.training.TrainingBackendException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * The commands of the {@link TrainingCoordinator} (its protocol; replies are in {@link
+ * CoordinatorReplies}). Every command is {@link JsonSerializable}: sharding may deliver it from
+ * another node. {@code TrainingCoordinator} implements this interface, so {@code
+ * TrainingCoordinator.Trigger} and the like keep naming these types.
+ */
+public interface CoordinatorProtocol {
+
+  public sealed interface Command extends JsonSerializable
+      permits TrajectoryAvailable,
+          TrajectoriesAvailable,
+          Trigger,
+          CancelJob,
+          GetStatus,
+          GetJob,
+          ListJobs,
+          GetJobLineage,
+          SetPolicy,
+          GetPolicy,
+          Internal {}
+
+  /**
+   * A completed trajectory ({@code revision = false}, from TrajectoryCompleted) or a revised reward
+   * ({@code revision = true}, from RewardRevised) of this agent. Sent at least once, possibly many
+   * times and out of order by the read-side forwarder; every session is counted once.
+   *
+   * @param completedAt when the fact happened (the completion, or the revision); a revision older
+   *     than the stored reward is a duplicate
+   * @param msgIds the assistant messages' msgIds (the Trinity proxy's response ids); used only with
+   *     the trinity-proxy backend
+   */
+  public record TrajectoryAvailable(
+      String sessionId,
+      String modelVersion,
+      double reward,
+      double qualityScore,
+      Instant completedAt,
+      boolean revision,
+      List<String> msgIds,
+      ActorRef<TrajectoryAck> replyTo)
+      implements Command {
+    public TrajectoryAvailable {
+      msgIds = msgIds == null ? List.of() : List.copyOf(msgIds);
+    }
+  }
+
+  /**
+   * Many {@link TrajectoryAvailable} of this agent at once (their own {@code replyTo} is unused):
+   * judged in order as if sent one by one, persisted in one write, answered with one ack per item.
+   * The read-side feed sends these so that one agent with many completions is one journal write
+   * per batch, not one per trajectory.
+   */
+  public record TrajectoriesAvailable(List<TrajectoryAvailable> items, ActorRef<TrajectoryAcks> replyTo)
+      implements Command {
+    public TrajectoriesAvailable {
+      items = items == null ? List.of() : List.copyOf(items);
+    }
+  }
+
+  /** The acks of a {@link TrajectoriesAvailable}, in its order. */
+  public record TrajectoryAcks(List<TrajectoryAck> acks) implements JsonSerializable {}
+
+  /** Manual trigger (always allowed). */
+  public record Trigger(String requestedBy, ActorRef<TriggerReply> replyTo) implements Command {}
+
+  public record CancelJob(String jobId, String requestedBy, ActorRef<CancelReply> replyTo)
+      implements Command {}
+
+  /** GET /v1/training/{agentId}. */
+  public record GetStatus(ActorRef<CoordinatorView> replyTo) implements Command {}
+
+  /** GET /v1/jobs/{jobId}. */
+  public record GetJob(String jobId, ActorRef<JobReply> replyTo) implements Command {}
+
+  /** GET /v1/jobs?agentId=&status=; {@code status} null lists every job, oldest first. */
+  public record ListJobs(JobStatus status, ActorRef<JobList> replyTo) implements Command {}
+
+  /** The exact trajectories of a job (kept out of the job JSON, which stays small). */
+  public record GetJobLineage(String jobId, ActorRef<LineageReply> replyTo) implements Command {}
+
+  /**
+   * PUT /v1/training/{agentId}/policy: replaces the agent's run-time overrides (an empty map goes
+   * back to the file's policy). Refused INVALID_INPUT, with nothing persisted, when a key is not
+   * overridable or a value is refused (see {@link PolicyOverrides}).
+   */
+  public record SetPolicy(Map<String, Object> overrides, String requestedBy, ActorRef<PolicyReply> replyTo)
+      implements Command {}
+
+  /** GET /v1/training/{agentId}/policy. */
+  public record GetPolicy(ActorRef<PolicyReply> replyTo) implements Command {}
+
+  /**
+   * Messages the entity sends itself (timers, {@code pipeToSelf} results). Public only so that
+   * tests can drive timers; nothing else should send them.
+   */
+  public sealed interface Internal extends Command
+      permits Recovered,
+          ScheduleTick,
+          PollTick,
+          RetryStep,
+          ExportFinished,
+          SubmitFinished,
+          StatusPolled,
+          CancelFinished,
+          HandOverFinished,
+          RewardForwardFinished,
+          ForwardRetryTick,
+          ProxyMetricsTick,
+          ProxyMetricsPolled,
+          ProxyHandOverFinished,
+          ProxyHandOverRetry,
+          RolloutChecked {}
+
+  /** Sent to itself once recovery completed: re-arms timers and resumes interrupted work. */
+  public enum Recovered implements Internal {
+    INSTANCE
+  }
+
+  /** The schedule timer: a cron slot may be due. */
+  public enum ScheduleTick implements Internal {
+    INSTANCE
+  }
+
+  /** The poll timer: ask the backend about the active job. */
+  public enum PollTick implements Internal {
+    INSTANCE
+  }
+
+  /** A back-off expired: retry the pending step of the job (export, submit, cancel, hand-over). */
+  public record RetryStep(String jobId) implements Internal {}
+
+  public record ExportFinished(String jobId, DatasetManifest manifest, String error) implements Internal {}
+
+  /** Result of submit (ray-jobs) or commit (trinity-proxy); {@code externalId} null on failure. */
+  public record SubmitFinished(
+      String jobId, int attempt, String externalId, String error, boolean retryable)
+      implements Internal {}
+
+  public record StatusPolled(
+      String jobId, BackendJobStatus status, String error, TrainingBackendException.Kind errorKind)
+      implements Internal {}
+
+  public record CancelFinished(String jobId, String error, TrainingBackendException.Kind errorKind)
+      implements Internal {}
+
+  public record HandOverFinished(String jobId, String version, String error) implements Internal {}
+
+  public record RewardForwardFinished(String sessionId, String error) implements Internal {}
+
+  public enum ForwardRetryTick implements Internal {
+    INSTANCE
+  }
+
+  public enum ProxyMetricsTick implements Internal {
+    INSTANCE
+  }
+
+  public record ProxyMetricsPolled(ProxyMetrics metrics, String error) implements Internal {}
+
+  public record ProxyHandOverFinished(String version, String error) implements Internal {}
+
+  public enum ProxyHandOverRetry implements Internal {
+    INSTANCE
+  }
+}

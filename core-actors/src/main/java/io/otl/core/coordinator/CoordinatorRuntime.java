@@ -1,0 +1,62 @@
+package io.otl.core.coordinator;
+
+import io.otl.core.coordinator.CoordinatorEvents.PolicyChanged;
+import io.otl.core.coordinator.CoordinatorProtocol.Command;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.slf4j.Logger;
+
+/**
+ * What the coordinator's command handlers ({@link TrainingCoordinator}, {@link JobSteps}, {@link
+ * ProxyLoop}, {@link ScheduleTrigger}) share within one incarnation of the entity. Nothing here is
+ * persisted: a restart rebuilds it from the journal (the policy) or starts it empty.
+ */
+final class CoordinatorRuntime {
+  final String agentId;
+  final TrainingCoordinator.Ports ports;
+  final Clock clock;
+  final ActorContext<Command> ctx;
+  final TimerScheduler<Command> timers;
+  final PolicyOverrides.Resolver resolver;
+  /** "One rollout at a time": asks ModelVersion before a job. */
+  final RolloutGate rollouts;
+  /** Calls in flight: keeps one call per step, whatever triggers it. */
+  final Set<StepKey> inFlight = new HashSet<>();
+  /** Consecutive failures per retried step: drives the back-off. */
+  final Map<StepKey, Integer> failures = new HashMap<>();
+  /** In force: the file's policy with the run-time overrides of {@link #policyApplied}. */
+  TrainingPolicy policy;
+  PolicyChanged policyApplied;
+
+  CoordinatorRuntime(String agentId, TrainingPolicy policy, PolicyOverrides.Resolver resolver,
+      TrainingCoordinator.Ports ports, Clock clock, ActorContext<Command> ctx, TimerScheduler<Command> timers) {
+    this.agentId = agentId;
+    this.policy = policy;
+    this.resolver = resolver;
+    this.ports = ports;
+    this.clock = clock;
+    this.ctx = ctx;
+    this.timers = timers;
+    this.rollouts = new RolloutGate(agentId, ports.rolloutProbe(), ctx);
+  }
+
+  Instant now() {
+    return clock.instant();
+  }
+
+  Logger log() {
+    return ctx.getLog();
+  }
+
+  /** One more failure of {@code step}: the back-off before its next attempt. */
+  Duration failed(StepKey step) {
+    return policy.backoff(failures.merge(step, 1, Integer::sum));
+  }
+}

@@ -1,0 +1,106 @@
+package io.otl.core.coordinator;
+
+import io.otl.core.coordinator.CoordinatorEvents.CandidateHandedOver;
+import io.otl.core.coordinator.CoordinatorEvents.Event;
+import io.otl.core.coordinator.CoordinatorEvents.JobCancelRequested;
+import io.otl.core.coordinator.CoordinatorEvents.JobCancelled;
+import io.otl.core.coordinator.CoordinatorEvents.JobEvent;
+import io.otl.core.coordinator.CoordinatorEvents.JobFailed;
+import io.otl.core.coordinator.CoordinatorEvents.JobRequested;
+import io.otl.core.coordinator.CoordinatorEvents.JobStatusChanged;
+import io.otl.core.coordinator.CoordinatorEvents.JobSubmitFailed;
+import io.otl.core.coordinator.CoordinatorEvents.JobSubmitted;
+import io.otl.core.coordinator.CoordinatorEvents.JobSubmitting;
+import io.otl.core.coordinator.CoordinatorEvents.JobSucceeded;
+import io.otl.core.coordinator.CoordinatorEvents.PreflightFailed;
+import io.otl.core.coordinator.CoordinatorState.Job;
+import io.otl.core.coordinator.CoordinatorState.JobStatus;
+import io.otl.core.training.BackendJobStatus;
+import io.otl.core.training.TrainingBackendException;
+import java.time.Instant;
+
+/**
+ * Pure rules of the job lifecycle that are decided on the backend's answers (the transitions
+ * themselves are made by {@link CoordinatorEventHandler}).
+ */
+final class JobLifecycle {
+  private JobLifecycle() {}
+
+  /**
+   * What a status poll means for the job.
+   *
+   * @param event the job's new fact, null when nothing changed
+   * @param ended the job ended (the threshold trigger may fire again)
+   * @param pollAgain the job still runs on the backend (or the poll failed for a passing reason)
+   */
+  record Polled(JobEvent event, boolean ended, boolean pollAgain) {}
+
+  /** Submitted or running: the backend has it, and polling tells how it goes. */
+  static boolean onBackend(Job job) {
+    return job.status() == JobStatus.SUBMITTED || job.status() == JobStatus.RUNNING;
+  }
+
+  /** Succeeded with a model that ModelVersion does not have yet. */
+  static boolean awaitsHandOver(Job job) {
+    return job.status() == JobStatus.SUCCEEDED && job.candidateVersion() != null && !job.handedOver();
+  }
+
+  /**
+   * The backend's status of a submitted or running job.
+   *
+   * @param candidatesProduced batch jobs that succeeded with a model so far: a new model is {@code v<n+1>}
+   */
+  static Polled polled(Job job, BackendJobStatus st, int candidatesProduced, Instant now) {
+    return switch (st.state()) {
+      case PENDING -> new Polled(null, false, true);
+      case RUNNING -> new Polled(job.status() == JobStatus.SUBMITTED
+          ? new JobStatusChanged(job.jobId(), JobStatus.RUNNING,
+              st.message().isBlank() ? "running on the backend" : st.message(), now)
+          : null, false, true);
+      case SUCCEEDED -> new Polled(st.outputModel() == null
+          ? new JobFailed(job.jobId(), "the backend reported SUCCEEDED without an output model", now)
+          : new JobSucceeded(job.jobId(), st.outputModel(), "v" + (candidatesProduced + 1), now), true, false);
+      case FAILED -> new Polled(new JobFailed(job.jobId(),
+          st.message().isBlank() ? "failed on the backend" : st.message(), now), true, false);
+      case STOPPED -> new Polled(new JobCancelled(job.jobId(), job.cancelRequested() ? "stopped on the backend"
+          : "stopped on the backend without a cancel request here"
+              + (st.message().isBlank() ? "" : ": " + st.message()), now), true, false);
+    };
+  }
+
+  /** A failed poll: a job the backend no longer knows has failed; any other failure polls again. */
+  static Polled pollFailed(Job job, String error, TrainingBackendException.Kind kind, Instant now) {
+    return kind == TrainingBackendException.Kind.NOT_FOUND
+        ? new Polled(new JobFailed(job.jobId(), "the backend no longer knows the job: " + error, now), true, false)
+        : new Polled(null, false, true);
+  }
+
+  /** How a job event reads in the log (ids and statuses only, no payloads); null for none. */
+  static String transition(Event e) {
+    String what = null;
+    if (e instanceof JobRequested r) {
+      what = "REQUESTED (" + r.trigger().configName() + ", " + r.sessionIds().size() + " trajectories)";
+    } else if (e instanceof PreflightFailed) {
+      what = "FAILED (pre-flight)";
+    } else if (e instanceof JobSubmitting x) {
+      what = "submitting (attempt " + x.attempt() + ")";
+    } else if (e instanceof JobSubmitFailed x) {
+      what = "submission attempt " + x.attempt() + " failed, retry at " + x.nextAttemptAt();
+    } else if (e instanceof JobSubmitted) {
+      what = "SUBMITTED";
+    } else if (e instanceof JobStatusChanged x) {
+      what = x.status().name();
+    } else if (e instanceof JobSucceeded x) {
+      what = "SUCCEEDED" + (x.candidateVersion() == null ? "" : " (candidate " + x.candidateVersion() + ")");
+    } else if (e instanceof JobFailed) {
+      what = "FAILED";
+    } else if (e instanceof JobCancelRequested) {
+      what = "cancel requested";
+    } else if (e instanceof JobCancelled) {
+      what = "CANCELLED";
+    } else if (e instanceof CandidateHandedOver x) {
+      what = "handed over as " + x.version();
+    }
+    return what;
+  }
+}

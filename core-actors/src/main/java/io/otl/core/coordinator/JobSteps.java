@@ -1,0 +1,415 @@
+package io.otl.core.coordinator;
+
+import static io.otl.core.coordinator.PortCalls.call;
+import static io.otl.core.coordinator.PortCalls.describe;
+import static io.otl.core.coordinator.PortCalls.isRetryable;
+import static io.otl.core.coordinator.PortCalls.kindOf;
+
+import io.otl.core.coordinator.CoordinatorEvents.CandidateHandedOver;
+import io.otl.core.coordinator.CoordinatorEvents.DatasetExportFailed;
+import io.otl.core.coordinator.CoordinatorEvents.DatasetExported;
+import io.otl.core.coordinator.CoordinatorEvents.JobCancelled;
+import io.otl.core.coordinator.CoordinatorEvents.JobFailed;
+import io.otl.core.coordinator.CoordinatorEvents.JobSubmitFailed;
+import io.otl.core.coordinator.CoordinatorEvents.JobSubmitted;
+import io.otl.core.coordinator.CoordinatorEvents.JobSubmitting;
+import io.otl.core.coordinator.CoordinatorEvents.JobSucceeded;
+import io.otl.core.coordinator.CoordinatorEvents.PreflightFailed;
+import io.otl.core.coordinator.CoordinatorProtocol.CancelFinished;
+import io.otl.core.coordinator.CoordinatorProtocol.ExportFinished;
+import io.otl.core.coordinator.CoordinatorProtocol.HandOverFinished;
+import io.otl.core.coordinator.CoordinatorProtocol.PollTick;
+import io.otl.core.coordinator.CoordinatorProtocol.RetryStep;
+import io.otl.core.coordinator.CoordinatorProtocol.StatusPolled;
+import io.otl.core.coordinator.CoordinatorProtocol.SubmitFinished;
+import io.otl.core.coordinator.CoordinatorState.Job;
+import io.otl.core.coordinator.CoordinatorState.JobStatus;
+import io.otl.core.coordinator.CoordinatorState.State;
+import io.otl.core.coordinator.StepKey.Step;
+import io.otl.core.coordinator.TrainingPolicy.Backend;
+import io.otl.core.training.OutputModel;
+import io.otl.core.training.TrainingBackendException;
+import io.otl.core.training.TrainingJobSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+
+/**
+ * The steps of a job after it was requested: export, submission (ray-jobs) or commit
+ * (trinity-proxy), polling, cancellation on the backend and the hand-over of the trained model,
+ * each a port call whose result comes back as an internal command; and where a recovered job
+ * resumes. Every intent is persisted before the call it announces, so a crash in between is
+ * recovered by repeating an idempotent call. Handlers return a {@link Plan} that {@code
+ * TrainingCoordinator} runs; what each result means for the job is in {@link JobLifecycle}.
+ */
+final class JobSteps {
+  static final String POLL_TIMER = "poll";
+  /** How often a proxy commit checks again whether its rewards have all been forwarded. */
+  private static final Duration COMMIT_WAIT = Duration.ofMillis(250);
+
+  private final CoordinatorRuntime rt;
+  private final ProxyLoop proxy;
+  /** The threshold trigger, looked at when a job ends (see {@code TrainingCoordinator.maybeThreshold}). */
+  private final Consumer<Plan> maybeThreshold;
+
+  JobSteps(CoordinatorRuntime rt, ProxyLoop proxy, Consumer<Plan> maybeThreshold) {
+    this.rt = rt;
+    this.proxy = proxy;
+    this.maybeThreshold = maybeThreshold;
+  }
+
+  // ---- recovery and retries ------------------------------------------------------------------
+
+  /** Resumes what {@code s} (the recovered state) says is unfinished. */
+  void resume(State s) {
+    s.activeJob().ifPresent(job -> {
+      rt.log().info("agent {}: resuming job {} ({})", rt.agentId, job.jobId(), job.status());
+      switch (job.status()) {
+        case REQUESTED -> {
+          if (job.cancelRequested()) {
+            cancelOnBackend(job);
+          } else if (!rt.policy.trainingEnabled()) {
+            rt.log().info("agent {}: job {} stays REQUESTED: {}", rt.agentId, job.jobId(), TrainingSwitch.HELD);
+          } else if (job.submitting()) {
+            sendSubmission(s, job); // the same job id: the backend makes it idempotent
+          } else if (job.nextAttemptAt() != null) {
+            retryAt(job.jobId(), job.nextAttemptAt());
+          } else if (job.backend() == Backend.RAY_JOBS && job.manifest() == null) {
+            export(job);
+          } else {
+            rt.ctx.getSelf().tell(new RetryStep(job.jobId()));
+          }
+        }
+        case SUBMITTED, RUNNING -> {
+          if (job.cancelRequested()) {
+            cancelOnBackend(job);
+          }
+          rt.timers.startSingleTimer(POLL_TIMER, PollTick.INSTANCE, Duration.ofMillis(1));
+        }
+        default -> { }
+      }
+    });
+    for (Job job : s.jobs()) {
+      if (JobLifecycle.awaitsHandOver(job)) {
+        handOver(job);
+      }
+    }
+  }
+
+  private void retryAt(String jobId, Instant at) {
+    Duration delay = Duration.between(rt.now(), at);
+    retryIn(jobId, delay.isNegative() || delay.isZero() ? Duration.ofMillis(1) : delay);
+  }
+
+  private void retryIn(String jobId, Duration delay) {
+    rt.timers.startSingleTimer("retry-" + jobId, new RetryStep(jobId), delay);
+  }
+
+  Plan onRetryStep(State s, RetryStep c) {
+    Plan p = new Plan(s);
+    Optional<Job> found = s.job(c.jobId());
+    if (found.isEmpty()) {
+      return p;
+    }
+    Job job = found.get();
+    if (JobLifecycle.awaitsHandOver(job)) {
+      handOver(job);
+    } else if (!job.status().isActive()) {
+      return p;
+    } else if (job.cancelRequested()) {
+      cancelOnBackend(job);
+    } else if (job.status() != JobStatus.REQUESTED) {
+      return p;
+    } else if (job.backend() == Backend.RAY_JOBS && job.manifest() == null) {
+      export(job);
+    } else if (job.submitting()) {
+      sendSubmission(s, job);
+    } else {
+      p.add(new JobSubmitting(job.jobId(), job.submitAttempts() + 1, rt.now()));
+      p.after(st -> st.job(job.jobId()).ifPresent(j -> sendSubmission(st, j)));
+    }
+    return p;
+  }
+
+  // ---- export --------------------------------------------------------------------------------
+
+  void export(Job job) {
+    if (!rt.inFlight.add(StepKey.of(Step.EXPORT, job.jobId()))) {
+      return;
+    }
+    CompletionStage<DatasetManifest> stage = call(() -> rt.ports.exporter()
+        .export(new ExportRequest(job.jobId(), rt.agentId, job.algorithm(), job.sessionIds())));
+    rt.ctx.pipeToSelf(stage, (manifest, error) -> error != null || manifest == null
+        ? new ExportFinished(job.jobId(), null, describe(error == null ? new IllegalStateException("no manifest") : error))
+        : new ExportFinished(job.jobId(), manifest, null));
+  }
+
+  Plan onExportFinished(State s, ExportFinished c) {
+    rt.inFlight.remove(StepKey.of(Step.EXPORT, c.jobId()));
+    Plan p = new Plan(s);
+    Optional<Job> found = s.job(c.jobId());
+    if (found.isEmpty() || found.get().status() != JobStatus.REQUESTED || found.get().manifest() != null
+        || found.get().cancelRequested()) {
+      return p;
+    }
+    Job job = found.get();
+    Instant now = rt.now();
+    TrainingPolicy policy = rt.policy;
+    if (c.error() != null) {
+      int attempt = job.exportAttempts() + 1;
+      Duration backoff = policy.backoff(attempt);
+      p.add(new DatasetExportFailed(job.jobId(), attempt, c.error(), now.plus(backoff), now));
+      if (attempt >= ExportRetries.MAX_ATTEMPTS) {
+        // A failure that outlives the retries is not transient: fail the job with the reason and give
+        // its trajectories back, so the agent's next trigger can run instead of waiting behind it.
+        p.add(new PreflightFailed(job.jobId(), List.of(ExportRetries.reason(attempt, c.error())), true,
+            Preflight.rearmAt(p.state.poolSize() + job.sessionIds().size(), policy), now));
+        return p;
+      }
+      p.after(st -> retryIn(job.jobId(), backoff));
+      return p;
+    }
+    DatasetManifest m = c.manifest();
+    p.add(new DatasetExported(job.jobId(), m, now));
+    if (!m.clean()) {
+      p.add(new PreflightFailed(job.jobId(), List.of("the final PII scan found " + String.join(", ",
+          m.piiFindings()) + " in the exported dataset " + m.path()), false, null, now));
+      maybeThreshold.accept(p);
+    } else if (m.count() <= 0) {
+      p.add(new PreflightFailed(job.jobId(), List.of("the exported dataset is empty (no "
+          + job.algorithm() + " example could be built from " + job.sessionIds().size() + " trajectories; "
+          + m.selectionSummary() + ")"),
+          true, Preflight.rearmAt(p.state.poolSize() + job.sessionIds().size(), policy), now));
+    } else {
+      p.add(new JobSubmitting(job.jobId(), 1, now));
+      p.after(st -> st.job(job.jobId()).ifPresent(j -> sendSubmission(st, j)));
+    }
+    return p;
+  }
+
+  // ---- submission (ray-jobs) and commit (trinity-proxy) --------------------------------------
+
+  void sendSubmission(State s, Job job) {
+    if (job.backend() == Backend.TRINITY_PROXY) {
+      if (ProxyRules.commitMustWait(s, job)) {
+        proxy.forwardPending(s);
+        rt.timers.startSingleTimer("commit-wait:" + job.jobId(), new RetryStep(job.jobId()), COMMIT_WAIT);
+      } else {
+        commit(job);
+      }
+    } else {
+      submit(job);
+    }
+  }
+
+  private void submit(Job job) {
+    int attempt = job.submitAttempts();
+    if (!rt.inFlight.add(StepKey.submit(job.jobId(), attempt))) {
+      return;
+    }
+    TrainingPolicy policy = rt.policy;
+    rt.ctx.pipeToSelf(call(() -> rt.ports.batchBackend().submit(spec(job, policy))), (sub, error) -> error == null
+        ? new SubmitFinished(job.jobId(), attempt, sub.externalId(), null, false)
+        : new SubmitFinished(job.jobId(), attempt, null, describe(error), isRetryable(error)));
+  }
+
+  private TrainingJobSpec spec(Job job, TrainingPolicy policy) {
+    Map<String, String> metadata = new LinkedHashMap<>();
+    metadata.put("agentId", rt.agentId);
+    metadata.put("trigger", job.trigger().configName());
+    metadata.put("datasetSha256", job.manifest().sha256());
+    metadata.put("datasetCount", String.valueOf(job.manifest().count()));
+    DatasetLineage lineage = job.manifest().lineage();
+    if (lineage != null) {
+      metadata.put("startFrom", lineage.startFrom());
+    }
+    // Continual training: the exporter resolved the stable checkpoint (or the fallback to base).
+    String startModel = lineage != null && lineage.startsFromCheckpoint() ? lineage.startCheckpoint() : job.baseModel();
+    return new TrainingJobSpec(job.jobId(), rt.agentId, job.algorithm(), startModel,
+        job.hyperparams(), job.manifest().path(), policy.checkpointRootDir(), metadata);
+  }
+
+  private void commit(Job job) {
+    int attempt = job.submitAttempts();
+    if (!rt.inFlight.add(StepKey.submit(job.jobId(), attempt))) {
+      return;
+    }
+    rt.ctx.pipeToSelf(call(() -> rt.ports.onlineBackend().commit()), (ok, error) -> error == null
+        ? new SubmitFinished(job.jobId(), attempt, "commit", null, false)
+        : new SubmitFinished(job.jobId(), attempt, null, describe(error), isRetryable(error)));
+  }
+
+  Plan onSubmitFinished(State s, SubmitFinished c) {
+    rt.inFlight.remove(StepKey.submit(c.jobId(), c.attempt()));
+    Plan p = new Plan(s);
+    Optional<Job> found = s.job(c.jobId());
+    if (found.isEmpty()) {
+      return p;
+    }
+    Job job = found.get();
+    if (job.status() == JobStatus.CANCELLED && c.externalId() != null && job.backend() == Backend.RAY_JOBS) {
+      // Accepted after we recorded the cancellation: stop it too (cancel is idempotent).
+      rt.log().info("agent {}: job {} was accepted after its cancellation; stopping it", rt.agentId, job.jobId());
+      try {
+        rt.ports.batchBackend().cancel(job.jobId());
+      } catch (RuntimeException e) {
+        rt.log().warn("agent {}: stopping job {} failed: {}", rt.agentId, job.jobId(), describe(e));
+      }
+      return p;
+    }
+    if (job.status() != JobStatus.REQUESTED || !job.submitting() || job.submitAttempts() != c.attempt()) {
+      return p; // stale
+    }
+    Instant now = rt.now();
+    if (c.externalId() != null) {
+      if (job.backend() == Backend.TRINITY_PROXY) {
+        p.add(new JobSucceeded(job.jobId(), null, null, now));
+        maybeThreshold.accept(p);
+      } else {
+        p.add(new JobSubmitted(job.jobId(), c.externalId(), now));
+        p.after(st -> rt.timers.startSingleTimer(POLL_TIMER, PollTick.INSTANCE, rt.policy.pollInterval()));
+      }
+    } else if (c.retryable()) {
+      Duration backoff = rt.policy.backoff(c.attempt());
+      p.add(new JobSubmitFailed(job.jobId(), c.attempt(), c.error(), now.plus(backoff), now));
+      p.after(st -> retryIn(job.jobId(), backoff));
+    } else {
+      p.add(new JobFailed(job.jobId(), (job.backend() == Backend.TRINITY_PROXY ? "commit" : "submission")
+          + " refused by the backend: " + c.error(), now));
+      maybeThreshold.accept(p);
+    }
+    return p;
+  }
+
+  // ---- polling -------------------------------------------------------------------------------
+
+  Plan onPollTick(State s) {
+    Optional<Job> active = s.activeJob();
+    if (active.isPresent() && JobLifecycle.onBackend(active.get()) && rt.inFlight.add(StepKey.of(Step.POLL))) {
+      String jobId = active.get().jobId();
+      rt.ctx.pipeToSelf(call(() -> rt.ports.batchBackend().status(jobId)), (st, error) -> error == null
+          ? new StatusPolled(jobId, st, null, null)
+          : new StatusPolled(jobId, null, describe(error), kindOf(error)));
+    }
+    return new Plan(s);
+  }
+
+  Plan onStatusPolled(State s, StatusPolled c) {
+    rt.inFlight.remove(StepKey.of(Step.POLL));
+    Plan p = new Plan(s);
+    Optional<Job> found = s.job(c.jobId());
+    if (found.isEmpty() || !JobLifecycle.onBackend(found.get())) {
+      return p;
+    }
+    Job job = found.get();
+    JobLifecycle.Polled polled = c.error() == null
+        ? JobLifecycle.polled(job, c.status(), s.candidatesProduced(), rt.now())
+        : JobLifecycle.pollFailed(job, c.error(), c.errorKind(), rt.now());
+    if (polled.event() != null) {
+      p.add(polled.event());
+    }
+    if (polled.event() instanceof JobSucceeded x && x.outputModel() != null) {
+      p.after(st2 -> st2.job(job.jobId()).ifPresent(this::handOver));
+    }
+    if (polled.ended()) {
+      maybeThreshold.accept(p);
+    }
+    if (polled.pollAgain()) {
+      if (c.error() != null) {
+        rt.log().warn("agent {}: polling job {} failed ({}); polling again in {}", rt.agentId,
+            job.jobId(), c.errorKind(), rt.policy.pollInterval());
+      }
+      p.after(st -> {
+        if (st.activeJobId() != null && st.activeJobId().equals(job.jobId())) {
+          rt.timers.startSingleTimer(POLL_TIMER, PollTick.INSTANCE, rt.policy.pollInterval());
+        }
+      });
+    }
+    return p;
+  }
+
+  // ---- cancellation --------------------------------------------------------------------------
+
+  void cancelOnBackend(Job job) {
+    if (!rt.inFlight.add(StepKey.of(Step.CANCEL, job.jobId()))) {
+      return;
+    }
+    CompletionStage<Void> stage = job.backend() == Backend.TRINITY_PROXY
+        // A commit cannot be recalled: the job just ends here.
+        ? CompletableFuture.completedFuture(null)
+        : call(() -> rt.ports.batchBackend().cancel(job.jobId()));
+    rt.ctx.pipeToSelf(stage, (ok, error) -> error == null
+        ? new CancelFinished(job.jobId(), null, null)
+        : new CancelFinished(job.jobId(), describe(error), kindOf(error)));
+  }
+
+  Plan onCancelFinished(State s, CancelFinished c) {
+    StepKey key = StepKey.of(Step.CANCEL, c.jobId());
+    rt.inFlight.remove(key);
+    Plan p = new Plan(s);
+    Optional<Job> found = s.job(c.jobId());
+    if (found.isEmpty() || !found.get().status().isActive() || !found.get().cancelRequested()) {
+      return p;
+    }
+    Job job = found.get();
+    Instant now = rt.now();
+    if (c.error() == null || c.errorKind() == TrainingBackendException.Kind.NOT_FOUND) {
+      rt.failures.remove(key);
+      p.add(new JobCancelled(job.jobId(), c.error() == null
+          ? (job.backend() == Backend.TRINITY_PROXY ? "cancelled (a commit already sent cannot be recalled)" : "stopped on the backend")
+          : "cancelled (unknown to the backend)", now));
+      maybeThreshold.accept(p);
+    } else if (c.errorKind() == TrainingBackendException.Kind.UNAVAILABLE || c.errorKind() == null) {
+      Duration backoff = rt.failed(key);
+      rt.log().warn("agent {}: cancelling job {} failed ({}); retrying", rt.agentId, job.jobId(), c.errorKind());
+      retryIn(job.jobId(), backoff);
+    } else if (job.status() == JobStatus.REQUESTED) {
+      p.add(new JobCancelled(job.jobId(), "cancelled; the backend refused the stop: " + c.error(), now));
+      maybeThreshold.accept(p);
+    } else {
+      // Refused (e.g. it has just finished): polling records how it really ended.
+      rt.log().warn("agent {}: the backend refused to stop job {}; its final status will be polled",
+          rt.agentId, job.jobId());
+    }
+    return p;
+  }
+
+  // ---- hand-over -----------------------------------------------------------------------------
+
+  private void handOver(Job job) {
+    if (job.outputModel() == null || job.candidateVersion() == null
+        || !rt.inFlight.add(StepKey.of(Step.HAND_OVER, job.jobId()))) {
+      return;
+    }
+    OutputModel m = job.outputModel();
+    String version = job.candidateVersion();
+    rt.ctx.pipeToSelf(call(() -> rt.ports.candidateSink().register(rt.agentId, version, m.checkpointUri(),
+            m.checkpointUri(), job.jobId(), m.metrics())),
+        (ok, error) -> new HandOverFinished(job.jobId(), version, error == null ? null : describe(error)));
+  }
+
+  Plan onHandOverFinished(State s, HandOverFinished c) {
+    StepKey key = StepKey.of(Step.HAND_OVER, c.jobId());
+    rt.inFlight.remove(key);
+    Plan p = new Plan(s);
+    Optional<Job> found = s.job(c.jobId());
+    if (found.isEmpty() || found.get().handedOver() || !c.version().equals(found.get().candidateVersion())) {
+      return p;
+    }
+    if (c.error() != null) {
+      Duration backoff = rt.failed(key);
+      rt.log().warn("agent {}: handing over {} of job {} failed; retrying", rt.agentId, c.version(), c.jobId());
+      retryIn(c.jobId(), backoff);
+      return p;
+    }
+    rt.failures.remove(key);
+    p.add(new CandidateHandedOver(c.jobId(), c.version(), rt.now()));
+    return p;
+  }
+}

@@ -1,0 +1,90 @@
+package io.otl.core.coordinator;
+
+import io.otl.core.Ids;
+import io.otl.core.coordinator.CoordinatorEvents.RewardUpdated;
+import io.otl.core.coordinator.CoordinatorEvents.TrajectoryFiltered;
+import io.otl.core.coordinator.CoordinatorEvents.TrajectoryPooled;
+import io.otl.core.coordinator.CoordinatorProtocol.TrajectoryAvailable;
+import io.otl.core.coordinator.CoordinatorReplies.Disposition;
+import io.otl.core.coordinator.CoordinatorReplies.TrajectoryAck;
+import io.otl.core.coordinator.CoordinatorState.SessionEntry;
+import io.otl.core.coordinator.TrainingPolicy.Backend;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Pure rules of the training pool: what a completed trajectory or a revised reward changes. Every
+ * session is counted once, however often and in whatever order the read side sends it.
+ */
+final class PoolRules {
+  private PoolRules() {}
+
+  /**
+   * Adds what one trajectory changes to the plan (judged against the plan's state so far).
+   *
+   * @param now when it is judged (the event time, and the fact time when the message has none)
+   */
+  static TrajectoryAck judge(Plan p, TrajectoryAvailable c, TrainingPolicy policy, Instant now) {
+    String invalid = validate(c);
+    if (invalid != null) {
+      return new TrajectoryAck(c.sessionId(), Disposition.INVALID, invalid);
+    }
+    Instant factAt = c.completedAt() == null ? now : c.completedAt();
+    boolean eligible = c.qualityScore() >= policy.minQuality();
+    SessionEntry entry = p.state.sessions().get(c.sessionId());
+    Disposition d;
+    String detail;
+    if (entry == null || (entry.kind() == SessionEntry.Kind.FILTERED && c.revision() && eligible
+        && isNewer(factAt, entry.at()))) {
+      if (eligible) {
+        List<String> msgIds = policy.backend() == Backend.TRINITY_PROXY ? c.msgIds() : List.of();
+        p.add(new TrajectoryPooled(c.sessionId(), c.modelVersion(), c.reward(), c.qualityScore(),
+            factAt, msgIds, now));
+        d = Disposition.POOLED;
+        detail = entry == null ? "joined the pool" : "joined the pool after a revision raised its quality";
+      } else {
+        p.add(new TrajectoryFiltered(c.sessionId(), c.qualityScore(), factAt, now));
+        d = Disposition.FILTERED;
+        detail = String.format(Locale.ROOT, "quality %.3f is below min-quality %.3f", c.qualityScore(),
+            policy.minQuality());
+      }
+    } else if (entry.kind() == SessionEntry.Kind.POOLED && c.revision() && isNewer(factAt, entry.at())
+        && (c.reward() != entry.reward() || c.qualityScore() != entry.quality())) {
+      p.add(new RewardUpdated(c.sessionId(), c.reward(), c.qualityScore(), factAt, now));
+      d = Disposition.REWARD_UPDATED;
+      detail = "reward revised";
+    } else {
+      d = Disposition.DUPLICATE;
+      detail = switch (entry.kind()) {
+        case USED -> "already used by a job";
+        case FILTERED -> "already seen (filtered)";
+        case POOLED -> "already in the pool";
+      };
+    }
+    return new TrajectoryAck(c.sessionId(), d, detail);
+  }
+
+  /** trinity-proxy: a pooled trajectory's reward goes to the proxy (with the msgIds the proxy answered). */
+  static boolean forwards(TrajectoryAck ack, TrajectoryAvailable c, TrainingPolicy policy) {
+    return ack.disposition() == Disposition.POOLED && policy.backend() == Backend.TRINITY_PROXY
+        && !c.msgIds().isEmpty();
+  }
+
+  private static boolean isNewer(Instant candidate, Instant stored) {
+    return stored == null || candidate.isAfter(stored);
+  }
+
+  static String validate(TrajectoryAvailable c) {
+    if (!Ids.isValidSessionId(c.sessionId())) {
+      return Ids.problem("sessionId", c.sessionId(), Ids.MAX_SESSION_ID);
+    }
+    if (!Double.isFinite(c.reward())) {
+      return "reward must be a finite number, was " + c.reward();
+    }
+    if (!(c.qualityScore() >= 0 && c.qualityScore() <= 1)) {
+      return "qualityScore must be in [0, 1], was " + c.qualityScore();
+    }
+    return null;
+  }
+}

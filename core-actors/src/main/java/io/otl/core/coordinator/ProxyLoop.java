@@ -1,0 +1,140 @@
+package io.otl.core.coordinator;
+
+import static io.otl.core.coordinator.PortCalls.call;
+import static io.otl.core.coordinator.PortCalls.describe;
+
+import io.otl.core.coordinator.CoordinatorEvents.CandidateHandedOver;
+import io.otl.core.coordinator.CoordinatorEvents.ProxyModelObserved;
+import io.otl.core.coordinator.CoordinatorEvents.RewardForwarded;
+import io.otl.core.coordinator.CoordinatorProtocol.ForwardRetryTick;
+import io.otl.core.coordinator.CoordinatorProtocol.ProxyHandOverFinished;
+import io.otl.core.coordinator.CoordinatorProtocol.ProxyHandOverRetry;
+import io.otl.core.coordinator.CoordinatorProtocol.ProxyMetricsPolled;
+import io.otl.core.coordinator.CoordinatorProtocol.ProxyMetricsTick;
+import io.otl.core.coordinator.CoordinatorProtocol.RewardForwardFinished;
+import io.otl.core.coordinator.CoordinatorState.PendingReward;
+import io.otl.core.coordinator.CoordinatorState.State;
+import io.otl.core.coordinator.StepKey.Step;
+import java.time.Duration;
+
+/**
+ * The trinity-proxy loop: rewards are forwarded to the proxy as they arrive (retried until they
+ * are), its metrics are polled, and each new proxy model is handed over to ModelVersion as a
+ * candidate. Handlers return a {@link Plan} that {@code TrainingCoordinator} runs.
+ */
+final class ProxyLoop {
+  static final String FORWARD_TIMER = "forward-retry";
+  static final String METRICS_TIMER = "proxy-metrics";
+  static final String PROXY_HANDOVER_TIMER = "proxy-handover";
+  /** Most pending rewards forwarded per retry round. */
+  private static final int FORWARD_BATCH = 256;
+
+  private final CoordinatorRuntime rt;
+
+  ProxyLoop(CoordinatorRuntime rt) {
+    this.rt = rt;
+  }
+
+  /** After recovery: poll the metrics, forward what is pending, hand over a pending candidate. */
+  void resume(State st) {
+    rt.timers.startTimerWithFixedDelay(METRICS_TIMER, ProxyMetricsTick.INSTANCE, rt.policy.pollInterval());
+    forwardPending(st);
+    handOverPending(st);
+  }
+
+  void handOverPending(State st) {
+    if (st.pendingProxyCandidate() != null) {
+      handOver(st.pendingProxyCandidate());
+    }
+  }
+
+  void forward(String sessionId, PendingReward pending) {
+    if (pending == null || rt.ports.onlineBackend() == null || !rt.inFlight.add(StepKey.of(Step.FORWARD, sessionId))) {
+      return;
+    }
+    rt.ctx.pipeToSelf(
+        call(() -> rt.ports.onlineBackend().forwardReward(pending.msgIds(), pending.reward(), sessionId, 0)),
+        (ok, error) -> new RewardForwardFinished(sessionId, error == null ? null : describe(error)));
+  }
+
+  void forwardPending(State s) {
+    int[] sent = {0};
+    s.pendingRewards().forEach((id, pending) -> {
+      if (sent[0] < FORWARD_BATCH && !rt.inFlight.contains(StepKey.of(Step.FORWARD, id))) {
+        forward(id, pending);
+        sent[0]++;
+      }
+    });
+  }
+
+  Plan onRewardForwardFinished(State s, RewardForwardFinished c) {
+    rt.inFlight.remove(StepKey.of(Step.FORWARD, c.sessionId()));
+    Plan p = new Plan(s);
+    StepKey failures = StepKey.of(Step.FORWARD);
+    if (c.error() != null) {
+      Duration backoff = rt.failed(failures);
+      if (!rt.timers.isTimerActive(FORWARD_TIMER)) {
+        rt.log().warn("agent {}: forwarding rewards to the Trinity proxy failed; retrying", rt.agentId);
+        rt.timers.startSingleTimer(FORWARD_TIMER, ForwardRetryTick.INSTANCE, backoff);
+      }
+      return p;
+    }
+    rt.failures.remove(failures);
+    if (s.pendingRewards().containsKey(c.sessionId())) {
+      p.add(new RewardForwarded(c.sessionId(), rt.now()));
+    }
+    return p;
+  }
+
+  Plan onMetricsTick(State s) {
+    if (rt.ports.onlineBackend() != null && rt.inFlight.add(StepKey.of(Step.METRICS))) {
+      rt.ctx.pipeToSelf(call(() -> rt.ports.onlineBackend().metrics()), (m, error) ->
+          new ProxyMetricsPolled(error == null ? m : null, error == null ? null : describe(error)));
+    }
+    return new Plan(s);
+  }
+
+  Plan onMetricsPolled(State s, ProxyMetricsPolled c) {
+    rt.inFlight.remove(StepKey.of(Step.METRICS));
+    Plan p = new Plan(s);
+    if (c.error() != null || c.metrics() == null) {
+      rt.log().debug("agent {}: reading the proxy's metrics failed: {}", rt.agentId, c.error());
+      return p;
+    }
+    ProxyModelObserved observed = ProxyRules.observed(s, c.metrics(), rt.now());
+    if (observed != null) {
+      p.add(observed);
+      p.after(this::handOverPending);
+    }
+    return p;
+  }
+
+  private void handOver(ProxyModelObserved o) {
+    if (!rt.inFlight.add(StepKey.of(Step.PROXY_HAND_OVER, o.version()))) {
+      return;
+    }
+    String endpoint = rt.policy.trinityEndpoint();
+    rt.ctx.pipeToSelf(call(() -> rt.ports.candidateSink().register(rt.agentId, o.version(),
+            endpoint + "#model_version=" + o.modelVersion(), endpoint, o.jobId(), o.metrics())),
+        (ok, error) -> new ProxyHandOverFinished(o.version(), error == null ? null : describe(error)));
+  }
+
+  Plan onHandOverFinished(State s, ProxyHandOverFinished c) {
+    rt.inFlight.remove(StepKey.of(Step.PROXY_HAND_OVER, c.version()));
+    Plan p = new Plan(s);
+    ProxyModelObserved pending = s.pendingProxyCandidate();
+    if (pending == null || !pending.version().equals(c.version())) {
+      return p;
+    }
+    StepKey failures = StepKey.of(Step.PROXY_HAND_OVER);
+    if (c.error() != null) {
+      Duration backoff = rt.failed(failures);
+      rt.log().warn("agent {}: handing over {} failed; retrying", rt.agentId, c.version());
+      rt.timers.startSingleTimer(PROXY_HANDOVER_TIMER, ProxyHandOverRetry.INSTANCE, backoff);
+      return p;
+    }
+    rt.failures.remove(failures);
+    p.add(new CandidateHandedOver(pending.jobId(), pending.version(), rt.now()));
+    return p;
+  }
+}
