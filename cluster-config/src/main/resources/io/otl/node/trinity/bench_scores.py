@@ -113,7 +113,11 @@ def main(argv):
         data = f.read()
     eval_count = sum(1 for line in data.decode("utf-8").splitlines() if line.strip())
     prefix = f"bench/{args.taskset}/"
-    by_step = scalars(os.path.join(args.job_dir, "monitor", "tensorboard"), prefix)
+    problem = None
+    try:
+        by_step = scalars(os.path.join(args.job_dir, "monitor", "tensorboard"), prefix)
+    except ImportError as e:  # not a Trinity environment: say so in the file, keep the training
+        by_step, problem = {}, f"cannot read the bench's tensorboard files: {e}"
     step = candidate_step(args.job_dir)
     result = {
         "evalPath": os.path.abspath(args.eval_file),
@@ -125,8 +129,9 @@ def main(argv):
         "source": "tensorboard",
         "trinityMetrics": {str(s): tags for s, tags in sorted(by_step.items())},
     }
-    problem = None
-    if step is None:
+    if problem:
+        pass
+    elif step is None:
         problem = f"no global_step_N/actor/huggingface under {args.job_dir}"
     elif step not in by_step:
         problem = f"no bench scores of checkpoint global_step_{step} ({prefix}* at step {step})"
