@@ -41,6 +41,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -175,9 +176,14 @@ public final class TrainingNode implements AutoCloseable {
             ctx -> AgentSession.create(ctx.getEntityId(), sessionSettings, clock, ctx.getShard()))
         .withStopMessage(new AgentSession.Stop()));
     ModelSettings modelSettings = ModelSettings.fromConfig(training);
+    // agents.<agentId> { model-update { … } }: the entity id is the agent id (validated at start-up).
+    Map<String, ModelSettings> agentModelSettings = new HashMap<>();
+    io.otl.node.config.AgentPolicies.modelUpdateTraining(system.settings().config())
+        .forEach((agentId, t) -> agentModelSettings.put(agentId, ModelSettings.fromConfig(t)));
     Serving serving = ServingWiring.serving(system.settings().config(), Optional.ofNullable(simulator));
     sharding.init(Entity.of(ModelVersion.ENTITY_TYPE_KEY,
-        ctx -> ModelVersion.create(ctx.getEntityId(), modelSettings, clock, serving)));
+        ctx -> ModelVersion.create(ctx.getEntityId(),
+            agentModelSettings.getOrDefault(ctx.getEntityId(), modelSettings), clock, serving)));
 
     var trainingBackend = TrainingWiring.start(system, sharding, training, clock);
 

@@ -1,7 +1,7 @@
 // Jobs: the table of all jobs, and one job's page with its history and audit events.
 
 import { ApiError, describeError, eventType, getAudit, getJson } from '../api.js';
-import { badge, fmtDuration, fmtTime, h, hashPath, jsonDetails, link, notice, table } from '../dom.js';
+import { badge, fmtDuration, fmtNum, fmtTime, h, hashPath, jsonDetails, link, notice, s, table } from '../dom.js';
 
 const STATUSES = ['REQUESTED', 'SUBMITTED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
@@ -112,12 +112,81 @@ export async function renderJob(ctx, jobId) {
   if (job.hyperparams && Object.keys(job.hyperparams).length) {
     out.push(jsonDetails('Hyperparameters', job.hyperparams, 'hyper-' + jobId));
   }
+  out.push(h('h2', null, 'Training progress'));
+  out.push(await progressSection(ctx, jobId));
   out.push(h('h2', null, 'History'));
   out.push(h('ol', { class: 'timeline' }, (job.history || []).map((x) => h('li', null,
     badge(x.status), ' ', h('span', { class: 'muted' }, fmtTime(x.at)), x.detail ? [' — ', x.detail] : null))));
   out.push(h('h2', null, 'Audit events'));
   out.push(await auditTable(ctx, 'job', jobId));
   return out;
+}
+
+const LOG_PAGE = 2000; // LogPage.MAX_LIMIT
+const LOG_PAGES = 5; // at most 10,000 lines read for the loss curve
+const LOG_TAIL = 200;
+
+/**
+ * The trainer's step/loss points (over the whole log, up to LOG_PAGES pages) and the last
+ * LOG_TAIL lines of its log, from GET /v1/jobs/{id}/logs (Ray's job logs, paged by line).
+ */
+async function progressSection(ctx, jobId) {
+  const base = '/v1/jobs/' + encodeURIComponent(jobId) + '/logs';
+  const points = [];
+  let lines = [];
+  let page = null;
+  try {
+    let offset = 0;
+    for (let i = 0; i < LOG_PAGES; i++) {
+      page = await getJson(base + '?offset=' + offset + '&limit=' + LOG_PAGE);
+      points.push(...(page.points || []));
+      lines = lines.concat(page.lines || []).slice(-LOG_TAIL);
+      if (!page.lines || page.lines.length === 0 || page.nextOffset >= page.totalLines) break;
+      offset = page.nextOffset;
+    }
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return notice('info', 'No logs for this job: ' + e.message);
+    ctx.problems.push(describeError(e, 'the job logs'));
+    return notice('error', describeError(e, 'the logs of job ' + jobId));
+  }
+  const shownTo = page.nextOffset || 0;
+  return h('div', { class: 'progress' },
+    points.length ? lossChart(points) : notice('info', 'No step/loss figures in the trainer\'s log yet.'),
+    page.note ? notice('info', page.note) : null,
+    h('p', { class: 'muted', 'data-field': 'log-range' }, page.totalLines
+      ? 'Log lines ' + (shownTo - lines.length + 1) + '–' + shownTo + ' of ' + page.totalLines
+        + (shownTo < page.totalLines ? ' (the first ' + LOG_PAGE * LOG_PAGES + ' lines were read)' : '')
+      : 'The log is empty so far.'),
+    lines.length ? h('pre', { class: 'log', 'data-field': 'logs' }, lines.join('\n')) : null);
+}
+
+/** Loss over training steps: a polyline with the last point marked, and the figures as a table. */
+function lossChart(points) {
+  const W = 560;
+  const H = 180;
+  const P = { l: 56, r: 14, t: 22, b: 28 };
+  const steps = points.map((p) => p.step);
+  const losses = points.map((p) => p.loss);
+  const [x0, x1] = [Math.min(...steps), Math.max(...steps)];
+  let [y0, y1] = [Math.min(...losses), Math.max(...losses)];
+  if (y1 - y0 < 1e-9) { y0 -= 0.5; y1 += 0.5; }
+  const px = (x) => P.l + (x1 === x0 ? 0.5 : (x - x0) / (x1 - x0)) * (W - P.l - P.r);
+  const py = (y) => H - P.b - ((y - y0) / (y1 - y0)) * (H - P.t - P.b);
+  const last = points[points.length - 1];
+  const svg = s('svg', { class: 'chart', viewBox: '0 0 ' + W + ' ' + H, width: W, height: H, role: 'img', 'aria-label': 'Loss by step' },
+    s('text', { x: P.l, y: 14, class: 'chart-title' }, 'Loss by step'),
+    s('text', { x: P.l - 6, y: py(y1) + 4, 'text-anchor': 'end', class: 'axis-label' }, fmtNum(y1, 4)),
+    s('text', { x: P.l - 6, y: py(y0) + 4, 'text-anchor': 'end', class: 'axis-label' }, fmtNum(y0, 4)),
+    s('text', { x: P.l, y: H - 8, class: 'axis-label' }, 'step ' + x0),
+    s('text', { x: W - P.r, y: H - 8, 'text-anchor': 'end', class: 'axis-label' }, 'step ' + x1),
+    s('polyline', { class: 'series candidate', fill: 'none', points: points.map((p) => px(p.step).toFixed(1) + ',' + py(p.loss).toFixed(1)).join(' ') }),
+    s('circle', { class: 'dot candidate', cx: px(last.step), cy: py(last.loss), r: 3 },
+      s('title', null, 'step ' + last.step + ': loss ' + fmtNum(last.loss, 4))));
+  const rows = points.slice(-10).map((p) => h('tr', null,
+    h('td', { class: 'num' }, String(p.step)), h('td', { class: 'num' }, fmtNum(p.loss, 4))));
+  return h('div', { 'data-field': 'loss-points', 'data-count': String(points.length) },
+    h('figure', { class: 'chart-box' }, svg),
+    table(['Step', 'Loss'], rows));
 }
 
 /** The audit trail of an entity as a table; a 404 (audit not there yet) is a note, not an error. */

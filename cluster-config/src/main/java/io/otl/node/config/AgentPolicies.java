@@ -15,11 +15,20 @@ import java.util.Map;
  * training-runner keys for one agent ({@code agents.support-bot { trigger.min-samples = 50,
  * algorithm = dpo }}). Only the keys the agent's coordinator reads are overridable; node-wide keys
  * (backend, endpoints, directories, retries) and the dataset filters (read by the node's exporter)
- * are not. Each agent's effective training-runner section is validated like the file, at start-up.
+ * are not. Model-update keys are overridable too, under {@value #MODEL_UPDATE} ({@code
+ * agents.support-bot { model-update.canary-ratio = 0.2 }}): any key of {@code
+ * agentscope.training.model-update}; they shape the agent's ModelVersion entity, so they are read
+ * from the file at start-up only (a run-time policy change does not reach them). Each agent's
+ * effective training-runner and model-update sections are validated like the file, at start-up.
  */
 public final class AgentPolicies {
   public static final String PATH = TrainingSettingsValidator.ROOT + ".agents";
   private static final String RUNNER = TrainingSettingsValidator.ROOT + ".training-runner";
+  /** The per-agent section of model-update keys. */
+  public static final String MODEL_UPDATE = "model-update";
+  private static final String UPDATE = TrainingSettingsValidator.ROOT + "." + MODEL_UPDATE;
+  /** The model-update keys there are: those of reference.conf. */
+  private static final Config KNOWN_UPDATE = com.typesafe.config.ConfigFactory.defaultReference().getConfig(UPDATE);
 
   /** Overridable keys, relative to training-runner; a key ending in '.' is a section whose keys all are. */
   public static final List<String> OVERRIDABLE = io.otl.core.coordinator.PolicyOverrides.OVERRIDABLE;
@@ -33,34 +42,78 @@ public final class AgentPolicies {
       String prefix = PATH + "." + agent.getKey();
       boolean keysOk = true;
       for (Map.Entry<String, ConfigValue> e : agent.getValue().entrySet()) {
-        if (!overridable(e.getKey())) {
-          errors.add(prefix + "." + e.getKey() + " cannot be set per agent; allowed: " + String.join(", ", allowed()));
+        if (e.getKey().startsWith(MODEL_UPDATE + ".")) {
+          if (!KNOWN_UPDATE.hasPath(e.getKey().substring(MODEL_UPDATE.length() + 1))) {
+            errors.add(prefix + "." + e.getKey() + " is not a model-update key; known: "
+                + String.join(", ", new java.util.TreeSet<>(KNOWN_UPDATE.root().keySet())));
+            keysOk = false;
+          }
+        } else if (!overridable(e.getKey())) {
+          errors.add(prefix + "." + e.getKey() + " cannot be set per agent; allowed: " + String.join(", ", allowed())
+              + ", " + MODEL_UPDATE + ".*");
           keysOk = false;
         }
       }
       if (!keysOk) continue;
+      Config effective = effectiveRoot(root, agent.getValue());
       try {
-        TrainingSettingsValidator.validate(effectiveRoot(root, agent.getValue()));
+        TrainingSettingsValidator.validate(effective);
       } catch (ConfigValidationException e) {
-        e.errors().forEach(m -> errors.add(prefix + ": " + m.replace(RUNNER + ".", prefix + ".")));
+        e.errors().forEach(m -> errors.add(prefix + ": "
+            + m.replace(UPDATE + ".", prefix + "." + MODEL_UPDATE + ".").replace(RUNNER + ".", prefix + ".")));
+        continue;
+      }
+      if (hasModelUpdate(agent.getValue())) {
+        // The entity's own checks across keys (e.g. min-samples-per-step against confidence and steps).
+        try {
+          io.otl.core.model.ModelSettings.fromConfig(effective.getConfig(TrainingSettingsValidator.ROOT));
+        } catch (IllegalArgumentException e) {
+          errors.add(prefix + ": " + e.getMessage().replace(UPDATE + ".", prefix + "." + MODEL_UPDATE + "."));
+        }
       }
     }
     if (!errors.isEmpty()) throw new ConfigValidationException(errors);
   }
 
-  /** The overrides by agent id (empty when none); call {@link #validate} first. */
+  /** The training-runner overrides by agent id (empty when none); call {@link #validate} first. */
   public static Map<String, Config> overrides(Config root) {
-    return sections(root, new ArrayList<>());
+    Map<String, Config> out = new LinkedHashMap<>();
+    sections(root, new ArrayList<>()).forEach((id, c) -> out.put(id, c.withoutPath(MODEL_UPDATE)));
+    return out;
+  }
+
+  /**
+   * The effective {@code agentscope.training} of each agent that overrides model-update keys, by
+   * agent id (others use the file's); call {@link #validate} first.
+   */
+  public static Map<String, Config> modelUpdateTraining(Config root) {
+    Config training = root.getConfig(TrainingSettingsValidator.ROOT);
+    Map<String, Config> out = new LinkedHashMap<>();
+    sections(root, new ArrayList<>()).forEach((id, c) -> {
+      if (hasModelUpdate(c)) {
+        out.put(id, training.withValue(MODEL_UPDATE,
+            c.getConfig(MODEL_UPDATE).withFallback(training.getConfig(MODEL_UPDATE)).root()));
+      }
+    });
+    return out;
   }
 
   /** {@code agentscope.training} with the agent's overrides laid over its training-runner section. */
   public static Config effectiveTraining(Config training, Config overrides) {
     return training.withValue("training-runner",
-        overrides.withFallback(training.getConfig("training-runner")).root());
+        overrides.withoutPath(MODEL_UPDATE).withFallback(training.getConfig("training-runner")).root());
   }
 
   private static Config effectiveRoot(Config root, Config overrides) {
-    return root.withValue(RUNNER, overrides.withFallback(root.getConfig(RUNNER)).root());
+    Config runner = root.withValue(RUNNER,
+        overrides.withoutPath(MODEL_UPDATE).withFallback(root.getConfig(RUNNER)).root());
+    return hasModelUpdate(overrides)
+        ? runner.withValue(UPDATE, overrides.getConfig(MODEL_UPDATE).withFallback(root.getConfig(UPDATE)).root())
+        : runner;
+  }
+
+  private static boolean hasModelUpdate(Config overrides) {
+    return overrides.hasPath(MODEL_UPDATE) && overrides.getValue(MODEL_UPDATE).valueType() == ConfigValueType.OBJECT;
   }
 
   static boolean overridable(String key) {

@@ -175,6 +175,7 @@ public final class TrainingSettingsValidator {
     rule(tr + "hyperparams.batch-size", integerAtLeast(1));
     rule(tr + "hyperparams.epochs", integerAtLeast(1));
     rule(tr + "hyperparams.warmup-ratio", number(0.0, true, 1.0, true));
+    rule(tr + "hyperparams.bench-metrics", benchMetrics());
     rule(tr + "min-quality", number(0.0, true, 1.0, true));
     rule(tr + "sft-min-reward", number(null, false, null, false));
     rule(tr + "dpo-min-margin", number(0.0, false, null, false));
@@ -682,6 +683,22 @@ public final class TrainingSettingsValidator {
         return null;
       }
       return types;
+    };
+  }
+
+  /** Which Trinity bench metric scores which evaluation metric (BenchScores), checked as a job would. */
+  private static Rule benchMetrics() {
+    return (c, key, v) -> {
+      String s = asScalarString(v);
+      try {
+        if (s == null) throw new IllegalArgumentException("not a string");
+        io.otl.node.trinity.BenchScores.mapping(Map.of(io.otl.node.trinity.BenchScores.HYPERPARAM, s));
+        return s;
+      } catch (IllegalArgumentException e) {
+        c.error(key, v, "a comma-separated list of <evaluation metric>=<Trinity bench metric>, e.g. \""
+            + io.otl.node.trinity.BenchScores.DEFAULT_MAPPING + "\"");
+        return null;
+      }
     };
   }
 

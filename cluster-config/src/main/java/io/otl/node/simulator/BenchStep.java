@@ -17,7 +17,7 @@ import java.util.Optional;
 
 /**
  * The simulator's {@code trinity run --config <bench.yaml>} ({@code mode: bench}) chained after
- * training: it "evaluates" the run's latest checkpoint (the candidate) and {@code model.model_path}
+ * training, standing in for the bench and the converter that real runs chain after it: it "evaluates" the run's latest checkpoint (the candidate) and {@code model.model_path}
  * (the stable or base the job started from) on the eval taskset and writes {@code
  * bench_scores.json} into the run's folder. Deterministic: a checkpoint's score is its quality (the
  * {@code eval_metrics.json} its training wrote, which test hooks can set), a model that is not a
@@ -28,7 +28,7 @@ final class BenchStep {
   static final String SCORES_FILE = "bench_scores.json";
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
-  record BenchRun(Path configFile, Path jobDir, String stableModel, Path evalFile) {}
+  record BenchRun(Path configFile, Path jobDir, String stableModel, Path evalFile, List<String> converter) {}
 
   private final ObjectMapper mapper;
 
@@ -51,6 +51,21 @@ final class BenchStep {
     if (!Files.isRegularFile(file)) {
       throw new IOException("FileNotFoundError: config file " + file + " does not exist");
     }
+    // Real Trinity's bench leaves its scores in tensorboard files, and a converter script chained
+    // after it writes bench_scores.json; the simulator writes that file itself, so it only checks
+    // the converter would start (python3 <existing script>), as the shell would.
+    int next = rest.indexOf("&&");
+    List<String> converter = next < 0 ? List.of() : List.copyOf(rest.subList(next + 1, rest.size()));
+    if (next >= 0) {
+      if (converter.size() < 2 || !converter.get(0).equals("python3")) {
+        throw new IOException("the simulator only chains 'python3 <script>' after the bench, entrypoint was: "
+            + entrypoint);
+      }
+      Path script = workDir.resolve(converter.get(1)).toAbsolutePath();
+      if (!Files.isRegularFile(script)) {
+        throw new IOException("python3: can't open file '" + script + "': [Errno 2] No such file or directory");
+      }
+    }
     JsonNode yaml = YAML.readTree(file.toFile());
     if (yaml == null || !"bench".equals(yaml.path("mode").asText())) {
       throw new IOException("config " + file + " chained after training is not mode: bench");
@@ -62,7 +77,7 @@ final class BenchStep {
     Path jobDir = workDir.resolve(yaml.path("checkpoint_root_dir").asText()).resolve(yaml.path("project").asText())
         .resolve(yaml.path("name").asText()).toAbsolutePath().normalize();
     return Optional.of(new BenchRun(file, jobDir, yaml.path("model").path("model_path").asText(""),
-        workDir.resolve(eval.path("path").asText()).toAbsolutePath()));
+        workDir.resolve(eval.path("path").asText()).toAbsolutePath(), converter));
   }
 
   /** Scores candidate ({@code candidateStep}) and stable; returns the scores file. */

@@ -61,6 +61,7 @@ final class RayJobsSimulation {
   private final CheckpointWriter checkpoints;
   private final BenchStep bench;
   private final Map<String, Map<String, Double>> quality = new ConcurrentHashMap<>();
+  private volatile TrinitySimulator.RealBench realBench;
   private final Map<String, SimJob> jobs = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> accepted = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> duplicates = new ConcurrentHashMap<>();
@@ -85,6 +86,10 @@ final class RayJobsSimulation {
   void setQuality(String id, Map<String, Double> metrics) {
     quality.put(id, Map.copyOf(metrics));
     log.info("[trinity-simulator] quality of job {}'s checkpoint set to {}", id, metrics);
+  }
+
+  void setRealBench(TrinitySimulator.RealBench hook) {
+    realBench = hook;
   }
 
   /** {@code POST /api/jobs/}: the created job, or Ray's refusal. */
@@ -255,7 +260,12 @@ final class RayJobsSimulation {
               .forEach((k, v) -> effective.put(CheckpointWriter.METRIC_PREFIX + k, Double.toString(v)));
           Path step = checkpoints.write(job.run, effective);
           job.log("Saved checkpoint and evaluation metrics to " + step);
-          if (job.bench != null) {
+          TrinitySimulator.RealBench hook = realBench;
+          if (job.bench != null && hook != null && !job.bench.converter().isEmpty()) {
+            hook.run(job.bench.jobDir(), step, job.bench.evalFile(), job.bench.converter());
+            job.log("Bench of " + step.getFileName() + " and " + job.bench.stableModel() + " by the test's Trinity, "
+                + "converted by " + job.bench.converter().get(1));
+          } else if (job.bench != null) {
             Path scores = bench.run(job.bench, step);
             job.log("Bench (mode: bench) of " + step.getFileName() + " and " + job.bench.stableModel()
                 + " on " + job.bench.evalFile().getFileName() + ": scores in " + scores);

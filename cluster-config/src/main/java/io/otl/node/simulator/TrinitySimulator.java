@@ -114,6 +114,25 @@ public final class TrinitySimulator {
     ray.setQuality(jobId, metrics);
   }
 
+  /**
+   * Stands in for a real Trinity bench: given the run's folder, the candidate's {@code
+   * global_step_N}, the eval set and the converter command chained after the bench ({@code
+   * python3 <script> …}), it writes Trinity's monitor output and runs the converter.
+   */
+  @FunctionalInterface
+  public interface RealBench {
+    void run(java.nio.file.Path jobDir, java.nio.file.Path candidateStep, java.nio.file.Path evalFile,
+        java.util.List<String> converter) throws Exception;
+  }
+
+  /**
+   * Test hook: benches of jobs that chain a converter are done by {@code hook} (null: the simulator
+   * writes bench_scores.json itself, from the checkpoints' quality).
+   */
+  public void setRealBench(RealBench hook) {
+    ray.setRealBench(hook);
+  }
+
   public SimulatorSettings settings() {
     return settings;
   }

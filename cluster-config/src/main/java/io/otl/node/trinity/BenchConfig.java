@@ -18,7 +18,8 @@ import java.util.Map;
  * {@code global_step_N} checkpoint of the run: {@code model_path} is the model the job started from
  * (the current stable's checkpoint with {@code start-from = stable}, else the base model), so one
  * bench run scores the stable and the candidate (highest N) on the same prompts with the same
- * reward function. The scores are read back from {@value CheckpointLocator#BENCH_SCORES_FILE}.
+ * reward function. Trinity logs the scores to its tensorboard monitor; {@link BenchScores} turns
+ * them into {@value CheckpointLocator#BENCH_SCORES_FILE}.
  *
  * <p>Reward function: the job's {@code reward-fn-type} hyperparameter when named, else {@code
  * eval-reward-fn-type}, else {@value #DEFAULT_REWARD_FN} (the recorded answer is the reference).
@@ -48,7 +49,7 @@ final class BenchConfig {
     root.put("cluster", cluster);
 
     Map<String, Object> taskset = new LinkedHashMap<>();
-    taskset.put("name", spec.agentId() + "_eval");
+    taskset.put("name", tasksetName(spec));
     taskset.put("storage_type", "file");
     taskset.put("path", TrinityConfigRenderer.evalPath(spec).toString());
     taskset.put("split", "train");
@@ -77,8 +78,15 @@ final class BenchConfig {
     explorer.put("rollout_model", rollout);
     root.put("explorer", explorer);
     root.put("synchronizer", Map.of("sync_method", "checkpoint"));
+    // The bench's scores exist only in its monitor: tensorboard files under the job folder, which
+    // BenchScores' converter turns into bench_scores.json (wandb/mlflow would keep them elsewhere).
     root.put("monitor", Map.of("monitor_type", "tensorboard"));
     return root;
+  }
+
+  /** The eval taskset's name: Trinity's bench tags its scores {@code bench/<name>/<metric>}. */
+  static String tasksetName(TrainingJobSpec spec) {
+    return spec.agentId() + "_eval";
   }
 
   static String rewardFn(TrainingJobSpec spec) {

@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -43,7 +44,8 @@ import org.slf4j.LoggerFactory;
  *   <li>evidence (issue #16): when the job's held-out set {@code <jobId>.eval.jsonl} has tasks, a
  *       Trinity bench config ({@link BenchConfig}, {@code <jobId>.bench.yaml}) is written too and
  *       chained after training in the entrypoint ({@code trinity run --config <train> && trinity
- *       run --config <bench>}); the gate then reads {@value CheckpointLocator#BENCH_SCORES_FILE}.
+ *       run --config <bench> && python3 <jobId>.bench_scores.py …}: {@link BenchScores} turns the
+ *       bench's tensorboard scores into {@value CheckpointLocator#BENCH_SCORES_FILE}, which the gate reads.
  *       An empty or missing eval set skips the bench and the candidate has no evidence.
  *   <li>cancel: {@code POST /api/jobs/<jobId>/stop}; logs: {@code GET /api/jobs/<jobId>/logs}.
  * </ul>
@@ -186,7 +188,7 @@ public final class RayJobsBackend implements TrainingBackend {
   }
 
   /** The configs of one job: training, and the bench (null when the eval set is empty). */
-  record Configs(Path train, Path bench, boolean emptyEvalSet) {}
+  record Configs(Path train, Path bench, List<String> converter, boolean emptyEvalSet) {}
 
   private Configs writeConfigs(TrainingJobSpec spec) {
     Path train = write(TrinityConfigRenderer.configPath(spec), renderer.render(spec));
@@ -195,9 +197,11 @@ public final class RayJobsBackend implements TrainingBackend {
       // the continual exporter) keeps the legacy evidence file.
       boolean heldOutNothing = spec.metadata().containsKey("startFrom");
       log.info("Training job {} of agent {}: held-out eval set is empty, no bench step", spec.jobId(), spec.agentId());
-      return new Configs(train, null, heldOutNothing);
+      return new Configs(train, null, List.of(), heldOutNothing);
     }
-    return new Configs(train, write(TrinityConfigRenderer.benchConfigPath(spec), renderer.renderBench(spec)), false);
+    Path bench = write(TrinityConfigRenderer.benchConfigPath(spec), renderer.renderBench(spec));
+    Path script = write(BenchScores.scriptPath(spec), BenchScores.script());
+    return new Configs(train, bench, BenchScores.command(spec, script), false);
   }
 
   static boolean hasEvalTasks(Path evalFile) {
@@ -235,23 +239,34 @@ public final class RayJobsBackend implements TrainingBackend {
       metadata.put(META_BENCH_CONFIG_PATH, configs.bench().toString());
     }
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("entrypoint", configs.bench() == null ? entrypoint(configPath) : entrypoint(configPath, configs.bench()));
+    body.put("entrypoint", configs.bench() == null ? entrypoint(configPath)
+        : entrypoint(configPath, configs.bench(), configs.converter()));
     body.put("submission_id", spec.jobId());
     body.put("metadata", metadata);
     body.put("entrypoint_num_gpus", settings.entrypointNumGpus());
     return body;
   }
 
-  /** Training, then (only if it succeeded) the bench of the same run. */
-  static String entrypoint(Path configPath, Path benchPath) {
-    return entrypoint(configPath) + " && " + entrypoint(benchPath);
+  /**
+   * Training, then (only if it succeeded) the bench of the same run, then the converter of the
+   * bench's tensorboard scores into bench_scores.json ({@link BenchScores}).
+   */
+  static String entrypoint(Path configPath, Path benchPath, List<String> converter) {
+    StringBuilder line = new StringBuilder(entrypoint(configPath)).append(" && ").append(entrypoint(benchPath));
+    if (!converter.isEmpty()) {
+      line.append(" &&");
+      converter.forEach(w -> line.append(' ').append(shellQuote(w)));
+    }
+    return line.toString();
   }
 
   /** The command Ray runs; the path is shell-quoted when it needs to be (Ray runs it in a shell). */
   static String entrypoint(Path configPath) {
-    String p = configPath.toString();
-    String quoted = SHELL_SAFE.matcher(p).matches() ? p : "'" + p.replace("'", "'\\''") + "'";
-    return "trinity run --config " + quoted;
+    return "trinity run --config " + shellQuote(configPath.toString());
+  }
+
+  static String shellQuote(String word) {
+    return SHELL_SAFE.matcher(word).matches() ? word : "'" + word.replace("'", "'\\''") + "'";
   }
 
   private static State parseState(String status, String path) {

@@ -1,12 +1,15 @@
 package io.otl.node.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.otl.core.coordinator.TrainingPolicy;
+import io.otl.core.model.Metric;
+import io.otl.core.model.ModelSettings;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -59,5 +62,35 @@ class AgentPoliciesTest {
     assertTrue(m.contains("not a valid agent id"), m);
     m = error("agentscope.training.agents.bot-3 = 5");
     assertTrue(m.contains("agents.bot-3 must be a section"), m);
+  }
+
+  @Test
+  void modelUpdateKeysAreOverriddenPerAgentAndValidatedLikeTheFile() {
+    Config root = resolve("""
+        agentscope.training.agents.canary-bot { trigger.min-samples = 20,
+          model-update { canary-ratio = 0.1, auto-deploy = false, evaluation-metrics = [task-success-rate] } }""");
+    Map<String, Config> perAgent = AgentPolicies.modelUpdateTraining(root);
+    assertEquals(java.util.Set.of("canary-bot"), perAgent.keySet(), "only agents that override model-update keys");
+    ModelSettings bot = ModelSettings.fromConfig(perAgent.get("canary-bot"));
+    ModelSettings everyone = ModelSettings.fromConfig(root.getConfig("agentscope.training"));
+    assertEquals(0.1, bot.canaryRatio());
+    assertFalse(bot.autoDeploy());
+    assertEquals(java.util.List.of(Metric.TASK_SUCCESS_RATE), bot.evaluationMetrics());
+    assertEquals(everyone.stepDuration(), bot.stepDuration(), "keys not overridden come from the file");
+    assertTrue(everyone.canaryRatio() != 0.1 && everyone.autoDeploy());
+    // The training-runner overrides do not carry the model-update section.
+    Config runner = AgentPolicies.overrides(root).get("canary-bot");
+    assertFalse(runner.hasPath("model-update"), runner.toString());
+    assertEquals(20, TrainingPolicy.fromConfig(
+        AgentPolicies.effectiveTraining(root.getConfig("agentscope.training"), runner)).minSamples());
+
+    String m = error("agentscope.training.agents.bot-4 { model-update.canary-ratio = 1 }");
+    assertTrue(m.contains("agentscope.training.agents.bot-4.model-update.canary-ratio = 1"), m);
+    m = error("agentscope.training.agents.bot-4 { model-update.canary-size = 0.1 }");
+    assertTrue(m.contains("agents.bot-4.model-update.canary-size is not a model-update key; known:")
+        && m.contains("canary-ratio"), m);
+    // Checked across keys as the entity would: too few samples per step for the confidence asked.
+    m = error("agentscope.training.agents.bot-4 { model-update.min-samples-per-step = 1 }");
+    assertTrue(m.contains("agentscope.training.agents.bot-4.model-update.min-samples-per-step = 1 is not allowed"), m);
   }
 }

@@ -157,7 +157,8 @@ class TrainingSettingsValidatorTest {
             + " missed-slots = later }",
         "    algorithm = rlhf",
         "    base-model = \"\"",
-        "    hyperparams { learning-rate = 0, batch-size = \"x\", epochs = 0, warmup-ratio = 2 }",
+        "    hyperparams { learning-rate = 0, batch-size = \"x\", epochs = 0, warmup-ratio = 2,"
+            + " bench-metrics = \"upstream-error-rate=accuracy\" }",
         "    min-quality = -0.1",
         "    poll-interval = 0",
         "    submit-retry { min-backoff = 10s, max-backoff = 1s }",
@@ -205,6 +206,9 @@ class TrainingSettingsValidatorTest {
         T + "training-runner.hyperparams.batch-size = \"x\": must be an integer >= 1",
         T + "training-runner.hyperparams.epochs = 0: must be an integer >= 1",
         T + "training-runner.hyperparams.warmup-ratio = 2: must be a number in [0, 1]",
+        T + "training-runner.hyperparams.bench-metrics = \"upstream-error-rate=accuracy\": must be a"
+            + " comma-separated list of <evaluation metric>=<Trinity bench metric>, e.g."
+            + " \"task-success-rate=accuracy\"",
         T + "training-runner.min-quality = -0.1: must be a number in [0, 1]",
         T + "training-runner.poll-interval = 0: must be a duration > 0",
         T + "training-runner.submit-retry.max-backoff = \"1s\": must be a duration >="
@@ -252,7 +256,7 @@ class TrainingSettingsValidatorTest {
     assertTrue(m.contains(T + "data-collector.desensitize.patterns = \"phone\": must be a list of:"
         + " phone, id_card, email"), m);
     assertTrue(m.contains(T + "training-runner.hyperparams = 3: must be a section with the keys"
-        + " learning-rate, batch-size, epochs, warmup-ratio"), m);
+        + " learning-rate, batch-size, epochs, warmup-ratio, bench-metrics"), m);
     assertTrue(m.contains(T + "model-update.auto-deploy = {\"x\":1}: must be true or false"), m);
     assertEquals(4, e.errors().size(), m);
   }

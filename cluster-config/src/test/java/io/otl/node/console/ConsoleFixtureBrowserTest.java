@@ -134,6 +134,12 @@ class ConsoleFixtureBrowserTest {
     answer("/v1/jobs/job-3-travel-planner", parse(running));
     answer("/v1/jobs/job-2-travel-planner", parse(failed));
     answer("/v1/jobs/job-1-travel-planner", parse(succeeded));
+    // GET /v1/jobs/{id}/logs (JobLogRoutes / LogPage): Ray's log of the running job, one page.
+    answer("/v1/jobs/job-3-travel-planner/logs", parse("""
+        {"jobId":"job-3-travel-planner","backend":"ray-jobs","offset":0,"limit":2000,"totalLines":4,"nextOffset":4,
+         "lines":["Trinity-RFT running job-3.trinity.yaml","step 1: actor/loss=0.9000","step 2: actor/loss=0.6000",
+                  "step 3: actor/loss=0.4500"],
+         "points":[{"step":1,"loss":0.9},{"step":2,"loss":0.6},{"step":3,"loss":0.45}],"note":null}"""));
     answer("/v1/training/" + AGENT, parse("""
         {"agentId":"travel-planner","poolSize":640,"minSamples":1000,"triggers":["threshold","scheduled"],
          "nextScheduledRun":"%s","activeJob":{"jobId":"job-3-travel-planner","status":"RUNNING"},"meanQuality":0.82,"backend":"ray-jobs"}
@@ -293,8 +299,15 @@ class ConsoleFixtureBrowserTest {
       assertTrue(job.contains("JobSubmitted") && job.contains("JobStatusChanged"), job);
       assertTrue(job.contains("queued 5m 0s · ran 45m 0s · total 50m 0s"), job);
       browser.screenshot("fixture-03-job");
+      assertTrue(job.contains("No logs for this job"), job);
       browser.navigate(base + "/console/#/jobs/job-3-travel-planner");
       browser.waitFor("document.body.innerText.includes('No audit trail available for job job-3-travel-planner')", WAIT);
+      // Training visible while it runs: the trainer's step/loss points and its log.
+      assertEquals(3, browser.eval("Number(document.querySelector('[data-field=\"loss-points\"]').dataset.count)").asInt());
+      assertEquals(1, browser.eval("document.querySelectorAll('[data-field=\"loss-points\"] polyline').length").asInt());
+      String logs = browser.eval("document.querySelector('[data-field=\"logs\"]').innerText").asText();
+      assertTrue(logs.startsWith("Trinity-RFT running") && logs.contains("step 3: actor/loss=0.4500"), logs);
+      assertEquals("Log lines 1–4 of 4", browser.eval("document.querySelector('[data-field=\"log-range\"]').innerText").asText());
 
       // Models: the automatic rollback with its figures, charts over time with the tolerance band.
       browser.navigate(base + "/console/#/models/" + AGENT);

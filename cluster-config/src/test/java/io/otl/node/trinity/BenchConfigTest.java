@@ -12,6 +12,7 @@ import io.otl.core.training.OutputModel;
 import io.otl.core.training.TrainingJobSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,8 +74,10 @@ class BenchConfigTest {
 
   @Test
   void benchIsChainedAfterTrainingOnly() {
-    assertEquals("trinity run --config /d/job-2.trinity.yaml && trinity run --config '/d d/job-2.bench.yaml'",
-        RayJobsBackend.entrypoint(Path.of("/d/job-2.trinity.yaml"), Path.of("/d d/job-2.bench.yaml")));
+    assertEquals("trinity run --config /d/job-2.trinity.yaml && trinity run --config '/d d/job-2.bench.yaml'"
+            + " && python3 '/d d/job-2.bench_scores.py' --metric task-success-rate=accuracy",
+        RayJobsBackend.entrypoint(Path.of("/d/job-2.trinity.yaml"), Path.of("/d d/job-2.bench.yaml"),
+            List.of("python3", "/d d/job-2.bench_scores.py", "--metric", "task-success-rate=accuracy")));
   }
 
   @Test
