@@ -64,7 +64,7 @@ final class W8Gateway {
     if (!jvmOpts.isBlank()) node.jvmArgs(Arrays.asList(jvmOpts.trim().split("\\s+")));
     try {
       node.start();
-      node.awaitReady(Duration.ofSeconds(120));
+      node.awaitReady(Duration.ofSeconds(300)); // a cold JVM on a busy machine took 3 min
       HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(exec)
           .connectTimeout(Duration.ofSeconds(5)).build();
       String gateway = "http://127.0.0.1:" + node.httpPort + "/v1/chat/completions";
