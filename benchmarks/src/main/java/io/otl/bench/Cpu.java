@@ -20,6 +20,17 @@ final class Cpu {
     return 0;
   }
 
+  /** CPU seconds (user + system) of process {@code pid} so far, from /proc; 0 when not readable. */
+  static double processSeconds(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICK;
+    } catch (Exception e) {
+      return 0;
+    }
+  }
+
   /** CPU seconds of every child of the PostgreSQL postmaster whose pid file is {@code pidFile}. */
   static double postgresSeconds(String pidFile) {
     try {

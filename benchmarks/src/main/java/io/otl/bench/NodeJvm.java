@@ -25,6 +25,7 @@ final class NodeJvm implements AutoCloseable {
   private final Map<String, String> env;
   private final Path log;
   private Process process;
+  private List<String> jvmArgs = List.of();
 
   NodeJvm(Pg pg, Pg.Schema schema, Path dir, String name) throws IOException {
     this(pg, schema, dir, name, freePort(), Map.of());
@@ -53,14 +54,25 @@ final class NodeJvm implements AutoCloseable {
     this.env = Map.copyOf(e);
   }
 
+  /** Further JVM options for the next start (a profiler, a heap size). */
+  void jvmArgs(List<String> args) {
+    this.jvmArgs = List.copyOf(args);
+  }
+
+  /** The running node's process id (for its CPU time in /proc). */
+  long pid() {
+    return process.pid();
+  }
+
   boolean alive() {
     return process != null && process.isAlive();
   }
 
   void start() throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-        "io.otl.node.Main", "run"));
+    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m"));
+    cmd.addAll(jvmArgs);
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.otl.node.Main", "run"));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().keySet().removeIf(k -> k.startsWith("OTL_"));

@@ -2,15 +2,18 @@ package io.otl.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.otl.node.TrainingNode;
+import com.typesafe.config.ConfigFactory;
 import io.otl.node.simulator.SimulatorSettings;
 import io.otl.node.simulator.TrinitySimulator;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -18,19 +21,25 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
  * W8: latency the inference gateway adds over calling the model server directly (issue #15 item 7).
- * One node (PostgreSQL journal) serves the agent's only version from the Trinity simulator's model
- * face (in the same JVM, registered with the static backend); one pacing thread
- * sends, in the same run and interleaved, {@code rate} requests/s straight to the simulator and
- * {@code rate} requests/s through {@code POST /v1/chat/completions} of the node (each a new
- * session, so every call is also routed and recorded). Latency runs from the intended send time
- * to the last byte of the answer (no coordinated omission); the added latency is the difference of
- * the two paths' percentiles. Non-streaming and {@code stream: true}. CPU per proxied call: JVM CPU
- * of a gateway-only window minus a direct-only window at the same rate, per call (the benchmark
- * JVM holds node, simulator and client; the difference is what the gateway and its recording
- * cost).
+ *
+ * <p>Three parties, two processes: the node runs in its own JVM ({@link NodeJvm}, PostgreSQL
+ * journal, static serving backend), so its CPU is its own; the Trinity simulator's model face
+ * (no artificial latency: no quality set, no simulator_* delay fields) and the load generator
+ * share the benchmark JVM, on an actor system of their own. One pacing thread sends, in the same
+ * run and interleaved, {@code rate} requests/s straight to the simulator and {@code rate}
+ * requests/s through {@code POST /v1/chat/completions} of the node (each a new session, so every
+ * call is also identified, routed and recorded). Latency runs from the intended send time to the
+ * last byte of the answer (no coordinated omission); the added latency is the difference of the
+ * two paths' percentiles. Non-streaming and {@code stream: true}.
+ *
+ * <p>CPU per proxied call: the node process's CPU (/proc) during a gateway-only window minus its
+ * CPU during a window of equal length in which only the simulator is called (the node idles), per
+ * call. PostgreSQL's CPU is not in it (the database is shared with other work here).
  */
 final class W8Gateway {
   private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -45,17 +54,24 @@ final class W8Gateway {
     Result r = new Result("W8", "gateway added latency over the model server, open loop, HTTP, PostgreSQL");
     Pg.Schema schema = pg.freshSchema("bench_w8");
     var exec = Executors.newFixedThreadPool(2);
+    Path dir = Files.createTempDirectory("w8");
+    // The simulator's own actor system (local, quiet): nothing of a node runs in this JVM.
+    ActorSystem<Void> simSystem = ActorSystem.create(Behaviors.empty(), "w8-simulator", ConfigFactory.parseMap(Map.of(
+        "pekko.actor.provider", "local", "pekko.loglevel", "WARNING")).withFallback(ConfigFactory.load()));
     TrinitySimulator simulator = null;
-    try (TrainingNode node = Nodes.start(pg, schema, args, true, Map.of(
-        "agentscope.training.serving.backend", "static",
-        "agentscope.training.data-collector.session.passivate-after", "30s"))) {
+    NodeJvm node = new NodeJvm(pg, schema, dir, "w8-node", NodeJvm.freePort(), Map.of("OTL_SERVING_BACKEND", "static"));
+    String jvmOpts = args.string("node-jvm-opts", "");
+    if (!jvmOpts.isBlank()) node.jvmArgs(Arrays.asList(jvmOpts.trim().split("\\s+")));
+    try {
+      node.start();
+      node.awaitReady(Duration.ofSeconds(300)); // a cold JVM on a busy machine took 3 min
       HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(exec)
           .connectTimeout(Duration.ofSeconds(5)).build();
-      String gateway = "http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions";
-      simulator = TrinitySimulator.start(node.system(), SimulatorSettings.defaults().withPort(0)
-          .withWorkDir(java.nio.file.Files.createTempDirectory("w8-sim")));
+      String gateway = "http://127.0.0.1:" + node.httpPort + "/v1/chat/completions";
+      simulator = TrinitySimulator.start(simSystem, SimulatorSettings.defaults().withPort(0)
+          .withWorkDir(dir.resolve("sim")));
       String direct = simulator.modelServerUrl() + "/chat/completions";
-      register(client, node.httpPort(), simulator.modelServerUrl());
+      register(client, node.httpPort, simulator.modelServerUrl());
       String model = "default";
       interleaved(client, direct, gateway, model, 100, warmSeconds, false, "warm");
       interleaved(client, direct, gateway, model, 100, 2, true, "warms");
@@ -74,6 +90,7 @@ final class W8Gateway {
                 .figure(k + "added." + n + "Ms", p.gateway.lat.percentileMs(q) - p.direct.lat.percentileMs(q));
           }
           r.figure(k + "non200", p.direct.errors.get() + p.gateway.errors.get());
+          r.figure(k + "load1", Machine.load1());
           non200 += p.direct.errors.get() + p.gateway.errors.get();
           double added99 = p.gateway.lat.percentileMs(99) - p.direct.lat.percentileMs(99);
           if (headline.length() > 0) headline.append("; ");
@@ -82,23 +99,36 @@ final class W8Gateway {
           if (rate == 200 && !stream) pass = added99 < 5 && p.gateway.errors.get() == 0;
         }
       }
+      long pid = node.pid();
       for (boolean stream : new boolean[] {false, true}) {
-        double cpuDirect = cpuOf(client, direct, false, model, cpuRate, seconds, stream, "cd");
-        double cpuGateway = cpuOf(client, gateway, true, model, cpuRate, seconds, stream, "cg");
+        // The node idles while only the simulator is called: its background CPU over the same span.
+        double nodeBefore = Cpu.processSeconds(pid);
+        double benchBefore = Cpu.jvmSeconds();
+        load(client, direct, false, model, cpuRate, seconds, stream, "cd");
+        double nodeIdle = Cpu.processSeconds(pid) - nodeBefore;
+        double benchDirect = Cpu.jvmSeconds() - benchBefore;
+        nodeBefore = Cpu.processSeconds(pid);
+        load(client, gateway, true, model, cpuRate, seconds, stream, "cg");
+        double nodeGateway = Cpu.processSeconds(pid) - nodeBefore;
         long calls = (long) cpuRate * seconds;
-        r.figure((stream ? "stream" : "whole") + ".cpuMsPerProxiedCall", (cpuGateway - cpuDirect) * 1000 / calls);
-        headline.append(String.format("; CPU per proxied call (%s) %.2f ms", stream ? "stream" : "whole",
-            (cpuGateway - cpuDirect) * 1000 / calls));
+        String k = stream ? "stream" : "whole";
+        double perCall = (nodeGateway - nodeIdle) * 1000 / calls;
+        r.figure(k + ".cpuMsPerProxiedCall", perCall)
+            .figure(k + ".nodeIdleCpuMsPerSecond", nodeIdle * 1000 / (seconds + 2))
+            .figure(k + ".simulatorAndClientCpuMsPerDirectCall", benchDirect * 1000 / calls);
+        headline.append(String.format("; node CPU per proxied call (%s) %.2f ms", k, perCall));
       }
       JsonNode traffic = MAPPER.readTree(client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-          + node.httpPort() + "/v1/models/bench-agent/traffic")).build(), HttpResponse.BodyHandlers.ofString()).body());
+          + node.httpPort + "/v1/models/bench-agent/traffic")).build(), HttpResponse.BodyHandlers.ofString()).body());
       r.figure("nodeAddedLatencyMs", traffic.path("addedLatencyMs").toString());
       r.figure("secondsPerRate", seconds).figure("cpuRate", cpuRate).figure("non200Total", non200);
       r.headline = headline.toString();
       r.target = "added p99 < 5 ms at 200 req/s";
       r.pass = pass;
     } finally {
+      node.close();
       if (simulator != null) simulator.stop();
+      simSystem.terminate();
       exec.shutdownNow();
       if (!args.flag("keep")) pg.dropSchema(schema);
     }
@@ -173,14 +203,13 @@ final class W8Gateway {
     return p;
   }
 
-  /** JVM CPU seconds spent while sending {@code rate}/s to one path for {@code seconds}. */
-  static double cpuOf(HttpClient client, String url, boolean viaGateway, String model, int rate, int seconds,
+  /** Sends {@code rate}/s to one path for {@code seconds}, then waits 2 s for the node's recording to finish. */
+  static Run load(HttpClient client, String url, boolean viaGateway, String model, int rate, int seconds,
       boolean stream, String tag) throws Exception {
     Run run = new Run();
     long total = (long) rate * seconds;
     long interval = 1_000_000_000L / rate;
     List<CompletableFuture<?>> inflight = new ArrayList<>((int) total);
-    double before = Cpu.jvmSeconds();
     long t0 = System.nanoTime() + 20_000_000L;
     for (long i = 0; i < total; i++) {
       long intended = t0 + i * interval;
@@ -192,6 +221,6 @@ final class W8Gateway {
     // Recording is off the response path: let the last turns reach the journal before reading the CPU
     // (both windows wait alike, so the node's idle work cancels out).
     Thread.sleep(2000);
-    return Cpu.jvmSeconds() - before;
+    return run;
   }
 }

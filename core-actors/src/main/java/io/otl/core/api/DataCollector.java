@@ -55,6 +55,16 @@ public final class DataCollector {
         .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s));
   }
 
+  /**
+   * As {@link #trajectory}, before recording into the session: an unknown session stays in memory
+   * for the recording that follows instead of passivating at once.
+   */
+  public CompletionStage<Optional<AgentSession.State>> lookup(String sessionId) {
+    return sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
+        .<AgentSession.State>ask(AgentSession.Lookup::new, askTimeout)
+        .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s));
+  }
+
   private static CompletionStage<Recorded> accepted(RecordReply reply) {
     if (reply instanceof Recorded r) return CompletableFuture.completedFuture(r);
     Rejected rejected = (Rejected) reply;

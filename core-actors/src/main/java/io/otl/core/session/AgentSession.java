@@ -72,6 +72,13 @@ public final class AgentSession
   /** The trajectory as stored; a session never written answers with status NEW. */
   public record Get(ActorRef<State> replyTo) implements Command {}
 
+  /**
+   * As {@link Get}, for a caller about to record (the gateway): a session never written stays in
+   * memory until passivate-after instead of leaving at once, so the recording that follows does not
+   * start and recover the entity a second time (W8: two remember-entities writes and a recovery).
+   */
+  public record Lookup(ActorRef<State> replyTo) implements Command {}
+
   /** Timer: the session may have been idle for longer than the idle timeout. */
   public record IdleCheck() implements Command {}
 
@@ -336,6 +343,7 @@ public final class AgentSession
           passivateIfNew(state);
           return Effect().reply(cmd.replyTo(), state);
         })
+        .onCommand(Lookup.class, (state, cmd) -> Effect().reply(cmd.replyTo(), state))
         .onCommand(IdleCheck.class, this::onIdleCheck)
         .onCommand(PassivateCheck.class, this::onPassivateCheck)
         .onCommand(Stop.class, (state, cmd) -> Effect().stop().thenNoReply())
@@ -457,7 +465,8 @@ public final class AgentSession
   }
 
   private ReplyEffect<Event, State> onPassivateCheck(State state, PassivateCheck cmd) {
-    if (state.status() == Status.COMPLETED && shard != null) {
+    // NEW: a Lookup that no recording followed (the upstream refused the call).
+    if ((state.status() == Status.COMPLETED || state.status() == Status.NEW) && shard != null) {
       shard.tell(new ClusterSharding.Passivate<>(context.getSelf()));
     }
     return Effect().noReply();
@@ -470,6 +479,9 @@ public final class AgentSession
     } else if (state.status() == Status.COMPLETED) {
       timers.cancel(IDLE_TIMER);
       if (shard != null) timers.startSingleTimer(PASSIVATE_TIMER, new PassivateCheck(), settings.passivateAfter());
+    } else if (shard != null) {
+      // NEW (after recovery): a Lookup keeps it for a recording; if none follows, it leaves then.
+      timers.startSingleTimer(PASSIVATE_TIMER, new PassivateCheck(), settings.passivateAfter());
     }
   }
 

@@ -335,4 +335,39 @@ class AgentSessionTest {
     assertNull(done.outcome().modelCalls());
     assertNull(done.outcome().tokens());
   }
+
+  /**
+   * The gateway looks a session up and records into it a moment later: an unknown session must not
+   * passivate on the lookup (as it does on Get), else the recording starts and recovers it again.
+   * It still leaves memory after passivate-after when no recording follows.
+   */
+  @Test
+  void lookupOfUnknownSessionKeepsItForTheRecordingThenPassivates() {
+    var shard = testKit.<org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.ShardCommand>createTestProbe();
+    SessionSettings s = settings("full", 1.0);
+    SessionSettings shortLived = new SessionSettings(s.collectMode(), s.sampleRate(), s.desensitizeEnabled(),
+        s.desensitizePatterns(), s.customPatterns(), s.maxTextLength(), s.idleTimeout(), s.feedbackWindow(),
+        Duration.ofSeconds(2), s.weights());
+    var looked = EventSourcedBehaviorTestKit.<Command, Event, State>create(testKit.system(),
+        AgentSession.create("s-lookup", shortLived, clock, shard.getRef()));
+    assertEquals(Status.NEW, looked.<State>runCommand(AgentSession.Lookup::new).reply().status());
+    shard.expectNoMessage(Duration.ofMillis(300));
+    // No recording followed: it passivates after passivate-after.
+    assertInstanceOf(org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.Passivate.class,
+        shard.receiveMessage(Duration.ofSeconds(20)));
+
+    var got = EventSourcedBehaviorTestKit.<Command, Event, State>create(testKit.system(),
+        AgentSession.create("s-get", shortLived, clock, shard.getRef()));
+    assertEquals(Status.NEW, got.<State>runCommand(AgentSession.Get::new).reply().status());
+    assertInstanceOf(org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.Passivate.class,
+        shard.receiveMessage(Duration.ofSeconds(20)));
+
+    var recorded = EventSourcedBehaviorTestKit.<Command, Event, State>create(testKit.system(),
+        AgentSession.create("s-lookup-record", shortLived, clock, shard.getRef()));
+    recorded.<State>runCommand(AgentSession.Lookup::new);
+    assertEquals(new Recorded(1, 0, true), record(recorded, "agent-a", msg("m1", "user", "hi")).reply());
+    State after = recorded.<State>runCommand(AgentSession.Lookup::new).reply();
+    assertEquals(Status.ACTIVE, after.status());
+    assertTrue(after.eventIds().contains("m1"));
+  }
 }

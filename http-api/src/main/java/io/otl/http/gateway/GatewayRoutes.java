@@ -182,7 +182,7 @@ public final class GatewayRoutes {
           String session = sessionId;
           // Both asks at once; a session id made here is new, so there is nothing to check.
           CompletionStage<Optional<AgentSession.State>> existing = generated
-              ? CompletableFuture.completedFuture(Optional.empty()) : collector.trajectory(session);
+              ? CompletableFuture.completedFuture(Optional.empty()) : collector.lookup(session);
           CompletionStage<ModelVersion.RouteDecision> route = router.route(agent, session);
           return existing.thenCompose(state -> {
             Set<String> known = state.map(AgentSession.State::eventIds).orElse(Set.of());

@@ -32,7 +32,13 @@ final class Upstream {
     this.system = system;
     this.http = Http.get(system);
     // The default pool (4 connections per host) would queue a busy agent's calls behind each other.
-    this.pool = ConnectionPoolSettings.create(system.classicSystem()).withMaxConnections(64).withMaxOpenRequests(1024);
+    // A streamed answer's entity is subscribed only when the node's server starts sending it to the
+    // agent; pekko's default of 1 s failed such streams on a busy machine (W8), so the gateway's own
+    // timeout bounds it instead.
+    com.typesafe.config.Config poolConfig = com.typesafe.config.ConfigFactory.parseString(
+        "pekko.http.host-connection-pool.response-entity-subscription-timeout = " + timeout.toMillis() + "ms")
+        .withFallback(system.settings().config());
+    this.pool = ConnectionPoolSettings.create(poolConfig).withMaxConnections(64).withMaxOpenRequests(1024);
     this.timeout = timeout;
     // Pools left open when the actor system ends are reported as failures ("pool shut down unexpectedly").
     org.apache.pekko.actor.CoordinatedShutdown.get(system).addTask(
