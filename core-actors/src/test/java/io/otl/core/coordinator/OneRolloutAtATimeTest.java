@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import io.otl.core.coordinator.CoordinatorProtocol.Command;
 import io.otl.core.coordinator.CoordinatorReplies.CoordinatorView;
 import io.otl.core.coordinator.CoordinatorProtocol.GetStatus;
@@ -17,6 +15,7 @@ import io.otl.core.coordinator.CoordinatorProtocol.TrajectoryAvailable;
 import io.otl.core.coordinator.CoordinatorProtocol.Trigger;
 import io.otl.core.coordinator.CoordinatorReplies.TriggerAccepted;
 import io.otl.core.coordinator.CoordinatorReplies.TriggerReply;
+import io.otl.core.testing.EntityTestKits;
 import io.otl.core.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,7 +28,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.persistence.testkit.PersistenceTestKitPlugin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,15 +38,11 @@ import org.junit.jupiter.api.Test;
  * the rollout is over, the next trajectory starts the threshold job.
  */
 class OneRolloutAtATimeTest {
-  private static final Config CONFIG = PersistenceTestKitPlugin.config()
-      .withFallback(ConfigFactory.parseString(
-          "pekko.actor.serialization-bindings {\"io.otl.core.JsonSerializable\" = jackson-json}"))
-      .withFallback(ConfigFactory.load());
   private static ActorTestKit testKit;
 
   @BeforeAll
   static void start() {
-    testKit = ActorTestKit.create("OneRolloutAtATimeTest", CONFIG);
+    testKit = EntityTestKits.start("OneRolloutAtATimeTest");
   }
 
   @AfterAll

@@ -20,6 +20,7 @@ import io.otl.core.coordinator.CoordinatorProtocol.SetPolicy;
 import io.otl.core.coordinator.CoordinatorState.State;
 import io.otl.core.coordinator.CoordinatorReplies.TrajectoryAck;
 import io.otl.core.coordinator.CoordinatorProtocol.TrajectoryAvailable;
+import io.otl.core.testing.EntityTestKits;
 import io.otl.core.testing.ManualClock;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -38,11 +39,6 @@ import org.junit.jupiter.api.Test;
  * restart, and a wrong key or value is refused with nothing persisted.
  */
 class RuntimePolicyTest {
-  private static final Config CONFIG = ConfigFactory.parseString(
-          "pekko.persistence.testkit.events.serialize = on\n"
-              + "pekko.actor.serialization-bindings {\"io.otl.core.JsonSerializable\" = jackson-json}")
-      .withFallback(EventSourcedBehaviorTestKit.config())
-      .withFallback(ConfigFactory.load());
   private static final Config TRAINING = ConfigFactory.parseString(
           "training-runner { poll-interval = 1h, trigger { type = threshold, min-samples = 5 } }")
       .withFallback(ConfigFactory.defaultReference().getConfig("agentscope.training"));
@@ -51,7 +47,7 @@ class RuntimePolicyTest {
 
   @BeforeAll
   static void start() {
-    testKit = ActorTestKit.create("RuntimePolicyTest", CONFIG);
+    testKit = EntityTestKits.start("RuntimePolicyTest");
   }
 
   @AfterAll

@@ -1,5 +1,6 @@
 package io.otl.core.coordinator;
 
+import io.otl.core.testing.EntityTestKits;
 import io.otl.core.testing.ManualClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -73,13 +74,6 @@ class TrainingCoordinatorTest {
    * every command, event, state and snapshot goes through Jackson, and restart() recovers from
    * serialized data.
    */
-  private static final Config CONFIG =
-      ConfigFactory.parseString(
-              "pekko.persistence.testkit.events.serialize = on\n"
-                  + "pekko.persistence.testkit.snapshots.serialize = on\n"
-                  + "pekko.actor.serialization-bindings {\"io.otl.core.JsonSerializable\" = jackson-json}")
-          .withFallback(EventSourcedBehaviorTestKit.config())
-          .withFallback(ConfigFactory.load());
 
   private static final Duration AWAIT = Duration.ofSeconds(10);
 
@@ -87,7 +81,7 @@ class TrainingCoordinatorTest {
 
   @BeforeAll
   static void start() {
-    testKit = ActorTestKit.create("TrainingCoordinatorTest", CONFIG);
+    testKit = EntityTestKits.start("TrainingCoordinatorTest");
   }
 
   @AfterAll

@@ -23,6 +23,7 @@ import io.otl.core.coordinator.CoordinatorProtocol.TrajectoryAvailable;
 import io.otl.core.coordinator.CoordinatorProtocol.Trigger;
 import io.otl.core.coordinator.CoordinatorReplies.TriggerAccepted;
 import io.otl.core.coordinator.CoordinatorReplies.TriggerReply;
+import io.otl.core.testing.EntityTestKits;
 import io.otl.core.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,17 +41,12 @@ import org.junit.jupiter.api.Test;
  * turned off is not submitted when the coordinator recovers with it off.
  */
 class TrainingSwitchTest {
-  private static final Config CONFIG = ConfigFactory.parseString(
-          "pekko.persistence.testkit.events.serialize = on\n"
-              + "pekko.actor.serialization-bindings {\"io.otl.core.JsonSerializable\" = jackson-json}")
-      .withFallback(EventSourcedBehaviorTestKit.config())
-      .withFallback(ConfigFactory.load());
 
   private static ActorTestKit testKit;
 
   @BeforeAll
   static void start() {
-    testKit = ActorTestKit.create("TrainingSwitchTest", CONFIG);
+    testKit = EntityTestKits.start("TrainingSwitchTest");
   }
 
   @AfterAll

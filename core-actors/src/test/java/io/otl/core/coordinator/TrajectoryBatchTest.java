@@ -3,8 +3,6 @@ package io.otl.core.coordinator;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import io.otl.core.coordinator.CoordinatorProtocol.Command;
 import io.otl.core.coordinator.CoordinatorReplies.Disposition;
 import io.otl.core.coordinator.CoordinatorEvents.Event;
@@ -17,6 +15,7 @@ import io.otl.core.coordinator.CoordinatorReplies.TrajectoryAck;
 import io.otl.core.coordinator.CoordinatorProtocol.TrajectoryAcks;
 import io.otl.core.coordinator.CoordinatorProtocol.TrajectoryAvailable;
 import io.otl.core.coordinator.CoordinatorEvents.TrajectoryPooled;
+import io.otl.core.testing.EntityTestKits;
 import io.otl.core.testing.ManualClock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,19 +30,13 @@ import org.junit.jupiter.api.Test;
 
 /** Many trajectories of one agent in one command (what the read-side feed sends under load). */
 class TrajectoryBatchTest {
-  private static final Config CONFIG = ConfigFactory.parseString(
-          "pekko.persistence.testkit.events.serialize = on\n"
-              + "pekko.persistence.testkit.snapshots.serialize = on\n"
-              + "pekko.actor.serialization-bindings {\"io.otl.core.JsonSerializable\" = jackson-json}")
-      .withFallback(EventSourcedBehaviorTestKit.config())
-      .withFallback(ConfigFactory.load());
   private static final Instant T0 = Instant.parse("2025-03-01T00:00:00Z");
 
   private static ActorTestKit testKit;
 
   @BeforeAll
   static void start() {
-    testKit = ActorTestKit.create("TrajectoryBatchTest", CONFIG);
+    testKit = EntityTestKits.start("TrajectoryBatchTest");
   }
 
   @AfterAll
