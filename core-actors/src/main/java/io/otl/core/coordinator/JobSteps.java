@@ -8,6 +8,7 @@ import static io.otl.core.coordinator.PortCalls.kindOf;
 import io.otl.core.coordinator.CoordinatorEvents.CandidateHandedOver;
 import io.otl.core.coordinator.CoordinatorEvents.DatasetExportFailed;
 import io.otl.core.coordinator.CoordinatorEvents.DatasetExported;
+import io.otl.core.coordinator.CoordinatorEvents.Event;
 import io.otl.core.coordinator.CoordinatorEvents.JobCancelled;
 import io.otl.core.coordinator.CoordinatorEvents.JobFailed;
 import io.otl.core.coordinator.CoordinatorEvents.JobSubmitFailed;
@@ -27,6 +28,7 @@ import io.otl.core.coordinator.CoordinatorState.JobStatus;
 import io.otl.core.coordinator.CoordinatorState.State;
 import io.otl.core.coordinator.StepKey.Step;
 import io.otl.core.coordinator.TrainingPolicy.Backend;
+import io.otl.core.entity.Plan;
 import io.otl.core.training.OutputModel;
 import io.otl.core.training.TrainingBackendException;
 import io.otl.core.training.TrainingJobSpec;
@@ -56,9 +58,9 @@ final class JobSteps {
   private final CoordinatorRuntime rt;
   private final ProxyLoop proxy;
   /** The threshold trigger, looked at when a job ends (see {@code TrainingCoordinator.maybeThreshold}). */
-  private final Consumer<Plan> maybeThreshold;
+  private final Consumer<Plan<State, Event>> maybeThreshold;
 
-  JobSteps(CoordinatorRuntime rt, ProxyLoop proxy, Consumer<Plan> maybeThreshold) {
+  JobSteps(CoordinatorRuntime rt, ProxyLoop proxy, Consumer<Plan<State, Event>> maybeThreshold) {
     this.rt = rt;
     this.proxy = proxy;
     this.maybeThreshold = maybeThreshold;
@@ -111,8 +113,8 @@ final class JobSteps {
     rt.timers.startSingleTimer("retry-" + jobId, new RetryStep(jobId), delay);
   }
 
-  Plan onRetryStep(State s, RetryStep c) {
-    Plan p = new Plan(s);
+  Plan<State, Event> onRetryStep(State s, RetryStep c) {
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     Optional<Job> found = s.job(c.jobId());
     if (found.isEmpty()) {
       return p;
@@ -150,9 +152,9 @@ final class JobSteps {
         : new ExportFinished(job.jobId(), manifest, null));
   }
 
-  Plan onExportFinished(State s, ExportFinished c) {
+  Plan<State, Event> onExportFinished(State s, ExportFinished c) {
     rt.inFlight.remove(StepKey.of(Step.EXPORT, c.jobId()));
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     Optional<Job> found = s.job(c.jobId());
     if (found.isEmpty() || found.get().status() != JobStatus.REQUESTED || found.get().manifest() != null
         || found.get().cancelRequested()) {
@@ -169,7 +171,7 @@ final class JobSteps {
         // A failure that outlives the retries is not transient: fail the job with the reason and give
         // its trajectories back, so the agent's next trigger can run instead of waiting behind it.
         p.add(new PreflightFailed(job.jobId(), List.of(ExportRetries.reason(attempt, c.error())), true,
-            Preflight.rearmAt(p.state.poolSize() + job.sessionIds().size(), policy), now));
+            Preflight.rearmAt(p.state().poolSize() + job.sessionIds().size(), policy), now));
         return p;
       }
       p.after(st -> retryIn(job.jobId(), backoff));
@@ -185,7 +187,7 @@ final class JobSteps {
       p.add(new PreflightFailed(job.jobId(), List.of("the exported dataset is empty (no "
           + job.algorithm() + " example could be built from " + job.sessionIds().size() + " trajectories; "
           + m.selectionSummary() + ")"),
-          true, Preflight.rearmAt(p.state.poolSize() + job.sessionIds().size(), policy), now));
+          true, Preflight.rearmAt(p.state().poolSize() + job.sessionIds().size(), policy), now));
     } else {
       p.add(new JobSubmitting(job.jobId(), 1, now));
       p.after(st -> st.job(job.jobId()).ifPresent(j -> sendSubmission(st, j)));
@@ -245,9 +247,9 @@ final class JobSteps {
         : new SubmitFinished(job.jobId(), attempt, null, describe(error), isRetryable(error)));
   }
 
-  Plan onSubmitFinished(State s, SubmitFinished c) {
+  Plan<State, Event> onSubmitFinished(State s, SubmitFinished c) {
     rt.inFlight.remove(StepKey.submit(c.jobId(), c.attempt()));
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     Optional<Job> found = s.job(c.jobId());
     if (found.isEmpty()) {
       return p;
@@ -289,7 +291,7 @@ final class JobSteps {
 
   // ---- polling -------------------------------------------------------------------------------
 
-  Plan onPollTick(State s) {
+  Plan<State, Event> onPollTick(State s) {
     Optional<Job> active = s.activeJob();
     if (active.isPresent() && JobLifecycle.onBackend(active.get()) && rt.inFlight.add(StepKey.of(Step.POLL))) {
       String jobId = active.get().jobId();
@@ -297,12 +299,12 @@ final class JobSteps {
           ? new StatusPolled(jobId, st, null, null)
           : new StatusPolled(jobId, null, describe(error), kindOf(error)));
     }
-    return new Plan(s);
+    return new Plan<>(s, CoordinatorEventHandler::applyEvent);
   }
 
-  Plan onStatusPolled(State s, StatusPolled c) {
+  Plan<State, Event> onStatusPolled(State s, StatusPolled c) {
     rt.inFlight.remove(StepKey.of(Step.POLL));
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     Optional<Job> found = s.job(c.jobId());
     if (found.isEmpty() || !JobLifecycle.onBackend(found.get())) {
       return p;
@@ -349,10 +351,10 @@ final class JobSteps {
         : new CancelFinished(job.jobId(), describe(error), kindOf(error)));
   }
 
-  Plan onCancelFinished(State s, CancelFinished c) {
+  Plan<State, Event> onCancelFinished(State s, CancelFinished c) {
     StepKey key = StepKey.of(Step.CANCEL, c.jobId());
     rt.inFlight.remove(key);
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     Optional<Job> found = s.job(c.jobId());
     if (found.isEmpty() || !found.get().status().isActive() || !found.get().cancelRequested()) {
       return p;
@@ -394,10 +396,10 @@ final class JobSteps {
         (ok, error) -> new HandOverFinished(job.jobId(), version, error == null ? null : describe(error)));
   }
 
-  Plan onHandOverFinished(State s, HandOverFinished c) {
+  Plan<State, Event> onHandOverFinished(State s, HandOverFinished c) {
     StepKey key = StepKey.of(Step.HAND_OVER, c.jobId());
     rt.inFlight.remove(key);
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     Optional<Job> found = s.job(c.jobId());
     if (found.isEmpty() || found.get().handedOver() || !c.version().equals(found.get().candidateVersion())) {
       return p;

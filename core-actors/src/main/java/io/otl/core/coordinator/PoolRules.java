@@ -1,6 +1,7 @@
 package io.otl.core.coordinator;
 
 import io.otl.core.Ids;
+import io.otl.core.coordinator.CoordinatorEvents.Event;
 import io.otl.core.coordinator.CoordinatorEvents.RewardUpdated;
 import io.otl.core.coordinator.CoordinatorEvents.TrajectoryFiltered;
 import io.otl.core.coordinator.CoordinatorEvents.TrajectoryPooled;
@@ -8,7 +9,9 @@ import io.otl.core.coordinator.CoordinatorProtocol.TrajectoryAvailable;
 import io.otl.core.coordinator.CoordinatorReplies.Disposition;
 import io.otl.core.coordinator.CoordinatorReplies.TrajectoryAck;
 import io.otl.core.coordinator.CoordinatorState.SessionEntry;
+import io.otl.core.coordinator.CoordinatorState.State;
 import io.otl.core.coordinator.TrainingPolicy.Backend;
+import io.otl.core.entity.Plan;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
@@ -25,14 +28,14 @@ final class PoolRules {
    *
    * @param now when it is judged (the event time, and the fact time when the message has none)
    */
-  static TrajectoryAck judge(Plan p, TrajectoryAvailable c, TrainingPolicy policy, Instant now) {
+  static TrajectoryAck judge(Plan<State, Event> p, TrajectoryAvailable c, TrainingPolicy policy, Instant now) {
     String invalid = validate(c);
     if (invalid != null) {
       return new TrajectoryAck(c.sessionId(), Disposition.INVALID, invalid);
     }
     Instant factAt = c.completedAt() == null ? now : c.completedAt();
     boolean eligible = c.qualityScore() >= policy.minQuality();
-    SessionEntry entry = p.state.sessions().get(c.sessionId());
+    SessionEntry entry = p.state().sessions().get(c.sessionId());
     Disposition d;
     String detail;
     if (entry == null || (entry.kind() == SessionEntry.Kind.FILTERED && c.revision() && eligible

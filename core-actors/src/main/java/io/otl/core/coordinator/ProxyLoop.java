@@ -4,6 +4,7 @@ import static io.otl.core.coordinator.PortCalls.call;
 import static io.otl.core.coordinator.PortCalls.describe;
 
 import io.otl.core.coordinator.CoordinatorEvents.CandidateHandedOver;
+import io.otl.core.coordinator.CoordinatorEvents.Event;
 import io.otl.core.coordinator.CoordinatorEvents.ProxyModelObserved;
 import io.otl.core.coordinator.CoordinatorEvents.RewardForwarded;
 import io.otl.core.coordinator.CoordinatorProtocol.ForwardRetryTick;
@@ -15,6 +16,7 @@ import io.otl.core.coordinator.CoordinatorProtocol.RewardForwardFinished;
 import io.otl.core.coordinator.CoordinatorState.PendingReward;
 import io.otl.core.coordinator.CoordinatorState.State;
 import io.otl.core.coordinator.StepKey.Step;
+import io.otl.core.entity.Plan;
 import java.time.Duration;
 
 /**
@@ -67,9 +69,9 @@ final class ProxyLoop {
     });
   }
 
-  Plan onRewardForwardFinished(State s, RewardForwardFinished c) {
+  Plan<State, Event> onRewardForwardFinished(State s, RewardForwardFinished c) {
     rt.inFlight.remove(StepKey.of(Step.FORWARD, c.sessionId()));
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     StepKey failures = StepKey.of(Step.FORWARD);
     if (c.error() != null) {
       Duration backoff = rt.failed(failures);
@@ -86,17 +88,17 @@ final class ProxyLoop {
     return p;
   }
 
-  Plan onMetricsTick(State s) {
+  Plan<State, Event> onMetricsTick(State s) {
     if (rt.ports.onlineBackend() != null && rt.inFlight.add(StepKey.of(Step.METRICS))) {
       rt.ctx.pipeToSelf(call(() -> rt.ports.onlineBackend().metrics()), (m, error) ->
           new ProxyMetricsPolled(error == null ? m : null, error == null ? null : describe(error)));
     }
-    return new Plan(s);
+    return new Plan<>(s, CoordinatorEventHandler::applyEvent);
   }
 
-  Plan onMetricsPolled(State s, ProxyMetricsPolled c) {
+  Plan<State, Event> onMetricsPolled(State s, ProxyMetricsPolled c) {
     rt.inFlight.remove(StepKey.of(Step.METRICS));
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     if (c.error() != null || c.metrics() == null) {
       rt.log().debug("agent {}: reading the proxy's metrics failed: {}", rt.agentId, c.error());
       return p;
@@ -119,9 +121,9 @@ final class ProxyLoop {
         (ok, error) -> new ProxyHandOverFinished(o.version(), error == null ? null : describe(error)));
   }
 
-  Plan onHandOverFinished(State s, ProxyHandOverFinished c) {
+  Plan<State, Event> onHandOverFinished(State s, ProxyHandOverFinished c) {
     rt.inFlight.remove(StepKey.of(Step.PROXY_HAND_OVER, c.version()));
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     ProxyModelObserved pending = s.pendingProxyCandidate();
     if (pending == null || !pending.version().equals(c.version())) {
       return p;

@@ -1,5 +1,6 @@
 package io.otl.core.coordinator;
 
+import io.otl.core.coordinator.CoordinatorEvents.Event;
 import io.otl.core.coordinator.CoordinatorEvents.ScheduleArmed;
 import io.otl.core.coordinator.CoordinatorEvents.ScheduledSlotFired;
 import io.otl.core.coordinator.CoordinatorEvents.ScheduledSlotSkipped;
@@ -9,6 +10,7 @@ import io.otl.core.coordinator.CoordinatorState.ScheduleState;
 import io.otl.core.coordinator.CoordinatorState.State;
 import io.otl.core.coordinator.TrainingPolicy.MissedSlots;
 import io.otl.core.coordinator.TrainingPolicy.TriggerType;
+import io.otl.core.entity.Plan;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -18,7 +20,7 @@ final class ScheduleTrigger {
   /** Starts a job in a plan (see {@code TrainingCoordinator.startJob}); answers its id. */
   @FunctionalInterface
   interface JobStarter {
-    String start(Plan p, TriggerType trigger, String requestedBy);
+    String start(Plan<State, Event> p, TriggerType trigger, String requestedBy);
   }
 
   static final String SCHEDULE_TIMER = "schedule";
@@ -31,8 +33,8 @@ final class ScheduleTrigger {
     this.jobs = jobs;
   }
 
-  Plan onScheduleTick(State s) {
-    Plan p = new Plan(s);
+  Plan<State, Event> onScheduleTick(State s) {
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     handleDueSlot(p, false);
     p.after(st -> {
       if (!rt.rollouts.slotAsking()) armTimer(st);
@@ -45,13 +47,13 @@ final class ScheduleTrigger {
    * fires once (missed-slots = fire) or is recorded as skipped; earlier missed slots are covered by
    * it (only the latest one is recorded).
    */
-  void handleDueSlot(Plan p, boolean atStart) {
+  void handleDueSlot(Plan<State, Event> p, boolean atStart) {
     TrainingPolicy policy = rt.policy;
     if (!ScheduleSlots.enabled(policy)) {
       return;
     }
     Instant now = rt.now();
-    ScheduleState sc = p.state.schedule();
+    ScheduleState sc = p.state().schedule();
     if (ScheduleSlots.needsArming(sc, policy)) {
       p.add(new ScheduleArmed(policy.cron().expression(), policy.zone().getId(), now, now));
       return;
@@ -67,7 +69,7 @@ final class ScheduleTrigger {
       return;
     }
     boolean missed = atStart || due.count() > 1;
-    if (rt.rollouts.enabled() && p.state.activeJobId() == null && p.state.poolSize() > 0) {
+    if (rt.rollouts.enabled() && p.state().activeJobId() == null && p.state().poolSize() > 0) {
       // One rollout at a time: ask ModelVersion first (onSlotChecked fires or skips the slot).
       p.after(st -> rt.rollouts.askForSlot(latest, missed));
       return;
@@ -76,9 +78,9 @@ final class ScheduleTrigger {
   }
 
   /** A due slot's rollout answer: skipped with the reason while a rollout is in progress, else fired. */
-  Plan onSlotChecked(State s, RolloutChecked c) {
+  Plan<State, Event> onSlotChecked(State s, RolloutChecked c) {
     rt.rollouts.slotAnswered();
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     ScheduleState sc = s.schedule();
     boolean handled = sc != null && sc.lastSlot() != null && !c.slot().isAfter(sc.lastSlot());
     if (!handled) {
@@ -94,8 +96,8 @@ final class ScheduleTrigger {
     return p;
   }
 
-  private void fireSlot(Plan p, Instant slot, boolean missed, Instant now) {
-    State s = p.state;
+  private void fireSlot(Plan<State, Event> p, Instant slot, boolean missed, Instant now) {
+    State s = p.state();
     Optional<Job> active = s.activeJob();
     if (active.isPresent()) {
       p.add(new ScheduledSlotSkipped(slot, "job " + active.get().jobId() + " is " + active.get().status(), now));

@@ -5,6 +5,7 @@ import io.otl.core.coordinator.CoordinatorProtocol.Command;
 import io.otl.core.coordinator.CoordinatorState.State;
 import io.otl.core.coordinator.TrainingPolicy.Backend;
 import io.otl.core.coordinator.TrainingPolicy.TriggerType;
+import io.otl.core.entity.Plan;
 import io.otl.core.training.OnlineTrainingBackend;
 import io.otl.core.training.TrainingBackend;
 import java.time.Clock;
@@ -267,7 +268,7 @@ public final class TrainingCoordinator
   // ---- pool ----------------------------------------------------------------------------------
 
   private ReplyEffect<Event, State> onTrajectory(State s, TrajectoryAvailable c) {
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     TrajectoryAck ack = judge(p, c);
     if (ack.disposition() == Disposition.POOLED) maybeThreshold(p);
     return run(p, c.replyTo(), st -> ack);
@@ -275,7 +276,7 @@ public final class TrainingCoordinator
 
   /** One plan, one write; the threshold is looked at once, after the whole batch joined the pool. */
   private ReplyEffect<Event, State> onTrajectories(State s, TrajectoriesAvailable c) {
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     List<TrajectoryAck> acks = new ArrayList<>(c.items().size());
     for (TrajectoryAvailable item : c.items()) acks.add(judge(p, item));
     if (acks.stream().anyMatch(a -> a.disposition() == Disposition.POOLED)) maybeThreshold(p);
@@ -284,7 +285,7 @@ public final class TrainingCoordinator
   }
 
   /** Judges one trajectory into the plan; a pooled one's reward is forwarded once persisted (trinity-proxy). */
-  private TrajectoryAck judge(Plan p, TrajectoryAvailable c) {
+  private TrajectoryAck judge(Plan<State, Event> p, TrajectoryAvailable c) {
     TrajectoryAck ack = PoolRules.judge(p, c, rt.policy, rt.now());
     if (PoolRules.forwards(ack, c, rt.policy)) {
       p.after(st -> proxy.forward(c.sessionId(), st.pendingRewards().get(c.sessionId())));
@@ -330,7 +331,7 @@ public final class TrainingCoordinator
     rt.policy = next; // the threshold check below already sees it; the event handler keeps it
     rt.policyApplied = change;
     rt.log().info("agent {}: policy changed by {}; run-time keys {}", rt.agentId, by, flat.keySet());
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     p.add(change);
     maybeThreshold(p);
     p.after(schedule::armTimer);
@@ -365,7 +366,7 @@ public final class TrainingCoordinator
     if (active.isPresent()) {
       return Effect().reply(replyTo, busy(active.get()));
     }
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     String jobId = startJob(p, TriggerType.MANUAL, requestedBy, rolloutReason);
     return run(p, replyTo, st -> {
       Job j = st.job(jobId).orElseThrow();
@@ -374,8 +375,8 @@ public final class TrainingCoordinator
   }
 
   /** The threshold trigger: fires when the pool reaches min-samples and no job is active. */
-  private void maybeThreshold(Plan p) {
-    if (!Preflight.thresholdDue(p.state, rt.policy)) {
+  private void maybeThreshold(Plan<State, Event> p) {
+    if (!Preflight.thresholdDue(p.state(), rt.policy)) {
       return;
     }
     if (rt.rollouts.enabled()) {
@@ -391,7 +392,7 @@ public final class TrainingCoordinator
     if (!Preflight.thresholdDue(s, rt.policy)) {
       return Effect().noReply();
     }
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     startJob(p, TriggerType.THRESHOLD, "threshold");
     return run(p);
   }
@@ -401,13 +402,13 @@ public final class TrainingCoordinator
    * recorded with the job, which is then FAILED and returns the pool), and schedules the first
    * step (export, or commit for trinity-proxy) to run once the events are persisted.
    */
-  private String startJob(Plan p, TriggerType trigger, String requestedBy) {
+  private String startJob(Plan<State, Event> p, TriggerType trigger, String requestedBy) {
     return startJob(p, trigger, requestedBy, null);
   }
 
-  private String startJob(Plan p, TriggerType trigger, String requestedBy, String rolloutReason) {
+  private String startJob(Plan<State, Event> p, TriggerType trigger, String requestedBy, String rolloutReason) {
     TrainingPolicy policy = rt.policy;
-    State before = p.state;
+    State before = p.state();
     Instant now = rt.now();
     String jobId = jobId(before.nextJobSeq(), rt.agentId);
     p.add(new JobRequested(jobId, trigger, requestedBy, policy.backend(), policy.algorithm(),
@@ -437,7 +438,7 @@ public final class TrainingCoordinator
   private ReplyEffect<Event, State> onRecovered(State s) {
     // Commands stashed during recovery run before this message, and may already have started
     // operations (a forward, a submission): inFlight guards them, so it is not cleared here.
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     schedule.handleDueSlot(p, true);
     maybeThreshold(p);
     p.after(st -> {
@@ -465,7 +466,7 @@ public final class TrainingCoordinator
       return Effect().reply(c.replyTo(), new CancelAccepted(job.jobId(), job.status()));
     }
     Instant now = rt.now();
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     p.add(new JobCancelRequested(job.jobId(), c.requestedBy(), now));
     if (job.status() == JobStatus.REQUESTED && job.submitAttempts() == 0) {
       p.add(new JobCancelled(job.jobId(), "cancelled before submission", now));
@@ -480,17 +481,17 @@ public final class TrainingCoordinator
   // Plans: events decided by a command, applied as they are added, persisted together
   // ------------------------------------------------------------------------------------------
 
-  private ReplyEffect<Event, State> run(Plan p) {
+  private ReplyEffect<Event, State> run(Plan<State, Event> p) {
     return run(p, null, null);
   }
 
-  private <R> ReplyEffect<Event, State> run(Plan p, ActorRef<R> replyTo, Function<State, R> reply) {
-    List<Consumer<State>> after = List.copyOf(p.after);
-    if (p.events.isEmpty()) {
-      after.forEach(a -> a.accept(p.state));
-      return replyTo == null ? Effect().noReply() : Effect().reply(replyTo, reply.apply(p.state));
+  private <R> ReplyEffect<Event, State> run(Plan<State, Event> p, ActorRef<R> replyTo, Function<State, R> reply) {
+    List<Consumer<State>> after = List.copyOf(p.afterEffects());
+    if (p.isEmpty()) {
+      after.forEach(a -> a.accept(p.state()));
+      return replyTo == null ? Effect().noReply() : Effect().reply(replyTo, reply.apply(p.state()));
     }
-    List<Event> events = List.copyOf(p.events);
+    List<Event> events = List.copyOf(p.events());
     EffectBuilder<Event, State> b = Effect().persist(events).thenRun((State st) -> {
       logTransitions(events);
       after.forEach(a -> a.accept(st));

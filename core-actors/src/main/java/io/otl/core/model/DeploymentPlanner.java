@@ -1,9 +1,12 @@
 package io.otl.core.model;
 
+import io.otl.core.entity.Plan;
 import io.otl.core.model.Deployments.Deployment;
+import io.otl.core.model.ModelEvents.Event;
 import io.otl.core.model.ModelEvents.RolloutStarted;
 import io.otl.core.model.ModelState.Idle;
 import io.otl.core.model.ModelState.Models;
+import io.otl.core.model.ModelState.State;
 import io.otl.core.model.ModelState.VersionRecord;
 import io.otl.core.model.ModelState.VersionState;
 import io.otl.core.serving.BaseModel;
@@ -34,10 +37,10 @@ final class DeploymentPlanner {
    * served name names one set of weights forever, so a name another version already used fails
    * the deployment at once, without a call.
    */
-  void requestDeployment(Plan p, String version, String why, Instant now) {
-    VersionRecord v = p.state.models().require(version);
+  void requestDeployment(Plan<State, Event> p, String version, String why, Instant now) {
+    VersionRecord v = p.state().models().require(version);
     ServingTarget t = serving.backend().target(agentId, version, v.artifact(), v.endpoint());
-    Optional<String> taken = p.state.models().deployments().entrySet().stream()
+    Optional<String> taken = p.state().models().deployments().entrySet().stream()
         .filter(d -> !d.getKey().equals(version))
         .filter(d -> t.servedModel() != null && t.servedModel().equals(d.getValue().servedModel()))
         .map(Map.Entry::getKey).findFirst();
@@ -50,10 +53,10 @@ final class DeploymentPlanner {
   }
 
   /** The load is confirmed: the rollout the deployment was requested for starts in the same write. */
-  void confirm(Plan p, String version, Deployment dep, List<Double> steps, Instant now) {
+  void confirm(Plan<State, Event> p, String version, Deployment dep, List<Double> steps, Instant now) {
     p.add(new Deployments.DeploymentConfirmed(version, dep.endpoint(), dep.servedModel(), now));
-    String stable = p.state.models().stable();
-    if (p.state instanceof Idle && stable != null) {
+    String stable = p.state().models().stable();
+    if (p.state() instanceof Idle && stable != null) {
       p.add(new RolloutStarted(version, stable, steps, dep.detail(), now));
     }
   }
@@ -63,11 +66,11 @@ final class DeploymentPlanner {
    * intent goes into the same write as the transition. The most recently retired stable stays
    * loaded while it may be restored, so that its rollback serves at once.
    */
-  void planUndeploys(Plan p, Instant now) {
-    if (!serving.backend().callsServer() || p.events.isEmpty()) {
+  void planUndeploys(Plan<State, Event> p, Instant now) {
+    if (!serving.backend().callsServer() || p.isEmpty()) {
       return;
     }
-    Models m = p.state.models();
+    Models m = p.state().models();
     Optional<VersionRecord> restorable = m.restorablePrevious(now);
     for (VersionRecord v : m.versions()) {
       Deployment dep = m.deployments().get(v.version());

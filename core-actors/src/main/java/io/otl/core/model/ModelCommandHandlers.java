@@ -1,5 +1,6 @@
 package io.otl.core.model;
 
+import io.otl.core.entity.Plan;
 import io.otl.core.model.Deployments.Deployment;
 import io.otl.core.model.ModelEvents.EvaluationStarted;
 import io.otl.core.model.ModelEvents.Event;
@@ -132,7 +133,7 @@ final class ModelCommandHandlers {
       return effect.noReply();
     }
     Instant now = clock.instant();
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
     if (c.error() == null) {
       deployments.confirm(p, c.version(), dep, settings.steps(), now);
     } else if (c.retryable() && c.attempt() < serving.maxAttempts()) {
@@ -155,7 +156,7 @@ final class ModelCommandHandlers {
       calls.retryUndeploy(c.version(), c.attempt() + 1);
       return effect.noReply();
     }
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
     p.add(new Deployments.Undeployed(c.version(), dep.servedModel(), clock.instant()));
     return persistNoReply(p);
   }
@@ -184,7 +185,7 @@ final class ModelCommandHandlers {
     }
     Instant now = clock.instant();
     Map<String, Double> metrics = c.offlineMetrics() == null ? Map.of() : c.offlineMetrics();
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
     p.add(new VersionRegistered(c.version(), c.artifact(), c.endpoint(), c.sourceJobId(), metrics, false, now));
     String baseline = s.models().stable();
     p.add(new EvaluationStarted(c.version(), baseline, now));
@@ -201,7 +202,7 @@ final class ModelCommandHandlers {
       p.add(new OfflineGatePassed(c.version(), checks,
           baseline == null ? "offline gate passed: no stable version yet" : "offline gate passed against " + baseline,
           now));
-      Supersession.olderReady(p.state.models(), c.version(), now).forEach(p::add);
+      Supersession.olderReady(p.state().models(), c.version(), now).forEach(p::add);
       rollouts.autoDeploy(p, now);
     } else {
       p.add(new OfflineGateFailed(c.version(), checks, reasons, now));
@@ -219,12 +220,12 @@ final class ModelCommandHandlers {
       return reply(c.replyTo(), Failure.alreadyExists(existing.get()));
     }
     Instant now = clock.instant();
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
     p.add(new VersionRegistered(c.version(), c.artifact(), c.endpoint(), null, Map.of(), true, now));
     p.add(new EvaluationStarted(c.version(), s.models().stable(), now));
     p.add(new OfflineGatePassed(c.version(), List.of(),
         "registered by hand: no offline metrics, offline gate skipped", now));
-    Supersession.olderReady(p.state.models(), c.version(), now).forEach(p::add);
+    Supersession.olderReady(p.state().models(), c.version(), now).forEach(p::add);
     rollouts.autoDeploy(p, now);
     return persist(p, c.replyTo(), st -> status(st, c.version(), true, List.of()));
   }
@@ -236,7 +237,7 @@ final class ModelCommandHandlers {
     }
     VersionRecord v = found.get();
     Instant now = clock.instant();
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
     switch (v.state()) {
       case READY, DEPLOY_FAILED, NO_EVIDENCE -> {
         // NO_EVIDENCE: the operator decides without an offline comparison (EvalEvidence).
@@ -278,7 +279,7 @@ final class ModelCommandHandlers {
     String reason =
         c.reason() == null || c.reason().isBlank() ? "manual rollback" : "manual rollback: " + c.reason();
     Instant now = clock.instant();
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
     switch (v.state()) {
       case CANARY, RAMP, PAUSED -> {
         p.add(new VersionRolledBack(v.version(), false, reason, List.of(), null, now));
@@ -323,7 +324,7 @@ final class ModelCommandHandlers {
     if (s.rollout().paused()) {
       return reply(c.replyTo(), status(s, v.version(), false, List.of("already paused")));
     }
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
     p.add(new RolloutPaused(v.version(), false, "manual pause", List.of(), clock.instant()));
     return persist(p, c.replyTo(), st -> status(st, c.version(), false, List.of()));
   }
@@ -341,7 +342,7 @@ final class ModelCommandHandlers {
       return reply(c.replyTo(), status(s, v.version(), false, List.of("not paused")));
     }
     Instant now = clock.instant();
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
     p.add(new RolloutResumed(v.version(), now));
     rollouts.evaluate(p, now);
     return persist(p, c.replyTo(), st -> status(st, c.version(), false, List.of()));
@@ -389,7 +390,7 @@ final class ModelCommandHandlers {
           "session " + c.sessionId() + " was already counted for " + c.modelVersion()));
     }
     Instant now = clock.instant();
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
     p.add(new OutcomeRecorded(c.sessionId(), c.modelVersion(), c.success(), c.rating(),
         c.thumbsUp(), c.thumbsDown(), c.latencyP95Ms(), now, c.modelCalls(), c.upstreamErrors(), c.tokens()));
     rollouts.evaluate(p, now);
@@ -408,9 +409,9 @@ final class ModelCommandHandlers {
       scheduleStepTick(s, false);
       return effect.noReply();
     }
-    Plan p = new Plan(s);
+    Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
     rollouts.evaluate(p, now);
-    if (p.events.isEmpty()) {
+    if (p.isEmpty()) {
       // Deadline passed but too few samples: the next outcome re-evaluates; no busy re-ticking.
       return effect.noReply();
     }
@@ -453,20 +454,20 @@ final class ModelCommandHandlers {
     return effect.reply(replyTo, message);
   }
 
-  private <R> ReplyEffect<Event, State> persist(Plan p, ActorRef<R> replyTo, Function<State, R> reply) {
-    if (p.events.isEmpty()) {
-      return effect.reply(replyTo, reply.apply(p.state));
+  private <R> ReplyEffect<Event, State> persist(Plan<State, Event> p, ActorRef<R> replyTo, Function<State, R> reply) {
+    if (p.isEmpty()) {
+      return effect.reply(replyTo, reply.apply(p.state()));
     }
     deployments.planUndeploys(p, clock.instant());
     return effect
-        .persist(p.events)
+        .persist(p.events())
         .thenRun((State st) -> afterPersist(st))
         .thenReply(replyTo, reply::apply);
   }
 
-  private ReplyEffect<Event, State> persistNoReply(Plan p) {
+  private ReplyEffect<Event, State> persistNoReply(Plan<State, Event> p) {
     deployments.planUndeploys(p, clock.instant());
-    return effect.persist(p.events).thenRun((State st) -> afterPersist(st)).thenNoReply();
+    return effect.persist(p.events()).thenRun((State st) -> afterPersist(st)).thenNoReply();
   }
 
   private void afterPersist(State st) {

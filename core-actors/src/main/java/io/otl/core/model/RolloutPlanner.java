@@ -1,6 +1,8 @@
 package io.otl.core.model;
 
+import io.otl.core.entity.Plan;
 import io.otl.core.model.CanaryStatistics.TestResult;
+import io.otl.core.model.ModelEvents.Event;
 import io.otl.core.model.ModelEvents.RolloutPaused;
 import io.otl.core.model.ModelEvents.RolloutStarted;
 import io.otl.core.model.ModelEvents.StepAdvanced;
@@ -9,6 +11,7 @@ import io.otl.core.model.ModelEvents.VersionRolledBack;
 import io.otl.core.model.ModelState.Idle;
 import io.otl.core.model.ModelState.RollingOut;
 import io.otl.core.model.ModelState.Rollout;
+import io.otl.core.model.ModelState.State;
 import io.otl.core.model.ModelState.VersionRecord;
 import io.otl.core.serving.Serving;
 import java.time.Instant;
@@ -37,9 +40,9 @@ final class RolloutPlanner {
   }
 
   /** With auto-deploy on and no rollout in progress, the oldest READY version starts. */
-  void autoDeploy(Plan p, Instant now) {
-    while (settings.autoDeploy() && p.state instanceof Idle && p.state.models().deploying().isEmpty()) {
-      Optional<VersionRecord> next = p.state.models().oldestReady();
+  void autoDeploy(Plan<State, Event> p, Instant now) {
+    while (settings.autoDeploy() && p.state() instanceof Idle && p.state().models().deploying().isEmpty()) {
+      Optional<VersionRecord> next = p.state().models().oldestReady();
       if (next.isEmpty()) {
         return;
       }
@@ -48,8 +51,8 @@ final class RolloutPlanner {
   }
 
   /** READY → CANARY, or → STABLE directly when there is no stable to compare with. */
-  void startRollout(Plan p, String version, Instant now, String why) {
-    String stable = p.state.models().stable();
+  void startRollout(Plan<State, Event> p, String version, Instant now, String why) {
+    String stable = p.state().models().stable();
     if (stable == null) {
       p.add(new VersionPromoted(version, null, null, why.equals("auto-deploy"),
           why + ": first version of agent " + agentId + ", no stable to compare with; promoted directly",
@@ -67,8 +70,8 @@ final class RolloutPlanner {
    * ROLLED_BACK (or PAUSED when rollback-on-degradation is off); the step's duration over with
    * enough observations on every metric → next step, or STABLE after the last step below 100 %.
    */
-  void evaluate(Plan p, Instant now) {
-    if (!(p.state instanceof RollingOut s)) {
+  void evaluate(Plan<State, Event> p, Instant now) {
+    if (!(p.state() instanceof RollingOut s)) {
       return;
     }
     Rollout r = s.rollout();
