@@ -9,7 +9,8 @@ import java.util.function.Consumer;
  * The events one command decides, applied to the state as they are added (so later decisions of
  * the same command see earlier ones), then persisted together by the entity; plus effects to run
  * once they are persisted. A plan without events persists nothing and runs its effects at once.
- * Every entity decides its commands this way, each with its own pure event handler.
+ * The training coordinator and the model versions decide their commands this way, each with its own
+ * pure event handler.
  *
  * @param <S> the entity's state
  * @param <E> the entity's event

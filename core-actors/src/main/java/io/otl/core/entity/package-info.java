@@ -1,5 +1,5 @@
 /**
- * What the three entities (sessions, training coordinators, model versions) share in how they decide:
+ * What the entities share in how they decide:
  * a command's {@link io.otl.core.entity.Plan} of events. Nothing here knows an entity's own types.
  */
 package io.otl.core.entity;
