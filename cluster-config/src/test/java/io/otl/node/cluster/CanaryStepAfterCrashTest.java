@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * touches the agent's models and no new outcome arrives, so only the step timer that the restarted
  * entity re-arms from the journal can decide. The journal (PostgreSQL, read directly) is the
  * witness: the {@code model.step-advanced} event appears, and the outcome count is what it was at
- * the kill. With remember-entities off, or a timer that is not re-armed on recovery, it fails.
+ * the kill. Without the re-armed timer (ModelVersion's RecoveryCompleted not scheduling the step
+ * tick) it fails: the redelivered outcomes are duplicates and wake the entity without deciding.
  */
 class CanaryStepAfterCrashTest {
   private static final String AGENT = "canary-bot";
