@@ -30,7 +30,7 @@ import scala.concurrent.ExecutionContextExecutor;
  *
  * <p>Failure on request: submission metadata {@code "simulate": "fail"} fails the job when it would
  * have succeeded; {@code "simulate": "no-checkpoint"} succeeds without writing a checkpoint; {@link
- * #fail} fails it at once (admin endpoint). Metric overrides: metadata {@code "metric.<name>":
+ * #fail} fails it at once and {@link #finish} ends a RUNNING one at once (admin endpoints). Metric overrides: metadata {@code "metric.<name>":
  * "<number>"}.
  */
 final class RayJobsSimulation {
@@ -193,6 +193,23 @@ final class RayJobsSimulation {
   /** Admin: fail a job now, as if its entrypoint had crashed. */
   Optional<Boolean> fail(String id, String reason) {
     return job(id).map(job -> job.finish("FAILED", failedMessage(reason), 1));
+  }
+
+  /**
+   * Admin: end a RUNNING job now as its timer would (checkpoint, bench, SUCCEEDED or the failure
+   * metadata asks for), so a test can hold jobs RUNNING with a long {@code running} and finish
+   * each on cue. Empty for an unknown job, else whether it ended now (false: not RUNNING).
+   */
+  Optional<Boolean> finish(String id) {
+    return job(id).map(job -> {
+      synchronized (job) {
+        if (!job.status.equals("RUNNING")) {
+          return false;
+        }
+        complete(job);
+        return true;
+      }
+    });
   }
 
   ObjectNode stats() {

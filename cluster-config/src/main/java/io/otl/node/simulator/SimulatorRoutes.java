@@ -33,7 +33,8 @@ import org.apache.pekko.util.ByteString;
  *       ChatSimulation}), {@code POST /feedback}, {@code POST /commit}, {@code GET|POST /allocate},
  *       {@code GET /metrics}, {@code GET /health}.
  *   <li>Admin (simulator only): {@code GET /simulator/stats}, {@code GET /simulator/feedback},
- *       {@code POST /simulator/jobs/<id>/fail}.
+ *       {@code POST /simulator/jobs/<id>/fail}, {@code POST /simulator/jobs/<id>/finish} (a RUNNING
+ *       job ends now as its timer would end it).
  * </ul>
  *
  * Every response carries {@code X-Trinity-Simulator: true}.
@@ -124,7 +125,10 @@ final class SimulatorRoutes extends AllDirectives {
           return complete(json(200, mapper.valueToTree(q)));
         }))),
         path(segment("jobs").slash(segment()).slash("fail"), id -> post(() ->
-            withStopped(id, ray.fail(id, "RuntimeError: failure injected through POST /simulator/jobs/" + id + "/fail")))));
+            withStopped(id, ray.fail(id, "RuntimeError: failure injected through POST /simulator/jobs/" + id + "/fail")))),
+        path(segment("jobs").slash(segment()).slash("finish"), id -> post(() -> ray.finish(id)
+            .map(done -> complete(json(200, mapper.createObjectNode().put("finished", done))))
+            .orElseGet(() -> complete(text(404, "Job " + id + " does not exist"))))));
   }
 
   private Route submit(JsonNode body) {

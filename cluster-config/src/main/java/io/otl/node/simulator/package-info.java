@@ -15,7 +15,8 @@
  * GET /simulator/stats} (per submission id: {@code accepted}, {@code duplicates}, {@code status}),
  * {@code GET /simulator/feedback} (every {@code /feedback} body as received, the commit count and
  * how many sessions {@code /allocate} handed out),
- * {@code POST /simulator/jobs/<id>/fail}, {@code POST /simulator/jobs/<id>/quality} (the quality
+ * {@code POST /simulator/jobs/<id>/fail}, {@code POST /simulator/jobs/<id>/finish} (a RUNNING job
+ * ends now, as its timer would end it), {@code POST /simulator/jobs/<id>/quality} (the quality
  * of the checkpoint the job will write, scored by a chained bench: {@code bench_scores.json}).
  */
 package io.otl.node.simulator;

@@ -2,7 +2,6 @@ package io.otl.node.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
@@ -63,7 +62,7 @@ class CrashOnDefaultJournalTest {
         writers.add(thread);
         thread.start();
       }
-      awaitTrue(() -> ackedCount.get() >= 400, "400 acknowledged events", node);
+      CrashWitness.await("400 acknowledged events", () -> ackedCount.get() >= 400, node);
       node.kill(); // while the writers are still writing: the last 202s are milliseconds old
       running.set(false);
       for (Thread w : writers) w.join(30_000);
@@ -87,20 +86,9 @@ class CrashOnDefaultJournalTest {
   }
 
   private static void awaitReady(NodeProcess node) throws InterruptedException {
-    awaitTrue(() -> {
+    CrashWitness.await("node ready", () -> {
       Optional<RetryingClient.Reply> r = client.once("GET", node.httpPort, "/health/ready", null, Duration.ofSeconds(3));
       return r.isPresent() && r.get().status() == 200;
-    }, "node ready", node);
-  }
-
-  /** Waits for a condition; the bound is a hang guard (the node died or never got there), not a measurement. */
-  private static void awaitTrue(java.util.function.BooleanSupplier condition, String what, NodeProcess node)
-      throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(180).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (!node.alive()) fail(node.name + " exited while waiting for " + what + "\n" + node.tail(60));
-      if (System.nanoTime() > end) fail("never: " + what + "\n" + node.tail(60));
-      Thread.sleep(100);
-    }
+    }, node);
   }
 }

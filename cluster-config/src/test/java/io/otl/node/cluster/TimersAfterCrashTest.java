@@ -1,7 +1,8 @@
 package io.otl.node.cluster;
 
+import static io.otl.node.cluster.CrashWitness.await;
+import static io.otl.node.cluster.CrashWitness.ready;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
@@ -9,16 +10,8 @@ import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -68,43 +61,12 @@ class TimersAfterCrashTest {
     }
   }
 
-  private static boolean ready(Http http) {
-    try {
-      return http.get("/health/ready").status() == 200;
-    } catch (AssertionError notListeningYet) {
-      return false;
-    }
-  }
-
   /** The logical names a completion writes (session.task-result-recorded#1, session.trajectory-completed#1). */
   private static boolean completion(String manifest) {
     return manifest.startsWith("session.task-result-recorded") || manifest.startsWith("session.trajectory-completed");
   }
 
-  /** The event manifests stored for the session, in order (the journal row's type name). */
   private static List<String> manifests(String url, String session) {
-    try (Connection c = DriverManager.getConnection(url, TestDatabases.PG_USER, TestDatabases.PG_PASSWORD);
-        PreparedStatement st = c.prepareStatement(
-            "SELECT event_ser_manifest FROM event_journal WHERE persistence_id = ? ORDER BY sequence_number")) {
-      st.setString(1, "AgentSession|" + session);
-      List<String> out = new ArrayList<>();
-      try (ResultSet rs = st.executeQuery()) {
-        while (rs.next()) out.add(rs.getString(1));
-      }
-      if (out.isEmpty()) throw new AssertionError("no journal row for " + session + " in " + url);
-      return out;
-    } catch (SQLException e) {
-      throw new AssertionError("cannot read the journal at " + url + ": " + e.getMessage(), e);
-    }
-  }
-
-  /** The bound is a hang guard (the node died or never got there), not a measurement. */
-  private static void await(String what, BooleanSupplier condition, NodeProcess node) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(180).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (!node.alive()) fail(node.name + " exited while waiting for " + what + "\n" + node.tail(60));
-      if (System.nanoTime() > end) fail("never: " + what + "\n" + node.tail(60));
-      Thread.sleep(250);
-    }
+    return CrashWitness.manifests(url, "AgentSession|" + session);
   }
 }

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The console in a real headless browser against a real node (H2 journal, auth on for reads
  * too), with a scenario loaded through the public HTTP API: sessions with tool calls, feedback
  * and results; model versions registered, promoted, one rolled back with a reason, one in canary.
- * The agent's training pool shows on its card; jobs pages with jobs in every state are covered by
- * {@link ConsoleFixtureBrowserTest}.
+ * The agent's training pool shows on its card; jobs pages with jobs in every state, an automatic
+ * rollback's figures and a 503 are covered by {@link ConsoleJobsAndRolloutBrowserTest}.
  */
 class ConsoleBrowserTest {
   static final String TOKEN = "console-test-token";

@@ -76,6 +76,10 @@ class TrinitySimulatorTest {
     assertEquals(400, live.statusCode(), live.body());
     assertTrue(live.body().contains("non-terminal state"), live.body());
     assertEquals(200, get(slowBase + "/api/jobs/del-me").statusCode(), "a refused delete changes nothing");
+    HttpResponse<String> early = post(slowBase + "/simulator/jobs/del-me/finish", null);
+    assertEquals(200, early.statusCode(), early.body());
+    assertFalse(json(early).path("finished").asBoolean(), "only a RUNNING job can be finished: " + early.body());
+    assertEquals("PENDING", json(get(slowBase + "/api/jobs/del-me")).path("status").asText());
 
     post(slowBase + "/api/jobs/del-me/stop", null);
     HttpResponse<String> ended = delete(slowBase + "/api/jobs/del-me");
@@ -138,6 +142,7 @@ class TrinitySimulatorTest {
     assertEquals(404, post(base + "/api/jobs/ghost/stop", null).statusCode());
     assertEquals(404, get(base + "/api/jobs/ghost/logs").statusCode());
     assertEquals(404, post(base + "/simulator/jobs/ghost/fail", null).statusCode());
+    assertEquals(404, post(base + "/simulator/jobs/ghost/finish", null).statusCode());
   }
 
   @Test
