@@ -24,6 +24,8 @@ final class NodeJvm implements AutoCloseable {
   final int clusterPort;
   private final Map<String, String> env;
   private final Path log;
+  /** Further JVM options (e.g. R4's logging), before the main class. */
+  final List<String> jvmArgs = new ArrayList<>();
   private Process process;
 
   NodeJvm(Pg pg, Pg.Schema schema, Path dir, String name) throws IOException {
@@ -59,8 +61,9 @@ final class NodeJvm implements AutoCloseable {
 
   void start() throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-        "io.otl.node.Main", "run"));
+    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m"));
+    cmd.addAll(jvmArgs);
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.otl.node.Main", "run"));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().keySet().removeIf(k -> k.startsWith("OTL_"));
@@ -91,6 +94,10 @@ final class NodeJvm implements AutoCloseable {
   void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  Path log() {
+    return log;
   }
 
   /** Lines of this node's log (all its starts) containing {@code needle}. */
