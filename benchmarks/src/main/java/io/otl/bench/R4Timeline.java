@@ -79,7 +79,7 @@ final class R4Timeline {
     t.put("victimWelcomed", first(kill, victim, l -> l.contains("Welcome from")));
     t.put("victimConsumerStarted", first(kill, victim, l -> l.contains("Kafka ingestion of topic")));
     t.put("groupRejoinFirst", first(kill, all, l -> l.contains("(Re-)joining group")));
-    t.put("partitionsAssignedLast", last(kill, all, resumedAt, l -> l.contains("Adding newly assigned partitions")));
+    t.put("partitionsAssignedLast", last(kill, all, resumedAt, l -> l.contains("Notifying assignor about the new Assignment")));
     t.put("ingestRestarts", count(all, resumedAt, l -> l.contains("Kafka ingestion restarts")));
     t.put("kafkaCommittedPastEnd", kafkaResumed);
     return t;
