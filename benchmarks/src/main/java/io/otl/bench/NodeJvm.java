@@ -24,6 +24,8 @@ final class NodeJvm implements AutoCloseable {
   final int clusterPort;
   private final Map<String, String> env;
   private final Path log;
+  /** Further JVM options (e.g. R4's logging), before the main class. */
+  final List<String> jvmArgs = new ArrayList<>();
   private Process process;
   private List<String> jvmArgs = List.of();
 
@@ -103,6 +105,10 @@ final class NodeJvm implements AutoCloseable {
   void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  Path log() {
+    return log;
   }
 
   /** Lines of this node's log (all its starts) containing {@code needle}. */

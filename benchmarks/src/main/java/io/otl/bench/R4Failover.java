@@ -65,8 +65,15 @@ final class R4Failover {
       String seeds = java.util.Arrays.stream(ports).mapToObj(p -> "pekko://otl@127.0.0.1:" + p)
           .collect(Collectors.joining(","));
       for (int i = 0; i < 3; i++) {
-        nodes.add(new NodeJvm(pg, schema, logs, "r4-node" + (i + 1), ports[i], Map.of("OTL_SEED_NODES", seeds,
-            "OTL_KAFKA_ENABLED", "true", "OTL_KAFKA_BOOTSTRAP", broker.bootstrapServers())));
+        NodeJvm n = new NodeJvm(pg, schema, logs, "r4-node" + (i + 1), ports[i], Map.of("OTL_SEED_NODES", seeds,
+            "OTL_KAFKA_ENABLED", "true", "OTL_KAFKA_BOOTSTRAP", broker.bootstrapServers()));
+        // The lines R4Timeline reads (sharding placement at DEBUG, Kafka group membership at INFO).
+        n.jvmArgs.addAll(List.of("-Dlogback.configurationFile=r4-node-logback.xml", "-Dpekko.loglevel=DEBUG"));
+        // --set a.b=1,c.d=x: node settings (HOCON paths) for tuning runs, as system properties.
+        for (String kv : args.string("set", "").split(",")) {
+          if (kv.indexOf('=') > 0) n.jvmArgs.add("-D" + kv.trim());
+        }
+        nodes.add(n);
       }
       for (NodeJvm n : nodes) n.start();
       for (NodeJvm n : nodes) n.awaitReady(ready);
@@ -80,12 +87,14 @@ final class R4Failover {
       List<Double> failovers = new ArrayList<>();
       List<Double> kafkaResumes = new ArrayList<>();
       List<Double> rejoins = new ArrayList<>();
+      List<Map<String, Object>> timelines = new ArrayList<>();
       for (int k = 0; k < kills; k++) {
         NodeJvm victim = nodes.get(k % 3);
         List<Integer> survivors = new ArrayList<>(httpPorts);
         survivors.remove(Integer.valueOf(victim.httpPort));
         Map<TopicPartition, Long> endsAtKill = endOffsets(broker, partitions);
         long t0 = System.nanoTime();
+        java.time.Instant killedAt = java.time.Instant.now();
         victim.kill();
         Thread restarter = new Thread(() -> {
           try {
@@ -95,7 +104,8 @@ final class R4Failover {
           }
         });
         restarter.start(); // as a supervisor would, at once
-        double failover = allSessionsServed(survivors, sessions, t0, Duration.ofSeconds(120));
+        double failover = allSessionsServed(survivors, sessions, t0, Duration.ofSeconds(120),
+            Duration.ofMillis(args.integer("poll-ms", 250)));
         double resume = kafkaResumed(broker, endsAtKill, t0, Duration.ofSeconds(120));
         failovers.add(failover);
         kafkaResumes.add(resume);
@@ -105,6 +115,14 @@ final class R4Failover {
         double rejoin = restartUntilReady(victim, 3, ready);
         rejoins.add(rejoin < 0 ? Double.POSITIVE_INFINITY : (System.nanoTime() - t0) / 1e9);
         System.out.printf("R4 kill %d: node ready again after %.1f s from the kill%n", k + 1, rejoins.get(k));
+        List<R4Timeline.Line> survivorLines = new ArrayList<>();
+        for (NodeJvm n : nodes) if (n != victim) survivorLines.addAll(R4Timeline.linesSince(n.log(), killedAt));
+        Map<String, Object> timeline = R4Timeline.of(killedAt, survivorLines, R4Timeline.linesSince(victim.log(),
+            killedAt), "127.0.0.1:" + victim.clusterPort, failover, resume);
+        timeline.put("restartToReady", rejoins.get(k));
+        timeline.put("load1", Machine.load1());
+        timelines.add(timeline);
+        System.out.println("R4 kill " + (k + 1) + " timeline (s after the kill): " + R4Timeline.format(timeline));
         Thread.sleep(TimeUnit.SECONDS.toMillis(settle));
       }
       load.stop();
@@ -178,7 +196,7 @@ final class R4Failover {
           .figure("kafkaRatePerSec", kafkaRate).figure("partitions", partitions)
           .figure("failoverSeconds", worstFailover).figure("failoverSecondsEach", failovers)
           .figure("kafkaResumeSeconds", worstResume).figure("kafkaResumeSecondsEach", kafkaResumes)
-          .figure("restartToReadySecondsEach", rejoins)
+          .figure("restartToReadySecondsEach", rejoins).figure("timelineEach", timelines)
           .figure("lost", lost).figure("lostBySession", lostBySession).figure("deadLettered", deadLettered)
           .figure("deadLetterRecords", dlq.records).figure("deadLetteredByCode", dlq.byCode)
           .figure("sessionViewsBehindJournal", viewsBehind).figure("clustersFormed", clustersFormed)
@@ -233,28 +251,39 @@ final class R4Failover {
     return rep;
   }
 
-  /** Seconds from {@code t0} until every HTTP session has answered 200 through {@code ports}. */
-  private static double allSessionsServed(List<Integer> ports, int sessions, long t0, Duration bound)
-      throws InterruptedException {
-    ExecutorService pool = Executors.newFixedThreadPool(Math.min(sessions, 16));
+  /**
+   * Seconds from {@code t0} until every HTTP session has answered 200 through {@code ports}. Each
+   * session is asked every {@code every}, without waiting for the previous try (up to 40 in flight
+   * per session, each waiting up to 10 s): a try that went to the dead node waits out the node's ask
+   * timeout (5 s) before its 503, and a poller that waited for it would add up to those 5 s to the
+   * figure. Served = the arrival of the session's first 200.
+   */
+  private static double allSessionsServed(List<Integer> ports, int sessions, long t0, Duration bound,
+      Duration every) throws InterruptedException {
+    java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+        .version(java.net.http.HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
+    java.util.concurrent.ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     Map<Integer, Long> servedAt = new ConcurrentHashMap<>();
-    long deadline = t0 + bound.toNanos();
-    for (int s = 0; s < sessions; s++) {
-      int session = s;
-      pool.execute(() -> {
-        Client c = new Client(ports.get(session % ports.size()), Duration.ofSeconds(6));
-        while (System.nanoTime() < deadline) {
-          if (c.get("/v1/sessions/r4-h" + session).status() == 200) {
-            servedAt.put(session, System.nanoTime());
-            return;
+    java.util.concurrent.CountDownLatch all = new java.util.concurrent.CountDownLatch(sessions);
+    java.util.concurrent.atomic.AtomicIntegerArray inFlight = new java.util.concurrent.atomic.AtomicIntegerArray(sessions);
+    timer.scheduleAtFixedRate(() -> {
+      for (int s = 0; s < sessions; s++) {
+        int session = s;
+        if (servedAt.containsKey(session) || inFlight.get(session) >= 40) continue;
+        inFlight.incrementAndGet(session);
+        java.net.http.HttpRequest req = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
+            + ports.get(session % ports.size()) + "/v1/sessions/r4-h" + session)).timeout(Duration.ofSeconds(10)).build();
+        http.sendAsync(req, java.net.http.HttpResponse.BodyHandlers.discarding()).whenComplete((rep, err) -> {
+          inFlight.decrementAndGet(session);
+          if (err == null && rep.statusCode() == 200 && servedAt.putIfAbsent(session, System.nanoTime()) == null) {
+            all.countDown();
           }
-          sleep(100);
-        }
-      });
-    }
-    pool.shutdown();
-    pool.awaitTermination(bound.toSeconds() + 10, TimeUnit.SECONDS);
-    if (servedAt.size() < sessions) return Double.POSITIVE_INFINITY;
+        });
+      }
+    }, 0, every.toMillis(), TimeUnit.MILLISECONDS);
+    boolean done = all.await(Math.max(0, t0 + bound.toNanos() - System.nanoTime()), TimeUnit.NANOSECONDS);
+    timer.shutdownNow();
+    if (!done) return Double.POSITIVE_INFINITY;
     return (servedAt.values().stream().mapToLong(Long::longValue).max().orElse(t0) - t0) / 1e9;
   }
 

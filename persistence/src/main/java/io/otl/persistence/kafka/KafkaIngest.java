@@ -63,13 +63,21 @@ import org.slf4j.LoggerFactory;
  *       type or field, or refused by the session: INVALID, CONFLICT, NOT_FOUND) goes to the
  *       dead-letter topic with its original key and value and the headers {@code otl-error}
  *       (reason) and {@code otl-error-code}; the stream goes on.
- *   <li>Anything else (journal timeout, broker away, commit failure) fails the stream, which
- *       restarts with back-off from the last committed offset. A slow journal so slows consumption
+ *   <li>A write that times out (the session's node died and its shard is moving, a slow journal) is
+ *       sent again in place, after {@value #TIMEOUT_RETRY_PAUSE_MS} ms, up to {@value
+ *       #TIMEOUT_RETRIES} times: the session drops event ids it already holds, so a write that did
+ *       land is not stored twice. A restart of the stream would close the consumer and make the
+ *       group rebalance for every member (issue #22: seven restarts in one fail-over).
+ *   <li>Anything else (a timeout past those retries, broker away, commit failure) fails the stream,
+ *       which restarts with back-off from the last committed offset. A slow journal so slows consumption
  *       down instead of losing records. Start-up never waits for the broker.
  * </ul>
  */
 public final class KafkaIngest {
   private static final Logger log = LoggerFactory.getLogger(KafkaIngest.class);
+  /** Resends of one timed-out write before the stream fails (each waits up to the ask timeout). */
+  static final int TIMEOUT_RETRIES = 6;
+  static final long TIMEOUT_RETRY_PAUSE_MS = 500;
 
   /** Header with the reason a record was dead-lettered. */
   public static final String ERROR_HEADER = "otl-error";
@@ -86,6 +94,7 @@ public final class KafkaIngest {
 
   private final KafkaSettings settings;
   private final Recorder recorder;
+  private final LongAdder timeoutRetries = new LongAdder();
   private final ActorSystem<?> system;
   private final SendProducer<String, byte[]> deadLetterProducer;
   private final LongAdder recorded = new LongAdder();
@@ -216,7 +225,7 @@ public final class KafkaIngest {
   private CompletionStage<Done> write(List<Pending> run, List<DeadLetter> dead) {
     AgentEventRecord.Event first = run.get(0).event();
     List<SessionInput> inputs = run.stream().map(p -> p.event().input()).toList();
-    return recorder.submit(first.sessionId(), first.agentId(), inputs).thenCompose(reply -> {
+    return submitRetryingTimeouts(first.sessionId(), first.agentId(), inputs, 0).thenCompose(reply -> {
       if (reply instanceof AgentSession.Recorded) {
         recorded.add(run.size());
         return CompletableFuture.completedFuture(Done.getInstance());
@@ -232,6 +241,36 @@ public final class KafkaIngest {
       for (Pending p : run) oneByOne = oneByOne.thenCompose(d -> write(List.of(p), dead));
       return oneByOne;
     });
+  }
+
+  /** {@code recorder.submit}, sent again when it times out, up to {@link #TIMEOUT_RETRIES} times. */
+  private CompletionStage<AgentSession.RecordReply> submitRetryingTimeouts(String sessionId, String agentId,
+      List<SessionInput> inputs, int retry) {
+    CompletableFuture<AgentSession.RecordReply> out = new CompletableFuture<>();
+    recorder.submit(sessionId, agentId, inputs).whenComplete((reply, e) -> {
+      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+      if (e == null) {
+        out.complete(reply);
+      } else if (cause instanceof java.util.concurrent.TimeoutException && retry < TIMEOUT_RETRIES) {
+        timeoutRetries.increment();
+        if (retry == 0) log.info("journal write of session {} timed out; sending it again", sessionId);
+        CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(TIMEOUT_RETRY_PAUSE_MS,
+                java.util.concurrent.TimeUnit.MILLISECONDS))
+            .thenCompose(v -> submitRetryingTimeouts(sessionId, agentId, inputs, retry + 1))
+            .whenComplete((r, e2) -> {
+              if (e2 == null) out.complete(r);
+              else out.completeExceptionally(e2);
+            });
+      } else {
+        out.completeExceptionally(cause);
+      }
+    });
+    return out;
+  }
+
+  /** Timed-out writes sent again in place since start. */
+  public long timeoutRetries() {
+    return timeoutRetries.sum();
   }
 
   /** The {@code otl-error-code} of a session's refusal: {@code invalid}, {@code conflict}, {@code not_found}. */

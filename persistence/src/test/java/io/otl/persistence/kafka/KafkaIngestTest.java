@@ -43,7 +43,7 @@ class KafkaIngestTest {
   @BeforeAll
   static void startBroker() throws Exception {
     broker = KafkaTestBroker.start(4, "ae-kill", "dlq-kill", "ae-bulk", "dlq-bulk", "ae-outage", "dlq-outage", "ae-stop", "dlq-stop",
-        "ae-bad", "dlq-bad", "ae-timeout", "dlq-timeout", "ae-late", "dlq-late");
+        "ae-bad", "dlq-bad", "ae-timeout", "dlq-timeout", "ae-retry", "dlq-retry", "ae-late", "dlq-late");
   }
 
   @AfterAll
@@ -150,7 +150,9 @@ class KafkaIngestTest {
   }
 
   @Test
-  void aJournalTimeoutRestartsTheStreamFromTheLastCommittedOffset(@TempDir Path dir) throws Exception {
+  void aJournalTimeoutIsSentAgainInPlaceWithoutRestartingTheConsumer(@TempDir Path dir) throws Exception {
+    // A fail-over: a few writes time out while their sessions' shard moves. Resent in place, the
+    // consumer stays in its group (a restart would make the whole group rebalance).
     try (TestNode node = TestNode.start(TestNode.h2(dir))) {
       AtomicInteger calls = new AtomicInteger();
       KafkaIngest.Recorder flaky = (sessionId, agentId, inputs) -> {
@@ -160,11 +162,34 @@ class KafkaIngestTest {
         }
         return node.collector.submit(sessionId, agentId, inputs);
       };
+      KafkaIngest ingest = KafkaIngest.start(node.system, flaky, settings(node, "retry"));
+      broker.produce(events("ae-retry", "retry-", 0, EVENTS_PER_SESSION, 200));
+      awaitRows(node, "AgentSession|retry-", 200 * ROWS_PER_SESSION);
+      assertEachSessionOnce(node, "AgentSession|retry-", 200);
+      assertEquals(3, ingest.timeoutRetries(), "each timed-out write was sent again");
+      assertEquals(0, ingest.restarts(), "no consumer restart for a transient timeout");
+      assertEquals(0, ingest.deadLettered(), "a timeout is not a bad record");
+    }
+  }
+
+  @Test
+  void aJournalTimeoutRestartsTheStreamFromTheLastCommittedOffset(@TempDir Path dir) throws Exception {
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      AtomicInteger calls = new AtomicInteger();
+      // More timeouts in a row than the in-place resends of one write (KafkaIngest.TIMEOUT_RETRIES).
+      int failing = 8 * (KafkaIngest.TIMEOUT_RETRIES + 1) + 20;
+      KafkaIngest.Recorder flaky = (sessionId, agentId, inputs) -> {
+        int n = calls.incrementAndGet();
+        if (n >= 20 && n < 20 + failing) {
+          return CompletableFuture.failedFuture(new TimeoutException("injected: journal did not answer in time"));
+        }
+        return node.collector.submit(sessionId, agentId, inputs);
+      };
       KafkaIngest ingest = KafkaIngest.start(node.system, flaky, settings(node, "timeout"));
       broker.produce(events("ae-timeout", "timeout-", 0, EVENTS_PER_SESSION, 200));
       awaitRows(node, "AgentSession|timeout-", 200 * ROWS_PER_SESSION);
       assertEachSessionOnce(node, "AgentSession|timeout-", 200);
-      assertTrue(ingest.restarts() >= 1, "the stream restarted after the timeout");
+      assertTrue(ingest.restarts() >= 1, "the stream restarted after the timeouts outlasted the resends");
       assertEquals(0, ingest.deadLettered(), "a timeout is not a bad record");
     }
   }
