@@ -24,10 +24,9 @@ final class NodeJvm implements AutoCloseable {
   final int clusterPort;
   private final Map<String, String> env;
   private final Path log;
-  /** Further JVM options (e.g. R4's logging), before the main class. */
-  final List<String> jvmArgs = new ArrayList<>();
+  /** Further JVM options for the next start (R4's logging, W8's profiler), before the main class. */
+  private final List<String> jvmArgs = new ArrayList<>();
   private Process process;
-  private List<String> jvmArgs = List.of();
 
   NodeJvm(Pg pg, Pg.Schema schema, Path dir, String name) throws IOException {
     this(pg, schema, dir, name, freePort(), Map.of());
@@ -56,9 +55,9 @@ final class NodeJvm implements AutoCloseable {
     this.env = Map.copyOf(e);
   }
 
-  /** Further JVM options for the next start (a profiler, a heap size). */
+  /** Adds JVM options for the next start (a profiler, a log configuration, a setting). */
   void jvmArgs(List<String> args) {
-    this.jvmArgs = List.copyOf(args);
+    jvmArgs.addAll(args);
   }
 
   /** The running node's process id (for its CPU time in /proc). */

@@ -68,10 +68,10 @@ final class R4Failover {
         NodeJvm n = new NodeJvm(pg, schema, logs, "r4-node" + (i + 1), ports[i], Map.of("OTL_SEED_NODES", seeds,
             "OTL_KAFKA_ENABLED", "true", "OTL_KAFKA_BOOTSTRAP", broker.bootstrapServers()));
         // The lines R4Timeline reads (sharding placement at DEBUG, Kafka group membership at INFO).
-        n.jvmArgs.addAll(List.of("-Dlogback.configurationFile=r4-node-logback.xml", "-Dpekko.loglevel=DEBUG"));
+        n.jvmArgs(List.of("-Dlogback.configurationFile=r4-node-logback.xml", "-Dpekko.loglevel=DEBUG"));
         // --set a.b=1,c.d=x: node settings (HOCON paths) for tuning runs, as system properties.
         for (String kv : args.string("set", "").split(",")) {
-          if (kv.indexOf('=') > 0) n.jvmArgs.add("-D" + kv.trim());
+          if (kv.indexOf('=') > 0) n.jvmArgs(List.of("-D" + kv.trim()));
         }
         nodes.add(n);
       }
