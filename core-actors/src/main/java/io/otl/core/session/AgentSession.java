@@ -1,5 +1,9 @@
 package io.otl.core.session;
 
+import static com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -129,9 +133,9 @@ public final class AgentSession
   public record MessageRecorded(
       String eventId, Instant at, Instant recordedAt, Role role, String content, String msgId,
       Long latencyMs,
-      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+      @JsonInclude(NON_NULL)
       InferenceCall inference) implements Event {
-    @com.fasterxml.jackson.annotation.JsonCreator
+    @JsonCreator
     public MessageRecorded {}
 
     public MessageRecorded(String eventId, Instant at, Instant recordedAt, Role role, String content, String msgId,
@@ -152,9 +156,9 @@ public final class AgentSession
   public record FeedbackRecorded(
       String eventId, Instant at, Instant recordedAt, String feedbackId, FeedbackKind kind, Double value,
       String source,
-      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+      @JsonInclude(NON_NULL)
       String msgId) implements Event {
-    @com.fasterxml.jackson.annotation.JsonCreator
+    @JsonCreator
     public FeedbackRecorded {}
 
     public FeedbackRecorded(String eventId, Instant at, Instant recordedAt, String feedbackId, FeedbackKind kind,
@@ -166,15 +170,37 @@ public final class AgentSession
   public record TaskResultRecorded(
       String eventId, Instant at, Instant recordedAt, TaskStatus status, String detail) implements Event {}
 
-  /** The trajectory is sealed for training; carries what the read side needs without a lookup. */
+  /**
+   * The trajectory is sealed for training; carries what the read side needs without a lookup.
+   * {@code msgIds}: the assistant messages' msgIds in order, for the trajectory feed; null in events
+   * written before it was added (the feed then reads them from the session's journal).
+   */
   public record TrajectoryCompleted(
       String eventId, Instant at, Instant recordedAt, String agentId, String modelVersion, double reward,
-      double qualityScore, Counts counts, Outcome outcome) implements Event {}
+      double qualityScore, Counts counts, Outcome outcome, @JsonInclude(NON_NULL) List<String> msgIds)
+      implements Event {
+    @JsonCreator
+    public TrajectoryCompleted {}
 
-  /** Late feedback changed the reward of a completed trajectory. */
+    public TrajectoryCompleted(String eventId, Instant at, Instant recordedAt, String agentId, String modelVersion,
+        double reward, double qualityScore, Counts counts, Outcome outcome) {
+      this(eventId, at, recordedAt, agentId, modelVersion, reward, qualityScore, counts, outcome, null);
+    }
+  }
+
+  /** Late feedback changed the reward of a completed trajectory ({@code msgIds} as above). */
   public record RewardRevised(
       String eventId, Instant at, Instant recordedAt, String agentId, String modelVersion, String feedbackId,
-      double reward, double qualityScore, Outcome outcome) implements Event {}
+      double reward, double qualityScore, Outcome outcome, @JsonInclude(NON_NULL) List<String> msgIds)
+      implements Event {
+    @JsonCreator
+    public RewardRevised {}
+
+    public RewardRevised(String eventId, Instant at, Instant recordedAt, String agentId, String modelVersion,
+        String feedbackId, double reward, double qualityScore, Outcome outcome) {
+      this(eventId, at, recordedAt, agentId, modelVersion, feedbackId, reward, qualityScore, outcome, null);
+    }
+  }
 
   // ---------------------------------------------------------------- state
 
@@ -274,6 +300,7 @@ public final class AgentSession
   private final String sessionId;
   private final SessionSettings settings;
   private final Desensitizer desensitizer;
+  private final SessionInputValidation validation;
   private final SessionSampler sampler;
   private final Clock clock;
   private final ActorRef<ClusterSharding.ShardCommand> shard;
@@ -286,8 +313,12 @@ public final class AgentSession
    */
   public static Behavior<Command> create(
       String sessionId, SessionSettings settings, Clock clock, ActorRef<ClusterSharding.ShardCommand> shard) {
-    return Behaviors.setup(ctx -> Behaviors.withTimers(
-        timers -> new AgentSession(sessionId, settings, clock, shard, ctx, timers)));
+    return Behaviors.setup(ctx -> {
+      // The name Pekko would give the log anyway; set here, it need not find it by walking the
+      // stack at every entity start (a measurable share of starting a session).
+      ctx.setLoggerName(AgentSession.class);
+      return Behaviors.withTimers(timers -> new AgentSession(sessionId, settings, clock, shard, ctx, timers));
+    });
   }
 
   public static PersistenceId persistenceId(String sessionId) {
@@ -302,6 +333,7 @@ public final class AgentSession
     this.sessionId = sessionId;
     this.settings = settings;
     this.desensitizer = settings.desensitizer();
+    this.validation = new SessionInputValidation(settings.maxTextLength());
     this.sampler = settings.sampler();
     this.clock = clock;
     this.shard = shard;
@@ -369,7 +401,7 @@ public final class AgentSession
       return reject(state, cmd, RejectionCode.INVALID, "events", "at least one event is required");
     }
     for (int i = 0; i < cmd.inputs().size(); i++) {
-      String problem = validate(cmd.inputs().get(i));
+      String problem = validation.problem(cmd.inputs().get(i));
       if (problem != null) {
         int sep = problem.indexOf(' ');
         String field = "events[" + i + "]" + (problem.startsWith(".") ? problem.substring(0, sep) : "");
@@ -426,7 +458,7 @@ public final class AgentSession
         FeedbackRecorded fr = (FeedbackRecorded) produced.get(produced.size() - 1);
         Event revised = new RewardRevised("reward:" + eventId, at, now, draft.agentId(), draft.modelVersion(),
             fr.feedbackId(), Scoring.reward(draft, settings.weights()), Scoring.quality(draft),
-            Scoring.outcome(draft));
+            Scoring.outcome(draft), responseIds(draft));
         produced.add(revised);
         draft = draft.apply(revised);
       }
@@ -487,7 +519,17 @@ public final class AgentSession
 
   private Event completion(State draft, String eventId, Instant at, Instant now) {
     return new TrajectoryCompleted(eventId, at, now, draft.agentId(), draft.modelVersion(),
-        Scoring.reward(draft, settings.weights()), Scoring.quality(draft), draft.counts(), Scoring.outcome(draft));
+        Scoring.reward(draft, settings.weights()), Scoring.quality(draft), draft.counts(), Scoring.outcome(draft),
+        responseIds(draft));
+  }
+
+  /** Stored with the tagged events: the feed need not read and deserialize the session again. */
+  private static List<String> responseIds(State draft) {
+    List<String> ids = new ArrayList<>();
+    for (MessageRecorded m : draft.messages()) {
+      if (m.role() == Role.assistant && m.msgId() != null) ids.add(m.msgId());
+    }
+    return List.copyOf(ids);
   }
 
   /**
@@ -505,73 +547,6 @@ public final class AgentSession
     context.getLog().debug("session {} rejected a request: {}", sessionId, message);
     passivateIfNew(state);
     return Effect().reply(cmd.replyTo(), new Rejected(code, field, message));
-  }
-
-  /** Why the input cannot be stored, as a suffix of "events[i]" (".field is ..."), or null. */
-  private String validate(SessionInput input) {
-    if (input == null) return " is null";
-    String eventIdProblem = input.eventId() == null ? null : Ids.problem(".eventId", input.eventId(), 128);
-    if (eventIdProblem != null) return eventIdProblem;
-    if (input instanceof SessionInput.Start s) {
-      if (s.metadata() != null) {
-        int i = 0;
-        // Keys may be PII: the field is named by position, never by key.
-        for (Map.Entry<String, String> e : s.metadata().entrySet()) {
-          String p = firstProblem(tooLong(".metadata key #" + i, e.getKey()), tooLong(".metadata value #" + i, e.getValue()));
-          if (p != null) return p;
-          i++;
-        }
-      }
-      return firstProblem(tooLong(".agentVersion", s.agentVersion()), tooLong(".modelVersion", s.modelVersion()));
-    } else if (input instanceof SessionInput.Message m) {
-      if (m.role() == null) return ".role is required: system, user, assistant or tool";
-      if (Role.parse(m.role()) == null) return ".role is not one of the allowed: system, user, assistant, tool";
-      if (m.content() == null) return ".content is required";
-      if (m.latencyMs() != null && m.latencyMs() < 0) return ".latencyMs must not be negative";
-      return firstProblem(tooLong(".content", m.content()), tooLong(".msgId", m.msgId()));
-    } else if (input instanceof SessionInput.ToolCall t) {
-      if (t.toolName() == null || t.toolName().isBlank()) return ".toolName is required";
-      if (t.latencyMs() != null && t.latencyMs() < 0) return ".latencyMs must not be negative";
-      return firstProblem(tooLong(".toolName", t.toolName()), tooLong(".callId", t.callId()),
-          tooLong(".input", t.input() == null ? null : t.input().toString()),
-          tooLong(".output", t.output() == null ? null : t.output().toString()));
-    } else if (input instanceof SessionInput.Reasoning r) {
-      if (r.index() != null && r.index() < 0) return ".index must not be negative";
-      return firstProblem(tooLong(".thought", r.thought()), tooLong(".action", r.action()),
-          tooLong(".observation", r.observation()));
-    } else if (input instanceof SessionInput.Feedback f) {
-      FeedbackKind kind = FeedbackKind.parse(f.kind());
-      if (kind == null) {
-        return ".kind is not one of the allowed: THUMBS_UP, THUMBS_DOWN, RATING, ADOPTED, "
-            + "REPEATED_QUESTION, HUMAN_HANDOFF, or AgentScope's " + FeedbackKindAliases.DESCRIPTION;
-      }
-      if (kind == FeedbackKind.RATING) {
-        if (f.value() == null) return ".value is required for a RATING (an integer from 1 to 5)";
-        double v = f.value();
-        if (v < 1 || v > 5 || v != Math.rint(v)) return ".value is out of range: a RATING is an integer from 1 to 5";
-      }
-      String idProblem = f.feedbackId() == null ? null : Ids.problem(".feedbackId", f.feedbackId(), 128);
-      return firstProblem(idProblem, tooLong(".source", f.source()), tooLong(".msgId", f.msgId()));
-    } else if (input instanceof SessionInput.Result r) {
-      if (TaskStatus.parse(r.status()) == null) {
-        return ".status is not one of the allowed: SUCCESS, FAILURE, TIMEOUT";
-      }
-      return tooLong(".detail", r.detail());
-    }
-    return " has an unknown type";
-  }
-
-  private String tooLong(String field, String value) {
-    if (value != null && value.length() > settings.maxTextLength()) {
-      return field + " is " + value.length() + " characters long; at most " + settings.maxTextLength()
-          + " are allowed (data-collector.max-text-length)";
-    }
-    return null;
-  }
-
-  private static String firstProblem(String... problems) {
-    for (String p : problems) if (p != null) return p;
-    return null;
   }
 
   /** Builds the event, desensitizing every free-text field before it can reach the journal. */

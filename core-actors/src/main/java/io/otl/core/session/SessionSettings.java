@@ -64,9 +64,14 @@ public record SessionSettings(
             w.getDouble("timeout")));
   }
 
+  /** One per distinct configuration (it is immutable): every session entity asks at its start. */
   public Desensitizer desensitizer() {
-    return new Desensitizer(desensitizeEnabled, desensitizePatterns, customPatterns);
+    return DESENSITIZERS.computeIfAbsent(List.of(desensitizeEnabled, desensitizePatterns, customPatterns),
+        k -> new Desensitizer(desensitizeEnabled, desensitizePatterns, customPatterns));
   }
+
+  private static final java.util.Map<List<Object>, Desensitizer> DESENSITIZERS =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   public SessionSampler sampler() {
     return new SessionSampler(collectMode, sampleRate);

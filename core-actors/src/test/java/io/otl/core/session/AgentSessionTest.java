@@ -106,6 +106,7 @@ class AgentSessionTest {
     var completed = (AgentSession.TrajectoryCompleted) r2.events().get(2);
     assertEquals(800.0, completed.outcome().latencyP95Ms());
     assertEquals(1, completed.outcome().thumbsUp());
+    assertEquals(List.of("chatcmpl-1"), completed.msgIds(), "the feed takes the responses' ids from the event");
   }
 
   @Test
@@ -247,6 +248,7 @@ class AgentSessionTest {
     assertEquals(2, revised.events().size());
     var rr = assertInstanceOf(AgentSession.RewardRevised.class, revised.events().get(1));
     assertEquals(0.0, rr.reward(), 1e-9);
+    assertEquals(List.of(), rr.msgIds(), "no response carried a msgId: an empty list, not null (null: read the journal)");
     assertEquals(0.0, revised.state().reward(), 1e-9);
     Rejected afterMessage = assertInstanceOf(Rejected.class, record(kit, "agent-a", msg("e3", "user", "x")).reply());
     assertEquals(RejectionCode.CONFLICT, afterMessage.code());

@@ -20,8 +20,9 @@ import org.apache.pekko.stream.javadsl.Sink;
  * {@link TaggedEventFeed} for the guarantees and the reconciliation.
  *
  * <p>With {@code resolve-msg-ids} on, each notice carries the msgIds of the session's assistant
- * messages, read with {@code currentEventsByPersistenceId} up to the tagged event (one query on
- * the journal's primary key per notice). Only {@code MessageRecorded} events matter for them; the
+ * messages: the tagged event carries them itself since they were added to it; for events written
+ * before, they are read with {@code currentEventsByPersistenceId} up to the tagged event (one query
+ * on the journal's primary key per notice). Only {@code MessageRecorded} events matter for them; the
  * entity's handler appends every such event to the trajectory's messages, so collecting them from
  * the events gives the same list as folding {@code State.apply}, without copying the state per event.
  */
@@ -52,6 +53,8 @@ public final class TrajectoryFeed {
     return env -> {
       Optional<TrajectoryNotice> bare = notice(env, List.of());
       if (bare.isEmpty() || !settings.resolveMsgIds()) return CompletableFuture.completedFuture(bare);
+      List<String> stored = storedMsgIds(env.event());
+      if (stored != null) return CompletableFuture.completedFuture(notice(env, stored));
       return msgIds(journal, system, env.persistenceId(), env.sequenceNr())
           .thenApply(ids -> notice(env, ids));
     };
@@ -70,6 +73,13 @@ public final class TrajectoryFeed {
           r.reward(), r.qualityScore(), r.outcome(), msgIds, ordering, r.at()));
     }
     return Optional.empty();
+  }
+
+  /** The msgIds the tagged event carries itself (written by this build on), or null: read them. */
+  static List<String> storedMsgIds(Object event) {
+    if (event instanceof AgentSession.TrajectoryCompleted c) return c.msgIds();
+    if (event instanceof AgentSession.RewardRevised r) return r.msgIds();
+    return null;
   }
 
   /** The assistant messages' msgIds of a session, up to (and including) sequence number {@code upTo}. */

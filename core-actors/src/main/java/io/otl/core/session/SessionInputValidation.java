@@ -1,0 +1,83 @@
+package io.otl.core.session;
+
+import io.otl.core.Ids;
+import io.otl.core.session.SessionModel.FeedbackKind;
+import io.otl.core.session.SessionModel.Role;
+import io.otl.core.session.SessionModel.TaskStatus;
+import java.util.Map;
+
+/** The checks {@link AgentSession} makes on each input before it stores anything (a 400 otherwise). */
+final class SessionInputValidation {
+  private final int maxTextLength;
+
+  SessionInputValidation(int maxTextLength) {
+    this.maxTextLength = maxTextLength;
+  }
+
+  /** Why the input cannot be stored, as a suffix of "events[i]" (".field is ..."), or null. */
+  String problem(SessionInput input) {
+    if (input == null) return " is null";
+    String eventIdProblem = input.eventId() == null ? null : Ids.problem(".eventId", input.eventId(), 128);
+    if (eventIdProblem != null) return eventIdProblem;
+    if (input instanceof SessionInput.Start s) {
+      if (s.metadata() != null) {
+        int i = 0;
+        // Keys may be PII: the field is named by position, never by key.
+        for (Map.Entry<String, String> e : s.metadata().entrySet()) {
+          String p = firstProblem(tooLong(".metadata key #" + i, e.getKey()), tooLong(".metadata value #" + i, e.getValue()));
+          if (p != null) return p;
+          i++;
+        }
+      }
+      return firstProblem(tooLong(".agentVersion", s.agentVersion()), tooLong(".modelVersion", s.modelVersion()));
+    } else if (input instanceof SessionInput.Message m) {
+      if (m.role() == null) return ".role is required: system, user, assistant or tool";
+      if (Role.parse(m.role()) == null) return ".role is not one of the allowed: system, user, assistant, tool";
+      if (m.content() == null) return ".content is required";
+      if (m.latencyMs() != null && m.latencyMs() < 0) return ".latencyMs must not be negative";
+      return firstProblem(tooLong(".content", m.content()), tooLong(".msgId", m.msgId()));
+    } else if (input instanceof SessionInput.ToolCall t) {
+      if (t.toolName() == null || t.toolName().isBlank()) return ".toolName is required";
+      if (t.latencyMs() != null && t.latencyMs() < 0) return ".latencyMs must not be negative";
+      return firstProblem(tooLong(".toolName", t.toolName()), tooLong(".callId", t.callId()),
+          tooLong(".input", t.input() == null ? null : t.input().toString()),
+          tooLong(".output", t.output() == null ? null : t.output().toString()));
+    } else if (input instanceof SessionInput.Reasoning r) {
+      if (r.index() != null && r.index() < 0) return ".index must not be negative";
+      return firstProblem(tooLong(".thought", r.thought()), tooLong(".action", r.action()),
+          tooLong(".observation", r.observation()));
+    } else if (input instanceof SessionInput.Feedback f) {
+      FeedbackKind kind = FeedbackKind.parse(f.kind());
+      if (kind == null) {
+        return ".kind is not one of the allowed: THUMBS_UP, THUMBS_DOWN, RATING, ADOPTED, "
+            + "REPEATED_QUESTION, HUMAN_HANDOFF, or AgentScope's " + FeedbackKindAliases.DESCRIPTION;
+      }
+      if (kind == FeedbackKind.RATING) {
+        if (f.value() == null) return ".value is required for a RATING (an integer from 1 to 5)";
+        double v = f.value();
+        if (v < 1 || v > 5 || v != Math.rint(v)) return ".value is out of range: a RATING is an integer from 1 to 5";
+      }
+      String idProblem = f.feedbackId() == null ? null : Ids.problem(".feedbackId", f.feedbackId(), 128);
+      return firstProblem(idProblem, tooLong(".source", f.source()), tooLong(".msgId", f.msgId()));
+    } else if (input instanceof SessionInput.Result r) {
+      if (TaskStatus.parse(r.status()) == null) {
+        return ".status is not one of the allowed: SUCCESS, FAILURE, TIMEOUT";
+      }
+      return tooLong(".detail", r.detail());
+    }
+    return " has an unknown type";
+  }
+
+  private String tooLong(String field, String value) {
+    if (value != null && value.length() > maxTextLength) {
+      return field + " is " + value.length() + " characters long; at most " + maxTextLength
+          + " are allowed (data-collector.max-text-length)";
+    }
+    return null;
+  }
+
+  private static String firstProblem(String... problems) {
+    for (String p : problems) if (p != null) return p;
+    return null;
+  }
+}
