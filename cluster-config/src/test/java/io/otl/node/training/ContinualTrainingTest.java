@@ -5,12 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
-import io.otl.node.simulator.SimulatorSettings;
 import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
-import io.otl.node.testing.TestDatabases;
 import io.otl.persistence.export.ContinualSettings;
 import io.otl.persistence.export.DatasetExport;
 import io.otl.persistence.export.ExportFormat;
@@ -18,14 +15,12 @@ import io.otl.persistence.export.HeldOut;
 import io.otl.persistence.export.JobDatasetExport;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,36 +36,25 @@ import org.junit.jupiter.api.Test;
 class ContinualTrainingTest {
   private static final String AGENT = "cont-agent";
   private static final double EVAL = 0.2;
-  private static ActorTestKit simulatorSystem;
+  private static SimulatedTrinity trinity;
   private static TrinitySimulator simulator;
   private static Path work;
 
   @BeforeAll
   static void startSimulator() throws Exception {
-    work = Files.createTempDirectory("otl-continual-");
-    simulatorSystem = ActorTestKit.create("simulator");
-    simulator = TrinitySimulator.start(simulatorSystem.system(), SimulatorSettings.defaults().withPort(0)
-        .withWorkDir(work.resolve("simulator")).withDurations(Duration.ofMillis(200), Duration.ofSeconds(1)));
+    trinity = SimulatedTrinity.start("otl-continual-");
+    simulator = trinity.simulator;
+    work = trinity.work;
   }
 
   @AfterAll
   static void stopSimulator() {
-    simulator.stop();
-    simulatorSystem.shutdownTestKit();
+    if (trinity != null) trinity.close();
   }
 
   private static Config node() {
-    return ConfigFactory.parseMap(Map.of(
-            "agentscope.training.training-runner.trinity-endpoint", simulator.baseUrl(),
-            "agentscope.training.training-runner.trigger.type", "threshold",
-            "agentscope.training.training-runner.trigger.min-samples", 12,
-            "agentscope.training.training-runner.poll-interval", "200ms",
-            "agentscope.training.training-runner.eval-fraction", EVAL,
-            "agentscope.training.training-runner.replay-fraction", 0.2,
-            "agentscope.training.training-runner.dataset-dir", work.resolve("datasets").toString(),
-            "agentscope.training.training-runner.checkpoint-root-dir", work.resolve("checkpoints").toString(),
-            "agentscope.training.read-side.rescan-interval", "2s"))
-        .withFallback(TestDatabases.node(TestDatabases.postgres(), true));
+    return trinity.node(12, Map.of("agentscope.training.training-runner.eval-fraction", EVAL,
+        "agentscope.training.training-runner.replay-fraction", 0.2));
   }
 
   private static void session(Http http, String id, String question, String answer) {

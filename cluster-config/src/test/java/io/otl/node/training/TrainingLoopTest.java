@@ -6,19 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
-import io.otl.node.simulator.SimulatorSettings;
 import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
-import io.otl.node.testing.TestDatabases;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,35 +25,24 @@ import org.junit.jupiter.api.Test;
  * Trinity simulator (Ray Jobs API over loopback), and the trained model becomes a version.
  */
 class TrainingLoopTest {
-  private static ActorTestKit simulatorSystem;
+  private static SimulatedTrinity trinity;
   private static TrinitySimulator simulator;
   private static Path work;
 
   @BeforeAll
   static void startSimulator() throws Exception {
-    work = Files.createTempDirectory("otl-loop-");
-    simulatorSystem = ActorTestKit.create("simulator");
-    simulator = TrinitySimulator.start(simulatorSystem.system(), SimulatorSettings.defaults().withPort(0)
-        .withWorkDir(work.resolve("simulator")).withDurations(Duration.ofMillis(200), Duration.ofSeconds(1)));
+    trinity = SimulatedTrinity.start("otl-loop-");
+    simulator = trinity.simulator;
+    work = trinity.work;
   }
 
   @AfterAll
   static void stopSimulator() {
-    simulator.stop();
-    simulatorSystem.shutdownTestKit();
+    if (trinity != null) trinity.close();
   }
 
   private static Config node(Map<String, Object> overrides) {
-    return ConfigFactory.parseMap(Map.of(
-            "agentscope.training.training-runner.trinity-endpoint", simulator.baseUrl(),
-            "agentscope.training.training-runner.trigger.type", "threshold",
-            "agentscope.training.training-runner.trigger.min-samples", 5,
-            "agentscope.training.training-runner.poll-interval", "200ms",
-            "agentscope.training.training-runner.dataset-dir", work.resolve("datasets").toString(),
-            "agentscope.training.training-runner.checkpoint-root-dir", work.resolve("checkpoints").toString(),
-            "agentscope.training.read-side.rescan-interval", "2s"))
-        .withFallback(ConfigFactory.parseMap(overrides))
-        .withFallback(TestDatabases.node(TestDatabases.postgres(), true));
+    return trinity.node(5, overrides);
   }
 
   static void completeSession(Http http, String agent, String session, int i) {

@@ -7,25 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import io.otl.core.model.EvalEvidence;
 import io.otl.core.training.OutputModel;
 import io.otl.node.TrainingNode;
-import io.otl.node.simulator.SimulatorSettings;
 import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.PythonVenv;
-import io.otl.node.testing.TestDatabases;
 import io.otl.node.trinity.CheckpointLocator;
 import io.otl.persistence.export.HeldOut;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,23 +42,21 @@ class TrinityBenchEvidenceTest {
   private static final Map<String, List<Double>> CANDIDATE_ACCURACY = new ConcurrentHashMap<>();
   private static final List<Double> STABLE_ACCURACY = List.of(1.0, 0.0);
   private static Path python;
-  private static ActorTestKit simulatorSystem;
+  private static SimulatedTrinity trinity;
   private static TrinitySimulator simulator;
   private static Path work;
 
   @BeforeAll
   static void start() throws Exception {
     python = PythonVenv.python("scripts/python-tensorboard-requirements.txt", "venv-tensorboard", "OTL_REQUIRE_PYTHON");
-    work = Files.createTempDirectory("otl-tb-bench-");
-    simulatorSystem = ActorTestKit.create("simulator");
-    simulator = TrinitySimulator.start(simulatorSystem.system(), SimulatorSettings.defaults().withPort(0)
-        .withWorkDir(work.resolve("simulator")).withDurations(Duration.ofMillis(200), Duration.ofSeconds(1)));
+    trinity = SimulatedTrinity.start("otl-tb-bench-");
+    simulator = trinity.simulator;
+    work = trinity.work;
   }
 
   @AfterAll
   static void stop() {
-    if (simulator != null) simulator.stop();
-    if (simulatorSystem != null) simulatorSystem.shutdownTestKit();
+    if (trinity != null) trinity.close();
   }
 
   private static Path script(String name) {
@@ -126,16 +118,7 @@ class TrinityBenchEvidenceTest {
   }
 
   private static Config node() {
-    return ConfigFactory.parseMap(Map.of(
-            "agentscope.training.training-runner.trinity-endpoint", simulator.baseUrl(),
-            "agentscope.training.training-runner.trigger.type", "threshold",
-            "agentscope.training.training-runner.trigger.min-samples", 12,
-            "agentscope.training.training-runner.poll-interval", "200ms",
-            "agentscope.training.training-runner.eval-fraction", EVAL,
-            "agentscope.training.training-runner.dataset-dir", work.resolve("datasets").toString(),
-            "agentscope.training.training-runner.checkpoint-root-dir", work.resolve("checkpoints").toString(),
-            "agentscope.training.read-side.rescan-interval", "2s"))
-        .withFallback(TestDatabases.node(TestDatabases.postgres(), true));
+    return trinity.node(12, Map.of("agentscope.training.training-runner.eval-fraction", EVAL));
   }
 
   /** 12 sessions, 2 of them held out. */
