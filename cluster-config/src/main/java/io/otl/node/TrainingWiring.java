@@ -114,9 +114,12 @@ final class TrainingWiring {
         .entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
         .<ModelVersion.TransitionReply>ask(reply -> new ModelVersion.RegisterCandidate(version, artifact,
             endpoint == null || endpoint.isBlank() ? artifact : endpoint, sourceJobId, metrics, reply), askTimeout)
-        .thenCompose(r -> r instanceof ModelVersion.Failure f && f.code() != ModelVersion.ErrorCode.ALREADY_EXISTS
-            ? CompletableFuture.<Void>failedFuture(new IllegalStateException(f.code() + ": " + f.message()))
-            : CompletableFuture.<Void>completedFuture(null));
+        .thenCompose(r -> !(r instanceof ModelVersion.Failure f) ? CompletableFuture.<Void>completedFuture(null)
+            // ModelVersion answers a repeat of this very candidate (same artifact and job) as done; an
+            // ALREADY_EXISTS is another version under this name, and the coordinator moves on to the next.
+            : CompletableFuture.<Void>failedFuture(f.code() == ModelVersion.ErrorCode.ALREADY_EXISTS
+                ? new CandidateSink.NameTaken(version, f.message())
+                : new IllegalStateException(f.code() + ": " + f.message())));
   }
 
   /**

@@ -11,7 +11,11 @@ import java.util.concurrent.CompletionStage;
  * failure), with the same arguments.
  *
  * <p>The stage completes when ModelVersion has the candidate (whatever its gate decided) and
- * fails when it could not be reached or refused the registration.
+ * fails when it could not be reached or refused the registration. A name that another version
+ * already holds (one an operator registered by hand, or another job's model) fails the stage with
+ * {@link NameTaken}: the candidate is then not there, and the coordinator offers it under the next
+ * name ({@link CandidateNames}). Only a version with the same artifact and source job counts as
+ * "already there".
  *
  * @see io.otl.core.model.ModelVersion.RegisterCandidate
  */
@@ -32,4 +36,21 @@ public interface CandidateSink {
       String endpoint,
       String sourceJobId,
       Map<String, Double> metrics);
+
+  /**
+   * The name is held by another version (not this candidate: another artifact or source job, or
+   * registered by hand). Nothing was registered.
+   */
+  final class NameTaken extends RuntimeException {
+    private final String version;
+
+    public NameTaken(String version, String detail) {
+      super("version name " + version + " is taken: " + detail);
+      this.version = version;
+    }
+
+    public String version() {
+      return version;
+    }
+  }
 }

@@ -145,13 +145,15 @@ public final class CoordinatorEventHandler {
     Optional<Job> found = e.jobId() == null ? Optional.empty() : s.job(e.jobId());
     if (e instanceof CandidateHandedOver h) {
       State next = s;
-      if (s.pendingProxyCandidate() != null && s.pendingProxyCandidate().version().equals(h.version())) {
+      if (s.pendingProxyCandidate() != null && s.pendingProxyCandidate().version().equals(h.givenName())) {
         next = next.withProxy(s.proxyModelVersion(), null);
       }
-      if (found.isPresent() && h.version().equals(found.get().candidateVersion())) {
+      if (found.isPresent() && h.givenName().equals(found.get().candidateVersion())) {
         Job.Builder b = found.get().edit();
         b.handedOver = true;
-        next = next.withJob(b.log(b.status, h.at(), "handed over to ModelVersion as " + h.version()).build());
+        b.candidateVersion = h.version(); // the job's view and lineage show the name the model has
+        next = next.withJob(b.log(b.status, h.at(), "handed over to ModelVersion as " + h.version()
+            + (h.renamedFrom() == null ? "" : " (" + h.renamedFrom() + " is another version's name)")).build());
       }
       return next;
     }

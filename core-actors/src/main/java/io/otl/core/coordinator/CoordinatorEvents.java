@@ -183,8 +183,32 @@ public interface CoordinatorEvents {
 
   public record JobCancelled(String jobId, String detail, Instant at) implements JobEvent {}
 
-  /** ModelVersion has the candidate. */
-  public record CandidateHandedOver(String jobId, String version, Instant at) implements JobEvent {}
+  /**
+   * ModelVersion has the candidate.
+   *
+   * @param version the name ModelVersion has it under
+   * @param renamedFrom the name the coordinator gave it ({@code JobSucceeded} / {@code
+   *     ProxyModelObserved}) when another version held that name; null when it kept its name (and
+   *     in journals written before names could be taken)
+   */
+  public record CandidateHandedOver(
+      String jobId,
+      String version,
+      Instant at,
+      // absent when null: the event's JSON stays byte for byte what earlier builds wrote
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+          String renamedFrom)
+      implements JobEvent {
+
+    public CandidateHandedOver(String jobId, String version, Instant at) {
+      this(jobId, version, at, null);
+    }
+
+    /** The name the coordinator gave the candidate before the hand-over. */
+    public String givenName() {
+      return renamedFrom == null ? version : renamedFrom;
+    }
+  }
 
   /**
    * trinity-proxy: the proxy reports a new model version, which becomes candidate {@code version}

@@ -163,7 +163,12 @@ public interface CoordinatorProtocol {
   public record CancelFinished(String jobId, String error, TrainingBackendException.Kind errorKind)
       implements Internal {}
 
-  public record HandOverFinished(String jobId, String version, String error) implements Internal {}
+  /**
+   * @param version the name the job gave its candidate
+   * @param handedOverAs the name ModelVersion has it under (another when that one was taken), null on error
+   */
+  public record HandOverFinished(String jobId, String version, String handedOverAs, String error)
+      implements Internal {}
 
   public record RewardForwardFinished(String sessionId, String error) implements Internal {}
 
@@ -177,7 +182,8 @@ public interface CoordinatorProtocol {
 
   public record ProxyMetricsPolled(ProxyMetrics metrics, String error) implements Internal {}
 
-  public record ProxyHandOverFinished(String version, String error) implements Internal {}
+  /** Like {@link HandOverFinished}, for the proxy's pending candidate. */
+  public record ProxyHandOverFinished(String version, String handedOverAs, String error) implements Internal {}
 
   public enum ProxyHandOverRetry implements Internal {
     INSTANCE

@@ -99,7 +99,8 @@ final class JobLifecycle {
     } else if (e instanceof JobCancelled) {
       what = "CANCELLED";
     } else if (e instanceof CandidateHandedOver x) {
-      what = "handed over as " + x.version();
+      what = "handed over as " + x.version()
+          + (x.renamedFrom() == null ? "" : " (" + x.renamedFrom() + " was taken)");
     }
     return what;
   }

@@ -391,9 +391,16 @@ final class JobSteps {
     }
     OutputModel m = job.outputModel();
     String version = job.candidateVersion();
-    rt.ctx.pipeToSelf(call(() -> rt.ports.candidateSink().register(rt.agentId, version, m.checkpointUri(),
-            m.checkpointUri(), job.jobId(), m.metrics())),
-        (ok, error) -> new HandOverFinished(job.jobId(), version, error == null ? null : describe(error)));
+    rt.ctx.pipeToSelf(CandidateNames.registerUnderFreeName(version, name -> rt.ports.candidateSink().register(
+            rt.agentId, name, m.checkpointUri(), m.checkpointUri(), job.jobId(), m.metrics())),
+        (as, error) -> new HandOverFinished(job.jobId(), version, as, error == null ? null : describe(error)));
+  }
+
+  /** The event for a candidate ModelVersion has, under its given name or the one it ended on. */
+  static CandidateHandedOver handedOver(String jobId, String given, String as, Instant now) {
+    return as == null || as.equals(given)
+        ? new CandidateHandedOver(jobId, given, now)
+        : new CandidateHandedOver(jobId, as, now, given);
   }
 
   Plan<State, Event> onHandOverFinished(State s, HandOverFinished c) {
@@ -411,7 +418,7 @@ final class JobSteps {
       return p;
     }
     rt.failures.remove(key);
-    p.add(new CandidateHandedOver(c.jobId(), c.version(), rt.now()));
+    p.add(handedOver(c.jobId(), c.version(), c.handedOverAs(), rt.now()));
     return p;
   }
 }

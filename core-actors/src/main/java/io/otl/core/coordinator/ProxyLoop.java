@@ -116,9 +116,9 @@ final class ProxyLoop {
       return;
     }
     String endpoint = rt.policy.trinityEndpoint();
-    rt.ctx.pipeToSelf(call(() -> rt.ports.candidateSink().register(rt.agentId, o.version(),
-            endpoint + "#model_version=" + o.modelVersion(), endpoint, o.jobId(), o.metrics())),
-        (ok, error) -> new ProxyHandOverFinished(o.version(), error == null ? null : describe(error)));
+    rt.ctx.pipeToSelf(CandidateNames.registerUnderFreeName(o.version(), name -> rt.ports.candidateSink().register(
+            rt.agentId, name, endpoint + "#model_version=" + o.modelVersion(), endpoint, o.jobId(), o.metrics())),
+        (as, error) -> new ProxyHandOverFinished(o.version(), as, error == null ? null : describe(error)));
   }
 
   Plan<State, Event> onHandOverFinished(State s, ProxyHandOverFinished c) {
@@ -136,7 +136,7 @@ final class ProxyLoop {
       return p;
     }
     rt.failures.remove(failures);
-    p.add(new CandidateHandedOver(pending.jobId(), pending.version(), rt.now()));
+    p.add(JobSteps.handedOver(pending.jobId(), pending.version(), c.handedOverAs(), rt.now()));
     return p;
   }
 }

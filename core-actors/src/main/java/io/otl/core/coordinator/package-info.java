@@ -89,8 +89,13 @@
  *       Trajectories taken by a job that later fails or is cancelled are not returned to the pool.
  *   <li><b>Candidate names</b>: {@code v<n>}, where n = 1 + the number of this agent's jobs that
  *       succeeded with a model before. The name is recorded in {@code JobSucceeded}, so it never
- *       changes on replay. The artifact is the checkpoint URI. The endpoint is the checkpoint URI
- *       too: the node's {@code CandidateSink} may map it to a serving endpoint.
+ *       changes on replay. When ModelVersion answers that another version holds it (one an
+ *       operator registered by hand), the candidate is offered as the next name ({@code v<n+1>},
+ *       {@code proxy-<n+1>}, … see {@code CandidateNames}), never merged into that version; the
+ *       name it ends on is recorded in {@code CandidateHandedOver(version, renamedFrom)} and is
+ *       the job's candidate from then on. A retry after a crash walks the same names. The
+ *       artifact is the checkpoint URI. The endpoint is the checkpoint URI too: the node's
+ *       {@code CandidateSink} may map it to a serving endpoint.
  *   <li><b>Cancel</b>: a job never submitted is CANCELLED at once. Otherwise
  *       {@code JobCancelRequested}, then {@code backend.cancel}, then {@code JobCancelled} (also
  *       when the backend no longer knows it). A submission accepted after the cancellation is

@@ -248,7 +248,8 @@ public final class Timeline {
     } else if (event instanceof TrainingCoordinator.JobCancelled e) {
       return "job " + e.jobId() + " CANCELLED: " + e.detail();
     } else if (event instanceof TrainingCoordinator.CandidateHandedOver e) {
-      return "job " + e.jobId() + " handed over to ModelVersion as " + e.version();
+      return "job " + e.jobId() + " handed over to ModelVersion as " + e.version()
+          + (e.renamedFrom() == null ? "" : " (" + e.renamedFrom() + " is another version's name)");
     } else if (event instanceof TrainingCoordinator.PolicyChanged e) {
       return "policy changed by " + e.changedBy() + ": " + (e.overrides().isEmpty()
           ? "run-time overrides cleared (the file's policy)" : "run-time overrides " + e.overrides());
