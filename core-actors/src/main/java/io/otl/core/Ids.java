@@ -4,9 +4,13 @@ import java.util.regex.Pattern;
 
 /** The identifier rules of design §3.1, shared by the entities and every edge that accepts ids. */
 public final class Ids {
-  private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]+");
+  /** The characters of a session, agent, job, event or feedback id (design §3.1). */
+  public static final String ID_CHARSET = "[A-Za-z0-9._:-]";
   // A model version may also carry '+' (semantic-version build metadata, e.g. 1.2.0+lora).
-  private static final Pattern VERSION = Pattern.compile("[A-Za-z0-9._:+-]+");
+  private static final String VERSION_CHARSET = "[A-Za-z0-9._:+-]";
+  private static final Pattern ID = Pattern.compile(ID_CHARSET + "+");
+  private static final Pattern VERSION = Pattern.compile(VERSION_CHARSET + "+");
+  private static final Pattern NOT_ID = Pattern.compile("[^" + ID_CHARSET.substring(1));
   private static final Pattern DOTS = Pattern.compile("\\.+");
 
   private Ids() {}
@@ -25,12 +29,12 @@ public final class Ids {
 
   /** Why {@code id} is not a valid id of at most {@code max} characters, or null when it is. */
   public static String problem(String field, String id, int max) {
-    return problem(field, id, max, ID, "[A-Za-z0-9._:-]");
+    return problem(field, id, max, ID, ID_CHARSET);
   }
 
   /** Why {@code version} is not a valid model version id, or null when it is: one rule for the API and the entity. */
   public static String versionProblem(String field, String version) {
-    return problem(field, version, MAX_VERSION, VERSION, "[A-Za-z0-9._:+-]");
+    return problem(field, version, MAX_VERSION, VERSION, VERSION_CHARSET);
   }
 
   private static String problem(String field, String id, int max, Pattern allowed, String charset) {
@@ -43,6 +47,11 @@ public final class Ids {
     // The message never repeats the value.
     if (pii != null) return field + " looks like " + pii + "; use an opaque id";
     return null;
+  }
+
+  /** {@code text} with every character an id may not hold replaced by {@code replacement}. */
+  public static String replaceNonIdChars(String text, String replacement) {
+    return NOT_ID.matcher(text).replaceAll(replacement);
   }
 
   private static boolean isValid(String id, int max) {

@@ -1,5 +1,6 @@
 package io.otl.core.training;
 
+import io.otl.core.Ids;
 import io.otl.core.JsonSerializable;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -36,7 +37,7 @@ public record TrainingJobSpec(
 
   // Ids become path components and URL segments: the entity charset of design §3.1, minus the
   // names "." and ".." that would escape the checkpoint directory.
-  private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+  private static final Pattern ID = Pattern.compile(Ids.ID_CHARSET + "{1,128}");
 
   public TrainingJobSpec {
     requireId("jobId", jobId);
@@ -57,7 +58,7 @@ public record TrainingJobSpec(
   private static void requireId(String field, String value) {
     if (value == null || !ID.matcher(value).matches() || value.equals(".") || value.equals("..")) {
       throw new IllegalArgumentException(
-          field + " must be 1-128 characters of [A-Za-z0-9._:-], was '" + value + "'");
+          field + " must be 1-128 characters of " + Ids.ID_CHARSET + ", was '" + value + "'");
     }
   }
 

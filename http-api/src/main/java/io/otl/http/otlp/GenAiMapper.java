@@ -146,7 +146,7 @@ final class GenAiMapper {
   private static String agentId(String[] candidates) {
     for (String c : candidates) {
       if (c == null) continue;
-      String id = c.replaceAll("[^A-Za-z0-9._:-]", "-");
+      String id = Ids.replaceNonIdChars(c, "-");
       if (id.length() > Ids.MAX_AGENT_ID) id = id.substring(0, Ids.MAX_AGENT_ID);
       if (Ids.isValidAgentId(id)) return id;
     }
