@@ -1,39 +1,31 @@
 package io.otl.core.coordinator;
 
+import io.otl.core.entity.PortCall;
 import io.otl.core.training.TrainingBackendException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
- * Calls to the coordinator's ports and what their failures mean. A port that throws instead of
- * failing its stage is treated the same, so every result comes back through {@code pipeToSelf}.
+ * The coordinator's calls to its ports ({@link PortCall}, shared with ModelVersion) and what
+ * their failures mean here: the training backend's kinds of failure decide retries.
  */
 final class PortCalls {
   private PortCalls() {}
 
-  /** The port's stage, or a failed one when building the call or the call itself threw. */
+  /** The length of an error message recorded in the coordinator's events (they are kept forever). */
+  private static final int MAX_MESSAGE = 500;
+
   static <T> CompletionStage<T> call(Supplier<CompletionStage<T>> call) {
-    try {
-      return call.get();
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
+    return PortCall.call(call);
   }
 
   static Throwable unwrap(Throwable t) {
-    while (t instanceof CompletionException && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
+    return PortCall.unwrap(t);
   }
 
   /** The message (at most 500 characters) recorded in events and logs. */
   static String describe(Throwable t) {
-    Throwable u = unwrap(t);
-    String msg = u.getMessage() == null ? u.getClass().getSimpleName() : u.getMessage();
-    return msg.length() > 500 ? msg.substring(0, 500) + "…" : msg;
+    return PortCall.describe(t, MAX_MESSAGE);
   }
 
   /** Retryable unless the backend said it won't help (REJECTED, NOT_FOUND) or the request is invalid. */

@@ -5,7 +5,6 @@ import io.otl.core.coordinator.CoordinatorReplies.TriggerReply;
 import io.otl.core.coordinator.TrainingPolicy.TriggerType;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -68,12 +67,7 @@ final class RolloutGate {
 
   private void ask(TriggerType trigger, String requestedBy, ActorRef<TriggerReply> replyTo,
       java.time.Instant slot, boolean missed) {
-    CompletionStage<Optional<String>> stage;
-    try {
-      stage = probe.rolloutInProgress(agentId);
-    } catch (RuntimeException e) {
-      stage = CompletableFuture.failedFuture(e);
-    }
+    CompletionStage<Optional<String>> stage = PortCalls.call(() -> probe.rolloutInProgress(agentId));
     ctx.pipeToSelf(stage, (rollout, error) -> new RolloutChecked(trigger, requestedBy,
         error == null && rollout != null ? rollout.orElse(null) : null,
         error == null ? (rollout == null ? "no answer" : null) : describe(error), replyTo, slot, missed));
@@ -96,7 +90,7 @@ final class RolloutGate {
   }
 
   private static String describe(Throwable t) {
-    Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+    Throwable c = PortCalls.unwrap(t);
     return c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + c.getMessage());
   }
 }

@@ -1,5 +1,6 @@
 package io.otl.core.model;
 
+import io.otl.core.entity.PortCall;
 import io.otl.core.model.Deployments.Deployment;
 import io.otl.core.model.Deployments.Status;
 import io.otl.core.model.ModelProtocol.Command;
@@ -10,7 +11,6 @@ import io.otl.core.serving.ServingTarget;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletionException;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.slf4j.Logger;
@@ -96,7 +96,7 @@ final class DeploymentCalls {
         continue;
       }
       String artifact = s.models().require(e.getKey()).artifact();
-      serving.backend().deploy(new ServingTarget(d.endpoint(), d.servedModel()), artifact)
+      PortCall.call(() -> serving.backend().deploy(new ServingTarget(d.endpoint(), d.servedModel()), artifact))
           .whenComplete((ok, failure) -> {
             if (failure != null) {
               log.warn("re-loading agent={} version={} served-model={} after recovery failed: {}", agentId,
@@ -116,7 +116,7 @@ final class DeploymentCalls {
     ServingTarget target = new ServingTarget(d.endpoint(), d.servedModel());
     log.info("deploying agent={} version={} served-model={} backend={} attempt={}", agentId, c.version(),
         d.servedModel(), d.backend(), c.attempt());
-    context.pipeToSelf(serving.backend().deploy(target, artifact), (ok, failure) -> failure == null
+    context.pipeToSelf(PortCall.call(() -> serving.backend().deploy(target, artifact)), (ok, failure) -> failure == null
         ? new DeployOutcome(c.version(), d.servedModel(), c.attempt(), null, false)
         : new DeployOutcome(c.version(), d.servedModel(), c.attempt(), describe(failure), retryable(failure)));
   }
@@ -129,7 +129,7 @@ final class DeploymentCalls {
     }
     log.info("undeploying agent={} version={} served-model={} attempt={}", agentId, c.version(),
         d.servedModel(), c.attempt());
-    context.pipeToSelf(serving.backend().undeploy(new ServingTarget(d.endpoint(), d.servedModel())),
+    context.pipeToSelf(PortCall.call(() -> serving.backend().undeploy(new ServingTarget(d.endpoint(), d.servedModel()))),
         (ok, failure) -> new UndeployOutcome(c.version(), d.servedModel(), c.attempt(),
             failure == null ? null : describe(failure)));
   }
@@ -155,17 +155,11 @@ final class DeploymentCalls {
     busy.remove(version);
   }
 
-  private static Throwable cause(Throwable t) {
-    return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-  }
-
   private static boolean retryable(Throwable t) {
-    Throwable c = cause(t);
-    return !(c instanceof ServingException se) || se.retryable();
+    return !(PortCall.unwrap(t) instanceof ServingException se) || se.retryable();
   }
 
   private static String describe(Throwable t) {
-    Throwable c = cause(t);
-    return c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
+    return PortCall.describe(t);
   }
 }
