@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import com.fasterxml.jackson.module.paramnames.ParameterNamesModule;
+import io.otl.core.entity.Rejection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
@@ -45,5 +46,18 @@ public final class Json {
     body.put("error", code);
     body.put("message", message);
     return response(status, body);
+  }
+
+  /**
+   * The answer to a command an entity refused (any of the three): 400 {@code invalid_request},
+   * 404 {@code not_found}, 409 {@code conflict} or {@code invalid_transition}.
+   */
+  public static HttpResponse rejected(Rejection r) {
+    return switch (r.rejectionKind()) {
+      case INVALID_INPUT -> error(StatusCodes.BAD_REQUEST, "invalid_request", r.message());
+      case NOT_FOUND -> error(StatusCodes.NOT_FOUND, "not_found", r.message());
+      case CONFLICT -> error(StatusCodes.CONFLICT, "conflict", r.message());
+      case INVALID_TRANSITION -> error(StatusCodes.CONFLICT, "invalid_transition", r.message());
+    };
   }
 }

@@ -141,12 +141,7 @@ public final class ModelRoutes {
   }
 
   private static HttpResponse failure(ModelVersion.Failure f) {
-    return switch (f.code()) {
-      case NOT_FOUND, NO_VERSION -> Json.error(StatusCodes.NOT_FOUND, "not_found", f.message());
-      case ALREADY_EXISTS -> Json.error(StatusCodes.CONFLICT, "conflict", f.message());
-      case INVALID_TRANSITION -> Json.error(StatusCodes.CONFLICT, "invalid_transition", f.message());
-      case INVALID_INPUT -> Json.error(StatusCodes.BAD_REQUEST, "invalid_request", f.message());
-    };
+    return Json.rejected(f);
   }
 
   static void checkAgent(String agentId) {

@@ -189,11 +189,7 @@ public final class SessionRoutes {
       }
       AgentSession.Rejected rej = (AgentSession.Rejected) reply;
       metrics.eventsRejected(inputs.size());
-      return switch (rej.code()) {
-        case INVALID -> Json.error(StatusCodes.BAD_REQUEST, "invalid_request", rej.message());
-        case CONFLICT -> Json.error(StatusCodes.CONFLICT, "conflict", rej.message());
-        case NOT_FOUND -> Json.error(StatusCodes.NOT_FOUND, "not_found", rej.message());
-      };
+      return Json.rejected(rej);
     });
   }
 }

@@ -160,10 +160,6 @@ public final class TrainingRoutes {
   }
 
   private static HttpResponse refused(TrainingCoordinator.Refused r) {
-    return switch (r.code()) {
-      case NOT_FOUND -> Json.error(StatusCodes.NOT_FOUND, "not_found", r.message());
-      case CONFLICT -> Json.error(StatusCodes.CONFLICT, "conflict", r.message());
-      case INVALID_INPUT -> Json.error(StatusCodes.BAD_REQUEST, "invalid_request", r.message());
-    };
+    return Json.rejected(r);
   }
 }

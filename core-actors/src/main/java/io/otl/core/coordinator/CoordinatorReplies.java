@@ -2,6 +2,7 @@ package io.otl.core.coordinator;
 
 import io.otl.core.JsonSerializable;
 import io.otl.core.coordinator.CoordinatorState.JobStatus;
+import io.otl.core.entity.Rejection;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -48,7 +49,17 @@ public interface CoordinatorReplies {
 
   /** A command was refused; nothing was persisted. */
   public record Refused(ErrorCode code, String message)
-      implements TriggerReply, CancelReply, JobReply, LineageReply, PolicyReply {}
+      implements TriggerReply, CancelReply, JobReply, LineageReply, PolicyReply, Rejection {
+
+    @Override
+    public Rejection.Kind rejectionKind() {
+      return switch (code) {
+        case NOT_FOUND -> Rejection.Kind.NOT_FOUND;
+        case CONFLICT -> Rejection.Kind.CONFLICT;
+        case INVALID_INPUT -> Rejection.Kind.INVALID_INPUT;
+      };
+    }
+  }
 
   /**
    * The job exists (durably). A failed pre-flight still creates it, with status FAILED and the

@@ -1,6 +1,7 @@
 package io.otl.core.model;
 
 import io.otl.core.JsonSerializable;
+import io.otl.core.entity.Rejection;
 import java.util.List;
 import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -137,7 +138,17 @@ public interface ModelProtocol {
 
   /** A command was refused and nothing was persisted. */
   record Failure(ErrorCode code, String message)
-      implements TransitionReply, RouteReply, OutcomeReply {
+      implements TransitionReply, RouteReply, OutcomeReply, Rejection {
+
+    @Override
+    public Rejection.Kind rejectionKind() {
+      return switch (code) {
+        case NOT_FOUND, NO_VERSION -> Rejection.Kind.NOT_FOUND;
+        case ALREADY_EXISTS -> Rejection.Kind.CONFLICT;
+        case INVALID_TRANSITION -> Rejection.Kind.INVALID_TRANSITION;
+        case INVALID_INPUT -> Rejection.Kind.INVALID_INPUT;
+      };
+    }
 
     static Failure invalidInput(String message) {
       return new Failure(ErrorCode.INVALID_INPUT, message);

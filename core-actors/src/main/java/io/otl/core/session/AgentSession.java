@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.otl.core.Ids;
 import io.otl.core.JsonSerializable;
 import io.otl.core.Persisted;
+import io.otl.core.entity.Rejection;
 import io.otl.core.session.SessionModel.Counts;
 import io.otl.core.session.SessionModel.FeedbackKind;
 import io.otl.core.session.SessionModel.Outcome;
@@ -103,7 +104,17 @@ public final class AgentSession
   public record Recorded(int accepted, int duplicates, boolean sampled) implements RecordReply {}
 
   /** Nothing was stored. {@code code} tells the edge how to answer (design §7.1 error codes). */
-  public record Rejected(RejectionCode code, String field, String message) implements RecordReply {}
+  public record Rejected(RejectionCode code, String field, String message) implements RecordReply, Rejection {
+
+    @Override
+    public Rejection.Kind rejectionKind() {
+      return switch (code) {
+        case INVALID -> Rejection.Kind.INVALID_INPUT;
+        case CONFLICT -> Rejection.Kind.CONFLICT;
+        case NOT_FOUND -> Rejection.Kind.NOT_FOUND;
+      };
+    }
+  }
 
   public enum RejectionCode {
     /** The request is malformed: 400. */
