@@ -1,9 +1,9 @@
 package io.otl.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.otl.core.api.EventJson;
-import io.otl.core.api.InvalidEventException;
 import io.otl.core.session.SessionInput;
+import io.otl.wire.EventJson;
+import io.otl.wire.InvalidEventException;
 import java.util.ArrayList;
 import java.util.List;
 

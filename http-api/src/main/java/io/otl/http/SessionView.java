@@ -1,7 +1,7 @@
 package io.otl.http;
 
-import io.otl.core.api.Views;
 import io.otl.core.session.AgentSession;
+import io.otl.wire.Views;
 import java.util.List;
 import java.util.Map;
 

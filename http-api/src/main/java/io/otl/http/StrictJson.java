@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.otl.core.api.JsonLimits;
+import io.otl.wire.JsonLimits;
 import java.io.IOException;
 import org.apache.pekko.util.ByteString;
 

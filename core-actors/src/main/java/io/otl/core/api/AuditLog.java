@@ -83,7 +83,7 @@ public interface AuditLog {
   /**
    * The entity's state as of {@code asOf}, replayed from its first event with the entity's own
    * pure event handler, as the JSON-able view its GET route answers with (session: the session
-   * shape; coordinator: {@link Views#coordinator}; model: {@code ModelsView}; job: the job shape).
+   * shape; coordinator: {@code io.otl.wire.Views.coordinator} (wire-json); model: {@code ModelsView}; job: the job shape).
    * Fails with {@link NotFound} when the entity did not exist yet at {@code asOf}.
    */
   CompletionStage<Object> stateAsOf(Kind kind, String id, Instant asOf);

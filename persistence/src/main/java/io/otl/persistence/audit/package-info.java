@@ -30,8 +30,8 @@
  * from sequence number 1 and stops at the first event known after T, through the entity's own pure
  * event handler ({@code AgentSession.State.apply}, {@code TrainingCoordinator.applyEvent}, {@code
  * ModelVersion.applyEvent}); the view is the one the live GET answers with ({@code
- * io.otl.core.api.Views.session}, {@code ModelVersion.view}, {@code TrainingCoordinator.jobView};
- * the coordinator's view is {@code io.otl.core.api.Views.coordinator}: the journal-derived fields
+ * io.otl.wire.Views.session}, {@code ModelVersion.view}, {@code TrainingCoordinator.jobView};
+ * the coordinator's view is {@code io.otl.wire.Views.coordinator}: the journal-derived fields
  * of GET /v1/training/{agentId} plus every job; {@code nextScheduledRun} is left out, and {@code
  * minSamples}/{@code triggers}/{@code backend} are today's configuration). Snapshots are not used:
  * the newest may be later than T. Cost: one full read of the entity's journal per request, linear

@@ -5,10 +5,10 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.otl.core.Ids;
-import io.otl.core.api.EventJson;
-import io.otl.core.api.InvalidEventException;
-import io.otl.core.api.JsonLimits;
 import io.otl.core.session.SessionInput;
+import io.otl.wire.EventJson;
+import io.otl.wire.InvalidEventException;
+import io.otl.wire.JsonLimits;
 import java.io.IOException;
 
 /**

@@ -1,4 +1,4 @@
-package io.otl.core.api;
+package io.otl.wire;
 
 /**
  * An event object (design §7.1) that cannot be turned into a session input: wrong type of a

@@ -1,4 +1,4 @@
-package io.otl.core.api;
+package io.otl.wire;
 
 import io.otl.core.coordinator.TrainingCoordinator;
 import io.otl.core.coordinator.TrainingPolicy;

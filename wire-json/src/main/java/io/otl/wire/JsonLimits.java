@@ -1,4 +1,4 @@
-package io.otl.core.api;
+package io.otl.wire;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Iterator;
