@@ -2,16 +2,17 @@ package io.otl.core;
 
 import java.util.regex.Pattern;
 
-/** The identifier rules of design §3.1, shared by the entities and every edge that accepts ids. */
+/**
+ * The identifier rules of design §3.1, shared by the entities and every edge that accepts ids.
+ * The character rules are loops, not regexes: every recorded event's id goes through here
+ * (benchmarks/BENCHMARKS.md, W1 profile).
+ */
 public final class Ids {
   /** The characters of a session, agent, job, event or feedback id (design §3.1). */
   public static final String ID_CHARSET = "[A-Za-z0-9._:-]";
   // A model version may also carry '+' (semantic-version build metadata, e.g. 1.2.0+lora).
   private static final String VERSION_CHARSET = "[A-Za-z0-9._:+-]";
-  private static final Pattern ID = Pattern.compile(ID_CHARSET + "+");
-  private static final Pattern VERSION = Pattern.compile(VERSION_CHARSET + "+");
   private static final Pattern NOT_ID = Pattern.compile("[^" + ID_CHARSET.substring(1));
-  private static final Pattern DOTS = Pattern.compile("\\.+");
 
   private Ids() {}
 
@@ -29,19 +30,24 @@ public final class Ids {
 
   /** Why {@code id} is not a valid id of at most {@code max} characters, or null when it is. */
   public static String problem(String field, String id, int max) {
-    return problem(field, id, max, ID, ID_CHARSET);
+    return problem(field, id, max, false, ID_CHARSET);
   }
 
   /** Why {@code version} is not a valid model version id, or null when it is: one rule for the API and the entity. */
   public static String versionProblem(String field, String version) {
-    return problem(field, version, MAX_VERSION, VERSION, VERSION_CHARSET);
+    return problem(field, version, MAX_VERSION, true, VERSION_CHARSET);
   }
 
-  private static String problem(String field, String id, int max, Pattern allowed, String charset) {
+  private static String problem(String field, String id, int max, boolean plusAllowed, String charset) {
     if (id == null || id.isEmpty()) return field + " is required (1-" + max + " characters of " + charset + ")";
     if (id.length() > max) return field + " is " + id.length() + " characters long; at most " + max + " are allowed";
-    if (!allowed.matcher(id).matches()) return field + " may contain only the characters " + charset;
-    if (DOTS.matcher(id).matches()) return field + " must not consist of dots only (it names files and paths)";
+    boolean dotsOnly = true;
+    for (int i = 0, n = id.length(); i < n; i++) {
+      char c = id.charAt(i);
+      if (!allowed(c, plusAllowed)) return field + " may contain only the characters " + charset;
+      dotsOnly &= c == '.';
+    }
+    if (dotsOnly) return field + " must not consist of dots only (it names files and paths)";
     String pii = io.otl.core.session.PiiRules.looksLike(id);
     // Ids are stored, logged and put in URLs as they are: one that is PII would leak it everywhere.
     // The message never repeats the value.
@@ -52,6 +58,11 @@ public final class Ids {
   /** {@code text} with every character an id may not hold replaced by {@code replacement}. */
   public static String replaceNonIdChars(String text, String replacement) {
     return NOT_ID.matcher(text).replaceAll(replacement);
+  }
+
+  private static boolean allowed(char c, boolean plusAllowed) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+        || c == '.' || c == '_' || c == ':' || c == '-' || (plusAllowed && c == '+');
   }
 
   private static boolean isValid(String id, int max) {

@@ -21,8 +21,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -217,7 +217,8 @@ public final class AgentSession
 
   /**
    * The trajectory. Immutable: every event yields a new state, so a snapshot being serialized is
-   * never changed underneath (copying lists per event is cheap at the sizes sessions reach).
+   * never changed underneath (copying lists per event is cheap at the sizes sessions reach; the
+   * event ids, one per event, are an {@link EventIdSet} that shares structure instead).
    */
   public record State(
       Status status,
@@ -239,9 +240,14 @@ public final class AgentSession
       Set<String> eventIds)
       implements Persisted {
 
+    public State {
+      // A snapshot read by Jackson brings a HashSet; from here on every state shares one EventIdSet.
+      eventIds = eventIds == null ? EventIdSet.empty() : EventIdSet.of(eventIds);
+    }
+
     public static State empty() {
       return new State(Status.NEW, null, null, null, Map.of(), null, null, null, List.of(), List.of(), List.of(),
-          List.of(), null, null, null, 0, Set.of());
+          List.of(), null, null, null, 0, EventIdSet.empty());
     }
 
     public Counts counts() {
@@ -287,18 +293,16 @@ public final class AgentSession
       throw new IllegalArgumentException("unknown event " + event.getClass().getName());
     }
 
+    /** One copy per event (List.copyOf of the new list was a second one), read-only like before. */
     private static <T> List<T> with(List<T> list, T item) {
       List<T> copy = new ArrayList<>(list.size() + 1);
       copy.addAll(list);
       copy.add(item);
-      return List.copyOf(copy);
+      return Collections.unmodifiableList(copy);
     }
 
     private static Set<String> with(Set<String> set, String item) {
-      if (set.contains(item)) return set;
-      Set<String> copy = new LinkedHashSet<>(set);
-      copy.add(item);
-      return java.util.Collections.unmodifiableSet(copy);
+      return EventIdSet.of(set).with(item);
     }
 
     private static String firstNonNull(String a, String b) {
@@ -309,6 +313,10 @@ public final class AgentSession
   // ---------------------------------------------------------------- behavior
 
   private final String sessionId;
+  /** The session id's problem, or null: it never changes, so it is checked once per entity start. */
+  private final String sessionIdProblem;
+  /** The last agent id that passed {@link Ids#problem}: the same id comes with every request. */
+  private String validAgentId;
   private final SessionSettings settings;
   private final Desensitizer desensitizer;
   private final SessionInputValidation validation;
@@ -342,6 +350,7 @@ public final class AgentSession
     super(persistenceId(sessionId),
         SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.1));
     this.sessionId = sessionId;
+    this.sessionIdProblem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
     this.settings = settings;
     this.desensitizer = settings.desensitizer();
     this.validation = new SessionInputValidation(settings.maxTextLength());
@@ -395,15 +404,17 @@ public final class AgentSession
 
   private ReplyEffect<Event, State> onRecord(State state, Record cmd) {
     Instant now = clock.instant();
-    String idProblem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
-    if (idProblem != null) return reject(state, cmd, RejectionCode.INVALID, "sessionId", idProblem);
+    if (sessionIdProblem != null) return reject(state, cmd, RejectionCode.INVALID, "sessionId", sessionIdProblem);
     if (cmd.agentId() == null && state.status() == Status.NEW) {
       return reject(state, cmd, RejectionCode.NOT_FOUND, "sessionId",
           "session " + sessionId + " is unknown; its first events must name the agentId");
     }
     String agentId = cmd.agentId() == null ? state.agentId() : cmd.agentId();
-    String agentProblem = Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID);
-    if (agentProblem != null) return reject(state, cmd, RejectionCode.INVALID, "agentId", agentProblem);
+    if (agentId == null || !agentId.equals(validAgentId)) {
+      String agentProblem = Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID);
+      if (agentProblem != null) return reject(state, cmd, RejectionCode.INVALID, "agentId", agentProblem);
+      validAgentId = agentId;
+    }
     if (state.status() != Status.NEW && !state.agentId().equals(agentId)) {
       return reject(state, cmd, RejectionCode.CONFLICT, "agentId",
           "session " + sessionId + " belongs to agent " + state.agentId() + ", not " + agentId);

@@ -31,8 +31,6 @@ public final class PiiRules {
   public static final Pattern EMAIL = Pattern.compile(
       "[\\p{L}\\p{N}._%+-]+(?:@|%40)[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.\\p{L}{2,}");
 
-  private static final Pattern UUID = Pattern.compile(
-      "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
   /**
    * The text the patterns see, and what the cheap pre-checks need, from one pass over it. NFKC
@@ -100,7 +98,7 @@ public final class PiiRules {
    * hex groups may hold phone-shaped digit runs by chance (about one UUID in a thousand).
    */
   public static String looksLike(String id) {
-    if (id == null || id.isEmpty() || UUID.matcher(id).matches()) return null;
+    if (id == null || id.isEmpty() || isUuid(id)) return null;
     Scan f = scan(id);
     if (f.digits() >= 15 && ID_CARD.matcher(f.text()).find()) return "an ID card number";
     if (f.digits() >= 7 && PHONE.matcher(f.text()).find()) return "a phone number";
@@ -108,8 +106,19 @@ public final class PiiRules {
     return null;
   }
 
-  /** Whether a whole value is a canonical UUID (message and call ids): left as it is. */
+  /**
+   * Whether a whole value is a canonical UUID (8-4-4-4-12 hex digits; message and call ids): left as
+   * it is. A loop rather than a regex: every id of every recorded event is checked.
+   */
   static boolean isUuid(String value) {
-    return value.length() == 36 && UUID.matcher(value).matches();
+    if (value.length() != 36) return false;
+    for (int i = 0; i < 36; i++) {
+      char c = value.charAt(i);
+      boolean ok = i == 8 || i == 13 || i == 18 || i == 23
+          ? c == '-'
+          : (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+      if (!ok) return false;
+    }
+    return true;
   }
 }

@@ -1,5 +1,6 @@
 package io.otl.core.session;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.otl.core.Ids;
 import io.otl.core.session.SessionModel.FeedbackKind;
 import io.otl.core.session.SessionModel.Role;
@@ -40,8 +41,7 @@ final class SessionInputValidation {
       if (t.toolName() == null || t.toolName().isBlank()) return ".toolName is required";
       if (t.latencyMs() != null && t.latencyMs() < 0) return ".latencyMs must not be negative";
       return firstProblem(tooLong(".toolName", t.toolName()), tooLong(".callId", t.callId()),
-          tooLong(".input", t.input() == null ? null : t.input().toString()),
-          tooLong(".output", t.output() == null ? null : t.output().toString()));
+          tooLong(".input", t.input()), tooLong(".output", t.output()));
     } else if (input instanceof SessionInput.Reasoning r) {
       if (r.index() != null && r.index() < 0) return ".index must not be negative";
       return firstProblem(tooLong(".thought", r.thought()), tooLong(".action", r.action()),
@@ -74,6 +74,60 @@ final class SessionInputValidation {
           + " are allowed (data-collector.max-text-length)";
     }
     return null;
+  }
+
+  /**
+   * As for text, on the JSON text of the tree. The text is built only when a cheap upper bound of its
+   * length exceeds the limit: rendering every tool input and output just to measure it was a visible
+   * share of ingestion (W1 profile, benchmarks/BENCHMARKS.md). Same verdict, same message.
+   */
+  private String tooLong(String field, JsonNode value) {
+    if (value == null || jsonLengthAtMost(value, maxTextLength) <= maxTextLength) return null;
+    return tooLong(field, value.toString());
+  }
+
+  /**
+   * An upper bound of {@code node.toString().length()}, or a number above {@code limit} as soon as the
+   * bound passes it (or the node is of a kind not bounded here; the caller then renders it).
+   */
+  static long jsonLengthAtMost(JsonNode node, int limit) {
+    long over = limit + 1;
+    switch (node.getNodeType()) {
+      case STRING:
+        // Quotes, and every character escaped at worst as six (backslash-u and four hex digits).
+        return 2 + 6L * node.textValue().length();
+      case BOOLEAN:
+        return 5;
+      case NULL:
+        return 4;
+      case NUMBER:
+        if (node.isInt() || node.isLong() || node.isShort()) return node.asText().length();
+        if (node.isDouble() || node.isFloat()) return 32; // Double.toString: at most 24 characters
+        return over; // BigDecimal/BigInteger: rendering may differ from asText(); render it
+      case ARRAY:
+      case OBJECT: {
+        long total = 2 + Math.max(0, node.size() - 1); // brackets and commas
+        if (node.isArray()) {
+          for (JsonNode child : node) {
+            long length = jsonLengthAtMost(child, limit);
+            if (length > limit) return over;
+            total += length;
+            if (total > limit) return over;
+          }
+          return total;
+        }
+        for (var fields = node.fields(); fields.hasNext(); ) {
+          var f = fields.next();
+          long length = jsonLengthAtMost(f.getValue(), limit);
+          if (length > limit) return over;
+          total += 3 + 6L * f.getKey().length() + length; // quotes, colon
+          if (total > limit) return over;
+        }
+        return total;
+      }
+      default:
+        return over;
+    }
   }
 
   private static String firstProblem(String... problems) {

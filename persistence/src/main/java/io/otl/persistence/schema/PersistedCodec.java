@@ -29,19 +29,24 @@ public final class PersistedCodec {
   private final ClassValue<ObjectReader> readers;
   private final ClassValue<ObjectWriter> writers;
 
+  /**
+   * @param mapper the binding's mapper; the codec uses a copy of it with {@link FastInstantModule}
+   *     (same JSON, cheaper instants), so the binding's own mapper stays as Pekko configured it
+   */
   public PersistedCodec(ObjectMapper mapper, PersistedTypes types) {
-    this.mapper = mapper;
+    ObjectMapper own = mapper.copy().registerModule(new FastInstantModule());
+    this.mapper = own;
     this.types = types;
     this.readers = new ClassValue<>() {
       @Override
       protected ObjectReader computeValue(Class<?> c) {
-        return mapper.readerFor(c);
+        return own.readerFor(c);
       }
     };
     this.writers = new ClassValue<>() {
       @Override
       protected ObjectWriter computeValue(Class<?> c) {
-        return mapper.writerFor(c);
+        return own.writerFor(c);
       }
     };
   }
