@@ -32,8 +32,9 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * (no artificial latency: no quality set, no simulator_* delay fields) and the load generator
  * share the benchmark JVM, on an actor system of their own. One pacing thread sends, in the same
  * run and interleaved, {@code rate} requests/s straight to the simulator and {@code rate}
- * requests/s through {@code POST /v1/chat/completions} of the node (each a new session, so every
- * call is also identified, routed and recorded). Latency runs from the intended send time to the
+ * requests/s through {@code POST /v1/chat/completions} of the node (each a new session by default,
+ * so every call is also identified, routed and recorded, and its owner is read from the journal;
+ * {@code --turns N}: N consecutive calls share a session, whose later turns the gateway knows). Latency runs from the intended send time to the
  * last byte of the answer (no coordinated omission); the added latency is the difference of the
  * two paths' percentiles. Non-streaming and {@code stream: true}.
  *
@@ -43,6 +44,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  */
 final class W8Gateway {
   private static final ObjectMapper MAPPER = new ObjectMapper();
+  /** Consecutive calls of one open-loop sequence that share a session ({@code --turns}). */
+  private static int turns = 1;
 
   private W8Gateway() {}
 
@@ -51,6 +54,8 @@ final class W8Gateway {
     int warmSeconds = args.integer("warmup", 5);
     String[] rates = args.string("rates", "100,200,400").split(",");
     int cpuRate = args.integer("cpu-rate", 200);
+    // Calls per session: 1 (the default) makes every call a session's first, the worst case.
+    turns = Math.max(1, args.integer("turns", 1));
     Result r = new Result("W8", "gateway added latency over the model server, open loop, HTTP, PostgreSQL");
     Pg.Schema schema = pg.freshSchema("bench_w8");
     var exec = Executors.newFixedThreadPool(2);
@@ -121,7 +126,7 @@ final class W8Gateway {
       JsonNode traffic = MAPPER.readTree(client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
           + node.httpPort + "/v1/models/bench-agent/traffic")).build(), HttpResponse.BodyHandlers.ofString()).body());
       r.figure("nodeAddedLatencyMs", traffic.path("addedLatencyMs").toString());
-      r.figure("secondsPerRate", seconds).figure("cpuRate", cpuRate).figure("non200Total", non200);
+      r.figure("turnsPerSession", turns).figure("secondsPerRate", seconds).figure("cpuRate", cpuRate).figure("non200Total", non200);
       r.headline = headline.toString();
       r.target = "added p99 < 5 ms at 200 req/s";
       r.pass = pass;
@@ -169,7 +174,7 @@ final class W8Gateway {
         + "{\"role\":\"user\",\"content\":\"plan a weekend trip number " + i + " with two museums and a dinner\"}]}";
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
-    if (viaGateway) b.header("X-Agent-Id", "bench-agent").header("X-Session-Id", "w8-" + tag + "-" + i);
+    if (viaGateway) b.header("X-Agent-Id", "bench-agent").header("X-Session-Id", "w8-" + tag + "-" + i / turns);
     return b.build();
   }
 

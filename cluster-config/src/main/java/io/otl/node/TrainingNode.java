@@ -238,7 +238,7 @@ public final class TrainingNode implements AutoCloseable {
       SessionRoutes sessionRoutes = new SessionRoutes(collector, maxEvents, metrics, training.getInt("http.max-json-depth"));
       OtlpRoutes otlp = new OtlpRoutes(collector, metrics, maxEvents, training.getLong("otlp.max-decoded-bytes"));
       GatewayRoutes gateway = gateway(system, training, collector, router, sharding, askTimeout, metrics,
-          sessionSettings);
+          sessionSettings, journal);
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
           training.getInt("http.max-in-flight"), stopping::get, List.of(
               sessionRoutes.route(),
@@ -271,14 +271,34 @@ public final class TrainingNode implements AutoCloseable {
     return node;
   }
 
+  /** Connections (and threads) of the gateway's session-owner reads. */
+  private static final int OWNER_READ_CONNECTIONS = 4;
+
   /** The inference gateway, or null when it is off (design §7.5). */
   private static GatewayRoutes gateway(ActorSystem<?> system, Config training, DataCollector collector, ModelRouter router,
-      ClusterSharding sharding, Duration askTimeout, ApiMetrics metrics, SessionSettings sessions) {
+      ClusterSharding sharding, Duration askTimeout, ApiMetrics metrics, SessionSettings sessions,
+      JournalSettings journal) {
     GatewaySettings settings = GatewaySettings.fromConfig(training);
     if (!settings.enabled()) return null;
     log.info("inference gateway on: /v1/chat/completions, {}", settings);
+    // The owner check of a session's first call: one indexed read on threads of its own, so that it
+    // waits neither behind the journal's writes nor behind other blocking work.
+    java.util.concurrent.ExecutorService ownerReads = java.util.concurrent.Executors.newFixedThreadPool(
+        OWNER_READ_CONNECTIONS, r -> {
+          Thread t = new Thread(r, "gateway-session-owners");
+          t.setDaemon(true);
+          return t;
+        });
+    io.otl.persistence.JournalSessionOwners owners = new io.otl.persistence.JournalSessionOwners(journal,
+        system.classicSystem(), OWNER_READ_CONNECTIONS, ownerReads);
+    CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceStop(), "gateway-session-owners", () -> {
+      owners.close();
+      ownerReads.shutdown();
+      return CompletableFuture.completedFuture(org.apache.pekko.Done.getInstance());
+    });
     return new GatewayRoutes(system, settings, collector, router, new StableRoute(sharding, askTimeout),
-        metrics.registry(), sessions.desensitizer());
+        metrics.registry(), sessions.desensitizer(), new io.otl.http.gateway.GatewayTraffic(java.time.Instant.now()),
+        owners);
   }
 
   public DataCollector dataCollector() {

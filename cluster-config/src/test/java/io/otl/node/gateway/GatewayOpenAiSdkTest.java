@@ -331,6 +331,31 @@ class GatewayOpenAiSdkTest {
     assertEquals(2, session(sessionOfA, n -> true).path("messages").size(), "agent-a's session is untouched");
   }
 
+  /**
+   * A session the gateway never served (recorded through the events API): its owner is read from
+   * the journal before anything is forwarded, and the owner's own calls are recorded into it.
+   */
+  @Test
+  void theOwnerOfASessionTheGatewayNeverSawIsCheckedBeforeForwarding() throws Exception {
+    String sessionOfA = "gw-journal-owner-" + UUID.randomUUID();
+    Http.Response stored = api.post("/v1/sessions/" + sessionOfA + "/events", """
+        {"agentId":"agent-a","events":[{"type":"message","role":"user","content":"first"}]}""");
+    assertEquals(202, stored.status(), stored.body());
+    ChatCompletionCreateParams hello = ChatCompletionCreateParams.builder().model("default").addUserMessage("hi")
+        .putAdditionalHeader("X-Session-Id", sessionOfA).build();
+    long before = simulatorRequests();
+    PermissionDeniedException denied = assertThrows(PermissionDeniedException.class,
+        () -> client(KEY_B).chat().completions().create(hello));
+    assertEquals("session_of_other_agent", denied.code().orElse(null));
+    assertEquals(before, simulatorRequests(), "nothing forwarded for a session of another agent");
+    assertEquals(1, session(sessionOfA, n -> true).path("messages").size(), "agent-a's session is untouched");
+
+    client(KEY_A).chat().completions().create(hello);
+    assertEquals(before + 1, simulatorRequests());
+    JsonNode messages = session(sessionOfA, n -> n.path("messages").size() == 3).path("messages");
+    assertEquals("hi", messages.get(1).path("content").asText(), "the owner's call is recorded after its history");
+  }
+
   @Test
   void anOversizedBodyIs413() {
     long before = simulatorRequests();

@@ -14,6 +14,7 @@ import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
 import io.otl.core.Ids;
 import io.otl.core.api.DataCollector;
 import io.otl.core.api.ModelRouter;
+import io.otl.core.api.SessionOwners;
 import io.otl.core.api.StableRoute;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.session.AgentSession;
@@ -72,6 +73,13 @@ public final class GatewayRoutes {
   private final Materializer materializer;
   private final AtomicInteger inFlight = new AtomicInteger();
   private final GatewayTraffic traffic;
+  /** Owners read from the journal without starting the session; null: ask the session itself. */
+  private final SessionOwners owners;
+  private final KnownSessions knownSessions = new KnownSessions(KNOWN_SESSIONS);
+  /** Where recordings are prepared and sent, after the answer is on its way to the agent. */
+  private final java.util.concurrent.Executor recording;
+  /** Sessions whose owner, stored ids and completion this gateway remembers. */
+  static final int KNOWN_SESSIONS = 20_000;
 
   /** @param desensitizer the sessions' desensitizer (message ids derive from stored, never raw, text) */
   public GatewayRoutes(ActorSystem<?> system, GatewaySettings settings, DataCollector collector, ModelRouter router,
@@ -84,6 +92,19 @@ public final class GatewayRoutes {
   public GatewayRoutes(ActorSystem<?> system, GatewaySettings settings, DataCollector collector, ModelRouter router,
       StableRoute stableRoute, io.otl.http.MetricsRegistry registry, io.otl.core.session.Desensitizer desensitizer,
       GatewayTraffic traffic) {
+    this(system, settings, collector, router, stableRoute, registry, desensitizer, traffic, null);
+  }
+
+  /**
+   * @param owners reads a session's owner from the journal, so that the first call of a session
+   *     the gateway has not seen waits for one indexed read instead of the session's start and
+   *     recovery; null: the session is asked
+   */
+  public GatewayRoutes(ActorSystem<?> system, GatewaySettings settings, DataCollector collector, ModelRouter router,
+      StableRoute stableRoute, io.otl.http.MetricsRegistry registry, io.otl.core.session.Desensitizer desensitizer,
+      GatewayTraffic traffic, SessionOwners owners) {
+    this.owners = owners;
+    this.recording = system.executionContext();
     this.traffic = traffic;
     this.settings = settings;
     this.collector = collector;
@@ -180,14 +201,14 @@ public final class GatewayRoutes {
               Ids.MAX_SESSION_ID);
           if (p != null) throw OpenAiError.invalid(header.isPresent() ? SESSION_HEADER : "metadata.session_id", p);
           String session = sessionId;
-          // Both asks at once; a session id made here is new, so there is nothing to check.
-          CompletionStage<Optional<AgentSession.State>> existing = generated
-              ? CompletableFuture.completedFuture(Optional.empty()) : collector.lookup(session);
+          // Both at once; a session id made here is new, so there is nothing to check.
+          CompletionStage<KnownSessions.Entry> existing = generated
+              ? CompletableFuture.completedFuture(null) : known(session);
           CompletionStage<ModelVersion.RouteDecision> route = router.route(agent, session);
-          return existing.thenCompose(state -> {
-            Set<String> known = state.map(AgentSession.State::eventIds).orElse(Set.of());
-            state.ifPresent(s -> checkOwner(s, agent, session));
-            boolean completed = state.isPresent() && state.get().status() == SessionModel.Status.COMPLETED;
+          return existing.thenCompose(entry -> {
+            Set<String> known = entry == null ? Set.of() : entry.eventIds();
+            if (entry != null) checkOwner(entry.owner(), agent, session);
+            boolean completed = entry != null && entry.completed();
             if (completed) {
               // The agent knows nothing of sessions ending (idle timeout): it keeps its answer, unrecorded.
               metrics.unrecorded(agent, "session_completed");
@@ -200,8 +221,38 @@ public final class GatewayRoutes {
         });
   }
 
-  private static void checkOwner(AgentSession.State s, String agent, String sessionId) {
-    if (s.agentId() != null && !s.agentId().equals(agent)) {
+  /**
+   * What is known of a session before its call is forwarded (null: it has stored nothing): from
+   * this gateway's memory for a session it served, else its owner from the journal, else (no
+   * journal reader) from the session itself.
+   */
+  private CompletionStage<KnownSessions.Entry> known(String sessionId) {
+    KnownSessions.Entry remembered = knownSessions.get(sessionId);
+    if (remembered != null) return CompletableFuture.completedFuture(remembered);
+    if (owners == null) return askSession(sessionId);
+    return owners.ownerOf(sessionId).<CompletionStage<KnownSessions.Entry>>handle((owner, err) -> {
+      if (err != null) {
+        log.warn("gateway: the journal did not say who owns session {} ({}); asking the session", sessionId,
+            unwrap(err).getClass().getSimpleName());
+        return askSession(sessionId);
+      }
+      // Stored ids unknown: the recording sends the history the request carries, the session drops
+      // what it has. Completion unknown: the recording is refused then, and that is noted.
+      return CompletableFuture.completedFuture(owner.map(o -> new KnownSessions.Entry(o, Set.of(), false))
+          .orElse(null));
+    }).thenCompose(x -> x);
+  }
+
+  private CompletionStage<KnownSessions.Entry> askSession(String sessionId) {
+    return collector.lookup(sessionId).thenApply(state -> state.map(s -> {
+      boolean completed = s.status() == SessionModel.Status.COMPLETED;
+      knownSessions.learned(sessionId, s.agentId(), s.eventIds(), completed);
+      return new KnownSessions.Entry(s.agentId(), s.eventIds(), completed);
+    }).orElse(null));
+  }
+
+  private static void checkOwner(String owner, String agent, String sessionId) {
+    if (owner != null && !owner.equals(agent)) {
       throw new OpenAiError(403, "permission_error", SESSION_HEADER, "session_of_other_agent",
           "session " + sessionId + " belongs to another agent; this key may not write to it");
     }
@@ -369,20 +420,50 @@ public final class GatewayRoutes {
     metrics.latency(c.agent(), d.version(), totalNanos / 1e9, firstNanos / 1e9);
   }
 
-  /** Records the turn; a recording failure never costs the agent its answer (it is counted and logged). */
-  private CompletionStage<Void> record(Call c, ModelVersion.RouteDecision d, String fallbackFrom,
-      TurnRecorder.Outcome outcome) {
-    if (!c.recorded()) return CompletableFuture.completedFuture(null);
-    return recorder.record(c.sessionId(), c.agent(), c.known(), c.request(), c.routedVersion(), d.version(),
-            d.servedModel(), fallbackFrom, outcome)
-        .handle((reply, err) -> {
-          if (err != null || reply instanceof AgentSession.Rejected) {
-            metrics.recordFailure(c.agent());
-            log.warn("gateway: agent {} session {}: the call was not recorded: {}", c.agent(), c.sessionId(),
-                err != null ? unwrap(err).toString() : ((AgentSession.Rejected) reply).message());
-          }
-          return null;
-        });
+  /**
+   * Records the turn, after the answer: the inputs (hashes, desensitized ids) are built and sent on
+   * another thread, so neither they nor the journal delay the agent. A recording failure never
+   * costs the agent its answer; it is counted and logged.
+   */
+  private void record(Call c, ModelVersion.RouteDecision d, String fallbackFrom, TurnRecorder.Outcome outcome) {
+    if (!c.recorded()) return;
+    recording.execute(() -> {
+      List<io.otl.core.session.SessionInput> inputs;
+      CompletionStage<AgentSession.RecordReply> sent;
+      try {
+        inputs = recorder.inputs(c.known(), c.request(), c.routedVersion(), d.version(), d.servedModel(), fallbackFrom,
+            outcome);
+        sent = recorder.submit(c.sessionId(), c.agent(), inputs);
+      } catch (RuntimeException e) {
+        recorded(c, null, e, List.of());
+        return;
+      }
+      sent.whenComplete((reply, err) -> recorded(c, reply, err, inputs));
+    });
+  }
+
+  private void recorded(Call c, AgentSession.RecordReply reply, Throwable err,
+      List<io.otl.core.session.SessionInput> inputs) {
+    if (err == null && reply instanceof AgentSession.Recorded r) {
+      if (r.sampled()) {
+        knownSessions.recorded(c.sessionId(), c.agent(), c.known(),
+            inputs.stream().map(io.otl.core.session.SessionInput::eventId).toList());
+      }
+      return;
+    }
+    if (err == null && reply instanceof AgentSession.Rejected r && r.code() == AgentSession.RejectionCode.CONFLICT
+        && !"agentId".equals(r.field())) {
+      // Completed since the gateway last saw it (idle timeout): the agent keeps its answer, unrecorded.
+      knownSessions.completed(c.sessionId());
+      metrics.unrecorded(c.agent(), "session_completed");
+      log.info("gateway: agent {} session {} is completed; this call was forwarded but not recorded", c.agent(),
+          c.sessionId());
+      return;
+    }
+    knownSessions.forget(c.sessionId());
+    metrics.recordFailure(c.agent());
+    log.warn("gateway: agent {} session {}: the call was not recorded: {}", c.agent(), c.sessionId(),
+        err != null ? unwrap(err).toString() : ((AgentSession.Rejected) reply).message());
   }
 
   private static HttpResponse withHeaders(HttpResponse r, Call c, ModelVersion.RouteDecision d) {

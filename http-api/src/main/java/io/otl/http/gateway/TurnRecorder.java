@@ -51,11 +51,14 @@ final class TurnRecorder {
    * @param routedVersion the version the session is routed to (the session's modelVersion)
    * @param version the version that answered (the stable, after a fallback)
    */
-  CompletionStage<AgentSession.RecordReply> record(String sessionId, String agentId, Set<String> known,
-      ChatRequest request, String routedVersion, String version, String servedModel, String fallbackFrom,
-      Outcome outcome) {
-    return collector.submit(sessionId, agentId,
-        inputs(desensitizer, known, request, routedVersion, version, servedModel, fallbackFrom, outcome));
+  List<SessionInput> inputs(Set<String> known, ChatRequest request, String routedVersion, String version,
+      String servedModel, String fallbackFrom, Outcome outcome) {
+    return inputs(desensitizer, known, request, routedVersion, version, servedModel, fallbackFrom, outcome);
+  }
+
+  /** Sends the inputs through the session's own command (it desensitizes, deduplicates, persists). */
+  CompletionStage<AgentSession.RecordReply> submit(String sessionId, String agentId, List<SessionInput> inputs) {
+    return collector.submit(sessionId, agentId, inputs);
   }
 
   static List<SessionInput> inputs(Desensitizer d, Set<String> known, ChatRequest request, String routedVersion,

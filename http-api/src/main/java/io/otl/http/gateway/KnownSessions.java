@@ -1,0 +1,66 @@
+package io.otl.http.gateway;
+
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What this gateway learned of the sessions it served: owner, the event ids known stored, and
+ * whether the session is completed. A later turn of a session checks its owner here instead of
+ * asking the session (a message to the entity, or for a passivated session a start and a
+ * recovery, before the call can be forwarded).
+ *
+ * <p>Safe to trust: a session's owner never changes once its first event is stored; event ids
+ * only grow, so a stale set makes the recording send history the session drops as duplicates;
+ * a completion the gateway did not see is reported by the recording (the session refuses) and
+ * then noted here. Bounded: the least recently used sessions are forgotten first.
+ */
+final class KnownSessions {
+  /** Event ids kept per session; a longer session keeps its owner but resends more history. */
+  static final int MAX_IDS = 1024;
+
+  /** One session as the gateway knows it. */
+  record Entry(String owner, Set<String> eventIds, boolean completed) {}
+
+  private final Map<String, Entry> entries;
+
+  KnownSessions(int capacity) {
+    this.entries = new LinkedHashMap<>(256, 0.75f, true) {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<String, Entry> eldest) {
+        return size() > capacity;
+      }
+    };
+  }
+
+  synchronized Entry get(String sessionId) {
+    return entries.get(sessionId);
+  }
+
+  /** What the session itself answered (a lookup). */
+  synchronized void learned(String sessionId, String owner, Set<String> eventIds, boolean completed) {
+    if (owner == null) return;
+    entries.put(sessionId, new Entry(owner, eventIds.size() > MAX_IDS ? Set.of() : eventIds, completed));
+  }
+
+  /** A recording was stored: the session is the agent's and holds these ids too. */
+  synchronized void recorded(String sessionId, String owner, Set<String> knownBefore, List<String> stored) {
+    Entry e = entries.get(sessionId);
+    Set<String> ids = new LinkedHashSet<>(e == null ? knownBefore : e.eventIds());
+    ids.addAll(stored);
+    entries.put(sessionId, new Entry(owner, ids.size() > MAX_IDS ? Set.of() : Set.copyOf(ids), false));
+  }
+
+  /** The session refused a recording because it is completed. */
+  synchronized void completed(String sessionId) {
+    Entry e = entries.get(sessionId);
+    if (e != null) entries.put(sessionId, new Entry(e.owner(), e.eventIds(), true));
+  }
+
+  /** Forget what may be wrong (a refusal the gateway cannot explain). */
+  synchronized void forget(String sessionId) {
+    entries.remove(sessionId);
+  }
+}
