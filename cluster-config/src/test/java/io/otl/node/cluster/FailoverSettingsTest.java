@@ -42,6 +42,26 @@ class FailoverSettingsTest {
     assertTrue(d("pekko.cluster.sharding.handoff-timeout").compareTo(Duration.ofSeconds(10)) <= 0);
   }
 
+  /** Pekko's ddata rule (Replicator.calculateMajority): nodes a majority-plus read or write reaches. */
+  private static int reached(int nodes, int plus, int minCap) {
+    return Math.min(nodes, Math.max(nodes / 2 + 1 + plus, minCap));
+  }
+
+  @Test
+  void aNewShardCoordinatorReadsEveryAllocationItsPredecessorWrote() {
+    // Allocations are written to a majority only (each placement after a crash waits for fewer
+    // nodes); a new coordinator's first read must still share a node with every such write.
+    int writePlus = node.getInt("pekko.cluster.sharding.coordinator-state.write-majority-plus");
+    int readPlus = node.getInt("pekko.cluster.sharding.coordinator-state.read-majority-plus");
+    int minCap = node.getInt("pekko.cluster.sharding.distributed-data.majority-min-cap");
+    for (int n = 1; n <= 50; n++) {
+      assertTrue(reached(n, writePlus, minCap) + reached(n, readPlus, minCap) > n, "cluster of " + n);
+    }
+    // In a 3-node cluster a placement waits for one other node, not for both (the restarted one).
+    assertEquals(2, reached(3, writePlus, minCap));
+    assertEquals(3, reached(3, readPlus, minCap));
+  }
+
   @Test
   void aSlowRememberedEntitiesReadIsWaitedForAndAFailedOneRetriedSoon() {
     // R4 under load: reads of a shard's remembered entities took over Pekko's 2 s, the shard stopped
