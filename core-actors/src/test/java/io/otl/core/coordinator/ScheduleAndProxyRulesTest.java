@@ -93,19 +93,22 @@ class ScheduleAndProxyRulesTest {
 
   @Test
   void aLongOutageWalksAtMostTheCapThenOnlyTheLastDay() {
-    TrainingPolicy everySecond = policy("trigger.type = [scheduled], trigger.cron = \"* * * * * ?\"");
-    Instant now = T0.plus(Duration.ofDays(2));
-    ScheduleSlots.Due due = ScheduleSlots.due(new ScheduleState("* * * * * ?", "UTC", T0, null), everySecond, now);
-    // 10 000 slots walked one by one, then the cursor jumps to a day before now: 86 400 more.
-    assertEquals(ScheduleSlots.MAX_SLOT_WALK + 86_400, due.count());
+    TrainingPolicy everyMinute = policy("trigger.type = [scheduled], trigger.cron = \"0 * * * * ?\"");
+    ScheduleState sc = new ScheduleState("0 * * * * ?", "UTC", T0, null);
+    // 8 days of minutes: 10 000 slots (6.9 days) walked one by one, then the cursor jumps to a day
+    // before now, and that day's 1 440 slots are walked: 11 440, not the 11 520 of the whole outage.
+    Instant now = T0.plus(Duration.ofDays(8));
+    ScheduleSlots.Due due = ScheduleSlots.due(sc, everyMinute, now);
+    assertEquals(ScheduleSlots.MAX_SLOT_WALK + 1_440, due.count());
     assertEquals(now, due.latest());
     assertEquals("at least " + due.count(), due.counted());
 
-    // Three hours of slots are more than the cap but within the last day: no jump, every one counted.
-    Instant soon = T0.plus(Duration.ofHours(3));
-    ScheduleSlots.Due walked = ScheduleSlots.due(new ScheduleState("* * * * * ?", "UTC", T0, null), everySecond, soon);
-    assertEquals(3 * 3600, walked.count());
-    assertEquals(soon, walked.latest());
+    // 7 days of minutes (10 080) are more than the cap, but the cap is reached within the last
+    // day (10 000 minutes after the start is 80 minutes before now): no jump, every slot counted.
+    Instant week = T0.plus(Duration.ofDays(7));
+    ScheduleSlots.Due walked = ScheduleSlots.due(sc, everyMinute, week);
+    assertEquals(10_080, walked.count());
+    assertEquals(week, walked.latest());
   }
 
   @Test
