@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,5 +64,20 @@ class DesensitizerThresholdsTest {
     String uuid = "13889012-3456-4abc-8def-138890123456";
     assertSame(uuid, ALL.applyToId(uuid));
     assertEquals("m-[PHONE]", ALL.applyToId("m-13889012345"));
+  }
+
+  @Test
+  void jsonIsCopiedWholeWithOnlyThePiiReplaced() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    JsonNode in = json.readTree("{\"k\": [\"a\", \"tel 13889012345\", 7, null, true, {\"x@y.com\": 1.5}]}");
+    assertEquals(json.readTree("{\"k\": [\"a\", \"tel [PHONE]\", 7, null, true, {\"[EMAIL]\": 1.5}]}"),
+        ALL.apply(in));
+    Desensitizer off = new Desensitizer(false, List.of("phone"), List.of());
+    assertFalse(off.enabled());
+    assertTrue(ALL.enabled());
+    assertSame(in, off.apply(in));
+    Map<String, String> meta = Map.of("tel", "13889012345");
+    assertSame(meta, off.apply(meta));
+    assertEquals(Map.of("tel", "[PHONE]"), ALL.apply(meta));
   }
 }
