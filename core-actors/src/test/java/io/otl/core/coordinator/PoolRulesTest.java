@@ -125,6 +125,8 @@ class PoolRulesTest {
       assertEquals(Disposition.INVALID, ack.disposition(), bad.toString());
       assertTrue(p.isEmpty(), bad.toString());
     }
+    TrajectoryAck badId = PoolRules.judge(plan(State.EMPTY), traj("", 0.5, 0.9, T0, false), RAY, NOW);
+    assertTrue(badId.detail().startsWith("sessionId"), badId.detail());
     assertEquals("reward must be a finite number, was NaN",
         PoolRules.validate(traj("s1", Double.NaN, 0.9, T0, false)));
     assertEquals("qualityScore must be in [0, 1], was 1.0001",
