@@ -25,4 +25,15 @@ class JobIdTest {
       assertEquals(Optional.empty(), TrainingCoordinator.agentIdOf(bad), String.valueOf(bad));
     }
   }
+
+  @Test
+  void theSeqMayHoldEveryDigitAndUpToNineOfThem() {
+    for (int seq : new int[] {9, 19, 123456789}) {
+      assertEquals(Optional.of("a-9"), JobIds.agentIdOf(JobIds.jobId(seq, "a-9")), "seq " + seq);
+      assertEquals(seq, JobIds.seqOf(JobIds.jobId(seq, "a-9")));
+    }
+    assertEquals(Optional.empty(), JobIds.agentIdOf("job-1234567890-a"), "ten digits");
+    assertEquals(Optional.empty(), JobIds.agentIdOf("job-1:-a"), "':' follows '9' but is no digit");
+    assertEquals(0, JobIds.seqOf("job-x-a"));
+  }
 }

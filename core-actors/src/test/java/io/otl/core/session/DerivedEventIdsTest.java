@@ -85,4 +85,28 @@ class DerivedEventIdsTest {
     assertFalse(DerivedEventIds.seenBefore(Set.of("d:b358117719ff9ac9b67ee8d5bb972f6e"), MESSAGE, false));
     assertFalse(DerivedEventIds.seenBefore(Set.of(), MESSAGE, true));
   }
+
+  /**
+   * 0.1.0's rendering of a feedback without feedbackId, checked outside Java: {@code printf '%s'
+   * 'Feedback[eventId=null, at=null, kind=RATING, value=4.0, feedbackId=null, source=survey]' |
+   * sha256sum | cut -c1-32}.
+   */
+  @Test
+  void release010FeedbackIdsAreRecognisedAndNewerShapesNeverMatchThem() {
+    SessionInput.Feedback rating = new SessionInput.Feedback(null, null, "RATING", 4.0, null, "survey");
+    assertEquals("d:4193eff550d19ced12abc04394f19e9e", DerivedEventIds.legacy(rating));
+    assertEquals("feedback:fb-2",
+        DerivedEventIds.legacy(new SessionInput.Feedback(null, null, "RATING", 4.0, "fb-2", "survey")));
+    // A per-turn msgId or the gateway's inference did not exist in 0.1.0: no 0.1.0 id can match them.
+    SessionInput.Feedback withMsgId = new SessionInput.Feedback(null, null, "RATING", 4.0, null, "survey", "m-1");
+    assertNotEquals(DerivedEventIds.legacy(rating), DerivedEventIds.legacy(withMsgId));
+    SessionInput.Message withInference = new SessionInput.Message(null, null, "user",
+        "How do I reset my password?", "msg-1", null, new InferenceCall("v1", null, null, null, null, null, null,
+            null, null, null, null));
+    assertNotEquals(DerivedEventIds.legacy(MESSAGE), DerivedEventIds.legacy(withInference));
+    // An input with its own eventId was never given a derived id.
+    SessionInput.Message withId = new SessionInput.Message("e-1", null, "user", "How do I reset my password?",
+        "msg-1", null);
+    assertFalse(DerivedEventIds.seenBefore(Set.of(DerivedEventIds.legacy(withId)), withId, true));
+  }
 }
