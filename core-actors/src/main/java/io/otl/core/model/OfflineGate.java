@@ -2,6 +2,7 @@ package io.otl.core.model;
 
 import io.otl.core.model.ModelEvents.GateCheck;
 import io.otl.core.model.ModelState.Models;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -35,8 +36,10 @@ final class OfflineGate {
         checks.add(new GateCheck(m, null, b, tol, false, String.format(Locale.ROOT,
             "%s: missing from the offline metrics (stable %s has %.4f)", m.key(), stable, b)));
       } else {
-        double bound = m.higherIsBetter() ? b * (1 - tol) : b * (1 + tol);
-        boolean ok = m.higherIsBetter() ? c >= bound : c <= bound;
+        BigDecimal exactBound = bound(b, tol, m.higherIsBetter());
+        double bound = exactBound.doubleValue();
+        int vsBound = BigDecimal.valueOf(c).compareTo(exactBound);
+        boolean ok = m.higherIsBetter() ? vsBound >= 0 : vsBound <= 0;
         checks.add(new GateCheck(m, c, b, tol, ok, String.format(Locale.ROOT,
             "%s: %.4f %s stable %s %s %.4f (limit %.4f, offline-gate-tolerance %.4f)",
             m.key(), c, ok ? "meets" : (m.higherIsBetter() ? "is below" : "is above"), stable, what, b,
@@ -44,5 +47,17 @@ final class OfflineGate {
       }
     }
     return checks;
+  }
+
+  /**
+   * The limit {@code baseline × (1 ∓ tolerance)} in decimal arithmetic on the values as written
+   * (their shortest decimal form), so that a candidate equal to the limit passes: in binary floating
+   * point 0.8 × (1 - 0.1) is 0.7200000000000001 and 0.72 would fail by one rounding error. Metrics
+   * and tolerance are validated finite before they get here.
+   */
+  private static BigDecimal bound(double baseline, double tolerance, boolean higherIsBetter) {
+    BigDecimal slack = BigDecimal.valueOf(tolerance);
+    BigDecimal factor = higherIsBetter ? BigDecimal.ONE.subtract(slack) : BigDecimal.ONE.add(slack);
+    return BigDecimal.valueOf(baseline).multiply(factor);
   }
 }

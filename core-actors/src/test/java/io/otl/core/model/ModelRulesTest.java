@@ -80,6 +80,27 @@ class ModelRulesTest {
   }
 
   @Test
+  void aCandidateExactlyAtTheLimitPassesDespiteFloatingPointRounding() {
+    // The edge this pins: in doubles the limit would be one rounding error above (below) the value.
+    assertNotEquals(0.72, 0.8 * (1 - 0.1));
+    assertNotEquals(110.0, 100.0 * (1 + 0.1));
+    ModelSettings s = settings("evaluation-metrics = [task-success-rate], offline-gate-tolerance = 0.1");
+    Models models = withStable(Map.of("task-success-rate", 0.8));
+    GateCheck at = only(OfflineGate.checks(s, models, Map.of("task-success-rate", 0.72)));
+    assertTrue(at.passed(), at.detail());
+    assertEquals("task-success-rate: 0.7200 meets stable v1 baseline 0.8000 (limit 0.7200, "
+        + "offline-gate-tolerance 0.1000)", at.detail());
+    GateCheck below = only(OfflineGate.checks(s, models, Map.of("task-success-rate", 0.71999)));
+    assertFalse(below.passed(), below.detail());
+
+    ModelSettings lat = settings("evaluation-metrics = [response-latency], offline-gate-tolerance = 0.1");
+    Models latModels = withStable(Map.of("response-latency", 100.0));
+    GateCheck atLatency = only(OfflineGate.checks(lat, latModels, Map.of("response-latency", 110.0)));
+    assertTrue(atLatency.passed(), atLatency.detail());
+    assertFalse(only(OfflineGate.checks(lat, latModels, Map.of("response-latency", 110.001))).passed());
+  }
+
+  @Test
   void theOfflineGatePrefersTheSameRunBenchScoreOfTheStable() {
     ModelSettings s = settings("evaluation-metrics = [task-success-rate], offline-gate-tolerance = 0.0");
     Models models = withStable(Map.of("task-success-rate", 0.9));
