@@ -19,6 +19,10 @@ const refreshStatus = document.getElementById('refresh-status');
 let timer = null;
 let generation = 0;
 let rendering = false;
+// What the browser tests read to prove "paused means no refresh" without sleeping: every tick of
+// the refresh timer (paused or not) and the renders still awaiting the node.
+const refreshProbe = { ticks: 0, rendersInFlight: 0 };
+window.otlRefreshProbe = refreshProbe;
 
 /** Parses `#/a/b?x=1` into segments and query parameters. */
 function route() {
@@ -66,11 +70,14 @@ async function render(reason) {
   const keepOpen = reason === 'timer' ? openDetails() : new Set();
   const ctx = { rerender: () => render('action'), problems: [] };
   let content;
+  refreshProbe.rendersInFlight++;
   try {
     content = await page.render(ctx);
   } catch (e) {
     content = h('p', { class: 'notice notice-error', role: 'alert' }, 'The page failed: ' + e.message);
   }
+  // Decremented in the same task that updates the page below, so "none in flight" means applied.
+  refreshProbe.rendersInFlight--;
   rendering = false;
   if (mine !== generation) return; // a newer render started meanwhile
   const fresh = h('div', { class: 'page', 'data-rendered': new Date().toISOString() }, content);
@@ -115,6 +122,7 @@ function updateStatus() {
 function schedule() {
   if (timer) clearInterval(timer);
   timer = setInterval(() => {
+    refreshProbe.ticks++;
     if (!paused() && !document.hidden) render('timer');
   }, REFRESH_MS);
 }

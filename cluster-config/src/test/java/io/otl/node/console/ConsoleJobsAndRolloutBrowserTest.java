@@ -189,6 +189,14 @@ class ConsoleJobsAndRolloutBrowserTest {
     JsonNode finish = sim.post("/simulator/jobs/" + externalId(succeeded) + "/finish", null).json();
     assertTrue(finish.path("finished").asBoolean(), finish.toString());
     awaitJob(succeeded, "SUCCEEDED");
+    // Its output canaries (the base model has no offline baseline to gate it on), and one rollout at
+    // a time refuses the next manual job meanwhile: an operator rolls it back by hand.
+    String output = await(succeeded + "'s output in CANARY", () -> versionFrom(succeeded),
+        v -> v.path("state").asText().equals("CANARY")).path("version").asText();
+    Http.Response rollback = api.post("/v1/models/" + AGENT + "/versions/" + output + "/rollback",
+        "{\"reason\":\"a manual job of the console test follows\"}");
+    assertEquals(202, rollback.status(), rollback.body());
+    await(output + " rolled back", () -> version(output), v -> v.path("state").asText().equals("ROLLED_BACK"));
 
     failed = triggerRunning("fail");
     assertEquals(200, sim.post("/simulator/jobs/" + externalId(failed) + "/fail", null).status());
@@ -237,6 +245,14 @@ class ConsoleJobsAndRolloutBrowserTest {
   static JsonNode awaitJob(String jobId, String status) throws InterruptedException {
     return await(jobId + " " + status, () -> api.get("/v1/jobs/" + jobId).json(),
         j -> j.path("status").asText().equals(status));
+  }
+
+  /** The version a job's output was registered as (its name is only final once handed over), or null. */
+  static JsonNode versionFrom(String jobId) {
+    for (JsonNode x : api.get("/v1/models/" + AGENT).json().path("versions")) {
+      if (x.path("sourceJobId").asText().equals(jobId)) return x;
+    }
+    return null;
   }
 
   static JsonNode version(String v) {
@@ -293,9 +309,14 @@ class ConsoleJobsAndRolloutBrowserTest {
       browser.waitFor("document.querySelector('.page').dataset.rendered !== '" + first + "'", Duration.ofSeconds(12));
       browser.eval("document.getElementById('refresh-toggle').click(); true");
       assertEquals("Resume", browser.eval("document.getElementById('refresh-toggle').textContent").asText());
-      Thread.sleep(500);
+      // A render started before the click may still land: wait for none in flight, then for two
+      // timer ticks while paused. Had a tick rendered, the render would have begun in that tick and,
+      // once none is in flight again, be on the page; so an unchanged page proves the pause.
+      String probe = "window.otlRefreshProbe";
+      browser.waitFor(probe + ".rendersInFlight === 0", WAIT);
       String paused = browser.eval("document.querySelector('.page').dataset.rendered").asText();
-      Thread.sleep(6500);
+      int ticks = browser.eval(probe + ".ticks").asInt();
+      browser.waitFor(probe + ".ticks >= " + (ticks + 2) + " && " + probe + ".rendersInFlight === 0", WAIT);
       assertEquals(paused, browser.eval("document.querySelector('.page').dataset.rendered").asText(), "refreshed while paused");
       browser.eval("document.getElementById('refresh-toggle').click(); true");
 
