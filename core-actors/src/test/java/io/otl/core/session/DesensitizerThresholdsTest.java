@@ -21,8 +21,15 @@ import org.junit.jupiter.api.Test;
 class DesensitizerThresholdsTest {
   private static final Desensitizer ALL = new Desensitizer(true, List.of("id_card", "phone", "email"), List.of());
 
+  /** A rule as the desensitizer builds it: a built-in name with its own pattern, or a custom one. */
   private static Desensitizer.Rule rule(String name) {
-    return new Desensitizer.Rule(name, PiiRules.PHONE, "[X]");
+    java.util.regex.Pattern pattern = switch (name) {
+      case "phone" -> PiiRules.PHONE;
+      case "id_card" -> PiiRules.ID_CARD;
+      case "email" -> PiiRules.EMAIL;
+      default -> java.util.regex.Pattern.compile("x");
+    };
+    return new Desensitizer.Rule(name, pattern, "[X]");
   }
 
   @Test
