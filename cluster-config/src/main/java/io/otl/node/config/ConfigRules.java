@@ -1,0 +1,240 @@
+package io.otl.node.config;
+
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueType;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * The rule type and the rules any setting may use (booleans, strings, numbers, durations, lists),
+ * with the value conversions they share. Kept apart from the key table so a reader checking which
+ * keys exist does not wade through how a number is parsed.
+ */
+final class ConfigRules {
+
+  /** Added to every duration requirement, so the message shows the accepted spellings. */
+  private static final String DURATION_EXAMPLES = " (e.g. 500ms, 30s, 5m, 2h, 7d)";
+
+  private ConfigRules() {}
+
+  /** Checks one value; returns it typed, or null after recording an error. */
+  @FunctionalInterface
+  interface Rule {
+    Object check(SettingsCheck c, String key, ConfigValue value);
+  }
+
+  static Rule bool() {
+    return (c, key, v) -> {
+      Boolean b = asBoolean(v);
+      if (b == null) {
+        c.error(key, v, "true or false");
+      }
+      return b;
+    };
+  }
+
+  static Rule oneOf(String... allowed) {
+    List<String> values = List.of(allowed);
+    return (c, key, v) -> {
+      String s = asScalarString(v);
+      if (s == null || !values.contains(s)) {
+        c.error(key, v, "one of " + String.join(", ", values));
+        return null;
+      }
+      return s;
+    };
+  }
+
+  static Rule string(boolean nonEmpty) {
+    return (c, key, v) -> {
+      String s = asScalarString(v);
+      if (s == null || nonEmpty && s.isBlank()) {
+        c.error(key, v, nonEmpty ? "a non-empty string" : "a string");
+        return null;
+      }
+      return s;
+    };
+  }
+
+  /** A number within optional bounds; null bounds are open-ended. */
+  static Rule number(Double min, boolean minInclusive, Double max, boolean maxInclusive) {
+    String requirement;
+    if (min != null && max != null) {
+      requirement = "a number in " + (minInclusive ? "[" : "(") + format(min) + ", "
+          + format(max) + (maxInclusive ? "]" : ")");
+    } else if (min != null) {
+      requirement = "a number " + (minInclusive ? ">= " : "> ") + format(min);
+    } else {
+      requirement = "a number";
+    }
+    return (c, key, v) -> {
+      Double d = asNumber(v);
+      boolean ok = d != null
+          && (min == null || (minInclusive ? d >= min : d > min))
+          && (max == null || (maxInclusive ? d <= max : d < max));
+      if (!ok) {
+        c.error(key, v, requirement);
+        return null;
+      }
+      return d;
+    };
+  }
+
+  static Rule integerAtLeast(int min) {
+    return (c, key, v) -> {
+      Double d = asNumber(v);
+      if (d == null || d != Math.rint(d) || d < min || d > Integer.MAX_VALUE) {
+        c.error(key, v, "an integer >= " + min);
+        return null;
+      }
+      return d.intValue();
+    };
+  }
+
+  static Rule integerBetween(int min, int max) {
+    return (c, key, v) -> {
+      Double d = asNumber(v);
+      if (d == null || d != Math.rint(d) || d < min || d > max) {
+        c.error(key, v, "an integer from " + min + " to " + max);
+        return null;
+      }
+      return d.intValue();
+    };
+  }
+
+  static Rule duration(boolean zeroAllowed) {
+    String requirement = "a duration " + (zeroAllowed ? ">= 0" : "> 0") + DURATION_EXAMPLES;
+    return (c, key, v) -> {
+      Duration d;
+      try {
+        d = c.config.getDuration(key);
+      } catch (ConfigException e) {
+        c.error(key, v, requirement);
+        return null;
+      }
+      if (d.isNegative() || !zeroAllowed && d.isZero()) {
+        c.error(key, v, requirement);
+        return null;
+      }
+      return d;
+    };
+  }
+
+  static Rule listOf(String... allowed) {
+    List<String> values = List.of(allowed);
+    String requirement = "one of " + String.join(", ", values);
+    return (c, key, v) -> {
+      List<ConfigValue> list = c.list(key, v, "a list of: " + String.join(", ", values));
+      if (list == null) {
+        return null;
+      }
+      List<String> out = new ArrayList<>();
+      for (int i = 0; i < list.size(); i++) {
+        String s = asScalarString(list.get(i));
+        if (s == null || !values.contains(s)) {
+          c.error(key + "[" + i + "]", list.get(i), requirement);
+        } else {
+          out.add(s);
+        }
+      }
+      return out.size() == list.size() ? out : null;
+    };
+  }
+
+  static Rule regexList() {
+    return (c, key, v) -> {
+      List<ConfigValue> list = c.list(key, v, "a list of Java regular expressions");
+      if (list == null) {
+        return null;
+      }
+      boolean ok = true;
+      for (int i = 0; i < list.size(); i++) {
+        String elementKey = key + "[" + i + "]";
+        ConfigValue element = list.get(i);
+        String s = asScalarString(element);
+        if (s == null || s.isEmpty()) {
+          c.error(elementKey, element, "a non-empty Java regular expression");
+          ok = false;
+          continue;
+        }
+        try {
+          Pattern.compile(s);
+        } catch (PatternSyntaxException e) {
+          c.error(elementKey, element, "a valid Java regular expression (" + e.getDescription()
+              + (e.getIndex() >= 0 ? " near index " + e.getIndex() : "") + ")");
+          ok = false;
+        }
+      }
+      return ok ? list : null;
+    };
+  }
+
+  static Rule anySection() {
+    return (c, key, v) -> {
+      if (v.valueType() != ConfigValueType.OBJECT) {
+        c.error(key, v, "a section of key = value settings");
+        return null;
+      }
+      return v.unwrapped();
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Value conversion, with the same leniency as Typesafe Config's getters (so -D overrides, which
+  // are always strings, work), but without silent truncation.
+
+  static Double asNumber(ConfigValue v) {
+    if (v.valueType() == ConfigValueType.NUMBER) {
+      double d = ((Number) v.unwrapped()).doubleValue();
+      return Double.isFinite(d) ? d : null;
+    }
+    if (v.valueType() == ConfigValueType.STRING) {
+      String s = ((String) v.unwrapped()).trim();
+      if (!s.matches("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?")) {
+        return null;
+      }
+      double d = Double.parseDouble(s);
+      return Double.isFinite(d) ? d : null;
+    }
+    return null;
+  }
+
+  private static Boolean asBoolean(ConfigValue v) {
+    if (v.valueType() == ConfigValueType.BOOLEAN) {
+      return (Boolean) v.unwrapped();
+    }
+    if (v.valueType() == ConfigValueType.STRING) {
+      switch (((String) v.unwrapped()).trim()) {
+        case "true": case "yes": case "on":
+          return true;
+        case "false": case "no": case "off":
+          return false;
+        default:
+          return null;
+      }
+    }
+    return null;
+  }
+
+  /** Strings, and numbers or booleans read as strings (as Typesafe's getString does). */
+  static String asScalarString(ConfigValue v) {
+    switch (v.valueType()) {
+      case STRING:
+        return (String) v.unwrapped();
+      case NUMBER:
+      case BOOLEAN:
+        return v.unwrapped().toString();
+      default:
+        return null;
+    }
+  }
+
+  static String format(double d) {
+    return BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
+  }
+}

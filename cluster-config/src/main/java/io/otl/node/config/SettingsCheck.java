@@ -1,0 +1,61 @@
+package io.otl.node.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigList;
+import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueType;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The errors of one validation and the typed values that passed, for the cross-checks. One per
+ * {@code validate} call, handed to every rule, so the rules stay stateless and problems come out
+ * in the order the rules ran.
+ */
+final class SettingsCheck {
+  final Config config;
+  final List<String> errors = new ArrayList<>();
+  final Map<String, Object> typed = new HashMap<>();
+
+  SettingsCheck(Config config) {
+    this.config = config;
+  }
+
+  void error(String key, ConfigValue v, String requirement) {
+    String origin = v.origin() == null ? "" : v.origin().description();
+    String from = origin.startsWith("environment variable") || origin.startsWith("system prop")
+        ? " (from " + origin + ")" : "";
+    errors.add(key + " = " + TrainingSettingsValidator.render(key, v) + from + ": must be "
+        + requirement);
+  }
+
+  ConfigValue valueAt(String key) {
+    return config.getValue(key);
+  }
+
+  /** The list at key (lists, or objects with numeric keys from -D), or an error. */
+  List<ConfigValue> list(String key, ConfigValue v, String requirement) {
+    List<ConfigValue> list = listOrNull(key, v);
+    if (list == null) {
+      error(key, v, requirement);
+    }
+    return list;
+  }
+
+  List<ConfigValue> listOrNull(String key, ConfigValue v) {
+    if (v.valueType() == ConfigValueType.LIST) {
+      return (ConfigList) v;
+    }
+    if (v.valueType() == ConfigValueType.OBJECT) {
+      try {
+        return config.getList(key);
+      } catch (ConfigException e) {
+        return null;
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,215 @@
+package io.otl.node.config;
+
+import static io.otl.node.config.ConfigRules.asNumber;
+import static io.otl.node.config.ConfigRules.asScalarString;
+
+import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueType;
+import io.otl.core.schedule.CronSchedule;
+import io.otl.node.config.ConfigRules.Rule;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Rules that each serve one or two training keys (store type, trigger types, cron, rollout steps,
+ * Trinity URL and bench metrics): their messages name this node's choices, so they sit apart from
+ * the generic rules in {@link ConfigRules}.
+ */
+final class TrainingRules {
+
+  private static final List<String> TRIGGERS = List.of("threshold", "scheduled", "manual");
+
+  private TrainingRules() {}
+
+  /**
+   * database | local. AgentScope's {@code oss} is refused, not ignored: this node has no OSS client
+   * and the AgentScope files carry no OSS credentials, so accepting it would silently store nothing
+   * where the user looks for trajectories.
+   */
+  static Rule storeType() {
+    return (c, key, v) -> {
+      String s = asScalarString(v);
+      if ("oss".equals(s)) {
+        c.error(key, v, "database (the journal) or local (JSON lines under store-path); oss is not"
+            + " supported by this node (no OSS client, no OSS credentials in the file)");
+        return null;
+      }
+      if (!"database".equals(s) && !"local".equals(s)) {
+        c.error(key, v, "one of database, local");
+        return null;
+      }
+      return s;
+    };
+  }
+
+  /** store-endpoint and store-bucket only mean something for store-type = oss, which is refused. */
+  static Rule onlyForOss() {
+    return (c, key, v) -> {
+      String s = asScalarString(v);
+      if (s == null || !s.isBlank()) {
+        c.error(key, v, "empty: only store-type = oss uses it, and this node does not support oss");
+        return null;
+      }
+      return s;
+    };
+  }
+
+  static Rule zone() {
+    return (c, key, v) -> {
+      Object s = v.unwrapped();
+      if (s instanceof String id) {
+        try {
+          return java.time.ZoneId.of(id);
+        } catch (java.time.DateTimeException e) {
+          // fall through to the error
+        }
+      }
+      c.error(key, v, "a time zone id such as UTC, Europe/Paris or Asia/Shanghai");
+      return null;
+    };
+  }
+
+  static Rule httpUrl() {
+    String requirement = "an http:// or https:// URL with a host, e.g. http://127.0.0.1:8265";
+    return (c, key, v) -> {
+      String s = asScalarString(v);
+      if (s == null) {
+        c.error(key, v, requirement);
+        return null;
+      }
+      try {
+        URI uri = new URI(s.trim());
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if ((scheme.equals("http") || scheme.equals("https")) && uri.getHost() != null) {
+          return uri;
+        }
+        c.error(key, v, requirement);
+      } catch (URISyntaxException e) {
+        c.error(key, v, requirement + " (" + e.getReason() + " at index " + e.getIndex() + ")");
+      }
+      return null;
+    };
+  }
+
+  static Rule triggerTypes() {
+    String requirement = "one or more of " + String.join(", ", TRIGGERS)
+        + " (a string, a list, or a comma-separated string)";
+    return (c, key, v) -> {
+      List<String> raw = new ArrayList<>();
+      if (v.valueType() == ConfigValueType.STRING) {
+        raw.addAll(List.of(((String) v.unwrapped()).split(",")));
+      } else {
+        List<ConfigValue> list = c.listOrNull(key, v);
+        if (list == null) {
+          c.error(key, v, requirement);
+          return null;
+        }
+        for (ConfigValue element : list) {
+          String s = asScalarString(element);
+          if (s == null) {
+            c.error(key, v, requirement);
+            return null;
+          }
+          raw.addAll(List.of(s.split(",")));
+        }
+      }
+      List<String> types = new ArrayList<>();
+      for (String r : raw) {
+        String type = r.trim();
+        if (type.isEmpty()) {
+          continue;
+        }
+        if (!TRIGGERS.contains(type)) {
+          c.error(key, v, requirement + "; \"" + type + "\" is not one");
+          return null;
+        }
+        if (!types.contains(type)) {
+          types.add(type);
+        }
+      }
+      if (types.isEmpty()) {
+        c.error(key, v, requirement);
+        return null;
+      }
+      return types;
+    };
+  }
+
+  /** Which Trinity bench metric scores which evaluation metric (BenchScores), checked as a job would. */
+  static Rule benchMetrics() {
+    return (c, key, v) -> {
+      String s = asScalarString(v);
+      try {
+        if (s == null) throw new IllegalArgumentException("not a string");
+        io.otl.node.trinity.BenchScores.mapping(Map.of(io.otl.node.trinity.BenchScores.HYPERPARAM, s));
+        return s;
+      } catch (IllegalArgumentException e) {
+        c.error(key, v, "a comma-separated list of <evaluation metric>=<Trinity bench metric>, e.g. \""
+            + io.otl.node.trinity.BenchScores.DEFAULT_MAPPING + "\"");
+        return null;
+      }
+    };
+  }
+
+  static Rule cron() {
+    return (c, key, v) -> {
+      if (v.valueType() != ConfigValueType.STRING) {
+        c.error(key, v, "a 6-field cron expression (seconds first) such as \"0 0 2 * * ?\"");
+        return null;
+      }
+      String s = (String) v.unwrapped();
+      if (s.isBlank()) {
+        return s; // allowed unless trigger.type includes scheduled (cross-check)
+      }
+      CronSchedule schedule;
+      try {
+        schedule = CronSchedule.parse(s);
+      } catch (IllegalArgumentException e) {
+        c.error(key, v, "a 6-field cron expression (seconds minutes hours day-of-month month "
+            + "day-of-week) such as \"0 0 2 * * ?\"; " + e.getMessage());
+        return null;
+      }
+      if (schedule.nextAfter(ZonedDateTime.now(ZoneOffset.UTC)).isEmpty()) {
+        c.error(key, v, "a cron expression that fires; this one never matches a date");
+        return null;
+      }
+      return s;
+    };
+  }
+
+  static Rule steps() {
+    String requirement = "a list of numbers in (0, 1], increasing, ending at 1.0";
+    return (c, key, v) -> {
+      List<ConfigValue> list = c.list(key, v, requirement);
+      if (list == null) {
+        return null;
+      }
+      List<Double> out = new ArrayList<>();
+      for (int i = 0; i < list.size(); i++) {
+        Double d = asNumber(list.get(i));
+        if (d == null || d <= 0 || d > 1) {
+          c.error(key + "[" + i + "]", list.get(i), "a number in (0, 1]");
+          return null;
+        }
+        out.add(d);
+      }
+      for (int i = 1; i < out.size(); i++) {
+        if (out.get(i) <= out.get(i - 1)) {
+          c.error(key, v, requirement + " (not increasing at index " + i + ")");
+          return null;
+        }
+      }
+      if (out.isEmpty() || out.get(out.size() - 1) != 1.0) {
+        c.error(key, v, requirement);
+        return null;
+      }
+      return out;
+    };
+  }
+}

@@ -1,0 +1,98 @@
+package io.otl.node.config;
+
+import static io.otl.node.config.TrainingSettingsValidator.ROOT;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigObject;
+import com.typesafe.config.ConfigUtil;
+import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueFactory;
+import com.typesafe.config.ConfigValueType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Finds keys under {@code agentscope.training} that no rule knows. They are warnings, not errors,
+ * so a file written for a newer AgentScope still loads; a close known name is suggested because
+ * most unknown keys are typos (or camelCase spellings of a kebab-case key).
+ */
+final class UnknownKeys {
+
+  private UnknownKeys() {}
+
+  static void findUnknown(Config merged, SettingsCheck check, List<String> unknown,
+      List<String> warnings) {
+    if (!merged.hasPathOrNull(ROOT)) {
+      return;
+    }
+    ConfigValue root = merged.getIsNull(ROOT) ? ConfigValueFactory.fromAnyRef(null)
+        : merged.getValue(ROOT);
+    if (root.valueType() != ConfigValueType.OBJECT) {
+      check.error(ROOT, root, "a section of settings");
+      return;
+    }
+    walk((ConfigObject) root, new ArrayList<>(), check, unknown, warnings);
+  }
+
+  private static void walk(ConfigObject object, List<String> prefix, SettingsCheck check,
+      List<String> unknown, List<String> warnings) {
+    for (Map.Entry<String, ConfigValue> e : object.entrySet()) {
+      List<String> path = new ArrayList<>(prefix);
+      path.add(e.getKey());
+      String relative = ConfigUtil.joinPath(path);
+      String full = ROOT + "." + relative;
+      if (TrainingKeys.RULES.containsKey(relative)) {
+        continue;
+      }
+      if (TrainingKeys.SECTIONS.contains(relative)) {
+        if (e.getValue().valueType() == ConfigValueType.OBJECT) {
+          walk((ConfigObject) e.getValue(), path, check, unknown, warnings);
+        } else {
+          check.error(full, e.getValue(), "a section with the keys " + String.join(", ",
+              TrainingKeys.childrenOf(relative)));
+        }
+        continue;
+      }
+      unknown.add(full);
+      String suggestion = suggest(e.getKey(), prefix.isEmpty() ? "" : ConfigUtil.joinPath(prefix));
+      warnings.add(full + ": unknown key, ignored"
+          + (suggestion == null ? "" : " (did you mean " + suggestion + "?)"));
+    }
+  }
+
+
+  private static String suggest(String name, String section) {
+    String normalised = AgentScopeConfigLoader.kebabCase(name);
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String candidate : TrainingKeys.childrenOf(section)) {
+      int d = distance(normalised, candidate);
+      if (d < bestDistance) {
+        bestDistance = d;
+        best = candidate;
+      }
+    }
+    int limit = Math.max(2, normalised.length() / 3);
+    return best != null && bestDistance <= limit ? best : null;
+  }
+
+  private static int distance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
+  }
+}
