@@ -156,11 +156,15 @@ class OneRolloutAtATimeTest {
         TrainingCoordinator.Ports.batch(new Fakes.Exporter(), new Fakes.Backend(), new Fakes.Sink())
             .withRolloutProbe(probe), clock));
     offer(c, "s1");
-    clock.advance(Duration.ofSeconds(1)); // the 02:00 slot is due
-    c.tell(TrainingCoordinator.ScheduleTick.INSTANCE);
     String pid = TrainingCoordinator.persistenceId(agentId).id();
     var journal = org.apache.pekko.persistence.testkit.javadsl.PersistenceTestKit.create(testKit.system());
     TestProbe<Object> wait = testKit.createTestProbe();
+    // The schedule is armed after recovery, which may come after the offer's ack: armed only once the
+    // clock had moved on, the 02:00 slot would not be due for it and nothing would be skipped.
+    wait.awaitAssert(Duration.ofSeconds(10), () -> journal.persistedInStorage(pid).stream()
+        .filter(e -> e instanceof io.otl.core.coordinator.CoordinatorEvents.ScheduleArmed).findFirst().orElseThrow());
+    clock.advance(Duration.ofSeconds(1)); // the 02:00 slot is due
+    c.tell(TrainingCoordinator.ScheduleTick.INSTANCE);
     TrainingCoordinator.ScheduledSlotSkipped skipped = wait.awaitAssert(Duration.ofSeconds(10), () ->
         journal.persistedInStorage(pid).stream()
             .filter(e -> e instanceof TrainingCoordinator.ScheduledSlotSkipped)
