@@ -194,10 +194,18 @@ public final class TrainingNode implements AutoCloseable {
         system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()));
 
     AtomicBoolean stopping = new AtomicBoolean(false);
+    // Stopping: new requests get 503 (Retry-After) for http.stop-drain while the port stays open, and
+    // only then is it closed. A connection that reached the port's accept queue just before it closes
+    // is reset by the kernel, unanswered; draining first lets clients (and load balancers, which see
+    // /health/ready turn 503) move on with an answer instead.
+    Duration stopDrain = training.getDuration("http.stop-drain");
     CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "mark-stopping",
         () -> {
           stopping.set(true);
-          return CompletableFuture.completedFuture(org.apache.pekko.Done.getInstance());
+          CompletableFuture<org.apache.pekko.Done> drained = new CompletableFuture<>();
+          system.scheduler().scheduleOnce(stopDrain, () -> drained.complete(org.apache.pekko.Done.getInstance()),
+              system.executionContext());
+          return drained;
         });
 
     ApiMetrics metrics = new ApiMetrics(new MetricsRegistry());

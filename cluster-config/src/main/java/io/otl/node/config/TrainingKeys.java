@@ -51,6 +51,7 @@ final class TrainingKeys {
     rule("http.port", integerAtLeast(0));
     rule("http.ask-timeout", duration(false));
     rule("http.shutdown-deadline", duration(true));
+    rule("http.stop-drain", duration(true));
     rule("http.max-in-flight", integerAtLeast(1));
     rule("http.metrics-sample-interval", duration(false));
     rule("auth.token", string(false));

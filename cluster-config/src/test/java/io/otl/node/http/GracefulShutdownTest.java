@@ -33,18 +33,20 @@ class GracefulShutdownTest {
    * connected (reset, EOF mid-response, a response time-out) is a request the node dropped and
    * fails the test.
    */
-  private static int refusedOrFail(Throwable e) {
+  private static int refusedOrFail(int session, boolean afterStop, Throwable e) {
     Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
     if (cause instanceof java.net.ConnectException || cause instanceof java.net.http.HttpConnectTimeoutException) {
       return REFUSED;
     }
-    throw new AssertionError("the stopping node dropped a request: " + cause, cause);
+    throw new AssertionError("the stopping node dropped the request of session " + session
+        + (afterStop ? " (sent after the stop began)" : " (sent before the stop)") + ": " + cause, cause);
   }
 
   @Test
   void inFlightRequestsFinishAndEveryAcknowledgedWriteIsDurable() throws Exception {
     Config db = TestDatabases.h2(Files.createTempDirectory("otl-shutdown-"));
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    HttpClient afterStop = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     List<CompletableFuture<Integer>> responses = new ArrayList<>();
     int sessions = 300;
     try (TrainingNode node = TrainingNode.start(TestDatabases.node(db, true))) {
@@ -60,14 +62,16 @@ class GracefulShutdownTest {
             .POST(HttpRequest.BodyPublishers.ofString(
                 "{\"agentId\":\"a\",\"events\":[{\"type\":\"message\",\"eventId\":\"m\",\"role\":\"user\",\"content\":\"x\"}]}"))
             .build();
-        // Past the first answers, a fresh client (a connection of its own) each time: a request sent on a
-        // pooled connection that went idle just as the stopping node closes it never reached the node
-        // (an ordinary HTTP race that clients resend on), so it would prove nothing about dropped requests.
-        HttpClient sender = i < 10 ? client
-            : HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        // After the stop, requests go through a client of their own that has no connection yet: a
+        // pooled connection that went idle just as the stopping node closes it carries a request the
+        // node never saw (an ordinary HTTP race that clients resend on). The client exists before the
+        // stop, so the burst is sent within the node's stop drain (http.stop-drain), which answers 503.
+        HttpClient sender = i < sessions / 2 ? client : afterStop;
+        int session = i;
+        boolean sentAfterStop = i >= sessions / 2;
         responses.add(sender.sendAsync(request, HttpResponse.BodyHandlers.discarding())
             .thenApply(HttpResponse::statusCode)
-            .exceptionally(GracefulShutdownTest::refusedOrFail));
+            .exceptionally(e -> refusedOrFail(session, sentAfterStop, e)));
       }
       CompletableFuture.allOf(responses.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
       node.system().getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
