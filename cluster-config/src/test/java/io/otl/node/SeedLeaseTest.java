@@ -141,10 +141,8 @@ class SeedLeaseTest {
     }
   }
 
-  private static int freePort() throws java.io.IOException {
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+  private static int freePort() {
+    return io.otl.node.testing.FreePorts.take();
   }
 
   @Test

@@ -3,7 +3,6 @@ package io.otl.node.cluster;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -92,12 +91,7 @@ final class NodeProcess implements AutoCloseable {
   }
 
   static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return io.otl.node.testing.FreePorts.take();
   }
 
   /** The test JVM's real classpath (surefire's manifest-only booter jar hides it in java.class.path). */

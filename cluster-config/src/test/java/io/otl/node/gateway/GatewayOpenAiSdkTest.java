@@ -31,7 +31,6 @@ import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
 import java.io.InputStream;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -108,10 +107,8 @@ class GatewayOpenAiSdkTest {
     assertEquals(201, r.status(), r.body());
   }
 
-  private static int closedPort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+  private static int closedPort() {
+    return io.otl.node.testing.FreePorts.take();
   }
 
   private static OpenAIClient client(String key) {

@@ -2,7 +2,6 @@ package io.otl.node.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,11 +58,7 @@ public final class JarProcess implements AutoCloseable {
   }
 
   public static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return io.otl.node.testing.FreePorts.take();
   }
 
   public boolean isAlive() {

@@ -3,7 +3,6 @@ package io.otl.node.trinity;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -84,10 +83,6 @@ public final class TestHttp {
 
   /** A port nothing listens on (bound and released). */
   public static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new AssertionError(e);
-    }
+    return io.otl.node.testing.FreePorts.take();
   }
 }

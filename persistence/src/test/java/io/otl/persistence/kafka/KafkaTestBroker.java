@@ -53,6 +53,9 @@ public final class KafkaTestBroker implements AutoCloseable {
   public static KafkaTestBroker start(int partitions, String... topics) throws Exception {
     int brokerPort = freePort();
     int controllerPort = freePort();
+    while (controllerPort == brokerPort) { // a just-released port can come back at once
+      controllerPort = freePort();
+    }
     TestKitNodes nodes = new TestKitNodes.Builder()
         .setCombined(true)
         .setNumBrokerNodes(1)
