@@ -5,7 +5,6 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
 import io.otl.core.api.DataCollector;
 import io.otl.core.api.ModelRouter;
-import io.otl.core.model.ModelSettings;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.api.StableRoute;
 import io.otl.http.ApiMetrics;
@@ -19,7 +18,6 @@ import io.otl.http.AuditRoutes;
 import io.otl.http.SessionRoutes;
 import io.otl.http.TrainingRoutes;
 import io.otl.http.otlp.OtlpRoutes;
-import io.otl.node.simulator.SimulatorSettings;
 import io.otl.core.serving.Serving;
 import io.otl.node.serving.ServingWiring;
 import io.otl.node.simulator.TrinitySimulator;
@@ -41,12 +39,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.nio.file.Path;
 import io.otl.node.config.NodeConfig;
+import io.otl.node.config.NodeSettings;
+import io.otl.http.HttpSettings;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -121,9 +120,8 @@ public final class TrainingNode implements AutoCloseable {
   public static TrainingNode start(Optional<Path> configFile, Config overrides, Clock clock) {
     Config base = NodeConfig.resolve(configFile, overrides.withFallback(ConfigFactory.defaultApplication()),
         System.getenv());
-    Config training = base.getConfig("agentscope.training");
-    JournalSettings configured = JournalSettings.fromConfig(training);
-    SessionSettings sessionSettings = SessionSettings.fromConfig(training);
+    NodeSettings settings = NodeSettings.from(base);
+    JournalSettings configured = settings.journal();
     Optional<DataFolder> folder = DataFolder.claim(configured, "node");
     JournalSettings journal = folder.map(DataFolder::journal).orElse(configured);
     ActorSystem<Void> system = null;
@@ -136,7 +134,7 @@ public final class TrainingNode implements AutoCloseable {
       system = ActorSystem.create(Behaviors.empty(), "otl", config);
       JournalIdentityCheck.register(system.classicSystem());
       SeedLease.start(system, journal, seeds);
-      TrainingNode node = startOn(system, journal, sessionSettings, config.getConfig("agentscope.training"), clock);
+      TrainingNode node = startOn(system, journal, settings, clock);
       node.folder = folder;
       if (folder.isPresent()) {
         DataFolder f = folder.get();
@@ -147,7 +145,7 @@ public final class TrainingNode implements AutoCloseable {
               return CompletableFuture.completedFuture(org.apache.pekko.Done.getInstance());
             });
         sys.getWhenTerminated().thenRun(f::close);
-        if (node.httpBinding != null) f.publish(training.getString("http.host"), node.httpPort());
+        if (node.httpBinding != null) f.publish(settings.http().host(), node.httpPort());
       }
       return node;
     } catch (RuntimeException e) {
@@ -161,33 +159,28 @@ public final class TrainingNode implements AutoCloseable {
     }
   }
 
-  private static TrainingNode startOn(
-      ActorSystem<Void> system, JournalSettings journal, SessionSettings sessionSettings, Config training,
+  private static TrainingNode startOn(ActorSystem<Void> system, JournalSettings journal, NodeSettings settings,
       Clock clock) {
     Cluster cluster = Cluster.get(system);
     ClusterMembership.join(system, system.settings().config());
-    TrinitySimulator simulator = null;
-    if (training.getBoolean("simulator.enabled")) {
-      simulator = TrinitySimulator.start(system, SimulatorSettings.fromConfig(training.getConfig("simulator")),
-          training.getString("training-runner.base-model"));
-    }
+    TrinitySimulator simulator = settings.simulator()
+        .map(s -> TrinitySimulator.start(system, s, settings.serving().baseModel()))
+        .orElse(null);
+    HttpSettings http = settings.http();
+    SessionSettings sessionSettings = settings.sessions();
     ClusterSharding sharding = ClusterSharding.get(system);
     sharding.init(Entity.of(AgentSession.ENTITY_TYPE_KEY,
             ctx -> AgentSession.create(ctx.getEntityId(), sessionSettings, clock, ctx.getShard()))
         .withStopMessage(new AgentSession.Stop()));
-    ModelSettings modelSettings = ModelSettings.fromConfig(training);
     // agents.<agentId> { model-update { … } }: the entity id is the agent id (validated at start-up).
-    Map<String, ModelSettings> agentModelSettings = new HashMap<>();
-    io.otl.node.config.AgentPolicies.modelUpdateTraining(system.settings().config())
-        .forEach((agentId, t) -> agentModelSettings.put(agentId, ModelSettings.fromConfig(t)));
-    Serving serving = ServingWiring.serving(system.settings().config(), Optional.ofNullable(simulator));
+    Serving serving = ServingWiring.serving(settings.serving(), settings.model(), Optional.ofNullable(simulator));
     sharding.init(Entity.of(ModelVersion.ENTITY_TYPE_KEY,
-        ctx -> ModelVersion.create(ctx.getEntityId(),
-            agentModelSettings.getOrDefault(ctx.getEntityId(), modelSettings), clock, serving)));
+        ctx -> ModelVersion.create(ctx.getEntityId(), settings.modelsFor(ctx.getEntityId()), clock, serving)));
 
-    var trainingBackend = TrainingWiring.start(system, sharding, training, clock);
+    var trainingBackend = TrainingWiring.start(system, sharding, settings.training(),
+        settings.serving().trainsLora(), http.askTimeout(), sessionSettings.weights(), clock);
 
-    Duration askTimeout = training.getDuration("http.ask-timeout");
+    Duration askTimeout = http.askTimeout();
     DataCollector collector = new DataCollector(sharding, askTimeout);
     ModelRouter router = new ModelRouter(sharding, askTimeout);
     JournalDirectory directory = new JournalDirectory(journal,
@@ -198,7 +191,7 @@ public final class TrainingNode implements AutoCloseable {
     // only then is it closed. A connection that reached the port's accept queue just before it closes
     // is reset by the kernel, unanswered; draining first lets clients (and load balancers, which see
     // /health/ready turn 503) move on with an answer instead.
-    Duration stopDrain = training.getDuration("http.stop-drain");
+    Duration stopDrain = http.stopDrain();
     CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "mark-stopping",
         () -> {
           stopping.set(true);
@@ -209,7 +202,7 @@ public final class TrainingNode implements AutoCloseable {
         });
 
     ApiMetrics metrics = new ApiMetrics(new MetricsRegistry());
-    KafkaSettings kafka = KafkaSettings.fromConfig(training);
+    KafkaSettings kafka = settings.kafka();
     if (kafka.groupInstanceId().isEmpty()) {
       var self = cluster.selfMember().address();
       kafka = kafka.withGroupInstanceId(KafkaSettings.derivedGroupInstanceId(self.getHost().orElse("local"),
@@ -233,41 +226,41 @@ public final class TrainingNode implements AutoCloseable {
       log.info("Kafka on: ingesting {} from {}", kafka.topics().agentEvents(), kafka.bootstrapServers());
     }
 
-    EntityMetrics.start(system, sharding, directory, metrics, training.getDuration("http.metrics-sample-interval"),
-        askTimeout, training.getInt("http.metrics-top-agents"));
+    EntityMetrics.start(system, sharding, directory, metrics, http.metricsSampleInterval(),
+        askTimeout, http.metricsTopAgents());
 
     ServerBinding binding = null;
     ServerBinding otlpBinding = null;
-    if (training.getBoolean("http.enabled")) {
+    if (http.enabled()) {
       List<ReadinessCheck> checks = List.of(journalCheck(journal), clusterCheck(cluster));
-      Auth auth = new Auth(Optional.of(training.getString("auth.token")), training.getBoolean("auth.protect-reads"),
-          Optional.of(training.getString("auth.metrics-token")));
-      int maxEvents = training.getInt("data-collector.max-events-per-request");
-      SessionRoutes sessionRoutes = new SessionRoutes(collector, maxEvents, metrics, training.getInt("http.max-json-depth"));
-      OtlpRoutes otlp = new OtlpRoutes(collector, metrics, maxEvents, training.getLong("otlp.max-decoded-bytes"));
-      GatewayRoutes gateway = gateway(system, training, collector, router, sharding, askTimeout, metrics,
-          sessionSettings, journal);
+      Auth auth = http.auth().auth();
+      int maxEvents = http.maxEventsPerRequest();
+      SessionRoutes sessionRoutes = new SessionRoutes(collector, maxEvents, metrics, http.maxJsonDepth());
+      OtlpRoutes otlp = new OtlpRoutes(collector, metrics, maxEvents, http.otlp().maxDecodedBytes());
+      GatewayRoutes gateway = settings.gateway().filter(GatewaySettings::enabled)
+          .map(g -> gateway(system, g, collector, router, sharding, askTimeout, metrics, sessionSettings, journal))
+          .orElse(null);
+      AuditReader audit = new AuditReader(system, settings.models(), settings.training().defaults().policy());
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
-          training.getInt("http.max-in-flight"), stopping::get, List.of(
+          http.maxInFlight(), stopping::get, List.of(
               sessionRoutes.route(),
               new ModelRoutes(sharding, askTimeout, directory).route(),
               new io.otl.http.JobLogRoutes(sharding, askTimeout, directory, trainingBackend).route(),
               new TrainingRoutes(sharding, askTimeout, directory).route(),
-              new AuditRoutes(AuditReader.fromConfig(system, training)).route(),
+              new AuditRoutes(audit).route(),
               new io.otl.http.ExportRoutes(new NodeExports(system)).route(),
-              new io.otl.http.AuditTimelineRoutes(new NodeTimelines(AuditReader.fromConfig(system, training),
+              new io.otl.http.AuditTimelineRoutes(new NodeTimelines(audit,
                   system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))).route(),
               otlp.route(),
               // Per-version figures of this node's gateway: an operator's read, behind the API's token.
               gateway == null ? org.apache.pekko.http.javadsl.server.Directives.reject() : gateway.trafficRoute()),
           List.of(sessionRoutes.feedbackRoute()),
           gateway == null ? null : gateway.route());
-      binding = HttpServer.start(system, training.getString("http.host"), training.getInt("http.port"), routes,
-              training.getDuration("http.shutdown-deadline"))
+      binding = HttpServer.start(system, http.host(), http.port(), routes, http.shutdownDeadline())
           .toCompletableFuture().join();
-      if (training.getInt("otlp.port") >= 0) {
-        otlpBinding = HttpServer.start(system, training.getString("http.host"), training.getInt("otlp.port"),
-                otlp.standalone(auth), training.getDuration("http.shutdown-deadline"))
+      if (http.otlp().ownPort()) {
+        otlpBinding = HttpServer.start(system, http.host(), http.otlp().port(), otlp.standalone(auth),
+                http.shutdownDeadline())
             .toCompletableFuture().join();
         log.info("OTLP/HTTP traces receiver (POST /v1/traces) on its own port {}", otlpBinding.localAddress().getPort());
       }
@@ -282,12 +275,10 @@ public final class TrainingNode implements AutoCloseable {
   /** Connections (and threads) of the gateway's session-owner reads. */
   private static final int OWNER_READ_CONNECTIONS = 4;
 
-  /** The inference gateway, or null when it is off (design §7.5). */
-  private static GatewayRoutes gateway(ActorSystem<?> system, Config training, DataCollector collector, ModelRouter router,
-      ClusterSharding sharding, Duration askTimeout, ApiMetrics metrics, SessionSettings sessions,
+  /** The inference gateway (design §7.5). */
+  private static GatewayRoutes gateway(ActorSystem<?> system, GatewaySettings settings, DataCollector collector,
+      ModelRouter router, ClusterSharding sharding, Duration askTimeout, ApiMetrics metrics, SessionSettings sessions,
       JournalSettings journal) {
-    GatewaySettings settings = GatewaySettings.fromConfig(training);
-    if (!settings.enabled()) return null;
     log.info("inference gateway on: /v1/chat/completions, {}", settings);
     // The owner check of a session's first call: one indexed read on threads of its own, so that it
     // waits neither behind the journal's writes nor behind other blocking work.

@@ -1,16 +1,14 @@
 package io.otl.node;
 
-import com.typesafe.config.Config;
 import io.otl.core.coordinator.CandidateSink;
 import io.otl.core.coordinator.DatasetExporter;
 import io.otl.core.coordinator.DatasetManifest;
 import io.otl.core.coordinator.TrainingCoordinator;
-import io.otl.core.coordinator.TrainingPolicy;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.api.DataCollector;
-import io.otl.core.session.SessionSettings;
+import io.otl.core.session.SessionSettings.RewardWeights;
+import io.otl.node.config.TrainingSettings;
 import io.otl.node.trinity.PerTurnRewards;
-import io.otl.node.serving.ServingWiring;
 import io.otl.node.trinity.RayJobsBackend;
 import io.otl.node.trinity.TrinityProxyBackend;
 import io.otl.node.trinity.TrinitySettings;
@@ -21,7 +19,6 @@ import io.otl.persistence.export.JobDatasetExport;
 import io.otl.persistence.export.ExportFormat;
 import io.otl.persistence.localstore.LocalTrajectoryStore;
 import io.otl.persistence.localstore.StoreSettings;
-import io.otl.persistence.readside.FeedSettings;
 import io.otl.persistence.readside.TrajectoryFeed;
 import io.otl.persistence.readside.TrajectoryNotice;
 import io.otl.persistence.readside.TrajectorySink;
@@ -49,51 +46,44 @@ final class TrainingWiring {
 
   private TrainingWiring() {}
 
-  /** @return the batch backend, whose job logs the HTTP API serves; empty for trinity-proxy */
-  static java.util.Optional<io.otl.core.training.TrainingBackend> start(
-      ActorSystem<?> system, ClusterSharding sharding, Config training, Clock clock) {
-    TrainingPolicy policy = TrainingPolicy.fromConfig(training);
-    Duration askTimeout = training.getDuration("http.ask-timeout");
+  /**
+   * @param trainsLora whether versions are served as LoRA adapters, so jobs train adapters
+   * @param weights the reward weights the online backend's per-turn rewards use
+   * @return the batch backend, whose job logs the HTTP API serves; empty for trinity-proxy
+   */
+  static java.util.Optional<io.otl.core.training.TrainingBackend> start(ActorSystem<?> system, ClusterSharding sharding,
+      TrainingSettings settings, boolean trainsLora, Duration askTimeout, RewardWeights weights, Clock clock) {
     CandidateSink candidates = candidateSink(sharding, askTimeout);
-    TrinitySettings trinity = TrinitySettings.fromConfig(system.settings().config());
+    TrinitySettings trinity = settings.trinity();
     java.util.Optional<io.otl.core.training.TrainingBackend> batch = trinity.backend().equals(TrinityProxyBackend.TYPE)
         ? java.util.Optional.empty()
-        : java.util.Optional.of(new RayJobsBackend(system, trinity.rayJobs(), ServingWiring.trainsLora(training)));
+        : java.util.Optional.of(new RayJobsBackend(system, trinity.rayJobs(), trainsLora));
     TrainingCoordinator.Ports direct = batch.isEmpty()
         ? TrainingCoordinator.Ports.online(new PerTurnRewards(new TrinityProxyBackend(system, trinity.endpoint()),
-            new DataCollector(sharding, askTimeout), SessionSettings.fromConfig(training).weights()), candidates)
-        : TrainingCoordinator.Ports.batch(
-            exporter(system, Path.of(training.getString("training-runner.dataset-dir")).toAbsolutePath()),
+            new DataCollector(sharding, askTimeout), weights), candidates)
+        : TrainingCoordinator.Ports.batch(exporter(system, settings.datasetDir(), settings.continual()),
             batch.get(), candidates);
     // One rollout at a time (docs/training-policy.md): ask ModelVersion before each job.
     TrainingCoordinator.Ports ports = direct.withRolloutProbe(RolloutProbes.of(sharding, askTimeout));
-    // Per-agent overrides (agentscope.training.agents.<agentId>), validated at start-up by NodeConfig.
-    java.util.Map<String, Config> perAgent = new java.util.HashMap<>();
-    io.otl.node.config.AgentPolicies.overrides(system.settings().config()).forEach((agentId, overrides) ->
-        perAgent.put(agentId, io.otl.node.config.AgentPolicies.effectiveTraining(training, overrides)));
+    // Per-agent overrides (agentscope.training.agents.<agentId>) were validated at start-up by NodeConfig;
+    // run-time ones (PUT /v1/training/{agentId}/policy) go through the same validator in the resolver.
     sharding.init(Entity.of(TrainingCoordinator.ENTITY_TYPE_KEY, ctx -> {
-      Config agentTraining = perAgent.getOrDefault(ctx.getEntityId(), training);
-      // Run-time overrides (PUT /v1/training/{agentId}/policy) go through the start-up validator too.
-      return TrainingCoordinator.create(ctx.getEntityId(), TrainingPolicy.fromConfig(agentTraining),
-          io.otl.core.coordinator.PolicyOverrides.over(agentTraining, io.otl.node.config.AgentPolicies::checkRunTime),
-          ports, clock);
+      TrainingSettings.AgentTraining agent = settings.forAgent(ctx.getEntityId());
+      return TrainingCoordinator.create(ctx.getEntityId(), agent.policy(), agent.resolver(), ports, clock);
     }));
-    if (training.getBoolean("read-side.enabled")) {
-      TrajectoryFeed.start(system, FEED, forwarder(sharding, askTimeout), FeedSettings.fromConfig(training));
+    if (settings.readSideEnabled()) {
+      TrajectoryFeed.start(system, FEED, forwarder(sharding, askTimeout), settings.feed());
     }
-    StoreSettings store = StoreSettings.fromConfig(training);
+    StoreSettings store = settings.store();
     if (store.local()) {
-      LocalTrajectoryStore.start(system, store.storePath(), FeedSettings.fromConfig(training));
+      LocalTrajectoryStore.start(system, store.storePath(), settings.feed());
     }
     return batch;
   }
 
   /** Writes the job's dataset as JSON Lines next to its manifest, named after the job. */
-  static DatasetExporter exporter(ActorSystem<?> system, Path dir) {
-    String section = "agentscope.training.training-runner";
-    var config = system.settings().config();
-    JobDatasetExport export = new JobDatasetExport(new DatasetExport(system),
-        config.hasPath(section) ? ContinualSettings.fromConfig(config.getConfig(section)) : ContinualSettings.DEFAULTS);
+  static DatasetExporter exporter(ActorSystem<?> system, Path dir, ContinualSettings continual) {
+    JobDatasetExport export = new JobDatasetExport(new DatasetExport(system), continual);
     return request -> export
         .export(request.agentId(), request.jobId(), request.sessionIds(), ExportFormat.forAlgorithm(request.algorithm()),
             dir)

@@ -1,6 +1,7 @@
 package io.otl.node;
 
 import io.otl.core.coordinator.DatasetExporter;
+import io.otl.node.config.TrainingSettings;
 import java.nio.file.Path;
 import org.apache.pekko.actor.typed.ActorSystem;
 
@@ -9,6 +10,6 @@ public final class TrainingWiringAccess {
   private TrainingWiringAccess() {}
 
   public static DatasetExporter exporter(ActorSystem<?> system, Path dir) {
-    return TrainingWiring.exporter(system, dir);
+    return TrainingWiring.exporter(system, dir, TrainingSettings.continual(system.settings().config()));
   }
 }

@@ -1,6 +1,5 @@
 package io.otl.node.serving;
 
-import com.typesafe.config.Config;
 import io.otl.core.serving.BaseModel;
 import io.otl.core.serving.Serving;
 import io.otl.core.serving.ServingBackend;
@@ -25,48 +24,26 @@ public final class ServingWiring {
   private ServingWiring() {}
 
   /**
-   * True when versions are served as LoRA adapters, so training jobs must train adapters:
-   * {@code serving.backend = vllm-lora}, or {@code auto} with the simulator in this node.
-   */
-  public static boolean trainsLora(Config training) {
-    return "vllm-lora".equals(backendName(training, training.getBoolean("simulator.enabled")));
-  }
-
-  /**
-   * {@code serving.backend}, with {@code auto} resolved: vllm-lora on the simulator when it runs in
-   * this node and jobs produce checkpoints (ray-jobs), else static (the Trinity proxy serves its
-   * own weights at one URL).
-   */
-  static String backendName(Config training, boolean simulatorInNode) {
-    String name = training.getString("serving.backend");
-    if (!"auto".equals(name)) {
-      return name;
-    }
-    boolean checkpoints = !"trinity-proxy".equals(training.getString("training-runner.backend"));
-    return simulatorInNode && checkpoints ? "vllm-lora" : "static";
-  }
-
-  /**
-   * @param root the node's whole configuration
+   * @param settings {@code agentscope.training.serving}, read at start-up
+   * @param model the AgentScope {@code model} section, if the file has one
    * @param simulator the simulator started with the node, if any
    */
-  public static Serving serving(Config root, Optional<TrinitySimulator> simulator) {
-    Config training = root.getConfig("agentscope.training");
-    Config s = training.getConfig("serving");
-    String backendName = backendName(training, simulator.isPresent());
-    String baseModelName = training.getString("training-runner.base-model");
+  public static Serving serving(ServingSettings settings, Optional<ModelSection> model,
+      Optional<TrinitySimulator> simulator) {
+    String backendName = settings.backendName(simulator.isPresent());
+    String baseModelName = settings.baseModel();
     ServingBackend backend;
-    String vllmUrl = s.getString("vllm.url");
+    String vllmUrl = settings.vllmUrl();
     if ("vllm-lora".equals(backendName)) {
       if (vllmUrl.isBlank()) {
         vllmUrl = simulator.map(TrinitySimulator::baseUrl).orElseThrow(() -> new IllegalArgumentException(
             "agentscope.training.serving.vllm.url must be set when serving.backend = vllm-lora"));
       }
-      backend = new VllmLoraServing(vllmUrl, s.getString("vllm.api-key"), s.getDuration("vllm.request-timeout"));
+      backend = new VllmLoraServing(vllmUrl, settings.vllmApiKey(), settings.vllmRequestTimeout());
     } else {
-      backend = new StaticServing(s.getString("static.served-model"));
+      backend = new StaticServing(settings.staticServedModel());
     }
-    Optional<BaseModel> base = ModelSection.fromRoot(root)
+    Optional<BaseModel> base = model
         .map(m -> new BaseModel(m.provider(), m.baseUrl(), m.modelName()));
     if (base.isEmpty() && "vllm-lora".equals(backendName)) {
       base = Optional.of(new BaseModel("vllm", backend.target("", "", "", "").endpoint(), baseModelName));
@@ -74,8 +51,8 @@ public final class ServingWiring {
     if (base.isEmpty() && simulator.isPresent()) {
       base = Optional.of(new BaseModel("simulator", simulator.get().modelServerUrl(), simulator.get().baseModel()));
     }
-    Serving serving = new Serving(backend, base, s.getDuration("retry.min-backoff"),
-        s.getDuration("retry.max-backoff"), s.getInt("retry.max-attempts"));
+    Serving serving = new Serving(backend, base, settings.retryMinBackoff(), settings.retryMaxBackoff(),
+        settings.retryMaxAttempts());
     if (base.isPresent()) {
       log.info("serving backend={} base model v0={} at {}", backend.name(), base.get().model(), base.get().endpoint());
     } else {

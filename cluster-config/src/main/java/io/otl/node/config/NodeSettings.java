@@ -1,0 +1,65 @@
+package io.otl.node.config;
+
+import com.typesafe.config.Config;
+import io.otl.core.model.ModelSettings;
+import io.otl.core.session.SessionSettings;
+import io.otl.http.HttpSettings;
+import io.otl.http.gateway.GatewaySettings;
+import io.otl.node.serving.ServingSettings;
+import io.otl.node.simulator.SimulatorSettings;
+import io.otl.persistence.JournalSettings;
+import io.otl.persistence.kafka.KafkaSettings;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Every setting of a node ({@code agentscope.training} and the AgentScope {@code model} section),
+ * parsed once at start-up into the typed records the modules own; the node passes these down, so
+ * no module reads a key of its own. Each record's {@code fromConfig} is the one place its keys are
+ * read; reference.conf holds each key's default and comment, {@link TrainingSettingsValidator}
+ * checked the values before they are parsed here. Pekko's own settings ({@code pekko.*}) stay
+ * Pekko's to read.
+ *
+ * @param models the model-update settings of an agent without its own section
+ * @param agentModels the model-update settings of each agent with its own section, by agent id
+ * @param gateway the inference gateway's settings; empty when HTTP is off (it is served on the API's port)
+ * @param simulator the simulator to start with the node, if {@code simulator.enabled}
+ * @param model the AgentScope {@code model} section: the base model (v0), if the file has one
+ */
+public record NodeSettings(
+    JournalSettings journal,
+    SessionSettings sessions,
+    ModelSettings models,
+    Map<String, ModelSettings> agentModels,
+    TrainingSettings training,
+    HttpSettings http,
+    Optional<GatewaySettings> gateway,
+    KafkaSettings kafka,
+    ServingSettings serving,
+    Optional<SimulatorSettings> simulator,
+    Optional<ModelSection> model) {
+
+  public NodeSettings {
+    agentModels = Map.copyOf(agentModels);
+  }
+
+  /** The model-update settings of {@code agentId}'s ModelVersion entity. */
+  public ModelSettings modelsFor(String agentId) {
+    return agentModels.getOrDefault(agentId, models);
+  }
+
+  /** Parses a root configuration that {@link NodeConfig#resolve} built and validated. */
+  public static NodeSettings from(Config root) {
+    Config training = root.getConfig(TrainingSettingsValidator.ROOT);
+    HttpSettings http = HttpSettings.fromConfig(training);
+    Map<String, ModelSettings> agentModels = new LinkedHashMap<>();
+    AgentPolicies.modelUpdateTraining(root).forEach((agentId, t) -> agentModels.put(agentId, ModelSettings.fromConfig(t)));
+    return new NodeSettings(JournalSettings.fromConfig(training), SessionSettings.fromConfig(training),
+        ModelSettings.fromConfig(training), agentModels, TrainingSettings.fromRoot(root), http,
+        http.enabled() ? Optional.of(GatewaySettings.fromConfig(training)) : Optional.empty(), KafkaSettings.fromConfig(training), ServingSettings.fromConfig(training),
+        training.getBoolean("simulator.enabled")
+            ? Optional.of(SimulatorSettings.fromConfig(training.getConfig("simulator"))) : Optional.empty(),
+        ModelSection.fromRoot(root));
+  }
+}

@@ -1,0 +1,69 @@
+package io.otl.http;
+
+import com.typesafe.config.Config;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The HTTP edge's settings ({@code agentscope.training.http}, {@code auth}, {@code otlp}, and the
+ * request limit {@code data-collector.max-events-per-request}), read once at start-up. Defaults and
+ * a comment per key live in the node's reference.conf; values were checked by the node's validator
+ * before this is read.
+ *
+ * @param askTimeout how long a route waits for an entity's answer
+ * @param stopDrain how long a stopping node answers 503 before its port closes
+ * @param maxEventsPerRequest events one ingest request (JSON or OTLP) may carry
+ */
+public record HttpSettings(
+    boolean enabled,
+    String host,
+    int port,
+    Duration askTimeout,
+    Duration shutdownDeadline,
+    Duration stopDrain,
+    int maxInFlight,
+    int maxJsonDepth,
+    Duration metricsSampleInterval,
+    int metricsTopAgents,
+    int maxEventsPerRequest,
+    AuthSettings auth,
+    OtlpSettings otlp) {
+
+  /**
+   * Bearer tokens (design §7.1); secrets, so {@link #toString()} never prints them.
+   *
+   * @param token empty: the API is open
+   * @param metricsToken empty: {@code /metrics} is protected like other reads
+   */
+  public record AuthSettings(String token, boolean protectReads, String metricsToken) {
+    public Auth auth() {
+      return new Auth(Optional.of(token), protectReads, Optional.of(metricsToken));
+    }
+
+    @Override
+    public String toString() {
+      return "AuthSettings[token=" + (token.isEmpty() ? "none" : "***") + ", protectReads=" + protectReads
+          + ", metricsToken=" + (metricsToken.isEmpty() ? "none" : "***") + "]";
+    }
+  }
+
+  /** @param port the separate OTLP/HTTP listener's port; negative: none (OTLP on the API's port only) */
+  public record OtlpSettings(int port, long maxDecodedBytes) {
+    public boolean ownPort() {
+      return port >= 0;
+    }
+  }
+
+  /** Reads the edge's keys under {@code agentscope.training}. */
+  public static HttpSettings fromConfig(Config training) {
+    Config h = training.getConfig("http");
+    Config a = training.getConfig("auth");
+    Config o = training.getConfig("otlp");
+    return new HttpSettings(h.getBoolean("enabled"), h.getString("host"), h.getInt("port"),
+        h.getDuration("ask-timeout"), h.getDuration("shutdown-deadline"), h.getDuration("stop-drain"),
+        h.getInt("max-in-flight"), h.getInt("max-json-depth"), h.getDuration("metrics-sample-interval"),
+        h.getInt("metrics-top-agents"), training.getInt("data-collector.max-events-per-request"),
+        new AuthSettings(a.getString("token"), a.getBoolean("protect-reads"), a.getString("metrics-token")),
+        new OtlpSettings(o.getInt("port"), o.getLong("max-decoded-bytes")));
+  }
+}
