@@ -144,7 +144,7 @@ public final class AuditCommand {
     Instant t = asOf;
     String f = format;
     return withJournal(config, err, http -> AuditOverHttp.run(http, kind.get(), id, t, f, out), journal -> {
-      AuditReader reader = AuditReader.fromConfig(journal.system(), journal.training());
+      AuditReader reader = journal.auditReader();
       if (f.equals("json")) {
         json(reader, kind.get(), id, t, out);
       } else {
@@ -214,13 +214,14 @@ public final class AuditCommand {
 
   /** The node's API token, from the same configuration stack as the node. */
   static Optional<String> token(Optional<Path> config) {
-    return Optional.of(io.otl.node.config.NodeConfig.resolve(config,
-        com.typesafe.config.ConfigFactory.defaultApplication(), System.getenv())
-        .getString("agentscope.training.auth.token"));
+    com.typesafe.config.Config root = io.otl.node.config.NodeConfig.resolve(config,
+        com.typesafe.config.ConfigFactory.defaultApplication(), System.getenv());
+    return Optional.of(io.otl.http.HttpSettings.fromConfig(
+        root.getConfig(io.otl.node.config.TrainingSettingsValidator.ROOT)).auth().token());
   }
 
   private static int verify(OfflineJournal journal, Set<Kind> kinds, PrintStream out) {
-    AuditReader reader = AuditReader.fromConfig(journal.system(), journal.training());
+    AuditReader reader = journal.auditReader();
     JournalVerifier verifier = new JournalVerifier(reader, Duration.ofMinutes(2));
     out.println("verifying " + kinds.stream().map(Kind::wire).toList() + " in " + journal.journal());
     JournalVerifier.Report report = verifier.verify(kinds, p -> out.println("PROBLEM " + p), pid -> { });

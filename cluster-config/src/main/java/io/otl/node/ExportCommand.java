@@ -2,7 +2,10 @@ package io.otl.node;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.otl.http.HttpSettings;
 import io.otl.node.config.NodeConfig;
+import io.otl.node.config.TrainingSettings;
+import io.otl.node.config.TrainingSettingsValidator;
 import io.otl.persistence.DataFolder;
 import io.otl.persistence.JournalSchema;
 import io.otl.persistence.JournalSettings;
@@ -118,14 +121,19 @@ public final class ExportCommand {
 
     Config base;
     JournalSettings journal;
+    Path configuredDir;
+    HttpSettings.AuthSettings auth;
     try {
       base = NodeConfig.resolve(configFile, ConfigFactory.defaultApplication(), env);
-      journal = JournalSettings.fromConfig(base.getConfig("agentscope.training"));
+      Config training = base.getConfig(TrainingSettingsValidator.ROOT);
+      journal = JournalSettings.fromConfig(training);
+      configuredDir = TrainingSettings.datasetDir(training);
+      auth = HttpSettings.fromConfig(training).auth();
     } catch (RuntimeException e) {
       err.println("error: " + e.getMessage());
       return 2;
     }
-    Path dir = Path.of(outDir != null ? outDir : base.getString("agentscope.training.training-runner.dataset-dir"));
+    Path dir = outDir != null ? Path.of(outDir) : configuredDir;
 
     Optional<DataFolder> folder;
     try {
@@ -135,8 +143,7 @@ public final class ExportCommand {
         err.println("error: " + busy.getMessage());
         return 1;
       }
-      return ExportOverHttp.run(new NodeHttpClient(busy.node().get(),
-              Optional.of(base.getString("agentscope.training.auth.token"))),
+      return ExportOverHttp.run(new NodeHttpClient(busy.node().get(), Optional.of(auth.token())),
           agent, format, from, to, allowPii, dir, name, out, err);
     } catch (RuntimeException e) {
       err.println("error: " + e.getMessage());

@@ -2,7 +2,10 @@ package io.otl.node;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.otl.core.coordinator.TrainingPolicy;
+import io.otl.core.model.ModelSettings;
 import io.otl.node.config.NodeConfig;
+import io.otl.persistence.audit.AuditReader;
 import io.otl.persistence.DataFolder;
 import io.otl.persistence.JournalSettings;
 import java.nio.file.Path;
@@ -22,14 +25,16 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 public final class OfflineJournal implements AutoCloseable {
   private final ActorSystem<Void> system;
   private final JournalSettings journal;
-  private final Config training;
+  private final ModelSettings models;
+  private final TrainingPolicy policy;
   private final Optional<DataFolder> folder;
 
-  private OfflineJournal(ActorSystem<Void> system, JournalSettings journal, Config training,
-      Optional<DataFolder> folder) {
+  private OfflineJournal(ActorSystem<Void> system, JournalSettings journal, ModelSettings models,
+      TrainingPolicy policy, Optional<DataFolder> folder) {
     this.system = system;
     this.journal = journal;
-    this.training = training;
+    this.models = models;
+    this.policy = policy;
     this.folder = folder;
   }
 
@@ -46,8 +51,12 @@ public final class OfflineJournal implements AutoCloseable {
     Config base = NodeConfig.resolve(configFile, overrides.withFallback(ConfigFactory.defaultApplication()),
         System.getenv());
     Config training = base.getConfig("agentscope.training");
-    Optional<DataFolder> folder = DataFolder.claim(JournalSettings.fromConfig(training), "audit");
-    JournalSettings journal = folder.map(DataFolder::journal).orElseGet(() -> JournalSettings.fromConfig(training));
+    JournalSettings configured = JournalSettings.fromConfig(training);
+    // What the audit views show of the configuration (step deadlines, the coordinator's policy).
+    ModelSettings models = ModelSettings.fromConfig(training);
+    TrainingPolicy policy = TrainingPolicy.fromConfig(training);
+    Optional<DataFolder> folder = DataFolder.claim(configured, "audit");
+    JournalSettings journal = folder.map(DataFolder::journal).orElse(configured);
     Config offline = ConfigFactory.parseMap(Map.of(
         "pekko.actor.provider", "local",
         "pekko.loglevel", "WARNING",
@@ -55,7 +64,7 @@ public final class OfflineJournal implements AutoCloseable {
     Config config = offline.withFallback(journal.pekkoConfig()).withFallback(base);
     try {
       ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl-offline", config);
-      return new OfflineJournal(system, journal, training, folder);
+      return new OfflineJournal(system, journal, models, policy, folder);
     } catch (RuntimeException e) {
       folder.ifPresent(DataFolder::close);
       throw e;
@@ -70,9 +79,9 @@ public final class OfflineJournal implements AutoCloseable {
     return journal;
   }
 
-  /** The {@code agentscope.training} section. */
-  public Config training() {
-    return training;
+  /** Reads the journal's entities as a node's audit API does, with the configuration's settings. */
+  public AuditReader auditReader() {
+    return new AuditReader(system, models, policy);
   }
 
   @Override

@@ -19,7 +19,7 @@ import java.util.Map;
  * @param defaults the policy of an agent without a section under {@code agents}
  * @param agents the policy of each agent with one, by agent id
  * @param continual what a job's dataset holds besides the new trajectories
- * @param datasetDir where job datasets are written (absolute)
+ * @param datasetDir where job datasets are written, as configured (relative to the working directory)
  * @param readSideEnabled whether this node runs the trajectory feed
  */
 public record TrainingSettings(
@@ -60,8 +60,13 @@ public record TrainingSettings(
     AgentPolicies.overrides(root).forEach((agentId, overrides) ->
         agents.put(agentId, AgentTraining.of(AgentPolicies.effectiveTraining(training, overrides))));
     return new TrainingSettings(AgentTraining.of(training), agents, TrinitySettings.fromConfig(root),
-        continual(root), Path.of(training.getString("training-runner.dataset-dir")).toAbsolutePath(),
+        continual(root), datasetDir(training),
         training.getBoolean("read-side.enabled"), FeedSettings.fromConfig(training), StoreSettings.fromConfig(training));
+  }
+
+  /** {@code training-runner.dataset-dir} of an {@code agentscope.training} section: also the export tool's default. */
+  public static Path datasetDir(Config training) {
+    return Path.of(training.getString("training-runner.dataset-dir"));
   }
 
   /** The continual-training keys of {@code training-runner}; the defaults where a root has no such section. */
