@@ -36,9 +36,7 @@ public final class ClusterMembership {
   private static final Logger log = LoggerFactory.getLogger(ClusterMembership.class);
 
   /** The setting that selects the mode. */
-  public static final String BOOTSTRAP_KEY = "agentscope.training.cluster.bootstrap";
-  /** Serve pekko-management HTTP in seed-nodes mode too (boolean, default false). */
-  public static final String MANAGEMENT_ENABLED_KEY = "agentscope.training.cluster.management.enabled";
+  public static final String BOOTSTRAP_KEY = ClusterSettings.BOOTSTRAP_KEY;
 
   /** The membership modes. */
   public enum Mode {
@@ -60,7 +58,7 @@ public final class ClusterMembership {
 
   /** The mode {@code config} asks for; {@code seed-nodes} when the key is absent. */
   public static Mode mode(Config config) {
-    return config.hasPath(BOOTSTRAP_KEY) ? Mode.parse(config.getString(BOOTSTRAP_KEY)) : Mode.SEED_NODES;
+    return ClusterSettings.mode(config);
   }
 
   /**
@@ -71,10 +69,10 @@ public final class ClusterMembership {
    * @throws IllegalArgumentException when the settings contradict each other, naming the keys
    */
   public static void join(ActorSystem<?> system, Config config) {
-    Mode mode = mode(config);
+    ClusterSettings settings = ClusterSettings.fromConfig(config);
+    Mode mode = settings.bootstrap();
     List<String> seeds = config.getStringList("pekko.cluster.seed-nodes");
-    boolean managementHttp = mode == Mode.MANAGEMENT
-        || (config.hasPath(MANAGEMENT_ENABLED_KEY) && config.getBoolean(MANAGEMENT_ENABLED_KEY));
+    boolean managementHttp = mode == Mode.MANAGEMENT || settings.managementEnabled();
     if (mode == Mode.MANAGEMENT) {
       if (!seeds.isEmpty()) {
         throw new IllegalArgumentException(BOOTSTRAP_KEY + " = management needs pekko.cluster.seed-nodes = [] "

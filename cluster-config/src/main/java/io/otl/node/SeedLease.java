@@ -44,8 +44,7 @@ import org.slf4j.LoggerFactory;
 final class SeedLease {
   private static final Logger log = LoggerFactory.getLogger(SeedLease.class);
 
-  static final String WINDOW_KEY = "agentscope.training.cluster.lease-window";
-  static final String HEARTBEAT_KEY = "agentscope.training.cluster.lease-heartbeat";
+  static final String WINDOW_KEY = ClusterSettings.WINDOW_KEY;
 
   /**
    * What {@link #arrange} decided.
@@ -53,8 +52,9 @@ final class SeedLease {
    * @param config the node's config, with the seed list reordered when {@code moved}
    * @param configured the seed nodes as configured
    * @param moved true when this first seed node was moved behind the others
+   * @param settings the lease's settings, read once from the node's config
    */
-  record Arrangement(Config config, List<String> configured, boolean moved) {}
+  record Arrangement(Config config, List<String> configured, boolean moved, ClusterSettings settings) {}
 
   private SeedLease() {}
 
@@ -71,13 +71,14 @@ final class SeedLease {
 
   /** Applies the rule before the ActorSystem exists: reads the lease once when this node is the first seed. */
   static Arrangement arrange(Config config, JournalSettings journal) {
+    ClusterSettings settings = ClusterSettings.fromConfig(config);
     List<String> seeds = config.getStringList("pekko.cluster.seed-nodes");
-    if (ClusterMembership.mode(config) != ClusterMembership.Mode.SEED_NODES || seeds.size() < 2) {
-      return new Arrangement(config, seeds, false);
+    if (settings.bootstrap() != ClusterMembership.Mode.SEED_NODES || seeds.size() < 2) {
+      return new Arrangement(config, seeds, false, settings);
     }
     String self = selfAddress(config);
-    if (self == null || !sameAddress(seeds.get(0), self)) return new Arrangement(config, seeds, false);
-    Duration window = config.getDuration(WINDOW_KEY);
+    if (self == null || !sameAddress(seeds.get(0), self)) return new Arrangement(config, seeds, false, settings);
+    Duration window = settings.leaseWindow();
     List<ClusterLease.Alive> alive;
     try (Connection c = JournalSchema.connect(journal)) {
       alive = ClusterLease.othersAlive(c, journal.kind(), self, window);
@@ -85,15 +86,15 @@ final class SeedLease {
       // The journal was reachable a moment ago (schema check); without the lease keep Pekko's behaviour.
       log.warn("cluster lease unreadable in {} ({}); first seed node {} keeps its seed order", journal.safeUrl(),
           e.getMessage(), self);
-      return new Arrangement(config, seeds, false);
+      return new Arrangement(config, seeds, false, settings);
     }
-    if (alive.isEmpty()) return new Arrangement(config, seeds, false);
+    if (alive.isEmpty()) return new Arrangement(config, seeds, false, settings);
     List<String> reordered = reorder(seeds, self, true);
     log.info("first seed node {} will not form a new cluster: member {} heartbeated {} ms ago (lease-window {}); "
         + "joining the running cluster through seed nodes {}", self, alive.get(0).address(),
         alive.get(0).age().toMillis(), window, reordered.subList(0, reordered.size() - 1));
     return new Arrangement(config.withValue("pekko.cluster.seed-nodes", ConfigValueFactory.fromIterable(reordered)),
-        seeds, true);
+        seeds, true, settings);
   }
 
   /**
@@ -101,12 +102,12 @@ final class SeedLease {
    * seed list once no other member's heartbeat is fresh and it is still not a member.
    */
   static void start(ActorSystem<?> system, JournalSettings journal, Arrangement arrangement) {
-    Config config = system.settings().config();
-    if (ClusterMembership.mode(config) != ClusterMembership.Mode.SEED_NODES || arrangement.configured().isEmpty()) {
+    ClusterSettings settings = arrangement.settings();
+    if (settings.bootstrap() != ClusterMembership.Mode.SEED_NODES || arrangement.configured().isEmpty()) {
       return; // a cluster of one or a bootstrap by pekko-management: nothing to protect
     }
-    Duration every = config.getDuration(HEARTBEAT_KEY);
-    Duration window = config.getDuration(WINDOW_KEY);
+    Duration every = settings.leaseHeartbeat();
+    Duration window = settings.leaseWindow();
     Cluster cluster = Cluster.get(system.classicSystem());
     String self = cluster.selfAddress().toString();
     long incarnation = cluster.selfUniqueAddress().longUid();
