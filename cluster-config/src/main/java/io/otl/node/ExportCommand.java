@@ -10,6 +10,7 @@ import io.otl.persistence.DataFolder;
 import io.otl.persistence.JournalSchema;
 import io.otl.persistence.JournalSettings;
 import io.otl.persistence.export.DatasetExport;
+import io.otl.persistence.export.ExportFilters;
 import io.otl.persistence.export.ExportFormat;
 import io.otl.persistence.export.ExportResult;
 import java.io.PrintStream;
@@ -123,12 +124,14 @@ public final class ExportCommand {
     JournalSettings journal;
     Path configuredDir;
     HttpSettings.AuthSettings auth;
+    ExportFilters filters;
     try {
       base = NodeConfig.resolve(configFile, ConfigFactory.defaultApplication(), env);
       Config training = base.getConfig(TrainingSettingsValidator.ROOT);
       journal = JournalSettings.fromConfig(training);
       configuredDir = TrainingSettings.datasetDir(training);
       auth = HttpSettings.fromConfig(training).auth();
+      filters = ExportFilters.fromRoot(base);
     } catch (RuntimeException e) {
       err.println("error: " + e.getMessage());
       return 2;
@@ -150,15 +153,16 @@ public final class ExportCommand {
       return 1;
     }
     try {
-      return exportFromFile(folder.map(DataFolder::journal).orElse(journal), base, agent, format, from, to,
+      return exportFromFile(folder.map(DataFolder::journal).orElse(journal), base, filters, agent, format, from, to,
           allowPii, dir, name, out, err);
     } finally {
       folder.ifPresent(DataFolder::close);
     }
   }
 
-  private static int exportFromFile(JournalSettings journal, Config base, String agent, ExportFormat format,
-      Instant from, Instant to, boolean allowPii, Path dir, String name, PrintStream out, PrintStream err) {
+  private static int exportFromFile(JournalSettings journal, Config base, ExportFilters filters, String agent,
+      ExportFormat format, Instant from, Instant to, boolean allowPii, Path dir, String name, PrintStream out,
+      PrintStream err) {
     try {
       // Fail early, with the settings to fix, when the database is not there.
       JournalSchema.connect(journal).close();
@@ -173,7 +177,8 @@ public final class ExportCommand {
         .withFallback(base);
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl-export", config);
     try {
-      DatasetExport export = allowPii ? new DatasetExport(system).allowingPii() : new DatasetExport(system);
+      DatasetExport export = new DatasetExport(system, filters);
+      if (allowPii) export = export.allowingPii();
       ExportResult r = export.forWindow(agent, from, to, format, dir, name)
           .toCompletableFuture().get(6, TimeUnit.HOURS);
       if (r.empty()) {

@@ -3,6 +3,7 @@ package io.otl.node;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.otl.http.ExportRoutes;
 import io.otl.persistence.export.DatasetExport;
+import io.otl.persistence.export.ExportFilters;
 import io.otl.persistence.export.ExportFormat;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,9 +18,11 @@ import org.apache.pekko.actor.typed.ActorSystem;
 final class NodeExports implements ExportRoutes.Exports {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final ActorSystem<?> system;
+  private final ExportFilters filters;
 
-  NodeExports(ActorSystem<?> system) {
+  NodeExports(ActorSystem<?> system, ExportFilters filters) {
     this.system = system;
+    this.filters = filters;
   }
 
   @Override
@@ -31,7 +34,7 @@ final class NodeExports implements ExportRoutes.Exports {
     } catch (IOException e) {
       return CompletableFuture.failedFuture(new IllegalStateException("no temporary folder for the export: " + e.getMessage(), e));
     }
-    DatasetExport export = new DatasetExport(system);
+    DatasetExport export = new DatasetExport(system, filters);
     if (allowPii) export = export.allowingPii();
     Runnable cleanup = () -> delete(dir);
     CompletionStage<ExportRoutes.Download> stage;

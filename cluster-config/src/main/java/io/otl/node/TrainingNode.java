@@ -248,7 +248,7 @@ public final class TrainingNode implements AutoCloseable {
               new io.otl.http.JobLogRoutes(sharding, askTimeout, directory, trainingBackend).route(),
               new TrainingRoutes(sharding, askTimeout, directory).route(),
               new AuditRoutes(audit).route(),
-              new io.otl.http.ExportRoutes(new NodeExports(system)).route(),
+              new io.otl.http.ExportRoutes(new NodeExports(system, settings.training().filters())).route(),
               new io.otl.http.AuditTimelineRoutes(new NodeTimelines(audit,
                   system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))).route(),
               otlp.route(),

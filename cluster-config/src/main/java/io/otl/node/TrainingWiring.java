@@ -16,6 +16,7 @@ import io.otl.persistence.export.ContinualSettings;
 import io.otl.persistence.export.DatasetExport;
 import io.otl.persistence.export.ExportResult;
 import io.otl.persistence.export.JobDatasetExport;
+import io.otl.persistence.export.ExportFilters;
 import io.otl.persistence.export.ExportFormat;
 import io.otl.persistence.localstore.LocalTrajectoryStore;
 import io.otl.persistence.localstore.StoreSettings;
@@ -61,7 +62,8 @@ final class TrainingWiring {
     TrainingCoordinator.Ports direct = batch.isEmpty()
         ? TrainingCoordinator.Ports.online(new PerTurnRewards(new TrinityProxyBackend(system, trinity.endpoint()),
             new DataCollector(sharding, askTimeout), weights), candidates)
-        : TrainingCoordinator.Ports.batch(exporter(system, settings.datasetDir().toAbsolutePath(), settings.continual()),
+        : TrainingCoordinator.Ports.batch(
+            exporter(system, settings.datasetDir().toAbsolutePath(), settings.filters(), settings.continual()),
             batch.get(), candidates);
     // One rollout at a time (docs/training-policy.md): ask ModelVersion before each job.
     TrainingCoordinator.Ports ports = direct.withRolloutProbe(RolloutProbes.of(sharding, askTimeout));
@@ -82,8 +84,8 @@ final class TrainingWiring {
   }
 
   /** Writes the job's dataset as JSON Lines next to its manifest, named after the job. */
-  static DatasetExporter exporter(ActorSystem<?> system, Path dir, ContinualSettings continual) {
-    JobDatasetExport export = new JobDatasetExport(new DatasetExport(system), continual);
+  static DatasetExporter exporter(ActorSystem<?> system, Path dir, ExportFilters filters, ContinualSettings continual) {
+    JobDatasetExport export = new JobDatasetExport(new DatasetExport(system, filters), continual);
     return request -> export
         .export(request.agentId(), request.jobId(), request.sessionIds(), ExportFormat.forAlgorithm(request.algorithm()),
             dir)

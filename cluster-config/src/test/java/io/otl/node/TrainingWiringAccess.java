@@ -2,6 +2,7 @@ package io.otl.node;
 
 import io.otl.core.coordinator.DatasetExporter;
 import io.otl.node.config.TrainingSettings;
+import io.otl.persistence.export.ExportFilters;
 import java.nio.file.Path;
 import org.apache.pekko.actor.typed.ActorSystem;
 
@@ -10,6 +11,7 @@ public final class TrainingWiringAccess {
   private TrainingWiringAccess() {}
 
   public static DatasetExporter exporter(ActorSystem<?> system, Path dir) {
-    return TrainingWiring.exporter(system, dir, TrainingSettings.continual(system.settings().config()));
+    var root = system.settings().config();
+    return TrainingWiring.exporter(system, dir, ExportFilters.fromRoot(root), TrainingSettings.continual(root));
   }
 }

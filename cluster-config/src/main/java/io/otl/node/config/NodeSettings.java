@@ -54,10 +54,12 @@ public record NodeSettings(
     Config training = root.getConfig(TrainingSettingsValidator.ROOT);
     HttpSettings http = HttpSettings.fromConfig(training);
     Map<String, ModelSettings> agentModels = new LinkedHashMap<>();
-    AgentPolicies.modelUpdateTraining(root).forEach((agentId, t) -> agentModels.put(agentId, ModelSettings.fromConfig(t)));
+    AgentPolicies.modelUpdateTraining(root)
+        .forEach((agentId, t) -> agentModels.put(agentId, ModelSettings.fromConfig(t)));
     return new NodeSettings(JournalSettings.fromConfig(training), SessionSettings.fromConfig(training),
         ModelSettings.fromConfig(training), agentModels, TrainingSettings.fromRoot(root), http,
-        http.enabled() ? Optional.of(GatewaySettings.fromConfig(training)) : Optional.empty(), KafkaSettings.fromConfig(training), ServingSettings.fromConfig(training),
+        http.enabled() ? Optional.of(GatewaySettings.fromConfig(training)) : Optional.empty(),
+        KafkaSettings.fromConfig(training), ServingSettings.fromConfig(training),
         training.getBoolean("simulator.enabled")
             ? Optional.of(SimulatorSettings.fromConfig(training.getConfig("simulator"))) : Optional.empty(),
         ModelSection.fromRoot(root));

@@ -5,6 +5,7 @@ import io.otl.core.coordinator.PolicyOverrides;
 import io.otl.core.coordinator.TrainingPolicy;
 import io.otl.node.trinity.TrinitySettings;
 import io.otl.persistence.export.ContinualSettings;
+import io.otl.persistence.export.ExportFilters;
 import io.otl.persistence.localstore.StoreSettings;
 import io.otl.persistence.readside.FeedSettings;
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import java.util.Map;
  *
  * @param defaults the policy of an agent without a section under {@code agents}
  * @param agents the policy of each agent with one, by agent id
+ * @param filters which trajectories a dataset may use
  * @param continual what a job's dataset holds besides the new trajectories
  * @param datasetDir where job datasets are written, as configured (relative to the working directory)
  * @param readSideEnabled whether this node runs the trajectory feed
@@ -26,6 +28,7 @@ public record TrainingSettings(
     AgentTraining defaults,
     Map<String, AgentTraining> agents,
     TrinitySettings trinity,
+    ExportFilters filters,
     ContinualSettings continual,
     Path datasetDir,
     boolean readSideEnabled,
@@ -60,8 +63,9 @@ public record TrainingSettings(
     AgentPolicies.overrides(root).forEach((agentId, overrides) ->
         agents.put(agentId, AgentTraining.of(AgentPolicies.effectiveTraining(training, overrides))));
     return new TrainingSettings(AgentTraining.of(training), agents, TrinitySettings.fromConfig(root),
-        continual(root), datasetDir(training),
-        training.getBoolean("read-side.enabled"), FeedSettings.fromConfig(training), StoreSettings.fromConfig(training));
+        ExportFilters.fromRoot(root), continual(root), datasetDir(training),
+        training.getBoolean("read-side.enabled"), FeedSettings.fromConfig(training),
+        StoreSettings.fromConfig(training));
   }
 
   /** {@code training-runner.dataset-dir} of an {@code agentscope.training} section: also the export tool's default. */

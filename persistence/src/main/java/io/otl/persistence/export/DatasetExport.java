@@ -79,7 +79,12 @@ public final class DatasetExport {
   }
 
   public DatasetExport(ActorSystem<?> system, int parallelism, Clock clock) {
-    this(system, parallelism, clock, configuredFilters(system));
+    this(system, parallelism, clock, ExportFilters.fromRoot(system.settings().config()));
+  }
+
+  /** With the filters the node parsed at start-up. */
+  public DatasetExport(ActorSystem<?> system, ExportFilters filters) {
+    this(system, 4, Clock.systemUTC(), filters);
   }
 
   public DatasetExport(ActorSystem<?> system, int parallelism, Clock clock, ExportFilters filters) {
@@ -293,12 +298,6 @@ public final class DatasetExport {
       }
       return this;
     }
-  }
-
-  private static ExportFilters configuredFilters(ActorSystem<?> system) {
-    String section = "agentscope.training.training-runner";
-    com.typesafe.config.Config c = system.settings().config();
-    return c.hasPath(section) ? ExportFilters.fromConfig(c.getConfig(section)) : ExportFilters.DEFAULTS;
   }
 
   /** An export that selects nothing leaves no file of its name behind, not even an older one. */

@@ -27,6 +27,12 @@ public record ExportFilters(double sftMinReward, double minQuality, double dpoMi
         read(trainingRunner, "dpo-min-margin", DEFAULTS.dpoMinMargin));
   }
 
+  /** The filters of a root configuration's {@code agentscope.training.training-runner}; the defaults without one. */
+  public static ExportFilters fromRoot(Config root) {
+    String section = "agentscope.training.training-runner";
+    return root.hasPath(section) ? fromConfig(root.getConfig(section)) : DEFAULTS;
+  }
+
   private static double read(Config c, String key, double fallback) {
     return c.hasPath(key) ? c.getDouble(key) : fallback;
   }
