@@ -107,7 +107,9 @@ public final class SessionRoutes {
     Iterator<String> names = body.fieldNames();
     while (names.hasNext()) {
       String n = names.next();
-      if (!allowed.contains(n)) throw BadRequest.invalid(n + " is not a field of this request; allowed: " + allowed);
+      if (!allowed.contains(n)) {
+        throw BadRequest.invalid(io.otl.wire.JsonLimits.shownKey(n) + " is not a field of this request; allowed: " + allowed);
+      }
     }
   }
 
