@@ -144,5 +144,13 @@ class StrictJsonEdgeTest {
     assertTrue(refused(400, http.post(path, bodies[3])).get("message").asText().contains("line 1"),
         "a parse error still says where");
     assertEquals(404, http.get("/v1/sessions/strict-echo").status(), "a refused request stored something");
+    // A job id is free text in the path: a 404 names it only when it has a job id's shape.
+    for (Http.Response r : new Http.Response[] {http.get("/v1/jobs/" + email), http.get("/v1/jobs/" + email + "/logs"),
+        http.post("/v1/jobs/" + email + "/cancel", null), http.get("/v1/jobs/job-1-" + phone)}) {
+      String message = refused(404, r).get("message").asText();
+      assertTrue(!message.contains(email) && !message.contains(phone), "the answer echoes client data: " + message);
+    }
+    assertTrue(refused(404, http.get("/v1/jobs/job-7-nobody")).get("message").asText().contains("nobody"),
+        "a well-formed job id's agent is named");
   }
 }
