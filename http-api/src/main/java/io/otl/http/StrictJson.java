@@ -51,7 +51,7 @@ public final class StrictJson {
    * Jackson's first line, with quoted tokens and keys shown only when they are plain words (as
    * error paths show keys), and where it happened: an answer never echoes what could be personal data.
    */
-  static String parseProblem(IOException e) {
+  public static String parseProblem(IOException e) {
     String m = e instanceof com.fasterxml.jackson.core.JsonProcessingException p ? p.getOriginalMessage() : e.getMessage();
     m = m == null ? "" : m.split("\n")[0];
     m = QUOTED.matcher(m).replaceAll(r -> java.util.regex.Matcher.quoteReplacement(

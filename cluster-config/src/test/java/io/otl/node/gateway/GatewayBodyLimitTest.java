@@ -99,6 +99,16 @@ class GatewayBodyLimitTest {
   }
 
   @Test
+  void aBodyThatIsNotJsonIsOpenAis400WithoutEchoingWhatItHolds() throws Exception {
+    long before = simulatorRequests();
+    Http.Response r = chat("{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":x13812345678}]}");
+    assertEquals(400, r.status(), r.body());
+    assertEquals("invalid_value", r.json().path("error").path("code").asText(), r.body());
+    assertTrue(!r.body().contains("13812345678") && r.body().contains("line 1"), r.body());
+    assertEquals(before, simulatorRequests(), "nothing forwarded");
+  }
+
+  @Test
   void theApisOwnRoutesKeepTheirLimit() {
     String big = "{\"agentId\":\"a\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\""
         + "z".repeat(2 * 1024 * 1024) + "\"}]}";
