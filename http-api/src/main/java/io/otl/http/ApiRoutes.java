@@ -32,6 +32,9 @@ public final class ApiRoutes {
       "resume", "route", "audit", "lineage", "session", "coordinator", "job", "model", "health", "live", "ready",
       "metrics", "openapi.json", "console", "chat", "completions", "traces", "traffic");
 
+  /** The gateway's chat completions: its body limit is gateway.max-body-bytes, not the API's. */
+  static final String GATEWAY_CHAT = "/v1/chat/completions";
+
   /** One per process: pekko-http's parsing errors (no route involved) are counted here too. */
   static final ClientErrorLog CLIENT_ERRORS = new ClientErrorLog(java.time.Duration.ofSeconds(10));
 
@@ -75,7 +78,8 @@ public final class ApiRoutes {
             v1Routes))));
     // Only requests for the aliases' own paths meet their auth: an unmatched path stays a 404.
     if (!rootAliases.isEmpty()) top.add(pathPrefixTest("feedback", () -> auth.protect(() -> all(rootAliases))));
-    return new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS).wrap(all(top));
+    Set<String> ownBodies = gateway == null ? Set.of() : Set.of(GATEWAY_CHAT);
+    return new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS, ownBodies).wrap(all(top));
   }
 
   static Route all(List<Route> routes) {

@@ -98,6 +98,6 @@ public final class JobLogRoutes {
   }
 
   private static BadRequest unknown(String jobId) {
-    return new BadRequest(404, "not_found", "job " + jobId + " is unknown (job ids look like job-<n>-<agentId>)");
+    return TrainingRoutes.unknownJob(jobId);
   }
 }

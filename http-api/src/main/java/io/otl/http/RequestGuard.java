@@ -49,8 +49,17 @@ final class RequestGuard {
   private final ApiMetrics metrics;
   private final BooleanSupplier stopping;
   private final ClientErrorLog errorLog;
+  /** Paths whose route reads its body itself, with a limit and an error shape of its own. */
+  private final java.util.Set<String> ownBodies;
 
-  RequestGuard(int maxInFlight, ApiMetrics metrics, BooleanSupplier stopping, ClientErrorLog errorLog) {
+  /**
+   * @param ownBodies paths left to read their own bodies: the gateway's chat completions take up
+   *     to {@code gateway.max-body-bytes} (4 MiB by default, above the API's 1 MiB) and answer an
+   *     oversized body with OpenAI's error object, bounded in time by {@code gateway.timeout}
+   */
+  RequestGuard(int maxInFlight, ApiMetrics metrics, BooleanSupplier stopping, ClientErrorLog errorLog,
+      java.util.Set<String> ownBodies) {
+    this.ownBodies = ownBodies;
     this.maxInFlight = maxInFlight;
     this.metrics = metrics;
     this.stopping = stopping;
@@ -88,7 +97,7 @@ final class RequestGuard {
           handleRejections(ApiErrors.rejectionHandler(), () -> mapRejections(rejections -> {
             if (rejections.stream().allMatch(RequestGuard::routeNotFound)) unmatched.set(true);
             return rejections;
-          }, () -> strictBody(request, timeout, api))));
+          }, () -> ownBodies.contains(path) ? api : strictBody(request, timeout, api))));
       return mapRouteResultFuture(result -> result.whenComplete((r, failure) -> {
         if (!slot.finish()) return;
         int status = r instanceof Complete c ? c.getResponse().status().intValue() : failure != null ? 500 : 404;

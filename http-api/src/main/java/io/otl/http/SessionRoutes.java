@@ -107,7 +107,9 @@ public final class SessionRoutes {
     Iterator<String> names = body.fieldNames();
     while (names.hasNext()) {
       String n = names.next();
-      if (!allowed.contains(n)) throw BadRequest.invalid(n + " is not a field of this request; allowed: " + allowed);
+      if (!allowed.contains(n)) {
+        throw BadRequest.invalid(io.otl.wire.JsonLimits.shownKey(n) + " is not a field of this request; allowed: " + allowed);
+      }
     }
   }
 
@@ -131,7 +133,28 @@ public final class SessionRoutes {
     String agentProblem = Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID);
     if (agentProblem != null) throw BadRequest.invalid(agentProblem);
     List<SessionInput> inputs = parser.parseBatch(body.get("events"));
+    sameSessionAndAgent(body.get("events"), sessionId, agentId);
     return record(sessionId, agentId, inputs, StatusCodes.ACCEPTED);
+  }
+
+  /**
+   * An event object may carry {@code sessionId} and {@code agentId} (the Kafka record shape); over
+   * HTTP the path and the body name them, and an event naming others was meant for another
+   * session: storing it here would put it in the wrong trajectory without a word.
+   */
+  private static void sameSessionAndAgent(JsonNode events, String sessionId, String agentId) {
+    for (int i = 0; i < events.size(); i++) {
+      String s = EventParser.text(events.get(i), "events[" + i + "]", "sessionId");
+      if (s != null && !s.equals(sessionId)) {
+        throw BadRequest.invalid("events[" + i + "].sessionId is not the session of the path; leave it out or send "
+            + "the event to its own session");
+      }
+      String a = EventParser.text(events.get(i), "events[" + i + "]", "agentId");
+      if (a != null && !a.equals(agentId)) {
+        throw BadRequest.invalid("events[" + i + "].agentId is not the body's agentId; leave it out or send the event "
+            + "with its own agent");
+      }
+    }
   }
 
   private CompletionStage<HttpResponse> postFeedback(String sessionId, ByteString bytes) {

@@ -155,8 +155,18 @@ public final class TrainingRoutes {
   private static String agentOf(String jobId) {
     return TrainingCoordinator.agentIdOf(jobId)
         .filter(a -> io.otl.core.Ids.isValidAgentId(a))
-        .orElseThrow(() -> new BadRequest(404, "not_found",
-            "job " + jobId + " is unknown (job ids look like job-<n>-<agentId>)"));
+        .orElseThrow(() -> unknownJob(jobId));
+  }
+
+  /**
+   * 404 for a job id no coordinator knows. The id is named only when it has a job id's shape (its
+   * agent part a valid agent id): any other path segment is client text, an e-mail or a phone
+   * number as likely as a typo, and answers never echo it.
+   */
+  static BadRequest unknownJob(String jobId) {
+    boolean shaped = TrainingCoordinator.agentIdOf(jobId).filter(io.otl.core.Ids::isValidAgentId).isPresent();
+    return new BadRequest(404, "not_found", (shaped ? "job " + jobId + " is unknown" : "no job has this id")
+        + " (job ids look like job-<n>-<agentId>)");
   }
 
   private static HttpResponse refused(TrainingCoordinator.Refused r) {

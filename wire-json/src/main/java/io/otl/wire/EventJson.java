@@ -57,7 +57,7 @@ public final class EventJson {
     while (names.hasNext()) {
       String name = names.next();
       if (!allowed.contains(name) && !COMMON_FIELDS.contains(name)) {
-        throw invalid(where + "." + name + " is not a field of a " + type + " event; allowed: "
+        throw invalid(where + "." + JsonLimits.shownKey(name) + " is not a field of a " + type + " event; allowed: "
             + new TreeSet<>(allowed) + " and eventId, at");
       }
     }
@@ -140,7 +140,7 @@ public final class EventJson {
     var it = v.fields();
     while (it.hasNext()) {
       var f = it.next();
-      if (!f.getValue().isTextual()) throw invalid(where + "." + field + "." + f.getKey() + " must be a string");
+      if (!f.getValue().isTextual()) throw invalid(where + "." + field + "." + JsonLimits.shownKey(f.getKey()) + " must be a string");
       out.put(f.getKey(), f.getValue().textValue());
     }
     return out;

@@ -23,6 +23,14 @@ public final class JsonLimits {
   /** Why {@code node} cannot be ingested, naming the JSON path; null when it can. */
   public record Problem(boolean tooDeep, String message) {}
 
+  /**
+   * A key as error messages may show it: as sent when it is a plain word, else {@code *}. A key
+   * is client data (an e-mail, a phone number as a map key) and answers must not echo it.
+   */
+  public static String shownKey(String key) {
+    return key != null && PLAIN_KEY.matcher(key).matches() ? key : "*";
+  }
+
   public static Problem problem(JsonNode node, String path, int maxDepth) {
     return check(node, path, 1, maxDepth);
   }
@@ -37,7 +45,7 @@ public final class JsonLimits {
         Map.Entry<String, JsonNode> f = fields.next();
         String text = textProblem(f.getKey());
         if (text != null) return new Problem(false, "a key of " + path + " " + text);
-        String child = path + "." + (PLAIN_KEY.matcher(f.getKey()).matches() ? f.getKey() : "*");
+        String child = path + "." + shownKey(f.getKey());
         Problem p = check(f.getValue(), child, depth + 1, maxDepth);
         if (p != null) return p;
       }

@@ -41,6 +41,13 @@ public final class TrinitySimulator {
     return start(system, settings, DEFAULT_BASE_MODEL);
   }
 
+  /**
+   * Bodies it reads, at most. Like a model server it takes whole conversations, which pass the
+   * node's API limit (pekko.http.server.parsing.max-content-length, 1 MiB, shared by every server
+   * of the actor system it runs in) long before the gateway's own (gateway.max-body-bytes, 4 MiB).
+   */
+  static final long MAX_BODY_BYTES = 64L * 1024 * 1024;
+
   /** The model name the simulator serves when none is given (reference.conf's base-model). */
   public static final String DEFAULT_BASE_MODEL = "qwen2.5-7b-instruct";
 
@@ -65,7 +72,7 @@ public final class TrinitySimulator {
       binding =
           Http.get(system)
               .newServerAt(settings.host(), settings.port())
-              .bind(routes.route())
+              .bind(org.apache.pekko.http.javadsl.server.Directives.withSizeLimit(MAX_BODY_BYTES, routes::route))
               .toCompletableFuture()
               .get(10, TimeUnit.SECONDS);
     } catch (Exception e) {

@@ -137,6 +137,28 @@ class SessionAndModelRoutesTest {
   }
 
   @Test
+  void anEventNamingAnotherSessionOrAgentIsRefusedNotStoredHere() {
+    String path = "/v1/sessions/s-http-mixed/events";
+    assertError(http.post(path, """
+        {"agentId":"support-bot","events":[
+          {"type":"message","eventId":"x1","role":"user","content":"hi"},
+          {"type":"message","eventId":"x2","role":"user","content":"for B","sessionId":"s-http-other"}]}"""),
+        400, "invalid_request");
+    assertError(http.post(path, """
+        {"agentId":"support-bot","events":[
+          {"type":"message","eventId":"x3","role":"user","content":"hi","agentId":"billing-bot"}]}"""),
+        400, "invalid_request");
+    assertEquals(404, http.get("/v1/sessions/s-http-mixed").status(), "a refused batch stored something");
+    assertEquals(404, http.get("/v1/sessions/s-http-other").status());
+    // The Kafka record shape is accepted as is when it names this session and agent.
+    Http.Response same = http.post(path, """
+        {"agentId":"support-bot","events":[
+          {"type":"message","eventId":"x4","role":"user","content":"hi","sessionId":"s-http-mixed","agentId":"support-bot"}]}""");
+    assertEquals(202, same.status(), same.body());
+    assertEquals(1, same.json().get("accepted").asInt());
+  }
+
+  @Test
   void aSessionOfOneAgentRefusesAnotherAndCompletedSessionsRefuseNewTurns() {
     http.post("/v1/sessions/s-owner/events", "{\"agentId\":\"a1\",\"events\":[{\"type\":\"result\",\"status\":\"FAILURE\"}]}");
     assertError(http.post("/v1/sessions/s-owner/events",

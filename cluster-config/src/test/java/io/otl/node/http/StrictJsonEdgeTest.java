@@ -120,4 +120,37 @@ class StrictJsonEdgeTest {
       assertTrue(JSON.readTree(bad.body()).hasNonNull("error"), bad.body());
     }
   }
+
+  @Test
+  void errorsNeverEchoKeysOrTokensThatCouldBePersonalData() {
+    String path = "/v1/sessions/strict-echo/events";
+    String email = "jane.doe@example.com";
+    String phone = "13812345678";
+    String[] bodies = {
+        // unknown field of the body, of an event, a metadata key of the wrong type
+        "{\"agentId\":\"a\",\"events\":[" + message("\"hi\"") + "],\"" + email + "\":1}",
+        batch("{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\",\"" + phone + "\":\"y\"}"),
+        batch("{\"type\":\"start\",\"metadata\":{\"" + email + "\":5}}"),
+        // what Jackson quotes: an unquoted token, a duplicate key
+        "{\"agentId\":x" + phone + ",\"events\":[]}",
+        "{\"" + email + "\":1,\"" + email + "\":2}"};
+    for (String body : bodies) {
+      JsonNode err = refused(400, http.post(path, body));
+      String message = err.get("message").asText();
+      assertTrue(!message.contains(email) && !message.contains(phone) && !message.contains("example"),
+          "the answer echoes client data: " + message);
+    }
+    assertTrue(refused(400, http.post(path, bodies[1])).get("message").asText().startsWith("events[0].* is not a field"));
+    assertTrue(refused(400, http.post(path, bodies[3])).get("message").asText().contains("line 1"),
+        "a parse error still says where");
+    assertEquals(404, http.get("/v1/sessions/strict-echo").status(), "a refused request stored something");
+    // A job id is free text in the path: a 404 names it only when it has a job id's shape.
+    for (Http.Response r : new Http.Response[] {http.get("/v1/jobs/" + email), http.get("/v1/jobs/" + email + "/logs"),
+        http.post("/v1/jobs/" + email + "/cancel", null), http.get("/v1/jobs/job-1-" + phone)}) {
+      String message = refused(404, r).get("message").asText();
+      assertTrue(!message.contains(email) && !message.contains(phone), "the answer echoes client data: " + message);
+    }
+    assertTrue(refused(404, http.get("/v1/jobs/job-7-nobody")).get("message").asText().contains("nobody"),
+        "a well-formed job id's agent is named");
+  }
 }

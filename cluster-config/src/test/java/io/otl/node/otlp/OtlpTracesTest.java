@@ -172,6 +172,11 @@ class OtlpTracesTest {
         "a body that claims gzip but is not");
     HttpResponse<byte[]> bomb = post(node.httpPort(), "application/x-protobuf", "gzip", gzip(new byte[1 << 20]), TOKEN);
     assertEquals(413, bomb.statusCode(), "a small gzip body that inflates past otlp.max-decoded-bytes");
+    HttpResponse<byte[]> jsonBomb = post(node.httpPort(), "application/json", "gzip", gzip(new byte[1 << 20]), TOKEN);
+    assertEquals(413, jsonBomb.statusCode());
+    // The message names the key an operator can raise, exactly as it is spelled in the configuration.
+    assertTrue(JSON.readTree(jsonBomb.body()).get("message").asText().contains("(otlp.max-decoded-bytes)"),
+        new String(jsonBomb.body(), java.nio.charset.StandardCharsets.UTF_8));
     assertEquals(415, post(node.httpPort(), "application/x-protobuf", "br", good, TOKEN).statusCode());
     assertEquals(404, new Http(node.httpPort()).withToken(TOKEN).get("/v1/sessions/otlp-refused").status(),
         "nothing was stored by any refused request");

@@ -23,8 +23,7 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
     try {
       root = Json.MAPPER.readTree(bytes);
     } catch (java.io.IOException e) {
-      String m = e.getMessage() == null ? "" : e.getMessage().split("\n")[0];
-      throw OpenAiError.invalid(null, "the request body is not valid JSON: " + m);
+      throw OpenAiError.invalid(null, "the request body is not valid JSON: " + io.otl.http.StrictJson.parseProblem(e));
     }
     if (root == null || !root.isObject()) throw OpenAiError.invalid(null, "the request body must be a JSON object");
     ObjectNode body = (ObjectNode) root;

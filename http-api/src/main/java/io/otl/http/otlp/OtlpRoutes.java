@@ -126,7 +126,7 @@ public final class OtlpRoutes {
       for (int n; (n = in.read(buf)) > 0; ) {
         if (out.size() + n > maxDecodedBytes) {
           throw new BadRequest(413, "payload_too_large",
-              "the gzip body decompresses to more than " + maxDecodedBytes + " bytes (otlp.max-decoded-size)");
+              "the gzip body decompresses to more than " + maxDecodedBytes + " bytes (otlp.max-decoded-bytes)");
         }
         out.write(buf, 0, n);
       }
