@@ -475,35 +475,46 @@ public final class GatewayRoutes {
 
   // ---------------------------------------------------------------- identity
 
-  /** The agent behind a request: its API key when gateway auth is on, else X-Agent-Id. */
+  /**
+   * The agent behind a request: its API key when gateway auth is on (or the node's API token, with
+   * X-Agent-Id naming the agent), else X-Agent-Id.
+   */
   String identify(HttpRequest request) {
     Optional<String> named = request.getHeader(AGENT_HEADER).map(HttpHeader::value);
-    if (settings.authEnabled()) {
-      Optional<String> auth = request.getHeader("Authorization").map(HttpHeader::value);
-      if (auth.isEmpty() || !auth.get().startsWith("Bearer ")) {
-        throw new OpenAiError(401, "invalid_request_error", null, "invalid_api_key",
-            "an API key is required: send Authorization: Bearer <the agent's gateway key>");
-      }
-      byte[] given = auth.get().substring(7).trim().getBytes(StandardCharsets.UTF_8);
-      String agent = null;
-      for (Map.Entry<String, String> e : settings.apiKeys().entrySet()) {
-        // Every key is compared, in constant time, so the answer's timing says nothing about which matched.
-        if (MessageDigest.isEqual(given, e.getValue().getBytes(StandardCharsets.UTF_8))) agent = e.getKey();
-      }
-      if (agent == null) {
-        throw new OpenAiError(401, "invalid_request_error", null, "invalid_api_key",
-            "the API key is not a gateway key of any agent");
-      }
-      if (named.isPresent() && !named.get().equals(agent)) {
-        throw new OpenAiError(403, "permission_error", AGENT_HEADER, "agent_mismatch",
-            "this API key belongs to another agent than " + AGENT_HEADER + " names");
-      }
-      return agent;
+    if (!settings.authEnabled()) {
+      return namedAgent(named.orElse(settings.defaultAgent()), "gateway auth is off");
     }
-    String agent = named.orElse(settings.defaultAgent());
+    Optional<String> auth = request.getHeader("Authorization").map(HttpHeader::value);
+    if (auth.isEmpty() || !auth.get().startsWith("Bearer ")) {
+      throw new OpenAiError(401, "invalid_request_error", null, "invalid_api_key",
+          "an API key is required: send Authorization: Bearer <the agent's gateway key or the node's API token>");
+    }
+    byte[] given = auth.get().substring(7).trim().getBytes(StandardCharsets.UTF_8);
+    String agent = null;
+    for (Map.Entry<String, String> e : settings.apiKeys().entrySet()) {
+      // Every key is compared, in constant time, so the answer's timing says nothing about which matched.
+      if (MessageDigest.isEqual(given, e.getValue().getBytes(StandardCharsets.UTF_8))) agent = e.getKey();
+    }
+    boolean operator = !settings.operatorToken().isEmpty()
+        && MessageDigest.isEqual(given, settings.operatorToken().getBytes(StandardCharsets.UTF_8));
+    if (operator) {
+      return namedAgent(named.orElse(settings.defaultAgent()), "the node's API token names no agent");
+    }
+    if (agent == null) {
+      throw new OpenAiError(401, "invalid_request_error", null, "invalid_api_key",
+          "the API key is neither a gateway key of any agent nor the node's API token");
+    }
+    if (named.isPresent() && !named.get().equals(agent)) {
+      throw new OpenAiError(403, "permission_error", AGENT_HEADER, "agent_mismatch",
+          "this API key belongs to another agent than " + AGENT_HEADER + " names");
+    }
+    return agent;
+  }
+
+  private static String namedAgent(String agent, String why) {
     if (agent == null || agent.isEmpty()) {
       throw new OpenAiError(400, "invalid_request_error", AGENT_HEADER, "missing_agent",
-          "name the agent with the " + AGENT_HEADER + " header (gateway auth is off)");
+          "name the agent with the " + AGENT_HEADER + " header (" + why + ")");
     }
     String p = Ids.problem(AGENT_HEADER, agent, Ids.MAX_AGENT_ID);
     if (p != null) throw OpenAiError.invalid(AGENT_HEADER, p);

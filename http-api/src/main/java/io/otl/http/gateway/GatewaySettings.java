@@ -13,12 +13,16 @@ import java.util.Map;
  *     gateway auth, the agent is named by {@code X-Agent-Id} (or {@code defaultAgent})
  * @param upstreamKeys agent id → the key sent to that agent's model servers (falls back to
  *     {@code upstreamApiKey}); secrets, never logged or returned
+ * @param operatorToken the node's API token ({@code auth.token}, empty: none). When set, the gateway is
+ *     never open: a call sends an agent's key, or this token with {@code X-Agent-Id} naming the agent
+ *     (design §7.1: 401 without the bearer token when {@code auth.token} is set); a secret, never logged
  * @param timeout how long an upstream call may take (non-streaming), or stay silent (streaming)
  * @param maxInFlight calls in flight before the gateway answers 429 with Retry-After
  */
 public record GatewaySettings(
     boolean enabled,
     Map<String, String> apiKeys,
+    String operatorToken,
     Map<String, String> upstreamKeys,
     String upstreamApiKey,
     String defaultAgent,
@@ -34,7 +38,7 @@ public record GatewaySettings(
   }
 
   public boolean authEnabled() {
-    return !apiKeys.isEmpty();
+    return !apiKeys.isEmpty() || !operatorToken.isEmpty();
   }
 
   /** The key for this agent's model servers, or empty. */
@@ -61,7 +65,12 @@ public record GatewaySettings(
       // One key must name one agent: a shared key would let one agent write another's sessions.
       throw new IllegalArgumentException("gateway.agents: two agents have the same api-key; give each its own");
     }
-    return new GatewaySettings(g.getBoolean("enabled"), keys, upstream, g.getString("upstream-api-key"),
+    String operatorToken = training.getString("auth.token");
+    if (!operatorToken.isEmpty() && keys.containsValue(operatorToken)) {
+      // The API token acts for any agent named by X-Agent-Id; as one agent's key it would be ambiguous.
+      throw new IllegalArgumentException("gateway.agents: an api-key equals auth.token; give each agent its own key");
+    }
+    return new GatewaySettings(g.getBoolean("enabled"), keys, operatorToken, upstream, g.getString("upstream-api-key"),
         g.getString("default-agent"), g.getDuration("timeout"), g.getBytes("max-body-bytes"),
         g.getInt("max-in-flight"), g.getBoolean("fallback-to-stable"), g.getBoolean("capture-tokens"));
   }
@@ -69,7 +78,8 @@ public record GatewaySettings(
   /** Never prints a key. */
   @Override
   public String toString() {
-    return "GatewaySettings[enabled=" + enabled + ", agentsWithKeys=" + apiKeys.keySet() + ", timeout=" + timeout
+    return "GatewaySettings[enabled=" + enabled + ", agentsWithKeys=" + apiKeys.keySet() + ", operatorToken="
+        + (operatorToken.isEmpty() ? "none" : "set") + ", timeout=" + timeout
         + ", maxBodyBytes=" + maxBodyBytes + ", fallbackToStable=" + fallbackToStable + ", captureTokens="
         + captureTokens + "]";
   }
