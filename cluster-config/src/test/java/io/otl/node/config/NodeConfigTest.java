@@ -31,6 +31,19 @@ class NodeConfigTest {
   }
 
   @Test
+  void theTrinityEndpointFollowsTheNodesSimulatorUnlessConfigured() {
+    assertEquals("http://127.0.0.1:8265", NodeConfig.resolve(Optional.empty(), ConfigFactory.empty(), Map.of())
+        .getString(T + "training-runner.trinity-endpoint"));
+    Config moved = ConfigFactory.parseString("agentscope.training.simulator.port = 18465");
+    assertEquals("http://127.0.0.1:18465", NodeConfig.resolve(Optional.empty(), moved, Map.of())
+        .getString(T + "training-runner.trinity-endpoint"), "jobs go where the simulator listens");
+    Config configured = moved.withFallback(ConfigFactory.parseString(
+        "agentscope.training.training-runner.trinity-endpoint = \"http://ray-head:8265\""));
+    assertEquals("http://ray-head:8265", NodeConfig.resolve(Optional.empty(), configured, Map.of())
+        .getString(T + "training-runner.trinity-endpoint"), "a configured endpoint wins");
+  }
+
+  @Test
   void theUsersFileOverridesBaseWhichOverridesDefaults() {
     Config base = ConfigFactory.parseString(
         "agentscope.training.training-runner.hyperparams.epochs = 5\n"
