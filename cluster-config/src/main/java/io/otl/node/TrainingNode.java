@@ -172,18 +172,22 @@ public final class TrainingNode implements AutoCloseable {
           training.getString("training-runner.base-model"));
     }
     ClusterSharding sharding = ClusterSharding.get(system);
-    sharding.init(Entity.of(AgentSession.ENTITY_TYPE_KEY,
+    // A node that just (re)joined gets no shards while settled members can take them: after a crash
+    // its start-up would hold up the sessions placed on it (SettledMembersFirst, docs/operations.md).
+    SettledMembersFirst.Placement placement = SettledMembersFirst.placement(system, sharding,
+        training.getDuration("cluster.new-member-grace"));
+    sharding.init(placement.on(Entity.of(AgentSession.ENTITY_TYPE_KEY,
             ctx -> AgentSession.create(ctx.getEntityId(), sessionSettings, clock, ctx.getShard()))
-        .withStopMessage(new AgentSession.Stop()));
+        .withStopMessage(new AgentSession.Stop())));
     ModelSettings modelSettings = ModelSettings.fromConfig(training);
     // agents.<agentId> { model-update { … } }: the entity id is the agent id (validated at start-up).
     Map<String, ModelSettings> agentModelSettings = new HashMap<>();
     io.otl.node.config.AgentPolicies.modelUpdateTraining(system.settings().config())
         .forEach((agentId, t) -> agentModelSettings.put(agentId, ModelSettings.fromConfig(t)));
     Serving serving = ServingWiring.serving(system.settings().config(), Optional.ofNullable(simulator));
-    sharding.init(Entity.of(ModelVersion.ENTITY_TYPE_KEY,
+    sharding.init(placement.on(Entity.of(ModelVersion.ENTITY_TYPE_KEY,
         ctx -> ModelVersion.create(ctx.getEntityId(),
-            agentModelSettings.getOrDefault(ctx.getEntityId(), modelSettings), clock, serving)));
+            agentModelSettings.getOrDefault(ctx.getEntityId(), modelSettings), clock, serving))));
 
     var trainingBackend = TrainingWiring.start(system, sharding, training, clock);
 
