@@ -9,6 +9,7 @@ import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.Props;
 import org.apache.pekko.cluster.Cluster;
 import org.apache.pekko.cluster.ClusterEvent;
@@ -88,7 +89,9 @@ final class SettledMembersFirst implements ActorSystemDependentAllocationStrateg
     /** Starts following membership on {@code system}; call once per node, before sharding starts. */
     static Members follow(ActorSystem system, Duration grace) {
       Members m = new Members(Cluster.get(system), grace);
-      system.actorOf(Props.create(Follower.class, () -> new Follower(m)), "otl-shard-placement-members");
+      // A system actor: the node's typed guardian accepts no top-level actors from outside.
+      ((ExtendedActorSystem) system).systemActorOf(Props.create(Follower.class, () -> new Follower(m)),
+          "otl-shard-placement-members");
       return m;
     }
 
