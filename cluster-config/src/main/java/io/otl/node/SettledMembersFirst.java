@@ -30,11 +30,11 @@ import scala.jdk.javaapi.CollectionConverters;
  *
  * <p>Why: after a kill -9 the supervisor restarts the node at once, and it rejoins while the new
  * shard coordinator is still placing the dead node's remembered shards. Pekko's least-shard
- * strategy then sends every later placement to it (it holds none), and those sessions wait for a
- * JVM that is still starting (class loading, JIT, its first journal reads, Kafka and HTTP start-up
- * on the same cores): R4 served its slowest session only when the restarted node's start-up ended,
- * 3.5-4 s after the last placement. Survivors serve the same sessions at once. Rebalancing onto the
- * new member is held back for the same grace, then Pekko's own rebalance levels the shards.
+ * strategy then sends every later placement to it (it holds none), though its region registers as
+ * soon as it is Up, seconds before its start-up ends: in R4 the slowest session answered only when
+ * the restarted node had started, 3.5-4 s after the last placement. Placed on a settled survivor, it
+ * answers once placed. Rebalancing onto the new member is held back for the same grace, then
+ * Pekko's own rebalance levels the shards.
  *
  * <p>When every region is young (a cluster starting), placement is Pekko's. Unknown members count
  * as settled, so a view that lags never stops a placement.
