@@ -189,7 +189,7 @@ public final class TrainingNode implements AutoCloseable {
         ctx -> ModelVersion.create(ctx.getEntityId(),
             agentModelSettings.getOrDefault(ctx.getEntityId(), modelSettings), clock, serving))));
 
-    var trainingBackend = TrainingWiring.start(system, sharding, training, clock);
+    var trainingBackend = TrainingWiring.start(system, sharding, placement, training, clock);
 
     Duration askTimeout = training.getDuration("http.ask-timeout");
     DataCollector collector = new DataCollector(sharding, askTimeout);

@@ -49,9 +49,13 @@ final class TrainingWiring {
 
   private TrainingWiring() {}
 
-  /** @return the batch backend, whose job logs the HTTP API serves; empty for trinity-proxy */
+  /**
+   * @param placement where the coordinators' shards go (as the node's other entity types)
+   * @return the batch backend, whose job logs the HTTP API serves; empty for trinity-proxy
+   */
   static java.util.Optional<io.otl.core.training.TrainingBackend> start(
-      ActorSystem<?> system, ClusterSharding sharding, Config training, Clock clock) {
+      ActorSystem<?> system, ClusterSharding sharding, SettledMembersFirst.Placement placement, Config training,
+      Clock clock) {
     TrainingPolicy policy = TrainingPolicy.fromConfig(training);
     Duration askTimeout = training.getDuration("http.ask-timeout");
     CandidateSink candidates = candidateSink(sharding, askTimeout);
@@ -71,13 +75,13 @@ final class TrainingWiring {
     java.util.Map<String, Config> perAgent = new java.util.HashMap<>();
     io.otl.node.config.AgentPolicies.overrides(system.settings().config()).forEach((agentId, overrides) ->
         perAgent.put(agentId, io.otl.node.config.AgentPolicies.effectiveTraining(training, overrides)));
-    sharding.init(Entity.of(TrainingCoordinator.ENTITY_TYPE_KEY, ctx -> {
+    sharding.init(placement.on(Entity.of(TrainingCoordinator.ENTITY_TYPE_KEY, ctx -> {
       Config agentTraining = perAgent.getOrDefault(ctx.getEntityId(), training);
       // Run-time overrides (PUT /v1/training/{agentId}/policy) go through the start-up validator too.
       return TrainingCoordinator.create(ctx.getEntityId(), TrainingPolicy.fromConfig(agentTraining),
           io.otl.core.coordinator.PolicyOverrides.over(agentTraining, io.otl.node.config.AgentPolicies::checkRunTime),
           ports, clock);
-    }));
+    })));
     if (training.getBoolean("read-side.enabled")) {
       TrajectoryFeed.start(system, FEED, forwarder(sharding, askTimeout), FeedSettings.fromConfig(training));
     }
