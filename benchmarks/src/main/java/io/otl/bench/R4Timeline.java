@@ -71,6 +71,10 @@ final class R4Timeline {
     // started with its remembered entities, before the slowest session answered.
     t.put("lastShardAllocated", last(kill, survivors, servedAt,
         l -> l.contains("AgentSession: Shard [") && l.contains("allocated at")));
+    // Placements the new coordinator sent to the restarted node (it rejoins during them): its sessions
+    // wait for the rest of its start-up.
+    t.put("placementsOnRestartedNode", count(survivors, servedAt, l -> l.contains("AgentSession: Shard [")
+        && l.contains("allocated at") && l.contains("@" + victimAddress + "/")));
     t.put("lastShardInitialized", last(kill, survivors, servedAt, l -> l.contains("AgentSession: Shard initialized")));
     t.put("rememberStoreTimeouts", count(survivors, servedAt, l -> l.contains("Failed to load initial entity ids")
         || l.contains("Remember entity store did not respond")));

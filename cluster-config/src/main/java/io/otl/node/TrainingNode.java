@@ -169,15 +169,19 @@ public final class TrainingNode implements AutoCloseable {
     HttpSettings http = settings.http();
     SessionSettings sessionSettings = settings.sessions();
     ClusterSharding sharding = ClusterSharding.get(system);
-    sharding.init(Entity.of(AgentSession.ENTITY_TYPE_KEY,
+    // A node that just (re)joined gets no shards while settled members can take them: after a crash
+    // its start-up would hold up the sessions placed on it (SettledMembersFirst, docs/operations.md).
+    SettledMembersFirst.Placement placement = SettledMembersFirst.placement(system, sharding,
+        ClusterSettings.fromConfig(system.settings().config()).newMemberGrace());
+    sharding.init(placement.on(Entity.of(AgentSession.ENTITY_TYPE_KEY,
             ctx -> AgentSession.create(ctx.getEntityId(), sessionSettings, clock, ctx.getShard()))
-        .withStopMessage(new AgentSession.Stop()));
+        .withStopMessage(new AgentSession.Stop())));
     // agents.<agentId> { model-update { … } }: the entity id is the agent id (validated at start-up).
     Serving serving = ServingWiring.serving(settings.serving(), settings.model(), Optional.ofNullable(simulator));
-    sharding.init(Entity.of(ModelVersion.ENTITY_TYPE_KEY,
-        ctx -> ModelVersion.create(ctx.getEntityId(), settings.modelsFor(ctx.getEntityId()), clock, serving)));
+    sharding.init(placement.on(Entity.of(ModelVersion.ENTITY_TYPE_KEY,
+        ctx -> ModelVersion.create(ctx.getEntityId(), settings.modelsFor(ctx.getEntityId()), clock, serving))));
 
-    var trainingBackend = TrainingWiring.start(system, sharding, settings.training(),
+    var trainingBackend = TrainingWiring.start(system, sharding, placement, settings.training(),
         settings.serving().trainsLora(), http.askTimeout(), sessionSettings.weights(), clock);
 
     Duration askTimeout = http.askTimeout();

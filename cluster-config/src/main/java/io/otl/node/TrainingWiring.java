@@ -48,12 +48,13 @@ final class TrainingWiring {
   private TrainingWiring() {}
 
   /**
+   * @param placement where the coordinators' shards go (as the node's other entity types)
    * @param trainsLora whether versions are served as LoRA adapters, so jobs train adapters
    * @param weights the reward weights the online backend's per-turn rewards use
    * @return the batch backend, whose job logs the HTTP API serves; empty for trinity-proxy
    */
   static java.util.Optional<io.otl.core.training.TrainingBackend> start(ActorSystem<?> system, ClusterSharding sharding,
-      TrainingSettings settings, boolean trainsLora, Duration askTimeout, RewardWeights weights, Clock clock) {
+      SettledMembersFirst.Placement placement, TrainingSettings settings, boolean trainsLora, Duration askTimeout, RewardWeights weights, Clock clock) {
     CandidateSink candidates = candidateSink(sharding, askTimeout);
     TrinitySettings trinity = settings.trinity();
     java.util.Optional<io.otl.core.training.TrainingBackend> batch = trinity.backend().equals(TrinityProxyBackend.TYPE)
@@ -69,10 +70,10 @@ final class TrainingWiring {
     TrainingCoordinator.Ports ports = direct.withRolloutProbe(RolloutProbes.of(sharding, askTimeout));
     // Per-agent overrides (agentscope.training.agents.<agentId>) were validated at start-up by NodeConfig;
     // run-time ones (PUT /v1/training/{agentId}/policy) go through the same validator in the resolver.
-    sharding.init(Entity.of(TrainingCoordinator.ENTITY_TYPE_KEY, ctx -> {
+    sharding.init(placement.on(Entity.of(TrainingCoordinator.ENTITY_TYPE_KEY, ctx -> {
       TrainingSettings.AgentTraining agent = settings.forAgent(ctx.getEntityId());
       return TrainingCoordinator.create(ctx.getEntityId(), agent.policy(), agent.resolver(), ports, clock);
-    }));
+    })));
     if (settings.readSideEnabled()) {
       TrajectoryFeed.start(system, FEED, forwarder(sharding, askTimeout), settings.feed());
     }

@@ -96,6 +96,7 @@ final class TrainingKeys {
     rule("cluster.management.enabled", bool());
     rule("cluster.lease-window", duration(false));
     rule("cluster.lease-heartbeat", duration(false));
+    rule("cluster.new-member-grace", duration(true));
     rule("serving.backend", oneOf("auto", "static", "vllm-lora"));
     rule("serving.static.served-model", string(false));
     rule("serving.vllm.url", string(false));

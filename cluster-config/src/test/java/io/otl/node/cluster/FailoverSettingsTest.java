@@ -63,6 +63,13 @@ class FailoverSettingsTest {
   }
 
   @Test
+  void aRestartedNodeGetsNoShardsWhileItIsStillStarting() {
+    // R4: a restarted node's shard region registers as soon as it is Up, and its start-up ends
+    // 1-6 s later on a quiet machine, 10 s later at load 25 (BENCHMARKS.md R4, third pass).
+    assertTrue(d("agentscope.training.cluster.new-member-grace").compareTo(Duration.ofSeconds(10)) >= 0);
+  }
+
+  @Test
   void aSlowRememberedEntitiesReadIsWaitedForAndAFailedOneRetriedSoon() {
     // R4 under load: reads of a shard's remembered entities took over Pekko's 2 s, the shard stopped
     // and came back only after Pekko's 10 s backoff, again and again (docs/operations.md).
