@@ -19,8 +19,11 @@ public final class Main {
       System.setProperty("logback.configurationFile", "otl-logback.xml");
     }
     List<String> rest = Arrays.asList(args);
-    String command = rest.isEmpty() || rest.get(0).startsWith("--") ? "run" : rest.get(0);
-    List<String> options = rest.isEmpty() || rest.get(0).startsWith("--") ? rest : rest.subList(1, rest.size());
+    // A bare option means `run` (`--config f`), but `--help` is what a user types first to learn the
+    // commands: it must not be taken for an unknown option of run.
+    boolean bareOption = !rest.isEmpty() && rest.get(0).startsWith("--") && !rest.get(0).equals("--help");
+    String command = rest.isEmpty() || bareOption ? "run" : rest.get(0);
+    List<String> options = rest.isEmpty() || bareOption ? rest : rest.subList(1, rest.size());
     switch (command) {
       case "run" -> run(options);
       case "export" -> System.exit(ExportCommand.run(options));
@@ -38,10 +41,14 @@ public final class Main {
     Optional<Path> configFile = Optional.empty();
     for (int i = 0; i < options.size(); i++) {
       String o = options.get(i);
-      if (o.equals("--config") && i + 1 < options.size()) {
+      if (o.equals("--help") || o.equals("-h")) {
+        usage(0);
+      } else if (o.equals("--config") && i + 1 < options.size()) {
         Path file = Path.of(options.get(++i));
         if (!Files.isReadable(file)) fail("--config " + file + ": no such readable file");
         configFile = Optional.of(file);
+      } else if (o.equals("--config")) {
+        fail("--config needs a file");
       } else {
         fail("unknown option for run: " + o);
       }
@@ -58,8 +65,9 @@ public final class Main {
     }
   }
 
+  /** The text goes to stdout when asked for, to stderr after a mistake (so a pipe gets no usage as data). */
   private static void usage(int code) {
-    System.out.println("""
+    (code == 0 ? System.out : System.err).println("""
         usage: java -jar otl-node.jar <command> [options]
           run [--config <file>]   run a node (the default command)
           export --agent A --format sft|dpo|rl [--since ISO] [--until ISO] [--out DIR] [--config FILE] [--allow-pii]
@@ -70,7 +78,7 @@ public final class Main {
                                   the node that holds the embedded journal)
           audit verify [--kind session|coordinator|model|all] [--config <file>]
                                   replays every entity; reports undeserializable events and sequence gaps (exit 1)
-          simulator [--port 8265] [--work-dir DIR] [--pending 1s] [--running 5s]
+          simulator [--host 127.0.0.1] [--port 8265] [--work-dir DIR] [--pending 1s] [--running 5s]
                                   the Trinity simulator on its own (Ray Jobs + Trinity proxy APIs)
           help                    this text
         """);

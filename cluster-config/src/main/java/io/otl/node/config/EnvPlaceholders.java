@@ -17,10 +17,10 @@ import java.util.regex.Pattern;
 /**
  * Resolves {@code ${VAR}} and {@code ${VAR:-default}} in string values from an environment map.
  *
- * <p>An unset variable without a default is an error naming the key and the variable, except in
- * sections this node does not use (anything under {@code agentscope} other than
- * {@code agentscope.training}, e.g. {@code agentscope.model.api-key}): there the placeholder is
- * left as written and a warning names the key and the variable. Messages never contain values.
+ * <p>An unset variable without a default is an error naming the key and the variable, except
+ * under {@code agentscope} outside {@code agentscope.training} (e.g. {@code agentscope.model.api-key},
+ * optional for the base model v0): there the placeholder is left as written and a warning names
+ * the key, the variable and what that means. Messages never contain values.
  * Substituted text is not scanned again.
  */
 final class EnvPlaceholders {
@@ -54,6 +54,20 @@ final class EnvPlaceholders {
     List<String> path = ConfigUtil.splitPath(key);
     return path.size() > 1 && path.get(0).equals("agentscope")
         && !path.get(1).equals("training");
+  }
+
+  /**
+   * What an unresolved placeholder costs, for the warning: the model section is the base model v0
+   * (ModelSection), whose key then counts as unset; other AgentScope sections are not read.
+   */
+  private static String unresolvedMeans(String key) {
+    List<String> path = ConfigUtil.splitPath(key);
+    if (path.size() > 2 && path.get(1).equals("model")) {
+      return path.get(path.size() - 1).equals("api-key")
+          ? "the base model v0 of the model section is called without an API key"
+          : "the model section's " + path.get(path.size() - 1) + " is taken as written";
+    }
+    return "this node does not use that section";
   }
 
   /** Returns the same instance when nothing changed. */
@@ -114,7 +128,7 @@ final class EnvPlaceholders {
         replacement = fallback;
       } else if (lenient) {
         warnings.add(key + ": environment variable " + variable + " is not set; the placeholder"
-            + " is left unresolved (this node does not use that section)");
+            + " is left unresolved (" + unresolvedMeans(key) + ")");
         replacement = m.group();
       } else {
         errors.add(key + ": environment variable " + variable + " is not set and the placeholder"

@@ -116,6 +116,9 @@ class AgentScopeConfigLoaderTest {
         assertEquals(1, warnings.size(), warnings.toString());
         assertTrue(warnings.get(0).contains("agentscope.model.api-key"), warnings.get(0));
         assertTrue(warnings.get(0).contains("MODEL_API_KEY"), warnings.get(0));
+        // The model section is v0's (docs/serving.md): the warning must not call it unused.
+        assertTrue(warnings.get(0).contains("the base model v0 of the model section is called without an API key"),
+            warnings.get(0));
       }
     }
   }

@@ -259,6 +259,15 @@ public final class Timeline {
     return event.getClass().getSimpleName();
   }
 
+  /**
+   * Where a transition's reason starts ("ROLLED_BACK (manual): why"): at ": ", not at any colon, so
+   * a URL in the state text (v0's "base model m at http://host/v1") stays whole in the summary.
+   */
+  static int reasonStart(String text) {
+    int i = text.indexOf(": ");
+    return i < 0 ? text.length() : i;
+  }
+
   private final class ModelFormatter implements Formatter {
     final Map<String, AuditLog.JobLineage> jobs;
     final Map<String, StringBuilder> summary = new LinkedHashMap<>();
@@ -284,8 +293,9 @@ public final class Timeline {
       if (e instanceof ModelVersion.VersionRegistered) {
         s.append(' ').append(text, 0, text.indexOf(", artifact") < 0 ? text.length() : text.indexOf(", artifact"));
       } else if (!(e instanceof ModelVersion.EvaluationStarted)) {
-        String head = text.contains(":") ? text.substring(0, text.indexOf(':')) : text;
-        String tail = text.contains(":") ? text.substring(text.indexOf(':')) : "";
+        int cut = reasonStart(text);
+        String head = text.substring(0, cut);
+        String tail = text.substring(cut);
         boolean figures = e instanceof ModelVersion.VersionRolledBack || e instanceof ModelVersion.RolloutPaused;
         s.append(" → ").append(head).append(" at ").append(e.at()).append(figures ? tail : "");
       }

@@ -20,4 +20,12 @@ class TimelineFiguresTest {
     assertEquals("; tokens per session (guardrail) 2310 tokens vs stable 1500 tokens (n=41 / 380, z=4.2 > 3.71,"
         + " always-valid p=0.0011 vs α=0.0033 at look 421)", Timeline.figures(List.of(tokens, errors), true));
   }
+
+  @Test
+  void theSummaryKeepsAUrlInTheStateAndCutsOnlyBeforeTheReason() {
+    String v0 = "STABLE (base model qwen2.5-7b-instruct at http://127.0.0.1:8265/v1, from configuration)";
+    assertEquals(v0.length(), Timeline.reasonStart(v0), "the audit printed 'STABLE (base model … at http'");
+    String rolledBack = "ROLLED_BACK (manual): operator asked";
+    assertEquals("ROLLED_BACK (manual)", rolledBack.substring(0, Timeline.reasonStart(rolledBack)));
+  }
 }
