@@ -18,6 +18,7 @@ import java.util.Map;
 final class SettingsCheck {
   final Config config;
   final List<String> errors = new ArrayList<>();
+  final List<String> warnings = new ArrayList<>();
   final Map<String, Object> typed = new HashMap<>();
 
   SettingsCheck(Config config) {
@@ -30,6 +31,11 @@ final class SettingsCheck {
         ? " (from " + origin + ")" : "";
     errors.add(key + " = " + TrainingSettingsValidator.render(key, v) + from + ": must be "
         + requirement);
+  }
+
+  /** A value the node accepts but cannot honour as written: start-up goes on, the log says why. */
+  void warn(String key, ConfigValue v, String consequence) {
+    warnings.add(key + " = " + TrainingSettingsValidator.render(key, v) + ": " + consequence);
   }
 
   ConfigValue valueAt(String key) {

@@ -28,34 +28,36 @@ final class TrainingRules {
   private TrainingRules() {}
 
   /**
-   * database | local. AgentScope's {@code oss} is refused, not ignored: this node has no OSS client
-   * and the AgentScope files carry no OSS credentials, so accepting it would silently store nothing
-   * where the user looks for trajectories.
+   * database | local, and AgentScope's {@code oss}, accepted so that AgentScope's own application.yml
+   * loads unchanged (design §8) but never silently: this node has no OSS client and the file carries
+   * no OSS credentials, so trajectories stay in the journal (as with database) and start-up says so.
    */
   static Rule storeType() {
     return (c, key, v) -> {
       String s = asScalarString(v);
       if ("oss".equals(s)) {
-        c.error(key, v, "database (the journal) or local (JSON lines under store-path); oss is not"
-            + " supported by this node (no OSS client, no OSS credentials in the file)");
-        return null;
+        c.warn(key, v, "this node has no OSS client (and the file no OSS credentials): completed trajectories"
+            + " stay in the journal, as with database, and are read through the API and export; set database"
+            + " or local to silence this");
+        return s;
       }
       if (!"database".equals(s) && !"local".equals(s)) {
-        c.error(key, v, "one of database, local");
+        c.error(key, v, "one of database, local (or oss, kept in the journal)");
         return null;
       }
       return s;
     };
   }
 
-  /** store-endpoint and store-bucket only mean something for store-type = oss, which is refused. */
-  static Rule onlyForOss() {
+  /** store-endpoint and store-bucket only mean something to an OSS store, which this node does not write. */
+  static Rule ossOnly() {
     return (c, key, v) -> {
       String s = asScalarString(v);
-      if (s == null || !s.isBlank()) {
-        c.error(key, v, "empty: only store-type = oss uses it, and this node does not support oss");
+      if (s == null) {
+        c.error(key, v, "a string (an OSS endpoint or bucket; not used by this node)");
         return null;
       }
+      if (!s.isBlank()) c.warn(key, v, "not used: this node writes no OSS store");
       return s;
     };
   }

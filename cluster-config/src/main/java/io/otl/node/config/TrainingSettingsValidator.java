@@ -70,6 +70,7 @@ public final class TrainingSettingsValidator {
     if (!check.errors.isEmpty()) {
       throw new ConfigValidationException(check.errors);
     }
+    warnings.addAll(check.warnings);
     return new ValidationReport(unknown, warnings);
   }
 

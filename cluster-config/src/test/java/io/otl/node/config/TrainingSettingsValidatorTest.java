@@ -55,21 +55,29 @@ class TrainingSettingsValidatorTest {
     assertEquals(List.of(), report.unknownKeys());
   }
 
-  /** application.yml asks for oss, which this node cannot write to: refused, every oss key named. */
+  /**
+   * application.yml asks for oss, which this node cannot write to: it loads unchanged (design §8), and
+   * each oss key gets a warning that says what the node does instead; a value that is no store type at
+   * all is still refused.
+   */
   @Test
-  void theOssSampleIsRefusedNamingItsKeysAndWhatIsAllowed() {
+  void theOssSampleLoadsWithAWarningPerOssKey() {
     Config c = AgentScopeConfigLoader.load(sample("application.yml"), Map.of());
-    ConfigValidationException e = invalid(c);
+    ValidationReport report = TrainingSettingsValidator.validate(c);
+    assertEquals(List.of(), report.unknownKeys());
     assertEquals(List.of(
-        T + "data-collector.store-type = \"oss\": must be database (the journal) or local (JSON lines under"
-            + " store-path); oss is not supported by this node (no OSS client, no OSS credentials in the file)",
-        T + "data-collector.store-endpoint = \"oss-cn-hangzhou.aliyuncs.com\": must be empty: only"
-            + " store-type = oss uses it, and this node does not support oss",
-        T + "data-collector.store-bucket = \"agent-trajectories\": must be empty: only store-type = oss"
-            + " uses it, and this node does not support oss"), e.errors());
+        T + "data-collector.store-type = \"oss\": this node has no OSS client (and the file no OSS credentials):"
+            + " completed trajectories stay in the journal, as with database, and are read through the API and"
+            + " export; set database or local to silence this",
+        T + "data-collector.store-endpoint = \"oss-cn-hangzhou.aliyuncs.com\": not used: this node writes no OSS store",
+        T + "data-collector.store-bucket = \"agent-trajectories\": not used: this node writes no OSS store"),
+        report.warnings());
+    Config s3 = c.withValue(T + "data-collector.store-type", com.typesafe.config.ConfigValueFactory.fromAnyRef("s3"));
+    assertEquals(List.of(T + "data-collector.store-type = \"s3\": must be one of database, local (or oss, kept in"
+        + " the journal)"), invalid(s3).errors());
     Config local = c.withValue(T + "data-collector.store-type", com.typesafe.config.ConfigValueFactory.fromAnyRef("local"))
         .withoutPath(T + "data-collector.store-endpoint").withoutPath(T + "data-collector.store-bucket");
-    assertEquals(List.of(), TrainingSettingsValidator.validate(local).unknownKeys(), "the rest of the file is valid");
+    assertEquals(List.of(), TrainingSettingsValidator.validate(local).warnings(), "the rest of the file is clean");
     Config blankPath = local.withValue(T + "data-collector.store-path", com.typesafe.config.ConfigValueFactory.fromAnyRef(""));
     assertEquals(List.of(T + "data-collector.store-path = \"\": must be a folder (e.g. ./trajectories) when"
         + " store-type = local"), invalid(blankPath).errors());

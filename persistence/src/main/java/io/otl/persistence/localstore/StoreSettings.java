@@ -6,9 +6,10 @@ import java.nio.file.Path;
 /**
  * Where trajectories are stored besides the journal ({@code agentscope.training.data-collector},
  * defaults and comments in core-actors' {@code reference.conf}). The node's validator has already
- * refused anything but {@code database} and {@code local}.
+ * refused anything but {@code database}, {@code local} and AgentScope's {@code oss}, which it accepts
+ * with a warning and which, like {@code database}, keeps trajectories in the journal only.
  *
- * @param storeType {@code database} (the journal only) or {@code local}
+ * @param storeType {@code database} or {@code oss} (the journal only) or {@code local}
  * @param storePath the folder of the day files when {@code local}
  */
 public record StoreSettings(String storeType, Path storePath) {
