@@ -265,6 +265,9 @@ public final class CoordinatorEventHandler {
       b.status = JobStatus.CANCELLED;
       b.submitting = false;
       b.nextAttemptAt = null;
+      if (x.unconfirmed() != null) {
+        b.lastError = x.unconfirmed();
+      }
       b.log(JobStatus.CANCELLED, x.at(), x.detail());
       return ended(s.withJob(b.build()), x.jobId());
     }

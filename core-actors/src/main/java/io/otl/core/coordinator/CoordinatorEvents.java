@@ -181,7 +181,27 @@ public interface CoordinatorEvents {
 
   public record JobCancelRequested(String jobId, String requestedBy, Instant at) implements JobEvent {}
 
-  public record JobCancelled(String jobId, String detail, Instant at) implements JobEvent {}
+  /**
+   * The job ended as CANCELLED.
+   *
+   * @param unconfirmed null when the backend confirmed the stop (or never had the job); otherwise
+   *     what is unknown: the stop of a submission the backend never acknowledged could not be
+   *     delivered within {@code CancelRetries.MAX_ATTEMPTS}, so a job of that id may still run on the
+   *     cluster. Shown as the job's error. Absent in journals written before it existed.
+   */
+  public record JobCancelled(
+      String jobId,
+      String detail,
+      Instant at,
+      // absent when null: the event's JSON stays byte for byte what earlier builds wrote
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+          String unconfirmed)
+      implements JobEvent {
+
+    public JobCancelled(String jobId, String detail, Instant at) {
+      this(jobId, detail, at, null);
+    }
+  }
 
   /**
    * ModelVersion has the candidate.

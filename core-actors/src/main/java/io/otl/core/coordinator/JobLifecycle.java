@@ -75,6 +75,40 @@ final class JobLifecycle {
         : new Polled(null, false, true);
   }
 
+  /**
+   * What a failed stop on the backend means for a job whose cancellation was requested.
+   *
+   * @param event the job's new fact, null when nothing is recorded
+   * @param retry send the stop again after the back-off
+   */
+  record StopFailed(JobEvent event, boolean retry) {}
+
+  /**
+   * A stop that failed for the {@code attempts}-th time in a row. A backend that no longer knows
+   * the job has nothing to stop. A backend that cannot be reached is asked again, but for a job it
+   * never acknowledged (REQUESTED) only {@link CancelRetries#MAX_ATTEMPTS} times: then the job is
+   * cancelled with what is unknown. A submitted job stays until the backend answers, as its
+   * polling does: it runs there, and releasing it would start a second job beside it. A refused
+   * stop cancels a job the backend never acknowledged; for a submitted one, polling tells how it
+   * ended.
+   */
+  static StopFailed stopFailed(Job job, String error, TrainingBackendException.Kind kind, int attempts,
+      Instant now) {
+    boolean acknowledged = job.status() != JobStatus.REQUESTED;
+    if (kind == TrainingBackendException.Kind.NOT_FOUND) {
+      return new StopFailed(new JobCancelled(job.jobId(), "cancelled (unknown to the backend)", now), false);
+    }
+    if (kind == TrainingBackendException.Kind.UNAVAILABLE || kind == null) {
+      if (acknowledged || attempts < CancelRetries.MAX_ATTEMPTS) {
+        return new StopFailed(null, true);
+      }
+      return new StopFailed(new JobCancelled(job.jobId(), "cancelled without the backend's confirmation after "
+          + attempts + " failed stop attempts", now, CancelRetries.unconfirmed(job.jobId(), attempts, error)), false);
+    }
+    return new StopFailed(acknowledged ? null
+        : new JobCancelled(job.jobId(), "cancelled; the backend refused the stop: " + error, now), false);
+  }
+
   /** How a job event reads in the log (ids and statuses only, no payloads); null for none. */
   static String transition(Event e) {
     String what = null;

@@ -30,7 +30,6 @@ import io.otl.core.coordinator.StepKey.Step;
 import io.otl.core.coordinator.TrainingPolicy.Backend;
 import io.otl.core.entity.Plan;
 import io.otl.core.training.OutputModel;
-import io.otl.core.training.TrainingBackendException;
 import io.otl.core.training.TrainingJobSpec;
 import java.time.Duration;
 import java.time.Instant;
@@ -361,18 +360,23 @@ final class JobSteps {
     }
     Job job = found.get();
     Instant now = rt.now();
-    if (c.error() == null || c.errorKind() == TrainingBackendException.Kind.NOT_FOUND) {
+    if (c.error() == null) {
       rt.failures.remove(key);
-      p.add(new JobCancelled(job.jobId(), c.error() == null
-          ? (job.backend() == Backend.TRINITY_PROXY ? "cancelled (a commit already sent cannot be recalled)" : "stopped on the backend")
-          : "cancelled (unknown to the backend)", now));
+      p.add(new JobCancelled(job.jobId(), job.backend() == Backend.TRINITY_PROXY
+          ? "cancelled (a commit already sent cannot be recalled)" : "stopped on the backend", now));
       maybeThreshold.accept(p);
-    } else if (c.errorKind() == TrainingBackendException.Kind.UNAVAILABLE || c.errorKind() == null) {
+      return p;
+    }
+    int attempts = rt.failures.getOrDefault(key, 0) + 1;
+    JobLifecycle.StopFailed failed = JobLifecycle.stopFailed(job, c.error(), c.errorKind(), attempts, now);
+    if (failed.retry()) {
       Duration backoff = rt.failed(key);
-      rt.log().warn("agent {}: cancelling job {} failed ({}); retrying", rt.agentId, job.jobId(), c.errorKind());
+      rt.log().warn("agent {}: cancelling job {} failed ({}, attempt {}); retrying", rt.agentId, job.jobId(),
+          c.errorKind(), attempts);
       retryIn(job.jobId(), backoff);
-    } else if (job.status() == JobStatus.REQUESTED) {
-      p.add(new JobCancelled(job.jobId(), "cancelled; the backend refused the stop: " + c.error(), now));
+    } else if (failed.event() != null) {
+      rt.failures.remove(key);
+      p.add(failed.event());
       maybeThreshold.accept(p);
     } else {
       // Refused (e.g. it has just finished): polling records how it really ended.

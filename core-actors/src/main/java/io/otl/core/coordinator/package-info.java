@@ -99,7 +99,13 @@
  *   <li><b>Cancel</b>: a job never submitted is CANCELLED at once. Otherwise
  *       {@code JobCancelRequested}, then {@code backend.cancel}, then {@code JobCancelled} (also
  *       when the backend no longer knows it). A submission accepted after the cancellation is
- *       stopped again. Replies: {@code CancelAccepted} (202), {@code Refused(NOT_FOUND)} (404),
+ *       stopped again. A job whose submission the backend never acknowledged (REQUESTED after a
+ *       submission attempt) is stopped too, since an unknown outcome may have started it on the
+ *       cluster, but an unreachable backend is asked only {@code CancelRetries.MAX_ATTEMPTS} times
+ *       (submit back-off between them; again after a restart): then {@code JobCancelled} with
+ *       {@code unconfirmed} ends it, what is unknown being its error, and the agent's next trigger
+ *       is accepted. A SUBMITTED or RUNNING job is asked until the backend answers: it runs there.
+ *       Replies: {@code CancelAccepted} (202), {@code Refused(NOT_FOUND)} (404),
  *       {@code Refused(CONFLICT, "job … is SUCCEEDED")} (409).
  *   <li><b>trinity-proxy</b>: each pooled trajectory with msgIds has its reward forwarded once
  *       ({@code forwardReward(msgIds, reward, sessionId, 0)}, then {@code RewardForwarded}). After

@@ -246,7 +246,7 @@ public final class Timeline {
     } else if (event instanceof TrainingCoordinator.JobCancelRequested e) {
       return "job " + e.jobId() + " cancel requested" + (e.requestedBy() == null ? "" : " by " + e.requestedBy());
     } else if (event instanceof TrainingCoordinator.JobCancelled e) {
-      return "job " + e.jobId() + " CANCELLED: " + e.detail();
+      return "job " + e.jobId() + " CANCELLED: " + e.detail() + (e.unconfirmed() == null ? "" : "; " + e.unconfirmed());
     } else if (event instanceof TrainingCoordinator.CandidateHandedOver e) {
       return "job " + e.jobId() + " handed over to ModelVersion as " + e.version()
           + (e.renamedFrom() == null ? "" : " (" + e.renamedFrom() + " is another version's name)");
