@@ -31,6 +31,42 @@ final class Cpu {
     }
   }
 
+  /**
+   * CPU seconds (user + system) of the threads of process {@code pid} whose name (/proc comm, at
+   * most 15 characters) starts with one of {@code prefixes}; threads that exited are not counted.
+   */
+  static double threadSeconds(long pid, String... prefixes) {
+    double total = 0;
+    try (Stream<Path> tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
+      for (Path t : (Iterable<Path>) tasks::iterator) {
+        try {
+          String stat = Files.readString(t.resolve("stat"));
+          String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+          boolean match = false;
+          for (String p : prefixes) match |= comm.startsWith(p);
+          if (!match) continue;
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          total += (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICK;
+        } catch (Exception e) {
+          // thread ended meanwhile
+        }
+      }
+    } catch (Exception e) {
+      return 0;
+    }
+    return total;
+  }
+
+  /** HotSpot's JIT compiler threads. */
+  static double jitSeconds(long pid) {
+    return threadSeconds(pid, "C1 CompilerThre", "C2 CompilerThre");
+  }
+
+  /** HotSpot's garbage collector threads (G1's workers and concurrent threads). */
+  static double gcSeconds(long pid) {
+    return threadSeconds(pid, "GC Thread", "G1 ");
+  }
+
   /** CPU seconds of every child of the PostgreSQL postmaster whose pid file is {@code pidFile}. */
   static double postgresSeconds(String pidFile) {
     try {
