@@ -111,27 +111,27 @@ final class W8Gateway {
         if (cpuWarmup > 0) load(client, gateway, true, model, cpuRate, cpuWarmup, stream, "cw");
         // The node idles while only the simulator is called: its background CPU over the same span.
         double nodeBefore = Cpu.processSeconds(pid);
-        double jitBefore = Cpu.jitSeconds(pid);
-        double gcBefore = Cpu.gcSeconds(pid);
+        var jitBefore = Cpu.jit(pid);
+        var gcBefore = Cpu.gc(pid);
         double benchBefore = Cpu.jvmSeconds();
         load(client, direct, false, model, cpuRate, seconds, stream, "cd");
         double nodeIdle = Cpu.processSeconds(pid) - nodeBefore;
-        double jitIdle = Cpu.jitSeconds(pid) - jitBefore;
-        double gcIdle = Cpu.gcSeconds(pid) - gcBefore;
+        double jitIdle = Cpu.grown(jitBefore, Cpu.jit(pid));
+        double gcIdle = Cpu.grown(gcBefore, Cpu.gc(pid));
         double benchDirect = Cpu.jvmSeconds() - benchBefore;
         nodeBefore = Cpu.processSeconds(pid);
-        jitBefore = Cpu.jitSeconds(pid);
-        gcBefore = Cpu.gcSeconds(pid);
+        jitBefore = Cpu.jit(pid);
+        gcBefore = Cpu.gc(pid);
         load(client, gateway, true, model, cpuRate, seconds, stream, "cg");
         double nodeGateway = Cpu.processSeconds(pid) - nodeBefore;
-        double jitGateway = Cpu.jitSeconds(pid) - jitBefore;
-        double gcGateway = Cpu.gcSeconds(pid) - gcBefore;
+        double jitGateway = Cpu.grown(jitBefore, Cpu.jit(pid));
+        double gcGateway = Cpu.grown(gcBefore, Cpu.gc(pid));
         long calls = (long) cpuRate * seconds;
         String k = stream ? "stream" : "whole";
         double perCall = (nodeGateway - nodeIdle) * 1000 / calls;
         // A fresh node JVM still compiles its hot paths minutes into the run (W8 found 30-40 % of its
         // CPU in the JIT threads): that share is warm-up, not a cost per call of a node that has run
-        // for a while, so it is reported apart (threads that exited in the window are not in it).
+        // for a while, so it is reported apart (threads that exited in the window are not in it, see Cpu.grown).
         double jitPerCall = (jitGateway - jitIdle) * 1000 / calls;
         r.figure(k + ".cpuMsPerProxiedCall", perCall)
             .figure(k + ".jitCpuMsPerProxiedCall", jitPerCall)
