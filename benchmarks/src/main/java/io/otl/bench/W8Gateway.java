@@ -129,9 +129,9 @@ final class W8Gateway {
         long calls = (long) cpuRate * seconds;
         String k = stream ? "stream" : "whole";
         double perCall = (nodeGateway - nodeIdle) * 1000 / calls;
-        // A fresh node JVM still compiles its hot paths minutes into the run (W8 found 30-40 % of its
+        // A fresh node JVM still compiles its hot paths minutes into the run (W8 found 25-37 % of its
         // CPU in the JIT threads): that share is warm-up, not a cost per call of a node that has run
-        // for a while, so it is reported apart (threads that exited in the window are not in it, see Cpu.grown).
+        // for a while, so it is reported apart (a lower bound: see Cpu.grown).
         double jitPerCall = (jitGateway - jitIdle) * 1000 / calls;
         r.figure(k + ".cpuMsPerProxiedCall", perCall)
             .figure(k + ".jitCpuMsPerProxiedCall", jitPerCall)
