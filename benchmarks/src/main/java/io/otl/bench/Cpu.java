@@ -31,6 +31,53 @@ final class Cpu {
     }
   }
 
+  /**
+   * CPU seconds (user + system) so far of each thread (by thread id) of process {@code pid} whose
+   * name (/proc comm, at most 15 characters) starts with one of {@code prefixes}.
+   */
+  static java.util.Map<String, Double> threadSeconds(long pid, String... prefixes) {
+    java.util.Map<String, Double> out = new java.util.HashMap<>();
+    try (Stream<Path> tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
+      for (Path t : (Iterable<Path>) tasks::iterator) {
+        try {
+          String stat = Files.readString(t.resolve("stat"));
+          String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+          boolean match = false;
+          for (String p : prefixes) match |= comm.startsWith(p);
+          if (!match) continue;
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          out.put(t.getFileName().toString(), (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICK);
+        } catch (Exception e) {
+          // thread ended meanwhile
+        }
+      }
+    } catch (Exception e) {
+      return out;
+    }
+    return out;
+  }
+
+  /**
+   * CPU seconds the threads of {@code after} used since {@code before} (threads started since count
+   * whole). A thread that ended in between is missing from both sides' difference: HotSpot starts and
+   * stops compiler threads as its queue grows and shrinks, so the result is a lower bound.
+   */
+  static double grown(java.util.Map<String, Double> before, java.util.Map<String, Double> after) {
+    double total = 0;
+    for (var e : after.entrySet()) total += Math.max(0, e.getValue() - before.getOrDefault(e.getKey(), 0.0));
+    return total;
+  }
+
+  /** HotSpot's JIT compiler threads, per thread id. */
+  static java.util.Map<String, Double> jit(long pid) {
+    return threadSeconds(pid, "C1 CompilerThre", "C2 CompilerThre");
+  }
+
+  /** HotSpot's garbage collector threads (G1's workers and concurrent threads), per thread id. */
+  static java.util.Map<String, Double> gc(long pid) {
+    return threadSeconds(pid, "GC Thread", "G1 ");
+  }
+
   /** CPU seconds of every child of the PostgreSQL postmaster whose pid file is {@code pidFile}. */
   static double postgresSeconds(String pidFile) {
     try {

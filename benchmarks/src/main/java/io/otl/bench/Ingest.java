@@ -23,7 +23,9 @@ final class Ingest {
     CompletionStage<Integer> send(String sessionId, P payload);
   }
 
-  record Stats(long accepted, long failed, double seconds, Latencies latencies, double jvmCpu, double pgCpu) {
+  /** @param jitCpu the part of {@code jvmCpu} spent by the JIT compiler threads (warm-up, not per event) */
+  record Stats(long accepted, long failed, double seconds, Latencies latencies, double jvmCpu, double pgCpu,
+      double jitCpu) {
     double eventsPerSec() {
       return accepted / seconds;
     }
@@ -50,6 +52,8 @@ final class Ingest {
     AtomicLong failed = new AtomicLong();
     Latencies lat = new Latencies(payloads.size() * (payloads.isEmpty() ? 1 : payloads.get(0).size()));
     double cpu0 = Cpu.jvmSeconds();
+    long self = ProcessHandle.current().pid();
+    var jit0 = Cpu.jit(self);
     double pg0 = Cpu.postgresSeconds();
     long t0 = System.nanoTime();
     List<CompletableFuture<Void>> lanes = new ArrayList<>();
@@ -58,7 +62,8 @@ final class Ingest {
     }
     CompletableFuture.allOf(lanes.toArray(CompletableFuture[]::new)).get(timeoutSec, TimeUnit.SECONDS);
     double secs = (System.nanoTime() - t0) / 1e9;
-    return new Stats(accepted.get(), failed.get(), secs, lat, Cpu.jvmSeconds() - cpu0, Cpu.postgresSeconds() - pg0);
+    return new Stats(accepted.get(), failed.get(), secs, lat, Cpu.jvmSeconds() - cpu0, Cpu.postgresSeconds() - pg0,
+        Cpu.grown(jit0, Cpu.jit(self)));
   }
 
   private static <P> CompletableFuture<Void> lane(String prefix, List<List<P>> payloads, AtomicInteger next,

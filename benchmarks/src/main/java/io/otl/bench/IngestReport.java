@@ -23,6 +23,7 @@ final class IngestReport {
         // and of the benchmark PostgreSQL, and the share of the machine's cores each used.
         .figure("jvmCpuSecPer1kEvents", st.jvmCpu() * 1000 / Math.max(1, st.accepted()))
         .figure("pgCpuSecPer1kEvents", st.pgCpu() * 1000 / Math.max(1, st.accepted()))
+        .figure("jvmJitCpuSecPer1kEvents", st.jitCpu() * 1000 / Math.max(1, st.accepted()))
         .figure("jvmCoresUsed", st.jvmCpu() / st.seconds()).figure("pgCoresUsed", st.pgCpu() / st.seconds())
         .figure("load1", Machine.load1());
     // Every acknowledged event is one row, plus SessionStarted and TrajectoryCompleted per session.
