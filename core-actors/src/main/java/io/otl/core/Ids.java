@@ -14,7 +14,27 @@ public final class Ids {
   private static final String VERSION_CHARSET = "[A-Za-z0-9._:+-]";
   private static final Pattern NOT_ID = Pattern.compile("[^" + ID_CHARSET.substring(1));
 
+  /** Keys shown in messages as sent; others (digits, e-mail signs …) as {@code *}, never echoed. */
+  private static final Pattern PLAIN_KEY = Pattern.compile("[A-Za-z_-]{1,64}");
+
   private Ids() {}
+
+  /**
+   * A key as error messages may show it: as sent when it is a plain word, else {@code *}. A key
+   * is client data (an e-mail, a phone number as a map key) and answers must not echo it.
+   */
+  public static String shownKey(String key) {
+    return key != null && PLAIN_KEY.matcher(key).matches() ? key : "*";
+  }
+
+  /** A dotted key ({@code trigger.min-samples}) as messages may show it: whole when every part is a plain word, else {@code *}. */
+  public static String shownPath(String key) {
+    if (key == null || key.isEmpty()) return "*";
+    for (String part : key.split("\\.", -1)) {
+      if (!PLAIN_KEY.matcher(part).matches()) return "*";
+    }
+    return key;
+  }
 
   public static final int MAX_SESSION_ID = 128;
   public static final int MAX_AGENT_ID = 64;

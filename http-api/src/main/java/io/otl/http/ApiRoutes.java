@@ -41,6 +41,12 @@ public final class ApiRoutes {
   /** The OpenAPI 3 document of this API, served as {@code /v1/openapi.json}. */
   static final byte[] OPENAPI = loadOpenApi();
 
+  /**
+   * The documented paths, split into segments ({@code null} for a parameter). OpenApiConsistencyTest
+   * holds the document to what the routes serve, so it is the list of known paths.
+   */
+  private static final List<String[]> DOCUMENTED = documentedPaths();
+
   private ApiRoutes() {}
 
   private static byte[] loadOpenApi() {
@@ -50,6 +56,34 @@ public final class ApiRoutes {
     } catch (java.io.IOException e) {
       throw new IllegalStateException("cannot read openapi.json", e);
     }
+  }
+
+  private static List<String[]> documentedPaths() {
+    try {
+      List<String[]> paths = new java.util.ArrayList<>();
+      Json.MAPPER.readTree(OPENAPI).get("paths").fieldNames().forEachRemaining(t -> {
+        String[] parts = t.split("/");
+        for (int i = 0; i < parts.length; i++) if (parts[i].startsWith("{")) parts[i] = null;
+        paths.add(parts);
+      });
+      return List.copyOf(paths);
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("cannot parse openapi.json", e);
+    }
+  }
+
+  /** Whether a request path is one the API documents, any value standing for a parameter. */
+  static boolean documented(String path) {
+    String[] parts = path.split("/", -1);
+    for (String[] t : DOCUMENTED) {
+      if (t.length != parts.length) continue;
+      boolean match = true;
+      for (int i = 0; i < t.length && match; i++) {
+        match = t[i] == null ? !parts[i].isEmpty() : t[i].equals(parts[i]);
+      }
+      if (match) return true;
+    }
+    return false;
   }
 
   public static Route build(HealthRoutes health, ApiMetrics metrics, Auth auth, int maxInFlight,
@@ -65,7 +99,7 @@ public final class ApiRoutes {
    */
   public static Route build(HealthRoutes health, ApiMetrics metrics, Auth auth, int maxInFlight,
       BooleanSupplier stopping, List<Route> v1, List<Route> rootAliases, Route gateway) {
-    Route protectedV1 = auth.protect(() -> all(v1));
+    Route protectedV1 = auth.protect(() -> all(v1), ApiRoutes::documented);
     Route v1Routes = gateway == null ? protectedV1 : concat(gateway, protectedV1);
     List<Route> top = new java.util.ArrayList<>(List.of(
         health.route(),
@@ -76,8 +110,10 @@ public final class ApiRoutes {
             path("openapi.json", () -> get(() -> complete(HttpResponse.create().withEntity(
                 HttpEntities.create(ContentTypes.APPLICATION_JSON, OPENAPI))))),
             v1Routes))));
-    // Only requests for the aliases' own paths meet their auth: an unmatched path stays a 404.
-    if (!rootAliases.isEmpty()) top.add(pathPrefixTest("feedback", () -> auth.protect(() -> all(rootAliases))));
+    // Only requests for documented paths meet the auth: an unmatched path stays a 404, token or not.
+    if (!rootAliases.isEmpty()) {
+      top.add(pathPrefixTest("feedback", () -> auth.protect(() -> all(rootAliases), ApiRoutes::documented)));
+    }
     Set<String> ownBodies = gateway == null ? Set.of() : Set.of(GATEWAY_CHAT);
     return new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS, ownBodies).wrap(all(top));
   }

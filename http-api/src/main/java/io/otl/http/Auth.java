@@ -3,6 +3,7 @@ package io.otl.http;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
@@ -65,12 +66,22 @@ public final class Auth {
   }
 
   public Route protect(Supplier<Route> inner) {
+    return protect(inner, path -> true);
+  }
+
+  /**
+   * @param known whether a request path is one the API serves: a refused request for any other
+   *     path is rejected (404, as with the token) rather than answered 401, which told clients
+   *     a typo was a credentials problem. A refused request never reaches {@code inner}.
+   */
+  public Route protect(Supplier<Route> inner, Predicate<String> known) {
     if (token == null) return inner.get();
     return Directives.extractRequest(request -> {
       boolean read = request.method().equals(HttpMethods.GET) || request.method().equals(HttpMethods.HEAD);
       if (read && !protectReads) return inner.get();
       Optional<String> header = request.getHeader("Authorization").map(h -> h.value());
       if (matches(header, token)) return inner.get();
+      if (!known.test(request.getUri().path())) return Directives.reject();
       return unauthorized(header.isPresent());
     });
   }

@@ -3,7 +3,6 @@ package io.otl.wire;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * What an ingested JSON document may hold beyond being valid JSON (issue #14.6, #14.7): no deeper
@@ -15,9 +14,6 @@ public final class JsonLimits {
   /** The default nesting limit: the outermost object counts 1. */
   public static final int DEFAULT_MAX_DEPTH = 32;
 
-  /** Keys shown in paths as sent; others (digits, e-mail signs …) as {@code *}, never echoed. */
-  private static final Pattern PLAIN_KEY = Pattern.compile("[A-Za-z_-]{1,64}");
-
   private JsonLimits() {}
 
   /** Why {@code node} cannot be ingested, naming the JSON path; null when it can. */
@@ -28,7 +24,7 @@ public final class JsonLimits {
    * is client data (an e-mail, a phone number as a map key) and answers must not echo it.
    */
   public static String shownKey(String key) {
-    return key != null && PLAIN_KEY.matcher(key).matches() ? key : "*";
+    return io.otl.core.Ids.shownKey(key);
   }
 
   public static Problem problem(JsonNode node, String path, int maxDepth) {

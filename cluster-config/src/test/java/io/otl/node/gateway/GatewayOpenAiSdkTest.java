@@ -531,6 +531,12 @@ class GatewayOpenAiSdkTest {
             + "\"metadata\":{\"session_id\":\"has spaces/and slashes\"}}");
     assertEquals(400, r.status(), r.body());
     assertEquals("metadata.session_id", r.json().path("error").path("param").asText());
+    Http.Response masked = new Http(node.httpPort()).withToken(KEY_A).post("/v1/chat/completions",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+            + "\"metadata\":{\"jane@example.com\":1}}");
+    assertEquals(400, masked.status(), masked.body());
+    assertEquals("metadata.*", masked.json().path("error").path("param").asText(), "a key is client data");
+    assertFalse(masked.body().contains("jane"), masked.body());
   }
 
   @Test

@@ -56,6 +56,32 @@ class AuthTest {
     }
   }
 
+  /** A typo is not a credentials problem: unknown paths are 404 with or without the token. */
+  @Test
+  void unknownPathsAreNotFoundWhetherOrNotTheTokenIsSent() throws Exception {
+    try (TrainingNode node = node("path-token", true)) {
+      Http anonymous = new Http(node.httpPort());
+      Http authorized = new Http(node.httpPort()).withToken("path-token");
+      Http wrong = new Http(node.httpPort()).withToken("guess");
+      for (String path : new String[] {"/v1/nope", "/v1/sessions/s1/events/extra", "/feedback/anything",
+          "/feedback/rate/extra", "/v1/feedback", "/nope"}) {
+        for (Http client : new Http[] {anonymous, wrong, authorized}) {
+          for (Http.Response r : new Http.Response[] {client.get(path), client.post(path, BODY)}) {
+            assertEquals(404, r.status(), path + " → " + r.body());
+            assertEquals("not_found", r.json().get("error").asText(), path + " → " + r.body());
+          }
+        }
+      }
+      // Known paths still need the token, whatever the method or id.
+      assertEquals(401, anonymous.post("/v1/sessions/anything/events", BODY).status());
+      assertEquals(401, wrong.post("/feedback/thumbs?sessionId=s1&helpful=true", null).status());
+      assertEquals(401, anonymous.get("/v1/jobs").status());
+      assertEquals(401, anonymous.send("DELETE", "/v1/sessions/s1", null).status());
+      assertEquals(401, anonymous.send("PUT", "/v1/training/a/policy", "{}").status());
+      assertEquals(0, authorized.get("/v1/jobs").json().get("jobs").size(), "refused requests started nothing");
+    }
+  }
+
   @Test
   void withoutATokenEverythingIsOpen() throws Exception {
     try (TrainingNode node = node("", false)) {

@@ -3,6 +3,7 @@ package io.otl.node.training;
 import static io.otl.node.training.TrainingLoopTest.await;
 import static io.otl.node.training.TrainingLoopTest.completeSession;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -103,6 +104,24 @@ class PolicyRoutesTest {
     Http.Response array = put(AGENT, "[1]");
     assertEquals(400, array.status(), array.body());
 
+    assertEquals(before, http.get("/v1/training/" + AGENT + "/policy").json(), "nothing changed");
+  }
+
+  /** A key is client data (docs/http-edge.md): one that is not a plain word shows as *, never as sent. */
+  @Test
+  void anUnknownKeyThatIsNotAPlainWordIsNotEchoed() {
+    JsonNode before = http.get("/v1/training/" + AGENT + "/policy").json();
+    for (String body : new String[] {"{\"jane.doe@example.com\": 5}", "{\"+15551234567\": 1}",
+        "{\"trigger\": {\"555-0100\": 1}}", "{\"555-0100\": 1}", "{\"x1\": null}"}) {
+      Http.Response r = put(AGENT, body);
+      assertEquals(400, r.status(), r.body());
+      String message = r.json().get("message").asText();
+      // Keys HOCON cannot even read as a path ('@', '+') are refused before they are named.
+      assertTrue(message.startsWith("* ") || message.startsWith("the policy is not an object"), message);
+      for (String secret : new String[] {"jane", "example", "5551234567", "555-0100"}) {
+        assertFalse(r.body().contains(secret), r.body());
+      }
+    }
     assertEquals(before, http.get("/v1/training/" + AGENT + "/policy").json(), "nothing changed");
   }
 

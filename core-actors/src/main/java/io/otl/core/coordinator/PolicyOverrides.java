@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValue;
+import io.otl.core.Ids;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,20 +64,21 @@ public final class PolicyOverrides {
     try {
       c = ConfigFactory.parseMap(raw == null ? Map.of() : raw);
     } catch (ConfigException e) {
-      throw new IllegalArgumentException("the policy is not an object of keys and values: " + e.getMessage(), e);
+      // Config's message quotes the keys it stumbled on: client data, not echoed.
+      throw new IllegalArgumentException("the policy is not an object of keys and values", e);
     }
     Map<String, Object> flat = new LinkedHashMap<>();
     for (Map.Entry<String, ConfigValue> e : c.entrySet()) {
       if (!overridable(e.getKey())) {
         throw new IllegalArgumentException(
-            e.getKey() + " cannot be set per agent; allowed: " + allowed());
+            Ids.shownPath(e.getKey()) + " cannot be set per agent; allowed: " + allowed());
       }
       flat.put(e.getKey(), e.getValue().unwrapped());
     }
     // entrySet() leaves out null values: name them instead of dropping them silently.
     for (Map.Entry<String, ?> e : (raw == null ? Map.<String, Object>of() : raw).entrySet()) {
       if (e.getValue() == null) {
-        throw new IllegalArgumentException(e.getKey() + " must have a value (null is not one); allowed keys: "
+        throw new IllegalArgumentException(Ids.shownPath(e.getKey()) + " must have a value (null is not one); allowed keys: "
             + allowed());
       }
     }

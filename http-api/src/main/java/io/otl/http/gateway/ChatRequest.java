@@ -72,7 +72,7 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
       while (fields.hasNext()) {
         var f = fields.next();
         if (!f.getValue().isTextual()) {
-          throw OpenAiError.invalid("metadata." + f.getKey(), "metadata values must be strings");
+          throw OpenAiError.invalid("metadata." + io.otl.wire.JsonLimits.shownKey(f.getKey()), "metadata values must be strings");
         }
       }
       JsonNode s = metadata.get("session_id");

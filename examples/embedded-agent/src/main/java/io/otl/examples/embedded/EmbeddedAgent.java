@@ -22,6 +22,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * An agent that embeds a training node in its own JVM (design §1 way 1, §7.3): no HTTP hop, the node
@@ -37,11 +38,16 @@ import java.util.concurrent.TimeoutException;
  * The node's HTTP API and the Trinity simulator are off. The agent asks {@link ModelRouter} which
  * model serves each session (there is none until a version is registered or trained: it then keeps
  * its base model), records a few sessions through {@link DataCollector}, sends a retry to show
- * idempotency, rates a session late, reads a trajectory back, and leaves the cluster.
+ * idempotency, rates a session late, reads a trajectory back, and leaves the cluster. A call whose
+ * ask times out (a node recovering a loaded journal answers late) is retried a few times with a
+ * short backoff, as a real agent would; a node that never answers still ends the run with an error.
  */
 public final class EmbeddedAgent {
   static final String AGENT_ID = "support-bot";
   private static final Duration WAIT = Duration.ofSeconds(30);
+  /** Tries of one call whose ask times out, and the first pause between them (doubling). */
+  static final int ATTEMPTS = 4;
+  private static final Duration BACKOFF = Duration.ofMillis(250);
 
   private EmbeddedAgent() {}
 
@@ -108,21 +114,24 @@ public final class EmbeddedAgent {
                 JsonNodeFactory.instance.objectNode().put("found", true), true, 42L),
             new SessionInput.Message("a1", null, "assistant", conversations[i][1], "chatcmpl-" + run + i, 850L),
             new SessionInput.Result("r1", null, conversations[i][2], "example run"));
-        AgentSession.Recorded ack = await(collector.record(sessionId, AGENT_ID, turn));
+        AgentSession.Recorded ack = call("recording " + sessionId, () -> collector.record(sessionId, AGENT_ID, turn), out);
         accepted += ack.accepted();
         out.printf("[agent] session %s: recorded %d events (sampled=%s)%n", sessionId, ack.accepted(), ack.sampled());
         // A retry of the same batch (say the agent timed out) is acknowledged, not stored twice.
-        AgentSession.Recorded retry = await(collector.record(sessionId, AGENT_ID, turn));
+        AgentSession.Recorded retry = call("resending " + sessionId, () -> collector.record(sessionId, AGENT_ID, turn), out);
         duplicates += retry.duplicates();
         out.printf("[agent] session %s: retry acknowledged as %d duplicates%n", sessionId, retry.duplicates());
       }
       // Users rate later: the reward is revised.
-      AgentSession.Recorded rating = await(collector.feedback(sessions.get(0), AGENT_ID, "RATING", 5.0, "fb-" + run));
+      AgentSession.Recorded rating = call("rating " + sessions.get(0),
+          () -> collector.feedback(sessions.get(0), AGENT_ID, "RATING", 5.0, "fb-" + run), out);
       accepted += rating.accepted();
-      Optional<AgentSession.State> stored = await(collector.trajectory(sessions.get(0)));
+      Optional<AgentSession.State> stored = call("reading " + sessions.get(0),
+          () -> collector.trajectory(sessions.get(0)), out);
       stored.ifPresent(s -> out.printf("[agent] trajectory %s: status %s, %d messages, reward %.2f, quality %.2f%n",
           sessions.get(0), s.status(), s.messages().size(), s.reward(), s.qualityScore()));
-      Optional<AgentSession.State> redacted = await(collector.trajectory(sessions.get(1)));
+      Optional<AgentSession.State> redacted = call("reading " + sessions.get(1),
+          () -> collector.trajectory(sessions.get(1)), out);
       redacted.ifPresent(s -> out.println("[agent] stored user text: " + s.messages().get(0).content()));
       out.println("[agent] leaving the cluster");
       return new Result(sessions, accepted, duplicates, model);
@@ -134,13 +143,47 @@ public final class EmbeddedAgent {
   /** The version serving {@code sessionId}; empty (keep the base model) when the agent has none yet. */
   private static Optional<String> route(ModelRouter router, String sessionId, PrintStream out) {
     try {
-      ModelVersion.RouteDecision d = await(router.route(AGENT_ID, sessionId));
+      ModelVersion.RouteDecision d = call("routing " + sessionId, () -> router.route(AGENT_ID, sessionId), out);
       out.printf("[agent] session %s is served by model %s at %s%n", sessionId, d.version(), d.endpoint());
       return Optional.of(d.version());
     } catch (ModelRouter.NoVersionException e) {
       out.printf("[agent] no model version for %s yet (%s): serving session %s with the base model%n", AGENT_ID,
           e.getMessage(), sessionId);
       return Optional.empty();
+    }
+  }
+
+  /**
+   * Asks, and asks again when the ask times out: a node that has just started may still be
+   * recovering a loaded journal and answer a few seconds late. Every call here is idempotent (event
+   * and feedback ids dedupe a resent batch). Other failures are not retried; after {@link #ATTEMPTS}
+   * timeouts the call fails, so an agent whose node never answers still stops with an error.
+   */
+  static <T> T call(String what, Supplier<CompletionStage<T>> ask, PrintStream out) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return await(ask.get());
+      } catch (AskTimedOut e) {
+        if (attempt == ATTEMPTS) {
+          throw new IllegalStateException(what + ": no answer after " + ATTEMPTS + " tries: " + e.getMessage(), e);
+        }
+        long pause = BACKOFF.toMillis() << (attempt - 1);
+        out.printf("[agent] %s timed out (the node may still be recovering its journal); retry %d of %d in %d ms%n",
+            what, attempt, ATTEMPTS - 1, pause);
+        try {
+          Thread.sleep(pause);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted", ie);
+        }
+      }
+    }
+  }
+
+  /** An ask that got no answer within the node's ask-timeout: worth another try. */
+  static final class AskTimedOut extends RuntimeException {
+    AskTimedOut(Throwable cause) {
+      super(cause.getMessage(), cause);
     }
   }
 
@@ -151,6 +194,8 @@ public final class EmbeddedAgent {
     } catch (ExecutionException e) {
       Throwable cause = e.getCause() instanceof CompletionException c && c.getCause() != null ? c.getCause() : e.getCause();
       if (cause instanceof RuntimeException r) throw r;
+      // Pekko's AskTimeoutException is a TimeoutException: the entity did not answer in time.
+      if (cause instanceof TimeoutException) throw new AskTimedOut(cause);
       throw new IllegalStateException(cause);
     } catch (TimeoutException e) {
       throw new IllegalStateException("no answer within " + WAIT.toSeconds() + " s (is the journal reachable?)", e);
