@@ -58,7 +58,9 @@ class JournalIdentityCheckTest {
 
   @Test
   void theCheckerIsPluggedIntoTheNodesPekkoConfig() {
-    Config node = ConfigFactory.parseResources("otl-node.conf").resolve();
+    // Layered over the modules' reference.conf as NodeConfig does: otl-node.conf refers to their keys.
+    Config node = ConfigFactory.parseResources("otl-node.conf")
+        .withFallback(ConfigFactory.defaultReference()).resolve();
     assertEquals(JournalIdentityCheck.class.getName(),
         node.getString("pekko.cluster.configuration-compatibility-check.checkers.otl-journal-identity"));
   }
