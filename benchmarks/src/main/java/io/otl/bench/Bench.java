@@ -21,6 +21,7 @@ public final class Bench {
   private Bench() {}
 
   public static void main(String[] argv) throws Exception {
+    io.otl.node.CommonPool.sizeBeforeFirstUse();
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "bench-logback.xml");
     }

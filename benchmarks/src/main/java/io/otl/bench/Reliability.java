@@ -26,6 +26,7 @@ public final class Reliability {
   private Reliability() {}
 
   public static void main(String[] argv) throws Exception {
+    io.otl.node.CommonPool.sizeBeforeFirstUse();
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "bench-logback.xml");
     }

@@ -15,6 +15,7 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) throws Exception {
+    CommonPool.sizeBeforeFirstUse();
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "otl-logback.xml");
     }

@@ -118,6 +118,7 @@ public final class TrainingNode implements AutoCloseable {
    * and simulations move it by hand (step durations, idle timeouts, cron slots).
    */
   public static TrainingNode start(Optional<Path> configFile, Config overrides, Clock clock) {
+    CommonPool.warnIfTooSmall(log);
     Config base = NodeConfig.resolve(configFile, overrides.withFallback(ConfigFactory.defaultApplication()),
         System.getenv());
     NodeSettings settings = NodeSettings.from(base);

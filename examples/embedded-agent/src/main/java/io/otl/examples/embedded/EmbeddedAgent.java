@@ -52,6 +52,7 @@ public final class EmbeddedAgent {
   private EmbeddedAgent() {}
 
   public static void main(String[] args) {
+    io.otl.node.CommonPool.sizeBeforeFirstUse();
     Result result;
     try {
       result = run(ConfigFactory.empty(), System.getenv(), System.out);
