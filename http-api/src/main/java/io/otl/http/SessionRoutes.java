@@ -134,7 +134,7 @@ public final class SessionRoutes {
     if (agentProblem != null) throw BadRequest.invalid(agentProblem);
     List<SessionInput> inputs = parser.parseBatch(body.get("events"));
     sameSessionAndAgent(body.get("events"), sessionId, agentId);
-    return record(sessionId, agentId, inputs, StatusCodes.ACCEPTED);
+    return record(sessionId, agentId, inputs, StatusCodes.ACCEPTED, false);
   }
 
   /**
@@ -169,7 +169,21 @@ public final class SessionRoutes {
     ((com.fasterxml.jackson.databind.node.ObjectNode) body).remove("agentId");
     SessionInput input = parser.parse(body, "body");
     if (((SessionInput.Feedback) input).kind() == null) throw BadRequest.invalid("kind is required");
-    return record(sessionId, agentId, List.of(input), StatusCodes.ACCEPTED);
+    return record(sessionId, agentId, List.of(input), StatusCodes.ACCEPTED, true);
+  }
+
+  /**
+   * The session names a field by its place in an events batch ({@code events[0].msgId}); a body
+   * that is one feedback object gets the field named as the client sent it ({@code msgId}).
+   */
+  static AgentSession.Rejected asSingleEvent(AgentSession.Rejected r) {
+    return new AgentSession.Rejected(r.code(), r.field() == null ? null : singleEvent(r.field()),
+        r.message() == null ? null : singleEvent(r.message()));
+  }
+
+  private static String singleEvent(String text) {
+    String prefix = "events[0].";
+    return text.startsWith(prefix) ? text.substring(prefix.length()) : text.replace("events[0]", "the feedback");
   }
 
   private CompletionStage<HttpResponse> rate(Optional<String> sessionId, Optional<String> score) {
@@ -184,7 +198,7 @@ public final class SessionRoutes {
     }
     if (value < 1 || value > 5) throw BadRequest.invalid("score is " + value + "; an integer from 1 to 5 is expected");
     return record(s, null, List.of(new SessionInput.Feedback(null, null, "RATING", (double) value, null, "agentscope")),
-        StatusCodes.OK);
+        StatusCodes.OK, true);
   }
 
   private CompletionStage<HttpResponse> thumbs(Optional<String> sessionId, Optional<String> helpful) {
@@ -197,11 +211,12 @@ public final class SessionRoutes {
       default -> throw BadRequest.invalid("helpful is not true or false");
     };
     return record(s, null, List.of(new SessionInput.Feedback(null, null, up ? "THUMBS_UP" : "THUMBS_DOWN", null, null,
-        "agentscope")), StatusCodes.OK);
+        "agentscope")), StatusCodes.OK, true);
   }
 
+  /** @param single the request was one event (feedback), not an events batch: errors name its fields alone */
   private CompletionStage<HttpResponse> record(
-      String sessionId, String agentId, List<SessionInput> inputs, StatusCode success) {
+      String sessionId, String agentId, List<SessionInput> inputs, StatusCode success, boolean single) {
     long start = System.nanoTime();
     return collector.submit(sessionId, agentId, inputs).thenApply(reply -> {
       if (reply instanceof AgentSession.Recorded r) {
@@ -212,7 +227,7 @@ public final class SessionRoutes {
       }
       AgentSession.Rejected rej = (AgentSession.Rejected) reply;
       metrics.eventsRejected(inputs.size());
-      return Json.rejected(rej);
+      return Json.rejected(single ? asSingleEvent(rej) : rej);
     });
   }
 }

@@ -483,7 +483,8 @@ public final class AgentSession
       if (input instanceof SessionInput.Feedback f && f.msgId() != null
           && !hasResponse(draft, desensitizer.applyToId(f.msgId()))) {
         return reject(state, cmd, RejectionCode.NOT_FOUND, "events[" + i + "].msgId",
-            "events[" + i + "].msgId '" + f.msgId() + "' is not the msgId of a response recorded in session "
+            // the id is not echoed: a client's text never goes back unredacted (it may hold anything)
+            "events[" + i + "].msgId is not the msgId of a response recorded in session "
                 + sessionId);
       }
       if (draft.status() == Status.COMPLETED && !(input instanceof SessionInput.Feedback)) {
