@@ -103,6 +103,15 @@ public final class SessionRoutes {
     return StrictJson.readObject(bytes, StrictJson.DEFAULT_MAX_DEPTH);
   }
 
+  /**
+   * Refuses a body with fields on a request that takes none: what it asks for (an algorithm for a
+   * trigger, a reason for a promote) would otherwise be dropped without a word. Empty and {@code {}} pass.
+   */
+  static void noBody(ByteString bytes, String why) {
+    if (bytes.isEmpty()) return;
+    if (readJson(bytes).size() > 0) throw BadRequest.invalid(why);
+  }
+
   static void onlyFields(JsonNode body, Set<String> allowed) {
     Iterator<String> names = body.fieldNames();
     while (names.hasNext()) {

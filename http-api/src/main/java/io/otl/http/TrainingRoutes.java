@@ -47,7 +47,7 @@ public final class TrainingRoutes {
         pathPrefix("training", () -> pathPrefix(segment(), agentId -> concat(
             pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> status(agentId))))),
             path("trigger", () -> post(() -> SessionRoutes.body(b -> completeWithFuture(guard(() -> {
-              noBody(b, "a trigger takes no body: set the agent's algorithm, base model and hyperparameters with "
+              SessionRoutes.noBody(b, "a trigger takes no body: set the agent's algorithm, base model and hyperparameters with "
                   + "PUT /v1/training/" + agentId + "/policy, then trigger");
               return trigger(agentId);
             }))))),
@@ -60,18 +60,9 @@ public final class TrainingRoutes {
             pathPrefix(segment(), jobId -> concat(
                 pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> job(jobId))))),
                 path("cancel", () -> post(() -> SessionRoutes.body(b -> completeWithFuture(guard(() -> {
-                  noBody(b, "a cancel takes no body");
+                  SessionRoutes.noBody(b, "a cancel takes no body");
                   return cancel(jobId);
                 }))))))))));
-  }
-
-  /**
-   * Refuses a body with fields on a request that has none: what it asks for (an algorithm for this
-   * job, say) would otherwise be dropped without a word. Empty and {@code {}} pass.
-   */
-  private static void noBody(org.apache.pekko.util.ByteString bytes, String why) {
-    if (bytes.isEmpty()) return;
-    if (SessionRoutes.readJson(bytes).size() > 0) throw BadRequest.invalid(why);
   }
 
   private EntityRef<TrainingCoordinator.Command> coordinator(String agentId) {
