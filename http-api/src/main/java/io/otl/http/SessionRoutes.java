@@ -117,7 +117,9 @@ public final class SessionRoutes {
     while (names.hasNext()) {
       String n = names.next();
       if (!allowed.contains(n)) {
-        throw BadRequest.invalid(io.otl.wire.JsonLimits.shownKey(n) + " is not a field of this request; allowed: " + allowed);
+        // sorted: Set.of iterates in another order on every JVM, and the message should not
+        throw BadRequest.invalid(io.otl.wire.JsonLimits.shownKey(n) + " is not a field of this request; allowed: "
+            + new java.util.TreeSet<>(allowed));
       }
     }
   }
