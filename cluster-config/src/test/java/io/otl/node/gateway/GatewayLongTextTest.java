@@ -110,6 +110,26 @@ class GatewayLongTextTest {
     assertEquals(1, again.path("toolCalls").size());
   }
 
+  /** Tool schemas are stored whole or not at all (cut JSON would not parse when exported); the turn is kept. */
+  @Test
+  void toolSchemasOverTheLimitAreLeftOutAndSaidSoWhileTheTurnIsRecorded() throws Exception {
+    String session = "schemas-" + UUID.randomUUID();
+    String tools = "[{\"type\":\"function\",\"function\":{\"name\":\"lookup\",\"description\":"
+        + JSON.writeValueAsString("d".repeat(2 * LIMIT)) + ",\"parameters\":{\"type\":\"object\"}}}]";
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+        .header("X-Agent-Id", "long-texts").header("X-Session-Id", session).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"tools\":" + tools
+            + ",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), r.body());
+    JsonNode stored = await("the turn recorded", () -> api.get("/v1/sessions/" + session).json(),
+        s -> s.path("messages").size() == 2);
+    assertTrue(stored.path("metadata").path("tools").isMissingNode(), stored.path("metadata").toString());
+    assertTrue(stored.path("metadata").path("toolsOmitted").asText().startsWith(tools.length() + " characters"),
+        stored.path("metadata").toString());
+  }
+
   /** The status and body of a chat call, as {"status":…, "body":…}. */
   private static JsonNode chat(String session, String messages) throws Exception {
     HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
