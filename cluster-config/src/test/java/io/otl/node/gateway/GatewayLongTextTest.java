@@ -77,6 +77,8 @@ class GatewayLongTextTest {
     JsonNode reply = stored.path("messages").get(1);
     assertEquals("assistant", reply.path("role").asText());
     assertEquals(answer.path("body").path("id").asText(), reply.path("msgId").asText(), "the answer is recorded");
+    String timeline = api.get("/v1/audit/session/" + session + "/timeline").body();
+    assertTrue(timeline.contains("[cut: content was " + question.length() + " characters]"), timeline);
   }
 
   @Test
