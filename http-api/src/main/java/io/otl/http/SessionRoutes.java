@@ -192,6 +192,16 @@ public final class SessionRoutes {
         r.message() == null ? null : singleEvent(r.message()));
   }
 
+  /**
+   * rate and thumbs (AgentScope's routes) cannot name an agent, so the session's "its first events
+   * must name the agentId" sends their caller nowhere: they rate a session recorded before.
+   */
+  private static HttpResponse agentScopeUnknown(HttpResponse r, String sessionId) {
+    if (r.status().intValue() != 404) return r;
+    return Json.error(StatusCodes.NOT_FOUND, "not_found", "session " + sessionId
+        + " is unknown: rate and thumbs apply to a session already recorded (its events, or a gateway call)");
+  }
+
   private static String singleEvent(String text) {
     String prefix = "events[0].";
     return text.startsWith(prefix) ? text.substring(prefix.length()) : text.replace("events[0]", "the feedback");
@@ -209,7 +219,7 @@ public final class SessionRoutes {
     }
     if (value < 1 || value > 5) throw BadRequest.invalid("score is " + value + "; an integer from 1 to 5 is expected");
     return record(s, null, List.of(new SessionInput.Feedback(null, null, "RATING", (double) value, null, "agentscope")),
-        StatusCodes.OK, true);
+        StatusCodes.OK, true).thenApply(r -> agentScopeUnknown(r, s));
   }
 
   private CompletionStage<HttpResponse> thumbs(Optional<String> sessionId, Optional<String> helpful) {
@@ -222,7 +232,7 @@ public final class SessionRoutes {
       default -> throw BadRequest.invalid("helpful is not true or false");
     };
     return record(s, null, List.of(new SessionInput.Feedback(null, null, up ? "THUMBS_UP" : "THUMBS_DOWN", null, null,
-        "agentscope")), StatusCodes.OK, true);
+        "agentscope")), StatusCodes.OK, true).thenApply(r -> agentScopeUnknown(r, s));
   }
 
   /** @param single the request was one event (feedback), not an events batch: errors name its fields alone */

@@ -68,6 +68,20 @@ class FeedbackErrorFieldsTest {
     assertFalse(r.body().contains("events["), r.body());
   }
 
+  /** AgentScope's rate and thumbs cannot name an agent: an unknown session is just unknown to them. */
+  @Test
+  void rateAndThumbsOfAnUnknownSessionDoNotAskForAnAgentId() {
+    for (String path : java.util.List.of("/v1/feedback/rate?sessionId=never-seen-1&score=4",
+        "/feedback/thumbs?sessionId=never-seen-1&helpful=true")) {
+      Http.Response r = api.post(path, null);
+      assertEquals(404, r.status(), r.body());
+      String message = r.json().path("message").asText();
+      assertTrue(message.startsWith("session never-seen-1 is unknown"), message);
+      assertFalse(message.contains("agentId"), message);
+    }
+    assertEquals(404, api.get("/v1/sessions/never-seen-1").status(), "nothing stored");
+  }
+
   @Test
   void theEventsBatchKeepsNamingTheEventByItsPlace() {
     String id = session();
