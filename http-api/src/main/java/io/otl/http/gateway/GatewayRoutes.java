@@ -243,7 +243,7 @@ public final class GatewayRoutes {
   private static void checkOwner(String owner, String agent, String sessionId) {
     if (owner != null && !owner.equals(agent)) {
       throw new OpenAiError(403, "permission_error", SESSION_HEADER, "session_of_other_agent",
-          "session " + sessionId + " belongs to another agent; this key may not write to it");
+          "session " + sessionId + " belongs to another agent; agent " + agent + " may not write to it");
     }
   }
 
