@@ -42,8 +42,9 @@ public final class AuditCommand {
              audit verify [--kind session|coordinator|model|all] [--config <file>]
         id: a session id, an agent id (coordinator, model) or a job id (job-<n>-<agentId>)
         --as-of: the events known at that time and the entity's state then
-        verify: replays every entity of the kind; reports undeserializable events and sequence gaps
-                (exit code 1 when it finds any)""";
+        verify: replays every entity of the kind (default: all) from the journal, which no running node may
+                hold; reports undeserializable events and sequence gaps (exit code 1 when it finds any)
+      exit codes: 0 done, 1 not found / problems found / journal unreadable, 2 wrong usage""";
 
   private AuditCommand() {}
 
@@ -79,6 +80,7 @@ public final class AuditCommand {
     Optional<Path> config = Optional.empty();
     Instant asOf = null;
     String format = "text";
+    boolean formatGiven = false;
     String kindOption = null;
     List<String> positional = new java.util.ArrayList<>();
     for (int i = 0; i < args.size(); i++) {
@@ -101,6 +103,7 @@ public final class AuditCommand {
         case "--format" -> {
           if (!"text".equals(value) && !"json".equals(value)) return usage(err, "--format is text or json");
           format = value;
+          formatGiven = true;
           i++;
         }
         case "--kind" -> {
@@ -121,6 +124,9 @@ public final class AuditCommand {
     if (positional.isEmpty()) return usage(err, "what to audit is missing");
     if (positional.get(0).equals("verify")) {
       if (positional.size() > 1) return usage(err, "verify takes no argument besides its options");
+      // verify prints a text report of every entity: an option of the entity audit would be silently ignored
+      if (asOf != null) return usage(err, "--as-of belongs to audit <kind> <id>; verify takes --kind and --config");
+      if (formatGiven) return usage(err, "--format belongs to audit <kind> <id>; verify takes --kind and --config");
       Set<Kind> kinds;
       if (kindOption == null || kindOption.equals("all")) {
         kinds = EnumSet.of(Kind.SESSION, Kind.COORDINATOR, Kind.MODEL);

@@ -31,10 +31,7 @@ public final class Main {
       case "audit" -> AuditCommand.main(options.toArray(String[]::new));
       case "simulator" -> io.otl.node.simulator.SimulatorCommand.main(options.toArray(String[]::new));
       case "help", "--help", "-h" -> usage(0);
-      default -> {
-        System.err.println("unknown command: " + command);
-        usage(2);
-      }
+      default -> usageError("unknown command: " + command);
     }
   }
 
@@ -46,12 +43,12 @@ public final class Main {
         usage(0);
       } else if (o.equals("--config") && i + 1 < options.size()) {
         Path file = Path.of(options.get(++i));
-        if (!Files.isReadable(file)) fail("--config " + file + ": no such readable file");
+        if (!Files.isReadable(file)) usageError("--config " + file + ": no such readable file");
         configFile = Optional.of(file);
       } else if (o.equals("--config")) {
-        fail("--config needs a file");
+        usageError("--config needs a file");
       } else {
-        fail("unknown option for run: " + o);
+        usageError("unknown option for run: " + o);
       }
     }
     try {
@@ -78,12 +75,20 @@ public final class Main {
                                   an entity's history (and its state as of a time) from the journal (or through
                                   the node that holds the embedded journal)
           audit verify [--kind session|coordinator|model|all] [--config <file>]
-                                  replays every entity; reports undeserializable events and sequence gaps (exit 1)
-          simulator [--host 127.0.0.1] [--port 8265] [--work-dir DIR] [--pending 1s] [--running 5s]
+                                  replays every entity of the kind (default: all) from the journal, which no
+                                  running node may hold; reports undeserializable events and sequence gaps (exit 1)
+          simulator [--host 127.0.0.1] [--port 8265] [--work-dir DIR] [--pending 1s] [--running 5s] [--commit-batch 1]
                                   the Trinity simulator on its own (Ray Jobs + Trinity proxy APIs)
           help                    this text
+        <command> --help shows a command's own options; a mistake on the command line exits 2, starting nothing
         """);
     System.exit(code);
+  }
+
+  /** A mistake on the command line: nothing was started; exit 2, as export, audit and simulator do. */
+  private static void usageError(String message) {
+    System.err.println("error: " + message);
+    usage(2);
   }
 
   private static void fail(String message) {

@@ -301,7 +301,8 @@ public final class TrainingNode implements AutoCloseable {
       return CompletableFuture.completedFuture(org.apache.pekko.Done.getInstance());
     });
     return new GatewayRoutes(system, settings, collector, router, new StableRoute(sharding, askTimeout),
-        metrics.registry(), sessions.desensitizer(), new io.otl.http.gateway.GatewayTraffic(java.time.Instant.now()),
+        metrics.registry(), sessions.desensitizer(), sessions.maxTextLength(),
+        new io.otl.http.gateway.GatewayTraffic(java.time.Instant.now()),
         owners);
   }
 

@@ -60,11 +60,20 @@ public final class ModelRoutes {
         pathPrefix("versions", () -> concat(
             pathEndOrSingleSlash(() -> post(() -> body(b -> completeWithFuture(guard(() -> register(agentId, b)))))),
             pathPrefix(segment(), version -> concat(
-                transition("promote", agentId, version, (v, b) -> reply -> new ModelVersion.Promote(v, reply)),
+                transition("promote", agentId, version, (v, b) -> {
+                  SessionRoutes.noBody(b, "a promote takes no body (a reason is for rollback)");
+                  return reply -> new ModelVersion.Promote(v, reply);
+                }),
                 transition("rollback", agentId, version,
                     (v, b) -> reply -> new ModelVersion.Rollback(v, reason(b), reply)),
-                transition("pause", agentId, version, (v, b) -> reply -> new ModelVersion.Pause(v, reply)),
-                transition("resume", agentId, version, (v, b) -> reply -> new ModelVersion.Resume(v, reply)))))))));
+                transition("pause", agentId, version, (v, b) -> {
+                  SessionRoutes.noBody(b, "a pause takes no body");
+                  return reply -> new ModelVersion.Pause(v, reply);
+                }),
+                transition("resume", agentId, version, (v, b) -> {
+                  SessionRoutes.noBody(b, "a resume takes no body");
+                  return reply -> new ModelVersion.Resume(v, reply);
+                }))))))));
   }
 
   private Route transition(String name, String agentId, String version,

@@ -103,12 +103,23 @@ public final class SessionRoutes {
     return StrictJson.readObject(bytes, StrictJson.DEFAULT_MAX_DEPTH);
   }
 
+  /**
+   * Refuses a body with fields on a request that takes none: what it asks for (an algorithm for a
+   * trigger, a reason for a promote) would otherwise be dropped without a word. Empty and {@code {}} pass.
+   */
+  static void noBody(ByteString bytes, String why) {
+    if (bytes.isEmpty()) return;
+    if (readJson(bytes).size() > 0) throw BadRequest.invalid(why);
+  }
+
   static void onlyFields(JsonNode body, Set<String> allowed) {
     Iterator<String> names = body.fieldNames();
     while (names.hasNext()) {
       String n = names.next();
       if (!allowed.contains(n)) {
-        throw BadRequest.invalid(io.otl.wire.JsonLimits.shownKey(n) + " is not a field of this request; allowed: " + allowed);
+        // sorted: Set.of iterates in another order on every JVM, and the message should not
+        throw BadRequest.invalid(io.otl.wire.JsonLimits.shownKey(n) + " is not a field of this request; allowed: "
+            + new java.util.TreeSet<>(allowed));
       }
     }
   }
@@ -134,7 +145,7 @@ public final class SessionRoutes {
     if (agentProblem != null) throw BadRequest.invalid(agentProblem);
     List<SessionInput> inputs = parser.parseBatch(body.get("events"));
     sameSessionAndAgent(body.get("events"), sessionId, agentId);
-    return record(sessionId, agentId, inputs, StatusCodes.ACCEPTED);
+    return record(sessionId, agentId, inputs, StatusCodes.ACCEPTED, false);
   }
 
   /**
@@ -169,7 +180,31 @@ public final class SessionRoutes {
     ((com.fasterxml.jackson.databind.node.ObjectNode) body).remove("agentId");
     SessionInput input = parser.parse(body, "body");
     if (((SessionInput.Feedback) input).kind() == null) throw BadRequest.invalid("kind is required");
-    return record(sessionId, agentId, List.of(input), StatusCodes.ACCEPTED);
+    return record(sessionId, agentId, List.of(input), StatusCodes.ACCEPTED, true);
+  }
+
+  /**
+   * The session names a field by its place in an events batch ({@code events[0].msgId}); a body
+   * that is one feedback object gets the field named as the client sent it ({@code msgId}).
+   */
+  static AgentSession.Rejected asSingleEvent(AgentSession.Rejected r) {
+    return new AgentSession.Rejected(r.code(), r.field() == null ? null : singleEvent(r.field()),
+        r.message() == null ? null : singleEvent(r.message()));
+  }
+
+  /**
+   * rate and thumbs (AgentScope's routes) cannot name an agent, so the session's "its first events
+   * must name the agentId" sends their caller nowhere: they rate a session recorded before.
+   */
+  private static HttpResponse agentScopeUnknown(HttpResponse r, String sessionId) {
+    if (r.status().intValue() != 404) return r;
+    return Json.error(StatusCodes.NOT_FOUND, "not_found", "session " + sessionId
+        + " is unknown: rate and thumbs apply to a session already recorded (its events, or a gateway call)");
+  }
+
+  private static String singleEvent(String text) {
+    String prefix = "events[0].";
+    return text.startsWith(prefix) ? text.substring(prefix.length()) : text.replace("events[0]", "the feedback");
   }
 
   private CompletionStage<HttpResponse> rate(Optional<String> sessionId, Optional<String> score) {
@@ -184,7 +219,7 @@ public final class SessionRoutes {
     }
     if (value < 1 || value > 5) throw BadRequest.invalid("score is " + value + "; an integer from 1 to 5 is expected");
     return record(s, null, List.of(new SessionInput.Feedback(null, null, "RATING", (double) value, null, "agentscope")),
-        StatusCodes.OK);
+        StatusCodes.OK, true).thenApply(r -> agentScopeUnknown(r, s));
   }
 
   private CompletionStage<HttpResponse> thumbs(Optional<String> sessionId, Optional<String> helpful) {
@@ -197,11 +232,12 @@ public final class SessionRoutes {
       default -> throw BadRequest.invalid("helpful is not true or false");
     };
     return record(s, null, List.of(new SessionInput.Feedback(null, null, up ? "THUMBS_UP" : "THUMBS_DOWN", null, null,
-        "agentscope")), StatusCodes.OK);
+        "agentscope")), StatusCodes.OK, true).thenApply(r -> agentScopeUnknown(r, s));
   }
 
+  /** @param single the request was one event (feedback), not an events batch: errors name its fields alone */
   private CompletionStage<HttpResponse> record(
-      String sessionId, String agentId, List<SessionInput> inputs, StatusCode success) {
+      String sessionId, String agentId, List<SessionInput> inputs, StatusCode success, boolean single) {
     long start = System.nanoTime();
     return collector.submit(sessionId, agentId, inputs).thenApply(reply -> {
       if (reply instanceof AgentSession.Recorded r) {
@@ -212,7 +248,7 @@ public final class SessionRoutes {
       }
       AgentSession.Rejected rej = (AgentSession.Rejected) reply;
       metrics.eventsRejected(inputs.size());
-      return Json.rejected(rej);
+      return Json.rejected(single ? asSingleEvent(rej) : rej);
     });
   }
 }

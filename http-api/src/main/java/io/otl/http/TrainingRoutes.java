@@ -46,7 +46,11 @@ public final class TrainingRoutes {
     return concat(
         pathPrefix("training", () -> pathPrefix(segment(), agentId -> concat(
             pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> status(agentId))))),
-            path("trigger", () -> post(() -> completeWithFuture(guard(() -> trigger(agentId))))),
+            path("trigger", () -> post(() -> SessionRoutes.body(b -> completeWithFuture(guard(() -> {
+              SessionRoutes.noBody(b, "a trigger takes no body: set the agent's algorithm, base model and hyperparameters with "
+                  + "PUT /v1/training/" + agentId + "/policy, then trigger");
+              return trigger(agentId);
+            }))))),
             path("policy", () -> concat(
                 get(() -> completeWithFuture(guard(() -> policy(agentId)))),
                 put(() -> SessionRoutes.body(b -> completeWithFuture(guard(() -> setPolicy(agentId, b)))))))))),
@@ -55,7 +59,10 @@ public final class TrainingRoutes {
                 completeWithFuture(guard(() -> list(a, s))))))),
             pathPrefix(segment(), jobId -> concat(
                 pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> job(jobId))))),
-                path("cancel", () -> post(() -> completeWithFuture(guard(() -> cancel(jobId))))))))));
+                path("cancel", () -> post(() -> SessionRoutes.body(b -> completeWithFuture(guard(() -> {
+                  SessionRoutes.noBody(b, "a cancel takes no body");
+                  return cancel(jobId);
+                }))))))))));
   }
 
   private EntityRef<TrainingCoordinator.Command> coordinator(String agentId) {

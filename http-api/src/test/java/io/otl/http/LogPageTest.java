@@ -45,7 +45,10 @@ class LogPageTest {
     assertEquals(200, LogPage.param("limit", Optional.empty(), 200, 2000));
     assertEquals(7, LogPage.param("offset", Optional.of("7"), 0, Integer.MAX_VALUE));
     BadRequest e = assertThrows(BadRequest.class, () -> LogPage.param("limit", Optional.of("2001"), 200, 2000));
-    assertEquals("limit must be an integer from 0 to 2000, got '2001'", e.getMessage());
+    assertEquals("limit must be an integer from 0 to 2000", e.getMessage());
+    BadRequest phone = assertThrows(BadRequest.class,
+        () -> LogPage.param("offset", Optional.of("13812345678"), 0, Integer.MAX_VALUE));
+    assertEquals("offset must be an integer from 0 to 2147483647", phone.getMessage(), "what was sent is not echoed");
     assertThrows(BadRequest.class, () -> LogPage.param("offset", Optional.of("-1"), 0, 10));
     assertThrows(BadRequest.class, () -> LogPage.param("offset", Optional.of("1e3"), 0, 10));
   }

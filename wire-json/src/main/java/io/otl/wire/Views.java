@@ -29,9 +29,10 @@ public final class Views {
     m.put("messages", s.messages().stream().map(e -> withInference(map(
         "eventId", e.eventId(), "at", e.at(), "role", e.role().name(), "content", e.content(),
         "msgId", e.msgId(), "latencyMs", e.latencyMs()), e)).toList());
-    m.put("toolCalls", s.toolCalls().stream().map(e -> map(
+    m.put("toolCalls", s.toolCalls().stream().map(e -> withCut(map(
         "eventId", e.eventId(), "at", e.at(), "callId", e.callId(), "toolName", e.toolName(),
-        "input", e.input(), "output", e.output(), "success", e.success(), "latencyMs", e.latencyMs())).toList());
+        "input", e.input(), "output", e.output(), "success", e.success(), "latencyMs", e.latencyMs()),
+        e.truncated())).toList());
     m.put("steps", s.steps().stream().map(e -> map(
         "eventId", e.eventId(), "at", e.at(), "index", e.index(), "thought", e.thought(), "action", e.action(),
         "observation", e.observation())).toList());
@@ -89,6 +90,12 @@ public final class Views {
   /** Messages the inference gateway recorded also say how the model call went. */
   private static Map<String, Object> withInference(Map<String, Object> m, AgentSession.MessageRecorded e) {
     if (e.inference() != null) m.put("inference", e.inference());
+    return withCut(m, e.truncated());
+  }
+
+  /** Texts the inference gateway stored cut at max-text-length: field → length before the cut. */
+  private static Map<String, Object> withCut(Map<String, Object> m, Map<String, Integer> truncated) {
+    if (truncated != null) m.put("truncated", truncated);
     return m;
   }
 }

@@ -132,8 +132,30 @@ public final class AgentPolicies {
     try {
       TrainingSettingsValidator.validate(agentscopeTraining.atPath(TrainingSettingsValidator.ROOT));
     } catch (ConfigValidationException e) {
-      throw new IllegalArgumentException(String.join("; ", e.errors()), e);
+      throw new IllegalArgumentException(String.join("; ", e.errors().stream().map(AgentPolicies::asSent).toList()),
+          e);
     }
+  }
+
+  /**
+   * A validator error as the client of {@code PUT …/policy} reads it: the key as it sent it
+   * ({@code trigger.min-samples}, not the file's full path), and never the value it sent, which
+   * is client text (an e-mail address or a phone number as likely as a typo) and goes back to no one.
+   */
+  static String asSent(String error) {
+    String e = error.startsWith(RUNNER + ".") ? error.substring(RUNNER.length() + 1) : error;
+    int eq = e.indexOf(" = ");
+    int must = e.indexOf(": must be ", Math.max(eq, 0));
+    if (eq < 0 || must < 0) return e;
+    String value = e.substring(eq + 3, must);
+    String requirement = e.substring(must + 2);
+    if (!value.isEmpty()) {
+      requirement = requirement.replace(value, "(the value given)");
+      if (value.length() > 2 && value.startsWith("\"") && value.endsWith("\"")) {
+        requirement = requirement.replace(value.substring(1, value.length() - 1), "(the value given)");
+      }
+    }
+    return e.substring(0, eq) + ": " + requirement;
   }
 
   private static Map<String, Config> sections(Config root, List<String> errors) {

@@ -26,6 +26,9 @@ public final class SimulatorCommand {
       "usage: simulator [--host 127.0.0.1] [--port 8265] [--work-dir ./data/simulator] "
           + "[--pending 1s] [--running 5s] [--commit-batch 1]";
 
+  private static final java.util.Set<String> OPTIONS =
+      java.util.Set.of("--host", "--port", "--work-dir", "--pending", "--running", "--commit-batch");
+
   private SimulatorCommand() {}
 
   public static void main(String[] args) {
@@ -33,7 +36,7 @@ public final class SimulatorCommand {
     try {
       settings = parse(args);
     } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
+      System.err.println("error: " + e.getMessage());
       System.err.println(USAGE);
       System.exit(2);
       return;
@@ -69,8 +72,12 @@ public final class SimulatorCommand {
       if (opt.equals("simulator") && i == 0) {
         continue; // tolerate being handed the sub-command name too
       }
+      if (!OPTIONS.contains(opt)) {
+        // checked before the value: "--bogus needs a value" would send the user looking for a value
+        throw new IllegalArgumentException("unknown option for simulator: " + opt);
+      }
       if (i + 1 >= args.length) {
-        throw new IllegalArgumentException("option " + opt + " needs a value");
+        throw new IllegalArgumentException(opt + " needs a value");
       }
       String value = args[++i];
       switch (opt) {
@@ -80,7 +87,7 @@ public final class SimulatorCommand {
         case "--pending" -> s = s.withDurations(duration(opt, value), s.runningDuration());
         case "--running" -> s = s.withDurations(s.pendingDuration(), duration(opt, value));
         case "--commit-batch" -> s = s.withCommitBatchSize(integer(opt, value));
-        default -> throw new IllegalArgumentException("unknown option " + opt);
+        default -> throw new IllegalStateException("an option of OPTIONS is not handled: " + opt);
       }
     }
     return s;

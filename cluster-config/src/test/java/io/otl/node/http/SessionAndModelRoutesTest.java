@@ -136,6 +136,39 @@ class SessionAndModelRoutesTest {
     assertError(http.send("DELETE", "/v1/sessions/s-bad", null), 405, "method_not_allowed");
   }
 
+  /** A promote, pause or resume carrying fields is refused, not performed without what it asked. */
+  @Test
+  void aTransitionThatTakesNoBodyRefusesOneAndChangesNothing() throws Exception {
+    Http.Response reg = http.post("/v1/models/body-agent/versions",
+        "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\",\"endpoint\":\"http://127.0.0.1:9/v1\"}");
+    assertEquals(201, reg.status(), reg.body());
+    String before = settled("body-agent");
+    for (String op : java.util.List.of("promote", "pause", "resume")) {
+      Http.Response r = http.post("/v1/models/body-agent/versions/v1/" + op, "{\"reason\":\"ship it\"}");
+      assertError(r, 400, "invalid_request");
+      assertTrue(r.json().get("message").asText().startsWith("a " + op + " takes no body"), r.body());
+    }
+    JsonNode after = http.get("/v1/models/body-agent").json();
+    assertFalse(after.toString().contains("ship it"), "nothing of the body was stored: " + after);
+    assertEquals(new com.fasterxml.jackson.databind.ObjectMapper().readTree(before).findValue("versions").size(),
+        after.get("versions").size(), after.toString());
+  }
+
+  /** The agent's models once no version is DEPLOYING (the deployment's outcome is not this test's subject). */
+  private static String settled(String agent) {
+    for (int i = 0; i < 300; i++) {
+      String body = http.get("/v1/models/" + agent).body();
+      if (!body.contains("\"DEPLOYING\"")) return body;
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+    throw new AssertionError("a version of " + agent + " stayed DEPLOYING: " + http.get("/v1/models/" + agent).body());
+  }
+
   @Test
   void anEventNamingAnotherSessionOrAgentIsRefusedNotStoredHere() {
     String path = "/v1/sessions/s-http-mixed/events";

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The jar's command line as a user first meets it ({@code java -jar otl-node.jar --help}, a typo):
  * the exit codes and texts the usage and README promise. {@code --help} used to be taken for an
- * unknown option of the default {@code run} command (exit 1).
+ * unknown option of the default {@code run} command (exit 1). Wrong usage exits 2 with the usage, for
+ * every sub-command; 1 is kept for a node that could not start.
  */
 class CommandLineIT {
 
@@ -36,14 +37,45 @@ class CommandLineIT {
     record Case(List<String> args, int exit, String says) {}
     for (Case c : List.of(
         new Case(List.of("trian"), 2, "unknown command: trian"),
-        new Case(List.of("run", "--conifg", "x.conf"), 1, "error: unknown option for run: --conifg"),
-        new Case(List.of("--config"), 1, "error: --config needs a file"),
-        new Case(List.of("--config", "no-such.conf"), 1, "error: --config no-such.conf: no such readable file"))) {
+        new Case(List.of("run", "--conifg", "x.conf"), 2, "error: unknown option for run: --conifg"),
+        new Case(List.of("--config"), 2, "error: --config needs a file"),
+        new Case(List.of("--config", "no-such.conf"), 2, "error: --config no-such.conf: no such readable file"))) {
       try (JarProcess p = JarProcess.start("mistake", List.of(), c.args())) {
         int exit = p.awaitExit(60);
         String out = p.output();
         assertEquals(c.exit(), exit, c.args() + ":\n" + out);
         assertTrue(out.contains(c.says()), c.args() + ":\n" + out);
+        assertTrue(out.contains("usage: java -jar otl-node.jar <command>"), "the usage follows: " + c.args() + ":\n" + out);
+      }
+    }
+  }
+
+  /**
+   * Every sub-command calls a flag it does not know unknown (not "needs a value", which sent users
+   * looking for a value), shows its usage, and exits 2 having started nothing.
+   */
+  @Test
+  void anUnknownFlagOfEverySubCommandIsCalledUnknownWithTheUsage() throws Exception {
+    record Case(List<String> args, String says, String usage) {}
+    for (Case c : List.of(
+        new Case(List.of("simulator", "--bogus"), "error: unknown option for simulator: --bogus", "usage: simulator"),
+        new Case(List.of("simulator", "--bogus", "1"), "error: unknown option for simulator: --bogus",
+            "usage: simulator"),
+        new Case(List.of("simulator", "--port"), "error: --port needs a value", "usage: simulator"),
+        new Case(List.of("run", "--bogus"), "error: unknown option for run: --bogus", "usage: java -jar otl-node.jar"),
+        new Case(List.of("export", "--bogus"), "error: unknown option for export: --bogus", "usage: java -jar otl-node.jar export"),
+        new Case(List.of("audit", "--bogus"), "error: unknown option --bogus", "usage: audit"),
+        new Case(List.of("audit", "verify", "--as-of", "2026-01-01T00:00:00Z"), "error: --as-of belongs to audit",
+            "audit verify [--kind session|coordinator|model|all] [--config <file>]"),
+        new Case(List.of("audit", "verify", "--format", "json"), "error: --format belongs to audit",
+            "audit verify [--kind session|coordinator|model|all] [--config <file>]"))) {
+      try (JarProcess p = JarProcess.start("unknown-flag", List.of(), c.args())) {
+        int exit = p.awaitExit(60);
+        String out = p.output();
+        assertEquals(2, exit, c.args() + ":\n" + out);
+        assertTrue(out.contains(c.says()), c.args() + ":\n" + out);
+        assertTrue(out.contains(c.usage()), c.args() + " shows the usage:\n" + out);
+        assertFalse(out.contains("SIMULATOR ***"), "nothing started: " + out);
       }
     }
   }

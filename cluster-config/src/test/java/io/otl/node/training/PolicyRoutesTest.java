@@ -117,12 +117,52 @@ class PolicyRoutesTest {
       assertEquals(400, r.status(), r.body());
       String message = r.json().get("message").asText();
       // Keys HOCON cannot even read as a path ('@', '+') are refused before they are named.
-      assertTrue(message.startsWith("* ") || message.startsWith("the policy is not an object"), message);
+      assertTrue(message.startsWith("* ") || message.startsWith("a key of the policy is not a key name"), message);
       for (String secret : new String[] {"jane", "example", "5551234567", "555-0100"}) {
         assertFalse(r.body().contains(secret), r.body());
       }
     }
     assertEquals(before, http.get("/v1/training/" + AGENT + "/policy").json(), "nothing changed");
+  }
+
+  /**
+   * A bad value is named by the key as the client sent it (not the file's full path), and the value
+   * itself, client text, is never sent back.
+   */
+  @Test
+  void aBadValueIsNamedByItsKeyAndNotEchoed() {
+    JsonNode before = http.get("/v1/training/" + AGENT + "/policy").json();
+    record Case(String body, String startsWith, String secret) {}
+    for (Case c : new Case[] {
+        new Case("{\"algorithm\": \"jane.doe@example.com\"}", "algorithm: must be one of sft", "jane"),
+        new Case("{\"trigger.cron\": \"13812345678\"}", "trigger.cron: must be a 6-field cron expression",
+            "13812345678"),
+        new Case("{\"hyperparams\": {\"epochs\": \"13812345678x\"}}", "hyperparams.epochs: must be an integer",
+            "13812345678"),
+        new Case("{\"trigger.min-samples\": 0}", "trigger.min-samples: must be an integer >= 1", null)}) {
+      Http.Response r = put(AGENT, c.body());
+      assertEquals(400, r.status(), r.body());
+      String message = r.json().get("message").asText();
+      assertTrue(message.startsWith(c.startsWith()), message);
+      assertFalse(message.contains("agentscope.training"), message);
+      if (c.secret() != null) assertFalse(r.body().contains(c.secret()), r.body());
+    }
+    assertEquals(before, http.get("/v1/training/" + AGENT + "/policy").json(), "nothing changed");
+  }
+
+  /** A trigger or cancel that carries settings is refused, not run without them. */
+  @Test
+  void aTriggerWithABodyIsRefusedAndStartsNothing() {
+    String jobs = http.get("/v1/jobs?agentId=" + AGENT).body();
+    Http.Response r = http.post("/v1/training/" + AGENT + "/trigger", "{\"algorithm\": \"dpo\"}");
+    assertEquals(400, r.status(), r.body());
+    assertTrue(r.json().get("message").asText().contains("PUT /v1/training/" + AGENT + "/policy"), r.body());
+    Http.Response cancel = http.post("/v1/jobs/job-1-" + AGENT + "/cancel", "{\"reason\": \"x\"}");
+    assertEquals(400, cancel.status(), cancel.body());
+    assertEquals(jobs, http.get("/v1/jobs?agentId=" + AGENT).body(), "no job started or cancelled");
+    Http.Response page = http.get("/v1/jobs/job-1-" + AGENT + "/logs?offset=13812345678");
+    assertEquals(400, page.status(), page.body());
+    assertFalse(page.body().contains("13812345678"), "query text is not echoed: " + page.body());
   }
 
   @Test

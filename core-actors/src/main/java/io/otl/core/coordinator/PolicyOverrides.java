@@ -63,8 +63,11 @@ public final class PolicyOverrides {
     Config c;
     try {
       c = ConfigFactory.parseMap(raw == null ? Map.of() : raw);
+    } catch (ConfigException.BadPath e) {
+      // Config's message quotes the key it stumbled on: client data, not echoed.
+      throw new IllegalArgumentException("a key of the policy is not a key name (letters, digits, '-', nested with "
+          + "'.'); allowed: " + allowed(), e);
     } catch (ConfigException e) {
-      // Config's message quotes the keys it stumbled on: client data, not echoed.
       throw new IllegalArgumentException("the policy is not an object of keys and values", e);
     }
     Map<String, Object> flat = new LinkedHashMap<>();

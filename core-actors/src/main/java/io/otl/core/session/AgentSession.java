@@ -140,24 +140,50 @@ public final class AgentSession
       String eventId, Instant at, Instant recordedAt, String agentId, String agentVersion,
       String modelVersion, Map<String, String> metadata) implements Event {}
 
-  /** @param inference what the inference gateway observed of the call; null from other doors */
+  /**
+   * @param inference what the inference gateway observed of the call; null from other doors
+   * @param truncated {@code content} → its length before the inference gateway cut it at
+   *     {@code data-collector.max-text-length}; null (absent in the journal) when nothing was cut
+   */
   public record MessageRecorded(
       String eventId, Instant at, Instant recordedAt, Role role, String content, String msgId,
       Long latencyMs,
       @JsonInclude(NON_NULL)
-      InferenceCall inference) implements Event {
+      InferenceCall inference,
+      @JsonInclude(NON_NULL)
+      Map<String, Integer> truncated) implements Event {
     @JsonCreator
     public MessageRecorded {}
 
     public MessageRecorded(String eventId, Instant at, Instant recordedAt, Role role, String content, String msgId,
         Long latencyMs) {
-      this(eventId, at, recordedAt, role, content, msgId, latencyMs, null);
+      this(eventId, at, recordedAt, role, content, msgId, latencyMs, null, null);
+    }
+
+    public MessageRecorded(String eventId, Instant at, Instant recordedAt, Role role, String content, String msgId,
+        Long latencyMs, InferenceCall inference) {
+      this(eventId, at, recordedAt, role, content, msgId, latencyMs, inference, null);
     }
   }
 
+  /**
+   * @param truncated {@code input} and/or {@code output} → the length of its JSON text before the
+   *     inference gateway cut it at {@code data-collector.max-text-length} (the field then holds the
+   *     cut text as a string); null (absent in the journal) when nothing was cut
+   */
   public record ToolCallRecorded(
       String eventId, Instant at, Instant recordedAt, String callId, String toolName, JsonNode input,
-      JsonNode output, boolean success, Long latencyMs) implements Event {}
+      JsonNode output, boolean success, Long latencyMs,
+      @JsonInclude(NON_NULL)
+      Map<String, Integer> truncated) implements Event {
+    @JsonCreator
+    public ToolCallRecorded {}
+
+    public ToolCallRecorded(String eventId, Instant at, Instant recordedAt, String callId, String toolName,
+        JsonNode input, JsonNode output, boolean success, Long latencyMs) {
+      this(eventId, at, recordedAt, callId, toolName, input, output, success, latencyMs, null);
+    }
+  }
 
   public record ReasoningStepRecorded(
       String eventId, Instant at, Instant recordedAt, int index, String thought, String action,
@@ -457,7 +483,8 @@ public final class AgentSession
       if (input instanceof SessionInput.Feedback f && f.msgId() != null
           && !hasResponse(draft, desensitizer.applyToId(f.msgId()))) {
         return reject(state, cmd, RejectionCode.NOT_FOUND, "events[" + i + "].msgId",
-            "events[" + i + "].msgId '" + f.msgId() + "' is not the msgId of a response recorded in session "
+            // the id is not echoed: a client's text never goes back unredacted (it may hold anything)
+            "events[" + i + "].msgId is not the msgId of a response recorded in session "
                 + sessionId);
       }
       if (draft.status() == Status.COMPLETED && !(input instanceof SessionInput.Feedback)) {
@@ -571,6 +598,11 @@ public final class AgentSession
     return Effect().reply(cmd.replyTo(), new Rejected(code, field, message));
   }
 
+  /** A cut-fields marker as stored: null when empty, so events of uncut text stay as they were. */
+  private static Map<String, Integer> cutFields(Map<String, Integer> truncated) {
+    return truncated == null || truncated.isEmpty() ? null : Collections.unmodifiableMap(new java.util.TreeMap<>(truncated));
+  }
+
   /** Builds the event, desensitizing every free-text field before it can reach the journal. */
   private Event toEvent(SessionInput input, String eventId, Instant at, Instant now, String agentId) {
     Desensitizer d = desensitizer;
@@ -585,10 +617,10 @@ public final class AgentSession
             call.tokenIds(), call.logprobs());
       }
       return new MessageRecorded(eventId, at, now, Role.parse(m.role()), d.apply(m.content()), d.applyToId(m.msgId()),
-          m.latencyMs(), call);
+          m.latencyMs(), call, cutFields(m.truncated()));
     } else if (input instanceof SessionInput.ToolCall t) {
       return new ToolCallRecorded(eventId, at, now, d.applyToId(t.callId()), d.apply(t.toolName()), d.apply(t.input()),
-          d.apply(t.output()), t.success() == null || t.success(), t.latencyMs());
+          d.apply(t.output()), t.success() == null || t.success(), t.latencyMs(), cutFields(t.truncated()));
     } else if (input instanceof SessionInput.Reasoning r) {
       return new ReasoningStepRecorded(eventId, at, now, r.index() == null ? -1 : r.index(), d.apply(r.thought()),
           d.apply(r.action()), d.apply(r.observation()));

@@ -1,6 +1,9 @@
 package io.otl.core.session;
 
+import static com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL;
+
 import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -35,24 +38,46 @@ public sealed interface SessionInput extends JsonSerializable {
     public String type() { return "start"; }
   }
 
-  /** @param inference set by the inference gateway only (null from every other door) */
+  /**
+   * @param inference set by the inference gateway only (null from every other door)
+   * @param truncated set by the inference gateway only: {@code content} → its length in characters
+   *     before the gateway cut it at {@code data-collector.max-text-length} (null: nothing was cut)
+   */
   record Message(String eventId, Instant at, String role, String content, String msgId, Long latencyMs,
-      InferenceCall inference)
+      InferenceCall inference, @JsonInclude(NON_NULL) Map<String, Integer> truncated)
       implements SessionInput {
     @JsonCreator
     public Message {}
 
     public Message(String eventId, Instant at, String role, String content, String msgId, Long latencyMs) {
-      this(eventId, at, role, content, msgId, latencyMs, null);
+      this(eventId, at, role, content, msgId, latencyMs, null, null);
+    }
+
+    public Message(String eventId, Instant at, String role, String content, String msgId, Long latencyMs,
+        InferenceCall inference) {
+      this(eventId, at, role, content, msgId, latencyMs, inference, null);
     }
 
     public String type() { return "message"; }
   }
 
+  /**
+   * @param truncated set by the inference gateway only: {@code input} and/or {@code output} → the
+   *     length of its JSON text before the gateway cut it at {@code data-collector.max-text-length}
+   *     (then the field holds the cut text as a string); null: nothing was cut
+   */
   record ToolCall(
       String eventId, Instant at, String callId, String toolName, JsonNode input, JsonNode output,
-      Boolean success, Long latencyMs)
+      Boolean success, Long latencyMs, @JsonInclude(NON_NULL) Map<String, Integer> truncated)
       implements SessionInput {
+    @JsonCreator
+    public ToolCall {}
+
+    public ToolCall(String eventId, Instant at, String callId, String toolName, JsonNode input, JsonNode output,
+        Boolean success, Long latencyMs) {
+      this(eventId, at, callId, toolName, input, output, success, latencyMs, null);
+    }
+
     public String type() { return "tool_call"; }
   }
 

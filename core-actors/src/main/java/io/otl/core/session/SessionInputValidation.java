@@ -36,11 +36,13 @@ final class SessionInputValidation {
       if (Role.parse(m.role()) == null) return ".role is not one of the allowed: system, user, assistant, tool";
       if (m.content() == null) return ".content is required";
       if (m.latencyMs() != null && m.latencyMs() < 0) return ".latencyMs must not be negative";
-      return firstProblem(tooLong(".content", m.content()), tooLong(".msgId", m.msgId()));
+      return firstProblem(cutProblem(m.truncated(), "content"), tooLong(".content", m.content()),
+          tooLong(".msgId", m.msgId()));
     } else if (input instanceof SessionInput.ToolCall t) {
       if (t.toolName() == null || t.toolName().isBlank()) return ".toolName is required";
       if (t.latencyMs() != null && t.latencyMs() < 0) return ".latencyMs must not be negative";
-      return firstProblem(tooLong(".toolName", t.toolName()), tooLong(".callId", t.callId()),
+      return firstProblem(cutProblem(t.truncated(), "input", "output"), tooLong(".toolName", t.toolName()),
+          tooLong(".callId", t.callId()),
           tooLong(".input", t.input()), tooLong(".output", t.output()));
     } else if (input instanceof SessionInput.Reasoning r) {
       if (r.index() != null && r.index() < 0) return ".index must not be negative";
@@ -66,6 +68,20 @@ final class SessionInputValidation {
       return tooLong(".detail", r.detail());
     }
     return " has an unknown type";
+  }
+
+  /** The gateway's marker of cut fields: only the named fields, each with the length it had before. */
+  private String cutProblem(Map<String, Integer> truncated, String... fields) {
+    if (truncated == null) return null;
+    for (Map.Entry<String, Integer> e : truncated.entrySet()) {
+      if (!java.util.List.of(fields).contains(e.getKey())) {
+        return ".truncated names a field that cannot be cut; allowed: " + String.join(", ", fields);
+      }
+      if (e.getValue() == null || e.getValue() <= maxTextLength) {
+        return ".truncated." + e.getKey() + " must be the field's length before the cut, over " + maxTextLength;
+      }
+    }
+    return null;
   }
 
   private String tooLong(String field, String value) {

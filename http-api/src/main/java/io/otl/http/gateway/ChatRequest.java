@@ -15,7 +15,9 @@ import java.util.Set;
 record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stream, JsonNode tools,
     String metadataSessionId) {
 
-  private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant", "tool", "function");
+  // ordered: the error lists them the same way every time
+  private static final Set<String> ROLES = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(
+      java.util.List.of("system", "developer", "user", "assistant", "tool", "function")));
 
   static ChatRequest parse(byte[] bytes) {
     if (bytes.length == 0) throw OpenAiError.invalid(null, "the request body is empty; a JSON object is expected");

@@ -81,28 +81,17 @@ public final class GatewayRoutes {
   /** Sessions whose owner, stored ids and completion this gateway remembers. */
   static final int KNOWN_SESSIONS = 20_000;
 
-  /** @param desensitizer the sessions' desensitizer (message ids derive from stored, never raw, text) */
-  public GatewayRoutes(ActorSystem<?> system, GatewaySettings settings, DataCollector collector, ModelRouter router,
-      StableRoute stableRoute, io.otl.http.MetricsRegistry registry, io.otl.core.session.Desensitizer desensitizer) {
-    this(system, settings, collector, router, stableRoute, registry, desensitizer,
-        new GatewayTraffic(java.time.Instant.now()));
-  }
-
-  /** @param traffic this node's per-version figures, also served by {@link #trafficRoute()} */
-  public GatewayRoutes(ActorSystem<?> system, GatewaySettings settings, DataCollector collector, ModelRouter router,
-      StableRoute stableRoute, io.otl.http.MetricsRegistry registry, io.otl.core.session.Desensitizer desensitizer,
-      GatewayTraffic traffic) {
-    this(system, settings, collector, router, stableRoute, registry, desensitizer, traffic, null);
-  }
-
   /**
+   * @param desensitizer the sessions' desensitizer (message ids derive from stored, never raw, text)
+   * @param maxTextLength the sessions' {@code data-collector.max-text-length} (longer texts are stored cut)
+   * @param traffic this node's per-version figures, also served by {@link #trafficRoute()}
    * @param owners reads a session's owner from the journal, so that the first call of a session
    *     the gateway has not seen waits for one indexed read instead of the session's start and
    *     recovery; null: the session is asked
    */
   public GatewayRoutes(ActorSystem<?> system, GatewaySettings settings, DataCollector collector, ModelRouter router,
       StableRoute stableRoute, io.otl.http.MetricsRegistry registry, io.otl.core.session.Desensitizer desensitizer,
-      GatewayTraffic traffic, SessionOwners owners) {
+      int maxTextLength, GatewayTraffic traffic, SessionOwners owners) {
     this.owners = owners;
     this.recording = system.executionContext();
     this.traffic = traffic;
@@ -110,7 +99,7 @@ public final class GatewayRoutes {
     this.collector = collector;
     this.router = router;
     this.stableRoute = stableRoute;
-    this.recorder = new TurnRecorder(collector, desensitizer);
+    this.recorder = new TurnRecorder(collector, desensitizer, maxTextLength);
     this.upstream = new Upstream(system, settings.timeout());
     this.metrics = new GatewayMetrics(registry, traffic);
     this.materializer = Materializer.matFromSystem(system);
@@ -254,7 +243,7 @@ public final class GatewayRoutes {
   private static void checkOwner(String owner, String agent, String sessionId) {
     if (owner != null && !owner.equals(agent)) {
       throw new OpenAiError(403, "permission_error", SESSION_HEADER, "session_of_other_agent",
-          "session " + sessionId + " belongs to another agent; this key may not write to it");
+          "session " + sessionId + " belongs to another agent; agent " + agent + " may not write to it");
     }
   }
 

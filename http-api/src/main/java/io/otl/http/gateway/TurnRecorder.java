@@ -37,11 +37,17 @@ final class TurnRecorder {
 
   private final DataCollector collector;
   private final Desensitizer desensitizer;
+  private final TextCut cut;
 
-  /** @param desensitizer the sessions' own, so that ids derive only from text as it will be stored */
-  TurnRecorder(DataCollector collector, Desensitizer desensitizer) {
+  /**
+   * @param desensitizer the sessions' own, so that ids derive only from text as it will be stored
+   * @param maxTextLength the sessions' {@code data-collector.max-text-length}: longer texts are
+   *     stored cut, with a marker, instead of the session refusing the whole turn
+   */
+  TurnRecorder(DataCollector collector, Desensitizer desensitizer, int maxTextLength) {
     this.collector = collector;
     this.desensitizer = desensitizer;
+    this.cut = new TextCut(desensitizer, maxTextLength);
   }
 
   /** The call's outcome: an answer (possibly partial) or a failure. */
@@ -53,7 +59,7 @@ final class TurnRecorder {
    */
   List<SessionInput> inputs(Set<String> known, ChatRequest request, String routedVersion, String version,
       String servedModel, String fallbackFrom, Outcome outcome) {
-    return inputs(desensitizer, known, request, routedVersion, version, servedModel, fallbackFrom, outcome);
+    return inputs(desensitizer, cut, known, request, routedVersion, version, servedModel, fallbackFrom, outcome);
   }
 
   /** Sends the inputs through the session's own command (it desensitizes, deduplicates, persists). */
@@ -61,8 +67,8 @@ final class TurnRecorder {
     return collector.submit(sessionId, agentId, inputs);
   }
 
-  static List<SessionInput> inputs(Desensitizer d, Set<String> known, ChatRequest request, String routedVersion,
-      String version, String servedModel, String fallbackFrom, Outcome outcome) {
+  static List<SessionInput> inputs(Desensitizer d, TextCut cut, Set<String> known, ChatRequest request,
+      String routedVersion, String version, String servedModel, String fallbackFrom, Outcome outcome) {
     List<SessionInput> in = new ArrayList<>();
     if (!known.contains(START_ID)) {
       Map<String, String> meta = new LinkedHashMap<>();
@@ -71,7 +77,10 @@ final class TurnRecorder {
       in.add(new SessionInput.Start(START_ID, null, null, routedVersion, meta));
     }
     if (request.tools() != null && !known.contains(TOOLS_ID)) {
-      in.add(new SessionInput.Start(TOOLS_ID, null, null, null, Map.of("tools", request.tools().toString())));
+      String tools = request.tools().toString();
+      // Cut JSON would not parse where the schemas are read back (export): too long, they are left out, said so.
+      in.add(new SessionInput.Start(TOOLS_ID, null, null, null, cut.fits(tools) ? Map.of("tools", tools)
+          : Map.of("toolsOmitted", tools.length() + " characters, over data-collector.max-text-length")));
     }
     ArrayNode messages = request.messages();
     Map<String, JsonNode> calls = new LinkedHashMap<>();
@@ -85,14 +94,19 @@ final class TurnRecorder {
         String callId = call.path("id").asText();
         String tcId = toolCallEventId(callId);
         if (!known.contains(tcId)) {
+          TextCut.Json input = cut.json(arguments(call.path("function").get("arguments")));
+          TextCut.Json output = cut.json(arguments(text(m.get("content"))));
+          Map<String, Integer> truncated = new LinkedHashMap<>();
+          if (input.originalLength() != null) truncated.put("input", input.originalLength());
+          if (output.originalLength() != null) truncated.put("output", output.originalLength());
           in.add(new SessionInput.ToolCall(tcId, null, callId, call.path("function").path("name").asText(),
-              arguments(call.path("function").get("arguments")), arguments(text(m.get("content"))), true, null));
+              input.value(), output.value(), true, null, truncated.isEmpty() ? null : truncated));
         }
         continue;
       }
       String content = text(m.get("content"));
       String id = messageId(d, role(m), content, callIds(m.path("tool_calls")), seen);
-      if (!known.contains(id)) in.add(new SessionInput.Message(id, null, role(m), content, null, null));
+      if (!known.contains(id)) in.add(message(cut, id, role(m), content, null, null, null));
     }
     Completion a = outcome.answer();
     if (outcome.error() != null && (a == null || a.content().isEmpty() && a.toolCalls().isEmpty())) {
@@ -110,8 +124,16 @@ final class TurnRecorder {
         a.completionTokens(), a.finishReason(), outcome.aborted() ? Boolean.TRUE : null, outcome.error(), fallbackFrom,
         a.tokenIds(), a.logprobs());
     // The answer's tool calls are stored when the next request brings their results.
-    in.add(new SessionInput.Message(id, null, "assistant", a.content(), a.id(), outcome.totalMs(), call));
+    in.add(message(cut, id, "assistant", a.content(), a.id(), outcome.totalMs(), call));
     return in;
+  }
+
+  /** A message input, its content cut at the limit (and marked so) when it is longer. */
+  private static SessionInput.Message message(TextCut cut, String id, String role, String content, String msgId,
+      Long latencyMs, InferenceCall call) {
+    TextCut.Text text = cut.text(content);
+    return new SessionInput.Message(id, null, role, text.value(), msgId, latencyMs, call,
+        text.originalLength() == null ? null : Map.of("content", text.originalLength()));
   }
 
   /**

@@ -29,7 +29,7 @@ class TurnRecorderTest {
   }
 
   private static List<SessionInput> record(Set<String> known, String messages, String reply) throws Exception {
-    List<SessionInput> in = TurnRecorder.inputs(D, known, request(messages), "v1", "v1", null, null, answer(reply));
+    List<SessionInput> in = TurnRecorder.inputs(D, new TextCut(D, 65_536), known, request(messages), "v1", "v1", null, null, answer(reply));
     in.forEach(i -> known.add(i.eventId()));
     return in;
   }

@@ -162,9 +162,11 @@ public final class Timeline {
       return "started for agent " + e.agentId() + (e.agentVersion() == null ? "" : " (agent " + e.agentVersion() + ")")
           + (e.modelVersion() == null ? "" : ", model " + e.modelVersion());
     } else if (event instanceof AgentSession.MessageRecorded e) {
-      return e.role() + ": " + clip(e.content()) + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)");
+      return e.role() + ": " + clip(e.content()) + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)")
+          + cut(e.truncated());
     } else if (event instanceof AgentSession.ToolCallRecorded e) {
-      return "tool " + e.toolName() + (e.success() ? " ok" : " FAILED") + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)");
+      return "tool " + e.toolName() + (e.success() ? " ok" : " FAILED") + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)")
+          + cut(e.truncated());
     } else if (event instanceof AgentSession.ReasoningStepRecorded e) {
       return "reasoning #" + e.index() + ": " + clip(e.thought());
     } else if (event instanceof AgentSession.FeedbackRecorded e) {
@@ -425,6 +427,14 @@ public final class Timeline {
 
   private static String num(Double d) {
     return d == null ? "-" : String.format(Locale.ROOT, "%.2f", d);
+  }
+
+  /** The inference gateway stored a text cut at max-text-length: the timeline says so, with its length before. */
+  private static String cut(java.util.Map<String, Integer> truncated) {
+    if (truncated == null || truncated.isEmpty()) return "";
+    StringBuilder b = new StringBuilder(" [cut:");
+    truncated.forEach((field, length) -> b.append(' ').append(field).append(" was ").append(length).append(" characters"));
+    return b.append(']').toString();
   }
 
   private static String clip(String s) {

@@ -35,13 +35,15 @@ public record Trajectory(String sessionId, AgentSession.State state, List<Event>
     }
 
     /**
-     * An inference-gateway record with no text to learn from: a failed or aborted call, or the
-     * empty assistant message of an answer that is only tool calls (its tool calls follow it).
+     * An inference-gateway record with no text to learn from: a failed or aborted call, an answer
+     * stored cut at max-text-length (partial, as an aborted one), or the empty assistant message of
+     * an answer that is only tool calls (its tool calls follow it).
      */
     public static boolean gatewayBookkeeping(MessageRecorded m) {
       var call = m.inference();
       return call != null && m.role() == Role.assistant
-          && (call.error() != null || Boolean.TRUE.equals(call.aborted()) || m.content().isEmpty());
+          && (call.error() != null || Boolean.TRUE.equals(call.aborted()) || m.content().isEmpty()
+              || m.truncated() != null);
     }
 
     public Trajectory build() {

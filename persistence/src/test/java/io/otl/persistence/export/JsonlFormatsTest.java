@@ -81,6 +81,9 @@ class JsonlFormatsTest {
         .add(new AgentSession.MessageRecorded("gw:m:3:failed:1", T, T, Role.assistant, "", null, 9L, failed))
         .add(new AgentSession.MessageRecorded("gw:m:3:partial", T, T, Role.assistant, "It is", "chatcmpl-2", 9L,
             aborted))
+        .add(new AgentSession.MessageRecorded("gw:m:3:cut", T, T, Role.assistant, "It is sunny and the forecast",
+            "chatcmpl-4", 9L, new InferenceCall("v1", null, 5L, 12, 70_000, "length", null, null, null, null, null),
+            Map.of("content", 70_000)))
         .add(new AgentSession.MessageRecorded("gw:m:3", T, T, Role.assistant, "It is sunny.", "chatcmpl-3", 9L,
             new InferenceCall("v1", null, 5L, 12, 4, "stop", null, null, null, null, null)))
         .build();

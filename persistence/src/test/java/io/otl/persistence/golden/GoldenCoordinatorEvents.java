@@ -16,7 +16,8 @@ import java.util.Map;
 /**
  * Every event type of the coordinator, in an order its event handler accepts, with the values its
  * command handler would give them (ray-jobs with a failed export, a failed submission, a success
- * and hand-over; a pre-flight failure; a cancellation; a failure; a trinity-proxy observation).
+ * and hand-over; a pre-flight failure; a cancellation; a failure; a trinity-proxy observation; a
+ * cancellation the backend never confirmed).
  */
 final class GoldenCoordinatorEvents {
   private GoldenCoordinatorEvents() {}
@@ -89,6 +90,22 @@ final class GoldenCoordinatorEvents {
     out.add(new TrainingCoordinator.ProxyModelObserved(job4, 3, "proxy-3", Map.of("reward_mean", 0.61),
         t.plusSeconds(9)));
     out.add(new TrainingCoordinator.CandidateHandedOver(job4, "proxy-3", t.plusSeconds(10)));
+    // since v0.2.0-unconfirmed: a submission never acknowledged, whose stop could not be delivered
+    // either: CANCELLED with the optional unconfirmed (the job's error), as JobLifecycle.stopFailed
+    // and CancelRetries.unconfirmed build it after MAX_ATTEMPTS (5) failed stops
+    String job5 = TrainingCoordinator.jobId(5, agent);
+    out.add(new TrainingCoordinator.JobRequested(job5, TriggerType.MANUAL, "ops-team", Backend.RAY_JOBS, "sft",
+        "qwen2.5-7b-instruct", hyper, List.of("golden-s5"), t.plusSeconds(11)));
+    out.add(new TrainingCoordinator.JobSubmitting(job5, 1, t.plusSeconds(12)));
+    out.add(new TrainingCoordinator.JobSubmitFailed(job5, 1, "Ray Jobs API unreachable: connect timed out",
+        t.plusSeconds(14), t.plusSeconds(13)));
+    out.add(new TrainingCoordinator.JobCancelRequested(job5, "ops-team", t.plusSeconds(15)));
+    String lastError = "Ray Jobs API unreachable: connect timed out";
+    out.add(new TrainingCoordinator.JobCancelled(job5,
+        "cancelled without the backend's confirmation after 5 failed stop attempts", t.plusSeconds(16),
+        "cancelled without the backend's confirmation: its submission was never acknowledged and 5 attempts to"
+            + " stop it failed (last error: " + lastError + "); if a submission of " + job5
+            + " reached the cluster it may still run there (check or stop submission id " + job5 + " on Ray)"));
     return out;
   }
 }

@@ -156,8 +156,23 @@ class GoldenJournalGenerator {
     // since v0.2.0-guardrails: s3 completes, so its outcome carries the gateway's figures
     record(s3, AGENT, List.of(
         new io.otl.core.session.SessionInput.Result("e3-res", T0.plusSeconds(303), "SUCCESS", null)));
+    // since v0.2.0-unconfirmed: a gateway turn whose texts were over max-text-length, stored cut and
+    // marked with the optional truncated (field -> length before the cut); the cut texts are short
+    // here, the marker is what the fixture pins
+    ActorRef<AgentSession.Command> s4 = system.systemActorOf(
+        AgentSession.create("golden-s4", settings, clock, null), "s4", org.apache.pekko.actor.typed.Props.empty());
+    record(s4, AGENT, List.of(
+        new io.otl.core.session.SessionInput.Message("e4-m1", T0.plusSeconds(400), "user",
+            "Summarise this build log: [INFO] Scanning for projects", null, null, null, Map.of("content", 70_000)),
+        new io.otl.core.session.SessionInput.ToolCall("e4-t1", T0.plusSeconds(401), "call-4", "logs.fetch",
+            plain.readTree("{\"job\":\"build-7\"}"), plain.getNodeFactory().textNode("{\"lines\":[\"[INFO] Scanning"),
+            true, 230L, Map.of("output", 81_234)),
+        new io.otl.core.session.SessionInput.Message("e4-m2", T0.plusSeconds(402), "assistant",
+            "The build failed in the test phase.", "msg-g4", 910L,
+            new io.otl.core.session.InferenceCall("v1", "golden-agent-v1", 150L, 16_000, 9, "stop", null, null, null,
+                null, null), null)));
     Map<String, JsonNode> states = new TreeMap<>();
-    for (String id : List.of("golden-s1", "golden-s2", "golden-s3")) {
+    for (String id : List.of("golden-s1", "golden-s2", "golden-s3", "golden-s4")) {
       states.put(AgentSession.persistenceId(id).id(), render(probe(AgentSession.persistenceId(id),
           AgentSession.State.empty(), AgentSession.State::apply)));
     }

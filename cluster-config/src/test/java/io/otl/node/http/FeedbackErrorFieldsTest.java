@@ -1,0 +1,93 @@
+package io.otl.node.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code POST /v1/sessions/{id}/feedback} takes one feedback object, not an events batch: its errors
+ * name the fields the client sent ({@code msgId}, {@code value}), never {@code events[0].…}, and
+ * never echo the client's text. A real node over loopback.
+ */
+class FeedbackErrorFieldsTest {
+  private static TrainingNode node;
+  private static Http api;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path dir = Files.createDirectories(Path.of("target", "feedback-fields-" + UUID.randomUUID()));
+    node = TrainingNode.start(TestDatabases.node(TestDatabases.h2(dir), true));
+    api = new Http(node.httpPort());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (node != null) node.close();
+  }
+
+  private static String session() {
+    String id = "fb-fields-" + UUID.randomUUID();
+    Http.Response r = api.post("/v1/sessions/" + id + "/events", "{\"agentId\":\"fb-agent\",\"events\":["
+        + "{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\"},"
+        + "{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"hello\",\"msgId\":\"resp-1\"}]}");
+    assertEquals(202, r.status(), r.body());
+    return id;
+  }
+
+  @Test
+  void anUnknownMsgIdIsNamedAsSentAndNotEchoed() {
+    String id = session();
+    Http.Response r = api.post("/v1/sessions/" + id + "/feedback",
+        "{\"kind\":\"THUMBS_UP\",\"msgId\":\"resp-13812345678\"}");
+    assertEquals(404, r.status(), r.body());
+    String message = r.json().path("message").asText();
+    assertTrue(message.startsWith("msgId "), message);
+    assertFalse(r.body().contains("events["), r.body());
+    assertFalse(r.body().contains("13812345678"), "the client's id is not echoed: " + r.body());
+    assertEquals(2, api.get("/v1/sessions/" + id).json().path("counts").path("messages").asInt());
+    assertEquals(0, api.get("/v1/sessions/" + id).json().path("feedback").size(), "nothing stored");
+  }
+
+  @Test
+  void anInvalidValueIsNamedAsSent() {
+    String id = session();
+    Http.Response r = api.post("/v1/sessions/" + id + "/feedback", "{\"kind\":\"RATING\",\"value\":9}");
+    assertEquals(400, r.status(), r.body());
+    String message = r.json().path("message").asText();
+    assertTrue(message.startsWith("value "), message);
+    assertFalse(r.body().contains("events["), r.body());
+  }
+
+  /** AgentScope's rate and thumbs cannot name an agent: an unknown session is just unknown to them. */
+  @Test
+  void rateAndThumbsOfAnUnknownSessionDoNotAskForAnAgentId() {
+    for (String path : java.util.List.of("/v1/feedback/rate?sessionId=never-seen-1&score=4",
+        "/feedback/thumbs?sessionId=never-seen-1&helpful=true")) {
+      Http.Response r = api.post(path, null);
+      assertEquals(404, r.status(), r.body());
+      String message = r.json().path("message").asText();
+      assertTrue(message.startsWith("session never-seen-1 is unknown"), message);
+      assertFalse(message.contains("agentId"), message);
+    }
+    assertEquals(404, api.get("/v1/sessions/never-seen-1").status(), "nothing stored");
+  }
+
+  @Test
+  void theEventsBatchKeepsNamingTheEventByItsPlace() {
+    String id = session();
+    Http.Response r = api.post("/v1/sessions/" + id + "/events", "{\"agentId\":\"fb-agent\",\"events\":["
+        + "{\"type\":\"feedback\",\"kind\":\"THUMBS_UP\",\"msgId\":\"resp-2\"}]}");
+    assertEquals(404, r.status(), r.body());
+    assertTrue(r.json().path("message").asText().startsWith("events[0].msgId "), r.body());
+  }
+}

@@ -1,0 +1,68 @@
+package io.otl.http.gateway;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.otl.core.session.Desensitizer;
+
+/**
+ * Fits what the gateway records into {@code data-collector.max-text-length}. The HTTP events API
+ * answers 400 to a text over the limit and the client sends it again shorter; the gateway cannot:
+ * the agent already has its answer. So the text is stored cut at the limit and the event says so
+ * ({@code truncated}: field → original length), rather than the whole turn being lost.
+ *
+ * <p>The text is desensitized before it is cut, so a phone number or e-mail address split by the
+ * cut can never reach the journal as a fragment the session's patterns no longer recognise.
+ */
+final class TextCut {
+  private final Desensitizer desensitizer;
+  private final int limit;
+
+  /** @param limit the sessions' {@code data-collector.max-text-length} */
+  TextCut(Desensitizer desensitizer, int limit) {
+    if (limit < 1) throw new IllegalArgumentException("max-text-length must be at least 1, not " + limit);
+    this.desensitizer = desensitizer;
+    this.limit = limit;
+  }
+
+  /** @param originalLength the length before the cut, or null when the value was stored whole */
+  record Text(String value, Integer originalLength) {}
+
+  /** @param originalLength the length of the JSON text before the cut, or null when stored whole */
+  record Json(JsonNode value, Integer originalLength) {}
+
+  Text text(String raw) {
+    if (raw == null || raw.length() <= limit) return new Text(raw, null);
+    return new Text(prefix(desensitizer.apply(raw), limit), raw.length());
+  }
+
+  /**
+   * A JSON value whose text is over the limit becomes a string: the start of its (desensitized)
+   * JSON text, short enough that the string's own JSON rendering (quotes, escapes) fits, as the
+   * session measures it.
+   */
+  Json json(JsonNode raw) {
+    if (raw == null) return new Json(null, null);
+    String text = raw.toString();
+    if (text.length() <= limit) return new Json(raw, null);
+    String safe = desensitizer.apply(text);
+    int n = Math.min(safe.length(), limit);
+    while (true) {
+      TextNode cut = TextNode.valueOf(prefix(safe, n));
+      int rendered = cut.toString().length();
+      if (rendered <= limit) return new Json(cut, text.length());
+      if (n == 0) return new Json(null, text.length()); // a limit under 2: not even "" fits
+      n = Math.max(0, Math.min(n - 1, n - (rendered - limit)));
+    }
+  }
+
+  /** The first {@code n} characters, one fewer when the n-th would split a surrogate pair. */
+  private static String prefix(String s, int n) {
+    if (s.length() <= n) return s;
+    int end = n > 0 && Character.isHighSurrogate(s.charAt(n - 1)) ? n - 1 : n;
+    return s.substring(0, end);
+  }
+
+  boolean fits(String text) {
+    return text == null || text.length() <= limit;
+  }
+}
