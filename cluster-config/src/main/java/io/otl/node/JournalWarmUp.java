@@ -1,0 +1,75 @@
+package io.otl.node;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.ExtendedActorSystem;
+import org.apache.pekko.actor.Props;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.persistence.AbstractPersistentActor;
+import org.apache.pekko.persistence.RecoveryCompleted;
+import scala.Option;
+
+/**
+ * Recovers one persistence id that is never written, once, when the node starts: the journal and
+ * snapshot plugins are created, their first queries prepared and their code paths loaded before the
+ * node takes part in a fail-over (issue #22, docs/operations.md "Where the seconds go").
+ *
+ * <p>Why: Pekko creates the persistence plugins on first use. On a node restarted after a crash that
+ * first use was the next fail-over, when it took over shards as a survivor: R4 saw every remembered
+ * shard on such a node wait 2.2-3 s for its entity ids (all finishing at the same instant, right
+ * after the plugins were created), against well under 0.5 s on a node that had served since start.
+ *
+ * <p>Writes nothing: the actor only recovers, and stops when recovery ends.
+ */
+final class JournalWarmUp extends AbstractPersistentActor {
+  /** Never written; a recovery of it reads an empty snapshot and an empty event range. */
+  static final String PERSISTENCE_ID = "otl-journal-warm-up";
+
+  private final CompletableFuture<Duration> done;
+  private final long startedNanos = System.nanoTime();
+
+  private JournalWarmUp(CompletableFuture<Duration> done) {
+    this.done = done;
+  }
+
+  /** Starts the warm-up; completes with how long the recovery took, or with the journal's failure. */
+  static CompletionStage<Duration> start(ActorSystem<?> system) {
+    CompletableFuture<Duration> done = new CompletableFuture<>();
+    // A system actor: the node's typed guardian accepts no top-level actors from outside.
+    ((ExtendedActorSystem) system.classicSystem()).systemActorOf(
+        Props.create(JournalWarmUp.class, () -> new JournalWarmUp(done)), "otl-journal-warm-up");
+    return done;
+  }
+
+  @Override
+  public String persistenceId() {
+    return PERSISTENCE_ID;
+  }
+
+  @Override
+  public Receive createReceiveRecover() {
+    return receiveBuilder()
+        .match(RecoveryCompleted.class, r -> {
+          done.complete(Duration.ofNanos(System.nanoTime() - startedNanos));
+          getContext().stop(getSelf());
+        })
+        .matchAny(event -> { }) // nothing is ever written under this id
+        .build();
+  }
+
+  @Override
+  public Receive createReceive() {
+    return receiveBuilder().build();
+  }
+
+  @Override
+  public void onRecoveryFailure(Throwable cause, Option<Object> event) {
+    done.completeExceptionally(cause);
+  }
+
+  @Override
+  public void postStop() {
+    done.completeExceptionally(new IllegalStateException("journal warm-up stopped before its recovery ended"));
+  }
+}
