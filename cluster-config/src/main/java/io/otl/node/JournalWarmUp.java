@@ -15,10 +15,11 @@ import scala.Option;
  * snapshot plugins are created, their first queries prepared and their code paths loaded before the
  * node takes part in a fail-over (issue #22, docs/operations.md "Where the seconds go").
  *
- * <p>Why: Pekko creates the persistence plugins on first use. On a node restarted after a crash that
- * first use was the next fail-over, when it took over shards as a survivor: R4 saw every remembered
- * shard on such a node wait 2.2-3 s for its entity ids (all finishing at the same instant, right
- * after the plugins were created), against well under 0.5 s on a node that had served since start.
+ * <p>Why: Pekko creates the persistence plugins on first use. A node restarted after a crash gets no
+ * shards for a while ({@link SettledMembersFirst}), so that first use was its next fail-over as a
+ * survivor: in R4 (load 18) every remembered shard placed on such a node waited up to 2.7-3 s for its
+ * entity ids, all finishing at one instant 2.2 s after the plugins were created, where a node that had
+ * served since its start took 0.2-0.3 s on average.
  *
  * <p>Writes nothing: the actor only recovers, and stops when recovery ends.
  */
