@@ -6,12 +6,13 @@ import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.Props;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.cluster.Cluster;
 import org.apache.pekko.persistence.AbstractPersistentActor;
 import org.apache.pekko.persistence.RecoveryCompleted;
 import scala.Option;
 
 /**
- * Recovers one persistence id that is never written, once, when the node starts: the journal and
+ * Recovers one persistence id that is never written, once, when the node has joined: the journal and
  * snapshot plugins are created, their first queries prepared and their code paths loaded before the
  * node takes part in a fail-over (issue #22, docs/operations.md "Where the seconds go").
  *
@@ -34,12 +35,18 @@ final class JournalWarmUp extends AbstractPersistentActor {
     this.done = done;
   }
 
-  /** Starts the warm-up; completes with how long the recovery took, or with the journal's failure. */
-  static CompletionStage<Duration> start(ActorSystem<?> system) {
+  /**
+   * Starts the warm-up once this node is Up (joining is the start-up's most fragile moment: a node
+   * starved of CPU then misses heartbeats and is downed, so the warm-up does not compete with it; a
+   * restarted node gets no shards for a while after Up, time enough). Completes with how long the
+   * recovery took, or with the journal's failure.
+   */
+  static CompletionStage<Duration> startWhenUp(ActorSystem<?> system) {
     CompletableFuture<Duration> done = new CompletableFuture<>();
+    ExtendedActorSystem classic = (ExtendedActorSystem) system.classicSystem();
     // A system actor: the node's typed guardian accepts no top-level actors from outside.
-    ((ExtendedActorSystem) system.classicSystem()).systemActorOf(
-        Props.create(JournalWarmUp.class, () -> new JournalWarmUp(done)), "otl-journal-warm-up");
+    Cluster.get(classic).registerOnMemberUp(() -> classic.systemActorOf(
+        Props.create(JournalWarmUp.class, () -> new JournalWarmUp(done)), "otl-journal-warm-up"));
     return done;
   }
 

@@ -163,8 +163,8 @@ public final class TrainingNode implements AutoCloseable {
   private static TrainingNode startOn(ActorSystem<Void> system, JournalSettings journal, NodeSettings settings,
       Clock clock) {
     Cluster cluster = Cluster.get(system);
-    // First, so that the persistence plugins are ready before this node takes over anyone's shards.
-    CompletionStage<Duration> journalWarmUp = JournalWarmUp.start(system);
+    // The persistence plugins are prepared once this node is Up, before it takes over anyone's shards.
+    CompletionStage<Duration> journalWarmUp = JournalWarmUp.startWhenUp(system);
     journalWarmUp.whenComplete((took, failure) -> {
       if (failure == null) log.info("journal warmed up in {} ms", took.toMillis());
       else log.warn("journal warm-up failed ({}); the first recoveries on this node will prepare it", failure.toString());
