@@ -93,6 +93,8 @@ final class R4Failover {
         List<Integer> survivors = new ArrayList<>(httpPorts);
         survivors.remove(Integer.valueOf(victim.httpPort));
         Map<TopicPartition, Long> endsAtKill = endOffsets(broker, partitions);
+        Set<Integer> writtenAtKill = new HashSet<>();
+        for (int s = 0; s < sessions; s++) if (load.acked.containsKey("r4-h" + s)) writtenAtKill.add(s);
         long t0 = System.nanoTime();
         java.time.Instant killedAt = java.time.Instant.now();
         victim.kill();
@@ -104,7 +106,7 @@ final class R4Failover {
           }
         });
         restarter.start(); // as a supervisor would, at once
-        double failover = allSessionsServed(survivors, sessions, t0, Duration.ofSeconds(120),
+        double failover = allSessionsServed(survivors, sessions, writtenAtKill, t0, Duration.ofSeconds(120),
             Duration.ofMillis(args.integer("poll-ms", 250)));
         double resume = kafkaResumed(broker, endsAtKill, t0, Duration.ofSeconds(120));
         failovers.add(failover);
@@ -252,18 +254,21 @@ final class R4Failover {
   }
 
   /**
-   * Seconds from {@code t0} until every HTTP session has answered 200 through {@code ports}. Each
-   * session is asked every {@code every}, without waiting for the previous try (up to 40 in flight
-   * per session, each waiting up to 10 s): a try that went to the dead node waits out the node's ask
-   * timeout (5 s) before its 503, and a poller that waited for it would add up to those 5 s to the
-   * figure. Served = the arrival of the session's first 200.
+   * Seconds from {@code t0} until every HTTP session has been served through {@code ports}: a 200,
+   * or a 404 for a session with no acknowledged event at the kill ({@code written} lacks it: its
+   * entity answered, and it has nothing to show; at load the writers may not have reached every
+   * session before the first kill). Each session is asked every {@code every}, without waiting for
+   * the previous try (up to 40 in flight per session, each waiting up to 10 s): a try that went to
+   * the dead node waits out the node's ask timeout (5 s) before its 503, and a poller that waited
+   * for it would add up to those 5 s to the figure. Served = the arrival of the first such answer.
    */
-  private static double allSessionsServed(List<Integer> ports, int sessions, long t0, Duration bound,
-      Duration every) throws InterruptedException {
+  private static double allSessionsServed(List<Integer> ports, int sessions, Set<Integer> written, long t0,
+      Duration bound, Duration every) throws InterruptedException {
     java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
         .version(java.net.http.HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
     java.util.concurrent.ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-    Map<Integer, Long> servedAt = new ConcurrentHashMap<>();
+    Map<Integer, long[]> servedAt = new ConcurrentHashMap<>(); // {sent, answered} of the serving try
+    Map<Integer, Map<String, Integer>> failed = new ConcurrentHashMap<>(); // per session: answer -> tries
     java.util.concurrent.CountDownLatch all = new java.util.concurrent.CountDownLatch(sessions);
     java.util.concurrent.atomic.AtomicIntegerArray inFlight = new java.util.concurrent.atomic.AtomicIntegerArray(sessions);
     timer.scheduleAtFixedRate(() -> {
@@ -271,11 +276,17 @@ final class R4Failover {
         int session = s;
         if (servedAt.containsKey(session) || inFlight.get(session) >= 40) continue;
         inFlight.incrementAndGet(session);
+        long sent = System.nanoTime();
         java.net.http.HttpRequest req = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
             + ports.get(session % ports.size()) + "/v1/sessions/r4-h" + session)).timeout(Duration.ofSeconds(10)).build();
         http.sendAsync(req, java.net.http.HttpResponse.BodyHandlers.discarding()).whenComplete((rep, err) -> {
           inFlight.decrementAndGet(session);
-          if (err == null && rep.statusCode() == 200 && servedAt.putIfAbsent(session, System.nanoTime()) == null) {
+          int status = err == null ? rep.statusCode() : -1;
+          boolean served = status == 200 || (status == 404 && !written.contains(session));
+          if (!served) {
+            failed.computeIfAbsent(session, k -> new ConcurrentHashMap<>())
+                .merge(err == null ? String.valueOf(status) : err.getClass().getSimpleName(), 1, Integer::sum);
+          } else if (servedAt.putIfAbsent(session, new long[] {sent, System.nanoTime()}) == null) {
             all.countDown();
           }
         });
@@ -283,8 +294,18 @@ final class R4Failover {
     }, 0, every.toMillis(), TimeUnit.MILLISECONDS);
     boolean done = all.await(Math.max(0, t0 + bound.toNanos() - System.nanoTime()), TimeUnit.NANOSECONDS);
     timer.shutdownNow();
+    // The slowest sessions, to match with their shard's placement in the node logs: when the serving
+    // try was sent (a late answer to an early try is a wait inside the cluster, not a late route),
+    // and the failed tries before it.
+    System.out.println("R4 slowest sessions (s after the kill: served, its try sent; failed tries): "
+        + servedAt.entrySet().stream()
+        .sorted((a, b) -> Long.compare(b.getValue()[1], a.getValue()[1])).limit(5)
+        .map(e -> String.format("r4-h%d via :%d %.2f, %.2f; %s%s", e.getKey(), ports.get(e.getKey() % ports.size()),
+            (e.getValue()[1] - t0) / 1e9, (e.getValue()[0] - t0) / 1e9, failed.getOrDefault(e.getKey(), Map.of()),
+            written.contains(e.getKey()) ? "" : " (no event at the kill)"))
+        .collect(Collectors.joining(" | ")));
     if (!done) return Double.POSITIVE_INFINITY;
-    return (servedAt.values().stream().mapToLong(Long::longValue).max().orElse(t0) - t0) / 1e9;
+    return (servedAt.values().stream().mapToLong(v -> v[1]).max().orElse(t0) - t0) / 1e9;
   }
 
   /** Seconds from {@code t0} until every partition's committed offset passed its end at the kill. */

@@ -80,6 +80,7 @@ public final class TrainingNode implements AutoCloseable {
   private final AtomicBoolean stopping;
   /** The claimed folder of an embedded journal (empty for PostgreSQL); released when the node stops. */
   private Optional<DataFolder> folder = Optional.empty();
+  private CompletionStage<Duration> journalWarmUp;
 
   private TrainingNode(ActorSystem<Void> system, JournalSettings journal, DataCollector dataCollector,
       ModelRouter modelRouter, ServerBinding httpBinding, AtomicBoolean stopping) {
@@ -163,6 +164,12 @@ public final class TrainingNode implements AutoCloseable {
   private static TrainingNode startOn(ActorSystem<Void> system, JournalSettings journal, NodeSettings settings,
       Clock clock) {
     Cluster cluster = Cluster.get(system);
+    // The persistence plugins are prepared once this node is Up, before it takes over anyone's shards.
+    CompletionStage<Duration> journalWarmUp = JournalWarmUp.startWhenUp(system);
+    journalWarmUp.whenComplete((took, failure) -> {
+      if (failure == null) log.info("journal warmed up in {} ms", took.toMillis());
+      else log.warn("journal warm-up failed ({}); the first recoveries on this node will prepare it", failure.toString());
+    });
     ClusterMembership.join(system, system.settings().config());
     TrinitySimulator simulator = settings.simulator()
         .map(s -> TrinitySimulator.start(system, s, settings.serving().baseModel()))
@@ -274,6 +281,7 @@ public final class TrainingNode implements AutoCloseable {
         simulator == null ? "" : ", Trinity SIMULATOR on port " + simulator.port());
     TrainingNode node = new TrainingNode(system, journal, collector, router, binding, stopping);
     node.otlpBinding = otlpBinding;
+    node.journalWarmUp = journalWarmUp;
     return node;
   }
 
@@ -336,6 +344,11 @@ public final class TrainingNode implements AutoCloseable {
 
   public JournalSettings journal() {
     return journal;
+  }
+
+  /** The start-up recovery that prepares the persistence plugins ({@link JournalWarmUp}). */
+  CompletionStage<Duration> journalWarmUp() {
+    return journalWarmUp;
   }
 
   /** The port the HTTP API is bound to, or -1 when HTTP is off. */
