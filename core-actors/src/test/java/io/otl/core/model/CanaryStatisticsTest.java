@@ -138,6 +138,17 @@ class CanaryStatisticsTest {
   }
 
   @Test
+  void aStatisticExactlyAtTheCriticalValueIsNotDegraded() {
+    // Degraded means statistic > critical value. Standard error 1 and a shortfall of exactly the
+    // critical value put z on the boundary.
+    double crit = CanaryStatistics.criticalValue(0.95);
+    TestResult t = CanaryStatistics.satisfaction(crit, 0.5, 1, 0, 0.5, 1, 0, 0.95);
+    assertEquals(t.criticalValue(), t.statistic());
+    assertFalse(t.degraded(), t.summary());
+    assertTrue(CanaryStatistics.satisfaction(crit + 1e-9, 0.5, 1, 0, 0.5, 1, 0, 0.95).degraded());
+  }
+
+  @Test
   void theLatencyStatisticIsABinomialTestOfTheTailShare() {
     // Every candidate session 50 % slower: its whole sample is above stable p95 × 1.1.
     TestResult t = CanaryStatistics.latency(histogram(400, 1.0), histogram(200, 1.5), 0.10, 0.95);

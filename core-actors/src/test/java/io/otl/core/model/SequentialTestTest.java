@@ -203,6 +203,11 @@ class SequentialTestTest {
     assertEquals(0.02, e.threshold(), 1e-15);
     assertEquals(0.0, e.stableValue(), 1e-15);
     assertEquals(0.5, e.candidateValue(), 1e-15);
+    // The excess is candidate − stable also when the stable has errors of its own.
+    e = SequentialTest.estimate(Metric.UPSTREAM_ERROR_RATE, half, broken, 0.02);
+    assertEquals(0.5, e.shortfall(), 1e-15);
+    assertEquals(0.52, e.threshold(), 1e-15);
+    assertEquals(0.1 / 4 + 0.1 / 8, e.variance(), 1e-15);
   }
 
   @Test
@@ -210,13 +215,14 @@ class SequentialTestTest {
     OutcomeAggregates stable = OutcomeAggregates.EMPTY
         .add(null, null, 0, 0, null, null, null, 99L).add(null, null, 0, 0, null, null, null, 999L);
     OutcomeAggregates candidate = OutcomeAggregates.EMPTY
-        .add(null, null, 0, 0, null, null, null, 1999L).add(null, null, 0, 0, null, null, null, 1999L);
+        .add(null, null, 0, 0, null, null, null, 999L).add(null, null, 0, 0, null, null, null, 9999L);
     SequentialTest.Estimate e = SequentialTest.estimate(Metric.TOKENS_PER_SESSION, stable, candidate, 0.2);
-    assertEquals(Math.log(2000 / Math.sqrt(1e5)), e.shortfall(), 1e-12);
-    assertEquals(Math.pow(Math.log(10), 2) / 2 / 2, e.variance(), 1e-12);
+    // Ten times the tokens in every session: log ratio log 10; each arm's variance (log 10)²/2.
+    assertEquals(Math.log(10), e.shortfall(), 1e-12);
+    assertEquals(Math.pow(Math.log(10), 2) / 2 / 2 * 2, e.variance(), 1e-12);
     assertEquals(Math.log(1.2), e.delta(), 1e-15);
     assertEquals(549 * 1.2, e.threshold(), 1e-9);
-    assertEquals(1999, e.candidateValue(), 1e-12);
+    assertEquals(5499, e.candidateValue(), 1e-12);
   }
 
   @Test
@@ -280,7 +286,10 @@ class SequentialTestTest {
     assertTrue(t.summary().contains("z = 2.995 <= "), t.summary());
     assertTrue(t.summary().contains(" > Holm level"), t.summary());
     assertFalse(t.summary().contains("worse beyond tolerance"), t.summary());
+    assertTrue(t.summary().contains("tolerance 0.0200 absolute)"), t.summary());
     assertTrue(t.statistic() < t.criticalValue());
+    String latency = runOne(Metric.RESPONSE_LATENCY, latencies(1000, 2000), latencies(1000, 2000)).summary();
+    assertTrue(latency.contains("tolerance 0.1000 relative)"), latency);
 
     TestResult d = runOne(Metric.TASK_SUCCESS_RATE, successes(90, 100), successes(70, 100));
     assertTrue(d.summary().contains(String.format(java.util.Locale.ROOT, "z = %.3f > ", d.statistic())),
