@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 class OutcomeAggregatesTest {
 
   /** One session with only gateway figures. */
-  private static OutcomeAggregates gateway(OutcomeAggregates a, Integer calls, Integer errors, Long tokens) {
+  private static OutcomeAggregates gateway(
+      OutcomeAggregates a, Integer calls, Integer errors, Long tokens) {
     return a.add(null, null, 0, 0, null, calls, errors, tokens);
   }
 
@@ -56,7 +57,8 @@ class OutcomeAggregatesTest {
 
   @Test
   void theErrorRateIsTheMeanPerSessionShareOfFailedCalls() {
-    OutcomeAggregates a = gateway(gateway(gateway(OutcomeAggregates.EMPTY, 4, 0, null), 4, 2, null), 2, 2, null);
+    OutcomeAggregates a = gateway(OutcomeAggregates.EMPTY, 4, 0, null);
+    a = gateway(gateway(a, 4, 2, null), 2, 2, null);
     // Shares 0, 0.5, 1 (not 4 of 10 calls): mean 0.5, variance (0.25 + 0 + 0.25) / 2 = 0.25.
     assertEquals(3, a.samples(Metric.UPSTREAM_ERROR_RATE));
     assertEquals(0.5, a.value(Metric.UPSTREAM_ERROR_RATE), 1e-15);

@@ -128,10 +128,12 @@ class SequentialTestTest {
 
   @Test
   void theSatisfactionEstimateUsesWelchVariances() {
-    OutcomeAggregates stable = OutcomeAggregates.EMPTY.add(null, 1.0, 0, 0, null).add(null, 5.0, 0, 0, null);
+    OutcomeAggregates stable =
+        OutcomeAggregates.EMPTY.add(null, 1.0, 0, 0, null).add(null, 5.0, 0, 0, null);
     OutcomeAggregates candidate = OutcomeAggregates.EMPTY
         .add(null, 1.0, 0, 0, null).add(null, 3.0, 0, 0, null).add(null, 3.0, 0, 0, null);
-    SequentialTest.Estimate e = SequentialTest.estimate(Metric.USER_SATISFACTION, stable, candidate, 0.05);
+    SequentialTest.Estimate e =
+        SequentialTest.estimate(Metric.USER_SATISFACTION, stable, candidate, 0.05);
     // Scores {0, 1} (variance 1/2) against {0, ½, ½} (variance 1/12): V = (1/2)/2 + (1/12)/3.
     assertEquals(0.5 - 1.0 / 3, e.shortfall(), 1e-15);
     assertEquals(0.25 + 1.0 / 36, e.variance(), 1e-15);
@@ -158,7 +160,8 @@ class SequentialTestTest {
   void theLatencyEstimateIsTheLogRatioOfTypicalLatencies() {
     OutcomeAggregates stable = latencies(1000, 1000, 4000, 4000);
     OutcomeAggregates candidate = latencies(5000, 5000, 1000);
-    SequentialTest.Estimate e = SequentialTest.estimate(Metric.RESPONSE_LATENCY, stable, candidate, 0.10);
+    SequentialTest.Estimate e =
+        SequentialTest.estimate(Metric.RESPONSE_LATENCY, stable, candidate, 0.10);
     double ms = (centre(1000) + centre(4000)) / 2;
     double vs = 4 * Math.pow((centre(4000) - centre(1000)) / 2, 2) / 3;
     double mc = (2 * centre(5000) + centre(1000)) / 3;
@@ -216,7 +219,8 @@ class SequentialTestTest {
         .add(null, null, 0, 0, null, null, null, 99L).add(null, null, 0, 0, null, null, null, 999L);
     OutcomeAggregates candidate = OutcomeAggregates.EMPTY
         .add(null, null, 0, 0, null, null, null, 999L).add(null, null, 0, 0, null, null, null, 9999L);
-    SequentialTest.Estimate e = SequentialTest.estimate(Metric.TOKENS_PER_SESSION, stable, candidate, 0.2);
+    SequentialTest.Estimate e =
+        SequentialTest.estimate(Metric.TOKENS_PER_SESSION, stable, candidate, 0.2);
     // Ten times the tokens in every session: log ratio log 10; each arm's variance (log 10)²/2.
     assertEquals(Math.log(10), e.shortfall(), 1e-12);
     assertEquals(Math.pow(Math.log(10), 2) / 2 / 2 * 2, e.variance(), 1e-12);
@@ -288,7 +292,8 @@ class SequentialTestTest {
     assertFalse(t.summary().contains("worse beyond tolerance"), t.summary());
     assertTrue(t.summary().contains("tolerance 0.0200 absolute)"), t.summary());
     assertTrue(t.statistic() < t.criticalValue());
-    String latency = runOne(Metric.RESPONSE_LATENCY, latencies(1000, 2000), latencies(1000, 2000)).summary();
+    String latency =
+        runOne(Metric.RESPONSE_LATENCY, latencies(1000, 2000), latencies(1000, 2000)).summary();
     assertTrue(latency.contains("tolerance 0.1000 relative)"), latency);
 
     TestResult d = runOne(Metric.TASK_SUCCESS_RATE, successes(90, 100), successes(70, 100));
