@@ -85,19 +85,25 @@ public final class Msprt {
     if (!(alpha > 0 && alpha < 1)) {
       throw new IllegalArgumentException("alpha must be in (0, 1), was " + alpha);
     }
-    return OPTIMAL_RATIO.computeIfAbsent(alpha, a -> {
-      double best = 1;
-      double bestZ = Double.MAX_VALUE;
-      for (double e = -1; e <= 4; e += 0.01) {
-        double r = Math.pow(10, e);
-        double z = boundaryZ(r, a);
-        if (z < bestZ) {
-          bestZ = z;
-          best = r;
-        }
+    return OPTIMAL_RATIO.computeIfAbsent(alpha, Msprt::searchOptimalMixingRatio);
+  }
+
+  /**
+   * The uncached grid search of {@link #optimalMixingRatio}. Separate so that tests reach it: the
+   * cache is static and outlives a test, so a test through the cache may see an earlier value.
+   */
+  static double searchOptimalMixingRatio(double alpha) {
+    double best = 1;
+    double bestZ = Double.MAX_VALUE;
+    for (double e = -1; e <= 4; e += 0.01) {
+      double r = Math.pow(10, e);
+      double z = boundaryZ(r, alpha);
+      if (z < bestZ) {
+        bestZ = z;
+        best = r;
       }
-      return best;
-    });
+    }
+    return best;
   }
 
   /** {@code u²/2 + log Φ(u)}, computed without underflow for very negative u. */

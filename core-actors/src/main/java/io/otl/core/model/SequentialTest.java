@@ -251,7 +251,8 @@ public final class SequentialTest {
 
   /**
    * Holm's step-down procedure: sorts the p-values, compares the k-th smallest (k from 0) with
-   * {@code alpha / (m − k)} and rejects until the first that is not below its level. Fills
+   * {@code alpha / (m − k)} and rejects until the first that is above its level (a p-value equal
+   * to its level is rejected: Ville bounds the chance that Λ ever reaches 1/α). Fills
    * {@code rejected} and returns each p-value's level.
    */
   public static double[] holm(List<Double> pValues, int m, double alpha, boolean[] rejected) {

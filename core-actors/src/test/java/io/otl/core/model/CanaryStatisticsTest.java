@@ -2,6 +2,7 @@ package io.otl.core.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.otl.core.model.CanaryStatistics.TestResult;
@@ -88,6 +89,77 @@ class CanaryStatisticsTest {
     // Whole buckets only: at most one 2 % bucket (about 18 values at 900 ms) is left out.
     long above = h.countAtOrAbove(900);
     assertTrue(above <= 101 && above >= 101 - 19, "above = " + above);
+  }
+
+  @Test
+  void aConfidenceOutsideTheOpenUnitIntervalIsRefused() {
+    assertThrows(IllegalArgumentException.class, () -> CanaryStatistics.criticalValue(0));
+    assertThrows(IllegalArgumentException.class, () -> CanaryStatistics.criticalValue(1));
+    assertEquals(3.0902, CanaryStatistics.criticalValue(0.999), 1e-3);
+  }
+
+  @Test
+  void everyTestNeedsObservationsOnBothSides() {
+    assertThrows(IllegalArgumentException.class,
+        () -> CanaryStatistics.successRate(0, 0, 5, 10, 0.02, 0.95));
+    assertThrows(IllegalArgumentException.class,
+        () -> CanaryStatistics.successRate(5, 10, 0, 0, 0.02, 0.95));
+    assertThrows(IllegalArgumentException.class,
+        () -> CanaryStatistics.satisfaction(0.5, 0.1, 0, 0.5, 0.1, 10, 0.05, 0.95));
+    assertThrows(IllegalArgumentException.class,
+        () -> CanaryStatistics.latency(LatencyHistogram.EMPTY, histogram(10, 1), 0.1, 0.95));
+  }
+
+  @Test
+  void theSuccessRateStatisticMatchesItsClosedForm() {
+    // 8/10 against 2/10: adjusted 9/12 and 3/12, se = √(2 · 0.75 · 0.25 / 10) = √0.0375.
+    TestResult t = CanaryStatistics.successRate(8, 10, 2, 10, 0.02, 0.95);
+    assertEquals((0.6 - 0.02) / Math.sqrt(0.0375), t.statistic(), 1e-12);
+    assertTrue(t.degraded());
+    assertTrue(t.summary().contains("z = 2.995 > 1.645"), t.summary());
+    assertTrue(t.summary().endsWith(": worse beyond tolerance"), t.summary());
+    TestResult ok = CanaryStatistics.successRate(8, 10, 7, 10, 0.02, 0.95);
+    assertFalse(ok.degraded());
+    assertTrue(ok.summary().contains(" <= 1.645"), ok.summary());
+    assertFalse(ok.summary().contains("worse beyond tolerance"), ok.summary());
+  }
+
+  @Test
+  void theSatisfactionStatisticMatchesItsClosedForm() {
+    // se = √(0.04/400 + 0.04/400) = √0.0002; z = (0.15 − 0.05) / se = 7.071.
+    TestResult t = CanaryStatistics.satisfaction(0.75, 0.04, 400, 0.60, 0.04, 400, 0.05, 0.95);
+    assertEquals(0.1 / Math.sqrt(0.0002), t.statistic(), 1e-9);
+    assertEquals(0.70, t.threshold(), 1e-15);
+    assertTrue(t.summary().contains("z = 7.071 > 1.645"), t.summary());
+    assertTrue(t.summary().endsWith(": worse beyond tolerance"), t.summary());
+    TestResult ok = CanaryStatistics.satisfaction(0.75, 0.04, 400, 0.73, 0.04, 400, 0.05, 0.95);
+    assertTrue(ok.summary().contains(" <= 1.645"), ok.summary());
+    assertFalse(ok.summary().contains("worse beyond tolerance"), ok.summary());
+  }
+
+  @Test
+  void aStatisticExactlyAtTheCriticalValueIsNotDegraded() {
+    // Degraded means statistic > critical value. Standard error 1 and a shortfall of exactly the
+    // critical value put z on the boundary.
+    double crit = CanaryStatistics.criticalValue(0.95);
+    TestResult t = CanaryStatistics.satisfaction(crit, 0.5, 1, 0, 0.5, 1, 0, 0.95);
+    assertEquals(t.criticalValue(), t.statistic());
+    assertFalse(t.degraded(), t.summary());
+    assertTrue(CanaryStatistics.satisfaction(crit + 1e-9, 0.5, 1, 0, 0.5, 1, 0, 0.95).degraded());
+  }
+
+  @Test
+  void theLatencyStatisticIsABinomialTestOfTheTailShare() {
+    // Every candidate session 50 % slower: its whole sample is above stable p95 × 1.1.
+    TestResult t = CanaryStatistics.latency(histogram(400, 1.0), histogram(200, 1.5), 0.10, 0.95);
+    double share = t.observedTailShare();
+    assertEquals((share - 0.05) / Math.sqrt(0.05 * 0.95 / 200), t.statistic(), 1e-12);
+    assertTrue(t.summary().contains("= stable p95 × 1.10;"), t.summary());
+    assertTrue(t.summary().contains(" > 1.645"), t.summary());
+    assertTrue(t.summary().endsWith(": worse beyond tolerance"), t.summary());
+    TestResult ok = CanaryStatistics.latency(histogram(400, 1.0), histogram(200, 1.0), 0.10, 0.95);
+    assertTrue(ok.summary().contains(" <= 1.645"), ok.summary());
+    assertFalse(ok.summary().contains("worse beyond tolerance"), ok.summary());
   }
 
   /** n latencies spread over 800–1199 ms, times a factor. */
