@@ -265,6 +265,14 @@ public final class SessionRoutes {
       }
       AgentSession.Rejected rej = (AgentSession.Rejected) reply;
       metrics.eventsRejected(inputs.size());
+      if (single && agentId == null && rej.code() == AgentSession.RejectionCode.NOT_FOUND
+          && "sessionId".equals(rej.field())) {
+        // The session's "its first events must name the agentId" speaks of an events batch; this
+        // caller sent one feedback object, for a session recorded under another id or not yet.
+        return Json.error(StatusCodes.NOT_FOUND, "not_found", "session " + sessionId + " is unknown: feedback "
+            + "applies to a session already recorded (its events, or a gateway call); to store feedback as a "
+            + "session's first event, name its agent with \"agentId\" in the body");
+      }
       return Json.rejected(single ? asSingleEvent(rej) : rej);
     });
   }
