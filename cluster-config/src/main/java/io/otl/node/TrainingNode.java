@@ -247,10 +247,15 @@ public final class TrainingNode implements AutoCloseable {
       List<ReadinessCheck> checks = List.of(journalCheck(journal), clusterCheck(cluster));
       Auth auth = http.auth().auth();
       int maxEvents = http.maxEventsPerRequest();
-      SessionRoutes sessionRoutes = new SessionRoutes(collector, maxEvents, metrics, http.maxJsonDepth());
+      // A write to a session waits (at most an ask timeout) for this node's gateway turns of it not yet recorded.
+      io.otl.http.gateway.TurnsInFlight turns = settings.gateway().filter(GatewaySettings::enabled)
+          .map(g -> new io.otl.http.gateway.TurnsInFlight(askTimeout, g.timeout().plus(askTimeout)))
+          .orElse(null);
+      SessionRoutes sessionRoutes = new SessionRoutes(collector, maxEvents, metrics, http.maxJsonDepth(), turns);
       OtlpRoutes otlp = new OtlpRoutes(collector, metrics, maxEvents, http.otlp().maxDecodedBytes());
       GatewayRoutes gateway = settings.gateway().filter(GatewaySettings::enabled)
-          .map(g -> gateway(system, g, collector, router, sharding, askTimeout, metrics, sessionSettings, journal))
+          .map(g -> gateway(system, g, collector, router, sharding, askTimeout, metrics, sessionSettings, journal,
+              turns))
           .orElse(null);
       AuditReader audit = new AuditReader(system, settings.models(), settings.training().defaults().policy());
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
@@ -291,7 +296,7 @@ public final class TrainingNode implements AutoCloseable {
   /** The inference gateway (design §7.5). */
   private static GatewayRoutes gateway(ActorSystem<?> system, GatewaySettings settings, DataCollector collector,
       ModelRouter router, ClusterSharding sharding, Duration askTimeout, ApiMetrics metrics, SessionSettings sessions,
-      JournalSettings journal) {
+      JournalSettings journal, io.otl.http.gateway.TurnsInFlight turns) {
     log.info("inference gateway on: /v1/chat/completions, {}", settings);
     // The owner check of a session's first call: one indexed read on threads of its own, so that it
     // waits neither behind the journal's writes nor behind other blocking work.
@@ -311,7 +316,7 @@ public final class TrainingNode implements AutoCloseable {
     return new GatewayRoutes(system, settings, collector, router, new StableRoute(sharding, askTimeout),
         metrics.registry(), sessions.desensitizer(), sessions.maxTextLength(),
         new io.otl.http.gateway.GatewayTraffic(java.time.Instant.now()),
-        owners);
+        owners, turns);
   }
 
   public DataCollector dataCollector() {

@@ -18,6 +18,7 @@ import io.otl.core.Ids;
 import io.otl.core.api.DataCollector;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.SessionInput;
+import io.otl.http.gateway.TurnsInFlight;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -38,17 +39,26 @@ public final class SessionRoutes {
   private final EventParser parser;
   private final ApiMetrics metrics;
   private final int maxJsonDepth;
+  /** The gateway's turns not yet recorded; null without a gateway. */
+  private final TurnsInFlight gatewayTurns;
 
   public SessionRoutes(DataCollector collector, int maxEventsPerRequest, ApiMetrics metrics) {
-    this(collector, maxEventsPerRequest, metrics, StrictJson.DEFAULT_MAX_DEPTH);
+    this(collector, maxEventsPerRequest, metrics, StrictJson.DEFAULT_MAX_DEPTH, null);
   }
 
-  /** @param maxJsonDepth deepest nesting accepted in an events or feedback body (body object = 1) */
-  public SessionRoutes(DataCollector collector, int maxEventsPerRequest, ApiMetrics metrics, int maxJsonDepth) {
+  /**
+   * @param maxJsonDepth deepest nesting accepted in an events or feedback body (body object = 1)
+   * @param gatewayTurns this node's gateway turns not yet recorded (null: no gateway): a write to a
+   *     session waits for them, so feedback naming an answer's msgId, or a task result, sent the
+   *     moment the answer arrived finds that answer stored
+   */
+  public SessionRoutes(DataCollector collector, int maxEventsPerRequest, ApiMetrics metrics, int maxJsonDepth,
+      TurnsInFlight gatewayTurns) {
     this.collector = collector;
     this.parser = new EventParser(maxEventsPerRequest);
     this.metrics = metrics;
     this.maxJsonDepth = maxJsonDepth;
+    this.gatewayTurns = gatewayTurns;
   }
 
   public Route route() {
@@ -238,6 +248,13 @@ public final class SessionRoutes {
   /** @param single the request was one event (feedback), not an events batch: errors name its fields alone */
   private CompletionStage<HttpResponse> record(
       String sessionId, String agentId, List<SessionInput> inputs, StatusCode success, boolean single) {
+    CompletionStage<Void> turnsRecorded = gatewayTurns == null
+        ? CompletableFuture.completedFuture(null) : gatewayTurns.settled(sessionId);
+    return turnsRecorded.thenCompose(x -> submit(sessionId, agentId, inputs, success, single));
+  }
+
+  private CompletionStage<HttpResponse> submit(
+      String sessionId, String agentId, List<SessionInput> inputs, StatusCode success, boolean single) {
     long start = System.nanoTime();
     return collector.submit(sessionId, agentId, inputs).thenApply(reply -> {
       if (reply instanceof AgentSession.Recorded r) {
@@ -248,6 +265,14 @@ public final class SessionRoutes {
       }
       AgentSession.Rejected rej = (AgentSession.Rejected) reply;
       metrics.eventsRejected(inputs.size());
+      if (single && agentId == null && rej.code() == AgentSession.RejectionCode.NOT_FOUND
+          && "sessionId".equals(rej.field())) {
+        // The session's "its first events must name the agentId" speaks of an events batch; this
+        // caller sent one feedback object, for a session recorded under another id or not yet.
+        return Json.error(StatusCodes.NOT_FOUND, "not_found", "session " + sessionId + " is unknown: feedback "
+            + "applies to a session already recorded (its events, or a gateway call); to store feedback as a "
+            + "session's first event, name its agent with \"agentId\" in the body");
+      }
       return Json.rejected(single ? asSingleEvent(rej) : rej);
     });
   }

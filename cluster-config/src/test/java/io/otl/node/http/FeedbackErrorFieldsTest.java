@@ -82,6 +82,25 @@ class FeedbackErrorFieldsTest {
     assertEquals(404, api.get("/v1/sessions/never-seen-1").status(), "nothing stored");
   }
 
+  /**
+   * One feedback object for a session with no events (found driving the loop as a new user): the
+   * answer spoke of "its first events", which this request does not have, and never said that the
+   * feedback body takes an agentId.
+   */
+  @Test
+  void feedbackToAnUnknownSessionSaysSoAndHowToNameTheAgent() {
+    Http.Response r = api.post("/v1/sessions/never-seen-2/feedback", "{\"kind\":\"THUMBS_UP\"}");
+    assertEquals(404, r.status(), r.body());
+    assertEquals("session never-seen-2 is unknown: feedback applies to a session already recorded (its events, or a "
+        + "gateway call); to store feedback as a session's first event, name its agent with \"agentId\" in the body",
+        r.json().path("message").asText());
+    assertEquals(404, api.get("/v1/sessions/never-seen-2").status(), "nothing stored");
+    // As the message says: with the agent named, the feedback is the session's first event.
+    assertEquals(202, api.post("/v1/sessions/never-seen-2/feedback",
+        "{\"kind\":\"THUMBS_UP\",\"agentId\":\"named-later\"}").status());
+    assertEquals("named-later", api.get("/v1/sessions/never-seen-2").json().path("agentId").asText());
+  }
+
   @Test
   void theEventsBatchKeepsNamingTheEventByItsPlace() {
     String id = session();

@@ -87,12 +87,22 @@ public record ModelSettings(
     tolerance = Collections.unmodifiableMap(tol);
     List<Metric> tested = new ArrayList<>(evaluationMetrics);
     tested.addAll(Metric.GUARDRAILS);
+    // The metric that needs the most sessions sets the bar, and the message names its number: a user
+    // who sets the number asked for must not be refused again for the next metric.
+    Metric hardest = null;
+    int needed = 0;
     for (Metric m : tested) {
       if (m.relativeTolerance()) {
         continue; // latency, tokens: no largest possible shortfall, some rise is always detectable
       }
-      int needed = SequentialTest.minimumSamplesPerStep(
-          confidence, steps.size(), tested.size(), tol.get(m));
+      int n = SequentialTest.minimumSamplesPerStep(confidence, steps.size(), tested.size(), tol.get(m));
+      if (n > needed) {
+        hardest = m;
+        needed = n;
+      }
+    }
+    if (hardest != null) {
+      Metric m = hardest;
       require(
           minSamplesPerStep >= needed,
           "min-samples-per-step",

@@ -55,7 +55,9 @@ class ModelSettingsTest {
     // A higher confidence needs more: the bar of the sequential test rises.
     e = assertThrows(IllegalArgumentException.class,
         () -> ModelSettings.fromConfig(training("confidence = 0.999, min-samples-per-step = 11")));
-    assertTrue(e.getMessage().contains("at least 12"), e.getMessage());
+    assertTrue(e.getMessage().contains("at least 13"), e.getMessage());
+    assertEquals(13, ModelSettings.fromConfig(training("confidence = 0.999, min-samples-per-step = 13"))
+        .minSamplesPerStep());
     // Latency has no largest shortfall, but the upstream-error-rate guardrail (absolute) does.
     e = assertThrows(IllegalArgumentException.class, () -> ModelSettings.fromConfig(
         training("evaluation-metrics = [response-latency], min-samples-per-step = 1")));
@@ -63,6 +65,13 @@ class ModelSettingsTest {
     // With enough sessions for that guardrail, latency alone is accepted.
     assertEquals(7, ModelSettings.fromConfig(
         training("evaluation-metrics = [response-latency], min-samples-per-step = 7")).minSamplesPerStep());
+    // The number asked for is the one that passes: that of the metric needing most (here user-satisfaction,
+    // whose tolerance is wider than task-success-rate's), not the first metric's (it said 6, then refused 6).
+    String twoSteps = "canary-ratio = 0.5, steps = [1.0], ";
+    e = assertThrows(IllegalArgumentException.class,
+        () -> ModelSettings.fromConfig(training(twoSteps + "min-samples-per-step = 5")));
+    assertTrue(e.getMessage().contains("at least 7") && e.getMessage().contains("user-satisfaction"), e.getMessage());
+    assertEquals(7, ModelSettings.fromConfig(training(twoSteps + "min-samples-per-step = 7")).minSamplesPerStep());
   }
 
   @Test

@@ -75,6 +75,8 @@ public final class GatewayRoutes {
   private final GatewayTraffic traffic;
   /** Owners read from the journal without starting the session; null: ask the session itself. */
   private final SessionOwners owners;
+  /** Turns answered but not yet recorded, which the session routes wait for (a rating right after the answer). */
+  private final TurnsInFlight turns;
   private final KnownSessions knownSessions = new KnownSessions(KNOWN_SESSIONS);
   /** Where recordings are prepared and sent, after the answer is on its way to the agent. */
   private final java.util.concurrent.Executor recording;
@@ -88,11 +90,13 @@ public final class GatewayRoutes {
    * @param owners reads a session's owner from the journal, so that the first call of a session
    *     the gateway has not seen waits for one indexed read instead of the session's start and
    *     recovery; null: the session is asked
+   * @param turns where each turn is registered until it is recorded (shared with the session routes)
    */
   public GatewayRoutes(ActorSystem<?> system, GatewaySettings settings, DataCollector collector, ModelRouter router,
       StableRoute stableRoute, io.otl.http.MetricsRegistry registry, io.otl.core.session.Desensitizer desensitizer,
-      int maxTextLength, GatewayTraffic traffic, SessionOwners owners) {
+      int maxTextLength, GatewayTraffic traffic, SessionOwners owners, TurnsInFlight turns) {
     this.owners = owners;
+    this.turns = turns;
     this.recording = system.executionContext();
     this.traffic = traffic;
     this.settings = settings;
@@ -319,7 +323,7 @@ public final class GatewayRoutes {
       metrics.request(c.agent(), d.version(), status);
       OpenAiError error = new OpenAiError(status, timeout ? "timeout" : "upstream_error", null,
           timeout ? "upstream_timeout" : "upstream_unavailable", "model version " + d.version() + ": " + message);
-      record(c, d, fallbackFrom, new TurnRecorder.Outcome(null, false, error.getMessage(), 0, totalMs));
+      record(c, d, fallbackFrom, new TurnRecorder.Outcome(null, false, error.getMessage(), 0, totalMs), begin(c));
       return CompletableFuture.completedFuture(withHeaders(error.response(), c, d));
     });
   }
@@ -344,7 +348,7 @@ public final class GatewayRoutes {
       long totalMs = (upEnd - upStart) / 1_000_000;
       observe(c, d, answer, upEnd - upStart, upEnd - upStart);
       // Recorded off the response path: the agent's latency is the model's, not the journal's.
-      record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, false, null, totalMs, totalMs));
+      record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, false, null, totalMs, totalMs), begin(c));
       metrics.added(false, (System.nanoTime() - c.startNanos() - (upEnd - upStart)) / 1e9);
       metrics.request(c.agent(), d.version(), 200);
       return CompletableFuture.completedFuture(
@@ -356,6 +360,8 @@ public final class GatewayRoutes {
   private CompletionStage<HttpResponse> streamOut(Call c, ModelVersion.RouteDecision d, String fallbackFrom,
       HttpResponse resp, long upStart) {
     Completion answer = new Completion(settings.captureTokens());
+    // Registered before the first byte goes out: the agent may act on the answer the moment the stream ends.
+    TurnsInFlight.Turn turn = begin(c);
     Source<ByteString, Object> body = resp.entity().getDataBytes()
         .idleTimeout(settings.timeout())
         .map(bytes -> {
@@ -363,7 +369,7 @@ public final class GatewayRoutes {
           return bytes;
         })
         .watchTermination((mat, done) -> {
-          done.whenComplete((ok, err) -> streamEnded(c, d, fallbackFrom, answer, upStart, err));
+          done.whenComplete((ok, err) -> streamEnded(c, d, fallbackFrom, answer, upStart, err, turn));
           return mat;
         });
     metrics.added(true, (upStart - c.startNanos()) / 1e9);
@@ -374,7 +380,7 @@ public final class GatewayRoutes {
   }
 
   private void streamEnded(Call c, ModelVersion.RouteDecision d, String fallbackFrom, Completion answer,
-      long upStart, Throwable err) {
+      long upStart, Throwable err, TurnsInFlight.Turn turn) {
     long end = System.nanoTime();
     long totalMs = (end - upStart) / 1_000_000;
     long firstMs = answer.firstTokenNanos() == 0 ? totalMs : (answer.firstTokenNanos() - upStart) / 1_000_000;
@@ -394,7 +400,7 @@ public final class GatewayRoutes {
       }
     }
     observe(c, d, answer, end - upStart, firstMs * 1_000_000);
-    record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, aborted, error, firstMs, totalMs));
+    record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, aborted, error, firstMs, totalMs), turn);
   }
 
   /** Failures of the upstream's entity stream, as opposed to the client going away. */
@@ -414,8 +420,12 @@ public final class GatewayRoutes {
    * another thread, so neither they nor the journal delay the agent. A recording failure never
    * costs the agent its answer; it is counted and logged.
    */
-  private void record(Call c, ModelVersion.RouteDecision d, String fallbackFrom, TurnRecorder.Outcome outcome) {
-    if (!c.recorded()) return;
+  private void record(Call c, ModelVersion.RouteDecision d, String fallbackFrom, TurnRecorder.Outcome outcome,
+      TurnsInFlight.Turn turn) {
+    if (!c.recorded()) {
+      turn.end();
+      return;
+    }
     recording.execute(() -> {
       List<io.otl.core.session.SessionInput> inputs;
       CompletionStage<AgentSession.RecordReply> sent;
@@ -425,10 +435,22 @@ public final class GatewayRoutes {
         sent = recorder.submit(c.sessionId(), c.agent(), inputs);
       } catch (RuntimeException e) {
         recorded(c, null, e, List.of());
+        turn.end();
         return;
       }
-      sent.whenComplete((reply, err) -> recorded(c, reply, err, inputs));
+      sent.whenComplete((reply, err) -> {
+        try {
+          recorded(c, reply, err, inputs);
+        } finally {
+          turn.end();
+        }
+      });
     });
+  }
+
+  /** A turn of a recorded session, registered until its recording is settled. */
+  private TurnsInFlight.Turn begin(Call c) {
+    return c.recorded() ? turns.begin(c.sessionId()) : TurnsInFlight.Turn.NONE;
   }
 
   private void recorded(Call c, AgentSession.RecordReply reply, Throwable err,

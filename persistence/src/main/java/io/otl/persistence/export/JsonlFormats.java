@@ -32,10 +32,13 @@ import java.util.Optional;
  * {@code tool_call_id} and the output (a JSON string, or the text itself when the output is a plain
  * string). Consecutive assistant turns are one message: text recorded before a tool call carries
  * that call, and two assistant texts in a row are joined with a newline. Reasoning steps, feedback
- * and the task result are not part of the conversation. {@code tools} is a JSON array: one
- * {@code {"type":"function","function":{"name","parameters"}}} per tool used, in order of first
- * use, with a JSON Schema derived from the shapes of its inputs (keys of all calls merged; empty
- * without tools). A trajectory without an assistant message is not exported.
+ * and the task result are not part of the conversation. {@code tools} is a JSON array: the tool
+ * definitions the agent sent the model, as the inference gateway stored them (session metadata
+ * {@code tools}: descriptions, required keys, and the tools offered but not called, all of which
+ * the chat template shows the model), then one
+ * {@code {"type":"function","function":{"name","parameters"}}} per tool used that they do not
+ * define, in order of first use, with a JSON Schema derived from the shapes of its inputs (keys of
+ * all calls merged; empty without tools). A trajectory without an assistant message is not exported.
  */
 public final class JsonlFormats {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -156,16 +159,21 @@ public final class JsonlFormats {
     pending.clear();
   }
 
-  /** One function definition per tool used, in order of first use. */
+  /**
+   * The tool definitions the agent declared (gateway sessions), then one derived definition per
+   * tool used that they do not name, in order of first use.
+   */
   static ArrayNode toolDefinitions(Trajectory t) {
+    ArrayNode tools = declaredTools(t);
+    java.util.Set<String> declared = new java.util.HashSet<>();
+    for (JsonNode tool : tools) declared.add(tool.path("function").path("name").asText());
     Map<String, JsonNode> schemas = new LinkedHashMap<>();
     for (Event e : t.conversation()) {
-      if (e instanceof ToolCallRecorded c) {
+      if (e instanceof ToolCallRecorded c && !declared.contains(c.toolName())) {
         JsonNode shape = schemaOf(arguments(c.input()));
         schemas.merge(c.toolName(), shape, JsonlFormats::mergeSchemas);
       }
     }
-    ArrayNode tools = F.arrayNode();
     schemas.forEach((name, schema) -> {
       ObjectNode tool = tools.addObject();
       tool.put("type", "function");
@@ -173,6 +181,31 @@ public final class JsonlFormats {
       fn.put("name", name);
       fn.set("parameters", schema);
     });
+    return tools;
+  }
+
+  /**
+   * The function tools of the session's metadata {@code tools} (the request's {@code tools} array,
+   * stored desensitized by the gateway), in the order sent; an entry that is not a function tool
+   * with a name is left out, and text that no longer parses gives none (the derived ones stand in).
+   */
+  static ArrayNode declaredTools(Trajectory t) {
+    ArrayNode tools = F.arrayNode();
+    Map<String, String> meta = t.state().metadata();
+    String text = meta == null ? null : meta.get("tools");
+    if (text == null) return tools;
+    JsonNode parsed;
+    try {
+      parsed = JSON.readTree(text);
+    } catch (JsonProcessingException e) {
+      return tools;
+    }
+    if (parsed == null || !parsed.isArray()) return tools;
+    for (JsonNode tool : parsed) {
+      if ("function".equals(tool.path("type").asText()) && tool.path("function").path("name").isTextual()) {
+        tools.add(tool);
+      }
+    }
     return tools;
   }
 

@@ -1,0 +1,125 @@
+package io.otl.node.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.typesafe.config.ConfigFactory;
+import io.otl.node.TrainingNode;
+import io.otl.node.simulator.SimulatorSettings;
+import io.otl.node.simulator.TrinitySimulator;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An agent acts on an answer the moment it arrives: it rates it by its response id, or posts the
+ * task result. The gateway records the turn after the answer, so these writes used to race the
+ * recording: a conversation that starts with a long history (a resumed chat) took longer to record
+ * than the client took to send its rating, which got 404 "session is unknown" (found with the
+ * official openai Python client: 7 of 10 streamed calls), and a result that arrived first completed
+ * the session without its last answer. Now a session write waits for the gateway's turns of that
+ * session on the node.
+ */
+class GatewayActRightAfterAnswerTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  /** Enough resent history that recording it takes longer than the client's next request. */
+  private static final int HISTORY_PAIRS = 300;
+
+  private static ActorTestKit kit;
+  private static TrinitySimulator simulator;
+  private static TrainingNode node;
+  private static Http api;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path dir = Files.createDirectories(Path.of("target", "gateway-act-" + UUID.randomUUID()));
+    kit = ActorTestKit.create("act-right-after-simulator");
+    simulator = TrinitySimulator.start(kit.system(),
+        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
+    node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
+            "agentscope.training.training-runner.trigger.min-samples", 1000))
+        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
+    api = new Http(node.httpPort());
+    assertEquals(201, api.post("/v1/models/quick/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
+        + "\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}").status());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (node != null) node.close();
+    if (simulator != null) simulator.stop();
+    if (kit != null) kit.shutdownTestKit();
+  }
+
+  @Test
+  void feedbackNamingTheAnswerJustReceivedIsAccepted() throws Exception {
+    List<String> refused = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      boolean stream = i % 2 == 0;
+      String session = "rate-now-" + i + "-" + UUID.randomUUID();
+      String responseId = chat(session, stream);
+      Http.Response rated = api.post("/v1/sessions/" + session + "/feedback",
+          "{\"kind\":\"THUMBS_UP\",\"msgId\":\"" + responseId + "\"}");
+      if (rated.status() != 202) refused.add((stream ? "stream " : "whole ") + rated.status() + " " + rated.body());
+    }
+    assertEquals(List.of(), refused);
+  }
+
+  @Test
+  void aResultPostedRightAfterTheAnswerKeepsTheAnswer() throws Exception {
+    for (int i = 0; i < 4; i++) {
+      boolean stream = i % 2 == 0;
+      String session = "done-now-" + i + "-" + UUID.randomUUID();
+      String responseId = chat(session, stream);
+      Http.Response done = api.post("/v1/sessions/" + session + "/events",
+          "{\"agentId\":\"quick\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}");
+      assertEquals(202, done.status(), done.body());
+      JsonNode stored = api.get("/v1/sessions/" + session).json();
+      assertEquals("COMPLETED", stored.path("status").asText());
+      JsonNode messages = stored.path("messages");
+      JsonNode last = messages.get(messages.size() - 1);
+      assertEquals(responseId, last.path("msgId").asText(), (stream ? "stream: " : "whole: ") + last);
+      assertTrue(last.path("content").asText().endsWith("last question"), last.toString());
+    }
+  }
+
+  /** One call with a long resent history; returns the response id (the msgId), as a client sees it. */
+  private static String chat(String session, boolean stream) throws Exception {
+    ArrayNode messages = JSON.createArrayNode();
+    for (int k = 0; k < HISTORY_PAIRS; k++) {
+      messages.addObject().put("role", "user").put("content", "question " + k + " " + "x".repeat(500));
+      messages.addObject().put("role", "assistant").put("content", "answer " + k + " " + "y".repeat(500));
+    }
+    messages.addObject().put("role", "user").put("content", "last question");
+    String body = JSON.writeValueAsString(JSON.createObjectNode().put("model", "default").put("stream", stream)
+        .set("messages", messages));
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+        .header("X-Agent-Id", "quick").header("X-Session-Id", session).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), r.body());
+    if (!stream) return JSON.readTree(r.body()).path("id").asText();
+    // The whole stream has been read (ofString waits for its end, [DONE] included), as an SDK's loop does.
+    assertTrue(r.body().contains("data: [DONE]"), r.body());
+    for (String line : r.body().split("\n")) {
+      if (line.startsWith("data: {")) return JSON.readTree(line.substring(6)).path("id").asText();
+    }
+    throw new AssertionError("no chunk in " + r.body());
+  }
+}

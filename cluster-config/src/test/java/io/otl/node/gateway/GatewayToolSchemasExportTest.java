@@ -1,0 +1,95 @@
+package io.otl.node.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.ConfigFactory;
+import io.otl.node.TrainingNode;
+import io.otl.node.simulator.SimulatorSettings;
+import io.otl.node.simulator.TrinitySimulator;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The SFT line of a conversation recorded by the gateway carries the tools as the agent declared
+ * them to the model (description, required keys, the tools offered but not called), because the
+ * chat template renders exactly those into the prompt. The export used to write only a schema
+ * guessed from the calls' arguments: {@code get_weather} lost its description and its
+ * {@code required}, and the unused tool was missing, so the model was trained on a prompt it
+ * never saw.
+ */
+class GatewayToolSchemasExportTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Test
+  void theExportedToolsAreTheOnesTheAgentDeclared() throws Exception {
+    Path dir = Files.createDirectories(Path.of("target", "gateway-tools-" + UUID.randomUUID()));
+    ActorTestKit kit = ActorTestKit.create("tool-schemas-simulator");
+    TrinitySimulator simulator = TrinitySimulator.start(kit.system(),
+        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
+    try (TrainingNode node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
+            "agentscope.training.training-runner.trigger.min-samples", 1000))
+        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)))) {
+      Http api = new Http(node.httpPort());
+      assertEquals(201, api.post("/v1/models/tooler/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
+          + "\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}").status());
+      ArrayNode tools = (ArrayNode) JSON.readTree("""
+          [{"type":"function","function":{"name":"get_weather","description":"Current weather of a city",
+            "parameters":{"type":"object","properties":{"city":{"type":"string","description":"city name"}},
+                          "required":["city"]}}},
+           {"type":"function","function":{"name":"book_flight","description":"Books a flight",
+            "parameters":{"type":"object","properties":{"to":{"type":"string"}},"required":["to"]}}}]""");
+      String session = "tools-" + UUID.randomUUID();
+      ArrayNode messages = JSON.createArrayNode();
+      messages.addObject().put("role", "user").put("content", "Use get_weather for Paris");
+      JsonNode first = chat(node.httpPort(), session, messages, tools);
+      JsonNode call = first.path("choices").get(0).path("message");
+      assertEquals("get_weather", call.path("tool_calls").get(0).path("function").path("name").asText(), first.toString());
+      messages.add(call);
+      messages.addObject().put("role", "tool").put("tool_call_id", call.path("tool_calls").get(0).path("id").asText())
+          .put("content", "{\"temp\":21}");
+      chat(node.httpPort(), session, messages, tools);
+      assertEquals(202, api.post("/v1/sessions/" + session + "/feedback", "{\"kind\":\"THUMBS_UP\"}").status());
+      assertEquals(202, api.post("/v1/sessions/" + session + "/events",
+          "{\"agentId\":\"tooler\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}").status());
+
+      Http.Response export = api.post("/v1/exports/tooler?format=sft", "");
+      assertEquals(200, export.status(), export.body());
+      String[] lines = export.body().split("\n");
+      assertEquals(2, lines.length, export.body());
+      JsonNode line = JSON.readTree(lines[1]);
+      assertEquals(tools, line.get("tools"), lines[1]);
+      // The call itself is still the one the model made, its arguments an object.
+      JsonNode exportedCall = line.path("messages").get(1).path("tool_calls").get(0).path("function");
+      assertEquals("get_weather", exportedCall.path("name").asText(), lines[1]);
+      assertEquals(true, exportedCall.path("arguments").isObject(), lines[1]);
+    } finally {
+      simulator.stop();
+      kit.shutdownTestKit();
+    }
+  }
+
+  private static JsonNode chat(int port, String session, ArrayNode messages, ArrayNode tools) throws Exception {
+    ObjectNode body = JSON.createObjectNode().put("model", "default");
+    body.set("messages", messages);
+    body.set("tools", tools);
+    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                "http://127.0.0.1:" + port + "/v1/chat/completions"))
+            .header("X-Agent-Id", "tooler").header("X-Session-Id", session).header("Content-Type", "application/json")
+            .POST(java.net.http.HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), r.body());
+    return JSON.readTree(r.body());
+  }
+
+}
