@@ -29,8 +29,18 @@ public final class DataCollector {
 
   /** The raw reply, for edges (HTTP, Kafka) that map rejections themselves. */
   public CompletionStage<RecordReply> submit(String sessionId, String agentId, List<SessionInput> events) {
+    return submit(sessionId, agentId, events, askTimeout);
+  }
+
+  /**
+   * As {@link #submit(String, String, List)}, failing after {@code timeout} instead of the node's ask
+   * timeout: for an edge that sends a timed-out write again itself (the session drops event ids it
+   * already holds), so that a write lost with a dead node is resent sooner.
+   */
+  public CompletionStage<RecordReply> submit(String sessionId, String agentId, List<SessionInput> events,
+      Duration timeout) {
     return sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
-        .ask(reply -> new AgentSession.Record(agentId, events, reply), askTimeout);
+        .ask(reply -> new AgentSession.Record(agentId, events, reply), timeout);
   }
 
   /** Records a batch atomically; fails with {@link RecordRejectedException} if it is refused. */

@@ -66,7 +66,11 @@ import org.slf4j.LoggerFactory;
  *   <li>A write that times out (the session's node died and its shard is moving, a slow journal) is
  *       sent again in place, after {@value #TIMEOUT_RETRY_PAUSE_MS} ms, up to {@value
  *       #TIMEOUT_RETRIES} times: the session drops event ids it already holds, so a write that did
- *       land is not stored twice. A restart of the stream would close the consumer and make the
+ *       land is not stored twice. A write waits {@link #WRITE_TIMEOUT}, not the node's ask timeout:
+ *       one sent to a node that just died is lost, and the partition's next records wait behind it,
+ *       so the sooner it is resent the sooner ingestion resumes once the session's shard has moved
+ *       (issue #22, R4: with the 5 s ask timeout a resend could land just before the shard's new
+ *       home was known and wait 5 s more). A restart of the stream would close the consumer and make the
  *       group rebalance for every member (issue #22: seven restarts in one fail-over).
  *   <li>Anything else (a timeout past those retries, broker away, commit failure) fails the stream,
  *       which restarts with back-off from the last committed offset. A slow journal so slows consumption
@@ -75,8 +79,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class KafkaIngest {
   private static final Logger log = LoggerFactory.getLogger(KafkaIngest.class);
-  /** Resends of one timed-out write before the stream fails (each waits up to the ask timeout). */
-  static final int TIMEOUT_RETRIES = 6;
+  /** How long one journal write may take before it is sent again (the session deduplicates). */
+  static final Duration WRITE_TIMEOUT = Duration.ofSeconds(2);
+  /** Resends of one timed-out write before the stream fails: ~30 s of patience with the pause below. */
+  static final int TIMEOUT_RETRIES = 12;
   static final long TIMEOUT_RETRY_PAUSE_MS = 500;
 
   /** Header with the reason a record was dead-lettered. */
@@ -122,7 +128,8 @@ public final class KafkaIngest {
    * need not be reachable). Stops with the actor system (CoordinatedShutdown) or {@link #stop()}.
    */
   public static KafkaIngest start(ActorSystem<?> system, DataCollector collector, KafkaSettings settings) {
-    return start(system, collector::submit, settings);
+    return start(system, (sessionId, agentId, inputs) -> collector.submit(sessionId, agentId, inputs, WRITE_TIMEOUT),
+        settings);
   }
 
   /** As {@link #start(ActorSystem, DataCollector, KafkaSettings)} with any recorder (tests, tools). */
