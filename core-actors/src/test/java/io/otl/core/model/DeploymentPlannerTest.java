@@ -35,6 +35,7 @@ import io.otl.core.serving.StaticServing;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -95,7 +96,7 @@ class DeploymentPlannerTest {
     List<Event> events = concat(v0(), ready("v2", T0), List.of(
         new DeploymentRequested("v2", "vllm-lora", LoadingBackend.URL, name, "auto-deploy", T0),
         new DeploymentFailed("v2", name, "refused", 1, T0)));
-    events.add(new ModelEvents.VersionRegistered("v3", artifact("v2"), "http://v3", null, java.util.Map.of(), true, T0));
+    events.add(new ModelEvents.VersionRegistered("v3", artifact("v2"), "http://v3", null, Map.of(), true, T0));
     events.add(new ModelEvents.EvaluationStarted("v3", "v0", T0));
     events.add(new ModelEvents.OfflineGatePassed("v3", List.of(), "by hand", T0));
     State s = replay(events);

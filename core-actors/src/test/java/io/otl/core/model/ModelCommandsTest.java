@@ -98,8 +98,18 @@ class ModelCommandsTest {
     return kit.runCommand(f);
   }
 
+  private CommandResultWithReply<Command, Event, State, TransitionReply> transition(
+      Function<ActorRef<TransitionReply>, Command> f) {
+    return kit.runCommand(f);
+  }
+
+  private CommandResultWithReply<Command, Event, State, OutcomeReply> outcomeOf(
+      Function<ActorRef<OutcomeReply>, Command> f) {
+    return kit.runCommand(f);
+  }
+
   private TransitionReply manual(String v) {
-    return this.<TransitionReply>run(r -> new ModelProtocol.RegisterManual(v, "s3://ckpt/" + v, "http://" + v, r))
+    return transition(r -> new ModelProtocol.RegisterManual(v, "s3://ckpt/" + v, "http://" + v, r))
         .reply();
   }
 
@@ -140,14 +150,16 @@ class ModelCommandsTest {
     assertTrue(again.events().isEmpty());
     assertEquals(new VersionStatus(agent, "v1", VersionState.READY, 0.0, false, List.of()), again.reply());
     assertEquals("version v1 already exists (it is READY)", failure(ErrorCode.ALREADY_EXISTS,
-        this.<TransitionReply>run(r -> new ModelProtocol.RegisterCandidate("v1", "s3://ckpt/other", "http://v1", "job-1", Map.of(), r)))
+        transition(r -> new ModelProtocol.RegisterCandidate(
+            "v1", "s3://ckpt/other", "http://v1", "job-1", Map.of(), r)))
         .message());
     failure(ErrorCode.ALREADY_EXISTS,
-        this.<TransitionReply>run(r -> new ModelProtocol.RegisterCandidate("v1", "s3://ckpt/v1", "http://v1", "job-2", Map.of(), r)));
-    failure(ErrorCode.ALREADY_EXISTS, this.<TransitionReply>run(r -> new ModelProtocol.RegisterManual("v1", "s3://ckpt/v1", "http://v1", r)));
-    failure(ErrorCode.INVALID_INPUT, this.<TransitionReply>run(r -> new ModelProtocol.RegisterCandidate(
+        transition(r -> new ModelProtocol.RegisterCandidate("v1", "s3://ckpt/v1", "http://v1", "job-2", Map.of(), r)));
+    failure(ErrorCode.ALREADY_EXISTS,
+        transition(r -> new ModelProtocol.RegisterManual("v1", "s3://ckpt/v1", "http://v1", r)));
+    failure(ErrorCode.INVALID_INPUT, transition(r -> new ModelProtocol.RegisterCandidate(
         "v2", "s3://ckpt/v2", "http://v2", "job-2", Map.of("task-success-rate", 1.5), r)));
-    failure(ErrorCode.INVALID_INPUT, this.<TransitionReply>run(r -> new ModelProtocol.RegisterManual("v2", " ", "http://v2", r)));
+    failure(ErrorCode.INVALID_INPUT, transition(r -> new ModelProtocol.RegisterManual("v2", " ", "http://v2", r)));
   }
 
   @Test
@@ -201,29 +213,29 @@ class ModelCommandsTest {
   void pauseAndResumeAcknowledgeWithoutChangeWhenThereIsNothingToDo() {
     stableAndCanary();
     assertEquals("cannot pause v1: it is STABLE",
-        failure(ErrorCode.INVALID_TRANSITION, this.<TransitionReply>run(r -> new ModelProtocol.Pause("v1", r))).message());
-    failure(ErrorCode.NOT_FOUND, this.<TransitionReply>run(r -> new ModelProtocol.Pause("v9", r)));
-    failure(ErrorCode.INVALID_TRANSITION, this.<TransitionReply>run(r -> new ModelProtocol.Resume("v1", r)));
-    failure(ErrorCode.NOT_FOUND, this.<TransitionReply>run(r -> new ModelProtocol.Resume("v9", r)));
-    var notPaused = this.<TransitionReply>run(r -> new ModelProtocol.Resume("v2", r));
+        failure(ErrorCode.INVALID_TRANSITION, transition(r -> new ModelProtocol.Pause("v1", r))).message());
+    failure(ErrorCode.NOT_FOUND, transition(r -> new ModelProtocol.Pause("v9", r)));
+    failure(ErrorCode.INVALID_TRANSITION, transition(r -> new ModelProtocol.Resume("v1", r)));
+    failure(ErrorCode.NOT_FOUND, transition(r -> new ModelProtocol.Resume("v9", r)));
+    var notPaused = transition(r -> new ModelProtocol.Resume("v2", r));
     assertTrue(notPaused.events().isEmpty());
     assertEquals(List.of("not paused"), ((VersionStatus) notPaused.reply()).reasons());
-    var paused = this.<TransitionReply>run(r -> new ModelProtocol.Pause("v2", r));
+    var paused = transition(r -> new ModelProtocol.Pause("v2", r));
     assertEquals(VersionState.PAUSED, ((VersionStatus) paused.reply()).state());
     assertEquals(0.05, ((VersionStatus) paused.reply()).ratio());
-    var again = this.<TransitionReply>run(r -> new ModelProtocol.Pause("v2", r));
+    var again = transition(r -> new ModelProtocol.Pause("v2", r));
     assertTrue(again.events().isEmpty());
     assertEquals(List.of("already paused"), ((VersionStatus) again.reply()).reasons());
     clock.advance(Duration.ofMinutes(10));
-    var resumed = this.<TransitionReply>run(r -> new ModelProtocol.Resume("v2", r));
+    var resumed = transition(r -> new ModelProtocol.Resume("v2", r));
     assertEquals(VersionState.CANARY, ((VersionStatus) resumed.reply()).state());
     assertEquals(T0.plus(Duration.ofMinutes(10)),
         ((ModelState.RollingOut) kit.getState()).rollout().stepStartedAt(), "the step's duration restarts");
 
     // Outside a rollout pause and resume are refusals too.
     rollback("v2", null);
-    failure(ErrorCode.INVALID_TRANSITION, this.<TransitionReply>run(r -> new ModelProtocol.Pause("v2", r)));
-    failure(ErrorCode.NOT_FOUND, this.<TransitionReply>run(r -> new ModelProtocol.Resume("v9", r)));
+    failure(ErrorCode.INVALID_TRANSITION, transition(r -> new ModelProtocol.Pause("v2", r)));
+    failure(ErrorCode.NOT_FOUND, transition(r -> new ModelProtocol.Resume("v9", r)));
   }
 
   @Test
@@ -233,7 +245,8 @@ class ModelCommandsTest {
     OutcomeAck idle = assertInstanceOf(OutcomeAck.class, outcome("s1", "v1").reply());
     assertEquals(Disposition.IGNORED, idle.disposition());
     assertTrue(idle.detail().startsWith("no rollout in progress"), idle.detail());
-    failure(ErrorCode.INVALID_INPUT, this.<OutcomeReply>run(r -> new ModelProtocol.RecordOutcome(" ", "v1", true, 4.0, 0, 0, null, r)));
+    failure(ErrorCode.INVALID_INPUT,
+        outcomeOf(r -> new ModelProtocol.RecordOutcome(" ", "v1", true, 4.0, 0, 0, null, r)));
 
     manual("v2");
     manual("v3");
@@ -250,7 +263,8 @@ class ModelCommandsTest {
         "v3 is neither the candidate v2 nor the stable v1; not measured"), outcome("s3", "v3").reply());
     assertEquals(new OutcomeAck("s4", "v9", Disposition.IGNORED, "unknown version v9; not measured"),
         outcome("s4", "v9").reply());
-    failure(ErrorCode.INVALID_INPUT, this.<OutcomeReply>run(r -> new ModelProtocol.RecordOutcome("s5", "v2", true, 9.0, 0, 0, null, r)));
+    failure(ErrorCode.INVALID_INPUT,
+        outcomeOf(r -> new ModelProtocol.RecordOutcome("s5", "v2", true, 9.0, 0, 0, null, r)));
   }
 
   @Test
@@ -307,7 +321,8 @@ class ModelCommandsTest {
     String served = deploying();
     assertTrue(deployOutcome(served, 1, "503 busy", true).isEmpty(), "attempt 2 follows");
     assertTrue(deployOutcome(served, 2, "503 busy", true).isEmpty(), "attempt 3 follows");
-    DeploymentFailed failed = assertInstanceOf(DeploymentFailed.class, deployOutcome(served, 3, "503 busy", true).get(0));
+    DeploymentFailed failed =
+        assertInstanceOf(DeploymentFailed.class, deployOutcome(served, 3, "503 busy", true).get(0));
     assertEquals(3, failed.attempts(), "max-attempts 3");
     assertEquals(VersionState.DEPLOY_FAILED, kit.getState().models().require("v2").state());
 

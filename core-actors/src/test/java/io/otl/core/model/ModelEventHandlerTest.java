@@ -76,11 +76,13 @@ class ModelEventHandlerTest {
         new VersionRegistered("j", "s3://j", "http://j", "job-7", Map.of(), false, T0),
         new EvaluationStarted("m", null, T0),
         new EvaluationStarted("c", "v1", T0)));
-    assertEquals(new HistoryEntry(VersionState.REGISTERED, null, T0, "registered by hand"), version(s, "m").history().get(0));
+    assertEquals(new HistoryEntry(VersionState.REGISTERED, null, T0, "registered by hand"),
+        version(s, "m").history().get(0));
     assertEquals("registered as candidate", version(s, "c").history().get(0).reason());
     assertEquals("registered from job job-7", last(s, "j").reason());
     assertEquals(VersionState.REGISTERED, version(s, "j").state());
-    assertEquals(new HistoryEntry(VersionState.EVALUATING, null, T0, "offline evaluation (no stable yet)"), last(s, "m"));
+    assertEquals(new HistoryEntry(VersionState.EVALUATING, null, T0, "offline evaluation (no stable yet)"),
+        last(s, "m"));
     assertEquals("offline evaluation against v1", last(s, "c").reason());
   }
 
@@ -94,7 +96,8 @@ class ModelEventHandlerTest {
     assertEquals(new HistoryEntry(VersionState.REJECTED, null, T1,
         "offline gate failed: task-success-rate: too low; response-latency: too slow"), last(rejected, "v2"));
 
-    State noEvidence = replay(concat(evaluating, List.of(new EvalEvidence.GateWithoutEvidence("v2", "no evidence", T1))));
+    State noEvidence =
+        replay(concat(evaluating, List.of(new EvalEvidence.GateWithoutEvidence("v2", "no evidence", T1))));
     assertEquals(VersionState.NO_EVIDENCE, version(noEvidence, "v2").state());
     assertEquals(T1, last(noEvidence, "v2").at());
 
@@ -204,7 +207,8 @@ class ModelEventHandlerTest {
     assertEquals(VersionState.STABLE, v1.state());
     assertNull(v1.retiredAt(), "back in service: no longer retired");
     assertNull(v1.retainedUntil());
-    assertEquals(new HistoryEntry(VersionState.STABLE, 1.0, T2, "restored by the rollback of v2"), last(restored, "v1"));
+    assertEquals(new HistoryEntry(VersionState.STABLE, 1.0, T2, "restored by the rollback of v2"),
+        last(restored, "v1"));
     assertEquals(VersionState.ROLLED_BACK, version(restored, "v2").state());
   }
 

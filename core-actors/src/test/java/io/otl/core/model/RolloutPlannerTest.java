@@ -51,9 +51,13 @@ class RolloutPlannerTest {
   private static final Instant LATE = T0.plus(DEFAULTS.stepDuration());
 
   /** Step 1 (20 %): 400 stable and 100 candidate sessions keep the routed split. */
-  private static final OutcomeAggregates STABLE_400 = SequentialTestTest.sessions(new SplittableRandom(7), 400, 0.85, 1);
-  private static final OutcomeAggregates SAME_100 = SequentialTestTest.sessions(new SplittableRandom(8), 100, 0.85, 1);
-  private static final OutcomeAggregates WORSE_100 = SequentialTestTest.sessions(new SplittableRandom(9), 100, 0.3, 1);
+  private static final OutcomeAggregates STABLE_400 = sessions(7, 400, 0.85);
+  private static final OutcomeAggregates SAME_100 = sessions(8, 100, 0.85);
+  private static final OutcomeAggregates WORSE_100 = sessions(9, 100, 0.3);
+
+  private static OutcomeAggregates sessions(long seed, int n, double success) {
+    return SequentialTestTest.sessions(new SplittableRandom(seed), n, success, 1);
+  }
 
   private static ModelSettings settings(String modelUpdate) {
     return ModelSettings.fromConfig(ConfigFactory.parseString("model-update { " + modelUpdate + " }")
@@ -200,8 +204,8 @@ class RolloutPlannerTest {
 
   @Test
   void afterTheLastStepBelowOneHundredPercentTheCandidateBecomesStableAndTheNextReadyStarts() {
-    OutcomeAggregates stable = SequentialTestTest.sessions(new SplittableRandom(3), 150, 0.85, 1);
-    OutcomeAggregates cand = SequentialTestTest.sessions(new SplittableRandom(4), 150, 0.85, 1);
+    OutcomeAggregates stable = sessions(3, 150, 0.85);
+    OutcomeAggregates cand = sessions(4, 150, 0.85);
     Plan<State, Event> p = evaluate(DEFAULTS, atStep(2, false, stable, cand), LATE);
     VersionPromoted promoted = assertInstanceOf(VersionPromoted.class, p.events().get(0));
     assertEquals("v2", promoted.version());
@@ -252,7 +256,7 @@ class RolloutPlannerTest {
   @Test
   void aSampleRatioMismatchPausesOnceUntilAnOperatorResumes() {
     // 400 against 400 sessions where 20 % were routed to the candidate.
-    OutcomeAggregates cand = SequentialTestTest.sessions(new SplittableRandom(10), 400, 0.85, 1);
+    OutcomeAggregates cand = sessions(10, 400, 0.85);
     Plan<State, Event> p = evaluate(DEFAULTS, atStep(1, false, STABLE_400, cand), LATE);
     assertEquals(1, p.events().size());
     RolloutPaused paused = assertInstanceOf(RolloutPaused.class, p.events().get(0));
