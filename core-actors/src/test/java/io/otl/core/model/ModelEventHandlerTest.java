@@ -100,6 +100,7 @@ class ModelEventHandlerTest {
         replay(concat(evaluating, List.of(new EvalEvidence.GateWithoutEvidence("v2", "no evidence", T1))));
     assertEquals(VersionState.NO_EVIDENCE, version(noEvidence, "v2").state());
     assertEquals(T1, last(noEvidence, "v2").at());
+    assertEquals("no evidence", last(noEvidence, "v2").reason(), "the history says why (docs/rollout.md)");
 
     State superseded = replay(concat(ready("v2", T0), ready("v3", T0),
         List.of(new Supersession.CandidateSuperseded("v2", "v3", T1))));
