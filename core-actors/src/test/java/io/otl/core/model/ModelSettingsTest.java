@@ -119,4 +119,69 @@ class ModelSettingsTest {
         () -> ModelSettings.fromConfig(training("tolerance.response-latency = -0.1")));
     assertTrue(e.getMessage().contains("tolerance.response-latency"), e.getMessage());
   }
+
+  private static void refused(String overrides, String... fragments) {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ModelSettings.fromConfig(training(overrides)), overrides);
+    for (String f : fragments) {
+      assertTrue(e.getMessage().contains(f), overrides + " → " + e.getMessage());
+    }
+  }
+
+  private static ModelSettings accepted(String overrides) {
+    return ModelSettings.fromConfig(training(overrides));
+  }
+
+  /** Each bound where reference.conf's comments put it, checked on both sides. */
+  @Test
+  void eachRangeIsOpenOrClosedAsReferenceConfSays() {
+    // canary-ratio: 0 < r < 1.
+    refused("canary-ratio = 0", "canary-ratio = 0.0 is not allowed");
+    refused("canary-ratio = 1.0", "canary-ratio = 1.0 is not allowed");
+    assertEquals(List.of(0.99, 1.0), accepted("canary-ratio = 0.99").steps());
+    // confidence: 0.5 < c < 1.
+    refused("confidence = 0.5", "confidence = 0.5 is not allowed", "> 0.5 and < 1");
+    refused("confidence = 1.0", "confidence = 1.0 is not allowed");
+    // tolerance: >= 0 and < 1, relative for latency, absolute for rates.
+    assertEquals(0.0, accepted("tolerance.response-latency = 0").toleranceOf(Metric.RESPONSE_LATENCY));
+    refused("tolerance.response-latency = 1.0", "tolerance.response-latency = 1.0", "< 1 (relative)");
+    refused("tolerance.task-success-rate = 1.0", "tolerance.task-success-rate = 1.0", "< 1 (absolute)");
+    // offline-gate-tolerance: >= 0 and < 1.
+    assertEquals(0.99, accepted("offline-gate-tolerance = 0.99").offlineGateTolerance());
+    refused("offline-gate-tolerance = 1.0", "offline-gate-tolerance = 1.0 is not allowed");
+    refused("offline-gate-tolerance = -0.1", "offline-gate-tolerance = -0.1 is not allowed");
+    // retain-previous: a duration >= 0.
+    assertEquals(Duration.ZERO, accepted("retain-previous = 0s").retainPrevious());
+    refused("retain-previous = -1d", "retain-previous = PT-24H is not allowed");
+    // step-duration: positive; min-samples-per-step: an integer >= 1.
+    refused("step-duration = 0s", "step-duration = PT0S is not allowed", "a positive duration");
+    refused("min-samples-per-step = 0", "min-samples-per-step = 0 is not allowed; expected an integer >= 1");
+    // Non-empty lists.
+    refused("evaluation-metrics = []", "evaluation-metrics = [] is not allowed");
+    refused("steps = []", "steps = [] is not allowed");
+  }
+
+  @Test
+  void stepsAreStrictlyIncreasingRatiosInTheHalfOpenUnitIntervalAndThoseAtOrBelowTheCanaryAreDropped() {
+    refused("steps = [0.0, 0.5, 1.0]", "strictly increasing ratios in (0, 1]");
+    refused("steps = [0.2, 0.2, 1.0]", "strictly increasing");
+    refused("steps = [0.2, 1.5]", "strictly increasing");
+    assertEquals(List.of(0.05, 0.5, 1.0), accepted("canary-ratio = 0.05, steps = [0.05, 0.5, 1.0]").steps());
+    assertEquals(List.of(0.3, 0.5, 1.0), accepted("canary-ratio = 0.3, steps = [0.2, 0.3, 0.5, 1.0]").steps());
+  }
+
+  @Test
+  void aTooSmallMinimumSaysOverHowManyStepsAndMetricsTheBudgetIsSplit() {
+    // Default plan 5 % → 20 % → 50 % → 100 %: three steps are tested (the last is the promotion).
+    refused("min-samples-per-step = 7", "split over 3 steps and 5 metrics, guardrails included");
+    refused("min-samples-per-step = 7, steps = [0.5, 1.0]", "split over 2 steps and 5 metrics");
+  }
+
+  @Test
+  void settingsBuiltInCodeNeedATolerancePerMetric() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ModelSettings(true, 0.05,
+        true, List.of(Metric.TASK_SUCCESS_RATE), List.of(0.2, 0.5, 1.0), Duration.ofHours(1), 100, 0.95, null,
+        Duration.ofDays(7), 0));
+    assertTrue(e.getMessage().contains("model-update.tolerance = null is not allowed"), e.getMessage());
+  }
 }

@@ -3,6 +3,12 @@ package io.otl.core.model;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.core.model.Deployments.DeploymentConfirmed;
+import io.otl.core.model.Deployments.DeploymentRequested;
+import io.otl.core.model.ModelEvents.RolloutStarted;
+import io.otl.core.model.ModelState.State;
+import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -58,5 +64,57 @@ class RoutingTableTest {
       double b = RoutingTable.bucket("x" + i);
       assertTrue(b >= 0 && b < 1);
     }
+  }
+
+  // ---- the table of an entity state (design §3.3: nothing routes to an unconfirmed deployment) ----
+
+  private static final Instant T0 = ModelJournal.T0;
+  private static final long HASH_42 = 0x954c08ad32d6adfdL;
+
+  @Test
+  void anIdleAgentRoutesEverySessionToItsStableAtItsRegisteredEndpoint() {
+    assertEquals(RoutingTable.EMPTY, RoutingTable.of(ModelVersion.initialState()));
+    State s = ModelJournal.replay(ModelJournal.concat(ModelJournal.stable("v1", T0), ModelJournal.ready("v2", T0)));
+    assertEquals(new RoutingTable("v1", "http://v1:8000", null, null, 0), RoutingTable.of(s));
+  }
+
+  @Test
+  void aCandidateInRolloutGetsItsRatioAndItsConfirmedDeploymentsEndpoint() {
+    State s = ModelJournal.replay(ModelJournal.concat(ModelJournal.stable("v1", T0), ModelJournal.ready("v2", T0),
+        List.of(new DeploymentRequested("v2", "vllm-lora", "http://vllm:8000/v1", "a1-v2-x", "auto-deploy", T0),
+            new DeploymentConfirmed("v2", "http://vllm:8000/v1", "a1-v2-x", T0),
+            new RolloutStarted("v2", "v1", List.of(0.05, 0.2, 0.5, 1.0), "auto-deploy", T0))));
+    assertEquals(new RoutingTable("v1", "http://v1:8000", "v2", "http://vllm:8000/v1", 0.05), RoutingTable.of(s));
+  }
+
+  @Test
+  void anUnconfirmedDeploymentDoesNotReplaceTheRegisteredEndpoint() {
+    State s = ModelJournal.replay(ModelJournal.concat(ModelJournal.stable("v1", T0), List.of(
+        new DeploymentRequested("v1", "vllm-lora", "http://vllm:8000/v1", "a1-v1-x", "retry", T0))));
+    assertEquals("http://v1:8000", RoutingTable.of(s).stableEndpoint());
+  }
+
+  @Test
+  void aCandidateWithoutAStableTakesEverySessionAndARatioOfZeroTakesNone() {
+    RoutingTable noStable = new RoutingTable(null, null, "v2", "e2", 0.05);
+    for (int i = 0; i < 100; i++) {
+      assertEquals("v2", noStable.route("s" + i).orElseThrow().version());
+    }
+    RoutingTable zero = new RoutingTable("v1", "e1", "v2", "e2", 0);
+    for (int i = 0; i < 100; i++) {
+      assertEquals(new RoutingTable.Target("v1", "e1"), zero.route("s" + i).orElseThrow());
+    }
+    assertEquals(Optional.empty(), new RoutingTable(null, null, "v2", "e2", 0).route("s1"));
+  }
+
+  @Test
+  void theBucketIsTheFirst53BitsOfTheSha256OfThePrefixedSessionId() {
+    // SHA-256("route:session-42") starts with these 8 bytes (computed outside the JVM, sha256sum).
+    assertEquals(HASH_42, RoutingTable.hash64("route:", "session-42"));
+    // Its top 53 bits over 2^53: 0x954c08ad32d6adfd >> 11 = 5252921459890901, / 2^53.
+    assertEquals(0.5831914351318469, RoutingTable.bucket("session-42"));
+    // Below the candidate's ratio means below: at a ratio equal to its bucket the session stays on stable.
+    assertEquals("v1", table(0.5831914351318469).route("session-42").orElseThrow().version());
+    assertEquals("v2", table(Math.nextUp(0.5831914351318469)).route("session-42").orElseThrow().version());
   }
 }
