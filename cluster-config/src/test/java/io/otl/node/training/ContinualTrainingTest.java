@@ -127,7 +127,11 @@ class ContinualTrainingTest {
 
       // v1 becomes STABLE (directly, or through canary when the node registered the base as v0).
       JsonNode v1 = TrainingLoopTest.await("v1 stable", () -> {
-        JsonNode models = http.get("/v1/models/" + AGENT).json();
+        // 404 until the coordinator has handed v1 over (just after the job succeeded): not yet.
+        Http.Response r = http.get("/v1/models/" + AGENT);
+        if (r.status() == 404) return null;
+        assertEquals(200, r.status(), r.body());
+        JsonNode models = r.json();
         for (JsonNode v : models.get("versions")) {
           if (v.get("version").asText().equals("v1") && !v.get("state").asText().equals("STABLE")) {
             http.post("/v1/models/" + AGENT + "/versions/v1/promote", null);
