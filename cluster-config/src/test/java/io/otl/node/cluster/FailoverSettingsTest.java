@@ -42,6 +42,18 @@ class FailoverSettingsTest {
     assertTrue(d("pekko.cluster.sharding.handoff-timeout").compareTo(Duration.ofSeconds(10)) <= 0);
   }
 
+  @Test
+  void theRemovalMarginIsShortButSet() {
+    // 0 does not mean "no margin": with SBR it falls back to stable-after, 2 s more per fail-over.
+    Duration margin = d("pekko.cluster.down-removal-margin");
+    assertTrue(margin.compareTo(Duration.ZERO) > 0, "down-removal-margin " + margin);
+    // The downed side of a partition gets the majority's removal (a leader tick and a gossip round
+    // after the common decision) plus the margin to stop its entities: at least a second in all.
+    Duration toStop = d("pekko.cluster.leader-actions-interval").plus(d("pekko.cluster.gossip-interval"))
+        .plus(margin);
+    assertTrue(toStop.compareTo(Duration.ofMillis(1000)) >= 0, "time the minority has to stop: " + toStop);
+  }
+
   /** Pekko's ddata rule (Replicator.calculateMajority): nodes a majority-plus read or write reaches. */
   private static int reached(int nodes, int plus, int minCap) {
     return Math.min(nodes, Math.max(nodes / 2 + 1 + plus, minCap));
