@@ -106,6 +106,20 @@ final class NodeJvm implements AutoCloseable {
     process.waitFor(30, TimeUnit.SECONDS);
   }
 
+  /**
+   * SIGTERM, as a supervisor or {@code docker stop} sends it: the node leaves the cluster and hands
+   * its shards over. Returns the milliseconds until the JVM exited; kills it after {@code max}.
+   */
+  long stopGracefully(Duration max) throws InterruptedException {
+    long t0 = System.nanoTime();
+    process.destroy();
+    if (!process.waitFor(max.toMillis(), TimeUnit.MILLISECONDS)) {
+      process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      throw new IllegalStateException("node did not stop within " + max + " of SIGTERM: " + tail());
+    }
+    return (System.nanoTime() - t0) / 1_000_000;
+  }
+
   Path log() {
     return log;
   }
