@@ -42,6 +42,20 @@ public final class SessionRoutes {
   /** The gateway's turns not yet recorded; null without a gateway. */
   private final TurnsInFlight gatewayTurns;
 
+  /**
+   * The session's "its first events must name the agentId" speaks of an events batch; this caller
+   * sent one feedback object, for a session recorded under another id or not yet.
+   */
+  private static final String FEEDBACK_NEEDS_A_SESSION = "feedback applies to a session already recorded (its "
+      + "events, or a gateway call); to store feedback as a session's first event, name its agent with \"agentId\" "
+      + "in the body";
+  /**
+   * rate and thumbs (AgentScope's routes) cannot name an agent, so "name the agentId" sends their
+   * caller nowhere: they rate a session recorded before.
+   */
+  private static final String RATING_NEEDS_A_SESSION =
+      "rate and thumbs apply to a session already recorded (its events, or a gateway call)";
+
   public SessionRoutes(DataCollector collector, int maxEventsPerRequest, ApiMetrics metrics) {
     this(collector, maxEventsPerRequest, metrics, StrictJson.DEFAULT_MAX_DEPTH, null);
   }
@@ -155,7 +169,7 @@ public final class SessionRoutes {
     if (agentProblem != null) throw BadRequest.invalid(agentProblem);
     List<SessionInput> inputs = parser.parseBatch(body.get("events"));
     sameSessionAndAgent(body.get("events"), sessionId, agentId);
-    return record(sessionId, agentId, inputs, StatusCodes.ACCEPTED, false);
+    return record(sessionId, agentId, inputs, StatusCodes.ACCEPTED, false, null);
   }
 
   /**
@@ -190,7 +204,7 @@ public final class SessionRoutes {
     ((com.fasterxml.jackson.databind.node.ObjectNode) body).remove("agentId");
     SessionInput input = parser.parse(body, "body");
     if (((SessionInput.Feedback) input).kind() == null) throw BadRequest.invalid("kind is required");
-    return record(sessionId, agentId, List.of(input), StatusCodes.ACCEPTED, true);
+    return record(sessionId, agentId, List.of(input), StatusCodes.ACCEPTED, true, FEEDBACK_NEEDS_A_SESSION);
   }
 
   /**
@@ -200,16 +214,6 @@ public final class SessionRoutes {
   static AgentSession.Rejected asSingleEvent(AgentSession.Rejected r) {
     return new AgentSession.Rejected(r.code(), r.field() == null ? null : singleEvent(r.field()),
         r.message() == null ? null : singleEvent(r.message()));
-  }
-
-  /**
-   * rate and thumbs (AgentScope's routes) cannot name an agent, so the session's "its first events
-   * must name the agentId" sends their caller nowhere: they rate a session recorded before.
-   */
-  private static HttpResponse agentScopeUnknown(HttpResponse r, String sessionId) {
-    if (r.status().intValue() != 404) return r;
-    return Json.error(StatusCodes.NOT_FOUND, "not_found", "session " + sessionId
-        + " is unknown: rate and thumbs apply to a session already recorded (its events, or a gateway call)");
   }
 
   private static String singleEvent(String text) {
@@ -229,7 +233,7 @@ public final class SessionRoutes {
     }
     if (value < 1 || value > 5) throw BadRequest.invalid("score is " + value + "; an integer from 1 to 5 is expected");
     return record(s, null, List.of(new SessionInput.Feedback(null, null, "RATING", (double) value, null, "agentscope")),
-        StatusCodes.OK, true).thenApply(r -> agentScopeUnknown(r, s));
+        StatusCodes.OK, true, RATING_NEEDS_A_SESSION);
   }
 
   private CompletionStage<HttpResponse> thumbs(Optional<String> sessionId, Optional<String> helpful) {
@@ -242,19 +246,23 @@ public final class SessionRoutes {
       default -> throw BadRequest.invalid("helpful is not true or false");
     };
     return record(s, null, List.of(new SessionInput.Feedback(null, null, up ? "THUMBS_UP" : "THUMBS_DOWN", null, null,
-        "agentscope")), StatusCodes.OK, true).thenApply(r -> agentScopeUnknown(r, s));
+        "agentscope")), StatusCodes.OK, true, RATING_NEEDS_A_SESSION);
   }
 
-  /** @param single the request was one event (feedback), not an events batch: errors name its fields alone */
-  private CompletionStage<HttpResponse> record(
-      String sessionId, String agentId, List<SessionInput> inputs, StatusCode success, boolean single) {
+  /**
+   * @param single the request was one event (feedback), not an events batch: errors name its fields alone
+   * @param unknownSession what to tell a caller that named no agent when the session is unknown (null:
+   *     the session's own answer, which speaks of an events batch)
+   */
+  private CompletionStage<HttpResponse> record(String sessionId, String agentId, List<SessionInput> inputs,
+      StatusCode success, boolean single, String unknownSession) {
     CompletionStage<Void> turnsRecorded = gatewayTurns == null
         ? CompletableFuture.completedFuture(null) : gatewayTurns.settled(sessionId);
-    return turnsRecorded.thenCompose(x -> submit(sessionId, agentId, inputs, success, single));
+    return turnsRecorded.thenCompose(x -> submit(sessionId, agentId, inputs, success, single, unknownSession));
   }
 
-  private CompletionStage<HttpResponse> submit(
-      String sessionId, String agentId, List<SessionInput> inputs, StatusCode success, boolean single) {
+  private CompletionStage<HttpResponse> submit(String sessionId, String agentId, List<SessionInput> inputs,
+      StatusCode success, boolean single, String unknownSession) {
     long start = System.nanoTime();
     return collector.submit(sessionId, agentId, inputs).thenApply(reply -> {
       if (reply instanceof AgentSession.Recorded r) {
@@ -265,13 +273,10 @@ public final class SessionRoutes {
       }
       AgentSession.Rejected rej = (AgentSession.Rejected) reply;
       metrics.eventsRejected(inputs.size());
-      if (single && agentId == null && rej.code() == AgentSession.RejectionCode.NOT_FOUND
+      if (unknownSession != null && agentId == null && rej.code() == AgentSession.RejectionCode.NOT_FOUND
           && "sessionId".equals(rej.field())) {
-        // The session's "its first events must name the agentId" speaks of an events batch; this
-        // caller sent one feedback object, for a session recorded under another id or not yet.
-        return Json.error(StatusCodes.NOT_FOUND, "not_found", "session " + sessionId + " is unknown: feedback "
-            + "applies to a session already recorded (its events, or a gateway call); to store feedback as a "
-            + "session's first event, name its agent with \"agentId\" in the body");
+        return Json.error(StatusCodes.NOT_FOUND, "not_found",
+            "session " + sessionId + " is unknown: " + unknownSession);
       }
       return Json.rejected(single ? asSingleEvent(rej) : rej);
     });
