@@ -1,10 +1,9 @@
 package io.otl.http;
 
-import static org.apache.pekko.http.javadsl.server.Directives.complete;
+import static io.otl.http.RequestBodies.body;
+import static io.otl.http.RequestBodies.onlyFields;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
-import static org.apache.pekko.http.javadsl.server.Directives.entity;
-import static org.apache.pekko.http.javadsl.server.Directives.extractRequestEntity;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
 import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
@@ -19,7 +18,6 @@ import io.otl.core.api.DataCollector;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.SessionInput;
 import io.otl.http.gateway.TurnsInFlight;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,7 +28,6 @@ import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.server.Route;
-import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
 import org.apache.pekko.util.ByteString;
 
 /** Sessions and feedback: {@code /v1/sessions/…} and the AgentScope-compatible {@code /v1/feedback/…} (also at the root). */
@@ -97,54 +94,12 @@ public final class SessionRoutes {
             completeWithFuture(guard(() -> thumbs(s, h)))))))));
   }
 
-  /**
-   * The raw body; parsed by us so malformed JSON and invalid UTF-8 become a 400 naming the problem.
-   * A non-empty body must say it is JSON: text/plain or a form is refused with 415, not guessed at.
-   */
-  static Route body(java.util.function.Function<ByteString, Route> inner) {
-    return extractRequestEntity(e -> {
-      var type = e.getContentType().mediaType();
-      boolean json = type.isApplication() && (type.subType().equals("json") || type.subType().endsWith("+json"));
-      if (!json && !e.isKnownEmpty()) {
-        return complete(Json.error(StatusCodes.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
-            "the body must be sent as JSON, with Content-Type: application/json"));
-      }
-      return entity(Unmarshaller.entityToByteString(), inner);
-    });
-  }
-
   /** Runs a handler, turning anything it throws into the matching error response. */
   static CompletionStage<HttpResponse> guard(java.util.function.Supplier<CompletionStage<HttpResponse>> handler) {
     try {
       return handler.get().exceptionally(ApiErrors::toResponse);
     } catch (RuntimeException e) {
       return CompletableFuture.completedFuture(ApiErrors.toResponse(e));
-    }
-  }
-
-  /** A strict JSON object (StrictJson) nested at most the default depth. */
-  static JsonNode readJson(ByteString bytes) {
-    return StrictJson.readObject(bytes, StrictJson.DEFAULT_MAX_DEPTH);
-  }
-
-  /**
-   * Refuses a body with fields on a request that takes none: what it asks for (an algorithm for a
-   * trigger, a reason for a promote) would otherwise be dropped without a word. Empty and {@code {}} pass.
-   */
-  static void noBody(ByteString bytes, String why) {
-    if (bytes.isEmpty()) return;
-    if (readJson(bytes).size() > 0) throw BadRequest.invalid(why);
-  }
-
-  static void onlyFields(JsonNode body, Set<String> allowed) {
-    Iterator<String> names = body.fieldNames();
-    while (names.hasNext()) {
-      String n = names.next();
-      if (!allowed.contains(n)) {
-        // sorted: Set.of iterates in another order on every JVM, and the message should not
-        throw BadRequest.invalid(io.otl.wire.JsonLimits.shownKey(n) + " is not a field of this request; allowed: "
-            + new java.util.TreeSet<>(allowed));
-      }
     }
   }
 
