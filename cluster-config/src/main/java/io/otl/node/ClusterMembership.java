@@ -64,12 +64,11 @@ public final class ClusterMembership {
   /**
    * Starts joining: returns at once, membership proceeds in the background (readiness reports the
    * member status). {@code config} is the node's effective configuration, normally
-   * {@code system.settings().config()}.
+   * {@code system.settings().config()}, and {@code settings} its cluster settings, read once at start-up.
    *
    * @throws IllegalArgumentException when the settings contradict each other, naming the keys
    */
-  public static void join(ActorSystem<?> system, Config config) {
-    ClusterSettings settings = ClusterSettings.fromConfig(config);
+  public static void join(ActorSystem<?> system, Config config, ClusterSettings settings) {
     Mode mode = settings.bootstrap();
     List<String> seeds = config.getStringList("pekko.cluster.seed-nodes");
     boolean managementHttp = mode == Mode.MANAGEMENT || settings.managementEnabled();

@@ -52,7 +52,7 @@ final class SeedLease {
    * @param config the node's config, with the seed list reordered when {@code moved}
    * @param configured the seed nodes as configured
    * @param moved true when this first seed node was moved behind the others
-   * @param settings the lease's settings, read once from the node's config
+   * @param settings the node's cluster settings, read once at start-up
    */
   record Arrangement(Config config, List<String> configured, boolean moved, ClusterSettings settings) {}
 
@@ -70,8 +70,7 @@ final class SeedLease {
   }
 
   /** Applies the rule before the ActorSystem exists: reads the lease once when this node is the first seed. */
-  static Arrangement arrange(Config config, JournalSettings journal) {
-    ClusterSettings settings = ClusterSettings.fromConfig(config);
+  static Arrangement arrange(Config config, ClusterSettings settings, JournalSettings journal) {
     List<String> seeds = config.getStringList("pekko.cluster.seed-nodes");
     if (settings.bootstrap() != ClusterMembership.Mode.SEED_NODES || seeds.size() < 2) {
       return new Arrangement(config, seeds, false, settings);

@@ -130,13 +130,14 @@ public final class TrainingNode implements AutoCloseable {
     try {
       JournalIdentity identity = JournalSchema.ensure(journal);
       folder.ifPresent(DataFolder::tighten);
-      SeedLease.Arrangement seeds = SeedLease.arrange(withSeedNodesFromEnv(JournalIdentityCheck.config(identity,
-          journal).withFallback(journal.pekkoConfig()).withFallback(base)), journal);
+      Config nodeConfig = withSeedNodesFromEnv(JournalIdentityCheck.config(identity, journal)
+          .withFallback(journal.pekkoConfig()).withFallback(base));
+      SeedLease.Arrangement seeds = SeedLease.arrange(nodeConfig, ClusterSettings.fromConfig(nodeConfig), journal);
       Config config = seeds.config();
       system = ActorSystem.create(Behaviors.empty(), "otl", config);
       JournalIdentityCheck.register(system.classicSystem());
       SeedLease.start(system, journal, seeds);
-      TrainingNode node = startOn(system, journal, settings, clock);
+      TrainingNode node = startOn(system, journal, settings, seeds.settings(), clock);
       node.folder = folder;
       if (folder.isPresent()) {
         DataFolder f = folder.get();
@@ -162,7 +163,7 @@ public final class TrainingNode implements AutoCloseable {
   }
 
   private static TrainingNode startOn(ActorSystem<Void> system, JournalSettings journal, NodeSettings settings,
-      Clock clock) {
+      ClusterSettings clusterSettings, Clock clock) {
     Cluster cluster = Cluster.get(system);
     // The persistence plugins are prepared once this node is Up, before it takes over anyone's shards.
     CompletionStage<Duration> journalWarmUp = JournalWarmUp.startWhenUp(system);
@@ -170,7 +171,7 @@ public final class TrainingNode implements AutoCloseable {
       if (failure == null) log.info("journal warmed up in {} ms", took.toMillis());
       else log.warn("journal warm-up failed ({}); the first recoveries on this node will prepare it", failure.toString());
     });
-    ClusterMembership.join(system, system.settings().config());
+    ClusterMembership.join(system, system.settings().config(), clusterSettings);
     TrinitySimulator simulator = settings.simulator()
         .map(s -> TrinitySimulator.start(system, s, settings.serving().baseModel()))
         .orElse(null);
@@ -180,7 +181,7 @@ public final class TrainingNode implements AutoCloseable {
     // A node that just (re)joined gets no shards while settled members can take them: after a crash
     // its start-up would hold up the sessions placed on it (SettledMembersFirst, docs/operations.md).
     SettledMembersFirst.Placement placement = SettledMembersFirst.placement(system, sharding,
-        ClusterSettings.fromConfig(system.settings().config()).newMemberGrace());
+        clusterSettings.newMemberGrace());
     sharding.init(placement.on(Entity.of(AgentSession.ENTITY_TYPE_KEY,
             ctx -> AgentSession.create(ctx.getEntityId(), sessionSettings, clock, ctx.getShard()))
         .withStopMessage(new AgentSession.Stop())));

@@ -51,34 +51,39 @@ class SeedLeaseTest {
     JournalSchema.ensure(journal); // the lease table's DDL is idempotent like the rest
 
     // Cold start: an empty table, the first seed keeps its place (and may form the cluster).
-    assertUnchanged(SeedLease.arrange(node(25521), journal));
+    assertUnchanged(arrange(25521, journal));
 
     try (Connection c = JournalSchema.connect(journal)) {
       // Its own row from before the restart, however fresh, is no sign of another cluster.
       ClusterLease.heartbeat(c, journal.kind(), N1, 1L);
-      assertUnchanged(SeedLease.arrange(node(25521), journal));
+      assertUnchanged(arrange(25521, journal));
 
       // Another member heartbeated long ago: the cluster is down, today's behaviour.
       ClusterLease.heartbeatAt(c, journal.kind(), N2, 2L, OffsetDateTime.now().minusHours(1));
-      assertUnchanged(SeedLease.arrange(node(25521), journal));
+      assertUnchanged(arrange(25521, journal));
 
       // Another member heartbeated just now: a cluster is alive, node 1 must only join it.
       ClusterLease.heartbeat(c, journal.kind(), N3, 3L);
-      SeedLease.Arrangement moved = SeedLease.arrange(node(25521), journal);
+      SeedLease.Arrangement moved = arrange(25521, journal);
       assertTrue(moved.moved());
       assertEquals(List.of(N2, N3, N1), moved.config().getStringList("pekko.cluster.seed-nodes"));
       assertEquals(SEEDS, moved.configured());
 
       // A node that is not the first seed never self-joins anyway: unchanged.
-      assertUnchanged(SeedLease.arrange(node(25522), journal));
+      assertUnchanged(arrange(25522, journal));
 
       // A graceful leave removes the row of that incarnation only.
       ClusterLease.release(c, journal.kind(), N3, 99L);
       assertEquals(1, ClusterLease.othersAlive(c, journal.kind(), N1, Duration.ofSeconds(10)).size());
       ClusterLease.release(c, journal.kind(), N3, 3L);
       assertTrue(ClusterLease.othersAlive(c, journal.kind(), N1, Duration.ofSeconds(10)).isEmpty());
-      assertUnchanged(SeedLease.arrange(node(25521), journal));
+      assertUnchanged(arrange(25521, journal));
     }
+  }
+
+  private static SeedLease.Arrangement arrange(int port, JournalSettings journal) {
+    Config config = node(port);
+    return SeedLease.arrange(config, ClusterSettings.fromConfig(config), journal);
   }
 
   private static void assertUnchanged(SeedLease.Arrangement a) {

@@ -1,9 +1,10 @@
 package io.otl.http;
 
-import static io.otl.http.SessionRoutes.body;
+import static io.otl.http.RequestBodies.body;
+import static io.otl.http.RequestBodies.noBody;
+import static io.otl.http.RequestBodies.onlyFields;
+import static io.otl.http.RequestBodies.readJson;
 import static io.otl.http.SessionRoutes.guard;
-import static io.otl.http.SessionRoutes.onlyFields;
-import static io.otl.http.SessionRoutes.readJson;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
@@ -61,17 +62,17 @@ public final class ModelRoutes {
             pathEndOrSingleSlash(() -> post(() -> body(b -> completeWithFuture(guard(() -> register(agentId, b)))))),
             pathPrefix(segment(), version -> concat(
                 transition("promote", agentId, version, (v, b) -> {
-                  SessionRoutes.noBody(b, "a promote takes no body (a reason is for rollback)");
+                  noBody(b, "a promote takes no body (a reason is for rollback)");
                   return reply -> new ModelVersion.Promote(v, reply);
                 }),
                 transition("rollback", agentId, version,
                     (v, b) -> reply -> new ModelVersion.Rollback(v, reason(b), reply)),
                 transition("pause", agentId, version, (v, b) -> {
-                  SessionRoutes.noBody(b, "a pause takes no body");
+                  noBody(b, "a pause takes no body");
                   return reply -> new ModelVersion.Pause(v, reply);
                 }),
                 transition("resume", agentId, version, (v, b) -> {
-                  SessionRoutes.noBody(b, "a resume takes no body");
+                  noBody(b, "a resume takes no body");
                   return reply -> new ModelVersion.Resume(v, reply);
                 }))))))));
   }

@@ -1,10 +1,9 @@
 package io.otl.http;
 
-import static org.apache.pekko.http.javadsl.server.Directives.complete;
+import static io.otl.http.RequestBodies.body;
+import static io.otl.http.RequestBodies.onlyFields;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
-import static org.apache.pekko.http.javadsl.server.Directives.entity;
-import static org.apache.pekko.http.javadsl.server.Directives.extractRequestEntity;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
 import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
@@ -19,7 +18,6 @@ import io.otl.core.api.DataCollector;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.SessionInput;
 import io.otl.http.gateway.TurnsInFlight;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,7 +28,6 @@ import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.server.Route;
-import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
 import org.apache.pekko.util.ByteString;
 
 /** Sessions and feedback: {@code /v1/sessions/…} and the AgentScope-compatible {@code /v1/feedback/…} (also at the root). */
@@ -41,6 +38,20 @@ public final class SessionRoutes {
   private final int maxJsonDepth;
   /** The gateway's turns not yet recorded; null without a gateway. */
   private final TurnsInFlight gatewayTurns;
+
+  /**
+   * The session's "its first events must name the agentId" speaks of an events batch; this caller
+   * sent one feedback object, for a session recorded under another id or not yet.
+   */
+  private static final String FEEDBACK_NEEDS_A_SESSION = "feedback applies to a session already recorded (its "
+      + "events, or a gateway call); to store feedback as a session's first event, name its agent with \"agentId\" "
+      + "in the body";
+  /**
+   * rate and thumbs (AgentScope's routes) cannot name an agent, so "name the agentId" sends their
+   * caller nowhere: they rate a session recorded before.
+   */
+  private static final String RATING_NEEDS_A_SESSION =
+      "rate and thumbs apply to a session already recorded (its events, or a gateway call)";
 
   public SessionRoutes(DataCollector collector, int maxEventsPerRequest, ApiMetrics metrics) {
     this(collector, maxEventsPerRequest, metrics, StrictJson.DEFAULT_MAX_DEPTH, null);
@@ -83,54 +94,12 @@ public final class SessionRoutes {
             completeWithFuture(guard(() -> thumbs(s, h)))))))));
   }
 
-  /**
-   * The raw body; parsed by us so malformed JSON and invalid UTF-8 become a 400 naming the problem.
-   * A non-empty body must say it is JSON: text/plain or a form is refused with 415, not guessed at.
-   */
-  static Route body(java.util.function.Function<ByteString, Route> inner) {
-    return extractRequestEntity(e -> {
-      var type = e.getContentType().mediaType();
-      boolean json = type.isApplication() && (type.subType().equals("json") || type.subType().endsWith("+json"));
-      if (!json && !e.isKnownEmpty()) {
-        return complete(Json.error(StatusCodes.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
-            "the body must be sent as JSON, with Content-Type: application/json"));
-      }
-      return entity(Unmarshaller.entityToByteString(), inner);
-    });
-  }
-
   /** Runs a handler, turning anything it throws into the matching error response. */
   static CompletionStage<HttpResponse> guard(java.util.function.Supplier<CompletionStage<HttpResponse>> handler) {
     try {
       return handler.get().exceptionally(ApiErrors::toResponse);
     } catch (RuntimeException e) {
       return CompletableFuture.completedFuture(ApiErrors.toResponse(e));
-    }
-  }
-
-  /** A strict JSON object (StrictJson) nested at most the default depth. */
-  static JsonNode readJson(ByteString bytes) {
-    return StrictJson.readObject(bytes, StrictJson.DEFAULT_MAX_DEPTH);
-  }
-
-  /**
-   * Refuses a body with fields on a request that takes none: what it asks for (an algorithm for a
-   * trigger, a reason for a promote) would otherwise be dropped without a word. Empty and {@code {}} pass.
-   */
-  static void noBody(ByteString bytes, String why) {
-    if (bytes.isEmpty()) return;
-    if (readJson(bytes).size() > 0) throw BadRequest.invalid(why);
-  }
-
-  static void onlyFields(JsonNode body, Set<String> allowed) {
-    Iterator<String> names = body.fieldNames();
-    while (names.hasNext()) {
-      String n = names.next();
-      if (!allowed.contains(n)) {
-        // sorted: Set.of iterates in another order on every JVM, and the message should not
-        throw BadRequest.invalid(io.otl.wire.JsonLimits.shownKey(n) + " is not a field of this request; allowed: "
-            + new java.util.TreeSet<>(allowed));
-      }
     }
   }
 
@@ -155,7 +124,7 @@ public final class SessionRoutes {
     if (agentProblem != null) throw BadRequest.invalid(agentProblem);
     List<SessionInput> inputs = parser.parseBatch(body.get("events"));
     sameSessionAndAgent(body.get("events"), sessionId, agentId);
-    return record(sessionId, agentId, inputs, StatusCodes.ACCEPTED, false);
+    return record(sessionId, agentId, inputs, StatusCodes.ACCEPTED, false, null);
   }
 
   /**
@@ -190,7 +159,7 @@ public final class SessionRoutes {
     ((com.fasterxml.jackson.databind.node.ObjectNode) body).remove("agentId");
     SessionInput input = parser.parse(body, "body");
     if (((SessionInput.Feedback) input).kind() == null) throw BadRequest.invalid("kind is required");
-    return record(sessionId, agentId, List.of(input), StatusCodes.ACCEPTED, true);
+    return record(sessionId, agentId, List.of(input), StatusCodes.ACCEPTED, true, FEEDBACK_NEEDS_A_SESSION);
   }
 
   /**
@@ -200,16 +169,6 @@ public final class SessionRoutes {
   static AgentSession.Rejected asSingleEvent(AgentSession.Rejected r) {
     return new AgentSession.Rejected(r.code(), r.field() == null ? null : singleEvent(r.field()),
         r.message() == null ? null : singleEvent(r.message()));
-  }
-
-  /**
-   * rate and thumbs (AgentScope's routes) cannot name an agent, so the session's "its first events
-   * must name the agentId" sends their caller nowhere: they rate a session recorded before.
-   */
-  private static HttpResponse agentScopeUnknown(HttpResponse r, String sessionId) {
-    if (r.status().intValue() != 404) return r;
-    return Json.error(StatusCodes.NOT_FOUND, "not_found", "session " + sessionId
-        + " is unknown: rate and thumbs apply to a session already recorded (its events, or a gateway call)");
   }
 
   private static String singleEvent(String text) {
@@ -229,7 +188,7 @@ public final class SessionRoutes {
     }
     if (value < 1 || value > 5) throw BadRequest.invalid("score is " + value + "; an integer from 1 to 5 is expected");
     return record(s, null, List.of(new SessionInput.Feedback(null, null, "RATING", (double) value, null, "agentscope")),
-        StatusCodes.OK, true).thenApply(r -> agentScopeUnknown(r, s));
+        StatusCodes.OK, true, RATING_NEEDS_A_SESSION);
   }
 
   private CompletionStage<HttpResponse> thumbs(Optional<String> sessionId, Optional<String> helpful) {
@@ -242,19 +201,23 @@ public final class SessionRoutes {
       default -> throw BadRequest.invalid("helpful is not true or false");
     };
     return record(s, null, List.of(new SessionInput.Feedback(null, null, up ? "THUMBS_UP" : "THUMBS_DOWN", null, null,
-        "agentscope")), StatusCodes.OK, true).thenApply(r -> agentScopeUnknown(r, s));
+        "agentscope")), StatusCodes.OK, true, RATING_NEEDS_A_SESSION);
   }
 
-  /** @param single the request was one event (feedback), not an events batch: errors name its fields alone */
-  private CompletionStage<HttpResponse> record(
-      String sessionId, String agentId, List<SessionInput> inputs, StatusCode success, boolean single) {
+  /**
+   * @param single the request was one event (feedback), not an events batch: errors name its fields alone
+   * @param unknownSession what to tell a caller that named no agent when the session is unknown (null:
+   *     the session's own answer, which speaks of an events batch)
+   */
+  private CompletionStage<HttpResponse> record(String sessionId, String agentId, List<SessionInput> inputs,
+      StatusCode success, boolean single, String unknownSession) {
     CompletionStage<Void> turnsRecorded = gatewayTurns == null
         ? CompletableFuture.completedFuture(null) : gatewayTurns.settled(sessionId);
-    return turnsRecorded.thenCompose(x -> submit(sessionId, agentId, inputs, success, single));
+    return turnsRecorded.thenCompose(x -> submit(sessionId, agentId, inputs, success, single, unknownSession));
   }
 
-  private CompletionStage<HttpResponse> submit(
-      String sessionId, String agentId, List<SessionInput> inputs, StatusCode success, boolean single) {
+  private CompletionStage<HttpResponse> submit(String sessionId, String agentId, List<SessionInput> inputs,
+      StatusCode success, boolean single, String unknownSession) {
     long start = System.nanoTime();
     return collector.submit(sessionId, agentId, inputs).thenApply(reply -> {
       if (reply instanceof AgentSession.Recorded r) {
@@ -265,13 +228,10 @@ public final class SessionRoutes {
       }
       AgentSession.Rejected rej = (AgentSession.Rejected) reply;
       metrics.eventsRejected(inputs.size());
-      if (single && agentId == null && rej.code() == AgentSession.RejectionCode.NOT_FOUND
+      if (unknownSession != null && agentId == null && rej.code() == AgentSession.RejectionCode.NOT_FOUND
           && "sessionId".equals(rej.field())) {
-        // The session's "its first events must name the agentId" speaks of an events batch; this
-        // caller sent one feedback object, for a session recorded under another id or not yet.
-        return Json.error(StatusCodes.NOT_FOUND, "not_found", "session " + sessionId + " is unknown: feedback "
-            + "applies to a session already recorded (its events, or a gateway call); to store feedback as a "
-            + "session's first event, name its agent with \"agentId\" in the body");
+        return Json.error(StatusCodes.NOT_FOUND, "not_found",
+            "session " + sessionId + " is unknown: " + unknownSession);
       }
       return Json.rejected(single ? asSingleEvent(rej) : rej);
     });

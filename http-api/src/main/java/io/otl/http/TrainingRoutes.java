@@ -1,6 +1,9 @@
 package io.otl.http;
 
 import static io.otl.http.ModelRoutes.checkAgent;
+import static io.otl.http.RequestBodies.body;
+import static io.otl.http.RequestBodies.noBody;
+import static io.otl.http.RequestBodies.readJson;
 import static io.otl.http.SessionRoutes.guard;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
@@ -46,21 +49,21 @@ public final class TrainingRoutes {
     return concat(
         pathPrefix("training", () -> pathPrefix(segment(), agentId -> concat(
             pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> status(agentId))))),
-            path("trigger", () -> post(() -> SessionRoutes.body(b -> completeWithFuture(guard(() -> {
-              SessionRoutes.noBody(b, "a trigger takes no body: set the agent's algorithm, base model and hyperparameters with "
+            path("trigger", () -> post(() -> body(b -> completeWithFuture(guard(() -> {
+              noBody(b, "a trigger takes no body: set the agent's algorithm, base model and hyperparameters with "
                   + "PUT /v1/training/" + agentId + "/policy, then trigger");
               return trigger(agentId);
             }))))),
             path("policy", () -> concat(
                 get(() -> completeWithFuture(guard(() -> policy(agentId)))),
-                put(() -> SessionRoutes.body(b -> completeWithFuture(guard(() -> setPolicy(agentId, b)))))))))),
+                put(() -> body(b -> completeWithFuture(guard(() -> setPolicy(agentId, b)))))))))),
         pathPrefix("jobs", () -> concat(
             pathEndOrSingleSlash(() -> get(() -> parameterOptional("agentId", a -> parameterOptional("status", s ->
                 completeWithFuture(guard(() -> list(a, s))))))),
             pathPrefix(segment(), jobId -> concat(
                 pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> job(jobId))))),
-                path("cancel", () -> post(() -> SessionRoutes.body(b -> completeWithFuture(guard(() -> {
-                  SessionRoutes.noBody(b, "a cancel takes no body");
+                path("cancel", () -> post(() -> body(b -> completeWithFuture(guard(() -> {
+                  noBody(b, "a cancel takes no body");
                   return cancel(jobId);
                 }))))))))));
   }
@@ -104,7 +107,7 @@ public final class TrainingRoutes {
   private CompletionStage<HttpResponse> setPolicy(String agentId, org.apache.pekko.util.ByteString bytes) {
     checkAgent(agentId);
     @SuppressWarnings("unchecked")
-    Map<String, Object> overrides = Json.MAPPER.convertValue(SessionRoutes.readJson(bytes), Map.class);
+    Map<String, Object> overrides = Json.MAPPER.convertValue(readJson(bytes), Map.class);
     return known(agentId, () -> coordinator(agentId).<TrainingCoordinator.PolicyReply>ask(
             reply -> new TrainingCoordinator.SetPolicy(overrides, "http", reply), askTimeout)
         .thenApply(TrainingRoutes::policyReply));

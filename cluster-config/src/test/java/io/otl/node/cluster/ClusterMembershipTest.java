@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.ClusterMembership;
+import io.otl.node.ClusterSettings;
 import io.otl.node.HealthProbe;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,7 +61,8 @@ class ClusterMembershipTest {
             """.formatted(port, endpoints)).withFallback(base()).resolve();
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl", config);
         systems.add(system);
-        ClusterMembership.join(system, system.settings().config());
+        ClusterMembership.join(system, system.settings().config(),
+            ClusterSettings.fromConfig(system.settings().config()));
       }
       long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (!systems.stream().allMatch(s -> upMembers(s) == 3)) {
@@ -87,7 +89,7 @@ class ClusterMembershipTest {
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl", config);
     try {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> ClusterMembership.join(system, config));
+          () -> ClusterMembership.join(system, config, ClusterSettings.fromConfig(config)));
       assertTrue(e.getMessage().contains("pekko.cluster.seed-nodes") && e.getMessage().contains("OTL_SEED_NODES"),
           e.getMessage());
     } finally {
@@ -107,7 +109,7 @@ class ClusterMembershipTest {
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl", noDiscovery);
     try {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> ClusterMembership.join(system, noDiscovery));
+          () -> ClusterMembership.join(system, noDiscovery, ClusterSettings.fromConfig(noDiscovery)));
       assertTrue(e.getMessage().contains("discovery-method"), e.getMessage());
     } finally {
       ActorTestKit.shutdown(system);
@@ -118,7 +120,8 @@ class ClusterMembershipTest {
   void withoutSeedNodesANodeFormsAClusterOfOne() {
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl", base());
     try {
-      ClusterMembership.join(system, system.settings().config());
+      ClusterMembership.join(system, system.settings().config(),
+            ClusterSettings.fromConfig(system.settings().config()));
       long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
       while (upMembers(system) != 1) {
         assertTrue(System.nanoTime() < end, "a cluster of one within 20 s");
