@@ -78,7 +78,7 @@ final class ExportOverHttp {
         err.println("error: " + e.getMessage());
         return ExportCommand.EMPTY;
       } else {
-        err.println("error: the node answered " + e.status + ": " + e.getMessage());
+        err.println("error: the node answered " + NodeHttpClient.answered(e.status, e.getMessage()));
       }
       return e.status == 400 ? 2 : 1;
     } catch (Exception e) {

@@ -59,7 +59,7 @@ public final class Main {
     } catch (TrainingNode.JoinRefusedException e) {
       fail(e.getMessage());
     } catch (RuntimeException e) {
-      fail("the node could not start: " + e.getMessage());
+      fail("the node could not start: " + e.getMessage() + PortInUse.hint(e));
     }
   }
 

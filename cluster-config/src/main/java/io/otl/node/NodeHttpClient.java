@@ -42,7 +42,7 @@ final class NodeHttpClient {
       if (r.statusCode() == 200) return json;
       String message = json == null ? "" : json.path("message").asText("");
       if (r.statusCode() == 404) throw new AuditLog.NotFound(message);
-      throw new IllegalStateException("the node at " + node.baseUrl() + " answered " + r.statusCode() + ": " + message);
+      throw new IllegalStateException("the node at " + node.baseUrl() + " answered " + answered(r.statusCode(), message));
     }
   }
 
@@ -55,7 +55,7 @@ final class NodeHttpClient {
       JsonNode json = bytes.length == 0 ? null : JSON.readTree(bytes);
       String message = json == null ? "" : json.path("message").asText("");
       if (r.statusCode() == 404) throw new AuditLog.NotFound(message);
-      throw new IllegalStateException("the node at " + node.baseUrl() + " answered " + r.statusCode() + ": " + message);
+      throw new IllegalStateException("the node at " + node.baseUrl() + " answered " + answered(r.statusCode(), message));
     }
   }
 
@@ -69,6 +69,17 @@ final class NodeHttpClient {
       String message = json == null ? "" : json.path("message").asText("");
       throw new NodeError(r.statusCode(), error, message);
     }
+  }
+
+  /**
+   * The status and the node's message; a 401 also says where this command takes the token from,
+   * since the node's message speaks to an HTTP client and the user of a command sends no header.
+   */
+  static String answered(int status, String message) {
+    return status + ": " + message + (status == 401
+        ? " (this command sends the node's API token from its own configuration: set OTL_AUTH_TOKEN, or pass "
+            + "the node's --config file)"
+        : "");
   }
 
   /** A JSON error the node answered with. */

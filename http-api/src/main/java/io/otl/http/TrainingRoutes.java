@@ -80,6 +80,17 @@ public final class TrainingRoutes {
             "agent " + agentId + " has no training coordinator yet (no completed trajectory)")));
   }
 
+  /**
+   * Runs {@code then} when the job's agent has a coordinator; otherwise the job is unknown, and the
+   * 404 says that of the job the client asked about, not of an agent it never named.
+   */
+  private CompletionStage<HttpResponse> knownJob(String jobId, String agentId,
+      java.util.function.Supplier<CompletionStage<HttpResponse>> then) {
+    return agents.exists(TrainingCoordinator.persistenceId(agentId).id()).thenCompose(exists -> exists
+        ? then.get()
+        : CompletableFuture.completedFuture(ApiErrors.toResponse(unknownJob(jobId))));
+  }
+
   private CompletionStage<HttpResponse> status(String agentId) {
     checkAgent(agentId);
     return known(agentId, () -> coordinator(agentId)
@@ -119,14 +130,14 @@ public final class TrainingRoutes {
 
   private CompletionStage<HttpResponse> job(String jobId) {
     String agentId = agentOf(jobId);
-    return known(agentId, () -> coordinator(agentId).<TrainingCoordinator.JobReply>ask(
+    return knownJob(jobId, agentId, () -> coordinator(agentId).<TrainingCoordinator.JobReply>ask(
             reply -> new TrainingCoordinator.GetJob(jobId, reply), askTimeout)
         .thenApply(r -> r instanceof TrainingCoordinator.JobView v ? Json.ok(v) : refused((TrainingCoordinator.Refused) r)));
   }
 
   private CompletionStage<HttpResponse> cancel(String jobId) {
     String agentId = agentOf(jobId);
-    return known(agentId, () -> coordinator(agentId).<TrainingCoordinator.CancelReply>ask(
+    return knownJob(jobId, agentId, () -> coordinator(agentId).<TrainingCoordinator.CancelReply>ask(
             reply -> new TrainingCoordinator.CancelJob(jobId, "http", reply), askTimeout)
         .thenApply(r -> r instanceof TrainingCoordinator.CancelAccepted a
             ? Json.response(StatusCodes.ACCEPTED, a)

@@ -404,6 +404,17 @@ class GatewayOpenAiSdkTest {
   }
 
   @Test
+  void theListedModelCanBeRetrievedAndTheAgentViewStaysForOperators() {
+    com.openai.models.models.Model model = client(KEY_A).models().retrieve("default");
+    assertEquals("default", model.id());
+    assertEquals("agent-a", model.ownedBy());
+    // Without an agent's key or X-Agent-Id it is the design's GET /v1/models/{agentId}, for an agent named "default".
+    Http.Response operator = api.get("/v1/models/default");
+    assertEquals(404, operator.status(), operator.body());
+    assertEquals("not_found", operator.json().path("error").asText(), operator.body());
+  }
+
+  @Test
   void modelsListsTheLogicalModelAndMetricsCountPerVersion() {
     assertEquals("default", client(KEY_A).models().list().items().get(0).id());
     client(KEY_A).chat().completions().create(

@@ -152,5 +152,11 @@ class StrictJsonEdgeTest {
     }
     assertTrue(refused(404, http.get("/v1/jobs/job-7-nobody")).get("message").asText().contains("nobody"),
         "a well-formed job id's agent is named");
+    // An agent without a coordinator: the 404 is about the job asked for, not "agent nobody has no coordinator".
+    for (Http.Response r : new Http.Response[] {http.get("/v1/jobs/job-7-nobody"),
+        http.post("/v1/jobs/job-7-nobody/cancel", null)}) {
+      String message = refused(404, r).get("message").asText();
+      assertTrue(message.startsWith("job job-7-nobody is unknown"), message);
+    }
   }
 }

@@ -1,9 +1,14 @@
 package io.otl.http.gateway;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.otl.http.Json;
+import io.otl.wire.JsonLimits;
 import java.util.Set;
 
 /**
@@ -19,16 +24,27 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
   private static final Set<String> ROLES = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(
       java.util.List.of("system", "developer", "user", "assistant", "tool", "function")));
 
+  /**
+   * Strict as the API's own bodies (docs/http-edge.md): the agent's answer comes back either way, but
+   * what the gateway records is what it parsed, so a second object after the first, or a key sent
+   * twice, would be stored differently from what the model server read.
+   */
+  private static final ObjectMapper READER = Json.MAPPER.copy()
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+      .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
   static ChatRequest parse(byte[] bytes) {
     if (bytes.length == 0) throw OpenAiError.invalid(null, "the request body is empty; a JSON object is expected");
     JsonNode root;
     try {
-      root = Json.MAPPER.readTree(bytes);
+      root = READER.readTree(bytes);
     } catch (java.io.IOException e) {
       throw OpenAiError.invalid(null, "the request body is not valid JSON: " + io.otl.http.StrictJson.parseProblem(e));
     }
     if (root == null || !root.isObject()) throw OpenAiError.invalid(null, "the request body must be a JSON object");
     ObjectNode body = (ObjectNode) root;
+    refuseUnstorable(body);
     JsonNode model = body.get("model");
     if (model == null || !model.isTextual() || model.asText().isBlank()) {
       throw OpenAiError.invalid("model", "model is required: a non-empty string (the agent's logical model, "
@@ -82,6 +98,23 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
     }
     return new ChatRequest(bytes, body, (ArrayNode) messages, stream, tools == null || tools.isNull() ? null : tools,
         sessionId);
+  }
+
+  /**
+   * NUL characters, lone surrogates and numbers past a double are refused before anything is
+   * forwarded, as on the events API: stored, they went into the SFT export as sent (a {@code \u0000}
+   * in a training file). Nesting keeps Jackson's own limit here: tool schemas may be deep.
+   */
+  private static void refuseUnstorable(ObjectNode body) {
+    var fields = body.fields();
+    while (fields.hasNext()) {
+      var f = fields.next();
+      JsonLimits.Problem key = JsonLimits.problem(TextNode.valueOf(f.getKey()), "a key of the body", Integer.MAX_VALUE);
+      if (key != null) throw OpenAiError.invalid(null, key.message());
+      String name = JsonLimits.shownKey(f.getKey());
+      JsonLimits.Problem p = JsonLimits.problem(f.getValue(), name, Integer.MAX_VALUE);
+      if (p != null) throw OpenAiError.invalid(name, p.message());
+    }
   }
 
   private static void checkMessage(JsonNode m, String where) {

@@ -9,6 +9,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.handleRejections;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
 import static org.apache.pekko.http.javadsl.server.Directives.post;
+import static org.apache.pekko.http.javadsl.server.Directives.reject;
 import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
 
 import io.otl.core.Ids;
@@ -114,7 +115,9 @@ public final class GatewayRoutes {
         path(segment("chat").slash("completions"), () -> sealed(post(() -> extractRequest(request ->
             completeWithFuture(limited(() -> chat(request))))))),
         path("models", () -> pathEndOrSingleSlash(() -> sealed(get(() -> extractRequest(request ->
-            complete(guard(() -> models(request)))))))));
+            complete(guard(() -> models(request)))))))),
+        path(segment("models").slash(LOGICAL_MODEL), () -> get(() -> extractRequest(request ->
+            callsAsAgent(request) ? sealed(complete(guard(() -> model(request)))) : reject()))));
   }
 
   /**
@@ -165,10 +168,41 @@ public final class GatewayRoutes {
 
   // ---------------------------------------------------------------- GET /v1/models
 
+  /** The one model an agent sees: its requests' {@code model} is replaced by the routed version's anyway. */
+  static final String LOGICAL_MODEL = "default";
+
   private HttpResponse models(HttpRequest request) {
-    String agent = identify(request);
-    return Json.ok(Map.of("object", "list", "data", List.of(Map.of("id", "default", "object", "model",
-        "created", 0, "owned_by", agent))));
+    return Json.ok(Map.of("object", "list", "data", List.of(modelObject(identify(request)))));
+  }
+
+  /**
+   * {@code GET /v1/models/default}, OpenAI's retrieve of the model {@link #models} lists: the
+   * OpenAI SDKs' {@code models.retrieve("default")} got the design's {@code /v1/models/{agentId}}
+   * answer instead (404, agent "default" unknown, not OpenAI's shape).
+   */
+  private HttpResponse model(HttpRequest request) {
+    return Json.ok(modelObject(identify(request)));
+  }
+
+  private static Map<String, Object> modelObject(String agent) {
+    return Map.of("id", LOGICAL_MODEL, "object", "model", "created", 0, "owned_by", agent);
+  }
+
+  /**
+   * Whether a request comes from an agent's OpenAI client (it names an agent, or presents an agent's
+   * gateway key), so that {@code /v1/models/default} is OpenAI's model; an operator's request for the
+   * agent called "default" carries neither and still reaches the design's models view.
+   */
+  private boolean callsAsAgent(HttpRequest request) {
+    if (request.getHeader(AGENT_HEADER).isPresent()) return true;
+    Optional<String> auth = request.getHeader("Authorization").map(HttpHeader::value);
+    if (auth.isEmpty() || !auth.get().startsWith("Bearer ")) return false;
+    byte[] given = auth.get().substring(7).trim().getBytes(StandardCharsets.UTF_8);
+    boolean agentKey = false;
+    for (String key : settings.apiKeys().values()) {
+      agentKey |= MessageDigest.isEqual(given, key.getBytes(StandardCharsets.UTF_8));
+    }
+    return agentKey;
   }
 
   // ---------------------------------------------------------------- POST /v1/chat/completions

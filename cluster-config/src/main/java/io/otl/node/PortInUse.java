@@ -1,0 +1,22 @@
+package io.otl.node;
+
+/**
+ * What to do when a start fails because a port is taken: pekko's message names the address, but
+ * not the setting that moves it, and 8080 in particular is often held by something else on a
+ * developer's machine.
+ */
+final class PortInUse {
+  private PortInUse() {}
+
+  /** A hint naming the port variables when {@code failure} is a taken port, else "". */
+  static String hint(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String m = String.valueOf(t.getMessage());
+      if (t instanceof java.net.BindException || m.contains("BindException") || m.contains("Address already in use")) {
+        return " (another process listens on that port: start this node elsewhere with OTL_HTTP_PORT (HTTP, 8080),"
+            + " OTL_CLUSTER_PORT (cluster, 25520) or OTL_SIMULATOR_PORT (the simulator, 8265); docs/configuration.md)";
+      }
+    }
+    return "";
+  }
+}

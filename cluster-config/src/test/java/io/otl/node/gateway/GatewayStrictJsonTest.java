@@ -1,0 +1,91 @@
+package io.otl.node.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.otl.node.TrainingNode;
+import io.otl.node.simulator.SimulatorSettings;
+import io.otl.node.simulator.TrinitySimulator;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The gateway holds its bodies to the API's strict JSON (docs/http-edge.md): a new user's curl with
+ * a NUL character was answered 200, and the NUL went as sent into the agent's SFT export; a second
+ * object after the first, or a key sent twice, was recorded from one reading of a body the model
+ * server may read another way. Each is OpenAI's 400, nothing forwarded, nothing stored.
+ */
+class GatewayStrictJsonTest {
+  private static final HttpClient CLIENT = HttpClient.newHttpClient();
+  private static final String AGENT = "strict-talker";
+  private static TrainingNode node;
+  private static TrinitySimulator simulator;
+  private static Http api;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path dir = Files.createDirectories(Path.of("target", "gateway-strict-" + UUID.randomUUID()));
+    node = TrainingNode.start(TestDatabases.node(TestDatabases.h2(dir), true));
+    simulator = TrinitySimulator.start(node.system(),
+        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
+    api = new Http(node.httpPort());
+    Http.Response r = api.post("/v1/models/" + AGENT + "/versions",
+        "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}");
+    assertEquals(201, r.status(), r.body());
+    awaitStable();
+  }
+
+  @AfterAll
+  static void stop() {
+    node.close();
+  }
+
+  private static long simulatorRequests() {
+    return new Http(simulator.port()).get("/metrics").json().path("rollout/model_0/total_request_count").asLong();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\\u0000there\"}]}",
+      "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\\ud800there\"}]}",
+      "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]} {\"model\":\"x\"}",
+      "{\"model\":\"default\",\"model\":\"other\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+      "{\"model\":\"default\",\"vendor_knob\":1e999,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"})
+  void aBodyTheApiWouldRefuseIsOpenAis400AndNothingIsForwardedOrStored(String body) throws Exception {
+    String session = "strict-" + UUID.randomUUID();
+    long before = simulatorRequests();
+    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+        .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).header("X-Session-Id", session)
+        .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(400, r.statusCode(), r.body());
+    JsonNode error = new Http.Response(r.statusCode(), r.body(), r.headers()).json().path("error");
+    assertEquals("invalid_request_error", error.path("type").asText(), r.body());
+    assertEquals("invalid_value", error.path("code").asText(), r.body());
+    assertFalse(r.headers().firstValue("X-Session-Id").isPresent(), "a refused call names no session");
+    assertEquals(before, simulatorRequests(), "nothing forwarded");
+    assertEquals(404, api.get("/v1/sessions/" + session).status(), "nothing stored");
+  }
+
+  private static void awaitStable() throws InterruptedException {
+    for (int i = 0; i < 100; i++) {
+      if (api.get("/v1/models/" + AGENT).body().contains("\"STABLE\"")) return;
+      Thread.sleep(100);
+    }
+    throw new AssertionError("v1 never became STABLE: " + api.get("/v1/models/" + AGENT).body());
+  }
+}
