@@ -2,8 +2,9 @@
 
 usage: hf_dataset_formats_check.py <sft.jsonl> <dpo.jsonl> <rl.jsonl>
 
-Every file is loaded with load_dataset("json", data_files=...) (what Trinity-RFT's file reader
-does), and every SFT row is rendered with apply_chat_template(messages, tools=tools, tokenize=False)
+Every file is loaded with load_dataset("json", data_files=...) (Trinity-RFT's file reader calls
+load_dataset(path, name=..., split=...) on the configured path instead: docs/datasets.md "Known
+gap"), and every SFT row is rendered with apply_chat_template(messages, tools=tools, tokenize=False)
 on a tiny tokenizer built here (a WordLevel model, no download) whose chat template iterates the
 tools and reads each tool call's `arguments` as a mapping, as real tool-calling templates do. A
 failed check exits non-zero with the reason; the last line printed is a JSON report.

@@ -56,8 +56,13 @@ public final class ExportCommand {
       While a node runs on the embedded journal's folder, the export goes through its HTTP API.
       exit codes: 0 written, 1 failed (or PII found), 2 wrong usage, 3 nothing passed the filters (no file; counts on stderr)""";
 
-  /** Runs with stdout/stderr and the process environment; {@code args} may start with "export". */
+  /**
+   * Runs with stdout/stderr and the process environment; {@code args} may start with "export". The
+   * export's own ActorSystem logs at start; on stdout that line came before {@code manifest:} and
+   * broke scripts that read the result, so logs go to stderr, as for {@code audit}.
+   */
   public static int run(List<String> args) {
+    AuditCommand.logsToStderr();
     return run(args, System.out, System.err, System.getenv());
   }
 

@@ -63,25 +63,28 @@ public final class Main {
     }
   }
 
+  /** Every sub-command with all its options: what {@code --help} shows before a user reads any doc. */
+  static final String USAGE = """
+      usage: java -jar otl-node.jar <command> [options]
+        run [--config <file>]   run a node (the default command)
+        export --agent A --format sft|dpo|rl [--since ISO] [--until ISO] [--out DIR] [--name NAME] [--config FILE] [--allow-pii]
+                                write a dataset (JSON Lines + manifest) from the journal, or through the node
+                                that holds the embedded journal; PII found: exit 1 and no file unless --allow-pii
+        audit <session|coordinator|model|job> <id> [--as-of <ISO-8601>] [--format text|json] [--config <file>]
+                                an entity's history (and its state as of a time) from the journal (or through
+                                the node that holds the embedded journal)
+        audit verify [--kind session|coordinator|model|all] [--config <file>]
+                                replays every entity of the kind (default: all) from the journal, which no
+                                running node may hold; reports undeserializable events and sequence gaps (exit 1)
+        simulator [--host 127.0.0.1] [--port 8265] [--work-dir DIR] [--pending 1s] [--running 5s] [--commit-batch 1]
+                                the Trinity simulator on its own (Ray Jobs + Trinity proxy APIs)
+        help                    this text
+      <command> --help shows a command's own options; a mistake on the command line exits 2, starting nothing
+      """;
+
   /** The text goes to stdout when asked for, to stderr after a mistake (so a pipe gets no usage as data). */
   private static void usage(int code) {
-    (code == 0 ? System.out : System.err).println("""
-        usage: java -jar otl-node.jar <command> [options]
-          run [--config <file>]   run a node (the default command)
-          export --agent A --format sft|dpo|rl [--since ISO] [--until ISO] [--out DIR] [--config FILE] [--allow-pii]
-                                  write a dataset (JSON Lines + manifest) from the journal, or through the node
-                                  that holds the embedded journal; PII found: exit 1 and no file unless --allow-pii
-          audit <session|coordinator|model|job> <id> [--as-of <ISO-8601>] [--format text|json] [--config <file>]
-                                  an entity's history (and its state as of a time) from the journal (or through
-                                  the node that holds the embedded journal)
-          audit verify [--kind session|coordinator|model|all] [--config <file>]
-                                  replays every entity of the kind (default: all) from the journal, which no
-                                  running node may hold; reports undeserializable events and sequence gaps (exit 1)
-          simulator [--host 127.0.0.1] [--port 8265] [--work-dir DIR] [--pending 1s] [--running 5s] [--commit-batch 1]
-                                  the Trinity simulator on its own (Ray Jobs + Trinity proxy APIs)
-          help                    this text
-        <command> --help shows a command's own options; a mistake on the command line exits 2, starting nothing
-        """);
+    (code == 0 ? System.out : System.err).println(USAGE);
     System.exit(code);
   }
 

@@ -136,6 +136,11 @@ public final class ModelRoutes {
       throw BadRequest.invalid("endpoint is required (the inference URL that serves this version)");
     }
     if (endpoint.length() > MAX_TEXT) throw BadRequest.invalid("endpoint is longer than " + MAX_TEXT + " characters");
+    if (!isAbsoluteUrl(endpoint)) {
+      // Not echoed: an endpoint may carry credentials (http://user:key@host).
+      throw BadRequest.invalid("endpoint is not an absolute http(s) URL; give the inference URL that serves "
+          + "this version (OpenAI-compatible base URL)");
+    }
     return ask(agentId, reply -> new ModelVersion.RegisterManual(version, artifact, endpoint, reply))
         .thenApply(r -> transitionResponse(r, StatusCodes.CREATED));
   }
@@ -152,6 +157,21 @@ public final class ModelRoutes {
 
   private static HttpResponse failure(ModelVersion.Failure f) {
     return Json.rejected(f);
+  }
+
+  /**
+   * "x" or "my-server" used to be stored: under {@code serving.backend = static} the gateway then
+   * sends the version's traffic there, and every call fails long after the 201.
+   */
+  static boolean isAbsoluteUrl(String endpoint) {
+    try {
+      java.net.URI uri = new java.net.URI(endpoint);
+      // The gateway speaks OpenAI's HTTP API to it: http(s) with a host, nothing else.
+      boolean web = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
+      return web && uri.getHost() != null;
+    } catch (java.net.URISyntaxException e) {
+      return false;
+    }
   }
 
   static void checkAgent(String agentId) {

@@ -154,7 +154,7 @@ class ConsoleJobsAndRolloutBrowserTest {
   static void rollBackAWorseVersion(Path dir) throws Exception {
     Path adapter = Files.createDirectories(dir.resolve("ckpt/v1/huggingface"));
     Http.Response reg = api.post("/v1/models/" + AGENT + "/versions", "{\"version\":\"v1\",\"artifact\":\"file://"
-        + adapter.toAbsolutePath() + "\",\"endpoint\":\"x\"}");
+        + adapter.toAbsolutePath() + "\",\"endpoint\":\"http://unused.invalid/v1\"}");
     assertEquals(201, reg.status(), reg.body());
     JsonNode v1 = await("v1 in CANARY", () -> version("v1"), v -> v.path("state").asText().equals("CANARY"));
     String served = v1.path("deployment").path("servedModel").asText();

@@ -3,6 +3,12 @@ package io.otl.node.export;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.core.Appender;
+import ch.qos.logback.core.ConsoleAppender;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.otl.node.ExportCommand;
@@ -18,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** {@code otl-node.jar export} against an H2 journal written by a node that is no longer running. */
 class ExportCommandTest {
@@ -92,5 +99,53 @@ class ExportCommandTest {
     Run unknown = run("--agent", "a", "--format", "sft", "--verbose");
     assertEquals(2, unknown.code());
     assertTrue(unknown.err().contains("unknown option for export: --verbose"), unknown.err());
+  }
+
+  /**
+   * {@code java -jar otl-node.jar export … | grep ^file:}: stdout carries the result only. The jar logs
+   * at INFO to the console (otl-logback.xml), and the export's ActorSystem logged its start there,
+   * ahead of {@code manifest:}.
+   */
+  @Test
+  void theCommandLinePrintsOnlyTheResultOnStdout() throws Exception {
+    LoggerContext ctx = (LoggerContext) LoggerFactory.getILoggerFactory();
+    Logger root = ctx.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    Logger pekko = ctx.getLogger("org.apache.pekko");
+    Level rootLevel = root.getLevel();
+    Level pekkoLevel = pekko.getLevel();
+    PrintStream stdout = System.out;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    int code;
+    try {
+      // As the jar's own logging configures it.
+      root.setLevel(Level.INFO);
+      pekko.setLevel(Level.INFO);
+      System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+      code = ExportCommand.run(List.of("export", "--agent", "agent-c", "--format", "rl", "--out",
+          work.resolve("out-stdout").toString(), "--name", "piped", "--config", config.toString()));
+    } finally {
+      System.setOut(stdout);
+      root.setLevel(rootLevel);
+      pekko.setLevel(pekkoLevel);
+      consolesTo(root, "System.out");
+    }
+    String out = captured.toString(StandardCharsets.UTF_8);
+    assertEquals(0, code, out);
+    List<String> lines = out.lines().toList();
+    assertTrue(lines.get(0).startsWith("manifest: "), "the first line of stdout:\n" + out);
+    for (String line : lines) {
+      assertTrue(line.matches("(manifest|file|count|sha256|selected|skipped): .*"), "not a result line: " + line);
+    }
+  }
+
+  private static void consolesTo(Logger root, String target) {
+    for (var it = root.iteratorForAppenders(); it.hasNext(); ) {
+      Appender<?> a = it.next();
+      if (a instanceof ConsoleAppender<?> console) {
+        console.stop();
+        console.setTarget(target);
+        console.start();
+      }
+    }
   }
 }

@@ -136,6 +136,26 @@ class SessionAndModelRoutesTest {
     assertError(http.send("DELETE", "/v1/sessions/s-bad", null), 405, "method_not_allowed");
   }
 
+  /**
+   * A hand-registered version's endpoint is where the gateway sends its traffic (serving.backend =
+   * static): text that is no URL was stored with a 201 and failed every call later.
+   */
+  @Test
+  void aVersionWhoseEndpointIsNoUrlIsRefusedAndNothingIsRegistered() {
+    for (String endpoint : java.util.List.of("not a url", "x", "vllm:8000", "http://", "http:///v1", "//host/v1",
+        "ftp://host/v1", "admin:s3cret-key@vllm")) {
+      Http.Response r = http.post("/v1/models/url-agent/versions",
+          "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\",\"endpoint\":\"" + endpoint + "\"}");
+      assertError(r, 400, "invalid_request");
+      assertTrue(r.json().get("message").asText().startsWith("endpoint is not an absolute http(s) URL"), r.body());
+      assertFalse(r.body().contains("s3cret"), "credentials in an endpoint are not echoed: " + r.body());
+    }
+    assertError(http.get("/v1/models/url-agent"), 404, "not_found");
+    Http.Response ok = http.post("/v1/models/url-agent/versions",
+        "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\",\"endpoint\":\"https://vllm.internal:8000/v1\"}");
+    assertEquals(201, ok.status(), ok.body());
+  }
+
   /** A promote, pause or resume carrying fields is refused, not performed without what it asked. */
   @Test
   void aTransitionThatTakesNoBodyRefusesOneAndChangesNothing() throws Exception {

@@ -94,7 +94,7 @@ class NodeDeploymentTest {
     try (TrainingNode node = TrainingNode.start(Optional.empty(), settings(dir), java.time.Clock.systemUTC())) {
       Http http = new Http(node.httpPort());
       Http.Response reg = http.post("/v1/models/" + agent + "/versions", "{\"version\":\"v1\",\"artifact\":\"file://"
-          + adapter.toAbsolutePath() + "\",\"endpoint\":\"file://" + adapter.toAbsolutePath() + "\"}");
+          + adapter.toAbsolutePath() + "\",\"endpoint\":\"http://unused.invalid/v1\"}");
       assertEquals(201, reg.status(), reg.body());
 
       JsonNode models = http.get("/v1/models/" + agent).json();
@@ -172,7 +172,7 @@ class NodeDeploymentTest {
     try (TrainingNode node = TrainingNode.start(Optional.empty(), config, java.time.Clock.systemUTC())) {
       Http http = new Http(node.httpPort());
       assertEquals(201, http.post("/v1/models/" + agent + "/versions", "{\"version\":\"v1\",\"artifact\":\"file://"
-          + adapter.toAbsolutePath() + "\",\"endpoint\":\"x\"}").status());
+          + adapter.toAbsolutePath() + "\",\"endpoint\":\"http://unused.invalid/v1\"}").status());
       JsonNode v1 = awaitState(http, agent, "v1", "CANARY");
       String served = v1.path("deployment").path("servedModel").asText();
       String server = v1.path("deployment").path("endpoint").asText();

@@ -1,0 +1,48 @@
+package io.otl.node;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.otl.node.simulator.SimulatorCommandAccess;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code java -jar otl-node.jar --help} is the summary a user reads first: each sub-command's line
+ * lists every option that sub-command's own usage documents. It once left out export's {@code --name}.
+ */
+class MainUsageTest {
+  private static final Pattern OPTION = Pattern.compile("--[a-z][a-z-]*");
+
+  @Test
+  void theSummaryListsEveryOptionOfEverySubCommand() {
+    assertListsAll("export", ExportCommand.USAGE);
+    assertListsAll("audit", AuditCommand.USAGE);
+    assertListsAll("simulator", SimulatorCommandAccess.usage());
+  }
+
+  private static void assertListsAll(String command, String ownUsage) {
+    Set<String> options = options(ownUsage);
+    assertFalse(options.isEmpty(), command + " documents no option");
+    StringBuilder summary = new StringBuilder();
+    for (String line : Main.USAGE.lines().toList()) {
+      if (line.trim().startsWith(command + " ")) summary.append(line).append('\n');
+    }
+    Set<String> listed = options(summary.toString());
+    for (String option : options) {
+      assertTrue(listed.contains(option), "--help leaves " + command + "'s " + option + " out:\n" + summary);
+    }
+  }
+
+  private static Set<String> options(String text) {
+    Set<String> found = new LinkedHashSet<>();
+    Matcher m = OPTION.matcher(text);
+    while (m.find()) found.add(m.group());
+    // Every command takes --help; the summary says so once, at its end.
+    found.remove("--help");
+    return found;
+  }
+}
