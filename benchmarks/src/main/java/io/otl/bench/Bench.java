@@ -22,6 +22,7 @@ public final class Bench {
 
   public static void main(String[] argv) throws Exception {
     io.otl.node.CommonPool.sizeBeforeFirstUse();
+    NodeJvm.killChildrenOnExit();
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "bench-logback.xml");
     }

@@ -27,6 +27,7 @@ public final class Reliability {
 
   public static void main(String[] argv) throws Exception {
     io.otl.node.CommonPool.sizeBeforeFirstUse();
+    NodeJvm.killChildrenOnExit();
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "bench-logback.xml");
     }
