@@ -1,5 +1,6 @@
 package io.otl.core.coordinator;
 
+import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.otl.core.coordinator.CoordinatorEvents.Event;
 import io.otl.core.coordinator.CoordinatorProtocol.Command;
@@ -35,6 +36,8 @@ final class StepsHarness {
   final CoordinatorRuntime rt;
   final ProxyLoop proxy;
   final JobSteps steps;
+  /** The entity itself on the same context, with its own runtime and run-time policy resolver. */
+  final TrainingCoordinator coordinator;
   /** How often a handler looked at the threshold trigger. */
   int thresholdLooks;
 
@@ -48,11 +51,15 @@ final class StepsHarness {
     TrainingPolicy policy = policy(overrides);
     TrainingCoordinator.Ports ports = new TrainingCoordinator.Ports(exporter, backend, online, sink, probe);
     AtomicReference<CoordinatorRuntime> made = new AtomicReference<>();
+    AtomicReference<TrainingCoordinator> entity = new AtomicReference<>();
     kit = BehaviorTestKit.create(Behaviors.<Command>setup(ctx -> Behaviors.withTimers(timers -> {
       made.set(new CoordinatorRuntime("a", policy, PolicyOverrides.Resolver.fixed(policy), ports, clock, ctx, timers));
+      entity.set(new TrainingCoordinator("a", policy, PolicyOverrides.over(config(overrides), null), ports, clock,
+          ctx, timers));
       return Behaviors.empty();
     })));
     rt = made.get();
+    coordinator = entity.get();
     // The handlers run on the test's thread as the entity runs them while it handles a message:
     // Pekko lets the context be used only from the thread that handles the actor's message.
     ((ActorContextImpl<?>) rt.ctx).setCurrentActorThread();
@@ -60,9 +67,13 @@ final class StepsHarness {
     steps = new JobSteps(rt, proxy, p -> thresholdLooks++);
   }
 
+  static Config config(String overrides) {
+    return ConfigFactory.parseString("training-runner { " + overrides + " }")
+        .withFallback(ConfigFactory.defaultReference().getConfig("agentscope.training"));
+  }
+
   static TrainingPolicy policy(String overrides) {
-    return TrainingPolicy.fromConfig(ConfigFactory.parseString("training-runner { " + overrides + " }")
-        .withFallback(ConfigFactory.defaultReference().getConfig("agentscope.training")));
+    return TrainingPolicy.fromConfig(config(overrides));
   }
 
   /** The plan's after-effects, run on its state as the entity runs them once the events are persisted. */
