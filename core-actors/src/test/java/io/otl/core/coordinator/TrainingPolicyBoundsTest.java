@@ -66,6 +66,7 @@ class TrainingPolicyBoundsTest {
     assertEquals("grpo", parse("algorithm = \" grpo \"").algorithm());
     assertEquals("m", parse("base-model = \" m \"").baseModel());
     assertEquals(Backend.TRINITY_PROXY, parse("backend = trinity-proxy").backend());
+    assertEquals("/data/datasets", parse("dataset-dir = /data/datasets").datasetDir());
     assertEquals("trinity-proxy", Backend.TRINITY_PROXY.configName());
   }
 
