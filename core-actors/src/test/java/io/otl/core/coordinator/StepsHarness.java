@@ -18,8 +18,9 @@ import org.apache.pekko.actor.typed.internal.AdaptMessage;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
- * The coordinator's command handlers ({@link JobSteps}, {@link ProxyLoop}, {@link ScheduleTrigger})
- * on Pekko's synchronous {@link BehaviorTestKit} context, without an actor system or a journal:
+ * The coordinator's command handlers ({@link JobSteps}, {@link ProxyLoop}, {@link ScheduleTrigger}, and
+ * {@link TrainingCoordinator} itself through {@link Handled}) on Pekko's synchronous {@link
+ * BehaviorTestKit} context, without an actor system or a journal:
  * a handler's plan is inspected, its after-effects run as the entity runs them once persisted,
  * the results its port calls pipe to the entity are read from the self inbox and its timers
  * from the recorded effects. The ports are the in-memory {@link Fakes}.
