@@ -134,7 +134,7 @@ public final class TrainingCoordinator
   // Construction
   // ------------------------------------------------------------------------------------------
 
-  private final CoordinatorRuntime rt;
+  final CoordinatorRuntime rt;
   private final ProxyLoop proxy;
   private final JobSteps steps;
   private final ScheduleTrigger schedule;
@@ -170,7 +170,8 @@ public final class TrainingCoordinator
         timers -> new TrainingCoordinator(agentId, policy, resolver, ports, clock, ctx, timers)));
   }
 
-  private TrainingCoordinator(String agentId, TrainingPolicy policy, PolicyOverrides.Resolver resolver,
+  /** Package-private (like its planning methods) so unit tests can plan on a synchronous test context. */
+  TrainingCoordinator(String agentId, TrainingPolicy policy, PolicyOverrides.Resolver resolver,
       Ports ports, Clock clock, ActorContext<Command> ctx, TimerScheduler<Command> timers) {
     super(persistenceId(agentId),
         SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.1));
@@ -338,14 +339,14 @@ public final class TrainingCoordinator
     return run(p, c.replyTo(), this::policyView);
   }
 
-  private PolicyView policyView(State s) {
+  PolicyView policyView(State s) {
     PolicyChanged c = s.policyChange();
     return new PolicyView(rt.agentId, PolicyOverrides.effective(rt.policy), c == null ? Map.of() : c.overrides(),
         c == null ? null : c.changedBy(), c == null ? null : c.at());
   }
 
   /** Lays the state's run-time overrides over the file's policy when they changed (replay included). */
-  private void refreshPolicy(State s) {
+  void refreshPolicy(State s) {
     PolicyChanged change = s.policyChange();
     if (change == rt.policyApplied) return;
     rt.policyApplied = change;
@@ -375,7 +376,7 @@ public final class TrainingCoordinator
   }
 
   /** The threshold trigger: fires when the pool reaches min-samples and no job is active. */
-  private void maybeThreshold(Plan<State, Event> p) {
+  void maybeThreshold(Plan<State, Event> p) {
     if (!Preflight.thresholdDue(p.state(), rt.policy)) {
       return;
     }
@@ -406,7 +407,7 @@ public final class TrainingCoordinator
     return startJob(p, trigger, requestedBy, null);
   }
 
-  private String startJob(Plan<State, Event> p, TriggerType trigger, String requestedBy, String rolloutReason) {
+  String startJob(Plan<State, Event> p, TriggerType trigger, String requestedBy, String rolloutReason) {
     TrainingPolicy policy = rt.policy;
     State before = p.state();
     Instant now = rt.now();
@@ -513,7 +514,7 @@ public final class TrainingCoordinator
   // Views
   // ------------------------------------------------------------------------------------------
 
-  private CoordinatorView statusView(State s) {
+  CoordinatorView statusView(State s) {
     JobSummary active = s.activeJob().map(j -> new JobSummary(j.jobId(), j.status())).orElse(null);
     TrainingPolicy policy = rt.policy;
     return new CoordinatorView(rt.agentId, s.poolSize(), policy.minSamples(), policy.triggerNames(),

@@ -1,0 +1,128 @@
+package io.otl.core.coordinator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import io.otl.core.coordinator.CoordinatorEvents.Event;
+import io.otl.core.coordinator.CoordinatorEvents.JobRequested;
+import io.otl.core.coordinator.CoordinatorState.State;
+import io.otl.core.coordinator.TrainingPolicy.Backend;
+import io.otl.core.coordinator.TrainingPolicy.TriggerType;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The threshold trigger and the pre-flight checklist of design §3.2 (package-info "Threshold",
+ * "Pre-flight checklist"), with the RL reward-source and distillation-teacher items.
+ */
+class PreflightTest {
+  private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+  private static TrainingPolicy policy(String overrides) {
+    return TrainingPolicy.fromConfig(ConfigFactory.parseString("training-runner { " + overrides + " }")
+        .withFallback(ConfigFactory.defaultReference().getConfig("agentscope.training")));
+  }
+
+  /** A pool of {@code n} trajectories of quality {@code q}, plus {@code extra} events. */
+  private static State pool(int n, double q, Event... extra) {
+    List<Event> events = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      events.add(PoolEventsTest.pooled("s" + i, 1.0, q, T0));
+    }
+    events.addAll(List.of(extra));
+    return CoordinatorEventHandler.replay(events);
+  }
+
+  @Test
+  void theThresholdFiresAtMinSamplesWithNoActiveJob() {
+    TrainingPolicy p = policy("trigger.min-samples = 3");
+    assertFalse(Preflight.thresholdDue(pool(2, 1.0), p));
+    assertTrue(Preflight.thresholdDue(pool(3, 1.0), p), "reaching min-samples is enough");
+    State busy = pool(3, 1.0, new JobRequested("job-1-a", TriggerType.MANUAL, null, Backend.RAY_JOBS, "sft", "b",
+        Map.of(), List.of(), T0));
+    assertFalse(Preflight.thresholdDue(busy, p), "a job is active");
+    assertFalse(Preflight.thresholdDue(pool(5, 1.0), policy("trigger { min-samples = 3, type = manual }")));
+    assertFalse(Preflight.thresholdDue(pool(5, 1.0), TrainingPolicy.fromConfig(ConfigFactory.parseString(
+            "enabled = false, training-runner.trigger.min-samples = 3")
+        .withFallback(ConfigFactory.defaultReference().getConfig("agentscope.training")))), "training is off");
+  }
+
+  @Test
+  void afterAFailedPreflightTheThresholdWaitsForTheRearmPoint() {
+    TrainingPolicy p = policy("trigger.min-samples = 3");
+    State failed = pool(3, 1.0, new JobRequested("job-1-a", TriggerType.THRESHOLD, null, Backend.RAY_JOBS, "sft",
+        "b", Map.of(), List.of("s0", "s1", "s2"), T0),
+        new CoordinatorEvents.PreflightFailed("job-1-a", List.of("x"), true, 4, T0));
+    assertEquals(3, failed.poolSize());
+    assertFalse(Preflight.thresholdDue(failed, p), "3 < re-arm point 4");
+    State grown = CoordinatorEventHandler.applyEvent(failed, PoolEventsTest.pooled("s9", 1, 1, T0));
+    assertTrue(Preflight.thresholdDue(grown, p), "4 reaches the re-arm point");
+  }
+
+  @Test
+  void theRearmPointIsATenthOfMinSamplesAtLeastOne() {
+    assertEquals(1100, Preflight.rearmAt(1000, policy("trigger.min-samples = 1000")));
+    assertEquals(11, Preflight.rearmAt(10, policy("trigger.min-samples = 19")));
+    assertEquals(11, Preflight.rearmAt(10, policy("trigger.min-samples = 5")));
+  }
+
+  @Test
+  void aCleanPoolPassesTheChecklist() {
+    // a mean exactly at min-quality passes (0.5 is exact in binary)
+    assertEquals(List.of(), Preflight.check(pool(3, 0.5), TriggerType.THRESHOLD,
+        policy("trigger.min-samples = 3, min-quality = 0.5")));
+    assertEquals(List.of(), Preflight.check(pool(1, 0.9), TriggerType.MANUAL, policy("trigger.min-samples = 3")));
+  }
+
+  @Test
+  void everyFailedItemIsNamed() {
+    TrainingPolicy p = policy("trigger.min-samples = 3, min-quality = 0.7, base-model = \"\"");
+    assertEquals(List.of(
+        "not enough samples: the pool has 2 eligible trajectories, a threshold job needs at least 3",
+        "mean quality 0.650 of the pool is below min-quality 0.700",
+        "base model is not set (agentscope.training.training-runner.base-model)"),
+        Preflight.check(pool(2, 0.65), TriggerType.THRESHOLD, p));
+    assertEquals(List.of("not enough samples: the pool has 0 eligible trajectories, a scheduled job needs at least 1"),
+        Preflight.check(State.EMPTY, TriggerType.SCHEDULED, policy("")));
+  }
+
+  @Test
+  void rlOnRayJobsNeedsARewardFunction() {
+    assertEquals(1, Preflight.check(pool(1, 1), TriggerType.MANUAL, policy("algorithm = grpo")).size());
+    assertTrue(RewardSource.problems("ppo", Map.of(), Backend.RAY_JOBS).get(0)
+        .startsWith("no reward source for ppo: set agentscope.training.training-runner.hyperparams.reward-fn-type"));
+    assertEquals(List.of(), RewardSource.problems("grpo", Map.of("reward_fn_type", "judge"), Backend.RAY_JOBS));
+    assertEquals(List.of(), RewardSource.problems("grpo", Map.of(), Backend.TRINITY_PROXY), "online RL gets our rewards");
+    assertEquals(List.of(), RewardSource.problems("sft", Map.of(), Backend.RAY_JOBS));
+    assertEquals("math", RewardSource.named(Map.of("rewardFnType", " math ")));
+    assertNull(RewardSource.named(Map.of("reward-fn-type", "  ")));
+    assertNull(RewardSource.named(Map.of("reward-fn", "math")));
+  }
+
+  @Test
+  void distillationOnRayJobsNeedsATeacher() {
+    assertEquals(List.of("no teacher for distillation: set agentscope.training.training-runner.hyperparams.teacher-model"
+        + " (or the agent's hyperparams.teacher-model) to the teacher model's path or Hugging Face id"),
+        Preflight.check(pool(1, 1), TriggerType.MANUAL, policy("algorithm = distillation")));
+    assertEquals(List.of(), Distillation.problems("distillation", Map.of("teacher_model", "Qwen/Qwen2.5-72B"),
+        Backend.RAY_JOBS));
+    assertEquals(List.of(), Distillation.problems("distillation", Map.of(), Backend.TRINITY_PROXY));
+    assertEquals(List.of(), Distillation.problems("sft", Map.of(), Backend.RAY_JOBS));
+    assertEquals("Qwen/Qwen2.5-72B", Distillation.teacher(Map.of("teacherModel", " Qwen/Qwen2.5-72B ")));
+    assertNull(Distillation.teacher(Map.of("teacher-model", "")));
+    assertNull(Distillation.teacher(Map.of("teacher", "x")));
+  }
+
+  @Test
+  void theSwitchNamesItsKey() {
+    assertEquals("enabled", TrainingSwitch.status(policy("")));
+    assertTrue(TrainingSwitch.refusal("a").startsWith(
+        "training is disabled (agentscope.training.enabled = false): no job is started for agent a"));
+  }
+}

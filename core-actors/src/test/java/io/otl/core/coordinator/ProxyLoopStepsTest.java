@@ -1,0 +1,124 @@
+package io.otl.core.coordinator;
+
+import static io.otl.core.coordinator.StepsHarness.NOW;
+import static io.otl.core.coordinator.StepsHarness.persisted;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.otl.core.coordinator.CoordinatorEvents.CandidateHandedOver;
+import io.otl.core.coordinator.CoordinatorEvents.Event;
+import io.otl.core.coordinator.CoordinatorEvents.JobSubmitting;
+import io.otl.core.coordinator.CoordinatorEvents.JobSucceeded;
+import io.otl.core.coordinator.CoordinatorEvents.ProxyModelObserved;
+import io.otl.core.coordinator.CoordinatorEvents.RewardForwarded;
+import io.otl.core.coordinator.CoordinatorProtocol.ProxyHandOverFinished;
+import io.otl.core.coordinator.CoordinatorProtocol.ProxyMetricsPolled;
+import io.otl.core.coordinator.CoordinatorProtocol.RewardForwardFinished;
+import io.otl.core.coordinator.CoordinatorState.State;
+import io.otl.core.coordinator.TrainingPolicy.Backend;
+import io.otl.core.entity.Plan;
+import io.otl.core.training.ProxyMetrics;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link ProxyLoop} (package-info "trinity-proxy"): each pooled reward is forwarded once and
+ * retried until it is, the proxy's metrics are polled, and only the newest proxy model is handed
+ * over as {@code proxy-<n>} with the trinity endpoint, the latest commit job and the counters.
+ */
+class ProxyLoopStepsTest {
+  static final String PROXY = "backend = trinity-proxy, trinity-endpoint = \"http://proxy:8010\", "
+      + "poll-interval = 5s, submit-retry { min-backoff = 1s, max-backoff = 60s }";
+
+  static State pool(String... ids) {
+    List<Event> events = new ArrayList<>();
+    for (String id : ids) {
+      events.add(PoolEventsTest.pooled(id, 0.5, 1, NOW, "m-" + id));
+    }
+    return CoordinatorEventHandler.replay(events);
+  }
+
+  @Test
+  void aForwardedRewardIsRecordedOnceAndAFailureRetriesOnOneTimer() {
+    StepsHarness h = new StepsHarness(PROXY);
+    State s = pool("s1", "s2");
+    h.proxy.forwardPending(s);
+    h.proxy.forwardPending(s);
+    assertEquals(2, h.online.forwards.size(), "one call per reward while it is in flight");
+    assertEquals(2, h.piped().size());
+
+    Plan<State, Event> ok = h.proxy.onRewardForwardFinished(s, new RewardForwardFinished("s1", null));
+    assertEquals(List.of(new RewardForwarded("s1", NOW)), ok.events());
+    assertTrue(h.proxy.onRewardForwardFinished(ok.state(), new RewardForwardFinished("s1", null)).isEmpty(),
+        "already forwarded");
+
+    assertTrue(h.proxy.onRewardForwardFinished(s, new RewardForwardFinished("s2", "down")).isEmpty());
+    h.proxy.onRewardForwardFinished(s, new RewardForwardFinished("s2", "down"));
+    assertEquals(List.of("forward-retry after PT1S: ForwardRetryTick"), h.timers(), "one retry timer at a time");
+    h.proxy.forwardPending(s);
+    assertEquals(4, h.online.forwards.size(), "both are retried: no longer in flight");
+  }
+
+  @Test
+  void aRewardWithoutAProxyOrWithNothingPendingIsNotForwarded() {
+    StepsHarness h = new StepsHarness(PROXY);
+    h.proxy.forward("s1", null);
+    assertEquals(List.of(), h.online.forwards);
+    h.proxy.forward("s1", new CoordinatorState.PendingReward(List.of("m1"), 0.25));
+    assertEquals(List.of(new Fakes.Forward(List.of("m1"), 0.25, "s1", 0)), h.online.forwards);
+  }
+
+  @Test
+  void aNewerProxyModelIsObservedAndHandedOverAsACandidate() {
+    StepsHarness h = new StepsHarness(PROXY);
+    State s = CoordinatorEventHandler.replay(List.of(JobEventsTest.requested("job-1-a", Backend.TRINITY_PROXY),
+        new JobSubmitting("job-1-a", 1, NOW), new JobSucceeded("job-1-a", null, null, NOW)));
+    h.online.metrics = new ProxyMetrics(Map.of(0, 1, 1, 2), 30, 12, 4); // model 1 serves version 2
+    assertTrue(h.proxy.onMetricsTick(s).isEmpty());
+    h.proxy.onMetricsTick(s);
+    List<CoordinatorProtocol.Command> polled = h.piped();
+    assertEquals(List.of(new ProxyMetricsPolled(h.online.metrics, null)), polled, "one metrics call in flight");
+
+    Plan<State, Event> p = persisted(h.proxy.onMetricsPolled(s, (ProxyMetricsPolled) polled.get(0)));
+    ProxyModelObserved observed = new ProxyModelObserved("job-1-a", 2, "proxy-2", Map.of("model_version", 2.0,
+        "total_experience_count", 30.0, "ready_experience_count", 12.0, "explore_step_num", 4.0), NOW);
+    assertEquals(List.of(observed), p.events());
+    assertEquals(List.of(new Fakes.Registration("a", "proxy-2", "http://proxy:8010#model_version=2", "http://proxy:8010",
+        "job-1-a", observed.metrics())), h.sink.calls);
+    assertEquals(List.of(new CoordinatorProtocol.ProxyHandOverFinished("proxy-2", "proxy-2", null)), h.piped());
+
+    assertTrue(h.proxy.onMetricsPolled(p.state(), new ProxyMetricsPolled(h.online.metrics, null)).isEmpty(),
+        "model version 2 was seen already");
+    assertTrue(h.proxy.onMetricsPolled(s, new ProxyMetricsPolled(null, "down")).isEmpty());
+  }
+
+  @Test
+  void theProxyCandidateIsRecordedUnderItsFinalNameOrRetried() {
+    StepsHarness h = new StepsHarness(PROXY);
+    ProxyModelObserved o = new ProxyModelObserved(null, 3, "proxy-3", Map.of(), NOW);
+    State s = CoordinatorEventHandler.replay(List.of(o));
+    assertEquals(List.of(new CandidateHandedOver(null, "proxy-4", NOW, "proxy-3")),
+        h.proxy.onHandOverFinished(s, new ProxyHandOverFinished("proxy-3", "proxy-4", null)).events());
+    assertTrue(h.proxy.onHandOverFinished(s, new ProxyHandOverFinished("proxy-3", null, "down")).isEmpty());
+    h.proxy.onHandOverFinished(s, new ProxyHandOverFinished("proxy-3", null, "down"));
+    assertEquals(List.of("proxy-handover after PT1S: ProxyHandOverRetry",
+        "proxy-handover after PT2S: ProxyHandOverRetry"), h.timers());
+    assertTrue(h.proxy.onHandOverFinished(s, new ProxyHandOverFinished("proxy-2", "proxy-2", null)).isEmpty(),
+        "not the pending candidate");
+    assertTrue(h.proxy.onHandOverFinished(State.EMPTY, new ProxyHandOverFinished("proxy-3", "proxy-3", null)).isEmpty());
+  }
+
+  @Test
+  void afterRecoveryTheMetricsArePolledAndWhatIsPendingIsSentAgain() {
+    StepsHarness h = new StepsHarness(PROXY);
+    State s = CoordinatorEventHandler.applyEvent(pool("s1"), new ProxyModelObserved(null, 1, "proxy-1", Map.of(), NOW));
+    h.proxy.resume(s);
+    assertEquals(List.of("proxy-metrics after PT5S: ProxyMetricsTick"), h.timers());
+    assertEquals(1, h.online.forwards.size());
+    assertEquals(List.of("proxy-1"), h.sink.calls.stream().map(Fakes.Registration::version).toList());
+    h.proxy.handOverPending(pool("s1"));
+    assertEquals(1, h.sink.calls.size(), "no pending candidate");
+  }
+}
