@@ -1,17 +1,20 @@
-"""Reads exported datasets the way a trainer does: Hugging Face `datasets` and `transformers`.
+"""Reads a job's exported datasets the way the trainer does: Hugging Face `datasets` and `transformers`.
 
-usage: hf_dataset_formats_check.py <sft.jsonl> <dpo.jsonl> <rl.jsonl>
+usage: hf_dataset_formats_check.py --sft PATH SPLIT FILE --dpo PATH SPLIT FILE --rl PATH SPLIT FILE
+                                   [--eval PATH SPLIT FILE]
 
-Every file is loaded with load_dataset("json", data_files=...) (Trinity-RFT's file reader calls
-load_dataset(path, name=..., split=...) on the configured path instead: docs/datasets.md "Known
-gap"), and every SFT row is rendered with apply_chat_template(messages, tools=tools, tokenize=False)
-on a tiny tokenizer built here (a WordLevel model, no download) whose chat template iterates the
-tools and reads each tool call's `arguments` as a mapping, as real tool-calling templates do. A
-failed check exits non-zero with the reason; the last line printed is a JSON report.
+PATH and SPLIT are what the node rendered into the job's Trinity-RFT config (buffer ... path / split),
+FILE the exported JSON Lines file those rows must come from. Every dataset is loaded exactly as
+Trinity-RFT's file reader does (trinity/buffer/reader/file_reader.py):
+load_dataset(PATH, name=None, split=SPLIT), and must hold exactly FILE's rows, in order. Every SFT
+row is rendered with apply_chat_template(messages, tools=tools, tokenize=False) on a tiny tokenizer
+built here (a WordLevel model, no download) whose chat template iterates the tools and reads each
+tool call's `arguments` as a mapping, as real tool-calling templates do. A failed check exits
+non-zero with the reason; the last line printed is a JSON report.
 """
+import argparse
 import json
 import os
-import sys
 
 # Caches stay in the working directory the test gives (its own temp dir under target/).
 os.environ.setdefault("HF_HOME", os.path.join(os.getcwd(), "hf-home"))
@@ -64,13 +67,17 @@ def raw_lines(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
-def load(path):
-    return load_dataset("json", data_files=path, split="train")
+def load(source):
+    path, split, file = source
+    # Trinity's reader: load_dataset(meta.path, name=meta.subset_name, split=meta.split).
+    ds = load_dataset(path, name=None, split=split)
+    raw = raw_lines(file)
+    check(len(ds) == len(raw), f"load_dataset({path!r}, split={split!r}) has {len(ds)} rows, {file} {len(raw)} lines")
+    return ds, raw
 
 
-def check_sft(path, tokenizer, report):
-    ds = load(path)
-    raw = raw_lines(path)
+def check_sft(source, tokenizer, report):
+    ds, raw = load(source)
     check(len(ds) == len(raw) and len(ds) > 0, f"SFT rows {len(ds)} vs lines {len(raw)}")
     check({"messages", "tools"} <= set(ds.column_names), f"SFT columns {ds.column_names}")
     rendered = calls = tools_listed = 0
@@ -108,9 +115,8 @@ def check_sft(path, tokenizer, report):
     report["sft_tools_listed"] = tools_listed
 
 
-def check_dpo(path, report):
-    ds = load(path)
-    raw = raw_lines(path)
+def check_dpo(source, report):
+    ds, raw = load(source)
     check(set(ds.column_names) == {"prompt", "chosen", "rejected"}, f"DPO columns {ds.column_names}")
     for i, row in enumerate(ds):
         check(row == raw[i], f"DPO row {i} reads back as {row!r}, exported {raw[i]!r}")
@@ -118,19 +124,18 @@ def check_dpo(path, report):
     report["dpo_rows"] = len(ds)
 
 
-def check_rl(path, report):
-    ds = load(path)
-    raw = raw_lines(path)
+def check_rl(source, report, name="rl"):
+    ds, raw = load(source)
     check({"prompt", "reward", "reference", "metadata"} <= set(ds.column_names), f"RL columns {ds.column_names}")
     for i, row in enumerate(ds):
         check(isinstance(row["reward"], float), f"RL row {i}: reward {row['reward']!r} is not a float")
         check(row["reward"] == raw[i]["reward"] and row["prompt"] == raw[i]["prompt"], f"RL row {i} differs")
         check(row["metadata"]["sessionId"] == raw[i]["metadata"]["sessionId"], f"RL row {i}: metadata differs")
-    report["rl_rows"] = len(ds)
-    report["rl_rewards"] = sorted(ds["reward"])
+    report[f"{name}_rows"] = len(ds)
+    report[f"{name}_rewards"] = sorted(ds["reward"])
 
 
-def main(sft, dpo, rl):
+def main(sft, dpo, rl, held_out):
     import datasets
     import transformers
 
@@ -139,6 +144,8 @@ def main(sft, dpo, rl):
     check_sft(sft, tokenizer, report)
     check_dpo(dpo, report)
     check_rl(rl, report)
+    if held_out:
+        check_rl(held_out, report, "eval")
     # The shape the exporter fixed this for: a JSON-string `tools` is refused by transformers itself.
     try:
         tokenizer.apply_chat_template([{"role": "user", "content": "hi"}], tools="[]", tokenize=False)
@@ -150,6 +157,9 @@ def main(sft, dpo, rl):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        sys.exit(__doc__)
-    main(*sys.argv[1:])
+    parser = argparse.ArgumentParser(usage=__doc__)
+    for kind in ("sft", "dpo", "rl"):
+        parser.add_argument(f"--{kind}", nargs=3, required=True, metavar=("PATH", "SPLIT", "FILE"))
+    parser.add_argument("--eval", nargs=3, metavar=("PATH", "SPLIT", "FILE"))
+    args = parser.parse_args()
+    main(args.sft, args.dpo, args.rl, args.eval)

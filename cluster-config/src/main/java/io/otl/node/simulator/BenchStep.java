@@ -77,7 +77,17 @@ final class BenchStep {
     Path jobDir = workDir.resolve(yaml.path("checkpoint_root_dir").asText()).resolve(yaml.path("project").asText())
         .resolve(yaml.path("name").asText()).toAbsolutePath().normalize();
     return Optional.of(new BenchRun(file, jobDir, yaml.path("model").path("model_path").asText(""),
-        workDir.resolve(eval.path("path").asText()).toAbsolutePath(), converter));
+        evalFile(workDir.resolve(eval.path("path").asText()).toAbsolutePath(), eval.path("split").asText("train")),
+        converter));
+  }
+
+  /**
+   * The file Trinity's {@code load_dataset(path, split=…)} reads the taskset from: in a data folder,
+   * the one named after the split (the exporter writes {@code train.jsonl} and {@code test.jsonl});
+   * a single file (a job of an earlier build) is itself.
+   */
+  static Path evalFile(Path path, String split) {
+    return Files.isDirectory(path) ? path.resolve(split + ".jsonl") : path;
   }
 
   /** Scores candidate ({@code candidateStep}) and stable; returns the scores file. */

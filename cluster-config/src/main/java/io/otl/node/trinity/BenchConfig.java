@@ -11,7 +11,8 @@ import java.util.Map;
  * The Trinity-RFT {@code mode: bench} config that gives the offline gate its evidence (issue #16
  * item 3): after training, the same run ({@code project}/{@code name}, so Trinity's {@code
  * checkpoint_job_dir} is the training job's folder) is evaluated on the job's held-out set
- * {@code <jobId>.eval.jsonl} ({@code buffer.explorer_input.eval_tasksets}).
+ * ({@code buffer.explorer_input.eval_tasksets}): the job's data folder, split {@code test}, which
+ * {@code datasets} reads from its {@code test.jsonl} only.
  *
  * <p>Trinity's bench with {@code explorer.eval_on_startup: true} and {@code
  * bench_on_latest_checkpoint: false} first evaluates {@code model.model_path} (step 0), then every
@@ -51,8 +52,8 @@ final class BenchConfig {
     Map<String, Object> taskset = new LinkedHashMap<>();
     taskset.put("name", tasksetName(spec));
     taskset.put("storage_type", "file");
-    taskset.put("path", TrinityConfigRenderer.evalPath(spec).toString());
-    taskset.put("split", "train");
+    taskset.put("path", TrinityConfigRenderer.evalDatasetPath(spec));
+    taskset.put("split", TrinityConfigRenderer.evalSplit(spec));
     // The eval file is the RL task shape (design §6): prompt, recorded answer as reference, reward.
     Map<String, Object> format = new LinkedHashMap<>();
     format.put("prompt_key", "prompt");

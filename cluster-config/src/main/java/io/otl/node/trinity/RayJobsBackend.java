@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  *       job's checkpoint directory, which travels in the submission's metadata ({@value
  *       #META_CHECKPOINT_DIR}) so that any node can resolve it after a crash. A SUCCEEDED job without
  *       a Hugging Face checkpoint is reported as FAILED: there is no model to hand over.
- *   <li>evidence (issue #16): when the job's held-out set {@code <jobId>.eval.jsonl} has tasks, a
+ *   <li>evidence (issue #16): when the job's held-out set ({@link TrinityConfigRenderer#evalPath})
+ *       has tasks, a
  *       Trinity bench config ({@link BenchConfig}, {@code <jobId>.bench.yaml}) is written too and
  *       chained after training in the entrypoint ({@code trinity run --config <train> && trinity
  *       run --config <bench> && python3 <jobId>.bench_scores.py …}: {@link BenchScores} turns the

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import io.otl.core.training.TrainingJobSpec;
+import io.otl.persistence.export.JobDatasetFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -22,8 +23,9 @@ import java.util.Map;
  * jobId, so checkpoints land in {@code <checkpoint_root_dir>/<agentId>/<jobId>/}), {@code mode},
  * {@code algorithm} (type and optimizer), {@code model}, {@code cluster}, {@code buffer} (dataset
  * and its format) and {@code trainer}. Offline algorithms (sft, dpo, distillation) run {@code mode:
- * train} with the exported file as the trainer's experience buffer; RL algorithms (ppo, grpo) run
- * {@code mode: both} with the file as the explorer's taskset.
+ * train} with the job's exported rows as the trainer's experience buffer; RL algorithms (ppo, grpo) run
+ * {@code mode: both} with them as the explorer's taskset. Either way {@code path} is the job's data
+ * folder and {@code split} is {@code train} ({@link JobDatasetFiles}).
  *
  * <p>Hyperparameter names are matched ignoring case, '-' and '_' ({@code learning-rate},
  * {@code learning_rate} and {@code learningRate} are the same). Known: learning-rate (or lr),
@@ -102,16 +104,48 @@ public final class TrinityConfigRenderer {
     return configPath(spec).resolveSibling(spec.jobId() + BenchConfig.SUFFIX);
   }
 
-  /** The job's held-out eval file, {@code <jobId>.eval.jsonl}, written by the exporter. */
+  /**
+   * The job's held-out eval file, written by the exporter: {@code <jobId>/test.jsonl} beside the
+   * training file ({@link JobDatasetFiles}), or {@code <jobId>.eval.jsonl} for a job an earlier
+   * build exported.
+   */
   public static Path evalPath(TrainingJobSpec spec) {
-    return configPath(spec).resolveSibling(spec.jobId() + ".eval.jsonl");
+    return jobFolder(spec).map(f -> f.resolve(JobDatasetFiles.EVAL_FILE))
+        .orElseGet(() -> configPath(spec).resolveSibling(spec.jobId() + ".eval.jsonl"));
   }
 
-  /** Where {@link #render} output goes: beside the dataset file, or inside a dataset directory. */
+  /**
+   * Where {@link #render} output goes: beside the job's data folder (never in it: Trinity would read
+   * it as rows), beside a dataset file of an earlier build, or inside a given dataset directory.
+   */
   public static Path configPath(TrainingJobSpec spec) {
     Path dataset = Path.of(spec.datasetPath()).toAbsolutePath();
-    Path dir = Files.isDirectory(dataset) ? dataset : dataset.getParent();
+    Path dir = jobFolder(spec).map(Path::getParent)
+        .orElseGet(() -> Files.isDirectory(dataset) ? dataset : dataset.getParent());
     return dir.resolve(spec.jobId() + CONFIG_SUFFIX);
+  }
+
+  /**
+   * The {@code path} Trinity's file reader hands to {@code datasets.load_dataset(path, split=…)}:
+   * the job's data folder, which that call can load (a single file it cannot). A job recorded by an
+   * earlier build keeps its single file: it was written there, and nothing moves it.
+   */
+  static String datasetPath(TrainingJobSpec spec) {
+    return jobFolder(spec).orElseGet(() -> Path.of(spec.datasetPath()).toAbsolutePath()).toString();
+  }
+
+  /** The bench's eval taskset: the job's data folder read as its test split, or an earlier build's file. */
+  static String evalDatasetPath(TrainingJobSpec spec) {
+    return jobFolder(spec).map(Path::toString).orElseGet(() -> evalPath(spec).toString());
+  }
+
+  /** The split that {@link #evalDatasetPath} holds the held-out rows under. */
+  static String evalSplit(TrainingJobSpec spec) {
+    return jobFolder(spec).isPresent() ? JobDatasetFiles.EVAL_SPLIT : JobDatasetFiles.TRAIN_SPLIT;
+  }
+
+  private static java.util.Optional<Path> jobFolder(TrainingJobSpec spec) {
+    return JobDatasetFiles.folderOf(Path.of(spec.datasetPath()).toAbsolutePath(), spec.jobId());
   }
 
   /** {@code <checkpoint_root_dir>/<project>/<name>}, where Trinity writes this job's checkpoints. */
@@ -209,14 +243,14 @@ public final class TrinityConfigRenderer {
       buffer.put("total_steps", totalSteps);
     }
     int batchSize = hp.integer("batchsize", 16);
-    String datasetPath = Path.of(spec.datasetPath()).toAbsolutePath().toString();
+    String datasetPath = datasetPath(spec);
     if (offline) {
       buffer.put("train_batch_size", batchSize);
       Map<String, Object> dataset = new LinkedHashMap<>();
       dataset.put("name", spec.agentId() + "_" + spec.algorithm());
       dataset.put("storage_type", "file");
       dataset.put("path", datasetPath);
-      dataset.put("split", "train");
+      dataset.put("split", JobDatasetFiles.TRAIN_SPLIT);
       dataset.put("format", offlineFormat(spec.algorithm()));
       buffer.put("trainer_input", Map.of("experience_buffer", dataset));
     } else {
@@ -225,7 +259,7 @@ public final class TrinityConfigRenderer {
       taskset.put("name", spec.agentId() + "_tasks");
       taskset.put("storage_type", "file");
       taskset.put("path", datasetPath);
-      taskset.put("split", "train");
+      taskset.put("split", JobDatasetFiles.TRAIN_SPLIT);
       // design §6: {"prompt","reward","reference","metadata"}. The recorded answer is the truth the
       // reward function scores rollouts against; the function must be named (pre-flight refuses
       // otherwise), since Trinity's default would ignore this agent's rewards.

@@ -177,7 +177,7 @@ abstract class DatasetExportContract {
       assertFalse(manifest.contains("carol.jones"), "the manifest never shows the matched text");
       assertFalse(r.fileWritten());
       assertFalse(Files.exists(Path.of(r.path())), "a file with PII is not left behind");
-      assertFalse(Files.exists(Path.of(r.path() + ".tmp")));
+      assertFalse(Files.exists(Path.of(r.path()).resolveSibling("." + Path.of(r.path()).getFileName() + ".tmp")));
       ExportResult kept = get(new DatasetExport(node.system()).allowingPii()
           .forSessions("agent-p", List.of("pii-1", "clean-1"), ExportFormat.SFT, dir, "pii-allowed"));
       assertTrue(kept.fileWritten() && Files.exists(Path.of(kept.path())), "kept when PII is allowed explicitly");

@@ -144,7 +144,7 @@ class DatasetRulesH2Test {
       assertEquals("3 seen: 2 below-sft-min-reward, 1 below-min-quality", r.selectionSummary());
       assertFalse(Files.exists(stale), "no file of that name is left, not even an older one");
       assertFalse(Files.exists(dir.resolve("job-1.manifest.json")));
-      assertFalse(Files.exists(dir.resolve("job-1.jsonl.tmp")));
+      assertFalse(Files.exists(dir.resolve(".job-1.jsonl.tmp")));
       assertNull(r.manifestPath());
       assertInstanceOf(String.class, r.path());
     }

@@ -5,15 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.otl.core.api.DataCollector;
 import io.otl.core.session.SessionInput;
+import io.otl.core.training.TrainingJobSpec;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.PythonVenv;
 import io.otl.node.testing.TestDatabases;
+import io.otl.node.trinity.TrinityConfigRenderer;
+import io.otl.persistence.export.ContinualSettings;
 import io.otl.persistence.export.DatasetExport;
 import io.otl.persistence.export.ExportFormat;
 import io.otl.persistence.export.ExportResult;
+import io.otl.persistence.export.JobDatasetExport;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +27,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The exported files as a trainer reads them: Hugging Face {@code datasets} loads SFT, DPO and RL
- * ({@code load_dataset("json", …)}), and {@code transformers} renders every SFT row with
+ * A job's exported rows as Trinity-RFT reads them: Hugging Face {@code datasets} loads each job's SFT,
+ * DPO and RL rows, and the RL job's held-out set, with {@code load_dataset(path, split=…)} on the path
+ * and split the node renders into the job's training and bench configs (Trinity's file reader), and
+ * must get exactly the rows of the exported file; and {@code transformers} renders every SFT row with
  * {@code apply_chat_template(messages, tools=tools)} through a tool-calling template that reads
  * {@code arguments} as a mapping (cluster-config/src/test/python/hf_dataset_formats_check.py, pinned
  * versions in scripts/python-requirements.txt). Sessions go in through the real DataCollector: text
@@ -50,6 +58,30 @@ class HfDatasetFormatsTest {
     return new SessionInput.Message(id, null, role, text, null, null);
   }
 
+  private static final ContinualSettings NO_EVAL = ContinualSettings.NONE;
+  private static final ContinualSettings HALF_EVAL =
+      new ContinualSettings(ContinualSettings.StartFrom.BASE, 0, Duration.ofDays(14), 0.5);
+  private static final TrinityConfigRenderer RENDERER = new TrinityConfigRenderer(1, 1);
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  /** A job's export as the node writes it, and the training and bench configs rendered for it. */
+  private record Job(JobDatasetExport.Result export, JsonNode training, JsonNode bench) {
+    /** {@code --kind PATH SPLIT FILE}: what the config tells Trinity to load, and the file it must come from. */
+    List<String> args(String kind, JsonNode rendered, ExportResult file) {
+      return List.of(kind, rendered.path("path").asText(), rendered.path("split").asText(), file.path());
+    }
+  }
+
+  private static Job job(DatasetExport export, ContinualSettings continual, String jobId, String algorithm,
+      List<String> ids, Path datasets, Path dir) throws Exception {
+    JobDatasetExport.Result r = new JobDatasetExport(export, continual)
+        .export(AGENT, jobId, ids, ExportFormat.forAlgorithm(algorithm), datasets).toCompletableFuture()
+        .get(60, TimeUnit.SECONDS);
+    TrainingJobSpec spec = new TrainingJobSpec(jobId, AGENT, algorithm, "base-model",
+        Map.of("reward-fn-type", "accuracy_reward"), r.train().path(), dir.resolve("checkpoints").toString(), Map.of());
+    return new Job(r, YAML.readTree(RENDERER.render(spec)), YAML.readTree(RENDERER.renderBench(spec)));
+  }
+
   @Test
   void huggingFaceDatasetsLoadsEveryFormatAndTransformersRendersEverySftRowWithItsTools() throws Exception {
     PythonVenv.python();
@@ -68,18 +100,25 @@ class HfDatasetFormatsTest {
       record(dc, "s5", null, "SUCCESS", msg("u", "user", "Tag this"),
           call("c1", "tag", "[\"red\",\"blue\"]", "\"ok\""), msg("a1", "assistant", "Tagged."));
       List<String> ids = List.of("s1", "s2", "s3", "s4", "s5");
+      // Every job exports into the same dataset directory, as the node does; each config must still
+      // reach only its own job's rows.
+      Path datasets = dir.resolve("datasets");
       DatasetExport export = new DatasetExport(node.system());
-      ExportResult sft = export.forSessions(AGENT, ids, ExportFormat.SFT, dir, "sft").toCompletableFuture()
-          .get(60, TimeUnit.SECONDS);
-      ExportResult dpo = export.forSessions(AGENT, ids, ExportFormat.DPO, dir, "dpo").toCompletableFuture()
-          .get(60, TimeUnit.SECONDS);
-      ExportResult rl = export.forSessions(AGENT, ids, ExportFormat.RL, dir, "rl").toCompletableFuture()
-          .get(60, TimeUnit.SECONDS);
-      assertEquals(List.of("s1", "s2", "s3", "s5"), sft.sessionIds(), "the failed s4 is not imitated");
-      assertEquals(List.of("s1", "s4"), dpo.sessionIds());
+      Job sft = job(export, NO_EVAL, "job-sft", "sft", ids, datasets, dir);
+      Job dpo = job(export, NO_EVAL, "job-dpo", "dpo", ids, datasets, dir);
+      Job rl = job(export, HALF_EVAL, "job-rl", "grpo", ids, datasets, dir);
+      assertEquals(List.of("s1", "s2", "s3", "s5"), sft.export.train().sessionIds(), "the failed s4 is not imitated");
+      assertEquals(List.of("s1", "s4"), dpo.export.train().sessionIds());
+      assertTrue(rl.export.train().count() > 0 && rl.export.eval() != null && rl.export.eval().count() > 0,
+          "the RL job has rows in both splits, so each split is seen to hold only its own: " + rl.export);
 
+      List<String> args = new ArrayList<>();
+      args.addAll(sft.args("--sft", sft.training.at("/buffer/trainer_input/experience_buffer"), sft.export.train()));
+      args.addAll(dpo.args("--dpo", dpo.training.at("/buffer/trainer_input/experience_buffer"), dpo.export.train()));
+      args.addAll(rl.args("--rl", rl.training.at("/buffer/explorer_input/taskset"), rl.export.train()));
+      args.addAll(rl.args("--eval", rl.bench.at("/buffer/explorer_input/eval_tasksets/0"), rl.export.eval()));
       Path script = PythonVenv.repoRoot().resolve("cluster-config/src/test/python/hf_dataset_formats_check.py");
-      PythonVenv.Result r = PythonVenv.run(script, List.of(sft.path(), dpo.path(), rl.path()), dir, 600);
+      PythonVenv.Result r = PythonVenv.run(script, args, dir, 600);
       assertEquals(0, r.exitCode(), r.output());
       JsonNode report = JSON.readTree(r.lastLine());
       assertEquals(4, report.path("sft_rows").asInt(), report.toString());
@@ -87,8 +126,13 @@ class HfDatasetFormatsTest {
       assertEquals(4, report.path("sft_tool_calls_rendered").asInt(), report.toString());
       assertEquals(4, report.path("sft_tools_listed").asInt(), report.toString());
       assertEquals(1, report.path("dpo_rows").asInt(), report.toString());
-      assertEquals(5, report.path("rl_rows").asInt(), report.toString());
-      assertEquals("[-1.0,1.0,1.0,1.0,1.0]", report.path("rl_rewards").toString());
+      assertEquals(rl.export.train().count(), report.path("rl_rows").asInt(), report.toString());
+      assertEquals(rl.export.eval().count(), report.path("eval_rows").asInt(), report.toString());
+      List<Double> rewards = new ArrayList<>();
+      report.path("rl_rewards").forEach(n -> rewards.add(n.asDouble()));
+      report.path("eval_rewards").forEach(n -> rewards.add(n.asDouble()));
+      rewards.sort(null);
+      assertEquals(List.of(-1.0, 1.0, 1.0, 1.0, 1.0), rewards, "every RL task in exactly one split: " + report);
       assertTrue(report.path("string_tools_refused").asBoolean(),
           "transformers refuses tools given as a JSON string, the shape this export no longer writes: " + report);
     }

@@ -50,7 +50,7 @@ class ExportPiiCommandTest {
       assertTrue(viaNode.err.contains("email: 1 line") && viaNode.err.contains("--allow-pii"), viaNode.err);
       assertFalse(viaNode.err.contains("carol"), viaNode.err);
       assertFalse(Files.exists(out.resolve("live.jsonl")), "no file left");
-      assertFalse(Files.exists(out.resolve("live.jsonl.tmp")));
+      assertFalse(Files.exists(out.resolve(".live.jsonl.tmp")));
     }
     Run offline = export("--agent", "agent-q", "--format", "sft", "--out", out.toString(), "--name", "offline",
         "--config", config.toString());

@@ -140,7 +140,8 @@ class BenchEvidenceLoopTest {
       assertEquals(0.82, metrics.get("bench-stable.task-success-rate").asDouble(), metrics.toString());
       assertEquals(2, metrics.get("bench-eval-count").asInt(), metrics.toString());
       Path dataset = Path.of(j2.get("dataset").get("path").asText());
-      assertTrue(Files.readString(dataset.resolveSibling(job2 + ".bench.yaml")).contains("mode: bench"));
+      // Beside the job's data folder (<dataset-dir>/<jobId>/train.jsonl), not in it.
+      assertTrue(Files.readString(dataset.getParent().resolveSibling(job2 + ".bench.yaml")).contains("mode: bench"));
       JsonNode scores = new ObjectMapper().readTree(
           work.resolve("checkpoints").resolve(AGENT).resolve(job2).resolve("bench_scores.json").toFile());
       assertEquals(j2.get("dataset").get("lineage").get("evalSha256").asText(), scores.get("evalSha256").asText(),

@@ -124,6 +124,11 @@ class ContinualTrainingTest {
       assertEquals(Set.copyOf(eval1), texts(l1.get("evalSessionIds")));
       assertEquals(2, d1.get("exclusions").get("held-out-for-eval").asInt());
       assertEquals(2, Files.readAllLines(Path.of(l1.get("evalPath").asText())).size());
+      // One folder per job holding only its rows, so Trinity's load_dataset(folder, split=…) reads them.
+      Path job1File = Path.of(d1.get("path").asText());
+      assertEquals(Path.of("job-1-" + AGENT, "train.jsonl"), job1File.subpath(job1File.getNameCount() - 2,
+          job1File.getNameCount()), d1.toString());
+      assertEquals(job1File.resolveSibling("test.jsonl"), Path.of(l1.get("evalPath").asText()));
 
       // v1 becomes STABLE (directly, or through canary when the node registered the base as v0).
       JsonNode v1 = TrainingLoopTest.await("v1 stable", () -> {
@@ -172,7 +177,8 @@ class ContinualTrainingTest {
       String trainFile = Files.readString(Path.of(job2Dataset.get("path").asText()));
       assertTrue(!trainFile.contains("held again"), "held-out text in the training file");
 
-      Path yaml = Path.of(job2Dataset.get("path").asText()).resolveSibling(job2Id + ".trinity.yaml");
+      // Beside the job's data folder, not in it: load_dataset(folder) would read it as rows.
+      Path yaml = Path.of(job2Dataset.get("path").asText()).getParent().resolveSibling(job2Id + ".trinity.yaml");
       String rendered = Files.readString(yaml);
       String expectedPath = Path.of(java.net.URI.create(checkpoint)).toString();
       assertTrue(rendered.contains("model_path: \"" + expectedPath + "\"") || rendered.contains("model_path: " + expectedPath),

@@ -28,7 +28,7 @@ class BenchConfigTest {
   private final TrinityConfigRenderer renderer = new TrinityConfigRenderer(1, 2);
 
   private static TrainingJobSpec spec(String startModel, Map<String, Object> hp) {
-    return new TrainingJobSpec("job-2", "support-agent", "sft", startModel, hp, "/data/exports/job-2.jsonl",
+    return new TrainingJobSpec("job-2", "support-agent", "sft", startModel, hp, "/data/exports/job-2/train.jsonl",
         "/data/checkpoints", Map.of("startFrom", "stable"));
   }
 
@@ -52,7 +52,9 @@ class BenchConfigTest {
     JsonNode eval = tasksets.path(0);
     assertEquals("support-agent_eval", eval.path("name").asText());
     assertEquals("file", eval.path("storage_type").asText());
-    assertEquals(Path.of("/data/exports/job-2.eval.jsonl").toAbsolutePath().toString(), eval.path("path").asText());
+    // The job's data folder read as its test split: load_dataset(folder, split="test") reads test.jsonl only.
+    assertEquals(Path.of("/data/exports/job-2").toAbsolutePath().toString(), eval.path("path").asText());
+    assertEquals("test", eval.path("split").asText());
     assertEquals("prompt", eval.path("format").path("prompt_key").asText());
     assertEquals("reference", eval.path("format").path("response_key").asText());
     assertEquals("simple_workflow", eval.path("default_workflow_type").asText());

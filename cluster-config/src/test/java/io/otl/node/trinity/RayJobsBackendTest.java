@@ -222,7 +222,7 @@ class RayJobsBackendTest {
 
   private static TrainingJobSpec spec(Map<String, String> metadata) {
     String jobId = "job-" + ids.incrementAndGet() + "-" + System.nanoTime();
-    Path dataset = workDir.resolve("exports").resolve(jobId + ".jsonl");
+    Path dataset = workDir.resolve("exports").resolve(jobId).resolve("train.jsonl");
     try {
       Files.createDirectories(dataset.getParent());
       Files.writeString(dataset, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":\"[]\"}\n");

@@ -45,7 +45,9 @@ class TrinityConfigRendererTest {
     assertEquals(16, yaml.path("buffer").path("train_batch_size").asInt());
     JsonNode dataset = yaml.path("buffer").path("trainer_input").path("experience_buffer");
     assertEquals("file", dataset.path("storage_type").asText());
-    assertEquals(Path.of("/data/exports/job-1.jsonl").toAbsolutePath().toString(), dataset.path("path").asText());
+    // Trinity calls datasets.load_dataset(path, split=split): a folder holding only this job's rows.
+    assertEquals(Path.of("/data/exports/job-1").toAbsolutePath().toString(), dataset.path("path").asText());
+    assertEquals("train", dataset.path("split").asText());
     assertEquals("messages", dataset.path("format").path("prompt_type").asText());
     assertEquals("messages", dataset.path("format").path("messages_key").asText());
     assertEquals("tools", dataset.path("format").path("tools_key").asText(), "tools go to apply_chat_template");
@@ -89,6 +91,8 @@ class TrinityConfigRendererTest {
     assertEquals(8, yaml.path("algorithm").path("repeat_times").asInt());
     assertEquals(8, yaml.path("buffer").path("batch_size").asInt());
     JsonNode taskset = yaml.path("buffer").path("explorer_input").path("taskset");
+    assertEquals(Path.of("/data/exports/job-1").toAbsolutePath().toString(), taskset.path("path").asText());
+    assertEquals("train", taskset.path("split").asText());
     assertEquals("prompt", taskset.path("format").path("prompt_key").asText());
     assertEquals("reference", taskset.path("format").path("response_key").asText(),
         "the recorded answer is the truth the reward function scores against");
@@ -143,11 +147,26 @@ class TrinityConfigRendererTest {
   }
 
   @Test
-  void configIsWrittenNextToTheDatasetAndCheckpointsGoUnderAgentAndJob() {
+  void configIsWrittenBesideTheJobsDataFolderAndCheckpointsGoUnderAgentAndJob() {
     TrainingJobSpec spec = spec("sft", Map.of());
+    // Outside the folder: anything in it would be read as rows by load_dataset(folder).
     assertEquals(Path.of("/data/exports/job-1.trinity.yaml").toAbsolutePath(), TrinityConfigRenderer.configPath(spec));
+    assertEquals(Path.of("/data/exports/job-1/test.jsonl").toAbsolutePath(), TrinityConfigRenderer.evalPath(spec));
     assertEquals(
         Path.of("/data/checkpoints/support-agent/job-1").toAbsolutePath(), TrinityConfigRenderer.checkpointJobDir(spec));
+  }
+
+  @Test
+  void aJobRecordedByAnEarlierBuildKeepsItsSingleFileAndItsFileNames() throws Exception {
+    TrainingJobSpec old = new TrainingJobSpec("job-1", "support-agent", "sft", "qwen2.5-7b-instruct", Map.of(),
+        "/data/exports/job-1.jsonl", "/data/checkpoints", Map.of());
+    JsonNode dataset = YAML.readTree(renderer.render(old)).at("/buffer/trainer_input/experience_buffer");
+    assertEquals(Path.of("/data/exports/job-1.jsonl").toAbsolutePath().toString(), dataset.path("path").asText());
+    assertEquals(Path.of("/data/exports/job-1.trinity.yaml").toAbsolutePath(), TrinityConfigRenderer.configPath(old));
+    assertEquals(Path.of("/data/exports/job-1.eval.jsonl").toAbsolutePath(), TrinityConfigRenderer.evalPath(old));
+    JsonNode eval = YAML.readTree(renderer.renderBench(old)).at("/buffer/explorer_input/eval_tasksets/0");
+    assertEquals(Path.of("/data/exports/job-1.eval.jsonl").toAbsolutePath().toString(), eval.path("path").asText());
+    assertEquals("train", eval.path("split").asText());
   }
 
   @Test
@@ -191,7 +210,7 @@ class TrinityConfigRendererTest {
         algorithm,
         "qwen2.5-7b-instruct",
         hp,
-        "/data/exports/job-1.jsonl",
+        "/data/exports/job-1/train.jsonl",
         "/data/checkpoints",
         Map.of());
   }

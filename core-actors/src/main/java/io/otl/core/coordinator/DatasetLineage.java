@@ -16,7 +16,8 @@ import java.util.List;
  * @param startNote why, in words, e.g. "no stable checkpoint yet: starting from the base model"
  * @param replayCount older trajectories replayed into this dataset (before deduplication)
  * @param replaySessionIds those trajectories, in the order they were sampled
- * @param evalPath the held-out evaluation file ({@code <jobId>.eval.jsonl}), null when none
+ * @param evalPath the held-out evaluation file ({@code <dataset-dir>/<jobId>/test.jsonl}, or {@code
+ *     <jobId>.eval.jsonl} from earlier builds), null when none
  * @param evalCount lines in it
  * @param evalSha256 hex SHA-256 of it
  * @param evalSessionIds the held-out trajectories (never in any training file)

@@ -9,7 +9,7 @@ import java.util.Optional;
 /**
  * The offline gate needs evidence (issue #16): a candidate trained by a batch job is compared with
  * the stable on the agent's held-out evaluation set only when the job's evaluation (Trinity
- * {@code bench} of the checkpoint and of the stable on {@code <jobId>.eval.jsonl}, read from
+ * {@code bench} of the checkpoint and of the stable on the job's held-out file, read from
  * {@code bench_scores.json} by the ray-jobs backend) produced at least one of the configured
  * evaluation metrics; the stable's scores of that same run are the gate's baseline ({@link
  * #baseline}). An empty held-out set is no evidence either, and the reason says so. Without any, the

@@ -119,7 +119,18 @@ public final class DatasetExport {
       String agentId, List<String> sessionIds, ExportFormat format, Path dir, String name) {
     checkAgent(agentId);
     List<String> ids = List.copyOf(new LinkedHashSet<>(sessionIds));
-    return export(agentId, Source.from(ids), format, dir, name, new ExportExclusions(), null, null);
+    checkName(name);
+    return export(agentId, Source.from(ids), format, dir.resolve(name + ".jsonl"), dir.resolve(name + ".manifest.json"),
+        new ExportExclusions(), null, null);
+  }
+
+  /** A job's held-out set ({@link JobDatasetExport}), to the files {@link JobDatasetFiles} names. */
+  CompletionStage<ExportResult> forEval(String agentId, List<String> sessionIds, Path dir, String jobId) {
+    checkAgent(agentId);
+    checkName(jobId);
+    List<String> ids = List.copyOf(new LinkedHashSet<>(sessionIds));
+    return export(agentId, Source.from(ids), ExportFormat.RL, JobDatasetFiles.evalFile(dir, jobId),
+        JobDatasetFiles.evalManifest(dir, jobId), new ExportExclusions(), null, null);
   }
 
   /**
@@ -128,10 +139,12 @@ public final class DatasetExport {
    * (SFT and RL) and the lineage written into the manifest.
    */
   CompletionStage<ExportResult> forJob(String agentId, List<String> sessionIds, ExportFormat format, Path dir,
-      String name, ExportExclusions upfront, io.otl.core.coordinator.DatasetLineage lineage) {
+      String jobId, ExportExclusions upfront, io.otl.core.coordinator.DatasetLineage lineage) {
     checkAgent(agentId);
+    checkName(jobId);
     List<String> ids = List.copyOf(new LinkedHashSet<>(sessionIds));
-    return export(agentId, Source.from(ids), format, dir, name, upfront, new Dedup(), lineage);
+    return export(agentId, Source.from(ids), format, JobDatasetFiles.trainFile(dir, jobId),
+        JobDatasetFiles.trainManifest(dir, jobId), upfront, new Dedup(), lineage);
   }
 
   ActorSystem<?> system() {
@@ -152,8 +165,9 @@ public final class DatasetExport {
     if (since != null && until != null && !since.isBefore(until)) {
       throw new IllegalArgumentException("since (" + since + ") must be before until (" + until + ")");
     }
-    return export(agentId, completedSessions(agentId, since, until), format, dir, name, new ExportExclusions(), null,
-        null);
+    checkName(name);
+    return export(agentId, completedSessions(agentId, since, until), format, dir.resolve(name + ".jsonl"),
+        dir.resolve(name + ".manifest.json"), new ExportExclusions(), null, null);
   }
 
   /** The ids of the agent's sessions completed in {@code [since, until)}, in journal order. */
@@ -176,10 +190,8 @@ public final class DatasetExport {
   // ------------------------------------------------------------------------------------------
 
   private CompletionStage<ExportResult> export(String agentId, Source<String, NotUsed> ids, ExportFormat format,
-      Path dir, String name, ExportExclusions exclusions, Dedup dedup, io.otl.core.coordinator.DatasetLineage lineage) {
-    checkName(name);
-    Path file = dir.resolve(name + ".jsonl");
-    Path manifest = dir.resolve(name + ".manifest.json");
+      Path file, Path manifest, ExportExclusions exclusions, Dedup dedup,
+      io.otl.core.coordinator.DatasetLineage lineage) {
     JsonlFile out;
     try {
       out = new JsonlFile(file);

@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>the job's new trajectories are split: those in the agent's held-out set ({@link HeldOut},
- *       {@code eval-fraction}) go to {@code <jobId>.eval.jsonl} (RL task shape: prompt and recorded
- *       answer, what an evaluation needs), never to the training file;
+ *       {@code eval-fraction}) go to the job's eval file (RL task shape: prompt and recorded
+ *       answer, what an evaluation needs), never to the training file ({@link JobDatasetFiles}:
+ *       {@code <dir>/<jobId>/test.jsonl} beside {@code train.jsonl});
  *   <li>a replay sample of trajectories earlier jobs trained on joins the rest ({@link
  *       ReplaySampler}: {@code replay-fraction} of the dataset, weighted by age with {@code
  *       data-half-life}, seeded by the job id);
@@ -72,7 +73,7 @@ public final class JobDatasetExport {
           .map(ReplaySampler.Candidate::sessionId).toList();
       CompletionStage<ExportResult> evalStage = eval.isEmpty()
           ? CompletableFuture.completedFuture(null)
-          : export.forSessions(agentId, eval, ExportFormat.RL, dir, jobId + ".eval");
+          : export.forEval(agentId, eval, dir, jobId);
       return evalStage.thenCompose(evalResult -> {
         boolean evalWritten = evalResult != null && evalResult.count() > 0 && evalResult.fileWritten();
         DatasetLineage lineage = lineage(st, replay, evalWritten ? evalResult : null);

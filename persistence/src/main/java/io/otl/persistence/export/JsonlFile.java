@@ -37,7 +37,9 @@ final class JsonlFile implements AutoCloseable {
     this.target = target;
     try {
       Files.createDirectories(target.toAbsolutePath().getParent());
-      this.tmp = target.resolveSibling(target.getFileName() + ".tmp");
+      // Hidden: a job's folder is read by datasets.load_dataset(folder), which skips dot files but
+      // would read a temp file a crash left behind as part of the split (train.jsonl.tmp is "train").
+      this.tmp = target.resolveSibling("." + target.getFileName() + ".tmp");
       this.out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16);
       this.sha = MessageDigest.getInstance("SHA-256");
     } catch (IOException e) {
