@@ -70,6 +70,12 @@ class SessionSettingsTest {
         Duration.ofMinutes(1), Duration.ofDays(1), Duration.ofMinutes(2), RewardWeights.defaults());
     assertNotSame(a.desensitizer(), off.desensitizer());
     assertEquals("secret-1", off.desensitizer().apply("secret-1"));
+    // The shared instances live as long as the JVM: a configuration no earlier test (or PIT mutant
+    // run in the same JVM) can have used shows the first creation too.
+    String fresh = "fresh-" + java.util.UUID.randomUUID();
+    var first = new SessionSettings("full", 1, true, List.of(), List.of(fresh), 10, Duration.ofMinutes(1),
+        Duration.ofDays(1), Duration.ofMinutes(2), RewardWeights.defaults());
+    assertEquals("[REDACTED]", first.desensitizer().apply(fresh));
   }
 
   @Test
