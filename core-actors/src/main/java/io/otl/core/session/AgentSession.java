@@ -7,7 +7,6 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.otl.core.Ids;
 import io.otl.core.JsonSerializable;
 import io.otl.core.Persisted;
 import io.otl.core.entity.Rejection;
@@ -339,14 +338,8 @@ public final class AgentSession
   // ---------------------------------------------------------------- behavior
 
   private final String sessionId;
-  /** The session id's problem, or null: it never changes, so it is checked once per entity start. */
-  private final String sessionIdProblem;
-  /** The last agent id that passed {@link Ids#problem}: the same id comes with every request. */
-  private String validAgentId;
   private final SessionSettings settings;
-  private final Desensitizer desensitizer;
-  private final SessionInputValidation validation;
-  private final SessionSampler sampler;
+  private final RecordPlanner planner;
   private final Clock clock;
   private final ActorRef<ClusterSharding.ShardCommand> shard;
   private final ActorContext<Command> context;
@@ -376,11 +369,8 @@ public final class AgentSession
     super(persistenceId(sessionId),
         SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.1));
     this.sessionId = sessionId;
-    this.sessionIdProblem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
     this.settings = settings;
-    this.desensitizer = settings.desensitizer();
-    this.validation = new SessionInputValidation(settings.maxTextLength());
-    this.sampler = settings.sampler();
+    this.planner = new RecordPlanner(sessionId, settings);
     this.clock = clock;
     this.shard = shard;
     this.context = context;
@@ -429,102 +419,19 @@ public final class AgentSession
   }
 
   private ReplyEffect<Event, State> onRecord(State state, Record cmd) {
-    Instant now = clock.instant();
-    if (sessionIdProblem != null) return reject(state, cmd, RejectionCode.INVALID, "sessionId", sessionIdProblem);
-    if (cmd.agentId() == null && state.status() == Status.NEW) {
-      return reject(state, cmd, RejectionCode.NOT_FOUND, "sessionId",
-          "session " + sessionId + " is unknown; its first events must name the agentId");
-    }
-    String agentId = cmd.agentId() == null ? state.agentId() : cmd.agentId();
-    if (agentId == null || !agentId.equals(validAgentId)) {
-      String agentProblem = Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID);
-      if (agentProblem != null) return reject(state, cmd, RejectionCode.INVALID, "agentId", agentProblem);
-      validAgentId = agentId;
-    }
-    if (state.status() != Status.NEW && !state.agentId().equals(agentId)) {
-      return reject(state, cmd, RejectionCode.CONFLICT, "agentId",
-          "session " + sessionId + " belongs to agent " + state.agentId() + ", not " + agentId);
-    }
-    if (cmd.inputs() == null || cmd.inputs().isEmpty()) {
-      return reject(state, cmd, RejectionCode.INVALID, "events", "at least one event is required");
-    }
-    for (int i = 0; i < cmd.inputs().size(); i++) {
-      String problem = validation.problem(cmd.inputs().get(i));
-      if (problem != null) {
-        int sep = problem.indexOf(' ');
-        String field = "events[" + i + "]" + (problem.startsWith(".") ? problem.substring(0, sep) : "");
-        return reject(state, cmd, RejectionCode.INVALID, field, "events[" + i + "]" + problem);
-      }
-    }
-    if (state.status() == Status.NEW && !sampler.keep(sessionId)) {
+    RecordPlanner.Plan plan = planner.plan(state, cmd.agentId(), cmd.inputs(), clock.instant());
+    if (plan instanceof RecordPlanner.Refused refused) {
+      context.getLog().debug("session {} rejected a request: {}", sessionId, refused.rejection().message());
       passivateIfNew(state);
-      return Effect().reply(cmd.replyTo(), new Recorded(0, 0, false));
+      return Effect().reply(cmd.replyTo(), refused.rejection());
     }
-
-    State draft = state;
-    List<Event> events = new ArrayList<>();
-    int accepted = 0;
-    int duplicates = 0;
-    for (int i = 0; i < cmd.inputs().size(); i++) {
-      SessionInput input = cmd.inputs().get(i);
-      String eventId = input.eventId() != null ? input.eventId() : DerivedEventIds.of(input);
-      if (draft.eventIds().contains(eventId)
-          || DerivedEventIds.seenBefore(draft.eventIds(), input, draft.status() != Status.NEW)) {
-        duplicates++;
-        continue;
-      }
-      Instant at = input.at() != null ? input.at() : now;
-      List<Event> produced = new ArrayList<>();
-      if (draft.status() == Status.NEW && !(input instanceof SessionInput.Start)) {
-        produced.add(new SessionStarted("start:" + eventId, at, now, agentId, null, null, Map.of()));
-      }
-      // Response ids are stored desensitized (an upstream's hex id can hold a phone-like run): the
-      // client names the id it was given, so it is compared in the form it was stored in.
-      if (input instanceof SessionInput.Feedback f && f.msgId() != null
-          && !hasResponse(draft, desensitizer.applyToId(f.msgId()))) {
-        return reject(state, cmd, RejectionCode.NOT_FOUND, "events[" + i + "].msgId",
-            // the id is not echoed: a client's text never goes back unredacted (it may hold anything)
-            "events[" + i + "].msgId is not the msgId of a response recorded in session "
-                + sessionId);
-      }
-      if (draft.status() == Status.COMPLETED && !(input instanceof SessionInput.Feedback)) {
-        return reject(state, cmd, RejectionCode.CONFLICT, "events[" + i + "]",
-            "session " + sessionId + " was completed at " + draft.completedAt()
-                + "; only feedback is accepted now, not " + input.type());
-      }
-      if (draft.status() == Status.COMPLETED && now.isAfter(draft.completedAt().plus(settings.feedbackWindow()))) {
-        return reject(state, cmd, RejectionCode.CONFLICT, "events[" + i + "]",
-            "the feedback window of session " + sessionId + " closed at "
-                + draft.completedAt().plus(settings.feedbackWindow()));
-      }
-      produced.add(toEvent(input, eventId, at, now, agentId));
-      for (Event e : produced) draft = draft.apply(e);
-      if (input instanceof SessionInput.Result) {
-        Event completed = completion(draft, "completed", at, now);
-        produced.add(completed);
-        draft = draft.apply(completed);
-      } else if (input instanceof SessionInput.Feedback f && draft.status() == Status.COMPLETED) {
-        FeedbackRecorded fr = (FeedbackRecorded) produced.get(produced.size() - 1);
-        Event revised = new RewardRevised("reward:" + eventId, at, now, draft.agentId(), draft.modelVersion(),
-            fr.feedbackId(), Scoring.reward(draft, settings.weights()), Scoring.quality(draft),
-            Scoring.outcome(draft), responseIds(draft));
-        produced.add(revised);
-        draft = draft.apply(revised);
-      }
-      events.addAll(produced);
-      accepted++;
+    RecordPlanner.Store store = (RecordPlanner.Store) plan;
+    if (store.events().isEmpty()) {
+      // Only a sampled-out session stores nothing while NEW: it leaves memory at once.
+      passivateIfNew(state);
+      return Effect().reply(cmd.replyTo(), store.reply());
     }
-    Recorded reply = new Recorded(accepted, duplicates, true);
-    if (events.isEmpty()) return Effect().reply(cmd.replyTo(), reply);
-    return Effect().persist(events).thenRun(this::scheduleTimers).thenReply(cmd.replyTo(), s -> reply);
-  }
-
-  /** Per-turn feedback names a response the session has recorded. */
-  private static boolean hasResponse(State state, String msgId) {
-    for (MessageRecorded m : state.messages()) {
-      if (m.role() == Role.assistant && msgId.equals(m.msgId())) return true;
-    }
-    return false;
+    return Effect().persist(store.events()).thenRun(this::scheduleTimers).thenReply(cmd.replyTo(), s -> store.reply());
   }
 
   private ReplyEffect<Event, State> onIdleCheck(State state, IdleCheck cmd) {
@@ -535,14 +442,9 @@ public final class AgentSession
       timers.startSingleTimer(IDLE_TIMER, new IdleCheck(), Duration.between(now, deadline));
       return Effect().noReply();
     }
-    State draft = state;
-    Event result = new TaskResultRecorded("timeout", now, now, TaskStatus.TIMEOUT,
-        "no activity for " + settings.idleTimeout());
-    draft = draft.apply(result);
-    Event completed = completion(draft, "completed", now, now);
     context.getLog().info("session {} of agent {} timed out after {} idle", sessionId, state.agentId(),
         settings.idleTimeout());
-    return Effect().persist(List.of(result, completed)).thenRun(this::scheduleTimers).thenNoReply();
+    return Effect().persist(planner.timedOut(state, now)).thenRun(this::scheduleTimers).thenNoReply();
   }
 
   private ReplyEffect<Event, State> onPassivateCheck(State state, PassivateCheck cmd) {
@@ -566,21 +468,6 @@ public final class AgentSession
     }
   }
 
-  private Event completion(State draft, String eventId, Instant at, Instant now) {
-    return new TrajectoryCompleted(eventId, at, now, draft.agentId(), draft.modelVersion(),
-        Scoring.reward(draft, settings.weights()), Scoring.quality(draft), draft.counts(), Scoring.outcome(draft),
-        responseIds(draft));
-  }
-
-  /** Stored with the tagged events: the feed need not read and deserialize the session again. */
-  private static List<String> responseIds(State draft) {
-    List<String> ids = new ArrayList<>();
-    for (MessageRecorded m : draft.messages()) {
-      if (m.role() == Role.assistant && m.msgId() != null) ids.add(m.msgId());
-    }
-    return List.copyOf(ids);
-  }
-
   /**
    * A session that has stored nothing (a read of an unknown id, a refused first request, a
    * sampled-out session) leaves memory at once: probing ids must not fill the cluster.
@@ -589,49 +476,5 @@ public final class AgentSession
     if (state.status() == Status.NEW && shard != null) {
       shard.tell(new ClusterSharding.Passivate<>(context.getSelf()));
     }
-  }
-
-  private ReplyEffect<Event, State> reject(
-      State state, Record cmd, RejectionCode code, String field, String message) {
-    context.getLog().debug("session {} rejected a request: {}", sessionId, message);
-    passivateIfNew(state);
-    return Effect().reply(cmd.replyTo(), new Rejected(code, field, message));
-  }
-
-  /** A cut-fields marker as stored: null when empty, so events of uncut text stay as they were. */
-  private static Map<String, Integer> cutFields(Map<String, Integer> truncated) {
-    return truncated == null || truncated.isEmpty() ? null : Collections.unmodifiableMap(new java.util.TreeMap<>(truncated));
-  }
-
-  /** Builds the event, desensitizing every free-text field before it can reach the journal. */
-  private Event toEvent(SessionInput input, String eventId, Instant at, Instant now, String agentId) {
-    Desensitizer d = desensitizer;
-    if (input instanceof SessionInput.Start s) {
-      return new SessionStarted(eventId, at, now, agentId, d.apply(s.agentVersion()), d.apply(s.modelVersion()),
-          s.metadata() == null ? Map.of() : d.apply(s.metadata()));
-    } else if (input instanceof SessionInput.Message m) {
-      InferenceCall call = m.inference();
-      if (call != null && call.error() != null) {
-        call = new InferenceCall(call.modelVersion(), call.servedModel(), call.firstTokenMs(), call.promptTokens(),
-            call.completionTokens(), call.finishReason(), call.aborted(), d.apply(call.error()), call.fallbackFrom(),
-            call.tokenIds(), call.logprobs());
-      }
-      return new MessageRecorded(eventId, at, now, Role.parse(m.role()), d.apply(m.content()), d.applyToId(m.msgId()),
-          m.latencyMs(), call, cutFields(m.truncated()));
-    } else if (input instanceof SessionInput.ToolCall t) {
-      return new ToolCallRecorded(eventId, at, now, d.applyToId(t.callId()), d.apply(t.toolName()), d.apply(t.input()),
-          d.apply(t.output()), t.success() == null || t.success(), t.latencyMs(), cutFields(t.truncated()));
-    } else if (input instanceof SessionInput.Reasoning r) {
-      return new ReasoningStepRecorded(eventId, at, now, r.index() == null ? -1 : r.index(), d.apply(r.thought()),
-          d.apply(r.action()), d.apply(r.observation()));
-    } else if (input instanceof SessionInput.Feedback f) {
-      FeedbackKind kind = FeedbackKind.parse(f.kind());
-      String feedbackId = f.feedbackId() != null ? f.feedbackId() : eventId;
-      return new FeedbackRecorded(eventId, at, now, feedbackId, kind, kind == FeedbackKind.RATING ? f.value() : null,
-          d.apply(f.source()), d.applyToId(f.msgId()));
-    } else if (input instanceof SessionInput.Result r) {
-      return new TaskResultRecorded(eventId, at, now, TaskStatus.parse(r.status()), d.apply(r.detail()));
-    }
-    throw new IllegalArgumentException("unknown input " + input.type());
   }
 }

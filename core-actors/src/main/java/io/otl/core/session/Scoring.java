@@ -6,7 +6,6 @@ import io.otl.core.session.AgentSession.State;
 import io.otl.core.session.SessionModel.Outcome;
 import io.otl.core.session.SessionModel.Role;
 import io.otl.core.session.SessionSettings.RewardWeights;
-import java.util.List;
 
 /**
  * Reward and quality of a trajectory (design §3.1.1). Pure functions of the state, so replaying
@@ -121,9 +120,5 @@ public final class Scoring {
     if (sorted.length == 0) return null;
     int rank = (int) Math.ceil(p * sorted.length);
     return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
-  }
-
-  static double mean(List<Double> values) {
-    return values.stream().mapToDouble(Double::doubleValue).average().orElse(0);
   }
 }

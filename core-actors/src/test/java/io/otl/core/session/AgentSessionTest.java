@@ -372,4 +372,33 @@ class AgentSessionTest {
     assertEquals(Status.ACTIVE, after.status());
     assertTrue(after.eventIds().contains("m1"));
   }
+
+  /**
+   * A read of an unknown id, a refused first request and a sampled-out session leave memory at once
+   * (probing ids must not fill the cluster), not after passivate-after, which is an hour here.
+   */
+  @Test
+  void aSessionThatStoresNothingAsksToLeaveAtOnce() {
+    var shard = testKit.<org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.ShardCommand>createTestProbe();
+    SessionSettings full = settings("full", 1.0);
+    SessionSettings hour = new SessionSettings("sampled", 0.0, true, full.desensitizePatterns(), full.customPatterns(),
+        full.maxTextLength(), full.idleTimeout(), full.feedbackWindow(), Duration.ofHours(1), full.weights());
+    var read = EventSourcedBehaviorTestKit.<Command, Event, State>create(testKit.system(),
+        AgentSession.create("s-probe-read", hour, clock, shard.getRef()));
+    read.<State>runCommand(AgentSession.Get::new);
+    assertInstanceOf(org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.Passivate.class,
+        shard.receiveMessage(Duration.ofSeconds(20)));
+
+    var refused = EventSourcedBehaviorTestKit.<Command, Event, State>create(testKit.system(),
+        AgentSession.create("s-probe-refused", hour, clock, shard.getRef()));
+    assertInstanceOf(Rejected.class, record(refused, null, msg("m1", "user", "hi")).reply());
+    assertInstanceOf(org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.Passivate.class,
+        shard.receiveMessage(Duration.ofSeconds(20)));
+
+    var dropped = EventSourcedBehaviorTestKit.<Command, Event, State>create(testKit.system(),
+        AgentSession.create("s-probe-dropped", hour, clock, shard.getRef()));
+    assertEquals(new Recorded(0, 0, false), record(dropped, "agent-a", msg("m1", "user", "hi")).reply());
+    assertInstanceOf(org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.Passivate.class,
+        shard.receiveMessage(Duration.ofSeconds(20)));
+  }
 }

@@ -109,4 +109,14 @@ class DerivedEventIdsTest {
         "msg-1", null);
     assertFalse(DerivedEventIds.seenBefore(Set.of(DerivedEventIds.legacy(withId)), withId, true));
   }
+
+  /**
+   * Inputs whose shape 0.1.0 already had render as their record's {@code toString()}, checked outside
+   * Java: {@code printf '%s' 'Result[eventId=null, at=null, status=SUCCESS, detail=ok]' | sha256sum | cut -c1-32}.
+   */
+  @Test
+  void release010IdsOfOtherInputsHashTheirRecordText() {
+    assertEquals("d:926d2ab5804a50cf63754c66ecba05f4",
+        DerivedEventIds.legacy(new SessionInput.Result(null, null, "SUCCESS", "ok")));
+  }
 }

@@ -21,6 +21,8 @@ class FeedbackKindAliasesTest {
 
   @Test
   void everyAliasNamesAKindThatIsNotItself() {
+    assertEquals(java.util.Map.of("USER_RATING", FeedbackKind.RATING, "POSITIVE", FeedbackKind.THUMBS_UP,
+        "NEGATIVE", FeedbackKind.THUMBS_DOWN), FeedbackKindAliases.all());
     FeedbackKindAliases.all().forEach((alias, kind) -> {
       assertNull(parseCanonicalOnly(alias), alias + " must not shadow a canonical kind");
       assertEquals(kind, FeedbackKind.parse(alias));

@@ -46,6 +46,38 @@ class SessionInputValidationLengthTest {
     }
   }
 
+  /** The bound of each node kind, as the comments of {@code jsonLengthAtMost} define it. */
+  @Test
+  void theBoundIsQuotesPlusSixPerCharacterAndTheRenderedLengthOfScalars() {
+    assertEquals(14, SessionInputValidation.jsonLengthAtMost(F.textNode("ab"), 100), "2 + 6 x 2");
+    assertEquals(5, SessionInputValidation.jsonLengthAtMost(F.booleanNode(false), 100));
+    assertEquals(4, SessionInputValidation.jsonLengthAtMost(F.nullNode(), 100));
+    assertEquals(5, SessionInputValidation.jsonLengthAtMost(F.numberNode(12345), 100));
+    assertEquals(11, SessionInputValidation.jsonLengthAtMost(F.numberNode(-9_000_000_000L), 100));
+    assertEquals(1, SessionInputValidation.jsonLengthAtMost(F.numberNode((short) 7), 100));
+    assertEquals(32, SessionInputValidation.jsonLengthAtMost(F.numberNode(0.5), 100));
+    assertEquals(32, SessionInputValidation.jsonLengthAtMost(F.numberNode(0.5f), 100));
+    // Kinds whose text is not bounded here are "over", so the caller renders them.
+    assertEquals(101, SessionInputValidation.jsonLengthAtMost(F.numberNode(BigInteger.ONE), 100));
+    assertEquals(101, SessionInputValidation.jsonLengthAtMost(F.numberNode(BigDecimal.ONE), 100));
+    assertEquals(101, SessionInputValidation.jsonLengthAtMost(F.binaryNode(new byte[] {1}), 100));
+  }
+
+  @Test
+  void containersAddBracketsCommasQuotesAndColonsAndStopOncePastTheLimit() {
+    ArrayNode three = F.arrayNode().add(1).add(2).add(3);
+    assertEquals(7, SessionInputValidation.jsonLengthAtMost(three, 7), "[1,2,3]: exactly at the limit");
+    assertEquals(7, SessionInputValidation.jsonLengthAtMost(three, 6), "past 6: the limit plus one");
+    assertEquals(2, SessionInputValidation.jsonLengthAtMost(F.arrayNode(), 100));
+    assertEquals(5, SessionInputValidation.jsonLengthAtMost(F.arrayNode().add(F.arrayNode().add(1)), 100));
+    assertEquals(21, SessionInputValidation.jsonLengthAtMost(F.arrayNode().add("abcdef"), 20), "a child past it");
+    ObjectNode two = F.objectNode().put("a", 1).put("bc", true);
+    assertEquals(33, SessionInputValidation.jsonLengthAtMost(two, 33), "2 + 1 comma + (3 + 6 + 1) + (3 + 12 + 5)");
+    assertEquals(33, SessionInputValidation.jsonLengthAtMost(two, 32));
+    assertEquals(26, SessionInputValidation.jsonLengthAtMost(F.objectNode().put("a", "xyz"), 25), "31 > 25");
+    assertEquals(41, SessionInputValidation.jsonLengthAtMost(F.objectNode().put("a", "abcdefgh"), 40), "value 50");
+  }
+
   private static JsonNode randomTree(Random random, int depth) {
     int kind = random.nextInt(depth > 0 ? 10 : 7);
     return switch (kind) {

@@ -1,8 +1,10 @@
 package io.otl.core.session;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -31,5 +33,16 @@ class SessionSamplerTest {
   void fullModeKeepsEverything(double rate) {
     SessionSampler sampler = new SessionSampler("full", rate);
     for (int i = 0; i < 1000; i++) assertTrue(sampler.keep("s" + i));
+  }
+
+  /** Values from Python's hashlib: the first 7 bytes of SHA-256(salt, 0x00, id) over 2^56. */
+  @Test
+  void theBucketIsPinnedAndASessionAtItsBucketIsDropped() {
+    assertEquals(0.8212636438010201, SessionSampler.bucket("session-42", "sample"));
+    assertEquals(0.7039738437022985, SessionSampler.bucket("a", "sample"));
+    assertEquals(0.840126657505258, SessionSampler.bucket("session-42", "route"));
+    // kept when its bucket is below the rate, so a rate equal to the bucket drops it
+    assertFalse(new SessionSampler("sampled", 0.8212636438010201).keep("session-42"));
+    assertTrue(new SessionSampler("sampled", Math.nextUp(0.8212636438010201)).keep("session-42"));
   }
 }

@@ -1,0 +1,220 @@
+package io.otl.core.session;
+
+import io.otl.core.Ids;
+import io.otl.core.session.AgentSession.Event;
+import io.otl.core.session.AgentSession.FeedbackRecorded;
+import io.otl.core.session.AgentSession.MessageRecorded;
+import io.otl.core.session.AgentSession.ReasoningStepRecorded;
+import io.otl.core.session.AgentSession.Recorded;
+import io.otl.core.session.AgentSession.Rejected;
+import io.otl.core.session.AgentSession.RejectionCode;
+import io.otl.core.session.AgentSession.RewardRevised;
+import io.otl.core.session.AgentSession.SessionStarted;
+import io.otl.core.session.AgentSession.State;
+import io.otl.core.session.AgentSession.TaskResultRecorded;
+import io.otl.core.session.AgentSession.ToolCallRecorded;
+import io.otl.core.session.AgentSession.TrajectoryCompleted;
+import io.otl.core.session.SessionModel.FeedbackKind;
+import io.otl.core.session.SessionModel.Role;
+import io.otl.core.session.SessionModel.Status;
+import io.otl.core.session.SessionModel.TaskStatus;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a session does with a request and with an idle timeout (design §3.1), decided without the
+ * actor: the checks in their order, the events of one atomic write and the reply. {@link AgentSession}
+ * persists, replies and runs the timers; the rules here are tested without an actor system.
+ * One per entity (it remembers the last valid agent id).
+ */
+final class RecordPlanner {
+  /** What to do with a Record command. */
+  sealed interface Plan {}
+
+  /** Store nothing and answer with the rejection. */
+  record Refused(Rejected rejection) implements Plan {}
+
+  /** Store {@code events} in one write (none: a sampled-out session or only duplicates), then reply. */
+  record Store(List<Event> events, Recorded reply) implements Plan {}
+
+  private final String sessionId;
+  /** The session id's problem, or null: it never changes, so it is checked once per entity start. */
+  private final String sessionIdProblem;
+  /** The last agent id that passed {@link Ids#problem}: the same id comes with every request. */
+  private String validAgentId;
+  private final SessionSettings settings;
+  private final Desensitizer desensitizer;
+  private final SessionInputValidation validation;
+  private final SessionSampler sampler;
+
+  RecordPlanner(String sessionId, SessionSettings settings) {
+    this.sessionId = sessionId;
+    this.sessionIdProblem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
+    this.settings = settings;
+    this.desensitizer = settings.desensitizer();
+    this.validation = new SessionInputValidation(settings.maxTextLength());
+    this.sampler = settings.sampler();
+  }
+
+  /** A request of {@code agentId} (null: the session's agent) to record {@code inputs}, received at {@code now}. */
+  Plan plan(State state, String requestAgentId, List<SessionInput> inputs, Instant now) {
+    if (sessionIdProblem != null) return refuse(RejectionCode.INVALID, "sessionId", sessionIdProblem);
+    if (requestAgentId == null && state.status() == Status.NEW) {
+      return refuse(RejectionCode.NOT_FOUND, "sessionId",
+          "session " + sessionId + " is unknown; its first events must name the agentId");
+    }
+    String agentId = requestAgentId == null ? state.agentId() : requestAgentId;
+    if (agentId == null || !agentId.equals(validAgentId)) {
+      String agentProblem = Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID);
+      if (agentProblem != null) return refuse(RejectionCode.INVALID, "agentId", agentProblem);
+      validAgentId = agentId;
+    }
+    if (state.status() != Status.NEW && !state.agentId().equals(agentId)) {
+      return refuse(RejectionCode.CONFLICT, "agentId",
+          "session " + sessionId + " belongs to agent " + state.agentId() + ", not " + agentId);
+    }
+    if (inputs == null || inputs.isEmpty()) {
+      return refuse(RejectionCode.INVALID, "events", "at least one event is required");
+    }
+    for (int i = 0; i < inputs.size(); i++) {
+      String problem = validation.problem(inputs.get(i));
+      if (problem != null) {
+        int sep = problem.indexOf(' ');
+        String field = "events[" + i + "]" + (problem.startsWith(".") ? problem.substring(0, sep) : "");
+        return refuse(RejectionCode.INVALID, field, "events[" + i + "]" + problem);
+      }
+    }
+    if (state.status() == Status.NEW && !sampler.keep(sessionId)) {
+      return new Store(List.of(), new Recorded(0, 0, false));
+    }
+
+    State draft = state;
+    List<Event> events = new ArrayList<>();
+    int accepted = 0;
+    int duplicates = 0;
+    for (int i = 0; i < inputs.size(); i++) {
+      SessionInput input = inputs.get(i);
+      String eventId = input.eventId() != null ? input.eventId() : DerivedEventIds.of(input);
+      if (draft.eventIds().contains(eventId)
+          || DerivedEventIds.seenBefore(draft.eventIds(), input, draft.status() != Status.NEW)) {
+        duplicates++;
+        continue;
+      }
+      Instant at = input.at() != null ? input.at() : now;
+      List<Event> produced = new ArrayList<>();
+      if (draft.status() == Status.NEW && !(input instanceof SessionInput.Start)) {
+        produced.add(new SessionStarted("start:" + eventId, at, now, agentId, null, null, Map.of()));
+      }
+      // Response ids are stored desensitized (an upstream's hex id can hold a phone-like run): the
+      // client names the id it was given, so it is compared in the form it was stored in.
+      if (input instanceof SessionInput.Feedback f && f.msgId() != null
+          && !hasResponse(draft, desensitizer.applyToId(f.msgId()))) {
+        return refuse(RejectionCode.NOT_FOUND, "events[" + i + "].msgId",
+            // the id is not echoed: a client's text never goes back unredacted (it may hold anything)
+            "events[" + i + "].msgId is not the msgId of a response recorded in session "
+                + sessionId);
+      }
+      if (draft.status() == Status.COMPLETED && !(input instanceof SessionInput.Feedback)) {
+        return refuse(RejectionCode.CONFLICT, "events[" + i + "]",
+            "session " + sessionId + " was completed at " + draft.completedAt()
+                + "; only feedback is accepted now, not " + input.type());
+      }
+      if (draft.status() == Status.COMPLETED && now.isAfter(draft.completedAt().plus(settings.feedbackWindow()))) {
+        return refuse(RejectionCode.CONFLICT, "events[" + i + "]",
+            "the feedback window of session " + sessionId + " closed at "
+                + draft.completedAt().plus(settings.feedbackWindow()));
+      }
+      produced.add(toEvent(input, eventId, at, now, agentId));
+      for (Event e : produced) draft = draft.apply(e);
+      if (input instanceof SessionInput.Result) {
+        Event completed = completion(draft, at, now);
+        produced.add(completed);
+        draft = draft.apply(completed);
+      } else if (input instanceof SessionInput.Feedback && draft.status() == Status.COMPLETED) {
+        FeedbackRecorded fr = (FeedbackRecorded) produced.get(produced.size() - 1);
+        Event revised = new RewardRevised("reward:" + eventId, at, now, draft.agentId(), draft.modelVersion(),
+            fr.feedbackId(), Scoring.reward(draft, settings.weights()), Scoring.quality(draft),
+            Scoring.outcome(draft), responseIds(draft));
+        produced.add(revised);
+        draft = draft.apply(revised);
+      }
+      events.addAll(produced);
+      accepted++;
+    }
+    return new Store(events, new Recorded(accepted, duplicates, true));
+  }
+
+  /** The events that seal a session idle since {@code state.lastActivityAt()}: a TIMEOUT result, then completion. */
+  List<Event> timedOut(State state, Instant now) {
+    Event result = new TaskResultRecorded("timeout", now, now, TaskStatus.TIMEOUT,
+        "no activity for " + settings.idleTimeout());
+    return List.of(result, completion(state.apply(result), now, now));
+  }
+
+  private Refused refuse(RejectionCode code, String field, String message) {
+    return new Refused(new Rejected(code, field, message));
+  }
+
+  /** Per-turn feedback names a response the session has recorded. */
+  private static boolean hasResponse(State state, String msgId) {
+    for (MessageRecorded m : state.messages()) {
+      if (m.role() == Role.assistant && msgId.equals(m.msgId())) return true;
+    }
+    return false;
+  }
+
+  private Event completion(State draft, Instant at, Instant now) {
+    return new TrajectoryCompleted("completed", at, now, draft.agentId(), draft.modelVersion(),
+        Scoring.reward(draft, settings.weights()), Scoring.quality(draft), draft.counts(), Scoring.outcome(draft),
+        responseIds(draft));
+  }
+
+  /** Stored with the tagged events: the feed need not read and deserialize the session again. */
+  private static List<String> responseIds(State draft) {
+    List<String> ids = new ArrayList<>();
+    for (MessageRecorded m : draft.messages()) {
+      if (m.role() == Role.assistant && m.msgId() != null) ids.add(m.msgId());
+    }
+    return List.copyOf(ids);
+  }
+
+  /** A cut-fields marker as stored: null when empty, so events of uncut text stay as they were. */
+  private static Map<String, Integer> cutFields(Map<String, Integer> truncated) {
+    return truncated == null || truncated.isEmpty() ? null : Collections.unmodifiableMap(new java.util.TreeMap<>(truncated));
+  }
+
+  /** Builds the event, desensitizing every free-text field before it can reach the journal. */
+  private Event toEvent(SessionInput input, String eventId, Instant at, Instant now, String agentId) {
+    Desensitizer d = desensitizer;
+    if (input instanceof SessionInput.Start s) {
+      return new SessionStarted(eventId, at, now, agentId, d.apply(s.agentVersion()), d.apply(s.modelVersion()),
+          s.metadata() == null ? Map.of() : d.apply(s.metadata()));
+    } else if (input instanceof SessionInput.Message m) {
+      InferenceCall call = m.inference();
+      if (call != null && call.error() != null) {
+        call = new InferenceCall(call.modelVersion(), call.servedModel(), call.firstTokenMs(), call.promptTokens(),
+            call.completionTokens(), call.finishReason(), call.aborted(), d.apply(call.error()), call.fallbackFrom(),
+            call.tokenIds(), call.logprobs());
+      }
+      return new MessageRecorded(eventId, at, now, Role.parse(m.role()), d.apply(m.content()), d.applyToId(m.msgId()),
+          m.latencyMs(), call, cutFields(m.truncated()));
+    } else if (input instanceof SessionInput.ToolCall t) {
+      return new ToolCallRecorded(eventId, at, now, d.applyToId(t.callId()), d.apply(t.toolName()), d.apply(t.input()),
+          d.apply(t.output()), t.success() == null || t.success(), t.latencyMs(), cutFields(t.truncated()));
+    } else if (input instanceof SessionInput.Reasoning r) {
+      return new ReasoningStepRecorded(eventId, at, now, r.index() == null ? -1 : r.index(), d.apply(r.thought()),
+          d.apply(r.action()), d.apply(r.observation()));
+    } else if (input instanceof SessionInput.Feedback f) {
+      FeedbackKind kind = FeedbackKind.parse(f.kind());
+      String feedbackId = f.feedbackId() != null ? f.feedbackId() : eventId;
+      return new FeedbackRecorded(eventId, at, now, feedbackId, kind, kind == FeedbackKind.RATING ? f.value() : null,
+          d.apply(f.source()), d.applyToId(f.msgId()));
+    } else if (input instanceof SessionInput.Result r) {
+      return new TaskResultRecorded(eventId, at, now, TaskStatus.parse(r.status()), d.apply(r.detail()));
+    }
+    throw new IllegalArgumentException("unknown input " + input.type());
+  }
+}

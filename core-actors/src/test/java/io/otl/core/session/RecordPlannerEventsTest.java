@@ -1,0 +1,170 @@
+package io.otl.core.session;
+
+import static io.otl.core.session.RecordPlannerRefusalsTest.FULL;
+import static io.otl.core.session.RecordPlannerRefusalsTest.NOW;
+import static io.otl.core.session.RecordPlannerRefusalsTest.msg;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.otl.core.session.AgentSession.Event;
+import io.otl.core.session.AgentSession.FeedbackRecorded;
+import io.otl.core.session.AgentSession.MessageRecorded;
+import io.otl.core.session.AgentSession.Recorded;
+import io.otl.core.session.AgentSession.RewardRevised;
+import io.otl.core.session.AgentSession.SessionStarted;
+import io.otl.core.session.AgentSession.State;
+import io.otl.core.session.AgentSession.TaskResultRecorded;
+import io.otl.core.session.AgentSession.TrajectoryCompleted;
+import io.otl.core.session.RecordPlanner.Store;
+import io.otl.core.session.SessionModel.Counts;
+import io.otl.core.session.SessionModel.FeedbackKind;
+import io.otl.core.session.SessionModel.Role;
+import io.otl.core.session.SessionModel.Status;
+import io.otl.core.session.SessionModel.TaskStatus;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The events one request becomes: implicit start, duplicates, completion and reward revisions (design §3.1). */
+class RecordPlannerEventsTest {
+  private static final Instant CLIENT_AT = Instant.parse("2026-11-20T01:59:00Z");
+  private final RecordPlanner planner = new RecordPlanner("s1", FULL);
+  private State state = State.empty();
+
+  private Store record(Instant now, SessionInput... inputs) {
+    Store store = assertInstanceOf(Store.class, planner.plan(state, "a1", List.of(inputs), now));
+    for (Event e : store.events()) state = state.apply(e);
+    return store;
+  }
+
+  private static List<Class<?>> types(Store store) {
+    List<Class<?>> types = new ArrayList<>();
+    for (Event e : store.events()) types.add(e.getClass());
+    return types;
+  }
+
+  @Test
+  void theFirstEventOfASessionWithoutAStartStartsItWithTheEventsTime() {
+    Store store = record(NOW, new SessionInput.Message("m1", CLIENT_AT, "user", "hi", null, null));
+    assertEquals(new Recorded(1, 0, true), store.reply());
+    assertEquals(new SessionStarted("start:m1", CLIENT_AT, NOW, "a1", null, null, Map.of()), store.events().get(0));
+    MessageRecorded m = (MessageRecorded) store.events().get(1);
+    assertEquals(CLIENT_AT, m.at());
+    assertEquals(NOW, m.recordedAt());
+    assertEquals(Status.ACTIVE, state.status());
+    // The next input brings no second start, and one without a time takes the server's.
+    Store next = record(NOW, msg("m2", "assistant", "hello"));
+    assertEquals(List.of(MessageRecorded.class), types(next));
+    assertEquals(NOW, next.events().get(0).at());
+  }
+
+  @Test
+  void aStartInputIsTheStartDesensitized() {
+    Store store = record(NOW, new SessionInput.Start("s", null, "v1", "m-13812345678",
+        Map.of("mail", "alice@example.com")));
+    assertEquals(List.of(new SessionStarted("s", NOW, NOW, "a1", "v1", "m-[PHONE]", Map.of("mail", "[EMAIL]"))),
+        store.events());
+  }
+
+  @Test
+  void repeatsWithinARequestAndAcrossRequestsAreCountedNotStored() {
+    Store first = record(NOW, msg("m1", "user", "hi"), msg(null, "user", "same"), msg(null, "user", "same"),
+        msg("m1", "user", "hi"));
+    assertEquals(new Recorded(2, 2, true), first.reply());
+    assertEquals(3, first.events().size(), "start, m1, the derived one");
+    Store retry = record(NOW, msg(null, "user", "same"), msg("m1", "user", "changed text, same id"));
+    assertEquals(new Recorded(0, 2, true), retry.reply());
+    assertEquals(List.of(), retry.events());
+  }
+
+  @Test
+  void aRetryOfARequestStoredUnderItsReleaseZeroOneIdIsADuplicate() {
+    record(NOW, msg("m1", "user", "hi"));
+    SessionInput old = msg(null, "user", "sent under 0.1.0");
+    state = state.apply(new MessageRecorded(DerivedEventIds.legacy(old), NOW, NOW, Role.user, "x", null, null));
+    assertEquals(new Recorded(0, 1, true), record(NOW, old).reply());
+  }
+
+  @Test
+  void aResultSealsTheTrajectoryWithItsRewardQualityCountsAndResponses() {
+    record(NOW, msg("m1", "user", "q"), new SessionInput.Message("m2", null, "assistant", "a", "r1", 120L),
+        new SessionInput.Message("m3", null, "assistant", "b", null, 80L),
+        new SessionInput.Feedback("f1", null, "RATING", 4.0, "f1", "web"));
+    Store done = record(NOW, new SessionInput.Result("r", CLIENT_AT, "success", "ok"));
+    assertEquals(List.of(TaskResultRecorded.class, TrajectoryCompleted.class), types(done));
+    assertEquals(new TaskResultRecorded("r", CLIENT_AT, NOW, TaskStatus.SUCCESS, "ok"), done.events().get(0));
+    TrajectoryCompleted c = (TrajectoryCompleted) done.events().get(1);
+    assertEquals("completed", c.eventId());
+    assertEquals(CLIENT_AT, c.at());
+    assertEquals(NOW, c.recordedAt());
+    assertEquals("a1", c.agentId());
+    // success +1, rating 4 → +0.5: 1.5 clipped to 1; all five quality criteria met.
+    assertEquals(1.0, c.reward(), 1e-12);
+    assertEquals(1.0, c.qualityScore(), 1e-12);
+    assertEquals(new Counts(3, 0, 0, 1), c.counts());
+    assertEquals(TaskStatus.SUCCESS, c.outcome().status());
+    assertEquals(120.0, c.outcome().latencyP95Ms(), 1e-12);
+    assertEquals(List.of("r1"), c.msgIds());
+    assertEquals(Status.COMPLETED, state.status());
+  }
+
+  @Test
+  void lateFeedbackRevisesTheRewardFeedbackBeforeTheResultDoesNot() {
+    Store early = record(NOW, msg("m1", "user", "q"),
+        new SessionInput.Feedback("f0", null, "THUMBS_DOWN", null, null, "web"));
+    assertEquals(3, early.events().size(), "start, message, feedback: no revision while active");
+    record(NOW, new SessionInput.Result("r", null, "FAILURE", null));
+    assertEquals(-1.0, state.reward(), 1e-12);
+
+    Store late = record(NOW.plusSeconds(60), new SessionInput.Feedback("f1", null, "THUMBS_UP", null, "fb-1", "web"),
+        new SessionInput.Feedback(null, null, "ADOPTED", null, "fb-2", "web"));
+    assertEquals(new Recorded(2, 0, true), late.reply());
+    assertEquals(List.of(FeedbackRecorded.class, RewardRevised.class, FeedbackRecorded.class, RewardRevised.class),
+        types(late));
+    RewardRevised first = (RewardRevised) late.events().get(1);
+    assertEquals("reward:f1", first.eventId());
+    assertEquals("fb-1", first.feedbackId());
+    assertEquals("a1", first.agentId());
+    assertEquals(NOW.plusSeconds(60), first.recordedAt());
+    // failure −1, thumbs down −1, thumbs up +1 → −1; then adopted +0.5 → −0.5.
+    assertEquals(-1.0, first.reward(), 1e-12);
+    RewardRevised second = (RewardRevised) late.events().get(3);
+    assertEquals("reward:feedback:fb-2", second.eventId(), "an id derived from the feedbackId");
+    assertEquals(-0.5, second.reward(), 1e-12);
+    // user turn, result, feedback; no assistant turn, no tool error: 4 of 5.
+    assertEquals(0.8, second.qualityScore(), 1e-12);
+    assertEquals(1, second.outcome().thumbsUp());
+    assertEquals(List.of(), second.msgIds());
+    assertEquals(-0.5, state.reward(), 1e-12);
+  }
+
+  @Test
+  void anIdleSessionIsSealedWithATimeoutResult() {
+    record(NOW, msg("m1", "user", "q"), msg("m2", "assistant", "a"));
+    Instant later = NOW.plusSeconds(3600);
+    List<Event> events = planner.timedOut(state, later);
+    assertEquals(new TaskResultRecorded("timeout", later, later, TaskStatus.TIMEOUT, "no activity for PT30M"),
+        events.get(0));
+    TrajectoryCompleted c = (TrajectoryCompleted) events.get(1);
+    assertEquals(later, c.at());
+    assertEquals(-0.5, c.reward(), 1e-12);
+    assertEquals(0.8, c.qualityScore(), 1e-12, "everything but feedback");
+    assertEquals(TaskStatus.TIMEOUT, c.outcome().status());
+    assertEquals(2, events.size());
+    assertNull(c.outcome().meanRating());
+  }
+
+  @Test
+  void feedbackIsStoredUnderItsCanonicalKindWithAValueOnlyForARating() {
+    Store store = record(NOW, msg("m1", "user", "q"),
+        new SessionInput.Feedback("f1", null, "USER_RATING", 2.0, null, "web 13812345678"),
+        new SessionInput.Feedback("f2", null, "thumbs_up", 5.0, "fb", null));
+    FeedbackRecorded rating = (FeedbackRecorded) store.events().get(2);
+    assertEquals(new FeedbackRecorded("f1", NOW, NOW, "f1", FeedbackKind.RATING, 2.0, "web [PHONE]"), rating);
+    FeedbackRecorded up = (FeedbackRecorded) store.events().get(3);
+    assertEquals(new FeedbackRecorded("f2", NOW, NOW, "fb", FeedbackKind.THUMBS_UP, null, null), up);
+  }
+}
