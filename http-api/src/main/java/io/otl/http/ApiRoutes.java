@@ -123,6 +123,16 @@ public final class ApiRoutes {
         : concat(routes.get(0), routes.subList(1, routes.size()).toArray(Route[]::new));
   }
 
+  /**
+   * A path as the gateway's routes see it: runs of slashes as one, no trailing slash (OpenAI clients
+   * join a base URL ending in {@code /} and {@code /chat/completions}).
+   */
+  static String normalized(String path) {
+    if (!path.contains("//") && (path.length() < 2 || !path.endsWith("/"))) return path;
+    String p = path.replaceAll("/{2,}", "/");
+    return p.length() > 1 && p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+  }
+
   /** A low-cardinality label: ids, and any segment that is not a route literal, replaced by {id}. */
   static String label(String path) {
     String[] parts = path.split("/");

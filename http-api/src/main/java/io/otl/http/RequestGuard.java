@@ -97,11 +97,12 @@ final class RequestGuard {
           handleRejections(ApiErrors.rejectionHandler(), () -> mapRejections(rejections -> {
             if (rejections.stream().allMatch(RequestGuard::routeNotFound)) unmatched.set(true);
             return rejections;
-          }, () -> ownBodies.contains(path) ? api : strictBody(request, timeout, api))));
+          }, () -> ownBodies.contains(ApiRoutes.normalized(path)) ? api : strictBody(request, timeout, api))));
       return mapRouteResultFuture(result -> result.whenComplete((r, failure) -> {
         if (!slot.finish()) return;
         int status = r instanceof Complete c ? c.getResponse().status().intValue() : failure != null ? 500 : 404;
-        String label = unmatched.get() ? UNMATCHED : status == 401 ? "unauthorized" : method + " " + ApiRoutes.label(path);
+        String label = unmatched.get() ? UNMATCHED : status == 401 ? "unauthorized"
+            : method + " " + ApiRoutes.label(ApiRoutes.normalized(path));
         record(slot, label, status);
         if (status >= 400 && status < 500) errorLog.record(status + " " + (unmatched.get() ? UNMATCHED : label));
       }), () -> inner);

@@ -17,4 +17,12 @@ class ApiRoutesLabelTest {
     assertEquals("/v1/sessions/{id}/events", ApiRoutes.label("/v1/sessions/13812345678/events"));
     assertEquals("/v1/{id}", ApiRoutes.label("/v1/jane@example.com"));
   }
+
+  @Test
+  void aDoubledOrTrailingSlashIsTheSameRoute() {
+    assertEquals("/v1/chat/completions", ApiRoutes.normalized("/v1//chat/completions/"));
+    assertEquals("/v1/chat/completions", ApiRoutes.normalized("/v1/chat/completions"));
+    assertEquals("/", ApiRoutes.normalized("/"));
+    assertEquals("/v1/chat/completions", ApiRoutes.label(ApiRoutes.normalized("/v1///chat/completions")));
+  }
 }

@@ -81,6 +81,34 @@ class GatewayStrictJsonTest {
     assertEquals(404, api.get("/v1/sessions/" + session).status(), "nothing stored");
   }
 
+  /**
+   * OpenAI clients join {@code base_url} and the path as strings: a base URL copied with its
+   * trailing slash sends {@code /v1//chat/completions}, which was the API's 404, not the gateway.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"/v1//chat/completions", "/v1/chat/completions/", "/v1//chat/completions/"})
+  void aBaseUrlEndingInASlashStillReachesTheGateway(String path) throws Exception {
+    String session = "slash-" + UUID.randomUUID();
+    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + path))
+        .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).header("X-Session-Id", session)
+        .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofString(
+            "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), r.body());
+    assertEquals("chat.completion", new Http.Response(r.statusCode(), r.body(), r.headers()).json()
+        .path("object").asText(), r.body());
+    assertEquals("v1", r.headers().firstValue("X-Model-Version").orElse(null));
+    for (int i = 0; i < 100 && api.get("/v1/sessions/" + session).status() != 200; i++) Thread.sleep(100);
+    assertEquals(200, api.get("/v1/sessions/" + session).status(), "the call is recorded in its session");
+
+    HttpResponse<String> models = CLIENT.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + node.httpPort() + path.replace("chat/completions", "models")))
+        .header("X-Agent-Id", AGENT).timeout(Duration.ofSeconds(60)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, models.statusCode(), models.body());
+    assertEquals("list", new Http.Response(models.statusCode(), models.body(), models.headers()).json()
+        .path("object").asText(), models.body());
+  }
+
   private static void awaitStable() throws InterruptedException {
     for (int i = 0; i < 100; i++) {
       if (api.get("/v1/models/" + AGENT).body().contains("\"STABLE\"")) return;

@@ -7,8 +7,10 @@ import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
 import static org.apache.pekko.http.javadsl.server.Directives.handleRejections;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
+import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
 import static org.apache.pekko.http.javadsl.server.Directives.post;
+import static org.apache.pekko.http.javadsl.server.Directives.rawPathPrefix;
 import static org.apache.pekko.http.javadsl.server.Directives.reject;
 import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
 
@@ -41,6 +43,7 @@ import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.http.javadsl.server.PathMatchers;
 import org.apache.pekko.http.javadsl.server.RejectionHandler;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
@@ -110,14 +113,21 @@ public final class GatewayRoutes {
     this.materializer = Materializer.matFromSystem(system);
   }
 
+  /**
+   * The gateway's paths, also after a doubled slash ({@code /v1//chat/completions}) and with a
+   * trailing one: OpenAI clients join their {@code base_url} and the path as strings, so a base URL
+   * ending in {@code /} (as users copy it) must reach the same routes.
+   */
   public Route route() {
-    return concat(
-        path(segment("chat").slash("completions"), () -> sealed(post(() -> extractRequest(request ->
-            completeWithFuture(limited(() -> chat(request))))))),
-        path("models", () -> pathEndOrSingleSlash(() -> sealed(get(() -> extractRequest(request ->
+    Route paths = concat(
+        pathPrefix(segment("chat").slash("completions"), () -> pathEndOrSingleSlash(() -> sealed(post(() ->
+            extractRequest(request -> completeWithFuture(limited(() -> chat(request)))))))),
+        pathPrefix("models", () -> pathEndOrSingleSlash(() -> sealed(get(() -> extractRequest(request ->
             complete(guard(() -> models(request)))))))),
-        path(segment("models").slash(LOGICAL_MODEL), () -> get(() -> extractRequest(request ->
-            callsAsAgent(request) ? sealed(complete(guard(() -> model(request)))) : reject()))));
+        pathPrefix(segment("models").slash(LOGICAL_MODEL), () -> pathEndOrSingleSlash(() -> get(() ->
+            extractRequest(request -> callsAsAgent(request) ? sealed(complete(guard(() -> model(request))))
+                : reject())))));
+    return concat(paths, rawPathPrefix(PathMatchers.slash(), () -> paths));
   }
 
   /**
@@ -215,7 +225,7 @@ public final class GatewayRoutes {
     long start = System.nanoTime();
     String agent = identify(http);
     long declared = http.entity().getContentLengthOption().orElse(-1L);
-    if (declared > settings.maxBodyBytes()) throw tooLarge();
+    if (declared > settings.maxBodyBytes()) return refuseOversized(http, declared);
     return http.entity().withSizeLimit(settings.maxBodyBytes())
         .toStrict(settings.timeout().toMillis(), materializer)
         .thenCompose(strict -> {
@@ -567,6 +577,22 @@ public final class GatewayRoutes {
   }
 
   // ---------------------------------------------------------------- errors
+
+  /** Bodies declared up to this size (or twice the limit, if more) are read to the end before the 413. */
+  private static final long DRAIN_LIMIT = 8L * 1024 * 1024;
+
+  /**
+   * 413 for a body declared over the limit. Answered at once, the connection closes under a client
+   * still uploading, which then reads a reset instead of OpenAI's error (seen under load); so a body
+   * of moderate size is read and discarded first, within the gateway's timeout, as the API does.
+   */
+  private CompletionStage<HttpResponse> refuseOversized(HttpRequest http, long declared) {
+    if (declared > Math.max(DRAIN_LIMIT, 2 * settings.maxBodyBytes())) throw tooLarge();
+    return http.entity().withoutSizeLimit().getDataBytes()
+        .takeWithin(settings.timeout())
+        .runWith(org.apache.pekko.stream.javadsl.Sink.ignore(), materializer)
+        .handle((done, err) -> tooLarge().response());
+  }
 
   private OpenAiError tooLarge() {
     return new OpenAiError(413, "invalid_request_error", null, "request_too_large",
