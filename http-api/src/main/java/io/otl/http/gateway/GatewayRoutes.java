@@ -24,7 +24,6 @@ import io.otl.core.session.AgentSession;
 import io.otl.core.session.SessionModel;
 import io.otl.http.Json;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -68,6 +67,7 @@ public final class GatewayRoutes {
   static final String AGENT_HEADER = "X-Agent-Id";
 
   private final GatewaySettings settings;
+  private final GatewayIdentity identity;
   private final DataCollector collector;
   private final ModelRouter router;
   private final StableRoute stableRoute;
@@ -104,6 +104,7 @@ public final class GatewayRoutes {
     this.recording = system.executionContext();
     this.traffic = traffic;
     this.settings = settings;
+    this.identity = new GatewayIdentity(settings);
     this.collector = collector;
     this.router = router;
     this.stableRoute = stableRoute;
@@ -125,7 +126,7 @@ public final class GatewayRoutes {
         pathPrefix("models", () -> pathEndOrSingleSlash(() -> sealed(get(() -> extractRequest(request ->
             complete(guard(() -> models(request)))))))),
         pathPrefix(segment("models").slash(LOGICAL_MODEL), () -> pathEndOrSingleSlash(() -> get(() ->
-            extractRequest(request -> callsAsAgent(request) ? sealed(complete(guard(() -> model(request))))
+            extractRequest(request -> identity.callsAsAgent(request) ? sealed(complete(guard(() -> model(request))))
                 : reject())))));
     return concat(paths, rawPathPrefix(PathMatchers.slash(), () -> paths));
   }
@@ -182,7 +183,7 @@ public final class GatewayRoutes {
   static final String LOGICAL_MODEL = "default";
 
   private HttpResponse models(HttpRequest request) {
-    return Json.ok(Map.of("object", "list", "data", List.of(modelObject(identify(request)))));
+    return Json.ok(Map.of("object", "list", "data", List.of(modelObject(identity.identify(request)))));
   }
 
   /**
@@ -191,28 +192,11 @@ public final class GatewayRoutes {
    * answer instead (404, agent "default" unknown, not OpenAI's shape).
    */
   private HttpResponse model(HttpRequest request) {
-    return Json.ok(modelObject(identify(request)));
+    return Json.ok(modelObject(identity.identify(request)));
   }
 
   private static Map<String, Object> modelObject(String agent) {
     return Map.of("id", LOGICAL_MODEL, "object", "model", "created", 0, "owned_by", agent);
-  }
-
-  /**
-   * Whether a request comes from an agent's OpenAI client (it names an agent, or presents an agent's
-   * gateway key), so that {@code /v1/models/default} is OpenAI's model; an operator's request for the
-   * agent called "default" carries neither and still reaches the design's models view.
-   */
-  private boolean callsAsAgent(HttpRequest request) {
-    if (request.getHeader(AGENT_HEADER).isPresent()) return true;
-    Optional<String> auth = request.getHeader("Authorization").map(HttpHeader::value);
-    if (auth.isEmpty() || !auth.get().startsWith("Bearer ")) return false;
-    byte[] given = auth.get().substring(7).trim().getBytes(StandardCharsets.UTF_8);
-    boolean agentKey = false;
-    for (String key : settings.apiKeys().values()) {
-      agentKey |= MessageDigest.isEqual(given, key.getBytes(StandardCharsets.UTF_8));
-    }
-    return agentKey;
   }
 
   // ---------------------------------------------------------------- POST /v1/chat/completions
@@ -223,7 +207,7 @@ public final class GatewayRoutes {
 
   private CompletionStage<HttpResponse> chat(HttpRequest http) {
     long start = System.nanoTime();
-    String agent = identify(http);
+    String agent = identity.identify(http);
     long declared = http.entity().getContentLengthOption().orElse(-1L);
     if (declared > settings.maxBodyBytes()) return refuseOversized(http, declared);
     return http.entity().withSizeLimit(settings.maxBodyBytes())
@@ -526,54 +510,6 @@ public final class GatewayRoutes {
     h.add(RawHeader.create(SESSION_HEADER, c.sessionId()));
     h.add(RawHeader.create(VERSION_HEADER, d.version()));
     return r.addHeaders(h);
-  }
-
-  // ---------------------------------------------------------------- identity
-
-  /**
-   * The agent behind a request: its API key when gateway auth is on (or the node's API token, with
-   * X-Agent-Id naming the agent), else X-Agent-Id.
-   */
-  String identify(HttpRequest request) {
-    Optional<String> named = request.getHeader(AGENT_HEADER).map(HttpHeader::value);
-    if (!settings.authEnabled()) {
-      return namedAgent(named.orElse(settings.defaultAgent()), "gateway auth is off");
-    }
-    Optional<String> auth = request.getHeader("Authorization").map(HttpHeader::value);
-    if (auth.isEmpty() || !auth.get().startsWith("Bearer ")) {
-      throw new OpenAiError(401, "invalid_request_error", null, "invalid_api_key",
-          "an API key is required: send Authorization: Bearer <the agent's gateway key or the node's API token>");
-    }
-    byte[] given = auth.get().substring(7).trim().getBytes(StandardCharsets.UTF_8);
-    String agent = null;
-    for (Map.Entry<String, String> e : settings.apiKeys().entrySet()) {
-      // Every key is compared, in constant time, so the answer's timing says nothing about which matched.
-      if (MessageDigest.isEqual(given, e.getValue().getBytes(StandardCharsets.UTF_8))) agent = e.getKey();
-    }
-    boolean operator = !settings.operatorToken().isEmpty()
-        && MessageDigest.isEqual(given, settings.operatorToken().getBytes(StandardCharsets.UTF_8));
-    if (operator) {
-      return namedAgent(named.orElse(settings.defaultAgent()), "the node's API token names no agent");
-    }
-    if (agent == null) {
-      throw new OpenAiError(401, "invalid_request_error", null, "invalid_api_key",
-          "the API key is neither a gateway key of any agent nor the node's API token");
-    }
-    if (named.isPresent() && !named.get().equals(agent)) {
-      throw new OpenAiError(403, "permission_error", AGENT_HEADER, "agent_mismatch",
-          "this API key belongs to another agent than " + AGENT_HEADER + " names");
-    }
-    return agent;
-  }
-
-  private static String namedAgent(String agent, String why) {
-    if (agent == null || agent.isEmpty()) {
-      throw new OpenAiError(400, "invalid_request_error", AGENT_HEADER, "missing_agent",
-          "name the agent with the " + AGENT_HEADER + " header (" + why + ")");
-    }
-    String p = Ids.problem(AGENT_HEADER, agent, Ids.MAX_AGENT_ID);
-    if (p != null) throw OpenAiError.invalid(AGENT_HEADER, p);
-    return agent;
   }
 
   // ---------------------------------------------------------------- errors

@@ -1,0 +1,84 @@
+package io.otl.http.gateway;
+
+import io.otl.core.Ids;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+
+/**
+ * Who calls the gateway (design §7.5): the agent a request's key belongs to when gateway auth is on,
+ * else the agent {@code X-Agent-Id} names. Keys are compared in constant time, every one of them.
+ */
+final class GatewayIdentity {
+  private final GatewaySettings settings;
+
+  GatewayIdentity(GatewaySettings settings) {
+    this.settings = settings;
+  }
+
+  /**
+   * Whether a request comes from an agent's OpenAI client (it names an agent, or presents an agent's
+   * gateway key), so that {@code /v1/models/default} is OpenAI's model; an operator's request for the
+   * agent called "default" carries neither and still reaches the design's models view.
+   */
+  boolean callsAsAgent(HttpRequest request) {
+    if (request.getHeader(GatewayRoutes.AGENT_HEADER).isPresent()) return true;
+    Optional<String> auth = request.getHeader("Authorization").map(HttpHeader::value);
+    if (auth.isEmpty() || !auth.get().startsWith("Bearer ")) return false;
+    byte[] given = auth.get().substring(7).trim().getBytes(StandardCharsets.UTF_8);
+    boolean agentKey = false;
+    for (String key : settings.apiKeys().values()) {
+      agentKey |= MessageDigest.isEqual(given, key.getBytes(StandardCharsets.UTF_8));
+    }
+    return agentKey;
+  }
+
+  /**
+   * The agent behind a request: its API key when gateway auth is on (or the node's API token, with
+   * X-Agent-Id naming the agent), else X-Agent-Id.
+   */
+  String identify(HttpRequest request) {
+    Optional<String> named = request.getHeader(GatewayRoutes.AGENT_HEADER).map(HttpHeader::value);
+    if (!settings.authEnabled()) {
+      return namedAgent(named.orElse(settings.defaultAgent()), "gateway auth is off");
+    }
+    Optional<String> auth = request.getHeader("Authorization").map(HttpHeader::value);
+    if (auth.isEmpty() || !auth.get().startsWith("Bearer ")) {
+      throw new OpenAiError(401, "invalid_request_error", null, "invalid_api_key",
+          "an API key is required: send Authorization: Bearer <the agent's gateway key or the node's API token>");
+    }
+    byte[] given = auth.get().substring(7).trim().getBytes(StandardCharsets.UTF_8);
+    String agent = null;
+    for (Map.Entry<String, String> e : settings.apiKeys().entrySet()) {
+      // Every key is compared, in constant time, so the answer's timing says nothing about which matched.
+      if (MessageDigest.isEqual(given, e.getValue().getBytes(StandardCharsets.UTF_8))) agent = e.getKey();
+    }
+    boolean operator = !settings.operatorToken().isEmpty()
+        && MessageDigest.isEqual(given, settings.operatorToken().getBytes(StandardCharsets.UTF_8));
+    if (operator) {
+      return namedAgent(named.orElse(settings.defaultAgent()), "the node's API token names no agent");
+    }
+    if (agent == null) {
+      throw new OpenAiError(401, "invalid_request_error", null, "invalid_api_key",
+          "the API key is neither a gateway key of any agent nor the node's API token");
+    }
+    if (named.isPresent() && !named.get().equals(agent)) {
+      throw new OpenAiError(403, "permission_error", GatewayRoutes.AGENT_HEADER, "agent_mismatch",
+          "this API key belongs to another agent than " + GatewayRoutes.AGENT_HEADER + " names");
+    }
+    return agent;
+  }
+
+  private static String namedAgent(String agent, String why) {
+    if (agent == null || agent.isEmpty()) {
+      throw new OpenAiError(400, "invalid_request_error", GatewayRoutes.AGENT_HEADER, "missing_agent",
+          "name the agent with the " + GatewayRoutes.AGENT_HEADER + " header (" + why + ")");
+    }
+    String p = Ids.problem(GatewayRoutes.AGENT_HEADER, agent, Ids.MAX_AGENT_ID);
+    if (p != null) throw OpenAiError.invalid(GatewayRoutes.AGENT_HEADER, p);
+    return agent;
+  }
+}
