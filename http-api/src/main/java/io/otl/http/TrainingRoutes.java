@@ -59,7 +59,7 @@ public final class TrainingRoutes {
                 put(() -> body(b -> completeWithFuture(guard(() -> setPolicy(agentId, b)))))))))),
         pathPrefix("jobs", () -> concat(
             pathEndOrSingleSlash(() -> get(() -> parameterOptional("agentId", a -> parameterOptional("status", s ->
-                completeWithFuture(guard(() -> list(a, s))))))),
+                completeWithFuture(guard(() -> list(QueryParams.given(a), QueryParams.given(s)))))))),
             pathPrefix(segment(), jobId -> concat(
                 pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> job(jobId))))),
                 path("cancel", () -> post(() -> body(b -> completeWithFuture(guard(() -> {
