@@ -58,13 +58,14 @@ public final class AuditRoutes {
     return pathPrefix("audit", () -> concat(
         pathPrefix("lineage", () -> pathPrefix(segment(), kind -> pathPrefix(segment(), id ->
             pathEndOrSingleSlash(() -> get(() -> parameterOptional("version", version ->
-                completeWithFuture(guard(() -> lineage(kind, id, version))))))))),
+                completeWithFuture(guard(() -> lineage(kind, id, QueryParams.given(version)))))))))),
         pathPrefix(segment(), kind -> pathPrefix(segment(), id -> pathEndOrSingleSlash(() -> get(() -> entity(kind, id)))))));
   }
 
   private Route entity(String kind, String id) {
     return parameterOptional("asOf", asOf -> parameterOptional("after", after -> parameterOptional("limit", limit ->
-        completeWithFuture(guard(() -> audit(kind, id, asOf, after, limit))))));
+        completeWithFuture(guard(() -> audit(kind, id, QueryParams.given(asOf), QueryParams.given(after),
+            QueryParams.given(limit)))))));
   }
 
   private CompletionStage<HttpResponse> audit(

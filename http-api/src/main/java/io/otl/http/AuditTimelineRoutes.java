@@ -42,7 +42,7 @@ public final class AuditTimelineRoutes {
 
   public Route route() {
     return pathPrefix("audit", () -> pathPrefix(segment(), kind -> pathPrefix(segment(), id -> path("timeline", () ->
-        get(() -> parameterOptional("asOf", asOf -> completeWithFuture(guard(() -> timeline(kind, id, asOf.orElse(null))))))))));
+        get(() -> parameterOptional("asOf", asOf -> completeWithFuture(guard(() -> timeline(kind, id, QueryParams.given(asOf).orElse(null))))))))));
   }
 
   private CompletionStage<HttpResponse> timeline(String kindName, String id, String asOfText) {

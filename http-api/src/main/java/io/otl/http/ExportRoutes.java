@@ -68,7 +68,8 @@ public final class ExportRoutes {
     return pathPrefix("exports", () -> pathPrefix(segment(), agentId -> pathEndOrSingleSlash(() -> post(() ->
         parameterOptional("format", format -> parameterOptional("since", since -> parameterOptional("until", until ->
             parameterOptional("allowPii", allow ->
-                completeWithFuture(guard(() -> export(agentId, format, since, until, allow)))))))))));
+                completeWithFuture(guard(() -> export(agentId, format, QueryParams.given(since), QueryParams.given(until),
+                    QueryParams.given(allow))))))))))));
   }
 
   private CompletionStage<HttpResponse> export(String agentId, Optional<String> format, Optional<String> since,

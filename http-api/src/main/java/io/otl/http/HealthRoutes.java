@@ -50,15 +50,24 @@ public final class HealthRoutes {
     }
     return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(v -> {
       Map<String, Object> detail = new LinkedHashMap<>();
-      boolean ok = !shuttingDown.getAsBoolean();
+      List<String> failing = new ArrayList<>();
       for (var f : results) {
         var e = f.join();
-        ok &= e.getValue().ok();
+        if (!e.getValue().ok()) failing.add(e.getKey() + ": " + e.getValue().detail());
         detail.put(e.getKey(), Map.of("ok", e.getValue().ok(), "detail", e.getValue().detail()));
       }
-      if (shuttingDown.getAsBoolean()) detail.put("shutdown", Map.of("ok", false, "detail", "node is stopping"));
+      if (shuttingDown.getAsBoolean()) {
+        detail.put("shutdown", Map.of("ok", false, "detail", "node is stopping"));
+        failing.add("shutdown: node is stopping");
+      }
       Map<String, Object> body = new LinkedHashMap<>();
+      boolean ok = failing.isEmpty();
       body.put("status", ok ? "UP" : "DOWN");
+      if (!ok) {
+        // A 503 is an error like any other (design §7.1): {"error","message"} beside the checks.
+        body.put("error", "not_ready");
+        body.put("message", "not ready: " + String.join("; ", failing));
+      }
       body.put("checks", detail);
       return body;
     });

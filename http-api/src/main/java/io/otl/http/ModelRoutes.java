@@ -38,11 +38,19 @@ public final class ModelRoutes {
   private final ClusterSharding sharding;
   private final Duration askTimeout;
   private final io.otl.core.api.AgentDirectory directory;
+  /** The base model every agent starts with as v0 (design §3.3); empty when none is configured. */
+  private final Optional<io.otl.core.serving.BaseModel> baseModel;
 
   public ModelRoutes(ClusterSharding sharding, Duration askTimeout, io.otl.core.api.AgentDirectory directory) {
+    this(sharding, askTimeout, directory, Optional.empty());
+  }
+
+  public ModelRoutes(ClusterSharding sharding, Duration askTimeout, io.otl.core.api.AgentDirectory directory,
+      Optional<io.otl.core.serving.BaseModel> baseModel) {
     this.sharding = sharding;
     this.askTimeout = askTimeout;
     this.directory = directory;
+    this.baseModel = baseModel;
   }
 
   /** Runs {@code then} when the agent has model versions; 404 otherwise, starting no entity. */
@@ -113,13 +121,27 @@ public final class ModelRoutes {
     checkAgent(agentId);
     String s = sessionId.orElseThrow(() -> BadRequest.invalid("the query parameter sessionId is required"));
     SessionRoutes.checkSessionId(s);
-    return known(agentId, () -> sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
-        .<ModelVersion.RouteReply>ask(reply -> new ModelVersion.Route(s, reply), askTimeout)
-        .thenApply(r -> r instanceof ModelVersion.RouteDecision d
-            ? Json.ok(Map.of("agentId", d.agentId(), "sessionId", d.sessionId(), "version", d.version(),
-                "endpoint", d.endpoint() == null ? "" : d.endpoint(),
-                "servedModel", d.servedModel() == null ? "" : d.servedModel()))
-            : failure((ModelVersion.Failure) r)));
+    return directory.exists(ModelVersion.ENTITY_TYPE_KEY.name() + "|" + agentId).thenCompose(exists -> {
+      if (!exists && baseModel.isPresent()) {
+        // An agent with no version yet is served by v0, the configured base model, as the gateway and
+        // the Java ModelRouter (which register v0 on first use) would serve it. Answered from the
+        // configuration: a read writes nothing, and v0 is registered with these very values later.
+        io.otl.core.serving.BaseModel b = baseModel.get();
+        return java.util.concurrent.CompletableFuture.completedFuture(
+            routeJson(agentId, s, io.otl.core.serving.BaseModel.VERSION, b.endpoint(), b.model()));
+      }
+      return known(agentId, () -> sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
+          .<ModelVersion.RouteReply>ask(reply -> new ModelVersion.Route(s, reply), askTimeout)
+          .thenApply(r -> r instanceof ModelVersion.RouteDecision d
+              ? routeJson(d.agentId(), d.sessionId(), d.version(), d.endpoint(), d.servedModel())
+              : failure((ModelVersion.Failure) r)));
+    });
+  }
+
+  private static HttpResponse routeJson(String agentId, String sessionId, String version, String endpoint,
+      String servedModel) {
+    return Json.ok(Map.of("agentId", agentId, "sessionId", sessionId, "version", version,
+        "endpoint", endpoint == null ? "" : endpoint, "servedModel", servedModel == null ? "" : servedModel));
   }
 
   private CompletionStage<HttpResponse> register(String agentId, ByteString bytes) {

@@ -195,9 +195,10 @@ public final class SessionRoutes {
     String s = sessionId.orElseThrow(() -> BadRequest.invalid("the query parameter sessionId is required"));
     checkSessionId(s);
     String raw = helpful.orElseThrow(() -> BadRequest.invalid("the query parameter helpful is required (true/false)"));
-    boolean up = switch (raw.trim().toLowerCase()) {
-      case "true", "1", "yes" -> true;
-      case "false", "0", "no" -> false;
+    // The words Spring's @RequestParam boolean takes, as the seed article's controller declares it.
+    boolean up = switch (raw.trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "true", "1", "yes", "on" -> true;
+      case "false", "0", "no", "off" -> false;
       default -> throw BadRequest.invalid("helpful is not true or false");
     };
     return record(s, null, List.of(new SessionInput.Feedback(null, null, up ? "THUMBS_UP" : "THUMBS_DOWN", null, null,

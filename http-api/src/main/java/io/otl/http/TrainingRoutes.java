@@ -59,7 +59,7 @@ public final class TrainingRoutes {
                 put(() -> body(b -> completeWithFuture(guard(() -> setPolicy(agentId, b)))))))))),
         pathPrefix("jobs", () -> concat(
             pathEndOrSingleSlash(() -> get(() -> parameterOptional("agentId", a -> parameterOptional("status", s ->
-                completeWithFuture(guard(() -> list(a, s))))))),
+                completeWithFuture(guard(() -> list(QueryParams.given(a), QueryParams.given(s)))))))),
             pathPrefix(segment(), jobId -> concat(
                 pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> job(jobId))))),
                 path("cancel", () -> post(() -> body(b -> completeWithFuture(guard(() -> {
@@ -114,14 +114,19 @@ public final class TrainingRoutes {
         .thenApply(TrainingRoutes::policyReply));
   }
 
-  /** The body is the agent's whole set of run-time overrides ({@code {}} clears them); checked by the coordinator. */
+  /**
+   * The body is the agent's whole set of run-time overrides ({@code {}} clears them); checked by the
+   * coordinator. Unlike the reads, a valid PUT may be an agent's first fact: an operator sets the
+   * threshold or the algorithm before the first trajectory arrives, and the coordinator starts with
+   * it. A refused body persists nothing, so the agent stays unknown.
+   */
   private CompletionStage<HttpResponse> setPolicy(String agentId, org.apache.pekko.util.ByteString bytes) {
     checkAgent(agentId);
     @SuppressWarnings("unchecked")
     Map<String, Object> overrides = Json.MAPPER.convertValue(readJson(bytes), Map.class);
-    return known(agentId, () -> coordinator(agentId).<TrainingCoordinator.PolicyReply>ask(
+    return coordinator(agentId).<TrainingCoordinator.PolicyReply>ask(
             reply -> new TrainingCoordinator.SetPolicy(overrides, "http", reply), askTimeout)
-        .thenApply(TrainingRoutes::policyReply));
+        .thenApply(TrainingRoutes::policyReply);
   }
 
   private static HttpResponse policyReply(TrainingCoordinator.PolicyReply r) {

@@ -74,6 +74,37 @@ class BadInputSuiteTest {
     assertEquals(1, http.get("/v1/sessions/existing").json().get("messages").size());
   }
 
+  /**
+   * A compressed body (Content-Encoding gzip, br …) on a write route is a 415 naming the encoding,
+   * not a 400 about a control character at column 2; nothing is stored. Only /v1/traces takes gzip.
+   */
+  @Test
+  void aCompressedBodyIsA415NamingTheEncodingAndChangesNothing() throws Exception {
+    long before = entityRows();
+    String good = "{\"agentId\":\"agent-x\",\"events\":[" + validMessage("gz-1") + "]}";
+    java.io.ByteArrayOutputStream zipped = new java.io.ByteArrayOutputStream();
+    try (var gz = new java.util.zip.GZIPOutputStream(zipped)) {
+      gz.write(good.getBytes(StandardCharsets.UTF_8));
+    }
+    var client = java.net.http.HttpClient.newHttpClient();
+    for (String encoding : List.of("gzip", "br", "deflate")) {
+      for (String path : List.of("/v1/sessions/gz-session/events", "/v1/sessions/existing/feedback",
+          "/v1/models/agent-x/versions", "/v1/training/agent-x/policy")) {
+        var request = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + node.httpPort() + path))
+            .header("Content-Type", "application/json").header("Content-Encoding", encoding)
+            .method(path.endsWith("policy") ? "PUT" : "POST",
+                java.net.http.HttpRequest.BodyPublishers.ofByteArray(zipped.toByteArray())).build();
+        var r = client.send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(415, r.statusCode(), encoding + " " + path + ": " + r.body());
+        JsonNode body = JSON.readTree(r.body());
+        assertEquals("unsupported_media_type", body.get("error").asText(), r.body());
+        assertTrue(body.get("message").asText().contains("Content-Encoding " + encoding), r.body());
+      }
+    }
+    assertEquals(before, entityRows(), "a refused compressed body changed the journal");
+    assertEquals(404, http.get("/v1/sessions/gz-session").status());
+  }
+
   private static String preview(byte[] b) {
     String s = b == null ? "" : new String(b, StandardCharsets.UTF_8);
     return s.length() > 200 ? s.substring(0, 200) + "…" : s;

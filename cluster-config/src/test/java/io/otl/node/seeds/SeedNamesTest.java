@@ -86,6 +86,15 @@ class SeedNamesTest {
     assertEquals(405, http.send("GET", "/feedback/rate?sessionId=seed-s1&score=4", null).status());
   }
 
+  /** helpful takes what the article's Spring controller (@RequestParam boolean) takes: on/off, yes/no, 1/0. */
+  @Test
+  void thumbsTakesTheBooleanWordsOfTheArticlesController() {
+    session("seed-s3", "seed-agent");
+    assertEquals(200, http.post("/feedback/thumbs?sessionId=seed-s3&helpful=on", null).status());
+    assertEquals(200, http.post("/v1/feedback/thumbs?sessionId=seed-s3&helpful=OFF", null).status());
+    assertEquals(List.of("THUMBS_UP", "THUMBS_DOWN"), kinds("seed-s3"));
+  }
+
   @Test
   void feedbackTypeNamesOfTheArticleAreStoredUnderOurKinds() throws Exception {
     session("seed-s2", "seed-agent");

@@ -82,6 +82,36 @@ class NodeDeploymentTest {
     return false;
   }
 
+  /**
+   * An agent that calls its model itself asks the route before its first session: with a base model
+   * configured it is served by v0 (as the gateway and the Java ModelRouter serve it), not a 404, and
+   * the read writes nothing; the answer is what v0 is registered with later.
+   */
+  @Test
+  void anAgentWithNoVersionYetIsRoutedToV0AndTheReadWritesNothing() throws Exception {
+    Files.createDirectories(Path.of("target"));
+    Path dir = Files.createTempDirectory(Path.of("target"), "node-route-v0");
+    Path adapter = Files.createDirectories(dir.resolve("ckpt/v1/huggingface"));
+    try (TrainingNode node = TrainingNode.start(Optional.empty(), settings(dir), java.time.Clock.systemUTC())) {
+      Http http = new Http(node.httpPort());
+      Http.Response fresh = http.get("/v1/models/fresh-agent/route?sessionId=first-session");
+      assertEquals(200, fresh.status(), fresh.body());
+      assertEquals("fresh-agent", fresh.json().get("agentId").asText());
+      assertEquals("first-session", fresh.json().get("sessionId").asText());
+      assertEquals("v0", fresh.json().get("version").asText());
+      assertEquals("base-7b", fresh.json().get("servedModel").asText());
+      assertEquals(404, http.get("/v1/models/fresh-agent").status(), "a route read registers nothing");
+
+      Http.Response reg = http.post("/v1/models/other-agent/versions", "{\"version\":\"v1\",\"artifact\":\"file://"
+          + adapter.toAbsolutePath() + "\",\"endpoint\":\"http://unused.invalid/v1\"}");
+      assertEquals(201, reg.status(), reg.body());
+      JsonNode v0 = version(http, "other-agent", "v0").path("deployment");
+      assertEquals(v0.get("endpoint").asText(), fresh.json().get("endpoint").asText(), "what v0 is registered with");
+      assertEquals(v0.get("servedModel").asText(), fresh.json().get("servedModel").asText());
+      assertEquals(400, http.get("/v1/models/fresh-agent/route").status(), "sessionId is still required");
+    }
+  }
+
   @Test
   void firstFineTuneIsLoadedAndCanariesAgainstTheBaseModelThenRollbackUnloadsIt() throws Exception {
     Files.createDirectories(Path.of("target"));

@@ -76,6 +76,23 @@ class JobLogsTest {
         assertEquals(400, r.status(), bad + ": " + r.body());
         assertTrue(r.json().get("message").asText().contains(bad.substring(0, bad.indexOf('='))), r.body());
       }
+      // Optional query parameters sent empty (design §7.1 writes the filters ?agentId=&status=) are
+      // not sent: no filter, the default page; a value that is given is still checked.
+      JsonNode jobs = http.get("/v1/jobs").json();
+      assertEquals(1, jobs.get("jobs").size(), jobs.toString());
+      assertEquals(jobs, http.get("/v1/jobs?agentId=&status=").json());
+      assertEquals(jobs, http.get("/v1/jobs?agentId=logs-agent&status=").json());
+      assertEquals(jobs, http.get("/v1/jobs?agentId=&status=SUCCEEDED").json());
+      assertEquals(0, http.get("/v1/jobs?agentId=&status=RUNNING").json().get("jobs").size());
+      assertEquals(400, http.get("/v1/jobs?agentId=&status=BOGUS").status());
+      JsonNode emptyParams = http.get("/v1/jobs/" + jobId + "/logs?offset=&limit=").json();
+      assertEquals(page.get("lines"), emptyParams.get("lines"));
+      assertEquals(0, emptyParams.get("offset").asInt());
+      Http.Response audit = http.get("/v1/audit/job/" + jobId + "?asOf=&after=&limit=");
+      assertEquals(200, audit.status(), audit.body());
+      assertEquals(http.get("/v1/audit/job/" + jobId).json(), audit.json());
+      assertTrue(!audit.json().has("stateAsOf"), "an empty asOf asks for no state: " + audit.body());
+
       Http.Response unknown = http.get("/v1/jobs/job-99-logs-agent/logs");
       assertEquals(404, unknown.status(), unknown.body());
       assertEquals("not_found", unknown.json().get("error").asText());

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code GET/PUT /v1/training/{agentId}/policy} over real HTTP against a node (H2): a change is
  * in force and shown in the audit timeline; an unknown key, a bad value or a key the agent cannot
- * override is a 400 naming it, and changes nothing; an unknown agent is a 404.
+ * override is a 400 naming it, and changes nothing; reading an unknown agent is a 404, and a PUT
+ * may come before the agent's first trajectory.
  */
 class PolicyRoutesTest {
   private static final String AGENT = "policy-agent";
@@ -166,9 +167,37 @@ class PolicyRoutesTest {
   }
 
   @Test
-  void anUnknownAgentIs404() {
+  void anUnknownAgentIs404ForReads() {
     assertEquals(404, http.get("/v1/training/nobody-here/policy").status());
-    assertEquals(404, put("nobody-here", "{\"trigger.min-samples\": 5}").status());
+    assertEquals(404, http.get("/v1/training/nobody-here").status());
     assertEquals(400, put("bad%20agent%21", "{}").status());
+  }
+
+  /**
+   * A policy may come before the agent's first trajectory (set the threshold, then send sessions):
+   * the PUT starts the coordinator with it. A refused PUT creates nothing.
+   */
+  @Test
+  void aPolicyMayBeSetBeforeTheFirstTrajectory() throws Exception {
+    String agent = "policy-first";
+    Http.Response bad = put(agent, "{\"trigger.min-samples\": 0}");
+    assertEquals(400, bad.status(), bad.body());
+    assertEquals(404, http.get("/v1/training/" + agent).status(), "a refused PUT creates no agent");
+    assertEquals(404, http.get("/v1/training/" + agent + "/policy").status());
+
+    Http.Response r = put(agent, "{\"trigger.min-samples\": 2, \"algorithm\": \"dpo\"}");
+    assertEquals(200, r.status(), r.body());
+    assertEquals(2, r.json().get("policy").get("trigger.min-samples").asInt());
+    assertEquals("dpo", r.json().get("policy").get("algorithm").asText());
+    JsonNode training = http.get("/v1/training/" + agent).json();
+    assertEquals(0, training.get("poolSize").asInt());
+    assertEquals(2, training.get("minSamples").asInt());
+    assertEquals(r.json().get("policy"), http.get("/v1/training/" + agent + "/policy").json().get("policy"));
+
+    completeSession(http, agent, "policy-first-s1", 0);
+    await("the trajectory pooled under the policy set first", () -> {
+      Http.Response t = http.get("/v1/training/" + agent);
+      return t.status() == 200 ? t.json() : null;
+    }, t -> t.get("poolSize").asInt() == 1 && t.get("minSamples").asInt() == 2);
   }
 }

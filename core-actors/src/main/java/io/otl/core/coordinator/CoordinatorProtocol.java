@@ -160,8 +160,16 @@ public interface CoordinatorProtocol {
       String jobId, BackendJobStatus status, String error, TrainingBackendException.Kind errorKind)
       implements Internal {}
 
-  public record CancelFinished(String jobId, String error, TrainingBackendException.Kind errorKind)
-      implements Internal {}
+  /**
+   * @param beforeAcknowledged the stop was sent while the backend had not acknowledged the job's
+   *     submission (REQUESTED): its "unknown job" may only mean the submission had not landed yet
+   */
+  public record CancelFinished(String jobId, String error, TrainingBackendException.Kind errorKind,
+      boolean beforeAcknowledged) implements Internal {
+    public CancelFinished(String jobId, String error, TrainingBackendException.Kind errorKind) {
+      this(jobId, error, errorKind, false);
+    }
+  }
 
   /**
    * @param version the name the job gave its candidate

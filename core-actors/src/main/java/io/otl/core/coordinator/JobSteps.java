@@ -341,13 +341,15 @@ final class JobSteps {
     if (!rt.inFlight.add(StepKey.of(Step.CANCEL, job.jobId()))) {
       return;
     }
-    CompletionStage<Void> stage = job.backend() == Backend.TRINITY_PROXY
+    boolean proxy = job.backend() == Backend.TRINITY_PROXY;
+    CompletionStage<Void> stage = proxy
         // A commit cannot be recalled: the job just ends here.
         ? CompletableFuture.completedFuture(null)
         : call(() -> rt.ports.batchBackend().cancel(job.jobId()));
+    boolean beforeAck = !proxy && job.status() == JobStatus.REQUESTED;
     rt.ctx.pipeToSelf(stage, (ok, error) -> error == null
         ? new CancelFinished(job.jobId(), null, null)
-        : new CancelFinished(job.jobId(), describe(error), kindOf(error)));
+        : new CancelFinished(job.jobId(), describe(error), kindOf(error), beforeAck));
   }
 
   Plan<State, Event> onCancelFinished(State s, CancelFinished c) {
@@ -360,6 +362,14 @@ final class JobSteps {
     }
     Job job = found.get();
     Instant now = rt.now();
+    if (c.error() != null && c.beforeAcknowledged() && job.status() != JobStatus.REQUESTED) {
+      // The stop overtook the submission: the backend did not know the job yet, and has accepted it
+      // since (JobSubmitted). Its refusal says nothing about the job now running there: stop it again.
+      rt.log().info("agent {}: job {} was accepted by the backend after its stop was sent; stopping it again",
+          rt.agentId, job.jobId());
+      cancelOnBackend(job);
+      return p;
+    }
     if (c.error() == null) {
       rt.failures.remove(key);
       p.add(new JobCancelled(job.jobId(), job.backend() == Backend.TRINITY_PROXY

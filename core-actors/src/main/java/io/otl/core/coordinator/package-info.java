@@ -99,7 +99,8 @@
  *   <li><b>Cancel</b>: a job never submitted is CANCELLED at once. Otherwise
  *       {@code JobCancelRequested}, then {@code backend.cancel}, then {@code JobCancelled} (also
  *       when the backend no longer knows it). A submission accepted after the cancellation is
- *       stopped again. A job whose submission the backend never acknowledged (REQUESTED after a
+ *       stopped again; so is one accepted while its stop was under way (the stop, sent while the
+ *       job was REQUESTED, found no job there: that 404 does not cancel a job now SUBMITTED). A job whose submission the backend never acknowledged (REQUESTED after a
  *       submission attempt) is stopped too, since an unknown outcome may have started it on the
  *       cluster, but an unreachable backend is asked only {@code CancelRetries.MAX_ATTEMPTS} times
  *       (submit back-off between them; again after a restart): then {@code JobCancelled} with

@@ -59,10 +59,32 @@ final class RecordPlanner {
     this.sampler = settings.sampler();
   }
 
+  /** The refusal of the first invalid input (or of none at all), or null when every input is valid. */
+  private Plan invalidInput(List<SessionInput> inputs) {
+    if (inputs == null || inputs.isEmpty()) {
+      return refuse(RejectionCode.INVALID, "events", "at least one event is required");
+    }
+    for (int i = 0; i < inputs.size(); i++) {
+      String problem = validation.problem(inputs.get(i));
+      if (problem != null) {
+        int sep = problem.indexOf(' ');
+        String field = "events[" + i + "]" + (problem.startsWith(".") ? problem.substring(0, sep) : "");
+        return refuse(RejectionCode.INVALID, field, "events[" + i + "]" + problem);
+      }
+    }
+    return null;
+  }
+
   /** A request of {@code agentId} (null: the session's agent) to record {@code inputs}, received at {@code now}. */
   Plan plan(State state, String requestAgentId, List<SessionInput> inputs, Instant now) {
     if (sessionIdProblem != null) return refuse(RejectionCode.INVALID, "sessionId", sessionIdProblem);
     if (requestAgentId == null && state.status() == Status.NEW) {
+      if (!sampler.keep(sessionId)) {
+        // Sampling dropped this session, so nothing of it is stored: its later feedback (AgentScope's
+        // rate/thumbs name no agent) is acknowledged as its events were, "sampled": false, not a 404.
+        Plan invalid = invalidInput(inputs);
+        return invalid != null ? invalid : new Store(List.of(), new Recorded(0, 0, false));
+      }
       return refuse(RejectionCode.NOT_FOUND, "sessionId",
           "session " + sessionId + " is unknown; its first events must name the agentId");
     }
@@ -76,17 +98,8 @@ final class RecordPlanner {
       return refuse(RejectionCode.CONFLICT, "agentId",
           "session " + sessionId + " belongs to agent " + state.agentId() + ", not " + agentId);
     }
-    if (inputs == null || inputs.isEmpty()) {
-      return refuse(RejectionCode.INVALID, "events", "at least one event is required");
-    }
-    for (int i = 0; i < inputs.size(); i++) {
-      String problem = validation.problem(inputs.get(i));
-      if (problem != null) {
-        int sep = problem.indexOf(' ');
-        String field = "events[" + i + "]" + (problem.startsWith(".") ? problem.substring(0, sep) : "");
-        return refuse(RejectionCode.INVALID, field, "events[" + i + "]" + problem);
-      }
-    }
+    Plan invalid = invalidInput(inputs);
+    if (invalid != null) return invalid;
     if (state.status() == Status.NEW && !sampler.keep(sessionId)) {
       return new Store(List.of(), new Recorded(0, 0, false));
     }

@@ -156,6 +156,41 @@ class PollCancelHandOverStepsTest {
         h.steps.onCancelFinished(s, new CancelFinished(JOB, "bad", Kind.REJECTED)).events());
   }
 
+  /**
+   * A cancel while the submission is in flight: the stop reaches the backend before the job does
+   * (404), the submission is accepted (JobSubmitted) before that answer is handled. The job runs
+   * there, so the 404 cancels nothing here: the stop is sent again (found on a live node: the job
+   * was CANCELLED "unknown to the backend" and trained on to SUCCEEDED).
+   */
+  @Test
+  void aStopThatOvertookTheSubmissionIsSentAgainOnceTheBackendHasTheJob() {
+    StepsHarness h = new StepsHarness("");
+    State unacked = ExportAndSubmitStepsTest.state(new JobSubmitting(JOB, 1, NOW), new JobCancelRequested(JOB, "bob", NOW));
+    h.backend.cancel.then(Fakes.failWith(new io.otl.core.training.TrainingBackendException(
+        Kind.NOT_FOUND, 404, "no such job", null)));
+    h.steps.cancelOnBackend(unacked.job(JOB).orElseThrow());
+    List<?> first = h.piped();
+    assertEquals(1, first.size());
+    CancelFinished overtaken = (CancelFinished) first.get(0);
+    assertEquals(Kind.NOT_FOUND, overtaken.errorKind());
+    assertTrue(overtaken.beforeAcknowledged(), "the stop was sent before the backend acknowledged the job");
+
+    State acked = CoordinatorEventHandler.applyEvent(unacked, new JobSubmitted(JOB, JOB, NOW));
+    assertTrue(h.steps.onCancelFinished(acked, overtaken).isEmpty(), "not cancelled: the job runs on the backend");
+    assertEquals(List.of(JOB, JOB), h.backend.cancels, "the stop is sent again");
+    CancelFinished second = (CancelFinished) h.piped().get(0);
+    assertEquals(new CancelFinished(JOB, null, null), second);
+    assertEquals(List.of(new JobCancelled(JOB, "stopped on the backend", NOW)),
+        h.steps.onCancelFinished(acked, second).events());
+
+    assertEquals(List.of(new JobCancelled(JOB, "cancelled (unknown to the backend)", NOW)),
+        h.steps.onCancelFinished(unacked, overtaken).events(),
+        "a submission still unacknowledged: the backend does not have the job, nothing runs");
+    assertEquals(List.of(new JobCancelled(JOB, "cancelled (unknown to the backend)", NOW)),
+        h.steps.onCancelFinished(acked, new CancelFinished(JOB, "404", Kind.NOT_FOUND, false)).events(),
+        "a stop sent after the acknowledgement: the backend no longer knows the job");
+  }
+
   @Test
   void aProxyCommitCannotBeRecalled() {
     StepsHarness h = new StepsHarness("backend = trinity-proxy");

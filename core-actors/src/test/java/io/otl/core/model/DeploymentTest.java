@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.otl.core.model.ModelEvents.Event;
 import io.otl.core.model.ModelProtocol.Command;
+import io.otl.core.model.ModelProtocol.ErrorCode;
+import io.otl.core.model.ModelProtocol.Failure;
 import io.otl.core.model.ModelProtocol.RouteDecision;
 import io.otl.core.model.ModelProtocol.RouteReply;
 import io.otl.core.model.ModelProtocol.TransitionReply;
@@ -203,6 +205,16 @@ class DeploymentTest {
       RouteDecision d = assertInstanceOf(RouteDecision.class, this.<RouteReply>run(r -> new ModelVersion.Route(session, r)));
       assertEquals("v0", d.version(), "no session goes to a version whose deployment is unconfirmed");
     }
+    // A promote or rollback right after the 202 meets DEPLOYING: 409, saying when to ask again.
+    for (String verb : new String[] {"promote", "roll back"}) {
+      Failure f = assertInstanceOf(Failure.class, verb.equals("promote")
+          ? this.<TransitionReply>run(r -> new ModelVersion.Promote("v1", r))
+          : this.<TransitionReply>run(r -> new ModelVersion.Rollback("v1", "too early", r)));
+      assertEquals(ErrorCode.INVALID_TRANSITION, f.code());
+      assertEquals("cannot " + verb + " v1: it is DEPLOYING (the serving backend is loading it; it becomes CANARY,"
+          + " or DEPLOY_FAILED, once the load is answered: " + verb + " it then)", f.message());
+    }
+    assertEquals(VersionState.DEPLOYING, version("v1").state(), "a refused command changes nothing");
   }
 
   @Test

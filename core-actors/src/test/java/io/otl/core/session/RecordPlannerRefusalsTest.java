@@ -159,6 +159,17 @@ class RecordPlannerRefusalsTest {
     assertEquals(List.of(), dropped.events());
     assertEquals(new AgentSession.Recorded(0, 0, false), dropped.reply());
 
+    // Its later feedback names no agent (AgentScope's rate/thumbs): acknowledged the same way, not a 404.
+    SessionInput.Feedback rating = new SessionInput.Feedback(null, null, "RATING", 5.0, null, "agentscope");
+    Store late = assertInstanceOf(Store.class, planner.plan(State.empty(), null, List.of(rating), NOW));
+    assertEquals(List.of(), late.events());
+    assertEquals(new AgentSession.Recorded(0, 0, false), late.reply());
+    SessionInput.Feedback bad = new SessionInput.Feedback(null, null, "RATING", 9.0, null, "agentscope");
+    assertRefused(planner.plan(State.empty(), null, List.of(bad), NOW), RejectionCode.INVALID, "events[0].value");
+    // A session sampling keeps is still unknown until its first events name the agent.
+    assertRefused(new RecordPlanner("s1", FULL).plan(State.empty(), null, List.of(rating), NOW),
+        RejectionCode.NOT_FOUND, "sessionId");
+
     State kept = active(new RecordPlanner("s1", FULL));
     Store stored = (Store) planner.plan(kept, "a1", List.of(msg("m2", "user", "hi")), NOW);
     assertEquals(new AgentSession.Recorded(1, 0, true), stored.reply());
