@@ -139,6 +139,15 @@ public final class TrinityConfigRenderer {
     return jobFolder(spec).map(Path::toString).orElseGet(() -> evalPath(spec).toString());
   }
 
+  /**
+   * The config of the job folder's dataset card that holds only the held-out rows (Trinity's
+   * {@code subset_name}), or null for an earlier build's single file. Without it {@code datasets}
+   * builds the folder's training file too, whose columns differ, and fails.
+   */
+  static String evalSubsetName(TrainingJobSpec spec) {
+    return jobFolder(spec).isPresent() ? JobDatasetFiles.EVAL_CONFIG : null;
+  }
+
   /** The split that {@link #evalDatasetPath} holds the held-out rows under. */
   static String evalSplit(TrainingJobSpec spec) {
     return jobFolder(spec).isPresent() ? JobDatasetFiles.EVAL_SPLIT : JobDatasetFiles.TRAIN_SPLIT;
