@@ -38,11 +38,19 @@ public final class ModelRoutes {
   private final ClusterSharding sharding;
   private final Duration askTimeout;
   private final io.otl.core.api.AgentDirectory directory;
+  private final io.otl.core.session.Desensitizer desensitizer;
 
-  public ModelRoutes(ClusterSharding sharding, Duration askTimeout, io.otl.core.api.AgentDirectory directory) {
+  /**
+   * @param desensitizer the sessions' own: a rollback's reason is free text a client writes into the
+   *     journal, so PII in it is replaced as in every session text (design §3.1: raw PII never reaches
+   *     the journal)
+   */
+  public ModelRoutes(ClusterSharding sharding, Duration askTimeout, io.otl.core.api.AgentDirectory directory,
+      io.otl.core.session.Desensitizer desensitizer) {
     this.sharding = sharding;
     this.askTimeout = askTimeout;
     this.directory = directory;
+    this.desensitizer = java.util.Objects.requireNonNull(desensitizer, "desensitizer");
   }
 
   /** Runs {@code then} when the agent has model versions; 404 otherwise, starting no entity. */
@@ -88,8 +96,8 @@ public final class ModelRoutes {
     })))));
   }
 
-  /** The optional {@code {"reason": "..."}} body of a rollback. */
-  private static String reason(ByteString bytes) {
+  /** The optional {@code {"reason": "..."}} body of a rollback, desensitized. */
+  private String reason(ByteString bytes) {
     if (bytes.isEmpty()) return "manual rollback";
     JsonNode body = readJson(bytes);
     onlyFields(body, Set.of("reason"));
@@ -97,7 +105,7 @@ public final class ModelRoutes {
     if (reason != null && reason.length() > MAX_TEXT) {
       throw BadRequest.invalid("reason is longer than " + MAX_TEXT + " characters");
     }
-    return reason == null || reason.isBlank() ? "manual rollback" : reason;
+    return reason == null || reason.isBlank() ? "manual rollback" : desensitizer.apply(reason);
   }
 
   private CompletionStage<HttpResponse> models(String agentId) {

@@ -282,6 +282,24 @@ class SessionAndModelRoutesTest {
     assertError(http.post("/v1/models/agent-m/versions/v1/rollback", "{\"reason\":5}"), 400, "invalid_request");
   }
 
+  /** A rollback's reason is free text a client writes into the journal: PII in it is stored desensitized. */
+  @Test
+  void aRollbackReasonIsStoredDesensitized() {
+    assertEquals(201, http.post("/v1/models/agent-pii/versions",
+        "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\",\"endpoint\":\"http://infer:8000/v1\"}").status());
+    assertEquals(201, http.post("/v1/models/agent-pii/versions",
+        "{\"version\":\"v2\",\"artifact\":\"file:///m/v2\",\"endpoint\":\"http://infer:8001/v1\"}").status());
+    Http.Response rollback = http.post("/v1/models/agent-pii/versions/v2/rollback",
+        "{\"reason\":\"jane@example.com says so, call 13812345678\"}");
+    assertEquals(202, rollback.status(), rollback.body());
+    String view = http.get("/v1/models/agent-pii").body();
+    String audit = http.get("/v1/audit/model/agent-pii").body();
+    for (String stored : new String[] {view, audit}) {
+      assertFalse(stored.contains("jane@example.com") || stored.contains("13812345678"), stored);
+      assertTrue(stored.contains("manual rollback: [EMAIL] says so, call [PHONE]"), stored);
+    }
+  }
+
   private static String versionState(String agent, String version) {
     for (JsonNode v : http.get("/v1/models/" + agent).json().get("versions")) {
       if (v.get("version").asText().equals(version)) return v.get("state").asText();
