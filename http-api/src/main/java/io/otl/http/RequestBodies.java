@@ -2,7 +2,7 @@ package io.otl.http;
 
 import static org.apache.pekko.http.javadsl.server.Directives.complete;
 import static org.apache.pekko.http.javadsl.server.Directives.entity;
-import static org.apache.pekko.http.javadsl.server.Directives.extractRequestEntity;
+import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Iterator;
@@ -21,14 +21,22 @@ final class RequestBodies {
   /**
    * The raw body; parsed by us so malformed JSON and invalid UTF-8 become a 400 naming the problem.
    * A non-empty body must say it is JSON: text/plain or a form is refused with 415, not guessed at.
+   * So is a compressed one ({@code Content-Encoding: gzip}): these bodies are small and are read as
+   * sent, and a gzip body read as JSON would be a 400 about a control character, which misleads.
    */
   static Route body(Function<ByteString, Route> inner) {
-    return extractRequestEntity(e -> {
+    return extractRequest(request -> {
+      var e = request.entity();
       var type = e.getContentType().mediaType();
       boolean json = type.isApplication() && (type.subType().equals("json") || type.subType().endsWith("+json"));
       if (!json && !e.isKnownEmpty()) {
         return complete(Json.error(StatusCodes.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
             "the body must be sent as JSON, with Content-Type: application/json"));
+      }
+      String coding = request.getHeader("Content-Encoding").map(h -> h.value().trim()).orElse("identity");
+      if (!coding.equalsIgnoreCase("identity") && !coding.isEmpty() && !e.isKnownEmpty()) {
+        return complete(Json.error(StatusCodes.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
+            "Content-Encoding " + coding + " is not accepted here: send the JSON body uncompressed"));
       }
       return entity(Unmarshaller.entityToByteString(), inner);
     });
