@@ -220,7 +220,7 @@ public final class GatewayRoutes {
         .toStrict(settings.timeout().toMillis(), materializer)
         .thenCompose(strict -> {
           ChatRequest request = ChatRequest.parse(strict.getData().toArray());
-          Optional<String> header = http.getHeader(SESSION_HEADER).map(HttpHeader::value);
+          Optional<String> header = single(http, SESSION_HEADER);
           String sessionId = header.orElse(request.metadataSessionId());
           boolean generated = sessionId == null;
           if (generated) sessionId = "gw-" + UUID.randomUUID();
@@ -525,7 +525,7 @@ public final class GatewayRoutes {
    * X-Agent-Id naming the agent), else X-Agent-Id.
    */
   String identify(HttpRequest request) {
-    Optional<String> named = request.getHeader(AGENT_HEADER).map(HttpHeader::value);
+    Optional<String> named = single(request, AGENT_HEADER);
     if (!settings.authEnabled()) {
       return namedAgent(named.orElse(settings.defaultAgent()), "gateway auth is off");
     }
@@ -554,6 +554,25 @@ public final class GatewayRoutes {
           "this API key belongs to another agent than " + AGENT_HEADER + " names");
     }
     return agent;
+  }
+
+  /**
+   * The value of an identity header (the agent, the session). Sent twice with two values (a proxy
+   * that adds its own, a client that sets a default and a per-call one), it is a 400: taking the
+   * first would record the call under an identity the client may not have meant.
+   */
+  static Optional<String> single(HttpRequest request, String name) {
+    String lower = name.toLowerCase(java.util.Locale.ROOT);
+    String first = null;
+    for (HttpHeader h : request.getHeaders()) {
+      if (!h.is(lower)) continue;
+      if (first == null) {
+        first = h.value();
+      } else if (!first.equals(h.value())) {
+        throw OpenAiError.invalid(name, name + " is sent more than once with different values; send it once");
+      }
+    }
+    return Optional.ofNullable(first);
   }
 
   private static String namedAgent(String agent, String why) {
