@@ -1,12 +1,15 @@
 """Reads a job's exported datasets the way the trainer does: Hugging Face `datasets` and `transformers`.
 
-usage: hf_dataset_formats_check.py --sft PATH SPLIT FILE --dpo PATH SPLIT FILE --rl PATH SPLIT FILE
-                                   [--eval PATH SPLIT FILE]
+usage: hf_dataset_formats_check.py --sft PATH NAME SPLIT FILE --dpo PATH NAME SPLIT FILE
+                                   --rl PATH NAME SPLIT FILE [--eval PATH NAME SPLIT FILE]
+                                   [--sft-held PATH NAME SPLIT FILE --sft-held-eval PATH NAME SPLIT FILE]
 
-PATH and SPLIT are what the node rendered into the job's Trinity-RFT config (buffer ... path / split),
-FILE the exported JSON Lines file those rows must come from. Every dataset is loaded exactly as
-Trinity-RFT's file reader does (trinity/buffer/reader/file_reader.py):
-load_dataset(PATH, name=None, split=SPLIT), and must hold exactly FILE's rows, in order. Every SFT
+PATH, NAME and SPLIT are what the node rendered into the job's Trinity-RFT config (buffer ... path /
+subset_name / split; NAME "-" when it rendered none), FILE the exported JSON Lines file those rows must
+come from. Every dataset is loaded exactly as Trinity-RFT's file reader does
+(trinity/buffer/reader/file_reader.py): load_dataset(PATH, name=NAME, split=SPLIT), and must hold
+exactly FILE's rows, in order. --sft-held is an SFT job with a held-out set: its folder holds an
+SFT-shaped train.jsonl and an RL-shaped test.jsonl, and each must load alone. Every SFT
 row is rendered with apply_chat_template(messages, tools=tools, tokenize=False) on a tiny tokenizer
 built here (a WordLevel model, no download) whose chat template iterates the tools and reads each
 tool call's `arguments` as a mapping, as real tool-calling templates do. A failed check exits
@@ -68,15 +71,17 @@ def raw_lines(path):
 
 
 def load(source):
-    path, split, file = source
+    path, name, split, file = source
+    name = None if name == "-" else name
     # Trinity's reader: load_dataset(meta.path, name=meta.subset_name, split=meta.split).
-    ds = load_dataset(path, name=None, split=split)
+    ds = load_dataset(path, name=name, split=split)
     raw = raw_lines(file)
-    check(len(ds) == len(raw), f"load_dataset({path!r}, split={split!r}) has {len(ds)} rows, {file} {len(raw)} lines")
+    check(len(ds) == len(raw),
+          f"load_dataset({path!r}, name={name!r}, split={split!r}) has {len(ds)} rows, {file} {len(raw)} lines")
     return ds, raw
 
 
-def check_sft(source, tokenizer, report):
+def check_sft(source, tokenizer, report, name="sft"):
     ds, raw = load(source)
     check(len(ds) == len(raw) and len(ds) > 0, f"SFT rows {len(ds)} vs lines {len(raw)}")
     check({"messages", "tools"} <= set(ds.column_names), f"SFT columns {ds.column_names}")
@@ -109,10 +114,10 @@ def check_sft(source, tokenizer, report):
         ids = tokenizer.apply_chat_template(messages, tools=tools, tokenize=True)
         check(len(ids) > 0, f"row {i}: no tokens")
         rendered += 1
-    report["sft_rows"] = len(ds)
-    report["sft_rendered"] = rendered
-    report["sft_tool_calls_rendered"] = calls
-    report["sft_tools_listed"] = tools_listed
+    report[f"{name}_rows"] = len(ds)
+    report[f"{name}_rendered"] = rendered
+    report[f"{name}_tool_calls_rendered"] = calls
+    report[f"{name}_tools_listed"] = tools_listed
 
 
 def check_dpo(source, report):
@@ -135,7 +140,7 @@ def check_rl(source, report, name="rl"):
     report[f"{name}_rewards"] = sorted(ds["reward"])
 
 
-def main(sft, dpo, rl, held_out):
+def main(sft, dpo, rl, held_out, sft_held, sft_held_eval):
     import datasets
     import transformers
 
@@ -146,6 +151,10 @@ def main(sft, dpo, rl, held_out):
     check_rl(rl, report)
     if held_out:
         check_rl(held_out, report, "eval")
+    if sft_held:
+        check_sft(sft_held, tokenizer, report, "sft_held")
+    if sft_held_eval:
+        check_rl(sft_held_eval, report, "sft_held_eval")
     # The shape the exporter fixed this for: a JSON-string `tools` is refused by transformers itself.
     try:
         tokenizer.apply_chat_template([{"role": "user", "content": "hi"}], tools="[]", tokenize=False)
@@ -159,7 +168,8 @@ def main(sft, dpo, rl, held_out):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(usage=__doc__)
     for kind in ("sft", "dpo", "rl"):
-        parser.add_argument(f"--{kind}", nargs=3, required=True, metavar=("PATH", "SPLIT", "FILE"))
-    parser.add_argument("--eval", nargs=3, metavar=("PATH", "SPLIT", "FILE"))
+        parser.add_argument(f"--{kind}", nargs=4, required=True, metavar=("PATH", "NAME", "SPLIT", "FILE"))
+    for kind in ("eval", "sft-held", "sft-held-eval"):
+        parser.add_argument(f"--{kind}", nargs=4, metavar=("PATH", "NAME", "SPLIT", "FILE"))
     args = parser.parse_args()
-    main(args.sft, args.dpo, args.rl, args.eval)
+    main(args.sft, args.dpo, args.rl, args.eval, args.sft_held, args.sft_held_eval)

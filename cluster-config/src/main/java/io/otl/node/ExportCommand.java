@@ -123,6 +123,12 @@ public final class ExportCommand {
     if (from != null && to != null && !from.isBefore(to)) {
       return usage(err, "--since " + since + " must be before --until " + until);
     }
+    if (name != null) {
+      // A file name, not a path: through a running node nothing else checked it, and ../x wrote
+      // beside --out (or failed naming a .tmp file).
+      String nameProblem = io.otl.core.Ids.problem("--name", name, 200);
+      if (nameProblem != null) return usage(err, nameProblem + " (a file name without extension, written in --out)");
+    }
     if (name == null) name = defaultName(agent, format, from, to);
 
     Config base;

@@ -262,7 +262,8 @@ public final class TrainingNode implements AutoCloseable {
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
           http.maxInFlight(), stopping::get, List.of(
               sessionRoutes.route(),
-              new ModelRoutes(sharding, askTimeout, directory, serving.baseModel()).route(),
+              new ModelRoutes(sharding, askTimeout, directory, serving.baseModel(), sessionSettings.desensitizer())
+                  .route(),
               new io.otl.http.JobLogRoutes(sharding, askTimeout, directory, trainingBackend).route(),
               new TrainingRoutes(sharding, askTimeout, directory).route(),
               new AuditRoutes(audit).route(),

@@ -40,17 +40,21 @@ public final class ModelRoutes {
   private final io.otl.core.api.AgentDirectory directory;
   /** The base model every agent starts with as v0 (design §3.3); empty when none is configured. */
   private final Optional<io.otl.core.serving.BaseModel> baseModel;
+  private final io.otl.core.session.Desensitizer desensitizer;
 
-  public ModelRoutes(ClusterSharding sharding, Duration askTimeout, io.otl.core.api.AgentDirectory directory) {
-    this(sharding, askTimeout, directory, Optional.empty());
-  }
-
+  /**
+   * @param baseModel the configured v0, answered as the route of an agent without versions
+   * @param desensitizer the sessions' own: a rollback's reason is free text a client writes into the
+   *     journal, so PII in it is replaced as in every session text (design §3.1: raw PII never reaches
+   *     the journal)
+   */
   public ModelRoutes(ClusterSharding sharding, Duration askTimeout, io.otl.core.api.AgentDirectory directory,
-      Optional<io.otl.core.serving.BaseModel> baseModel) {
+      Optional<io.otl.core.serving.BaseModel> baseModel, io.otl.core.session.Desensitizer desensitizer) {
     this.sharding = sharding;
     this.askTimeout = askTimeout;
     this.directory = directory;
     this.baseModel = baseModel;
+    this.desensitizer = java.util.Objects.requireNonNull(desensitizer, "desensitizer");
   }
 
   /** Runs {@code then} when the agent has model versions; 404 otherwise, starting no entity. */
@@ -96,8 +100,8 @@ public final class ModelRoutes {
     })))));
   }
 
-  /** The optional {@code {"reason": "..."}} body of a rollback. */
-  private static String reason(ByteString bytes) {
+  /** The optional {@code {"reason": "..."}} body of a rollback, desensitized. */
+  private String reason(ByteString bytes) {
     if (bytes.isEmpty()) return "manual rollback";
     JsonNode body = readJson(bytes);
     onlyFields(body, Set.of("reason"));
@@ -105,7 +109,7 @@ public final class ModelRoutes {
     if (reason != null && reason.length() > MAX_TEXT) {
       throw BadRequest.invalid("reason is longer than " + MAX_TEXT + " characters");
     }
-    return reason == null || reason.isBlank() ? "manual rollback" : reason;
+    return reason == null || reason.isBlank() ? "manual rollback" : desensitizer.apply(reason);
   }
 
   private CompletionStage<HttpResponse> models(String agentId) {

@@ -19,7 +19,8 @@ export const METRICS = [
   },
   {
     key: 'response-latency', field: 'responseLatencyP95Ms', samples: 'responseLatencySamples', title: 'Response latency p95 (ms)',
-    higher: false, relative: true, defaultTolerance: 0.10, fmt: (v) => fmtNum(v, 0) + ' ms',
+    // A latency is never below 0 ms: without a bound the axis padding drew labels like "-38 ms".
+    higher: false, relative: true, defaultTolerance: 0.10, fmt: (v) => fmtNum(v, 0) + ' ms', bounds: [0, Infinity],
   },
 ];
 

@@ -53,6 +53,8 @@ final class BenchConfig {
     taskset.put("name", tasksetName(spec));
     taskset.put("storage_type", "file");
     taskset.put("path", TrinityConfigRenderer.evalDatasetPath(spec));
+    String subset = TrinityConfigRenderer.evalSubsetName(spec);
+    if (subset != null) taskset.put("subset_name", subset);
     taskset.put("split", TrinityConfigRenderer.evalSplit(spec));
     // The eval file is the RL task shape (design §6): prompt, recorded answer as reference, reward.
     Map<String, Object> format = new LinkedHashMap<>();

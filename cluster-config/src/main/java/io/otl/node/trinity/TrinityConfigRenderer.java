@@ -139,6 +139,17 @@ public final class TrinityConfigRenderer {
     return jobFolder(spec).map(Path::toString).orElseGet(() -> evalPath(spec).toString());
   }
 
+  /**
+   * The config of the job folder's dataset card that holds only the held-out rows (Trinity's
+   * {@code subset_name}); without it {@code datasets} builds the folder's training file too, whose
+   * columns differ, and fails. Null for an earlier build's single file, or a folder exported before
+   * the card existed (no such config there: its bench reads the folder as it always did).
+   */
+  static String evalSubsetName(TrainingJobSpec spec) {
+    return jobFolder(spec).filter(f -> Files.isRegularFile(f.resolve(JobDatasetFiles.CARD_FILE)))
+        .map(f -> JobDatasetFiles.EVAL_CONFIG).orElse(null);
+  }
+
   /** The split that {@link #evalDatasetPath} holds the held-out rows under. */
   static String evalSplit(TrainingJobSpec spec) {
     return jobFolder(spec).isPresent() ? JobDatasetFiles.EVAL_SPLIT : JobDatasetFiles.TRAIN_SPLIT;

@@ -1,6 +1,7 @@
 package io.otl.node.export;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
@@ -99,6 +100,14 @@ class ExportCommandTest {
     Run unknown = run("--agent", "a", "--format", "sft", "--verbose");
     assertEquals(2, unknown.code());
     assertTrue(unknown.err().contains("unknown option for export: --verbose"), unknown.err());
+    Path out = work.resolve("out-names");
+    for (String name : new String[] {"../escaped", "sub/dir", ""}) {
+      Run badName = run("--agent", "agent-c", "--format", "rl", "--out", out.toString(), "--name", name,
+          "--config", config.toString());
+      assertEquals(2, badName.code(), name + ": " + badName.err());
+      assertTrue(badName.err().contains("--name"), badName.err());
+    }
+    assertFalse(Files.exists(out) || Files.exists(work.resolve("escaped.jsonl")), "nothing written");
   }
 
   /**

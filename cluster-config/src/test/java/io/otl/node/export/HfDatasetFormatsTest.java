@@ -66,9 +66,10 @@ class HfDatasetFormatsTest {
 
   /** A job's export as the node writes it, and the training and bench configs rendered for it. */
   private record Job(JobDatasetExport.Result export, JsonNode training, JsonNode bench) {
-    /** {@code --kind PATH SPLIT FILE}: what the config tells Trinity to load, and the file it must come from. */
+    /** {@code --kind PATH NAME SPLIT FILE}: what the config tells Trinity to load, and the file it must come from. */
     List<String> args(String kind, JsonNode rendered, ExportResult file) {
-      return List.of(kind, rendered.path("path").asText(), rendered.path("split").asText(), file.path());
+      return List.of(kind, rendered.path("path").asText(), rendered.path("subset_name").asText("-"),
+          rendered.path("split").asText(), file.path());
     }
   }
 
@@ -107,6 +108,12 @@ class HfDatasetFormatsTest {
       Job sft = job(export, NO_EVAL, "job-sft", "sft", ids, datasets, dir);
       Job dpo = job(export, NO_EVAL, "job-dpo", "dpo", ids, datasets, dir);
       Job rl = job(export, HALF_EVAL, "job-rl", "grpo", ids, datasets, dir);
+      // An SFT job with a held-out set: the folder holds SFT rows and RL-shaped eval tasks, whose
+      // columns differ; each config must still load its own file alone (a job of the node's defaults,
+      // eval-fraction 0.1, failed to load its training rows before the folder had a dataset card).
+      Job sftHeld = job(export, HALF_EVAL, "job-sft-held", "sft", ids, datasets, dir);
+      assertTrue(sftHeld.export.train().count() > 0 && sftHeld.export.eval() != null
+          && sftHeld.export.eval().count() > 0, "the SFT job has rows in both files: " + sftHeld.export);
       assertEquals(List.of("s1", "s2", "s3", "s5"), sft.export.train().sessionIds(), "the failed s4 is not imitated");
       assertEquals(List.of("s1", "s4"), dpo.export.train().sessionIds());
       assertTrue(rl.export.train().count() > 0 && rl.export.eval() != null && rl.export.eval().count() > 0,
@@ -117,6 +124,10 @@ class HfDatasetFormatsTest {
       args.addAll(dpo.args("--dpo", dpo.training.at("/buffer/trainer_input/experience_buffer"), dpo.export.train()));
       args.addAll(rl.args("--rl", rl.training.at("/buffer/explorer_input/taskset"), rl.export.train()));
       args.addAll(rl.args("--eval", rl.bench.at("/buffer/explorer_input/eval_tasksets/0"), rl.export.eval()));
+      args.addAll(sftHeld.args("--sft-held", sftHeld.training.at("/buffer/trainer_input/experience_buffer"),
+          sftHeld.export.train()));
+      args.addAll(sftHeld.args("--sft-held-eval", sftHeld.bench.at("/buffer/explorer_input/eval_tasksets/0"),
+          sftHeld.export.eval()));
       Path script = PythonVenv.repoRoot().resolve("cluster-config/src/test/python/hf_dataset_formats_check.py");
       PythonVenv.Result r = PythonVenv.run(script, args, dir, 600);
       assertEquals(0, r.exitCode(), r.output());
@@ -128,6 +139,9 @@ class HfDatasetFormatsTest {
       assertEquals(1, report.path("dpo_rows").asInt(), report.toString());
       assertEquals(rl.export.train().count(), report.path("rl_rows").asInt(), report.toString());
       assertEquals(rl.export.eval().count(), report.path("eval_rows").asInt(), report.toString());
+      assertEquals(sftHeld.export.train().count(), report.path("sft_held_rows").asInt(), report.toString());
+      assertEquals(sftHeld.export.train().count(), report.path("sft_held_rendered").asInt(), report.toString());
+      assertEquals(sftHeld.export.eval().count(), report.path("sft_held_eval_rows").asInt(), report.toString());
       List<Double> rewards = new ArrayList<>();
       report.path("rl_rewards").forEach(n -> rewards.add(n.asDouble()));
       report.path("eval_rewards").forEach(n -> rewards.add(n.asDouble()));

@@ -57,6 +57,44 @@ class GatewayStrictJsonTest {
     return new Http(simulator.port()).get("/metrics").json().path("rollout/model_0/total_request_count").asLong();
   }
 
+  /**
+   * An identity header sent twice with two values is OpenAI's 400 naming it, nothing forwarded or
+   * stored: the gateway took the first, and recorded the call under an agent or session the client
+   * may not have meant. The same value twice is one value.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"X-Agent-Id", "X-Session-Id"})
+  void anIdentityHeaderSentTwiceWithTwoValuesIsA400(String header) throws Exception {
+    String session = "twice-" + UUID.randomUUID();
+    long before = simulatorRequests();
+    HttpRequest.Builder b = HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+        .header("Content-Type", "application/json").timeout(Duration.ofSeconds(60))
+        .POST(HttpRequest.BodyPublishers.ofString(
+            "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
+    if (header.equals("X-Agent-Id")) {
+      b.header("X-Agent-Id", AGENT).header("X-Agent-Id", "other-agent").header("X-Session-Id", session);
+    } else {
+      b.header("X-Agent-Id", AGENT).header("X-Session-Id", session).header("X-Session-Id", session + "-b");
+    }
+    HttpResponse<String> r = CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(400, r.statusCode(), r.body());
+    JsonNode error = new Http.Response(r.statusCode(), r.body(), r.headers()).json().path("error");
+    assertEquals(header, error.path("param").asText(), r.body());
+    assertEquals("invalid_value", error.path("code").asText(), r.body());
+    assertEquals(before, simulatorRequests(), "nothing forwarded");
+    assertEquals(404, api.get("/v1/sessions/" + session).status(), "nothing stored");
+
+    HttpResponse<String> same = CLIENT.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+        .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).header("X-Agent-Id", AGENT)
+        .header("X-Session-Id", session).timeout(Duration.ofSeconds(60))
+        .POST(HttpRequest.BodyPublishers.ofString(
+            "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, same.statusCode(), same.body());
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {
       "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\\u0000there\"}]}",

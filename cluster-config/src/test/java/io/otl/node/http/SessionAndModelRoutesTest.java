@@ -282,6 +282,47 @@ class SessionAndModelRoutesTest {
     assertError(http.post("/v1/models/agent-m/versions/v1/rollback", "{\"reason\":5}"), 400, "invalid_request");
   }
 
+  /**
+   * A compressed body is refused with 415 naming the encoding, and nothing is stored: read as JSON,
+   * gzip bytes were a 400 "Illegal character (CTRL-CHAR, code 31)", which sent the client looking
+   * for a bug in its JSON.
+   */
+  @Test
+  void aCompressedBodyIsRefusedWith415AndStoresNothing() throws Exception {
+    byte[] json = "{\"agentId\":\"a-gz\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\"}]}"
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    var zipped = new java.io.ByteArrayOutputStream();
+    try (var gz = new java.util.zip.GZIPOutputStream(zipped)) {
+      gz.write(json);
+    }
+    Http.Response r = http.postWithHeaders("/v1/sessions/s-gz/events", zipped.toByteArray(), "Content-Encoding", "gzip");
+    assertError(r, 415, "unsupported_media_type");
+    assertTrue(r.json().get("message").asText().contains("Content-Encoding gzip"), r.body());
+    assertError(http.postWithHeaders("/v1/models/a-gz/versions/v1/rollback", "{}".getBytes(), "Content-Encoding",
+        "deflate"), 415, "unsupported_media_type");
+    assertError(http.get("/v1/sessions/s-gz"), 404, "not_found");
+    // Identity is no encoding at all.
+    assertEquals(202, http.postWithHeaders("/v1/sessions/s-gz/events", json, "Content-Encoding", "identity").status());
+  }
+
+  /** A rollback's reason is free text a client writes into the journal: PII in it is stored desensitized. */
+  @Test
+  void aRollbackReasonIsStoredDesensitized() {
+    assertEquals(201, http.post("/v1/models/agent-pii/versions",
+        "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\",\"endpoint\":\"http://infer:8000/v1\"}").status());
+    assertEquals(201, http.post("/v1/models/agent-pii/versions",
+        "{\"version\":\"v2\",\"artifact\":\"file:///m/v2\",\"endpoint\":\"http://infer:8001/v1\"}").status());
+    Http.Response rollback = http.post("/v1/models/agent-pii/versions/v2/rollback",
+        "{\"reason\":\"jane@example.com says so, call 13812345678\"}");
+    assertEquals(202, rollback.status(), rollback.body());
+    String view = http.get("/v1/models/agent-pii").body();
+    String audit = http.get("/v1/audit/model/agent-pii").body();
+    for (String stored : new String[] {view, audit}) {
+      assertFalse(stored.contains("jane@example.com") || stored.contains("13812345678"), stored);
+      assertTrue(stored.contains("manual rollback: [EMAIL] says so, call [PHONE]"), stored);
+    }
+  }
+
   private static String versionState(String agent, String version) {
     for (JsonNode v : http.get("/v1/models/" + agent).json().get("versions")) {
       if (v.get("version").asText().equals(version)) return v.get("state").asText();

@@ -57,6 +57,14 @@ public final class Http {
     return send(b);
   }
 
+  /** A POST of a JSON body with extra headers, name then value. */
+  public Response postWithHeaders(String path, byte[] body, String... headers) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    for (int i = 0; i < headers.length; i += 2) b.header(headers[i], headers[i + 1]);
+    return send(b);
+  }
+
   /** A GET with extra headers, name then value. */
   public Response get(String path, String... headers) {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).GET();

@@ -151,6 +151,28 @@ class PolicyRoutesTest {
     assertEquals(before, http.get("/v1/training/" + AGENT + "/policy").json(), "nothing changed");
   }
 
+  /**
+   * A string value holding personal data would be journaled as sent (the policy-changed event): it is
+   * refused with 400 naming the key, the value not repeated, nothing changed.
+   */
+  @Test
+  void aValueThatHoldsPersonalDataIsRefusedAndNotJournaled() {
+    JsonNode before = http.get("/v1/training/" + AGENT + "/policy").json();
+    record Case(String body, String key, String secret) {}
+    for (Case c : new Case[] {
+        new Case("{\"base-model\": \"jane.doe@example.com\"}", "base-model", "jane"),
+        new Case("{\"hyperparams\": {\"teacher-model\": \"call 13812345678\"}}", "hyperparams.teacher-model",
+            "13812345678")}) {
+      Http.Response r = put(AGENT, c.body());
+      assertEquals(400, r.status(), r.body());
+      assertTrue(r.json().get("message").asText().startsWith(c.key() + ": looks like personal data"), r.body());
+      assertFalse(r.body().contains(c.secret()), r.body());
+    }
+    assertEquals(before, http.get("/v1/training/" + AGENT + "/policy").json(), "nothing changed");
+    String audit = http.get("/v1/audit/coordinator/" + AGENT).body();
+    assertFalse(audit.contains("jane.doe") || audit.contains("13812345678"), audit);
+  }
+
   /** A trigger or cancel that carries settings is refused, not run without them. */
   @Test
   void aTriggerWithABodyIsRefusedAndStartsNothing() {

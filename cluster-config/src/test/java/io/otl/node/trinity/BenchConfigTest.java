@@ -65,6 +65,27 @@ class BenchConfigTest {
         TrinityConfigRenderer.benchConfigPath(spec(stable, Map.of())));
   }
 
+  /**
+   * A job folder with its dataset card: the bench names the card's eval config, so {@code datasets}
+   * reads test.jsonl alone (the folder's train.jsonl of an SFT job has other columns, and loading both
+   * failed). A folder of an earlier build has no card and no such config: nothing is named.
+   */
+  @Test
+  void theBenchNamesTheEvalConfigOfTheFoldersDatasetCard(@TempDir Path dir) throws Exception {
+    TrainingJobSpec spec = new TrainingJobSpec("job-3", "support-agent", "sft", "base", Map.of(),
+        dir.resolve("job-3").resolve("train.jsonl").toString(), dir.resolve("checkpoints").toString(), Map.of());
+    Files.createDirectories(dir.resolve("job-3"));
+    JsonNode before = YAML.readTree(renderer.renderBench(spec)).at("/buffer/explorer_input/eval_tasksets/0");
+    assertTrue(before.path("subset_name").isMissingNode(), before.toString());
+    io.otl.persistence.export.JobDatasetFiles.writeCard(dir, "job-3");
+    JsonNode eval = YAML.readTree(renderer.renderBench(spec)).at("/buffer/explorer_input/eval_tasksets/0");
+    assertEquals("eval", eval.path("subset_name").asText(), eval.toString());
+    assertEquals("test", eval.path("split").asText());
+    assertEquals(dir.resolve("job-3").toAbsolutePath().toString(), eval.path("path").asText());
+    String card = Files.readString(dir.resolve("job-3").resolve("README.md"));
+    assertTrue(card.contains("config_name: eval") && card.contains("path: test.jsonl"), card);
+  }
+
   @Test
   void theJobsRewardFunctionScoresTheBenchWhenNamed() throws Exception {
     JsonNode named = YAML.readTree(renderer.renderBench(spec("base", Map.of("reward-fn-type", "math_reward"))));

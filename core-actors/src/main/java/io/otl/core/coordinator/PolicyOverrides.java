@@ -49,6 +49,27 @@ public final class PolicyOverrides {
     return false;
   }
 
+  /**
+   * Refuses a value that holds personal data: an override is journaled as sent (the policy-changed
+   * event) and a policy value names a model, a path or a setting, never a person (raw PII never
+   * reaches the journal, design §3.1). Refused rather than replaced, since a placeholder in a model
+   * name would train with a model nobody gave. Called after the validator, so a value of the wrong
+   * form still gets the validator's message; the value is never repeated.
+   */
+  public static void refusePersonalData(Map<String, Object> flat) {
+    io.otl.core.session.Desensitizer scanner = io.otl.core.session.Desensitizer.builtInScanner();
+    for (Map.Entry<String, Object> e : flat.entrySet()) {
+      List<?> values = e.getValue() instanceof List<?> l ? l : List.of(e.getValue());
+      for (Object v : values) {
+        List<String> found = v instanceof String text ? scanner.findings(text) : List.of();
+        if (!found.isEmpty()) {
+          throw new IllegalArgumentException(Ids.shownPath(e.getKey()) + ": looks like personal data ("
+              + String.join(", ", found) + "); a policy value names a model, a path or a setting");
+        }
+      }
+    }
+  }
+
   /** The allowed keys as a user reads them ({@code hyperparams.*}). */
   public static String allowed() {
     return String.join(", ", OVERRIDABLE.stream().map(k -> k.endsWith(".") ? k + "*" : k).toList());

@@ -41,7 +41,7 @@ final class GatewayIdentity {
    * X-Agent-Id naming the agent), else X-Agent-Id.
    */
   String identify(HttpRequest request) {
-    Optional<String> named = request.getHeader(GatewayRoutes.AGENT_HEADER).map(HttpHeader::value);
+    Optional<String> named = single(request, GatewayRoutes.AGENT_HEADER);
     if (!settings.authEnabled()) {
       return namedAgent(named.orElse(settings.defaultAgent()), "gateway auth is off");
     }
@@ -70,6 +70,25 @@ final class GatewayIdentity {
           "this API key belongs to another agent than " + GatewayRoutes.AGENT_HEADER + " names");
     }
     return agent;
+  }
+
+  /**
+   * The value of an identity header (the agent, the session). Sent twice with two values (a proxy
+   * that adds its own, a client that sets a default and a per-call one), it is a 400: taking the
+   * first would record the call under an identity the client may not have meant.
+   */
+  static Optional<String> single(HttpRequest request, String name) {
+    String lower = name.toLowerCase(java.util.Locale.ROOT);
+    String first = null;
+    for (HttpHeader h : request.getHeaders()) {
+      if (!h.is(lower)) continue;
+      if (first == null) {
+        first = h.value();
+      } else if (!first.equals(h.value())) {
+        throw OpenAiError.invalid(name, name + " is sent more than once with different values; send it once");
+      }
+    }
+    return Optional.ofNullable(first);
   }
 
   private static String namedAgent(String agent, String why) {

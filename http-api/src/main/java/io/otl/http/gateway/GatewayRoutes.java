@@ -214,7 +214,7 @@ public final class GatewayRoutes {
         .toStrict(settings.timeout().toMillis(), materializer)
         .thenCompose(strict -> {
           ChatRequest request = ChatRequest.parse(strict.getData().toArray());
-          Optional<String> header = http.getHeader(SESSION_HEADER).map(HttpHeader::value);
+          Optional<String> header = GatewayIdentity.single(http, SESSION_HEADER);
           String sessionId = header.orElse(request.metadataSessionId());
           boolean generated = sessionId == null;
           if (generated) sessionId = "gw-" + UUID.randomUUID();

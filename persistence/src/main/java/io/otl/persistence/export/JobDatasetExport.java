@@ -82,6 +82,13 @@ public final class JobDatasetExport {
         List<String> train = new ArrayList<>(fresh);
         train.addAll(replay);
         return export.forJob(agentId, train, format, dir, jobId, upfront, lineage).thenApply(r -> {
+          if (r.fileWritten()) {
+            try {
+              JobDatasetFiles.writeCard(dir, jobId);
+            } catch (java.io.IOException e) {
+              throw new java.io.UncheckedIOException("cannot write the dataset card of " + jobId, e);
+            }
+          }
           LOG.info("agent {}: job {} dataset: {} lines ({} new, {} replayed, {} held out for eval), start from {}",
               agentId, jobId, r.count(), fresh.size(), replay.size(), eval.size(),
               lineage.startVersion() == null ? "base model" : lineage.startVersion());

@@ -1,5 +1,8 @@
 package io.otl.persistence.export;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -13,6 +16,14 @@ import java.util.Optional;
  * {@value #EVAL_FILE}; the manifests (and the node's YAML configs) stay beside it in {@code <dir>},
  * where they cannot be read as rows. Jobs exported by earlier builds recorded
  * {@code <dir>/<jobId>.jsonl}: {@link #folderOf} tells the two apart.
+ *
+ * <p>The two files do not share a schema (an SFT or DPO training file, an RL-shaped eval file), and
+ * {@code load_dataset(folder, split="train")} builds every split of the folder with one schema, so
+ * without more it fails on the other file ("column names don't match"). The folder therefore has a
+ * dataset card, {@value #CARD_FILE}, whose {@code configs} give each file a config of its own: the
+ * default config {@value #TRAIN_CONFIG} (what {@code name=None} reads) holds only {@value #TRAIN_FILE},
+ * the config {@value #EVAL_CONFIG} only {@value #EVAL_FILE}, which the bench config names as its
+ * {@code subset_name}.
  */
 public final class JobDatasetFiles {
   public static final String TRAIN_FILE = "train.jsonl";
@@ -21,6 +32,26 @@ public final class JobDatasetFiles {
   public static final String TRAIN_SPLIT = "train";
   /** The split {@code load_dataset(folder, split=…)} reads {@value #EVAL_FILE} as. */
   public static final String EVAL_SPLIT = "test";
+  /** The dataset card that tells {@code datasets} which file each config reads. */
+  public static final String CARD_FILE = "README.md";
+  /** The card's default config: {@value #TRAIN_FILE} only. */
+  public static final String TRAIN_CONFIG = "train";
+  /** The card's config of the held-out set, {@value #EVAL_FILE} only (Trinity's {@code subset_name}). */
+  public static final String EVAL_CONFIG = "eval";
+  private static final String CARD = "---\n"
+      + "# Written by the training node: each file of this job's folder is a config of its own, since the\n"
+      + "# training rows and the held-out eval tasks have different columns.\n"
+      + "configs:\n"
+      + "- config_name: " + TRAIN_CONFIG + "\n"
+      + "  default: true\n"
+      + "  data_files:\n"
+      + "  - split: " + TRAIN_SPLIT + "\n"
+      + "    path: " + TRAIN_FILE + "\n"
+      + "- config_name: " + EVAL_CONFIG + "\n"
+      + "  data_files:\n"
+      + "  - split: " + EVAL_SPLIT + "\n"
+      + "    path: " + EVAL_FILE + "\n"
+      + "---\n";
 
   private JobDatasetFiles() {}
 
@@ -34,6 +65,20 @@ public final class JobDatasetFiles {
 
   public static Path evalFile(Path dir, String jobId) {
     return folder(dir, jobId).resolve(EVAL_FILE);
+  }
+
+  public static Path card(Path dir, String jobId) {
+    return folder(dir, jobId).resolve(CARD_FILE);
+  }
+
+  /** Writes the job folder's dataset card (always the same bytes, so a repeated export changes nothing). */
+  public static void writeCard(Path dir, String jobId) throws IOException {
+    Path card = card(dir, jobId);
+    Files.createDirectories(card.getParent());
+    Path tmp = card.resolveSibling("." + CARD_FILE + ".tmp");
+    Files.writeString(tmp, CARD, StandardCharsets.UTF_8);
+    Files.move(tmp, card, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 
   public static Path trainManifest(Path dir, String jobId) {
