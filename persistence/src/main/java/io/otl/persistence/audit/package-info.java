@@ -2,10 +2,13 @@
  * Journal replay for audits (design §1, §7.1 {@code /v1/audit/{kind}/{id}?asOf=}, §7.4 {@code audit}).
  *
  * <h2>What is read</h2>
- * {@link io.otl.persistence.audit.AuditReader} reads pekko-persistence-jdbc's read journal only
- * ({@code currentLastSequenceNumberByPersistenceId}, then {@code currentEventsByPersistenceId(pid,
- * from, to)} in windows of 500 sequence numbers); it never writes and never sends a message to an
- * entity, so auditing a live entity does not disturb it. Kinds and journals:
+ * {@link io.otl.persistence.audit.AuditReader} reads the journal table directly ({@link
+ * io.otl.persistence.JournalRows}: one {@code SELECT} per window of 500 rows, ordered by sequence
+ * number, deleted rows skipped, each row deserialized with its stored serializer id and manifest and
+ * passed through the write plugin's event adapters, as pekko-persistence-jdbc's {@code
+ * currentEventsByPersistenceId} does, without its per-query stream set-up: benchmarks W6); it never
+ * writes and never sends a message to an entity, so auditing a live entity does not disturb it.
+ * Kinds and journals:
  * <ul>
  *   <li>{@code session} — {@code AgentSession|<sessionId>};
  *   <li>{@code coordinator} — {@code TrainingCoordinator|<agentId>};
@@ -50,9 +53,10 @@
  *
  * <h2>Verify</h2>
  * {@link io.otl.persistence.audit.JournalVerifier} replays every {@code AgentSession|},
- * {@code TrainingCoordinator|} and/or {@code ModelVersion|} journal ({@code currentPersistenceIds()}
- * filtered by prefix) and reports events that fail to deserialize (or are not events of that
- * entity) and sequence-number gaps, which stop a pekko-persistence-jdbc 1.1.1 recovery.
+ * {@code TrainingCoordinator|} and/or {@code ModelVersion|} journal through the read journal
+ * ({@code currentPersistenceIds()} filtered by prefix) and reports events that fail to
+ * deserialize (or are not events of that entity) and sequence-number gaps, which stop a
+ * pekko-persistence-jdbc 1.1.1 recovery.
  * H2 trap found while testing it: a copy of an H2 file opened with {@code AUTO_SERVER=TRUE} may
  * be served by the original database's server, so open copies without {@code AUTO_SERVER}.
  */

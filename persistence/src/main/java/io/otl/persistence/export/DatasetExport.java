@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.otl.core.Ids;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.AgentSession.TrajectoryCompleted;
+import io.otl.persistence.JournalRows;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -32,8 +33,8 @@ import org.apache.pekko.stream.javadsl.Source;
 /**
  * Dataset export (design §6): JSON Lines files Trinity-RFT reads as they are, with a manifest.
  *
- * <p><b>Streaming.</b> Sessions are replayed one by one from the journal
- * ({@code currentEventsByPersistenceId("AgentSession|<id>")}, folded with the entity's own
+ * <p><b>Streaming.</b> Sessions are replayed one by one from the journal table ({@link JournalRows}:
+ * the rows of {@code "AgentSession|<id>"} as the read journal would give them), folded with the entity's own
  * {@link AgentSession.State#apply}), converted, written and hashed; at most {@code parallelism}
  * trajectories are in memory at once. What grows with the export: the session ids (kept for the
  * manifest, about 100 bytes each) and, for DPO only, one small entry per distinct prompt (a 32-byte
@@ -68,6 +69,8 @@ public final class DatasetExport {
 
   private final ActorSystem<?> system;
   private final JdbcReadJournal journal;
+  /** Finished reads of one entity (replays, the agent's model and coordinator journals): the table, directly. */
+  private final JournalRows rows;
   private final int parallelism;
   private final Clock clock;
   private final ExportFilters filters;
@@ -97,6 +100,7 @@ public final class DatasetExport {
     this.system = system;
     this.journal = PersistenceQuery.get(system.classicSystem())
         .getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier());
+    this.rows = JournalRows.get(system);
     this.parallelism = parallelism;
     this.clock = clock;
     this.allowPii = allowPii;
@@ -151,8 +155,8 @@ public final class DatasetExport {
     return system;
   }
 
-  JdbcReadJournal journal() {
-    return journal;
+  JournalRows rows() {
+    return rows;
   }
 
   /**
@@ -181,7 +185,7 @@ public final class DatasetExport {
 
   /** One session replayed from the journal with the entity's event handler. */
   public CompletionStage<Trajectory> replay(String sessionId) {
-    return journal.currentEventsByPersistenceId(AgentSession.persistenceId(sessionId).id(), 0L, Long.MAX_VALUE)
+    return rows.events(AgentSession.persistenceId(sessionId).id(), 1)
         .map(EventEnvelope::event)
         .runWith(Sink.fold(new Trajectory.Builder(sessionId), (b, e) -> b.add((AgentSession.Event) e)), system)
         .thenApply(Trajectory.Builder::build);
@@ -199,7 +203,7 @@ public final class DatasetExport {
       return CompletableFuture.failedFuture(e);
     }
     Skips skips = new Skips(agentId);
-    CompletionStage<Object> written = RolledBackVersions.of(system, journal, agentId).thenCompose(rolledBack -> {
+    CompletionStage<Object> written = RolledBackVersions.of(system, rows, agentId).thenCompose(rolledBack -> {
       ExportSelection sel = new ExportSelection(agentId, filters, rolledBack, exclusions);
       return switch (format) {
         case SFT -> lines(ids, sel, sel::sft, JsonlFormats::sft, out, skips, dedup, exclusions);

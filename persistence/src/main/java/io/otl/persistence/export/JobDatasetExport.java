@@ -54,9 +54,9 @@ public final class JobDatasetExport {
     List<String> fresh = new ArrayList<>();
     for (String id : ids) (HeldOut.isHeldOut(id, settings.evalFraction()) ? eval : fresh).add(id);
     Set<String> taken = new HashSet<>(ids);
-    var history = TrainingHistory.trainedBefore(export.system(), export.journal(), agentId, jobId);
+    var history = TrainingHistory.trainedBefore(export.system(), export.rows(), agentId, jobId);
     var stable = settings.startFrom() == ContinualSettings.StartFrom.STABLE
-        ? TrainingHistory.stable(export.system(), export.journal(), agentId)
+        ? TrainingHistory.stable(export.system(), export.rows(), agentId)
         : CompletableFuture.completedFuture(Optional.<TrainingHistory.Stable>empty());
     return history.thenCombine(stable, (before, st) -> new Object[] {before, st}).thenCompose(pair -> {
       @SuppressWarnings("unchecked")

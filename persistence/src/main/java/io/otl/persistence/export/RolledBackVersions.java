@@ -2,11 +2,11 @@ package io.otl.persistence.export;
 
 import io.otl.core.model.ModelEvents.VersionRolledBack;
 import io.otl.core.model.ModelVersion;
+import io.otl.persistence.JournalRows;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
 import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.stream.javadsl.Sink;
 
@@ -18,9 +18,9 @@ import org.apache.pekko.stream.javadsl.Sink;
 final class RolledBackVersions {
   private RolledBackVersions() {}
 
-  static CompletionStage<Set<String>> of(ActorSystem<?> system, JdbcReadJournal journal, String agentId) {
+  static CompletionStage<Set<String>> of(ActorSystem<?> system, JournalRows rows, String agentId) {
     String pid = PersistenceId.of(ModelVersion.ENTITY_TYPE_KEY.name(), agentId).id();
-    return journal.currentEventsByPersistenceId(pid, 0L, Long.MAX_VALUE)
+    return rows.events(pid, 1)
         .map(env -> env.event())
         .runWith(Sink.fold(new HashSet<String>(), (set, e) -> {
           if (e instanceof VersionRolledBack r) set.add(r.version());

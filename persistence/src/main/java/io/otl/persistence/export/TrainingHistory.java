@@ -3,6 +3,7 @@ package io.otl.persistence.export;
 import io.otl.core.coordinator.TrainingCoordinator;
 import io.otl.core.coordinator.CoordinatorEvents.DatasetExported;
 import io.otl.core.model.ModelVersion;
+import io.otl.persistence.JournalRows;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,7 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
 import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.stream.javadsl.Sink;
 
@@ -29,9 +29,9 @@ final class TrainingHistory {
    * from the journal, so a repeated export of the same job sees the same candidates and ages.
    */
   static CompletionStage<List<ReplaySampler.Candidate>> trainedBefore(
-      ActorSystem<?> system, JdbcReadJournal journal, String agentId, String jobId) {
+      ActorSystem<?> system, JournalRows rows, String agentId, String jobId) {
     String pid = PersistenceId.of(TrainingCoordinator.ENTITY_TYPE_KEY.name(), agentId).id();
-    return journal.currentEventsByPersistenceId(pid, 0L, Long.MAX_VALUE)
+    return rows.events(pid, 1)
         .map(env -> env.event())
         .runWith(Sink.fold(new LinkedHashMap<String, Instant>(), (seen, e) -> {
           if (e instanceof DatasetExported d && !d.jobId().equals(jobId) && d.manifest() != null) {
@@ -49,9 +49,9 @@ final class TrainingHistory {
   /** The stable version of the agent and its artifact, when it has one. */
   record Stable(String version, String artifact, String sourceJobId) {}
 
-  static CompletionStage<Optional<Stable>> stable(ActorSystem<?> system, JdbcReadJournal journal, String agentId) {
+  static CompletionStage<Optional<Stable>> stable(ActorSystem<?> system, JournalRows rows, String agentId) {
     String pid = PersistenceId.of(ModelVersion.ENTITY_TYPE_KEY.name(), agentId).id();
-    return journal.currentEventsByPersistenceId(pid, 0L, Long.MAX_VALUE)
+    return rows.events(pid, 1)
         .map(env -> (ModelVersion.Event) env.event())
         .runWith(Sink.fold(ModelVersion.initialState(), ModelVersion::applyEvent), system)
         .thenApply(state -> {
