@@ -133,6 +133,11 @@ public final class ApiRoutes {
     return p.length() > 1 && p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
   }
 
+  /** A path with one trailing slash dropped ({@code /} itself stays): the API's rule for every path. */
+  static String withoutTrailingSlash(String path) {
+    return path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+  }
+
   /** A low-cardinality label: ids, and any segment that is not a route literal, replaced by {id}. */
   static String label(String path) {
     String[] parts = path.split("/");

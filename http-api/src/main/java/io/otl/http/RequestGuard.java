@@ -7,6 +7,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
 import static org.apache.pekko.http.javadsl.server.Directives.handleExceptions;
 import static org.apache.pekko.http.javadsl.server.Directives.handleRejections;
 import static org.apache.pekko.http.javadsl.server.Directives.mapRejections;
+import static org.apache.pekko.http.javadsl.server.Directives.mapRequestContext;
 import static org.apache.pekko.http.javadsl.server.Directives.mapRequest;
 import static org.apache.pekko.http.javadsl.server.Directives.mapRouteResultFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.onComplete;
@@ -68,7 +69,26 @@ final class RequestGuard {
         () -> Map.of("", (double) inFlight.get()));
   }
 
+  /**
+   * One rule for every path (docs/http-edge.md): a single trailing slash is dropped before routing,
+   * so {@code /v1/sessions/x/events/} is {@code /v1/sessions/x/events}, for the routes, the auth's
+   * list of documented paths, the in-flight exemptions and the metric labels alike.
+   */
   Route wrap(Route api) {
+    return mapRequestContext(RequestGuard::withoutTrailingSlash, () -> guarded(api));
+  }
+
+  private static org.apache.pekko.http.javadsl.server.RequestContext withoutTrailingSlash(
+      org.apache.pekko.http.javadsl.server.RequestContext ctx) {
+    HttpRequest request = ctx.getRequest();
+    String raw = request.getUri().getPathString();
+    String stripped = ApiRoutes.withoutTrailingSlash(raw);
+    if (stripped.equals(raw)) return ctx;
+    return ctx.withRequest(request.withUri(request.getUri().path(stripped)))
+        .withUnmatchedPath(ApiRoutes.withoutTrailingSlash(ctx.getUnmatchedPath()));
+  }
+
+  private Route guarded(Route api) {
     return extractRequest(request -> {
       String path = request.getUri().path();
       boolean exempt = path.startsWith("/health") || path.equals("/metrics");

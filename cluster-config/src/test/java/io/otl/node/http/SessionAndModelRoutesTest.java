@@ -367,4 +367,38 @@ class SessionAndModelRoutesTest {
         "invalid_request");
     assertEquals(2, http.get("/v1/models/agent-ids").json().get("versions").size());
   }
+
+  /**
+   * One rule for every path: a single trailing slash is ignored. GET of an entity took one, but
+   * action and ops paths ({@code …/events/}, {@code …/route/}, {@code /metrics/}, {@code /health/ready/})
+   * answered a generic 404, and a new user could not tell a typo from a missing route.
+   */
+  @Test
+  void aTrailingSlashIsIgnoredOnEveryPath() {
+    String events = "{\"agentId\":\"a-slash\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\"},"
+        + "{\"type\":\"result\",\"status\":\"SUCCESS\"}]}";
+    assertEquals(202, http.post("/v1/sessions/s-slash/events/", events).status());
+    assertEquals("a-slash", http.get("/v1/sessions/s-slash/").json().get("agentId").asText());
+    assertEquals(http.post("/v1/sessions/s-slash/feedback", "{\"kind\":\"THUMBS_UP\"}").status(),
+        http.post("/v1/sessions/s-slash/feedback/", "{\"kind\":\"THUMBS_DOWN\"}").status());
+    assertEquals(200, http.post("/v1/feedback/rate/?sessionId=s-slash&score=4", null).status());
+    Http.Response reg = http.post("/v1/models/agent-slash/versions/",
+        "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"http://infer:8000/v1\"}");
+    assertEquals(201, reg.status(), reg.body());
+    for (String path : new String[] {"/v1/models/agent-slash/route?sessionId=s1", "/v1/models/agent-slash/traffic",
+        "/v1/models/agent-slash", "/v1/jobs", "/v1/training/agent-slash", "/metrics", "/health/ready", "/health/live"}) {
+      String slashed = path.contains("?") ? path.replace("?", "/?") : path + "/";
+      Http.Response plain = http.get(path);
+      Http.Response withSlash = http.get(slashed);
+      assertEquals(plain.status(), withSlash.status(), slashed + ": " + withSlash.body());
+      assertEquals(plain.headers().firstValue("Content-Type"), withSlash.headers().firstValue("Content-Type"), slashed);
+    }
+    assertEquals(200, http.get("/metrics/").status());
+    // Two trailing slashes are still a typo; and the labels are those of the paths without a slash.
+    assertError(http.post("/v1/sessions/s-slash/events//", events), 404, "not_found");
+    String metrics = http.get("/metrics").body();
+    assertTrue(metrics.contains("route=\"POST /v1/sessions/{id}/events\""), metrics);
+    assertTrue(metrics.contains("route=\"POST /v1/models/{id}/versions\""), metrics);
+    assertFalse(metrics.matches("(?s).*route=\"[^\"]*[^\" ]/\".*"), metrics);
+  }
 }
