@@ -167,6 +167,14 @@ public final class ModelRoutes {
       throw BadRequest.invalid("endpoint is not an absolute http(s) URL; give the inference URL that serves "
           + "this version (OpenAI-compatible base URL)");
     }
+    // Both are journaled as sent (the version-registered event): the policy's rule, value not echoed.
+    try {
+      io.otl.core.session.Desensitizer.refusePersonalData("artifact", artifact, "an artifact names a model URI or path");
+      io.otl.core.session.Desensitizer.refusePersonalData("endpoint", endpoint,
+          "an endpoint is the inference URL that serves this version");
+    } catch (IllegalArgumentException e) {
+      throw BadRequest.invalid(e.getMessage());
+    }
     return ask(agentId, reply -> new ModelVersion.RegisterManual(version, artifact, endpoint, reply))
         .thenApply(r -> transitionResponse(r, StatusCodes.CREATED));
   }

@@ -351,6 +351,30 @@ class SessionAndModelRoutesTest {
     assertTrue(body.matches("(?s).*otl_sessions_active [1-9].*"), body);
   }
 
+  /**
+   * Artifact and endpoint are journaled as sent (the version-registered event): a value holding
+   * personal data is refused with 400 naming the field, the value not repeated, nothing stored; the
+   * rule of PUT /v1/training/{agentId}/policy. Ordinary URIs with digits still register.
+   */
+  @Test
+  void anArtifactOrEndpointThatHoldsPersonalDataIsRefusedAndNotJournaled() {
+    record Case(String artifact, String endpoint, String field, String secret) {}
+    for (Case c : new Case[] {
+        new Case("s3://models/jane.doe@example.com/v2", "http://infer:8000/v1", "artifact", "jane.doe"),
+        new Case("file:///models/13812345678/v2", "http://infer:8000/v1", "artifact", "13812345678"),
+        new Case("s3://m/v2", "http://infer:8000/v1?owner=13812345678", "endpoint", "13812345678")}) {
+      Http.Response r = http.post("/v1/models/agent-reg-pii/versions",
+          "{\"version\":\"v2\",\"artifact\":\"" + c.artifact() + "\",\"endpoint\":\"" + c.endpoint() + "\"}");
+      assertError(r, 400, "invalid_request");
+      assertTrue(r.json().get("message").asText().startsWith(c.field() + ": looks like personal data"), r.body());
+      assertFalse(r.body().contains(c.secret()), r.body());
+    }
+    assertError(http.get("/v1/models/agent-reg-pii"), 404, "not_found");
+    Http.Response ok = http.post("/v1/models/agent-reg-pii/versions", "{\"version\":\"v2\","
+        + "\"artifact\":\"s3://bucket/run-20261201-0930/ckpt-1200\",\"endpoint\":\"http://10.0.12.7:8000/v1\"}");
+    assertEquals(201, ok.status(), ok.body());
+  }
+
   /** The API and the entity apply one version rule: what one accepts the other accepts (issue #17 item 5). */
   @Test
   void theApiAcceptsEveryVersionIdTheEntityAcceptsAndNoMore() {

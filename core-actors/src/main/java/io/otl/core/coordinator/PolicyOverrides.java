@@ -57,14 +57,12 @@ public final class PolicyOverrides {
    * form still gets the validator's message; the value is never repeated.
    */
   public static void refusePersonalData(Map<String, Object> flat) {
-    io.otl.core.session.Desensitizer scanner = io.otl.core.session.Desensitizer.builtInScanner();
     for (Map.Entry<String, Object> e : flat.entrySet()) {
       List<?> values = e.getValue() instanceof List<?> l ? l : List.of(e.getValue());
       for (Object v : values) {
-        List<String> found = v instanceof String text ? scanner.findings(text) : List.of();
-        if (!found.isEmpty()) {
-          throw new IllegalArgumentException(Ids.shownPath(e.getKey()) + ": looks like personal data ("
-              + String.join(", ", found) + "); a policy value names a model, a path or a setting");
+        if (v instanceof String text) {
+          io.otl.core.session.Desensitizer.refusePersonalData(Ids.shownPath(e.getKey()), text,
+              "a policy value names a model, a path or a setting");
         }
       }
     }

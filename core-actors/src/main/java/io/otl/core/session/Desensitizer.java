@@ -69,6 +69,25 @@ public final class Desensitizer {
     this.rules = List.copyOf(r);
   }
 
+  /**
+   * Refuses a value that holds personal data where it would be journaled as sent (a policy value, a
+   * model version's artifact or endpoint): raw PII never reaches the journal (design §3.1). Refused
+   * rather than replaced, since a placeholder in a name or path would point at something nobody
+   * gave. The message names the field and the kinds found, never the value.
+   *
+   * @param field the field as the client names it
+   * @param text the value sent; null passes
+   * @param names what the field names instead, for the message ("a policy value names a model, …")
+   * @throws IllegalArgumentException when a built-in rule finds something
+   */
+  public static void refusePersonalData(String field, String text, String names) {
+    List<String> found = BUILT_IN_ALL.findings(text);
+    if (!found.isEmpty()) {
+      throw new IllegalArgumentException(field + ": looks like personal data (" + String.join(", ", found) + "); "
+          + names);
+    }
+  }
+
   /** All built-in rules, whatever the configuration says: the final scan before training. */
   public static Desensitizer builtInScanner() {
     return BUILT_IN_ALL;
