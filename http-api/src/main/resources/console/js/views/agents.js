@@ -55,6 +55,8 @@ function trainingSection(agentId, result, ctx) {
     h('dd', { 'data-field': 'active-job' }, active
       ? [link(hashPath('jobs', active.jobId), active.jobId), ' ', badge(active.status)]
       : 'none'),
+    !active && t.waitingFor
+      ? [h('dt', null, 'Waiting for'), h('dd', { 'data-field': 'waiting-for' }, t.waitingFor)] : null,
     t.meanQuality !== undefined && t.meanQuality !== null
       ? [h('dt', null, 'Mean quality'), h('dd', null, fmtNum(t.meanQuality, 3))] : null,
     t.backend ? [h('dt', null, 'Backend'), h('dd', null, t.backend)] : null));

@@ -80,6 +80,8 @@ public interface CoordinatorReplies {
   /**
    * @param triggers the configured trigger names in lower case (manual is accepted in any case)
    * @param nextScheduledRun next cron slot, null when the scheduled trigger is off
+   * @param waitingFor why the threshold, reached, starts no job ("rollout of v3 is CANARY"), as of
+   *     its last check; null when no job is active only because the pool is short, or a job is active
    * @param meanQuality mean quality score of the pool, null when the pool is empty
    * @param backend {@code ray-jobs} or {@code trinity-proxy}
    * @param status {@code enabled}, or {@code disabled} when {@code agentscope.training.enabled = false}
@@ -91,6 +93,7 @@ public interface CoordinatorReplies {
       List<String> triggers,
       Instant nextScheduledRun,
       JobSummary activeJob,
+      String waitingFor,
       Double meanQuality,
       String backend,
       String status)

@@ -27,6 +27,8 @@ final class RolloutGate {
   private boolean thresholdAsking;
   private boolean slotAsking;
   private String lastWaitedFor;
+  /** Why the threshold waits, from its last answer (null once it may start): the training view shows it. */
+  private String waitingFor;
 
   RolloutGate(String agentId, RolloutProbe probe, ActorContext<Command> ctx) {
     this.agentId = agentId;
@@ -79,14 +81,24 @@ final class RolloutGate {
     String reason = c.preflightReason();
     if (reason == null) {
       lastWaitedFor = null;
+      waitingFor = null;
       return true;
     }
     String what = c.rollout() != null ? c.rollout() : "unknown";
+    waitingFor = c.rollout() != null ? "rollout of " + c.rollout() : "the rollout check: ModelVersion did not answer";
     if (!Objects.equals(what, lastWaitedFor)) {
       lastWaitedFor = what;
       log.info("Training of agent {}: the threshold is reached but waits: {}", agentId, reason);
     }
     return false;
+  }
+
+  /**
+   * Why a threshold that is due starts no job, as of its last answer ("rollout of v3 is CANARY"),
+   * or null when it was not held back. The next trajectory asks again.
+   */
+  String waitingFor() {
+    return waitingFor;
   }
 
   private static String describe(Throwable t) {

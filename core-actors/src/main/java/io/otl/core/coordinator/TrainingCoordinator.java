@@ -518,8 +518,10 @@ public final class TrainingCoordinator
   CoordinatorView statusView(State s) {
     JobSummary active = s.activeJob().map(j -> new JobSummary(j.jobId(), j.status())).orElse(null);
     TrainingPolicy policy = rt.policy;
+    // Only while the threshold is due and held back: an active job or a small pool is its own answer.
+    String waitingFor = active == null && Preflight.thresholdDue(s, policy) ? rt.rollouts.waitingFor() : null;
     return new CoordinatorView(rt.agentId, s.poolSize(), policy.minSamples(), policy.triggerNames(),
-        schedule.nextScheduledRun(s), active, s.meanQuality(), policy.backend().configName(),
+        schedule.nextScheduledRun(s), active, waitingFor, s.meanQuality(), policy.backend().configName(),
         TrainingSwitch.status(policy));
   }
 

@@ -185,7 +185,7 @@ class CoordinatorPlansTest {
     State s = CoordinatorEventHandler.applyEvent(pool(2), JobEventsTest.requested("job-1-a", Backend.RAY_JOBS, "s0"));
     CoordinatorView v = h.coordinator.statusView(s);
     assertEquals(new CoordinatorView("a", 1, 7, List.of("threshold", "scheduled"), NOW.plusSeconds(14 * 3600),
-        new JobSummary("job-1-a", JobStatus.REQUESTED), 1.0, "ray-jobs", "enabled"), v); // next 02:00 slot
+        new JobSummary("job-1-a", JobStatus.REQUESTED), null, 1.0, "ray-jobs", "enabled"), v); // next 02:00 slot
     CoordinatorView idle = new StepsHarness("").coordinator.statusView(State.EMPTY);
     assertNull(idle.activeJob());
     assertNull(idle.meanQuality());

@@ -132,6 +132,8 @@ class OneRolloutAtATimeTest {
     CoordinatorView waiting = status(c);
     assertNull(waiting.activeJob(), waiting.toString());
     assertEquals(3, waiting.poolSize());
+    // The view says why (it was only logged): a pool over min-samples and no job looked stuck.
+    assertEquals("rollout of v3 is CANARY", waiting.waitingFor(), waiting.toString());
 
     rollout.set(Optional.empty());
     offer(c, "s4");
@@ -141,6 +143,7 @@ class OneRolloutAtATimeTest {
       return v;
     });
     assertTrue(started.activeJob().jobId().startsWith("job-1-"), started.toString());
+    assertNull(started.waitingFor(), started.toString());
   }
 
   @Test
