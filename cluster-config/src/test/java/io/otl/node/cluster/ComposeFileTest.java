@@ -116,6 +116,29 @@ class ComposeFileTest {
     }
   }
 
+  /**
+   * A training job is files: the node writes the Trinity config and datasets under dataset-dir, the
+   * simulator (Trinity's workers) reads them and writes checkpoints under checkpoint-root-dir, and
+   * the node reads the checkpoint's metrics back, all by absolute path. Without shared volumes every
+   * job in compose failed "FileNotFoundError: config file /app/datasets/... does not exist".
+   */
+  @Test
+  void nodesAndTheSimulatorShareTheTrainingFilesAtTheSamePaths() throws IOException {
+    String core = Files.readString(ROOT.resolve("core-actors/src/main/resources/reference.conf"));
+    assertTrue(core.contains("dataset-dir = \"./datasets\"") && core.contains("checkpoint-root-dir = \"./checkpoints\""),
+        "defaults relative to the working directory /app");
+    assertTrue(Pattern.compile("(?m)^WORKDIR /app$").matcher(dockerfile).find());
+    List<String> shared = List.of("datasets:/app/datasets", "checkpoints:/app/checkpoints");
+    for (String service : List.of("simulator", "node1", "node2", "node3")) {
+      assertTrue(strings(services.path(service).path("volumes")).containsAll(shared),
+          service + " mounts " + strings(services.path(service).path("volumes")));
+    }
+    JsonNode volumes = new YAMLMapper().readTree(ROOT.resolve("docker/compose.yml").toFile()).path("volumes");
+    assertTrue(volumes.has("datasets") && volumes.has("checkpoints"), "named volumes declared");
+    assertTrue(dockerfile.contains("mkdir -p /app/data /app/datasets /app/checkpoints && chown -R otl:otl /app"),
+        "the mount points exist and belong to otl, so fresh named volumes are writable by the node");
+  }
+
   @Test
   void everyOtlVariableInComposeIsReadByTheNode() throws IOException {
     Set<String> used = new LinkedHashSet<>();
