@@ -123,14 +123,21 @@ public final class EmbeddedAgent {
         duplicates += retry.duplicates();
         out.printf("[agent] session %s: retry acknowledged as %d duplicates%n", sessionId, retry.duplicates());
       }
-      // Users rate later: the reward is revised.
+      // Users rate later: the reward is revised. A lukewarm 2 of 5 on a SUCCESS, so the revision shows
+      // (a 5 would add +1 to the result's +1, and the reward is clipped at 1.00 either way).
+      Optional<AgentSession.State> before = call("reading " + sessions.get(0),
+          () -> collector.trajectory(sessions.get(0)), out);
       AgentSession.Recorded rating = call("rating " + sessions.get(0),
-          () -> collector.feedback(sessions.get(0), AGENT_ID, "RATING", 5.0, "fb-" + run), out);
+          () -> collector.feedback(sessions.get(0), AGENT_ID, "RATING", 2.0, "fb-" + run), out);
       accepted += rating.accepted();
       Optional<AgentSession.State> stored = call("reading " + sessions.get(0),
           () -> collector.trajectory(sessions.get(0)), out);
       stored.ifPresent(s -> out.printf("[agent] trajectory %s: status %s, %d messages, reward %.2f, quality %.2f%n",
           sessions.get(0), s.status(), s.messages().size(), s.reward(), s.qualityScore()));
+      if (before.isPresent() && stored.isPresent()) {
+        out.printf("[agent] a later RATING 2 revised the reward of %s from %.2f to %.2f%n",
+            sessions.get(0), before.get().reward(), stored.get().reward());
+      }
       Optional<AgentSession.State> redacted = call("reading " + sessions.get(1),
           () -> collector.trajectory(sessions.get(1)), out);
       redacted.ifPresent(s -> out.println("[agent] stored user text: " + s.messages().get(0).content()));

@@ -50,6 +50,8 @@ class EmbeddedAgentTest {
     assertTrue(out.contains("no model version for support-bot yet"), out);
     assertTrue(out.contains("mail me at [EMAIL]"), "PII is desensitized before it is stored:\n" + out);
     assertTrue(out.contains("status COMPLETED"), out);
+    assertTrue(out.contains("a later RATING 2 revised the reward of " + result.sessions().get(0) + " from 1.00 to 0.50"),
+        "the README's step 4 (the reward is revised) shows in the output:\n" + out);
     assertTrue(out.contains("node stopped"), out);
   }
 
