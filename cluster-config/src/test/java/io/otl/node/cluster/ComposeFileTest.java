@@ -111,6 +111,10 @@ class ComposeFileTest {
       assertTrue(env.path("OTL_DB_URL").asText().startsWith("jdbc:postgresql://postgres:5432/"));
       assertEquals("false", env.path("OTL_SIMULATOR_ENABLED").asText());
       assertEquals("http://simulator:8265", env.path("OTL_TRINITY_ENDPOINT").asText());
+      // Without a simulator in the node, serving.backend = auto is static with no base model: no v0,
+      // and the gateway answered 404 model_not_found. The simulator's model face serves v0 and the adapters.
+      assertEquals("vllm-lora", env.path("OTL_SERVING_BACKEND").asText());
+      assertEquals("http://simulator:8265", env.path("OTL_VLLM_URL").asText());
       assertEquals("kafka:9092", env.path("OTL_KAFKA_BOOTSTRAP").asText());
       assertEquals(List.of((8080 + i) + ":8080"), strings(services.path(node).path("ports")));
     }

@@ -29,7 +29,8 @@ final class NodeProcess implements AutoCloseable {
   static final List<String> COMPOSE_NODE_ENV = List.of(
       "OTL_HOSTNAME", "OTL_CLUSTER_PORT", "OTL_SEED_NODES", "OTL_HTTP_PORT",
       "OTL_PERSISTENCE", "OTL_DB_URL", "OTL_DB_USER", "OTL_DB_PASSWORD",
-      "OTL_SIMULATOR_ENABLED", "OTL_TRINITY_ENDPOINT", "OTL_KAFKA_ENABLED", "OTL_KAFKA_BOOTSTRAP");
+      "OTL_SIMULATOR_ENABLED", "OTL_TRINITY_ENDPOINT", "OTL_SERVING_BACKEND", "OTL_VLLM_URL",
+      "OTL_KAFKA_ENABLED", "OTL_KAFKA_BOOTSTRAP");
 
   /**
    * Variables compose already sets but the node does not read yet, with the work they wait for.
