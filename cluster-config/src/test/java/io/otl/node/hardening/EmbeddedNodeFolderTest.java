@@ -139,7 +139,9 @@ class EmbeddedNodeFolderTest {
     for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
       Path p = Path.of(table);
       if (!Files.exists(p)) continue;
-      for (String line : Files.readAllLines(p).subList(1, Files.readAllLines(p).size())) {
+      // Read once: the table changes between two reads (other processes open and close sockets).
+      List<String> lines = Files.readAllLines(p);
+      for (String line : lines.subList(1, lines.size())) {
         String[] f = line.trim().split("\\s+");
         if (f.length > 9 && f[3].equals("0A")) {
           String local = f[1];
