@@ -61,6 +61,18 @@ class PolicyRoutesTest {
     return r;
   }
 
+  /**
+   * A PUT refused with 400, its message starting with {@code start} and naming the key as the client
+   * sent it (not the file's full path), the client's {@code secret} (when not null) not sent back.
+   */
+  private static void refusedNotEchoed(String body, String start, String secret) {
+    Http.Response r = refused(body);
+    String message = r.json().get("message").asText();
+    assertTrue(message.startsWith(start), message);
+    assertFalse(message.contains("agentscope.training"), message);
+    if (secret != null) assertFalse(r.body().contains(secret), r.body());
+  }
+
   /** The agent's policy as GET answers it. */
   private static JsonNode policy() {
     return http.get("/v1/training/" + AGENT + "/policy").json();
@@ -138,20 +150,12 @@ class PolicyRoutesTest {
   @Test
   void aBadValueIsNamedByItsKeyAndNotEchoed() {
     JsonNode before = policy();
-    record Case(String body, String startsWith, String secret) {}
-    for (Case c : new Case[] {
-        new Case("{\"algorithm\": \"jane.doe@example.com\"}", "algorithm: must be one of sft", "jane"),
-        new Case("{\"trigger.cron\": \"13812345678\"}", "trigger.cron: must be a 6-field cron expression",
-            "13812345678"),
-        new Case("{\"hyperparams\": {\"epochs\": \"13812345678x\"}}", "hyperparams.epochs: must be an integer",
-            "13812345678"),
-        new Case("{\"trigger.min-samples\": 0}", "trigger.min-samples: must be an integer >= 1", null)}) {
-      Http.Response r = refused(c.body());
-      String message = r.json().get("message").asText();
-      assertTrue(message.startsWith(c.startsWith()), message);
-      assertFalse(message.contains("agentscope.training"), message);
-      if (c.secret() != null) assertFalse(r.body().contains(c.secret()), r.body());
-    }
+    refusedNotEchoed("{\"algorithm\": \"jane.doe@example.com\"}", "algorithm: must be one of sft", "jane");
+    refusedNotEchoed("{\"trigger.cron\": \"13812345678\"}", "trigger.cron: must be a 6-field cron expression",
+        "13812345678");
+    refusedNotEchoed("{\"hyperparams\": {\"epochs\": \"13812345678x\"}}", "hyperparams.epochs: must be an integer",
+        "13812345678");
+    refusedNotEchoed("{\"trigger.min-samples\": 0}", "trigger.min-samples: must be an integer >= 1", null);
     assertEquals(before, policy(), "nothing changed");
   }
 
@@ -162,15 +166,9 @@ class PolicyRoutesTest {
   @Test
   void aValueThatHoldsPersonalDataIsRefusedAndNotJournaled() {
     JsonNode before = policy();
-    record Case(String body, String key, String secret) {}
-    for (Case c : new Case[] {
-        new Case("{\"base-model\": \"jane.doe@example.com\"}", "base-model", "jane"),
-        new Case("{\"hyperparams\": {\"teacher-model\": \"call 13812345678\"}}", "hyperparams.teacher-model",
-            "13812345678")}) {
-      Http.Response r = refused(c.body());
-      assertTrue(r.json().get("message").asText().startsWith(c.key() + ": looks like personal data"), r.body());
-      assertFalse(r.body().contains(c.secret()), r.body());
-    }
+    refusedNotEchoed("{\"base-model\": \"jane.doe@example.com\"}", "base-model: looks like personal data", "jane");
+    refusedNotEchoed("{\"hyperparams\": {\"teacher-model\": \"call 13812345678\"}}",
+        "hyperparams.teacher-model: looks like personal data", "13812345678");
     assertEquals(before, policy(), "nothing changed");
     String audit = http.get("/v1/audit/coordinator/" + AGENT).body();
     assertFalse(audit.contains("jane.doe") || audit.contains("13812345678"), audit);
