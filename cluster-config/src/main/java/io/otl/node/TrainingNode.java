@@ -40,6 +40,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.nio.file.Path;
@@ -395,7 +396,7 @@ public final class TrainingNode implements AutoCloseable {
       try (var c = JournalSchema.connect(journal); var st = c.createStatement()) {
         st.setQueryTimeout(2);
         st.execute("SELECT 1");
-        return ReadinessCheck.Result.up(journal.kind().name().toLowerCase());
+        return ReadinessCheck.Result.up(journal.kind().name().toLowerCase(Locale.ROOT));
       } catch (Exception e) {
         return ReadinessCheck.Result.down("journal unreachable: " + e.getMessage());
       }

@@ -124,18 +124,14 @@ public final class ApiRoutes {
   }
 
   /**
-   * A path as the gateway's routes see it: runs of slashes as one, no trailing slash (OpenAI clients
-   * join a base URL ending in {@code /} and {@code /chat/completions}).
+   * The path the routes see (docs/http-edge.md), applied once, before routing: a base URL's
+   * doubled slash ({@code /v1//chat/completions}: OpenAI clients join a {@code base_url} ending in
+   * {@code /} and the path as strings) is one, and a single trailing slash is dropped ({@code /}
+   * itself stays). A second trailing slash stays: that is a typo, not a client's join.
    */
-  static String normalized(String path) {
-    if (!path.contains("//") && (path.length() < 2 || !path.endsWith("/"))) return path;
-    String p = path.replaceAll("/{2,}", "/");
+  static String canonical(String path) {
+    String p = path.startsWith("/v1//") ? "/v1" + path.substring(4) : path;
     return p.length() > 1 && p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
-  }
-
-  /** A path with one trailing slash dropped ({@code /} itself stays): the API's rule for every path. */
-  static String withoutTrailingSlash(String path) {
-    return path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
   }
 
   /** A low-cardinality label: ids, and any segment that is not a route literal, replaced by {id}. */

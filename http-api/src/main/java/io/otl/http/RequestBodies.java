@@ -29,8 +29,7 @@ final class RequestBodies {
     return extractRequest(request -> {
       // A compressed body is refused by name, not parsed as JSON (which reported a control character)
       // nor inflated past the body limit: the API's bodies are small, send them as they are.
-      String encoding = request.getHeader("Content-Encoding").map(h -> h.value().trim().toLowerCase())
-          .orElse("identity");
+      String encoding = ContentEncoding.of(request);
       if (!encoding.isEmpty() && !encoding.equals("identity")) {
         return complete(Json.error(StatusCodes.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
             "Content-Encoding " + io.otl.wire.JsonLimits.shownKey(encoding)

@@ -70,22 +70,22 @@ final class RequestGuard {
   }
 
   /**
-   * One rule for every path (docs/http-edge.md): a single trailing slash is dropped before routing,
-   * so {@code /v1/sessions/x/events/} is {@code /v1/sessions/x/events}, for the routes, the auth's
-   * list of documented paths, the in-flight exemptions and the metric labels alike.
+   * Paths are made {@link ApiRoutes#canonical canonical} here and nowhere else, before routing, so
+   * {@code /v1/sessions/x/events/} is {@code /v1/sessions/x/events} for the routes, the auth's list
+   * of documented paths, the in-flight exemptions and the metric labels alike.
    */
   Route wrap(Route api) {
-    return mapRequestContext(RequestGuard::withoutTrailingSlash, () -> guarded(api));
+    return mapRequestContext(RequestGuard::canonical, () -> guarded(api));
   }
 
-  private static org.apache.pekko.http.javadsl.server.RequestContext withoutTrailingSlash(
+  private static org.apache.pekko.http.javadsl.server.RequestContext canonical(
       org.apache.pekko.http.javadsl.server.RequestContext ctx) {
     HttpRequest request = ctx.getRequest();
     String raw = request.getUri().getPathString();
-    String stripped = ApiRoutes.withoutTrailingSlash(raw);
-    if (stripped.equals(raw)) return ctx;
-    return ctx.withRequest(request.withUri(request.getUri().path(stripped)))
-        .withUnmatchedPath(ApiRoutes.withoutTrailingSlash(ctx.getUnmatchedPath()));
+    String canonical = ApiRoutes.canonical(raw);
+    if (canonical.equals(raw)) return ctx;
+    return ctx.withRequest(request.withUri(request.getUri().path(canonical)))
+        .withUnmatchedPath(ApiRoutes.canonical(ctx.getUnmatchedPath()));
   }
 
   private Route guarded(Route api) {
@@ -117,12 +117,12 @@ final class RequestGuard {
           handleRejections(ApiErrors.rejectionHandler(), () -> mapRejections(rejections -> {
             if (rejections.stream().allMatch(RequestGuard::routeNotFound)) unmatched.set(true);
             return rejections;
-          }, () -> ownBodies.contains(ApiRoutes.normalized(path)) ? api : strictBody(request, timeout, api))));
+          }, () -> ownBodies.contains(path) ? api : strictBody(request, timeout, api))));
       return mapRouteResultFuture(result -> result.whenComplete((r, failure) -> {
         if (!slot.finish()) return;
         int status = r instanceof Complete c ? c.getResponse().status().intValue() : failure != null ? 500 : 404;
         String label = unmatched.get() ? UNMATCHED : status == 401 ? "unauthorized"
-            : method + " " + ApiRoutes.label(ApiRoutes.normalized(path));
+            : method + " " + ApiRoutes.label(path);
         record(slot, label, status);
         if (status >= 400 && status < 500) errorLog.record(status + " " + (unmatched.get() ? UNMATCHED : label));
       }), () -> inner);

@@ -20,9 +20,13 @@ class ApiRoutesLabelTest {
 
   @Test
   void aDoubledOrTrailingSlashIsTheSameRoute() {
-    assertEquals("/v1/chat/completions", ApiRoutes.normalized("/v1//chat/completions/"));
-    assertEquals("/v1/chat/completions", ApiRoutes.normalized("/v1/chat/completions"));
-    assertEquals("/", ApiRoutes.normalized("/"));
-    assertEquals("/v1/chat/completions", ApiRoutes.label(ApiRoutes.normalized("/v1///chat/completions")));
+    assertEquals("/v1/chat/completions", ApiRoutes.canonical("/v1//chat/completions/"));
+    assertEquals("/v1/chat/completions", ApiRoutes.canonical("/v1//chat/completions"));
+    assertEquals("/v1/chat/completions", ApiRoutes.canonical("/v1/chat/completions/"));
+    assertEquals("/v1/chat/completions", ApiRoutes.canonical("/v1/chat/completions"));
+    assertEquals("/metrics", ApiRoutes.canonical("/metrics/"));
+    assertEquals("/", ApiRoutes.canonical("/"));
+    // Two trailing slashes are a typo and stay one: the route answers 404.
+    assertEquals("/v1/sessions/x/events/", ApiRoutes.canonical("/v1/sessions/x/events//"));
   }
 }

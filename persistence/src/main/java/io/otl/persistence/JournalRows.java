@@ -1,7 +1,6 @@
 package io.otl.persistence;
 
 import com.typesafe.config.Config;
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -58,19 +57,8 @@ public final class JournalRows implements Extension {
     String shared = rj.hasPath("use-shared-db") ? rj.getString("use-shared-db") : "";
     Config db = shared.isEmpty() ? rj.getConfig("slick.db")
         : root.getConfig("pekko-persistence-jdbc.shared-databases." + shared + ".db");
-    HikariConfig c = new HikariConfig();
-    c.setPoolName("journal-rows");
-    c.setJdbcUrl(db.getString("url"));
-    if (db.hasPath("user")) c.setUsername(db.getString("user"));
-    if (db.hasPath("password")) c.setPassword(db.getString("password"));
-    if (db.hasPath("driver")) c.setDriverClassName(db.getString("driver"));
-    c.setMaximumPoolSize(CONNECTIONS);
-    c.setMinimumIdle(0);
-    c.setReadOnly(true);
-    c.setConnectionTimeout(5_000);
-    // Created on the first audit read: a database that is away then fails that read, not the node.
-    c.setInitializationFailTimeout(-1);
-    this.pool = new HikariDataSource(c);
+    // No idle connection kept: audits and exports are rare.
+    this.pool = ReadOnlyPool.of("journal-rows", db, CONNECTIONS, 0);
     AtomicInteger n = new AtomicInteger();
     this.executor = Executors.newFixedThreadPool(CONNECTIONS, r -> {
       Thread t = new Thread(r, "journal-rows-" + n.incrementAndGet());

@@ -1,6 +1,5 @@
 package io.otl.persistence;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.otl.core.api.SessionOwners;
 import io.otl.core.session.AgentSession;
@@ -39,20 +38,8 @@ public final class JournalSessionOwners implements SessionOwners, AutoCloseable 
    */
   public JournalSessionOwners(JournalSettings settings, org.apache.pekko.actor.ActorSystem system, int connections,
       Executor executor) {
-    HikariConfig c = new HikariConfig();
-    c.setPoolName("session-owners");
-    c.setJdbcUrl(settings.url());
-    c.setUsername(settings.user());
-    c.setPassword(settings.password());
-    c.setDriverClassName(settings.driver());
-    c.setMaximumPoolSize(connections);
-    c.setMinimumIdle(1);
-    c.setReadOnly(true);
-    // Fails fast when the database is away: the gateway then answers 503, as for a journal timeout.
-    c.setConnectionTimeout(5_000);
-    // A pool that cannot connect at start-up must not stop the node (the journal has its own checks).
-    c.setInitializationFailTimeout(-1);
-    this.pool = new HikariDataSource(c);
+    // One connection kept: checks come with gateway calls, and should not wait for a connect.
+    this.pool = ReadOnlyPool.of("session-owners", settings, connections, 1);
     this.serialization = SerializationExtension.get(system);
     this.executor = executor;
   }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -200,8 +201,8 @@ final class ChatSimulation {
       for (JsonNode t : tools) if (forced.equals(t.path("function").path("name").asText())) tool = t;
     }
     String name = tool.path("function").path("name").asText();
-    String ask = last.path("content").asText("").toLowerCase();
-    boolean asked = ask.contains("tool") || (!name.isEmpty() && ask.contains(name.toLowerCase()));
+    String ask = last.path("content").asText("").toLowerCase(Locale.ROOT);
+    boolean asked = ask.contains("tool") || (!name.isEmpty() && ask.contains(name.toLowerCase(Locale.ROOT)));
     if (!asked && forced.isEmpty() && !"required".equals(choice.asText())) return Optional.empty();
     ObjectNode args = mapper.createObjectNode();
     JsonNode props = tool.path("function").path("parameters").path("properties");

@@ -21,17 +21,15 @@ import io.otl.http.HealthRoutes;
 import io.otl.http.HttpServer;
 import io.otl.http.Json;
 import io.otl.http.MetricsRegistry;
-import io.otl.node.AuditCommand;
 import io.otl.node.TrainingNode;
 import io.otl.node.simulator.SimulatorSettings;
 import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
+import io.otl.node.testing.ToolRun;
 import io.otl.persistence.JournalSchema;
 import io.otl.persistence.JournalSettings;
 import io.otl.persistence.audit.AuditReader;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -531,19 +529,9 @@ abstract class AuditContract {
   // Command line
   // ------------------------------------------------------------------------------------------
 
-  record Run(int code, String out, String err) {}
-
-  static Run cli(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = AuditCommand.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
   @Test
   void theCommandLineTellsWhyAVersionWasRolledBack() throws Exception {
-    Run model = cli("model", AGENT, "--config", configFile.toString());
+    ToolRun model = ToolRun.audit("model", AGENT, "--config", configFile.toString());
     System.out.println(model.out());
     assertEquals(0, model.code(), model.err());
     assertTrue(model.out().contains("v1 REGISTERED from job " + JOB + " (dataset 3 trajectories"), model.out());
@@ -552,38 +540,39 @@ abstract class AuditContract {
         + "\\(n=20 / 380, z=\\d+\\.\\d > \\d+\\.\\d+, always-valid p=.*"), model.out());
     assertTrue(model.out().contains("summary:"), model.out());
 
-    Run session = cli("session", "s1", "--config", configFile.toString());
+    ToolRun session = ToolRun.audit("session", "s1", "--config", configFile.toString());
     System.out.println(session.out());
     assertEquals(0, session.code(), session.err());
     assertTrue(session.out().contains("user: mail me at [EMAIL]"), session.out());
     assertTrue(session.out().contains("reward revised to"), session.out());
     assertTrue(session.out().contains("trained in: job " + JOB), session.out());
 
-    Run coordinatorText = cli("coordinator", AGENT, "--config", configFile.toString());
+    ToolRun coordinatorText = ToolRun.audit("coordinator", AGENT, "--config", configFile.toString());
     System.out.println(coordinatorText.out());
     assertEquals(0, coordinatorText.code(), coordinatorText.err());
     assertTrue(coordinatorText.out().contains("job " + JOB + " REQUESTED by the threshold trigger"), coordinatorText.out());
     assertTrue(coordinatorText.out().contains("→ pool 2"), coordinatorText.out());
 
     Moment first = moments.get(0);
-    Run json = cli("session", "s1", "--as-of", first.at().toString(), "--format", "json", "--config", configFile.toString());
+    ToolRun json = ToolRun.audit("session", "s1", "--as-of", first.at().toString(), "--format", "json",
+        "--config", configFile.toString());
     assertEquals(0, json.code(), json.err());
     JsonNode body = MAPPER.readTree(json.out());
     assertEquals(first.live(), body.get("stateAsOf"));
     assertEquals(3, body.get("events").size(), json.out()); // started, message, tool call
-    Run job = cli("job", JOB, "--config", configFile.toString());
+    ToolRun job = ToolRun.audit("job", JOB, "--config", configFile.toString());
     assertEquals(0, job.code(), job.err());
     assertTrue(job.out().contains("lineage: 3 trajectories requested, dataset 3 lines"), job.out());
 
-    assertEquals(1, cli("session", "nobody", "--config", configFile.toString()).code());
-    assertEquals(2, cli("robot", "x").code());
-    assertEquals(2, cli("session", "s1", "--as-of", "noon").code());
+    assertEquals(1, ToolRun.audit("session", "nobody", "--config", configFile.toString()).code());
+    assertEquals(2, ToolRun.audit("robot", "x").code());
+    assertEquals(2, ToolRun.audit("session", "s1", "--as-of", "noon").code());
   }
 
   @Test
   void verifyFindsACorruptEventAndASequenceGapInACopyOfTheJournal() throws Exception {
     // verify needs the journal to itself: the node holds the embedded one, so check a clean copy
-    Run clean = cli("verify", "--config", writeConfig(copyJournal("clean"), "clean").toString());
+    ToolRun clean = ToolRun.audit("verify", "--config", writeConfig(copyJournal("clean"), "clean").toString());
     System.out.println(clean.out());
     assertEquals(0, clean.code(), clean.out() + clean.err());
     assertTrue(clean.out().contains("no problem found"), clean.out());
@@ -599,15 +588,15 @@ abstract class AuditContract {
       if (copy.getString("agentscope.training.persistence").equals("h2")) st.execute("SHUTDOWN"); // on disk now
     }
     Path copyConf = writeConfig(copy, "copy");
-    Run broken = cli("verify", "--config", copyConf.toString());
+    ToolRun broken = ToolRun.audit("verify", "--config", copyConf.toString());
     System.out.println(broken.out());
     assertEquals(1, broken.code(), broken.out() + broken.err());
     assertTrue(broken.out().contains("UNREADABLE ModelVersion|" + AGENT + " seqNr 3: cannot deserialize"), broken.out());
     assertTrue(broken.out().contains("GAP AgentSession|s2 seqNr 2: events 2..2 are missing"), broken.out());
     assertTrue(broken.out().contains("2 problem(s)"), broken.out());
-    Run sessions = cli("verify", "--kind", "session", "--config", copyConf.toString());
+    ToolRun sessions = ToolRun.audit("verify", "--kind", "session", "--config", copyConf.toString());
     assertEquals(1, sessions.code());
     assertFalse(sessions.out().contains("ModelVersion|"), sessions.out());
-    assertEquals(0, cli("verify", "--kind", "coordinator", "--config", copyConf.toString()).code());
+    assertEquals(0, ToolRun.audit("verify", "--kind", "coordinator", "--config", copyConf.toString()).code());
   }
 }

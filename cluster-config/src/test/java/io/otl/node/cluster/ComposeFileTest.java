@@ -53,6 +53,20 @@ class ComposeFileTest {
         "a single broker needs replication factor 1 for consumer groups (design §10)");
   }
 
+  /**
+   * The kafkadata volume was declared and mounted, but Kafka wrote its logs elsewhere (the image's
+   * default, inside the container): its topics did not outlive the container.
+   */
+  @Test
+  void kafkaKeepsItsDataOnItsVolume() throws IOException {
+    String logDirs = services.path("kafka").path("environment").path("KAFKA_LOG_DIRS").asText();
+    assertEquals("/var/lib/kafka/data", logDirs);
+    assertTrue(strings(services.path("kafka").path("volumes")).contains("kafkadata:" + logDirs),
+        "mounted where Kafka writes: " + services.path("kafka").path("volumes"));
+    JsonNode volumes = new YAMLMapper().readTree(ROOT.resolve("docker/compose.yml").toFile()).path("volumes");
+    assertTrue(volumes.has("kafkadata"), "named volume declared");
+  }
+
   @Test
   void everyServiceHasAHealthCheckAndNodesWaitForHealthyDependencies() {
     services.fields().forEachRemaining(e -> assertFalse(

@@ -16,13 +16,13 @@ import io.otl.node.ExportCommand;
 import io.otl.node.TrainingNode;
 import io.otl.node.readside.FeedTestSupport;
 import io.otl.node.testing.TestDatabases;
+import io.otl.node.testing.ToolRun;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
@@ -40,25 +40,13 @@ class ExportCommandTest {
     try (TrainingNode node = TrainingNode.start(TestDatabases.node(db, false))) {
       FeedTestSupport.completedSessions(node.dataCollector(), "cli", "agent-c", 5);
     }
-    config = work.resolve("node.conf");
-    Files.writeString(config, "agentscope.training {\n  persistence = h2\n  db.url = \""
-        + db.getString("agentscope.training.db.url") + "\"\n}\n");
-  }
-
-  private record Run(int code, String out, String err) {}
-
-  private static Run run(String... args) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = ExportCommand.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of());
-    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    config = TestDatabases.toolsConfig(db, work.resolve("node.conf"));
   }
 
   @Test
   void exportsAnAgentsWindowFromTheJournalWithoutARunningNode() throws Exception {
     Path out = work.resolve("out");
-    Run r = run("export", "--agent", "agent-c", "--format", "rl", "--since", "2000-01-01", "--until",
+    ToolRun r = ToolRun.export("export", "--agent", "agent-c", "--format", "rl", "--since", "2000-01-01", "--until",
         "2999-01-01T00:00:00Z", "--out", out.toString(), "--config", config.toString());
     assertEquals(0, r.code(), r.err());
     String name = "agent-c-rl-20000101T000000Z-29990101T000000Z";
@@ -76,7 +64,8 @@ class ExportCommandTest {
   void anExportThatSelectsNothingExitsThreeWithTheCountsAndLeavesNoFile() throws Exception {
     Path out = work.resolve("out-empty");
     // Five sessions, each the only answer to its question: no DPO pair can be made.
-    Run r = run("export", "--agent", "agent-c", "--format", "dpo", "--out", out.toString(), "--name", "none",
+    ToolRun r = ToolRun.export("export", "--agent", "agent-c", "--format", "dpo", "--out", out.toString(),
+        "--name", "none",
         "--config", config.toString());
     assertEquals(3, r.code(), r.out() + r.err());
     assertTrue(r.err().contains("nothing to export, no file written: 5 seen: 5 dpo-only-answer-to-its-task"), r.err());
@@ -85,24 +74,27 @@ class ExportCommandTest {
 
   @Test
   void wrongUsageExitsWithTwoAndSaysWhatToFix() throws Exception {
-    Run badFormat = run("export", "--agent", "agent-c", "--format", "csv", "--config", config.toString());
+    ToolRun badFormat = ToolRun.export("export", "--agent", "agent-c", "--format", "csv", "--config",
+        config.toString());
     assertEquals(2, badFormat.code());
     assertTrue(badFormat.err().contains("format 'csv' is unknown; allowed: sft, dpo, rl"), badFormat.err());
-    Run badDate = run("--agent", "agent-c", "--format", "sft", "--since", "yesterday", "--config", config.toString());
+    ToolRun badDate = ToolRun.export("--agent", "agent-c", "--format", "sft", "--since", "yesterday",
+        "--config", config.toString());
     assertEquals(2, badDate.code());
     assertTrue(badDate.err().contains("--since yesterday is not an ISO-8601 time"), badDate.err());
-    Run reversed = run("--agent", "agent-c", "--format", "sft", "--since", "2026-02-01", "--until", "2026-01-01");
+    ToolRun reversed = ToolRun.export("--agent", "agent-c", "--format", "sft", "--since", "2026-02-01",
+        "--until", "2026-01-01");
     assertEquals(2, reversed.code());
     assertTrue(reversed.err().contains("must be before --until"), reversed.err());
-    Run noAgent = run("--format", "sft");
+    ToolRun noAgent = ToolRun.export("--format", "sft");
     assertEquals(2, noAgent.code());
     assertTrue(noAgent.err().contains("--agent is required"), noAgent.err());
-    Run unknown = run("--agent", "a", "--format", "sft", "--verbose");
+    ToolRun unknown = ToolRun.export("--agent", "a", "--format", "sft", "--verbose");
     assertEquals(2, unknown.code());
     assertTrue(unknown.err().contains("unknown option for export: --verbose"), unknown.err());
     Path out = work.resolve("out-names");
     for (String name : new String[] {"../escaped", "sub/dir", ""}) {
-      Run badName = run("--agent", "agent-c", "--format", "rl", "--out", out.toString(), "--name", name,
+      ToolRun badName = ToolRun.export("--agent", "agent-c", "--format", "rl", "--out", out.toString(), "--name", name,
           "--config", config.toString());
       assertEquals(2, badName.code(), name + ": " + badName.err());
       assertTrue(badName.err().contains("--name"), badName.err());

@@ -8,16 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
-import io.otl.node.AuditCommand;
-import io.otl.node.ExportCommand;
 import io.otl.node.TrainingNode;
 import io.otl.node.readside.FeedTestSupport;
 import io.otl.node.testing.TestDatabases;
+import io.otl.node.testing.ToolRun;
 import io.otl.persistence.DataFolder;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -43,9 +39,7 @@ class EmbeddedNodeFolderTest {
     Files.createDirectories(target);
     Path dir = Files.createTempDirectory(target, "embedded-node-").resolve("data");
     Config db = TestDatabases.h2(dir);
-    Path config = dir.getParent().resolve("node.conf");
-    Files.writeString(config, "agentscope.training {\n  persistence = h2\n  db.url = \""
-        + db.getString("agentscope.training.db.url") + "\"\n}\n");
+    Path config = TestDatabases.toolsConfig(db, dir.getParent().resolve("node.conf"));
     Path out = dir.getParent().resolve("out");
 
     Set<Integer> before = listeningPorts();
@@ -72,50 +66,34 @@ class EmbeddedNodeFolderTest {
 
       FeedTestSupport.completedSessions(node.dataCollector(), "folder", "agent-f", 3);
 
-      Run export = export("--agent", "agent-f", "--format", "rl", "--out", out.toString(), "--name", "live",
+      ToolRun export = ToolRun.export("--agent", "agent-f", "--format", "rl", "--out", out.toString(), "--name", "live",
           "--config", config.toString());
-      assertEquals(0, export.code, export.err);
-      assertTrue(export.out.contains("via node: http://127.0.0.1:" + node.httpPort()), export.out);
+      assertEquals(0, export.code(), export.err());
+      assertTrue(export.out().contains("via node: http://127.0.0.1:" + node.httpPort()), export.out());
       assertEquals(3, Files.readAllLines(out.resolve("live.jsonl")).size());
       JsonNode manifest = JSON.readTree(out.resolve("live.manifest.json").toFile());
       assertEquals(Files.readAllLines(out.resolve("live.jsonl")).size(), manifest.get("count").asInt());
 
-      Run audit = audit("session", "folder-0", "--format", "json", "--config", config.toString());
-      assertEquals(0, audit.code, audit.err);
-      JsonNode a = JSON.readTree(audit.out);
+      ToolRun audit = ToolRun.audit("session", "folder-0", "--format", "json", "--config", config.toString());
+      assertEquals(0, audit.code(), audit.err());
+      JsonNode a = JSON.readTree(audit.out());
       assertEquals("SessionStarted", a.get("events").get(0).get("type").asText());
       assertTrue(a.has("lineage"));
 
-      Run verify = audit("verify", "--config", config.toString());
-      assertEquals(1, verify.code);
-      assertTrue(verify.err.contains(dir.toString()) && verify.err.contains("reads the journal itself"), verify.err);
+      ToolRun verify = ToolRun.audit("verify", "--config", config.toString());
+      assertEquals(1, verify.code());
+      assertTrue(verify.err().contains(dir.toString()) && verify.err().contains("reads the journal itself"),
+          verify.err());
     }
     assertFalse(Files.exists(dir.resolve(DataFolder.NODE_FILE)), "removed on a clean stop");
 
-    Run offline = export("--agent", "agent-f", "--format", "rl", "--out", out.toString(), "--name", "offline",
+    ToolRun offline = ToolRun.export("--agent", "agent-f", "--format", "rl", "--out", out.toString(), "--name",
+        "offline",
         "--config", config.toString());
-    assertEquals(0, offline.code, offline.err);
-    assertFalse(offline.out.contains("via node"), offline.out);
+    assertEquals(0, offline.code(), offline.err());
+    assertFalse(offline.out().contains("via node"), offline.out());
     assertEquals(Files.readString(out.resolve("live.jsonl")), Files.readString(out.resolve("offline.jsonl")),
         "the same bytes through the node and from the file");
-  }
-
-  private record Run(int code, String out, String err) {}
-
-  private static Run export(String... args) {
-    ByteArrayOutputStream o = new ByteArrayOutputStream();
-    ByteArrayOutputStream e = new ByteArrayOutputStream();
-    int code = ExportCommand.run(List.of(args), new PrintStream(o, true, StandardCharsets.UTF_8),
-        new PrintStream(e, true, StandardCharsets.UTF_8), Map.of());
-    return new Run(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
-  }
-
-  private static Run audit(String... args) {
-    ByteArrayOutputStream o = new ByteArrayOutputStream();
-    ByteArrayOutputStream e = new ByteArrayOutputStream();
-    int code = AuditCommand.run(List.of(args), new PrintStream(o, true, StandardCharsets.UTF_8),
-        new PrintStream(e, true, StandardCharsets.UTF_8));
-    return new Run(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
   }
 
   private static String perms(Path p) throws IOException {
@@ -139,7 +117,9 @@ class EmbeddedNodeFolderTest {
     for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
       Path p = Path.of(table);
       if (!Files.exists(p)) continue;
-      for (String line : Files.readAllLines(p).subList(1, Files.readAllLines(p).size())) {
+      // Read once: the table changes between two reads (other processes open and close sockets).
+      List<String> lines = Files.readAllLines(p);
+      for (String line : lines.subList(1, lines.size())) {
         String[] f = line.trim().split("\\s+");
         if (f.length > 9 && f[3].equals("0A")) {
           String local = f[1];

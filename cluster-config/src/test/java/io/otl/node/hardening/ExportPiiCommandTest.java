@@ -6,17 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.otl.node.ExportCommand;
 import io.otl.node.TrainingNode;
 import io.otl.node.readside.FeedTestSupport;
 import io.otl.node.testing.TestDatabases;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import io.otl.node.testing.ToolRun;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -32,9 +27,7 @@ class ExportPiiCommandTest {
     Files.createDirectories(target);
     Path dir = Files.createTempDirectory(target, "export-pii-").resolve("data");
     Config db = TestDatabases.h2(dir);
-    Path config = dir.getParent().resolve("node.conf");
-    Files.writeString(config, "agentscope.training {\n  persistence = h2\n  db.url = \""
-        + db.getString("agentscope.training.db.url") + "\"\n}\n");
+    Path config = TestDatabases.toolsConfig(db, dir.getParent().resolve("node.conf"));
     Path out = dir.getParent().resolve("out");
     Config unredacted = ConfigFactory.parseString("agentscope.training.data-collector.desensitize.enabled = false")
         .withFallback(TestDatabases.node(db, true));
@@ -44,34 +37,27 @@ class ExportPiiCommandTest {
       FeedTestSupport.session(node.dataCollector(), "p-2", "agent-q", "hello", "hi", true)
           .toCompletableFuture().get(60, TimeUnit.SECONDS);
 
-      Run viaNode = export("--agent", "agent-q", "--format", "sft", "--out", out.toString(), "--name", "live",
+      ToolRun viaNode = ToolRun.export("--agent", "agent-q", "--format", "sft", "--out", out.toString(),
+          "--name", "live",
           "--config", config.toString());
-      assertEquals(1, viaNode.code, viaNode.out + viaNode.err);
-      assertTrue(viaNode.err.contains("email: 1 line") && viaNode.err.contains("--allow-pii"), viaNode.err);
-      assertFalse(viaNode.err.contains("carol"), viaNode.err);
+      assertEquals(1, viaNode.code(), viaNode.out() + viaNode.err());
+      assertTrue(viaNode.err().contains("email: 1 line") && viaNode.err().contains("--allow-pii"), viaNode.err());
+      assertFalse(viaNode.err().contains("carol"), viaNode.err());
       assertFalse(Files.exists(out.resolve("live.jsonl")), "no file left");
       assertFalse(Files.exists(out.resolve(".live.jsonl.tmp")));
     }
-    Run offline = export("--agent", "agent-q", "--format", "sft", "--out", out.toString(), "--name", "offline",
+    ToolRun offline = ToolRun.export("--agent", "agent-q", "--format", "sft", "--out", out.toString(),
+        "--name", "offline",
         "--config", config.toString());
-    assertEquals(1, offline.code, offline.out + offline.err);
-    assertTrue(offline.err.contains("email: 1 line"), offline.err);
+    assertEquals(1, offline.code(), offline.out() + offline.err());
+    assertTrue(offline.err().contains("email: 1 line"), offline.err());
     assertFalse(Files.exists(out.resolve("offline.jsonl")), "no file left");
 
-    Run allowed = export("--agent", "agent-q", "--format", "sft", "--out", out.toString(), "--name", "allowed",
+    ToolRun allowed = ToolRun.export("--agent", "agent-q", "--format", "sft", "--out", out.toString(),
+        "--name", "allowed",
         "--allow-pii", "--config", config.toString());
-    assertEquals(0, allowed.code, allowed.err);
-    assertTrue(allowed.out.contains("PII found (kept: --allow-pii): email: 1 line"), allowed.out);
+    assertEquals(0, allowed.code(), allowed.err());
+    assertTrue(allowed.out().contains("PII found (kept: --allow-pii): email: 1 line"), allowed.out());
     assertEquals(2, Files.readAllLines(out.resolve("allowed.jsonl")).size());
-  }
-
-  private record Run(int code, String out, String err) {}
-
-  private static Run export(String... args) {
-    ByteArrayOutputStream o = new ByteArrayOutputStream();
-    ByteArrayOutputStream e = new ByteArrayOutputStream();
-    int code = ExportCommand.run(List.of(args), new PrintStream(o, true, StandardCharsets.UTF_8),
-        new PrintStream(e, true, StandardCharsets.UTF_8), Map.of());
-    return new Run(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
   }
 }

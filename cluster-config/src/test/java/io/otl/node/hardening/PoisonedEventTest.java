@@ -44,9 +44,7 @@ class PoisonedEventTest {
     Files.createDirectories(target);
     Path dir = Files.createTempDirectory(target, "poison-").resolve("data");
     Config db = TestDatabases.h2(dir);
-    Path config = dir.getParent().resolve("node.conf");
-    Files.writeString(config, "agentscope.training {\n  persistence = h2\n  db.url = \""
-        + db.getString("agentscope.training.db.url") + "\"\n}\n");
+    Path config = TestDatabases.toolsConfig(db, dir.getParent().resolve("node.conf"));
     try (TrainingNode node = TrainingNode.start(TestDatabases.node(db, true))) {
       for (String id : List.of("ok-1", "deep-1", "unread-1")) {
         FeedTestSupport.session(node.dataCollector(), id, "agent-p", "question " + id, "answer", true)

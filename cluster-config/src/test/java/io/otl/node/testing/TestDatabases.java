@@ -39,6 +39,21 @@ public final class TestDatabases {
         "agentscope.training.db.url", url));
   }
 
+  /**
+   * Writes {@code file}: the command-line tools' {@code --config} for the H2 journal of {@code h2}
+   * (from {@link #h2}), with {@code settings} (HOCON lines) beside it under agentscope.training.
+   */
+  public static Path toolsConfig(Config h2, Path file, String... settings) {
+    StringBuilder conf = new StringBuilder("agentscope.training {\n  persistence = h2\n  db.url = \"")
+        .append(h2.getString("agentscope.training.db.url")).append("\"\n");
+    for (String setting : settings) conf.append("  ").append(setting).append('\n');
+    try {
+      return java.nio.file.Files.writeString(file, conf.append("}\n"));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   /** Node overrides for a journal in a new PostgreSQL schema; skips or fails without PostgreSQL. */
   public static Config postgres() {
     requirePostgres();

@@ -54,9 +54,33 @@ class PolicyRoutesTest {
     return http.send("PUT", "/v1/training/" + agent + "/policy", body);
   }
 
+  /** A PUT of the agent's policy that must be refused with 400. */
+  private static Http.Response refused(String body) {
+    Http.Response r = put(AGENT, body);
+    assertEquals(400, r.status(), r.body());
+    return r;
+  }
+
+  /**
+   * A PUT refused with 400, its message starting with {@code start} and naming the key as the client
+   * sent it (not the file's full path), the client's {@code secret} (when not null) not sent back.
+   */
+  private static void refusedNotEchoed(String body, String start, String secret) {
+    Http.Response r = refused(body);
+    String message = r.json().get("message").asText();
+    assertTrue(message.startsWith(start), message);
+    assertFalse(message.contains("agentscope.training"), message);
+    if (secret != null) assertFalse(r.body().contains(secret), r.body());
+  }
+
+  /** The agent's policy as GET answers it. */
+  private static JsonNode policy() {
+    return http.get("/v1/training/" + AGENT + "/policy").json();
+  }
+
   @Test
   void putChangesTheEffectivePolicyAndTheAuditShowsIt() {
-    JsonNode before = http.get("/v1/training/" + AGENT + "/policy").json();
+    JsonNode before = policy();
     assertEquals("file-model", before.get("policy").get("base-model").asText(), "the file's per-agent key");
     assertEquals(1000, before.get("policy").get("trigger.min-samples").asInt());
 
@@ -68,7 +92,7 @@ class PolicyRoutesTest {
     assertEquals("http", r.json().get("changedBy").asText());
     assertEquals(2, r.json().get("overrides").size());
 
-    JsonNode got = http.get("/v1/training/" + AGENT + "/policy").json();
+    JsonNode got = policy();
     assertEquals(r.json().get("policy"), got.get("policy"));
     assertEquals(500, http.get("/v1/training/" + AGENT).json().get("minSamples").asInt());
 
@@ -80,42 +104,35 @@ class PolicyRoutesTest {
 
   @Test
   void badInputIsA400NamingTheKeyAndChangesNothing() {
-    JsonNode before = http.get("/v1/training/" + AGENT + "/policy").json();
+    JsonNode before = policy();
 
-    Http.Response unknown = put(AGENT, "{\"trigger.minimum\": 5}");
-    assertEquals(400, unknown.status(), unknown.body());
+    Http.Response unknown = refused("{\"trigger.minimum\": 5}");
     assertTrue(unknown.json().get("message").asText().contains(
         "trigger.minimum cannot be set per agent; allowed: trigger.type, trigger.cron, trigger.min-samples"),
         unknown.body());
 
-    Http.Response nodeWide = put(AGENT, "{\"backend\": \"trinity-proxy\"}");
-    assertEquals(400, nodeWide.status(), nodeWide.body());
+    Http.Response nodeWide = refused("{\"backend\": \"trinity-proxy\"}");
     assertTrue(nodeWide.json().get("message").asText().startsWith("backend cannot be set per agent"), nodeWide.body());
 
-    Http.Response bad = put(AGENT, "{\"trigger.min-samples\": \"many\"}");
-    assertEquals(400, bad.status(), bad.body());
+    Http.Response bad = refused("{\"trigger.min-samples\": \"many\"}");
     assertTrue(bad.json().get("message").asText().contains("trigger.min-samples"), bad.body());
 
-    Http.Response zero = put(AGENT, "{\"hyperparams.batch-size\": 0}");
-    assertEquals(400, zero.status(), zero.body());
+    Http.Response zero = refused("{\"hyperparams.batch-size\": 0}");
     assertTrue(zero.json().get("message").asText().contains("hyperparams.batch-size"), zero.body());
 
-    Http.Response notJson = put(AGENT, "min-samples=5");
-    assertEquals(400, notJson.status(), notJson.body());
-    Http.Response array = put(AGENT, "[1]");
-    assertEquals(400, array.status(), array.body());
+    refused("min-samples=5");
+    refused("[1]");
 
-    assertEquals(before, http.get("/v1/training/" + AGENT + "/policy").json(), "nothing changed");
+    assertEquals(before, policy(), "nothing changed");
   }
 
   /** A key is client data (docs/http-edge.md): one that is not a plain word shows as *, never as sent. */
   @Test
   void anUnknownKeyThatIsNotAPlainWordIsNotEchoed() {
-    JsonNode before = http.get("/v1/training/" + AGENT + "/policy").json();
+    JsonNode before = policy();
     for (String body : new String[] {"{\"jane.doe@example.com\": 5}", "{\"+15551234567\": 1}",
         "{\"trigger\": {\"555-0100\": 1}}", "{\"555-0100\": 1}", "{\"x1\": null}"}) {
-      Http.Response r = put(AGENT, body);
-      assertEquals(400, r.status(), r.body());
+      Http.Response r = refused(body);
       String message = r.json().get("message").asText();
       // Keys HOCON cannot even read as a path ('@', '+') are refused before they are named.
       assertTrue(message.startsWith("* ") || message.startsWith("a key of the policy is not a key name"), message);
@@ -123,7 +140,7 @@ class PolicyRoutesTest {
         assertFalse(r.body().contains(secret), r.body());
       }
     }
-    assertEquals(before, http.get("/v1/training/" + AGENT + "/policy").json(), "nothing changed");
+    assertEquals(before, policy(), "nothing changed");
   }
 
   /**
@@ -132,23 +149,14 @@ class PolicyRoutesTest {
    */
   @Test
   void aBadValueIsNamedByItsKeyAndNotEchoed() {
-    JsonNode before = http.get("/v1/training/" + AGENT + "/policy").json();
-    record Case(String body, String startsWith, String secret) {}
-    for (Case c : new Case[] {
-        new Case("{\"algorithm\": \"jane.doe@example.com\"}", "algorithm: must be one of sft", "jane"),
-        new Case("{\"trigger.cron\": \"13812345678\"}", "trigger.cron: must be a 6-field cron expression",
-            "13812345678"),
-        new Case("{\"hyperparams\": {\"epochs\": \"13812345678x\"}}", "hyperparams.epochs: must be an integer",
-            "13812345678"),
-        new Case("{\"trigger.min-samples\": 0}", "trigger.min-samples: must be an integer >= 1", null)}) {
-      Http.Response r = put(AGENT, c.body());
-      assertEquals(400, r.status(), r.body());
-      String message = r.json().get("message").asText();
-      assertTrue(message.startsWith(c.startsWith()), message);
-      assertFalse(message.contains("agentscope.training"), message);
-      if (c.secret() != null) assertFalse(r.body().contains(c.secret()), r.body());
-    }
-    assertEquals(before, http.get("/v1/training/" + AGENT + "/policy").json(), "nothing changed");
+    JsonNode before = policy();
+    refusedNotEchoed("{\"algorithm\": \"jane.doe@example.com\"}", "algorithm: must be one of sft", "jane");
+    refusedNotEchoed("{\"trigger.cron\": \"13812345678\"}", "trigger.cron: must be a 6-field cron expression",
+        "13812345678");
+    refusedNotEchoed("{\"hyperparams\": {\"epochs\": \"13812345678x\"}}", "hyperparams.epochs: must be an integer",
+        "13812345678");
+    refusedNotEchoed("{\"trigger.min-samples\": 0}", "trigger.min-samples: must be an integer >= 1", null);
+    assertEquals(before, policy(), "nothing changed");
   }
 
   /**
@@ -157,18 +165,11 @@ class PolicyRoutesTest {
    */
   @Test
   void aValueThatHoldsPersonalDataIsRefusedAndNotJournaled() {
-    JsonNode before = http.get("/v1/training/" + AGENT + "/policy").json();
-    record Case(String body, String key, String secret) {}
-    for (Case c : new Case[] {
-        new Case("{\"base-model\": \"jane.doe@example.com\"}", "base-model", "jane"),
-        new Case("{\"hyperparams\": {\"teacher-model\": \"call 13812345678\"}}", "hyperparams.teacher-model",
-            "13812345678")}) {
-      Http.Response r = put(AGENT, c.body());
-      assertEquals(400, r.status(), r.body());
-      assertTrue(r.json().get("message").asText().startsWith(c.key() + ": looks like personal data"), r.body());
-      assertFalse(r.body().contains(c.secret()), r.body());
-    }
-    assertEquals(before, http.get("/v1/training/" + AGENT + "/policy").json(), "nothing changed");
+    JsonNode before = policy();
+    refusedNotEchoed("{\"base-model\": \"jane.doe@example.com\"}", "base-model: looks like personal data", "jane");
+    refusedNotEchoed("{\"hyperparams\": {\"teacher-model\": \"call 13812345678\"}}",
+        "hyperparams.teacher-model: looks like personal data", "13812345678");
+    assertEquals(before, policy(), "nothing changed");
     String audit = http.get("/v1/audit/coordinator/" + AGENT).body();
     assertFalse(audit.contains("jane.doe") || audit.contains("13812345678"), audit);
   }

@@ -10,7 +10,6 @@ import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
 import static org.apache.pekko.http.javadsl.server.Directives.post;
-import static org.apache.pekko.http.javadsl.server.Directives.rawPathPrefix;
 import static org.apache.pekko.http.javadsl.server.Directives.reject;
 import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
 
@@ -115,12 +114,12 @@ public final class GatewayRoutes {
   }
 
   /**
-   * The gateway's paths, also after a doubled slash ({@code /v1//chat/completions}) and with a
-   * trailing one: OpenAI clients join their {@code base_url} and the path as strings, so a base URL
-   * ending in {@code /} (as users copy it) must reach the same routes.
+   * The gateway's paths under {@code /v1}. A client whose {@code base_url} ends in {@code /} sends
+   * {@code /v1//chat/completions}: that reaches these routes as {@code /v1/chat/completions}, made
+   * canonical before routing (io.otl.http.ApiRoutes#canonical).
    */
   public Route route() {
-    Route paths = concat(
+    return concat(
         pathPrefix(segment("chat").slash("completions"), () -> pathEndOrSingleSlash(() -> sealed(post(() ->
             extractRequest(request -> completeWithFuture(limited(() -> chat(request)))))))),
         pathPrefix("models", () -> pathEndOrSingleSlash(() -> sealed(get(() -> extractRequest(request ->
@@ -128,7 +127,6 @@ public final class GatewayRoutes {
         pathPrefix(segment("models").slash(LOGICAL_MODEL), () -> pathEndOrSingleSlash(() -> get(() ->
             extractRequest(request -> identity.callsAsAgent(request) ? sealed(complete(guard(() -> model(request))))
                 : reject())))));
-    return concat(paths, rawPathPrefix(PathMatchers.slash(), () -> paths));
   }
 
   /**

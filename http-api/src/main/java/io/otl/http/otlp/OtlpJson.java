@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -129,7 +130,7 @@ final class OtlpJson {
     } catch (IllegalArgumentException e) {
       throw invalid(where + "." + field + " is '" + hex + "'; " + bytes * 2 + " hex digits are expected");
     }
-    return hex.toLowerCase();
+    return hex.toLowerCase(Locale.ROOT);
   }
 
   private static JsonNode object(JsonNode n, String where) {

@@ -16,6 +16,7 @@ import io.otl.http.ApiErrors;
 import io.otl.http.ApiMetrics;
 import io.otl.http.Auth;
 import io.otl.http.BadRequest;
+import io.otl.http.ContentEncoding;
 import io.otl.http.Json;
 import io.otl.http.MetricsRegistry;
 import java.io.ByteArrayOutputStream;
@@ -114,7 +115,7 @@ public final class OtlpRoutes {
   }
 
   private byte[] decode(HttpRequest request, ByteString raw) {
-    String encoding = request.getHeader("Content-Encoding").map(h -> h.value().trim().toLowerCase()).orElse("identity");
+    String encoding = ContentEncoding.of(request);
     if (encoding.equals("identity") || encoding.isEmpty()) return raw.toArray();
     if (!encoding.equals("gzip")) {
       throw new BadRequest(415, "unsupported_media_type",

@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -109,7 +110,7 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
       callStarted.put(sessionId, System.nanoTime());
       for (Msg m : pre.getInputMessages()) {
         if (m.getRole() == MsgRole.USER || m.getRole() == MsgRole.SYSTEM) {
-          events.add(new SessionInput.Message("as-msg-" + m.getId(), null, m.getRole().name().toLowerCase(),
+          events.add(new SessionInput.Message("as-msg-" + m.getId(), null, m.getRole().name().toLowerCase(Locale.ROOT),
               m.getTextContent(), null, null));
         }
       }

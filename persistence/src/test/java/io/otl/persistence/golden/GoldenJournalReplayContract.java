@@ -22,6 +22,7 @@ import io.otl.persistence.schema.PersistedSerializer;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,25 +76,12 @@ abstract class GoldenJournalReplayContract {
   }
 
   private void readPaths(String release, boolean rewrite) throws Exception {
-    Config base = GoldenNode.config(database());
-    JournalSettings journal = JournalSettings.fromConfig(base.getConfig("agentscope.training"));
-    JournalSchema.ensure(journal);
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "read", journal.pekkoConfig().withFallback(base));
-    try {
-      List<GoldenFiles.Fixture> fixtures = new ArrayList<>();
-      for (String entity : GoldenFiles.ENTITIES) {
-        GoldenFiles.Fixture f = GoldenFiles.read(release, entity);
-        fixtures.add(rewrite ? rewritten(system, f) : f);
-      }
+    try (Journal journal = journal("read")) {
+      List<GoldenFiles.Fixture> fixtures = fixtures(journal.system(), release, rewrite);
       fixtures.addAll(ReadPathEquivalence.synthetic(fixtures.get(0)));
-      try (Connection c = JournalSchema.connect(journal)) {
-        for (GoldenFiles.Fixture f : fixtures) GoldenFiles.load(c, f);
-      }
-      ReadPathEquivalence.check(system, base.getConfig("agentscope.training"), fixtures,
+      journal.load(fixtures);
+      ReadPathEquivalence.check(journal.system(), journal.training(), fixtures,
           release + (rewrite ? " (rewritten)" : " (as stored)"));
-    } finally {
-      system.terminate();
-      system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
   }
 
@@ -104,45 +92,27 @@ abstract class GoldenJournalReplayContract {
    */
   @Test
   void aRetryOfAnInputStoredBy010UnderADerivedIdIsADuplicate() throws Exception {
-    Config base = GoldenNode.config(database());
-    JournalSettings journal = JournalSettings.fromConfig(base.getConfig("agentscope.training"));
-    JournalSchema.ensure(journal);
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "retry", journal.pekkoConfig().withFallback(base));
-    try {
-      try (Connection c = JournalSchema.connect(journal)) {
-        GoldenFiles.load(c, GoldenFiles.read("v0.1.0", "AgentSession"));
-      }
+    try (Journal journal = journal("retry")) {
+      journal.load(List.of(GoldenFiles.read("v0.1.0", "AgentSession")));
+      ActorSystem<Void> system = journal.system();
       ActorRef<AgentSession.Command> s1 = system.systemActorOf(AgentSession.create("golden-s1",
-          SessionSettings.fromConfig(base.getConfig("agentscope.training")), Clock.systemUTC(), null), "s1",
-          Props.empty());
+          SessionSettings.fromConfig(journal.training()), Clock.systemUTC(), null), "s1", Props.empty());
       SessionInput retry = new SessionInput.Message(null, null, "user", "How do I reset my password?", "msg-1", null);
       AgentSession.RecordReply reply = AskPattern.<AgentSession.Command, AgentSession.RecordReply>ask(s1,
           r -> new AgentSession.Record("golden-agent", List.of(retry), r), Duration.ofSeconds(30), system.scheduler())
           .toCompletableFuture().get(60, TimeUnit.SECONDS);
       assertEquals(new AgentSession.Recorded(0, 1, true), reply);
-    } finally {
-      system.terminate();
-      system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
   }
 
   private void replay(String release, boolean rewrite) throws Exception {
-    Config base = GoldenNode.config(database());
-    JournalSettings journal = JournalSettings.fromConfig(base.getConfig("agentscope.training"));
-    JournalSchema.ensure(journal);
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "replay", journal.pekkoConfig().withFallback(base));
-    try {
+    try (Journal journal = journal("replay")) {
+      ActorSystem<Void> system = journal.system();
       // The legacy path is the node's jackson-json binding, which reads v0.1.0 rows through the registry.
       assertInstanceOf(LegacyJacksonJsonSerializer.class,
           SerializationExtension.get(system).serializerByIdentity().apply(31));
-      List<GoldenFiles.Fixture> fixtures = new ArrayList<>();
-      for (String entity : GoldenFiles.ENTITIES) {
-        GoldenFiles.Fixture f = GoldenFiles.read(release, entity);
-        fixtures.add(rewrite ? rewritten(system, f) : f);
-      }
-      try (Connection c = JournalSchema.connect(journal)) {
-        for (GoldenFiles.Fixture f : fixtures) GoldenFiles.load(c, f);
-      }
+      List<GoldenFiles.Fixture> fixtures = fixtures(system, release, rewrite);
+      journal.load(fixtures);
       for (GoldenFiles.Fixture f : fixtures) {
         for (Map.Entry<String, JsonNode> e : f.states().entrySet()) {
           JsonNode now = GoldenFiles.JSON.readTree(recover(system, PersistenceId.ofUniqueId(e.getKey())).toString());
@@ -155,10 +125,45 @@ abstract class GoldenJournalReplayContract {
           }
         }
       }
-    } finally {
+    }
+  }
+
+  /** A fresh journal database ({@link #database()}) and an actor system on it, terminated on close. */
+  private record Journal(Config base, JournalSettings settings, ActorSystem<Void> system) implements AutoCloseable {
+    Config training() {
+      return base.getConfig("agentscope.training");
+    }
+
+    void load(List<GoldenFiles.Fixture> fixtures) throws SQLException {
+      try (Connection c = JournalSchema.connect(settings)) {
+        for (GoldenFiles.Fixture f : fixtures) GoldenFiles.load(c, f);
+      }
+    }
+
+    @Override
+    public void close() throws Exception {
       system.terminate();
       system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
+  }
+
+  private Journal journal(String systemName) throws Exception {
+    Config base = GoldenNode.config(database());
+    JournalSettings settings = JournalSettings.fromConfig(base.getConfig("agentscope.training"));
+    JournalSchema.ensure(settings);
+    return new Journal(base, settings,
+        ActorSystem.create(Behaviors.empty(), systemName, settings.pekkoConfig().withFallback(base)));
+  }
+
+  /** Every entity's fixture of {@code release}: as that release stored it, or rewritten by today's serializers. */
+  private static List<GoldenFiles.Fixture> fixtures(ActorSystem<?> system, String release, boolean rewrite)
+      throws IOException {
+    List<GoldenFiles.Fixture> fixtures = new ArrayList<>();
+    for (String entity : GoldenFiles.ENTITIES) {
+      GoldenFiles.Fixture f = GoldenFiles.read(release, entity);
+      fixtures.add(rewrite ? rewritten(system, f) : f);
+    }
+    return fixtures;
   }
 
   /**
