@@ -73,4 +73,8 @@ try:
         model="default", messages=[{"role": "user", "content": "hi"}])
 except openai.AuthenticationError as e:
     report["wrong_key"] = {"status": e.status_code, "code": e.code}
+try:
+    client.models.retrieve("gpt-4o-mini")
+except openai.NotFoundError as e:
+    report["unknown_model"] = {"status": e.status_code, "code": e.code, "param": e.param}
 print(json.dumps(report))

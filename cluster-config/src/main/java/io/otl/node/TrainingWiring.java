@@ -64,7 +64,7 @@ final class TrainingWiring {
         ? TrainingCoordinator.Ports.online(new PerTurnRewards(new TrinityProxyBackend(system, trinity.endpoint()),
             new DataCollector(sharding, askTimeout), weights), candidates)
         : TrainingCoordinator.Ports.batch(
-            exporter(system, settings.datasetDir().toAbsolutePath(), settings.filters(), settings.continual()),
+            exporter(system, settings.datasetDir().toAbsolutePath().normalize(), settings.filters(), settings.continual()),
             batch.get(), candidates);
     // One rollout at a time (docs/training-policy.md): ask ModelVersion before each job.
     TrainingCoordinator.Ports ports = direct.withRolloutProbe(RolloutProbes.of(sharding, askTimeout));

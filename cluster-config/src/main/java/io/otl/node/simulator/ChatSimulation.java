@@ -201,7 +201,8 @@ final class ChatSimulation {
       for (JsonNode t : tools) if (forced.equals(t.path("function").path("name").asText())) tool = t;
     }
     String name = tool.path("function").path("name").asText();
-    String ask = last.path("content").asText("").toLowerCase(Locale.ROOT);
+    String userText = ProxySimulation.text(last.path("content"));
+    String ask = userText.toLowerCase(Locale.ROOT);
     boolean asked = ask.contains("tool") || (!name.isEmpty() && ask.contains(name.toLowerCase(Locale.ROOT)));
     if (!asked && forced.isEmpty() && !"required".equals(choice.asText())) return Optional.empty();
     ObjectNode args = mapper.createObjectNode();
@@ -211,7 +212,7 @@ final class ChatSimulation {
       switch (type) {
         case "integer", "number" -> args.put(p, 1);
         case "boolean" -> args.put(p, true);
-        default -> args.put(p, last.path("content").asText(""));
+        default -> args.put(p, userText);
       }
     });
     ObjectNode call = mapper.createObjectNode();

@@ -62,7 +62,7 @@ final class ProxySimulation {
     String lastUser = "";
     for (JsonNode m : messages) {
       if ("user".equals(m.path("role").asText())) {
-        lastUser = m.path("content").asText("");
+        lastUser = text(m.path("content"));
       }
     }
     String content =
@@ -85,6 +85,22 @@ final class ProxySimulation {
         .put("completion_tokens", completionTokens)
         .put("total_tokens", promptTokens + completionTokens);
     return Optional.of(resp);
+  }
+
+  /**
+   * A message's text as a model reads it: the string, or OpenAI's content parts (an array of
+   * {@code {"type":"text","text":…}}, as many clients send even for plain text) joined by newlines;
+   * other parts (images, audio) carry no text.
+   */
+  static String text(JsonNode content) {
+    if (!content.isArray()) return content.asText("");
+    StringBuilder text = new StringBuilder();
+    for (JsonNode part : content) {
+      if (!"text".equals(part.path("type").asText()) || !part.path("text").isTextual()) continue;
+      if (text.length() > 0) text.append('\n');
+      text.append(part.path("text").asText());
+    }
+    return text.toString();
   }
 
   /** Records a feedback; returns the proxy's error text when it is malformed. */

@@ -2,7 +2,6 @@ package io.otl.node.trinity;
 
 import io.otl.core.coordinator.RewardSource;
 import io.otl.core.training.TrainingJobSpec;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +35,7 @@ final class BenchConfig {
     root.put("project", spec.agentId());
     root.put("name", spec.jobId());
     root.put("mode", "bench");
-    root.put("checkpoint_root_dir", Path.of(spec.checkpointRootDir()).toAbsolutePath().toString());
+    root.put("checkpoint_root_dir", TrinityConfigRenderer.absolute(spec.checkpointRootDir()).toString());
 
     Map<String, Object> model = new LinkedHashMap<>();
     model.put("model_path", TrinityConfigRenderer.modelPath(spec.baseModel()));

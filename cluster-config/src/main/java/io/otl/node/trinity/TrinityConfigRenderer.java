@@ -119,7 +119,7 @@ public final class TrinityConfigRenderer {
    * it as rows), beside a dataset file of an earlier build, or inside a given dataset directory.
    */
   public static Path configPath(TrainingJobSpec spec) {
-    Path dataset = Path.of(spec.datasetPath()).toAbsolutePath();
+    Path dataset = absolute(spec.datasetPath());
     Path dir = jobFolder(spec).map(Path::getParent)
         .orElseGet(() -> Files.isDirectory(dataset) ? dataset : dataset.getParent());
     return dir.resolve(spec.jobId() + CONFIG_SUFFIX);
@@ -131,7 +131,7 @@ public final class TrinityConfigRenderer {
    * earlier build keeps its single file: it was written there, and nothing moves it.
    */
   static String datasetPath(TrainingJobSpec spec) {
-    return jobFolder(spec).orElseGet(() -> Path.of(spec.datasetPath()).toAbsolutePath()).toString();
+    return jobFolder(spec).orElseGet(() -> absolute(spec.datasetPath())).toString();
   }
 
   /** The bench's eval taskset: the job's data folder read as its test split, or an earlier build's file. */
@@ -156,12 +156,22 @@ public final class TrinityConfigRenderer {
   }
 
   private static java.util.Optional<Path> jobFolder(TrainingJobSpec spec) {
-    return JobDatasetFiles.folderOf(Path.of(spec.datasetPath()).toAbsolutePath(), spec.jobId());
+    return JobDatasetFiles.folderOf(absolute(spec.datasetPath()), spec.jobId());
+  }
+
+  /**
+   * A configured path made absolute against the working directory, without {@code .} or {@code ..}
+   * segments: the defaults are relative ({@code ./checkpoints}), and the path travels into the Ray
+   * entrypoint, the job's record and the model's artifact URI, where {@code /work/./checkpoints} only
+   * confuses.
+   */
+  static Path absolute(String path) {
+    return Path.of(path).toAbsolutePath().normalize();
   }
 
   /** {@code <checkpoint_root_dir>/<project>/<name>}, where Trinity writes this job's checkpoints. */
   public static Path checkpointJobDir(TrainingJobSpec spec) {
-    return Path.of(spec.checkpointRootDir()).toAbsolutePath().resolve(spec.agentId()).resolve(spec.jobId());
+    return absolute(spec.checkpointRootDir()).resolve(spec.agentId()).resolve(spec.jobId());
   }
 
   /** The config as a tree of maps, in output order. */
@@ -174,7 +184,7 @@ public final class TrinityConfigRenderer {
     root.put("project", spec.agentId());
     root.put("name", spec.jobId());
     root.put("mode", offline ? "train" : "both");
-    root.put("checkpoint_root_dir", Path.of(spec.checkpointRootDir()).toAbsolutePath().toString());
+    root.put("checkpoint_root_dir", absolute(spec.checkpointRootDir()).toString());
     // A retried submission of the same job resumes its checkpoints instead of starting a renamed run.
     root.put("continue_from_checkpoint", true);
 

@@ -64,6 +64,10 @@ class GatewayOpenAiPythonTest {
       assertEquals("messages", report.path("bad_request").path("param").asText(), report.toString());
       assertEquals(401, report.path("wrong_key").path("status").asInt(), report.toString());
       assertEquals("invalid_api_key", report.path("wrong_key").path("code").asText(), report.toString());
+      // Another model's retrieve: OpenAI's model_not_found, which the client parses (code was None).
+      assertEquals(404, report.path("unknown_model").path("status").asInt(), report.toString());
+      assertEquals("model_not_found", report.path("unknown_model").path("code").asText(), report.toString());
+      assertEquals("model", report.path("unknown_model").path("param").asText(), report.toString());
 
       JsonNode stored = api.get("/v1/sessions/" + session).json();
       assertEquals("py-agent", stored.path("agentId").asText(), stored.toString());

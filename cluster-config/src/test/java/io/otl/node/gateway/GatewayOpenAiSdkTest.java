@@ -414,6 +414,15 @@ class GatewayOpenAiSdkTest {
     Http.Response operator = api.get("/v1/models/default");
     assertEquals(404, operator.status(), operator.body());
     assertEquals("not_found", operator.json().path("error").asText(), operator.body());
+    // Another model's name (what the agent was configured with before) is OpenAI's model_not_found, in
+    // OpenAI's error object; it was the API's {"error":"not_found"} about an agent of that name.
+    com.openai.errors.NotFoundException unknown = assertThrows(com.openai.errors.NotFoundException.class,
+        () -> client(KEY_A).models().retrieve("gpt-4o-mini"));
+    assertEquals("model_not_found", unknown.code().orElse(""), unknown.getMessage());
+    assertEquals("model", unknown.param().orElse(""), unknown.getMessage());
+    // The agent's own id, and any id without an agent's key, still reach the design's models view.
+    assertEquals("agent-a", api.get("/v1/models/agent-a").json().path("agentId").asText());
+    assertEquals("not_found", api.get("/v1/models/gpt-4o-mini").json().path("error").asText());
   }
 
   @Test

@@ -191,6 +191,27 @@ class TrinitySimulatorTest {
   }
 
   @Test
+  void chatCompletionReadsContentParts() {
+    // OpenAI's content parts, as many clients send even plain text: the model face echoed nothing and
+    // never called a tool for them (it read only string contents).
+    String parts = "[{\"type\":\"text\",\"text\":\"weather in Paris,\"},"
+        + "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,AA==\"}},"
+        + "{\"type\":\"text\",\"text\":\"use get_weather\"}]";
+    HttpResponse<String> echo = post(base + "/v1/chat/completions",
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":" + parts + "}]}");
+    assertEquals(200, echo.statusCode(), echo.body());
+    assertTrue(json(echo).path("choices").get(0).path("message").path("content").asText()
+        .endsWith("] weather in Paris,\nuse get_weather"), echo.body());
+    HttpResponse<String> call = post(base + "/v1/chat/completions",
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":" + parts + "}],"
+            + "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":"
+            + "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}}]}");
+    JsonNode toolCall = json(call).path("choices").get(0).path("message").path("tool_calls").path(0);
+    assertEquals("get_weather", toolCall.path("function").path("name").asText(), call.body());
+    assertEquals("{\"city\":\"weather in Paris,\\nuse get_weather\"}", toolCall.path("function").path("arguments").asText());
+  }
+
+  @Test
   void chatCompletionNeedsMessages() {
     HttpResponse<String> r = post(base + "/v1/chat/completions", "{\"model\":\"m\"}");
     assertEquals(400, r.statusCode());

@@ -157,6 +157,23 @@ class TrinityConfigRendererTest {
   }
 
   @Test
+  void relativeDirectoriesAreRenderedWithoutDotSegments() throws Exception {
+    // The defaults are ./datasets and ./checkpoints: the YAML, the Ray entrypoint and the candidate's
+    // artifact URI read /work/./checkpoints/... before.
+    TrainingJobSpec spec = new TrainingJobSpec("job-1", "support-agent", "sft", "qwen2.5-7b-instruct", Map.of(),
+        "./exports/../exports/job-1/train.jsonl", "./checkpoints", Map.of());
+    Path cwd = Path.of("").toAbsolutePath();
+    assertEquals(cwd.resolve("checkpoints/support-agent/job-1"), TrinityConfigRenderer.checkpointJobDir(spec));
+    JsonNode yaml = YAML.readTree(renderer.render(spec));
+    assertEquals(cwd.resolve("checkpoints").toString(), yaml.path("checkpoint_root_dir").asText());
+    assertEquals(cwd.resolve("exports/job-1").toString(),
+        yaml.at("/buffer/trainer_input/experience_buffer/path").asText());
+    JsonNode bench = YAML.readTree(renderer.renderBench(spec));
+    assertEquals(cwd.resolve("checkpoints").toString(), bench.path("checkpoint_root_dir").asText());
+    assertEquals(cwd.resolve("exports/job-1").toString(), bench.at("/buffer/explorer_input/eval_tasksets/0/path").asText());
+  }
+
+  @Test
   void aJobRecordedByAnEarlierBuildKeepsItsSingleFileAndItsFileNames() throws Exception {
     TrainingJobSpec old = new TrainingJobSpec("job-1", "support-agent", "sft", "qwen2.5-7b-instruct", Map.of(),
         "/data/exports/job-1.jsonl", "/data/checkpoints", Map.of());

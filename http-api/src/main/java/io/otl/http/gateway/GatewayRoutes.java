@@ -126,7 +126,10 @@ public final class GatewayRoutes {
             complete(guard(() -> models(request)))))))),
         pathPrefix(segment("models").slash(LOGICAL_MODEL), () -> pathEndOrSingleSlash(() -> get(() ->
             extractRequest(request -> identity.callsAsAgent(request) ? sealed(complete(guard(() -> model(request))))
-                : reject())))));
+                : reject())))),
+        pathPrefix(segment("models").slash(segment()), id -> pathEndOrSingleSlash(() -> get(() ->
+            extractRequest(request -> identity.callsAsAgent(request) && !id.equals(agentOrNull(request))
+                ? sealed(complete(guard(() -> unknownModel(request, id)))) : reject())))));
   }
 
   /**
@@ -191,6 +194,29 @@ public final class GatewayRoutes {
    */
   private HttpResponse model(HttpRequest request) {
     return Json.ok(modelObject(identity.identify(request)));
+  }
+
+  /**
+   * {@code GET /v1/models/<other>} from an agent's OpenAI client ({@code models.retrieve("gpt-4o-mini")},
+   * as frameworks check the model they were configured with): OpenAI's 404 {@code model_not_found}, in
+   * OpenAI's error object. It was the design's {@code /v1/models/{agentId}} answer for an agent named
+   * after the model, which the client could not parse ({@code code} null) and whose message named the
+   * wrong thing. The caller's own agent id still reaches the design's view.
+   */
+  private HttpResponse unknownModel(HttpRequest request, String model) {
+    String agent = identity.identify(request);
+    throw new OpenAiError(404, "invalid_request_error", "model", "model_not_found",
+        "the model '" + (model.length() > 64 ? model.substring(0, 64) + "…" : model) + "' does not exist here: agent "
+            + agent + " is served the model '" + LOGICAL_MODEL + "' (GET /v1/models); a chat completion may name"
+            + " any model, the version routed for its session answers");
+  }
+
+  private String agentOrNull(HttpRequest request) {
+    try {
+      return identity.identify(request);
+    } catch (RuntimeException e) {
+      return null;
+    }
   }
 
   private static Map<String, Object> modelObject(String agent) {
