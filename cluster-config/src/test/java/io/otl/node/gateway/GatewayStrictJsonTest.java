@@ -101,7 +101,15 @@ class GatewayStrictJsonTest {
       "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\\ud800there\"}]}",
       "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]} {\"model\":\"x\"}",
       "{\"model\":\"default\",\"model\":\"other\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
-      "{\"model\":\"default\",\"vendor_knob\":1e999,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"})
+      "{\"model\":\"default\",\"vendor_knob\":1e999,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+      // OpenAI refuses an empty tool_calls array ("too short"); it was stored as an empty assistant turn.
+      "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"
+          + "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[]},{\"role\":\"user\",\"content\":\"and?\"}]}",
+      "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"
+          + "{\"role\":\"assistant\",\"content\":\"ok\",\"tool_calls\":[]},{\"role\":\"user\",\"content\":\"and?\"}]}",
+      // A non-boolean include_usage was forwarded upstream as it was.
+      "{\"model\":\"default\",\"stream\":true,\"stream_options\":{\"include_usage\":\"yes\"},"
+          + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"})
   void aBodyTheApiWouldRefuseIsOpenAis400AndNothingIsForwardedOrStored(String body) throws Exception {
     String session = "strict-" + UUID.randomUUID();
     long before = simulatorRequests();

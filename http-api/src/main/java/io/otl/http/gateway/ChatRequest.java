@@ -82,6 +82,10 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
     if (streamOptions != null && !streamOptions.isNull() && !streamOptions.isObject()) {
       throw OpenAiError.invalid("stream_options", "stream_options must be an object");
     }
+    JsonNode includeUsage = streamOptions == null ? null : streamOptions.get("include_usage");
+    if (includeUsage != null && !includeUsage.isNull() && !includeUsage.isBoolean()) {
+      throw OpenAiError.invalid("stream_options.include_usage", "stream_options.include_usage must be a boolean");
+    }
     String sessionId = null;
     JsonNode metadata = body.get("metadata");
     if (metadata != null && !metadata.isNull()) {
@@ -124,7 +128,8 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
       throw OpenAiError.invalid(where + ".role", where + ".role must be one of " + ROLES);
     }
     JsonNode content = m.get("content");
-    boolean hasToolCalls = m.path("tool_calls").isArray() || m.path("function_call").isObject();
+    // An empty tool_calls array is refused as OpenAI refuses it ("too short"): it would store an empty turn.
+    boolean hasToolCalls = !m.path("tool_calls").isEmpty() || m.path("function_call").isObject();
     if (content == null || content.isNull()) {
       if (!"assistant".equals(role.asText()) || !hasToolCalls) {
         throw OpenAiError.invalid(where + ".content", where + ".content is required (a string or an array of "
@@ -145,7 +150,10 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
     }
     JsonNode calls = m.get("tool_calls");
     if (calls != null && !calls.isNull()) {
-      if (!calls.isArray()) throw OpenAiError.invalid(where + ".tool_calls", "tool_calls must be an array");
+      if (!calls.isArray() || calls.isEmpty()) {
+        throw OpenAiError.invalid(where + ".tool_calls", "tool_calls must be a non-empty array (leave it out when "
+            + "there are no calls)");
+      }
       for (int i = 0; i < calls.size(); i++) {
         JsonNode c = calls.get(i);
         if (!c.path("id").isTextual() || !c.path("function").path("name").isTextual()) {
