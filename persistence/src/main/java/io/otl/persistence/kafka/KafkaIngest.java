@@ -239,8 +239,7 @@ public final class KafkaIngest {
       }
       AgentSession.Rejected rejected = (AgentSession.Rejected) reply;
       if (run.size() == 1) {
-        dead.add(new DeadLetter(run.get(0).record(), rejectionCode(rejected.code()),
-            rejected.field() + ": " + rejected.message()));
+        dead.add(new DeadLetter(run.get(0).record(), rejectionCode(rejected.code()), recordReason(rejected)));
         return CompletableFuture.completedFuture(Done.getInstance());
       }
       // One of them is refused and the write was atomic: find which, one record at a time.
@@ -248,6 +247,19 @@ public final class KafkaIngest {
       for (Pending p : run) oneByOne = oneByOne.thenCompose(d -> write(List.of(p), dead));
       return oneByOne;
     });
+  }
+
+  /**
+   * The session's refusal as the reason of one record: the session names the field as in an HTTP
+   * batch ({@code events[0].content is … long}), a record is one event, so the field is {@code
+   * value.content} as in the refusals of {@link AgentEventRecord#parse}; the message already names
+   * it (it used to be written twice: {@code events[0].content: events[0].content is …}).
+   */
+  static String recordReason(AgentSession.Rejected rejected) {
+    String message = rejected.message() == null ? "" : rejected.message();
+    String field = rejected.field() == null ? "" : rejected.field();
+    String reason = !field.isEmpty() && !message.startsWith(field) ? field + ": " + message : message;
+    return reason.startsWith("events[0]") ? "value" + reason.substring("events[0]".length()) : reason;
   }
 
   /** {@code recorder.submit}, sent again when it times out, up to {@link #TIMEOUT_RETRIES} times. */

@@ -1,6 +1,7 @@
 package io.otl.persistence.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -268,7 +269,11 @@ class KafkaIngestTest {
           .orElseThrow();
       // The reason names the field and what is allowed, never the client's value (it may be personal data).
       String roleError = KafkaTestBroker.header(role, KafkaIngest.ERROR_HEADER);
-      assertTrue(roleError.contains("events[0].role") && roleError.contains("assistant"), roleError);
+      assertTrue(roleError.startsWith("value.role ") && roleError.contains("assistant"), roleError);
+      // A record is one event: named as the parse-time refusals name it (value.type, value.contnet),
+      // once, not "events[0].role: events[0].role …" as in an HTTP batch.
+      assertEquals(roleError.indexOf("role"), roleError.lastIndexOf("value.role") + "value.".length(), roleError);
+      assertFalse(roleError.contains("events["), roleError);
       assertTrue(!roleError.contains("robot"), roleError);
 
       // The good records around the bad ones are recorded: the stream went on.
