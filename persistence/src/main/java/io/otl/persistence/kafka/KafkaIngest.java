@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -178,12 +179,55 @@ public final class KafkaIngest {
     CommitterSettings committerSettings = CommitterSettings.create(system)
         .withMaxBatch(settings.commitMaxBatch())
         .withMaxInterval(settings.commitMaxInterval());
-    return Consumer.committableSource(consumerSettings, Subscriptions.topics(settings.topics().agentEvents()))
-        .groupedWithin(settings.ingestBatchSize(), settings.ingestBatchWindow())
-        .mapAsync(1, this::process)
-        .mapConcat(offsets -> offsets)
-        .via(Committer.flow(committerSettings))
+    ConsumerSettings<String, byte[]> consumer = consumerSettings;
+    return Source.completionStage(topicsExist())
+        .flatMapConcat(ok -> Consumer.committableSource(consumer, Subscriptions.topics(settings.topics().agentEvents()))
+            .groupedWithin(settings.ingestBatchSize(), settings.ingestBatchWindow())
+            .mapAsync(1, this::process)
+            .mapConcat(offsets -> offsets)
+            .via(Committer.flow(committerSettings)))
         .mapMaterializedValue(control -> NotUsed.getInstance());
+  }
+
+  /**
+   * Fails when the broker says the input or the dead-letter topic does not exist ("Topics must
+   * exist", docs/api.md), naming the topic and its key, before anything is consumed. Without it a
+   * missing dead-letter topic showed only at the first bad record: the send waited 60 s for the
+   * topic, the stream restarted, read the same record again, and so on, with a WARN line a second
+   * from the producer and nothing saying what to create. A broker that does not answer, or does not
+   * let this client describe the topics, is left to the consumer as before.
+   */
+  private CompletionStage<Done> topicsExist() {
+    Map<String, Object> props = new java.util.HashMap<>(settings.client());
+    props.put(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    Map<String, String> keys = new LinkedHashMap<>();
+    keys.put(settings.topics().agentEvents(), "kafka.topics.agent-events");
+    keys.put(settings.topics().deadLetter(), "kafka.topics.dead-letter");
+    return CompletableFuture.supplyAsync(() -> {
+      List<String> missing = new ArrayList<>();
+      try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(props)) {
+        var described = admin.describeTopics(keys.keySet(),
+            new org.apache.kafka.clients.admin.DescribeTopicsOptions().timeoutMs(10_000)).topicNameValues();
+        for (var e : described.entrySet()) {
+          try {
+            e.getValue().get(15, TimeUnit.SECONDS);
+          } catch (java.util.concurrent.ExecutionException x) {
+            if (x.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+              missing.add("'" + e.getKey() + "' (agentscope.training." + keys.get(e.getKey()) + ")");
+            }
+          }
+        }
+      } catch (Exception unanswered) {
+        // the consumer meets the same broker and fails or waits as it always did
+      }
+      if (!missing.isEmpty()) {
+        String message = "Kafka topic " + String.join(" and ", missing) + " does not exist on "
+            + settings.bootstrapServers() + ": create it; ingestion starts once it exists";
+        log.error(message);
+        throw new IllegalStateException(message);
+      }
+      return Done.getInstance();
+    }, system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()));
   }
 
   private record Pending(ConsumerRecord<String, byte[]> record, AgentEventRecord.Event event) {}
