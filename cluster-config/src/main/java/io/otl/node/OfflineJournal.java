@@ -7,8 +7,11 @@ import io.otl.core.model.ModelSettings;
 import io.otl.node.config.NodeConfig;
 import io.otl.persistence.audit.AuditReader;
 import io.otl.persistence.DataFolder;
+import io.otl.persistence.JournalSchema;
 import io.otl.persistence.JournalSettings;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -57,6 +60,19 @@ public final class OfflineJournal implements AutoCloseable {
     TrainingPolicy policy = TrainingPolicy.fromConfig(training);
     Optional<DataFolder> folder = DataFolder.claim(configured, "audit");
     JournalSettings journal = folder.map(DataFolder::journal).orElse(configured);
+    if (journal.kind() == JournalSettings.Kind.POSTGRES) {
+      // Fail at once with the URL (password masked), the user and the setting to fix, as export
+      // does; the journal plugin's pool would otherwise time out after 5 s with
+      // "IllegalStateException: java.sql.SQLException: … Connection is not available".
+      try (Connection probe = JournalSchema.connect(journal)) {
+        // reachable
+      } catch (SQLException closing) {
+        // the probe connected; closing it is not our concern
+      } catch (RuntimeException e) {
+        folder.ifPresent(DataFolder::close);
+        throw e;
+      }
+    }
     Config offline = ConfigFactory.parseMap(Map.of(
         "pekko.actor.provider", "local",
         "pekko.loglevel", "WARNING",

@@ -226,16 +226,16 @@ public final class TrainingNode implements AutoCloseable {
       KafkaIngest ingest = KafkaIngest.start(system, collector, kafka);
       KafkaPublisher.startTrajectories(system, kafka);
       KafkaPublisher.startModelUpdates(system, kafka);
-      metrics.gauge("otl_kafka_records_recorded_total", "agent-events records stored in the journal",
+      metrics.counter("otl_kafka_records_recorded_total", "agent-events records stored in the journal",
           () -> Map.of("", (double) ingest.recorded()));
-      metrics.gauge("otl_kafka_dead_lettered_total", "agent-events records sent to the dead-letter topic",
+      metrics.counter("otl_kafka_dead_lettered_total", "agent-events records sent to the dead-letter topic",
           () -> {
             Map<String, Double> byCode = new java.util.HashMap<>();
             ingest.deadLetteredByCode().forEach((code, n) ->
                 byCode.put(MetricsRegistry.labels("code", code), n.doubleValue()));
             return byCode;
           });
-      metrics.gauge("otl_kafka_ingest_restarts_total", "restarts of the agent-events stream",
+      metrics.counter("otl_kafka_ingest_restarts_total", "restarts of the agent-events stream",
           () -> Map.of("", (double) ingest.restarts()));
       log.info("Kafka on: ingesting {} from {}", kafka.topics().agentEvents(), kafka.bootstrapServers());
     }

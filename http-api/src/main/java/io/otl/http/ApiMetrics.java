@@ -41,4 +41,9 @@ public final class ApiMetrics {
   public void gauge(String name, String help, Supplier<Map<String, Double>> values) {
     registry.gauge(name, help, values);
   }
+
+  /** A count kept elsewhere, read at scrape time ({@link MetricsRegistry#counter}). */
+  public void counter(String name, String help, Supplier<Map<String, Double>> values) {
+    registry.counter(name, help, values);
+  }
 }

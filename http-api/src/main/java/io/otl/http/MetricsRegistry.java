@@ -24,9 +24,24 @@ public final class MetricsRegistry {
     ((LongAdder) family(name, "counter", help).series().computeIfAbsent(labels, l -> new LongAdder())).add(by);
   }
 
-  /** A gauge whose value (per label set) is read when scraped. */
+  /**
+   * A gauge whose value (per label set) is read when scraped. A {@code _total} name is a counter's
+   * (Prometheus naming; {@code promtool check metrics} flags a gauge that has it): use {@link #counter}.
+   */
   public void gauge(String name, String help, Supplier<Map<String, Double>> valuesByLabels) {
+    if (name.endsWith("_total")) {
+      throw new IllegalArgumentException(name + " ends with _total, a counter's suffix: register it with counter()");
+    }
     family(name, "gauge", help).series().put("", valuesByLabels);
+  }
+
+  /**
+   * A counter whose value (per label set) is read when scraped, from a count kept elsewhere that
+   * only grows while the process runs (e.g. records ingested); typed {@code counter} so that
+   * {@code rate()} and {@code increase()} treat a restart's drop to 0 as a reset.
+   */
+  public void counter(String name, String help, Supplier<Map<String, Double>> valuesByLabels) {
+    family(name, "counter", help).series().put("", valuesByLabels);
   }
 
   public void observe(String name, String help, String labels, double value, double[] buckets) {

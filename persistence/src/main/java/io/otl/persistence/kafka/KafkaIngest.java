@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -178,12 +179,55 @@ public final class KafkaIngest {
     CommitterSettings committerSettings = CommitterSettings.create(system)
         .withMaxBatch(settings.commitMaxBatch())
         .withMaxInterval(settings.commitMaxInterval());
-    return Consumer.committableSource(consumerSettings, Subscriptions.topics(settings.topics().agentEvents()))
-        .groupedWithin(settings.ingestBatchSize(), settings.ingestBatchWindow())
-        .mapAsync(1, this::process)
-        .mapConcat(offsets -> offsets)
-        .via(Committer.flow(committerSettings))
+    ConsumerSettings<String, byte[]> consumer = consumerSettings;
+    return Source.completionStage(topicsExist())
+        .flatMapConcat(ok -> Consumer.committableSource(consumer, Subscriptions.topics(settings.topics().agentEvents()))
+            .groupedWithin(settings.ingestBatchSize(), settings.ingestBatchWindow())
+            .mapAsync(1, this::process)
+            .mapConcat(offsets -> offsets)
+            .via(Committer.flow(committerSettings)))
         .mapMaterializedValue(control -> NotUsed.getInstance());
+  }
+
+  /**
+   * Fails when the broker says the input or the dead-letter topic does not exist ("Topics must
+   * exist", docs/api.md), naming the topic and its key, before anything is consumed. Without it a
+   * missing dead-letter topic showed only at the first bad record: the send waited 60 s for the
+   * topic, the stream restarted, read the same record again, and so on, with a WARN line a second
+   * from the producer and nothing saying what to create. A broker that does not answer, or does not
+   * let this client describe the topics, is left to the consumer as before.
+   */
+  private CompletionStage<Done> topicsExist() {
+    Map<String, Object> props = new java.util.HashMap<>(settings.client());
+    props.put(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    Map<String, String> keys = new LinkedHashMap<>();
+    keys.put(settings.topics().agentEvents(), "kafka.topics.agent-events");
+    keys.put(settings.topics().deadLetter(), "kafka.topics.dead-letter");
+    return CompletableFuture.supplyAsync(() -> {
+      List<String> missing = new ArrayList<>();
+      try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(props)) {
+        var described = admin.describeTopics(keys.keySet(),
+            new org.apache.kafka.clients.admin.DescribeTopicsOptions().timeoutMs(10_000)).topicNameValues();
+        for (var e : described.entrySet()) {
+          try {
+            e.getValue().get(15, TimeUnit.SECONDS);
+          } catch (java.util.concurrent.ExecutionException x) {
+            if (x.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+              missing.add("'" + e.getKey() + "' (agentscope.training." + keys.get(e.getKey()) + ")");
+            }
+          }
+        }
+      } catch (Exception unanswered) {
+        // the consumer meets the same broker and fails or waits as it always did
+      }
+      if (!missing.isEmpty()) {
+        String message = "Kafka topic " + String.join(" and ", missing) + " does not exist on "
+            + settings.bootstrapServers() + ": create it; ingestion starts once it exists";
+        log.error(message);
+        throw new IllegalStateException(message);
+      }
+      return Done.getInstance();
+    }, system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()));
   }
 
   private record Pending(ConsumerRecord<String, byte[]> record, AgentEventRecord.Event event) {}
@@ -239,8 +283,7 @@ public final class KafkaIngest {
       }
       AgentSession.Rejected rejected = (AgentSession.Rejected) reply;
       if (run.size() == 1) {
-        dead.add(new DeadLetter(run.get(0).record(), rejectionCode(rejected.code()),
-            rejected.field() + ": " + rejected.message()));
+        dead.add(new DeadLetter(run.get(0).record(), rejectionCode(rejected.code()), recordReason(rejected)));
         return CompletableFuture.completedFuture(Done.getInstance());
       }
       // One of them is refused and the write was atomic: find which, one record at a time.
@@ -248,6 +291,19 @@ public final class KafkaIngest {
       for (Pending p : run) oneByOne = oneByOne.thenCompose(d -> write(List.of(p), dead));
       return oneByOne;
     });
+  }
+
+  /**
+   * The session's refusal as the reason of one record: the session names the field as in an HTTP
+   * batch ({@code events[0].content is … long}), a record is one event, so the field is {@code
+   * value.content} as in the refusals of {@link AgentEventRecord#parse}; the message already names
+   * it (it used to be written twice: {@code events[0].content: events[0].content is …}).
+   */
+  static String recordReason(AgentSession.Rejected rejected) {
+    String message = rejected.message() == null ? "" : rejected.message();
+    String field = rejected.field() == null ? "" : rejected.field();
+    String reason = !field.isEmpty() && !message.startsWith(field) ? field + ": " + message : message;
+    return reason.startsWith("events[0]") ? "value" + reason.substring("events[0]".length()) : reason;
   }
 
   /** {@code recorder.submit}, sent again when it times out, up to {@link #TIMEOUT_RETRIES} times. */

@@ -1,6 +1,7 @@
 package io.otl.persistence.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -43,7 +44,7 @@ class KafkaIngestTest {
   @BeforeAll
   static void startBroker() throws Exception {
     broker = KafkaTestBroker.start(4, "ae-kill", "dlq-kill", "ae-bulk", "dlq-bulk", "ae-outage", "dlq-outage", "ae-stop", "dlq-stop",
-        "ae-bad", "dlq-bad", "ae-timeout", "dlq-timeout", "ae-retry", "dlq-retry", "ae-late", "dlq-late");
+        "ae-bad", "dlq-bad", "ae-timeout", "dlq-timeout", "ae-retry", "dlq-retry", "ae-late", "dlq-late", "ae-nodlq");
   }
 
   @AfterAll
@@ -268,7 +269,11 @@ class KafkaIngestTest {
           .orElseThrow();
       // The reason names the field and what is allowed, never the client's value (it may be personal data).
       String roleError = KafkaTestBroker.header(role, KafkaIngest.ERROR_HEADER);
-      assertTrue(roleError.contains("events[0].role") && roleError.contains("assistant"), roleError);
+      assertTrue(roleError.startsWith("value.role ") && roleError.contains("assistant"), roleError);
+      // A record is one event: named as the parse-time refusals name it (value.type, value.contnet),
+      // once, not "events[0].role: events[0].role …" as in an HTTP batch.
+      assertEquals(roleError.indexOf("role"), roleError.lastIndexOf("value.role") + "value.".length(), roleError);
+      assertFalse(roleError.contains("events["), roleError);
       assertTrue(!roleError.contains("robot"), roleError);
 
       // The good records around the bad ones are recorded: the stream went on.
@@ -280,6 +285,34 @@ class KafkaIngestTest {
       await("counter", () -> ingest.deadLettered() == 9);
       assertEquals(2L, ingest.deadLetteredByCode().get("invalid_event"));
       assertEquals(0, rows(node, "AgentSession|bad-"), "nothing of a bad record reached the journal");
+    }
+  }
+
+  /**
+   * "Topics must exist" (docs/api.md): a dead-letter topic nobody created is said at once, by name and
+   * key, and nothing is consumed until it exists. Before, good records were ingested and the first bad
+   * one stalled the stream (a 60 s wait for the topic, a restart, the same record again), with only
+   * the producer's "UNKNOWN_TOPIC_OR_PARTITION" warnings to go on.
+   */
+  @Test
+  void aMissingDeadLetterTopicIsNamedAndIngestionStartsOnceItExists(@TempDir Path dir) throws Exception {
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(KafkaIngest.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+        new ch.qos.logback.core.read.ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, settings(node, "nodlq"));
+      broker.produce(List.of(rec("ae-nodlq", "nodlq-1", "{\"type\":\"message\",\"role\":\"user\","
+          + "\"content\":\"hi\",\"eventId\":\"a\",\"sessionId\":\"nodlq-1\",\"agentId\":\"agent-1\"}")));
+      await("the missing topic named", () -> logged.list.stream().anyMatch(e -> e.getFormattedMessage().contains(
+          "Kafka topic 'dlq-nodlq' (agentscope.training.kafka.topics.dead-letter) does not exist")));
+      assertEquals(0, ingest.recorded(), "nothing consumed while the dead-letter topic is missing");
+      broker.createTopics(4, "dlq-nodlq");
+      await("ingested once the topic exists", () -> rows(node, "AgentSession|nodlq-") >= 1);
+    } finally {
+      logger.detachAppender(logged);
     }
   }
 

@@ -1,0 +1,41 @@
+package io.otl.http;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The exposition's TYPE lines. The node's Kafka figures ({@code otl_kafka_records_recorded_total},
+ * {@code otl_kafka_dead_lettered_total}, {@code otl_kafka_ingest_restarts_total}) are counts read at
+ * scrape time and were registered as gauges: {@code # TYPE otl_kafka_records_recorded_total gauge},
+ * which promtool flags and which makes {@code rate()} misread a node restart.
+ */
+class MetricsRegistryTest {
+
+  @Test
+  void aCountReadAtScrapeTimeIsTypedCounterAndReadAfresh() {
+    MetricsRegistry registry = new MetricsRegistry();
+    AtomicLong recorded = new AtomicLong(5);
+    registry.counter("otl_kafka_records_recorded_total", "agent-events records stored in the journal",
+        () -> Map.of("", (double) recorded.get()));
+    registry.counter("otl_kafka_dead_lettered_total", "agent-events records sent to the dead-letter topic",
+        () -> Map.of(MetricsRegistry.labels("code", "not_json"), 2.0));
+    recorded.addAndGet(3);
+    String text = registry.scrape();
+    assertTrue(text.contains("# TYPE otl_kafka_records_recorded_total counter\notl_kafka_records_recorded_total 8\n"),
+        text);
+    assertTrue(text.contains("# TYPE otl_kafka_dead_lettered_total counter\n"
+        + "otl_kafka_dead_lettered_total{code=\"not_json\"} 2\n"), text);
+  }
+
+  @Test
+  void aGaugeCannotTakeACountersName() {
+    MetricsRegistry registry = new MetricsRegistry();
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> registry.gauge("otl_things_total", "help", Map::of));
+    assertTrue(e.getMessage().contains("otl_things_total"), e.getMessage());
+  }
+}
