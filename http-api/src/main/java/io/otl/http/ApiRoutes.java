@@ -10,9 +10,12 @@ import static org.apache.pekko.http.javadsl.server.Directives.pathPrefixTest;
 import java.util.List;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
+import org.apache.pekko.http.javadsl.model.ContentType;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpCharsets;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
@@ -34,6 +37,11 @@ public final class ApiRoutes {
 
   /** The gateway's chat completions: its body limit is gateway.max-body-bytes, not the API's. */
   static final String GATEWAY_CHAT = "/v1/chat/completions";
+
+  /** Prometheus' text exposition format names its version; scrapers otherwise have to guess it. */
+  private static final ContentType.WithCharset PROMETHEUS_TEXT = ContentTypes.create(
+      MediaTypes.customWithOpenCharset("text", "plain", java.util.Map.of("version", "0.0.4"), false),
+      HttpCharsets.UTF_8);
 
   /** One per process: pekko-http's parsing errors (no route involved) are counted here too. */
   static final ClientErrorLog CLIENT_ERRORS = new ClientErrorLog(java.time.Duration.ofSeconds(10));
@@ -105,7 +113,7 @@ public final class ApiRoutes {
         health.route(),
         ConsoleRoutes.route(),
         path("metrics", () -> get(() -> auth.protectMetrics(() -> complete(HttpResponse.create().withEntity(
-            HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, metrics.registry().scrape())))))),
+            HttpEntities.create(PROMETHEUS_TEXT, metrics.registry().scrape())))))),
         pathPrefix("v1", () -> concat(
             path("openapi.json", () -> get(() -> complete(HttpResponse.create().withEntity(
                 HttpEntities.create(ContentTypes.APPLICATION_JSON, OPENAPI))))),

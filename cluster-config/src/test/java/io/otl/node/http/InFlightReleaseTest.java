@@ -57,7 +57,11 @@ class InFlightReleaseTest {
     for (int i = 0; i < 100; i++) assertEquals(405, http.send("DELETE", "/v1/sessions/s1/events", null).status());
     assertEquals(202, http.post("/v1/sessions/after-404s/events", BODY).status());
     awaitInFlightZero();
-    String scrape = http.get("/metrics").body();
+    Http.Response metrics = http.get("/metrics");
+    String scrape = metrics.body();
+    // Prometheus' text format with its version, as scrapers expect it.
+    String type = metrics.headers().firstValue("Content-Type").orElse("");
+    assertTrue(type.startsWith("text/plain") && type.contains("version=0.0.4") && type.contains("charset=UTF-8"), type);
     assertTrue(scrape.contains("route=\"unmatched\",status=\"404\""), scrape);
     assertFalse(scrape.contains("13812345678"), "a raw path became a metric label");
     assertFalse(scrape.contains("favicon"), "a raw path became a metric label");
