@@ -1,11 +1,17 @@
 package io.otl.http;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.HttpMethod;
+import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.Allow;
 import org.apache.pekko.http.javadsl.model.headers.RetryAfter;
 import org.apache.pekko.http.javadsl.server.ExceptionHandler;
 import org.apache.pekko.http.javadsl.server.RejectionHandler;
@@ -61,8 +67,28 @@ public final class ApiErrors {
       String text = response.entity() instanceof org.apache.pekko.http.javadsl.model.HttpEntity.Strict strict
           ? strict.getData().decodeString(StandardCharsets.UTF_8) : response.status().reason();
       return Json.error(response.status(), codeFor(response.status().intValue()), text)
-          .withHeaders(response.getHeaders());
+          .withHeaders(withHeadBesideGet(response.getHeaders()));
     });
+  }
+
+  /**
+   * The server answers HEAD on every GET route (pekko-http's transparent HEAD), so a 405's
+   * {@code Allow} names HEAD wherever it names GET, as the probe routes' explicit HEAD does.
+   */
+  private static Iterable<HttpHeader> withHeadBesideGet(Iterable<HttpHeader> headers) {
+    List<HttpHeader> out = new ArrayList<>();
+    for (HttpHeader h : headers) {
+      if (h instanceof Allow allow) {
+        List<HttpMethod> methods = new ArrayList<>();
+        allow.getMethods().forEach(methods::add);
+        boolean get = methods.stream().anyMatch(m -> m.equals(HttpMethods.GET));
+        if (get && methods.stream().noneMatch(m -> m.equals(HttpMethods.HEAD))) methods.add(HttpMethods.HEAD);
+        out.add(Allow.create(methods.toArray(HttpMethod[]::new)));
+      } else {
+        out.add(h);
+      }
+    }
+    return out;
   }
 
   static String codeFor(int status) {

@@ -62,5 +62,12 @@ class HeadRequestsTest {
     Http.Response post = new Http(node.httpPort()).withToken(TOKEN).send("HEAD", "/v1/sessions/s1/events", null);
     assertEquals(405, post.status());
     assertEquals("POST", post.headers().firstValue("Allow").orElse(""));
+    // A GET route says HEAD too, since HEAD is answered wherever GET is.
+    for (String path : new String[] {"/metrics", "/v1/jobs", "/health/ready"}) {
+      Http.Response delete = new Http(node.httpPort()).withToken(TOKEN).send("DELETE", path, null);
+      assertEquals(405, delete.status(), path);
+      java.util.Set<String> allowed = java.util.Set.of(delete.headers().firstValue("Allow").orElse("").split(",\\s*"));
+      assertTrue(allowed.contains("GET") && allowed.contains("HEAD"), path + " Allow: " + allowed);
+    }
   }
 }
