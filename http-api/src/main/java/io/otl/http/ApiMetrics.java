@@ -28,7 +28,8 @@ public final class ApiMetrics {
   }
 
   public void eventsRejected(int count) {
-    registry.inc("otl_events_rejected_total", "Session events refused (nothing stored)", "", count);
+    registry.inc("otl_events_rejected_total", "Session events refused by the session after parsing (nothing stored); "
+        + "requests refused while parsing count only as HTTP 400s in otl_http_requests_total", "", count);
   }
 
   public void request(String route, int status, double seconds) {
