@@ -100,16 +100,20 @@ public final class ModelRoutes {
     })))));
   }
 
-  /** The optional {@code {"reason": "..."}} body of a rollback, desensitized. */
+  /**
+   * The optional {@code {"reason": "..."}} body of a rollback, desensitized; null when there is none
+   * (the entity then records "manual rollback": a default here made it "manual rollback: manual
+   * rollback").
+   */
   private String reason(ByteString bytes) {
-    if (bytes.isEmpty()) return "manual rollback";
+    if (bytes.isEmpty()) return null;
     JsonNode body = readJson(bytes);
     onlyFields(body, Set.of("reason"));
     String reason = EventParser.text(body, "body", "reason");
     if (reason != null && reason.length() > MAX_TEXT) {
       throw BadRequest.invalid("reason is longer than " + MAX_TEXT + " characters");
     }
-    return reason == null || reason.isBlank() ? "manual rollback" : desensitizer.apply(reason);
+    return reason == null || reason.isBlank() ? null : desensitizer.apply(reason);
   }
 
   private CompletionStage<HttpResponse> models(String agentId) {

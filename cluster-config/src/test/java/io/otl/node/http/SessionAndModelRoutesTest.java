@@ -323,6 +323,27 @@ class SessionAndModelRoutesTest {
     }
   }
 
+  /** A rollback without a reason says "manual rollback" once (it said "manual rollback: manual rollback"). */
+  @Test
+  void aRollbackWithoutReasonIsRecordedAsAManualRollback() {
+    for (String[] c : new String[][] {{"agent-noreason", ""}, {"agent-blankreason", "{\"reason\":\" \"}"}}) {
+      assertEquals(201, http.post("/v1/models/" + c[0] + "/versions",
+          "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\",\"endpoint\":\"http://infer:8000/v1\"}").status());
+      assertEquals(201, http.post("/v1/models/" + c[0] + "/versions",
+          "{\"version\":\"v2\",\"artifact\":\"file:///m/v2\",\"endpoint\":\"http://infer:8001/v1\"}").status());
+      Http.Response rollback = http.post("/v1/models/" + c[0] + "/versions/v2/rollback", c[1]);
+      assertEquals(202, rollback.status(), rollback.body());
+      String reason = null;
+      for (JsonNode v : http.get("/v1/models/" + c[0]).json().get("versions")) {
+        if (v.get("version").asText().equals("v2")) {
+          JsonNode history = v.get("history");
+          reason = history.get(history.size() - 1).get("reason").asText();
+        }
+      }
+      assertEquals("manual rollback", reason, c[0]);
+    }
+  }
+
   private static String versionState(String agent, String version) {
     for (JsonNode v : http.get("/v1/models/" + agent).json().get("versions")) {
       if (v.get("version").asText().equals(version)) return v.get("state").asText();
