@@ -18,9 +18,10 @@ import java.util.stream.Collectors;
  *       step after such a pause: the figures of a broken split decide nothing;
  *   <li>any tested metric or guardrail degraded → roll back (or pause when
  *       rollback-on-degradation is off);
- *   <li>paused, or a metric below {@code min-samples-per-step}, or the step's duration not over →
- *       wait;
- *   <li>otherwise the next step, or the promotion after the last step below 100 %.
+ *   <li>paused, or fewer than {@code min-samples-per-step} sessions on either version, or no
+ *       evaluation metric measured by that many on both, or the step's duration not over → wait;
+ *   <li>otherwise the next step, or the promotion after the last step below 100 % (metrics measured
+ *       by too few sessions are named in the decision's detail, untested).
  * </ol>
  */
 public final class CanaryRules {
@@ -72,18 +73,29 @@ public final class CanaryRules {
       boolean mismatchAcknowledged,
       Instant now) {
     List<Metric> ready = new ArrayList<>();
-    List<String> waiting = new ArrayList<>();
+    List<String> unmeasured = new ArrayList<>();
     // The fixed-level rule of before #19 had no guardrails; the sequential one tests them too.
     List<Metric> tested = method == Method.SEQUENTIAL ? settings.testedMetrics() : settings.evaluationMetrics();
+    int min = settings.minSamplesPerStep();
     for (Metric m : tested) {
       long nc = candidate.samples(m);
       long ns = stable.samples(m);
-      if (nc >= settings.minSamplesPerStep() && ns >= settings.minSamplesPerStep()) {
+      if (nc >= min && ns >= min) {
         ready.add(m);
       } else if (!m.guardrail()) {
-        // A guardrail never holds a step back: without the gateway no session carries it.
-        waiting.add(m.key() + " (candidate " + nc + ", stable " + ns + ")");
+        unmeasured.add(m.key() + " (candidate " + nc + ", stable " + ns + ")");
       }
+    }
+    // Design 3.3: a step needs min-samples-per-step sessions on both versions and no degradation after
+    // step-duration. A metric that no session of the step measured (user-satisfaction when nobody rates,
+    // response-latency without latencyMs) does not hold the step back for ever; it is named when the
+    // step moves on. With no evaluation metric measured at all there is nothing to compare: wait.
+    // (A guardrail never holds a step back: without the gateway no session carries it.)
+    List<String> waiting = new ArrayList<>();
+    if (candidate.sessions() < min || stable.sessions() < min) {
+      waiting.add("sessions (candidate " + candidate.sessions() + ", stable " + stable.sessions() + ")");
+    } else if (ready.stream().allMatch(Metric::guardrail)) {
+      waiting.addAll(unmeasured);
     }
     List<TestResult> tests;
     SampleRatioCheck.Result srm = null;
@@ -119,7 +131,8 @@ public final class CanaryRules {
       return new Decision(Action.WAIT, tests, waitReason(paused, waiting), srm);
     }
     Action next = step + 1 >= plan.size() - 1 ? Action.PROMOTE : Action.ADVANCE;
-    return new Decision(next, tests, "", srm);
+    return new Decision(next, tests, unmeasured.isEmpty() ? "" : "not measured: " + String.join(", ", unmeasured),
+        srm);
   }
 
   private static String waitReason(boolean paused, List<String> waiting) {

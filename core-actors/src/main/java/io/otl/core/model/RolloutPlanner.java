@@ -100,7 +100,8 @@ final class RolloutPlanner {
       }
       case PROMOTE -> {
         p.add(new VersionPromoted(r.candidate(), r.stableVersion(), now.plus(settings.retainPrevious()),
-            true, "all rollout steps passed (last: " + describe(s) + ")", tests, now));
+            true, "all rollout steps passed (last: " + describe(s) + ")"
+                + (d.detail().isEmpty() ? "" : "; " + d.detail()), tests, now));
         autoDeploy(p, now);
       }
       case ADVANCE -> {

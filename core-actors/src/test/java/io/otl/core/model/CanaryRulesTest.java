@@ -45,6 +45,38 @@ class CanaryRulesTest {
     assertTrue(rolled >= 9, rolled + " of 10 candidates 35 points worse rolled back");
   }
 
+  /** Sessions with a result and a latency but no rating or thumbs (users who never rate). */
+  private static OutcomeAggregates unrated(SplittableRandom rnd, int n, boolean withResult) {
+    OutcomeAggregates a = OutcomeAggregates.EMPTY;
+    for (int i = 0; i < n; i++) {
+      a = a.add(withResult ? rnd.nextDouble() < 0.8 : null, null, 0, 0, withResult ? 1200.0 : null);
+    }
+    return a;
+  }
+
+  @Test
+  void aMetricNoSessionMeasuredDoesNotHoldTheStepBackForEver() {
+    // Design 3.3: enough sessions and no degradation after step-duration → next step. The default
+    // metrics include user-satisfaction; an agent whose users never rate stayed at 5 % for ever.
+    SplittableRandom rnd = new SplittableRandom(11);
+    Instant start = Instant.parse("2026-01-01T00:00:00Z");
+    Instant late = start.plusSeconds(7200);
+    List<Double> plan = DEFAULTS.steps();
+    Decision d = CanaryRules.decide(DEFAULTS, Method.SEQUENTIAL, plan, 1, start, false, unrated(rnd, 400, true),
+        unrated(rnd, 150, true), false, late);
+    assertEquals(Action.ADVANCE, d.action(), d.detail());
+    assertTrue(d.detail().contains("not measured: user-satisfaction (candidate 0, stable 0)"), d.detail());
+    assertTrue(d.tests().stream().anyMatch(t -> t.metric() == Metric.TASK_SUCCESS_RATE), "success rate tested");
+    // Before step-duration it still waits, and without any evaluation metric measured there is
+    // nothing to compare: it waits, naming what is missing.
+    assertEquals(Action.WAIT, CanaryRules.decide(DEFAULTS, Method.SEQUENTIAL, plan, 1, start, false,
+        unrated(rnd, 400, true), unrated(rnd, 150, true), false, start.plusSeconds(60)).action());
+    d = CanaryRules.decide(DEFAULTS, Method.SEQUENTIAL, plan, 1, start, false, unrated(rnd, 400, false),
+        unrated(rnd, 150, false), false, late);
+    assertEquals(Action.WAIT, d.action(), d.detail());
+    assertTrue(d.detail().startsWith("too few samples: task-success-rate (candidate 0"), d.detail());
+  }
+
   @Test
   void stepRuleWaitsThenAdvancesThenPromotes() {
     SplittableRandom rnd = new SplittableRandom(4);
