@@ -63,6 +63,7 @@ final class RayJobsSimulation {
   private final Map<String, Map<String, Double>> quality = new ConcurrentHashMap<>();
   private volatile TrinitySimulator.RealBench realBench;
   private final Map<String, SimJob> jobs = new ConcurrentHashMap<>();
+  private final RayJobStore store;
   private final Map<String, AtomicInteger> accepted = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> duplicates = new ConcurrentHashMap<>();
   private final List<Cancellable> timers = new CopyOnWriteArrayList<>();
@@ -77,6 +78,28 @@ final class RayJobsSimulation {
     this.blockingIo = blockingIo;
     this.checkpoints = new CheckpointWriter(mapper);
     this.bench = new BenchStep(mapper);
+    this.store = new RayJobStore(mapper, settings.workDir());
+    recover();
+  }
+
+  /**
+   * The jobs of an earlier run on this work-dir: ended ones as they ended, live ones started again
+   * (as if the cluster had gone on running them), so a restarted node's poll finds its job.
+   */
+  private void recover() {
+    for (RayJobStore.Stored stored : store.load()) {
+      Object parsed = stored.request() == null ? null : parse(stored.request(), stored.submittedAt());
+      if (!(parsed instanceof SimJob job)) continue;
+      jobs.put(job.id, job);
+      accepted.computeIfAbsent(job.id, k -> new AtomicInteger()).incrementAndGet();
+      if (stored.status().equals("PENDING") || stored.status().equals("RUNNING")) {
+        job.log("Job " + job.id + " resumed after the simulator restarted (it was " + stored.status() + ")");
+        log.info("[trinity-simulator] resumed job {} ({} before the restart)", job.id, stored.status());
+        schedule(settings.pendingDuration(), () -> start(job));
+      } else {
+        job.restore(stored);
+      }
+    }
   }
 
   /**
@@ -94,6 +117,29 @@ final class RayJobsSimulation {
 
   /** {@code POST /api/jobs/}: the created job, or Ray's refusal. */
   synchronized Object submit(JsonNode request) {
+    Object parsed = parse(request, System.currentTimeMillis());
+    if (!(parsed instanceof SimJob job)) {
+      return parsed;
+    }
+    String id = job.id;
+    if (jobs.containsKey(id)) {
+      duplicates.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+      return new Refusal(
+          400,
+          "Traceback (most recent call last):\n  (Trinity simulator)\nValueError: Job with submission_id "
+              + id + " already exists. Please use a different submission_id.");
+    }
+    jobs.put(id, job);
+    accepted.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+    job.log("Job " + id + " submitted to the Trinity simulator: " + job.entrypoint);
+    log.info("[trinity-simulator] accepted job {} ({})", id, job.entrypoint);
+    store.save(id, job.stored());
+    schedule(settings.pendingDuration(), () -> start(job));
+    return job;
+  }
+
+  /** A submission checked as Ray checks it: the (unregistered) job, or Ray's refusal. */
+  private Object parse(JsonNode request, long submittedAt) {
     if (request == null || !request.isObject()) {
       return new Refusal(400, "TypeError: the request body must be a JSON object (Trinity simulator)");
     }
@@ -134,20 +180,9 @@ final class RayJobsSimulation {
     if (id.isBlank()) {
       id = "raysubmit_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
     }
-    if (jobs.containsKey(id)) {
-      duplicates.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
-      return new Refusal(
-          400,
-          "Traceback (most recent call last):\n  (Trinity simulator)\nValueError: Job with submission_id "
-              + id + " already exists. Please use a different submission_id.");
-    }
-    SimJob job = new SimJob(id, entrypoint.asText(), metadata, resources);
-    jobs.put(id, job);
-    accepted.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
-    job.log("Job " + id + " submitted to the Trinity simulator: " + job.entrypoint);
-    log.info("[trinity-simulator] accepted job {} ({})", id, job.entrypoint);
-    schedule(settings.pendingDuration(), () -> start(job));
-    return job;
+    // Stored with its id, so that a generated one is the same after a restart.
+    ObjectNode asStored = ((ObjectNode) request).deepCopy().put("submission_id", id);
+    return new SimJob(id, entrypoint.asText(), metadata, resources, asStored, submittedAt);
   }
 
   /** By submission id or, as Ray's find_job_by_ids does, by the driver's job id. */
@@ -175,6 +210,7 @@ final class RayJobsSimulation {
           + status + "."));
     }
     jobs.remove(job.id);
+    store.delete(job.id);
     log.info("[trinity-simulator] deleted job {} ({})", job.id, status);
     return Optional.of(Boolean.TRUE);
   }
@@ -315,7 +351,8 @@ final class RayJobsSimulation {
     final Map<String, String> metadata;
     final Resources resources;
     /** Ray's start_time: when the job was submitted (ms). */
-    final long submittedAt = System.currentTimeMillis();
+    final long submittedAt;
+    private final JsonNode request;
     private final StringBuilder logs = new StringBuilder();
     private String status = "PENDING";
     private String message;
@@ -326,8 +363,11 @@ final class RayJobsSimulation {
     private TrinityRunConfig run;
     private BenchStep.BenchRun bench;
 
-    SimJob(String id, String entrypoint, Map<String, String> metadata, Resources resources) {
+    SimJob(String id, String entrypoint, Map<String, String> metadata, Resources resources, JsonNode request,
+        long submittedAt) {
       this.id = id;
+      this.request = request;
+      this.submittedAt = submittedAt;
       this.entrypoint = entrypoint;
       this.metadata = Map.copyOf(metadata);
       this.resources = resources;
@@ -362,7 +402,22 @@ final class RayJobsSimulation {
       errorType = terminal.equals("FAILED") ? ENTRYPOINT_ERROR : null;
       endTime = System.currentTimeMillis();
       log("Job " + terminal + ": " + text);
+      store.save(id, stored());
       return true;
+    }
+
+    synchronized RayJobStore.Stored stored() {
+      return new RayJobStore.Stored(request, submittedAt, status, message, errorType, endTime, exitCode);
+    }
+
+    /** An ended job read back after a restart, as it ended. */
+    synchronized void restore(RayJobStore.Stored ended) {
+      status = ended.status();
+      message = ended.message();
+      errorType = ended.errorType();
+      endTime = ended.endTime();
+      exitCode = ended.exitCode();
+      log("Job " + status + " before the simulator restarted: " + message);
     }
 
     /** The job as {@code GET /api/jobs/<id>} shows it (Ray's JobDetails fields). */

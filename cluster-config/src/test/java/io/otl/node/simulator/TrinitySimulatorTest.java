@@ -18,6 +18,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -87,6 +88,51 @@ class TrinitySimulatorTest {
     assertTrue(json(ended).path("deleted").asBoolean());
     assertEquals(404, get(slowBase + "/api/jobs/del-me").statusCode());
     assertEquals(404, delete(slowBase + "/api/jobs/del-me").statusCode());
+  }
+
+  /**
+   * Embedded in the node, the simulator dies with it on a kill -9; the restarted node polls the job it
+   * had submitted and must find it (design 3.2), as a real Ray cluster would still have it.
+   */
+  @Test
+  void aRestartedSimulatorKnowsItsJobsAndRefusesThemAgain() throws IOException {
+    Path dir = Files.createTempDirectory("simulator-restart");
+    TrinitySimulator first = TrinitySimulator.start(testKit.system(), SimulatorSettings.defaults().withPort(0)
+        .withWorkDir(dir).withDurations(Duration.ofHours(1), Duration.ofHours(1)));
+    String firstBase = first.baseUrl();
+    post(firstBase + "/api/jobs/", "{\"entrypoint\":\"python nope.py\",\"submission_id\":\"ended\"}");
+    assertEquals(200, post(firstBase + "/simulator/jobs/ended/fail", null).statusCode());
+    post(firstBase + "/api/jobs/", "{\"entrypoint\":\"python nope.py\",\"submission_id\":\"live\","
+        + "\"metadata\":{\"owner\":\"node-1\"}}");
+    long submittedAt = json(get(firstBase + "/api/jobs/live")).path("start_time").asLong();
+    first.stop();
+
+    TrinitySimulator second = TrinitySimulator.start(testKit.system(), SimulatorSettings.defaults().withPort(0)
+        .withWorkDir(dir).withDurations(Duration.ofMillis(100), Duration.ofMillis(200)));
+    try {
+      String b = second.baseUrl();
+      JsonNode ended = json(get(b + "/api/jobs/ended"));
+      assertEquals("FAILED", ended.path("status").asText(), ended.toString());
+      assertEquals("JOB_ENTRYPOINT_COMMAND_ERROR", ended.path("error_type").asText(), ended.toString());
+      JsonNode live = json(get(b + "/api/jobs/live"));
+      assertEquals(submittedAt, live.path("start_time").asLong(), "the same submission: " + live);
+      assertEquals("node-1", live.path("metadata").path("owner").asText(), live.toString());
+      // Resumed: it runs to its end on the new simulator (its entrypoint is no Trinity run, so FAILED).
+      long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (List.of("PENDING", "RUNNING").contains(json(get(b + "/api/jobs/live")).path("status").asText())) {
+        assertTrue(System.nanoTime() < end, "the resumed job ends");
+        try {
+          Thread.sleep(50);
+        } catch (InterruptedException e) {
+          throw new AssertionError(e);
+        }
+      }
+      HttpResponse<String> again = post(b + "/api/jobs/", "{\"entrypoint\":\"python nope.py\",\"submission_id\":\"live\"}");
+      assertEquals(400, again.statusCode(), "never submitted twice: " + again.body());
+      assertTrue(again.body().contains("already exists"), again.body());
+    } finally {
+      second.stop();
+    }
   }
 
   @Test
