@@ -167,7 +167,7 @@ public interface ModelProtocol {
       // DEPLOYING is the short wait between a promote's 202 and CANARY: say when to ask again.
       String when = v.state() == ModelState.VersionState.DEPLOYING
           ? " (the serving backend is loading it; it becomes CANARY, or DEPLOY_FAILED, once the load is answered:"
-              + " " + verb + " it then)"
+              + " ask to " + verb + " again then)"
           : "";
       return new Failure(ErrorCode.INVALID_TRANSITION,
           "cannot " + verb + " " + v.version() + ": it is " + v.state() + when);

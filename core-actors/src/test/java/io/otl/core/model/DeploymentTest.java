@@ -212,7 +212,7 @@ class DeploymentTest {
           : this.<TransitionReply>run(r -> new ModelVersion.Rollback("v1", "too early", r)));
       assertEquals(ErrorCode.INVALID_TRANSITION, f.code());
       assertEquals("cannot " + verb + " v1: it is DEPLOYING (the serving backend is loading it; it becomes CANARY,"
-          + " or DEPLOY_FAILED, once the load is answered: " + verb + " it then)", f.message());
+          + " or DEPLOY_FAILED, once the load is answered: ask to " + verb + " again then)", f.message());
     }
     assertEquals(VersionState.DEPLOYING, version("v1").state(), "a refused command changes nothing");
   }
