@@ -1,5 +1,6 @@
 package io.otl.core.api;
 
+import io.otl.core.Ids;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.AgentSession.RecordReply;
 import io.otl.core.session.AgentSession.Recorded;
@@ -39,6 +40,12 @@ public final class DataCollector {
    */
   public CompletionStage<RecordReply> submit(String sessionId, String agentId, List<SessionInput> events,
       Duration timeout) {
+    // A missing id cannot address a session: sharding would drop the message and the stage would
+    // only fail with an ask timeout. Refused here, with the session's own rule and message.
+    if (sessionId == null || sessionId.isEmpty()) {
+      return CompletableFuture.completedFuture(new Rejected(AgentSession.RejectionCode.INVALID, "sessionId",
+          Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID)));
+    }
     return sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
         .ask(reply -> new AgentSession.Record(agentId, events, reply), timeout);
   }

@@ -20,12 +20,35 @@ public final class ModelRouter {
     this.askTimeout = askTimeout;
   }
 
+  /**
+   * The version serving {@code sessionId} of {@code agentId}. Fails with {@link
+   * InvalidRouteException} (naming the field) for a missing agentId or sessionId, with {@link
+   * NoVersionException} when the agent has nothing to route to.
+   */
   public CompletionStage<ModelVersion.RouteDecision> route(String agentId, String sessionId) {
+    // A missing agentId cannot address the agent's entity: sharding would drop the ask, which would
+    // only time out.
+    if (agentId == null || agentId.isEmpty()) {
+      return CompletableFuture.failedFuture(new InvalidRouteException("agentId: must not be blank"));
+    }
     return sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
         .<ModelVersion.RouteReply>ask(reply -> new ModelVersion.Route(sessionId, reply), askTimeout)
         .thenCompose(r -> r instanceof ModelVersion.RouteDecision d
             ? CompletableFuture.completedFuture(d)
-            : CompletableFuture.failedFuture(new NoVersionException(((ModelVersion.Failure) r).message())));
+            : CompletableFuture.failedFuture(failure((ModelVersion.Failure) r)));
+  }
+
+  private static RuntimeException failure(ModelVersion.Failure f) {
+    return f.rejectionKind() == io.otl.core.entity.Rejection.Kind.INVALID_INPUT
+        ? new InvalidRouteException(f.message())
+        : new NoVersionException(f.message());
+  }
+
+  /** The agentId or sessionId is not valid; the message names the field. */
+  public static final class InvalidRouteException extends IllegalArgumentException {
+    public InvalidRouteException(String message) {
+      super(message);
+    }
   }
 
   /** The agent has no stable version and no candidate: there is nothing to route to. */

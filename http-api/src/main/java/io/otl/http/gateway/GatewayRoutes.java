@@ -568,6 +568,9 @@ public final class GatewayRoutes {
           "the request body is larger than the gateway's limit of " + s.limit() + " bytes (gateway.max-body-bytes)")
           .response();
     }
+    if (e instanceof ModelRouter.InvalidRouteException i) {
+      return new OpenAiError(400, "invalid_request_error", null, "invalid_value", i.getMessage()).response();
+    }
     if (e instanceof ModelRouter.NoVersionException n) {
       return new OpenAiError(404, "invalid_request_error", "model", "model_not_found", n.getMessage()).response();
     }

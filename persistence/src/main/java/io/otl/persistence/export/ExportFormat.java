@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /** The dataset shapes Trinity-RFT reads (design §6). */
 public enum ExportFormat {
-  /** {@code {"messages":[…],"tools":"<JSON string>"}}. */
+  /** {@code {"messages":[…],"tools":[…]}} (tools a JSON array). */
   SFT,
   /** {@code {"prompt":…,"chosen":…,"rejected":…}}. */
   DPO,

@@ -48,6 +48,15 @@ public final class JsonlFormats {
 
   public static Optional<String> sft(Trajectory t) {
     if (t.finalAnswer().isEmpty()) return Optional.empty();
+    return Optional.of(write(sftShape(t)));
+  }
+
+  /**
+   * {@code {"messages":[…],"tools":[…]}} of a trajectory as the SFT line renders it, whether or not
+   * it has an answer: the body of an SFT line, and of a Kafka {@code trajectories} record (design
+   * §7.2), which adds its own fields after these two.
+   */
+  public static ObjectNode sftShape(Trajectory t) {
     ArrayNode messages = F.arrayNode();
     List<ToolCallRecorded> pending = new ArrayList<>();
     int[] callCounter = {0};
@@ -72,7 +81,7 @@ public final class JsonlFormats {
     ObjectNode line = F.objectNode();
     line.set("messages", messages);
     line.set("tools", toolDefinitions(t));
-    return Optional.of(write(line));
+    return line;
   }
 
   /** The last message when it is an assistant turn still open for more text or tool calls. */

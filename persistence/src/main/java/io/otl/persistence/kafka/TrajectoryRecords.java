@@ -1,13 +1,12 @@
 package io.otl.persistence.kafka;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.otl.core.session.AgentSession;
+import io.otl.persistence.export.JsonlFormats;
+import io.otl.persistence.export.Trajectory;
 import java.io.UncheckedIOException;
-import java.util.LinkedHashSet;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -17,15 +16,13 @@ import org.apache.pekko.persistence.query.EventEnvelope;
 
 /**
  * A {@code trajectories} record per completion or reward revision: the trajectory as the journal
- * holds it up to that event (replayed with {@link AgentSession.State#apply}), in the SFT export
- * shape of design §6 ({@code messages} of role and content, {@code tools} as a JSON string) plus
- * {@code reward}, {@code qualityScore}, {@code modelVersion}, {@code agentId}, {@code sessionId},
- * {@code revision} (true for a reward revision), {@code at} and {@code id} =
- * {@code sessionId:eventId}, stable across re-publication.
- *
- * <p>{@code tools} lists the tools the trajectory called, as OpenAI-style function entries with
- * their name only ({@code [{"type":"function","function":{"name":"search"}}]}): the journal does
- * not hold tool schemas.
+ * holds it up to that event, in the SFT export shape of design §6 exactly as the exporter writes
+ * its line ({@code messages} with {@code tool_calls} and {@code tool} messages, consecutive
+ * assistant turns merged, {@code tools} a JSON array of definitions; {@link JsonlFormats#sftShape})
+ * plus {@code reward}, {@code qualityScore}, {@code modelVersion}, {@code agentId}, {@code
+ * sessionId}, {@code revision} (true for a reward revision), {@code status}, {@code at} and {@code
+ * id} = {@code sessionId:eventId}, stable across re-publication. Unlike the SFT export, a
+ * trajectory without an answer or below the filters is published too (consumers filter).
  */
 public final class TrajectoryRecords implements KafkaPublisher.RecordBuilder {
   private static final String PREFIX = AgentSession.ENTITY_TYPE_KEY.name() + "|";
@@ -49,9 +46,9 @@ public final class TrajectoryRecords implements KafkaPublisher.RecordBuilder {
     }
     String sessionId = env.persistenceId().substring(PREFIX.length());
     return journal.currentEventsByPersistenceId(env.persistenceId(), 0L, env.sequenceNr())
-        .runFold(AgentSession.State.empty(), (state, e) -> state.apply((AgentSession.Event) e.event()), system)
-        .thenApply(state -> Optional.of(new ProducerRecord<>(topic, sessionId,
-            json(sessionId, (AgentSession.Event) event, state))))
+        .runFold(new Trajectory.Builder(sessionId), (b, e) -> b.add((AgentSession.Event) e.event()), system)
+        .thenApply(b -> Optional.of(new ProducerRecord<>(topic, sessionId,
+            json(sessionId, (AgentSession.Event) event, b.build()))))
         .exceptionallyCompose(e -> {
           // A stored event that cannot be read (issue #14) must not stop the topic for every later
           // trajectory: this one is not published, and the log says which.
@@ -70,18 +67,14 @@ public final class TrajectoryRecords implements KafkaPublisher.RecordBuilder {
 
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TrajectoryRecords.class);
 
-  public static String json(String sessionId, AgentSession.Event event, AgentSession.State state) {
-    ObjectNode out = PublishedJson.MAPPER.createObjectNode();
-    ArrayNode messages = out.putArray("messages");
-    for (AgentSession.MessageRecorded m : state.messages()) {
-      if (io.otl.persistence.export.Trajectory.Builder.gatewayBookkeeping(m)) continue;
-      messages.addObject().put("role", m.role().name()).put("content", m.content());
-    }
-    Set<String> toolNames = new LinkedHashSet<>();
-    for (AgentSession.ToolCallRecorded t : state.toolCalls()) toolNames.add(t.toolName());
-    ArrayNode tools = PublishedJson.MAPPER.createArrayNode();
-    for (String name : toolNames) tools.addObject().put("type", "function").putObject("function").put("name", name);
-    out.put("tools", tools.toString());
+  /**
+   * The record of {@code event} (a TrajectoryCompleted or RewardRevised) for the trajectory folded
+   * up to it: {@link JsonlFormats#sftShape} (the exporter's SFT line, field for field) plus the
+   * fields of the record.
+   */
+  public static String json(String sessionId, AgentSession.Event event, Trajectory trajectory) {
+    ObjectNode out = JsonlFormats.sftShape(trajectory);
+    AgentSession.State state = trajectory.state();
     boolean revision = event instanceof AgentSession.RewardRevised;
     double reward = revision ? ((AgentSession.RewardRevised) event).reward()
         : ((AgentSession.TrajectoryCompleted) event).reward();

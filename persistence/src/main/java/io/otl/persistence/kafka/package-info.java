@@ -26,8 +26,10 @@
  * is not a bad record: the stream restarts from the last committed offset.
  *
  * <h2>trajectories (out)</h2>
- * Key = sessionId; one record per TrajectoryCompleted and RewardRevised: {@code
- * {"messages":[{"role","content"}…],"tools":"<JSON string>","reward","qualityScore",
+ * Key = sessionId; one record per TrajectoryCompleted and RewardRevised; {@code messages} and
+ * {@code tools} are exactly the exporter's SFT line of the session (tool calls, tool messages,
+ * tools a JSON array), whether or not the trajectory passes the export filters: {@code
+ * {"messages":[…],"tools":[…],"reward","qualityScore",
  * "modelVersion","agentId","sessionId","id":"<sessionId>:<eventId>","revision":bool,"status","at"}}.
  *
  * <h2>model-updates (out)</h2>

@@ -1,6 +1,7 @@
 package io.otl.persistence.localstore;
 
 import io.otl.core.session.AgentSession;
+import io.otl.persistence.export.Trajectory;
 import io.otl.persistence.kafka.TrajectoryRecords;
 import io.otl.persistence.readside.FeedSettings;
 import io.otl.persistence.readside.TaggedEventFeed;
@@ -27,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * journal, becomes one JSON line of {@code <store-path>/trajectories-<UTC day of completion>.jsonl}.
  *
  * <p>The line has the shape of the Kafka {@code trajectories} topic (design §7.2): the SFT export
- * shape ({@code messages} of role and content, {@code tools} as a JSON string) plus {@code reward},
+ * shape, as the exporter's SFT line renders it ({@code messages} with tool calls, {@code tools} a
+ * JSON array) plus {@code reward},
  * {@code qualityScore}, {@code modelVersion}, {@code agentId}, {@code sessionId}, {@code status},
  * {@code at}, {@code id}. It is built from the journal, where text is already desensitized. Only
  * completions are written; later reward revisions stay in the journal (and on Kafka).
@@ -85,8 +87,8 @@ public final class LocalTrajectoryStore {
     }
     String sessionId = env.persistenceId().substring(PREFIX.length());
     return journal.currentEventsByPersistenceId(env.persistenceId(), 0L, env.sequenceNr())
-        .runFold(AgentSession.State.empty(), (state, e) -> state.apply((AgentSession.Event) e.event()), system)
-        .thenApply(state -> Optional.of(new Line(LocalDate.ofInstant(done.at(), ZoneOffset.UTC), sessionId,
-            TrajectoryRecords.json(sessionId, done, state))));
+        .runFold(new Trajectory.Builder(sessionId), (b, e) -> b.add((AgentSession.Event) e.event()), system)
+        .thenApply(b -> Optional.of(new Line(LocalDate.ofInstant(done.at(), ZoneOffset.UTC), sessionId,
+            TrajectoryRecords.json(sessionId, done, b.build()))));
   }
 }

@@ -71,16 +71,13 @@ class KafkaPublisherTest {
         assertEquals(session, v.get("sessionId").asText());
         assertEquals("agent-t", v.get("agentId").asText());
         assertEquals("v" + (Integer.parseInt(session.substring(2)) % 2), v.get("modelVersion").asText());
-        List<String> roles = new ArrayList<>();
-        List<String> contents = new ArrayList<>();
-        v.get("messages").forEach(m -> {
-          roles.add(m.get("role").asText());
-          contents.add(m.get("content").asText());
-        });
-        assertEquals(state.messages().stream().map(m -> m.role().name()).toList(), roles);
-        assertEquals(state.messages().stream().map(m -> m.content()).toList(), contents);
-        assertTrue(v.get("tools").isTextual(), "tools is a JSON string");
-        assertEquals("search", JSON.readTree(v.get("tools").asText()).get(0).get("function").get("name").asText());
+        // The SFT export shape (design §7.2): the exporter's line for the same session, field for field.
+        io.otl.persistence.export.Trajectory.Builder b = new io.otl.persistence.export.Trajectory.Builder(session);
+        node.journalEvents("AgentSession|" + session).forEach(e -> b.add((AgentSession.Event) e));
+        JsonNode sft = JSON.readTree(io.otl.persistence.export.JsonlFormats.sft(b.build()).orElseThrow());
+        assertEquals(sft.get("messages"), v.get("messages"), "messages of " + session);
+        assertEquals(sft.get("tools"), v.get("tools"), "tools of " + session);
+        assertEquals("search", v.get("tools").get(0).get("function").get("name").asText());
         boolean revision = v.get("revision").asBoolean();
         assertEquals(session + (revision ? ":reward:feedback:fb-late-" + session.substring(2) : ":completed"),
             v.get("id").asText());

@@ -158,6 +158,18 @@ final class TestNode implements AutoCloseable {
     return rowsByPersistenceId(prefix).values().stream().mapToLong(Long::longValue).sum();
   }
 
+  /** The events of one persistence id, in journal order, as the read journal gives them. */
+  java.util.List<Object> journalEvents(String persistenceId) throws Exception {
+    org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal read =
+        org.apache.pekko.persistence.query.PersistenceQuery.get(system).getReadJournalFor(
+            org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal.class,
+            org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal.Identifier());
+    return read.currentEventsByPersistenceId(persistenceId, 0L, Long.MAX_VALUE)
+        .map(org.apache.pekko.persistence.query.EventEnvelope::event)
+        .runWith(org.apache.pekko.stream.javadsl.Sink.seq(), system)
+        .toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
   @Override
   public void close() throws Exception {
     system.terminate();

@@ -1,0 +1,71 @@
+package io.otl.node.embedded;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.otl.core.api.DataCollector;
+import io.otl.core.api.ModelRouter;
+import io.otl.core.session.SessionInput;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.TestDatabases;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The embedded API as docs/api.md describes it (design §7.3): a refused input fails the stage at
+ * once with an exception naming the field, never with an ask timeout.
+ */
+class EmbeddedApiInputTest {
+  /** Well below the node's ask timeout: a refusal must not wait for it. */
+  private static final Duration PROMPT = Duration.ofSeconds(2);
+
+  private static Throwable failure(Supplier<CompletionStage<?>> call) throws Exception {
+    long t0 = System.nanoTime();
+    try {
+      call.get().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      Duration took = Duration.ofNanos(System.nanoTime() - t0);
+      assertTrue(took.compareTo(PROMPT) < 0, "refused after " + took + " with " + e.getCause());
+      return e.getCause();
+    }
+    throw new AssertionError("accepted");
+  }
+
+  @Test
+  void aMissingIdFailsTheStageAtOnceNamingTheField(@TempDir Path dir) throws Exception {
+    try (TrainingNode node = TrainingNode.start(TestDatabases.node(TestDatabases.h2(dir), false))) {
+      DataCollector dc = node.dataCollector();
+      ModelRouter router = node.modelRouter();
+      SessionInput.Message hi = new SessionInput.Message("e1", null, "user", "hi", null, null);
+
+      for (String sessionId : new String[] {null, ""}) {
+        Throwable t = failure(() -> dc.record(sessionId, "agent-a", hi));
+        DataCollector.RecordRejectedException r = assertInstanceOf(DataCollector.RecordRejectedException.class, t);
+        assertEquals("sessionId", r.rejection().field(), r.getMessage());
+        t = failure(() -> dc.feedback(sessionId, "agent-a", "RATING", 5.0, "fb-1"));
+        assertEquals("sessionId",
+            assertInstanceOf(DataCollector.RecordRejectedException.class, t).rejection().field());
+      }
+      Throwable role = failure(() -> dc.record("s-1", "agent-a",
+          new SessionInput.Message("e1", null, "robot", "hi", null, null)));
+      assertEquals("events[0].role",
+          assertInstanceOf(DataCollector.RecordRejectedException.class, role).rejection().field());
+
+      for (String agentId : new String[] {null, ""}) {
+        Throwable t = failure(() -> router.route(agentId, "s-1"));
+        assertTrue(assertInstanceOf(ModelRouter.InvalidRouteException.class, t).getMessage().startsWith("agentId"),
+            t.getMessage());
+      }
+      Throwable noSession = failure(() -> router.route("agent-a", null));
+      assertTrue(assertInstanceOf(ModelRouter.InvalidRouteException.class, noSession).getMessage()
+          .startsWith("sessionId"), noSession.getMessage());
+    }
+  }
+}
