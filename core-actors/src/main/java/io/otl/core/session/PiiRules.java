@@ -24,6 +24,10 @@ public final class PiiRules {
    * E.164 (+ and 7-15 digits with separators or parentheses) and mainland China mobiles (+86 or 0086
    * optional, the 3-4-4 groups separated by nothing, spaces, dots or dashes, the first in parentheses).
    */
+  /** A canonical UUID inside a longer id, not glued to other letters or digits. */
+  private static final Pattern EMBEDDED_UUID = Pattern.compile(
+      "(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])");
+
   public static final Pattern PHONE = Pattern.compile(
       "(?<![\\d+])(?:\\+[1-9](?:[ .()-]{0,3}\\d){6,14}"
           + "|(?:(?:\\+|00)?86[ .-]?)?\\(?1[3-9]\\d\\)?(?:[ .-]?\\d{4}){2})(?!\\d)");
@@ -94,11 +98,16 @@ public final class PiiRules {
 
   /**
    * What an identifier looks like when it looks like PII ("a phone number", "an ID card number", "an
-   * e-mail address"), else null. A canonical UUID is opaque by construction and never refused: its
-   * hex groups may hold phone-shaped digit runs by chance (about one UUID in a thousand).
+   * e-mail address"), else null. A canonical UUID is opaque by construction and never refused, whole
+   * or as a part ({@code sess-<uuid>}): its hex groups may hold phone-shaped digit runs by chance
+   * (about one UUID in a thousand; a gateway test's {@code long-<uuid>} session was refused so).
    */
   public static String looksLike(String id) {
     if (id == null || id.isEmpty() || isUuid(id)) return null;
+    if (id.length() > 36 && id.indexOf('-') >= 0) {
+      id = EMBEDDED_UUID.matcher(id).replaceAll("~");
+      if (id.equals("~")) return null;
+    }
     Scan f = scan(id);
     if (f.digits() >= 15 && ID_CARD.matcher(f.text()).find()) return "an ID card number";
     if (f.digits() >= 7 && PHONE.matcher(f.text()).find()) return "a phone number";

@@ -60,11 +60,16 @@ class DesensitizerFormatsTest {
     assertEquals(".eventId looks like an ID card number; use an opaque id",
         Ids.problem(".eventId", "ID110107199003071288", 128));
     assertFalse(Ids.isValidAgentId("bot-13812345678"));
+    // Beside a UUID, a phone number is still a phone number.
+    assertEquals("sessionId looks like a phone number; use an opaque id",
+        Ids.problem("sessionId", "13812345678-0c138123-4567-8000-a000-446655440000", Ids.MAX_SESSION_ID));
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"s-1", "550e8400-e29b-41d4-a716-446655440000", "0c138123-4567-8000-a000-138123456780",
-      "job-12-support-bot", "v7", "proxy-3", "d:0123abcd", "2026-11-30T10:00:00Z"})
+      "job-12-support-bot", "v7", "proxy-3", "d:0123abcd", "2026-11-30T10:00:00Z",
+      // a UUID inside an id: its hex groups hold a phone-shaped run by chance
+      "long-0c138123-4567-8000-a000-a13812345678", "sess-4f1e2d3c-0000-4000-8000-013812345678:turn-2"})
   void opaqueIdsStayValid(String id) {
     assertNull(Ids.problem("sessionId", id, Ids.MAX_SESSION_ID), id);
   }
