@@ -160,8 +160,11 @@ public final class ModelVersion
     return ModelViews.of(agentId, s, stepDuration);
   }
 
-  /** Where the sessions of state {@code s} go. */
-  static RoutingTable routingTable(State s) {
+  /**
+   * Where the sessions of state {@code s} go: what the live entity routes by, and what the
+   * {@code model-updates} topic publishes for a replayed state.
+   */
+  public static RoutingTable routingTable(State s) {
     return RoutingTable.of(s);
   }
 }

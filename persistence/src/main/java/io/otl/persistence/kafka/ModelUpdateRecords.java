@@ -2,7 +2,10 @@ package io.otl.persistence.kafka;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.otl.core.model.ModelEvents;
+import io.otl.core.model.ModelState;
 import io.otl.core.model.ModelVersion;
+import io.otl.core.model.RoutingTable;
 import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.Map;
@@ -18,14 +21,16 @@ import org.apache.pekko.persistence.query.EventEnvelope;
  * A {@code model-updates} record per ModelVersion transition: {@code id} ({@code
  * persistenceId:sequenceNr}), {@code agentId}, {@code type} (the event's class name), {@code
  * version}, {@code at}, {@code event} (the event as JSON) and {@code routing}, the routing table
- * right after the event (stable and candidate with endpoints, and the candidate's ratio), folded
- * from the agent's journal up to the event, so a record published late still tells the routing
- * of its moment. Not thread-safe: one per stream run, used with parallelism 1.
+ * right after the event (stable and candidate with endpoints, and the candidate's ratio), so a
+ * record published late still tells the routing of its moment. The table comes from the entity's
+ * own event handler and routing rule applied to the agent's journal up to the event: a consumer
+ * sees exactly the routing the gateway applied, with no second implementation to drift from it.
+ * Not thread-safe: one per stream run, used with parallelism 1.
  */
 final class ModelUpdateRecords implements KafkaPublisher.RecordBuilder {
   private static final String PREFIX = ModelVersion.ENTITY_TYPE_KEY.name() + "|";
 
-  private record Folded(long sequenceNr, RoutingFold routing) {}
+  private record Folded(long sequenceNr, ModelState.State state) {}
 
   private final ActorSystem<?> system;
   private final JdbcReadJournal journal;
@@ -48,18 +53,19 @@ final class ModelUpdateRecords implements KafkaPublisher.RecordBuilder {
     Folded known = byPersistenceId.get(pid);
     boolean resume = known != null && known.sequenceNr() < env.sequenceNr();
     long from = resume ? known.sequenceNr() + 1 : 0L;
-    RoutingFold start = resume ? known.routing() : RoutingFold.EMPTY;
+    ModelState.State start = resume ? known.state() : ModelVersion.initialState();
     return journal.currentEventsByPersistenceId(pid, from, env.sequenceNr())
-        .runFold(start, (routing, e) -> e.event() instanceof ModelVersion.TransitionEvent t ? routing.apply(t) : routing,
+        .runFold(start, (state, e) -> e.event() instanceof ModelEvents.Event ev ? ModelVersion.applyEvent(state, ev) : state,
             system)
-        .thenApply(routing -> {
-          byPersistenceId.put(pid, new Folded(env.sequenceNr(), routing));
-          return Optional.of(new ProducerRecord<>(topic, agentId, json(pid, env.sequenceNr(), agentId, event, routing)));
+        .thenApply(state -> {
+          byPersistenceId.put(pid, new Folded(env.sequenceNr(), state));
+          return Optional.of(new ProducerRecord<>(topic, agentId,
+              json(pid, env.sequenceNr(), agentId, event, ModelVersion.routingTable(state))));
         });
   }
 
   static String json(String pid, long sequenceNr, String agentId, ModelVersion.TransitionEvent event,
-      RoutingFold routing) {
+      RoutingTable routing) {
     ObjectNode out = PublishedJson.MAPPER.createObjectNode();
     out.put("id", pid + ":" + sequenceNr);
     out.put("agentId", agentId);
@@ -67,11 +73,22 @@ final class ModelUpdateRecords implements KafkaPublisher.RecordBuilder {
     out.put("version", event.version());
     out.put("at", event.at().toString());
     out.set("event", PublishedJson.MAPPER.valueToTree(event));
-    out.set("routing", routing.toJson());
+    out.set("routing", routingJson(routing));
     try {
       return PublishedJson.MAPPER.writeValueAsString(out);
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** {@code {"stable","stableEndpoint","candidate","candidateEndpoint","candidateRatio"}}. */
+  static ObjectNode routingJson(RoutingTable t) {
+    ObjectNode out = PublishedJson.MAPPER.createObjectNode();
+    out.put("stable", t.stableVersion());
+    out.put("stableEndpoint", t.stableEndpoint());
+    out.put("candidate", t.candidateVersion());
+    out.put("candidateEndpoint", t.candidateEndpoint());
+    out.put("candidateRatio", t.candidateRatio());
+    return out;
   }
 }
