@@ -59,8 +59,39 @@ public final class Main {
     } catch (TrainingNode.JoinRefusedException e) {
       fail(e.getMessage());
     } catch (RuntimeException e) {
-      fail("the node could not start: " + e.getMessage() + PortInUse.hint(e));
+      if (jvmStopping()) {
+        // A SIGTERM (kill, docker stop, local-cluster.sh stop) during start-up breaks whichever step
+        // was running, often with an exception without a message: "could not start: null" and exit 1
+        // sent operators looking for a fault. Nothing failed; the JVM exits as a stopped one (143).
+        // System.exit is not called: during shutdown it would block this thread until the JVM halts.
+        System.err.println("stopped while starting: the process was asked to stop (SIGTERM or SIGINT)");
+        return;
+      }
+      fail("the node could not start: " + startFailure(e) + PortInUse.hint(e));
     }
+  }
+
+  /** True once the JVM runs its shutdown hooks: no hook can be added then (the JDK's own test). */
+  static boolean jvmStopping() {
+    Thread probe = new Thread(() -> { });
+    try {
+      Runtime.getRuntime().addShutdownHook(probe);
+      Runtime.getRuntime().removeShutdownHook(probe);
+      return false;
+    } catch (IllegalStateException shuttingDown) {
+      return true;
+    }
+  }
+
+  /**
+   * What went wrong: the first message along the causes, else the exception's type. An exception
+   * without a message (a CompletionException wrapping one, a NullPointerException) printed as "null".
+   */
+  static String startFailure(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t.getMessage() != null && !t.getMessage().isBlank()) return t.getMessage();
+    }
+    return failure.getClass().getName() + " (without a message)";
   }
 
   /** Every sub-command with all its options: what {@code --help} shows before a user reads any doc. */

@@ -1,5 +1,6 @@
 package io.otl.node;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,5 +48,15 @@ class StartupFailureTest {
         .withFallback(TestDatabases.node(ConfigFactory.empty(), false))));
     assertTrue(e.getMessage().contains("no_such_user_otl"), e.getMessage());
     assertTrue(e.getMessage().contains("agentscope.training.db"), e.getMessage());
+  }
+
+  @Test
+  void aFailureWithoutAMessageIsNamedNotPrintedAsNull() {
+    // What `java -jar otl-node.jar` printed for such a failure: "the node could not start: null".
+    assertEquals("java.lang.IllegalStateException (without a message)",
+        Main.startFailure(new IllegalStateException()));
+    assertEquals("journal down", Main.startFailure(new RuntimeException(null, new RuntimeException("journal down"))));
+    assertEquals("port taken", Main.startFailure(new RuntimeException("port taken")));
+    assertFalse(Main.jvmStopping(), "a running JVM is not stopping");
   }
 }

@@ -46,7 +46,7 @@ public final class Auth {
     return Directives.extractRequest(request -> {
       Optional<String> header = request.getHeader("Authorization").map(h -> h.value());
       if (matches(header, metricsToken) || matches(header, token)) return inner.get();
-      return unauthorized(header.isPresent());
+      return unauthorized(header);
     });
   }
 
@@ -55,10 +55,22 @@ public final class Auth {
         && MessageDigest.isEqual(expected, header.get().substring(7).trim().getBytes(StandardCharsets.UTF_8));
   }
 
-  private static Route unauthorized(boolean headerSent) {
-    return Directives.complete(Json.error(StatusCodes.UNAUTHORIZED, "unauthorized",
-            headerSent ? "the bearer token is wrong" : "an Authorization: Bearer <token> header is required")
+  private static Route unauthorized(Optional<String> header) {
+    return Directives.complete(Json.error(StatusCodes.UNAUTHORIZED, "unauthorized", refusal(header))
         .addHeader(WWWAuthenticate.create(HttpChallenge.create("Bearer", "otl"))));
+  }
+
+  /**
+   * Why the header was refused. Another scheme (curl's {@code -u user:token} sends Basic) is named as
+   * the problem: "the token is wrong" sent users hunting for a wrong token they did not have. Nothing
+   * of the header is echoed (it holds a credential).
+   */
+  static String refusal(Optional<String> header) {
+    if (header.isEmpty()) return "an Authorization: Bearer <token> header is required";
+    if (!header.get().regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return "the Authorization header does not use the Bearer scheme; send Authorization: Bearer <token>";
+    }
+    return "the bearer token is wrong";
   }
 
   public boolean enabled() {
@@ -82,7 +94,7 @@ public final class Auth {
       Optional<String> header = request.getHeader("Authorization").map(h -> h.value());
       if (matches(header, token)) return inner.get();
       if (!known.test(request.getUri().path())) return Directives.reject();
-      return unauthorized(header.isPresent());
+      return unauthorized(header);
     });
   }
 }

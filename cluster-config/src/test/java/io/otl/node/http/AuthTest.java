@@ -34,6 +34,16 @@ class AuthTest {
       Http.Response wrong = new Http(node.httpPort()).withToken("guess").post("/v1/sessions/s1/events", BODY);
       assertEquals(401, wrong.status());
       assertFalse(wrong.body().contains("s3cret-token"));
+      assertEquals("the bearer token is wrong", wrong.json().get("message").asText());
+      // curl -u user:token sends the right token under the Basic scheme: the scheme is what to fix.
+      String basic = "Basic " + java.util.Base64.getEncoder().encodeToString(
+          "user:s3cret-token".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      Http.Response otherScheme = anonymous.postWithHeaders("/v1/sessions/s1/events",
+          BODY.getBytes(java.nio.charset.StandardCharsets.UTF_8), "Authorization", basic);
+      assertEquals(401, otherScheme.status());
+      assertEquals("the Authorization header does not use the Bearer scheme; send Authorization: Bearer <token>",
+          otherScheme.json().get("message").asText());
+      assertFalse(otherScheme.body().contains(basic.substring(6)), "the credential is not echoed");
       assertEquals(404, anonymous.get("/v1/sessions/s1").status(), "nothing was stored by refused writes");
       Http authorized = new Http(node.httpPort()).withToken("s3cret-token");
       assertEquals(202, authorized.post("/v1/sessions/s1/events", BODY).status());

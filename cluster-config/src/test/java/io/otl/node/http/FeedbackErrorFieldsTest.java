@@ -68,6 +68,26 @@ class FeedbackErrorFieldsTest {
     assertFalse(r.body().contains("events["), r.body());
   }
 
+  /** A parameter sent twice is refused, not read as its first value (the feedback could land elsewhere). */
+  @Test
+  void rateAndThumbsRefuseAParameterSentTwice() {
+    String id = session();
+    String other = session();
+    for (String path : java.util.List.of(
+        "/v1/feedback/rate?sessionId=" + id + "&score=5&score=1",
+        "/feedback/rate?sessionId=" + other + "&sessionId=" + id + "&score=2",
+        "/v1/feedback/thumbs?sessionId=" + id + "&helpful=true&helpful=false",
+        "/feedback/thumbs?sessionId=" + other + "&helpful=true&sessionId=" + id)) {
+      Http.Response r = api.post(path, null);
+      assertEquals(400, r.status(), path + ": " + r.body());
+      assertEquals("invalid_request", r.json().path("error").asText(), r.body());
+      assertTrue(r.json().path("message").asText().contains("is sent 2 times"), r.body());
+    }
+    assertEquals(0, api.get("/v1/sessions/" + id).json().path("feedback").size(), "nothing stored");
+    assertEquals(0, api.get("/v1/sessions/" + other).json().path("feedback").size(), "nothing stored");
+    assertEquals(200, api.post("/v1/feedback/rate?sessionId=" + id + "&score=5", null).status());
+  }
+
   /** AgentScope's rate and thumbs cannot name an agent: an unknown session is just unknown to them. */
   @Test
   void rateAndThumbsOfAnUnknownSessionDoNotAskForAnAgentId() {
