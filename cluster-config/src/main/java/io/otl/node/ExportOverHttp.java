@@ -2,6 +2,7 @@ package io.otl.node;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.persistence.export.ExportFilters;
 import io.otl.persistence.export.ExportFormat;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -30,10 +31,13 @@ final class ExportOverHttp {
 
   private ExportOverHttp() {}
 
+  /** {@code filters}: null to use the node's, else sent with the request (the command's {@code --config}). */
   static int run(NodeHttpClient node, String agent, ExportFormat format, Instant from, Instant to, boolean allowPii,
-      Path dir, String name, PrintStream out, PrintStream err) {
+      ExportFilters filters, Path dir, String name, PrintStream out, PrintStream err) {
     String q = "?format=" + format.wireName() + (from == null ? "" : "&since=" + from) + (to == null ? "" : "&until=" + to)
-        + (allowPii ? "&allowPii=true" : "");
+        + (allowPii ? "&allowPii=true" : "")
+        + (filters == null ? "" : "&sftMinReward=" + filters.sftMinReward() + "&minQuality=" + filters.minQuality()
+            + "&dpoMinMargin=" + filters.dpoMinMargin());
     Path file = dir.resolve(name + ".jsonl");
     Path manifest = dir.resolve(name + ".manifest.json");
     Path tmp = dir.resolve(name + ".jsonl.tmp");
