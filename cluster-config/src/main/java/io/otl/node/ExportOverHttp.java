@@ -3,6 +3,7 @@ package io.otl.node;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.otl.persistence.export.ExportFilters;
+import io.otl.persistence.export.FileProblems;
 import io.otl.persistence.export.ExportFormat;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -85,6 +86,10 @@ final class ExportOverHttp {
         err.println("error: the node answered " + NodeHttpClient.answered(e.status, e.getMessage()));
       }
       return e.status == 400 ? 2 : 1;
+    } catch (java.nio.file.FileSystemException e) { // writing here; the node's answer failing is below
+      quietDelete(tmp);
+      err.println("error: the export through the node failed: cannot write " + file + ": " + FileProblems.describe(e));
+      return 1;
     } catch (Exception e) {
       quietDelete(tmp);
       err.println("error: the export through the node failed: " + e.getMessage());

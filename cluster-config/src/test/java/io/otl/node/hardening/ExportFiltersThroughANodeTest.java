@@ -22,6 +22,8 @@ import org.junit.jupiter.api.Test;
  * dpo-min-margin) whether it reads the journal itself or goes through the node that holds it. Through a
  * running node the filters of F were dropped and the node's used: a stricter file silently gave the
  * same rows as none, a looser one fewer, and the same command gave other bytes once the node stopped.
+ * Also: an {@code --out} that is a file is named as the problem both ways; the message was only the
+ * path ("the export through the node failed: out.txt").
  */
 class ExportFiltersThroughANodeTest {
 
@@ -59,6 +61,12 @@ class ExportFiltersThroughANodeTest {
       assertEquals(0, nodeDefaults.code(), nodeDefaults.err());
       assertEquals(2, Files.readAllLines(out.resolve("plain-live.jsonl")).size(), "default sft-min-reward 0.5");
 
+      Path notAFolder = Files.writeString(dir.getParent().resolve("out.txt"), "a file");
+      ToolRun fileAsOut = ToolRun.export("--agent", "agent-x", "--format", "rl", "--out", notAFolder.toString(),
+          "--config", plain.toString());
+      assertEquals(1, fileAsOut.code(), fileAsOut.out() + fileAsOut.err());
+      assertTrue(fileAsOut.err().contains(notAFolder + " exists and is not a folder"), fileAsOut.err());
+
       HttpClient http = HttpClient.newHttpClient();
       for (String bad : new String[] {"minQuality=high", "sftMinReward=NaN", "dpoMinMargin=0", "dpoMinMargin=1e999"}) {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort()
@@ -78,5 +86,9 @@ class ExportFiltersThroughANodeTest {
     ToolRun strictOffline = ToolRun.export("--agent", "agent-x", "--format", "rl", "--out", out.toString(), "--name",
         "strict-offline", "--config", strict.toString());
     assertEquals(3, strictOffline.code(), strictOffline.out() + strictOffline.err());
+    ToolRun fileAsOutOffline = ToolRun.export("--agent", "agent-x", "--format", "rl", "--out",
+        dir.getParent().resolve("out.txt").toString(), "--config", plain.toString());
+    assertEquals(1, fileAsOutOffline.code(), fileAsOutOffline.out() + fileAsOutOffline.err());
+    assertTrue(fileAsOutOffline.err().contains("out.txt exists and is not a folder"), fileAsOutOffline.err());
   }
 }
