@@ -53,7 +53,8 @@ public final class ExportCommand {
         --config         the node's config file (AgentScope .yml/.json/.toml or HOCON .conf) naming the journal
                          and the filters (training-runner.sft-min-reward, min-quality, dpo-min-margin)
         --allow-pii      keep the file even when the final PII scan finds personal data (default: exit 1, no file)
-      While a node runs on the embedded journal's folder, the export goes through its HTTP API.
+      While a node runs on the embedded journal's folder, the export goes through its HTTP API (with the
+      filters of --config when given, else the node's).
       exit codes: 0 written, 1 failed (or PII found), 2 wrong usage, 3 nothing passed the filters (no file; counts on stderr)""";
 
   /**
@@ -157,8 +158,10 @@ public final class ExportCommand {
         err.println("error: " + busy.getMessage());
         return 1;
       }
+      // The filters of a --config file apply through the node too (the node's own otherwise), as
+      // they do offline: the same command must select the same trajectories whether a node runs or not.
       return ExportOverHttp.run(new NodeHttpClient(busy.node().get(), Optional.of(auth.token())),
-          agent, format, from, to, allowPii, dir, name, out, err);
+          agent, format, from, to, allowPii, configFile.isPresent() ? filters : null, dir, name, out, err);
     } catch (RuntimeException e) {
       err.println("error: " + e.getMessage());
       return 1;

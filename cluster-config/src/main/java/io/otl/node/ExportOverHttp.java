@@ -2,6 +2,8 @@ package io.otl.node;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.persistence.export.ExportFilters;
+import io.otl.persistence.export.FileProblems;
 import io.otl.persistence.export.ExportFormat;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -30,10 +32,13 @@ final class ExportOverHttp {
 
   private ExportOverHttp() {}
 
+  /** {@code filters}: null to use the node's, else sent with the request (the command's {@code --config}). */
   static int run(NodeHttpClient node, String agent, ExportFormat format, Instant from, Instant to, boolean allowPii,
-      Path dir, String name, PrintStream out, PrintStream err) {
+      ExportFilters filters, Path dir, String name, PrintStream out, PrintStream err) {
     String q = "?format=" + format.wireName() + (from == null ? "" : "&since=" + from) + (to == null ? "" : "&until=" + to)
-        + (allowPii ? "&allowPii=true" : "");
+        + (allowPii ? "&allowPii=true" : "")
+        + (filters == null ? "" : "&sftMinReward=" + filters.sftMinReward() + "&minQuality=" + filters.minQuality()
+            + "&dpoMinMargin=" + filters.dpoMinMargin());
     Path file = dir.resolve(name + ".jsonl");
     Path manifest = dir.resolve(name + ".manifest.json");
     Path tmp = dir.resolve(name + ".jsonl.tmp");
@@ -81,6 +86,10 @@ final class ExportOverHttp {
         err.println("error: the node answered " + NodeHttpClient.answered(e.status, e.getMessage()));
       }
       return e.status == 400 ? 2 : 1;
+    } catch (java.nio.file.FileSystemException e) { // writing here; the node's answer failing is below
+      quietDelete(tmp);
+      err.println("error: the export through the node failed: cannot write " + file + ": " + FileProblems.describe(e));
+      return 1;
     } catch (Exception e) {
       quietDelete(tmp);
       err.println("error: the export through the node failed: " + e.getMessage());

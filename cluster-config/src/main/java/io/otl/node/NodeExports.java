@@ -27,14 +27,19 @@ final class NodeExports implements ExportRoutes.Exports {
 
   @Override
   public CompletionStage<ExportRoutes.Download> export(String agentId, String format, Instant since, Instant until,
-      boolean allowPii) {
+      boolean allowPii, ExportRoutes.Filters asked) {
+    // The client's filters (the export command's --config) win over the node's, one by one.
+    ExportFilters chosen = new ExportFilters(
+        asked.sftMinReward() != null ? asked.sftMinReward() : filters.sftMinReward(),
+        asked.minQuality() != null ? asked.minQuality() : filters.minQuality(),
+        asked.dpoMinMargin() != null ? asked.dpoMinMargin() : filters.dpoMinMargin());
     Path dir;
     try {
       dir = Files.createTempDirectory("otl-export-"); // 0700
     } catch (IOException e) {
       return CompletableFuture.failedFuture(new IllegalStateException("no temporary folder for the export: " + e.getMessage(), e));
     }
-    DatasetExport export = new DatasetExport(system, filters);
+    DatasetExport export = new DatasetExport(system, chosen);
     if (allowPii) export = export.allowingPii();
     Runnable cleanup = () -> delete(dir);
     CompletionStage<ExportRoutes.Download> stage;

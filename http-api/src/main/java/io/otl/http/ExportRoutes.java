@@ -27,12 +27,15 @@ import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 
 /**
- * {@code POST /v1/exports/{agentId}?format=sft|dpo|rl[&since=&until=][&allowPii=true]}: the
+ * {@code POST /v1/exports/{agentId}?format=sft|dpo|rl[&since=&until=][&allowPii=true]
+ * [&sftMinReward=&minQuality=&dpoMinMargin=]}: the
  * command line's {@code export} while a node holds the embedded journal (issue #14). The node writes
  * the dataset into a temporary folder and answers with JSON Lines: the manifest first, then the
  * dataset's lines; the temporary files are removed once sent. POST, so a node with a token asks for
  * it: the answer is every trajectory of the agent. 422 {@code pii_found} when the final scan finds
- * PII and {@code allowPii} is not set (nothing is sent, no file is left).
+ * PII and {@code allowPii} is not set (nothing is sent, no file is left). The three filter parameters
+ * override the node's {@code training-runner} filters for this export only: the command's {@code --config}
+ * names them, and without them an export through a running node silently used the node's instead.
  */
 public final class ExportRoutes {
 
@@ -42,7 +45,16 @@ public final class ExportRoutes {
      * Writes the export; {@code since}/{@code until} may be null. Fails with {@link
      * IllegalArgumentException} for bad input.
      */
-    CompletionStage<Download> export(String agentId, String format, Instant since, Instant until, boolean allowPii);
+    CompletionStage<Download> export(String agentId, String format, Instant since, Instant until, boolean allowPii,
+        Filters filters);
+  }
+
+  /**
+   * Selection filters asked for by the client (design §6: sft-min-reward, min-quality,
+   * dpo-min-margin); a null one means "the node's configured value".
+   */
+  public record Filters(Double sftMinReward, Double minQuality, Double dpoMinMargin) {
+    public static final Filters NODE = new Filters(null, null, null);
   }
 
   /**
@@ -68,12 +80,28 @@ public final class ExportRoutes {
     return pathPrefix("exports", () -> pathPrefix(segment(), agentId -> pathEndOrSingleSlash(() -> post(() ->
         parameterOptional("format", format -> parameterOptional("since", since -> parameterOptional("until", until ->
             parameterOptional("allowPii", allow ->
-                completeWithFuture(guard(() -> export(agentId, format, QueryParams.given(since), QueryParams.given(until),
-                    QueryParams.given(allow))))))))))));
+                parameterOptional("sftMinReward", sftMin -> parameterOptional("minQuality", minQ ->
+                    parameterOptional("dpoMinMargin", margin ->
+                        completeWithFuture(guard(() -> export(agentId, format, QueryParams.given(since),
+                            QueryParams.given(until), QueryParams.given(allow), QueryParams.given(sftMin),
+                            QueryParams.given(minQ), QueryParams.given(margin)))))))))))))));
+  }
+
+  private static Double number(String name, Optional<String> text) {
+    if (text.isEmpty()) return null;
+    double v;
+    try {
+      v = Double.parseDouble(text.get());
+    } catch (NumberFormatException e) {
+      throw BadRequest.invalid(name + " must be a number");
+    }
+    if (!Double.isFinite(v)) throw BadRequest.invalid(name + " must be a finite number");
+    return v;
   }
 
   private CompletionStage<HttpResponse> export(String agentId, Optional<String> format, Optional<String> since,
-      Optional<String> until, Optional<String> allowPii) {
+      Optional<String> until, Optional<String> allowPii, Optional<String> sftMinReward, Optional<String> minQuality,
+      Optional<String> dpoMinMargin) {
     ModelRoutes.checkAgent(agentId);
     String f = format.orElseThrow(() -> BadRequest.invalid("format is required: sft, dpo or rl"));
     if (!java.util.List.of("sft", "dpo", "rl").contains(f)) throw BadRequest.invalid("format must be sft, dpo or rl");
@@ -85,7 +113,10 @@ public final class ExportRoutes {
     Instant from = since.map(s -> time("since", s)).orElse(null);
     Instant to = until.map(s -> time("until", s)).orElse(null);
     if (from != null && to != null && !from.isBefore(to)) throw BadRequest.invalid("since must be before until");
-    return exports.export(agentId, f, from, to, allow).thenApply(d -> {
+    Filters filters = new Filters(number("sftMinReward", sftMinReward), number("minQuality", minQuality),
+        number("dpoMinMargin", dpoMinMargin));
+    if (filters.dpoMinMargin() != null && filters.dpoMinMargin() <= 0) throw BadRequest.invalid("dpoMinMargin must be > 0");
+    return exports.export(agentId, f, from, to, allow, filters).thenApply(d -> {
       if (d.nothingSelected() != null) {
         d.cleanup().run();
         return Json.error(StatusCodes.UNPROCESSABLE_ENTITY, "nothing_selected",

@@ -43,7 +43,7 @@ final class JsonlFile implements AutoCloseable {
       this.out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16);
       this.sha = MessageDigest.getInstance("SHA-256");
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
+      throw new UncheckedIOException("cannot write " + target + ": " + FileProblems.describe(e), e);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

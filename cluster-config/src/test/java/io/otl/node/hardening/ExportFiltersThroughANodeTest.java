@@ -1,0 +1,94 @@
+package io.otl.node.hardening;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import io.otl.node.TrainingNode;
+import io.otl.node.readside.FeedTestSupport;
+import io.otl.node.testing.TestDatabases;
+import io.otl.node.testing.ToolRun;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code export --config F} selects by F's filters (design §6: sft-min-reward, min-quality,
+ * dpo-min-margin) whether it reads the journal itself or goes through the node that holds it. Through a
+ * running node the filters of F were dropped and the node's used: a stricter file silently gave the
+ * same rows as none, a looser one fewer, and the same command gave other bytes once the node stopped.
+ * Also: an {@code --out} that is a file is named as the problem both ways; the message was only the
+ * path ("the export through the node failed: out.txt").
+ */
+class ExportFiltersThroughANodeTest {
+
+  @Test
+  void theConfigFilesFiltersApplyThroughARunningNodeAsOffline() throws Exception {
+    Path target = Path.of("target").toAbsolutePath();
+    Files.createDirectories(target);
+    Path dir = Files.createTempDirectory(target, "export-filters-").resolve("data");
+    Config db = TestDatabases.h2(dir);
+    // Sessions of FeedTestSupport have quality 0.8 (no explicit feedback); rewards +1 (SUCCESS) or -1 (FAILURE).
+    Path strict = TestDatabases.toolsConfig(db, dir.getParent().resolve("strict.conf"),
+        "training-runner.min-quality = 0.9");
+    Path loose = TestDatabases.toolsConfig(db, dir.getParent().resolve("loose.conf"),
+        "training-runner.sft-min-reward = -1.0");
+    Path plain = TestDatabases.toolsConfig(db, dir.getParent().resolve("plain.conf"));
+    Path out = dir.getParent().resolve("out");
+
+    try (TrainingNode node = TrainingNode.start(TestDatabases.node(db, true))) {
+      FeedTestSupport.completedSessions(node.dataCollector(), "filt", "agent-x", 3); // filt-1 failed
+
+      ToolRun strictRl = ToolRun.export("--agent", "agent-x", "--format", "rl", "--out", out.toString(), "--name",
+          "strict-live", "--config", strict.toString());
+      assertEquals(3, strictRl.code(), "min-quality 0.9 leaves nothing: " + strictRl.out() + strictRl.err());
+      assertTrue(strictRl.err().contains("3 below-min-quality"), strictRl.err());
+      assertFalse(Files.exists(out.resolve("strict-live.jsonl")));
+
+      ToolRun looseSft = ToolRun.export("--agent", "agent-x", "--format", "sft", "--out", out.toString(), "--name",
+          "loose-live", "--config", loose.toString());
+      assertEquals(0, looseSft.code(), looseSft.err());
+      assertTrue(looseSft.out().contains("via node"), looseSft.out());
+      assertEquals(3, Files.readAllLines(out.resolve("loose-live.jsonl")).size(), "sft-min-reward -1 keeps the failed one");
+
+      ToolRun nodeDefaults = ToolRun.export("--agent", "agent-x", "--format", "sft", "--out", out.toString(), "--name",
+          "plain-live", "--config", plain.toString());
+      assertEquals(0, nodeDefaults.code(), nodeDefaults.err());
+      assertEquals(2, Files.readAllLines(out.resolve("plain-live.jsonl")).size(), "default sft-min-reward 0.5");
+
+      Path notAFolder = Files.writeString(dir.getParent().resolve("out.txt"), "a file");
+      ToolRun fileAsOut = ToolRun.export("--agent", "agent-x", "--format", "rl", "--out", notAFolder.toString(),
+          "--config", plain.toString());
+      assertEquals(1, fileAsOut.code(), fileAsOut.out() + fileAsOut.err());
+      assertTrue(fileAsOut.err().contains(notAFolder + " exists and is not a folder"), fileAsOut.err());
+
+      HttpClient http = HttpClient.newHttpClient();
+      for (String bad : new String[] {"minQuality=high", "sftMinReward=NaN", "dpoMinMargin=0", "dpoMinMargin=1e999"}) {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort()
+            + "/v1/exports/agent-x?format=dpo&" + bad)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertEquals(400, r.statusCode(), bad + ": " + r.body());
+        assertTrue(r.body().contains(bad.substring(0, bad.indexOf('='))), r.body());
+      }
+    }
+
+    ToolRun looseOffline = ToolRun.export("--agent", "agent-x", "--format", "sft", "--out", out.toString(), "--name",
+        "loose-offline", "--config", loose.toString());
+    assertEquals(0, looseOffline.code(), looseOffline.err());
+    assertFalse(looseOffline.out().contains("via node"), looseOffline.out());
+    assertEquals(Files.readString(out.resolve("loose-live.jsonl")), Files.readString(out.resolve("loose-offline.jsonl")),
+        "the same selection through the node and from the file");
+    ToolRun strictOffline = ToolRun.export("--agent", "agent-x", "--format", "rl", "--out", out.toString(), "--name",
+        "strict-offline", "--config", strict.toString());
+    assertEquals(3, strictOffline.code(), strictOffline.out() + strictOffline.err());
+    ToolRun fileAsOutOffline = ToolRun.export("--agent", "agent-x", "--format", "rl", "--out",
+        dir.getParent().resolve("out.txt").toString(), "--config", plain.toString());
+    assertEquals(1, fileAsOutOffline.code(), fileAsOutOffline.out() + fileAsOutOffline.err());
+    assertTrue(fileAsOutOffline.err().contains("out.txt exists and is not a folder"), fileAsOutOffline.err());
+  }
+}

@@ -1,0 +1,28 @@
+package io.otl.persistence.export;
+
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+
+/**
+ * What went wrong with a file, in words a user can act on. The JDK's file exceptions carry only the
+ * path as their message, so "cannot write out/x.jsonl: out" did not say that {@code out} is a file, or
+ * that its parent does not exist.
+ */
+public final class FileProblems {
+  private FileProblems() {}
+
+  public static String describe(IOException e) {
+    if (e instanceof FileAlreadyExistsException f) return f.getFile() + " exists and is not a folder";
+    if (e instanceof NotDirectoryException f) return f.getFile() + " is not a folder";
+    if (e instanceof NoSuchFileException f) return f.getFile() + " cannot be created (no such file or folder above it)";
+    if (e instanceof AccessDeniedException f) return f.getFile() + ": permission denied";
+    if (e instanceof FileSystemException f) {
+      return f.getFile() + ": " + (f.getReason() != null ? f.getReason() : e.getClass().getSimpleName());
+    }
+    return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+  }
+}
