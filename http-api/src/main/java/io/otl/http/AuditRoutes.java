@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -57,15 +58,16 @@ public final class AuditRoutes {
   public Route route() {
     return pathPrefix("audit", () -> concat(
         pathPrefix("lineage", () -> pathPrefix(segment(), kind -> pathPrefix(segment(), id ->
-            pathEndOrSingleSlash(() -> get(() -> parameterOptional("version", version ->
-                completeWithFuture(guard(() -> lineage(kind, id, QueryParams.given(version)))))))))),
+            pathEndOrSingleSlash(() -> get(() -> QueryParams.only(List.of("version"), () -> parameterOptional("version", version ->
+                completeWithFuture(guard(() -> lineage(kind, id, QueryParams.given(version))))))))))),
         pathPrefix(segment(), kind -> pathPrefix(segment(), id -> pathEndOrSingleSlash(() -> get(() -> entity(kind, id)))))));
   }
 
   private Route entity(String kind, String id) {
-    return parameterOptional("asOf", asOf -> parameterOptional("after", after -> parameterOptional("limit", limit ->
-        completeWithFuture(guard(() -> audit(kind, id, QueryParams.given(asOf), QueryParams.given(after),
-            QueryParams.given(limit)))))));
+    return QueryParams.only(List.of("asOf", "after", "limit"), () ->
+        parameterOptional("asOf", asOf -> parameterOptional("after", after -> parameterOptional("limit", limit ->
+            completeWithFuture(guard(() -> audit(kind, id, QueryParams.given(asOf), QueryParams.given(after),
+                QueryParams.given(limit))))))));
   }
 
   private CompletionStage<HttpResponse> audit(

@@ -42,7 +42,8 @@ public final class AuditTimelineRoutes {
 
   public Route route() {
     return pathPrefix("audit", () -> pathPrefix(segment(), kind -> pathPrefix(segment(), id -> path("timeline", () ->
-        get(() -> parameterOptional("asOf", asOf -> completeWithFuture(guard(() -> timeline(kind, id, QueryParams.given(asOf).orElse(null))))))))));
+        get(() -> QueryParams.only(java.util.List.of("asOf"), () -> parameterOptional("asOf", asOf ->
+            completeWithFuture(guard(() -> timeline(kind, id, QueryParams.given(asOf).orElse(null)))))))))));
   }
 
   private CompletionStage<HttpResponse> timeline(String kindName, String id, String asOfText) {

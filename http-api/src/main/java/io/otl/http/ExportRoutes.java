@@ -78,13 +78,15 @@ public final class ExportRoutes {
 
   public Route route() {
     return pathPrefix("exports", () -> pathPrefix(segment(), agentId -> pathEndOrSingleSlash(() -> post(() ->
-        parameterOptional("format", format -> parameterOptional("since", since -> parameterOptional("until", until ->
-            parameterOptional("allowPii", allow ->
-                parameterOptional("sftMinReward", sftMin -> parameterOptional("minQuality", minQ ->
-                    parameterOptional("dpoMinMargin", margin ->
-                        completeWithFuture(guard(() -> export(agentId, format, QueryParams.given(since),
-                            QueryParams.given(until), QueryParams.given(allow), QueryParams.given(sftMin),
-                            QueryParams.given(minQ), QueryParams.given(margin)))))))))))))));
+        QueryParams.only(java.util.List.of("format", "since", "until", "allowPii", "sftMinReward", "minQuality",
+            "dpoMinMargin"), () ->
+            parameterOptional("format", format -> parameterOptional("since", since -> parameterOptional("until", until ->
+                parameterOptional("allowPii", allow ->
+                    parameterOptional("sftMinReward", sftMin -> parameterOptional("minQuality", minQ ->
+                        parameterOptional("dpoMinMargin", margin ->
+                            completeWithFuture(guard(() -> export(agentId, format, QueryParams.given(since),
+                                QueryParams.given(until), QueryParams.given(allow), QueryParams.given(sftMin),
+                                QueryParams.given(minQ), QueryParams.given(margin))))))))))))))));
   }
 
   private static Double number(String name, Optional<String> text) {

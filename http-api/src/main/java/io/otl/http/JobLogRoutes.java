@@ -48,8 +48,9 @@ public final class JobLogRoutes {
 
   public Route route() {
     return pathPrefix("jobs", () -> pathPrefix(segment(), jobId -> path("logs", () -> get(() ->
-        parameterOptional("offset", offset -> parameterOptional("limit", limit ->
-            completeWithFuture(guard(() -> logs(jobId, QueryParams.given(offset), QueryParams.given(limit))))))))));
+        QueryParams.only(java.util.List.of("offset", "limit"), () ->
+            parameterOptional("offset", offset -> parameterOptional("limit", limit ->
+                completeWithFuture(guard(() -> logs(jobId, QueryParams.given(offset), QueryParams.given(limit)))))))))));
   }
 
   private CompletionStage<HttpResponse> logs(String jobId, Optional<String> offsetParam, Optional<String> limitParam) {

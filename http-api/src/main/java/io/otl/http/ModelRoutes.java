@@ -68,8 +68,8 @@ public final class ModelRoutes {
   public Route route() {
     return pathPrefix("models", () -> pathPrefix(segment(), agentId -> concat(
         pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> models(agentId))))),
-        path("route", () -> get(() -> parameterOptional("sessionId", s ->
-            completeWithFuture(guard(() -> route(agentId, s)))))),
+        path("route", () -> get(() -> QueryParams.only(java.util.List.of("sessionId"), () ->
+            parameterOptional("sessionId", s -> completeWithFuture(guard(() -> route(agentId, s))))))),
         pathPrefix("versions", () -> concat(
             pathEndOrSingleSlash(() -> post(() -> body(b -> completeWithFuture(guard(() -> register(agentId, b)))))),
             pathPrefix(segment(), version -> concat(

@@ -1,16 +1,55 @@
 package io.otl.http;
 
+import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
+import static org.apache.pekko.http.javadsl.server.Directives.parameterMultiMap;
+
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import org.apache.pekko.http.javadsl.server.Route;
 
 /**
- * Optional query parameters: one sent empty ({@code ?agentId=&status=}, as design §7.1 writes the
- * filters and as clients send an unset filter) means the same as one not sent. A value that is
- * present is validated by the route as before.
+ * Query parameters of the API's routes. An optional one sent empty ({@code ?agentId=&status=}, as
+ * design §7.1 writes the filters and as clients send an unset filter) means the same as one not sent;
+ * a value that is present is validated by the route. A route that takes parameters refuses any other
+ * and any sent twice ({@link #only}): a misspelt filter ({@code /v1/jobs?agent=a1}) would otherwise
+ * answer as if no filter were set, and a repeated one ({@code ?sessionId=a&sessionId=b}) was read as
+ * its first value, so a rating could land in another session than the client meant.
  */
 final class QueryParams {
+  /** A parameter name that is safe to repeat in an error: anything else may hold a client's data. */
+  private static final Pattern PRINTABLE_NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1,40}");
+
   private QueryParams() {}
 
   static Optional<String> given(Optional<String> value) {
     return value.filter(v -> !v.isBlank());
+  }
+
+  /** Runs {@code inner} when every query parameter is one of {@code names}, each sent at most once; a 400 otherwise. */
+  static Route only(List<String> names, Supplier<Route> inner) {
+    return parameterMultiMap(params -> {
+      String problem = problem(params, names);
+      if (problem == null) return inner.get();
+      return completeWithFuture(CompletableFuture.completedFuture(ApiErrors.toResponse(BadRequest.invalid(problem))));
+    });
+  }
+
+  /** What is wrong with {@code params} for a route taking {@code names}, or null. */
+  static String problem(Map<String, List<String>> params, List<String> names) {
+    for (Map.Entry<String, List<String>> p : params.entrySet()) {
+      String name = p.getKey();
+      if (!names.contains(name)) {
+        String shown = PRINTABLE_NAME.matcher(name).matches() ? "the query parameter " + name : "a query parameter";
+        return shown + " is not one this route takes; it takes " + String.join(", ", names);
+      }
+      if (p.getValue().size() > 1) {
+        return "the query parameter " + name + " is sent " + p.getValue().size() + " times; send it once";
+      }
+    }
+    return null;
   }
 }

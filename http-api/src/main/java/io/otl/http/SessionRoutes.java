@@ -5,7 +5,6 @@ import static io.otl.http.RequestBodies.onlyFields;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
-import static org.apache.pekko.http.javadsl.server.Directives.parameterMultiMap;
 import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
@@ -89,8 +88,8 @@ public final class SessionRoutes {
    */
   public Route feedbackRoute() {
     return pathPrefix("feedback", () -> concat(
-        path("rate", () -> post(() -> sentOnce(List.of("sessionId", "score"), this::rateRoute))),
-        path("thumbs", () -> post(() -> sentOnce(List.of("sessionId", "helpful"), this::thumbsRoute)))));
+        path("rate", () -> post(() -> QueryParams.only(List.of("sessionId", "score"), this::rateRoute))),
+        path("thumbs", () -> post(() -> QueryParams.only(List.of("sessionId", "helpful"), this::thumbsRoute)))));
   }
 
   private Route rateRoute() {
@@ -101,24 +100,6 @@ public final class SessionRoutes {
   private Route thumbsRoute() {
     return parameterOptional("sessionId", s -> parameterOptional("helpful", h ->
         completeWithFuture(guard(() -> thumbs(s, h)))));
-  }
-
-  /**
-   * A parameter sent twice ({@code ?sessionId=a&sessionId=b}, {@code &score=5&score=1}) is a 400: the
-   * route took the first value without a word, so a rating could land in another session than the
-   * client meant, or with another score (the article's Spring {@code @RequestParam int} refuses it too).
-   */
-  private static Route sentOnce(List<String> names, java.util.function.Supplier<Route> inner) {
-    return parameterMultiMap(params -> {
-      for (String name : names) {
-        List<String> values = params.getOrDefault(name, List.of());
-        if (values.size() > 1) {
-          return completeWithFuture(CompletableFuture.completedFuture(ApiErrors.toResponse(BadRequest.invalid(
-              "the query parameter " + name + " is sent " + values.size() + " times; send it once"))));
-        }
-      }
-      return inner.get();
-    });
   }
 
   /** Runs a handler, turning anything it throws into the matching error response. */

@@ -58,8 +58,9 @@ public final class TrainingRoutes {
                 get(() -> completeWithFuture(guard(() -> policy(agentId)))),
                 put(() -> body(b -> completeWithFuture(guard(() -> setPolicy(agentId, b)))))))))),
         pathPrefix("jobs", () -> concat(
-            pathEndOrSingleSlash(() -> get(() -> parameterOptional("agentId", a -> parameterOptional("status", s ->
-                completeWithFuture(guard(() -> list(QueryParams.given(a), QueryParams.given(s)))))))),
+            pathEndOrSingleSlash(() -> get(() -> QueryParams.only(List.of("agentId", "status"), () ->
+                parameterOptional("agentId", a -> parameterOptional("status", s ->
+                    completeWithFuture(guard(() -> list(QueryParams.given(a), QueryParams.given(s))))))))),
             pathPrefix(segment(), jobId -> concat(
                 pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> job(jobId))))),
                 path("cancel", () -> post(() -> body(b -> completeWithFuture(guard(() -> {

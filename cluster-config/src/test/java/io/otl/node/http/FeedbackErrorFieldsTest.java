@@ -88,6 +88,24 @@ class FeedbackErrorFieldsTest {
     assertEquals(200, api.post("/v1/feedback/rate?sessionId=" + id + "&score=5", null).status());
   }
 
+  /**
+   * Every route with query parameters refuses one it does not take: a misspelt filter answered as if
+   * no filter were set (all jobs for {@code ?agent=a1}).
+   */
+  @Test
+  void aQueryParameterARouteDoesNotTakeIsA400NamingTheOnesItTakes() {
+    for (String path : java.util.List.of("/v1/jobs?agent=a1", "/v1/jobs?agentId=a1&agentId=a2",
+        "/v1/models/a1/route?session=s1", "/v1/audit/session/s1?asof=2026-01-01T00:00:00Z",
+        "/v1/jobs/j1/logs?page=2")) {
+      Http.Response r = api.get(path);
+      assertEquals(400, r.status(), path + ": " + r.body());
+      assertEquals("invalid_request", r.json().path("error").asText(), r.body());
+      assertTrue(r.json().path("message").asText().contains("query parameter"), path + ": " + r.body());
+    }
+    assertTrue(api.get("/v1/jobs?agent=a1").json().path("message").asText().endsWith("it takes agentId, status"));
+    assertEquals(200, api.get("/v1/jobs?agentId=a1&status=").status());
+  }
+
   /** AgentScope's rate and thumbs cannot name an agent: an unknown session is just unknown to them. */
   @Test
   void rateAndThumbsOfAnUnknownSessionDoNotAskForAnAgentId() {

@@ -1,0 +1,40 @@
+package io.otl.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A route's query parameters: only the ones it takes, each once; a client's text is not echoed. */
+class QueryParamsTest {
+  private static final List<String> JOBS = List.of("agentId", "status");
+
+  @Test
+  void theParametersARouteTakesPassEachOnce() {
+    assertNull(QueryParams.problem(Map.of(), JOBS));
+    assertNull(QueryParams.problem(Map.of("agentId", List.of("a1"), "status", List.of("")), JOBS));
+  }
+
+  @Test
+  void aMisspeltFilterIsNamedWithTheOnesTheRouteTakes() {
+    String problem = QueryParams.problem(Map.of("agent", List.of("a1")), JOBS);
+    assertEquals("the query parameter agent is not one this route takes; it takes agentId, status", problem);
+  }
+
+  @Test
+  void aParameterSentTwiceIsRefused() {
+    assertEquals("the query parameter agentId is sent 2 times; send it once",
+        QueryParams.problem(Map.of("agentId", List.of("a1", "a2")), JOBS));
+  }
+
+  @Test
+  void anUnknownNameThatMayHoldDataIsNotRepeated() {
+    String problem = QueryParams.problem(Map.of("alice@example.com", List.of("x")), JOBS);
+    assertTrue(problem.startsWith("a query parameter is not one this route takes"), problem);
+    assertFalse(problem.contains("alice"), problem);
+  }
+}
