@@ -56,6 +56,7 @@ final class UnknownKeys {
       }
       unknown.add(full);
       String suggestion = suggest(e.getKey(), prefix.isEmpty() ? "" : ConfigUtil.joinPath(prefix));
+      if (suggestion == null) suggestion = elsewhere(e.getKey());
       warnings.add(full + ": unknown key, ignored"
           + (suggestion == null ? "" : " (did you mean " + suggestion + "?)"));
     }
@@ -75,6 +76,20 @@ final class UnknownKeys {
     }
     int limit = Math.max(2, normalised.length() / 3);
     return best != null && bestDistance <= limit ? best : null;
+  }
+
+  /**
+   * The full name of a known key or section of the same name in another section: a key put one
+   * level off ({@code agentscope.training.desensitize} for {@code data-collector.desensitize}) is
+   * otherwise ignored with no hint, and for a privacy rule that means running without it.
+   */
+  private static String elsewhere(String name) {
+    String normalised = AgentScopeConfigLoader.kebabCase(name);
+    List<String> known = new ArrayList<>(TrainingKeys.SECTIONS);
+    known.addAll(TrainingKeys.RULES.keySet());
+    return known.stream()
+        .filter(k -> k.equals(normalised) || k.endsWith("." + normalised))
+        .sorted().findFirst().map(k -> ROOT + "." + k).orElse(null);
   }
 
   private static int distance(String a, String b) {

@@ -134,6 +134,16 @@ class TrainingSettingsValidatorTest {
     assertFalse(report.unknownKeys().contains(T + "model-update.auto-deploy"));
   }
 
+  /** A key one section off names where it belongs: a misplaced privacy rule must not go by unnoticed. */
+  @Test
+  void aKeyInTheWrongSectionPointsToWhereItBelongs() {
+    ValidationReport report = TrainingSettingsValidator.validate(
+        hocon("agentscope.training.desensitize.custom = [\"secret-[0-9]+\"]"));
+    assertEquals(List.of(T + "desensitize"), report.unknownKeys());
+    assertTrue(report.warnings().get(0).endsWith("unknown key, ignored (did you mean "
+        + T + "data-collector.desensitize?)"), report.warnings().toString());
+  }
+
   @Test
   void camelCaseKeysInHoconAreUnknownAndPointToTheKebabName() {
     ValidationReport report = TrainingSettingsValidator.validate(
