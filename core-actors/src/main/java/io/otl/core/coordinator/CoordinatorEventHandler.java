@@ -140,6 +140,10 @@ public final class CoordinatorEventHandler {
           .withCounters(seq, s.candidatesProduced(), null);
     }
     if (e instanceof ProxyModelObserved o) {
+      if (o.restartsSeen() > s.proxyRestarts()) {
+        // the first version of a restarted proxy: versions count from its start again
+        return s.withProxyRestarts(o.restartsSeen()).withProxy(o.modelVersion(), o);
+      }
       return s.withProxy(Math.max(s.proxyModelVersion(), o.modelVersion()), o);
     }
     Optional<Job> found = e.jobId() == null ? Optional.empty() : s.job(e.jobId());

@@ -116,9 +116,19 @@ final class ProxyLoop {
       return;
     }
     String endpoint = rt.policy.trinityEndpoint();
+    String artifact = artifact(endpoint, o);
     rt.ctx.pipeToSelf(CandidateNames.registerUnderFreeName(o.version(), name -> rt.ports.candidateSink().register(
-            rt.agentId, name, endpoint + "#model_version=" + o.modelVersion(), endpoint, o.jobId(), o.metrics())),
+            rt.agentId, name, artifact, endpoint, o.jobId(), o.metrics())),
         (as, error) -> new ProxyHandOverFinished(o.version(), as, error == null ? null : describe(error)));
+  }
+
+  /**
+   * The proxy's model reference. After a restart the proxy's model versions repeat, so the run is
+   * part of it: ModelVersion takes a registration with the same artifact and source job as the one
+   * it already has, and would take a restarted proxy's version 1 for the first run's proxy-1.
+   */
+  static String artifact(String endpoint, ProxyModelObserved o) {
+    return endpoint + "#model_version=" + o.modelVersion() + (o.restartsSeen() == 0 ? "" : "&restarts=" + o.restartsSeen());
   }
 
   Plan<State, Event> onHandOverFinished(State s, ProxyHandOverFinished c) {

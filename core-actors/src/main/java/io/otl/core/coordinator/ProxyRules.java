@@ -22,10 +22,22 @@ final class ProxyRules {
   /**
    * The candidate the proxy's metrics announce ({@code proxy-<modelVersion>}, attributed to the
    * latest successful commit job), or null when its model version is not newer than the last one seen.
+   *
+   * <p>A version below the last one seen means the proxy restarted: its {@code model_version}
+   * counts from its start again, so "not above the last one" would ignore every new weights until
+   * the new run passed the old count, and a repeated number would name the old run's model. Such a
+   * version (above 0: 0 is what the proxy started with, as at a first start) is new weights of a new
+   * run, counted in {@code restarts} and named {@code proxy-r<restarts>-<modelVersion>}.
    */
   static ProxyModelObserved observed(State s, ProxyMetrics m, Instant now) {
     int latest = m.latestModelVersion();
-    if (latest <= s.proxyModelVersion()) {
+    int restarts = s.proxyRestarts();
+    if (latest < s.proxyModelVersion()) {
+      if (latest == 0) {
+        return null;
+      }
+      restarts++;
+    } else if (latest == s.proxyModelVersion()) {
       return null;
     }
     String sourceJob = null;
@@ -39,6 +51,7 @@ final class ProxyRules {
     metrics.put("total_experience_count", (double) m.totalExperienceCount());
     metrics.put("ready_experience_count", (double) m.readyExperienceCount());
     metrics.put("explore_step_num", (double) m.exploreStepNum());
-    return new ProxyModelObserved(sourceJob, latest, "proxy-" + latest, metrics, now);
+    String name = restarts == 0 ? "proxy-" + latest : "proxy-r" + restarts + "-" + latest;
+    return new ProxyModelObserved(sourceJob, latest, name, metrics, now, restarts);
   }
 }

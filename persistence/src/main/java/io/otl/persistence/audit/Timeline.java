@@ -256,7 +256,9 @@ public final class Timeline {
       return "policy changed by " + e.changedBy() + ": " + (e.overrides().isEmpty()
           ? "run-time overrides cleared (the file's policy)" : "run-time overrides " + e.overrides());
     } else if (event instanceof TrainingCoordinator.ProxyModelObserved e) {
-      return "Trinity proxy model version " + e.modelVersion() + " observed → candidate " + e.version();
+      return "Trinity proxy model version " + e.modelVersion()
+          + (e.restartsSeen() == 0 ? "" : " (after proxy restart " + e.restartsSeen() + ")")
+          + " observed → candidate " + e.version();
     }
     return event.getClass().getSimpleName();
   }
