@@ -58,9 +58,11 @@ public final class Timeline {
       case COORDINATOR, JOB -> new CoordinatorFormatter();
       case MODEL -> new ModelFormatter(lineage(id));
     };
-    out.println(header(kind, id, pid, asOf));
     long[] count = {0};
     await(events.runForeach(env -> {
+      // The header comes with the first event, so an unknown id prints nothing before its
+      // "not found" (the CLI's stdout stays empty, as for any other failure).
+      if (count[0] == 0) out.println(header(kind, id, pid, asOf));
       count[0]++;
       if (env.event() instanceof UnreadableEvent u) {
         line(env, "UNREADABLE: " + u.reason());
