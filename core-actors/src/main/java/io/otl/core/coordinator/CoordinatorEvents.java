@@ -22,7 +22,8 @@ public interface CoordinatorEvents {
   /** Tag of every job-lifecycle event (audit, Kafka). Pool and schedule events are not tagged. */
   String JOBS_TAG = "coordinator-jobs";
 
-  public sealed interface Event extends Persisted permits PoolEvent, ScheduleEvent, JobEvent, PolicyChanged {
+  public sealed interface Event extends Persisted permits PoolEvent, ScheduleEvent, JobEvent, PolicyChanged,
+      ProxyRestarted {
     Instant at();
   }
 
@@ -41,6 +42,16 @@ public interface CoordinatorEvents {
       overrides = overrides == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(overrides));
     }
   }
+
+  /**
+   * trinity-proxy (untagged): the proxy's {@code model_version} went below the last one seen, so it
+   * restarted and counts its versions from its start again; {@code modelVersion} is where it is now.
+   * Recorded even at 0 (the weights it started with, no candidate), so that its next version is
+   * new although the first run had that number too.
+   *
+   * @param restarts how many restarts of the proxy this coordinator has seen, this one included
+   */
+  public record ProxyRestarted(int restarts, int modelVersion, Instant at) implements Event {}
 
   /** Untagged. */
   public sealed interface ScheduleEvent extends Event

@@ -6,6 +6,7 @@ import static io.otl.core.coordinator.PortCalls.describe;
 import io.otl.core.coordinator.CoordinatorEvents.CandidateHandedOver;
 import io.otl.core.coordinator.CoordinatorEvents.Event;
 import io.otl.core.coordinator.CoordinatorEvents.ProxyModelObserved;
+import io.otl.core.coordinator.CoordinatorEvents.ProxyRestarted;
 import io.otl.core.coordinator.CoordinatorEvents.RewardForwarded;
 import io.otl.core.coordinator.CoordinatorProtocol.ForwardRetryTick;
 import io.otl.core.coordinator.CoordinatorProtocol.ProxyHandOverFinished;
@@ -18,6 +19,7 @@ import io.otl.core.coordinator.CoordinatorState.State;
 import io.otl.core.coordinator.StepKey.Step;
 import io.otl.core.entity.Plan;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The trinity-proxy loop: rewards are forwarded to the proxy as they arrive (retried until they
@@ -103,9 +105,15 @@ final class ProxyLoop {
       rt.log().debug("agent {}: reading the proxy's metrics failed: {}", rt.agentId, c.error());
       return p;
     }
-    ProxyModelObserved observed = ProxyRules.observed(s, c.metrics(), rt.now());
-    if (observed != null) {
-      p.add(observed);
+    List<Event> events = ProxyRules.observed(s, c.metrics(), rt.now());
+    for (Event e : events) {
+      if (e instanceof ProxyRestarted r) {
+        rt.log().info("agent {}: the Trinity proxy's model version went back from {} to {}: it restarted; "
+            + "its versions count from there", rt.agentId, s.proxyModelVersion(), r.modelVersion());
+      }
+      p.add(e);
+    }
+    if (events.stream().anyMatch(e -> e instanceof ProxyModelObserved)) {
       p.after(this::handOverPending);
     }
     return p;

@@ -257,6 +257,9 @@ public final class Timeline {
     } else if (event instanceof TrainingCoordinator.PolicyChanged e) {
       return "policy changed by " + e.changedBy() + ": " + (e.overrides().isEmpty()
           ? "run-time overrides cleared (the file's policy)" : "run-time overrides " + e.overrides());
+    } else if (event instanceof TrainingCoordinator.ProxyRestarted e) {
+      return "Trinity proxy restarted (model version back to " + e.modelVersion() + "; restart " + e.restarts()
+          + " seen): its versions count from there";
     } else if (event instanceof TrainingCoordinator.ProxyModelObserved e) {
       return "Trinity proxy model version " + e.modelVersion()
           + (e.restartsSeen() == 0 ? "" : " (after proxy restart " + e.restartsSeen() + ")")
