@@ -239,6 +239,9 @@ public final class AuditCommand {
 
   /** The audit response shape, with every event (read a page of 1,000 at a time), and the lineage. */
   private static void json(AuditReader reader, Kind kind, String id, Instant asOf, PrintStream out) throws IOException {
+    // Read the first page before writing anything: an unknown id fails here, with nothing (no
+    // half-open JSON object) on stdout.
+    AuditLog.Page page = await(reader.page(kind, id, 0, AuditLog.MAX_LIMIT, asOf));
     JsonGenerator g = AuditReader.JSON.copy().disable(SerializationFeature.FLUSH_AFTER_WRITE_VALUE)
         .getFactory().createGenerator(out);
     g.setCodec(AuditReader.JSON);
@@ -247,12 +250,10 @@ public final class AuditCommand {
     g.writeStringField("kind", kind.wire());
     g.writeStringField("id", id);
     g.writeArrayFieldStart("events");
-    long after = 0;
     while (true) {
-      AuditLog.Page page = await(reader.page(kind, id, after, AuditLog.MAX_LIMIT, asOf));
       for (AuditLog.Entry e : page.events()) g.writeObject(e);
       if (page.next() == null) break;
-      after = page.next();
+      page = await(reader.page(kind, id, page.next(), AuditLog.MAX_LIMIT, asOf));
     }
     g.writeEndArray();
     g.writeObjectField("next", null);

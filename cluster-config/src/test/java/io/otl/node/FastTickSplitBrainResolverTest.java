@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.config.NodeConfig;
+import io.otl.node.testing.ClusterTestConfig;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,18 +31,10 @@ import org.junit.jupiter.api.Test;
 class FastTickSplitBrainResolverTest {
 
   private static Config cluster(int port, String extra) {
-    return ConfigFactory.parseString("""
-        pekko.actor.provider = cluster
-        pekko.remote.artery.canonical { hostname = "127.0.0.1", port = %d }
-        pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
-        pekko.cluster.downing-provider-class = "io.otl.node.FastTickSplitBrainResolver$Provider"
-        pekko.cluster.split-brain-resolver.stable-after = 1s
-        pekko.coordinated-shutdown.exit-jvm = off
-        pekko.loglevel = WARNING
-        pekko.loggers = ["org.apache.pekko.event.slf4j.Slf4jLogger"]
-        pekko.logging-filter = "org.apache.pekko.event.slf4j.Slf4jLoggingFilter"
-        %s
-        """.formatted(port, extra)).withFallback(ConfigFactory.defaultReference()).resolve();
+    // A short stable-after so the crash test downs within seconds; extra may override it.
+    return ConfigFactory.parseString("pekko.cluster.split-brain-resolver.stable-after = 1s\n" + extra)
+        .withFallback(ClusterTestConfig.member(port, FastTickSplitBrainResolver.Provider.class.getName()))
+        .resolve();
   }
 
   @Test

@@ -25,8 +25,6 @@ import org.apache.pekko.http.javadsl.model.RequestEntity;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.RetryAfter;
 import org.apache.pekko.http.javadsl.server.Complete;
-import org.apache.pekko.http.javadsl.server.MethodRejection;
-import org.apache.pekko.http.javadsl.server.Rejection;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.util.ByteString;
 
@@ -115,7 +113,10 @@ final class RequestGuard {
       }));
       Route inner = handleExceptions(ApiErrors.exceptionHandler(), () ->
           handleRejections(ApiErrors.rejectionHandler(), () -> mapRejections(rejections -> {
-            if (rejections.stream().allMatch(RequestGuard::routeNotFound)) unmatched.set(true);
+            // No rejection at all: no route's path matched (404). A 405 (method rejections only) is
+            // left to its route's label: the path matched, the method was wrong, and a dashboard
+            // should show which route clients call wrongly, not one bucket with every typo.
+            if (rejections.isEmpty()) unmatched.set(true);
             return rejections;
           }, () -> ownBodies.contains(path) ? api : strictBody(request, timeout, api))));
       return mapRouteResultFuture(result -> result.whenComplete((r, failure) -> {
@@ -131,11 +132,6 @@ final class RequestGuard {
 
   private void record(Slot slot, String label, int status) {
     metrics.request(label, status, (System.nanoTime() - slot.start) / 1e9);
-  }
-
-  /** A route that does not exist (404) or exists for other methods only (405). */
-  private static boolean routeNotFound(Rejection r) {
-    return r instanceof MethodRejection;
   }
 
   /**

@@ -92,7 +92,7 @@ final class RayJobsSimulation {
       if (!(parsed instanceof SimJob job)) continue;
       jobs.put(job.id, job);
       accepted.computeIfAbsent(job.id, k -> new AtomicInteger()).incrementAndGet();
-      if (stored.status().equals("PENDING") || stored.status().equals("RUNNING")) {
+      if (isLive(stored.status())) {
         job.log("Job " + job.id + " resumed after the simulator restarted (it was " + stored.status() + ")");
         log.info("[trinity-simulator] resumed job {} ({} before the restart)", job.id, stored.status());
         schedule(settings.pendingDuration(), () -> start(job));
@@ -205,7 +205,7 @@ final class RayJobsSimulation {
     }
     SimJob job = found.get();
     String status = job.status();
-    if (status.equals("PENDING") || status.equals("RUNNING")) {
+    if (isLive(status)) {
       return Optional.of(new Refusal(400, "Attempted to delete job '" + job.id + "', but it is in a non-terminal state "
           + status + "."));
     }
@@ -339,6 +339,14 @@ final class RayJobsSimulation {
     }
   }
 
+  /**
+   * Whether a job in {@code status} has not ended yet (Ray's non-terminal states), the one test
+   * that decides resuming after a restart, refusing a delete and finishing a job.
+   */
+  static boolean isLive(String status) {
+    return status.equals("PENDING") || status.equals("RUNNING");
+  }
+
   private static String failedMessage(String reason) {
     return "Job entrypoint command failed with exit code 1, last available logs (truncated to 20,000 chars):\n"
         + reason;
@@ -393,7 +401,7 @@ final class RayJobsSimulation {
 
     /** Moves a live job to a terminal state; false if it had already ended. */
     synchronized boolean finish(String terminal, String text, Integer exit) {
-      if (!status.equals("PENDING") && !status.equals("RUNNING")) {
+      if (!isLive(status)) {
         return false;
       }
       status = terminal;

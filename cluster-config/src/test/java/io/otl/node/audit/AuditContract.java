@@ -564,9 +564,32 @@ abstract class AuditContract {
     assertEquals(0, job.code(), job.err());
     assertTrue(job.out().contains("lineage: 3 trajectories requested, dataset 3 lines"), job.out());
 
-    assertEquals(1, ToolRun.audit("session", "nobody", "--config", configFile.toString()).code());
+    // An unknown id: the reason on stderr, nothing on stdout (no header, no half-open JSON), exit 1.
+    for (String format : List.of("text", "json")) {
+      ToolRun unknown = ToolRun.audit("session", "nobody", "--format", format, "--config", configFile.toString());
+      assertEquals(1, unknown.code(), unknown.err());
+      assertEquals("", unknown.out(), format);
+      assertTrue(unknown.err().startsWith("not found: "), unknown.err());
+    }
     assertEquals(2, ToolRun.audit("robot", "x").code());
     assertEquals(2, ToolRun.audit("session", "s1", "--as-of", "noon").code());
+  }
+
+  @Test
+  void anUnknownIdPrintsNothingOnStdoutWhenTheCommandReadsTheJournalItself() throws Exception {
+    // The node holds the embedded journal (the command then asks the node, which buffered its
+    // answer anyway): a copy makes the command read the journal itself, where the text timeline
+    // printed its header before finding no events.
+    Path offline = writeConfig(copyJournal("unknown"), "unknown");
+    ToolRun known = ToolRun.audit("session", "s1", "--config", offline.toString());
+    assertEquals(0, known.code(), known.err());
+    assertTrue(known.out().startsWith("audit of session s1 "), known.out());
+    for (String format : List.of("text", "json")) {
+      ToolRun unknown = ToolRun.audit("session", "nobody", "--format", format, "--config", offline.toString());
+      assertEquals(1, unknown.code(), unknown.err()); // docs: 1 not found
+      assertEquals("", unknown.out(), format + ": nothing on stdout");
+      assertTrue(unknown.err().startsWith("not found: "), unknown.err());
+    }
   }
 
   @Test

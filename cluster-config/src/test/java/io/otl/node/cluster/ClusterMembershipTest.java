@@ -9,6 +9,7 @@ import com.typesafe.config.ConfigFactory;
 import io.otl.node.ClusterMembership;
 import io.otl.node.ClusterSettings;
 import io.otl.node.HealthProbe;
+import io.otl.node.testing.ClusterTestConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,16 +27,7 @@ import org.junit.jupiter.api.Test;
 class ClusterMembershipTest {
 
   private static Config base() {
-    return ConfigFactory.parseString("""
-        pekko.actor.provider = cluster
-        pekko.remote.artery.canonical { hostname = "127.0.0.1", port = 0 }
-        pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
-        pekko.cluster.downing-provider-class = "org.apache.pekko.cluster.sbr.SplitBrainResolverProvider"
-        pekko.coordinated-shutdown.exit-jvm = off
-        pekko.loglevel = WARNING
-        pekko.loggers = ["org.apache.pekko.event.slf4j.Slf4jLogger"]
-        pekko.logging-filter = "org.apache.pekko.event.slf4j.Slf4jLoggingFilter"
-        """).withFallback(ConfigFactory.defaultReference());
+    return ClusterTestConfig.member(0, "org.apache.pekko.cluster.sbr.SplitBrainResolverProvider");
   }
 
   @Test

@@ -63,6 +63,10 @@ class InFlightReleaseTest {
     String type = metrics.headers().firstValue("Content-Type").orElse("");
     assertTrue(type.startsWith("text/plain") && type.contains("version=0.0.4") && type.contains("charset=UTF-8"), type);
     assertTrue(scrape.contains("route=\"unmatched\",status=\"404\""), scrape);
+    // A 405 is its route's, with the method that was refused: the path matched a route.
+    assertTrue(scrape.contains("otl_http_requests_total{route=\"DELETE /v1/sessions/{id}/events\",status=\"405\"} 100"),
+        scrape);
+    assertFalse(scrape.contains("route=\"unmatched\",status=\"405\""), scrape);
     assertFalse(scrape.contains("13812345678"), "a raw path became a metric label");
     assertFalse(scrape.contains("favicon"), "a raw path became a metric label");
   }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
 import io.otl.node.simulator.SimulatorSettings;
@@ -29,17 +30,17 @@ class TrinityProxyLoopTest {
   @Test
   void rewardsAreForwardedCommitReleasesTheBatchAndANewModelVersionBecomesACandidate() throws Exception {
     ActorTestKit kit = ActorTestKit.create("proxy-simulator");
-    TrinitySimulator simulator = TrinitySimulator.start(kit.system(), SimulatorSettings.defaults().withPort(0)
-        .withWorkDir(Files.createTempDirectory("otl-proxy-")).withCommitBatchSize(3));
+    TrinitySimulator[] simulator = {TrinitySimulator.start(kit.system(), SimulatorSettings.defaults().withPort(0)
+        .withWorkDir(Files.createTempDirectory("otl-proxy-")).withCommitBatchSize(3))};
     try (TrainingNode node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
             "agentscope.training.training-runner.backend", "trinity-proxy",
-            "agentscope.training.training-runner.trinity-endpoint", simulator.baseUrl(),
+            "agentscope.training.training-runner.trinity-endpoint", simulator[0].baseUrl(),
             "agentscope.training.training-runner.trigger.type", "threshold",
             "agentscope.training.training-runner.trigger.min-samples", 3,
             "agentscope.training.training-runner.poll-interval", "300ms"))
         .withFallback(TestDatabases.node(TestDatabases.postgres(), true)))) {
       Http http = new Http(node.httpPort());
-      Http proxy = new Http(simulator.port());
+      Http proxy = new Http(simulator[0].port());
       Set<String> msgIds = new HashSet<>();
       for (int i = 0; i < 3; i++) {
         JsonNode completion = proxy.post("/v1/chat/completions",
@@ -71,8 +72,37 @@ class TrinityProxyLoopTest {
       assertTrue(proxy.get("/simulator/feedback").json().get("commits").asInt() >= 1);
       JsonNode all = proxy.get("/simulator/feedback").json();
       assertEquals(3, all.get("feedback").size(), "each reward forwarded once: " + all);
+
+      // The proxy restarts on the same address: its model_version counts from 0 again, and its
+      // next weights report version 1 once more. They were ignored while proxy-1 existed.
+      int port = simulator[0].port();
+      simulator[0].stop();
+      simulator[0] = TrinitySimulator.start(kit.system(), SimulatorSettings.defaults().withPort(port)
+          .withWorkDir(Files.createTempDirectory("otl-proxy-restarted-")).withCommitBatchSize(3));
+      // Sessions only once the coordinator saw the count go back (the version-1 weights come after them).
+      await("the restart seen", () -> {
+        Http.Response r = http.get("/v1/audit/coordinator/rl-agent/timeline");
+        return r.status() == 200 ? TextNode.valueOf(r.body()) : null;
+      }, t -> t.asText().contains("Trinity proxy restarted (model version back to 0"));
+      for (int i = 3; i < 6; i++) {
+        String msgId = proxy.post("/v1/chat/completions",
+            "{\"model\":\"agent\",\"messages\":[{\"role\":\"user\",\"content\":\"question " + i + "\"}]}")
+            .json().get("id").asText();
+        Http.Response r = http.post("/v1/sessions/proxy-s" + i + "/events", """
+            {"agentId":"rl-agent","events":[{"type":"message","role":"user","content":"question %d"},
+             {"type":"message","role":"assistant","content":"answer","msgId":"%s","latencyMs":300},
+             {"type":"feedback","kind":"THUMBS_UP"},{"type":"result","status":"SUCCESS"}]}"""
+            .formatted(i, msgId));
+        assertEquals(202, r.status(), r.body());
+      }
+      JsonNode after = await("the restarted proxy's version 1 as a new candidate (proxy metrics "
+          + proxy.get("/metrics").body() + ")",
+          () -> http.get("/v1/models/rl-agent").json(), m -> m.get("versions").size() == 2);
+      Set<String> names = new HashSet<>();
+      after.get("versions").forEach(v -> names.add(v.get("version").asText()));
+      assertEquals(Set.of("proxy-1", "proxy-r1-1"), names, after.toString());
     } finally {
-      simulator.stop();
+      simulator[0].stop();
       kit.shutdownTestKit();
     }
   }

@@ -17,6 +17,7 @@ import io.otl.core.coordinator.CoordinatorEvents.JobSucceeded;
 import io.otl.core.coordinator.CoordinatorEvents.PolicyChanged;
 import io.otl.core.coordinator.CoordinatorEvents.PreflightFailed;
 import io.otl.core.coordinator.CoordinatorEvents.ProxyModelObserved;
+import io.otl.core.coordinator.CoordinatorEvents.ProxyRestarted;
 import io.otl.core.coordinator.CoordinatorEvents.RewardForwarded;
 import io.otl.core.coordinator.CoordinatorEvents.RewardUpdated;
 import io.otl.core.coordinator.CoordinatorEvents.ScheduleArmed;
@@ -53,6 +54,11 @@ public final class CoordinatorEventHandler {
   public static State applyEvent(State s, Event e) {
     if (e instanceof PolicyChanged pc) {
       return s.withPolicyChange(pc);
+    }
+    if (e instanceof ProxyRestarted r) {
+      // a new run of the proxy: its versions count from where it is now (a candidate of the
+      // previous run still waiting for its hand-over keeps waiting: those weights existed)
+      return s.withProxyRestarts(r.restarts()).withProxy(r.modelVersion(), s.pendingProxyCandidate());
     }
     if (e instanceof TrajectoryPooled p) {
       SessionEntry prev = s.sessions().get(p.sessionId());

@@ -22,7 +22,8 @@ public interface CoordinatorEvents {
   /** Tag of every job-lifecycle event (audit, Kafka). Pool and schedule events are not tagged. */
   String JOBS_TAG = "coordinator-jobs";
 
-  public sealed interface Event extends Persisted permits PoolEvent, ScheduleEvent, JobEvent, PolicyChanged {
+  public sealed interface Event extends Persisted permits PoolEvent, ScheduleEvent, JobEvent, PolicyChanged,
+      ProxyRestarted {
     Instant at();
   }
 
@@ -41,6 +42,16 @@ public interface CoordinatorEvents {
       overrides = overrides == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(overrides));
     }
   }
+
+  /**
+   * trinity-proxy (untagged): the proxy's {@code model_version} went below the last one seen, so it
+   * restarted and counts its versions from its start again; {@code modelVersion} is where it is now.
+   * Recorded even at 0 (the weights it started with, no candidate), so that its next version is
+   * new although the first run had that number too.
+   *
+   * @param restarts how many restarts of the proxy this coordinator has seen, this one included
+   */
+  public record ProxyRestarted(int restarts, int modelVersion, Instant at) implements Event {}
 
   /** Untagged. */
   public sealed interface ScheduleEvent extends Event
@@ -232,15 +243,36 @@ public interface CoordinatorEvents {
 
   /**
    * trinity-proxy: the proxy reports a new model version, which becomes candidate {@code version}
-   * ({@code proxy-<modelVersion>}).
+   * ({@code proxy-<modelVersion>}, or {@code proxy-r<restarts>-<modelVersion>} after a restart).
    *
    * @param jobId the latest commit job before it (null if none)
+   * @param restarts how often the proxy's {@code model_version} had gone back (a proxy restart
+   *     counts its versions from its start again) before this observation; null for none, as in
+   *     journals written before restarts were told apart
    */
   public record ProxyModelObserved(
-      String jobId, int modelVersion, String version, Map<String, Double> metrics, Instant at)
+      String jobId,
+      int modelVersion,
+      String version,
+      Map<String, Double> metrics,
+      Instant at,
+      // absent when null: the event's JSON stays byte for byte what earlier builds wrote
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+          Integer restarts)
       implements JobEvent {
     public ProxyModelObserved {
       metrics = metrics == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(metrics));
+      restarts = restarts == null || restarts == 0 ? null : restarts;
+    }
+
+    /** An observation of the proxy's first run (no restart seen). */
+    public ProxyModelObserved(String jobId, int modelVersion, String version, Map<String, Double> metrics, Instant at) {
+      this(jobId, modelVersion, version, metrics, at, null);
+    }
+
+    /** The restarts seen before it, 0 for none. */
+    public int restartsSeen() {
+      return restarts == null ? 0 : restarts;
     }
   }
 

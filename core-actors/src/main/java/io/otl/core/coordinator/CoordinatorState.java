@@ -190,6 +190,8 @@ public interface CoordinatorState {
    * @param proxyModelVersion the latest proxy model version observed
    * @param pendingProxyCandidate observed but not yet handed over, else null
    * @param policyChange the last run-time policy change (its overrides are in force), null when none
+   * @param proxyRestarts how often the proxy's model version was seen to go back (a restart), so
+   *     that {@code proxyModelVersion} is the latest of the proxy's current run
    */
   public record State(
       PersistentMap<SessionEntry> sessions,
@@ -204,11 +206,12 @@ public interface CoordinatorState {
       ScheduleState schedule,
       int proxyModelVersion,
       ProxyModelObserved pendingProxyCandidate,
-      PolicyChanged policyChange)
+      PolicyChanged policyChange,
+      int proxyRestarts)
       implements Persisted {
 
     public static final State EMPTY = new State(PersistentMap.empty(), 0, 0.0, PersistentMap.empty(),
-        List.of(), 1, null, 0, null, null, 0, null, null);
+        List.of(), 1, null, 0, null, null, 0, null, null, 0);
 
     public State {
       sessions = sessions == null ? PersistentMap.empty() : sessions;
@@ -268,44 +271,51 @@ public interface CoordinatorState {
       }
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, next, nextJobSeq,
           activeJobId, candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion,
-          pendingProxyCandidate, policyChange);
+          pendingProxyCandidate, policyChange, proxyRestarts);
     }
 
     State withActive(String active) {
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, nextJobSeq, active,
-          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange);
+          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange, proxyRestarts);
     }
 
     State withSessions(PersistentMap<SessionEntry> s, int size, double sum) {
       return new State(s, size, size == 0 ? 0.0 : sum, pendingRewards, jobs, nextJobSeq, activeJobId,
-          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange);
+          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange, proxyRestarts);
     }
 
     State withPending(PersistentMap<PendingReward> p) {
       return new State(sessions, poolSize, poolQualitySum, p, jobs, nextJobSeq, activeJobId,
-          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange);
+          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange, proxyRestarts);
     }
 
     State withSchedule(ScheduleState sc) {
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, nextJobSeq,
           activeJobId, candidatesProduced, thresholdRearmAt, sc, proxyModelVersion,
-          pendingProxyCandidate, policyChange);
+          pendingProxyCandidate, policyChange, proxyRestarts);
     }
 
     State withCounters(int seq, int produced, Integer rearm) {
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, seq, activeJobId,
-          produced, rearm, schedule, proxyModelVersion, pendingProxyCandidate, policyChange);
+          produced, rearm, schedule, proxyModelVersion, pendingProxyCandidate, policyChange, proxyRestarts);
+    }
+
+    /** A new run of the proxy: its versions are counted from its start again. */
+    State withProxyRestarts(int restarts) {
+      return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, nextJobSeq,
+          activeJobId, candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate,
+          policyChange, restarts);
     }
 
     State withProxy(int modelVersion, ProxyModelObserved pending) {
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, nextJobSeq,
-          activeJobId, candidatesProduced, thresholdRearmAt, schedule, modelVersion, pending, policyChange);
+          activeJobId, candidatesProduced, thresholdRearmAt, schedule, modelVersion, pending, policyChange, proxyRestarts);
     }
 
     State withPolicyChange(PolicyChanged change) {
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, nextJobSeq,
           activeJobId, candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion,
-          pendingProxyCandidate, change);
+          pendingProxyCandidate, change, proxyRestarts);
     }
   }
 }

@@ -6,6 +6,7 @@ import static io.otl.core.coordinator.PortCalls.describe;
 import io.otl.core.coordinator.CoordinatorEvents.CandidateHandedOver;
 import io.otl.core.coordinator.CoordinatorEvents.Event;
 import io.otl.core.coordinator.CoordinatorEvents.ProxyModelObserved;
+import io.otl.core.coordinator.CoordinatorEvents.ProxyRestarted;
 import io.otl.core.coordinator.CoordinatorEvents.RewardForwarded;
 import io.otl.core.coordinator.CoordinatorProtocol.ForwardRetryTick;
 import io.otl.core.coordinator.CoordinatorProtocol.ProxyHandOverFinished;
@@ -18,6 +19,7 @@ import io.otl.core.coordinator.CoordinatorState.State;
 import io.otl.core.coordinator.StepKey.Step;
 import io.otl.core.entity.Plan;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The trinity-proxy loop: rewards are forwarded to the proxy as they arrive (retried until they
@@ -103,9 +105,15 @@ final class ProxyLoop {
       rt.log().debug("agent {}: reading the proxy's metrics failed: {}", rt.agentId, c.error());
       return p;
     }
-    ProxyModelObserved observed = ProxyRules.observed(s, c.metrics(), rt.now());
-    if (observed != null) {
-      p.add(observed);
+    List<Event> events = ProxyRules.observed(s, c.metrics(), rt.now());
+    for (Event e : events) {
+      if (e instanceof ProxyRestarted r) {
+        rt.log().info("agent {}: the Trinity proxy's model version went back from {} to {}: it restarted; "
+            + "its versions count from there", rt.agentId, s.proxyModelVersion(), r.modelVersion());
+      }
+      p.add(e);
+    }
+    if (events.stream().anyMatch(e -> e instanceof ProxyModelObserved)) {
       p.after(this::handOverPending);
     }
     return p;
@@ -116,9 +124,19 @@ final class ProxyLoop {
       return;
     }
     String endpoint = rt.policy.trinityEndpoint();
+    String artifact = artifact(endpoint, o);
     rt.ctx.pipeToSelf(CandidateNames.registerUnderFreeName(o.version(), name -> rt.ports.candidateSink().register(
-            rt.agentId, name, endpoint + "#model_version=" + o.modelVersion(), endpoint, o.jobId(), o.metrics())),
+            rt.agentId, name, artifact, endpoint, o.jobId(), o.metrics())),
         (as, error) -> new ProxyHandOverFinished(o.version(), as, error == null ? null : describe(error)));
+  }
+
+  /**
+   * The proxy's model reference. After a restart the proxy's model versions repeat, so the run is
+   * part of it: ModelVersion takes a registration with the same artifact and source job as the one
+   * it already has, and would take a restarted proxy's version 1 for the first run's proxy-1.
+   */
+  static String artifact(String endpoint, ProxyModelObserved o) {
+    return endpoint + "#model_version=" + o.modelVersion() + (o.restartsSeen() == 0 ? "" : "&restarts=" + o.restartsSeen());
   }
 
   Plan<State, Event> onHandOverFinished(State s, ProxyHandOverFinished c) {

@@ -1,12 +1,16 @@
 package io.otl.core.coordinator;
 
+import io.otl.core.coordinator.CoordinatorEvents.Event;
 import io.otl.core.coordinator.CoordinatorEvents.ProxyModelObserved;
+import io.otl.core.coordinator.CoordinatorEvents.ProxyRestarted;
 import io.otl.core.coordinator.CoordinatorState.Job;
 import io.otl.core.coordinator.CoordinatorState.JobStatus;
 import io.otl.core.coordinator.CoordinatorState.State;
 import io.otl.core.coordinator.TrainingPolicy.Backend;
 import io.otl.core.training.ProxyMetrics;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -20,13 +24,29 @@ final class ProxyRules {
   }
 
   /**
-   * The candidate the proxy's metrics announce ({@code proxy-<modelVersion>}, attributed to the
-   * latest successful commit job), or null when its model version is not newer than the last one seen.
+   * What the proxy's metrics say: a new model version is a candidate ({@link ProxyModelObserved},
+   * {@code proxy-<modelVersion>}, attributed to the latest successful commit job); nothing when
+   * its model version is the last one seen.
+   *
+   * <p>A version below the last one seen means the proxy restarted: its {@code model_version}
+   * counts from its start again. "Not above the last one" would ignore the new run's weights until
+   * it passed the old count, and a repeated number would name the first run's model. So the restart
+   * is recorded ({@link ProxyRestarted}, also at 0, the weights it started with), versions count
+   * from there, and the new run's versions above 0 are candidates {@code proxy-r<k>-<modelVersion>}
+   * after the k-th restart seen.
    */
-  static ProxyModelObserved observed(State s, ProxyMetrics m, Instant now) {
+  static List<Event> observed(State s, ProxyMetrics m, Instant now) {
     int latest = m.latestModelVersion();
-    if (latest <= s.proxyModelVersion()) {
-      return null;
+    int restarts = s.proxyRestarts();
+    List<Event> events = new ArrayList<>(2);
+    if (latest < s.proxyModelVersion()) {
+      restarts++;
+      events.add(new ProxyRestarted(restarts, latest, now));
+      if (latest == 0) {
+        return events;
+      }
+    } else if (latest == s.proxyModelVersion()) {
+      return events;
     }
     String sourceJob = null;
     for (Job j : s.jobs()) {
@@ -39,6 +59,8 @@ final class ProxyRules {
     metrics.put("total_experience_count", (double) m.totalExperienceCount());
     metrics.put("ready_experience_count", (double) m.readyExperienceCount());
     metrics.put("explore_step_num", (double) m.exploreStepNum());
-    return new ProxyModelObserved(sourceJob, latest, "proxy-" + latest, metrics, now);
+    String name = restarts == 0 ? "proxy-" + latest : "proxy-r" + restarts + "-" + latest;
+    events.add(new ProxyModelObserved(sourceJob, latest, name, metrics, now, restarts));
+    return events;
   }
 }

@@ -118,7 +118,10 @@
  *       the last one seen records {@code ProxyModelObserved} and is handed over as
  *       {@code proxy-<n>} (endpoint = trinity-endpoint, source job = the latest commit job,
  *       metrics = the proxy's counters). If several versions pass between two polls, only the
- *       newest is handed over.
+ *       newest is handed over. A version below the last one seen is a restarted proxy counting
+ *       again: {@code ProxyRestarted(k, version)} (also at 0), versions count from there, and a
+ *       version above it is {@code ProxyModelObserved(restarts = k)}, handed over as
+ *       {@code proxy-r<k>-<n>} with artifact {@code …#model_version=<n>&restarts=<k>}.
  *   <li><b>Tags</b>: every {@code JobEvent} (job lifecycle, hand-over, proxy model observed)
  *       carries {@code coordinator-jobs}. Pool and schedule events are untagged.
  *   <li><b>Keep-alive</b>: timers live in the entity. The node must keep coordinators running

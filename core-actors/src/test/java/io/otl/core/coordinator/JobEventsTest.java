@@ -262,6 +262,18 @@ class JobEventsTest {
     State handed = CoordinatorEventHandler.applyEvent(s, new CandidateHandedOver(null, "proxy-3", T0));
     assertNull(handed.pendingProxyCandidate());
     assertEquals(3, handed.proxyModelVersion());
+
+    // A restart starts the count again, a pending candidate of the first run keeps waiting; within
+    // the new run, versions only grow.
+    State restarted = replay(v3, new CoordinatorEvents.ProxyRestarted(1, 0, T0));
+    assertEquals(0, restarted.proxyModelVersion());
+    assertEquals(1, restarted.proxyRestarts());
+    assertEquals(v3, restarted.pendingProxyCandidate());
+    restarted = replay(v3, new CoordinatorEvents.ProxyRestarted(1, 0, T0),
+        new ProxyModelObserved(null, 2, "proxy-r1-2", null, T0, 1), new ProxyModelObserved(null, 1, "proxy-r1-1", null, T0, 1));
+    assertEquals(2, restarted.proxyModelVersion());
+    assertEquals(1, restarted.proxyRestarts());
+    assertEquals(null, new ProxyModelObserved(null, 1, "proxy-1", null, T0, 0).restarts(), "0 is written as before: absent");
   }
 
   @Test

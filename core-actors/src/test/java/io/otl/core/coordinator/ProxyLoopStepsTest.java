@@ -95,6 +95,40 @@ class ProxyLoopStepsTest {
   }
 
   @Test
+  void aRestartedProxyWhoseVersionsCountFromTheStartAgainHasItsNewWeightsHandedOver() {
+    // The proxy served version 1 (proxy-1 handed over), then restarted: its model_version counts
+    // from 0 again. Before, its new version 1 was ignored as "not above 1" (and, registered, it
+    // would have had the first run's proxy-1 artifact and source job, i.e. been taken for it).
+    StepsHarness h = new StepsHarness(PROXY);
+    State s = CoordinatorEventHandler.replay(List.of(JobEventsTest.requested("job-1-a", Backend.TRINITY_PROXY),
+        new JobSubmitting("job-1-a", 1, NOW), new JobSucceeded("job-1-a", null, null, NOW),
+        new ProxyModelObserved("job-1-a", 1, "proxy-1", Map.of(), NOW), new CandidateHandedOver("job-1-a", "proxy-1", NOW)));
+    assertTrue(h.proxy.onMetricsPolled(s, polled(1)).isEmpty(), "no sign of a restart: 1 was seen already");
+
+    Plan<State, Event> back = persisted(h.proxy.onMetricsPolled(s, polled(0)));
+    assertEquals(List.of(new CoordinatorEvents.ProxyRestarted(1, 0, NOW)), back.events());
+    assertEquals(List.of(), h.sink.calls, "0: the weights the restarted proxy started with, no candidate");
+
+    Plan<State, Event> first = persisted(h.proxy.onMetricsPolled(back.state(), polled(1)));
+    ProxyModelObserved observed = (ProxyModelObserved) first.events().get(0);
+    assertEquals(List.of(new ProxyModelObserved("job-1-a", 1, "proxy-r1-1", observed.metrics(), NOW, 1)), first.events());
+    assertEquals(List.of(new Fakes.Registration("a", "proxy-r1-1", "http://proxy:8010#model_version=1&restarts=1",
+        "http://proxy:8010", "job-1-a", observed.metrics())), h.sink.calls,
+        "an artifact of its own: the first run's version 1 is other weights");
+
+    State handed = CoordinatorEventHandler.applyEvent(first.state(), new CandidateHandedOver("job-1-a", "proxy-r1-1", NOW));
+    assertTrue(h.proxy.onMetricsPolled(handed, polled(1)).isEmpty(), "version 1 of this run was seen already");
+    List<Event> next = persisted(h.proxy.onMetricsPolled(handed, polled(2))).events();
+    assertEquals(1, next.size(), "the new run goes on: " + next);
+    assertEquals("proxy-r1-2", ((ProxyModelObserved) next.get(0)).version());
+    assertEquals(1, ((ProxyModelObserved) next.get(0)).restarts());
+  }
+
+  private static ProxyMetricsPolled polled(int modelVersion) {
+    return new ProxyMetricsPolled(new ProxyMetrics(Map.of(0, modelVersion), 0, 0, 0), null);
+  }
+
+  @Test
   void theProxyCandidateIsRecordedUnderItsFinalNameOrRetried() {
     StepsHarness h = new StepsHarness(PROXY);
     ProxyModelObserved o = new ProxyModelObserved(null, 3, "proxy-3", Map.of(), NOW);

@@ -180,9 +180,9 @@ class ScheduleAndProxyRulesTest {
         new JobSucceeded("job-3-a", null, null, T0),
         requested("job-4-a", Backend.TRINITY_PROXY, List.of()),
         new JobFailed("job-4-a", "boom", T0)));
-    assertNull(ProxyRules.observed(s, new ProxyMetrics(Map.of(), 0, 0, 0), T0));
+    assertEquals(List.of(), ProxyRules.observed(s, new ProxyMetrics(Map.of(), 0, 0, 0), T0));
 
-    ProxyModelObserved o = ProxyRules.observed(s, new ProxyMetrics(Map.of(0, 2, 1, 3), 40, 30, 7), T0);
+    ProxyModelObserved o = only(ProxyRules.observed(s, new ProxyMetrics(Map.of(0, 2, 1, 3), 40, 30, 7), T0));
     assertEquals("job-3-a", o.jobId());
     assertEquals(3, o.modelVersion());
     assertEquals("proxy-3", o.version());
@@ -190,9 +190,35 @@ class ScheduleAndProxyRulesTest {
         "explore_step_num", 7.0), o.metrics());
 
     State seen = CoordinatorEventHandler.applyEvent(s, o);
-    assertNull(ProxyRules.observed(seen, new ProxyMetrics(Map.of(0, 3), 41, 31, 8), T0));
-    assertEquals(4, ProxyRules.observed(seen, new ProxyMetrics(Map.of(0, 4), 41, 31, 8), T0).modelVersion());
-    assertNull(ProxyRules.observed(State.EMPTY, new ProxyMetrics(Map.of(0, 1), 1, 1, 1), T0).jobId());
+    assertEquals(List.of(), ProxyRules.observed(seen, new ProxyMetrics(Map.of(0, 3), 41, 31, 8), T0));
+    assertEquals(4, only(ProxyRules.observed(seen, new ProxyMetrics(Map.of(0, 4), 41, 31, 8), T0)).modelVersion());
+    assertNull(only(ProxyRules.observed(State.EMPTY, new ProxyMetrics(Map.of(0, 1), 1, 1, 1), T0)).jobId());
+  }
+
+  @Test
+  void aProxyVersionBelowTheLastOneSeenIsARestartAndItsNextVersionsAreNew() {
+    State seen = CoordinatorEventHandler.replay(List.of(new ProxyModelObserved(null, 3, "proxy-3", Map.of(), T0)));
+    // back to 0: the restart is recorded (no candidate: the weights the proxy started with)
+    assertEquals(List.of(new CoordinatorEvents.ProxyRestarted(1, 0, T0)),
+        ProxyRules.observed(seen, new ProxyMetrics(Map.of(0, 0), 0, 0, 0), T0));
+    State restarted = CoordinatorEventHandler.applyEvent(seen, new CoordinatorEvents.ProxyRestarted(1, 0, T0));
+    assertEquals(0, restarted.proxyModelVersion());
+    assertEquals(1, restarted.proxyRestarts());
+    assertEquals(List.of(), ProxyRules.observed(restarted, new ProxyMetrics(Map.of(0, 0), 0, 0, 0), T0));
+    ProxyModelObserved again = only(ProxyRules.observed(restarted, new ProxyMetrics(Map.of(0, 1), 5, 0, 1), T0));
+    assertEquals("proxy-r1-1", again.version());
+    assertEquals(1, again.restarts());
+
+    // restarted and already past its start between two polls: both at once
+    List<CoordinatorEvents.Event> both = ProxyRules.observed(seen, new ProxyMetrics(Map.of(0, 2), 5, 0, 2), T0);
+    assertEquals(new CoordinatorEvents.ProxyRestarted(1, 2, T0), both.get(0));
+    assertEquals("proxy-r1-2", ((ProxyModelObserved) both.get(1)).version());
+    assertEquals(2, both.size());
+  }
+
+  private static ProxyModelObserved only(List<CoordinatorEvents.Event> events) {
+    assertEquals(1, events.size(), events.toString());
+    return (ProxyModelObserved) events.get(0);
   }
 
   @Test

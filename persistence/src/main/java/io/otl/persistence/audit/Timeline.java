@@ -58,9 +58,11 @@ public final class Timeline {
       case COORDINATOR, JOB -> new CoordinatorFormatter();
       case MODEL -> new ModelFormatter(lineage(id));
     };
-    out.println(header(kind, id, pid, asOf));
     long[] count = {0};
     await(events.runForeach(env -> {
+      // The header comes with the first event, so an unknown id prints nothing before its
+      // "not found" (the CLI's stdout stays empty, as for any other failure).
+      if (count[0] == 0) out.println(header(kind, id, pid, asOf));
       count[0]++;
       if (env.event() instanceof UnreadableEvent u) {
         line(env, "UNREADABLE: " + u.reason());
@@ -255,8 +257,13 @@ public final class Timeline {
     } else if (event instanceof TrainingCoordinator.PolicyChanged e) {
       return "policy changed by " + e.changedBy() + ": " + (e.overrides().isEmpty()
           ? "run-time overrides cleared (the file's policy)" : "run-time overrides " + e.overrides());
+    } else if (event instanceof TrainingCoordinator.ProxyRestarted e) {
+      return "Trinity proxy restarted (model version back to " + e.modelVersion() + "; restart " + e.restarts()
+          + " seen): its versions count from there";
     } else if (event instanceof TrainingCoordinator.ProxyModelObserved e) {
-      return "Trinity proxy model version " + e.modelVersion() + " observed → candidate " + e.version();
+      return "Trinity proxy model version " + e.modelVersion()
+          + (e.restartsSeen() == 0 ? "" : " (after proxy restart " + e.restartsSeen() + ")")
+          + " observed → candidate " + e.version();
     }
     return event.getClass().getSimpleName();
   }

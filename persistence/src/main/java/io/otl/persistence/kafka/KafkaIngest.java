@@ -108,6 +108,14 @@ public final class KafkaIngest {
   private final LongAdder deadLettered = new LongAdder();
   private final Map<String, LongAdder> deadLetteredByCode = new ConcurrentHashMap<>();
   private final AtomicLong attempts = new AtomicLong();
+  /** Admin round-trips {@link #topicsExist()} made (one per start once the topics are confirmed). */
+  private final AtomicLong topicChecks = new AtomicLong();
+  /**
+   * Set once the broker has confirmed both topics exist: topics are not deleted under a running
+   * node, so a restart of the stream (a journal timeout, a broker blip) need not open another
+   * Admin client on its way back to consuming.
+   */
+  private volatile boolean topicsConfirmed;
   private final java.util.concurrent.atomic.AtomicReference<CompletionStage<Done>> stopped =
       new java.util.concurrent.atomic.AtomicReference<>();
   private volatile UniqueKillSwitch killSwitch;
@@ -198,6 +206,7 @@ public final class KafkaIngest {
    * let this client describe the topics, is left to the consumer as before.
    */
   private CompletionStage<Done> topicsExist() {
+    if (topicsConfirmed) return CompletableFuture.completedFuture(Done.getInstance());
     Map<String, Object> props = new java.util.HashMap<>(settings.client());
     props.put(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
     Map<String, String> keys = new LinkedHashMap<>();
@@ -205,6 +214,8 @@ public final class KafkaIngest {
     keys.put(settings.topics().deadLetter(), "kafka.topics.dead-letter");
     return CompletableFuture.supplyAsync(() -> {
       List<String> missing = new ArrayList<>();
+      boolean answered = false;
+      topicChecks.incrementAndGet();
       try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(props)) {
         var described = admin.describeTopics(keys.keySet(),
             new org.apache.kafka.clients.admin.DescribeTopicsOptions().timeoutMs(10_000)).topicNameValues();
@@ -217,6 +228,7 @@ public final class KafkaIngest {
             }
           }
         }
+        answered = true;
       } catch (Exception unanswered) {
         // the consumer meets the same broker and fails or waits as it always did
       }
@@ -226,6 +238,9 @@ public final class KafkaIngest {
         log.error(message);
         throw new IllegalStateException(message);
       }
+      // Only an answer settles it: a broker away at start is asked again on the next restart,
+      // so a topic missing there is still named once the broker is back.
+      if (answered) topicsConfirmed = true;
       return Done.getInstance();
     }, system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()));
   }
@@ -380,6 +395,11 @@ public final class KafkaIngest {
     Map<String, Long> out = new LinkedHashMap<>();
     deadLetteredByCode.forEach((code, n) -> out.put(code, n.sum()));
     return out;
+  }
+
+  /** How often the topics were looked up on the broker (an Admin client each time). */
+  long topicChecks() {
+    return topicChecks.get();
   }
 
   /** How often the consumer stream restarted after a failure. */

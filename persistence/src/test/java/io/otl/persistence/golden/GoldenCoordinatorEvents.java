@@ -106,6 +106,12 @@ final class GoldenCoordinatorEvents {
         "cancelled without the backend's confirmation: its submission was never acknowledged and 5 attempts to"
             + " stop it failed (last error: " + lastError + "); if a submission of " + job5
             + " reached the cluster it may still run there (check or stop submission id " + job5 + " on Ray)"));
+    // since v0.2.0-proxyrestart: the Trinity proxy restarted (its model_version back to 0), then
+    // its new weights reported version 1 again: a candidate of their own (restarts = 1)
+    out.add(new TrainingCoordinator.ProxyRestarted(1, 0, t.plusSeconds(17)));
+    out.add(new TrainingCoordinator.ProxyModelObserved(job4, 1, "proxy-r1-1", Map.of("reward_mean", 0.64),
+        t.plusSeconds(18), 1));
+    out.add(new TrainingCoordinator.CandidateHandedOver(job4, "proxy-r1-1", t.plusSeconds(19)));
     return out;
   }
 }

@@ -191,6 +191,7 @@ class KafkaIngestTest {
       awaitRows(node, "AgentSession|timeout-", 200 * ROWS_PER_SESSION);
       assertEachSessionOnce(node, "AgentSession|timeout-", 200);
       assertTrue(ingest.restarts() >= 1, "the stream restarted after the timeouts outlasted the resends");
+      assertEquals(1, ingest.topicChecks(), "the topics, confirmed at start, are not looked up again on a restart");
       assertEquals(0, ingest.deadLettered(), "a timeout is not a bad record");
     }
   }
@@ -309,6 +310,7 @@ class KafkaIngestTest {
       await("the missing topic named", () -> logged.list.stream().anyMatch(e -> e.getFormattedMessage().contains(
           "Kafka topic 'dlq-nodlq' (agentscope.training.kafka.topics.dead-letter) does not exist")));
       assertEquals(0, ingest.recorded(), "nothing consumed while the dead-letter topic is missing");
+      await("looked up again on the restart after the missing topic", () -> ingest.topicChecks() >= 2);
       broker.createTopics(4, "dlq-nodlq");
       await("ingested once the topic exists", () -> rows(node, "AgentSession|nodlq-") >= 1);
     } finally {
