@@ -21,6 +21,7 @@ import io.otl.core.api.StableRoute;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.SessionModel;
+import io.otl.http.ContentEncoding;
 import io.otl.http.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -129,7 +130,25 @@ public final class GatewayRoutes {
                 : reject())))),
         pathPrefix(segment("models").slash(segment()), id -> pathEndOrSingleSlash(() -> get(() ->
             extractRequest(request -> identity.callsAsAgent(request) && !id.equals(agentOrNull(request))
-                ? sealed(complete(guard(() -> unknownModel(request, id)))) : reject())))));
+                ? sealed(complete(guard(() -> unknownModel(request, id)))) : reject())))),
+        pathPrefix(PathMatchers.segment(OPENAI_ELSEWHERE), name -> extractRequest(request ->
+            complete(notServed(request, name)))));
+  }
+
+  /**
+   * OpenAI's other resources under {@code /v1}. An OpenAI client pointed at the node (responses,
+   * legacy completions, embeddings …) got the API's 404 {@code {"error":"not_found"}}, which its
+   * SDK cannot read as an error object (no type, no code) and whose message did not say that only
+   * chat completions are served. None of these names is an API path.
+   */
+  private static final java.util.regex.Pattern OPENAI_ELSEWHERE = java.util.regex.Pattern.compile(
+      "completions|embeddings|responses|moderations|images|audio|files|uploads|batches|fine_tuning|assistants"
+          + "|threads|vector_stores|realtime|conversations|containers|evals");
+
+  private static HttpResponse notServed(HttpRequest request, String name) {
+    return new OpenAiError(404, "invalid_request_error", null, "unknown_url",
+        "the inference gateway does not serve " + request.method().value() + " /v1/" + name
+            + ": it serves POST /v1/chat/completions and GET /v1/models (docs/gateway.md)").response();
   }
 
   /**
@@ -232,6 +251,13 @@ public final class GatewayRoutes {
   private CompletionStage<HttpResponse> chat(HttpRequest http) {
     long start = System.nanoTime();
     String agent = identity.identify(http);
+    String encoding = ContentEncoding.of(http);
+    if (!encoding.equals("identity") && !encoding.isEmpty()) {
+      // A gzip body was read as JSON and refused as "not valid JSON", which sent the client looking
+      // for a fault in its JSON. Refused by name as the API refuses encoded bodies (docs/http-edge.md).
+      throw new OpenAiError(415, "invalid_request_error", "Content-Encoding", "unsupported_media_type",
+          "Content-Encoding is " + encoding + "; the gateway takes request bodies uncompressed");
+    }
     long declared = http.entity().getContentLengthOption().orElse(-1L);
     if (declared > settings.maxBodyBytes()) return refuseOversized(http, declared);
     return http.entity().withSizeLimit(settings.maxBodyBytes())
