@@ -276,18 +276,24 @@ public final class GatewayRoutes {
           CompletionStage<KnownSessions.Entry> existing = generated
               ? CompletableFuture.completedFuture(null) : known(session);
           CompletionStage<ModelVersion.RouteDecision> route = router.route(agent, session);
-          return existing.thenCompose(entry -> {
-            Set<String> known = entry == null ? Set.of() : entry.eventIds();
-            if (entry != null) checkOwner(entry.owner(), agent, session);
-            boolean completed = entry != null && entry.completed();
-            if (completed) {
-              // The agent knows nothing of sessions ending (idle timeout): it keeps its answer, unrecorded.
-              metrics.unrecorded(agent, "session_completed");
-              log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", agent,
-                  session);
-            }
-            return route.thenCompose(d -> attempt(
-                new Call(agent, session, request, known, d.version(), start, !completed), d, null));
+          return existing.thenCompose(found -> {
+            if (found != null) checkOwner(found.owner(), agent, session);
+            return route.thenCompose(d -> {
+              // A session unknown so far is claimed once it is routed, before forwarding: its owner reached
+              // memory and journal only with the recording, after the answer, and another agent's call in
+              // between was forwarded (docs/gateway.md promises 403, nothing forwarded).
+              KnownSessions.Entry entry = found != null || generated ? found : knownSessions.claim(session, agent);
+              if (entry != null) checkOwner(entry.owner(), agent, session);
+              Set<String> known = entry == null ? Set.of() : entry.eventIds();
+              boolean completed = entry != null && entry.completed();
+              if (completed) {
+                // The agent knows nothing of sessions ending (idle timeout): it keeps its answer, unrecorded.
+                metrics.unrecorded(agent, "session_completed");
+                log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", agent,
+                    session);
+              }
+              return attempt(new Call(agent, session, request, known, d.version(), start, !completed), d, null);
+            });
           });
         });
   }
@@ -361,6 +367,9 @@ public final class GatewayRoutes {
   /** The upstream refused the request (4xx): its error goes back to the agent; nothing is recorded. */
   private CompletionStage<HttpResponse> clientError(Call c, ModelVersion.RouteDecision d, HttpResponse resp) {
     int status = resp.status().intValue();
+    // Nothing is recorded, so a claim made for this call holds no session (forgetting a real entry
+    // only costs the next call a journal read).
+    if (c.known().isEmpty()) knownSessions.forget(c.sessionId());
     return resp.entity().toStrict(settings.timeout().toMillis(), materializer).thenApply(strict -> {
       metrics.request(c.agent(), d.version(), status);
       String text = strict.getData().decodeString(StandardCharsets.UTF_8);
@@ -537,6 +546,8 @@ public final class GatewayRoutes {
       if (r.sampled()) {
         knownSessions.recorded(c.sessionId(), c.agent(), c.known(),
             inputs.stream().map(io.otl.core.session.SessionInput::eventId).toList());
+      } else {
+        knownSessions.forget(c.sessionId()); // sampled out: nothing stored, so no owner to hold to
       }
       return;
     }
