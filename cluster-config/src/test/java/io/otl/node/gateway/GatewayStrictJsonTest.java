@@ -2,6 +2,7 @@ package io.otl.node.gateway;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.otl.node.TrainingNode;
@@ -153,6 +154,56 @@ class GatewayStrictJsonTest {
     assertEquals(200, models.statusCode(), models.body());
     assertEquals("list", new Http.Response(models.statusCode(), models.body(), models.headers()).json()
         .path("object").asText(), models.body());
+  }
+
+  /**
+   * A gzip body (some HTTP stacks compress requests) was read as JSON and refused as "not valid JSON",
+   * which sent the client looking for a fault in its JSON. It is a 415 naming the encoding, in OpenAI's
+   * shape, nothing forwarded or stored, as the API refuses encoded bodies.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"gzip", "br"})
+  void anEncodedBodyIsA415NamingTheEncodingAndNothingIsForwarded(String encoding) throws Exception {
+    String session = "encoded-" + UUID.randomUUID();
+    long before = simulatorRequests();
+    java.io.ByteArrayOutputStream gz = new java.io.ByteArrayOutputStream();
+    try (var out = new java.util.zip.GZIPOutputStream(gz)) {
+      out.write("{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+          .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+        .header("Content-Type", "application/json").header("Content-Encoding", encoding).header("X-Agent-Id", AGENT)
+        .header("X-Session-Id", session).timeout(Duration.ofSeconds(60))
+        .POST(HttpRequest.BodyPublishers.ofByteArray(gz.toByteArray())).build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(415, r.statusCode(), r.body());
+    JsonNode error = new Http.Response(r.statusCode(), r.body(), r.headers()).json().path("error");
+    assertEquals("unsupported_media_type", error.path("code").asText(), r.body());
+    assertEquals("Content-Encoding", error.path("param").asText(), r.body());
+    assertTrue(error.path("message").asText().contains(encoding), r.body());
+    assertEquals(before, simulatorRequests(), "nothing forwarded");
+    assertEquals(404, api.get("/v1/sessions/" + session).status(), "nothing stored");
+  }
+
+  /**
+   * OpenAI's other endpoints (an agent framework calling the Responses API, legacy completions or
+   * embeddings through the same base URL) got the API's {@code {"error":"not_found"}}, which OpenAI's
+   * SDKs cannot read as an error object: now OpenAI's 404 saying what the gateway serves.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"POST /v1/responses", "POST /v1/completions", "POST /v1/embeddings", "GET /v1/files/f-1"})
+  void openAisOtherEndpointsAreA404InOpenAisShape(String call) throws Exception {
+    String[] mp = call.split(" ");
+    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + mp[1]))
+        .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).timeout(Duration.ofSeconds(60))
+        .method(mp[0], mp[0].equals("GET") ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"input\":\"hi\"}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(404, r.statusCode(), r.body());
+    JsonNode error = new Http.Response(r.statusCode(), r.body(), r.headers()).json().path("error");
+    assertEquals("invalid_request_error", error.path("type").asText(), r.body());
+    assertEquals("unknown_url", error.path("code").asText(), r.body());
+    assertTrue(error.path("message").asText().contains("POST /v1/chat/completions"), r.body());
   }
 
   private static void awaitStable() throws InterruptedException {

@@ -108,6 +108,11 @@ class OtlpTracesTest {
     assertTrue(tool.get("success").asBoolean());
     assertEquals(2, s.get("steps").size(), "one step per invoke_agent span");
     assertEquals("invoke_agent weather-agent", s.get("steps").get(0).get("action").asText());
+    // The agent span starts before its chat span: the session starts with it (it started after its
+    // first message when the step was timed at the agent span's end).
+    java.time.Instant started = java.time.Instant.parse(s.get("startedAt").asText());
+    assertEquals(java.time.Instant.parse(s.get("steps").get(0).get("at").asText()), started, s.toString());
+    assertFalse(started.isAfter(java.time.Instant.parse(m.get(0).get("at").asText())), s.toString());
     String metrics = new Http(node.httpPort()).get("/metrics").body();
     assertTrue(metrics.contains("otl_otlp_spans_total{outcome=\"mapped\"}"), metrics);
   }

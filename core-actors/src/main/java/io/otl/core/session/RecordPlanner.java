@@ -75,6 +75,15 @@ final class RecordPlanner {
     return null;
   }
 
+  /** The earliest time of the inputs that carry one, or {@code fallback} when it is earlier or none does. */
+  private static Instant earliest(List<SessionInput> inputs, Instant fallback) {
+    Instant min = fallback;
+    for (SessionInput in : inputs) {
+      if (in.at() != null && in.at().isBefore(min)) min = in.at();
+    }
+    return min;
+  }
+
   /** A request of {@code agentId} (null: the session's agent) to record {@code inputs}, received at {@code now}. */
   Plan plan(State state, String requestAgentId, List<SessionInput> inputs, Instant now) {
     if (sessionIdProblem != null) return refuse(RejectionCode.INVALID, "sessionId", sessionIdProblem);
@@ -119,7 +128,11 @@ final class RecordPlanner {
       Instant at = input.at() != null ? input.at() : now;
       List<Event> produced = new ArrayList<>();
       if (draft.status() == Status.NEW && !(input instanceof SessionInput.Start)) {
-        produced.add(new SessionStarted("start:" + eventId, at, now, agentId, null, null, Map.of()));
+        // The session starts at the earliest time the request names, not the first input's: a request
+        // is not in time order (an OTel agent span precedes its chat span but its step is timed at
+        // its end), and a session must not have started after its first message.
+        produced.add(new SessionStarted("start:" + eventId, earliest(inputs, at), now, agentId, null, null,
+            Map.of()));
       }
       // Response ids are stored desensitized (an upstream's hex id can hold a phone-like run): the
       // client names the id it was given, so it is compared in the form it was stored in.

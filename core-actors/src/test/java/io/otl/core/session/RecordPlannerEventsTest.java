@@ -62,6 +62,19 @@ class RecordPlannerEventsTest {
   }
 
   @Test
+  void aSessionStartsAtTheEarliestTimeOfItsFirstRequestNotAtItsFirstInputs() {
+    // An OTel agent span comes first (it starts first) but its step is timed at its end, after the
+    // chat span's messages: the session must not start after its first message.
+    Instant agentEnd = CLIENT_AT.plusSeconds(5);
+    Store store = record(NOW,
+        new SessionInput.Reasoning("step", agentEnd, null, null, "invoke_agent a", "done"),
+        new SessionInput.Message("m1", CLIENT_AT, "user", "hi", null, null),
+        new SessionInput.Message("m2", CLIENT_AT.plusSeconds(2), "assistant", "hello", null, null));
+    assertEquals(new SessionStarted("start:step", CLIENT_AT, NOW, "a1", null, null, Map.of()), store.events().get(0));
+    assertEquals(CLIENT_AT, state.startedAt());
+  }
+
+  @Test
   void aStartInputIsTheStartDesensitized() {
     Store store = record(NOW, new SessionInput.Start("s", null, "v1", "m-13812345678",
         Map.of("mail", "alice@example.com")));

@@ -21,6 +21,7 @@ import io.otl.core.api.StableRoute;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.SessionModel;
+import io.otl.http.ContentEncoding;
 import io.otl.http.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -129,7 +130,25 @@ public final class GatewayRoutes {
                 : reject())))),
         pathPrefix(segment("models").slash(segment()), id -> pathEndOrSingleSlash(() -> get(() ->
             extractRequest(request -> identity.callsAsAgent(request) && !id.equals(agentOrNull(request))
-                ? sealed(complete(guard(() -> unknownModel(request, id)))) : reject())))));
+                ? sealed(complete(guard(() -> unknownModel(request, id)))) : reject())))),
+        pathPrefix(PathMatchers.segment(OPENAI_ELSEWHERE), name -> extractRequest(request ->
+            complete(notServed(request, name)))));
+  }
+
+  /**
+   * OpenAI's other resources under {@code /v1}. An OpenAI client pointed at the node (responses,
+   * legacy completions, embeddings …) got the API's 404 {@code {"error":"not_found"}}, which its
+   * SDK cannot read as an error object (no type, no code) and whose message did not say that only
+   * chat completions are served. None of these names is an API path.
+   */
+  private static final java.util.regex.Pattern OPENAI_ELSEWHERE = java.util.regex.Pattern.compile(
+      "completions|embeddings|responses|moderations|images|audio|files|uploads|batches|fine_tuning|assistants"
+          + "|threads|vector_stores|realtime|conversations|containers|evals");
+
+  private static HttpResponse notServed(HttpRequest request, String name) {
+    return new OpenAiError(404, "invalid_request_error", null, "unknown_url",
+        "the inference gateway does not serve " + request.method().value() + " /v1/" + name
+            + ": it serves POST /v1/chat/completions and GET /v1/models (docs/gateway.md)").response();
   }
 
   /**
@@ -232,6 +251,13 @@ public final class GatewayRoutes {
   private CompletionStage<HttpResponse> chat(HttpRequest http) {
     long start = System.nanoTime();
     String agent = identity.identify(http);
+    String encoding = ContentEncoding.of(http);
+    if (!encoding.equals("identity") && !encoding.isEmpty()) {
+      // A gzip body was read as JSON and refused as "not valid JSON", which sent the client looking
+      // for a fault in its JSON. Refused by name as the API refuses encoded bodies (docs/http-edge.md).
+      throw new OpenAiError(415, "invalid_request_error", "Content-Encoding", "unsupported_media_type",
+          "Content-Encoding is " + encoding + "; the gateway takes request bodies uncompressed");
+    }
     long declared = http.entity().getContentLengthOption().orElse(-1L);
     if (declared > settings.maxBodyBytes()) return refuseOversized(http, declared);
     return http.entity().withSizeLimit(settings.maxBodyBytes())
@@ -250,18 +276,24 @@ public final class GatewayRoutes {
           CompletionStage<KnownSessions.Entry> existing = generated
               ? CompletableFuture.completedFuture(null) : known(session);
           CompletionStage<ModelVersion.RouteDecision> route = router.route(agent, session);
-          return existing.thenCompose(entry -> {
-            Set<String> known = entry == null ? Set.of() : entry.eventIds();
-            if (entry != null) checkOwner(entry.owner(), agent, session);
-            boolean completed = entry != null && entry.completed();
-            if (completed) {
-              // The agent knows nothing of sessions ending (idle timeout): it keeps its answer, unrecorded.
-              metrics.unrecorded(agent, "session_completed");
-              log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", agent,
-                  session);
-            }
-            return route.thenCompose(d -> attempt(
-                new Call(agent, session, request, known, d.version(), start, !completed), d, null));
+          return existing.thenCompose(found -> {
+            if (found != null) checkOwner(found.owner(), agent, session);
+            return route.thenCompose(d -> {
+              // A session unknown so far is claimed once it is routed, before forwarding: its owner reached
+              // memory and journal only with the recording, after the answer, and another agent's call in
+              // between was forwarded (docs/gateway.md promises 403, nothing forwarded).
+              KnownSessions.Entry entry = found != null || generated ? found : knownSessions.claim(session, agent);
+              if (entry != null) checkOwner(entry.owner(), agent, session);
+              Set<String> known = entry == null ? Set.of() : entry.eventIds();
+              boolean completed = entry != null && entry.completed();
+              if (completed) {
+                // The agent knows nothing of sessions ending (idle timeout): it keeps its answer, unrecorded.
+                metrics.unrecorded(agent, "session_completed");
+                log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", agent,
+                    session);
+              }
+              return attempt(new Call(agent, session, request, known, d.version(), start, !completed), d, null);
+            });
           });
         });
   }
@@ -335,6 +367,9 @@ public final class GatewayRoutes {
   /** The upstream refused the request (4xx): its error goes back to the agent; nothing is recorded. */
   private CompletionStage<HttpResponse> clientError(Call c, ModelVersion.RouteDecision d, HttpResponse resp) {
     int status = resp.status().intValue();
+    // Nothing is recorded, so a claim made for this call holds no session (forgetting a real entry
+    // only costs the next call a journal read).
+    if (c.known().isEmpty()) knownSessions.forget(c.sessionId());
     return resp.entity().toStrict(settings.timeout().toMillis(), materializer).thenApply(strict -> {
       metrics.request(c.agent(), d.version(), status);
       String text = strict.getData().decodeString(StandardCharsets.UTF_8);
@@ -511,6 +546,8 @@ public final class GatewayRoutes {
       if (r.sampled()) {
         knownSessions.recorded(c.sessionId(), c.agent(), c.known(),
             inputs.stream().map(io.otl.core.session.SessionInput::eventId).toList());
+      } else {
+        knownSessions.forget(c.sessionId()); // sampled out: nothing stored, so no owner to hold to
       }
       return;
     }

@@ -45,6 +45,18 @@ final class KnownSessions {
     entries.put(sessionId, new Entry(owner, eventIds.size() > MAX_IDS ? Set.of() : eventIds, completed));
   }
 
+  /**
+   * A call of {@code owner} is about to be forwarded for a session nothing is known of: it is the
+   * owner's from now on, so a call of another agent arriving before the recording is refused (the
+   * recording comes after the answer). Returns the entry a concurrent call made first, or null.
+   */
+  synchronized Entry claim(String sessionId, String owner) {
+    Entry e = entries.get(sessionId);
+    if (e != null) return e;
+    entries.put(sessionId, new Entry(owner, Set.of(), false));
+    return null;
+  }
+
   /** A recording was stored: the session is the agent's and holds these ids too. */
   synchronized void recorded(String sessionId, String owner, Set<String> knownBefore, List<String> stored) {
     Entry e = entries.get(sessionId);

@@ -199,11 +199,15 @@ final class GenAiMapper {
         !failed, span.durationMs());
   }
 
-  /** An agent invocation is a step of the trajectory: which agent ran, and whether it failed. */
+  /**
+   * An agent invocation is a step of the trajectory: which agent ran, and whether it failed. Timed at
+   * the span's start, where the invocation sits among the spans it contains: timed at its end, a
+   * session's first step came after its first messages and the session "started" after them.
+   */
   private static SessionInput agentStep(OtlpSpan span) {
     Object agentValue = first(span, "gen_ai.agent.name", "agent.name");
     String agent = agentValue == null ? null : String.valueOf(agentValue);
-    return new SessionInput.Reasoning("otlp:" + span.spanId(), instant(span.endNanos()), null, null,
+    return new SessionInput.Reasoning("otlp:" + span.spanId(), instant(span.startNanos()), null, null,
         "invoke_agent" + (agent == null ? "" : " " + agent),
         span.statusCode() == OtlpSpan.STATUS_ERROR ? "failed: " + error(span) : "done");
   }

@@ -39,6 +39,10 @@ final class GenAiMessages {
     if (in != null || out != null) {
       if (in != null) parseList(in, "gen_ai.input.messages", input);
       if (out != null) parseList(out, "gen_ai.output.messages", output);
+      Msg system = systemInstructions(span);
+      // The conventions carry the system prompt beside the history, not in it: without this the
+      // trajectory of such an agent (and its SFT rows) had no system prompt at all.
+      if (system != null && (input.isEmpty() || !"system".equals(input.get(0).role()))) input.add(0, system);
       return new Conversation(input, output);
     }
     for (OtlpSpan.Event e : span.events()) {
@@ -60,6 +64,31 @@ final class GenAiMessages {
       indexed(span.attributes(), "llm.output_messages.", "message.", output);
     }
     return new Conversation(input, output);
+  }
+
+  /**
+   * {@code gen_ai.system_instructions} (span attribute, or on the inference details event): a JSON
+   * array of parts as a message's {@code parts}, or plain text; null when absent or without text.
+   */
+  private static Msg systemInstructions(OtlpSpan span) {
+    Object value = span.attributes().get("gen_ai.system_instructions");
+    for (OtlpSpan.Event e : span.events()) {
+      if (value == null) value = e.attributes().get("gen_ai.system_instructions");
+    }
+    if (value == null) return null;
+    JsonNode parts;
+    try {
+      parts = value instanceof String s ? MAPPER.readTree(s) : MAPPER.valueToTree(value);
+    } catch (IOException e) {
+      parts = null;
+    }
+    if (parts == null || !(parts.isArray() || parts.isObject())) {
+      String text = String.valueOf(value);
+      return text.isBlank() ? null : new Msg("system", text);
+    }
+    Msg m = message(MAPPER.createObjectNode().set("parts", parts.isArray() ? parts
+        : MAPPER.createArrayNode().add(parts)), "system");
+    return m.content() == null ? null : m;
   }
 
   /**

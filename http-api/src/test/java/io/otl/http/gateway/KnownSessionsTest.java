@@ -36,6 +36,15 @@ class KnownSessionsTest {
   }
 
   @Test
+  void theFirstClaimOfAnUnknownSessionHoldsAndALaterOneSeesIt() {
+    KnownSessions known = new KnownSessions(10);
+    assertNull(known.claim("s1", "agent-a"), "claimed");
+    assertEquals("agent-a", known.claim("s1", "agent-b").owner(), "agent-b sees agent-a's claim");
+    known.recorded("s1", "agent-a", Set.of(), List.of("gw:m:1"));
+    assertEquals(Set.of("gw:m:1"), known.claim("s1", "agent-a").eventIds());
+  }
+
+  @Test
   void aSessionWithoutOwnerIsNotRemembered() {
     KnownSessions known = new KnownSessions(10);
     known.learned("s1", null, Set.of(), false);

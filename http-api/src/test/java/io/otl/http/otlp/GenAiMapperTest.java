@@ -73,6 +73,34 @@ class GenAiMapperTest {
     assertEquals("plain text", tool.input().asText());
   }
 
+  /**
+   * The current conventions put the system prompt in {@code gen_ai.system_instructions}, beside
+   * {@code gen_ai.input.messages}: it was dropped, so the session had no system prompt. It is the
+   * conversation's first message, once, under the same id in every turn.
+   */
+  @Test
+  void systemInstructionsBecomeTheFirstMessage() {
+    String chat1 = span("0000000000000011", "", attr("gen_ai.operation.name", "\"chat\"") + ","
+        + attr("gen_ai.conversation.id", "\"conv-sys\"") + ","
+        + attr("gen_ai.system_instructions", "\"[{\\\"type\\\":\\\"text\\\",\\\"content\\\":\\\"Be brief.\\\"}]\"") + ","
+        + attr("gen_ai.input.messages", "\"[{\\\"role\\\":\\\"user\\\",\\\"parts\\\":[{\\\"type\\\":\\\"text\\\",\\\"content\\\":\\\"hi\\\"}]}]\""),
+        "", 0);
+    String chat2 = span("0000000000000012", "", attr("gen_ai.operation.name", "\"chat\"") + ","
+        + attr("gen_ai.conversation.id", "\"conv-sys\"") + ","
+        + attr("gen_ai.system_instructions", "\"Be brief.\"") + ","
+        + attr("gen_ai.input.messages", "\"[{\\\"role\\\":\\\"user\\\",\\\"content\\\":\\\"hi\\\"},"
+            + "{\\\"role\\\":\\\"assistant\\\",\\\"content\\\":\\\"hello\\\"}]\""), "", 0);
+
+    GenAiMapper.Plan plan = GenAiMapper.map(decode(String.join(",", chat1, chat2)));
+
+    assertEquals(0, plan.refused(), plan.problems().toString());
+    List<SessionInput.Message> messages = plan.sessions().get(0).inputs().stream()
+        .filter(SessionInput.Message.class::isInstance).map(SessionInput.Message.class::cast).toList();
+    assertEquals(List.of("system", "user", "assistant"), messages.stream().map(SessionInput.Message::role).toList(),
+        "the system prompt once, as JSON parts and as plain text alike");
+    assertEquals("Be brief.", messages.get(0).content());
+  }
+
   @Test
   void openLlmetryIndexedAttributes() {
     String chat = span("00000000000000b1", "", attr("llm.request.type", "\"chat\"") + ","

@@ -1,0 +1,101 @@
+package io.otl.node.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import io.otl.node.TrainingNode;
+import io.otl.node.simulator.SimulatorSettings;
+import io.otl.node.simulator.TrinitySimulator;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Another agent's key on a session whose first answer is not recorded yet (its stream still runs;
+ * recording is off the response path) was forwarded and answered 200: the owner reached the gateway's
+ * memory and the journal only with the recording. docs/gateway.md promises 403, nothing forwarded.
+ */
+class GatewaySessionClaimTest {
+  private static final HttpClient CLIENT = HttpClient.newHttpClient();
+  private static final String KEY_A = "sk-claim-a";
+  private static final String KEY_B = "sk-claim-b";
+  private static TrainingNode node;
+  private static TrinitySimulator simulator;
+  private static Http api;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path dir = Files.createDirectories(Path.of("target", "gateway-claim-" + UUID.randomUUID()));
+    node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
+            "agentscope.training.gateway.agents.claim-a.api-key", KEY_A,
+            "agentscope.training.gateway.agents.claim-b.api-key", KEY_B))
+        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
+    simulator = TrinitySimulator.start(node.system(),
+        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
+    api = new Http(node.httpPort());
+    for (String agent : new String[] {"claim-a", "claim-b"}) {
+      Http.Response r = api.post("/v1/models/" + agent + "/versions",
+          "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}");
+      assertEquals(201, r.status(), r.body());
+      for (int i = 0; i < 100 && !api.get("/v1/models/" + agent).body().contains("\"STABLE\""); i++) Thread.sleep(100);
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    node.close();
+  }
+
+  private static long simulatorRequests() {
+    return new Http(simulator.port()).get("/metrics").json().path("rollout/model_0/total_request_count").asLong();
+  }
+
+  private static HttpRequest chat(String key, String session, String body) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+        .header("Authorization", "Bearer " + key).header("X-Session-Id", session)
+        .header("Content-Type", "application/json").timeout(Duration.ofSeconds(60))
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+  }
+
+  @Test
+  void anotherAgentsCallWhileTheOwnersFirstAnswerStreamsIsA403AndNothingIsForwarded() throws Exception {
+    String session = "claimed-" + UUID.randomUUID();
+    HttpResponse<InputStream> streaming = CLIENT.send(chat(KEY_A, session,
+        "{\"model\":\"default\",\"stream\":true,\"simulator_chunk_delay_ms\":400,"
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"one two three four five six seven eight\"}]}"),
+        HttpResponse.BodyHandlers.ofInputStream());
+    assertEquals(200, streaming.statusCode());
+    try (InputStream in = streaming.body()) {
+      assertTrue(in.read(new byte[16]) > 0, "claim-a's answer is streaming");
+      long afterA = simulatorRequests();
+      HttpResponse<String> b = CLIENT.send(chat(KEY_B, session,
+          "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(403, b.statusCode(), b.body());
+      assertEquals("session_of_other_agent",
+          new Http.Response(b.statusCode(), b.body(), b.headers()).json().path("error").path("code").asText());
+      assertEquals(afterA, simulatorRequests(), "nothing forwarded for claim-b");
+      in.readAllBytes();
+    }
+    Http.Response s = api.get("/v1/sessions/" + session);
+    for (int i = 0; i < 100 && !(s.status() == 200 && s.json().path("messages").size() == 2); i++) {
+      Thread.sleep(100);
+      s = api.get("/v1/sessions/" + session);
+    }
+    assertEquals("claim-a", s.json().path("agentId").asText(), s.body());
+    assertEquals(2, s.json().path("messages").size(), "claim-b's call left nothing in the session");
+  }
+}
