@@ -188,6 +188,8 @@ public final class SessionRoutes {
     String s = sessionId.orElseThrow(() -> BadRequest.invalid("the query parameter sessionId is required"));
     checkSessionId(s);
     String raw = score.orElseThrow(() -> BadRequest.invalid("the query parameter score is required (1-5)"));
+    // Sent empty (`score=`) is not sent: say it is missing, not that "" is a bad number.
+    if (raw.isBlank()) throw BadRequest.invalid("the query parameter score is required (1-5)");
     int value;
     try {
       value = Integer.parseInt(raw.trim());
@@ -203,11 +205,13 @@ public final class SessionRoutes {
     String s = sessionId.orElseThrow(() -> BadRequest.invalid("the query parameter sessionId is required"));
     checkSessionId(s);
     String raw = helpful.orElseThrow(() -> BadRequest.invalid("the query parameter helpful is required (true/false)"));
+    if (raw.isBlank()) throw BadRequest.invalid("the query parameter helpful is required (true/false)");
     // The words Spring's @RequestParam boolean takes, as the seed article's controller declares it.
     boolean up = switch (raw.trim().toLowerCase(java.util.Locale.ROOT)) {
       case "true", "1", "yes", "on" -> true;
       case "false", "0", "no", "off" -> false;
-      default -> throw BadRequest.invalid("helpful is not true or false");
+      // Name every word taken, so a client sending "y" learns that "yes" would do.
+      default -> throw BadRequest.invalid("helpful is not true or false (also taken: 1/0, yes/no, on/off)");
     };
     return record(s, null, List.of(new SessionInput.Feedback(null, null, up ? "THUMBS_UP" : "THUMBS_DOWN", null, null,
         "agentscope")), StatusCodes.OK, true, RATING_NEEDS_A_SESSION);

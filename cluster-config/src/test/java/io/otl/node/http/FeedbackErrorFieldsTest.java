@@ -68,6 +68,27 @@ class FeedbackErrorFieldsTest {
     assertFalse(r.body().contains("events["), r.body());
   }
 
+  /**
+   * A required parameter sent empty is said to be missing (docs/api.md: "required ones are 400 when
+   * empty"), and a thumbs word not taken lists the ones that are: the walk of the docs got "helpful is
+   * not true or false" for {@code helpful=} and for {@code helpful=maybe}, though yes/no, on/off, 1/0 work.
+   */
+  @Test
+  void anEmptyOrUnknownRateOrThumbsValueSaysWhatIsTaken() {
+    String id = session();
+    Http.Response empty = api.post("/v1/feedback/thumbs?sessionId=" + id + "&helpful=", null);
+    assertEquals(400, empty.status(), empty.body());
+    assertEquals("the query parameter helpful is required (true/false)", empty.json().path("message").asText());
+    Http.Response word = api.post("/v1/feedback/thumbs?sessionId=" + id + "&helpful=maybe", null);
+    assertEquals(400, word.status(), word.body());
+    assertEquals("helpful is not true or false (also taken: 1/0, yes/no, on/off)",
+        word.json().path("message").asText());
+    Http.Response score = api.post("/v1/feedback/rate?sessionId=" + id + "&score=", null);
+    assertEquals(400, score.status(), score.body());
+    assertEquals("the query parameter score is required (1-5)", score.json().path("message").asText());
+    assertEquals(0, api.get("/v1/sessions/" + id).json().path("feedback").size(), "nothing stored");
+  }
+
   /** A parameter sent twice is refused, not read as its first value (the feedback could land elsewhere). */
   @Test
   void rateAndThumbsRefuseAParameterSentTwice() {
