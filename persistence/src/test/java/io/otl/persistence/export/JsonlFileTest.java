@@ -35,4 +35,26 @@ class JsonlFileTest {
     assertEquals(List.of("train.jsonl"), names(target.getParent()));
     assertEquals(List.of("{\"prompt\":\"hi\"}"), Files.readAllLines(target));
   }
+
+  /**
+   * An RL line's task key of a session without taskId is a SHA-256 of its prompt; this prompt's
+   * hex holds "19592737038", which the final scan took for a phone number and the file was deleted.
+   */
+  @Test
+  void theTaskKeyDigestIsNotTakenForAPhoneNumber(@TempDir Path dir) throws Exception {
+    String digest = "6162c270b19592737038efc8315a0dd0c88cdbd9bc53642ec67d2c6af0494d58";
+    assertEquals(List.of("phone"), io.otl.core.session.Desensitizer.builtInScanner().findings(digest),
+        "the digest does hold a phone-shaped run");
+    JsonlFile out = new JsonlFile(dir.resolve("rl.jsonl"));
+    out.write("{\"prompt\":\"what is the refund policy 307?\",\"metadata\":{\"taskId\":\"prompt:" + digest + "\"}}",
+        List.of("s1"));
+    JsonlFile.Written clean = out.commit(false);
+    assertEquals(List.of(), clean.piiFindings());
+    assertTrue(Files.exists(clean.path()));
+
+    JsonlFile raw = new JsonlFile(dir.resolve("rl2.jsonl"));
+    raw.write("{\"prompt\":\"call 13812345678\",\"metadata\":{\"taskId\":\"prompt:" + digest + "\"}}",
+        List.of("s2"));
+    assertEquals(List.of("phone: 1 line"), raw.commit(false).piiFindings(), "the rest of the line is still scanned");
+  }
 }
