@@ -312,9 +312,9 @@ public final class PiiRules {
    */
   static int[] secret(CharSequence t, int start, int end) {
     char c0 = t.charAt(start);
-    if (c0 == 's' && t.charAt(start + 2) == '-') return randomRun(t, start + 3, end, 16) ? new int[] {start, end} : null;
-    if (c0 == 'x') return randomRun(t, start + 5, end, 1) ? new int[] {start, end} : null;
-    return new int[] {start, end};
+    boolean ok = c0 == 's' && t.charAt(start + 2) == '-' ? randomRun(t, start + 3, end, 16)
+        : c0 != 'x' || randomRun(t, start + 5, end, 1);
+    return ok ? new int[] {start, end} : null;
   }
 
   /** Whether {@code t[from, to)} has a run of at least {@code min} letters/digits holding a digit or a capital. */

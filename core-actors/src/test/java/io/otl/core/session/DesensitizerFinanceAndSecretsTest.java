@@ -197,6 +197,55 @@ class DesensitizerFinanceAndSecretsTest {
     assertNull(PiiRules.looksLike("DE89370400440532013000"));
   }
 
+  /** {@code body} (digits) with the Luhn digit that makes it valid, or with a wrong one. */
+  private static String withLuhn(String body, boolean valid) {
+    for (char c = '0'; c <= '9'; c++) {
+      String n = body + c;
+      if (PiiRules.isCard(n, 0, n.length()) == valid && (valid || PiiRules.isCard(body + (char) ('0' + (c - '0' + 1) % 10), 0, n.length()))) {
+        return n;
+      }
+    }
+    throw new AssertionError(body);
+  }
+
+  /**
+   * 2,000 generated cards (seeded): issuers and lengths of every brand, bare, grouped 4-4-4-4 by
+   * spaces or dashes, in prose, next to CJK text or punctuation. Every valid one is replaced and its
+   * digits are gone; the same number with a wrong Luhn digit is left as the other rules leave it (a
+   * 15-digit Amex number can also read as an old 15-digit ID number, which the ID rule takes first).
+   */
+  @Test
+  void generatedCardsAreAllReplacedAndTheirWrongDigitTwinsAllKept() {
+    java.util.Random r = new java.util.Random(20261202L);
+    String[][] brands = {{"4", "16"}, {"4", "13"}, {"4", "19"}, {"51", "16"}, {"55", "16"}, {"2221", "16"},
+        {"2720", "16"}, {"34", "15"}, {"37", "15"}, {"6011", "16"}, {"65", "19"}, {"644", "16"}, {"62", "17"},
+        {"3528", "16"}, {"3589", "19"}, {"36", "14"}, {"305", "14"}, {"38", "16"}};
+    String[] left = {"card ", "卡号", "(", "no.", "", "\"", "pay: "};
+    String[] right = {" ok", "。", ")", ".", "", "\"", " exp 12/27"};
+    Desensitizer noCards = new Desensitizer(true, List.of("phone", "id_card", "email", "iban", "secret"), List.of());
+    List<String> problems = new java.util.ArrayList<>();
+    for (int i = 0; i < 1000; i++) {
+      String[] b = brands[r.nextInt(brands.length)];
+      StringBuilder body = new StringBuilder(b[0]);
+      int len = Integer.parseInt(b[1]);
+      while (body.length() < len - 1) body.append((char) ('0' + r.nextInt(10)));
+      for (boolean valid : new boolean[] {true, false}) {
+        String digits = withLuhn(body.toString(), valid);
+        String shown = digits;
+        if (len == 16 && r.nextBoolean()) {
+          String sep = r.nextBoolean() ? " " : "-";
+          shown = String.join(sep, digits.substring(0, 4), digits.substring(4, 8), digits.substring(8, 12),
+              digits.substring(12));
+        }
+        String text = left[r.nextInt(left.length)] + shown + right[r.nextInt(right.length)];
+        String out = DEFAULT.apply(text);
+        boolean ok = valid ? !out.replaceAll("[^0-9]", "").contains(digits) : out.equals(noCards.apply(text));
+        if (!ok) problems.add((valid ? "kept: " : "taken: ") + text + " -> " + out);
+      }
+    }
+    assertEquals(List.of(), problems.subList(0, Math.min(10, problems.size())), problems.size() + " problems");
+  }
+
   @Test
   void theSecretPreCheckSeesEachPrefix() {
     for (String t : List.of("sk-", "sk_", "rk_", "ghp_", "github_pat_", "xoxb-", "xapp-", "eyJ", "AKIA", "ASIA", "AIza")) {
