@@ -57,4 +57,20 @@ class JsonlFileTest {
         List.of("s2"));
     assertEquals(List.of("phone: 1 line"), raw.commit(false).piiFindings(), "the rest of the line is still scanned");
   }
+
+  /**
+   * Trajectories journaled before bank_card, iban and secret existed (or with desensitization off)
+   * hold them raw: the final scan names each and the file is not left behind.
+   */
+  @Test
+  void theFinalScanFindsCardsIbansAndKeys(@TempDir Path dir) throws Exception {
+    JsonlFile out = new JsonlFile(dir.resolve("sft.jsonl"));
+    out.write("{\"messages\":[{\"role\":\"user\",\"content\":\"card 4111 1111 1111 1111\"}]}", List.of("s1"));
+    out.write("{\"messages\":[{\"role\":\"user\",\"content\":\"iban DE89 3704 0044 0532 0130 00, key "
+        + "AKIA" + "IOSFODNN7EXAMPLE\"}]}", List.of("s2"));
+    out.write("{\"messages\":[{\"role\":\"user\",\"content\":\"order 1733126400000, task-based\"}]}", List.of("s3"));
+    JsonlFile.Written w = out.commit(false);
+    assertEquals(List.of("bank_card: 1 line", "iban: 1 line", "secret: 1 line"), w.piiFindings());
+    assertEquals(List.of(), names(dir));
+  }
 }
