@@ -132,4 +132,24 @@ class NodeConfigTest {
           && l.contains("stay in the journal")), log.lines("WARN").toString());
     }
   }
+
+  /**
+   * The samples list design §8's three patterns and load unchanged; a listed set is exactly what
+   * runs (cards, IBANs and keys stay as sent there), while a config that lists none gets all six.
+   */
+  @Test
+  void aListOfPatternsIsExactlyWhatRunsAndTheDefaultIsAllSix() {
+    String card = "card 4111 1111 1111 1111";
+    for (String name : List.of("application.yml", "settings.json", "config.toml")) {
+      Config c = NodeConfig.resolve(Optional.of(sample(name)), ConfigFactory.empty(), Map.of());
+      io.otl.core.session.SessionSettings s = io.otl.core.session.SessionSettings.fromConfig(c.getConfig("agentscope.training"));
+      assertEquals(List.of("phone", "id_card", "email"), s.desensitizePatterns(), name);
+      assertEquals(card, s.desensitizer().apply(card), name);
+      assertEquals("call [PHONE]", s.desensitizer().apply("call 13812345678"), name);
+    }
+    Config none = NodeConfig.resolve(Optional.empty(), ConfigFactory.empty(), Map.of());
+    io.otl.core.session.SessionSettings s = io.otl.core.session.SessionSettings.fromConfig(none.getConfig("agentscope.training"));
+    assertEquals(List.of("phone", "id_card", "email", "bank_card", "iban", "secret"), s.desensitizePatterns());
+    assertEquals("card [BANK_CARD]", s.desensitizer().apply(card));
+  }
 }

@@ -204,7 +204,7 @@ class TrainingSettingsValidatorTest {
         T + "data-collector.max-text-length = 0: must be an integer >= 1",
         T + "data-collector.max-events-per-request = 2.5: must be an integer >= 1",
         T + "data-collector.desensitize.enabled = 1: must be true or false",
-        T + "data-collector.desensitize.patterns[1] = \"fone\": must be one of phone, id_card, email",
+        T + "data-collector.desensitize.patterns[1] = \"fone\": must be one of phone, id_card, email, bank_card, iban, secret",
         T + "data-collector.desensitize.custom[1] = \"([a-z\": must be a valid Java regular"
             + " expression (Unclosed character class near index 4)",
         T + "data-collector.session.idle-timeout = \"0s\": must be a duration > 0",
@@ -272,7 +272,7 @@ class TrainingSettingsValidatorTest {
     String m = e.getMessage();
     assertTrue(m.contains(T + "data-collector.sample-rate = [0.1]: must be a number in [0, 1]"), m);
     assertTrue(m.contains(T + "data-collector.desensitize.patterns = \"phone\": must be a list of:"
-        + " phone, id_card, email"), m);
+        + " phone, id_card, email, bank_card, iban, secret"), m);
     assertTrue(m.contains(T + "training-runner.hyperparams = 3: must be a section with the keys"
         + " learning-rate, batch-size, epochs, warmup-ratio, bench-metrics"), m);
     assertTrue(m.contains(T + "model-update.auto-deploy = {\"x\":1}: must be true or false"), m);

@@ -305,6 +305,47 @@ class SessionAndModelRoutesTest {
     assertEquals(202, http.postWithHeaders("/v1/sessions/s-gz/events", json, "Content-Encoding", "identity").status());
   }
 
+  /**
+   * Card numbers, IBANs and API keys (a trial found them stored raw) are replaced by default in
+   * messages, tool input and output and start metadata; a card-shaped session id is refused. Keys
+   * are assembled at run time so that no token-shaped literal sits in the source.
+   */
+  @Test
+  void cardsIbansAndKeysAreStoredAsPlaceholdersByDefault() {
+    String key = "sk-" + "proj-" + "Ab3dEf7hIjK1mNoPqR5tUvWxYz_0123456789-AbCdEfGhIjKl";
+    String aws = "AKIA" + "IOSFODNN7EXAMPLE";
+    String body = """
+        {"agentId":"pay-bot","events":[
+          {"type":"start","eventId":"p0","metadata":{"card":"5555-5555-5555-4444"}},
+          {"type":"message","eventId":"p1","role":"user","content":"pay with 4111 1111 1111 1111 from DE89 3704 0044 0532 0130 00"},
+          {"type":"tool_call","eventId":"p2","callId":"c1","toolName":"charge","input":{"card":4111111111111111,"auth":"Bearer %s"},"output":{"aws":"%s"},"success":true},
+          {"type":"message","eventId":"p3","role":"assistant","content":"order 1733126400000 placed, card 4111 1111 1111 1112 was declined"},
+          {"type":"result","eventId":"p4","status":"SUCCESS"}]}""".formatted(key, aws);
+    Http.Response posted = http.post("/v1/sessions/s-http-pay/events", body);
+    assertEquals(202, posted.status(), posted.body());
+
+    Http.Response got = http.get("/v1/sessions/s-http-pay");
+    assertEquals(200, got.status(), got.body());
+    String stored = got.body();
+    for (String raw : new String[] {"4111 1111 1111 1111", "4111111111111111", "5555-5555-5555-4444", "DE89", key, aws}) {
+      assertFalse(stored.contains(raw), raw + " in " + stored);
+    }
+    JsonNode s = got.json();
+    assertEquals("pay with [BANK_CARD] from [IBAN]", s.get("messages").get(0).get("content").asText());
+    // Look-alikes stay: a millisecond timestamp and a number whose Luhn digit is wrong.
+    assertEquals("order 1733126400000 placed, card 4111 1111 1111 1112 was declined",
+        s.get("messages").get(1).get("content").asText());
+    assertTrue(stored.contains("\"card\":\"[BANK_CARD]\""), stored);
+    assertTrue(stored.contains("Bearer [SECRET]"), stored);
+    assertTrue(stored.contains("\"aws\":\"[SECRET]\""), stored);
+
+    Http.Response refused = http.post("/v1/sessions/order-4111111111111111/events",
+        "{\"agentId\":\"pay-bot\",\"events\":[{\"type\":\"start\"}]}");
+    assertError(refused, 400, "invalid_request");
+    assertTrue(refused.json().get("message").asText().contains("a bank card number"), refused.body());
+    assertFalse(refused.body().contains("4111111111111111"), refused.body());
+  }
+
   /** A rollback's reason is free text a client writes into the journal: PII in it is stored desensitized. */
   @Test
   void aRollbackReasonIsStoredDesensitized() {

@@ -15,13 +15,19 @@ import java.util.regex.Pattern;
 
 /**
  * Replaces personal data with typed placeholders before anything reaches the journal (design §3.1).
- * ID numbers are replaced before phone numbers so that the digits of an ID are never half-taken
- * for a phone number.
+ * Secrets go first (a key's random body may hold a phone-shaped digit run, and a key cut in two
+ * by "[PHONE]" would leave both halves raw), then ID numbers before bank cards and phone numbers
+ * so that the digits of an ID are never half-taken for something else.
  */
 public final class Desensitizer {
 
   /** A named rule: what it finds and what it leaves in its place. */
-  public record Rule(String name, Pattern pattern, String placeholder) {
+  public record Rule(String name, Pattern pattern, String placeholder, Check check) {
+    /** A rule whose every match is a finding (phone, ID card, e-mail, custom). */
+    public Rule(String name, Pattern pattern, String placeholder) {
+      this(name, pattern, placeholder, null);
+    }
+
     /**
      * Whether the pattern can match {@code text} (already folded) at all: a cheap test that lets the
      * regex, the hottest code of ingestion (benchmarks/BENCHMARKS.md), skip texts it cannot match. An
@@ -33,8 +39,33 @@ public final class Desensitizer {
       if (pattern == PiiRules.EMAIL) return scan.mayHoldEmail();
       if (pattern == PiiRules.PHONE) return scan.digits() >= 7;
       if (pattern == PiiRules.ID_CARD) return scan.digits() >= 15;
+      if (pattern == PiiRules.BANK_CARD) return scan.digits() >= 13;
+      // The IBAN with the fewest digits (NL: a 4-letter bank code and 10 digits) has 12.
+      if (pattern == PiiRules.IBAN) return scan.digits() >= 10;
+      if (pattern == PiiRules.SECRET) return scan.secretHint();
       return true;
     }
+
+    /** The span {@code {from, to}} of the first finding at or after {@code from}, or null. */
+    int[] find(Matcher m, String text, int from) {
+      while (from <= text.length() && m.find(from)) {
+        if (check == null) return new int[] {m.start(), m.end()};
+        int[] hit = check.find(text, m.start(), m.end());
+        if (hit != null) return hit;
+        from = m.end() > m.start() ? m.end() : m.end() + 1;
+      }
+      return null;
+    }
+  }
+
+  /**
+   * What decides whether a match of a rule's pattern is a finding: a regular expression cannot
+   * check a card's Luhn digit or an IBAN's mod 97, so those patterns only propose candidates.
+   */
+  @FunctionalInterface
+  public interface Check {
+    /** The part of the candidate {@code text[start, end)} to replace, as {@code {from, to}}, or null. */
+    int[] find(CharSequence text, int start, int end);
   }
 
   static final Pattern ID_CARD = PiiRules.ID_CARD;
@@ -44,10 +75,16 @@ public final class Desensitizer {
   public static final String PHONE_PLACEHOLDER = "[PHONE]";
   public static final String ID_CARD_PLACEHOLDER = "[ID_CARD]";
   public static final String EMAIL_PLACEHOLDER = "[EMAIL]";
+  public static final String BANK_CARD_PLACEHOLDER = "[BANK_CARD]";
+  public static final String IBAN_PLACEHOLDER = "[IBAN]";
+  public static final String SECRET_PLACEHOLDER = "[SECRET]";
   public static final String CUSTOM_PLACEHOLDER = "[REDACTED]";
 
-  private static final Desensitizer BUILT_IN_ALL =
-      new Desensitizer(true, List.of("id_card", "phone", "email"), List.of());
+  /** The names {@code desensitize.patterns} may list: design §8's three, then the three added to the default. */
+  public static final List<String> BUILT_IN =
+      List.of("phone", "id_card", "email", "bank_card", "iban", "secret");
+
+  private static final Desensitizer BUILT_IN_ALL = new Desensitizer(true, BUILT_IN, List.of());
 
   private final boolean enabled;
   private final List<Rule> rules;
@@ -55,14 +92,21 @@ public final class Desensitizer {
   public Desensitizer(boolean enabled, List<String> patterns, List<String> customRegexes) {
     this.enabled = enabled;
     List<Rule> r = new ArrayList<>();
-    // Order matters: ID numbers first, then e-mails (which may hold digits), then phones.
+    // Order matters: secrets first (see the class comment), ID numbers before cards (a Gansu ID
+    // starts with 62 like UnionPay), cards and IBANs before e-mails and phones (which could take a
+    // card's last digits), e-mails (which may hold digits) before phones.
+    if (patterns.contains("secret")) r.add(new Rule("secret", PiiRules.SECRET, SECRET_PLACEHOLDER, PiiRules::secret));
     if (patterns.contains("id_card")) r.add(new Rule("id_card", ID_CARD, ID_CARD_PLACEHOLDER));
+    if (patterns.contains("bank_card")) {
+      r.add(new Rule("bank_card", PiiRules.BANK_CARD, BANK_CARD_PLACEHOLDER, PiiRules::bankCard));
+    }
+    if (patterns.contains("iban")) r.add(new Rule("iban", PiiRules.IBAN, IBAN_PLACEHOLDER, PiiRules::iban));
     if (patterns.contains("email")) r.add(new Rule("email", EMAIL, EMAIL_PLACEHOLDER));
     if (patterns.contains("phone")) r.add(new Rule("phone", PHONE, PHONE_PLACEHOLDER));
     for (String p : patterns) {
-      if (!List.of("id_card", "email", "phone").contains(p)) {
+      if (!BUILT_IN.contains(p)) {
         throw new IllegalArgumentException(
-            "desensitize.patterns contains '" + p + "'; allowed: phone, id_card, email");
+            "desensitize.patterns contains '" + p + "'; allowed: " + String.join(", ", BUILT_IN));
       }
     }
     for (String regex : customRegexes) r.add(new Rule("custom", Pattern.compile(regex), CUSTOM_PLACEHOLDER));
@@ -111,10 +155,24 @@ public final class Desensitizer {
     for (Rule rule : rules) {
       if (!rule.mayMatch(scan)) continue;
       Matcher m = rule.pattern().matcher(out);
-      if (m.find()) {
-        out = m.replaceAll(Matcher.quoteReplacement(rule.placeholder()));
-        hit = true;
+      if (rule.check() == null) {
+        if (m.find()) {
+          out = m.replaceAll(Matcher.quoteReplacement(rule.placeholder()));
+          hit = true;
+        }
+        continue;
       }
+      int[] span = rule.find(m, out, 0);
+      if (span == null) continue;
+      StringBuilder b = new StringBuilder(out.length());
+      int last = 0;
+      do {
+        b.append(out, last, span[0]).append(rule.placeholder());
+        last = span[1];
+        span = rule.find(m, out, last);
+      } while (span != null);
+      out = b.append(out, last, out.length()).toString();
+      hit = true;
     }
     return hit ? out : text;
   }
@@ -183,7 +241,9 @@ public final class Desensitizer {
     List<String> found = new ArrayList<>();
     if (text == null) return found;
     PiiRules.Scan f = PiiRules.scan(text);
-    for (Rule rule : rules) if (rule.mayMatch(f) && rule.pattern().matcher(f.text()).find()) found.add(rule.name());
+    for (Rule rule : rules) {
+      if (rule.mayMatch(f) && rule.find(rule.pattern().matcher(f.text()), f.text(), 0) != null) found.add(rule.name());
+    }
     return found;
   }
 }

@@ -1,6 +1,7 @@
 package io.otl.core.session;
 
 import java.text.Normalizer;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -35,6 +36,40 @@ public final class PiiRules {
   public static final Pattern EMAIL = Pattern.compile(
       "[\\p{L}\\p{N}._%+-]+(?:@|%40)[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.\\p{L}{2,}");
 
+  /**
+   * A candidate for a payment card number: digit groups joined by single spaces or dashes, not glued
+   * to letters or digits. Unlike phone and ID numbers a card is not taken from inside a word: hex
+   * hashes (an export's {@code prompt:<sha-256>}) and base64 hold letter-bounded digit runs that pass
+   * prefix and Luhn checks about once in 2,500 hashes, and one false finding refuses a whole export.
+   * The pattern only proposes; {@link #bankCard} decides (issuer prefix, length, Luhn).
+   */
+  public static final Pattern BANK_CARD = Pattern.compile(
+      "(?<![0-9A-Za-z])\\d+(?:[ -]\\d+)*(?![0-9A-Za-z])");
+  /**
+   * A candidate IBAN: an upper-case country code, two check digits and the upper-case account part,
+   * bare or in groups of four separated by single spaces, not glued to letters or digits (base64 and
+   * upper-case ids would otherwise offer one candidate in 97 that passes the checksum).
+   * {@link #iban} decides (known country, length 15-34, check digits 02-98, mod 97).
+   */
+  public static final Pattern IBAN = Pattern.compile(
+      "(?<![0-9A-Za-z])[A-Z]{2}\\d{2}(?: ?[0-9A-Z]{4}){2,7}(?: ?[0-9A-Z]{1,3})?(?![0-9A-Za-z])");
+  /**
+   * Credentials with a recognisable prefix: OpenAI/Anthropic/DeepSeek style {@code sk-…} keys, Stripe
+   * {@code sk_live_}/{@code rk_live_}, AWS access key ids, GitHub tokens, Slack tokens, Google API
+   * keys and JWTs (what follows "Bearer"). The minimum lengths are those of real keys, so a short
+   * {@code sk-} word ("task-based" is not even a candidate: the prefix must start a word) does not
+   * count; {@link #secret} also wants an {@code sk-} key's body to look random.
+   */
+  public static final Pattern SECRET = Pattern.compile(
+      "(?<![0-9A-Za-z])(?:sk-[A-Za-z0-9_-]{20,}"
+          + "|[sr]k_(?:live|test)_[A-Za-z0-9]{20,}"
+          + "|(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"
+          + "|gh[pousr]_[A-Za-z0-9]{36,}"
+          + "|github_pat_[A-Za-z0-9_]{50,}"
+          + "|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}"
+          + "|AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"
+          + "|eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*)");
+
 
   /**
    * The text the patterns see, and what the cheap pre-checks need, from one pass over it. NFKC
@@ -42,7 +77,7 @@ public final class PiiRules {
    * character it could turn into something a pattern looks for; other non-ASCII text (CJK prose) is
    * matched as it is: the e-mail pattern's letter classes take any script.
    */
-  public record Scan(String text, int digits, boolean at, boolean percent) {
+  public record Scan(String text, int digits, boolean at, boolean percent, boolean secretHint) {
     boolean mayHoldEmail() {
       return at || (percent && text.contains("%40"));
     }
@@ -57,6 +92,7 @@ public final class PiiRules {
     boolean at = false;
     boolean percent = false;
     boolean fullWidth = false;
+    boolean secretHint = false;
     for (int i = 0, n = text.length(); i < n; i++) {
       char c = text.charAt(i);
       if (c < 0x80) {
@@ -66,6 +102,8 @@ public final class PiiRules {
           at = true;
         } else if (c == '%') {
           percent = true;
+        } else if (!secretHint && (c == '-' || c == '_' || c == 'J' || c == 'A' || c == 'a')) {
+          secretHint = secretAnchor(text, i, c);
         }
       } else if (!normalised) {
         if (foldable(c, text, i)) return scan(Normalizer.normalize(text, Normalizer.Form.NFKC), true);
@@ -75,7 +113,34 @@ public final class PiiRules {
       }
     }
     if (fullWidth && at) return scan(Normalizer.normalize(text, Normalizer.Form.NFKC), true);
-    return new Scan(text, digits, at, percent);
+    return new Scan(text, digits, at, percent, secretHint);
+  }
+
+  /**
+   * Whether the character at {@code i} ends one of the prefixes {@link #SECRET} starts with: "sk-",
+   * "sk_"/"rk_", "gh?_", "github_pat_" (its "pat_"), "xox?-", "xapp-", "eyJ", "AKIA"/"ASIA", "AIza".
+   * A few comparisons on the characters that can end one, so the secret pattern runs only on texts
+   * that hold such a prefix.
+   */
+  private static boolean asciiAlnum(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  }
+
+  // "sk-"/"sk_" must start a word ("task-based", "risk_free" are everyday text and would run the
+  // pattern for nothing).
+  private static boolean secretAnchor(String t, int i, char c) {
+    if (i < 2) return false;
+    char a = t.charAt(i - 2);
+    char b = t.charAt(i - 1);
+    return switch (c) {
+      case '-' -> (a == 's' && b == 'k' && (i < 3 || !asciiAlnum(t.charAt(i - 3)))) || (i >= 4 && t.charAt(i - 4) == 'x'
+          && ((t.charAt(i - 3) == 'o' && a == 'x') || (t.charAt(i - 3) == 'a' && a == 'p' && b == 'p')));
+      case '_' -> (b == 'k' && (a == 's' || a == 'r') && (i < 3 || !asciiAlnum(t.charAt(i - 3)))) || (i >= 3 && t.charAt(i - 3) == 'g' && a == 'h')
+          || (i >= 3 && t.charAt(i - 3) == 'p' && a == 'a' && b == 't');
+      case 'J' -> a == 'e' && b == 'y';
+      case 'A' -> i >= 3 && t.charAt(i - 3) == 'A' && (a == 'K' || a == 'S') && b == 'I';
+      default -> i >= 3 && t.charAt(i - 3) == 'A' && a == 'I' && b == 'z'; // 'a' of "AIza"
+    };
   }
 
   /** Whether NFKC may turn this character into a digit, '@', '%' or '+' (or it is a digit of another script). */
@@ -89,6 +154,186 @@ public final class PiiRules {
     }
     int type = Character.getType(c);
     return type == Character.DECIMAL_DIGIT_NUMBER || type == Character.OTHER_NUMBER;
+  }
+
+  /**
+   * Where in the {@link #BANK_CARD} candidate {@code t[start, end)} a card number lies, as
+   * {@code {from, to}}, or null. A card is either one unbroken run of digits or groups whose first
+   * has four digits and the others two to six (4-4-4-4, Amex 4-6-5, 4-4-4-4-3, Diners 4-4-4-2): a
+   * list of small numbers ("1 2 3 4 5 …") never adds up to one, nor do a UUID's groups (8-4-4-4-12,
+   * even when all digits). Consecutive groups of a longer candidate are tried too, longest first, so
+   * "order 12 4111 1111 1111 1111 cvv 123" still loses its card.
+   */
+  static int[] bankCard(CharSequence t, int start, int end) {
+    // Group boundaries: starts[g], ends[g] of each digit group.
+    int groups = 1;
+    for (int i = start; i < end; i++) if (t.charAt(i) == ' ' || t.charAt(i) == '-') groups++;
+    int[] starts = new int[groups];
+    int[] ends = new int[groups];
+    int g = 0;
+    starts[0] = start;
+    for (int i = start; i < end; i++) {
+      char c = t.charAt(i);
+      if (c == ' ' || c == '-') {
+        ends[g++] = i;
+        starts[g] = i + 1;
+      }
+    }
+    ends[g] = end;
+    for (int from = 0; from < groups; from++) {
+      int firstLen = ends[from] - starts[from];
+      if (firstLen != 4 && (firstLen < 13 || firstLen > 19)) continue;
+      int best = -1;
+      int digits = firstLen;
+      if (firstLen >= 13) {
+        best = from; // an unbroken run stands alone
+      } else {
+        for (int to = from + 1; to < groups; to++) {
+          int len = ends[to] - starts[to];
+          if (len < 2 || len > 6) break;
+          digits += len;
+          if (digits > 19) break;
+          if (digits >= 13) best = to;
+        }
+      }
+      // Longest first: a 19-digit card is not read as its first 16 digits.
+      for (int to = best; to >= from && best >= 0; to--) {
+        if (to > from && sumLengths(starts, ends, from, to) < 13) break;
+        if (isCard(t, starts[from], ends[to])) {
+          return new int[] {starts[from], ends[to]};
+        }
+      }
+    }
+    return null;
+  }
+
+  private static int sumLengths(int[] starts, int[] ends, int from, int to) {
+    int n = 0;
+    for (int g = from; g <= to; g++) n += ends[g] - starts[g];
+    return n;
+  }
+
+  /** Issuer prefix, a length that issuer uses, and the Luhn checksum of the digits in {@code t[from, to)}. */
+  static boolean isCard(CharSequence t, int from, int to) {
+    StringBuilder d = new StringBuilder(19);
+    for (int i = from; i < to; i++) {
+      char c = t.charAt(i);
+      if (c >= '0' && c <= '9') d.append(c);
+    }
+    int n = d.length();
+    if (n < 13 || n > 19 || !issuerTakes(d, n)) return false;
+    int sum = 0;
+    for (int i = n - 1, k = 0; i >= 0; i--, k++) {
+      int v = d.charAt(i) - '0';
+      if (k % 2 == 1) {
+        v *= 2;
+        if (v > 9) v -= 9;
+      }
+      sum += v;
+    }
+    return sum % 10 == 0;
+  }
+
+  /**
+   * Visa 4 (13, 16 or 19 digits), Mastercard 51-55 and 2221-2720 (16), Amex 34/37 (15), Discover
+   * 6011/644-649/65, UnionPay 62 and JCB 3528-3589 (16-19), Diners 300-305/36/38 (14-19). A 13-digit
+   * millisecond timestamp (17…) or an ISBN-13 (978…/979…) has no issuer.
+   */
+  private static boolean issuerTakes(CharSequence d, int n) {
+    int p2 = (d.charAt(0) - '0') * 10 + d.charAt(1) - '0';
+    int p3 = p2 * 10 + d.charAt(2) - '0';
+    int p4 = p3 * 10 + d.charAt(3) - '0';
+    if (p2 / 10 == 4) return n == 13 || n == 16 || n == 19;
+    if ((p2 >= 51 && p2 <= 55) || (p4 >= 2221 && p4 <= 2720)) return n == 16;
+    if (p2 == 34 || p2 == 37) return n == 15;
+    if (p4 == 6011 || (p3 >= 644 && p3 <= 649) || p2 == 65 || p2 == 62 || (p4 >= 3528 && p4 <= 3589)) {
+      return n >= 16;
+    }
+    if ((p3 >= 300 && p3 <= 305) || p2 == 36 || p2 == 38) return n >= 14;
+    return false;
+  }
+
+  /** Countries whose banks issue IBANs (SWIFT registry, with the partner territories' own codes). */
+  private static final java.util.Set<String> IBAN_COUNTRIES = java.util.Set.of(
+      "AD", "AE", "AL", "AT", "AZ", "BA", "BE", "BG", "BH", "BI", "BR", "BY", "CH", "CR", "CY", "CZ",
+      "DE", "DJ", "DK", "DO", "EE", "EG", "ES", "FI", "FK", "FO", "FR", "GB", "GE", "GI", "GL", "GR",
+      "GT", "HN", "HR", "HU", "IE", "IL", "IQ", "IS", "IT", "JO", "KW", "KZ", "LB", "LC", "LI", "LT",
+      "LU", "LV", "LY", "MC", "MD", "ME", "MK", "MN", "MR", "MT", "MU", "NI", "NL", "NO", "OM", "PK",
+      "PL", "PS", "PT", "QA", "RO", "RS", "RU", "SA", "SC", "SD", "SE", "SI", "SK", "SM", "SO", "ST",
+      "SV", "TL", "TN", "TR", "UA", "VA", "VG", "XK", "YE");
+
+  /**
+   * Where in the {@link #IBAN} candidate {@code t[start, end)} an IBAN lies, or null: a known
+   * country, 15-34 characters without the spaces, check digits 02-98 and the ISO 7064 mod-97
+   * checksum. A grouped candidate that fails is tried without its trailing groups, since an upper-case
+   * word after the number ("… 7034 THEN") would otherwise hide it.
+   */
+  static int[] iban(CharSequence t, int start, int end) {
+    if (!IBAN_COUNTRIES.contains(t.subSequence(start, start + 2).toString())) return null;
+    int check = (t.charAt(start + 2) - '0') * 10 + t.charAt(start + 3) - '0';
+    if (check < 2 || check > 98) return null;
+    for (int to = end; to > start; ) {
+      if (isIban(t, start, to)) return new int[] {start, to};
+      int space = -1;
+      for (int i = to - 1; i > start; i--) {
+        if (t.charAt(i) == ' ') {
+          space = i;
+          break;
+        }
+      }
+      if (space < 0) break;
+      to = space;
+    }
+    return null;
+  }
+
+  private static boolean isIban(CharSequence t, int start, int end) {
+    int len = 0;
+    for (int i = start; i < end; i++) if (t.charAt(i) != ' ') len++;
+    if (len < 15 || len > 34) return false;
+    // Country and check digits move to the end; letters count as 10-35.
+    int mod = 0;
+    for (int k = 0; k < 2; k++) {
+      for (int i = k == 0 ? start + 4 : start; i < (k == 0 ? end : start + 4); i++) {
+        char c = t.charAt(i);
+        if (c == ' ') continue;
+        int v = c <= '9' ? c - '0' : c - 'A' + 10;
+        mod = v >= 10 ? (mod * 100 + v) % 97 : (mod * 10 + v) % 97;
+      }
+    }
+    return mod == 1;
+  }
+
+  /**
+   * Whether the {@link #SECRET} match {@code t[start, end)} is one, or null. An {@code sk-} key's
+   * body must hold a run of 16 or more letters and digits with a digit or a capital in it: random
+   * keys always do, hyphenated words ("sk-learn-compatible-pipeline-code") do not. Slack tokens
+   * hold digits. The other formats are specific enough as matched.
+   */
+  static int[] secret(CharSequence t, int start, int end) {
+    char c0 = t.charAt(start);
+    boolean ok = c0 == 's' && t.charAt(start + 2) == '-' ? randomRun(t, start + 3, end, 16)
+        : c0 != 'x' || randomRun(t, start + 5, end, 1);
+    return ok ? new int[] {start, end} : null;
+  }
+
+  /** Whether {@code t[from, to)} has a run of at least {@code min} letters/digits holding a digit or a capital. */
+  private static boolean randomRun(CharSequence t, int from, int to, int min) {
+    int run = 0;
+    boolean mixed = false;
+    for (int i = from; i < to; i++) {
+      char c = t.charAt(i);
+      boolean alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+      if (!alnum) {
+        run = 0;
+        mixed = false;
+        continue;
+      }
+      run++;
+      mixed |= c <= 'Z';
+      if (run >= min && mixed) return true;
+    }
+    return false;
   }
 
   /** The text as the patterns see it (see {@link #scan}). */
@@ -111,8 +356,15 @@ public final class PiiRules {
     Scan f = scan(id);
     if (f.digits() >= 15 && ID_CARD.matcher(f.text()).find()) return "an ID card number";
     if (f.digits() >= 7 && PHONE.matcher(f.text()).find()) return "a phone number";
+    if (f.digits() >= 13 && hasCard(f.text())) return "a bank card number";
     if (f.mayHoldEmail() && EMAIL.matcher(f.text()).find()) return "an e-mail address";
     return null;
+  }
+
+  private static boolean hasCard(String text) {
+    Matcher m = BANK_CARD.matcher(text);
+    while (m.find()) if (bankCard(text, m.start(), m.end()) != null) return true;
+    return false;
   }
 
   /**

@@ -30,7 +30,7 @@ class SessionSettingsTest {
     assertEquals("full", s.collectMode());
     assertEquals(0.1, s.sampleRate());
     assertTrue(s.desensitizeEnabled());
-    assertEquals(List.of("phone", "id_card", "email"), s.desensitizePatterns());
+    assertEquals(List.of("phone", "id_card", "email", "bank_card", "iban", "secret"), s.desensitizePatterns());
     assertEquals(List.of(), s.customPatterns());
     assertEquals(65536, s.maxTextLength());
     assertEquals(Duration.ofMinutes(30), s.idleTimeout());

@@ -35,4 +35,42 @@ class JsonlFileTest {
     assertEquals(List.of("train.jsonl"), names(target.getParent()));
     assertEquals(List.of("{\"prompt\":\"hi\"}"), Files.readAllLines(target));
   }
+
+  /**
+   * An RL line's task key of a session without taskId is a SHA-256 of its prompt; this prompt's
+   * hex holds "19592737038", which the final scan took for a phone number and the file was deleted.
+   */
+  @Test
+  void theTaskKeyDigestIsNotTakenForAPhoneNumber(@TempDir Path dir) throws Exception {
+    String digest = "6162c270b19592737038efc8315a0dd0c88cdbd9bc53642ec67d2c6af0494d58";
+    assertEquals(List.of("phone"), io.otl.core.session.Desensitizer.builtInScanner().findings(digest),
+        "the digest does hold a phone-shaped run");
+    JsonlFile out = new JsonlFile(dir.resolve("rl.jsonl"));
+    out.write("{\"prompt\":\"what is the refund policy 307?\",\"metadata\":{\"taskId\":\"prompt:" + digest + "\"}}",
+        List.of("s1"));
+    JsonlFile.Written clean = out.commit(false);
+    assertEquals(List.of(), clean.piiFindings());
+    assertTrue(Files.exists(clean.path()));
+
+    JsonlFile raw = new JsonlFile(dir.resolve("rl2.jsonl"));
+    raw.write("{\"prompt\":\"call 13812345678\",\"metadata\":{\"taskId\":\"prompt:" + digest + "\"}}",
+        List.of("s2"));
+    assertEquals(List.of("phone: 1 line"), raw.commit(false).piiFindings(), "the rest of the line is still scanned");
+  }
+
+  /**
+   * Trajectories journaled before bank_card, iban and secret existed (or with desensitization off)
+   * hold them raw: the final scan names each and the file is not left behind.
+   */
+  @Test
+  void theFinalScanFindsCardsIbansAndKeys(@TempDir Path dir) throws Exception {
+    JsonlFile out = new JsonlFile(dir.resolve("sft.jsonl"));
+    out.write("{\"messages\":[{\"role\":\"user\",\"content\":\"card 4111 1111 1111 1111\"}]}", List.of("s1"));
+    out.write("{\"messages\":[{\"role\":\"user\",\"content\":\"iban DE89 3704 0044 0532 0130 00, key "
+        + "AKIA" + "IOSFODNN7EXAMPLE\"}]}", List.of("s2"));
+    out.write("{\"messages\":[{\"role\":\"user\",\"content\":\"order 1733126400000, task-based\"}]}", List.of("s3"));
+    JsonlFile.Written w = out.commit(false);
+    assertEquals(List.of("bank_card: 1 line", "iban: 1 line", "secret: 1 line"), w.piiFindings());
+    assertEquals(List.of(), names(dir));
+  }
 }
