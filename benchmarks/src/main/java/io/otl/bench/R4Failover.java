@@ -55,9 +55,19 @@ final class R4Failover {
     int kafkaRate = args.integer("kafka-rate", 20);
     int partitions = args.integer("partitions", 6);
     int settle = args.integer("settle", 10);
+    // at-once: the victim is started again right after the kill, as a supervisor would; its Join then
+    // downs the dead incarnation, often before the split-brain resolver does. after-failover: the victim
+    // stays down until its sessions are served again, as after the loss of its machine, so the fail-over
+    // is the failure detector's and the resolver's alone.
+    String restart = args.string("restart", "at-once");
+    if (!restart.equals("at-once") && !restart.equals("after-failover")) {
+      throw new IllegalArgumentException("--restart is at-once or after-failover, not " + restart);
+    }
+    boolean restartAtOnce = restart.equals("at-once");
     // Bounds only (no figure depends on them): JVM start and cluster formation on a busy machine.
     Duration ready = Duration.ofSeconds(args.integer("ready-timeout", 300));
-    Result r = new Result("R4", "kill -9 of one of 3 nodes, " + kills + " times, HTTP + Kafka load, restart");
+    Result r = new Result("R4", "kill -9 of one of 3 nodes, " + kills + " times, HTTP + Kafka load, restart "
+        + (restartAtOnce ? "at once" : "after the fail-over"));
     Pg.Schema schema = pg.freshSchema("rel_r4");
     List<NodeJvm> nodes = new ArrayList<>();
     try (KafkaBroker broker = KafkaBroker.start(partitions, TOPIC, DLQ, "trajectories",
@@ -106,9 +116,10 @@ final class R4Failover {
             System.err.println("R4 restart failed: " + e);
           }
         });
-        restarter.start(); // as a supervisor would, at once
+        if (restartAtOnce) restarter.start();
         double failover = allSessionsServed(survivors, sessions, writtenAtKill, t0, Duration.ofSeconds(120),
             Duration.ofMillis(args.integer("poll-ms", 250)));
+        if (!restartAtOnce) restarter.start();
         double resume = kafkaResumed(broker, endsAtKill, t0, Duration.ofSeconds(120));
         failovers.add(failover);
         kafkaResumes.add(resume);
@@ -197,7 +208,7 @@ final class R4Failover {
       if (dlq.records > 0) System.out.println("R4 dead-letter topic: " + dlq.records + " records by code " + dlq.byCode);
       double worstFailover = failovers.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
       double worstResume = kafkaResumes.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
-      r.figure("kills", kills).figure("sessions", sessions).figure("httpRatePerSec", httpRate)
+      r.figure("restart", restart).figure("kills", kills).figure("sessions", sessions).figure("httpRatePerSec", httpRate)
           .figure("kafkaRatePerSec", kafkaRate).figure("partitions", partitions)
           .figure("failoverSeconds", worstFailover).figure("failoverSecondsEach", failovers)
           .figure("kafkaResumeSeconds", worstResume).figure("kafkaResumeSecondsEach", kafkaResumes)

@@ -33,7 +33,7 @@ public final class Reliability {
     }
     if (argv.length == 0) {
       System.out.println("usage: Reliability <R1|R2|R3|R4|all> [--pg-url …] [--pg-cluster 15/bench] [--results-dir DIR]"
-          + " [R4: --kills 3 --sessions 30 --rate 20 --kafka-rate 20 --partitions 6 --settle 10 --ready-timeout 300 --rolling 1]");
+          + " [R4: --kills 3 --sessions 30 --rate 20 --kafka-rate 20 --partitions 6 --settle 10 --ready-timeout 300 --rolling 1 --restart at-once|after-failover]");
       return;
     }
     List<Result> results;
