@@ -32,6 +32,8 @@ class GatewaySessionClaimTest {
   private static final HttpClient CLIENT = HttpClient.newHttpClient();
   private static final String KEY_A = "sk-claim-a";
   private static final String KEY_B = "sk-claim-b";
+  /** An agent with a key and no model version: its own calls have nothing to be routed to (404). */
+  private static final String KEY_C = "sk-claim-c";
   private static TrainingNode node;
   private static TrinitySimulator simulator;
   private static Http api;
@@ -41,7 +43,8 @@ class GatewaySessionClaimTest {
     Path dir = Files.createDirectories(Path.of("target", "gateway-claim-" + UUID.randomUUID()));
     node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
             "agentscope.training.gateway.agents.claim-a.api-key", KEY_A,
-            "agentscope.training.gateway.agents.claim-b.api-key", KEY_B))
+            "agentscope.training.gateway.agents.claim-b.api-key", KEY_B,
+            "agentscope.training.gateway.agents.claim-c.api-key", KEY_C))
         .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
     simulator = TrinitySimulator.start(node.system(),
         SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
@@ -70,6 +73,23 @@ class GatewaySessionClaimTest {
         .POST(HttpRequest.BodyPublishers.ofString(body)).build();
   }
 
+  /** A call of the agent holding {@code key} in {@code session}: one user message, answered whole. */
+  private static HttpResponse<String> ask(String key, String session, String text) throws Exception {
+    return CLIENT.send(chat(key, session,
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"" + text + "\"}]}"),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The call of the agent holding {@code key} in another agent's session: 403, nothing forwarded. */
+  private static void assertRefusedAsAnotherAgentsSession(String key, String session) throws Exception {
+    long before = simulatorRequests();
+    HttpResponse<String> r = ask(key, session, "hi");
+    assertEquals(403, r.statusCode(), r.body());
+    assertEquals("session_of_other_agent",
+        new Http.Response(r.statusCode(), r.body(), r.headers()).json().path("error").path("code").asText());
+    assertEquals(before, simulatorRequests(), "nothing forwarded");
+  }
+
   @Test
   void anotherAgentsCallWhileTheOwnersFirstAnswerStreamsIsA403AndNothingIsForwarded() throws Exception {
     String session = "claimed-" + UUID.randomUUID();
@@ -80,14 +100,7 @@ class GatewaySessionClaimTest {
     assertEquals(200, streaming.statusCode());
     try (InputStream in = streaming.body()) {
       assertTrue(in.read(new byte[16]) > 0, "claim-a's answer is streaming");
-      long afterA = simulatorRequests();
-      HttpResponse<String> b = CLIENT.send(chat(KEY_B, session,
-          "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"),
-          HttpResponse.BodyHandlers.ofString());
-      assertEquals(403, b.statusCode(), b.body());
-      assertEquals("session_of_other_agent",
-          new Http.Response(b.statusCode(), b.body(), b.headers()).json().path("error").path("code").asText());
-      assertEquals(afterA, simulatorRequests(), "nothing forwarded for claim-b");
+      assertRefusedAsAnotherAgentsSession(KEY_B, session);
       in.readAllBytes();
     }
     Http.Response s = api.get("/v1/sessions/" + session);
@@ -97,5 +110,20 @@ class GatewaySessionClaimTest {
     }
     assertEquals("claim-a", s.json().path("agentId").asText(), s.body());
     assertEquals(2, s.json().path("messages").size(), "claim-b's call left nothing in the session");
+  }
+
+  /**
+   * The owner check comes before the caller's own routing: an agent that has no version to be routed
+   * to, calling with another agent's session, is told the session is not its own (403), not that it
+   * has no model (404), and nothing is forwarded.
+   */
+  @Test
+  void anotherAgentsCallIsA403EvenWhenItsOwnRoutingFails() throws Exception {
+    String session = "claimed-unroutable-" + UUID.randomUUID();
+    HttpResponse<String> a = ask(KEY_A, session, "hello");
+    assertEquals(200, a.statusCode(), a.body());
+    assertRefusedAsAnotherAgentsSession(KEY_C, session);
+    HttpResponse<String> own = ask(KEY_C, "own-" + UUID.randomUUID(), "hi");
+    assertEquals(404, own.statusCode(), "claim-c's own session has no version to go to: " + own.body());
   }
 }
