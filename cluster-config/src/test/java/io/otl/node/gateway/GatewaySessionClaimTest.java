@@ -3,19 +3,11 @@ package io.otl.node.gateway;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.ConfigFactory;
-import io.otl.node.TrainingNode;
-import io.otl.node.simulator.SimulatorSettings;
-import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
-import io.otl.node.testing.TestDatabases;
 import java.io.InputStream;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -34,40 +26,23 @@ class GatewaySessionClaimTest {
   private static final String KEY_B = "sk-claim-b";
   /** An agent with a key and no model version: its own calls have nothing to be routed to (404). */
   private static final String KEY_C = "sk-claim-c";
-  private static TrainingNode node;
-  private static TrinitySimulator simulator;
-  private static Http api;
+  private static GatewayTestNode gateway;
 
   @BeforeAll
   static void start() throws Exception {
-    Path dir = Files.createDirectories(Path.of("target", "gateway-claim-" + UUID.randomUUID()));
-    node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
-            "agentscope.training.gateway.agents.claim-a.api-key", KEY_A,
-            "agentscope.training.gateway.agents.claim-b.api-key", KEY_B,
-            "agentscope.training.gateway.agents.claim-c.api-key", KEY_C))
-        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
-    simulator = TrinitySimulator.start(node.system(),
-        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
-    api = new Http(node.httpPort());
-    for (String agent : new String[] {"claim-a", "claim-b"}) {
-      Http.Response r = api.post("/v1/models/" + agent + "/versions",
-          "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}");
-      assertEquals(201, r.status(), r.body());
-      for (int i = 0; i < 100 && !api.get("/v1/models/" + agent).body().contains("\"STABLE\""); i++) Thread.sleep(100);
-    }
+    gateway = GatewayTestNode.start("gateway-claim", Map.of(
+        "agentscope.training.gateway.agents.claim-a.api-key", KEY_A,
+        "agentscope.training.gateway.agents.claim-b.api-key", KEY_B,
+        "agentscope.training.gateway.agents.claim-c.api-key", KEY_C)).serving("claim-a", "claim-b");
   }
 
   @AfterAll
   static void stop() {
-    node.close();
-  }
-
-  private static long simulatorRequests() {
-    return new Http(simulator.port()).get("/metrics").json().path("rollout/model_0/total_request_count").asLong();
+    if (gateway != null) gateway.close();
   }
 
   private static HttpRequest chat(String key, String session, String body) {
-    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+    return HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
         .header("Authorization", "Bearer " + key).header("X-Session-Id", session)
         .header("Content-Type", "application/json").timeout(Duration.ofSeconds(60))
         .POST(HttpRequest.BodyPublishers.ofString(body)).build();
@@ -82,12 +57,12 @@ class GatewaySessionClaimTest {
 
   /** The call of the agent holding {@code key} in another agent's session: 403, nothing forwarded. */
   private static void assertRefusedAsAnotherAgentsSession(String key, String session) throws Exception {
-    long before = simulatorRequests();
+    long before = gateway.simulatorRequests();
     HttpResponse<String> r = ask(key, session, "hi");
     assertEquals(403, r.statusCode(), r.body());
     assertEquals("session_of_other_agent",
         new Http.Response(r.statusCode(), r.body(), r.headers()).json().path("error").path("code").asText());
-    assertEquals(before, simulatorRequests(), "nothing forwarded");
+    assertEquals(before, gateway.simulatorRequests(), "nothing forwarded");
   }
 
   @Test
@@ -103,10 +78,10 @@ class GatewaySessionClaimTest {
       assertRefusedAsAnotherAgentsSession(KEY_B, session);
       in.readAllBytes();
     }
-    Http.Response s = api.get("/v1/sessions/" + session);
+    Http.Response s = gateway.api.get("/v1/sessions/" + session);
     for (int i = 0; i < 100 && !(s.status() == 200 && s.json().path("messages").size() == 2); i++) {
       Thread.sleep(100);
-      s = api.get("/v1/sessions/" + session);
+      s = gateway.api.get("/v1/sessions/" + session);
     }
     assertEquals("claim-a", s.json().path("agentId").asText(), s.body());
     assertEquals(2, s.json().path("messages").size(), "claim-b's call left nothing in the session");
