@@ -4,7 +4,6 @@ import static io.otl.http.SessionRoutes.guard;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
-import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
 import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
@@ -58,16 +57,15 @@ public final class AuditRoutes {
   public Route route() {
     return pathPrefix("audit", () -> concat(
         pathPrefix("lineage", () -> pathPrefix(segment(), kind -> pathPrefix(segment(), id ->
-            pathEndOrSingleSlash(() -> get(() -> QueryParams.only(List.of("version"), () -> parameterOptional("version", version ->
-                completeWithFuture(guard(() -> lineage(kind, id, QueryParams.given(version))))))))))),
+            pathEndOrSingleSlash(() -> get(() -> QueryParams.only(List.of("version"), query ->
+                completeWithFuture(guard(() -> lineage(kind, id, query.given("version")))))))))),
         pathPrefix(segment(), kind -> pathPrefix(segment(), id -> pathEndOrSingleSlash(() -> get(() -> entity(kind, id)))))));
   }
 
   private Route entity(String kind, String id) {
-    return QueryParams.only(List.of("asOf", "after", "limit"), () ->
-        parameterOptional("asOf", asOf -> parameterOptional("after", after -> parameterOptional("limit", limit ->
-            completeWithFuture(guard(() -> audit(kind, id, QueryParams.given(asOf), QueryParams.given(after),
-                QueryParams.given(limit))))))));
+    return QueryParams.only(List.of("asOf", "after", "limit"), query ->
+        completeWithFuture(guard(() -> audit(kind, id, query.given("asOf"), query.given("after"),
+            query.given("limit")))));
   }
 
   private CompletionStage<HttpResponse> audit(

@@ -3,7 +3,6 @@ package io.otl.http;
 import static io.otl.http.SessionRoutes.guard;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
-import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
@@ -42,8 +41,8 @@ public final class AuditTimelineRoutes {
 
   public Route route() {
     return pathPrefix("audit", () -> pathPrefix(segment(), kind -> pathPrefix(segment(), id -> path("timeline", () ->
-        get(() -> QueryParams.only(java.util.List.of("asOf"), () -> parameterOptional("asOf", asOf ->
-            completeWithFuture(guard(() -> timeline(kind, id, QueryParams.given(asOf).orElse(null)))))))))));
+        get(() -> QueryParams.only(java.util.List.of("asOf"), query ->
+            completeWithFuture(guard(() -> timeline(kind, id, query.given("asOf").orElse(null))))))))));
   }
 
   private CompletionStage<HttpResponse> timeline(String kindName, String id, String asOfText) {

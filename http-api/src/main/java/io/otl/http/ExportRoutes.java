@@ -2,7 +2,6 @@ package io.otl.http;
 
 import static io.otl.http.SessionRoutes.guard;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
-import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
 import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 import static org.apache.pekko.http.javadsl.server.Directives.post;
@@ -79,17 +78,11 @@ public final class ExportRoutes {
   public Route route() {
     return pathPrefix("exports", () -> pathPrefix(segment(), agentId -> pathEndOrSingleSlash(() -> post(() ->
         QueryParams.only(java.util.List.of("format", "since", "until", "allowPii", "sftMinReward", "minQuality",
-            "dpoMinMargin"), () ->
-            parameterOptional("format", format -> parameterOptional("since", since -> parameterOptional("until", until ->
-                parameterOptional("allowPii", allow ->
-                    parameterOptional("sftMinReward", sftMin -> parameterOptional("minQuality", minQ ->
-                        parameterOptional("dpoMinMargin", margin ->
-                            completeWithFuture(guard(() -> export(agentId, format, QueryParams.given(since),
-                                QueryParams.given(until), QueryParams.given(allow), QueryParams.given(sftMin),
-                                QueryParams.given(minQ), QueryParams.given(margin))))))))))))))));
+            "dpoMinMargin"), query -> completeWithFuture(guard(() -> export(agentId, query))))))));
   }
 
-  private static Double number(String name, Optional<String> text) {
+  private static Double number(String name, QueryParams.Query query) {
+    Optional<String> text = query.given(name);
     if (text.isEmpty()) return null;
     double v;
     try {
@@ -101,22 +94,20 @@ public final class ExportRoutes {
     return v;
   }
 
-  private CompletionStage<HttpResponse> export(String agentId, Optional<String> format, Optional<String> since,
-      Optional<String> until, Optional<String> allowPii, Optional<String> sftMinReward, Optional<String> minQuality,
-      Optional<String> dpoMinMargin) {
+  private CompletionStage<HttpResponse> export(String agentId, QueryParams.Query query) {
     ModelRoutes.checkAgent(agentId);
-    String f = format.orElseThrow(() -> BadRequest.invalid("format is required: sft, dpo or rl"));
+    String f = query.sent("format").orElseThrow(() -> BadRequest.invalid("format is required: sft, dpo or rl"));
     if (!java.util.List.of("sft", "dpo", "rl").contains(f)) throw BadRequest.invalid("format must be sft, dpo or rl");
-    boolean allow = allowPii.map(a -> switch (a) {
+    boolean allow = query.given("allowPii").map(a -> switch (a) {
       case "true" -> true;
       case "false" -> false;
       default -> throw BadRequest.invalid("allowPii must be true or false");
     }).orElse(false);
-    Instant from = since.map(s -> time("since", s)).orElse(null);
-    Instant to = until.map(s -> time("until", s)).orElse(null);
+    Instant from = query.given("since").map(s -> time("since", s)).orElse(null);
+    Instant to = query.given("until").map(s -> time("until", s)).orElse(null);
     if (from != null && to != null && !from.isBefore(to)) throw BadRequest.invalid("since must be before until");
-    Filters filters = new Filters(number("sftMinReward", sftMinReward), number("minQuality", minQuality),
-        number("dpoMinMargin", dpoMinMargin));
+    Filters filters = new Filters(number("sftMinReward", query), number("minQuality", query),
+        number("dpoMinMargin", query));
     if (filters.dpoMinMargin() != null && filters.dpoMinMargin() <= 0) throw BadRequest.invalid("dpoMinMargin must be > 0");
     return exports.export(agentId, f, from, to, allow, filters).thenApply(d -> {
       if (d.nothingSelected() != null) {

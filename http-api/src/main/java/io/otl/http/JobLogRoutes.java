@@ -3,7 +3,6 @@ package io.otl.http;
 import static io.otl.http.SessionRoutes.guard;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
-import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
@@ -48,9 +47,8 @@ public final class JobLogRoutes {
 
   public Route route() {
     return pathPrefix("jobs", () -> pathPrefix(segment(), jobId -> path("logs", () -> get(() ->
-        QueryParams.only(java.util.List.of("offset", "limit"), () ->
-            parameterOptional("offset", offset -> parameterOptional("limit", limit ->
-                completeWithFuture(guard(() -> logs(jobId, QueryParams.given(offset), QueryParams.given(limit)))))))))));
+        QueryParams.only(java.util.List.of("offset", "limit"), query ->
+            completeWithFuture(guard(() -> logs(jobId, query.given("offset"), query.given("limit")))))))));
   }
 
   private CompletionStage<HttpResponse> logs(String jobId, Optional<String> offsetParam, Optional<String> limitParam) {

@@ -8,7 +8,6 @@ import static io.otl.http.SessionRoutes.guard;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
-import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
@@ -68,8 +67,8 @@ public final class ModelRoutes {
   public Route route() {
     return pathPrefix("models", () -> pathPrefix(segment(), agentId -> concat(
         pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> models(agentId))))),
-        path("route", () -> get(() -> QueryParams.only(java.util.List.of("sessionId"), () ->
-            parameterOptional("sessionId", s -> completeWithFuture(guard(() -> route(agentId, s))))))),
+        path("route", () -> get(() -> QueryParams.only(java.util.List.of("sessionId"), query ->
+            completeWithFuture(guard(() -> route(agentId, query.sent("sessionId"))))))),
         pathPrefix("versions", () -> concat(
             pathEndOrSingleSlash(() -> post(() -> body(b -> completeWithFuture(guard(() -> register(agentId, b)))))),
             pathPrefix(segment(), version -> concat(

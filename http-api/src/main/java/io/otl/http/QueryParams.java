@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.apache.pekko.http.javadsl.server.Route;
 
@@ -25,15 +25,34 @@ final class QueryParams {
 
   private QueryParams() {}
 
-  static Optional<String> given(Optional<String> value) {
-    return value.filter(v -> !v.isBlank());
+  /** The query of a request that passed {@link #only}: each parameter sent at most once. */
+  static final class Query {
+    private final Map<String, List<String>> params;
+
+    Query(Map<String, List<String>> params) {
+      this.params = params;
+    }
+
+    /** The value as sent, empty text included. */
+    Optional<String> sent(String name) {
+      List<String> values = params.get(name);
+      return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
+    }
+
+    /** The value, unless it was not sent or sent empty (an optional filter sent empty is one not sent). */
+    Optional<String> given(String name) {
+      return sent(name).filter(v -> !v.isBlank());
+    }
   }
 
-  /** Runs {@code inner} when every query parameter is one of {@code names}, each sent at most once; a 400 otherwise. */
-  static Route only(List<String> names, Supplier<Route> inner) {
+  /**
+   * Runs {@code inner} with the query when every query parameter is one of {@code names}, each sent at
+   * most once; a 400 otherwise.
+   */
+  static Route only(List<String> names, Function<Query, Route> inner) {
     return parameterMultiMap(params -> {
       String problem = problem(params, names);
-      if (problem == null) return inner.get();
+      if (problem == null) return inner.apply(new Query(params));
       return completeWithFuture(CompletableFuture.completedFuture(ApiErrors.toResponse(BadRequest.invalid(problem))));
     });
   }

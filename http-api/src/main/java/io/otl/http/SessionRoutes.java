@@ -5,7 +5,6 @@ import static io.otl.http.RequestBodies.onlyFields;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
-import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
@@ -88,18 +87,10 @@ public final class SessionRoutes {
    */
   public Route feedbackRoute() {
     return pathPrefix("feedback", () -> concat(
-        path("rate", () -> post(() -> QueryParams.only(List.of("sessionId", "score"), this::rateRoute))),
-        path("thumbs", () -> post(() -> QueryParams.only(List.of("sessionId", "helpful"), this::thumbsRoute)))));
-  }
-
-  private Route rateRoute() {
-    return parameterOptional("sessionId", s -> parameterOptional("score", score ->
-        completeWithFuture(guard(() -> rate(s, score)))));
-  }
-
-  private Route thumbsRoute() {
-    return parameterOptional("sessionId", s -> parameterOptional("helpful", h ->
-        completeWithFuture(guard(() -> thumbs(s, h)))));
+        path("rate", () -> post(() -> QueryParams.only(List.of("sessionId", "score"), query ->
+            completeWithFuture(guard(() -> rate(query.sent("sessionId"), query.sent("score"))))))),
+        path("thumbs", () -> post(() -> QueryParams.only(List.of("sessionId", "helpful"), query ->
+            completeWithFuture(guard(() -> thumbs(query.sent("sessionId"), query.sent("helpful")))))))));
   }
 
   /** Runs a handler, turning anything it throws into the matching error response. */

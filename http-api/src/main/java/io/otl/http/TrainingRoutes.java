@@ -8,7 +8,6 @@ import static io.otl.http.SessionRoutes.guard;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
-import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
@@ -58,9 +57,8 @@ public final class TrainingRoutes {
                 get(() -> completeWithFuture(guard(() -> policy(agentId)))),
                 put(() -> body(b -> completeWithFuture(guard(() -> setPolicy(agentId, b)))))))))),
         pathPrefix("jobs", () -> concat(
-            pathEndOrSingleSlash(() -> get(() -> QueryParams.only(List.of("agentId", "status"), () ->
-                parameterOptional("agentId", a -> parameterOptional("status", s ->
-                    completeWithFuture(guard(() -> list(QueryParams.given(a), QueryParams.given(s))))))))),
+            pathEndOrSingleSlash(() -> get(() -> QueryParams.only(List.of("agentId", "status"), query ->
+                completeWithFuture(guard(() -> list(query.given("agentId"), query.given("status"))))))),
             pathPrefix(segment(), jobId -> concat(
                 pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> job(jobId))))),
                 path("cancel", () -> post(() -> body(b -> completeWithFuture(guard(() -> {

@@ -37,4 +37,14 @@ class QueryParamsTest {
     assertTrue(problem.startsWith("a query parameter is not one this route takes"), problem);
     assertFalse(problem.contains("alice"), problem);
   }
+
+  /** What a route reads: the value as sent, or (an optional filter) nothing when it is sent empty. */
+  @Test
+  void aRouteReadsTheValueAsSentOrOnlyWhenGiven() {
+    QueryParams.Query query = new QueryParams.Query(Map.of("agentId", List.of("a1"), "status", List.of(" ")));
+    assertEquals(java.util.Optional.of("a1"), query.given("agentId"));
+    assertEquals(java.util.Optional.of(" "), query.sent("status"));
+    assertEquals(java.util.Optional.empty(), query.given("status"), "sent empty: as if not sent");
+    assertEquals(java.util.Optional.empty(), query.sent("missing"));
+  }
 }

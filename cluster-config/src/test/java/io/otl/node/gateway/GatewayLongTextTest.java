@@ -6,18 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.typesafe.config.ConfigFactory;
-import io.otl.node.TrainingNode;
-import io.otl.node.simulator.SimulatorSettings;
-import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
-import io.otl.node.testing.TestDatabases;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Predicate;
@@ -34,28 +26,19 @@ import org.junit.jupiter.api.Test;
 class GatewayLongTextTest {
   private static final int LIMIT = 300;
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static TrainingNode node;
-  private static TrinitySimulator simulator;
+  private static GatewayTestNode gateway;
   private static Http api;
 
   @BeforeAll
   static void start() throws Exception {
-    Path dir = Files.createDirectories(Path.of("target", "gateway-long-" + UUID.randomUUID()));
-    node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
-            "agentscope.training.data-collector.max-text-length", LIMIT))
-        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
-    simulator = TrinitySimulator.start(node.system(),
-        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
-    api = new Http(node.httpPort());
-    Http.Response r = api.post("/v1/models/long-texts/versions",
-        "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}");
-    assertEquals(201, r.status(), r.body());
-    await("v1 stable", () -> api.get("/v1/models/long-texts").json(), m -> m.toString().contains("\"STABLE\""));
+    gateway = GatewayTestNode.start("gateway-long", Map.of("agentscope.training.data-collector.max-text-length", LIMIT))
+        .serving("long-texts");
+    api = gateway.api;
   }
 
   @AfterAll
   static void stop() {
-    if (node != null) node.close();
+    if (gateway != null) gateway.close();
   }
 
   @Test
@@ -118,8 +101,7 @@ class GatewayLongTextTest {
     String session = "schemas-" + UUID.randomUUID();
     String tools = "[{\"type\":\"function\",\"function\":{\"name\":\"lookup\",\"description\":"
         + JSON.writeValueAsString("d".repeat(2 * LIMIT)) + ",\"parameters\":{\"type\":\"object\"}}}]";
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
         .header("X-Agent-Id", "long-texts").header("X-Session-Id", session).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"tools\":" + tools
             + ",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}")).build(),
@@ -134,8 +116,7 @@ class GatewayLongTextTest {
 
   /** The status and body of a chat call, as {"status":…, "body":…}. */
   private static JsonNode chat(String session, String messages) throws Exception {
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
         .header("X-Agent-Id", "long-texts").header("X-Session-Id", session).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"messages\":" + messages + "}")).build(),
         HttpResponse.BodyHandlers.ofString());

@@ -24,20 +24,12 @@ import com.openai.models.chat.completions.ChatCompletionFunctionTool;
 import com.openai.models.chat.completions.ChatCompletionMessageFunctionToolCall;
 import com.openai.models.chat.completions.ChatCompletionStreamOptions;
 import com.openai.models.chat.completions.ChatCompletionToolMessageParam;
-import com.typesafe.config.ConfigFactory;
-import io.otl.node.TrainingNode;
-import io.otl.node.simulator.SimulatorSettings;
 import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
-import io.otl.node.testing.TestDatabases;
 import java.io.InputStream;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -55,27 +47,24 @@ class GatewayOpenAiSdkTest {
   private static final String KEY_B = "key-of-agent-b";
   private static final String KEY_C = "key-of-agent-c";
   private static final String KEY_D = "key-of-agent-d";
-  private static TrainingNode node;
+  private static GatewayTestNode gateway;
   private static TrinitySimulator simulator;
   private static Http api;
 
   @BeforeAll
   static void start() throws Exception {
-    Path dir = Files.createDirectories(Path.of("target", "gateway-test-" + UUID.randomUUID()));
-    node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
-            "agentscope.training.gateway.agents.agent-a.api-key", KEY_A,
-            "agentscope.training.gateway.agents.agent-b.api-key", KEY_B,
-            "agentscope.training.gateway.agents.agent-c.api-key", KEY_C,
-            "agentscope.training.gateway.agents.agent-d.api-key", KEY_D,
-            "agentscope.training.gateway.max-body-bytes", 65536,
-            "agentscope.training.gateway.timeout", "5s",
-            // One call at a time: the tests call one after the other, and the 429 test holds one in flight.
-            "agentscope.training.gateway.max-in-flight", 1,
-            "agentscope.training.gateway.capture-tokens", true))
-        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
-    simulator = TrinitySimulator.start(node.system(),
-        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
-    api = new Http(node.httpPort());
+    gateway = GatewayTestNode.start("gateway-test", Map.of(
+        "agentscope.training.gateway.agents.agent-a.api-key", KEY_A,
+        "agentscope.training.gateway.agents.agent-b.api-key", KEY_B,
+        "agentscope.training.gateway.agents.agent-c.api-key", KEY_C,
+        "agentscope.training.gateway.agents.agent-d.api-key", KEY_D,
+        "agentscope.training.gateway.max-body-bytes", 65536,
+        "agentscope.training.gateway.timeout", "5s",
+        // One call at a time: the tests call one after the other, and the 429 test holds one in flight.
+        "agentscope.training.gateway.max-in-flight", 1,
+        "agentscope.training.gateway.capture-tokens", true));
+    simulator = gateway.simulator;
+    api = gateway.api;
     register("agent-a", "v1", simulator.baseUrl() + "/v1");
     register("agent-b", "v1", "http://127.0.0.1:" + closedPort() + "/v1");
     register("agent-c", "v1", simulator.baseUrl() + "/v1");
@@ -96,8 +85,7 @@ class GatewayOpenAiSdkTest {
 
   @AfterAll
   static void stop() {
-    if (simulator != null) simulator.stop();
-    if (node != null) node.close();
+    if (gateway != null) gateway.close();
   }
 
   private static void register(String agent, String version, String endpoint) {
@@ -112,12 +100,8 @@ class GatewayOpenAiSdkTest {
   }
 
   private static OpenAIClient client(String key) {
-    return OpenAIOkHttpClient.builder().apiKey(key).baseUrl("http://127.0.0.1:" + node.httpPort() + "/v1")
+    return OpenAIOkHttpClient.builder().apiKey(key).baseUrl(gateway.uri("/v1").toString())
         .maxRetries(0).build();
-  }
-
-  private static long simulatorRequests() {
-    return new Http(simulator.port()).get("/metrics").json().path("rollout/model_0/total_request_count").asLong();
   }
 
   /** The session as the API stores it, once {@code ready} holds (recording after a stream is asynchronous). */
@@ -285,7 +269,7 @@ class GatewayOpenAiSdkTest {
 
   @Test
   void badRequestsAre400InOpenAiShapeWithNothingForwardedOrStored() throws Exception {
-    long before = simulatorRequests();
+    long before = gateway.simulatorRequests();
     String sessionId = "bad-" + UUID.randomUUID();
     BadRequestException e = assertThrows(BadRequestException.class, () -> client(KEY_A).chat().completions().create(
         ChatCompletionCreateParams.builder().model("default").addUserMessage("hi").n(0)
@@ -293,7 +277,7 @@ class GatewayOpenAiSdkTest {
     assertEquals(400, e.statusCode());
     assertEquals("n", e.param().orElse(null));
 
-    Http raw = new Http(node.httpPort()).withToken(KEY_A);
+    Http raw = new Http(gateway.node.httpPort()).withToken(KEY_A);
     for (String body : List.of("{not json", "[]", "{\"model\":\"default\",\"messages\":[]}",
         "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
         "{\"model\":\"default\",\"messages\":[{\"role\":\"robot\",\"content\":\"x\"}]}",
@@ -305,13 +289,13 @@ class GatewayOpenAiSdkTest {
       assertEquals("invalid_request_error", error.path("type").asText(), r.body());
       assertFalse(error.path("message").asText().isBlank());
     }
-    assertEquals(before, simulatorRequests(), "nothing was forwarded");
+    assertEquals(before, gateway.simulatorRequests(), "nothing was forwarded");
     assertEquals(404, api.get("/v1/sessions/" + sessionId).status(), "nothing was stored");
   }
 
   @Test
   void anUnknownKeyIs401AndAnotherAgentsSessionIs403() throws Exception {
-    long before = simulatorRequests();
+    long before = gateway.simulatorRequests();
     ChatCompletionCreateParams hello = ChatCompletionCreateParams.builder().model("default").addUserMessage("hi")
         .build();
     UnauthorizedException unknown = assertThrows(UnauthorizedException.class,
@@ -322,10 +306,10 @@ class GatewayOpenAiSdkTest {
     String sessionOfA = client(KEY_A).chat().completions().withRawResponse().create(hello)
         .headers().values("X-Session-Id").get(0);
     session(sessionOfA, n -> n.path("messages").size() == 2);
-    long afterA = simulatorRequests();
+    long afterA = gateway.simulatorRequests();
     assertThrows(PermissionDeniedException.class, () -> client(KEY_B).chat().completions().create(
         hello.toBuilder().putAdditionalHeader("X-Session-Id", sessionOfA).build()));
-    assertEquals(afterA, simulatorRequests(), "nothing forwarded for a session of another agent");
+    assertEquals(afterA, gateway.simulatorRequests(), "nothing forwarded for a session of another agent");
     assertEquals(before + 1, afterA);
     assertEquals(2, session(sessionOfA, n -> true).path("messages").size(), "agent-a's session is untouched");
   }
@@ -342,28 +326,28 @@ class GatewayOpenAiSdkTest {
     assertEquals(202, stored.status(), stored.body());
     ChatCompletionCreateParams hello = ChatCompletionCreateParams.builder().model("default").addUserMessage("hi")
         .putAdditionalHeader("X-Session-Id", sessionOfA).build();
-    long before = simulatorRequests();
+    long before = gateway.simulatorRequests();
     PermissionDeniedException denied = assertThrows(PermissionDeniedException.class,
         () -> client(KEY_B).chat().completions().create(hello));
     assertEquals("session_of_other_agent", denied.code().orElse(null));
-    assertEquals(before, simulatorRequests(), "nothing forwarded for a session of another agent");
+    assertEquals(before, gateway.simulatorRequests(), "nothing forwarded for a session of another agent");
     assertEquals(1, session(sessionOfA, n -> true).path("messages").size(), "agent-a's session is untouched");
 
     client(KEY_A).chat().completions().create(hello);
-    assertEquals(before + 1, simulatorRequests());
+    assertEquals(before + 1, gateway.simulatorRequests());
     JsonNode messages = session(sessionOfA, n -> n.path("messages").size() == 3).path("messages");
     assertEquals("hi", messages.get(1).path("content").asText(), "the owner's call is recorded after its history");
   }
 
   @Test
   void anOversizedBodyIs413() {
-    long before = simulatorRequests();
+    long before = gateway.simulatorRequests();
     String big = "x".repeat(70_000);
-    Http.Response r = new Http(node.httpPort()).withToken(KEY_A).post("/v1/chat/completions",
+    Http.Response r = new Http(gateway.node.httpPort()).withToken(KEY_A).post("/v1/chat/completions",
         "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"" + big + "\"}]}");
     assertEquals(413, r.status(), r.body());
     assertEquals("request_too_large", r.json().path("error").path("code").asText());
-    assertEquals(before, simulatorRequests());
+    assertEquals(before, gateway.simulatorRequests());
   }
 
   @Test
@@ -389,8 +373,7 @@ class GatewayOpenAiSdkTest {
     String body = "{\"model\":\"default\",\"stream\":true,\"simulator_chunk_delay_ms\":300,"
         + "\"messages\":[{\"role\":\"user\",\"content\":\"one two three four five six seven eight nine ten\"}]}";
     HttpClient http = HttpClient.newHttpClient();
-    HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+    HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
         .header("Authorization", "Bearer " + KEY_A).header("X-Session-Id", sessionId)
         .header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofInputStream());
@@ -478,7 +461,7 @@ class GatewayOpenAiSdkTest {
   @Test
   void anUpstreamSlowerThanTheTimeoutIs504AndRecorded() throws Exception {
     String sessionId = "slow-" + UUID.randomUUID();
-    Http.Response r = new Http(node.httpPort()).withToken(KEY_A).send("POST", "/v1/chat/completions",
+    Http.Response r = new Http(gateway.node.httpPort()).withToken(KEY_A).send("POST", "/v1/chat/completions",
         "{\"model\":\"default\",\"simulator_delay_ms\":8000,\"messages\":[{\"role\":\"user\",\"content\":\"slow\"}],"
             + "\"metadata\":{\"session_id\":\"" + sessionId + "\"}}");
     assertEquals(504, r.status(), r.body());
@@ -507,17 +490,16 @@ class GatewayOpenAiSdkTest {
 
   @Test
   void aCallOverTheInFlightLimitIs429WithRetryAfter() throws Exception {
-    long before = simulatorRequests();
+    long before = gateway.simulatorRequests();
     HttpClient http = HttpClient.newHttpClient();
-    var slow = http.sendAsync(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+    var slow = http.sendAsync(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
         .header("Authorization", "Bearer " + KEY_A).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"simulator_delay_ms\":2000,"
             + "\"messages\":[{\"role\":\"user\",\"content\":\"hold\"}]}")).build(),
         HttpResponse.BodyHandlers.ofString());
-    for (int i = 0; i < 100 && simulatorRequests() == before; i++) Thread.sleep(50);
-    assertEquals(before + 1, simulatorRequests(), "the first call is being answered");
-    Http.Response second = new Http(node.httpPort()).withToken(KEY_A).post("/v1/chat/completions",
+    for (int i = 0; i < 100 && gateway.simulatorRequests() == before; i++) Thread.sleep(50);
+    assertEquals(before + 1, gateway.simulatorRequests(), "the first call is being answered");
+    Http.Response second = new Http(gateway.node.httpPort()).withToken(KEY_A).post("/v1/chat/completions",
         "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"me too\"}]}");
     assertEquals(429, second.status(), second.body());
     assertEquals("rate_limit_exceeded", second.json().path("error").path("type").asText());
@@ -548,12 +530,12 @@ class GatewayOpenAiSdkTest {
 
   @Test
   void anInvalidSessionIdIs400() {
-    Http.Response r = new Http(node.httpPort()).withToken(KEY_A).post("/v1/chat/completions",
+    Http.Response r = new Http(gateway.node.httpPort()).withToken(KEY_A).post("/v1/chat/completions",
         "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
             + "\"metadata\":{\"session_id\":\"has spaces/and slashes\"}}");
     assertEquals(400, r.status(), r.body());
     assertEquals("metadata.session_id", r.json().path("error").path("param").asText());
-    Http.Response masked = new Http(node.httpPort()).withToken(KEY_A).post("/v1/chat/completions",
+    Http.Response masked = new Http(gateway.node.httpPort()).withToken(KEY_A).post("/v1/chat/completions",
         "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
             + "\"metadata\":{\"jane@example.com\":1}}");
     assertEquals(400, masked.status(), masked.body());

@@ -10,14 +10,7 @@ import com.openai.errors.BadRequestException;
 import com.openai.errors.UnauthorizedException;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
-import com.typesafe.config.ConfigFactory;
-import io.otl.node.TrainingNode;
-import io.otl.node.simulator.SimulatorSettings;
-import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
-import io.otl.node.testing.TestDatabases;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -33,34 +26,22 @@ import org.junit.jupiter.api.Test;
 class GatewayOperatorTokenTest {
   private static final String TOKEN = "node-token-" + UUID.randomUUID();
   private static final String AGENT = "guarded-bot";
-  private static TrainingNode node;
-  private static TrinitySimulator simulator;
+  private static GatewayTestNode gateway;
   private static Http api;
 
   @BeforeAll
   static void start() throws Exception {
-    Path dir = Files.createDirectories(Path.of("target", "gateway-token-" + UUID.randomUUID()));
-    node = TrainingNode.start(ConfigFactory.parseMap(Map.of("agentscope.training.auth.token", TOKEN))
-        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
-    simulator = TrinitySimulator.start(node.system(),
-        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
-    api = new Http(node.httpPort()).withToken(TOKEN);
-    Http.Response r = api.post("/v1/models/" + AGENT + "/versions",
-        "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}");
-    assertEquals(201, r.status(), r.body());
-    for (int i = 0; i < 100 && !api.get("/v1/models/" + AGENT).body().contains("\"STABLE\""); i++) {
-      Thread.sleep(100);
-    }
-    assertTrue(api.get("/v1/models/" + AGENT).body().contains("\"STABLE\""), api.get("/v1/models/" + AGENT).body());
+    gateway = GatewayTestNode.start("gateway-token", Map.of("agentscope.training.auth.token", TOKEN)).serving(AGENT);
+    api = gateway.api;
   }
 
   @AfterAll
   static void stop() {
-    node.close();
+    if (gateway != null) gateway.close();
   }
 
   private static OpenAIClient client(String key, String agentHeader) {
-    var b = OpenAIOkHttpClient.builder().apiKey(key).baseUrl("http://127.0.0.1:" + node.httpPort() + "/v1")
+    var b = OpenAIOkHttpClient.builder().apiKey(key).baseUrl(gateway.uri("/v1").toString())
         .maxRetries(0);
     if (agentHeader != null) b.putHeader("X-Agent-Id", agentHeader);
     return b.build();
@@ -71,18 +52,14 @@ class GatewayOperatorTokenTest {
         .putAdditionalHeader("X-Session-Id", session).build();
   }
 
-  private static long simulatorRequests() {
-    return new Http(simulator.port()).get("/metrics").json().path("rollout/model_0/total_request_count").asLong();
-  }
-
   @Test
   void withoutTheNodesTokenACallIs401AndNothingIsForwardedOrStored() {
-    long before = simulatorRequests();
+    long before = gateway.simulatorRequests();
     String session = "guard-" + UUID.randomUUID();
     UnauthorizedException e = assertThrows(UnauthorizedException.class,
         () -> client("not-the-token", AGENT).chat().completions().create(ask(session)));
     assertEquals(401, e.statusCode());
-    assertEquals(before, simulatorRequests(), "nothing forwarded");
+    assertEquals(before, gateway.simulatorRequests(), "nothing forwarded");
     assertEquals(404, api.get("/v1/sessions/" + session).status(), "nothing stored");
   }
 

@@ -3,19 +3,11 @@ package io.otl.node.gateway;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.ConfigFactory;
-import io.otl.node.TrainingNode;
-import io.otl.node.simulator.SimulatorSettings;
-import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
-import io.otl.node.testing.TestDatabases;
 import java.io.InputStream;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -32,42 +24,45 @@ class GatewaySessionClaimTest {
   private static final HttpClient CLIENT = HttpClient.newHttpClient();
   private static final String KEY_A = "sk-claim-a";
   private static final String KEY_B = "sk-claim-b";
-  private static TrainingNode node;
-  private static TrinitySimulator simulator;
-  private static Http api;
+  /** An agent with a key and no model version: its own calls have nothing to be routed to (404). */
+  private static final String KEY_C = "sk-claim-c";
+  private static GatewayTestNode gateway;
 
   @BeforeAll
   static void start() throws Exception {
-    Path dir = Files.createDirectories(Path.of("target", "gateway-claim-" + UUID.randomUUID()));
-    node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
-            "agentscope.training.gateway.agents.claim-a.api-key", KEY_A,
-            "agentscope.training.gateway.agents.claim-b.api-key", KEY_B))
-        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
-    simulator = TrinitySimulator.start(node.system(),
-        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
-    api = new Http(node.httpPort());
-    for (String agent : new String[] {"claim-a", "claim-b"}) {
-      Http.Response r = api.post("/v1/models/" + agent + "/versions",
-          "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}");
-      assertEquals(201, r.status(), r.body());
-      for (int i = 0; i < 100 && !api.get("/v1/models/" + agent).body().contains("\"STABLE\""); i++) Thread.sleep(100);
-    }
+    gateway = GatewayTestNode.start("gateway-claim", Map.of(
+        "agentscope.training.gateway.agents.claim-a.api-key", KEY_A,
+        "agentscope.training.gateway.agents.claim-b.api-key", KEY_B,
+        "agentscope.training.gateway.agents.claim-c.api-key", KEY_C)).serving("claim-a", "claim-b");
   }
 
   @AfterAll
   static void stop() {
-    node.close();
-  }
-
-  private static long simulatorRequests() {
-    return new Http(simulator.port()).get("/metrics").json().path("rollout/model_0/total_request_count").asLong();
+    if (gateway != null) gateway.close();
   }
 
   private static HttpRequest chat(String key, String session, String body) {
-    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+    return HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
         .header("Authorization", "Bearer " + key).header("X-Session-Id", session)
         .header("Content-Type", "application/json").timeout(Duration.ofSeconds(60))
         .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+  }
+
+  /** A call of the agent holding {@code key} in {@code session}: one user message, answered whole. */
+  private static HttpResponse<String> ask(String key, String session, String text) throws Exception {
+    return CLIENT.send(chat(key, session,
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"" + text + "\"}]}"),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The call of the agent holding {@code key} in another agent's session: 403, nothing forwarded. */
+  private static void assertRefusedAsAnotherAgentsSession(String key, String session) throws Exception {
+    long before = gateway.simulatorRequests();
+    HttpResponse<String> r = ask(key, session, "hi");
+    assertEquals(403, r.statusCode(), r.body());
+    assertEquals("session_of_other_agent",
+        new Http.Response(r.statusCode(), r.body(), r.headers()).json().path("error").path("code").asText());
+    assertEquals(before, gateway.simulatorRequests(), "nothing forwarded");
   }
 
   @Test
@@ -80,22 +75,30 @@ class GatewaySessionClaimTest {
     assertEquals(200, streaming.statusCode());
     try (InputStream in = streaming.body()) {
       assertTrue(in.read(new byte[16]) > 0, "claim-a's answer is streaming");
-      long afterA = simulatorRequests();
-      HttpResponse<String> b = CLIENT.send(chat(KEY_B, session,
-          "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"),
-          HttpResponse.BodyHandlers.ofString());
-      assertEquals(403, b.statusCode(), b.body());
-      assertEquals("session_of_other_agent",
-          new Http.Response(b.statusCode(), b.body(), b.headers()).json().path("error").path("code").asText());
-      assertEquals(afterA, simulatorRequests(), "nothing forwarded for claim-b");
+      assertRefusedAsAnotherAgentsSession(KEY_B, session);
       in.readAllBytes();
     }
-    Http.Response s = api.get("/v1/sessions/" + session);
+    Http.Response s = gateway.api.get("/v1/sessions/" + session);
     for (int i = 0; i < 100 && !(s.status() == 200 && s.json().path("messages").size() == 2); i++) {
       Thread.sleep(100);
-      s = api.get("/v1/sessions/" + session);
+      s = gateway.api.get("/v1/sessions/" + session);
     }
     assertEquals("claim-a", s.json().path("agentId").asText(), s.body());
     assertEquals(2, s.json().path("messages").size(), "claim-b's call left nothing in the session");
+  }
+
+  /**
+   * The owner check comes before the caller's own routing: an agent that has no version to be routed
+   * to, calling with another agent's session, is told the session is not its own (403), not that it
+   * has no model (404), and nothing is forwarded.
+   */
+  @Test
+  void anotherAgentsCallIsA403EvenWhenItsOwnRoutingFails() throws Exception {
+    String session = "claimed-unroutable-" + UUID.randomUUID();
+    HttpResponse<String> a = ask(KEY_A, session, "hello");
+    assertEquals(200, a.statusCode(), a.body());
+    assertRefusedAsAnotherAgentsSession(KEY_C, session);
+    HttpResponse<String> own = ask(KEY_C, "own-" + UUID.randomUUID(), "hi");
+    assertEquals(404, own.statusCode(), "claim-c's own session has no version to go to: " + own.body());
   }
 }

@@ -5,18 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.otl.node.TrainingNode;
-import io.otl.node.simulator.SimulatorSettings;
-import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
-import io.otl.node.testing.TestDatabases;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,30 +26,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 class GatewayStrictJsonTest {
   private static final HttpClient CLIENT = HttpClient.newHttpClient();
   private static final String AGENT = "strict-talker";
-  private static TrainingNode node;
-  private static TrinitySimulator simulator;
-  private static Http api;
+  private static GatewayTestNode gateway;
 
   @BeforeAll
   static void start() throws Exception {
-    Path dir = Files.createDirectories(Path.of("target", "gateway-strict-" + UUID.randomUUID()));
-    node = TrainingNode.start(TestDatabases.node(TestDatabases.h2(dir), true));
-    simulator = TrinitySimulator.start(node.system(),
-        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
-    api = new Http(node.httpPort());
-    Http.Response r = api.post("/v1/models/" + AGENT + "/versions",
-        "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}");
-    assertEquals(201, r.status(), r.body());
-    awaitStable();
+    gateway = GatewayTestNode.start("gateway-strict", Map.of()).serving(AGENT);
   }
 
   @AfterAll
   static void stop() {
-    node.close();
-  }
-
-  private static long simulatorRequests() {
-    return new Http(simulator.port()).get("/metrics").json().path("rollout/model_0/total_request_count").asLong();
+    if (gateway != null) gateway.close();
   }
 
   /**
@@ -67,9 +47,8 @@ class GatewayStrictJsonTest {
   @ValueSource(strings = {"X-Agent-Id", "X-Session-Id"})
   void anIdentityHeaderSentTwiceWithTwoValuesIsA400(String header) throws Exception {
     String session = "twice-" + UUID.randomUUID();
-    long before = simulatorRequests();
-    HttpRequest.Builder b = HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+    long before = gateway.simulatorRequests();
+    HttpRequest.Builder b = HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
         .header("Content-Type", "application/json").timeout(Duration.ofSeconds(60))
         .POST(HttpRequest.BodyPublishers.ofString(
             "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
@@ -83,11 +62,10 @@ class GatewayStrictJsonTest {
     JsonNode error = new Http.Response(r.statusCode(), r.body(), r.headers()).json().path("error");
     assertEquals(header, error.path("param").asText(), r.body());
     assertEquals("invalid_value", error.path("code").asText(), r.body());
-    assertEquals(before, simulatorRequests(), "nothing forwarded");
-    assertEquals(404, api.get("/v1/sessions/" + session).status(), "nothing stored");
+    assertEquals(before, gateway.simulatorRequests(), "nothing forwarded");
+    assertEquals(404, gateway.api.get("/v1/sessions/" + session).status(), "nothing stored");
 
-    HttpResponse<String> same = CLIENT.send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+    HttpResponse<String> same = CLIENT.send(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
         .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).header("X-Agent-Id", AGENT)
         .header("X-Session-Id", session).timeout(Duration.ofSeconds(60))
         .POST(HttpRequest.BodyPublishers.ofString(
@@ -113,9 +91,8 @@ class GatewayStrictJsonTest {
           + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"})
   void aBodyTheApiWouldRefuseIsOpenAis400AndNothingIsForwardedOrStored(String body) throws Exception {
     String session = "strict-" + UUID.randomUUID();
-    long before = simulatorRequests();
-    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+    long before = gateway.simulatorRequests();
+    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
         .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).header("X-Session-Id", session)
         .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
         HttpResponse.BodyHandlers.ofString());
@@ -124,8 +101,8 @@ class GatewayStrictJsonTest {
     assertEquals("invalid_request_error", error.path("type").asText(), r.body());
     assertEquals("invalid_value", error.path("code").asText(), r.body());
     assertFalse(r.headers().firstValue("X-Session-Id").isPresent(), "a refused call names no session");
-    assertEquals(before, simulatorRequests(), "nothing forwarded");
-    assertEquals(404, api.get("/v1/sessions/" + session).status(), "nothing stored");
+    assertEquals(before, gateway.simulatorRequests(), "nothing forwarded");
+    assertEquals(404, gateway.api.get("/v1/sessions/" + session).status(), "nothing stored");
   }
 
   /**
@@ -136,7 +113,7 @@ class GatewayStrictJsonTest {
   @ValueSource(strings = {"/v1//chat/completions", "/v1/chat/completions/", "/v1//chat/completions/"})
   void aBaseUrlEndingInASlashStillReachesTheGateway(String path) throws Exception {
     String session = "slash-" + UUID.randomUUID();
-    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + path))
+    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(gateway.uri(path))
         .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).header("X-Session-Id", session)
         .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofString(
             "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")).build(),
@@ -145,11 +122,10 @@ class GatewayStrictJsonTest {
     assertEquals("chat.completion", new Http.Response(r.statusCode(), r.body(), r.headers()).json()
         .path("object").asText(), r.body());
     assertEquals("v1", r.headers().firstValue("X-Model-Version").orElse(null));
-    for (int i = 0; i < 100 && api.get("/v1/sessions/" + session).status() != 200; i++) Thread.sleep(100);
-    assertEquals(200, api.get("/v1/sessions/" + session).status(), "the call is recorded in its session");
+    for (int i = 0; i < 100 && gateway.api.get("/v1/sessions/" + session).status() != 200; i++) Thread.sleep(100);
+    assertEquals(200, gateway.api.get("/v1/sessions/" + session).status(), "the call is recorded in its session");
 
-    HttpResponse<String> models = CLIENT.send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + node.httpPort() + path.replace("chat/completions", "models")))
+    HttpResponse<String> models = CLIENT.send(HttpRequest.newBuilder(gateway.uri(path.replace("chat/completions", "models")))
         .header("X-Agent-Id", AGENT).timeout(Duration.ofSeconds(60)).GET().build(), HttpResponse.BodyHandlers.ofString());
     assertEquals(200, models.statusCode(), models.body());
     assertEquals("list", new Http.Response(models.statusCode(), models.body(), models.headers()).json()
@@ -165,14 +141,13 @@ class GatewayStrictJsonTest {
   @ValueSource(strings = {"gzip", "br"})
   void anEncodedBodyIsA415NamingTheEncodingAndNothingIsForwarded(String encoding) throws Exception {
     String session = "encoded-" + UUID.randomUUID();
-    long before = simulatorRequests();
+    long before = gateway.simulatorRequests();
     java.io.ByteArrayOutputStream gz = new java.io.ByteArrayOutputStream();
     try (var out = new java.util.zip.GZIPOutputStream(gz)) {
       out.write("{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
           .getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
-    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
         .header("Content-Type", "application/json").header("Content-Encoding", encoding).header("X-Agent-Id", AGENT)
         .header("X-Session-Id", session).timeout(Duration.ofSeconds(60))
         .POST(HttpRequest.BodyPublishers.ofByteArray(gz.toByteArray())).build(), HttpResponse.BodyHandlers.ofString());
@@ -181,8 +156,8 @@ class GatewayStrictJsonTest {
     assertEquals("unsupported_media_type", error.path("code").asText(), r.body());
     assertEquals("Content-Encoding", error.path("param").asText(), r.body());
     assertTrue(error.path("message").asText().contains(encoding), r.body());
-    assertEquals(before, simulatorRequests(), "nothing forwarded");
-    assertEquals(404, api.get("/v1/sessions/" + session).status(), "nothing stored");
+    assertEquals(before, gateway.simulatorRequests(), "nothing forwarded");
+    assertEquals(404, gateway.api.get("/v1/sessions/" + session).status(), "nothing stored");
   }
 
   /**
@@ -194,7 +169,7 @@ class GatewayStrictJsonTest {
   @ValueSource(strings = {"POST /v1/responses", "POST /v1/completions", "POST /v1/embeddings", "GET /v1/files/f-1"})
   void openAisOtherEndpointsAreA404InOpenAisShape(String call) throws Exception {
     String[] mp = call.split(" ");
-    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + mp[1]))
+    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(gateway.uri(mp[1]))
         .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).timeout(Duration.ofSeconds(60))
         .method(mp[0], mp[0].equals("GET") ? HttpRequest.BodyPublishers.noBody()
             : HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"input\":\"hi\"}")).build(),
@@ -204,13 +179,5 @@ class GatewayStrictJsonTest {
     assertEquals("invalid_request_error", error.path("type").asText(), r.body());
     assertEquals("unknown_url", error.path("code").asText(), r.body());
     assertTrue(error.path("message").asText().contains("POST /v1/chat/completions"), r.body());
-  }
-
-  private static void awaitStable() throws InterruptedException {
-    for (int i = 0; i < 100; i++) {
-      if (api.get("/v1/models/" + AGENT).body().contains("\"STABLE\"")) return;
-      Thread.sleep(100);
-    }
-    throw new AssertionError("v1 never became STABLE: " + api.get("/v1/models/" + AGENT).body());
   }
 }

@@ -12,6 +12,7 @@ import io.otl.node.TrainingNode;
 import io.otl.node.readside.FeedTestSupport;
 import io.otl.node.testing.TestDatabases;
 import io.otl.node.testing.ToolRun;
+import io.otl.node.testing.ToolsJournal;
 import io.otl.persistence.DataFolder;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -35,12 +36,11 @@ class EmbeddedNodeFolderTest {
 
   @Test
   void aNodeListensOnlyWhereTheReadmeSaysAndTheToolsGoThroughIt() throws Exception {
-    Path target = Path.of("target").toAbsolutePath();
-    Files.createDirectories(target);
-    Path dir = Files.createTempDirectory(target, "embedded-node-").resolve("data");
-    Config db = TestDatabases.h2(dir);
-    Path config = TestDatabases.toolsConfig(db, dir.getParent().resolve("node.conf"));
-    Path out = dir.getParent().resolve("out");
+    ToolsJournal journal = ToolsJournal.create("embedded-node");
+    Config db = journal.db();
+    Path dir = journal.data();
+    Path config = journal.config("node.conf");
+    Path out = journal.out();
 
     Set<Integer> before = listeningPorts();
     try (TrainingNode node = TrainingNode.start(TestDatabases.node(db, true))) {

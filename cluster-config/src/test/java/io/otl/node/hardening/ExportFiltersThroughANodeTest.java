@@ -9,6 +9,7 @@ import io.otl.node.TrainingNode;
 import io.otl.node.readside.FeedTestSupport;
 import io.otl.node.testing.TestDatabases;
 import io.otl.node.testing.ToolRun;
+import io.otl.node.testing.ToolsJournal;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -29,17 +30,13 @@ class ExportFiltersThroughANodeTest {
 
   @Test
   void theConfigFilesFiltersApplyThroughARunningNodeAsOffline() throws Exception {
-    Path target = Path.of("target").toAbsolutePath();
-    Files.createDirectories(target);
-    Path dir = Files.createTempDirectory(target, "export-filters-").resolve("data");
-    Config db = TestDatabases.h2(dir);
+    ToolsJournal journal = ToolsJournal.create("export-filters");
+    Config db = journal.db();
     // Sessions of FeedTestSupport have quality 0.8 (no explicit feedback); rewards +1 (SUCCESS) or -1 (FAILURE).
-    Path strict = TestDatabases.toolsConfig(db, dir.getParent().resolve("strict.conf"),
-        "training-runner.min-quality = 0.9");
-    Path loose = TestDatabases.toolsConfig(db, dir.getParent().resolve("loose.conf"),
-        "training-runner.sft-min-reward = -1.0");
-    Path plain = TestDatabases.toolsConfig(db, dir.getParent().resolve("plain.conf"));
-    Path out = dir.getParent().resolve("out");
+    Path strict = journal.config("strict.conf", "training-runner.min-quality = 0.9");
+    Path loose = journal.config("loose.conf", "training-runner.sft-min-reward = -1.0");
+    Path plain = journal.config("plain.conf");
+    Path out = journal.out();
 
     try (TrainingNode node = TrainingNode.start(TestDatabases.node(db, true))) {
       FeedTestSupport.completedSessions(node.dataCollector(), "filt", "agent-x", 3); // filt-1 failed
@@ -61,14 +58,16 @@ class ExportFiltersThroughANodeTest {
       assertEquals(0, nodeDefaults.code(), nodeDefaults.err());
       assertEquals(2, Files.readAllLines(out.resolve("plain-live.jsonl")).size(), "default sft-min-reward 0.5");
 
-      Path notAFolder = Files.writeString(dir.getParent().resolve("out.txt"), "a file");
+      Path notAFolder = Files.writeString(journal.folder().resolve("out.txt"), "a file");
       ToolRun fileAsOut = ToolRun.export("--agent", "agent-x", "--format", "rl", "--out", notAFolder.toString(),
           "--config", plain.toString());
       assertEquals(1, fileAsOut.code(), fileAsOut.out() + fileAsOut.err());
       assertTrue(fileAsOut.err().contains(notAFolder + " exists and is not a folder"), fileAsOut.err());
 
       HttpClient http = HttpClient.newHttpClient();
-      for (String bad : new String[] {"minQuality=high", "sftMinReward=NaN", "dpoMinMargin=0", "dpoMinMargin=1e999"}) {
+      // A filter misspelt or sent twice is refused by name, as on every route with query parameters.
+      for (String bad : new String[] {"minQuality=high", "sftMinReward=NaN", "dpoMinMargin=0", "dpoMinMargin=1e999",
+          "min_quality=0.9", "format=sft"}) {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort()
             + "/v1/exports/agent-x?format=dpo&" + bad)).POST(HttpRequest.BodyPublishers.noBody()).build(),
             HttpResponse.BodyHandlers.ofString());
@@ -87,7 +86,7 @@ class ExportFiltersThroughANodeTest {
         "strict-offline", "--config", strict.toString());
     assertEquals(3, strictOffline.code(), strictOffline.out() + strictOffline.err());
     ToolRun fileAsOutOffline = ToolRun.export("--agent", "agent-x", "--format", "rl", "--out",
-        dir.getParent().resolve("out.txt").toString(), "--config", plain.toString());
+        journal.folder().resolve("out.txt").toString(), "--config", plain.toString());
     assertEquals(1, fileAsOutOffline.code(), fileAsOutOffline.out() + fileAsOutOffline.err());
     assertTrue(fileAsOutOffline.err().contains("out.txt exists and is not a folder"), fileAsOutOffline.err());
   }

@@ -10,6 +10,7 @@ import io.otl.node.TrainingNode;
 import io.otl.node.readside.FeedTestSupport;
 import io.otl.node.testing.TestDatabases;
 import io.otl.node.testing.ToolRun;
+import io.otl.node.testing.ToolsJournal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -23,12 +24,10 @@ class ExportPiiCommandTest {
 
   @Test
   void aPiiFindingFailsTheExportUnlessAllowed() throws Exception {
-    Path target = Path.of("target").toAbsolutePath();
-    Files.createDirectories(target);
-    Path dir = Files.createTempDirectory(target, "export-pii-").resolve("data");
-    Config db = TestDatabases.h2(dir);
-    Path config = TestDatabases.toolsConfig(db, dir.getParent().resolve("node.conf"));
-    Path out = dir.getParent().resolve("out");
+    ToolsJournal journal = ToolsJournal.create("export-pii");
+    Config db = journal.db();
+    Path config = journal.config("node.conf");
+    Path out = journal.out();
     Config unredacted = ConfigFactory.parseString("agentscope.training.data-collector.desensitize.enabled = false")
         .withFallback(TestDatabases.node(db, true));
     try (TrainingNode node = TrainingNode.start(unredacted)) {

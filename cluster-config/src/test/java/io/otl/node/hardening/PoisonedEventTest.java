@@ -10,6 +10,7 @@ import io.otl.node.AuditCommand;
 import io.otl.node.TrainingNode;
 import io.otl.node.readside.FeedTestSupport;
 import io.otl.node.testing.TestDatabases;
+import io.otl.node.testing.ToolsJournal;
 import io.otl.persistence.JournalSchema;
 import io.otl.persistence.JournalSettings;
 import java.io.ByteArrayOutputStream;
@@ -19,7 +20,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -40,11 +40,9 @@ class PoisonedEventTest {
 
   @Test
   void auditAndExportSkipPoisonedEventsAndSayHowMany() throws Exception {
-    Path target = Path.of("target").toAbsolutePath();
-    Files.createDirectories(target);
-    Path dir = Files.createTempDirectory(target, "poison-").resolve("data");
-    Config db = TestDatabases.h2(dir);
-    Path config = TestDatabases.toolsConfig(db, dir.getParent().resolve("node.conf"));
+    ToolsJournal journal = ToolsJournal.create("poison");
+    Config db = journal.db();
+    Path config = journal.config("node.conf");
     try (TrainingNode node = TrainingNode.start(TestDatabases.node(db, true))) {
       for (String id : List.of("ok-1", "deep-1", "unread-1")) {
         FeedTestSupport.session(node.dataCollector(), id, "agent-p", "question " + id, "answer", true)

@@ -9,7 +9,7 @@ import io.otl.node.TrainingNode;
 import io.otl.node.readside.FeedTestSupport;
 import io.otl.node.testing.TestDatabases;
 import io.otl.node.testing.ToolRun;
-import java.nio.file.Files;
+import io.otl.node.testing.ToolsJournal;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -25,14 +25,11 @@ class ToolsThroughATokenNodeTest {
 
   @Test
   void aToolRefusedByTheNodesTokenSaysHowToGiveItTheToken() throws Exception {
-    Path target = Path.of("target").toAbsolutePath();
-    Files.createDirectories(target);
-    Path dir = Files.createTempDirectory(target, "token-node-").resolve("data");
-    Config db = TestDatabases.h2(dir);
-    Path withoutToken = TestDatabases.toolsConfig(db, dir.getParent().resolve("no-token.conf"));
-    Path withToken = TestDatabases.toolsConfig(db, dir.getParent().resolve("token.conf"),
-        "auth.token = \"" + TOKEN + "\"");
-    Path out = dir.getParent().resolve("out");
+    ToolsJournal journal = ToolsJournal.create("token-node");
+    Config db = journal.db();
+    Path withoutToken = journal.config("no-token.conf");
+    Path withToken = journal.config("token.conf", "auth.token = \"" + TOKEN + "\"");
+    Path out = journal.out();
 
     Config protectedNode = ConfigFactory.parseMap(Map.of("agentscope.training.auth.token", TOKEN,
         "agentscope.training.auth.protect-reads", true)).withFallback(TestDatabases.node(db, true));

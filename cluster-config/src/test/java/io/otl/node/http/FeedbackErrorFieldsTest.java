@@ -117,7 +117,8 @@ class FeedbackErrorFieldsTest {
   void aQueryParameterARouteDoesNotTakeIsA400NamingTheOnesItTakes() {
     for (String path : java.util.List.of("/v1/jobs?agent=a1", "/v1/jobs?agentId=a1&agentId=a2",
         "/v1/models/a1/route?session=s1", "/v1/audit/session/s1?asof=2026-01-01T00:00:00Z",
-        "/v1/jobs/j1/logs?page=2")) {
+        "/v1/jobs/j1/logs?page=2", "/v1/audit/lineage/model/a1?versions=v1",
+        "/v1/audit/session/s1/timeline?as_of=2026-01-01T00:00:00Z", "/v1/jobs/j1/logs?limit=5&limit=6")) {
       Http.Response r = api.get(path);
       assertEquals(400, r.status(), path + ": " + r.body());
       assertEquals("invalid_request", r.json().path("error").asText(), r.body());

@@ -87,6 +87,7 @@ class OtlpTracesTest {
     }
     JsonNode s = session("otlp-two-turns");
     assertEquals("weather-agent", s.get("agentId").asText());
+    assertEquals("otel", s.path("metadata").path("source").asText(), "where the session came from: " + s);
     List<String> roles = new ArrayList<>();
     s.get("messages").forEach(m -> roles.add(m.get("role").asText()));
     assertEquals(List.of("user", "tool", "assistant", "user", "assistant"), roles,

@@ -42,18 +42,7 @@ class TrinityProxyLoopTest {
       Http http = new Http(node.httpPort());
       Http proxy = new Http(simulator[0].port());
       Set<String> msgIds = new HashSet<>();
-      for (int i = 0; i < 3; i++) {
-        JsonNode completion = proxy.post("/v1/chat/completions",
-            "{\"model\":\"agent\",\"messages\":[{\"role\":\"user\",\"content\":\"question " + i + "\"}]}").json();
-        String msgId = completion.get("id").asText();
-        msgIds.add(msgId);
-        Http.Response r = http.post("/v1/sessions/proxy-s" + i + "/events", """
-            {"agentId":"rl-agent","events":[{"type":"message","role":"user","content":"question %d"},
-             {"type":"message","role":"assistant","content":"answer","msgId":"%s","latencyMs":300},
-             {"type":"feedback","kind":"THUMBS_UP"},{"type":"result","status":"SUCCESS"}]}"""
-            .formatted(i, msgId));
-        assertEquals(202, r.status(), r.body());
-      }
+      for (int i = 0; i < 3; i++) msgIds.add(answeredAndRewarded(proxy, http, i));
       JsonNode received = await("three rewards at the proxy", () -> proxy.get("/simulator/feedback").json(),
           f -> f.get("feedback").size() >= 3);
       Set<String> forwarded = new HashSet<>();
@@ -84,17 +73,7 @@ class TrinityProxyLoopTest {
         Http.Response r = http.get("/v1/audit/coordinator/rl-agent/timeline");
         return r.status() == 200 ? TextNode.valueOf(r.body()) : null;
       }, t -> t.asText().contains("Trinity proxy restarted (model version back to 0"));
-      for (int i = 3; i < 6; i++) {
-        String msgId = proxy.post("/v1/chat/completions",
-            "{\"model\":\"agent\",\"messages\":[{\"role\":\"user\",\"content\":\"question " + i + "\"}]}")
-            .json().get("id").asText();
-        Http.Response r = http.post("/v1/sessions/proxy-s" + i + "/events", """
-            {"agentId":"rl-agent","events":[{"type":"message","role":"user","content":"question %d"},
-             {"type":"message","role":"assistant","content":"answer","msgId":"%s","latencyMs":300},
-             {"type":"feedback","kind":"THUMBS_UP"},{"type":"result","status":"SUCCESS"}]}"""
-            .formatted(i, msgId));
-        assertEquals(202, r.status(), r.body());
-      }
+      for (int i = 3; i < 6; i++) answeredAndRewarded(proxy, http, i);
       JsonNode after = await("the restarted proxy's version 1 as a new candidate (proxy metrics "
           + proxy.get("/metrics").body() + ")",
           () -> http.get("/v1/models/rl-agent").json(), m -> m.get("versions").size() == 2);
@@ -105,5 +84,22 @@ class TrinityProxyLoopTest {
       simulator[0].stop();
       kit.shutdownTestKit();
     }
+  }
+
+  /**
+   * Session {@code proxy-s<i>}: the proxy answers question i, and the session records the answer
+   * under the proxy's completion id, a thumbs up and a success. Returns that completion id.
+   */
+  private static String answeredAndRewarded(Http proxy, Http node, int i) {
+    String msgId = proxy.post("/v1/chat/completions",
+        "{\"model\":\"agent\",\"messages\":[{\"role\":\"user\",\"content\":\"question " + i + "\"}]}")
+        .json().get("id").asText();
+    Http.Response r = node.post("/v1/sessions/proxy-s" + i + "/events", """
+        {"agentId":"rl-agent","events":[{"type":"message","role":"user","content":"question %d"},
+         {"type":"message","role":"assistant","content":"answer","msgId":"%s","latencyMs":300},
+         {"type":"feedback","kind":"THUMBS_UP"},{"type":"result","status":"SUCCESS"}]}"""
+        .formatted(i, msgId));
+    assertEquals(202, r.status(), r.body());
+    return msgId;
   }
 }

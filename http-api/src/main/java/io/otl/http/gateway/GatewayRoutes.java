@@ -276,26 +276,32 @@ public final class GatewayRoutes {
           CompletionStage<KnownSessions.Entry> existing = generated
               ? CompletableFuture.completedFuture(null) : known(session);
           CompletionStage<ModelVersion.RouteDecision> route = router.route(agent, session);
-          return existing.thenCompose(found -> {
-            if (found != null) checkOwner(found.owner(), agent, session);
-            return route.thenCompose(d -> {
-              // A session unknown so far is claimed once it is routed, before forwarding: its owner reached
-              // memory and journal only with the recording, after the answer, and another agent's call in
-              // between was forwarded (docs/gateway.md promises 403, nothing forwarded).
-              KnownSessions.Entry entry = found != null || generated ? found : knownSessions.claim(session, agent);
-              if (entry != null) checkOwner(entry.owner(), agent, session);
-              Set<String> known = entry == null ? Set.of() : entry.eventIds();
-              boolean completed = entry != null && entry.completed();
-              if (completed) {
-                // The agent knows nothing of sessions ending (idle timeout): it keeps its answer, unrecorded.
-                metrics.unrecorded(agent, "session_completed");
-                log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", agent,
-                    session);
-              }
-              return attempt(new Call(agent, session, request, known, d.version(), start, !completed), d, null);
-            });
-          });
+          return existing.thenCompose(found -> route.handle((d, routeFailure) -> {
+            // A session unknown so far is claimed once it is routed, before forwarding: its owner reached
+            // memory and journal only with the recording, after the answer, and another agent's call in
+            // between was forwarded (docs/gateway.md promises 403, nothing forwarded). The one owner check
+            // covers both what memory or journal knew and a concurrent call's claim, and it comes before a
+            // failed route's error: another agent's call is a 403 whatever its own routing answered.
+            KnownSessions.Entry entry = found != null || generated || routeFailure != null ? found
+                : knownSessions.claim(session, agent);
+            if (entry != null) checkOwner(entry.owner(), agent, session);
+            if (routeFailure != null) throw new CompletionException(unwrap(routeFailure));
+            return forward(agent, session, request, entry, d, start);
+          }).thenCompose(x -> x));
         });
+  }
+
+  /** Forwards a call whose owner is checked; {@code entry}: what is known of its session, null if nothing. */
+  private CompletionStage<HttpResponse> forward(String agent, String session, ChatRequest request,
+      KnownSessions.Entry entry, ModelVersion.RouteDecision d, long start) {
+    Set<String> known = entry == null ? Set.of() : entry.eventIds();
+    boolean completed = entry != null && entry.completed();
+    if (completed) {
+      // The agent knows nothing of sessions ending (idle timeout): it keeps its answer, unrecorded.
+      metrics.unrecorded(agent, "session_completed");
+      log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", agent, session);
+    }
+    return attempt(new Call(agent, session, request, known, d.version(), start, !completed), d, null);
   }
 
   /**

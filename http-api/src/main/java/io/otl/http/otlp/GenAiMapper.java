@@ -33,6 +33,7 @@ final class GenAiMapper {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final Set<String> CHAT = Set.of("chat", "text_completion", "generate_content");
   private static final Set<String> ROLES = Set.of("system", "user", "assistant", "tool");
+  static final String START_ID = "otlp:start";
 
   /** What one session receives from a request, and how many spans it came from. */
   record SessionBatch(String sessionId, String agentId, List<SessionInput> inputs, int spans) {}
@@ -86,8 +87,10 @@ final class GenAiMapper {
     for (var e : inputs.entrySet()) {
       String[] a = agents.get(e.getKey());
       String agentId = agentId(a);
-      sessions.add(new SessionBatch(e.getKey(), agentId, List.copyOf(e.getValue().values()),
-          spanCounts.get(e.getKey())));
+      List<SessionInput> batch = new ArrayList<>();
+      batch.add(start(e.getValue().values()));
+      batch.addAll(e.getValue().values());
+      sessions.add(new SessionBatch(e.getKey(), agentId, List.copyOf(batch), spanCounts.get(e.getKey())));
     }
     return new Plan(sessions, ignored, refused, problems);
   }
@@ -151,6 +154,19 @@ final class GenAiMapper {
       if (Ids.isValidAgentId(id)) return id;
     }
     return null;
+  }
+
+  /**
+   * The session's start, saying where it came from ({@code metadata.source}, as the gateway's and the
+   * AgentScope hook's sessions say theirs). Sent with every request under one id, so only the first
+   * is stored. Timed at the earliest span of the request, where the session would start without it.
+   */
+  private static SessionInput start(java.util.Collection<SessionInput> inputs) {
+    Instant earliest = null;
+    for (SessionInput in : inputs) {
+      if (in.at() != null && (earliest == null || in.at().isBefore(earliest))) earliest = in.at();
+    }
+    return new SessionInput.Start(START_ID, earliest, null, null, Map.of("source", "otel"));
   }
 
   /** Keeps the first copy of an id, but takes a later copy's msgId/latency (the output copy of a message). */

@@ -34,6 +34,17 @@ class GenAiMapperTest {
     return OtlpJson.decode(body.getBytes(StandardCharsets.UTF_8));
   }
 
+  /**
+   * What the spans of one session became, after the start every session batch opens with: it names
+   * OpenTelemetry as the session's source, as the gateway's and the AgentScope hook's sessions name theirs.
+   */
+  private static List<SessionInput> mapped(GenAiMapper.SessionBatch batch) {
+    SessionInput.Start start = (SessionInput.Start) batch.inputs().get(0);
+    assertEquals(GenAiMapper.START_ID, start.eventId());
+    assertEquals(java.util.Map.of("source", "otel"), start.metadata());
+    return batch.inputs().subList(1, batch.inputs().size());
+  }
+
   @Test
   void olderMessageEventsAndInheritedSessions() {
     String agentA = span("0000000000000001", "", attr("gen_ai.operation.name", "\"invoke_agent\"") + ","
@@ -58,14 +69,14 @@ class GenAiMapperTest {
         .orElseThrow();
     assertEquals("svc", a.agentId(), "no gen_ai.agent.*: the resource's service.name");
     assertEquals(2, a.spans());
-    List<SessionInput.Message> messages = a.inputs().stream().filter(SessionInput.Message.class::isInstance)
+    List<SessionInput.Message> messages = mapped(a).stream().filter(SessionInput.Message.class::isInstance)
         .map(SessionInput.Message.class::cast).toList();
     assertEquals(List.of("user", "assistant"), messages.stream().map(SessionInput.Message::role).toList());
     assertEquals("hi there", messages.get(1).content());
     assertEquals("r-9", messages.get(1).msgId());
     assertEquals(250L, messages.get(1).latencyMs());
-    SessionInput.ToolCall tool = (SessionInput.ToolCall) plan.sessions().stream()
-        .filter(s -> s.sessionId().equals("conv-b")).findFirst().orElseThrow().inputs().get(0);
+    SessionInput.ToolCall tool = (SessionInput.ToolCall) mapped(plan.sessions().stream()
+        .filter(s -> s.sessionId().equals("conv-b")).findFirst().orElseThrow()).get(0);
     assertEquals("otlp:0000000000000003", tool.eventId(), "the span id is the event id");
     assertEquals(Boolean.FALSE, tool.success());
     assertEquals("Lookup-Agent", plan.sessions().stream().filter(s -> s.sessionId().equals("conv-b")).findFirst()
@@ -94,7 +105,7 @@ class GenAiMapperTest {
     GenAiMapper.Plan plan = GenAiMapper.map(decode(String.join(",", chat1, chat2)));
 
     assertEquals(0, plan.refused(), plan.problems().toString());
-    List<SessionInput.Message> messages = plan.sessions().get(0).inputs().stream()
+    List<SessionInput.Message> messages = mapped(plan.sessions().get(0)).stream()
         .filter(SessionInput.Message.class::isInstance).map(SessionInput.Message.class::cast).toList();
     assertEquals(List.of("system", "user", "assistant"), messages.stream().map(SessionInput.Message::role).toList(),
         "the system prompt once, as JSON parts and as plain text alike");
@@ -109,7 +120,7 @@ class GenAiMapperTest {
         + attr("gen_ai.prompt.1.content", "\"2+2?\"") + "," + attr("gen_ai.completion.0.role", "\"assistant\"") + ","
         + attr("gen_ai.completion.0.content", "\"4\""), "", 0);
     GenAiMapper.Plan plan = GenAiMapper.map(decode(chat));
-    List<SessionInput> inputs = plan.sessions().get(0).inputs();
+    List<SessionInput> inputs = mapped(plan.sessions().get(0));
     assertEquals("conv-c", plan.sessions().get(0).sessionId(), "session.id when gen_ai.conversation.id is absent");
     assertEquals(List.of("system", "user", "assistant"),
         inputs.stream().map(i -> ((SessionInput.Message) i).role()).toList());
@@ -129,7 +140,7 @@ class GenAiMapperTest {
     String chain = span("00000000000000c3", "", attr("openinference.span.kind", "\"CHAIN\""), "", 0);
     GenAiMapper.Plan plan = GenAiMapper.map(decode(String.join(",", llm, tool, chain)));
     assertEquals(1, plan.ignored(), "a CHAIN span is not mapped");
-    List<SessionInput> inputs = plan.sessions().get(0).inputs();
+    List<SessionInput> inputs = mapped(plan.sessions().get(0));
     assertEquals(3, inputs.size());
     assertEquals("hello", ((SessionInput.Message) inputs.get(1)).content());
     SessionInput.ToolCall call = (SessionInput.ToolCall) inputs.get(2);
@@ -158,5 +169,35 @@ class GenAiMapperTest {
     assertThrows(BadRequest.class, () -> OtlpJson.decode("{\"resourceSpans\":{}}".getBytes(StandardCharsets.UTF_8)));
     assertThrows(BadRequest.class, () -> decode("{\"spanId\":\"0000000000000001\",\"startTimeUnixNano\":\"soon\"}"));
     assertThrows(BadRequest.class, () -> OtlpProtobuf.decode(new byte[] {0x0a, 0x7f, 0x01}));
+  }
+
+  /**
+   * OpenTelemetry's sessions carried no {@code metadata.source} (the gateway's say {@code gateway}, the
+   * AgentScope hook's {@code agentscope}): each session now starts with {@code source = otel}, timed at
+   * its earliest span, under one id in every request so that a re-sent batch stores it once.
+   */
+  @Test
+  void eachSessionStartsWithOtelAsItsSourceAtItsEarliestSpan() {
+    String late = "{\"traceId\":\"" + TRACE + "\",\"spanId\":\"00000000000000d2\",\"parentSpanId\":\"\","
+        + "\"name\":\"s\",\"startTimeUnixNano\":\"1700000005000000000\",\"endTimeUnixNano\":1700000006000000000,"
+        + "\"attributes\":[" + attr("gen_ai.operation.name", "\"execute_tool\"") + ","
+        + attr("gen_ai.conversation.id", "\"conv-e\"") + "," + attr("gen_ai.tool.name", "\"t\"") + "],"
+        + "\"status\":{\"code\":0}}";
+    String early = span("00000000000000d1", "", attr("gen_ai.operation.name", "\"invoke_agent\"") + ","
+        + attr("gen_ai.conversation.id", "\"conv-e\""), "", 0);
+    String other = span("00000000000000d3", "", attr("gen_ai.operation.name", "\"invoke_agent\"") + ","
+        + attr("gen_ai.conversation.id", "\"conv-f\""), "", 0);
+
+    GenAiMapper.Plan plan = GenAiMapper.map(decode(String.join(",", late, early, other)));
+
+    assertEquals(2, plan.sessions().size());
+    for (GenAiMapper.SessionBatch batch : plan.sessions()) {
+      SessionInput.Start start = (SessionInput.Start) batch.inputs().get(0);
+      assertEquals(new SessionInput.Start("otlp:start", java.time.Instant.ofEpochSecond(1_700_000_000L), null, null,
+          java.util.Map.of("source", "otel")), start, batch.sessionId());
+      assertEquals(1, batch.inputs().stream().filter(SessionInput.Start.class::isInstance).count(), "one start");
+    }
+    assertEquals(2, mapped(plan.sessions().stream().filter(s -> s.sessionId().equals("conv-e")).findFirst()
+        .orElseThrow()).size(), "the start comes in addition to the spans' inputs");
   }
 }
