@@ -5,6 +5,8 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
 import io.otl.core.api.DataCollector;
 import io.otl.core.api.ModelRouter;
+import io.otl.core.api.ModelVersions;
+import io.otl.core.api.TrainingCoordinators;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.api.StableRoute;
 import io.otl.http.ApiMetrics;
@@ -66,7 +68,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A node of the training control plane (design §7.3): forms or joins the cluster, starts the
  * entities and, unless turned off, the HTTP API. Agents embed it with {@link #start(Config)} and
- * use {@link #dataCollector()} without any HTTP hop.
+ * use {@link #dataCollector()}, {@link #modelRouter()} and the coordinator and model views ({@link
+ * #trainingCoordinators()}, {@link #modelVersions()}) without any HTTP hop.
  */
 public final class TrainingNode implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TrainingNode.class);
@@ -75,6 +78,8 @@ public final class TrainingNode implements AutoCloseable {
   private final JournalSettings journal;
   private final DataCollector dataCollector;
   private final ModelRouter modelRouter;
+  private TrainingCoordinators trainingCoordinators;
+  private ModelVersions modelVersions;
   private final ServerBinding httpBinding;
   /** The separate OTLP listener (otlp.port), or null. */
   private ServerBinding otlpBinding;
@@ -288,6 +293,8 @@ public final class TrainingNode implements AutoCloseable {
     log.info("training node up: journal {}, cluster {}{}", journal, cluster.selfMember().address(),
         simulator == null ? "" : ", Trinity SIMULATOR on port " + simulator.port());
     TrainingNode node = new TrainingNode(system, journal, collector, router, binding, stopping);
+    node.trainingCoordinators = new TrainingCoordinators(sharding, askTimeout, directory);
+    node.modelVersions = new ModelVersions(sharding, askTimeout, directory, sessionSettings.desensitizer());
     node.otlpBinding = otlpBinding;
     node.journalWarmUp = journalWarmUp;
     return node;
@@ -329,6 +336,16 @@ public final class TrainingNode implements AutoCloseable {
   /** Which model version serves a session; sticky per session (design §3.3). */
   public ModelRouter modelRouter() {
     return modelRouter;
+  }
+
+  /** The coordinator views (design §7.3): training status, jobs, the manual trigger, cancel. */
+  public TrainingCoordinators trainingCoordinators() {
+    return trainingCoordinators;
+  }
+
+  /** The model views (design §7.3): versions, states, ratios, metrics; manual promote and rollback. */
+  public ModelVersions modelVersions() {
+    return modelVersions;
   }
 
   public ActorSystem<Void> system() {

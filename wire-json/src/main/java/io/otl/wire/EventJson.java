@@ -48,7 +48,7 @@ public final class EventJson {
   public static SessionInput parse(JsonNode e, String where) {
     if (e == null || !e.isObject()) throw invalid(where + " must be a JSON object");
     String type = text(e, where, "type");
-    if (type == null) throw invalid(where + ".type is required: one of " + FIELDS.keySet());
+    if (type == null) throw invalid(where + ".type is required: one of " + String.join(", ", TYPE_ORDER));
     Set<String> allowed = FIELDS.get(type);
     if (allowed == null) {
       throw invalid(where + ".type is not one of the allowed: " + String.join(", ", TYPE_ORDER));

@@ -11,6 +11,7 @@ import io.otl.core.coordinator.CoordinatorEvents.DatasetExported;
 import io.otl.core.coordinator.CoordinatorEvents.Event;
 import io.otl.core.coordinator.CoordinatorEvents.JobCancelled;
 import io.otl.core.coordinator.CoordinatorEvents.JobFailed;
+import io.otl.core.coordinator.CoordinatorEvents.JobStatusChanged;
 import io.otl.core.coordinator.CoordinatorEvents.JobSubmitFailed;
 import io.otl.core.coordinator.CoordinatorEvents.JobSubmitted;
 import io.otl.core.coordinator.CoordinatorEvents.JobSubmitting;
@@ -312,6 +313,12 @@ final class JobSteps {
     JobLifecycle.Polled polled = c.error() == null
         ? JobLifecycle.polled(job, c.status(), s.candidatesProduced(), rt.now())
         : JobLifecycle.pollFailed(job, c.error(), c.errorKind(), rt.now());
+    if (polled.event() instanceof JobSucceeded && job.status() == JobStatus.SUBMITTED) {
+      // A job that ran between two polls (shorter than poll-interval) was never seen RUNNING; it
+      // did run, and the history says so rather than skipping a stage of the lifecycle (design §3.2).
+      p.add(new JobStatusChanged(job.jobId(), JobStatus.RUNNING,
+          "ran on the backend between two polls: it had succeeded when next polled", rt.now()));
+    }
     if (polled.event() != null) {
       p.add(polled.event());
     }

@@ -84,7 +84,8 @@
  *       submission, cancel and hand-over failures are retried with capped exponential back-off
  *       (submit-retry min..max). A job whose export or retryable submission fails stays REQUESTED,
  *       with the last error and the next attempt time in its error and history. A non-retryable
- *       submission failure fails the job. Polling every poll-interval while SUBMITTED/RUNNING. A
+ *       submission failure fails the job. Polling every poll-interval while SUBMITTED/RUNNING (a
+ *       job found SUCCEEDED while SUBMITTED is recorded RUNNING first: it ran between polls). A
  *       backend that no longer knows the job (404) fails it. STOPPED on the backend is CANCELLED.
  *       Trajectories taken by a job that later fails or is cancelled are not returned to the pool.
  *   <li><b>Candidate names</b>: {@code v<n>}, where n = 1 + the number of this agent's jobs that

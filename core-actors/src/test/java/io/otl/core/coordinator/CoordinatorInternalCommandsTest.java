@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.otl.core.coordinator.CoordinatorEvents.DatasetExported;
 import io.otl.core.coordinator.CoordinatorEvents.JobCancelRequested;
 import io.otl.core.coordinator.CoordinatorEvents.JobCancelled;
+import io.otl.core.coordinator.CoordinatorEvents.JobStatusChanged;
 import io.otl.core.coordinator.CoordinatorEvents.JobSubmitFailed;
 import io.otl.core.coordinator.CoordinatorEvents.JobSubmitted;
 import io.otl.core.coordinator.CoordinatorEvents.JobSubmitting;
@@ -30,6 +31,7 @@ import io.otl.core.coordinator.CoordinatorProtocol.RewardForwardFinished;
 import io.otl.core.coordinator.CoordinatorProtocol.ScheduleTick;
 import io.otl.core.coordinator.CoordinatorProtocol.StatusPolled;
 import io.otl.core.coordinator.CoordinatorProtocol.SubmitFinished;
+import io.otl.core.coordinator.CoordinatorState.JobStatus;
 import io.otl.core.coordinator.CoordinatorState.State;
 import io.otl.core.training.BackendJobStatus;
 import io.otl.core.training.ProxyMetrics;
@@ -67,7 +69,9 @@ class CoordinatorInternalCommandsTest {
     assertEquals(List.of(JOB), h.backend.polls);
     Handled done = Handled.handle(h.coordinator, submitted.state(), new StatusPolled(JOB,
         new BackendJobStatus(BackendJobStatus.State.SUCCEEDED, "", JobEventsTest.MODEL), null, null));
-    assertEquals(List.of(new JobSucceeded(JOB, JobEventsTest.MODEL, "v1", NOW)), done.events());
+    assertEquals(List.of(new JobStatusChanged(JOB, JobStatus.RUNNING,
+            "ran on the backend between two polls: it had succeeded when next polled", NOW),
+        new JobSucceeded(JOB, JobEventsTest.MODEL, "v1", NOW)), done.events());
     assertEquals(1, h.sink.calls.size(), "handed over once the success is stored");
     assertEquals(1, Handled.handle(h.coordinator, done.state(), new HandOverFinished(JOB, "v1", "v1", null))
         .events().size());

@@ -60,12 +60,24 @@ class PollCancelHandOverStepsTest {
     s = s.withCounters(s.nextJobSeq(), 2, null); // two earlier jobs produced v1 and v2
     Plan<State, Event> p = persisted(h.steps.onStatusPolled(s,
         new StatusPolled(JOB, status(BackendJobStatus.State.SUCCEEDED, MODEL), null, null)));
-    assertEquals(List.of(new JobSucceeded(JOB, MODEL, "v3", NOW)), p.events());
+    assertEquals(List.of(new JobStatusChanged(JOB, JobStatus.RUNNING,
+            "ran on the backend between two polls: it had succeeded when next polled", NOW),
+        new JobSucceeded(JOB, MODEL, "v3", NOW)), p.events(),
+        "a job that ran between two polls still goes through RUNNING (design §3.2's lifecycle)");
     assertEquals(1, h.thresholdLooks);
     assertEquals(List.of(new Fakes.Registration("a", "v3", "s3://ckpt/1", "s3://ckpt/1", JOB, Map.of("loss", 0.1))),
         h.sink.calls);
     assertEquals(List.of(new HandOverFinished(JOB, "v3", "v3", null)), h.piped());
     assertEquals(List.of(), h.timers(), "an ended job is not polled again");
+  }
+
+  @Test
+  void aJobSeenRunningSucceedsWithoutASecondRunningLine() {
+    StepsHarness h = new StepsHarness("");
+    State running = submitted(new JobStatusChanged(JOB, JobStatus.RUNNING, "running on the backend", NOW));
+    Plan<State, Event> p = persisted(h.steps.onStatusPolled(running,
+        new StatusPolled(JOB, status(BackendJobStatus.State.SUCCEEDED, MODEL), null, null)));
+    assertEquals(List.of(new JobSucceeded(JOB, MODEL, "v1", NOW)), p.events());
   }
 
   @Test

@@ -19,7 +19,8 @@ import org.apache.pekko.persistence.query.EventEnvelope;
  * holds it up to that event, in the SFT export shape of design §6 exactly as the exporter writes
  * its line ({@code messages} with {@code tool_calls} and {@code tool} messages, consecutive
  * assistant turns merged, {@code tools} a JSON array of definitions; {@link JsonlFormats#sftShape})
- * plus {@code reward}, {@code qualityScore}, {@code modelVersion}, {@code agentId}, {@code
+ * plus {@code reward}, {@code quality} (design §7.2's name; {@code qualityScore}, the session
+ * view's name, carries the same number), {@code modelVersion}, {@code agentId}, {@code
  * sessionId}, {@code revision} (true for a reward revision), {@code status}, {@code at} and {@code
  * id} = {@code sessionId:eventId}, stable across re-publication. Unlike the SFT export, a
  * trajectory without an answer or below the filters is published too (consumers filter).
@@ -85,6 +86,7 @@ public final class TrajectoryRecords implements KafkaPublisher.RecordBuilder {
     String agentId = revision ? ((AgentSession.RewardRevised) event).agentId()
         : ((AgentSession.TrajectoryCompleted) event).agentId();
     out.put("reward", reward);
+    out.put("quality", quality);
     out.put("qualityScore", quality);
     out.put("modelVersion", modelVersion);
     out.put("agentId", agentId);

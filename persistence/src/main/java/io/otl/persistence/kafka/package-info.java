@@ -29,7 +29,7 @@
  * Key = sessionId; one record per TrajectoryCompleted and RewardRevised; {@code messages} and
  * {@code tools} are exactly the exporter's SFT line of the session (tool calls, tool messages,
  * tools a JSON array), whether or not the trajectory passes the export filters: {@code
- * {"messages":[…],"tools":[…],"reward","qualityScore",
+ * {"messages":[…],"tools":[…],"reward","quality","qualityScore",
  * "modelVersion","agentId","sessionId","id":"<sessionId>:<eventId>","revision":bool,"status","at"}}.
  *
  * <h2>model-updates (out)</h2>

@@ -46,6 +46,8 @@ class TrajectoryRecordsTest {
     assertTrue(record.get("messages").get(1).has("tool_calls"), "tool calls are part of the record");
     assertEquals(0.75, record.get("reward").asDouble(), 1e-9);
     assertEquals(0.9, record.get("qualityScore").asDouble(), 1e-9);
+    assertTrue(record.has("quality"), "design §7.2 names the field quality: " + record.fieldNames());
+    assertEquals(0.9, record.get("quality").asDouble(), 1e-9);
     assertEquals("v3", record.get("modelVersion").asText());
     assertEquals("s-1:completed", record.get("id").asText());
     assertEquals(false, record.get("revision").asBoolean());
