@@ -159,4 +159,13 @@ class GenAiMapperTest {
     assertThrows(BadRequest.class, () -> decode("{\"spanId\":\"0000000000000001\",\"startTimeUnixNano\":\"soon\"}"));
     assertThrows(BadRequest.class, () -> OtlpProtobuf.decode(new byte[] {0x0a, 0x7f, 0x01}));
   }
+
+  /** A JSON body that is not JSON was answered with Jackson's words, which quote the token: client data. */
+  @Test
+  void aBodyThatIsNotJsonIsRefusedWithoutEchoingItsTokens() {
+    BadRequest refused = assertThrows(BadRequest.class,
+        () -> OtlpJson.decode("{\"resourceSpans\":[mobile13890123456]}".getBytes(StandardCharsets.UTF_8)));
+    assertTrue(refused.getMessage().startsWith("the body is not valid JSON: Unrecognized token '*'"),
+        refused.getMessage());
+  }
 }
