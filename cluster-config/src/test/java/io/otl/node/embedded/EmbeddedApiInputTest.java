@@ -2,6 +2,7 @@ package io.otl.node.embedded;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.otl.core.api.DataCollector;
@@ -66,6 +67,28 @@ class EmbeddedApiInputTest {
       Throwable noSession = failure(() -> router.route("agent-a", null));
       assertTrue(assertInstanceOf(ModelRouter.InvalidRouteException.class, noSession).getMessage()
           .startsWith("sessionId"), noSession.getMessage());
+    }
+  }
+
+  /**
+   * Reading a trajectory with a null or empty id (a request that carried none) waited out the ask
+   * timeout for an AskTimeoutException, which docs/api.md says may be retried: a retry loop that
+   * could never succeed. It now fails with an error naming sessionId.
+   */
+  @Test
+  void aReadWithoutASessionIdFailsNamingTheField(@TempDir Path dir) throws Exception {
+    try (TrainingNode node = TrainingNode.start(TestDatabases.node(TestDatabases.h2(dir), false))) {
+      DataCollector dc = node.dataCollector();
+      for (String sessionId : new String[] {null, ""}) {
+        for (Supplier<CompletionStage<?>> read : java.util.List.<Supplier<CompletionStage<?>>>of(
+            () -> dc.trajectory(sessionId), () -> dc.lookup(sessionId))) {
+          ExecutionException e = assertThrows(ExecutionException.class,
+              () -> read.get().toCompletableFuture().get(20, TimeUnit.SECONDS));
+          Throwable t = assertInstanceOf(DataCollector.InvalidSessionIdException.class, e.getCause());
+          assertTrue(t.getMessage().startsWith("sessionId is required"), t.getMessage());
+        }
+      }
+      assertTrue(dc.trajectory("never-recorded").toCompletableFuture().get(20, TimeUnit.SECONDS).isEmpty());
     }
   }
 }
