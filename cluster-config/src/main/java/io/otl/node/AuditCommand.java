@@ -13,8 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -42,6 +40,7 @@ public final class AuditCommand {
              audit verify [--kind session|coordinator|model|all] [--config <file>]
         id: a session id, an agent id (coordinator, model) or a job id (job-<n>-<agentId>)
         --as-of: the events known at that time and the entity's state then
+                 (e.g. 2026-11-20T02:00:00Z, 2026-11-20T10:00:00+08:00, or 2026-11-20 for its start, UTC)
         verify: replays every entity of the kind (default: all) from the journal, which no running node may
                 hold; reports undeserializable events and sequence gaps (exit code 1 when it finds any)
       exit codes: 0 done, 1 not found / problems found / journal unreadable, 2 wrong usage""";
@@ -96,8 +95,12 @@ public final class AuditCommand {
         }
         case "--as-of" -> {
           if (value == null) return usage(err, "--as-of needs an ISO-8601 time");
-          asOf = instant(value);
-          if (asOf == null) return usage(err, "--as-of " + value + ": not an ISO-8601 time (e.g. 2026-11-20T02:00:00Z)");
+          // The forms export's --since/--until take: a date there and "not an ISO-8601 time" here confused.
+          try {
+            asOf = ExportCommand.parseTime("--as-of", value);
+          } catch (IllegalArgumentException e) {
+            return usage(err, e.getMessage());
+          }
           i++;
         }
         case "--format" -> {
@@ -278,18 +281,6 @@ public final class AuditCommand {
       throw new IllegalStateException(c);
     } catch (Exception e) {
       throw new IllegalStateException("the journal did not answer within " + TIMEOUT, e);
-    }
-  }
-
-  private static Instant instant(String text) {
-    try {
-      return Instant.parse(text);
-    } catch (DateTimeParseException e) {
-      try {
-        return OffsetDateTime.parse(text).toInstant();
-      } catch (DateTimeParseException e2) {
-        return null;
-      }
     }
   }
 

@@ -152,6 +152,7 @@ public final class ExportCommand {
 
     Optional<DataFolder> folder;
     try {
+      JournalSchema.requireJournalFile(journal);
       folder = DataFolder.claim(journal, "export");
     } catch (DataFolder.InUse busy) {
       if (busy.node().isEmpty()) {
@@ -178,8 +179,8 @@ public final class ExportCommand {
       ExportFormat format, Instant from, Instant to, boolean allowPii, Path dir, String name, PrintStream out,
       PrintStream err) {
     try {
-      // Fail early, with the settings to fix, when the database is not there.
-      JournalSchema.connect(journal).close();
+      // Fail early, with the settings to fix, when the database or the journal in it is not there.
+      JournalSchema.requireJournalTables(journal);
     } catch (Exception e) {
       err.println("error: " + e.getMessage());
       return 1;

@@ -10,8 +10,6 @@ import io.otl.persistence.DataFolder;
 import io.otl.persistence.JournalSchema;
 import io.otl.persistence.JournalSettings;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -58,20 +56,18 @@ public final class OfflineJournal implements AutoCloseable {
     // What the audit views show of the configuration (step deadlines, the coordinator's policy).
     ModelSettings models = ModelSettings.fromConfig(training);
     TrainingPolicy policy = TrainingPolicy.fromConfig(training);
+    JournalSchema.requireJournalFile(configured);
     Optional<DataFolder> folder = DataFolder.claim(configured, "audit");
     JournalSettings journal = folder.map(DataFolder::journal).orElse(configured);
-    if (journal.kind() == JournalSettings.Kind.POSTGRES) {
+    try {
       // Fail at once with the URL (password masked), the user and the setting to fix, as export
       // does; the journal plugin's pool would otherwise time out after 5 s with
-      // "IllegalStateException: java.sql.SQLException: … Connection is not available".
-      try (Connection probe = JournalSchema.connect(journal)) {
-        // reachable
-      } catch (SQLException closing) {
-        // the probe connected; closing it is not our concern
-      } catch (RuntimeException e) {
-        folder.ifPresent(DataFolder::close);
-        throw e;
-      }
+      // "IllegalStateException: java.sql.SQLException: … Connection is not available". A database
+      // without the journal's table is said as such, not as the first query's SQL error.
+      JournalSchema.requireJournalTables(journal);
+    } catch (RuntimeException e) {
+      folder.ifPresent(DataFolder::close);
+      throw e;
     }
     Config offline = ConfigFactory.parseMap(Map.of(
         "pekko.actor.provider", "local",

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.otl.wire.JsonLimits;
+import io.otl.wire.JsonParseProblem;
 import java.io.IOException;
 import org.apache.pekko.util.ByteString;
 
@@ -33,7 +34,7 @@ public final class StrictJson {
     try {
       node = READER.readTree(bytes.toArray());
     } catch (IOException e) {
-      throw new BadRequest(400, "invalid_json", "the request body is not valid JSON: " + parseProblem(e));
+      throw new BadRequest(400, "invalid_json", "the request body is not valid JSON: " + JsonParseProblem.describe(e));
     }
     if (node == null || !node.isObject()) throw BadRequest.invalid("the request body must be a JSON object");
     JsonLimits.Problem p = JsonLimits.problem(node, "body", maxDepth);
@@ -42,24 +43,5 @@ public final class StrictJson {
     }
     if (p != null) throw BadRequest.invalid(p.message());
     return node;
-  }
-
-  /** Jackson quotes the token or key it stumbled on ({@code Unrecognized token 'jane'}): client data. */
-  private static final java.util.regex.Pattern QUOTED = java.util.regex.Pattern.compile("'([^']*)'");
-
-  /**
-   * Jackson's first line, with quoted tokens and keys shown only when they are plain words (as
-   * error paths show keys), and where it happened: an answer never echoes what could be personal data.
-   */
-  public static String parseProblem(IOException e) {
-    String m = e instanceof com.fasterxml.jackson.core.JsonProcessingException p ? p.getOriginalMessage() : e.getMessage();
-    m = m == null ? "" : m.split("\n")[0];
-    m = QUOTED.matcher(m).replaceAll(r -> java.util.regex.Matcher.quoteReplacement(
-        "'" + (r.group(1).length() <= 1 ? r.group(1) : JsonLimits.shownKey(r.group(1))) + "'"));
-    if (e instanceof com.fasterxml.jackson.core.JsonProcessingException p && p.getLocation() != null
-        && p.getLocation().getLineNr() > 0) {
-      m += " (line " + p.getLocation().getLineNr() + ", column " + p.getLocation().getColumnNr() + ")";
-    }
-    return m;
   }
 }

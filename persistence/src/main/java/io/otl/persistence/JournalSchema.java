@@ -186,6 +186,46 @@ public final class JournalSchema {
     }
   }
 
+  /** What a reader that found no journal should do instead; nothing was created. */
+  private static final String NO_JOURNAL_HINT = ": no node has run on it. Run the command in the folder the node "
+      + "runs in (it writes ./data), or name the node's journal with --config or OTL_PERSISTENCE and OTL_DB_URL; "
+      + "nothing was created";
+
+  /**
+   * For the tools that only read (audit, export), before anything opens an embedded journal: H2
+   * creates a missing file on connecting, so a command run in the wrong folder left an empty
+   * database and a password file behind and then failed on SQL ("Table "event_journal" not found").
+   */
+  public static void requireJournalFile(JournalSettings settings) {
+    java.util.Optional<java.nio.file.Path> base = DataFolder.base(settings);
+    if (base.isEmpty()) return;
+    java.nio.file.Path file = base.get().resolveSibling(base.get().getFileName() + ".mv.db");
+    if (!java.nio.file.Files.exists(file)) throw new NoJournalException("there is no journal at " + file + NO_JOURNAL_HINT);
+  }
+
+  /** For the tools that only read: the database must hold the journal's table (a node created it). */
+  public static void requireJournalTables(JournalSettings settings) {
+    String probe = settings.kind() == JournalSettings.Kind.H2
+        ? "SELECT 1 FROM \"event_journal\" WHERE 1 = 0" : "SELECT 1 FROM event_journal WHERE 1 = 0";
+    try (Connection c = connect(settings); Statement st = c.createStatement()) {
+      st.executeQuery(probe).close();
+    } catch (SQLException e) {
+      // SQL state class 42: the table is not there (PostgreSQL 42P01, H2 42102 / 42104)
+      if (e.getSQLState() != null && e.getSQLState().startsWith("42")) {
+        throw new NoJournalException("there is no journal in " + settings.safeUrl() + " (no table event_journal)"
+            + NO_JOURNAL_HINT);
+      }
+      throw new IllegalStateException("reading the journal in " + settings.safeUrl() + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** The settings name a place where no node has written a journal. */
+  public static final class NoJournalException extends IllegalStateException {
+    public NoJournalException(String message) {
+      super(message);
+    }
+  }
+
   /** The journal database cannot be reached or refuses our credentials. */
   public static final class JournalUnavailableException extends RuntimeException {
     public JournalUnavailableException(String message, Throwable cause) {

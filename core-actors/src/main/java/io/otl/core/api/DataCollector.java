@@ -65,8 +65,12 @@ public final class DataCollector {
     return record(sessionId, agentId, new SessionInput.Feedback(null, null, kind, value, feedbackId, "api"));
   }
 
-  /** The trajectory as stored (desensitized); empty for a session never recorded. */
+  /**
+   * The trajectory as stored (desensitized); empty for a session never recorded. A missing id fails
+   * at once with {@link InvalidSessionIdException}.
+   */
   public CompletionStage<Optional<AgentSession.State>> trajectory(String sessionId) {
+    if (sessionId == null || sessionId.isEmpty()) return CompletableFuture.failedFuture(missingId(sessionId));
     return sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
         .<AgentSession.State>ask(AgentSession.Get::new, askTimeout)
         .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s));
@@ -77,15 +81,31 @@ public final class DataCollector {
    * for the recording that follows instead of passivating at once.
    */
   public CompletionStage<Optional<AgentSession.State>> lookup(String sessionId) {
+    if (sessionId == null || sessionId.isEmpty()) return CompletableFuture.failedFuture(missingId(sessionId));
     return sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
         .<AgentSession.State>ask(AgentSession.Lookup::new, askTimeout)
         .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s));
+  }
+
+  /**
+   * A missing id addresses no session: sharding drops the ask, and the caller waited out the ask
+   * timeout for an AskTimeoutException, which the docs say may be retried.
+   */
+  private static InvalidSessionIdException missingId(String sessionId) {
+    return new InvalidSessionIdException(Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID));
   }
 
   private static CompletionStage<Recorded> accepted(RecordReply reply) {
     if (reply instanceof Recorded r) return CompletableFuture.completedFuture(r);
     Rejected rejected = (Rejected) reply;
     return CompletableFuture.failedFuture(new RecordRejectedException(rejected));
+  }
+
+  /** A read named no session (a null or empty id); the message names {@code sessionId}. */
+  public static final class InvalidSessionIdException extends IllegalArgumentException {
+    public InvalidSessionIdException(String message) {
+      super(message);
+    }
   }
 
   /** The session refused the input; nothing was stored. */

@@ -40,7 +40,7 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
     try {
       root = READER.readTree(bytes);
     } catch (java.io.IOException e) {
-      throw OpenAiError.invalid(null, "the request body is not valid JSON: " + io.otl.http.StrictJson.parseProblem(e));
+      throw OpenAiError.invalid(null, "the request body is not valid JSON: " + io.otl.wire.JsonParseProblem.describe(e));
     }
     if (root == null || !root.isObject()) throw OpenAiError.invalid(null, "the request body must be a JSON object");
     ObjectNode body = (ObjectNode) root;

@@ -27,8 +27,7 @@ final class OtlpJson {
     try {
       root = MAPPER.readTree(body);
     } catch (IOException e) {
-      String m = e.getMessage() == null ? "" : e.getMessage().split("\n")[0];
-      throw invalid("the body is not valid JSON: " + m);
+      throw invalid("the body is not valid JSON: " + io.otl.wire.JsonParseProblem.describe(e));
     }
     if (root == null || !root.isObject()) throw invalid("the body must be a JSON ExportTraceServiceRequest object");
     List<OtlpSpan> out = new ArrayList<>();

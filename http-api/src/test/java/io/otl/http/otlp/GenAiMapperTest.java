@@ -200,4 +200,13 @@ class GenAiMapperTest {
     assertEquals(2, mapped(plan.sessions().stream().filter(s -> s.sessionId().equals("conv-e")).findFirst()
         .orElseThrow()).size(), "the start comes in addition to the spans' inputs");
   }
+
+  /** A JSON body that is not JSON was answered with Jackson's words, which quote the token: client data. */
+  @Test
+  void aBodyThatIsNotJsonIsRefusedWithoutEchoingItsTokens() {
+    BadRequest refused = assertThrows(BadRequest.class,
+        () -> OtlpJson.decode("{\"resourceSpans\":[mobile13890123456]}".getBytes(StandardCharsets.UTF_8)));
+    assertTrue(refused.getMessage().startsWith("the body is not valid JSON: Unrecognized token '*'"),
+        refused.getMessage());
+  }
 }

@@ -1,6 +1,5 @@
 package io.otl.persistence.kafka;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -9,6 +8,7 @@ import io.otl.core.session.SessionInput;
 import io.otl.wire.EventJson;
 import io.otl.wire.InvalidEventException;
 import io.otl.wire.JsonLimits;
+import io.otl.wire.JsonParseProblem;
 import java.io.IOException;
 
 /**
@@ -41,10 +41,9 @@ public sealed interface AgentEventRecord {
     JsonNode node;
     try {
       node = JSON.readTree(value);
-    } catch (JsonProcessingException e) {
-      return new Invalid(NOT_JSON, "the value is not valid JSON: " + firstLine(e.getOriginalMessage()));
     } catch (IOException e) {
-      return new Invalid(NOT_JSON, "the value is not valid JSON: " + firstLine(e.getMessage()));
+      // The reason is a header of the dead letter and a line of the node's log: never the value's tokens.
+      return new Invalid(NOT_JSON, "the value is not valid JSON: " + JsonParseProblem.describe(e));
     }
     if (node == null || !node.isObject()) {
       return new Invalid(NOT_AN_OBJECT, "the value must be a JSON object (one event with sessionId and agentId)");
@@ -57,7 +56,7 @@ public sealed interface AgentEventRecord {
       String sessionProblem = Ids.problem("value.sessionId", sessionId, Ids.MAX_SESSION_ID);
       if (sessionProblem != null) return new Invalid(INVALID_SESSION_ID, sessionProblem);
       if (key != null && !key.equals(sessionId)) {
-        return new Invalid(SESSION_MISMATCH, "the record key '" + abbreviate(key) + "' is not the value's sessionId '"
+        return new Invalid(SESSION_MISMATCH, "the record key " + shownKey(key) + " is not the value's sessionId '"
             + sessionId + "'");
       }
       String agentId = EventJson.text(node, "value", "agentId");
@@ -69,13 +68,11 @@ public sealed interface AgentEventRecord {
     }
   }
 
-  private static String firstLine(String s) {
-    if (s == null) return "";
-    int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl);
-  }
-
-  private static String abbreviate(String s) {
-    return s.length() <= 140 ? s : s.substring(0, 140) + "…";
+  /**
+   * The key as a reason may quote it: only when it could be a session id (those are checked for
+   * personal data); any other key is client text, such as a phone number or an e-mail address.
+   */
+  private static String shownKey(String key) {
+    return Ids.problem("key", key, Ids.MAX_SESSION_ID) == null ? "'" + key + "'" : "(not a valid session id)";
   }
 }

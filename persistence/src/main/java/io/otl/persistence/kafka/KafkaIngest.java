@@ -92,6 +92,11 @@ public final class KafkaIngest {
   public static final String ERROR_CODE_HEADER = "otl-error-code";
   /** Header with where the record came from: {@code topic/partition/offset}. */
   public static final String SOURCE_HEADER = "otl-source";
+  /**
+   * Header of a dead letter sent without the value, which with our headers was over the record size
+   * limit (of the producer or the topic): the value's size in bytes.
+   */
+  public static final String VALUE_OMITTED_HEADER = "otl-value-omitted";
 
   /** Writes a session's inputs; {@link DataCollector#submit} in production. */
   @FunctionalInterface
@@ -361,16 +366,17 @@ public final class KafkaIngest {
     List<CompletableFuture<?>> sends = new ArrayList<>(dead.size());
     synchronized (dead) {
       for (DeadLetter d : dead) {
-        RecordHeaders headers = new RecordHeaders(d.record().headers().toArray());
-        headers.add(ERROR_HEADER, d.reason().getBytes(StandardCharsets.UTF_8));
-        headers.add(ERROR_CODE_HEADER, d.code().getBytes(StandardCharsets.UTF_8));
-        headers.add(SOURCE_HEADER, (d.record().topic() + "/" + d.record().partition() + "/" + d.record().offset())
-            .getBytes(StandardCharsets.UTF_8));
-        ProducerRecord<String, byte[]> out = new ProducerRecord<>(settings.topics().deadLetter(), null,
-            d.record().key(), d.record().value(), headers);
         log.info("dead-lettering {}/{}/{}: {} ({})", d.record().topic(), d.record().partition(), d.record().offset(),
             d.code(), d.reason());
-        sends.add(deadLetterProducer.send(out).toCompletableFuture());
+        sends.add(deadLetterProducer.send(deadLetter(d, false)).toCompletableFuture()
+            .exceptionallyCompose(e -> {
+              if (!tooLarge(e)) return CompletableFuture.failedFuture(e);
+              // A record near the broker's size limit does not fit again with our headers added: it was
+              // refused on every restart of the stream, and the partition stood still behind it.
+              log.warn("dead letter of {}/{}/{} is over the record size limit; sent without its value ({} bytes)",
+                  d.record().topic(), d.record().partition(), d.record().offset(), valueSize(d.record()));
+              return deadLetterProducer.send(deadLetter(d, true)).toCompletableFuture();
+            }));
       }
     }
     return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).thenApply(v -> {
@@ -378,6 +384,35 @@ public final class KafkaIngest {
       for (DeadLetter d : dead) deadLetteredByCode.computeIfAbsent(d.code(), c -> new LongAdder()).increment();
       return Done.getInstance();
     });
+  }
+
+  /**
+   * The dead letter of {@code d}: its key, value and headers as sent, plus ours. {@code withoutValue}:
+   * the value is left out and {@link #VALUE_OMITTED_HEADER} gives its size; it stays at {@code
+   * otl-source} in the input topic for the input's retention.
+   */
+  private ProducerRecord<String, byte[]> deadLetter(DeadLetter d, boolean withoutValue) {
+    RecordHeaders headers = new RecordHeaders(d.record().headers().toArray());
+    headers.add(ERROR_HEADER, d.reason().getBytes(StandardCharsets.UTF_8));
+    headers.add(ERROR_CODE_HEADER, d.code().getBytes(StandardCharsets.UTF_8));
+    headers.add(SOURCE_HEADER, (d.record().topic() + "/" + d.record().partition() + "/" + d.record().offset())
+        .getBytes(StandardCharsets.UTF_8));
+    if (withoutValue) {
+      headers.add(VALUE_OMITTED_HEADER, String.valueOf(valueSize(d.record())).getBytes(StandardCharsets.UTF_8));
+    }
+    return new ProducerRecord<>(settings.topics().deadLetter(), null, d.record().key(),
+        withoutValue ? null : d.record().value(), headers);
+  }
+
+  private static int valueSize(ConsumerRecord<String, byte[]> r) {
+    return r.value() == null ? 0 : r.value().length;
+  }
+
+  private static boolean tooLarge(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof org.apache.kafka.common.errors.RecordTooLargeException) return true;
+    }
+    return false;
   }
 
   /** Records acknowledged by the journal (new or duplicate) since start. */

@@ -9,6 +9,10 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
 
 /**
  * {@code agentscope.training.kafka} (defaults and one comment per key in {@code kafka.conf}).
@@ -123,10 +127,27 @@ public record KafkaSettings(
     return ("otl-" + host + "-" + port).replaceAll("[^A-Za-z0-9._:-]", "_");
   }
 
+  /**
+   * The client settings Kafka itself types as passwords, whatever their name: {@code ssl.keystore.key}
+   * holds a PEM private key and was printed whole in the node's "Kafka ingestion … started" line.
+   */
+  private static final java.util.Set<String> KAFKA_PASSWORDS = kafkaPasswords();
+
+  private static java.util.Set<String> kafkaPasswords() {
+    java.util.Set<String> out = new java.util.HashSet<>();
+    for (ConfigDef def : java.util.List.of(ConsumerConfig.configDef(), ProducerConfig.configDef(),
+        AdminClientConfig.configDef())) {
+      def.configKeys().forEach((name, key) -> {
+        if (key.type == ConfigDef.Type.PASSWORD) out.add(name);
+      });
+    }
+    return java.util.Set.copyOf(out);
+  }
+
   /** True for client keys whose values must never be logged. */
   public static boolean isSecretKey(String key) {
     String k = key.toLowerCase(Locale.ROOT);
-    return k.contains("password") || k.contains("secret") || k.contains("jaas");
+    return KAFKA_PASSWORDS.contains(key) || k.contains("password") || k.contains("secret") || k.contains("jaas");
   }
 
   /** The client properties with secret values replaced by {@code ***}, for logs and messages. */

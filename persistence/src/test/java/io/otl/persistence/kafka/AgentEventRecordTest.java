@@ -80,4 +80,27 @@ class AgentEventRecordTest {
     assertTrue(at.reason().startsWith("value.at is not ISO-8601"), at.reason());
     assertTrue(!at.reason().contains("yesterday") && !type.reason().contains("telepathy"), "values are never echoed");
   }
+
+  /**
+   * The reason is the dead letter's otl-error header and a line of the node's log (docs/api.md: "never
+   * the value"). A producer that sent plain text got Jackson's own words back, which quote the token
+   * ("Unrecognized token 'mobile13890123456'") or the repeated key, and a key that was no session id
+   * was quoted whole: raw personal data in the log.
+   */
+  @Test
+  void reasonsQuoteNeitherTheValuesTokensNorAKeyThatIsNoSessionId() {
+    var text = invalid("s", "mobile13890123456 called");
+    assertEquals(AgentEventRecord.NOT_JSON, text.code());
+    assertTrue(text.reason().startsWith("the value is not valid JSON: Unrecognized token '*'"), text.reason());
+    var repeated = invalid("s", "{\"type\":\"message\",\"jane.doe@example.com\":1,\"jane.doe@example.com\":2}");
+    assertEquals(AgentEventRecord.NOT_JSON, repeated.code());
+    assertTrue(!repeated.reason().contains("jane") && repeated.reason().contains("'*'"), repeated.reason());
+    var plainWord = invalid("s", "{\"type\":\"message\",\"role\":1,\"role\":2}");
+    assertTrue(plainWord.reason().contains("'role'"), "a plain word is still named: " + plainWord.reason());
+    var phoneKey = invalid("13890123456", "{\"type\":\"message\",\"sessionId\":\"s-2\",\"agentId\":\"a\"}");
+    assertEquals(AgentEventRecord.SESSION_MISMATCH, phoneKey.code());
+    assertEquals("the record key (not a valid session id) is not the value's sessionId 's-2'", phoneKey.reason());
+    var idKey = invalid("s-1", "{\"type\":\"message\",\"sessionId\":\"s-2\",\"agentId\":\"a\"}");
+    assertEquals("the record key 's-1' is not the value's sessionId 's-2'", idKey.reason());
+  }
 }

@@ -3,6 +3,7 @@ package io.otl.persistence.kafka;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -44,7 +45,8 @@ class KafkaIngestTest {
   @BeforeAll
   static void startBroker() throws Exception {
     broker = KafkaTestBroker.start(4, "ae-kill", "dlq-kill", "ae-bulk", "dlq-bulk", "ae-outage", "dlq-outage", "ae-stop", "dlq-stop",
-        "ae-bad", "dlq-bad", "ae-timeout", "dlq-timeout", "ae-retry", "dlq-retry", "ae-late", "dlq-late", "ae-nodlq");
+        "ae-bad", "dlq-bad", "ae-timeout", "dlq-timeout", "ae-retry", "dlq-retry", "ae-late", "dlq-late", "ae-nodlq",
+        "ae-huge", "dlq-huge");
   }
 
   @AfterAll
@@ -286,6 +288,43 @@ class KafkaIngestTest {
       await("counter", () -> ingest.deadLettered() == 9);
       assertEquals(2L, ingest.deadLetteredByCode().get("invalid_event"));
       assertEquals(0, rows(node, "AgentSession|bad-"), "nothing of a bad record reached the journal");
+    }
+  }
+
+  /**
+   * A refused record close to the broker's size limit (1 MB by default, what kafka-console-producer.sh
+   * sends at most) no longer fits once the dead letter's headers are added. The send failed, the stream
+   * restarted, read the same record and failed again, and every record behind it on the partition
+   * waited for good. Now the dead letter goes without the value, saying so, and the stream goes on.
+   */
+  @Test
+  void aRecordTooLargeToDeadLetterWithItsHeadersGoesWithoutItsValueAndTheStreamGoesOn(@TempDir Path dir)
+      throws Exception {
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, settings(node, "huge"));
+      String prefix = "{\"type\":\"message\",\"role\":\"user\",\"sessionId\":\"huge-1\",\"agentId\":\"agent-1\","
+          + "\"eventId\":\"big\",\"content\":\"";
+      // Just under the producer's max.request.size (1,048,576 bytes with the record's framing).
+      String huge = prefix + "y".repeat(1_048_400 - prefix.length() - 2) + "\"}";
+      broker.produce(List.of(
+          rec("ae-huge", "huge-1", huge),
+          rec("ae-huge", "huge-2", "{\"type\":\"message\",\"role\":\"user\",\"content\":\"after\",\"eventId\":\"a\","
+              + "\"sessionId\":\"huge-2\",\"agentId\":\"agent-1\"}")));
+
+      List<ConsumerRecord<String, String>> dead = broker.readAll("dlq-huge", 1, Duration.ofSeconds(60),
+          Duration.ofSeconds(1));
+      assertEquals(1, dead.size(), "dead-lettered once");
+      ConsumerRecord<String, String> letter = dead.get(0);
+      assertEquals("huge-1", letter.key());
+      assertNull(letter.value(), "the value is left out");
+      assertEquals(String.valueOf(huge.length()), KafkaTestBroker.header(letter, KafkaIngest.VALUE_OMITTED_HEADER));
+      assertEquals("invalid", KafkaTestBroker.header(letter, KafkaIngest.ERROR_CODE_HEADER));
+      assertTrue(KafkaTestBroker.header(letter, KafkaIngest.ERROR_HEADER).startsWith("value.content "),
+          KafkaTestBroker.header(letter, KafkaIngest.ERROR_HEADER));
+      assertTrue(KafkaTestBroker.header(letter, KafkaIngest.SOURCE_HEADER).startsWith("ae-huge/"));
+      await("the record behind it recorded", () -> rows(node, "AgentSession|huge-2") >= 1);
+      assertEquals(0, rows(node, "AgentSession|huge-1"), "nothing of the refused record stored");
+      assertEquals(0, ingest.restarts(), "no restart of the stream");
     }
   }
 

@@ -72,6 +72,21 @@ class KafkaSettingsTest {
     assertTrue(s.toString().contains("security.protocol=SASL_SSL"), s.toString());
   }
 
+  /** A PEM private key given inline (Kafka types it a password) was printed whole at ingest start. */
+  @Test
+  void kafkasOwnPasswordSettingsAreMaskedWhateverTheirName() {
+    KafkaSettings s = read("""
+        agentscope.training.kafka.client {
+          security.protocol = SSL
+          ssl.keystore.type = PEM
+          "ssl.keystore.key" = "-----BEGIN PRIVATE KEY-----MIIEvQIBADANBg-----END PRIVATE KEY-----"
+        }
+        """);
+    assertTrue(s.client().get("ssl.keystore.key").contains("MIIEvQIBADANBg"), "handed to the client verbatim");
+    assertFalse(s.toString().contains("MIIEvQIBADANBg"), s.toString());
+    assertTrue(s.toString().contains("ssl.keystore.type=PEM"), s.toString());
+  }
+
   @Test
   void wrongValuesNameTheKey() {
     var e = assertThrows(IllegalArgumentException.class, () -> read("agentscope.training.kafka.parallelism = 0"));

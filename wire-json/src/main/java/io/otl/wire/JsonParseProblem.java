@@ -1,0 +1,32 @@
+package io.otl.wire;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import java.io.IOException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Why a document is not JSON, in words an edge may show and log. Jackson quotes the token or key it
+ * stumbled on ({@code Unrecognized token 'mobile13890123456'}): that is client data, so every edge
+ * (an HTTP 400, a Kafka dead-letter reason and its log line) describes the failure through here.
+ */
+public final class JsonParseProblem {
+  private static final Pattern QUOTED = Pattern.compile("'([^']*)'");
+
+  private JsonParseProblem() {}
+
+  /**
+   * Jackson's first line, with quoted tokens and keys shown only when they are plain words (as
+   * error paths show keys), and where it happened.
+   */
+  public static String describe(IOException e) {
+    String m = e instanceof JsonProcessingException p ? p.getOriginalMessage() : e.getMessage();
+    m = m == null ? "" : m.split("\n")[0];
+    m = QUOTED.matcher(m).replaceAll(r -> Matcher.quoteReplacement(
+        "'" + (r.group(1).length() <= 1 ? r.group(1) : JsonLimits.shownKey(r.group(1))) + "'"));
+    if (e instanceof JsonProcessingException p && p.getLocation() != null && p.getLocation().getLineNr() > 0) {
+      m += " (line " + p.getLocation().getLineNr() + ", column " + p.getLocation().getColumnNr() + ")";
+    }
+    return m;
+  }
+}
