@@ -251,9 +251,22 @@ function versionsTable(agentId, models) {
       h('td', { class: 'num' }, online ? String(online.sessions) : '0'),
       h('td', null, METRICS.map((m) => online && online[m.field] !== null && online[m.field] !== undefined
         ? h('div', { class: 'metric-line' }, m.title.split(' (')[0] + ': ' + m.fmt(online[m.field])) : null)),
-      h('td', { class: 'small' }, h('code', null, v.artifact || ''), h('br'), h('code', null, v.endpoint || '')));
+      h('td', { class: 'small', 'data-field': 'serving' }, h('code', null, v.artifact || ''), h('br'), servingOf(v)));
   });
-  return table(['Version', 'State', 'Ratio', 'Registered', 'Source', 'Sessions', 'Online metrics', 'Artifact / endpoint'], rows);
+  return table(['Version', 'State', 'Ratio', 'Registered', 'Source', 'Sessions', 'Online metrics', 'Artifact / served'], rows);
+}
+
+/**
+ * Where the gateway sends the version's traffic: its deployment (the model server's endpoint and the
+ * served model name, as GET …/route answers them). The registered `endpoint` is shown only for a
+ * version without a deployment: a trained version's is its checkpoint URI, and under vllm-lora a
+ * hand-registered one's is not called at all.
+ */
+function servingOf(v) {
+  const d = v.deployment;
+  if (!d) return h('code', null, v.endpoint || '');
+  return h('span', null, h('code', null, d.servedModel || ''), ' at ', h('code', null, d.endpoint || ''),
+    h('span', { class: 'muted' }, ' (' + d.backend + ', ' + d.status + ')'));
 }
 
 function historyList(v) {

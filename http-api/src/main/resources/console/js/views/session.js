@@ -48,7 +48,10 @@ function item(x, sessionId) {
 
 function feedbackLine(f) {
   const label = f.kind === 'RATING' ? 'RATING ' + fmtNum(f.value, 1) + ' / 5' : f.kind;
+  // Per-turn feedback names the response it rates (msgId): without it the list could not tell which
+  // answer of the conversation a thumbs-down was for.
   return h('li', null, h('span', { class: 'fb fb-' + String(f.kind).toLowerCase() }, label),
+    f.msgId ? h('span', { 'data-field': 'feedback-msg' }, ' for response ', h('code', null, f.msgId)) : null,
     h('span', { class: 'muted' }, ' ' + fmtTime(f.at) + (f.source ? ' · ' + f.source : '') + (f.feedbackId ? ' · ' + f.feedbackId : '')));
 }
 

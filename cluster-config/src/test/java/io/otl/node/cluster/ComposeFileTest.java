@@ -92,6 +92,10 @@ class ComposeFileTest {
     List<String> sim = strings(services.path("simulator").path("command"));
     assertEquals("simulator", sim.get(0));
     assertEquals(List.of("simulator", "--host", "0.0.0.0", "--port", "8265"), sim.subList(0, 5));
+    // Jobs run longer than the nodes' poll interval (10 s), so the coordinator sees them RUNNING.
+    int running = sim.indexOf("--running");
+    assertTrue(running > 0 && java.time.Duration.parse("PT" + sim.get(running + 1).toUpperCase()).getSeconds() > 10,
+        sim.toString());
     assertTrue(dockerfile.contains("exec java $JAVA_OPTS -jar /app/otl-node.jar \\\"$@\\\""),
         "ENTRYPOINT runs the jar with the compose command as arguments");
     assertTrue(dockerfile.contains("CMD [\"run\"]"));

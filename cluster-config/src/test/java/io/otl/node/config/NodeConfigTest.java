@@ -43,6 +43,20 @@ class NodeConfigTest {
         .getString(T + "training-runner.trinity-endpoint"), "a configured endpoint wins");
   }
 
+  /**
+   * On the embedded default every job went SUBMITTED → SUCCEEDED: the simulator ran it for 5 s, the
+   * coordinator polls every 10 s, so no poll saw it RUNNING and the console's jobs table said it
+   * never ran. A simulated job now runs longer than a poll interval.
+   */
+  @Test
+  void theEmbeddedSimulatorRunsAJobLongerThanTheCoordinatorsPollInterval() {
+    Config c = NodeConfig.resolve(Optional.empty(), ConfigFactory.empty(), Map.of());
+    java.time.Duration running = c.getDuration("agentscope.training.simulator.running");
+    java.time.Duration poll = c.getDuration("agentscope.training.training-runner.poll-interval");
+    assertTrue(running.compareTo(poll.plusSeconds(5)) >= 0,
+        "a simulated job runs " + running + ", the coordinator polls every " + poll);
+  }
+
   @Test
   void theUsersFileOverridesBaseWhichOverridesDefaults() {
     Config base = ConfigFactory.parseString(

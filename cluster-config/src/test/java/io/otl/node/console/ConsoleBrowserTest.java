@@ -61,10 +61,10 @@ class ConsoleBrowserTest {
           {"type":"message","eventId":"m1","at":"2025-06-01T10:00:01Z","role":"user","content":"My order is late, call me on 13812345678 or mail ann@example.com"},
           {"type":"tool_call","eventId":"t1","at":"2025-06-01T10:00:02Z","callId":"call-7","toolName":"lookup_order","input":{"orderId":"A-1009"},"output":{"status":"in transit","eta":"tomorrow"},"success":true,"latencyMs":120},
           {"type":"reasoning","eventId":"r1","at":"2025-06-01T10:00:03Z","index":0,"thought":"The parcel is in transit","action":"answer","observation":"eta known"},
-          {"type":"message","eventId":"m2","at":"2025-06-01T10:00:04Z","role":"assistant","content":"Your parcel A-1009 is in transit and arrives tomorrow.","latencyMs":840},
+          {"type":"message","eventId":"m2","at":"2025-06-01T10:00:04Z","role":"assistant","content":"Your parcel A-1009 is in transit and arrives tomorrow.","msgId":"resp-42","latencyMs":840},
           {"type":"result","eventId":"res","at":"2025-06-01T10:00:05Z","status":"SUCCESS","detail":"answered"}]}
         """), "session 1");
-    expect(202, api.post("/v1/sessions/s-checkout-1/feedback", "{\"kind\":\"RATING\",\"value\":5,\"feedbackId\":\"fb-1\"}"), "rating");
+    expect(202, api.post("/v1/sessions/s-checkout-1/feedback", "{\"kind\":\"RATING\",\"value\":5,\"feedbackId\":\"fb-1\",\"msgId\":\"resp-42\"}"), "rating");
     expect(202, api.post("/v1/sessions/s-checkout-1/feedback", "{\"kind\":\"ADOPTED\",\"feedbackId\":\"fb-2\"}"), "adopted");
     expect(202, api.post("/v1/sessions/s-checkout-2/events", """
         {"agentId":"support-bot","events":[
@@ -146,6 +146,9 @@ class ConsoleBrowserTest {
       assertEquals(1, browser.eval("document.querySelectorAll('details.tool:not([open])').length").asInt(), "tool call folded");
       assertTrue(session.contains("lookup_order"), session);
       assertTrue(session.contains("RATING 5 / 5") && session.contains("ADOPTED"), session);
+      // The rating names the response it rates (per-turn feedback, msgId); the list did not show it.
+      String rated = browser.eval("document.querySelector('[data-field=\"feedback-msg\"]').innerText").asText();
+      assertTrue(rated.contains("for response resp-42"), rated);
       assertEquals(node(api.get("/v1/sessions/s-checkout-1").json().path("reward")),
           browser.eval("document.querySelector('[data-field=\"reward\"]').innerText").asText());
       assertEquals("COMPLETED", browser.eval("document.querySelector('[data-field=\"status\"]').innerText").asText());

@@ -394,6 +394,14 @@ class ConsoleJobsAndRolloutBrowserTest {
       for (JsonNode v : models.path("versions")) {
         assertEquals(v.path("state").asText(), text(browser,
             "tr[data-version=\"" + v.path("version").asText() + "\"] [data-field=\"state\"]").trim(), v.toString());
+        // Where the version is served, as its route names it: the deployment's model server and served
+        // model. v1 was registered with an endpoint vllm-lora never calls; a job's version with its
+        // checkpoint URI: the page showed those as the endpoint.
+        JsonNode deployment = v.path("deployment");
+        String serving = text(browser, "tr[data-version=\"" + v.path("version").asText() + "\"] [data-field=\"serving\"]");
+        assertTrue(serving.contains(deployment.path("servedModel").asText() + " at " + deployment.path("endpoint").asText()),
+            serving + " vs " + v);
+        assertFalse(serving.contains("unused.invalid"), serving);
       }
       assertFalse(browser.text().contains("undefined"), "a field the console expects is missing from the node's answer");
       browser.screenshot("jobs-04-models");

@@ -364,6 +364,16 @@ public final class GatewayRoutes {
         resp.discardEntityBytes(materializer);
         return failed(c, d, fallbackFrom, "status", "the model server answered HTTP " + status, upStart);
       }
+      if (status == 404 && d.servedModel() != null && !d.servedModel().isBlank()) {
+        // The gateway named this model, not the agent: a model server that does not know it has lost
+        // the version (a vLLM server restarted without its runtime-loaded LoRA adapters). Passed
+        // through, the agent got a 404 for a model it never asked for, no fallback, and nothing
+        // counted against the version, so its canary was never rolled back.
+        resp.discardEntityBytes(materializer);
+        return failed(c, d, fallbackFrom, "status", "the model server does not serve " + d.servedModel()
+            + " (HTTP 404); a vLLM server that restarted has lost its runtime-loaded LoRA adapters, which "
+            + "the node loads again when it restarts (docs/serving.md)", upStart);
+      }
       if (status != 200) return clientError(c, d, resp);
       return c.request().stream() ? streamOut(c, d, fallbackFrom, resp, upStart)
           : wholeOut(c, d, fallbackFrom, resp, upStart);

@@ -1,0 +1,132 @@
+package io.otl.node.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import com.typesafe.config.ConfigFactory;
+import io.otl.node.TrainingNode;
+import io.otl.node.simulator.SimulatorSettings;
+import io.otl.node.simulator.TrinitySimulator;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A model server that no longer serves the model name the gateway sends for a version (a vLLM server
+ * restarted without its runtime-loaded LoRA adapters answers 404 "The model … does not exist") used
+ * to have its 404 passed to the agent: a NotFoundError for a model the agent never named, no
+ * fallback to the stable, nothing counted against the candidate, so its canary kept its traffic.
+ * Such a 404 is an upstream failure of the version now.
+ */
+class GatewayLostAdapterTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String AGENT = "lost-adapter";
+
+  private static ActorTestKit kit;
+  private static TrinitySimulator simulator;
+  private static HttpServer lostServer;
+  private static final AtomicInteger lostCalls = new AtomicInteger();
+  private static TrainingNode node;
+  private static Http api;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path dir = Files.createDirectories(Path.of("target", "gateway-lost-adapter-" + UUID.randomUUID()));
+    kit = ActorTestKit.create("lost-adapter-simulator");
+    simulator = TrinitySimulator.start(kit.system(),
+        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
+    // vLLM's answer for a model name it does not serve (its OpenAI error shape).
+    lostServer = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    lostServer.createContext("/", exchange -> {
+      lostCalls.incrementAndGet();
+      byte[] body = ("{\"object\":\"error\",\"message\":\"The model `served-adapter` does not exist.\","
+          + "\"type\":\"NotFoundError\",\"param\":null,\"code\":404}").getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.sendResponseHeaders(404, body.length);
+      try (OutputStream os = exchange.getResponseBody()) {
+        os.write(body);
+      }
+    });
+    lostServer.start();
+    node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
+            "agentscope.training.training-runner.trigger.min-samples", 1000,
+            // The gateway, not the agent, names the model upstream.
+            "agentscope.training.serving.static.served-model", "served-adapter",
+            "agentscope.training.model-update.canary-ratio", 0.5,
+            "agentscope.training.model-update.steps", java.util.List.of(1.0)))
+        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
+    api = new Http(node.httpPort());
+    // v1, the first version, is stable at once (no base model here); v2 canaries on the lost server.
+    assertEquals(201, api.post("/v1/models/" + AGENT + "/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
+        + "\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}").status());
+    Http.Response v2 = api.post("/v1/models/" + AGENT + "/versions", "{\"version\":\"v2\",\"artifact\":\"file:///m/v2\","
+        + "\"endpoint\":\"http://127.0.0.1:" + lostServer.getAddress().getPort() + "/v1\"}");
+    assertEquals(201, v2.status(), v2.body());
+    for (int i = 0; i < 100 && !stateOf("v2").equals("CANARY"); i++) Thread.sleep(100);
+    assertEquals("CANARY", stateOf("v2"), api.get("/v1/models/" + AGENT).body());
+  }
+
+  private static String stateOf(String version) {
+    for (JsonNode v : api.get("/v1/models/" + AGENT).json().path("versions")) {
+      if (v.path("version").asText().equals(version)) return v.path("state").asText();
+    }
+    return "";
+  }
+
+  @AfterAll
+  static void stop() {
+    if (node != null) node.close();
+    if (lostServer != null) lostServer.stop(0);
+    if (simulator != null) simulator.stop();
+    if (kit != null) kit.shutdownTestKit();
+  }
+
+  @Test
+  void aCandidateWhoseModelTheServerLostFallsBackToStableAndCountsAgainstIt() throws Exception {
+    int onCandidate = 0;
+    for (int i = 0; i < 40; i++) {
+      String session = "lost-" + i;
+      String routed = api.get("/v1/models/" + AGENT + "/route?sessionId=" + session).json().path("version").asText();
+      HttpResponse<String> r = chat(session, i % 2 == 0);
+      assertEquals(200, r.statusCode(), session + " routed to " + routed + ": " + r.body());
+      assertEquals("v1", r.headers().firstValue("X-Model-Version").orElse(""), session + " answered by the stable");
+      if (routed.equals("v2")) onCandidate++;
+    }
+    assertTrue(onCandidate > 0, "some sessions were routed to the candidate");
+    assertEquals(onCandidate, lostCalls.get(), "each candidate call reached the lost server once");
+    JsonNode traffic = api.get("/v1/models/" + AGENT + "/traffic").json();
+    JsonNode v2 = null;
+    for (JsonNode v : traffic.path("versions")) if (v.path("version").asText().equals("v2")) v2 = v;
+    assertTrue(v2 != null, traffic.toString());
+    assertEquals(onCandidate, v2.path("errors").asInt(), "the failures count against v2: " + traffic);
+    assertEquals(onCandidate, v2.path("fallbacks").asInt(), traffic.toString());
+  }
+
+  private static HttpResponse<String> chat(String session, boolean stream) throws Exception {
+    String body = JSON.createObjectNode().put("model", "default").put("stream", stream)
+        .set("messages", JSON.createArrayNode().add(JSON.createObjectNode().put("role", "user").put("content", "hello")))
+        .toString();
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+        .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).header("X-Session-Id", session)
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+}
