@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -156,6 +157,31 @@ class GatewayStrictJsonTest {
     assertEquals("unsupported_media_type", error.path("code").asText(), r.body());
     assertEquals("Content-Encoding", error.path("param").asText(), r.body());
     assertTrue(error.path("message").asText().contains(encoding), r.body());
+    assertEquals(before, gateway.simulatorRequests(), "nothing forwarded");
+    assertEquals(404, gateway.api.get("/v1/sessions/" + session).status(), "nothing stored");
+  }
+
+  /**
+   * Overlong UTF-8 ({@code C0 AF} for '/') was decoded by Jackson, forwarded and stored as '/': the
+   * body is malformed, so OpenAI's 400, nothing forwarded or stored.
+   */
+  @Test
+  void overlongUtf8IsOpenAis400AndNothingIsForwardedOrStored() throws Exception {
+    String session = "overlong-" + UUID.randomUUID();
+    long before = gateway.simulatorRequests();
+    java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+    body.writeBytes("{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"a"
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    body.writeBytes(new byte[] {(byte) 0xC0, (byte) 0xAF});
+    body.writeBytes("b\"}]}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
+        .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).header("X-Session-Id", session)
+        .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(400, r.statusCode(), r.body());
+    JsonNode error = new Http.Response(r.statusCode(), r.body(), r.headers()).json().path("error");
+    assertEquals("invalid_value", error.path("code").asText(), r.body());
+    assertTrue(error.path("message").asText().contains("invalid UTF-8"), r.body());
     assertEquals(before, gateway.simulatorRequests(), "nothing forwarded");
     assertEquals(404, gateway.api.get("/v1/sessions/" + session).status(), "nothing stored");
   }

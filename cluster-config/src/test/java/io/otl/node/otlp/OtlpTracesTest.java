@@ -1,5 +1,6 @@
 package io.otl.node.otlp;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -188,6 +189,62 @@ class OtlpTracesTest {
         "nothing was stored by any refused request");
     assertEquals(200, post(node.httpPort(), "application/x-protobuf", "gzip", gzip(good), TOKEN).statusCode());
     assertEquals(5, session("otlp-refused").get("messages").size());
+  }
+
+  /** One chat span of {@code session} in the OTLP JSON mapping, its input messages as given. */
+  private static String chatSpan(String session, String spanId, String inputMessages) throws Exception {
+    return "{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0102030405060708090a0b0c0d0e0f10\",\"spanId\":\""
+        + spanId + "\",\"name\":\"chat\",\"startTimeUnixNano\":\"1700000000000000000\","
+        + "\"endTimeUnixNano\":\"1700000001000000000\",\"attributes\":["
+        + "{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"chat\"}},"
+        + "{\"key\":\"gen_ai.conversation.id\",\"value\":{\"stringValue\":\"" + session + "\"}},"
+        + "{\"key\":\"gen_ai.agent.name\",\"value\":{\"stringValue\":\"lax-agent\"}},"
+        + "{\"key\":\"gen_ai.input.messages\",\"value\":{\"stringValue\":"
+        + JSON.writeValueAsString(inputMessages) + "}}]}]}]}";
+  }
+
+  /**
+   * The JSON encoding was read leniently: a {@code resourceSpans} sent twice kept only the second
+   * (the first spans lost, the exporter told 200), a second document after the first was ignored,
+   * overlong UTF-8 was decoded, and a parse error quoted the client's token (a phone number) back.
+   * Now each is a 400 naming the problem, and nothing is stored.
+   */
+  @Test
+  void laxJsonIsRefusedWithoutEchoAndStoresNothing() throws Exception {
+    String one = chatSpan("otlp-lax", "0000000000000001", "[{\"role\":\"user\",\"content\":\"first\"}]");
+    String two = chatSpan("otlp-lax", "0000000000000002", "[{\"role\":\"user\",\"content\":\"second\"}]");
+    List<byte[]> bodies = new ArrayList<>();
+    bodies.add(("{\"resourceSpans\":[" + one + "],\"resourceSpans\":[" + two + "]}").getBytes(UTF_8));
+    bodies.add(("{\"resourceSpans\":[" + one + "]}{\"resourceSpans\":[" + two + "]}").getBytes(UTF_8));
+    bodies.add(("{\"resourceSpans\":[" + one + "]} trailing").getBytes(UTF_8));
+    String[] aroundA = ("{\"resourceSpans\":[" + one + "]}").split("\"name\":\"ch", 2); // "chat" with an overlong 'a'
+    ByteArrayOutputStream overlong = new ByteArrayOutputStream();
+    overlong.writeBytes((aroundA[0] + "\"name\":\"ch").getBytes(UTF_8));
+    overlong.writeBytes(new byte[] {(byte) 0xC1, (byte) 0xA1});
+    overlong.writeBytes(aroundA[1].substring(1).getBytes(UTF_8));
+    bodies.add(overlong.toByteArray());
+    for (byte[] body : bodies) {
+      HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null, body, TOKEN);
+      assertEquals(400, r.statusCode(), new String(r.body(), UTF_8));
+      assertEquals("invalid_otlp", JSON.readTree(r.body()).get("error").asText());
+    }
+    HttpResponse<byte[]> echo = post(node.httpPort(), "application/json", null,
+        "{\"resourceSpans\":[x13812345678]}".getBytes(UTF_8), TOKEN);
+    assertEquals(400, echo.statusCode());
+    assertFalse(new String(echo.body(), UTF_8).contains("13812345678"), new String(echo.body(), UTF_8));
+    assertEquals(404, new Http(node.httpPort()).withToken(TOKEN).get("/v1/sessions/otlp-lax").status(),
+        "nothing was stored by any refused request");
+
+    // Inside a span, a gen_ai.input.messages with a key twice refuses that span (partial success).
+    String dupKey = chatSpan("otlp-lax", "0000000000000003",
+        "[{\"role\":\"user\",\"content\":\"a\",\"content\":\"b\"}]");
+    HttpResponse<byte[]> partial = post(node.httpPort(), "application/json", null,
+        ("{\"resourceSpans\":[" + dupKey + "," + two + "]}").getBytes(UTF_8), TOKEN);
+    assertEquals(200, partial.statusCode(), new String(partial.body(), UTF_8));
+    assertEquals("1", JSON.readTree(partial.body()).get("partialSuccess").get("rejectedSpans").asText());
+    JsonNode messages = session("otlp-lax").get("messages");
+    assertEquals(1, messages.size(), messages.toString());
+    assertEquals("second", messages.get(0).get("content").asText());
   }
 
   @Test

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.otl.http.BadRequest;
+import io.otl.http.StrictJson;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -15,7 +16,7 @@ import java.util.Map;
 /**
  * The {@code application/json} encoding of OTLP/HTTP traces (the OTLP JSON mapping: lowerCamelCase
  * keys, hex trace and span ids, enums as integers, 64-bit integers as strings or numbers). Unknown
- * fields are ignored, as the specification asks of receivers.
+ * fields are ignored, as the specification asks of receivers; the JSON itself must be strict.
  */
 final class OtlpJson {
   private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -25,10 +26,11 @@ final class OtlpJson {
   static List<OtlpSpan> decode(byte[] body) {
     JsonNode root;
     try {
-      root = MAPPER.readTree(body);
+      // Strict (docs/http-edge.md): with "last wins" a resourceSpans sent twice, or a second
+      // document after the first, lost spans while the exporter was told they were taken.
+      root = StrictJson.readDocument(body);
     } catch (IOException e) {
-      String m = e.getMessage() == null ? "" : e.getMessage().split("\n")[0];
-      throw invalid("the body is not valid JSON: " + m);
+      throw invalid("the body is not valid JSON: " + StrictJson.parseProblem(e));
     }
     if (root == null || !root.isObject()) throw invalid("the body must be a JSON ExportTraceServiceRequest object");
     List<OtlpSpan> out = new ArrayList<>();
