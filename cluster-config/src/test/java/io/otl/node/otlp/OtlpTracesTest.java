@@ -247,6 +247,48 @@ class OtlpTracesTest {
     assertEquals("second", messages.get(0).get("content").asText());
   }
 
+  /** One execute_tool span of {@code session} in the OTLP JSON mapping, its arguments the given AnyValue. */
+  private static String toolSpan(String session, String spanId, String argumentsValue) {
+    return "{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0102030405060708090a0b0c0d0e0f11\",\"spanId\":\""
+        + spanId + "\",\"name\":\"execute_tool\",\"startTimeUnixNano\":\"1700000000000000000\","
+        + "\"endTimeUnixNano\":\"1700000001000000000\",\"attributes\":["
+        + "{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"execute_tool\"}},"
+        + "{\"key\":\"gen_ai.conversation.id\",\"value\":{\"stringValue\":\"" + session + "\"}},"
+        + "{\"key\":\"gen_ai.agent.name\",\"value\":{\"stringValue\":\"tool-agent\"}},"
+        + "{\"key\":\"gen_ai.tool.name\",\"value\":{\"stringValue\":\"calc\"}},"
+        + "{\"key\":\"gen_ai.tool.call.arguments\",\"value\":" + argumentsValue + "}]}]}]}";
+  }
+
+  /**
+   * Values the API's strict JSON refuses reached the journal through span attributes: a NaN or
+   * infinite double (OTLP JSON's {@code "NaN"}, {@code 1e999} inside a JSON string), a NUL in a key,
+   * nesting past the limit. Each such span is now refused (partial success), the others are stored.
+   */
+  @Test
+  void spansCarryingValuesTheApiRefusesAreRejected() throws Exception {
+    String[] unstorable = {
+        "{\"doubleValue\":\"NaN\"}",
+        "{\"kvlistValue\":{\"values\":[{\"key\":\"x\",\"value\":{\"doubleValue\":\"-Infinity\"}}]}}",
+        "{\"stringValue\":\"{\\\"x\\\":1e999}\"}",
+        "{\"stringValue\":\"{\\\"k\\\\u0000\\\":1}\"}",
+        "{\"kvlistValue\":{\"values\":[{\"key\":\"k\\u0000\",\"value\":{\"stringValue\":\"v\"}}]}}",
+        "{\"stringValue\":" + JSON.writeValueAsString("{\"a\":".repeat(40) + "1" + "}".repeat(40)) + "}"};
+    for (int i = 0; i < unstorable.length; i++) {
+      String session = "otlp-unstorable-" + i;
+      String stored = toolSpan(session, "00000000000000f0", "{\"stringValue\":\"{\\\"q\\\":1}\"}");
+      String refused = toolSpan(session, "00000000000000f1", unstorable[i]);
+      HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null,
+          ("{\"resourceSpans\":[" + stored + "," + refused + "]}").getBytes(UTF_8), TOKEN);
+      assertEquals(200, r.statusCode(), new String(r.body(), UTF_8));
+      JsonNode partial = JSON.readTree(r.body()).path("partialSuccess");
+      assertEquals("1", partial.path("rejectedSpans").asText(), unstorable[i] + " → " + partial);
+      assertTrue(partial.path("errorMessage").asText().contains("00000000000000f1"), partial.toString());
+      JsonNode tools = session(session).get("toolCalls");
+      assertEquals(1, tools.size(), tools.toString());
+      assertEquals(1, tools.get(0).get("input").get("q").asInt());
+    }
+  }
+
   @Test
   void theDocumentedJavaExampleFeedsASession() throws Exception {
     java.nio.file.Path root = io.otl.node.testing.PythonVenv.repoRoot();
