@@ -181,9 +181,9 @@ public final class SessionRoutes {
     String raw = score.orElseThrow(() -> BadRequest.invalid("the query parameter score is required (1-5)"));
     // Sent empty (`score=`) is not sent: say it is missing, not that "" is a bad number.
     if (raw.isBlank()) throw BadRequest.invalid("the query parameter score is required (1-5)");
-    int value;
+    long value;
     try {
-      value = Integer.parseInt(raw.trim());
+      value = QueryParams.integer(raw.trim());
     } catch (NumberFormatException e) {
       throw BadRequest.invalid("score is not an integer from 1 to 5");
     }
