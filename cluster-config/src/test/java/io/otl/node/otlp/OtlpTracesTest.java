@@ -289,6 +289,41 @@ class OtlpTracesTest {
     }
   }
 
+  /**
+   * A span's id is its events' id. Spans without one were all taken for the first (the others
+   * dropped as duplicates, the exporter told 200 with nothing rejected); a protobuf id of the wrong
+   * length was taken as it was; and the JSON error for a malformed id quoted it back (a phone number).
+   */
+  @Test
+  void spansWithoutAValidIdAreRefusedAndIdsAreNotEchoed() throws Exception {
+    String noId = toolSpan("otlp-no-id", "", "{\"stringValue\":\"{}\"}").replace(",\"spanId\":\"\"", "");
+    String zeroId = toolSpan("otlp-no-id", "0000000000000000", "{\"stringValue\":\"{}\"}");
+    HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null,
+        ("{\"resourceSpans\":[" + noId + "," + noId + "," + zeroId + "]}").getBytes(UTF_8), TOKEN);
+    assertEquals(200, r.statusCode(), new String(r.body(), UTF_8));
+    JsonNode partial = JSON.readTree(r.body()).path("partialSuccess");
+    assertEquals("3", partial.path("rejectedSpans").asText(), partial.toString());
+    assertTrue(partial.path("errorMessage").asText().contains("spanId"), partial.toString());
+    assertEquals(404, new Http(node.httpPort()).withToken(TOKEN).get("/v1/sessions/otlp-no-id").status());
+
+    io.opentelemetry.proto.trace.v1.Span shortId = io.opentelemetry.proto.trace.v1.Span.newBuilder()
+        .setTraceId(com.google.protobuf.ByteString.copyFrom(new byte[16]))
+        .setSpanId(com.google.protobuf.ByteString.copyFrom(new byte[] {1})).setName("execute_tool").build();
+    byte[] proto = io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest.newBuilder()
+        .addResourceSpans(io.opentelemetry.proto.trace.v1.ResourceSpans.newBuilder()
+            .addScopeSpans(io.opentelemetry.proto.trace.v1.ScopeSpans.newBuilder().addSpans(shortId)))
+        .build().toByteArray();
+    assertEquals(400, post(node.httpPort(), "application/x-protobuf", null, proto, TOKEN).statusCode(),
+        "a one-byte spanId");
+
+    HttpResponse<byte[]> echo = post(node.httpPort(), "application/json", null,
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"13812345678\"}]}]}]}".getBytes(UTF_8), TOKEN);
+    assertEquals(400, echo.statusCode());
+    String message = JSON.readTree(echo.body()).get("message").asText();
+    assertTrue(message.contains("traceId must be 32 hex digits"), message);
+    assertFalse(message.contains("13812345678"), message);
+  }
+
   @Test
   void theDocumentedJavaExampleFeedsASession() throws Exception {
     java.nio.file.Path root = io.otl.node.testing.PythonVenv.repoRoot();

@@ -63,7 +63,11 @@ final class GenAiMapper {
         continue;
       }
       String sessionId = inherited(span, byId, "gen_ai.conversation.id", "session.id");
-      String problem = sessionId == null
+      // The span id is the events' id: without one, every such span of a session was "a duplicate" of
+      // the first and dropped while the exporter was told all were taken.
+      String problem = span.spanId().isEmpty() || span.spanId().chars().allMatch(c -> c == '0')
+          ? "a " + op + " span without a spanId (8 bytes, not all zero): its events would have no id"
+          : sessionId == null
           ? "span " + span.spanId() + " (" + op + ") has no gen_ai.conversation.id, nor has any ancestor in the request"
           : Ids.problem("gen_ai.conversation.id", sessionId, Ids.MAX_SESSION_ID);
       List<SessionInput> produced = null;

@@ -124,13 +124,13 @@ final class OtlpJson {
   private static String id(JsonNode owner, String field, String where, int bytes) {
     String hex = string(owner, field, where);
     if (hex.isEmpty()) return "";
-    if (hex.length() != bytes * 2) {
-      throw invalid(where + "." + field + " is '" + hex + "'; " + bytes * 2 + " hex digits are expected");
-    }
+    // what was sent is not repeated: it may be anything (a phone number as likely as a typo)
+    String expected = where + "." + field + " must be " + bytes * 2 + " hex digits";
+    if (hex.length() != bytes * 2) throw invalid(expected + " (it has " + hex.length() + " characters)");
     try {
       HexFormat.of().parseHex(hex);
     } catch (IllegalArgumentException e) {
-      throw invalid(where + "." + field + " is '" + hex + "'; " + bytes * 2 + " hex digits are expected");
+      throw invalid(expected + " (it has other characters)");
     }
     return hex.toLowerCase(Locale.ROOT);
   }
