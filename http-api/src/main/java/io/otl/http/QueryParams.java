@@ -3,6 +3,7 @@ package io.otl.http;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.parameterMultiMap;
 
+import io.otl.core.session.Desensitizer;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -74,7 +75,8 @@ final class QueryParams {
     for (Map.Entry<String, List<String>> p : params.entrySet()) {
       String name = p.getKey();
       if (!names.contains(name)) {
-        String shown = PRINTABLE_NAME.matcher(name).matches() ? "the query parameter " + name : "a query parameter";
+        String shown = PRINTABLE_NAME.matcher(name).matches() && Desensitizer.builtInScanner().findings(name).isEmpty()
+            ? "the query parameter " + name : "a query parameter";
         return shown + " is not one this route takes; it takes " + String.join(", ", names);
       }
       if (p.getValue().size() > 1) {

@@ -197,6 +197,25 @@ class GatewayStrictJsonTest {
   }
 
   /**
+   * OpenAI's model retrieve names the model back; a model id is a path segment and may be anything.
+   * An e-mail address or phone number there was repeated in the 404; now it is "this model", and a
+   * model name is still shown.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"jane.doe@example.com", "13812345678"})
+  void anUnknownModelThatLooksLikePersonalDataIsNotRepeated(String model) throws Exception {
+    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(gateway.uri("/v1/models/" + model))
+        .header("X-Agent-Id", AGENT).timeout(Duration.ofSeconds(60)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(404, r.statusCode(), r.body());
+    JsonNode error = new Http.Response(r.statusCode(), r.body(), r.headers()).json().path("error");
+    assertEquals("model_not_found", error.path("code").asText(), r.body());
+    assertFalse(r.body().contains(model), r.body());
+    HttpResponse<String> named = CLIENT.send(HttpRequest.newBuilder(gateway.uri("/v1/models/gpt-4o-mini"))
+        .header("X-Agent-Id", AGENT).timeout(Duration.ofSeconds(60)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertTrue(named.body().contains("'gpt-4o-mini'"), named.body());
+  }
+
+  /**
    * Overlong UTF-8 ({@code C0 AF} for '/') was decoded by Jackson, forwarded and stored as '/': the
    * body is malformed, so OpenAI's 400, nothing forwarded or stored.
    */

@@ -172,6 +172,11 @@ class StrictJsonEdgeTest {
     assertTrue(refused(400, http.post(path, bodies[3])).get("message").asText().contains("line 1"),
         "a parse error still says where");
     assertEquals(404, http.get("/v1/sessions/strict-echo").status(), "a refused request stored something");
+    // A query parameter's name is client text too: a phone number as a name was repeated in the 400.
+    String unknownParam = refused(400, http.post("/v1/feedback/rate?sessionId=strict-echo&score=3&" + phone + "=1", null))
+        .get("message").asText();
+    assertTrue(unknownParam.startsWith("a query parameter is not one this route takes") && !unknownParam.contains(phone),
+        unknownParam);
     // A job id is free text in the path: a 404 names it only when it has a job id's shape.
     for (Http.Response r : new Http.Response[] {http.get("/v1/jobs/" + email), http.get("/v1/jobs/" + email + "/logs"),
         http.post("/v1/jobs/" + email + "/cancel", null), http.get("/v1/jobs/job-1-" + phone)}) {
