@@ -177,6 +177,9 @@ class StrictJsonEdgeTest {
         .get("message").asText();
     assertTrue(unknownParam.startsWith("a query parameter is not one this route takes") && !unknownParam.contains(phone),
         unknownParam);
+    String score = refused(400, http.post("/v1/feedback/rate?sessionId=strict-echo&score=" + phone, null))
+        .get("message").asText();
+    assertTrue(score.contains("from 1 to 5") && !score.contains(phone), score);
     // A job id is free text in the path: a 404 names it only when it has a job id's shape.
     for (Http.Response r : new Http.Response[] {http.get("/v1/jobs/" + email), http.get("/v1/jobs/" + email + "/logs"),
         http.post("/v1/jobs/" + email + "/cancel", null), http.get("/v1/jobs/job-1-" + phone)}) {
