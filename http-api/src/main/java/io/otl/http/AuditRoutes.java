@@ -137,7 +137,7 @@ public final class AuditRoutes {
 
   private static long cursor(String text) {
     try {
-      long v = Long.parseLong(text);
+      long v = QueryParams.integer(text);
       if (v >= 0) return v;
     } catch (NumberFormatException e) {
       // below
@@ -147,8 +147,8 @@ public final class AuditRoutes {
 
   private static int limit(String text) {
     try {
-      int v = Integer.parseInt(text);
-      if (v >= 1 && v <= AuditLog.MAX_LIMIT) return v;
+      long v = QueryParams.integer(text);
+      if (v >= 1 && v <= AuditLog.MAX_LIMIT) return (int) v;
     } catch (NumberFormatException e) {
       // below
     }

@@ -74,8 +74,8 @@ public record LogPage(
     if (value.isEmpty()) return fallback;
     String v = value.get().trim().toLowerCase(Locale.ROOT);
     try {
-      int n = Integer.parseInt(v);
-      if (n >= 0 && n <= max) return n;
+      long n = QueryParams.integer(v);
+      if (n >= 0 && n <= max) return (int) n;
     } catch (NumberFormatException e) {
       // fall through to the error below
     }

@@ -3,6 +3,7 @@ package io.otl.http;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.parameterMultiMap;
 
+import io.otl.core.session.Desensitizer;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,7 +24,19 @@ final class QueryParams {
   /** A parameter name that is safe to repeat in an error: anything else may hold a client's data. */
   private static final Pattern PRINTABLE_NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1,40}");
 
+  private static final Pattern ASCII_INTEGER = Pattern.compile("[+-]?[0-9]{1,18}");
+
   private QueryParams() {}
+
+  /**
+   * A query integer in ASCII digits. {@code Long.parseLong} also takes other scripts' digits, so
+   * {@code score=٣} (Arabic-Indic) or a full-width {@code ３} was a rating of 3 and {@code limit=١٠}
+   * a page of 10, where every other route refuses what is not ASCII.
+   */
+  static long integer(String text) {
+    if (text == null || !ASCII_INTEGER.matcher(text).matches()) throw new NumberFormatException("not an ASCII integer");
+    return Long.parseLong(text);
+  }
 
   /** The query of a request that passed {@link #only}: each parameter sent at most once. */
   static final class Query {
@@ -62,7 +75,8 @@ final class QueryParams {
     for (Map.Entry<String, List<String>> p : params.entrySet()) {
       String name = p.getKey();
       if (!names.contains(name)) {
-        String shown = PRINTABLE_NAME.matcher(name).matches() ? "the query parameter " + name : "a query parameter";
+        String shown = PRINTABLE_NAME.matcher(name).matches() && Desensitizer.builtInScanner().findings(name).isEmpty()
+            ? "the query parameter " + name : "a query parameter";
         return shown + " is not one this route takes; it takes " + String.join(", ", names);
       }
       if (p.getValue().size() > 1) {

@@ -181,13 +181,14 @@ public final class SessionRoutes {
     String raw = score.orElseThrow(() -> BadRequest.invalid("the query parameter score is required (1-5)"));
     // Sent empty (`score=`) is not sent: say it is missing, not that "" is a bad number.
     if (raw.isBlank()) throw BadRequest.invalid("the query parameter score is required (1-5)");
-    int value;
+    long value;
     try {
-      value = Integer.parseInt(raw.trim());
+      value = QueryParams.integer(raw.trim());
     } catch (NumberFormatException e) {
       throw BadRequest.invalid("score is not an integer from 1 to 5");
     }
-    if (value < 1 || value > 5) throw BadRequest.invalid("score is " + value + "; an integer from 1 to 5 is expected");
+    // the value is not repeated: a long number here is as likely a phone number as a typo
+    if (value < 1 || value > 5) throw BadRequest.invalid("score is out of range; an integer from 1 to 5 is expected");
     return record(s, null, List.of(new SessionInput.Feedback(null, null, "RATING", (double) value, null, "agentscope")),
         StatusCodes.OK, true, RATING_NEEDS_A_SESSION);
   }

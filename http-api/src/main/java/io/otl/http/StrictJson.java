@@ -32,7 +32,7 @@ public final class StrictJson {
     if (bytes.isEmpty()) throw BadRequest.invalid("the request body is empty; a JSON object is expected");
     JsonNode node;
     try {
-      node = READER.readTree(bytes.toArray());
+      node = readDocument(bytes.toArray());
     } catch (IOException e) {
       throw new BadRequest(400, "invalid_json", "the request body is not valid JSON: " + JsonParseProblem.describe(e));
     }
@@ -43,5 +43,37 @@ public final class StrictJson {
     }
     if (p != null) throw BadRequest.invalid(p.message());
     return node;
+  }
+
+  /**
+   * One JSON document and nothing after it, no key twice, and well-formed UTF-8: Jackson decodes
+   * overlong sequences ({@code C0 AF} is '/', {@code C0 80} a NUL) that RFC 3629 forbids, so a body
+   * a strict client would refuse was stored as if it had been sent correctly. The checks of
+   * {@link JsonLimits} are the caller's; the message of the exception goes through
+   * {@link io.otl.wire.JsonParseProblem#describe}.
+   */
+  public static JsonNode readDocument(byte[] bytes) throws IOException {
+    requireUtf8(bytes);
+    return READER.readTree(bytes);
+  }
+
+  /** A JSON document held in a string (an OTLP attribute), as strictly as {@link #readDocument(byte[])}. */
+  public static JsonNode readDocument(String text) throws IOException {
+    return READER.readTree(text);
+  }
+
+  private static void requireUtf8(byte[] bytes) throws IOException {
+    int firstNonAscii = 0;
+    while (firstNonAscii < bytes.length && bytes[firstNonAscii] >= 0) firstNonAscii++;
+    if (firstNonAscii == bytes.length) return;
+    java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes);
+    java.nio.charset.CoderResult r = java.nio.charset.StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+        .decode(in, java.nio.CharBuffer.allocate(bytes.length), true);
+    if (r.isError()) {
+      throw new java.io.CharConversionException("invalid UTF-8 at byte " + in.position()
+          + " (overlong, truncated or not UTF-8 at all)");
+    }
   }
 }

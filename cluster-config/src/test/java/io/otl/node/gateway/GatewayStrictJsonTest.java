@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -156,6 +157,85 @@ class GatewayStrictJsonTest {
     assertEquals("unsupported_media_type", error.path("code").asText(), r.body());
     assertEquals("Content-Encoding", error.path("param").asText(), r.body());
     assertTrue(error.path("message").asText().contains(encoding), r.body());
+    assertEquals(before, gateway.simulatorRequests(), "nothing forwarded");
+    assertEquals(404, gateway.api.get("/v1/sessions/" + session).status(), "nothing stored");
+  }
+
+  /**
+   * A tool call's {@code arguments} (and the tool's answer) are JSON text the gateway parses for the
+   * trajectory. Read leniently, {@code {"a":1,"a":2}} was stored as {@code {"a":2}}, {@code [1] junk}
+   * as {@code [1]}, and {@code 1e999} or a NUL in a key reached the journal, which the events route
+   * refuses. Such text is now stored as the text the model sent; strict JSON is still stored as JSON.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"{\"a\":1,\"a\":2}", "[1] junk", "{\"x\":1e999}", "{\"k\\u0000\":1}", "{\"x\":NaN}"})
+  void toolArgumentsThatAreNotStorableJsonAreStoredAsText(String arguments) throws Exception {
+    String session = "args-" + UUID.randomUUID();
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    var body = json.createObjectNode().put("model", "default");
+    var messages = body.putArray("messages");
+    messages.addObject().put("role", "user").put("content", "add them");
+    var call = messages.addObject().put("role", "assistant").putNull("content").putArray("tool_calls").addObject()
+        .put("id", "call_1").put("type", "function");
+    call.putObject("function").put("name", "calc").put("arguments", arguments);
+    messages.addObject().put("role", "tool").put("tool_call_id", "call_1").put("content", "{\"sum\":3}");
+    messages.addObject().put("role", "user").put("content", "and?");
+    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
+        .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).header("X-Session-Id", session)
+        .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), r.body());
+    JsonNode tool = com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+    for (int i = 0; i < 300 && tool.isMissingNode(); i++) { // the turn is recorded after the answer
+      Http.Response stored = gateway.api.get("/v1/sessions/" + session);
+      if (stored.status() == 200) tool = stored.json().path("toolCalls").path(0);
+      if (tool.isMissingNode()) Thread.sleep(100);
+    }
+    assertTrue(tool.path("input").isTextual(), tool.toString());
+    assertEquals(arguments, tool.path("input").asText());
+    assertEquals(3, tool.path("output").path("sum").asInt(), "strict JSON is still stored as JSON: " + tool);
+  }
+
+  /**
+   * OpenAI's model retrieve names the model back; a model id is a path segment and may be anything.
+   * An e-mail address or phone number there was repeated in the 404; now it is "this model", and a
+   * model name is still shown.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"jane.doe@example.com", "13812345678"})
+  void anUnknownModelThatLooksLikePersonalDataIsNotRepeated(String model) throws Exception {
+    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(gateway.uri("/v1/models/" + model))
+        .header("X-Agent-Id", AGENT).timeout(Duration.ofSeconds(60)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(404, r.statusCode(), r.body());
+    JsonNode error = new Http.Response(r.statusCode(), r.body(), r.headers()).json().path("error");
+    assertEquals("model_not_found", error.path("code").asText(), r.body());
+    assertFalse(r.body().contains(model), r.body());
+    HttpResponse<String> named = CLIENT.send(HttpRequest.newBuilder(gateway.uri("/v1/models/gpt-4o-mini"))
+        .header("X-Agent-Id", AGENT).timeout(Duration.ofSeconds(60)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertTrue(named.body().contains("'gpt-4o-mini'"), named.body());
+  }
+
+  /**
+   * Overlong UTF-8 ({@code C0 AF} for '/') was decoded by Jackson, forwarded and stored as '/': the
+   * body is malformed, so OpenAI's 400, nothing forwarded or stored.
+   */
+  @Test
+  void overlongUtf8IsOpenAis400AndNothingIsForwardedOrStored() throws Exception {
+    String session = "overlong-" + UUID.randomUUID();
+    long before = gateway.simulatorRequests();
+    java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+    body.writeBytes("{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"a"
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    body.writeBytes(new byte[] {(byte) 0xC0, (byte) 0xAF});
+    body.writeBytes("b\"}]}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
+        .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).header("X-Session-Id", session)
+        .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(400, r.statusCode(), r.body());
+    JsonNode error = new Http.Response(r.statusCode(), r.body(), r.headers()).json().path("error");
+    assertEquals("invalid_value", error.path("code").asText(), r.body());
+    assertTrue(error.path("message").asText().contains("invalid UTF-8"), r.body());
     assertEquals(before, gateway.simulatorRequests(), "nothing forwarded");
     assertEquals(404, gateway.api.get("/v1/sessions/" + session).status(), "nothing stored");
   }

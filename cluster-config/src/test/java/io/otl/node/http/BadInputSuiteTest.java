@@ -223,6 +223,12 @@ class BadInputSuiteTest {
     for (String score : List.of("0", "6", "", "3.5", "abc", "-2", "99999999999")) {
       out.add(post("/v1/feedback/rate?sessionId=existing&score=" + score, "", "rate score " + score));
     }
+    // Digits of other scripts (Arabic-Indic 3, full-width 3, Devanagari 10): Java's parseInt takes them.
+    for (String digits : List.of("%D9%A3", "%EF%BC%93", "%E0%A5%A7%E0%A5%A6")) {
+      out.add(post("/v1/feedback/rate?sessionId=existing&score=" + digits, "", "rate score " + digits));
+      out.add(new BadRequest("GET", "/v1/audit/session/existing?limit=" + digits, null, "audit limit " + digits));
+      out.add(new BadRequest("GET", "/v1/audit/session/existing?after=" + digits, null, "audit after " + digits));
+    }
     for (String h : List.of("", "maybe", "2", "TRUEISH")) {
       out.add(post("/v1/feedback/thumbs?sessionId=existing&helpful=" + h, "", "thumbs helpful " + h));
     }

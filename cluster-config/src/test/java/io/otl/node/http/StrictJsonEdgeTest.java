@@ -84,6 +84,34 @@ class StrictJsonEdgeTest {
     assertEquals(202, http.post(PATH, valid).status(), "the same body, sent strictly, is accepted");
   }
 
+  /**
+   * Jackson decodes overlong UTF-8 ({@code C0 AF} as '/', {@code C1 80} as '@'): such a body was stored
+   * as if it had been sent correctly. It is malformed UTF-8 (RFC 3629), so a 400; real 2-, 3- and
+   * 4-byte characters still pass.
+   */
+  @Test
+  void overlongUtf8IsRefusedAndNothingIsStored() {
+    String path = "/v1/sessions/strict-utf8/events";
+    for (byte[] overlong : new byte[][] {{(byte) 0xC0, (byte) 0xAF}, {(byte) 0xC1, (byte) 0x80},
+        {(byte) 0xE0, (byte) 0x80, (byte) 0xAF}, {(byte) 0xF0, (byte) 0x80, (byte) 0x80, (byte) 0xAF},
+        {(byte) 0xED, (byte) 0xA0, (byte) 0x80}}) {
+      java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+      byte[] head = "{\"agentId\":\"a\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"a"
+          .getBytes(StandardCharsets.UTF_8);
+      byte[] tail = "b\"}]}".getBytes(StandardCharsets.UTF_8);
+      body.writeBytes(head);
+      body.writeBytes(overlong);
+      body.writeBytes(tail);
+      JsonNode err = refused(400, http.postBytes(path, body.toByteArray(), "application/json"));
+      assertEquals("invalid_json", err.get("error").asText());
+      assertTrue(err.get("message").asText().contains("invalid UTF-8"), err.toString());
+    }
+    assertEquals(404, http.get("/v1/sessions/strict-utf8").status(), "a refused request stored something");
+    assertEquals(202, http.post(path, batch(message("\"caf\u00e9 \u202e \ud83d\ude00\""))).status());
+    assertEquals("caf\u00e9 \u202e \ud83d\ude00",
+        http.get("/v1/sessions/strict-utf8").json().get("messages").get(0).get("content").asText());
+  }
+
   @Test
   void nestingDeeperThanTheLimitIsRefusedWithItsPath() {
     // body(1) > events(2) > event(3) > input(4) and 29 objects inside it: 33, one past the default 32.
@@ -144,6 +172,14 @@ class StrictJsonEdgeTest {
     assertTrue(refused(400, http.post(path, bodies[3])).get("message").asText().contains("line 1"),
         "a parse error still says where");
     assertEquals(404, http.get("/v1/sessions/strict-echo").status(), "a refused request stored something");
+    // A query parameter's name is client text too: a phone number as a name was repeated in the 400.
+    String unknownParam = refused(400, http.post("/v1/feedback/rate?sessionId=strict-echo&score=3&" + phone + "=1", null))
+        .get("message").asText();
+    assertTrue(unknownParam.startsWith("a query parameter is not one this route takes") && !unknownParam.contains(phone),
+        unknownParam);
+    String score = refused(400, http.post("/v1/feedback/rate?sessionId=strict-echo&score=" + phone, null))
+        .get("message").asText();
+    assertTrue(score.contains("from 1 to 5") && !score.contains(phone), score);
     // A job id is free text in the path: a 404 names it only when it has a job id's shape.
     for (Http.Response r : new Http.Response[] {http.get("/v1/jobs/" + email), http.get("/v1/jobs/" + email + "/logs"),
         http.post("/v1/jobs/" + email + "/cancel", null), http.get("/v1/jobs/job-1-" + phone)}) {

@@ -1,5 +1,6 @@
 package io.otl.node.otlp;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -188,6 +189,139 @@ class OtlpTracesTest {
         "nothing was stored by any refused request");
     assertEquals(200, post(node.httpPort(), "application/x-protobuf", "gzip", gzip(good), TOKEN).statusCode());
     assertEquals(5, session("otlp-refused").get("messages").size());
+  }
+
+  /** One chat span of {@code session} in the OTLP JSON mapping, its input messages as given. */
+  private static String chatSpan(String session, String spanId, String inputMessages) throws Exception {
+    return "{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0102030405060708090a0b0c0d0e0f10\",\"spanId\":\""
+        + spanId + "\",\"name\":\"chat\",\"startTimeUnixNano\":\"1700000000000000000\","
+        + "\"endTimeUnixNano\":\"1700000001000000000\",\"attributes\":["
+        + "{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"chat\"}},"
+        + "{\"key\":\"gen_ai.conversation.id\",\"value\":{\"stringValue\":\"" + session + "\"}},"
+        + "{\"key\":\"gen_ai.agent.name\",\"value\":{\"stringValue\":\"lax-agent\"}},"
+        + "{\"key\":\"gen_ai.input.messages\",\"value\":{\"stringValue\":"
+        + JSON.writeValueAsString(inputMessages) + "}}]}]}]}";
+  }
+
+  /**
+   * The JSON encoding was read leniently: a {@code resourceSpans} sent twice kept only the second
+   * (the first spans lost, the exporter told 200), a second document after the first was ignored,
+   * overlong UTF-8 was decoded, and a parse error quoted the client's token (a phone number) back.
+   * Now each is a 400 naming the problem, and nothing is stored.
+   */
+  @Test
+  void laxJsonIsRefusedWithoutEchoAndStoresNothing() throws Exception {
+    String one = chatSpan("otlp-lax", "0000000000000001", "[{\"role\":\"user\",\"content\":\"first\"}]");
+    String two = chatSpan("otlp-lax", "0000000000000002", "[{\"role\":\"user\",\"content\":\"second\"}]");
+    List<byte[]> bodies = new ArrayList<>();
+    bodies.add(("{\"resourceSpans\":[" + one + "],\"resourceSpans\":[" + two + "]}").getBytes(UTF_8));
+    bodies.add(("{\"resourceSpans\":[" + one + "]}{\"resourceSpans\":[" + two + "]}").getBytes(UTF_8));
+    bodies.add(("{\"resourceSpans\":[" + one + "]} trailing").getBytes(UTF_8));
+    String[] aroundA = ("{\"resourceSpans\":[" + one + "]}").split("\"name\":\"ch", 2); // "chat" with an overlong 'a'
+    ByteArrayOutputStream overlong = new ByteArrayOutputStream();
+    overlong.writeBytes((aroundA[0] + "\"name\":\"ch").getBytes(UTF_8));
+    overlong.writeBytes(new byte[] {(byte) 0xC1, (byte) 0xA1});
+    overlong.writeBytes(aroundA[1].substring(1).getBytes(UTF_8));
+    bodies.add(overlong.toByteArray());
+    for (byte[] body : bodies) {
+      HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null, body, TOKEN);
+      assertEquals(400, r.statusCode(), new String(r.body(), UTF_8));
+      assertEquals("invalid_otlp", JSON.readTree(r.body()).get("error").asText());
+    }
+    HttpResponse<byte[]> echo = post(node.httpPort(), "application/json", null,
+        "{\"resourceSpans\":[x13812345678]}".getBytes(UTF_8), TOKEN);
+    assertEquals(400, echo.statusCode());
+    assertFalse(new String(echo.body(), UTF_8).contains("13812345678"), new String(echo.body(), UTF_8));
+    assertEquals(404, new Http(node.httpPort()).withToken(TOKEN).get("/v1/sessions/otlp-lax").status(),
+        "nothing was stored by any refused request");
+
+    // Inside a span, a gen_ai.input.messages with a key twice refuses that span (partial success).
+    String dupKey = chatSpan("otlp-lax", "0000000000000003",
+        "[{\"role\":\"user\",\"content\":\"a\",\"content\":\"b\"}]");
+    HttpResponse<byte[]> partial = post(node.httpPort(), "application/json", null,
+        ("{\"resourceSpans\":[" + dupKey + "," + two + "]}").getBytes(UTF_8), TOKEN);
+    assertEquals(200, partial.statusCode(), new String(partial.body(), UTF_8));
+    assertEquals("1", JSON.readTree(partial.body()).get("partialSuccess").get("rejectedSpans").asText());
+    JsonNode messages = session("otlp-lax").get("messages");
+    assertEquals(1, messages.size(), messages.toString());
+    assertEquals("second", messages.get(0).get("content").asText());
+  }
+
+  /** One execute_tool span of {@code session} in the OTLP JSON mapping, its arguments the given AnyValue. */
+  private static String toolSpan(String session, String spanId, String argumentsValue) {
+    return "{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0102030405060708090a0b0c0d0e0f11\",\"spanId\":\""
+        + spanId + "\",\"name\":\"execute_tool\",\"startTimeUnixNano\":\"1700000000000000000\","
+        + "\"endTimeUnixNano\":\"1700000001000000000\",\"attributes\":["
+        + "{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"execute_tool\"}},"
+        + "{\"key\":\"gen_ai.conversation.id\",\"value\":{\"stringValue\":\"" + session + "\"}},"
+        + "{\"key\":\"gen_ai.agent.name\",\"value\":{\"stringValue\":\"tool-agent\"}},"
+        + "{\"key\":\"gen_ai.tool.name\",\"value\":{\"stringValue\":\"calc\"}},"
+        + "{\"key\":\"gen_ai.tool.call.arguments\",\"value\":" + argumentsValue + "}]}]}]}";
+  }
+
+  /**
+   * Values the API's strict JSON refuses reached the journal through span attributes: a NaN or
+   * infinite double (OTLP JSON's {@code "NaN"}, {@code 1e999} inside a JSON string), a NUL in a key,
+   * nesting past the limit. Each such span is now refused (partial success), the others are stored.
+   */
+  @Test
+  void spansCarryingValuesTheApiRefusesAreRejected() throws Exception {
+    String[] unstorable = {
+        "{\"doubleValue\":\"NaN\"}",
+        "{\"kvlistValue\":{\"values\":[{\"key\":\"x\",\"value\":{\"doubleValue\":\"-Infinity\"}}]}}",
+        "{\"stringValue\":\"{\\\"x\\\":1e999}\"}",
+        "{\"stringValue\":\"{\\\"k\\\\u0000\\\":1}\"}",
+        "{\"kvlistValue\":{\"values\":[{\"key\":\"k\\u0000\",\"value\":{\"stringValue\":\"v\"}}]}}",
+        "{\"stringValue\":" + JSON.writeValueAsString("{\"a\":".repeat(40) + "1" + "}".repeat(40)) + "}"};
+    for (int i = 0; i < unstorable.length; i++) {
+      String session = "otlp-unstorable-" + i;
+      String stored = toolSpan(session, "00000000000000f0", "{\"stringValue\":\"{\\\"q\\\":1}\"}");
+      String refused = toolSpan(session, "00000000000000f1", unstorable[i]);
+      HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null,
+          ("{\"resourceSpans\":[" + stored + "," + refused + "]}").getBytes(UTF_8), TOKEN);
+      assertEquals(200, r.statusCode(), new String(r.body(), UTF_8));
+      JsonNode partial = JSON.readTree(r.body()).path("partialSuccess");
+      assertEquals("1", partial.path("rejectedSpans").asText(), unstorable[i] + " → " + partial);
+      assertTrue(partial.path("errorMessage").asText().contains("00000000000000f1"), partial.toString());
+      JsonNode tools = session(session).get("toolCalls");
+      assertEquals(1, tools.size(), tools.toString());
+      assertEquals(1, tools.get(0).get("input").get("q").asInt());
+    }
+  }
+
+  /**
+   * A span's id is its events' id. Spans without one were all taken for the first (the others
+   * dropped as duplicates, the exporter told 200 with nothing rejected); a protobuf id of the wrong
+   * length was taken as it was; and the JSON error for a malformed id quoted it back (a phone number).
+   */
+  @Test
+  void spansWithoutAValidIdAreRefusedAndIdsAreNotEchoed() throws Exception {
+    String noId = toolSpan("otlp-no-id", "", "{\"stringValue\":\"{}\"}").replace(",\"spanId\":\"\"", "");
+    String zeroId = toolSpan("otlp-no-id", "0000000000000000", "{\"stringValue\":\"{}\"}");
+    HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null,
+        ("{\"resourceSpans\":[" + noId + "," + noId + "," + zeroId + "]}").getBytes(UTF_8), TOKEN);
+    assertEquals(200, r.statusCode(), new String(r.body(), UTF_8));
+    JsonNode partial = JSON.readTree(r.body()).path("partialSuccess");
+    assertEquals("3", partial.path("rejectedSpans").asText(), partial.toString());
+    assertTrue(partial.path("errorMessage").asText().contains("spanId"), partial.toString());
+    assertEquals(404, new Http(node.httpPort()).withToken(TOKEN).get("/v1/sessions/otlp-no-id").status());
+
+    io.opentelemetry.proto.trace.v1.Span shortId = io.opentelemetry.proto.trace.v1.Span.newBuilder()
+        .setTraceId(com.google.protobuf.ByteString.copyFrom(new byte[16]))
+        .setSpanId(com.google.protobuf.ByteString.copyFrom(new byte[] {1})).setName("execute_tool").build();
+    byte[] proto = io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest.newBuilder()
+        .addResourceSpans(io.opentelemetry.proto.trace.v1.ResourceSpans.newBuilder()
+            .addScopeSpans(io.opentelemetry.proto.trace.v1.ScopeSpans.newBuilder().addSpans(shortId)))
+        .build().toByteArray();
+    assertEquals(400, post(node.httpPort(), "application/x-protobuf", null, proto, TOKEN).statusCode(),
+        "a one-byte spanId");
+
+    HttpResponse<byte[]> echo = post(node.httpPort(), "application/json", null,
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"13812345678\"}]}]}]}".getBytes(UTF_8), TOKEN);
+    assertEquals(400, echo.statusCode());
+    String message = JSON.readTree(echo.body()).get("message").asText();
+    assertTrue(message.contains("traceId must be 32 hex digits"), message);
+    assertFalse(message.contains("13812345678"), message);
   }
 
   @Test

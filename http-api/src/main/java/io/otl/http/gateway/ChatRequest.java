@@ -1,13 +1,9 @@
 package io.otl.http.gateway;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import io.otl.http.Json;
 import io.otl.wire.JsonLimits;
 import java.util.Set;
 
@@ -24,21 +20,13 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
   private static final Set<String> ROLES = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(
       java.util.List.of("system", "developer", "user", "assistant", "tool", "function")));
 
-  /**
-   * Strict as the API's own bodies (docs/http-edge.md): the agent's answer comes back either way, but
-   * what the gateway records is what it parsed, so a second object after the first, or a key sent
-   * twice, would be stored differently from what the model server read.
-   */
-  private static final ObjectMapper READER = Json.MAPPER.copy()
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-      .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
-      .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
-
   static ChatRequest parse(byte[] bytes) {
     if (bytes.length == 0) throw OpenAiError.invalid(null, "the request body is empty; a JSON object is expected");
     JsonNode root;
     try {
-      root = READER.readTree(bytes);
+      // Strict as the API's own bodies (docs/http-edge.md): what the gateway records is what it
+      // parsed, so a second object or a key sent twice would be stored unlike what the model read.
+      root = io.otl.http.StrictJson.readDocument(bytes);
     } catch (java.io.IOException e) {
       throw OpenAiError.invalid(null, "the request body is not valid JSON: " + io.otl.wire.JsonParseProblem.describe(e));
     }

@@ -222,10 +222,16 @@ public final class GatewayRoutes {
    * after the model, which the client could not parse ({@code code} null) and whose message named the
    * wrong thing. The caller's own agent id still reaches the design's view.
    */
+  /** Named back only when no built-in rule finds personal data in it: a path segment may hold anything. */
+  private static String shownModel(String model) {
+    if (!io.otl.core.session.Desensitizer.builtInScanner().findings(model).isEmpty()) return "this model";
+    return "the model '" + (model.length() > 64 ? model.substring(0, 64) + "…" : model) + "'";
+  }
+
   private HttpResponse unknownModel(HttpRequest request, String model) {
     String agent = identity.identify(request);
     throw new OpenAiError(404, "invalid_request_error", "model", "model_not_found",
-        "the model '" + (model.length() > 64 ? model.substring(0, 64) + "…" : model) + "' does not exist here: agent "
+        shownModel(model) + " does not exist here: agent "
             + agent + " is served the model '" + LOGICAL_MODEL + "' (GET /v1/models); a chat completion may name"
             + " any model, the version routed for its session answers");
   }

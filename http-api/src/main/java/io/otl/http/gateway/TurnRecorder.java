@@ -8,6 +8,8 @@ import io.otl.core.session.Desensitizer;
 import io.otl.core.session.InferenceCall;
 import io.otl.core.session.SessionInput;
 import io.otl.http.Json;
+import io.otl.http.StrictJson;
+import io.otl.wire.JsonLimits;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -193,19 +195,30 @@ final class TurnRecorder {
     return b.toString();
   }
 
-  /** Tool arguments as JSON when they parse (as models mostly send them), else as a string. */
+  /**
+   * Tool arguments (and a tool's answer) as JSON when they parse strictly into what the API itself
+   * would store (docs/http-edge.md), else as the text the model sent. Read leniently, {@code {"a":1,"a":2}}
+   * was stored as {@code {"a":2}}, {@code [1] junk} as {@code [1]}, and {@code 1e999} or a NUL in a key
+   * reached the journal, which the events route refuses.
+   */
   private static JsonNode arguments(JsonNode args) {
     if (args == null || args.isNull()) return null;
-    return args.isTextual() ? arguments(args.asText()) : args;
+    if (args.isTextual()) return arguments(args.asText());
+    return storable(args) ? args : Json.MAPPER.getNodeFactory().textNode(args.toString());
   }
 
   private static JsonNode arguments(String args) {
     try {
-      JsonNode n = Json.MAPPER.readTree(args);
-      return n == null ? Json.MAPPER.getNodeFactory().textNode(args) : n;
+      JsonNode n = StrictJson.readDocument(args);
+      return n != null && storable(n) ? n : Json.MAPPER.getNodeFactory().textNode(args);
     } catch (java.io.IOException e) {
       return Json.MAPPER.getNodeFactory().textNode(args);
     }
+  }
+
+  /** Within the limits of the events route, where an input sits at the event's second level. */
+  private static boolean storable(JsonNode n) {
+    return JsonLimits.problem(n, "input", JsonLimits.DEFAULT_MAX_DEPTH - 1) == null;
   }
 
   /** Tool call ids may hold characters event ids may not. */

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.otl.core.Ids;
 import io.otl.core.session.SessionInput;
+import io.otl.http.Json;
+import io.otl.wire.JsonLimits;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -61,7 +63,11 @@ final class GenAiMapper {
         continue;
       }
       String sessionId = inherited(span, byId, "gen_ai.conversation.id", "session.id");
-      String problem = sessionId == null
+      // The span id is the events' id: without one, every such span of a session was "a duplicate" of
+      // the first and dropped while the exporter was told all were taken.
+      String problem = span.spanId().isEmpty() || span.spanId().chars().allMatch(c -> c == '0')
+          ? "a " + op + " span without a spanId (8 bytes, not all zero): its events would have no id"
+          : sessionId == null
           ? "span " + span.spanId() + " (" + op + ") has no gen_ai.conversation.id, nor has any ancestor in the request"
           : Ids.problem("gen_ai.conversation.id", sessionId, Ids.MAX_SESSION_ID);
       List<SessionInput> produced = null;
@@ -69,6 +75,7 @@ final class GenAiMapper {
         try {
           produced = CHAT.contains(op) ? chat(span, op) : op.equals("execute_tool") ? List.of(tool(span))
               : List.of(agentStep(span));
+          for (SessionInput in : produced) refuseUnstorable(in);
         } catch (IllegalArgumentException e) {
           problem = "span " + span.spanId() + ": " + e.getMessage();
         }
@@ -93,6 +100,17 @@ final class GenAiMapper {
       sessions.add(new SessionBatch(e.getKey(), agentId, List.copyOf(batch), spanCounts.get(e.getKey())));
     }
     return new Plan(sessions, ignored, refused, problems);
+  }
+
+  /**
+   * What the API's strict JSON refuses at its edge (docs/http-edge.md), a span's attributes could still
+   * carry: a NUL or lone surrogate in a text or a key, a double that is NaN or infinite
+   * ({@code doubleValue: "NaN"}, {@code 1e999} in a JSON string), nesting past the limit. The session
+   * stored them, and exports broke on them later; now the span is refused.
+   */
+  private static void refuseUnstorable(SessionInput input) {
+    JsonLimits.Problem p = JsonLimits.problem(Json.MAPPER.valueToTree(input), "event", JsonLimits.DEFAULT_MAX_DEPTH);
+    if (p != null) throw new IllegalArgumentException(p.message());
   }
 
   /**

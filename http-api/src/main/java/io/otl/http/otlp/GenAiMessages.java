@@ -2,6 +2,7 @@ package io.otl.http.otlp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.http.StrictJson;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -109,9 +110,10 @@ final class GenAiMessages {
   private static void parseList(Object value, String key, List<Msg> into) {
     JsonNode array;
     try {
-      array = value instanceof String s ? MAPPER.readTree(s) : MAPPER.valueToTree(value);
+      // strict: a message key sent twice, or a second array after the first, would lose turns
+      array = value instanceof String s ? StrictJson.readDocument(s) : MAPPER.valueToTree(value);
     } catch (IOException e) {
-      throw new IllegalArgumentException(key + " is not valid JSON");
+      throw new IllegalArgumentException(key + " is not valid JSON (" + io.otl.wire.JsonParseProblem.describe(e) + ")");
     }
     if (array == null || !array.isArray()) throw new IllegalArgumentException(key + " must be a JSON array of messages");
     for (JsonNode m : array) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.otl.http.BadRequest;
+import io.otl.http.StrictJson;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -15,7 +16,7 @@ import java.util.Map;
 /**
  * The {@code application/json} encoding of OTLP/HTTP traces (the OTLP JSON mapping: lowerCamelCase
  * keys, hex trace and span ids, enums as integers, 64-bit integers as strings or numbers). Unknown
- * fields are ignored, as the specification asks of receivers.
+ * fields are ignored, as the specification asks of receivers; the JSON itself must be strict.
  */
 final class OtlpJson {
   private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -25,7 +26,9 @@ final class OtlpJson {
   static List<OtlpSpan> decode(byte[] body) {
     JsonNode root;
     try {
-      root = MAPPER.readTree(body);
+      // Strict (docs/http-edge.md): with "last wins" a resourceSpans sent twice, or a second
+      // document after the first, lost spans while the exporter was told they were taken.
+      root = StrictJson.readDocument(body);
     } catch (IOException e) {
       throw invalid("the body is not valid JSON: " + io.otl.wire.JsonParseProblem.describe(e));
     }
@@ -121,13 +124,13 @@ final class OtlpJson {
   private static String id(JsonNode owner, String field, String where, int bytes) {
     String hex = string(owner, field, where);
     if (hex.isEmpty()) return "";
-    if (hex.length() != bytes * 2) {
-      throw invalid(where + "." + field + " is '" + hex + "'; " + bytes * 2 + " hex digits are expected");
-    }
+    // what was sent is not repeated: it may be anything (a phone number as likely as a typo)
+    String expected = where + "." + field + " must be " + bytes * 2 + " hex digits";
+    if (hex.length() != bytes * 2) throw invalid(expected + " (it has " + hex.length() + " characters)");
     try {
       HexFormat.of().parseHex(hex);
     } catch (IllegalArgumentException e) {
-      throw invalid(where + "." + field + " is '" + hex + "'; " + bytes * 2 + " hex digits are expected");
+      throw invalid(expected + " (it has other characters)");
     }
     return hex.toLowerCase(Locale.ROOT);
   }

@@ -44,7 +44,8 @@ final class OtlpProtobuf {
           for (Span.Event e : s.getEventsList()) {
             events.add(new OtlpSpan.Event(e.getName(), e.getTimeUnixNano(), attributes(e.getAttributesList())));
           }
-          out.add(new OtlpSpan(hex(s.getTraceId()), hex(s.getSpanId()), hex(s.getParentSpanId()), s.getName(),
+          out.add(new OtlpSpan(hex(s.getTraceId(), "traceId", 16), hex(s.getSpanId(), "spanId", 8),
+              hex(s.getParentSpanId(), "parentSpanId", 8), s.getName(),
               s.getStartTimeUnixNano(), s.getEndTimeUnixNano(), attributes(s.getAttributesList()), events,
               s.hasStatus() ? s.getStatus().getCodeValue() : 0, s.hasStatus() ? s.getStatus().getMessage() : "",
               resource));
@@ -76,8 +77,14 @@ final class OtlpProtobuf {
     }
   }
 
-  private static String hex(ByteString id) {
-    return id.isEmpty() ? "" : HEX.formatHex(id.toByteArray());
+  /** As the JSON encoding: empty (absent) or exactly {@code bytes} long; a 400 otherwise. */
+  private static String hex(ByteString id, String field, int bytes) {
+    if (id.isEmpty()) return "";
+    if (id.size() != bytes) {
+      throw new BadRequest(400, "invalid_otlp", "a span's " + field + " must be " + bytes + " bytes (it has "
+          + id.size() + ")");
+    }
+    return HEX.formatHex(id.toByteArray());
   }
 
   private static Map<String, Object> attributes(Resource r) {
