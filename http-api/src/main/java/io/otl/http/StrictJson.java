@@ -1,11 +1,9 @@
 package io.otl.http;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.otl.wire.JsonLimits;
 import io.otl.wire.JsonParseProblem;
+import io.otl.wire.StrictDocument;
 import java.io.IOException;
 import org.apache.pekko.util.ByteString;
 
@@ -19,11 +17,6 @@ import org.apache.pekko.util.ByteString;
 public final class StrictJson {
   /** The default of {@code agentscope.training.http.max-json-depth}. */
   public static final int DEFAULT_MAX_DEPTH = JsonLimits.DEFAULT_MAX_DEPTH;
-
-  private static final ObjectMapper READER = Json.MAPPER.copy()
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-      .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
-      .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
   private StrictJson() {}
 
@@ -45,35 +38,13 @@ public final class StrictJson {
     return node;
   }
 
-  /**
-   * One JSON document and nothing after it, no key twice, and well-formed UTF-8: Jackson decodes
-   * overlong sequences ({@code C0 AF} is '/', {@code C0 80} a NUL) that RFC 3629 forbids, so a body
-   * a strict client would refuse was stored as if it had been sent correctly. The checks of
-   * {@link JsonLimits} are the caller's; the message of the exception goes through
-   * {@link io.otl.wire.JsonParseProblem#describe}.
-   */
+  /** One strict document ({@link StrictDocument}); the checks of {@link JsonLimits} are the caller's. */
   public static JsonNode readDocument(byte[] bytes) throws IOException {
-    requireUtf8(bytes);
-    return READER.readTree(bytes);
+    return StrictDocument.read(bytes);
   }
 
   /** A JSON document held in a string (an OTLP attribute), as strictly as {@link #readDocument(byte[])}. */
   public static JsonNode readDocument(String text) throws IOException {
-    return READER.readTree(text);
-  }
-
-  private static void requireUtf8(byte[] bytes) throws IOException {
-    int firstNonAscii = 0;
-    while (firstNonAscii < bytes.length && bytes[firstNonAscii] >= 0) firstNonAscii++;
-    if (firstNonAscii == bytes.length) return;
-    java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes);
-    java.nio.charset.CoderResult r = java.nio.charset.StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
-        .decode(in, java.nio.CharBuffer.allocate(bytes.length), true);
-    if (r.isError()) {
-      throw new java.io.CharConversionException("invalid UTF-8 at byte " + in.position()
-          + " (overlong, truncated or not UTF-8 at all)");
-    }
+    return StrictDocument.read(text);
   }
 }

@@ -1,8 +1,6 @@
 package io.otl.persistence.kafka;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.otl.core.Ids;
 import io.otl.core.session.SessionInput;
 import io.otl.wire.EventJson;
@@ -31,16 +29,11 @@ public sealed interface AgentEventRecord {
 
   record Invalid(String code, String reason) implements AgentEventRecord {}
 
-  /** Strict as the HTTP edge: one document, no duplicate keys ("last wins" would lose data). */
-  ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-      .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
-      .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
-
   static AgentEventRecord parse(String key, byte[] value) {
     if (value == null || value.length == 0) return new Invalid(NOT_JSON, "the record has no value; expected an event object");
     JsonNode node;
     try {
-      node = JSON.readTree(value);
+      node = io.otl.wire.StrictDocument.read(value); // as strict as the HTTP edge, UTF-8 checked
     } catch (IOException e) {
       // The reason is a header of the dead letter and a line of the node's log: never the value's tokens.
       return new Invalid(NOT_JSON, "the value is not valid JSON: " + JsonParseProblem.describe(e));

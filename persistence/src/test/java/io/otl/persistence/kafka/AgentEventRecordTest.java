@@ -54,6 +54,28 @@ class AgentEventRecordTest {
         + "\"agentId\":\"a\",\"at\":\"+1000000000-01-01T00:00:00Z\"}").reason().contains("value.at"));
   }
 
+  /**
+   * Overlong UTF-8 ({@code C0 AF} for '/', {@code C1 80} for '@') was decoded by Jackson and stored as
+   * if sent correctly; the HTTP edge refused it, the Kafka edge did not. Both read through one reader.
+   */
+  @Test
+  void overlongUtf8IsRefusedAsOnTheHttpEdge() {
+    byte[] head = "{\"type\":\"message\",\"role\":\"user\",\"sessionId\":\"s\",\"agentId\":\"a\",\"content\":\"a"
+        .getBytes(StandardCharsets.UTF_8);
+    byte[] tail = "b\"}".getBytes(StandardCharsets.UTF_8);
+    for (byte[] overlong : new byte[][] {{(byte) 0xC0, (byte) 0xAF}, {(byte) 0xC1, (byte) 0x80}, {(byte) 0xC0, (byte) 0x80}}) {
+      byte[] value = new byte[head.length + overlong.length + tail.length];
+      System.arraycopy(head, 0, value, 0, head.length);
+      System.arraycopy(overlong, 0, value, head.length, overlong.length);
+      System.arraycopy(tail, 0, value, head.length + overlong.length, tail.length);
+      var refused = assertInstanceOf(AgentEventRecord.Invalid.class, AgentEventRecord.parse("s", value));
+      assertEquals(AgentEventRecord.NOT_JSON, refused.code());
+      assertTrue(refused.reason().contains("invalid UTF-8"), refused.reason());
+    }
+    assertInstanceOf(AgentEventRecord.Event.class, parse("s", "{\"type\":\"message\",\"role\":\"user\","
+        + "\"sessionId\":\"s\",\"agentId\":\"a\",\"content\":\"caf\u00e9 \u4f60\u597d \ud83d\ude00\"}"));
+  }
+
   @Test
   void everyKindOfBadRecordIsNamedWithItsCodeAndField() {
     assertEquals(AgentEventRecord.NOT_JSON, invalid("k", null).code());
