@@ -25,7 +25,7 @@ public final class StrictJson {
     if (bytes.isEmpty()) throw BadRequest.invalid("the request body is empty; a JSON object is expected");
     JsonNode node;
     try {
-      node = readDocument(bytes.toArray());
+      node = StrictDocument.read(bytes.toArray());
     } catch (IOException e) {
       throw new BadRequest(400, "invalid_json", "the request body is not valid JSON: " + JsonParseProblem.describe(e));
     }
@@ -36,15 +36,5 @@ public final class StrictJson {
     }
     if (p != null) throw BadRequest.invalid(p.message());
     return node;
-  }
-
-  /** One strict document ({@link StrictDocument}); the checks of {@link JsonLimits} are the caller's. */
-  public static JsonNode readDocument(byte[] bytes) throws IOException {
-    return StrictDocument.read(bytes);
-  }
-
-  /** A JSON document held in a string (an OTLP attribute), as strictly as {@link #readDocument(byte[])}. */
-  public static JsonNode readDocument(String text) throws IOException {
-    return StrictDocument.read(text);
   }
 }

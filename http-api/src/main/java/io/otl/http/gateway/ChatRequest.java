@@ -26,7 +26,7 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
     try {
       // Strict as the API's own bodies (docs/http-edge.md): what the gateway records is what it
       // parsed, so a second object or a key sent twice would be stored unlike what the model read.
-      root = io.otl.http.StrictJson.readDocument(bytes);
+      root = io.otl.wire.StrictDocument.read(bytes);
     } catch (java.io.IOException e) {
       throw OpenAiError.invalid(null, "the request body is not valid JSON: " + io.otl.wire.JsonParseProblem.describe(e));
     }

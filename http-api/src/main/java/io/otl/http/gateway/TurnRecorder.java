@@ -8,8 +8,8 @@ import io.otl.core.session.Desensitizer;
 import io.otl.core.session.InferenceCall;
 import io.otl.core.session.SessionInput;
 import io.otl.http.Json;
-import io.otl.http.StrictJson;
 import io.otl.wire.JsonLimits;
+import io.otl.wire.StrictDocument;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -209,7 +209,7 @@ final class TurnRecorder {
 
   private static JsonNode arguments(String args) {
     try {
-      JsonNode n = StrictJson.readDocument(args);
+      JsonNode n = StrictDocument.read(args);
       return n != null && storable(n) ? n : Json.MAPPER.getNodeFactory().textNode(args);
     } catch (java.io.IOException e) {
       return Json.MAPPER.getNodeFactory().textNode(args);

@@ -2,7 +2,7 @@ package io.otl.http.otlp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.otl.http.StrictJson;
+import io.otl.wire.StrictDocument;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -111,7 +111,7 @@ final class GenAiMessages {
     JsonNode array;
     try {
       // strict: a message key sent twice, or a second array after the first, would lose turns
-      array = value instanceof String s ? StrictJson.readDocument(s) : MAPPER.valueToTree(value);
+      array = value instanceof String s ? StrictDocument.read(s) : MAPPER.valueToTree(value);
     } catch (IOException e) {
       throw new IllegalArgumentException(key + " is not valid JSON (" + io.otl.wire.JsonParseProblem.describe(e) + ")");
     }

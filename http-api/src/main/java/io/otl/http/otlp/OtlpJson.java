@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.otl.http.BadRequest;
-import io.otl.http.StrictJson;
+import io.otl.wire.StrictDocument;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -28,7 +28,7 @@ final class OtlpJson {
     try {
       // Strict (docs/http-edge.md): with "last wins" a resourceSpans sent twice, or a second
       // document after the first, lost spans while the exporter was told they were taken.
-      root = StrictJson.readDocument(body);
+      root = StrictDocument.read(body);
     } catch (IOException e) {
       throw invalid("the body is not valid JSON: " + io.otl.wire.JsonParseProblem.describe(e));
     }
