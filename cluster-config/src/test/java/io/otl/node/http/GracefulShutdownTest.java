@@ -49,7 +49,12 @@ class GracefulShutdownTest {
     HttpClient afterStop = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     List<CompletableFuture<Integer>> responses = new ArrayList<>();
     int sessions = 300;
-    try (TrainingNode node = TrainingNode.start(TestDatabases.node(db, true))) {
+    // The burst after the stop must land inside the drain: when the port closes, a connection the
+    // kernel accepted but the node had not yet read is closed unanswered (TCP, not the node). On a
+    // loaded machine opening 150 connections can outlast the default 1 s, so the test drains longer.
+    Config nodeConfig = com.typesafe.config.ConfigFactory.parseString("agentscope.training.http.stop-drain = 5s")
+        .withFallback(TestDatabases.node(db, true));
+    try (TrainingNode node = TrainingNode.start(nodeConfig)) {
       String base = "http://127.0.0.1:" + node.httpPort();
       for (int i = 0; i < sessions; i++) {
         if (i == sessions / 2) {
