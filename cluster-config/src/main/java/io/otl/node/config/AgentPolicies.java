@@ -144,6 +144,11 @@ public final class AgentPolicies {
    */
   static String asSent(String error) {
     String e = error.startsWith(RUNNER + ".") ? error.substring(RUNNER.length() + 1) : error;
+    int colon = e.indexOf(": ");
+    if (!e.contains(" = ") && colon > 0) {
+      // An unknown hyperparameter: its name is client text, shown only when it is a plain word.
+      return io.otl.core.Ids.shownPath(e.substring(0, colon)) + e.substring(colon);
+    }
     int eq = e.indexOf(" = ");
     int must = e.indexOf(": must be ", Math.max(eq, 0));
     if (eq < 0 || must < 0) return e;

@@ -20,6 +20,7 @@ import static io.otl.node.config.TrainingRules.triggerTypes;
 import static io.otl.node.config.TrainingRules.zone;
 
 import io.otl.node.config.ConfigRules.Rule;
+import io.otl.node.trinity.Hyperparameters;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -33,6 +34,10 @@ import java.util.Set;
  * table to edit when a module adds a setting. Its order is the order problems are reported in.
  */
 final class TrainingKeys {
+
+  /** The section whose unknown keys are errors, not warnings (relative to {@link TrainingSettingsValidator#ROOT}). */
+  static final String HYPERPARAMS_SECTION = "training-runner.hyperparams";
+  private static final String HYPERPARAMS = "hyperparams";
 
   /** Rules by key relative to {@link TrainingSettingsValidator#ROOT}, in report order. */
   static final Map<String, Rule> RULES = new LinkedHashMap<>();
@@ -156,11 +161,16 @@ final class TrainingKeys {
     rule(tr + "trigger.zone", zone());
     rule(tr + "algorithm", oneOf("sft", "ppo", "grpo", "dpo", "distillation"));
     rule(tr + "base-model", string(true));
-    rule(tr + "hyperparams.learning-rate", number(0.0, false, null, false));
-    rule(tr + "hyperparams.batch-size", integerAtLeast(1));
-    rule(tr + "hyperparams.epochs", integerAtLeast(1));
-    rule(tr + "hyperparams.warmup-ratio", number(0.0, true, 1.0, true));
-    rule(tr + "hyperparams.bench-metrics", benchMetrics());
+    // Only the names a job's renderer reads: any other is refused (UnknownKeys), never ignored.
+    Hyperparameters.KNOWN.forEach((name, kind) -> rule(tr + HYPERPARAMS + "." + name, switch (kind) {
+      case POSITIVE_NUMBER -> number(0.0, false, null, false);
+      case NON_NEGATIVE_NUMBER -> number(0.0, true, null, false);
+      case FRACTION -> number(0.0, true, 1.0, true);
+      case POSITIVE_INTEGER -> integerAtLeast(1);
+      case NAME -> string(true);
+      case OPTIONAL_NAME -> string(false);
+      case BENCH_METRICS -> benchMetrics();
+    }));
     rule(tr + "min-quality", number(0.0, true, 1.0, true));
     rule(tr + "sft-min-reward", number(null, false, null, false));
     rule(tr + "dpo-min-margin", number(0.0, false, null, false));

@@ -15,7 +15,9 @@ import java.util.Map;
 /**
  * Finds keys under {@code agentscope.training} that no rule knows. They are warnings, not errors,
  * so a file written for a newer AgentScope still loads; a close known name is suggested because
- * most unknown keys are typos (or camelCase spellings of a kebab-case key).
+ * most unknown keys are typos (or camelCase spellings of a kebab-case key). The exception is
+ * {@code training-runner.hyperparams}: an unknown name there is an error ({@link
+ * io.otl.node.trinity.Hyperparameters}).
  */
 final class UnknownKeys {
 
@@ -54,8 +56,18 @@ final class UnknownKeys {
         }
         continue;
       }
+      String section = prefix.isEmpty() ? "" : ConfigUtil.joinPath(prefix);
+      if (section.equals(TrainingKeys.HYPERPARAMS_SECTION)) {
+        // Every job reads its hyperparameters by name: one nobody reads is a typo, and training
+        // with the default instead of the value given must stop the node (or the PUT), not warn.
+        String close = suggest(e.getKey(), section);
+        check.errors.add(full + ": not a hyperparameter the training backend reads"
+            + (close == null ? "" : " (did you mean " + close + "?)") + "; known: "
+            + String.join(", ", TrainingKeys.childrenOf(section)));
+        continue;
+      }
       unknown.add(full);
-      String suggestion = suggest(e.getKey(), prefix.isEmpty() ? "" : ConfigUtil.joinPath(prefix));
+      String suggestion = suggest(e.getKey(), section);
       if (suggestion == null) suggestion = elsewhere(e.getKey());
       warnings.add(full + ": unknown key, ignored"
           + (suggestion == null ? "" : " (did you mean " + suggestion + "?)"));

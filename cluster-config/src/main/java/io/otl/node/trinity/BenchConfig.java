@@ -39,8 +39,8 @@ final class BenchConfig {
 
     Map<String, Object> model = new LinkedHashMap<>();
     model.put("model_path", TrinityConfigRenderer.modelPath(spec.baseModel()));
-    model.put("max_model_len", integer(spec, "maxmodellen", 8192));
-    model.put("max_response_tokens", integer(spec, "maxresponsetokens", 2048));
+    model.put("max_model_len", integer(spec, Hyperparameters.MAX_MODEL_LEN, 8192));
+    model.put("max_response_tokens", integer(spec, Hyperparameters.MAX_RESPONSE_TOKENS, 2048));
     root.put("model", model);
 
     Map<String, Object> cluster = new LinkedHashMap<>();
@@ -65,7 +65,7 @@ final class BenchConfig {
     Map<String, Object> explorerInput = new LinkedHashMap<>();
     explorerInput.put("eval_tasksets", List.of(taskset));
     Map<String, Object> buffer = new LinkedHashMap<>();
-    buffer.put("batch_size", integer(spec, "batchsize", 16));
+    buffer.put("batch_size", integer(spec, Hyperparameters.BATCH_SIZE, 16));
     buffer.put("explorer_input", explorerInput);
     root.put("buffer", buffer);
 
@@ -94,26 +94,32 @@ final class BenchConfig {
   static String rewardFn(TrainingJobSpec spec) {
     String named = RewardSource.named(spec.hyperparams());
     if (named != null) return named;
-    Object eval = lookup(spec, "evalrewardfntype");
+    Object eval = lookup(spec, Hyperparameters.EVAL_REWARD_FN_TYPE);
     return eval == null || eval.toString().isBlank() ? DEFAULT_REWARD_FN : eval.toString();
   }
 
-  private static Object lookup(TrainingJobSpec spec, String normalized) {
+  /** A recorded spec may spell a name otherwise (an earlier build's job), so names match ignoring case, '-', '_'. */
+  private static Object lookup(TrainingJobSpec spec, String name) {
+    String normalized = normalize(name);
     for (Map.Entry<String, Object> e : spec.hyperparams().entrySet()) {
-      if (e.getKey().replace("-", "").replace("_", "").toLowerCase(java.util.Locale.ROOT).equals(normalized)) {
+      if (normalize(e.getKey()).equals(normalized)) {
         return e.getValue();
       }
     }
     return null;
   }
 
-  private static int integer(TrainingJobSpec spec, String normalized, int fallback) {
-    Object v = lookup(spec, normalized);
+  private static String normalize(String name) {
+    return name.replace("-", "").replace("_", "").toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private static int integer(TrainingJobSpec spec, String name, int fallback) {
+    Object v = lookup(spec, name);
     if (v == null) return fallback;
     try {
       return v instanceof Number n ? n.intValue() : Integer.parseInt(v.toString().trim());
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("hyperparameter " + normalized + " must be an integer, was '" + v + "'");
+      throw new IllegalArgumentException("hyperparameter " + name + " must be an integer, was '" + v + "'");
     }
   }
 }

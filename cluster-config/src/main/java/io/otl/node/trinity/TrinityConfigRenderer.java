@@ -27,11 +27,12 @@ import java.util.Map;
  * {@code mode: both} with them as the explorer's taskset. Either way {@code path} is the job's data
  * folder and {@code split} is {@code train} ({@link JobDatasetFiles}).
  *
- * <p>Hyperparameter names are matched ignoring case, '-' and '_' ({@code learning-rate},
- * {@code learning_rate} and {@code learningRate} are the same). Known: learning-rate (or lr),
- * batch-size, epochs, warmup-ratio, total-steps, max-model-len, max-response-tokens, repeat-times,
- * save-interval, lr-scheduler-type, workflow-type, reward-fn-type (required for ppo/grpo: the reward
- * function that scores rollouts against each task's {@code reference}; no default). Others are ignored.
+ * <p>Hyperparameter names are those of {@link Hyperparameters} (the validator refuses others, so
+ * none is ignored here): learning-rate, batch-size, epochs, warmup-ratio, total-steps,
+ * max-model-len, max-response-tokens, repeat-times, save-interval, lr-scheduler-type, workflow-type,
+ * reward-fn-type (required for ppo/grpo: the reward function that scores rollouts against each
+ * task's {@code reference}; no default). A job recorded by an earlier build may carry another
+ * spelling ({@code learning_rate}), so a recorded spec is still matched ignoring case, '-' and '_'.
  *
  * <p>{@code distillation} is Trinity's on-policy distillation ({@code algorithm_type:
  * on_policy_distill}, {@code mode: both}): the student answers the exported prompts (the RL task
@@ -189,32 +190,32 @@ public final class TrinityConfigRenderer {
     root.put("continue_from_checkpoint", true);
 
     Map<String, Object> optimizer = new LinkedHashMap<>();
-    optimizer.put("lr", decimal(hp.decimal("learningrate", hp.decimal("lr", offline ? 2e-5 : 1e-6))));
-    Double warmup = hp.decimal("warmupratio", null);
+    optimizer.put("lr", decimal(hp.decimal(Hyperparameters.LEARNING_RATE, offline ? 2e-5 : 1e-6)));
+    Double warmup = hp.decimal(Hyperparameters.WARMUP_RATIO, null);
     if (warmup != null) {
       optimizer.put("lr_warmup_steps_ratio", decimal(warmup));
     }
-    optimizer.put("lr_scheduler_type", hp.text("lrschedulertype", "constant"));
+    optimizer.put("lr_scheduler_type", hp.text(Hyperparameters.LR_SCHEDULER_TYPE, "constant"));
     Map<String, Object> algorithm = new LinkedHashMap<>();
     algorithm.put("algorithm_type", trinityAlgorithm(spec.algorithm()));
     if (!offline) {
-      algorithm.put("repeat_times", hp.integer("repeattimes", spec.algorithm().equals("grpo") ? 8 : 1));
+      algorithm.put("repeat_times", hp.integer(Hyperparameters.REPEAT_TIMES, spec.algorithm().equals("grpo") ? 8 : 1));
     }
     if (distill) {
-      algorithm.put("advantage_fn_args", Map.of("kl_coef", decimal(hp.decimal("klcoef", 1.0))));
+      algorithm.put("advantage_fn_args", Map.of("kl_coef", decimal(hp.decimal(Hyperparameters.KL_COEF, 1.0))));
     }
     algorithm.put("optimizer", optimizer);
     root.put("algorithm", algorithm);
 
     Map<String, Object> model = new LinkedHashMap<>();
     model.put("model_path", modelPath(spec.baseModel()));
-    model.put("max_model_len", hp.integer("maxmodellen", 8192));
-    model.put("max_response_tokens", hp.integer("maxresponsetokens", 2048));
+    model.put("max_model_len", hp.integer(Hyperparameters.MAX_MODEL_LEN, 8192));
+    model.put("max_response_tokens", hp.integer(Hyperparameters.MAX_RESPONSE_TOKENS, 2048));
     if (lora) {
       Map<String, Object> adapter = new LinkedHashMap<>();
       adapter.put("name", "lora");
-      adapter.put("lora_rank", hp.integer("lorarank", 16));
-      adapter.put("lora_alpha", hp.integer("loraalpha", 32));
+      adapter.put("lora_rank", hp.integer(Hyperparameters.LORA_RANK, 16));
+      adapter.put("lora_alpha", hp.integer(Hyperparameters.LORA_ALPHA, 32));
       model.put("lora_configs", List.of(adapter));
     }
     root.put("model", model);
@@ -231,14 +232,14 @@ public final class TrinityConfigRenderer {
       rollout.put("engine_num", 1);
       rollout.put("tensor_parallel_size", 1);
       Map<String, Object> explorer = new LinkedHashMap<>();
-      explorer.put("eval_interval", hp.integer("saveinterval", 100));
+      explorer.put("eval_interval", hp.integer(Hyperparameters.SAVE_INTERVAL, 100));
       explorer.put("runner_per_model", 8);
       explorer.put("rollout_model", rollout);
       if (distill) {
         Map<String, Object> teacher = new LinkedHashMap<>();
         teacher.put("model_path", teacherOf(spec));
         teacher.put("engine_num", 1);
-        teacher.put("tensor_parallel_size", hp.integer("teachertensorparallelsize", 1));
+        teacher.put("tensor_parallel_size", hp.integer(Hyperparameters.TEACHER_TENSOR_PARALLEL_SIZE, 1));
         explorer.put("auxiliary_models", List.of(teacher));
       }
       root.put("explorer", explorer);
@@ -249,7 +250,7 @@ public final class TrinityConfigRenderer {
     }
 
     Map<String, Object> trainer = new LinkedHashMap<>();
-    trainer.put("save_interval", hp.integer("saveinterval", 100));
+    trainer.put("save_interval", hp.integer(Hyperparameters.SAVE_INTERVAL, 100));
     // We hand the Hugging Face export of the last step to ModelVersion.
     trainer.put("save_hf_checkpoint", "last");
     root.put("trainer", trainer);
@@ -258,12 +259,12 @@ public final class TrinityConfigRenderer {
 
   private Map<String, Object> buffer(TrainingJobSpec spec, Hyperparams hp, boolean offline) {
     Map<String, Object> buffer = new LinkedHashMap<>();
-    buffer.put("total_epochs", hp.integer("epochs", 1));
-    Integer totalSteps = hp.integer("totalsteps", null);
+    buffer.put("total_epochs", hp.integer(Hyperparameters.EPOCHS, 1));
+    Integer totalSteps = hp.integer(Hyperparameters.TOTAL_STEPS, null);
     if (totalSteps != null) {
       buffer.put("total_steps", totalSteps);
     }
-    int batchSize = hp.integer("batchsize", 16);
+    int batchSize = hp.integer(Hyperparameters.BATCH_SIZE, 16);
     String datasetPath = datasetPath(spec);
     if (offline) {
       buffer.put("train_batch_size", batchSize);
@@ -291,7 +292,7 @@ public final class TrinityConfigRenderer {
       if (spec.algorithm().equals("distillation")) {
         // The teacher's log-probs are the signal: the workflow takes no reward function.
         teacherOf(spec);
-        taskset.put("default_workflow_type", hp.text("workflowtype", "on_policy_distill_workflow"));
+        taskset.put("default_workflow_type", hp.text(Hyperparameters.WORKFLOW_TYPE, "on_policy_distill_workflow"));
         buffer.put("explorer_input", Map.of("taskset", taskset));
         Map<String, Object> experiences = new LinkedHashMap<>();
         experiences.put("name", spec.agentId() + "_experience_buffer");
@@ -299,7 +300,7 @@ public final class TrinityConfigRenderer {
         buffer.put("trainer_input", Map.of("experience_buffer", experiences));
         return buffer;
       }
-      taskset.put("default_workflow_type", hp.text("workflowtype", "simple_workflow"));
+      taskset.put("default_workflow_type", hp.text(Hyperparameters.WORKFLOW_TYPE, "simple_workflow"));
       String rewardFn = io.otl.core.coordinator.RewardSource.named(spec.hyperparams());
       if (rewardFn == null) {
         throw new IllegalArgumentException(String.join("; ",
@@ -372,7 +373,7 @@ public final class TrinityConfigRenderer {
     }
 
     Double decimal(String key, Double fallback) {
-      Object v = values.get(key);
+      Object v = values.get(normalize(key));
       if (v == null) {
         return fallback;
       }
@@ -384,7 +385,7 @@ public final class TrinityConfigRenderer {
     }
 
     Integer integer(String key, Integer fallback) {
-      Object v = values.get(key);
+      Object v = values.get(normalize(key));
       if (v == null) {
         return fallback;
       }
@@ -396,7 +397,7 @@ public final class TrinityConfigRenderer {
     }
 
     String text(String key, String fallback) {
-      Object v = values.get(key);
+      Object v = values.get(normalize(key));
       return v == null ? fallback : v.toString();
     }
   }

@@ -53,6 +53,13 @@ class AgentPoliciesTest {
   }
 
   @Test
+  void anUnknownHyperparameterOfAnAgentStopsTheNodeNamingTheAgentsKey() {
+    String m = error("agentscope.training.agents.bot-3 { hyperparams.lerning-rate = 1e-5 }");
+    assertTrue(m.contains("agentscope.training.agents.bot-3.hyperparams.lerning-rate: not a hyperparameter"), m);
+    assertTrue(m.contains("did you mean learning-rate?") && m.contains("known: learning-rate,"), m);
+  }
+
+  @Test
   void aBadValueIsRefusedNamingTheAgentsKey() {
     String m = error("agentscope.training.agents.bot-2 { trigger.min-samples = -3 }");
     assertTrue(m.contains("agentscope.training.agents.bot-2.trigger.min-samples"), m);

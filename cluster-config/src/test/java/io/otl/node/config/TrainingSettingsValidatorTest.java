@@ -134,6 +134,41 @@ class TrainingSettingsValidatorTest {
     assertFalse(report.unknownKeys().contains(T + "model-update.auto-deploy"));
   }
 
+  /**
+   * A hyperparameter no job reads would train with the default in its place: an unknown name is an
+   * error (not a warning), naming the key, the close known name and every known one.
+   */
+  @Test
+  void anUnknownHyperparameterIsAnErrorNamingTheKnownOnes() {
+    String m = invalid(hocon("agentscope.training.training-runner.hyperparams.lerning-rate = 1e-5")).getMessage();
+    assertTrue(m.contains(T + "training-runner.hyperparams.lerning-rate: not a hyperparameter the training backend "
+        + "reads (did you mean learning-rate?); known: learning-rate, batch-size, epochs, warmup-ratio,"), m);
+    for (String name : io.otl.node.trinity.Hyperparameters.names()) {
+      assertTrue(m.contains(name), name);
+    }
+    // Another spelling of a known name is not the name: one spelling per hyperparameter.
+    m = invalid(hocon("agentscope.training.training-runner.hyperparams.lr = 1e-5")).getMessage();
+    assertTrue(m.contains(T + "training-runner.hyperparams.lr: not a hyperparameter"), m);
+    m = invalid(hocon("agentscope.training.training-runner.hyperparams.learning_rate = 1e-5")).getMessage();
+    assertTrue(m.contains("(did you mean learning-rate?)"), m);
+  }
+
+  /** Every name the renderer reads is accepted, and its value checked before a job would fail on it. */
+  @Test
+  void everyKnownHyperparameterIsAcceptedAndItsValueChecked() {
+    ValidationReport report = TrainingSettingsValidator.validate(hocon(
+        "agentscope.training.training-runner.hyperparams {",
+        "  total-steps = 10, max-model-len = 4096, max-response-tokens = 512, repeat-times = 4,",
+        "  save-interval = 5, lr-scheduler-type = cosine, workflow-type = simple_workflow,",
+        "  reward-fn-type = accuracy_reward, eval-reward-fn-type = \"\", teacher-model = \"Qwen/Qwen2.5-72B\",",
+        "  teacher-tensor-parallel-size = 2, kl-coef = 0.5, lora-rank = 8, lora-alpha = 16 }"));
+    assertEquals(List.of(), report.unknownKeys());
+    String m = invalid(hocon("agentscope.training.training-runner.hyperparams { lora-rank = 0, kl-coef = -1 }"))
+        .getMessage();
+    assertTrue(m.contains(T + "training-runner.hyperparams.lora-rank = 0: must be an integer >= 1"), m);
+    assertTrue(m.contains(T + "training-runner.hyperparams.kl-coef = -1: must be a number >= 0"), m);
+  }
+
   /** A key one section off names where it belongs: a misplaced privacy rule must not go by unnoticed. */
   @Test
   void aKeyInTheWrongSectionPointsToWhereItBelongs() {
@@ -274,7 +309,7 @@ class TrainingSettingsValidatorTest {
     assertTrue(m.contains(T + "data-collector.desensitize.patterns = \"phone\": must be a list of:"
         + " phone, id_card, email, bank_card, iban, secret"), m);
     assertTrue(m.contains(T + "training-runner.hyperparams = 3: must be a section with the keys"
-        + " learning-rate, batch-size, epochs, warmup-ratio, bench-metrics"), m);
+        + " learning-rate, batch-size, epochs, warmup-ratio, total-steps,"), m);
     assertTrue(m.contains(T + "model-update.auto-deploy = {\"x\":1}: must be true or false"), m);
     assertEquals(4, e.errors().size(), m);
   }

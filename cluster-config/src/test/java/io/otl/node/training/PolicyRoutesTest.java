@@ -126,6 +126,23 @@ class PolicyRoutesTest {
     assertEquals(before, policy(), "nothing changed");
   }
 
+  /** A mistyped hyperparameter would train with the default: 400 naming the key as sent and the known names. */
+  @Test
+  void anUnknownHyperparameterIsA400NamingItAndChangesNothing() {
+    JsonNode before = policy();
+    Http.Response r = refused("{\"hyperparams.lerning-rate\": 1e-5}");
+    String message = r.json().get("message").asText();
+    assertTrue(message.startsWith("hyperparams.lerning-rate: not a hyperparameter the training backend reads "
+        + "(did you mean learning-rate?); known: learning-rate, batch-size,"), message);
+    assertFalse(message.contains("agentscope.training"), message);
+    Http.Response nested = refused("{\"hyperparams\": {\"epochs\": 2, \"lerning-rate\": 1e-5}}");
+    assertTrue(nested.json().get("message").asText().startsWith("hyperparams.lerning-rate: "), nested.body());
+    // A name that is no plain word is client text: not echoed.
+    Http.Response phone = refused("{\"hyperparams\": {\"13812345678\": 1}}");
+    assertFalse(phone.body().contains("13812345678"), phone.body());
+    assertEquals(before, policy(), "nothing changed");
+  }
+
   /** A key is client data (docs/http-edge.md): one that is not a plain word shows as *, never as sent. */
   @Test
   void anUnknownKeyThatIsNotAPlainWordIsNotEchoed() {
