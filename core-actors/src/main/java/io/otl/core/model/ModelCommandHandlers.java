@@ -63,7 +63,12 @@ final class ModelCommandHandlers {
   static final String STEP_TIMER = "step-tick";
 
   private final String agentId;
-  private final ModelSettings settings;
+  /** Lays the run-time overrides over the file's settings (validated as the file is). */
+  private final RolloutPolicy.Resolver resolver;
+  /** The settings in force: the file's, then the state's run-time overrides ({@link #refresh}). */
+  private ModelSettings settings;
+  /** The change {@link #settings} was resolved from (null: none), so a state is resolved once. */
+  private RolloutPolicy.Changed applied;
   private final Clock clock;
   private final TimerScheduler<Command> timers;
   private final Serving serving;
@@ -73,10 +78,11 @@ final class ModelCommandHandlers {
   private final RolloutPlanner rollouts;
   private final EffectFactories<Event, State> effect;
 
-  ModelCommandHandlers(String agentId, ModelSettings settings, Clock clock, TimerScheduler<Command> timers,
+  ModelCommandHandlers(String agentId, RolloutPolicy.Resolver resolver, Clock clock, TimerScheduler<Command> timers,
       Serving serving, ActorContext<Command> context, EffectFactories<Event, State> effect) {
     this.agentId = agentId;
-    this.settings = settings;
+    this.resolver = resolver;
+    this.settings = resolver.resolve(Map.of());
     this.clock = clock;
     this.timers = timers;
     this.serving = serving;
@@ -84,11 +90,12 @@ final class ModelCommandHandlers {
     this.effect = effect;
     this.calls = new DeploymentCalls(agentId, serving, context, timers);
     this.deployments = new DeploymentPlanner(agentId, serving);
-    this.rollouts = new RolloutPlanner(agentId, settings, serving, deployments);
+    this.rollouts = new RolloutPlanner(agentId, () -> settings, serving, deployments);
   }
 
-  /** After recovery: the step timer, the calls whose outcome is unknown, the adapters to reload. */
+  /** After recovery: the settings in force, the step timer, the calls whose outcome is unknown, the adapters to reload. */
   void recovered(State state) {
+    refresh(state);
     scheduleStepTick(state, true);
     calls.resume(state);
     calls.ensureLoaded(state);
@@ -416,6 +423,68 @@ final class ModelCommandHandlers {
       return effect.noReply();
     }
     return persistNoReply(p);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Run-time rollout settings
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * Lays the state's run-time overrides over the file's settings when they changed (every command
+   * and recovery call this first, so a replayed or snapshotted change is in force before any decision).
+   */
+  void refresh(State s) {
+    RolloutPolicy.Changed change = s.models().policyChange();
+    if (change == applied) return;
+    applied = change;
+    try {
+      settings = resolver.resolve(change == null ? Map.of() : change.overrides());
+    } catch (IllegalArgumentException e) {
+      // The file changed since and refuses them now: roll out with the file's settings, and say so.
+      context.getLog().warn("agent {}: the run-time rollout settings of {} no longer apply ({}); the file's are in force",
+          agentId, change.at(), e.getMessage());
+      settings = resolver.resolve(Map.of());
+    }
+  }
+
+  /**
+   * The whole set of run-time overrides, validated as the file is; persisted when it differs from the
+   * set in force, then in force at once (see {@link RolloutPolicy} for a rollout in progress). Turning
+   * auto-deploy on starts a READY candidate that waits.
+   */
+  ReplyEffect<Event, State> setRolloutPolicy(State s, ModelProtocol.SetRolloutPolicy c) {
+    Map<String, Object> flat;
+    ModelSettings next;
+    try {
+      flat = RolloutPolicy.flatten(c.overrides());
+      next = resolver.resolve(flat);
+    } catch (IllegalArgumentException e) {
+      return reply(c.replyTo(), Failure.invalidInput(e.getMessage()));
+    }
+    RolloutPolicy.Changed current = s.models().policyChange();
+    if (flat.equals(current == null ? Map.of() : current.overrides())) {
+      return reply(c.replyTo(), rolloutPolicyView(s));
+    }
+    String by = c.requestedBy() == null || c.requestedBy().isBlank() ? "api" : c.requestedBy();
+    Instant now = clock.instant();
+    RolloutPolicy.Changed change = new RolloutPolicy.Changed(flat, by, now);
+    settings = next; // the decisions below already see it; refresh keeps it
+    applied = change;
+    context.getLog().info("agent {}: rollout settings changed by {}; run-time keys {}", agentId, by, flat.keySet());
+    Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
+    p.add(change);
+    rollouts.autoDeploy(p, now);
+    return persist(p, c.replyTo(), this::rolloutPolicyView);
+  }
+
+  ReplyEffect<Event, State> getRolloutPolicy(State s, ModelProtocol.GetRolloutPolicy c) {
+    return reply(c.replyTo(), rolloutPolicyView(s));
+  }
+
+  private ModelProtocol.RolloutPolicyView rolloutPolicyView(State s) {
+    RolloutPolicy.Changed c = s.models().policyChange();
+    return new ModelProtocol.RolloutPolicyView(agentId, RolloutPolicy.effective(settings),
+        c == null ? Map.of() : c.overrides(), c == null ? null : c.changedBy(), c == null ? null : c.at());
   }
 
   // ------------------------------------------------------------------------------------------

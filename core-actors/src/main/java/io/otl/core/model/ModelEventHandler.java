@@ -38,6 +38,9 @@ final class ModelEventHandler {
       return deployed.get();
     }
     Models m = s.models();
+    if (e instanceof RolloutPolicy.Changed c) {
+      return withModels(s, m.withPolicyChange(c));
+    }
     if (e instanceof OutcomeRecorded o) {
       RollingOut r = (RollingOut) s;
       return new RollingOut(m.with(m.require(o.modelVersion()).withOutcome(o)), r.rollout().withOutcome(o));

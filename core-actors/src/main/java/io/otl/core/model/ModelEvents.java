@@ -15,14 +15,15 @@ import java.util.Map;
  * names of {@code io.otl.persistence.schema.PersistedTypes}, not by these classes, and their JSON
  * field names are the record components: renaming a component is a schema change
  * (docs/schema-evolution.md). The deployment events live in {@link Deployments}, the supersession
- * and no-evidence events in {@link Supersession} and {@link EvalEvidence}.
+ * and no-evidence events in {@link Supersession} and {@link EvalEvidence}, the run-time rollout
+ * settings in {@link RolloutPolicy}.
  */
 public interface ModelEvents {
 
   /** Tag of every transition event (read by the model-updates publisher and the audit). */
   String TRANSITIONS_TAG = "model-transitions";
 
-  sealed interface Event extends Persisted permits TransitionEvent, OutcomeRecorded {
+  sealed interface Event extends Persisted permits TransitionEvent, OutcomeRecorded, RolloutPolicy.Changed {
     Instant at();
   }
 

@@ -29,6 +29,8 @@ public interface ModelProtocol {
           StepTick,
           Get,
           Route,
+          SetRolloutPolicy,
+          GetRolloutPolicy,
           DeploymentCalls.DeployCall,
           DeploymentCalls.DeployOutcome,
           DeploymentCalls.UndeployCall,
@@ -114,6 +116,17 @@ public interface ModelProtocol {
   /** GET /v1/models/{agentId}/route?sessionId=. */
   record Route(String sessionId, ActorRef<RouteReply> replyTo) implements Command {}
 
+  /**
+   * {@code PUT /v1/training/{agentId}/policy}'s {@code model-update.*} keys: the agent's whole set of
+   * run-time rollout overrides ({@link RolloutPolicy}; empty clears them). Persisted only when it
+   * differs from the set in force.
+   */
+  record SetRolloutPolicy(Map<String, Object> overrides, String requestedBy, ActorRef<RolloutPolicyReply> replyTo)
+      implements Command {}
+
+  /** The rollout settings in force and the run-time overrides. */
+  record GetRolloutPolicy(ActorRef<RolloutPolicyReply> replyTo) implements Command {}
+
   // ------------------------------------------------------------------------------------------
   // Replies
   // ------------------------------------------------------------------------------------------
@@ -136,9 +149,20 @@ public interface ModelProtocol {
 
   sealed interface OutcomeReply extends JsonSerializable permits OutcomeAck, Failure {}
 
+  sealed interface RolloutPolicyReply extends JsonSerializable permits RolloutPolicyView, Failure {}
+
+  /**
+   * @param policy every model-update key with the value in force (file, then run-time overrides)
+   * @param overrides the run-time overrides only, {@code model-update.<key>} (empty: the file's)
+   * @param changedBy who set them last, null when never
+   * @param changedAt when, null when never
+   */
+  record RolloutPolicyView(String agentId, Map<String, Object> policy, Map<String, Object> overrides,
+      String changedBy, java.time.Instant changedAt) implements RolloutPolicyReply {}
+
   /** A command was refused and nothing was persisted. */
   record Failure(ErrorCode code, String message)
-      implements TransitionReply, RouteReply, OutcomeReply, Rejection {
+      implements TransitionReply, RouteReply, OutcomeReply, RolloutPolicyReply, Rejection {
 
     @Override
     public Rejection.Kind rejectionKind() {

@@ -1,5 +1,7 @@
 package io.otl.core.model;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.otl.core.Persisted;
 import io.otl.core.model.Deployments.Deployment;
 import io.otl.core.model.ModelEvents.OutcomeRecorded;
@@ -58,19 +60,33 @@ public interface ModelState {
   record HistoryEntry(VersionState state, Double ratio, Instant at, String reason) {}
 
   /**
-   * All versions of the agent, in registration order, the stable one, and the deployment of each
-   * version that has one.
+   * All versions of the agent, in registration order, the stable one, the deployment of each
+   * version that has one, and the last run-time change of the rollout settings (null when none; a
+   * snapshot written before run-time rollout settings existed reads as null).
    */
-  record Models(List<VersionRecord> versions, String stable, Map<String, Deployment> deployments) {
+  record Models(
+      List<VersionRecord> versions,
+      String stable,
+      Map<String, Deployment> deployments,
+      @JsonInclude(JsonInclude.Include.NON_NULL) RolloutPolicy.Changed policyChange) {
     public static final Models EMPTY = new Models(List.of(), null, Map.of());
 
+    @JsonCreator
     public Models {
       versions = List.copyOf(versions);
       deployments = deployments == null ? Map.of() : Map.copyOf(deployments);
     }
 
+    public Models(List<VersionRecord> versions, String stable, Map<String, Deployment> deployments) {
+      this(versions, stable, deployments, null);
+    }
+
     Models withDeployments(Map<String, Deployment> next) {
-      return new Models(versions, stable, next);
+      return new Models(versions, stable, next, policyChange);
+    }
+
+    Models withPolicyChange(RolloutPolicy.Changed change) {
+      return new Models(versions, stable, deployments, change);
     }
 
     Optional<VersionRecord> deploying() {
@@ -99,11 +115,11 @@ public interface ModelState {
       if (!replaced) {
         next.add(updated);
       }
-      return new Models(next, stable, deployments);
+      return new Models(next, stable, deployments, policyChange);
     }
 
     Models withStable(String newStable) {
-      return new Models(versions, newStable, deployments);
+      return new Models(versions, newStable, deployments, policyChange);
     }
 
     Optional<VersionRecord> oldestReady() {

@@ -51,8 +51,21 @@ public final class ModelVersion
     return create(agentId, settings, clock, Serving.registeredEndpoints());
   }
 
-  /** With a serving backend, and the base model registered as v0 when {@code serving} has one. */
+  /**
+   * With a serving backend, and the base model registered as v0 when {@code serving} has one; the
+   * settings are fixed (run-time rollout settings are refused).
+   */
   public static Behavior<Command> create(String agentId, ModelSettings settings, Clock clock, Serving serving) {
+    Objects.requireNonNull(settings, "settings");
+    return create(agentId, RolloutPolicy.Resolver.fixed(settings), clock, serving);
+  }
+
+  /**
+   * With the file's settings as a {@link RolloutPolicy.Resolver}, which lays the run-time overrides
+   * ({@code PUT /v1/training/{agentId}/policy}, {@code model-update.*}) over them.
+   */
+  public static Behavior<Command> create(String agentId, RolloutPolicy.Resolver settings, Clock clock,
+      Serving serving) {
     Objects.requireNonNull(agentId, "agentId");
     Objects.requireNonNull(settings, "settings");
     Objects.requireNonNull(clock, "clock");
@@ -62,7 +75,7 @@ public final class ModelVersion
   }
 
   private ModelVersion(
-      String agentId, ModelSettings settings, Clock clock, TimerScheduler<Command> timers,
+      String agentId, RolloutPolicy.Resolver settings, Clock clock, TimerScheduler<Command> timers,
       Serving serving, ActorContext<Command> context) {
     super(
         PersistenceId.of(ENTITY_TYPE_KEY.name(), agentId),
@@ -126,15 +139,23 @@ public final class ModelVersion
         .onCommand(Rollback.class, h::rollback)
         .onCommand(Get.class, h::get)
         .onCommand(Route.class, h::route)
+        .onCommand(SetRolloutPolicy.class, h::setRolloutPolicy)
+        .onCommand(GetRolloutPolicy.class, h::getRolloutPolicy)
         .onCommand(DeploymentCalls.DeployCall.class, h::deployCall)
         .onCommand(DeploymentCalls.DeployOutcome.class, h::deployOutcome)
         .onCommand(DeploymentCalls.UndeployCall.class, h::undeployCall)
         .onCommand(DeploymentCalls.UndeployOutcome.class, h::undeployOutcome);
 
     CommandHandlerWithReply<Command, Event, State> handler = b.build();
-    return (state, command) -> h.needsBaseModel(state)
-        ? h.registerBaseModelThenHandle(command)
-        : handler.apply(state, command);
+    return (state, command) -> {
+      h.refresh(state);
+      // Rollout settings touch no version: setting them (even before the agent's first session)
+      // registers no base model.
+      boolean settingsOnly = command instanceof SetRolloutPolicy || command instanceof GetRolloutPolicy;
+      return h.needsBaseModel(state) && !settingsOnly
+          ? h.registerBaseModelThenHandle(command)
+          : handler.apply(state, command);
+    };
   }
 
   @Override

@@ -28,20 +28,27 @@ import java.util.Optional;
 final class RolloutPlanner {
 
   private final String agentId;
-  private final ModelSettings settings;
+  /** The settings in force: a run-time change ({@link RolloutPolicy}) reaches the next decision. */
+  private final java.util.function.Supplier<ModelSettings> settingsInForce;
   private final Serving serving;
   private final DeploymentPlanner deployments;
 
+  /** With fixed settings. */
   RolloutPlanner(String agentId, ModelSettings settings, Serving serving, DeploymentPlanner deployments) {
+    this(agentId, () -> settings, serving, deployments);
+  }
+
+  RolloutPlanner(String agentId, java.util.function.Supplier<ModelSettings> settings, Serving serving,
+      DeploymentPlanner deployments) {
     this.agentId = agentId;
-    this.settings = settings;
+    this.settingsInForce = settings;
     this.serving = serving;
     this.deployments = deployments;
   }
 
   /** With auto-deploy on and no rollout in progress, the oldest READY version starts. */
   void autoDeploy(Plan<State, Event> p, Instant now) {
-    while (settings.autoDeploy() && p.state() instanceof Idle && p.state().models().deploying().isEmpty()) {
+    while (settings().autoDeploy() && p.state() instanceof Idle && p.state().models().deploying().isEmpty()) {
       Optional<VersionRecord> next = p.state().models().oldestReady();
       if (next.isEmpty()) {
         return;
@@ -58,7 +65,7 @@ final class RolloutPlanner {
           why + ": first version of agent " + agentId + ", no stable to compare with; promoted directly",
           List.of(), now));
     } else if (!serving.backend().callsServer()) {
-      p.add(new RolloutStarted(version, stable, settings.steps(), why, now));
+      p.add(new RolloutStarted(version, stable, settings().steps(), why, now));
     } else {
       deployments.requestDeployment(p, version, why, now);
     }
@@ -75,7 +82,7 @@ final class RolloutPlanner {
       return;
     }
     Rollout r = s.rollout();
-    CanaryRules.Decision d = CanaryRules.decide(settings, CanaryRules.Method.SEQUENTIAL, r.plan(),
+    CanaryRules.Decision d = CanaryRules.decide(settings(), CanaryRules.Method.SEQUENTIAL, r.plan(),
         r.step(), r.stepStartedAt(), r.paused(), r.stableStep(), r.candidateStep(),
         CanaryRules.mismatchAcknowledged(s.models().require(r.candidate()).history()), now);
     List<TestResult> tests = d.tests();
@@ -99,7 +106,7 @@ final class RolloutPlanner {
         }
       }
       case PROMOTE -> {
-        p.add(new VersionPromoted(r.candidate(), r.stableVersion(), now.plus(settings.retainPrevious()),
+        p.add(new VersionPromoted(r.candidate(), r.stableVersion(), now.plus(settings().retainPrevious()),
             true, "all rollout steps passed (last: " + describe(s) + ")"
                 + (d.detail().isEmpty() ? "" : "; " + d.detail()), tests, now));
         autoDeploy(p, now);
@@ -117,5 +124,9 @@ final class RolloutPlanner {
     Rollout o = r.rollout();
     return String.format(Locale.ROOT, "%s%s at %.2f, step %d of %d",
         o.paused() ? "PAUSED " : "", o.servingState(), o.ratio(), o.step(), o.plan().size() - 1);
+  }
+
+  private ModelSettings settings() {
+    return settingsInForce.get();
   }
 }

@@ -295,6 +295,10 @@ public final class Timeline {
         return;
       }
       flushOutcomes();
+      if (env.event() instanceof io.otl.core.model.RolloutPolicy.Changed c) {
+        line(env, io.otl.core.model.RolloutPolicy.describe(c));
+        return;
+      }
       ModelVersion.TransitionEvent e = (ModelVersion.TransitionEvent) env.event();
       String text = describe(e);
       line(env, e.version() + " " + text);

@@ -195,7 +195,10 @@ class GoldenJournalGenerator {
         .withFallback(base);
     io.otl.core.model.ModelSettings settings =
         io.otl.core.model.ModelSettings.fromConfig(mv.getConfig("agentscope.training"));
-    ActorRef<ModelVersion.Command> m = system.systemActorOf(ModelVersion.create(AGENT, settings, clock), "mv",
+    // since v0.2.0-rolloutpolicy: the file's settings as a resolver, so run-time ones can be laid over them
+    ActorRef<ModelVersion.Command> m = system.systemActorOf(ModelVersion.create(AGENT,
+            io.otl.core.model.RolloutPolicy.over(mv.getConfig("agentscope.training"), null), clock,
+            io.otl.core.serving.Serving.registeredEndpoints()), "mv",
         org.apache.pekko.actor.typed.Props.empty());
     // sorted maps: Map.of iterates in another order on every run, and the fixtures must not
     Map<String, Double> good =
@@ -205,6 +208,11 @@ class GoldenJournalGenerator {
     transition(m, r -> new ModelVersion.RegisterCandidate("v1", "file:///ckpt/v1", "http://llm-v1:8000/v1", "job-1-"
         + AGENT, good, r));
     clock.advance(Duration.ofMinutes(1));
+    // since v0.2.0-rolloutpolicy: run-time rollout settings before v2's rollout (so the RollingOut
+    // snapshot holds them), cleared after v8 below
+    Map<String, Object> rollout = new TreeMap<>(Map.of(
+        "model-update.canary-ratio", 0.1, "model-update.offline-gate-tolerance", 0.05));
+    rolloutPolicy(m, rollout);
     transition(m, r -> new ModelVersion.RegisterCandidate("v2", "file:///ckpt/v2", "http://llm-v2:8000/v1", "job-2-"
         + AGENT, new TreeMap<>(Map.of("task-success-rate", 0.85, "user-satisfaction", 0.72, "response-latency", 850.0)),
         r));
@@ -258,6 +266,7 @@ class GoldenJournalGenerator {
     transition(m, r -> new ModelVersion.RegisterCandidate("v8", "file:///ckpt/v8", "http://llm-v8:8000/v1",
         "job-8-" + AGENT, new TreeMap<>(), r));
     clock.advance(Duration.ofSeconds(10));
+    rolloutPolicy(m, Map.of());
     PersistenceId driven = PersistenceId.of(ModelVersion.ENTITY_TYPE_KEY.name(), AGENT);
     // The driven journal's events again, under a second id, with a snapshot of each state class
     List<ModelVersion.Event> events = GoldenNode.events(system, driven.id(), ModelVersion.Event.class);
@@ -290,6 +299,11 @@ class GoldenJournalGenerator {
       Function<ActorRef<ModelVersion.TransitionReply>, ModelVersion.Command> cmd) throws Exception {
     ModelVersion.TransitionReply r = ask(m, cmd);
     assertInstanceOf(ModelVersion.VersionStatus.class, r, () -> "model version refused: " + r);
+  }
+
+  private void rolloutPolicy(ActorRef<ModelVersion.Command> m, Map<String, Object> overrides) throws Exception {
+    ModelVersion.RolloutPolicyReply r = ask(m, reply -> new ModelVersion.SetRolloutPolicy(overrides, "http", reply));
+    assertInstanceOf(ModelVersion.RolloutPolicyView.class, r, () -> "model version refused rollout settings: " + r);
   }
 
   private void outcome(ActorRef<ModelVersion.Command> m,

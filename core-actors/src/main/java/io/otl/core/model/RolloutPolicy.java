@@ -1,0 +1,164 @@
+package io.otl.core.model;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValue;
+import io.otl.core.Ids;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+
+/**
+ * Run-time rollout settings of one agent ({@code PUT /v1/training/{agentId}/policy} with {@code
+ * model-update.*} keys): the overrides are the ModelVersion entity's event {@link Changed}, laid
+ * over the file's {@code model-update} section by a {@link Resolver} the node builds (the same
+ * validator as at start-up). They apply from the entity's next decision on: a rollout in progress
+ * keeps its plan (canary ratio and steps, fixed by its {@code RolloutStarted}), while step-duration,
+ * min-samples-per-step, confidence, tolerances and rollback-on-degradation are read at its next step
+ * check; auto-deploy, evaluation-metrics, the offline gate and retain-previous at their next use.
+ */
+public final class RolloutPolicy {
+
+  /** The section of these keys; run-time keys are sent and stored with it ({@code model-update.canary-ratio}). */
+  public static final String SECTION = ModelSettings.PATH;
+  private static final String PREFIX = SECTION + ".";
+  /** The keys there are: those of reference.conf's {@code agentscope.training.model-update}. */
+  private static final Config KNOWN =
+      ConfigFactory.defaultReference().getConfig("agentscope.training." + SECTION);
+
+  private RolloutPolicy() {}
+
+  /**
+   * The agent's run-time rollout overrides were replaced (untagged: no transition of a version).
+   * {@code overrides} holds every run-time key, flat and with its {@code model-update.} prefix; empty
+   * means the file's settings again.
+   */
+  public record Changed(Map<String, Object> overrides, String changedBy, Instant at) implements ModelEvents.Event {
+    public Changed {
+      overrides = overrides == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(overrides));
+    }
+  }
+
+  /** Makes the agent's settings from its overrides; throws IllegalArgumentException naming the key. */
+  @FunctionalInterface
+  public interface Resolver {
+    ModelSettings resolve(Map<String, Object> overrides);
+
+    /** Run-time changes refused: the entity was built from settings without their configuration. */
+    static Resolver fixed(ModelSettings settings) {
+      return o -> {
+        if (o.isEmpty()) return settings;
+        throw new IllegalArgumentException(
+            "this node cannot change rollout settings at run time (the entity has no configuration to lay them over)");
+      };
+    }
+  }
+
+  /** True for a key of the body that belongs to this section ({@code model-update} or {@code model-update.*}). */
+  public static boolean isRolloutKey(String key) {
+    return key.equals(SECTION) || key.startsWith(PREFIX);
+  }
+
+  /** A body's keys: the rollout ones (see {@link #isRolloutKey}) and the training ones, each as sent. */
+  public record Split(Map<String, Object> training, Map<String, Object> rollout) {}
+
+  /** Splits a {@code PUT …/policy} body by section. */
+  public static Split split(Map<String, ?> body) {
+    Map<String, Object> rollout = new LinkedHashMap<>();
+    Map<String, Object> training = new LinkedHashMap<>();
+    if (body != null) body.forEach((k, v) -> (isRolloutKey(k) ? rollout : training).put(k, v));
+    return new Split(training, rollout);
+  }
+
+  /** The known keys, relative to the section, sorted (for messages). */
+  public static String known() {
+    return String.join(", ", new TreeSet<>(KNOWN.entrySet().stream().map(Map.Entry::getKey).toList()));
+  }
+
+  /**
+   * Flat {@code model-update.<key> -> value} of the body's rollout keys (flat or nested); every key
+   * must be one of reference.conf's, values must not be null. A key is client text: named only when
+   * it is a plain word.
+   */
+  public static Map<String, Object> flatten(Map<String, ?> raw) {
+    Config c;
+    try {
+      c = ConfigFactory.parseMap(raw == null ? Map.of() : raw);
+    } catch (ConfigException e) {
+      throw new IllegalArgumentException("a model-update key of the policy is not a key name; known: " + known(), e);
+    }
+    Map<String, Object> flat = new LinkedHashMap<>();
+    for (Map.Entry<String, ConfigValue> e : c.entrySet()) {
+      String key = e.getKey();
+      if (!key.startsWith(PREFIX) || !KNOWN.hasPath(key.substring(PREFIX.length()))) {
+        throw new IllegalArgumentException(Ids.shownPath(key) + " is not a model-update key; known: " + known());
+      }
+      flat.put(key, e.getValue().unwrapped());
+    }
+    for (Map.Entry<String, ?> e : (raw == null ? Map.<String, Object>of() : raw).entrySet()) {
+      if (e.getValue() == null) {
+        throw new IllegalArgumentException(Ids.shownPath(e.getKey()) + " must have a value (null is not one)");
+      }
+    }
+    return flat;
+  }
+
+  /**
+   * A resolver laying overrides over the agent's {@code agentscope.training} section (already
+   * holding its file's {@code agents.<agentId>.model-update}), checked by {@code validate} (the
+   * node's start-up validator; may throw IllegalArgumentException) and then read by {@link
+   * ModelSettings#fromConfig}, whose own checks across keys run last.
+   */
+  public static Resolver over(Config agentscopeTraining, Consumer<Config> validate) {
+    return overrides -> {
+      Map<String, Object> flat = flatten(overrides);
+      if (flat.isEmpty()) return ModelSettings.fromConfig(agentscopeTraining);
+      Config effective = ConfigFactory.parseMap(flat).withFallback(agentscopeTraining);
+      if (validate != null) validate.accept(effective);
+      return ModelSettings.fromConfig(effective);
+    };
+  }
+
+  /** The settings in force, by {@code model-update.<key>}, as {@code GET …/policy} shows them. */
+  public static Map<String, Object> effective(ModelSettings s) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put(PREFIX + "auto-deploy", s.autoDeploy());
+    m.put(PREFIX + "canary-ratio", s.canaryRatio());
+    m.put(PREFIX + "rollback-on-degradation", s.rollbackOnDegradation());
+    m.put(PREFIX + "evaluation-metrics", s.evaluationMetrics().stream().map(Metric::key).toList());
+    // The plan starts with the canary ratio; the key holds the steps after it, as it is written.
+    List<Double> plan = s.steps();
+    m.put(PREFIX + "steps", plan.subList(1, plan.size()));
+    m.put(PREFIX + "step-duration", duration(s.stepDuration()));
+    m.put(PREFIX + "min-samples-per-step", s.minSamplesPerStep());
+    m.put(PREFIX + "confidence", s.confidence());
+    for (Metric metric : Metric.values()) {
+      m.put(PREFIX + "tolerance." + metric.key(), s.toleranceOf(metric));
+    }
+    m.put(PREFIX + "retain-previous", duration(s.retainPrevious()));
+    m.put(PREFIX + "offline-gate-tolerance", s.offlineGateTolerance());
+    return m;
+  }
+
+  /** A duration as the file writes it ({@code 1h}, {@code 90s}), so a GET's value can be PUT back. */
+  static String duration(Duration d) {
+    long ms = d.toMillis();
+    if (ms % 86_400_000L == 0 && ms > 0) return ms / 86_400_000L + "d";
+    if (ms % 3_600_000L == 0 && ms > 0) return ms / 3_600_000L + "h";
+    if (ms % 60_000L == 0 && ms > 0) return ms / 60_000L + "m";
+    if (ms % 1000L == 0) return ms / 1000L + "s";
+    return ms + "ms";
+  }
+
+  /** The audit timeline's line for a change. */
+  public static String describe(Changed c) {
+    return "rollout settings changed by " + c.changedBy() + ": " + (c.overrides().isEmpty()
+        ? "run-time overrides cleared (the file's model-update settings)" : "run-time overrides " + c.overrides());
+  }
+}
