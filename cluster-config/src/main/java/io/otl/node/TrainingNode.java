@@ -194,7 +194,7 @@ public final class TrainingNode implements AutoCloseable {
     // agents.<agentId> { model-update { … } }: the entity id is the agent id (validated at start-up).
     Serving serving = ServingWiring.serving(settings.serving(), settings.model(), Optional.ofNullable(simulator));
     sharding.init(placement.on(Entity.of(ModelVersion.ENTITY_TYPE_KEY,
-        ctx -> ModelVersion.create(ctx.getEntityId(), settings.modelsFor(ctx.getEntityId()), clock, serving))));
+        ctx -> ModelVersion.create(ctx.getEntityId(), settings.rolloutsFor(ctx.getEntityId()), clock, serving))));
 
     var trainingBackend = TrainingWiring.start(system, sharding, placement, settings.training(),
         settings.serving().trainsLora(), http.askTimeout(), sessionSettings.weights(), clock);
@@ -271,7 +271,7 @@ public final class TrainingNode implements AutoCloseable {
               new ModelRoutes(sharding, askTimeout, directory, serving.baseModel(), sessionSettings.desensitizer())
                   .route(),
               new io.otl.http.JobLogRoutes(sharding, askTimeout, directory, trainingBackend).route(),
-              new TrainingRoutes(sharding, askTimeout, directory).route(),
+              new TrainingRoutes(sharding, askTimeout, directory, NodePolicyCheck.of(settings)).route(),
               new AuditRoutes(audit).route(),
               new io.otl.http.ExportRoutes(new NodeExports(system, settings.training().filters())).route(),
               new io.otl.http.AuditTimelineRoutes(new NodeTimelines(audit,

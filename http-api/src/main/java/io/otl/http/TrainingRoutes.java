@@ -16,10 +16,15 @@ import static org.apache.pekko.http.javadsl.server.Directives.put;
 import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
 
 import io.otl.core.api.AgentDirectory;
+import io.otl.core.api.PolicyCheck;
+import io.otl.core.coordinator.PolicyView;
+import io.otl.core.model.ModelVersion;
+import io.otl.core.model.RolloutPolicy;
 import io.otl.core.coordinator.TrainingCoordinator;
 import io.otl.core.coordinator.CoordinatorState.JobStatus;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -37,11 +42,17 @@ public final class TrainingRoutes {
   private final ClusterSharding sharding;
   private final Duration askTimeout;
   private final AgentDirectory agents;
+  private final PolicyCheck policyCheck;
 
-  public TrainingRoutes(ClusterSharding sharding, Duration askTimeout, AgentDirectory agents) {
+  /**
+   * @param policyCheck checks a whole {@code PUT …/policy} body before either entity is told (its
+   *     training keys go to the coordinator, its {@code model-update} keys to ModelVersion)
+   */
+  public TrainingRoutes(ClusterSharding sharding, Duration askTimeout, AgentDirectory agents, PolicyCheck policyCheck) {
     this.sharding = sharding;
     this.askTimeout = askTimeout;
     this.agents = agents;
+    this.policyCheck = policyCheck;
   }
 
   public Route route() {
@@ -106,30 +117,65 @@ public final class TrainingRoutes {
             : refused((TrainingCoordinator.Refused) r)));
   }
 
+  private EntityRef<ModelVersion.Command> modelVersion(String agentId) {
+    return sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId);
+  }
+
+  /** The training policy (the coordinator's) and the rollout settings in force (ModelVersion's), as one view. */
   private CompletionStage<HttpResponse> policy(String agentId) {
     checkAgent(agentId);
     return known(agentId, () -> coordinator(agentId).<TrainingCoordinator.PolicyReply>ask(
             TrainingCoordinator.GetPolicy::new, askTimeout)
-        .thenApply(TrainingRoutes::policyReply));
+        .thenCompose(r -> r instanceof PolicyView v
+            ? modelVersion(agentId).<ModelVersion.RolloutPolicyReply>ask(ModelVersion.GetRolloutPolicy::new, askTimeout)
+                .thenApply(m -> combined(v, m))
+            : CompletableFuture.completedFuture(refused((TrainingCoordinator.Refused) r))));
   }
 
   /**
-   * The body is the agent's whole set of run-time overrides ({@code {}} clears them); checked by the
-   * coordinator. Unlike the reads, a valid PUT may be an agent's first fact: an operator sets the
-   * threshold or the algorithm before the first trajectory arrives, and the coordinator starts with
-   * it. A refused body persists nothing, so the agent stays unknown.
+   * The body is the agent's whole set of run-time overrides ({@code {}} clears them), training and
+   * rollout ({@code model-update.*}) keys alike. Both parts are checked before either entity is told
+   * (a bad key in one changes neither); then the rollout part goes to ModelVersion, which persists
+   * it only when it differs, and the training part to the coordinator. Unlike the reads, a valid PUT
+   * may be an agent's first fact: an operator sets the threshold or the algorithm before the first
+   * trajectory arrives, and the coordinator starts with it. A refused body persists nothing, so the
+   * agent stays unknown.
    */
   private CompletionStage<HttpResponse> setPolicy(String agentId, org.apache.pekko.util.ByteString bytes) {
     checkAgent(agentId);
     @SuppressWarnings("unchecked")
     Map<String, Object> overrides = Json.MAPPER.convertValue(readJson(bytes), Map.class);
-    return coordinator(agentId).<TrainingCoordinator.PolicyReply>ask(
-            reply -> new TrainingCoordinator.SetPolicy(overrides, "http", reply), askTimeout)
-        .thenApply(TrainingRoutes::policyReply);
+    RolloutPolicy.Split parts = RolloutPolicy.split(overrides);
+    try {
+      policyCheck.check(agentId, parts.training(), parts.rollout());
+    } catch (IllegalArgumentException e) {
+      // The entities' own refusal, given before either is told: 400, nothing changed.
+      return CompletableFuture.completedFuture(Json.rejected(new TrainingCoordinator.Refused(
+          TrainingCoordinator.ErrorCode.INVALID_INPUT, e.getMessage())));
+    }
+    return modelVersion(agentId).<ModelVersion.RolloutPolicyReply>ask(
+            reply -> new ModelVersion.SetRolloutPolicy(parts.rollout(), "http", reply), askTimeout)
+        .thenCompose(m -> m instanceof ModelVersion.RolloutPolicyView
+            ? coordinator(agentId).<TrainingCoordinator.PolicyReply>ask(
+                    reply -> new TrainingCoordinator.SetPolicy(parts.training(), "http", reply), askTimeout)
+                .thenApply(r -> r instanceof PolicyView v ? combined(v, m) : refused((TrainingCoordinator.Refused) r))
+            : CompletableFuture.completedFuture(Json.rejected((ModelVersion.Failure) m)));
   }
 
-  private static HttpResponse policyReply(TrainingCoordinator.PolicyReply r) {
-    return r instanceof io.otl.core.coordinator.PolicyView v ? Json.ok(v) : refused((TrainingCoordinator.Refused) r);
+  /** The coordinator's view with the rollout keys in force and their overrides; the later change names who and when. */
+  private static HttpResponse combined(PolicyView training, ModelVersion.RolloutPolicyReply reply) {
+    if (!(reply instanceof ModelVersion.RolloutPolicyView rollout)) {
+      return Json.rejected((ModelVersion.Failure) reply);
+    }
+    Map<String, Object> policy = new LinkedHashMap<>(training.policy());
+    policy.putAll(rollout.policy());
+    Map<String, Object> changed = new LinkedHashMap<>(training.overrides());
+    changed.putAll(rollout.overrides());
+    boolean rolloutLater = rollout.changedAt() != null
+        && (training.changedAt() == null || rollout.changedAt().isAfter(training.changedAt()));
+    return Json.ok(new PolicyView(training.agentId(), policy, changed,
+        rolloutLater ? rollout.changedBy() : training.changedBy(),
+        rolloutLater ? rollout.changedAt() : training.changedAt()));
   }
 
   private CompletionStage<HttpResponse> job(String jobId) {

@@ -17,8 +17,8 @@ import java.util.Map;
  * (backend, endpoints, directories, retries) and the dataset filters (read by the node's exporter)
  * are not. Model-update keys are overridable too, under {@value #MODEL_UPDATE} ({@code
  * agents.support-bot { model-update.canary-ratio = 0.2 }}): any key of {@code
- * agentscope.training.model-update}; they shape the agent's ModelVersion entity, so they are read
- * from the file at start-up only (a run-time policy change does not reach them). Each agent's
+ * agentscope.training.model-update}; they shape the agent's ModelVersion entity, under the run-time
+ * ones ({@code PUT …/policy}, {@link io.otl.core.model.RolloutPolicy}). Each agent's
  * effective training-runner and model-update sections are validated like the file, at start-up.
  */
 public final class AgentPolicies {
@@ -138,12 +138,35 @@ public final class AgentPolicies {
   }
 
   /**
+   * Checks an agent's effective {@code agentscope.training} section with run-time {@code model-update}
+   * overrides: the start-up validator, then the entity's own checks across keys ({@link
+   * io.otl.core.model.ModelSettings}, e.g. min-samples-per-step against confidence and steps), each
+   * error as the client sent the key (a 400), the value not repeated.
+   */
+  public static void checkRunTimeRollout(Config agentscopeTraining) {
+    checkRunTime(agentscopeTraining);
+    try {
+      io.otl.core.model.ModelSettings.fromConfig(agentscopeTraining);
+    } catch (IllegalArgumentException e) {
+      String m = e.getMessage().startsWith(UPDATE + ".") ? e.getMessage().substring(TrainingSettingsValidator.ROOT.length() + 1)
+          : e.getMessage();
+      int value = m.indexOf(" = ");
+      int expected = m.indexOf(" is not allowed; expected ");
+      if (value > 0 && expected > value) {
+        m = m.substring(0, value) + ": must be " + m.substring(expected + " is not allowed; expected ".length());
+      }
+      throw new IllegalArgumentException(m, e);
+    }
+  }
+
+  /**
    * A validator error as the client of {@code PUT …/policy} reads it: the key as it sent it
    * ({@code trigger.min-samples}, not the file's full path), and never the value it sent, which
    * is client text (an e-mail address or a phone number as likely as a typo) and goes back to no one.
    */
   static String asSent(String error) {
-    String e = error.startsWith(RUNNER + ".") ? error.substring(RUNNER.length() + 1) : error;
+    String e = error.startsWith(RUNNER + ".") ? error.substring(RUNNER.length() + 1)
+        : error.startsWith(UPDATE + ".") ? error.substring(TrainingSettingsValidator.ROOT.length() + 1) : error;
     int colon = e.indexOf(": ");
     if (!e.contains(" = ") && colon > 0) {
       // An unknown hyperparameter: its name is client text, shown only when it is a plain word.

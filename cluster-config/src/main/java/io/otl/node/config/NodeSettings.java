@@ -2,6 +2,7 @@ package io.otl.node.config;
 
 import com.typesafe.config.Config;
 import io.otl.core.model.ModelSettings;
+import io.otl.core.model.RolloutPolicy;
 import io.otl.core.session.SessionSettings;
 import io.otl.http.HttpSettings;
 import io.otl.http.gateway.GatewaySettings;
@@ -26,6 +27,8 @@ import java.util.Optional;
  * @param gateway the inference gateway's settings; empty when HTTP is off (it is served on the API's port)
  * @param simulator the simulator to start with the node, if {@code simulator.enabled}
  * @param model the AgentScope {@code model} section: the base model (v0), if the file has one
+ * @param rollouts run-time model-update overrides laid over {@code models}
+ * @param agentRollouts the same over each agent's own section, by agent id
  */
 public record NodeSettings(
     JournalSettings journal,
@@ -38,15 +41,26 @@ public record NodeSettings(
     KafkaSettings kafka,
     ServingSettings serving,
     Optional<SimulatorSettings> simulator,
-    Optional<ModelSection> model) {
+    Optional<ModelSection> model,
+    RolloutPolicy.Resolver rollouts,
+    Map<String, RolloutPolicy.Resolver> agentRollouts) {
 
   public NodeSettings {
     agentModels = Map.copyOf(agentModels);
+    agentRollouts = Map.copyOf(agentRollouts);
   }
 
-  /** The model-update settings of {@code agentId}'s ModelVersion entity. */
+  /** The model-update settings of {@code agentId}'s ModelVersion entity (the file's). */
   public ModelSettings modelsFor(String agentId) {
     return agentModels.getOrDefault(agentId, models);
+  }
+
+  /**
+   * How {@code agentId}'s ModelVersion lays run-time model-update overrides ({@code PUT …/policy})
+   * over the file's settings, checked as the file is.
+   */
+  public RolloutPolicy.Resolver rolloutsFor(String agentId) {
+    return agentRollouts.getOrDefault(agentId, rollouts);
   }
 
   /** Parses a root configuration that {@link NodeConfig#resolve} built and validated. */
@@ -54,14 +68,17 @@ public record NodeSettings(
     Config training = root.getConfig(TrainingSettingsValidator.ROOT);
     HttpSettings http = HttpSettings.fromConfig(training);
     Map<String, ModelSettings> agentModels = new LinkedHashMap<>();
-    AgentPolicies.modelUpdateTraining(root)
-        .forEach((agentId, t) -> agentModels.put(agentId, ModelSettings.fromConfig(t)));
+    Map<String, RolloutPolicy.Resolver> agentRollouts = new LinkedHashMap<>();
+    AgentPolicies.modelUpdateTraining(root).forEach((agentId, t) -> {
+      agentModels.put(agentId, ModelSettings.fromConfig(t));
+      agentRollouts.put(agentId, RolloutPolicy.over(t, AgentPolicies::checkRunTimeRollout));
+    });
     return new NodeSettings(JournalSettings.fromConfig(training), SessionSettings.fromConfig(training),
         ModelSettings.fromConfig(training), agentModels, TrainingSettings.fromRoot(root), http,
         http.enabled() ? Optional.of(GatewaySettings.fromConfig(training)) : Optional.empty(),
         KafkaSettings.fromConfig(training), ServingSettings.fromConfig(training),
         training.getBoolean("simulator.enabled")
             ? Optional.of(SimulatorSettings.fromConfig(training.getConfig("simulator"))) : Optional.empty(),
-        ModelSection.fromRoot(root));
+        ModelSection.fromRoot(root), RolloutPolicy.over(training, AgentPolicies::checkRunTimeRollout), agentRollouts);
   }
 }

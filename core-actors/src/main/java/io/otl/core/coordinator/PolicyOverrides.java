@@ -68,9 +68,13 @@ public final class PolicyOverrides {
     }
   }
 
-  /** The allowed keys as a user reads them ({@code hyperparams.*}). */
+  /**
+   * The allowed keys as a user reads them ({@code hyperparams.*}), with the rollout keys that a
+   * {@code PUT …/policy} body may carry too (they go to the agent's ModelVersion, not here).
+   */
   public static String allowed() {
-    return String.join(", ", OVERRIDABLE.stream().map(k -> k.endsWith(".") ? k + "*" : k).toList());
+    return String.join(", ", OVERRIDABLE.stream().map(k -> k.endsWith(".") ? k + "*" : k).toList())
+        + ", model-update.*";
   }
 
   /**

@@ -68,7 +68,7 @@ final class ModelCommandHandlers {
   /** The settings in force: the file's, then the state's run-time overrides ({@link #refresh}). */
   private ModelSettings settings;
   /** The change {@link #settings} was resolved from (null: none), so a state is resolved once. */
-  private RolloutPolicy.Changed applied;
+  private RolloutPolicy.RolloutPolicyChanged applied;
   private final Clock clock;
   private final TimerScheduler<Command> timers;
   private final Serving serving;
@@ -434,7 +434,7 @@ final class ModelCommandHandlers {
    * and recovery call this first, so a replayed or snapshotted change is in force before any decision).
    */
   void refresh(State s) {
-    RolloutPolicy.Changed change = s.models().policyChange();
+    RolloutPolicy.RolloutPolicyChanged change = s.models().policyChange();
     if (change == applied) return;
     applied = change;
     try {
@@ -461,13 +461,13 @@ final class ModelCommandHandlers {
     } catch (IllegalArgumentException e) {
       return reply(c.replyTo(), Failure.invalidInput(e.getMessage()));
     }
-    RolloutPolicy.Changed current = s.models().policyChange();
+    RolloutPolicy.RolloutPolicyChanged current = s.models().policyChange();
     if (flat.equals(current == null ? Map.of() : current.overrides())) {
       return reply(c.replyTo(), rolloutPolicyView(s));
     }
     String by = c.requestedBy() == null || c.requestedBy().isBlank() ? "api" : c.requestedBy();
     Instant now = clock.instant();
-    RolloutPolicy.Changed change = new RolloutPolicy.Changed(flat, by, now);
+    RolloutPolicy.RolloutPolicyChanged change = new RolloutPolicy.RolloutPolicyChanged(flat, by, now);
     settings = next; // the decisions below already see it; refresh keeps it
     applied = change;
     context.getLog().info("agent {}: rollout settings changed by {}; run-time keys {}", agentId, by, flat.keySet());
@@ -482,7 +482,7 @@ final class ModelCommandHandlers {
   }
 
   private ModelProtocol.RolloutPolicyView rolloutPolicyView(State s) {
-    RolloutPolicy.Changed c = s.models().policyChange();
+    RolloutPolicy.RolloutPolicyChanged c = s.models().policyChange();
     return new ModelProtocol.RolloutPolicyView(agentId, RolloutPolicy.effective(settings),
         c == null ? Map.of() : c.overrides(), c == null ? null : c.changedBy(), c == null ? null : c.at());
   }

@@ -38,7 +38,7 @@ final class ModelEventHandler {
       return deployed.get();
     }
     Models m = s.models();
-    if (e instanceof RolloutPolicy.Changed c) {
+    if (e instanceof RolloutPolicy.RolloutPolicyChanged c) {
       return withModels(s, m.withPolicyChange(c));
     }
     if (e instanceof OutcomeRecorded o) {

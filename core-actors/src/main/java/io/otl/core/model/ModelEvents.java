@@ -23,7 +23,7 @@ public interface ModelEvents {
   /** Tag of every transition event (read by the model-updates publisher and the audit). */
   String TRANSITIONS_TAG = "model-transitions";
 
-  sealed interface Event extends Persisted permits TransitionEvent, OutcomeRecorded, RolloutPolicy.Changed {
+  sealed interface Event extends Persisted permits TransitionEvent, OutcomeRecorded, RolloutPolicy.RolloutPolicyChanged {
     Instant at();
   }
 

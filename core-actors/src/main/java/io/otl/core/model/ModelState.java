@@ -68,7 +68,7 @@ public interface ModelState {
       List<VersionRecord> versions,
       String stable,
       Map<String, Deployment> deployments,
-      @JsonInclude(JsonInclude.Include.NON_NULL) RolloutPolicy.Changed policyChange) {
+      @JsonInclude(JsonInclude.Include.NON_NULL) RolloutPolicy.RolloutPolicyChanged policyChange) {
     public static final Models EMPTY = new Models(List.of(), null, Map.of());
 
     @JsonCreator
@@ -85,7 +85,7 @@ public interface ModelState {
       return new Models(versions, stable, next, policyChange);
     }
 
-    Models withPolicyChange(RolloutPolicy.Changed change) {
+    Models withPolicyChange(RolloutPolicy.RolloutPolicyChanged change) {
       return new Models(versions, stable, deployments, change);
     }
 

@@ -16,7 +16,7 @@ import java.util.function.Consumer;
 
 /**
  * Run-time rollout settings of one agent ({@code PUT /v1/training/{agentId}/policy} with {@code
- * model-update.*} keys): the overrides are the ModelVersion entity's event {@link Changed}, laid
+ * model-update.*} keys): the overrides are the ModelVersion entity's event {@link RolloutPolicyChanged}, laid
  * over the file's {@code model-update} section by a {@link Resolver} the node builds (the same
  * validator as at start-up). They apply from the entity's next decision on: a rollout in progress
  * keeps its plan (canary ratio and steps, fixed by its {@code RolloutStarted}), while step-duration,
@@ -39,8 +39,8 @@ public final class RolloutPolicy {
    * {@code overrides} holds every run-time key, flat and with its {@code model-update.} prefix; empty
    * means the file's settings again.
    */
-  public record Changed(Map<String, Object> overrides, String changedBy, Instant at) implements ModelEvents.Event {
-    public Changed {
+  public record RolloutPolicyChanged(Map<String, Object> overrides, String changedBy, Instant at) implements ModelEvents.Event {
+    public RolloutPolicyChanged {
       overrides = overrides == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(overrides));
     }
   }
@@ -157,7 +157,7 @@ public final class RolloutPolicy {
   }
 
   /** The audit timeline's line for a change. */
-  public static String describe(Changed c) {
+  public static String describe(RolloutPolicyChanged c) {
     return "rollout settings changed by " + c.changedBy() + ": " + (c.overrides().isEmpty()
         ? "run-time overrides cleared (the file's model-update settings)" : "run-time overrides " + c.overrides());
   }

@@ -81,8 +81,9 @@
  *       State therefore grows with the sessions of one rollout (8 bytes each in memory, about 20
  *       characters in a JSON snapshot).
  *   <li><b>The plan is fixed per rollout.</b> {@code RolloutStarted} carries the ratios, so a
- *       configuration change does not alter a running rollout; step-duration, min-samples,
- *       confidence and tolerances are read from the current settings.
+ *       configuration change (of the file, or at run time: {@link io.otl.core.model.RolloutPolicy})
+ *       does not alter a running rollout; step-duration, min-samples, confidence and tolerances are
+ *       read from the current settings at the next step check.
  *   <li><b>Timers.</b> The step start is in state (from the event's {@code at}); after every
  *       transition and on RecoveryCompleted a StepTick is scheduled for the remaining time by the
  *       injected clock. A tick that finds too few samples does not re-arm itself: the next outcome

@@ -35,7 +35,7 @@ class PolicyOverridesTest {
       assertFalse(PolicyOverrides.overridable(k), k);
     }
     assertEquals("trigger.type, trigger.cron, trigger.min-samples, trigger.missed-slots, trigger.zone, algorithm, "
-        + "base-model, hyperparams.*", PolicyOverrides.allowed());
+        + "base-model, hyperparams.*, model-update.*", PolicyOverrides.allowed());
   }
 
   @Test

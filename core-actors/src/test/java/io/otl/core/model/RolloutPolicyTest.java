@@ -85,7 +85,7 @@ class RolloutPolicyTest {
     assertEquals(0.2, v.policy().get("model-update.canary-ratio"));
     assertEquals(Map.of("model-update.canary-ratio", 0.2), v.overrides());
     assertEquals("http", v.changedBy());
-    assertEquals(List.of(new RolloutPolicy.Changed(Map.of("model-update.canary-ratio", 0.2), "http", clock.instant())),
+    assertEquals(List.of(new RolloutPolicy.RolloutPolicyChanged(Map.of("model-update.canary-ratio", 0.2), "http", clock.instant())),
         r.events());
 
     register("v1"); // first version: STABLE directly

@@ -295,7 +295,7 @@ public final class Timeline {
         return;
       }
       flushOutcomes();
-      if (env.event() instanceof io.otl.core.model.RolloutPolicy.Changed c) {
+      if (env.event() instanceof io.otl.core.model.RolloutPolicy.RolloutPolicyChanged c) {
         line(env, io.otl.core.model.RolloutPolicy.describe(c));
         return;
       }

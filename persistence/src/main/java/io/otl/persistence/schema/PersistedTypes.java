@@ -122,7 +122,7 @@ public final class PersistedTypes {
       PersistedType.of("model.candidate-superseded", io.otl.core.model.Supersession.CandidateSuperseded.class),
       PersistedType.of("model.gate-without-evidence", io.otl.core.model.EvalEvidence.GateWithoutEvidence.class),
       // Run-time rollout settings (PUT /v1/training/{agentId}/policy, model-update.*).
-      PersistedType.of("model.rollout-policy-changed", io.otl.core.model.RolloutPolicy.Changed.class),
+      PersistedType.of("model.rollout-policy-changed", io.otl.core.model.RolloutPolicy.RolloutPolicyChanged.class),
       // KafkaPublisherOffset (KafkaOffset|<topic>) and FeedOffsetStore (FeedOffset|<feed>)
       PersistedType.of("kafka-offset.stored", KafkaPublisherOffset.OffsetStored.class)
           .legacy("io.otl.persistence.kafka.KafkaPublisherOffset$OffsetStored"),
