@@ -4,6 +4,11 @@ import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture
 import static org.apache.pekko.http.javadsl.server.Directives.parameterMultiMap;
 
 import io.otl.core.session.Desensitizer;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,6 +41,41 @@ final class QueryParams {
   static long integer(String text) {
     if (text == null || !ASCII_INTEGER.matcher(text).matches()) throw new NumberFormatException("not an ASCII integer");
     return Long.parseLong(text);
+  }
+
+  /**
+   * An offset sent with an unencoded {@code +} ({@code ?asOf=2026-11-20T10:00:00+08:00}, as typed into
+   * curl or a browser): query decoding turns that {@code +} into a space.
+   */
+  private static final Pattern PLUS_AS_SPACE =
+      Pattern.compile("(\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?) (\\d{2}:\\d{2})");
+
+  /**
+   * A query time ({@code asOf}, {@code since}, {@code until}), read as the command line reads
+   * {@code --as-of}/{@code --since}: an instant ({@code 2026-11-20T02:00:00Z}), a time with an offset
+   * ({@code 2026-11-20T10:00:00+08:00}, also with the {@code +} sent unencoded), or a date (its start in
+   * UTC). The audit route took only the first two, so the date the CLI and the export route take, and
+   * the offset a user types as written, were 400s.
+   */
+  static Instant instant(String name, String text) {
+    java.util.regex.Matcher plus = PLUS_AS_SPACE.matcher(text);
+    String t = plus.matches() ? plus.group(1) + "+" + plus.group(2) : text;
+    try {
+      return Instant.parse(t);
+    } catch (DateTimeParseException e) {
+      // other forms below
+    }
+    try {
+      return OffsetDateTime.parse(t).toInstant();
+    } catch (DateTimeParseException e) {
+      // a date below
+    }
+    try {
+      return LocalDate.parse(t).atStartOfDay(ZoneOffset.UTC).toInstant();
+    } catch (DateTimeParseException e) {
+      throw BadRequest.invalid(name + " is not an ISO-8601 time, e.g. 2026-11-20T02:00:00Z, "
+          + "2026-11-20T10:00:00%2B08:00 (a + in a URL query is %2B) or 2026-11-20");
+    }
   }
 
   /** The query of a request that passed {@link #only}: each parameter sent at most once. */
