@@ -1,6 +1,8 @@
 package io.otl.http;
 
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
+import static org.apache.pekko.http.javadsl.server.Directives.extractRequestEntity;
+import static org.apache.pekko.http.javadsl.server.Directives.formFieldMultiMap;
 import static org.apache.pekko.http.javadsl.server.Directives.parameterMultiMap;
 
 import io.otl.core.session.Desensitizer;
@@ -9,12 +11,15 @@ import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.regex.Pattern;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
@@ -107,6 +112,29 @@ final class QueryParams {
       String problem = problem(params, names);
       if (problem == null) return inner.apply(new Query(params));
       return completeWithFuture(CompletableFuture.completedFuture(ApiErrors.toResponse(BadRequest.invalid(problem))));
+    });
+  }
+
+  /**
+   * {@link #only}, where the parameters may also come as an HTML form body
+   * ({@code application/x-www-form-urlencoded}): AgentScope's rate and thumbs controller reads them with
+   * Spring's {@code @RequestParam}, which takes the query and a form alike, and {@code curl -d
+   * 'sessionId=s1&score=5'} sends a form. That was a 400 "sessionId is required" here. A parameter in
+   * both the query and the form counts as sent twice.
+   */
+  static Route onlyOrForm(List<String> names, Function<Query, Route> inner) {
+    return extractRequestEntity(entity -> {
+      if (!entity.getContentType().mediaType().equals(MediaTypes.APPLICATION_X_WWW_FORM_URLENCODED)) {
+        return only(names, inner);
+      }
+      return parameterMultiMap(params -> formFieldMultiMap(form -> {
+        Map<String, List<String>> all = new HashMap<>();
+        params.forEach((k, v) -> all.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
+        form.forEach((k, v) -> all.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
+        String problem = problem(all, names);
+        if (problem == null) return inner.apply(new Query(all));
+        return completeWithFuture(CompletableFuture.completedFuture(ApiErrors.toResponse(BadRequest.invalid(problem))));
+      }));
     });
   }
 
