@@ -117,14 +117,17 @@ final class QueryParams {
 
   /**
    * {@link #only}, where the parameters may also come as an HTML form body
-   * ({@code application/x-www-form-urlencoded}): AgentScope's rate and thumbs controller reads them with
-   * Spring's {@code @RequestParam}, which takes the query and a form alike, and {@code curl -d
-   * 'sessionId=s1&score=5'} sends a form. That was a 400 "sessionId is required" here. A parameter in
-   * both the query and the form counts as sent twice.
+   * ({@code application/x-www-form-urlencoded}, or {@code multipart/form-data}): AgentScope's rate and
+   * thumbs controller reads them with Spring's {@code @RequestParam}, which takes the query and a form
+   * alike, and {@code curl -d 'sessionId=s1&score=5'} sends a form ({@code curl -F} a multipart one).
+   * That was a 400 "sessionId is required" here. A parameter in both the query and the form counts as
+   * sent twice.
    */
   static Route onlyOrForm(List<String> names, Function<Query, Route> inner) {
     return extractRequestEntity(entity -> {
-      if (!entity.getContentType().mediaType().equals(MediaTypes.APPLICATION_X_WWW_FORM_URLENCODED)) {
+      var media = entity.getContentType().mediaType();
+      if (!media.equals(MediaTypes.APPLICATION_X_WWW_FORM_URLENCODED)
+          && !(media.mainType().equals("multipart") && media.subType().equals("form-data"))) {
         return only(names, inner);
       }
       return parameterMultiMap(params -> formFieldMultiMap(form -> {

@@ -91,8 +91,9 @@ class FeedbackErrorFieldsTest {
 
   /**
    * AgentScope's controller reads sessionId and score with Spring's {@code @RequestParam}, which takes a
-   * form body as well as the query; {@code curl -d 'sessionId=s&score=5'} sends one. A parameter in the
-   * query and in the form is sent twice; a form's bad value is refused as the query's.
+   * form body as well as the query; {@code curl -d 'sessionId=s&score=5'} sends one ({@code curl -F} a
+   * multipart one). A parameter in the query and in the form is sent twice; a form's bad value is
+   * refused as the query's.
    */
   @Test
   void rateAndThumbsTakeTheirParametersAsAFormBodyToo() {
@@ -114,8 +115,13 @@ class FeedbackErrorFieldsTest {
     Http.Response malformed = api.postBytes("/v1/feedback/rate", "sessionId=%ZZ&score=3".getBytes(), form);
     assertEquals(400, malformed.status(), malformed.body());
     assertTrue(malformed.json().path("message").isTextual(), malformed.body());
+    String multipart = "--b\r\nContent-Disposition: form-data; name=\"sessionId\"\r\n\r\n" + id + "\r\n"
+        + "--b\r\nContent-Disposition: form-data; name=\"score\"\r\n\r\n2\r\n--b--\r\n";
+    Http.Response parts = api.postBytes("/v1/feedback/rate", multipart.getBytes(), "multipart/form-data; boundary=b");
+    assertEquals(200, parts.status(), parts.body());
     com.fasterxml.jackson.databind.JsonNode stored = api.get("/v1/sessions/" + id).json().path("feedback");
-    assertEquals(2, stored.size(), "the rating and the thumbs, nothing of the refused ones: " + stored);
+    assertEquals(3, stored.size(), "the ratings and the thumbs, nothing of the refused ones: " + stored);
+    assertEquals(2.0, stored.get(2).path("value").asDouble());
     assertEquals("RATING", stored.get(0).path("kind").asText());
     assertEquals(4.0, stored.get(0).path("value").asDouble());
     assertEquals("THUMBS_DOWN", stored.get(1).path("kind").asText());
