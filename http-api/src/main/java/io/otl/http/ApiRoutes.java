@@ -134,12 +134,24 @@ public final class ApiRoutes {
   /**
    * The path the routes see (docs/http-edge.md), applied once, before routing: a base URL's
    * doubled slash ({@code /v1//chat/completions}: OpenAI clients join a {@code base_url} ending in
-   * {@code /} and the path as strings) is one, and a single trailing slash is dropped ({@code /}
+   * {@code /} and the path as strings) is one, as is a doubled leading slash before {@code v1}, and a single
+   * trailing slash is dropped ({@code /}
    * itself stays). A second trailing slash stays: that is a typo, not a client's join.
    */
   static String canonical(String path) {
-    String p = path.startsWith("/v1//") ? "/v1" + path.substring(4) : path;
+    // "//v1/…": an endpoint ending in / joined with "/v1/traces" (an OTLP exporter's
+    // OTEL_EXPORTER_OTLP_ENDPOINT=http://node:4318/) or "/v1/…" as strings.
+    String p = path.startsWith("//v1/") ? path.substring(1) : path;
+    p = p.startsWith("/v1//") ? "/v1" + p.substring(4) : p;
     return p.length() > 1 && p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+  }
+
+  /**
+   * {@code inner} seeing {@link #canonical canonical} paths, for a listener without the API's guard (the
+   * separate OTLP port): {@code /v1/traces/} was a 404 there, though the API port takes it.
+   */
+  public static Route withCanonicalPaths(java.util.function.Supplier<Route> inner) {
+    return org.apache.pekko.http.javadsl.server.Directives.mapRequestContext(RequestGuard::canonical, inner);
   }
 
   /** A low-cardinality label: ids, and any segment that is not a route literal, replaced by {id}. */

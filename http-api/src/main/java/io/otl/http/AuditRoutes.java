@@ -11,8 +11,6 @@ import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
 import io.otl.core.api.AuditLog;
 import io.otl.core.api.AuditLog.Kind;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,7 +70,7 @@ public final class AuditRoutes {
       String kindName, String id, Optional<String> asOfText, Optional<String> afterText, Optional<String> limitText) {
     Kind kind = kind(kindName);
     check(kind, id);
-    Instant asOf = asOfText.map(AuditRoutes::instant).orElse(null);
+    Instant asOf = asOfText.map(t -> QueryParams.instant("asOf", t)).orElse(null);
     long after = afterText.map(AuditRoutes::cursor).orElse(0L);
     int limit = limitText.map(AuditRoutes::limit).orElse(DEFAULT_LIMIT);
     CompletionStage<AuditLog.Page> page = audit.page(kind, id, after, limit, asOf);
@@ -123,17 +121,6 @@ public final class AuditRoutes {
     }
   }
 
-  private static Instant instant(String text) {
-    try {
-      return Instant.parse(text);
-    } catch (DateTimeParseException e) {
-      try {
-        return OffsetDateTime.parse(text).toInstant();
-      } catch (DateTimeParseException e2) {
-        throw BadRequest.invalid("asOf is not an ISO-8601 time, e.g. 2026-11-20T02:00:00Z");
-      }
-    }
-  }
 
   private static long cursor(String text) {
     try {

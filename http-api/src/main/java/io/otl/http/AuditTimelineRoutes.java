@@ -11,8 +11,6 @@ import io.otl.core.Ids;
 import io.otl.core.api.AuditLog;
 import io.otl.core.api.AuditLog.Kind;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -54,7 +52,7 @@ public final class AuditTimelineRoutes {
           ? "jobId is not a job id (job-<n>-<agentId>)" : null;
     };
     if (problem != null) throw BadRequest.invalid(problem);
-    Instant asOf = asOfText == null ? null : instant(asOfText);
+    Instant asOf = asOfText == null ? null : QueryParams.instant("asOf", asOfText);
     return timelines.text(kind, id, asOf)
         .thenApply(text -> HttpResponse.create().withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, text)))
         .exceptionally(t -> {
@@ -67,15 +65,4 @@ public final class AuditTimelineRoutes {
         });
   }
 
-  private static Instant instant(String text) {
-    try {
-      return Instant.parse(text);
-    } catch (DateTimeParseException e) {
-      try {
-        return OffsetDateTime.parse(text).toInstant();
-      } catch (DateTimeParseException e2) {
-        throw BadRequest.invalid("asOf is not an ISO-8601 time, e.g. 2026-11-20T02:00:00Z");
-      }
-    }
-  }
 }

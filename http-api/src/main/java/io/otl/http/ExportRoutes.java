@@ -10,10 +10,6 @@ import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
@@ -103,8 +99,8 @@ public final class ExportRoutes {
       case "false" -> false;
       default -> throw BadRequest.invalid("allowPii must be true or false");
     }).orElse(false);
-    Instant from = query.given("since").map(s -> time("since", s)).orElse(null);
-    Instant to = query.given("until").map(s -> time("until", s)).orElse(null);
+    Instant from = query.given("since").map(s -> QueryParams.instant("since", s)).orElse(null);
+    Instant to = query.given("until").map(s -> QueryParams.instant("until", s)).orElse(null);
     if (from != null && to != null && !from.isBefore(to)) throw BadRequest.invalid("since must be before until");
     Filters filters = new Filters(number("sftMinReward", query), number("minQuality", query),
         number("dpoMinMargin", query));
@@ -131,21 +127,4 @@ public final class ExportRoutes {
     });
   }
 
-  private static Instant time(String name, String text) {
-    try {
-      return Instant.parse(text);
-    } catch (DateTimeParseException e) {
-      // other forms below
-    }
-    try {
-      return OffsetDateTime.parse(text).toInstant();
-    } catch (DateTimeParseException e) {
-      // a date below
-    }
-    try {
-      return LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant();
-    } catch (DateTimeParseException e) {
-      throw BadRequest.invalid(name + " is not an ISO-8601 time (e.g. 2026-11-01T00:00:00Z or 2026-11-01)");
-    }
-  }
 }

@@ -1,15 +1,25 @@
 package io.otl.http;
 
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
+import static org.apache.pekko.http.javadsl.server.Directives.extractRequestEntity;
+import static org.apache.pekko.http.javadsl.server.Directives.formFieldMultiMap;
 import static org.apache.pekko.http.javadsl.server.Directives.parameterMultiMap;
 
 import io.otl.core.session.Desensitizer;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.regex.Pattern;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
@@ -36,6 +46,41 @@ final class QueryParams {
   static long integer(String text) {
     if (text == null || !ASCII_INTEGER.matcher(text).matches()) throw new NumberFormatException("not an ASCII integer");
     return Long.parseLong(text);
+  }
+
+  /**
+   * An offset sent with an unencoded {@code +} ({@code ?asOf=2026-11-20T10:00:00+08:00}, as typed into
+   * curl or a browser): query decoding turns that {@code +} into a space.
+   */
+  private static final Pattern PLUS_AS_SPACE =
+      Pattern.compile("(\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?) (\\d{2}:\\d{2})");
+
+  /**
+   * A query time ({@code asOf}, {@code since}, {@code until}), read as the command line reads
+   * {@code --as-of}/{@code --since}: an instant ({@code 2026-11-20T02:00:00Z}), a time with an offset
+   * ({@code 2026-11-20T10:00:00+08:00}, also with the {@code +} sent unencoded), or a date (its start in
+   * UTC). The audit route took only the first two, so the date the CLI and the export route take, and
+   * the offset a user types as written, were 400s.
+   */
+  static Instant instant(String name, String text) {
+    java.util.regex.Matcher plus = PLUS_AS_SPACE.matcher(text);
+    String t = plus.matches() ? plus.group(1) + "+" + plus.group(2) : text;
+    try {
+      return Instant.parse(t);
+    } catch (DateTimeParseException e) {
+      // other forms below
+    }
+    try {
+      return OffsetDateTime.parse(t).toInstant();
+    } catch (DateTimeParseException e) {
+      // a date below
+    }
+    try {
+      return LocalDate.parse(t).atStartOfDay(ZoneOffset.UTC).toInstant();
+    } catch (DateTimeParseException e) {
+      throw BadRequest.invalid(name + " is not an ISO-8601 time, e.g. 2026-11-20T02:00:00Z, "
+          + "2026-11-20T10:00:00%2B08:00 (a + in a URL query is %2B) or 2026-11-20");
+    }
   }
 
   /** The query of a request that passed {@link #only}: each parameter sent at most once. */
@@ -67,6 +112,32 @@ final class QueryParams {
       String problem = problem(params, names);
       if (problem == null) return inner.apply(new Query(params));
       return completeWithFuture(CompletableFuture.completedFuture(ApiErrors.toResponse(BadRequest.invalid(problem))));
+    });
+  }
+
+  /**
+   * {@link #only}, where the parameters may also come as an HTML form body
+   * ({@code application/x-www-form-urlencoded}, or {@code multipart/form-data}): AgentScope's rate and
+   * thumbs controller reads them with Spring's {@code @RequestParam}, which takes the query and a form
+   * alike, and {@code curl -d 'sessionId=s1&score=5'} sends a form ({@code curl -F} a multipart one).
+   * That was a 400 "sessionId is required" here. A parameter in both the query and the form counts as
+   * sent twice.
+   */
+  static Route onlyOrForm(List<String> names, Function<Query, Route> inner) {
+    return extractRequestEntity(entity -> {
+      var media = entity.getContentType().mediaType();
+      if (!media.equals(MediaTypes.APPLICATION_X_WWW_FORM_URLENCODED)
+          && !(media.mainType().equals("multipart") && media.subType().equals("form-data"))) {
+        return only(names, inner);
+      }
+      return parameterMultiMap(params -> formFieldMultiMap(form -> {
+        Map<String, List<String>> all = new HashMap<>();
+        params.forEach((k, v) -> all.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
+        form.forEach((k, v) -> all.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
+        String problem = problem(all, names);
+        if (problem == null) return inner.apply(new Query(all));
+        return completeWithFuture(CompletableFuture.completedFuture(ApiErrors.toResponse(BadRequest.invalid(problem))));
+      }));
     });
   }
 

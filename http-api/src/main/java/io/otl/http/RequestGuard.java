@@ -76,7 +76,7 @@ final class RequestGuard {
     return mapRequestContext(RequestGuard::canonical, () -> guarded(api));
   }
 
-  private static org.apache.pekko.http.javadsl.server.RequestContext canonical(
+  static org.apache.pekko.http.javadsl.server.RequestContext canonical(
       org.apache.pekko.http.javadsl.server.RequestContext ctx) {
     HttpRequest request = ctx.getRequest();
     String raw = request.getUri().getPathString();

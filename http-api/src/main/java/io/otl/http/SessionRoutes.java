@@ -87,9 +87,9 @@ public final class SessionRoutes {
    */
   public Route feedbackRoute() {
     return pathPrefix("feedback", () -> concat(
-        path("rate", () -> post(() -> QueryParams.only(List.of("sessionId", "score"), query ->
+        path("rate", () -> post(() -> QueryParams.onlyOrForm(List.of("sessionId", "score"), query ->
             completeWithFuture(guard(() -> rate(query.sent("sessionId"), query.sent("score"))))))),
-        path("thumbs", () -> post(() -> QueryParams.only(List.of("sessionId", "helpful"), query ->
+        path("thumbs", () -> post(() -> QueryParams.onlyOrForm(List.of("sessionId", "helpful"), query ->
             completeWithFuture(guard(() -> thumbs(query.sent("sessionId"), query.sent("helpful")))))))));
   }
 

@@ -26,6 +26,10 @@ class ApiRoutesLabelTest {
     assertEquals("/v1/chat/completions", ApiRoutes.canonical("/v1/chat/completions"));
     assertEquals("/metrics", ApiRoutes.canonical("/metrics/"));
     assertEquals("/", ApiRoutes.canonical("/"));
+    // An OTLP endpoint (or base URL) ending in / joined with "/v1/traces" as strings.
+    assertEquals("/v1/traces", ApiRoutes.canonical("//v1/traces"));
+    assertEquals("/v1/traces", ApiRoutes.canonical("//v1/traces/"));
+    assertEquals("//v2/x", ApiRoutes.canonical("//v2/x"));
     // Two trailing slashes are a typo and stay one: the route answers 404.
     assertEquals("/v1/sessions/x/events/", ApiRoutes.canonical("/v1/sessions/x/events//"));
   }

@@ -3,8 +3,10 @@ package io.otl.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -46,5 +48,32 @@ class QueryParamsTest {
     assertEquals(java.util.Optional.of(" "), query.sent("status"));
     assertEquals(java.util.Optional.empty(), query.given("status"), "sent empty: as if not sent");
     assertEquals(java.util.Optional.empty(), query.sent("missing"));
+  }
+
+  /**
+   * {@code ?asOf=} takes what {@code audit --as-of} and {@code export --since} take: an instant, a time
+   * with an offset, a date. A {@code +} typed into the URL arrives as a space (query decoding) and is
+   * read as the offset's sign it was.
+   */
+  @Test
+  void aQueryTimeIsAnInstantAnOffsetTimeOrADate() {
+    Instant t = Instant.parse("2026-11-20T02:00:00Z");
+    assertEquals(t, QueryParams.instant("asOf", "2026-11-20T02:00:00Z"));
+    assertEquals(t, QueryParams.instant("asOf", "2026-11-20T10:00:00+08:00"));
+    assertEquals(t, QueryParams.instant("asOf", "2026-11-20T10:00:00 08:00"), "a + sent unencoded");
+    assertEquals(t, QueryParams.instant("asOf", "2026-11-20T10:00 08:00"));
+    assertEquals(t, QueryParams.instant("asOf", "2026-11-19T21:00:00-05:00"));
+    assertEquals(Instant.parse("2026-11-20T00:00:00Z"), QueryParams.instant("asOf", "2026-11-20"));
+    assertEquals(Instant.parse("2026-11-20T10:00:00.5Z"), QueryParams.instant("asOf", "2026-11-20T10:00:00.5Z"));
+  }
+
+  @Test
+  void anythingElseIsA400NamingTheParameter() {
+    for (String bad : new String[] {"noon", "2026-11-21T02:00:00", "2026-11-21 08:00", "2026-11-21T10:00:00  08:00",
+        "2026-11-21T10:00:00 8", "2026-13-01"}) {
+      BadRequest e = assertThrows(BadRequest.class, () -> QueryParams.instant("since", bad), bad);
+      assertTrue(e.getMessage().startsWith("since is not an ISO-8601 time, e.g. 2026-11-20T02:00:00Z"), e.getMessage());
+      assertFalse(e.getMessage().contains(bad), "the value sent is not repeated: " + e.getMessage());
+    }
   }
 }

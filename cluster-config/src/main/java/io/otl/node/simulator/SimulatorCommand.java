@@ -45,6 +45,9 @@ public final class SimulatorCommand {
       System.out.println(USAGE);
       return;
     }
+    // Logging starts on this thread, before the actor system's threads log: SLF4J otherwise queues their
+    // first lines while it initialises and prints a "SLF4J(W): … being replayed" notice to the console.
+    org.slf4j.LoggerFactory.getILoggerFactory();
     // A plain local system: the node's application.conf may ask for a cluster, the simulator is not part of it.
     Config config =
         ConfigFactory.parseString("pekko.actor.provider = local\npekko.loglevel = INFO")

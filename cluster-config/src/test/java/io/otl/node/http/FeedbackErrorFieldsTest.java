@@ -89,6 +89,44 @@ class FeedbackErrorFieldsTest {
     assertEquals(0, api.get("/v1/sessions/" + id).json().path("feedback").size(), "nothing stored");
   }
 
+  /**
+   * AgentScope's controller reads sessionId and score with Spring's {@code @RequestParam}, which takes a
+   * form body as well as the query; {@code curl -d 'sessionId=s&score=5'} sends one ({@code curl -F} a
+   * multipart one). A parameter in the query and in the form is sent twice; a form's bad value is
+   * refused as the query's.
+   */
+  @Test
+  void rateAndThumbsTakeTheirParametersAsAFormBodyToo() {
+    String id = session();
+    String form = "application/x-www-form-urlencoded";
+    Http.Response rate = api.postBytes("/feedback/rate", ("sessionId=" + id + "&score=4").getBytes(), form);
+    assertEquals(200, rate.status(), rate.body());
+    Http.Response thumbs = api.postBytes("/v1/feedback/thumbs?sessionId=" + id, "helpful=no".getBytes(), form);
+    assertEquals(200, thumbs.status(), thumbs.body());
+    Http.Response twice = api.postBytes("/v1/feedback/rate?sessionId=" + id, ("sessionId=" + id + "&score=2").getBytes(),
+        form);
+    assertEquals(400, twice.status(), twice.body());
+    assertTrue(twice.json().path("message").asText().contains("is sent 2 times"), twice.body());
+    Http.Response bad = api.postBytes("/v1/feedback/rate", ("sessionId=" + id + "&score=9").getBytes(), form);
+    assertEquals(400, bad.status(), bad.body());
+    assertEquals("invalid_request", bad.json().path("error").asText(), bad.body());
+    Http.Response other = api.postBytes("/v1/feedback/rate", ("sessionId=" + id + "&scor=3").getBytes(), form);
+    assertEquals(400, other.status(), other.body());
+    Http.Response malformed = api.postBytes("/v1/feedback/rate", "sessionId=%ZZ&score=3".getBytes(), form);
+    assertEquals(400, malformed.status(), malformed.body());
+    assertTrue(malformed.json().path("message").isTextual(), malformed.body());
+    String multipart = "--b\r\nContent-Disposition: form-data; name=\"sessionId\"\r\n\r\n" + id + "\r\n"
+        + "--b\r\nContent-Disposition: form-data; name=\"score\"\r\n\r\n2\r\n--b--\r\n";
+    Http.Response parts = api.postBytes("/v1/feedback/rate", multipart.getBytes(), "multipart/form-data; boundary=b");
+    assertEquals(200, parts.status(), parts.body());
+    com.fasterxml.jackson.databind.JsonNode stored = api.get("/v1/sessions/" + id).json().path("feedback");
+    assertEquals(3, stored.size(), "the ratings and the thumbs, nothing of the refused ones: " + stored);
+    assertEquals(2.0, stored.get(2).path("value").asDouble());
+    assertEquals("RATING", stored.get(0).path("kind").asText());
+    assertEquals(4.0, stored.get(0).path("value").asDouble());
+    assertEquals("THUMBS_DOWN", stored.get(1).path("kind").asText());
+  }
+
   /** A parameter sent twice is refused, not read as its first value (the feedback could land elsewhere). */
   @Test
   void rateAndThumbsRefuseAParameterSentTwice() {

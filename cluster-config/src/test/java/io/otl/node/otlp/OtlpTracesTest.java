@@ -345,6 +345,31 @@ class OtlpTracesTest {
     return out.toByteArray();
   }
 
+  /**
+   * An exporter endpoint ending in {@code /} gives {@code //v1/traces} or {@code /v1/traces/} when an SDK
+   * joins it with the signal path as strings: both ports take them as {@code /v1/traces}, as the API port
+   * took {@code /v1//…} already. The OTLP port answered 404 to both, and the API port to the first.
+   */
+  @Test
+  void anEndpointWithATrailingSlashReachesTheReceiverOnBothPorts() throws Exception {
+    ByteArrayOutputStream proto = new ByteArrayOutputStream();
+    TraceRequestMarshaler.create(GenAiAgent.run("otlp-slash")).writeBinaryTo(proto);
+    for (int port : new int[] {node.httpPort(), node.otlpPort()}) {
+      for (String path : List.of("//v1/traces", "/v1/traces/", "/v1//traces")) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .header("Content-Type", "application/x-protobuf").header("Authorization", "Bearer " + TOKEN)
+            .POST(HttpRequest.BodyPublishers.ofByteArray(proto.toByteArray()));
+        HttpResponse<byte[]> r = CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+        assertEquals(200, r.statusCode(), port + path);
+      }
+      HttpRequest.Builder typo = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/trace"))
+          .header("Content-Type", "application/x-protobuf").header("Authorization", "Bearer " + TOKEN)
+          .POST(HttpRequest.BodyPublishers.ofByteArray(proto.toByteArray()));
+      assertEquals(404, CLIENT.send(typo.build(), HttpResponse.BodyHandlers.ofByteArray()).statusCode());
+    }
+    assertTrue(session("otlp-slash").get("messages").size() > 0, "stored once, as any re-sent batch");
+  }
+
   private static HttpResponse<byte[]> post(int port, String type, String encoding, byte[] body, String token)
       throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/traces"))

@@ -15,7 +15,8 @@ import java.util.Map;
 
 /**
  * The {@code application/json} encoding of OTLP/HTTP traces (the OTLP JSON mapping: lowerCamelCase
- * keys, hex trace and span ids, enums as integers, 64-bit integers as strings or numbers). Unknown
+ * keys, hex trace and span ids, enums as integers (a status code also by its name), 64-bit integers as
+ * strings or numbers). Unknown
  * fields are ignored, as the specification asks of receivers; the JSON itself must be strict.
  */
 final class OtlpJson {
@@ -65,12 +66,39 @@ final class OtlpJson {
     String message = "";
     if (status != null && !status.isNull()) {
       object(status, where + ".status");
-      code = (int) int64(status, "code", where + ".status");
+      code = statusCode(status, where + ".status");
       message = string(status, "message", where + ".status");
     }
     return new OtlpSpan(id(s, "traceId", where, 16), id(s, "spanId", where, 8), id(s, "parentSpanId", where, 8),
         string(s, "name", where), int64(s, "startTimeUnixNano", where), int64(s, "endTimeUnixNano", where),
         attributes(s, where), events, code, message, resource);
+  }
+
+  /**
+   * {@code status.code} as OTLP writes it (an integer), or as the protobuf JSON mapping writes an enum
+   * ({@code "STATUS_CODE_ERROR"}: Python's {@code json_format.MessageToJson}, Java's
+   * {@code JsonFormat.printer()}), which the Collector's receiver takes too. It was a 400 here, so a
+   * request built with those tools lost all its spans over a status it only uses to tell failures.
+   */
+  private static int statusCode(JsonNode status, String where) {
+    JsonNode n = status.get("code");
+    if (n != null && n.isTextual()) {
+      switch (n.textValue()) {
+        case "STATUS_CODE_UNSET" -> {
+          return 0;
+        }
+        case "STATUS_CODE_OK" -> {
+          return 1;
+        }
+        case "STATUS_CODE_ERROR" -> {
+          return 2;
+        }
+        default -> {
+          // a decimal string, or the error of int64 below
+        }
+      }
+    }
+    return (int) int64(status, "code", where);
   }
 
   private static Map<String, Object> attributes(JsonNode owner, String where) {

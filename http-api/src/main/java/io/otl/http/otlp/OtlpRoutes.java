@@ -74,8 +74,8 @@ public final class OtlpRoutes {
 
   /** The whole surface of the separate OTLP port: {@code /v1/traces} behind the same bearer token. */
   public Route standalone(Auth auth) {
-    return handleExceptions(ApiErrors.exceptionHandler(), () -> handleRejections(ApiErrors.rejectionHandler(), () ->
-        pathPrefix("v1", () -> auth.protect(this::route))));
+    return io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
+        handleRejections(ApiErrors.rejectionHandler(), () -> pathPrefix("v1", () -> auth.protect(this::route)))));
   }
 
   private CompletionStage<HttpResponse> handle(HttpRequest request, ByteString raw) {

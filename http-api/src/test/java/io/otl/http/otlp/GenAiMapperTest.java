@@ -209,4 +209,26 @@ class GenAiMapperTest {
     assertTrue(refused.getMessage().startsWith("the body is not valid JSON: Unrecognized token '*'"),
         refused.getMessage());
   }
+
+  /**
+   * The protobuf JSON mapping writes enums by name ({@code MessageToJson}, {@code JsonFormat.printer()}):
+   * a status code by name was a 400 that lost every span of the request. The names are read as their
+   * numbers; an unknown name is still refused.
+   */
+  @Test
+  void aStatusCodeMayBeSentByItsEnumName() {
+    String[] names = {"STATUS_CODE_UNSET", "STATUS_CODE_OK", "STATUS_CODE_ERROR", "2"};
+    int[] codes = {0, 1, 2, 2};
+    for (int i = 0; i < names.length; i++) {
+      String body = span("00000000000000e1", "", attr("gen_ai.operation.name", "\"chat\""), "", 0)
+          .replace("\"status\":{\"code\":0}", "\"status\":{\"code\":\"" + names[i] + "\",\"message\":\"m\"}");
+      OtlpSpan decoded = decode(body).get(0);
+      assertEquals(codes[i], decoded.statusCode(), names[i]);
+      assertEquals("m", decoded.statusMessage());
+    }
+    String unknown = span("00000000000000e2", "", "", "", 0).replace("\"code\":0", "\"code\":\"STATUS_CODE_MAYBE\"");
+    BadRequest refused = assertThrows(BadRequest.class, () -> decode(unknown));
+    assertTrue(refused.getMessage().endsWith("status.code must be an integer (a number or a decimal string)"),
+        refused.getMessage());
+  }
 }
