@@ -29,6 +29,7 @@ public interface ModelProtocol {
           StepTick,
           Get,
           Route,
+          ServingLost,
           DeploymentCalls.DeployCall,
           DeploymentCalls.DeployOutcome,
           DeploymentCalls.UndeployCall,
@@ -113,6 +114,13 @@ public interface ModelProtocol {
 
   /** GET /v1/models/{agentId}/route?sessionId=. */
   record Route(String sessionId, ActorRef<RouteReply> replyTo) implements Command {}
+
+  /**
+   * The gateway found that the model server no longer serves {@code version}'s served model (a
+   * vLLM server restarted and lost its runtime-loaded adapters): the entity loads its routable
+   * adapters again, as after its own recovery. Nothing is recorded; no reply.
+   */
+  record ServingLost(String version) implements Command {}
 
   // ------------------------------------------------------------------------------------------
   // Replies

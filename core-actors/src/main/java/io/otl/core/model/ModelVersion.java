@@ -126,6 +126,7 @@ public final class ModelVersion
         .onCommand(Rollback.class, h::rollback)
         .onCommand(Get.class, h::get)
         .onCommand(Route.class, h::route)
+        .onCommand(ServingLost.class, h::servingLost)
         .onCommand(DeploymentCalls.DeployCall.class, h::deployCall)
         .onCommand(DeploymentCalls.DeployOutcome.class, h::deployOutcome)
         .onCommand(DeploymentCalls.UndeployCall.class, h::undeployCall)
