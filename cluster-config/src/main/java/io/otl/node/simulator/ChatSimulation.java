@@ -38,8 +38,12 @@ final class ChatSimulation {
     this.models = models;
   }
 
-  /** A request the simulator refuses, with vLLM's error text. */
-  record Refusal(String message, String param) {}
+  /** A request the simulator refuses, with vLLM's status, error type and text. */
+  record Refusal(int status, String type, String message, String param) {
+    Refusal(String message, String param) {
+      this(400, "BadRequestError", message, param);
+    }
+  }
 
   /** The answer, ready to be sent whole or as chunks. */
   record Answer(ObjectNode completion, boolean stream, boolean includeUsage, Duration chunkDelay, Duration delay) {}
@@ -54,6 +58,11 @@ final class ChatSimulation {
     int n = nNode.isMissingNode() || nNode.isNull() ? 1 : nNode.asInt(0);
     if (!nNode.isMissingNode() && !nNode.isNull() && (!nNode.isIntegralNumber() || n < 1 || n > 16)) {
       return new Refusal("n must be an integer from 1 to 16", "n");
+    }
+    String requested = request.path("model").asText("");
+    if (models.wasUnloaded(requested)) {
+      // vLLM's answer for a model it does not serve: what an agent meets after a restart of vLLM.
+      return new Refusal(404, "NotFoundError", "The model `" + requested + "` does not exist.", "model");
     }
     Optional<ObjectNode> base = proxy.chatCompletion(request);
     if (base.isEmpty()) return new Refusal("'messages' must be a non-empty list of chat messages", "messages");

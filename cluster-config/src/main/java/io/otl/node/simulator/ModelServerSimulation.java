@@ -47,6 +47,10 @@ final class ModelServerSimulation {
   // Chat completions answered per requested model name: a test checks at the model server which
   // version really answered, independently of what the gateway says.
   private final Map<String, Long> served = new LinkedHashMap<>();
+  // Adapters unloaded and not loaded again: their names get vLLM's 404, as after a vLLM restart.
+  // Other names are answered as the base model (vLLM refuses them too), so that a static set-up
+  // works whatever model name its agents send.
+  private final java.util.Set<String> unloaded = new java.util.HashSet<>();
 
   ModelServerSimulation(ObjectMapper mapper, String baseModel) {
     this.mapper = mapper;
@@ -78,6 +82,7 @@ final class ModelServerSimulation {
       return error(404, "NotFoundError", "No adapter found for " + path);
     }
     adapters.put(name, new Adapter(name, path, Instant.now()));
+    unloaded.remove(name);
     loads.merge(name, 1L, Long::sum);
     return new Reply(200, "Success: LoRA adapter '" + name + "' added successfully.", null);
   }
@@ -90,7 +95,13 @@ final class ModelServerSimulation {
     if (adapters.remove(name) == null) {
       return error(404, "NotFoundError", "The lora adapter '" + name + "' cannot be found.");
     }
+    unloaded.add(name);
     return new Reply(200, "Success: LoRA adapter '" + name + "' removed successfully.", null);
+  }
+
+  /** Whether {@code model} is an adapter that was unloaded and not loaded again (vLLM: 404). */
+  synchronized boolean wasUnloaded(String model) {
+    return unloaded.contains(model);
   }
 
   /** Counts one chat completion answered as {@code model}. */

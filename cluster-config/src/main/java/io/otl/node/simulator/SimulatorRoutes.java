@@ -155,7 +155,7 @@ final class SimulatorRoutes extends AllDirectives {
 
   private Route chat(JsonNode body) {
     Object outcome = chat.answer(body);
-    if (outcome instanceof ChatSimulation.Refusal r) return complete(openAiError(r.message()));
+    if (outcome instanceof ChatSimulation.Refusal r) return complete(openAiError(r));
     ChatSimulation.Answer answer = (ChatSimulation.Answer) outcome;
     if (!answer.stream()) {
       if (answer.delay().isZero()) return complete(json(200, answer.completion()));
@@ -205,12 +205,12 @@ final class SimulatorRoutes extends AllDirectives {
     });
   }
 
-  private HttpResponse openAiError(String message) {
-    return json(400, mapper.createObjectNode()
+  private HttpResponse openAiError(ChatSimulation.Refusal r) {
+    return json(r.status(), mapper.createObjectNode()
         .put("object", "error")
-        .put("message", message)
-        .put("type", "BadRequestError")
-        .put("code", 400));
+        .put("message", r.message())
+        .put("type", r.type())
+        .put("code", r.status()));
   }
 
   private HttpResponse json(int status, JsonNode body) {

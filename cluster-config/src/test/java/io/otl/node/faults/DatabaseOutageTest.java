@@ -69,10 +69,19 @@ class DatabaseOutageTest {
         acked.add("outage-1/after");
         assertTrue(statuses.stream().allMatch(s -> s == 202 || s == 503), "answers while recovering: " + statuses);
         awaitTrue(() -> http.get("/health/ready").status() == 200, "ready again");
+        // A session whose writes failed during the cut restarts with a back-off (up to 5 s) and
+        // recovers first: on a busy machine its first write can still outlast the ask timeout and
+        // get a 503, which a client retries. Anything but 202 or 503 fails.
         for (int i = 0; i < 10; i++) {
-          Http.Response r = http.post("/v1/sessions/outage-" + i + "/events", body("later"));
-          assertEquals(202, r.status(), r.body());
-          acked.add("outage-" + i + "/later");
+          String session = "outage-" + i;
+          List<Integer> answers = new ArrayList<>();
+          awaitTrue(() -> {
+            Http.Response r = http.post("/v1/sessions/" + session + "/events", body("later"));
+            answers.add(r.status());
+            return r.status() == 202;
+          }, session + " takes writes again");
+          assertTrue(answers.stream().allMatch(s -> s == 202 || s == 503), session + ": " + answers);
+          acked.add(session + "/later");
         }
       }
       // A fresh node on the same journal, straight to PostgreSQL: every acknowledged event is there.

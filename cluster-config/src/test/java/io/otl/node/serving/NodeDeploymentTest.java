@@ -181,6 +181,65 @@ class NodeDeploymentTest {
     }
   }
 
+  /**
+   * A model server that restarts while the node runs loses its runtime-loaded adapters: the
+   * gateway's first call routed to the lost adapter falls back to the stable and makes the version's
+   * entity load its adapters again, so the candidate serves again without a restart of the node.
+   */
+  @Test
+  void anAdapterTheModelServerLostIsLoadedAgainOnceTheGatewayMeetsIt() throws Exception {
+    Files.createDirectories(Path.of("target"));
+    Path dir = Files.createTempDirectory(Path.of("target"), "node-lost");
+    Path adapter = Files.createDirectories(dir.resolve("ckpt/v1/huggingface"));
+    String agent = "lost-bot";
+    Config config = ConfigFactory.parseMap(Map.of("agentscope.training.model-update.canary-ratio", 0.5,
+            "agentscope.training.model-update.steps", java.util.List.of(1.0)))
+        .withFallback(settings(dir));
+    try (TrainingNode node = TrainingNode.start(Optional.empty(), config, java.time.Clock.systemUTC())) {
+      Http http = new Http(node.httpPort());
+      assertEquals(201, http.post("/v1/models/" + agent + "/versions", "{\"version\":\"v1\",\"artifact\":\"file://"
+          + adapter.toAbsolutePath() + "\",\"endpoint\":\"http://unused.invalid/v1\"}").status());
+      JsonNode v1 = awaitState(http, agent, "v1", "CANARY");
+      String served = v1.path("deployment").path("servedModel").asText();
+      String server = v1.path("deployment").path("endpoint").asText();
+      String session = null;
+      for (int i = 0; session == null && i < 100; i++) {
+        String candidate = "lost-" + i;
+        if (http.get("/v1/models/" + agent + "/route?sessionId=" + candidate).json().get("version").asText().equals("v1")) {
+          session = candidate;
+        }
+      }
+      assertTrue(session != null, "some session is routed to v1");
+
+      // What a vLLM restart does to the adapter, behind the node's back.
+      assertEquals(200, post(server + "/unload_lora_adapter", "{\"lora_name\":\"" + served + "\"}").statusCode());
+      assertFalse(simulatorLists(server, served));
+
+      HttpResponse<String> first = chat(node, agent, session);
+      assertEquals(200, first.statusCode(), first.body());
+      assertEquals("v0", first.headers().firstValue("X-Model-Version").orElse(""), "the lost adapter's call falls back");
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!simulatorLists(server, served) && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+      assertTrue(simulatorLists(server, served), "the entity loaded the adapter again");
+      HttpResponse<String> after = chat(node, agent, session);
+      assertEquals(200, after.statusCode(), after.body());
+      assertEquals("v1", after.headers().firstValue("X-Model-Version").orElse(""), "the candidate serves again");
+      assertEquals("CONFIRMED", version(http, agent, "v1").path("deployment").path("status").asText());
+    }
+  }
+
+  private static HttpResponse<String> chat(TrainingNode node, String agent, String session) throws Exception {
+    String body = MAPPER.createObjectNode().put("model", "default")
+        .set("messages", MAPPER.createArrayNode().add(MAPPER.createObjectNode().put("role", "user").put("content", "hi")))
+        .toString();
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
+        .header("Content-Type", "application/json").header("X-Agent-Id", agent).header("X-Session-Id", session)
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
   private static HttpResponse<String> post(String url, String body) throws Exception {
     return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url))
         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),

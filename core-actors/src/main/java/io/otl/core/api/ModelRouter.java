@@ -38,6 +38,16 @@ public final class ModelRouter {
             : CompletableFuture.failedFuture(failure((ModelVersion.Failure) r)));
   }
 
+  /**
+   * Tells the agent's ModelVersion that the model server does not serve {@code version} any more
+   * (it answered 404 for its served model): the entity loads its adapters again. Fire and forget:
+   * the call that found it is answered by the fallback meanwhile.
+   */
+  public void servingLost(String agentId, String version) {
+    if (agentId == null || agentId.isEmpty() || version == null) return;
+    sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId).tell(new ModelVersion.ServingLost(version));
+  }
+
   private static RuntimeException failure(ModelVersion.Failure f) {
     return f.rejectionKind() == io.otl.core.entity.Rejection.Kind.INVALID_INPUT
         ? new InvalidRouteException(f.message())

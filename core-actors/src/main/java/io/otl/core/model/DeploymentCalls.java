@@ -8,6 +8,8 @@ import io.otl.core.model.ModelState.State;
 import io.otl.core.serving.Serving;
 import io.otl.core.serving.ServingException;
 import io.otl.core.serving.ServingTarget;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -51,6 +53,12 @@ final class DeploymentCalls {
   private final TimerScheduler<Command> timers;
   /** Versions with a call in flight or a retry scheduled: never two calls for one version. */
   private final Set<String> busy = new HashSet<>();
+  /**
+   * When the last reload the gateway asked for started: every call routed to a lost adapter asks,
+   * and one reload a while answers them all (a server that keeps losing them is not hammered).
+   */
+  private Instant lastReload = Instant.MIN;
+  static final Duration RELOAD_PAUSE = Duration.ofSeconds(5);
 
   DeploymentCalls(String agentId, Serving serving, ActorContext<Command> context, TimerScheduler<Command> timers) {
     this.agentId = agentId;
@@ -77,9 +85,9 @@ final class DeploymentCalls {
   }
 
   /**
-   * After recovery: loads again, without recording anything, every confirmed adapter a rollout
-   * or a rollback may route to, because a model server that restarted has lost its runtime-loaded
-   * adapters. The load is idempotent; a failure is logged (the gateway then falls back to stable).
+   * After recovery (or when the gateway finds one missing): loads again, without recording
+   * anything, every confirmed adapter a rollout or a rollback may route to, because a model server
+   * that restarted has lost its runtime-loaded adapters. The load is idempotent; a failure is logged (the gateway then falls back to stable).
    */
   void ensureLoaded(State s) {
     if (!serving.backend().callsServer()) {
@@ -99,11 +107,29 @@ final class DeploymentCalls {
       PortCall.call(() -> serving.backend().deploy(new ServingTarget(d.endpoint(), d.servedModel()), artifact))
           .whenComplete((ok, failure) -> {
             if (failure != null) {
-              log.warn("re-loading agent={} version={} served-model={} after recovery failed: {}", agentId,
+              log.warn("re-loading agent={} version={} served-model={} failed: {}", agentId,
                   e.getKey(), d.servedModel(), describe(failure));
             }
           });
     }
+  }
+
+  /**
+   * The gateway found {@code version}'s adapter missing on the model server (a vLLM server that
+   * restarted while this node ran): all routable adapters are loaded again, since such a server
+   * lost every one of them. Only for a version this entity has confirmed, and at most once per
+   * {@link #RELOAD_PAUSE}.
+   */
+  void reload(State s, String version, Instant now) {
+    Deployment d = s.models().deployments().get(version);
+    if (!serving.backend().callsServer() || d == null || d.status() != Status.CONFIRMED
+        || now.isBefore(lastReload.plus(RELOAD_PAUSE))) {
+      return;
+    }
+    lastReload = now;
+    log.info("agent={} version={} served-model={} is missing on the model server; loading the routable adapters again",
+        agentId, version, d.servedModel());
+    ensureLoaded(s);
   }
 
   void deploy(State s, DeployCall c) {

@@ -27,6 +27,7 @@ import io.otl.core.model.ModelProtocol.Resume;
 import io.otl.core.model.ModelProtocol.Rollback;
 import io.otl.core.model.ModelProtocol.Route;
 import io.otl.core.model.ModelProtocol.RouteDecision;
+import io.otl.core.model.ModelProtocol.ServingLost;
 import io.otl.core.model.ModelProtocol.StepTick;
 import io.otl.core.model.ModelProtocol.TransitionReply;
 import io.otl.core.model.ModelProtocol.VersionStatus;
@@ -120,6 +121,12 @@ final class ModelCommandHandlers {
         base.model(), base.endpoint(), clock.instant());
     // The command is handled again once v0 is in the state; its reply comes from that pass.
     return effect.persist(e).thenRun((State st) -> context.getSelf().tell(command)).thenNoReply();
+  }
+
+  /** The model server lost a version's adapter: load the routable ones again (at most once a while). */
+  ReplyEffect<Event, State> servingLost(State s, ServingLost c) {
+    calls.reload(s, c.version(), clock.instant());
+    return effect.noReply();
   }
 
   ReplyEffect<Event, State> deployCall(State s, DeploymentCalls.DeployCall c) {

@@ -31,6 +31,7 @@ public interface ModelProtocol {
           Route,
           SetRolloutPolicy,
           GetRolloutPolicy,
+          ServingLost,
           DeploymentCalls.DeployCall,
           DeploymentCalls.DeployOutcome,
           DeploymentCalls.UndeployCall,
@@ -126,6 +127,13 @@ public interface ModelProtocol {
 
   /** The rollout settings in force and the run-time overrides. */
   record GetRolloutPolicy(ActorRef<RolloutPolicyReply> replyTo) implements Command {}
+
+  /**
+   * The gateway found that the model server no longer serves {@code version}'s served model (a
+   * vLLM server restarted and lost its runtime-loaded adapters): the entity loads its routable
+   * adapters again, as after its own recovery. Nothing is recorded; no reply.
+   */
+  record ServingLost(String version) implements Command {}
 
   // ------------------------------------------------------------------------------------------
   // Replies

@@ -141,6 +141,7 @@ public final class ModelVersion
         .onCommand(Route.class, h::route)
         .onCommand(SetRolloutPolicy.class, h::setRolloutPolicy)
         .onCommand(GetRolloutPolicy.class, h::getRolloutPolicy)
+        .onCommand(ServingLost.class, h::servingLost)
         .onCommand(DeploymentCalls.DeployCall.class, h::deployCall)
         .onCommand(DeploymentCalls.DeployOutcome.class, h::deployOutcome)
         .onCommand(DeploymentCalls.UndeployCall.class, h::undeployCall)

@@ -375,10 +375,12 @@ public final class GatewayRoutes {
         // the version (a vLLM server restarted without its runtime-loaded LoRA adapters). Passed
         // through, the agent got a 404 for a model it never asked for, no fallback, and nothing
         // counted against the version, so its canary was never rolled back.
+        // The version's entity loads its adapters again; this call falls back meanwhile.
         resp.discardEntityBytes(materializer);
+        router.servingLost(c.agent(), d.version());
         return failed(c, d, fallbackFrom, "status", "the model server does not serve " + d.servedModel()
-            + " (HTTP 404); a vLLM server that restarted has lost its runtime-loaded LoRA adapters, which "
-            + "the node loads again when it restarts (docs/serving.md)", upStart);
+            + " (HTTP 404); a vLLM server that restarted has lost its runtime-loaded LoRA adapters: the node "
+            + "is loading them again (docs/serving.md)", upStart);
       }
       if (status != 200) return clientError(c, d, resp);
       return c.request().stream() ? streamOut(c, d, fallbackFrom, resp, upStart)

@@ -58,8 +58,9 @@ import org.slf4j.LoggerFactory;
  *       dead-letter topic.
  *   <li>Records are taken in batches; within a batch the records of one session are written in
  *       topic order, consecutive ones as one atomic journal write, one write at a time per session;
- *       up to {@code parallelism} sessions are written at once. Batches are written one after the
- *       other, so two writes of one session never overlap.
+ *       up to {@code parallelism} sessions are written at once, from up to {@value
+ *       #BATCHES_IN_FLIGHT} batches: a session's write waits for its previous one, in whatever
+ *       batch ({@link SessionLanes}), so two writes of one session never overlap or swap.
  *   <li>A record that cannot be recorded (not JSON, not an object, bad sessionId/agentId, unknown
  *       type or field, or refused by the session: INVALID, CONFLICT, NOT_FOUND) goes to the
  *       dead-letter topic with its original key and value and the headers {@code otl-error}
@@ -85,6 +86,13 @@ public final class KafkaIngest {
   /** Resends of one timed-out write before the stream fails: ~30 s of patience with the pause below. */
   static final int TIMEOUT_RETRIES = 12;
   static final long TIMEOUT_RETRY_PAUSE_MS = 500;
+  /**
+   * Batches written at the same time. One at a time, a batch of many sessions' records waited for
+   * its slowest session before the next poll's records started, and the journal's write batches
+   * stayed small; offsets are still committed in topic order (mapAsync keeps it) and a session's
+   * writes still run one after the other ({@link SessionLanes}).
+   */
+  static final int BATCHES_IN_FLIGHT = 4;
 
   /** Header with the reason a record was dead-lettered. */
   public static final String ERROR_HEADER = "otl-error";
@@ -106,6 +114,7 @@ public final class KafkaIngest {
 
   private final KafkaSettings settings;
   private final Recorder recorder;
+  private final SessionLanes lanes;
   private final LongAdder timeoutRetries = new LongAdder();
   private final ActorSystem<?> system;
   private final SendProducer<String, byte[]> deadLetterProducer;
@@ -130,6 +139,7 @@ public final class KafkaIngest {
     this.system = system;
     this.recorder = recorder;
     this.settings = settings;
+    this.lanes = new SessionLanes(settings.parallelism());
     ProducerSettings<String, byte[]> producerSettings =
         ProducerSettings.create(system, new StringSerializer(), new ByteArraySerializer())
             .withBootstrapServers(settings.bootstrapServers())
@@ -196,7 +206,7 @@ public final class KafkaIngest {
     return Source.completionStage(topicsExist())
         .flatMapConcat(ok -> Consumer.committableSource(consumer, Subscriptions.topics(settings.topics().agentEvents()))
             .groupedWithin(settings.ingestBatchSize(), settings.ingestBatchWindow())
-            .mapAsync(1, this::process)
+            .mapAsync(BATCHES_IN_FLIGHT, this::process)
             .mapConcat(offsets -> offsets)
             .via(Committer.flow(committerSettings)))
         .mapMaterializedValue(control -> NotUsed.getInstance());
@@ -271,9 +281,13 @@ public final class KafkaIngest {
         bySession.computeIfAbsent(event.sessionId(), s -> new ArrayList<>()).add(new Pending(r, event));
       }
     }
-    return Source.from(new ArrayList<>(bySession.values()))
-        .mapAsyncUnordered(settings.parallelism(), pending -> writeSession(pending, dead))
-        .runWith(Sink.ignore(), system)
+    // Every session of the batch is queued now, before the next batch queues any (mapAsync calls
+    // this in topic order): that keeps each session's records in order across batches in flight.
+    CompletableFuture<?>[] writes = bySession.values().stream()
+        .map(pending -> lanes.after(pending.get(0).event().sessionId(), () -> writeSession(pending, dead))
+            .toCompletableFuture())
+        .toArray(CompletableFuture[]::new);
+    return CompletableFuture.allOf(writes)
         .thenCompose(d -> sendDeadLetters(dead))
         .thenApply(d -> offsets);
   }

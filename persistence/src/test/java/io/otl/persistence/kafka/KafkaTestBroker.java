@@ -110,6 +110,14 @@ public final class KafkaTestBroker implements AutoCloseable {
     }
   }
 
+  /** Offsets the consumer group has committed, summed over partitions (0 before its first commit). */
+  public long committedOffsets(String group) throws Exception {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+      return admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+          .values().stream().filter(o -> o != null).mapToLong(o -> o.offset()).sum();
+    }
+  }
+
   /** Shuts the broker down (the controller stays); clients see it as unreachable. */
   public void stopBroker() {
     for (BrokerServer b : cluster.brokers().values()) {
