@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A node on the embedded default's shape (H2 journal, simulator in the node) with the
  * {@code vllm-lora} backend on the simulator's model face, driven only over HTTP: v0 is the base
- * model and STABLE; the first fine-tune is loaded as an adapter and canaries against v0; routes
- * name the adapter; a rollback unloads it; a restarted node keeps every route.
+ * model and STABLE; the first fine-tune (a local adapter directory) is loaded as an adapter and
+ * canaries against v0; routes name the adapter; a rollback unloads it; a restarted node keeps every
+ * route. A version registered by hand with a model id is served at its own endpoint instead.
  */
 class NodeDeploymentTest {
 
@@ -109,6 +110,52 @@ class NodeDeploymentTest {
       assertEquals(v0.get("endpoint").asText(), fresh.json().get("endpoint").asText(), "what v0 is registered with");
       assertEquals(v0.get("servedModel").asText(), fresh.json().get("servedModel").asText());
       assertEquals(400, http.get("/v1/models/fresh-agent/route").status(), "sessionId is still required");
+    }
+  }
+
+  /**
+   * A version registered by hand with a model id and an endpoint (the trial's "my-org/my-lora" at the
+   * embedded model server) used to be handed to vllm-lora, which refused to load it: DEPLOY_FAILED.
+   * It is served at the endpoint it names, confirmed at once, and the gateway's calls reach it.
+   */
+  @Test
+  void aHandRegisteredVersionIsServedAtItsOwnEndpointAndAnswersThroughTheGateway() throws Exception {
+    Files.createDirectories(Path.of("target"));
+    Path dir = Files.createTempDirectory(Path.of("target"), "node-own-endpoint");
+    String agent = "own-endpoint-bot";
+    Config config = ConfigFactory.parseMap(Map.of("agentscope.training.serving.backend", "auto"))
+        .withFallback(settings(dir));
+    try (TrainingNode node = TrainingNode.start(Optional.empty(), config, java.time.Clock.systemUTC())) {
+      Http http = new Http(node.httpPort());
+      String modelServer = http.get("/v1/models/" + agent + "/route?sessionId=probe").json().get("endpoint").asText();
+      Http.Response reg = http.post("/v1/models/" + agent + "/versions", "{\"version\":\"v1\","
+          + "\"artifact\":\"my-org/my-lora\",\"endpoint\":\"" + modelServer + "\"}");
+      assertEquals(201, reg.status(), reg.body());
+      assertEquals("CANARY", reg.json().get("state").asText(), reg.body());
+      JsonNode v1 = version(http, agent, "v1");
+      assertEquals("CANARY", v1.get("state").asText());
+      assertEquals("CONFIRMED", v1.path("deployment").path("status").asText());
+      assertEquals("static", v1.path("deployment").path("backend").asText());
+      assertEquals(modelServer, v1.path("deployment").path("endpoint").asText());
+      assertFalse(simulatorLists(modelServer, "my-org/my-lora"), "nothing was loaded");
+
+      String onCandidate = null;
+      for (int i = 0; i < 300 && onCandidate == null; i++) {
+        JsonNode route = http.get("/v1/models/" + agent + "/route?sessionId=c-" + i).json();
+        if (route.get("version").asText().equals("v1")) {
+          onCandidate = "c-" + i;
+          assertEquals(modelServer, route.get("endpoint").asText());
+          assertEquals("", route.get("servedModel").asText(), "the agent's own model name goes upstream");
+        }
+      }
+      assertTrue(onCandidate != null, "about 10 % of the sessions go to the canary");
+      Http.Response answer = http.postWithHeaders("/v1/chat/completions",
+          ("{\"model\":\"my-org/my-lora\",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}")
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          "Content-Type", "application/json", "X-Agent-Id", agent, "X-Session-Id", onCandidate);
+      assertEquals(200, answer.status(), answer.body());
+      assertEquals("v1", answer.headers().firstValue("X-Model-Version").orElse(""), answer.headers().toString());
+      assertTrue(answer.json().path("choices").path(0).path("message").has("content"), answer.body());
     }
   }
 
