@@ -117,11 +117,23 @@ public final class ModelRoutes {
 
   private CompletionStage<HttpResponse> models(String agentId) {
     checkAgent(agentId);
-    return known(agentId, () -> sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
+    if (baseModel.isPresent()) {
+      // As the route read: an agent with no version yet has v0 STABLE (design §3.3), shown from the
+      // configuration without starting its entity; a read writes nothing.
+      return directory.exists(ModelVersion.ENTITY_TYPE_KEY.name() + "|" + agentId).thenCompose(exists -> exists
+          ? askModels(agentId)
+          : java.util.concurrent.CompletableFuture.completedFuture(
+              Json.ok(ModelVersion.baseModelView(agentId, baseModel.get(), java.time.Instant.now()))));
+    }
+    return known(agentId, () -> askModels(agentId));
+  }
+
+  private CompletionStage<HttpResponse> askModels(String agentId) {
+    return sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
         .<ModelVersion.ModelsView>ask(ModelVersion.Get::new, askTimeout)
         .thenApply(view -> view.versions().isEmpty()
             ? Json.error(StatusCodes.NOT_FOUND, "not_found", "agent " + agentId + " has no model versions")
-            : Json.ok(view)));
+            : Json.ok(view));
   }
 
   private CompletionStage<HttpResponse> route(String agentId, Optional<String> sessionId) {

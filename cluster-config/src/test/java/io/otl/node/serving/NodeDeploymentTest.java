@@ -101,7 +101,17 @@ class NodeDeploymentTest {
       assertEquals("first-session", fresh.json().get("sessionId").asText());
       assertEquals("v0", fresh.json().get("version").asText());
       assertEquals("base-7b", fresh.json().get("servedModel").asText());
-      assertEquals(404, http.get("/v1/models/fresh-agent").status(), "a route read registers nothing");
+      // The versions read answers v0 the same way (design §3.3: STABLE from the start), writing nothing.
+      Http.Response models = http.get("/v1/models/fresh-agent");
+      assertEquals(200, models.status(), models.body());
+      assertEquals("v0", models.json().get("stable").asText());
+      assertEquals(1, models.json().get("versions").size());
+      JsonNode freshV0 = models.json().get("versions").get(0);
+      assertEquals("STABLE", freshV0.get("state").asText());
+      assertEquals(1.0, freshV0.get("ratio").asDouble(), 1e-9);
+      assertEquals("CONFIRMED", freshV0.path("deployment").path("status").asText());
+      assertEquals(fresh.json().get("endpoint").asText(), freshV0.path("deployment").path("endpoint").asText());
+      assertEquals(404, http.get("/v1/audit/model/fresh-agent").status(), "the reads wrote nothing");
 
       Http.Response reg = http.post("/v1/models/other-agent/versions", "{\"version\":\"v1\",\"artifact\":\"file://"
           + adapter.toAbsolutePath() + "\",\"endpoint\":\"http://unused.invalid/v1\"}");

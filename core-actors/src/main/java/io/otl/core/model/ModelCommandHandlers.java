@@ -115,11 +115,14 @@ final class ModelCommandHandlers {
   }
 
   ReplyEffect<Event, State> registerBaseModelThenHandle(Command command) {
-    BaseModel base = serving.baseModel().orElseThrow();
-    Event e = new Deployments.BaseModelRegistered(BaseModel.VERSION, base.provider(),
-        base.model(), base.endpoint(), clock.instant());
+    Event e = baseModelRegistered(clock.instant());
     // The command is handled again once v0 is in the state; its reply comes from that pass.
     return effect.persist(e).thenRun((State st) -> context.getSelf().tell(command)).thenNoReply();
+  }
+
+  private Event baseModelRegistered(Instant at) {
+    BaseModel base = serving.baseModel().orElseThrow();
+    return new Deployments.BaseModelRegistered(BaseModel.VERSION, base.provider(), base.model(), base.endpoint(), at);
   }
 
   ReplyEffect<Event, State> deployCall(State s, DeploymentCalls.DeployCall c) {
@@ -491,8 +494,13 @@ final class ModelCommandHandlers {
   // Reads
   // ------------------------------------------------------------------------------------------
 
+  /**
+   * A read writes nothing: for an agent whose v0 is not registered yet, the view shows v0 as the
+   * first version-touching command will register it (design §3.3: STABLE from the start).
+   */
   ReplyEffect<Event, State> get(State s, ModelProtocol.Get c) {
-    return effect.reply(c.replyTo(), ModelViews.of(agentId, s, settings.stepDuration()));
+    State shown = needsBaseModel(s) ? ModelEventHandler.apply(s, baseModelRegistered(clock.instant())) : s;
+    return effect.reply(c.replyTo(), ModelViews.of(agentId, shown, settings.stepDuration()));
   }
 
   ReplyEffect<Event, State> route(State s, Route c) {
