@@ -166,10 +166,11 @@ public final class ModelRoutes {
   private CompletionStage<HttpResponse> register(String agentId, ByteString bytes) {
     checkAgent(agentId);
     JsonNode body = readJson(bytes);
-    onlyFields(body, Set.of("version", "artifact", "endpoint"));
+    onlyFields(body, Set.of("version", "artifact", "endpoint", "servedModel"));
     String version = EventParser.text(body, "body", "version");
     String artifact = EventParser.text(body, "body", "artifact");
     String endpoint = EventParser.text(body, "body", "endpoint");
+    String servedModel = EventParser.text(body, "body", "servedModel");
     checkVersion(version);
     if (artifact == null || artifact.isBlank()) throw BadRequest.invalid("artifact is required (a model URI or path)");
     if (artifact.length() > MAX_TEXT) throw BadRequest.invalid("artifact is longer than " + MAX_TEXT + " characters");
@@ -182,15 +183,25 @@ public final class ModelRoutes {
       throw BadRequest.invalid("endpoint is not an absolute http(s) URL; give the inference URL that serves "
           + "this version (OpenAI-compatible base URL)");
     }
-    // Both are journaled as sent (the version-registered event): the policy's rule, value not echoed.
+    if (servedModel != null && (servedModel.isEmpty() || servedModel.length() > 256
+        || !servedModel.codePoints().allMatch(ch -> ch > 0x20 && ch != 0x7f && !Character.isWhitespace(ch)
+            && !Character.isISOControl(ch)))) {
+      throw BadRequest.invalid("servedModel must be 1 to 256 characters without spaces or control characters "
+          + "(the model name the gateway sends to endpoint for this version), or absent");
+    }
+    // All are journaled as sent (the version-registered event): the policy's rule, value not echoed.
     try {
       io.otl.core.session.Desensitizer.refusePersonalData("artifact", artifact, "an artifact names a model URI or path");
       io.otl.core.session.Desensitizer.refusePersonalData("endpoint", endpoint,
           "an endpoint is the inference URL that serves this version");
+      if (servedModel != null) {
+        io.otl.core.session.Desensitizer.refusePersonalData("servedModel", servedModel,
+            "a served model name is the model name the endpoint serves");
+      }
     } catch (IllegalArgumentException e) {
       throw BadRequest.invalid(e.getMessage());
     }
-    return ask(agentId, reply -> new ModelVersion.RegisterManual(version, artifact, endpoint, reply))
+    return ask(agentId, reply -> new ModelVersion.RegisterManual(version, artifact, endpoint, servedModel, reply))
         .thenApply(r -> transitionResponse(r, StatusCodes.CREATED));
   }
 

@@ -160,12 +160,42 @@ class NodeDeploymentTest {
       }
       assertTrue(onCandidate != null, "about 10 % of the sessions go to the canary");
       Http.Response answer = http.postWithHeaders("/v1/chat/completions",
-          ("{\"model\":\"my-org/my-lora\",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}")
+          ("{\"model\":\"agent-model\",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}")
               .getBytes(java.nio.charset.StandardCharsets.UTF_8),
           "Content-Type", "application/json", "X-Agent-Id", agent, "X-Session-Id", onCandidate);
       assertEquals(200, answer.status(), answer.body());
       assertEquals("v1", answer.headers().firstValue("X-Model-Version").orElse(""), answer.headers().toString());
       assertTrue(answer.json().path("choices").path(0).path("message").has("content"), answer.body());
+
+      // A version that names its servedModel: that name goes upstream, whatever the agent sends.
+      Http.Response bad = http.post("/v1/models/named-bot/versions", "{\"version\":\"v1\",\"artifact\":\"x\","
+          + "\"endpoint\":\"" + modelServer + "\",\"servedModel\":\"two words\"}");
+      assertEquals(400, bad.status(), bad.body());
+      assertTrue(bad.body().contains("servedModel"), bad.body());
+      Http.Response named = http.post("/v1/models/named-bot/versions", "{\"version\":\"v1\","
+          + "\"artifact\":\"my-org/my-lora\",\"endpoint\":\"" + modelServer + "\",\"servedModel\":\"my-org/my-lora\"}");
+      assertEquals(201, named.status(), named.body());
+      assertEquals("my-org/my-lora", version(http, "named-bot", "v1").path("deployment").path("servedModel").asText());
+      String namedSession = null;
+      for (int i = 0; i < 300 && namedSession == null; i++) {
+        JsonNode route = http.get("/v1/models/named-bot/route?sessionId=n-" + i).json();
+        if (route.get("version").asText().equals("v1")) {
+          namedSession = "n-" + i;
+          assertEquals("my-org/my-lora", route.get("servedModel").asText());
+        }
+      }
+      assertTrue(namedSession != null, "about 10 % of the sessions go to the canary");
+      Http.Response namedAnswer = http.postWithHeaders("/v1/chat/completions",
+          ("{\"model\":\"whatever-the-agent-says\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          "Content-Type", "application/json", "X-Agent-Id", "named-bot", "X-Session-Id", namedSession);
+      assertEquals(200, namedAnswer.status(), namedAnswer.body());
+      assertEquals("v1", namedAnswer.headers().firstValue("X-Model-Version").orElse(""));
+      String root = modelServer.substring(0, modelServer.length() - "/v1".length());
+      JsonNode stats = MAPPER.readTree(HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create(root + "/simulator/models")).GET().build(), HttpResponse.BodyHandlers.ofString()).body());
+      assertTrue(stats.path("served").path("agent-model").asLong() >= 1, "the agent's own name passed: " + stats);
+      assertTrue(stats.path("served").path("my-org/my-lora").asLong() >= 1, "the model server saw the name: " + stats);
     }
   }
 

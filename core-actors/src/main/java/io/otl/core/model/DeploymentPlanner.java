@@ -60,8 +60,9 @@ final class DeploymentPlanner {
   void deployAtOwnEndpoint(Plan<State, Event> p, String version, String why, List<Double> steps, Instant now) {
     VersionRecord v = p.state().models().require(version);
     ServingTarget t = serving.ownEndpoints().target(agentId, version, v.artifact(), v.endpoint());
+    String served = v.servedModel() != null ? v.servedModel() : t.servedModel();
     p.add(new Deployments.DeploymentRequested(version, serving.ownEndpoints().name(), t.endpoint(),
-        t.servedModel(), why, now));
+        served, why, now));
     confirm(p, version, p.state().models().deployments().get(version), steps, now);
   }
 
@@ -129,6 +130,9 @@ final class DeploymentPlanner {
       return d.servedModel();
     }
     VersionRecord v = m.require(version);
+    if (v.servedModel() != null) {
+      return v.servedModel(); // named at registration (the static backend's versions have no deployment)
+    }
     return serving.backend().callsServer() ? null
         : serving.backend().target(agentId, version, v.artifact(), v.endpoint()).servedModel();
   }

@@ -222,6 +222,9 @@ final class ModelCommandHandlers {
 
   ReplyEffect<Event, State> registerManual(State s, RegisterManual c) {
     Optional<String> invalid = ModelValidation.registration(c.version(), c.artifact(), c.endpoint());
+    if (invalid.isEmpty()) {
+      invalid = ModelValidation.servedModel(c.servedModel());
+    }
     if (invalid.isPresent()) {
       return reply(c.replyTo(), Failure.invalidInput(invalid.get()));
     }
@@ -231,7 +234,7 @@ final class ModelCommandHandlers {
     }
     Instant now = clock.instant();
     Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
-    p.add(new VersionRegistered(c.version(), c.artifact(), c.endpoint(), null, Map.of(), true, now));
+    p.add(new VersionRegistered(c.version(), c.artifact(), c.endpoint(), null, Map.of(), true, now, c.servedModel()));
     p.add(new EvaluationStarted(c.version(), s.models().stable(), now));
     p.add(new OfflineGatePassed(c.version(), List.of(),
         "registered by hand: no offline metrics, offline gate skipped", now));

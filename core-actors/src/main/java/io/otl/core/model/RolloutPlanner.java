@@ -74,7 +74,7 @@ final class RolloutPlanner {
   }
 
   private boolean servesAtOwnEndpoint(VersionRecord v) {
-    return serving.servesAtOwnEndpoint(v.manual(), v.artifact());
+    return serving.servesAtOwnEndpoint(v.manual(), v.artifact(), v.servedModel());
   }
 
   /**

@@ -43,10 +43,12 @@ public record Serving(
    * local adapter directory ({@code file:} URI or absolute path). The endpoint a user gives is where
    * the version is served (a Hugging Face id or a model another server already serves cannot be
    * loaded from this machine); a local adapter directory is what a LoRA server loads, so it is loaded
-   * as a job's checkpoint is. Versions of training jobs always go through the backend.
+   * as a job's checkpoint is, unless the registration names its {@code servedModel}: a name is what
+   * a server that already serves the version answers to. Versions of training jobs always go through
+   * the backend.
    */
-  public boolean servesAtOwnEndpoint(boolean manual, String artifact) {
-    return manual && backend.callsServer() && !isLocalPath(artifact);
+  public boolean servesAtOwnEndpoint(boolean manual, String artifact, String servedModel) {
+    return manual && backend.callsServer() && (servedModel != null || !isLocalPath(artifact));
   }
 
   static boolean isLocalPath(String artifact) {

@@ -37,7 +37,8 @@ import org.junit.jupiter.api.Test;
  * A version registered by hand with its own endpoint, under a backend that loads adapters
  * (docs/serving.md "Versions registered by hand"): it is served at that endpoint with no load call,
  * its deployment confirmed in the write that registers it, and no unload call when it is rolled
- * back. A local adapter directory registered by hand is still loaded, as a job's checkpoint is.
+ * back. A local adapter directory registered by hand is still loaded, as a job's checkpoint is,
+ * unless the registration names its {@code servedModel}.
  */
 class OwnEndpointDeploymentTest {
 
@@ -130,6 +131,48 @@ class OwnEndpointDeploymentTest {
     registerByHand("my-org/my-lora");
     assertEquals("served-by-hand", version("v1").deployment().servedModel());
     assertEquals("served-by-hand", candidateRoute().servedModel());
+  }
+
+  @Test
+  void aServedModelNamedAtRegistrationIsSentUpstreamAndServesEvenALocalDirectoryAtItsEndpoint() {
+    startEntity(new StaticServing("served-by-config"));
+    VersionStatus status = assertInstanceOf(VersionStatus.class, this.<TransitionReply>run(
+        r -> new ModelVersion.RegisterManual("v1", "file:///ckpt/v1", OWN, "my-org/my-lora", r)));
+    assertEquals(VersionState.CANARY, status.state(), "a named model is served where it is, not loaded");
+    assertEquals("my-org/my-lora", version("v1").deployment().servedModel());
+    assertEquals("static", version("v1").deployment().backend());
+    assertEquals("my-org/my-lora", candidateRoute().servedModel());
+    assertEquals(0, server.loadCalls.get());
+    kit.restart();
+    assertEquals("my-org/my-lora", candidateRoute().servedModel(), "replayed from the registration");
+  }
+
+  @Test
+  void anInvalidServedModelIsRefusedAndNothingIsWritten() {
+    startEntity(StaticServing.INSTANCE);
+    for (String bad : new String[] {"", "two words", "x".repeat(257), "tab\there"}) {
+      ModelProtocol.Failure f = assertInstanceOf(ModelProtocol.Failure.class, this.<TransitionReply>run(
+          r -> new ModelVersion.RegisterManual("v1", "my-org/my-lora", OWN, bad, r)));
+      assertEquals(ModelProtocol.ErrorCode.INVALID_INPUT, f.code());
+      assertTrue(f.message().startsWith("servedModel: "), f.message());
+    }
+    assertTrue(version("v0") != null);
+    assertTrue(((ModelsView) run(ModelVersion.Get::new)).versions().stream().noneMatch(v -> v.version().equals("v1")));
+  }
+
+  /** Under the static backend (no deployment records) a route still sends the name the version was given. */
+  @Test
+  void theStaticBackendSendsTheNamedServedModelToo() {
+    String agent = "agent-" + UUID.randomUUID().toString().substring(0, 8);
+    ModelSettings settings = ModelSettings.fromConfig(EntityTestKits.training("canary-ratio = 0.5"));
+    Serving serving = new Serving(new StaticServing("served-by-config"), Optional.of(BASE), Duration.ofMillis(10),
+        Duration.ofMillis(50), 3);
+    kit = EventSourcedBehaviorTestKit.create(testKit.system(), ModelVersion.create(agent, settings, clock, serving),
+        EventSourcedBehaviorTestKit.enabledSerializationSettings());
+    assertInstanceOf(VersionStatus.class, this.<TransitionReply>run(
+        r -> new ModelVersion.RegisterManual("v1", "my-org/my-lora", OWN, "my-org/my-lora", r)));
+    assertEquals("my-org/my-lora", candidateRoute().servedModel());
+    assertEquals(OWN, candidateRoute().endpoint());
   }
 
   @Test
