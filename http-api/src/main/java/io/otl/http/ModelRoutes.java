@@ -117,11 +117,23 @@ public final class ModelRoutes {
 
   private CompletionStage<HttpResponse> models(String agentId) {
     checkAgent(agentId);
-    return known(agentId, () -> sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
+    if (baseModel.isPresent()) {
+      // As the route read: an agent with no version yet has v0 STABLE (design §3.3), shown from the
+      // configuration without starting its entity; a read writes nothing.
+      return directory.exists(ModelVersion.ENTITY_TYPE_KEY.name() + "|" + agentId).thenCompose(exists -> exists
+          ? askModels(agentId)
+          : java.util.concurrent.CompletableFuture.completedFuture(
+              Json.ok(ModelVersion.baseModelView(agentId, baseModel.get(), java.time.Instant.now()))));
+    }
+    return known(agentId, () -> askModels(agentId));
+  }
+
+  private CompletionStage<HttpResponse> askModels(String agentId) {
+    return sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
         .<ModelVersion.ModelsView>ask(ModelVersion.Get::new, askTimeout)
         .thenApply(view -> view.versions().isEmpty()
             ? Json.error(StatusCodes.NOT_FOUND, "not_found", "agent " + agentId + " has no model versions")
-            : Json.ok(view)));
+            : Json.ok(view));
   }
 
   private CompletionStage<HttpResponse> route(String agentId, Optional<String> sessionId) {
@@ -154,10 +166,11 @@ public final class ModelRoutes {
   private CompletionStage<HttpResponse> register(String agentId, ByteString bytes) {
     checkAgent(agentId);
     JsonNode body = readJson(bytes);
-    onlyFields(body, Set.of("version", "artifact", "endpoint"));
+    onlyFields(body, Set.of("version", "artifact", "endpoint", "servedModel"));
     String version = EventParser.text(body, "body", "version");
     String artifact = EventParser.text(body, "body", "artifact");
     String endpoint = EventParser.text(body, "body", "endpoint");
+    String servedModel = EventParser.text(body, "body", "servedModel");
     checkVersion(version);
     if (artifact == null || artifact.isBlank()) throw BadRequest.invalid("artifact is required (a model URI or path)");
     if (artifact.length() > MAX_TEXT) throw BadRequest.invalid("artifact is longer than " + MAX_TEXT + " characters");
@@ -170,15 +183,25 @@ public final class ModelRoutes {
       throw BadRequest.invalid("endpoint is not an absolute http(s) URL; give the inference URL that serves "
           + "this version (OpenAI-compatible base URL)");
     }
-    // Both are journaled as sent (the version-registered event): the policy's rule, value not echoed.
+    if (servedModel != null && (servedModel.isEmpty() || servedModel.length() > 256
+        || !servedModel.codePoints().allMatch(ch -> ch > 0x20 && ch != 0x7f && !Character.isWhitespace(ch)
+            && !Character.isISOControl(ch)))) {
+      throw BadRequest.invalid("servedModel must be 1 to 256 characters without spaces or control characters "
+          + "(the model name the gateway sends to endpoint for this version), or absent");
+    }
+    // All are journaled as sent (the version-registered event): the policy's rule, value not echoed.
     try {
       io.otl.core.session.Desensitizer.refusePersonalData("artifact", artifact, "an artifact names a model URI or path");
       io.otl.core.session.Desensitizer.refusePersonalData("endpoint", endpoint,
           "an endpoint is the inference URL that serves this version");
+      if (servedModel != null) {
+        io.otl.core.session.Desensitizer.refusePersonalData("servedModel", servedModel,
+            "a served model name is the model name the endpoint serves");
+      }
     } catch (IllegalArgumentException e) {
       throw BadRequest.invalid(e.getMessage());
     }
-    return ask(agentId, reply -> new ModelVersion.RegisterManual(version, artifact, endpoint, reply))
+    return ask(agentId, reply -> new ModelVersion.RegisterManual(version, artifact, endpoint, servedModel, reply))
         .thenApply(r -> transitionResponse(r, StatusCodes.CREATED));
   }
 

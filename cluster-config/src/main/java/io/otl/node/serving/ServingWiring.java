@@ -33,6 +33,8 @@ public final class ServingWiring {
     String backendName = settings.backendName(simulator.isPresent());
     String baseModelName = settings.baseModel();
     ServingBackend backend;
+    // A version registered by hand at its own endpoint is served as the static backend serves it.
+    StaticServing ownEndpoints = new StaticServing(settings.staticServedModel());
     String vllmUrl = settings.vllmUrl();
     if ("vllm-lora".equals(backendName)) {
       if (vllmUrl.isBlank()) {
@@ -41,7 +43,7 @@ public final class ServingWiring {
       }
       backend = new VllmLoraServing(vllmUrl, settings.vllmApiKey(), settings.vllmRequestTimeout());
     } else {
-      backend = new StaticServing(settings.staticServedModel());
+      backend = ownEndpoints;
     }
     Optional<BaseModel> base = model
         .map(m -> new BaseModel(m.provider(), m.baseUrl(), m.modelName()));
@@ -52,7 +54,7 @@ public final class ServingWiring {
       base = Optional.of(new BaseModel("simulator", simulator.get().modelServerUrl(), simulator.get().baseModel()));
     }
     Serving serving = new Serving(backend, base, settings.retryMinBackoff(), settings.retryMaxBackoff(),
-        settings.retryMaxAttempts());
+        settings.retryMaxAttempts(), ownEndpoints);
     if (base.isPresent()) {
       log.info("serving backend={} base model v0={} at {}", backend.name(), base.get().model(), base.get().endpoint());
     } else {

@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A node on the embedded default's shape (H2 journal, simulator in the node) with the
  * {@code vllm-lora} backend on the simulator's model face, driven only over HTTP: v0 is the base
- * model and STABLE; the first fine-tune is loaded as an adapter and canaries against v0; routes
- * name the adapter; a rollback unloads it; a restarted node keeps every route.
+ * model and STABLE; the first fine-tune (a local adapter directory) is loaded as an adapter and
+ * canaries against v0; routes name the adapter; a rollback unloads it; a restarted node keeps every
+ * route. A version registered by hand with a model id is served at its own endpoint instead.
  */
 class NodeDeploymentTest {
 
@@ -100,7 +101,17 @@ class NodeDeploymentTest {
       assertEquals("first-session", fresh.json().get("sessionId").asText());
       assertEquals("v0", fresh.json().get("version").asText());
       assertEquals("base-7b", fresh.json().get("servedModel").asText());
-      assertEquals(404, http.get("/v1/models/fresh-agent").status(), "a route read registers nothing");
+      // The versions read answers v0 the same way (design §3.3: STABLE from the start), writing nothing.
+      Http.Response models = http.get("/v1/models/fresh-agent");
+      assertEquals(200, models.status(), models.body());
+      assertEquals("v0", models.json().get("stable").asText());
+      assertEquals(1, models.json().get("versions").size());
+      JsonNode freshV0 = models.json().get("versions").get(0);
+      assertEquals("STABLE", freshV0.get("state").asText());
+      assertEquals(1.0, freshV0.get("ratio").asDouble(), 1e-9);
+      assertEquals("CONFIRMED", freshV0.path("deployment").path("status").asText());
+      assertEquals(fresh.json().get("endpoint").asText(), freshV0.path("deployment").path("endpoint").asText());
+      assertEquals(404, http.get("/v1/audit/model/fresh-agent").status(), "the reads wrote nothing");
 
       Http.Response reg = http.post("/v1/models/other-agent/versions", "{\"version\":\"v1\",\"artifact\":\"file://"
           + adapter.toAbsolutePath() + "\",\"endpoint\":\"http://unused.invalid/v1\"}");
@@ -109,6 +120,82 @@ class NodeDeploymentTest {
       assertEquals(v0.get("endpoint").asText(), fresh.json().get("endpoint").asText(), "what v0 is registered with");
       assertEquals(v0.get("servedModel").asText(), fresh.json().get("servedModel").asText());
       assertEquals(400, http.get("/v1/models/fresh-agent/route").status(), "sessionId is still required");
+    }
+  }
+
+  /**
+   * A version registered by hand with a model id and an endpoint (the trial's "my-org/my-lora" at the
+   * embedded model server) used to be handed to vllm-lora, which refused to load it: DEPLOY_FAILED.
+   * It is served at the endpoint it names, confirmed at once, and the gateway's calls reach it.
+   */
+  @Test
+  void aHandRegisteredVersionIsServedAtItsOwnEndpointAndAnswersThroughTheGateway() throws Exception {
+    Files.createDirectories(Path.of("target"));
+    Path dir = Files.createTempDirectory(Path.of("target"), "node-own-endpoint");
+    String agent = "own-endpoint-bot";
+    Config config = ConfigFactory.parseMap(Map.of("agentscope.training.serving.backend", "auto"))
+        .withFallback(settings(dir));
+    try (TrainingNode node = TrainingNode.start(Optional.empty(), config, java.time.Clock.systemUTC())) {
+      Http http = new Http(node.httpPort());
+      String modelServer = http.get("/v1/models/" + agent + "/route?sessionId=probe").json().get("endpoint").asText();
+      Http.Response reg = http.post("/v1/models/" + agent + "/versions", "{\"version\":\"v1\","
+          + "\"artifact\":\"my-org/my-lora\",\"endpoint\":\"" + modelServer + "\"}");
+      assertEquals(201, reg.status(), reg.body());
+      assertEquals("CANARY", reg.json().get("state").asText(), reg.body());
+      JsonNode v1 = version(http, agent, "v1");
+      assertEquals("CANARY", v1.get("state").asText());
+      assertEquals("CONFIRMED", v1.path("deployment").path("status").asText());
+      assertEquals("static", v1.path("deployment").path("backend").asText());
+      assertEquals(modelServer, v1.path("deployment").path("endpoint").asText());
+      assertFalse(simulatorLists(modelServer, "my-org/my-lora"), "nothing was loaded");
+
+      String onCandidate = null;
+      for (int i = 0; i < 300 && onCandidate == null; i++) {
+        JsonNode route = http.get("/v1/models/" + agent + "/route?sessionId=c-" + i).json();
+        if (route.get("version").asText().equals("v1")) {
+          onCandidate = "c-" + i;
+          assertEquals(modelServer, route.get("endpoint").asText());
+          assertEquals("", route.get("servedModel").asText(), "the agent's own model name goes upstream");
+        }
+      }
+      assertTrue(onCandidate != null, "about 10 % of the sessions go to the canary");
+      Http.Response answer = http.postWithHeaders("/v1/chat/completions",
+          ("{\"model\":\"agent-model\",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}")
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          "Content-Type", "application/json", "X-Agent-Id", agent, "X-Session-Id", onCandidate);
+      assertEquals(200, answer.status(), answer.body());
+      assertEquals("v1", answer.headers().firstValue("X-Model-Version").orElse(""), answer.headers().toString());
+      assertTrue(answer.json().path("choices").path(0).path("message").has("content"), answer.body());
+
+      // A version that names its servedModel: that name goes upstream, whatever the agent sends.
+      Http.Response bad = http.post("/v1/models/named-bot/versions", "{\"version\":\"v1\",\"artifact\":\"x\","
+          + "\"endpoint\":\"" + modelServer + "\",\"servedModel\":\"two words\"}");
+      assertEquals(400, bad.status(), bad.body());
+      assertTrue(bad.body().contains("servedModel"), bad.body());
+      Http.Response named = http.post("/v1/models/named-bot/versions", "{\"version\":\"v1\","
+          + "\"artifact\":\"my-org/my-lora\",\"endpoint\":\"" + modelServer + "\",\"servedModel\":\"my-org/my-lora\"}");
+      assertEquals(201, named.status(), named.body());
+      assertEquals("my-org/my-lora", version(http, "named-bot", "v1").path("deployment").path("servedModel").asText());
+      String namedSession = null;
+      for (int i = 0; i < 300 && namedSession == null; i++) {
+        JsonNode route = http.get("/v1/models/named-bot/route?sessionId=n-" + i).json();
+        if (route.get("version").asText().equals("v1")) {
+          namedSession = "n-" + i;
+          assertEquals("my-org/my-lora", route.get("servedModel").asText());
+        }
+      }
+      assertTrue(namedSession != null, "about 10 % of the sessions go to the canary");
+      Http.Response namedAnswer = http.postWithHeaders("/v1/chat/completions",
+          ("{\"model\":\"whatever-the-agent-says\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          "Content-Type", "application/json", "X-Agent-Id", "named-bot", "X-Session-Id", namedSession);
+      assertEquals(200, namedAnswer.status(), namedAnswer.body());
+      assertEquals("v1", namedAnswer.headers().firstValue("X-Model-Version").orElse(""));
+      String root = modelServer.substring(0, modelServer.length() - "/v1".length());
+      JsonNode stats = MAPPER.readTree(HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create(root + "/simulator/models")).GET().build(), HttpResponse.BodyHandlers.ofString()).body());
+      assertTrue(stats.path("served").path("agent-model").asLong() >= 1, "the agent's own name passed: " + stats);
+      assertTrue(stats.path("served").path("my-org/my-lora").asLong() >= 1, "the model server saw the name: " + stats);
     }
   }
 

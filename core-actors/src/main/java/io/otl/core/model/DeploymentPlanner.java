@@ -52,6 +52,20 @@ final class DeploymentPlanner {
     }
   }
 
+  /**
+   * READY → DEPLOYING → CANARY in one write for a version served at its own endpoint ({@link
+   * Serving#servesAtOwnEndpoint}): nothing to load, so the intent and its confirmation are recorded
+   * together under the {@code static} backend, which no load, reload or unload call ever touches.
+   */
+  void deployAtOwnEndpoint(Plan<State, Event> p, String version, String why, List<Double> steps, Instant now) {
+    VersionRecord v = p.state().models().require(version);
+    ServingTarget t = serving.ownEndpoints().target(agentId, version, v.artifact(), v.endpoint());
+    String served = v.servedModel() != null ? v.servedModel() : t.servedModel();
+    p.add(new Deployments.DeploymentRequested(version, serving.ownEndpoints().name(), t.endpoint(),
+        served, why, now));
+    confirm(p, version, p.state().models().deployments().get(version), steps, now);
+  }
+
   /** The load is confirmed: the rollout the deployment was requested for starts in the same write. */
   void confirm(Plan<State, Event> p, String version, Deployment dep, List<Double> steps, Instant now) {
     p.add(new Deployments.DeploymentConfirmed(version, dep.endpoint(), dep.servedModel(), now));
@@ -116,6 +130,9 @@ final class DeploymentPlanner {
       return d.servedModel();
     }
     VersionRecord v = m.require(version);
+    if (v.servedModel() != null) {
+      return v.servedModel(); // named at registration (the static backend's versions have no deployment)
+    }
     return serving.backend().callsServer() ? null
         : serving.backend().target(agentId, version, v.artifact(), v.endpoint()).servedModel();
   }

@@ -103,7 +103,8 @@ public final class Deployments {
     }
     if (e instanceof DeploymentRequested d) {
       Models next = m.with(m.require(d.version()).moveTo(VersionState.DEPLOYING, 0.0, d.at(),
-          d.reason() + ": deploying to " + d.backend() + " as " + d.servedModel()));
+          d.reason() + ": deploying to " + d.backend() + " as "
+              + (d.servedModel() == null ? "the agent's own model name" : d.servedModel())));
       return Optional.of(with(s, put(next, d.version(), new Deployment(d.backend(), d.endpoint(),
           d.servedModel(), Status.REQUESTED, d.reason(), d.at()))));
     }
@@ -111,7 +112,7 @@ public final class Deployments {
       Deployment dep = m.deployments().get(d.version());
       return Optional.of(with(s, put(m, d.version(),
           new Deployment(dep == null ? null : dep.backend(), d.endpoint(), d.servedModel(),
-              Status.CONFIRMED, "loaded", d.at()))));
+              Status.CONFIRMED, confirmedDetail(dep), d.at()))));
     }
     if (e instanceof DeploymentFailed d) {
       Models next = m.with(m.require(d.version()).moveTo(VersionState.DEPLOY_FAILED, 0.0, d.at(),
@@ -131,6 +132,12 @@ public final class Deployments {
           : with(s, put(m, u.version(), dep.moveTo(Status.UNDEPLOYED, "unloaded", u.at()))));
     }
     return Optional.empty();
+  }
+
+  /** A static deployment loads nothing: it is served where it was registered. */
+  private static String confirmedDetail(Deployment requested) {
+    return requested != null && "static".equals(requested.backend())
+        ? "served at its registered endpoint (nothing to load)" : "loaded";
   }
 
   private static Models put(Models m, String version, Deployment d) {

@@ -116,9 +116,7 @@ final class ModelCommandHandlers {
   }
 
   ReplyEffect<Event, State> registerBaseModelThenHandle(Command command) {
-    BaseModel base = serving.baseModel().orElseThrow();
-    Event e = new Deployments.BaseModelRegistered(BaseModel.VERSION, base.provider(),
-        base.model(), base.endpoint(), clock.instant());
+    Event e = baseModelRegistered(clock.instant());
     // The command is handled again once v0 is in the state; its reply comes from that pass.
     return effect.persist(e).thenRun((State st) -> context.getSelf().tell(command)).thenNoReply();
   }
@@ -127,6 +125,11 @@ final class ModelCommandHandlers {
   ReplyEffect<Event, State> servingLost(State s, ServingLost c) {
     calls.reload(s, c.version(), clock.instant());
     return effect.noReply();
+  }
+
+  private Event baseModelRegistered(Instant at) {
+    BaseModel base = serving.baseModel().orElseThrow();
+    return new Deployments.BaseModelRegistered(BaseModel.VERSION, base.provider(), base.model(), base.endpoint(), at);
   }
 
   ReplyEffect<Event, State> deployCall(State s, DeploymentCalls.DeployCall c) {
@@ -226,6 +229,9 @@ final class ModelCommandHandlers {
 
   ReplyEffect<Event, State> registerManual(State s, RegisterManual c) {
     Optional<String> invalid = ModelValidation.registration(c.version(), c.artifact(), c.endpoint());
+    if (invalid.isEmpty()) {
+      invalid = ModelValidation.servedModel(c.servedModel());
+    }
     if (invalid.isPresent()) {
       return reply(c.replyTo(), Failure.invalidInput(invalid.get()));
     }
@@ -235,7 +241,7 @@ final class ModelCommandHandlers {
     }
     Instant now = clock.instant();
     Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
-    p.add(new VersionRegistered(c.version(), c.artifact(), c.endpoint(), null, Map.of(), true, now));
+    p.add(new VersionRegistered(c.version(), c.artifact(), c.endpoint(), null, Map.of(), true, now, c.servedModel()));
     p.add(new EvaluationStarted(c.version(), s.models().stable(), now));
     p.add(new OfflineGatePassed(c.version(), List.of(),
         "registered by hand: no offline metrics, offline gate skipped", now));
@@ -498,8 +504,13 @@ final class ModelCommandHandlers {
   // Reads
   // ------------------------------------------------------------------------------------------
 
+  /**
+   * A read writes nothing: for an agent whose v0 is not registered yet, the view shows v0 as the
+   * first version-touching command will register it (design §3.3: STABLE from the start).
+   */
   ReplyEffect<Event, State> get(State s, ModelProtocol.Get c) {
-    return effect.reply(c.replyTo(), ModelViews.of(agentId, s, settings.stepDuration()));
+    State shown = needsBaseModel(s) ? ModelEventHandler.apply(s, baseModelRegistered(clock.instant())) : s;
+    return effect.reply(c.replyTo(), ModelViews.of(agentId, shown, settings.stepDuration()));
   }
 
   ReplyEffect<Event, State> route(State s, Route c) {

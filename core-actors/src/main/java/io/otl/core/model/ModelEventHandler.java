@@ -50,7 +50,8 @@ final class ModelEventHandler {
           : v.sourceJobId() == null ? "registered as candidate" : "registered from job " + v.sourceJobId();
       VersionRecord rec = new VersionRecord(v.version(), v.artifact(), v.endpoint(), v.sourceJobId(),
           v.manual(), v.offlineMetrics(), VersionState.REGISTERED, v.at(), null, null,
-          OutcomeAggregates.EMPTY, List.of(new HistoryEntry(VersionState.REGISTERED, null, v.at(), reason)));
+          OutcomeAggregates.EMPTY, List.of(new HistoryEntry(VersionState.REGISTERED, null, v.at(), reason)),
+          v.servedModel());
       return withModels(s, m.with(rec));
     }
     if (e instanceof EvaluationStarted v) {

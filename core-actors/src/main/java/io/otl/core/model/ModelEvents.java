@@ -49,6 +49,10 @@ public interface ModelEvents {
     String version();
   }
 
+  /**
+   * @param servedModel the model name sent upstream for a version registered by hand that named one
+   *     (served at its own endpoint); optional, absent in events written before it
+   */
   record VersionRegistered(
       String version,
       String artifact,
@@ -56,8 +60,17 @@ public interface ModelEvents {
       String sourceJobId,
       Map<String, Double> offlineMetrics,
       boolean manual,
-      Instant at)
-      implements TransitionEvent {}
+      Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String servedModel)
+      implements TransitionEvent {
+    @JsonCreator
+    public VersionRegistered {}
+
+    public VersionRegistered(String version, String artifact, String endpoint, String sourceJobId,
+        Map<String, Double> offlineMetrics, boolean manual, Instant at) {
+      this(version, artifact, endpoint, sourceJobId, offlineMetrics, manual, at, null);
+    }
+  }
 
   /** @param baselineVersion the stable the candidate is compared with, null if none */
   record EvaluationStarted(String version, String baselineVersion, Instant at)

@@ -53,10 +53,19 @@ public interface ModelProtocol {
       ActorRef<TransitionReply> replyTo)
       implements Command {}
 
-  /** POST /v1/models/{agentId}/versions: a version registered by hand (offline gate skipped). */
+  /**
+   * POST /v1/models/{agentId}/versions: a version registered by hand (offline gate skipped).
+   *
+   * @param servedModel optional: the model name sent upstream; a version that names one is served at
+   *     its own endpoint (docs/serving.md "Versions registered by hand")
+   */
   record RegisterManual(
-      String version, String artifact, String endpoint, ActorRef<TransitionReply> replyTo)
-      implements Command {}
+      String version, String artifact, String endpoint, String servedModel, ActorRef<TransitionReply> replyTo)
+      implements Command {
+    public RegisterManual(String version, String artifact, String endpoint, ActorRef<TransitionReply> replyTo) {
+      this(version, artifact, endpoint, null, replyTo);
+    }
+  }
 
   /**
    * READY → CANARY (or → STABLE when the agent has no stable yet); CANARY/RAMP/PAUSED → STABLE at

@@ -147,8 +147,11 @@ public interface ModelState {
       Instant retiredAt,
       Instant retainedUntil,
       OutcomeAggregates online,
-      List<HistoryEntry> history) {
+      List<HistoryEntry> history,
+      // Optional (a snapshot written before it reads null): the name a hand version named.
+      @JsonInclude(JsonInclude.Include.NON_NULL) String servedModel) {
 
+    @JsonCreator
     public VersionRecord {
       offlineMetrics =
           offlineMetrics == null
@@ -157,30 +160,37 @@ public interface ModelState {
       history = List.copyOf(history);
     }
 
+    public VersionRecord(String version, String artifact, String endpoint, String sourceJobId, boolean manual,
+        Map<String, Double> offlineMetrics, VersionState state, Instant registeredAt, Instant retiredAt,
+        Instant retainedUntil, OutcomeAggregates online, List<HistoryEntry> history) {
+      this(version, artifact, endpoint, sourceJobId, manual, offlineMetrics, state, registeredAt, retiredAt,
+          retainedUntil, online, history, null);
+    }
+
     VersionRecord moveTo(VersionState next, Double ratio, Instant at, String reason) {
       List<HistoryEntry> h = new ArrayList<>(history);
       h.add(new HistoryEntry(next, ratio, at, reason));
       return new VersionRecord(version, artifact, endpoint, sourceJobId, manual, offlineMetrics,
-          next, registeredAt, retiredAt, retainedUntil, online, h);
+          next, registeredAt, retiredAt, retainedUntil, online, h, servedModel);
     }
 
     VersionRecord retire(Instant at, Instant until, String reason) {
       VersionRecord moved = moveTo(VersionState.RETIRED, null, at, reason);
       return new VersionRecord(version, artifact, endpoint, sourceJobId, manual, offlineMetrics,
-          moved.state, registeredAt, at, until, online, moved.history);
+          moved.state, registeredAt, at, until, online, moved.history, servedModel);
     }
 
     /** Back in service after a rollback restored it: no longer retired, no retention deadline. */
     VersionRecord unretired() {
       return new VersionRecord(version, artifact, endpoint, sourceJobId, manual, offlineMetrics,
-          state, registeredAt, null, null, online, history);
+          state, registeredAt, null, null, online, history, servedModel);
     }
 
     VersionRecord withOutcome(OutcomeRecorded o) {
       return new VersionRecord(version, artifact, endpoint, sourceJobId, manual, offlineMetrics,
           state, registeredAt, retiredAt, retainedUntil,
           o.addTo(online),
-          history);
+          history, servedModel);
     }
   }
 

@@ -26,6 +26,20 @@ final class ModelValidation {
     return Optional.empty();
   }
 
+  /** Optional; else a model name as OpenAI clients send one: 1–256 visible characters, no spaces. */
+  static Optional<String> servedModel(String servedModel) {
+    if (servedModel == null) return Optional.empty();
+    if (servedModel.isEmpty() || servedModel.length() > MAX_SERVED_MODEL
+        || !servedModel.codePoints().allMatch(ch -> ch > 0x20 && ch != 0x7f && !Character.isWhitespace(ch)
+            && !Character.isISOControl(ch))) {
+      return Optional.of("servedModel: must be 1 to " + MAX_SERVED_MODEL
+          + " characters without spaces or control characters (the model name sent upstream), or absent");
+    }
+    return Optional.empty();
+  }
+
+  static final int MAX_SERVED_MODEL = 256;
+
   static Optional<String> offlineMetrics(Map<String, Double> metrics) {
     if (metrics == null) {
       return Optional.empty();

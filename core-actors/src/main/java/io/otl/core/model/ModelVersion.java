@@ -151,9 +151,10 @@ public final class ModelVersion
     return (state, command) -> {
       h.refresh(state);
       // Rollout settings touch no version: setting them (even before the agent's first session)
-      // registers no base model.
-      boolean settingsOnly = command instanceof SetRolloutPolicy || command instanceof GetRolloutPolicy;
-      return h.needsBaseModel(state) && !settingsOnly
+      // registers no base model; nor does a read of the versions (it shows v0 as it will be).
+      boolean touchesNoVersion = command instanceof SetRolloutPolicy || command instanceof GetRolloutPolicy
+          || command instanceof Get;
+      return h.needsBaseModel(state) && !touchesNoVersion
           ? h.registerBaseModelThenHandle(command)
           : handler.apply(state, command);
     };
@@ -180,6 +181,19 @@ public final class ModelVersion
    */
   public static ModelsView view(String agentId, State s, Duration stepDuration) {
     return ModelViews.of(agentId, s, stepDuration);
+  }
+
+  /**
+   * GET /v1/models/{agentId} of an agent with no event yet, with a base model configured: v0 STABLE
+   * with its deployment, as the agent's first version-touching command registers it. Built without
+   * the entity, so that reading it starts no entity and writes nothing.
+   *
+   * @param at the time shown as v0's registration (the read's time: nothing is registered yet)
+   */
+  public static ModelsView baseModelView(String agentId, io.otl.core.serving.BaseModel base, java.time.Instant at) {
+    State s = applyEvent(initialState(), new Deployments.BaseModelRegistered(
+        io.otl.core.serving.BaseModel.VERSION, base.provider(), base.model(), base.endpoint(), at));
+    return view(agentId, s, Duration.ZERO);
   }
 
   /**

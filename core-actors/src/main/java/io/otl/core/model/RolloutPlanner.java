@@ -66,9 +66,15 @@ final class RolloutPlanner {
           List.of(), now));
     } else if (!serving.backend().callsServer()) {
       p.add(new RolloutStarted(version, stable, settings().steps(), why, now));
+    } else if (servesAtOwnEndpoint(p.state().models().require(version))) {
+      deployments.deployAtOwnEndpoint(p, version, why, settings().steps(), now);
     } else {
       deployments.requestDeployment(p, version, why, now);
     }
+  }
+
+  private boolean servesAtOwnEndpoint(VersionRecord v) {
+    return serving.servesAtOwnEndpoint(v.manual(), v.artifact(), v.servedModel());
   }
 
   /**

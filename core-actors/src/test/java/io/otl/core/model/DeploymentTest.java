@@ -182,6 +182,23 @@ class DeploymentTest {
     assertEquals(1, countEvents(Deployments.BaseModelRegistered.class), "v0 is registered once per agent");
   }
 
+  /** GET /v1/models of an agent before its first version: v0 as it will be registered, nothing written. */
+  @Test
+  void aReadShowsV0WithoutRegisteringIt() {
+    startEntity(new StaticServing(null), 3);
+    ModelsView view = run(ModelVersion.Get::new);
+    assertEquals("v0", view.stable());
+    VersionView v0 = version("v0");
+    assertEquals(VersionState.STABLE, v0.state());
+    assertEquals(1.0, v0.ratio());
+    assertEquals(Deployments.Status.CONFIRMED, v0.deployment().status());
+    assertEquals("http://base:9000/v1", v0.deployment().endpoint());
+    assertEquals(0, kit.persistenceTestKit().persistedInStorage(ModelVersion.ENTITY_TYPE_KEY.name() + "|" + agent)
+        .size(), "a read writes nothing");
+    assertEquals(view.versions(), ModelVersion.baseModelView(agent, BASE, clock.instant()).versions(),
+        "the view the HTTP API shows for an agent without an entity is the same");
+  }
+
   @Test
   void firstFineTuneCanariesAgainstV0InsteadOfBecomingStable() {
     startEntity(new StaticServing(null), 3);

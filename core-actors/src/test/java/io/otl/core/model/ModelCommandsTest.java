@@ -109,7 +109,8 @@ class ModelCommandsTest {
   }
 
   private TransitionReply manual(String v) {
-    return transition(r -> new ModelProtocol.RegisterManual(v, "s3://ckpt/" + v, "http://" + v, r))
+    // A local adapter directory: loaded by a backend that loads versions, even registered by hand.
+    return transition(r -> new ModelProtocol.RegisterManual(v, "file:///ckpt/" + v, "http://" + v, r))
         .reply();
   }
 
