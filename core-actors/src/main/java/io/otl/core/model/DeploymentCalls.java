@@ -123,7 +123,7 @@ final class DeploymentCalls {
   void reload(State s, String version, Instant now) {
     Deployment d = s.models().deployments().get(version);
     if (!serving.backend().callsServer() || d == null || d.status() != Status.CONFIRMED
-        || now.isBefore(lastReload.plus(RELOAD_PAUSE))) {
+        || !serving.backend().name().equals(d.backend()) || now.isBefore(lastReload.plus(RELOAD_PAUSE))) {
       return;
     }
     lastReload = now;
