@@ -183,7 +183,9 @@ class KafkaIngestTest {
   void aJournalTimeoutRestartsTheStreamFromTheLastCommittedOffset(@TempDir Path dir) throws Exception {
     try (TestNode node = TestNode.start(TestNode.h2(dir))) {
       AtomicInteger calls = new AtomicInteger();
-      // More timeouts in a row than the in-place resends of one write (KafkaIngest.TIMEOUT_RETRIES).
+      // More timeouts in a row than the in-place resends of one write (KafkaIngest.TIMEOUT_RETRIES)
+      // across the writes running at once (parallelism 8 here: with the default 64, a window this size
+      // is spread over so many writes that none runs out of resends).
       int failing = 8 * (KafkaIngest.TIMEOUT_RETRIES + 1) + 20;
       KafkaIngest.Recorder flaky = (sessionId, agentId, inputs) -> {
         int n = calls.incrementAndGet();
@@ -192,7 +194,9 @@ class KafkaIngestTest {
         }
         return node.collector.submit(sessionId, agentId, inputs);
       };
-      KafkaIngest ingest = KafkaIngest.start(node.system, flaky, settings(node, "timeout"));
+      KafkaIngest ingest = KafkaIngest.start(node.system, flaky, node.kafka(broker, Map.of(
+          "group-id", "group-timeout", "topics.agent-events", "ae-timeout", "topics.dead-letter", "dlq-timeout",
+          "parallelism", 8)));
       broker.produce(events("ae-timeout", "timeout-", 0, EVENTS_PER_SESSION, 200));
       awaitRows(node, "AgentSession|timeout-", 200 * ROWS_PER_SESSION);
       assertEachSessionOnce(node, "AgentSession|timeout-", 200);

@@ -28,7 +28,8 @@ class KafkaSettingsTest {
     assertEquals("otl-ingest", s.groupId());
     assertEquals(new KafkaSettings.Topics("agent-events", "agent-events.dlq", "trajectories", "model-updates"),
         s.topics());
-    assertEquals(8, s.parallelism());
+    assertEquals(64, s.parallelism());
+    assertEquals(2000, s.ingestBatchSize());
     assertEquals(1000, s.commitMaxBatch());
     assertEquals(Duration.ofSeconds(1), s.commitMaxInterval());
     assertEquals(Duration.ofSeconds(1), s.restartMinBackoff());
