@@ -23,7 +23,7 @@ public final class Desensitizer {
 
   /** A named rule: what it finds and what it leaves in its place. */
   public record Rule(String name, Pattern pattern, String placeholder, Check check) {
-    /** A rule whose every match is a finding (phone, ID card, e-mail, custom). */
+    /** A rule whose every match is a finding (e-mail, custom). */
     public Rule(String name, Pattern pattern, String placeholder) {
       this(name, pattern, placeholder, null);
     }
@@ -96,13 +96,15 @@ public final class Desensitizer {
     // starts with 62 like UnionPay), cards and IBANs before e-mails and phones (which could take a
     // card's last digits), e-mails (which may hold digits) before phones.
     if (patterns.contains("secret")) r.add(new Rule("secret", PiiRules.SECRET, SECRET_PLACEHOLDER, PiiRules::secret));
-    if (patterns.contains("id_card")) r.add(new Rule("id_card", ID_CARD, ID_CARD_PLACEHOLDER));
+    if (patterns.contains("id_card")) {
+      r.add(new Rule("id_card", ID_CARD, ID_CARD_PLACEHOLDER, PiiRules::outsideHexToken));
+    }
     if (patterns.contains("bank_card")) {
       r.add(new Rule("bank_card", PiiRules.BANK_CARD, BANK_CARD_PLACEHOLDER, PiiRules::bankCard));
     }
     if (patterns.contains("iban")) r.add(new Rule("iban", PiiRules.IBAN, IBAN_PLACEHOLDER, PiiRules::iban));
     if (patterns.contains("email")) r.add(new Rule("email", EMAIL, EMAIL_PLACEHOLDER));
-    if (patterns.contains("phone")) r.add(new Rule("phone", PHONE, PHONE_PLACEHOLDER));
+    if (patterns.contains("phone")) r.add(new Rule("phone", PHONE, PHONE_PLACEHOLDER, PiiRules::outsideHexToken));
     for (String p : patterns) {
       if (!BUILT_IN.contains(p)) {
         throw new IllegalArgumentException(

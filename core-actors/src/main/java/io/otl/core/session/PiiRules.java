@@ -354,8 +354,8 @@ public final class PiiRules {
       if (id.equals("~")) return null;
     }
     Scan f = scan(id);
-    if (f.digits() >= 15 && ID_CARD.matcher(f.text()).find()) return "an ID card number";
-    if (f.digits() >= 7 && PHONE.matcher(f.text()).find()) return "a phone number";
+    if (f.digits() >= 15 && findsOutsideHex(ID_CARD, f.text())) return "an ID card number";
+    if (f.digits() >= 7 && findsOutsideHex(PHONE, f.text())) return "a phone number";
     if (f.digits() >= 13 && hasCard(f.text())) return "a bank card number";
     if (f.mayHoldEmail() && EMAIL.matcher(f.text()).find()) return "an e-mail address";
     return null;
@@ -364,6 +364,38 @@ public final class PiiRules {
   private static boolean hasCard(String text) {
     Matcher m = BANK_CARD.matcher(text);
     while (m.find()) if (bankCard(text, m.start(), m.end()) != null) return true;
+    return false;
+  }
+
+  /**
+   * {@code {start, end}} unless the match {@code t[start, end)} lies inside a standalone token of 24
+   * or more hex digits holding a letter: a response id ({@code chatcmpl-<32 hex>}, about one in a
+   * hundred holds a phone-shaped digit run), a digest, an object id. Such a token is random, no
+   * one's number, and an id must stay intact to be matched again (per-turn feedback names it).
+   * Digits glued to other letters ({@code tel_13889012345}, {@code ID110107199003071288}) are
+   * still findings: only a token that is hex from end to end is opaque.
+   */
+  static int[] outsideHexToken(CharSequence t, int start, int end) {
+    for (int i = start; i < end; i++) if (!hex(t.charAt(i))) return new int[] {start, end};
+    int from = start;
+    while (from > 0 && hex(t.charAt(from - 1))) from--;
+    int to = end;
+    while (to < t.length() && hex(t.charAt(to))) to++;
+    boolean standalone = (from == 0 || !asciiAlnum(t.charAt(from - 1)))
+        && (to == t.length() || !asciiAlnum(t.charAt(to)));
+    if (!standalone || to - from < 24) return new int[] {start, end};
+    for (int i = from; i < to; i++) if (t.charAt(i) > '9') return null;
+    return new int[] {start, end};
+  }
+
+  private static boolean hex(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  }
+
+  /** Whether {@code pattern} finds something in {@code text} that {@link #outsideHexToken} lets stand. */
+  private static boolean findsOutsideHex(Pattern pattern, String text) {
+    Matcher m = pattern.matcher(text);
+    while (m.find()) if (outsideHexToken(text, m.start(), m.end()) != null) return true;
     return false;
   }
 

@@ -23,6 +23,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What a session does with a request and with an idle timeout (design §3.1), decided without the
@@ -134,14 +136,15 @@ final class RecordPlanner {
         produced.add(new SessionStarted("start:" + eventId, earliest(inputs, at), now, agentId, null, null,
             Map.of()));
       }
-      // Response ids are stored desensitized (an upstream's hex id can hold a phone-like run): the
-      // client names the id it was given, so it is compared in the form it was stored in.
-      if (input instanceof SessionInput.Feedback f && f.msgId() != null
-          && !hasResponse(draft, desensitizer.applyToId(f.msgId()))) {
-        return refuse(RejectionCode.NOT_FOUND, "events[" + i + "].msgId",
-            // the id is not echoed: a client's text never goes back unredacted (it may hold anything)
-            "events[" + i + "].msgId is not the msgId of a response recorded in session "
-                + sessionId);
+      String responseId = null;
+      if (input instanceof SessionInput.Feedback f && f.msgId() != null) {
+        responseId = storedResponseId(draft, f.msgId());
+        if (responseId == null) {
+          return refuse(RejectionCode.NOT_FOUND, "events[" + i + "].msgId",
+              // the id is not echoed: a client's text never goes back unredacted (it may hold anything)
+              "events[" + i + "].msgId is not the msgId of a response recorded in session "
+                  + sessionId);
+        }
       }
       if (draft.status() == Status.COMPLETED && !(input instanceof SessionInput.Feedback)) {
         return refuse(RejectionCode.CONFLICT, "events[" + i + "]",
@@ -153,7 +156,7 @@ final class RecordPlanner {
             "the feedback window of session " + sessionId + " closed at "
                 + draft.completedAt().plus(settings.feedbackWindow()));
       }
-      produced.add(toEvent(input, eventId, at, now, agentId));
+      produced.add(toEvent(input, eventId, at, now, agentId, responseId));
       for (Event e : produced) draft = draft.apply(e);
       if (input instanceof SessionInput.Result) {
         Event completed = completion(draft, at, now);
@@ -184,12 +187,38 @@ final class RecordPlanner {
     return new Refused(new Rejected(code, field, message));
   }
 
-  /** Per-turn feedback names a response the session has recorded. */
-  private static boolean hasResponse(State state, String msgId) {
+  /**
+   * The recorded response per-turn feedback names, as the session stored its id, or null. Ids are
+   * stored desensitized, so the sent one is compared in that form; builds before hex tokens were
+   * opaque ({@link PiiRules#outsideHexToken}) stored about one upstream id in a hundred with a
+   * placeholder in place of a phone-shaped digit run, and such an id still names its response.
+   */
+  private String storedResponseId(State state, String sent) {
+    String asStored = desensitizer.applyToId(sent);
     for (MessageRecorded m : state.messages()) {
-      if (m.role() == Role.assistant && msgId.equals(m.msgId())) return true;
+      if (m.role() == Role.assistant && asStored.equals(m.msgId())) return asStored;
     }
-    return false;
+    for (MessageRecorded m : state.messages()) {
+      if (m.role() == Role.assistant && m.msgId() != null && m.msgId().indexOf('[') >= 0
+          && placeholdersFor(m.msgId()).matcher(sent).matches()) {
+        return m.msgId();
+      }
+    }
+    return null;
+  }
+
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\[(?:PHONE|ID_CARD|BANK_CARD)]");
+
+  /** A stored id as a pattern of the ids it was desensitized from: each placeholder stands for a digit run. */
+  private static Pattern placeholdersFor(String storedId) {
+    StringBuilder regex = new StringBuilder();
+    Matcher m = PLACEHOLDER.matcher(storedId);
+    int last = 0;
+    while (m.find()) {
+      regex.append(Pattern.quote(storedId.substring(last, m.start()))).append("[0-9Xx]+");
+      last = m.end();
+    }
+    return Pattern.compile(regex.append(Pattern.quote(storedId.substring(last))).toString());
   }
 
   private Event completion(State draft, Instant at, Instant now) {
@@ -213,7 +242,8 @@ final class RecordPlanner {
   }
 
   /** Builds the event, desensitizing every free-text field before it can reach the journal. */
-  private Event toEvent(SessionInput input, String eventId, Instant at, Instant now, String agentId) {
+  private Event toEvent(SessionInput input, String eventId, Instant at, Instant now, String agentId,
+      String responseId) {
     Desensitizer d = desensitizer;
     if (input instanceof SessionInput.Start s) {
       return new SessionStarted(eventId, at, now, agentId, d.apply(s.agentVersion()), d.apply(s.modelVersion()),
@@ -237,7 +267,7 @@ final class RecordPlanner {
       FeedbackKind kind = FeedbackKind.parse(f.kind());
       String feedbackId = f.feedbackId() != null ? f.feedbackId() : eventId;
       return new FeedbackRecorded(eventId, at, now, feedbackId, kind, kind == FeedbackKind.RATING ? f.value() : null,
-          d.apply(f.source()), d.applyToId(f.msgId()));
+          d.apply(f.source()), responseId);
     } else if (input instanceof SessionInput.Result r) {
       return new TaskResultRecorded(eventId, at, now, TaskStatus.parse(r.status()), d.apply(r.detail()));
     }

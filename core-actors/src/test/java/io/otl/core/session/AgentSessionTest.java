@@ -219,16 +219,19 @@ class AgentSessionTest {
     assertEquals(-0.5, late.state().reward(), 1e-9);
   }
 
-  /** An upstream response id with a phone-like run (chatcmpl-…a14655076913) is stored desensitized; feedback naming it still lands. */
+  /**
+   * An upstream response id with a phone-like run (chatcmpl-…a14655076913) is a random hex token, stored
+   * as sent: feedback names it, and the Trinity proxy is told the id it gave.
+   */
   @Test
-  void feedbackFindsAResponseWhoseIdWasDesensitized() {
+  void aResponseIdHoldingAPhoneShapedRunIsStoredIntactAndFeedbackFindsIt() {
     var kit = kit("s-msgid-pii");
     String responseId = "chatcmpl-f24c43d2675340728ce1a14655076913";
     record(kit, "agent-a", msg("e1", "user", "q"),
         new SessionInput.Message("e2", null, "assistant", "a", responseId, 10L));
     AgentSession.MessageRecorded stored = kit.getState().messages().stream()
         .filter(m -> m.role() == Role.assistant).findFirst().orElseThrow();
-    assertFalse(stored.msgId().contains("14655076913"), stored.msgId());
+    assertEquals(responseId, stored.msgId());
     var rated = record(kit, "agent-a", new SessionInput.Feedback("f1", null, "THUMBS_DOWN", null, "f1", "web", responseId));
     assertInstanceOf(AgentSession.Recorded.class, rated.reply());
     var fr = assertInstanceOf(AgentSession.FeedbackRecorded.class, rated.events().get(0));

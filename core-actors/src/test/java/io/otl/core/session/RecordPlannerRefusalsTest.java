@@ -125,6 +125,29 @@ class RecordPlannerRefusalsTest {
         assertInstanceOf(Store.class, planner.plan(s, "a1", List.of(feedbackOn("f1", "r2")), NOW)).reply());
   }
 
+  /**
+   * Builds before hex tokens were opaque stored an upstream id holding a phone-shaped run with a
+   * placeholder: feedback naming the id as the upstream gave it still reaches that response, and is
+   * stored under the id the session holds.
+   */
+  @Test
+  void feedbackReachesAResponseWhoseIdAnEarlierBuildDesensitized() {
+    RecordPlanner planner = new RecordPlanner("s1", FULL);
+    State s = State.empty();
+    for (AgentSession.Event e : List.<AgentSession.Event>of(
+        new AgentSession.SessionStarted("start", NOW, NOW, "a1", null, null, java.util.Map.of()),
+        new AgentSession.MessageRecorded("m1", NOW, NOW, SessionModel.Role.assistant, "a",
+            "chatcmpl-e56b96ab1a[PHONE]c0d5beb3db6", null))) {
+      s = s.apply(e);
+    }
+    Store fed = assertInstanceOf(Store.class,
+        planner.plan(s, "a1", List.of(feedbackOn("f1", "chatcmpl-e56b96ab1a13478386902c0d5beb3db6")), NOW));
+    assertEquals("chatcmpl-e56b96ab1a[PHONE]c0d5beb3db6",
+        ((AgentSession.FeedbackRecorded) fed.events().get(0)).msgId());
+    assertRefused(planner.plan(s, "a1", List.of(feedbackOn("f2", "chatcmpl-e56b96ab1a1347838690Zc0d5beb3db6")), NOW),
+        RejectionCode.NOT_FOUND, "events[0].msgId");
+  }
+
   private static SessionInput.Feedback feedbackOn(String id, String msgId) {
     return new SessionInput.Feedback(id, null, "THUMBS_UP", null, id, "web", msgId);
   }

@@ -153,15 +153,18 @@ final class TurnRecorder {
   }
 
   /**
-   * {@code prefix + hex + suffix}, unless that reads as PII to the session's id check (a run of hex
-   * digits can look like a phone number, and the session would refuse the whole turn): then the
-   * same hash with its digits spelled as the letters g–p. Deterministic, so a resent message gets
-   * the same id; ids that passed before keep their old form, so sessions recorded by earlier builds
-   * still recognise their history.
+   * {@code prefix + hex + suffix}, unless the hex holds a phone- or ID-shaped digit run: then the
+   * same hash with its digits spelled as the letters g–p. The session's id check no longer refuses
+   * such a run inside a standalone hex token ({@link io.otl.core.session.PiiRules#outsideHexToken}),
+   * but ids must not change: a resent message gets the id it was recorded under, also in sessions
+   * recorded by the builds whose check did refuse them.
    */
   static String opaque(String prefix, String hex, String suffix) {
     String id = prefix + hex + suffix;
-    if (io.otl.core.session.PiiRules.looksLike(id) == null) return id;
+    if (!io.otl.core.session.PiiRules.PHONE.matcher(id).find()
+        && !io.otl.core.session.PiiRules.ID_CARD.matcher(id).find()) {
+      return id;
+    }
     StringBuilder letters = new StringBuilder(hex.length());
     for (char c : hex.toCharArray()) letters.append(c >= '0' && c <= '9' ? (char) ('g' + (c - '0')) : c);
     return prefix + letters + suffix;

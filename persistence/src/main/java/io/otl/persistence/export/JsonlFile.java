@@ -58,7 +58,7 @@ final class JsonlFile implements AutoCloseable {
       throw new UncheckedIOException("writing " + tmp + " failed: " + e.getMessage(), e);
     }
     sha.update(bytes);
-    for (String rule : scanner.findings(TaskKey.withoutDigests(line))) findings.merge(rule, 1, Integer::sum);
+    for (String rule : scanner.findings(line)) findings.merge(rule, 1, Integer::sum);
     sessionIds.addAll(forSessions);
     count++;
   }

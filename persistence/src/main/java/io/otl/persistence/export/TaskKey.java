@@ -25,21 +25,6 @@ public final class TaskKey {
     return t.prompt().map(p -> "prompt:" + sha256(JsonlFormats.normalisePrompt(p)));
   }
 
-  private static final java.util.regex.Pattern DIGEST_VALUE =
-      java.util.regex.Pattern.compile("\"prompt:[0-9a-f]{64}\"");
-
-  /**
-   * {@code line} with the digests this class writes ({@code "prompt:<sha-256 hex>"}) blanked, for the
-   * export's final PII scan: a digest's hex holds a phone-shaped digit run about once in 250
-   * ({@code 6162c270b19592737038ef…}, the key of "what is the refund policy 307?"), and that one
-   * false finding refused the whole RL file. A digest is no one's data; the rest of the line is
-   * scanned as it is.
-   */
-  static String withoutDigests(String line) {
-    if (!line.contains("\"prompt:")) return line;
-    return DIGEST_VALUE.matcher(line).replaceAll("\"prompt:-\"");
-  }
-
   private static String sha256(String s) {
     try {
       return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));

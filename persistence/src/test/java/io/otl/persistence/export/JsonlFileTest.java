@@ -43,8 +43,7 @@ class JsonlFileTest {
   @Test
   void theTaskKeyDigestIsNotTakenForAPhoneNumber(@TempDir Path dir) throws Exception {
     String digest = "6162c270b19592737038efc8315a0dd0c88cdbd9bc53642ec67d2c6af0494d58";
-    assertEquals(List.of("phone"), io.otl.core.session.Desensitizer.builtInScanner().findings(digest),
-        "the digest does hold a phone-shaped run");
+    // Its hex holds a phone-shaped run (…19592737038…), but a standalone hex token is opaque.
     JsonlFile out = new JsonlFile(dir.resolve("rl.jsonl"));
     out.write("{\"prompt\":\"what is the refund policy 307?\",\"metadata\":{\"taskId\":\"prompt:" + digest + "\"}}",
         List.of("s1"));
