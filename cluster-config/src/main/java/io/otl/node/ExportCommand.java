@@ -17,11 +17,8 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -230,24 +227,10 @@ public final class ExportCommand {
     }
   }
 
-  /** ISO-8601 instant ("2026-11-01T00:00:00Z"), offset date-time, or a date (midnight UTC). */
+  /** A time option, read as the API reads its times ({@link io.otl.core.IsoTimes}). */
   static Instant parseTime(String option, String s) {
-    try {
-      return Instant.parse(s);
-    } catch (DateTimeParseException ignored) {
-      // try the other forms
-    }
-    try {
-      return OffsetDateTime.parse(s).toInstant();
-    } catch (DateTimeParseException ignored) {
-      // try a date
-    }
-    try {
-      return LocalDate.parse(s).atStartOfDay(ZoneOffset.UTC).toInstant();
-    } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException(option + " " + s
-          + " is not an ISO-8601 time; use e.g. 2026-11-01T00:00:00Z, 2026-11-01T08:00:00+08:00 or 2026-11-01");
-    }
+    return io.otl.core.IsoTimes.parse(s).orElseThrow(() -> new IllegalArgumentException(option + " " + s
+        + " is not an ISO-8601 time; use e.g. 2026-11-01T00:00:00Z, 2026-11-01T08:00:00+08:00 or 2026-11-01"));
   }
 
   static String defaultName(String agent, ExportFormat format, Instant since, Instant until) {

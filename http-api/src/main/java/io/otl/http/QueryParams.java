@@ -7,10 +7,6 @@ import static org.apache.pekko.http.javadsl.server.Directives.parameterMultiMap;
 
 import io.otl.core.session.Desensitizer;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -56,31 +52,16 @@ final class QueryParams {
       Pattern.compile("(\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?) (\\d{2}:\\d{2})");
 
   /**
-   * A query time ({@code asOf}, {@code since}, {@code until}), read as the command line reads
-   * {@code --as-of}/{@code --since}: an instant ({@code 2026-11-20T02:00:00Z}), a time with an offset
-   * ({@code 2026-11-20T10:00:00+08:00}, also with the {@code +} sent unencoded), or a date (its start in
-   * UTC). The audit route took only the first two, so the date the CLI and the export route take, and
-   * the offset a user types as written, were 400s.
+   * A query time ({@code asOf}, {@code since}, {@code until}), read as the command line reads its
+   * times ({@link io.otl.core.IsoTimes}); an offset's {@code +} typed unencoded in the URL arrives as a
+   * space and is put back.
    */
   static Instant instant(String name, String text) {
     java.util.regex.Matcher plus = PLUS_AS_SPACE.matcher(text);
     String t = plus.matches() ? plus.group(1) + "+" + plus.group(2) : text;
-    try {
-      return Instant.parse(t);
-    } catch (DateTimeParseException e) {
-      // other forms below
-    }
-    try {
-      return OffsetDateTime.parse(t).toInstant();
-    } catch (DateTimeParseException e) {
-      // a date below
-    }
-    try {
-      return LocalDate.parse(t).atStartOfDay(ZoneOffset.UTC).toInstant();
-    } catch (DateTimeParseException e) {
-      throw BadRequest.invalid(name + " is not an ISO-8601 time, e.g. 2026-11-20T02:00:00Z, "
-          + "2026-11-20T10:00:00%2B08:00 (a + in a URL query is %2B) or 2026-11-20");
-    }
+    return io.otl.core.IsoTimes.parse(t).orElseThrow(() -> BadRequest.invalid(name
+        + " is not an ISO-8601 time, e.g. 2026-11-20T02:00:00Z, "
+        + "2026-11-20T10:00:00%2B08:00 (a + in a URL query is %2B) or 2026-11-20"));
   }
 
   /** The query of a request that passed {@link #only}: each parameter sent at most once. */

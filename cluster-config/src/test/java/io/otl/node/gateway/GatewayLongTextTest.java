@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.otl.node.testing.Http;
@@ -12,7 +13,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,7 +49,7 @@ class GatewayLongTextTest {
     JsonNode answer = chat(session, "[{\"role\":\"user\",\"content\":" + JSON.writeValueAsString(question) + "}]");
     assertEquals(200, answer.path("status").asInt(), answer.toString());
 
-    JsonNode stored = await("the turn recorded", () -> api.get("/v1/sessions/" + session).json(),
+    JsonNode stored = Await.until("the turn recorded", () -> api.get("/v1/sessions/" + session).json(),
         s -> s.path("messages").size() == 2);
     JsonNode user = stored.path("messages").get(0);
     String content = user.path("content").asText();
@@ -78,7 +78,7 @@ class GatewayLongTextTest {
         + "{\"role\":\"user\",\"content\":" + JSON.writeValueAsString("w".repeat(3 * LIMIT)) + "}";
     JsonNode a2 = chat(session, history + "]");
     assertEquals(200, a2.path("status").asInt(), a2.toString());
-    JsonNode stored = await("the tool call recorded", () -> api.get("/v1/sessions/" + session).json(),
+    JsonNode stored = Await.until("the tool call recorded", () -> api.get("/v1/sessions/" + session).json(),
         s -> s.path("toolCalls").size() == 1 && s.path("messages").size() >= 5);
     JsonNode call = stored.path("toolCalls").get(0);
     assertEquals(output.length(), call.path("truncated").path("output").asInt(), call.toString());
@@ -89,7 +89,7 @@ class GatewayLongTextTest {
     int before = stored.path("messages").size();
     JsonNode a3 = chat(session, history + ",{\"role\":\"user\",\"content\":\"and then?\"}]");
     assertEquals(200, a3.path("status").asInt(), a3.toString());
-    JsonNode again = await("the third turn recorded", () -> api.get("/v1/sessions/" + session).json(),
+    JsonNode again = Await.until("the third turn recorded", () -> api.get("/v1/sessions/" + session).json(),
         s -> s.path("messages").toString().contains("and then?") && s.path("messages").size() >= before + 2);
     assertEquals(before + 2, again.path("messages").size(), again.path("messages").toString());
     assertEquals(1, again.path("toolCalls").size());
@@ -107,7 +107,7 @@ class GatewayLongTextTest {
             + ",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}")).build(),
         HttpResponse.BodyHandlers.ofString());
     assertEquals(200, r.statusCode(), r.body());
-    JsonNode stored = await("the turn recorded", () -> api.get("/v1/sessions/" + session).json(),
+    JsonNode stored = Await.until("the turn recorded", () -> api.get("/v1/sessions/" + session).json(),
         s -> s.path("messages").size() == 2);
     assertTrue(stored.path("metadata").path("tools").isMissingNode(), stored.path("metadata").toString());
     assertTrue(stored.path("metadata").path("toolsOmitted").asText().startsWith(tools.length() + " characters"),
@@ -121,16 +121,5 @@ class GatewayLongTextTest {
         .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"messages\":" + messages + "}")).build(),
         HttpResponse.BodyHandlers.ofString());
     return JSON.createObjectNode().put("status", r.statusCode()).set("body", JSON.readTree(r.body()));
-  }
-
-  private static JsonNode await(String what, java.util.function.Supplier<JsonNode> probe, Predicate<JsonNode> done)
-      throws InterruptedException {
-    JsonNode last = null;
-    for (int i = 0; i < 300; i++) {
-      last = probe.get();
-      if (last != null && done.test(last)) return last;
-      Thread.sleep(100);
-    }
-    throw new AssertionError("never reached: " + what + "; last: " + last);
   }
 }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
@@ -14,10 +13,6 @@ import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,7 +32,6 @@ import org.junit.jupiter.api.Test;
  * Such a 404 is an upstream failure of the version now.
  */
 class GatewayLostAdapterTest {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String AGENT = "lost-adapter";
 
   private static ActorTestKit kit;
@@ -105,8 +99,8 @@ class GatewayLostAdapterTest {
     for (int i = 0; i < 40; i++) {
       String session = "lost-" + i;
       String routed = api.get("/v1/models/" + AGENT + "/route?sessionId=" + session).json().path("version").asText();
-      HttpResponse<String> r = chat(session, i % 2 == 0);
-      assertEquals(200, r.statusCode(), session + " routed to " + routed + ": " + r.body());
+      Http.Response r = api.chat(AGENT, session, "hello", i % 2 == 0);
+      assertEquals(200, r.status(), session + " routed to " + routed + ": " + r.body());
       assertEquals("v1", r.headers().firstValue("X-Model-Version").orElse(""), session + " answered by the stable");
       if (routed.equals("v2")) onCandidate++;
     }
@@ -118,15 +112,5 @@ class GatewayLostAdapterTest {
     assertTrue(v2 != null, traffic.toString());
     assertEquals(onCandidate, v2.path("errors").asInt(), "the failures count against v2: " + traffic);
     assertEquals(onCandidate, v2.path("fallbacks").asInt(), traffic.toString());
-  }
-
-  private static HttpResponse<String> chat(String session, boolean stream) throws Exception {
-    String body = JSON.createObjectNode().put("model", "default").put("stream", stream)
-        .set("messages", JSON.createArrayNode().add(JSON.createObjectNode().put("role", "user").put("content", "hello")))
-        .toString();
-    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
-        .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).header("X-Session-Id", session)
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
   }
 }

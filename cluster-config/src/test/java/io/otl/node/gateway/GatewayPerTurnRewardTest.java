@@ -2,6 +2,7 @@ package io.otl.node.gateway;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
@@ -51,7 +52,7 @@ class GatewayPerTurnRewardTest {
       String second = chat(node, session, "[{\"role\":\"user\",\"content\":\"q1\"},"
           + answer.path("choices").get(0).path("message") + ",{\"role\":\"user\",\"content\":\"q2\"}]")
           .path("id").asText();
-      await("both answers recorded", () -> api.get("/v1/sessions/" + session).json(),
+      Await.until("both answers recorded", () -> api.get("/v1/sessions/" + session).json(),
           s -> s.path("messages").size() == 4);
 
       Http.Response rated = api.post("/v1/sessions/" + session + "/feedback",
@@ -61,7 +62,7 @@ class GatewayPerTurnRewardTest {
           "{\"agentId\":\"rl-agent\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}");
       assertEquals(202, done.status(), done.body());
 
-      JsonNode received = await("two rewards at the proxy", () -> proxy.get("/simulator/feedback").json(),
+      JsonNode received = Await.until("two rewards at the proxy", () -> proxy.get("/simulator/feedback").json(),
           f -> f.get("feedback").size() >= 2);
       Map<String, Double> rewardByMsgIds = new HashMap<>();
       for (JsonNode fb : received.get("feedback")) {
@@ -76,17 +77,6 @@ class GatewayPerTurnRewardTest {
       simulator.stop();
       kit.shutdownTestKit();
     }
-  }
-
-  private static JsonNode await(String what, java.util.function.Supplier<JsonNode> probe,
-      java.util.function.Predicate<JsonNode> done) throws InterruptedException {
-    JsonNode last = null;
-    for (int i = 0; i < 300; i++) {
-      last = probe.get();
-      if (last != null && done.test(last)) return last;
-      Thread.sleep(200);
-    }
-    throw new AssertionError("never reached: " + what + "; last: " + last);
   }
 
   /** ["id"] JSON arrays as [id] strings, to compare with List.toString(). */

@@ -3,18 +3,16 @@ package io.otl.node.seeds;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
 import java.nio.file.Files;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -123,7 +121,7 @@ class SeedNamesTest {
     session("seed-off-2", "off-agent");
     assertEquals(200, http.post("/feedback/thumbs?sessionId=seed-off-1&helpful=true", null).status());
     // Threshold 1: with training on, the first pooled trajectory would already have started a job.
-    JsonNode training = await("both trajectories pooled", () -> okJson(http.get("/v1/training/off-agent")),
+    JsonNode training = Await.until("both trajectories pooled", () -> okJson(http.get("/v1/training/off-agent")),
         t -> t.get("poolSize").asInt() == 2);
     assertEquals("disabled", training.get("status").asText(), training.toString());
     assertTrue(training.get("activeJob").isNull(), training.toString());
@@ -141,17 +139,5 @@ class SeedNamesTest {
 
   private static JsonNode okJson(Http.Response r) {
     return r.status() == 200 ? r.json() : null;
-  }
-
-  private static JsonNode await(String what, Supplier<JsonNode> probe, Predicate<JsonNode> done)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    JsonNode last = null;
-    while (System.nanoTime() < deadline) {
-      last = probe.get();
-      if (last != null && done.test(last)) return last;
-      Thread.sleep(200);
-    }
-    throw new AssertionError("timed out waiting for " + what + "; last: " + last);
   }
 }

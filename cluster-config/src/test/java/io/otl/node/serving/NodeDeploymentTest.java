@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
@@ -53,25 +54,13 @@ class NodeDeploymentTest {
   }
 
   private static JsonNode awaitState(Http http, String agent, String v, String state) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    JsonNode last = null;
-    while (System.nanoTime() < deadline) {
-      last = version(http, agent, v);
-      if (last.get("state").asText().equals(state)) return last;
-      Thread.sleep(100);
-    }
-    throw new AssertionError(v + " never reached " + state + ": " + last);
+    return Await.until(v + " " + state, Duration.ofSeconds(30), () -> version(http, agent, v),
+        x -> x.get("state").asText().equals(state));
   }
 
   private static JsonNode awaitDeployment(Http http, String agent, String v, String status) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    JsonNode last = null;
-    while (System.nanoTime() < deadline) {
-      last = version(http, agent, v).path("deployment");
-      if (last.path("status").asText().equals(status)) return last;
-      Thread.sleep(100);
-    }
-    throw new AssertionError(v + " deployment never reached " + status + ": " + last);
+    return Await.until(v + " deployment " + status, Duration.ofSeconds(30), () -> version(http, agent, v).path("deployment"),
+        d -> d.path("status").asText().equals(status));
   }
 
   private static boolean simulatorLists(String modelsUrl, String model) throws Exception {
@@ -302,29 +291,19 @@ class NodeDeploymentTest {
       assertEquals(200, post(server + "/unload_lora_adapter", "{\"lora_name\":\"" + served + "\"}").statusCode());
       assertFalse(simulatorLists(server, served));
 
-      HttpResponse<String> first = chat(node, agent, session);
-      assertEquals(200, first.statusCode(), first.body());
+      Http.Response first = new Http(node.httpPort()).chat(agent, session, "hi", false);
+      assertEquals(200, first.status(), first.body());
       assertEquals("v0", first.headers().firstValue("X-Model-Version").orElse(""), "the lost adapter's call falls back");
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       while (!simulatorLists(server, served) && System.nanoTime() < deadline) {
         Thread.sleep(100);
       }
       assertTrue(simulatorLists(server, served), "the entity loaded the adapter again");
-      HttpResponse<String> after = chat(node, agent, session);
-      assertEquals(200, after.statusCode(), after.body());
+      Http.Response after = new Http(node.httpPort()).chat(agent, session, "hi", false);
+      assertEquals(200, after.status(), after.body());
       assertEquals("v1", after.headers().firstValue("X-Model-Version").orElse(""), "the candidate serves again");
       assertEquals("CONFIRMED", version(http, agent, "v1").path("deployment").path("status").asText());
     }
-  }
-
-  private static HttpResponse<String> chat(TrainingNode node, String agent, String session) throws Exception {
-    String body = MAPPER.createObjectNode().put("model", "default")
-        .set("messages", MAPPER.createArrayNode().add(MAPPER.createObjectNode().put("role", "user").put("content", "hi")))
-        .toString();
-    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
-        .header("Content-Type", "application/json").header("X-Agent-Id", agent).header("X-Session-Id", session)
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   private static HttpResponse<String> post(String url, String body) throws Exception {

@@ -72,6 +72,18 @@ public final class Http {
     return send(b);
   }
 
+  /**
+   * One gateway call as an agent without a key makes it: model {@code default}, one user message,
+   * the agent and the session in {@code X-Agent-Id} and {@code X-Session-Id}.
+   */
+  public Response chat(String agent, String session, String content, boolean stream) {
+    String body = JSON.createObjectNode().put("model", "default").put("stream", stream)
+        .set("messages", JSON.createArrayNode().add(JSON.createObjectNode().put("role", "user").put("content", content)))
+        .toString();
+    return postWithHeaders("/v1/chat/completions", body.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        "X-Agent-Id", agent, "X-Session-Id", session);
+  }
+
   public Response send(String method, String path, String body) {
     return send(HttpRequest.newBuilder(URI.create(base + path))
         .header("Content-Type", "application/json")

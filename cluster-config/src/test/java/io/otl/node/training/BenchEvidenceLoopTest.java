@@ -3,6 +3,7 @@ package io.otl.node.training;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
@@ -80,7 +81,7 @@ class BenchEvidenceLoopTest {
   }
 
   private static JsonNode job(Http http, String jobId) throws InterruptedException {
-    return TrainingLoopTest.await(jobId + " succeeded", () -> {
+    return Await.until(jobId + " succeeded", () -> {
       Http.Response r = http.get("/v1/jobs/" + jobId);
       return r.status() == 200 ? r.json() : null;
     }, j -> j.get("status").asText().equals("SUCCEEDED"));
@@ -93,13 +94,13 @@ class BenchEvidenceLoopTest {
   }
 
   private static JsonNode versionIn(Http http, String v, String state) throws InterruptedException {
-    return TrainingLoopTest.await(v + " " + state, () -> version(http.get("/v1/models/" + AGENT).json(), v),
+    return Await.until(v + " " + state, () -> version(http.get("/v1/models/" + AGENT).json(), v),
         n -> n != null && n.get("state").asText().equals(state));
   }
 
   /** Promotes {@code v} (READY → CANARY, CANARY → STABLE) until it is the stable. */
   private static void makeStable(Http http, String v) throws InterruptedException {
-    TrainingLoopTest.await(v + " stable", () -> {
+    Await.until(v + " stable", () -> {
       JsonNode models = http.get("/v1/models/" + AGENT).json();
       JsonNode n = version(models, v);
       if (n != null && !n.get("state").asText().equals("STABLE")) {
@@ -147,7 +148,7 @@ class BenchEvidenceLoopTest {
       assertEquals(j2.get("dataset").get("lineage").get("evalSha256").asText(), scores.get("evalSha256").asText(),
           "the bench scored exactly the job's held-out file");
       assertTrue(scores.get("stableModel").asText().contains("job-1-" + AGENT), scores.toString());
-      JsonNode v2 = TrainingLoopTest.await("v2 through the gate", () -> version(http.get("/v1/models/" + AGENT).json(), "v2"),
+      JsonNode v2 = Await.until("v2 through the gate", () -> version(http.get("/v1/models/" + AGENT).json(), "v2"),
           n -> n != null && List.of("READY", "CANARY", "STABLE").contains(n.get("state").asText()));
       assertTrue(reasons(v2).contains("same-run bench score") || reasons(v2).contains("offline gate passed"), v2.toString());
       makeStable(http, "v2");

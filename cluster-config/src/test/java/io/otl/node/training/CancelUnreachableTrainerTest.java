@@ -1,11 +1,11 @@
 package io.otl.node.training;
 
-import static io.otl.node.training.TrainingLoopTest.await;
 import static io.otl.node.training.TrainingLoopTest.completeSession;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
@@ -42,17 +42,17 @@ class CancelUnreachableTrainerTest {
         .withFallback(TestDatabases.node(TestDatabases.h2(work), true)))) {
       Http http = new Http(node.httpPort());
       completeSession(http, "dead-trainer", "dead-s0", 0);
-      await("the pool to hold 1", () -> okJson(http.get("/v1/training/dead-trainer")),
+      Await.until("the pool to hold 1", () -> okJson(http.get("/v1/training/dead-trainer")),
           t -> t.get("poolSize").asInt() == 1);
       Http.Response trigger = http.post("/v1/training/dead-trainer/trigger", null);
       assertEquals(202, trigger.status(), trigger.body());
       String jobId = trigger.json().get("jobId").asText();
-      await("a refused submission", () -> okJson(http.get("/v1/jobs/" + jobId)),
+      Await.until("a refused submission", () -> okJson(http.get("/v1/jobs/" + jobId)),
           j -> j.get("status").asText().equals("REQUESTED") && j.get("history").toString().contains("failed"));
 
       Http.Response cancel = http.post("/v1/jobs/" + jobId + "/cancel", null);
       assertEquals(202, cancel.status(), cancel.body());
-      JsonNode cancelled = await("the cancelled job", () -> okJson(http.get("/v1/jobs/" + jobId)),
+      JsonNode cancelled = Await.until("the cancelled job", () -> okJson(http.get("/v1/jobs/" + jobId)),
           j -> j.get("status").asText().equals("CANCELLED"));
       String error = cancelled.get("error").asText();
       assertTrue(error.startsWith("cancelled without the backend's confirmation"), cancelled.toString());
@@ -63,7 +63,7 @@ class CancelUnreachableTrainerTest {
       assertTrue(okJson(http.get("/v1/training/dead-trainer")).get("activeJob").isNull());
 
       completeSession(http, "dead-trainer", "dead-s1", 1);
-      await("the pool to hold 1 again", () -> okJson(http.get("/v1/training/dead-trainer")),
+      Await.until("the pool to hold 1 again", () -> okJson(http.get("/v1/training/dead-trainer")),
           t -> t.get("poolSize").asInt() == 1);
       Http.Response next = http.post("/v1/training/dead-trainer/trigger", null);
       assertEquals(202, next.status(), next.body());

@@ -3,6 +3,7 @@ package io.otl.node.training;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
 import io.otl.node.TrainingNode;
@@ -78,7 +79,7 @@ class ContinualTrainingTest {
   }
 
   private static JsonNode job(Http http, String jobId) throws InterruptedException {
-    return TrainingLoopTest.await(jobId + " succeeded", () -> {
+    return Await.until(jobId + " succeeded", () -> {
       Http.Response r = http.get("/v1/jobs/" + jobId);
       return r.status() == 200 ? r.json() : null;
     }, j -> j.get("status").asText().equals("SUCCEEDED"));
@@ -131,7 +132,7 @@ class ContinualTrainingTest {
       assertEquals(job1File.resolveSibling("test.jsonl"), Path.of(l1.get("evalPath").asText()));
 
       // v1 becomes STABLE (directly, or through canary when the node registered the base as v0).
-      JsonNode v1 = TrainingLoopTest.await("v1 stable", () -> {
+      JsonNode v1 = Await.until("v1 stable", () -> {
         // 404 until the coordinator has handed v1 over (just after the job succeeded): not yet.
         Http.Response r = http.get("/v1/models/" + AGENT);
         if (r.status() == 404) return null;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.Http;
@@ -61,7 +62,7 @@ class HandRegisteredNameTest {
       handV1 = version(http.get("/v1/models/" + AGENT).json(), "v1");
 
       for (int i = 0; i < 5; i++) TrainingLoopTest.completeSession(http, AGENT, "hand-s" + i, i);
-      JsonNode job = TrainingLoopTest.await("job 1 handed over", () -> {
+      JsonNode job = Await.until("job 1 handed over", () -> {
         Http.Response r = http.get("/v1/jobs/" + jobId);
         return r.status() == 200 ? r.json() : null;
       }, j -> j.get("status").asText().equals("SUCCEEDED")

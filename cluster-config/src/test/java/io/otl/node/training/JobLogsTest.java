@@ -1,10 +1,10 @@
 package io.otl.node.training;
 
-import static io.otl.node.training.TrainingLoopTest.await;
 import static io.otl.node.training.TrainingLoopTest.completeSession;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
@@ -39,7 +39,7 @@ class JobLogsTest {
         .withFallback(TestDatabases.node(TestDatabases.h2(work), true)))) {
       Http http = new Http(node.httpPort());
       for (int i = 0; i < 2; i++) completeSession(http, "logs-agent", "logs-s" + i, i);
-      JsonNode job = await("a succeeded job", () -> {
+      JsonNode job = Await.until("a succeeded job", () -> {
         Http.Response r = http.get("/v1/jobs?agentId=logs-agent");
         return r.status() != 200 || r.json().get("jobs").isEmpty() ? null : r.json().get("jobs").get(0);
       }, j -> j.get("status").asText().equals("SUCCEEDED"));

@@ -1,9 +1,9 @@
 package io.otl.node.training;
 
-import static io.otl.node.training.TrainingLoopTest.await;
 import static io.otl.node.training.TrainingLoopTest.completeSession;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
@@ -44,14 +44,14 @@ class PerAgentPolicyTest {
         completeSession(http, "eager-agent", "eager-s" + i, i);
         completeSession(http, "plain-agent", "plain-s" + i, i);
       }
-      JsonNode job = await("the eager agent's job", () -> {
+      JsonNode job = Await.until("the eager agent's job", () -> {
         Http.Response r = http.get("/v1/jobs?agentId=eager-agent");
         return r.status() != 200 || r.json().get("jobs").isEmpty() ? null : r.json().get("jobs").get(0);
       }, j -> j.get("status").asText().equals("SUCCEEDED"));
       assertEquals("tiny-eager-model", job.get("baseModel").asText(), job.toString());
       assertEquals(2, http.get("/v1/training/eager-agent").json().get("minSamples").asInt());
 
-      JsonNode plain = await("the plain agent's pool", () -> {
+      JsonNode plain = Await.until("the plain agent's pool", () -> {
         Http.Response r = http.get("/v1/training/plain-agent");
         return r.status() == 200 ? r.json() : null;
       }, t -> t.get("poolSize").asInt() == 2);

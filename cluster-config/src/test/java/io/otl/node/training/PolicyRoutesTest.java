@@ -1,11 +1,11 @@
 package io.otl.node.training;
 
-import static io.otl.node.training.TrainingLoopTest.await;
 import static io.otl.node.training.TrainingLoopTest.completeSession;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
@@ -39,7 +39,7 @@ class PolicyRoutesTest {
         .withFallback(TestDatabases.node(TestDatabases.h2(work), true)));
     http = new Http(node.httpPort());
     completeSession(http, AGENT, "policy-s1", 0);
-    await("the agent's coordinator", () -> {
+    Await.until("the agent's coordinator", () -> {
       Http.Response r = http.get("/v1/training/" + AGENT);
       return r.status() == 200 ? r.json() : null;
     }, t -> t.get("poolSize").asInt() == 1);
@@ -235,7 +235,7 @@ class PolicyRoutesTest {
     assertEquals(r.json().get("policy"), http.get("/v1/training/" + agent + "/policy").json().get("policy"));
 
     completeSession(http, agent, "policy-first-s1", 0);
-    await("the trajectory pooled under the policy set first", () -> {
+    Await.until("the trajectory pooled under the policy set first", () -> {
       Http.Response t = http.get("/v1/training/" + agent);
       return t.status() == 200 ? t.json() : null;
     }, t -> t.get("poolSize").asInt() == 1 && t.get("minSamples").asInt() == 2);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
 import io.otl.node.TrainingNode;
@@ -11,10 +12,7 @@ import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -56,23 +54,12 @@ class TrainingLoopTest {
     assertEquals(202, r.status(), r.body());
   }
 
-  static JsonNode await(String what, Supplier<JsonNode> probe, Predicate<JsonNode> done) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    JsonNode last = null;
-    while (System.nanoTime() < deadline) {
-      last = probe.get();
-      if (last != null && done.test(last)) return last;
-      Thread.sleep(200);
-    }
-    throw new AssertionError("timed out waiting for " + what + "; last: " + last);
-  }
-
   @Test
   void thresholdStartsExactlyOneJobWhoseModelBecomesAVersion() throws Exception {
     try (TrainingNode node = TrainingNode.start(node(Map.of()))) {
       Http http = new Http(node.httpPort());
       for (int i = 0; i < 4; i++) completeSession(http, "loop-agent", "loop-s" + i, i);
-      JsonNode training = await("the pool to hold 4", () -> okJson(http.get("/v1/training/loop-agent")),
+      JsonNode training = Await.until("the pool to hold 4", () -> okJson(http.get("/v1/training/loop-agent")),
           t -> t.get("poolSize").asInt() == 4);
       assertEquals(5, training.get("minSamples").asInt());
       assertTrue(training.get("activeJob").isNull(), training.toString());
@@ -80,7 +67,7 @@ class TrainingLoopTest {
 
       completeSession(http, "loop-agent", "loop-s4", 4);
       completeSession(http, "loop-agent", "loop-s0", 0); // a retry: must not count twice
-      JsonNode job = await("a succeeded job", () -> {
+      JsonNode job = Await.until("a succeeded job", () -> {
         JsonNode jobs = okJson(http.get("/v1/jobs?agentId=loop-agent"));
         return jobs == null || jobs.get("jobs").isEmpty() ? null : jobs.get("jobs").get(0);
       }, j -> j.get("status").asText().equals("SUCCEEDED"));
@@ -95,17 +82,17 @@ class TrainingLoopTest {
       assertTrue(job.get("history").size() >= 4, job.toString());
       assertEquals(job, http.get("/v1/jobs/" + jobId).json());
 
-      JsonNode models = await("the trained version", () -> okJson(http.get("/v1/models/loop-agent")),
+      JsonNode models = Await.until("the trained version", () -> okJson(http.get("/v1/models/loop-agent")),
           m -> m.get("versions").size() == 1);
       assertEquals(jobId, models.get("versions").get(0).get("sourceJobId").asText());
 
       JsonNode stats = new Http(simulator.port()).get("/simulator/stats").json();
       assertEquals(1, stats.toString().split("\"" + jobId + "\"").length - 1, stats.toString());
-      assertEquals(0, await("the pool emptied", () -> okJson(http.get("/v1/training/loop-agent")),
+      assertEquals(0, Await.until("the pool emptied", () -> okJson(http.get("/v1/training/loop-agent")),
           t -> t.get("poolSize").asInt() == 0).get("poolSize").asInt());
       assertEquals(1, http.get("/v1/jobs?agentId=loop-agent").json().get("jobs").size(), "exactly one job");
       assertEquals(1, http.get("/v1/jobs").json().get("jobs").size());
-      await("job metrics", () -> new com.fasterxml.jackson.databind.node.TextNode(http.get("/metrics").body()),
+      Await.until("job metrics", () -> new com.fasterxml.jackson.databind.node.TextNode(http.get("/metrics").body()),
           m -> m.asText().contains("otl_jobs{agent=\"loop-agent\",state=\"SUCCEEDED\"} 1")
               && m.asText().contains("otl_training_pool_size{agent=\"loop-agent\"} 0"));
     }
@@ -119,7 +106,7 @@ class TrainingLoopTest {
       assertEquals(404, http.get("/v1/training/manual-agent").status());
       assertEquals(404, http.post("/v1/training/manual-agent/trigger", null).status());
       for (int i = 0; i < 3; i++) completeSession(http, "manual-agent", "manual-s" + i, i);
-      await("the pool to hold 3", () -> okJson(http.get("/v1/training/manual-agent")),
+      Await.until("the pool to hold 3", () -> okJson(http.get("/v1/training/manual-agent")),
           t -> t.get("poolSize").asInt() == 3);
       Http.Response trigger = http.post("/v1/training/manual-agent/trigger", null);
       assertEquals(202, trigger.status(), trigger.body());
@@ -129,7 +116,7 @@ class TrainingLoopTest {
       assertEquals("conflict", again.json().get("error").asText());
       Http.Response cancel = http.post("/v1/jobs/" + jobId + "/cancel", null);
       assertEquals(202, cancel.status(), cancel.body());
-      JsonNode cancelled = await("the cancelled job", () -> okJson(http.get("/v1/jobs/" + jobId)),
+      JsonNode cancelled = Await.until("the cancelled job", () -> okJson(http.get("/v1/jobs/" + jobId)),
           j -> j.get("status").asText().equals("CANCELLED"));
       assertEquals(409, http.post("/v1/jobs/" + jobId + "/cancel", null).status(), cancelled.toString());
       assertEquals(404, http.get("/v1/jobs/job-99-manual-agent").status());

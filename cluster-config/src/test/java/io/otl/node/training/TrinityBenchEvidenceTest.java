@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
@@ -172,13 +173,13 @@ class TrinityBenchEvidenceTest {
       Http http = new Http(node.httpPort());
       sessions(http, "a-");
       // The first version becomes the stable by itself (auto-deploy, nothing to compare with).
-      JsonNode v1 = TrainingLoopTest.await("v1 stable", () -> version(http, "v1"),
+      JsonNode v1 = Await.until("v1 stable", () -> version(http, "v1"),
           n -> n != null && n.get("state").asText().equals("STABLE"));
       assertEquals(0.5, v1.get("metrics").get("offline").get("task-success-rate").asDouble(), v1.toString());
 
       // Worse than the stable on the same bench run: rejected on Trinity's own scores.
       sessions(http, "b-");
-      JsonNode v2 = TrainingLoopTest.await("v2 rejected", () -> version(http, "v2"),
+      JsonNode v2 = Await.until("v2 rejected", () -> version(http, "v2"),
           n -> n != null && n.get("state").asText().equals("REJECTED"));
       assertTrue(reasons(v2).contains("task-success-rate: 0.0000 is below stable v1 same-run bench score 0.5000"),
           reasons(v2));
@@ -189,7 +190,7 @@ class TrinityBenchEvidenceTest {
 
       // Better: through the gate.
       sessions(http, "c-");
-      JsonNode v3 = TrainingLoopTest.await("v3 through the gate", () -> version(http, "v3"),
+      JsonNode v3 = Await.until("v3 through the gate", () -> version(http, "v3"),
           n -> n != null && List.of("READY", "CANARY").contains(n.get("state").asText()));
       assertTrue(reasons(v3).contains("same-run bench score") || reasons(v3).contains("offline gate passed"), v3.toString());
       JsonNode j3 = http.get("/v1/jobs/" + job3).json();

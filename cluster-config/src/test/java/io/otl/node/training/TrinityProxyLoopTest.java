@@ -1,9 +1,9 @@
 package io.otl.node.training;
 
-import static io.otl.node.training.TrainingLoopTest.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.typesafe.config.ConfigFactory;
@@ -43,7 +43,7 @@ class TrinityProxyLoopTest {
       Http proxy = new Http(simulator[0].port());
       Set<String> msgIds = new HashSet<>();
       for (int i = 0; i < 3; i++) msgIds.add(answeredAndRewarded(proxy, http, i));
-      JsonNode received = await("three rewards at the proxy", () -> proxy.get("/simulator/feedback").json(),
+      JsonNode received = Await.until("three rewards at the proxy", () -> proxy.get("/simulator/feedback").json(),
           f -> f.get("feedback").size() >= 3);
       Set<String> forwarded = new HashSet<>();
       for (JsonNode fb : received.get("feedback")) {
@@ -53,7 +53,7 @@ class TrinityProxyLoopTest {
         fb.get("msg_ids").forEach(id -> forwarded.add(id.asText()));
       }
       assertEquals(msgIds, forwarded);
-      JsonNode models = await("the proxy's new model version as a candidate (proxy metrics "
+      JsonNode models = Await.until("the proxy's new model version as a candidate (proxy metrics "
           + proxy.get("/metrics").body() + ", feedback " + proxy.get("/simulator/feedback").body() + ")",
           () -> { Http.Response r = http.get("/v1/models/rl-agent"); return r.status() == 200 ? r.json() : null; },
           m -> m.get("versions").size() == 1);
@@ -69,12 +69,12 @@ class TrinityProxyLoopTest {
       simulator[0] = TrinitySimulator.start(kit.system(), SimulatorSettings.defaults().withPort(port)
           .withWorkDir(Files.createTempDirectory("otl-proxy-restarted-")).withCommitBatchSize(3));
       // Sessions only once the coordinator saw the count go back (the version-1 weights come after them).
-      await("the restart seen", () -> {
+      Await.until("the restart seen", () -> {
         Http.Response r = http.get("/v1/audit/coordinator/rl-agent/timeline");
         return r.status() == 200 ? TextNode.valueOf(r.body()) : null;
       }, t -> t.asText().contains("Trinity proxy restarted (model version back to 0"));
       for (int i = 3; i < 6; i++) answeredAndRewarded(proxy, http, i);
-      JsonNode after = await("the restarted proxy's version 1 as a new candidate (proxy metrics "
+      JsonNode after = Await.until("the restarted proxy's version 1 as a new candidate (proxy metrics "
           + proxy.get("/metrics").body() + ")",
           () -> http.get("/v1/models/rl-agent").json(), m -> m.get("versions").size() == 2);
       Set<String> names = new HashSet<>();
