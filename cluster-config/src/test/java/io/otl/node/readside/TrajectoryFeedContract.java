@@ -43,6 +43,26 @@ abstract class TrajectoryFeedContract {
         .withBackoff(Duration.ofMillis(200), Duration.ofSeconds(2));
   }
 
+  /**
+   * Sessions completing at once put their untagged events and their tagged completions into the
+   * same journal write batches; each tag row must name its own completion's ordering (on PostgreSQL
+   * such batches are written by TaggedBatchJournalDao, on H2 by the stock DAO).
+   */
+  @Test
+  void concurrentCompletionsTagTheirOwnRows() throws Exception {
+    try (TrainingNode n = TrainingNode.start(TestDatabases.node(database(), false))) {
+      List<String> ids = completedSessions(n.dataCollector(), "mixed", "agent-a", 96);
+      String tagged = "FROM event_tag t JOIN event_journal j ON j.ordering = t.event_id WHERE t.tag = 'trajectory'";
+      assertEquals(0, queryLong(n.journal(), "SELECT COUNT(*) FROM event_tag t LEFT JOIN event_journal j "
+          + "ON j.ordering = t.event_id WHERE j.ordering IS NULL"), "no tag row without its journal row");
+      assertEquals(ids.size(), queryLong(n.journal(), "SELECT COUNT(*) " + tagged
+          + " AND j.event_ser_manifest LIKE 'session.trajectory-completed#%'"), "one tag per completion");
+      assertEquals(ids.size(), queryLong(n.journal(), "SELECT COUNT(DISTINCT j.persistence_id) " + tagged));
+      assertEquals(0, queryLong(n.journal(), "SELECT COUNT(*) " + tagged
+          + " AND j.event_ser_manifest NOT LIKE 'session.trajectory-completed#%'"), "no tag on another event");
+    }
+  }
+
   @Test
   void deliversEveryCompletionOnceAcrossANodeRestartAndResumesFromTheStoredOffset() throws Exception {
     Config node = TestDatabases.node(database(), false);
