@@ -121,6 +121,10 @@ class GatewayToolSchemasExportTest {
       assertEquals(202, api.post("/v1/sessions/" + session + "/events",
           "{\"agentId\":\"tooler\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}").status());
 
+      // The audit tells a tool list from a (re)start of the session.
+      String timeline = api.get("/v1/audit/session/" + session + "/timeline").body();
+      assertEquals(1, timeline.split("started for agent", -1).length - 1, timeline);
+      assertEquals(2, timeline.split("metadata added: tools", -1).length - 1, timeline);
       JsonNode stored = JSON.readTree(api.get("/v1/sessions/" + session).body());
       assertEquals(both, JSON.readTree(stored.path("metadata").path("tools").asText()), stored.toString());
       Http.Response export = api.post("/v1/exports/tooler?format=sft", "");

@@ -155,8 +155,12 @@ public final class Timeline {
     @Override
     public void accept(EventEnvelope env) {
       AgentSession.Event e = (AgentSession.Event) env.event();
+      // A later start only adds metadata (the gateway's tool lists): "started" twice read as a restart.
+      String text = e instanceof AgentSession.SessionStarted s && state.startedAt() != null
+          ? "metadata added: " + (s.metadata() == null ? "" : String.join(", ", new java.util.TreeSet<>(s.metadata().keySet())))
+          : describe(e);
       state = state.apply(e);
-      line(env, describe(e));
+      line(env, text);
     }
 
     @Override
