@@ -78,6 +78,68 @@ class GatewayToolSchemasExportTest {
     }
   }
 
+  /**
+   * An agent that offers a tool from the second turn on (tools often depend on the conversation's
+   * state) resends the whole list. The session kept the first list only (one tools event per
+   * session), so the call of the new tool was exported with a schema guessed from its arguments:
+   * its description and required keys, which the model saw, were lost.
+   */
+  @Test
+  void aToolAddedMidConversationKeepsItsDeclaredSchema() throws Exception {
+    Path dir = Files.createDirectories(Path.of("target", "gateway-tools-" + UUID.randomUUID()));
+    ActorTestKit kit = ActorTestKit.create("tool-set-simulator");
+    TrinitySimulator simulator = TrinitySimulator.start(kit.system(),
+        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
+    try (TrainingNode node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
+            "agentscope.training.training-runner.trigger.min-samples", 1000))
+        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)))) {
+      Http api = new Http(node.httpPort());
+      assertEquals(201, api.post("/v1/models/tooler/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
+          + "\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}").status());
+      ArrayNode weatherOnly = (ArrayNode) JSON.readTree("""
+          [{"type":"function","function":{"name":"get_weather","description":"Current weather of a city",
+            "parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}}]""");
+      // The new tool first: the simulator calls the first tool the user names.
+      ArrayNode both = (ArrayNode) JSON.readTree("""
+          [{"type":"function","function":{"name":"book_flight","description":"Books a flight",
+            "parameters":{"type":"object","properties":{"to":{"type":"string"}},"required":["to"]}}}]""");
+      both.addAll(weatherOnly);
+      String session = "tools-" + UUID.randomUUID();
+      ArrayNode messages = JSON.createArrayNode();
+      messages.addObject().put("role", "user").put("content", "Hello");
+      messages.add(chat(node.httpPort(), session, messages, weatherOnly).path("choices").get(0).path("message"));
+      messages.addObject().put("role", "user").put("content", "Use book_flight to Rome");
+      JsonNode call = chat(node.httpPort(), session, messages, both).path("choices").get(0).path("message");
+      assertEquals("book_flight", call.path("tool_calls").get(0).path("function").path("name").asText(), call.toString());
+      messages.add(call);
+      messages.addObject().put("role", "tool").put("tool_call_id", call.path("tool_calls").get(0).path("id").asText())
+          .put("content", "{\"booked\":true}");
+      messages.add(chat(node.httpPort(), session, messages, both).path("choices").get(0).path("message"));
+      messages.addObject().put("role", "user").put("content", "Thanks");
+      // The first list again: a set the session has had is not stored twice, the latest new one stays.
+      chat(node.httpPort(), session, messages, weatherOnly);
+      assertEquals(202, api.post("/v1/sessions/" + session + "/events",
+          "{\"agentId\":\"tooler\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}").status());
+
+      // The audit tells a tool list from a (re)start of the session.
+      String timeline = api.get("/v1/audit/session/" + session + "/timeline").body();
+      assertEquals(1, timeline.split("started for agent", -1).length - 1, timeline);
+      assertEquals(2, timeline.split("metadata added: tools", -1).length - 1, timeline);
+      JsonNode stored = JSON.readTree(api.get("/v1/sessions/" + session).body());
+      assertEquals(both, JSON.readTree(stored.path("metadata").path("tools").asText()), stored.toString());
+      Http.Response export = api.post("/v1/exports/tooler?format=sft", "");
+      assertEquals(200, export.status(), export.body());
+      JsonNode line = null;
+      for (String l : export.body().split("\n")) {
+        if (l.contains("book_flight")) line = JSON.readTree(l);
+      }
+      assertEquals(both, line == null ? null : line.get("tools"), export.body());
+    } finally {
+      simulator.stop();
+      kit.shutdownTestKit();
+    }
+  }
+
   private static JsonNode chat(int port, String session, ArrayNode messages, ArrayNode tools) throws Exception {
     ObjectNode body = JSON.createObjectNode().put("model", "default");
     body.set("messages", messages);

@@ -1,5 +1,6 @@
 package io.otl.core.api;
 
+import io.otl.core.model.Deployments;
 import io.otl.core.model.ModelVersion;
 import java.time.Duration;
 import java.util.Optional;
@@ -27,6 +28,21 @@ public final class StableRoute {
         .<ModelVersion.ModelsView>ask(ModelVersion.Get::new, askTimeout)
         .thenApply(view -> view.stable() == null || view.stable().equals(except) ? Optional.empty()
             : view.versions().stream().filter(v -> v.version().equals(view.stable())).findFirst()
-                .map(v -> new ModelVersion.RouteDecision(agentId, sessionId, v.version(), v.endpoint(), null)));
+                .map(v -> decision(agentId, sessionId, v)));
+  }
+
+  /**
+   * Where the stable is served: its confirmed deployment (endpoint and served model name), as the
+   * route gives it, else the endpoint it was registered with. A trained stable is registered with its
+   * checkpoint URI, which no server answers: the fallback was a 502 for every call once a trained
+   * version had been promoted.
+   */
+  private static ModelVersion.RouteDecision decision(String agentId, String sessionId,
+      io.otl.core.model.ModelViews.VersionView v) {
+    Deployments.Deployment d = v.deployment();
+    if (d != null && d.status() == Deployments.Status.CONFIRMED && d.endpoint() != null) {
+      return new ModelVersion.RouteDecision(agentId, sessionId, v.version(), d.endpoint(), d.servedModel());
+    }
+    return new ModelVersion.RouteDecision(agentId, sessionId, v.version(), v.endpoint(), null);
   }
 }

@@ -29,13 +29,14 @@ import java.util.concurrent.CompletionStage;
  * <p>Requests resend the conversation. Each message's event id derives from what it says (see
  * {@link #messageId}), so history the session already holds comes back as duplicates and only
  * the new suffix is persisted: the system prompt once, each answer once (under the id the next
- * request will give it). Tool schemas go once into the session's metadata. A tool call is stored
- * when its result comes back (the tool message of a later request), as one tool call event with
+ * request will give it). Each tool set the session has not had yet goes into its metadata (the
+ * latest replaces the earlier: agents resend the whole list). A tool call is stored when its
+ * result comes back (the tool message of a later request), as one tool call event with
  * input and output, as the dataset export expects.
  */
 final class TurnRecorder {
   static final String START_ID = "gw:start";
-  static final String TOOLS_ID = "gw:tools";
+  static final String TOOLS_PREFIX = "gw:tools:";
 
   private final DataCollector collector;
   private final Desensitizer desensitizer;
@@ -78,10 +79,12 @@ final class TurnRecorder {
       if (servedModel != null) meta.put("servedModel", servedModel);
       in.add(new SessionInput.Start(START_ID, null, null, routedVersion, meta));
     }
-    if (request.tools() != null && !known.contains(TOOLS_ID)) {
-      String tools = request.tools().toString();
+    String tools = request.tools() == null ? null : request.tools().toString();
+    // One id per tool set, not per session: an agent that adds a tool mid-conversation resends the whole
+    // list, and a call of the new tool must find its schema in the session (the export's `tools`).
+    if (tools != null && !known.contains(toolsId(d, tools))) {
       // Cut JSON would not parse where the schemas are read back (export): too long, they are left out, said so.
-      in.add(new SessionInput.Start(TOOLS_ID, null, null, null, cut.fits(tools) ? Map.of("tools", tools)
+      in.add(new SessionInput.Start(toolsId(d, tools), null, null, null, cut.fits(tools) ? Map.of("tools", tools)
           : Map.of("toolsOmitted", tools.length() + " characters, over data-collector.max-text-length")));
     }
     ArrayNode messages = request.messages();
@@ -222,6 +225,11 @@ final class TurnRecorder {
   /** Within the limits of the events route, where an input sits at the event's second level. */
   private static boolean storable(JsonNode n) {
     return JsonLimits.problem(n, "input", JsonLimits.DEFAULT_MAX_DEPTH - 1) == null;
+  }
+
+  /** A tool set's event id: a hash of its text as stored (desensitized), so a resent set is a duplicate. */
+  static String toolsId(Desensitizer d, String tools) {
+    return opaque(TOOLS_PREFIX, sha256(d.apply(tools), 12), "");
   }
 
   /** Tool call ids may hold characters event ids may not. */

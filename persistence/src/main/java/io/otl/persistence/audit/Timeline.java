@@ -50,16 +50,22 @@ public final class Timeline {
     String pid = AuditReader.persistenceId(kind, id);
     Source<EventEnvelope, NotUsed> events = reader.events(pid, 1);
     if (asOf != null) events = events.takeWhile(env -> !AuditReader.knownAt(env).isAfter(asOf));
-    if (kind == Kind.JOB) {
-      events = events.filter(env -> env.event() instanceof TrainingCoordinator.JobEvent je && id.equals(je.jobId()));
-    }
+    // A job's lines are its own events, but the coordinator's state (the pool a line shows) is built from
+    // all of them: built from the job's alone, "→ pool" and "now:" said 0 while the pool held 61.
+    java.util.function.Predicate<Object> shown = kind != Kind.JOB ? e -> true
+        : e -> e instanceof TrainingCoordinator.JobEvent je && id.equals(je.jobId());
     Formatter f = switch (kind) {
       case SESSION -> new SessionFormatter();
-      case COORDINATOR, JOB -> new CoordinatorFormatter();
+      case COORDINATOR -> new CoordinatorFormatter(null);
+      case JOB -> new CoordinatorFormatter(id);
       case MODEL -> new ModelFormatter(lineage(id));
     };
     long[] count = {0};
     await(events.runForeach(env -> {
+      if (!shown.test(env.event())) {
+        f.absorb(env);
+        return;
+      }
       // The header comes with the first event, so an unknown id prints nothing before its
       // "not found" (the CLI's stdout stays empty, as for any other failure).
       if (count[0] == 0) out.println(header(kind, id, pid, asOf));
@@ -133,6 +139,9 @@ public final class Timeline {
   private interface Formatter {
     void accept(EventEnvelope env);
 
+    /** An event of the entity that is not shown (another job's): it still moves the state. */
+    default void absorb(EventEnvelope env) {}
+
     default void finish() {}
   }
 
@@ -146,8 +155,12 @@ public final class Timeline {
     @Override
     public void accept(EventEnvelope env) {
       AgentSession.Event e = (AgentSession.Event) env.event();
+      // A later start only adds metadata (the gateway's tool lists): "started" twice read as a restart.
+      String text = e instanceof AgentSession.SessionStarted s && state.startedAt() != null
+          ? "metadata added: " + (s.metadata() == null ? "" : String.join(", ", new java.util.TreeSet<>(s.metadata().keySet())))
+          : describe(e);
       state = state.apply(e);
-      line(env, describe(e));
+      line(env, text);
     }
 
     @Override
@@ -185,7 +198,13 @@ public final class Timeline {
   }
 
   private final class CoordinatorFormatter implements Formatter {
+    private final String jobId;
     TrainingCoordinator.State state = TrainingCoordinator.State.EMPTY;
+
+    /** @param jobId the job whose timeline this is, null for the whole coordinator */
+    CoordinatorFormatter(String jobId) {
+      this.jobId = jobId;
+    }
 
     @Override
     public void accept(EventEnvelope env) {
@@ -195,7 +214,17 @@ public final class Timeline {
     }
 
     @Override
+    public void absorb(EventEnvelope env) {
+      if (env.event() instanceof Event e) state = TrainingCoordinator.applyEvent(state, e);
+    }
+
+    @Override
     public void finish() {
+      if (jobId != null) {
+        out.println("now: job " + jobId + " " + state.jobs().stream().filter(j -> jobId.equals(j.jobId()))
+            .map(j -> String.valueOf(j.status())).findFirst().orElse("unknown") + "; its agent's pool " + state.poolSize());
+        return;
+      }
       out.println("now: pool " + state.poolSize() + ", " + state.jobs().size() + " jobs"
           + state.activeJob().map(j -> ", active " + j.jobId() + " " + j.status()).orElse(", no active job"));
     }
