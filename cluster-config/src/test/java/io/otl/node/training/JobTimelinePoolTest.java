@@ -1,12 +1,12 @@
 package io.otl.node.training;
 
-import static io.otl.node.training.TrainingLoopTest.await;
 import static io.otl.node.training.TrainingLoopTest.completeSession;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
+import io.otl.node.testing.Await;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
 import java.nio.file.Path;
@@ -50,7 +50,7 @@ class JobTimelinePoolTest {
   }
 
   private static void awaitPool(Http http, int size) throws InterruptedException {
-    await("pool of " + size, () -> {
+    Await.until("pool of " + size, () -> {
       Http.Response r = http.get("/v1/training/" + AGENT);
       return r.status() == 200 ? r.json() : null;
     }, t -> t.get("poolSize").asInt() == size);

@@ -56,11 +56,12 @@ import org.slf4j.LoggerFactory;
  *   <li>A consumer offset is committed only after the journal acknowledged the record (the
  *       {@link DataCollector#submit} stage completed), or after the record was written to the
  *       dead-letter topic.
- *   <li>Records are taken in batches; within a batch the records of one session are written in
- *       topic order, consecutive ones as one atomic journal write, one write at a time per session;
- *       up to {@code parallelism} sessions are written at once, from up to {@value
- *       #BATCHES_IN_FLIGHT} batches: a session's write waits for its previous one, in whatever
- *       batch ({@link SessionLanes}), so two writes of one session never overlap or swap.
+ *   <li>Records are taken in batches; the records of one session are written in topic order,
+ *       consecutive ones as one atomic journal write, one write at a time per session; up to {@code
+ *       parallelism} sessions are written at once, from up to {@value #BATCHES_IN_FLIGHT} batches: a
+ *       session's write waits for its previous one, in whatever batch ({@link SessionLanes}), so two
+ *       writes of one session never overlap or swap, and the records it got from later batches
+ *       meanwhile go into its next write together (up to {@value #MAX_RECORDS_PER_WRITE}).
  *   <li>A record that cannot be recorded (not JSON, not an object, bad sessionId/agentId, unknown
  *       type or field, or refused by the session: INVALID, CONFLICT, NOT_FOUND) goes to the
  *       dead-letter topic with its original key and value and the headers {@code otl-error}
@@ -93,6 +94,11 @@ public final class KafkaIngest {
    * writes still run one after the other ({@link SessionLanes}).
    */
   static final int BATCHES_IN_FLIGHT = 4;
+  /**
+   * Records of one session that a write gathers from the batches in flight (a batch's own records
+   * of a session are never split): the HTTP edge's default {@code max-events-per-request}.
+   */
+  static final int MAX_RECORDS_PER_WRITE = 1000;
 
   /** Header with the reason a record was dead-lettered. */
   public static final String ERROR_HEADER = "otl-error";
@@ -114,7 +120,7 @@ public final class KafkaIngest {
 
   private final KafkaSettings settings;
   private final Recorder recorder;
-  private final SessionLanes lanes;
+  private final SessionLanes<Pending> lanes;
   private final LongAdder timeoutRetries = new LongAdder();
   private final ActorSystem<?> system;
   private final SendProducer<String, byte[]> deadLetterProducer;
@@ -139,7 +145,8 @@ public final class KafkaIngest {
     this.system = system;
     this.recorder = recorder;
     this.settings = settings;
-    this.lanes = new SessionLanes(settings.parallelism());
+    this.lanes = new SessionLanes<>(settings.parallelism(), MAX_RECORDS_PER_WRITE, (sessionId, pending) ->
+        writeSession(pending));
     ProducerSettings<String, byte[]> producerSettings =
         ProducerSettings.create(system, new StringSerializer(), new ByteArraySerializer())
             .withBootstrapServers(settings.bootstrapServers())
@@ -260,7 +267,8 @@ public final class KafkaIngest {
     }, system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()));
   }
 
-  private record Pending(ConsumerRecord<String, byte[]> record, AgentEventRecord.Event event) {}
+  /** A record to write, with the dead letters of its batch (a write may hold records of several). */
+  private record Pending(ConsumerRecord<String, byte[]> record, AgentEventRecord.Event event, List<DeadLetter> dead) {}
 
   private record DeadLetter(ConsumerRecord<String, byte[]> record, String code, String reason) {}
 
@@ -278,22 +286,23 @@ public final class KafkaIngest {
         dead.add(new DeadLetter(r, invalid.code(), invalid.reason()));
       } else {
         AgentEventRecord.Event event = (AgentEventRecord.Event) parsed;
-        bySession.computeIfAbsent(event.sessionId(), s -> new ArrayList<>()).add(new Pending(r, event));
+        bySession.computeIfAbsent(event.sessionId(), s -> new ArrayList<>()).add(new Pending(r, event, dead));
       }
     }
     // Every session of the batch is queued now, before the next batch queues any (mapAsync calls
     // this in topic order): that keeps each session's records in order across batches in flight.
-    CompletableFuture<?>[] writes = bySession.values().stream()
-        .map(pending -> lanes.after(pending.get(0).event().sessionId(), () -> writeSession(pending, dead))
-            .toCompletableFuture())
-        .toArray(CompletableFuture[]::new);
+    CompletableFuture<?>[] writes = new CompletableFuture<?>[bySession.size()];
+    int i = 0;
+    for (Map.Entry<String, List<Pending>> e : bySession.entrySet()) {
+      writes[i++] = lanes.add(e.getKey(), e.getValue()).toCompletableFuture();
+    }
     return CompletableFuture.allOf(writes)
         .thenCompose(d -> sendDeadLetters(dead))
         .thenApply(d -> offsets);
   }
 
   /** Writes one session's records in order: runs of the same agentId as one write each. */
-  private CompletionStage<Done> writeSession(List<Pending> pending, List<DeadLetter> dead) {
+  private CompletionStage<Done> writeSession(List<Pending> pending) {
     CompletionStage<Done> chain = CompletableFuture.completedFuture(Done.getInstance());
     int from = 0;
     while (from < pending.size()) {
@@ -301,15 +310,16 @@ public final class KafkaIngest {
       int to = from + 1;
       while (to < pending.size() && pending.get(to).event().agentId().equals(agentId)) to++;
       List<Pending> run = pending.subList(from, to);
-      chain = chain.thenCompose(d -> write(run, dead));
+      chain = chain.thenCompose(d -> write(run));
       from = to;
     }
     return chain;
   }
 
-  private CompletionStage<Done> write(List<Pending> run, List<DeadLetter> dead) {
+  private CompletionStage<Done> write(List<Pending> run) {
     AgentEventRecord.Event first = run.get(0).event();
-    List<SessionInput> inputs = run.stream().map(p -> p.event().input()).toList();
+    List<SessionInput> inputs = new ArrayList<>(run.size());
+    for (Pending p : run) inputs.add(p.event().input());
     return submitRetryingTimeouts(first.sessionId(), first.agentId(), inputs, 0).thenCompose(reply -> {
       if (reply instanceof AgentSession.Recorded) {
         recorded.add(run.size());
@@ -317,12 +327,13 @@ public final class KafkaIngest {
       }
       AgentSession.Rejected rejected = (AgentSession.Rejected) reply;
       if (run.size() == 1) {
-        dead.add(new DeadLetter(run.get(0).record(), rejectionCode(rejected.code()), recordReason(rejected)));
+        Pending p = run.get(0);
+        p.dead().add(new DeadLetter(p.record(), rejectionCode(rejected.code()), recordReason(rejected)));
         return CompletableFuture.completedFuture(Done.getInstance());
       }
       // One of them is refused and the write was atomic: find which, one record at a time.
       CompletionStage<Done> oneByOne = CompletableFuture.completedFuture(Done.getInstance());
-      for (Pending p : run) oneByOne = oneByOne.thenCompose(d -> write(List.of(p), dead));
+      for (Pending p : run) oneByOne = oneByOne.thenCompose(d -> write(List.of(p)));
       return oneByOne;
     });
   }
