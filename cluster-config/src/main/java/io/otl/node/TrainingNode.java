@@ -260,16 +260,17 @@ public final class TrainingNode implements AutoCloseable {
           .orElse(null);
       SessionRoutes sessionRoutes = new SessionRoutes(collector, maxEvents, metrics, http.maxJsonDepth(), turns);
       OtlpRoutes otlp = new OtlpRoutes(collector, metrics, maxEvents, http.otlp().maxDecodedBytes());
+      io.otl.persistence.JournalSessionOwners owners = sessionOwners(system, journal);
       GatewayRoutes gateway = settings.gateway().filter(GatewaySettings::enabled)
-          .map(g -> gateway(system, g, collector, router, sharding, askTimeout, metrics, sessionSettings, journal,
+          .map(g -> gateway(system, g, collector, router, sharding, askTimeout, metrics, sessionSettings, owners,
               turns))
           .orElse(null);
       AuditReader audit = new AuditReader(system, settings.models(), settings.training().defaults().policy());
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
           http.maxInFlight(), stopping::get, List.of(
               sessionRoutes.route(),
-              new ModelRoutes(sharding, askTimeout, directory, serving.baseModel(), sessionSettings.desensitizer())
-                  .route(),
+              new ModelRoutes(sharding, askTimeout, directory, serving.baseModel(), sessionSettings.desensitizer(),
+                  owners).route(),
               new io.otl.http.JobLogRoutes(sharding, askTimeout, directory, trainingBackend).route(),
               new TrainingRoutes(sharding, askTimeout, directory, NodePolicyCheck.of(settings)).route(),
               new AuditRoutes(audit).route(),
@@ -300,16 +301,17 @@ public final class TrainingNode implements AutoCloseable {
     return node;
   }
 
-  /** Connections (and threads) of the gateway's session-owner reads. */
+  /** Connections (and threads) of the session-owner reads. */
   private static final int OWNER_READ_CONNECTIONS = 4;
 
-  /** The inference gateway (design §7.5). */
-  private static GatewayRoutes gateway(ActorSystem<?> system, GatewaySettings settings, DataCollector collector,
-      ModelRouter router, ClusterSharding sharding, Duration askTimeout, ApiMetrics metrics, SessionSettings sessions,
-      JournalSettings journal, io.otl.http.gateway.TurnsInFlight turns) {
-    log.info("inference gateway on: /v1/chat/completions, {}", settings);
-    // The owner check of a session's first call: one indexed read on threads of its own, so that it
-    // waits neither behind the journal's writes nor behind other blocking work.
+  /**
+   * Who owns a session and which version it started on, read from the journal: the gateway's owner
+   * check of a session's first call, and the route of a running session (gateway and route read).
+   */
+  private static io.otl.persistence.JournalSessionOwners sessionOwners(ActorSystem<?> system,
+      JournalSettings journal) {
+    // One indexed read on threads of its own, so that it waits neither behind the journal's writes
+    // nor behind other blocking work.
     java.util.concurrent.ExecutorService ownerReads = java.util.concurrent.Executors.newFixedThreadPool(
         OWNER_READ_CONNECTIONS, r -> {
           Thread t = new Thread(r, "gateway-session-owners");
@@ -323,6 +325,14 @@ public final class TrainingNode implements AutoCloseable {
       ownerReads.shutdown();
       return CompletableFuture.completedFuture(org.apache.pekko.Done.getInstance());
     });
+    return owners;
+  }
+
+  /** The inference gateway (design §7.5). */
+  private static GatewayRoutes gateway(ActorSystem<?> system, GatewaySettings settings, DataCollector collector,
+      ModelRouter router, ClusterSharding sharding, Duration askTimeout, ApiMetrics metrics, SessionSettings sessions,
+      io.otl.core.api.SessionOwners owners, io.otl.http.gateway.TurnsInFlight turns) {
+    log.info("inference gateway on: /v1/chat/completions, {}", settings);
     return new GatewayRoutes(system, settings, collector, router, new StableRoute(sharding, askTimeout),
         metrics.registry(), sessions.desensitizer(), sessions.maxTextLength(),
         new io.otl.http.gateway.GatewayTraffic(java.time.Instant.now()),

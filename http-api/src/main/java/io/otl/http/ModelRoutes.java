@@ -40,20 +40,26 @@ public final class ModelRoutes {
   /** The base model every agent starts with as v0 (design §3.3); empty when none is configured. */
   private final Optional<io.otl.core.serving.BaseModel> baseModel;
   private final io.otl.core.session.Desensitizer desensitizer;
+  /** Where a session's start version is read, so the route read answers what the gateway serves; null: none. */
+  private final io.otl.core.api.SessionOwners owners;
 
   /**
    * @param baseModel the configured v0, answered as the route of an agent without versions
    * @param desensitizer the sessions' own: a rollback's reason is free text a client writes into the
    *     journal, so PII in it is replaced as in every session text (design §3.1: raw PII never reaches
    *     the journal)
+   * @param owners reads the version a session started on, which it keeps while that version serves
+   *     (design §3.3); null routes every session by its bucket alone
    */
   public ModelRoutes(ClusterSharding sharding, Duration askTimeout, io.otl.core.api.AgentDirectory directory,
-      Optional<io.otl.core.serving.BaseModel> baseModel, io.otl.core.session.Desensitizer desensitizer) {
+      Optional<io.otl.core.serving.BaseModel> baseModel, io.otl.core.session.Desensitizer desensitizer,
+      io.otl.core.api.SessionOwners owners) {
     this.sharding = sharding;
     this.askTimeout = askTimeout;
     this.directory = directory;
     this.baseModel = baseModel;
     this.desensitizer = java.util.Objects.requireNonNull(desensitizer, "desensitizer");
+    this.owners = owners;
   }
 
   /** Runs {@code then} when the agent has model versions; 404 otherwise, starting no entity. */
@@ -149,12 +155,20 @@ public final class ModelRoutes {
         return java.util.concurrent.CompletableFuture.completedFuture(
             routeJson(agentId, s, io.otl.core.serving.BaseModel.VERSION, b.endpoint(), b.model()));
       }
-      return known(agentId, () -> sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
-          .<ModelVersion.RouteReply>ask(reply -> new ModelVersion.Route(s, reply), askTimeout)
+      return known(agentId, () -> startedOn(agentId, s).thenCompose(pin -> sharding
+          .entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
+          .<ModelVersion.RouteReply>ask(reply -> new ModelVersion.Route(s, pin, reply), askTimeout))
           .thenApply(r -> r instanceof ModelVersion.RouteDecision d
               ? routeJson(d.agentId(), d.sessionId(), d.version(), d.endpoint(), d.servedModel())
               : failure((ModelVersion.Failure) r)));
     });
+  }
+
+  /** The version the agent's session started on; null when it has not started, or no reader. */
+  private CompletionStage<String> startedOn(String agentId, String sessionId) {
+    if (owners == null) return java.util.concurrent.CompletableFuture.completedFuture(null);
+    return owners.ownerOf(sessionId).thenApply(o -> o.filter(x -> x.agentId().equals(agentId))
+        .map(io.otl.core.api.SessionOwners.Owner::modelVersion).orElse(null));
   }
 
   private static HttpResponse routeJson(String agentId, String sessionId, String version, String endpoint,

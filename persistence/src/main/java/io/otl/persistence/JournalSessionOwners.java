@@ -45,17 +45,19 @@ public final class JournalSessionOwners implements SessionOwners, AutoCloseable 
   }
 
   @Override
-  public CompletionStage<Optional<String>> ownerOf(String sessionId) {
+  public CompletionStage<Optional<Owner>> ownerOf(String sessionId) {
     return CompletableFuture.supplyAsync(() -> read(AgentSession.persistenceId(sessionId).id()), executor);
   }
 
-  private Optional<String> read(String persistenceId) {
+  private Optional<Owner> read(String persistenceId) {
     try (Connection conn = pool.getConnection(); PreparedStatement ps = conn.prepareStatement(QUERY)) {
       ps.setString(1, persistenceId);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) return Optional.empty();
         Object first = serialization.deserialize(rs.getBytes(3), rs.getInt(1), rs.getString(2)).get();
-        if (first instanceof AgentSession.SessionStarted s) return Optional.ofNullable(s.agentId());
+        if (first instanceof AgentSession.SessionStarted s) {
+          return s.agentId() == null ? Optional.empty() : Optional.of(new Owner(s.agentId(), s.modelVersion()));
+        }
         throw new IllegalStateException("the first event of " + persistenceId + " is a "
             + first.getClass().getSimpleName() + ", not a SessionStarted");
       }

@@ -26,13 +26,21 @@ public final class ModelRouter {
    * NoVersionException} when the agent has nothing to route to.
    */
   public CompletionStage<ModelVersion.RouteDecision> route(String agentId, String sessionId) {
+    return route(agentId, sessionId, null);
+  }
+
+  /**
+   * As {@link #route(String, String)} for a session that started on {@code pinnedVersion} (null:
+   * not started): it stays there while that version serves, so no rollout step moves it.
+   */
+  public CompletionStage<ModelVersion.RouteDecision> route(String agentId, String sessionId, String pinnedVersion) {
     // A missing agentId cannot address the agent's entity: sharding would drop the ask, which would
     // only time out.
     if (agentId == null || agentId.isEmpty()) {
       return CompletableFuture.failedFuture(new InvalidRouteException("agentId: must not be blank"));
     }
     return sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
-        .<ModelVersion.RouteReply>ask(reply -> new ModelVersion.Route(sessionId, reply), askTimeout)
+        .<ModelVersion.RouteReply>ask(reply -> new ModelVersion.Route(sessionId, pinnedVersion, reply), askTimeout)
         .thenCompose(r -> r instanceof ModelVersion.RouteDecision d
             ? CompletableFuture.completedFuture(d)
             : CompletableFuture.failedFuture(failure((ModelVersion.Failure) r)));

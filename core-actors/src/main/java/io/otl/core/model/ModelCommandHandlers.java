@@ -517,7 +517,7 @@ final class ModelCommandHandlers {
     if (c.sessionId() == null || c.sessionId().isBlank()) {
       return reply(c.replyTo(), Failure.invalidInput("sessionId: must not be blank"));
     }
-    Optional<RoutingTable.Target> target = RoutingTable.of(s).route(c.sessionId());
+    Optional<RoutingTable.Target> target = RoutingTable.of(s).route(c.sessionId(), c.pinnedVersion());
     if (target.isEmpty()) {
       return reply(c.replyTo(), new Failure(ErrorCode.NO_VERSION,
           "agent " + agentId + " has no stable version and no candidate in rollout; register one "

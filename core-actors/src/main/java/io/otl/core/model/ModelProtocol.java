@@ -124,7 +124,19 @@ public interface ModelProtocol {
   record Get(ActorRef<ModelViews.ModelsView> replyTo) implements Command {}
 
   /** GET /v1/models/{agentId}/route?sessionId=. */
-  record Route(String sessionId, ActorRef<RouteReply> replyTo) implements Command {}
+  /**
+   * @param pinnedVersion the version the session started on (its {@code SessionStarted}'s), null for
+   *     a session that has not started: the session stays on it while that version still serves
+   *     (design §3.3: a session never flips between versions mid-conversation)
+   */
+  record Route(String sessionId, String pinnedVersion, ActorRef<RouteReply> replyTo) implements Command {
+    @com.fasterxml.jackson.annotation.JsonCreator
+    public Route {}
+
+    public Route(String sessionId, ActorRef<RouteReply> replyTo) {
+      this(sessionId, null, replyTo);
+    }
+  }
 
   /**
    * {@code PUT /v1/training/{agentId}/policy}'s {@code model-update.*} keys: the agent's whole set of

@@ -17,10 +17,12 @@ import java.util.Optional;
  *
  * <p>Each session gets a fixed bucket in [0, 1) from a SHA-256 hash of its id (with a prefix of
  * its own, so the bucket is independent of other hashes of the session id such as the
- * collector's sampling decision). A session whose bucket is below the candidate's ratio goes to
- * the candidate, any other to the stable. Because the bucket never changes and a rollout's ratio
- * only grows (5 % → 20 % → 50 % → 100 %), a session can only move from stable to candidate during
- * a rollout, never back; only a rollback sends candidate sessions back to the stable.
+ * collector's sampling decision). A new session whose bucket is below the candidate's ratio goes
+ * to the candidate, any other to the stable. A session keeps the version it started on while that
+ * version serves: a rollout step that raises the ratio (5 % → 20 % → 50 % → 100 %) sends the new
+ * sessions of the larger bucket range to the candidate and moves no running one. Only a version
+ * that stops serving moves its sessions: a rollback sends the candidate's to the stable, a
+ * promotion the old stable's to the new one.
  *
  * @param candidateRatio share of sessions for the candidate, 0 when there is none
  */
@@ -55,8 +57,25 @@ public record RoutingTable(
     return d != null && d.status() == Deployments.Status.CONFIRMED ? d.endpoint() : v.endpoint();
   }
 
-  /** The version serving this session, or empty when the agent has no serving version. */
+  /** The version serving a session not started yet, or empty when the agent has no serving version. */
   public Optional<Target> route(String sessionId) {
+    return route(sessionId, null);
+  }
+
+  /**
+   * The version serving this session, or empty when the agent has no serving version.
+   *
+   * @param pinnedVersion the version the session started on, null if none: kept while it is the
+   *     stable or the candidate in rollout, so a rollout step that raises the ratio moves no running
+   *     session; a version that no longer serves (rolled back, retired) gives way to the bucket's
+   */
+  public Optional<Target> route(String sessionId, String pinnedVersion) {
+    if (pinnedVersion != null) {
+      if (pinnedVersion.equals(candidateVersion) && candidateRatio > 0) {
+        return Optional.of(new Target(candidateVersion, candidateEndpoint));
+      }
+      if (pinnedVersion.equals(stableVersion)) return Optional.of(new Target(stableVersion, stableEndpoint));
+    }
     boolean hasCandidate = candidateVersion != null && candidateRatio > 0;
     if (hasCandidate && (stableVersion == null || bucket(sessionId) < candidateRatio)) {
       return Optional.of(new Target(candidateVersion, candidateEndpoint));

@@ -570,6 +570,21 @@ class ModelVersionTest {
   }
 
   @Test
+  void aSessionKeepsTheVersionItStartedOnWhateverItsBucketSays() {
+    startEntity("");
+    stableV1AndCanaryV2();
+    String onStable = java.util.stream.IntStream.range(0, 1000).mapToObj(i -> "s-" + i)
+        .filter(id -> RoutingTable.bucket(id) > 0.5).findFirst().orElseThrow();
+    assertEquals("v1", ((RouteDecision) this.<RouteReply>run(r -> new ModelVersion.Route(onStable, r)).reply())
+        .version());
+    RouteDecision pinned = (RouteDecision) this.<RouteReply>run(r -> new ModelVersion.Route(onStable, "v2", r)).reply();
+    assertEquals("v2", pinned.version(), "started on the candidate, it stays there");
+    assertEquals("http://v2:8000", pinned.endpoint());
+    assertEquals("v1", ((RouteDecision) this.<RouteReply>run(r -> new ModelVersion.Route(onStable, "v0", r)).reply())
+        .version(), "a version that does not serve gives way to the bucket");
+  }
+
+  @Test
   void repliesAndViewsSerialize() {
     startEntity("");
     stableV1AndCanaryV2();
@@ -578,6 +593,7 @@ class ModelVersionTest {
     ser.verifySerialization(view(), true);
     ser.verifySerialization(new Failure(ErrorCode.NOT_FOUND, "x"), true);
     ser.verifySerialization(this.<RouteReply>run(r -> new ModelVersion.Route("s", r)).reply(), true);
+    ser.verifySerialization(new ModelVersion.Route("s", "v1", testKit.<RouteReply>createTestProbe().ref()), true);
     ser.verifySerialization(registerManual("v9"), true);
   }
 }

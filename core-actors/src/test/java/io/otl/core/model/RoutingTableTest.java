@@ -53,6 +53,34 @@ class RoutingTableTest {
   }
 
   @Test
+  void aRunningSessionKeepsItsVersionAsTheRatioGrowsUntilThatVersionStopsServing() {
+    double[] ratios = {0.05, 0.20, 0.50};
+    int startedOnStableInTheGrowingRange = 0;
+    for (int i = 0; i < 2_000; i++) {
+      String id = "pinned:" + i;
+      String first = table(0.05).route(id).orElseThrow().version();
+      for (double r : ratios) {
+        assertEquals(first, table(r).route(id, first).orElseThrow().version(), id + " moved at ratio " + r);
+      }
+      if (first.equals("v1") && table(0.50).route(id).orElseThrow().version().equals("v2")) {
+        startedOnStableInTheGrowingRange++;
+      }
+      // A rollback (no candidate) sends a candidate's session to the stable; a promotion (v2 stable,
+      // v1 gone) sends the old stable's to the new one.
+      assertEquals("v1", new RoutingTable("v1", "e1", null, null, 0).route(id, first).orElseThrow().version());
+      assertEquals("v2", new RoutingTable("v2", "e2", null, null, 0).route(id, first).orElseThrow().version());
+    }
+    assertTrue(startedOnStableInTheGrowingRange > 500, "the bucket alone would have moved these sessions: "
+        + startedOnStableInTheGrowingRange);
+    // A version the session never had, or none: the bucket decides, as for a new session.
+    for (int i = 0; i < 200; i++) {
+      String id = "other:" + i;
+      assertEquals(table(0.2).route(id), table(0.2).route(id, "v9"));
+      assertEquals(table(0.2).route(id), table(0.2).route(id, null));
+    }
+  }
+
+  @Test
   void withoutAnyVersionThereIsNoRoute() {
     assertEquals(Optional.empty(), RoutingTable.EMPTY.route("s1"));
     assertEquals("v1", new RoutingTable("v1", "e1", null, null, 0).route("s1").orElseThrow().version());

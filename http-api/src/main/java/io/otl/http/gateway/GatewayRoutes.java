@@ -278,18 +278,25 @@ public final class GatewayRoutes {
               Ids.MAX_SESSION_ID);
           if (p != null) throw OpenAiError.invalid(header.isPresent() ? SESSION_HEADER : "metadata.session_id", p);
           String session = sessionId;
-          // Both at once; a session id made here is new, so there is nothing to check.
-          CompletionStage<KnownSessions.Entry> existing = generated
-              ? CompletableFuture.completedFuture(null) : known(session);
-          CompletionStage<ModelVersion.RouteDecision> route = router.route(agent, session);
-          return existing.thenCompose(found -> route.handle((d, routeFailure) -> {
+          // A session id made here is new, so there is nothing to check. A session that started
+          // keeps its version while that version serves (design §3.3): a later turn this gateway
+          // remembers is routed with it at once; otherwise owner read and route run together, and
+          // the route is asked again only when the session started on another version than its
+          // bucket gives now (a ratio raised since, or another node's session).
+          KnownSessions.Entry remembered = generated ? null : knownSessions.get(session);
+          CompletionStage<KnownSessions.Entry> existing = generated || remembered != null
+              ? CompletableFuture.completedFuture(remembered) : known(session);
+          CompletionStage<ModelVersion.RouteDecision> byBucketOrMemory =
+              router.route(agent, session, startedOn(remembered, agent));
+          return existing.thenCompose(found -> (remembered != null ? byBucketOrMemory
+              : routeKeepingVersion(agent, session, found, byBucketOrMemory)).handle((d, routeFailure) -> {
             // A session unknown so far is claimed once it is routed, before forwarding: its owner reached
             // memory and journal only with the recording, after the answer, and another agent's call in
             // between was forwarded (docs/gateway.md promises 403, nothing forwarded). The one owner check
             // covers both what memory or journal knew and a concurrent call's claim, and it comes before a
             // failed route's error: another agent's call is a 403 whatever its own routing answered.
             KnownSessions.Entry entry = found != null || generated || routeFailure != null ? found
-                : knownSessions.claim(session, agent);
+                : knownSessions.claim(session, agent, d.version());
             if (entry != null) checkOwner(entry.owner(), agent, session);
             if (routeFailure != null) throw new CompletionException(unwrap(routeFailure));
             return forward(agent, session, request, entry, d, start);
@@ -327,17 +334,31 @@ public final class GatewayRoutes {
       }
       // Stored ids unknown: the recording sends the history the request carries, the session drops
       // what it has. Completion unknown: the recording is refused then, and that is noted.
-      return CompletableFuture.completedFuture(owner.map(o -> new KnownSessions.Entry(o, Set.of(), false))
-          .orElse(null));
+      return CompletableFuture.completedFuture(
+          owner.map(o -> new KnownSessions.Entry(o.agentId(), o.modelVersion(), Set.of(), false)).orElse(null));
     }).thenCompose(x -> x);
   }
 
   private CompletionStage<KnownSessions.Entry> askSession(String sessionId) {
     return collector.lookup(sessionId).thenApply(state -> state.map(s -> {
       boolean completed = s.status() == SessionModel.Status.COMPLETED;
-      knownSessions.learned(sessionId, s.agentId(), s.eventIds(), completed);
-      return new KnownSessions.Entry(s.agentId(), s.eventIds(), completed);
+      knownSessions.learned(sessionId, s.agentId(), s.modelVersion(), s.eventIds(), completed);
+      return new KnownSessions.Entry(s.agentId(), s.modelVersion(), s.eventIds(), completed);
     }).orElse(null));
+  }
+
+  /** {@code route}, unless the session started on another version: then the route that keeps it there. */
+  private CompletionStage<ModelVersion.RouteDecision> routeKeepingVersion(String agent, String session,
+      KnownSessions.Entry found, CompletionStage<ModelVersion.RouteDecision> route) {
+    String started = startedOn(found, agent);
+    if (started == null) return route;
+    return route.thenCompose(d -> started.equals(d.version()) ? CompletableFuture.completedFuture(d)
+        : router.route(agent, session, started));
+  }
+
+  /** The version a session of {@code agent} started on; null for a new session or another agent's. */
+  private static String startedOn(KnownSessions.Entry entry, String agent) {
+    return entry != null && agent.equals(entry.owner()) ? entry.version() : null;
   }
 
   private static void checkOwner(String owner, String agent, String sessionId) {
@@ -568,7 +589,7 @@ public final class GatewayRoutes {
       List<io.otl.core.session.SessionInput> inputs) {
     if (err == null && reply instanceof AgentSession.Recorded r) {
       if (r.sampled()) {
-        knownSessions.recorded(c.sessionId(), c.agent(), c.known(),
+        knownSessions.recorded(c.sessionId(), c.agent(), c.routedVersion(), c.known(),
             inputs.stream().map(io.otl.core.session.SessionInput::eventId).toList());
       } else {
         knownSessions.forget(c.sessionId()); // sampled out: nothing stored, so no owner to hold to

@@ -7,8 +7,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What this gateway learned of the sessions it served: owner, the event ids known stored, and
- * whether the session is completed. A later turn of a session checks its owner here instead of
+ * What this gateway learned of the sessions it served: owner, the version the session started on
+ * (which its later calls keep, design §3.3), the event ids known stored, and whether the session
+ * is completed. A later turn of a session checks its owner here instead of
  * asking the session (a message to the entity, or for a passivated session a start and a
  * recovery, before the call can be forwarded).
  *
@@ -21,8 +22,12 @@ final class KnownSessions {
   /** Event ids kept per session; a longer session keeps its owner but resends more history. */
   static final int MAX_IDS = 1024;
 
-  /** One session as the gateway knows it. */
-  record Entry(String owner, Set<String> eventIds, boolean completed) {}
+  /**
+   * One session as the gateway knows it.
+   *
+   * @param version the version the session started on, null if unknown (then its bucket routes it)
+   */
+  record Entry(String owner, String version, Set<String> eventIds, boolean completed) {}
 
   private final Map<String, Entry> entries;
 
@@ -40,35 +45,42 @@ final class KnownSessions {
   }
 
   /** What the session itself answered (a lookup). */
-  synchronized void learned(String sessionId, String owner, Set<String> eventIds, boolean completed) {
+  synchronized void learned(String sessionId, String owner, String version, Set<String> eventIds,
+      boolean completed) {
     if (owner == null) return;
-    entries.put(sessionId, new Entry(owner, eventIds.size() > MAX_IDS ? Set.of() : eventIds, completed));
+    entries.put(sessionId, new Entry(owner, version, eventIds.size() > MAX_IDS ? Set.of() : eventIds, completed));
   }
 
   /**
    * A call of {@code owner} is about to be forwarded for a session nothing is known of: it is the
    * owner's from now on, so a call of another agent arriving before the recording is refused (the
-   * recording comes after the answer). Returns the entry a concurrent call made first, or null.
+   * recording comes after the answer), and starts on {@code version}. Returns the entry a
+   * concurrent call made first, or null.
    */
-  synchronized Entry claim(String sessionId, String owner) {
+  synchronized Entry claim(String sessionId, String owner, String version) {
     Entry e = entries.get(sessionId);
     if (e != null) return e;
-    entries.put(sessionId, new Entry(owner, Set.of(), false));
+    entries.put(sessionId, new Entry(owner, version, Set.of(), false));
     return null;
   }
 
-  /** A recording was stored: the session is the agent's and holds these ids too. */
-  synchronized void recorded(String sessionId, String owner, Set<String> knownBefore, List<String> stored) {
+  /**
+   * A recording was stored: the session is the agent's and holds these ids too; {@code version}:
+   * the version it started on if this gateway did not know it yet.
+   */
+  synchronized void recorded(String sessionId, String owner, String version, Set<String> knownBefore,
+      List<String> stored) {
     Entry e = entries.get(sessionId);
     Set<String> ids = new LinkedHashSet<>(e == null ? knownBefore : e.eventIds());
     ids.addAll(stored);
-    entries.put(sessionId, new Entry(owner, ids.size() > MAX_IDS ? Set.of() : Set.copyOf(ids), false));
+    String started = e != null && e.version() != null ? e.version() : version;
+    entries.put(sessionId, new Entry(owner, started, ids.size() > MAX_IDS ? Set.of() : Set.copyOf(ids), false));
   }
 
   /** The session refused a recording because it is completed. */
   synchronized void completed(String sessionId) {
     Entry e = entries.get(sessionId);
-    if (e != null) entries.put(sessionId, new Entry(e.owner(), e.eventIds(), true));
+    if (e != null) entries.put(sessionId, new Entry(e.owner(), e.version(), e.eventIds(), true));
   }
 
   /** Forget what may be wrong (a refusal the gateway cannot explain). */
