@@ -283,12 +283,16 @@ public final class AgentSession
     public State apply(Event event) {
       Set<String> ids = with(eventIds, event.eventId());
       Instant activity = event.recordedAt();
+      // A session starts at its earliest step, not at whichever arrived first: an OpenTelemetry
+      // exporter sends a chat span (which ends first) before the agent span that began earlier.
+      Instant startedAt = earlier(this.startedAt, event instanceof FeedbackRecorded
+          || event instanceof TrajectoryCompleted || event instanceof RewardRevised ? null : event.at());
       if (event instanceof SessionStarted e) {
         Map<String, String> meta = new LinkedHashMap<>(metadata);
         if (e.metadata() != null) meta.putAll(e.metadata());
         return new State(Status.ACTIVE, e.agentId(), firstNonNull(e.agentVersion(), agentVersion),
             firstNonNull(e.modelVersion(), modelVersion), Map.copyOf(meta),
-            startedAt == null ? e.at() : startedAt, activity, completedAt, messages, toolCalls, steps, feedback,
+            startedAt, activity, completedAt, messages, toolCalls, steps, feedback,
             result, reward, qualityScore, unexplainedToolErrors, ids);
       } else if (event instanceof MessageRecorded e) {
         int unexplained = e.role() == Role.assistant ? 0 : unexplainedToolErrors;
@@ -316,6 +320,10 @@ public final class AgentSession
             messages, toolCalls, steps, feedback, result, e.reward(), e.qualityScore(), unexplainedToolErrors, ids);
       }
       throw new IllegalArgumentException("unknown event " + event.getClass().getName());
+    }
+
+    private static Instant earlier(Instant a, Instant b) {
+      return a == null ? b : b == null || !b.isBefore(a) ? a : b;
     }
 
     /** One copy per event (List.copyOf of the new list was a second one), read-only like before. */

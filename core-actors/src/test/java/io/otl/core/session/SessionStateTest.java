@@ -57,6 +57,21 @@ class SessionStateTest {
     assertEquals(List.of("s1", "s2", "s3"), List.copyOf(s.eventIds()));
   }
 
+  /**
+   * An OpenTelemetry exporter sends the chat span (it ends first) before the agent span that began
+   * earlier: the start came timed at the chat, and the session "started" after its first step.
+   */
+  @Test
+  void aStepOrMessageTimedBeforeTheStartMovesTheStartBackButFeedbackAndCompletionDoNot() {
+    State s = State.empty().apply(new SessionStarted("start", t(10), t(11), "a1", null, null, Map.of()))
+        .apply(new MessageRecorded("m", t(10), t(11), Role.user, "hi", null, null))
+        .apply(new ReasoningStepRecorded("agent-span", t(8), t(20), 0, "invoke_agent", "done", null));
+    assertEquals(t(8), s.startedAt());
+    s = s.apply(new FeedbackRecorded("f", t(1), t(21), "f", FeedbackKind.ADOPTED, null, null));
+    assertEquals(t(8), s.startedAt(), "feedback is about the session, not a step of it");
+    assertEquals(Status.ACTIVE, s.status());
+  }
+
   @Test
   void aFailedToolCallStaysUnexplainedUntilTheAgentAnswersOrReasons() {
     State s = State.empty().apply(tool("t1", false)).apply(tool("t2", false)).apply(tool("t3", true));

@@ -156,7 +156,7 @@ public final class Timeline {
     public void accept(EventEnvelope env) {
       AgentSession.Event e = (AgentSession.Event) env.event();
       // A later start only adds metadata (the gateway's tool lists): "started" twice read as a restart.
-      String text = e instanceof AgentSession.SessionStarted s && state.startedAt() != null
+      String text = e instanceof AgentSession.SessionStarted s && state.agentId() != null
           ? "metadata added: " + (s.metadata() == null ? "" : String.join(", ", new java.util.TreeSet<>(s.metadata().keySet())))
           : describe(e);
       state = state.apply(e);
