@@ -1,6 +1,7 @@
 package io.otl.node.config;
 
 import com.typesafe.config.Config;
+import io.otl.core.SettingsOverlay;
 import io.otl.core.model.ModelSettings;
 import io.otl.core.model.RolloutPolicy;
 import io.otl.core.session.SessionSettings;
@@ -42,8 +43,8 @@ public record NodeSettings(
     ServingSettings serving,
     Optional<SimulatorSettings> simulator,
     Optional<ModelSection> model,
-    RolloutPolicy.Resolver rollouts,
-    Map<String, RolloutPolicy.Resolver> agentRollouts) {
+    SettingsOverlay.Resolver<ModelSettings> rollouts,
+    Map<String, SettingsOverlay.Resolver<ModelSettings>> agentRollouts) {
 
   public NodeSettings {
     agentModels = Map.copyOf(agentModels);
@@ -59,7 +60,7 @@ public record NodeSettings(
    * How {@code agentId}'s ModelVersion lays run-time model-update overrides ({@code PUT …/policy})
    * over the file's settings, checked as the file is.
    */
-  public RolloutPolicy.Resolver rolloutsFor(String agentId) {
+  public SettingsOverlay.Resolver<ModelSettings> rolloutsFor(String agentId) {
     return agentRollouts.getOrDefault(agentId, rollouts);
   }
 
@@ -68,7 +69,7 @@ public record NodeSettings(
     Config training = root.getConfig(TrainingSettingsValidator.ROOT);
     HttpSettings http = HttpSettings.fromConfig(training);
     Map<String, ModelSettings> agentModels = new LinkedHashMap<>();
-    Map<String, RolloutPolicy.Resolver> agentRollouts = new LinkedHashMap<>();
+    Map<String, SettingsOverlay.Resolver<ModelSettings>> agentRollouts = new LinkedHashMap<>();
     AgentPolicies.modelUpdateTraining(root).forEach((agentId, t) -> {
       agentModels.put(agentId, ModelSettings.fromConfig(t));
       agentRollouts.put(agentId, RolloutPolicy.over(t, AgentPolicies::checkRunTimeRollout));

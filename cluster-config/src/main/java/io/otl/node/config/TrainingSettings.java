@@ -1,6 +1,7 @@
 package io.otl.node.config;
 
 import com.typesafe.config.Config;
+import io.otl.core.SettingsOverlay;
 import io.otl.core.coordinator.PolicyOverrides;
 import io.otl.core.coordinator.TrainingPolicy;
 import io.otl.node.trinity.TrinitySettings;
@@ -44,7 +45,7 @@ public record TrainingSettings(
    * its next one. The resolver keeps the agent's configuration section: a run-time change is laid
    * over it and checked by the start-up validator, so it is refused exactly where the file would be.
    */
-  public record AgentTraining(TrainingPolicy policy, PolicyOverrides.Resolver resolver) {
+  public record AgentTraining(TrainingPolicy policy, SettingsOverlay.Resolver<TrainingPolicy> resolver) {
     static AgentTraining of(Config agentscopeTraining) {
       return new AgentTraining(TrainingPolicy.fromConfig(agentscopeTraining),
           PolicyOverrides.over(agentscopeTraining, AgentPolicies::checkRunTime));

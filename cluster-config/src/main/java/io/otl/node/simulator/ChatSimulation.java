@@ -69,7 +69,8 @@ final class ChatSimulation {
     ObjectNode completion = base.get();
     ObjectNode first = (ObjectNode) completion.path("choices").get(0);
     String content = first.path("message").path("content").asText();
-    Optional<ObjectNode> toolCall = toolCall(request, completion.path("id").asText());
+    String responseId = completion.path("id").asText();
+    Optional<ObjectNode> toolCall = toolCall(request);
     // A worse adapter (its quality set through /simulator/models/<name>/quality) fails some tasks, and is slower.
     String model = request.path("model").asText("");
     ModelServerSimulation.Quality quality = models.qualityOf(model);
@@ -87,7 +88,11 @@ final class ChatSimulation {
       ObjectNode message = choice.putObject("message").put("role", "assistant");
       if (toolCall.isPresent()) {
         message.putNull("content");
-        message.putArray("tool_calls").add(toolCall.get().deepCopy());
+        // Each choice's call has an id of its own, as OpenAI and vLLM give them: an agent answers a
+        // call by its id, so two choices sharing one would make their tool results ambiguous.
+        ObjectNode call = mapper.createObjectNode().put("id", callId(responseId, i));
+        call.setAll(toolCall.get().deepCopy());
+        message.putArray("tool_calls").add(call);
         choice.putNull("logprobs");
         choice.put("finish_reason", "tool_calls");
       } else {
@@ -196,7 +201,13 @@ final class ChatSimulation {
     return lp;
   }
 
-  private Optional<ObjectNode> toolCall(JsonNode request, String responseId) {
+  /** A tool call's id, unique per call: the response's own unique part and the choice's index. */
+  private static String callId(String responseId, int choice) {
+    return "call_" + responseId.substring(responseId.indexOf('-') + 1) + "_" + choice;
+  }
+
+  /** The call the model makes, without its id (one per choice, {@link #callId}); empty for none. */
+  private Optional<ObjectNode> toolCall(JsonNode request) {
     JsonNode tools = request.path("tools");
     JsonNode messages = request.path("messages");
     if (!tools.isArray() || tools.isEmpty()) return Optional.empty();
@@ -225,7 +236,6 @@ final class ChatSimulation {
       }
     });
     ObjectNode call = mapper.createObjectNode();
-    call.put("id", "call_" + Integer.toHexString((responseId + ":" + name).hashCode() & 0x7fffffff));
     call.put("type", "function");
     call.putObject("function").put("name", name).put("arguments", write(args));
     return Optional.of(call);

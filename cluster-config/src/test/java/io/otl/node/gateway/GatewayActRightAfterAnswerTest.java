@@ -6,23 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.typesafe.config.ConfigFactory;
-import io.otl.node.TrainingNode;
-import io.otl.node.simulator.SimulatorSettings;
-import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
-import io.otl.node.testing.TestDatabases;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,33 +29,23 @@ import org.junit.jupiter.api.Test;
  */
 class GatewayActRightAfterAnswerTest {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String AGENT = "quick";
   /** Enough resent history that recording it takes longer than the client's next request. */
   private static final int HISTORY_PAIRS = 300;
 
-  private static ActorTestKit kit;
-  private static TrinitySimulator simulator;
-  private static TrainingNode node;
+  private static GatewayTestNode gateway;
   private static Http api;
 
   @BeforeAll
   static void start() throws Exception {
-    Path dir = Files.createDirectories(Path.of("target", "gateway-act-" + UUID.randomUUID()));
-    kit = ActorTestKit.create("act-right-after-simulator");
-    simulator = TrinitySimulator.start(kit.system(),
-        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
-    node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
-            "agentscope.training.training-runner.trigger.min-samples", 1000))
-        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
-    api = new Http(node.httpPort());
-    assertEquals(201, api.post("/v1/models/quick/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
-        + "\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}").status());
+    gateway = GatewayTestNode.start("gateway-act", Map.of(
+        "agentscope.training.training-runner.trigger.min-samples", 1000)).serving(AGENT);
+    api = gateway.api;
   }
 
   @AfterAll
   static void stop() {
-    if (node != null) node.close();
-    if (simulator != null) simulator.stop();
-    if (kit != null) kit.shutdownTestKit();
+    if (gateway != null) gateway.close();
   }
 
   @Test
@@ -88,7 +69,7 @@ class GatewayActRightAfterAnswerTest {
       String session = "done-now-" + i + "-" + UUID.randomUUID();
       String responseId = chat(session, stream);
       Http.Response done = api.post("/v1/sessions/" + session + "/events",
-          "{\"agentId\":\"quick\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}");
+          "{\"agentId\":\"" + AGENT + "\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}");
       assertEquals(202, done.status(), done.body());
       JsonNode stored = api.get("/v1/sessions/" + session).json();
       assertEquals("COMPLETED", stored.path("status").asText());
@@ -110,8 +91,8 @@ class GatewayActRightAfterAnswerTest {
     String body = JSON.writeValueAsString(JSON.createObjectNode().put("model", "default").put("stream", stream)
         .set("messages", messages));
     HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
-        .header("X-Agent-Id", "quick").header("X-Session-Id", session).header("Content-Type", "application/json")
+            gateway.uri("/v1/chat/completions"))
+        .header("X-Agent-Id", AGENT).header("X-Session-Id", session).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
     assertEquals(200, r.statusCode(), r.body());
     if (!stream) return JSON.readTree(r.body()).path("id").asText();

@@ -5,21 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import com.typesafe.config.ConfigFactory;
-import io.otl.node.TrainingNode;
-import io.otl.node.simulator.SimulatorSettings;
-import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
-import io.otl.node.testing.TestDatabases;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,19 +26,13 @@ import org.junit.jupiter.api.Test;
 class GatewayLostAdapterTest {
   private static final String AGENT = "lost-adapter";
 
-  private static ActorTestKit kit;
-  private static TrinitySimulator simulator;
   private static HttpServer lostServer;
   private static final AtomicInteger lostCalls = new AtomicInteger();
-  private static TrainingNode node;
+  private static GatewayTestNode gateway;
   private static Http api;
 
   @BeforeAll
   static void start() throws Exception {
-    Path dir = Files.createDirectories(Path.of("target", "gateway-lost-adapter-" + UUID.randomUUID()));
-    kit = ActorTestKit.create("lost-adapter-simulator");
-    simulator = TrinitySimulator.start(kit.system(),
-        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
     // vLLM's answer for a model name it does not serve (its OpenAI error shape).
     lostServer = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     lostServer.createContext("/", exchange -> {
@@ -60,37 +46,25 @@ class GatewayLostAdapterTest {
       }
     });
     lostServer.start();
-    node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
-            "agentscope.training.training-runner.trigger.min-samples", 1000,
-            // The gateway, not the agent, names the model upstream.
-            "agentscope.training.serving.static.served-model", "served-adapter",
-            "agentscope.training.model-update.canary-ratio", 0.5,
-            "agentscope.training.model-update.steps", java.util.List.of(1.0)))
-        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
-    api = new Http(node.httpPort());
+    gateway = GatewayTestNode.start("gateway-lost-adapter", Map.of(
+        "agentscope.training.training-runner.trigger.min-samples", 1000,
+        // The gateway, not the agent, names the model upstream.
+        "agentscope.training.serving.static.served-model", "served-adapter",
+        "agentscope.training.model-update.canary-ratio", 0.5,
+        "agentscope.training.model-update.steps", List.of(1.0)));
+    api = gateway.api;
     // v1, the first version, is stable at once (no base model here); v2 canaries on the lost server.
-    assertEquals(201, api.post("/v1/models/" + AGENT + "/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
-        + "\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}").status());
+    gateway.serving(AGENT);
     Http.Response v2 = api.post("/v1/models/" + AGENT + "/versions", "{\"version\":\"v2\",\"artifact\":\"file:///m/v2\","
         + "\"endpoint\":\"http://127.0.0.1:" + lostServer.getAddress().getPort() + "/v1\"}");
     assertEquals(201, v2.status(), v2.body());
-    for (int i = 0; i < 100 && !stateOf("v2").equals("CANARY"); i++) Thread.sleep(100);
-    assertEquals("CANARY", stateOf("v2"), api.get("/v1/models/" + AGENT).body());
-  }
-
-  private static String stateOf(String version) {
-    for (JsonNode v : api.get("/v1/models/" + AGENT).json().path("versions")) {
-      if (v.path("version").asText().equals(version)) return v.path("state").asText();
-    }
-    return "";
+    gateway.awaitState(AGENT, "v2", "CANARY");
   }
 
   @AfterAll
   static void stop() {
-    if (node != null) node.close();
+    if (gateway != null) gateway.close();
     if (lostServer != null) lostServer.stop(0);
-    if (simulator != null) simulator.stop();
-    if (kit != null) kit.shutdownTestKit();
   }
 
   @Test

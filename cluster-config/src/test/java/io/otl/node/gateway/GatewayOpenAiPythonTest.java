@@ -6,18 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.typesafe.config.ConfigFactory;
-import io.otl.node.TrainingNode;
-import io.otl.node.simulator.SimulatorSettings;
-import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.PythonVenv;
-import io.otl.node.testing.TestDatabases;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,22 +26,16 @@ class GatewayOpenAiPythonTest {
   @Test
   void theOpenAiPythonClientRunsAConversationThroughTheGateway() throws Exception {
     PythonVenv.python();
-    Path dir = TestDatabases.outputDir("openai-python");
-    ActorTestKit kit = ActorTestKit.create("openai-python-simulator");
-    TrinitySimulator simulator = TrinitySimulator.start(kit.system(),
-        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
-    try (TrainingNode node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
+    try (GatewayTestNode gateway = GatewayTestNode.start("openai-python", Map.of(
             "agentscope.training.gateway.agents.py-agent.api-key", "sk-py-agent-key",
             "agentscope.training.training-runner.trigger.min-samples", 1000))
-        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)))) {
-      Http api = new Http(node.httpPort());
-      assertEquals(201, api.post("/v1/models/py-agent/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
-          + "\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}").status());
+        .serving("py-agent")) {
+      Http api = gateway.api;
       String session = "py-" + UUID.randomUUID();
 
       Path script = PythonVenv.repoRoot().resolve("cluster-config/src/test/python/openai_gateway_check.py");
       PythonVenv.Result r = PythonVenv.run(script,
-          List.of("http://127.0.0.1:" + node.httpPort(), "sk-py-agent-key", session), dir, 120);
+          List.of(gateway.uri("").toString(), "sk-py-agent-key", session), gateway.dir, 120);
       assertEquals(0, r.exitCode(), r.output());
       JsonNode report = new ObjectMapper().readTree(r.lastLine());
 
@@ -81,9 +69,6 @@ class GatewayOpenAiPythonTest {
       assertEquals(report.path("streamed_id").asText(), stored.path("feedback").get(0).path("msgId").asText(),
           stored.toString());
       assertEquals(1.0, stored.path("reward").asDouble(), stored.toString());
-    } finally {
-      simulator.stop();
-      kit.shutdownTestKit();
     }
   }
 }

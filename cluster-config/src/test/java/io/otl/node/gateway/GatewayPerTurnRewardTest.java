@@ -4,23 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.typesafe.config.ConfigFactory;
-import io.otl.node.TrainingNode;
-import io.otl.node.simulator.SimulatorSettings;
-import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
-import io.otl.node.testing.TestDatabases;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,27 +20,22 @@ import org.junit.jupiter.api.Test;
  * exactly its msg_id, and the session's reward for the others.
  */
 class GatewayPerTurnRewardTest {
+  private static final String AGENT = "rl-agent";
 
   @Test
   void aRatedAnswerIsRewardedAloneAndTheOthersGetTheSessionReward() throws Exception {
-    Path dir = Files.createDirectories(Path.of("target", "gateway-rewards-" + UUID.randomUUID()));
-    ActorTestKit kit = ActorTestKit.create("per-turn-simulator");
-    TrinitySimulator simulator = TrinitySimulator.start(kit.system(),
-        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
-    try (TrainingNode node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
+    try (GatewayTestNode gateway = GatewayTestNode.start("gateway-rewards", simulator -> Map.of(
             "agentscope.training.training-runner.backend", "trinity-proxy",
             "agentscope.training.training-runner.trinity-endpoint", simulator.baseUrl(),
             "agentscope.training.training-runner.trigger.type", "threshold",
             "agentscope.training.training-runner.trigger.min-samples", 1000))
-        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)))) {
-      Http api = new Http(node.httpPort());
-      Http proxy = new Http(simulator.port());
-      assertEquals(201, api.post("/v1/models/rl-agent/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
-          + "\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}").status());
+        .serving(AGENT)) {
+      Http api = gateway.api;
+      Http proxy = new Http(gateway.simulator.port());
       String session = "turns-" + UUID.randomUUID();
-      JsonNode answer = chat(node, session, "[{\"role\":\"user\",\"content\":\"q1\"}]");
+      JsonNode answer = chat(gateway, session, "[{\"role\":\"user\",\"content\":\"q1\"}]");
       String first = answer.path("id").asText();
-      String second = chat(node, session, "[{\"role\":\"user\",\"content\":\"q1\"},"
+      String second = chat(gateway, session, "[{\"role\":\"user\",\"content\":\"q1\"},"
           + answer.path("choices").get(0).path("message") + ",{\"role\":\"user\",\"content\":\"q2\"}]")
           .path("id").asText();
       Await.until("both answers recorded", () -> api.get("/v1/sessions/" + session).json(),
@@ -59,7 +45,7 @@ class GatewayPerTurnRewardTest {
           "{\"kind\":\"THUMBS_DOWN\",\"msgId\":\"" + first + "\"}");
       assertEquals(202, rated.status(), rated.body());
       Http.Response done = api.post("/v1/sessions/" + session + "/events",
-          "{\"agentId\":\"rl-agent\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}");
+          "{\"agentId\":\"" + AGENT + "\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}");
       assertEquals(202, done.status(), done.body());
 
       JsonNode received = Await.until("two rewards at the proxy", () -> proxy.get("/simulator/feedback").json(),
@@ -73,9 +59,6 @@ class GatewayPerTurnRewardTest {
       assertEquals(Map.of(List.of(first).toString().replace(" ", ""), -1.0,
               List.of(second).toString().replace(" ", ""), 0.0),
           normalise(rewardByMsgIds), received.toString());
-    } finally {
-      simulator.stop();
-      kit.shutdownTestKit();
     }
   }
 
@@ -86,10 +69,10 @@ class GatewayPerTurnRewardTest {
     return out;
   }
 
-  private static JsonNode chat(TrainingNode node, String session, String messages) throws Exception {
+  private static JsonNode chat(GatewayTestNode gateway, String session, String messages) throws Exception {
     HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/chat/completions"))
-        .header("X-Agent-Id", "rl-agent").header("X-Session-Id", session).header("Content-Type", "application/json")
+            gateway.uri("/v1/chat/completions"))
+        .header("X-Agent-Id", AGENT).header("X-Session-Id", session).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"messages\":" + messages + "}")).build(),
         HttpResponse.BodyHandlers.ofString());
     assertEquals(200, r.statusCode(), r.body());

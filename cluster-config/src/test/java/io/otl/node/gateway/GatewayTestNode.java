@@ -2,6 +2,7 @@ package io.otl.node.gateway;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
 import io.otl.node.simulator.SimulatorSettings;
@@ -14,21 +15,29 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Function;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 
 /**
  * What the gateway tests stand on: a node with its gateway on a new H2 journal, a Trinity simulator
- * (on the node's actor system) as the model server, and the agents it serves. One test class, one
- * of these, closed in its {@code @AfterAll}.
+ * as the model server, and the agents it serves. One test class, one of these, closed in its
+ * {@code @AfterAll} (or a try-with-resources around its one test).
  */
 final class GatewayTestNode implements AutoCloseable {
+  /** The test's folder under {@code target/}: the journal, the simulator's work, the test's own files. */
+  final Path dir;
   final TrainingNode node;
   final TrinitySimulator simulator;
   /** The node's API, with the node's token when the settings set {@code auth.token}. */
   final Http api;
+  private final ActorTestKit simulatorKit;
 
-  private GatewayTestNode(TrainingNode node, TrinitySimulator simulator, Http api) {
-    this.node = node;
+  private GatewayTestNode(Path dir, ActorTestKit simulatorKit, TrinitySimulator simulator, TrainingNode node,
+      Http api) {
+    this.dir = dir;
+    this.simulatorKit = simulatorKit;
     this.simulator = simulator;
+    this.node = node;
     this.api = api;
   }
 
@@ -37,14 +46,42 @@ final class GatewayTestNode implements AutoCloseable {
    * @param settings node settings over the test defaults ({@link TestDatabases#node})
    */
   static GatewayTestNode start(String name, Map<String, ?> settings) throws IOException {
-    Path dir = Files.createDirectories(Path.of("target", name + "-" + UUID.randomUUID()));
-    TrainingNode node = TrainingNode.start(ConfigFactory.parseMap(settings)
-        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
-    TrinitySimulator simulator = TrinitySimulator.start(node.system(),
-        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
-    Object token = settings.get("agentscope.training.auth.token");
+    return start(name, simulator -> settings);
+  }
+
+  /**
+   * For settings that name the simulator (its URL as the vLLM server or as Trinity's proxy): the
+   * simulator starts first, on an actor system of its own, and the node after it.
+   *
+   * @param name names the node's folder under {@code target/}
+   * @param settings node settings over the test defaults ({@link TestDatabases#node}), given the simulator
+   */
+  static GatewayTestNode start(String name, Function<TrinitySimulator, Map<String, ?>> settings)
+      throws IOException {
+    Path dir = Files.createDirectories(Path.of("target", name + "-" + UUID.randomUUID()).toAbsolutePath());
+    ActorTestKit kit = ActorTestKit.create(name + "-simulator");
+    TrinitySimulator simulator;
+    TrainingNode node;
+    Map<String, ?> nodeSettings;
+    try {
+      simulator = TrinitySimulator.start(kit.system(),
+          SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
+    } catch (RuntimeException e) {
+      kit.shutdownTestKit();
+      throw e;
+    }
+    try {
+      nodeSettings = settings.apply(simulator);
+      node = TrainingNode.start(ConfigFactory.parseMap(nodeSettings)
+          .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
+    } catch (RuntimeException e) {
+      simulator.stop();
+      kit.shutdownTestKit();
+      throw e;
+    }
+    Object token = nodeSettings.get("agentscope.training.auth.token");
     Http api = new Http(node.httpPort());
-    return new GatewayTestNode(node, simulator, token == null ? api : api.withToken(token.toString()));
+    return new GatewayTestNode(dir, kit, simulator, node, token == null ? api : api.withToken(token.toString()));
   }
 
   /** Registers v1 of each agent with the simulator as its endpoint, and waits until it is STABLE. */
@@ -53,17 +90,26 @@ final class GatewayTestNode implements AutoCloseable {
       Http.Response r = api.post("/v1/models/" + agent + "/versions",
           "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}");
       assertEquals(201, r.status(), r.body());
-      awaitStable(agent);
+      awaitState(agent, "v1", "STABLE");
     }
     return this;
   }
 
-  private void awaitStable(String agent) throws InterruptedException {
-    for (int i = 0; i < 100; i++) {
-      if (api.get("/v1/models/" + agent).body().contains("\"STABLE\"")) return;
+  /** The state of one version of the agent ({@code CANARY}, {@code STABLE}, …); empty when it has none. */
+  String stateOf(String agent, String version) {
+    for (JsonNode v : api.get("/v1/models/" + agent).json().path("versions")) {
+      if (v.path("version").asText().equals(version)) return v.path("state").asText();
+    }
+    return "";
+  }
+
+  /** Waits until the version is in {@code state}; fails naming the agent's versions if it never is. */
+  void awaitState(String agent, String version, String state) throws InterruptedException {
+    for (int i = 0; i < 200; i++) {
+      if (stateOf(agent, version).equals(state)) return;
       Thread.sleep(100);
     }
-    throw new AssertionError("v1 of " + agent + " never became STABLE: " + api.get("/v1/models/" + agent).body());
+    assertEquals(state, stateOf(agent, version), api.get("/v1/models/" + agent).body());
   }
 
   /** The calls the simulator has answered, to tell whether the gateway forwarded one. */
@@ -77,7 +123,8 @@ final class GatewayTestNode implements AutoCloseable {
 
   @Override
   public void close() {
-    simulator.stop();
     node.close();
+    simulator.stop();
+    simulatorKit.shutdownTestKit();
   }
 }

@@ -6,17 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.typesafe.config.ConfigFactory;
-import io.otl.node.TrainingNode;
-import io.otl.node.simulator.SimulatorSettings;
-import io.otl.node.simulator.TrinitySimulator;
 import io.otl.node.testing.Http;
-import io.otl.node.testing.TestDatabases;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,53 +26,57 @@ import org.junit.jupiter.api.Test;
  */
 class GatewayToolSchemasExportTest {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** One agent a test: each test reads its agent's whole export. */
+  private static final String DECLARED = "tooler";
+  private static final String ADDED = "tool-adder";
+
+  private static GatewayTestNode gateway;
+  private static Http api;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gateway = GatewayTestNode.start("gateway-tools", Map.of(
+        "agentscope.training.training-runner.trigger.min-samples", 1000)).serving(DECLARED, ADDED);
+    api = gateway.api;
+  }
+
+  @AfterAll
+  static void stop() {
+    if (gateway != null) gateway.close();
+  }
 
   @Test
   void theExportedToolsAreTheOnesTheAgentDeclared() throws Exception {
-    Path dir = Files.createDirectories(Path.of("target", "gateway-tools-" + UUID.randomUUID()));
-    ActorTestKit kit = ActorTestKit.create("tool-schemas-simulator");
-    TrinitySimulator simulator = TrinitySimulator.start(kit.system(),
-        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
-    try (TrainingNode node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
-            "agentscope.training.training-runner.trigger.min-samples", 1000))
-        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)))) {
-      Http api = new Http(node.httpPort());
-      assertEquals(201, api.post("/v1/models/tooler/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
-          + "\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}").status());
-      ArrayNode tools = (ArrayNode) JSON.readTree("""
-          [{"type":"function","function":{"name":"get_weather","description":"Current weather of a city",
-            "parameters":{"type":"object","properties":{"city":{"type":"string","description":"city name"}},
-                          "required":["city"]}}},
-           {"type":"function","function":{"name":"book_flight","description":"Books a flight",
-            "parameters":{"type":"object","properties":{"to":{"type":"string"}},"required":["to"]}}}]""");
-      String session = "tools-" + UUID.randomUUID();
-      ArrayNode messages = JSON.createArrayNode();
-      messages.addObject().put("role", "user").put("content", "Use get_weather for Paris");
-      JsonNode first = chat(node.httpPort(), session, messages, tools);
-      JsonNode call = first.path("choices").get(0).path("message");
-      assertEquals("get_weather", call.path("tool_calls").get(0).path("function").path("name").asText(), first.toString());
-      messages.add(call);
-      messages.addObject().put("role", "tool").put("tool_call_id", call.path("tool_calls").get(0).path("id").asText())
-          .put("content", "{\"temp\":21}");
-      chat(node.httpPort(), session, messages, tools);
-      assertEquals(202, api.post("/v1/sessions/" + session + "/feedback", "{\"kind\":\"THUMBS_UP\"}").status());
-      assertEquals(202, api.post("/v1/sessions/" + session + "/events",
-          "{\"agentId\":\"tooler\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}").status());
+    ArrayNode tools = (ArrayNode) JSON.readTree("""
+        [{"type":"function","function":{"name":"get_weather","description":"Current weather of a city",
+          "parameters":{"type":"object","properties":{"city":{"type":"string","description":"city name"}},
+                        "required":["city"]}}},
+         {"type":"function","function":{"name":"book_flight","description":"Books a flight",
+          "parameters":{"type":"object","properties":{"to":{"type":"string"}},"required":["to"]}}}]""");
+    String session = "tools-" + UUID.randomUUID();
+    ArrayNode messages = JSON.createArrayNode();
+    messages.addObject().put("role", "user").put("content", "Use get_weather for Paris");
+    JsonNode first = chat(DECLARED, session, messages, tools);
+    JsonNode call = first.path("choices").get(0).path("message");
+    assertEquals("get_weather", call.path("tool_calls").get(0).path("function").path("name").asText(), first.toString());
+    messages.add(call);
+    messages.addObject().put("role", "tool").put("tool_call_id", call.path("tool_calls").get(0).path("id").asText())
+        .put("content", "{\"temp\":21}");
+    chat(DECLARED, session, messages, tools);
+    assertEquals(202, api.post("/v1/sessions/" + session + "/feedback", "{\"kind\":\"THUMBS_UP\"}").status());
+    assertEquals(202, api.post("/v1/sessions/" + session + "/events",
+        "{\"agentId\":\"" + DECLARED + "\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}").status());
 
-      Http.Response export = api.post("/v1/exports/tooler?format=sft", "");
-      assertEquals(200, export.status(), export.body());
-      String[] lines = export.body().split("\n");
-      assertEquals(2, lines.length, export.body());
-      JsonNode line = JSON.readTree(lines[1]);
-      assertEquals(tools, line.get("tools"), lines[1]);
-      // The call itself is still the one the model made, its arguments an object.
-      JsonNode exportedCall = line.path("messages").get(1).path("tool_calls").get(0).path("function");
-      assertEquals("get_weather", exportedCall.path("name").asText(), lines[1]);
-      assertEquals(true, exportedCall.path("arguments").isObject(), lines[1]);
-    } finally {
-      simulator.stop();
-      kit.shutdownTestKit();
-    }
+    Http.Response export = api.post("/v1/exports/" + DECLARED + "?format=sft", "");
+    assertEquals(200, export.status(), export.body());
+    String[] lines = export.body().split("\n");
+    assertEquals(2, lines.length, export.body());
+    JsonNode line = JSON.readTree(lines[1]);
+    assertEquals(tools, line.get("tools"), lines[1]);
+    // The call itself is still the one the model made, its arguments an object.
+    JsonNode exportedCall = line.path("messages").get(1).path("tool_calls").get(0).path("function");
+    assertEquals("get_weather", exportedCall.path("name").asText(), lines[1]);
+    assertEquals(true, exportedCall.path("arguments").isObject(), lines[1]);
   }
 
   /**
@@ -86,72 +87,56 @@ class GatewayToolSchemasExportTest {
    */
   @Test
   void aToolAddedMidConversationKeepsItsDeclaredSchema() throws Exception {
-    Path dir = Files.createDirectories(Path.of("target", "gateway-tools-" + UUID.randomUUID()));
-    ActorTestKit kit = ActorTestKit.create("tool-set-simulator");
-    TrinitySimulator simulator = TrinitySimulator.start(kit.system(),
-        SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
-    try (TrainingNode node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
-            "agentscope.training.training-runner.trigger.min-samples", 1000))
-        .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)))) {
-      Http api = new Http(node.httpPort());
-      assertEquals(201, api.post("/v1/models/tooler/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
-          + "\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}").status());
-      ArrayNode weatherOnly = (ArrayNode) JSON.readTree("""
-          [{"type":"function","function":{"name":"get_weather","description":"Current weather of a city",
-            "parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}}]""");
-      // The new tool first: the simulator calls the first tool the user names.
-      ArrayNode both = (ArrayNode) JSON.readTree("""
-          [{"type":"function","function":{"name":"book_flight","description":"Books a flight",
-            "parameters":{"type":"object","properties":{"to":{"type":"string"}},"required":["to"]}}}]""");
-      both.addAll(weatherOnly);
-      String session = "tools-" + UUID.randomUUID();
-      ArrayNode messages = JSON.createArrayNode();
-      messages.addObject().put("role", "user").put("content", "Hello");
-      messages.add(chat(node.httpPort(), session, messages, weatherOnly).path("choices").get(0).path("message"));
-      messages.addObject().put("role", "user").put("content", "Use book_flight to Rome");
-      JsonNode call = chat(node.httpPort(), session, messages, both).path("choices").get(0).path("message");
-      assertEquals("book_flight", call.path("tool_calls").get(0).path("function").path("name").asText(), call.toString());
-      messages.add(call);
-      messages.addObject().put("role", "tool").put("tool_call_id", call.path("tool_calls").get(0).path("id").asText())
-          .put("content", "{\"booked\":true}");
-      messages.add(chat(node.httpPort(), session, messages, both).path("choices").get(0).path("message"));
-      messages.addObject().put("role", "user").put("content", "Thanks");
-      // The first list again: a set the session has had is not stored twice, the latest new one stays.
-      chat(node.httpPort(), session, messages, weatherOnly);
-      assertEquals(202, api.post("/v1/sessions/" + session + "/events",
-          "{\"agentId\":\"tooler\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}").status());
+    ArrayNode weatherOnly = (ArrayNode) JSON.readTree("""
+        [{"type":"function","function":{"name":"get_weather","description":"Current weather of a city",
+          "parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}}]""");
+    // The new tool first: the simulator calls the first tool the user names.
+    ArrayNode both = (ArrayNode) JSON.readTree("""
+        [{"type":"function","function":{"name":"book_flight","description":"Books a flight",
+          "parameters":{"type":"object","properties":{"to":{"type":"string"}},"required":["to"]}}}]""");
+    both.addAll(weatherOnly);
+    String session = "tools-" + UUID.randomUUID();
+    ArrayNode messages = JSON.createArrayNode();
+    messages.addObject().put("role", "user").put("content", "Hello");
+    messages.add(chat(ADDED, session, messages, weatherOnly).path("choices").get(0).path("message"));
+    messages.addObject().put("role", "user").put("content", "Use book_flight to Rome");
+    JsonNode call = chat(ADDED, session, messages, both).path("choices").get(0).path("message");
+    assertEquals("book_flight", call.path("tool_calls").get(0).path("function").path("name").asText(), call.toString());
+    messages.add(call);
+    messages.addObject().put("role", "tool").put("tool_call_id", call.path("tool_calls").get(0).path("id").asText())
+        .put("content", "{\"booked\":true}");
+    messages.add(chat(ADDED, session, messages, both).path("choices").get(0).path("message"));
+    messages.addObject().put("role", "user").put("content", "Thanks");
+    // The first list again: a set the session has had is not stored twice, the latest new one stays.
+    chat(ADDED, session, messages, weatherOnly);
+    assertEquals(202, api.post("/v1/sessions/" + session + "/events",
+        "{\"agentId\":\"" + ADDED + "\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}").status());
 
-      // The audit tells a tool list from a (re)start of the session.
-      String timeline = api.get("/v1/audit/session/" + session + "/timeline").body();
-      assertEquals(1, timeline.split("started for agent", -1).length - 1, timeline);
-      assertEquals(2, timeline.split("metadata added: tools", -1).length - 1, timeline);
-      JsonNode stored = JSON.readTree(api.get("/v1/sessions/" + session).body());
-      assertEquals(both, JSON.readTree(stored.path("metadata").path("tools").asText()), stored.toString());
-      Http.Response export = api.post("/v1/exports/tooler?format=sft", "");
-      assertEquals(200, export.status(), export.body());
-      JsonNode line = null;
-      for (String l : export.body().split("\n")) {
-        if (l.contains("book_flight")) line = JSON.readTree(l);
-      }
-      assertEquals(both, line == null ? null : line.get("tools"), export.body());
-    } finally {
-      simulator.stop();
-      kit.shutdownTestKit();
+    // The audit tells a tool list from a (re)start of the session.
+    String timeline = api.get("/v1/audit/session/" + session + "/timeline").body();
+    assertEquals(1, timeline.split("started for agent", -1).length - 1, timeline);
+    assertEquals(2, timeline.split("metadata added: tools", -1).length - 1, timeline);
+    JsonNode stored = JSON.readTree(api.get("/v1/sessions/" + session).body());
+    assertEquals(both, JSON.readTree(stored.path("metadata").path("tools").asText()), stored.toString());
+    Http.Response export = api.post("/v1/exports/" + ADDED + "?format=sft", "");
+    assertEquals(200, export.status(), export.body());
+    JsonNode line = null;
+    for (String l : export.body().split("\n")) {
+      if (l.contains("book_flight")) line = JSON.readTree(l);
     }
+    assertEquals(both, line == null ? null : line.get("tools"), export.body());
   }
 
-  private static JsonNode chat(int port, String session, ArrayNode messages, ArrayNode tools) throws Exception {
+  private static JsonNode chat(String agent, String session, ArrayNode messages, ArrayNode tools) throws Exception {
     ObjectNode body = JSON.createObjectNode().put("model", "default");
     body.set("messages", messages);
     body.set("tools", tools);
-    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
-        java.net.http.HttpRequest.newBuilder(java.net.URI.create(
-                "http://127.0.0.1:" + port + "/v1/chat/completions"))
-            .header("X-Agent-Id", "tooler").header("X-Session-Id", session).header("Content-Type", "application/json")
-            .POST(java.net.http.HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build(),
-        java.net.http.HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
+            .header("X-Agent-Id", agent).header("X-Session-Id", session).header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build(),
+        HttpResponse.BodyHandlers.ofString());
     assertEquals(200, r.statusCode(), r.body());
     return JSON.readTree(r.body());
   }
-
 }

@@ -257,6 +257,41 @@ class TrinitySimulatorTest {
     assertEquals("{\"city\":\"weather in Paris,\\nuse get_weather\"}", toolCall.path("function").path("arguments").asText());
   }
 
+  /**
+   * With {@code n=2} both choices call the tool; an agent answers a call by its id, so each call has
+   * an id of its own (the two choices used to share one), whole and streamed, and a later response's
+   * calls have others again.
+   */
+  @Test
+  void everyToolCallHasAnIdOfItsOwn() throws IOException {
+    String request = "{\"model\":\"m\",\"n\":2,\"messages\":[{\"role\":\"user\",\"content\":\"use get_weather\"}],"
+        + "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":"
+        + "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}}]";
+    HttpResponse<String> whole = post(base + "/v1/chat/completions", request + "}");
+    assertEquals(200, whole.statusCode(), whole.body());
+    List<String> ids = new java.util.ArrayList<>();
+    for (JsonNode choice : json(whole).path("choices")) {
+      JsonNode call = choice.path("message").path("tool_calls").path(0);
+      assertEquals("get_weather", call.path("function").path("name").asText(), whole.body());
+      ids.add(call.path("id").asText());
+    }
+    HttpResponse<String> streamed = post(base + "/v1/chat/completions", request + ",\"stream\":true}");
+    assertEquals(200, streamed.statusCode(), streamed.body());
+    int streamedCalls = 0;
+    for (String line : streamed.body().split("\n")) {
+      if (!line.startsWith("data: {")) continue;
+      for (JsonNode call : new com.fasterxml.jackson.databind.ObjectMapper().readTree(line.substring(6))
+          .path("choices").path(0).path("delta").path("tool_calls")) {
+        ids.add(call.path("id").asText());
+        streamedCalls++;
+      }
+    }
+    assertEquals(2, streamedCalls, streamed.body());
+    assertEquals(4, ids.size(), ids.toString());
+    assertEquals(4, new java.util.HashSet<>(ids).size(), "ids: " + ids);
+    assertTrue(ids.stream().allMatch(id -> id.startsWith("call_")), ids.toString());
+  }
+
   @Test
   void chatCompletionNeedsMessages() {
     HttpResponse<String> r = post(base + "/v1/chat/completions", "{\"model\":\"m\"}");

@@ -1,5 +1,6 @@
 package io.otl.core.coordinator;
 
+import io.otl.core.SettingsOverlay;
 import io.otl.core.coordinator.CoordinatorEvents.PolicyChanged;
 import io.otl.core.coordinator.CoordinatorProtocol.Command;
 import java.time.Clock;
@@ -24,7 +25,7 @@ final class CoordinatorRuntime {
   final Clock clock;
   final ActorContext<Command> ctx;
   final TimerScheduler<Command> timers;
-  final PolicyOverrides.Resolver resolver;
+  final SettingsOverlay.Resolver<TrainingPolicy> resolver;
   /** "One rollout at a time": asks ModelVersion before a job. */
   final RolloutGate rollouts;
   /** Calls in flight: keeps one call per step, whatever triggers it. */
@@ -35,7 +36,7 @@ final class CoordinatorRuntime {
   TrainingPolicy policy;
   PolicyChanged policyApplied;
 
-  CoordinatorRuntime(String agentId, TrainingPolicy policy, PolicyOverrides.Resolver resolver,
+  CoordinatorRuntime(String agentId, TrainingPolicy policy, SettingsOverlay.Resolver<TrainingPolicy> resolver,
       TrainingCoordinator.Ports ports, Clock clock, ActorContext<Command> ctx, TimerScheduler<Command> timers) {
     this.agentId = agentId;
     this.policy = policy;

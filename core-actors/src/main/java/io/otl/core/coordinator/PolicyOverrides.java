@@ -1,10 +1,8 @@
 package io.otl.core.coordinator;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigException;
-import com.typesafe.config.ConfigFactory;
-import com.typesafe.config.ConfigValue;
 import io.otl.core.Ids;
+import io.otl.core.SettingsOverlay;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +13,8 @@ import java.util.function.Consumer;
  * file under {@code agentscope.training.agents.<agentId>}, or at run time with {@code PUT
  * /v1/training/{agentId}/policy}), and how a set of them becomes that agent's {@link
  * TrainingPolicy}. The same rules serve both doors, so a run-time change is refused exactly
- * where the file would refuse to start.
+ * where the file would refuse to start; the overlay itself is {@link SettingsOverlay}'s, as for the
+ * rollout keys ({@link io.otl.core.model.RolloutPolicy}).
  */
 public final class PolicyOverrides {
 
@@ -24,21 +23,19 @@ public final class PolicyOverrides {
       "trigger.type", "trigger.cron", "trigger.min-samples", "trigger.missed-slots", "trigger.zone",
       "algorithm", "base-model", "hyperparams.");
 
+  /** What a body may set, and what is said of the rest. */
+  private static final SettingsOverlay.Keys KEYS = new SettingsOverlay.Keys(PolicyOverrides::overridable,
+      " cannot be set per agent; allowed: " + allowed(),
+      "a key of the policy is not a key name (letters, digits, '-', nested with '.'); allowed: " + allowed(),
+      "the policy is not an object of keys and values",
+      " must have a value (null is not one); allowed keys: " + allowed());
+
   private PolicyOverrides() {}
 
-  /** Makes the agent's policy from its overrides; throws IllegalArgumentException naming the key. */
-  @FunctionalInterface
-  public interface Resolver {
-    TrainingPolicy resolve(Map<String, Object> overrides);
-
-    /** Run-time changes refused: the coordinator was built from a policy without its configuration. */
-    static Resolver fixed(TrainingPolicy policy) {
-      return o -> {
-        if (o.isEmpty()) return policy;
-        throw new IllegalArgumentException(
-            "this node cannot change a policy at run time (the coordinator has no configuration to lay it over)");
-      };
-    }
+  /** Run-time changes refused: the coordinator was built from a policy without its configuration. */
+  public static SettingsOverlay.Resolver<TrainingPolicy> fixed(TrainingPolicy policy) {
+    return SettingsOverlay.fixed(policy,
+        "this node cannot change a policy at run time (the coordinator has no configuration to lay it over)");
   }
 
   /** True when {@code key} (relative to training-runner) may be set per agent. */
@@ -83,32 +80,7 @@ public final class PolicyOverrides {
    * #OVERRIDABLE}, values must not be null.
    */
   public static Map<String, Object> flatten(Map<String, ?> raw) {
-    Config c;
-    try {
-      c = ConfigFactory.parseMap(raw == null ? Map.of() : raw);
-    } catch (ConfigException.BadPath e) {
-      // Config's message quotes the key it stumbled on: client data, not echoed.
-      throw new IllegalArgumentException("a key of the policy is not a key name (letters, digits, '-', nested with "
-          + "'.'); allowed: " + allowed(), e);
-    } catch (ConfigException e) {
-      throw new IllegalArgumentException("the policy is not an object of keys and values", e);
-    }
-    Map<String, Object> flat = new LinkedHashMap<>();
-    for (Map.Entry<String, ConfigValue> e : c.entrySet()) {
-      if (!overridable(e.getKey())) {
-        throw new IllegalArgumentException(
-            Ids.shownPath(e.getKey()) + " cannot be set per agent; allowed: " + allowed());
-      }
-      flat.put(e.getKey(), e.getValue().unwrapped());
-    }
-    // entrySet() leaves out null values: name them instead of dropping them silently.
-    for (Map.Entry<String, ?> e : (raw == null ? Map.<String, Object>of() : raw).entrySet()) {
-      if (e.getValue() == null) {
-        throw new IllegalArgumentException(Ids.shownPath(e.getKey()) + " must have a value (null is not one); allowed keys: "
-            + allowed());
-      }
-    }
-    return flat;
+    return SettingsOverlay.flatten(raw, KEYS);
   }
 
   /**
@@ -116,15 +88,9 @@ public final class PolicyOverrides {
    * holding its file overrides), checked by {@code validate} (the node's start-up validator; may
    * throw IllegalArgumentException) and then read by {@link TrainingPolicy#fromConfig}.
    */
-  public static Resolver over(Config agentscopeTraining, Consumer<Config> validate) {
-    return overrides -> {
-      Map<String, Object> flat = flatten(overrides);
-      if (flat.isEmpty()) return TrainingPolicy.fromConfig(agentscopeTraining);
-      Config effective = agentscopeTraining.withValue(TrainingPolicy.PATH,
-          ConfigFactory.parseMap(flat).withFallback(agentscopeTraining.getConfig(TrainingPolicy.PATH)).root());
-      if (validate != null) validate.accept(effective);
-      return TrainingPolicy.fromConfig(effective);
-    };
+  public static SettingsOverlay.Resolver<TrainingPolicy> over(Config agentscopeTraining, Consumer<Config> validate) {
+    return SettingsOverlay.over(agentscopeTraining, TrainingPolicy.PATH, PolicyOverrides::flatten, validate,
+        TrainingPolicy::fromConfig);
   }
 
   /** The overridable settings of a policy, by key, as GET .../policy shows them. */

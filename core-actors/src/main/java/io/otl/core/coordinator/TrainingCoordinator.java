@@ -1,5 +1,6 @@
 package io.otl.core.coordinator;
 
+import io.otl.core.SettingsOverlay;
 import io.otl.core.coordinator.CoordinatorEvents.Event;
 import io.otl.core.coordinator.CoordinatorProtocol.Command;
 import io.otl.core.coordinator.CoordinatorState.State;
@@ -146,15 +147,15 @@ public final class TrainingCoordinator
    * @param clock the source of every timestamp and timer delay
    */
   public static Behavior<Command> create(String agentId, TrainingPolicy policy, Ports ports, Clock clock) {
-    return create(agentId, policy, PolicyOverrides.Resolver.fixed(policy), ports, clock);
+    return create(agentId, policy, PolicyOverrides.fixed(policy), ports, clock);
   }
 
   /**
    * @param resolver makes the agent's policy from run-time overrides ({@link
    *     PolicyOverrides#over}); {@code policy} is its answer to none
    */
-  public static Behavior<Command> create(String agentId, TrainingPolicy policy, PolicyOverrides.Resolver resolver,
-      Ports ports, Clock clock) {
+  public static Behavior<Command> create(String agentId, TrainingPolicy policy,
+      SettingsOverlay.Resolver<TrainingPolicy> resolver, Ports ports, Clock clock) {
     Objects.requireNonNull(resolver, "resolver");
     Objects.requireNonNull(agentId, "agentId");
     Objects.requireNonNull(policy, "policy");
@@ -171,7 +172,7 @@ public final class TrainingCoordinator
   }
 
   /** Package-private (like its planning methods) so unit tests can plan on a synchronous test context. */
-  TrainingCoordinator(String agentId, TrainingPolicy policy, PolicyOverrides.Resolver resolver,
+  TrainingCoordinator(String agentId, TrainingPolicy policy, SettingsOverlay.Resolver<TrainingPolicy> resolver,
       Ports ports, Clock clock, ActorContext<Command> ctx, TimerScheduler<Command> timers) {
     super(persistenceId(agentId),
         SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.1));

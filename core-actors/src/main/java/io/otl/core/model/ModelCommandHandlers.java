@@ -1,5 +1,6 @@
 package io.otl.core.model;
 
+import io.otl.core.SettingsOverlay;
 import io.otl.core.entity.Plan;
 import io.otl.core.model.Deployments.Deployment;
 import io.otl.core.model.ModelEvents.EvaluationStarted;
@@ -65,7 +66,7 @@ final class ModelCommandHandlers {
 
   private final String agentId;
   /** Lays the run-time overrides over the file's settings (validated as the file is). */
-  private final RolloutPolicy.Resolver resolver;
+  private final SettingsOverlay.Resolver<ModelSettings> resolver;
   /** The settings in force: the file's, then the state's run-time overrides ({@link #refresh}). */
   private ModelSettings settings;
   /** The change {@link #settings} was resolved from (null: none), so a state is resolved once. */
@@ -79,8 +80,9 @@ final class ModelCommandHandlers {
   private final RolloutPlanner rollouts;
   private final EffectFactories<Event, State> effect;
 
-  ModelCommandHandlers(String agentId, RolloutPolicy.Resolver resolver, Clock clock, TimerScheduler<Command> timers,
-      Serving serving, ActorContext<Command> context, EffectFactories<Event, State> effect) {
+  ModelCommandHandlers(String agentId, SettingsOverlay.Resolver<ModelSettings> resolver, Clock clock,
+      TimerScheduler<Command> timers, Serving serving, ActorContext<Command> context,
+      EffectFactories<Event, State> effect) {
     this.agentId = agentId;
     this.resolver = resolver;
     this.settings = resolver.resolve(Map.of());

@@ -1,5 +1,6 @@
 package io.otl.core.model;
 
+import io.otl.core.SettingsOverlay;
 import io.otl.core.serving.Serving;
 import java.time.Clock;
 import java.time.Duration;
@@ -57,14 +58,14 @@ public final class ModelVersion
    */
   public static Behavior<Command> create(String agentId, ModelSettings settings, Clock clock, Serving serving) {
     Objects.requireNonNull(settings, "settings");
-    return create(agentId, RolloutPolicy.Resolver.fixed(settings), clock, serving);
+    return create(agentId, RolloutPolicy.fixed(settings), clock, serving);
   }
 
   /**
-   * With the file's settings as a {@link RolloutPolicy.Resolver}, which lays the run-time overrides
+   * With the file's settings as a {@link SettingsOverlay.Resolver}, which lays the run-time overrides
    * ({@code PUT /v1/training/{agentId}/policy}, {@code model-update.*}) over them.
    */
-  public static Behavior<Command> create(String agentId, RolloutPolicy.Resolver settings, Clock clock,
+  public static Behavior<Command> create(String agentId, SettingsOverlay.Resolver<ModelSettings> settings, Clock clock,
       Serving serving) {
     Objects.requireNonNull(agentId, "agentId");
     Objects.requireNonNull(settings, "settings");
@@ -75,7 +76,7 @@ public final class ModelVersion
   }
 
   private ModelVersion(
-      String agentId, RolloutPolicy.Resolver settings, Clock clock, TimerScheduler<Command> timers,
+      String agentId, SettingsOverlay.Resolver<ModelSettings> settings, Clock clock, TimerScheduler<Command> timers,
       Serving serving, ActorContext<Command> context) {
     super(
         PersistenceId.of(ENTITY_TYPE_KEY.name(), agentId),

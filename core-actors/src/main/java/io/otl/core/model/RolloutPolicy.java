@@ -1,10 +1,8 @@
 package io.otl.core.model;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
-import com.typesafe.config.ConfigValue;
-import io.otl.core.Ids;
+import io.otl.core.SettingsOverlay;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
@@ -17,9 +15,9 @@ import java.util.function.Consumer;
 /**
  * Run-time rollout settings of one agent ({@code PUT /v1/training/{agentId}/policy} with {@code
  * model-update.*} keys): the overrides are the ModelVersion entity's event {@link RolloutPolicyChanged}, laid
- * over the file's {@code model-update} section by a {@link Resolver} the node builds (the same
- * validator as at start-up). They apply from the entity's next decision on: a rollout in progress
- * keeps its plan (canary ratio and steps, fixed by its {@code RolloutStarted}), while step-duration,
+ * over the file's {@code model-update} section by a {@link SettingsOverlay.Resolver} the node builds
+ * (the same overlay and validator as for the training policy's keys). They apply from the entity's
+ * next decision on: a rollout in progress keeps its plan (canary ratio and steps, fixed by its {@code RolloutStarted}), while step-duration,
  * min-samples-per-step, confidence, tolerances and rollback-on-degradation are read at its next step
  * check; auto-deploy, evaluation-metrics, the offline gate and retain-previous at their next use.
  */
@@ -31,6 +29,14 @@ public final class RolloutPolicy {
   /** The keys there are: those of reference.conf's {@code agentscope.training.model-update}. */
   private static final Config KNOWN =
       ConfigFactory.defaultReference().getConfig("agentscope.training." + SECTION);
+
+  /** What a body may set (the known keys, with the section's prefix), and what is said of the rest. */
+  private static final SettingsOverlay.Keys KEYS = new SettingsOverlay.Keys(
+      key -> key.startsWith(PREFIX) && KNOWN.hasPath(key.substring(PREFIX.length())),
+      " is not a model-update key; known: " + known(),
+      "a model-update key of the policy is not a key name; known: " + known(),
+      "a model-update key of the policy is not a key name; known: " + known(),
+      " must have a value (null is not one)");
 
   private RolloutPolicy() {}
 
@@ -45,19 +51,10 @@ public final class RolloutPolicy {
     }
   }
 
-  /** Makes the agent's settings from its overrides; throws IllegalArgumentException naming the key. */
-  @FunctionalInterface
-  public interface Resolver {
-    ModelSettings resolve(Map<String, Object> overrides);
-
-    /** Run-time changes refused: the entity was built from settings without their configuration. */
-    static Resolver fixed(ModelSettings settings) {
-      return o -> {
-        if (o.isEmpty()) return settings;
-        throw new IllegalArgumentException(
-            "this node cannot change rollout settings at run time (the entity has no configuration to lay them over)");
-      };
-    }
+  /** Run-time changes refused: the entity was built from settings without their configuration. */
+  public static SettingsOverlay.Resolver<ModelSettings> fixed(ModelSettings settings) {
+    return SettingsOverlay.fixed(settings,
+        "this node cannot change rollout settings at run time (the entity has no configuration to lay them over)");
   }
 
   /** True for a key of the body that belongs to this section ({@code model-update} or {@code model-update.*}). */
@@ -87,26 +84,7 @@ public final class RolloutPolicy {
    * it is a plain word.
    */
   public static Map<String, Object> flatten(Map<String, ?> raw) {
-    Config c;
-    try {
-      c = ConfigFactory.parseMap(raw == null ? Map.of() : raw);
-    } catch (ConfigException e) {
-      throw new IllegalArgumentException("a model-update key of the policy is not a key name; known: " + known(), e);
-    }
-    Map<String, Object> flat = new LinkedHashMap<>();
-    for (Map.Entry<String, ConfigValue> e : c.entrySet()) {
-      String key = e.getKey();
-      if (!key.startsWith(PREFIX) || !KNOWN.hasPath(key.substring(PREFIX.length()))) {
-        throw new IllegalArgumentException(Ids.shownPath(key) + " is not a model-update key; known: " + known());
-      }
-      flat.put(key, e.getValue().unwrapped());
-    }
-    for (Map.Entry<String, ?> e : (raw == null ? Map.<String, Object>of() : raw).entrySet()) {
-      if (e.getValue() == null) {
-        throw new IllegalArgumentException(Ids.shownPath(e.getKey()) + " must have a value (null is not one)");
-      }
-    }
-    return flat;
+    return SettingsOverlay.flatten(raw, KEYS);
   }
 
   /**
@@ -115,14 +93,9 @@ public final class RolloutPolicy {
    * node's start-up validator; may throw IllegalArgumentException) and then read by {@link
    * ModelSettings#fromConfig}, whose own checks across keys run last.
    */
-  public static Resolver over(Config agentscopeTraining, Consumer<Config> validate) {
-    return overrides -> {
-      Map<String, Object> flat = flatten(overrides);
-      if (flat.isEmpty()) return ModelSettings.fromConfig(agentscopeTraining);
-      Config effective = ConfigFactory.parseMap(flat).withFallback(agentscopeTraining);
-      if (validate != null) validate.accept(effective);
-      return ModelSettings.fromConfig(effective);
-    };
+  public static SettingsOverlay.Resolver<ModelSettings> over(Config agentscopeTraining, Consumer<Config> validate) {
+    // The flat keys carry their section (model-update.canary-ratio): laid over the whole section.
+    return SettingsOverlay.over(agentscopeTraining, "", RolloutPolicy::flatten, validate, ModelSettings::fromConfig);
   }
 
   /** The settings in force, by {@code model-update.<key>}, as {@code GET …/policy} shows them. */

@@ -288,10 +288,13 @@ public final class AgentSession
       Instant startedAt = earlier(this.startedAt, event instanceof FeedbackRecorded
           || event instanceof TrajectoryCompleted || event instanceof RewardRevised ? null : event.at());
       if (event instanceof SessionStarted e) {
+        // In the order the keys first came (a later start's value replaces, in place): the events
+        // keep it in the journal, so a replay after a restart shows the same order as the live
+        // entity did (Map.copyOf's order changes from one JVM to the next).
         Map<String, String> meta = new LinkedHashMap<>(metadata);
         if (e.metadata() != null) meta.putAll(e.metadata());
         return new State(Status.ACTIVE, e.agentId(), firstNonNull(e.agentVersion(), agentVersion),
-            firstNonNull(e.modelVersion(), modelVersion), Map.copyOf(meta),
+            firstNonNull(e.modelVersion(), modelVersion), Collections.unmodifiableMap(meta),
             startedAt, activity, completedAt, messages, toolCalls, steps, feedback,
             result, reward, qualityScore, unexplainedToolErrors, ids);
       } else if (event instanceof MessageRecorded e) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.otl.core.SettingsOverlay;
 import io.otl.core.coordinator.TrainingPolicy.TriggerType;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -66,7 +67,7 @@ class PolicyOverridesTest {
   @Test
   void overridesAreLaidOverTheAgentsSectionAndValidatedFirst() {
     AtomicReference<Config> validated = new AtomicReference<>();
-    PolicyOverrides.Resolver r = PolicyOverrides.over(TRAINING, validated::set);
+    SettingsOverlay.Resolver<TrainingPolicy> r = PolicyOverrides.over(TRAINING, validated::set);
     TrainingPolicy p = r.resolve(Map.of("trigger.min-samples", 7, "hyperparams.epochs", 3));
     assertEquals(7, p.minSamples());
     assertEquals(3, p.hyperparams().get("epochs"));
@@ -77,7 +78,7 @@ class PolicyOverridesTest {
     assertEquals(1000, r.resolve(Map.of()).minSamples(), "no overrides: the file's policy, nothing to validate");
     assertEquals(null, validated.get());
 
-    PolicyOverrides.Resolver refusing = PolicyOverrides.over(TRAINING, c -> {
+    SettingsOverlay.Resolver<TrainingPolicy> refusing = PolicyOverrides.over(TRAINING, c -> {
       throw new IllegalArgumentException("refused by the validator");
     });
     assertThrows(IllegalArgumentException.class, () -> refusing.resolve(Map.of("algorithm", "dpo")));
@@ -87,7 +88,7 @@ class PolicyOverridesTest {
   @Test
   void aFixedPolicyRefusesEveryRunTimeChange() {
     TrainingPolicy defaults = TrainingPolicy.defaults();
-    PolicyOverrides.Resolver fixed = PolicyOverrides.Resolver.fixed(defaults);
+    SettingsOverlay.Resolver<TrainingPolicy> fixed = PolicyOverrides.fixed(defaults);
     assertSame(defaults, fixed.resolve(Map.of()));
     assertThrows(IllegalArgumentException.class, () -> fixed.resolve(Map.of("algorithm", "dpo")));
   }

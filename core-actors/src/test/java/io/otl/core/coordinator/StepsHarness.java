@@ -54,7 +54,7 @@ final class StepsHarness {
     AtomicReference<CoordinatorRuntime> made = new AtomicReference<>();
     AtomicReference<TrainingCoordinator> entity = new AtomicReference<>();
     kit = BehaviorTestKit.create(Behaviors.<Command>setup(ctx -> Behaviors.withTimers(timers -> {
-      made.set(new CoordinatorRuntime("a", policy, PolicyOverrides.Resolver.fixed(policy), ports, clock, ctx, timers));
+      made.set(new CoordinatorRuntime("a", policy, PolicyOverrides.fixed(policy), ports, clock, ctx, timers));
       entity.set(new TrainingCoordinator("a", policy, PolicyOverrides.over(config(overrides), null), ports, clock,
           ctx, timers));
       return Behaviors.empty();

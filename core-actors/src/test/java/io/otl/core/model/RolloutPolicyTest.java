@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.core.SettingsOverlay;
 import io.otl.core.model.ModelEvents.Event;
 import io.otl.core.model.ModelEvents.RolloutStarted;
 import io.otl.core.model.ModelProtocol.Command;
@@ -53,7 +54,8 @@ class RolloutPolicyTest {
 
   @BeforeEach
   void entity() {
-    RolloutPolicy.Resolver file = RolloutPolicy.over(EntityTestKits.training("min-samples-per-step = 20"), null);
+    SettingsOverlay.Resolver<ModelSettings> file =
+        RolloutPolicy.over(EntityTestKits.training("min-samples-per-step = 20"), null);
     kit = EventSourcedBehaviorTestKit.create(testKit.system(),
         ModelVersion.create("agent-" + UUID.randomUUID(), file, clock, io.otl.core.serving.Serving.registeredEndpoints()),
         EventSourcedBehaviorTestKit.enabledSerializationSettings());
@@ -144,6 +146,6 @@ class RolloutPolicyTest {
   @Test
   void anEntityWithFixedSettingsRefusesRunTimeChanges() {
     assertThrows(IllegalArgumentException.class,
-        () -> RolloutPolicy.Resolver.fixed(ModelSettings.defaults()).resolve(Map.of("model-update.canary-ratio", 0.2)));
+        () -> RolloutPolicy.fixed(ModelSettings.defaults()).resolve(Map.of("model-update.canary-ratio", 0.2)));
   }
 }

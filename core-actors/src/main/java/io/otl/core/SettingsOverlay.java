@@ -1,0 +1,107 @@
+package io.otl.core;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValue;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * An agent's run-time overrides laid over its file settings: the one mechanism behind its training
+ * policy ({@link io.otl.core.coordinator.PolicyOverrides}) and its rollout settings ({@link
+ * io.otl.core.model.RolloutPolicy}). A {@code PUT /v1/training/{agentId}/policy} body is made flat
+ * and checked key by key ({@link #flatten}), laid over the agent's {@code agentscope.training}
+ * section, checked by the node's start-up validator and read as the file would be ({@link #over}),
+ * so a run-time change is refused exactly where the file would refuse to start. The kinds differ
+ * only in their keys, their messages, where their keys go and what they read.
+ */
+public final class SettingsOverlay {
+
+  private SettingsOverlay() {}
+
+  /** Makes an agent's settings from its overrides; throws IllegalArgumentException naming the key. */
+  @FunctionalInterface
+  public interface Resolver<T> {
+    T resolve(Map<String, Object> overrides);
+  }
+
+  /**
+   * Run-time changes refused, {@code why} saying so: the settings were built without the
+   * configuration to lay overrides over. No overrides give {@code settings}.
+   */
+  public static <T> Resolver<T> fixed(T settings, String why) {
+    return o -> {
+      if (o.isEmpty()) return settings;
+      throw new IllegalArgumentException(why);
+    };
+  }
+
+  /**
+   * The keys a kind of overrides accepts, and what it says of the rest. A key is client text: a
+   * message names it only as {@link Ids#shownPath} shows it, followed by {@code notAllowed} or
+   * {@code noValue}.
+   *
+   * @param allowed a flat key that may be set
+   * @param notAllowed after the key, for one that may not
+   * @param notAKeyName for a body whose keys are not key names ({@code trigger..type})
+   * @param notAnObject for a body that is no object of keys and values
+   * @param noValue after the key, for a null value
+   */
+  public record Keys(Predicate<String> allowed, String notAllowed, String notAKeyName, String notAnObject,
+      String noValue) {}
+
+  /**
+   * Flat {@code key -> value} of a JSON-like object, nested sections accepted ({@code {"trigger":
+   * {"min-samples": 5}}} is {@code trigger.min-samples}); every key must be allowed, no value null.
+   */
+  public static Map<String, Object> flatten(Map<String, ?> raw, Keys keys) {
+    Map<String, ?> body = raw == null ? Map.of() : raw;
+    Config c;
+    try {
+      c = ConfigFactory.parseMap(body);
+    } catch (ConfigException.BadPath e) {
+      // Config's message quotes the key it stumbled on: client data, not echoed.
+      throw new IllegalArgumentException(keys.notAKeyName(), e);
+    } catch (ConfigException e) {
+      throw new IllegalArgumentException(keys.notAnObject(), e);
+    }
+    Map<String, Object> flat = new LinkedHashMap<>();
+    for (Map.Entry<String, ConfigValue> e : c.entrySet()) {
+      if (!keys.allowed().test(e.getKey())) {
+        throw new IllegalArgumentException(Ids.shownPath(e.getKey()) + keys.notAllowed());
+      }
+      flat.put(e.getKey(), e.getValue().unwrapped());
+    }
+    // entrySet() leaves out null values: name them instead of dropping them silently.
+    for (Map.Entry<String, ?> e : body.entrySet()) {
+      if (e.getValue() == null) throw new IllegalArgumentException(Ids.shownPath(e.getKey()) + keys.noValue());
+    }
+    return flat;
+  }
+
+  /**
+   * A resolver laying overrides over the agent's {@code agentscope.training} section (already
+   * holding its file's per-agent settings): {@code flatten} checks them, {@code validate} (the
+   * node's start-up validator; null for none; may throw IllegalArgumentException) checks the whole,
+   * {@code read} reads it, with its own checks across keys last. No overrides: the file's settings,
+   * nothing to validate.
+   *
+   * @param section where the flat keys go, relative to {@code agentscopeTraining}; empty: they are
+   *     relative to it already
+   */
+  public static <T> Resolver<T> over(Config agentscopeTraining, String section,
+      Function<Map<String, ?>, Map<String, Object>> flatten, Consumer<Config> validate, Function<Config, T> read) {
+    return overrides -> {
+      Map<String, Object> flat = flatten.apply(overrides);
+      if (flat.isEmpty()) return read.apply(agentscopeTraining);
+      Config laid = ConfigFactory.parseMap(flat);
+      Config effective = (section.isEmpty() ? laid : laid.atPath(section)).withFallback(agentscopeTraining);
+      if (validate != null) validate.accept(effective);
+      return read.apply(effective);
+    };
+  }
+}
