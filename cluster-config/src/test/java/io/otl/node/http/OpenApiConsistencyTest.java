@@ -68,10 +68,48 @@ class OpenApiConsistencyTest {
             method.equals("POST") ? "{}" : null);
         assertFalse(routeMissing(r), method + " " + template + " is documented but not served: " + r.status() + " " + r.body());
         assertTrue(r.status() < 500 || r.status() == 503, method + " " + template + " → " + r.status() + " " + r.body());
+        assertDocumented(template, method, r, "{}");
         checked++;
       }
     }
     assertTrue(checked >= 24, "only " + checked + " operations documented");
+  }
+
+  /**
+   * A client generated from the document learns the error answers from it: every route that takes a
+   * body refuses one that is not JSON, and the status it answers (415 where the body is read as
+   * JSON) is one the document lists for that operation.
+   */
+  @Test
+  void aBodyThatIsNotJsonGetsADocumentedStatus() {
+    Iterator<String> paths = doc.get("paths").fieldNames();
+    int checked = 0;
+    while (paths.hasNext()) {
+      String template = paths.next();
+      Iterator<String> methods = doc.get("paths").get(template).fieldNames();
+      while (methods.hasNext()) {
+        String method = methods.next().toUpperCase();
+        if (!method.equals("POST") && !method.equals("PUT")) continue;
+        String path = concrete(template) + (template.startsWith("/v1/exports/") ? "?format=sft" : "");
+        Http.Response r = http.send(method, path, "hello".getBytes(java.nio.charset.StandardCharsets.UTF_8), "text/plain");
+        assertDocumented(template, method, r, "a text/plain body");
+        checked++;
+      }
+    }
+    assertTrue(checked >= 15, "only " + checked + " operations with a body documented");
+    Http.Response events = http.send("POST", "/v1/sessions/x1/events",
+        "{\"agentId\":\"a1\",\"events\":[]}".getBytes(java.nio.charset.StandardCharsets.UTF_8), "text/plain");
+    assertEquals(415, events.status(), events.body());
+  }
+
+  /** An error status the server answered is listed among the operation's responses. */
+  private static void assertDocumented(String template, String method, Http.Response r, String sent) {
+    if (r.status() < 400) return;
+    JsonNode responses = doc.get("paths").get(template).get(method.toLowerCase()).get("responses");
+    List<String> listed = new ArrayList<>();
+    responses.fieldNames().forEachRemaining(listed::add);
+    assertTrue(listed.contains(String.valueOf(r.status())), method + " " + template + " with " + sent + " answers "
+        + r.status() + ", which the document does not list " + listed + ": " + r.body());
   }
 
   @Test
