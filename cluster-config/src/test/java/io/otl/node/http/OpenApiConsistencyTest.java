@@ -102,6 +102,49 @@ class OpenApiConsistencyTest {
     assertEquals(415, events.status(), events.body());
   }
 
+  /**
+   * The response schemas name every field the server sends (design §7.1: fields may be added, and
+   * then they are documented): a session as stored, an agent's versions and a route.
+   */
+  @Test
+  void everyFieldOfTheseAnswersIsInTheirSchema() {
+    Http.Response stored = http.post("/v1/sessions/schema-1/events", "{\"agentId\":\"schema-agent\",\"events\":["
+        + "{\"type\":\"message\",\"eventId\":\"m1\",\"role\":\"user\",\"content\":\"hi\"},"
+        + "{\"type\":\"result\",\"eventId\":\"r1\",\"status\":\"SUCCESS\"}]}");
+    assertEquals(202, stored.status(), stored.body());
+    Http.Response registered = http.post("/v1/models/schema-agent/versions",
+        "{\"version\":\"v1\",\"artifact\":\"s3://bucket/v1\",\"endpoint\":\"http://127.0.0.1:9/v1\"}");
+    assertEquals(201, registered.status(), registered.body());
+    assertFieldsInSchema("/v1/sessions/{sessionId}", http.get("/v1/sessions/schema-1"));
+    assertFieldsInSchema("/v1/models/{agentId}", http.get("/v1/models/schema-agent"));
+    assertFieldsInSchema("/v1/models/{agentId}/route", http.get("/v1/models/schema-agent/route?sessionId=schema-1"));
+  }
+
+  private static void assertFieldsInSchema(String template, Http.Response r) {
+    assertEquals(200, r.status(), template + ": " + r.body());
+    JsonNode schema = doc.get("paths").get(template).get("get").get("responses").get("200")
+        .get("content").get("application/json").get("schema");
+    List<String> undocumented = new ArrayList<>();
+    collectUndocumented(schema, r.json(), template, undocumented);
+    assertEquals(List.of(), undocumented, "fields " + template + " sends that its schema does not name");
+  }
+
+  /** Walks an answer beside its schema ($ref resolved), down objects with properties and arrays. */
+  private static void collectUndocumented(JsonNode schema, JsonNode value, String where, List<String> out) {
+    while (schema.has("$ref")) {
+      schema = doc.get("components").get("schemas").get(schema.get("$ref").asText().replace("#/components/schemas/", ""));
+    }
+    if (value.isObject() && schema.has("properties")) {
+      JsonNode props = schema.get("properties");
+      value.fieldNames().forEachRemaining(f -> {
+        if (!props.has(f)) out.add(where + "." + f);
+        else if (!value.get(f).isNull()) collectUndocumented(props.get(f), value.get(f), where + "." + f, out);
+      });
+    } else if (value.isArray() && value.size() > 0 && schema.has("items")) {
+      collectUndocumented(schema.get("items"), value.get(0), where + "[]", out);
+    }
+  }
+
   /** An error status the server answered is listed among the operation's responses. */
   private static void assertDocumented(String template, String method, Http.Response r, String sent) {
     if (r.status() < 400) return;
