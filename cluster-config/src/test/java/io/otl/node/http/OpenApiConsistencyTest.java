@@ -104,10 +104,11 @@ class OpenApiConsistencyTest {
 
   /**
    * The response schemas name every field the server sends (design §7.1: fields may be added, and
-   * then they are documented): a session as stored, an agent's versions and a route.
+   * then they are documented): a session as stored, an agent's versions, a route, the coordinator's
+   * view, and the answers to recording events, registering a version and a manual trigger.
    */
   @Test
-  void everyFieldOfTheseAnswersIsInTheirSchema() {
+  void everyFieldOfTheseAnswersIsInTheirSchema() throws InterruptedException {
     Http.Response stored = http.post("/v1/sessions/schema-1/events", "{\"agentId\":\"schema-agent\",\"events\":["
         + "{\"type\":\"message\",\"eventId\":\"m1\",\"role\":\"user\",\"content\":\"hi\"},"
         + "{\"type\":\"result\",\"eventId\":\"r1\",\"status\":\"SUCCESS\"}]}");
@@ -118,6 +119,22 @@ class OpenApiConsistencyTest {
     assertFieldsInSchema("/v1/sessions/{sessionId}", http.get("/v1/sessions/schema-1"));
     assertFieldsInSchema("/v1/models/{agentId}", http.get("/v1/models/schema-agent"));
     assertFieldsInSchema("/v1/models/{agentId}/route", http.get("/v1/models/schema-agent/route?sessionId=schema-1"));
+    assertFieldsInSchema("/v1/models/{agentId}/versions", "post", registered);
+    assertFieldsInSchema("/v1/sessions/{sessionId}/events", "post", stored);
+    // The coordinator learns of the trajectory through its feed: trigger once it has one.
+    io.otl.node.testing.Await.until("a coordinator for schema-agent", () -> http.get("/v1/training/schema-agent"),
+        r -> r.status() == 200);
+    assertFieldsInSchema("/v1/training/{agentId}", http.get("/v1/training/schema-agent"));
+    assertFieldsInSchema("/v1/training/{agentId}/trigger", "post", http.post("/v1/training/schema-agent/trigger", null));
+  }
+
+  private static void assertFieldsInSchema(String template, String method, Http.Response r) {
+    assertTrue(r.status() >= 200 && r.status() < 300, template + ": " + r.status() + " " + r.body());
+    JsonNode answers = doc.get("paths").get(template).get(method).get("responses").get(String.valueOf(r.status()));
+    assertTrue(answers != null, method + " " + template + " answered " + r.status() + ", which the document does not list");
+    List<String> undocumented = new ArrayList<>();
+    collectUndocumented(answers.get("content").get("application/json").get("schema"), r.json(), template, undocumented);
+    assertEquals(List.of(), undocumented, "fields " + method + " " + template + " sends that its schema does not name");
   }
 
   private static void assertFieldsInSchema(String template, Http.Response r) {
