@@ -31,6 +31,7 @@ import org.apache.pekko.util.ByteString;
  * PII and {@code allowPii} is not set (nothing is sent, no file is left). The three filter parameters
  * override the node's {@code training-runner} filters for this export only: the command's {@code --config}
  * names them, and without them an export through a running node silently used the node's instead.
+ * A body with fields is a 400 and one that is not JSON a 415, as on every route that takes no body.
  */
 public final class ExportRoutes {
 
@@ -74,7 +75,13 @@ public final class ExportRoutes {
   public Route route() {
     return pathPrefix("exports", () -> pathPrefix(segment(), agentId -> pathEndOrSingleSlash(() -> post(() ->
         QueryParams.only(java.util.List.of("format", "since", "until", "allowPii", "sftMinReward", "minQuality",
-            "dpoMinMargin"), query -> completeWithFuture(guard(() -> export(agentId, query))))))));
+            "dpoMinMargin"), query -> RequestBodies.body(b -> completeWithFuture(guard(() -> {
+              // The selection is in the query: a body's fields ({"format":"dpo"}, {"minQuality":0.9})
+              // would otherwise be dropped and the export made with other filters than asked.
+              RequestBodies.noBody(b, "an export takes no body: its selection is in the query (format, since, until, "
+                  + "allowPii, sftMinReward, minQuality, dpoMinMargin)");
+              return export(agentId, query);
+            }))))))));
   }
 
   private static Double number(String name, QueryParams.Query query) {

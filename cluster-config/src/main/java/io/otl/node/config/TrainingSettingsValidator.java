@@ -42,7 +42,7 @@ public final class TrainingSettingsValidator {
    * Validates {@code config} layered over {@link #defaults()}.
    *
    * @return the unknown keys and warnings when every known key has an allowed value
-   * @throws ConfigValidationException listing every wrong value
+   * @throws ConfigValidationException listing every wrong value, and the unknown keys beside them
    */
   public static ValidationReport validate(Config config) {
     Config merged = config.withFallback(DEFAULTS);
@@ -68,7 +68,7 @@ public final class TrainingSettingsValidator {
     }
     crossChecks(check);
     if (!check.errors.isEmpty()) {
-      throw new ConfigValidationException(check.errors);
+      throw new ConfigValidationException(check.errors, warnings); // so far only the unknown keys
     }
     warnings.addAll(check.warnings);
     return new ValidationReport(unknown, warnings);

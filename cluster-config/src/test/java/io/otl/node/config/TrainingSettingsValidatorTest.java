@@ -135,6 +135,21 @@ class TrainingSettingsValidatorTest {
   }
 
   /**
+   * A configuration that fails start-up still names its unknown keys (design §8): the node never
+   * starts to log them as warnings, and the typo is often the reason a value is wrong or missing.
+   */
+  @Test
+  void unknownKeysAreNamedBesideTheErrorsThatStopTheStart() {
+    String m = invalid(hocon(
+        "agentscope.training.data-collector.collect-mode = partial",
+        "agentscope.training.training-runner.trigger.min-sampels = 50")).getMessage();
+    assertTrue(m.startsWith("Invalid configuration (1 error):"), m);
+    assertTrue(m.contains(T + "data-collector.collect-mode = \"partial\": must be one of full, sampled"), m);
+    assertTrue(m.contains("Also found (not errors):"), m);
+    assertTrue(m.contains(T + "training-runner.trigger.min-sampels: unknown key, ignored (did you mean min-samples?)"), m);
+  }
+
+  /**
    * A hyperparameter no job reads would train with the default in its place: an unknown name is an
    * error (not a warning), naming the key, the close known name and every known one.
    */

@@ -74,6 +74,20 @@ class ExportFiltersThroughANodeTest {
         assertEquals(400, r.statusCode(), bad + ": " + r.body());
         assertTrue(r.body().contains(bad.substring(0, bad.indexOf('='))), r.body());
       }
+      // The selection is in the query: filters sent as a body were dropped, and the rows of other
+      // filters came back with 200. A body with fields is refused, one that is not JSON too; {} passes.
+      URI sft = URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/exports/agent-x?format=sft");
+      HttpResponse<String> withFilters = http.send(HttpRequest.newBuilder(sft).header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString("{\"minQuality\":0.9}")).build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(400, withFilters.statusCode(), withFilters.body());
+      assertTrue(withFilters.body().contains("an export takes no body: its selection is in the query"), withFilters.body());
+      HttpResponse<String> text = http.send(HttpRequest.newBuilder(sft).header("Content-Type", "text/plain")
+          .POST(HttpRequest.BodyPublishers.ofString("minQuality=0.9")).build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(415, text.statusCode(), text.body());
+      HttpResponse<String> empty = http.send(HttpRequest.newBuilder(sft).header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, empty.statusCode(), empty.body());
+      assertEquals(3, empty.body().strip().split("\n").length, "the manifest and the two rows of sft-min-reward 0.5");
     }
 
     ToolRun looseOffline = ToolRun.export("--agent", "agent-x", "--format", "sft", "--out", out.toString(), "--name",

@@ -68,10 +68,108 @@ class OpenApiConsistencyTest {
             method.equals("POST") ? "{}" : null);
         assertFalse(routeMissing(r), method + " " + template + " is documented but not served: " + r.status() + " " + r.body());
         assertTrue(r.status() < 500 || r.status() == 503, method + " " + template + " → " + r.status() + " " + r.body());
+        assertDocumented(template, method, r, "{}");
         checked++;
       }
     }
     assertTrue(checked >= 24, "only " + checked + " operations documented");
+  }
+
+  /**
+   * A client generated from the document learns the error answers from it: every route that takes a
+   * body refuses one that is not JSON, and the status it answers (415 where the body is read as
+   * JSON) is one the document lists for that operation.
+   */
+  @Test
+  void aBodyThatIsNotJsonGetsADocumentedStatus() {
+    Iterator<String> paths = doc.get("paths").fieldNames();
+    int checked = 0;
+    while (paths.hasNext()) {
+      String template = paths.next();
+      Iterator<String> methods = doc.get("paths").get(template).fieldNames();
+      while (methods.hasNext()) {
+        String method = methods.next().toUpperCase();
+        if (!method.equals("POST") && !method.equals("PUT")) continue;
+        String path = concrete(template) + (template.startsWith("/v1/exports/") ? "?format=sft" : "");
+        Http.Response r = http.send(method, path, "hello".getBytes(java.nio.charset.StandardCharsets.UTF_8), "text/plain");
+        assertDocumented(template, method, r, "a text/plain body");
+        checked++;
+      }
+    }
+    assertTrue(checked >= 15, "only " + checked + " operations with a body documented");
+    Http.Response events = http.send("POST", "/v1/sessions/x1/events",
+        "{\"agentId\":\"a1\",\"events\":[]}".getBytes(java.nio.charset.StandardCharsets.UTF_8), "text/plain");
+    assertEquals(415, events.status(), events.body());
+  }
+
+  /**
+   * The response schemas name every field the server sends (design §7.1: fields may be added, and
+   * then they are documented): a session as stored, an agent's versions, a route, the coordinator's
+   * view, and the answers to recording events, registering a version and a manual trigger.
+   */
+  @Test
+  void everyFieldOfTheseAnswersIsInTheirSchema() throws InterruptedException {
+    Http.Response stored = http.post("/v1/sessions/schema-1/events", "{\"agentId\":\"schema-agent\",\"events\":["
+        + "{\"type\":\"message\",\"eventId\":\"m1\",\"role\":\"user\",\"content\":\"hi\"},"
+        + "{\"type\":\"result\",\"eventId\":\"r1\",\"status\":\"SUCCESS\"}]}");
+    assertEquals(202, stored.status(), stored.body());
+    Http.Response registered = http.post("/v1/models/schema-agent/versions",
+        "{\"version\":\"v1\",\"artifact\":\"s3://bucket/v1\",\"endpoint\":\"http://127.0.0.1:9/v1\"}");
+    assertEquals(201, registered.status(), registered.body());
+    assertFieldsInSchema("/v1/sessions/{sessionId}", http.get("/v1/sessions/schema-1"));
+    assertFieldsInSchema("/v1/models/{agentId}", http.get("/v1/models/schema-agent"));
+    assertFieldsInSchema("/v1/models/{agentId}/route", http.get("/v1/models/schema-agent/route?sessionId=schema-1"));
+    assertFieldsInSchema("/v1/models/{agentId}/versions", "post", registered);
+    assertFieldsInSchema("/v1/sessions/{sessionId}/events", "post", stored);
+    // The coordinator learns of the trajectory through its feed: trigger once it has one.
+    io.otl.node.testing.Await.until("a coordinator for schema-agent", () -> http.get("/v1/training/schema-agent"),
+        r -> r.status() == 200);
+    assertFieldsInSchema("/v1/training/{agentId}", http.get("/v1/training/schema-agent"));
+    assertFieldsInSchema("/v1/training/{agentId}/trigger", "post", http.post("/v1/training/schema-agent/trigger", null));
+  }
+
+  private static void assertFieldsInSchema(String template, String method, Http.Response r) {
+    assertTrue(r.status() >= 200 && r.status() < 300, template + ": " + r.status() + " " + r.body());
+    JsonNode answers = doc.get("paths").get(template).get(method).get("responses").get(String.valueOf(r.status()));
+    assertTrue(answers != null, method + " " + template + " answered " + r.status() + ", which the document does not list");
+    List<String> undocumented = new ArrayList<>();
+    collectUndocumented(answers.get("content").get("application/json").get("schema"), r.json(), template, undocumented);
+    assertEquals(List.of(), undocumented, "fields " + method + " " + template + " sends that its schema does not name");
+  }
+
+  private static void assertFieldsInSchema(String template, Http.Response r) {
+    assertEquals(200, r.status(), template + ": " + r.body());
+    JsonNode schema = doc.get("paths").get(template).get("get").get("responses").get("200")
+        .get("content").get("application/json").get("schema");
+    List<String> undocumented = new ArrayList<>();
+    collectUndocumented(schema, r.json(), template, undocumented);
+    assertEquals(List.of(), undocumented, "fields " + template + " sends that its schema does not name");
+  }
+
+  /** Walks an answer beside its schema ($ref resolved), down objects with properties and arrays. */
+  private static void collectUndocumented(JsonNode schema, JsonNode value, String where, List<String> out) {
+    while (schema.has("$ref")) {
+      schema = doc.get("components").get("schemas").get(schema.get("$ref").asText().replace("#/components/schemas/", ""));
+    }
+    if (value.isObject() && schema.has("properties")) {
+      JsonNode props = schema.get("properties");
+      value.fieldNames().forEachRemaining(f -> {
+        if (!props.has(f)) out.add(where + "." + f);
+        else if (!value.get(f).isNull()) collectUndocumented(props.get(f), value.get(f), where + "." + f, out);
+      });
+    } else if (value.isArray() && value.size() > 0 && schema.has("items")) {
+      collectUndocumented(schema.get("items"), value.get(0), where + "[]", out);
+    }
+  }
+
+  /** An error status the server answered is listed among the operation's responses. */
+  private static void assertDocumented(String template, String method, Http.Response r, String sent) {
+    if (r.status() < 400) return;
+    JsonNode responses = doc.get("paths").get(template).get(method.toLowerCase()).get("responses");
+    List<String> listed = new ArrayList<>();
+    responses.fieldNames().forEachRemaining(listed::add);
+    assertTrue(listed.contains(String.valueOf(r.status())), method + " " + template + " with " + sent + " answers "
+        + r.status() + ", which the document does not list " + listed + ": " + r.body());
   }
 
   @Test

@@ -90,6 +90,14 @@ public final class Http {
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)));
   }
 
+  /** A request of any method whose body is sent with {@code contentType} (null: none sent). */
+  public Response send(String method, String path, byte[] body, String contentType) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
+        .method(method, HttpRequest.BodyPublishers.ofByteArray(body));
+    if (contentType != null) b.header("Content-Type", contentType);
+    return send(b);
+  }
+
   private Response send(HttpRequest.Builder b) {
     if (token != null) b.header("Authorization", "Bearer " + token);
     try {
