@@ -12,6 +12,7 @@ import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -102,6 +103,22 @@ class RolloutPolicyRoutesTest {
       refused(http, "{\"model-update.min-samples-per-step\": 2}", "model-update.min-samples-per-step: must be at least");
       refused(http, "{\"model-update.canary-ratio\": 0.1, \"trigger.min-samples\": 0}",
           "trigger.min-samples: must be an integer >= 1");
+
+      // A step longer than a Pekko timer can wait was once stored, and v2's rollout stopped its
+      // ModelVersion for good (503 on every read, at every restart): now a 400 like any bad value.
+      refused(http, "{\"model-update.canary-ratio\": 0.2, \"trigger.min-samples\": 500,"
+          + " \"model-update.step-duration\": \"999999999d\"}",
+          "model-update.step-duration: must be a duration > 0 and at most 248d");
+      refused(http, "{\"model-update.canary-ratio\": 0.2, \"trigger.min-samples\": 500,"
+          + " \"model-update.retain-previous\": \"99999999999d\"}",
+          "model-update.retain-previous: must be a duration > 0 and at most 3650d");
+      Http.Response longest = put(http, "{\"model-update.canary-ratio\": 0.2, \"trigger.min-samples\": 500,"
+          + " \"model-update.step-duration\": \"248d\", \"model-update.retain-previous\": \"3650d\"}");
+      assertEquals(200, longest.status(), longest.body());
+      Http.Response models = http.get("/v1/models/" + AGENT);
+      assertEquals(200, models.status(), models.body());
+      assertEquals(Instant.parse(version(http, "v2").get("stepStartedAt").asText()).plus(Duration.ofDays(248)),
+          Instant.parse(version(http, "v2").get("stepDeadline").asText()), "the running step takes the new duration");
     }
     try (TrainingNode node = TrainingNode.start(settings(db))) {
       Http http = new Http(node.httpPort());
