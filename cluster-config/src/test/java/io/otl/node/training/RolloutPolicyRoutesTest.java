@@ -112,8 +112,11 @@ class RolloutPolicyRoutesTest {
       refused(http, "{\"model-update.canary-ratio\": 0.2, \"trigger.min-samples\": 500,"
           + " \"model-update.retain-previous\": \"99999999999d\"}",
           "model-update.retain-previous: must be a duration > 0 and at most 3650d");
+      // Lists too (steps, trigger types): they came back from the journal as Scala lists and were
+      // dropped at the restart below.
       Http.Response longest = put(http, "{\"model-update.canary-ratio\": 0.2, \"trigger.min-samples\": 500,"
-          + " \"model-update.step-duration\": \"248d\", \"model-update.retain-previous\": \"3650d\"}");
+          + " \"model-update.step-duration\": \"248d\", \"model-update.retain-previous\": \"3650d\","
+          + " \"model-update.steps\": [0.6, 1.0], \"trigger.type\": [\"threshold\", \"manual\"]}");
       assertEquals(200, longest.status(), longest.body());
       Http.Response models = http.get("/v1/models/" + AGENT);
       assertEquals(200, models.status(), models.body());
@@ -135,6 +138,11 @@ class RolloutPolicyRoutesTest {
       assertTrue(got != null, "the policy after the restart");
       assertEquals(0.2, got.get("policy").get("model-update.canary-ratio").asDouble(), "replayed after a restart");
       assertEquals(500, got.get("policy").get("trigger.min-samples").asInt());
+      assertEquals("[0.6,1.0]", got.get("policy").get("model-update.steps").toString(), "a list replayed: " + got);
+      assertEquals("[\"threshold\",\"manual\"]", got.get("policy").get("trigger.type").toString(), got.toString());
+      assertEquals("[0.6,1.0]", got.get("overrides").get("model-update.steps").toString(), got.toString());
+      String audit = http.get("/v1/audit/model/" + AGENT).body() + http.get("/v1/audit/coordinator/" + AGENT).body();
+      assertFalse(audit.contains("traversableAgain"), audit);
 
       // {} clears both parts: the file's settings again.
       Http.Response cleared = put(http, "{}");
