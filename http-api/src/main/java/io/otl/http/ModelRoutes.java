@@ -242,8 +242,13 @@ public final class ModelRoutes {
       java.net.URI uri = new java.net.URI(endpoint);
       // The gateway speaks OpenAI's HTTP API to it: http(s) with a host, nothing else.
       boolean web = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
-      return web && uri.getHost() != null;
-    } catch (java.net.URISyntaxException e) {
+      // java.net.URI takes any port number; the gateway's client refuses one past 65535 (a 500 on every
+      // call of the version, once), so such an endpoint is as unusable as "x".
+      boolean port = uri.getPort() == -1 || uri.getPort() >= 1 && uri.getPort() <= 65535;
+      if (!web || uri.getHost() == null || !port) return false;
+      org.apache.pekko.http.javadsl.model.Uri.create(endpoint); // the gateway's client: what it refuses, it never calls
+      return true;
+    } catch (java.net.URISyntaxException | RuntimeException e) {
       return false;
     }
   }

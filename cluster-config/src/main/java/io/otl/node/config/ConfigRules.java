@@ -20,6 +20,20 @@ final class ConfigRules {
   /** Added to every duration requirement, so the message shows the accepted spellings. */
   private static final String DURATION_EXAMPLES = " (e.g. 500ms, 30s, 5m, 2h, 7d)";
 
+  /**
+   * The longest a duration that drives a timer or an ask may be. Pekko's scheduler cannot wait more
+   * than Integer.MAX_VALUE ticks of 10 ms (about 248 days): an actor timer asked to wait longer throws,
+   * and an entity that schedules it at recovery never starts again (a step-duration of 999999999d, sent
+   * with PUT /v1/training/{agentId}/policy, once stopped an agent's ModelVersion for good).
+   */
+  static final Duration LONGEST_TIMER = Duration.ofDays(248);
+
+  /**
+   * The longest a duration that is only added to a point in time may be (a feedback window, a
+   * retention, a half-life): ten years, far from where {@code Instant} arithmetic overflows.
+   */
+  static final Duration LONGEST_SPAN = Duration.ofDays(3650);
+
   private ConfigRules() {}
 
   /** Checks one value; returns it typed, or null after recording an error. */
@@ -107,8 +121,14 @@ final class ConfigRules {
     };
   }
 
+  /** A duration that drives a timer or an ask: at most {@link #LONGEST_TIMER}. */
   static Rule duration(boolean zeroAllowed) {
-    String requirement = "a duration " + (zeroAllowed ? ">= 0" : "> 0") + DURATION_EXAMPLES;
+    return duration(zeroAllowed, LONGEST_TIMER);
+  }
+
+  static Rule duration(boolean zeroAllowed, Duration max) {
+    String requirement = "a duration " + (zeroAllowed ? ">= 0" : "> 0") + " and at most "
+        + max.toDays() + "d" + DURATION_EXAMPLES;
     return (c, key, v) -> {
       Duration d;
       try {
@@ -117,7 +137,7 @@ final class ConfigRules {
         c.error(key, v, requirement);
         return null;
       }
-      if (d.isNegative() || !zeroAllowed && d.isZero()) {
+      if (d.isNegative() || !zeroAllowed && d.isZero() || d.compareTo(max) > 0) {
         c.error(key, v, requirement);
         return null;
       }

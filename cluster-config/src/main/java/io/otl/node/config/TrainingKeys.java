@@ -144,7 +144,7 @@ final class TrainingKeys {
     rule(dc + "desensitize.patterns", listOf(io.otl.core.session.Desensitizer.BUILT_IN.toArray(String[]::new)));
     rule(dc + "desensitize.custom", regexList());
     rule(dc + "session.idle-timeout", duration(false));
-    rule(dc + "session.feedback-window", duration(true));
+    rule(dc + "session.feedback-window", duration(true, ConfigRules.LONGEST_SPAN));
     rule(dc + "session.passivate-after", duration(false));
     for (String weight : List.of("thumbs-up", "thumbs-down", "rating", "adopted",
         "repeated-question", "human-handoff", "success", "failure", "timeout")) {
@@ -176,7 +176,7 @@ final class TrainingKeys {
     rule(tr + "dpo-min-margin", number(0.0, false, null, false));
     rule(tr + "start-from", oneOf("stable", "base"));
     rule(tr + "replay-fraction", number(0.0, true, 1.0, false));
-    rule(tr + "data-half-life", duration(false));
+    rule(tr + "data-half-life", duration(false, ConfigRules.LONGEST_SPAN));
     rule(tr + "eval-fraction", number(0.0, true, 1.0, false));
     rule(tr + "dataset-dir", string(false));
     rule(tr + "checkpoint-root-dir", string(false));
@@ -204,7 +204,7 @@ final class TrainingKeys {
         "upstream-error-rate", "tokens-per-session")) {
       rule(mu + "tolerance." + metric, number(0.0, true, null, false));
     }
-    rule(mu + "retain-previous", duration(false));
+    rule(mu + "retain-previous", duration(false, ConfigRules.LONGEST_SPAN));
     rule(mu + "offline-gate-tolerance", number(0.0, true, null, false));
   }
 

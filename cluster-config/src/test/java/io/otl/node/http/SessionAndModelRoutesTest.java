@@ -143,7 +143,9 @@ class SessionAndModelRoutesTest {
   @Test
   void aVersionWhoseEndpointIsNoUrlIsRefusedAndNothingIsRegistered() {
     for (String endpoint : java.util.List.of("not a url", "x", "vllm:8000", "http://", "http:///v1", "//host/v1",
-        "ftp://host/v1", "admin:s3cret-key@vllm")) {
+        "ftp://host/v1", "admin:s3cret-key@vllm",
+        // Ports the gateway's client refuses: 99999 was stored, and every call then answered 500.
+        "http://127.0.0.1:99999/v1", "http://vllm:65536/v1", "http://vllm:0/v1")) {
       Http.Response r = http.post("/v1/models/url-agent/versions",
           "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\",\"endpoint\":\"" + endpoint + "\"}");
       assertError(r, 400, "invalid_request");

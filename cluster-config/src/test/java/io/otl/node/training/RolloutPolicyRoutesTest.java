@@ -12,6 +12,7 @@ import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -102,6 +103,25 @@ class RolloutPolicyRoutesTest {
       refused(http, "{\"model-update.min-samples-per-step\": 2}", "model-update.min-samples-per-step: must be at least");
       refused(http, "{\"model-update.canary-ratio\": 0.1, \"trigger.min-samples\": 0}",
           "trigger.min-samples: must be an integer >= 1");
+
+      // A step longer than a Pekko timer can wait was once stored, and v2's rollout stopped its
+      // ModelVersion for good (503 on every read, at every restart): now a 400 like any bad value.
+      refused(http, "{\"model-update.canary-ratio\": 0.2, \"trigger.min-samples\": 500,"
+          + " \"model-update.step-duration\": \"999999999d\"}",
+          "model-update.step-duration: must be a duration > 0 and at most 248d");
+      refused(http, "{\"model-update.canary-ratio\": 0.2, \"trigger.min-samples\": 500,"
+          + " \"model-update.retain-previous\": \"99999999999d\"}",
+          "model-update.retain-previous: must be a duration > 0 and at most 3650d");
+      // Lists too (steps, trigger types): they came back from the journal as Scala lists and were
+      // dropped at the restart below.
+      Http.Response longest = put(http, "{\"model-update.canary-ratio\": 0.2, \"trigger.min-samples\": 500,"
+          + " \"model-update.step-duration\": \"248d\", \"model-update.retain-previous\": \"3650d\","
+          + " \"model-update.steps\": [0.6, 1.0], \"trigger.type\": [\"threshold\", \"manual\"]}");
+      assertEquals(200, longest.status(), longest.body());
+      Http.Response models = http.get("/v1/models/" + AGENT);
+      assertEquals(200, models.status(), models.body());
+      assertEquals(Instant.parse(version(http, "v2").get("stepStartedAt").asText()).plus(Duration.ofDays(248)),
+          Instant.parse(version(http, "v2").get("stepDeadline").asText()), "the running step takes the new duration");
     }
     try (TrainingNode node = TrainingNode.start(settings(db))) {
       Http http = new Http(node.httpPort());
@@ -118,6 +138,11 @@ class RolloutPolicyRoutesTest {
       assertTrue(got != null, "the policy after the restart");
       assertEquals(0.2, got.get("policy").get("model-update.canary-ratio").asDouble(), "replayed after a restart");
       assertEquals(500, got.get("policy").get("trigger.min-samples").asInt());
+      assertEquals("[0.6,1.0]", got.get("policy").get("model-update.steps").toString(), "a list replayed: " + got);
+      assertEquals("[\"threshold\",\"manual\"]", got.get("policy").get("trigger.type").toString(), got.toString());
+      assertEquals("[0.6,1.0]", got.get("overrides").get("model-update.steps").toString(), got.toString());
+      String audit = http.get("/v1/audit/model/" + AGENT).body() + http.get("/v1/audit/coordinator/" + AGENT).body();
+      assertFalse(audit.contains("traversableAgain"), audit);
 
       // {} clears both parts: the file's settings again.
       Http.Response cleared = put(http, "{}");

@@ -39,7 +39,7 @@ public interface CoordinatorEvents {
    */
   public record PolicyChanged(Map<String, Object> overrides, String changedBy, Instant at) implements Event {
     public PolicyChanged {
-      overrides = overrides == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(overrides));
+      overrides = io.otl.core.PlainValues.plain(overrides); // JSON arrays replay as Scala lists
     }
   }
 

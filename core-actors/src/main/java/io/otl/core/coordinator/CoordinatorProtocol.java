@@ -104,7 +104,11 @@ public interface CoordinatorProtocol {
    * overridable or a value is refused (see {@link PolicyOverrides}).
    */
   public record SetPolicy(Map<String, Object> overrides, String requestedBy, ActorRef<PolicyReply> replyTo)
-      implements Command {}
+      implements Command {
+    public SetPolicy {
+      overrides = io.otl.core.PlainValues.plain(overrides); // from another node: JSON arrays as Scala lists
+    }
+  }
 
   /** GET /v1/training/{agentId}/policy. */
   public record GetPolicy(ActorRef<PolicyReply> replyTo) implements Command {}

@@ -63,6 +63,8 @@ import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
 final class ModelCommandHandlers {
 
   static final String STEP_TIMER = "step-tick";
+  /** The longest single wait of the step timer: a day, well under what a Pekko timer can take. */
+  static final Duration LONGEST_TICK_WAIT = Duration.ofDays(1);
 
   private final String agentId;
   /** Lays the run-time overrides over the file's settings (validated as the file is). */
@@ -579,7 +581,11 @@ final class ModelCommandHandlers {
       Instant deadline = r.rollout().stepStartedAt().plus(settings.stepDuration());
       Duration remaining = Duration.between(clock.instant(), deadline);
       if (!remaining.isNegative() && !remaining.isZero()) {
-        timers.startSingleTimer(STEP_TIMER, StepTick.INSTANCE, remaining);
+        // Pekko's timers wait at most ~248 days and throw beyond; stepTick schedules the rest of a
+        // longer step when it wakes early. A journal holding a longer step-duration (accepted before
+        // the settings capped it) must still recover.
+        Duration wait = remaining.compareTo(LONGEST_TICK_WAIT) > 0 ? LONGEST_TICK_WAIT : remaining;
+        timers.startSingleTimer(STEP_TIMER, StepTick.INSTANCE, wait);
       } else if (afterRecovery) {
         timers.startSingleTimer(STEP_TIMER, StepTick.INSTANCE, Duration.ofMillis(1));
       }

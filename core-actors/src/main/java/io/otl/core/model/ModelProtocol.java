@@ -144,7 +144,11 @@ public interface ModelProtocol {
    * differs from the set in force.
    */
   record SetRolloutPolicy(Map<String, Object> overrides, String requestedBy, ActorRef<RolloutPolicyReply> replyTo)
-      implements Command {}
+      implements Command {
+    public SetRolloutPolicy {
+      overrides = io.otl.core.PlainValues.plain(overrides); // from another node: JSON arrays as Scala lists
+    }
+  }
 
   /** The rollout settings in force and the run-time overrides. */
   record GetRolloutPolicy(ActorRef<RolloutPolicyReply> replyTo) implements Command {}

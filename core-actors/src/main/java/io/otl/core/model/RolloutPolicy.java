@@ -5,7 +5,6 @@ import com.typesafe.config.ConfigFactory;
 import io.otl.core.SettingsOverlay;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +46,7 @@ public final class RolloutPolicy {
    */
   public record RolloutPolicyChanged(Map<String, Object> overrides, String changedBy, Instant at) implements ModelEvents.Event {
     public RolloutPolicyChanged {
-      overrides = overrides == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(overrides));
+      overrides = io.otl.core.PlainValues.plain(overrides); // JSON arrays replay as Scala lists
     }
   }
 

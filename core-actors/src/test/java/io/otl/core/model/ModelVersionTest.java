@@ -323,6 +323,29 @@ class ModelVersionTest {
   }
 
   /**
+   * A step longer than a Pekko timer can wait (~248 days) once came in through
+   * {@code PUT /v1/training/{agentId}/policy}: the entity threw scheduling its step timer, then at
+   * every recovery, and the agent's models answered 503 for good. Such a journal must recover, and
+   * the step must still end at its deadline (the timer wakes at most daily and waits again).
+   */
+  @Test
+  void aStepLongerThanAPekkoTimerCanWaitRollsOutAndRecovers() {
+    startEntity("step-duration = 999999999d, " + SMALL_STEPS);
+    stableV1AndCanaryV2();
+    // The configuration library caps a duration at Long.MAX_VALUE nanoseconds (~292 years): still
+    // far beyond what a timer can wait.
+    assertTrue(version("v2").stepDeadline().isAfter(clock.instant().plus(Duration.ofDays(36_500))));
+
+    State restarted = kit.restart().state();
+    assertInstanceOf(ModelVersion.RollingOut.class, restarted, "recovered");
+    assertEquals(VersionState.CANARY, version("v2").state());
+    feed("long", "v1", 0.80, "v2", 0.80, 1.0, 30);
+    clock.advance(Duration.ofDays(30));
+    tick();
+    assertEquals(VersionState.CANARY, version("v2").state(), "a tick before the deadline waits again");
+  }
+
+  /**
    * The scheduler's time is moved by hand here too (Pekko's ManualTime), so "after the remaining
    * time only" is an outcome: the timer has not fired 0.4 s after the restart and has fired at
    * 0.5 s. A timer restarted with the full step, or fired at once, fails one of the two.

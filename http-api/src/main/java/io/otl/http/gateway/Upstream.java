@@ -55,8 +55,9 @@ final class Upstream {
     } catch (IllegalArgumentException e) {
       uri = null;
     }
-    if (uri == null || uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))
-        || uri.getHost() == null) {
+    if (uri == null || uri.getScheme() == null
+        || !(uri.getScheme().equalsIgnoreCase("http") || uri.getScheme().equalsIgnoreCase("https"))
+        || uri.getHost() == null || !clientTakes(endpoint)) {
       throw new OpenAiError(502, "upstream_error", null, "upstream_unavailable",
           "no HTTP serving endpoint (it is '" + endpoint + "'); register the URL of an OpenAI-compatible server");
     }
@@ -64,6 +65,20 @@ final class Upstream {
     if (base.endsWith("/chat/completions")) return base;
     if (uri.getPath() == null || uri.getPath().isEmpty() || uri.getPath().equals("/")) base = base + "/v1";
     return base + "/chat/completions";
+  }
+
+  /**
+   * Whether pekko-http's client takes the URL: it is stricter than {@link URI} (a port past 65535),
+   * and a URL it refuses must fail the call as an unusable endpoint (502), not as the node's own
+   * error (500). Registration checks the same, so only a version stored before that can fail here.
+   */
+  static boolean clientTakes(String url) {
+    try {
+      org.apache.pekko.http.javadsl.model.Uri.create(url);
+      return true;
+    } catch (RuntimeException e) {
+      return false;
+    }
   }
 
   /**

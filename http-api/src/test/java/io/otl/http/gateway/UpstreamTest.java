@@ -89,6 +89,31 @@ class UpstreamTest {
     assertThrows(OpenAiError.class, () -> Upstream.chatUrl(decision("file:///models/v1/huggingface")));
   }
 
+  /**
+   * A version registered before registration checked the port (http://127.0.0.1:99999/v1) made
+   * pekko's client throw on every call, which the gateway answered 500: it is an unusable endpoint,
+   * the 502 of any other, and the fallback to the stable applies.
+   */
+  @Test
+  void anEndpointThePekkoClientRefusesIsAnUpstreamFailure() {
+    for (String endpoint : java.util.List.of("http://127.0.0.1:99999/v1", "http://vllm:65536/v1")) {
+      OpenAiError e = assertThrows(OpenAiError.class, () -> Upstream.chatUrl(decision(endpoint)));
+      assertEquals(502, e.status(), endpoint);
+    }
+  }
+
+  /** Registration takes HTTP:// (a scheme is case-insensitive); the gateway called it "no HTTP endpoint". */
+  @Test
+  void anUpperCaseSchemeIsCalled() throws Exception {
+    Upstream up = new Upstream(kit.system(), Duration.ofSeconds(5));
+    String json = "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    HttpResponse r = up.send(decision(base().replace("http://", "HTTP://") + "/v1"), request(json), "")
+        .toCompletableFuture().get(10, TimeUnit.SECONDS);
+    r.discardEntityBytes(kit.system());
+    assertEquals(200, r.status().intValue());
+    assertEquals("/v1/chat/completions", lastRequest.get().getUri().path());
+  }
+
   private static RouteDecision decision(String endpoint) {
     return new RouteDecision("a", "s", "v1", endpoint, null);
   }

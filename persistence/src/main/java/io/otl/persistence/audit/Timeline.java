@@ -401,15 +401,17 @@ public final class Timeline {
       } else if (event instanceof Deployments.BaseModelRegistered e) {
         return "STABLE (base model " + e.model() + " at " + e.endpoint() + ", from configuration)";
       } else if (event instanceof Deployments.DeploymentRequested e) {
-        return "DEPLOYING to " + e.backend() + " as " + e.servedModel() + " (" + e.reason() + ")";
+        // No served model: the gateway sends the agent's own model name (as the version's history says).
+        return "DEPLOYING to " + e.backend() + " as "
+            + (e.servedModel() == null ? "the agent's own model name" : e.servedModel()) + " (" + e.reason() + ")";
       } else if (event instanceof Deployments.DeploymentConfirmed e) {
-        return "deployment confirmed: " + e.servedModel() + " at " + e.endpoint();
+        return "deployment confirmed" + (e.servedModel() == null ? "" : ": " + e.servedModel()) + " at " + e.endpoint();
       } else if (event instanceof Deployments.DeploymentFailed e) {
         return "DEPLOY_FAILED after " + e.attempts() + " attempt(s): " + e.error();
       } else if (event instanceof Deployments.UndeployRequested e) {
-        return "undeploying " + e.servedModel() + " (" + e.reason() + ")";
+        return "undeploying" + (e.servedModel() == null ? "" : " " + e.servedModel()) + " (" + e.reason() + ")";
       } else if (event instanceof Deployments.Undeployed e) {
-        return "undeployed " + e.servedModel();
+        return "undeployed" + (e.servedModel() == null ? "" : " " + e.servedModel());
       } else if (event instanceof io.otl.core.model.Supersession.CandidateSuperseded e) {
         return "RETIRED: superseded by " + e.supersededBy() + " (one rollout at a time)";
       } else if (event instanceof io.otl.core.model.EvalEvidence.GateWithoutEvidence e) {
