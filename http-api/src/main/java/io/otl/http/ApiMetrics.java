@@ -10,6 +10,10 @@ public final class ApiMetrics {
 
   public ApiMetrics(MetricsRegistry registry) {
     this.registry = registry;
+    // Shown at 0 from the start: a counter that appears only at its first increment is missing from the
+    // scrape docs/api.md lists, and Prometheus' rate() and alerts see no series rather than a zero.
+    eventsAccepted(0, 0);
+    eventsRejected(0);
   }
 
   public MetricsRegistry registry() {

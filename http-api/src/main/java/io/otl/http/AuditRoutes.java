@@ -45,6 +45,8 @@ import org.apache.pekko.http.javadsl.server.Route;
  */
 public final class AuditRoutes {
   public static final int DEFAULT_LIMIT = 100;
+  private static final String LINEAGE_KINDS =
+      "lineage kinds are model, session and job (a coordinator's jobs are under /v1/audit/coordinator/{agentId})";
 
   private final AuditLog audit;
 
@@ -88,7 +90,9 @@ public final class AuditRoutes {
   }
 
   private CompletionStage<HttpResponse> lineage(String kindName, String id, Optional<String> version) {
-    Kind kind = kind(kindName);
+    // Not kind(): its message lists coordinator, which has no lineage.
+    Kind kind = Kind.parse(kindName).filter(k -> k != Kind.COORDINATOR)
+        .orElseThrow(() -> BadRequest.invalid(LINEAGE_KINDS));
     check(kind, id);
     if (version.isPresent() && kind != Kind.MODEL) {
       throw BadRequest.invalid("version is a parameter of the model lineage only");
@@ -98,8 +102,7 @@ public final class AuditRoutes {
       case MODEL -> audit.modelLineage(id, version.orElse(null));
       case SESSION -> audit.sessionLineage(id);
       case JOB -> audit.jobLineage(id);
-      case COORDINATOR -> throw BadRequest.invalid(
-          "lineage kinds are model, session and job (a coordinator's jobs are under /v1/audit/coordinator/{agentId})");
+      case COORDINATOR -> throw BadRequest.invalid(LINEAGE_KINDS);
     };
     return answer.<HttpResponse>thenApply(Json::ok).exceptionally(AuditRoutes::failure);
   }

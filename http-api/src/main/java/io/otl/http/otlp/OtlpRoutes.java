@@ -62,6 +62,8 @@ public final class OtlpRoutes {
   public OtlpRoutes(DataCollector collector, ApiMetrics metrics, int maxEventsPerWrite, long maxDecodedBytes) {
     this.collector = collector;
     this.metrics = metrics;
+    // Every outcome at 0 before the first request (incrementing by 0 again, for a second listener, is harmless).
+    for (String outcome : List.of("received", "mapped", "ignored", "refused")) count(outcome, 0);
     this.maxEventsPerWrite = maxEventsPerWrite;
     this.maxDecodedBytes = maxDecodedBytes;
   }
