@@ -23,12 +23,15 @@ public record RolloutChecked(
     this(trigger, requestedBy, rollout, error, replyTo, null, false);
   }
 
-  /** The pre-flight item, or null when it passes. */
+  /**
+   * The failed pre-flight item "no rollout in progress", or null when it passes. Worded as what was found
+   * ("a rollout is in progress: v3 is CANARY"): the item's name before it read as the opposite to a user.
+   */
   String preflightReason() {
     if (error != null) {
-      return "no rollout in progress: cannot tell, ModelVersion did not answer (" + error + ")";
+      return "cannot tell whether a rollout is in progress: ModelVersion did not answer (" + error + ")";
     }
     return rollout == null ? null
-        : "no rollout in progress: " + rollout + "; one rollout at a time, train again once it is promoted or rolled back";
+        : "a rollout is in progress: " + rollout + "; one rollout at a time, train again once it is promoted or rolled back";
   }
 }

@@ -112,8 +112,8 @@ class CoordinatorPlansTest {
   @Test
   void aFailedChecklistRecordsTheJobAsFailedAndReturnsThePool() {
     StepsHarness h = new StepsHarness("trigger.min-samples = 30");
-    Plan<State, Event> p = persisted(startManual(h, pool(2), "no rollout in progress: v3 is CANARY"));
-    assertEquals(new PreflightFailed("job-1-a", List.of("no rollout in progress: v3 is CANARY"), true, 5, NOW),
+    Plan<State, Event> p = persisted(startManual(h, pool(2), "a rollout is in progress: v3 is CANARY"));
+    assertEquals(new PreflightFailed("job-1-a", List.of("a rollout is in progress: v3 is CANARY"), true, 5, NOW),
         p.events().get(1)); // re-arm: 2 + a tenth of 30
     assertEquals(2, p.state().poolSize());
     assertEquals(List.of(), h.exporter.requests);

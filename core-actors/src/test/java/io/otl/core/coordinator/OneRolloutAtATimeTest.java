@@ -96,7 +96,7 @@ class OneRolloutAtATimeTest {
     TrainingCoordinator.Refused refused = assertInstanceOf(TrainingCoordinator.Refused.class,
         p.receiveMessage(Duration.ofSeconds(10)));
     assertEquals(TrainingCoordinator.ErrorCode.CONFLICT, refused.code());
-    assertTrue(refused.message().startsWith("no rollout in progress: v3 is CANARY"), refused.message());
+    assertTrue(refused.message().startsWith("a rollout is in progress: v3 is CANARY"), refused.message());
     assertEquals(1, status(c).poolSize(), "no job was recorded; the pool is untouched");
 
     rollout.set(Optional.empty());
@@ -173,7 +173,7 @@ class OneRolloutAtATimeTest {
             .filter(e -> e instanceof TrainingCoordinator.ScheduledSlotSkipped)
             .map(e -> (TrainingCoordinator.ScheduledSlotSkipped) e).findFirst().orElseThrow());
     assertEquals(Instant.parse("2025-03-01T02:00:00Z"), skipped.slot());
-    assertTrue(skipped.reason().startsWith("no rollout in progress: v3 is CANARY"), skipped.reason());
+    assertTrue(skipped.reason().startsWith("a rollout is in progress: v3 is CANARY"), skipped.reason());
     CoordinatorView waiting = status(c);
     assertNull(waiting.activeJob(), waiting.toString());
     assertEquals(1, waiting.poolSize(), "the pool waits for the next slot");

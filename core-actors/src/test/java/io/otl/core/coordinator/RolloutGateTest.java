@@ -46,7 +46,7 @@ class RolloutGateTest {
     assertEquals(List.of("a"), asked);
     RolloutChecked busy = (RolloutChecked) h.piped().get(0);
     assertEquals(new RolloutChecked(TriggerType.THRESHOLD, "threshold", "v3 is CANARY", null, null), busy);
-    assertEquals("no rollout in progress: v3 is CANARY; one rollout at a time, train again once it is promoted or "
+    assertEquals("a rollout is in progress: v3 is CANARY; one rollout at a time, train again once it is promoted or "
         + "rolled back", busy.preflightReason());
     assertFalse(h.rt.rollouts.thresholdMayStart(busy));
 
@@ -67,7 +67,7 @@ class RolloutGateTest {
     RolloutChecked failed = (RolloutChecked) got.get(0);
     assertEquals("IllegalStateException: ask timed out", failed.error());
     assertNull(failed.rollout());
-    assertEquals("no rollout in progress: cannot tell, ModelVersion did not answer (IllegalStateException: ask timed out)",
+    assertEquals("cannot tell whether a rollout is in progress: ModelVersion did not answer (IllegalStateException: ask timed out)",
         failed.preflightReason());
     assertEquals("no answer", ((RolloutChecked) got.get(1)).error());
     assertFalse(h.rt.rollouts.thresholdMayStart(failed));
