@@ -75,8 +75,12 @@ public final class JobLogRoutes {
           + " backend keeps no per-job logs (trinity-proxy trains in one long-running serve process); see its own logs"));
     }
     if (externalId == null || externalId.isBlank()) {
-      return done(LogPage.empty(job.jobId(), backend.get().type(), offset, limit,
-          "job " + job.jobId() + " is " + job.status() + " and was not submitted to the trainer yet: no logs so far"));
+      // A job that ended before submission (a failed pre-flight, a cancel) will never have logs: "yet" misled.
+      String note = job.status().isActive()
+          ? " and was not submitted to the trainer yet: no logs so far"
+          : " and was never submitted to the trainer: it has no logs (its error and history say why it ended)";
+      return done(LogPage.empty(job.jobId(), backend.get().type(), offset, limit, "job " + job.jobId() + " is "
+          + job.status() + note));
     }
     return backend.get().logs(externalId)
         .thenApply(text -> Json.ok(LogPage.of(job.jobId(), backend.get().type(), text, offset, limit)))

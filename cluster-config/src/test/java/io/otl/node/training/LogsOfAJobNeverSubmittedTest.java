@@ -1,0 +1,49 @@
+package io.otl.node.training;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.otl.core.session.SessionInput;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.Await;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Found by the second new-user trial: the logs of a grpo job that failed its pre-flight (no reward
+ * function) said "was not submitted to the trainer yet: no logs so far", as if they might still come.
+ */
+class LogsOfAJobNeverSubmittedTest {
+
+  @Test
+  void aJobThatFailedItsPreflightSaysItWillHaveNoLogs(@TempDir Path dir) throws Exception {
+    try (TrainingNode node = TrainingNode.start(TestDatabases.node(TestDatabases.h2(dir.resolve("data")), true))) {
+      Http http = new Http(node.httpPort());
+      node.dataCollector().record("s-1", "bot",
+              new SessionInput.Message("e1", null, "user", "hi", null, null),
+              new SessionInput.Message("e2", null, "assistant", "hello", null, 100L),
+              new SessionInput.Result("e3", null, "SUCCESS", null))
+          .toCompletableFuture().get(60, TimeUnit.SECONDS);
+      Await.until("the trajectory feed gives bot its coordinator", () -> http.get("/v1/training/bot").status(),
+          status -> status == 200);
+      Http.Response policy = http.send("PUT", "/v1/training/bot/policy", "{\"algorithm\":\"grpo\"}");
+      assertEquals(200, policy.status(), policy.body());
+
+      Http.Response trigger = http.post("/v1/training/bot/trigger", "");
+      assertEquals(202, trigger.status(), trigger.body());
+      assertEquals("FAILED", trigger.json().get("status").asText(), trigger.body());
+      String jobId = trigger.json().get("jobId").asText();
+
+      Http.Response logs = http.get("/v1/jobs/" + jobId + "/logs");
+      assertEquals(200, logs.status(), logs.body());
+      assertEquals(0, logs.json().get("totalLines").asInt(), logs.body());
+      String note = logs.json().get("note").asText();
+      assertTrue(note.startsWith("job " + jobId + " is FAILED and was never submitted to the trainer: it has no logs"),
+          note);
+    }
+  }
+}
