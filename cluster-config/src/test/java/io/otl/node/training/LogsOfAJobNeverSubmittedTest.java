@@ -16,6 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Found by the second new-user trial: the logs of a grpo job that failed its pre-flight (no reward
  * function) said "was not submitted to the trainer yet: no logs so far", as if they might still come.
+ * And the pre-flight failure named only the file's key, though the agent's policy sets it too (as the
+ * distillation teacher's failure says).
  */
 class LogsOfAJobNeverSubmittedTest {
 
@@ -37,6 +39,9 @@ class LogsOfAJobNeverSubmittedTest {
       assertEquals(202, trigger.status(), trigger.body());
       assertEquals("FAILED", trigger.json().get("status").asText(), trigger.body());
       String jobId = trigger.json().get("jobId").asText();
+      String failure = trigger.json().get("preflightFailures").get(0).asText();
+      assertTrue(failure.startsWith("no reward source for grpo: set agentscope.training.training-runner.hyperparams"
+          + ".reward-fn-type (or the agent's hyperparams.reward-fn-type) to the Trinity reward function"), failure);
 
       Http.Response logs = http.get("/v1/jobs/" + jobId + "/logs");
       assertEquals(200, logs.status(), logs.body());
