@@ -108,7 +108,9 @@ public final class JobDatasetExport {
       note = "start-from = base: starting from the base model";
     } else if (stable.isEmpty()) {
       from = "base";
-      note = "start-from = stable, but the agent has no stable version yet: falling back to the base model";
+      // "No stable version" read as a contradiction: GET /v1/models answers v0, the base model, as the stable.
+      note = "start-from = stable, but no trained version of the agent is stable yet (only v0, the base model):"
+          + " falling back to the base model";
     } else if (stable.get().sourceJobId() == null) {
       from = "base";
       note = "start-from = stable, but stable " + stable.get().version()
