@@ -192,7 +192,7 @@ public final class ModelRoutes {
       throw BadRequest.invalid("endpoint is required (the inference URL that serves this version)");
     }
     if (endpoint.length() > MAX_TEXT) throw BadRequest.invalid("endpoint is longer than " + MAX_TEXT + " characters");
-    if (!isAbsoluteUrl(endpoint)) {
+    if (!io.otl.http.gateway.ServingUrls.callable(endpoint)) {
       // Not echoed: an endpoint may carry credentials (http://user:key@host).
       throw BadRequest.invalid("endpoint is not an absolute http(s) URL; give the inference URL that serves "
           + "this version (OpenAI-compatible base URL)");
@@ -231,26 +231,6 @@ public final class ModelRoutes {
 
   private static HttpResponse failure(ModelVersion.Failure f) {
     return Json.rejected(f);
-  }
-
-  /**
-   * "x" or "my-server" used to be stored: under {@code serving.backend = static} the gateway then
-   * sends the version's traffic there, and every call fails long after the 201.
-   */
-  static boolean isAbsoluteUrl(String endpoint) {
-    try {
-      java.net.URI uri = new java.net.URI(endpoint);
-      // The gateway speaks OpenAI's HTTP API to it: http(s) with a host, nothing else.
-      boolean web = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
-      // java.net.URI takes any port number; the gateway's client refuses one past 65535 (a 500 on every
-      // call of the version, once), so such an endpoint is as unusable as "x".
-      boolean port = uri.getPort() == -1 || uri.getPort() >= 1 && uri.getPort() <= 65535;
-      if (!web || uri.getHost() == null || !port) return false;
-      org.apache.pekko.http.javadsl.model.Uri.create(endpoint); // the gateway's client: what it refuses, it never calls
-      return true;
-    } catch (java.net.URISyntaxException | RuntimeException e) {
-      return false;
-    }
   }
 
   static void checkAgent(String agentId) {

@@ -49,36 +49,15 @@ final class Upstream {
   /** The chat completions URL of an endpoint; refuses what is not an HTTP(S) URL. */
   static String chatUrl(ModelVersion.RouteDecision d) {
     String endpoint = d.endpoint() == null ? "" : d.endpoint().trim();
-    URI uri;
-    try {
-      uri = URI.create(endpoint);
-    } catch (IllegalArgumentException e) {
-      uri = null;
-    }
-    if (uri == null || uri.getScheme() == null
-        || !(uri.getScheme().equalsIgnoreCase("http") || uri.getScheme().equalsIgnoreCase("https"))
-        || uri.getHost() == null || !clientTakes(endpoint)) {
+    if (!ServingUrls.callable(endpoint)) {
       throw new OpenAiError(502, "upstream_error", null, "upstream_unavailable",
           "no HTTP serving endpoint (it is '" + endpoint + "'); register the URL of an OpenAI-compatible server");
     }
+    URI uri = URI.create(endpoint);
     String base = endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
     if (base.endsWith("/chat/completions")) return base;
     if (uri.getPath() == null || uri.getPath().isEmpty() || uri.getPath().equals("/")) base = base + "/v1";
     return base + "/chat/completions";
-  }
-
-  /**
-   * Whether pekko-http's client takes the URL: it is stricter than {@link URI} (a port past 65535),
-   * and a URL it refuses must fail the call as an unusable endpoint (502), not as the node's own
-   * error (500). Registration checks the same, so only a version stored before that can fail here.
-   */
-  static boolean clientTakes(String url) {
-    try {
-      org.apache.pekko.http.javadsl.model.Uri.create(url);
-      return true;
-    } catch (RuntimeException e) {
-      return false;
-    }
   }
 
   /**

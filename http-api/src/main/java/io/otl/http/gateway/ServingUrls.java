@@ -1,0 +1,32 @@
+package io.otl.http.gateway;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+
+/**
+ * Which serving endpoints the gateway can call: one rule for the registration of a version (which
+ * refuses the others with 400) and for the call itself (which answers a stored one 502), so that a
+ * version registered is a version the gateway calls.
+ */
+public final class ServingUrls {
+  private ServingUrls() {}
+
+  /**
+   * An http(s) URL with a host and, if given, a port from 1 to 65535, that pekko-http's client also
+   * takes: it is stricter than {@link URI} (a port past 65535 was a 500 on every call of the version),
+   * and "x" or "my-server" used to be stored, every call then failing long after the 201.
+   */
+  public static boolean callable(String endpoint) {
+    if (endpoint == null) return false;
+    try {
+      URI uri = new URI(endpoint);
+      boolean web = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
+      boolean port = uri.getPort() == -1 || uri.getPort() >= 1 && uri.getPort() <= 65535;
+      if (!web || uri.getHost() == null || !port) return false;
+      org.apache.pekko.http.javadsl.model.Uri.create(endpoint);
+      return true;
+    } catch (URISyntaxException | RuntimeException e) {
+      return false;
+    }
+  }
+}
