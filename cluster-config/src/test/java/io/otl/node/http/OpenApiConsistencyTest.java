@@ -11,7 +11,6 @@ import io.otl.node.testing.TestDatabases;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
@@ -57,20 +56,16 @@ class OpenApiConsistencyTest {
   @Test
   void everyDocumentedRouteExists() {
     assertEquals("3.0.3", doc.get("openapi").asText());
-    Iterator<String> paths = doc.get("paths").fieldNames();
     int checked = 0;
-    while (paths.hasNext()) {
-      String template = paths.next();
-      Iterator<String> methods = doc.get("paths").get(template).fieldNames();
-      while (methods.hasNext()) {
-        String method = methods.next().toUpperCase();
-        Http.Response r = http.send(method, concrete(template) + (template.endsWith("/route") ? "?sessionId=s1" : ""),
-            method.equals("POST") ? "{}" : null);
-        assertFalse(routeMissing(r), method + " " + template + " is documented but not served: " + r.status() + " " + r.body());
-        assertTrue(r.status() < 500 || r.status() == 503, method + " " + template + " → " + r.status() + " " + r.body());
-        assertDocumented(template, method, r, "{}");
-        checked++;
-      }
+    for (Operation op : operations()) {
+      String template = op.template();
+      String method = op.method();
+      Http.Response r = http.send(method, concrete(template) + (template.endsWith("/route") ? "?sessionId=s1" : ""),
+          method.equals("POST") ? "{}" : null);
+      assertFalse(routeMissing(r), method + " " + template + " is documented but not served: " + r.status() + " " + r.body());
+      assertTrue(r.status() < 500 || r.status() == 503, method + " " + template + " → " + r.status() + " " + r.body());
+      assertDocumented(template, method, r, "{}");
+      checked++;
     }
     assertTrue(checked >= 24, "only " + checked + " operations documented");
   }
@@ -82,14 +77,11 @@ class OpenApiConsistencyTest {
    */
   @Test
   void aBodyThatIsNotJsonGetsADocumentedStatus() {
-    Iterator<String> paths = doc.get("paths").fieldNames();
     int checked = 0;
-    while (paths.hasNext()) {
-      String template = paths.next();
-      Iterator<String> methods = doc.get("paths").get(template).fieldNames();
-      while (methods.hasNext()) {
-        String method = methods.next().toUpperCase();
-        if (!method.equals("POST") && !method.equals("PUT")) continue;
+    for (Operation op : operations()) {
+      String template = op.template();
+      String method = op.method();
+      if (method.equals("POST") || method.equals("PUT")) {
         String path = concrete(template) + (template.startsWith("/v1/exports/") ? "?format=sft" : "");
         Http.Response r = http.send(method, path, "hello".getBytes(java.nio.charset.StandardCharsets.UTF_8), "text/plain");
         assertDocumented(template, method, r, "a text/plain body");
@@ -172,14 +164,23 @@ class OpenApiConsistencyTest {
         + r.status() + ", which the document does not list " + listed + ": " + r.body());
   }
 
+  /** One documented operation: a path template and its method, upper case. */
+  private record Operation(String template, String method) {}
+
+  /** Every operation the document lists, in its order. */
+  private List<Operation> operations() {
+    List<Operation> out = new ArrayList<>();
+    doc.get("paths").fields().forEachRemaining(path ->
+        path.getValue().fieldNames().forEachRemaining(m -> out.add(new Operation(path.getKey(), m.toUpperCase()))));
+    return out;
+  }
+
   @Test
   void nothingUndocumentedAnswers() {
     Set<String> documented = new HashSet<>();
     List<String> templates = new ArrayList<>();
-    doc.get("paths").fieldNames().forEachRemaining(t -> {
-      templates.add(t);
-      doc.get("paths").get(t).fieldNames().forEachRemaining(m -> documented.add(m.toUpperCase() + " " + t));
-    });
+    doc.get("paths").fieldNames().forEachRemaining(templates::add);
+    for (Operation op : operations()) documented.add(op.method() + " " + op.template());
     for (String template : templates) {
       for (String method : METHODS) {
         if (documented.contains(method + " " + template)) continue;

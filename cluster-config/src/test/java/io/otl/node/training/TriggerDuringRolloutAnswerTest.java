@@ -4,13 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.otl.core.session.SessionInput;
 import io.otl.node.TrainingNode;
-import io.otl.node.testing.Await;
 import io.otl.node.testing.Http;
-import io.otl.node.testing.TestDatabases;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,15 +19,8 @@ class TriggerDuringRolloutAnswerTest {
 
   @Test
   void aTriggerDuringACanarySaysARolloutIsInProgress(@TempDir Path dir) throws Exception {
-    try (TrainingNode node = TrainingNode.start(TestDatabases.node(TestDatabases.h2(dir.resolve("data")), true))) {
+    try (TrainingNode node = OneSessionNode.start(dir)) {
       Http http = new Http(node.httpPort());
-      node.dataCollector().record("s-1", "bot",
-              new SessionInput.Message("e1", null, "user", "hi", null, null),
-              new SessionInput.Message("e2", null, "assistant", "hello", null, 100L),
-              new SessionInput.Result("e3", null, "SUCCESS", null))
-          .toCompletableFuture().get(60, TimeUnit.SECONDS);
-      Await.until("the trajectory feed gives bot its coordinator", () -> http.get("/v1/training/bot").status(),
-          status -> status == 200);
       // No base model in this node: the first version is the stable, the second canaries against it.
       for (String v : new String[] {"v1", "v2"}) {
         Http.Response reg = http.post("/v1/models/bot/versions",
