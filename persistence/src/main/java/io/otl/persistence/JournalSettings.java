@@ -47,10 +47,23 @@ public record JournalSettings(Kind kind, String url, String user, String passwor
       throw new IllegalArgumentException("agentscope.training.db.url (or OTL_DB_URL) = " + url
           + ": persistence = postgres needs a jdbc:postgresql: URL");
     }
+    if (kind == Kind.H2) url = closedByTheNode(url);
     if (kind == Kind.POSTGRES && !url.contains("reWriteBatchedInserts")) {
       url = url + (url.contains("?") ? "&" : "?") + "reWriteBatchedInserts=true";
     }
     return new JournalSettings(kind, url, user, password, db.getInt("max-connections"));
+  }
+
+  /**
+   * H2 closes a database in a JVM shutdown hook of its own by default, which races the node's
+   * coordinated shutdown: the journal's last writes and the connection pool then fail with
+   * "Database is already closed". The node closes its pool last, so H2 must not. H2 refuses the
+   * flag beside AUTO_SERVER=TRUE (its server owns closing), so such URLs are left as they are.
+   */
+  static String closedByTheNode(String url) {
+    String upper = url.toUpperCase(java.util.Locale.ROOT);
+    if (upper.contains("DB_CLOSE_ON_EXIT=") || upper.contains("AUTO_SERVER=TRUE")) return url;
+    return url + ";DB_CLOSE_ON_EXIT=FALSE";
   }
 
   /** The pekko-persistence-jdbc settings for this database, to lay over the node's config. */
