@@ -40,15 +40,15 @@ public final class Main {
     for (int i = 0; i < options.size(); i++) {
       String o = options.get(i);
       if (o.equals("--help") || o.equals("-h")) {
-        usage(0);
+        print(RUN_USAGE, 0);
       } else if (o.equals("--config") && i + 1 < options.size()) {
         Path file = Path.of(options.get(++i));
-        if (!Files.isReadable(file)) usageError("--config " + file + ": no such readable file");
+        if (!Files.isReadable(file)) runUsageError("--config " + file + ": no such readable file");
         configFile = Optional.of(file);
       } else if (o.equals("--config")) {
-        usageError("--config needs a file");
+        runUsageError("--config needs a file");
       } else {
-        usageError("unknown option for run: " + o);
+        runUsageError("unknown option for run: " + o);
       }
     }
     try {
@@ -113,10 +113,30 @@ public final class Main {
       <command> --help shows a command's own options; a mistake on the command line exits 2, starting nothing
       """;
 
+  /** {@code run --help}: what run takes, and where the rest of its settings come from. */
+  static final String RUN_USAGE = """
+      usage: java -jar otl-node.jar [run] [--config <file>]
+        --config <file>   a HOCON file laid over the defaults (agentscope.training.*, pekko.*); without it the
+                          node runs on the embedded default: H2 journal under ./data, the Trinity simulator inside
+      Environment variables set the rest without a file: OTL_HTTP_PORT, OTL_CLUSTER_PORT, OTL_SIMULATOR_PORT,
+      OTL_PERSISTENCE, OTL_DB_URL, ... (docs/configuration.md lists each, and whether it or the file wins).
+      Listens on HTTP 8080 (API, gateway, console, /health, /metrics), cluster 127.0.0.1:25520 and, on the
+      embedded default, the simulator on 127.0.0.1:8265. SIGTERM stops it cleanly (exit 143).
+      """;
+
   /** The text goes to stdout when asked for, to stderr after a mistake (so a pipe gets no usage as data). */
   private static void usage(int code) {
-    (code == 0 ? System.out : System.err).println(USAGE);
+    print(USAGE, code);
+  }
+
+  private static void print(String text, int code) {
+    (code == 0 ? System.out : System.err).println(text);
     System.exit(code);
+  }
+
+  private static void runUsageError(String message) {
+    System.err.println("error: " + message);
+    print(RUN_USAGE, 2);
   }
 
   /** A mistake on the command line: nothing was started; exit 2, as export, audit and simulator do. */

@@ -132,7 +132,8 @@ public final class AuditRoutes {
     } catch (NumberFormatException e) {
       // below
     }
-    throw BadRequest.invalid("after is not a cursor: the 'next' of a previous page (an integer >= 0)");
+    throw BadRequest.invalid("after is not a cursor: the 'next' of a previous page (an integer from 0 to "
+        + "999999999999999999)");
   }
 
   private static int limit(String text) {

@@ -1,7 +1,9 @@
 package io.otl.wire;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.otl.core.session.FeedbackKindAliases;
 import io.otl.core.session.SessionInput;
+import io.otl.core.session.SessionModel;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -77,7 +79,7 @@ public final class EventJson {
         yield new SessionInput.Reasoning(eventId, at, index == null ? null : index.intValue(),
             text(e, where, "thought"), text(e, where, "action"), text(e, where, "observation"));
       }
-      case "feedback" -> new SessionInput.Feedback(eventId, at, text(e, where, "kind"), number(e, where, "value"),
+      case "feedback" -> new SessionInput.Feedback(eventId, at, feedbackKind(e, where), number(e, where, "value"),
           text(e, where, "feedbackId"), text(e, where, "source"), text(e, where, "msgId"));
       case "result" -> new SessionInput.Result(eventId, at, text(e, where, "status"), text(e, where, "detail"));
       default -> throw new IllegalStateException(type);
@@ -92,6 +94,18 @@ public final class EventJson {
     String s = v.textValue();
     if (s.indexOf('\u0000') >= 0) throw invalid(where + "." + field + " must not contain NUL characters");
     return s;
+  }
+
+  /**
+   * The kind, checked before the value: a kind that is not known makes any complaint about the value
+   * (whose type depends on the kind) beside the point.
+   */
+  private static String feedbackKind(JsonNode e, String where) {
+    String kind = text(e, where, "kind");
+    if (kind != null && SessionModel.FeedbackKind.parse(kind) == null) {
+      throw invalid(where + ".kind" + FeedbackKindAliases.UNKNOWN_KIND);
+    }
+    return kind;
   }
 
   private static Long longValue(JsonNode e, String where, String field) {

@@ -105,4 +105,17 @@ class EventJsonTest {
     JsonLimits.Problem key = JsonLimits.problem(json("{\"a@b.cn\":{\"k\":\"\\u0000\"}}"), "body", 32);
     assertEquals("body.*.k contains a NUL character (\\u0000)", key.message(), "a key that may be PII is not echoed");
   }
+
+  @Test
+  void anUnknownFeedbackKindIsNamedBeforeItsValue() throws Exception {
+    // the value's type depends on the kind: "value must be a number" sent users fixing the wrong field
+    String refused = refusal("""
+        {"type":"feedback","kind":"LIKE","value":{"stars":5}}""");
+    assertTrue(refused.startsWith("events[2].kind is not one of the allowed: THUMBS_UP,"), refused);
+    assertTrue(refusal("""
+        {"type":"feedback","kind":"RATING","value":"five"}""").equals("events[2].value must be a number"));
+    SessionInput.Feedback alias = (SessionInput.Feedback) EventJson.parse(json("""
+        {"type":"feedback","kind":"positive"}"""), "events[0]");
+    assertEquals("positive", alias.kind(), "an AgentScope alias passes; the entity stores the canonical kind");
+  }
 }

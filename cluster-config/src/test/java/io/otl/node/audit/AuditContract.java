@@ -423,6 +423,10 @@ abstract class AuditContract {
     assertError(audit.get("/v1/audit/session/s1?limit=ten"), 400, "invalid_request");
     assertError(audit.get("/v1/audit/session/s1?after=-1"), 400, "invalid_request");
     assertError(audit.get("/v1/audit/session/s1?after=abc"), 400, "invalid_request");
+    // 19 digits: a number, but beyond the cursors this API hands out; the message gives the range
+    Http.Response tooBig = audit.get("/v1/audit/session/s1?after=99999999999999999999");
+    assertError(tooBig, 400, "invalid_request");
+    assertTrue(tooBig.json().get("message").asText().contains("from 0 to 999999999999999999"), tooBig.body());
     assertError(audit.get("/v1/audit/session/" + URLEncoder.encode("a b", StandardCharsets.UTF_8)), 400, "invalid_request");
     assertError(audit.get("/v1/audit/model/bad!id"), 400, "invalid_request");
     assertError(audit.get("/v1/audit/job/not-a-job"), 400, "invalid_request");

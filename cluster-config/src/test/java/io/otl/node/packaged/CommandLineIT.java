@@ -18,7 +18,7 @@ class CommandLineIT {
 
   @Test
   void everySpellingOfHelpPrintsTheCommandsAndExitsZero() throws Exception {
-    for (List<String> args : List.of(List.of("--help"), List.of("-h"), List.of("help"), List.of("run", "--help"))) {
+    for (List<String> args : List.of(List.of("--help"), List.of("-h"), List.of("help"))) {
       try (JarProcess p = JarProcess.start("help", List.of(), args)) {
         int exit = p.awaitExit(60);
         String out = p.output();
@@ -29,6 +29,19 @@ class CommandLineIT {
         }
         assertFalse(out.contains("error:"), args + ":\n" + out);
       }
+    }
+  }
+
+  @Test
+  void runHelpShowsWhatRunTakes() throws Exception {
+    // like export --help and audit --help: the command's own options, not the list of commands
+    try (JarProcess p = JarProcess.start("run-help", List.of(), List.of("run", "--help"))) {
+      int exit = p.awaitExit(60);
+      String out = p.output();
+      assertEquals(0, exit, out);
+      assertTrue(out.contains("usage: java -jar otl-node.jar [run] [--config <file>]"), out);
+      assertTrue(out.contains("OTL_HTTP_PORT"), "names where the ports come from:\n" + out);
+      assertFalse(out.contains("export --agent"), out);
     }
   }
 
@@ -45,7 +58,10 @@ class CommandLineIT {
         String out = p.output();
         assertEquals(c.exit(), exit, c.args() + ":\n" + out);
         assertTrue(out.contains(c.says()), c.args() + ":\n" + out);
-        assertTrue(out.contains("usage: java -jar otl-node.jar <command>"), "the usage follows: " + c.args() + ":\n" + out);
+        // an unknown command gets the list of commands; a mistake of run, run's own usage
+        String usage = c.args().get(0).equals("trian") ? "usage: java -jar otl-node.jar <command>"
+            : "usage: java -jar otl-node.jar [run] [--config <file>]";
+        assertTrue(out.contains(usage), "the usage follows: " + c.args() + ":\n" + out);
       }
     }
   }

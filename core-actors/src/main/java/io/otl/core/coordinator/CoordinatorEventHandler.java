@@ -139,7 +139,8 @@ public final class CoordinatorEventHandler {
           r.baseModel(), r.hyperparams(), r.sessionIds(), r.at(), JobStatus.REQUESTED, null, 0, 0,
           false, null, null, null, null, null, false, false, List.of(),
           List.of(new HistoryEntry(JobStatus.REQUESTED, r.at(),
-              r.trigger().configName() + " trigger" + (r.requestedBy() == null ? "" : " (" + r.requestedBy() + ")")
+              r.trigger().configName() + " trigger"
+                  + (r.requestedBy() == null || r.requestedBy().equals(r.trigger().configName()) ? "" : " (" + r.requestedBy() + ")")
                   + ": " + r.sessionIds().size() + " trajectories taken from the pool")));
       int seq = Math.max(s.nextJobSeq(), JobIds.seqOf(r.jobId()) + 1);
       return s.withSessions(sessions, size, sum).withJob(job).withActive(r.jobId())

@@ -20,6 +20,10 @@ public final class FeedbackKindAliases {
   /** Listed in the error for an unknown kind. */
   public static final String DESCRIPTION = "USER_RATING (= RATING), POSITIVE (= THUMBS_UP), NEGATIVE (= THUMBS_DOWN)";
 
+  /** What is wrong with a kind that is neither ours nor an alias (after the field's name). */
+  public static final String UNKNOWN_KIND = " is not one of the allowed: THUMBS_UP, THUMBS_DOWN, RATING, ADOPTED, "
+      + "REPEATED_QUESTION, HUMAN_HANDOFF, or AgentScope's " + DESCRIPTION;
+
   private FeedbackKindAliases() {}
 
   /** The canonical kind for an AgentScope name (any case), or null when {@code name} is not one. */

@@ -51,8 +51,7 @@ final class SessionInputValidation {
     } else if (input instanceof SessionInput.Feedback f) {
       FeedbackKind kind = FeedbackKind.parse(f.kind());
       if (kind == null) {
-        return ".kind is not one of the allowed: THUMBS_UP, THUMBS_DOWN, RATING, ADOPTED, "
-            + "REPEATED_QUESTION, HUMAN_HANDOFF, or AgentScope's " + FeedbackKindAliases.DESCRIPTION;
+        return ".kind" + FeedbackKindAliases.UNKNOWN_KIND;
       }
       if (kind == FeedbackKind.RATING) {
         if (f.value() == null) return ".value is required for a RATING (an integer from 1 to 5)";

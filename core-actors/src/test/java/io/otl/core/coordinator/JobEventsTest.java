@@ -82,6 +82,11 @@ class JobEventsTest {
         "base", null, null, T0));
     assertEquals("threshold trigger: 0 trajectories taken from the pool",
         job(threshold, "job-1-b").history().get(0).detail());
+    // the coordinator records its own triggers as the requester: not "threshold trigger (threshold)"
+    State byItself = replay(new JobRequested("job-1-c", TriggerType.THRESHOLD, "threshold", Backend.RAY_JOBS, "sft",
+        "base", null, null, T0));
+    assertEquals("threshold trigger: 0 trajectories taken from the pool",
+        job(byItself, "job-1-c").history().get(0).detail());
   }
 
   @Test

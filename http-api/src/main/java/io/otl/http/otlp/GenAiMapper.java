@@ -215,7 +215,13 @@ final class GenAiMapper {
   private static void addMessage(List<SessionInput> out, int position, GenAiMessages.Msg m, Instant at, String msgId,
       Long latencyMs) {
     String role = "developer".equals(m.role()) ? "system" : m.role();
-    if (m.content() == null || !ROLES.contains(role)) return;
+    if (!ROLES.contains(role)) return;
+    if (m.reasoning() != null && "assistant".equals(role)) {
+      // the model's thinking before its answer: a step, so exports and the reward never take it for the answer
+      out.add(new SessionInput.Reasoning("otlp:r" + position + ":" + hash(m.reasoning()), at, null, m.reasoning(),
+          null, null));
+    }
+    if (m.content() == null) return;
     String id = "otlp:m" + position + ":" + hash(role + "\n" + m.content());
     out.add(new SessionInput.Message(id, at, role, m.content(), "assistant".equals(role) ? msgId : null,
         "assistant".equals(role) ? latencyMs : null));

@@ -20,8 +20,15 @@ import java.util.Map;
 final class GenAiMessages {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
-  /** content null: the message has no text (e.g. an assistant turn that only calls tools). */
-  record Msg(String role, String content) {}
+  /**
+   * content null: the message has no text (e.g. an assistant turn that only calls tools); reasoning:
+   * the text of its {@code reasoning} parts, a step of the trajectory rather than part of the answer.
+   */
+  record Msg(String role, String content, String reasoning) {
+    Msg(String role, String content) {
+      this(role, content, null);
+    }
+  }
 
   record Conversation(List<Msg> input, List<Msg> output) {}
 
@@ -127,6 +134,7 @@ final class GenAiMessages {
     JsonNode content = m.get("content");
     if (content != null && content.isTextual()) return new Msg(role, content.textValue());
     StringBuilder text = new StringBuilder();
+    StringBuilder reasoning = new StringBuilder();
     for (JsonNode part : m.path("parts")) {
       String type = part.path("type").asText("");
       String piece = switch (type) {
@@ -134,11 +142,15 @@ final class GenAiMessages {
         case "tool_call_response" -> render(part.get("response"));
         default -> null;
       };
-      if (piece == null) continue;
-      if (text.length() > 0) text.append('\n');
-      text.append(piece);
+      if (piece != null) append(type.equals("reasoning") ? reasoning : text, piece);
     }
-    return new Msg(role, text.length() == 0 ? null : text.toString());
+    return new Msg(role, text.length() == 0 ? null : text.toString(),
+        reasoning.length() == 0 ? null : reasoning.toString());
+  }
+
+  private static void append(StringBuilder into, String piece) {
+    if (into.length() > 0) into.append('\n');
+    into.append(piece);
   }
 
   private static Msg fromEvent(String role, Map<String, Object> attrs) {

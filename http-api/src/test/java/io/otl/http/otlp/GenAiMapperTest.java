@@ -231,4 +231,23 @@ class GenAiMapperTest {
     assertTrue(refused.getMessage().endsWith("status.code must be an integer (a number or a decimal string)"),
         refused.getMessage());
   }
+
+  @Test
+  void reasoningPartsBecomeAStepBeforeTheAnswerNotPartOfIt() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    String input = "[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"2+2?\"}]}]";
+    String output = "[{\"role\":\"assistant\",\"parts\":[{\"type\":\"reasoning\",\"content\":\"add them\"},"
+        + "{\"type\":\"text\",\"content\":\"4\"}],\"finish_reason\":\"stop\"}]";
+    String chat = span("0000000000000005", "", attr("gen_ai.operation.name", "\"chat\"") + ","
+        + attr("gen_ai.conversation.id", "\"conv-r\"") + ","
+        + attr("gen_ai.input.messages", json.writeValueAsString(input)) + ","
+        + attr("gen_ai.output.messages", json.writeValueAsString(output)), "", 0);
+
+    List<SessionInput> inputs = mapped(GenAiMapper.map(decode(chat)).sessions().get(0));
+
+    assertEquals(List.of("message", "reasoning", "message"), inputs.stream().map(SessionInput::type).toList());
+    SessionInput.Reasoning thinking = (SessionInput.Reasoning) inputs.get(1);
+    assertEquals("add them", thinking.thought());
+    assertEquals("4", ((SessionInput.Message) inputs.get(2)).content(), "the answer alone, without the reasoning");
+  }
 }
