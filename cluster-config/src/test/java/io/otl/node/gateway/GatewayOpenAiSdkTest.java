@@ -406,6 +406,12 @@ class GatewayOpenAiSdkTest {
     // The agent's own id, and any id without an agent's key, still reach the design's models view.
     assertEquals("agent-a", api.get("/v1/models/agent-a").json().path("agentId").asText());
     assertEquals("not_found", api.get("/v1/models/gpt-4o-mini").json().path("error").asText());
+    // A key with a typo is a 401, as for every other gateway call, not the operator's view of the model's name
+    for (String name : java.util.List.of("default", "gpt-4o-mini")) {
+      com.openai.errors.UnauthorizedException wrongKey = assertThrows(com.openai.errors.UnauthorizedException.class,
+          () -> client(KEY_A + "-typo").models().retrieve(name));
+      assertEquals("invalid_api_key", wrongKey.code().orElse(""), name + ": " + wrongKey.getMessage());
+    }
   }
 
   @Test

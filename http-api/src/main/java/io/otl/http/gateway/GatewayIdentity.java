@@ -27,13 +27,13 @@ final class GatewayIdentity {
   boolean callsAsAgent(HttpRequest request) {
     if (request.getHeader(GatewayRoutes.AGENT_HEADER).isPresent()) return true;
     Optional<String> auth = request.getHeader("Authorization").map(HttpHeader::value);
-    if (auth.isEmpty() || !auth.get().startsWith("Bearer ")) return false;
+    if (auth.isEmpty() || !auth.get().startsWith("Bearer ") || !settings.authEnabled()) return false;
+    // With agent keys configured, any key but the node's API token is an agent's client: a wrong key
+    // then gets the gateway's 401, where models.retrieve("default") with a typo in the key got the
+    // operator's 200 view of an agent called "default" on a node whose reads are open.
     byte[] given = auth.get().substring(7).trim().getBytes(StandardCharsets.UTF_8);
-    boolean agentKey = false;
-    for (String key : settings.apiKeys().values()) {
-      agentKey |= MessageDigest.isEqual(given, key.getBytes(StandardCharsets.UTF_8));
-    }
-    return agentKey;
+    return settings.operatorToken().isEmpty()
+        || !MessageDigest.isEqual(given, settings.operatorToken().getBytes(StandardCharsets.UTF_8));
   }
 
   /**
