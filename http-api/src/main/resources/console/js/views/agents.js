@@ -42,7 +42,7 @@ function trainingSection(agentId, result, ctx) {
   body.push(
     h('div', { class: 'pool-line' },
       h('span', { 'data-field': 'pool' }, pool + ' / ' + min),
-      h('span', { class: 'muted' }, ' samples (' + (min > 0 ? fmtPct(pool / min) : '—') + ' of min-samples)')),
+      h('span', { class: 'muted', 'data-field': 'pool-share' }, ' samples (' + poolShare(pool, min) + ')')),
     progressBar(pool, min, 'training pool ' + pool + ' of ' + min));
   const active = t.activeJob;
   body.push(h('dl', { class: 'facts' },
@@ -164,4 +164,14 @@ export async function renderAgents(ctx) {
   const cards = await Promise.all(all.map((a) => agentCard(a, manual.includes(a), ctx)));
   out.push(h('div', { class: 'cards' }, cards));
   return out;
+}
+
+/**
+ * How far the pool is from the threshold. Past it, a percentage said nothing a user could use
+ * ("166666.7% of min-samples" with min-samples 1): it says the threshold is reached.
+ */
+export function poolShare(pool, min) {
+  if (!(min > 0)) return 'no min-samples';
+  if (pool >= min) return 'min-samples reached';
+  return fmtPct(pool / min) + ' of min-samples';
 }

@@ -114,6 +114,10 @@ class ConsoleBrowserTest {
       // The training pool of the agent, against min-samples (the completed sessions above).
       assertTrue(card.contains("Training pool") && card.contains("/ 1000 samples"), card);
       assertTrue(card.contains("threshold"), card);
+      assertTrue(card.contains("% of min-samples)"), card);
+      // Past the threshold the share says so, not "166666.7% of min-samples" (min-samples 1)
+      assertEquals("min-samples reached", browser.eval(
+          "import('/console/js/views/agents.js').then(m => m.poolShare(1666, 1))").asText());
       browser.screenshot("node-02-agents");
 
       // 3. Model versions: states, ratios, the timeline and the rollback explanation.
