@@ -27,6 +27,9 @@ final class Completion {
   private Integer promptTokens;
   private Integer completionTokens;
   private boolean done;
+  /** The last two bytes fed, to end a cut event before an event of the gateway's own follows. */
+  private int lastTwo;
+  private boolean fed;
   private long firstTokenNanos;
 
   Completion(boolean captureTokens) {
@@ -56,6 +59,8 @@ final class Completion {
 
   /** Feeds raw SSE bytes; lines may be split across chunks. */
   void feed(byte[] bytes, long nowNanos) {
+    for (byte b : bytes) lastTwo = (lastTwo << 8 | (b & 0xff)) & 0xffff;
+    fed |= bytes.length > 0;
     pending.append(new String(bytes, StandardCharsets.UTF_8));
     int nl;
     while ((nl = pending.indexOf("\n")) >= 0) {
@@ -127,6 +132,15 @@ final class Completion {
 
   private static String text(JsonNode n) {
     return n == null || n.isNull() ? null : n.asText();
+  }
+
+  /**
+   * What must precede an event appended to the bytes fed so far: nothing at an event boundary, else
+   * the line ends that close the event the upstream left cut, so the appended one stands alone.
+   */
+  String separatorBeforeNextEvent() {
+    if (!fed || lastTwo == ('\n' << 8 | '\n')) return "";
+    return (lastTwo & 0xff) == '\n' ? "\n" : "\n\n";
   }
 
   /** The stream ended as OpenAI ends one ([DONE], or a finish reason when a server omits [DONE]). */

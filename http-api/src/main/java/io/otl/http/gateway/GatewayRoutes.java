@@ -503,7 +503,14 @@ public final class GatewayRoutes {
         .watchTermination((mat, done) -> {
           done.whenComplete((ok, err) -> streamEnded(c, d, fallbackFrom, answer, upStart, err, turn));
           return mat;
-        });
+        })
+        // The 200 is sent: an upstream failing now can only be told in the stream. It was closed
+        // (or cut), which OpenAI clients read as a complete answer or a network fault; OpenAI's
+        // servers end such a stream with an error event, which the SDKs raise as an API error.
+        .recover(new org.apache.pekko.japi.pf.PFBuilder<Throwable, ByteString>()
+            .match(Throwable.class, e -> midStreamError(unwrap(e)) != null,
+                e -> ByteString.fromString(answer.separatorBeforeNextEvent() + midStreamError(unwrap(e)).sseEvent()))
+            .build());
     metrics.added(true, (upStart - c.startNanos()) / 1e9);
     metrics.request(c.agent(), d.version(), 200);
     return CompletableFuture.completedFuture(withHeaders(HttpResponse.create()
@@ -533,6 +540,19 @@ public final class GatewayRoutes {
     }
     observe(c, d, answer, end - upStart, firstMs * 1_000_000);
     record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, aborted, error, firstMs, totalMs), turn);
+  }
+
+  /** The error a failed upstream stream ends with, or null when the failure is not the upstream's. */
+  private OpenAiError midStreamError(Throwable e) {
+    if (e instanceof TimeoutException) {
+      return new OpenAiError(504, "timeout", null, "upstream_timeout",
+          "the model server went silent for " + settings.timeout() + " mid-stream");
+    }
+    if (fromUpstream(e)) {
+      return new OpenAiError(502, "upstream_error", null, "upstream_unavailable",
+          "the model server's stream broke (" + e.getClass().getSimpleName() + ")");
+    }
+    return null;
   }
 
   /** Failures of the upstream's entity stream, as opposed to the client going away. */
