@@ -121,8 +121,11 @@ public final class GatewayRoutes {
    */
   public Route route() {
     return concat(
-        pathPrefix(segment("chat").slash("completions"), () -> pathEndOrSingleSlash(() -> sealed(post(() ->
-            extractRequest(request -> completeWithFuture(limited(() -> chat(request)))))))),
+        pathPrefix(segment("chat").slash("completions"), () -> concat(
+            pathEndOrSingleSlash(() -> concat(
+                get(() -> extractRequest(request -> complete(storedCompletions(request, false)))),
+                sealed(post(() -> extractRequest(request -> completeWithFuture(limited(() -> chat(request)))))))),
+            extractRequest(request -> complete(storedCompletions(request, true))))),
         pathPrefix("models", () -> pathEndOrSingleSlash(() -> sealed(get(() -> extractRequest(request ->
             complete(guard(() -> models(request)))))))),
         pathPrefix(segment("models").slash(LOGICAL_MODEL), () -> pathEndOrSingleSlash(() -> get(() ->
@@ -152,6 +155,20 @@ public final class GatewayRoutes {
   }
 
   /**
+   * OpenAI's stored chat completions ({@code GET /v1/chat/completions}, {@code GET|POST|DELETE
+   * /v1/chat/completions/{id}}, {@code GET …/{id}/messages}): the gateway stores none, so they are
+   * URLs it does not serve, answered as OpenAI answers those (404 {@code unknown_url}). They were a
+   * 405 or the API's 404, which an OpenAI client's {@code chat.completions.list()} or
+   * {@code retrieve(id)} could not read. The id is not named back: a path segment may hold anything.
+   */
+  private static HttpResponse storedCompletions(HttpRequest request, boolean withId) {
+    return new OpenAiError(404, "invalid_request_error", null, "unknown_url",
+        "the inference gateway does not serve " + request.method().value() + " /v1/chat/completions"
+            + (withId ? "/{id}…" : "") + ": it stores no chat completions (OpenAI's stored completions); it serves"
+            + " POST /v1/chat/completions and GET /v1/models (docs/gateway.md)").response();
+  }
+
+  /**
    * {@code GET /v1/models/{agentId}/traffic}: this node's per-version figures (an operator's read,
    * so it belongs with the API's routes and their bearer token, not with the agents' gateway).
    */
@@ -163,16 +180,22 @@ public final class GatewayRoutes {
     }));
   }
 
-  /** Pekko's own rejections on these paths (405 …) in OpenAI's error shape too. */
+  /**
+   * Pekko's own rejections on these paths (405 …) in OpenAI's error shape too, with the API's code
+   * for the status ({@link io.otl.http.ApiErrors#codeFor}: one mapping for both faces, so a 405 is
+   * {@code method_not_allowed} here as there; it was null here).
+   */
   private static Route sealed(Route inner) {
-    RejectionHandler handler = RejectionHandler.defaultHandler().mapRejectionResponse(r -> {
-      String text = r.entity() instanceof org.apache.pekko.http.javadsl.model.HttpEntity.Strict s
-          ? s.getData().decodeString(StandardCharsets.UTF_8) : r.status().reason();
-      return new OpenAiError(r.status().intValue(), "invalid_request_error", null, null, text).response()
-          .addHeaders(r.getHeaders());
-    });
-    return handleRejections(handler, () -> inner);
+    return handleRejections(SEALED, () -> inner);
   }
+
+  private static final RejectionHandler SEALED = RejectionHandler.defaultHandler().mapRejectionResponse(r -> {
+    String text = r.entity() instanceof org.apache.pekko.http.javadsl.model.HttpEntity.Strict s
+        ? s.getData().decodeString(StandardCharsets.UTF_8) : r.status().reason();
+    int status = r.status().intValue();
+    return new OpenAiError(status, "invalid_request_error", null, io.otl.http.ApiErrors.codeFor(status), text)
+        .response().addHeaders(r.getHeaders());
+  });
 
   private CompletionStage<HttpResponse> limited(java.util.function.Supplier<CompletionStage<HttpResponse>> call) {
     if (inFlight.incrementAndGet() > settings.maxInFlight()) {
