@@ -122,4 +122,58 @@ class GatewayScriptedUpstreamTest {
     assertTrue(String.valueOf(e.getMessage()).contains("stream broke") || e.body().toString().contains("stream broke"),
         String.valueOf(e.getMessage()));
   }
+
+  /** The session's events in journal order, as the audit reads them. */
+  private static List<String> eventIdsInOrder(String sessionId) {
+    List<String> ids = new java.util.ArrayList<>();
+    for (JsonNode e : gateway.api.get("/v1/audit/session/" + sessionId).json().path("events")) {
+      ids.add(e.path("event").path("eventId").asText());
+    }
+    return ids;
+  }
+
+  @Test
+  void streamedReasoningIsARecordedStepBeforeTheAnswerAndItsFirstDeltaIsTheFirstToken() throws Exception {
+    // vLLM with a reasoning parser: reasoning_content deltas, then the answer's content, 400 ms apart.
+    upstream.answer(new ScriptedUpstream.Script(List.of(
+        chunk("chatcmpl-think", "{\"role\":\"assistant\",\"content\":null,\"reasoning_content\":\"Light \"}", null),
+        chunk("chatcmpl-think", "{\"reasoning_content\":\"scatters.\"}", null),
+        chunk("chatcmpl-think", "{\"content\":\"Rayleigh scattering.\"}", null),
+        chunk("chatcmpl-think", "{}", "stop"), "data: [DONE]\n\n"), false, false, 400));
+    String sessionId = "think-" + UUID.randomUUID();
+    HttpResponse<String> r = post(sessionId, true);
+    assertEquals(200, r.statusCode(), r.body());
+    assertTrue(r.body().contains("\"reasoning_content\":\"Light \""), "forwarded unchanged: " + r.body());
+
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2 && n.path("steps").size() == 1);
+    assertEquals("Light scatters.", s.path("steps").get(0).path("thought").asText(), s.toString());
+    JsonNode answer = s.path("messages").get(1);
+    assertEquals("Rayleigh scattering.", answer.path("content").asText());
+    long firstTokenMs = answer.path("inference").path("firstTokenMs").asLong();
+    assertTrue(firstTokenMs < 700 && answer.path("latencyMs").asLong() >= 1_200,
+        "time to first token is the first reasoning delta's, not the content's (800 ms later): " + answer);
+    List<String> order = eventIdsInOrder(sessionId);
+    String stepId = s.path("steps").get(0).path("eventId").asText();
+    assertTrue(order.indexOf(stepId) >= 0 && order.indexOf(stepId) < order.indexOf(answer.path("eventId").asText()),
+        "the step comes before the answer: " + order);
+  }
+
+  @Test
+  void reasoningOfAWholeAnswerUnderItsNewerNameIsRecordedToo() throws Exception {
+    String body = "{\"id\":\"chatcmpl-whole\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
+        + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"reasoning\":\"Short waves scatter more.\","
+        + "\"content\":\"Because of Rayleigh scattering.\"},\"finish_reason\":\"stop\"}],"
+        + "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":9,\"total_tokens\":14}}";
+    upstream.answer(new ScriptedUpstream.Script(List.of(body), false, true));
+    String sessionId = "whole-" + UUID.randomUUID();
+    HttpResponse<String> r = post(sessionId, false);
+    assertEquals(200, r.statusCode(), r.body());
+    assertEquals("Short waves scatter more.",
+        JSON.readTree(r.body()).path("choices").get(0).path("message").path("reasoning").asText(), "forwarded");
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2 && n.path("steps").size() == 1);
+    assertEquals("Short waves scatter more.", s.path("steps").get(0).path("thought").asText());
+    List<String> order = eventIdsInOrder(sessionId);
+    assertTrue(order.indexOf(s.path("steps").get(0).path("eventId").asText())
+        < order.indexOf(s.path("messages").get(1).path("eventId").asText()), "the step comes first: " + order);
+  }
 }

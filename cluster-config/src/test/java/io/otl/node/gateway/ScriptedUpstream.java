@@ -13,16 +13,20 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A model server written down byte by byte, for what the simulator does not do: a 200 stream whose
  * connection is cut after some events (a vLLM worker dying mid-answer), or answers in a shape the
- * simulator does not give. Each request is answered with {@code chunks} as HTTP/1.1 chunked
- * SSE, then the stream is terminated properly, or, with {@code cut}, the socket is closed without
+ * simulator does not give (vLLM's reasoning fields). Each request is answered with {@code chunks} as HTTP/1.1 chunked
+ * SSE ({@code pauseMs} between chunks), then the stream is terminated properly, or, with {@code cut}, the socket is closed without
  * the last chunk.
  */
 final class ScriptedUpstream implements AutoCloseable {
   /** What one request gets: SSE chunks (or one JSON body when {@code json}), and whether the stream is cut. */
-  record Script(List<String> chunks, boolean cut, boolean json) {}
+  record Script(List<String> chunks, boolean cut, boolean json, long pauseMs) {
+    Script(List<String> chunks, boolean cut, boolean json) {
+      this(chunks, cut, json, 0);
+    }
+  }
 
   private final ServerSocket server;
-  private volatile Script script = new Script(List.of(), false, false);
+  private volatile Script script = new Script(List.of(), false, false, 0);
   /** The request bodies received, in order. */
   final List<String> requests = new CopyOnWriteArrayList<>();
 
@@ -78,7 +82,10 @@ final class ScriptedUpstream implements AutoCloseable {
         }
         out.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
             .getBytes(StandardCharsets.US_ASCII));
+        boolean first = true;
         for (String chunk : s.chunks()) {
+          if (!first && s.pauseMs() > 0) pause(s.pauseMs());
+          first = false;
           byte[] b = chunk.getBytes(StandardCharsets.UTF_8);
           out.write((Integer.toHexString(b.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
           out.write(b);
@@ -91,6 +98,15 @@ final class ScriptedUpstream implements AutoCloseable {
       }
     } catch (IOException e) {
       // the gateway went away: nothing to answer
+    }
+  }
+
+  private static void pause(long ms) throws IOException {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
     }
   }
 
