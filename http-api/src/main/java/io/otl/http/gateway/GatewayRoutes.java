@@ -74,6 +74,8 @@ public final class GatewayRoutes {
   private final TurnRecorder recorder;
   private final Upstream upstream;
   private final GatewayMetrics metrics;
+  /** The node's event counters: a turn's recorded events count as the events API's do. */
+  private final io.otl.http.ApiMetrics apiMetrics;
   private final Materializer materializer;
   private final AtomicInteger inFlight = new AtomicInteger();
   private final GatewayTraffic traffic;
@@ -97,7 +99,7 @@ public final class GatewayRoutes {
    * @param turns where each turn is registered until it is recorded (shared with the session routes)
    */
   public GatewayRoutes(ActorSystem<?> system, GatewaySettings settings, DataCollector collector, ModelRouter router,
-      StableRoute stableRoute, io.otl.http.MetricsRegistry registry, io.otl.core.session.Desensitizer desensitizer,
+      StableRoute stableRoute, io.otl.http.ApiMetrics apiMetrics, io.otl.core.session.Desensitizer desensitizer,
       int maxTextLength, GatewayTraffic traffic, SessionOwners owners, TurnsInFlight turns) {
     this.owners = owners;
     this.turns = turns;
@@ -110,7 +112,8 @@ public final class GatewayRoutes {
     this.stableRoute = stableRoute;
     this.recorder = new TurnRecorder(collector, desensitizer, maxTextLength);
     this.upstream = new Upstream(system, settings.timeout());
-    this.metrics = new GatewayMetrics(registry, traffic);
+    this.metrics = new GatewayMetrics(apiMetrics.registry(), traffic);
+    this.apiMetrics = apiMetrics;
     this.materializer = Materializer.matFromSystem(system);
   }
 
@@ -631,6 +634,9 @@ public final class GatewayRoutes {
   private void recorded(Call c, AgentSession.RecordReply reply, Throwable err,
       List<io.otl.core.session.SessionInput> inputs) {
     if (err == null && reply instanceof AgentSession.Recorded r) {
+      // otl_events_accepted_total counted only the events API's and OTLP's events, so a node fed by
+      // the gateway alone showed 0 while its sessions filled up.
+      apiMetrics.eventsAccepted(r.accepted(), r.duplicates());
       if (r.sampled()) {
         knownSessions.recorded(c.sessionId(), c.agent(), c.routedVersion(), c.known(),
             inputs.stream().map(io.otl.core.session.SessionInput::eventId).toList());
