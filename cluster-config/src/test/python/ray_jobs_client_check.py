@@ -6,6 +6,7 @@ The fast simulator runs jobs to the end; on the slow one jobs stay PENDING, so "
 not race a timer. Every step is checked here (a failed check exits non-zero with the reason); the
 last line printed is a JSON report for the Java test to assert on.
 """
+import asyncio
 import json
 import sys
 import time
@@ -37,6 +38,11 @@ def refused(call):
     except RuntimeError as e:
         return str(e)
     return None
+
+
+async def follow_missing(client):
+    async for _ in client.tail_job_logs("ray-client-no-such-job"):
+        pass
 
 
 def main(fast_url, slow_url, config_path):
@@ -72,6 +78,26 @@ def main(fast_url, slow_url, config_path):
     logs = client.get_job_logs(job)
     report["logs_mention_checkpoint"] = "global_step_" in logs
 
+    # Follow a job's log as `ray job logs --follow` does: the WebSocket GET /api/jobs/<id>/logs/tail,
+    # text frames until the server closes it when the job has ended.
+    tailed = client.submit_job(entrypoint=f"trinity run --config '{config_path}'", submission_id="ray-client-tailed")
+
+    async def follow():
+        chunks = []
+        async for lines in client.tail_job_logs(tailed):
+            chunks.append(lines)
+        return chunks
+
+    chunks = asyncio.run(asyncio.wait_for(follow(), 120))
+    report["tail_chunks"] = len(chunks)
+    report["tail_ended_with_job"] = str(client.get_job_status(tailed).value)
+    report["tail_is_whole_log"] = "".join(chunks) == client.get_job_logs(tailed)
+    report["tail_of_missing_job"] = None
+    try:
+        asyncio.run(follow_missing(client))
+    except Exception as e:  # aiohttp's handshake error: Ray answers 404 before any upgrade
+        report["tail_of_missing_job"] = f"{type(e).__name__}: {e}"
+
     # Stop a live job, then delete it; a second delete finds nothing.
     slow = JobSubmissionClient(slow_url)
     live = slow.submit_job(entrypoint="trinity run --config /nonexistent.yaml")
@@ -90,6 +116,7 @@ def main(fast_url, slow_url, config_path):
     wait_for(client, failed, {JobStatus.FAILED})
     report["failed_error_type"] = client.get_job_info(failed).error_type
     report["deleted_ended"] = client.delete_job(job)
+    client.delete_job(tailed)
     print(json.dumps(report))
 
 

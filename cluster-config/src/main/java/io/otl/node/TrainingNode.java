@@ -334,7 +334,7 @@ public final class TrainingNode implements AutoCloseable {
       io.otl.core.api.SessionOwners owners, io.otl.http.gateway.TurnsInFlight turns) {
     log.info("inference gateway on: /v1/chat/completions, {}", settings);
     return new GatewayRoutes(system, settings, collector, router, new StableRoute(sharding, askTimeout),
-        metrics.registry(), sessions.desensitizer(), sessions.maxTextLength(),
+        metrics, sessions.desensitizer(), sessions.maxTextLength(),
         new io.otl.http.gateway.GatewayTraffic(java.time.Instant.now()),
         owners, turns);
   }

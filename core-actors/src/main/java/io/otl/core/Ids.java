@@ -75,6 +75,15 @@ public final class Ids {
     return null;
   }
 
+  /**
+   * True when {@code text} holds a control character (newline, tab, NUL, DEL, C1) or a Unicode line
+   * or paragraph separator: what a model name must not hold, since it goes into upstream requests,
+   * headers and log lines as written (a newline there starts a forged line or header).
+   */
+  public static boolean hasControlCharacter(String text) {
+    return text != null && text.codePoints().anyMatch(c -> Character.isISOControl(c) || c == 0x2028 || c == 0x2029);
+  }
+
   /** {@code text} with every character an id may not hold replaced by {@code replacement}. */
   public static String replaceNonIdChars(String text, String replacement) {
     return NOT_ID.matcher(text).replaceAll(replacement);

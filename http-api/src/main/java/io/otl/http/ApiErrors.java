@@ -102,7 +102,8 @@ public final class ApiErrors {
     return out;
   }
 
-  static String codeFor(int status) {
+  /** The error code for a status: the one mapping the API's and the gateway's rejections share. */
+  public static String codeFor(int status) {
     return switch (status) {
       case 400 -> "invalid_request";
       case 401 -> "unauthorized";

@@ -188,6 +188,10 @@ public final class ModelRoutes {
     checkVersion(version);
     if (artifact == null || artifact.isBlank()) throw BadRequest.invalid("artifact is required (a model URI or path)");
     if (artifact.length() > MAX_TEXT) throw BadRequest.invalid("artifact is longer than " + MAX_TEXT + " characters");
+    if (Ids.hasControlCharacter(artifact)) {
+      throw BadRequest.invalid("artifact must not contain control characters (newline, tab …): it is logged and "
+          + "handed to the serving backend as written");
+    }
     if (endpoint == null || endpoint.isBlank()) {
       throw BadRequest.invalid("endpoint is required (the inference URL that serves this version)");
     }

@@ -75,6 +75,23 @@ final class ConfigRules {
     };
   }
 
+  /**
+   * A model name (a base model, a served model, a teacher, a scheduler or workflow name): a string
+   * without control characters, since it is sent upstream, rendered into Trinity's YAML and logged
+   * as written. A newline was accepted and then split log lines and broke the requests it went into.
+   */
+  static Rule name(boolean nonEmpty) {
+    Rule text = string(nonEmpty);
+    return (c, key, v) -> {
+      Object s = text.check(c, key, v);
+      if (s instanceof String name && io.otl.core.Ids.hasControlCharacter(name)) {
+        c.error(key, v, "a name without control characters (newline, tab …)");
+        return null;
+      }
+      return s;
+    };
+  }
+
   /** A number within optional bounds; null bounds are open-ended. */
   static Rule number(Double min, boolean minInclusive, Double max, boolean maxInclusive) {
     String requirement;

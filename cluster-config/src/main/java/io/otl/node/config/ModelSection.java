@@ -37,6 +37,10 @@ public record ModelSection(
     if (baseUrl != null && !isHttpUrl(baseUrl)) {
       errors.add(PATH + ".base-url = " + baseUrl + ": must be an http(s) URL such as http://127.0.0.1:8000/v1");
     }
+    if (io.otl.core.Ids.hasControlCharacter(modelName)) {
+      // v0's served model name: sent upstream and logged as written (not repeated here).
+      errors.add(PATH + ".model-name: must be a model name without control characters (newline, tab …)");
+    }
     if (timeout < 1) {
       errors.add(PATH + ".timeout-seconds = " + timeout + ": must be >= 1");
     }

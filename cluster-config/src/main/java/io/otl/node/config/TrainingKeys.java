@@ -6,6 +6,7 @@ import static io.otl.node.config.ConfigRules.duration;
 import static io.otl.node.config.ConfigRules.integerAtLeast;
 import static io.otl.node.config.ConfigRules.integerBetween;
 import static io.otl.node.config.ConfigRules.listOf;
+import static io.otl.node.config.ConfigRules.name;
 import static io.otl.node.config.ConfigRules.number;
 import static io.otl.node.config.ConfigRules.oneOf;
 import static io.otl.node.config.ConfigRules.regexList;
@@ -103,7 +104,7 @@ final class TrainingKeys {
     rule("cluster.lease-heartbeat", duration(false));
     rule("cluster.new-member-grace", duration(true));
     rule("serving.backend", oneOf("auto", "static", "vllm-lora"));
-    rule("serving.static.served-model", string(false));
+    rule("serving.static.served-model", name(false));
     rule("serving.vllm.url", string(false));
     rule("serving.vllm.api-key", string(false));
     rule("serving.vllm.request-timeout", duration(false));
@@ -160,15 +161,15 @@ final class TrainingKeys {
     rule(tr + "trigger.missed-slots", oneOf("fire", "skip"));
     rule(tr + "trigger.zone", zone());
     rule(tr + "algorithm", oneOf("sft", "ppo", "grpo", "dpo", "distillation"));
-    rule(tr + "base-model", string(true));
+    rule(tr + "base-model", name(true));
     // Only the names a job's renderer reads: any other is refused (UnknownKeys), never ignored.
     Hyperparameters.KNOWN.forEach((name, kind) -> rule(tr + HYPERPARAMS + "." + name, switch (kind) {
       case POSITIVE_NUMBER -> number(0.0, false, null, false);
       case NON_NEGATIVE_NUMBER -> number(0.0, true, null, false);
       case FRACTION -> number(0.0, true, 1.0, true);
       case POSITIVE_INTEGER -> integerAtLeast(1);
-      case NAME -> string(true);
-      case OPTIONAL_NAME -> string(false);
+      case NAME -> name(true);
+      case OPTIONAL_NAME -> name(false);
       case BENCH_METRICS -> benchMetrics();
     }));
     rule(tr + "min-quality", number(0.0, true, 1.0, true));

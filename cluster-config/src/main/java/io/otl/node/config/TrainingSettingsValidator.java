@@ -130,6 +130,17 @@ public final class TrainingSettingsValidator {
       return Secrets.MASK;
     }
     String text = v.render(ConfigRenderOptions.concise()); // strings quoted, as JSON
+    // JSON quoting leaves DEL, C1 controls and the Unicode line separators as they are: escaped too,
+    // so that no value splits the log line or message that shows it.
+    StringBuilder safe = new StringBuilder(text.length());
+    text.codePoints().forEach(c -> {
+      if (Character.isISOControl(c) || c == 0x2028 || c == 0x2029) {
+        safe.append(String.format("\\u%04x", c));
+      } else {
+        safe.appendCodePoint(c);
+      }
+    });
+    text = safe.toString();
     return text.length() > 200 ? text.substring(0, 200) + "…" : text;
   }
 }

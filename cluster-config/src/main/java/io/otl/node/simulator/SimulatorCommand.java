@@ -83,32 +83,66 @@ public final class SimulatorCommand {
         throw new IllegalArgumentException(opt + " needs a value");
       }
       String value = args[++i];
-      switch (opt) {
-        case "--host" -> s = s.withHost(value);
-        case "--port" -> s = s.withPort(integer(opt, value));
-        case "--work-dir" -> s = s.withWorkDir(Path.of(value));
-        case "--pending" -> s = s.withDurations(duration(opt, value), s.runningDuration());
-        case "--running" -> s = s.withDurations(s.pendingDuration(), duration(opt, value));
-        case "--commit-batch" -> s = s.withCommitBatchSize(integer(opt, value));
-        default -> throw new IllegalStateException("an option of OPTIONS is not handled: " + opt);
+      try {
+        s = apply(s, opt, value);
+      } catch (IllegalArgumentException e) {
+        // The option as the user typed it, never the settings' own field names (port, commitBatchSize):
+        // "port must be 0..65535" left the user to guess which flag was meant.
+        throw new IllegalArgumentException(opt + ": " + e.getMessage(), e);
       }
     }
     return s;
   }
 
-  private static int integer(String opt, String value) {
+  /** One option onto the settings; an IllegalArgumentException says what is wrong with the value. */
+  private static SimulatorSettings apply(SimulatorSettings s, String opt, String value) {
+    return switch (opt) {
+      case "--host" -> s.withHost(host(value));
+      case "--port" -> s.withPort(integer(value, 0, 65535, " (0 picks a free port)"));
+      case "--work-dir" -> s.withWorkDir(path(value));
+      case "--pending" -> s.withDurations(duration(value), s.runningDuration());
+      case "--running" -> s.withDurations(s.pendingDuration(), duration(value));
+      case "--commit-batch" -> s.withCommitBatchSize(integer(value, 1, Integer.MAX_VALUE, ""));
+      default -> throw new IllegalStateException("an option of OPTIONS is not handled: " + opt);
+    };
+  }
+
+  private static int integer(String value, int min, int max, String note) {
+    String range = max == Integer.MAX_VALUE ? "an integer >= " + min : "an integer from " + min + " to " + max;
     try {
-      return Integer.parseInt(value);
+      int n = Integer.parseInt(value.trim());
+      if (n >= min && n <= max) return n;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(opt + " must be an integer, was '" + value + "'");
+      // the same message as out of range
+    }
+    throw new IllegalArgumentException("must be " + range + note + ", was '" + value + "'");
+  }
+
+  private static String host(String value) {
+    if (value.isBlank() || !value.codePoints().allMatch(c -> c > 0x20 && c != 0x7f)) {
+      throw new IllegalArgumentException("must be an interface's address or name (127.0.0.1, 0.0.0.0), was '"
+          + value + "'");
+    }
+    return value;
+  }
+
+  private static Path path(String value) {
+    if (value.isBlank()) throw new IllegalArgumentException("must name a directory, was empty");
+    try {
+      return Path.of(value);
+    } catch (java.nio.file.InvalidPathException e) {
+      throw new IllegalArgumentException("is not a valid path (" + e.getReason() + ")");
     }
   }
 
-  private static Duration duration(String opt, String value) {
+  private static Duration duration(String value) {
+    Duration d;
     try {
-      return ConfigFactory.parseString("d = \"" + value.replace("\"", "") + "\"").getDuration("d");
+      d = ConfigFactory.parseString("d = \"" + value.replace("\"", "") + "\"").getDuration("d");
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException(opt + " must be a duration like 500ms, 2s or 1m, was '" + value + "'");
+      throw new IllegalArgumentException("must be a duration like 500ms, 2s or 1m, was '" + value + "'");
     }
+    if (d.isNegative()) throw new IllegalArgumentException("must not be negative, was '" + value + "'");
+    return d;
   }
 }

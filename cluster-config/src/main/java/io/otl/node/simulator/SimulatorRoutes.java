@@ -26,7 +26,8 @@ import org.apache.pekko.util.ByteString;
  * <ul>
  *   <li>Ray Jobs (dashboard), as Ray's own {@code JobSubmissionClient} calls it: {@code GET
  *       /api/version}, {@code GET|POST /api/jobs/}, {@code GET|DELETE /api/jobs/<id>}, {@code POST
- *       /api/jobs/<id>/stop}, {@code GET /api/jobs/<id>/logs}. Errors are plain text, as Ray's are:
+ *       /api/jobs/<id>/stop}, {@code GET /api/jobs/<id>/logs}, {@code GET /api/jobs/<id>/logs/tail} (a
+ *       WebSocket, {@link LogTail}). Errors are plain text, as Ray's are:
  *       400 for a bad or duplicate submission or the deletion of a live job, 404 "Job X does not
  *       exist".
  *   <li>Trinity proxy: {@code POST /v1/chat/completions} (OpenAI/vLLM shapes, streaming too: {@link
@@ -98,7 +99,9 @@ final class SimulatorRoutes extends AllDirectives {
                 delete(() -> deleteJob(id)))),
             path(segment().slash("stop"), id -> post(() -> withStopped(id, ray.stop(id)))),
             path(segment().slash("logs"), id -> get(() -> withJob(id, job ->
-                complete(json(200, mapper.createObjectNode().put("logs", job.logs())))))))));
+                complete(json(200, mapper.createObjectNode().put("logs", job.logs())))))),
+            path(segment().slash("logs").slash("tail"), id -> get(() -> withJob(id, job ->
+                handleWebSocketMessages(LogTail.of(job))))))));
   }
 
   private Route adminRoutes() {

@@ -10,6 +10,7 @@ import com.typesafe.config.ConfigFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -43,6 +44,16 @@ class ModelSectionTest {
   @Test
   void noSectionNoBaseModel() {
     assertEquals(Optional.empty(), ModelSection.fromRoot(ConfigFactory.parseString("agentscope.training.enabled = true")));
+  }
+
+  /** v0's served model name goes upstream and into log lines as written. */
+  @Test
+  void aModelNameWithAControlCharacterIsRefusedByKey() {
+    Config bad = ConfigFactory.parseString("agentscope.model { base-url = \"http://127.0.0.1:8000/v1\", "
+        + "model-name = \"qwen\\nINFO forged\" }");
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ModelSection.fromRoot(bad));
+    assertEquals(List.of("agentscope.model.model-name: must be a model name without control characters (newline, tab …)"),
+        e.errors());
   }
 
   @Test

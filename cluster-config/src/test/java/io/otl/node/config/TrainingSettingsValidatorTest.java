@@ -83,6 +83,24 @@ class TrainingSettingsValidatorTest {
         + " store-type = local"), invalid(blankPath).errors());
   }
 
+  /** Model names go upstream, into Trinity's YAML and into log lines as written: a newline split them. */
+  @Test
+  void modelNamesWithControlCharactersAreRefusedByKey() {
+    TrainingSettingsValidator.validate(hocon("agentscope.training.training-runner.base-model = \"Qwen/Qwen2.5-7B\"",
+        "agentscope.training.serving.static.served-model = \"my-lora:v1\""));
+    ConfigValidationException e = invalid(hocon(
+        "agentscope.training.training-runner.base-model = \"qwen\\nINFO forged line\"",
+        "agentscope.training.serving.static.served-model = \"m\\tx\"",
+        "agentscope.training.training-runner.hyperparams.teacher-model = \"t\\u2028x\""));
+    assertEquals(List.of(
+        T + "serving.static.served-model = \"m\\tx\": must be a name without control characters (newline, tab …)",
+        T + "training-runner.base-model = \"qwen\\nINFO forged line\": must be a name without control characters"
+            + " (newline, tab …)",
+        T + "training-runner.hyperparams.teacher-model = \"t\\u2028x\": must be a name without control"
+            + " characters (newline, tab …)"),
+        e.errors().stream().sorted().toList(), e.getMessage());
+  }
+
   @Test
   void datasetFiltersAreKnownAndChecked() {
     TrainingSettingsValidator.validate(hocon(

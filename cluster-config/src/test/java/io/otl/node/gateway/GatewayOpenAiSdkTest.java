@@ -388,6 +388,58 @@ class GatewayOpenAiSdkTest {
     assertFalse(partial.path("content").asText().contains("ten"), "only the part sent before the disconnect");
   }
 
+  private static HttpResponse<String> call(String method, String path) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(gateway.uri(path))
+        .header("Authorization", "Bearer " + KEY_A).header("Content-Type", "application/json")
+        .method(method, HttpRequest.BodyPublishers.ofString(method.equals("GET") || method.equals("DELETE") ? ""
+            : "{\"metadata\":{\"k\":\"v\"}}")).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void openAisStoredCompletionsPathsAre404UnknownUrlInOpenAiShape() throws Exception {
+    for (String[] c : new String[][] {{"GET", "/v1/chat/completions"}, {"GET", "/v1/chat/completions/chatcmpl-1"},
+        {"POST", "/v1/chat/completions/chatcmpl-1"}, {"DELETE", "/v1/chat/completions/chatcmpl-1"},
+        {"GET", "/v1/chat/completions/chatcmpl-1/messages"}}) {
+      HttpResponse<String> r = call(c[0], c[1]);
+      assertEquals(404, r.statusCode(), c[0] + " " + c[1] + ": " + r.body());
+      JsonNode error = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body()).path("error");
+      assertEquals("unknown_url", error.path("code").asText(), c[0] + " " + c[1] + ": " + r.body());
+      assertEquals("invalid_request_error", error.path("type").asText(), r.body());
+      assertFalse(error.path("message").asText().contains("chatcmpl-1"), "the id is not named back: " + r.body());
+    }
+    com.openai.errors.NotFoundException e = assertThrows(com.openai.errors.NotFoundException.class,
+        () -> client(KEY_A).chat().completions().list());
+    assertEquals("unknown_url", e.code().orElse(null));
+  }
+
+  /** docs/gateway.md, "Request bodies": the body is JSON whatever its Content-Type says (curl -d sends a form type). */
+  @Test
+  void theBodyIsReadAsJsonWhateverItsContentType() throws Exception {
+    String body = "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"typed\"}]}";
+    for (String type : new String[] {"application/json; charset=utf-8", "text/plain",
+        "application/x-www-form-urlencoded", null}) {
+      HttpRequest.Builder b = HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
+          .header("Authorization", "Bearer " + KEY_A).POST(HttpRequest.BodyPublishers.ofString(body));
+      if (type != null) b.header("Content-Type", type);
+      HttpResponse<String> r = HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, r.statusCode(), type + ": " + r.body());
+      assertTrue(r.body().contains("typed"), type + ": " + r.body());
+    }
+  }
+
+  @Test
+  void aWrongMethodOnAGatewayPathIs405MethodNotAllowedInOpenAiShape() throws Exception {
+    for (String[] c : new String[][] {{"PUT", "/v1/chat/completions", "POST"}, {"DELETE", "/v1/chat/completions", "POST"},
+        {"POST", "/v1/models", "GET"}}) {
+      HttpResponse<String> r = call(c[0], c[1]);
+      assertEquals(405, r.statusCode(), c[0] + " " + c[1] + ": " + r.body());
+      JsonNode error = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body()).path("error");
+      assertEquals("method_not_allowed", error.path("code").asText(), c[0] + " " + c[1] + ": " + r.body());
+      assertEquals("invalid_request_error", error.path("type").asText(), r.body());
+      assertTrue(r.headers().firstValue("Allow").orElse("").contains(c[2]), r.headers().toString());
+    }
+  }
+
   @Test
   void theListedModelCanBeRetrievedAndTheAgentViewStaysForOperators() {
     com.openai.models.models.Model model = client(KEY_A).models().retrieve("default");

@@ -47,10 +47,14 @@ class OpenApiConsistencyTest {
     return template.replace("{kind}", "session").replace("{jobId}", "job-1-agent-x").replaceAll("\\{[^}]+}", "x1");
   }
 
-  /** "Route missing" is 404 with the router's own message or 405; an unknown entity is a 404 JSON body naming it. */
+  /**
+   * "Route missing" is 404 with the router's own message, the gateway's OpenAI-shaped 404 {@code
+   * unknown_url} (e.g. GET /v1/chat/completions, OpenAI's stored completions), or 405; an unknown
+   * entity is a 404 JSON body naming it.
+   */
   private static boolean routeMissing(Http.Response r) {
     if (r.status() == 405) return true;
-    return r.status() == 404 && r.body().contains("could not be found");
+    return r.status() == 404 && (r.body().contains("could not be found") || r.body().contains("\"unknown_url\""));
   }
 
   @Test

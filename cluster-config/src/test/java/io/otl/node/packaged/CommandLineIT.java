@@ -78,6 +78,11 @@ class CommandLineIT {
         new Case(List.of("simulator", "--bogus", "1"), "error: unknown option for simulator: --bogus",
             "usage: simulator"),
         new Case(List.of("simulator", "--port"), "error: --port needs a value", "usage: simulator"),
+        // A bad value names the option as typed, not the setting's field ("port must be 0..65535").
+        new Case(List.of("simulator", "--port", "99999"), "error: --port: must be an integer from 0 to 65535",
+            "usage: simulator"),
+        new Case(List.of("simulator", "--commit-batch", "0"), "error: --commit-batch: must be an integer >= 1",
+            "usage: simulator"),
         new Case(List.of("run", "--bogus"), "error: unknown option for run: --bogus", "usage: java -jar otl-node.jar"),
         new Case(List.of("export", "--bogus"), "error: unknown option for export: --bogus", "usage: java -jar otl-node.jar export"),
         new Case(List.of("audit", "--bogus"), "error: unknown option --bogus", "usage: audit"),

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Ray's own Python Jobs client ({@code ray.job_submission.JobSubmissionClient}, the pinned release of
  * scripts/python-requirements.txt) against the simulator over HTTP: connect (version check), submit,
- * status, info, list, logs, stop, delete, and Ray's refusals. The script checks each step; this test
- * asserts on its report. Skipped loudly without Python (failed when OTL_REQUIRE_PYTHON=true).
+ * status, info, list, logs, the log tail ({@code tail_job_logs}, a WebSocket), stop, delete, and Ray's
+ * refusals. The script checks each step; this test asserts on its report. Skipped loudly without Python (failed when OTL_REQUIRE_PYTHON=true).
  */
 class RayPythonClientTest {
 
@@ -54,6 +54,10 @@ class RayPythonClientTest {
       assertEquals(0, report.path("driver_exit_code").asInt());
       assertEquals("[\"ray-client-job\"]", report.path("listed").toString());
       assertTrue(report.path("logs_mention_checkpoint").asBoolean(), report.toString());
+      assertTrue(report.path("tail_chunks").asInt() >= 2, "the log so far, then what the job wrote: " + report);
+      assertEquals("SUCCEEDED", report.path("tail_ended_with_job").asText(), "the tail ends when the job does");
+      assertTrue(report.path("tail_is_whole_log").asBoolean(), report.toString());
+      assertTrue(report.path("tail_of_missing_job").asText().contains("404"), report.toString());
       assertTrue(report.path("live_delete_refusal").asText().contains("status code 400"), report.toString());
       assertTrue(report.path("stopped").asBoolean());
       assertEquals(false, report.path("stopped_again").asBoolean());

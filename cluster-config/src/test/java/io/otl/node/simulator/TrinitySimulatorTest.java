@@ -158,6 +158,53 @@ class TrinitySimulatorTest {
     assertEquals(400, post(base + "/api/jobs/", "{\"entrypoint\":\"x\",\"runtime_env\":[]}").statusCode());
   }
 
+  /**
+   * Ray's {@code GET /api/jobs/<id>/logs/tail}: a WebSocket of text frames, the log so far first, then
+   * each new piece, closed normally once the job has ended (RayPythonClientTest drives it with Ray's
+   * own {@code tail_job_logs}).
+   */
+  @Test
+  void theLogTailIsAWebSocketThatStreamsNewLinesAndClosesWhenTheJobEnds() throws Exception {
+    post(slowBase + "/api/jobs/", "{\"entrypoint\":\"python nope.py\",\"submission_id\":\"tailed\"}");
+    java.util.concurrent.LinkedBlockingQueue<String> frames = new java.util.concurrent.LinkedBlockingQueue<>();
+    java.util.concurrent.CompletableFuture<Integer> closed = new java.util.concurrent.CompletableFuture<>();
+    java.net.http.WebSocket ws = java.net.http.HttpClient.newHttpClient().newWebSocketBuilder()
+        .buildAsync(java.net.URI.create(slowBase.replace("http://", "ws://") + "/api/jobs/tailed/logs/tail"),
+            new java.net.http.WebSocket.Listener() {
+              private final StringBuilder partial = new StringBuilder();
+
+              @Override
+              public java.util.concurrent.CompletionStage<?> onText(java.net.http.WebSocket w, CharSequence data,
+                  boolean last) {
+                partial.append(data);
+                if (last) {
+                  frames.add(partial.toString());
+                  partial.setLength(0);
+                }
+                w.request(1);
+                return null;
+              }
+
+              @Override
+              public java.util.concurrent.CompletionStage<?> onClose(java.net.http.WebSocket w, int status,
+                  String reason) {
+                closed.complete(status);
+                return null;
+              }
+            }).get(10, java.util.concurrent.TimeUnit.SECONDS);
+    String first = frames.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+    assertTrue(first != null && !first.isEmpty(), "the log so far comes first");
+    assertFalse(closed.isDone(), "a live job's tail stays open");
+    assertEquals(200, post(slowBase + "/simulator/jobs/tailed/fail", null).statusCode());
+    assertEquals(1000, closed.get(10, java.util.concurrent.TimeUnit.SECONDS), "a normal close once the job ended");
+    StringBuilder all = new StringBuilder(first);
+    frames.forEach(all::append);
+    assertEquals(json(get(slowBase + "/api/jobs/tailed/logs")).path("logs").asText(), all.toString(),
+        "the frames are the whole log, each piece once");
+    assertTrue(all.toString().contains("Job FAILED"), all.toString());
+    ws.abort();
+  }
+
   @Test
   void proxyAllocatesSessionIds() {
     String first = json(post(base + "/allocate", null)).path("session_id").asText();
@@ -187,6 +234,7 @@ class TrinitySimulatorTest {
     assertEquals(404, get(base + "/api/jobs/ghost").statusCode());
     assertEquals(404, post(base + "/api/jobs/ghost/stop", null).statusCode());
     assertEquals(404, get(base + "/api/jobs/ghost/logs").statusCode());
+    assertEquals(404, get(base + "/api/jobs/ghost/logs/tail").statusCode(), "refused before any upgrade, as Ray does");
     assertEquals(404, post(base + "/simulator/jobs/ghost/fail", null).statusCode());
     assertEquals(404, post(base + "/simulator/jobs/ghost/finish", null).statusCode());
   }

@@ -20,6 +20,9 @@ final class ModelValidation {
     if (artifact == null || artifact.isBlank() || artifact.length() > 2048) {
       return Optional.of("artifact: must be a non-blank URI of at most 2048 characters, was " + quote(artifact));
     }
+    if (Ids.hasControlCharacter(artifact)) {
+      return Optional.of("artifact: must not contain control characters (newline, tab …)");
+    }
     if (endpoint == null || endpoint.isBlank() || endpoint.length() > 2048) {
       return Optional.of("endpoint: must be non-blank, at most 2048 characters, was " + quote(endpoint));
     }

@@ -18,6 +18,8 @@ final class Completion {
 
   private final boolean captureTokens;
   private final StringBuilder content = new StringBuilder();
+  /** vLLM's reasoning parser output: {@code reasoning_content}, or {@code reasoning} in newer releases. */
+  private final StringBuilder reasoning = new StringBuilder();
   private final Map<Integer, String[]> toolCalls = new TreeMap<>();
   private final List<Integer> tokenIds = new ArrayList<>();
   private final List<Double> logprobs = new ArrayList<>();
@@ -27,6 +29,9 @@ final class Completion {
   private Integer promptTokens;
   private Integer completionTokens;
   private boolean done;
+  /** The last two bytes fed, to end a cut event before an event of the gateway's own follows. */
+  private int lastTwo;
+  private boolean fed;
   private long firstTokenNanos;
 
   Completion(boolean captureTokens) {
@@ -42,6 +47,7 @@ final class Completion {
       if (choice.path("index").asInt(0) != 0) continue;
       JsonNode message = choice.path("message");
       if (message.path("content").isTextual()) c.content.append(message.path("content").asText());
+      c.reasoning.append(reasoningOf(message));
       int i = 0;
       for (JsonNode call : message.path("tool_calls")) {
         c.toolCalls.put(i++, new String[] {text(call.get("id")), text(call.path("function").get("name")),
@@ -56,6 +62,8 @@ final class Completion {
 
   /** Feeds raw SSE bytes; lines may be split across chunks. */
   void feed(byte[] bytes, long nowNanos) {
+    for (byte b : bytes) lastTwo = (lastTwo << 8 | (b & 0xff)) & 0xffff;
+    fed |= bytes.length > 0;
     pending.append(new String(bytes, StandardCharsets.UTF_8));
     int nl;
     while ((nl = pending.indexOf("\n")) >= 0) {
@@ -81,6 +89,12 @@ final class Completion {
     for (JsonNode choice : c.path("choices")) {
       if (choice.path("index").asInt(0) != 0) continue;
       JsonNode delta = choice.path("delta");
+      String thought = reasoningOf(delta);
+      if (!thought.isEmpty()) {
+        // A reasoning model thinks before it answers: its first thought is its first token (TTFT).
+        if (firstTokenNanos == 0) firstTokenNanos = nowNanos;
+        reasoning.append(thought);
+      }
       if (delta.path("content").isTextual() && !delta.path("content").asText().isEmpty()) {
         if (firstTokenNanos == 0) firstTokenNanos = nowNanos;
         content.append(delta.path("content").asText());
@@ -96,6 +110,13 @@ final class Completion {
       if (choice.hasNonNull("finish_reason")) finishReason = choice.get("finish_reason").asText();
       tokens(choice.path("logprobs"));
     }
+  }
+
+  /** A message's or delta's reasoning text under either of vLLM's names; empty when it has none. */
+  private static String reasoningOf(JsonNode m) {
+    JsonNode r = m.path("reasoning_content");
+    if (!r.isTextual()) r = m.path("reasoning");
+    return r.isTextual() ? r.asText() : "";
   }
 
   private void usage(JsonNode usage) {
@@ -129,6 +150,15 @@ final class Completion {
     return n == null || n.isNull() ? null : n.asText();
   }
 
+  /**
+   * What must precede an event appended to the bytes fed so far: nothing at an event boundary, else
+   * the line ends that close the event the upstream left cut, so the appended one stands alone.
+   */
+  String separatorBeforeNextEvent() {
+    if (!fed || lastTwo == ('\n' << 8 | '\n')) return "";
+    return (lastTwo & 0xff) == '\n' ? "\n" : "\n\n";
+  }
+
   /** The stream ended as OpenAI ends one ([DONE], or a finish reason when a server omits [DONE]). */
   boolean finished() {
     return done || finishReason != null;
@@ -140,6 +170,11 @@ final class Completion {
 
   String content() {
     return content.toString();
+  }
+
+  /** The model's reasoning before its answer (empty when the upstream gave none). */
+  String reasoning() {
+    return reasoning.toString();
   }
 
   List<ToolCall> toolCalls() {
@@ -166,7 +201,7 @@ final class Completion {
     return logprobs.isEmpty() ? null : List.copyOf(logprobs);
   }
 
-  /** When the first content or tool-call token arrived (0: none yet). */
+  /** When the first reasoning, content or tool-call token arrived (0: none yet). */
   long firstTokenNanos() {
     return firstTokenNanos;
   }

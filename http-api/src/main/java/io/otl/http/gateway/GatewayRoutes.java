@@ -74,6 +74,8 @@ public final class GatewayRoutes {
   private final TurnRecorder recorder;
   private final Upstream upstream;
   private final GatewayMetrics metrics;
+  /** The node's event counters: a turn's recorded events count as the events API's do. */
+  private final io.otl.http.ApiMetrics apiMetrics;
   private final Materializer materializer;
   private final AtomicInteger inFlight = new AtomicInteger();
   private final GatewayTraffic traffic;
@@ -97,7 +99,7 @@ public final class GatewayRoutes {
    * @param turns where each turn is registered until it is recorded (shared with the session routes)
    */
   public GatewayRoutes(ActorSystem<?> system, GatewaySettings settings, DataCollector collector, ModelRouter router,
-      StableRoute stableRoute, io.otl.http.MetricsRegistry registry, io.otl.core.session.Desensitizer desensitizer,
+      StableRoute stableRoute, io.otl.http.ApiMetrics apiMetrics, io.otl.core.session.Desensitizer desensitizer,
       int maxTextLength, GatewayTraffic traffic, SessionOwners owners, TurnsInFlight turns) {
     this.owners = owners;
     this.turns = turns;
@@ -110,7 +112,8 @@ public final class GatewayRoutes {
     this.stableRoute = stableRoute;
     this.recorder = new TurnRecorder(collector, desensitizer, maxTextLength);
     this.upstream = new Upstream(system, settings.timeout());
-    this.metrics = new GatewayMetrics(registry, traffic);
+    this.metrics = new GatewayMetrics(apiMetrics.registry(), traffic);
+    this.apiMetrics = apiMetrics;
     this.materializer = Materializer.matFromSystem(system);
   }
 
@@ -121,8 +124,11 @@ public final class GatewayRoutes {
    */
   public Route route() {
     return concat(
-        pathPrefix(segment("chat").slash("completions"), () -> pathEndOrSingleSlash(() -> sealed(post(() ->
-            extractRequest(request -> completeWithFuture(limited(() -> chat(request)))))))),
+        pathPrefix(segment("chat").slash("completions"), () -> concat(
+            pathEndOrSingleSlash(() -> concat(
+                get(() -> extractRequest(request -> complete(storedCompletions(request, false)))),
+                sealed(post(() -> extractRequest(request -> completeWithFuture(limited(() -> chat(request)))))))),
+            extractRequest(request -> complete(storedCompletions(request, true))))),
         pathPrefix("models", () -> pathEndOrSingleSlash(() -> sealed(get(() -> extractRequest(request ->
             complete(guard(() -> models(request)))))))),
         pathPrefix(segment("models").slash(LOGICAL_MODEL), () -> pathEndOrSingleSlash(() -> get(() ->
@@ -152,6 +158,20 @@ public final class GatewayRoutes {
   }
 
   /**
+   * OpenAI's stored chat completions ({@code GET /v1/chat/completions}, {@code GET|POST|DELETE
+   * /v1/chat/completions/{id}}, {@code GET …/{id}/messages}): the gateway stores none, so they are
+   * URLs it does not serve, answered as OpenAI answers those (404 {@code unknown_url}). They were a
+   * 405 or the API's 404, which an OpenAI client's {@code chat.completions.list()} or
+   * {@code retrieve(id)} could not read. The id is not named back: a path segment may hold anything.
+   */
+  private static HttpResponse storedCompletions(HttpRequest request, boolean withId) {
+    return new OpenAiError(404, "invalid_request_error", null, "unknown_url",
+        "the inference gateway does not serve " + request.method().value() + " /v1/chat/completions"
+            + (withId ? "/{id}…" : "") + ": it stores no chat completions (OpenAI's stored completions); it serves"
+            + " POST /v1/chat/completions and GET /v1/models (docs/gateway.md)").response();
+  }
+
+  /**
    * {@code GET /v1/models/{agentId}/traffic}: this node's per-version figures (an operator's read,
    * so it belongs with the API's routes and their bearer token, not with the agents' gateway).
    */
@@ -163,16 +183,22 @@ public final class GatewayRoutes {
     }));
   }
 
-  /** Pekko's own rejections on these paths (405 …) in OpenAI's error shape too. */
+  /**
+   * Pekko's own rejections on these paths (405 …) in OpenAI's error shape too, with the API's code
+   * for the status ({@link io.otl.http.ApiErrors#codeFor}: one mapping for both faces, so a 405 is
+   * {@code method_not_allowed} here as there; it was null here).
+   */
   private static Route sealed(Route inner) {
-    RejectionHandler handler = RejectionHandler.defaultHandler().mapRejectionResponse(r -> {
-      String text = r.entity() instanceof org.apache.pekko.http.javadsl.model.HttpEntity.Strict s
-          ? s.getData().decodeString(StandardCharsets.UTF_8) : r.status().reason();
-      return new OpenAiError(r.status().intValue(), "invalid_request_error", null, null, text).response()
-          .addHeaders(r.getHeaders());
-    });
-    return handleRejections(handler, () -> inner);
+    return handleRejections(SEALED, () -> inner);
   }
+
+  private static final RejectionHandler SEALED = RejectionHandler.defaultHandler().mapRejectionResponse(r -> {
+    String text = r.entity() instanceof org.apache.pekko.http.javadsl.model.HttpEntity.Strict s
+        ? s.getData().decodeString(StandardCharsets.UTF_8) : r.status().reason();
+    int status = r.status().intValue();
+    return new OpenAiError(status, "invalid_request_error", null, io.otl.http.ApiErrors.codeFor(status), text)
+        .response().addHeaders(r.getHeaders());
+  });
 
   private CompletionStage<HttpResponse> limited(java.util.function.Supplier<CompletionStage<HttpResponse>> call) {
     if (inFlight.incrementAndGet() > settings.maxInFlight()) {
@@ -503,7 +529,14 @@ public final class GatewayRoutes {
         .watchTermination((mat, done) -> {
           done.whenComplete((ok, err) -> streamEnded(c, d, fallbackFrom, answer, upStart, err, turn));
           return mat;
-        });
+        })
+        // The 200 is sent: an upstream failing now can only be told in the stream. It was closed
+        // (or cut), which OpenAI clients read as a complete answer or a network fault; OpenAI's
+        // servers end such a stream with an error event, which the SDKs raise as an API error.
+        .recover(new org.apache.pekko.japi.pf.PFBuilder<Throwable, ByteString>()
+            .match(Throwable.class, e -> midStreamError(unwrap(e)) != null,
+                e -> ByteString.fromString(answer.separatorBeforeNextEvent() + midStreamError(unwrap(e)).sseEvent()))
+            .build());
     metrics.added(true, (upStart - c.startNanos()) / 1e9);
     metrics.request(c.agent(), d.version(), 200);
     return CompletableFuture.completedFuture(withHeaders(HttpResponse.create()
@@ -533,6 +566,19 @@ public final class GatewayRoutes {
     }
     observe(c, d, answer, end - upStart, firstMs * 1_000_000);
     record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, aborted, error, firstMs, totalMs), turn);
+  }
+
+  /** The error a failed upstream stream ends with, or null when the failure is not the upstream's. */
+  private OpenAiError midStreamError(Throwable e) {
+    if (e instanceof TimeoutException) {
+      return new OpenAiError(504, "timeout", null, "upstream_timeout",
+          "the model server went silent for " + settings.timeout() + " mid-stream");
+    }
+    if (fromUpstream(e)) {
+      return new OpenAiError(502, "upstream_error", null, "upstream_unavailable",
+          "the model server's stream broke (" + e.getClass().getSimpleName() + ")");
+    }
+    return null;
   }
 
   /** Failures of the upstream's entity stream, as opposed to the client going away. */
@@ -588,6 +634,9 @@ public final class GatewayRoutes {
   private void recorded(Call c, AgentSession.RecordReply reply, Throwable err,
       List<io.otl.core.session.SessionInput> inputs) {
     if (err == null && reply instanceof AgentSession.Recorded r) {
+      // otl_events_accepted_total counted only the events API's and OTLP's events, so a node fed by
+      // the gateway alone showed 0 while its sessions filled up.
+      apiMetrics.eventsAccepted(r.accepted(), r.duplicates());
       if (r.sampled()) {
         knownSessions.recorded(c.sessionId(), c.agent(), c.routedVersion(), c.known(),
             inputs.stream().map(io.otl.core.session.SessionInput::eventId).toList());

@@ -34,12 +34,28 @@ public final class OpenAiError extends RuntimeException {
   }
 
   public HttpResponse response() {
+    HttpResponse r = Json.response(StatusCodes.get(status), body());
+    return status == 429 || status == 503 ? r.addHeader(RetryAfter.create(1L)) : r;
+  }
+
+  /**
+   * The error as the last event of a stream already answered 200 ({@code data: {"error":…}} and a
+   * blank line), as OpenAI's servers end a stream that fails; no {@code [DONE]} follows.
+   */
+  public String sseEvent() {
+    try {
+      return "data: " + Json.MAPPER.writeValueAsString(body()) + "\n\n";
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private Map<String, Object> body() {
     Map<String, Object> error = new LinkedHashMap<>();
     error.put("message", getMessage());
     error.put("type", type);
     error.put("param", param);
     error.put("code", code);
-    HttpResponse r = Json.response(StatusCodes.get(status), Map.of("error", error));
-    return status == 429 || status == 503 ? r.addHeader(RetryAfter.create(1L)) : r;
+    return Map.of("error", error);
   }
 }

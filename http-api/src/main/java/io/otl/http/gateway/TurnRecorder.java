@@ -117,6 +117,7 @@ final class TurnRecorder {
     if (outcome.error() != null && (a == null || a.content().isEmpty() && a.toolCalls().isEmpty())) {
       // A failed call: an id of its own, so that a retry of the turn is recorded too.
       String id = "gw:f:" + java.util.UUID.randomUUID();
+      if (a != null) reasoning(cut, id, a, in);
       in.add(new SessionInput.Message(id, null, "assistant", "", null, outcome.totalMs(),
           new InferenceCall(version, servedModel, null, null, null, null, null, outcome.error(), fallbackFrom,
               null, null)));
@@ -128,9 +129,21 @@ final class TurnRecorder {
     InferenceCall call = new InferenceCall(version, servedModel, outcome.firstTokenMs(), a.promptTokens(),
         a.completionTokens(), a.finishReason(), outcome.aborted() ? Boolean.TRUE : null, outcome.error(), fallbackFrom,
         a.tokenIds(), a.logprobs());
+    reasoning(cut, id, a, in);
     // The answer's tool calls are stored when the next request brings their results.
     in.add(message(cut, id, "assistant", a.content(), a.id(), outcome.totalMs(), call));
     return in;
+  }
+
+  /**
+   * The model's reasoning ({@code reasoning_content} / {@code reasoning} of vLLM's reasoning parsers)
+   * as a reasoning step placed before the answer it led to, under the answer's id with {@code :r}: a
+   * resent answer is a duplicate, and so is its step. The forwarded answer keeps it unchanged.
+   */
+  private static void reasoning(TextCut cut, String answerId, Completion a, List<SessionInput> in) {
+    if (a.reasoning().isEmpty()) return;
+    // Cut at the limit as message texts are (the agent has the whole text already).
+    in.add(new SessionInput.Reasoning(answerId + ":r", null, null, cut.text(a.reasoning()).value(), null, null));
   }
 
   /** A message input, its content cut at the limit (and marked so) when it is longer. */

@@ -1,0 +1,179 @@
+package io.otl.node.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.http.StreamResponse;
+import com.openai.errors.SseException;
+import com.openai.models.chat.completions.ChatCompletionChunk;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import io.otl.node.testing.Http;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The gateway against a model server that does what the simulator does not ({@link ScriptedUpstream}):
+ * dies after the 200 and some events, or answers with vLLM's reasoning fields.
+ */
+class GatewayScriptedUpstreamTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static GatewayTestNode gateway;
+  private static ScriptedUpstream upstream;
+
+  @BeforeAll
+  static void start() throws Exception {
+    upstream = new ScriptedUpstream();
+    gateway = GatewayTestNode.start("gateway-scripted", Map.of("agentscope.training.gateway.timeout", "5s"));
+    Http.Response r = gateway.api.post("/v1/models/scripted/versions",
+        "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"" + upstream.baseUrl() + "\"}");
+    assertEquals(201, r.status(), r.body());
+    gateway.awaitState("scripted", "v1", "STABLE");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (gateway != null) gateway.close();
+    if (upstream != null) upstream.close();
+  }
+
+  private static String chunk(String id, String deltaJson, String finish) {
+    return "data: {\"id\":\"" + id + "\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+        + "\"choices\":[{\"index\":0,\"delta\":" + deltaJson + ",\"logprobs\":null,\"finish_reason\":"
+        + (finish == null ? "null" : "\"" + finish + "\"") + "}]}\n\n";
+  }
+
+  private static HttpResponse<String> post(String sessionId, boolean stream) throws Exception {
+    String body = "{\"model\":\"default\",\"stream\":" + stream
+        + ",\"messages\":[{\"role\":\"user\",\"content\":\"Why is the sky blue?\"}]}";
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
+        .header("X-Agent-Id", "scripted").header("X-Session-Id", sessionId)
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static JsonNode session(String id, Predicate<JsonNode> ready) throws InterruptedException {
+    JsonNode last = null;
+    for (int i = 0; i < 100; i++) {
+      Http.Response r = gateway.api.get("/v1/sessions/" + id);
+      if (r.status() == 200) {
+        last = r.json();
+        if (ready.test(last)) return last;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("session " + id + " never reached the expected state; last: " + last);
+  }
+
+  @Test
+  void anUpstreamThatDiesMidStreamEndsTheStreamWithAnOpenAiErrorEvent() throws Exception {
+    // The last event is cut mid-line too: the error must still be an event of its own.
+    upstream.answer(new ScriptedUpstream.Script(List.of(
+        chunk("chatcmpl-cut", "{\"role\":\"assistant\",\"content\":\"\"}", null),
+        chunk("chatcmpl-cut", "{\"content\":\"Rayleigh \"}", null),
+        "data: {\"id\":\"chatcmpl-cut\",\"obj"), true, false));
+    String sessionId = "cut-" + UUID.randomUUID();
+    HttpResponse<String> r = post(sessionId, true);
+    assertEquals(200, r.statusCode(), "the 200 went out before the upstream failed");
+    String body = r.body();
+    assertFalse(body.contains("[DONE]"), body);
+    assertTrue(body.endsWith("}\n\n"), "the stream ends with a complete event: " + body);
+    String[] events = body.split("\n\n");
+    String last = events[events.length - 1];
+    assertTrue(last.startsWith("data: "), last);
+    JsonNode error = JSON.readTree(last.substring(6)).path("error");
+    assertEquals("upstream_error", error.path("type").asText(), last);
+    assertEquals("upstream_unavailable", error.path("code").asText(), last);
+    assertTrue(error.path("message").asText().contains("stream broke"), last);
+
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    JsonNode answer = s.path("messages").get(1);
+    assertTrue(answer.path("inference").path("error").asText().contains("stream broke"), answer.toString());
+    assertEquals("Rayleigh ", answer.path("content").asText(), "what was streamed before the failure");
+    assertTrue(gateway.api.get("/metrics").body()
+            .contains("otl_gateway_upstream_errors_total{agent=\"scripted\",version=\"v1\",kind=\"stream\"}"),
+        "the failure counts against the version");
+
+    // The OpenAI SDK raises the error event instead of ending the answer as if it were complete (cut
+    // between events here: a cut event is already in the client's hands, which no SDK can parse).
+    upstream.answer(new ScriptedUpstream.Script(List.of(
+        chunk("chatcmpl-cut2", "{\"role\":\"assistant\",\"content\":\"Rayleigh \"}", null)), true, false));
+    OpenAIClient client = OpenAIOkHttpClient.builder().apiKey("unused").baseUrl(gateway.uri("/v1").toString())
+        .putHeader("X-Agent-Id", "scripted").maxRetries(0).build();
+    SseException e = assertThrows(SseException.class, () -> {
+      try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(
+          ChatCompletionCreateParams.builder().model("default").addUserMessage("again").build())) {
+        stream.stream().forEach(c -> { });
+      }
+    });
+    assertTrue(String.valueOf(e.getMessage()).contains("stream broke") || e.body().toString().contains("stream broke"),
+        String.valueOf(e.getMessage()));
+  }
+
+  /** The session's events in journal order, as the audit reads them. */
+  private static List<String> eventIdsInOrder(String sessionId) {
+    List<String> ids = new java.util.ArrayList<>();
+    for (JsonNode e : gateway.api.get("/v1/audit/session/" + sessionId).json().path("events")) {
+      ids.add(e.path("event").path("eventId").asText());
+    }
+    return ids;
+  }
+
+  @Test
+  void streamedReasoningIsARecordedStepBeforeTheAnswerAndItsFirstDeltaIsTheFirstToken() throws Exception {
+    // vLLM with a reasoning parser: reasoning_content deltas, then the answer's content, 400 ms apart.
+    upstream.answer(new ScriptedUpstream.Script(List.of(
+        chunk("chatcmpl-think", "{\"role\":\"assistant\",\"content\":null,\"reasoning_content\":\"Light \"}", null),
+        chunk("chatcmpl-think", "{\"reasoning_content\":\"scatters.\"}", null),
+        chunk("chatcmpl-think", "{\"content\":\"Rayleigh scattering.\"}", null),
+        chunk("chatcmpl-think", "{}", "stop"), "data: [DONE]\n\n"), false, false, 400));
+    String sessionId = "think-" + UUID.randomUUID();
+    HttpResponse<String> r = post(sessionId, true);
+    assertEquals(200, r.statusCode(), r.body());
+    assertTrue(r.body().contains("\"reasoning_content\":\"Light \""), "forwarded unchanged: " + r.body());
+
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2 && n.path("steps").size() == 1);
+    assertEquals("Light scatters.", s.path("steps").get(0).path("thought").asText(), s.toString());
+    JsonNode answer = s.path("messages").get(1);
+    assertEquals("Rayleigh scattering.", answer.path("content").asText());
+    long firstTokenMs = answer.path("inference").path("firstTokenMs").asLong();
+    assertTrue(firstTokenMs < 700 && answer.path("latencyMs").asLong() >= 1_200,
+        "time to first token is the first reasoning delta's, not the content's (800 ms later): " + answer);
+    List<String> order = eventIdsInOrder(sessionId);
+    String stepId = s.path("steps").get(0).path("eventId").asText();
+    assertTrue(order.indexOf(stepId) >= 0 && order.indexOf(stepId) < order.indexOf(answer.path("eventId").asText()),
+        "the step comes before the answer: " + order);
+  }
+
+  @Test
+  void reasoningOfAWholeAnswerUnderItsNewerNameIsRecordedToo() throws Exception {
+    String body = "{\"id\":\"chatcmpl-whole\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
+        + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"reasoning\":\"Short waves scatter more.\","
+        + "\"content\":\"Because of Rayleigh scattering.\"},\"finish_reason\":\"stop\"}],"
+        + "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":9,\"total_tokens\":14}}";
+    upstream.answer(new ScriptedUpstream.Script(List.of(body), false, true));
+    String sessionId = "whole-" + UUID.randomUUID();
+    HttpResponse<String> r = post(sessionId, false);
+    assertEquals(200, r.statusCode(), r.body());
+    assertEquals("Short waves scatter more.",
+        JSON.readTree(r.body()).path("choices").get(0).path("message").path("reasoning").asText(), "forwarded");
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2 && n.path("steps").size() == 1);
+    assertEquals("Short waves scatter more.", s.path("steps").get(0).path("thought").asText());
+    List<String> order = eventIdsInOrder(sessionId);
+    assertTrue(order.indexOf(s.path("steps").get(0).path("eventId").asText())
+        < order.indexOf(s.path("messages").get(1).path("eventId").asText()), "the step comes first: " + order);
+  }
+}

@@ -1,0 +1,52 @@
+package io.otl.node.simulator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code simulator} refuses a bad value of any option with a message that starts with the option
+ * as the user typed it ({@code --port: …}); main prints it with the usage and exits 2 (CommandLineIT
+ * runs the jar). Range checks used to surface as the settings' own words ("port must be 0..65535",
+ * "commitBatchSize must be >= 1", "durations must not be negative"), naming no option.
+ */
+class SimulatorCommandTest {
+
+  private static String refusal(String... args) {
+    return assertThrows(IllegalArgumentException.class, () -> SimulatorCommand.parse(args)).getMessage();
+  }
+
+  @Test
+  void everyBadOptionValueNamesTheOptionAsTyped() {
+    record Bad(String option, String value, String says) {}
+    for (Bad b : List.of(
+        new Bad("--port", "abc", "--port: must be an integer from 0 to 65535 (0 picks a free port), was 'abc'"),
+        new Bad("--port", "99999", "--port: must be an integer from 0 to 65535 (0 picks a free port), was '99999'"),
+        new Bad("--port", "-1", "--port: must be an integer from 0 to 65535 (0 picks a free port), was '-1'"),
+        new Bad("--commit-batch", "0", "--commit-batch: must be an integer >= 1, was '0'"),
+        new Bad("--commit-batch", "many", "--commit-batch: must be an integer >= 1, was 'many'"),
+        new Bad("--pending", "soon", "--pending: must be a duration like 500ms, 2s or 1m, was 'soon'"),
+        new Bad("--pending", "-1s", "--pending: must not be negative, was '-1s'"),
+        new Bad("--running", "-5s", "--running: must not be negative, was '-5s'"),
+        new Bad("--running", "later", "--running: must be a duration like 500ms, 2s or 1m, was 'later'"),
+        new Bad("--host", "", "--host: must be an interface's address or name (127.0.0.1, 0.0.0.0), was ''"),
+        new Bad("--host", "local host", "--host: must be an interface's address or name (127.0.0.1, 0.0.0.0), "
+            + "was 'local host'"),
+        new Bad("--work-dir", "", "--work-dir: must name a directory, was empty"),
+        new Bad("--work-dir", "a\u0000b", "--work-dir: is not a valid path (Nul character not allowed)"))) {
+      assertEquals(b.says(), refusal("--port", "8265", b.option(), b.value()), b.option() + " " + b.value());
+    }
+  }
+
+  @Test
+  void goodValuesStillBecomeSettings() {
+    SimulatorSettings s = SimulatorCommand.parse(new String[] {"--host", "0.0.0.0", "--port", "0",
+        "--commit-batch", "3", "--pending", "0s", "--running", "2s"});
+    assertEquals("0.0.0.0", s.host());
+    assertEquals(0, s.port());
+    assertEquals(3, s.commitBatchSize());
+    assertEquals(java.time.Duration.ofSeconds(2), s.runningDuration());
+  }
+}
