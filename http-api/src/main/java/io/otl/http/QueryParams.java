@@ -1,5 +1,6 @@
 package io.otl.http;
 
+import static org.apache.pekko.http.javadsl.server.Directives.complete;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.extractRequestEntity;
 import static org.apache.pekko.http.javadsl.server.Directives.formFieldMultiMap;
@@ -16,6 +17,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.RequestEntity;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
@@ -109,7 +112,7 @@ final class QueryParams {
       var media = entity.getContentType().mediaType();
       if (!media.equals(MediaTypes.APPLICATION_X_WWW_FORM_URLENCODED)
           && !(media.mainType().equals("multipart") && media.subType().equals("form-data"))) {
-        return only(names, inner);
+        return notAForm(names, entity, inner);
       }
       return parameterMultiMap(params -> formFieldMultiMap(form -> {
         Map<String, List<String>> all = new HashMap<>();
@@ -119,6 +122,31 @@ final class QueryParams {
         if (problem == null) return inner.apply(new Query(all));
         return completeWithFuture(CompletableFuture.completedFuture(ApiErrors.toResponse(BadRequest.invalid(problem))));
       }));
+    });
+  }
+
+  /**
+   * A body that is no form, where the parameters are read from the query and a form only: refused,
+   * not dropped. {@code {"score":1}} beside {@code ?score=5} recorded 5 without a word. A JSON body
+   * with fields is a 400 (the shared {@link RequestBodies#noBody} rule: empty and {@code {}} pass),
+   * any other body a 415 naming the form types (not "send JSON", which this route does not read).
+   */
+  private static Route notAForm(List<String> names, RequestEntity entity, Function<Query, Route> inner) {
+    String where = String.join(" and ", names) + " go in the query or in a form body "
+        + "(application/x-www-form-urlencoded or multipart/form-data)";
+    var type = entity.getContentType().mediaType();
+    boolean json = type.isApplication() && (type.subType().equals("json") || type.subType().endsWith("+json"));
+    if (!json && !entity.isKnownEmpty()) {
+      return complete(Json.error(StatusCodes.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
+          "this route reads no body of that Content-Type: " + where));
+    }
+    return RequestBodies.body(b -> {
+      try {
+        RequestBodies.noBody(b, "this route reads no JSON body: " + where);
+      } catch (RuntimeException e) {
+        return completeWithFuture(CompletableFuture.completedFuture(ApiErrors.toResponse(e)));
+      }
+      return only(names, inner);
     });
   }
 
