@@ -100,6 +100,16 @@ final class QueryParams {
   }
 
   /**
+   * A write route that takes no query parameter: any is refused with 400 naming it. {@code POST
+   * /v1/sessions/s1/events?agentId=x} was a 202 whose agentId came from the body alone, and the client
+   * believed the parameter had done something. Not used on the gateway's OpenAI paths, where clients
+   * add parameters of their own (Azure's {@code api-version}), nor on OTLP's {@code /v1/traces}.
+   */
+  static Route none(java.util.function.Supplier<Route> inner) {
+    return only(List.of(), query -> inner.get());
+  }
+
+  /**
    * {@link #only}, where the parameters may also come as an HTML form body
    * ({@code application/x-www-form-urlencoded}, or {@code multipart/form-data}): AgentScope's rate and
    * thumbs controller reads them with Spring's {@code @RequestParam}, which takes the query and a form
@@ -157,7 +167,8 @@ final class QueryParams {
       if (!names.contains(name)) {
         String shown = PRINTABLE_NAME.matcher(name).matches() && Desensitizer.builtInScanner().findings(name).isEmpty()
             ? "the query parameter " + name : "a query parameter";
-        return shown + " is not one this route takes; it takes " + String.join(", ", names);
+        return shown + (names.isEmpty() ? " is not taken: this route takes no query parameters"
+            : " is not one this route takes; it takes " + String.join(", ", names));
       }
       if (p.getValue().size() > 1) {
         return "the query parameter " + name + " is sent " + p.getValue().size() + " times; send it once";
