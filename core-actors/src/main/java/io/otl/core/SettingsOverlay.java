@@ -59,7 +59,7 @@ public final class SettingsOverlay {
    * {"min-samples": 5}}} is {@code trigger.min-samples}); every key must be allowed, no value null.
    */
   public static Map<String, Object> flatten(Map<String, ?> raw, Keys keys) {
-    Map<String, ?> body = raw == null ? Map.of() : raw;
+    Map<String, Object> body = paths(raw == null ? Map.of() : raw);
     Config c;
     try {
       c = ConfigFactory.parseMap(body);
@@ -81,6 +81,50 @@ public final class SettingsOverlay {
       if (e.getValue() == null) throw new IllegalArgumentException(Ids.shownPath(e.getKey()) + keys.noValue());
     }
     return flat;
+  }
+
+  /**
+   * The body with its nested sections written flat ({@code {"hyperparams": {"epochs": 2}}} becomes
+   * {@code "hyperparams.epochs": 2}), so a body may mix the two forms: Config's parseMap refuses a map
+   * holding both {@code hyperparams.learning-rate} and {@code hyperparams}, which was a 400 "not an
+   * object of keys and values" for a body that means one thing. A key given both ways must have the
+   * same value (numbers compared as numbers: 2 and 2.0 agree); a key that is a value and also a
+   * section ({@code "trigger": 5} beside {@code "trigger.type"}) means nothing. Both are refused by name.
+   */
+  private static Map<String, Object> paths(Map<String, ?> body) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    addPaths("", body, out);
+    for (String key : out.keySet()) {
+      for (String other : out.keySet()) {
+        if (other.startsWith(key + ".")) {
+          throw new IllegalArgumentException(Ids.shownPath(key) + " is given as a value and as a section ("
+              + Ids.shownPath(other) + "); give one");
+        }
+      }
+    }
+    return out;
+  }
+
+  private static void addPaths(String prefix, Map<?, ?> section, Map<String, Object> out) {
+    for (Map.Entry<?, ?> e : section.entrySet()) {
+      String key = prefix + e.getKey();
+      if (e.getValue() instanceof Map<?, ?> nested) {
+        addPaths(key + ".", nested, out); // an empty section sets nothing, as Config reads it
+        continue;
+      }
+      if (out.containsKey(key) && !sameValue(out.get(key), e.getValue())) {
+        throw new IllegalArgumentException(Ids.shownPath(key)
+            + " is given twice, flat and nested, with different values; give it once");
+      }
+      out.put(key, e.getValue());
+    }
+  }
+
+  private static boolean sameValue(Object a, Object b) {
+    if (a instanceof Number x && b instanceof Number y) {
+      return new java.math.BigDecimal(x.toString()).compareTo(new java.math.BigDecimal(y.toString())) == 0;
+    }
+    return java.util.Objects.equals(a, b);
   }
 
   /**

@@ -7,6 +7,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 import static org.apache.pekko.http.javadsl.server.Directives.post;
 import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
 
+import io.otl.core.coordinator.TrainingPolicy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -97,6 +98,23 @@ public final class ExportRoutes {
     return v;
   }
 
+  /**
+   * {@code minQuality}: a quality score lies in [0, 1] (design §3.1.1), so 1.5 would select nothing
+   * and -0.1 everything while the answer looked like a filter at work (the same range as
+   * training-runner.min-quality: {@link TrainingPolicy#isQuality}). The value is not echoed.
+   */
+  private static Double quality(QueryParams.Query query) {
+    String range = "minQuality must be a number in " + TrainingPolicy.QUALITY_RANGE;
+    Double v;
+    try {
+      v = number("minQuality", query);
+    } catch (BadRequest e) {
+      throw BadRequest.invalid(range);
+    }
+    if (v != null && !TrainingPolicy.isQuality(v)) throw BadRequest.invalid(range);
+    return v;
+  }
+
   private CompletionStage<HttpResponse> export(String agentId, QueryParams.Query query) {
     ModelRoutes.checkAgent(agentId);
     String f = query.sent("format").orElseThrow(() -> BadRequest.invalid("format is required: sft, dpo or rl"));
@@ -109,8 +127,7 @@ public final class ExportRoutes {
     Instant from = query.given("since").map(s -> QueryParams.instant("since", s)).orElse(null);
     Instant to = query.given("until").map(s -> QueryParams.instant("until", s)).orElse(null);
     if (from != null && to != null && !from.isBefore(to)) throw BadRequest.invalid("since must be before until");
-    Filters filters = new Filters(number("sftMinReward", query), number("minQuality", query),
-        number("dpoMinMargin", query));
+    Filters filters = new Filters(number("sftMinReward", query), quality(query), number("dpoMinMargin", query));
     if (filters.dpoMinMargin() != null && filters.dpoMinMargin() <= 0) throw BadRequest.invalid("dpoMinMargin must be > 0");
     return exports.export(agentId, f, from, to, allow, filters).thenApply(d -> {
       if (d.nothingSelected() != null) {

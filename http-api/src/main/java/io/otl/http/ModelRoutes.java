@@ -76,7 +76,8 @@ public final class ModelRoutes {
         path("route", () -> get(() -> QueryParams.only(java.util.List.of("sessionId"), query ->
             completeWithFuture(guard(() -> route(agentId, query.sent("sessionId"))))))),
         pathPrefix("versions", () -> concat(
-            pathEndOrSingleSlash(() -> post(() -> body(b -> completeWithFuture(guard(() -> register(agentId, b)))))),
+            pathEndOrSingleSlash(() -> post(() -> QueryParams.none(() -> body(b ->
+                completeWithFuture(guard(() -> register(agentId, b))))))),
             pathPrefix(segment(), version -> concat(
                 transition("promote", agentId, version, (v, b) -> {
                   noBody(b, "a promote takes no body (a reason is for rollback)");
@@ -97,12 +98,12 @@ public final class ModelRoutes {
   private Route transition(String name, String agentId, String version,
       BiFunction<String, ByteString, java.util.function.Function<ActorRef<ModelVersion.TransitionReply>,
           ModelVersion.Command>> command) {
-    return path(name, () -> post(() -> body(b -> completeWithFuture(guard(() -> {
+    return path(name, () -> post(() -> QueryParams.none(() -> body(b -> completeWithFuture(guard(() -> {
       checkAgent(agentId);
       checkVersion(version);
       var cmd = command.apply(version, b);
       return known(agentId, () -> ask(agentId, cmd).thenApply(r -> transitionResponse(r, StatusCodes.ACCEPTED)));
-    })))));
+    }))))));
   }
 
   /**

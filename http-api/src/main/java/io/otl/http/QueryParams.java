@@ -1,5 +1,6 @@
 package io.otl.http;
 
+import static org.apache.pekko.http.javadsl.server.Directives.complete;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.extractRequestEntity;
 import static org.apache.pekko.http.javadsl.server.Directives.formFieldMultiMap;
@@ -16,6 +17,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.RequestEntity;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
@@ -97,6 +100,16 @@ final class QueryParams {
   }
 
   /**
+   * A write route that takes no query parameter: any is refused with 400 naming it. {@code POST
+   * /v1/sessions/s1/events?agentId=x} was a 202 whose agentId came from the body alone, and the client
+   * believed the parameter had done something. Not used on the gateway's OpenAI paths, where clients
+   * add parameters of their own (Azure's {@code api-version}), nor on OTLP's {@code /v1/traces}.
+   */
+  static Route none(java.util.function.Supplier<Route> inner) {
+    return only(List.of(), query -> inner.get());
+  }
+
+  /**
    * {@link #only}, where the parameters may also come as an HTML form body
    * ({@code application/x-www-form-urlencoded}, or {@code multipart/form-data}): AgentScope's rate and
    * thumbs controller reads them with Spring's {@code @RequestParam}, which takes the query and a form
@@ -109,7 +122,7 @@ final class QueryParams {
       var media = entity.getContentType().mediaType();
       if (!media.equals(MediaTypes.APPLICATION_X_WWW_FORM_URLENCODED)
           && !(media.mainType().equals("multipart") && media.subType().equals("form-data"))) {
-        return only(names, inner);
+        return notAForm(names, entity, inner);
       }
       return parameterMultiMap(params -> formFieldMultiMap(form -> {
         Map<String, List<String>> all = new HashMap<>();
@@ -122,6 +135,31 @@ final class QueryParams {
     });
   }
 
+  /**
+   * A body that is no form, where the parameters are read from the query and a form only: refused,
+   * not dropped. {@code {"score":1}} beside {@code ?score=5} recorded 5 without a word. A JSON body
+   * with fields is a 400 (the shared {@link RequestBodies#noBody} rule: empty and {@code {}} pass),
+   * any other body a 415 naming the form types (not "send JSON", which this route does not read).
+   */
+  private static Route notAForm(List<String> names, RequestEntity entity, Function<Query, Route> inner) {
+    String where = String.join(" and ", names) + " go in the query or in a form body "
+        + "(application/x-www-form-urlencoded or multipart/form-data)";
+    var type = entity.getContentType().mediaType();
+    boolean json = type.isApplication() && (type.subType().equals("json") || type.subType().endsWith("+json"));
+    if (!json && !entity.isKnownEmpty()) {
+      return complete(Json.error(StatusCodes.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
+          "this route reads no body of that Content-Type: " + where));
+    }
+    return RequestBodies.body(b -> {
+      try {
+        RequestBodies.noBody(b, "this route reads no JSON body: " + where);
+      } catch (RuntimeException e) {
+        return completeWithFuture(CompletableFuture.completedFuture(ApiErrors.toResponse(e)));
+      }
+      return only(names, inner);
+    });
+  }
+
   /** What is wrong with {@code params} for a route taking {@code names}, or null. */
   static String problem(Map<String, List<String>> params, List<String> names) {
     for (Map.Entry<String, List<String>> p : params.entrySet()) {
@@ -129,7 +167,8 @@ final class QueryParams {
       if (!names.contains(name)) {
         String shown = PRINTABLE_NAME.matcher(name).matches() && Desensitizer.builtInScanner().findings(name).isEmpty()
             ? "the query parameter " + name : "a query parameter";
-        return shown + " is not one this route takes; it takes " + String.join(", ", names);
+        return shown + (names.isEmpty() ? " is not taken: this route takes no query parameters"
+            : " is not one this route takes; it takes " + String.join(", ", names));
       }
       if (p.getValue().size() > 1) {
         return "the query parameter " + name + " is sent " + p.getValue().size() + " times; send it once";

@@ -62,23 +62,24 @@ public final class TrainingRoutes {
     return concat(
         pathPrefix("training", () -> pathPrefix(segment(), agentId -> concat(
             pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> status(agentId))))),
-            path("trigger", () -> post(() -> body(b -> completeWithFuture(guard(() -> {
+            path("trigger", () -> post(() -> QueryParams.none(() -> body(b -> completeWithFuture(guard(() -> {
               noBody(b, "a trigger takes no body: set the agent's algorithm, base model and hyperparameters with "
                   + "PUT /v1/training/" + agentId + "/policy, then trigger");
               return trigger(agentId);
-            }))))),
+            })))))),
             path("policy", () -> concat(
                 get(() -> completeWithFuture(guard(() -> policy(agentId)))),
-                put(() -> body(b -> completeWithFuture(guard(() -> setPolicy(agentId, b)))))))))),
+                put(() -> QueryParams.none(() -> body(b ->
+                    completeWithFuture(guard(() -> setPolicy(agentId, b))))))))))),
         pathPrefix("jobs", () -> concat(
             pathEndOrSingleSlash(() -> get(() -> QueryParams.only(List.of("agentId", "status"), query ->
                 completeWithFuture(guard(() -> list(query.given("agentId"), query.given("status"))))))),
             pathPrefix(segment(), jobId -> concat(
                 pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> job(jobId))))),
-                path("cancel", () -> post(() -> body(b -> completeWithFuture(guard(() -> {
+                path("cancel", () -> post(() -> QueryParams.none(() -> body(b -> completeWithFuture(guard(() -> {
                   noBody(b, "a cancel takes no body");
                   return cancel(jobId);
-                }))))))))));
+                })))))))))));
   }
 
   private EntityRef<TrainingCoordinator.Command> coordinator(String agentId) {

@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The 28 PII formats of issue #14 in every field a client can fill, through real HTTP: none may be
+ * The PII formats of issue #14 (and the look-alikes of a later trial) in every field a client can fill, through real HTTP: none may be
  * found afterwards in the journal's rows, the GET answer, the audit answer or the export; ids that
  * are PII are refused with 400 and their value is never echoed.
  */

@@ -127,6 +127,33 @@ class FeedbackErrorFieldsTest {
     assertEquals("THUMBS_DOWN", stored.get(1).path("kind").asText());
   }
 
+  /**
+   * rate and thumbs read the query or a form, nothing else: a JSON body ({@code {"score":1}} beside
+   * {@code ?score=5}) was dropped without a word and the query's value recorded (a new-user trial).
+   * Now a JSON body with fields is a 400 naming where the parameters go, any other body a 415, and
+   * nothing is recorded; an empty body or {@code {}} passes as before.
+   */
+  @Test
+  void rateAndThumbsRefuseABodyTheyDoNotRead() {
+    String id = session();
+    for (String path : java.util.List.of("/v1/feedback/rate?sessionId=" + id + "&score=5",
+        "/feedback/thumbs?sessionId=" + id + "&helpful=true")) {
+      Http.Response json = api.post(path, path.contains("rate") ? "{\"score\":1}" : "{\"helpful\":false}");
+      assertEquals(400, json.status(), json.body());
+      assertEquals("invalid_request", json.json().path("error").asText(), json.body());
+      String message = json.json().path("message").asText();
+      assertTrue(message.contains("query") && message.contains("application/x-www-form-urlencoded"), message);
+      Http.Response text = api.postBytes(path, "score=1".getBytes(), "text/plain");
+      assertEquals(415, text.status(), text.body());
+      assertEquals("unsupported_media_type", text.json().path("error").asText(), text.body());
+      assertTrue(text.json().path("message").asText().contains("form"), text.body());
+    }
+    assertEquals(0, api.get("/v1/sessions/" + id).json().path("feedback").size(), "nothing recorded");
+    assertEquals(200, api.post("/v1/feedback/rate?sessionId=" + id + "&score=5", "{}").status());
+    assertEquals(200, api.post("/v1/feedback/rate?sessionId=" + id + "&score=4", null).status());
+    assertEquals(2, api.get("/v1/sessions/" + id).json().path("feedback").size());
+  }
+
   /** A parameter sent twice is refused, not read as its first value (the feedback could land elsewhere). */
   @Test
   void rateAndThumbsRefuseAParameterSentTwice() {

@@ -80,6 +80,18 @@ public record TrainingPolicy(
   /** Configuration path (under {@code agentscope.training}) of these settings. */
   public static final String PATH = "training-runner";
 
+  /**
+   * Where a quality score lies (design §3.1.1), so where min-quality must: the policy, the export
+   * route's {@code minQuality} and the export command's filters check it alike. Outside it the filter
+   * selects nothing (above 1) or everything (below 0) and looks as if it worked.
+   */
+  public static final String QUALITY_RANGE = "[0, 1]";
+
+  /** Whether {@code v} is a quality score (NaN is not). */
+  public static boolean isQuality(double v) {
+    return v >= 0 && v <= 1;
+  }
+
   private static final String PREFIX = "agentscope.training.training-runner.";
 
   /** What starts a job. */
@@ -138,7 +150,7 @@ public record TrainingPolicy(
     baseModel = baseModel == null ? "" : baseModel.trim();
     hyperparams = hyperparams == null ? Map.of()
         : Collections.unmodifiableMap(new LinkedHashMap<>(hyperparams));
-    require(minQuality >= 0 && minQuality <= 1, "min-quality", minQuality, "a number in [0, 1]");
+    require(isQuality(minQuality), "min-quality", minQuality, "a number in " + QUALITY_RANGE);
     datasetDir = datasetDir == null ? "" : datasetDir;
     checkpointRootDir = checkpointRootDir == null ? "" : checkpointRootDir;
     require(positive(pollInterval), "poll-interval", pollInterval, "a duration > 0");

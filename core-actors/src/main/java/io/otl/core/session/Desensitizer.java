@@ -144,8 +144,10 @@ public final class Desensitizer {
   }
 
   /**
-   * The text with every match replaced. Matching runs on the NFKC-folded text; a text with no match
-   * comes back unchanged (not folded), one with a match comes back folded with its placeholders.
+   * The text with every match replaced. Matching runs on the folded text ({@link PiiRules.Scan#match}:
+   * NFKC, then look-alike spaces, dashes, digits and full stops as ASCII); a text with no match comes
+   * back unchanged, one with a match comes back NFKC-folded with its placeholders, its look-alikes
+   * outside the findings as sent.
    */
   public String apply(String text) {
     if (!enabled || text == null || text.isEmpty()) return text;
@@ -153,27 +155,26 @@ public final class Desensitizer {
     // the scan rules out stays ruled out after an earlier rule replaced something.
     PiiRules.Scan scan = PiiRules.scan(text);
     String out = scan.text();
+    // What the patterns see: out with its look-alikes folded one for one, so spans are shared.
+    String seen = scan.match();
     boolean hit = false;
     for (Rule rule : rules) {
       if (!rule.mayMatch(scan)) continue;
-      Matcher m = rule.pattern().matcher(out);
-      if (rule.check() == null) {
-        if (m.find()) {
-          out = m.replaceAll(Matcher.quoteReplacement(rule.placeholder()));
-          hit = true;
-        }
-        continue;
-      }
-      int[] span = rule.find(m, out, 0);
+      Matcher m = rule.pattern().matcher(seen);
+      int[] span = rule.find(m, seen, 0);
       if (span == null) continue;
       StringBuilder b = new StringBuilder(out.length());
+      StringBuilder s = new StringBuilder(seen.length());
       int last = 0;
       do {
         b.append(out, last, span[0]).append(rule.placeholder());
+        s.append(seen, last, span[0]).append(rule.placeholder());
         last = span[1];
-        span = rule.find(m, out, last);
+        // An empty match (a custom pattern may have one) moves on by a character.
+        span = rule.find(m, seen, span[1] > span[0] ? span[1] : span[1] + 1);
       } while (span != null);
       out = b.append(out, last, out.length()).toString();
+      seen = s.append(seen, last, seen.length()).toString();
       hit = true;
     }
     return hit ? out : text;
@@ -244,7 +245,7 @@ public final class Desensitizer {
     if (text == null) return found;
     PiiRules.Scan f = PiiRules.scan(text);
     for (Rule rule : rules) {
-      if (rule.mayMatch(f) && rule.find(rule.pattern().matcher(f.text()), f.text(), 0) != null) found.add(rule.name());
+      if (rule.mayMatch(f) && rule.find(rule.pattern().matcher(f.match()), f.match(), 0) != null) found.add(rule.name());
     }
     return found;
   }

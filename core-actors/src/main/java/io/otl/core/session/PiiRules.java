@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
  * The built-in PII patterns and the text folding they run on (design §3.1), shared by the
  * {@link Desensitizer} and the id checks ({@link io.otl.core.Ids}).
  *
- * <p>Attackers and careless clients write PII in many shapes; the patterns accept separators
+ * <p>Attackers and careless clients write PII in many shapes; the patterns accept numberLookAlikes
  * ({@code 138.6789.0123}, {@code +86 (139) 2345 6789}, {@code 110106 19900307 127X}), digit runs glued
  * to letters or {@code _} ({@code tel_13889012345}, {@code ID110107199003071288}: only a neighbouring
  * digit stops a match, because a digit run inside a longer one is not a number of its own), non-ASCII
@@ -22,7 +22,7 @@ public final class PiiRules {
       "(?<!\\d)(?:[1-9]\\d{5}[ -]?(?:18|19|20)\\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])[ -]?\\d{3}[0-9Xx]"
           + "|[1-9]\\d{7}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])\\d{3})(?!\\d)");
   /**
-   * E.164 (+ and 7-15 digits with separators or parentheses) and mainland China mobiles (+86 or 0086
+   * E.164 (+ and 7-15 digits with numberLookAlikes or parentheses) and mainland China mobiles (+86 or 0086
    * optional, the 3-4-4 groups separated by nothing, spaces, dots or dashes, the first in parentheses).
    */
   /** A canonical UUID inside a longer id, not glued to other letters or digits. */
@@ -76,10 +76,15 @@ public final class PiiRules {
    * (full-width digits and '＠', circled or mathematical digits) runs only when the text holds a
    * character it could turn into something a pattern looks for; other non-ASCII text (CJK prose) is
    * matched as it is: the e-mail pattern's letter classes take any script.
+   *
+   * <p>{@code text} is what a replacement is made in (NFKC-folded or as sent); {@code match} is what
+   * the patterns run on: {@code text} with the look-alikes NFKC leaves alone folded one character for
+   * one (see {@link #lookAlike}), so a span found in {@code match} is the same span of {@code text}.
+   * Digits of every script count in {@code digits}, so the pre-checks do not skip them.
    */
-  public record Scan(String text, int digits, boolean at, boolean percent, boolean secretHint) {
+  public record Scan(String text, String match, int digits, boolean at, boolean percent, boolean secretHint) {
     boolean mayHoldEmail() {
-      return at || (percent && text.contains("%40"));
+      return at || (percent && match.contains("%40"));
     }
   }
 
@@ -93,6 +98,8 @@ public final class PiiRules {
     boolean percent = false;
     boolean fullWidth = false;
     boolean secretHint = false;
+    boolean numberLookAlikes = false;
+    boolean stops = false;
     for (int i = 0, n = text.length(); i < n; i++) {
       char c = text.charAt(i);
       if (c < 0x80) {
@@ -105,15 +112,61 @@ public final class PiiRules {
         } else if (!secretHint && (c == '-' || c == '_' || c == 'J' || c == 'A' || c == 'a')) {
           secretHint = secretAnchor(text, i, c);
         }
-      } else if (!normalised) {
+        continue;
+      }
+      if (c >= 0x3400 && c < 0xA000) continue; // CJK ideographs: the bulk of Chinese text, nothing to fold
+      if (!normalised) {
         if (foldable(c, text, i)) return scan(Normalizer.normalize(text, Normalizer.Form.NFKC), true);
         // Full-width punctuation is everyday Chinese text: it matters only next to an '@' (a
         // full-width '．' in an e-mail's domain), so it alone does not cost a normalisation.
         fullWidth |= c >= 0xFF01 && c <= 0xFF5E;
       }
+      char a = lookAlike(c);
+      if (a == '.') {
+        stops = true;
+      } else if (a != 0) {
+        numberLookAlikes = true; // a digit of another script or a space or dash between digit groups
+        if (a != ' ' && a != '-') digits++;
+      }
     }
     if (fullWidth && at) return scan(Normalizer.normalize(text, Normalizer.Form.NFKC), true);
-    return new Scan(text, digits, at, percent, secretHint);
+    // A look-alike matters only where a pattern could match: numbers need 7 digits, e-mails an '@'.
+    boolean fold = numberLookAlikes && digits >= 7 || stops && (at || percent);
+    return new Scan(text, fold ? foldLookAlikes(text) : text, digits, at, percent, secretHint);
+  }
+
+  /**
+   * The ASCII character a pattern should see for {@code c}, or 0: a digit of any script (Arabic-Indic
+   * U+0660-0669, extended U+06F0-06F9, ...; NFKC keeps them), a space of any width (no-break U+00A0,
+   * thin U+2009, narrow no-break U+202F, ideographic U+3000, ...) as ' ', the hyphens and dashes
+   * U+2010-2015, the minus sign U+2212 and the small and full-width hyphen-minus as '-', and the
+   * ideographic, full-width and half-width full stops as '.' ({@link #foldLookAlikes} takes a stop
+   * only inside an e-mail-like token).
+   */
+  static char lookAlike(char c) {
+    if (c < 0x80) return 0;
+    if (c == 0x3002 || c == 0xFF0E || c == 0xFF61) return '.';
+    if ((c >= 0x2010 && c <= 0x2015) || c == 0x2212 || c == 0xFE58 || c == 0xFE63 || c == 0xFF0D) return '-';
+    int type = Character.getType(c);
+    if (type == Character.SPACE_SEPARATOR) return ' ';
+    if (type == Character.DECIMAL_DIGIT_NUMBER) return (char) ('0' + Character.digit(c, 10));
+    return 0;
+  }
+
+  /**
+   * {@code text} with every {@link #lookAlike} replaced, one character for one. A full stop is taken
+   * for '.' only when an ASCII letter or digit follows it ({@code name@example。com}): an ideographic
+   * full stop ends most Chinese sentences, and "回复@张三。好的" (an @-mention) is no e-mail.
+   */
+  private static String foldLookAlikes(String text) {
+    char[] out = text.toCharArray();
+    for (int i = 0; i < out.length; i++) {
+      char a = lookAlike(out[i]);
+      if (a == 0) continue;
+      if (a == '.' && !(i + 1 < out.length && out[i + 1] < 0x80 && asciiAlnum(out[i + 1]))) continue;
+      out[i] = a;
+    }
+    return new String(out);
   }
 
   /**
@@ -145,7 +198,6 @@ public final class PiiRules {
 
   /** Whether NFKC may turn this character into a digit, '@', '%' or '+' (or it is a digit of another script). */
   private static boolean foldable(char c, String text, int i) {
-    if (c >= 0x3400 && c < 0xA000) return false; // CJK ideographs: the bulk of Chinese text, never digits
     if ((c >= 0xFF10 && c <= 0xFF19) || c == 0xFF20 || c == 0xFF05 || c == 0xFF0B) return true; // full-width 0-9 @ % +
     if (c == 0xFE6B || c == 0xFE6A || c == 0xFE62) return true; // small @ % +
     if (Character.isHighSurrogate(c) && i + 1 < text.length()) {
@@ -338,7 +390,7 @@ public final class PiiRules {
 
   /** The text as the patterns see it (see {@link #scan}). */
   public static String fold(String text) {
-    return scan(text).text();
+    return scan(text).match();
   }
 
   /**
@@ -354,10 +406,10 @@ public final class PiiRules {
       if (id.equals("~")) return null;
     }
     Scan f = scan(id);
-    if (f.digits() >= 15 && findsOutsideHex(ID_CARD, f.text())) return "an ID card number";
-    if (f.digits() >= 7 && findsOutsideHex(PHONE, f.text())) return "a phone number";
-    if (f.digits() >= 13 && hasCard(f.text())) return "a bank card number";
-    if (f.mayHoldEmail() && EMAIL.matcher(f.text()).find()) return "an e-mail address";
+    if (f.digits() >= 15 && findsOutsideHex(ID_CARD, f.match())) return "an ID card number";
+    if (f.digits() >= 7 && findsOutsideHex(PHONE, f.match())) return "a phone number";
+    if (f.digits() >= 13 && hasCard(f.match())) return "a bank card number";
+    if (f.mayHoldEmail() && EMAIL.matcher(f.match()).find()) return "an e-mail address";
     return null;
   }
 

@@ -3,7 +3,7 @@ package io.otl.core.session;
 import java.util.List;
 
 /**
- * The 28 PII formats of issue #14 (all invented values), each with what must never survive
+ * The 28 PII formats of issue #14 and 4 look-alike forms of a later trial (all invented values), each with what must never survive
  * desensitization: its digits (for numbers) or its local part (for e-mails). Shared by the unit
  * tests and the end-to-end tests (through the test jar).
  */
@@ -60,5 +60,11 @@ public final class PiiSamples {
       new Sample("e-mail accented", "josé.núñez@correo.es", "josé.núñez", "[EMAIL]"),
       new Sample("e-mail %40", "userx%40example.com", "userx", "[EMAIL]"),
       new Sample("e-mail full-width at", "usery＠example.com", "usery", "[EMAIL]"),
-      new Sample("e-mail full-width", "ｕｓｅｒｚ＠ｅｘａｍｐｌｅ．ｃｏｍ", "userz", "[EMAIL]"));
+      new Sample("e-mail full-width", "ｕｓｅｒｚ＠ｅｘａｍｐｌｅ．ｃｏｍ", "userz", "[EMAIL]"),
+      // Look-alikes NFKC leaves alone (a new-user trial): folded one for one before matching.
+      new Sample("mobile no-break spaces", "138\u00A01234\u00A05678", "13812345678", "[PHONE]"),
+      new Sample("mobile en dashes", "138\u20131234\u20135678", "13812345678", "[PHONE]"),
+      new Sample("ID card Arabic-Indic", "\u0661\u0661\u0660\u0661\u0660\u0661\u0661\u0669\u0669\u0660"
+          + "\u0660\u0663\u0660\u0667\u0667\u0665\u0667\u0668", "110101199003077578", "[ID_CARD]"),
+      new Sample("e-mail ideographic full stop", "usern@example\u3002com", "usern", "[EMAIL]"));
 }

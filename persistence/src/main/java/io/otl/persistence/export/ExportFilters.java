@@ -1,6 +1,7 @@
 package io.otl.persistence.export;
 
 import com.typesafe.config.Config;
+import io.otl.core.coordinator.TrainingPolicy;
 
 /**
  * Which trajectories a dataset may use (design §6), from {@code agentscope.training.training-runner}:
@@ -14,7 +15,9 @@ public record ExportFilters(double sftMinReward, double minQuality, double dpoMi
 
   public ExportFilters {
     check("sft-min-reward", sftMinReward);
-    check("min-quality", minQuality);
+    if (!TrainingPolicy.isQuality(minQuality)) {
+      throw new IllegalArgumentException("min-quality must be a number in " + TrainingPolicy.QUALITY_RANGE + ", was " + minQuality);
+    }
     check("dpo-min-margin", dpoMinMargin);
     if (dpoMinMargin <= 0) throw new IllegalArgumentException("dpo-min-margin must be > 0, was " + dpoMinMargin);
   }

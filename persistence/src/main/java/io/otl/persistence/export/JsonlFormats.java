@@ -12,12 +12,15 @@ import io.otl.core.session.AgentSession.ToolCallRecorded;
 import io.otl.core.session.SessionModel.Role;
 import java.text.Normalizer;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The JSON Lines of design §6, one trajectory (or pair) per line. Pure and deterministic: the same
@@ -60,11 +63,13 @@ public final class JsonlFormats {
     ArrayNode messages = F.arrayNode();
     List<ToolCallRecorded> pending = new ArrayList<>();
     int[] callCounter = {0};
+    Set<JsonNode> matched = Collections.newSetFromMap(new IdentityHashMap<>());
     for (Event e : t.conversation()) {
       if (e instanceof ToolCallRecorded call) {
         pending.add(call);
       } else if (e instanceof MessageRecorded m) {
         flushToolCalls(messages, pending, callCounter);
+        if (m.role() == Role.tool && answersACall(messages, m.content(), matched)) continue;
         ObjectNode last = lastAssistant(messages);
         if (m.role() == Role.assistant && last != null) {
           String before = last.path("content").asText("");
@@ -82,6 +87,38 @@ public final class JsonlFormats {
     line.set("messages", messages);
     line.set("tools", toolDefinitions(t));
     return line;
+  }
+
+  /**
+   * Whether a recorded tool message repeats the result of a call rendered just before it (the run of
+   * tool messages since the last other message), and that call's message has not been matched yet.
+   * OpenTelemetry records a result twice: the {@code execute_tool} span as the call's output, the next
+   * chat span as a {@code tool} message of its input; a client of the API may record both too. The
+   * call's message, which carries {@code tool_call_id}, stands for both. {@code matched} holds the
+   * call messages whose repeat was dropped, so two calls with the same result each take one repeat.
+   */
+  private static boolean answersACall(ArrayNode messages, String content, Set<JsonNode> matched) {
+    for (int i = messages.size() - 1; i >= 0 && "tool".equals(messages.get(i).path("role").asText()); i--) {
+      JsonNode tool = messages.get(i);
+      if (tool.has("tool_call_id") && !matched.contains(tool) && sameResult(tool.path("content").asText(), content)) {
+        matched.add(tool);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The same text, or the same JSON value written differently ({@code {"a": 1}} and {@code {"a":1}}). */
+  private static boolean sameResult(String a, String b) {
+    if (b == null) return a.isEmpty();
+    if (a.equals(b)) return true;
+    try {
+      JsonNode x = JSON.readTree(a);
+      JsonNode y = JSON.readTree(b);
+      return x != null && !x.isMissingNode() && x.equals(y);
+    } catch (JsonProcessingException e) {
+      return false;
+    }
   }
 
   /** The last message when it is an assistant turn still open for more text or tool calls. */

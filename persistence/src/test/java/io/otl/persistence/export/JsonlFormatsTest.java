@@ -36,6 +36,32 @@ class JsonlFormatsTest {
         .build();
   }
 
+  /**
+   * A tool message that repeats a call's result just rendered is that result (OpenTelemetry records
+   * both); two calls with the same result each take one repeat, and a tool message saying something
+   * else stays.
+   */
+  @Test
+  void aToolMessageRepeatingACallsResultIsRenderedOnce() throws Exception {
+    Trajectory t = new Trajectory.Builder("s-2")
+        .add(new AgentSession.SessionStarted("st", T, T, "agent-a", "1", "v3", Map.of()))
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "Paris and Lyon?", null, null))
+        .add(new AgentSession.ToolCallRecorded("t1", T, T, "c1", "weather", JSON.readTree("{\"city\":\"Paris\"}"),
+            JSON.readTree("{\"temp\":21}"), true, 10L))
+        .add(new AgentSession.ToolCallRecorded("t2", T, T, "c2", "weather", JSON.readTree("{\"city\":\"Lyon\"}"),
+            JSON.readTree("{\"temp\":21}"), true, 10L))
+        .add(new AgentSession.MessageRecorded("m2", T, T, Role.tool, "{\"temp\": 21}", null, null))
+        .add(new AgentSession.MessageRecorded("m3", T, T, Role.tool, "{\"temp\":21}", null, null))
+        .add(new AgentSession.MessageRecorded("m4", T, T, Role.tool, "cached", null, null))
+        .add(new AgentSession.MessageRecorded("m5", T, T, Role.assistant, "21 in both.", null, null))
+        .build();
+    JsonNode messages = JSON.readTree(JsonlFormats.sft(t).orElseThrow()).get("messages");
+    StringBuilder shape = new StringBuilder();
+    for (JsonNode m : messages) shape.append(m.get("role").asText()).append(m.path("tool_call_id").asText("")).append(' ');
+    assertEquals("user assistant toolc1 toolc2 tool assistant ", shape.toString(), messages.toString());
+    assertEquals("cached", messages.get(4).get("content").asText());
+  }
+
   @Test
   void sftRendersMessagesToolCallsAndToolDefinitions() throws Exception {
     JsonNode line = JSON.readTree(JsonlFormats.sft(sample()).orElseThrow());
