@@ -345,11 +345,9 @@ public final class KafkaIngest {
    * it (it used to be written twice: {@code events[0].content: events[0].content is …}).
    */
   static String recordReason(AgentSession.Rejected rejected) {
-    String message = rejected.message() == null ? "" : rejected.message();
     String field = rejected.field() == null ? "" : rejected.field();
-    if (field.isEmpty()) return message;
-    String named = recordField(field);
-    return message.startsWith(field) ? named + message.substring(field.length()) : named + ": " + message;
+    String described = rejected.describe();
+    return field.isEmpty() ? described : recordField(field) + described.substring(field.length());
   }
 
   /**
