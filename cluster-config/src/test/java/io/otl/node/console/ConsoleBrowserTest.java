@@ -71,6 +71,7 @@ class ConsoleBrowserTest {
           {"type":"start","eventId":"st","modelVersion":"v3"},
           {"type":"message","eventId":"m1","role":"user","content":"Cancel my subscription"},
           {"type":"tool_call","eventId":"t1","callId":"call-9","toolName":"cancel_subscription","input":{"plan":"pro"},"output":{"error":"timeout"},"success":false,"latencyMs":3000},
+          {"type":"reasoning","eventId":"r9","action":"error","observation":"java.util.concurrent.TimeoutException"},
           {"type":"result","eventId":"res","status":"FAILURE","detail":"tool timed out"}]}
         """), "session 2");
     expect(202, api.post("/v1/sessions/s-checkout-2/feedback", "{\"kind\":\"THUMBS_DOWN\",\"feedbackId\":\"fb-3\"}"), "thumbs");
@@ -161,6 +162,9 @@ class ConsoleBrowserTest {
       browser.waitFor("document.body.innerText.includes('cancel_subscription')", WAIT);
       String failed = browser.text();
       assertTrue(failed.contains("cancel_subscription") && failed.contains("FAILED") && failed.contains("THUMBS_DOWN"), failed);
+      // A step without index or thought (the AgentScope hook's error step) read "reasoning step -1: error".
+      assertEquals("reasoning step (no index): error (no thought)",
+          browser.eval("document.querySelector('details.reasoning summary').innerText").asText().trim());
 
       // 5. An unknown session and the 404 message; the jobs page before any job.
       browser.navigate(base + "/console/#/sessions/s-nobody");

@@ -202,7 +202,8 @@ public final class Timeline {
    * observation the exception's class) names what it has instead: "reasoning #3: " read as a lost line.
    */
   private static String reasoning(AgentSession.ReasoningStepRecorded e) {
-    String head = "reasoning #" + e.index();
+    // A step sent without index is stored with -1 (docs/api.md "Steps"): "reasoning #-1" read as a fault.
+    String head = e.index() < 0 ? "reasoning (no index)" : "reasoning #" + e.index();
     if (!blank(e.thought())) return head + ": " + clip(e.thought());
     List<String> parts = new java.util.ArrayList<>();
     if (!blank(e.action())) parts.add("action " + clip(e.action()));

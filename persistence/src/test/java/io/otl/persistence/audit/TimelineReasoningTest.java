@@ -28,6 +28,12 @@ class TimelineReasoningTest {
   }
 
   @Test
+  void aStepWithoutIndexIsNotNumberedMinusOne() {
+    assertEquals("reasoning (no index): look it up", Timeline.describe(
+        new ReasoningStepRecorded("r", AT, AT, -1, "look it up", null, null)));
+  }
+
+  @Test
   void anEmptyStepSaysSo() {
     assertEquals("reasoning #3 (no thought, action or observation recorded)", line(null, null, ""));
   }
