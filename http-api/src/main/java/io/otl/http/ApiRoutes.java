@@ -14,6 +14,8 @@ import org.apache.pekko.http.javadsl.model.ContentType;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpCharsets;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpMethods;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
 import org.apache.pekko.http.javadsl.server.Route;
@@ -123,7 +125,17 @@ public final class ApiRoutes {
       top.add(pathPrefixTest("feedback", () -> auth.protect(() -> all(rootAliases), ApiRoutes::documented)));
     }
     Set<String> ownBodies = gateway == null ? Set.of() : Set.of(GATEWAY_CHAT);
-    return new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS, ownBodies).wrap(all(top));
+    boolean aliases = !rootAliases.isEmpty();
+    // The token's 401 for a write is decided on its headers, before the guard reads its body: a flood
+    // of large requests with a wrong token would otherwise be read, held and timed like real ones.
+    java.util.function.Function<HttpRequest, java.util.Optional<HttpResponse>> beforeBody = request -> {
+      String path = request.getUri().path();
+      boolean write = !request.method().equals(HttpMethods.GET) && !request.method().equals(HttpMethods.HEAD);
+      boolean guarded = (path.startsWith("/v1/") || aliases && path.startsWith("/feedback/"))
+          && !ownBodies.contains(path) && documented(path);
+      return write && guarded ? auth.refusal(request) : java.util.Optional.empty();
+    };
+    return new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS, ownBodies, beforeBody).wrap(all(top));
   }
 
   static Route all(List<Route> routes) {

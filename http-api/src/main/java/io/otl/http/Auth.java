@@ -6,6 +6,8 @@ import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.HttpChallenge;
 import org.apache.pekko.http.javadsl.model.headers.WWWAuthenticate;
@@ -56,8 +58,12 @@ public final class Auth {
   }
 
   private static Route unauthorized(Optional<String> header) {
-    return Directives.complete(Json.error(StatusCodes.UNAUTHORIZED, "unauthorized", refusal(header))
-        .addHeader(WWWAuthenticate.create(HttpChallenge.create("Bearer", "otl"))));
+    return Directives.complete(unauthorizedResponse(header));
+  }
+
+  private static HttpResponse unauthorizedResponse(Optional<String> header) {
+    return Json.error(StatusCodes.UNAUTHORIZED, "unauthorized", refusal(header))
+        .addHeader(WWWAuthenticate.create(HttpChallenge.create("Bearer", "otl")));
   }
 
   /**
@@ -88,13 +94,20 @@ public final class Auth {
    */
   public Route protect(Supplier<Route> inner, Predicate<String> known) {
     if (token == null) return inner.get();
-    return Directives.extractRequest(request -> {
-      boolean read = request.method().equals(HttpMethods.GET) || request.method().equals(HttpMethods.HEAD);
-      if (read && !protectReads) return inner.get();
-      Optional<String> header = request.getHeader("Authorization").map(h -> h.value());
-      if (matches(header, token)) return inner.get();
-      if (!known.test(request.getUri().path())) return Directives.reject();
-      return unauthorized(header);
-    });
+    return Directives.extractRequest(request -> refusal(request).map(refused ->
+        known.test(request.getUri().path()) ? Directives.complete(refused) : Directives.reject())
+        .orElseGet(inner));
+  }
+
+  /**
+   * The 401 for a request its headers alone show may not pass (no token configured: never), else
+   * empty. Read from the headers only, so the API's edge can answer it before reading the body.
+   */
+  Optional<HttpResponse> refusal(HttpRequest request) {
+    if (token == null) return Optional.empty();
+    boolean read = request.method().equals(HttpMethods.GET) || request.method().equals(HttpMethods.HEAD);
+    if (read && !protectReads) return Optional.empty();
+    Optional<String> header = request.getHeader("Authorization").map(h -> h.value());
+    return matches(header, token) ? Optional.empty() : Optional.of(unauthorizedResponse(header));
   }
 }

@@ -17,10 +17,12 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import org.apache.pekko.http.javadsl.TimeoutAccess;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.RequestEntity;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.RetryAfter;
@@ -50,6 +52,8 @@ final class RequestGuard {
   private final ClientErrorLog errorLog;
   /** Paths whose route reads its body itself, with a limit and an error shape of its own. */
   private final java.util.Set<String> ownBodies;
+  /** A refusal the headers alone decide (the token's 401), answered before a slot is taken or the body read. */
+  private final Function<HttpRequest, Optional<HttpResponse>> beforeBody;
 
   /**
    * @param ownBodies paths left to read their own bodies: the gateway's chat completions take up
@@ -57,8 +61,9 @@ final class RequestGuard {
    *     oversized body with OpenAI's error object, bounded in time by {@code gateway.timeout}
    */
   RequestGuard(int maxInFlight, ApiMetrics metrics, BooleanSupplier stopping, ClientErrorLog errorLog,
-      java.util.Set<String> ownBodies) {
+      java.util.Set<String> ownBodies, Function<HttpRequest, Optional<HttpResponse>> beforeBody) {
     this.ownBodies = ownBodies;
+    this.beforeBody = beforeBody;
     this.maxInFlight = maxInFlight;
     this.metrics = metrics;
     this.stopping = stopping;
@@ -93,6 +98,14 @@ final class RequestGuard {
       String method = request.method().name();
       if (stopping.getAsBoolean() && !path.startsWith("/health")) {
         return complete(ApiErrors.unavailable("the node is stopping; retry on another node"));
+      }
+      Optional<HttpResponse> refused = beforeBody.apply(request);
+      if (refused.isPresent()) {
+        metrics.request("unauthorized", refused.get().status().intValue(), 0);
+        errorLog.record(refused.get().status().intValue() + " unauthorized");
+        // A body still arriving is not read: the connection closes after the answer, as it must.
+        return complete(request.entity() instanceof HttpEntity.Strict ? refused.get()
+            : refused.get().addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close")));
       }
       if (!exempt && inFlight.incrementAndGet() > maxInFlight) {
         inFlight.decrementAndGet();

@@ -4,6 +4,7 @@
 import { ApiError, describeError, getJson } from '../api.js';
 import { addAgents, knownAgents, removeAgent, validAgentId } from '../agents-store.js';
 import { badge, fmtNum, fmtPct, fmtRelative, fmtTime, h, hashPath, link, notice } from '../dom.js';
+import { stateBadge } from '../version-states.js';
 
 /** GET that answers {value} or {error} instead of throwing. */
 async function attempt(path) {
@@ -85,15 +86,15 @@ function modelsSection(agentId, result, ctx) {
   body.push(h('dl', { class: 'facts' },
     h('dt', null, 'Stable'),
     h('dd', { 'data-field': 'stable' }, stable
-      ? [h('strong', null, stable.version), ' ', badge(stable.state), ' ', fmtPct(stable.ratio)]
+      ? [h('strong', null, stable.version), ' ', stateBadge(stable.state), ' ', fmtPct(stable.ratio)]
       : (m.stable || 'none')),
     h('dt', null, 'Candidate'),
     h('dd', { 'data-field': 'candidate' }, candidate
-      ? [h('strong', null, candidate.version), ' ', badge(candidate.state), ' at ',
+      ? [h('strong', null, candidate.version), ' ', stateBadge(candidate.state), ' at ',
         h('span', { 'data-field': 'candidate-ratio' }, fmtPct(candidate.ratio))]
       : 'none'),
     h('dt', null, 'Versions'),
-    h('dd', null, Object.entries(counts).map(([st, n]) => h('span', { class: 'count' }, badge(st), ' ×' + n)))));
+    h('dd', null, Object.entries(counts).map(([st, n]) => h('span', { class: 'count' }, stateBadge(st), ' ×' + n)))));
   body.push(h('p', null, link(hashPath('models', agentId), 'Versions, timelines and canary charts →')));
   return h('section', { class: 'card-section models' }, body);
 }

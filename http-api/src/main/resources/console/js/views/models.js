@@ -6,6 +6,7 @@ import { knownAgents } from '../agents-store.js';
 import { legend, lineChart, stateTimeline } from '../charts.js';
 import { badge, fmtNum, fmtPct, fmtTime, h, hashPath, jsonDetails, link, notice, table } from '../dom.js';
 import { trafficSection } from './traffic.js';
+import { stateBadge, stateLegend } from '../version-states.js';
 
 /** The evaluation metrics (design §3.3), with the defaults of reference.conf's tolerances. */
 export const METRICS = [
@@ -244,7 +245,7 @@ function versionsTable(agentId, models) {
     const online = v.metrics && v.metrics.online;
     return h('tr', { 'data-version': v.version },
       h('td', null, h('strong', null, v.version), v.version === models.stable ? h('span', { class: 'muted' }, ' (stable)') : null),
-      h('td', { 'data-field': 'state' }, badge(v.state)),
+      h('td', { 'data-field': 'state' }, stateBadge(v.state)),
       h('td', { class: 'num', 'data-field': 'ratio' }, fmtPct(v.ratio)),
       h('td', null, fmtTime(v.registeredAt)),
       h('td', null, v.sourceJobId ? link(hashPath('jobs', v.sourceJobId), v.sourceJobId) : (v.manual ? 'by hand' : '—')),
@@ -273,7 +274,7 @@ function historyList(v) {
   return h('details', { class: 'history', 'data-key': 'history-' + v.version },
     h('summary', null, v.version + ': ' + (v.history || []).length + ' transitions'),
     h('ol', { class: 'timeline' }, (v.history || []).map((x) => h('li', null,
-      badge(x.state), x.ratio !== null && x.ratio !== undefined ? ' ' + fmtPct(x.ratio) : '', ' ',
+      stateBadge(x.state), x.ratio !== null && x.ratio !== undefined ? ' ' + fmtPct(x.ratio) : '', ' ',
       h('span', { class: 'muted' }, fmtTime(x.at)), x.reason ? [' — ', x.reason] : null))),
     v.metrics && v.metrics.offline && Object.keys(v.metrics.offline).length
       ? jsonDetails('offline metrics', v.metrics.offline, 'offline-' + v.version) : null);
@@ -302,15 +303,14 @@ export async function renderModels(ctx, agentId) {
   out.push(h('p', { class: 'summary-line' },
     'Stable: ', h('strong', { 'data-field': 'stable' }, models.stable || 'none'),
     ' · Candidate: ', candidate
-      ? h('span', { 'data-field': 'candidate' }, h('strong', null, candidate.version), ' ', badge(candidate.state), ' at ', fmtPct(candidate.ratio))
+      ? h('span', { 'data-field': 'candidate' }, h('strong', null, candidate.version), ' ', stateBadge(candidate.state), ' at ', fmtPct(candidate.ratio))
       : h('span', { 'data-field': 'candidate' }, 'none')));
   out.push(versionsTable(agentId, models));
   out.push(...await trafficSection(ctx, agentId));
 
   out.push(h('h2', null, 'State timeline'));
   out.push(h('div', { class: 'scroll' }, stateTimeline(versions.map((v) => ({ label: v.version, entries: v.history || [] })))));
-  out.push(h('div', { class: 'legend' }, ['REGISTERED', 'EVALUATING', 'READY', 'CANARY', 'RAMP', 'PAUSED', 'STABLE', 'RETIRED', 'ROLLED_BACK', 'REJECTED', 'NO_EVIDENCE']
-    .map((st) => h('span', { class: 'legend-item' }, h('span', { class: 'swatch state-' + st.toLowerCase() }), st))));
+  out.push(stateLegend());
   out.push(h('div', { class: 'histories' }, versions.map(historyList)));
 
   // A job's candidate whose offline gate had no evidence never canaries by itself: say what to do.
@@ -357,7 +357,7 @@ export async function renderModels(ctx, agentId) {
       out.push(chartLegend);
       for (const v of shown) {
         out.push(h('section', { class: 'rollout', 'data-candidate': v.version },
-          h('h3', null, h('code', null, v.version), ' ', badge(v.state), ' vs stable ', h('code', null, stable ? stable.version : '—')),
+          h('h3', null, h('code', null, v.version), ' ', stateBadge(v.state), ' vs stable ', h('code', null, stable ? stable.version : '—')),
           snapshotCharts(v, stable, v === candidate ? 'currentStep' : 'online')));
       }
     }

@@ -39,9 +39,11 @@ function item(x, sessionId) {
         h('div', null, h('div', { class: 'label' }, 'output'), h('pre', null, pretty(m.output)))));
   }
   return h('details', { class: 'reasoning', 'data-key': 'step-' + sessionId + '-' + x.i },
-    h('summary', null, 'reasoning step ' + (m.index ?? x.i) + (m.action ? ': ' + m.action : '')),
+    // A step sent without index is stored with -1: numbered by its place instead of "step -1".
+    h('summary', null, 'reasoning step ' + (m.index !== null && m.index !== undefined && m.index >= 0 ? m.index : '(no index)')
+      + (m.action ? ': ' + m.action : '') + (m.thought ? '' : ' (no thought)')),
     h('dl', { class: 'facts' },
-      h('dt', null, 'Thought'), h('dd', null, m.thought || '—'),
+      h('dt', null, 'Thought'), h('dd', null, m.thought || 'none recorded'),
       h('dt', null, 'Action'), h('dd', null, m.action || '—'),
       h('dt', null, 'Observation'), h('dd', null, m.observation || '—')));
 }

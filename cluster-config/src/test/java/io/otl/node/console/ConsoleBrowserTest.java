@@ -71,6 +71,7 @@ class ConsoleBrowserTest {
           {"type":"start","eventId":"st","modelVersion":"v3"},
           {"type":"message","eventId":"m1","role":"user","content":"Cancel my subscription"},
           {"type":"tool_call","eventId":"t1","callId":"call-9","toolName":"cancel_subscription","input":{"plan":"pro"},"output":{"error":"timeout"},"success":false,"latencyMs":3000},
+          {"type":"reasoning","eventId":"r9","action":"error","observation":"java.util.concurrent.TimeoutException"},
           {"type":"result","eventId":"res","status":"FAILURE","detail":"tool timed out"}]}
         """), "session 2");
     expect(202, api.post("/v1/sessions/s-checkout-2/feedback", "{\"kind\":\"THUMBS_DOWN\",\"feedbackId\":\"fb-3\"}"), "thumbs");
@@ -135,6 +136,7 @@ class ConsoleBrowserTest {
       assertTrue(browser.eval("document.querySelectorAll('.timeline-chart .segment').length").asInt() >= 10,
           "state timeline segments");
       assertTrue(browser.eval("document.querySelectorAll('.timeline-chart .state-rolled_back').length").asInt() == 1);
+      assertStatesHaveDistinctColoursAndALegend(browser);
       // Canary v4 vs stable v2: one chart per evaluation metric (no outcomes yet: said so).
       assertEquals(3, browser.eval("document.querySelectorAll('.rollout[data-candidate=\"v4\"] figure[data-metric]').length").asInt());
       assertTrue(models.contains("no observations yet"), models);
@@ -164,6 +166,9 @@ class ConsoleBrowserTest {
       browser.waitFor("document.body.innerText.includes('cancel_subscription')", WAIT);
       String failed = browser.text();
       assertTrue(failed.contains("cancel_subscription") && failed.contains("FAILED") && failed.contains("THUMBS_DOWN"), failed);
+      // A step without index or thought (the AgentScope hook's error step) read "reasoning step -1: error".
+      assertEquals("reasoning step (no index): error (no thought)",
+          browser.eval("document.querySelector('details.reasoning summary').innerText").asText().trim());
 
       // 5. An unknown session and the 404 message; the jobs page before any job.
       browser.navigate(base + "/console/#/sessions/s-nobody");
@@ -185,6 +190,33 @@ class ConsoleBrowserTest {
   private static String node(JsonNode reward) {
     return String.valueOf(Double.valueOf(String.format(java.util.Locale.ROOT, "%.3f", reward.asDouble())))
         .replaceAll("\\.0$", "");
+  }
+
+  /**
+   * Every version state has a colour of its own, named in a legend that says what the state means,
+   * and the versions table shows a state in its legend's colour (the new-user trial could not tell
+   * CANARY from RAMP, nor RETIRED from PAUSED, and the legend had no DEPLOYING or NO_EVIDENCE colour).
+   */
+  private static void assertStatesHaveDistinctColoursAndALegend(HeadlessChromium browser) throws Exception {
+    JsonNode legend = new com.fasterxml.jackson.databind.ObjectMapper().readTree(browser.eval("JSON.stringify([...document.querySelectorAll("
+        + "'[data-field=\"state-legend\"] .legend-item')].map(i => ({state: i.dataset.state, text: i.innerText,"
+        + " colour: getComputedStyle(i.querySelector('.swatch')).backgroundColor})))").asText());
+    java.util.Set<String> states = new java.util.HashSet<>();
+    java.util.Map<String, String> colours = new java.util.HashMap<>();
+    for (JsonNode item : legend) {
+      states.add(item.get("state").asText());
+      assertTrue(item.get("text").asText().length() > item.get("state").asText().length() + 10,
+          "the legend explains " + item);
+      String previous = colours.put(item.get("colour").asText(), item.get("state").asText());
+      assertTrue(previous == null, item.get("state").asText() + " has the colour of " + previous + ": " + legend);
+    }
+    assertEquals(java.util.Set.of("REGISTERED", "EVALUATING", "READY", "NO_EVIDENCE", "REJECTED", "DEPLOYING",
+        "DEPLOY_FAILED", "CANARY", "RAMP", "PAUSED", "STABLE", "RETIRED", "ROLLED_BACK"), states);
+    for (String version : new String[] {"v1", "v2", "v3", "v4"}) {
+      String colour = browser.eval("getComputedStyle(document.querySelector('tr[data-version=\"" + version
+          + "\"] [data-field=\"state\"] .badge')).backgroundColor").asText();
+      assertEquals(state(browser, version), colours.get(colour), version + "'s badge is in its legend colour");
+    }
   }
 
   private static String state(HeadlessChromium browser, String version) throws Exception {

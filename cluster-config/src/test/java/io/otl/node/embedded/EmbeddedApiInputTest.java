@@ -55,6 +55,11 @@ class EmbeddedApiInputTest {
           new SessionInput.Message("e1", null, "robot", "hi", null, null)));
       assertEquals("events[0].role",
           assertInstanceOf(DataCollector.RecordRejectedException.class, role).rejection().field());
+      // The field once: it read "events[0].role: events[0].role is not one of the allowed: …".
+      assertEquals("events[0].role is not one of the allowed: system, user, assistant, tool", role.getMessage());
+      dc.record("s-2", "agent-a", hi).toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
+      Throwable otherAgent = failure(() -> dc.record("s-2", "agent-b", hi));
+      assertEquals("agentId: session s-2 belongs to agent agent-a, not agent-b", otherAgent.getMessage());
 
       for (String agentId : new String[] {null, ""}) {
         Throwable t = failure(() -> router.route(agentId, "s-1"));

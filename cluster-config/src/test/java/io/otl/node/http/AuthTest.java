@@ -92,6 +92,48 @@ class AuthTest {
     }
   }
 
+  /**
+   * Lock-out hardening: a write with a wrong token is answered from its headers. The body declared
+   * here (900 kB, under the 1 MiB limit) never comes: a node that read it first waited for it until
+   * its request timeout (20 s), so a flood of such requests held every in-flight slot.
+   */
+  @Test
+  void aWriteWithAWrongTokenIsRefusedBeforeItsBodyIsRead() throws Exception {
+    try (TrainingNode node = node("body-token", false)) {
+      long start = System.nanoTime();
+      for (String auth : new String[] {"", "Authorization: Bearer guess\r\n"}) {
+        try (java.net.Socket s = io.otl.node.testing.RawHttp.open(node.httpPort(), 5_000)) {
+          s.getOutputStream().write(("POST /v1/sessions/s-big/events HTTP/1.1\r\nHost: x\r\n" + auth
+              + "Content-Type: application/json\r\nContent-Length: 900000\r\n\r\n"
+              + BODY.substring(0, 40)).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          s.getOutputStream().flush();
+          // Without the fix this read times out: the node waits for the other 899,960 bytes.
+          io.otl.node.testing.RawHttp.Answer a = io.otl.node.testing.RawHttp.read(s.getInputStream());
+          assertEquals(401, a.status(), a.head() + a.body());
+          assertTrue(a.body().contains("\"unauthorized\""), a.body());
+          assertTrue(a.head().toLowerCase().contains("connection: close"), a.head());
+        }
+      }
+      assertTrue(System.nanoTime() - start < java.util.concurrent.TimeUnit.SECONDS.toNanos(4), "answered at once");
+      // A whole body with a wrong token, then the right one, on one kept-alive connection.
+      try (java.net.Socket s = io.otl.node.testing.RawHttp.open(node.httpPort(), 5_000)) {
+        int length = BODY.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        for (String token : new String[] {"guess", "body-token"}) {
+          // Head and body in one write: the node has the whole request (a strict entity) at once.
+          s.getOutputStream().write(("POST /v1/sessions/s-big/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+              + token + "\r\nContent-Type: application/json\r\nContent-Length: " + length + "\r\n\r\n" + BODY)
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          s.getOutputStream().flush();
+          io.otl.node.testing.RawHttp.Answer a = io.otl.node.testing.RawHttp.read(s.getInputStream());
+          assertEquals(token.equals("guess") ? 401 : 202, a.status(), a.head() + a.body());
+        }
+      }
+      Http anonymous = new Http(node.httpPort());
+      assertEquals(1, anonymous.get("/v1/sessions/s-big").json().get("messages").size(),
+          "only the authorized write was stored");
+    }
+  }
+
   @Test
   void withoutATokenEverythingIsOpen() throws Exception {
     try (TrainingNode node = node("", false)) {

@@ -124,6 +124,39 @@ class OpenApiConsistencyTest {
     assertFieldsInSchema("/v1/training/{agentId}/trigger", "post", http.post("/v1/training/schema-agent/trigger", null));
   }
 
+  /** The probes' answers are documented with their bodies: a client reads the failing check from them. */
+  @Test
+  void theHealthAnswersAreInTheirSchemas() throws InterruptedException {
+    assertFieldsInSchema("/health/live", http.get("/health/live"));
+    io.otl.node.testing.Await.until("the node ready", () -> http.get("/health/ready"), r -> r.status() == 200);
+    assertFieldsInSchema("/health/ready", http.get("/health/ready"));
+    JsonNode notReady = doc.get("paths").get("/health/ready").get("get").get("responses").get("503");
+    assertEquals("#/components/schemas/Readiness",
+        notReady.path("content").path("application/json").path("schema").path("$ref").asText(), notReady.toString());
+  }
+
+  /**
+   * A node that guards reads answers every read without the token with a status its operation lists:
+   * {@code /metrics} answered 401, which the document did not name.
+   */
+  @Test
+  void aNodeGuardingReadsAnswersDocumentedStatuses() throws Exception {
+    try (TrainingNode guarded = TrainingNode.start(com.typesafe.config.ConfigFactory.parseMap(java.util.Map.of(
+            "agentscope.training.auth.token", "doc-token", "agentscope.training.auth.protect-reads", true))
+        .withFallback(TestDatabases.node(TestDatabases.h2(Files.createTempDirectory("otl-openapi-auth-")), true)))) {
+      Http anonymous = new Http(guarded.httpPort());
+      int refused = 0;
+      for (Operation op : operations()) {
+        if (!op.method().equals("GET")) continue;
+        Http.Response r = anonymous.get(concrete(op.template()) + (op.template().endsWith("/route") ? "?sessionId=s1" : ""));
+        assertDocumented(op.template(), op.method(), r, "no token");
+        if (r.status() == 401) refused++;
+      }
+      assertEquals(401, anonymous.get("/metrics").status());
+      assertTrue(refused >= 10, "only " + refused + " reads refused");
+    }
+  }
+
   private static void assertFieldsInSchema(String template, String method, Http.Response r) {
     assertTrue(r.status() >= 200 && r.status() < 300, template + ": " + r.status() + " " + r.body());
     JsonNode answers = doc.get("paths").get(template).get(method).get("responses").get(String.valueOf(r.status()));

@@ -113,7 +113,7 @@ public final class DataCollector {
     private final Rejected rejection;
 
     public RecordRejectedException(Rejected rejection) {
-      super(rejection.field() + ": " + rejection.message());
+      super(rejection.describe());
       this.rejection = rejection;
     }
 

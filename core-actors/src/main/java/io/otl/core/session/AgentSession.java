@@ -105,6 +105,16 @@ public final class AgentSession
   /** Nothing was stored. {@code code} tells the edge how to answer (design §7.1 error codes). */
   public record Rejected(RejectionCode code, String field, String message) implements RecordReply, Rejection {
 
+    /**
+     * The message naming its field once: most messages start with it ({@code events[0].role is not
+     * one of …}), which "field: message" repeated; the others get it in front.
+     */
+    public String describe() {
+      String m = message == null ? "" : message;
+      if (field == null || field.isEmpty() || m.startsWith(field)) return m;
+      return field + ": " + m;
+    }
+
     @Override
     public Rejection.Kind rejectionKind() {
       return switch (code) {

@@ -46,22 +46,44 @@ final class DerivedEventIds {
   }
 
   /**
-   * {@code toString()} of the input as 0.1.0's records rendered it. Message and Feedback have gained
-   * components since (the gateway's {@code inference}, per-turn {@code msgId}); an input that uses
-   * one cannot be a retry of a 0.1.0 request, so it renders to something no 0.1.0 id matches.
+   * {@code toString()} of the input as 0.1.0's records rendered it, written out for every kind: the
+   * records have gained components since (the gateway's {@code inference} and {@code truncated}, per-turn
+   * {@code msgId}), and a record's own text then no longer matches 0.1.0's (a tool call's ended
+   * {@code , truncated=null]}). An input that uses such a component cannot be a retry of a 0.1.0
+   * request, so it renders to something no 0.1.0 id matches.
    */
   private static String render010(SessionInput input) {
+    if (input instanceof SessionInput.Start s) {
+      return "Start[eventId=" + s.eventId() + ", at=" + s.at() + ", agentVersion=" + s.agentVersion()
+          + ", modelVersion=" + s.modelVersion() + ", metadata=" + s.metadata() + "]";
+    }
     if (input instanceof SessionInput.Message m) {
-      if (m.inference() != null) return "not-in-0.1.0:" + canonical(input);
+      if (m.inference() != null || m.truncated() != null) return newer(input);
       return "Message[eventId=" + m.eventId() + ", at=" + m.at() + ", role=" + m.role() + ", content="
           + m.content() + ", msgId=" + m.msgId() + ", latencyMs=" + m.latencyMs() + "]";
     }
+    if (input instanceof SessionInput.ToolCall t) {
+      if (t.truncated() != null) return newer(input);
+      return "ToolCall[eventId=" + t.eventId() + ", at=" + t.at() + ", callId=" + t.callId() + ", toolName="
+          + t.toolName() + ", input=" + t.input() + ", output=" + t.output() + ", success=" + t.success()
+          + ", latencyMs=" + t.latencyMs() + "]";
+    }
+    if (input instanceof SessionInput.Reasoning r) {
+      return "Reasoning[eventId=" + r.eventId() + ", at=" + r.at() + ", index=" + r.index() + ", thought="
+          + r.thought() + ", action=" + r.action() + ", observation=" + r.observation() + "]";
+    }
     if (input instanceof SessionInput.Feedback f) {
-      if (f.msgId() != null) return "not-in-0.1.0:" + canonical(input);
+      if (f.msgId() != null) return newer(input);
       return "Feedback[eventId=" + f.eventId() + ", at=" + f.at() + ", kind=" + f.kind() + ", value="
           + f.value() + ", feedbackId=" + f.feedbackId() + ", source=" + f.source() + "]";
     }
-    return input.toString();
+    SessionInput.Result r = (SessionInput.Result) input;
+    return "Result[eventId=" + r.eventId() + ", at=" + r.at() + ", status=" + r.status() + ", detail="
+        + r.detail() + "]";
+  }
+
+  private static String newer(SessionInput input) {
+    return "not-in-0.1.0:" + canonical(input);
   }
 
   private static String sha256Prefix(String text) {

@@ -119,4 +119,32 @@ class DerivedEventIdsTest {
     assertEquals("d:926d2ab5804a50cf63754c66ecba05f4",
         DerivedEventIds.legacy(new SessionInput.Result(null, null, "SUCCESS", "ok")));
   }
+  /**
+   * A tool call's 0.1.0 id hashed its record's text, which had no {@code truncated} component: today's
+   * record text ends {@code , truncated=null]}, so a retry of a 0.1.0 tool call after the upgrade was
+   * stored twice. Ids computed by 0.1.0's records (and checked outside Java: {@code printf '%s'
+   * 'ToolCall[eventId=null, at=2026-01-01T00:00:03.500Z, callId=c1, toolName=kb.search, input={"q":"reset
+   * password","limit":3}, output={"hits":["kb-12"]}, success=true, latencyMs=85]' | sha256sum | cut -c1-32}).
+   */
+  @Test
+  void release010IdsOfEveryKindAreComputedAs010Did() throws Exception {
+    SessionInput.ToolCall call = new SessionInput.ToolCall(null, Instant.parse("2026-01-01T00:00:03.500Z"), "c1",
+        "kb.search", JSON.readTree("{\"q\":\"reset password\",\"limit\":3}"), JSON.readTree("{\"hits\":[\"kb-12\"]}"),
+        true, 85L);
+    assertEquals("d:412bd5f0c838266f47265adb8081da38", DerivedEventIds.legacy(call));
+    assertTrue(DerivedEventIds.seenBefore(Set.of("d:412bd5f0c838266f47265adb8081da38"), call, true));
+    Map<String, String> metadata = new LinkedHashMap<>();
+    metadata.put("channel", "web");
+    metadata.put("locale", "en");
+    assertEquals("d:510ed844e19f056550f3535d24f1794e",
+        DerivedEventIds.legacy(new SessionInput.Start(null, null, "1.4.2", "v1", metadata)));
+    assertEquals("d:cc7df2e4e35ce7192b461bd548c0256a", DerivedEventIds.legacy(
+        new SessionInput.Reasoning(null, null, 2, "look up the article", "kb.search", null)));
+    // A call the gateway cut did not exist in 0.1.0: it never matches a 0.1.0 id.
+    SessionInput.ToolCall cut = new SessionInput.ToolCall(null, call.at(), "c1", "kb.search", call.input(),
+        call.output(), true, 85L, Map.of("output", 90_000));
+    assertNotEquals(DerivedEventIds.legacy(call), DerivedEventIds.legacy(cut));
+    // Today's ids of the same inputs are unchanged (d2:, canonical JSON).
+    assertEquals("d2:", DerivedEventIds.of(call).substring(0, 3));
+  }
 }

@@ -29,6 +29,7 @@ final class AsyncSender implements AutoCloseable {
 
   private final TrajectorySink sink;
   private final BlockingQueue<Batch> queue;
+  private final int capacity;
   private final int maxAttempts;
   private final Duration backoff;
   private final AtomicLong delivered = new AtomicLong();
@@ -45,6 +46,7 @@ final class AsyncSender implements AutoCloseable {
     if (capacity < 1) throw new IllegalArgumentException("capacity must be at least 1");
     this.sink = sink;
     this.queue = new ArrayBlockingQueue<>(capacity);
+    this.capacity = capacity;
     this.maxAttempts = Math.max(1, maxAttempts);
     this.backoff = backoff;
     this.worker = new Thread(this::run, "otl-agentscope-sender");
@@ -59,7 +61,9 @@ final class AsyncSender implements AutoCloseable {
     pending.decrementAndGet();
     long total = dropped.addAndGet(batch.events().size());
     if (logThisDrop()) {
-      log.warn("trajectory buffer full: dropped events for session {} (dropped so far: {})", batch.sessionId(), total);
+      log.warn("dropped {} events of session {}: {} (dropped so far: {})", batch.events().size(), batch.sessionId(),
+          closed ? "the hook is closed" : "the hook's buffer of " + capacity + " batches is full (the node is slow or "
+              + "unreachable; bufferCapacity raises it)", total);
     }
     return false;
   }
@@ -147,8 +151,11 @@ final class AsyncSender implements AutoCloseable {
     return Long.bitCount(drops.incrementAndGet()) == 1;
   }
 
+  /** Why a batch was given up, in one line and without its events: the sink's reason, or what failed. */
   private static String reason(Throwable failure) {
-    return failure instanceof TrajectorySink.DeliveryException ? failure.getMessage() : failure.getClass().getSimpleName();
+    if (failure instanceof TrajectorySink.DeliveryException) return failure.getMessage();
+    if (failure instanceof TimeoutException) return "no answer within " + DELIVERY_TIMEOUT.toSeconds() + " s";
+    return "the sink failed (" + failure.getClass().getSimpleName() + ")";
   }
 
   /**

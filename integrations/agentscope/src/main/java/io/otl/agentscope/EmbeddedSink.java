@@ -21,8 +21,9 @@ final class EmbeddedSink implements TrajectorySink {
       if (error == null) return null;
       Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
       boolean refused = cause instanceof DataCollector.RecordRejectedException;
-      throw new DeliveryException(refused ? "refused: " + cause.getMessage() : "not recorded: " + cause,
-          !refused, cause);
+      // RecordRejectedException names the field, never the value sent: its message is the reason.
+      throw new DeliveryException(refused ? "the node refused them: " + cause.getMessage()
+          : "not recorded (" + cause.getClass().getSimpleName() + ")", !refused, cause);
     });
   }
 }

@@ -42,17 +42,44 @@ final class HttpSink implements TrajectorySink {
         .header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body(agentId, events)));
     if (bearerToken != null) request.header("Authorization", "Bearer " + bearerToken);
-    return client.sendAsync(request.build(), HttpResponse.BodyHandlers.discarding()).handle((response, error) -> {
+    return client.sendAsync(request.build(), HttpResponse.BodyHandlers.ofInputStream()).handle((response, error) -> {
       if (error != null) {
         Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
             ? error.getCause() : error;
-        throw new DeliveryException("node unreachable: " + cause.getClass().getSimpleName(), true, cause);
+        throw new DeliveryException("node unreachable at " + base.getHost() + ":" + base.getPort() + " ("
+            + cause.getClass().getSimpleName() + ")", true, cause);
       }
       int status = response.statusCode();
+      String answer = errorOf(response.body(), status >= 200 && status < 300);
       if (status >= 200 && status < 300) return null;
       // 429 and 5xx pass; any other 4xx is the node refusing this batch, which a resend will not change.
-      throw new DeliveryException("node answered " + status, status == 429 || status >= 500, null);
+      boolean retriable = status == 429 || status >= 500;
+      throw new DeliveryException((retriable ? "the node answered " : "the node refused them with ") + status
+          + (answer.isEmpty() ? "" : " " + answer), retriable, null);
     });
+  }
+
+  /** Longest part of the node's error message a warning repeats. */
+  private static final int MAX_REASON = 300;
+
+  /**
+   * The node's {@code {"error","message"}} as one line ("invalid_request: events[0].role …"), or empty
+   * when the answer is not that shape. At most 4 KiB of the answer is read: a proxy's HTML page is
+   * not the node's reason. The node's messages name fields, never the values sent.
+   */
+  static String errorOf(java.io.InputStream in, boolean skip) {
+    try (in) {
+      if (skip) return "";
+      byte[] head = in.readNBytes(4096);
+      com.fasterxml.jackson.databind.JsonNode json = MAPPER.readTree(head);
+      if (json == null || !json.path("error").isTextual()) return "";
+      String text = json.path("error").asText()
+          + (json.path("message").isTextual() ? ": " + json.path("message").asText() : "");
+      text = text.replaceAll("\\s+", " ").trim();
+      return text.length() > MAX_REASON ? text.substring(0, MAX_REASON) + "…" : text;
+    } catch (java.io.IOException | RuntimeException e) {
+      return "";
+    }
   }
 
   static String body(String agentId, List<SessionInput> events) {

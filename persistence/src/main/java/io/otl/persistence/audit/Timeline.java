@@ -183,7 +183,7 @@ public final class Timeline {
       return "tool " + e.toolName() + (e.success() ? " ok" : " FAILED") + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)")
           + cut(e.truncated());
     } else if (event instanceof AgentSession.ReasoningStepRecorded e) {
-      return "reasoning #" + e.index() + ": " + clip(e.thought());
+      return reasoning(e);
     } else if (event instanceof AgentSession.FeedbackRecorded e) {
       return "feedback " + e.kind() + (e.value() == null ? "" : " " + num(e.value())) + " (" + e.feedbackId() + ")";
     } else if (event instanceof AgentSession.TaskResultRecorded e) {
@@ -195,6 +195,25 @@ public final class Timeline {
           + e.feedbackId();
     }
     return event.getClass().getSimpleName();
+  }
+
+  /**
+   * A step with a thought shows it; one without (an AgentScope error step: action {@code error}, its
+   * observation the exception's class) names what it has instead: "reasoning #3: " read as a lost line.
+   */
+  private static String reasoning(AgentSession.ReasoningStepRecorded e) {
+    // A step sent without index is stored with -1 (docs/api.md "Steps"): "reasoning #-1" read as a fault.
+    String head = e.index() < 0 ? "reasoning (no index)" : "reasoning #" + e.index();
+    if (!blank(e.thought())) return head + ": " + clip(e.thought());
+    List<String> parts = new java.util.ArrayList<>();
+    if (!blank(e.action())) parts.add("action " + clip(e.action()));
+    if (!blank(e.observation())) parts.add("observation " + clip(e.observation()));
+    return parts.isEmpty() ? head + " (no thought, action or observation recorded)"
+        : head + " (no thought): " + String.join(", ", parts);
+  }
+
+  private static boolean blank(String s) {
+    return s == null || s.isBlank();
   }
 
   private final class CoordinatorFormatter implements Formatter {

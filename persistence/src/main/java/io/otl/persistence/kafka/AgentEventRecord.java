@@ -30,27 +30,34 @@ public sealed interface AgentEventRecord {
   record Invalid(String code, String reason) implements AgentEventRecord {}
 
   static AgentEventRecord parse(String key, byte[] value) {
-    if (value == null || value.length == 0) return new Invalid(NOT_JSON, "the record has no value; expected an event object");
+    if (value == null || value.length == 0) {
+      return new Invalid(NOT_JSON, "value is empty; expected an event object with sessionId and agentId");
+    }
     JsonNode node;
     try {
       node = io.otl.wire.StrictDocument.read(value); // as strict as the HTTP edge, UTF-8 checked
     } catch (IOException e) {
       // The reason is a header of the dead letter and a line of the node's log: never the value's tokens.
-      return new Invalid(NOT_JSON, "the value is not valid JSON: " + JsonParseProblem.describe(e));
+      return new Invalid(NOT_JSON, "value is not valid JSON: " + JsonParseProblem.describe(e));
     }
     if (node == null || !node.isObject()) {
-      return new Invalid(NOT_AN_OBJECT, "the value must be a JSON object (one event with sessionId and agentId)");
+      return new Invalid(NOT_AN_OBJECT, "value must be a JSON object (one event with sessionId and agentId)");
     }
     JsonLimits.Problem limit = JsonLimits.problem(node, "value", JsonLimits.DEFAULT_MAX_DEPTH);
     if (limit != null) return new Invalid(INVALID_EVENT, limit.message());
     try {
+      // Fields are named as a producer sees them: "key" for the record key, "value.<field>" inside the value.
       String sessionId = EventJson.text(node, "value", "sessionId");
+      if (sessionId == null && key == null) {
+        return new Invalid(INVALID_SESSION_ID, Ids.problem("value.sessionId", null, Ids.MAX_SESSION_ID)
+            + "; or give the record a key");
+      }
+      String sessionProblem = sessionId == null ? Ids.problem("key", key, Ids.MAX_SESSION_ID)
+          : Ids.problem("value.sessionId", sessionId, Ids.MAX_SESSION_ID);
       if (sessionId == null) sessionId = key;
-      String sessionProblem = Ids.problem("value.sessionId", sessionId, Ids.MAX_SESSION_ID);
       if (sessionProblem != null) return new Invalid(INVALID_SESSION_ID, sessionProblem);
       if (key != null && !key.equals(sessionId)) {
-        return new Invalid(SESSION_MISMATCH, "the record key " + shownKey(key) + " is not the value's sessionId '"
-            + sessionId + "'");
+        return new Invalid(SESSION_MISMATCH, "key " + shownKey(key) + " is not value.sessionId '" + sessionId + "'");
       }
       String agentId = EventJson.text(node, "value", "agentId");
       String agentProblem = Ids.problem("value.agentId", agentId, Ids.MAX_AGENT_ID);

@@ -345,10 +345,20 @@ public final class KafkaIngest {
    * it (it used to be written twice: {@code events[0].content: events[0].content is …}).
    */
   static String recordReason(AgentSession.Rejected rejected) {
-    String message = rejected.message() == null ? "" : rejected.message();
     String field = rejected.field() == null ? "" : rejected.field();
-    String reason = !field.isEmpty() && !message.startsWith(field) ? field + ": " + message : message;
-    return reason.startsWith("events[0]") ? "value" + reason.substring("events[0]".length()) : reason;
+    String described = rejected.describe();
+    return field.isEmpty() ? described : recordField(field) + described.substring(field.length());
+  }
+
+  /**
+   * A field of an HTTP batch as a record names it: {@code events[0].msgId} is {@code value.msgId},
+   * {@code events[0]} the value itself, and the body's {@code agentId} (a session of another agent)
+   * {@code value.agentId}, as in {@link AgentEventRecord#parse}'s refusals.
+   */
+  private static String recordField(String field) {
+    if (field.startsWith("events[0]")) return "value" + field.substring("events[0]".length());
+    if (field.equals("events")) return "value";
+    return "value." + field;
   }
 
   /** {@code recorder.submit}, sent again when it times out, up to {@link #TIMEOUT_RETRIES} times. */

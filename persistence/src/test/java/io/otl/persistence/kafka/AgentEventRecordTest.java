@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.core.session.AgentSession;
 import io.otl.core.session.SessionInput;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -104,6 +105,35 @@ class AgentEventRecordTest {
   }
 
   /**
+   * A reason names the field as the producer sees it: {@code key} for the record key, {@code value.<field>}
+   * for a field of the value, {@code value} for the value as a whole. A bad key was named
+   * value.sessionId, a field the value did not even have, and the whole value "the value".
+   */
+  @Test
+  void reasonsNameTheKeyAsKeyAndFieldsOfTheValueAsValueDotField() {
+    String message = "{\"type\":\"message\",\"agentId\":\"a\"}";
+    assertEquals("key may contain only the characters " + io.otl.core.Ids.ID_CHARSET, invalid("bad id", message).reason());
+    assertTrue(invalid(null, message).reason().startsWith("value.sessionId is required ("), invalid(null, message).reason());
+    assertTrue(invalid(null, message).reason().endsWith("; or give the record a key"), invalid(null, message).reason());
+    assertEquals("value.sessionId may contain only the characters " + io.otl.core.Ids.ID_CHARSET,
+        invalid(null, "{\"type\":\"message\",\"sessionId\":\"bad id\",\"agentId\":\"a\"}").reason());
+    assertTrue(invalid("s", "{\"type\":\"message\",\"sessionId\":\"s\"}").reason().startsWith("value.agentId is required"));
+    assertEquals("value is empty; expected an event object with sessionId and agentId", invalid("s", null).reason());
+    assertEquals("value must be a JSON object (one event with sessionId and agentId)", invalid("s", "[]").reason());
+    // The session's own refusals, as KafkaIngest writes them into the dead letter.
+    assertEquals("value.agentId: session s belongs to agent a, not b", KafkaIngest.recordReason(
+        new AgentSession.Rejected(AgentSession.RejectionCode.CONFLICT, "agentId", "session s belongs to agent a, not b")));
+    assertEquals("value.msgId is not the msgId of a response recorded in session s", KafkaIngest.recordReason(
+        new AgentSession.Rejected(AgentSession.RejectionCode.NOT_FOUND, "events[0].msgId",
+            "events[0].msgId is not the msgId of a response recorded in session s")));
+    assertEquals("value: session s was completed at 2025-01-01T00:00:00Z; only feedback is accepted now, not message",
+        KafkaIngest.recordReason(new AgentSession.Rejected(AgentSession.RejectionCode.CONFLICT, "events[0]",
+            "session s was completed at 2025-01-01T00:00:00Z; only feedback is accepted now, not message")));
+    assertEquals("value.content is 9000 characters long", KafkaIngest.recordReason(new AgentSession.Rejected(
+        AgentSession.RejectionCode.INVALID, "events[0].content", "events[0].content is 9000 characters long")));
+  }
+
+  /**
    * The reason is the dead letter's otl-error header and a line of the node's log (docs/api.md: "never
    * the value"). A producer that sent plain text got Jackson's own words back, which quote the token
    * ("Unrecognized token 'mobile13890123456'") or the repeated key, and a key that was no session id
@@ -113,7 +143,7 @@ class AgentEventRecordTest {
   void reasonsQuoteNeitherTheValuesTokensNorAKeyThatIsNoSessionId() {
     var text = invalid("s", "mobile13890123456 called");
     assertEquals(AgentEventRecord.NOT_JSON, text.code());
-    assertTrue(text.reason().startsWith("the value is not valid JSON: Unrecognized token '*'"), text.reason());
+    assertTrue(text.reason().startsWith("value is not valid JSON: Unrecognized token '*'"), text.reason());
     var repeated = invalid("s", "{\"type\":\"message\",\"jane.doe@example.com\":1,\"jane.doe@example.com\":2}");
     assertEquals(AgentEventRecord.NOT_JSON, repeated.code());
     assertTrue(!repeated.reason().contains("jane") && repeated.reason().contains("'*'"), repeated.reason());
@@ -121,8 +151,8 @@ class AgentEventRecordTest {
     assertTrue(plainWord.reason().contains("'role'"), "a plain word is still named: " + plainWord.reason());
     var phoneKey = invalid("13890123456", "{\"type\":\"message\",\"sessionId\":\"s-2\",\"agentId\":\"a\"}");
     assertEquals(AgentEventRecord.SESSION_MISMATCH, phoneKey.code());
-    assertEquals("the record key (not a valid session id) is not the value's sessionId 's-2'", phoneKey.reason());
+    assertEquals("key (not a valid session id) is not value.sessionId 's-2'", phoneKey.reason());
     var idKey = invalid("s-1", "{\"type\":\"message\",\"sessionId\":\"s-2\",\"agentId\":\"a\"}");
-    assertEquals("the record key 's-1' is not the value's sessionId 's-2'", idKey.reason());
+    assertEquals("key 's-1' is not value.sessionId 's-2'", idKey.reason());
   }
 }
