@@ -177,6 +177,28 @@ class PolicyRoutesTest {
   }
 
   /**
+   * A refused number that also appears in the allowed range is the range's: the message states the
+   * range as it is. The mask once replaced every occurrence of the value's text, so {@code 1} read
+   * "must be a number in (0.5, (the value given))" and {@code 0} "((the value given).5, 1)".
+   */
+  @Test
+  void aRefusedNumberLeavesTheAllowedRangeIntact() {
+    JsonNode before = policy();
+    for (String v : new String[] {"0", "1", "5", "0.5"}) {
+      refusedNotEchoed("{\"model-update.confidence\": " + v + "}",
+          "model-update.confidence: must be a number in (0.5, 1)", "(the value given)");
+    }
+    refusedNotEchoed("{\"model-update.canary-ratio\": 1}", "model-update.canary-ratio: must be a number in (0, 1)",
+        "(the value given)");
+    refusedNotEchoed("{\"model-update.canary-ratio\": 0}", "model-update.canary-ratio: must be a number in (0, 1)",
+        "(the value given)");
+    // A long number may be personal data: still not echoed.
+    refusedNotEchoed("{\"model-update.confidence\": 13812345678}", "model-update.confidence: must be a number",
+        "13812345678");
+    assertEquals(before, policy(), "nothing changed");
+  }
+
+  /**
    * A string value holding personal data would be journaled as sent (the policy-changed event): it is
    * refused with 400 naming the key, the value not repeated, nothing changed.
    */
