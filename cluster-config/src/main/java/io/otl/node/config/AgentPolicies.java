@@ -190,17 +190,20 @@ public final class AgentPolicies {
    * the allowed range are the range's, so it is left as the requirement states it.
    */
   static String withoutValue(String requirement, String value) {
-    if (value.isEmpty() || SHORT_NUMBER.matcher(value).matches() && value.replaceAll("\\D", "").length() < 7) {
+    boolean quoted = value.length() > 2 && value.startsWith("\"") && value.endsWith("\"");
+    String text = quoted ? value.substring(1, value.length() - 1) : value;
+    if (value.isEmpty() || SHORT_NUMBER.matcher(value).matches() && value.replaceAll("\\D", "").length() < 7
+        || PLAIN_WORD.matcher(text).matches()) {
+      // A metric name sent as a string instead of a list read "must be a list of: (the value given),
+      // user-satisfaction, …": a word of letters and dashes is no personal data, and it names what is allowed.
       return requirement;
     }
     String masked = maskToken(requirement, value);
-    if (value.length() > 2 && value.startsWith("\"") && value.endsWith("\"")) {
-      masked = maskToken(masked, value.substring(1, value.length() - 1));
-    }
-    return masked;
+    return quoted ? maskToken(masked, text) : masked;
   }
 
   private static final Pattern SHORT_NUMBER = Pattern.compile("-?[0-9.eE+-]+");
+  private static final Pattern PLAIN_WORD = Pattern.compile("[A-Za-z_-]{1,64}");
 
   private static String maskToken(String text, String token) {
     return text.replaceAll("(?<![A-Za-z0-9]|[0-9]\\.)" + Pattern.quote(token) + "(?![A-Za-z0-9]|\\.[0-9])",

@@ -192,6 +192,10 @@ class PolicyRoutesTest {
         "(the value given)");
     refusedNotEchoed("{\"model-update.canary-ratio\": 0}", "model-update.canary-ratio: must be a number in (0, 1)",
         "(the value given)");
+    // A metric given as a string instead of a list: the allowed names are listed as they are.
+    refusedNotEchoed("{\"model-update.evaluation-metrics\": \"task-success-rate\"}",
+        "model-update.evaluation-metrics: must be a list of: task-success-rate, user-satisfaction, response-latency",
+        "(the value given)");
     // A long number may be personal data: still not echoed.
     refusedNotEchoed("{\"model-update.confidence\": 13812345678}", "model-update.confidence: must be a number",
         "13812345678");
