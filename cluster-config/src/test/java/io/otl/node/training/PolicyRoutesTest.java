@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
+import io.otl.core.coordinator.PolicyOverrides;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
@@ -215,6 +216,27 @@ class PolicyRoutesTest {
     assertEquals(before, policy(), "nothing changed");
     String audit = http.get("/v1/audit/coordinator/" + AGENT).body();
     assertFalse(audit.contains("jane.doe") || audit.contains("13812345678"), audit);
+  }
+
+  /**
+   * A string longer than any model name or path is refused: a 100,000-character base-model was
+   * journaled as sent (and would be repeated in every job's request). 4,096 characters still pass.
+   */
+  @Test
+  void aValueLongerThanANameOrPathIsRefusedAndNotJournaled() {
+    JsonNode before = policy();
+    String longName = "m".repeat(PolicyOverrides.MAX_VALUE_LENGTH + 1);
+    refusedNotEchoed("{\"base-model\": \"" + longName + "\"}",
+        "base-model: must be at most 4096 characters", longName);
+    refusedNotEchoed("{\"hyperparams\": {\"workflow-type\": \"" + "w".repeat(100_000) + "\"}}",
+        "hyperparams.workflow-type: must be at most 4096 characters", "wwwwwwwwww");
+    assertEquals(before, policy(), "nothing changed");
+    assertFalse(http.get("/v1/audit/coordinator/" + AGENT).body().contains(longName));
+
+    String longest = "m".repeat(PolicyOverrides.MAX_VALUE_LENGTH);
+    Http.Response ok = put("policy-long", "{\"base-model\": \"" + longest + "\"}");
+    assertEquals(200, ok.status());
+    assertEquals(longest, ok.json().get("policy").get("base-model").asText());
   }
 
   /** A trigger or cancel that carries settings is refused, not run without them. */
