@@ -82,9 +82,14 @@ public final class AuditCommand {
     boolean formatGiven = false;
     String kindOption = null;
     List<String> positional = new java.util.ArrayList<>();
+    java.util.Set<String> given = new java.util.HashSet<>();
     for (int i = 0; i < args.size(); i++) {
       String a = args.get(i);
       String value = i + 1 < args.size() ? args.get(i + 1) : null;
+      // The last of two --as-of (or --format …) won silently: which one was meant cannot be told.
+      if (List.of("--config", "--as-of", "--format", "--kind").contains(a) && !given.add(a)) {
+        return usage(err, a + " is given twice; give it once");
+      }
       switch (a) {
         case "--config" -> {
           if (value == null) return usage(err, "--config needs a file");

@@ -75,6 +75,7 @@ public final class ExportCommand {
     String name = null;
     Optional<Path> configFile = Optional.empty();
     boolean allowPii = false;
+    java.util.Set<String> given = new java.util.HashSet<>();
     for (int i = 0; i < a.size(); i++) {
       String o = a.get(i);
       if (o.equals("--help") || o.equals("-h")) {
@@ -89,6 +90,9 @@ public final class ExportCommand {
         return usage(err, "unknown option for export: " + o);
       }
       if (i + 1 >= a.size()) return usage(err, o + " needs a value");
+      // "--format sft … --format dpo" exported dpo: which one was meant cannot be told (as a query
+      // parameter sent twice is a 400 on the HTTP API).
+      if (!given.add(o)) return usage(err, o + " is given twice; give it once");
       String v = a.get(++i);
       switch (o) {
         case "--agent" -> agent = v;

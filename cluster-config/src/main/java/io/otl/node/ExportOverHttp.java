@@ -2,6 +2,7 @@ package io.otl.node;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.core.coordinator.DatasetManifest;
 import io.otl.persistence.export.ExportFilters;
 import io.otl.persistence.export.FileProblems;
 import io.otl.persistence.export.ExportFormat;
@@ -21,6 +22,8 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * {@code export} while a node holds the embedded journal: {@code POST /v1/exports/{agentId}} on
@@ -72,6 +75,7 @@ final class ExportOverHttp {
       out.println("file:     " + file);
       out.println("count:    " + m.path("count").asInt());
       out.println("sha256:   " + got);
+      out.println("selected: " + selection(m));
       if (m.path("skipped").size() > 0) out.println("skipped:  " + m.path("skipped"));
       if (m.path("piiFindings").size() > 0) out.println("PII found (kept: --allow-pii): " + m.path("piiFindings"));
       return 0;
@@ -95,6 +99,13 @@ final class ExportOverHttp {
       err.println("error: the export through the node failed: " + e.getMessage());
       return 1;
     }
+  }
+
+  /** The counts by reason, worded as the export that reads the journal itself prints them. */
+  private static String selection(JsonNode manifest) {
+    Map<String, Integer> exclusions = new LinkedHashMap<>();
+    manifest.path("exclusions").fields().forEachRemaining(e -> exclusions.put(e.getKey(), e.getValue().asInt()));
+    return DatasetManifest.selectionSummary(manifest.path("seen").asInt(), exclusions);
   }
 
   private static void quietDelete(Path p) {

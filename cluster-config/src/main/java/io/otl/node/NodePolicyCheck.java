@@ -17,7 +17,7 @@ final class NodePolicyCheck {
     return (agentId, training, rollout) -> {
       Map<String, Object> flat = PolicyOverrides.flatten(training);
       settings.training().forAgent(agentId).resolver().resolve(flat);
-      PolicyOverrides.refusePersonalData(flat);
+      PolicyOverrides.checkValues(flat);
       settings.rolloutsFor(agentId).resolve(rollout);
     };
   }

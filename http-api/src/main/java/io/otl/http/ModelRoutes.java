@@ -199,8 +199,8 @@ public final class ModelRoutes {
     if (endpoint.length() > MAX_TEXT) throw BadRequest.invalid("endpoint is longer than " + MAX_TEXT + " characters");
     if (!io.otl.http.gateway.ServingUrls.callable(endpoint)) {
       // Not echoed: an endpoint may carry credentials (http://user:key@host).
-      throw BadRequest.invalid("endpoint is not an absolute http(s) URL; give the inference URL that serves "
-          + "this version (OpenAI-compatible base URL)");
+      throw BadRequest.invalid("endpoint is not an absolute http(s) URL with a host and, if it gives a port, a "
+          + "port from 1 to 65535; give the inference URL that serves this version (OpenAI-compatible base URL)");
     }
     if (servedModel != null && (servedModel.isEmpty() || servedModel.length() > 256
         || !servedModel.codePoints().allMatch(ch -> ch > 0x20 && ch != 0x7f && !Character.isWhitespace(ch)

@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Static per-agent training policies: {@code agentscope.training.agents.<agentId> { … }} overrides
@@ -176,14 +178,36 @@ public final class AgentPolicies {
     int must = e.indexOf(": must be ", Math.max(eq, 0));
     if (eq < 0 || must < 0) return e;
     String value = e.substring(eq + 3, must);
-    String requirement = e.substring(must + 2);
-    if (!value.isEmpty()) {
-      requirement = requirement.replace(value, "(the value given)");
-      if (value.length() > 2 && value.startsWith("\"") && value.endsWith("\"")) {
-        requirement = requirement.replace(value.substring(1, value.length() - 1), "(the value given)");
-      }
-    }
+    String requirement = withoutValue(e.substring(must + 2), value);
     return e.substring(0, eq) + ": " + requirement;
+  }
+
+  /**
+   * The requirement with the client's value masked where the validator quoted it. Only whole
+   * tokens are masked: a substring replace turned {@code confidence = 1}'s "(0.5, 1)" into "(0.5,
+   * (the value given))" and {@code 0}'s into "((the value given).5, 1)". A number of fewer than 7
+   * digits is no personal data (the desensitizer's threshold for integers), and the same digits in
+   * the allowed range are the range's, so it is left as the requirement states it.
+   */
+  static String withoutValue(String requirement, String value) {
+    boolean quoted = value.length() > 2 && value.startsWith("\"") && value.endsWith("\"");
+    String text = quoted ? value.substring(1, value.length() - 1) : value;
+    if (value.isEmpty() || SHORT_NUMBER.matcher(value).matches() && value.replaceAll("\\D", "").length() < 7
+        || PLAIN_WORD.matcher(text).matches()) {
+      // A metric name sent as a string instead of a list read "must be a list of: (the value given),
+      // user-satisfaction, …": a word of letters and dashes is no personal data, and it names what is allowed.
+      return requirement;
+    }
+    String masked = maskToken(requirement, value);
+    return quoted ? maskToken(masked, text) : masked;
+  }
+
+  private static final Pattern SHORT_NUMBER = Pattern.compile("-?[0-9.eE+-]+");
+  private static final Pattern PLAIN_WORD = Pattern.compile("[A-Za-z_-]{1,64}");
+
+  private static String maskToken(String text, String token) {
+    return text.replaceAll("(?<![A-Za-z0-9]|[0-9]\\.)" + Pattern.quote(token) + "(?![A-Za-z0-9]|\\.[0-9])",
+        Matcher.quoteReplacement("(the value given)"));
   }
 
   private static Map<String, Config> sections(Config root, List<String> errors) {

@@ -51,5 +51,11 @@ class AuditAsOfDateTest {
     assertEquals(2, noon.code(), noon.err());
     assertTrue(noon.err().startsWith("error: --as-of noon is not an ISO-8601 time; use e.g. 2026-11-01T00:00:00Z"),
         noon.err());
+
+    // Two times: the last one was used without a word, an audit of another moment than the one meant.
+    ToolRun twice = ToolRun.audit("session", "s-1", "--as-of", "2000-01-01", "--config", config.toString(),
+        "--as-of", tomorrow);
+    assertEquals(2, twice.code(), twice.out() + twice.err());
+    assertTrue(twice.err().startsWith("error: --as-of is given twice; give it once"), twice.err());
   }
 }

@@ -92,6 +92,12 @@ class ExportCommandTest {
     ToolRun unknown = ToolRun.export("--agent", "a", "--format", "sft", "--verbose");
     assertEquals(2, unknown.code());
     assertTrue(unknown.err().contains("unknown option for export: --verbose"), unknown.err());
+    // An option given twice: the last one won ("--format sft … --format dpo" exported dpo).
+    ToolRun twice = ToolRun.export("--agent", "agent-c", "--format", "sft", "--out", work.resolve("out-twice").toString(),
+        "--format", "dpo", "--config", config.toString());
+    assertEquals(2, twice.code(), twice.out() + twice.err());
+    assertTrue(twice.err().contains("--format is given twice; give it once"), twice.err());
+    assertFalse(Files.exists(work.resolve("out-twice")), "nothing written");
     Path out = work.resolve("out-names");
     for (String name : new String[] {"../escaped", "sub/dir", ""}) {
       ToolRun badName = ToolRun.export("--agent", "agent-c", "--format", "rl", "--out", out.toString(), "--name", name,

@@ -150,6 +150,8 @@ class SessionAndModelRoutesTest {
           "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\",\"endpoint\":\"" + endpoint + "\"}");
       assertError(r, 400, "invalid_request");
       assertTrue(r.json().get("message").asText().startsWith("endpoint is not an absolute http(s) URL"), r.body());
+      // The refusal says what is allowed: "http://127.0.0.1:99999/v1" is absolute and http, its port is not.
+      assertTrue(r.json().get("message").asText().contains("a port from 1 to 65535"), r.body());
       assertFalse(r.body().contains("s3cret"), "credentials in an endpoint are not echoed: " + r.body());
     }
     assertError(http.get("/v1/models/url-agent"), 404, "not_found");

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.otl.node.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
+import io.otl.core.coordinator.PolicyOverrides;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
@@ -177,6 +178,32 @@ class PolicyRoutesTest {
   }
 
   /**
+   * A refused number that also appears in the allowed range is the range's: the message states the
+   * range as it is. The mask once replaced every occurrence of the value's text, so {@code 1} read
+   * "must be a number in (0.5, (the value given))" and {@code 0} "((the value given).5, 1)".
+   */
+  @Test
+  void aRefusedNumberLeavesTheAllowedRangeIntact() {
+    JsonNode before = policy();
+    for (String v : new String[] {"0", "1", "5", "0.5"}) {
+      refusedNotEchoed("{\"model-update.confidence\": " + v + "}",
+          "model-update.confidence: must be a number in (0.5, 1)", "(the value given)");
+    }
+    refusedNotEchoed("{\"model-update.canary-ratio\": 1}", "model-update.canary-ratio: must be a number in (0, 1)",
+        "(the value given)");
+    refusedNotEchoed("{\"model-update.canary-ratio\": 0}", "model-update.canary-ratio: must be a number in (0, 1)",
+        "(the value given)");
+    // A metric given as a string instead of a list: the allowed names are listed as they are.
+    refusedNotEchoed("{\"model-update.evaluation-metrics\": \"task-success-rate\"}",
+        "model-update.evaluation-metrics: must be a list of: task-success-rate, user-satisfaction, response-latency",
+        "(the value given)");
+    // A long number may be personal data: still not echoed.
+    refusedNotEchoed("{\"model-update.confidence\": 13812345678}", "model-update.confidence: must be a number",
+        "13812345678");
+    assertEquals(before, policy(), "nothing changed");
+  }
+
+  /**
    * A string value holding personal data would be journaled as sent (the policy-changed event): it is
    * refused with 400 naming the key, the value not repeated, nothing changed.
    */
@@ -189,6 +216,27 @@ class PolicyRoutesTest {
     assertEquals(before, policy(), "nothing changed");
     String audit = http.get("/v1/audit/coordinator/" + AGENT).body();
     assertFalse(audit.contains("jane.doe") || audit.contains("13812345678"), audit);
+  }
+
+  /**
+   * A string longer than any model name or path is refused: a 100,000-character base-model was
+   * journaled as sent (and would be repeated in every job's request). 4,096 characters still pass.
+   */
+  @Test
+  void aValueLongerThanANameOrPathIsRefusedAndNotJournaled() {
+    JsonNode before = policy();
+    String longName = "m".repeat(PolicyOverrides.MAX_VALUE_LENGTH + 1);
+    refusedNotEchoed("{\"base-model\": \"" + longName + "\"}",
+        "base-model: must be at most 4096 characters", longName);
+    refusedNotEchoed("{\"hyperparams\": {\"workflow-type\": \"" + "w".repeat(100_000) + "\"}}",
+        "hyperparams.workflow-type: must be at most 4096 characters", "wwwwwwwwww");
+    assertEquals(before, policy(), "nothing changed");
+    assertFalse(http.get("/v1/audit/coordinator/" + AGENT).body().contains(longName));
+
+    String longest = "m".repeat(PolicyOverrides.MAX_VALUE_LENGTH);
+    Http.Response ok = put("policy-long", "{\"base-model\": \"" + longest + "\"}");
+    assertEquals(200, ok.status());
+    assertEquals(longest, ok.json().get("policy").get("base-model").asText());
   }
 
   /** A trigger or cancel that carries settings is refused, not run without them. */

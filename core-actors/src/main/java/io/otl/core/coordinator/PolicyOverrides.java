@@ -46,6 +46,27 @@ public final class PolicyOverrides {
     return false;
   }
 
+  /** The longest string a policy value may be: a model name, a path (PATH_MAX) or a setting. */
+  public static final int MAX_VALUE_LENGTH = 4096;
+
+  /**
+   * Checks the values of a set of overrides before it is journaled: none longer than {@link
+   * #MAX_VALUE_LENGTH} (a 100,000-character base-model was journaled as sent, and repeated in every
+   * job's request), none holding personal data ({@link #refusePersonalData}).
+   */
+  public static void checkValues(Map<String, Object> flat) {
+    for (Map.Entry<String, Object> e : flat.entrySet()) {
+      List<?> values = e.getValue() instanceof List<?> l ? l : List.of(e.getValue());
+      for (Object v : values) {
+        if (v instanceof String text && text.length() > MAX_VALUE_LENGTH) {
+          throw new IllegalArgumentException(Ids.shownPath(e.getKey()) + ": must be at most " + MAX_VALUE_LENGTH
+              + " characters (a policy value names a model, a path or a setting)");
+        }
+      }
+    }
+    refusePersonalData(flat);
+  }
+
   /**
    * Refuses a value that holds personal data: an override is journaled as sent (the policy-changed
    * event) and a policy value names a model, a path or a setting, never a person (raw PII never

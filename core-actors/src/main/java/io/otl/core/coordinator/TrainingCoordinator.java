@@ -325,7 +325,7 @@ public final class TrainingCoordinator
     try {
       flat = PolicyOverrides.flatten(c.overrides());
       next = rt.resolver.resolve(flat);
-      PolicyOverrides.refusePersonalData(flat);
+      PolicyOverrides.checkValues(flat);
     } catch (IllegalArgumentException e) {
       return Effect().reply(c.replyTo(), new Refused(ErrorCode.INVALID_INPUT, e.getMessage()));
     }

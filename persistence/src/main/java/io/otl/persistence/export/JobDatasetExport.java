@@ -84,7 +84,7 @@ public final class JobDatasetExport {
         return export.forJob(agentId, train, format, dir, jobId, upfront, lineage).thenApply(r -> {
           if (r.fileWritten()) {
             try {
-              JobDatasetFiles.writeCard(dir, jobId);
+              JobDatasetFiles.writeCard(dir, jobId, evalWritten);
             } catch (java.io.IOException e) {
               throw new java.io.UncheckedIOException("cannot write the dataset card of " + jobId, e);
             }

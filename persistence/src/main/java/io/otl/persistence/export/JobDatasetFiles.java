@@ -38,7 +38,7 @@ public final class JobDatasetFiles {
   public static final String TRAIN_CONFIG = "train";
   /** The card's config of the held-out set, {@value #EVAL_FILE} only (Trinity's {@code subset_name}). */
   public static final String EVAL_CONFIG = "eval";
-  private static final String CARD = "---\n"
+  private static final String CARD_HEAD = "---\n"
       + "# Written by the training node: each file of this job's folder is a config of its own, since the\n"
       + "# training rows and the held-out eval tasks have different columns.\n"
       + "configs:\n"
@@ -46,12 +46,11 @@ public final class JobDatasetFiles {
       + "  default: true\n"
       + "  data_files:\n"
       + "  - split: " + TRAIN_SPLIT + "\n"
-      + "    path: " + TRAIN_FILE + "\n"
-      + "- config_name: " + EVAL_CONFIG + "\n"
+      + "    path: " + TRAIN_FILE + "\n";
+  private static final String CARD_EVAL = "- config_name: " + EVAL_CONFIG + "\n"
       + "  data_files:\n"
       + "  - split: " + EVAL_SPLIT + "\n"
-      + "    path: " + EVAL_FILE + "\n"
-      + "---\n";
+      + "    path: " + EVAL_FILE + "\n";
 
   private JobDatasetFiles() {}
 
@@ -71,12 +70,22 @@ public final class JobDatasetFiles {
     return folder(dir, jobId).resolve(CARD_FILE);
   }
 
-  /** Writes the job folder's dataset card (always the same bytes, so a repeated export changes nothing). */
+  /** The card of a folder with both files. */
   public static void writeCard(Path dir, String jobId) throws IOException {
+    writeCard(dir, jobId, true);
+  }
+
+  /**
+   * Writes the job folder's dataset card (the same bytes for the same job, so a repeated export
+   * changes nothing). The {@value #EVAL_CONFIG} config is listed only with a held-out file: a card
+   * naming a {@value #EVAL_FILE} that was never written offered a config that {@code datasets} then
+   * failed to load ("Unable to find …/test.jsonl").
+   */
+  public static void writeCard(Path dir, String jobId, boolean withEval) throws IOException {
     Path card = card(dir, jobId);
     Files.createDirectories(card.getParent());
     Path tmp = card.resolveSibling("." + CARD_FILE + ".tmp");
-    Files.writeString(tmp, CARD, StandardCharsets.UTF_8);
+    Files.writeString(tmp, CARD_HEAD + (withEval ? CARD_EVAL : "") + "---\n", StandardCharsets.UTF_8);
     Files.move(tmp, card, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
         java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
