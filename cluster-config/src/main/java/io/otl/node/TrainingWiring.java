@@ -126,7 +126,7 @@ final class TrainingWiring {
         CompletionStage<?> pooled = sharding.entityRefFor(TrainingCoordinator.ENTITY_TYPE_KEY, n.agentId())
             .<TrainingCoordinator.TrajectoryAck>ask(reply -> new TrainingCoordinator.TrajectoryAvailable(n.sessionId(),
                 n.modelVersion(), n.reward(), n.qualityScore(), n.at(), n.revision(), n.msgIds(), reply), askTimeout);
-        CompletionStage<?> measured = n.revision() || n.modelVersion() == null
+        CompletionStage<?> measured = !measured(n)
             ? CompletableFuture.completedFuture(null)
             : sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, n.agentId())
                 .<ModelVersion.OutcomeReply>ask(reply -> outcome(n, reply), askTimeout);
@@ -145,7 +145,7 @@ final class TrainingWiring {
         for (TrajectoryNotice n : notices) {
           byAgent.computeIfAbsent(n.agentId(), a -> new ArrayList<>()).add(new TrainingCoordinator.TrajectoryAvailable(
               n.sessionId(), n.modelVersion(), n.reward(), n.qualityScore(), n.at(), n.revision(), n.msgIds(), null));
-          if (!n.revision() && n.modelVersion() != null) {
+          if (measured(n)) {
             pending.add(sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, n.agentId())
                 .<ModelVersion.OutcomeReply>ask(reply -> outcome(n, reply), askTimeout).toCompletableFuture());
           }
@@ -160,11 +160,25 @@ final class TrainingWiring {
     };
   }
 
+  /**
+   * Whether model versions measure this notice: a completed trajectory of a known version, or a
+   * revision that carries feedback (a rating sent after the result counts for the canary's
+   * satisfaction; ModelVersion takes a session's first score only).
+   */
+  private static boolean measured(TrajectoryNotice n) {
+    if (n.modelVersion() == null) return false;
+    if (!n.revision()) return true;
+    var o = n.outcome();
+    return o != null && io.otl.core.model.OutcomeAggregates.satisfactionScore(o.meanRating(), o.thumbsUp(),
+        o.thumbsDown()) != null;
+  }
+
   private static ModelVersion.RecordOutcome outcome(
       TrajectoryNotice n, org.apache.pekko.actor.typed.ActorRef<ModelVersion.OutcomeReply> reply) {
     var o = n.outcome();
     Boolean success = o.status() == null ? null : o.status() == io.otl.core.session.SessionModel.TaskStatus.SUCCESS;
     return new ModelVersion.RecordOutcome(n.sessionId(), n.modelVersion(), success, o.meanRating(), o.thumbsUp(),
-        o.thumbsDown(), o.latencyP95Ms(), reply, o.modelCalls(), o.upstreamErrors(), o.tokens());
+        o.thumbsDown(), o.latencyP95Ms(), reply, o.modelCalls(), o.upstreamErrors(), o.tokens(),
+        n.revision() ? Boolean.TRUE : null);
   }
 }

@@ -114,6 +114,48 @@ class CanaryRolloutTest {
   }
 
   @Test
+  void aRatingSentAfterTheResultCountsForUserSatisfaction() throws Exception {
+    // the README's order: the session ends with its result, then the user rates it; the rating
+    // reached the reward but never the canary's user-satisfaction (found by a new-user trial)
+    try (TrainingNode node = TrainingNode.start(Optional.empty(), settings(TestDatabases.postgres()), clock)) {
+      Http http = new Http(node.httpPort());
+      register(http, "rated", "v1");
+      awaitState(http, "rated", "v1", "STABLE");
+      register(http, "rated", "v2");
+      awaitState(http, "rated", "v2", "CANARY");
+      int first = sessionSeq;
+      serve(http, "rated", 6, Map.of("v1", 1.0, "v2", 1.0));
+      awaitOutcomes(http, "rated", 6);
+      assertEquals(0, satisfactionSamples(http, "rated"), "no feedback yet");
+      for (int i = first; i < sessionSeq; i++) {
+        Http.Response r = http.post("/v1/feedback/rate?sessionId=rated-s" + i + "&score=4", null);
+        assertEquals(200, r.status(), r.body());
+      }
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (satisfactionSamples(http, "rated") < 6 && System.nanoTime() < deadline) Thread.sleep(200);
+      assertEquals(6, satisfactionSamples(http, "rated"), http.get("/v1/models/rated").body());
+      for (String v : java.util.List.of("v1", "v2")) {
+        JsonNode online = version(http, "rated", v).path("metrics").path("online");
+        if (online.path("userSatisfactionSamples").asLong() > 0) {
+          assertEquals(0.75, online.path("userSatisfaction").asDouble(), 1e-9, v + ": a 4 of 5 is 0.75");
+        }
+      }
+      // a second rating changes the reward, not the canary's figures again
+      http.post("/v1/feedback/rate?sessionId=rated-s" + first + "&score=1", null);
+      Thread.sleep(3000);
+      assertEquals(6, satisfactionSamples(http, "rated"));
+    }
+  }
+
+  private static long satisfactionSamples(Http http, String agent) {
+    long n = 0;
+    for (JsonNode x : http.get("/v1/models/" + agent).json().get("versions")) {
+      n += x.path("metrics").path("online").path("userSatisfactionSamples").asLong();
+    }
+    return n;
+  }
+
+  @Test
   void anEqualCandidateStepsUpSurvivesARestartMidRampAndBecomesStable() throws Exception {
     Config db = TestDatabases.postgres();
     try (TrainingNode node = TrainingNode.start(Optional.empty(), settings(db), clock)) {

@@ -409,6 +409,7 @@ final class ModelCommandHandlers {
           : "unknown version " + c.modelVersion() + "; not measured";
       return reply(c.replyTo(), new OutcomeAck(c.sessionId(), c.modelVersion(), Disposition.IGNORED, detail));
     }
+    if (c.isRevision()) return revisedOutcome(s, c, seen);
     if (seen.contains(c.sessionId())) {
       return reply(c.replyTo(), new OutcomeAck(c.sessionId(), c.modelVersion(), Disposition.DUPLICATE,
           "session " + c.sessionId() + " was already counted for " + c.modelVersion()));
@@ -419,6 +420,28 @@ final class ModelCommandHandlers {
         c.thumbsUp(), c.thumbsDown(), c.latencyP95Ms(), now, c.modelCalls(), c.upstreamErrors(), c.tokens()));
     rollouts.evaluate(p, now);
     OutcomeAck ack = new OutcomeAck(c.sessionId(), c.modelVersion(), Disposition.RECORDED, "recorded");
+    return persist(p, c.replyTo(), st -> ack);
+  }
+
+  /**
+   * Feedback that came after a counted session's outcome: its satisfaction score, the first it has,
+   * joins the figures (a rating sent after the result was never measured). Anything else of a
+   * revision is already counted or, for a session this rollout did not count, not measured.
+   */
+  private ReplyEffect<Event, State> revisedOutcome(RollingOut s, RecordOutcome c, SessionSet seen) {
+    String why = !seen.contains(c.sessionId()) ? "session " + c.sessionId() + " was not counted in this rollout"
+        : seen.containsScored(c.sessionId()) ? "the satisfaction of session " + c.sessionId() + " was already counted"
+        : OutcomeAggregates.satisfactionScore(c.rating(), c.thumbsUp(), c.thumbsDown()) == null
+            ? "the revision of session " + c.sessionId() + " has no rating or thumbs" : null;
+    if (why != null) {
+      return reply(c.replyTo(), new OutcomeAck(c.sessionId(), c.modelVersion(), Disposition.DUPLICATE, why));
+    }
+    Instant now = clock.instant();
+    Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
+    p.add(new ModelEvents.OutcomeRevised(c.sessionId(), c.modelVersion(), c.rating(), c.thumbsUp(), c.thumbsDown(),
+        now));
+    rollouts.evaluate(p, now);
+    OutcomeAck ack = new OutcomeAck(c.sessionId(), c.modelVersion(), Disposition.RECORDED, "satisfaction recorded");
     return persist(p, c.replyTo(), st -> ack);
   }
 

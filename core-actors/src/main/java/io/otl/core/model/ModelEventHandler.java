@@ -45,6 +45,10 @@ final class ModelEventHandler {
       RollingOut r = (RollingOut) s;
       return new RollingOut(m.with(m.require(o.modelVersion()).withOutcome(o)), r.rollout().withOutcome(o));
     }
+    if (e instanceof ModelEvents.OutcomeRevised o) {
+      RollingOut r = (RollingOut) s;
+      return new RollingOut(m.with(m.require(o.modelVersion()).withRevision(o)), r.rollout().withRevision(o));
+    }
     if (e instanceof VersionRegistered v) {
       String reason = v.manual() ? "registered by hand"
           : v.sourceJobId() == null ? "registered as candidate" : "registered from job " + v.sourceJobId();

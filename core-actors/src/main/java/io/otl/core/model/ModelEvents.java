@@ -23,7 +23,7 @@ public interface ModelEvents {
   /** Tag of every transition event (read by the model-updates publisher and the audit). */
   String TRANSITIONS_TAG = "model-transitions";
 
-  sealed interface Event extends Persisted permits TransitionEvent, OutcomeRecorded, RolloutPolicy.RolloutPolicyChanged {
+  sealed interface Event extends Persisted permits TransitionEvent, OutcomeRecorded, OutcomeRevised, RolloutPolicy.RolloutPolicyChanged {
     Instant at();
   }
 
@@ -162,6 +162,19 @@ public interface ModelEvents {
 
     OutcomeAggregates addTo(OutcomeAggregates a) {
       return a.add(success, rating, thumbsUp, thumbsDown, latencyP95Ms, modelCalls, upstreamErrors, tokens);
+    }
+  }
+
+  /**
+   * Feedback that reached a session after its outcome was counted (a rating or thumbs sent after the
+   * result, the usual order): the session's satisfaction score joins the version's figures. Only a
+   * session counted in this rollout without a score gets one; its later feedback changes its reward
+   * and the training pool, not the canary's figures again.
+   */
+  record OutcomeRevised(String sessionId, String modelVersion, Double rating, int thumbsUp, int thumbsDown, Instant at)
+      implements Event {
+    OutcomeAggregates addTo(OutcomeAggregates a) {
+      return a.addSatisfaction(rating, thumbsUp, thumbsDown);
     }
   }
 }

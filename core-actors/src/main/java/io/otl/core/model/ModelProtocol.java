@@ -94,6 +94,8 @@ public interface ModelProtocol {
    * @param latencyP95Ms the session's p95 assistant latency, null when unknown
    * @param modelCalls, upstreamErrors, tokens the inference gateway's figures of the session
    *     (guardrails), null when its calls did not go through the gateway
+   * @param revision the session's outcome after feedback that came later (its reward was revised):
+   *     only its satisfaction is taken, once, for a session counted in this rollout; null = false
    */
   record RecordOutcome(
       String sessionId,
@@ -106,12 +108,24 @@ public interface ModelProtocol {
       ActorRef<OutcomeReply> replyTo,
       Integer modelCalls,
       Integer upstreamErrors,
-      Long tokens)
+      Long tokens,
+      Boolean revision)
       implements Command {
     public RecordOutcome(String sessionId, String modelVersion, Boolean success, Double rating,
         int thumbsUp, int thumbsDown, Double latencyP95Ms, ActorRef<OutcomeReply> replyTo) {
       this(sessionId, modelVersion, success, rating, thumbsUp, thumbsDown, latencyP95Ms, replyTo,
-          null, null, null);
+          null, null, null, null);
+    }
+
+    public RecordOutcome(String sessionId, String modelVersion, Boolean success, Double rating,
+        int thumbsUp, int thumbsDown, Double latencyP95Ms, ActorRef<OutcomeReply> replyTo,
+        Integer modelCalls, Integer upstreamErrors, Long tokens) {
+      this(sessionId, modelVersion, success, rating, thumbsUp, thumbsDown, latencyP95Ms, replyTo,
+          modelCalls, upstreamErrors, tokens, null);
+    }
+
+    boolean isRevision() {
+      return Boolean.TRUE.equals(revision);
     }
   }
 

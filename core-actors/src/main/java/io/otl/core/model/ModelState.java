@@ -187,10 +187,16 @@ public interface ModelState {
     }
 
     VersionRecord withOutcome(OutcomeRecorded o) {
+      return withOnline(o.addTo(online));
+    }
+
+    VersionRecord withRevision(ModelEvents.OutcomeRevised o) {
+      return withOnline(o.addTo(online));
+    }
+
+    private VersionRecord withOnline(OutcomeAggregates next) {
       return new VersionRecord(version, artifact, endpoint, sourceJobId, manual, offlineMetrics,
-          state, registeredAt, retiredAt, retainedUntil,
-          o.addTo(online),
-          history, servedModel);
+          state, registeredAt, retiredAt, retainedUntil, next, history, servedModel);
     }
   }
 
@@ -239,14 +245,35 @@ public interface ModelState {
     }
 
     Rollout withOutcome(OutcomeRecorded o) {
+      boolean scored = OutcomeAggregates.satisfactionScore(o.rating(), o.thumbsUp(), o.thumbsDown()) != null;
       if (o.modelVersion().equals(candidate)) {
         return new Rollout(candidate, stableVersion, plan, step, stepStartedAt, paused,
             o.addTo(candidateStep),
-            stableStep, candidateSessions.add(o.sessionId()), stableSessions);
+            stableStep, counted(candidateSessions, o.sessionId(), scored), stableSessions);
       }
       return new Rollout(candidate, stableVersion, plan, step, stepStartedAt, paused, candidateStep,
           o.addTo(stableStep),
-          candidateSessions, stableSessions.add(o.sessionId()));
+          candidateSessions, counted(stableSessions, o.sessionId(), scored));
+    }
+
+    /** Late feedback of a counted session: its score joins the current step's figures. */
+    Rollout withRevision(ModelEvents.OutcomeRevised o) {
+      if (o.modelVersion().equals(candidate)) {
+        return new Rollout(candidate, stableVersion, plan, step, stepStartedAt, paused, o.addTo(candidateStep),
+            stableStep, candidateSessions.addScored(o.sessionId()), stableSessions);
+      }
+      return new Rollout(candidate, stableVersion, plan, step, stepStartedAt, paused, candidateStep,
+          o.addTo(stableStep), candidateSessions, stableSessions.addScored(o.sessionId()));
+    }
+
+    /** The sessions of one version's side, as the command handler reads them. */
+    SessionSet sessionsOf(String version) {
+      return version.equals(candidate) ? candidateSessions : version.equals(stableVersion) ? stableSessions : null;
+    }
+
+    private static SessionSet counted(SessionSet sessions, String sessionId, boolean scored) {
+      SessionSet next = sessions.add(sessionId);
+      return scored ? next.addScored(sessionId) : next;
     }
   }
 }

@@ -85,6 +85,15 @@ public record OutcomeAggregates(
    * @param upstreamErrors how many of them failed upstream
    * @param tokens prompt + completion tokens the gateway counted, null when unknown
    */
+  /** The satisfaction score of a session already counted, from feedback that came after its outcome. */
+  public OutcomeAggregates addSatisfaction(Double rating, int thumbsUp, int thumbsDown) {
+    Double score = satisfactionScore(rating, thumbsUp, thumbsDown);
+    if (score == null) return this;
+    return new OutcomeAggregates(sessions, resultsKnown, successes, satisfactionCount + 1, satisfactionSum + score,
+        satisfactionSumOfSquares + score * score, latency, callSessions, errorShareSum, errorShareSumOfSquares,
+        tokenSessions, tokenSum, logTokenSum, logTokenSumOfSquares);
+  }
+
   public OutcomeAggregates add(Boolean success, Double rating, int thumbsUp, int thumbsDown,
       Double latencyP95Ms, Integer modelCalls, Integer upstreamErrors, Long tokens) {
     Double score = satisfactionScore(rating, thumbsUp, thumbsDown);

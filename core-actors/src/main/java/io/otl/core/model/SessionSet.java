@@ -41,8 +41,25 @@ public final class SessionSet {
     return Arrays.binarySearch(hashes, RoutingTable.hash64("dedup:", sessionId)) >= 0;
   }
 
+  /**
+   * Whether the session's satisfaction score was counted. Kept in the same array under another hash
+   * domain, so snapshots keep their shape; a snapshot taken before this mark existed lacks it for
+   * sessions scored then, and feedback revising one of those (in a rollout that spans the upgrade)
+   * would count its score a second time.
+   */
+  public boolean containsScored(String sessionId) {
+    return Arrays.binarySearch(hashes, RoutingTable.hash64("scored:", sessionId)) >= 0;
+  }
+
+  public SessionSet addScored(String sessionId) {
+    return addHash(RoutingTable.hash64("scored:", sessionId));
+  }
+
   public SessionSet add(String sessionId) {
-    long h = RoutingTable.hash64("dedup:", sessionId);
+    return addHash(RoutingTable.hash64("dedup:", sessionId));
+  }
+
+  private SessionSet addHash(long h) {
     int i = Arrays.binarySearch(hashes, h);
     if (i >= 0) {
       return this;

@@ -580,6 +580,46 @@ class ModelVersionTest {
     assertEquals(ErrorCode.INVALID_INPUT, ((Failure) invalid.reply()).code());
   }
 
+  /** A revision, as the feed sends it after feedback that came later (the reward was revised). */
+  private CommandResultWithReply<Command, Event, State, OutcomeReply> revision(
+      String session, String version, Double rating, int up, int down) {
+    return run(r -> new ModelVersion.RecordOutcome(session, version, true, rating, up, down, 900.0, r,
+        null, null, null, true));
+  }
+
+  @Test
+  void feedbackAfterTheResultCountsOnceForTheCanarysSatisfaction() {
+    // a user rates after the answer: the outcome was counted without a score, and the rating must
+    // still reach user-satisfaction (it never did: found by a new-user trial)
+    startEntity("");
+    registerCandidate("v1", GOOD_OFFLINE);
+    registerCandidate("v2", GOOD_OFFLINE);
+    var unrated = run((ActorRef<OutcomeReply> r) ->
+        new ModelVersion.RecordOutcome("s1", "v2", true, null, 0, 0, 900.0, r));
+    assertEquals(Disposition.RECORDED, ((OutcomeAck) unrated.reply()).disposition());
+    assertEquals(0, version("v2").metrics().online().userSatisfactionSamples());
+
+    var rated = revision("s1", "v2", 5.0, 0, 0);
+    assertEquals(Disposition.RECORDED, ((OutcomeAck) rated.reply()).disposition());
+    assertTrue(rated.event() instanceof ModelEvents.OutcomeRevised, rated.event().toString());
+    assertTrue(ModelVersion.tagsOf(rated.event()).isEmpty(), "like outcomes, not a transition");
+    assertEquals(1, version("v2").metrics().online().userSatisfactionSamples());
+    assertEquals(1.0, version("v2").metrics().online().userSatisfaction());
+    assertEquals(1, version("v2").metrics().online().sessions(), "the same session, not another one");
+
+    // its score is taken once; a session rated with its outcome already has one; an uncounted session has none
+    assertEquals(Disposition.DUPLICATE, ((OutcomeAck) revision("s1", "v2", 1.0, 0, 0).reply()).disposition());
+    outcome("s2", "v2", true, 900, 0);
+    assertEquals(Disposition.DUPLICATE, ((OutcomeAck) revision("s2", "v2", 1.0, 0, 0).reply()).disposition());
+    assertEquals(Disposition.DUPLICATE, ((OutcomeAck) revision("s9", "v2", 5.0, 0, 0).reply()).disposition());
+    assertEquals(2, version("v2").metrics().online().userSatisfactionSamples());
+
+    // a restart rebuilds the same figures and marks from the journal
+    kit.restart();
+    assertEquals(2, version("v2").metrics().online().userSatisfactionSamples());
+    assertEquals(Disposition.DUPLICATE, ((OutcomeAck) revision("s1", "v2", 1.0, 0, 0).reply()).disposition());
+  }
+
   @Test
   void registeringTheSameCandidateTwiceIsIdempotent() {
     startEntity("");

@@ -12,6 +12,7 @@ import io.otl.core.session.AgentSession;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -329,6 +330,7 @@ public final class Timeline {
     final Map<String, AuditLog.JobLineage> jobs;
     final Map<String, StringBuilder> summary = new LinkedHashMap<>();
     final Map<String, Long> outcomes = new LinkedHashMap<>();
+    final Map<String, Long> revised = new LinkedHashMap<>();
     EventEnvelope firstOutcome;
 
     ModelFormatter(Map<String, AuditLog.JobLineage> jobs) {
@@ -340,6 +342,11 @@ public final class Timeline {
       if (env.event() instanceof ModelVersion.OutcomeRecorded o) {
         if (firstOutcome == null) firstOutcome = env;
         outcomes.merge(o.modelVersion(), 1L, Long::sum);
+        return;
+      }
+      if (env.event() instanceof io.otl.core.model.ModelEvents.OutcomeRevised o) {
+        if (firstOutcome == null) firstOutcome = env;
+        revised.merge(o.modelVersion(), 1L, Long::sum);
         return;
       }
       flushOutcomes();
@@ -364,12 +371,20 @@ public final class Timeline {
 
     private void flushOutcomes() {
       if (firstOutcome == null) return;
-      long n = outcomes.values().stream().mapToLong(Long::longValue).sum();
-      line(firstOutcome, group(n) + " session outcomes recorded ("
-          + outcomes.entrySet().stream().map(x -> x.getKey() + ": " + group(x.getValue())).collect(Collectors.joining(", "))
-          + ")");
+      List<String> parts = new ArrayList<>();
+      if (!outcomes.isEmpty()) parts.add(counted(outcomes, "session outcomes recorded"));
+      if (!revised.isEmpty()) parts.add(counted(revised, "satisfaction scores from later feedback"));
+      line(firstOutcome, String.join("; ", parts));
       outcomes.clear();
+      revised.clear();
       firstOutcome = null;
+    }
+
+    private static String counted(Map<String, Long> byVersion, String what) {
+      long n = byVersion.values().stream().mapToLong(Long::longValue).sum();
+      return group(n) + " " + what + " ("
+          + byVersion.entrySet().stream().map(x -> x.getKey() + ": " + group(x.getValue())).collect(Collectors.joining(", "))
+          + ")";
     }
 
     @Override

@@ -109,6 +109,7 @@ public final class PersistedTypes {
           .legacy(M + "VersionRolledBack"),
       PersistedType.of("model.outcome-recorded", ModelEvents.OutcomeRecorded.class)
           .legacy(M + "OutcomeRecorded"),
+      PersistedType.of("model.outcome-revised", ModelEvents.OutcomeRevised.class),
       PersistedType.of("model.state-idle", ModelState.Idle.class).legacy(M + "Idle"),
       PersistedType.of("model.state-rolling-out", ModelState.RollingOut.class).legacy(M + "RollingOut"),
       // Added in 0.2.0 (deployment in the state machine): no 0.1.0 class name to read.

@@ -262,6 +262,8 @@ class GoldenJournalGenerator {
       Long tokens = i == 2 ? null : 1200L + 100L * i;
       outcome(m, r -> new ModelVersion.RecordOutcome(session, v, true, null, 0, 0, 600.0, r, calls, errors, tokens));
     }
+    // since v0.2.0-laterating: a rating sent after guard-3's result reaches v5's satisfaction
+    outcome(m, r -> new ModelVersion.RecordOutcome("guard-3", "v5", true, 5.0, 0, 0, 600.0, r, null, null, null, true));
     // since v0.2.0-continual: a job's candidate without evaluation evidence waits in NO_EVIDENCE
     transition(m, r -> new ModelVersion.RegisterCandidate("v8", "file:///ckpt/v8", "http://llm-v8:8000/v1",
         "job-8-" + AGENT, new TreeMap<>(), r));
