@@ -211,14 +211,21 @@ public final class CanaryStatistics {
     requirePositive(stableN, candidateN);
     // A floor on the standard error keeps z finite (and JSON-serialisable) when every score is
     // equal; it is far below any real sampling error of scores in [0, 1].
-    double se = Math.max(Math.sqrt(stableVariance / stableN + candidateVariance / candidateN), 1e-6);
+    double rawSe = Math.sqrt(stableVariance / stableN + candidateVariance / candidateN);
+    double se = Math.max(rawSe, 1e-6);
     double z = (stableMean - candidateMean - tolerance) / se;
     double crit = criticalValue(confidence);
     boolean degraded = z > crit;
+    // Every score equal within each version: z is the floor's artefact (−50000 for equal means), so
+    // the summary says what decided instead of printing it.
+    String statistic = rawSe < 1e-6
+        ? String.format(Locale.ROOT, "no variance (every score equal within each version), so the difference %.4f %s "
+            + "the tolerance", stableMean - candidateMean, degraded ? "exceeds" : "is within")
+        : String.format(Locale.ROOT, "z = %.3f %s %.3f", z, degraded ? ">" : "<=", crit);
     String summary = String.format(Locale.ROOT,
-        "user-satisfaction %.4f (n=%d) vs stable %.4f (n=%d): z = %.3f %s %.3f "
+        "user-satisfaction %.4f (n=%d) vs stable %.4f (n=%d): %s "
             + "(one-sided Welch test at %.3f, tolerance %.4f absolute)%s",
-        candidateMean, candidateN, stableMean, stableN, z, degraded ? ">" : "<=", crit, confidence,
+        candidateMean, candidateN, stableMean, stableN, statistic, confidence,
         tolerance, degraded ? ": worse beyond tolerance" : "");
     return new TestResult(Metric.USER_SATISFACTION, stableMean, candidateMean, stableN, candidateN,
         z, crit, confidence, tolerance, false, stableMean - tolerance, null, degraded, summary);

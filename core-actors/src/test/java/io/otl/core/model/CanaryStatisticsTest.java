@@ -48,6 +48,11 @@ class CanaryStatisticsTest {
     assertTrue(CanaryStatistics.satisfaction(0.75, 0.04, 400, 0.60, 0.04, 400, 0.05, 0.95).degraded());
     assertFalse(CanaryStatistics.satisfaction(0.75, 0.04, 400, 0.73, 0.04, 400, 0.05, 0.95).degraded());
     assertFalse(CanaryStatistics.satisfaction(0.5, 0, 200, 0.5, 0, 200, 0.05, 0.95).degraded());
+    // every score equal on each side: the summary names the difference, not a z of -50000
+    String equal = CanaryStatistics.satisfaction(0.5, 0, 200, 0.5, 0, 200, 0.05, 0.95).summary();
+    assertTrue(equal.contains("no variance") && equal.contains("is within the tolerance") && !equal.contains("z ="), equal);
+    String worse = CanaryStatistics.satisfaction(1.0, 0, 200, 0.5, 0, 200, 0.05, 0.95).summary();
+    assertTrue(worse.contains("difference 0.5000 exceeds the tolerance"), worse);
   }
 
   @Test
