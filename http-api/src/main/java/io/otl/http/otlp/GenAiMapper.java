@@ -166,10 +166,8 @@ final class GenAiMapper {
    */
   private static String agentId(String[] candidates) {
     for (String c : candidates) {
-      if (c == null) continue;
-      String id = Ids.replaceNonIdChars(c, "-");
-      if (id.length() > Ids.MAX_AGENT_ID) id = id.substring(0, Ids.MAX_AGENT_ID);
-      if (Ids.isValidAgentId(id)) return id;
+      String id = Ids.agentIdFromName(c);
+      if (id != null) return id;
     }
     return null;
   }
