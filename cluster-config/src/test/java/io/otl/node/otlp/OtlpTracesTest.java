@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.ConfigFactory;
 import io.opentelemetry.exporter.internal.otlp.traces.TraceRequestMarshaler;
 import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
@@ -137,6 +138,43 @@ class OtlpTracesTest {
     assertFalse(failed.get("success").asBoolean(), "an ERROR status is a failed tool call");
     assertTrue(failed.get("output").get("error").asText().contains("TimeoutError"));
     assertEquals("search-agent", session("otlp-json-b").get("agentId").asText());
+  }
+
+  /**
+   * The proto's own field names ({@code resource_spans}, {@code trace_id} …), as a protobuf JSON printer
+   * keeping field names writes them and the Collector takes them, were ignored as unknown fields: 200
+   * with nothing stored. Now they are read as their lowerCamelCase names; one field under both is a 400.
+   */
+  @Test
+  void jsonWithTheProtoFieldNamesIsReadLikeTheCamelCaseMapping() throws Exception {
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    TraceRequestMarshaler.create(GenAiAgent.run("otlp-snake")).writeJsonTo(body);
+    JsonNode snake = snakeCaseKeys(JSON.readTree(body.toByteArray()));
+    assertTrue(snake.has("resource_spans"), snake.toString());
+    HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null, JSON.writeValueAsBytes(snake), TOKEN);
+    assertEquals(200, r.statusCode(), new String(r.body()));
+    assertEquals(5, session("otlp-snake").get("messages").size(), "every message of the run is stored");
+
+    ObjectNode twice = (ObjectNode) snakeCaseKeys(JSON.readTree(body.toByteArray()));
+    twice.set("resourceSpans", twice.get("resource_spans"));
+    HttpResponse<byte[]> both = post(node.httpPort(), "application/json", null, JSON.writeValueAsBytes(twice), TOKEN);
+    assertEquals(400, both.statusCode());
+    assertTrue(JSON.readTree(both.body()).get("message").asText().contains("resourceSpans is sent twice"),
+        new String(both.body()));
+  }
+
+  /** {@code n} with every object key in snake_case, as protobuf's printers write field names. */
+  private static JsonNode snakeCaseKeys(JsonNode n) {
+    if (n.isArray()) {
+      com.fasterxml.jackson.databind.node.ArrayNode a = JSON.createArrayNode();
+      n.forEach(e -> a.add(snakeCaseKeys(e)));
+      return a;
+    }
+    if (!n.isObject()) return n;
+    ObjectNode o = JSON.createObjectNode();
+    n.fields().forEachRemaining(e -> o.set(e.getKey().replaceAll("([A-Z])", "_$1").toLowerCase(java.util.Locale.ROOT),
+        snakeCaseKeys(e.getValue())));
+    return o;
   }
 
   @Test
