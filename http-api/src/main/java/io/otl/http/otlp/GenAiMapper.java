@@ -68,7 +68,7 @@ final class GenAiMapper {
       String problem = span.spanId().isEmpty() || span.spanId().chars().allMatch(c -> c == '0')
           ? "a " + op + " span without a spanId (8 bytes, not all zero): its events would have no id"
           : sessionId == null
-          ? "span " + span.spanId() + " (" + op + ") has no gen_ai.conversation.id, nor has any ancestor in the request"
+          ? "span " + span.spanId() + " (" + op + ") has no gen_ai.conversation.id (or session.id), nor has any ancestor in the request"
           : Ids.problem("gen_ai.conversation.id", sessionId, Ids.MAX_SESSION_ID);
       List<SessionInput> produced = null;
       if (problem == null) {
