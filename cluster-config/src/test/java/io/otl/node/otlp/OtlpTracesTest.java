@@ -163,6 +163,25 @@ class OtlpTracesTest {
         new String(both.body()));
   }
 
+  /**
+   * A new session whose spans name no agent (no gen_ai.agent.*, no service.name) was refused with the
+   * events API's "its first events must name the agentId", a field OTel users never set.
+   */
+  @Test
+  void aNewSessionWithoutAnAgentIsRefusedNamingTheOtelAttributes() throws Exception {
+    String body = "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0102030405060708090a0b0c0d0e0f11\","
+        + "\"spanId\":\"0000000000000021\",\"name\":\"chat\",\"attributes\":["
+        + "{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"chat\"}},"
+        + "{\"key\":\"gen_ai.conversation.id\",\"value\":{\"stringValue\":\"otlp-no-agent\"}},"
+        + "{\"key\":\"gen_ai.input.messages\",\"value\":{\"stringValue\":\"[{\\\"role\\\":\\\"user\\\",\\\"content\\\":\\\"hi\\\"}]\"}}]}]}]}]}";
+    HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null, body.getBytes(UTF_8), TOKEN);
+    assertEquals(200, r.statusCode(), new String(r.body(), UTF_8));
+    String message = JSON.readTree(r.body()).get("partialSuccess").get("errorMessage").asText();
+    assertTrue(message.contains("set gen_ai.agent.name (or gen_ai.agent.id) on a span of it, or the resource's service.name"),
+        message);
+    assertFalse(message.contains("agentId"), message);
+  }
+
   /** {@code n} with every object key in snake_case, as protobuf's printers write field names. */
   private static JsonNode snakeCaseKeys(JsonNode n) {
     if (n.isArray()) {

@@ -188,8 +188,13 @@ public final class OtlpRoutes {
       }
       AgentSession.Rejected rej = (AgentSession.Rejected) reply;
       metrics.eventsRejected(chunk.size());
+      // The events API's "its first events must name the agentId" means nothing to an OTel user.
+      String why = batch.agentId() == null && rej.code() == AgentSession.RejectionCode.NOT_FOUND
+          ? "a new session needs its agent: set gen_ai.agent.name (or gen_ai.agent.id) on a span of it, or the"
+              + " resource's service.name"
+          : rej.message();
       return CompletableFuture.completedFuture("session " + batch.sessionId() + " refused " + batch.spans()
-          + " spans (" + rej.code() + "): " + rej.message());
+          + " spans (" + rej.code() + "): " + why);
     });
   }
 
