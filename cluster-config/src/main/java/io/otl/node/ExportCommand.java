@@ -211,7 +211,8 @@ public final class ExportCommand {
       out.println("file:     " + r.path());
       out.println("count:    " + r.count());
       out.println("sha256:   " + r.sha256());
-      out.println("selected: " + r.selectionSummary());
+      // Labelled "selected:", "selected: 3 seen: 1 below-…" read as 3 selected beside a count of 2.
+      out.println("sessions: " + r.selectionSummary());
       if (!r.skipped().isEmpty()) out.println("skipped:  " + r.skipped());
       if (!r.piiFindings().isEmpty()) out.println("PII found (kept: --allow-pii): " + String.join(", ", r.piiFindings()));
       return 0;

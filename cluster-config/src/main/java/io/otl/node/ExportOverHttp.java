@@ -75,7 +75,7 @@ final class ExportOverHttp {
       out.println("file:     " + file);
       out.println("count:    " + m.path("count").asInt());
       out.println("sha256:   " + got);
-      out.println("selected: " + selection(m));
+      out.println("sessions: " + selection(m));
       if (m.path("skipped").size() > 0) out.println("skipped:  " + m.path("skipped"));
       if (m.path("piiFindings").size() > 0) out.println("PII found (kept: --allow-pii): " + m.path("piiFindings"));
       return 0;

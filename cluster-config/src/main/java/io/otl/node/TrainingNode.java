@@ -281,7 +281,9 @@ public final class TrainingNode implements AutoCloseable {
               // Per-version figures of this node's gateway: an operator's read, behind the API's token.
               gateway == null ? org.apache.pekko.http.javadsl.server.Directives.reject() : gateway.trafficRoute()),
           List.of(sessionRoutes.feedbackRoute()),
-          gateway == null ? null : gateway.route());
+          gateway == null ? null : gateway.route(),
+          // OTel exporters send uncompressed by default: the raw body may be as large as a gzip one decoded.
+          java.util.Map.of("/v1/traces", http.otlp().maxDecodedBytes(), "/v1/traces/", http.otlp().maxDecodedBytes()));
       binding = HttpServer.start(system, http.host(), http.port(), routes, http.shutdownDeadline())
           .toCompletableFuture().join();
       if (http.otlp().ownPort()) {

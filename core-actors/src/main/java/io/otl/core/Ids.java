@@ -84,6 +84,18 @@ public final class Ids {
     return text != null && text.codePoints().anyMatch(c -> Character.isISOControl(c) || c == 0x2028 || c == 0x2029);
   }
 
+  /**
+   * The agent id a display name stands for (an AgentScope agent's or an OpenTelemetry span's
+   * {@code gen_ai.agent.name}): every character an id may not hold becomes '-' and the result is cut
+   * at {@link #MAX_AGENT_ID}, so "Weather Agent" is "Weather-Agent"; null when even that is no valid id.
+   */
+  public static String agentIdFromName(String name) {
+    if (name == null) return null;
+    String id = replaceNonIdChars(name, "-");
+    if (id.length() > MAX_AGENT_ID) id = id.substring(0, MAX_AGENT_ID);
+    return isValidAgentId(id) ? id : null;
+  }
+
   /** {@code text} with every character an id may not hold replaced by {@code replacement}. */
   public static String replaceNonIdChars(String text, String replacement) {
     return NOT_ID.matcher(text).replaceAll(replacement);

@@ -8,6 +8,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefixTest;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import org.apache.pekko.http.javadsl.model.ContentType;
@@ -109,6 +110,18 @@ public final class ApiRoutes {
    */
   public static Route build(HealthRoutes health, ApiMetrics metrics, Auth auth, int maxInFlight,
       BooleanSupplier stopping, List<Route> v1, List<Route> rootAliases, Route gateway) {
+    return build(health, metrics, auth, maxInFlight, stopping, v1, rootAliases, gateway, Map.of());
+  }
+
+  /**
+   * @param bodyLimits paths whose bodies may be larger than the server's
+   *     {@code pekko.http.server.parsing.max-content-length}, with their limit: {@code /v1/traces}
+   *     takes {@code otlp.max-decoded-bytes}, since OpenTelemetry exporters send uncompressed by
+   *     default and a batch of chat spans, each with the conversation so far, passes 1 MiB
+   */
+  public static Route build(HealthRoutes health, ApiMetrics metrics, Auth auth, int maxInFlight,
+      BooleanSupplier stopping, List<Route> v1, List<Route> rootAliases, Route gateway,
+      Map<String, Long> bodyLimits) {
     Route protectedV1 = auth.protect(() -> all(v1), ApiRoutes::documented);
     Route v1Routes = gateway == null ? protectedV1 : concat(gateway, protectedV1);
     List<Route> top = new java.util.ArrayList<>(List.of(
@@ -135,7 +148,8 @@ public final class ApiRoutes {
           && !ownBodies.contains(path) && documented(path);
       return write && guarded ? auth.refusal(request) : java.util.Optional.empty();
     };
-    return new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS, ownBodies, beforeBody).wrap(all(top));
+    return new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS, ownBodies, bodyLimits, beforeBody)
+        .wrap(all(top));
   }
 
   static Route all(List<Route> routes) {

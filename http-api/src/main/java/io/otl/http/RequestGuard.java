@@ -52,6 +52,8 @@ final class RequestGuard {
   private final ClientErrorLog errorLog;
   /** Paths whose route reads its body itself, with a limit and an error shape of its own. */
   private final java.util.Set<String> ownBodies;
+  /** Paths whose bodies may exceed the server's limit, with theirs (ApiRoutes.build). */
+  private final Map<String, Long> bodyLimits;
   /** A refusal the headers alone decide (the token's 401), answered before a slot is taken or the body read. */
   private final Function<HttpRequest, Optional<HttpResponse>> beforeBody;
 
@@ -61,8 +63,10 @@ final class RequestGuard {
    *     oversized body with OpenAI's error object, bounded in time by {@code gateway.timeout}
    */
   RequestGuard(int maxInFlight, ApiMetrics metrics, BooleanSupplier stopping, ClientErrorLog errorLog,
-      java.util.Set<String> ownBodies, Function<HttpRequest, Optional<HttpResponse>> beforeBody) {
+      java.util.Set<String> ownBodies, Map<String, Long> bodyLimits,
+      Function<HttpRequest, Optional<HttpResponse>> beforeBody) {
     this.ownBodies = ownBodies;
+    this.bodyLimits = bodyLimits;
     this.beforeBody = beforeBody;
     this.maxInFlight = maxInFlight;
     this.metrics = metrics;
@@ -131,7 +135,8 @@ final class RequestGuard {
             // should show which route clients call wrongly, not one bucket with every typo.
             if (rejections.isEmpty()) unmatched.set(true);
             return rejections;
-          }, () -> ownBodies.contains(path) ? api : strictBody(request, timeout, api))));
+          }, () -> ownBodies.contains(path) ? api
+              : strictBody(request, timeout, bodyLimits.get(path), api))));
       return mapRouteResultFuture(result -> result.whenComplete((r, failure) -> {
         if (!slot.finish()) return;
         int status = r instanceof Complete c ? c.getResponse().status().intValue() : failure != null ? 500 : 404;
@@ -152,16 +157,19 @@ final class RequestGuard {
    * stream is cut by completing it (takeWithin) rather than failing it, so the 408 is an ordinary
    * answer; pekko-http then closes the connection, since the rest of the body was never read.
    */
-  private static Route strictBody(HttpRequest request, Optional<TimeoutAccess> timeout, Route inner) {
+  private static Route strictBody(HttpRequest request, Optional<TimeoutAccess> timeout, Long pathLimit, Route inner) {
     if (request.entity() instanceof HttpEntity.Strict) return inner;
     long millis = timeout.map(TimeoutAccess::getTimeout).filter(d -> d.isFinite()).map(d -> d.toMillis())
         .orElse(Long.MAX_VALUE / 4);
     HttpEntity entity = request.entity();
     long start = System.nanoTime();
     long declared = entity.getContentLengthOption().orElse(-1);
-    return extractParserSettings(parser -> declared > parser.getMaxContentLength()
-        ? tooLarge(entity, declared, parser.getMaxContentLength(), millis)
-        : extractMaterializer(mat -> onComplete(() -> entity.getDataBytes()
+    return extractParserSettings(parser -> {
+      // A path's own limit only ever raises the server's (a small otlp.max-decoded-bytes bounds gzip alone).
+      long limit = pathLimit != null ? Math.max(pathLimit, parser.getMaxContentLength()) : parser.getMaxContentLength();
+      return declared > limit
+        ? tooLarge(entity, declared, limit, millis)
+        : extractMaterializer(mat -> onComplete(() -> entity.withSizeLimit(limit).getDataBytes()
         .takeWithin(java.time.Duration.ofMillis(millis))
         .runFold(ByteString.emptyByteString(), ByteString::concat, mat), body -> {
       if (body.isFailure()) return complete(ApiErrors.toResponse(body.failed().get()));
@@ -176,7 +184,8 @@ final class RequestGuard {
       }
       RequestEntity strict = HttpEntities.create(entity.getContentType(), bytes);
       return mapRequest(r -> r.withEntity(strict), () -> inner);
-    })));
+    }));
+    });
   }
 
   /** Bodies declared up to this size are read to the end before the 413 (see {@link #tooLarge}). */

@@ -51,7 +51,7 @@ class ExportFiltersThroughANodeTest {
           "loose-live", "--config", loose.toString());
       assertEquals(0, looseSft.code(), looseSft.err());
       assertTrue(looseSft.out().contains("via node"), looseSft.out());
-      assertTrue(looseSft.out().contains("selected: 3 seen: none excluded"), looseSft.out());
+      assertTrue(looseSft.out().contains("sessions: 3 seen: none excluded"), looseSft.out());
       assertEquals(3, Files.readAllLines(out.resolve("loose-live.jsonl")).size(), "sft-min-reward -1 keeps the failed one");
 
       ToolRun nodeDefaults = ToolRun.export("--agent", "agent-x", "--format", "sft", "--out", out.toString(), "--name",
@@ -59,7 +59,9 @@ class ExportFiltersThroughANodeTest {
       assertEquals(0, nodeDefaults.code(), nodeDefaults.err());
       assertEquals(2, Files.readAllLines(out.resolve("plain-live.jsonl")).size(), "default sft-min-reward 0.5");
       // What was left out and why, as the export without a node prints it (the line was missing here).
-      assertTrue(nodeDefaults.out().contains("selected: 3 seen: 1 below-sft-min-reward"), nodeDefaults.out());
+      assertTrue(nodeDefaults.out().contains("sessions: 3 seen: 1 below-sft-min-reward"), nodeDefaults.out());
+      // It was "selected: 3 seen: …" beside "count: 2": read as three selected.
+      assertFalse(nodeDefaults.out().contains("selected:"), nodeDefaults.out());
 
       Path notAFolder = Files.writeString(journal.folder().resolve("out.txt"), "a file");
       ToolRun fileAsOut = ToolRun.export("--agent", "agent-x", "--format", "rl", "--out", notAFolder.toString(),
@@ -97,7 +99,7 @@ class ExportFiltersThroughANodeTest {
         "loose-offline", "--config", loose.toString());
     assertEquals(0, looseOffline.code(), looseOffline.err());
     assertFalse(looseOffline.out().contains("via node"), looseOffline.out());
-    assertTrue(looseOffline.out().contains("selected: 3 seen: none excluded"), looseOffline.out());
+    assertTrue(looseOffline.out().contains("sessions: 3 seen: none excluded"), looseOffline.out());
     assertEquals(Files.readString(out.resolve("loose-live.jsonl")), Files.readString(out.resolve("loose-offline.jsonl")),
         "the same selection through the node and from the file");
     ToolRun strictOffline = ToolRun.export("--agent", "agent-x", "--format", "rl", "--out", out.toString(), "--name",

@@ -105,6 +105,17 @@ class BadInputSuiteTest {
     assertEquals(404, http.get("/v1/sessions/gz-session").status());
   }
 
+  /** The limit counts UTF-16 units; an emoji text's 400 said "80000 characters long" for 40,000 emoji. */
+  @Test
+  void aTextOverTheLimitInEmojiSaysAnEmojiCountsTwo() throws Exception {
+    Http.Response r = http.post("/v1/sessions/emoji-long/events",
+        batch("agent-x", msg("user", "\uD83D\uDE00".repeat(40_000))));
+    assertEquals(400, r.status(), r.body());
+    String message = r.json().get("message").asText();
+    assertTrue(message.startsWith("events[0].content is 80000 characters long (UTF-16 units: an emoji"), message);
+    assertEquals(404, http.get("/v1/sessions/emoji-long").status(), "nothing stored");
+  }
+
   private static String preview(byte[] b) {
     String s = b == null ? "" : new String(b, StandardCharsets.UTF_8);
     return s.length() > 200 ? s.substring(0, 200) + "…" : s;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.ConfigFactory;
 import io.opentelemetry.exporter.internal.otlp.traces.TraceRequestMarshaler;
 import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
@@ -139,6 +140,62 @@ class OtlpTracesTest {
     assertEquals("search-agent", session("otlp-json-b").get("agentId").asText());
   }
 
+  /**
+   * The proto's own field names ({@code resource_spans}, {@code trace_id} …), as a protobuf JSON printer
+   * keeping field names writes them and the Collector takes them, were ignored as unknown fields: 200
+   * with nothing stored. Now they are read as their lowerCamelCase names; one field under both is a 400.
+   */
+  @Test
+  void jsonWithTheProtoFieldNamesIsReadLikeTheCamelCaseMapping() throws Exception {
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    TraceRequestMarshaler.create(GenAiAgent.run("otlp-snake")).writeJsonTo(body);
+    JsonNode snake = snakeCaseKeys(JSON.readTree(body.toByteArray()));
+    assertTrue(snake.has("resource_spans"), snake.toString());
+    HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null, JSON.writeValueAsBytes(snake), TOKEN);
+    assertEquals(200, r.statusCode(), new String(r.body()));
+    assertEquals(5, session("otlp-snake").get("messages").size(), "every message of the run is stored");
+
+    ObjectNode twice = (ObjectNode) snakeCaseKeys(JSON.readTree(body.toByteArray()));
+    twice.set("resourceSpans", twice.get("resource_spans"));
+    HttpResponse<byte[]> both = post(node.httpPort(), "application/json", null, JSON.writeValueAsBytes(twice), TOKEN);
+    assertEquals(400, both.statusCode());
+    assertTrue(JSON.readTree(both.body()).get("message").asText().contains("resourceSpans is sent twice"),
+        new String(both.body()));
+  }
+
+  /**
+   * A new session whose spans name no agent (no gen_ai.agent.*, no service.name) was refused with the
+   * events API's "its first events must name the agentId", a field OTel users never set.
+   */
+  @Test
+  void aNewSessionWithoutAnAgentIsRefusedNamingTheOtelAttributes() throws Exception {
+    String body = "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0102030405060708090a0b0c0d0e0f11\","
+        + "\"spanId\":\"0000000000000021\",\"name\":\"chat\",\"attributes\":["
+        + "{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"chat\"}},"
+        + "{\"key\":\"gen_ai.conversation.id\",\"value\":{\"stringValue\":\"otlp-no-agent\"}},"
+        + "{\"key\":\"gen_ai.input.messages\",\"value\":{\"stringValue\":\"[{\\\"role\\\":\\\"user\\\",\\\"content\\\":\\\"hi\\\"}]\"}}]}]}]}]}";
+    HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null, body.getBytes(UTF_8), TOKEN);
+    assertEquals(200, r.statusCode(), new String(r.body(), UTF_8));
+    String message = JSON.readTree(r.body()).get("partialSuccess").get("errorMessage").asText();
+    assertTrue(message.contains("set gen_ai.agent.name (or gen_ai.agent.id) on a span of it, or the resource's service.name"),
+        message);
+    assertFalse(message.contains("agentId"), message);
+  }
+
+  /** {@code n} with every object key in snake_case, as protobuf's printers write field names. */
+  private static JsonNode snakeCaseKeys(JsonNode n) {
+    if (n.isArray()) {
+      com.fasterxml.jackson.databind.node.ArrayNode a = JSON.createArrayNode();
+      n.forEach(e -> a.add(snakeCaseKeys(e)));
+      return a;
+    }
+    if (!n.isObject()) return n;
+    ObjectNode o = JSON.createObjectNode();
+    n.fields().forEachRemaining(e -> o.set(e.getKey().replaceAll("([A-Z])", "_$1").toLowerCase(java.util.Locale.ROOT),
+        snakeCaseKeys(e.getValue())));
+    return o;
+  }
+
   @Test
   void spansWithoutASessionArePartiallyRejectedInProtobuf() throws Exception {
     List<SpanData> spans = new ArrayList<>(GenAiAgent.failedTool("otlp-partial"));
@@ -150,6 +207,9 @@ class OtlpTracesTest {
     ExportTraceServiceResponse answer = ExportTraceServiceResponse.parseFrom(r.body());
     assertEquals(1, answer.getPartialSuccess().getRejectedSpans());
     assertTrue(answer.getPartialSuccess().getErrorMessage().contains("gen_ai.conversation.id"));
+    // OpenLLMetry and OpenInference spans name their session session.id, which is read too: say so.
+    assertTrue(answer.getPartialSuccess().getErrorMessage().contains("(or session.id)"),
+        answer.getPartialSuccess().getErrorMessage());
     assertEquals(1, session("otlp-partial").get("toolCalls").size(), "the valid span is stored (on the OTLP port)");
   }
 

@@ -85,7 +85,10 @@ final class SessionInputValidation {
 
   private String tooLong(String field, String value) {
     if (value != null && value.length() > maxTextLength) {
-      return field + " is " + value.length() + " characters long; at most " + maxTextLength
+      // The limit counts UTF-16 units: 40,000 emoji read "80000 characters long" with nothing saying why.
+      String units = value.length() != value.codePointCount(0, value.length())
+          ? " (UTF-16 units: an emoji or another character outside the BMP counts 2)" : "";
+      return field + " is " + value.length() + " characters long" + units + "; at most " + maxTextLength
           + " are allowed (data-collector.max-text-length)";
     }
     return null;

@@ -68,7 +68,7 @@ final class GenAiMapper {
       String problem = span.spanId().isEmpty() || span.spanId().chars().allMatch(c -> c == '0')
           ? "a " + op + " span without a spanId (8 bytes, not all zero): its events would have no id"
           : sessionId == null
-          ? "span " + span.spanId() + " (" + op + ") has no gen_ai.conversation.id, nor has any ancestor in the request"
+          ? "span " + span.spanId() + " (" + op + ") has no gen_ai.conversation.id (or session.id), nor has any ancestor in the request"
           : Ids.problem("gen_ai.conversation.id", sessionId, Ids.MAX_SESSION_ID);
       List<SessionInput> produced = null;
       if (problem == null) {
@@ -166,10 +166,8 @@ final class GenAiMapper {
    */
   private static String agentId(String[] candidates) {
     for (String c : candidates) {
-      if (c == null) continue;
-      String id = Ids.replaceNonIdChars(c, "-");
-      if (id.length() > Ids.MAX_AGENT_ID) id = id.substring(0, Ids.MAX_AGENT_ID);
-      if (Ids.isValidAgentId(id)) return id;
+      String id = Ids.agentIdFromName(c);
+      if (id != null) return id;
     }
     return null;
   }

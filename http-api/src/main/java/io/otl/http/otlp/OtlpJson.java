@@ -15,7 +15,7 @@ import java.util.Map;
 
 /**
  * The {@code application/json} encoding of OTLP/HTTP traces (the OTLP JSON mapping: lowerCamelCase
- * keys, hex trace and span ids, enums as integers (a status code also by its name), 64-bit integers as
+ * keys, or the proto's snake_case field names, hex trace and span ids, enums as integers (a status code also by its name), 64-bit integers as
  * strings or numbers). Unknown
  * fields are ignored, as the specification asks of receivers; the JSON itself must be strict.
  */
@@ -34,6 +34,7 @@ final class OtlpJson {
       throw invalid("the body is not valid JSON: " + io.otl.wire.JsonParseProblem.describe(e));
     }
     if (root == null || !root.isObject()) throw invalid("the body must be a JSON ExportTraceServiceRequest object");
+    camelCaseKeys(root, "");
     List<OtlpSpan> out = new ArrayList<>();
     JsonNode resourceSpans = array(root, "resourceSpans", "");
     for (int r = 0; r < resourceSpans.size(); r++) {
@@ -51,6 +52,47 @@ final class OtlpJson {
       }
     }
     return out;
+  }
+
+  /**
+   * Renames the proto's own field names ({@code resource_spans}, {@code trace_id}, {@code string_value}
+   * …) to the lowerCamelCase of the OTLP JSON mapping, in place. A protobuf JSON printer writes them
+   * when told to keep field names (Python's {@code preserving_proto_field_name=True}), and the
+   * Collector's receiver takes both; ignored here as unknown fields, such a request was answered 200
+   * with nothing stored. OTLP JSON has no object keys of the user's (attributes are key/value pairs),
+   * so every key is a field name. A field under both names is a 400, as any field sent twice.
+   */
+  private static void camelCaseKeys(JsonNode n, String where) {
+    if (n.isArray()) {
+      for (int i = 0; i < n.size(); i++) camelCaseKeys(n.get(i), where + "[" + i + "]");
+      return;
+    }
+    if (!n.isObject()) return;
+    ObjectNode o = (ObjectNode) n;
+    List<String> snake = new ArrayList<>();
+    o.fieldNames().forEachRemaining(k -> {
+      if (k.indexOf('_') > 0) snake.add(k);
+    });
+    for (String k : snake) {
+      String camel = camel(k);
+      if (o.has(camel)) throw invalid(prefix(where) + camel + " is sent twice, also as " + k);
+      o.set(camel, o.remove(k));
+    }
+    o.fields().forEachRemaining(e -> camelCaseKeys(e.getValue(), prefix(where) + e.getKey()));
+  }
+
+  private static String camel(String snake) {
+    StringBuilder b = new StringBuilder(snake.length());
+    boolean up = false;
+    for (char c : snake.toCharArray()) {
+      if (c == '_') {
+        up = true;
+      } else {
+        b.append(up ? Character.toUpperCase(c) : c);
+        up = false;
+      }
+    }
+    return b.toString();
   }
 
   private static OtlpSpan span(JsonNode s, String where, Map<String, Object> resource) {

@@ -2,12 +2,14 @@ package io.otl.http.otlp;
 
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.entity;
+import static org.apache.pekko.http.javadsl.server.Directives.extractParserSettings;
 import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
 import static org.apache.pekko.http.javadsl.server.Directives.handleExceptions;
 import static org.apache.pekko.http.javadsl.server.Directives.handleRejections;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 import static org.apache.pekko.http.javadsl.server.Directives.post;
+import static org.apache.pekko.http.javadsl.server.Directives.withSizeLimit;
 
 import io.otl.core.api.DataCollector;
 import io.otl.core.session.AgentSession;
@@ -57,7 +59,7 @@ public final class OtlpRoutes {
 
   /**
    * @param maxEventsPerWrite a session's inputs are written in chunks of at most this many
-   * @param maxDecodedBytes limit of a gzip body once decompressed (the raw body has the server's limit)
+   * @param maxDecodedBytes limit of a body, raw or once decompressed from gzip
    */
   public OtlpRoutes(DataCollector collector, ApiMetrics metrics, int maxEventsPerWrite, long maxDecodedBytes) {
     this.collector = collector;
@@ -74,10 +76,16 @@ public final class OtlpRoutes {
         entity(Unmarshaller.entityToByteString(), body -> completeWithFuture(handle(request, body))))));
   }
 
-  /** The whole surface of the separate OTLP port: {@code /v1/traces} behind the same bearer token. */
+  /**
+   * The whole surface of the separate OTLP port: {@code /v1/traces} behind the same bearer token,
+   * its raw body up to {@code otlp.max-decoded-bytes} (when above the server's limit) as on the API port (exporters send uncompressed
+   * by default).
+   */
   public Route standalone(Auth auth) {
     return io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
-        handleRejections(ApiErrors.rejectionHandler(), () -> pathPrefix("v1", () -> auth.protect(this::route)))));
+        handleRejections(ApiErrors.rejectionHandler(), () -> extractParserSettings(parser ->
+            withSizeLimit(Math.max(maxDecodedBytes, parser.getMaxContentLength()),
+                () -> pathPrefix("v1", () -> auth.protect(this::route)))))));
   }
 
   private CompletionStage<HttpResponse> handle(HttpRequest request, ByteString raw) {
@@ -180,8 +188,13 @@ public final class OtlpRoutes {
       }
       AgentSession.Rejected rej = (AgentSession.Rejected) reply;
       metrics.eventsRejected(chunk.size());
+      // The events API's "its first events must name the agentId" means nothing to an OTel user.
+      String why = batch.agentId() == null && rej.code() == AgentSession.RejectionCode.NOT_FOUND
+          ? "a new session needs its agent: set gen_ai.agent.name (or gen_ai.agent.id) on a span of it, or the"
+              + " resource's service.name"
+          : rej.message();
       return CompletableFuture.completedFuture("session " + batch.sessionId() + " refused " + batch.spans()
-          + " spans (" + rej.code() + "): " + rej.message());
+          + " spans (" + rej.code() + "): " + why);
     });
   }
 

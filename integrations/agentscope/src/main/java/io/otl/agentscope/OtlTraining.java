@@ -17,7 +17,7 @@ import java.time.Duration;
 public final class OtlTraining {
   private OtlTraining() {}
 
-  /** Attaches with the defaults: agentId = the agent's name, one session per agent instance. */
+  /** Attaches with the defaults: agentId = the agent's name (characters an id may not hold as {@code -}), one session per agent instance. */
   public static OtlTrainingHook attach(AgentBase agent, TrajectorySink sink) {
     return builder(sink).attach(agent);
   }
@@ -41,7 +41,7 @@ public final class OtlTraining {
       this.sink = sink;
     }
 
-    /** The node's agentId (whose pool and models these sessions feed); default: the agent's name. */
+    /** The node's agentId (whose pool and models these sessions feed); default: the agent's name, "Weather Agent" as {@code Weather-Agent}. */
     public Builder agentId(String agentId) {
       this.agentId = agentId;
       return this;

@@ -18,6 +18,7 @@ import io.agentscope.core.message.MsgRole;
 import io.agentscope.core.message.TextBlock;
 import io.agentscope.core.message.ToolResultBlock;
 import io.agentscope.core.message.ToolUseBlock;
+import io.otl.core.Ids;
 import io.otl.core.session.SessionInput;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -151,13 +152,23 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
           error.getError().getClass().getSimpleName()));
     }
     if (events.isEmpty()) return;
-    String owner = agentId != null ? agentId : agent.getName();
+    String owner = agentId != null ? agentId : agentIdOf(agent.getName());
     agentOfSession.put(sessionId, owner);
     if (started.add(sessionId)) {
       events.add(0, new SessionInput.Start("as-start", null, agentVersion, null,
           Map.of("source", "agentscope", "agentName", String.valueOf(agent.getName()))));
     }
     sender.offer(new AsyncSender.Batch(sessionId, owner, events));
+  }
+
+  /**
+   * The default agent id, from the agent's name as the OpenTelemetry door derives it: a name such as
+   * "Weather Agent" is no valid id, and sent as it is every batch was refused (400) and dropped.
+   * A name that yields no valid id is sent as it is, so the node's refusal names the problem.
+   */
+  static String agentIdOf(String name) {
+    String id = Ids.agentIdFromName(name);
+    return id != null ? id : String.valueOf(name);
   }
 
   // --- Feedback and outcome: the same buffer, so they never block or fail the caller either.

@@ -101,6 +101,22 @@ class AgentScopeCaptureTest {
   }
 
   @Test
+  void anAgentNameThatIsNoValidIdIsRecordedUnderTheIdTheOtelDoorDerives() throws Exception {
+    // AgentScope names are display names ("Weather Agent"); sent as agentId as they were, the node
+    // refused every batch with 400 and the hook dropped the whole conversation.
+    ReActAgent agent = agent("Support Bot");
+    OtlTrainingHook training = OtlTraining.attach(agent, TrajectorySink.http("http://127.0.0.1:" + node.httpPort()));
+    assertTwoTurnsAnswered(agent);
+    training.thumbs(agent, true);
+    assertTrue(training.flush(Duration.ofSeconds(30)), "the hook's buffer drains");
+    assertEquals(0, training.dropped(), "nothing refused by the node");
+    assertTrajectory(agent.getAgentId(), "Support-Bot", training);
+    JsonNode s = TestNode.session(node, agent.getAgentId(), n -> true);
+    assertEquals("Support Bot", s.path("metadata").path("agentName").asText(), "the name itself is kept: " + s);
+    training.close();
+  }
+
+  @Test
   void aDeadNodeNeverFailsTheAgentAndTheDropCounterRises() throws Exception {
     int closed;
     try (ServerSocket s = new ServerSocket(0)) {
