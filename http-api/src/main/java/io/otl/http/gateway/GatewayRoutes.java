@@ -608,8 +608,12 @@ public final class GatewayRoutes {
       List<io.otl.core.session.SessionInput> inputs;
       CompletionStage<AgentSession.RecordReply> sent;
       try {
-        inputs = recorder.inputs(c.known(), c.request(), c.routedVersion(), d.version(), d.servedModel(), fallbackFrom,
-            outcome);
+        // What is known now, after the turns recorded while this one was answered: its last message
+        // and ids together, so that recurring messages are numbered against the history as stored.
+        KnownSessions.Entry now = knownSessions.get(c.sessionId());
+        boolean aligned = now != null && c.agent().equals(now.owner()) && now.lastMessage() != null;
+        inputs = recorder.inputs(aligned ? now.eventIds() : c.known(), aligned ? now.lastMessage() : null,
+            c.request(), c.routedVersion(), d.version(), d.servedModel(), fallbackFrom, outcome);
         sent = recorder.submit(c.sessionId(), c.agent(), inputs);
       } catch (RuntimeException e) {
         recorded(c, null, e, List.of());
