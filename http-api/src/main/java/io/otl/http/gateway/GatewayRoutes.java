@@ -36,6 +36,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
@@ -276,9 +277,18 @@ public final class GatewayRoutes {
 
   // ---------------------------------------------------------------- POST /v1/chat/completions
 
-  /** One call's context, fixed before the upstream is called. */
+  /**
+   * One call's context, fixed before the upstream is called; {@code failedUpstreamNanos}: time spent
+   * on an upstream attempt that failed before the fallback (the model server's, not the gateway's).
+   */
   private record Call(String agent, String sessionId, ChatRequest request, Set<String> known,
-      String routedVersion, long startNanos, boolean recorded) {}
+      String routedVersion, long startNanos, boolean recorded, AtomicLong failedUpstreamNanos) {
+    Call(String agent, String sessionId, ChatRequest request, Set<String> known, String routedVersion, long startNanos,
+        boolean recorded) {
+      this(agent, sessionId, request, known, routedVersion, startNanos, recorded,
+          new AtomicLong());
+    }
+  }
 
   private CompletionStage<HttpResponse> chat(HttpRequest http) {
     long start = System.nanoTime();
@@ -473,6 +483,8 @@ public final class GatewayRoutes {
         metrics.fallback(c.agent(), d.version());
         log.info("gateway: agent {} session {}: candidate {} failed, retrying once on stable {}", c.agent(),
             c.sessionId(), d.version(), s.get().version());
+        // Waiting for the failed candidate (up to gateway.timeout) is not latency the gateway adds.
+        c.failedUpstreamNanos().addAndGet(System.nanoTime() - upStart);
         return attempt(c, s.get(), d.version());
       }
       long totalMs = (System.nanoTime() - upStart) / 1_000_000;
@@ -507,7 +519,8 @@ public final class GatewayRoutes {
       observe(c, d, answer, upEnd - upStart, upEnd - upStart);
       // Recorded off the response path: the agent's latency is the model's, not the journal's.
       record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, false, null, totalMs, totalMs), begin(c));
-      metrics.added(false, (System.nanoTime() - c.startNanos() - (upEnd - upStart)) / 1e9);
+      metrics.added(false,
+          (System.nanoTime() - c.startNanos() - (upEnd - upStart) - c.failedUpstreamNanos().get()) / 1e9);
       metrics.request(c.agent(), d.version(), 200);
       return CompletableFuture.completedFuture(
           withHeaders(HttpResponse.create().withEntity(strict.getContentType(), strict.getData()), c, d));
@@ -537,7 +550,7 @@ public final class GatewayRoutes {
             .match(Throwable.class, e -> midStreamError(unwrap(e)) != null,
                 e -> ByteString.fromString(answer.separatorBeforeNextEvent() + midStreamError(unwrap(e)).sseEvent()))
             .build());
-    metrics.added(true, (upStart - c.startNanos()) / 1e9);
+    metrics.added(true, (upStart - c.startNanos() - c.failedUpstreamNanos().get()) / 1e9);
     metrics.request(c.agent(), d.version(), 200);
     return CompletableFuture.completedFuture(withHeaders(HttpResponse.create()
         .withEntity(HttpEntities.createChunked(resp.entity().getContentType(), body))
