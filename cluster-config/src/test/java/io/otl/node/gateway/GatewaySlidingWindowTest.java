@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * identical echo of it) was numbered by its occurrences within the request alone: once the window
  * dropped the first occurrences, each new "continue" and its answer got ids the session already had,
  * were dropped as duplicates, and an 8-turn conversation kept 3 turns (found by the new-user trial
- * with the OpenAI Python client).
+ * with the OpenAI Python client), also when each turn is sent the moment the answer arrives,
+ * before the previous turn is recorded.
  */
 class GatewaySlidingWindowTest {
   private static final String AGENT = "window-agent";
@@ -67,11 +68,13 @@ class GatewaySlidingWindowTest {
     int turns = 8;
     for (int i = 0; i < turns; i++) {
       conversation.add(message("user", "continue"));
+      // The next turn the moment the answer is there, as an agent loop sends it: not yet recorded.
       conversation.add(message("assistant", turn(session, conversation, 5)));
-      int expected = 1 + conversation.size(); // the system prompt, stored once, and every turn
-      Await.until("turn " + i + " of " + session + " stored", Duration.ofSeconds(10),
-          () -> storedMessages(session), n -> n >= expected);
     }
+    int expected = 1 + conversation.size(); // the system prompt, stored once, and every turn
+    Await.until("every turn of " + session + " stored", Duration.ofSeconds(10),
+        () -> storedMessages(session), n -> n >= expected);
+    Thread.sleep(300);
     JsonNode stored = gateway.api.get("/v1/sessions/" + session).json().path("messages");
     assertEquals(1 + 2 * turns, stored.size(), stored.toString());
     for (int i = 0; i < turns; i++) {
