@@ -36,6 +36,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
@@ -83,6 +84,12 @@ public final class GatewayRoutes {
   private final SessionOwners owners;
   /** Turns answered but not yet recorded, which the session routes wait for (a rating right after the answer). */
   private final TurnsInFlight turns;
+  /**
+   * The last recording of each session with one not settled yet: a session's recordings run one after
+   * the other, so each numbers its messages against what the one before it stored.
+   */
+  private final java.util.concurrent.ConcurrentHashMap<String, CompletableFuture<Void>> recordings =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final KnownSessions knownSessions = new KnownSessions(KNOWN_SESSIONS);
   /** Where recordings are prepared and sent, after the answer is on its way to the agent. */
   private final java.util.concurrent.Executor recording;
@@ -276,9 +283,18 @@ public final class GatewayRoutes {
 
   // ---------------------------------------------------------------- POST /v1/chat/completions
 
-  /** One call's context, fixed before the upstream is called. */
+  /**
+   * One call's context, fixed before the upstream is called; {@code failedUpstreamNanos}: time spent
+   * on an upstream attempt that failed before the fallback (the model server's, not the gateway's).
+   */
   private record Call(String agent, String sessionId, ChatRequest request, Set<String> known,
-      String routedVersion, long startNanos, boolean recorded) {}
+      String routedVersion, long startNanos, boolean recorded, AtomicLong failedUpstreamNanos) {
+    Call(String agent, String sessionId, ChatRequest request, Set<String> known, String routedVersion, long startNanos,
+        boolean recorded) {
+      this(agent, sessionId, request, known, routedVersion, startNanos, recorded,
+          new AtomicLong());
+    }
+  }
 
   private CompletionStage<HttpResponse> chat(HttpRequest http) {
     long start = System.nanoTime();
@@ -473,6 +489,8 @@ public final class GatewayRoutes {
         metrics.fallback(c.agent(), d.version());
         log.info("gateway: agent {} session {}: candidate {} failed, retrying once on stable {}", c.agent(),
             c.sessionId(), d.version(), s.get().version());
+        // Waiting for the failed candidate (up to gateway.timeout) is not latency the gateway adds.
+        c.failedUpstreamNanos().addAndGet(System.nanoTime() - upStart);
         return attempt(c, s.get(), d.version());
       }
       long totalMs = (System.nanoTime() - upStart) / 1_000_000;
@@ -507,7 +525,8 @@ public final class GatewayRoutes {
       observe(c, d, answer, upEnd - upStart, upEnd - upStart);
       // Recorded off the response path: the agent's latency is the model's, not the journal's.
       record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, false, null, totalMs, totalMs), begin(c));
-      metrics.added(false, (System.nanoTime() - c.startNanos() - (upEnd - upStart)) / 1e9);
+      metrics.added(false,
+          (System.nanoTime() - c.startNanos() - (upEnd - upStart) - c.failedUpstreamNanos().get()) / 1e9);
       metrics.request(c.agent(), d.version(), 200);
       return CompletableFuture.completedFuture(
           withHeaders(HttpResponse.create().withEntity(strict.getContentType(), strict.getData()), c, d));
@@ -537,7 +556,7 @@ public final class GatewayRoutes {
             .match(Throwable.class, e -> midStreamError(unwrap(e)) != null,
                 e -> ByteString.fromString(answer.separatorBeforeNextEvent() + midStreamError(unwrap(e)).sseEvent()))
             .build());
-    metrics.added(true, (upStart - c.startNanos()) / 1e9);
+    metrics.added(true, (upStart - c.startNanos() - c.failedUpstreamNanos().get()) / 1e9);
     metrics.request(c.agent(), d.version(), 200);
     return CompletableFuture.completedFuture(withHeaders(HttpResponse.create()
         .withEntity(HttpEntities.createChunked(resp.entity().getContentType(), body))
@@ -604,26 +623,47 @@ public final class GatewayRoutes {
       turn.end();
       return;
     }
-    recording.execute(() -> {
+    // After the session's previous recording: an agent that sends its next turn the moment it has the
+    // answer had that turn recorded against ids not yet updated, and a recurring message lost.
+    CompletableFuture<Void> settled = new CompletableFuture<>();
+    CompletableFuture<Void> previous = recordings.put(c.sessionId(), settled);
+    Runnable settle = () -> {
+      recordings.remove(c.sessionId(), settled);
+      settled.complete(null);
+      turn.end();
+    };
+    Runnable run = () -> recording.execute(() -> {
       List<io.otl.core.session.SessionInput> inputs;
       CompletionStage<AgentSession.RecordReply> sent;
       try {
-        inputs = recorder.inputs(c.known(), c.request(), c.routedVersion(), d.version(), d.servedModel(), fallbackFrom,
-            outcome);
+        // What is known now, after the turns recorded before this one: its last message and ids
+        // together, so that recurring messages are numbered against the history as stored.
+        KnownSessions.Entry now = knownSessions.get(c.sessionId());
+        boolean aligned = now != null && c.agent().equals(now.owner()) && now.lastMessage() != null;
+        inputs = recorder.inputs(aligned ? now.eventIds() : c.known(), aligned ? now.lastMessage() : null,
+            c.request(), c.routedVersion(), d.version(), d.servedModel(), fallbackFrom, outcome);
         sent = recorder.submit(c.sessionId(), c.agent(), inputs);
       } catch (RuntimeException e) {
-        recorded(c, null, e, List.of());
-        turn.end();
+        try {
+          recorded(c, null, e, List.of());
+        } finally {
+          settle.run();
+        }
         return;
       }
       sent.whenComplete((reply, err) -> {
         try {
           recorded(c, reply, err, inputs);
         } finally {
-          turn.end();
+          settle.run();
         }
       });
     });
+    if (previous == null) {
+      run.run();
+    } else {
+      previous.whenComplete((ok, err) -> run.run());
+    }
   }
 
   /** A turn of a recorded session, registered until its recording is settled. */

@@ -26,8 +26,16 @@ final class KnownSessions {
    * One session as the gateway knows it.
    *
    * @param version the version the session started on, null if unknown (then its bucket routes it)
+   * @param lastMessage the id of the last message this gateway recorded in the session (its latest
+   *     answer, or the request's last message when the call failed), null if unknown: where the next
+   *     request's resent history ends, so a recurring message is numbered as recorded even when the
+   *     agent slid its window past earlier occurrences ({@link TurnRecorder})
    */
-  record Entry(String owner, String version, Set<String> eventIds, boolean completed) {}
+  record Entry(String owner, String version, Set<String> eventIds, boolean completed, String lastMessage) {
+    Entry(String owner, String version, Set<String> eventIds, boolean completed) {
+      this(owner, version, eventIds, completed, null);
+    }
+  }
 
   private final Map<String, Entry> entries;
 
@@ -74,13 +82,18 @@ final class KnownSessions {
     Set<String> ids = new LinkedHashSet<>(e == null ? knownBefore : e.eventIds());
     ids.addAll(stored);
     String started = e != null && e.version() != null ? e.version() : version;
-    entries.put(sessionId, new Entry(owner, started, ids.size() > MAX_IDS ? Set.of() : Set.copyOf(ids), false));
+    String last = e == null ? null : e.lastMessage();
+    for (String id : stored) {
+      if (TurnRecorder.isMessageId(id)) last = id;
+    }
+    entries.put(sessionId, new Entry(owner, started, ids.size() > MAX_IDS ? Set.of() : Set.copyOf(ids), false,
+        last));
   }
 
   /** The session refused a recording because it is completed. */
   synchronized void completed(String sessionId) {
     Entry e = entries.get(sessionId);
-    if (e != null) entries.put(sessionId, new Entry(e.owner(), e.version(), e.eventIds(), true));
+    if (e != null) entries.put(sessionId, new Entry(e.owner(), e.version(), e.eventIds(), true, e.lastMessage()));
   }
 
   /** Forget what may be wrong (a refusal the gateway cannot explain). */

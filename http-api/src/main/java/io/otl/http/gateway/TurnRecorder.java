@@ -60,9 +60,10 @@ final class TurnRecorder {
    * @param routedVersion the version the session is routed to (the session's modelVersion)
    * @param version the version that answered (the stable, after a fallback)
    */
-  List<SessionInput> inputs(Set<String> known, ChatRequest request, String routedVersion, String version,
-      String servedModel, String fallbackFrom, Outcome outcome) {
-    return inputs(desensitizer, cut, known, request, routedVersion, version, servedModel, fallbackFrom, outcome);
+  List<SessionInput> inputs(Set<String> known, String lastMessage, ChatRequest request, String routedVersion,
+      String version, String servedModel, String fallbackFrom, Outcome outcome) {
+    return inputs(desensitizer, cut, known, lastMessage, request, routedVersion, version, servedModel, fallbackFrom,
+        outcome);
   }
 
   /** Sends the inputs through the session's own command (it desensitizes, deduplicates, persists). */
@@ -72,6 +73,16 @@ final class TurnRecorder {
 
   static List<SessionInput> inputs(Desensitizer d, TextCut cut, Set<String> known, ChatRequest request,
       String routedVersion, String version, String servedModel, String fallbackFrom, Outcome outcome) {
+    return inputs(d, cut, known, null, request, routedVersion, version, servedModel, fallbackFrom, outcome);
+  }
+
+  /**
+   * @param lastMessage the id of the last message recorded in the session by this gateway, null if
+   *     unknown (see {@link #alignedCounts})
+   */
+  static List<SessionInput> inputs(Desensitizer d, TextCut cut, Set<String> known, String lastMessage,
+      ChatRequest request, String routedVersion, String version, String servedModel, String fallbackFrom,
+      Outcome outcome) {
     List<SessionInput> in = new ArrayList<>();
     if (!known.contains(START_ID)) {
       Map<String, String> meta = new LinkedHashMap<>();
@@ -88,8 +99,8 @@ final class TurnRecorder {
           : Map.of("toolsOmitted", tools.length() + " characters, over data-collector.max-text-length")));
     }
     ArrayNode messages = request.messages();
+    Map<String, Integer> seen = alignedCounts(d, messages, known, lastMessage);
     Map<String, JsonNode> calls = new LinkedHashMap<>();
-    Map<String, Integer> seen = new HashMap<>();
     for (int i = 0; i < messages.size(); i++) {
       JsonNode m = messages.get(i);
       for (JsonNode call : m.path("tool_calls")) calls.put(call.path("id").asText(), call);
@@ -162,10 +173,64 @@ final class TurnRecorder {
    */
   static String messageId(Desensitizer d, String role, String content, List<String> callIds,
       Map<String, Integer> seen) {
-    String key = role + '\u0000' + d.apply(content) + '\u0000' + String.join(",", callIds);
-    String hash = sha256(key, 12);
-    int n = seen.merge(hash, 1, Integer::sum) - 1;
+    String hash = messageHash(d, role, content, callIds);
+    return numbered(hash, seen.merge(hash, 1, Integer::sum) - 1);
+  }
+
+  private static String messageHash(Desensitizer d, String role, String content, List<String> callIds) {
+    return sha256(role + '\u0000' + d.apply(content) + '\u0000' + String.join(",", callIds), 12);
+  }
+
+  /** The id of the {@code n}th occurrence (from 0) of the message whose hash is {@code hash}. */
+  private static String numbered(String hash, int n) {
     return opaque("gw:m:", hash, n == 0 ? "" : "." + n);
+  }
+
+  /** A message's id (not a tool call's, a failed call's, a partial answer's or a reasoning step's). */
+  static boolean isMessageId(String id) {
+    return id.startsWith("gw:m:") && id.indexOf(':', "gw:m:".length()) < 0;
+  }
+
+  /**
+   * Where the occurrence numbers of the request's messages start. Numbered within the request alone,
+   * a recurring message (a repeated "continue", an identical answer) took the numbers of the
+   * occurrences an agent that slides its context window had dropped: the new one got an id the
+   * session already had and was dropped as a duplicate, and the conversation lost its turns. So,
+   * when the request resends the last message this gateway recorded ({@code lastMessage}), what
+   * precedes it is history: each message's numbering starts after the occurrences stored but no
+   * longer resent. Unknown, or not where the numbering puts it (an edited history): from 0.
+   */
+  static Map<String, Integer> alignedCounts(Desensitizer d, ArrayNode messages, Set<String> known,
+      String lastMessage) {
+    Map<String, Integer> offsets = new HashMap<>();
+    if (lastMessage == null || known.isEmpty()) return offsets;
+    List<String> hashes = new ArrayList<>();
+    Set<String> callIdsSeen = new java.util.HashSet<>();
+    for (JsonNode m : messages) {
+      // As the recording reads them: a tool result whose call the request carries is a tool call, not a message.
+      for (JsonNode call : m.path("tool_calls")) callIdsSeen.add(call.path("id").asText());
+      boolean toolResult = "tool".equals(m.path("role").asText())
+          && callIdsSeen.contains(m.path("tool_call_id").asText());
+      hashes.add(toolResult ? null : messageHash(d, role(m), text(m.get("content")), callIds(m.path("tool_calls"))));
+    }
+    int end = -1;
+    for (int i = hashes.size() - 1; i >= 0 && end < 0; i--) {
+      String h = hashes.get(i);
+      if (h != null && (lastMessage.equals(numbered(h, 0)) || lastMessage.startsWith(numbered(h, 0) + "."))) end = i;
+    }
+    if (end < 0) return offsets;
+    Map<String, Integer> resent = new HashMap<>();
+    for (int i = 0; i <= end; i++) {
+      if (hashes.get(i) != null) resent.merge(hashes.get(i), 1, Integer::sum);
+    }
+    for (Map.Entry<String, Integer> e : resent.entrySet()) {
+      int stored = 0;
+      while (known.contains(numbered(e.getKey(), stored))) stored++;
+      if (stored > e.getValue()) offsets.put(e.getKey(), stored - e.getValue());
+    }
+    String endHash = hashes.get(end);
+    int endNumber = offsets.getOrDefault(endHash, 0) + resent.get(endHash) - 1;
+    return numbered(endHash, endNumber).equals(lastMessage) ? offsets : new HashMap<>();
   }
 
   /**
