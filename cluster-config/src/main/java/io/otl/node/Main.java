@@ -41,6 +41,8 @@ public final class Main {
       String o = options.get(i);
       if (o.equals("--help") || o.equals("-h")) {
         print(RUN_USAGE, 0);
+      } else if (o.equals("--config") && configFile.isPresent()) {
+        runUsageError("--config is given twice; give it once (one file holds the node's settings)");
       } else if (o.equals("--config") && i + 1 < options.size()) {
         Path file = Path.of(options.get(++i));
         if (!Files.isReadable(file)) runUsageError("--config " + file + ": no such readable file");

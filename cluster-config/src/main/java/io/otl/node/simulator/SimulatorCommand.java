@@ -67,6 +67,7 @@ public final class SimulatorCommand {
   /** Parses the options; null for {@code --help}. Unknown options and bad values are errors. */
   public static SimulatorSettings parse(String[] args) {
     SimulatorSettings s = SimulatorSettings.defaults();
+    java.util.Set<String> given = new java.util.HashSet<>();
     for (int i = 0; i < args.length; i++) {
       String opt = args[i];
       if (opt.equals("--help") || opt.equals("-h")) {
@@ -82,6 +83,8 @@ public final class SimulatorCommand {
       if (i + 1 >= args.length) {
         throw new IllegalArgumentException(opt + " needs a value");
       }
+      // as export and audit: the last of two values silently winning hid a typo in a script
+      if (!given.add(opt)) throw new IllegalArgumentException(opt + " is given twice; give it once");
       String value = args[++i];
       try {
         s = apply(s, opt, value);

@@ -47,12 +47,14 @@ class CommandLineIT {
 
   @Test
   void mistakesExitNonZeroNamingTheMistake() throws Exception {
+    String conf = java.nio.file.Files.createTempFile("otl-cli-", ".conf").toAbsolutePath().toString();
     record Case(List<String> args, int exit, String says) {}
     for (Case c : List.of(
         new Case(List.of("trian"), 2, "unknown command: trian"),
         new Case(List.of("run", "--conifg", "x.conf"), 2, "error: unknown option for run: --conifg"),
         new Case(List.of("--config"), 2, "error: --config needs a file"),
-        new Case(List.of("--config", "no-such.conf"), 2, "error: --config no-such.conf: no such readable file"))) {
+        new Case(List.of("--config", "no-such.conf"), 2, "error: --config no-such.conf: no such readable file"),
+        new Case(List.of("run", "--config", conf, "--config", conf), 2, "error: --config is given twice"))) {
       try (JarProcess p = JarProcess.start("mistake", List.of(), c.args())) {
         int exit = p.awaitExit(60);
         String out = p.output();

@@ -36,8 +36,15 @@ class SimulatorCommandTest {
             + "was 'local host'"),
         new Bad("--work-dir", "", "--work-dir: must name a directory, was empty"),
         new Bad("--work-dir", "a\u0000b", "--work-dir: is not a valid path (Nul character not allowed)"))) {
-      assertEquals(b.says(), refusal("--port", "8265", b.option(), b.value()), b.option() + " " + b.value());
+      // after a good option, so a bad value is named wherever it stands
+      List<String> before = b.option().equals("--port") ? List.of("--commit-batch", "2") : List.of("--port", "8265");
+      assertEquals(b.says(), refusal(before.get(0), before.get(1), b.option(), b.value()), b.option() + " " + b.value());
     }
+  }
+
+  @Test
+  void anOptionGivenTwiceIsRefusedAsExportAndAuditRefuseIt() {
+    assertEquals("--port is given twice; give it once", refusal("--port", "8265", "--port", "8266"));
   }
 
   @Test
