@@ -51,6 +51,23 @@ class StartupFailureTest {
   }
 
   @Test
+  void aPostgresSchemaThatDoesNotExistIsNamedWithHowToCreateIt() {
+    TestDatabases.requirePostgres();
+    // PostgreSQL's own words were "no schema has been selected to create in", naming no setting.
+    String schema = "otl_missing_" + Long.toHexString(System.nanoTime());
+    String url = TestDatabases.PG_URL + (TestDatabases.PG_URL.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    RuntimeException e = assertThrows(RuntimeException.class, () -> TrainingNode.start(ConfigFactory.parseMap(Map.of(
+            "agentscope.training.persistence", "postgres",
+            "agentscope.training.db.url", url,
+            "agentscope.training.db.user", TestDatabases.PG_USER))
+        .withFallback(TestDatabases.node(ConfigFactory.empty(), false))));
+    String m = String.valueOf(e.getMessage()) + (e.getCause() == null ? "" : " / " + e.getCause().getMessage());
+    assertTrue(m.contains("the schema " + schema + " named by currentSchema="), m);
+    assertTrue(m.contains("CREATE SCHEMA " + schema), m);
+    assertTrue(m.contains("OTL_DB_URL"), m);
+  }
+
+  @Test
   void aFailureWithoutAMessageIsNamedNotPrintedAsNull() {
     // What `java -jar otl-node.jar` printed for such a failure: "the node could not start: null".
     assertEquals("java.lang.IllegalStateException (without a message)",

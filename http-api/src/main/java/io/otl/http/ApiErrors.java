@@ -77,8 +77,9 @@ public final class ApiErrors {
       }
       String text = response.entity() instanceof org.apache.pekko.http.javadsl.model.HttpEntity.Strict strict
           ? strict.getData().decodeString(StandardCharsets.UTF_8) : response.status().reason();
-      return Json.error(response.status(), codeFor(response.status().intValue()), text)
-          .withHeaders(withHeadBesideGet(response.getHeaders()));
+      Iterable<HttpHeader> headers = withHeadBesideGet(response.getHeaders());
+      return Json.error(response.status(), codeFor(response.status().intValue()), allowedIn(text, headers))
+          .withHeaders(headers);
     });
   }
 
@@ -100,6 +101,18 @@ public final class ApiErrors {
       }
     }
     return out;
+  }
+
+  /** A 405's message lists the methods of its {@code Allow} header (HEAD included), not pekko's own list. */
+  private static String allowedIn(String text, Iterable<HttpHeader> headers) {
+    for (HttpHeader h : headers) {
+      if (h instanceof Allow allow && text.startsWith("HTTP method not allowed")) {
+        List<String> names = new ArrayList<>();
+        allow.getMethods().forEach(m -> names.add(m.name()));
+        return "HTTP method not allowed, supported methods: " + String.join(", ", names);
+      }
+    }
+    return text;
   }
 
   /** The error code for a status: the one mapping the API's and the gateway's rejections share. */

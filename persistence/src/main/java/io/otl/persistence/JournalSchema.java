@@ -150,7 +150,7 @@ public final class JournalSchema {
       } catch (SQLException e) {
         c.rollback();
         throw new IllegalStateException("creating the journal schema in " + settings.safeUrl() + " failed: "
-            + e.getMessage(), e);
+            + e.getMessage() + missingSchemaHint(settings, e), e);
       }
       log.info("journal schema ready ({} at {}, cluster id {}, schema version {})", settings.kind(),
           settings.safeUrl(), identity.clusterId(), identity.schemaVersion());
@@ -158,6 +158,22 @@ public final class JournalSchema {
     } catch (SQLException e) {
       throw new IllegalStateException("creating the journal schema failed: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * PostgreSQL says "no schema has been selected to create in" (SQLSTATE 3F000) when the URL's
+   * {@code currentSchema} names a schema that does not exist: the node creates tables, not the schema,
+   * and that message did not say which setting to fix.
+   */
+  static String missingSchemaHint(JournalSettings settings, SQLException e) {
+    if (settings.kind() != JournalSettings.Kind.POSTGRES || !"3F000".equals(e.getSQLState())) return "";
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("[?&]currentSchema=([^&]*)").matcher(settings.url());
+    String schema = m.find() ? m.group(1) : null;
+    return schema == null || schema.isEmpty()
+        ? " (no schema of the database's search_path exists: name one with currentSchema= in"
+            + " agentscope.training.db.url or OTL_DB_URL)"
+        : " (the schema " + schema + " named by currentSchema= in agentscope.training.db.url or OTL_DB_URL does not"
+            + " exist: create it first, e.g. CREATE SCHEMA " + schema + ", or name an existing one)";
   }
 
   /**

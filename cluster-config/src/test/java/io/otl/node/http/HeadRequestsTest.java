@@ -68,6 +68,8 @@ class HeadRequestsTest {
       assertEquals(405, delete.status(), path);
       java.util.Set<String> allowed = java.util.Set.of(delete.headers().firstValue("Allow").orElse("").split(",\\s*"));
       assertTrue(allowed.contains("GET") && allowed.contains("HEAD"), path + " Allow: " + allowed);
+      // The body says what the header says: it read "supported methods: GET" on every route but the probes.
+      assertTrue(delete.body().contains("supported methods: GET, HEAD"), path + ": " + delete.body());
     }
   }
 }

@@ -191,6 +191,26 @@ class OpenApiConsistencyTest {
     }
   }
 
+  /**
+   * An id the server refuses (a space in it) is a 400 on every route with a path parameter; each
+   * operation must list it. GET /v1/training/{agentId}/policy answered 400 but listed only
+   * 200/401/404/429/503, so a generated client had no error type for it.
+   */
+  @Test
+  void anInvalidPathIdAnswersAStatusTheDocumentLists() {
+    int checked = 0;
+    for (Operation op : operations()) {
+      if (!op.template().contains("{") || op.template().startsWith("/v1/audit/lineage")) continue;
+      String path = op.template().replace("{kind}", "session").replaceAll("\\{[^}]+}", "bad%20id")
+          + (op.template().endsWith("/route") ? "?sessionId=s1" : "");
+      Http.Response r = http.send(op.method(), path, op.method().equals("GET") ? null : "{}");
+      assertTrue(r.status() < 500, op.method() + " " + path + " → " + r.status() + " " + r.body());
+      assertDocumented(op.template(), op.method(), r, "an invalid id");
+      checked++;
+    }
+    assertTrue(checked >= 20, "only " + checked + " operations with path parameters");
+  }
+
   /** An error status the server answered is listed among the operation's responses. */
   private static void assertDocumented(String template, String method, Http.Response r, String sent) {
     if (r.status() < 400) return;

@@ -122,7 +122,10 @@ final class ModelCommandHandlers {
   ReplyEffect<Event, State> registerBaseModelThenHandle(Command command) {
     Event e = baseModelRegistered(clock.instant());
     // The command is handled again once v0 is in the state; its reply comes from that pass.
-    return effect.persist(e).thenRun((State st) -> context.getSelf().tell(command)).thenNoReply();
+    return effect.persist(e).thenRun((State st) -> {
+      TransitionLog.log(context.getLog(), agentId, List.of(e), st);
+      context.getSelf().tell(command);
+    }).thenNoReply();
   }
 
   /** The model server lost a version's adapter: load the routable ones again (at most once a while). */
@@ -573,18 +576,21 @@ final class ModelCommandHandlers {
       return effect.reply(replyTo, reply.apply(p.state()));
     }
     deployments.planUndeploys(p, clock.instant());
+    List<Event> events = List.copyOf(p.events());
     return effect
-        .persist(p.events())
-        .thenRun((State st) -> afterPersist(st))
+        .persist(events)
+        .thenRun((State st) -> afterPersist(st, events))
         .thenReply(replyTo, reply::apply);
   }
 
   private ReplyEffect<Event, State> persistNoReply(Plan<State, Event> p) {
     deployments.planUndeploys(p, clock.instant());
-    return effect.persist(p.events()).thenRun((State st) -> afterPersist(st)).thenNoReply();
+    List<Event> events = List.copyOf(p.events());
+    return effect.persist(events).thenRun((State st) -> afterPersist(st, events)).thenNoReply();
   }
 
-  private void afterPersist(State st) {
+  private void afterPersist(State st, List<Event> events) {
+    TransitionLog.log(context.getLog(), agentId, events, st);
     scheduleStepTick(st, false);
     calls.resume(st);
   }

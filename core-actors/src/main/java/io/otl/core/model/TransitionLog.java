@@ -1,0 +1,36 @@
+package io.otl.core.model;
+
+import io.otl.core.model.ModelEvents.Event;
+import io.otl.core.model.ModelEvents.TransitionEvent;
+import io.otl.core.model.ModelState.State;
+import io.otl.core.model.ModelState.VersionRecord;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+
+/**
+ * One INFO line per model version a write moved (docs/operations.md "Logs": one line per event that
+ * matters, with ids): registrations, rollout steps, promotions and rollbacks were journaled without a
+ * log line, so an operator reading the log could not tell when traffic moved. Ids, states, ratio and
+ * event names only: no artifact, endpoint or reason text (free text sent by clients).
+ */
+final class TransitionLog {
+  private TransitionLog() {}
+
+  static void log(Logger log, String agentId, List<? extends Event> events, State after) {
+    Map<String, List<String>> byVersion = new LinkedHashMap<>();
+    for (Event e : events) {
+      if (e instanceof TransitionEvent t) {
+        byVersion.computeIfAbsent(t.version(), v -> new ArrayList<>()).add(e.getClass().getSimpleName());
+      }
+    }
+    byVersion.forEach((version, names) -> {
+      Optional<VersionRecord> v = after.models().find(version);
+      String state = v.map(r -> r.state() + " at ratio " + ModelViews.ratioOf(after, r)).orElse("(unknown)");
+      log.info("agent {}: model version {} {} ({})", agentId, version, state, String.join(", ", names));
+    });
+  }
+}
