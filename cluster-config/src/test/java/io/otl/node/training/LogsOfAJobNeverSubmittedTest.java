@@ -30,7 +30,7 @@ class LogsOfAJobNeverSubmittedTest {
       String jobId = trigger.json().get("jobId").asText();
       String failure = trigger.json().get("preflightFailures").get(0).asText();
       assertTrue(failure.startsWith("no reward source for grpo: set agentscope.training.training-runner.hyperparams"
-          + ".reward-fn-type (or the agent's hyperparams.reward-fn-type) to the Trinity reward function"), failure);
+          + ".reward-fn-type (or the agent's hyperparams.reward-fn-type, at run time with PUT /v1/training/{agentId}/policy) to the Trinity reward function"), failure);
 
       Http.Response logs = http.get("/v1/jobs/" + jobId + "/logs");
       assertEquals(200, logs.status(), logs.body());

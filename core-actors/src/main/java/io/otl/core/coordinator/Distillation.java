@@ -25,7 +25,7 @@ public final class Distillation {
       return List.of();
     }
     return List.of("no teacher for distillation: set agentscope.training.training-runner.hyperparams." + KEY
-        + " (or the agent's hyperparams." + KEY + ") to the teacher model's path or Hugging Face id");
+        + " (or the agent's hyperparams." + KEY + ", at run time with PUT /v1/training/{agentId}/policy) to the teacher model's path or Hugging Face id");
   }
 
   /** The configured teacher, or null when none (blank counts as none). */

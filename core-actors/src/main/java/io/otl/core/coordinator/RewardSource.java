@@ -24,7 +24,7 @@ public final class RewardSource {
     if (backend != Backend.RAY_JOBS || !List.of("ppo", "grpo").contains(algorithm)) return List.of();
     if (named(hyperparams) != null) return List.of();
     return List.of("no reward source for " + algorithm + ": set agentscope.training.training-runner.hyperparams."
-        + KEY + " (or the agent's hyperparams." + KEY + ") to the Trinity reward function (or judge) that scores rollouts against the exported tasks'"
+        + KEY + " (or the agent's hyperparams." + KEY + ", at run time with PUT /v1/training/{agentId}/policy) to the Trinity reward function (or judge) that scores rollouts against the exported tasks'"
         + " reference and reward; Trinity's default would ignore this agent's rewards");
   }
 

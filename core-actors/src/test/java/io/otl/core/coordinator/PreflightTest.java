@@ -108,7 +108,7 @@ class PreflightTest {
   @Test
   void distillationOnRayJobsNeedsATeacher() {
     assertEquals(List.of("no teacher for distillation: set agentscope.training.training-runner.hyperparams.teacher-model"
-        + " (or the agent's hyperparams.teacher-model) to the teacher model's path or Hugging Face id"),
+        + " (or the agent's hyperparams.teacher-model, at run time with PUT /v1/training/{agentId}/policy) to the teacher model's path or Hugging Face id"),
         Preflight.check(pool(1, 1), TriggerType.MANUAL, policy("algorithm = distillation")));
     assertEquals(List.of(), Distillation.problems("distillation", Map.of("teacher_model", "Qwen/Qwen2.5-72B"),
         Backend.RAY_JOBS));
