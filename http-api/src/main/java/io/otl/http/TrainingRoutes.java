@@ -43,9 +43,12 @@ public final class TrainingRoutes {
   private final Duration askTimeout;
   private final AgentDirectory agents;
   private final PolicyCheck policyCheck;
-  /** The last policy PUT of each agent on this node, for {@link #inTurn}; removed when it ends last. */
-  private final java.util.concurrent.ConcurrentHashMap<String, CompletableFuture<?>> lastPolicyPut =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  /**
+   * A policy PUT tells two entities one after the other; two PUTs of one agent sent together
+   * interleaved, so the rollout keys of one and the training keys of the other could end in force
+   * (found by a new-user trial). PUTs of one agent through this node therefore run in turn.
+   */
+  private final InTurn policyPuts = new InTurn();
 
   /**
    * @param policyCheck checks a whole {@code PUT …/policy} body before either entity is told (its
@@ -157,7 +160,7 @@ public final class TrainingRoutes {
       return CompletableFuture.completedFuture(Json.rejected(new TrainingCoordinator.Refused(
           TrainingCoordinator.ErrorCode.INVALID_INPUT, e.getMessage())));
     }
-    return inTurn(agentId, () -> modelVersion(agentId).<ModelVersion.RolloutPolicyReply>ask(
+    return policyPuts.run(agentId, () -> modelVersion(agentId).<ModelVersion.RolloutPolicyReply>ask(
             reply -> new ModelVersion.SetRolloutPolicy(parts.rollout(), "http", reply), askTimeout)
         .thenCompose(m -> m instanceof ModelVersion.RolloutPolicyView
             ? coordinator(agentId).<TrainingCoordinator.PolicyReply>ask(
@@ -166,23 +169,6 @@ public final class TrainingRoutes {
             : CompletableFuture.completedFuture(Json.rejected((ModelVersion.Failure) m))));
   }
 
-  /**
-   * A policy PUT tells two entities one after the other; two PUTs of one agent sent together
-   * interleaved, so the rollout keys of one and the training keys of the other could end in force
-   * (found by a new-user trial). PUTs of one agent through this node therefore run in turn: each
-   * starts when the previous one has answered, whatever its outcome.
-   */
-  private CompletionStage<HttpResponse> inTurn(String agentId,
-      java.util.function.Supplier<CompletionStage<HttpResponse>> put) {
-    CompletableFuture<HttpResponse> done = new CompletableFuture<>();
-    CompletableFuture<?> previous = lastPolicyPut.put(agentId, done);
-    CompletionStage<?> after = previous == null ? CompletableFuture.completedFuture(null) : previous;
-    after.handle((x, e) -> null).thenCompose(x -> put.get()).whenComplete((r, e) -> {
-      lastPolicyPut.remove(agentId, done);
-      if (e != null) done.completeExceptionally(e); else done.complete(r);
-    });
-    return done;
-  }
 
   /** The coordinator's view with the rollout keys in force and their overrides; the later change names who and when. */
   private static HttpResponse combined(PolicyView training, ModelVersion.RolloutPolicyReply reply) {

@@ -84,12 +84,8 @@ public final class GatewayRoutes {
   private final SessionOwners owners;
   /** Turns answered but not yet recorded, which the session routes wait for (a rating right after the answer). */
   private final TurnsInFlight turns;
-  /**
-   * The last recording of each session with one not settled yet: a session's recordings run one after
-   * the other, so each numbers its messages against what the one before it stored.
-   */
-  private final java.util.concurrent.ConcurrentHashMap<String, CompletableFuture<Void>> recordings =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  /** A session's recordings run one after the other, so each numbers its messages against what the one before it stored. */
+  private final io.otl.http.InTurn recordings = new io.otl.http.InTurn();
   private final KnownSessions knownSessions = new KnownSessions(KNOWN_SESSIONS);
   /** Where recordings are prepared and sent, after the answer is on its way to the agent. */
   private final java.util.concurrent.Executor recording;
@@ -625,45 +621,41 @@ public final class GatewayRoutes {
     }
     // After the session's previous recording: an agent that sends its next turn the moment it has the
     // answer had that turn recorded against ids not yet updated, and a recurring message lost.
-    CompletableFuture<Void> settled = new CompletableFuture<>();
-    CompletableFuture<Void> previous = recordings.put(c.sessionId(), settled);
-    Runnable settle = () -> {
-      recordings.remove(c.sessionId(), settled);
-      settled.complete(null);
-      turn.end();
-    };
-    Runnable run = () -> recording.execute(() -> {
-      List<io.otl.core.session.SessionInput> inputs;
-      CompletionStage<AgentSession.RecordReply> sent;
+    recordings.run(c.sessionId(), () -> {
+      CompletableFuture<Void> settled = new CompletableFuture<>();
+      recording.execute(() -> recordOne(c, d, fallbackFrom, outcome, settled));
+      return settled;
+    }).whenComplete((ok, err) -> turn.end());
+  }
+
+  /** Builds the turn's inputs and sends them; {@code settled} completes once the reply is counted. */
+  private void recordOne(Call c, ModelVersion.RouteDecision d, String fallbackFrom, TurnRecorder.Outcome outcome,
+      CompletableFuture<Void> settled) {
+    List<io.otl.core.session.SessionInput> inputs;
+    CompletionStage<AgentSession.RecordReply> sent;
+    try {
+      // What is known now, after the turns recorded before this one: its last message and ids
+      // together, so that recurring messages are numbered against the history as stored.
+      KnownSessions.Entry now = knownSessions.get(c.sessionId());
+      boolean aligned = now != null && c.agent().equals(now.owner()) && now.lastMessage() != null;
+      inputs = recorder.inputs(aligned ? now.eventIds() : c.known(), aligned ? now.lastMessage() : null,
+          c.request(), c.routedVersion(), d.version(), d.servedModel(), fallbackFrom, outcome);
+      sent = recorder.submit(c.sessionId(), c.agent(), inputs);
+    } catch (RuntimeException e) {
       try {
-        // What is known now, after the turns recorded before this one: its last message and ids
-        // together, so that recurring messages are numbered against the history as stored.
-        KnownSessions.Entry now = knownSessions.get(c.sessionId());
-        boolean aligned = now != null && c.agent().equals(now.owner()) && now.lastMessage() != null;
-        inputs = recorder.inputs(aligned ? now.eventIds() : c.known(), aligned ? now.lastMessage() : null,
-            c.request(), c.routedVersion(), d.version(), d.servedModel(), fallbackFrom, outcome);
-        sent = recorder.submit(c.sessionId(), c.agent(), inputs);
-      } catch (RuntimeException e) {
-        try {
-          recorded(c, null, e, List.of());
-        } finally {
-          settle.run();
-        }
-        return;
+        recorded(c, null, e, List.of());
+      } finally {
+        settled.complete(null);
       }
-      sent.whenComplete((reply, err) -> {
-        try {
-          recorded(c, reply, err, inputs);
-        } finally {
-          settle.run();
-        }
-      });
-    });
-    if (previous == null) {
-      run.run();
-    } else {
-      previous.whenComplete((ok, err) -> run.run());
+      return;
     }
+    sent.whenComplete((reply, err) -> {
+      try {
+        recorded(c, reply, err, inputs);
+      } finally {
+        settled.complete(null);
+      }
+    });
   }
 
   /** A turn of a recorded session, registered until its recording is settled. */
