@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
  * The built-in PII patterns and the text folding they run on (design §3.1), shared by the
  * {@link Desensitizer} and the id checks ({@link io.otl.core.Ids}).
  *
- * <p>Attackers and careless clients write PII in many shapes; the patterns accept numberLookAlikes
+ * <p>Attackers and careless clients write PII in many shapes; the patterns accept separators
  * ({@code 138.6789.0123}, {@code +86 (139) 2345 6789}, {@code 110106 19900307 127X}), digit runs glued
  * to letters or {@code _} ({@code tel_13889012345}, {@code ID110107199003071288}: only a neighbouring
  * digit stops a match, because a digit run inside a longer one is not a number of its own), non-ASCII
@@ -22,7 +22,7 @@ public final class PiiRules {
       "(?<!\\d)(?:[1-9]\\d{5}[ -]?(?:18|19|20)\\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])[ -]?\\d{3}[0-9Xx]"
           + "|[1-9]\\d{7}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])\\d{3})(?!\\d)");
   /**
-   * E.164 (+ and 7-15 digits with numberLookAlikes or parentheses) and mainland China mobiles (+86 or 0086
+   * E.164 (+ and 7-15 digits with separators or parentheses) and mainland China mobiles (+86 or 0086
    * optional, the 3-4-4 groups separated by nothing, spaces, dots or dashes, the first in parentheses).
    */
   /** A canonical UUID inside a longer id, not glued to other letters or digits. */
