@@ -284,13 +284,7 @@ public final class GatewayRoutes {
    * on an upstream attempt that failed before the fallback (the model server's, not the gateway's).
    */
   private record Call(String agent, String sessionId, ChatRequest request, Set<String> known,
-      String routedVersion, long startNanos, boolean recorded, AtomicLong failedUpstreamNanos) {
-    Call(String agent, String sessionId, ChatRequest request, Set<String> known, String routedVersion, long startNanos,
-        boolean recorded) {
-      this(agent, sessionId, request, known, routedVersion, startNanos, recorded,
-          new AtomicLong());
-    }
-  }
+      String routedVersion, long startNanos, boolean recorded, AtomicLong failedUpstreamNanos) {}
 
   private CompletionStage<HttpResponse> chat(HttpRequest http) {
     long start = System.nanoTime();
@@ -352,7 +346,7 @@ public final class GatewayRoutes {
       metrics.unrecorded(agent, "session_completed");
       log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", agent, session);
     }
-    return attempt(new Call(agent, session, request, known, d.version(), start, !completed), d, null);
+    return attempt(new Call(agent, session, request, known, d.version(), start, !completed, new AtomicLong()), d, null);
   }
 
   /**
