@@ -1,4 +1,4 @@
-// The agents the overview shows besides those found in the job list: added by hand (text box,
+// The agents the overview shows besides those the node lists (GET /v1/agents): added by hand (text box,
 // or ?agent= on the console URL) and remembered in this browser's localStorage (ids only).
 
 const KEY = 'otl.console.agents';

@@ -269,6 +269,7 @@ public final class TrainingNode implements AutoCloseable {
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
           http.maxInFlight(), stopping::get, List.of(
               sessionRoutes.route(),
+              new io.otl.http.AgentRoutes(directory).route(),
               new ModelRoutes(sharding, askTimeout, directory, serving.baseModel(), sessionSettings.desensitizer(),
                   owners).route(),
               new io.otl.http.JobLogRoutes(sharding, askTimeout, directory, trainingBackend).route(),

@@ -36,7 +36,7 @@ public final class ApiRoutes {
   private static final Set<String> LITERALS = Set.of("v1", "sessions", "events", "feedback", "rate", "thumbs",
       "training", "trigger", "policy", "jobs", "cancel", "logs", "models", "versions", "promote", "rollback", "pause",
       "resume", "route", "audit", "lineage", "session", "coordinator", "job", "model", "health", "live", "ready",
-      "metrics", "openapi.json", "console", "chat", "completions", "traces", "traffic", "exports", "timeline");
+      "metrics", "openapi.json", "console", "chat", "completions", "traces", "traffic", "exports", "timeline", "agents");
 
   /** The gateway's chat completions: its body limit is gateway.max-body-bytes, not the API's. */
   static final String GATEWAY_CHAT = "/v1/chat/completions";

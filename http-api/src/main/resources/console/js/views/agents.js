@@ -143,23 +143,18 @@ function addForm(ctx) {
 export async function renderAgents(ctx) {
   const out = [h('h1', null, 'Agents'), addForm(ctx)];
   const manual = knownAgents();
-  const fromJobs = new Set();
+  const fromJournal = new Set();
   try {
-    const jobs = await getJson('/v1/jobs');
-    for (const j of jobs.jobs || []) if (j.agentId) fromJobs.add(j.agentId);
+    const known = await getJson('/v1/agents');
+    for (const a of known.agents || []) if (a.agentId) fromJournal.add(a.agentId);
   } catch (e) {
-    if (e instanceof ApiError && e.status === 404) {
-      out.push(notice('info', 'The job list is not available on this node (' + e.message
-        + '); showing the agents added by hand.'));
-    } else {
-      out.push(notice('error', describeError(e, 'the job list')));
-      ctx.problems.push(describeError(e, 'the job list'));
-    }
+    out.push(notice('error', describeError(e, 'the agent list')));
+    ctx.problems.push(describeError(e, 'the agent list'));
   }
-  const all = [...new Set([...manual, ...fromJobs])].sort();
+  const all = [...new Set([...manual, ...fromJournal])].sort();
   if (all.length === 0) {
-    out.push(notice('info', 'No agents yet. Add an agent id above, or open /console/?agent=<agentId>. '
-      + 'Agents with training jobs appear by themselves.'));
+    out.push(notice('info', 'No agents yet. An agent appears here after its first gateway call or its first '
+      + 'completed session; add an agent id above, or open /console/?agent=<agentId>.'));
     return out;
   }
   const cards = await Promise.all(all.map((a) => agentCard(a, manual.includes(a), ctx)));

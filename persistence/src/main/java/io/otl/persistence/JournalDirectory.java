@@ -16,6 +16,7 @@ import java.util.concurrent.Executor;
  */
 public final class JournalDirectory implements AgentDirectory {
   private static final String COORDINATOR_PREFIX = "TrainingCoordinator|";
+  private static final String MODEL_PREFIX = "ModelVersion|";
   private final JournalSettings settings;
   private final Executor blocking;
   /** Entities never leave the journal, so a positive answer is cached for good. */
@@ -38,6 +39,28 @@ public final class JournalDirectory implements AgentDirectory {
           while (rs.next()) ids.add(rs.getString(1).substring(COORDINATOR_PREFIX.length()));
         }
         return ids;
+      } catch (java.sql.SQLException e) {
+        throw new IllegalStateException("listing agents failed: " + e.getMessage(), e);
+      }
+    }, blocking);
+  }
+
+  @Override
+  public CompletionStage<List<String>> knownAgentIds() {
+    return CompletableFuture.supplyAsync(() -> {
+      try (Connection c = JournalSchema.connect(settings);
+          PreparedStatement ps = c.prepareStatement("SELECT persistence_id FROM event_journal "
+              + "WHERE (persistence_id LIKE ? OR persistence_id LIKE ?) AND sequence_number = 1")) {
+        ps.setString(1, COORDINATOR_PREFIX + "%");
+        ps.setString(2, MODEL_PREFIX + "%");
+        java.util.TreeSet<String> ids = new java.util.TreeSet<>();
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            String id = rs.getString(1);
+            ids.add(id.substring(id.indexOf('|') + 1));
+          }
+        }
+        return List.copyOf(ids);
       } catch (java.sql.SQLException e) {
         throw new IllegalStateException("listing agents failed: " + e.getMessage(), e);
       }

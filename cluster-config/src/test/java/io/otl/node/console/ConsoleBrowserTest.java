@@ -120,6 +120,10 @@ class ConsoleBrowserTest {
       assertEquals("min-samples reached", browser.eval(
           "import('/console/js/views/agents.js').then(m => m.poolShare(1666, 1))").asText());
       browser.screenshot("node-02-agents");
+      // An agent the journal knows shows without being added by hand (GET /v1/agents).
+      browser.eval("localStorage.removeItem('otl.console.agents'); true");
+      browser.navigate(base + "/console/#/agents");
+      browser.waitFor("document.querySelector('[data-agent=\"" + AGENT + "\"] [data-field=\"stable\"]')", WAIT);
 
       // 3. Model versions: states, ratios, the timeline and the rollback explanation.
       browser.navigate(base + "/console/#/models/" + AGENT);

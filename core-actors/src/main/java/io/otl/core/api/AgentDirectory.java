@@ -12,6 +12,12 @@ public interface AgentDirectory {
   /** Agents whose training coordinator has written at least one event. */
   CompletionStage<List<String>> agentIds();
 
+  /**
+   * Agents the journal knows, sorted: a training coordinator (a completed session, a policy, a job)
+   * or model versions (the gateway's first call registers v0) with at least one event.
+   */
+  CompletionStage<List<String>> knownAgentIds();
+
   /** True when the entity with this persistence id has written at least one event. */
   CompletionStage<Boolean> exists(String persistenceId);
 }
