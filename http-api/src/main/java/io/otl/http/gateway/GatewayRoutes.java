@@ -24,6 +24,7 @@ import io.otl.core.session.SessionModel;
 import io.otl.http.ContentEncoding;
 import io.otl.http.Json;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -281,10 +282,11 @@ public final class GatewayRoutes {
 
   /**
    * One call's context, fixed before the upstream is called; {@code failedUpstreamNanos}: time spent
-   * on an upstream attempt that failed before the fallback (the model server's, not the gateway's).
+   * on an upstream attempt that failed before the fallback (the model server's, not the gateway's);
+   * {@code receivedAt}: the request's arrival, the time of the messages it brings.
    */
   private record Call(String agent, String sessionId, ChatRequest request, Set<String> known,
-      String routedVersion, long startNanos, boolean recorded, AtomicLong failedUpstreamNanos) {}
+      String routedVersion, long startNanos, Instant receivedAt, boolean recorded, AtomicLong failedUpstreamNanos) {}
 
   private CompletionStage<HttpResponse> chat(HttpRequest http) {
     long start = System.nanoTime();
@@ -346,7 +348,9 @@ public final class GatewayRoutes {
       metrics.unrecorded(agent, "session_completed");
       log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", agent, session);
     }
-    return attempt(new Call(agent, session, request, known, d.version(), start, !completed, new AtomicLong()), d, null);
+    Instant receivedAt = Instant.now().minusNanos(System.nanoTime() - start);
+    return attempt(new Call(agent, session, request, known, d.version(), start, receivedAt, !completed,
+        new AtomicLong()), d, null);
   }
 
   /**
@@ -613,18 +617,19 @@ public final class GatewayRoutes {
       turn.end();
       return;
     }
+    Instant answeredAt = c.receivedAt().plusNanos(System.nanoTime() - c.startNanos());
     // After the session's previous recording: an agent that sends its next turn the moment it has the
     // answer had that turn recorded against ids not yet updated, and a recurring message lost.
     recordings.run(c.sessionId(), () -> {
       CompletableFuture<Void> settled = new CompletableFuture<>();
-      recording.execute(() -> recordOne(c, d, fallbackFrom, outcome, settled));
+      recording.execute(() -> recordOne(c, d, fallbackFrom, outcome, answeredAt, settled));
       return settled;
     }).whenComplete((ok, err) -> turn.end());
   }
 
   /** Builds the turn's inputs and sends them; {@code settled} completes once the reply is counted. */
   private void recordOne(Call c, ModelVersion.RouteDecision d, String fallbackFrom, TurnRecorder.Outcome outcome,
-      CompletableFuture<Void> settled) {
+      Instant answeredAt, CompletableFuture<Void> settled) {
     List<io.otl.core.session.SessionInput> inputs;
     CompletionStage<AgentSession.RecordReply> sent;
     try {
@@ -633,7 +638,8 @@ public final class GatewayRoutes {
       KnownSessions.Entry now = knownSessions.get(c.sessionId());
       boolean aligned = now != null && c.agent().equals(now.owner()) && now.lastMessage() != null;
       inputs = recorder.inputs(aligned ? now.eventIds() : c.known(), aligned ? now.lastMessage() : null,
-          c.request(), c.routedVersion(), d.version(), d.servedModel(), fallbackFrom, outcome);
+          c.request(), c.routedVersion(), d.version(), d.servedModel(), fallbackFrom, outcome, c.receivedAt(),
+          answeredAt);
       sent = recorder.submit(c.sessionId(), c.agent(), inputs);
     } catch (RuntimeException e) {
       try {

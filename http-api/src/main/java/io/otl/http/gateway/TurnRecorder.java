@@ -15,6 +15,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,9 +62,9 @@ final class TurnRecorder {
    * @param version the version that answered (the stable, after a fallback)
    */
   List<SessionInput> inputs(Set<String> known, String lastMessage, ChatRequest request, String routedVersion,
-      String version, String servedModel, String fallbackFrom, Outcome outcome) {
+      String version, String servedModel, String fallbackFrom, Outcome outcome, Instant requestAt, Instant answerAt) {
     return inputs(desensitizer, cut, known, lastMessage, request, routedVersion, version, servedModel, fallbackFrom,
-        outcome);
+        outcome, requestAt, answerAt);
   }
 
   /** Sends the inputs through the session's own command (it desensitizes, deduplicates, persists). */
@@ -73,29 +74,34 @@ final class TurnRecorder {
 
   static List<SessionInput> inputs(Desensitizer d, TextCut cut, Set<String> known, ChatRequest request,
       String routedVersion, String version, String servedModel, String fallbackFrom, Outcome outcome) {
-    return inputs(d, cut, known, null, request, routedVersion, version, servedModel, fallbackFrom, outcome);
+    return inputs(d, cut, known, null, request, routedVersion, version, servedModel, fallbackFrom, outcome, null, null);
   }
 
   /**
    * @param lastMessage the id of the last message recorded in the session by this gateway, null if
    *     unknown (see {@link #alignedCounts})
+   * @param requestAt when the request arrived: the time of what it brings (the start, the tool schemas, the
+   *     messages and tool results the session does not have yet); null: the session's time of recording
+   * @param answerAt when the answer ended: the time of the answer and its reasoning (they were stamped with
+   *     the recording's time, after the answer, and the question with it: the trajectory showed both at one
+   *     instant); null: the session's time of recording
    */
   static List<SessionInput> inputs(Desensitizer d, TextCut cut, Set<String> known, String lastMessage,
       ChatRequest request, String routedVersion, String version, String servedModel, String fallbackFrom,
-      Outcome outcome) {
+      Outcome outcome, Instant requestAt, Instant answerAt) {
     List<SessionInput> in = new ArrayList<>();
     if (!known.contains(START_ID)) {
       Map<String, String> meta = new LinkedHashMap<>();
       meta.put("source", "gateway");
       if (servedModel != null) meta.put("servedModel", servedModel);
-      in.add(new SessionInput.Start(START_ID, null, null, routedVersion, meta));
+      in.add(new SessionInput.Start(START_ID, requestAt, null, routedVersion, meta));
     }
     String tools = request.tools() == null ? null : request.tools().toString();
     // One id per tool set, not per session: an agent that adds a tool mid-conversation resends the whole
     // list, and a call of the new tool must find its schema in the session (the export's `tools`).
     if (tools != null && !known.contains(toolsId(d, tools))) {
       // Cut JSON would not parse where the schemas are read back (export): too long, they are left out, said so.
-      in.add(new SessionInput.Start(toolsId(d, tools), null, null, null, cut.fits(tools) ? Map.of("tools", tools)
+      in.add(new SessionInput.Start(toolsId(d, tools), requestAt, null, null, cut.fits(tools) ? Map.of("tools", tools)
           : Map.of("toolsOmitted", tools.length() + " characters, over data-collector.max-text-length")));
     }
     ArrayNode messages = request.messages();
@@ -115,21 +121,21 @@ final class TurnRecorder {
           Map<String, Integer> truncated = new LinkedHashMap<>();
           if (input.originalLength() != null) truncated.put("input", input.originalLength());
           if (output.originalLength() != null) truncated.put("output", output.originalLength());
-          in.add(new SessionInput.ToolCall(tcId, null, callId, call.path("function").path("name").asText(),
+          in.add(new SessionInput.ToolCall(tcId, requestAt, callId, call.path("function").path("name").asText(),
               input.value(), output.value(), true, null, truncated.isEmpty() ? null : truncated));
         }
         continue;
       }
       String content = text(m.get("content"));
       String id = messageId(d, role(m), content, callIds(m.path("tool_calls")), seen);
-      if (!known.contains(id)) in.add(message(cut, id, role(m), content, null, null, null));
+      if (!known.contains(id)) in.add(message(cut, id, requestAt, role(m), content, null, null, null));
     }
     Completion a = outcome.answer();
     if (outcome.error() != null && (a == null || a.content().isEmpty() && a.toolCalls().isEmpty())) {
       // A failed call: an id of its own, so that a retry of the turn is recorded too.
       String id = "gw:f:" + java.util.UUID.randomUUID();
-      if (a != null) reasoning(cut, id, a, in);
-      in.add(new SessionInput.Message(id, null, "assistant", "", null, outcome.totalMs(),
+      if (a != null) reasoning(cut, id, answerAt, a, in);
+      in.add(new SessionInput.Message(id, answerAt, "assistant", "", null, outcome.totalMs(),
           new InferenceCall(version, servedModel, null, null, null, null, null, outcome.error(), fallbackFrom,
               null, null)));
       return in;
@@ -140,9 +146,9 @@ final class TurnRecorder {
     InferenceCall call = new InferenceCall(version, servedModel, outcome.firstTokenMs(), a.promptTokens(),
         a.completionTokens(), a.finishReason(), outcome.aborted() ? Boolean.TRUE : null, outcome.error(), fallbackFrom,
         a.tokenIds(), a.logprobs());
-    reasoning(cut, id, a, in);
+    reasoning(cut, id, answerAt, a, in);
     // The answer's tool calls are stored when the next request brings their results.
-    in.add(message(cut, id, "assistant", a.content(), a.id(), outcome.totalMs(), call));
+    in.add(message(cut, id, answerAt, "assistant", a.content(), a.id(), outcome.totalMs(), call));
     return in;
   }
 
@@ -151,17 +157,17 @@ final class TurnRecorder {
    * as a reasoning step placed before the answer it led to, under the answer's id with {@code :r}: a
    * resent answer is a duplicate, and so is its step. The forwarded answer keeps it unchanged.
    */
-  private static void reasoning(TextCut cut, String answerId, Completion a, List<SessionInput> in) {
+  private static void reasoning(TextCut cut, String answerId, Instant at, Completion a, List<SessionInput> in) {
     if (a.reasoning().isEmpty()) return;
     // Cut at the limit as message texts are (the agent has the whole text already).
-    in.add(new SessionInput.Reasoning(answerId + ":r", null, null, cut.text(a.reasoning()).value(), null, null));
+    in.add(new SessionInput.Reasoning(answerId + ":r", at, null, cut.text(a.reasoning()).value(), null, null));
   }
 
   /** A message input, its content cut at the limit (and marked so) when it is longer. */
-  private static SessionInput.Message message(TextCut cut, String id, String role, String content, String msgId,
-      Long latencyMs, InferenceCall call) {
+  private static SessionInput.Message message(TextCut cut, String id, Instant at, String role, String content,
+      String msgId, Long latencyMs, InferenceCall call) {
     TextCut.Text text = cut.text(content);
-    return new SessionInput.Message(id, null, role, text.value(), msgId, latencyMs, call,
+    return new SessionInput.Message(id, at, role, text.value(), msgId, latencyMs, call,
         text.originalLength() == null ? null : Map.of("content", text.originalLength()));
   }
 
