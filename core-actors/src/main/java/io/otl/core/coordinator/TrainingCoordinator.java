@@ -427,7 +427,8 @@ public final class TrainingCoordinator
     }
     // Logged, not journaled: a warning changes nothing, and the settings it names are the node's.
     List<String> warnings = Preflight.warnings(policy);
-    p.after(st -> warnings.forEach(w -> rt.log().warn("agent {}: job {} pre-flight warning: {}", rt.agentId, jobId, w)));
+    p.after(st -> warnings.forEach(w ->
+        rt.log().warn("agent {}: job {} pre-flight warning: {}", rt.agentId, jobId, w)));
     if (policy.backend() == Backend.TRINITY_PROXY) {
       p.add(new JobSubmitting(jobId, 1, now));
       p.after(st -> st.job(jobId).ifPresent(j -> steps.sendSubmission(st, j)));
