@@ -8,6 +8,8 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueFactory;
+import io.otl.core.coordinator.GpuBudget;
+import io.otl.core.coordinator.TrainingPolicy.Backend;
 import io.otl.node.config.ConfigRules.Rule;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,6 +72,7 @@ public final class TrainingSettingsValidator {
     if (!check.errors.isEmpty()) {
       throw new ConfigValidationException(check.errors, warnings); // so far only the unknown keys
     }
+    gpuBudget(check); // reads the hyperparams section, so only once every value has its type
     warnings.addAll(check.warnings);
     return new ValidationReport(unknown, warnings);
   }
@@ -122,6 +125,27 @@ public final class TrainingSettingsValidator {
       String key = ROOT + ".training-runner.submit-retry.max-backoff";
       c.error(key, c.valueAt(key), "a duration >= submit-retry.min-backoff");
     }
+  }
+
+  /**
+   * The node's RL algorithm on a rendered Trinity cluster with no GPU left for the trainer: a
+   * warning at start-up (the operator sees it before the first job), as the pre-flight warns each
+   * job ({@link GpuBudget}, which also covers per-agent algorithms set in the file or at run time).
+   */
+  private static void gpuBudget(SettingsCheck c) {
+    Map<String, Object> t = c.typed;
+    String algorithm = (String) t.get("training-runner.algorithm");
+    Integer nodes = (Integer) t.get("training-runner.trinity.node-num");
+    Integer gpus = (Integer) t.get("training-runner.trinity.gpu-per-node");
+    String hyperparamsKey = ROOT + ".training-runner.hyperparams";
+    if (algorithm == null || nodes == null || gpus == null
+        || !"ray-jobs".equals(t.get("training-runner.backend")) || !c.config.hasPath(hyperparamsKey)) {
+      return;
+    }
+    Map<String, Object> hyperparams = c.config.getConfig(hyperparamsKey).root().unwrapped();
+    String key = ROOT + ".training-runner.trinity.gpu-per-node";
+    GpuBudget.warnings(algorithm, hyperparams, Backend.RAY_JOBS, nodes, gpus)
+        .forEach(w -> c.warn(key, c.valueAt(key), w));
   }
 
   /** Renders a value for a message; secrets are masked, long values shortened. */

@@ -437,4 +437,24 @@ class TrainingSettingsValidatorTest {
     String m = invalid(hocon("agentscope.training = 5")).getMessage();
     assertTrue(m.contains("agentscope.training = 5: must be a section of settings"), m);
   }
+
+  /**
+   * An RL algorithm on the default one-GPU Trinity cluster starts (the simulator runs it) with a
+   * warning naming gpu-per-node, since Trinity-RFT refuses the rendered config; with 2 GPUs, sft,
+   * or trinity-proxy there is none.
+   */
+  @Test
+  void anRlAlgorithmOnOneGpuStartsWithAWarningNamingGpuPerNode() {
+    Config grpo = ConfigFactory.parseString(T + "training-runner.algorithm = grpo");
+    List<String> warnings = TrainingSettingsValidator.validate(grpo).warnings();
+    assertEquals(1, warnings.size(), warnings.toString());
+    assertTrue(warnings.get(0).startsWith(T + "training-runner.trinity.gpu-per-node = 1: grpo needs at least 2 GPUs"),
+        warnings.get(0));
+    assertEquals(List.of(), TrainingSettingsValidator.validate(
+        grpo.withFallback(ConfigFactory.parseString(T + "training-runner.trinity.gpu-per-node = 2"))).warnings());
+    assertEquals(List.of(), TrainingSettingsValidator.validate(
+        grpo.withFallback(ConfigFactory.parseString(T + "training-runner.backend = trinity-proxy"))).warnings());
+    assertEquals(List.of(), TrainingSettingsValidator.validate(
+        ConfigFactory.parseString(T + "training-runner.algorithm = dpo")).warnings());
+  }
 }

@@ -64,9 +64,16 @@ public interface CoordinatorReplies {
   /**
    * The job exists (durably). A failed pre-flight still creates it, with status FAILED and the
    * reasons in {@code preflightFailures} (and in its history): HTTP answers 202 with the job id.
+   * {@code preflightWarnings} are items that did not stop the job but may stop it on a real backend
+   * (e.g. too few GPUs for an RL job); empty when none.
    */
-  public record TriggerAccepted(String jobId, JobStatus status, List<String> preflightFailures)
-      implements TriggerReply {}
+  public record TriggerAccepted(String jobId, JobStatus status, List<String> preflightFailures,
+      List<String> preflightWarnings) implements TriggerReply {
+    public TriggerAccepted {
+      preflightFailures = preflightFailures == null ? List.of() : List.copyOf(preflightFailures);
+      preflightWarnings = preflightWarnings == null ? List.of() : List.copyOf(preflightWarnings);
+    }
+  }
 
   /** The cancellation is recorded; {@code status} is CANCELLED or, while the backend stops it, the current one. */
   public record CancelAccepted(String jobId, JobStatus status) implements CancelReply {}

@@ -51,4 +51,14 @@ final class Preflight {
     reasons.addAll(Distillation.problems(policy.algorithm(), policy.hyperparams(), policy.backend()));
     return reasons;
   }
+
+  /**
+   * Items that do not stop the job but that the operator should see: a job the simulator runs and
+   * a real backend would refuse ({@link GpuBudget}). Logged at WARN with the job and answered with
+   * a manual trigger.
+   */
+  static List<String> warnings(TrainingPolicy policy) {
+    return GpuBudget.warnings(policy.algorithm(), policy.hyperparams(), policy.backend(),
+        policy.trinityNodeNum(), policy.trinityGpuPerNode());
+  }
 }

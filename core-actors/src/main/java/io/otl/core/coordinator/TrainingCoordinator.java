@@ -371,9 +371,10 @@ public final class TrainingCoordinator
     }
     Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     String jobId = startJob(p, TriggerType.MANUAL, requestedBy, rolloutReason);
+    List<String> warnings = Preflight.warnings(rt.policy);
     return run(p, replyTo, st -> {
       Job j = st.job(jobId).orElseThrow();
-      return new TriggerAccepted(jobId, j.status(), j.preflightFailures());
+      return new TriggerAccepted(jobId, j.status(), j.preflightFailures(), warnings);
     });
   }
 
@@ -422,7 +423,13 @@ public final class TrainingCoordinator
     }
     if (!reasons.isEmpty()) {
       p.add(new PreflightFailed(jobId, reasons, true, Preflight.rearmAt(before.poolSize(), policy), now));
-    } else if (policy.backend() == Backend.TRINITY_PROXY) {
+      return jobId;
+    }
+    // Logged, not journaled: a warning changes nothing, and the settings it names are the node's.
+    List<String> warnings = Preflight.warnings(policy);
+    p.after(st -> warnings.forEach(w ->
+        rt.log().warn("agent {}: job {} pre-flight warning: {}", rt.agentId, jobId, w)));
+    if (policy.backend() == Backend.TRINITY_PROXY) {
       p.add(new JobSubmitting(jobId, 1, now));
       p.after(st -> st.job(jobId).ifPresent(j -> steps.sendSubmission(st, j)));
     } else {

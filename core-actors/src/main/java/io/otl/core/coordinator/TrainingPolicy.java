@@ -57,6 +57,9 @@ import java.util.function.Supplier;
  * @param submitMaxBackoff longest back-off
  * @param trainingEnabled {@code agentscope.training.enabled}: when false no trigger (automatic or
  *     manual) starts a job and no requested job is submitted; trajectories are still pooled
+ * @param trinityNodeNum {@code trinity.node-num}, the Ray nodes a rendered Trinity config asks for
+ *     (read only by the pre-flight's GPU warning, {@link GpuBudget})
+ * @param trinityGpuPerNode {@code trinity.gpu-per-node}, the GPUs per node it asks for
  */
 public record TrainingPolicy(
     Backend backend,
@@ -75,7 +78,9 @@ public record TrainingPolicy(
     Duration pollInterval,
     Duration submitMinBackoff,
     Duration submitMaxBackoff,
-    boolean trainingEnabled) {
+    boolean trainingEnabled,
+    int trinityNodeNum,
+    int trinityGpuPerNode) {
 
   /** Configuration path (under {@code agentscope.training}) of these settings. */
   public static final String PATH = "training-runner";
@@ -158,6 +163,8 @@ public record TrainingPolicy(
         "a duration > 0");
     require(positive(submitMaxBackoff) && submitMaxBackoff.compareTo(submitMinBackoff) >= 0,
         "submit-retry.max-backoff", submitMaxBackoff, "a duration >= submit-retry.min-backoff");
+    require(trinityNodeNum >= 1, "trinity.node-num", trinityNodeNum, "an integer >= 1");
+    require(trinityGpuPerNode >= 1, "trinity.gpu-per-node", trinityGpuPerNode, "an integer >= 1");
   }
 
   /**
@@ -269,7 +276,9 @@ public record TrainingPolicy(
         read("poll-interval", () -> c.getDuration("poll-interval")),
         read("submit-retry.min-backoff", () -> c.getDuration("submit-retry.min-backoff")),
         read("submit-retry.max-backoff", () -> c.getDuration("submit-retry.max-backoff")),
-        !agentscopeTraining.hasPath("enabled") || agentscopeTraining.getBoolean("enabled"));
+        !agentscopeTraining.hasPath("enabled") || agentscopeTraining.getBoolean("enabled"),
+        c.hasPath("trinity.node-num") ? read("trinity.node-num", () -> c.getInt("trinity.node-num")) : 1,
+        c.hasPath("trinity.gpu-per-node") ? read("trinity.gpu-per-node", () -> c.getInt("trinity.gpu-per-node")) : 1);
   }
 
   /** The defaults of {@code reference.conf}. */

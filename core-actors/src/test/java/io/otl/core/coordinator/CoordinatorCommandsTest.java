@@ -65,7 +65,7 @@ class CoordinatorCommandsTest {
     StepsHarness h = new StepsHarness("");
     TestInbox<TriggerReply> inbox = TestInbox.create();
     Handled started = Handled.handle(h.coordinator, pool(2), new Trigger(" ", inbox.getRef()));
-    assertEquals(new TriggerAccepted(JOB, JobStatus.REQUESTED, List.of()), reply(inbox));
+    assertEquals(new TriggerAccepted(JOB, JobStatus.REQUESTED, List.of(), List.of()), reply(inbox));
     assertEquals("api", ((JobRequested) started.events().get(0)).requestedBy(), "a blank name is the API's");
     assertEquals(1, h.exporter.requests.size(), "the export starts once the job is recorded");
 
@@ -99,13 +99,13 @@ class CoordinatorCommandsTest {
 
     RolloutChecked unknown = new RolloutChecked(TriggerType.MANUAL, "bob", null, "timeout", inbox.getRef());
     Handled failed = Handled.handle(h.coordinator, pool(2), unknown);
-    assertEquals(new TriggerAccepted(JOB, JobStatus.FAILED, List.of(unknown.preflightReason())), reply(inbox),
+    assertEquals(new TriggerAccepted(JOB, JobStatus.FAILED, List.of(unknown.preflightReason()), List.of()), reply(inbox),
         "ModelVersion did not answer: the job fails its pre-flight");
     assertEquals(2, failed.state().poolSize());
 
     RolloutChecked free = new RolloutChecked(TriggerType.MANUAL, "bob", null, null, inbox.getRef());
     Handled ok = Handled.handle(h.coordinator, pool(2), free);
-    assertEquals(new TriggerAccepted(JOB, JobStatus.REQUESTED, List.of()), reply(inbox));
+    assertEquals(new TriggerAccepted(JOB, JobStatus.REQUESTED, List.of(), List.of()), reply(inbox));
     Handled.handle(h.coordinator, ok.state(), free);
     assertInstanceOf(Refused.class, reply(inbox), "a job became active meanwhile");
   }

@@ -125,4 +125,32 @@ class PreflightTest {
     assertTrue(TrainingSwitch.refusal("a").startsWith(
         "training is disabled (agentscope.training.enabled = false): no job is started for agent a"));
   }
+
+  @Test
+  void rlOnTooFewGpusIsAWarningNamingTheSettingNotARefusal() {
+    TrainingPolicy grpo = policy("algorithm = grpo, hyperparams.reward-fn-type = accuracy_reward");
+    assertEquals(List.of(), Preflight.check(pool(3, 1.0), TriggerType.MANUAL, grpo), "not a refusal");
+    List<String> warnings = Preflight.warnings(grpo);
+    assertEquals(1, warnings.size(), warnings.toString());
+    assertTrue(warnings.get(0).startsWith("grpo needs at least 2 GPUs"), warnings.get(0));
+    assertTrue(warnings.get(0).contains(
+        "agentscope.training.training-runner.trinity.node-num x gpu-per-node = 1 x 1 = 1"), warnings.get(0));
+
+    assertEquals(List.of(), Preflight.warnings(policy("algorithm = ppo, trinity.gpu-per-node = 2")),
+        "one GPU for the rollout model, one for the trainer");
+    assertEquals(List.of(), Preflight.warnings(policy("algorithm = grpo, trinity { node-num = 2, gpu-per-node = 1 }")));
+    assertEquals(List.of(), Preflight.warnings(policy("algorithm = sft")), "sft and dpo only train");
+    assertEquals(List.of(), Preflight.warnings(policy("algorithm = dpo")));
+    assertEquals(List.of(), Preflight.warnings(policy("algorithm = grpo, backend = trinity-proxy")),
+        "the proxy's cluster is Trinity's own serve + train, not a config we render");
+
+    TrainingPolicy bigTeacher = policy("algorithm = distillation, trinity.gpu-per-node = 2,"
+        + " hyperparams { teacher-model = t, teacher-tensor-parallel-size = 2 }");
+    List<String> distill = Preflight.warnings(bigTeacher);
+    assertEquals(1, distill.size(), "rollout 1 + teacher 2 + trainer 1 > 2");
+    assertTrue(distill.get(0).startsWith("distillation needs at least 4 GPUs"), distill.get(0));
+    assertTrue(distill.get(0).contains("2 for the teacher, hyperparams.teacher-tensor-parallel-size"), distill.get(0));
+    assertEquals(List.of(), Preflight.warnings(policy("algorithm = distillation, trinity.gpu-per-node = 4,"
+        + " hyperparams { teacher-model = t, teacher-tensor-parallel-size = 2 }")));
+  }
 }

@@ -137,6 +137,9 @@ class RuntimePolicyTest {
         kit.<TrainingCoordinator.TriggerReply>runCommand(r -> new TrainingCoordinator.Trigger("alice", r)).reply());
     assertEquals(List.of(), ok.preflightFailures());
     assertEquals("distillation", exporter.requests.get(0).algorithm());
+    assertEquals(1, ok.preflightWarnings().size(), "the default one GPU leaves none for the trainer");
+    assertTrue(ok.preflightWarnings().get(0).contains("trinity.node-num x gpu-per-node = 1 x 1 = 1"),
+        ok.preflightWarnings().toString());
   }
 
   @Test

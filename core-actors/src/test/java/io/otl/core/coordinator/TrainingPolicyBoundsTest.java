@@ -98,7 +98,7 @@ class TrainingPolicyBoundsTest {
     TrainingPolicy d = TrainingPolicy.defaults();
     TrainingPolicy built = new TrainingPolicy(Backend.RAY_JOBS, null, EnumSet.of(TriggerType.MANUAL), null, null, 5,
         MissedSlots.FIRE, "sft", null, null, 0.5, null, null, d.pollInterval(), d.submitMinBackoff(),
-        d.submitMaxBackoff(), true);
+        d.submitMaxBackoff(), true, 1, 1);
     assertEquals("", built.trinityEndpoint());
     assertEquals(ZoneId.of("UTC"), built.zone());
     assertEquals("", built.baseModel());
@@ -108,13 +108,13 @@ class TrainingPolicyBoundsTest {
     assertNull(built.cron());
     assertThrows(IllegalArgumentException.class, () -> new TrainingPolicy(Backend.RAY_JOBS, "", EnumSet.of(
         TriggerType.SCHEDULED), null, null, 5, MissedSlots.FIRE, "sft", "m", null, 0.5, "", "", d.pollInterval(),
-        d.submitMinBackoff(), d.submitMaxBackoff(), true), "scheduled needs a cron");
+        d.submitMinBackoff(), d.submitMaxBackoff(), true, 1, 1), "scheduled needs a cron");
     assertThrows(IllegalArgumentException.class, () -> new TrainingPolicy(Backend.RAY_JOBS, "", null, null, null, 5,
         MissedSlots.FIRE, "sft", "m", null, 0.5, "", "", d.pollInterval(), d.submitMinBackoff(), d.submitMaxBackoff(),
-        true));
+        true, 1, 1));
     assertThrows(IllegalArgumentException.class, () -> new TrainingPolicy(Backend.RAY_JOBS, "", EnumSet.of(
         TriggerType.MANUAL), null, null, 5, MissedSlots.FIRE, "sft", "m", null, 0.5, "", "", d.pollInterval(),
-        Duration.ofSeconds(10), Duration.ofSeconds(9), true), "max-backoff below min-backoff");
+        Duration.ofSeconds(10), Duration.ofSeconds(9), true, 1, 1), "max-backoff below min-backoff");
   }
 
   @Test
