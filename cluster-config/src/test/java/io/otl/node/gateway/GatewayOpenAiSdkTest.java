@@ -524,6 +524,9 @@ class GatewayOpenAiSdkTest {
             + "\"metadata\":{\"session_id\":\"" + sessionId + "\"}}");
     assertEquals(504, r.status(), r.body());
     assertEquals("upstream_timeout", r.json().path("error").path("code").asText());
+    // the limit as the user set it, with its key (it read "within PT5S", Java's notation)
+    assertTrue(r.json().path("error").path("message").asText().endsWith("did not answer within 5s (gateway.timeout)"),
+        r.body());
     JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
     assertTrue(s.path("messages").get(1).path("inference").path("error").asText().contains("did not answer"));
   }
