@@ -18,6 +18,11 @@ import com.openai.errors.UnauthorizedException;
 import com.openai.models.FunctionDefinition;
 import com.openai.models.FunctionParameters;
 import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionAllowedToolChoice;
+import com.openai.models.chat.completions.ChatCompletionAllowedTools;
+import com.openai.models.chat.completions.ChatCompletionAssistantMessageParam;
+import com.openai.models.chat.completions.ChatCompletionCustomTool;
+import com.openai.models.chat.completions.ChatCompletionMessageCustomToolCall;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.chat.completions.ChatCompletionFunctionTool;
@@ -253,6 +258,50 @@ class GatewayOpenAiSdkTest {
     assertEquals(storedId(call.id()), asked.path("msgId").asText());
     assertEquals("tool_calls", asked.path("inference").path("finishReason").asText());
     assertTrue(s.path("metadata").path("tools").asText().contains("get_weather"), "tool schemas are stored once");
+  }
+
+  /**
+   * OpenAI's custom tools (free-text input), their calls in the history, and an {@code allowed_tools}
+   * tool choice, as the SDK sends them: the gateway refused all three with 400 (its checks knew function
+   * tools only), though it forwards fields it does not know. Now they are forwarded, and a custom
+   * tool's call is recorded with its input text when its result comes back.
+   */
+  @Test
+  void customToolsAndAnAllowedToolsChoiceAreForwardedAndTheirCallsRecorded() throws Exception {
+    OpenAIClient client = client(KEY_A);
+    String sessionId = "custom-tools-" + UUID.randomUUID();
+    ChatCompletionCustomTool codeExec = ChatCompletionCustomTool.builder().custom(ChatCompletionCustomTool.Custom
+        .builder().name("code_exec").description("runs Python").build()).build();
+    ChatCompletionAllowedToolChoice onlyCodeExec = ChatCompletionAllowedToolChoice.builder()
+        .allowedTools(ChatCompletionAllowedTools.builder().mode(ChatCompletionAllowedTools.Mode.AUTO)
+            .addTool(ChatCompletionAllowedTools.Tool.builder()
+                .putAdditionalProperty("type", JsonValue.from("custom"))
+                .putAdditionalProperty("custom", JsonValue.from(Map.of("name", "code_exec"))).build())
+            .build())
+        .build();
+    ChatCompletionCreateParams afterTheCall = ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("Compute six times seven")
+        .addMessage(ChatCompletionAssistantMessageParam.builder()
+            .addToolCall(ChatCompletionMessageCustomToolCall.builder().id("call-custom-1")
+                .custom(ChatCompletionMessageCustomToolCall.Custom.builder().name("code_exec").input("print(6 * 7)")
+                    .build())
+                .build())
+            .build())
+        .addMessage(ChatCompletionToolMessageParam.builder().toolCallId("call-custom-1").content("42").build())
+        .addTool(codeExec)
+        .toolChoice(onlyCodeExec)
+        .putAdditionalHeader("X-Session-Id", sessionId)
+        .build();
+    ChatCompletion answer = client.chat().completions().create(afterTheCall);
+    assertFalse(answer.choices().isEmpty());
+
+    JsonNode s = session(sessionId, n -> n.path("toolCalls").size() == 1 && n.path("messages").size() == 3);
+    JsonNode stored = s.path("toolCalls").get(0);
+    assertEquals("code_exec", stored.path("toolName").asText(), s.toString());
+    assertEquals("call-custom-1", stored.path("callId").asText());
+    assertEquals("print(6 * 7)", stored.path("input").asText(), "a custom tool's input is its text");
+    assertEquals(42, stored.path("output").asInt());
+    assertTrue(s.path("metadata").path("tools").asText().contains("code_exec"), s.toString());
   }
 
   @Test

@@ -60,10 +60,13 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
     JsonNode choice = body.get("tool_choice");
     if (choice != null && !choice.isNull()) {
       boolean ok = choice.isTextual() ? Set.of("none", "auto", "required").contains(choice.asText())
-          : choice.isObject() && choice.path("function").path("name").isTextual();
+          : choice.isObject() && (choice.path("function").path("name").isTextual()
+              || "custom".equals(choice.path("type").asText()) && choice.path("custom").path("name").isTextual()
+              || "allowed_tools".equals(choice.path("type").asText()) && allowedTools(choice.path("allowed_tools")));
       if (!ok) {
-        throw OpenAiError.invalid("tool_choice", "tool_choice must be \"none\", \"auto\", \"required\" or "
-            + "{\"type\":\"function\",\"function\":{\"name\":…}}");
+        throw OpenAiError.invalid("tool_choice", "tool_choice must be \"none\", \"auto\", \"required\", "
+            + "{\"type\":\"function\",\"function\":{\"name\":…}}, {\"type\":\"custom\",\"custom\":{\"name\":…}} or "
+            + "{\"type\":\"allowed_tools\",\"allowed_tools\":{\"mode\":\"auto\"|\"required\",\"tools\":[…]}}");
       }
     }
     JsonNode streamOptions = body.get("stream_options");
@@ -144,23 +147,48 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
       }
       for (int i = 0; i < calls.size(); i++) {
         JsonNode c = calls.get(i);
-        if (!c.path("id").isTextual() || !c.path("function").path("name").isTextual()) {
-          throw OpenAiError.invalid(where + ".tool_calls[" + i + "]", "a tool call needs id and function.name");
+        if (!c.path("id").isTextual() || callName(c) == null) {
+          throw OpenAiError.invalid(where + ".tool_calls[" + i + "]",
+              "a tool call needs id and function.name (custom.name for a custom tool's call)");
         }
       }
     }
   }
 
   private static void checkTools(JsonNode tools) {
-    if (!tools.isArray()) throw OpenAiError.invalid("tools", "tools must be an array of function tools");
+    if (!tools.isArray()) throw OpenAiError.invalid("tools", "tools must be an array of function or custom tools");
     for (int i = 0; i < tools.size(); i++) {
       JsonNode t = tools.get(i);
-      if (!t.isObject() || !"function".equals(t.path("type").asText()) || !t.path("function").path("name").isTextual()
-          || t.path("function").path("name").asText().isBlank()) {
+      // OpenAI's two tool types: a function, and a custom tool (free-text input, optionally a grammar)
+      String type = t.path("type").asText();
+      JsonNode name = t.path(type).path("name");
+      if (!t.isObject() || !Set.of("function", "custom").contains(type) || !name.isTextual() || name.asText().isBlank()) {
         throw OpenAiError.invalid("tools[" + i + "]",
-            "tools[" + i + "] must be {\"type\":\"function\",\"function\":{\"name\":…,\"parameters\":{…}}}");
+            "tools[" + i + "] must be {\"type\":\"function\",\"function\":{\"name\":…,\"parameters\":{…}}} or "
+                + "{\"type\":\"custom\",\"custom\":{\"name\":…}}");
       }
     }
+  }
+
+  /** {@code tool_choice.allowed_tools}: a mode and the tools the model may pick from. */
+  private static boolean allowedTools(JsonNode allowed) {
+    return Set.of("auto", "required").contains(allowed.path("mode").asText()) && allowed.path("tools").isArray();
+  }
+
+  /**
+   * The tool a call calls: {@code function.name}, or {@code custom.name} for a call of a custom tool
+   * (OpenAI's {@code {"type":"custom","custom":{"name","input"}}}); null when it names none.
+   */
+  static String callName(JsonNode call) {
+    JsonNode name = "custom".equals(call.path("type").asText()) ? call.path("custom").path("name")
+        : call.path("function").path("name");
+    return name.isTextual() ? name.asText() : null;
+  }
+
+  /** What a call passes its tool: a function's {@code arguments}, a custom tool's {@code input} text. */
+  static JsonNode callInput(JsonNode call) {
+    return "custom".equals(call.path("type").asText()) ? call.path("custom").get("input")
+        : call.path("function").get("arguments");
   }
 
   private static boolean bool(ObjectNode body, String field) {

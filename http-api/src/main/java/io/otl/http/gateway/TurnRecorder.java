@@ -110,12 +110,12 @@ final class TurnRecorder {
         String callId = call.path("id").asText();
         String tcId = toolCallEventId(callId);
         if (!known.contains(tcId)) {
-          TextCut.Json input = cut.json(arguments(call.path("function").get("arguments")));
+          TextCut.Json input = cut.json(arguments(ChatRequest.callInput(call)));
           TextCut.Json output = cut.json(arguments(text(m.get("content"))));
           Map<String, Integer> truncated = new LinkedHashMap<>();
           if (input.originalLength() != null) truncated.put("input", input.originalLength());
           if (output.originalLength() != null) truncated.put("output", output.originalLength());
-          in.add(new SessionInput.ToolCall(tcId, null, callId, call.path("function").path("name").asText(),
+          in.add(new SessionInput.ToolCall(tcId, null, callId, ChatRequest.callName(call),
               input.value(), output.value(), true, null, truncated.isEmpty() ? null : truncated));
         }
         continue;
