@@ -304,6 +304,25 @@ class GatewayOpenAiSdkTest {
     assertTrue(s.path("metadata").path("tools").asText().contains("code_exec"), s.toString());
   }
 
+  /**
+   * A refused answer comes back from the SDK with content null and {@code refusal} set; an agent that
+   * keeps it in its history sends it so, as OpenAI takes it. The gateway refused such a turn with 400.
+   */
+  @Test
+  void anAssistantTurnThatRefusedWithoutContentIsForwarded() throws Exception {
+    String sessionId = "refusal-" + UUID.randomUUID();
+    ChatCompletionCreateParams params = ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("Tell me a secret")
+        .addMessage(ChatCompletionAssistantMessageParam.builder().refusal("I cannot share that.").build())
+        .addUserMessage("Then tell me a joke")
+        .putAdditionalHeader("X-Session-Id", sessionId)
+        .build();
+    ChatCompletion answer = client(KEY_A).chat().completions().create(params);
+    assertTrue(answer.choices().get(0).message().content().orElseThrow().contains("Then tell me a joke"));
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 4);
+    assertEquals("assistant", s.path("messages").get(1).path("role").asText(), s.toString());
+  }
+
   @Test
   void metadataSessionIdNamesTheSession() throws Exception {
     String sessionId = "meta-" + UUID.randomUUID();

@@ -120,11 +120,14 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
     }
     JsonNode content = m.get("content");
     // An empty tool_calls array is refused as OpenAI refuses it ("too short"): it would store an empty turn.
-    boolean hasToolCalls = !m.path("tool_calls").isEmpty() || m.path("function_call").isObject();
+    // What an assistant turn may say instead of content, as OpenAI takes it back: its calls, a refusal (the
+    // SDKs hand a refused answer back with content null), or an audio answer by its id.
+    boolean saysSomethingElse = !m.path("tool_calls").isEmpty() || m.path("function_call").isObject()
+        || m.path("refusal").isTextual() || m.path("audio").path("id").isTextual();
     if (content == null || content.isNull()) {
-      if (!"assistant".equals(role.asText()) || !hasToolCalls) {
+      if (!"assistant".equals(role.asText()) || !saysSomethingElse) {
         throw OpenAiError.invalid(where + ".content", where + ".content is required (a string or an array of "
-            + "content parts); only an assistant message with tool_calls may omit it");
+            + "content parts); only an assistant message with tool_calls, function_call, refusal or audio may omit it");
       }
     } else if (content.isArray()) {
       for (int i = 0; i < content.size(); i++) {
