@@ -22,6 +22,7 @@ import com.openai.models.chat.completions.ChatCompletionAllowedToolChoice;
 import com.openai.models.chat.completions.ChatCompletionAllowedTools;
 import com.openai.models.chat.completions.ChatCompletionAssistantMessageParam;
 import com.openai.models.chat.completions.ChatCompletionCustomTool;
+import com.openai.models.chat.completions.ChatCompletionFunctionMessageParam;
 import com.openai.models.chat.completions.ChatCompletionMessageCustomToolCall;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
@@ -321,6 +322,48 @@ class GatewayOpenAiSdkTest {
     assertTrue(answer.choices().get(0).message().content().orElseThrow().contains("Then tell me a joke"));
     JsonNode s = session(sessionId, n -> n.path("messages").size() == 4);
     assertEquals("assistant", s.path("messages").get(1).path("role").asText(), s.toString());
+  }
+
+  /**
+   * The legacy functions API (deprecated, still served): a function's result came back as a session
+   * message of role tool with no tool call at all, and the {@code functions} schemas were not kept. Now
+   * the result is the function_call's tool call, stored once however often the history is resent.
+   */
+  @Test
+  void aLegacyFunctionCallIsRecordedAsAToolCallWithItsResult() throws Exception {
+    OpenAIClient client = client(KEY_A);
+    String sessionId = "functions-" + UUID.randomUUID();
+    ChatCompletionCreateParams.Function weather = ChatCompletionCreateParams.Function.builder().name("get_weather")
+        .parameters(FunctionParameters.builder().putAdditionalProperty("type", JsonValue.from("object")).build())
+        .build();
+    ChatCompletionAssistantMessageParam called = ChatCompletionAssistantMessageParam.builder()
+        .functionCall(ChatCompletionAssistantMessageParam.FunctionCall.builder().name("get_weather")
+            .arguments("{\"city\":\"Rome\"}").build())
+        .build();
+    ChatCompletionFunctionMessageParam result = ChatCompletionFunctionMessageParam.builder().name("get_weather")
+        .content("{\"celsius\":18}").build();
+    ChatCompletion first = client.chat().completions().create(ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("Weather in Rome?").addMessage(called).addMessage(result).addFunction(weather)
+        .putAdditionalHeader("X-Session-Id", sessionId).build());
+    session(sessionId, n -> n.path("messages").size() == 3);
+    client.chat().completions().create(ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("Weather in Rome?").addMessage(called).addMessage(result).addMessage(first.choices().get(0)
+            .message()).addUserMessage("And tomorrow?").addFunction(weather)
+        .putAdditionalHeader("X-Session-Id", sessionId).build());
+
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 5);
+    List<String> roles = new java.util.ArrayList<>();
+    s.path("messages").forEach(m -> roles.add(m.path("role").asText()));
+    assertEquals(List.of("user", "assistant", "assistant", "user", "assistant"), roles, s.toString());
+    assertEquals(1, s.path("toolCalls").size(), s.toString());
+    JsonNode stored = s.path("toolCalls").get(0);
+    assertEquals("get_weather", stored.path("toolName").asText());
+    assertEquals("Rome", stored.path("input").path("city").asText());
+    assertEquals(18, stored.path("output").path("celsius").asInt());
+    assertEquals(s.path("messages").get(1).path("eventId").asText(), stored.path("callId").asText(),
+        "the call is named by the assistant message that made it");
+    assertTrue(s.path("metadata").path("tools").asText().contains("\"type\":\"function\""), s.toString());
+    assertTrue(s.path("metadata").path("tools").asText().contains("get_weather"), s.toString());
   }
 
   @Test

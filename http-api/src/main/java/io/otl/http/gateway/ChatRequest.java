@@ -91,8 +91,8 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
       JsonNode s = metadata.get("session_id");
       if (s != null) sessionId = s.asText();
     }
-    return new ChatRequest(bytes, body, (ArrayNode) messages, stream, tools == null || tools.isNull() ? null : tools,
-        sessionId);
+    return new ChatRequest(bytes, body, (ArrayNode) messages, stream,
+        tools == null || tools.isNull() ? legacyFunctions(body.get("functions")) : tools, sessionId);
   }
 
   /**
@@ -171,6 +171,19 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
                 + "{\"type\":\"custom\",\"custom\":{\"name\":…}}");
       }
     }
+  }
+
+  /**
+   * The legacy {@code functions} as the function tools they are, for the session's tool schemas (the
+   * export's tool list); null when there are none. What is forwarded is the body as sent.
+   */
+  private static JsonNode legacyFunctions(JsonNode functions) {
+    if (functions == null || !functions.isArray()) return null;
+    ArrayNode tools = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+    for (JsonNode f : functions) {
+      if (f.path("name").isTextual()) tools.addObject().put("type", "function").set("function", f);
+    }
+    return tools.isEmpty() ? null : tools;
   }
 
   /** {@code tool_choice.allowed_tools}: a mode and the tools the model may pick from. */
