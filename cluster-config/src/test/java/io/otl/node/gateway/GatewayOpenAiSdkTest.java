@@ -18,6 +18,12 @@ import com.openai.errors.UnauthorizedException;
 import com.openai.models.FunctionDefinition;
 import com.openai.models.FunctionParameters;
 import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionAllowedToolChoice;
+import com.openai.models.chat.completions.ChatCompletionAllowedTools;
+import com.openai.models.chat.completions.ChatCompletionAssistantMessageParam;
+import com.openai.models.chat.completions.ChatCompletionCustomTool;
+import com.openai.models.chat.completions.ChatCompletionFunctionMessageParam;
+import com.openai.models.chat.completions.ChatCompletionMessageCustomToolCall;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.chat.completions.ChatCompletionFunctionTool;
@@ -253,6 +259,111 @@ class GatewayOpenAiSdkTest {
     assertEquals(storedId(call.id()), asked.path("msgId").asText());
     assertEquals("tool_calls", asked.path("inference").path("finishReason").asText());
     assertTrue(s.path("metadata").path("tools").asText().contains("get_weather"), "tool schemas are stored once");
+  }
+
+  /**
+   * OpenAI's custom tools (free-text input), their calls in the history, and an {@code allowed_tools}
+   * tool choice, as the SDK sends them: the gateway refused all three with 400 (its checks knew function
+   * tools only), though it forwards fields it does not know. Now they are forwarded, and a custom
+   * tool's call is recorded with its input text when its result comes back.
+   */
+  @Test
+  void customToolsAndAnAllowedToolsChoiceAreForwardedAndTheirCallsRecorded() throws Exception {
+    OpenAIClient client = client(KEY_A);
+    String sessionId = "custom-tools-" + UUID.randomUUID();
+    ChatCompletionCustomTool codeExec = ChatCompletionCustomTool.builder().custom(ChatCompletionCustomTool.Custom
+        .builder().name("code_exec").description("runs Python").build()).build();
+    ChatCompletionAllowedToolChoice onlyCodeExec = ChatCompletionAllowedToolChoice.builder()
+        .allowedTools(ChatCompletionAllowedTools.builder().mode(ChatCompletionAllowedTools.Mode.AUTO)
+            .addTool(ChatCompletionAllowedTools.Tool.builder()
+                .putAdditionalProperty("type", JsonValue.from("custom"))
+                .putAdditionalProperty("custom", JsonValue.from(Map.of("name", "code_exec"))).build())
+            .build())
+        .build();
+    ChatCompletionCreateParams afterTheCall = ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("Compute six times seven")
+        .addMessage(ChatCompletionAssistantMessageParam.builder()
+            .addToolCall(ChatCompletionMessageCustomToolCall.builder().id("call-custom-1")
+                .custom(ChatCompletionMessageCustomToolCall.Custom.builder().name("code_exec").input("print(6 * 7)")
+                    .build())
+                .build())
+            .build())
+        .addMessage(ChatCompletionToolMessageParam.builder().toolCallId("call-custom-1").content("42").build())
+        .addTool(codeExec)
+        .toolChoice(onlyCodeExec)
+        .putAdditionalHeader("X-Session-Id", sessionId)
+        .build();
+    ChatCompletion answer = client.chat().completions().create(afterTheCall);
+    assertFalse(answer.choices().isEmpty());
+
+    JsonNode s = session(sessionId, n -> n.path("toolCalls").size() == 1 && n.path("messages").size() == 3);
+    JsonNode stored = s.path("toolCalls").get(0);
+    assertEquals("code_exec", stored.path("toolName").asText(), s.toString());
+    assertEquals("call-custom-1", stored.path("callId").asText());
+    assertEquals("print(6 * 7)", stored.path("input").asText(), "a custom tool's input is its text");
+    assertEquals(42, stored.path("output").asInt());
+    assertTrue(s.path("metadata").path("tools").asText().contains("code_exec"), s.toString());
+  }
+
+  /**
+   * A refused answer comes back from the SDK with content null and {@code refusal} set; an agent that
+   * keeps it in its history sends it so, as OpenAI takes it. The gateway refused such a turn with 400.
+   */
+  @Test
+  void anAssistantTurnThatRefusedWithoutContentIsForwarded() throws Exception {
+    String sessionId = "refusal-" + UUID.randomUUID();
+    ChatCompletionCreateParams params = ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("Tell me a secret")
+        .addMessage(ChatCompletionAssistantMessageParam.builder().refusal("I cannot share that.").build())
+        .addUserMessage("Then tell me a joke")
+        .putAdditionalHeader("X-Session-Id", sessionId)
+        .build();
+    ChatCompletion answer = client(KEY_A).chat().completions().create(params);
+    assertTrue(answer.choices().get(0).message().content().orElseThrow().contains("Then tell me a joke"));
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 4);
+    assertEquals("assistant", s.path("messages").get(1).path("role").asText(), s.toString());
+  }
+
+  /**
+   * The legacy functions API (deprecated, still served): a function's result came back as a session
+   * message of role tool with no tool call at all, and the {@code functions} schemas were not kept. Now
+   * the result is the function_call's tool call, stored once however often the history is resent.
+   */
+  @Test
+  void aLegacyFunctionCallIsRecordedAsAToolCallWithItsResult() throws Exception {
+    OpenAIClient client = client(KEY_A);
+    String sessionId = "functions-" + UUID.randomUUID();
+    ChatCompletionCreateParams.Function weather = ChatCompletionCreateParams.Function.builder().name("get_weather")
+        .parameters(FunctionParameters.builder().putAdditionalProperty("type", JsonValue.from("object")).build())
+        .build();
+    ChatCompletionAssistantMessageParam called = ChatCompletionAssistantMessageParam.builder()
+        .functionCall(ChatCompletionAssistantMessageParam.FunctionCall.builder().name("get_weather")
+            .arguments("{\"city\":\"Rome\"}").build())
+        .build();
+    ChatCompletionFunctionMessageParam result = ChatCompletionFunctionMessageParam.builder().name("get_weather")
+        .content("{\"celsius\":18}").build();
+    ChatCompletion first = client.chat().completions().create(ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("Weather in Rome?").addMessage(called).addMessage(result).addFunction(weather)
+        .putAdditionalHeader("X-Session-Id", sessionId).build());
+    session(sessionId, n -> n.path("messages").size() == 3);
+    client.chat().completions().create(ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("Weather in Rome?").addMessage(called).addMessage(result).addMessage(first.choices().get(0)
+            .message()).addUserMessage("And tomorrow?").addFunction(weather)
+        .putAdditionalHeader("X-Session-Id", sessionId).build());
+
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 5);
+    List<String> roles = new java.util.ArrayList<>();
+    s.path("messages").forEach(m -> roles.add(m.path("role").asText()));
+    assertEquals(List.of("user", "assistant", "assistant", "user", "assistant"), roles, s.toString());
+    assertEquals(1, s.path("toolCalls").size(), s.toString());
+    JsonNode stored = s.path("toolCalls").get(0);
+    assertEquals("get_weather", stored.path("toolName").asText());
+    assertEquals("Rome", stored.path("input").path("city").asText());
+    assertEquals(18, stored.path("output").path("celsius").asInt());
+    assertEquals(s.path("messages").get(1).path("eventId").asText(), stored.path("callId").asText(),
+        "the call is named by the assistant message that made it");
+    assertTrue(s.path("metadata").path("tools").asText().contains("\"type\":\"function\""), s.toString());
+    assertTrue(s.path("metadata").path("tools").asText().contains("get_weather"), s.toString());
   }
 
   @Test
@@ -524,6 +635,9 @@ class GatewayOpenAiSdkTest {
             + "\"metadata\":{\"session_id\":\"" + sessionId + "\"}}");
     assertEquals(504, r.status(), r.body());
     assertEquals("upstream_timeout", r.json().path("error").path("code").asText());
+    // the limit as the user set it, with its key (it read "within PT5S", Java's notation)
+    assertTrue(r.json().path("error").path("message").asText().endsWith("did not answer within 5s (gateway.timeout)"),
+        r.body());
     JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
     assertTrue(s.path("messages").get(1).path("inference").path("error").asText().contains("did not answer"));
   }

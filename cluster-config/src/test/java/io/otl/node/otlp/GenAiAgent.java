@@ -109,6 +109,54 @@ final class GenAiAgent {
     return List.copyOf(collect.spans);
   }
 
+  /**
+   * A chat span as the Azure AI Inference SDK's tracing writes it: one span event per message, each
+   * event's whole body as JSON in {@code gen_ai.event.content} (a choice's under {@code message}).
+   */
+  static List<SpanData> eventBodiesAsJson(String conversationId) {
+    Collect collect = new Collect();
+    SdkTracerProvider provider = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(collect))
+        .build();
+    AttributeKey<String> body = AttributeKey.stringKey("gen_ai.event.content");
+    Span chat = provider.get("azure.ai.inference").spanBuilder("chat gpt-4o").setSpanKind(SpanKind.CLIENT)
+        .setAttribute("gen_ai.operation.name", "chat")
+        .setAttribute("gen_ai.conversation.id", conversationId)
+        .setAttribute("gen_ai.agent.name", "travel-agent")
+        .setAttribute("gen_ai.response.id", "resp-az")
+        .startSpan();
+    chat.addEvent("gen_ai.system.message", Attributes.of(body, "{\"role\": \"system\", \"content\": \"Be brief.\"}"));
+    chat.addEvent("gen_ai.user.message", Attributes.of(body, "{\"role\": \"user\", \"content\": \"" + USER_2 + "\"}"));
+    chat.addEvent("gen_ai.tool.message", Attributes.of(body, "{\"content\": {\"sent\": true}, \"id\": \"call-7\"}"));
+    chat.addEvent("gen_ai.choice", Attributes.of(body,
+        "{\"message\": {\"content\": \"" + ANSWER_2 + "\"}, \"finish_reason\": \"stop\", \"index\": 0}"));
+    chat.end();
+    provider.close();
+    return List.copyOf(collect.spans);
+  }
+
+  /**
+   * A chat span of the semantic conventions up to 1.27: the prompt and the completion as JSON arrays of
+   * messages on the events {@code gen_ai.content.prompt} and {@code gen_ai.content.completion}.
+   */
+  static List<SpanData> promptAndCompletionEvents(String conversationId) {
+    Collect collect = new Collect();
+    SdkTracerProvider provider = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(collect))
+        .build();
+    Span chat = provider.get("semantic-kernel").spanBuilder("chat.completions gpt-4o").setSpanKind(SpanKind.CLIENT)
+        .setAttribute("gen_ai.operation.name", "chat")
+        .setAttribute("gen_ai.conversation.id", conversationId)
+        .setAttribute("gen_ai.agent.name", "travel-agent")
+        .setAttribute("gen_ai.response.id", "resp-sk")
+        .startSpan();
+    chat.addEvent("gen_ai.content.prompt", Attributes.of(AttributeKey.stringKey("gen_ai.prompt"),
+        "[{\"role\": \"system\", \"content\": \"Be brief.\"}, {\"role\": \"user\", \"content\": \"" + USER_1 + "\"}]"));
+    chat.addEvent("gen_ai.content.completion", Attributes.of(AttributeKey.stringKey("gen_ai.completion"),
+        "[{\"role\": \"assistant\", \"content\": \"" + ANSWER_1 + "\"}]"));
+    chat.end();
+    provider.close();
+    return List.copyOf(collect.spans);
+  }
+
   /** A failed tool call in {@code conversationId}. */
   static List<SpanData> failedTool(String conversationId) {
     Collect collect = new Collect();

@@ -384,6 +384,34 @@ class OtlpTracesTest {
     assertFalse(message.contains("13812345678"), message);
   }
 
+  /**
+   * Older event-based instrumentations: a body sent as JSON in {@code gen_ai.event.content} (Azure AI
+   * Inference) was stored as the message text, braces and all; the 1.27 events
+   * {@code gen_ai.content.prompt} / {@code gen_ai.content.completion} were not read, so the chat span was
+   * "mapped" with no message stored. Both now give the conversation's messages, desensitized.
+   */
+  @Test
+  void olderEventBasedChatSpansGiveTheirMessages() {
+    try (OtlpHttpSpanExporter exporter = exporter(node.httpPort(), "none")) {
+      export(exporter, GenAiAgent.eventBodiesAsJson("otlp-event-bodies"));
+      export(exporter, GenAiAgent.promptAndCompletionEvents("otlp-content-events"));
+    }
+    JsonNode bodies = session("otlp-event-bodies").get("messages");
+    assertEquals(List.of("system:Be brief.", "user:Thanks! Send it to [EMAIL] please.", "tool:{\"sent\":true}",
+        "assistant:" + GenAiAgent.ANSWER_2), roleAndContent(bodies), bodies.toString());
+    assertEquals("resp-az", bodies.get(3).get("msgId").asText());
+    JsonNode events = session("otlp-content-events").get("messages");
+    assertEquals(List.of("system:Be brief.", "user:What is the weather in Paris? My phone is [PHONE].",
+        "assistant:" + GenAiAgent.ANSWER_1), roleAndContent(events), events.toString());
+    assertEquals("resp-sk", events.get(2).get("msgId").asText());
+  }
+
+  private static List<String> roleAndContent(JsonNode messages) {
+    List<String> out = new ArrayList<>();
+    messages.forEach(m -> out.add(m.get("role").asText() + ":" + m.get("content").asText()));
+    return out;
+  }
+
   @Test
   void theDocumentedJavaExampleFeedsASession() throws Exception {
     java.nio.file.Path root = io.otl.node.testing.PythonVenv.repoRoot();

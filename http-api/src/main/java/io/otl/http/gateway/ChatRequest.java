@@ -60,10 +60,13 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
     JsonNode choice = body.get("tool_choice");
     if (choice != null && !choice.isNull()) {
       boolean ok = choice.isTextual() ? Set.of("none", "auto", "required").contains(choice.asText())
-          : choice.isObject() && choice.path("function").path("name").isTextual();
+          : choice.isObject() && (choice.path("function").path("name").isTextual()
+              || "custom".equals(choice.path("type").asText()) && choice.path("custom").path("name").isTextual()
+              || "allowed_tools".equals(choice.path("type").asText()) && allowedTools(choice.path("allowed_tools")));
       if (!ok) {
-        throw OpenAiError.invalid("tool_choice", "tool_choice must be \"none\", \"auto\", \"required\" or "
-            + "{\"type\":\"function\",\"function\":{\"name\":…}}");
+        throw OpenAiError.invalid("tool_choice", "tool_choice must be \"none\", \"auto\", \"required\", "
+            + "{\"type\":\"function\",\"function\":{\"name\":…}}, {\"type\":\"custom\",\"custom\":{\"name\":…}} or "
+            + "{\"type\":\"allowed_tools\",\"allowed_tools\":{\"mode\":\"auto\"|\"required\",\"tools\":[…]}}");
       }
     }
     JsonNode streamOptions = body.get("stream_options");
@@ -88,8 +91,8 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
       JsonNode s = metadata.get("session_id");
       if (s != null) sessionId = s.asText();
     }
-    return new ChatRequest(bytes, body, (ArrayNode) messages, stream, tools == null || tools.isNull() ? null : tools,
-        sessionId);
+    return new ChatRequest(bytes, body, (ArrayNode) messages, stream,
+        tools == null || tools.isNull() ? legacyFunctions(body.get("functions")) : tools, sessionId);
   }
 
   /**
@@ -117,11 +120,14 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
     }
     JsonNode content = m.get("content");
     // An empty tool_calls array is refused as OpenAI refuses it ("too short"): it would store an empty turn.
-    boolean hasToolCalls = !m.path("tool_calls").isEmpty() || m.path("function_call").isObject();
+    // What an assistant turn may say instead of content, as OpenAI takes it back: its calls, a refusal (the
+    // SDKs hand a refused answer back with content null), or an audio answer by its id.
+    boolean saysSomethingElse = !m.path("tool_calls").isEmpty() || m.path("function_call").isObject()
+        || m.path("refusal").isTextual() || m.path("audio").path("id").isTextual();
     if (content == null || content.isNull()) {
-      if (!"assistant".equals(role.asText()) || !hasToolCalls) {
+      if (!"assistant".equals(role.asText()) || !saysSomethingElse) {
         throw OpenAiError.invalid(where + ".content", where + ".content is required (a string or an array of "
-            + "content parts); only an assistant message with tool_calls may omit it");
+            + "content parts); only an assistant message with tool_calls, function_call, refusal or audio may omit it");
       }
     } else if (content.isArray()) {
       for (int i = 0; i < content.size(); i++) {
@@ -144,23 +150,61 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
       }
       for (int i = 0; i < calls.size(); i++) {
         JsonNode c = calls.get(i);
-        if (!c.path("id").isTextual() || !c.path("function").path("name").isTextual()) {
-          throw OpenAiError.invalid(where + ".tool_calls[" + i + "]", "a tool call needs id and function.name");
+        if (!c.path("id").isTextual() || callName(c) == null) {
+          throw OpenAiError.invalid(where + ".tool_calls[" + i + "]",
+              "a tool call needs id and function.name (custom.name for a custom tool's call)");
         }
       }
     }
   }
 
   private static void checkTools(JsonNode tools) {
-    if (!tools.isArray()) throw OpenAiError.invalid("tools", "tools must be an array of function tools");
+    if (!tools.isArray()) throw OpenAiError.invalid("tools", "tools must be an array of function or custom tools");
     for (int i = 0; i < tools.size(); i++) {
       JsonNode t = tools.get(i);
-      if (!t.isObject() || !"function".equals(t.path("type").asText()) || !t.path("function").path("name").isTextual()
-          || t.path("function").path("name").asText().isBlank()) {
+      // OpenAI's two tool types: a function, and a custom tool (free-text input, optionally a grammar)
+      String type = t.path("type").asText();
+      JsonNode name = t.path(type).path("name");
+      if (!t.isObject() || !Set.of("function", "custom").contains(type) || !name.isTextual() || name.asText().isBlank()) {
         throw OpenAiError.invalid("tools[" + i + "]",
-            "tools[" + i + "] must be {\"type\":\"function\",\"function\":{\"name\":…,\"parameters\":{…}}}");
+            "tools[" + i + "] must be {\"type\":\"function\",\"function\":{\"name\":…,\"parameters\":{…}}} or "
+                + "{\"type\":\"custom\",\"custom\":{\"name\":…}}");
       }
     }
+  }
+
+  /**
+   * The legacy {@code functions} as the function tools they are, for the session's tool schemas (the
+   * export's tool list); null when there are none. What is forwarded is the body as sent.
+   */
+  private static JsonNode legacyFunctions(JsonNode functions) {
+    if (functions == null || !functions.isArray()) return null;
+    ArrayNode tools = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+    for (JsonNode f : functions) {
+      if (f.path("name").isTextual()) tools.addObject().put("type", "function").set("function", f);
+    }
+    return tools.isEmpty() ? null : tools;
+  }
+
+  /** {@code tool_choice.allowed_tools}: a mode and the tools the model may pick from. */
+  private static boolean allowedTools(JsonNode allowed) {
+    return Set.of("auto", "required").contains(allowed.path("mode").asText()) && allowed.path("tools").isArray();
+  }
+
+  /**
+   * The tool a call calls: {@code function.name}, or {@code custom.name} for a call of a custom tool
+   * (OpenAI's {@code {"type":"custom","custom":{"name","input"}}}); null when it names none.
+   */
+  static String callName(JsonNode call) {
+    JsonNode name = "custom".equals(call.path("type").asText()) ? call.path("custom").path("name")
+        : call.path("function").path("name");
+    return name.isTextual() ? name.asText() : null;
+  }
+
+  /** What a call passes its tool: a function's {@code arguments}, a custom tool's {@code input} text. */
+  static JsonNode callInput(JsonNode call) {
+    return "custom".equals(call.path("type").asText()) ? call.path("custom").get("input")
+        : call.path("function").get("arguments");
   }
 
   private static boolean bool(ObjectNode body, String field) {

@@ -50,8 +50,8 @@ final class Completion {
       c.reasoning.append(reasoningOf(message));
       int i = 0;
       for (JsonNode call : message.path("tool_calls")) {
-        c.toolCalls.put(i++, new String[] {text(call.get("id")), text(call.path("function").get("name")),
-            argumentsText(call.path("function").get("arguments"))});
+        c.toolCalls.put(i++, new String[] {text(call.get("id")), ChatRequest.callName(call),
+            argumentsText(ChatRequest.callInput(call))});
       }
       c.finishReason = text(choice.get("finish_reason"));
       c.tokens(choice.path("logprobs"));

@@ -419,7 +419,7 @@ public final class GatewayRoutes {
         Throwable e = unwrap(err);
         boolean timeout = e instanceof TimeoutException;
         return failed(c, d, fallbackFrom, timeout ? "timeout" : "connect",
-            timeout ? "the model server did not answer within " + settings.timeout()
+            timeout ? "the model server did not answer within " + timeoutAsConfigured()
                 : "the model server is unreachable (" + e.getClass().getSimpleName() + ")", upStart);
       }
       int status = resp.status().intValue();
@@ -567,7 +567,7 @@ public final class GatewayRoutes {
     if (!answer.finished()) {
       Throwable e = err == null ? null : unwrap(err);
       if (e instanceof TimeoutException) {
-        error = "the model server went silent for " + settings.timeout() + " mid-stream";
+        error = "the model server went silent for " + timeoutAsConfigured() + " mid-stream";
         metrics.upstreamError(c.agent(), d.version(), "timeout");
       } else if (e != null && fromUpstream(e)) {
         error = "the model server's stream broke: " + e.getClass().getSimpleName();
@@ -581,11 +581,21 @@ public final class GatewayRoutes {
     record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, aborted, error, firstMs, totalMs), turn);
   }
 
+  /**
+   * {@code gateway.timeout} as a configuration file writes it, and its key: the agent and the operator
+   * read it in error messages, where Java's {@code PT1M} meant nothing to either.
+   */
+  private String timeoutAsConfigured() {
+    long ms = settings.timeout().toMillis();
+    String value = ms % 60_000 == 0 && ms > 0 ? ms / 60_000 + "m" : ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
+    return value + " (gateway.timeout)";
+  }
+
   /** The error a failed upstream stream ends with, or null when the failure is not the upstream's. */
   private OpenAiError midStreamError(Throwable e) {
     if (e instanceof TimeoutException) {
       return new OpenAiError(504, "timeout", null, "upstream_timeout",
-          "the model server went silent for " + settings.timeout() + " mid-stream");
+          "the model server went silent for " + timeoutAsConfigured() + " mid-stream");
     }
     if (fromUpstream(e)) {
       return new OpenAiError(502, "upstream_error", null, "upstream_unavailable",

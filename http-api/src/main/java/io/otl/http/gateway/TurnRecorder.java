@@ -107,28 +107,32 @@ final class TurnRecorder {
     ArrayNode messages = request.messages();
     Map<String, Integer> seen = alignedCounts(d, messages, known, lastMessage);
     Map<String, JsonNode> calls = new LinkedHashMap<>();
+    JsonNode functionCall = null;
+    String functionCallMessage = null;
     for (int i = 0; i < messages.size(); i++) {
       JsonNode m = messages.get(i);
       for (JsonNode call : m.path("tool_calls")) calls.put(call.path("id").asText(), call);
       JsonNode call = "tool".equals(m.path("role").asText()) ? calls.get(m.path("tool_call_id").asText()) : null;
       if (call != null) {
         // A tool call is stored once its result is known: as one tool call with its input and output.
-        String callId = call.path("id").asText();
-        String tcId = toolCallEventId(callId);
-        if (!known.contains(tcId)) {
-          TextCut.Json input = cut.json(arguments(call.path("function").get("arguments")));
-          TextCut.Json output = cut.json(arguments(text(m.get("content"))));
-          Map<String, Integer> truncated = new LinkedHashMap<>();
-          if (input.originalLength() != null) truncated.put("input", input.originalLength());
-          if (output.originalLength() != null) truncated.put("output", output.originalLength());
-          in.add(new SessionInput.ToolCall(tcId, requestAt, callId, call.path("function").path("name").asText(),
-              input.value(), output.value(), true, null, truncated.isEmpty() ? null : truncated));
-        }
+        toolCall(cut, requestAt, known, call.path("id").asText(), ChatRequest.callName(call),
+            ChatRequest.callInput(call), m, in);
+        continue;
+      }
+      if (functionCall != null && "function".equals(m.path("role").asText())) {
+        // The legacy functions API: the result of the function_call just before, which has no id of its
+        // own; the assistant message that made it names it (stable however often the history is resent).
+        toolCall(cut, requestAt, known, functionCallMessage, functionCall.path("name").asText(),
+            functionCall.get("arguments"), m, in);
+        functionCall = null;
         continue;
       }
       String content = text(m.get("content"));
       String id = messageId(d, role(m), content, callIds(m.path("tool_calls")), seen);
       if (!known.contains(id)) in.add(message(cut, id, requestAt, role(m), content, null, null, null));
+      boolean callsAFunction = "assistant".equals(m.path("role").asText()) && m.path("function_call").isObject();
+      functionCall = callsAFunction ? m.get("function_call") : null;
+      functionCallMessage = callsAFunction ? id : null;
     }
     Completion a = outcome.answer();
     if (outcome.error() != null && (a == null || a.content().isEmpty() && a.toolCalls().isEmpty())) {
@@ -197,6 +201,20 @@ final class TurnRecorder {
     return id.startsWith("gw:m:") && id.indexOf(':', "gw:m:".length()) < 0;
   }
 
+  /** One tool call event, input and output cut at the text limit; nothing when the session has it. */
+  private static void toolCall(TextCut cut, Instant at, Set<String> known, String callId, String name,
+      JsonNode arguments, JsonNode result, List<SessionInput> in) {
+    String tcId = toolCallEventId(callId);
+    if (known.contains(tcId)) return;
+    TextCut.Json input = cut.json(arguments(arguments));
+    TextCut.Json output = cut.json(arguments(text(result.get("content"))));
+    Map<String, Integer> truncated = new LinkedHashMap<>();
+    if (input.originalLength() != null) truncated.put("input", input.originalLength());
+    if (output.originalLength() != null) truncated.put("output", output.originalLength());
+    in.add(new SessionInput.ToolCall(tcId, at, callId, name, input.value(), output.value(), true, null,
+        truncated.isEmpty() ? null : truncated));
+  }
+
   /**
    * Where the occurrence numbers of the request's messages start. Numbered within the request alone,
    * a recurring message (a repeated "continue", an identical answer) took the numbers of the
@@ -212,12 +230,16 @@ final class TurnRecorder {
     if (lastMessage == null || known.isEmpty()) return offsets;
     List<String> hashes = new ArrayList<>();
     Set<String> callIdsSeen = new java.util.HashSet<>();
+    boolean functionCalled = false;
     for (JsonNode m : messages) {
-      // As the recording reads them: a tool result whose call the request carries is a tool call, not a message.
+      // As the recording reads them: a tool result whose call the request carries is a tool call, not a
+      // message, and so is a function result right after the function_call it answers.
       for (JsonNode call : m.path("tool_calls")) callIdsSeen.add(call.path("id").asText());
       boolean toolResult = "tool".equals(m.path("role").asText())
-          && callIdsSeen.contains(m.path("tool_call_id").asText());
+          && callIdsSeen.contains(m.path("tool_call_id").asText())
+          || functionCalled && "function".equals(m.path("role").asText());
       hashes.add(toolResult ? null : messageHash(d, role(m), text(m.get("content")), callIds(m.path("tool_calls"))));
+      functionCalled = !toolResult && "assistant".equals(m.path("role").asText()) && m.path("function_call").isObject();
     }
     int end = -1;
     for (int i = hashes.size() - 1; i >= 0 && end < 0; i--) {

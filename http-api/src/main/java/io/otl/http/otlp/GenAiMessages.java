@@ -13,7 +13,10 @@ import java.util.Map;
  * the current attributes {@code gen_ai.input.messages} / {@code gen_ai.output.messages} (JSON
  * arrays of {@code {role, parts[]}}, also found on a {@code gen_ai.client.inference.operation.details}
  * event), and the older per-message events ({@code gen_ai.system.message}, {@code gen_ai.user.message},
- * {@code gen_ai.assistant.message}, {@code gen_ai.tool.message}, {@code gen_ai.choice}), and
+ * {@code gen_ai.assistant.message}, {@code gen_ai.tool.message}, {@code gen_ai.choice}, their body
+ * in {@code content} or as JSON in {@code gen_ai.event.content}), the events of semantic conventions
+ * 1.27 and before ({@code gen_ai.content.prompt} / {@code gen_ai.content.completion} carrying
+ * {@code gen_ai.prompt} / {@code gen_ai.completion}, JSON arrays of messages), and
  * the indexed attributes of OpenLLMetry ({@code gen_ai.prompt.N.*}, {@code gen_ai.completion.N.*}) and
  * OpenInference ({@code llm.input_messages.N.message.*}, {@code llm.output_messages.N.message.*}).
  */
@@ -61,6 +64,19 @@ final class GenAiMessages {
         case "gen_ai.tool.message" -> input.add(fromEvent("tool", e.attributes()));
         case "gen_ai.choice" -> output.add(choice(e.attributes()));
         default -> { }
+      }
+    }
+    if (input.isEmpty() && output.isEmpty()) {
+      // Semantic conventions up to 1.27 (Semantic Kernel, Spring AI and others still emit them): the whole
+      // prompt and completion as JSON on two events. Unread, such a chat span stored no message and
+      // the exporter was told all was taken.
+      for (OtlpSpan.Event e : span.events()) {
+        switch (e.name()) {
+          case "gen_ai.content.prompt" -> promptOrCompletion(e.attributes().get("gen_ai.prompt"), "gen_ai.prompt", input);
+          case "gen_ai.content.completion" ->
+              promptOrCompletion(e.attributes().get("gen_ai.completion"), "gen_ai.completion", output);
+          default -> { }
+        }
       }
     }
     if (input.isEmpty() && output.isEmpty()) {
@@ -114,6 +130,13 @@ final class GenAiMessages {
     }
   }
 
+  /** {@code gen_ai.prompt} / {@code gen_ai.completion} of a 1.27 event: a JSON array of messages. */
+  private static void promptOrCompletion(Object value, String key, List<Msg> into) {
+    if (value == null) throw new IllegalArgumentException("a " + key.replace("gen_ai.", "gen_ai.content.")
+        + " event without its " + key + " attribute");
+    parseList(value, key, into);
+  }
+
   private static void parseList(Object value, String key, List<Msg> into) {
     JsonNode array;
     try {
@@ -133,12 +156,19 @@ final class GenAiMessages {
   private static Msg message(JsonNode m, String role) {
     JsonNode content = m.get("content");
     if (content != null && content.isTextual()) return new Msg(role, content.textValue());
+    // a tool's output as a JSON value (an event body's {"content":{…},"id"}): its JSON text, as a tool message holds it
+    if (content != null && (content.isObject() || content.isNumber() || content.isBoolean())) {
+      return new Msg(role, content.toString());
+    }
     StringBuilder text = new StringBuilder();
     StringBuilder reasoning = new StringBuilder();
-    for (JsonNode part : m.path("parts")) {
+    // parts of the current conventions, or the content parts of a chat API message ({type:text, text})
+    JsonNode parts = content != null && content.isArray() ? content : m.path("parts");
+    for (JsonNode part : parts) {
       String type = part.path("type").asText("");
       String piece = switch (type) {
-        case "text", "reasoning" -> part.path("content").asText(null);
+        case "text" -> part.has("content") ? part.path("content").asText(null) : part.path("text").asText(null);
+        case "reasoning" -> part.path("content").asText(null);
         case "tool_call_response" -> render(part.get("response"));
         default -> null;
       };
@@ -155,12 +185,35 @@ final class GenAiMessages {
 
   private static Msg fromEvent(String role, Map<String, Object> attrs) {
     Object content = attrs.get("content");
-    if (content == null) content = attrs.get("gen_ai.event.content");
+    if (content == null) {
+      // The event's whole body as JSON (Azure AI Inference and Agents SDKs: {"role","content"}; a tool
+      // message's {"content","id"}): stored as it came, the trajectory held the JSON text as the message.
+      JsonNode body = eventBody(attrs);
+      if (body != null) return message(body, body.path("role").asText(role));
+      content = attrs.get("gen_ai.event.content");
+    }
     return new Msg(role, content == null ? null : String.valueOf(content));
+  }
+
+  /** {@code gen_ai.event.content} when it is a JSON object, else null (then it is the text itself). */
+  private static JsonNode eventBody(Map<String, Object> attrs) {
+    if (!(attrs.get("gen_ai.event.content") instanceof String s)) return null;
+    try {
+      JsonNode body = StrictDocument.read(s);
+      return body != null && body.isObject() ? body : null;
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   private static Msg choice(Map<String, Object> attrs) {
     Object message = attrs.get("message");
+    JsonNode body = message == null ? eventBody(attrs) : null;
+    // a choice's body: {"message":{…},"finish_reason","index"}
+    if (body != null) {
+      JsonNode m = body.path("message").isObject() ? body.get("message") : body;
+      return message(m, m.path("role").asText("assistant"));
+    }
     if (message != null) {
       try {
         JsonNode m = message instanceof String s ? MAPPER.readTree(s) : MAPPER.valueToTree(message);
