@@ -16,6 +16,7 @@ import java.util.concurrent.Executor;
  */
 public final class JournalDirectory implements AgentDirectory {
   private static final String COORDINATOR_PREFIX = "TrainingCoordinator|";
+  private static final String MODEL_PREFIX = "ModelVersion|";
   private final JournalSettings settings;
   private final Executor blocking;
   /** Entities never leave the journal, so a positive answer is cached for good. */
@@ -28,14 +29,23 @@ public final class JournalDirectory implements AgentDirectory {
 
   @Override
   public CompletionStage<List<String>> agentIds() {
+    return idsOf(COORDINATOR_PREFIX);
+  }
+
+  @Override
+  public CompletionStage<List<String>> modelAgentIds() {
+    return idsOf(MODEL_PREFIX);
+  }
+
+  private CompletionStage<List<String>> idsOf(String prefix) {
     return CompletableFuture.supplyAsync(() -> {
       try (Connection c = JournalSchema.connect(settings);
           PreparedStatement ps = c.prepareStatement("SELECT persistence_id FROM event_journal "
               + "WHERE persistence_id LIKE ? AND sequence_number = 1 ORDER BY persistence_id")) {
-        ps.setString(1, COORDINATOR_PREFIX + "%");
+        ps.setString(1, prefix + "%");
         List<String> ids = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) ids.add(rs.getString(1).substring(COORDINATOR_PREFIX.length()));
+          while (rs.next()) ids.add(rs.getString(1).substring(prefix.length()));
         }
         return ids;
       } catch (java.sql.SQLException e) {

@@ -12,6 +12,14 @@ public interface AgentDirectory {
   /** Agents whose training coordinator has written at least one event. */
   CompletionStage<List<String>> agentIds();
 
+  /**
+   * Agents whose model versions have written at least one event: also those with no coordinator yet
+   * (a version registered by hand before any trajectory completed). By default, {@link #agentIds()}.
+   */
+  default CompletionStage<List<String>> modelAgentIds() {
+    return agentIds();
+  }
+
   /** True when the entity with this persistence id has written at least one event. */
   CompletionStage<Boolean> exists(String persistenceId);
 }
