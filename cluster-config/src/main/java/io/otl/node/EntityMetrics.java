@@ -48,8 +48,14 @@ final class EntityMetrics {
         () -> m.sample(system, sharding, agents, askTimeout), system.executionContext());
   }
 
+  /**
+   * The agents labelled by name: the largest pools, and after them agents with model versions but no
+   * coordinator yet (pool 0), so a version registered by hand before any trajectory shows its canary.
+   */
   private java.util.Set<String> top(int n) {
-    return AgentLabels.top(poolSize, n);
+    Map<String, Double> volume = new HashMap<>(poolSize);
+    canaryRatio.keySet().forEach(agent -> volume.putIfAbsent(agent, 0.0));
+    return AgentLabels.top(volume, n);
   }
 
   private Map<String, Double> jobs(int topAgents) {
@@ -83,6 +89,16 @@ final class EntityMetrics {
               list.jobs().forEach(j -> counts.merge(j.status().name(), 1.0, Double::sum));
               jobsByState.put(agent, counts);
             });
+      }
+    }).exceptionally(e -> {
+      log.debug("metrics sampling failed: {}", e.getMessage());
+      return null;
+    });
+    // The agents with model versions as well as the coordinators' (whose agent may have only its base model,
+    // 0): a version registered by hand for an agent with no completed trajectory (no coordinator) canaries
+    // too, and its ratio was missing from the scrape.
+    agents.knownAgentIds().thenAccept(ids -> {
+      for (String agent : ids) {
         sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agent)
             .<ModelVersion.ModelsView>ask(ModelVersion.Get::new, askTimeout)
             .thenAccept(v -> canaryRatio.put(agent, v.versions().stream()

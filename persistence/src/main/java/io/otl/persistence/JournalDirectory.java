@@ -29,38 +29,25 @@ public final class JournalDirectory implements AgentDirectory {
 
   @Override
   public CompletionStage<List<String>> agentIds() {
+    return idsOf(COORDINATOR_PREFIX);
+  }
+
+  @Override
+  public CompletionStage<List<String>> modelAgentIds() {
+    return idsOf(MODEL_PREFIX);
+  }
+
+  private CompletionStage<List<String>> idsOf(String prefix) {
     return CompletableFuture.supplyAsync(() -> {
       try (Connection c = JournalSchema.connect(settings);
           PreparedStatement ps = c.prepareStatement("SELECT persistence_id FROM event_journal "
               + "WHERE persistence_id LIKE ? AND sequence_number = 1 ORDER BY persistence_id")) {
-        ps.setString(1, COORDINATOR_PREFIX + "%");
+        ps.setString(1, prefix + "%");
         List<String> ids = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) ids.add(rs.getString(1).substring(COORDINATOR_PREFIX.length()));
+          while (rs.next()) ids.add(rs.getString(1).substring(prefix.length()));
         }
         return ids;
-      } catch (java.sql.SQLException e) {
-        throw new IllegalStateException("listing agents failed: " + e.getMessage(), e);
-      }
-    }, blocking);
-  }
-
-  @Override
-  public CompletionStage<List<String>> knownAgentIds() {
-    return CompletableFuture.supplyAsync(() -> {
-      try (Connection c = JournalSchema.connect(settings);
-          PreparedStatement ps = c.prepareStatement("SELECT persistence_id FROM event_journal "
-              + "WHERE (persistence_id LIKE ? OR persistence_id LIKE ?) AND sequence_number = 1")) {
-        ps.setString(1, COORDINATOR_PREFIX + "%");
-        ps.setString(2, MODEL_PREFIX + "%");
-        java.util.TreeSet<String> ids = new java.util.TreeSet<>();
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            String id = rs.getString(1);
-            ids.add(id.substring(id.indexOf('|') + 1));
-          }
-        }
-        return List.copyOf(ids);
       } catch (java.sql.SQLException e) {
         throw new IllegalStateException("listing agents failed: " + e.getMessage(), e);
       }

@@ -193,7 +193,7 @@ public final class AgentPolicies {
     boolean quoted = value.length() > 2 && value.startsWith("\"") && value.endsWith("\"");
     String text = quoted ? value.substring(1, value.length() - 1) : value;
     if (value.isEmpty() || SHORT_NUMBER.matcher(value).matches() && value.replaceAll("\\D", "").length() < 7
-        || PLAIN_WORD.matcher(text).matches()) {
+        || PLAIN_WORD.matcher(text).matches() || CRON_LIKE.matcher(text).matches()) {
       // A metric name sent as a string instead of a list read "must be a list of: (the value given),
       // user-satisfaction, …": a word of letters and dashes is no personal data, and it names what is allowed.
       return requirement;
@@ -204,6 +204,11 @@ public final class AgentPolicies {
 
   private static final Pattern SHORT_NUMBER = Pattern.compile("-?[0-9.eE+-]+");
   private static final Pattern PLAIN_WORD = Pattern.compile("[A-Za-z_-]{1,64}");
+  /**
+   * A cron expression of numbers under 7 digits and cron symbols: no personal data, and the requirement
+   * quotes it inside its example and its suggested fix ("0 0 2 * * ?"), which masking mangled.
+   */
+  private static final Pattern CRON_LIKE = Pattern.compile("(?!.*[0-9]{7})[0-9 *?,/#LW-]{1,100}");
 
   private static String maskToken(String text, String token) {
     return text.replaceAll("(?<![A-Za-z0-9]|[0-9]\\.)" + Pattern.quote(token) + "(?![A-Za-z0-9]|\\.[0-9])",

@@ -204,6 +204,25 @@ class PolicyRoutesTest {
   }
 
   /**
+   * A cron expression sent with five fields is shown back whole: it is no personal data (digits of
+   * fewer than 7, spaces and cron symbols), and masking it also masked the example and the suggested
+   * fix that contain it, which read "such as \"(the value given) ?\"" and "\"0 (the value given)\"?".
+   */
+  @Test
+  void aCronExpressionIsQuotedInItsErrorNotMaskedIntoTheExample() {
+    JsonNode before = policy();
+    Http.Response r = refused("{\"trigger.cron\": \"0 0 2 * *\"}");
+    String message = r.json().get("message").asText();
+    assertTrue(message.startsWith("trigger.cron: must be a 6-field cron expression"), message);
+    assertTrue(message.contains("such as \"0 0 2 * * ?\""), message);
+    assertTrue(message.contains("(a seconds field comes first: \"0 0 0 2 * *\"?)"), message);
+    assertFalse(message.contains("(the value given)"), message);
+    // A long digit run in a cron field is not echoed.
+    refusedNotEchoed("{\"trigger.cron\": \"0 0 13812345678 * *\"}", "trigger.cron: must be", "13812345678");
+    assertEquals(before, policy(), "nothing changed");
+  }
+
+  /**
    * A string value holding personal data would be journaled as sent (the policy-changed event): it is
    * refused with 400 naming the key, the value not repeated, nothing changed.
    */

@@ -87,6 +87,13 @@ final class RecordPlanner {
   }
 
   /** A request of {@code agentId} (null: the session's agent) to record {@code inputs}, received at {@code now}. */
+  private static int resultIndex(List<SessionInput> inputs, int before) {
+    for (int j = 0; j < before; j++) {
+      if (inputs.get(j) instanceof SessionInput.Result) return j;
+    }
+    return -1;
+  }
+
   Plan plan(State state, String requestAgentId, List<SessionInput> inputs, Instant now) {
     if (sessionIdProblem != null) return refuse(RejectionCode.INVALID, "sessionId", sessionIdProblem);
     if (requestAgentId == null && state.status() == Status.NEW) {
@@ -145,6 +152,16 @@ final class RecordPlanner {
               "events[" + i + "].msgId is not the msgId of a response recorded in session "
                   + sessionId);
         }
+      }
+      if (draft.status() == Status.COMPLETED && !(input instanceof SessionInput.Feedback)
+          && state.status() != Status.COMPLETED) {
+        // The result that completed the session is in this very request: the request contradicts itself
+        // (a 400 naming both inputs), where "session s1 was completed at <now>" named a completion that,
+        // the request being refused whole, never happened.
+        return refuse(RejectionCode.INVALID, "events[" + i + "]",
+            "events[" + i + "] (" + input.type() + ") comes after the result at events[" + resultIndex(inputs, i)
+                + "] of this request, and a result completes the session: after it only feedback is accepted;"
+                + " send the result last");
       }
       if (draft.status() == Status.COMPLETED && !(input instanceof SessionInput.Feedback)) {
         return refuse(RejectionCode.CONFLICT, "events[" + i + "]",

@@ -69,7 +69,7 @@ public final class Timeline {
       }
       // The header comes with the first event, so an unknown id prints nothing before its
       // "not found" (the CLI's stdout stays empty, as for any other failure).
-      if (count[0] == 0) out.println(header(kind, id, pid, asOf));
+      if (count[0] == 0) println(header(kind, id, pid, asOf));
       count[0]++;
       if (env.event() instanceof UnreadableEvent u) {
         line(env, "UNREADABLE: " + u.reason());
@@ -105,18 +105,18 @@ public final class Timeline {
   private void sessionLineage(String sessionId) {
     AuditLog.SessionLineage l = await(reader.sessionLineage(sessionId).toCompletableFuture());
     if (l.jobs().isEmpty()) {
-      out.println("trained in: no job has taken this session yet");
+      println("trained in: no job has taken this session yet");
       return;
     }
     for (AuditLog.SessionJob j : l.jobs()) {
-      out.println("trained in: job " + j.jobId() + " (" + j.status() + (j.inDataset() ? ", in its dataset" : ", not in its dataset")
+      println("trained in: job " + j.jobId() + " (" + j.status() + (j.inDataset() ? ", in its dataset" : ", not in its dataset")
           + ")" + (j.versions().isEmpty() ? "" : " → model " + String.join(", ", j.versions())));
     }
   }
 
   private void jobLineage(String jobId) {
     AuditLog.JobLineage l = await(reader.jobLineage(jobId).toCompletableFuture());
-    out.println("lineage: " + l.requestedSessionIds().size() + " trajectories requested"
+    println("lineage: " + l.requestedSessionIds().size() + " trajectories requested"
         + (l.dataset() == null ? ", no dataset exported"
             : ", dataset " + group(l.dataset().count()) + " lines (" + l.dataset().sessionIds().size()
                 + " trajectories), sha256 " + l.dataset().sha256() + ", " + l.dataset().path())
@@ -146,8 +146,40 @@ public final class Timeline {
     default void finish() {}
   }
 
+  /**
+   * Every line goes out through here, one physical line per call: client text (a rollback reason,
+   * an agent or model version, a tool name) is printed with its line breaks and other control
+   * characters escaped, so a value holding "\n2026-01-01T00:00:00Z  #9  v1 PROMOTED" can never
+   * print a line that reads like an event of the journal.
+   */
+  private void println(String line) {
+    out.println(oneLine(line));
+  }
+
+  /** {@code text} with control characters, Unicode line/paragraph separators and bidi overrides escaped. */
+  static String oneLine(String text) {
+    StringBuilder b = null;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      String escaped = switch (c) {
+        case '\n' -> "\\n";
+        case '\r' -> "\\r";
+        case '\t' -> "\\t";
+        default -> Character.getType(c) == Character.CONTROL || c == '\u2028' || c == '\u2029'
+            || (c >= '\u202A' && c <= '\u202E') || (c >= '\u2066' && c <= '\u2069')
+            ? String.format(Locale.ROOT, "\\u%04x", (int) c) : null;
+      };
+      if (escaped != null && b == null) b = new StringBuilder(text.length() + 8).append(text, 0, i);
+      if (b != null) {
+        if (escaped != null) b.append(escaped);
+        else b.append(c);
+      }
+    }
+    return b == null ? text : b.toString();
+  }
+
   private void line(EventEnvelope env, String text) {
-    out.println(AuditReader.at(env) + "  #" + env.sequenceNr() + "  " + text);
+    println(AuditReader.at(env) + "  #" + env.sequenceNr() + "  " + text);
   }
 
   private final class SessionFormatter implements Formatter {
@@ -156,17 +188,31 @@ public final class Timeline {
     @Override
     public void accept(EventEnvelope env) {
       AgentSession.Event e = (AgentSession.Event) env.event();
-      // A later start only adds metadata (the gateway's tool lists): "started" twice read as a restart.
+      // A later start adds metadata (the gateway's tool lists) or changes a version: "started" twice
+      // read as a restart, and "metadata added: " alone hid that the session now counts for another model.
       String text = e instanceof AgentSession.SessionStarted s && state.agentId() != null
-          ? "metadata added: " + (s.metadata() == null ? "" : String.join(", ", new java.util.TreeSet<>(s.metadata().keySet())))
-          : describe(e);
+          ? laterStart(s) : describe(e);
       state = state.apply(e);
       line(env, text);
     }
 
+    private String laterStart(AgentSession.SessionStarted s) {
+      List<String> parts = new ArrayList<>();
+      if (s.metadata() != null && !s.metadata().isEmpty()) {
+        parts.add("metadata added: " + String.join(", ", new java.util.TreeSet<>(s.metadata().keySet())));
+      }
+      if (s.agentVersion() != null && !s.agentVersion().equals(state.agentVersion())) {
+        parts.add("agent version now " + s.agentVersion());
+      }
+      if (s.modelVersion() != null && !s.modelVersion().equals(state.modelVersion())) {
+        parts.add("model version now " + s.modelVersion());
+      }
+      return parts.isEmpty() ? "started again, nothing changed" : String.join("; ", parts);
+    }
+
     @Override
     public void finish() {
-      out.println("now: " + state.status() + ", " + state.counts().messages() + " messages, "
+      println("now: " + state.status() + ", " + state.counts().messages() + " messages, "
           + state.counts().toolCalls() + " tool calls, " + state.counts().steps() + " reasoning steps, "
           + state.counts().feedback() + " feedback" + (state.reward() == null ? "" : ", reward " + num(state.reward())
               + ", quality " + num(state.qualityScore())));
@@ -241,11 +287,11 @@ public final class Timeline {
     @Override
     public void finish() {
       if (jobId != null) {
-        out.println("now: job " + jobId + " " + state.jobs().stream().filter(j -> jobId.equals(j.jobId()))
+        println("now: job " + jobId + " " + state.jobs().stream().filter(j -> jobId.equals(j.jobId()))
             .map(j -> String.valueOf(j.status())).findFirst().orElse("unknown") + "; its agent's pool " + state.poolSize());
         return;
       }
-      out.println("now: pool " + state.poolSize() + ", " + state.jobs().size() + " jobs"
+      println("now: pool " + state.poolSize() + ", " + state.jobs().size() + " jobs"
           + state.activeJob().map(j -> ", active " + j.jobId() + " " + j.status()).orElse(", no active job"));
     }
   }
@@ -390,8 +436,8 @@ public final class Timeline {
     @Override
     public void finish() {
       flushOutcomes();
-      out.println("summary:");
-      summary.values().forEach(s -> out.println("  " + s));
+      println("summary:");
+      summary.values().forEach(s -> println("  " + s));
     }
 
     String describe(ModelVersion.TransitionEvent event) {

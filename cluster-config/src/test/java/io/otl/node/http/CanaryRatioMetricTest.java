@@ -1,0 +1,42 @@
+package io.otl.node.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.typesafe.config.ConfigFactory;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.Await;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code otl_canary_ratio{agent}} shows a canary of a version registered by hand for an agent that has
+ * no completed trajectory yet: the gauge was sampled only for agents with a training coordinator, so
+ * such a canary (GET /v1/models answering CANARY at 5%) never appeared in the scrape.
+ */
+class CanaryRatioMetricTest {
+  private static final String AGENT = "metric-canary-agent";
+
+  @Test
+  void aHandRegisteredCanaryOfAnAgentWithoutCoordinatorIsOnTheScrape() throws Exception {
+    Path work = TestDatabases.outputDir("canary-ratio-metric");
+    try (TrainingNode node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
+            "agentscope.training.http.metrics-sample-interval", "200ms",
+            "agentscope.training.agents." + AGENT + ".base-model", "file-model"))
+        .withFallback(TestDatabases.node(TestDatabases.h2(work), true)))) {
+      Http http = new Http(node.httpPort());
+      for (String v : new String[] {"v1", "v2"}) {  // v1 is stable (no base model v0 here), v2 its canary
+        Http.Response r = http.post("/v1/models/" + AGENT + "/versions", "{\"version\":\"" + v
+            + "\",\"artifact\":\"s3://b/" + v + "\",\"endpoint\":\"http://127.0.0.1:9/v1\"}");
+        assertEquals(201, r.status(), r.body());
+      }
+      assertEquals("CANARY", http.get("/v1/models/" + AGENT).json().path("versions").get(1).path("state").asText());
+      assertEquals(404, http.get("/v1/training/" + AGENT).status(), "no coordinator: no trajectory completed");
+      String line = "otl_canary_ratio{agent=\"" + AGENT + "\"} 0.05";
+      Await.until("the canary ratio on /metrics", () -> http.get("/metrics").body(),
+          body -> body.lines().anyMatch(line::equals));
+    }
+  }
+}
