@@ -197,7 +197,11 @@ public final class AuditCommand {
       opened = OfflineJournal.start(config);
     } catch (io.otl.persistence.DataFolder.InUse busy) {
       if (viaNode == null || busy.node().isEmpty()) {
-        err.println("error: " + busy.getMessage() + (viaNode == null ? " (this command reads the journal itself)" : ""));
+        // verify replays the journal itself: "give this process its own folder" would verify another one.
+        err.println("error: " + (viaNode == null
+            ? busy.situation() + "; audit verify reads the embedded journal itself and needs it to itself: stop that "
+                + "node first (a journal on PostgreSQL is verified beside running nodes)"
+            : busy.getMessage()));
         return 1;
       }
       try {

@@ -118,12 +118,14 @@ public final class Main {
   /** {@code run --help}: what run takes, and where the rest of its settings come from. */
   static final String RUN_USAGE = """
       usage: java -jar otl-node.jar [run] [--config <file>]
-        --config <file>   a HOCON file laid over the defaults (agentscope.training.*, pekko.*); without it the
-                          node runs on the embedded default: H2 journal under ./data, the Trinity simulator inside
+        --config <file>   a HOCON .conf, or an AgentScope application.yml, settings.json or config.toml, laid
+                          over the defaults (agentscope.training.*, pekko.*); without it the node runs on the
+                          embedded default: H2 journal under ./data, the Trinity simulator inside
       Environment variables set the rest without a file: OTL_HTTP_PORT, OTL_CLUSTER_PORT, OTL_SIMULATOR_PORT,
       OTL_PERSISTENCE, OTL_DB_URL, ... (docs/configuration.md lists each, and whether it or the file wins).
-      Listens on HTTP 8080 (API, gateway, console, /health, /metrics), cluster 127.0.0.1:25520 and, on the
-      embedded default, the simulator on 127.0.0.1:8265. SIGTERM stops it cleanly (exit 143).
+      Listens on HTTP 8080 of every interface (API, gateway, console, /health, /metrics), cluster
+      127.0.0.1:25520 and the simulator on 127.0.0.1:8265 (whatever the journal, unless simulator.enabled = false,
+      env OTL_SIMULATOR_ENABLED). SIGTERM stops it cleanly (exit 143).
       """;
 
   /** The text goes to stdout when asked for, to stderr after a mistake (so a pipe gets no usage as data). */

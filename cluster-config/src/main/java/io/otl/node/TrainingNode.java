@@ -294,7 +294,8 @@ public final class TrainingNode implements AutoCloseable {
         log.info("OTLP/HTTP traces receiver (POST /v1/traces) on its own port {}", otlpBinding.localAddress().getPort());
       }
     }
-    log.info("training node up: journal {}, cluster {}{}", journal, cluster.selfMember().address(),
+    log.info("training node up: journal {}, cluster {}, {}{}", journal, cluster.selfMember().address(),
+        trainingTarget(settings.training().trinity()),
         simulator == null ? "" : ", Trinity SIMULATOR on port " + simulator.port());
     TrainingNode node = new TrainingNode(system, journal, collector, router, binding, stopping);
     node.trainingCoordinators = new TrainingCoordinators(sharding, askTimeout, directory);
@@ -302,6 +303,19 @@ public final class TrainingNode implements AutoCloseable {
     node.otlpBinding = otlpBinding;
     node.journalWarmUp = journalWarmUp;
     return node;
+  }
+
+  /**
+   * Where this node's training jobs go, for the start-up line: the simulator also starts when a
+   * config file points trinity-endpoint elsewhere, and "Trinity SIMULATOR on port N" alone read as if
+   * jobs ran there. Scheme, host, port and path only: user info or a query may hold a credential.
+   */
+  static String trainingTarget(io.otl.node.trinity.TrinitySettings trinity) {
+    java.net.URI uri = trinity.endpoint().baseUri();
+    String authority = uri.getRawAuthority() == null ? "" : uri.getRawAuthority();
+    String where = uri.getScheme() + "://" + authority.substring(authority.lastIndexOf('@') + 1)
+        + (uri.getRawPath() == null ? "" : uri.getRawPath());
+    return "training jobs to " + trinity.backend() + " at " + where;
   }
 
   /** Connections (and threads) of the session-owner reads. */

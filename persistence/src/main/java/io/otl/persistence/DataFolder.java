@@ -65,11 +65,18 @@ public final class DataFolder implements AutoCloseable {
   public static final class InUse extends IllegalStateException {
     private final transient Optional<NodeEndpoint> node;
     private final String pid;
+    private final String situation;
 
-    InUse(String message, String pid, Optional<NodeEndpoint> node) {
-      super(message);
+    InUse(String situation, String advice, String pid, Optional<NodeEndpoint> node) {
+      super(situation + "; " + advice);
+      this.situation = situation;
       this.pid = pid;
       this.node = node;
+    }
+
+    /** Which folder, held by whom (the message without its advice, for a command with its own). */
+    public String situation() {
+      return situation;
     }
 
     public Optional<NodeEndpoint> node() {
@@ -204,8 +211,8 @@ public final class DataFolder implements AutoCloseable {
     Optional<NodeEndpoint> node = Optional.empty();
     if (role.equals("node")) node = readEndpoint(dir.resolve(NODE_FILE));
     String who = role.equals("node") ? "another node" : "another process (otl-node " + role + ")";
-    return new InUse("the data folder " + dir + " is in use by " + who + " with pid " + pid
-        + "; stop it first, or give this process its own folder (agentscope.training.db.url)", pid, node);
+    return new InUse("the data folder " + dir + " is in use by " + who + " with pid " + pid,
+        "stop it first, or give this process its own folder (agentscope.training.db.url)", pid, node);
   }
 
   private static Optional<NodeEndpoint> readEndpoint(Path file) {

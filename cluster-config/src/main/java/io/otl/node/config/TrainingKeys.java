@@ -84,9 +84,11 @@ final class TrainingKeys {
     rule(k + "group-id", string(true));
     rule(k + "group-instance-id", string(false));
     rule(k + "session-timeout", duration(false));
-    for (String topic : List.of("agent-events", "dead-letter", "trajectories", "model-updates")) {
+    for (String topic : List.of("agent-events", "trajectories", "model-updates")) {
       rule(k + "topics." + topic, string(true));
     }
+    // Empty: the input topic's name plus ".dlq" (KafkaSettings).
+    rule(k + "topics.dead-letter", string(false));
     rule(k + "parallelism", integerAtLeast(1));
     rule(k + "ingest.batch-size", integerAtLeast(1));
     rule(k + "ingest.batch-window", duration(true));

@@ -44,6 +44,9 @@ public record KafkaSettings(
   /** Config path below {@code agentscope.training}. */
   public static final String PATH = "kafka";
 
+  /** Appended to {@code topics.agent-events} when {@code topics.dead-letter} is left empty. */
+  public static final String DEAD_LETTER_SUFFIX = ".dlq";
+
   public record Topics(String agentEvents, String deadLetter, String trajectories, String modelUpdates) {}
 
   public KafkaSettings {
@@ -58,8 +61,13 @@ public record KafkaSettings(
   public static KafkaSettings fromConfig(Config agentscopeTraining) {
     Config k = agentscopeTraining.getConfig(PATH);
     try {
-      Topics topics = new Topics(
-          topic(k, "topics.agent-events"), topic(k, "topics.dead-letter"),
+      String agentEvents = topic(k, "topics.agent-events");
+      // Derived from the input by default: a renamed input topic with a fixed "agent-events.dlq"
+      // sent its bad records to the dead letters of another input (another environment's).
+      String deadLetter = k.getString("topics.dead-letter").isBlank()
+          ? agentEvents + DEAD_LETTER_SUFFIX
+          : topic(k, "topics.dead-letter");
+      Topics topics = new Topics(agentEvents, deadLetter,
           topic(k, "topics.trajectories"), topic(k, "topics.model-updates"));
       String bootstrap = k.getString("bootstrap-servers").trim();
       if (bootstrap.isEmpty()) throw bad("bootstrap-servers", bootstrap, "a non-empty host:port list");

@@ -46,7 +46,7 @@ class KafkaIngestTest {
   static void startBroker() throws Exception {
     broker = KafkaTestBroker.start(4, "ae-kill", "dlq-kill", "ae-bulk", "dlq-bulk", "ae-outage", "dlq-outage", "ae-stop", "dlq-stop",
         "ae-bad", "dlq-bad", "ae-timeout", "dlq-timeout", "ae-retry", "dlq-retry", "ae-late", "dlq-late", "ae-nodlq",
-        "ae-huge", "dlq-huge");
+        "ae-huge", "dlq-huge", "prod.ae-renamed", "prod.ae-renamed.dlq");
   }
 
   @AfterAll
@@ -362,6 +362,26 @@ class KafkaIngestTest {
       await("ingested once the topic exists", () -> rows(node, "AgentSession|nodlq-") >= 1);
     } finally {
       logger.detachAppender(logged);
+    }
+  }
+
+  /** Without topics.dead-letter, the dead letters of a renamed input go to its own "<input>.dlq". */
+  @Test
+  void aRenamedInputTopicDeadLettersToItsOwnDlqByDefault(@TempDir Path dir) throws Exception {
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaSettings renamed = node.kafka(broker, Map.of("group-id", "group-renamed",
+          "topics.agent-events", "prod.ae-renamed"));
+      assertEquals("prod.ae-renamed.dlq", renamed.topics().deadLetter());
+      KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, renamed);
+      broker.produce(List.of(rec("prod.ae-renamed", "renamed-1", "not json"),
+          rec("prod.ae-renamed", "renamed-1", "{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\","
+              + "\"eventId\":\"a\",\"sessionId\":\"renamed-1\",\"agentId\":\"agent-1\"}")));
+      List<ConsumerRecord<String, String>> dead = broker.readAll("prod.ae-renamed.dlq", 1, Duration.ofSeconds(60),
+          Duration.ofSeconds(1));
+      assertEquals(1, dead.size(), "the bad record, in the renamed input's own dead-letter topic");
+      assertEquals("not_json", KafkaTestBroker.header(dead.get(0), KafkaIngest.ERROR_CODE_HEADER));
+      awaitRows(node, "AgentSession|renamed-", 1);
+      ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
   }
 

@@ -37,6 +37,22 @@ class KafkaSettingsTest {
     assertTrue(s.client().isEmpty());
   }
 
+  /**
+   * A renamed input topic kept the fixed default "agent-events.dlq", so its bad records went to the
+   * dead letters of another input (found by the operator trial: prod.agent-events on a shared broker).
+   */
+  @Test
+  void theDeadLetterTopicFollowsARenamedInputTopicUnlessNamed() {
+    assertEquals("prod.agent-events.dlq",
+        read("agentscope.training.kafka.topics.agent-events = prod.agent-events").topics().deadLetter());
+    assertEquals("bad-records", read("""
+        agentscope.training.kafka.topics { agent-events = prod.agent-events, dead-letter = bad-records }
+        """).topics().deadLetter());
+    var bad = assertThrows(IllegalArgumentException.class,
+        () -> read("agentscope.training.kafka.topics.dead-letter = \"a b\""));
+    assertTrue(bad.getMessage().contains("topics.dead-letter"), bad.getMessage());
+  }
+
   @Test
   void staticMembershipIsDerivedByDefaultAndTheSessionTimeoutIsTenSeconds() {
     KafkaSettings s = read("");
