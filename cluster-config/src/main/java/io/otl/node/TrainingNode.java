@@ -311,12 +311,9 @@ public final class TrainingNode implements AutoCloseable {
    * jobs ran there. Scheme, host, port and path only: user info or a query may hold a credential.
    */
   static String trainingTarget(io.otl.node.trinity.TrinitySettings trinity) {
-    java.net.URI uri = trinity.endpoint().baseUri();
-    String authority = uri.getRawAuthority() == null ? "" : uri.getRawAuthority();
-    String where = uri.getScheme() + "://" + authority.substring(authority.lastIndexOf('@') + 1)
-        + (uri.getRawPath() == null ? "" : uri.getRawPath());
-    return "training jobs to " + trinity.backend() + " at " + where;
+    return "training jobs to " + trinity.backend() + " at " + trinity.endpoint().shown();
   }
+
 
   /** Connections (and threads) of the session-owner reads. */
   private static final int OWNER_READ_CONNECTIONS = 4;

@@ -154,7 +154,7 @@ final class JsonHttpClient {
                 throw new TrainingBackendException(
                     Kind.UNAVAILABLE,
                     0,
-                    apiName + " " + method + " " + path + " at " + endpoint.baseUri()
+                    apiName + " " + method + " " + path + " at " + endpoint.shown()
                         + " timed out after " + endpoint.requestTimeout().toMillis() + " ms",
                     cause);
               }
@@ -164,13 +164,13 @@ final class JsonHttpClient {
 
   private TrainingBackendException transportError(String method, String path, Throwable error) {
     Throwable cause = unwrap(error);
-    String what = apiName + " " + method + " " + path + " at " + endpoint.baseUri();
+    String what = apiName + " " + method + " " + path + " at " + endpoint.shown();
     if (isConnectionRefused(cause)) {
       return new TrainingBackendException(
           Kind.UNAVAILABLE,
           0,
           what + " failed: connection refused (is the service running and reachable at "
-              + endpoint.baseUri() + "?)",
+              + endpoint.shown() + "?)",
           cause);
     }
     return new TrainingBackendException(

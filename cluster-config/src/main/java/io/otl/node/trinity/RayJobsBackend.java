@@ -122,7 +122,7 @@ public final class RayJobsBackend implements TrainingBackend {
                 // No Jobs API at all: most often the endpoint is not a Ray dashboard (e.g. this
                 // node's own API, which AgentScope's samples put at 127.0.0.1:8080).
                 throw new TrainingBackendException(Kind.NOT_FOUND, 404, "Ray Jobs API POST " + JOBS + " at "
-                    + settings.endpoint().baseUri() + " returned 404: there is no Ray Jobs API at "
+                    + settings.endpoint().shown() + " returned 404: there is no Ray Jobs API at "
                     + "agentscope.training.training-runner.trinity-endpoint; point it at the Ray head's dashboard "
                     + "(port 8265 by default), or leave it unset to use this node's simulator"
                     + " (answer: " + JsonHttpClient.excerpt(reply.body()) + ")", null);

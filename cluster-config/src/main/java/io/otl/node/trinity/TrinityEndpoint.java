@@ -51,11 +51,21 @@ public record TrinityEndpoint(URI baseUri, Duration requestTimeout, Optional<Str
     return baseUri + path;
   }
 
-  /** Redacts the token: records print every component, and settings end up in logs. */
+  /**
+   * The endpoint as messages, logs and job errors (journaled) show it: scheme, host, port and path. A URL's
+   * user info or query may hold a credential (http://user:secret@ray-head:8265), which must not reach them.
+   */
+  public String shown() {
+    String authority = baseUri.getRawAuthority() == null ? "" : baseUri.getRawAuthority();
+    return baseUri.getScheme() + "://" + authority.substring(authority.lastIndexOf('@') + 1)
+        + (baseUri.getRawPath() == null ? "" : baseUri.getRawPath());
+  }
+
+  /** Redacts the token and any credential in the URL: records print every component, and settings end up in logs. */
   @Override
   public String toString() {
     return "TrinityEndpoint[baseUri="
-        + baseUri
+        + shown()
         + ", requestTimeout="
         + requestTimeout
         + ", bearerToken="

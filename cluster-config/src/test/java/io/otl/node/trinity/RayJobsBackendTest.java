@@ -193,6 +193,25 @@ class RayJobsBackendTest {
     assertTrue(e.getMessage().contains("POST /api/jobs/"), e.getMessage());
   }
 
+  /**
+   * A job's error is journaled and logged: a trinity-endpoint written with a user and password in its URL
+   * showed them there (and in the endpoint's toString), found by the operator trial.
+   */
+  @Test
+  void credentialsInTheEndpointUrlReachNoErrorNorToString() {
+    TrinityEndpoint endpoint =
+        TrinityEndpoint.of("http://ray-user:s3cret-pw@127.0.0.1:" + TestHttp.freePort() + "/ray?token=t0ps3cret");
+    RayJobsBackend dead = new RayJobsBackend(testKit.system(), RayJobsSettings.of(endpoint));
+
+    TrainingBackendException e = failure(dead.submit(spec(Map.of())));
+
+    assertTrue(e.getMessage().contains("connection refused"), e.getMessage());
+    for (String shown : java.util.List.of(e.getMessage(), endpoint.toString(), endpoint.shown())) {
+      assertFalse(shown.contains("s3cret") || shown.contains("ray-user") || shown.contains("t0ps3cret"), shown);
+      assertTrue(shown.contains("127.0.0.1:"), shown);
+    }
+  }
+
   @Test
   void silentServerFailsAfterTheRequestTimeout() throws IOException {
     // The kernel completes the TCP handshake from the backlog; nobody ever answers.
