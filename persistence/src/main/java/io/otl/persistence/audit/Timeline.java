@@ -109,7 +109,11 @@ public final class Timeline {
       return;
     }
     for (AuditLog.SessionJob j : l.jobs()) {
-      out.println("trained in: job " + j.jobId() + " (" + j.status() + (j.inDataset() ? ", in its dataset" : ", not in its dataset")
+      String role = j.replayed() ? ", in its dataset, replayed from an earlier job's data"
+          : j.inDataset() ? ", in its dataset"
+          : j.heldOutForEval() ? ", not in its dataset: held out as its evaluation set"
+          : ", not in its dataset";
+      out.println((j.inDataset() ? "trained in: job " : "taken by: job ") + j.jobId() + " (" + j.status() + role
           + ")" + (j.versions().isEmpty() ? "" : " → model " + String.join(", ", j.versions())));
     }
   }
