@@ -150,7 +150,9 @@ async function progressSection(ctx, jobId) {
     return notice('error', describeError(e, 'the logs of job ' + jobId));
   }
   const shownTo = page.nextOffset || 0;
-  return h('div', { class: 'progress' },
+  // Not 'progress': that class is the agents' pool bar (10 px high, overflow hidden), which cut
+  // the chart and the log to a sliver.
+  return h('div', { class: 'training-progress', 'data-field': 'training-progress' },
     points.length ? lossChart(points) : notice('info', 'No step/loss figures in the trainer\'s log yet.'),
     page.note ? notice('info', page.note) : null,
     h('p', { class: 'muted', 'data-field': 'log-range' }, page.totalLines

@@ -73,6 +73,11 @@ final class ChatSimulation {
     Optional<ObjectNode> toolCall = toolCall(request);
     // A worse adapter (its quality set through /simulator/models/<name>/quality) fails some tasks, and is slower.
     String model = request.path("model").asText("");
+    if (models.isLoadedAdapter(model)) {
+      // "model version N" is the Trinity proxy's counter: a trained version's answer read "model version 0"
+      // beside the v1 the gateway recorded for it. The adapter's name says who answered.
+      content = ProxySimulation.replyFrom("LoRA adapter " + model, content);
+    }
     ModelServerSimulation.Quality quality = models.qualityOf(model);
     models.served(model);
     if (models.failsTask(model, messages.toString())) {

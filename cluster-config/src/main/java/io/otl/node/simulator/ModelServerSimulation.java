@@ -99,6 +99,11 @@ final class ModelServerSimulation {
     return new Reply(200, "Success: LoRA adapter '" + name + "' removed successfully.", null);
   }
 
+  /** Whether {@code model} names a LoRA adapter loaded now. */
+  synchronized boolean isLoadedAdapter(String model) {
+    return adapters.containsKey(model);
+  }
+
   /** Whether {@code model} is an adapter that was unloaded and not loaded again (vLLM: 404). */
   synchronized boolean wasUnloaded(String model) {
     return unloaded.contains(model);

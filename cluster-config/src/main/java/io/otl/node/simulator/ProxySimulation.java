@@ -39,6 +39,14 @@ final class ProxySimulation {
   private long commits;
   private long allocatedSessions;
 
+  private static final String REPLY_PREFIX = "[simulated reply from ";
+
+  /** {@code reply} with its speaker (the part after "simulated reply from") replaced by {@code speaker}. */
+  static String replyFrom(String speaker, String reply) {
+    int end = reply.indexOf("] ");
+    return reply.startsWith(REPLY_PREFIX) && end > 0 ? REPLY_PREFIX + speaker + reply.substring(end) : reply;
+  }
+
   ProxySimulation(ObjectMapper mapper, int commitBatchSize) {
     this.mapper = mapper;
     this.commitBatchSize = commitBatchSize;
@@ -66,7 +74,7 @@ final class ProxySimulation {
       }
     }
     String content =
-        "[simulated reply from model version " + modelVersion + "] "
+        REPLY_PREFIX + "model version " + modelVersion + "] "
             + (lastUser.length() > 200 ? lastUser.substring(0, 200) + "…" : lastUser);
     ObjectNode resp = mapper.createObjectNode();
     resp.put("id", id);

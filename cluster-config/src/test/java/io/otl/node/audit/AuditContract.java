@@ -206,6 +206,8 @@ abstract class AuditContract {
     JsonNode models = http.get("/v1/models/" + AGENT).json();
     assertEquals("ROLLED_BACK", version(models, "v1").get("state").asText(), models.toString());
     moment("model", AGENT, http.get("/v1/models/" + AGENT));
+    // A rollout setting alone: the coordinator journals its (unchanged) training part as well.
+    assertStatus(200, http.put("/v1/training/" + AGENT + "/policy", "{\"model-update.retain-previous\":\"8d\"}"));
   }
 
   private static JsonNode version(JsonNode models, String v) {
@@ -556,6 +558,12 @@ abstract class AuditContract {
     assertEquals(0, coordinatorText.code(), coordinatorText.err());
     assertTrue(coordinatorText.out().contains("job " + JOB + " REQUESTED by the threshold trigger"), coordinatorText.out());
     assertTrue(coordinatorText.out().contains("→ pool 2"), coordinatorText.out());
+    // A PUT of rollout settings only changed no training override: "overrides cleared" told of a reset nobody made.
+    assertTrue(coordinatorText.out().contains("training policy set by http: no run-time overrides before or after"),
+        coordinatorText.out());
+    assertFalse(coordinatorText.out().contains("overrides cleared"), coordinatorText.out());
+    assertTrue(model.out().contains("rollout settings changed by http: run-time overrides {model-update.retain-previous=8d}"),
+        model.out());
 
     Moment first = moments.get(0);
     ToolRun json = ToolRun.audit("session", "s1", "--as-of", first.at().toString(), "--format", "json",

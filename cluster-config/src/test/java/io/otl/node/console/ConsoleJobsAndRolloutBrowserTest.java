@@ -365,6 +365,9 @@ class ConsoleJobsAndRolloutBrowserTest {
           browser.eval("Number(document.querySelector('[data-field=\"loss-points\"]').dataset.count)").asInt());
       String shownLog = text(browser, "[data-field=\"logs\"]");
       assertTrue(shownLog.contains(lines.get(lines.size() - 1).asText()), shownLog);
+      // Present is not seen: the section once took the pool bar's class and showed a 10 px sliver.
+      assertEquals("visible", browser.eval(unclipped("[data-field=\"loss-points\"]")).asText());
+      assertEquals("visible", browser.eval(unclipped("[data-field=\"logs\"]")).asText());
 
       // Models: v1's automatic rollback with the figures of its VersionRolledBack event.
       JsonNode rolledBack = null;
@@ -411,5 +414,17 @@ class ConsoleJobsAndRolloutBrowserTest {
 
       assertTrue(browser.pageErrors.isEmpty(), "page errors: " + browser.pageErrors);
     }
+  }
+
+  /** A script answering "visible", or which ancestor cuts the element {@code selector} off (overflow). */
+  private static String unclipped(String selector) {
+    return "(() => { const el = document.querySelector('" + selector + "'); const r = el.getBoundingClientRect();"
+        + " if (r.height < 1) return 'no height';"
+        + " for (let a = el.parentElement; a; a = a.parentElement) { const s = getComputedStyle(a);"
+        + " if (s.overflowY === 'visible' && s.overflowX === 'visible') continue;"
+        + " const ar = a.getBoundingClientRect();"
+        + " if (ar.top > r.top + 1 || ar.bottom < r.bottom - 1) return 'cut off by ' + a.tagName + '.' + a.className"
+        + " + ' (' + Math.round(ar.height) + ' px high)'; }"
+        + " return 'visible'; })()";
   }
 }

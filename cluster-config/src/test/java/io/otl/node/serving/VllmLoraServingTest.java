@@ -86,6 +86,12 @@ class VllmLoraServingTest {
 
     backend.deploy(target, artifact).toCompletableFuture().join();
     assertTrue(listed(target.servedModel()));
+    // The answer names the adapter that gave it, not the Trinity proxy's "model version 0" (which read as
+    // the base model's answer in a v1 session).
+    String reply = MAPPER.readTree(send("POST", "/v1/chat/completions", "{\"model\":\"" + target.servedModel()
+        + "\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}").body())
+        .path("choices").path(0).path("message").path("content").asText();
+    assertEquals("[simulated reply from LoRA adapter " + target.servedModel() + "] Hi", reply);
     JsonNode list = MAPPER.readTree(send("GET", "/v1/models", null).body());
     assertEquals("list", list.path("object").asText());
     assertEquals("base-7b", list.path("data").path(0).path("id").asText(), "the base model comes first");

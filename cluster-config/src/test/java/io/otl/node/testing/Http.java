@@ -44,6 +44,11 @@ public final class Http {
         .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)));
   }
 
+  public Response put(String path, String body) {
+    return send(HttpRequest.newBuilder(URI.create(base + path))
+        .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(body)));
+  }
+
   public Response postBytes(String path, byte[] body) {
     return send(HttpRequest.newBuilder(URI.create(base + path))
         .header("Content-Type", "application/json")

@@ -91,6 +91,18 @@ class ContinualTrainingTest {
     return r.json();
   }
 
+  private static JsonNode sessionLineage(Http http, String sessionId) {
+    Http.Response r = http.get("/v1/audit/lineage/session/" + sessionId);
+    assertEquals(200, r.status(), r.body());
+    return r.json().get("jobs");
+  }
+
+  private static List<String> jobIdsOf(JsonNode jobs) {
+    List<String> out = new ArrayList<>();
+    jobs.forEach(j -> out.add(j.get("jobId").asText()));
+    return out;
+  }
+
   private static List<String> ordered(JsonNode array) {
     List<String> out = new ArrayList<>();
     array.forEach(n -> out.add(n.asText()));
@@ -177,6 +189,26 @@ class ContinualTrainingTest {
       assertEquals(Set.copyOf(eval2), texts(l2.get("evalSessionIds")));
       String trainFile = Files.readString(Path.of(job2Dataset.get("path").asText()));
       assertTrue(!trainFile.contains("held again"), "held-out text in the training file");
+
+      // From the session's side (an auditor asking which models a trajectory trained): a replayed one
+      // names job 2 as well as job 1, although job 2 never took it from the pool; a held-out one says why
+      // it is not in the dataset. Read from the request alone, the lineage named job 1 only.
+      String replayedId = replayed.iterator().next();
+      JsonNode jobsOfReplayed = sessionLineage(http, replayedId);
+      assertEquals(List.of("job-1-" + AGENT, job2Id), jobIdsOf(jobsOfReplayed), jobsOfReplayed.toString());
+      assertTrue(jobsOfReplayed.get(1).get("inDataset").asBoolean() && jobsOfReplayed.get(1).get("replayed").asBoolean(),
+          jobsOfReplayed.toString());
+      assertTrue(!jobsOfReplayed.get(0).get("replayed").asBoolean(), "job 1 took it from the pool: " + jobsOfReplayed);
+      JsonNode jobsOfHeldOut = sessionLineage(http, eval2.get(0));
+      assertEquals(List.of(job2Id), jobIdsOf(jobsOfHeldOut), jobsOfHeldOut.toString());
+      assertTrue(!jobsOfHeldOut.get(0).get("inDataset").asBoolean() && jobsOfHeldOut.get(0).get("heldOutForEval").asBoolean(),
+          jobsOfHeldOut.toString());
+      String timeline = http.get("/v1/audit/session/" + replayedId + "/timeline").body();
+      assertTrue(timeline.contains("trained in: job " + job2Id + " (SUCCEEDED, in its dataset, replayed from an earlier job's data)"),
+          timeline);
+      String heldOutTimeline = http.get("/v1/audit/session/" + eval2.get(0) + "/timeline").body();
+      assertTrue(heldOutTimeline.contains("taken by: job " + job2Id
+          + " (SUCCEEDED, not in its dataset: held out as its evaluation set)"), heldOutTimeline);
 
       // Beside the job's data folder, not in it: load_dataset(folder) would read it as rows.
       Path yaml = Path.of(job2Dataset.get("path").asText()).getParent().resolveSibling(job2Id + ".trinity.yaml");

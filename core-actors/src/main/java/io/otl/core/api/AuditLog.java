@@ -125,9 +125,13 @@ public interface AuditLog {
    * @param inDataset the session is in the exported dataset (false: requested, but the export left
    *     it out, or no export yet)
    * @param versions the model versions registered from this job
+   * @param replayed the job did not take the session from the pool: its export replayed it from an
+   *     earlier job's data (continual training), so it trained this job's model too
+   * @param heldOutForEval the job held the session out as its evaluation set: never trained on, but
+   *     the candidate was benchmarked on it
    */
   record SessionJob(String jobId, TrainingCoordinator.JobStatus status, boolean inDataset,
-      String candidateVersion, List<String> versions) {}
+      String candidateVersion, List<String> versions, boolean replayed, boolean heldOutForEval) {}
 
   record SessionLineage(String sessionId, String agentId, List<SessionJob> jobs) {}
 

@@ -404,6 +404,20 @@ public final class AuditReader implements AuditLog {
         }, system);
   }
 
+  /** The ids of the jobs that took {@code sessionId} from the pool or wrote it into their dataset, in order. */
+  private CompletionStage<Set<String>> jobsNaming(String agentId, String sessionId) {
+    String pid = TrainingCoordinator.persistenceId(agentId).id();
+    return events(pid, 1).runFold((Set<String>) new java.util.LinkedHashSet<String>(), (ids, env) -> {
+      if (env.event() instanceof TrainingCoordinator.JobRequested r && r.sessionIds().contains(sessionId)) {
+        ids.add(r.jobId());
+      } else if (env.event() instanceof TrainingCoordinator.DatasetExported d
+          && d.manifest().sessionIds().contains(sessionId)) {
+        ids.add(d.jobId());
+      }
+      return ids;
+    }, system);
+  }
+
   private static JobLineage lineage(String agentId, TrainingCoordinator.Job j) {
     return new JobLineage(j.jobId(), agentId, j.status(), j.requestedAt(), j.sessionIds(), j.manifest(),
         j.candidateVersion());
@@ -470,21 +484,27 @@ public final class AuditReader implements AuditLog {
               pid + " does not start with SessionStarted but with " + first.get().event().getClass().getSimpleName()));
         }
         String agentId = started.agentId();
-        Set<String> jobIds = new java.util.LinkedHashSet<>();
-        return jobs(agentId, jobIds, r -> r.sessionIds().contains(sessionId)).thenCompose(s -> {
+        // Two passes: a later job may replay the session from an earlier job's data (its export, not
+        // its request, names it), and its request comes before that export in the journal. Read only
+        // from the request, such a job was missing, and the lineage hid a model the session trained.
+        return jobsNaming(agentId, sessionId).thenCompose(jobIds -> jobs(agentId, jobIds, r -> false).thenCompose(s -> {
           if (jobIds.isEmpty()) {
             return CompletableFuture.completedFuture(new SessionLineage(sessionId, agentId, List.of()));
           }
           return versionsFrom(agentId, jobIds).thenApply(byJob -> {
             List<SessionJob> out = new ArrayList<>();
             for (String jobId : jobIds) {
-              s.job(jobId).ifPresent(j -> out.add(new SessionJob(j.jobId(), j.status(),
-                  j.manifest() != null && j.manifest().sessionIds().contains(sessionId), j.candidateVersion(),
-                  byJob.getOrDefault(jobId, List.of()))));
+              s.job(jobId).ifPresent(j -> {
+                boolean inDataset = j.manifest() != null && j.manifest().sessionIds().contains(sessionId);
+                boolean heldOut = j.manifest() != null && j.manifest().lineage() != null
+                    && j.manifest().lineage().evalSessionIds().contains(sessionId);
+                out.add(new SessionJob(j.jobId(), j.status(), inDataset, j.candidateVersion(),
+                    byJob.getOrDefault(jobId, List.of()), inDataset && !j.sessionIds().contains(sessionId), heldOut));
+              });
             }
             return new SessionLineage(sessionId, agentId, List.copyOf(out));
           });
-        });
+        }));
       });
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);

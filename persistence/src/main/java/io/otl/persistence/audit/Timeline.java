@@ -109,7 +109,11 @@ public final class Timeline {
       return;
     }
     for (AuditLog.SessionJob j : l.jobs()) {
-      println("trained in: job " + j.jobId() + " (" + j.status() + (j.inDataset() ? ", in its dataset" : ", not in its dataset")
+      String role = j.replayed() ? ", in its dataset, replayed from an earlier job's data"
+          : j.inDataset() ? ", in its dataset"
+          : j.heldOutForEval() ? ", not in its dataset: held out as its evaluation set"
+          : ", not in its dataset";
+      println((j.inDataset() ? "trained in: job " : "taken by: job ") + j.jobId() + " (" + j.status() + role
           + ")" + (j.versions().isEmpty() ? "" : " → model " + String.join(", ", j.versions())));
     }
   }
@@ -275,8 +279,11 @@ public final class Timeline {
     @Override
     public void accept(EventEnvelope env) {
       Event e = (Event) env.event();
+      boolean overriddenBefore = state.policyChange() != null && !state.policyChange().overrides().isEmpty();
       state = TrainingCoordinator.applyEvent(state, e);
-      line(env, describe(e, state));
+      line(env, e instanceof TrainingCoordinator.PolicyChanged pc && pc.overrides().isEmpty() && !overriddenBefore
+          ? unchangedPolicy(pc.changedBy(), "training policy", "model")
+          : describe(e, state));
     }
 
     @Override
@@ -294,6 +301,15 @@ public final class Timeline {
       println("now: pool " + state.poolSize() + ", " + state.jobs().size() + " jobs"
           + state.activeJob().map(j -> ", active " + j.jobId() + " " + j.status()).orElse(", no active job"));
     }
+  }
+
+  /**
+   * A PUT of one part of the policy journals the other part too, with no overrides: with none before
+   * either, "run-time overrides cleared" told an auditor of a reset nobody made.
+   */
+  static String unchangedPolicy(String changedBy, String part, String otherAudit) {
+    return part + " set by " + changedBy + ": no run-time overrides before or after (the file's); that change"
+        + " concerned the other part, see the " + otherAudit + "'s audit";
   }
 
   static String describe(Event event, TrainingCoordinator.State after) {
@@ -378,6 +394,7 @@ public final class Timeline {
     final Map<String, Long> outcomes = new LinkedHashMap<>();
     final Map<String, Long> revised = new LinkedHashMap<>();
     EventEnvelope firstOutcome;
+    boolean rolloutOverridden;
 
     ModelFormatter(Map<String, AuditLog.JobLineage> jobs) {
       this.jobs = jobs;
@@ -397,7 +414,9 @@ public final class Timeline {
       }
       flushOutcomes();
       if (env.event() instanceof io.otl.core.model.RolloutPolicy.RolloutPolicyChanged c) {
-        line(env, io.otl.core.model.RolloutPolicy.describe(c));
+        line(env, c.overrides().isEmpty() && !rolloutOverridden ? unchangedPolicy(c.changedBy(), "rollout settings", "coordinator")
+            : io.otl.core.model.RolloutPolicy.describe(c));
+        rolloutOverridden = !c.overrides().isEmpty();
         return;
       }
       ModelVersion.TransitionEvent e = (ModelVersion.TransitionEvent) env.event();
