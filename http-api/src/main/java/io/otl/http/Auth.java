@@ -46,11 +46,29 @@ public final class Auth {
     boolean required = metricsToken != null || (token != null && protectReads);
     if (!required) return inner.get();
     return Directives.extractRequest(request -> {
-      Optional<String> header = request.getHeader("Authorization").map(h -> h.value());
+      Optional<String> header = authorization(request);
       if (matches(header, metricsToken) || matches(header, token)) return inner.get();
       return unauthorized(header);
     });
   }
+
+  /**
+   * The Authorization value, or {@link #TWICE} when it is sent more than once with different values:
+   * the first one was taken, so a request with a wrong token and the right one passed or not by
+   * their order, which a proxy that adds or appends its own header decides, not the client.
+   */
+  public static Optional<String> authorization(HttpRequest request) {
+    String first = null;
+    for (org.apache.pekko.http.javadsl.model.HttpHeader h : request.getHeaders()) {
+      if (!h.is("authorization")) continue;
+      if (first == null) first = h.value();
+      else if (!first.equals(h.value())) return Optional.of(TWICE);
+    }
+    return Optional.ofNullable(first);
+  }
+
+  /** Stands for two different Authorization headers; matches no token (it holds a space after no scheme). */
+  public static final String TWICE = " twice";
 
   private static boolean matches(Optional<String> header, byte[] expected) {
     return expected != null && header.isPresent() && header.get().startsWith("Bearer ")
@@ -73,6 +91,7 @@ public final class Auth {
    */
   static String refusal(Optional<String> header) {
     if (header.isEmpty()) return "an Authorization: Bearer <token> header is required";
+    if (header.get().equals(TWICE)) return "the Authorization header is sent more than once; send it once";
     if (!header.get().regionMatches(true, 0, "Bearer ", 0, 7)) {
       return "the Authorization header does not use the Bearer scheme; send Authorization: Bearer <token>";
     }
@@ -107,7 +126,7 @@ public final class Auth {
     if (token == null) return Optional.empty();
     boolean read = request.method().equals(HttpMethods.GET) || request.method().equals(HttpMethods.HEAD);
     if (read && !protectReads) return Optional.empty();
-    Optional<String> header = request.getHeader("Authorization").map(h -> h.value());
+    Optional<String> header = authorization(request);
     return matches(header, token) ? Optional.empty() : Optional.of(unauthorizedResponse(header));
   }
 }

@@ -26,7 +26,7 @@ final class GatewayIdentity {
    */
   boolean callsAsAgent(HttpRequest request) {
     if (request.getHeader(GatewayRoutes.AGENT_HEADER).isPresent()) return true;
-    Optional<String> auth = request.getHeader("Authorization").map(HttpHeader::value);
+    Optional<String> auth = io.otl.http.Auth.authorization(request);
     if (auth.isEmpty() || !auth.get().startsWith("Bearer ") || !settings.authEnabled()) return false;
     // With agent keys configured, any key but the node's API token is an agent's client: a wrong key
     // then gets the gateway's 401, where models.retrieve("default") with a typo in the key got the
@@ -45,7 +45,11 @@ final class GatewayIdentity {
     if (!settings.authEnabled()) {
       return namedAgent(named.orElse(settings.defaultAgent()), "gateway auth is off");
     }
-    Optional<String> auth = request.getHeader("Authorization").map(HttpHeader::value);
+    Optional<String> auth = io.otl.http.Auth.authorization(request);
+    if (auth.isPresent() && auth.get().equals(io.otl.http.Auth.TWICE)) {
+      throw new OpenAiError(401, "invalid_request_error", null, "invalid_api_key",
+          "the Authorization header is sent more than once; send it once");
+    }
     if (auth.isEmpty() || !auth.get().startsWith("Bearer ")) {
       throw new OpenAiError(401, "invalid_request_error", null, "invalid_api_key",
           "an API key is required: send Authorization: Bearer <the agent's gateway key or the node's API token>");

@@ -300,9 +300,7 @@ public final class GatewayRoutes {
     }
     long declared = http.entity().getContentLengthOption().orElse(-1L);
     if (declared > settings.maxBodyBytes()) return refuseOversized(http, declared);
-    return http.entity().withSizeLimit(settings.maxBodyBytes())
-        .toStrict(settings.timeout().toMillis(), materializer)
-        .thenCompose(strict -> {
+    return readBody(http).thenCompose(strict -> {
           ChatRequest request = ChatRequest.parse(strict.getData().toArray());
           Optional<String> header = GatewayIdentity.single(http, SESSION_HEADER);
           String sessionId = header.orElse(request.metadataSessionId());
@@ -725,6 +723,32 @@ public final class GatewayRoutes {
         .takeWithin(settings.timeout())
         .runWith(org.apache.pekko.stream.javadsl.Sink.ignore(), materializer)
         .handle((done, err) -> tooLarge().response());
+  }
+
+  /**
+   * The whole body within {@code gateway.timeout}. What the client does wrong while sending it is its
+   * 4xx: a connection closed mid-upload was a 500 with a stack trace logged at ERROR per request, and a
+   * body trickled past the timeout a 503 {@code journal_timeout} blaming the node (a flood of either
+   * filled the log and the 5xx series). The 408 closes the connection, as the rest of the body is unread.
+   */
+  private CompletionStage<org.apache.pekko.http.javadsl.model.HttpEntity.Strict> readBody(HttpRequest http) {
+    return http.entity().withSizeLimit(settings.maxBodyBytes())
+        .toStrict(settings.timeout().toMillis(), materializer)
+        .handle((strict, err) -> {
+          if (err == null) return CompletableFuture.completedFuture(strict);
+          Throwable e = unwrap(err);
+          if (e instanceof TimeoutException) {
+            throw new OpenAiError(408, "invalid_request_error", null, "request_timeout",
+                "the request body did not arrive within " + settings.timeout().toMillis() + " ms (gateway.timeout)");
+          }
+          if (e instanceof org.apache.pekko.http.scaladsl.model.EntityStreamException
+              && !(e instanceof EntityStreamSizeException)) {
+            throw new OpenAiError(400, "invalid_request_error", null, "incomplete_body",
+                "the connection closed before the request body was complete");
+          }
+          return CompletableFuture.<org.apache.pekko.http.javadsl.model.HttpEntity.Strict>failedFuture(e);
+        })
+        .thenCompose(stage -> stage);
   }
 
   private OpenAiError tooLarge() {

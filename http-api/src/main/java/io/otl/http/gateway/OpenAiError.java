@@ -35,6 +35,7 @@ public final class OpenAiError extends RuntimeException {
 
   public HttpResponse response() {
     HttpResponse r = Json.response(StatusCodes.get(status), body());
+    if (status == 408) return r.addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close"));
     return status == 429 || status == 503 ? r.addHeader(RetryAfter.create(1L)) : r;
   }
 
