@@ -12,6 +12,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.mapRequest;
 import static org.apache.pekko.http.javadsl.server.Directives.mapRouteResultFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.onComplete;
 
+import io.otl.http.gateway.OpenAiError;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -100,8 +101,13 @@ final class RequestGuard {
       String path = request.getUri().path();
       boolean exempt = path.startsWith("/health") || path.equals("/metrics");
       String method = request.method().name();
+      // The gateway's chat path (the one reading its own body) answers in OpenAI's error shape: its
+      // clients read error.message there, and showed only "unavailable" for the API's shape.
+      boolean openAi = ownBodies.contains(path);
       if (stopping.getAsBoolean() && !path.startsWith("/health")) {
-        return complete(ApiErrors.unavailable("the node is stopping; retry on another node"));
+        String message = "the node is stopping; retry on another node";
+        return complete(openAi ? new OpenAiError(503, "service_unavailable", null, "node_stopping", message).response()
+            : ApiErrors.unavailable(message));
       }
       Optional<HttpResponse> refused = beforeBody.apply(request);
       if (refused.isPresent()) {
@@ -115,8 +121,9 @@ final class RequestGuard {
         inFlight.decrementAndGet();
         metrics.request("overloaded", 429, 0);
         errorLog.record("429 overloaded");
-        return complete(Json.error(StatusCodes.TOO_MANY_REQUESTS, "overloaded",
-            "the node has " + maxInFlight + " requests in flight; retry shortly").addHeader(RetryAfter.create(1L)));
+        String message = "the node has " + maxInFlight + " requests in flight; retry shortly";
+        return complete(openAi ? new OpenAiError(429, "rate_limit_exceeded", null, "overloaded", message).response()
+            : Json.error(StatusCodes.TOO_MANY_REQUESTS, "overloaded", message).addHeader(RetryAfter.create(1L)));
       }
       Slot slot = new Slot(exempt ? null : inFlight, System.nanoTime());
       AtomicBoolean unmatched = new AtomicBoolean();
@@ -125,8 +132,10 @@ final class RequestGuard {
       timeout.ifPresent(t -> t.updateHandler(r -> {
         if (slot.finish()) record(slot, "timeout", 503);
         errorLog.record("503 request timeout");
-        return ApiErrors.unavailable("the request took longer than the request timeout; nothing is guaranteed "
-            + "stored, retry the request");
+        String message = "the request took longer than the request timeout; nothing is guaranteed stored, retry the "
+            + "request";
+        return openAi ? new OpenAiError(503, "service_unavailable", null, "request_timeout", message).response()
+            : ApiErrors.unavailable(message);
       }));
       Route inner = handleExceptions(ApiErrors.exceptionHandler(), () ->
           handleRejections(ApiErrors.rejectionHandler(), () -> mapRejections(rejections -> {

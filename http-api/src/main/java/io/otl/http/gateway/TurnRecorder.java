@@ -21,7 +21,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns one gateway call into session events, sent through the same entity command as the HTTP
@@ -36,6 +42,7 @@ import java.util.concurrent.CompletionStage;
  * input and output, as the dataset export expects.
  */
 final class TurnRecorder {
+  private static final Logger log = LoggerFactory.getLogger(TurnRecorder.class);
   static final String START_ID = "gw:start";
   static final String TOOLS_PREFIX = "gw:tools:";
 
@@ -67,9 +74,43 @@ final class TurnRecorder {
         outcome, requestAt, answerAt);
   }
 
-  /** Sends the inputs through the session's own command (it desensitizes, deduplicates, persists). */
+  /**
+   * Sends the inputs through the session's own command (it desensitizes, deduplicates, persists),
+   * again when the session does not answer in time, up to {@value #TIMEOUT_RETRIES} times
+   * {@value #TIMEOUT_RETRY_PAUSE_MS} ms apart. The agent already has its answer: a session whose
+   * node was killed answers nowhere until its shard has moved (several seconds, more than the ask
+   * timeout), and the last turns of a conversation that ended in that window were lost, since no
+   * later request resent them. A write that did land is dropped by the session as duplicates.
+   */
   CompletionStage<AgentSession.RecordReply> submit(String sessionId, String agentId, List<SessionInput> inputs) {
-    return collector.submit(sessionId, agentId, inputs);
+    return submit(sessionId, agentId, inputs, 0);
+  }
+
+  /** Answers covered: about 6 ask timeouts (5 s by default) and pauses, beyond a fail-over's ~10 s. */
+  static final int TIMEOUT_RETRIES = 6;
+  static final long TIMEOUT_RETRY_PAUSE_MS = 500;
+
+  private CompletionStage<AgentSession.RecordReply> submit(String sessionId, String agentId,
+      List<SessionInput> inputs, int retry) {
+    CompletableFuture<AgentSession.RecordReply> out = new CompletableFuture<>();
+    collector.submit(sessionId, agentId, inputs).whenComplete((reply, e) -> {
+      Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+      if (e == null) {
+        out.complete(reply);
+      } else if (cause instanceof TimeoutException && retry < TIMEOUT_RETRIES) {
+        if (retry == 0) log.info("gateway: session {} did not answer the recording in time; sending it again", sessionId);
+        CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(TIMEOUT_RETRY_PAUSE_MS,
+                TimeUnit.MILLISECONDS))
+            .thenCompose(v -> submit(sessionId, agentId, inputs, retry + 1))
+            .whenComplete((r, e2) -> {
+              if (e2 == null) out.complete(r);
+              else out.completeExceptionally(e2);
+            });
+      } else {
+        out.completeExceptionally(cause);
+      }
+    });
+    return out;
   }
 
   static List<SessionInput> inputs(Desensitizer d, TextCut cut, Set<String> known, ChatRequest request,
