@@ -82,7 +82,8 @@ class EmbeddedNodeFolderTest {
 
       ToolRun verify = ToolRun.audit("verify", "--config", config.toString());
       assertEquals(1, verify.code());
-      assertTrue(verify.err().contains(dir.toString()) && verify.err().contains("reads the journal itself"),
+      assertTrue(verify.err().contains(dir.toString()) && verify.err().contains("reads the embedded journal itself")
+          && verify.err().contains("stop that node first"),
           verify.err());
     }
     assertFalse(Files.exists(dir.resolve(DataFolder.NODE_FILE)), "removed on a clean stop");
