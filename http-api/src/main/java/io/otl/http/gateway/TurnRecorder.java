@@ -15,17 +15,14 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import io.otl.core.RetryOnTimeout;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,35 +80,15 @@ final class TurnRecorder {
    * later request resent them. A write that did land is dropped by the session as duplicates.
    */
   CompletionStage<AgentSession.RecordReply> submit(String sessionId, String agentId, List<SessionInput> inputs) {
-    return submit(sessionId, agentId, inputs, 0);
+    return RetryOnTimeout.call(() -> collector.submit(sessionId, agentId, inputs), TIMEOUT_RETRIES,
+        TIMEOUT_RETRY_PAUSE_MS, retry -> {
+          if (retry == 1) log.info("gateway: session {} did not answer the recording in time; sending it again", sessionId);
+        });
   }
 
   /** Answers covered: about 6 ask timeouts (5 s by default) and pauses, beyond a fail-over's ~10 s. */
   static final int TIMEOUT_RETRIES = 6;
   static final long TIMEOUT_RETRY_PAUSE_MS = 500;
-
-  private CompletionStage<AgentSession.RecordReply> submit(String sessionId, String agentId,
-      List<SessionInput> inputs, int retry) {
-    CompletableFuture<AgentSession.RecordReply> out = new CompletableFuture<>();
-    collector.submit(sessionId, agentId, inputs).whenComplete((reply, e) -> {
-      Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-      if (e == null) {
-        out.complete(reply);
-      } else if (cause instanceof TimeoutException && retry < TIMEOUT_RETRIES) {
-        if (retry == 0) log.info("gateway: session {} did not answer the recording in time; sending it again", sessionId);
-        CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(TIMEOUT_RETRY_PAUSE_MS,
-                TimeUnit.MILLISECONDS))
-            .thenCompose(v -> submit(sessionId, agentId, inputs, retry + 1))
-            .whenComplete((r, e2) -> {
-              if (e2 == null) out.complete(r);
-              else out.completeExceptionally(e2);
-            });
-      } else {
-        out.completeExceptionally(cause);
-      }
-    });
-    return out;
-  }
 
   static List<SessionInput> inputs(Desensitizer d, TextCut cut, Set<String> known, ChatRequest request,
       String routedVersion, String version, String servedModel, String fallbackFrom, Outcome outcome) {

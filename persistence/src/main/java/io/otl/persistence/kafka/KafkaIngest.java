@@ -320,7 +320,7 @@ public final class KafkaIngest {
     AgentEventRecord.Event first = run.get(0).event();
     List<SessionInput> inputs = new ArrayList<>(run.size());
     for (Pending p : run) inputs.add(p.event().input());
-    return submitRetryingTimeouts(first.sessionId(), first.agentId(), inputs, 0).thenCompose(reply -> {
+    return submitRetryingTimeouts(first.sessionId(), first.agentId(), inputs).thenCompose(reply -> {
       if (reply instanceof AgentSession.Recorded) {
         recorded.add(run.size());
         return CompletableFuture.completedFuture(Done.getInstance());
@@ -363,27 +363,12 @@ public final class KafkaIngest {
 
   /** {@code recorder.submit}, sent again when it times out, up to {@link #TIMEOUT_RETRIES} times. */
   private CompletionStage<AgentSession.RecordReply> submitRetryingTimeouts(String sessionId, String agentId,
-      List<SessionInput> inputs, int retry) {
-    CompletableFuture<AgentSession.RecordReply> out = new CompletableFuture<>();
-    recorder.submit(sessionId, agentId, inputs).whenComplete((reply, e) -> {
-      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-      if (e == null) {
-        out.complete(reply);
-      } else if (cause instanceof java.util.concurrent.TimeoutException && retry < TIMEOUT_RETRIES) {
-        timeoutRetries.increment();
-        if (retry == 0) log.info("journal write of session {} timed out; sending it again", sessionId);
-        CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(TIMEOUT_RETRY_PAUSE_MS,
-                java.util.concurrent.TimeUnit.MILLISECONDS))
-            .thenCompose(v -> submitRetryingTimeouts(sessionId, agentId, inputs, retry + 1))
-            .whenComplete((r, e2) -> {
-              if (e2 == null) out.complete(r);
-              else out.completeExceptionally(e2);
-            });
-      } else {
-        out.completeExceptionally(cause);
-      }
-    });
-    return out;
+      List<SessionInput> inputs) {
+    return io.otl.core.RetryOnTimeout.call(() -> recorder.submit(sessionId, agentId, inputs), TIMEOUT_RETRIES,
+        TIMEOUT_RETRY_PAUSE_MS, retry -> {
+          timeoutRetries.increment();
+          if (retry == 1) log.info("journal write of session {} timed out; sending it again", sessionId);
+        });
   }
 
   /** Timed-out writes sent again in place since start. */
