@@ -70,7 +70,10 @@ class TrainingLoopTest {
       JsonNode job = Await.until("a succeeded job", () -> {
         JsonNode jobs = okJson(http.get("/v1/jobs?agentId=loop-agent"));
         return jobs == null || jobs.get("jobs").isEmpty() ? null : jobs.get("jobs").get(0);
-      }, j -> j.get("status").asText().equals("SUCCEEDED"));
+      }, j -> j.get("status").asText().equals("SUCCEEDED")
+          // The hand-over to ModelVersion is the job's last history entry, a moment after SUCCEEDED: compared
+          // before it, the list and the single read below could see the job on either side of it.
+          && j.get("history").get(j.get("history").size() - 1).get("detail").asText().startsWith("handed over"));
       String jobId = job.get("jobId").asText();
       assertEquals("threshold", job.get("trigger").asText().toLowerCase());
       assertEquals("sft", job.get("algorithm").asText());
