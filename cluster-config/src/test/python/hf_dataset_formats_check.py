@@ -1,7 +1,7 @@
 """Reads a job's exported datasets the way the trainer does: Hugging Face `datasets` and `transformers`.
 
-usage: hf_dataset_formats_check.py --sft PATH NAME SPLIT FILE --dpo PATH NAME SPLIT FILE
-                                   --rl PATH NAME SPLIT FILE [--eval PATH NAME SPLIT FILE]
+usage: hf_dataset_formats_check.py --sft PATH NAME SPLIT FILE [--dpo PATH NAME SPLIT FILE]
+                                   [--rl PATH NAME SPLIT FILE] [--eval PATH NAME SPLIT FILE]
                                    [--sft-held PATH NAME SPLIT FILE --sft-held-eval PATH NAME SPLIT FILE]
 
 PATH, NAME and SPLIT are what the node rendered into the job's Trinity-RFT config (buffer ... path /
@@ -12,7 +12,10 @@ exactly FILE's rows, in order. --sft-held is an SFT job with a held-out set: its
 SFT-shaped train.jsonl and an RL-shaped test.jsonl, and each must load alone. Every SFT
 row is rendered with apply_chat_template(messages, tools=tools, tokenize=False) on a tiny tokenizer
 built here (a WordLevel model, no download) whose chat template iterates the tools and reads each
-tool call's `arguments` as a mapping, as real tool-calling templates do. A failed check exits
+tool call's `arguments` as a mapping, as real tool-calling templates do, and split as Trinity-RFT's
+SFTFormatter splits it (trinity/buffer/schema/formatter.py, messages not concatenated): the prompt is
+apply_chat_template(messages[:-1], add_generation_prompt=True), the trained response the rest, which
+must be an assistant turn that says something or calls a tool. A failed check exits
 non-zero with the reason; the last line printed is a JSON report.
 """
 import argparse
@@ -111,6 +114,7 @@ def check_sft(source, tokenizer, report, name="sft"):
                 calls += 1
             if m["role"] != "tool" and m.get("content"):
                 check(m["content"] in text, f"row {i}: content {m['content']!r} not rendered")
+        check_trained_turn(i, messages, tools, text, tokenizer)
         ids = tokenizer.apply_chat_template(messages, tools=tools, tokenize=True)
         check(len(ids) > 0, f"row {i}: no tokens")
         rendered += 1
@@ -118,6 +122,20 @@ def check_sft(source, tokenizer, report, name="sft"):
     report[f"{name}_rendered"] = rendered
     report[f"{name}_tool_calls_rendered"] = calls
     report[f"{name}_tools_listed"] = tools_listed
+
+
+def check_trained_turn(i, messages, tools, text, tokenizer):
+    """Trinity's SFTFormatter learns the last message, prompted by all the ones before it."""
+    last = messages[-1]
+    check(last["role"] == "assistant", f"row {i}: the trained (last) message is a {last['role']} message")
+    check((last.get("content") or "").strip() or last.get("tool_calls"),
+          f"row {i}: the trained (last) assistant message says nothing: {last!r}")
+    try:
+        prompt = tokenizer.apply_chat_template(messages[:-1], tools=tools, add_generation_prompt=True, tokenize=False)
+    except Exception as e:  # noqa: BLE001 - transformers refuses an empty conversation (ValueError)
+        raise AssertionError(f"row {i}: the prompt before the trained turn does not render: {e}") from e
+    check(text.startswith(prompt), f"row {i}: the prompt {prompt!r} is no prefix of the row {text!r}")
+    check(text[len(prompt):].strip(), f"row {i}: nothing left to train after the prompt")
 
 
 def check_dpo(source, report):
@@ -147,8 +165,10 @@ def main(sft, dpo, rl, held_out, sft_held, sft_held_eval):
     report = {"datasets": datasets.__version__, "transformers": transformers.__version__}
     tokenizer = tiny_tokenizer()
     check_sft(sft, tokenizer, report)
-    check_dpo(dpo, report)
-    check_rl(rl, report)
+    if dpo:
+        check_dpo(dpo, report)
+    if rl:
+        check_rl(rl, report)
     if held_out:
         check_rl(held_out, report, "eval")
     if sft_held:
@@ -167,9 +187,8 @@ def main(sft, dpo, rl, held_out, sft_held, sft_held_eval):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(usage=__doc__)
-    for kind in ("sft", "dpo", "rl"):
-        parser.add_argument(f"--{kind}", nargs=4, required=True, metavar=("PATH", "NAME", "SPLIT", "FILE"))
-    for kind in ("eval", "sft-held", "sft-held-eval"):
+    parser.add_argument("--sft", nargs=4, required=True, metavar=("PATH", "NAME", "SPLIT", "FILE"))
+    for kind in ("dpo", "rl", "eval", "sft-held", "sft-held-eval"):
         parser.add_argument(f"--{kind}", nargs=4, metavar=("PATH", "NAME", "SPLIT", "FILE"))
     args = parser.parse_args()
     main(args.sft, args.dpo, args.rl, args.eval, args.sft_held, args.sft_held_eval)

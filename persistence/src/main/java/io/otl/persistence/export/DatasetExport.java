@@ -60,8 +60,9 @@ import org.apache.pekko.stream.javadsl.Source;
  * <p><b>DPO.</b> Trajectories are grouped by task ({@link TaskKey}: the client's {@code taskId},
  * else the normalised first user message); per task, chosen = the final answer of the highest
  * reward among those that may be chosen (quality ≥ min-quality, not served by a rolled-back
- * version), rejected = that of the lowest reward of all (ties: the earlier session). A task gives
- * a line only when the two differ by at least dpo-min-margin. Lines are in order of each task's
+ * version), rejected = that of the lowest reward among the answers that say something else
+ * (compared as {@link JsonlFormats#normalisePrompt} compares prompts; ties: the earlier session). A
+ * task gives a line only when the two rewards differ by at least dpo-min-margin. Lines are in order of each task's
  * first appearance; the prompt written is the chosen trajectory's first user message as recorded.
  */
 public final class DatasetExport {
@@ -261,7 +262,8 @@ public final class DatasetExport {
         .runWith(Sink.fold(new LinkedHashMap<String, Pair>(), (pairs, t) -> {
           String key = TaskKey.of(t).orElseThrow();
           boolean chosable = sel.canBeChosen(t);
-          pairs.compute(key, (k, p) -> (p == null ? new Pair() : p).with(t, chosable));
+          String answer = Hashes.hex(JsonlFormats.normalisePrompt(t.finalAnswer().orElseThrow()));
+          pairs.compute(key, (k, p) -> (p == null ? new Pair() : p).with(t, chosable, answer));
           return pairs;
         }), system)
         .thenCompose(pairs -> {
@@ -271,7 +273,9 @@ public final class DatasetExport {
               sel.exclude(ExportExclusions.DPO_SINGLE, 1);
             } else if (p.bestId == null) {
               sel.exclude(ExportExclusions.DPO_NO_CHOSEN, p.size);
-            } else if (p.best - p.worst < sel.dpoMinMargin()) {
+            } else if (p.rejectedId() == null) {
+              sel.exclude(ExportExclusions.DPO_SAME_ANSWER, p.size);
+            } else if (p.best - p.rejected() < sel.dpoMinMargin()) {
               sel.exclude(ExportExclusions.DPO_BELOW_MARGIN, p.size);
             } else {
               sel.exclude(ExportExclusions.DPO_NOT_BEST_OR_WORST, p.size - 2);
@@ -279,7 +283,7 @@ public final class DatasetExport {
             }
           }
           return Source.from(usable)
-              .mapAsync(parallelism, p -> replay(p.bestId).thenCombine(replay(p.worstId), (c, r) -> List.of(c, r)))
+              .mapAsync(parallelism, p -> replay(p.bestId).thenCombine(replay(p.rejectedId()), (c, r) -> List.of(c, r)))
               .runWith(Sink.<List<Trajectory>>foreach(cr -> {
                 Trajectory chosen = cr.get(0);
                 Trajectory rejected = cr.get(1);
@@ -292,27 +296,54 @@ public final class DatasetExport {
   }
 
   /**
-   * One task's answers: how many, the best that may be chosen and the worst of all (ids and
-   * rewards only).
+   * One task's answers: how many, the best that may be chosen, the worst of all, and the worst
+   * whose answer differs from the worst's (ids, rewards and answer hashes only). The rejected side
+   * is the worst answer that differs from the chosen one: the worst itself, or, when it says what
+   * the chosen says, the other: a task answered alike twice, rewarded differently for other
+   * reasons (a timeout, a user who left), would otherwise give a pair with chosen = rejected, which
+   * teaches no preference.
    */
   private static final class Pair {
     int size;
     String bestId;
     double best;
+    String bestAnswer;
     String worstId;
     double worst;
+    String worstAnswer;
+    String otherId;
+    double other;
 
-    Pair with(Trajectory t, boolean chosable) {
+    Pair with(Trajectory t, boolean chosable, String answer) {
       size++;
-      if (chosable && (bestId == null || t.reward() > best)) {
-        best = t.reward();
+      double r = t.reward();
+      if (chosable && (bestId == null || r > best)) {
+        best = r;
         bestId = t.sessionId();
+        bestAnswer = answer;
       }
-      if (worstId == null || t.reward() < worst) {
-        worst = t.reward();
+      if (worstId == null || r < worst) {
+        // The old worst is the lowest of everything before, so the lowest that differs from the new one.
+        if (worstId != null && !answer.equals(worstAnswer)) {
+          otherId = worstId;
+          other = worst;
+        }
+        worst = r;
         worstId = t.sessionId();
+        worstAnswer = answer;
+      } else if (!answer.equals(worstAnswer) && (otherId == null || r < other)) {
+        other = r;
+        otherId = t.sessionId();
       }
       return this;
+    }
+
+    String rejectedId() {
+      return bestAnswer.equals(worstAnswer) ? otherId : worstId;
+    }
+
+    double rejected() {
+      return bestAnswer.equals(worstAnswer) ? other : worst;
     }
   }
 

@@ -21,6 +21,8 @@ public final class ExportExclusions {
   public static final String DPO_BELOW_MARGIN = "below-dpo-min-margin";
   public static final String DPO_NO_CHOSEN = "dpo-no-answer-fit-to-be-chosen";
   public static final String DPO_NOT_BEST_OR_WORST = "dpo-neither-best-nor-worst-of-its-task";
+  /** Every answer that could be rejected says what the chosen one says: no preference to learn. */
+  public static final String DPO_SAME_ANSWER = "dpo-no-different-answer";
   /** In the agent's held-out evaluation set (eval-fraction): written to the eval file instead. */
   public static final String HELD_OUT = "held-out-for-eval";
   public static final String DUPLICATE_EXACT = Dedup.EXACT;

@@ -28,9 +28,13 @@ final class ExportSelection {
     return excluded(ExportExclusions.NOT_COMPLETED);
   }
 
-  /** SFT: an answer, reward ≥ sft-min-reward, quality ≥ min-quality, not served by a rolled-back version. */
+  /**
+   * SFT: an answer and a prompt before it ({@link JsonlFormats#sftProblem}), reward ≥ sft-min-reward,
+   * quality ≥ min-quality, not served by a rolled-back version.
+   */
   boolean sft(Trajectory t) {
-    if (t.finalAnswer().isEmpty()) return excluded(ExportExclusions.NO_ANSWER);
+    java.util.Optional<String> problem = JsonlFormats.sftProblem(t);
+    if (problem.isPresent()) return excluded(problem.get());
     if (t.reward() < filters.sftMinReward() || t.state().reward() == null) {
       return excluded(ExportExclusions.BELOW_SFT_MIN_REWARD);
     }

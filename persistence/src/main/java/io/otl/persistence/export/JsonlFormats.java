@@ -41,7 +41,8 @@ import java.util.Set;
  * the chat template shows the model), then one
  * {@code {"type":"function","function":{"name","parameters"}}} per tool used that they do not
  * define, in order of first use, with a JSON Schema derived from the shapes of its inputs (keys of
- * all calls merged; empty without tools). A trajectory without an assistant message is not exported.
+ * all calls merged; empty without tools). A trajectory without an assistant message that says
+ * something, or without a user message before the agent's last turn, is not exported.
  */
 public final class JsonlFormats {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -49,9 +50,52 @@ public final class JsonlFormats {
 
   private JsonlFormats() {}
 
+  /**
+   * The SFT line, or empty when {@link #sftProblem} names a reason. It ends with the agent's last
+   * turn (an assistant message with text or tool calls): Trinity-RFT's SFT reader trains on the last
+   * message of {@code messages}, with the ones before it as the prompt ({@code SFTFormatter}: {@code
+   * apply_chat_template(messages)} minus {@code apply_chat_template(messages[:-1],
+   * add_generation_prompt=True)}). What followed that turn unanswered (a user's closing "thanks", the
+   * result of a tool call the session ended on, an empty assistant message) would be learned as the
+   * model's own words, so it is left out of the line.
+   */
   public static Optional<String> sft(Trajectory t) {
-    if (t.finalAnswer().isEmpty()) return Optional.empty();
-    return Optional.of(write(sftShape(t)));
+    SftLine line = sftLine(t);
+    return line.problem() == null ? Optional.of(write(line.line())) : Optional.empty();
+  }
+
+  /**
+   * Why a trajectory gives no SFT line, as an {@link ExportExclusions} reason: {@code
+   * no-assistant-answer} (no assistant message with text), {@code no-user-message} (no user message
+   * with text before the trained turn: its prompt would be empty, which {@code apply_chat_template}
+   * refuses, failing the trainer's read of the whole file).
+   */
+  public static Optional<String> sftProblem(Trajectory t) {
+    return Optional.ofNullable(sftLine(t).problem());
+  }
+
+  private record SftLine(ObjectNode line, String problem) {}
+
+  private static SftLine sftLine(Trajectory t) {
+    if (t.finalAnswer().isEmpty()) return new SftLine(null, ExportExclusions.NO_ANSWER);
+    ObjectNode line = sftShape(t);
+    ArrayNode messages = (ArrayNode) line.get("messages");
+    while (!messages.isEmpty() && !isAgentTurn(messages.get(messages.size() - 1))) {
+      messages.remove(messages.size() - 1);
+    }
+    for (int i = 0; i < messages.size() - 1; i++) {
+      JsonNode m = messages.get(i);
+      if ("user".equals(m.path("role").asText()) && !m.path("content").asText("").isBlank()) {
+        return new SftLine(line, null);
+      }
+    }
+    return new SftLine(null, ExportExclusions.NO_PROMPT);
+  }
+
+  /** An assistant message that says something or calls a tool: a turn worth learning. */
+  private static boolean isAgentTurn(JsonNode m) {
+    return "assistant".equals(m.path("role").asText())
+        && (!m.path("content").asText("").isBlank() || !m.path("tool_calls").isEmpty());
   }
 
   /**

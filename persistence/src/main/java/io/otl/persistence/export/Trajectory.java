@@ -51,20 +51,33 @@ public record Trajectory(String sessionId, AgentSession.State state, List<Event>
     }
   }
 
-  /** The content of the first user message: the task prompt. */
+  /**
+   * The content of the first user message that says something: the task prompt. A blank one (an
+   * empty or whitespace-only turn) asks nothing, so a task never has an empty prompt.
+   */
   public Optional<String> prompt() {
-    return state.messages().stream().filter(m -> m.role() == Role.user).map(MessageRecorded::content).findFirst();
+    return state.messages().stream().filter(m -> m.role() == Role.user && hasText(m))
+        .map(MessageRecorded::content).findFirst();
   }
 
-  /** The content of the last assistant message: the final answer. */
+  /**
+   * The content of the last assistant message that says something: the final answer. A blank one
+   * (an agent that answered nothing) is no answer: trained on, it would teach the model to say
+   * nothing, and as an RL reference or a DPO side it compares against nothing.
+   */
   public Optional<String> finalAnswer() {
     List<MessageRecorded> ms = state.messages();
     for (int i = ms.size() - 1; i >= 0; i--) {
-      if (ms.get(i).role() == Role.assistant && !Builder.gatewayBookkeeping(ms.get(i))) {
-        return Optional.of(ms.get(i).content());
+      MessageRecorded m = ms.get(i);
+      if (m.role() == Role.assistant && !Builder.gatewayBookkeeping(m) && hasText(m)) {
+        return Optional.of(m.content());
       }
     }
     return Optional.empty();
+  }
+
+  private static boolean hasText(MessageRecorded m) {
+    return m.content() != null && !m.content().isBlank();
   }
 
   public double reward() {
