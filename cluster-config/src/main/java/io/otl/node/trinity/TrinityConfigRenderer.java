@@ -330,6 +330,9 @@ public final class TrinityConfigRenderer {
       format.put("prompt_type", "messages");
       format.put("messages_key", "messages");
       format.put("tools_key", "tools");
+      // Trinity's SFT reader trains only a line's last message unless told otherwise; an agent's
+      // earlier turns (its tool calls above all) are what it should learn too.
+      format.put("enable_concatenated_multi_turn", true);
     }
     return format;
   }

@@ -51,6 +51,8 @@ class TrinityConfigRendererTest {
     assertEquals("messages", dataset.path("format").path("prompt_type").asText());
     assertEquals("messages", dataset.path("format").path("messages_key").asText());
     assertEquals("tools", dataset.path("format").path("tools_key").asText(), "tools go to apply_chat_template");
+    assertTrue(dataset.path("format").path("enable_concatenated_multi_turn").asBoolean(),
+        "every assistant turn of a line is trained, not only its last");
     assertEquals("last", yaml.path("trainer").path("save_hf_checkpoint").asText());
     // Plain decimals: PyYAML (OmegaConf) reads "1e-5"-style exponents as strings.
     assertTrue(text.contains("lr: 0.00002"), text);
