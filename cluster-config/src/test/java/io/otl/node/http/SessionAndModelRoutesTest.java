@@ -178,6 +178,43 @@ class SessionAndModelRoutesTest {
         after.get("versions").size(), after.toString());
   }
 
+  /**
+   * docs/api.md: a pause or resume with nothing to do answers 202 with the state as it is and why
+   * (a retry is safe); the same verbs on a version not in rollout, and a rollback of the stable
+   * during a rollout, are 409s naming the state. None of them writes anything.
+   */
+  @Test
+  void pauseAndResumeWithNothingToDoAnswerTheStateAndWrongStatesAre409s() {
+    assertEquals(201, http.post("/v1/models/agent-pr/versions",
+        "{\"version\":\"v1\",\"artifact\":\"hf:org/v1\",\"endpoint\":\"http://infer:8000/v1\"}").status());
+    assertEquals(201, http.post("/v1/models/agent-pr/versions",
+        "{\"version\":\"v2\",\"artifact\":\"hf:org/v2\",\"endpoint\":\"http://infer:8001/v1\"}").status());
+    assertEquals("CANARY", versionState("agent-pr", "v2"));
+    String before = http.get("/v1/models/agent-pr").body();
+
+    Http.Response notPaused = http.post("/v1/models/agent-pr/versions/v2/resume", null);
+    assertEquals(202, notPaused.status(), notPaused.body());
+    assertEquals("CANARY", notPaused.json().get("state").asText(), notPaused.body());
+    assertEquals("[\"not paused\"]", notPaused.json().get("reasons").toString(), notPaused.body());
+    for (String op : java.util.List.of("pause", "resume", "promote")) {
+      Http.Response r = http.post("/v1/models/agent-pr/versions/v1/" + op, null);
+      assertError(r, 409, "invalid_transition");
+      assertTrue(r.json().get("message").asText().contains("STABLE"), r.body());
+    }
+    Http.Response stableRollback = http.post("/v1/models/agent-pr/versions/v1/rollback", null);
+    assertError(stableRollback, 409, "invalid_transition");
+    assertTrue(stableRollback.json().get("message").asText().contains("v2 is in rollout"), stableRollback.body());
+    assertEquals(before, http.get("/v1/models/agent-pr").body(), "nothing changed");
+
+    Http.Response paused = http.post("/v1/models/agent-pr/versions/v2/pause", null);
+    assertEquals(202, paused.status(), paused.body());
+    assertEquals("PAUSED", paused.json().get("state").asText(), paused.body());
+    Http.Response again = http.post("/v1/models/agent-pr/versions/v2/pause", null);
+    assertEquals(202, again.status(), again.body());
+    assertEquals("[\"already paused\"]", again.json().get("reasons").toString(), again.body());
+    assertEquals("PAUSED", versionState("agent-pr", "v2"));
+  }
+
   /** The agent's models once no version is DEPLOYING (the deployment's outcome is not this test's subject). */
   private static String settled(String agent) {
     for (int i = 0; i < 300; i++) {

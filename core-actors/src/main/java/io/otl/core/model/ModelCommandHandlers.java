@@ -413,6 +413,12 @@ final class ModelCommandHandlers {
       return reply(c.replyTo(), new OutcomeAck(c.sessionId(), c.modelVersion(), Disposition.IGNORED, detail));
     }
     if (c.isRevision()) return revisedOutcome(s, c, seen);
+    Instant started = s.rolloutStartedAt();
+    if (c.completedAt() != null && started != null && c.completedAt().isBefore(started)) {
+      return reply(c.replyTo(), new OutcomeAck(c.sessionId(), c.modelVersion(), Disposition.IGNORED,
+          "session " + c.sessionId() + " completed at " + c.completedAt() + ", before the rollout of "
+              + r.candidate() + " began at " + started + "; not measured"));
+    }
     if (seen.contains(c.sessionId())) {
       return reply(c.replyTo(), new OutcomeAck(c.sessionId(), c.modelVersion(), Disposition.DUPLICATE,
           "session " + c.sessionId() + " was already counted for " + c.modelVersion()));

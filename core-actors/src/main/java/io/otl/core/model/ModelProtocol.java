@@ -2,6 +2,7 @@ package io.otl.core.model;
 
 import io.otl.core.JsonSerializable;
 import io.otl.core.entity.Rejection;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -96,6 +97,10 @@ public interface ModelProtocol {
    *     (guardrails), null when its calls did not go through the gateway
    * @param revision the session's outcome after feedback that came later (its reward was revised):
    *     only its satisfaction is taken, once, for a session counted in this rollout; null = false
+   * @param completedAt when the session's completion was written (the server's clock), null when
+   *     unknown: a completion written before the rollout began is not this rollout's, however late
+   *     it arrives (a restarted feed redelivers its last minutes; before this it joined the stable's
+   *     figures of the running step and tripped the sample-ratio guardrail)
    */
   record RecordOutcome(
       String sessionId,
@@ -109,8 +114,19 @@ public interface ModelProtocol {
       Integer modelCalls,
       Integer upstreamErrors,
       Long tokens,
-      Boolean revision)
+      Boolean revision,
+      Instant completedAt)
       implements Command {
+    @com.fasterxml.jackson.annotation.JsonCreator
+    public RecordOutcome {}
+
+    public RecordOutcome(String sessionId, String modelVersion, Boolean success, Double rating,
+        int thumbsUp, int thumbsDown, Double latencyP95Ms, ActorRef<OutcomeReply> replyTo,
+        Integer modelCalls, Integer upstreamErrors, Long tokens, Boolean revision) {
+      this(sessionId, modelVersion, success, rating, thumbsUp, thumbsDown, latencyP95Ms, replyTo,
+          modelCalls, upstreamErrors, tokens, revision, null);
+    }
+
     public RecordOutcome(String sessionId, String modelVersion, Boolean success, Double rating,
         int thumbsUp, int thumbsDown, Double latencyP95Ms, ActorRef<OutcomeReply> replyTo) {
       this(sessionId, modelVersion, success, rating, thumbsUp, thumbsDown, latencyP95Ms, replyTo,

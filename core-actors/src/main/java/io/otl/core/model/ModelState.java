@@ -54,7 +54,25 @@ public interface ModelState {
   record Idle(Models models) implements State {}
 
   /** Exactly one candidate in CANARY, RAMP or PAUSED. */
-  record RollingOut(Models models, Rollout rollout) implements State {}
+  record RollingOut(Models models, Rollout rollout) implements State {
+    /**
+     * When this rollout began: the candidate's last CANARY entered from outside a rollout (a
+     * resume's CANARY follows PAUSED). From the history, so snapshots need no new field; null if
+     * the history has none.
+     */
+    Instant rolloutStartedAt() {
+      Optional<VersionRecord> v = models.find(rollout.candidate());
+      if (v.isEmpty()) return null;
+      Instant started = null;
+      VersionState before = null;
+      for (HistoryEntry h : v.get().history()) {
+        boolean inRollout = before == VersionState.CANARY || before == VersionState.RAMP || before == VersionState.PAUSED;
+        if (h.state() == VersionState.CANARY && !inRollout) started = h.at();
+        before = h.state();
+      }
+      return started;
+    }
+  }
 
   /** One entry of a version's history; ratio is set for states that serve traffic. */
   record HistoryEntry(VersionState state, Double ratio, Instant at, String reason) {}

@@ -268,6 +268,33 @@ class ModelCommandsTest {
         outcomeOf(r -> new ModelProtocol.RecordOutcome("s5", "v2", true, 9.0, 0, 0, null, r)));
   }
 
+  private CommandResultWithReply<Command, Event, State, OutcomeReply> completedAt(String session, String v,
+      Instant at) {
+    return run(r -> new ModelProtocol.RecordOutcome(session, v, true, 4.0, 1, 0, 900.0, r, null, null, null, null, at));
+  }
+
+  @Test
+  void anOutcomeCompletedBeforeTheRolloutBeganIsNotMeasuredHoweverLateItArrives() {
+    stableAndCanary(); // v2's rollout began at T0
+    var early = completedAt("s-early", "v1", T0.minusSeconds(1));
+    assertTrue(early.events().isEmpty(), "nothing persisted for it");
+    OutcomeAck ack = assertInstanceOf(OutcomeAck.class, early.reply());
+    assertEquals(Disposition.IGNORED, ack.disposition());
+    assertTrue(ack.detail().contains("before the rollout of v2 began"), ack.detail());
+
+    clock.advance(Duration.ofMinutes(10));
+    transition(r -> new ModelProtocol.Pause("v2", r));
+    clock.advance(Duration.ofMinutes(10));
+    transition(r -> new ModelProtocol.Resume("v2", r));
+    // a resume is no new rollout: what completed after T0 still counts
+    assertEquals(Disposition.RECORDED,
+        ((OutcomeAck) completedAt("s-during", "v1", T0.plusSeconds(60)).reply()).disposition());
+    assertEquals(Disposition.RECORDED,
+        ((OutcomeAck) completedAt("s-candidate", "v2", T0).reply()).disposition());
+    assertEquals(Disposition.RECORDED, ((OutcomeAck) outcome("s-unknown-time", "v1").reply()).disposition(),
+        "an outcome without its completion time is measured as before");
+  }
+
   @Test
   void aStepTickBeforeTheDeadlineWhilePausedOrWithTooFewSamplesPersistsNothing() {
     stableAndCanary();

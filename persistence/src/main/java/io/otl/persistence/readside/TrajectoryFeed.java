@@ -66,11 +66,13 @@ public final class TrajectoryFeed {
     long ordering = TaggedEventFeed.ordering(env);
     if (env.event() instanceof AgentSession.TrajectoryCompleted c) {
       return Optional.of(new TrajectoryNotice(sessionId, c.agentId(), c.modelVersion(), c.eventId(), false,
-          c.reward(), c.qualityScore(), c.outcome(), msgIds, ordering, c.at()));
+          c.reward(), c.qualityScore(), c.outcome(), msgIds, ordering, c.at(),
+          c.recordedAt() != null ? c.recordedAt() : c.at()));
     }
     if (env.event() instanceof AgentSession.RewardRevised r) {
       return Optional.of(new TrajectoryNotice(sessionId, r.agentId(), r.modelVersion(), r.eventId(), true,
-          r.reward(), r.qualityScore(), r.outcome(), msgIds, ordering, r.at()));
+          r.reward(), r.qualityScore(), r.outcome(), msgIds, ordering, r.at(),
+          r.recordedAt() != null ? r.recordedAt() : r.at()));
     }
     return Optional.empty();
   }

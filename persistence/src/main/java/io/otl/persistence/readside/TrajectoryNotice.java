@@ -14,6 +14,9 @@ import java.util.List;
  *     {@code resolve-msg-ids = off} or no assistant message carried one
  * @param ordering the event's position in the journal (the feed's offset)
  * @param at the event's time
+ * @param recordedAt when the node wrote the event (the server's clock; {@code at} may be a client's
+ *     time), or {@code at} for events written before it was kept: a canary counts a completion only
+ *     if it was written after the rollout began, however late the feed delivers it
  */
 public record TrajectoryNotice(
     String sessionId,
@@ -26,7 +29,8 @@ public record TrajectoryNotice(
     SessionModel.Outcome outcome,
     List<String> msgIds,
     long ordering,
-    Instant at) {
+    Instant at,
+    Instant recordedAt) {
 
   public TrajectoryNotice {
     msgIds = List.copyOf(msgIds);
