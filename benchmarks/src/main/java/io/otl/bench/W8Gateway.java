@@ -115,19 +115,23 @@ final class W8Gateway {
         double nodeBefore = Cpu.processSeconds(pid);
         var jitBefore = Cpu.jit(pid);
         var gcBefore = Cpu.gc(pid);
+        var switchesBefore = Cpu.voluntarySwitches(pid);
         double benchBefore = Cpu.jvmSeconds();
         load(client, direct, false, model, cpuRate, seconds, stream, "cd");
         double nodeIdle = Cpu.processSeconds(pid) - nodeBefore;
         double jitIdle = Cpu.grown(jitBefore, Cpu.jit(pid));
         double gcIdle = Cpu.grown(gcBefore, Cpu.gc(pid));
+        double switchesIdle = Cpu.grown(switchesBefore, Cpu.voluntarySwitches(pid));
         double benchDirect = Cpu.jvmSeconds() - benchBefore;
         nodeBefore = Cpu.processSeconds(pid);
         jitBefore = Cpu.jit(pid);
         gcBefore = Cpu.gc(pid);
+        switchesBefore = Cpu.voluntarySwitches(pid);
         load(client, gateway, true, model, cpuRate, seconds, stream, "cg");
         double nodeGateway = Cpu.processSeconds(pid) - nodeBefore;
         double jitGateway = Cpu.grown(jitBefore, Cpu.jit(pid));
         double gcGateway = Cpu.grown(gcBefore, Cpu.gc(pid));
+        double switchesGateway = Cpu.grown(switchesBefore, Cpu.voluntarySwitches(pid));
         long calls = (long) cpuRate * seconds;
         String k = stream ? "stream" : "whole";
         double perCall = (nodeGateway - nodeIdle) * 1000 / calls;
@@ -139,6 +143,7 @@ final class W8Gateway {
             .figure(k + ".jitCpuMsPerProxiedCall", jitPerCall)
             .figure(k + ".gcCpuMsPerProxiedCall", (gcGateway - gcIdle) * 1000 / calls)
             .figure(k + ".cpuMsPerProxiedCallWithoutJit", perCall - jitPerCall)
+            .figure(k + ".nodeVoluntarySwitchesPerProxiedCall", (switchesGateway - switchesIdle) / calls)
             .figure(k + ".nodeIdleCpuMsPerSecond", nodeIdle * 1000 / (seconds + 2))
             .figure(k + ".simulatorAndClientCpuMsPerDirectCall", benchDirect * 1000 / calls);
         headline.append(String.format("; node CPU per proxied call (%s) %.2f ms (JIT %.2f)", k, perCall, jitPerCall));
