@@ -92,8 +92,13 @@ final class GenAiMapper {
     }
     List<SessionBatch> sessions = new ArrayList<>();
     for (var e : inputs.entrySet()) {
-      String[] a = agents.get(e.getKey());
-      String agentId = agentId(a);
+      Agent agent = agent(agents.get(e.getKey()));
+      if (agent.problem() != null) {
+        refused += spanCounts.get(e.getKey());
+        if (problems.size() < 5) problems.add("session " + e.getKey() + ": " + agent.problem());
+        continue;
+      }
+      String agentId = agent.id();
       List<SessionInput> batch = new ArrayList<>();
       batch.add(start(e.getValue().values()));
       batch.addAll(e.getValue().values());
@@ -160,16 +165,26 @@ final class GenAiMapper {
     if (agent[2] == null && span.resource().get("service.name") instanceof String svc && !svc.isEmpty()) agent[2] = svc;
   }
 
+  /** A session's agent id (null: none given), or why its spans are refused. */
+  private record Agent(String id, String problem) {}
+
+  private static final String[] AGENT_SOURCES = {"gen_ai.agent.id", "gen_ai.agent.name (or agent.name)", "the resource's service.name"};
+
   /**
    * The first of agent id, agent name, service name that makes a valid agent id once the characters
-   * ids may not hold are replaced by '-' (agent names such as "Weather Agent" have spaces).
+   * ids may not hold are replaced by '-' (agent names such as "Weather Agent" have spaces). One that
+   * holds personal data refuses the session, as a session id would be: its id, made of the name,
+   * would be journaled with the e-mail or phone number barely changed.
    */
-  private static String agentId(String[] candidates) {
-    for (String c : candidates) {
-      String id = Ids.agentIdFromName(c);
-      if (id != null) return id;
+  private static Agent agent(String[] candidates) {
+    for (int i = 0; i < candidates.length; i++) {
+      if (candidates[i] == null) continue;
+      String pii = Ids.namePii(candidates[i]);
+      if (pii != null) return new Agent(null, AGENT_SOURCES[i] + " looks like " + pii + "; name the agent with an opaque id");
+      String id = Ids.agentIdFromName(candidates[i]);
+      if (id != null) return new Agent(id, null);
     }
-    return null;
+    return new Agent(null, null);
   }
 
   /**
