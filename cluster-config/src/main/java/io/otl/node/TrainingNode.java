@@ -259,7 +259,8 @@ public final class TrainingNode implements AutoCloseable {
           .map(g -> new io.otl.http.gateway.TurnsInFlight(askTimeout, g.timeout().plus(askTimeout)))
           .orElse(null);
       SessionRoutes sessionRoutes = new SessionRoutes(collector, maxEvents, metrics, http.maxJsonDepth(), turns);
-      OtlpRoutes otlp = new OtlpRoutes(collector, metrics, maxEvents, http.otlp().maxDecodedBytes());
+      OtlpRoutes otlp = new OtlpRoutes(collector, metrics, maxEvents, http.otlp().maxDecodedBytes(),
+          sessionSettings.desensitizer());
       io.otl.persistence.JournalSessionOwners owners = sessionOwners(system, journal);
       GatewayRoutes gateway = settings.gateway().filter(GatewaySettings::enabled)
           .map(g -> gateway(system, g, collector, router, sharding, askTimeout, metrics, sessionSettings, owners,

@@ -37,6 +37,30 @@ class StartupFailureTest {
     assertTrue(e.getMessage().contains("sft"), e.getMessage());
   }
 
+  /**
+   * A model server URL with user:password@ was logged at start-up ("serving backend=vllm-lora base model
+   * v0=… at http://user:secret@…"), journaled as v0's endpoint and answered by GET …/route, which agents
+   * read; the vLLM and gateway clients never sent it. Now start-up stops, naming the key instead.
+   */
+  @Test
+  void credentialsInAModelServerUrlStopStartUpUnshown() {
+    ConfigValidationException vllm = assertThrows(ConfigValidationException.class, () -> TrainingNode.start(
+        ConfigFactory.parseMap(Map.of("agentscope.training.serving.backend", "vllm-lora",
+                "agentscope.training.serving.vllm.url", "http://ops:vllm-s3cret@127.0.0.1:8000"))
+            .withFallback(TestDatabases.node(ConfigFactory.empty(), false))));
+    assertTrue(vllm.getMessage().contains("agentscope.training.serving.vllm.url: must not carry credentials"
+        + " (user:password@…)"), vllm.getMessage());
+    assertTrue(vllm.getMessage().contains("agentscope.training.serving.vllm.api-key"), vllm.getMessage());
+    assertFalse(vllm.getMessage().contains("s3cret"), vllm.getMessage());
+    ConfigValidationException base = assertThrows(ConfigValidationException.class, () -> TrainingNode.start(
+        ConfigFactory.parseMap(Map.of("agentscope.model.base-url", "https://ops:base-s3cret@models.example:8443/v1",
+                "agentscope.model.model-name", "qwen"))
+            .withFallback(TestDatabases.node(ConfigFactory.empty(), false))));
+    assertTrue(base.getMessage().contains("agentscope.model.base-url: must not carry credentials"), base.getMessage());
+    assertTrue(base.getMessage().contains("agentscope.model.api-key"), base.getMessage());
+    assertFalse(base.getMessage().contains("s3cret"), base.getMessage());
+  }
+
   @Test
   void aWrongPostgresPasswordNamesTheCredentialSettings() {
     TestDatabases.requirePostgres();

@@ -87,13 +87,24 @@ public final class Ids {
   /**
    * The agent id a display name stands for (an AgentScope agent's or an OpenTelemetry span's
    * {@code gen_ai.agent.name}): every character an id may not hold becomes '-' and the result is cut
-   * at {@link #MAX_AGENT_ID}, so "Weather Agent" is "Weather-Agent"; null when even that is no valid id.
+   * at {@link #MAX_AGENT_ID}, so "Weather Agent" is "Weather-Agent"; null when even that is no valid id,
+   * or when the name itself holds personal data (see {@link #namePii}).
    */
   public static String agentIdFromName(String name) {
-    if (name == null) return null;
+    if (name == null || namePii(name) != null) return null;
     String id = replaceNonIdChars(name, "-");
     if (id.length() > MAX_AGENT_ID) id = id.substring(0, MAX_AGENT_ID);
     return isValidAgentId(id) ? id : null;
+  }
+
+  /**
+   * What personal data a display name holds ("an e-mail address", …), or null. Checked on the name as
+   * sent: the id made of it loses the '@' and '+' ("Support jo@example.com" became
+   * "Support-jo-example.com"), which the id check no longer takes for an e-mail, and that id was
+   * journaled, logged and put in metric labels.
+   */
+  public static String namePii(String name) {
+    return name == null ? null : io.otl.core.session.PiiRules.looksLike(name);
   }
 
   /** {@code text} with every character an id may not hold replaced by {@code replacement}. */

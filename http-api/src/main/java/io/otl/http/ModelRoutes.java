@@ -202,6 +202,11 @@ public final class ModelRoutes {
       throw BadRequest.invalid("endpoint is not an absolute http(s) URL with a host and, if it gives a port, a "
           + "port from 1 to 65535; give the inference URL that serves this version (OpenAI-compatible base URL)");
     }
+    if (io.otl.http.gateway.ServingUrls.hasCredentials(endpoint)) {
+      throw BadRequest.invalid("endpoint must not carry credentials (user:password@…): the gateway does not send "
+          + "them, and the endpoint is stored and shown by GET /v1/models and …/route; give the server's key as "
+          + "gateway.upstream-api-key (or gateway.agents.<agentId>.upstream-api-key)");
+    }
     if (servedModel != null && (servedModel.isEmpty() || servedModel.length() > 256
         || !servedModel.codePoints().allMatch(ch -> ch > 0x20 && ch != 0x7f && !Character.isWhitespace(ch)
             && !Character.isISOControl(ch)))) {

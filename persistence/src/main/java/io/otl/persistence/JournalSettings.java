@@ -106,9 +106,16 @@ public record JournalSettings(Kind kind, String url, String user, String passwor
     return withoutPassword(url);
   }
 
-  /** {@code url} with the value of every {@code password} parameter (and user-info secret) replaced by ***. */
+  /**
+   * {@code url} with the value of every parameter whose name says it is a secret ({@code password},
+   * PostgreSQL's {@code sslpassword}, anything with "secret", "token", "pwd" …) and of a user-info
+   * secret replaced by ***. Only {@code password=} was masked: an {@code sslpassword} went into the
+   * start-up lines as written.
+   */
   public static String withoutPassword(String url) {
-    String masked = url.replaceAll("(?i)([?&;]password=)[^&;]*", "$1***");
+    String masked = url.replaceAll(
+        "(?i)([?&;][a-z0-9_.-]*(?:password|passwd|pwd|secret|token|apikey|api_key|credential)[a-z0-9_.-]*=)[^&;]*",
+        "$1***");
     return masked.replaceAll("(//[^/:@?]*:)[^@/?]*@", "$1***@");
   }
 

@@ -68,6 +68,11 @@ class JournalIdentityTest {
     assertTrue(url.contains("reWriteBatchedInserts=true") && url.contains("password=***"), url);
     assertFalse(JournalSettings.withoutPassword("jdbc:h2:file:./x;PASSWORD=hunter2;WRITE_DELAY=0").contains("hunter2"));
     assertFalse(JournalSettings.withoutPassword("jdbc:postgresql://otl:hunter2@db/otl").contains("hunter2"));
+    // PostgreSQL's client-key password and other secret-named parameters went into the logs as written.
+    String ssl = JournalSettings.withoutPassword("jdbc:postgresql://db/otl?sslmode=verify-full&sslpassword=hunter2"
+        + "&sslkey=/k.pk8&ssl_password=hunter3&authToken=hunter4;CLIENT_SECRET=hunter5");
+    assertEquals("jdbc:postgresql://db/otl?sslmode=verify-full&sslpassword=***&sslkey=/k.pk8&ssl_password=***"
+        + "&authToken=***;CLIENT_SECRET=***", ssl);
     assertEquals("jdbc:postgresql://127.0.0.1:5432/test?currentSchema=a",
         JournalSettings.withoutPassword("jdbc:postgresql://127.0.0.1:5432/test?currentSchema=a"));
     JournalSettings s = new JournalSettings(JournalSettings.Kind.POSTGRES,

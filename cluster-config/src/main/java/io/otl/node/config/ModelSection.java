@@ -34,7 +34,10 @@ public record ModelSection(
     String apiKey = string(c, "api-key", "", errors);
     int timeout = integer(c, "timeout-seconds", 60, errors);
     int retries = integer(c, "max-retries", 3, errors);
-    if (baseUrl != null && !isHttpUrl(baseUrl)) {
+    if (baseUrl != null && io.otl.http.gateway.ServingUrls.hasCredentials(baseUrl)) {
+      // Not shown: v0's endpoint is logged, journaled and answered by …/route as written, and never sent.
+      errors.add(PATH + ".base-url: must not carry credentials (user:password@…); give the key as " + PATH + ".api-key");
+    } else if (baseUrl != null && !isHttpUrl(baseUrl)) {
       errors.add(PATH + ".base-url = " + baseUrl + ": must be an http(s) URL such as http://127.0.0.1:8000/v1");
     }
     if (io.otl.core.Ids.hasControlCharacter(modelName)) {

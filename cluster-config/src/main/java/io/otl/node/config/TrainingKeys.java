@@ -18,6 +18,7 @@ import static io.otl.node.config.TrainingRules.ossOnly;
 import static io.otl.node.config.TrainingRules.steps;
 import static io.otl.node.config.TrainingRules.storeType;
 import static io.otl.node.config.TrainingRules.triggerTypes;
+import static io.otl.node.config.TrainingRules.withoutCredentials;
 import static io.otl.node.config.TrainingRules.zone;
 
 import io.otl.node.config.ConfigRules.Rule;
@@ -107,7 +108,7 @@ final class TrainingKeys {
     rule("cluster.new-member-grace", duration(true));
     rule("serving.backend", oneOf("auto", "static", "vllm-lora"));
     rule("serving.static.served-model", name(false));
-    rule("serving.vllm.url", string(false));
+    rule("serving.vllm.url", withoutCredentials(string(false), "agentscope.training.serving.vllm.api-key"));
     rule("serving.vllm.api-key", string(false));
     rule("serving.vllm.request-timeout", duration(false));
     rule("serving.retry.min-backoff", duration(false));

@@ -77,6 +77,22 @@ final class TrainingRules {
     };
   }
 
+  /**
+   * {@code inner}, and no user-info part ({@code http://user:key@host}): the URL is logged and
+   * journaled as v0's endpoint, and the client does not send it. The value is not shown.
+   */
+  static Rule withoutCredentials(Rule inner, String keyInstead) {
+    return (c, key, v) -> {
+      Object s = inner.check(c, key, v);
+      if (s instanceof String url && io.otl.http.gateway.ServingUrls.hasCredentials(url)) {
+        c.errors.add(key + ": must not carry credentials (user:password@…), which are not sent and would be logged"
+            + " and stored as the base model's endpoint; give the key as " + keyInstead);
+        return null;
+      }
+      return s;
+    };
+  }
+
   static Rule httpUrl() {
     String requirement = "an http:// or https:// URL with a host, e.g. http://127.0.0.1:8265";
     return (c, key, v) -> {

@@ -79,6 +79,30 @@ class SecretsInLogsTest {
     }
   }
 
+  /**
+   * The journal's URL is in the start-up lines ("journal schema ready (POSTGRES at …)", "training node
+   * up: journal …"). Only a {@code password=} parameter was masked: PostgreSQL's {@code sslpassword}
+   * (the client key's password) was logged as written.
+   */
+  @Test
+  void aSecretParameterOfTheJournalUrlNeverReachesTheLog() throws Exception {
+    com.typesafe.config.Config pg = TestDatabases.postgres();
+    String url = pg.getString("agentscope.training.db.url") + "&sslmode=disable&sslpassword=k3y-s3cret";
+    ListAppender<ILoggingEvent> captured = new ListAppender<>();
+    captured.start();
+    Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    root.addAppender(captured);
+    try (TrainingNode node = TrainingNode.start(ConfigFactory.parseMap(Map.of("agentscope.training.db.url", url))
+        .withFallback(TestDatabases.node(pg, false)))) {
+      List<String> lines = lines(captured);
+      assertTrue(lines.stream().anyMatch(l -> l.contains("training node up") && l.contains("sslpassword=***")),
+          "the start-up line names the URL, its secret masked: " + lines);
+      for (String line : lines) assertFalse(line.contains("k3y-s3cret"), "the log holds the key's password: " + line);
+    } finally {
+      root.detachAppender(captured);
+    }
+  }
+
   private static List<String> lines(ListAppender<ILoggingEvent> appender) {
     // Logback appends under the appender's own lock (AppenderBase.doAppend), not the list's.
     synchronized (appender) {

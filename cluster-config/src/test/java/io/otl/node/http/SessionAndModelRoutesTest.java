@@ -160,6 +160,25 @@ class SessionAndModelRoutesTest {
     assertEquals(201, ok.status(), ok.body());
   }
 
+  /**
+   * An endpoint with user:password@ was stored (201) and answered as registered by GET /v1/models and
+   * …/route (open to agents by default), while the gateway's client never sent the credentials upstream.
+   */
+  @Test
+  void aVersionWhoseEndpointCarriesCredentialsIsRefusedUnechoed() {
+    for (String endpoint : java.util.List.of("http://admin:s3cret-key@vllm:8000/v1", "https://s3cret-token@vllm/v1",
+        "http://admin:@vllm/v1")) {
+      Http.Response r = http.post("/v1/models/cred-agent/versions",
+          "{\"version\":\"v1\",\"artifact\":\"my-org/lora\",\"servedModel\":\"m\",\"endpoint\":\"" + endpoint + "\"}");
+      assertError(r, 400, "invalid_request");
+      assertTrue(r.json().get("message").asText().startsWith("endpoint must not carry credentials (user:password@…)"),
+          r.body());
+      assertTrue(r.json().get("message").asText().contains("gateway.upstream-api-key"), r.body());
+      assertFalse(r.body().contains("s3cret") || r.body().contains("admin"), r.body());
+    }
+    assertError(http.get("/v1/models/cred-agent"), 404, "not_found");
+  }
+
   /** A promote, pause or resume carrying fields is refused, not performed without what it asked. */
   @Test
   void aTransitionThatTakesNoBodyRefusesOneAndChangesNothing() throws Exception {

@@ -251,6 +251,60 @@ class OtlpTracesTest {
     assertEquals(5, session("otlp-refused").get("messages").size());
   }
 
+  /** A resource with {@code serviceName} and one chat span of {@code session} with the given agent attributes. */
+  private static String agentSpan(String serviceName, String session, String spanId, String agentAttrs)
+      throws Exception {
+    return "{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":{\"stringValue\":"
+        + JSON.writeValueAsString(serviceName) + "}}]},\"scopeSpans\":[{\"spans\":[{\"traceId\":"
+        + "\"0102030405060708090a0b0c0d0e0f12\",\"spanId\":\"" + spanId + "\",\"name\":\"chat\","
+        + "\"startTimeUnixNano\":\"1700000000000000000\",\"endTimeUnixNano\":\"1700000001000000000\",\"attributes\":["
+        + "{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"chat\"}},"
+        + "{\"key\":\"gen_ai.conversation.id\",\"value\":{\"stringValue\":\"" + session + "\"}}," + agentAttrs
+        + "{\"key\":\"gen_ai.input.messages\",\"value\":{\"stringValue\":"
+        + JSON.writeValueAsString("[{\"role\":\"user\",\"content\":\"hi\"}]") + "}}]}]}]}";
+  }
+
+  private static String agentAttr(String key, String value) throws Exception {
+    return "{\"key\":\"" + key + "\",\"value\":{\"stringValue\":" + JSON.writeValueAsString(value) + "}},";
+  }
+
+  /**
+   * The agent id of a new session is made of gen_ai.agent.name (or the service name) with the
+   * characters ids may not hold turned into '-': "Support jo@example.com" became the agent
+   * "Support-jo-example.com", which the id check no longer took for an e-mail. It was journaled, listed
+   * by GET /v1/agents and logged. A name holding personal data now refuses the session's spans,
+   * naming the attribute and never the value; an agent id that is opaque still wins over such a name.
+   */
+  @Test
+  void anAgentNameHoldingPersonalDataRefusesItsSessionWithoutEcho() throws Exception {
+    String body = "{\"resourceSpans\":["
+        + agentSpan("svc", "otlp-pii-name", "0000000000000031", agentAttr("gen_ai.agent.name", "Support jo@example.com"))
+        + "," + agentSpan("svc", "otlp-pii-id", "0000000000000032", agentAttr("gen_ai.agent.id", "agent +44 20 7946 0958"))
+        + "," + agentSpan("desk for jo@example.com", "otlp-pii-service", "0000000000000033", "")
+        + "," + agentSpan("svc", "otlp-opaque-id", "0000000000000034",
+            agentAttr("gen_ai.agent.id", "desk-7") + agentAttr("gen_ai.agent.name", "Desk of jo@example.com"))
+        + "]}";
+    HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null, body.getBytes(UTF_8), TOKEN);
+    String answer = new String(r.body(), UTF_8);
+    assertEquals(200, r.statusCode(), answer);
+    JsonNode partial = JSON.readTree(r.body()).path("partialSuccess");
+    assertEquals("3", partial.path("rejectedSpans").asText(), "the three sessions' spans are refused: " + answer);
+    String message = partial.get("errorMessage").asText();
+    assertTrue(message.contains("session otlp-pii-name: gen_ai.agent.name (or agent.name) looks like an e-mail address"), message);
+    assertTrue(message.contains("session otlp-pii-id: gen_ai.agent.id looks like a phone number"), message);
+    assertTrue(message.contains("session otlp-pii-service: the resource's service.name looks like an e-mail address"), message);
+    Http api = new Http(node.httpPort()).withToken(TOKEN);
+    for (String refused : List.of("otlp-pii-name", "otlp-pii-id", "otlp-pii-service")) {
+      assertEquals(404, api.get("/v1/sessions/" + refused).status(), refused + " stored nothing");
+    }
+    assertEquals("desk-7", session("otlp-opaque-id").get("agentId").asText());
+    String everywhere = answer + api.get("/v1/agents").body() + api.get("/metrics").body()
+        + api.get("/v1/sessions/otlp-opaque-id").body();
+    for (String raw : List.of("jo@example", "jo-example", "7946")) {
+      assertFalse(everywhere.contains(raw), raw + " in " + everywhere);
+    }
+  }
+
   /** One chat span of {@code session} in the OTLP JSON mapping, its input messages as given. */
   private static String chatSpan(String session, String spanId, String inputMessages) throws Exception {
     return "{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0102030405060708090a0b0c0d0e0f10\",\"spanId\":\""

@@ -20,10 +20,25 @@ import java.util.Set;
 final class DerivedEventIds {
   private DerivedEventIds() {}
 
-  /** The id of an input without eventId. */
+  /** The id over the input as sent: what earlier builds derived, and still the id of one without personal data. */
   static String of(SessionInput input) {
     if (input instanceof SessionInput.Feedback f && f.feedbackId() != null) return "feedback:" + f.feedbackId();
     return "d2:" + sha256Prefix(canonical(input));
+  }
+
+  /**
+   * The id of an input without eventId: over its canonical text as the session stores it, personal
+   * data replaced ({@code d3:}), so that the id says nothing the stored text does not. Hashed as sent,
+   * "call me on 13812345678" got an id that anyone reading the journal, an audit or GET
+   * /v1/sessions/{id} could test a few billion phone numbers against. An input without personal data
+   * keeps its {@code d2:} id. Two inputs alike but for their personal data are one input, as two
+   * alike inputs are.
+   */
+  static String of(SessionInput input, Desensitizer desensitizer) {
+    if (input instanceof SessionInput.Feedback f && f.feedbackId() != null) return "feedback:" + f.feedbackId();
+    String sent = canonical(input);
+    String stored = desensitizer.apply(sent);
+    return (stored.equals(sent) ? "d2:" : "d3:") + sha256Prefix(stored);
   }
 
   /** What is hashed: the input's wire type, a colon, and the input's {@link CanonicalJson}. */
@@ -32,11 +47,12 @@ final class DerivedEventIds {
   }
 
   /**
-   * True when a session holding {@code ids} stored this input before under its 0.1.0 id. Only
+   * True when a session holding {@code ids} stored this input before under its 0.1.0 id, or under the
+   * {@code d2:} id of its text as sent (what builds before {@code d3:} stored for inputs with personal data). Only
    * sessions that lived under 0.1.0 can hold {@code d:} ids; the check is skipped for the others.
    */
   static boolean seenBefore(Set<String> ids, SessionInput input, boolean mayHoldLegacyIds) {
-    return mayHoldLegacyIds && input.eventId() == null && ids.contains(legacy(input));
+    return mayHoldLegacyIds && input.eventId() == null && (ids.contains(legacy(input)) || ids.contains(of(input)));
   }
 
   /** The 0.1.0 derivation, kept only to recognise ids it stored: never use it for new ids. */

@@ -128,8 +128,9 @@ final class RecordPlanner {
     int duplicates = 0;
     for (int i = 0; i < inputs.size(); i++) {
       SessionInput input = inputs.get(i);
-      String eventId = input.eventId() != null ? input.eventId() : DerivedEventIds.of(input);
+      String eventId = input.eventId() != null ? input.eventId() : DerivedEventIds.of(input, desensitizer);
       if (draft.eventIds().contains(eventId)
+          || input.formerId() != null && draft.eventIds().contains(input.formerId())
           || DerivedEventIds.seenBefore(draft.eventIds(), input, draft.status() != Status.NEW)) {
         duplicates++;
         continue;

@@ -33,6 +33,14 @@ public sealed interface SessionInput extends JsonSerializable {
   /** The wire name of this input's type, as in the HTTP body and on Kafka. */
   String type();
 
+  /**
+   * The id earlier builds stored this same input under, when its id is now derived otherwise (null:
+   * none): a re-sent copy that finds it is a duplicate. Set by the doors, never read from a client.
+   */
+  default String formerId() {
+    return null;
+  }
+
   record Start(String eventId, Instant at, String agentVersion, String modelVersion, Map<String, String> metadata)
       implements SessionInput {
     public String type() { return "start"; }
@@ -42,20 +50,27 @@ public sealed interface SessionInput extends JsonSerializable {
    * @param inference set by the inference gateway only (null from every other door)
    * @param truncated set by the inference gateway only: {@code content} → its length in characters
    *     before the gateway cut it at {@code data-collector.max-text-length} (null: nothing was cut)
+   * @param formerId see {@link SessionInput#formerId()}
    */
   record Message(String eventId, Instant at, String role, String content, String msgId, Long latencyMs,
-      InferenceCall inference, @JsonInclude(NON_NULL) Map<String, Integer> truncated)
+      InferenceCall inference, @JsonInclude(NON_NULL) Map<String, Integer> truncated,
+      @JsonInclude(NON_NULL) String formerId)
       implements SessionInput {
     @JsonCreator
     public Message {}
 
     public Message(String eventId, Instant at, String role, String content, String msgId, Long latencyMs) {
-      this(eventId, at, role, content, msgId, latencyMs, null, null);
+      this(eventId, at, role, content, msgId, latencyMs, null, null, null);
     }
 
     public Message(String eventId, Instant at, String role, String content, String msgId, Long latencyMs,
         InferenceCall inference) {
-      this(eventId, at, role, content, msgId, latencyMs, inference, null);
+      this(eventId, at, role, content, msgId, latencyMs, inference, null, null);
+    }
+
+    public Message(String eventId, Instant at, String role, String content, String msgId, Long latencyMs,
+        InferenceCall inference, Map<String, Integer> truncated) {
+      this(eventId, at, role, content, msgId, latencyMs, inference, truncated, null);
     }
 
     public String type() { return "message"; }
@@ -81,8 +96,17 @@ public sealed interface SessionInput extends JsonSerializable {
     public String type() { return "tool_call"; }
   }
 
-  record Reasoning(String eventId, Instant at, Integer index, String thought, String action, String observation)
+  /** @param formerId see {@link SessionInput#formerId()} */
+  record Reasoning(String eventId, Instant at, Integer index, String thought, String action, String observation,
+      @JsonInclude(NON_NULL) String formerId)
       implements SessionInput {
+    @JsonCreator
+    public Reasoning {}
+
+    public Reasoning(String eventId, Instant at, Integer index, String thought, String action, String observation) {
+      this(eventId, at, index, thought, action, observation, null);
+    }
+
     public String type() { return "reasoning"; }
   }
 

@@ -147,4 +147,23 @@ class DerivedEventIdsTest {
     // Today's ids of the same inputs are unchanged (d2:, canonical JSON).
     assertEquals("d2:", DerivedEventIds.of(call).substring(0, 3));
   }
+
+  /**
+   * An input with personal data gets its id from the text as stored ({@code d3:}), checked outside
+   * Java: {@code printf '%s' 'message:{"content":"call me on [PHONE]","role":"user"}' | sha256sum}.
+   * Its id over the text as sent (57d40e0f…, what was stored before) is still recognised as a retry.
+   */
+  @Test
+  void anInputWithPersonalDataIsIdentifiedByItsStoredText() {
+    Desensitizer d = Desensitizer.builtInScanner();
+    SessionInput.Message phone = new SessionInput.Message(null, null, "user", "call me on 13812345678", null, null);
+    assertEquals("d3:75c37d5d1fafcc2050c8998ea2d194da", DerivedEventIds.of(phone, d));
+    assertEquals("d2:57d40e0fea872d72fddf01f880369939", DerivedEventIds.of(phone), "the id as sent, as before");
+    assertEquals(DerivedEventIds.of(MESSAGE), DerivedEventIds.of(MESSAGE, d), "no personal data: the d2 id as before");
+    assertEquals(DerivedEventIds.of(MESSAGE), DerivedEventIds.of(MESSAGE, new Desensitizer(false, java.util.List.of(),
+        java.util.List.of())), "desensitizing off: the text is stored as sent");
+    assertTrue(DerivedEventIds.seenBefore(Set.of("d2:57d40e0fea872d72fddf01f880369939"), phone, true));
+    assertFalse(DerivedEventIds.seenBefore(Set.of("d2:57d40e0fea872d72fddf01f880369939"), phone, false),
+        "a new session holds no id of an earlier build");
+  }
 }

@@ -16,6 +16,23 @@ public final class ServingUrls {
    * takes: it is stricter than {@link URI} (a port past 65535 was a 500 on every call of the version),
    * and "x" or "my-server" used to be stored, every call then failing long after the 201.
    */
+  /**
+   * True when the URL carries a user-info part ({@code http://user:key@host}). Neither the gateway's
+   * client nor the vLLM client sends it, yet a URL is journaled, logged and answered by GET
+   * /v1/models/{agentId} and …/route as given: the key would travel everywhere but to the server.
+   */
+  public static boolean hasCredentials(String url) {
+    if (url == null) return false;
+    try {
+      return new URI(url.trim()).getRawUserInfo() != null;
+    } catch (URISyntaxException e) {
+      int at = url.indexOf('@');
+      int scheme = url.indexOf("://");
+      int path = scheme < 0 ? -1 : url.indexOf('/', scheme + 3);
+      return scheme >= 0 && at > scheme && (path < 0 || at < path);
+    }
+  }
+
   public static boolean callable(String endpoint) {
     if (endpoint == null) return false;
     try {

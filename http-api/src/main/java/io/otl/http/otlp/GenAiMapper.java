@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.otl.core.Ids;
+import io.otl.core.session.Desensitizer;
 import io.otl.core.session.SessionInput;
 import io.otl.http.Json;
 import io.otl.wire.JsonLimits;
@@ -44,7 +45,15 @@ final class GenAiMapper {
 
   private GenAiMapper() {}
 
+  /** {@link #map(List, Desensitizer)} with every built-in rule. */
   static Plan map(List<OtlpSpan> spans) {
+    return map(spans, Desensitizer.builtInScanner());
+  }
+
+  /**
+   * @param desensitizer the sessions' own: message and step ids hash the text as it will be stored
+   */
+  static Plan map(List<OtlpSpan> spans, Desensitizer desensitizer) {
     Map<String, OtlpSpan> byId = new HashMap<>();
     for (OtlpSpan s : spans) byId.put(s.traceId() + "/" + s.spanId(), s);
     List<OtlpSpan> sorted = new ArrayList<>(spans);
@@ -73,7 +82,7 @@ final class GenAiMapper {
       List<SessionInput> produced = null;
       if (problem == null) {
         try {
-          produced = CHAT.contains(op) ? chat(span, op) : op.equals("execute_tool") ? List.of(tool(span))
+          produced = CHAT.contains(op) ? chat(span, op, desensitizer) : op.equals("execute_tool") ? List.of(tool(span))
               : List.of(agentStep(span));
           for (SessionInput in : produced) refuseUnstorable(in);
         } catch (IllegalArgumentException e) {
@@ -92,8 +101,13 @@ final class GenAiMapper {
     }
     List<SessionBatch> sessions = new ArrayList<>();
     for (var e : inputs.entrySet()) {
-      String[] a = agents.get(e.getKey());
-      String agentId = agentId(a);
+      Agent agent = agent(agents.get(e.getKey()));
+      if (agent.problem() != null) {
+        refused += spanCounts.get(e.getKey());
+        if (problems.size() < 5) problems.add("session " + e.getKey() + ": " + agent.problem());
+        continue;
+      }
+      String agentId = agent.id();
       List<SessionInput> batch = new ArrayList<>();
       batch.add(start(e.getValue().values()));
       batch.addAll(e.getValue().values());
@@ -160,16 +174,26 @@ final class GenAiMapper {
     if (agent[2] == null && span.resource().get("service.name") instanceof String svc && !svc.isEmpty()) agent[2] = svc;
   }
 
+  /** A session's agent id (null: none given), or why its spans are refused. */
+  private record Agent(String id, String problem) {}
+
+  private static final String[] AGENT_SOURCES = {"gen_ai.agent.id", "gen_ai.agent.name (or agent.name)", "the resource's service.name"};
+
   /**
    * The first of agent id, agent name, service name that makes a valid agent id once the characters
-   * ids may not hold are replaced by '-' (agent names such as "Weather Agent" have spaces).
+   * ids may not hold are replaced by '-' (agent names such as "Weather Agent" have spaces). One that
+   * holds personal data refuses the session, as a session id would be: its id, made of the name,
+   * would be journaled with the e-mail or phone number barely changed.
    */
-  private static String agentId(String[] candidates) {
-    for (String c : candidates) {
-      String id = Ids.agentIdFromName(c);
-      if (id != null) return id;
+  private static Agent agent(String[] candidates) {
+    for (int i = 0; i < candidates.length; i++) {
+      if (candidates[i] == null) continue;
+      String pii = Ids.namePii(candidates[i]);
+      if (pii != null) return new Agent(null, AGENT_SOURCES[i] + " looks like " + pii + "; name the agent with an opaque id");
+      String id = Ids.agentIdFromName(candidates[i]);
+      if (id != null) return new Agent(id, null);
     }
-    return null;
+    return new Agent(null, null);
   }
 
   /**
@@ -194,15 +218,15 @@ final class GenAiMapper {
     }
   }
 
-  private static List<SessionInput> chat(OtlpSpan span, String op) {
+  private static List<SessionInput> chat(OtlpSpan span, String op, Desensitizer d) {
     GenAiMessages.Conversation c = GenAiMessages.of(span);
     List<SessionInput> out = new ArrayList<>();
     Instant start = instant(span.startNanos());
     Instant end = instant(span.endNanos());
-    for (int i = 0; i < c.input().size(); i++) addMessage(out, i, c.input().get(i), start, null, null);
+    for (int i = 0; i < c.input().size(); i++) addMessage(out, i, c.input().get(i), start, null, null, d);
     String msgId = span.text("gen_ai.response.id");
     for (int j = 0; j < c.output().size(); j++) {
-      addMessage(out, c.input().size() + j, c.output().get(j), end, msgId, span.durationMs());
+      addMessage(out, c.input().size() + j, c.output().get(j), end, msgId, span.durationMs(), d);
     }
     if (span.statusCode() == OtlpSpan.STATUS_ERROR && c.output().isEmpty()) {
       out.add(new SessionInput.Reasoning("otlp:" + span.spanId(), end, null, null, op, "failed: " + error(span)));
@@ -210,19 +234,32 @@ final class GenAiMapper {
     return out;
   }
 
+  /**
+   * Ids hash the text as the session stores it. Hashed as sent, "op +44 20 7946 0958" was journaled as
+   * "op [PHONE]" under an id that gave the number back to anyone hashing the candidates. A text with
+   * personal data names its former id, so a conversation re-sent across the upgrade is not stored twice.
+   */
   private static void addMessage(List<SessionInput> out, int position, GenAiMessages.Msg m, Instant at, String msgId,
-      Long latencyMs) {
+      Long latencyMs, Desensitizer d) {
     String role = "developer".equals(m.role()) ? "system" : m.role();
     if (!ROLES.contains(role)) return;
     if (m.reasoning() != null && "assistant".equals(role)) {
       // the model's thinking before its answer: a step, so exports and the reward never take it for the answer
-      out.add(new SessionInput.Reasoning("otlp:r" + position + ":" + hash(m.reasoning()), at, null, m.reasoning(),
-          null, null));
+      String prefix = "otlp:r" + position + ":";
+      String[] ids = ids(prefix, m.reasoning(), d);
+      out.add(new SessionInput.Reasoning(ids[0], at, null, m.reasoning(), null, null, ids[1]));
     }
     if (m.content() == null) return;
-    String id = "otlp:m" + position + ":" + hash(role + "\n" + m.content());
-    out.add(new SessionInput.Message(id, at, role, m.content(), "assistant".equals(role) ? msgId : null,
-        "assistant".equals(role) ? latencyMs : null));
+    String[] ids = ids("otlp:m" + position + ":", role + "\n" + m.content(), d);
+    out.add(new SessionInput.Message(ids[0], at, role, m.content(), "assistant".equals(role) ? msgId : null,
+        "assistant".equals(role) ? latencyMs : null, null, null, ids[1]));
+  }
+
+  /** {id of the text as stored, id of the text as sent when they differ (else null)}. */
+  private static String[] ids(String prefix, String text, Desensitizer d) {
+    String stored = d.apply(text);
+    String id = prefix + hash(stored);
+    return new String[] {id, stored.equals(text) ? null : prefix + hash(text)};
   }
 
   private static SessionInput tool(OtlpSpan span) {

@@ -56,13 +56,17 @@ public final class OtlpRoutes {
   private final ApiMetrics metrics;
   private final int maxEventsPerWrite;
   private final long maxDecodedBytes;
+  private final io.otl.core.session.Desensitizer desensitizer;
 
   /**
    * @param maxEventsPerWrite a session's inputs are written in chunks of at most this many
    * @param maxDecodedBytes limit of a body, raw or once decompressed from gzip
+   * @param desensitizer the sessions' own, for ids made of message texts
    */
-  public OtlpRoutes(DataCollector collector, ApiMetrics metrics, int maxEventsPerWrite, long maxDecodedBytes) {
+  public OtlpRoutes(DataCollector collector, ApiMetrics metrics, int maxEventsPerWrite, long maxDecodedBytes,
+      io.otl.core.session.Desensitizer desensitizer) {
     this.collector = collector;
+    this.desensitizer = desensitizer;
     this.metrics = metrics;
     // Every outcome at 0 before the first request (incrementing by 0 again, for a second listener, is harmless).
     for (String outcome : List.of("received", "mapped", "ignored", "refused")) count(outcome, 0);
@@ -99,7 +103,7 @@ public final class OtlpRoutes {
     try {
       byte[] body = decode(request, raw);
       List<OtlpSpan> spans = proto ? OtlpProtobuf.decode(body) : OtlpJson.decode(body);
-      GenAiMapper.Plan plan = GenAiMapper.map(spans);
+      GenAiMapper.Plan plan = GenAiMapper.map(spans, desensitizer);
       count("received", spans.size());
       count("ignored", plan.ignored());
       return write(plan).thenApply(outcome -> {

@@ -117,6 +117,24 @@ class AgentScopeCaptureTest {
   }
 
   @Test
+  void anAgentNameHoldingAnEmailIsNotMadeIntoAnIdThatHidesIt() throws Exception {
+    // "Desk of jo@example.com" became the agent id "Desk-of-jo-example.com": the e-mail barely changed,
+    // journaled as an id (ids are stored as sent) and no longer taken for an e-mail by the id check.
+    ReActAgent agent = agent("Desk of jo@example.com");
+    OtlTrainingHook training = OtlTraining.attach(agent, TrajectorySink.http("http://127.0.0.1:" + node.httpPort()));
+    assertTwoTurnsAnswered(agent);
+    assertTrue(training.flush(Duration.ofSeconds(30)), "the hook's buffer drains");
+    assertEquals(0, training.delivered(), "the node refused the name as the agent id");
+    assertTrue(training.dropped() > 0, "and the hook counted the refusal");
+    java.net.http.HttpResponse<String> s = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+            "http://127.0.0.1:" + node.httpPort() + "/v1/sessions/" + agent.getAgentId())).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(404, s.statusCode(), s.body());
+    training.close();
+  }
+
+  @Test
   void aDeadNodeNeverFailsTheAgentAndTheDropCounterRises() throws Exception {
     int closed;
     try (ServerSocket s = new ServerSocket(0)) {
