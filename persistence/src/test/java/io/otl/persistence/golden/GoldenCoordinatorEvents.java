@@ -112,6 +112,17 @@ final class GoldenCoordinatorEvents {
     out.add(new TrainingCoordinator.ProxyModelObserved(job4, 1, "proxy-r1-1", Map.of("reward_mean", 0.64),
         t.plusSeconds(18), 1));
     out.add(new TrainingCoordinator.CandidateHandedOver(job4, "proxy-r1-1", t.plusSeconds(19)));
+    // since v0.2.0-optionalfields: the name the coordinator gave a trained model (v3) was an operator's
+    // version, so ModelVersion has it as v4; renamedFrom is left out of the JSON when null, so no
+    // earlier journal holds it
+    String job6 = TrainingCoordinator.jobId(6, agent);
+    out.add(new TrainingCoordinator.JobRequested(job6, TriggerType.MANUAL, "ops-team", Backend.RAY_JOBS, "sft",
+        "qwen2.5-7b-instruct", hyper, List.of("golden-s5"), t.plusSeconds(20)));
+    out.add(new TrainingCoordinator.JobSubmitting(job6, 1, t.plusSeconds(21)));
+    out.add(new TrainingCoordinator.JobSubmitted(job6, "raysubmit_golden6", t.plusSeconds(22)));
+    out.add(new TrainingCoordinator.JobSucceeded(job6, new OutputModel("file:///checkpoints/" + job6 + "/final",
+        metrics), "v3", t.plusSeconds(23)));
+    out.add(new TrainingCoordinator.CandidateHandedOver(job6, "v4", t.plusSeconds(24), "v3"));
     return out;
   }
 }

@@ -231,7 +231,10 @@ class GoldenJournalGenerator {
     clock.advance(Duration.ofMinutes(1));
     transition(m, r -> new ModelVersion.RegisterCandidate("v3", "file:///ckpt/v3", "http://llm-v3:8000/v1", "job-3-"
         + AGENT, bad, r));
-    transition(m, r -> new ModelVersion.RegisterManual("v4", "file:///ckpt/v4", "http://llm-v4:8000/v1", r));
+    // since v0.2.0-optionalfields: a hand version naming the model its server serves (servedModel,
+    // left out of the JSON when null, so no earlier journal holds it)
+    transition(m, r -> new ModelVersion.RegisterManual("v4", "file:///ckpt/v4", "http://llm-v4:8000/v1",
+        "golden-served-v4", r));
     transition(m, r -> new ModelVersion.Promote("v4", r));
     for (int i = 0; i < 80; i++) {
       String session = "bulk-" + i;
