@@ -76,6 +76,7 @@ public final class NodeConfig {
     AgentPolicies.validate(merged);
     ModelSection.fromRoot(merged); // the base model's section fails start-up here, not mid-way
     report.warnings().forEach(log::warn);
+    ModelSection.notHonoured(merged).forEach(log::warn);
     return merged;
   }
 
