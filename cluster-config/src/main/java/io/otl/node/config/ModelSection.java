@@ -55,6 +55,23 @@ public record ModelSection(
     return Optional.of(new ModelSection(provider, baseUrl, key, modelName, timeout, retries));
   }
 
+  private static final List<String> KEYS =
+      List.of("provider", "base-url", "api-key", "model-name", "timeout-seconds", "max-retries");
+
+  /** One line per key of the section that the node does not know (a typo, or another tool's setting). */
+  public static List<String> unknownKeys(Config root) {
+    if (!root.hasPath(PATH) || !(root.getValue(PATH) instanceof com.typesafe.config.ConfigObject section)) {
+      return List.of();
+    }
+    List<String> lines = new ArrayList<>();
+    for (String key : new java.util.TreeSet<>(section.keySet())) {
+      if (KEYS.contains(key)) continue;
+      String close = UnknownKeys.closest(key, KEYS);
+      lines.add(PATH + "." + key + ": unknown key, ignored" + (close == null ? "" : " (did you mean " + close + "?)"));
+    }
+    return lines;
+  }
+
   /**
    * One start-up warning for each key of the section that the node reads but does not act on, naming
    * what governs instead: the gateway calls every version with its own timeout and no retry of its own.
