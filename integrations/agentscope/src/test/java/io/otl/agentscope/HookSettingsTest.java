@@ -30,6 +30,26 @@ class HookSettingsTest {
     assertThrows(IllegalArgumentException.class, () -> b.retries(3, null));
     assertThrows(IllegalArgumentException.class, () -> b.retries(3, Duration.ofMillis(-1)));
     b.agentId("support-bot").retries(1, Duration.ZERO).agentId(null); // valid, and null = the agent's name
+    for (String url : new String[] {"node:8080", "not a url", "ftp://node:8080", "http:///v1", null}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TrajectorySink.http(url, "t"),
+          String.valueOf(url));
+      assertTrue(e.getMessage().startsWith("baseUrl must be the node's http(s) URL"), e.getMessage());
+    }
+  }
+
+  /** The gateway's base URL (…/v1, as OpenAI clients take it) posted to /v1/v1/sessions/…: every batch 404, dropped. */
+  @Test
+  void theGatewaysBaseUrlNamesTheSameNode() throws Exception {
+    TrainingNode node = TestNode.start(TestNode.dir("hook-url"));
+    try (OtlTrainingHook hook = OtlTraining.builder(
+        TrajectorySink.http("http://127.0.0.1:" + node.httpPort() + "/v1/", null)).agentId("url-bot").build()) {
+      hook.feedback("url-s-1", "ADOPTED", null, "fb-1");
+      assertTrue(hook.flush(Duration.ofSeconds(30)));
+      assertEquals(0, hook.dropped());
+      assertEquals("url-bot", TestNode.session(node, "url-s-1", s -> s.path("feedback").size() == 1).path("agentId").asText());
+    } finally {
+      node.close();
+    }
   }
 
   /** Every feedback without an id had the event id "as-fb-null": the second and later were dropped as repeats. */
