@@ -13,6 +13,7 @@ public final class ConfigValidationException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   private final List<String> errors;
+  private final List<String> unknownKeys;
 
   public ConfigValidationException(List<String> errors) {
     this(errors, List.of());
@@ -24,6 +25,12 @@ public final class ConfigValidationException extends RuntimeException {
   public ConfigValidationException(List<String> errors, List<String> unknownKeys) {
     super(format(errors, unknownKeys));
     this.errors = List.copyOf(errors);
+    this.unknownKeys = List.copyOf(unknownKeys);
+  }
+
+  /** The unknown keys listed after the errors. */
+  public List<String> unknownKeys() {
+    return unknownKeys;
   }
 
   /** The errors, one sentence each. */

@@ -58,6 +58,45 @@ public record ModelSection(
     return Optional.of(new ModelSection(provider, baseUrl, key, modelName, timeout, retries));
   }
 
+  private static final List<String> KEYS =
+      List.of("provider", "base-url", "api-key", "model-name", "timeout-seconds", "max-retries");
+
+  /** One line per key of the section that the node does not know (a typo, or another tool's setting). */
+  public static List<String> unknownKeys(Config root) {
+    if (!root.hasPath(PATH) || !(root.getValue(PATH) instanceof com.typesafe.config.ConfigObject section)) {
+      return List.of();
+    }
+    List<String> lines = new ArrayList<>();
+    for (String key : new java.util.TreeSet<>(section.keySet())) {
+      if (KEYS.contains(key)) continue;
+      String close = UnknownKeys.closest(key, KEYS);
+      lines.add(PATH + "." + key + ": unknown key, ignored" + (close == null ? "" : " (did you mean " + close + "?)"));
+    }
+    return lines;
+  }
+
+  /**
+   * One start-up warning for each key of the section that the node reads but does not act on, naming
+   * what governs instead: the gateway calls every version with its own timeout and no retry of its own.
+   */
+  public static List<String> notHonoured(Config root) {
+    if (!root.hasPath(PATH)) return List.of();
+    Config c = root.getConfig(PATH);
+    List<String> warnings = new ArrayList<>();
+    String gatewayTimeout = "agentscope.training.gateway.timeout";
+    if (c.hasPath("timeout-seconds")) {
+      String timeout = root.hasPath(gatewayTimeout) ? root.getDuration(gatewayTimeout).toSeconds() + "s" : "its default";
+      warnings.add(PATH + ".timeout-seconds = " + c.getValue("timeout-seconds").unwrapped() + ": not used: a call through"
+          + " the gateway waits " + gatewayTimeout + " (" + timeout + ") for any model version; set that instead");
+    }
+    if (c.hasPath("max-retries")) {
+      warnings.add(PATH + ".max-retries = " + c.getValue("max-retries").unwrapped() + ": not used: the gateway does not"
+          + " retry a model call (with gateway.fallback-to-stable a candidate's failure is tried once on the stable);"
+          + " the agent's own client retries what the gateway answers with 502/504");
+    }
+    return warnings;
+  }
+
   private static String string(Config c, String key, String fallback, List<String> errors) {
     if (!c.hasPath(key)) {
       if (fallback == null) {

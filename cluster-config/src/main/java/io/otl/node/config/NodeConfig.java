@@ -4,6 +4,8 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -72,10 +74,35 @@ public final class NodeConfig {
         .withFallback(ConfigFactory.parseResources(NodeConfig.class.getClassLoader(), "otl-node.conf"))
         .withFallback(ConfigFactory.defaultReference())
         .resolve();
-    ValidationReport report = TrainingSettingsValidator.validate(merged);
-    AgentPolicies.validate(merged);
-    ModelSection.fromRoot(merged); // the base model's section fails start-up here, not mid-way
-    report.warnings().forEach(log::warn);
+    // Every wrong value of every section at once, then the unknown keys beside them: a start that
+    // stopped at the first section hid the model section's errors and every unknown key.
+    List<String> errors = new ArrayList<>();
+    List<String> unknown = new ArrayList<>();
+    List<String> warnings = new ArrayList<>();
+    try {
+      ValidationReport report = TrainingSettingsValidator.validate(merged);
+      for (String line : report.warnings()) {
+        boolean unknownKey = report.unknownKeys().stream().anyMatch(k -> line.startsWith(k + ": unknown key"));
+        (unknownKey ? unknown : warnings).add(line);
+      }
+    } catch (ConfigValidationException e) {
+      errors.addAll(e.errors());
+      unknown.addAll(e.unknownKeys());
+    }
+    for (Runnable check : List.<Runnable>of(() -> AgentPolicies.validate(merged),
+        () -> ModelSection.fromRoot(merged))) { // the base model's section fails start-up here, not mid-way
+      try {
+        check.run();
+      } catch (ConfigValidationException e) {
+        errors.addAll(e.errors());
+        unknown.addAll(e.unknownKeys());
+      }
+    }
+    unknown.addAll(ModelSection.unknownKeys(merged));
+    if (!errors.isEmpty()) throw new ConfigValidationException(errors, unknown);
+    unknown.forEach(log::warn);
+    warnings.forEach(log::warn);
+    ModelSection.notHonoured(merged).forEach(log::warn);
     return merged;
   }
 

@@ -74,12 +74,17 @@ public record NodeSettings(
       agentModels.put(agentId, ModelSettings.fromConfig(t));
       agentRollouts.put(agentId, RolloutPolicy.over(t, AgentPolicies::checkRunTimeRollout));
     });
+    Optional<ModelSection> model = ModelSection.fromRoot(root);
+    // The model section's key belongs to its base URL (v0's server): the gateway sends it there only.
+    Optional<GatewaySettings> gateway = http.enabled()
+        ? Optional.of(model.map(m -> GatewaySettings.fromConfig(training).withEndpointKey(m.baseUrl(), m.apiKey()))
+            .orElseGet(() -> GatewaySettings.fromConfig(training)))
+        : Optional.empty();
     return new NodeSettings(JournalSettings.fromConfig(training), SessionSettings.fromConfig(training),
-        ModelSettings.fromConfig(training), agentModels, TrainingSettings.fromRoot(root), http,
-        http.enabled() ? Optional.of(GatewaySettings.fromConfig(training)) : Optional.empty(),
+        ModelSettings.fromConfig(training), agentModels, TrainingSettings.fromRoot(root), http, gateway,
         KafkaSettings.fromConfig(training), ServingSettings.fromConfig(training),
         training.getBoolean("simulator.enabled")
             ? Optional.of(SimulatorSettings.fromConfig(training.getConfig("simulator"))) : Optional.empty(),
-        ModelSection.fromRoot(root), RolloutPolicy.over(training, AgentPolicies::checkRunTimeRollout), agentRollouts);
+        model, RolloutPolicy.over(training, AgentPolicies::checkRunTimeRollout), agentRollouts);
   }
 }

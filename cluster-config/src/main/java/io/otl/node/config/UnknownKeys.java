@@ -76,10 +76,15 @@ final class UnknownKeys {
 
 
   private static String suggest(String name, String section) {
+    return closest(name, TrainingKeys.childrenOf(section));
+  }
+
+  /** The candidate a typo of {@code name} most likely meant, or null when none is close. */
+  static String closest(String name, java.util.Collection<String> candidates) {
     String normalised = AgentScopeConfigLoader.kebabCase(name);
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
-    for (String candidate : TrainingKeys.childrenOf(section)) {
+    for (String candidate : candidates) {
       int d = distance(normalised, candidate);
       if (d < bestDistance) {
         bestDistance = d;

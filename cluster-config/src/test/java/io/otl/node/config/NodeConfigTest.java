@@ -166,4 +166,34 @@ class NodeConfigTest {
     assertEquals(List.of("phone", "id_card", "email", "bank_card", "iban", "secret"), s.desensitizePatterns());
     assertEquals("card [BANK_CARD]", s.desensitizer().apply(card));
   }
+
+  /**
+   * A file with mistakes in both sections: the model section's errors stopped the start without the
+   * training section's unknown key, and a model-section key nobody reads was never mentioned at all.
+   */
+  @Test
+  void everySectionsErrorsAndUnknownKeysAreReportedTogether() {
+    Path toml = write(dir, "config.toml", String.join("\n",
+        "[model]", "base_url = \"ftp://x\"", "model_name = \"m\"", "timeout_seconds = \"abc\"", "temprature = 0.7",
+        "[training]", "enabled = true", "enabeld = true", ""));
+    ConfigValidationException e = assertThrows(ConfigValidationException.class,
+        () -> NodeConfig.resolve(Optional.of(toml), ConfigFactory.empty(), Map.of()));
+    assertEquals(2, e.errors().size(), e.getMessage());
+    assertTrue(e.getMessage().contains("agentscope.model.base-url = ftp://x: must be an http(s) URL"), e.getMessage());
+    assertTrue(e.getMessage().contains("agentscope.model.timeout-seconds: must be a whole number"), e.getMessage());
+    assertEquals(List.of(T + "enabeld: unknown key, ignored (did you mean enabled?)",
+        "agentscope.model.temprature: unknown key, ignored"), e.unknownKeys());
+
+    Path wrongTraining = write(dir, "both.toml", String.join("\n",
+        "[model]", "base_url = \"ftp://x\"", "model_name = \"m\"", "[training]", "enabled = \"maybe\"", ""));
+    ConfigValidationException both = assertThrows(ConfigValidationException.class,
+        () -> NodeConfig.resolve(Optional.of(wrongTraining), ConfigFactory.empty(), Map.of()));
+    assertEquals(2, both.errors().size(), "the training section's error and the model section's: " + both.getMessage());
+
+    Path typo = write(dir, "typo.toml", String.join("\n",
+        "[model]", "base_url = \"http://127.0.0.1:9000/api\"", "model_name = \"m\"", "max_retrys = 2", ""));
+    Config ok = NodeConfig.resolve(Optional.of(typo), ConfigFactory.empty(), Map.of());
+    assertEquals(List.of("agentscope.model.max-retrys: unknown key, ignored (did you mean max-retries?)"),
+        ModelSection.unknownKeys(ok));
+  }
 }

@@ -57,6 +57,13 @@ class EmbeddedApiInputTest {
           assertInstanceOf(DataCollector.RecordRejectedException.class, role).rejection().field());
       // The field once: it read "events[0].role: events[0].role is not one of the allowed: …".
       assertEquals("events[0].role is not one of the allowed: system, user, assistant, tool", role.getMessage());
+      // A null event threw a bare NullPointerException at the caller instead of failing the stage.
+      Throwable nullEvent = failure(() -> dc.record("s-3", "agent-a", hi, null));
+      assertEquals("events[1]",
+          assertInstanceOf(DataCollector.RecordRejectedException.class, nullEvent).rejection().field());
+      assertEquals("events[1] is null", nullEvent.getMessage());
+      Throwable noEvents = failure(() -> dc.record("s-3", "agent-a", (SessionInput[]) null));
+      assertEquals("events", assertInstanceOf(DataCollector.RecordRejectedException.class, noEvents).rejection().field());
       dc.record("s-2", "agent-a", hi).toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
       Throwable otherAgent = failure(() -> dc.record("s-2", "agent-b", hi));
       assertEquals("agentId: session s-2 belongs to agent agent-a, not agent-b", otherAgent.getMessage());

@@ -32,9 +32,21 @@ class GatewaySettingsTest {
     GatewaySettings s = settings("agents { bot-1 { api-key = k-one, upstream-api-key = up-one }, bot-2 { api-key = k-two } }"
         + ", upstream-api-key = up-default");
     assertTrue(s.authEnabled());
-    assertEquals("up-one", s.upstreamKeyFor("bot-1"));
-    assertEquals("up-default", s.upstreamKeyFor("bot-2"));
+    assertEquals("up-one", s.upstreamKeyFor("bot-1", "http://vllm:8000/v1"));
+    assertEquals("up-default", s.upstreamKeyFor("bot-2", "http://vllm:8000/v1"));
     assertFalse(s.toString().contains("k-one") || s.toString().contains("up-"), s.toString());
+  }
+
+  /** The model section's key is its base URL's: no other server (a canary's vLLM) ever sees it. */
+  @Test
+  void theModelSectionsKeyGoesToItsBaseUrlOnly() {
+    GatewaySettings s = settings("agents { bot-1 { upstream-api-key = up-one } }, upstream-api-key = up-default")
+        .withEndpointKey("http://provider:9000/api", "sk-model");
+    assertEquals("sk-model", s.upstreamKeyFor("bot-2", "http://provider:9000/api/"));
+    assertEquals("up-default", s.upstreamKeyFor("bot-2", "http://vllm:8000/v1"));
+    assertEquals("up-one", s.upstreamKeyFor("bot-1", "http://provider:9000/api"), "the agent's own key wins");
+    assertFalse(s.toString().contains("sk-model"), s.toString());
+    assertEquals("", settings("").withEndpointKey("http://provider:9000/api", "").upstreamKeyFor("a", "http://provider:9000/api"));
   }
 
   @Test

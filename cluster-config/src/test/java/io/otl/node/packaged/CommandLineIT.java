@@ -102,4 +102,27 @@ class CommandLineIT {
       }
     }
   }
+
+  /**
+   * A new user's 8080 is often taken: the start must stop with the one line that names the port and
+   * the variables that move it, not after Pekko's 27-line "Bind failed" stack trace.
+   */
+  @Test
+  void aTakenPortStopsTheStartWithOneClearLineAndNoStackTrace() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+      List<String> jvm = List.of("-Dagentscope.training.http.host=127.0.0.1",
+          "-Dagentscope.training.http.port=" + taken.getLocalPort(),
+          "-Dpekko.remote.artery.canonical.port=" + JarProcess.freePort(),
+          "-Dagentscope.training.simulator.port=" + JarProcess.freePort());
+      try (JarProcess p = JarProcess.start("port-taken", jvm, List.of())) {
+        int exit = p.awaitExit(180);
+        String out = p.output();
+        assertEquals(1, exit, out);
+        assertTrue(out.contains(taken.getLocalPort() + "] Address already in use (another process listens on that port"),
+            out);
+        assertFalse(out.lines().anyMatch(l -> l.startsWith("\tat ") || l.startsWith("java.net.BindException")),
+            "no stack trace:\n" + out);
+      }
+    }
+  }
 }

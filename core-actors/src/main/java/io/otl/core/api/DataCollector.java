@@ -8,6 +8,7 @@ import io.otl.core.session.AgentSession.Rejected;
 import io.otl.core.session.SessionInput;
 import io.otl.core.session.SessionModel.Status;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -56,7 +57,9 @@ public final class DataCollector {
   }
 
   public CompletionStage<Recorded> record(String sessionId, String agentId, SessionInput... events) {
-    return record(sessionId, agentId, List.of(events));
+    // List.of threw a bare NullPointerException at the caller for a null event; the session refuses
+    // it as it refuses any invalid input: a failed stage naming events[i].
+    return record(sessionId, agentId, events == null ? null : Arrays.asList(events));
   }
 
   /** Feedback on a session, also after it completed (within the feedback window). */

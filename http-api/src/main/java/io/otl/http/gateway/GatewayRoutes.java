@@ -408,7 +408,7 @@ public final class GatewayRoutes {
     metrics.call(c.agent(), d.version());
     CompletionStage<HttpResponse> sent;
     try {
-      sent = upstream.send(d, c.request(), settings.upstreamKeyFor(c.agent()));
+      sent = upstream.send(d, c.request(), settings.upstreamKeyFor(c.agent(), d.endpoint()));
     } catch (OpenAiError e) {
       return failed(c, d, fallbackFrom, "connect", e.getMessage(), upStart);
     }

@@ -12,7 +12,9 @@ import java.util.Map;
  * @param apiKeys agent id → the key that agent sends as {@code Authorization: Bearer …}; empty: no
  *     gateway auth, the agent is named by {@code X-Agent-Id} (or {@code defaultAgent})
  * @param upstreamKeys agent id → the key sent to that agent's model servers (falls back to
- *     {@code upstreamApiKey}); secrets, never logged or returned
+ *     {@code endpointKeys}, then {@code upstreamApiKey}); secrets, never logged or returned
+ * @param endpointKeys a model server's base URL → its key: the AgentScope {@code model} section's
+ *     {@code api_key} for its {@code base_url} (v0), sent to that server only; secrets
  * @param operatorToken the node's API token ({@code auth.token}, empty: none). When set, the gateway is
  *     never open: a call sends an agent's key, or this token with {@code X-Agent-Id} naming the agent
  *     (design §7.1: 401 without the bearer token when {@code auth.token} is set); a secret, never logged
@@ -30,20 +32,47 @@ public record GatewaySettings(
     long maxBodyBytes,
     int maxInFlight,
     boolean fallbackToStable,
-    boolean captureTokens) {
+    boolean captureTokens,
+    Map<String, String> endpointKeys) {
 
   public GatewaySettings {
     apiKeys = Map.copyOf(apiKeys);
     upstreamKeys = Map.copyOf(upstreamKeys);
+    endpointKeys = Map.copyOf(endpointKeys);
   }
 
   public boolean authEnabled() {
     return !apiKeys.isEmpty() || !operatorToken.isEmpty();
   }
 
-  /** The key for this agent's model servers, or empty. */
-  public String upstreamKeyFor(String agentId) {
-    return upstreamKeys.getOrDefault(agentId, upstreamApiKey);
+  /**
+   * The key for a call of this agent to the model server at {@code endpoint}, or empty: the agent's
+   * own upstream key, else the key configured for that server, else {@code gateway.upstream-api-key}.
+   */
+  public String upstreamKeyFor(String agentId, String endpoint) {
+    String own = upstreamKeys.get(agentId);
+    if (own != null) return own;
+    return endpointKeys.getOrDefault(normalized(endpoint), upstreamApiKey);
+  }
+
+  /**
+   * These settings, with {@code key} sent to the model server at {@code endpoint} (and to no other):
+   * the AgentScope {@code model} section's key for its base URL. An empty key changes nothing.
+   */
+  public GatewaySettings withEndpointKey(String endpoint, String key) {
+    if (endpoint == null || key == null || key.isEmpty()) return this;
+    Map<String, String> keys = new LinkedHashMap<>(endpointKeys);
+    keys.put(normalized(endpoint), key);
+    return new GatewaySettings(enabled, apiKeys, operatorToken, upstreamKeys, upstreamApiKey, defaultAgent, timeout,
+        maxBodyBytes, maxInFlight, fallbackToStable, captureTokens, keys);
+  }
+
+  /** {@code http://h:9000/api/} and {@code http://h:9000/api} name one server. */
+  private static String normalized(String endpoint) {
+    if (endpoint == null) return "";
+    String e = endpoint.trim();
+    while (e.endsWith("/")) e = e.substring(0, e.length() - 1);
+    return e;
   }
 
   /** Reads {@code gateway} under {@code agentscope.training}. */
@@ -72,7 +101,7 @@ public record GatewaySettings(
     }
     return new GatewaySettings(g.getBoolean("enabled"), keys, operatorToken, upstream, g.getString("upstream-api-key"),
         g.getString("default-agent"), g.getDuration("timeout"), g.getBytes("max-body-bytes"),
-        g.getInt("max-in-flight"), g.getBoolean("fallback-to-stable"), g.getBoolean("capture-tokens"));
+        g.getInt("max-in-flight"), g.getBoolean("fallback-to-stable"), g.getBoolean("capture-tokens"), Map.of());
   }
 
   /** Never prints a key. */

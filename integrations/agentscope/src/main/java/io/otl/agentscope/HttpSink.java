@@ -28,6 +28,30 @@ final class HttpSink implements TrajectorySink {
   private final String bearerToken;
   private final HttpClient client = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
 
+  /**
+   * The node's URL from what a user passes. A URL without a scheme ({@code node:8080}) failed every
+   * batch, and the gateway's base URL ({@code …/v1}, as OpenAI clients take it) posted to
+   * {@code /v1/v1/sessions/…}: each batch refused with 404 and dropped, the mistake only in a WARN.
+   */
+  static URI nodeUrl(String baseUrl) {
+    String problem = "baseUrl must be the node's http(s) URL, such as http://node:8080, was: " + baseUrl;
+    if (baseUrl == null) throw new IllegalArgumentException(problem);
+    URI uri;
+    try {
+      uri = new URI(baseUrl.trim());
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalArgumentException(problem);
+    }
+    if (!("http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme())) || uri.getHost() == null
+        || uri.getQuery() != null || uri.getFragment() != null) {
+      throw new IllegalArgumentException(problem);
+    }
+    String s = uri.toString();
+    while (s.endsWith("/")) s = s.substring(0, s.length() - 1);
+    if (s.endsWith("/v1")) s = s.substring(0, s.length() - "/v1".length());
+    return URI.create(s);
+  }
+
   HttpSink(URI base, String bearerToken) {
     String s = base.toString();
     this.base = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);

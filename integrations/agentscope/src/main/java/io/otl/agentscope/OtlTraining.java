@@ -43,6 +43,9 @@ public final class OtlTraining {
 
     /** The node's agentId (whose pool and models these sessions feed); default: the agent's name, "Weather Agent" as {@code Weather-Agent}. */
     public Builder agentId(String agentId) {
+      // A bad id here was only seen as every batch refused by the node, dropped and logged.
+      String problem = agentId == null ? null : io.otl.core.Ids.problem("agentId", agentId, io.otl.core.Ids.MAX_AGENT_ID);
+      if (problem != null) throw new IllegalArgumentException(problem);
       this.agentId = agentId;
       return this;
     }
@@ -67,6 +70,10 @@ public final class OtlTraining {
 
     /** Attempts per batch when the node is unreachable or busy, and the pause growing between them. */
     public Builder retries(int maxAttempts, Duration backoff) {
+      if (maxAttempts < 1) throw new IllegalArgumentException("maxAttempts must be at least 1 (1: no retry), was " + maxAttempts);
+      if (backoff == null || backoff.isNegative()) {
+        throw new IllegalArgumentException("backoff must be a duration of zero or more, was " + backoff);
+      }
       this.maxAttempts = maxAttempts;
       this.retryBackoff = backoff;
       return this;

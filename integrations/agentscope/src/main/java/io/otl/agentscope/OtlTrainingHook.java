@@ -194,10 +194,13 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
 
   /**
    * Any feedback kind of DESIGN §3.1.1; the same {@code feedbackId} sent twice counts once (pass the
-   * id of the user's click to make retries safe).
+   * id of the user's click to make retries safe); a null {@code feedbackId} gets a new one.
    */
   public void feedback(String sessionId, String kind, Double value, String feedbackId) {
-    enqueue(sessionId, new SessionInput.Feedback("as-fb-" + feedbackId, null, kind, value, feedbackId, "agentscope"));
+    // Without an id every feedback of a session had the event id "as-fb-null": all but the first were
+    // taken for repeats and dropped. Each call without an id is now one feedback of its own.
+    String id = feedbackId != null ? feedbackId : UUID.randomUUID().toString();
+    enqueue(sessionId, new SessionInput.Feedback("as-fb-" + id, null, kind, value, id, "agentscope"));
   }
 
   /** The session's final result (SUCCESS or FAILURE); the session completes and stays open to feedback. */

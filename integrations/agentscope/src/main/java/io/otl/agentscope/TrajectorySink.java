@@ -24,12 +24,18 @@ public interface TrajectorySink {
 
   /** A remote node: {@code POST {baseUrl}/v1/sessions/{id}/events}, without a bearer token. */
   static TrajectorySink http(String baseUrl) {
-    return new HttpSink(URI.create(baseUrl), null);
+    return http(baseUrl, null);
   }
 
-  /** A remote node whose API asks for {@code Authorization: Bearer <token>} (the token is never logged). */
+  /**
+   * A remote node whose API asks for {@code Authorization: Bearer <token>} (the token is never logged).
+   * {@code baseUrl} is the node's URL ({@code http://node:8080}); the gateway's OpenAI base URL
+   * ({@code http://node:8080/v1}) names the same node and is taken as it.
+   *
+   * @throws IllegalArgumentException when {@code baseUrl} is no http(s) URL with a host
+   */
   static TrajectorySink http(String baseUrl, String bearerToken) {
-    return new HttpSink(URI.create(baseUrl), bearerToken);
+    return new HttpSink(HttpSink.nodeUrl(baseUrl), bearerToken);
   }
 
   /** Why a batch was not stored. */
