@@ -16,6 +16,20 @@ public final class ServingUrls {
    * takes: it is stricter than {@link URI} (a port past 65535 was a 500 on every call of the version),
    * and "x" or "my-server" used to be stored, every call then failing long after the 201.
    */
+  public static boolean callable(String endpoint) {
+    if (endpoint == null) return false;
+    try {
+      URI uri = new URI(endpoint);
+      boolean web = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
+      boolean port = uri.getPort() == -1 || uri.getPort() >= 1 && uri.getPort() <= 65535;
+      if (!web || uri.getHost() == null || !port) return false;
+      org.apache.pekko.http.javadsl.model.Uri.create(endpoint);
+      return true;
+    } catch (URISyntaxException | RuntimeException e) {
+      return false;
+    }
+  }
+
   /**
    * True when the URL carries a user-info part ({@code http://user:key@host}). Neither the gateway's
    * client nor the vLLM client sends it, yet a URL is journaled, logged and answered by GET
@@ -30,20 +44,6 @@ public final class ServingUrls {
       int scheme = url.indexOf("://");
       int path = scheme < 0 ? -1 : url.indexOf('/', scheme + 3);
       return scheme >= 0 && at > scheme && (path < 0 || at < path);
-    }
-  }
-
-  public static boolean callable(String endpoint) {
-    if (endpoint == null) return false;
-    try {
-      URI uri = new URI(endpoint);
-      boolean web = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
-      boolean port = uri.getPort() == -1 || uri.getPort() >= 1 && uri.getPort() <= 65535;
-      if (!web || uri.getHost() == null || !port) return false;
-      org.apache.pekko.http.javadsl.model.Uri.create(endpoint);
-      return true;
-    } catch (URISyntaxException | RuntimeException e) {
-      return false;
     }
   }
 }
