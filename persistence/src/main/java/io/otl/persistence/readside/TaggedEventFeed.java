@@ -193,6 +193,12 @@ public final class TaggedEventFeed {
             loadOffset();
             return Behaviors.same();
           })
+          // Answered by the first rescan once running: a request that came while the offset loaded
+          // (right after a start) was dropped, and its asker waited out its timeout.
+          .onMessage(Reconcile.class, m -> {
+            queued.add(m.replyTo());
+            return Behaviors.same();
+          })
           .onMessage(Stop.class, m -> Behaviors.stopped())
           .build();
     }
@@ -207,6 +213,7 @@ public final class TaggedEventFeed {
       delivered = new DeliveredOrderings(state.ordering());
       ctx.getLog().info("feed {} of tag '{}' starts after ordering {}", feedName, tag, state.ordering());
       live = startLive();
+      if (!queued.isEmpty()) requestRescan();
       return Behaviors.withTimers(timers -> {
         timers.startTimerWithFixedDelay("rescan", new RescanNow(), settings.rescanInterval());
         return Behaviors.receive(Command.class)
