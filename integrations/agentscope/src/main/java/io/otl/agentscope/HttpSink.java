@@ -19,7 +19,10 @@ import java.util.concurrent.CompletionStage;
 /** Sends batches to a remote node's {@code POST /v1/sessions/{id}/events} (DESIGN §7.1). */
 final class HttpSink implements TrajectorySink {
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
+  // Event times go out as ISO-8601 text, the form the node's event JSON takes (DESIGN §7.1).
   private static final ObjectMapper MAPPER = new ObjectMapper()
+      .registerModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
+      .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
       .setSerializationInclusion(JsonInclude.Include.NON_NULL);
   // Written as the interface so that the "type" discriminator is always there.
   private static final ObjectWriter EVENT = MAPPER.writerFor(SessionInput.class);

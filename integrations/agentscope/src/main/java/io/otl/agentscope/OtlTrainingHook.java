@@ -21,6 +21,7 @@ import io.agentscope.core.message.ToolUseBlock;
 import io.otl.core.Ids;
 import io.otl.core.session.SessionInput;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -106,12 +107,15 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
   private void capture(HookEvent event) {
     Agent agent = event.getAgent();
     String sessionId = sessions.sessionId(agent);
+    // The time the agent did it: batches reach the node later (buffered, retried), and events sent
+    // without a time were stamped with their batch's arrival, so a turn's steps and latencies blurred.
+    Instant at = Instant.now();
     List<SessionInput> events = new ArrayList<>();
     if (event instanceof PreCallEvent pre) {
       callStarted.put(sessionId, System.nanoTime());
       for (Msg m : pre.getInputMessages()) {
         if (m.getRole() == MsgRole.USER || m.getRole() == MsgRole.SYSTEM) {
-          events.add(new SessionInput.Message("as-msg-" + m.getId(), null, m.getRole().name().toLowerCase(Locale.ROOT),
+          events.add(new SessionInput.Message("as-msg-" + m.getId(), at, m.getRole().name().toLowerCase(Locale.ROOT),
               m.getTextContent(), null, null));
         }
       }
@@ -124,7 +128,7 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
         String action = uses.stream().map(u -> u.getName() + "(" + json(u.getInput()) + ")")
             .collect(Collectors.joining("; "));
         int index = steps.computeIfAbsent(sessionId, s -> new AtomicInteger()).getAndIncrement();
-        events.add(new SessionInput.Reasoning("as-rsn-" + m.getId(), null, index,
+        events.add(new SessionInput.Reasoning("as-rsn-" + m.getId(), at, index,
             thought == null || thought.isBlank() ? null : thought, action, null));
       }
     } else if (event instanceof PreActingEvent pre) {
@@ -133,13 +137,13 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
       ToolUseBlock use = post.getToolUse();
       Long began = toolStarted.remove(use.getId());
       String text = text(post.getToolResult());
-      events.add(new SessionInput.ToolCall("as-tool-" + use.getId(), null, use.getId(), use.getName(),
+      events.add(new SessionInput.ToolCall("as-tool-" + use.getId(), at, use.getId(), use.getName(),
           MAPPER.valueToTree(use.getInput()), output(text), !text.startsWith("Error:"), millisSince(began)));
     } else if (event instanceof PostCallEvent post) {
       Msg reply = post.getFinalMessage();
       Long began = callStarted.remove(sessionId);
       if (reply != null) {
-        events.add(new SessionInput.Message("as-msg-" + reply.getId(), null, "assistant", reply.getTextContent(),
+        events.add(new SessionInput.Message("as-msg-" + reply.getId(), at, "assistant", reply.getTextContent(),
             reply.getId(), millisSince(began)));
       }
     } else if (event instanceof ErrorEvent error) {
@@ -148,14 +152,14 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
       // and whether a failed call ends the conversation is the application's call (complete(...)).
       // The class only: an exception's message may quote the user.
       int index = steps.computeIfAbsent(sessionId, s -> new AtomicInteger()).getAndIncrement();
-      events.add(new SessionInput.Reasoning("as-error-" + UUID.randomUUID(), null, index, null, "error",
+      events.add(new SessionInput.Reasoning("as-error-" + UUID.randomUUID(), at, index, null, "error",
           error.getError().getClass().getSimpleName()));
     }
     if (events.isEmpty()) return;
     String owner = agentId != null ? agentId : agentIdOf(agent.getName());
     agentOfSession.put(sessionId, owner);
     if (started.add(sessionId)) {
-      events.add(0, new SessionInput.Start("as-start", null, agentVersion, null,
+      events.add(0, new SessionInput.Start("as-start", at, agentVersion, null,
           Map.of("source", "agentscope", "agentName", String.valueOf(agent.getName()))));
     }
     sender.offer(new AsyncSender.Batch(sessionId, owner, events));
@@ -200,7 +204,7 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
     // Without an id every feedback of a session had the event id "as-fb-null": all but the first were
     // taken for repeats and dropped. Each call without an id is now one feedback of its own.
     String id = feedbackId != null ? feedbackId : UUID.randomUUID().toString();
-    enqueue(sessionId, new SessionInput.Feedback("as-fb-" + id, null, kind, value, id, "agentscope"));
+    enqueue(sessionId, new SessionInput.Feedback("as-fb-" + id, Instant.now(), kind, value, id, "agentscope"));
   }
 
   /** The session's final result (SUCCESS or FAILURE); the session completes and stays open to feedback. */
@@ -209,7 +213,7 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
   }
 
   public void complete(String sessionId, boolean success, String detail) {
-    enqueue(sessionId, new SessionInput.Result("as-result", null, success ? "SUCCESS" : "FAILURE", detail));
+    enqueue(sessionId, new SessionInput.Result("as-result", Instant.now(), success ? "SUCCESS" : "FAILURE", detail));
   }
 
   private void enqueue(String sessionId, SessionInput event) {

@@ -18,7 +18,11 @@ import io.otl.node.simulator.TrinitySimulator;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -210,6 +214,44 @@ class AgentScopeCaptureTest {
         .model(OpenAIChatModel.builder().baseUrl(simulator.baseUrl() + "/v1").apiKey("unused").modelName("default")
             .stream(false).build())
         .toolkit(toolkit).memory(new InMemoryMemory()).build();
+  }
+
+  @Test
+  void eventTimesAreWhenTheAgentActedNotWhenTheirBatchArrived() throws Exception {
+    // Batches reach the node late (buffered, retried, a slow link): here they are held until after the
+    // calls returned. Events sent without a time were stamped with their batch's arrival.
+    CountDownLatch link = new CountDownLatch(1);
+    ExecutorService slowLink = Executors.newSingleThreadExecutor();
+    TrajectorySink http = TrajectorySink.http("http://127.0.0.1:" + node.httpPort());
+    TrajectorySink held = (sid, aid, events) -> CompletableFuture.runAsync(() -> {
+      try {
+        link.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, slowLink).thenCompose(x -> http.deliver(sid, aid, events));
+    ReActAgent agent = agent("support-bot-times");
+    String sessionId = "as-times-" + agent.getAgentId();
+    OtlTrainingHook training = OtlTraining.builder(held).agentId("support-bot-times")
+        .sessionIds(SessionIdProvider.fixed(sessionId)).attach(agent);
+    Instant before = Instant.now();
+    assertTwoTurnsAnswered(agent);
+    Instant answered = Instant.now();
+    Thread.sleep(50);
+    link.countDown();
+    assertTrue(training.flush(Duration.ofSeconds(30)), "the hook's buffer drains");
+    JsonNode s = TestNode.session(node, sessionId, n -> n.path("messages").size() >= 4);
+    Instant previous = before;
+    for (JsonNode m : s.path("messages")) {
+      Instant at = Instant.parse(m.path("at").asText());
+      assertFalse(at.isAfter(answered), "stamped when it happened, not on arrival: " + m);
+      assertFalse(at.isBefore(previous), "in the order they happened: " + s.path("messages"));
+      previous = at;
+    }
+    Instant tool = Instant.parse(s.path("toolCalls").get(0).path("at").asText());
+    assertFalse(tool.isAfter(answered) || tool.isBefore(before), s.path("toolCalls").toString());
+    training.close();
+    slowLink.shutdown();
   }
 
   private static void assertTwoTurnsAnswered(ReActAgent agent) {
