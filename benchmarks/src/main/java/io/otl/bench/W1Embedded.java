@@ -26,7 +26,7 @@ final class W1Embedded {
           600);
       List<List<List<SessionInput>>> payloads = Ingest.prepare("w1-", sessions, events, batch, EventGen::inputs);
       Ingest.Stats st = Ingest.drive("w1-", payloads, concurrency, sender, 1800);
-      IngestReport.fill(r, pg, schema, "w1-", sessions, events, batch, concurrency, st, baseline, 0.5);
+      IngestReport.fill(r, pg, schema, "w1-", sessions, events, batch, concurrency, st, baseline, 0.25);
       if (EventGen.complete) CoordinatorLag.fill(r, pg, schema, "w1-", sessions, java.time.Duration.ofSeconds(120));
     } finally {
       if (!args.flag("keep")) pg.dropSchema(schema);

@@ -48,7 +48,7 @@ final class W2Http {
           concurrency, sender, 600);
       List<List<String>> payloads = Ingest.prepare("w2-", sessions, events, batch, l -> EventGen.body("bench-agent", l));
       Ingest.Stats st = Ingest.drive("w2-", payloads, concurrency, sender, 1800);
-      IngestReport.fill(r, pg, schema, "w2-", sessions, events, batch, concurrency, st, baseline, 0.3);
+      IngestReport.fill(r, pg, schema, "w2-", sessions, events, batch, concurrency, st, baseline, 0.12);
     } finally {
       exec.shutdownNow();
       if (!args.flag("keep")) pg.dropSchema(schema);
