@@ -101,7 +101,7 @@ final class BenchStep {
     out.put("evalPath", bench.evalFile().toString());
     out.put("evalSha256", sha256(bytes));
     out.put("evalCount", count);
-    out.put("candidateModel", candidateStep.resolve("actor").resolve("huggingface").toString());
+    out.put("candidateModel", io.otl.node.trinity.CheckpointLocator.modelOf(candidateStep).toString());
     out.put("stableModel", bench.stableModel());
     if (count > 0) {
       out.set("candidate", mapper.valueToTree(qualityOfStep(candidateStep)));
@@ -112,7 +112,7 @@ final class BenchStep {
     return file;
   }
 
-  /** A simulator checkpoint ({@code …/global_step_N/actor/huggingface}) scores what it was trained to. */
+  /** A simulator checkpoint ({@code …/global_step_N/actor/huggingface} or {@code lora_adapter}) scores what it was trained to. */
   private Map<String, Double> qualityOf(String model) throws IOException {
     Path hf;
     try {

@@ -15,7 +15,8 @@ import java.util.Map;
  * Writes what a finished Trinity run leaves behind, in the layout the real one uses: {@code
  * <jobDir>/global_step_N/actor/huggingface/} with a {@code config.json} and a weights file, plus the
  * evaluation metrics file {@code eval_metrics.json} in {@code global_step_N}. A half-way step
- * without metrics is written too, so readers must pick the highest N.
+ * without metrics is written too, so readers must pick the highest N. A LoRA run also writes its
+ * adapter to {@code actor/lora_adapter/} in PEFT's format, as Trinity-RFT's trainer does.
  */
 final class CheckpointWriter {
 
@@ -74,6 +75,20 @@ final class CheckpointWriter {
     config.put("note", "Written by the Trinity simulator: placeholder weights, not a usable model.");
     Files.write(hf.resolve("config.json"), mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(config));
     Files.write(hf.resolve("model.safetensors"), emptySafetensors());
+    if (run.lora()) {
+      Path adapter = stepDir.resolve("actor").resolve("lora_adapter");
+      Files.createDirectories(adapter);
+      ObjectNode peft = mapper.createObjectNode();
+      peft.put("peft_type", "LORA");
+      peft.put("task_type", "CAUSAL_LM");
+      peft.put("base_model_name_or_path", run.modelPath());
+      peft.put("r", 16);
+      peft.put("lora_alpha", 32);
+      peft.put("target_modules", "all-linear");
+      peft.put("trinity_simulator", true);
+      Files.write(adapter.resolve("adapter_config.json"), mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(peft));
+      Files.write(adapter.resolve("adapter_model.safetensors"), emptySafetensors());
+    }
   }
 
   /** A valid safetensors file holding no tensors, so tools that open it fail softly, not oddly. */

@@ -12,9 +12,9 @@ import java.util.List;
 /**
  * What the simulator needs from a {@code trinity run --config <file>} entrypoint: where the run's
  * checkpoints go ({@code <checkpoint_root_dir>/<project>[/<group>]/<name>}), the model and how many
- * steps it trains.
+ * steps it trains, and whether it trains a LoRA adapter ({@code model.lora_configs}).
  */
-record TrinityRunConfig(Path configFile, Path jobDir, String modelPath, long finalStep) {
+record TrinityRunConfig(Path configFile, Path jobDir, String modelPath, long finalStep, boolean lora) {
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
@@ -49,7 +49,8 @@ record TrinityRunConfig(Path configFile, Path jobDir, String modelPath, long fin
     if (steps <= 0) {
       steps = Math.max(1, yaml.path("buffer").path("total_epochs").asLong(1)) * 10;
     }
-    return new TrinityRunConfig(file, jobDir, model, steps);
+    boolean lora = yaml.path("model").path("lora_configs").size() > 0;
+    return new TrinityRunConfig(file, jobDir, model, steps, lora);
   }
 
   private static String text(JsonNode yaml, String key, Path file) throws IOException {

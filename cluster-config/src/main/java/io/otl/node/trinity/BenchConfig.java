@@ -30,17 +30,14 @@ final class BenchConfig {
 
   private BenchConfig() {}
 
-  static Map<String, Object> tree(TrainingJobSpec spec, int nodeNum, int gpuPerNode) {
+  /** @param model the training config's {@code model} section: step 0 is the model the job started from */
+  static Map<String, Object> tree(TrainingJobSpec spec, Map<String, Object> model, int nodeNum, int gpuPerNode) {
     Map<String, Object> root = new LinkedHashMap<>();
     root.put("project", spec.agentId());
     root.put("name", spec.jobId());
     root.put("mode", "bench");
     root.put("checkpoint_root_dir", TrinityConfigRenderer.absolute(spec.checkpointRootDir()).toString());
 
-    Map<String, Object> model = new LinkedHashMap<>();
-    model.put("model_path", TrinityConfigRenderer.modelPath(spec.baseModel()));
-    model.put("max_model_len", integer(spec, Hyperparameters.MAX_MODEL_LEN, 8192));
-    model.put("max_response_tokens", integer(spec, Hyperparameters.MAX_RESPONSE_TOKENS, 2048));
     root.put("model", model);
 
     Map<String, Object> cluster = new LinkedHashMap<>();

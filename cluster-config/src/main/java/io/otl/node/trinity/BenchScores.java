@@ -60,7 +60,7 @@ public final class BenchScores {
         "--job-dir", TrinityConfigRenderer.checkpointJobDir(spec).toString(),
         "--taskset", BenchConfig.tasksetName(spec),
         "--eval-file", TrinityConfigRenderer.evalPath(spec).toString(),
-        "--stable-model", TrinityConfigRenderer.modelPath(spec.baseModel())));
+        "--stable-model", TrinityConfigRenderer.modelPath(spec.startModel())));
     mapping(spec.hyperparams()).forEach((ours, theirs) -> {
       words.add("--metric");
       words.add(ours + "=" + theirs);

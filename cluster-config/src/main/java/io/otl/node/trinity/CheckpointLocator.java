@@ -20,7 +20,10 @@ import java.util.stream.Stream;
  *
  * <p>Layout (Trinity-RFT with {@code save_hf_checkpoint}): {@code
  * <checkpoint_root_dir>/<project>/<name>/global_step_N/actor/huggingface/}; the highest N that has
- * a {@code huggingface} folder wins.
+ * a model wins. A LoRA run (the model's {@code lora_configs}) writes its adapter to {@code
+ * actor/lora_adapter/} ({@code adapter_config.json} and {@code adapter_model.safetensors}), beside a
+ * {@code huggingface} folder that then holds only the config and tokenizer: the adapter is the model
+ * (what vLLM loads and the next job trains on).
  *
  * <p>Evaluation metrics: the run (its evaluation step, or the simulator) writes {@value
  * #EVAL_METRICS_FILE} into that {@code global_step_N} folder, a flat JSON object of metric name to
@@ -75,7 +78,7 @@ public final class CheckpointLocator {
       latest =
           children
               .filter(p -> STEP_DIR.matcher(p.getFileName().toString()).matches())
-              .filter(p -> Files.isDirectory(huggingface(p)))
+              .filter(p -> Files.isDirectory(modelOf(p)))
               .max(Comparator.comparingLong(CheckpointLocator::stepOf));
     }
     if (latest.isEmpty()) {
@@ -83,7 +86,7 @@ public final class CheckpointLocator {
     }
     Path stepDir = latest.get();
     return Optional.of(
-        new OutputModel(huggingface(stepDir).toAbsolutePath().toUri().toString(), switch (evidence) {
+        new OutputModel(modelOf(stepDir).toAbsolutePath().toUri().toString(), switch (evidence) {
           case LEGACY -> readMetrics(stepDir);
           case BENCH -> readBench(jobDir);
           case EMPTY_EVAL_SET -> Map.of(EvalEvidence.EVAL_COUNT, 0.0);
@@ -137,6 +140,12 @@ public final class CheckpointLocator {
 
   static Path huggingface(Path stepDir) {
     return stepDir.resolve("actor").resolve("huggingface");
+  }
+
+  /** A step's model: its LoRA adapter when it has one, else its Hugging Face folder. */
+  public static Path modelOf(Path stepDir) {
+    Path adapter = stepDir.resolve("actor").resolve("lora_adapter");
+    return Files.isRegularFile(adapter.resolve("adapter_config.json")) ? adapter : huggingface(stepDir);
   }
 
   static long stepOf(Path stepDir) {

@@ -93,8 +93,8 @@ public final class TrinityConfigRenderer {
   public String renderBench(TrainingJobSpec spec) {
     try {
       return "# Trinity-RFT bench config rendered by the online training control plane\n"
-          + "# agent: " + spec.agentId() + ", job: " + spec.jobId() + ": candidate vs " + spec.baseModel() + "\n"
-          + YAML.writeValueAsString(BenchConfig.tree(spec, nodeNum, gpuPerNode));
+          + "# agent: " + spec.agentId() + ", job: " + spec.jobId() + ": candidate vs " + spec.startModel() + "\n"
+          + YAML.writeValueAsString(BenchConfig.tree(spec, modelSection(spec), nodeNum, gpuPerNode));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -207,18 +207,7 @@ public final class TrinityConfigRenderer {
     algorithm.put("optimizer", optimizer);
     root.put("algorithm", algorithm);
 
-    Map<String, Object> model = new LinkedHashMap<>();
-    model.put("model_path", modelPath(spec.baseModel()));
-    model.put("max_model_len", hp.integer(Hyperparameters.MAX_MODEL_LEN, 8192));
-    model.put("max_response_tokens", hp.integer(Hyperparameters.MAX_RESPONSE_TOKENS, 2048));
-    if (lora) {
-      Map<String, Object> adapter = new LinkedHashMap<>();
-      adapter.put("name", "lora");
-      adapter.put("lora_rank", hp.integer(Hyperparameters.LORA_RANK, 16));
-      adapter.put("lora_alpha", hp.integer(Hyperparameters.LORA_ALPHA, 32));
-      model.put("lora_configs", List.of(adapter));
-    }
-    root.put("model", model);
+    root.put("model", modelSection(spec));
 
     Map<String, Object> cluster = new LinkedHashMap<>();
     cluster.put("node_num", nodeNum);
@@ -403,6 +392,29 @@ public final class TrinityConfigRenderer {
       Object v = values.get(normalize(key));
       return v == null ? fallback : v.toString();
     }
+  }
+
+  /**
+   * The {@code model} section, the same in the training and the bench config. Full weights: the job
+   * starts from the checkpoint it continues, else the base model. LoRA: {@code model_path} is always
+   * the base model (what the served adapters apply to) and a continual job keeps training the stable
+   * version's adapter, named in {@code lora_configs[0].path} (Trinity-RFT's {@code LoRAConfig}).
+   */
+  Map<String, Object> modelSection(TrainingJobSpec spec) {
+    Hyperparams hp = new Hyperparams(spec.hyperparams());
+    Map<String, Object> model = new LinkedHashMap<>();
+    model.put("model_path", modelPath(lora ? spec.baseModel() : spec.startModel()));
+    model.put("max_model_len", hp.integer(Hyperparameters.MAX_MODEL_LEN, 8192));
+    model.put("max_response_tokens", hp.integer(Hyperparameters.MAX_RESPONSE_TOKENS, 2048));
+    if (lora) {
+      Map<String, Object> adapter = new LinkedHashMap<>();
+      adapter.put("name", "lora");
+      if (spec.startCheckpoint() != null) adapter.put("path", modelPath(spec.startCheckpoint()));
+      adapter.put("lora_rank", hp.integer(Hyperparameters.LORA_RANK, 16));
+      adapter.put("lora_alpha", hp.integer(Hyperparameters.LORA_ALPHA, 32));
+      model.put("lora_configs", List.of(adapter));
+    }
+    return model;
   }
 
   /**

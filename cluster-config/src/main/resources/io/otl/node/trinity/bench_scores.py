@@ -94,6 +94,15 @@ def candidate_step(job_dir):
     return best
 
 
+def candidate_model(job_dir, step):
+    """The step's model as CheckpointLocator names it: its LoRA adapter when it has one."""
+    actor = os.path.join(os.path.abspath(job_dir), f"global_step_{step}", "actor")
+    adapter = os.path.join(actor, "lora_adapter")
+    if os.path.isfile(os.path.join(adapter, "adapter_config.json")):
+        return adapter
+    return os.path.join(actor, "huggingface")
+
+
 def scores(step_scalars, prefix, mapping):
     """Our metric names from Trinity's tags; None when a mapped metric is missing or not finite."""
     out = {}
@@ -123,7 +132,7 @@ def main(argv):
         "evalPath": os.path.abspath(args.eval_file),
         "evalSha256": hashlib.sha256(data).hexdigest(),
         "evalCount": eval_count,
-        "candidateModel": os.path.join(os.path.abspath(args.job_dir), f"global_step_{step}", "actor", "huggingface") if step else "",
+        "candidateModel": candidate_model(args.job_dir, step) if step else "",
         "stableModel": args.stable_model,
         "candidateStep": step,
         "source": "tensorboard",

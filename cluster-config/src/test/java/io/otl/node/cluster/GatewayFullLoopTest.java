@@ -105,6 +105,12 @@ class GatewayFullLoopTest {
       String adapter = candidate.path("deployment").path("servedModel").asText();
       assertTrue(adapter.startsWith(AGENT + "-" + v1 + "-"), adapter);
       assertTrue(loaded(sim).contains(adapter), "the adapter is loaded in the model server");
+      // What Trinity-RFT's LoRA run writes as the adapter, not the config folder beside it.
+      String root = "";
+      for (JsonNode card : sim.get("/v1/models").json().path("data")) {
+        if (card.path("id").asText().equals(adapter)) root = card.path("root").asText();
+      }
+      assertTrue(root.matches(".*/global_step_\\d+/actor/lora_adapter/?"), "loaded from " + root);
       assertEquals(1, api.get("/v1/jobs?agentId=" + AGENT).json().path("jobs").size(), "one threshold job");
 
       Map<String, String> routes = new LinkedHashMap<>();

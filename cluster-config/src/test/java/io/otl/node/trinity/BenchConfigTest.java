@@ -123,4 +123,19 @@ class BenchConfigTest {
     assertEquals(Map.of("task-success-rate", 0.1),
         locator.locate(dir, CheckpointLocator.Evidence.LEGACY).orElseThrow().metrics());
   }
+
+  @Test
+  void aLoraRunsModelIsItsAdapterNotTheConfigFolderBesideIt(@TempDir Path dir) throws Exception {
+    // Trinity-RFT's LoRA run: actor/huggingface holds the config and tokenizer, actor/lora_adapter the
+    // adapter (what vLLM's load_lora_adapter takes).
+    Path actor = dir.resolve("global_step_20").resolve("actor");
+    Files.createDirectories(actor.resolve("huggingface"));
+    Files.writeString(actor.resolve("huggingface").resolve("config.json"), "{}");
+    CheckpointLocator locator = new CheckpointLocator(new ObjectMapper());
+    assertEquals(actor.resolve("huggingface").toUri().toString(),
+        locator.locate(dir).orElseThrow().checkpointUri(), "a full-weights run: the Hugging Face folder");
+    Files.createDirectories(actor.resolve("lora_adapter"));
+    Files.writeString(actor.resolve("lora_adapter").resolve("adapter_config.json"), "{\"peft_type\":\"LORA\"}");
+    assertEquals(actor.resolve("lora_adapter").toUri().toString(), locator.locate(dir).orElseThrow().checkpointUri());
+  }
 }

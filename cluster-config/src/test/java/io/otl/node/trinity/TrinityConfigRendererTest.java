@@ -75,6 +75,34 @@ class TrinityConfigRendererTest {
   }
 
   @Test
+  void aContinualLoraJobKeepsTrainingTheStableAdapterOnTheBaseModel() throws Exception {
+    // Trinity-RFT writes a LoRA run's adapter to actor/lora_adapter; the node loads it into vLLM and
+    // the next job continues it. As model_path it would be taken for full weights (it holds none).
+    String adapter = "file:///ckpt/support-agent/job-1/global_step_30/actor/lora_adapter";
+    TrainingJobSpec continual = new TrainingJobSpec("job-2", "support-agent", "sft", "qwen2.5-7b-instruct", Map.of(),
+        "/data/exports/job-2/train.jsonl", "/data/checkpoints", Map.of(), adapter);
+    TrinityConfigRenderer lora = new TrinityConfigRenderer(1, 2, true);
+    for (JsonNode config : List.of(YAML.readTree(lora.render(continual)), YAML.readTree(lora.renderBench(continual)))) {
+      JsonNode model = config.path("model");
+      assertEquals("qwen2.5-7b-instruct", model.path("model_path").asText(), config.toString());
+      assertEquals("/ckpt/support-agent/job-1/global_step_30/actor/lora_adapter",
+          model.path("lora_configs").path(0).path("path").asText(), config.toString());
+    }
+    JsonNode first = YAML.readTree(lora.render(spec("sft", Map.of())));
+    assertTrue(first.path("model").path("lora_configs").path(0).path("path").isMissingNode(), "a first job starts a new adapter");
+
+    // Full weights: the continued checkpoint is the model, in training and bench alike.
+    String weights = "file:///ckpt/support-agent/job-1/global_step_30/actor/huggingface";
+    TrainingJobSpec full = new TrainingJobSpec("job-2", "support-agent", "sft", "qwen2.5-7b-instruct", Map.of(),
+        "/data/exports/job-2/train.jsonl", "/data/checkpoints", Map.of(), weights);
+    for (JsonNode config : List.of(YAML.readTree(renderer.render(full)), YAML.readTree(renderer.renderBench(full)))) {
+      assertEquals("/ckpt/support-agent/job-1/global_step_30/actor/huggingface",
+          config.path("model").path("model_path").asText(), config.toString());
+      assertTrue(config.path("model").path("lora_configs").isMissingNode());
+    }
+  }
+
+  @Test
   void dpoUsesPromptChosenRejectedKeys() throws Exception {
     JsonNode format =
         YAML.readTree(renderer.render(spec("dpo", Map.of())))

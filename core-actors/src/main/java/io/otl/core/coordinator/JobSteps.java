@@ -232,9 +232,9 @@ final class JobSteps {
       metadata.put("startFrom", lineage.startFrom());
     }
     // Continual training: the exporter resolved the stable checkpoint (or the fallback to base).
-    String startModel = lineage != null && lineage.startsFromCheckpoint() ? lineage.startCheckpoint() : job.baseModel();
-    return new TrainingJobSpec(job.jobId(), rt.agentId, job.algorithm(), startModel,
-        job.hyperparams(), job.manifest().path(), policy.checkpointRootDir(), metadata);
+    String startCheckpoint = lineage != null && lineage.startsFromCheckpoint() ? lineage.startCheckpoint() : null;
+    return new TrainingJobSpec(job.jobId(), rt.agentId, job.algorithm(), job.baseModel(),
+        job.hyperparams(), job.manifest().path(), policy.checkpointRootDir(), metadata, startCheckpoint);
   }
 
   private void commit(Job job) {

@@ -15,12 +15,16 @@ import java.util.regex.Pattern;
  * @param jobId also the backend's submission id, which is what makes submission idempotent
  * @param agentId the agent whose trajectories were exported
  * @param algorithm one of {@link #ALGORITHMS}
- * @param baseModel model name or path the job starts from
+ * @param baseModel the agent's base model (name or path): what a job without a checkpoint to continue
+ *     from trains, and what LoRA adapters apply to
  * @param hyperparams e.g. {@code learning-rate}, {@code batch-size}, {@code epochs},
  *     {@code warmup-ratio} (names as in {@code agentscope.training.training-runner.hyperparams})
  * @param datasetPath exported dataset (design §6), on a path the backend can read
  * @param checkpointRootDir where the backend writes checkpoints, on a path we can read back
  * @param metadata free string labels passed to the backend with the submission
+ * @param startCheckpoint the stable version's checkpoint a continual job starts from ({@code
+ *     start-from = stable}), null when it starts from {@code baseModel}: full weights to train on,
+ *     or, when jobs train LoRA adapters, the adapter to keep training on {@code baseModel}
  */
 public record TrainingJobSpec(
     String jobId,
@@ -30,7 +34,8 @@ public record TrainingJobSpec(
     Map<String, Object> hyperparams,
     String datasetPath,
     String checkpointRootDir,
-    Map<String, String> metadata)
+    Map<String, String> metadata,
+    String startCheckpoint)
     implements JsonSerializable {
 
   public static final Set<String> ALGORITHMS = Set.of("sft", "ppo", "grpo", "dpo", "distillation");
@@ -53,6 +58,18 @@ public record TrainingJobSpec(
     // Insertion order is kept so that rendered configs are stable and readable.
     hyperparams = hyperparams == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(hyperparams));
     metadata = metadata == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
+    if (startCheckpoint != null && startCheckpoint.isBlank()) startCheckpoint = null;
+  }
+
+  /** A job that starts from {@code baseModel}. */
+  public TrainingJobSpec(String jobId, String agentId, String algorithm, String baseModel,
+      Map<String, Object> hyperparams, String datasetPath, String checkpointRootDir, Map<String, String> metadata) {
+    this(jobId, agentId, algorithm, baseModel, hyperparams, datasetPath, checkpointRootDir, metadata, null);
+  }
+
+  /** The model whose full weights the job starts from: the checkpoint it continues, else the base model. */
+  public String startModel() {
+    return startCheckpoint != null ? startCheckpoint : baseModel;
   }
 
   private static void requireId(String field, String value) {
