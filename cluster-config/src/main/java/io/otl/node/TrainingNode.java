@@ -286,11 +286,12 @@ public final class TrainingNode implements AutoCloseable {
           gateway == null ? null : gateway.route(),
           // OTel exporters send uncompressed by default: the raw body may be as large as a gzip one decoded.
           java.util.Map.of("/v1/traces", http.otlp().maxDecodedBytes(), "/v1/traces/", http.otlp().maxDecodedBytes()));
-      binding = HttpServer.start(system, http.host(), http.port(), routes, http.shutdownDeadline())
+      binding = HttpServer.start(system, http.host(), http.port(), routes, http.shutdownDeadline(),
+              http.maxConnectionsPerAddress())
           .toCompletableFuture().join();
       if (http.otlp().ownPort()) {
         otlpBinding = HttpServer.start(system, http.host(), http.otlp().port(), otlp.standalone(auth),
-                http.shutdownDeadline())
+                http.shutdownDeadline(), http.maxConnectionsPerAddress())
             .toCompletableFuture().join();
         log.info("OTLP/HTTP traces receiver (POST /v1/traces) on its own port {}", otlpBinding.localAddress().getPort());
       }

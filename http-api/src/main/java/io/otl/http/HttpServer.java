@@ -21,16 +21,32 @@ public final class HttpServer {
 
   private HttpServer() {}
 
+  /** A listener without a per-address connection cap (tests' auxiliary servers). */
   public static CompletionStage<ServerBinding> start(
       ActorSystem<?> system, String host, int port, Route route, Duration hardDeadline) {
-    return Http.get(system).newServerAt(host, port).bind(route).thenApply(binding -> {
-      InetSocketAddress addr = binding.localAddress();
-      log.info("HTTP API listening on http://{}:{}", addr.getHostString(), addr.getPort());
-      CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceUnbind(), "http-unbind",
-          () -> binding.unbind().thenApply(d -> Done.getInstance()));
-      CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceRequestsDone(), "http-drain",
-          () -> binding.terminate(hardDeadline).thenApply(t -> Done.getInstance()));
-      return binding;
-    });
+    return start(system, host, port, route, hardDeadline, 0);
+  }
+
+  /**
+   * @param maxConnectionsPerAddress connections one client address may hold open (0: no cap); see
+   *     {@link ConnectionGate}
+   */
+  public static CompletionStage<ServerBinding> start(ActorSystem<?> system, String host, int port, Route route,
+      Duration hardDeadline, int maxConnectionsPerAddress) {
+    int maxConnections = system.settings().config().getInt("pekko.http.server.max-connections");
+    ConnectionGate gate = new ConnectionGate(maxConnectionsPerAddress, maxConnections);
+    return Http.get(system).newServerAt(host, port)
+        // The gate reads the client's address from the connection's attributes, present only with this on.
+        .adaptSettings(s -> s.withRemoteAddressAttribute(true))
+        .bindFlow(gate.guard(route.flow(system)))
+        .thenApply(binding -> {
+          InetSocketAddress addr = binding.localAddress();
+          log.info("HTTP API listening on http://{}:{}", addr.getHostString(), addr.getPort());
+          CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceUnbind(), "http-unbind",
+              () -> binding.unbind().thenApply(d -> Done.getInstance()));
+          CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceRequestsDone(), "http-drain",
+              () -> binding.terminate(hardDeadline).thenApply(t -> Done.getInstance()));
+          return binding;
+        });
   }
 }

@@ -13,6 +13,7 @@ import java.util.Optional;
  * @param askTimeout how long a route waits for an entity's answer
  * @param stopDrain how long a stopping node answers 503 before its port closes
  * @param maxEventsPerRequest events one ingest request (JSON or OTLP) may carry
+ * @param maxConnectionsPerAddress connections one client address may hold open per listener (0: no cap)
  */
 public record HttpSettings(
     boolean enabled,
@@ -22,6 +23,7 @@ public record HttpSettings(
     Duration shutdownDeadline,
     Duration stopDrain,
     int maxInFlight,
+    int maxConnectionsPerAddress,
     int maxJsonDepth,
     Duration metricsSampleInterval,
     int metricsTopAgents,
@@ -61,7 +63,7 @@ public record HttpSettings(
     Config o = training.getConfig("otlp");
     return new HttpSettings(h.getBoolean("enabled"), h.getString("host"), h.getInt("port"),
         h.getDuration("ask-timeout"), h.getDuration("shutdown-deadline"), h.getDuration("stop-drain"),
-        h.getInt("max-in-flight"), h.getInt("max-json-depth"), h.getDuration("metrics-sample-interval"),
+        h.getInt("max-in-flight"), h.getInt("max-connections-per-address"), h.getInt("max-json-depth"), h.getDuration("metrics-sample-interval"),
         h.getInt("metrics-top-agents"), training.getInt("data-collector.max-events-per-request"),
         new AuthSettings(a.getString("token"), a.getBoolean("protect-reads"), a.getString("metrics-token")),
         new OtlpSettings(o.getInt("port"), o.getLong("max-decoded-bytes")));

@@ -17,6 +17,8 @@ import org.apache.pekko.http.scaladsl.settings.ServerSettings;
  * only a rate-limited count is logged: nothing the client sent reaches the log or the answer.
  */
 public final class JsonParsingErrorHandler extends ParsingErrorHandler {
+  private static final String TOO_MANY_HEADERS = "HTTP message contains more than the configured limit of";
+
   public JsonParsingErrorHandler() {}
 
   @Override
@@ -25,6 +27,10 @@ public final class JsonParsingErrorHandler extends ParsingErrorHandler {
     // request line it cannot split (spaces in the path) and 501 to an unknown method or transfer
     // coding; those become 400 like the other malformed requests.
     int code = status.intValue() >= 500 ? 400 : status.intValue();
+    // Too many headers is a 400 from pekko-http, answered "malformed"; it is what 431 means (header
+    // fields too large, collectively), and the docs promise 431 naming the limit. pekko-http tells
+    // it apart only by its summary, a fixed text without anything the client sent.
+    if (code == 400 && info.summary().startsWith(TOO_MANY_HEADERS)) code = 431;
     ApiRoutes.CLIENT_ERRORS.record(code + " unparsable request");
     return Json.error(org.apache.pekko.http.javadsl.model.StatusCodes.get(code), ApiErrors.codeFor(code),
         message(code, settings));

@@ -60,6 +60,7 @@ final class TrainingKeys {
     rule("http.shutdown-deadline", duration(true));
     rule("http.stop-drain", duration(true));
     rule("http.max-in-flight", integerAtLeast(1));
+    rule("http.max-connections-per-address", integerAtLeast(0));
     rule("http.metrics-sample-interval", duration(false));
     rule("auth.token", string(false));
     rule("auth.protect-reads", bool());

@@ -321,12 +321,15 @@ class TrainingSettingsValidatorTest {
   void httpEdgeLimitsAreValidated() {
     String m = invalid(hocon(
         "agentscope.training.http.max-json-depth = 1",
-        "agentscope.training.http.metrics-top-agents = 0")).getMessage();
+        "agentscope.training.http.metrics-top-agents = 0",
+        "agentscope.training.http.max-connections-per-address = -1")).getMessage();
     assertTrue(m.contains(T + "http.max-json-depth = 1: must be an integer from 2 to 1000"), m);
+    assertTrue(m.contains(T + "http.max-connections-per-address = -1"), m);
     assertTrue(m.contains(T + "http.metrics-top-agents = 0"), m);
     assertTrue(invalid(hocon("agentscope.training.http.max-json-depth = 5000")).getMessage()
         .contains("http.max-json-depth"));
     TrainingSettingsValidator.validate(hocon("agentscope.training.http.max-json-depth = 64",
+        "agentscope.training.http.max-connections-per-address = 0",
         "agentscope.training.auth.metrics-token = \"scrape\""));
   }
 

@@ -138,8 +138,11 @@ class StrictJsonEdgeTest {
     StringBuilder many = new StringBuilder("GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close");
     for (int i = 0; i < 100; i++) many.append("\r\nX-H").append(i).append(": v");
     RawHttp.Answer manyHeaders = RawHttp.exchange(node.httpPort(), many.toString(), null, 10_000);
-    assertTrue(manyHeaders.status() == 431 || manyHeaders.status() == 400, manyHeaders.head());
-    assertTrue(JSON.readTree(manyHeaders.body()).hasNonNull("error"));
+    // pekko-http answered 400 "the request is not valid HTTP/1.1 (… a header is malformed)" here.
+    assertEquals(431, manyHeaders.status(), manyHeaders.head());
+    assertEquals("headers_too_large", JSON.readTree(manyHeaders.body()).get("error").asText());
+    assertTrue(JSON.readTree(manyHeaders.body()).get("message").asText().contains("at most 64 headers"),
+        manyHeaders.body());
     for (String head : new String[] {"GET /a b c HTTP/1.1\r\nHost: x", "BREW /health/live HTTP/1.1\r\nHost: x",
         "GET /health/live HTTP/3.7\r\nHost: x", "POST /v1/sessions/s/events HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip",
         "GET /health/live HTTP/1.1\r\nHost: x\r\nContent-Length: -5", "GET /health/live HTTP/1.1\r\nBad Header: x"}) {

@@ -1,0 +1,112 @@
+package io.otl.http;
+
+import io.otl.http.gateway.OpenAiError;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.http.impl.engine.server.HttpAttributes;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.Connection;
+import org.apache.pekko.http.javadsl.model.headers.RetryAfter;
+import org.apache.pekko.stream.javadsl.Flow;
+
+/**
+ * Caps the connections one client address holds open on a listener ({@code
+ * http.max-connections-per-address}). pekko-http accepts at most {@code max-connections} (1024)
+ * connections and leaves further ones waiting unanswered; without a per-address cap, one client
+ * holding 1024 idle keep-alive connections (or trickling their headers) locked every other client
+ * out. Once the listener has half of max-connections open, a connection from an address that already
+ * holds the cap is not handed to the routes: its first request is answered 429 {@code
+ * too_many_connections} with {@code Connection: close}, and one that sends nothing is closed after
+ * {@link #REFUSED_GRACE}, so it gives its slot back at once. Below half, an address may hold more:
+ * java.net.http and other clients open one connection per concurrent request, and a burst of 300
+ * requests from one client on an idle node is not an attack (GracefulShutdownTest sends one).
+ *
+ * <p>The handler flow is materialized when pekko-http accepts the connection, before any request:
+ * the gate counts there, from the remote address pekko-http puts on the connection's attributes
+ * ({@code remote-address-attribute}, turned on by {@link HttpServer}), and counts down when the
+ * connection's handler terminates, however it ends.
+ */
+final class ConnectionGate {
+  /**
+   * How long a refused connection may take to send the request that gets the 429. It holds one of
+   * pekko-http's max-connections slots meanwhile: at 1 s, a client reconnecting ~1,000 times a
+   * second kept every slot busy; a client sends its request right after connecting, well within this.
+   */
+  static final Duration REFUSED_GRACE = Duration.ofMillis(100);
+
+  private final int maxPerAddress;
+  /** Open connections on the listener from which the cap applies: half of pekko-http's max-connections. */
+  private final int capFrom;
+  private final Map<InetAddress, Integer> open = new ConcurrentHashMap<>();
+  private final AtomicInteger total = new AtomicInteger();
+  private final ClientErrorLog errorLog = new ClientErrorLog(Duration.ofSeconds(10));
+
+  /**
+   * @param maxPerAddress 0: no cap
+   * @param maxConnections pekko-http's max-connections for the listener
+   */
+  ConnectionGate(int maxPerAddress, int maxConnections) {
+    this.maxPerAddress = maxPerAddress;
+    this.capFrom = maxConnections / 2;
+  }
+
+  /** The per-connection handler: {@code routes} for a connection within the cap, a refusal otherwise. */
+  Flow<HttpRequest, HttpResponse, NotUsed> guard(Flow<HttpRequest, HttpResponse, NotUsed> routes) {
+    if (maxPerAddress <= 0) return routes;
+    return Flow.fromMaterializer((mat, attributes) -> {
+      InetAddress client = attributes.getAttribute(HttpAttributes.RemoteAddress.class)
+          .map(a -> a.address()).map(InetSocketAddress::getAddress).orElse(null);
+      if (client == null) return routes; // no address known: nothing to count it against
+      if (!tryOpen(client)) return refused();
+      AtomicBoolean closed = new AtomicBoolean();
+      return routes.watchTermination((notUsed, done) -> {
+        done.whenComplete((d, e) -> {
+          if (closed.compareAndSet(false, true)) close(client);
+        });
+        return notUsed;
+      });
+    }).mapMaterializedValue(m -> NotUsed.getInstance());
+  }
+
+  private boolean tryOpen(InetAddress client) {
+    boolean[] admitted = new boolean[1];
+    open.compute(client, (k, n) -> {
+      int count = n == null ? 0 : n;
+      admitted[0] = count < maxPerAddress || total.get() < capFrom;
+      return admitted[0] ? count + 1 : n;
+    });
+    if (admitted[0]) total.incrementAndGet();
+    return admitted[0];
+  }
+
+  private void close(InetAddress client) {
+    total.decrementAndGet();
+    open.computeIfPresent(client, (k, n) -> n <= 1 ? null : n - 1);
+  }
+
+  private Flow<HttpRequest, HttpResponse, NotUsed> refused() {
+    String message = "this address has " + maxPerAddress + " or more connections open to a busy node "
+        + "(http.max-connections-per-address); reuse them or close some, then retry";
+    return Flow.of(HttpRequest.class)
+        .takeWithin(REFUSED_GRACE)
+        .take(1)
+        .map(request -> {
+          // Counted like the API's other refusals; the address is not logged (it can be personal data).
+          errorLog.record("429 too many connections from one address");
+          boolean openAi = request.getUri().path().endsWith("/chat/completions");
+          HttpResponse r = openAi
+              ? new OpenAiError(429, "rate_limit_exceeded", null, "too_many_connections", message).response()
+              : Json.error(StatusCodes.TOO_MANY_REQUESTS, "too_many_connections", message)
+                  .addHeader(RetryAfter.create(1L));
+          return r.addHeader(Connection.create("close"));
+        });
+  }
+}
