@@ -98,18 +98,12 @@ public interface ModelEvents {
   /**
    * @param stableVersion the stable the candidate is measured against
    * @param plan the ratios of the rollout, fixed for its whole duration
-   * @param actor the operator whose promote started it (null: auto-deploy, and events written before it)
+   * @param reason {@code auto-deploy}, or {@code manual promote by <actor>} (the actor is in the reason,
+   *     as in the deployment's events, which a rollout may follow in a later write)
    */
   record RolloutStarted(
-      String version, String stableVersion, List<Double> plan, String reason, Instant at, @JsonInclude(JsonInclude.Include.NON_NULL) String actor)
-      implements TransitionEvent {
-    @JsonCreator
-    public RolloutStarted {}
-
-    public RolloutStarted(String version, String stableVersion, List<Double> plan, String reason, Instant at) {
-      this(version, stableVersion, plan, reason, at, null);
-    }
-  }
+      String version, String stableVersion, List<Double> plan, String reason, Instant at)
+      implements TransitionEvent {}
 
   /** @param tests the tests of the step that passed (the evidence for advancing) */
   record StepAdvanced(

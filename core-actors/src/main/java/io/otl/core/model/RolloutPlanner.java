@@ -64,7 +64,8 @@ final class RolloutPlanner {
   /**
    * READY → CANARY, or → STABLE directly when there is no stable to compare with.
    *
-   * @param actor the operator who promoted it, null for auto-deploy
+   * @param actor the operator who promoted it, null for auto-deploy: recorded in a direct promotion
+   *     (the first version); {@code why} names it for the rollout and deployment events
    */
   void startRollout(Plan<State, Event> p, String version, Instant now, String why, String actor) {
     String stable = p.state().models().stable();
@@ -73,7 +74,7 @@ final class RolloutPlanner {
           why + ": first version of agent " + agentId + ", no stable to compare with; promoted directly",
           List.of(), now, actor));
     } else if (!serving.backend().callsServer()) {
-      p.add(new RolloutStarted(version, stable, settings().steps(), why, now, actor));
+      p.add(new RolloutStarted(version, stable, settings().steps(), why, now));
     } else if (servesAtOwnEndpoint(p.state().models().require(version))) {
       deployments.deployAtOwnEndpoint(p, version, why, settings().steps(), now);
     } else {

@@ -487,7 +487,6 @@ public final class Timeline {
         return "REJECTED: " + String.join("; ", e.reasons());
       } else if (event instanceof ModelVersion.RolloutStarted e) {
         return "CANARY " + pct(e.plan().get(0)) + " against " + e.stableVersion() + ": " + e.reason()
-            + (e.actor() == null || e.reason().contains(e.actor()) ? "" : by(e.actor()))
             + " (plan " + e.plan().stream().map(Timeline::pct).collect(Collectors.joining(" → ")) + ")";
       } else if (event instanceof ModelVersion.StepAdvanced e) {
         return "RAMP " + pct(e.ratio()) + ": step " + e.fromStep() + " passed" + figures(e.tests(), false);
