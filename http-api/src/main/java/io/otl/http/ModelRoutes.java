@@ -22,7 +22,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
-import java.util.function.BiFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -76,34 +75,39 @@ public final class ModelRoutes {
         path("route", () -> get(() -> QueryParams.only(java.util.List.of("sessionId"), query ->
             completeWithFuture(guard(() -> route(agentId, query.sent("sessionId"))))))),
         pathPrefix("versions", () -> concat(
-            pathEndOrSingleSlash(() -> post(() -> QueryParams.none(() -> body(b ->
-                completeWithFuture(guard(() -> register(agentId, b))))))),
+            pathEndOrSingleSlash(() -> post(() -> QueryParams.none(() -> Actors.actor(actor -> body(b ->
+                completeWithFuture(guard(() -> register(agentId, b, actor)))))))),
             pathPrefix(segment(), version -> concat(
-                transition("promote", agentId, version, (v, b) -> {
+                transition("promote", agentId, version, (v, b, actor) -> {
                   noBody(b, "a promote takes no body (a reason is for rollback)");
-                  return reply -> new ModelVersion.Promote(v, reply);
+                  return reply -> new ModelVersion.Promote(v, actor, reply);
                 }),
                 transition("rollback", agentId, version,
-                    (v, b) -> reply -> new ModelVersion.Rollback(v, reason(b), reply)),
-                transition("pause", agentId, version, (v, b) -> {
+                    (v, b, actor) -> reply -> new ModelVersion.Rollback(v, reason(b), actor, reply)),
+                transition("pause", agentId, version, (v, b, actor) -> {
                   noBody(b, "a pause takes no body");
-                  return reply -> new ModelVersion.Pause(v, reply);
+                  return reply -> new ModelVersion.Pause(v, actor, reply);
                 }),
-                transition("resume", agentId, version, (v, b) -> {
+                transition("resume", agentId, version, (v, b, actor) -> {
                   noBody(b, "a resume takes no body");
-                  return reply -> new ModelVersion.Resume(v, reply);
+                  return reply -> new ModelVersion.Resume(v, actor, reply);
                 }))))))));
   }
 
-  private Route transition(String name, String agentId, String version,
-      BiFunction<String, ByteString, java.util.function.Function<ActorRef<ModelVersion.TransitionReply>,
-          ModelVersion.Command>> command) {
-    return path(name, () -> post(() -> QueryParams.none(() -> body(b -> completeWithFuture(guard(() -> {
-      checkAgent(agentId);
-      checkVersion(version);
-      var cmd = command.apply(version, b);
-      return known(agentId, () -> ask(agentId, cmd).thenApply(r -> transitionResponse(r, StatusCodes.ACCEPTED)));
-    }))))));
+  /** An operator's command: (version, body, actor) → the command to send. */
+  private interface TransitionCommand {
+    java.util.function.Function<ActorRef<ModelVersion.TransitionReply>, ModelVersion.Command> of(
+        String version, ByteString body, String actor);
+  }
+
+  private Route transition(String name, String agentId, String version, TransitionCommand command) {
+    return path(name, () -> post(() -> QueryParams.none(() -> Actors.actor(actor -> body(b ->
+        completeWithFuture(guard(() -> {
+          checkAgent(agentId);
+          checkVersion(version);
+          var cmd = command.of(version, b, actor);
+          return known(agentId, () -> ask(agentId, cmd).thenApply(r -> transitionResponse(r, StatusCodes.ACCEPTED)));
+        })))))));
   }
 
   /**
@@ -178,7 +182,7 @@ public final class ModelRoutes {
         "endpoint", endpoint == null ? "" : endpoint, "servedModel", servedModel == null ? "" : servedModel));
   }
 
-  private CompletionStage<HttpResponse> register(String agentId, ByteString bytes) {
+  private CompletionStage<HttpResponse> register(String agentId, ByteString bytes, String actor) {
     checkAgent(agentId);
     JsonNode body = readJson(bytes);
     onlyFields(body, Set.of("version", "artifact", "endpoint", "servedModel"));
@@ -225,7 +229,7 @@ public final class ModelRoutes {
     } catch (IllegalArgumentException e) {
       throw BadRequest.invalid(e.getMessage());
     }
-    return ask(agentId, reply -> new ModelVersion.RegisterManual(version, artifact, endpoint, servedModel, reply))
+    return ask(agentId, reply -> new ModelVersion.RegisterManual(version, artifact, endpoint, servedModel, actor, reply))
         .thenApply(r -> transitionResponse(r, StatusCodes.CREATED));
   }
 

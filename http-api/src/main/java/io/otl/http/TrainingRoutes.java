@@ -65,24 +65,26 @@ public final class TrainingRoutes {
     return concat(
         pathPrefix("training", () -> pathPrefix(segment(), agentId -> concat(
             pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> status(agentId))))),
-            path("trigger", () -> post(() -> QueryParams.none(() -> body(b -> completeWithFuture(guard(() -> {
-              noBody(b, "a trigger takes no body: set the agent's algorithm, base model and hyperparameters with "
-                  + "PUT /v1/training/" + agentId + "/policy, then trigger");
-              return trigger(agentId);
-            })))))),
+            path("trigger", () -> post(() -> QueryParams.none(() -> Actors.actor(actor -> body(b ->
+                completeWithFuture(guard(() -> {
+                  noBody(b, "a trigger takes no body: set the agent's algorithm, base model and hyperparameters with "
+                      + "PUT /v1/training/" + agentId + "/policy, then trigger");
+                  return trigger(agentId, actor);
+                }))))))),
             path("policy", () -> concat(
                 get(() -> completeWithFuture(guard(() -> policy(agentId)))),
-                put(() -> QueryParams.none(() -> body(b ->
-                    completeWithFuture(guard(() -> setPolicy(agentId, b))))))))))),
+                put(() -> QueryParams.none(() -> Actors.actor(actor -> body(b ->
+                    completeWithFuture(guard(() -> setPolicy(agentId, b, actor)))))))))))),
         pathPrefix("jobs", () -> concat(
             pathEndOrSingleSlash(() -> get(() -> QueryParams.only(List.of("agentId", "status"), query ->
                 completeWithFuture(guard(() -> list(query.given("agentId"), query.given("status"))))))),
             pathPrefix(segment(), jobId -> concat(
                 pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> job(jobId))))),
-                path("cancel", () -> post(() -> QueryParams.none(() -> body(b -> completeWithFuture(guard(() -> {
-                  noBody(b, "a cancel takes no body");
-                  return cancel(jobId);
-                })))))))))));
+                path("cancel", () -> post(() -> QueryParams.none(() -> Actors.actor(actor -> body(b ->
+                    completeWithFuture(guard(() -> {
+                      noBody(b, "a cancel takes no body");
+                      return cancel(jobId, actor);
+                    }))))))))))));
   }
 
   private EntityRef<TrainingCoordinator.Command> coordinator(String agentId) {
@@ -115,10 +117,10 @@ public final class TrainingRoutes {
         .thenApply(Json::ok));
   }
 
-  private CompletionStage<HttpResponse> trigger(String agentId) {
+  private CompletionStage<HttpResponse> trigger(String agentId, String actor) {
     checkAgent(agentId);
     return known(agentId, () -> coordinator(agentId).<TrainingCoordinator.TriggerReply>ask(
-            reply -> new TrainingCoordinator.Trigger("http", reply), askTimeout)
+            reply -> new TrainingCoordinator.Trigger(actor, reply), askTimeout)
         .thenApply(r -> r instanceof TrainingCoordinator.TriggerAccepted a
             ? Json.response(StatusCodes.ACCEPTED, a)
             : refused((TrainingCoordinator.Refused) r)));
@@ -148,7 +150,7 @@ public final class TrainingRoutes {
    * trajectory arrives, and the coordinator starts with it. A refused body persists nothing, so the
    * agent stays unknown.
    */
-  private CompletionStage<HttpResponse> setPolicy(String agentId, org.apache.pekko.util.ByteString bytes) {
+  private CompletionStage<HttpResponse> setPolicy(String agentId, org.apache.pekko.util.ByteString bytes, String actor) {
     checkAgent(agentId);
     @SuppressWarnings("unchecked")
     Map<String, Object> overrides = Json.MAPPER.convertValue(readJson(bytes), Map.class);
@@ -161,10 +163,10 @@ public final class TrainingRoutes {
           TrainingCoordinator.ErrorCode.INVALID_INPUT, e.getMessage())));
     }
     return policyPuts.run(agentId, () -> modelVersion(agentId).<ModelVersion.RolloutPolicyReply>ask(
-            reply -> new ModelVersion.SetRolloutPolicy(parts.rollout(), "http", reply), askTimeout)
+            reply -> new ModelVersion.SetRolloutPolicy(parts.rollout(), actor, reply), askTimeout)
         .thenCompose(m -> m instanceof ModelVersion.RolloutPolicyView
             ? coordinator(agentId).<TrainingCoordinator.PolicyReply>ask(
-                    reply -> new TrainingCoordinator.SetPolicy(parts.training(), "http", reply), askTimeout)
+                    reply -> new TrainingCoordinator.SetPolicy(parts.training(), actor, reply), askTimeout)
                 .thenApply(r -> r instanceof PolicyView v ? combined(v, m) : refused((TrainingCoordinator.Refused) r))
             : CompletableFuture.completedFuture(Json.rejected((ModelVersion.Failure) m))));
   }
@@ -193,10 +195,10 @@ public final class TrainingRoutes {
         .thenApply(r -> r instanceof TrainingCoordinator.JobView v ? Json.ok(v) : refused((TrainingCoordinator.Refused) r)));
   }
 
-  private CompletionStage<HttpResponse> cancel(String jobId) {
+  private CompletionStage<HttpResponse> cancel(String jobId, String actor) {
     String agentId = agentOf(jobId);
     return knownJob(jobId, agentId, () -> coordinator(agentId).<TrainingCoordinator.CancelReply>ask(
-            reply -> new TrainingCoordinator.CancelJob(jobId, "http", reply), askTimeout)
+            reply -> new TrainingCoordinator.CancelJob(jobId, actor, reply), askTimeout)
         .thenApply(r -> r instanceof TrainingCoordinator.CancelAccepted a
             ? Json.response(StatusCodes.ACCEPTED, a)
             : refused((TrainingCoordinator.Refused) r)));

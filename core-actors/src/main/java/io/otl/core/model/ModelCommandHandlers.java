@@ -248,7 +248,8 @@ final class ModelCommandHandlers {
     }
     Instant now = clock.instant();
     Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
-    p.add(new VersionRegistered(c.version(), c.artifact(), c.endpoint(), null, Map.of(), true, now, c.servedModel()));
+    p.add(new VersionRegistered(
+        c.version(), c.artifact(), c.endpoint(), null, Map.of(), true, now, c.servedModel(), c.actor()));
     p.add(new EvaluationStarted(c.version(), s.models().stable(), now));
     p.add(new OfflineGatePassed(c.version(), List.of(),
         "registered by hand: no offline metrics, offline gate skipped", now));
@@ -281,13 +282,16 @@ final class ModelCommandHandlers {
                   + " is already in rollout (" + RolloutPlanner.describe(r)
                   + "); only one candidate rolls out at a time"));
         }
-        rollouts.startRollout(p, v.version(), now, "manual promote");
+        // The actor goes into the reason too: a deployment's later events carry only the reason.
+        rollouts.startRollout(p, v.version(), now,
+            c.actor() == null ? "manual promote" : "manual promote by " + c.actor(), c.actor());
       }
       case CANARY, RAMP, PAUSED -> {
         RollingOut r = (RollingOut) s;
         p.add(new VersionPromoted(v.version(), r.rollout().stableVersion(),
             now.plus(settings.retainPrevious()), false,
-            "manual promote from " + RolloutPlanner.describe(r) + ", remaining steps skipped", List.of(), now));
+            "manual promote from " + RolloutPlanner.describe(r) + ", remaining steps skipped", List.of(), now,
+            c.actor()));
         rollouts.autoDeploy(p, now);
       }
       default -> {
@@ -309,7 +313,7 @@ final class ModelCommandHandlers {
     Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
     switch (v.state()) {
       case CANARY, RAMP, PAUSED -> {
-        p.add(new VersionRolledBack(v.version(), false, reason, List.of(), null, now));
+        p.add(new VersionRolledBack(v.version(), false, reason, List.of(), null, now, c.actor()));
         rollouts.autoDeploy(p, now);
       }
       case STABLE -> {
@@ -325,7 +329,7 @@ final class ModelCommandHandlers {
               "cannot roll back " + v.version() + ": it is STABLE and no previous stable is retained"
                   + " (retain-previous = " + settings.retainPrevious() + ")"));
         }
-        p.add(new VersionRolledBack(v.version(), false, reason, List.of(), previous.get().version(), now));
+        p.add(new VersionRolledBack(v.version(), false, reason, List.of(), previous.get().version(), now, c.actor()));
         rollouts.autoDeploy(p, now);
       }
       default -> {
@@ -352,7 +356,7 @@ final class ModelCommandHandlers {
       return reply(c.replyTo(), status(s, v.version(), false, List.of("already paused")));
     }
     Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
-    p.add(new RolloutPaused(v.version(), false, "manual pause", List.of(), clock.instant()));
+    p.add(new RolloutPaused(v.version(), false, "manual pause", List.of(), clock.instant(), c.actor()));
     return persist(p, c.replyTo(), st -> status(st, c.version(), false, List.of()));
   }
 
@@ -370,7 +374,7 @@ final class ModelCommandHandlers {
     }
     Instant now = clock.instant();
     Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
-    p.add(new RolloutResumed(v.version(), now));
+    p.add(new RolloutResumed(v.version(), now, c.actor()));
     rollouts.evaluate(p, now);
     return persist(p, c.replyTo(), st -> status(st, c.version(), false, List.of()));
   }

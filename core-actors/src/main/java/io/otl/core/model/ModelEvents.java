@@ -52,6 +52,8 @@ public interface ModelEvents {
   /**
    * @param servedModel the model name sent upstream for a version registered by hand that named one
    *     (served at its own endpoint); optional, absent in events written before it
+   * @param actor who registered it by hand ({@code http}, {@code http:<X-Actor>}); absent for a job's
+   *     candidate and in events written before it (docs/operations.md "Who did it")
    */
   record VersionRegistered(
       String version,
@@ -61,14 +63,20 @@ public interface ModelEvents {
       Map<String, Double> offlineMetrics,
       boolean manual,
       Instant at,
-      @JsonInclude(JsonInclude.Include.NON_NULL) String servedModel)
+      @JsonInclude(JsonInclude.Include.NON_NULL) String servedModel,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String actor)
       implements TransitionEvent {
     @JsonCreator
     public VersionRegistered {}
 
     public VersionRegistered(String version, String artifact, String endpoint, String sourceJobId,
         Map<String, Double> offlineMetrics, boolean manual, Instant at) {
-      this(version, artifact, endpoint, sourceJobId, offlineMetrics, manual, at, null);
+      this(version, artifact, endpoint, sourceJobId, offlineMetrics, manual, at, null, null);
+    }
+
+    public VersionRegistered(String version, String artifact, String endpoint, String sourceJobId,
+        Map<String, Double> offlineMetrics, boolean manual, Instant at, String servedModel) {
+      this(version, artifact, endpoint, sourceJobId, offlineMetrics, manual, at, servedModel, null);
     }
   }
 
@@ -90,6 +98,8 @@ public interface ModelEvents {
   /**
    * @param stableVersion the stable the candidate is measured against
    * @param plan the ratios of the rollout, fixed for its whole duration
+   * @param reason {@code auto-deploy}, or {@code manual promote by <actor>} (the actor is in the reason,
+   *     as in the deployment's events, which a rollout may follow in a later write)
    */
   record RolloutStarted(
       String version, String stableVersion, List<Double> plan, String reason, Instant at)
@@ -100,17 +110,36 @@ public interface ModelEvents {
       String version, int fromStep, int toStep, double ratio, List<TestResult> tests, Instant at)
       implements TransitionEvent {}
 
-  /** @param tests for an automatic pause (rollback-on-degradation off): the failing figures */
+  /**
+   * @param tests for an automatic pause (rollback-on-degradation off): the failing figures
+   * @param actor the operator of a manual pause (null: automatic, and events written before it)
+   */
   record RolloutPaused(
-      String version, boolean automatic, String reason, List<TestResult> tests, Instant at)
-      implements TransitionEvent {}
+      String version, boolean automatic, String reason, List<TestResult> tests, Instant at, @JsonInclude(JsonInclude.Include.NON_NULL) String actor)
+      implements TransitionEvent {
+    @JsonCreator
+    public RolloutPaused {}
 
-  record RolloutResumed(String version, Instant at) implements TransitionEvent {}
+    public RolloutPaused(String version, boolean automatic, String reason, List<TestResult> tests, Instant at) {
+      this(version, automatic, reason, tests, at, null);
+    }
+  }
+
+  /** @param actor the operator who resumed (null in events written before it) */
+  record RolloutResumed(String version, Instant at, @JsonInclude(JsonInclude.Include.NON_NULL) String actor) implements TransitionEvent {
+    @JsonCreator
+    public RolloutResumed {}
+
+    public RolloutResumed(String version, Instant at) {
+      this(version, at, null);
+    }
+  }
 
   /**
    * @param previousStable the stable it replaces (null for an agent's first version)
    * @param previousRetainedUntil until when the previous stable may be restored
    * @param tests the last step's tests for an automatic promotion
+   * @param actor the operator of a manual promotion (null: automatic, and events written before it)
    */
   record VersionPromoted(
       String version,
@@ -119,14 +148,24 @@ public interface ModelEvents {
       boolean automatic,
       String reason,
       List<TestResult> tests,
-      Instant at)
-      implements TransitionEvent {}
+      Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String actor)
+      implements TransitionEvent {
+    @JsonCreator
+    public VersionPromoted {}
+
+    public VersionPromoted(String version, String previousStable, Instant previousRetainedUntil, boolean automatic,
+        String reason, List<TestResult> tests, Instant at) {
+      this(version, previousStable, previousRetainedUntil, automatic, reason, tests, at, null);
+    }
+  }
 
   /**
    * @param tests for an automatic rollback: every test run at that moment, the degraded ones with
    *     {@code degraded = true} (metric, both values, sample sizes, statistic, critical value,
    *     threshold, tolerance)
    * @param restoredStable for a rollback of the STABLE version: the previous stable restored
+   * @param actor the operator of a manual rollback (null: automatic, and events written before it)
    */
   record VersionRolledBack(
       String version,
@@ -134,8 +173,17 @@ public interface ModelEvents {
       String reason,
       List<TestResult> tests,
       String restoredStable,
-      Instant at)
-      implements TransitionEvent {}
+      Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String actor)
+      implements TransitionEvent {
+    @JsonCreator
+    public VersionRolledBack {}
+
+    public VersionRolledBack(String version, boolean automatic, String reason, List<TestResult> tests,
+        String restoredStable, Instant at) {
+      this(version, automatic, reason, tests, restoredStable, at, null);
+    }
+  }
 
   record OutcomeRecorded(
       String sessionId,

@@ -59,33 +59,56 @@ public interface ModelProtocol {
    *
    * @param servedModel optional: the model name sent upstream; a version that names one is served at
    *     its own endpoint (docs/serving.md "Versions registered by hand")
+   * @param actor who asks ({@code http}, {@code http:<X-Actor>}), recorded in the events; null: unnamed
    */
-  record RegisterManual(
-      String version, String artifact, String endpoint, String servedModel, ActorRef<TransitionReply> replyTo)
-      implements Command {
+  record RegisterManual(String version, String artifact, String endpoint, String servedModel, String actor,
+      ActorRef<TransitionReply> replyTo) implements Command {
     public RegisterManual(String version, String artifact, String endpoint, ActorRef<TransitionReply> replyTo) {
-      this(version, artifact, endpoint, null, replyTo);
+      this(version, artifact, endpoint, null, null, replyTo);
+    }
+
+    public RegisterManual(
+        String version, String artifact, String endpoint, String servedModel, ActorRef<TransitionReply> replyTo) {
+      this(version, artifact, endpoint, servedModel, null, replyTo);
     }
   }
 
   /**
    * READY → CANARY (or → STABLE when the agent has no stable yet); CANARY/RAMP/PAUSED → STABLE at
-   * once, skipping the remaining steps (an operator's override).
+   * once, skipping the remaining steps (an operator's override). The {@code actor} of this and the
+   * other operator commands ({@code http}, {@code http:<X-Actor>}; null: unnamed) is recorded in the
+   * events they write, so the journal answers who did it.
    */
-  record Promote(String version, ActorRef<TransitionReply> replyTo) implements Command {}
+  record Promote(String version, String actor, ActorRef<TransitionReply> replyTo) implements Command {
+    public Promote(String version, ActorRef<TransitionReply> replyTo) {
+      this(version, null, replyTo);
+    }
+  }
 
   /**
    * CANARY/RAMP/PAUSED → ROLLED_BACK; STABLE → ROLLED_BACK with the previous stable restored (if
    * still retained and no rollout is in progress).
    */
-  record Rollback(String version, String reason, ActorRef<TransitionReply> replyTo)
-      implements Command {}
+  record Rollback(String version, String reason, String actor, ActorRef<TransitionReply> replyTo)
+      implements Command {
+    public Rollback(String version, String reason, ActorRef<TransitionReply> replyTo) {
+      this(version, reason, null, replyTo);
+    }
+  }
 
   /** CANARY/RAMP → PAUSED: holds the ratio, no step advances (degradation still rolls back). */
-  record Pause(String version, ActorRef<TransitionReply> replyTo) implements Command {}
+  record Pause(String version, String actor, ActorRef<TransitionReply> replyTo) implements Command {
+    public Pause(String version, ActorRef<TransitionReply> replyTo) {
+      this(version, null, replyTo);
+    }
+  }
 
   /** PAUSED → CANARY/RAMP at the same step; the step's duration restarts from the resume. */
-  record Resume(String version, ActorRef<TransitionReply> replyTo) implements Command {}
+  record Resume(String version, String actor, ActorRef<TransitionReply> replyTo) implements Command {
+    public Resume(String version, ActorRef<TransitionReply> replyTo) {
+      this(version, null, replyTo);
+    }
+  }
 
   /**
    * One completed trajectory's outcome, deduplicated by sessionId per version during a rollout.

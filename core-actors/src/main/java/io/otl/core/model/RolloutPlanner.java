@@ -57,13 +57,22 @@ final class RolloutPlanner {
     }
   }
 
-  /** READY → CANARY, or → STABLE directly when there is no stable to compare with. */
   void startRollout(Plan<State, Event> p, String version, Instant now, String why) {
+    startRollout(p, version, now, why, null);
+  }
+
+  /**
+   * READY → CANARY, or → STABLE directly when there is no stable to compare with.
+   *
+   * @param actor the operator who promoted it, null for auto-deploy: recorded in a direct promotion
+   *     (the first version); {@code why} names it for the rollout and deployment events
+   */
+  void startRollout(Plan<State, Event> p, String version, Instant now, String why, String actor) {
     String stable = p.state().models().stable();
     if (stable == null) {
       p.add(new VersionPromoted(version, null, null, why.equals("auto-deploy"),
           why + ": first version of agent " + agentId + ", no stable to compare with; promoted directly",
-          List.of(), now));
+          List.of(), now, actor));
     } else if (!serving.backend().callsServer()) {
       p.add(new RolloutStarted(version, stable, settings().steps(), why, now));
     } else if (servesAtOwnEndpoint(p.state().models().require(version))) {

@@ -459,11 +459,16 @@ public final class Timeline {
       summary.values().forEach(s -> println("  " + s));
     }
 
+    /** " by <actor>" for an operator's command, "" when the event names none (automatic, or older). */
+    private static String by(String actor) {
+      return actor == null ? "" : " by " + actor;
+    }
+
     String describe(ModelVersion.TransitionEvent event) {
       if (event instanceof ModelVersion.VersionRegistered e) {
         String from;
         if (e.manual()) {
-          from = "by hand";
+          from = "by hand" + by(e.actor());
         } else if (e.sourceJobId() == null) {
           from = "as candidate";
         } else {
@@ -486,15 +491,16 @@ public final class Timeline {
       } else if (event instanceof ModelVersion.StepAdvanced e) {
         return "RAMP " + pct(e.ratio()) + ": step " + e.fromStep() + " passed" + figures(e.tests(), false);
       } else if (event instanceof ModelVersion.RolloutPaused e) {
-        return "PAUSED (" + (e.automatic() ? "automatic" : "manual") + "): " + e.reason() + figures(e.tests(), true);
+        return "PAUSED (" + (e.automatic() ? "automatic" : "manual" + by(e.actor())) + "): " + e.reason()
+            + figures(e.tests(), true);
       } else if (event instanceof ModelVersion.RolloutResumed e) {
-        return "RESUMED";
+        return "RESUMED" + by(e.actor());
       } else if (event instanceof ModelVersion.VersionPromoted e) {
-        return "STABLE (" + (e.automatic() ? "automatic" : "manual") + " promotion): " + e.reason()
+        return "STABLE (" + (e.automatic() ? "automatic" : "manual") + " promotion" + by(e.actor()) + "): " + e.reason()
             + (e.previousStable() == null ? "" : "; " + e.previousStable() + " retained until " + e.previousRetainedUntil());
       } else if (event instanceof ModelVersion.VersionRolledBack e) {
         String figures = figures(e.tests(), true);
-        return "ROLLED_BACK (" + (e.automatic() ? "automatic" : "manual") + "): "
+        return "ROLLED_BACK (" + (e.automatic() ? "automatic" : "manual" + by(e.actor())) + "): "
             + (figures.isEmpty() ? e.reason() : figures.substring(2))
             + (e.restoredStable() == null ? "" : "; " + e.restoredStable() + " restored as stable");
       } else if (event instanceof Deployments.BaseModelRegistered e) {

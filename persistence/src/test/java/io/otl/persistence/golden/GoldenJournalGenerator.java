@@ -216,9 +216,10 @@ class GoldenJournalGenerator {
     transition(m, r -> new ModelVersion.RegisterCandidate("v2", "file:///ckpt/v2", "http://llm-v2:8000/v1", "job-2-"
         + AGENT, new TreeMap<>(Map.of("task-success-rate", 0.85, "user-satisfaction", 0.72, "response-latency", 850.0)),
         r));
-    transition(m, r -> new ModelVersion.Pause("v2", r));
+    // since v0.2.0-actor: the operator commands name who asked (actor, left out of the JSON when null)
+    transition(m, r -> new ModelVersion.Pause("v2", "http:golden-carol", r));
     clock.advance(Duration.ofSeconds(30));
-    transition(m, r -> new ModelVersion.Resume("v2", r));
+    transition(m, r -> new ModelVersion.Resume("v2", "http:golden-carol", r));
     for (int i = 0; i < 8; i++) {
       for (String v : List.of("v1", "v2")) {
         String session = "sess-" + v + "-" + i;
@@ -227,15 +228,15 @@ class GoldenJournalGenerator {
     }
     clock.advance(Duration.ofMinutes(2));
     m.tell(ModelVersion.StepTick.INSTANCE);
-    transition(m, r -> new ModelVersion.Promote("v2", r));
+    transition(m, r -> new ModelVersion.Promote("v2", "http:golden-bob", r));
     clock.advance(Duration.ofMinutes(1));
     transition(m, r -> new ModelVersion.RegisterCandidate("v3", "file:///ckpt/v3", "http://llm-v3:8000/v1", "job-3-"
         + AGENT, bad, r));
     // since v0.2.0-optionalfields: a hand version naming the model its server serves (servedModel,
     // left out of the JSON when null, so no earlier journal holds it)
     transition(m, r -> new ModelVersion.RegisterManual("v4", "file:///ckpt/v4", "http://llm-v4:8000/v1",
-        "golden-served-v4", r));
-    transition(m, r -> new ModelVersion.Promote("v4", r));
+        "golden-served-v4", "http:golden-alice", r));
+    transition(m, r -> new ModelVersion.Promote("v4", "http", r));
     for (int i = 0; i < 80; i++) {
       String session = "bulk-" + i;
       String v = i % 2 == 0 ? "v4" : "v2";
@@ -245,7 +246,7 @@ class GoldenJournalGenerator {
       Double latency = i % 7 == 0 ? null : 500.0 + i;
       outcome(m, r -> new ModelVersion.RecordOutcome(session, v, success, rating, thumbs, 0, latency, r));
     }
-    transition(m, r -> new ModelVersion.Rollback("v4", "operator: latency regression in region eu", r));
+    transition(m, r -> new ModelVersion.Rollback("v4", "operator: latency regression in region eu", "http:golden-bob", r));
     clock.advance(Duration.ofMinutes(1));
     transition(m, r -> new ModelVersion.Rollback("v2", "operator: restore v1", r));
     // since v0.2.0-policy: one rollout at a time; v5 canaries, v6 waits READY and v7 supersedes it
