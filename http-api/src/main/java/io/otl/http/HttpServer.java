@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Binds the routes and unbinds them gracefully on coordinated shutdown: new connections are
- * refused, in-flight requests get {@code hardDeadline} to finish.
+ * refused, in-flight requests get {@code hardDeadline} to finish. Each request knows when its
+ * connection ends ({@link ClientConnection}).
  */
 public final class HttpServer {
   private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
@@ -23,7 +24,7 @@ public final class HttpServer {
 
   public static CompletionStage<ServerBinding> start(
       ActorSystem<?> system, String host, int port, Route route, Duration hardDeadline) {
-    return Http.get(system).newServerAt(host, port).bind(route).thenApply(binding -> {
+    return Http.get(system).newServerAt(host, port).bindFlow(ClientConnection.flow(system, route)).thenApply(binding -> {
       InetSocketAddress addr = binding.localAddress();
       log.info("HTTP API listening on http://{}:{}", addr.getHostString(), addr.getPort());
       CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceUnbind(), "http-unbind",

@@ -283,10 +283,12 @@ public final class GatewayRoutes {
   /**
    * One call's context, fixed before the upstream is called; {@code failedUpstreamNanos}: time spent
    * on an upstream attempt that failed before the fallback (the model server's, not the gateway's);
-   * {@code receivedAt}: the request's arrival, the time of the messages it brings.
+   * {@code receivedAt}: the request's arrival, the time of the messages it brings; {@code clientGone}:
+   * completes when the agent's connection ends.
    */
   private record Call(String agent, String sessionId, ChatRequest request, Set<String> known,
-      String routedVersion, long startNanos, Instant receivedAt, boolean recorded, AtomicLong failedUpstreamNanos) {}
+      String routedVersion, long startNanos, Instant receivedAt, boolean recorded, AtomicLong failedUpstreamNanos,
+      CompletionStage<org.apache.pekko.Done> clientGone) {}
 
   private CompletionStage<HttpResponse> chat(HttpRequest http) {
     long start = System.nanoTime();
@@ -331,14 +333,15 @@ public final class GatewayRoutes {
                 : knownSessions.claim(session, agent, d.version());
             if (entry != null) checkOwner(entry.owner(), agent, session);
             if (routeFailure != null) throw new CompletionException(unwrap(routeFailure));
-            return forward(agent, session, request, entry, d, start);
+            return forward(agent, session, request, entry, d, start, io.otl.http.ClientConnection.closedOf(http));
           }).thenCompose(x -> x));
         });
   }
 
   /** Forwards a call whose owner is checked; {@code entry}: what is known of its session, null if nothing. */
   private CompletionStage<HttpResponse> forward(String agent, String session, ChatRequest request,
-      KnownSessions.Entry entry, ModelVersion.RouteDecision d, long start) {
+      KnownSessions.Entry entry, ModelVersion.RouteDecision d, long start,
+      CompletionStage<org.apache.pekko.Done> clientGone) {
     Set<String> known = entry == null ? Set.of() : entry.eventIds();
     boolean completed = entry != null && entry.completed();
     if (completed) {
@@ -348,7 +351,7 @@ public final class GatewayRoutes {
     }
     Instant receivedAt = Instant.now().minusNanos(System.nanoTime() - start);
     return attempt(new Call(agent, session, request, known, d.version(), start, receivedAt, !completed,
-        new AtomicLong()), d, null);
+        new AtomicLong(), clientGone), d, null);
   }
 
   /**
@@ -515,13 +518,33 @@ public final class GatewayRoutes {
       }
       long totalMs = (upEnd - upStart) / 1_000_000;
       observe(c, d, answer, upEnd - upStart, upEnd - upStart);
-      // Recorded off the response path: the agent's latency is the model's, not the journal's.
-      record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, false, null, totalMs, totalMs), begin(c));
+      // Registered now: the agent may act on the answer the moment it has it.
+      TurnsInFlight.Turn turn = begin(c);
+      java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.function.Consumer<Boolean> delivered = ok -> {
+        if (!settled.compareAndSet(false, true)) return;
+        if (!ok) metrics.aborted(c.agent(), d.version());
+        // Recorded off the response path: the agent's latency is the model's, not the journal's.
+        record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, !ok, null, totalMs, totalMs), turn);
+      };
+      // Delivered once the answer is handed to the connection; aborted when the connection ends first
+      // (the agent gave up waiting: pekko-http then drops the answer unsent, its body never read).
+      java.util.concurrent.atomic.AtomicBoolean handedOver = new java.util.concurrent.atomic.AtomicBoolean();
+      Source<ByteString, org.apache.pekko.NotUsed> body = Source.single(strict.getData())
+          .map(bytes -> {
+            handedOver.set(true);
+            return bytes;
+          })
+          .watchTermination((mat, done) -> {
+            done.whenComplete((ok, failure) -> delivered.accept(handedOver.get()));
+            return mat;
+          });
+      c.clientGone().thenRun(() -> delivered.accept(false));
       metrics.added(false,
           (System.nanoTime() - c.startNanos() - (upEnd - upStart) - c.failedUpstreamNanos().get()) / 1e9);
       metrics.request(c.agent(), d.version(), 200);
-      return CompletableFuture.completedFuture(
-          withHeaders(HttpResponse.create().withEntity(strict.getContentType(), strict.getData()), c, d));
+      return CompletableFuture.completedFuture(withHeaders(HttpResponse.create().withEntity(
+          HttpEntities.create(strict.getContentType(), strict.getData().size(), body)), c, d));
     }).thenCompose(x -> x);
   }
 
