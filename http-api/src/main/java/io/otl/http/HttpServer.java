@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Binds the routes and unbinds them gracefully on coordinated shutdown: new connections are
- * refused, in-flight requests get {@code hardDeadline} to finish.
+ * refused, in-flight requests get {@code hardDeadline} to finish. Each request knows when its
+ * connection ends ({@link ClientConnection}).
  */
 public final class HttpServer {
   private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
@@ -38,7 +39,7 @@ public final class HttpServer {
     return Http.get(system).newServerAt(host, port)
         // The gate reads the client's address from the connection's attributes, present only with this on.
         .adaptSettings(s -> s.withRemoteAddressAttribute(true))
-        .bindFlow(gate.guard(route.flow(system)))
+        .bindFlow(gate.guard(ClientConnection.flow(system, route)))
         .thenApply(binding -> {
           InetSocketAddress addr = binding.localAddress();
           log.info("HTTP API listening on http://{}:{}", addr.getHostString(), addr.getPort());

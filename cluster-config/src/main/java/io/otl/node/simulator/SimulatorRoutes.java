@@ -68,7 +68,9 @@ final class SimulatorRoutes extends AllDirectives {
     Route all =
         concat(
             pathPrefix("api", this::rayRoutes),
-            path(segment("v1").slash("chat").slash("completions"), () -> post(() -> withJson(this::chat))),
+            // vLLM sets no request timeout: a slow simulated answer is answered, not cut by the node's 20 s.
+            path(segment("v1").slash("chat").slash("completions"), () -> post(() -> withoutRequestTimeout(() ->
+                withJson(this::chat)))),
             path(segment("v1").slash("models"), () -> get(() -> complete(json(200, models.models())))),
             path(segment("v1").slash("load_lora_adapter"), () -> post(() -> withJson(b -> vllm(models.load(b))))),
             path(segment("v1").slash("unload_lora_adapter"), () -> post(() -> withJson(b -> vllm(models.unload(b))))),

@@ -10,6 +10,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
 import static org.apache.pekko.http.javadsl.server.Directives.post;
+import static org.apache.pekko.http.javadsl.server.Directives.withRequestTimeout;
 import static org.apache.pekko.http.javadsl.server.Directives.reject;
 import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
 
@@ -122,6 +123,17 @@ public final class GatewayRoutes {
   }
 
   /**
+   * How long a chat call may take before the server gives up on it: an upstream call and, with
+   * fallback-to-stable, the retry on the stable, each bounded by {@code gateway.timeout}, plus room
+   * to answer. The server's request-timeout (20 s, for the API's quick calls) answered a model that
+   * took longer 503 "retry the request", where docs promise 504 after gateway.timeout.
+   */
+  private scala.concurrent.duration.FiniteDuration answerTimeout() {
+    long millis = settings.timeout().toMillis() * (settings.fallbackToStable() ? 2 : 1) + 10_000;
+    return scala.concurrent.duration.Duration.create(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /**
    * The gateway's paths under {@code /v1}. A client whose {@code base_url} ends in {@code /} sends
    * {@code /v1//chat/completions}: that reaches these routes as {@code /v1/chat/completions}, made
    * canonical before routing (io.otl.http.ApiRoutes#canonical).
@@ -131,7 +143,8 @@ public final class GatewayRoutes {
         pathPrefix(segment("chat").slash("completions"), () -> concat(
             pathEndOrSingleSlash(() -> concat(
                 get(() -> extractRequest(request -> complete(storedCompletions(request, false)))),
-                sealed(post(() -> extractRequest(request -> completeWithFuture(limited(() -> chat(request)))))))),
+                sealed(post(() -> withRequestTimeout(answerTimeout(), () ->
+                    extractRequest(request -> completeWithFuture(limited(() -> chat(request))))))))),
             extractRequest(request -> complete(storedCompletions(request, true))))),
         pathPrefix("models", () -> pathEndOrSingleSlash(() -> sealed(get(() -> extractRequest(request ->
             complete(guard(() -> models(request)))))))),
@@ -283,10 +296,12 @@ public final class GatewayRoutes {
   /**
    * One call's context, fixed before the upstream is called; {@code failedUpstreamNanos}: time spent
    * on an upstream attempt that failed before the fallback (the model server's, not the gateway's);
-   * {@code receivedAt}: the request's arrival, the time of the messages it brings.
+   * {@code receivedAt}: the request's arrival, the time of the messages it brings; {@code clientGone}:
+   * completes when the agent's connection ends.
    */
   private record Call(String agent, String sessionId, ChatRequest request, Set<String> known,
-      String routedVersion, long startNanos, Instant receivedAt, boolean recorded, AtomicLong failedUpstreamNanos) {}
+      String routedVersion, long startNanos, Instant receivedAt, boolean recorded, AtomicLong failedUpstreamNanos,
+      CompletionStage<org.apache.pekko.Done> clientGone) {}
 
   private CompletionStage<HttpResponse> chat(HttpRequest http) {
     long start = System.nanoTime();
@@ -331,14 +346,15 @@ public final class GatewayRoutes {
                 : knownSessions.claim(session, agent, d.version());
             if (entry != null) checkOwner(entry.owner(), agent, session);
             if (routeFailure != null) throw new CompletionException(unwrap(routeFailure));
-            return forward(agent, session, request, entry, d, start);
+            return forward(agent, session, request, entry, d, start, io.otl.http.ClientConnection.closedOf(http));
           }).thenCompose(x -> x));
         });
   }
 
   /** Forwards a call whose owner is checked; {@code entry}: what is known of its session, null if nothing. */
   private CompletionStage<HttpResponse> forward(String agent, String session, ChatRequest request,
-      KnownSessions.Entry entry, ModelVersion.RouteDecision d, long start) {
+      KnownSessions.Entry entry, ModelVersion.RouteDecision d, long start,
+      CompletionStage<org.apache.pekko.Done> clientGone) {
     Set<String> known = entry == null ? Set.of() : entry.eventIds();
     boolean completed = entry != null && entry.completed();
     if (completed) {
@@ -348,7 +364,7 @@ public final class GatewayRoutes {
     }
     Instant receivedAt = Instant.now().minusNanos(System.nanoTime() - start);
     return attempt(new Call(agent, session, request, known, d.version(), start, receivedAt, !completed,
-        new AtomicLong()), d, null);
+        new AtomicLong(), clientGone), d, null);
   }
 
   /**
@@ -515,13 +531,33 @@ public final class GatewayRoutes {
       }
       long totalMs = (upEnd - upStart) / 1_000_000;
       observe(c, d, answer, upEnd - upStart, upEnd - upStart);
-      // Recorded off the response path: the agent's latency is the model's, not the journal's.
-      record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, false, null, totalMs, totalMs), begin(c));
+      // Registered now: the agent may act on the answer the moment it has it.
+      TurnsInFlight.Turn turn = begin(c);
+      java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.function.Consumer<Boolean> delivered = ok -> {
+        if (!settled.compareAndSet(false, true)) return;
+        if (!ok) metrics.aborted(c.agent(), d.version());
+        // Recorded off the response path: the agent's latency is the model's, not the journal's.
+        record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, !ok, null, totalMs, totalMs), turn);
+      };
+      // Delivered once the answer is handed to the connection; aborted when the connection ends first
+      // (the agent gave up waiting: pekko-http then drops the answer unsent, its body never read).
+      java.util.concurrent.atomic.AtomicBoolean handedOver = new java.util.concurrent.atomic.AtomicBoolean();
+      Source<ByteString, org.apache.pekko.NotUsed> body = Source.single(strict.getData())
+          .map(bytes -> {
+            handedOver.set(true);
+            return bytes;
+          })
+          .watchTermination((mat, done) -> {
+            done.whenComplete((ok, failure) -> delivered.accept(handedOver.get()));
+            return mat;
+          });
+      c.clientGone().thenRun(() -> delivered.accept(false));
       metrics.added(false,
           (System.nanoTime() - c.startNanos() - (upEnd - upStart) - c.failedUpstreamNanos().get()) / 1e9);
       metrics.request(c.agent(), d.version(), 200);
-      return CompletableFuture.completedFuture(
-          withHeaders(HttpResponse.create().withEntity(strict.getContentType(), strict.getData()), c, d));
+      return CompletableFuture.completedFuture(withHeaders(HttpResponse.create().withEntity(
+          HttpEntities.create(strict.getContentType(), strict.getData().size(), body)), c, d));
     }).thenCompose(x -> x);
   }
 
