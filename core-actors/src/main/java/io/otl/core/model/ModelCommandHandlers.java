@@ -550,7 +550,8 @@ final class ModelCommandHandlers {
    */
   ReplyEffect<Event, State> get(State s, ModelProtocol.Get c) {
     State shown = needsBaseModel(s) ? ModelEventHandler.apply(s, baseModelRegistered(clock.instant())) : s;
-    return effect.reply(c.replyTo(), ModelViews.of(agentId, shown, settings.stepDuration()));
+    return effect.reply(c.replyTo(), ModelViews.of(agentId, shown, settings.stepDuration(),
+        (version, recorded) -> deployments.currentEndpoint(shown.models(), version, recorded)));
   }
 
   ReplyEffect<Event, State> route(State s, Route c) {

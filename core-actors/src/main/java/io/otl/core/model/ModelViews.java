@@ -85,6 +85,16 @@ public interface ModelViews {
    * @param stepDuration {@code model-update.step-duration}, which sets the current step's deadline
    */
   static ModelsView of(String agentId, State s, Duration stepDuration) {
+    return of(agentId, s, stepDuration, (version, recorded) -> recorded);
+  }
+
+  /**
+   * @param endpointOf where a version is served now, from its recorded endpoint: the live view names
+   *     the address the gateway calls (the base model's or vLLM's URL may change between restarts),
+   *     the audit's replayed view the one recorded
+   */
+  static ModelsView of(String agentId, State s, Duration stepDuration,
+      java.util.function.BinaryOperator<String> endpointOf) {
     Rollout rollout = s instanceof RollingOut r ? r.rollout() : null;
     List<VersionView> versions = new ArrayList<>();
     for (VersionRecord v : s.models().versions()) {
@@ -94,14 +104,21 @@ public interface ModelViews {
           : isStableInRollout ? MetricSummary.of(rollout.stableStep()) : null;
       Instant deadline = isCandidate && !rollout.paused()
           ? rollout.stepStartedAt().plus(stepDuration) : null;
-      versions.add(new VersionView(v.version(), v.state(), ratioOf(s, v), v.artifact(), v.endpoint(),
+      Deployment deployment = s.models().deployments().get(v.version());
+      String endpoint = endpointOf.apply(v.version(), v.endpoint());
+      if (deployment != null && deployment.endpoint() != null && !deployment.endpoint().equals(endpoint)
+          && !endpoint.equals(v.endpoint())) {
+        deployment = new Deployment(deployment.backend(), endpoint, deployment.servedModel(),
+            deployment.status(), deployment.detail(), deployment.at());
+      }
+      versions.add(new VersionView(v.version(), v.state(), ratioOf(s, v), v.artifact(), endpoint,
           v.sourceJobId(), v.manual(), v.registeredAt(),
           isCandidate ? rollout.step() : null,
           isCandidate ? rollout.stepStartedAt() : null,
           deadline,
           v.state() == VersionState.RETIRED ? v.retainedUntil() : null,
           new MetricsView(v.offlineMetrics(), MetricSummary.of(v.online()), step),
-          v.history(), s.models().deployments().get(v.version())));
+          v.history(), deployment));
     }
     return new ModelsView(agentId, s.models().stable(), rollout == null ? null : rollout.candidate(),
         List.copyOf(versions));

@@ -331,6 +331,24 @@ class ModelCommandsTest {
     return kit.getState().models().deployments().get("v2").servedModel();
   }
 
+  @Test
+  void theViewNamesWhereTheBaseModelIsServedNowAfterItsUrlMoved() {
+    // v0 was registered at http://base/v1; the node restarts with the model section's base_url moved.
+    // The gateway already called the new URL; GET /v1/models/{agent} still named the old one.
+    deploying();
+    Serving moved = SILENT.withBaseModel(new BaseModel("openai-compatible", "http://base-2/v1", "qwen"));
+    EventSourcedBehaviorTestKit<Command, Event, State> restarted = EventSourcedBehaviorTestKit.create(testKit.system(),
+        ModelVersion.create(agent, ModelSettings.fromConfig(EntityTestKits.training(
+            "step-duration = 1h, retain-previous = 7d")), clock, moved),
+        EventSourcedBehaviorTestKit.enabledSerializationSettings());
+    ModelViews.VersionView v0 = restarted.<ModelViews.ModelsView>runCommand(ModelProtocol.Get::new).reply()
+        .versions().stream().filter(v -> v.version().equals("v0")).findFirst().orElseThrow();
+    assertEquals("http://base-2/v1", v0.endpoint());
+    assertEquals("http://base-2/v1", v0.deployment().endpoint(), v0.toString());
+    RouteDecision d = (RouteDecision) restarted.<RouteReply>runCommand(r -> new ModelProtocol.Route("s9", r)).reply();
+    assertEquals("http://base-2/v1", d.endpoint(), "the view and the route agree");
+  }
+
   private List<Event> deployOutcome(String served, int attempt, String error, boolean retryable) {
     return kit.runCommand(new DeploymentCalls.DeployOutcome("v2", served, attempt, error, retryable)).events();
   }
