@@ -131,7 +131,9 @@ class ExportAndSubmitStepsTest {
         Map.of(), lineage);
     persisted(h.steps.onExportFinished(state(), new ExportFinished(JOB, m, null)));
     TrainingJobSpec spec = h.backend.submissions.get(0);
-    assertEquals("s3://ckpt/v3", spec.baseModel());
+    assertEquals("s3://ckpt/v3", spec.startCheckpoint());
+    assertEquals("s3://ckpt/v3", spec.startModel(), "full weights start from the checkpoint");
+    assertEquals("base", spec.baseModel(), "kept apart: LoRA jobs train on the base model");
     assertEquals("stable", spec.metadata().get("startFrom"));
   }
 
