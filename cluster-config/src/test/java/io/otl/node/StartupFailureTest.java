@@ -61,6 +61,27 @@ class StartupFailureTest {
     assertFalse(base.getMessage().contains("s3cret"), base.getMessage());
   }
 
+  /**
+   * Named operator tokens (auth.operators) must each name one operator: a token given twice, an empty
+   * one, one equal to the shared token, or a name that is no plain name stops start-up, naming the keys
+   * and never a token.
+   */
+  @Test
+  void operatorTokensThatCannotNameOneOperatorStopStartUpUnshown() {
+    String message = assertThrows(ConfigValidationException.class, () -> TrainingNode.start(
+        ConfigFactory.parseString("agentscope.training.auth { token = sh4red-s3cret, operators {"
+                + " alice = twin-s3cret, bob = twin-s3cret, carol = \"\", dave = sh4red-s3cret,"
+                + " \"eve@example.com\" = eve-s3cret } }")
+            .withFallback(TestDatabases.node(ConfigFactory.empty(), false)))).getMessage();
+    String key = "agentscope.training.auth.operators.";
+    assertTrue(message.contains(key + "bob: the same token as " + key + "alice")
+        || message.contains(key + "alice: the same token as " + key + "bob"), message);
+    assertTrue(message.contains(key + "carol: is empty"), message);
+    assertTrue(message.contains(key + "dave: the same token as agentscope.training.auth.token"), message);
+    assertTrue(message.contains("the operator name " + key + "eve@example.com must be 1-64 characters"), message);
+    assertFalse(message.contains("s3cret"), message);
+  }
+
   @Test
   void aWrongPostgresPasswordNamesTheCredentialSettings() {
     TestDatabases.requirePostgres();

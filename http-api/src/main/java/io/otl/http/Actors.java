@@ -1,8 +1,8 @@
 package io.otl.http;
 
-import io.otl.core.session.Desensitizer;
+import io.otl.core.api.OperatorNames;
+import java.util.Optional;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.server.Directives;
@@ -10,15 +10,18 @@ import org.apache.pekko.http.javadsl.server.Route;
 
 /**
  * Who sends an operator's command (promote, rollback, pause, resume, register, trigger, cancel,
- * policy), as the journal records it: {@code http}, or {@code http:<name>} with the optional
- * {@code X-Actor: <name>} header. The node knows one operator token ({@code auth.token}), so the
- * token cannot tell two operators apart; the header names the person or tool, as the caller (or an
- * authenticating proxy in front of the node) states it (docs/operations.md "Who did it").
+ * policy), as the journal records it (docs/operations.md "Who did it"):
+ * <ul>
+ *   <li>{@code token:<name>} when the request carries a named operator token ({@code
+ *       auth.operators}): an identity the node checked. An {@code X-Actor} beside it must name that
+ *       same operator (400 otherwise): a caller holding alice's token may not write as bob.
+ *   <li>{@code http:<name>} with the shared token ({@code auth.token}) or none, and {@code X-Actor:
+ *       <name>}: what the caller (or an authenticating proxy in front of the node) states.
+ *   <li>{@code http} without either.
+ * </ul>
  */
 final class Actors {
   static final String HEADER = "X-Actor";
-  /** The id charset without '@' (no e-mail addresses into the journal), at most 64 characters. */
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
 
   private Actors() {}
 
@@ -47,16 +50,18 @@ final class Actors {
       }
       name = h.value();
     }
-    if (name == null) return "http";
-    if (!NAME.matcher(name).matches()) {
-      throw BadRequest.invalid(HEADER + " must be 1-64 characters of A-Z a-z 0-9 . _ : - (a user or tool name)");
+    if (name != null) {
+      String problem = OperatorNames.problem(HEADER, name);
+      if (problem != null) throw BadRequest.invalid(problem);
     }
-    try {
-      // A phone or id number as a name must not reach the journal (design §3.1).
-      Desensitizer.refusePersonalData(HEADER, name, "send a user or tool name");
-    } catch (IllegalArgumentException e) {
-      throw BadRequest.invalid(e.getMessage());
+    Optional<String> operator = request.getAttribute(Auth.OPERATOR);
+    if (operator.isPresent()) {
+      if (name != null && !name.equals(operator.get())) {
+        throw BadRequest.invalid(HEADER + " names another operator than the bearer token's; leave " + HEADER
+            + " out (the token names its operator) or send the token's own name");
+      }
+      return "token:" + operator.get();
     }
-    return "http:" + name;
+    return name == null ? "http" : "http:" + name;
   }
 }

@@ -2,9 +2,12 @@ package io.otl.http;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.apache.pekko.http.javadsl.model.AttributeKey;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -19,11 +22,22 @@ import org.apache.pekko.http.javadsl.server.Route;
  * when {@code protectReads}. {@code /metrics} needs the metrics token when one is configured (the
  * main token works too), else the main token when reads are protected. Tokens are compared in
  * constant time and never logged.
+ *
+ * <p>Named operator tokens ({@code auth.operators}) pass wherever the main token does, and tell who
+ * sends the request: a request that passes with one carries the operator's name in {@link #OPERATOR},
+ * which the routes record as the actor {@code token:<name>} (docs/operations.md "Who did it").
  */
 public final class Auth {
+  /**
+   * The name of the operator whose token a request carries; set by {@link #protect} only, since a
+   * request attribute is the server's own and no client can send one.
+   */
+  public static final AttributeKey<String> OPERATOR = AttributeKey.create("otl-operator", String.class);
+
   private final byte[] token;
   private final boolean protectReads;
   private final byte[] metricsToken;
+  private final Map<String, byte[]> operators = new LinkedHashMap<>();
 
   /** @param token empty: no protection */
   public Auth(Optional<String> token, boolean protectReads) {
@@ -32,9 +46,19 @@ public final class Auth {
 
   /** @param metricsToken empty: {@code /metrics} is protected like other reads */
   public Auth(Optional<String> token, boolean protectReads, Optional<String> metricsToken) {
+    this(token, protectReads, metricsToken, Map.of());
+  }
+
+  /** @param operators operator name → that operator's own token (checked unique and non-empty at start-up) */
+  public Auth(Optional<String> token, boolean protectReads, Optional<String> metricsToken,
+      Map<String, String> operators) {
     this.token = bytes(token);
     this.protectReads = protectReads;
     this.metricsToken = bytes(metricsToken);
+    operators.forEach((name, secret) -> {
+      byte[] b = bytes(Optional.ofNullable(secret));
+      if (b != null) this.operators.put(name, b);
+    });
   }
 
   private static byte[] bytes(Optional<String> secret) {
@@ -43,11 +67,11 @@ public final class Auth {
 
   /** Guards {@code /metrics}: a scrape reveals agents and load, so it follows the read protection. */
   public Route protectMetrics(Supplier<Route> inner) {
-    boolean required = metricsToken != null || (token != null && protectReads);
+    boolean required = metricsToken != null || (enabled() && protectReads);
     if (!required) return inner.get();
     return Directives.extractRequest(request -> {
       Optional<String> header = authorization(request);
-      if (matches(header, metricsToken) || matches(header, token)) return inner.get();
+      if (matches(header, metricsToken) || holder(header).isPresent()) return inner.get();
       return unauthorized(header);
     });
   }
@@ -69,6 +93,21 @@ public final class Auth {
 
   /** Stands for two different Authorization headers; matches no token (it holds a space after no scheme). */
   public static final String TWICE = " twice";
+
+  /**
+   * Whose token the header carries: {@code ""} for the main token, an operator's name for theirs,
+   * empty for none. Every token is compared, in constant time, so the timing says nothing of which.
+   */
+  private Optional<String> holder(Optional<String> header) {
+    if (header.isEmpty() || !header.get().startsWith("Bearer ")) return Optional.empty();
+    byte[] given = header.get().substring(7).trim().getBytes(StandardCharsets.UTF_8);
+    String found = null;
+    if (token != null && MessageDigest.isEqual(token, given)) found = "";
+    for (Map.Entry<String, byte[]> e : operators.entrySet()) {
+      if (MessageDigest.isEqual(e.getValue(), given)) found = e.getKey();
+    }
+    return Optional.ofNullable(found);
+  }
 
   private static boolean matches(Optional<String> header, byte[] expected) {
     return expected != null && header.isPresent() && header.get().startsWith("Bearer ")
@@ -98,8 +137,9 @@ public final class Auth {
     return "the bearer token is wrong";
   }
 
+  /** Whether any token (the main one or an operator's) is configured: then writes need one. */
   public boolean enabled() {
-    return token != null;
+    return token != null || !operators.isEmpty();
   }
 
   public Route protect(Supplier<Route> inner) {
@@ -112,10 +152,12 @@ public final class Auth {
    *     a typo was a credentials problem. A refused request never reaches {@code inner}.
    */
   public Route protect(Supplier<Route> inner, Predicate<String> known) {
-    if (token == null) return inner.get();
+    if (!enabled()) return inner.get();
     return Directives.extractRequest(request -> refusal(request).map(refused ->
         known.test(request.getUri().path()) ? Directives.complete(refused) : Directives.reject())
-        .orElseGet(inner));
+        .orElseGet(() -> holder(authorization(request)).filter(name -> !name.isEmpty())
+            .map(name -> Directives.mapRequest(r -> r.addAttribute(OPERATOR, name), inner))
+            .orElseGet(inner)));
   }
 
   /**
@@ -123,10 +165,10 @@ public final class Auth {
    * empty. Read from the headers only, so the API's edge can answer it before reading the body.
    */
   Optional<HttpResponse> refusal(HttpRequest request) {
-    if (token == null) return Optional.empty();
+    if (!enabled()) return Optional.empty();
     boolean read = request.method().equals(HttpMethods.GET) || request.method().equals(HttpMethods.HEAD);
     if (read && !protectReads) return Optional.empty();
     Optional<String> header = authorization(request);
-    return matches(header, token) ? Optional.empty() : Optional.of(unauthorizedResponse(header));
+    return holder(header).isPresent() ? Optional.empty() : Optional.of(unauthorizedResponse(header));
   }
 }

@@ -2,6 +2,11 @@ package io.otl.http;
 
 import com.typesafe.config.Config;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -36,17 +41,45 @@ public record HttpSettings(
    *
    * @param token empty: the API is open
    * @param metricsToken empty: {@code /metrics} is protected like other reads
+   * @param operators operator name → that operator's own token ({@code auth.operators}; unique,
+   *     non-empty and well named, as the node's validator checked): a request with one is recorded as
+   *     by {@code token:<name>}
    */
-  public record AuthSettings(String token, boolean protectReads, String metricsToken) {
+  public record AuthSettings(String token, boolean protectReads, String metricsToken, Map<String, String> operators) {
+    public AuthSettings {
+      operators = Collections.unmodifiableMap(new LinkedHashMap<>(operators));
+    }
+
+    public AuthSettings(String token, boolean protectReads, String metricsToken) {
+      this(token, protectReads, metricsToken, Map.of());
+    }
+
     public Auth auth() {
-      return new Auth(Optional.of(token), protectReads, Optional.of(metricsToken));
+      return new Auth(Optional.of(token), protectReads, Optional.of(metricsToken), operators);
+    }
+
+    /** The tokens that act as the API's: the main one (when set) and every operator's. */
+    public List<String> apiTokens() {
+      List<String> all = new ArrayList<>();
+      if (!token.isEmpty()) all.add(token);
+      all.addAll(operators.values());
+      return all;
     }
 
     @Override
     public String toString() {
       return "AuthSettings[token=" + (token.isEmpty() ? "none" : "***") + ", protectReads=" + protectReads
-          + ", metricsToken=" + (metricsToken.isEmpty() ? "none" : "***") + "]";
+          + ", metricsToken=" + (metricsToken.isEmpty() ? "none" : "***") + ", operators=" + operators.keySet() + "]";
     }
+  }
+
+  /** {@code auth.operators}: name → token, in the file's order; absent (a module's own tests): none. */
+  public static Map<String, String> operators(Config auth) {
+    Map<String, String> named = new LinkedHashMap<>();
+    if (!auth.hasPath("operators")) return named;
+    Config section = auth.getConfig("operators");
+    for (String name : auth.getObject("operators").keySet()) named.put(name, section.getString("\"" + name + "\""));
+    return named;
   }
 
   /** @param port the separate OTLP/HTTP listener's port; negative: none (OTLP on the API's port only) */
@@ -65,7 +98,8 @@ public record HttpSettings(
         h.getDuration("ask-timeout"), h.getDuration("shutdown-deadline"), h.getDuration("stop-drain"),
         h.getInt("max-in-flight"), h.getInt("max-connections-per-address"), h.getInt("max-json-depth"), h.getDuration("metrics-sample-interval"),
         h.getInt("metrics-top-agents"), training.getInt("data-collector.max-events-per-request"),
-        new AuthSettings(a.getString("token"), a.getBoolean("protect-reads"), a.getString("metrics-token")),
+        new AuthSettings(a.getString("token"), a.getBoolean("protect-reads"), a.getString("metrics-token"),
+            operators(a)),
         new OtlpSettings(o.getInt("port"), o.getLong("max-decoded-bytes")));
   }
 }

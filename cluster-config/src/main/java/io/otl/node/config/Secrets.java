@@ -15,6 +15,9 @@ final class Secrets {
   /** True when any segment of the dotted key names a secret (password, secret, token, api key). */
   static boolean isSecretKey(String key) {
     String lower = key.toLowerCase(Locale.ROOT);
+    if (lower.contains("auth.operators")) {
+      return true; // auth.operators.<name> = <that operator's token>
+    }
     for (String marker : MARKERS) {
       if (lower.contains(marker)) {
         return true;

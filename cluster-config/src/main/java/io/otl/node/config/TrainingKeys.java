@@ -65,6 +65,8 @@ final class TrainingKeys {
     rule("auth.token", string(false));
     rule("auth.protect-reads", bool());
     rule("auth.metrics-token", string(false));
+    // operators.<name> = <token>: keyed by operator name, each name and token checked by the rule.
+    rule(OperatorTokens.KEY, OperatorTokens.rule());
     rule("http.metrics-top-agents", integerAtLeast(1));
     rule("http.max-json-depth", integerBetween(2, 1000));
     rule("otlp.port", integerAtLeast(-1));

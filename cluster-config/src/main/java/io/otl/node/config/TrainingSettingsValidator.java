@@ -81,6 +81,7 @@ public final class TrainingSettingsValidator {
   // Checks across keys
 
   private static void crossChecks(SettingsCheck c) {
+    OperatorTokens.crossCheck(c);
     Map<String, Object> t = c.typed;
     String url = (String) t.get("db.url");
     if ("postgres".equals(t.get("persistence")) && url != null

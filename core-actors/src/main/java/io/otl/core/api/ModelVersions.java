@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 
@@ -16,7 +16,8 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
  * The model views of design §7.3, for an agent's own JVM: what {@code GET /v1/models/{agentId}}
  * answers (versions, states, ratios, metrics) and the manual promote and rollback. An agent
  * without versions is unknown, as over HTTP: the view is empty, a transition fails with {@link
- * RefusedException} of kind NOT_FOUND, and no entity is started for it. A transition the version's
+ * RefusedException} of kind NOT_FOUND, and no entity is started for it. Each transition is journaled
+ * with its actor, {@code java} or {@code java:<name>}. A transition the version's
  * state does not allow fails with kind INVALID_TRANSITION; an invalid id with {@link
  * IllegalArgumentException} naming it.
  */
@@ -47,26 +48,56 @@ public final class ModelVersions {
             .thenApply(v -> v.versions().isEmpty() ? Optional.empty() : Optional.of(v)));
   }
 
-  /** Rolls a READY (or NO_EVIDENCE) version out, or moves a paused one on. */
+  /** Rolls a READY (or NO_EVIDENCE) version out, or moves a paused one on; recorded as by {@code java}. */
   public CompletionStage<ModelVersion.VersionStatus> promote(String agentId, String version) {
-    return transition(agentId, version, reply -> new ModelVersion.Promote(version, reply));
+    return promote(agentId, version, null);
+  }
+
+  /**
+   * As {@link #promote(String, String)}, recorded as by {@code java:<actor>} (null: {@code java}), as
+   * the HTTP API records {@code http:<X-Actor>} (docs/operations.md "Who did it").
+   */
+  public CompletionStage<ModelVersion.VersionStatus> promote(String agentId, String version, String actor) {
+    return transition(agentId, version, actor, (who, reply) -> new ModelVersion.Promote(version, who, reply));
   }
 
   /** Rolls a candidate back, or the stable back to the previous stable; {@code reason} may be null. */
   public CompletionStage<ModelVersion.VersionStatus> rollback(String agentId, String version, String reason) {
-    String stored = reason == null || reason.isBlank() ? null : desensitizer.apply(reason);
-    return transition(agentId, version, reply -> new ModelVersion.Rollback(version, stored, reply));
+    return rollback(agentId, version, reason, null);
   }
 
-  private CompletionStage<ModelVersion.VersionStatus> transition(String agentId, String version,
-      Function<ActorRef<ModelVersion.TransitionReply>, ModelVersion.Command> command) {
+  /** As {@link #rollback(String, String, String)}, recorded as by {@code java:<actor>} (null: {@code java}). */
+  public CompletionStage<ModelVersion.VersionStatus> rollback(String agentId, String version, String reason,
+      String actor) {
+    String stored = reason == null || reason.isBlank() ? null : desensitizer.apply(reason);
+    return transition(agentId, version, actor, (who, reply) -> new ModelVersion.Rollback(version, stored, who, reply));
+  }
+
+  /** Holds a rollout at its ratio (CANARY/RAMP → PAUSED), recorded as by {@code java:<actor>} (null: {@code java}). */
+  public CompletionStage<ModelVersion.VersionStatus> pause(String agentId, String version, String actor) {
+    return transition(agentId, version, actor, (who, reply) -> new ModelVersion.Pause(version, who, reply));
+  }
+
+  /** Moves a paused rollout on at the same step, recorded as by {@code java:<actor>} (null: {@code java}). */
+  public CompletionStage<ModelVersion.VersionStatus> resume(String agentId, String version, String actor) {
+    return transition(agentId, version, actor, (who, reply) -> new ModelVersion.Resume(version, who, reply));
+  }
+
+  private CompletionStage<ModelVersion.VersionStatus> transition(String agentId, String version, String actor,
+      BiFunction<String, ActorRef<ModelVersion.TransitionReply>, ModelVersion.Command> command) {
     String problem = Ids.versionProblem("version", version);
     if (problem != null) return CompletableFuture.failedFuture(new IllegalArgumentException(problem));
+    String who;
+    try {
+      who = OperatorNames.java(actor);
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     return known(agentId).thenCompose(exists -> !exists
         ? CompletableFuture.<ModelVersion.VersionStatus>failedFuture(new RefusedException(Rejection.Kind.NOT_FOUND,
             "agent " + agentId + " has no model versions"))
         : sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
-            .<ModelVersion.TransitionReply>ask(command::apply, askTimeout)
+            .<ModelVersion.TransitionReply>ask(reply -> command.apply(who, reply), askTimeout)
             .thenCompose(r -> r instanceof ModelVersion.VersionStatus s
                 ? CompletableFuture.completedFuture(s)
                 : CompletableFuture.failedFuture(RefusedException.of((ModelVersion.Failure) r))));

@@ -42,9 +42,23 @@ public final class TrainingCoordinators {
    * (the job then ends FAILED at once). Refused (CONFLICT) while a job of the agent is active.
    */
   public CompletionStage<TrainingCoordinator.TriggerAccepted> trigger(String agentId) {
+    return trigger(agentId, null);
+  }
+
+  /**
+   * As {@link #trigger(String)}, with the job's {@code requestedBy} {@code java:<actor>} (null: {@code
+   * java}), as the HTTP API records {@code http:<X-Actor>} (docs/operations.md "Who did it").
+   */
+  public CompletionStage<TrainingCoordinator.TriggerAccepted> trigger(String agentId, String actor) {
+    String who;
+    try {
+      who = OperatorNames.java(actor);
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     return known(agentId).thenCompose(exists -> !exists ? unknownAgent(agentId)
         : coordinator(agentId).<TrainingCoordinator.TriggerReply>ask(
-                reply -> new TrainingCoordinator.Trigger("java", reply), askTimeout)
+                reply -> new TrainingCoordinator.Trigger(who, reply), askTimeout)
             .thenCompose(r -> r instanceof TrainingCoordinator.TriggerAccepted a
                 ? CompletableFuture.completedFuture(a)
                 : CompletableFuture.failedFuture(RefusedException.of((TrainingCoordinator.Refused) r))));
@@ -72,11 +86,22 @@ public final class TrainingCoordinators {
 
   /** Cancels a job; refused (CONFLICT) for a finished one, NOT_FOUND for an unknown one. */
   public CompletionStage<TrainingCoordinator.CancelAccepted> cancel(String jobId) {
+    return cancel(jobId, null);
+  }
+
+  /** As {@link #cancel(String)}, with the cancellation's {@code requestedBy} {@code java:<actor>} (null: {@code java}). */
+  public CompletionStage<TrainingCoordinator.CancelAccepted> cancel(String jobId, String actor) {
+    String who;
+    try {
+      who = OperatorNames.java(actor);
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     Optional<String> agentId = agentOf(jobId);
     if (agentId.isEmpty()) return unknownJob(jobId);
     return known(agentId.get()).thenCompose(exists -> !exists ? unknownJob(jobId)
         : coordinator(agentId.get()).<TrainingCoordinator.CancelReply>ask(
-                reply -> new TrainingCoordinator.CancelJob(jobId, "java", reply), askTimeout)
+                reply -> new TrainingCoordinator.CancelJob(jobId, who, reply), askTimeout)
             .thenCompose(r -> r instanceof TrainingCoordinator.CancelAccepted a
                 ? CompletableFuture.completedFuture(a)
                 : CompletableFuture.failedFuture(RefusedException.of((TrainingCoordinator.Refused) r))));

@@ -32,8 +32,16 @@ final class GatewayIdentity {
     // then gets the gateway's 401, where models.retrieve("default") with a typo in the key got the
     // operator's 200 view of an agent called "default" on a node whose reads are open.
     byte[] given = auth.get().substring(7).trim().getBytes(StandardCharsets.UTF_8);
-    return settings.operatorToken().isEmpty()
-        || !MessageDigest.isEqual(given, settings.operatorToken().getBytes(StandardCharsets.UTF_8));
+    return !operator(given);
+  }
+
+  /** Whether {@code given} is one of the node's API tokens; every one is compared, in constant time. */
+  private boolean operator(byte[] given) {
+    boolean found = false;
+    for (String t : settings.operatorTokens()) {
+      if (MessageDigest.isEqual(given, t.getBytes(StandardCharsets.UTF_8))) found = true;
+    }
+    return found;
   }
 
   /**
@@ -60,9 +68,7 @@ final class GatewayIdentity {
       // Every key is compared, in constant time, so the answer's timing says nothing about which matched.
       if (MessageDigest.isEqual(given, e.getValue().getBytes(StandardCharsets.UTF_8))) agent = e.getKey();
     }
-    boolean operator = !settings.operatorToken().isEmpty()
-        && MessageDigest.isEqual(given, settings.operatorToken().getBytes(StandardCharsets.UTF_8));
-    if (operator) {
+    if (operator(given)) {
       return namedAgent(named.orElse(settings.defaultAgent()), "the node's API token names no agent");
     }
     if (agent == null) {

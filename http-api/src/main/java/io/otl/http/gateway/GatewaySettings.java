@@ -3,7 +3,9 @@ package io.otl.http.gateway;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigObject;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -15,16 +17,17 @@ import java.util.Map;
  *     {@code endpointKeys}, then {@code upstreamApiKey}); secrets, never logged or returned
  * @param endpointKeys a model server's base URL → its key: the AgentScope {@code model} section's
  *     {@code api_key} for its {@code base_url} (v0), sent to that server only; secrets
- * @param operatorToken the node's API token ({@code auth.token}, empty: none). When set, the gateway is
- *     never open: a call sends an agent's key, or this token with {@code X-Agent-Id} naming the agent
- *     (design §7.1: 401 without the bearer token when {@code auth.token} is set); a secret, never logged
+ * @param operatorTokens the node's API tokens ({@code auth.token} and each {@code auth.operators}
+ *     token; empty: none). With any, the gateway is never open: a call sends an agent's key, or one of
+ *     these with {@code X-Agent-Id} naming the agent (design §7.1: 401 without the bearer token when
+ *     {@code auth.token} is set); secrets, never logged
  * @param timeout how long an upstream call may take (non-streaming), or stay silent (streaming)
  * @param maxInFlight calls in flight before the gateway answers 429 with Retry-After
  */
 public record GatewaySettings(
     boolean enabled,
     Map<String, String> apiKeys,
-    String operatorToken,
+    List<String> operatorTokens,
     Map<String, String> upstreamKeys,
     String upstreamApiKey,
     String defaultAgent,
@@ -37,12 +40,13 @@ public record GatewaySettings(
 
   public GatewaySettings {
     apiKeys = Map.copyOf(apiKeys);
+    operatorTokens = List.copyOf(operatorTokens);
     upstreamKeys = Map.copyOf(upstreamKeys);
     endpointKeys = Map.copyOf(endpointKeys);
   }
 
   public boolean authEnabled() {
-    return !apiKeys.isEmpty() || !operatorToken.isEmpty();
+    return !apiKeys.isEmpty() || !operatorTokens.isEmpty();
   }
 
   /**
@@ -63,7 +67,7 @@ public record GatewaySettings(
     if (endpoint == null || key == null || key.isEmpty()) return this;
     Map<String, String> keys = new LinkedHashMap<>(endpointKeys);
     keys.put(normalized(endpoint), key);
-    return new GatewaySettings(enabled, apiKeys, operatorToken, upstreamKeys, upstreamApiKey, defaultAgent, timeout,
+    return new GatewaySettings(enabled, apiKeys, operatorTokens, upstreamKeys, upstreamApiKey, defaultAgent, timeout,
         maxBodyBytes, maxInFlight, fallbackToStable, captureTokens, keys);
   }
 
@@ -94,12 +98,15 @@ public record GatewaySettings(
       // One key must name one agent: a shared key would let one agent write another's sessions.
       throw new IllegalArgumentException("gateway.agents: two agents have the same api-key; give each its own");
     }
-    String operatorToken = training.getString("auth.token");
-    if (!operatorToken.isEmpty() && keys.containsValue(operatorToken)) {
-      // The API token acts for any agent named by X-Agent-Id; as one agent's key it would be ambiguous.
-      throw new IllegalArgumentException("gateway.agents: an api-key equals auth.token; give each agent its own key");
+    List<String> operatorTokens = new ArrayList<>();
+    if (!training.getString("auth.token").isEmpty()) operatorTokens.add(training.getString("auth.token"));
+    operatorTokens.addAll(io.otl.http.HttpSettings.operators(training.getConfig("auth")).values());
+    if (operatorTokens.stream().anyMatch(keys::containsValue)) {
+      // The API tokens act for any agent named by X-Agent-Id; as one agent's key one would be ambiguous.
+      throw new IllegalArgumentException(
+          "gateway.agents: an api-key equals auth.token or an auth.operators token; give each agent its own key");
     }
-    return new GatewaySettings(g.getBoolean("enabled"), keys, operatorToken, upstream, g.getString("upstream-api-key"),
+    return new GatewaySettings(g.getBoolean("enabled"), keys, operatorTokens, upstream, g.getString("upstream-api-key"),
         g.getString("default-agent"), g.getDuration("timeout"), g.getBytes("max-body-bytes"),
         g.getInt("max-in-flight"), g.getBoolean("fallback-to-stable"), g.getBoolean("capture-tokens"), Map.of());
   }
@@ -107,8 +114,8 @@ public record GatewaySettings(
   /** Never prints a key. */
   @Override
   public String toString() {
-    return "GatewaySettings[enabled=" + enabled + ", agentsWithKeys=" + apiKeys.keySet() + ", operatorToken="
-        + (operatorToken.isEmpty() ? "none" : "set") + ", timeout=" + timeout
+    return "GatewaySettings[enabled=" + enabled + ", agentsWithKeys=" + apiKeys.keySet() + ", operatorTokens="
+        + (operatorTokens.isEmpty() ? "none" : operatorTokens.size() + " set") + ", timeout=" + timeout
         + ", maxBodyBytes=" + maxBodyBytes + ", fallbackToStable=" + fallbackToStable + ", captureTokens="
         + captureTokens + "]";
   }
