@@ -643,6 +643,21 @@ class GatewayOpenAiSdkTest {
   }
 
   @Test
+  void aStreamedCallToAnUpstreamSlowerThanTheTimeoutIs504AndRecorded() throws Exception {
+    // The simulator answered a streamed call at once whatever its simulator_delay_ms, so a slow
+    // model's streamed calls were never slow in a test.
+    String sessionId = "slow-stream-" + UUID.randomUUID();
+    Http.Response r = new Http(gateway.node.httpPort()).withToken(KEY_A).send("POST", "/v1/chat/completions",
+        "{\"model\":\"default\",\"stream\":true,\"simulator_delay_ms\":8000,"
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"slow\"}],"
+            + "\"metadata\":{\"session_id\":\"" + sessionId + "\"}}");
+    assertEquals(504, r.status(), r.body());
+    assertEquals("upstream_timeout", r.json().path("error").path("code").asText());
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    assertTrue(s.path("messages").get(1).path("inference").path("error").asText().contains("did not answer"));
+  }
+
+  @Test
   void perTurnFeedbackNamesTheResponseByItsMsgId() throws Exception {
     HttpResponseFor<ChatCompletion> raw = client(KEY_A).chat().completions().withRawResponse().create(
         ChatCompletionCreateParams.builder().model("default").addUserMessage("rate this answer").build());
