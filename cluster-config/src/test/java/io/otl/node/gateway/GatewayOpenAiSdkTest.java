@@ -441,6 +441,13 @@ class GatewayOpenAiSdkTest {
     PermissionDeniedException denied = assertThrows(PermissionDeniedException.class,
         () -> client(KEY_B).chat().completions().create(hello));
     assertEquals("session_of_other_agent", denied.code().orElse(null));
+    assertEquals("X-Session-Id", denied.param().orElse(null));
+    // Named in the body instead, the 403 points there (it named the header the agent never sent)
+    Http.Response byMetadata = new Http(gateway.node.httpPort()).withToken(KEY_B).post("/v1/chat/completions",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+            + "\"metadata\":{\"session_id\":\"" + sessionOfA + "\"}}");
+    assertEquals(403, byMetadata.status(), byMetadata.body());
+    assertEquals("metadata.session_id", byMetadata.json().path("error").path("param").asText(), byMetadata.body());
     assertEquals(before, gateway.simulatorRequests(), "nothing forwarded for a session of another agent");
     assertEquals(1, session(sessionOfA, n -> true).path("messages").size(), "agent-a's session is untouched");
 
