@@ -4,8 +4,11 @@ import static org.apache.pekko.http.javadsl.server.PathMatchers.segment;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
@@ -162,17 +165,21 @@ final class SimulatorRoutes extends AllDirectives {
     Object outcome = chat.answer(body);
     if (outcome instanceof ChatSimulation.Refusal r) return complete(openAiError(r));
     ChatSimulation.Answer answer = (ChatSimulation.Answer) outcome;
-    if (!answer.stream()) {
-      if (answer.delay().isZero()) return complete(json(200, answer.completion()));
-      return completeWithFuture(java.util.concurrent.CompletableFuture.supplyAsync(
-          () -> json(200, answer.completion()), java.util.concurrent.CompletableFuture.delayedExecutor(
-              answer.delay().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)));
-    }
+    if (!answer.stream()) return after(answer.delay(), json(200, answer.completion()));
     Source<ByteString, NotUsed> events = Source.from(chat.sseEvents(answer))
         .map(e -> ByteString.fromString("data: " + e + "\n\n"));
     if (!answer.chunkDelay().isZero()) events = events.throttle(1, answer.chunkDelay());
-    return complete(HttpResponse.create().withEntity(HttpEntities.createChunked(
+    // Streamed answers wait too: the delay (and a quality's added latency) used to apply to whole
+    // answers only, so a streamed call to a "slow" model was answered at once.
+    return after(answer.delay(), HttpResponse.create().withEntity(HttpEntities.createChunked(
         MediaTypes.TEXT_EVENT_STREAM.toContentType(), events)));
+  }
+
+  /** The response, sent once {@code delay} has passed (at once when zero). */
+  private Route after(Duration delay, HttpResponse response) {
+    if (delay.isZero()) return complete(response);
+    return completeWithFuture(CompletableFuture.supplyAsync(() -> response,
+        CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS)));
   }
 
   /** vLLM answers success as plain text and a refusal as its error object. */

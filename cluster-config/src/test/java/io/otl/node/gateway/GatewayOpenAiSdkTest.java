@@ -441,6 +441,13 @@ class GatewayOpenAiSdkTest {
     PermissionDeniedException denied = assertThrows(PermissionDeniedException.class,
         () -> client(KEY_B).chat().completions().create(hello));
     assertEquals("session_of_other_agent", denied.code().orElse(null));
+    assertEquals("X-Session-Id", denied.param().orElse(null));
+    // Named in the body instead, the 403 points there (it named the header the agent never sent)
+    Http.Response byMetadata = new Http(gateway.node.httpPort()).withToken(KEY_B).post("/v1/chat/completions",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+            + "\"metadata\":{\"session_id\":\"" + sessionOfA + "\"}}");
+    assertEquals(403, byMetadata.status(), byMetadata.body());
+    assertEquals("metadata.session_id", byMetadata.json().path("error").path("param").asText(), byMetadata.body());
     assertEquals(before, gateway.simulatorRequests(), "nothing forwarded for a session of another agent");
     assertEquals(1, session(sessionOfA, n -> true).path("messages").size(), "agent-a's session is untouched");
 
@@ -638,6 +645,21 @@ class GatewayOpenAiSdkTest {
     // the limit as the user set it, with its key (it read "within PT5S", Java's notation)
     assertTrue(r.json().path("error").path("message").asText().endsWith("did not answer within 5s (gateway.timeout)"),
         r.body());
+    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    assertTrue(s.path("messages").get(1).path("inference").path("error").asText().contains("did not answer"));
+  }
+
+  @Test
+  void aStreamedCallToAnUpstreamSlowerThanTheTimeoutIs504AndRecorded() throws Exception {
+    // The simulator answered a streamed call at once whatever its simulator_delay_ms, so a slow
+    // model's streamed calls were never slow in a test.
+    String sessionId = "slow-stream-" + UUID.randomUUID();
+    Http.Response r = new Http(gateway.node.httpPort()).withToken(KEY_A).send("POST", "/v1/chat/completions",
+        "{\"model\":\"default\",\"stream\":true,\"simulator_delay_ms\":8000,"
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"slow\"}],"
+            + "\"metadata\":{\"session_id\":\"" + sessionId + "\"}}");
+    assertEquals(504, r.status(), r.body());
+    assertEquals("upstream_timeout", r.json().path("error").path("code").asText());
     JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
     assertTrue(s.path("messages").get(1).path("inference").path("error").asText().contains("did not answer"));
   }

@@ -321,9 +321,9 @@ public final class GatewayRoutes {
           String sessionId = header.orElse(request.metadataSessionId());
           boolean generated = sessionId == null;
           if (generated) sessionId = "gw-" + UUID.randomUUID();
-          String p = Ids.problem(header.isPresent() ? SESSION_HEADER : "metadata.session_id", sessionId,
-              Ids.MAX_SESSION_ID);
-          if (p != null) throw OpenAiError.invalid(header.isPresent() ? SESSION_HEADER : "metadata.session_id", p);
+          String sessionParam = header.isPresent() ? SESSION_HEADER : "metadata.session_id";
+          String p = Ids.problem(sessionParam, sessionId, Ids.MAX_SESSION_ID);
+          if (p != null) throw OpenAiError.invalid(sessionParam, p);
           String session = sessionId;
           // A session id made here is new, so there is nothing to check. A session that started
           // keeps its version while that version serves (design §3.3): a later turn this gateway
@@ -344,7 +344,7 @@ public final class GatewayRoutes {
             // failed route's error: another agent's call is a 403 whatever its own routing answered.
             KnownSessions.Entry entry = found != null || generated || routeFailure != null ? found
                 : knownSessions.claim(session, agent, d.version());
-            if (entry != null) checkOwner(entry.owner(), agent, session);
+            if (entry != null) checkOwner(entry.owner(), agent, session, sessionParam);
             if (routeFailure != null) throw new CompletionException(unwrap(routeFailure));
             return forward(agent, session, request, entry, d, start, io.otl.http.ClientConnection.closedOf(http));
           }).thenCompose(x -> x));
@@ -411,9 +411,10 @@ public final class GatewayRoutes {
     return entry != null && agent.equals(entry.owner()) ? entry.version() : null;
   }
 
-  private static void checkOwner(String owner, String agent, String sessionId) {
+  /** {@code param}: where the request named the session, so the 403 points at what the agent sent. */
+  private static void checkOwner(String owner, String agent, String sessionId, String param) {
     if (owner != null && !owner.equals(agent)) {
-      throw new OpenAiError(403, "permission_error", SESSION_HEADER, "session_of_other_agent",
+      throw new OpenAiError(403, "permission_error", param, "session_of_other_agent",
           "session " + sessionId + " belongs to another agent; agent " + agent + " may not write to it");
     }
   }
