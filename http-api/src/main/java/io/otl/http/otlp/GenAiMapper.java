@@ -26,8 +26,8 @@ import java.util.Set;
  *
  * <p>Session: {@code gen_ai.conversation.id} (else {@code session.id}) of the span or of its nearest
  * ancestor in the same request. Agent: {@code gen_ai.agent.id}, else {@code gen_ai.agent.name}, of any
- * span of the session, else the resource's {@code service.name}, with characters ids may not hold
- * replaced by '-'. Ids: a tool call or step uses its
+ * span of the session, else the resource's {@code service.name} (the agent of a new session only: a
+ * recorded session keeps its own), with characters ids may not hold replaced by '-'. Ids: a tool call or step uses its
  * span id; a message uses its position in the conversation plus a hash of role and content, because
  * each chat span re-sends the whole history, so turn two's copy of turn one's messages must map to
  * the ids turn one stored. Either way a re-sent batch stores nothing twice.
@@ -38,8 +38,13 @@ final class GenAiMapper {
   private static final Set<String> ROLES = Set.of("system", "user", "assistant", "tool");
   static final String START_ID = "otlp:start";
 
-  /** What one session receives from a request, and how many spans it came from. */
-  record SessionBatch(String sessionId, String agentId, List<SessionInput> inputs, int spans) {}
+  /**
+   * What one session receives from a request, and how many spans it came from. {@code agentFromResource}:
+   * the agent is only the resource's {@code service.name}, which names the agent of a new session but
+   * must not contradict the agent a session was recorded under.
+   */
+  record SessionBatch(String sessionId, String agentId, boolean agentFromResource, List<SessionInput> inputs,
+      int spans) {}
 
   record Plan(List<SessionBatch> sessions, int ignored, int refused, List<String> problems) {}
 
@@ -111,7 +116,8 @@ final class GenAiMapper {
       List<SessionInput> batch = new ArrayList<>();
       batch.add(start(e.getValue().values()));
       batch.addAll(e.getValue().values());
-      sessions.add(new SessionBatch(e.getKey(), agentId, List.copyOf(batch), spanCounts.get(e.getKey())));
+      sessions.add(new SessionBatch(e.getKey(), agentId, agent.fromResource(), List.copyOf(batch),
+          spanCounts.get(e.getKey())));
     }
     return new Plan(sessions, ignored, refused, problems);
   }
@@ -174,8 +180,8 @@ final class GenAiMapper {
     if (agent[2] == null && span.resource().get("service.name") instanceof String svc && !svc.isEmpty()) agent[2] = svc;
   }
 
-  /** A session's agent id (null: none given), or why its spans are refused. */
-  private record Agent(String id, String problem) {}
+  /** A session's agent id (null: none given) and whether only service.name gave it, or why its spans are refused. */
+  private record Agent(String id, boolean fromResource, String problem) {}
 
   private static final String[] AGENT_SOURCES = {"gen_ai.agent.id", "gen_ai.agent.name (or agent.name)", "the resource's service.name"};
 
@@ -189,11 +195,13 @@ final class GenAiMapper {
     for (int i = 0; i < candidates.length; i++) {
       if (candidates[i] == null) continue;
       String pii = Ids.namePii(candidates[i]);
-      if (pii != null) return new Agent(null, AGENT_SOURCES[i] + " looks like " + pii + "; name the agent with an opaque id");
+      if (pii != null) {
+        return new Agent(null, false, AGENT_SOURCES[i] + " looks like " + pii + "; name the agent with an opaque id");
+      }
       String id = Ids.agentIdFromName(candidates[i]);
-      if (id != null) return new Agent(id, null);
+      if (id != null) return new Agent(id, i == 2, null);
     }
-    return new Agent(null, null);
+    return new Agent(null, false, null);
   }
 
   /**

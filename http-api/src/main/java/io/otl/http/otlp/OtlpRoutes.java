@@ -165,7 +165,10 @@ public final class OtlpRoutes {
     outcome.problems.addAll(plan.problems());
     List<CompletableFuture<Void>> writes = new ArrayList<>();
     for (GenAiMapper.SessionBatch batch : plan.sessions()) {
-      writes.add(writeSession(batch, 0).thenAccept(problem -> {
+      // An agent named only by service.name is first left out: a recorded session keeps its own agent
+      // (its agent span may come in a later batch), and only a new one is started under that name.
+      String agentId = batch.agentFromResource() ? null : batch.agentId();
+      writes.add(writeSession(batch, agentId, 0).thenAccept(problem -> {
         synchronized (outcome) {
           if (problem == null) {
             outcome.mapped += batch.spans();
@@ -180,17 +183,20 @@ public final class OtlpRoutes {
   }
 
   /** Null when stored (or already stored), else why the session refused the inputs. */
-  private CompletionStage<String> writeSession(GenAiMapper.SessionBatch batch, int from) {
+  private CompletionStage<String> writeSession(GenAiMapper.SessionBatch batch, String agentId, int from) {
     if (from >= batch.inputs().size()) return CompletableFuture.completedFuture(null);
     List<SessionInput> chunk = batch.inputs().subList(from, Math.min(batch.inputs().size(), from + maxEventsPerWrite));
     long start = System.nanoTime();
-    return collector.submit(batch.sessionId(), batch.agentId(), chunk).thenCompose(reply -> {
+    return collector.submit(batch.sessionId(), agentId, chunk).thenCompose(reply -> {
       if (reply instanceof AgentSession.Recorded r) {
         if (r.accepted() > 0) metrics.journalWrite((System.nanoTime() - start) / 1e9);
         metrics.eventsAccepted(r.accepted(), r.duplicates());
-        return writeSession(batch, from + chunk.size());
+        return writeSession(batch, agentId, from + chunk.size());
       }
       AgentSession.Rejected rej = (AgentSession.Rejected) reply;
+      if (agentId == null && batch.agentId() != null && rej.code() == AgentSession.RejectionCode.NOT_FOUND) {
+        return writeSession(batch, batch.agentId(), from); // a new session: service.name is its agent
+      }
       metrics.eventsRejected(chunk.size());
       // The events API's "its first events must name the agentId" means nothing to an OTel user.
       String why = batch.agentId() == null && rej.code() == AgentSession.RejectionCode.NOT_FOUND

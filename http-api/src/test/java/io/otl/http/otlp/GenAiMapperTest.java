@@ -68,6 +68,7 @@ class GenAiMapperTest {
     GenAiMapper.SessionBatch a = plan.sessions().stream().filter(s -> s.sessionId().equals("conv-a")).findFirst()
         .orElseThrow();
     assertEquals("svc", a.agentId(), "no gen_ai.agent.*: the resource's service.name");
+    assertTrue(a.agentFromResource(), "which names a new session's agent only (OtlpLaterBatchAgentTest)");
     assertEquals(2, a.spans());
     List<SessionInput.Message> messages = mapped(a).stream().filter(SessionInput.Message.class::isInstance)
         .map(SessionInput.Message.class::cast).toList();

@@ -1,0 +1,170 @@
+package io.otl.node.otlp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.ConfigFactory;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.exporter.internal.otlp.traces.TraceRequestMarshaler;
+import io.opentelemetry.sdk.common.CompletableResultCode;
+import io.opentelemetry.sdk.resources.Resource;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.opentelemetry.sdk.trace.export.SpanExporter;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A later turn whose chat span leaves in a batch of its own. The SDK's batch processor exports spans as
+ * they end, so a turn longer than its schedule delay sends its chat span before the agent span that
+ * names the agent; the span then carries only the resource's {@code service.name}, which every SDK sets
+ * (by default {@code unknown_service:java}). That name was taken as the agent of a session already
+ * recorded under its {@code gen_ai.agent.id}, and the whole turn was refused as a conflict.
+ */
+class OtlpLaterBatchAgentTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static TrainingNode node;
+
+  @BeforeAll
+  static void start() throws Exception {
+    node = TrainingNode.start(ConfigFactory.parseMap(Map.of("agentscope.training.otlp.port", 0))
+        .withFallback(TestDatabases.node(TestDatabases.h2(TestDatabases.outputDir("otlp-later-batch")), true)));
+  }
+
+  @AfterAll
+  static void stop() {
+    if (node != null) node.close();
+  }
+
+  @Test
+  void aLaterTurnsChatSpanAloneGoesToTheSessionsAgent() throws Exception {
+    List<SpanData> turn1 = new ArrayList<>();
+    List<SpanData> turn2 = new ArrayList<>();
+    Tracer tracer = tracer("trip-service", turn1, turn2);
+    String conv = "otlp-later-batch";
+    Span agent1 = agentSpan(tracer, conv);
+    try (Scope s = agent1.makeCurrent()) {
+      chat(tracer, conv, "[{\"role\":\"user\",\"content\":\"Train to Lyon?\"}]", "TGV 6601 at 09:04.");
+    } finally {
+      agent1.end();
+    }
+    assertEquals(0, rejected(post(turn1)), "turn one names its agent");
+
+    Collector.target = turn2;
+    Span agent2 = agentSpan(tracer, conv); // still running: its span is not in this batch
+    try (Scope s = agent2.makeCurrent()) {
+      chat(tracer, conv, "[{\"role\":\"user\",\"content\":\"Train to Lyon?\"},{\"role\":\"assistant\","
+          + "\"content\":\"TGV 6601 at 09:04.\"},{\"role\":\"user\",\"content\":\"Book it.\"}]", "Booked.");
+    }
+    HttpResponse<String> r = post(turn2);
+    assertEquals(0, rejected(r), "the chat span of a recorded session needs no agent: " + r.body());
+    JsonNode session = new Http(node.httpPort()).get("/v1/sessions/" + conv).json();
+    assertEquals("trip-planner", session.get("agentId").asText());
+    List<String> contents = new ArrayList<>();
+    session.get("messages").forEach(m -> contents.add(m.get("content").asText()));
+    assertEquals(List.of("Train to Lyon?", "TGV 6601 at 09:04.", "Book it.", "Booked."), contents);
+
+    agent2.end();
+    assertEquals(0, rejected(post(turn2.subList(1, 2))), "its agent span, exported last, is stored too");
+    assertEquals(2, new Http(node.httpPort()).get("/v1/sessions/" + conv).json().get("steps").size());
+  }
+
+  @Test
+  void aNewSessionStillTakesTheServiceNameAsItsAgent() throws Exception {
+    List<SpanData> spans = new ArrayList<>();
+    Tracer tracer = tracer("solo-service", spans, spans);
+    chat(tracer, "otlp-later-batch-new", "[{\"role\":\"user\",\"content\":\"Hi\"}]", "Hello.");
+    assertEquals(0, rejected(post(spans)));
+    JsonNode session = new Http(node.httpPort()).get("/v1/sessions/otlp-later-batch-new").json();
+    assertEquals("solo-service", session.get("agentId").asText());
+    assertEquals(2, session.get("messages").size());
+  }
+
+  private static Tracer tracer(String service, List<SpanData> first, List<SpanData> later) {
+    Collector.target = first;
+    SdkTracerProvider provider = SdkTracerProvider.builder()
+        .setResource(Resource.getDefault().merge(Resource.create(
+            Attributes.of(AttributeKey.stringKey("service.name"), service))))
+        .addSpanProcessor(SimpleSpanProcessor.create(new Collector()))
+        .build();
+    return provider.get("otl-test-agent");
+  }
+
+  private static Span agentSpan(Tracer tracer, String conv) {
+    return tracer.spanBuilder("invoke_agent Trip Planner")
+        .setAttribute("gen_ai.operation.name", "invoke_agent")
+        .setAttribute("gen_ai.conversation.id", conv)
+        .setAttribute("gen_ai.agent.id", "trip-planner")
+        .setAttribute("gen_ai.agent.name", "Trip Planner")
+        .startSpan();
+  }
+
+  /** A chat span as the GenAI conventions write it: the conversation id, no gen_ai.agent.*. */
+  private static void chat(Tracer tracer, String conv, String input, String answer) {
+    tracer.spanBuilder("chat qwen")
+        .setAttribute("gen_ai.operation.name", "chat")
+        .setAttribute("gen_ai.conversation.id", conv)
+        .setAttribute("gen_ai.input.messages", input)
+        .setAttribute("gen_ai.output.messages", "[{\"role\":\"assistant\",\"content\":\"" + answer + "\"}]")
+        .startSpan().end();
+  }
+
+  private static HttpResponse<String> post(List<SpanData> spans) throws Exception {
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    TraceRequestMarshaler.create(spans).writeJsonTo(body);
+    HttpResponse<String> r = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.otlpPort() + "/v1/traces"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), r.body());
+    return r;
+  }
+
+  private static long rejected(HttpResponse<String> r) throws Exception {
+    JsonNode partial = JSON.readTree(r.body()).path("partialSuccess");
+    assertTrue(partial.isMissingNode() || partial.isObject(), r.body());
+    return partial.path("rejectedSpans").asLong(0);
+  }
+
+  /** Keeps the ended spans in the list of the batch being built. */
+  private static final class Collector implements SpanExporter {
+    static volatile List<SpanData> target;
+
+    @Override
+    public CompletableResultCode export(Collection<SpanData> spans) {
+      target.addAll(spans);
+      return CompletableResultCode.ofSuccess();
+    }
+
+    @Override
+    public CompletableResultCode flush() {
+      return CompletableResultCode.ofSuccess();
+    }
+
+    @Override
+    public CompletableResultCode shutdown() {
+      return CompletableResultCode.ofSuccess();
+    }
+  }
+}
