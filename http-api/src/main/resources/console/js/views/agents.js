@@ -144,14 +144,17 @@ export async function renderAgents(ctx) {
   const out = [h('h1', null, 'Agents'), addForm(ctx)];
   const manual = knownAgents();
   const fromJournal = new Set();
+  let listed = true;
   try {
     const known = await getJson('/v1/agents');
     for (const a of known.agents || []) if (a.agentId) fromJournal.add(a.agentId);
   } catch (e) {
     out.push(notice('error', describeError(e, 'the agent list')));
     ctx.problems.push(describeError(e, 'the agent list'));
+    listed = false;
   }
   const all = [...new Set([...manual, ...fromJournal])].sort();
+  if (all.length === 0 && !listed) return out; // the error says why; "no agents yet" would be a guess
   if (all.length === 0) {
     out.push(notice('info', 'No agents yet. An agent appears here after its first gateway call or its first '
       + 'completed session; add an agent id above, or open /console/?agent=<agentId>.'));

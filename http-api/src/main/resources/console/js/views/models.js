@@ -55,7 +55,7 @@ function toleranceText(m, tol, fromTests) {
 
 const time = (e) => new Date(e.at || (e.event && e.event.at)).getTime();
 
-/** Per-version running aggregates of OutcomeRecorded events, as OutcomeAggregates does. */
+/** Per-version running aggregates of OutcomeRecorded and OutcomeRevised events, as OutcomeAggregates does. */
 class Running {
   constructor() { this.known = 0; this.ok = 0; this.satN = 0; this.satSum = 0; this.lat = []; }
 
@@ -86,7 +86,7 @@ class Running {
 
 /**
  * Rollouts reconstructed from the model's audit trail: candidate, stable, steps, the tests at each
- * decision, and per-step running metric series of both versions from OutcomeRecorded events.
+ * decision, and per-step running metric series of both versions from their outcomes (recorded, revised).
  */
 export function rolloutsFromAudit(events) {
   const rollouts = [];
@@ -112,11 +112,13 @@ export function rolloutsFromAudit(events) {
       continue;
     }
     if (!cur || cur.end !== null) continue;
-    if (type === 'OutcomeRecorded') {
+    if (type === 'OutcomeRecorded' || type === 'OutcomeRevised') {
+      // A revision is feedback that came after the session's result (the usual order for a rating):
+      // the node counts it as that session's satisfaction, so the chart does too.
       const who = ev.modelVersion === cur.candidate ? 'candidate' : ev.modelVersion === cur.stable ? 'stable' : null;
       if (!who) continue;
       agg[who].add(ev);
-      for (const m of METRICS) {
+      for (const m of type === 'OutcomeRevised' ? METRICS.filter((x) => x.key === 'user-satisfaction') : METRICS) {
         const v = agg[who].value(m);
         if (v !== null) cur.series[m.key][who].push({ t, v });
       }
@@ -366,7 +368,7 @@ export async function renderModels(ctx, agentId) {
   if (audit === null) {
     out.push(notice('info', 'No audit trail available for this agent\'s model (GET /v1/audit/model/' + agentId + ' answered 404).'));
   } else {
-    const transitions = audit.events.filter((e) => eventType(e) !== 'OutcomeRecorded');
+    const transitions = audit.events.filter((e) => !['OutcomeRecorded', 'OutcomeRevised'].includes(eventType(e)));
     out.push(h('p', { class: 'muted' }, audit.events.length + ' events, ' + transitions.length + ' transitions (outcomes not listed).'));
     out.push(table(['#', 'At', 'Type', 'Event'], transitions.map((e) => h('tr', null,
       h('td', { class: 'num' }, String(e.seqNr)), h('td', null, fmtTime(e.at)), h('td', null, eventType(e)),
@@ -375,10 +377,22 @@ export async function renderModels(ctx, agentId) {
   return out;
 }
 
-export async function renderModelsIndex() {
-  const agents = knownAgents();
-  return [h('h1', null, 'Model versions'),
-    agents.length
-      ? h('ul', null, agents.map((a) => h('li', null, link(hashPath('models', a), a))))
-      : notice('info', 'Add an agent on the Agents page, or open #/models/<agentId>.')];
+export async function renderModelsIndex(ctx) {
+  // The agents the node lists, as on the Agents page, and those added by hand in this browser.
+  const out = [h('h1', null, 'Model versions')];
+  const agents = new Set(knownAgents());
+  try {
+    const known = await getJson('/v1/agents');
+    for (const a of known.agents || []) if (a.agentId) agents.add(a.agentId);
+  } catch (e) {
+    out.push(notice('error', describeError(e, 'the agent list')));
+    ctx.problems.push(describeError(e, 'the agent list'));
+    if (agents.size === 0) return out;
+  }
+  const all = [...agents].sort();
+  out.push(all.length
+    ? h('ul', null, all.map((a) => h('li', { 'data-agent': a }, link(hashPath('models', a), a))))
+    : notice('info', 'No agents yet: an agent has model versions after its first gateway call or registered version; '
+      + 'add one on the Agents page, or open #/models/<agentId>.'));
+  return out;
 }

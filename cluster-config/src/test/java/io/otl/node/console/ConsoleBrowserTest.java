@@ -1,6 +1,7 @@
 package io.otl.node.console;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -185,6 +186,13 @@ class ConsoleBrowserTest {
           + "document.getElementById('token-save').click(); true");
       browser.navigate(base + "/console/#/models/" + AGENT);
       browser.waitFor("document.body.innerText.includes('the token in the Token box was refused')", WAIT);
+      // With no agent remembered in this browser, the refused agent list is not "No agents yet".
+      browser.eval("localStorage.clear(); true");
+      browser.navigate(base + "/console/#/agents");
+      browser.waitFor("document.querySelector('#view h1')?.textContent === 'Agents'"
+          + " && document.querySelector('#view').innerText.includes('the token in the Token box was refused')", WAIT);
+      String refused = browser.eval("document.querySelector('#view').innerText").asText();
+      assertFalse(refused.contains("No agents yet"), refused);
 
       assertTrue(browser.pageErrors.isEmpty(), "page errors: " + browser.pageErrors);
     }
