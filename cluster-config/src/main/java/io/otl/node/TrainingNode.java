@@ -48,6 +48,7 @@ import java.util.Optional;
 import java.nio.file.Path;
 import io.otl.node.config.NodeConfig;
 import io.otl.node.config.NodeSettings;
+import io.otl.node.config.SlowAnswers;
 import io.otl.http.HttpSettings;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -139,7 +140,7 @@ public final class TrainingNode implements AutoCloseable {
       Config nodeConfig = withSeedNodesFromEnv(JournalIdentityCheck.config(identity, journal)
           .withFallback(journal.pekkoConfig()).withFallback(base));
       SeedLease.Arrangement seeds = SeedLease.arrange(nodeConfig, ClusterSettings.fromConfig(nodeConfig), journal);
-      Config config = seeds.config();
+      Config config = SlowAnswers.idleTimeoutAboveAnswers(seeds.config(), settings.gateway());
       system = ActorSystem.create(Behaviors.empty(), "otl", config);
       JournalIdentityCheck.register(system.classicSystem());
       SeedLease.start(system, journal, seeds);

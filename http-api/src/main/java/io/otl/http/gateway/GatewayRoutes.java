@@ -55,6 +55,8 @@ import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.concurrent.TimeUnit;
+import scala.concurrent.duration.FiniteDuration;
 
 /**
  * The inference gateway (design §7.5): {@code POST /v1/chat/completions} and {@code GET /v1/models}
@@ -123,14 +125,12 @@ public final class GatewayRoutes {
   }
 
   /**
-   * How long a chat call may take before the server gives up on it: an upstream call and, with
-   * fallback-to-stable, the retry on the stable, each bounded by {@code gateway.timeout}, plus room
-   * to answer. The server's request-timeout (20 s, for the API's quick calls) answered a model that
-   * took longer 503 "retry the request", where docs promise 504 after gateway.timeout.
+   * The chat route waits {@link GatewaySettings#answerTimeout}: the server's request-timeout (20 s,
+   * for the API's quick calls) answered a model that took longer 503 "retry the request", where docs
+   * promise 504 after gateway.timeout.
    */
-  private scala.concurrent.duration.FiniteDuration answerTimeout() {
-    long millis = settings.timeout().toMillis() * (settings.fallbackToStable() ? 2 : 1) + 10_000;
-    return scala.concurrent.duration.Duration.create(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+  private FiniteDuration answerTimeout() {
+    return FiniteDuration.create(settings.answerTimeout().toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /**

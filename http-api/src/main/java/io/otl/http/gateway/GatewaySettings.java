@@ -119,4 +119,12 @@ public record GatewaySettings(
         + ", maxBodyBytes=" + maxBodyBytes + ", fallbackToStable=" + fallbackToStable + ", captureTokens="
         + captureTokens + "]";
   }
+
+  /**
+   * How long a chat call may take before the server gives up on it: an upstream call and, with
+   * fallback-to-stable, the retry on the stable, each bounded by {@code timeout}, plus room to answer.
+   */
+  public Duration answerTimeout() {
+    return timeout.multipliedBy(fallbackToStable ? 2 : 1).plusSeconds(10);
+  }
 }

@@ -1,0 +1,39 @@
+package io.otl.node.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.otl.http.gateway.GatewaySettings;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps pekko-http's {@code idle-timeout} above the gateway's longest wait. Nothing moves on a
+ * connection while a model writes a whole answer, and pekko-http closes a connection idle that long
+ * even with a request in progress: its 60 s default cut answers the gateway would still have waited
+ * for ({@link GatewaySettings#answerTimeout}: gateway.timeout, twice with fallback-to-stable).
+ */
+public final class SlowAnswers {
+  private static final Logger log = LoggerFactory.getLogger(SlowAnswers.class);
+  static final String IDLE_TIMEOUT = "pekko.http.server.idle-timeout";
+  /** Beyond the answer: its bytes and the recording's start. */
+  private static final Duration MARGIN = Duration.ofSeconds(20);
+
+  private SlowAnswers() {}
+
+  /** {@code config} with the idle timeout raised where it would cut the gateway's answers. */
+  public static Config idleTimeoutAboveAnswers(Config config, Optional<GatewaySettings> gateway) {
+    if (gateway.isEmpty() || !gateway.get().enabled() || config.getString(IDLE_TIMEOUT).equals("infinite")) {
+      return config;
+    }
+    Duration idle = config.getDuration(IDLE_TIMEOUT);
+    Duration needed = gateway.get().answerTimeout().plus(MARGIN);
+    if (idle.compareTo(needed) >= 0) return config;
+    log.info("{} raised from {} s to {} s: above the gateway's longest wait (gateway.timeout {} s{})", IDLE_TIMEOUT,
+        idle.toSeconds(), needed.toSeconds(), gateway.get().timeout().toSeconds(),
+        gateway.get().fallbackToStable() ? ", twice with fallback-to-stable" : "");
+    return ConfigFactory.parseMap(Map.of(IDLE_TIMEOUT, needed.toMillis() + "ms")).withFallback(config);
+  }
+}
