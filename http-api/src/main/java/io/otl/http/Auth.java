@@ -37,7 +37,7 @@ public final class Auth {
   private final byte[] token;
   private final boolean protectReads;
   private final byte[] metricsToken;
-  private final Map<String, byte[]> operators = new LinkedHashMap<>();
+  private final Map<String, byte[]> operators;
 
   /** @param token empty: no protection */
   public Auth(Optional<String> token, boolean protectReads) {
@@ -55,10 +55,12 @@ public final class Auth {
     this.token = bytes(token);
     this.protectReads = protectReads;
     this.metricsToken = bytes(metricsToken);
+    Map<String, byte[]> named = new LinkedHashMap<>();
     operators.forEach((name, secret) -> {
       byte[] b = bytes(Optional.ofNullable(secret));
-      if (b != null) this.operators.put(name, b);
+      if (b != null) named.put(name, b);
     });
+    this.operators = Map.copyOf(named);
   }
 
   private static byte[] bytes(Optional<String> secret) {

@@ -6,7 +6,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.http.impl.engine.server.HttpAttributes;
@@ -66,11 +65,8 @@ final class ConnectionGate {
           .map(a -> a.address()).map(InetSocketAddress::getAddress).orElse(null);
       if (client == null) return routes; // no address known: nothing to count it against
       if (!tryOpen(client)) return refused();
-      AtomicBoolean closed = new AtomicBoolean();
       return routes.watchTermination((notUsed, done) -> {
-        done.whenComplete((d, e) -> {
-          if (closed.compareAndSet(false, true)) close(client);
-        });
+        done.whenComplete((d, e) -> close(client)); // completes once per connection, however it ends
         return notUsed;
       });
     }).mapMaterializedValue(m -> NotUsed.getInstance());

@@ -2,10 +2,8 @@ package io.otl.http;
 
 import com.typesafe.config.Config;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -56,14 +54,6 @@ public record HttpSettings(
 
     public Auth auth() {
       return new Auth(Optional.of(token), protectReads, Optional.of(metricsToken), operators);
-    }
-
-    /** The tokens that act as the API's: the main one (when set) and every operator's. */
-    public List<String> apiTokens() {
-      List<String> all = new ArrayList<>();
-      if (!token.isEmpty()) all.add(token);
-      all.addAll(operators.values());
-      return all;
     }
 
     @Override

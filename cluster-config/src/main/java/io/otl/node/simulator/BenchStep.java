@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.otl.node.trinity.CheckpointLocator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -101,7 +102,7 @@ final class BenchStep {
     out.put("evalPath", bench.evalFile().toString());
     out.put("evalSha256", sha256(bytes));
     out.put("evalCount", count);
-    out.put("candidateModel", io.otl.node.trinity.CheckpointLocator.modelOf(candidateStep).toString());
+    out.put("candidateModel", CheckpointLocator.modelOf(candidateStep).toString());
     out.put("stableModel", bench.stableModel());
     if (count > 0) {
       out.set("candidate", mapper.valueToTree(qualityOfStep(candidateStep)));

@@ -5,7 +5,7 @@ import java.util.regex.Pattern;
 
 /**
  * The names of who asks for an operator command (promote, rollback, pause, resume, trigger, cancel,
- * policy), as the journal records them: {@code http:<name>} (the X-Actor header), {@code
+ * policy), as the journal records them: {@code http:<name>} (a name an HTTP caller states), {@code
  * token:<name>} (a named operator token the node checked), {@code java:<name>} (the embedded API).
  * One rule for all three, so an audit reads one kind of name.
  */

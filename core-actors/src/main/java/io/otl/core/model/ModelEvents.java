@@ -52,7 +52,7 @@ public interface ModelEvents {
   /**
    * @param servedModel the model name sent upstream for a version registered by hand that named one
    *     (served at its own endpoint); optional, absent in events written before it
-   * @param actor who registered it by hand ({@code http}, {@code http:<X-Actor>}); absent for a job's
+   * @param actor who registered it by hand ({@link io.otl.core.api.OperatorNames}); absent for a job's
    *     candidate and in events written before it (docs/operations.md "Who did it")
    */
   record VersionRegistered(

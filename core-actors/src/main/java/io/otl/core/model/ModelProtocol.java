@@ -59,7 +59,7 @@ public interface ModelProtocol {
    *
    * @param servedModel optional: the model name sent upstream; a version that names one is served at
    *     its own endpoint (docs/serving.md "Versions registered by hand")
-   * @param actor who asks ({@code http}, {@code http:<X-Actor>}), recorded in the events; null: unnamed
+   * @param actor who asks, as {@link io.otl.core.api.OperatorNames} names it, recorded in the events; null: unnamed
    */
   record RegisterManual(String version, String artifact, String endpoint, String servedModel, String actor,
       ActorRef<TransitionReply> replyTo) implements Command {
@@ -76,7 +76,7 @@ public interface ModelProtocol {
   /**
    * READY → CANARY (or → STABLE when the agent has no stable yet); CANARY/RAMP/PAUSED → STABLE at
    * once, skipping the remaining steps (an operator's override). The {@code actor} of this and the
-   * other operator commands ({@code http}, {@code http:<X-Actor>}; null: unnamed) is recorded in the
+   * other operator commands ({@link io.otl.core.api.OperatorNames}; null: unnamed) is recorded in the
    * events they write, so the journal answers who did it.
    */
   record Promote(String version, String actor, ActorRef<TransitionReply> replyTo) implements Command {

@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BinaryOperator;
 
 /**
  * GET /v1/models/{agentId}: the view of a {@link ModelVersion} state, built the same way by the
@@ -94,7 +95,7 @@ public interface ModelViews {
    *     the audit's replayed view the one recorded
    */
   static ModelsView of(String agentId, State s, Duration stepDuration,
-      java.util.function.BinaryOperator<String> endpointOf) {
+      BinaryOperator<String> endpointOf) {
     Rollout rollout = s instanceof RollingOut r ? r.rollout() : null;
     List<VersionView> versions = new ArrayList<>();
     for (VersionRecord v : s.models().versions()) {

@@ -22,6 +22,7 @@ import io.otl.core.api.StableRoute;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.SessionModel;
+import io.otl.http.ClientConnection;
 import io.otl.http.ContentEncoding;
 import io.otl.http.Json;
 import java.nio.charset.StandardCharsets;
@@ -37,8 +38,13 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.apache.pekko.Done;
+import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
@@ -55,7 +61,6 @@ import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.concurrent.TimeUnit;
 import scala.concurrent.duration.FiniteDuration;
 
 /**
@@ -301,7 +306,7 @@ public final class GatewayRoutes {
    */
   private record Call(String agent, String sessionId, ChatRequest request, Set<String> known,
       String routedVersion, long startNanos, Instant receivedAt, boolean recorded, AtomicLong failedUpstreamNanos,
-      CompletionStage<org.apache.pekko.Done> clientGone) {}
+      CompletionStage<Done> clientGone) {}
 
   private CompletionStage<HttpResponse> chat(HttpRequest http) {
     long start = System.nanoTime();
@@ -346,7 +351,7 @@ public final class GatewayRoutes {
                 : knownSessions.claim(session, agent, d.version());
             if (entry != null) checkOwner(entry.owner(), agent, session, sessionParam);
             if (routeFailure != null) throw new CompletionException(unwrap(routeFailure));
-            return forward(agent, session, request, entry, d, start, io.otl.http.ClientConnection.closedOf(http));
+            return forward(agent, session, request, entry, d, start, ClientConnection.closedOf(http));
           }).thenCompose(x -> x));
         });
   }
@@ -354,7 +359,7 @@ public final class GatewayRoutes {
   /** Forwards a call whose owner is checked; {@code entry}: what is known of its session, null if nothing. */
   private CompletionStage<HttpResponse> forward(String agent, String session, ChatRequest request,
       KnownSessions.Entry entry, ModelVersion.RouteDecision d, long start,
-      CompletionStage<org.apache.pekko.Done> clientGone) {
+      CompletionStage<Done> clientGone) {
     Set<String> known = entry == null ? Set.of() : entry.eventIds();
     boolean completed = entry != null && entry.completed();
     if (completed) {
@@ -534,8 +539,8 @@ public final class GatewayRoutes {
       observe(c, d, answer, upEnd - upStart, upEnd - upStart);
       // Registered now: the agent may act on the answer the moment it has it.
       TurnsInFlight.Turn turn = begin(c);
-      java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
-      java.util.function.Consumer<Boolean> delivered = ok -> {
+      AtomicBoolean settled = new AtomicBoolean();
+      Consumer<Boolean> delivered = ok -> {
         if (!settled.compareAndSet(false, true)) return;
         if (!ok) metrics.aborted(c.agent(), d.version());
         // Recorded off the response path: the agent's latency is the model's, not the journal's.
@@ -543,8 +548,8 @@ public final class GatewayRoutes {
       };
       // Delivered once the answer is handed to the connection; aborted when the connection ends first
       // (the agent gave up waiting: pekko-http then drops the answer unsent, its body never read).
-      java.util.concurrent.atomic.AtomicBoolean handedOver = new java.util.concurrent.atomic.AtomicBoolean();
-      Source<ByteString, org.apache.pekko.NotUsed> body = Source.single(strict.getData())
+      AtomicBoolean handedOver = new AtomicBoolean();
+      Source<ByteString, NotUsed> body = Source.single(strict.getData())
           .map(bytes -> {
             handedOver.set(true);
             return bytes;

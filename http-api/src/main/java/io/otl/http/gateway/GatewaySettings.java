@@ -2,6 +2,7 @@ package io.otl.http.gateway;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigObject;
+import io.otl.http.HttpSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -100,7 +101,7 @@ public record GatewaySettings(
     }
     List<String> operatorTokens = new ArrayList<>();
     if (!training.getString("auth.token").isEmpty()) operatorTokens.add(training.getString("auth.token"));
-    operatorTokens.addAll(io.otl.http.HttpSettings.operators(training.getConfig("auth")).values());
+    operatorTokens.addAll(HttpSettings.operators(training.getConfig("auth")).values());
     if (operatorTokens.stream().anyMatch(keys::containsValue)) {
       // The API tokens act for any agent named by X-Agent-Id; as one agent's key one would be ambiguous.
       throw new IllegalArgumentException(
