@@ -11,7 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * {@code auth.operators { alice = ${?OTL_TOKEN_ALICE} }}: each operator's own bearer token, so the
+ * {@code auth.operators { alice = ${?ALICE_TOKEN} }}: each operator's own bearer token, so the
  * journal records who sent a command as {@code token:<name>}, an identity the node checked
  * (docs/operations.md "Who did it"). A token must name one person: one that is empty, has spaces
  * around it, or equals another operator's, the shared {@code auth.token}, {@code auth.metrics-token}
@@ -27,7 +27,7 @@ final class OperatorTokens {
   static Rule rule() {
     return (c, key, v) -> {
       if (v.valueType() != ConfigValueType.OBJECT) {
-        c.errors.add(key + ": must be a section of <operator name> = <token> (e.g. alice = ${?OTL_TOKEN_ALICE})");
+        c.errors.add(key + ": must be a section of <operator name> = <token> (e.g. alice = ${?ALICE_TOKEN})");
         return null;
       }
       Map<String, String> tokens = new LinkedHashMap<>();

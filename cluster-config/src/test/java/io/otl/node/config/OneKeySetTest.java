@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 class OneKeySetTest {
 
-  /** Sections whose keys are names the user chooses (agent ids, Kafka client properties). */
-  private static final List<String> OPEN = List.of("agents", "gateway.agents", "kafka.client");
+  /** Sections whose keys are names the user chooses (agent ids, Kafka client properties, operators). */
+  private static final List<String> OPEN = List.of("agents", "gateway.agents", "kafka.client", "auth.operators");
 
   /** Keys without a default (absent means none), documented as a commented-out example instead. */
   private static final List<String> OPTIONAL = io.otl.node.trinity.Hyperparameters.names().stream()

@@ -105,12 +105,17 @@ public interface ModelViews {
           : isStableInRollout ? MetricSummary.of(rollout.stableStep()) : null;
       Instant deadline = isCandidate && !rollout.paused()
           ? rollout.stepStartedAt().plus(stepDuration) : null;
+      // The version's endpoint stays as registered (a trained version's is its checkpoint, api.md);
+      // only where it is served follows the server's address, and v0's, registered at that address.
       Deployment deployment = s.models().deployments().get(v.version());
-      String endpoint = endpointOf.apply(v.version(), v.endpoint());
-      if (deployment != null && deployment.endpoint() != null && !deployment.endpoint().equals(endpoint)
-          && !endpoint.equals(v.endpoint())) {
-        deployment = new Deployment(deployment.backend(), endpoint, deployment.servedModel(),
-            deployment.status(), deployment.detail(), deployment.at());
+      String endpoint = v.endpoint();
+      if (deployment != null && deployment.endpoint() != null) {
+        String current = endpointOf.apply(v.version(), deployment.endpoint());
+        if (deployment.endpoint().equals(v.endpoint())) endpoint = current;
+        if (!current.equals(deployment.endpoint())) {
+          deployment = new Deployment(deployment.backend(), current, deployment.servedModel(),
+              deployment.status(), deployment.detail(), deployment.at());
+        }
       }
       versions.add(new VersionView(v.version(), v.state(), ratioOf(s, v), v.artifact(), endpoint,
           v.sourceJobId(), v.manual(), v.registeredAt(),
