@@ -87,20 +87,14 @@ public final class ModelVersions {
       BiFunction<String, ActorRef<ModelVersion.TransitionReply>, ModelVersion.Command> command) {
     String problem = Ids.versionProblem("version", version);
     if (problem != null) return CompletableFuture.failedFuture(new IllegalArgumentException(problem));
-    String who;
-    try {
-      who = OperatorNames.java(actor);
-    } catch (IllegalArgumentException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    return known(agentId).thenCompose(exists -> !exists
+    return OperatorNames.asJava(actor, who -> known(agentId).thenCompose(exists -> !exists
         ? CompletableFuture.<ModelVersion.VersionStatus>failedFuture(new RefusedException(Rejection.Kind.NOT_FOUND,
             "agent " + agentId + " has no model versions"))
         : sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
             .<ModelVersion.TransitionReply>ask(reply -> command.apply(who, reply), askTimeout)
             .thenCompose(r -> r instanceof ModelVersion.VersionStatus s
                 ? CompletableFuture.completedFuture(s)
-                : CompletableFuture.failedFuture(RefusedException.of((ModelVersion.Failure) r))));
+                : CompletableFuture.failedFuture(RefusedException.of((ModelVersion.Failure) r)))));
   }
 
   private CompletionStage<Boolean> known(String agentId) {

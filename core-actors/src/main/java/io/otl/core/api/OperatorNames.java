@@ -1,6 +1,9 @@
 package io.otl.core.api;
 
 import io.otl.core.session.Desensitizer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -33,14 +36,14 @@ public final class OperatorNames {
   }
 
   /**
-   * {@code java:<name>} for the embedded API's commands; null gives {@code java}.
-   *
-   * @throws IllegalArgumentException naming {@code actor} when the name may not be recorded
+   * Runs an embedded API command as {@code java:<name>} (null gives {@code java}); a name that may not
+   * be recorded fails the stage with an {@link IllegalArgumentException} naming {@code actor}, and
+   * nothing is sent.
    */
-  static String java(String name) {
-    if (name == null) return "java";
+  static <T> CompletionStage<T> asJava(String name, Function<String, CompletionStage<T>> command) {
+    if (name == null) return command.apply("java");
     String problem = problem("actor", name);
-    if (problem != null) throw new IllegalArgumentException(problem);
-    return "java:" + name;
+    if (problem != null) return CompletableFuture.failedFuture(new IllegalArgumentException(problem));
+    return command.apply("java:" + name);
   }
 }

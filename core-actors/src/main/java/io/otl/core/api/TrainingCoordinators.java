@@ -50,18 +50,12 @@ public final class TrainingCoordinators {
    * java}), as the HTTP API records {@code http:<X-Actor>} (docs/operations.md "Who did it").
    */
   public CompletionStage<TrainingCoordinator.TriggerAccepted> trigger(String agentId, String actor) {
-    String who;
-    try {
-      who = OperatorNames.java(actor);
-    } catch (IllegalArgumentException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    return known(agentId).thenCompose(exists -> !exists ? unknownAgent(agentId)
+    return OperatorNames.asJava(actor, who -> known(agentId).thenCompose(exists -> !exists ? unknownAgent(agentId)
         : coordinator(agentId).<TrainingCoordinator.TriggerReply>ask(
                 reply -> new TrainingCoordinator.Trigger(who, reply), askTimeout)
             .thenCompose(r -> r instanceof TrainingCoordinator.TriggerAccepted a
                 ? CompletableFuture.completedFuture(a)
-                : CompletableFuture.failedFuture(RefusedException.of((TrainingCoordinator.Refused) r))));
+                : CompletableFuture.failedFuture(RefusedException.of((TrainingCoordinator.Refused) r)))));
   }
 
   /** The agent's jobs, oldest first; empty for an unknown agent. */
@@ -91,20 +85,16 @@ public final class TrainingCoordinators {
 
   /** As {@link #cancel(String)}, with the cancellation's {@code requestedBy} {@code java:<actor>} (null: {@code java}). */
   public CompletionStage<TrainingCoordinator.CancelAccepted> cancel(String jobId, String actor) {
-    String who;
-    try {
-      who = OperatorNames.java(actor);
-    } catch (IllegalArgumentException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    Optional<String> agentId = agentOf(jobId);
-    if (agentId.isEmpty()) return unknownJob(jobId);
-    return known(agentId.get()).thenCompose(exists -> !exists ? unknownJob(jobId)
-        : coordinator(agentId.get()).<TrainingCoordinator.CancelReply>ask(
-                reply -> new TrainingCoordinator.CancelJob(jobId, who, reply), askTimeout)
-            .thenCompose(r -> r instanceof TrainingCoordinator.CancelAccepted a
-                ? CompletableFuture.completedFuture(a)
-                : CompletableFuture.failedFuture(RefusedException.of((TrainingCoordinator.Refused) r))));
+    return OperatorNames.asJava(actor, who -> {
+      Optional<String> agentId = agentOf(jobId);
+      if (agentId.isEmpty()) return unknownJob(jobId);
+      return known(agentId.get()).thenCompose(exists -> !exists ? unknownJob(jobId)
+          : coordinator(agentId.get()).<TrainingCoordinator.CancelReply>ask(
+                  reply -> new TrainingCoordinator.CancelJob(jobId, who, reply), askTimeout)
+              .thenCompose(r -> r instanceof TrainingCoordinator.CancelAccepted a
+                  ? CompletableFuture.completedFuture(a)
+                  : CompletableFuture.failedFuture(RefusedException.of((TrainingCoordinator.Refused) r))));
+    });
   }
 
   private CompletionStage<Boolean> known(String agentId) {
