@@ -84,7 +84,7 @@ class OperatorActorTest {
   }
 
   /** The actor of the first event of that type for that version; "(none)" when it names none. */
-  private static String actorOf(JsonNode audit, String type, String version) {
+  static String actorOf(JsonNode audit, String type, String version) {
     for (JsonNode e : audit.path("events")) {
       if (e.path("type").asText().equals(type) && e.path("event").path("version").asText().equals(version)) {
         return e.path("event").path("actor").asText("(none)");

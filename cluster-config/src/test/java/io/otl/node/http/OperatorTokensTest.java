@@ -78,12 +78,12 @@ class OperatorTokensTest {
       get(models.rollback("tok", "v3", "slow", "dave"));
 
       JsonNode audit = http.get("/v1/audit/model/tok", "Authorization", "Bearer " + SHARED).json();
-      assertEquals("http:carol", actorOf(audit, "VersionRegistered", "v1"));
-      assertEquals("token:alice", actorOf(audit, "VersionRegistered", "v3"));
-      assertEquals("token:bob", actorOf(audit, "RolloutPaused", "v3"));
-      assertEquals("token:alice", actorOf(audit, "RolloutResumed", "v3"));
-      assertEquals("token:bob", actorOf(audit, "VersionPromoted", "v3"));
-      assertEquals("java:dave", actorOf(audit, "VersionRolledBack", "v3"));
+      assertEquals("http:carol", OperatorActorTest.actorOf(audit, "VersionRegistered", "v1"));
+      assertEquals("token:alice", OperatorActorTest.actorOf(audit, "VersionRegistered", "v3"));
+      assertEquals("token:bob", OperatorActorTest.actorOf(audit, "RolloutPaused", "v3"));
+      assertEquals("token:alice", OperatorActorTest.actorOf(audit, "RolloutResumed", "v3"));
+      assertEquals("token:bob", OperatorActorTest.actorOf(audit, "VersionPromoted", "v3"));
+      assertEquals("java:dave", OperatorActorTest.actorOf(audit, "VersionRolledBack", "v3"));
       String timeline = http.get("/v1/audit/model/tok/timeline", "Authorization", "Bearer " + SHARED).body();
       assertTrue(timeline.contains("v3 STABLE (manual promotion by token:bob)"), timeline);
 
@@ -105,8 +105,8 @@ class OperatorTokensTest {
       }
 
       node.system().classicSystem().log().warning("marker-after-operator-tokens");
-      Await.until("the log marker", () -> lines(captured), l -> l.stream().anyMatch(s -> s.contains("marker-after")));
-      for (String line : lines(captured)) {
+      Await.until("the log marker", () -> SecretsInLogsTest.lines(captured), l -> l.stream().anyMatch(s -> s.contains("marker-after")));
+      for (String line : SecretsInLogsTest.lines(captured)) {
         for (String t : List.of(SHARED, ALICE, BOB)) assertFalse(line.contains(t), "the log holds a token: " + line);
       }
     } finally {
@@ -124,7 +124,7 @@ class OperatorTokensTest {
       String v1 = "{\"version\":\"v1\",\"artifact\":\"a1\",\"endpoint\":\"http://127.0.0.1:9/v1\"}";
       assertEquals(401, http.post("/v1/models/solo/versions", v1).status());
       assertEquals(201, as(http, ALICE, "alice", "/v1/models/solo/versions", v1).status());
-      assertEquals("token:alice", actorOf(http.get("/v1/audit/model/solo").json(), "VersionRegistered", "v1"));
+      assertEquals("token:alice", OperatorActorTest.actorOf(http.get("/v1/audit/model/solo").json(), "VersionRegistered", "v1"));
       // The gateway is not open either: an operator's token with X-Agent-Id acts as the API token does.
       assertEquals(401, http.get("/v1/models", "X-Agent-Id", "solo").status());
       assertEquals(200, http.get("/v1/models", "X-Agent-Id", "solo", "Authorization", "Bearer " + ALICE).status());
@@ -145,15 +145,6 @@ class OperatorTokensTest {
     throw new AssertionError("no version " + version);
   }
 
-  private static String actorOf(JsonNode audit, String type, String version) {
-    for (JsonNode e : audit.path("events")) {
-      if (e.path("type").asText().equals(type) && e.path("event").path("version").asText().equals(version)) {
-        return e.path("event").path("actor").asText("(none)");
-      }
-    }
-    throw new AssertionError("no " + type + " of " + version + " in " + audit);
-  }
-
   private static boolean status(io.otl.core.api.TrainingCoordinators coordinators) {
     try {
       return get(coordinators.status("tok")).isPresent();
@@ -170,13 +161,5 @@ class OperatorTokensTest {
     return assertThrows(ExecutionException.class, () -> get(stage)).getCause();
   }
 
-  private static List<String> lines(ListAppender<ILoggingEvent> appender) {
-    synchronized (appender) {
-      List<String> out = new ArrayList<>();
-      for (ILoggingEvent e : appender.list) {
-        out.add(e.getFormattedMessage() + (e.getThrowableProxy() == null ? "" : " " + e.getThrowableProxy().getMessage()));
-      }
-      return out;
-    }
-  }
+
 }

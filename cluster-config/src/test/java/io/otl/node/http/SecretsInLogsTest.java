@@ -103,7 +103,7 @@ class SecretsInLogsTest {
     }
   }
 
-  private static List<String> lines(ListAppender<ILoggingEvent> appender) {
+  static List<String> lines(ListAppender<ILoggingEvent> appender) {
     // Logback appends under the appender's own lock (AppenderBase.doAppend), not the list's.
     synchronized (appender) {
       List<String> out = new ArrayList<>();

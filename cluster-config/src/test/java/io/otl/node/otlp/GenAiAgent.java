@@ -173,8 +173,15 @@ final class GenAiAgent {
     return List.copyOf(collect.spans);
   }
 
-  private static final class Collect implements SpanExporter {
+  /** Keeps the spans as they end; {@link #take} hands over those ended since the last take (a batch). */
+  static final class Collect implements SpanExporter {
     final List<SpanData> spans = new CopyOnWriteArrayList<>();
+
+    List<SpanData> take() {
+      List<SpanData> batch = List.copyOf(spans);
+      spans.removeAll(batch);
+      return batch;
+    }
 
     @Override
     public CompletableResultCode export(Collection<SpanData> batch) {

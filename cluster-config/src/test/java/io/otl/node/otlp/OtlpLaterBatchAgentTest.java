@@ -12,12 +12,10 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.exporter.internal.otlp.traces.TraceRequestMarshaler;
-import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
-import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
@@ -27,7 +25,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -58,9 +55,8 @@ class OtlpLaterBatchAgentTest {
 
   @Test
   void aLaterTurnsChatSpanAloneGoesToTheSessionsAgent() throws Exception {
-    List<SpanData> turn1 = new ArrayList<>();
-    List<SpanData> turn2 = new ArrayList<>();
-    Tracer tracer = tracer("trip-service", turn1, turn2);
+    GenAiAgent.Collect exported = new GenAiAgent.Collect();
+    Tracer tracer = tracer("trip-service", exported);
     String conv = "otlp-later-batch";
     Span agent1 = agentSpan(tracer, conv);
     try (Scope s = agent1.makeCurrent()) {
@@ -68,15 +64,14 @@ class OtlpLaterBatchAgentTest {
     } finally {
       agent1.end();
     }
-    assertEquals(0, rejected(post(turn1)), "turn one names its agent");
+    assertEquals(0, rejected(post(exported.take())), "turn one names its agent");
 
-    Collector.target = turn2;
     Span agent2 = agentSpan(tracer, conv); // still running: its span is not in this batch
     try (Scope s = agent2.makeCurrent()) {
       chat(tracer, conv, "[{\"role\":\"user\",\"content\":\"Train to Lyon?\"},{\"role\":\"assistant\","
           + "\"content\":\"TGV 6601 at 09:04.\"},{\"role\":\"user\",\"content\":\"Book it.\"}]", "Booked.");
     }
-    HttpResponse<String> r = post(turn2);
+    HttpResponse<String> r = post(exported.take());
     assertEquals(0, rejected(r), "the chat span of a recorded session needs no agent: " + r.body());
     JsonNode session = new Http(node.httpPort()).get("/v1/sessions/" + conv).json();
     assertEquals("trip-planner", session.get("agentId").asText());
@@ -85,27 +80,26 @@ class OtlpLaterBatchAgentTest {
     assertEquals(List.of("Train to Lyon?", "TGV 6601 at 09:04.", "Book it.", "Booked."), contents);
 
     agent2.end();
-    assertEquals(0, rejected(post(turn2.subList(1, 2))), "its agent span, exported last, is stored too");
+    assertEquals(0, rejected(post(exported.take())), "its agent span, exported last, is stored too");
     assertEquals(2, new Http(node.httpPort()).get("/v1/sessions/" + conv).json().get("steps").size());
   }
 
   @Test
   void aNewSessionStillTakesTheServiceNameAsItsAgent() throws Exception {
-    List<SpanData> spans = new ArrayList<>();
-    Tracer tracer = tracer("solo-service", spans, spans);
+    GenAiAgent.Collect exported = new GenAiAgent.Collect();
+    Tracer tracer = tracer("solo-service", exported);
     chat(tracer, "otlp-later-batch-new", "[{\"role\":\"user\",\"content\":\"Hi\"}]", "Hello.");
-    assertEquals(0, rejected(post(spans)));
+    assertEquals(0, rejected(post(exported.take())));
     JsonNode session = new Http(node.httpPort()).get("/v1/sessions/otlp-later-batch-new").json();
     assertEquals("solo-service", session.get("agentId").asText());
     assertEquals(2, session.get("messages").size());
   }
 
-  private static Tracer tracer(String service, List<SpanData> first, List<SpanData> later) {
-    Collector.target = first;
+  private static Tracer tracer(String service, GenAiAgent.Collect exported) {
     SdkTracerProvider provider = SdkTracerProvider.builder()
         .setResource(Resource.getDefault().merge(Resource.create(
             Attributes.of(AttributeKey.stringKey("service.name"), service))))
-        .addSpanProcessor(SimpleSpanProcessor.create(new Collector()))
+        .addSpanProcessor(SimpleSpanProcessor.create(exported))
         .build();
     return provider.get("otl-test-agent");
   }
@@ -145,26 +139,5 @@ class OtlpLaterBatchAgentTest {
     JsonNode partial = JSON.readTree(r.body()).path("partialSuccess");
     assertTrue(partial.isMissingNode() || partial.isObject(), r.body());
     return partial.path("rejectedSpans").asLong(0);
-  }
-
-  /** Keeps the ended spans in the list of the batch being built. */
-  private static final class Collector implements SpanExporter {
-    static volatile List<SpanData> target;
-
-    @Override
-    public CompletableResultCode export(Collection<SpanData> spans) {
-      target.addAll(spans);
-      return CompletableResultCode.ofSuccess();
-    }
-
-    @Override
-    public CompletableResultCode flush() {
-      return CompletableResultCode.ofSuccess();
-    }
-
-    @Override
-    public CompletableResultCode shutdown() {
-      return CompletableResultCode.ofSuccess();
-    }
   }
 }
