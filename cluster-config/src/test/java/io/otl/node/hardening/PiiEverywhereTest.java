@@ -150,6 +150,41 @@ class PiiEverywhereTest {
     assertEquals("sessionId looks like a phone number; use an opaque id", r.json().path("message").asText(), r.body());
   }
 
+  /**
+   * A phone or card number a tool hands over as a float (pandas writes a column of numbers with a gap
+   * as float64: 13812345678.0) was stored as 1.3812345678E10, a form in which no rule, nor the export's
+   * final scan, saw the digits. Found by the contract trial (t1).
+   */
+  @Test
+  void aNumberWrittenAsAFloatIsScannedAsTheIntegerItHolds() throws Exception {
+    Http.Response r = http.post("/v1/sessions/pii-float/events", "{\"agentId\":\"agent-pii-float\",\"events\":["
+        + "{\"type\":\"tool_call\",\"eventId\":\"t1\",\"callId\":\"c1\",\"toolName\":\"crm\","
+        + "\"input\":{\"phone\":13812345678.0,\"exp\":1.3812345678e10,\"card\":4111111111111111.0,"
+        + "\"ratio\":0.25,\"round\":10000000.0,\"fraction\":13812345678.5},\"output\":[13912345678.00]}]}");
+    assertEquals(202, r.status(), r.body());
+    JsonNode call = http.get("/v1/sessions/pii-float").json().path("toolCalls").path(0);
+    assertEquals("[PHONE]", call.path("input").path("phone").asText(), call.toString());
+    assertEquals("[PHONE]", call.path("input").path("exp").asText(), call.toString());
+    assertEquals("[BANK_CARD]", call.path("input").path("card").asText(), call.toString());
+    assertEquals("[PHONE]", call.path("output").path(0).asText(), call.toString());
+    assertEquals(0.25, call.path("input").path("ratio").doubleValue(), call.toString());
+    assertTrue(call.path("input").path("round").isNumber(), "a float that is no PII stays a number: " + call);
+    assertTrue(call.path("input").path("fraction").isNumber(), "a float with a fraction stays: " + call);
+    List<String> rows = new ArrayList<>();
+    try (Connection c = JournalSchema.connect(node.journal());
+        PreparedStatement ps = c.prepareStatement(
+            "SELECT \"event_payload\" FROM \"event_journal\" WHERE \"persistence_id\" = ?")) {
+      ps.setString(1, "AgentSession|pii-float");
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) rows.add(new String(rs.getBytes(1), StandardCharsets.UTF_8));
+      }
+    }
+    String all = String.join("\n", rows);
+    for (String raw : List.of("3812345678E10", "13812345678.0", "3912345678", "4111111111111111")) {
+      assertFalse(all.contains(raw), raw + " in " + all);
+    }
+  }
+
   @Test
   void theExportOfAllTheseSessionsHoldsNoneOfThem() throws Exception {
     FeedbackAwait.completed(http, PiiSamples.ALL.size());

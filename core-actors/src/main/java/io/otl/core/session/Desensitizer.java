@@ -191,13 +191,16 @@ public final class Desensitizer {
 
   /**
    * Every string value in the tree desensitized, keys too (tools sometimes key by e-mail), and every
-   * integer of 7 digits or more ({@code "num": 13812345678} becomes the string "[PHONE]"). Two keys
+   * integer of 7 digits or more ({@code "num": 13812345678} becomes the string "[PHONE]"), also when
+   * it is written as a float ({@code 13812345678.0}, {@code 1.3812345678e10}: what a pandas column of
+   * phone numbers with a gap in it serializes to). Two keys
    * that desensitize alike stay apart: {@code [EMAIL]}, {@code [EMAIL]#2}.
    */
   public JsonNode apply(JsonNode node) {
     if (!enabled || node == null) return node;
     if (node.isTextual()) return TextNode.valueOf(apply(node.textValue()));
-    if (node.isIntegralNumber()) return applyToNumber(node);
+    if (node.isIntegralNumber()) return applyToNumber(node, node.asText());
+    if (node.isFloatingPointNumber()) return applyToFloat(node);
     if (node.isArray()) {
       ArrayNode copy = JsonNodeFactory.instance.arrayNode(node.size());
       node.forEach(child -> copy.add(apply(child)));
@@ -215,11 +218,22 @@ public final class Desensitizer {
     return node;
   }
 
-  private JsonNode applyToNumber(JsonNode node) {
-    String digits = node.asText();
+  private JsonNode applyToNumber(JsonNode node, String digits) {
     if (digits.length() < 7) return node;
     String out = apply(digits);
     return out.equals(digits) ? node : TextNode.valueOf(out);
+  }
+
+  /**
+   * A float without a fraction is scanned as the integer it holds: its text ("1.3812345678E10") splits
+   * the digits, so the rules would not see the phone number in it, and neither would the export's
+   * final scan. A float with a fraction is a measurement and stays.
+   */
+  private JsonNode applyToFloat(JsonNode node) {
+    if (!Double.isFinite(node.doubleValue())) return node;
+    java.math.BigDecimal value = node.decimalValue().stripTrailingZeros();
+    if (value.scale() > 0) return node;
+    return applyToNumber(node, value.toBigInteger().toString());
   }
 
   /** {@code key}, or {@code key#2}, {@code key#3}… when a key of that name is already taken. */

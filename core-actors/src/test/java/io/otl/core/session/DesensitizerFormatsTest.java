@@ -85,6 +85,19 @@ class DesensitizerFormatsTest {
   }
 
   @Test
+  void floatsWithoutAFractionAreScannedAsIntegers() throws Exception {
+    JsonNode in = JSON.readTree("{\"num\": 13812345678.0, \"exp\": 1.3812345678e10, \"neg\": -13812345678.00,"
+        + " \"ratio\": 0.5, \"ts\": 1733126400000.0, \"frac\": 13812345678.25}");
+    JsonNode out = d.apply(in);
+    assertEquals("[PHONE]", out.get("num").textValue());
+    assertEquals("[PHONE]", out.get("exp").textValue());
+    assertEquals("-[PHONE]", out.get("neg").textValue());
+    assertEquals(0.5, out.get("ratio").doubleValue());
+    assertTrue(out.get("ts").isNumber(), "a timestamp stays a number");
+    assertTrue(out.get("frac").isNumber(), "a measurement with a fraction stays a number");
+  }
+
+  @Test
   void keysThatDesensitizeAlikeAreKeptApart() throws Exception {
     JsonNode in = JSON.readTree("{\"a@example.com\": 1, \"b@example.org\": 2, \"[EMAIL]\": 3}");
     JsonNode out = d.apply(in);
