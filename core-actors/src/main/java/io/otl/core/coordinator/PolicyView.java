@@ -16,4 +16,10 @@ import java.util.Map;
  */
 public record PolicyView(
     String agentId, Map<String, Object> policy, Map<String, Object> overrides, String changedBy, Instant changedAt)
-    implements CoordinatorReplies.PolicyReply {}
+    implements CoordinatorReplies.PolicyReply {
+  public PolicyView {
+    // answered from another node: JSON arrays (trigger.type) arrive as Scala lists
+    policy = io.otl.core.PlainValues.plain(policy);
+    overrides = io.otl.core.PlainValues.plain(overrides);
+  }
+}

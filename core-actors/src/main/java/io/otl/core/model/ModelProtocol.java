@@ -244,7 +244,13 @@ public interface ModelProtocol {
    * @param changedAt when, null when never
    */
   record RolloutPolicyView(String agentId, Map<String, Object> policy, Map<String, Object> overrides,
-      String changedBy, java.time.Instant changedAt) implements RolloutPolicyReply {}
+      String changedBy, java.time.Instant changedAt) implements RolloutPolicyReply {
+    public RolloutPolicyView {
+      // answered from another node: JSON arrays (steps, evaluation-metrics) arrive as Scala lists
+      policy = io.otl.core.PlainValues.plain(policy);
+      overrides = io.otl.core.PlainValues.plain(overrides);
+    }
+  }
 
   /** A command was refused and nothing was persisted. */
   record Failure(ErrorCode code, String message)
