@@ -138,12 +138,28 @@ def check_trained_turn(i, messages, tools, text, tokenizer):
     check(text[len(prompt):].strip(), f"row {i}: nothing left to train after the prompt")
 
 
-def check_dpo(source, report):
+def check_dpo(source, tokenizer, report):
+    """Each pair as Trinity-RFT's DPOFormatter (prompt_type messages) renders it: the shared
+    conversation with a generation prompt, then each side after it; the side must say its answer."""
     ds, raw = load(source)
-    check(set(ds.column_names) == {"prompt", "chosen", "rejected"}, f"DPO columns {ds.column_names}")
+    texts = ("prompt", "chosen", "rejected")
+    check(set(ds.column_names) == {*texts, "messages", "chosen_messages", "rejected_messages"},
+          f"DPO columns {ds.column_names}")
     for i, row in enumerate(ds):
-        check(row == raw[i], f"DPO row {i} reads back as {row!r}, exported {raw[i]!r}")
-        check(all(isinstance(row[k], str) and row[k] for k in row), f"DPO row {i} has an empty field")
+        for k in texts:
+            check(isinstance(row[k], str) and row[k] and row[k] == raw[i][k], f"DPO row {i}: {k} {row[k]!r}")
+        check(any(m["role"] == "user" and m["content"] for m in row["messages"]),
+              f"DPO row {i}: the shared conversation asks nothing: {row['messages']!r}")
+        prompt = tokenizer.apply_chat_template(row["messages"], add_generation_prompt=True, tokenize=False)
+        for side, answer in (("chosen_messages", row["chosen"]), ("rejected_messages", row["rejected"])):
+            turns = row[side]
+            check(len(turns) == len(raw[i][side]), f"DPO row {i}: {side} reads back as {turns!r}")
+            check(turns[0]["role"] == "assistant" and turns[-1]["role"] == "assistant"
+                  and turns[-1]["content"].endswith(answer), f"DPO row {i}: {side} {turns!r}")
+            text = tokenizer.apply_chat_template(row["messages"] + turns, tokenize=False)
+            check(text.startswith(prompt) and answer in text[len(prompt):],
+                  f"DPO row {i}: {side} does not follow the prompt as rendered: {text!r}")
+            report["dpo_turns"] = report.get("dpo_turns", 0) + len(turns)
     report["dpo_rows"] = len(ds)
 
 
@@ -166,7 +182,7 @@ def main(sft, dpo, rl, held_out, sft_held, sft_held_eval):
     tokenizer = tiny_tokenizer()
     check_sft(sft, tokenizer, report)
     if dpo:
-        check_dpo(dpo, report)
+        check_dpo(dpo, tokenizer, report)
     if rl:
         check_rl(rl, report)
     if held_out:

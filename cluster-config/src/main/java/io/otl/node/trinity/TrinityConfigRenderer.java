@@ -262,7 +262,7 @@ public final class TrinityConfigRenderer {
       dataset.put("storage_type", "file");
       dataset.put("path", datasetPath);
       dataset.put("split", JobDatasetFiles.TRAIN_SPLIT);
-      dataset.put("format", offlineFormat(spec.algorithm()));
+      dataset.put("format", offlineFormat(spec));
       buffer.put("trainer_input", Map.of("experience_buffer", dataset));
     } else {
       buffer.put("batch_size", batchSize);
@@ -306,10 +306,16 @@ public final class TrinityConfigRenderer {
     return buffer;
   }
 
-  private static Map<String, Object> offlineFormat(String algorithm) {
+  private static Map<String, Object> offlineFormat(TrainingJobSpec spec) {
     Map<String, Object> format = new LinkedHashMap<>();
-    if (algorithm.equals("dpo")) {
-      // design §6: {"prompt":…,"chosen":…,"rejected":…}
+    if (spec.algorithm().equals("dpo") && dpoLinesCarryConversation(spec)) {
+      // The conversation before the answers, not only the first question (JsonlFormats.dpo).
+      format.put("prompt_type", "messages");
+      format.put("messages_key", "messages");
+      format.put("chosen_key", "chosen_messages");
+      format.put("rejected_key", "rejected_messages");
+    } else if (spec.algorithm().equals("dpo")) {
+      // design §6: {"prompt":…,"chosen":…,"rejected":…}, all an earlier build's file has
       format.put("prompt_type", "plaintext");
       format.put("prompt_key", "prompt");
       format.put("chosen_key", "chosen");
@@ -325,6 +331,29 @@ public final class TrinityConfigRenderer {
     }
     return format;
   }
+
+  /**
+   * Whether the job's DPO file has the conversation fields: a file an earlier build exported (read
+   * again when its submission is retried) has only the three texts, which the messages reader would
+   * fail on. A file not written yet is taken as this build's.
+   */
+  static boolean dpoLinesCarryConversation(TrainingJobSpec spec) {
+    Path file = absolute(spec.datasetPath());
+    if (!Files.isRegularFile(file)) return true;
+    try (var lines = Files.lines(file)) {
+      return lines.findFirst().map(first -> {
+        try {
+          return LINE_JSON.readTree(first).has("chosen_messages");
+        } catch (IOException e) {
+          return true;
+        }
+      }).orElse(true);
+    } catch (IOException | UncheckedIOException e) {
+      return true;
+    }
+  }
+
+  private static final ObjectMapper LINE_JSON = new ObjectMapper();
 
   static boolean isReinforcement(String algorithm) {
     return List.of("ppo", "grpo").contains(algorithm);

@@ -137,6 +137,8 @@ class HfDatasetFormatsTest {
       assertEquals(4, report.path("sft_tool_calls_rendered").asInt(), report.toString());
       assertEquals(4, report.path("sft_tools_listed").asInt(), report.toString());
       assertEquals(1, report.path("dpo_rows").asInt(), report.toString());
+      // s1 went on with its tool call, the result and its answer after the shared question; s4 answered at once.
+      assertEquals(4, report.path("dpo_turns").asInt(), "each DPO side is what its session said: " + report);
       assertEquals(rl.export.train().count(), report.path("rl_rows").asInt(), report.toString());
       assertEquals(rl.export.eval().count(), report.path("eval_rows").asInt(), report.toString());
       assertEquals(sftHeld.export.train().count(), report.path("sft_held_rows").asInt(), report.toString());

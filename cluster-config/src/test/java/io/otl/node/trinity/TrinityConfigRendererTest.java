@@ -10,12 +10,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.typesafe.config.ConfigFactory;
 import io.otl.core.training.TrainingJobSpec;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class TrinityConfigRendererTest {
 
@@ -102,11 +104,27 @@ class TrinityConfigRendererTest {
     }
   }
 
+  /** DPO reads the conversation before the answers: Trinity's messages reader, with our keys. */
   @Test
-  void dpoUsesPromptChosenRejectedKeys() throws Exception {
+  void dpoReadsTheConversationBeforeTheAnswers() throws Exception {
     JsonNode format =
         YAML.readTree(renderer.render(spec("dpo", Map.of())))
             .path("buffer").path("trainer_input").path("experience_buffer").path("format");
+    assertEquals("messages", format.path("prompt_type").asText());
+    assertEquals("messages", format.path("messages_key").asText());
+    assertEquals("chosen_messages", format.path("chosen_key").asText());
+    assertEquals("rejected_messages", format.path("rejected_key").asText());
+  }
+
+  /** A retried submission of an earlier build's DPO file, which has only the three texts, reads them. */
+  @Test
+  void anEarlierBuildsDpoFileIsReadAsPlaintext(@TempDir Path dir) throws Exception {
+    Path file = Files.createDirectories(dir.resolve("job-9")).resolve("train.jsonl");
+    Files.writeString(file, "{\"prompt\":\"Hi\",\"chosen\":\"Hello!\",\"rejected\":\"No.\"}\n");
+    TrainingJobSpec old = new TrainingJobSpec("job-9", "support-agent", "dpo", "qwen2.5-7b-instruct", Map.of(),
+        file.toString(), "/data/checkpoints", Map.of(), null);
+    JsonNode format = YAML.readTree(renderer.render(old))
+        .path("buffer").path("trainer_input").path("experience_buffer").path("format");
     assertEquals("plaintext", format.path("prompt_type").asText());
     assertEquals("prompt", format.path("prompt_key").asText());
     assertEquals("chosen", format.path("chosen_key").asText());

@@ -63,7 +63,7 @@ import org.apache.pekko.stream.javadsl.Source;
  * version), rejected = that of the lowest reward among the answers that say something else
  * (compared as {@link JsonlFormats#normalisePrompt} compares prompts; ties: the earlier session). A
  * task gives a line only when the two rewards differ by at least dpo-min-margin. Lines are in order of each task's
- * first appearance; the prompt written is the chosen trajectory's first user message as recorded.
+ * first appearance; the line carries the conversation before the answers ({@link JsonlFormats#dpo}).
  */
 public final class DatasetExport {
   private static final String BLOCKING = "pekko.actor.default-blocking-io-dispatcher";
@@ -287,8 +287,7 @@ public final class DatasetExport {
               .runWith(Sink.<List<Trajectory>>foreach(cr -> {
                 Trajectory chosen = cr.get(0);
                 Trajectory rejected = cr.get(1);
-                skips.convert(chosen, c -> Optional.of(JsonlFormats.dpo(c.prompt().orElseThrow().strip(),
-                        c.finalAnswer().orElseThrow(), rejected.finalAnswer().orElseThrow())))
+                skips.convert(chosen, c -> Optional.of(JsonlFormats.dpo(c, rejected)))
                     .ifPresent(line -> out.write(line, List.of(chosen.sessionId(), rejected.sessionId())));
               }).withAttributes(ActorAttributes.dispatcher(BLOCKING)), system)
               .thenApply(done -> (Object) done);

@@ -203,12 +203,85 @@ public final class JsonlFormats {
     return Optional.of(write(line));
   }
 
-  public static String dpo(String prompt, String chosen, String rejected) {
+  /**
+   * The DPO line of a task's chosen and rejected trajectories. {@code prompt}, {@code chosen} and
+   * {@code rejected} are the texts of design §6 (the first user message, each side's final answer),
+   * kept for readers of that shape; they are right only for one-turn sessions. A multi-turn agent's
+   * final answer replies to the whole conversation before it (the system prompt, later user turns,
+   * tool results), so a pair of just the first question and the last answers taught the model to
+   * answer "I need a flight" with "Booked AF123". So the line also carries that conversation as
+   * Trinity-RFT's DPO reader takes it ({@code prompt_type: messages}): {@code messages}, what both
+   * sides share (the two sessions' messages up to where they first differ, cut back so that each
+   * side goes on with an assistant turn), and {@code chosen_messages} / {@code rejected_messages},
+   * what each session went on with up to its final answer. Sessions that share no user message
+   * (a client {@code taskId} over differently worded questions) share the chosen one's opening up
+   * to its first user message, and each side goes on from its own.
+   */
+  public static String dpo(Trajectory chosen, Trajectory rejected) {
+    List<JsonNode> c = answered(chosen);
+    List<JsonNode> r = answered(rejected);
+    int shared = 0;
+    while (shared < c.size() - 1 && shared < r.size() - 1 && sameTurn(c.get(shared), r.get(shared))) shared++;
+    while (shared > 0 && !(isRole(c.get(shared), "assistant") && isRole(r.get(shared), "assistant"))) shared--;
+    int chosenFrom = shared;
+    int rejectedFrom = shared;
+    if (!asksSomething(c.subList(0, shared))) {
+      chosenFrom = firstUserTurn(c) + 1;
+      rejectedFrom = firstUserTurn(r) + 1;
+    }
     ObjectNode line = F.objectNode();
-    line.put("prompt", prompt);
-    line.put("chosen", chosen);
-    line.put("rejected", rejected);
+    line.put("prompt", chosen.prompt().orElseThrow().strip());
+    line.put("chosen", chosen.finalAnswer().orElseThrow());
+    line.put("rejected", rejected.finalAnswer().orElseThrow());
+    line.set("messages", F.arrayNode().addAll(c.subList(0, chosenFrom)));
+    line.set("chosen_messages", F.arrayNode().addAll(c.subList(chosenFrom, c.size())));
+    line.set("rejected_messages", F.arrayNode().addAll(r.subList(rejectedFrom, r.size())));
     return write(line);
+  }
+
+  /** The SFT rendering of a trajectory, up to its last assistant message with text (its final answer). */
+  private static List<JsonNode> answered(Trajectory t) {
+    List<JsonNode> messages = new ArrayList<>();
+    sftShape(t).get("messages").forEach(messages::add);
+    while (!messages.isEmpty() && !(isRole(messages.get(messages.size() - 1), "assistant")
+        && !messages.get(messages.size() - 1).path("content").asText("").isBlank())) {
+      messages.remove(messages.size() - 1);
+    }
+    return messages;
+  }
+
+  /**
+   * Whether two sessions' messages say the same: role, text compared as prompts are, tool calls by
+   * name and arguments. Call ids are not compared: each session's calls have ids of their own.
+   */
+  private static boolean sameTurn(JsonNode a, JsonNode b) {
+    return comparable(a).equals(comparable(b));
+  }
+
+  private static JsonNode comparable(JsonNode m) {
+    ObjectNode copy = ((ObjectNode) m).deepCopy();
+    copy.remove("tool_call_id");
+    copy.put("content", normalisePrompt(m.path("content").asText("")));
+    if (copy.get("tool_calls") instanceof ArrayNode calls) {
+      for (JsonNode call : calls) ((ObjectNode) call).remove("id");
+    }
+    return copy;
+  }
+
+  private static boolean isRole(JsonNode m, String role) {
+    return role.equals(m.path("role").asText());
+  }
+
+  private static boolean asksSomething(List<JsonNode> messages) {
+    return firstUserTurn(messages) >= 0;
+  }
+
+  /** The index of the first user message with text, -1 without one. */
+  private static int firstUserTurn(List<JsonNode> messages) {
+    for (int i = 0; i < messages.size(); i++) {
+      if (isRole(messages.get(i), "user") && !messages.get(i).path("content").asText("").isBlank()) return i;
+    }
+    return -1;
   }
 
   /** How prompts are compared for DPO pairs: NFKC, trimmed, whitespace runs collapsed, lower case. */

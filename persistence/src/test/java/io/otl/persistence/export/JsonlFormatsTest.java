@@ -157,6 +157,82 @@ class JsonlFormatsTest {
     }
   }
 
+  /** A booking conversation: system, question, clarification, a search with its result, a final turn. */
+  private static Trajectory booking(String id, String callId, String lastUser, String lastAnswer) throws Exception {
+    return new Trajectory.Builder(id)
+        .add(new AgentSession.MessageRecorded("m0", T, T, Role.system, "You are TravelBot.", null, null))
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "I need to book a flight.", null, null))
+        .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "Where to, and when?", null, null))
+        .add(new AgentSession.MessageRecorded("m3", T, T, Role.user, "Paris, May 3rd.", null, null))
+        .add(new AgentSession.ToolCallRecorded("t1", T, T, callId, "search_flights",
+            JSON.readTree("{\"to\":\"Paris\"}"), JSON.readTree("{\"flights\":[\"AF123\"]}"), true, 10L))
+        .add(new AgentSession.MessageRecorded("m4", T, T, Role.assistant, "AF123 leaves at 9am. Book it?", null, null))
+        .add(new AgentSession.MessageRecorded("m5", T, T, Role.user, lastUser, null, null))
+        .add(new AgentSession.MessageRecorded("m6", T, T, Role.assistant, lastAnswer, null, null))
+        .add(new AgentSession.MessageRecorded("m7", T, T, Role.user, "thanks", null, null))
+        .build();
+  }
+
+  /**
+   * A multi-turn pair: the answers reply to the whole conversation before them, not to the first
+   * question. The line was {"prompt":"I need to book a flight.","chosen":"Booked AF123.",…}: the
+   * system prompt, the destination and the search were lost, and the model learned to book without
+   * asking. Now both sides share the conversation up to where the sessions differ (tool call ids,
+   * which each session has of its own, do not count) and each goes on with what it said.
+   */
+  @Test
+  void aMultiTurnDpoPairKeepsTheConversationBeforeTheAnswers() throws Exception {
+    Trajectory chosen = booking("good", "call_a", "Yes, book it.", "Booked AF123.");
+    Trajectory rejected = booking("bad", "call_b", "Yes, book it.", "Sorry, I cannot book flights.");
+    JsonNode line = JSON.readTree(JsonlFormats.dpo(chosen, rejected));
+    assertEquals("I need to book a flight.", line.get("prompt").asText(), "design §6's texts stay");
+    assertEquals("Booked AF123.", line.get("chosen").asText());
+    assertEquals("Sorry, I cannot book flights.", line.get("rejected").asText());
+    JsonNode prompt = line.get("messages");
+    StringBuilder roles = new StringBuilder();
+    for (JsonNode m : prompt) roles.append(m.get("role").asText()).append(' ');
+    assertEquals("system user assistant user assistant tool assistant user ", roles.toString(), prompt.toString());
+    assertEquals("Yes, book it.", prompt.get(prompt.size() - 1).get("content").asText());
+    assertEquals("call_a", prompt.get(4).get("tool_calls").get(0).get("id").asText());
+    assertEquals(JSON.readTree("[{\"role\":\"assistant\",\"content\":\"Booked AF123.\"}]"), line.get("chosen_messages"),
+        "the closing thanks after the answer is not part of it");
+    assertEquals(JSON.readTree("[{\"role\":\"assistant\",\"content\":\"Sorry, I cannot book flights.\"}]"),
+        line.get("rejected_messages"));
+  }
+
+  /** Sessions that part earlier each keep what followed: the shared part ends before an assistant turn. */
+  @Test
+  void dpoSidesThatPartAtAUserTurnGoOnFromTheLastSharedAssistantTurn() throws Exception {
+    Trajectory chosen = booking("good", "call_a", "Yes, book it.", "Booked AF123.");
+    Trajectory rejected = booking("bad", "call_b", "No, later.", "Booked AF123.");
+    JsonNode line = JSON.readTree(JsonlFormats.dpo(chosen, rejected));
+    assertEquals(6, line.get("messages").size(), line.toString());
+    assertEquals("tool", line.get("messages").get(5).get("role").asText());
+    JsonNode c = line.get("chosen_messages");
+    JsonNode r = line.get("rejected_messages");
+    assertEquals(3, c.size(), c.toString());
+    assertEquals("AF123 leaves at 9am. Book it?", c.get(0).get("content").asText());
+    assertEquals("Yes, book it.", c.get(1).get("content").asText());
+    assertEquals("No, later.", r.get(1).get("content").asText());
+  }
+
+  /** One-turn sessions give what they gave, with the system prompt now in the shared part. */
+  @Test
+  void aOneTurnDpoPairIsTheQuestionAndTheTwoAnswers() throws Exception {
+    Trajectory a = new Trajectory.Builder("a")
+        .add(new AgentSession.MessageRecorded("m0", T, T, Role.system, "Be brief.", null, null))
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "Capital of France?", null, null))
+        .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "Paris.", null, null)).build();
+    Trajectory b = new Trajectory.Builder("b")
+        .add(new AgentSession.MessageRecorded("m0", T, T, Role.system, "Be brief.", null, null))
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "capital of  france?", null, null))
+        .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "Lyon.", null, null)).build();
+    assertEquals("{\"prompt\":\"Capital of France?\",\"chosen\":\"Paris.\",\"rejected\":\"Lyon.\","
+        + "\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},{\"role\":\"user\",\"content\":\"Capital of France?\"}],"
+        + "\"chosen_messages\":[{\"role\":\"assistant\",\"content\":\"Paris.\"}],"
+        + "\"rejected_messages\":[{\"role\":\"assistant\",\"content\":\"Lyon.\"}]}", JsonlFormats.dpo(a, b));
+  }
+
   @Test
   void theTaskIsTheClientsTaskIdElseTheNormalisedPrompt() {
     Trajectory a = new Trajectory.Builder("a")
