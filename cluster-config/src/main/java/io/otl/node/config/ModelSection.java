@@ -10,7 +10,8 @@ import java.util.Optional;
 /**
  * The AgentScope {@code model} section ({@code agentscope.model}: provider, base URL, API key, model
  * name, timeout, retries), parsed and checked once. It is the agent's base model, registered as
- * version v0. The key comes from {@code ${ENV}} in the file; {@link #toString} never shows it.
+ * version v0; the gateway calls its base URL with its key, timeout and retries. The key comes from
+ * {@code ${ENV}} in the file; {@link #toString} never shows it.
  *
  * @param baseUrl the OpenAI base URL as AgentScope users write it (the gateway appends
  *     {@code /chat/completions})
@@ -73,28 +74,6 @@ public record ModelSection(
       lines.add(PATH + "." + key + ": unknown key, ignored" + (close == null ? "" : " (did you mean " + close + "?)"));
     }
     return lines;
-  }
-
-  /**
-   * One start-up warning for each key of the section that the node reads but does not act on, naming
-   * what governs instead: the gateway calls every version with its own timeout and no retry of its own.
-   */
-  public static List<String> notHonoured(Config root) {
-    if (!root.hasPath(PATH)) return List.of();
-    Config c = root.getConfig(PATH);
-    List<String> warnings = new ArrayList<>();
-    String gatewayTimeout = "agentscope.training.gateway.timeout";
-    if (c.hasPath("timeout-seconds")) {
-      String timeout = root.hasPath(gatewayTimeout) ? root.getDuration(gatewayTimeout).toSeconds() + "s" : "its default";
-      warnings.add(PATH + ".timeout-seconds = " + c.getValue("timeout-seconds").unwrapped() + ": not used: a call through"
-          + " the gateway waits " + gatewayTimeout + " (" + timeout + ") for any model version; set that instead");
-    }
-    if (c.hasPath("max-retries")) {
-      warnings.add(PATH + ".max-retries = " + c.getValue("max-retries").unwrapped() + ": not used: the gateway does not"
-          + " retry a model call (with gateway.fallback-to-stable a candidate's failure is tried once on the stable);"
-          + " the agent's own client retries what the gateway answers with 502/504");
-    }
-    return warnings;
   }
 
   private static String string(Config c, String key, String fallback, List<String> errors) {

@@ -102,7 +102,6 @@ public final class NodeConfig {
     if (!errors.isEmpty()) throw new ConfigValidationException(errors, unknown);
     unknown.forEach(log::warn);
     warnings.forEach(log::warn);
-    ModelSection.notHonoured(merged).forEach(log::warn);
     return merged;
   }
 

@@ -11,6 +11,7 @@ import io.otl.node.serving.ServingSettings;
 import io.otl.node.simulator.SimulatorSettings;
 import io.otl.persistence.JournalSettings;
 import io.otl.persistence.kafka.KafkaSettings;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -76,8 +77,10 @@ public record NodeSettings(
     });
     Optional<ModelSection> model = ModelSection.fromRoot(root);
     // The model section's key belongs to its base URL (v0's server): the gateway sends it there only.
+    // Its timeout and retries are how its users want that server called, and the gateway is now its client.
     Optional<GatewaySettings> gateway = http.enabled()
-        ? Optional.of(model.map(m -> GatewaySettings.fromConfig(training).withEndpointKey(m.baseUrl(), m.apiKey()))
+        ? Optional.of(model.map(m -> GatewaySettings.fromConfig(training).withEndpointKey(m.baseUrl(), m.apiKey())
+                .withServerCalls(m.baseUrl(), Duration.ofSeconds(m.timeoutSeconds()), m.maxRetries()))
             .orElseGet(() -> GatewaySettings.fromConfig(training)))
         : Optional.empty();
     return new NodeSettings(JournalSettings.fromConfig(training), SessionSettings.fromConfig(training),

@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  * Keeps pekko-http's {@code idle-timeout} above the gateway's longest wait. Nothing moves on a
  * connection while a model writes a whole answer, and pekko-http closes a connection idle that long
  * even with a request in progress: its 60 s default cut answers the gateway would still have waited
- * for ({@link GatewaySettings#answerTimeout}: gateway.timeout, twice with fallback-to-stable).
+ * for ({@link GatewaySettings#answerTimeout}: gateway.timeout, or the model section's timeout_seconds
+ * times its attempts, twice with fallback-to-stable).
  */
 public final class SlowAnswers {
   private static final Logger log = LoggerFactory.getLogger(SlowAnswers.class);
@@ -31,8 +32,10 @@ public final class SlowAnswers {
     Duration idle = config.getDuration(IDLE_TIMEOUT);
     Duration needed = gateway.get().answerTimeout().plus(MARGIN);
     if (idle.compareTo(needed) >= 0) return config;
-    log.info("{} raised from {} s to {} s: above the gateway's longest wait (gateway.timeout {} s{})", IDLE_TIMEOUT,
-        idle.toSeconds(), needed.toSeconds(), gateway.get().timeout().toSeconds(),
+    log.info("{} raised from {} s to {} s: above the gateway's longest wait ({} s: gateway.timeout {} s{}{})",
+        IDLE_TIMEOUT, idle.toSeconds(), needed.toSeconds(), gateway.get().answerTimeout().toSeconds(),
+        gateway.get().timeout().toSeconds(),
+        gateway.get().endpointCalls().isEmpty() ? "" : ", the model section's timeout-seconds and max-retries",
         gateway.get().fallbackToStable() ? ", twice with fallback-to-stable" : "");
     return ConfigFactory.parseMap(Map.of(IDLE_TIMEOUT, needed.toMillis() + "ms")).withFallback(config);
   }

@@ -26,6 +26,7 @@ import io.otl.http.ClientConnection;
 import io.otl.http.ContentEncoding;
 import io.otl.http.Json;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -98,6 +99,7 @@ public final class GatewayRoutes {
   private final KnownSessions knownSessions = new KnownSessions(KNOWN_SESSIONS);
   /** Where recordings are prepared and sent, after the answer is on its way to the agent. */
   private final java.util.concurrent.Executor recording;
+  private final ActorSystem<?> system;
   /** Sessions whose owner, stored ids and completion this gateway remembers. */
   static final int KNOWN_SESSIONS = 20_000;
 
@@ -116,6 +118,7 @@ public final class GatewayRoutes {
     this.owners = owners;
     this.turns = turns;
     this.recording = system.executionContext();
+    this.system = system;
     this.traffic = traffic;
     this.settings = settings;
     this.identity = new GatewayIdentity(settings);
@@ -123,7 +126,7 @@ public final class GatewayRoutes {
     this.router = router;
     this.stableRoute = stableRoute;
     this.recorder = new TurnRecorder(collector, desensitizer, maxTextLength);
-    this.upstream = new Upstream(system, settings.timeout());
+    this.upstream = new Upstream(system, settings.longestAttempt());
     this.metrics = new GatewayMetrics(apiMetrics.registry(), traffic);
     this.apiMetrics = apiMetrics;
     this.materializer = Materializer.matFromSystem(system);
@@ -430,22 +433,24 @@ public final class GatewayRoutes {
     metrics.call(c.agent(), d.version());
     CompletionStage<HttpResponse> sent;
     try {
-      sent = upstream.send(d, c.request(), settings.upstreamKeyFor(c.agent(), d.endpoint()));
+      Upstream.chatUrl(d);
     } catch (OpenAiError e) {
       return failed(c, d, fallbackFrom, "connect", e.getMessage(), upStart);
     }
+    GatewaySettings.ServerCalls calls = settings.callsTo(d.endpoint());
+    sent = sendRetrying(c, d, calls, 0);
     return sent.handle((resp, err) -> {
       if (err != null) {
         Throwable e = unwrap(err);
         boolean timeout = e instanceof TimeoutException;
         return failed(c, d, fallbackFrom, timeout ? "timeout" : "connect",
-            timeout ? "the model server did not answer within " + timeoutAsConfigured()
-                : "the model server is unreachable (" + e.getClass().getSimpleName() + ")", upStart);
+            timeout ? "the model server did not answer within " + timeoutAsConfigured(d.endpoint()) + tries(calls)
+                : "the model server is unreachable (" + e.getClass().getSimpleName() + ")" + tries(calls), upStart);
       }
       int status = resp.status().intValue();
       if (status >= 500) {
         resp.discardEntityBytes(materializer);
-        return failed(c, d, fallbackFrom, "status", "the model server answered HTTP " + status, upStart);
+        return failed(c, d, fallbackFrom, "status", "the model server answered HTTP " + status + tries(calls), upStart);
       }
       if (status == 404 && d.servedModel() != null && !d.servedModel().isBlank()) {
         // The gateway named this model, not the agent: a model server that does not know it has lost
@@ -465,13 +470,42 @@ public final class GatewayRoutes {
     }).thenCompose(x -> x);
   }
 
+  /**
+   * One upstream call, sent again after a pause while the server is unreachable, silent or answers
+   * 5xx and its {@code maxRetries} allow (the AgentScope model section's {@code max_retries} for v0's
+   * server; none for other servers). Nothing has reached the agent yet, so a retry is invisible to it.
+   * Completes with the last answer or failure.
+   */
+  private CompletionStage<HttpResponse> sendRetrying(Call c, ModelVersion.RouteDecision d,
+      GatewaySettings.ServerCalls calls, int retried) {
+    CompletionStage<HttpResponse> sent =
+        upstream.send(d, c.request(), settings.upstreamKeyFor(c.agent(), d.endpoint()), calls.timeout());
+    if (retried >= calls.maxRetries()) return sent;
+    return sent.handle((resp, err) -> {
+      boolean retry = err != null || resp.status().intValue() >= 500;
+      if (!retry) return CompletableFuture.completedFuture(resp);
+      if (resp != null) resp.discardEntityBytes(materializer);
+      int n = retried + 1;
+      log.info("gateway: agent {} session {} version {}: upstream {}, retry {} of {}", c.agent(), c.sessionId(),
+          d.version(), err != null ? unwrap(err).getClass().getSimpleName() : "HTTP " + resp.status().intValue(),
+          n, calls.maxRetries());
+      return org.apache.pekko.pattern.Patterns.after(GatewaySettings.ServerCalls.backoff(n), system,
+          () -> sendRetrying(c, d, calls, n));
+    }).thenCompose(x -> x);
+  }
+
+  /** How often a failed call was tried, for its error message; nothing when it was tried once. */
+  private static String tries(GatewaySettings.ServerCalls calls) {
+    return calls.maxRetries() == 0 ? "" : " (tried " + (calls.maxRetries() + 1) + " times: agentscope.model.max-retries)";
+  }
+
   /** The upstream refused the request (4xx): its error goes back to the agent; nothing is recorded. */
   private CompletionStage<HttpResponse> clientError(Call c, ModelVersion.RouteDecision d, HttpResponse resp) {
     int status = resp.status().intValue();
     // Nothing is recorded, so a claim made for this call holds no session (forgetting a real entry
     // only costs the next call a journal read).
     if (c.known().isEmpty()) knownSessions.forget(c.sessionId());
-    return resp.entity().toStrict(settings.timeout().toMillis(), materializer).thenApply(strict -> {
+    return resp.entity().toStrict(settings.callsTo(d.endpoint()).timeout().toMillis(), materializer).thenApply(strict -> {
       metrics.request(c.agent(), d.version(), status);
       String text = strict.getData().decodeString(StandardCharsets.UTF_8);
       HttpResponse out;
@@ -520,12 +554,12 @@ public final class GatewayRoutes {
 
   private CompletionStage<HttpResponse> wholeOut(Call c, ModelVersion.RouteDecision d, String fallbackFrom,
       HttpResponse resp, long upStart) {
-    return resp.entity().toStrict(settings.timeout().toMillis(), materializer).handle((strict, err) -> {
+    return resp.entity().toStrict(settings.callsTo(d.endpoint()).timeout().toMillis(), materializer).handle((strict, err) -> {
       if (err != null) {
         Throwable e = unwrap(err);
         boolean timeout = e instanceof TimeoutException;
         return failed(c, d, fallbackFrom, timeout ? "timeout" : "stream", timeout
-            ? "the model server did not finish its answer within " + settings.timeout()
+            ? "the model server did not finish its answer within " + timeoutAsConfigured(d.endpoint())
             : "the model server's answer could not be read (" + e.getClass().getSimpleName() + ")", upStart);
       }
       long upEnd = System.nanoTime();
@@ -574,7 +608,7 @@ public final class GatewayRoutes {
     // Registered before the first byte goes out: the agent may act on the answer the moment the stream ends.
     TurnsInFlight.Turn turn = begin(c);
     Source<ByteString, Object> body = resp.entity().getDataBytes()
-        .idleTimeout(settings.timeout())
+        .idleTimeout(settings.callsTo(d.endpoint()).timeout())
         .map(bytes -> {
           answer.feed(bytes.toArray(), System.nanoTime());
           return bytes;
@@ -587,8 +621,9 @@ public final class GatewayRoutes {
         // (or cut), which OpenAI clients read as a complete answer or a network fault; OpenAI's
         // servers end such a stream with an error event, which the SDKs raise as an API error.
         .recover(new org.apache.pekko.japi.pf.PFBuilder<Throwable, ByteString>()
-            .match(Throwable.class, e -> midStreamError(unwrap(e)) != null,
-                e -> ByteString.fromString(answer.separatorBeforeNextEvent() + midStreamError(unwrap(e)).sseEvent()))
+            .match(Throwable.class, e -> midStreamError(unwrap(e), d.endpoint()) != null,
+                e -> ByteString.fromString(answer.separatorBeforeNextEvent()
+                    + midStreamError(unwrap(e), d.endpoint()).sseEvent()))
             .build());
     metrics.added(true, (upStart - c.startNanos() - c.failedUpstreamNanos().get()) / 1e9);
     metrics.request(c.agent(), d.version(), 200);
@@ -607,7 +642,7 @@ public final class GatewayRoutes {
     if (!answer.finished()) {
       Throwable e = err == null ? null : unwrap(err);
       if (e instanceof TimeoutException) {
-        error = "the model server went silent for " + timeoutAsConfigured() + " mid-stream";
+        error = "the model server went silent for " + timeoutAsConfigured(d.endpoint()) + " mid-stream";
         metrics.upstreamError(c.agent(), d.version(), "timeout");
       } else if (e != null && fromUpstream(e)) {
         error = "the model server's stream broke: " + e.getClass().getSimpleName();
@@ -625,17 +660,19 @@ public final class GatewayRoutes {
    * {@code gateway.timeout} as a configuration file writes it, and its key: the agent and the operator
    * read it in error messages, where Java's {@code PT1M} meant nothing to either.
    */
-  private String timeoutAsConfigured() {
-    long ms = settings.timeout().toMillis();
+  private String timeoutAsConfigured(String endpoint) {
+    Duration own = settings.callsTo(endpoint).timeout();
+    boolean gateway = !settings.endpointCalls().containsKey(GatewaySettings.normalized(endpoint));
+    long ms = own.toMillis();
     String value = ms % 60_000 == 0 && ms > 0 ? ms / 60_000 + "m" : ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
-    return value + " (gateway.timeout)";
+    return value + (gateway ? " (gateway.timeout)" : " (agentscope.model.timeout-seconds)");
   }
 
   /** The error a failed upstream stream ends with, or null when the failure is not the upstream's. */
-  private OpenAiError midStreamError(Throwable e) {
+  private OpenAiError midStreamError(Throwable e, String endpoint) {
     if (e instanceof TimeoutException) {
       return new OpenAiError(504, "timeout", null, "upstream_timeout",
-          "the model server went silent for " + timeoutAsConfigured() + " mid-stream");
+          "the model server went silent for " + timeoutAsConfigured(endpoint) + " mid-stream");
     }
     if (fromUpstream(e)) {
       return new OpenAiError(502, "upstream_error", null, "upstream_unavailable",

@@ -37,13 +37,54 @@ public record GatewaySettings(
     int maxInFlight,
     boolean fallbackToStable,
     boolean captureTokens,
-    Map<String, String> endpointKeys) {
+    Map<String, String> endpointKeys,
+    Map<String, ServerCalls> endpointCalls) {
+
+  /**
+   * How the gateway calls one model server: the AgentScope {@code model} section's
+   * {@code timeout_seconds} and {@code max_retries} for its {@code base_url} (v0's server).
+   *
+   * @param timeout each attempt's limit, as {@code gateway.timeout} is for other servers
+   * @param maxRetries attempts after the first when the server is unreachable, silent or answers 5xx
+   */
+  public record ServerCalls(Duration timeout, int maxRetries) {
+    /** The pause before retry {@code n} (1, 2, …): 0.5 s doubling, at most 8 s (OpenAI's SDKs' schedule). */
+    public static Duration backoff(int n) {
+      return Duration.ofMillis(Math.min(8_000L, 500L << Math.min(n - 1, 4)));
+    }
+
+    /** The longest a call can take: every attempt timing out, with the pauses between. */
+    Duration longest() {
+      Duration total = timeout.multipliedBy(maxRetries + 1L);
+      for (int n = 1; n <= maxRetries; n++) total = total.plus(backoff(n));
+      return total;
+    }
+  }
 
   public GatewaySettings {
     apiKeys = Map.copyOf(apiKeys);
     operatorTokens = List.copyOf(operatorTokens);
     upstreamKeys = Map.copyOf(upstreamKeys);
     endpointKeys = Map.copyOf(endpointKeys);
+    endpointCalls = Map.copyOf(endpointCalls);
+  }
+
+  /** How calls to the server at {@code endpoint} are bounded and retried: its own settings, else {@code timeout} and none. */
+  public ServerCalls callsTo(String endpoint) {
+    return endpointCalls.getOrDefault(normalized(endpoint), new ServerCalls(timeout, 0));
+  }
+
+  /**
+   * These settings, with calls to the model server at {@code endpoint} waiting {@code timeout} per
+   * attempt and retried {@code maxRetries} times: the AgentScope {@code model} section's settings
+   * for its base URL, which its users set for exactly these calls.
+   */
+  public GatewaySettings withServerCalls(String endpoint, Duration timeout, int maxRetries) {
+    if (endpoint == null) return this;
+    Map<String, ServerCalls> calls = new LinkedHashMap<>(endpointCalls);
+    calls.put(normalized(endpoint), new ServerCalls(timeout, maxRetries));
+    return new GatewaySettings(enabled, apiKeys, operatorTokens, upstreamKeys, upstreamApiKey, defaultAgent,
+        this.timeout, maxBodyBytes, maxInFlight, fallbackToStable, captureTokens, endpointKeys, calls);
   }
 
   public boolean authEnabled() {
@@ -69,11 +110,11 @@ public record GatewaySettings(
     Map<String, String> keys = new LinkedHashMap<>(endpointKeys);
     keys.put(normalized(endpoint), key);
     return new GatewaySettings(enabled, apiKeys, operatorTokens, upstreamKeys, upstreamApiKey, defaultAgent, timeout,
-        maxBodyBytes, maxInFlight, fallbackToStable, captureTokens, keys);
+        maxBodyBytes, maxInFlight, fallbackToStable, captureTokens, keys, endpointCalls);
   }
 
   /** {@code http://h:9000/api/} and {@code http://h:9000/api} name one server. */
-  private static String normalized(String endpoint) {
+  static String normalized(String endpoint) {
     if (endpoint == null) return "";
     String e = endpoint.trim();
     while (e.endsWith("/")) e = e.substring(0, e.length() - 1);
@@ -109,7 +150,7 @@ public record GatewaySettings(
     }
     return new GatewaySettings(g.getBoolean("enabled"), keys, operatorTokens, upstream, g.getString("upstream-api-key"),
         g.getString("default-agent"), g.getDuration("timeout"), g.getBytes("max-body-bytes"),
-        g.getInt("max-in-flight"), g.getBoolean("fallback-to-stable"), g.getBoolean("capture-tokens"), Map.of());
+        g.getInt("max-in-flight"), g.getBoolean("fallback-to-stable"), g.getBoolean("capture-tokens"), Map.of(), Map.of());
   }
 
   /** Never prints a key. */
@@ -118,14 +159,28 @@ public record GatewaySettings(
     return "GatewaySettings[enabled=" + enabled + ", agentsWithKeys=" + apiKeys.keySet() + ", operatorTokens="
         + (operatorTokens.isEmpty() ? "none" : operatorTokens.size() + " set") + ", timeout=" + timeout
         + ", maxBodyBytes=" + maxBodyBytes + ", fallbackToStable=" + fallbackToStable + ", captureTokens="
-        + captureTokens + "]";
+        + captureTokens + (endpointCalls.isEmpty() ? "" : ", modelServerCalls=" + endpointCalls) + "]";
+  }
+
+  /** The longest one upstream attempt may take: {@code timeout}, or a model server's own when longer. */
+  public Duration longestAttempt() {
+    Duration longest = timeout;
+    for (ServerCalls c : endpointCalls.values()) {
+      if (c.timeout().compareTo(longest) > 0) longest = c.timeout();
+    }
+    return longest;
   }
 
   /**
-   * How long a chat call may take before the server gives up on it: an upstream call and, with
-   * fallback-to-stable, the retry on the stable, each bounded by {@code timeout}, plus room to answer.
+   * How long a chat call may take before the server gives up on it: an upstream call (with a
+   * server's own retries, the longest of them) and, with fallback-to-stable, the call of the stable,
+   * plus room to answer.
    */
   public Duration answerTimeout() {
-    return timeout.multipliedBy(fallbackToStable ? 2 : 1).plusSeconds(10);
+    Duration longest = timeout;
+    for (ServerCalls c : endpointCalls.values()) {
+      if (c.longest().compareTo(longest) > 0) longest = c.longest();
+    }
+    return longest.multipliedBy(fallbackToStable ? 2 : 1).plusSeconds(10);
   }
 }

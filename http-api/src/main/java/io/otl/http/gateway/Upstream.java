@@ -63,9 +63,11 @@ final class Upstream {
   /**
    * Sends the request body (with {@code model} replaced by the served model, when the route names
    * one). Completes with the response head; fails with a {@link java.util.concurrent.TimeoutException}
-   * after the timeout, and then discards the late response so its connection returns to the pool.
+   * after {@code timeout} (the server's own, else gateway.timeout), and then discards the late
+   * response so its connection returns to the pool.
    */
-  CompletionStage<HttpResponse> send(ModelVersion.RouteDecision d, ChatRequest request, String upstreamKey) {
+  CompletionStage<HttpResponse> send(ModelVersion.RouteDecision d, ChatRequest request, String upstreamKey,
+      Duration timeout) {
     String url = chatUrl(d);
     // The agent's bytes go out as they came, unless the served model name replaces its model.
     byte[] bytes = request.raw();

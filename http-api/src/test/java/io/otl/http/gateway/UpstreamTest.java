@@ -61,7 +61,7 @@ class UpstreamTest {
   void theAgentsBytesGoOutUnchangedWhenNoServedModelIsNamed() throws Exception {
     String json = "{\"model\":\"default\",  \"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"top_k\":1e-5}";
     Upstream up = new Upstream(kit.system(), Duration.ofSeconds(5));
-    HttpResponse r = up.send(new RouteDecision("a", "s", "v1", base() + "/v1", null), request(json), "")
+    HttpResponse r = up.send(new RouteDecision("a", "s", "v1", base() + "/v1", null), request(json), "", Duration.ofSeconds(5))
         .toCompletableFuture().get(10, TimeUnit.SECONDS);
     r.discardEntityBytes(kit.system());
     assertEquals("/v1/chat/completions", lastRequest.get().getUri().path());
@@ -73,7 +73,7 @@ class UpstreamTest {
   void theServedModelReplacesTheModelAndTheUpstreamKeyIsSent() throws Exception {
     String json = "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"vendor_x\":{\"a\":1}}";
     Upstream up = new Upstream(kit.system(), Duration.ofSeconds(5));
-    up.send(new RouteDecision("a", "s", "v2", base() + "/v1/", "agent-a-v2"), request(json), "up-key")
+    up.send(new RouteDecision("a", "s", "v2", base() + "/v1/", "agent-a-v2"), request(json), "up-key", Duration.ofSeconds(5))
         .toCompletableFuture().get(10, TimeUnit.SECONDS).discardEntityBytes(kit.system());
     JsonNode sent = Json.MAPPER.readTree(lastBody.get());
     assertEquals("agent-a-v2", sent.path("model").asText());
@@ -107,7 +107,7 @@ class UpstreamTest {
   void anUpperCaseSchemeIsCalled() throws Exception {
     Upstream up = new Upstream(kit.system(), Duration.ofSeconds(5));
     String json = "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
-    HttpResponse r = up.send(decision(base().replace("http://", "HTTP://") + "/v1"), request(json), "")
+    HttpResponse r = up.send(decision(base().replace("http://", "HTTP://") + "/v1"), request(json), "", Duration.ofSeconds(5))
         .toCompletableFuture().get(10, TimeUnit.SECONDS);
     r.discardEntityBytes(kit.system());
     assertEquals(200, r.status().intValue());

@@ -1,0 +1,130 @@
+package io.otl.node.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The AgentScope {@code model} section's {@code timeout_seconds} and {@code max_retries} say how its
+ * users want their model server called; with the agent pointed at the gateway, the gateway is that
+ * server's client. Both were parsed and only warned about: a provider's passing 503 reached the agent
+ * as a 502, and a section's short timeout was never applied (gateway.timeout was).
+ */
+class ModelSectionCallsTest {
+
+  private static final byte[] ANSWER = ("{\"id\":\"chatcmpl-r1\",\"object\":\"chat.completion\",\"created\":1,"
+      + "\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hello\"},"
+      + "\"finish_reason\":\"stop\"}]}").getBytes(StandardCharsets.UTF_8);
+
+  @Test
+  void aProviderFailingLessOftenThanMaxRetriesAnswersTheAgent() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    // Unavailable twice, then well: within max_retries = 3.
+    HttpServer provider = provider(exchange -> calls.incrementAndGet() <= 2 ? 503 : 200, null);
+    try (TrainingNode node = node("retries", provider, 60, 3)) {
+      Http.Response r = new Http(node.httpPort()).chat("retry-bot", "retry-s-1", "Hi", false);
+
+      assertEquals(200, r.status(), r.body());
+      assertTrue(r.body().contains("hello"), r.body());
+      assertEquals(3, calls.get());
+    } finally {
+      provider.stop(0);
+    }
+  }
+
+  @Test
+  void aProviderStillFailingAfterMaxRetriesIsA502NamingTheTries() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    HttpServer provider = provider(exchange -> {
+      calls.incrementAndGet();
+      return 503;
+    }, null);
+    try (TrainingNode node = node("retries-spent", provider, 60, 2)) {
+      Http.Response r = new Http(node.httpPort()).chat("retry-bot", "retry-s-2", "Hi", false);
+
+      assertEquals(502, r.status(), r.body());
+      assertTrue(r.body().contains("tried 3 times: agentscope.model.max-retries"), r.body());
+      assertEquals(3, calls.get());
+    } finally {
+      provider.stop(0);
+    }
+  }
+
+  @Test
+  void aSilentProviderGetsTheSectionsTimeoutNotTheGateways() throws Exception {
+    // Never answers until the test ends: only timeout_seconds (1 s, not gateway.timeout's 60 s) ends the call.
+    CountDownLatch end = new CountDownLatch(1);
+    AtomicInteger calls = new AtomicInteger();
+    HttpServer provider = provider(exchange -> {
+      calls.incrementAndGet();
+      return 200;
+    }, end);
+    try (TrainingNode node = node("timeout", provider, 1, 0)) {
+      Http.Response r = new Http(node.httpPort()).chat("slow-bot", "slow-s-1", "Hi", false);
+
+      assertEquals(504, r.status(), r.body());
+      assertTrue(r.body().contains("did not answer within 1s (agentscope.model.timeout-seconds)"), r.body());
+      assertEquals(1, calls.get());
+    } finally {
+      end.countDown();
+      provider.stop(0);
+    }
+  }
+
+  private interface Status {
+    int of(com.sun.net.httpserver.HttpExchange exchange);
+  }
+
+  /** An OpenAI-compatible provider at /api answering with {@code status}; holding each call until {@code hold} opens. */
+  private static HttpServer provider(Status status, CountDownLatch hold) throws Exception {
+    HttpServer provider = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    provider.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+    provider.createContext("/api/chat/completions", exchange -> {
+      exchange.getRequestBody().readAllBytes();
+      int code = status.of(exchange);
+      if (hold != null) {
+        try {
+          hold.await(120, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      byte[] body = code == 200 ? ANSWER
+          : "{\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}".getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().add("Content-Type", "application/json");
+      exchange.sendResponseHeaders(code, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    provider.start();
+    return provider;
+  }
+
+  /** A node whose config.toml's model section, as AgentScope users write it, names the provider. */
+  private static TrainingNode node(String name, HttpServer provider, int timeoutSeconds, int maxRetries)
+      throws Exception {
+    Path dir = TestDatabases.outputDir("model-calls-" + name);
+    Path toml = Files.writeString(dir.resolve("config.toml"), String.join("\n",
+        "[model]",
+        "provider = \"openai-compatible\"",
+        "base_url = \"http://127.0.0.1:" + provider.getAddress().getPort() + "/api\"",
+        "model_name = \"gpt-4o-mini\"",
+        "timeout_seconds = " + timeoutSeconds,
+        "max_retries = " + maxRetries, ""));
+    return TrainingNode.start(Optional.of(toml), TestDatabases.node(TestDatabases.h2(dir), true));
+  }
+}
