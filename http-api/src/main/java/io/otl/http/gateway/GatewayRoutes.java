@@ -20,7 +20,6 @@ import io.otl.core.api.ModelRouter;
 import io.otl.core.api.SessionOwners;
 import io.otl.core.api.StableRoute;
 import io.otl.core.model.ModelVersion;
-import io.otl.core.session.AgentSession;
 import io.otl.core.session.SessionModel;
 import io.otl.http.ClientConnection;
 import io.otl.http.ContentEncoding;
@@ -30,14 +29,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -55,8 +52,6 @@ import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.http.javadsl.server.PathMatchers;
 import org.apache.pekko.http.javadsl.server.RejectionHandler;
 import org.apache.pekko.http.javadsl.server.Route;
-import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
-import org.apache.pekko.pattern.AskTimeoutException;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
@@ -82,23 +77,17 @@ public final class GatewayRoutes {
   private final DataCollector collector;
   private final ModelRouter router;
   private final StableRoute stableRoute;
-  private final TurnRecorder recorder;
   private final Upstream upstream;
   private final GatewayMetrics metrics;
-  /** The node's event counters: a turn's recorded events count as the events API's do. */
-  private final io.otl.http.ApiMetrics apiMetrics;
+  private final GatewayModels models;
+  private final ChatBodies bodies;
+  private final TurnRecording turnRecording;
   private final Materializer materializer;
   private final AtomicInteger inFlight = new AtomicInteger();
   private final GatewayTraffic traffic;
   /** Owners read from the journal without starting the session; null: ask the session itself. */
   private final SessionOwners owners;
-  /** Turns answered but not yet recorded, which the session routes wait for (a rating right after the answer). */
-  private final TurnsInFlight turns;
-  /** A session's recordings run one after the other, so each numbers its messages against what the one before it stored. */
-  private final io.otl.http.InTurn recordings = new io.otl.http.InTurn();
   private final KnownSessions knownSessions = new KnownSessions(KNOWN_SESSIONS);
-  /** Where recordings are prepared and sent, after the answer is on its way to the agent. */
-  private final java.util.concurrent.Executor recording;
   private final ActorSystem<?> system;
   /** Sessions whose owner, stored ids and completion this gateway remembers. */
   static final int KNOWN_SESSIONS = 20_000;
@@ -116,8 +105,6 @@ public final class GatewayRoutes {
       StableRoute stableRoute, io.otl.http.ApiMetrics apiMetrics, io.otl.core.session.Desensitizer desensitizer,
       int maxTextLength, GatewayTraffic traffic, SessionOwners owners, TurnsInFlight turns) {
     this.owners = owners;
-    this.turns = turns;
-    this.recording = system.executionContext();
     this.system = system;
     this.traffic = traffic;
     this.settings = settings;
@@ -125,11 +112,13 @@ public final class GatewayRoutes {
     this.collector = collector;
     this.router = router;
     this.stableRoute = stableRoute;
-    this.recorder = new TurnRecorder(collector, desensitizer, maxTextLength);
     this.upstream = new Upstream(system, settings.longestAttempt());
     this.metrics = new GatewayMetrics(apiMetrics.registry(), traffic);
-    this.apiMetrics = apiMetrics;
     this.materializer = Materializer.matFromSystem(system);
+    this.models = new GatewayModels(identity);
+    this.bodies = new ChatBodies(settings, materializer);
+    this.turnRecording = new TurnRecording(new TurnRecorder(collector, desensitizer, maxTextLength), knownSessions,
+        turns, system.executionContext(), metrics, apiMetrics);
   }
 
   /**
@@ -150,50 +139,20 @@ public final class GatewayRoutes {
     return concat(
         pathPrefix(segment("chat").slash("completions"), () -> concat(
             pathEndOrSingleSlash(() -> concat(
-                get(() -> extractRequest(request -> complete(storedCompletions(request, false)))),
+                get(() -> extractRequest(request -> complete(GatewayModels.storedCompletions(request, false)))),
                 sealed(post(() -> withRequestTimeout(answerTimeout(), () ->
                     extractRequest(request -> completeWithFuture(limited(() -> chat(request))))))))),
-            extractRequest(request -> complete(storedCompletions(request, true))))),
+            extractRequest(request -> complete(GatewayModels.storedCompletions(request, true))))),
         pathPrefix("models", () -> pathEndOrSingleSlash(() -> sealed(get(() -> extractRequest(request ->
-            complete(guard(() -> models(request)))))))),
-        pathPrefix(segment("models").slash(LOGICAL_MODEL), () -> pathEndOrSingleSlash(() -> get(() ->
-            extractRequest(request -> identity.callsAsAgent(request) ? sealed(complete(guard(() -> model(request))))
+            complete(guard(() -> models.list(request)))))))),
+        pathPrefix(segment("models").slash(GatewayModels.LOGICAL_MODEL), () -> pathEndOrSingleSlash(() -> get(() ->
+            extractRequest(request -> identity.callsAsAgent(request) ? sealed(complete(guard(() -> models.retrieve(request))))
                 : reject())))),
         pathPrefix(segment("models").slash(segment()), id -> pathEndOrSingleSlash(() -> get(() ->
-            extractRequest(request -> identity.callsAsAgent(request) && !id.equals(agentOrNull(request))
-                ? sealed(complete(guard(() -> unknownModel(request, id)))) : reject())))),
-        pathPrefix(PathMatchers.segment(OPENAI_ELSEWHERE), name -> extractRequest(request ->
-            complete(notServed(request, name)))));
-  }
-
-  /**
-   * OpenAI's other resources under {@code /v1}. An OpenAI client pointed at the node (responses,
-   * legacy completions, embeddings …) got the API's 404 {@code {"error":"not_found"}}, which its
-   * SDK cannot read as an error object (no type, no code) and whose message did not say that only
-   * chat completions are served. None of these names is an API path.
-   */
-  private static final java.util.regex.Pattern OPENAI_ELSEWHERE = java.util.regex.Pattern.compile(
-      "completions|embeddings|responses|moderations|images|audio|files|uploads|batches|fine_tuning|assistants"
-          + "|threads|vector_stores|realtime|conversations|containers|evals");
-
-  private static HttpResponse notServed(HttpRequest request, String name) {
-    return new OpenAiError(404, "invalid_request_error", null, "unknown_url",
-        "the inference gateway does not serve " + request.method().value() + " /v1/" + name
-            + ": it serves POST /v1/chat/completions and GET /v1/models (docs/gateway.md)").response();
-  }
-
-  /**
-   * OpenAI's stored chat completions ({@code GET /v1/chat/completions}, {@code GET|POST|DELETE
-   * /v1/chat/completions/{id}}, {@code GET …/{id}/messages}): the gateway stores none, so they are
-   * URLs it does not serve, answered as OpenAI answers those (404 {@code unknown_url}). They were a
-   * 405 or the API's 404, which an OpenAI client's {@code chat.completions.list()} or
-   * {@code retrieve(id)} could not read. The id is not named back: a path segment may hold anything.
-   */
-  private static HttpResponse storedCompletions(HttpRequest request, boolean withId) {
-    return new OpenAiError(404, "invalid_request_error", null, "unknown_url",
-        "the inference gateway does not serve " + request.method().value() + " /v1/chat/completions"
-            + (withId ? "/{id}…" : "") + ": it stores no chat completions (OpenAI's stored completions); it serves"
-            + " POST /v1/chat/completions and GET /v1/models (docs/gateway.md)").response();
+            extractRequest(request -> identity.callsAsAgent(request) && !id.equals(models.agentOrNull(request))
+                ? sealed(complete(guard(() -> models.unknown(request, id)))) : reject())))),
+        pathPrefix(PathMatchers.segment(GatewayModels.OPENAI_ELSEWHERE), name -> extractRequest(request ->
+            complete(GatewayModels.notServed(request, name)))));
   }
 
   /**
@@ -237,79 +196,18 @@ public final class GatewayRoutes {
     } catch (RuntimeException e) {
       result = CompletableFuture.failedFuture(e);
     }
-    return result.exceptionally(GatewayRoutes::toResponse).whenComplete((r, e) -> inFlight.decrementAndGet());
+    return result.exceptionally(GatewayErrors::toResponse).whenComplete((r, e) -> inFlight.decrementAndGet());
   }
 
   private static HttpResponse guard(java.util.function.Supplier<HttpResponse> handler) {
     try {
       return handler.get();
     } catch (RuntimeException e) {
-      return toResponse(e);
+      return GatewayErrors.toResponse(e);
     }
-  }
-
-  // ---------------------------------------------------------------- GET /v1/models
-
-  /** The one model an agent sees: its requests' {@code model} is replaced by the routed version's anyway. */
-  static final String LOGICAL_MODEL = "default";
-
-  private HttpResponse models(HttpRequest request) {
-    return Json.ok(Map.of("object", "list", "data", List.of(modelObject(identity.identify(request)))));
-  }
-
-  /**
-   * {@code GET /v1/models/default}, OpenAI's retrieve of the model {@link #models} lists: the
-   * OpenAI SDKs' {@code models.retrieve("default")} got the design's {@code /v1/models/{agentId}}
-   * answer instead (404, agent "default" unknown, not OpenAI's shape).
-   */
-  private HttpResponse model(HttpRequest request) {
-    return Json.ok(modelObject(identity.identify(request)));
-  }
-
-  /**
-   * {@code GET /v1/models/<other>} from an agent's OpenAI client ({@code models.retrieve("gpt-4o-mini")},
-   * as frameworks check the model they were configured with): OpenAI's 404 {@code model_not_found}, in
-   * OpenAI's error object. It was the design's {@code /v1/models/{agentId}} answer for an agent named
-   * after the model, which the client could not parse ({@code code} null) and whose message named the
-   * wrong thing. The caller's own agent id still reaches the design's view.
-   */
-  /** Named back only when no built-in rule finds personal data in it: a path segment may hold anything. */
-  private static String shownModel(String model) {
-    if (!io.otl.core.session.Desensitizer.builtInScanner().findings(model).isEmpty()) return "this model";
-    return "the model '" + (model.length() > 64 ? model.substring(0, 64) + "…" : model) + "'";
-  }
-
-  private HttpResponse unknownModel(HttpRequest request, String model) {
-    String agent = identity.identify(request);
-    throw new OpenAiError(404, "invalid_request_error", "model", "model_not_found",
-        shownModel(model) + " does not exist here: agent "
-            + agent + " is served the model '" + LOGICAL_MODEL + "' (GET /v1/models); a chat completion may name"
-            + " any model, the version routed for its session answers");
-  }
-
-  private String agentOrNull(HttpRequest request) {
-    try {
-      return identity.identify(request);
-    } catch (RuntimeException e) {
-      return null;
-    }
-  }
-
-  private static Map<String, Object> modelObject(String agent) {
-    return Map.of("id", LOGICAL_MODEL, "object", "model", "created", 0, "owned_by", agent);
   }
 
   // ---------------------------------------------------------------- POST /v1/chat/completions
-
-  /**
-   * One call's context, fixed before the upstream is called; {@code failedUpstreamNanos}: time spent
-   * on an upstream attempt that failed before the fallback (the model server's, not the gateway's);
-   * {@code receivedAt}: the request's arrival, the time of the messages it brings; {@code clientGone}:
-   * completes when the agent's connection ends.
-   */
-  private record Call(String agent, String sessionId, ChatRequest request, Set<String> known,
-      String routedVersion, long startNanos, Instant receivedAt, boolean recorded, AtomicLong failedUpstreamNanos,
-      CompletionStage<Done> clientGone) {}
 
   private CompletionStage<HttpResponse> chat(HttpRequest http) {
     long start = System.nanoTime();
@@ -322,8 +220,8 @@ public final class GatewayRoutes {
           "Content-Encoding is " + encoding + "; the gateway takes request bodies uncompressed");
     }
     long declared = http.entity().getContentLengthOption().orElse(-1L);
-    if (declared > settings.maxBodyBytes()) return refuseOversized(http, declared);
-    return readBody(http).thenCompose(strict -> {
+    if (declared > settings.maxBodyBytes()) return bodies.refuseOversized(http, declared);
+    return bodies.readBody(http).thenCompose(strict -> {
           ChatRequest request = ChatRequest.parse(strict.getData().toArray());
           Optional<String> header = GatewayIdentity.single(http, SESSION_HEADER);
           String sessionId = header.orElse(request.metadataSessionId());
@@ -353,7 +251,7 @@ public final class GatewayRoutes {
             KnownSessions.Entry entry = found != null || generated || routeFailure != null ? found
                 : knownSessions.claim(session, agent, d.version());
             if (entry != null) checkOwner(entry.owner(), agent, session, sessionParam);
-            if (routeFailure != null) throw new CompletionException(unwrap(routeFailure));
+            if (routeFailure != null) throw new CompletionException(GatewayErrors.unwrap(routeFailure));
             return forward(agent, session, request, entry, d, start, ClientConnection.closedOf(http));
           }).thenCompose(x -> x));
         });
@@ -371,7 +269,7 @@ public final class GatewayRoutes {
       log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", agent, session);
     }
     Instant receivedAt = Instant.now().minusNanos(System.nanoTime() - start);
-    return attempt(new Call(agent, session, request, known, d.version(), start, receivedAt, !completed,
+    return attempt(new ChatCall(agent, session, request, known, d.version(), start, receivedAt, !completed,
         new AtomicLong(), clientGone), d, null);
   }
 
@@ -387,7 +285,7 @@ public final class GatewayRoutes {
     return owners.ownerOf(sessionId).<CompletionStage<KnownSessions.Entry>>handle((owner, err) -> {
       if (err != null) {
         log.warn("gateway: the journal did not say who owns session {} ({}); asking the session", sessionId,
-            unwrap(err).getClass().getSimpleName());
+            GatewayErrors.unwrap(err).getClass().getSimpleName());
         return askSession(sessionId);
       }
       // Stored ids unknown: the recording sends the history the request carries, the session drops
@@ -428,7 +326,7 @@ public final class GatewayRoutes {
   }
 
   /** Calls one version; on an upstream failure, once more on the stable when allowed. */
-  private CompletionStage<HttpResponse> attempt(Call c, ModelVersion.RouteDecision d, String fallbackFrom) {
+  private CompletionStage<HttpResponse> attempt(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom) {
     long upStart = System.nanoTime();
     metrics.call(c.agent(), d.version());
     CompletionStage<HttpResponse> sent;
@@ -441,7 +339,7 @@ public final class GatewayRoutes {
     sent = sendRetrying(c, d, calls, 0);
     return sent.handle((resp, err) -> {
       if (err != null) {
-        Throwable e = unwrap(err);
+        Throwable e = GatewayErrors.unwrap(err);
         boolean timeout = e instanceof TimeoutException;
         return failed(c, d, fallbackFrom, timeout ? "timeout" : "connect",
             timeout ? "the model server did not answer within " + timeoutAsConfigured(d.endpoint()) + tries(calls)
@@ -476,7 +374,7 @@ public final class GatewayRoutes {
    * server; none for other servers). Nothing has reached the agent yet, so a retry is invisible to it.
    * Completes with the last answer or failure.
    */
-  private CompletionStage<HttpResponse> sendRetrying(Call c, ModelVersion.RouteDecision d,
+  private CompletionStage<HttpResponse> sendRetrying(ChatCall c, ModelVersion.RouteDecision d,
       GatewaySettings.ServerCalls calls, int retried) {
     CompletionStage<HttpResponse> sent =
         upstream.send(d, c.request(), settings.upstreamKeyFor(c.agent(), d.endpoint()), calls.timeout());
@@ -487,7 +385,7 @@ public final class GatewayRoutes {
       if (resp != null) resp.discardEntityBytes(materializer);
       int n = retried + 1;
       log.info("gateway: agent {} session {} version {}: upstream {}, retry {} of {}", c.agent(), c.sessionId(),
-          d.version(), err != null ? unwrap(err).getClass().getSimpleName() : "HTTP " + resp.status().intValue(),
+          d.version(), err != null ? GatewayErrors.unwrap(err).getClass().getSimpleName() : "HTTP " + resp.status().intValue(),
           n, calls.maxRetries());
       return org.apache.pekko.pattern.Patterns.after(GatewaySettings.ServerCalls.backoff(n), system,
           () -> sendRetrying(c, d, calls, n));
@@ -500,7 +398,7 @@ public final class GatewayRoutes {
   }
 
   /** The upstream refused the request (4xx): its error goes back to the agent; nothing is recorded. */
-  private CompletionStage<HttpResponse> clientError(Call c, ModelVersion.RouteDecision d, HttpResponse resp) {
+  private CompletionStage<HttpResponse> clientError(ChatCall c, ModelVersion.RouteDecision d, HttpResponse resp) {
     int status = resp.status().intValue();
     // Nothing is recorded, so a claim made for this call holds no session (forgetting a real entry
     // only costs the next call a journal read).
@@ -524,7 +422,7 @@ public final class GatewayRoutes {
     });
   }
 
-  private CompletionStage<HttpResponse> failed(Call c, ModelVersion.RouteDecision d, String fallbackFrom, String kind,
+  private CompletionStage<HttpResponse> failed(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom, String kind,
       String message, long upStart) {
     metrics.upstreamError(c.agent(), d.version(), kind);
     log.warn("gateway: agent {} session {} version {}: upstream {} failure: {}", c.agent(), c.sessionId(),
@@ -547,16 +445,17 @@ public final class GatewayRoutes {
       metrics.request(c.agent(), d.version(), status);
       OpenAiError error = new OpenAiError(status, timeout ? "timeout" : "upstream_error", null,
           timeout ? "upstream_timeout" : "upstream_unavailable", "model version " + d.version() + ": " + message);
-      record(c, d, fallbackFrom, new TurnRecorder.Outcome(null, false, error.getMessage(), 0, totalMs), begin(c));
+      turnRecording.record(c, d, fallbackFrom, new TurnRecorder.Outcome(null, false, error.getMessage(), 0, totalMs),
+          turnRecording.begin(c));
       return CompletableFuture.completedFuture(withHeaders(error.response(), c, d));
     });
   }
 
-  private CompletionStage<HttpResponse> wholeOut(Call c, ModelVersion.RouteDecision d, String fallbackFrom,
+  private CompletionStage<HttpResponse> wholeOut(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom,
       HttpResponse resp, long upStart) {
     return resp.entity().toStrict(settings.callsTo(d.endpoint()).timeout().toMillis(), materializer).handle((strict, err) -> {
       if (err != null) {
-        Throwable e = unwrap(err);
+        Throwable e = GatewayErrors.unwrap(err);
         boolean timeout = e instanceof TimeoutException;
         return failed(c, d, fallbackFrom, timeout ? "timeout" : "stream", timeout
             ? "the model server did not finish its answer within " + timeoutAsConfigured(d.endpoint())
@@ -572,13 +471,13 @@ public final class GatewayRoutes {
       long totalMs = (upEnd - upStart) / 1_000_000;
       observe(c, d, answer, upEnd - upStart, upEnd - upStart);
       // Registered now: the agent may act on the answer the moment it has it.
-      TurnsInFlight.Turn turn = begin(c);
+      TurnsInFlight.Turn turn = turnRecording.begin(c);
       AtomicBoolean settled = new AtomicBoolean();
       Consumer<Boolean> delivered = ok -> {
         if (!settled.compareAndSet(false, true)) return;
         if (!ok) metrics.aborted(c.agent(), d.version());
         // Recorded off the response path: the agent's latency is the model's, not the journal's.
-        record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, !ok, null, totalMs, totalMs), turn);
+        turnRecording.record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, !ok, null, totalMs, totalMs), turn);
       };
       // Delivered once the answer is handed to the connection; aborted when the connection ends first
       // (the agent gave up waiting: pekko-http then drops the answer unsent, its body never read).
@@ -602,11 +501,11 @@ public final class GatewayRoutes {
   }
 
   /** Passes the event stream through as it arrives; records the answer when the stream ends. */
-  private CompletionStage<HttpResponse> streamOut(Call c, ModelVersion.RouteDecision d, String fallbackFrom,
+  private CompletionStage<HttpResponse> streamOut(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom,
       HttpResponse resp, long upStart) {
     Completion answer = new Completion(settings.captureTokens());
     // Registered before the first byte goes out: the agent may act on the answer the moment the stream ends.
-    TurnsInFlight.Turn turn = begin(c);
+    TurnsInFlight.Turn turn = turnRecording.begin(c);
     Source<ByteString, Object> body = resp.entity().getDataBytes()
         .idleTimeout(settings.callsTo(d.endpoint()).timeout())
         .map(bytes -> {
@@ -621,9 +520,9 @@ public final class GatewayRoutes {
         // (or cut), which OpenAI clients read as a complete answer or a network fault; OpenAI's
         // servers end such a stream with an error event, which the SDKs raise as an API error.
         .recover(new org.apache.pekko.japi.pf.PFBuilder<Throwable, ByteString>()
-            .match(Throwable.class, e -> midStreamError(unwrap(e), d.endpoint()) != null,
+            .match(Throwable.class, e -> midStreamError(GatewayErrors.unwrap(e), d.endpoint()) != null,
                 e -> ByteString.fromString(answer.separatorBeforeNextEvent()
-                    + midStreamError(unwrap(e), d.endpoint()).sseEvent()))
+                    + midStreamError(GatewayErrors.unwrap(e), d.endpoint()).sseEvent()))
             .build());
     metrics.added(true, (upStart - c.startNanos() - c.failedUpstreamNanos().get()) / 1e9);
     metrics.request(c.agent(), d.version(), 200);
@@ -632,7 +531,7 @@ public final class GatewayRoutes {
         .addHeader(RawHeader.create("Cache-Control", "no-cache")), c, d));
   }
 
-  private void streamEnded(Call c, ModelVersion.RouteDecision d, String fallbackFrom, Completion answer,
+  private void streamEnded(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom, Completion answer,
       long upStart, Throwable err, TurnsInFlight.Turn turn) {
     long end = System.nanoTime();
     long totalMs = (end - upStart) / 1_000_000;
@@ -640,7 +539,7 @@ public final class GatewayRoutes {
     String error = null;
     boolean aborted = false;
     if (!answer.finished()) {
-      Throwable e = err == null ? null : unwrap(err);
+      Throwable e = err == null ? null : GatewayErrors.unwrap(err);
       if (e instanceof TimeoutException) {
         error = "the model server went silent for " + timeoutAsConfigured(d.endpoint()) + " mid-stream";
         metrics.upstreamError(c.agent(), d.version(), "timeout");
@@ -653,7 +552,7 @@ public final class GatewayRoutes {
       }
     }
     observe(c, d, answer, end - upStart, firstMs * 1_000_000);
-    record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, aborted, error, firstMs, totalMs), turn);
+    turnRecording.record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, aborted, error, firstMs, totalMs), turn);
   }
 
   /**
@@ -688,182 +587,16 @@ public final class GatewayRoutes {
         || name.contains("ResponseParsing") || name.contains("IllegalResponse");
   }
 
-  private void observe(Call c, ModelVersion.RouteDecision d, Completion a, long totalNanos, long firstNanos) {
+  private void observe(ChatCall c, ModelVersion.RouteDecision d, Completion a, long totalNanos, long firstNanos) {
     metrics.tokens(c.agent(), d.version(), a.promptTokens(), a.completionTokens());
     metrics.latency(c.agent(), d.version(), totalNanos / 1e9, firstNanos / 1e9);
   }
 
-  /**
-   * Records the turn, after the answer: the inputs (hashes, desensitized ids) are built and sent on
-   * another thread, so neither they nor the journal delay the agent. A recording failure never
-   * costs the agent its answer; it is counted and logged.
-   */
-  private void record(Call c, ModelVersion.RouteDecision d, String fallbackFrom, TurnRecorder.Outcome outcome,
-      TurnsInFlight.Turn turn) {
-    if (!c.recorded()) {
-      turn.end();
-      return;
-    }
-    Instant answeredAt = c.receivedAt().plusNanos(System.nanoTime() - c.startNanos());
-    // After the session's previous recording: an agent that sends its next turn the moment it has the
-    // answer had that turn recorded against ids not yet updated, and a recurring message lost.
-    recordings.run(c.sessionId(), () -> {
-      CompletableFuture<Void> settled = new CompletableFuture<>();
-      recording.execute(() -> recordOne(c, d, fallbackFrom, outcome, answeredAt, settled));
-      return settled;
-    }).whenComplete((ok, err) -> turn.end());
-  }
-
-  /** Builds the turn's inputs and sends them; {@code settled} completes once the reply is counted. */
-  private void recordOne(Call c, ModelVersion.RouteDecision d, String fallbackFrom, TurnRecorder.Outcome outcome,
-      Instant answeredAt, CompletableFuture<Void> settled) {
-    List<io.otl.core.session.SessionInput> inputs;
-    CompletionStage<AgentSession.RecordReply> sent;
-    try {
-      // What is known now, after the turns recorded before this one: its last message and ids
-      // together, so that recurring messages are numbered against the history as stored.
-      KnownSessions.Entry now = knownSessions.get(c.sessionId());
-      boolean aligned = now != null && c.agent().equals(now.owner()) && now.lastMessage() != null;
-      inputs = recorder.inputs(aligned ? now.eventIds() : c.known(), aligned ? now.lastMessage() : null,
-          c.request(), c.routedVersion(), d.version(), d.servedModel(), fallbackFrom, outcome, c.receivedAt(),
-          answeredAt);
-      sent = recorder.submit(c.sessionId(), c.agent(), inputs);
-    } catch (RuntimeException e) {
-      try {
-        recorded(c, null, e, List.of());
-      } finally {
-        settled.complete(null);
-      }
-      return;
-    }
-    sent.whenComplete((reply, err) -> {
-      try {
-        recorded(c, reply, err, inputs);
-      } finally {
-        settled.complete(null);
-      }
-    });
-  }
-
-  /** A turn of a recorded session, registered until its recording is settled. */
-  private TurnsInFlight.Turn begin(Call c) {
-    return c.recorded() ? turns.begin(c.sessionId()) : TurnsInFlight.Turn.NONE;
-  }
-
-  private void recorded(Call c, AgentSession.RecordReply reply, Throwable err,
-      List<io.otl.core.session.SessionInput> inputs) {
-    if (err == null && reply instanceof AgentSession.Recorded r) {
-      // otl_events_accepted_total counted only the events API's and OTLP's events, so a node fed by
-      // the gateway alone showed 0 while its sessions filled up.
-      apiMetrics.eventsAccepted(r.accepted(), r.duplicates());
-      if (r.sampled()) {
-        knownSessions.recorded(c.sessionId(), c.agent(), c.routedVersion(), c.known(),
-            inputs.stream().map(io.otl.core.session.SessionInput::eventId).toList());
-      } else {
-        knownSessions.forget(c.sessionId()); // sampled out: nothing stored, so no owner to hold to
-      }
-      return;
-    }
-    if (err == null && reply instanceof AgentSession.Rejected r && r.code() == AgentSession.RejectionCode.CONFLICT
-        && !"agentId".equals(r.field())) {
-      // Completed since the gateway last saw it (idle timeout): the agent keeps its answer, unrecorded.
-      knownSessions.completed(c.sessionId());
-      metrics.unrecorded(c.agent(), "session_completed");
-      log.info("gateway: agent {} session {} is completed; this call was forwarded but not recorded", c.agent(),
-          c.sessionId());
-      return;
-    }
-    knownSessions.forget(c.sessionId());
-    metrics.recordFailure(c.agent());
-    log.warn("gateway: agent {} session {}: the call was not recorded: {}", c.agent(), c.sessionId(),
-        err != null ? unwrap(err).toString() : ((AgentSession.Rejected) reply).message());
-  }
-
-  private static HttpResponse withHeaders(HttpResponse r, Call c, ModelVersion.RouteDecision d) {
+  private static HttpResponse withHeaders(HttpResponse r, ChatCall c, ModelVersion.RouteDecision d) {
     List<HttpHeader> h = new ArrayList<>();
     h.add(RawHeader.create(SESSION_HEADER, c.sessionId()));
     h.add(RawHeader.create(VERSION_HEADER, d.version()));
     return r.addHeaders(h);
   }
 
-  // ---------------------------------------------------------------- errors
-
-  /** Bodies declared up to this size (or twice the limit, if more) are read to the end before the 413. */
-  private static final long DRAIN_LIMIT = 8L * 1024 * 1024;
-
-  /**
-   * 413 for a body declared over the limit. Answered at once, the connection closes under a client
-   * still uploading, which then reads a reset instead of OpenAI's error (seen under load); so a body
-   * of moderate size is read and discarded first, within the gateway's timeout, as the API does.
-   */
-  private CompletionStage<HttpResponse> refuseOversized(HttpRequest http, long declared) {
-    if (declared > Math.max(DRAIN_LIMIT, 2 * settings.maxBodyBytes())) throw tooLarge();
-    return http.entity().withoutSizeLimit().getDataBytes()
-        .takeWithin(settings.timeout())
-        .runWith(org.apache.pekko.stream.javadsl.Sink.ignore(), materializer)
-        .handle((done, err) -> tooLarge().response());
-  }
-
-  /**
-   * The whole body within {@code gateway.timeout}. What the client does wrong while sending it is its
-   * 4xx: a connection closed mid-upload was a 500 with a stack trace logged at ERROR per request, and a
-   * body trickled past the timeout a 503 {@code journal_timeout} blaming the node (a flood of either
-   * filled the log and the 5xx series). The 408 closes the connection, as the rest of the body is unread.
-   */
-  private CompletionStage<org.apache.pekko.http.javadsl.model.HttpEntity.Strict> readBody(HttpRequest http) {
-    return http.entity().withSizeLimit(settings.maxBodyBytes())
-        .toStrict(settings.timeout().toMillis(), materializer)
-        .handle((strict, err) -> {
-          if (err == null) return CompletableFuture.completedFuture(strict);
-          Throwable e = unwrap(err);
-          if (e instanceof TimeoutException) {
-            throw new OpenAiError(408, "invalid_request_error", null, "request_timeout",
-                "the request body did not arrive within " + settings.timeout().toMillis() + " ms (gateway.timeout)");
-          }
-          if (e instanceof org.apache.pekko.http.scaladsl.model.EntityStreamException
-              && !(e instanceof EntityStreamSizeException)) {
-            throw new OpenAiError(400, "invalid_request_error", null, "incomplete_body",
-                "the connection closed before the request body was complete");
-          }
-          return CompletableFuture.<org.apache.pekko.http.javadsl.model.HttpEntity.Strict>failedFuture(e);
-        })
-        .thenCompose(stage -> stage);
-  }
-
-  private OpenAiError tooLarge() {
-    return new OpenAiError(413, "invalid_request_error", null, "request_too_large",
-        "the request body is larger than the gateway's limit of " + settings.maxBodyBytes()
-            + " bytes (gateway.max-body-bytes)");
-  }
-
-  private static HttpResponse toResponse(Throwable t) {
-    Throwable e = unwrap(t);
-    if (e instanceof OpenAiError o) return o.response();
-    if (e instanceof EntityStreamSizeException s) {
-      return new OpenAiError(413, "invalid_request_error", null, "request_too_large",
-          "the request body is larger than the gateway's limit of " + s.limit() + " bytes (gateway.max-body-bytes)")
-          .response();
-    }
-    if (e instanceof ModelRouter.InvalidRouteException i) {
-      return new OpenAiError(400, "invalid_request_error", null, "invalid_value", i.getMessage()).response();
-    }
-    if (e instanceof ModelRouter.NoVersionException n) {
-      return new OpenAiError(404, "invalid_request_error", "model", "model_not_found", n.getMessage()).response();
-    }
-    if (e instanceof AskTimeoutException || e instanceof TimeoutException) {
-      return new OpenAiError(503, "service_unavailable", null, "journal_timeout",
-          "the node did not answer in time; nothing was forwarded, retry the request").response();
-    }
-    log.error("gateway: unexpected failure", e);
-    return new OpenAiError(500, "server_error", null, null, "unexpected failure: " + e.getClass().getSimpleName())
-        .response();
-  }
-
-  private static Throwable unwrap(Throwable t) {
-    Throwable e = t;
-    while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
-  }
 }

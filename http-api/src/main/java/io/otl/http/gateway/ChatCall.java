@@ -1,0 +1,17 @@
+package io.otl.http.gateway;
+
+import java.time.Instant;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.Done;
+
+/**
+ * One call's context, fixed before the upstream is called; {@code failedUpstreamNanos}: time spent
+ * on an upstream attempt that failed before the fallback (the model server's, not the gateway's);
+ * {@code receivedAt}: the request's arrival, the time of the messages it brings; {@code clientGone}:
+ * completes when the agent's connection ends.
+ */
+record ChatCall(String agent, String sessionId, ChatRequest request, Set<String> known,
+    String routedVersion, long startNanos, Instant receivedAt, boolean recorded, AtomicLong failedUpstreamNanos,
+    CompletionStage<Done> clientGone) {}

@@ -1,0 +1,98 @@
+package io.otl.http.gateway;
+
+import io.otl.http.Json;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+
+/**
+ * What an agent's OpenAI client reads besides chat completions: {@code GET /v1/models} and its
+ * retrieve, and OpenAI's 404s for the resources the gateway does not serve, all in OpenAI's shapes.
+ */
+final class GatewayModels {
+  private final GatewayIdentity identity;
+
+  GatewayModels(GatewayIdentity identity) {
+    this.identity = identity;
+  }
+
+  /** The one model an agent sees: its requests' {@code model} is replaced by the routed version's anyway. */
+  static final String LOGICAL_MODEL = "default";
+
+  HttpResponse list(HttpRequest request) {
+    return Json.ok(Map.of("object", "list", "data", List.of(modelObject(identity.identify(request)))));
+  }
+
+  /**
+   * {@code GET /v1/models/default}, OpenAI's retrieve of the model {@link #list} lists: the
+   * OpenAI SDKs' {@code models.retrieve("default")} got the design's {@code /v1/models/{agentId}}
+   * answer instead (404, agent "default" unknown, not OpenAI's shape).
+   */
+  HttpResponse retrieve(HttpRequest request) {
+    return Json.ok(modelObject(identity.identify(request)));
+  }
+
+  /** Named back only when no built-in rule finds personal data in it: a path segment may hold anything. */
+  private static String shownModel(String model) {
+    if (!io.otl.core.session.Desensitizer.builtInScanner().findings(model).isEmpty()) return "this model";
+    return "the model '" + (model.length() > 64 ? model.substring(0, 64) + "…" : model) + "'";
+  }
+
+  /**
+   * {@code GET /v1/models/<other>} from an agent's OpenAI client ({@code models.retrieve("gpt-4o-mini")},
+   * as frameworks check the model they were configured with): OpenAI's 404 {@code model_not_found}, in
+   * OpenAI's error object. It was the design's {@code /v1/models/{agentId}} answer for an agent named
+   * after the model, which the client could not parse ({@code code} null) and whose message named the
+   * wrong thing. The caller's own agent id still reaches the design's view.
+   */
+  HttpResponse unknown(HttpRequest request, String model) {
+    String agent = identity.identify(request);
+    throw new OpenAiError(404, "invalid_request_error", "model", "model_not_found",
+        shownModel(model) + " does not exist here: agent "
+            + agent + " is served the model '" + LOGICAL_MODEL + "' (GET /v1/models); a chat completion may name"
+            + " any model, the version routed for its session answers");
+  }
+
+  String agentOrNull(HttpRequest request) {
+    try {
+      return identity.identify(request);
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static Map<String, Object> modelObject(String agent) {
+    return Map.of("id", LOGICAL_MODEL, "object", "model", "created", 0, "owned_by", agent);
+  }
+
+  /**
+   * OpenAI's other resources under {@code /v1}. An OpenAI client pointed at the node (responses,
+   * legacy completions, embeddings …) got the API's 404 {@code {"error":"not_found"}}, which its
+   * SDK cannot read as an error object (no type, no code) and whose message did not say that only
+   * chat completions are served. None of these names is an API path.
+   */
+  static final java.util.regex.Pattern OPENAI_ELSEWHERE = java.util.regex.Pattern.compile(
+      "completions|embeddings|responses|moderations|images|audio|files|uploads|batches|fine_tuning|assistants"
+          + "|threads|vector_stores|realtime|conversations|containers|evals");
+
+  static HttpResponse notServed(HttpRequest request, String name) {
+    return new OpenAiError(404, "invalid_request_error", null, "unknown_url",
+        "the inference gateway does not serve " + request.method().value() + " /v1/" + name
+            + ": it serves POST /v1/chat/completions and GET /v1/models (docs/gateway.md)").response();
+  }
+
+  /**
+   * OpenAI's stored chat completions ({@code GET /v1/chat/completions}, {@code GET|POST|DELETE
+   * /v1/chat/completions/{id}}, {@code GET …/{id}/messages}): the gateway stores none, so they are
+   * URLs it does not serve, answered as OpenAI answers those (404 {@code unknown_url}). They were a
+   * 405 or the API's 404, which an OpenAI client's {@code chat.completions.list()} or
+   * {@code retrieve(id)} could not read. The id is not named back: a path segment may hold anything.
+   */
+  static HttpResponse storedCompletions(HttpRequest request, boolean withId) {
+    return new OpenAiError(404, "invalid_request_error", null, "unknown_url",
+        "the inference gateway does not serve " + request.method().value() + " /v1/chat/completions"
+            + (withId ? "/{id}…" : "") + ": it stores no chat completions (OpenAI's stored completions); it serves"
+            + " POST /v1/chat/completions and GET /v1/models (docs/gateway.md)").response();
+  }
+}

@@ -1,0 +1,130 @@
+package io.otl.http.gateway;
+
+import io.otl.core.model.ModelVersion;
+import io.otl.core.session.AgentSession;
+import io.otl.http.ApiMetrics;
+import io.otl.http.InTurn;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A gateway call's turn into its session, after the answer: one recording per session at a time,
+ * off the response path, its outcome remembered in {@link KnownSessions} and counted.
+ */
+final class TurnRecording {
+  // The gateway's one logger name, which operators filter on; this class is one part of it.
+  private static final Logger log = LoggerFactory.getLogger(GatewayRoutes.class);
+
+  private final TurnRecorder recorder;
+  private final KnownSessions knownSessions;
+  /** Turns answered but not yet recorded, which the session routes wait for (a rating right after the answer). */
+  private final TurnsInFlight turns;
+  /** A session's recordings run one after the other, so each numbers its messages against what the one before it stored. */
+  private final InTurn recordings = new InTurn();
+  /** Where recordings are prepared and sent, after the answer is on its way to the agent. */
+  private final Executor recording;
+  private final GatewayMetrics metrics;
+  /** The node's event counters: a turn's recorded events count as the events API's do. */
+  private final ApiMetrics apiMetrics;
+
+  TurnRecording(TurnRecorder recorder, KnownSessions knownSessions, TurnsInFlight turns, Executor recording,
+      GatewayMetrics metrics, ApiMetrics apiMetrics) {
+    this.recorder = recorder;
+    this.knownSessions = knownSessions;
+    this.turns = turns;
+    this.recording = recording;
+    this.metrics = metrics;
+    this.apiMetrics = apiMetrics;
+  }
+
+  /**
+   * Records the turn, after the answer: the inputs (hashes, desensitized ids) are built and sent on
+   * another thread, so neither they nor the journal delay the agent. A recording failure never
+   * costs the agent its answer; it is counted and logged.
+   */
+  void record(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom, TurnRecorder.Outcome outcome,
+      TurnsInFlight.Turn turn) {
+    if (!c.recorded()) {
+      turn.end();
+      return;
+    }
+    Instant answeredAt = c.receivedAt().plusNanos(System.nanoTime() - c.startNanos());
+    // After the session's previous recording: an agent that sends its next turn the moment it has the
+    // answer had that turn recorded against ids not yet updated, and a recurring message lost.
+    recordings.run(c.sessionId(), () -> {
+      CompletableFuture<Void> settled = new CompletableFuture<>();
+      recording.execute(() -> recordOne(c, d, fallbackFrom, outcome, answeredAt, settled));
+      return settled;
+    }).whenComplete((ok, err) -> turn.end());
+  }
+
+  /** Builds the turn's inputs and sends them; {@code settled} completes once the reply is counted. */
+  private void recordOne(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom, TurnRecorder.Outcome outcome,
+      Instant answeredAt, CompletableFuture<Void> settled) {
+    List<io.otl.core.session.SessionInput> inputs;
+    CompletionStage<AgentSession.RecordReply> sent;
+    try {
+      // What is known now, after the turns recorded before this one: its last message and ids
+      // together, so that recurring messages are numbered against the history as stored.
+      KnownSessions.Entry now = knownSessions.get(c.sessionId());
+      boolean aligned = now != null && c.agent().equals(now.owner()) && now.lastMessage() != null;
+      inputs = recorder.inputs(aligned ? now.eventIds() : c.known(), aligned ? now.lastMessage() : null,
+          c.request(), c.routedVersion(), d.version(), d.servedModel(), fallbackFrom, outcome, c.receivedAt(),
+          answeredAt);
+      sent = recorder.submit(c.sessionId(), c.agent(), inputs);
+    } catch (RuntimeException e) {
+      try {
+        recorded(c, null, e, List.of());
+      } finally {
+        settled.complete(null);
+      }
+      return;
+    }
+    sent.whenComplete((reply, err) -> {
+      try {
+        recorded(c, reply, err, inputs);
+      } finally {
+        settled.complete(null);
+      }
+    });
+  }
+
+  /** A turn of a recorded session, registered until its recording is settled. */
+  TurnsInFlight.Turn begin(ChatCall c) {
+    return c.recorded() ? turns.begin(c.sessionId()) : TurnsInFlight.Turn.NONE;
+  }
+
+  private void recorded(ChatCall c, AgentSession.RecordReply reply, Throwable err,
+      List<io.otl.core.session.SessionInput> inputs) {
+    if (err == null && reply instanceof AgentSession.Recorded r) {
+      // otl_events_accepted_total counted only the events API's and OTLP's events, so a node fed by
+      // the gateway alone showed 0 while its sessions filled up.
+      apiMetrics.eventsAccepted(r.accepted(), r.duplicates());
+      if (r.sampled()) {
+        knownSessions.recorded(c.sessionId(), c.agent(), c.routedVersion(), c.known(),
+            inputs.stream().map(io.otl.core.session.SessionInput::eventId).toList());
+      } else {
+        knownSessions.forget(c.sessionId()); // sampled out: nothing stored, so no owner to hold to
+      }
+      return;
+    }
+    if (err == null && reply instanceof AgentSession.Rejected r && r.code() == AgentSession.RejectionCode.CONFLICT
+        && !"agentId".equals(r.field())) {
+      // Completed since the gateway last saw it (idle timeout): the agent keeps its answer, unrecorded.
+      knownSessions.completed(c.sessionId());
+      metrics.unrecorded(c.agent(), "session_completed");
+      log.info("gateway: agent {} session {} is completed; this call was forwarded but not recorded", c.agent(),
+          c.sessionId());
+      return;
+    }
+    knownSessions.forget(c.sessionId());
+    metrics.recordFailure(c.agent());
+    log.warn("gateway: agent {} session {}: the call was not recorded: {}", c.agent(), c.sessionId(),
+        err != null ? GatewayErrors.unwrap(err).toString() : ((AgentSession.Rejected) reply).message());
+  }
+}
