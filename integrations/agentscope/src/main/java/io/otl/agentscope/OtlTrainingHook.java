@@ -226,9 +226,17 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
 
   // --- Counters, for the agent's own metrics.
 
-  /** Events the node acknowledged. */
+  /** Events the node acknowledged and keeps (a resend of stored events counts too). */
   public long delivered() {
     return sender.delivered();
+  }
+
+  /**
+   * Events the node acknowledged but did not store: their session is one its sampling drops
+   * ({@code collect-mode = sampled}, answered {@code "sampled": false}). Not in {@link #delivered()}.
+   */
+  public long notSampled() {
+    return sender.notSampled();
   }
 
   /** Events given up on: buffer full, node refused, or still failing after the retries. */
