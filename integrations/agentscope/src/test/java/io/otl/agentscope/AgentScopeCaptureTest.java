@@ -10,6 +10,7 @@ import io.agentscope.core.ReActAgent;
 import io.agentscope.core.memory.InMemoryMemory;
 import io.agentscope.core.message.Msg;
 import io.agentscope.core.message.MsgRole;
+import io.agentscope.core.model.GenerateOptions;
 import io.agentscope.core.model.OpenAIChatModel;
 import io.agentscope.core.tool.Toolkit;
 import io.otl.node.TrainingNode;
@@ -367,5 +368,60 @@ class AgentScopeCaptureTest {
     for (int i = 1; i < messages.size(); i++) {
       assertFalse(messages.get(i).path("role").asText().equals("system"), "a second system prompt: " + messages);
     }
+  }
+
+  /** The gateway lines of docs/connect-agentscope.md, as they stand there. */
+  private static void runGatewayDocExample(String nodeUrl, String conversationId) {
+    Toolkit toolkit = new Toolkit();
+    toolkit.registerTool(new OrderTools());
+    // --- docs/connect-agentscope.md gateway: begin
+    GenerateOptions headers = GenerateOptions.builder()
+        .additionalHeader("X-Agent-Id", "support-bot")        // the node's agentId
+        .additionalHeader("X-Session-Id", conversationId)     // one session per conversation
+        .build();
+    ReActAgent agent = ReActAgent.builder().name("support-bot").sysPrompt("You are a support agent.")
+        .model(OpenAIChatModel.builder().baseUrl(nodeUrl + "/v1").apiKey("unused").modelName("default").stream(false)
+            .generateOptions(headers).build())
+        .toolkit(toolkit).memory(new InMemoryMemory()).build();
+    agent.call(Msg.builder().role(MsgRole.USER).textContent("Use the tool: where is order 4711?").build()).block();
+    OtlTrainingHook training = OtlTraining.builder(TrajectorySink.http(nodeUrl)).agentId("support-bot").build();
+    training.thumbs(conversationId, true);
+    // --- docs/connect-agentscope.md gateway: end
+    try {
+      assertTrue(training.flush(Duration.ofSeconds(30)));
+      assertEquals(0, training.dropped(), "the feedback reached the gateway's session");
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    } finally {
+      training.close();
+    }
+  }
+
+  @Test
+  void theGatewayDocExampleRecordsTheAgentsCallsWithItsHeaders() throws Exception {
+    // The model's GenerateOptions.additionalHeader sends X-Agent-Id and X-Session-Id with every call: the
+    // gateway routes the calls to the agent's version and records them in that session.
+    String nodeUrl = "http://127.0.0.1:" + node.httpPort();
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    java.net.http.HttpResponse<String> registered = http.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create(nodeUrl + "/v1/models/support-bot/versions"))
+        .header("Content-Type", "application/json")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"version\":\"v1\",\"artifact\":\"file:///models/v1\","
+            + "\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(201, registered.statusCode(), registered.body());
+    String conversationId = "conv-" + java.util.UUID.randomUUID();
+    runGatewayDocExample(nodeUrl, conversationId);
+    JsonNode s = TestNode.session(node, conversationId, n -> n.path("feedback").size() == 1);
+    assertEquals("support-bot", s.path("agentId").asText());
+    assertEquals("gateway", s.path("metadata").path("source").asText(), s.toString());
+    assertEquals("v1", s.path("modelVersion").asText(), s.toString());
+    JsonNode messages = s.path("messages");
+    assertEquals("system", messages.get(0).path("role").asText(), messages.toString());
+    assertEquals("You are a support agent.", messages.get(0).path("content").asText());
+    assertEquals("user", messages.get(1).path("role").asText(), messages.toString());
+    assertEquals("assistant", messages.get(messages.size() - 1).path("role").asText(), messages.toString());
+    assertTrue(s.path("metadata").path("tools").asText().contains("lookup_order"), s.path("metadata").toString());
+    assertEquals("THUMBS_UP", s.path("feedback").get(0).path("kind").asText());
   }
 }
