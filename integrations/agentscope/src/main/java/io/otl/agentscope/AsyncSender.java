@@ -33,6 +33,7 @@ final class AsyncSender implements AutoCloseable {
   private final int maxAttempts;
   private final Duration backoff;
   private final AtomicLong delivered = new AtomicLong();
+  private final AtomicLong notSampled = new AtomicLong();
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicLong failedAttempts = new AtomicLong();
   private final AtomicLong drops = new AtomicLong();
@@ -70,6 +71,10 @@ final class AsyncSender implements AutoCloseable {
 
   long delivered() {
     return delivered.get();
+  }
+
+  long notSampled() {
+    return notSampled.get();
   }
 
   long dropped() {
@@ -166,9 +171,9 @@ final class AsyncSender implements AutoCloseable {
     for (int attempt = 1; ; attempt++) {
       Throwable failure;
       try {
-        sink.deliver(batch.sessionId(), batch.agentId(), batch.events()).toCompletableFuture()
-            .get(DELIVERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        delivered.addAndGet(batch.events().size());
+        TrajectorySink.Outcome outcome = sink.deliverWithOutcome(batch.sessionId(), batch.agentId(), batch.events())
+            .toCompletableFuture().get(DELIVERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        (outcome == TrajectorySink.Outcome.NOT_SAMPLED ? notSampled : delivered).addAndGet(batch.events().size());
         return true;
       } catch (ExecutionException e) {
         failure = e.getCause() != null ? e.getCause() : e;

@@ -17,8 +17,13 @@ final class EmbeddedSink implements TrajectorySink {
 
   @Override
   public CompletionStage<Void> deliver(String sessionId, String agentId, List<SessionInput> events) {
+    return deliverWithOutcome(sessionId, agentId, events).thenApply(outcome -> null);
+  }
+
+  @Override
+  public CompletionStage<Outcome> deliverWithOutcome(String sessionId, String agentId, List<SessionInput> events) {
     return collector.record(sessionId, agentId, events).handle((recorded, error) -> {
-      if (error == null) return null;
+      if (error == null) return recorded.sampled() ? Outcome.STORED : Outcome.NOT_SAMPLED;
       Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
       boolean refused = cause instanceof DataCollector.RecordRejectedException;
       // RecordRejectedException names the field, never the value sent: its message is the reason.

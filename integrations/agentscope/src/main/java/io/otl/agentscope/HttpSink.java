@@ -63,6 +63,11 @@ final class HttpSink implements TrajectorySink {
 
   @Override
   public CompletionStage<Void> deliver(String sessionId, String agentId, List<SessionInput> events) {
+    return deliverWithOutcome(sessionId, agentId, events).thenApply(outcome -> null);
+  }
+
+  @Override
+  public CompletionStage<Outcome> deliverWithOutcome(String sessionId, String agentId, List<SessionInput> events) {
     HttpRequest.Builder request = HttpRequest.newBuilder(
             URI.create(base + "/v1/sessions/" + URLEncoder.encode(sessionId, StandardCharsets.UTF_8) + "/events"))
         .timeout(TIMEOUT)
@@ -77,8 +82,8 @@ final class HttpSink implements TrajectorySink {
             + cause.getClass().getSimpleName() + ")", true, cause);
       }
       int status = response.statusCode();
-      String answer = errorOf(response.body(), status >= 200 && status < 300);
-      if (status >= 200 && status < 300) return null;
+      if (status >= 200 && status < 300) return outcomeOf(response.body());
+      String answer = errorOf(response.body());
       // 429 and 5xx pass; any other 4xx is the node refusing this batch, which a resend will not change.
       boolean retriable = status == 429 || status >= 500;
       throw new DeliveryException((retriable ? "the node answered " : "the node refused them with ") + status
@@ -94,9 +99,8 @@ final class HttpSink implements TrajectorySink {
    * when the answer is not that shape. At most 4 KiB of the answer is read: a proxy's HTML page is
    * not the node's reason. The node's messages name fields, never the values sent.
    */
-  static String errorOf(java.io.InputStream in, boolean skip) {
+  static String errorOf(java.io.InputStream in) {
     try (in) {
-      if (skip) return "";
       byte[] head = in.readNBytes(4096);
       com.fasterxml.jackson.databind.JsonNode json = MAPPER.readTree(head);
       if (json == null || !json.path("error").isTextual()) return "";
@@ -106,6 +110,21 @@ final class HttpSink implements TrajectorySink {
       return text.length() > MAX_REASON ? text.substring(0, MAX_REASON) + "…" : text;
     } catch (java.io.IOException | RuntimeException e) {
       return "";
+    }
+  }
+
+  /**
+   * The node's 202 {@code {"accepted","duplicates","sampled"}}: {@code "sampled": false} is a session
+   * its sampling dropped. Anything else (a proxy's empty 200, an answer without the field) is taken as
+   * stored, as before the field was read.
+   */
+  static Outcome outcomeOf(java.io.InputStream in) {
+    try (in) {
+      com.fasterxml.jackson.databind.JsonNode json = MAPPER.readTree(in.readNBytes(4096));
+      boolean dropped = json != null && json.path("sampled").isBoolean() && !json.path("sampled").asBoolean();
+      return dropped ? Outcome.NOT_SAMPLED : Outcome.STORED;
+    } catch (java.io.IOException | RuntimeException e) {
+      return Outcome.STORED;
     }
   }
 

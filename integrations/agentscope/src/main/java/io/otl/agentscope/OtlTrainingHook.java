@@ -3,7 +3,9 @@ package io.otl.agentscope;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.TextNode;
+import io.agentscope.core.ReActAgent;
 import io.agentscope.core.agent.Agent;
+import io.agentscope.core.agent.StructuredOutputCapableAgent;
 import io.agentscope.core.hook.ErrorEvent;
 import io.agentscope.core.hook.Hook;
 import io.agentscope.core.hook.HookEvent;
@@ -12,14 +14,20 @@ import io.agentscope.core.hook.PostCallEvent;
 import io.agentscope.core.hook.PostReasoningEvent;
 import io.agentscope.core.hook.PreActingEvent;
 import io.agentscope.core.hook.PreCallEvent;
+import io.agentscope.core.hook.PreReasoningEvent;
 import io.agentscope.core.message.ContentBlock;
 import io.agentscope.core.message.Msg;
 import io.agentscope.core.message.MsgRole;
 import io.agentscope.core.message.TextBlock;
 import io.agentscope.core.message.ToolResultBlock;
 import io.agentscope.core.message.ToolUseBlock;
+import io.agentscope.core.model.ToolSchema;
 import io.otl.core.Ids;
+import io.otl.core.session.Desensitizer;
 import io.otl.core.session.SessionInput;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -78,6 +86,10 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
       return size() > REMEMBERED_SESSIONS;
     }
   });
+  // The id of the system prompt, and of the tool list, last sent per session: each is sent when it
+  // changes, not with every call or reasoning step (the node would take the resends as duplicates).
+  private final Map<String, String> systemSent = remembered();
+  private final Map<String, String> toolsSent = remembered();
   private final AtomicLong captureErrors = new AtomicLong();
 
   OtlTrainingHook(AsyncSender sender, String agentId, String agentVersion, SessionIdProvider sessions) {
@@ -111,14 +123,22 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
     // without a time were stamped with their batch's arrival, so a turn's steps and latencies blurred.
     Instant at = Instant.now();
     List<SessionInput> events = new ArrayList<>();
+    List<SessionInput> schemas = List.of();
     if (event instanceof PreCallEvent pre) {
       callStarted.put(sessionId, System.nanoTime());
+      SessionInput system = systemPrompt(agent, sessionId, at);
+      if (system != null) events.add(system);
       for (Msg m : pre.getInputMessages()) {
         if (m.getRole() == MsgRole.USER || m.getRole() == MsgRole.SYSTEM) {
           events.add(new SessionInput.Message("as-msg-" + m.getId(), at, m.getRole().name().toLowerCase(Locale.ROOT),
               m.getTextContent(), null, null));
         }
       }
+    } else if (event instanceof PreReasoningEvent) {
+      // The tool list goes to the model with each reasoning call: read there, it is the list the model was
+      // offered (a tool group activated mid-call, structured output's own tool), in the gateway's form.
+      SessionInput tools = toolSchemas(agent, sessionId, at);
+      if (tools != null) schemas = List.of(tools);
     } else if (event instanceof PostReasoningEvent post) {
       Msg m = post.getReasoningMessage();
       List<ToolUseBlock> uses = m == null ? List.of() : m.getContentBlocks(ToolUseBlock.class);
@@ -155,14 +175,84 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
       events.add(new SessionInput.Reasoning("as-error-" + UUID.randomUUID(), at, index, null, "error",
           error.getError().getClass().getSimpleName()));
     }
-    if (events.isEmpty()) return;
+    if (events.isEmpty() && schemas.isEmpty()) return;
     String owner = agentId != null ? agentId : agentIdOf(agent.getName());
     agentOfSession.put(sessionId, owner);
     if (started.add(sessionId)) {
       events.add(0, new SessionInput.Start("as-start", at, agentVersion, null,
           Map.of("source", "agentscope", "agentName", String.valueOf(agent.getName()))));
     }
-    sender.offer(new AsyncSender.Batch(sessionId, owner, events));
+    if (!events.isEmpty()) sender.offer(new AsyncSender.Batch(sessionId, owner, events));
+    // A batch of their own: schemas over the node's max-text-length are refused, and only they are lost.
+    if (!schemas.isEmpty()) sender.offer(new AsyncSender.Batch(sessionId, owner, schemas));
+  }
+
+  /**
+   * The agent's system prompt as the session's system message, once: a ReActAgent puts its {@code
+   * sysPrompt} before its memory in every model call, not among the call's input messages, so the
+   * trajectory lacked the prompt the model saw. Recorded before the call's user message, where the model
+   * has it. The id derives from the (desensitized) text: a resend is a duplicate, a changed prompt is new.
+   */
+  private SessionInput systemPrompt(Agent agent, String sessionId, Instant at) {
+    if (!(agent instanceof ReActAgent react)) return null;
+    String prompt = react.getSysPrompt();
+    // ReActAgent leaves a blank sysPrompt out of the model's messages.
+    if (prompt == null || prompt.trim().isEmpty()) return null;
+    String id = "as-sys-" + digest(prompt);
+    if (id.equals(systemSent.put(sessionId, id))) return null;
+    return new SessionInput.Message(id, at, "system", prompt, null, null);
+  }
+
+  /**
+   * The tools offered to the model, stored as the gateway stores a request's {@code tools}: the
+   * session's metadata {@code tools}, the OpenAI array {@code [{"type":"function","function":{"name",
+   * "description","parameters"}}]} as JSON text, which the SFT export reads back as its {@code tools}.
+   */
+  private SessionInput toolSchemas(Agent agent, String sessionId, Instant at) {
+    if (!(agent instanceof StructuredOutputCapableAgent a) || a.getToolkit() == null) return null;
+    List<ToolSchema> offered = a.getToolkit().getToolSchemas();
+    if (offered == null || offered.isEmpty()) return null;
+    com.fasterxml.jackson.databind.node.ArrayNode tools = MAPPER.createArrayNode();
+    for (ToolSchema schema : offered) {
+      com.fasterxml.jackson.databind.node.ObjectNode fn = tools.addObject().put("type", "function").putObject("function");
+      fn.put("name", schema.getName());
+      if (schema.getDescription() != null) fn.put("description", schema.getDescription());
+      fn.set("parameters", schema.getParameters() == null ? MAPPER.createObjectNode()
+          : MAPPER.valueToTree(schema.getParameters()));
+      if (schema.getStrict() != null) fn.put("strict", schema.getStrict());
+    }
+    String text = json(tools);
+    String id = "as-tools-" + digest(text);
+    if (id.equals(toolsSent.put(sessionId, id))) return null;
+    return new SessionInput.Start(id, at, null, null, Map.of("tools", text));
+  }
+
+  private static final Desensitizer ID_TEXT = new Desensitizer(true, Desensitizer.BUILT_IN, List.of());
+
+  /**
+   * 24 letters from a SHA-256 of the text with personal data replaced (so an id gives none of it
+   * back); letters only, so no id looks like a phone or ID number, which the node refuses in ids.
+   */
+  static String digest(String text) {
+    try {
+      byte[] h = MessageDigest.getInstance("SHA-256").digest(ID_TEXT.apply(text).getBytes(StandardCharsets.UTF_8));
+      StringBuilder id = new StringBuilder(24);
+      for (int i = 0; i < 12; i++) {
+        id.append((char) ('a' + ((h[i] >> 4) & 0xf))).append((char) ('a' + (h[i] & 0xf)));
+      }
+      return id.toString();
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JDK", e);
+    }
+  }
+
+  private static <V> Map<String, V> remembered() {
+    return Collections.synchronizedMap(new LinkedHashMap<>() {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<String, V> eldest) {
+        return size() > REMEMBERED_SESSIONS;
+      }
+    });
   }
 
   /**
@@ -226,9 +316,17 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
 
   // --- Counters, for the agent's own metrics.
 
-  /** Events the node acknowledged. */
+  /** Events the node acknowledged and keeps (a resend of stored events counts too). */
   public long delivered() {
     return sender.delivered();
+  }
+
+  /**
+   * Events the node acknowledged but did not store: their session is one its sampling drops
+   * ({@code collect-mode = sampled}, answered {@code "sampled": false}). Not in {@link #delivered()}.
+   */
+  public long notSampled() {
+    return sender.notSampled();
   }
 
   /** Events given up on: buffer full, node refused, or still failing after the retries. */

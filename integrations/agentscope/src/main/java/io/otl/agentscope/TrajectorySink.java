@@ -17,6 +17,26 @@ public interface TrajectorySink {
    */
   CompletionStage<Void> deliver(String sessionId, String agentId, List<SessionInput> events);
 
+  /**
+   * What the node did with a batch it acknowledged. A node with {@code collect-mode = sampled}
+   * acknowledges every batch of a session its sampling dropped ({@code "sampled": false}) and stores
+   * none of it: counted as delivered, such a session looked recorded while the node held nothing.
+   */
+  enum Outcome {
+    /** Stored (or already stored: a resend). */
+    STORED,
+    /** Acknowledged and not stored: the node's sampling keeps no event of this session. */
+    NOT_SAMPLED
+  }
+
+  /**
+   * Delivers like {@link #deliver} and says whether the node kept the batch. The hook calls this one;
+   * the default (for a sink of your own) takes every acknowledged batch as stored.
+   */
+  default CompletionStage<Outcome> deliverWithOutcome(String sessionId, String agentId, List<SessionInput> events) {
+    return deliver(sessionId, agentId, events).thenApply(done -> Outcome.STORED);
+  }
+
   /** A node in this JVM, e.g. {@code TrainingNode.start(config).dataCollector()}. */
   static TrajectorySink embedded(DataCollector collector) {
     return new EmbeddedSink(collector);

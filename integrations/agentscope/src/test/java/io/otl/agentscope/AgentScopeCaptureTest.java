@@ -10,6 +10,7 @@ import io.agentscope.core.ReActAgent;
 import io.agentscope.core.memory.InMemoryMemory;
 import io.agentscope.core.message.Msg;
 import io.agentscope.core.message.MsgRole;
+import io.agentscope.core.model.GenerateOptions;
 import io.agentscope.core.model.OpenAIChatModel;
 import io.agentscope.core.tool.Toolkit;
 import io.otl.node.TrainingNode;
@@ -87,7 +88,7 @@ class AgentScopeCaptureTest {
     assertTrue(training.flush(Duration.ofSeconds(30)));
     assertTrue(training.dropped() > 0, "the refused turn is counted");
     JsonNode after = TestNode.session(node, agent.getAgentId(), n -> n.path("feedback").size() == 2);
-    assertEquals(4, after.path("messages").size(), "nothing of the refused turn is stored: " + after);
+    assertEquals(5, after.path("messages").size(), "nothing of the refused turn is stored: " + after);
     training.close();
   }
 
@@ -181,7 +182,7 @@ class AgentScopeCaptureTest {
     training.thumbs(agent, false);
     assertTrue(training.flush(Duration.ofSeconds(30)));
     JsonNode s = TestNode.session(node, agent.getAgentId(), n -> n.path("feedback").size() == 1);
-    assertEquals(4, s.path("messages").size(), s.toString());
+    assertEquals(5, s.path("messages").size(), "the system prompt once, two turns: " + s);
     assertEquals(1, s.path("toolCalls").size(), s.toString());
     assertEquals(1, s.path("steps").size(), s.toString());
     assertEquals("THUMBS_DOWN", s.path("feedback").get(0).path("kind").asText());
@@ -199,7 +200,7 @@ class AgentScopeCaptureTest {
     OtlTrainingHook training = OtlTraining.attach(agent, TrajectorySink.embedded(node.dataCollector()));
     assertTwoTurnsAnswered(agent);
     assertTrue(training.flush(Duration.ofSeconds(30)));
-    JsonNode s = TestNode.session(node, agent.getAgentId(), n -> n.path("messages").size() == 4);
+    JsonNode s = TestNode.session(node, agent.getAgentId(), n -> n.path("messages").size() == 5);
     assertEquals(1, s.path("toolCalls").size(), s.toString());
     JsonNode call = s.path("toolCalls").get(0);
     assertFalse(call.path("success").asBoolean(true), "the tool failed: " + call);
@@ -266,18 +267,21 @@ class AgentScopeCaptureTest {
 
   private static void assertTrajectory(String sessionId, String agentId, OtlTrainingHook training) throws Exception {
     JsonNode s = TestNode.session(node, sessionId,
-        n -> n.path("messages").size() >= 4 && n.path("feedback").size() == 1);
+        n -> n.path("messages").size() >= 5 && n.path("feedback").size() == 1);
     assertEquals(agentId, s.path("agentId").asText());
     JsonNode messages = s.path("messages");
-    assertEquals(4, messages.size(), "two user messages and two replies: " + messages);
-    assertEquals("user", messages.get(0).path("role").asText());
-    assertTrue(messages.get(0).path("content").asText().contains("[EMAIL]"), messages.get(0).toString());
-    assertEquals("assistant", messages.get(1).path("role").asText());
-    assertFalse(messages.get(1).path("msgId").asText().isEmpty(), "the reply carries AgentScope's message id");
-    assertTrue(messages.get(1).has("latencyMs"), "the reply's latency is recorded: " + messages.get(1));
-    assertEquals("user", messages.get(2).path("role").asText());
-    assertEquals("Thanks, that is all.", messages.get(2).path("content").asText());
-    assertEquals("assistant", messages.get(3).path("role").asText());
+    assertEquals(5, messages.size(), "the system prompt, two user messages and two replies: " + messages);
+    assertEquals("system", messages.get(0).path("role").asText(), "the sysPrompt the model saw comes first");
+    assertEquals("You are a support agent.", messages.get(0).path("content").asText());
+    assertEquals("user", messages.get(1).path("role").asText());
+    assertTrue(messages.get(1).path("content").asText().contains("[EMAIL]"), messages.get(1).toString());
+    assertEquals("assistant", messages.get(2).path("role").asText());
+    assertFalse(messages.get(2).path("msgId").asText().isEmpty(), "the reply carries AgentScope's message id");
+    assertTrue(messages.get(2).has("latencyMs"), "the reply's latency is recorded: " + messages.get(2));
+    assertEquals("user", messages.get(3).path("role").asText());
+    assertEquals("Thanks, that is all.", messages.get(3).path("content").asText());
+    assertEquals("assistant", messages.get(4).path("role").asText());
+    assertOfferedToolsStored(s);
 
     JsonNode tools = s.path("toolCalls");
     assertEquals(1, tools.size(), "the first turn called the tool once: " + tools);
@@ -296,5 +300,128 @@ class AgentScopeCaptureTest {
     assertFalse(s.toString().contains("jo@example.com"), "no raw PII is stored: " + s);
     assertEquals(0, training.dropped(), "nothing dropped with a healthy node");
     assertNotNull(s.path("sessionId").asText());
+  }
+
+  /** The session's metadata {@code tools} holds what the model was offered, in the gateway's form. */
+  private static void assertOfferedToolsStored(JsonNode session) throws Exception {
+    String text = session.path("metadata").path("tools").asText();
+    assertFalse(text.isEmpty(), "the tool schemas are stored: " + session.path("metadata"));
+    JsonNode tools = new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+    assertEquals(1, tools.size(), tools.toString());
+    assertEquals("function", tools.get(0).path("type").asText());
+    JsonNode fn = tools.get(0).path("function");
+    assertEquals("lookup_order", fn.path("name").asText());
+    assertEquals("Finds an order and tells where it is", fn.path("description").asText());
+    assertEquals("object", fn.path("parameters").path("type").asText(), fn.toString());
+    assertEquals("the order number or the question",
+        fn.path("parameters").path("properties").path("query").path("description").asText(), fn.toString());
+  }
+
+  @Test
+  void theSftExportOfAHookSessionHasTheSystemPromptAndTheToolSchemas() throws Exception {
+    // The export renders a session's system message and its metadata tools; hook sessions had neither,
+    // so a model trained on them never saw the prompt or the tool definitions it had at inference.
+    ReActAgent agent = agent("export-bot");
+    OtlTrainingHook training = OtlTraining.attach(agent, TrajectorySink.http("http://127.0.0.1:" + node.httpPort()));
+    assertTwoTurnsAnswered(agent);
+    training.thumbs(agent, true);
+    training.complete(agent, true, "answered");
+    assertTrue(training.flush(Duration.ofSeconds(30)));
+    TestNode.session(node, agent.getAgentId(), n -> n.path("status").asText().equals("COMPLETED"));
+    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+            "http://127.0.0.1:" + node.httpPort() + "/v1/exports/export-bot?format=sft"))
+            .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), r.body());
+    String[] lines = r.body().split("\n");
+    JsonNode line = new com.fasterxml.jackson.databind.ObjectMapper().readTree(lines[lines.length - 1]);
+    JsonNode first = line.path("messages").get(0);
+    assertEquals("system", first.path("role").asText(), line.toString());
+    assertEquals("You are a support agent.", first.path("content").asText());
+    JsonNode fn = line.path("tools").get(0).path("function");
+    assertEquals("lookup_order", fn.path("name").asText(), line.path("tools").toString());
+    assertEquals("Finds an order and tells where it is", fn.path("description").asText(), fn.toString());
+    assertTrue(fn.path("parameters").path("properties").has("query"), "the declared schema, not one derived: " + fn);
+    training.close();
+  }
+
+  @Test
+  void aConversationRestoredIntoANewAgentStoresItsSystemPromptOnce() throws Exception {
+    // A server restores a conversation into a new agent (and a new hook) under the same session id: the
+    // system prompt's id comes from its text, so the second agent's copy is a duplicate, not a 2nd prompt.
+    String sessionId = "as-restored-" + java.util.UUID.randomUUID();
+    for (int i = 0; i < 2; i++) {
+      ReActAgent agent = agent("restored-bot");
+      try (OtlTrainingHook training = OtlTraining.builder(TrajectorySink.embedded(node.dataCollector()))
+          .sessionIds(SessionIdProvider.fixed(sessionId)).attach(agent)) {
+        assertFalse(agent.call(Msg.builder().role(MsgRole.USER).textContent("Hello number " + i).build()).block()
+            .getTextContent().isBlank());
+        assertTrue(training.flush(Duration.ofSeconds(30)));
+        assertEquals(0, training.dropped());
+      }
+    }
+    JsonNode s = TestNode.session(node, sessionId, n -> n.path("messages").size() >= 5);
+    JsonNode messages = s.path("messages");
+    assertEquals(5, messages.size(), "one system prompt, two turns: " + messages);
+    assertEquals("system", messages.get(0).path("role").asText());
+    for (int i = 1; i < messages.size(); i++) {
+      assertFalse(messages.get(i).path("role").asText().equals("system"), "a second system prompt: " + messages);
+    }
+  }
+
+  /** The gateway lines of docs/connect-agentscope.md, as they stand there. */
+  private static void runGatewayDocExample(String nodeUrl, String conversationId) {
+    Toolkit toolkit = new Toolkit();
+    toolkit.registerTool(new OrderTools());
+    // --- docs/connect-agentscope.md gateway: begin
+    GenerateOptions headers = GenerateOptions.builder()
+        .additionalHeader("X-Agent-Id", "support-bot")        // the node's agentId
+        .additionalHeader("X-Session-Id", conversationId)     // one session per conversation
+        .build();
+    ReActAgent agent = ReActAgent.builder().name("support-bot").sysPrompt("You are a support agent.")
+        .model(OpenAIChatModel.builder().baseUrl(nodeUrl + "/v1").apiKey("unused").modelName("default").stream(false)
+            .generateOptions(headers).build())
+        .toolkit(toolkit).memory(new InMemoryMemory()).build();
+    agent.call(Msg.builder().role(MsgRole.USER).textContent("Use the tool: where is order 4711?").build()).block();
+    OtlTrainingHook training = OtlTraining.builder(TrajectorySink.http(nodeUrl)).agentId("support-bot").build();
+    training.thumbs(conversationId, true);
+    // --- docs/connect-agentscope.md gateway: end
+    try {
+      assertTrue(training.flush(Duration.ofSeconds(30)));
+      assertEquals(0, training.dropped(), "the feedback reached the gateway's session");
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    } finally {
+      training.close();
+    }
+  }
+
+  @Test
+  void theGatewayDocExampleRecordsTheAgentsCallsWithItsHeaders() throws Exception {
+    // The model's GenerateOptions.additionalHeader sends X-Agent-Id and X-Session-Id with every call: the
+    // gateway routes the calls to the agent's version and records them in that session.
+    String nodeUrl = "http://127.0.0.1:" + node.httpPort();
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    java.net.http.HttpResponse<String> registered = http.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create(nodeUrl + "/v1/models/support-bot/versions"))
+        .header("Content-Type", "application/json")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"version\":\"v1\",\"artifact\":\"file:///models/v1\","
+            + "\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(201, registered.statusCode(), registered.body());
+    String conversationId = "conv-" + java.util.UUID.randomUUID();
+    runGatewayDocExample(nodeUrl, conversationId);
+    JsonNode s = TestNode.session(node, conversationId, n -> n.path("feedback").size() == 1);
+    assertEquals("support-bot", s.path("agentId").asText());
+    assertEquals("gateway", s.path("metadata").path("source").asText(), s.toString());
+    assertEquals("v1", s.path("modelVersion").asText(), s.toString());
+    JsonNode messages = s.path("messages");
+    assertEquals("system", messages.get(0).path("role").asText(), messages.toString());
+    assertEquals("You are a support agent.", messages.get(0).path("content").asText());
+    assertEquals("user", messages.get(1).path("role").asText(), messages.toString());
+    assertEquals("assistant", messages.get(messages.size() - 1).path("role").asText(), messages.toString());
+    assertTrue(s.path("metadata").path("tools").asText().contains("lookup_order"), s.path("metadata").toString());
+    assertEquals("THUMBS_UP", s.path("feedback").get(0).path("kind").asText());
   }
 }

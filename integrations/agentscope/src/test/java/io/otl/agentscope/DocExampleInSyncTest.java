@@ -29,6 +29,22 @@ class DocExampleInSyncTest {
     assertEquals(tested, example);
   }
 
+  /** The gateway lines of docs/connect-agentscope.md are the lines AgentScopeCaptureTest runs against a node. */
+  @Test
+  void theGatewayExampleIsTheTestedCode() throws Exception {
+    List<String> doc = Files.readAllLines(Path.of("../../docs/connect-agentscope.md"));
+    int open = doc.indexOf("## Through the gateway");
+    assertTrue(open >= 0, "the doc has its gateway section");
+    List<String> example = javaBlock(doc, open);
+    List<String> test = Files.readAllLines(
+        Path.of("src/test/java/io/otl/agentscope/AgentScopeCaptureTest.java"));
+    int begin = indexOfContaining(test, "// --- docs/connect-agentscope.md gateway: begin");
+    int end = indexOfContaining(test, "// --- docs/connect-agentscope.md gateway: end");
+    List<String> tested = test.subList(begin + 1, end).stream().map(String::strip).toList();
+    assertTrue(String.join("\n", example).contains("additionalHeader(\"X-Session-Id\""), "found: " + example);
+    assertEquals(tested, example);
+  }
+
   /**
    * The HTTP-sink lines, pasted where {@code agent} and {@code token} are in scope as in the ten
    * lines, compile. They once named their lambda parameter {@code agent} too: "variable agent is
