@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import org.apache.pekko.http.javadsl.model.AttributeKey;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpMethod;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
@@ -41,10 +42,45 @@ public final class ApiErrors {
       return Json.error(StatusCodes.BAD_REQUEST, "incomplete_body", "the connection closed before the body was complete");
     }
     if (e instanceof AskTimeoutException || e instanceof TimeoutException) {
-      return unavailable("the journal did not answer in time; nothing is guaranteed stored, retry the request");
+      // Worded for a write here; RequestGuard, which knows the method and path, words it for what was asked.
+      return unavailable(timeoutMessage(false, "")).addAttribute(TIMED_OUT, Boolean.TRUE);
     }
     log.error("unexpected failure while serving a request", e);
     return Json.error(StatusCodes.INTERNAL_SERVER_ERROR, "internal_error", "unexpected failure: " + e.getClass().getSimpleName());
+  }
+
+  /** Marks the 503 of an ask or query that timed out (never rendered on the wire). */
+  static final AttributeKey<Boolean> TIMED_OUT = AttributeKey.create("otl-timed-out", Boolean.class);
+
+  /**
+   * The message of a timed-out request. An ask times out when the entity does not answer: in a
+   * fail-over that is because its node was killed and its shards are not yet placed elsewhere,
+   * not because the journal is slow, which the message said whatever happened (trial t6: a GET of
+   * a route answered "the journal did not answer in time; nothing is guaranteed stored"). A read
+   * stores nothing, so only a write's message speaks of storage.
+   */
+  static String timeoutMessage(boolean read, String path) {
+    String who;
+    if (path.startsWith("/v1/sessions/") || path.startsWith("/v1/feedback/") || path.startsWith("/feedback/")
+        || path.equals("/v1/traces")) {
+      who = "the session";
+    } else if (path.startsWith("/v1/models/")) {
+      who = "the agent's model versions";
+    } else if (path.startsWith("/v1/training/") || path.startsWith("/v1/jobs")) {
+      who = "the agent's training coordinator";
+    } else if (path.startsWith("/v1/")) {
+      who = null;
+    } else {
+      who = "the entity";
+    }
+    String what = who == null ? "the journal did not answer in time"
+        : who + " did not answer in time (the node holding it may be down, or moving it to another node"
+            + (read ? ")" : ", or the journal slow)");
+    return what + (read ? "; retry the request" : "; nothing is guaranteed stored, retry the request");
+  }
+
+  static HttpResponse timedOut(boolean read, String path) {
+    return unavailable(timeoutMessage(read, path));
   }
 
   public static HttpResponse unavailable(String message) {

@@ -9,6 +9,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.handleRejections;
 import static org.apache.pekko.http.javadsl.server.Directives.mapRejections;
 import static org.apache.pekko.http.javadsl.server.Directives.mapRequestContext;
 import static org.apache.pekko.http.javadsl.server.Directives.mapRequest;
+import static org.apache.pekko.http.javadsl.server.Directives.mapResponse;
 import static org.apache.pekko.http.javadsl.server.Directives.mapRouteResultFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.onComplete;
 
@@ -137,7 +138,7 @@ final class RequestGuard {
         return openAi ? new OpenAiError(503, "service_unavailable", null, "request_timeout", message).response()
             : ApiErrors.unavailable(message);
       }));
-      Route inner = handleExceptions(ApiErrors.exceptionHandler(), () ->
+      Route inner = timeoutsWorded(method, path, handleExceptions(ApiErrors.exceptionHandler(), () ->
           handleRejections(ApiErrors.rejectionHandler(), () -> mapRejections(rejections -> {
             // No rejection at all: no route's path matched (404). A 405 (method rejections only) is
             // left to its route's label: the path matched, the method was wrong, and a dashboard
@@ -145,7 +146,7 @@ final class RequestGuard {
             if (rejections.isEmpty()) unmatched.set(true);
             return rejections;
           }, () -> ownBodies.contains(path) ? api
-              : strictBody(request, timeout, bodyLimits.get(path), api))));
+              : strictBody(request, timeout, bodyLimits.get(path), api)))));
       return mapRouteResultFuture(result -> result.whenComplete((r, failure) -> {
         if (!slot.finish()) return;
         int status = r instanceof Complete c ? c.getResponse().status().intValue() : failure != null ? 500 : 404;
@@ -155,6 +156,16 @@ final class RequestGuard {
         if (status >= 400 && status < 500) errorLog.record(status + " " + (unmatched.get() ? UNMATCHED : label));
       }), () -> inner);
     });
+  }
+
+  /**
+   * A timed-out ask is mapped to its 503 where the route catches it, without the request; here the
+   * method and path say whether it was a read and which entity did not answer.
+   */
+  private static Route timeoutsWorded(String method, String path, Route inner) {
+    boolean read = method.equals("GET") || method.equals("HEAD") || path.startsWith("/v1/exports/");
+    return mapResponse(r -> r.getAttribute(ApiErrors.TIMED_OUT).isPresent() ? ApiErrors.timedOut(read, path) : r,
+        () -> inner);
   }
 
   private void record(Slot slot, String label, int status) {
