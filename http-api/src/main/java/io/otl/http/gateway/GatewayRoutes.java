@@ -491,7 +491,12 @@ public final class GatewayRoutes {
             done.whenComplete((ok, failure) -> delivered.accept(handedOver.get()));
             return mat;
           });
-      c.clientGone().thenRun(() -> delivered.accept(false));
+      // A connection that ends after the answer was handed to it (the agent's Connection: close, or it
+      // read and left) is the stream's to settle as delivered: settled here too, the two raced, and an
+      // answer the agent had read was recorded aborted under load.
+      c.clientGone().thenRun(() -> {
+        if (!handedOver.get()) delivered.accept(false);
+      });
       metrics.added(false,
           (System.nanoTime() - c.startNanos() - (upEnd - upStart) - c.failedUpstreamNanos().get()) / 1e9);
       metrics.request(c.agent(), d.version(), 200);
