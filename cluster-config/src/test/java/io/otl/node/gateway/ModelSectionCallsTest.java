@@ -5,13 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import io.otl.node.TrainingNode;
+import io.otl.node.testing.Await;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
+import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -81,6 +85,40 @@ class ModelSectionCallsTest {
       assertEquals(1, calls.get());
     } finally {
       end.countDown();
+      provider.stop(0);
+    }
+  }
+
+  @Test
+  void anAgentThatLeftIsNotRetriedFor() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    CountDownLatch called = new CountDownLatch(1);
+    CountDownLatch answer = new CountDownLatch(1);
+    HttpServer provider = provider(exchange -> {
+      calls.incrementAndGet();
+      called.countDown();
+      return 503;
+    }, answer);
+    try (TrainingNode node = node("client-left", provider, 60, 3)) {
+      byte[] body = "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}"
+          .getBytes(StandardCharsets.UTF_8);
+      try (Socket agent = new Socket(InetAddress.getLoopbackAddress(), node.httpPort())) {
+        OutputStream out = agent.getOutputStream();
+        out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "X-Agent-Id: retry-bot\r\nX-Session-Id: retry-s-left\r\nContent-Length: " + body.length + "\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII));
+        out.write(body);
+        out.flush();
+        assertTrue(called.await(30, TimeUnit.SECONDS), "the provider was never called");
+      } // the agent's client gives up while the provider still holds its first answer
+      answer.countDown();
+
+      // The failed call is recorded once the gateway has given up on it, retries included.
+      Http api = new Http(node.httpPort());
+      Await.until("the failed turn of retry-s-left recorded", Duration.ofSeconds(60),
+          () -> api.get("/v1/sessions/retry-s-left"), r -> r.status() == 200);
+      assertEquals(1, calls.get());
+    } finally {
       provider.stop(0);
     }
   }

@@ -336,19 +336,20 @@ public final class GatewayRoutes {
       return failed(c, d, fallbackFrom, "connect", e.getMessage(), upStart);
     }
     GatewaySettings.ServerCalls calls = settings.callsTo(d.endpoint());
-    sent = sendRetrying(c, d, calls, 0);
+    AtomicInteger tried = new AtomicInteger();
+    sent = sendRetrying(c, d, calls, tried);
     return sent.handle((resp, err) -> {
       if (err != null) {
         Throwable e = GatewayErrors.unwrap(err);
         boolean timeout = e instanceof TimeoutException;
         return failed(c, d, fallbackFrom, timeout ? "timeout" : "connect",
-            timeout ? "the model server did not answer within " + timeoutAsConfigured(d.endpoint()) + tries(calls)
-                : "the model server is unreachable (" + e.getClass().getSimpleName() + ")" + tries(calls), upStart);
+            timeout ? "the model server did not answer within " + timeoutAsConfigured(d.endpoint()) + tries(tried.get())
+                : "the model server is unreachable (" + e.getClass().getSimpleName() + ")" + tries(tried.get()), upStart);
       }
       int status = resp.status().intValue();
       if (status >= 500) {
         resp.discardEntityBytes(materializer);
-        return failed(c, d, fallbackFrom, "status", "the model server answered HTTP " + status + tries(calls), upStart);
+        return failed(c, d, fallbackFrom, "status", "the model server answered HTTP " + status + tries(tried.get()), upStart);
       }
       if (status == 404 && d.servedModel() != null && !d.servedModel().isBlank()) {
         // The gateway named this model, not the agent: a model server that does not know it has lost
@@ -372,29 +373,43 @@ public final class GatewayRoutes {
    * One upstream call, sent again after a pause while the server is unreachable, silent or answers
    * 5xx and its {@code maxRetries} allow (the AgentScope model section's {@code max_retries} for v0's
    * server; none for other servers). Nothing has reached the agent yet, so a retry is invisible to it.
-   * Completes with the last answer or failure.
+   * Not once the agent's connection has ended: no one would get the answer, and an agent whose own
+   * client gave up (its timeout is often the same timeout_seconds) sends the call again itself, so
+   * each of its retries started a chain of the gateway's against a server already failing.
+   * Completes with the last answer or failure; {@code tried} counts the sends.
    */
   private CompletionStage<HttpResponse> sendRetrying(ChatCall c, ModelVersion.RouteDecision d,
-      GatewaySettings.ServerCalls calls, int retried) {
+      GatewaySettings.ServerCalls calls, AtomicInteger tried) {
+    int retried = tried.getAndIncrement();
     CompletionStage<HttpResponse> sent =
         upstream.send(d, c.request(), settings.upstreamKeyFor(c.agent(), d.endpoint()), calls.timeout());
     if (retried >= calls.maxRetries()) return sent;
     return sent.handle((resp, err) -> {
       boolean retry = err != null || resp.status().intValue() >= 500;
-      if (!retry) return CompletableFuture.completedFuture(resp);
+      if (!retry || clientLeft(c, d, retried)) return sent;
       if (resp != null) resp.discardEntityBytes(materializer);
       int n = retried + 1;
-      log.info("gateway: agent {} session {} version {}: upstream {}, retry {} of {}", c.agent(), c.sessionId(),
-          d.version(), err != null ? GatewayErrors.unwrap(err).getClass().getSimpleName() : "HTTP " + resp.status().intValue(),
-          n, calls.maxRetries());
-      return org.apache.pekko.pattern.Patterns.after(GatewaySettings.ServerCalls.backoff(n), system,
-          () -> sendRetrying(c, d, calls, n));
+      return org.apache.pekko.pattern.Patterns.after(GatewaySettings.ServerCalls.backoff(n), system, () -> {
+        // An agent's client often gives up during the pause: then its last failure stands.
+        if (clientLeft(c, d, retried)) return sent;
+        log.info("gateway: agent {} session {} version {}: upstream {}, retry {} of {}", c.agent(), c.sessionId(),
+            d.version(), err != null ? GatewayErrors.unwrap(err).getClass().getSimpleName()
+                : "HTTP " + resp.status().intValue(), n, calls.maxRetries());
+        return sendRetrying(c, d, calls, tried);
+      });
     }).thenCompose(x -> x);
   }
 
+  private static boolean clientLeft(ChatCall c, ModelVersion.RouteDecision d, int retried) {
+    if (!c.clientGone().toCompletableFuture().isDone()) return false;
+    log.info("gateway: agent {} session {} version {}: the agent's connection ended; not retried after try {}",
+        c.agent(), c.sessionId(), d.version(), retried + 1);
+    return true;
+  }
+
   /** How often a failed call was tried, for its error message; nothing when it was tried once. */
-  private static String tries(GatewaySettings.ServerCalls calls) {
-    return calls.maxRetries() == 0 ? "" : " (tried " + (calls.maxRetries() + 1) + " times: agentscope.model.max-retries)";
+  private static String tries(int tried) {
+    return tried <= 1 ? "" : " (tried " + tried + " times: agentscope.model.max-retries)";
   }
 
   /** The upstream refused the request (4xx): its error goes back to the agent; nothing is recorded. */

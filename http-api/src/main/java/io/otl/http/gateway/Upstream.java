@@ -25,7 +25,6 @@ import org.apache.pekko.http.javadsl.settings.ConnectionPoolSettings;
 final class Upstream {
   private final Http http;
   private final ConnectionPoolSettings pool;
-  private final Duration timeout;
   private final ActorSystem<?> system;
 
   Upstream(ActorSystem<?> system, Duration timeout) {
@@ -39,7 +38,6 @@ final class Upstream {
         "pekko.http.host-connection-pool.response-entity-subscription-timeout = " + timeout.toMillis() + "ms")
         .withFallback(system.settings().config());
     this.pool = ConnectionPoolSettings.create(poolConfig).withMaxConnections(64).withMaxOpenRequests(1024);
-    this.timeout = timeout;
     // Pools left open when the actor system ends are reported as failures ("pool shut down unexpectedly").
     org.apache.pekko.actor.CoordinatedShutdown.get(system).addTask(
         org.apache.pekko.actor.CoordinatedShutdown.PhaseServiceStop(), "gateway-connection-pools",
@@ -90,9 +88,5 @@ final class Upstream {
       if (e != null) call.thenAccept(late -> late.discardEntityBytes(system));
     });
     return bounded;
-  }
-
-  Duration timeout() {
-    return timeout;
   }
 }
