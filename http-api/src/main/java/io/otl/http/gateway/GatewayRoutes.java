@@ -389,7 +389,7 @@ public final class GatewayRoutes {
       if (!retry || clientLeft(c, d, retried)) return sent;
       if (resp != null) resp.discardEntityBytes(materializer);
       int n = retried + 1;
-      return org.apache.pekko.pattern.Patterns.after(GatewaySettings.ServerCalls.backoff(n), system, () -> {
+      return org.apache.pekko.pattern.Patterns.after(GatewaySettings.ServerCalls.jitteredBackoff(n), system, () -> {
         // An agent's client often gives up during the pause: then its last failure stands.
         if (clientLeft(c, d, retried)) return sent;
         log.info("gateway: agent {} session {} version {}: upstream {}, retry {} of {}", c.agent(), c.sessionId(),

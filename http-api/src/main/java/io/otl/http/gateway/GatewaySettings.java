@@ -48,9 +48,19 @@ public record GatewaySettings(
    * @param maxRetries attempts after the first when the server is unreachable, silent or answers 5xx
    */
   public record ServerCalls(Duration timeout, int maxRetries) {
-    /** The pause before retry {@code n} (1, 2, …): 0.5 s doubling, at most 8 s (OpenAI's SDKs' schedule). */
+    /** The longest pause before retry {@code n} (1, 2, …): 0.5 s doubling, at most 8 s (OpenAI's SDKs' schedule). */
     public static Duration backoff(int n) {
       return Duration.ofMillis(Math.min(8_000L, 500L << Math.min(n - 1, 4)));
+    }
+
+    /**
+     * The pause taken before retry {@code n}: 75-100 % of {@link #backoff}, spread at random as the
+     * SDKs spread theirs, so that agents failing together do not all call a recovering server again
+     * in the same instant.
+     */
+    public static Duration jitteredBackoff(int n) {
+      long max = backoff(n).toMillis();
+      return Duration.ofMillis(max - java.util.concurrent.ThreadLocalRandom.current().nextLong(max / 4 + 1));
     }
 
     /** The longest a call can take: every attempt timing out, with the pauses between. */
