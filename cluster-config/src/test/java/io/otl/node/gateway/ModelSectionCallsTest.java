@@ -123,6 +123,58 @@ class ModelSectionCallsTest {
     }
   }
 
+  /** A candidate that fails after the agent has gone is not handed to the stable: nobody waits for the answer. */
+  @Test
+  void aCandidateFailingAfterTheAgentLeftIsNotRetriedOnTheStable() throws Exception {
+    AtomicInteger stableCalls = new AtomicInteger();
+    HttpServer stable = provider(exchange -> {
+      stableCalls.incrementAndGet();
+      return 200;
+    }, null);
+    CountDownLatch called = new CountDownLatch(1);
+    CountDownLatch answer = new CountDownLatch(1);
+    HttpServer candidate = provider(exchange -> {
+      called.countDown();
+      return 503;
+    }, answer);
+    try (TrainingNode node = node("fallback-left", stable, 60, 0)) {
+      Http api = new Http(node.httpPort());
+      Http.Response v1 = api.post("/v1/models/retry-bot/versions", "{\"version\":\"v1\",\"artifact\":\"v1\","
+          + "\"endpoint\":\"http://127.0.0.1:" + candidate.getAddress().getPort() + "/api\",\"servedModel\":\"m1\"}");
+      assertEquals(201, v1.status(), v1.body());
+      Await.until("v1 in its canary", Duration.ofSeconds(30), () -> api.get("/v1/models/retry-bot"),
+          r -> r.body().contains("CANARY"));
+      String session = null;
+      for (int i = 0; session == null && i < 5000; i++) {
+        String id = "left-" + i;
+        if (api.get("/v1/models/retry-bot/route?sessionId=" + id).json().path("version").asText().equals("v1")) {
+          session = id;
+        }
+      }
+      assertTrue(session != null, "no session routed to the candidate");
+      byte[] body = "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}"
+          .getBytes(StandardCharsets.UTF_8);
+      try (Socket agent = new Socket(InetAddress.getLoopbackAddress(), node.httpPort())) {
+        OutputStream out = agent.getOutputStream();
+        out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "X-Agent-Id: retry-bot\r\nX-Session-Id: " + session + "\r\nContent-Length: " + body.length
+            + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(body);
+        out.flush();
+        assertTrue(called.await(30, TimeUnit.SECONDS), "the candidate was never called");
+      } // the agent's client gives up while the candidate still holds its answer
+      answer.countDown();
+
+      String failed = session;
+      Await.until("the failed turn of " + failed + " recorded", Duration.ofSeconds(60),
+          () -> api.get("/v1/sessions/" + failed), r -> r.status() == 200);
+      assertEquals(0, stableCalls.get());
+    } finally {
+      stable.stop(0);
+      candidate.stop(0);
+    }
+  }
+
   private interface Status {
     int of(com.sun.net.httpserver.HttpExchange exchange);
   }
