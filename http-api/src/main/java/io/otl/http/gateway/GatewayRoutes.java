@@ -442,7 +442,10 @@ public final class GatewayRoutes {
     metrics.upstreamError(c.agent(), d.version(), kind);
     log.warn("gateway: agent {} session {} version {}: upstream {} failure: {}", c.agent(), c.sessionId(),
         d.version(), kind, message);
-    CompletionStage<Optional<ModelVersion.RouteDecision>> stable = fallbackFrom == null && settings.fallbackToStable()
+    // Nobody is left to answer once the agent's connection has ended: no second model call for it.
+    boolean agentWaits = !c.clientGone().toCompletableFuture().isDone();
+    CompletionStage<Optional<ModelVersion.RouteDecision>> stable =
+        fallbackFrom == null && settings.fallbackToStable() && agentWaits
         ? stableRoute.stable(c.agent(), c.sessionId(), d.version())
         : CompletableFuture.completedFuture(Optional.empty());
     return stable.exceptionally(e -> Optional.empty()).thenCompose(s -> {
