@@ -253,14 +253,52 @@ public final class Desensitizer {
     return copy;
   }
 
-  /** The names of the rules that find something in {@code text}; empty when it is clean. */
+  /**
+   * The names of the rules that find something in {@code text}; empty when it is clean. A whole number
+   * written with an exponent ({@code 1.3812345678E10}) is also scanned as its digits: journals of
+   * builds before floats were desensitized hold tool input in that form (Jackson's text of the double
+   * 13812345678.0), and the export's final scan is what stands between such a row and a dataset.
+   */
   public List<String> findings(String text) {
     List<String> found = new ArrayList<>();
     if (text == null) return found;
+    collect(text, found);
+    String expanded = integralExponentsAsDigits(text);
+    if (expanded != null) collect(expanded, found);
+    return found;
+  }
+
+  private void collect(String text, List<String> found) {
     PiiRules.Scan f = PiiRules.scan(text);
     for (Rule rule : rules) {
-      if (rule.mayMatch(f) && rule.find(rule.pattern().matcher(f.match()), f.match(), 0) != null) found.add(rule.name());
+      if (!found.contains(rule.name()) && rule.mayMatch(f)
+          && rule.find(rule.pattern().matcher(f.match()), f.match(), 0) != null) {
+        found.add(rule.name());
+      }
     }
-    return found;
+  }
+
+  private static final Pattern EXPONENT_NUMBER = Pattern.compile("(?<![\\w.])\\d+(?:\\.\\d+)?[eE][+]?\\d{1,3}(?![\\w.])");
+
+  /** {@code text} with each whole number in exponent form as its digits; null when it has none. */
+  private static String integralExponentsAsDigits(String text) {
+    if (text.indexOf('e') < 0 && text.indexOf('E') < 0) return null;
+    Matcher m = EXPONENT_NUMBER.matcher(text);
+    StringBuilder out = null;
+    int last = 0;
+    while (m.find()) {
+      java.math.BigDecimal value;
+      try {
+        value = new java.math.BigDecimal(m.group()).stripTrailingZeros();
+      } catch (NumberFormatException e) {
+        continue;
+      }
+      // Past 40 digits no PII rule applies; the bound keeps 1E999 from building a long string.
+      if (value.scale() > 0 || value.precision() - value.scale() > 40) continue;
+      if (out == null) out = new StringBuilder(text.length() + 16);
+      out.append(text, last, m.start()).append(value.toBigInteger());
+      last = m.end();
+    }
+    return out == null ? null : out.append(text, last, text.length()).toString();
   }
 }

@@ -40,6 +40,29 @@ class JsonlFileTest {
    * An RL line's task key of a session without taskId is a SHA-256 of its prompt; this prompt's
    * hex holds "19592737038", which the final scan took for a phone number and the file was deleted.
    */
+  /**
+   * A journal written before floats were desensitized (release 72539f34) holds a tool's phone number
+   * sent as 13812345678.0 as it was stored, and an upgraded node exported it into the SFT line below
+   * (taken from such an export) with an empty piiFindings: the exponent split the digits.
+   */
+  @Test
+  void aPhoneNumberWrittenWithAnExponentByAnEarlierBuildIsFound(@TempDir Path dir) throws Exception {
+    JsonlFile out = new JsonlFile(dir.resolve("sft.jsonl"));
+    out.write("{\"messages\":[{\"role\":\"user\",\"content\":\"Refund order 4711\"},{\"role\":\"assistant\","
+        + "\"content\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"refund\","
+        + "\"arguments\":{\"orderId\":4711,\"amount\":12.5,\"exp\":1.0E-7,\"phone\":1.3812345678E10}}}]}]}",
+        List.of("s1"));
+    JsonlFile.Written written = out.commit(false);
+    assertEquals(List.of("phone: 1 line"), written.piiFindings());
+    assertTrue(Files.notExists(written.path()), "the file is not kept");
+
+    JsonlFile measurements = new JsonlFile(dir.resolve("clean.jsonl"));
+    measurements.write("{\"arguments\":{\"big\":1.2345E10,\"small\":1.0E-7,\"ratio\":1.3812345678901E10,"
+        + "\"hash\":\"a1e10b\"}}", List.of("s2"));
+    assertEquals(List.of(), measurements.commit(false).piiFindings(),
+        "a number that is no phone, one with a fraction and a hex token stay clean");
+  }
+
   @Test
   void theTaskKeyDigestIsNotTakenForAPhoneNumber(@TempDir Path dir) throws Exception {
     String digest = "6162c270b19592737038efc8315a0dd0c88cdbd9bc53642ec67d2c6af0494d58";
