@@ -2,6 +2,7 @@ package io.otl.node.serving;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.core.Sha256;
 import io.otl.core.serving.ServingBackend;
 import io.otl.core.serving.ServingException;
 import io.otl.core.serving.ServingTarget;
@@ -9,10 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.Locale;
 import java.util.concurrent.CompletionStage;
 
@@ -61,13 +59,7 @@ public final class VllmLoraServing implements ServingBackend {
 
   /** {@code <agent>-<version>-<hash8>}, restricted to characters every client accepts in a model name. */
   static String servedName(String agentId, String version, String artifact) {
-    String hash;
-    try {
-      byte[] d = MessageDigest.getInstance("SHA-256").digest(artifact.getBytes(StandardCharsets.UTF_8));
-      hash = HexFormat.of().formatHex(d, 0, 4);
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    String hash = Sha256.hex(artifact, 4);
     return (clean(agentId) + "-" + clean(version) + "-" + hash).toLowerCase(Locale.ROOT);
   }
 

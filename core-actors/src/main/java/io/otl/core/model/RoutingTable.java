@@ -1,9 +1,6 @@
 package io.otl.core.model;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import io.otl.core.Sha256;
 import io.otl.core.model.Deployments.Deployment;
 import io.otl.core.model.ModelState.Models;
 import io.otl.core.model.ModelState.RollingOut;
@@ -93,13 +90,6 @@ public record RoutingTable(
 
   /** First 64 bits of SHA-256(prefix + value), as a signed long. */
   static long hash64(String prefix, String value) {
-    try {
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      sha.update(prefix.getBytes(StandardCharsets.UTF_8));
-      byte[] digest = sha.digest(value.getBytes(StandardCharsets.UTF_8));
-      return ByteBuffer.wrap(digest, 0, 8).getLong();
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required by every Java runtime", e);
-    }
+    return Sha256.first64(prefix + value);
   }
 }

@@ -1,10 +1,7 @@
 package io.otl.core.session;
 
 import io.otl.core.CanonicalJson;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import io.otl.core.Sha256;
 import java.util.Set;
 
 /**
@@ -23,7 +20,7 @@ final class DerivedEventIds {
   /** The id over the input as sent: what earlier builds derived, and still the id of one without personal data. */
   static String of(SessionInput input) {
     if (input instanceof SessionInput.Feedback f && f.feedbackId() != null) return "feedback:" + f.feedbackId();
-    return "d2:" + sha256Prefix(canonical(input));
+    return "d2:" + Sha256.hex(canonical(input), 16);
   }
 
   /**
@@ -38,7 +35,7 @@ final class DerivedEventIds {
     if (input instanceof SessionInput.Feedback f && f.feedbackId() != null) return "feedback:" + f.feedbackId();
     String sent = canonical(input);
     String stored = desensitizer.apply(sent);
-    return (stored.equals(sent) ? "d2:" : "d3:") + sha256Prefix(stored);
+    return (stored.equals(sent) ? "d2:" : "d3:") + Sha256.hex(stored, 16);
   }
 
   /** What is hashed: the input's wire type, a colon, and the input's {@link CanonicalJson}. */
@@ -58,7 +55,7 @@ final class DerivedEventIds {
   /** The 0.1.0 derivation, kept only to recognise ids it stored: never use it for new ids. */
   static String legacy(SessionInput input) {
     if (input instanceof SessionInput.Feedback f && f.feedbackId() != null) return "feedback:" + f.feedbackId();
-    return "d:" + sha256Prefix(render010(input));
+    return "d:" + Sha256.hex(render010(input), 16);
   }
 
   /**
@@ -100,14 +97,5 @@ final class DerivedEventIds {
 
   private static String newer(SessionInput input) {
     return "not-in-0.1.0:" + canonical(input);
-  }
-
-  private static String sha256Prefix(String text) {
-    try {
-      byte[] h = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(h, 0, 16);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JDK", e);
-    }
   }
 }

@@ -1,8 +1,6 @@
 package io.otl.core.session;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import io.otl.core.Sha256;
 
 /**
  * Keeps or drops a whole session, decided from a hash of its id alone (design §3.1): every node and
@@ -23,16 +21,8 @@ public final class SessionSampler {
 
   /** A uniform number in [0, 1) for {@code id}; the salt keeps sampling and routing independent. */
   public static double bucket(String id, String salt) {
-    try {
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      sha.update(salt.getBytes(StandardCharsets.UTF_8));
-      sha.update((byte) 0);
-      byte[] h = sha.digest(id.getBytes(StandardCharsets.UTF_8));
-      long v = 0;
-      for (int i = 0; i < 7; i++) v = (v << 8) | (h[i] & 0xff);
-      return (double) v / (double) (1L << 56);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JDK", e);
-    }
+    // The salt, a 0 byte, then the id: the bytes hashed since sampling began, so buckets never move.
+    long v = Sha256.first64(salt + '\0' + id) >>> 8;
+    return (double) v / (double) (1L << 56);
   }
 }

@@ -2,6 +2,7 @@ package io.otl.http.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.otl.core.Sha256;
 import io.otl.core.api.DataCollector;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.Desensitizer;
@@ -10,14 +11,10 @@ import io.otl.core.session.SessionInput;
 import io.otl.http.Json;
 import io.otl.wire.JsonLimits;
 import io.otl.wire.StrictDocument;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import io.otl.core.RetryOnTimeout;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -206,7 +203,7 @@ final class TurnRecorder {
   }
 
   private static String messageHash(Desensitizer d, String role, String content, List<String> callIds) {
-    return sha256(role + '\u0000' + d.apply(content) + '\u0000' + String.join(",", callIds), 12);
+    return Sha256.hex(role + '\u0000' + d.apply(content) + '\u0000' + String.join(",", callIds), 12);
   }
 
   /** The id of the {@code n}th occurrence (from 0) of the message whose hash is {@code hash}. */
@@ -353,20 +350,11 @@ final class TurnRecorder {
 
   /** A tool set's event id: a hash of its text as stored (desensitized), so a resent set is a duplicate. */
   static String toolsId(Desensitizer d, String tools) {
-    return opaque(TOOLS_PREFIX, sha256(d.apply(tools), 12), "");
+    return opaque(TOOLS_PREFIX, Sha256.hex(d.apply(tools), 12), "");
   }
 
   /** Tool call ids may hold characters event ids may not. */
   static String toolCallEventId(String callId) {
-    return opaque("gw:tc:", sha256(callId, 12), "");
-  }
-
-  private static String sha256(String text, int bytes) {
-    try {
-      byte[] h = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(h, 0, bytes);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return opaque("gw:tc:", Sha256.hex(callId, 12), "");
   }
 }

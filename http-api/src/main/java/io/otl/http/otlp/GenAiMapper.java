@@ -4,18 +4,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.otl.core.Ids;
+import io.otl.core.Sha256;
 import io.otl.core.session.Desensitizer;
 import io.otl.core.session.SessionInput;
 import io.otl.http.Json;
 import io.otl.wire.JsonLimits;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -266,8 +263,8 @@ final class GenAiMapper {
   /** {id of the text as stored, id of the text as sent when they differ (else null)}. */
   private static String[] ids(String prefix, String text, Desensitizer d) {
     String stored = d.apply(text);
-    String id = prefix + hash(stored);
-    return new String[] {id, stored.equals(text) ? null : prefix + hash(text)};
+    String id = prefix + Sha256.hex(stored, 8);
+    return new String[] {id, stored.equals(text) ? null : prefix + Sha256.hex(text, 8)};
   }
 
   private static SessionInput tool(OtlpSpan span) {
@@ -321,14 +318,5 @@ final class GenAiMapper {
 
   private static Instant instant(long nanos) {
     return nanos <= 0 ? null : Instant.ofEpochSecond(nanos / 1_000_000_000L, nanos % 1_000_000_000L);
-  }
-
-  private static String hash(String s) {
-    try {
-      byte[] d = MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(d, 0, 8);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

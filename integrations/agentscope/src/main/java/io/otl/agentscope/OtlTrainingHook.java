@@ -23,11 +23,9 @@ import io.agentscope.core.message.ToolResultBlock;
 import io.agentscope.core.message.ToolUseBlock;
 import io.agentscope.core.model.ToolSchema;
 import io.otl.core.Ids;
+import io.otl.core.Sha256;
 import io.otl.core.session.Desensitizer;
 import io.otl.core.session.SessionInput;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -234,16 +232,12 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
    * back); letters only, so no id looks like a phone or ID number, which the node refuses in ids.
    */
   static String digest(String text) {
-    try {
-      byte[] h = MessageDigest.getInstance("SHA-256").digest(ID_TEXT.apply(text).getBytes(StandardCharsets.UTF_8));
-      StringBuilder id = new StringBuilder(24);
-      for (int i = 0; i < 12; i++) {
-        id.append((char) ('a' + ((h[i] >> 4) & 0xf))).append((char) ('a' + (h[i] & 0xf)));
-      }
-      return id.toString();
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JDK", e);
+    byte[] h = Sha256.of(ID_TEXT.apply(text));
+    StringBuilder id = new StringBuilder(24);
+    for (int i = 0; i < 12; i++) {
+      id.append((char) ('a' + ((h[i] >> 4) & 0xf))).append((char) ('a' + (h[i] & 0xf)));
     }
+    return id.toString();
   }
 
   private static <V> Map<String, V> remembered() {

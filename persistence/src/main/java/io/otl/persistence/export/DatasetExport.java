@@ -2,6 +2,7 @@ package io.otl.persistence.export;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.otl.core.Ids;
+import io.otl.core.Sha256;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.AgentSession.TrajectoryCompleted;
 import io.otl.persistence.JournalRows;
@@ -262,7 +263,7 @@ public final class DatasetExport {
         .runWith(Sink.fold(new LinkedHashMap<String, Pair>(), (pairs, t) -> {
           String key = TaskKey.of(t).orElseThrow();
           boolean chosable = sel.canBeChosen(t);
-          String answer = Hashes.hex(JsonlFormats.normalisePrompt(t.finalAnswer().orElseThrow()));
+          String answer = Sha256.hex(JsonlFormats.normalisePrompt(t.finalAnswer().orElseThrow()));
           pairs.compute(key, (k, p) -> (p == null ? new Pair() : p).with(t, chosable, answer));
           return pairs;
         }), system)

@@ -1,6 +1,7 @@
 package io.otl.persistence.export;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.otl.core.Sha256;
 import java.text.Normalizer;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -35,8 +36,8 @@ final class Dedup {
     } catch (java.io.IOException e) {
       text = jsonLine;
     }
-    String exactKey = Hashes.hex(text);
-    String nearKey = Hashes.hex(normalise(text));
+    String exactKey = Sha256.hex(text);
+    String nearKey = Sha256.hex(normalise(text));
     if (!exact.add(exactKey)) return Optional.of(EXACT);
     if (!near.add(nearKey)) return Optional.of(NEAR);
     return Optional.empty();

@@ -1,9 +1,6 @@
 package io.otl.persistence.export;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import io.otl.core.Sha256;
 import java.util.Optional;
 
 /**
@@ -22,14 +19,6 @@ public final class TaskKey {
   public static Optional<String> of(Trajectory t) {
     String client = t.state().metadata() == null ? null : t.state().metadata().get(METADATA_KEY);
     if (client != null && !client.isBlank()) return Optional.of("task:" + client.strip());
-    return t.prompt().map(p -> "prompt:" + sha256(JsonlFormats.normalisePrompt(p)));
-  }
-
-  private static String sha256(String s) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return t.prompt().map(p -> "prompt:" + Sha256.hex(JsonlFormats.normalisePrompt(p)));
   }
 }
