@@ -231,9 +231,18 @@ public final class Desensitizer {
    */
   private JsonNode applyToFloat(JsonNode node) {
     if (!Double.isFinite(node.doubleValue())) return node;
-    java.math.BigDecimal value = node.decimalValue().stripTrailingZeros();
-    if (value.scale() > 0) return node;
-    return applyToNumber(node, value.toBigInteger().toString());
+    String digits = wholeDigits(node.decimalValue());
+    return digits == null ? node : applyToNumber(node, digits);
+  }
+
+  /**
+   * The digits of a whole number, null for a number with a fraction (a measurement) or of more than
+   * 40 digits (no PII rule applies; the bound keeps 1E999 from building a long string).
+   */
+  private static String wholeDigits(java.math.BigDecimal number) {
+    java.math.BigDecimal value = number.stripTrailingZeros();
+    if (value.scale() > 0 || value.precision() - value.scale() > 40) return null;
+    return value.toBigInteger().toString();
   }
 
   /** {@code key}, or {@code key#2}, {@code key#3}… when a key of that name is already taken. */
@@ -287,16 +296,15 @@ public final class Desensitizer {
     StringBuilder out = null;
     int last = 0;
     while (m.find()) {
-      java.math.BigDecimal value;
+      String digits;
       try {
-        value = new java.math.BigDecimal(m.group()).stripTrailingZeros();
+        digits = wholeDigits(new java.math.BigDecimal(m.group()));
       } catch (NumberFormatException e) {
         continue;
       }
-      // Past 40 digits no PII rule applies; the bound keeps 1E999 from building a long string.
-      if (value.scale() > 0 || value.precision() - value.scale() > 40) continue;
+      if (digits == null) continue;
       if (out == null) out = new StringBuilder(text.length() + 16);
-      out.append(text, last, m.start()).append(value.toBigInteger());
+      out.append(text, last, m.start()).append(digits);
       last = m.end();
     }
     return out == null ? null : out.append(text, last, text.length()).toString();
