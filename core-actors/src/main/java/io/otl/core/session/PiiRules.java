@@ -33,8 +33,10 @@ public final class PiiRules {
       "(?<![\\d+])(?:\\+[1-9](?:[ .()-]{0,3}\\d){6,14}"
           + "|(?:(?:\\+|00)?86[ .-]?)?\\(?1[3-9]\\d\\)?(?:[ .-]?\\d{4}){2})(?!\\d)");
   /** Letters of any script in the local part and the domain; {@code %40} is an encoded '@'. */
+  // A URL-encoded address may encode its domain's dots too (%2E): encoders that escape every
+  // non-alphanumeric do, and alice%40example%2Ecom was stored raw.
   public static final Pattern EMAIL = Pattern.compile(
-      "[\\p{L}\\p{N}._%+-]+(?:@|%40)[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.\\p{L}{2,}");
+      "[\\p{L}\\p{N}._%+-]+(?:@|%40)[\\p{L}\\p{N}-]+(?:(?:\\.|%2[Ee])[\\p{L}\\p{N}-]+)*(?:\\.|%2[Ee])\\p{L}{2,}");
 
   /**
    * A candidate for a payment card number: digit groups joined by single spaces or dashes, not glued
