@@ -114,9 +114,29 @@ public final class ApiErrors {
       String text = response.entity() instanceof org.apache.pekko.http.javadsl.model.HttpEntity.Strict strict
           ? strict.getData().decodeString(StandardCharsets.UTF_8) : response.status().reason();
       Iterable<HttpHeader> headers = withHeadBesideGet(response.getHeaders());
-      return Json.error(response.status(), codeFor(response.status().intValue()), allowedIn(text, headers))
+      return Json.error(response.status(), codeFor(response.status().intValue()), notEchoingTheBody(allowedIn(text, headers)))
           .withHeaders(headers);
     });
+  }
+
+  private static final String MALFORMED = "The request content was malformed:";
+  private static final java.util.regex.Pattern WHERE = java.util.regex.Pattern.compile("\\(line \\d+, column \\d+\\)");
+
+  /**
+   * pekko's message for a form body it cannot parse (rate and thumbs read forms) ends with the whole
+   * body and a caret under the bad character: {@code … (line 1, column 60): sessionId=s1&note=alice@…}.
+   * Error messages never echo what could be personal data, so it is cut after the position, which is
+   * enough to find the mistake, and kept to its first line.
+   */
+  static String notEchoingTheBody(String text) {
+    if (!text.startsWith(MALFORMED)) return text;
+    String cause = text.substring(MALFORMED.length()).strip();
+    var where = WHERE.matcher(cause);
+    if (where.find()) cause = cause.substring(0, where.end());
+    int line = cause.indexOf('\n');
+    if (line >= 0) cause = cause.substring(0, line);
+    if (cause.length() > 200) cause = cause.substring(0, 200) + "…";
+    return "the form body is malformed: " + cause;
   }
 
   /**

@@ -33,8 +33,10 @@ public final class PiiRules {
       "(?<![\\d+])(?:\\+[1-9](?:[ .()-]{0,3}\\d){6,14}"
           + "|(?:(?:\\+|00)?86[ .-]?)?\\(?1[3-9]\\d\\)?(?:[ .-]?\\d{4}){2})(?!\\d)");
   /** Letters of any script in the local part and the domain; {@code %40} is an encoded '@'. */
+  // A URL-encoded address may encode its domain's dots too (%2E): encoders that escape every
+  // non-alphanumeric do, and alice%40example%2Ecom was stored raw.
   public static final Pattern EMAIL = Pattern.compile(
-      "[\\p{L}\\p{N}._%+-]+(?:@|%40)[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.\\p{L}{2,}");
+      "[\\p{L}\\p{N}._%+-]+(?:@|%40)[\\p{L}\\p{N}-]+(?:(?:\\.|%2[Ee])[\\p{L}\\p{N}-]+)*(?:\\.|%2[Ee])\\p{L}{2,}");
 
   /**
    * A candidate for a payment card number: digit groups joined by single spaces or dashes, not glued
@@ -100,6 +102,7 @@ public final class PiiRules {
     boolean secretHint = false;
     boolean numberLookAlikes = false;
     boolean stops = false;
+    boolean invisible = false;
     for (int i = 0, n = text.length(); i < n; i++) {
       char c = text.charAt(i);
       if (c < 0x80) {
@@ -115,6 +118,10 @@ public final class PiiRules {
         continue;
       }
       if (c >= 0x3400 && c < 0xA000) continue; // CJK ideographs: the bulk of Chinese text, nothing to fold
+      if (Character.getType(c) == Character.FORMAT) {
+        invisible |= hiding(text, i);
+        continue;
+      }
       if (!normalised) {
         if (foldable(c, text, i)) return scan(Normalizer.normalize(text, Normalizer.Form.NFKC), true);
         // Full-width punctuation is everyday Chinese text: it matters only next to an '@' (a
@@ -130,6 +137,7 @@ public final class PiiRules {
       }
     }
     if (fullWidth && at) return scan(Normalizer.normalize(text, Normalizer.Form.NFKC), true);
+    if (invisible && (at || percent || digits >= 7)) return scan(withoutHiding(text), normalised);
     // A look-alike matters only where a pattern could match: numbers need 7 digits, e-mails an '@'.
     boolean fold = numberLookAlikes && digits >= 7 || stops && (at || percent);
     return new Scan(text, fold ? foldLookAlikes(text) : text, digits, at, percent, secretHint);
@@ -194,6 +202,31 @@ public final class PiiRules {
       case 'A' -> i >= 3 && t.charAt(i - 3) == 'A' && (a == 'K' || a == 'S') && b == 'I';
       default -> i >= 3 && t.charAt(i - 3) == 'A' && a == 'I' && b == 'z'; // 'a' of "AIza"
     };
+  }
+
+  /**
+   * Whether the invisible format character at {@code i} (zero-width space, soft hyphen, word joiner,
+   * BOM, a bidi mark: Unicode Cf) sits between two ASCII characters, past any others of its kind:
+   * inside {@code alice\u200B@example.com} it hid the address from every rule while a reader sees
+   * it whole. Such a character is dropped from the text the rules see and, when they find something,
+   * from the text stored, as NFKC folds look-alikes. One between non-ASCII characters (an emoji's
+   * zero-width joiner, a bidi mark in Arabic or Hebrew text) is left alone.
+   */
+  private static boolean hiding(String text, int i) {
+    int before = i - 1;
+    while (before >= 0 && Character.getType(text.charAt(before)) == Character.FORMAT) before--;
+    int after = i + 1;
+    while (after < text.length() && Character.getType(text.charAt(after)) == Character.FORMAT) after++;
+    return (before < 0 || text.charAt(before) < 0x80) && (after >= text.length() || text.charAt(after) < 0x80);
+  }
+
+  private static String withoutHiding(String text) {
+    StringBuilder b = new StringBuilder(text.length());
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.getType(c) != Character.FORMAT || !hiding(text, i)) b.append(c);
+    }
+    return b.toString();
   }
 
   /** Whether NFKC may turn this character into a digit, '@', '%' or '+' (or it is a digit of another script). */
