@@ -101,7 +101,7 @@ final class OtlpJson {
     for (int i = 0; i < evs.size(); i++) {
       String ew = where + ".events[" + i + "]";
       JsonNode e = object(evs.get(i), ew);
-      events.add(new OtlpSpan.Event(string(e, "name", ew), int64(e, "timeUnixNano", ew), attributes(e, ew)));
+      events.add(new OtlpSpan.Event(string(e, "name", ew), uint64(e, "timeUnixNano", ew), attributes(e, ew)));
     }
     JsonNode status = s.get("status");
     int code = 0;
@@ -112,7 +112,7 @@ final class OtlpJson {
       message = string(status, "message", where + ".status");
     }
     return new OtlpSpan(id(s, "traceId", where, 16), id(s, "spanId", where, 8), id(s, "parentSpanId", where, 8),
-        string(s, "name", where), int64(s, "startTimeUnixNano", where), int64(s, "endTimeUnixNano", where),
+        string(s, "name", where), uint64(s, "startTimeUnixNano", where), uint64(s, "endTimeUnixNano", where),
         attributes(s, where), events, code, message, resource);
   }
 
@@ -140,7 +140,7 @@ final class OtlpJson {
         }
       }
     }
-    return (int) int64(status, "code", where);
+    return (int) integer(status, "code", where, true, "an integer");
   }
 
   private static Map<String, Object> attributes(JsonNode owner, String where) {
@@ -224,18 +224,31 @@ final class OtlpJson {
     return n.textValue();
   }
 
+  /** A signed int64 (an attribute's {@code intValue}): "-1" is as valid as -1. */
   private static long int64(JsonNode owner, String field, String where) {
+    return integer(owner, field, where, true, "a signed 64-bit integer");
+  }
+
+  /** A fixed64 (the span and event times): unsigned, so a decimal string up to 2^64-1. */
+  private static long uint64(JsonNode owner, String field, String where) {
+    return integer(owner, field, where, false, "an unsigned 64-bit integer");
+  }
+
+  private static long integer(JsonNode owner, String field, String where, boolean signed, String what) {
     JsonNode n = owner.get(field);
     if (n == null || n.isNull()) return 0;
     if (n.isIntegralNumber() && n.canConvertToLong()) return n.longValue();
     if (n.isTextual()) {
       try {
-        return Long.parseUnsignedLong(n.textValue());
+        // The proto3 JSON mapping writes every 64-bit integer as a decimal string, negative ones
+        // too: read unsigned, an intValue of "-1" (vLLM's top_k when off) was a 400 that lost the
+        // exporter's whole batch, while the same -1 as a JSON number passed.
+        return signed ? Long.parseLong(n.textValue()) : Long.parseUnsignedLong(n.textValue());
       } catch (NumberFormatException e) {
         // fall through to the error below
       }
     }
-    throw invalid(prefix(where) + field + " must be an integer (a number or a decimal string)");
+    throw invalid(prefix(where) + field + " must be " + what + " (a number or a decimal string)");
   }
 
   private static String prefix(String where) {

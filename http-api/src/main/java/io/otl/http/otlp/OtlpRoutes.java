@@ -109,11 +109,14 @@ public final class OtlpRoutes {
       return write(plan).thenApply(outcome -> {
         count("mapped", outcome.mapped);
         count("refused", outcome.refused);
-        if (outcome.refused > 0) {
-          log.info("OTLP export: {} spans, {} mapped, {} ignored, {} refused", spans.size(), outcome.mapped,
-              plan.ignored(), outcome.refused);
-        }
         String message = String.join("; ", outcome.problems);
+        if (outcome.refused > 0) {
+          // With the reason: the Java SDK's exporter (1.68) does not read partial_success, so this line is
+          // where its user learns why spans were dropped. The reasons name fields and ids, never values,
+          // as the Kafka ingest's dead-letter lines do.
+          log.info("OTLP export: {} spans, {} mapped, {} ignored, {} refused: {}", spans.size(), outcome.mapped,
+              plan.ignored(), outcome.refused, message);
+        }
         if (outcome.refused == 0 && plan.ignored() > 0) {
           message = plan.ignored() + " spans are not GenAI chat, execute_tool or invoke_agent spans and were ignored";
         }
