@@ -206,7 +206,10 @@ final class TurnRecorder {
   }
 
   private static String messageHash(Desensitizer d, String role, String content, List<String> callIds) {
-    return sha256(role + '\u0000' + d.apply(content) + '\u0000' + String.join(",", callIds), 12);
+    // White space around the text is not part of its identity: agents commonly strip() the answer
+    // ("\n\nSure" → "Sure") before they resend it, and the stripped answer was stored again as an
+    // edited one, so the conversation held the model's turn twice (and the SFT line joined both).
+    return sha256(role + '\u0000' + d.apply(content).strip() + '\u0000' + String.join(",", callIds), 12);
   }
 
   /** The id of the {@code n}th occurrence (from 0) of the message whose hash is {@code hash}. */
