@@ -20,6 +20,8 @@ final class Completion {
   private final StringBuilder content = new StringBuilder();
   /** vLLM's reasoning parser output: {@code reasoning_content}, or {@code reasoning} in newer releases. */
   private final StringBuilder reasoning = new StringBuilder();
+  /** OpenAI's refusal ({@code message.refusal}, {@code delta.refusal}): what the model said instead of content. */
+  private final StringBuilder refusal = new StringBuilder();
   private final Map<Integer, String[]> toolCalls = new TreeMap<>();
   private final List<Integer> tokenIds = new ArrayList<>();
   private final List<Double> logprobs = new ArrayList<>();
@@ -47,6 +49,7 @@ final class Completion {
       if (choice.path("index").asInt(0) != 0) continue;
       JsonNode message = choice.path("message");
       if (message.path("content").isTextual()) c.content.append(message.path("content").asText());
+      if (message.path("refusal").isTextual()) c.refusal.append(message.path("refusal").asText());
       c.reasoning.append(reasoningOf(message));
       int i = 0;
       for (JsonNode call : message.path("tool_calls")) {
@@ -98,6 +101,10 @@ final class Completion {
       if (delta.path("content").isTextual() && !delta.path("content").asText().isEmpty()) {
         if (firstTokenNanos == 0) firstTokenNanos = nowNanos;
         content.append(delta.path("content").asText());
+      }
+      if (delta.path("refusal").isTextual() && !delta.path("refusal").asText().isEmpty()) {
+        if (firstTokenNanos == 0) firstTokenNanos = nowNanos;
+        refusal.append(delta.path("refusal").asText());
       }
       for (JsonNode call : delta.path("tool_calls")) {
         if (firstTokenNanos == 0) firstTokenNanos = nowNanos;
@@ -168,8 +175,13 @@ final class Completion {
     return id;
   }
 
+  /**
+   * The answer's text: its content, or, when it has none, its refusal. A refusal is the model's turn
+   * as the agent saw it (and resends it: {@link TurnRecorder#messageText}); recorded as empty, the turn was
+   * lost from the conversation and the export showed the next user message right after the previous.
+   */
   String content() {
-    return content.toString();
+    return content.length() == 0 ? refusal.toString() : content.toString();
   }
 
   /** The model's reasoning before its answer (empty when the upstream gave none). */

@@ -142,7 +142,7 @@ final class TurnRecorder {
         functionCall = null;
         continue;
       }
-      String content = text(m.get("content"));
+      String content = messageText(m);
       String id = messageId(d, role(m), content, callIds(m.path("tool_calls")), seen);
       if (!known.contains(id)) in.add(message(cut, id, requestAt, role(m), content, null, null, null));
       boolean callsAFunction = "assistant".equals(m.path("role").asText()) && m.path("function_call").isObject();
@@ -203,7 +203,10 @@ final class TurnRecorder {
   }
 
   private static String messageHash(Desensitizer d, String role, String content, List<String> callIds) {
-    return Sha256.hex(role + '\u0000' + d.apply(content) + '\u0000' + String.join(",", callIds), 12);
+    // White space around the text is not part of its identity: agents commonly strip() the answer
+    // ("\n\nSure" → "Sure") before they resend it, and the stripped answer was stored again as an
+    // edited one, so the conversation held the model's turn twice (and the SFT line joined both).
+    return Sha256.hex(role + '\u0000' + d.apply(content).strip() + '\u0000' + String.join(",", callIds), 12);
   }
 
   /** The id of the {@code n}th occurrence (from 0) of the message whose hash is {@code hash}. */
@@ -253,7 +256,7 @@ final class TurnRecorder {
       boolean toolResult = "tool".equals(m.path("role").asText())
           && callIdsSeen.contains(m.path("tool_call_id").asText())
           || functionCalled && "function".equals(m.path("role").asText());
-      hashes.add(toolResult ? null : messageHash(d, role(m), text(m.get("content")), callIds(m.path("tool_calls"))));
+      hashes.add(toolResult ? null : messageHash(d, role(m), messageText(m), callIds(m.path("tool_calls"))));
       functionCalled = !toolResult && "assistant".equals(m.path("role").asText()) && m.path("function_call").isObject();
     }
     int end = -1;
@@ -309,15 +312,30 @@ final class TurnRecorder {
     };
   }
 
-  /** A string content, or the text parts of an array content (other parts as a placeholder). */
+  /**
+   * A message's text: its content, or, without any, its refusal (an assistant turn resent as OpenAI
+   * returned it, {@code "refusal":"I can't …"} and no content), as {@link Completion#content} records
+   * the answer, so the resent turn is the recorded one.
+   */
+  static String messageText(JsonNode m) {
+    String content = text(m.get("content"));
+    return content.isEmpty() && m.path("refusal").isTextual() ? m.path("refusal").asText() : content;
+  }
+
+  /**
+   * A string content, or the text parts of an array content (a refusal part as its text, other parts
+   * as a placeholder).
+   */
   static String text(JsonNode content) {
     if (content == null || content.isNull()) return "";
     if (content.isTextual()) return content.asText();
     StringBuilder b = new StringBuilder();
     for (JsonNode part : content) {
       if (b.length() > 0) b.append('\n');
-      b.append("text".equals(part.path("type").asText()) ? part.path("text").asText()
-          : "[" + part.path("type").asText() + "]");
+      String type = part.path("type").asText();
+      b.append("text".equals(type) ? part.path("text").asText()
+          : "refusal".equals(type) && part.path("refusal").isTextual() ? part.path("refusal").asText()
+          : "[" + type + "]");
     }
     return b.toString();
   }

@@ -59,6 +59,16 @@ class TurnRecorderTest {
   }
 
   @Test
+  void anAnswerResentStrippedOfWhiteSpaceIsTheRecordedOne() throws Exception {
+    Set<String> known = new HashSet<>();
+    assertEquals(List.of("hi", "\n\nHello there. "), contents(record(known, "[{\"role\":\"user\",\"content\":\"hi\"}]",
+        "\\n\\nHello there. ")));
+    assertEquals(List.of("next", "ok"), contents(record(known, "[{\"role\":\"user\",\"content\":\"hi\"},"
+        + "{\"role\":\"assistant\",\"content\":\"Hello there.\"},{\"role\":\"user\",\"content\":\"next\"}]", "ok")),
+        "an agent that strip()s the answer resends the turn it had, not a new one");
+  }
+
+  @Test
   void idsNeverDeriveFromRawPii() throws Exception {
     List<SessionInput> a = record(new HashSet<>(), "[{\"role\":\"user\",\"content\":\"mail jane@example.com\"}]", "x");
     List<SessionInput> b = record(new HashSet<>(), "[{\"role\":\"user\",\"content\":\"mail joe@example.org\"}]", "x");
