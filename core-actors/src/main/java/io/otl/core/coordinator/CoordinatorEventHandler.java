@@ -152,10 +152,14 @@ public final class CoordinatorEventHandler {
     Optional<Job> found = e.jobId() == null ? Optional.empty() : s.job(e.jobId());
     if (e instanceof CandidateHandedOver h) {
       State next = s;
-      if (s.pendingProxyCandidate() != null && s.pendingProxyCandidate().version().equals(h.givenName())) {
+      boolean proxyCandidate = s.pendingProxyCandidate() != null && s.pendingProxyCandidate().version().equals(h.givenName());
+      if (proxyCandidate) {
         next = next.withProxy(s.proxyModelVersion(), null);
       }
-      if (found.isPresent() && h.givenName().equals(found.get().candidateVersion())) {
+      // A proxy candidate's source job is the commit job that succeeded before the proxy trained
+      // (JobSucceeded without a model): it becomes that job's candidate here, or the job view and
+      // the job's lineage would never name the model it led to.
+      if (found.isPresent() && (proxyCandidate || h.givenName().equals(found.get().candidateVersion()))) {
         Job.Builder b = found.get().edit();
         b.handedOver = true;
         b.candidateVersion = h.version(); // the job's view and lineage show the name the model has
