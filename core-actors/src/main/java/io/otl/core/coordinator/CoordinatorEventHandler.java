@@ -141,7 +141,7 @@ public final class CoordinatorEventHandler {
           List.of(new HistoryEntry(JobStatus.REQUESTED, r.at(),
               r.trigger().configName() + " trigger"
                   + (r.requestedBy() == null || r.requestedBy().equals(r.trigger().configName()) ? "" : " (" + r.requestedBy() + ")")
-                  + ": " + r.sessionIds().size() + " trajectories taken from the pool")));
+                  + ": " + r.sessionIds().size() + " trajectories taken from the pool")), null);
       int seq = Math.max(s.nextJobSeq(), JobIds.seqOf(r.jobId()) + 1);
       return s.withSessions(sessions, size, sum).withJob(job).withActive(r.jobId())
           .withCounters(seq, s.candidatesProduced(), null);
@@ -157,9 +157,13 @@ public final class CoordinatorEventHandler {
         next = next.withProxy(s.proxyModelVersion(), null);
       }
       // A proxy candidate's source job is the commit job that succeeded before the proxy trained
-      // (JobSucceeded without a model): it becomes that job's candidate here, or the job view and
-      // the job's lineage would never name the model it led to.
-      if (found.isPresent() && (proxyCandidate || h.givenName().equals(found.get().candidateVersion()))) {
+      // (JobSucceeded without a model): the job view and the job's lineage name it from here.
+      if (proxyCandidate && found.isPresent()) {
+        Job.Builder b = found.get().edit();
+        b.proxyCandidate = h.version();
+        return next.withJob(b.build());
+      }
+      if (found.isPresent() && h.givenName().equals(found.get().candidateVersion())) {
         Job.Builder b = found.get().edit();
         b.handedOver = true;
         b.candidateVersion = h.version(); // the job's view and lineage show the name the model has

@@ -563,7 +563,7 @@ public final class TrainingCoordinator
     if (j.outputModel() != null) {
       return new OutputModelView(j.outputModel().checkpointUri(), j.outputModel().metrics(), j.candidateVersion());
     }
-    return j.candidateVersion() == null ? null : new OutputModelView(null, Map.of(), j.candidateVersion());
+    return j.proxyCandidate() == null ? null : new OutputModelView(null, Map.of(), j.proxyCandidate());
   }
 
   private Refused notFound(String jobId) {
