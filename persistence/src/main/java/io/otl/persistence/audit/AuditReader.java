@@ -397,7 +397,8 @@ public final class AuditReader implements AuditLog {
         .runFold(TrainingCoordinator.State.EMPTY, (s, env) -> {
           TrainingCoordinator.JobEvent je = (TrainingCoordinator.JobEvent) env.event();
           if (je instanceof TrainingCoordinator.JobRequested r && admit.test(r)) jobIds.add(r.jobId());
-          if (je.jobId() == null || !jobIds.contains(je.jobId()) || je instanceof TrainingCoordinator.ProxyModelObserved) {
+          // a job's ProxyModelObserved is replayed too: its hand-over names the job's proxy candidate
+          if (je.jobId() == null || !jobIds.contains(je.jobId())) {
             return s;
           }
           return TrainingCoordinator.applyEvent(s, je);
