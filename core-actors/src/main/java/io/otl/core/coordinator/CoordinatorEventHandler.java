@@ -141,7 +141,7 @@ public final class CoordinatorEventHandler {
           List.of(new HistoryEntry(JobStatus.REQUESTED, r.at(),
               r.trigger().configName() + " trigger"
                   + (r.requestedBy() == null || r.requestedBy().equals(r.trigger().configName()) ? "" : " (" + r.requestedBy() + ")")
-                  + ": " + r.sessionIds().size() + " trajectories taken from the pool")));
+                  + ": " + r.sessionIds().size() + " trajectories taken from the pool")), null);
       int seq = Math.max(s.nextJobSeq(), JobIds.seqOf(r.jobId()) + 1);
       return s.withSessions(sessions, size, sum).withJob(job).withActive(r.jobId())
           .withCounters(seq, s.candidatesProduced(), null);
@@ -152,8 +152,16 @@ public final class CoordinatorEventHandler {
     Optional<Job> found = e.jobId() == null ? Optional.empty() : s.job(e.jobId());
     if (e instanceof CandidateHandedOver h) {
       State next = s;
-      if (s.pendingProxyCandidate() != null && s.pendingProxyCandidate().version().equals(h.givenName())) {
+      boolean proxyCandidate = s.pendingProxyCandidate() != null && s.pendingProxyCandidate().version().equals(h.givenName());
+      if (proxyCandidate) {
         next = next.withProxy(s.proxyModelVersion(), null);
+      }
+      // A proxy candidate's source job is the commit job that succeeded before the proxy trained
+      // (JobSucceeded without a model): the job view and the job's lineage name it from here.
+      if (proxyCandidate && found.isPresent()) {
+        Job.Builder b = found.get().edit();
+        b.proxyCandidate = h.version();
+        return next.withJob(b.build());
       }
       if (found.isPresent() && h.givenName().equals(found.get().candidateVersion())) {
         Job.Builder b = found.get().edit();

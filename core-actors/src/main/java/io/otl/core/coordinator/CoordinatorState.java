@@ -110,7 +110,11 @@ public interface CoordinatorState {
       boolean handedOver,
       boolean cancelRequested,
       List<String> preflightFailures,
-      List<HistoryEntry> history) {
+      List<HistoryEntry> history,
+      // trinity-proxy: the proxy-<n> this commit job led to (the newest); a field of its own, so
+      // journals written before replay to the states they had (candidateVersion stays v<n> only)
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+          String proxyCandidate) {
 
     public Job {
       hyperparams = hyperparams == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(hyperparams));
@@ -140,6 +144,7 @@ public interface CoordinatorState {
       boolean cancelRequested;
       List<String> preflightFailures;
       final List<HistoryEntry> history;
+      String proxyCandidate;
 
       Builder(Job j) {
         this.j = j;
@@ -157,6 +162,7 @@ public interface CoordinatorState {
         cancelRequested = j.cancelRequested;
         preflightFailures = j.preflightFailures;
         history = new ArrayList<>(j.history);
+        proxyCandidate = j.proxyCandidate;
       }
 
       Builder log(JobStatus s, Instant at, String detail) {
@@ -168,7 +174,7 @@ public interface CoordinatorState {
         return new Job(j.jobId, j.trigger, j.requestedBy, j.backend, j.algorithm, j.baseModel,
             j.hyperparams, j.sessionIds, j.requestedAt, status, manifest, exportAttempts,
             submitAttempts, submitting, externalId, lastError, nextAttemptAt, outputModel,
-            candidateVersion, handedOver, cancelRequested, preflightFailures, history);
+            candidateVersion, handedOver, cancelRequested, preflightFailures, history, proxyCandidate);
       }
     }
   }

@@ -553,10 +553,17 @@ public final class TrainingCoordinator
         j.hyperparams(),
         m == null ? null : new DatasetView(m.count(), m.sha256(), m.path(), m.exclusions(), m.lineage()),
         new BackendView(j.backend().configName(), j.externalId()),
-        j.outputModel() == null ? null
-            : new OutputModelView(j.outputModel().checkpointUri(), j.outputModel().metrics(), j.candidateVersion()),
+        outputModel(j),
         j.lastError(),
         j.history());
+  }
+
+  /** A trinity-proxy candidate has no checkpoint of ours (the proxy serves its weights): only its name. */
+  private static OutputModelView outputModel(Job j) {
+    if (j.outputModel() != null) {
+      return new OutputModelView(j.outputModel().checkpointUri(), j.outputModel().metrics(), j.candidateVersion());
+    }
+    return j.proxyCandidate() == null ? null : new OutputModelView(null, Map.of(), j.proxyCandidate());
   }
 
   private Refused notFound(String jobId) {

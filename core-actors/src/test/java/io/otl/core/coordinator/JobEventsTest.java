@@ -282,6 +282,25 @@ class JobEventsTest {
   }
 
   @Test
+  void aProxyCandidateBecomesItsCommitJobsCandidateInTheViewAndLineage() {
+    ProxyModelObserved seen = new ProxyModelObserved(JOB, 1, "proxy-1", Map.of("model_version", 1.0), T0);
+    State s = replay(requested(JOB, Backend.TRINITY_PROXY), new JobSubmitting(JOB, 1, T0),
+        new JobSucceeded(JOB, null, null, T0), seen, new CandidateHandedOver(JOB, "proxy-1", T0));
+    Job j = job(s, JOB);
+    assertEquals("proxy-1", j.proxyCandidate(), "the job names the model it led to");
+    assertNull(j.candidateVersion(), "journals written before replay to the state they had");
+    assertEquals(3, j.history().size(), "so does the history");
+    assertEquals(0, s.candidatesProduced(), "proxy versions do not use the v<n> names");
+    assertEquals(new CoordinatorReplies.OutputModelView(null, Map.of(), "proxy-1"),
+        TrainingCoordinator.jobView("a", j).outputModel());
+
+    State later = replay(requested(JOB, Backend.TRINITY_PROXY), new JobSucceeded(JOB, null, null, T0), seen,
+        new CandidateHandedOver(JOB, "proxy-1", T0), new ProxyModelObserved(JOB, 3, "proxy-3", null, T0),
+        new CandidateHandedOver(JOB, "proxy-3", T0));
+    assertEquals("proxy-3", job(later, JOB).proxyCandidate(), "the newest version the job led to");
+  }
+
+  @Test
   void theJobViewShowsTheJobAsDesignSection71Says() {
     DatasetManifest m = new DatasetManifest("/d/x.jsonl", 2, "abc", List.of("s1"), List.of(), "sft-messages",
         3, Map.of("pii", 1));

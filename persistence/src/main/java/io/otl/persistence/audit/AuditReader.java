@@ -397,7 +397,8 @@ public final class AuditReader implements AuditLog {
         .runFold(TrainingCoordinator.State.EMPTY, (s, env) -> {
           TrainingCoordinator.JobEvent je = (TrainingCoordinator.JobEvent) env.event();
           if (je instanceof TrainingCoordinator.JobRequested r && admit.test(r)) jobIds.add(r.jobId());
-          if (je.jobId() == null || !jobIds.contains(je.jobId()) || je instanceof TrainingCoordinator.ProxyModelObserved) {
+          // a job's ProxyModelObserved is replayed too: its hand-over names the job's proxy candidate
+          if (je.jobId() == null || !jobIds.contains(je.jobId())) {
             return s;
           }
           return TrainingCoordinator.applyEvent(s, je);
@@ -420,7 +421,7 @@ public final class AuditReader implements AuditLog {
 
   private static JobLineage lineage(String agentId, TrainingCoordinator.Job j) {
     return new JobLineage(j.jobId(), agentId, j.status(), j.requestedAt(), j.sessionIds(), j.manifest(),
-        j.candidateVersion());
+        j.candidateVersion() != null ? j.candidateVersion() : j.proxyCandidate());
   }
 
   @Override
@@ -498,7 +499,7 @@ public final class AuditReader implements AuditLog {
                 boolean inDataset = j.manifest() != null && j.manifest().sessionIds().contains(sessionId);
                 boolean heldOut = j.manifest() != null && j.manifest().lineage() != null
                     && j.manifest().lineage().evalSessionIds().contains(sessionId);
-                out.add(new SessionJob(j.jobId(), j.status(), inDataset, j.candidateVersion(),
+                out.add(new SessionJob(j.jobId(), j.status(), inDataset, j.candidateVersion() != null ? j.candidateVersion() : j.proxyCandidate(),
                     byJob.getOrDefault(jobId, List.of()), inDataset && !j.sessionIds().contains(sessionId), heldOut));
               });
             }
