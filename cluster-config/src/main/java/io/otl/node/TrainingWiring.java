@@ -103,10 +103,11 @@ final class TrainingWiring {
    * endpoint is registered by hand.
    */
   static CandidateSink candidateSink(ClusterSharding sharding, Duration askTimeout) {
-    return (agentId, version, artifact, endpoint, sourceJobId, metrics) -> sharding
+    return (agentId, version, artifact, endpoint, sourceJobId, metrics, trainedFrom) -> sharding
         .entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
         .<ModelVersion.TransitionReply>ask(reply -> new ModelVersion.RegisterCandidate(version, artifact,
-            endpoint == null || endpoint.isBlank() ? artifact : endpoint, sourceJobId, metrics, reply), askTimeout)
+            endpoint == null || endpoint.isBlank() ? artifact : endpoint, sourceJobId, metrics, trainedFrom, reply),
+            askTimeout)
         .thenCompose(r -> !(r instanceof ModelVersion.Failure f) ? CompletableFuture.<Void>completedFuture(null)
             // ModelVersion answers a repeat of this very candidate (same artifact and job) as done; an
             // ALREADY_EXISTS is another version under this name, and the coordinator moves on to the next.

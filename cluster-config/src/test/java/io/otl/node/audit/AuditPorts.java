@@ -25,10 +25,10 @@ final class AuditPorts {
     return TrainingCoordinator.Ports.batch(
         TrainingWiringAccess.exporter(system, datasetDir),
         new RayJobsBackend(system, trinity.rayJobs()),
-        (agentId, version, artifact, endpoint, sourceJobId, metrics) -> sharding
+        (agentId, version, artifact, endpoint, sourceJobId, metrics, trainedFrom) -> sharding
             .entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
             .<ModelVersion.TransitionReply>ask(reply -> new ModelVersion.RegisterCandidate(version, artifact,
-                "http://serve/" + version, sourceJobId, metrics, reply), Duration.ofSeconds(5))
+                "http://serve/" + version, sourceJobId, metrics, trainedFrom, reply), Duration.ofSeconds(5))
             .thenApply(r -> {
               if (r instanceof ModelVersion.Failure f) throw new IllegalStateException(f.message());
               return null;

@@ -28,6 +28,8 @@ public interface CandidateSink {
    * @param endpoint where the candidate is served
    * @param sourceJobId the job that produced it (null for a proxy version seen before any commit)
    * @param metrics the job's offline evaluation metrics
+   * @param trainedFrom the version whose checkpoint the job continued, null when it started from the
+   *     base model (ModelVersion holds a candidate whose origin was rolled back meanwhile)
    */
   CompletionStage<Void> register(
       String agentId,
@@ -35,7 +37,8 @@ public interface CandidateSink {
       String artifact,
       String endpoint,
       String sourceJobId,
-      Map<String, Double> metrics);
+      Map<String, Double> metrics,
+      String trainedFrom);
 
   /**
    * The name is held by another version (not this candidate: another artifact or source job, or

@@ -413,8 +413,14 @@ final class JobSteps {
     OutputModel m = job.outputModel();
     String version = job.candidateVersion();
     rt.ctx.pipeToSelf(CandidateNames.registerUnderFreeName(version, name -> rt.ports.candidateSink().register(
-            rt.agentId, name, m.checkpointUri(), m.checkpointUri(), job.jobId(), m.metrics())),
+            rt.agentId, name, m.checkpointUri(), m.checkpointUri(), job.jobId(), m.metrics(), trainedFrom(job))),
         (as, error) -> new HandOverFinished(job.jobId(), version, as, error == null ? null : describe(error)));
+  }
+
+  /** The version whose checkpoint the job continued, null when it started from the base model. */
+  private static String trainedFrom(Job job) {
+    DatasetLineage lineage = job.manifest() == null ? null : job.manifest().lineage();
+    return lineage != null && lineage.startsFromCheckpoint() ? lineage.startVersion() : null;
   }
 
   /** The event for a candidate ModelVersion has, under its given name or the one it ended on. */

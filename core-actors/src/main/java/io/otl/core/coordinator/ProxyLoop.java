@@ -126,7 +126,7 @@ final class ProxyLoop {
     String endpoint = rt.policy.trinityEndpoint();
     String artifact = artifact(endpoint, o);
     rt.ctx.pipeToSelf(CandidateNames.registerUnderFreeName(o.version(), name -> rt.ports.candidateSink().register(
-            rt.agentId, name, artifact, endpoint, o.jobId(), o.metrics())),
+            rt.agentId, name, artifact, endpoint, o.jobId(), o.metrics(), null)),
         (as, error) -> new ProxyHandOverFinished(o.version(), as, error == null ? null : describe(error)));
   }
 

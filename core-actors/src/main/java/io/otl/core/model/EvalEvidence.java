@@ -1,6 +1,7 @@
 package io.otl.core.model;
 
 import io.otl.core.model.ModelState.Models;
+import io.otl.core.model.ModelState.VersionState;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +53,22 @@ public final class EvalEvidence {
     return Optional.of("no offline evidence" + against + ": job " + sourceJobId + " reported none of "
         + configured.stream().map(Metric::key).toList()
         + " (no evaluation of the held-out set); no automatic canary, a manual promote is needed");
+  }
+
+  /**
+   * Why a candidate whose job continued {@code trainedFrom}'s checkpoint must not roll out by itself:
+   * that version was rolled back while the job trained (trial t3: v4 rolled back for complaints, and
+   * v5, trained on v4's weights and benchmarked against v4, went into a canary 3 s later). Its weights
+   * continue what an operator or the canary refused, and its bench baseline is no longer the stable,
+   * so the gate has no evidence that counts; an operator may still promote it. Empty otherwise.
+   */
+  static Optional<String> originRolledBack(String trainedFrom, Models models) {
+    if (trainedFrom == null) return Optional.empty();
+    return models.find(trainedFrom).filter(v -> v.state() == VersionState.ROLLED_BACK)
+        .map(v -> "trained from " + trainedFrom + "'s checkpoint, and " + trainedFrom
+            + " was rolled back while the job ran: the candidate continues a rolled-back version and was"
+            + " benchmarked against it, not against stable " + models.stable()
+            + "; no automatic canary, a manual promote is needed");
   }
 
   /**

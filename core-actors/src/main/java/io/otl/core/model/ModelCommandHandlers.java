@@ -213,8 +213,8 @@ final class ModelCommandHandlers {
     p.add(new VersionRegistered(c.version(), c.artifact(), c.endpoint(), c.sourceJobId(), metrics, false, now));
     String baseline = s.models().stable();
     p.add(new EvaluationStarted(c.version(), baseline, now));
-    Optional<String> noEvidence =
-        EvalEvidence.missing(c.version(), c.sourceJobId(), metrics, settings.evaluationMetrics(), s.models());
+    Optional<String> noEvidence = EvalEvidence.originRolledBack(c.trainedFrom(), s.models())
+        .or(() -> EvalEvidence.missing(c.version(), c.sourceJobId(), metrics, settings.evaluationMetrics(), s.models()));
     if (noEvidence.isPresent()) {
       p.add(new EvalEvidence.GateWithoutEvidence(c.version(), noEvidence.get(), now));
       return persist(p, c.replyTo(), st -> status(st, c.version(), true, List.of(noEvidence.get())));

@@ -44,6 +44,8 @@ public interface ModelProtocol {
    * with the same artifact and job is answered with the version's status (idempotent hand-over).
    *
    * @param offlineMetrics the job's evaluation metrics, by metric key (other keys are kept)
+   * @param trainedFrom the version whose checkpoint the job continued (its weights and its bench
+   *     baseline), null when the job started from the base model
    */
   record RegisterCandidate(
       String version,
@@ -51,8 +53,14 @@ public interface ModelProtocol {
       String endpoint,
       String sourceJobId,
       Map<String, Double> offlineMetrics,
+      String trainedFrom,
       ActorRef<TransitionReply> replyTo)
-      implements Command {}
+      implements Command {
+    public RegisterCandidate(String version, String artifact, String endpoint, String sourceJobId,
+        Map<String, Double> offlineMetrics, ActorRef<TransitionReply> replyTo) {
+      this(version, artifact, endpoint, sourceJobId, offlineMetrics, null, replyTo);
+    }
+  }
 
   /**
    * POST /v1/models/{agentId}/versions: a version registered by hand (offline gate skipped).

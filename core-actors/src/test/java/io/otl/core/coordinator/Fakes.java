@@ -139,11 +139,14 @@ final class Fakes {
 
   static final class Sink implements CandidateSink {
     final List<Registration> calls = Collections.synchronizedList(new ArrayList<>());
+    /** Each registered version's {@code trainedFrom}, as handed over. */
+    final Map<String, String> trainedFrom = new java.util.concurrent.ConcurrentHashMap<>();
     final Script<Void> script = new Script<>(() -> CompletableFuture.completedFuture(null));
 
     @Override
     public CompletionStage<Void> register(String agentId, String version, String artifact, String endpoint,
-        String sourceJobId, Map<String, Double> metrics) {
+        String sourceJobId, Map<String, Double> metrics, String trainedFrom) {
+      if (trainedFrom != null) this.trainedFrom.put(version, trainedFrom);
       calls.add(new Registration(agentId, version, artifact, endpoint, sourceJobId, Map.copyOf(metrics)));
       return script.answer();
     }

@@ -72,6 +72,24 @@ class PollCancelHandOverStepsTest {
   }
 
   @Test
+  void aCandidateIsHandedOverWithTheVersionItsJobContinued() {
+    StepsHarness h = new StepsHarness("");
+    DatasetLineage lineage = new DatasetLineage("stable", "v2", "s3://ckpt/v2", "from v2", 0, null, null, 0, null, null);
+    DatasetManifest m = new DatasetManifest("/d/x.jsonl", 2, "sha", List.of("s1"), List.of(), "sft-messages", 2,
+        Map.of(), lineage);
+    State s = ExportAndSubmitStepsTest.state(new DatasetExported(JOB, m, NOW), new JobSubmitting(JOB, 1, NOW),
+        new JobSubmitted(JOB, "raysubmit_1", NOW));
+    persisted(h.steps.onStatusPolled(s, new StatusPolled(JOB, status(BackendJobStatus.State.SUCCEEDED, MODEL), null, null)));
+    assertEquals(Map.of("v1", "v2"), h.sink.trainedFrom, "ModelVersion holds it if v2 was rolled back meanwhile");
+
+    StepsHarness fromBase = new StepsHarness("");
+    persisted(fromBase.steps.onStatusPolled(submitted(),
+        new StatusPolled(JOB, status(BackendJobStatus.State.SUCCEEDED, MODEL), null, null)));
+    assertEquals(1, fromBase.sink.calls.size());
+    assertEquals(Map.of(), fromBase.sink.trainedFrom, "a job from the base model continues no version");
+  }
+
+  @Test
   void aJobSeenRunningSucceedsWithoutASecondRunningLine() {
     StepsHarness h = new StepsHarness("");
     State running = submitted(new JobStatusChanged(JOB, JobStatus.RUNNING, "running on the backend", NOW));

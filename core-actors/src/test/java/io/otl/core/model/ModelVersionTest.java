@@ -493,6 +493,32 @@ class ModelVersionTest {
     assertEquals("v1", route.version());
   }
 
+
+  @Test
+  void aCandidateTrainedFromAVersionRolledBackMeanwhileWaitsForAManualPromote() {
+    startEntity("");
+    stableV1AndCanaryV2();
+    promote("v2");
+    assertEquals("v2", view().stable());
+    // A job starts from stable v2's checkpoint; while it trains, v2 is rolled back to v1.
+    rollback("v2");
+    assertEquals("v1", view().stable());
+    CommandResultWithReply<Command, Event, State, TransitionReply> v3 = this.<TransitionReply>run(r ->
+        new ModelVersion.RegisterCandidate("v3", "s3://ckpt/v3", "http://v3:8000", "job-v3", GOOD_OFFLINE, "v2", r));
+    VersionStatus status = (VersionStatus) v3.reply();
+    assertEquals(VersionState.NO_EVIDENCE, status.state(), "good offline metrics, but measured against v2");
+    assertTrue(status.reasons().get(0).startsWith("trained from v2's checkpoint, and v2 was rolled back"),
+        status.toString());
+    assertTrue(v3.events().stream().noneMatch(e -> e instanceof ModelVersion.RolloutStarted), "no automatic canary");
+    kit.restart();
+    assertEquals(VersionState.NO_EVIDENCE, version("v3").state(), "rebuilt from the journal");
+    assertEquals(VersionState.CANARY, ((VersionStatus) promote("v3")).state(), "the operator may still roll it out");
+
+    // Trained from the stable that still serves: the gate decides as before.
+    CommandResultWithReply<Command, Event, State, TransitionReply> v4 = this.<TransitionReply>run(r ->
+        new ModelVersion.RegisterCandidate("v4", "s3://ckpt/v4", "http://v4:8000", "job-v4", GOOD_OFFLINE, "v1", r));
+    assertEquals(VersionState.READY, ((VersionStatus) v4.reply()).state(), v4.reply().toString());
+  }
   @Test
   void previousStableIsNoLongerRestorableAfterRetainPrevious() {
     startEntity("");

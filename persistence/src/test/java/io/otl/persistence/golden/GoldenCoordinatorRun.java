@@ -73,7 +73,7 @@ final class GoldenCoordinatorRun {
         return "ray-jobs";
       }
     };
-    CandidateSink sink = (agent, version, artifact, endpoint, sourceJobId, metrics) ->
+    CandidateSink sink = (agent, version, artifact, endpoint, sourceJobId, metrics, trainedFrom) ->
         CompletableFuture.completedFuture(null);
     ActorRef<TrainingCoordinator.Command> c = system.systemActorOf(TrainingCoordinator.create(agentId, policy,
         TrainingCoordinator.Ports.batch(exporter, backend, sink), clock), "coordinator-" + agentId, Props.empty());
