@@ -133,6 +133,8 @@ public final class ApiRoutes {
             path("openapi.json", () -> get(() -> complete(HttpResponse.create().withEntity(
                 HttpEntities.create(ContentTypes.APPLICATION_JSON, OPENAPI))))),
             v1Routes))));
+    // An OpenAI client whose base URL lacks /v1 gets OpenAI's 404 saying so, not the API's unreadable one.
+    if (gateway != null) top.add(io.otl.http.gateway.GatewayRoutes.withoutV1());
     // Only requests for documented paths meet the auth: an unmatched path stays a 404, token or not.
     if (!rootAliases.isEmpty()) {
       top.add(pathPrefixTest("feedback", () -> auth.protect(() -> all(rootAliases), ApiRoutes::documented)));

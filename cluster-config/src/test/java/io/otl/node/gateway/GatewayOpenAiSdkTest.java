@@ -530,6 +530,30 @@ class GatewayOpenAiSdkTest {
     assertEquals("unknown_url", e.code().orElse(null));
   }
 
+  /**
+   * A base URL without {@code /v1} ({@code baseUrl("http://localhost:8080")}): the SDK's calls got the API's
+   * 404 {@code {"error":"not_found"}}, which it read as {@code NotFoundException: 404: null} with no code
+   * (trial t6). They are OpenAI's 404 {@code unknown_url} now, its message naming the base URL to use.
+   */
+  @Test
+  void aBaseUrlWithoutV1Gets404UnknownUrlNamingTheBaseUrl() throws Exception {
+    OpenAIClient noV1 = OpenAIOkHttpClient.builder().apiKey(KEY_A).baseUrl(gateway.uri("").toString())
+        .maxRetries(0).build();
+    com.openai.errors.NotFoundException e = assertThrows(com.openai.errors.NotFoundException.class,
+        () -> noV1.chat().completions().create(ChatCompletionCreateParams.builder().model("default")
+            .addUserMessage("hi").build()));
+    assertEquals("unknown_url", e.code().orElse(null), String.valueOf(e.body()));
+    assertTrue(e.getMessage().contains("/v1"), e.getMessage());
+    e = assertThrows(com.openai.errors.NotFoundException.class, () -> noV1.models().list());
+    assertEquals("unknown_url", e.code().orElse(null), String.valueOf(e.body()));
+    for (String[] c : new String[][] {{"POST", "/embeddings"}, {"GET", "/models/default"}}) {
+      HttpResponse<String> r = call(c[0], c[1]);
+      assertEquals(404, r.statusCode(), c[0] + " " + c[1] + ": " + r.body());
+      assertEquals("unknown_url", new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body())
+          .path("error").path("code").asText(), c[0] + " " + c[1] + ": " + r.body());
+    }
+  }
+
   /** docs/gateway.md, "Request bodies": the body is JSON whatever its Content-Type says (curl -d sends a form type). */
   @Test
   void theBodyIsReadAsJsonWhateverItsContentType() throws Exception {

@@ -83,6 +83,19 @@ final class GatewayModels {
   }
 
   /**
+   * OpenAI's paths without the {@code /v1} of its base URL: a client configured with
+   * {@code baseUrl("http://node:8080")} got the API's 404 {@code {"error":"not_found"}}, which the
+   * Java SDK reads as {@code NotFoundException: 404: null}, no code, no hint (trial t6). Only the
+   * matched OpenAI name is named back.
+   */
+  static HttpResponse withoutV1(HttpRequest request, String name) {
+    return new OpenAiError(404, "invalid_request_error", null, "unknown_url",
+        request.method().value() + " /" + name + " is not a path of this node: OpenAI's base URL ends in /v1,"
+            + " so point the client at http://<node>:<port>/v1 (POST /v1/chat/completions, GET /v1/models;"
+            + " docs/gateway.md)").response();
+  }
+
+  /**
    * OpenAI's stored chat completions ({@code GET /v1/chat/completions}, {@code GET|POST|DELETE
    * /v1/chat/completions/{id}}, {@code GET …/{id}/messages}): the gateway stores none, so they are
    * URLs it does not serve, answered as OpenAI answers those (404 {@code unknown_url}). They were a

@@ -156,6 +156,19 @@ public final class GatewayRoutes {
   }
 
   /**
+   * OpenAI's paths at the root, for a client whose base URL lacks {@code /v1}: OpenAI's 404
+   * {@code unknown_url} saying so, whatever the method (none of these names is a path of the node's own).
+   */
+  public static Route withoutV1() {
+    return concat(
+        pathPrefix(segment("chat").slash("completions"), () -> extractRequest(request ->
+            complete(GatewayModels.withoutV1(request, "chat/completions")))),
+        pathPrefix("models", () -> extractRequest(request -> complete(GatewayModels.withoutV1(request, "models")))),
+        pathPrefix(PathMatchers.segment(GatewayModels.OPENAI_ELSEWHERE), name -> extractRequest(request ->
+            complete(GatewayModels.withoutV1(request, name)))));
+  }
+
+  /**
    * {@code GET /v1/models/{agentId}/traffic}: this node's per-version figures (an operator's read,
    * so it belongs with the API's routes and their bearer token, not with the agents' gateway).
    */

@@ -69,6 +69,23 @@ class TurnRecorderTest {
   }
 
   @Test
+  void anSdkRetryOfAFailedCallStoresTheQuestionOnceAndEachFailedAttempt() throws Exception {
+    // OpenAI's SDKs send a 502/504 again (twice by default): each attempt was a call the version failed,
+    // so each is a failed message of its own; the question is stored once and the answer that finally
+    // came is stored as usual (trial t6, the Java SDK 4.0.0 against a model server answering 500).
+    Set<String> known = new HashSet<>();
+    String q = "[{\"role\":\"user\",\"content\":\"q\"}]";
+    TurnRecorder.Outcome failed = new TurnRecorder.Outcome(null, false, "the model server answered HTTP 500", 0, 9);
+    for (int attempt = 0; attempt < 3; attempt++) {
+      List<SessionInput> in = TurnRecorder.inputs(D, new TextCut(D, 65_536), known, request(q), "v1", "v1", null,
+          null, failed);
+      in.forEach(i -> known.add(i.eventId()));
+      assertEquals(attempt == 0 ? List.of("q", "") : List.of(""), contents(in), "attempt " + attempt);
+    }
+    assertEquals(List.of("a"), contents(record(known, q, "a")), "the answer of the attempt that succeeded");
+  }
+
+  @Test
   void idsNeverDeriveFromRawPii() throws Exception {
     List<SessionInput> a = record(new HashSet<>(), "[{\"role\":\"user\",\"content\":\"mail jane@example.com\"}]", "x");
     List<SessionInput> b = record(new HashSet<>(), "[{\"role\":\"user\",\"content\":\"mail joe@example.org\"}]", "x");
