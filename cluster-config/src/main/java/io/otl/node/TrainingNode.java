@@ -215,6 +215,12 @@ public final class TrainingNode implements AutoCloseable {
     CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "mark-stopping",
         () -> {
           stopping.set(true);
+          // pekko's own lines name no port or time limit; an operator watching a SIGTERM saw nothing of
+          // the node's between "Running CoordinatedShutdown" and the cluster's exit.
+          log.info("stopping ({}): new requests get 503 for {} ms (http.stop-drain), then the HTTP port closes and "
+              + "in-flight requests get up to {} ms (http.shutdown-deadline)",
+              CoordinatedShutdown.get(system).getShutdownReason().map(r -> r.getClass().getSimpleName().replace("$", "")).orElse("asked"),
+              stopDrain.toMillis(), http.shutdownDeadline().toMillis());
           CompletableFuture<org.apache.pekko.Done> drained = new CompletableFuture<>();
           system.scheduler().scheduleOnce(stopDrain, () -> drained.complete(org.apache.pekko.Done.getInstance()),
               system.executionContext());
@@ -300,6 +306,8 @@ public final class TrainingNode implements AutoCloseable {
     log.info("training node up: journal {}, cluster {}, {}{}", journal, cluster.selfMember().address(),
         trainingTarget(settings.training().trinity()),
         simulator == null ? "" : ", Trinity SIMULATOR on port " + simulator.port());
+    system.getWhenTerminated().thenRun(() -> log.info("training node stopped: left the cluster as {}",
+        cluster.selfMember().address()));
     TrainingNode node = new TrainingNode(system, journal, collector, router, binding, stopping);
     node.trainingCoordinators = new TrainingCoordinators(sharding, askTimeout, directory);
     node.modelVersions = new ModelVersions(sharding, askTimeout, directory, sessionSettings.desensitizer());

@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 /** The figures the HTTP edge reports on {@code /metrics} (issue: HTTP API, metrics list). */
 public final class ApiMetrics {
   static final double[] LATENCY_BUCKETS = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+  private static final String REQUESTS_HELP = "HTTP requests by route and status";
   private final MetricsRegistry registry;
 
   public ApiMetrics(MetricsRegistry registry) {
@@ -14,6 +15,14 @@ public final class ApiMetrics {
     // scrape docs/api.md lists, and Prometheus' rate() and alerts see no series rather than a zero.
     eventsAccepted(0, 0);
     eventsRejected(0);
+    // Requests pekko-http could not parse (414, 431, a malformed request line) never reach a route;
+    // counted by JsonParsingErrorHandler, read at scrape time beside the routes' series.
+    registry.counterSeries("otl_http_requests_total", REQUESTS_HELP, "route=\"unparsable\"", () -> {
+      Map<String, Double> byStatus = new java.util.HashMap<>();
+      JsonParsingErrorHandler.ANSWERED.forEach((status, n) ->
+          byStatus.put(MetricsRegistry.labels("route", "unparsable", "status", String.valueOf(status)), n.doubleValue()));
+      return byStatus;
+    });
   }
 
   public MetricsRegistry registry() {
@@ -39,7 +48,7 @@ public final class ApiMetrics {
   public void request(String route, int status, double seconds) {
     registry.observe("otl_http_request_duration_seconds", "HTTP request latency by route",
         MetricsRegistry.labels("route", route), seconds, LATENCY_BUCKETS);
-    registry.inc("otl_http_requests_total", "HTTP requests by route and status",
+    registry.inc("otl_http_requests_total", REQUESTS_HELP,
         MetricsRegistry.labels("route", route, "status", String.valueOf(status)), 1);
   }
 

@@ -46,7 +46,10 @@ public final class HttpServer {
           CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceUnbind(), "http-unbind",
               () -> binding.unbind().thenApply(d -> Done.getInstance()));
           CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceRequestsDone(), "http-drain",
-              () -> binding.terminate(hardDeadline).thenApply(t -> Done.getInstance()));
+              () -> binding.terminate(hardDeadline).thenApply(t -> {
+                log.info("HTTP API on port {} closed: in-flight requests finished or reached the deadline", addr.getPort());
+                return Done.getInstance();
+              }));
           return binding;
         });
   }

@@ -18,6 +18,14 @@ import org.apache.pekko.http.scaladsl.settings.ServerSettings;
  */
 public final class JsonParsingErrorHandler extends ParsingErrorHandler {
   private static final String TOO_MANY_HEADERS = "HTTP message contains more than the configured limit of";
+  /**
+   * Answers by status, shown as {@code otl_http_requests_total{route="unparsable"}} ({@link ApiMetrics}):
+   * these never reach a route, so a flood of 414/431/400s was invisible on /metrics. pekko-http creates
+   * the handler from its class name, with nothing that tells one node from another, so the count is
+   * per JVM (one node per JVM outside tests).
+   */
+  static final java.util.Map<Integer, java.util.concurrent.atomic.LongAdder> ANSWERED =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   public JsonParsingErrorHandler() {}
 
@@ -32,6 +40,7 @@ public final class JsonParsingErrorHandler extends ParsingErrorHandler {
     // it apart only by its summary, a fixed text without anything the client sent.
     if (code == 400 && info.summary().startsWith(TOO_MANY_HEADERS)) code = 431;
     ApiRoutes.CLIENT_ERRORS.record(code + " unparsable request");
+    ANSWERED.computeIfAbsent(code, c -> new java.util.concurrent.atomic.LongAdder()).increment();
     return Json.error(org.apache.pekko.http.javadsl.model.StatusCodes.get(code), ApiErrors.codeFor(code),
         message(code, settings));
   }

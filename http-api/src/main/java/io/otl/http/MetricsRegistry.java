@@ -44,6 +44,15 @@ public final class MetricsRegistry {
     family(name, "counter", help).series().put("", valuesByLabels);
   }
 
+  /**
+   * Like {@link #counter}, but beside the family's other series: {@code key} only orders and tells
+   * apart the suppliers of one family (each supplies whole label sets, which must not collide with
+   * the family's other series).
+   */
+  public void counterSeries(String name, String help, String key, Supplier<Map<String, Double>> valuesByLabels) {
+    family(name, "counter", help).series().put(key, valuesByLabels);
+  }
+
   public void observe(String name, String help, String labels, double value, double[] buckets) {
     Histogram h = (Histogram) family(name, "histogram", help).series()
         .computeIfAbsent(labels, l -> new Histogram(buckets));

@@ -26,6 +26,21 @@ public final class SimulatorCommand {
       "usage: simulator [--host 127.0.0.1] [--port 8265] [--work-dir ./data/simulator] "
           + "[--pending 1s] [--running 5s] [--commit-batch 1]";
 
+  /**
+   * What {@code simulator --help} prints: the usage line alone (all it printed) named no option's
+   * meaning, unit or exit code, where {@code export --help} and {@code audit --help} do (trial t7).
+   */
+  static final String HELP = USAGE + "\n"
+      + "  --host          the interface to bind (default 127.0.0.1; 0.0.0.0 in containers)\n"
+      + "  --port          port of both simulated APIs, Ray Jobs and the Trinity proxy (0 to 65535; 0 picks a free one)\n"
+      + "  --work-dir      jobs (ray-jobs/) and checkpoints are kept here, read back after a restart\n"
+      + "  --pending       time a job stays PENDING, a HOCON duration (500ms, 2s, 1m), not negative\n"
+      + "  --running       time a job stays RUNNING (default 5s)\n"
+      + "  --commit-batch  rewarded experiences a POST /commit needs to bump model_version (an integer >= 1)\n"
+      + "Not Trinity-RFT: jobs train nothing and write placeholder checkpoints (docs/operations.md). Stop it with\n"
+      + "SIGTERM (exit 143).\n"
+      + "exit codes: 2 wrong usage, 1 could not start (e.g. the port is taken)";
+
   private static final java.util.Set<String> OPTIONS =
       java.util.Set.of("--host", "--port", "--work-dir", "--pending", "--running", "--commit-batch");
 
@@ -42,7 +57,7 @@ public final class SimulatorCommand {
       return;
     }
     if (settings == null) {
-      System.out.println(USAGE);
+      System.out.println(HELP);
       return;
     }
     // Logging starts on this thread, before the actor system's threads log: SLF4J otherwise queues their

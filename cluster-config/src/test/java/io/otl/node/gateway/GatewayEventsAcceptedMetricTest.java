@@ -11,7 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code otl_events_accepted_total} counts the events the gateway records per turn, as it counts
+ * {@code otl_events_accepted_total} (and {@code otl_journal_write_seconds}) counts the events the gateway records per turn, as it counts
  * the events API's: it counted only the explicit API (and OTLP), so a node fed by the gateway alone
  * showed 0 accepted events while its sessions filled up.
  */
@@ -65,6 +65,9 @@ class GatewayEventsAcceptedMetricTest {
           + "},{\"role\":\"user\",\"content\":\"second question\"}]");
       answerOf(g, 4);
       assertEquals(5, awaitAccepted(g, 5));
+      // Each turn's write is timed as the events API's are: the histogram was missing from the scrape
+      // of a node fed by the gateway alone.
+      assertEquals(2, accepted(g, "otl_journal_write_seconds_count"), "two turns written");
     }
   }
 }

@@ -152,6 +152,25 @@ class StrictJsonEdgeTest {
     }
   }
 
+  private static double scraped(String series) {
+    return http.get("/metrics").body().lines().filter(l -> l.startsWith(series + " "))
+        .mapToDouble(l -> Double.parseDouble(l.substring(series.length() + 1))).findFirst().orElse(0);
+  }
+
+  /** They never reach a route: a flood of them was invisible on /metrics (only a log line counted them). */
+  @Test
+  void unparsableRequestsAreCountedOnMetrics() throws Exception {
+    String uriTooLong = "otl_http_requests_total{route=\"unparsable\",status=\"414\"}";
+    String malformed = "otl_http_requests_total{route=\"unparsable\",status=\"400\"}";
+    double longBefore = scraped(uriTooLong);
+    double malformedBefore = scraped(malformed);
+    RawHttp.exchange(node.httpPort(),
+        "GET /v1/sessions/" + "x".repeat(5000) + " HTTP/1.1\r\nHost: x\r\nConnection: close", null, 10_000);
+    RawHttp.exchange(node.httpPort(), "BREW /health/live HTTP/1.1\r\nHost: x\r\nConnection: close", null, 10_000);
+    assertEquals(longBefore + 1, scraped(uriTooLong));
+    assertEquals(malformedBefore + 1, scraped(malformed));
+  }
+
   @Test
   void errorsNeverEchoKeysOrTokensThatCouldBePersonalData() {
     String path = "/v1/sessions/strict-echo/events";

@@ -56,4 +56,14 @@ class SimulatorCommandTest {
     assertEquals(3, s.commitBatchSize());
     assertEquals(java.time.Duration.ofSeconds(2), s.runningDuration());
   }
+
+  /** {@code simulator --help} explains each option and the exit codes, as export and audit do; it printed the usage line alone. */
+  @Test
+  void helpExplainsEveryOptionAndTheExitCodes() {
+    for (String option : List.of("--host", "--port", "--work-dir", "--pending", "--running", "--commit-batch")) {
+      assertEquals(true, SimulatorCommand.HELP.contains("\n  " + option + " "), option + " is explained:\n" + SimulatorCommand.HELP);
+    }
+    assertEquals(true, SimulatorCommand.HELP.startsWith(SimulatorCommand.USAGE), SimulatorCommand.HELP);
+    assertEquals(true, SimulatorCommand.HELP.contains("exit codes: 2 wrong usage"), SimulatorCommand.HELP);
+  }
 }

@@ -68,6 +68,7 @@ final class TurnRecording {
       Instant answeredAt, CompletableFuture<Void> settled) {
     List<io.otl.core.session.SessionInput> inputs;
     CompletionStage<AgentSession.RecordReply> sent;
+    long submittedNanos;
     try {
       // What is known now, after the turns recorded before this one: its last message and ids
       // together, so that recurring messages are numbered against the history as stored.
@@ -76,6 +77,7 @@ final class TurnRecording {
       inputs = recorder.inputs(aligned ? now.eventIds() : c.known(), aligned ? now.lastMessage() : null,
           c.request(), c.routedVersion(), d.version(), d.servedModel(), fallbackFrom, outcome, c.receivedAt(),
           answeredAt);
+      submittedNanos = System.nanoTime();
       sent = recorder.submit(c.sessionId(), c.agent(), inputs);
     } catch (RuntimeException e) {
       try {
@@ -87,6 +89,11 @@ final class TurnRecording {
     }
     sent.whenComplete((reply, err) -> {
       try {
+        if (err == null && reply instanceof AgentSession.Recorded r && r.accepted() > 0) {
+          // otl_journal_write_seconds timed only the events API's and OTLP's writes: a node fed by the
+          // gateway alone never showed the histogram docs/api.md lists.
+          apiMetrics.journalWrite((System.nanoTime() - submittedNanos) / 1e9);
+        }
         recorded(c, reply, err, inputs);
       } finally {
         settled.complete(null);
