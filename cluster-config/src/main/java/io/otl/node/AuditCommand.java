@@ -41,8 +41,9 @@ public final class AuditCommand {
         id: a session id, an agent id (coordinator, model) or a job id (job-<n>-<agentId>)
         --as-of: the events known at that time and the entity's state then
                  (e.g. 2026-11-20T02:00:00Z, 2026-11-20T10:00:00+08:00, or 2026-11-20 for its start, UTC)
-        verify: replays every entity of the kind (default: all) from the journal, which no running node may
-                hold; reports undeserializable events and sequence gaps (exit code 1 when it finds any)
+        verify: replays every entity of the kind (default: all) from the journal (the embedded H2 journal with
+                its node stopped; PostgreSQL beside running nodes); reports undeserializable events and
+                sequence gaps (exit code 1 when it finds any)
       exit codes: 0 done, 1 not found / problems found / journal unreadable, 2 wrong usage""";
 
   private AuditCommand() {}

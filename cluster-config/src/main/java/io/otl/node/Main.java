@@ -107,8 +107,9 @@ public final class Main {
                                 an entity's history (and its state as of a time) from the journal (or through
                                 the node that holds the embedded journal)
         audit verify [--kind session|coordinator|model|all] [--config <file>]
-                                replays every entity of the kind (default: all) from the journal, which no
-                                running node may hold; reports undeserializable events and sequence gaps (exit 1)
+                                replays every entity of the kind (default: all) from the journal (the embedded
+                                H2 journal with its node stopped; PostgreSQL beside running nodes); reports
+                                undeserializable events and sequence gaps (exit 1)
         simulator [--host 127.0.0.1] [--port 8265] [--work-dir DIR] [--pending 1s] [--running 5s] [--commit-batch 1]
                                 the Trinity simulator on its own (Ray Jobs + Trinity proxy APIs)
         help                    this text

@@ -24,6 +24,19 @@ class MainUsageTest {
     assertListsAll("simulator", SimulatorCommandAccess.usage());
   }
 
+  /**
+   * docs/api.md and verify's own refusal say a PostgreSQL journal is verified beside running nodes; the
+   * help said "from the journal, which no running node may hold", so a user stopped a cluster to verify.
+   */
+  @Test
+  void theHelpOfVerifySaysWhenANodeMayRunBesideIt() {
+    for (String usage : new String[] {Main.USAGE, AuditCommand.USAGE}) {
+      String flat = usage.replaceAll("\\s+", " ");
+      assertFalse(flat.contains("which no running node may hold"), flat);
+      assertTrue(flat.contains("the embedded H2 journal with its node stopped; PostgreSQL beside running nodes"), flat);
+    }
+  }
+
   private static void assertListsAll(String command, String ownUsage) {
     Set<String> options = options(ownUsage);
     assertFalse(options.isEmpty(), command + " documents no option");

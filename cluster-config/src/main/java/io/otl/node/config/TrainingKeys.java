@@ -148,7 +148,7 @@ final class TrainingKeys {
     rule(dc + "max-text-length", integerAtLeast(1));
     rule(dc + "max-events-per-request", integerAtLeast(1));
     rule(dc + "desensitize.enabled", bool());
-    rule(dc + "desensitize.patterns", listOf(io.otl.core.session.Desensitizer.BUILT_IN.toArray(String[]::new)));
+    rule(dc + "desensitize.patterns", TrainingRules.desensitizePatterns());
     rule(dc + "desensitize.custom", regexList());
     rule(dc + "session.idle-timeout", duration(false));
     rule(dc + "session.feedback-window", duration(true, ConfigRules.LONGEST_SPAN));
