@@ -29,7 +29,7 @@ public final class Bench {
     if (argv.length == 0 || argv[0].startsWith("-h") || argv[0].equals("--help") || argv[0].equals("help")) {
       System.out.println("usage: Bench <baseline|W1|W2|W3|W4|W5|W6|W7|W8|all|C1> [--sessions N] [--events N] [--batch N]"
           + " [--concurrency N] [--pg-url jdbc:postgresql://…] [--results-dir DIR] [--journal-batch N]"
-          + " [--journal-parallelism N] [--pool N] [--no-baseline] [--keep] (details: BENCHMARKS.md)");
+          + " [--journal-parallelism N] [--pool N] [--no-baseline] [--no-analyze] [--keep] (details: BENCHMARKS.md)");
       return;
     }
     if (argv[0].equalsIgnoreCase("C1")) {

@@ -68,6 +68,22 @@ final class Pg {
     }
   }
 
+  /**
+   * Gives the planner statistics of a schema's journal, as autovacuum does within its first minute
+   * (autovacuum_naptime) of a deployment. Without them, Pekko's gap-free-ordering query ({@code ordering
+   * > ? ORDER BY ordering LIMIT ?}, every journal-sequence-retrieval.query-delay) was planned as a
+   * sequential scan and sort of the whole journal, a third of PostgreSQL's CPU in a 16 s W1 run: a cost
+   * of a fresh table that a running deployment does not have (BENCHMARKS.md, session 24).
+   */
+  void analyze(Schema s) {
+    try (Connection c = connect(); Statement st = c.createStatement()) {
+      st.execute("ANALYZE " + s.name() + ".event_journal");
+      st.execute("ANALYZE " + s.name() + ".event_tag");
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot analyze schema " + s.name() + ": " + e.getMessage(), e);
+    }
+  }
+
   String version() {
     try (Connection c = connect(); Statement st = c.createStatement();
         ResultSet rs = st.executeQuery("SHOW server_version")) {

@@ -24,6 +24,7 @@ final class W1Embedded {
       int warm = Math.max(10, sessions / 5);
       Ingest.drive("w1warm-", Ingest.prepare("w1warm-", warm, events, batch, EventGen::inputs), concurrency, sender,
           600);
+      if (!args.flag("no-analyze")) pg.analyze(schema);
       List<List<List<SessionInput>>> payloads = Ingest.prepare("w1-", sessions, events, batch, EventGen::inputs);
       Ingest.Stats st = Ingest.drive("w1-", payloads, concurrency, sender, 1800);
       IngestReport.fill(r, pg, schema, "w1-", sessions, events, batch, concurrency, st, baseline, 0.25);

@@ -46,6 +46,7 @@ final class W2Http {
       int warm = Math.max(10, sessions / 5);
       Ingest.drive("w2warm-", Ingest.prepare("w2warm-", warm, events, batch, l -> EventGen.body("bench-agent", l)),
           concurrency, sender, 600);
+      if (!args.flag("no-analyze")) pg.analyze(schema);
       List<List<String>> payloads = Ingest.prepare("w2-", sessions, events, batch, l -> EventGen.body("bench-agent", l));
       Ingest.Stats st = Ingest.drive("w2-", payloads, concurrency, sender, 1800);
       IngestReport.fill(r, pg, schema, "w2-", sessions, events, batch, concurrency, st, baseline, 0.12);
