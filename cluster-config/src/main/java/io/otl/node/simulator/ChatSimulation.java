@@ -59,6 +59,11 @@ final class ChatSimulation {
     if (!nNode.isMissingNode() && !nNode.isNull() && (!nNode.isIntegralNumber() || n < 1 || n > 16)) {
       return new Refusal("n must be an integer from 1 to 16", "n");
     }
+    JsonNode toolChoice = request.path("tool_choice");
+    if (!toolChoice.isMissingNode() && !toolChoice.isNull() && !"none".equals(toolChoice.asText())
+        && (request.path("tools").isMissingNode() || request.path("tools").isNull())) {
+      return new Refusal("When using `tool_choice`, `tools` must be set.", "tool_choice");
+    }
     String requested = request.path("model").asText("");
     if (models.wasUnloaded(requested)) {
       // vLLM's answer for a model it does not serve: what an agent meets after a restart of vLLM.

@@ -347,6 +347,18 @@ class TrinitySimulatorTest {
     assertEquals("error", json(r).path("object").asText());
   }
 
+  /** vLLM refuses a tool choice without tools (its request model's check); so does the model face. */
+  @Test
+  void aToolChoiceWithoutToolsIsVllmsRefusal() {
+    HttpResponse<String> r = post(base + "/v1/chat/completions",
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tool_choice\":\"required\"}");
+    assertEquals(400, r.statusCode(), r.body());
+    assertEquals("When using `tool_choice`, `tools` must be set.", json(r).path("message").asText(), r.body());
+    HttpResponse<String> none = post(base + "/v1/chat/completions",
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tool_choice\":\"none\"}");
+    assertEquals(200, none.statusCode(), none.body());
+  }
+
   @Test
   void commandLineOptionsBecomeSettings() {
     SimulatorSettings s =

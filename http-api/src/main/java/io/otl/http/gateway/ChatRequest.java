@@ -68,6 +68,7 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
             + "{\"type\":\"function\",\"function\":{\"name\":…}}, {\"type\":\"custom\",\"custom\":{\"name\":…}} or "
             + "{\"type\":\"allowed_tools\",\"allowed_tools\":{\"mode\":\"auto\"|\"required\",\"tools\":[…]}}");
       }
+      checkChoiceHasTools(choice, tools);
     }
     JsonNode streamOptions = body.get("stream_options");
     if (streamOptions != null && !streamOptions.isNull() && !streamOptions.isObject()) {
@@ -155,6 +156,34 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
               "a tool call needs id and function.name (custom.name for a custom tool's call)");
         }
       }
+    }
+  }
+
+  /**
+   * A tool choice other than {@code "none"} needs the tools it chooses from, and a named one a tool
+   * of that name: vLLM and OpenAI refuse it with a 400, which reached the agent as the gateway's 502
+   * after it was forwarded (and a lenient model server answered as if no tool were asked for).
+   */
+  private static void checkChoiceHasTools(JsonNode choice, JsonNode tools) {
+    if (choice.isTextual() && choice.asText().equals("none")) return;
+    // "auto" over an empty list is vLLM's "no tool", as an agent with no tools registered sends it.
+    boolean auto = choice.isTextual() && choice.asText().equals("auto");
+    boolean offered = tools != null && !tools.isNull() && (auto || !tools.isEmpty());
+    String mode = choice.isTextual() ? "\"" + choice.asText() + "\"" : choice.path("type").asText() + " choice";
+    boolean allowedList = choice.isObject() && "allowed_tools".equals(choice.path("type").asText());
+    if (!offered && !allowedList) {
+      throw OpenAiError.invalid("tool_choice", "tool_choice " + mode + " needs tools, and the request offers none:"
+          + " send tools, or leave tool_choice out");
+    }
+    if (choice.isObject() && !allowedList) {
+      String type = choice.path("type").asText("function");
+      String name = "custom".equals(type) ? choice.path("custom").path("name").asText()
+          : choice.path("function").path("name").asText();
+      for (JsonNode t : tools) {
+        if (name.equals(t.path(t.path("type").asText()).path("name").asText())) return;
+      }
+      throw OpenAiError.invalid("tool_choice", "tool_choice names the tool " + io.otl.wire.JsonLimits.shownKey(name)
+          + ", which is not among the request's tools");
     }
   }
 

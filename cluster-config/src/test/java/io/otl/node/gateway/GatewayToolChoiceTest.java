@@ -1,0 +1,88 @@
+package io.otl.node.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.otl.node.testing.Await;
+import io.otl.node.testing.Http;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A tool choice the model server must refuse is refused by the gateway, as OpenAI's 400 naming
+ * {@code tool_choice}, nothing forwarded or stored: {@code "required"} with no tools was forwarded,
+ * and the simulator (like a lenient server) answered as if no tool had been asked for, so the agent
+ * got a plain answer where it had demanded a tool call. vLLM refuses it ("When using
+ * `tool_choice`, `tools` must be set.") and so does OpenAI.
+ */
+class GatewayToolChoiceTest {
+  private static final HttpClient CLIENT = HttpClient.newHttpClient();
+  private static final String AGENT = "tool-chooser";
+  private static final String WEATHER = "{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+      + "\"parameters\":{\"type\":\"object\",\"properties\":{}}}}";
+  private static GatewayTestNode gateway;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gateway = GatewayTestNode.start("gateway-tool-choice", Map.of()).serving(AGENT);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (gateway != null) gateway.close();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "\"tool_choice\":\"required\"",
+      "\"tool_choice\":\"auto\"",
+      "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}",
+      "\"tool_choice\":\"required\",\"tools\":[]",
+      "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_time\"}},\"tools\":[" + WEATHER + "]"})
+  void aToolChoiceWithoutItsToolIsA400NothingForwardedOrStored(String fields) throws Exception {
+    String session = "choice-" + UUID.randomUUID();
+    long before = gateway.simulatorRequests();
+    HttpResponse<String> r = call(session, fields);
+    assertEquals(400, r.statusCode(), r.body());
+    JsonNode error = new Http.Response(r.statusCode(), r.body(), r.headers()).json().path("error");
+    assertEquals("tool_choice", error.path("param").asText(), r.body());
+    assertEquals("invalid_request_error", error.path("type").asText(), r.body());
+    assertTrue(error.path("message").asText().contains("tool"), r.body());
+    assertEquals(before, gateway.simulatorRequests(), "nothing forwarded");
+    assertEquals(404, gateway.api.get("/v1/sessions/" + session).status(), "nothing stored");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "\"tool_choice\":\"none\"",
+      "\"tool_choice\":\"auto\",\"tools\":[]",
+      "\"tool_choice\":\"required\",\"tools\":[" + WEATHER + "]",
+      "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}},\"tools\":[" + WEATHER + "]"})
+  void aToolChoiceItsToolsAllowIsForwarded(String fields) throws Exception {
+    String session = "choice-ok-" + UUID.randomUUID();
+    HttpResponse<String> r = call(session, fields);
+    assertEquals(200, r.statusCode(), r.body());
+    // The turn is recorded after the answer: the request and the answer, once stored.
+    Await.until("the turn of " + session + " recorded", Duration.ofSeconds(20),
+        () -> gateway.api.get("/v1/sessions/" + session),
+        s -> s.status() == 200 && s.json().path("messages").size() == 2);
+  }
+
+  private static HttpResponse<String> call(String session, String fields) throws Exception {
+    return CLIENT.send(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
+        .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).header("X-Session-Id", session)
+        .timeout(Duration.ofSeconds(60))
+        .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"messages\":[{\"role\":\"user\","
+            + "\"content\":\"what is the weather\"}]," + fields + "}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+}
