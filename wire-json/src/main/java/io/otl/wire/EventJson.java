@@ -74,8 +74,7 @@ public final class EventJson {
           text(e, where, "toolName"), e.get("input"), e.get("output"), bool(e, where, "success"),
           longValue(e, where, "latencyMs"));
       case "reasoning" -> {
-        Long index = longValue(e, where, "index");
-        if (index != null && index > Integer.MAX_VALUE) throw invalid(where + ".index is too large");
+        Long index = longValue(e, where, "index", Integer.MAX_VALUE);
         yield new SessionInput.Reasoning(eventId, at, index == null ? null : index.intValue(),
             text(e, where, "thought"), text(e, where, "action"), text(e, where, "observation"));
       }
@@ -109,9 +108,15 @@ public final class EventJson {
   }
 
   private static Long longValue(JsonNode e, String where, String field) {
+    return longValue(e, where, field, Long.MAX_VALUE);
+  }
+
+  private static Long longValue(JsonNode e, String where, String field, long max) {
     JsonNode v = e.get(field);
     if (v == null || v.isNull()) return null;
-    if (!v.isIntegralNumber() || !v.canConvertToLong()) throw invalid(where + "." + field + " must be an integer");
+    if (!v.isIntegralNumber()) throw invalid(where + "." + field + " must be an integer");
+    // an integer all the same: "must be an integer" sent the client looking for a decimal point
+    if (!v.canConvertToLong() || v.longValue() > max) throw invalid(where + "." + field + " is too large: at most " + max);
     return v.longValue();
   }
 

@@ -41,7 +41,8 @@ public final class JsonLimits {
         Map.Entry<String, JsonNode> f = fields.next();
         String text = textProblem(f.getKey());
         if (text != null) return new Problem(false, "a key of " + path + " " + text);
-        String child = path + "." + shownKey(f.getKey());
+        // shownPath: a policy key (trigger.min-samples) is a dotted word and must be named
+        String child = path + "." + io.otl.core.Ids.shownPath(f.getKey());
         Problem p = check(f.getValue(), child, depth + 1, maxDepth);
         if (p != null) return p;
       }

@@ -16,14 +16,14 @@ public final class JsonParseProblem {
   private JsonParseProblem() {}
 
   /**
-   * Jackson's first line, with quoted tokens and keys shown only when they are plain words (as
-   * error paths show keys), and where it happened.
+   * Jackson's first line, with quoted tokens and keys shown only when they are plain words, dotted
+   * ones too (a policy key sent twice, as error paths show keys), and where it happened.
    */
   public static String describe(IOException e) {
     String m = e instanceof JsonProcessingException p ? p.getOriginalMessage() : e.getMessage();
     m = m == null ? "" : m.split("\n")[0];
     m = QUOTED.matcher(m).replaceAll(r -> Matcher.quoteReplacement(
-        "'" + (r.group(1).length() <= 1 ? r.group(1) : JsonLimits.shownKey(r.group(1))) + "'"));
+        "'" + (r.group(1).length() <= 1 ? r.group(1) : io.otl.core.Ids.shownPath(r.group(1))) + "'"));
     if (e instanceof JsonProcessingException p && p.getLocation() != null && p.getLocation().getLineNr() > 0) {
       m += " (line " + p.getLocation().getLineNr() + ", column " + p.getLocation().getColumnNr() + ")";
     }

@@ -89,7 +89,7 @@ class EventJsonTest {
         refusal("{\"type\":\"result\",\"at\":\"2026-11-20 02:00\"}"));
     assertEquals("events[2].at is outside the years 1970-9999; send the event's real time or omit at",
         refusal("{\"type\":\"result\",\"at\":\"1969-12-31T23:59:59Z\"}"));
-    assertEquals("events[2].index is too large", refusal("{\"type\":\"reasoning\",\"index\":3000000000}"));
+    assertEquals("events[2].index is too large: at most 2147483647", refusal("{\"type\":\"reasoning\",\"index\":3000000000}"));
   }
 
   @Test
@@ -117,5 +117,18 @@ class EventJsonTest {
     SessionInput.Feedback alias = (SessionInput.Feedback) EventJson.parse(json("""
         {"type":"feedback","kind":"positive"}"""), "events[0]");
     assertEquals("positive", alias.kind(), "an AgentScope alias passes; the entity stores the canonical kind");
+  }
+
+  /** latencyMs 2^70 was refused as "must be an integer": it is one, too large for the field (trial t9). */
+  @Test
+  void anIntegerPastItsFieldsRangeIsCalledTooLarge() throws Exception {
+    assertEquals("events[2].latencyMs is too large: at most 9223372036854775807", refusal("""
+        {"type":"message","role":"user","content":"x","latencyMs":1180591620717411303424}"""));
+    assertEquals("events[2].index is too large: at most 2147483647", refusal("""
+        {"type":"reasoning","index":1099511627776}"""));
+    assertEquals("events[2].index is too large: at most 2147483647", refusal("""
+        {"type":"reasoning","index":1180591620717411303424}"""));
+    assertEquals("events[2].latencyMs must be an integer", refusal("""
+        {"type":"message","role":"user","content":"x","latencyMs":1.5}"""));
   }
 }

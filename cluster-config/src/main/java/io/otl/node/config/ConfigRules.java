@@ -120,7 +120,9 @@ final class ConfigRules {
     return (c, key, v) -> {
       Double d = asNumber(v);
       if (d == null || d != Math.rint(d) || d < min || d > Integer.MAX_VALUE) {
-        c.error(key, v, "an integer >= " + min);
+        // past the largest, ">= 1" alone described a value that meets it (trial t9)
+        c.error(key, v, d != null && d > Integer.MAX_VALUE ? "an integer from " + min + " to " + Integer.MAX_VALUE
+            : "an integer >= " + min);
         return null;
       }
       return d.intValue();

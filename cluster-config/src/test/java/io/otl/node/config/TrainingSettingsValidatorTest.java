@@ -481,4 +481,17 @@ class TrainingSettingsValidatorTest {
     assertEquals(List.of(), TrainingSettingsValidator.validate(
         ConfigFactory.parseString(T + "training-runner.algorithm = dpo")).warnings());
   }
+
+  /**
+   * PUT /v1/training/{agentId}/policy with {"trigger.min-samples":99999999999999999999} answered
+   * "must be an integer >= 1" (trial t9): the value is one, the bound it passed was not said.
+   */
+  @Test
+  void anIntegerPastTheLargestIsToldTheUpperBound() {
+    String m = invalid(hocon("agentscope.training.training-runner.trigger.min-samples = 3000000000")).getMessage();
+    assertTrue(m.contains(T + "training-runner.trigger.min-samples = 3000000000: must be an integer from 1 to 2147483647"),
+        m);
+    m = invalid(hocon("agentscope.training.training-runner.trigger.min-samples = 0")).getMessage();
+    assertTrue(m.contains(T + "training-runner.trigger.min-samples = 0: must be an integer >= 1"), m);
+  }
 }
