@@ -30,15 +30,20 @@ final class ExportSelection {
 
   /**
    * SFT: an answer and a prompt before it ({@link JsonlFormats#sftProblem}), reward ≥ sft-min-reward,
-   * quality ≥ min-quality, not served by a rolled-back version.
+   * quality ≥ min-quality, something to train before the first response its user rated down, not
+   * served by a rolled-back version.
    */
   boolean sft(Trajectory t) {
     java.util.Optional<String> problem = JsonlFormats.sftProblem(t);
-    if (problem.isPresent()) return excluded(problem.get());
+    // A rated-down answer usually pulls the reward down too: such a session is counted as below the
+    // filters (the reason a reader of the manifest knows), rated-down-answer only when it passed them.
+    boolean ratedDown = problem.isPresent() && problem.get().equals(ExportExclusions.RATED_DOWN_ANSWER);
+    if (problem.isPresent() && !ratedDown) return excluded(problem.get());
     if (t.reward() < filters.sftMinReward() || t.state().reward() == null) {
       return excluded(ExportExclusions.BELOW_SFT_MIN_REWARD);
     }
     if (!qualityOk(t)) return excluded(ExportExclusions.BELOW_MIN_QUALITY);
+    if (ratedDown) return excluded(problem.get());
     if (servedByRolledBack(t)) return excluded(ExportExclusions.ROLLED_BACK_VERSION);
     return true;
   }

@@ -78,7 +78,8 @@ public final class JsonlFormats {
 
   private static SftLine sftLine(Trajectory t) {
     if (t.finalAnswer().isEmpty()) return new SftLine(null, ExportExclusions.NO_ANSWER);
-    ObjectNode line = sftShape(t);
+    int upTo = t.learnableUpTo();
+    ObjectNode line = sftShape(t, upTo);
     ArrayNode messages = (ArrayNode) line.get("messages");
     while (!messages.isEmpty() && !isAgentTurn(messages.get(messages.size() - 1))) {
       messages.remove(messages.size() - 1);
@@ -89,7 +90,9 @@ public final class JsonlFormats {
         return new SftLine(line, null);
       }
     }
-    return new SftLine(null, ExportExclusions.NO_PROMPT);
+    // Had the line run on, the turn it would have trained is one its user rated down.
+    boolean cut = upTo < t.conversation().size();
+    return new SftLine(null, cut ? ExportExclusions.RATED_DOWN_ANSWER : ExportExclusions.NO_PROMPT);
   }
 
   /** An assistant message that says something or calls a tool: a turn worth learning. */
@@ -104,11 +107,16 @@ public final class JsonlFormats {
    * §7.2), which adds its own fields after these two.
    */
   public static ObjectNode sftShape(Trajectory t) {
+    return sftShape(t, t.conversation().size());
+  }
+
+  /** The SFT rendering of the conversation's first {@code upTo} events (tools: all of the session's). */
+  private static ObjectNode sftShape(Trajectory t, int upTo) {
     ArrayNode messages = F.arrayNode();
     List<ToolCallRecorded> pending = new ArrayList<>();
     int[] callCounter = {0};
     Set<JsonNode> matched = Collections.newSetFromMap(new IdentityHashMap<>());
-    for (Event e : t.conversation()) {
+    for (Event e : t.conversation().subList(0, upTo)) {
       if (e instanceof ToolCallRecorded call) {
         pending.add(call);
       } else if (e instanceof MessageRecorded m) {

@@ -5,22 +5,29 @@ import io.otl.core.session.AgentSession.Event;
 import io.otl.core.session.AgentSession.MessageRecorded;
 import io.otl.core.session.AgentSession.ToolCallRecorded;
 import io.otl.core.session.SessionModel.Role;
+import io.otl.core.session.Scoring;
+import io.otl.core.session.SessionSettings.RewardWeights;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * A session as replayed from the journal: the state folded with the entity's own handler
  * ({@link AgentSession.State#apply}), plus the order in which messages and tool calls happened
- * (the state keeps them in separate lists).
+ * (the state keeps them in separate lists), and where in that order each response (an assistant
+ * message with a {@code msgId}) began, so that feedback naming a response can be placed.
  */
-public record Trajectory(String sessionId, AgentSession.State state, List<Event> conversation) {
+public record Trajectory(String sessionId, AgentSession.State state, List<Event> conversation,
+    Map<String, Integer> responseAt) {
 
   /** Folds events, in journal order, into a trajectory. */
   public static final class Builder {
     private final String sessionId;
     private AgentSession.State state = AgentSession.State.empty();
     private final List<Event> conversation = new ArrayList<>();
+    private final Map<String, Integer> responseAt = new LinkedHashMap<>();
 
     public Builder(String sessionId) {
       this.sessionId = sessionId;
@@ -28,6 +35,11 @@ public record Trajectory(String sessionId, AgentSession.State state, List<Event>
 
     public Builder add(Event e) {
       state = state.apply(e);
+      // A tool-calls-only response is bookkeeping (not in the conversation): it begins where its
+      // calls, recorded after it, are.
+      if (e instanceof MessageRecorded m && m.role() == Role.assistant && m.msgId() != null) {
+        responseAt.putIfAbsent(m.msgId(), conversation.size());
+      }
       if (e instanceof ToolCallRecorded || e instanceof MessageRecorded m && !gatewayBookkeeping(m)) {
         conversation.add(e);
       }
@@ -47,7 +59,7 @@ public record Trajectory(String sessionId, AgentSession.State state, List<Event>
     }
 
     public Trajectory build() {
-      return new Trajectory(sessionId, state, List.copyOf(conversation));
+      return new Trajectory(sessionId, state, List.copyOf(conversation), Map.copyOf(responseAt));
     }
   }
 
@@ -78,6 +90,24 @@ public record Trajectory(String sessionId, AgentSession.State state, List<Event>
 
   private static boolean hasText(MessageRecorded m) {
     return m.content() != null && !m.content().isBlank();
+  }
+
+  /**
+   * How much of the conversation is fit to be learned as the agent's own words: all of it, or the
+   * part before the first response that per-turn feedback ({@code msgId}) rated down, i.e. whose
+   * feedback sums below zero under design §3.1.1's weights (a thumbs down, a rating of 1 or 2, a
+   * repeated question, a hand-off). An SFT line trains every assistant turn it holds, so a line
+   * holding that response taught the model the answer its user rejected, whatever the session's
+   * reward. The default weights, not the node's: the export runs without the data-collector's config,
+   * and only the sign matters.
+   */
+  public int learnableUpTo() {
+    int upTo = conversation.size();
+    for (Map.Entry<String, Double> turn : Scoring.turnRewards(state, RewardWeights.defaults()).entrySet()) {
+      Integer at = responseAt.get(turn.getKey());
+      if (turn.getValue() < 0 && at != null) upTo = Math.min(upTo, at);
+    }
+    return upTo;
   }
 
   public double reward() {

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.InferenceCall;
 import io.otl.core.session.SessionModel.Counts;
+import io.otl.core.session.SessionModel.FeedbackKind;
 import io.otl.core.session.SessionModel.Outcome;
 import io.otl.core.session.SessionModel.Role;
 import io.otl.core.session.SessionModel.TaskStatus;
@@ -155,6 +156,63 @@ class JsonlFormatsTest {
       assertTrue(!(messages.get(i).get("role").asText().equals("assistant")
           && messages.get(i - 1).get("role").asText().equals("assistant")), "no two assistant messages in a row");
     }
+  }
+
+  private static AgentSession.FeedbackRecorded rated(String id, FeedbackKind kind, Double value, String msgId) {
+    return new AgentSession.FeedbackRecorded(id, T, T, id, kind, value, "user", msgId);
+  }
+
+  /**
+   * Trial t8: a user thumbed down one response by msgId and up the next; the session's reward still
+   * passed sft-min-reward, and the SFT line (which trains every assistant turn) taught the rejected
+   * answer. The line now ends before the first response rated down; with nothing left, no line.
+   */
+  @Test
+  void anSftLineEndsBeforeTheFirstResponseItsUserRatedDown() throws Exception {
+    Trajectory t = new Trajectory.Builder("s-rated")
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "Weather in Oslo?", null, null))
+        .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "Cold, 3 degrees.", "resp-1", 9L))
+        .add(new AgentSession.MessageRecorded("m3", T, T, Role.user, "And tomorrow?", null, null))
+        .add(new AgentSession.MessageRecorded("m4", T, T, Role.assistant, "No idea, sorry.", "resp-2", 9L))
+        .add(new AgentSession.MessageRecorded("m5", T, T, Role.user, "Try again", null, null))
+        .add(new AgentSession.MessageRecorded("m6", T, T, Role.assistant, "Tomorrow 5 degrees.", "resp-3", 9L))
+        .add(rated("f1", FeedbackKind.THUMBS_DOWN, null, "resp-2"))
+        .add(rated("f2", FeedbackKind.RATING, 5.0, "resp-3"))
+        .add(rated("f3", FeedbackKind.THUMBS_UP, null, null))
+        .build();
+    JsonNode messages = JSON.readTree(JsonlFormats.sft(t).orElseThrow()).get("messages");
+    assertEquals(2, messages.size(), messages.toString());
+    assertEquals("Cold, 3 degrees.", messages.get(1).get("content").asText());
+
+    Trajectory firstRatedDown = new Trajectory.Builder("s-rated-first")
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "Weather in Oslo?", null, null))
+        .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "No idea.", "resp-1", 9L))
+        .add(new AgentSession.MessageRecorded("m3", T, T, Role.user, "Try again", null, null))
+        .add(new AgentSession.MessageRecorded("m4", T, T, Role.assistant, "Cold, 3 degrees.", "resp-2", 9L))
+        .add(rated("f1", FeedbackKind.RATING, 1.0, "resp-1"))
+        .add(rated("f2", FeedbackKind.THUMBS_UP, null, "resp-2"))
+        .build();
+    assertTrue(JsonlFormats.sft(firstRatedDown).isEmpty());
+    assertEquals(ExportExclusions.RATED_DOWN_ANSWER, JsonlFormats.sftProblem(firstRatedDown).orElseThrow());
+  }
+
+  /** A response that is only tool calls (gateway bookkeeping, not rendered) rated down: its calls go too. */
+  @Test
+  void aRatedDownToolCallResponseTakesItsCallsOutOfTheSftLine() throws Exception {
+    InferenceCall toolsOnly = new InferenceCall("v1", null, 5L, 10, 3, "tool_calls", null, null, null, null, null);
+    Trajectory t = new Trajectory.Builder("s-gw-rated")
+        .add(new AgentSession.MessageRecorded("gw:m:0", T, T, Role.user, "Weather in Paris?", null, null))
+        .add(new AgentSession.MessageRecorded("gw:m:1", T, T, Role.assistant, "Paris is mild.", "chatcmpl-1", 9L))
+        .add(new AgentSession.MessageRecorded("gw:m:2", T, T, Role.user, "Book me a hotel", null, null))
+        .add(new AgentSession.MessageRecorded("gw:m:3", T, T, Role.assistant, "", "chatcmpl-2", 9L, toolsOnly))
+        .add(new AgentSession.ToolCallRecorded("gw:tc:1", T, T, "call_1", "delete_account",
+            JSON.readTree("{}"), JSON.readTree("\"done\""), true, null))
+        .add(new AgentSession.MessageRecorded("gw:m:4", T, T, Role.assistant, "Done.", "chatcmpl-3", 9L))
+        .add(rated("f1", FeedbackKind.HUMAN_HANDOFF, null, "chatcmpl-2"))
+        .build();
+    JsonNode messages = JSON.readTree(JsonlFormats.sft(t).orElseThrow()).get("messages");
+    assertEquals(2, messages.size(), messages.toString());
+    assertEquals("Paris is mild.", messages.get(1).get("content").asText());
   }
 
   /** A booking conversation: system, question, clarification, a search with its result, a final turn. */

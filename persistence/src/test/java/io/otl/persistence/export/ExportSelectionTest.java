@@ -1,0 +1,50 @@
+package io.otl.persistence.export;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import io.otl.core.session.AgentSession;
+import io.otl.core.session.SessionModel.Counts;
+import io.otl.core.session.SessionModel.FeedbackKind;
+import io.otl.core.session.SessionModel.Outcome;
+import io.otl.core.session.SessionModel.Role;
+import io.otl.core.session.SessionModel.TaskStatus;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Which reason an SFT export counts a session under, when several apply. */
+class ExportSelectionTest {
+  private static final Instant T = Instant.parse("2026-01-01T00:00:00Z");
+
+  /** One question, one answer rated down by msgId, completed with the given reward. */
+  private static Trajectory ratedDown(double reward) {
+    return new Trajectory.Builder("s-" + reward)
+        .add(new AgentSession.SessionStarted("st", T, T, "agent-a", "1", "v1", Map.of()))
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "Weather in Oslo?", null, null))
+        .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "No idea.", "resp-1", 9L))
+        .add(new AgentSession.FeedbackRecorded("f1", T, T, "f1", FeedbackKind.THUMBS_DOWN, null, "user", "resp-1"))
+        .add(new AgentSession.TrajectoryCompleted("done", T, T, "agent-a", "v1", reward, 1.0,
+            new Counts(2, 0, 0, 1), new Outcome(TaskStatus.SUCCESS, null, 0, 0, 1, null)))
+        .build();
+  }
+
+  private static Map<String, Integer> reasons(Trajectory t) {
+    ExportExclusions exclusions = new ExportExclusions();
+    ExportSelection selection = new ExportSelection("agent-a", ExportFilters.DEFAULTS, Set.of(), exclusions);
+    assertFalse(selection.completed(t) && selection.sft(t), "no SFT line for " + t.sessionId());
+    return exclusions.byReason();
+  }
+
+  /** The usual case: the rated-down answer pulled the reward down, which is the reason a reader looks for. */
+  @Test
+  void aRatedDownSessionBelowTheRewardIsCountedBelowTheReward() {
+    assertEquals(Map.of(ExportExclusions.BELOW_SFT_MIN_REWARD, 1), reasons(ratedDown(0.0)));
+  }
+
+  @Test
+  void aRatedDownSessionThatPassesTheFiltersIsCountedRatedDown() {
+    assertEquals(Map.of(ExportExclusions.RATED_DOWN_ANSWER, 1), reasons(ratedDown(1.0)));
+  }
+}
