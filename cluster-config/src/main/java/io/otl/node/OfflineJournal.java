@@ -2,9 +2,8 @@ package io.otl.node;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.otl.core.coordinator.TrainingPolicy;
-import io.otl.core.model.ModelSettings;
 import io.otl.node.config.NodeConfig;
+import io.otl.node.config.NodeSettings;
 import io.otl.persistence.audit.AuditReader;
 import io.otl.persistence.DataFolder;
 import io.otl.persistence.JournalSchema;
@@ -26,16 +25,14 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 public final class OfflineJournal implements AutoCloseable {
   private final ActorSystem<Void> system;
   private final JournalSettings journal;
-  private final ModelSettings models;
-  private final TrainingPolicy policy;
+  private final NodeSettings settings;
   private final Optional<DataFolder> folder;
 
-  private OfflineJournal(ActorSystem<Void> system, JournalSettings journal, ModelSettings models,
-      TrainingPolicy policy, Optional<DataFolder> folder) {
+  private OfflineJournal(ActorSystem<Void> system, JournalSettings journal, NodeSettings settings,
+      Optional<DataFolder> folder) {
     this.system = system;
     this.journal = journal;
-    this.models = models;
-    this.policy = policy;
+    this.settings = settings;
     this.folder = folder;
   }
 
@@ -53,9 +50,9 @@ public final class OfflineJournal implements AutoCloseable {
         System.getenv());
     Config training = base.getConfig("agentscope.training");
     JournalSettings configured = JournalSettings.fromConfig(training);
-    // What the audit views show of the configuration (step deadlines, the coordinator's policy).
-    ModelSettings models = ModelSettings.fromConfig(training);
-    TrainingPolicy policy = TrainingPolicy.fromConfig(training);
+    // What the audit views show of the configuration (step deadlines, the coordinator's policy),
+    // per agent as the node reads it.
+    NodeSettings settings = NodeSettings.from(base);
     JournalSchema.requireJournalFile(configured);
     Optional<DataFolder> folder = DataFolder.claim(configured, "audit");
     JournalSettings journal = folder.map(DataFolder::journal).orElse(configured);
@@ -76,7 +73,7 @@ public final class OfflineJournal implements AutoCloseable {
     Config config = offline.withFallback(journal.pekkoConfig()).withFallback(base);
     try {
       ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl-offline", config);
-      return new OfflineJournal(system, journal, models, policy, folder);
+      return new OfflineJournal(system, journal, settings, folder);
     } catch (RuntimeException e) {
       folder.ifPresent(DataFolder::close);
       throw e;
@@ -93,7 +90,8 @@ public final class OfflineJournal implements AutoCloseable {
 
   /** Reads the journal's entities as a node's audit API does, with the configuration's settings. */
   public AuditReader auditReader() {
-    return new AuditReader(system, models, policy);
+    return new AuditReader(system, settings::rolloutsFor,
+        agentId -> settings.training().forAgent(agentId).resolver());
   }
 
   @Override

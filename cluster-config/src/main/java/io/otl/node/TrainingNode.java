@@ -273,7 +273,9 @@ public final class TrainingNode implements AutoCloseable {
           .map(g -> gateway(system, g, collector, router, sharding, askTimeout, metrics, sessionSettings, owners,
               turns))
           .orElse(null);
-      AuditReader audit = new AuditReader(system, settings.models(), settings.training().defaults().policy());
+      // Each agent's settings as its entities use them (its file section, its run-time overrides of then).
+      AuditReader audit = new AuditReader(system, settings::rolloutsFor,
+          agentId -> settings.training().forAgent(agentId).resolver());
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
           http.maxInFlight(), stopping::get, List.of(
               sessionRoutes.route(),

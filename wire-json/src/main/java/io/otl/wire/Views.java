@@ -50,8 +50,8 @@ public final class Views {
   /**
    * What a coordinator knows, from its state: the fields of GET /v1/training/{agentId} that come
    * from the journal ({@code poolSize}, {@code activeJob}, {@code meanQuality}), the configured ones
-   * when {@code policy} is given ({@code minSamples}, {@code triggers}, {@code backend}: today's
-   * configuration, not the one of that time), and every job in the job shape of GET /v1/jobs/{id}.
+   * when {@code policy} is given ({@code minSamples}, {@code triggers}, {@code backend}: the policy
+   * the caller resolved for this state), and every job in the job shape of GET /v1/jobs/{id}.
    * {@code nextScheduledRun} is left out: it depends on the clock and the configuration, not on
    * the journal.
    */

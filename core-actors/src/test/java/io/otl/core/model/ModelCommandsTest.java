@@ -196,7 +196,7 @@ class ModelCommandsTest {
     assertEquals("v1", rb.restoredStable());
     assertEquals(VersionState.ROLLED_BACK, ((VersionStatus) restored.reply()).state());
     // v1 is stable again and nothing else is retained: a second rollback is refused.
-    assertEquals("cannot roll back v1: it is STABLE and no previous stable is retained (retain-previous = PT168H)",
+    assertEquals("cannot roll back v1: it is STABLE and no previous stable is retained (retain-previous = 7d)",
         failure(ErrorCode.INVALID_TRANSITION, rollback("v1", null)).message());
   }
 

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import com.typesafe.config.Config;
 import io.otl.core.Ids;
+import io.otl.core.SettingsOverlay;
 import io.otl.core.api.AuditLog;
 import io.otl.core.coordinator.TrainingCoordinator;
 import io.otl.core.coordinator.TrainingPolicy;
@@ -27,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.japi.Pair;
@@ -80,10 +82,13 @@ public final class AuditReader implements AuditLog {
   private final ActorSystem<?> system;
   private final JdbcReadJournal journal;
   private final JournalRows rows;
-  private final Duration stepDuration;
-  private final TrainingPolicy policy;
+  private final Function<String, SettingsOverlay.Resolver<ModelSettings>> rollouts;
+  private final Function<String, SettingsOverlay.Resolver<TrainingPolicy>> policies;
 
   /**
+   * One set of settings for every agent, run-time overrides not applied (readers without the node's
+   * per-agent configuration, such as tests of one agent on the file's settings).
+   *
    * @param system an actor system whose configuration has the jdbc-read-journal plugin (the node's,
    *     or {@code OfflineJournal}'s)
    * @param modelSettings for the model view's step deadlines (as GET /v1/models answers)
@@ -91,9 +96,29 @@ public final class AuditReader implements AuditLog {
    *     view; null leaves them out
    */
   public AuditReader(ActorSystem<?> system, ModelSettings modelSettings, TrainingPolicy policy) {
+    this(system, fixed(Objects.requireNonNull(modelSettings, "modelSettings")),
+        policy == null ? null : fixed(policy));
+  }
+
+  private static <T> Function<String, SettingsOverlay.Resolver<T>> fixed(T settings) {
+    return agentId -> overrides -> settings;
+  }
+
+  /**
+   * A reader that shows each agent's settings as its entities used them: the agent's own section of
+   * the file with the run-time overrides ({@code PUT …/policy}) in force at the time asked about, as
+   * the live GETs show them ({@code minSamples} 30 after a PUT of {@code trigger.min-samples}, not
+   * the file's 1000; a step deadline from the run-time {@code step-duration}).
+   *
+   * @param rollouts the agent's model-update settings from its run-time overrides
+   * @param policies the agent's training policy from its run-time overrides; null leaves the
+   *     configured fields of the coordinator view out
+   */
+  public AuditReader(ActorSystem<?> system, Function<String, SettingsOverlay.Resolver<ModelSettings>> rollouts,
+      Function<String, SettingsOverlay.Resolver<TrainingPolicy>> policies) {
     this.system = Objects.requireNonNull(system, "system");
-    this.stepDuration = Objects.requireNonNull(modelSettings, "modelSettings").stepDuration();
-    this.policy = policy;
+    this.rollouts = Objects.requireNonNull(rollouts, "rollouts");
+    this.policies = policies;
     this.journal = PersistenceQuery.get(system).getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier());
     this.rows = JournalRows.get(system);
   }
@@ -354,14 +379,29 @@ public final class AuditReader implements AuditLog {
             : CompletableFuture.completedFuture(acc.state()));
   }
 
+  /**
+   * The settings {@code overrides} made, as the live entity resolves them: overrides a later file
+   * refuses leave the file's settings in force (the entity logs it and does the same).
+   */
+  private static <T> T inForce(SettingsOverlay.Resolver<T> resolver, Map<String, Object> overrides) {
+    try {
+      return resolver.resolve(overrides);
+    } catch (IllegalArgumentException e) {
+      return resolver.resolve(Map.of());
+    }
+  }
+
   @Override
   public CompletionStage<Object> stateAsOf(Kind kind, String id, Instant asOf) {
     try {
       Objects.requireNonNull(asOf, "asOf");
       return switch (kind) {
         case SESSION -> sessionState(id, asOf).thenApply(s -> Views.session(id, s));
-        case COORDINATOR -> coordinatorState(id, asOf).thenApply(s -> Views.coordinator(id, s, policy));
-        case MODEL -> modelState(id, asOf).thenApply(s -> ModelVersion.view(id, s, stepDuration));
+        case COORDINATOR -> coordinatorState(id, asOf).thenApply(s -> Views.coordinator(id, s,
+            policies == null ? null : inForce(policies.apply(id),
+                s.policyChange() == null ? Map.of() : s.policyChange().overrides())));
+        case MODEL -> modelState(id, asOf).thenApply(s -> ModelVersion.view(id, s, inForce(rollouts.apply(id),
+            s.models().policyChange() == null ? Map.of() : s.models().policyChange().overrides()).stepDuration()));
         case JOB -> {
           String agentId = TrainingCoordinator.agentIdOf(id).orElseThrow(
               () -> new IllegalArgumentException("jobId '" + id + "' is not a job id (job-<n>-<agentId>)"));
