@@ -220,7 +220,13 @@ public record ModelSettings(
   private static void require(boolean ok, String key, Object value, String allowed) {
     if (!ok) {
       throw new IllegalArgumentException(
-          PREFIX + key + " = " + value + " is not allowed; expected " + allowed);
+          PREFIX + key + " = " + shown(value) + " is not allowed; expected " + allowed);
     }
+  }
+
+  /** A duration as the user writes it in the file (-1d), not Java's ISO form (PT-24H). */
+  private static Object shown(Object value) {
+    if (!(value instanceof Duration d)) return value;
+    return d.isNegative() ? "-" + RolloutPolicy.duration(d.negated()) : RolloutPolicy.duration(d);
   }
 }

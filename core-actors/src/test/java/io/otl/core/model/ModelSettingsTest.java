@@ -152,9 +152,9 @@ class ModelSettingsTest {
     refused("offline-gate-tolerance = -0.1", "offline-gate-tolerance = -0.1 is not allowed");
     // retain-previous: a duration >= 0.
     assertEquals(Duration.ZERO, accepted("retain-previous = 0s").retainPrevious());
-    refused("retain-previous = -1d", "retain-previous = PT-24H is not allowed");
+    refused("retain-previous = -1d", "retain-previous = -1d is not allowed");
     // step-duration: positive; min-samples-per-step: an integer >= 1.
-    refused("step-duration = 0s", "step-duration = PT0S is not allowed", "a positive duration");
+    refused("step-duration = 0s", "step-duration = 0s is not allowed", "a positive duration");
     refused("min-samples-per-step = 0", "min-samples-per-step = 0 is not allowed; expected an integer >= 1");
     // Non-empty lists.
     refused("evaluation-metrics = []", "evaluation-metrics = [] is not allowed");
