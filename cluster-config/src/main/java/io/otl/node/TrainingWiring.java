@@ -88,8 +88,7 @@ final class TrainingWiring {
   static DatasetExporter exporter(ActorSystem<?> system, Path dir, ExportFilters filters, ContinualSettings continual) {
     JobDatasetExport export = new JobDatasetExport(new DatasetExport(system, filters), continual);
     return request -> export
-        .export(request.agentId(), request.jobId(), request.sessionIds(), ExportFormat.forAlgorithm(request.algorithm()),
-            dir)
+        .export(request.agentId(), request.jobId(), request.sessionIds(), request.algorithm(), dir)
         .thenApply(j -> {
           ExportResult r = j.train();
           return new DatasetManifest(r.path(), r.count(), r.sha256(), r.sessionIds(), r.piiFindings(),

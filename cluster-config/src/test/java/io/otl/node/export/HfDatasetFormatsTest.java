@@ -76,7 +76,7 @@ class HfDatasetFormatsTest {
   private static Job job(DatasetExport export, ContinualSettings continual, String jobId, String algorithm,
       List<String> ids, Path datasets, Path dir) throws Exception {
     JobDatasetExport.Result r = new JobDatasetExport(export, continual)
-        .export(AGENT, jobId, ids, ExportFormat.forAlgorithm(algorithm), datasets).toCompletableFuture()
+        .export(AGENT, jobId, ids, algorithm, datasets).toCompletableFuture()
         .get(60, TimeUnit.SECONDS);
     TrainingJobSpec spec = new TrainingJobSpec(jobId, AGENT, algorithm, "base-model",
         Map.of("reward-fn-type", "accuracy_reward"), r.train().path(), dir.resolve("checkpoints").toString(), Map.of());

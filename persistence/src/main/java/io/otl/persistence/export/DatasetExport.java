@@ -127,7 +127,7 @@ public final class DatasetExport {
     List<String> ids = List.copyOf(new LinkedHashSet<>(sessionIds));
     checkName(name);
     return export(agentId, Source.from(ids), format, dir.resolve(name + ".jsonl"), dir.resolve(name + ".manifest.json"),
-        new ExportExclusions(), null, null);
+        new ExportExclusions(), null, null, false);
   }
 
   /** A job's held-out set ({@link JobDatasetExport}), to the files {@link JobDatasetFiles} names. */
@@ -136,21 +136,23 @@ public final class DatasetExport {
     checkName(jobId);
     List<String> ids = List.copyOf(new LinkedHashSet<>(sessionIds));
     return export(agentId, Source.from(ids), ExportFormat.RL, JobDatasetFiles.evalFile(dir, jobId),
-        JobDatasetFiles.evalManifest(dir, jobId), new ExportExclusions(), null, null);
+        JobDatasetFiles.evalManifest(dir, jobId), new ExportExclusions(), null, null, false);
   }
 
   /**
    * A continual job's training file ({@link JobDatasetExport}): like {@link #forSessions}, with the
    * counts of trajectories already set aside ({@code upfront}), exact and near duplicates dropped
-   * (SFT and RL) and the lineage written into the manifest.
+   * (SFT and RL) and the lineage written into the manifest; {@code referencesMustPass}: RL tasks only
+   * with a reference answer that passed sft-min-reward (PPO/GRPO, {@link ExportSelection}).
    */
   CompletionStage<ExportResult> forJob(String agentId, List<String> sessionIds, ExportFormat format, Path dir,
-      String jobId, ExportExclusions upfront, io.otl.core.coordinator.DatasetLineage lineage) {
+      String jobId, ExportExclusions upfront, io.otl.core.coordinator.DatasetLineage lineage,
+      boolean referencesMustPass) {
     checkAgent(agentId);
     checkName(jobId);
     List<String> ids = List.copyOf(new LinkedHashSet<>(sessionIds));
     return export(agentId, Source.from(ids), format, JobDatasetFiles.trainFile(dir, jobId),
-        JobDatasetFiles.trainManifest(dir, jobId), upfront, new Dedup(), lineage);
+        JobDatasetFiles.trainManifest(dir, jobId), upfront, new Dedup(), lineage, referencesMustPass);
   }
 
   ActorSystem<?> system() {
@@ -173,7 +175,7 @@ public final class DatasetExport {
     }
     checkName(name);
     return export(agentId, completedSessions(agentId, since, until), format, dir.resolve(name + ".jsonl"),
-        dir.resolve(name + ".manifest.json"), new ExportExclusions(), null, null);
+        dir.resolve(name + ".manifest.json"), new ExportExclusions(), null, null, false);
   }
 
   /** The ids of the agent's sessions completed in {@code [since, until)}, in journal order. */
@@ -197,7 +199,7 @@ public final class DatasetExport {
 
   private CompletionStage<ExportResult> export(String agentId, Source<String, NotUsed> ids, ExportFormat format,
       Path file, Path manifest, ExportExclusions exclusions, Dedup dedup,
-      io.otl.core.coordinator.DatasetLineage lineage) {
+      io.otl.core.coordinator.DatasetLineage lineage, boolean referencesMustPass) {
     JsonlFile out;
     try {
       out = new JsonlFile(file);
@@ -206,7 +208,7 @@ public final class DatasetExport {
     }
     Skips skips = new Skips(agentId);
     CompletionStage<Object> written = RolledBackVersions.of(system, rows, agentId).thenCompose(rolledBack -> {
-      ExportSelection sel = new ExportSelection(agentId, filters, rolledBack, exclusions);
+      ExportSelection sel = new ExportSelection(agentId, filters, rolledBack, exclusions, referencesMustPass);
       return switch (format) {
         case SFT -> lines(ids, sel, sel::sft, JsonlFormats::sft, out, skips, dedup, exclusions);
         case RL -> lines(ids, sel, sel::rl, JsonlFormats::rl, out, skips, dedup, exclusions);

@@ -17,6 +17,11 @@ public final class ExportExclusions {
   /** SFT: the line would end before its first response the user rated down, with nothing left to train. */
   public static final String RATED_DOWN_ANSWER = "rated-down-answer";
   public static final String BELOW_SFT_MIN_REWARD = "below-sft-min-reward";
+  /**
+   * PPO/GRPO: the recorded answer, the task's {@code reference}, has a reward below sft-min-reward;
+   * the rendered workflow scores rollouts against the reference alone, so it would reward the failure.
+   */
+  public static final String REFERENCE_BELOW_SFT_MIN_REWARD = "reference-below-sft-min-reward";
   public static final String BELOW_MIN_QUALITY = "below-min-quality";
   public static final String ROLLED_BACK_VERSION = "served-by-rolled-back-version";
   public static final String DPO_SINGLE = "dpo-only-answer-to-its-task";

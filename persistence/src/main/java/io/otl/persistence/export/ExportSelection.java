@@ -13,12 +13,19 @@ final class ExportSelection {
   private final ExportFilters filters;
   private final Set<String> rolledBack;
   private final ExportExclusions exclusions;
+  private final boolean referencesMustPass;
 
-  ExportSelection(String agentId, ExportFilters filters, Set<String> rolledBack, ExportExclusions exclusions) {
+  /**
+   * @param referencesMustPass RL tasks keep only answers good enough to be the reference a rollout
+   *     is scored against (reward ≥ sft-min-reward): a PPO/GRPO job's training file
+   */
+  ExportSelection(String agentId, ExportFilters filters, Set<String> rolledBack, ExportExclusions exclusions,
+      boolean referencesMustPass) {
     this.agentId = agentId;
     this.filters = filters;
     this.rolledBack = Set.copyOf(rolledBack);
     this.exclusions = exclusions;
+    this.referencesMustPass = referencesMustPass;
   }
 
   /** Counts the trajectory as seen; false (counted) when it is not a completed session of the agent. */
@@ -48,10 +55,17 @@ final class ExportSelection {
     return true;
   }
 
-  /** RL: a prompt and quality ≥ min-quality (the reward, whatever it is, is the signal). */
+  /**
+   * RL: a prompt and quality ≥ min-quality; for a PPO/GRPO job also a reference answer that passed
+   * sft-min-reward (its rollouts are scored against it: a failed answer as the reference taught the
+   * policy to fail again).
+   */
   boolean rl(Trajectory t) {
     if (t.prompt().isEmpty()) return excluded(ExportExclusions.NO_PROMPT);
     if (!qualityOk(t)) return excluded(ExportExclusions.BELOW_MIN_QUALITY);
+    if (referencesMustPass && (t.state().reward() == null || t.reward() < filters.sftMinReward())) {
+      return excluded(ExportExclusions.REFERENCE_BELOW_SFT_MIN_REWARD);
+    }
     return true;
   }
 

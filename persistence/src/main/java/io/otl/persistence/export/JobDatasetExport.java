@@ -47,8 +47,25 @@ public final class JobDatasetExport {
     this.settings = java.util.Objects.requireNonNull(settings, "settings");
   }
 
+  /**
+   * A job's files for its training {@code algorithm} (design §5): its format, and for ppo and grpo
+   * only tasks whose recorded answer passed sft-min-reward, since the rendered workflow scores a
+   * rollout against that answer alone (distillation needs only the prompts: it keeps them all).
+   */
+  public CompletionStage<Result> export(String agentId, String jobId, List<String> sessionIds, String algorithm,
+      Path dir) {
+    String a = algorithm == null ? "" : algorithm.trim().toLowerCase(java.util.Locale.ROOT);
+    return export(agentId, jobId, sessionIds, ExportFormat.forAlgorithm(algorithm), dir,
+        a.equals("ppo") || a.equals("grpo"));
+  }
+
   public CompletionStage<Result> export(
       String agentId, String jobId, List<String> sessionIds, ExportFormat format, Path dir) {
+    return export(agentId, jobId, sessionIds, format, dir, false);
+  }
+
+  private CompletionStage<Result> export(String agentId, String jobId, List<String> sessionIds, ExportFormat format,
+      Path dir, boolean referencesMustPass) {
     List<String> ids = List.copyOf(new LinkedHashSet<>(sessionIds));
     List<String> eval = new ArrayList<>();
     List<String> fresh = new ArrayList<>();
@@ -81,7 +98,7 @@ public final class JobDatasetExport {
         upfront.excludeUpfront(ExportExclusions.HELD_OUT, eval.size());
         List<String> train = new ArrayList<>(fresh);
         train.addAll(replay);
-        return export.forJob(agentId, train, format, dir, jobId, upfront, lineage).thenApply(r -> {
+        return export.forJob(agentId, train, format, dir, jobId, upfront, lineage, referencesMustPass).thenApply(r -> {
           if (r.fileWritten()) {
             try {
               JobDatasetFiles.writeCard(dir, jobId, evalWritten);

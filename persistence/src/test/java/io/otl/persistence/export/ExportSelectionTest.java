@@ -2,6 +2,7 @@ package io.otl.persistence.export;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.SessionModel.Counts;
@@ -32,9 +33,29 @@ class ExportSelectionTest {
 
   private static Map<String, Integer> reasons(Trajectory t) {
     ExportExclusions exclusions = new ExportExclusions();
-    ExportSelection selection = new ExportSelection("agent-a", ExportFilters.DEFAULTS, Set.of(), exclusions);
+    ExportSelection selection = new ExportSelection("agent-a", ExportFilters.DEFAULTS, Set.of(), exclusions, false);
     assertFalse(selection.completed(t) && selection.sft(t), "no SFT line for " + t.sessionId());
     return exclusions.byReason();
+  }
+
+  /**
+   * A PPO/GRPO task's reference is its recorded answer, and the rendered workflow scores rollouts
+   * against it alone: a failed session's "Sorry, I cannot help." became the answer to reproduce
+   * (trial t13, read against Trinity-RFT's simple_workflow). Such a task is left out of that file;
+   * an export for any other use (the command line's rl, distillation's prompts) keeps every reward.
+   */
+  @Test
+  void aTaskWhoseAnswerFailedIsNoReferenceForPpoOrGrpo() {
+    Trajectory failed = ratedDown(-1.0);
+    Trajectory passed = ratedDown(1.0);
+    ExportExclusions exclusions = new ExportExclusions();
+    ExportSelection graded = new ExportSelection("agent-a", ExportFilters.DEFAULTS, Set.of(), exclusions, true);
+    assertFalse(graded.rl(failed));
+    assertTrue(graded.rl(passed));
+    assertEquals(Map.of(ExportExclusions.REFERENCE_BELOW_SFT_MIN_REWARD, 1), exclusions.byReason());
+    ExportSelection everyReward = new ExportSelection("agent-a", ExportFilters.DEFAULTS, Set.of(),
+        new ExportExclusions(), false);
+    assertTrue(everyReward.rl(failed));
   }
 
   /** The usual case: the rated-down answer pulled the reward down, which is the reason a reader looks for. */
