@@ -86,6 +86,11 @@ public final class VllmLoraServing implements ServingBackend {
       if (r.statusCode() == 400 && message.contains("has already been loaded")) {
         return null;
       }
+      if (r.statusCode() == 404 && isMissingRoute(r.body())) {
+        throw new ServingException("vLLM at " + root + " has no runtime LoRA API (POST /v1/load_lora_adapter answered "
+            + "404 " + message + "): start vLLM with --enable-lora and the environment variable "
+            + "VLLM_ALLOW_RUNTIME_LORA_UPDATING=True, then promote the version again", false);
+      }
       throw new ServingException("vLLM refused to load " + target.servedModel() + " (HTTP " + r.statusCode()
           + "): " + message, r.statusCode() >= 500 || r.statusCode() == 429);
     });
@@ -124,6 +129,22 @@ public final class VllmLoraServing implements ServingBackend {
       req.header("Authorization", "Bearer " + apiKey);
     }
     return http.sendAsync(req.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * Whether a 404 is the web framework's answer for a path it does not serve ({@code {"detail":"Not
+   * Found"}}), not vLLM's own NotFoundError (an adapter path it cannot find). vLLM registers the
+   * load and unload routes only with VLLM_ALLOW_RUNTIME_LORA_UPDATING set; without it every load
+   * answered this 404 and the version's reason read "vLLM refused to load … {"detail": "Not Found"}",
+   * naming neither the setting nor the fix.
+   */
+  static boolean isMissingRoute(String body) {
+    try {
+      JsonNode n = MAPPER.readTree(body);
+      return n != null && n.size() == 1 && "Not Found".equals(n.path("detail").asText(null));
+    } catch (Exception e) {
+      return false;
+    }
   }
 
   /** vLLM's error object's message, else the first 300 characters of the body. */

@@ -124,10 +124,7 @@ final class RayJobsSimulation {
     String id = job.id;
     if (jobs.containsKey(id)) {
       duplicates.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
-      return new Refusal(
-          400,
-          "Traceback (most recent call last):\n  (Trinity simulator)\nValueError: Job with submission_id "
-              + id + " already exists. Please use a different submission_id.");
+      return duplicateRefusal(id);
     }
     jobs.put(id, job);
     accepted.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
@@ -136,6 +133,21 @@ final class RayJobsSimulation {
     store.save(id, job.stored());
     schedule(settings.pendingDuration(), () -> start(job));
     return job;
+  }
+
+  /**
+   * Ray 2.58's answer to a repeated submission id. Its job head forwards every submission to a job
+   * agent; the agent refuses the duplicate with 400, and the head turns that failed forward into a
+   * 500 whose traceback carries the agent's answer. So a client sees 500 with the agent's ValueError
+   * inside, not the agent's 400: tested clients must recognise it by the text.
+   */
+  static Refusal duplicateRefusal(String id) {
+    String agent = "Traceback (most recent call last):\n  (Trinity simulator: Ray's job agent)\n"
+        + "ValueError: Job with submission_id " + id + " already exists. Please use a different submission_id.\n";
+    return new Refusal(
+        500,
+        "Traceback (most recent call last):\n  (Trinity simulator: Ray's job head, forwarding to the job agent)\n"
+            + "RuntimeError: Request failed with status code 400: " + agent + ".\n");
   }
 
   /** A submission checked as Ray checks it: the (unregistered) job, or Ray's refusal. */

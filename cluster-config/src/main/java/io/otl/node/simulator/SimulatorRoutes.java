@@ -31,8 +31,8 @@ import org.apache.pekko.util.ByteString;
  *       /api/version}, {@code GET|POST /api/jobs/}, {@code GET|DELETE /api/jobs/<id>}, {@code POST
  *       /api/jobs/<id>/stop}, {@code GET /api/jobs/<id>/logs}, {@code GET /api/jobs/<id>/logs/tail} (a
  *       WebSocket, {@link LogTail}). Errors are plain text, as Ray's are:
- *       400 for a bad or duplicate submission or the deletion of a live job, 404 "Job X does not
- *       exist".
+ *       400 for a bad submission or the deletion of a live job, 500 for a duplicate submission id
+ *       (Ray 2.58's head wraps its job agent's 400), 404 "Job X does not exist".
  *   <li>Trinity proxy: {@code POST /v1/chat/completions} (OpenAI/vLLM shapes, streaming too: {@link
  *       ChatSimulation}), {@code POST /feedback}, {@code POST /commit}, {@code GET|POST /allocate},
  *       {@code GET /metrics}, {@code GET /health}.

@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>submit: writes the rendered config next to the dataset, then {@code POST /api/jobs/} with
- *       {@code submission_id = jobId}. Ray answers 400 "Job with submission_id … already exists"
- *       for a repeat; that is treated as success once {@code GET /api/jobs/<jobId>} confirms the job.
+ *       {@code submission_id = jobId}. Ray refuses a repeat with "Job with submission_id … already
+ *       exists" ({@link #isDuplicate}); that is treated as success once {@code GET /api/jobs/<jobId>}
+ *       confirms the job.
  *   <li>status: {@code GET /api/jobs/<jobId>}; on SUCCEEDED the output model is looked up under the
  *       job's checkpoint directory, which travels in the submission's metadata ({@value
  *       #META_CHECKPOINT_DIR}) so that any node can resolve it after a crash. A SUCCEEDED job without
@@ -106,7 +107,7 @@ public final class RayJobsBackend implements TrainingBackend {
                 log.info("Submitted training job {} of agent {} to Ray as {}", spec.jobId(), spec.agentId(), id);
                 return CompletableFuture.completedFuture(new BackendSubmission(id));
               }
-              if (reply.status() == 400 && reply.body().contains("already exists")) {
+              if (isDuplicate(reply, spec.jobId())) {
                 // A repeat after a crash or a retry: the job exists, never create a second one.
                 return status(spec.jobId())
                     .thenApply(
@@ -160,6 +161,17 @@ public final class RayJobsBackend implements TrainingBackend {
   public CompletionStage<String> logs(String jobId) {
     String path = JOBS + jobId + "/logs";
     return http.expectJson(http.get(path), "GET", path).thenApply(body -> body.path("logs").asText(""));
+  }
+
+  /**
+   * Whether Ray refused the submission because {@code jobId} exists. Ray's job manager raises the
+   * ValueError; its job agent answers it with 400, but the head (what we call) forwards submissions
+   * to an agent and answers that failed forward with 500, the agent's traceback inside (Ray 2.58).
+   * Both are accepted, and only with this job's id in the text: any other 500 stays a failure to retry.
+   */
+  static boolean isDuplicate(JsonHttpClient.Reply reply, String jobId) {
+    return (reply.status() == 400 || reply.status() == 500)
+        && reply.body().contains("Job with submission_id " + jobId + " already exists");
   }
 
   private static CheckpointLocator.Evidence evidenceOf(String label) {

@@ -117,6 +117,39 @@ class VllmLoraServingTest {
   }
 
   @Test
+  void aServerWithoutRuntimeLoraUpdatingIsNamedWithTheFix() throws Exception {
+    // vLLM started without VLLM_ALLOW_RUNTIME_LORA_UPDATING registers no load route: its web
+    // framework answers 404 {"detail":"Not Found"}, as this server does for every path.
+    com.sun.net.httpserver.HttpServer plain =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    plain.createContext("/", exchange -> {
+      byte[] body = "{\"detail\":\"Not Found\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().add("Content-Type", "application/json");
+      exchange.sendResponseHeaders(404, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    plain.start();
+    try {
+      VllmLoraServing noRuntimeApi = new VllmLoraServing(
+          "http://127.0.0.1:" + plain.getAddress().getPort() + "/v1", "", Duration.ofSeconds(5));
+      String artifact = "file://" + adapterDir("no-route").toAbsolutePath();
+      ServingTarget target = noRuntimeApi.target("agent-a", "v1", artifact, "ignored");
+      CompletionException e = org.junit.jupiter.api.Assertions.assertThrows(CompletionException.class,
+          () -> noRuntimeApi.deploy(target, artifact).toCompletableFuture().join());
+      ServingException se = assertInstanceOf(ServingException.class, e.getCause());
+      assertFalse(se.retryable(), "a restart of vLLM with the setting is needed, not a retry");
+      assertTrue(se.getMessage().contains("VLLM_ALLOW_RUNTIME_LORA_UPDATING=True"), se.getMessage());
+      assertTrue(se.getMessage().contains("--enable-lora"), se.getMessage());
+    } finally {
+      plain.stop(0);
+    }
+    // vLLM's own 404 (an adapter path it cannot find) is not taken for a missing route.
+    assertFalse(VllmLoraServing.isMissingRoute(
+        "{\"error\":{\"message\":\"No adapter found for /x\",\"type\":\"NotFoundError\",\"param\":null,\"code\":404}}"));
+  }
+
+  @Test
   void serverDownIsRetryable() {
     VllmLoraServing nowhere = new VllmLoraServing("http://127.0.0.1:1", "", Duration.ofSeconds(2));
     ServingTarget target = nowhere.target("a", "v1", "x", "e");

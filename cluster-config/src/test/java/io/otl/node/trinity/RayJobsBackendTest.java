@@ -108,6 +108,19 @@ class RayJobsBackendTest {
   }
 
   @Test
+  void onlyARefusalNamingThisJobIdIsARepeat() {
+    String headTrace = "Traceback (most recent call last):\nRuntimeError: Request failed with status code 400: "
+        + "Traceback (most recent call last):\nValueError: Job with submission_id job-7-a already exists. "
+        + "Please use a different submission_id.\n.";
+    assertTrue(RayJobsBackend.isDuplicate(new JsonHttpClient.Reply(500, headTrace), "job-7-a"));
+    assertTrue(RayJobsBackend.isDuplicate(new JsonHttpClient.Reply(400, headTrace), "job-7-a"));
+    // job-7 is a prefix of job-7-a, not the same job; a busy head is a failure to retry.
+    assertFalse(RayJobsBackend.isDuplicate(new JsonHttpClient.Reply(500, headTrace), "job-7"));
+    assertFalse(RayJobsBackend.isDuplicate(
+        new JsonHttpClient.Reply(500, "No available agent to submit job, please try again later."), "job-7-a"));
+  }
+
+  @Test
   void concurrentRepeatedSubmissionsCreateOneJob() {
     TrainingJobSpec spec = spec(Map.of());
     List<CompletableFuture<BackendSubmission>> all = new ArrayList<>();
