@@ -104,6 +104,15 @@ class TrainingSettingsValidatorTest {
     assertTrue(TrainingSettingsValidator.validate(json).warnings().stream().anyMatch(w -> w.startsWith(key)));
   }
 
+  /** Trial t12: the vLLM client appends /v1/load_lora_adapter to the URL; a query swallowed it (and held a key). */
+  @Test
+  void aVllmUrlWithAQueryIsRefusedWithoutShowingIt() {
+    ConfigValidationException e = invalid(hocon(
+        "agentscope.training.serving.vllm.url = \"http://127.0.0.1:8000?api_key=sk-leak\""));
+    assertEquals(List.of(T + "serving.vllm.url: must not have a query or fragment (?…, #…), which the paths appended"
+        + " to it would follow; give a key as agentscope.training.serving.vllm.api-key"), e.errors(), e.getMessage());
+  }
+
   /** Model names go upstream, into Trinity's YAML and into log lines as written: a newline split them. */
   @Test
   void modelNamesWithControlCharactersAreRefusedByKey() {
