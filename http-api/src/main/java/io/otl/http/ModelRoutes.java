@@ -211,6 +211,13 @@ public final class ModelRoutes {
           + "them, and the endpoint is stored and shown by GET /v1/models and …/route; give the server's key as "
           + "gateway.upstream-api-key (or gateway.agents.<agentId>.upstream-api-key)");
     }
+    if (io.otl.http.gateway.ServingUrls.hasQueryOrFragment(endpoint)) {
+      // Not echoed: the query is where a key would be.
+      throw BadRequest.invalid("endpoint must not have a query or fragment (?…, #…): the gateway appends "
+          + "/chat/completions to it, so every call would miss the server, and the endpoint is stored and shown by "
+          + "GET /v1/models and …/route; give the server's key as gateway.upstream-api-key (or "
+          + "gateway.agents.<agentId>.upstream-api-key)");
+    }
     if (servedModel != null && (servedModel.isEmpty() || servedModel.length() > 256
         || !servedModel.codePoints().allMatch(ch -> ch > 0x20 && ch != 0x7f && !Character.isWhitespace(ch)
             && !Character.isISOControl(ch)))) {

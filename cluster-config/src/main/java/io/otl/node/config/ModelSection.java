@@ -38,6 +38,10 @@ public record ModelSection(
     if (baseUrl != null && io.otl.http.gateway.ServingUrls.hasCredentials(baseUrl)) {
       // Not shown: v0's endpoint is logged, journaled and answered by …/route as written, and never sent.
       errors.add(PATH + ".base-url: must not carry credentials (user:password@…); give the key as " + PATH + ".api-key");
+    } else if (baseUrl != null && io.otl.http.gateway.ServingUrls.hasQueryOrFragment(baseUrl)) {
+      // Not shown either: the gateway appends /chat/completions to it, so a query made every call of v0 a 404.
+      errors.add(PATH + ".base-url: must not have a query or fragment (?…, #…): the gateway appends /chat/completions"
+          + " to it; give a key as " + PATH + ".api-key");
     } else if (baseUrl != null && !isHttpUrl(baseUrl)) {
       errors.add(PATH + ".base-url = " + baseUrl + ": must be an http(s) URL such as http://127.0.0.1:8000/v1");
     }

@@ -111,6 +111,12 @@ final class TrainingRules {
             + " and stored as the base model's endpoint; give the key as " + keyInstead);
         return null;
       }
+      if (s instanceof String url && io.otl.http.gateway.ServingUrls.hasQueryOrFragment(url)) {
+        // The client appends its paths to the URL: a query would swallow them (and is often a key).
+        c.errors.add(key + ": must not have a query or fragment (?…, #…), which the paths appended to it would"
+            + " follow; give a key as " + keyInstead);
+        return null;
+      }
       return s;
     };
   }

@@ -77,11 +77,31 @@ public final class TrainingSettingsValidator {
     return new ValidationReport(unknown, warnings);
   }
 
+  /**
+   * Agent keys guard the gateway only: with no API token every other route stays open, so anyone who
+   * reaches the port could register and promote a version at their own endpoint, and the gateway would
+   * send the agents' calls (and upstream keys) there. Trial t12 configured keys and met no word of it.
+   * Said, not refused (an open API is allowed, design §7.1); the keys are not shown.
+   */
+  private static void openApiBesideAgentKeys(SettingsCheck c) {
+    boolean keys = c.typed.get("gateway.agents") instanceof Map<?, ?> agents && agents.values().stream()
+        .anyMatch(a -> a instanceof Map<?, ?> m && m.get("api-key") instanceof String k && !k.isEmpty());
+    boolean token = c.typed.get("auth.token") instanceof String t && !t.isEmpty()
+        || c.typed.get(OperatorTokens.KEY) instanceof Map<?, ?> ops && !ops.isEmpty();
+    if (keys && !token) {
+      c.warnings.add(ROOT + ".gateway.agents: agent keys guard only the gateway (POST /v1/chat/completions, GET"
+          + " /v1/models); with " + ROOT + ".auth.token empty every other route is open: anyone who reaches the"
+          + " HTTP port may write sessions and register and promote a version at any endpoint, where the gateway"
+          + " then sends the agents' calls. Set auth.token (env OTL_AUTH_TOKEN)");
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Checks across keys
 
   private static void crossChecks(SettingsCheck c) {
     OperatorTokens.crossCheck(c);
+    openApiBesideAgentKeys(c);
     Map<String, Object> t = c.typed;
     String url = (String) t.get("db.url");
     if ("postgres".equals(t.get("persistence")) && url != null

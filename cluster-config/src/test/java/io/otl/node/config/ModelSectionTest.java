@@ -56,6 +56,16 @@ class ModelSectionTest {
         e.errors());
   }
 
+  /** Trial t12: the gateway appends /chat/completions to base-url, so a query made every call of v0 a 404. */
+  @Test
+  void aBaseUrlWithAQueryIsRefusedWithoutShowingIt() {
+    Config bad = ConfigFactory.parseString("agentscope.model { base-url = \"http://127.0.0.1:8000/v1?key=sk-leak\", "
+        + "model-name = \"qwen\" }");
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ModelSection.fromRoot(bad));
+    assertEquals(List.of("agentscope.model.base-url: must not have a query or fragment (?…, #…): the gateway appends"
+        + " /chat/completions to it; give a key as agentscope.model.api-key"), e.errors());
+  }
+
   @Test
   void wrongValuesAreReportedByKeyWithoutTheKeyValue() {
     Config bad = ConfigFactory.parseString("agentscope.model { base-url = \"ftp://x\", api-key = \"sk-leak\", "

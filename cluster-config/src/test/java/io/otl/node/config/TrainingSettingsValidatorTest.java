@@ -104,6 +104,32 @@ class TrainingSettingsValidatorTest {
     assertTrue(TrainingSettingsValidator.validate(json).warnings().stream().anyMatch(w -> w.startsWith(key)));
   }
 
+  /**
+   * Trial t12: agent keys set and auth.token empty left every route but the gateway open (a version at
+   * an attacker's endpoint registered and promoted without a token) with no word at start-up.
+   */
+  @Test
+  void agentKeysWithoutAnApiTokenAreWarnedAboutWithoutShowingTheKeys() {
+    String keys = "agentscope.training.gateway.agents { bot-a { api-key = \"akey-s3cret\" } }";
+    List<String> open = TrainingSettingsValidator.validate(hocon(keys)).warnings();
+    assertEquals(1, open.stream().filter(w -> w.startsWith(T + "gateway.agents: agent keys guard only the gateway")
+        && w.contains("auth.token")).count(), open.toString());
+    assertFalse(open.toString().contains("akey-s3cret"), open.toString());
+    assertEquals(List.of(), TrainingSettingsValidator.validate(hocon(keys,
+        "agentscope.training.auth.token = \"t0k\"")).warnings());
+    assertEquals(List.of(), TrainingSettingsValidator.validate(hocon(keys,
+        "agentscope.training.auth.operators { alice = \"al1ce\" }")).warnings());
+  }
+
+  /** Trial t12: the vLLM client appends /v1/load_lora_adapter to the URL; a query swallowed it (and held a key). */
+  @Test
+  void aVllmUrlWithAQueryIsRefusedWithoutShowingIt() {
+    ConfigValidationException e = invalid(hocon(
+        "agentscope.training.serving.vllm.url = \"http://127.0.0.1:8000?api_key=sk-leak\""));
+    assertEquals(List.of(T + "serving.vllm.url: must not have a query or fragment (?…, #…), which the paths appended"
+        + " to it would follow; give a key as agentscope.training.serving.vllm.api-key"), e.errors(), e.getMessage());
+  }
+
   /** Model names go upstream, into Trinity's YAML and into log lines as written: a newline split them. */
   @Test
   void modelNamesWithControlCharactersAreRefusedByKey() {

@@ -179,6 +179,25 @@ class SessionAndModelRoutesTest {
     assertError(http.get("/v1/models/cred-agent"), 404, "not_found");
   }
 
+  /**
+   * Trial t12: an endpoint with a query ({@code http://vllm/v1?api_key=…}) was stored (201), every call of
+   * the version then went to {@code /v1?api_key=…/chat/completions} (the server's 404), and the key was
+   * answered by GET /v1/models and …/route.
+   */
+  @Test
+  void aVersionWhoseEndpointHasAQueryOrFragmentIsRefusedUnechoed() {
+    for (String endpoint : java.util.List.of("http://vllm:8000/v1?api_key=s3cret-key", "https://vllm/v1?",
+        "http://vllm:8000/v1#s3cret")) {
+      Http.Response r = http.post("/v1/models/query-agent/versions",
+          "{\"version\":\"v1\",\"artifact\":\"my-org/lora\",\"servedModel\":\"m\",\"endpoint\":\"" + endpoint + "\"}");
+      assertError(r, 400, "invalid_request");
+      assertTrue(r.json().get("message").asText().startsWith("endpoint must not have a query or fragment"), r.body());
+      assertTrue(r.json().get("message").asText().contains("gateway.upstream-api-key"), r.body());
+      assertFalse(r.body().contains("s3cret"), r.body());
+    }
+    assertError(http.get("/v1/models/query-agent"), 404, "not_found");
+  }
+
   /** A promote, pause or resume carrying fields is refused, not performed without what it asked. */
   @Test
   void aTransitionThatTakesNoBodyRefusesOneAndChangesNothing() throws Exception {
@@ -484,7 +503,7 @@ class SessionAndModelRoutesTest {
     for (Case c : new Case[] {
         new Case("s3://models/jane.doe@example.com/v2", "http://infer:8000/v1", "artifact", "jane.doe"),
         new Case("file:///models/13812345678/v2", "http://infer:8000/v1", "artifact", "13812345678"),
-        new Case("s3://m/v2", "http://infer:8000/v1?owner=13812345678", "endpoint", "13812345678")}) {
+        new Case("s3://m/v2", "http://infer:8000/owner-13812345678/v1", "endpoint", "13812345678")}) {
       Http.Response r = http.post("/v1/models/agent-reg-pii/versions",
           "{\"version\":\"v2\",\"artifact\":\"" + c.artifact() + "\",\"endpoint\":\"" + c.endpoint() + "\"}");
       assertError(r, 400, "invalid_request");

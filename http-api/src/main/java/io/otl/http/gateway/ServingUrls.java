@@ -46,4 +46,20 @@ public final class ServingUrls {
       return scheme >= 0 && at > scheme && (path < 0 || at < path);
     }
   }
+
+  /**
+   * True when the URL has a query or a fragment ({@code http://vllm/v1?api_key=…}). The gateway and the
+   * vLLM client append their paths to the URL as a string, so a query swallowed them: every call of the
+   * version went to {@code /v1?api_key=…/chat/completions} and got the server's 404, while the query (a
+   * key, typically) was journaled and answered by GET /v1/models and …/route as given.
+   */
+  public static boolean hasQueryOrFragment(String url) {
+    if (url == null) return false;
+    try {
+      URI uri = new URI(url.trim());
+      return uri.getRawQuery() != null || uri.getRawFragment() != null;
+    } catch (URISyntaxException e) {
+      return url.indexOf('?') >= 0 || url.indexOf('#') >= 0;
+    }
+  }
 }
