@@ -42,17 +42,23 @@ public final class JsonParsingErrorHandler extends ParsingErrorHandler {
     ApiRoutes.CLIENT_ERRORS.record(code + " unparsable request");
     ANSWERED.computeIfAbsent(code, c -> new java.util.concurrent.atomic.LongAdder()).increment();
     return Json.error(org.apache.pekko.http.javadsl.model.StatusCodes.get(code), ApiErrors.codeFor(code),
-        message(code, settings));
+        message(code, info, settings));
   }
 
-  private static String message(int code, ServerSettings settings) {
+  private static String message(int code, ErrorInfo info, ServerSettings settings) {
     var parsing = settings.getParserSettings();
     return switch (code) {
       case 414 -> "the request URI is longer than " + parsing.getMaxUriLength() + " characters";
       case 431 -> "the request headers are too large (at most " + parsing.getMaxHeaderCount() + " headers of "
           + parsing.getMaxHeaderValueLength() + " bytes each)";
       case 413 -> "the request body is larger than the limit";
-      default -> "the request is not valid HTTP/1.1 (the request line, its method, version or a header is malformed)";
+      // Matched in pekko-http's summaries, never echoed (one of them quotes the path): an HTTP/1.0
+      // health check without a Host header was told its request line was malformed.
+      default -> info.summary().contains("missing required `Host` header")
+          || info.summary().contains("missing a `Host` header")
+          ? "the request has no Host header; HTTP/1.1 requires one, and this node asks it of HTTP/1.0 requests too"
+          : info.summary().contains("more than one Host header") ? "the request has more than one Host header"
+          : "the request is not valid HTTP/1.1 (the request line, its method, version or a header is malformed)";
     };
   }
 }

@@ -152,6 +152,25 @@ class StrictJsonEdgeTest {
     }
   }
 
+  /**
+   * A request without a Host header (an old load balancer's HTTP/1.0 health check) was told "the
+   * request line … is malformed" (trial t12); it is told what is missing.
+   */
+  @Test
+  void aRequestWithoutAHostHeaderIsToldSo() throws Exception {
+    for (String head : new String[] {"GET /health/live HTTP/1.0", "GET /health/live HTTP/1.1\r\nConnection: close"}) {
+      RawHttp.Answer bad = RawHttp.exchange(node.httpPort(), head, null, 10_000);
+      assertEquals(400, bad.status(), head + " → " + bad.head());
+      assertTrue(JSON.readTree(bad.body()).get("message").asText().startsWith("the request has no Host header"),
+          bad.body());
+    }
+    RawHttp.Answer twice = RawHttp.exchange(node.httpPort(),
+        "GET /health/live HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close", null, 10_000);
+    assertEquals(400, twice.status(), twice.head());
+    assertEquals("the request has more than one Host header", JSON.readTree(twice.body()).get("message").asText(),
+        twice.body());
+  }
+
   private static double scraped(String series) {
     return http.get("/metrics").body().lines().filter(l -> l.startsWith(series + " "))
         .mapToDouble(l -> Double.parseDouble(l.substring(series.length() + 1))).findFirst().orElse(0);
