@@ -58,6 +58,8 @@ public final class JsonParsingErrorHandler extends ParsingErrorHandler {
           || info.summary().contains("missing a `Host` header")
           ? "the request has no Host header; HTTP/1.1 requires one, and this node asks it of HTTP/1.0 requests too"
           : info.summary().contains("more than one Host header") ? "the request has more than one Host header"
+          : info.summary().contains("expected HEXDIG")
+          ? "the request URI has a % not followed by two hex digits (send a literal % as %25)"
           : "the request is not valid HTTP/1.1 (the request line, its method, version or a header is malformed)";
     };
   }

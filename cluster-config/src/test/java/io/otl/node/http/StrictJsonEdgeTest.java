@@ -171,6 +171,16 @@ class StrictJsonEdgeTest {
         twice.body());
   }
 
+  /** {@code ?agentId=%zz} was answered "the request line … is malformed" (trial t9). */
+  @Test
+  void aBrokenPercentEncodingIsToldSo() throws Exception {
+    RawHttp.Answer bad = RawHttp.exchange(node.httpPort(),
+        "GET /v1/jobs?agentId=%zz HTTP/1.1\r\nHost: x\r\nConnection: close", null, 10_000);
+    assertEquals(400, bad.status(), bad.head());
+    assertEquals("the request URI has a % not followed by two hex digits (send a literal % as %25)",
+        JSON.readTree(bad.body()).get("message").asText(), bad.body());
+  }
+
   private static double scraped(String series) {
     return http.get("/metrics").body().lines().filter(l -> l.startsWith(series + " "))
         .mapToDouble(l -> Double.parseDouble(l.substring(series.length() + 1))).findFirst().orElse(0);
