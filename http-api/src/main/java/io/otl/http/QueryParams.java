@@ -128,7 +128,7 @@ final class QueryParams {
         Map<String, List<String>> all = new HashMap<>();
         params.forEach((k, v) -> all.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
         form.forEach((k, v) -> all.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
-        String problem = problem(all, names);
+        String problem = problem(all, names, form.keySet());
         if (problem == null) return inner.apply(new Query(all));
         return completeWithFuture(CompletableFuture.completedFuture(ApiErrors.toResponse(BadRequest.invalid(problem))));
       }));
@@ -162,16 +162,27 @@ final class QueryParams {
 
   /** What is wrong with {@code params} for a route taking {@code names}, or null. */
   static String problem(Map<String, List<String>> params, List<String> names) {
+    return problem(params, names, java.util.Set.of());
+  }
+
+  /**
+   * The same, with the names a form body sent ({@code formNames}) called form fields: an unknown
+   * field of {@code -d 'sessionId=s&score=3&foo=1'} was refused as a query parameter (trial t9).
+   */
+  static String problem(Map<String, List<String>> params, List<String> names, java.util.Set<String> formNames) {
     for (Map.Entry<String, List<String>> p : params.entrySet()) {
       String name = p.getKey();
+      String kind = formNames.contains(name) ? "form field" : "query parameter";
       if (!names.contains(name)) {
         String shown = PRINTABLE_NAME.matcher(name).matches() && Desensitizer.builtInScanner().findings(name).isEmpty()
-            ? "the query parameter " + name : "a query parameter";
+            ? "the " + kind + " " + name : "a " + kind;
         return shown + (names.isEmpty() ? " is not taken: this route takes no query parameters"
             : " is not one this route takes; it takes " + String.join(", ", names));
       }
       if (p.getValue().size() > 1) {
-        return "the query parameter " + name + " is sent " + p.getValue().size() + " times; send it once";
+        return (formNames.contains(name) ? "the form field " : "the query parameter ") + name + " is sent "
+            + p.getValue().size() + " times" + (formNames.contains(name) ? " (query and form together)" : "")
+            + "; send it once";
       }
     }
     return null;

@@ -89,6 +89,22 @@ class FeedbackErrorFieldsTest {
     assertEquals(0, api.get("/v1/sessions/" + id).json().path("feedback").size(), "nothing stored");
   }
 
+  /** An unknown field of a form body was refused as "the query parameter foo" (trial t9). */
+  @Test
+  void anUnknownFormFieldIsCalledAFormField() {
+    String id = session();
+    Http.Response r = api.postBytes("/v1/feedback/rate",
+        ("sessionId=" + id + "&score=3&foo=1").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        "application/x-www-form-urlencoded");
+    assertEquals(400, r.status(), r.body());
+    assertEquals("the form field foo is not one this route takes; it takes sessionId, score",
+        r.json().path("message").asText());
+    Http.Response q = api.post("/v1/feedback/rate?sessionId=" + id + "&score=3&foo=1", null);
+    assertEquals("the query parameter foo is not one this route takes; it takes sessionId, score",
+        q.json().path("message").asText());
+    assertEquals(0, api.get("/v1/sessions/" + id).json().path("feedback").size(), "nothing stored");
+  }
+
   /**
    * A form body that is not valid form encoding (a stray {@code %}) is a 400 that says where it broke,
    * without the body: pekko's message quoted the whole form back, so an e-mail address or a phone
