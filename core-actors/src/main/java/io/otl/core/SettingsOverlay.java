@@ -30,6 +30,21 @@ public final class SettingsOverlay {
   }
 
   /**
+   * The settings {@code overrides} make over the file's, or the file's alone when the file refuses
+   * them now (it changed since they were accepted); {@code refused} hears why, to say so. What the
+   * entities train and roll out with, and what the audit shows they used.
+   */
+  public static <T> T inForce(Resolver<T> resolver, Map<String, Object> overrides,
+      Consumer<IllegalArgumentException> refused) {
+    try {
+      return resolver.resolve(overrides);
+    } catch (IllegalArgumentException e) {
+      refused.accept(e);
+      return resolver.resolve(Map.of());
+    }
+  }
+
+  /**
    * Run-time changes refused, {@code why} saying so: the settings were built without the
    * configuration to lay overrides over. No overrides give {@code settings}.
    */

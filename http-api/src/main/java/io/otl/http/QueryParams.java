@@ -172,7 +172,8 @@ final class QueryParams {
   static String problem(Map<String, List<String>> params, List<String> names, java.util.Set<String> formNames) {
     for (Map.Entry<String, List<String>> p : params.entrySet()) {
       String name = p.getKey();
-      String kind = formNames.contains(name) ? "form field" : "query parameter";
+      boolean inForm = formNames.contains(name);
+      String kind = inForm ? "form field" : "query parameter";
       if (!names.contains(name)) {
         String shown = PRINTABLE_NAME.matcher(name).matches() && Desensitizer.builtInScanner().findings(name).isEmpty()
             ? "the " + kind + " " + name : "a " + kind;
@@ -180,9 +181,8 @@ final class QueryParams {
             : " is not one this route takes; it takes " + String.join(", ", names));
       }
       if (p.getValue().size() > 1) {
-        return (formNames.contains(name) ? "the form field " : "the query parameter ") + name + " is sent "
-            + p.getValue().size() + " times" + (formNames.contains(name) ? " (query and form together)" : "")
-            + "; send it once";
+        return "the " + kind + " " + name + " is sent " + p.getValue().size() + " times"
+            + (inForm ? " (query and form together)" : "") + "; send it once";
       }
     }
     return null;

@@ -352,14 +352,10 @@ public final class TrainingCoordinator
     PolicyChanged change = s.policyChange();
     if (change == rt.policyApplied) return;
     rt.policyApplied = change;
-    try {
-      rt.policy = rt.resolver.resolve(change == null ? Map.of() : change.overrides());
-    } catch (IllegalArgumentException e) {
-      // The file changed since and refuses them now: train with the file's policy, and say so.
-      rt.log().warn("agent {}: the run-time policy of {} no longer applies ({}); the file's policy is in force",
-          rt.agentId, change.at(), e.getMessage());
-      rt.policy = rt.resolver.resolve(Map.of());
-    }
+    // A file changed since may refuse them now: then the file's policy is in force, and that is said.
+    rt.policy = io.otl.core.SettingsOverlay.inForce(rt.resolver, change == null ? Map.of() : change.overrides(),
+        e -> rt.log().warn("agent {}: the run-time policy of {} no longer applies ({}); the file's policy is in force",
+            rt.agentId, change.at(), e.getMessage()));
   }
 
   /** A manual job after the rollout check; {@code rolloutReason} is its failed pre-flight item, or null. */

@@ -490,14 +490,10 @@ final class ModelCommandHandlers {
     RolloutPolicy.RolloutPolicyChanged change = s.models().policyChange();
     if (change == applied) return;
     applied = change;
-    try {
-      settings = resolver.resolve(change == null ? Map.of() : change.overrides());
-    } catch (IllegalArgumentException e) {
-      // The file changed since and refuses them now: roll out with the file's settings, and say so.
-      context.getLog().warn("agent {}: the run-time rollout settings of {} no longer apply ({}); the file's are in force",
-          agentId, change.at(), e.getMessage());
-      settings = resolver.resolve(Map.of());
-    }
+    // A file changed since may refuse them now: then the file's settings are in force, and that is said.
+    settings = io.otl.core.SettingsOverlay.inForce(resolver, change == null ? Map.of() : change.overrides(),
+        e -> context.getLog().warn("agent {}: the run-time rollout settings of {} no longer apply ({}); the file's"
+            + " are in force", agentId, change.at(), e.getMessage()));
   }
 
   /**

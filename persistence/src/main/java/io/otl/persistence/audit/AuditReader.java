@@ -379,16 +379,9 @@ public final class AuditReader implements AuditLog {
             : CompletableFuture.completedFuture(acc.state()));
   }
 
-  /**
-   * The settings {@code overrides} made, as the live entity resolves them: overrides a later file
-   * refuses leave the file's settings in force (the entity logs it and does the same).
-   */
+  /** The settings {@code overrides} made, as the live entity resolves them (it logs a refusal; a reader need not). */
   private static <T> T inForce(SettingsOverlay.Resolver<T> resolver, Map<String, Object> overrides) {
-    try {
-      return resolver.resolve(overrides);
-    } catch (IllegalArgumentException e) {
-      return resolver.resolve(Map.of());
-    }
+    return SettingsOverlay.inForce(resolver, overrides, refused -> { });
   }
 
   @Override
