@@ -32,12 +32,14 @@ public final class Desensitizer {
      * Whether the pattern can match {@code text} (already folded) at all: a cheap test that lets the
      * regex, the hottest code of ingestion (benchmarks/BENCHMARKS.md), skip texts it cannot match. An
      * e-mail needs an '@' (or "%40"); a phone number at least 7 digits (E.164: + and 7-15 digits; a
-     * mainland mobile: 11); an ID number 15. Custom patterns always run.
+     * mainland mobile: 11; a national number written with separators: 10); an ID number 15. Custom
+     * patterns always run.
      */
     boolean mayMatch(PiiRules.Scan scan) {
       // By the pattern's identity rather than a switch on the name: runs for every rule on every text.
       if (pattern == PiiRules.EMAIL) return scan.mayHoldEmail();
       if (pattern == PiiRules.PHONE) return scan.digits() >= 7;
+      if (pattern == PiiRules.NATIONAL_PHONE) return scan.digits() >= 10;
       if (pattern == PiiRules.ID_CARD) return scan.digits() >= 15;
       if (pattern == PiiRules.BANK_CARD) return scan.digits() >= 13;
       // The IBAN with the fewest digits (NL: a 4-letter bank code and 10 digits) has 12.
@@ -104,7 +106,10 @@ public final class Desensitizer {
     }
     if (patterns.contains("iban")) r.add(new Rule("iban", PiiRules.IBAN, IBAN_PLACEHOLDER, PiiRules::iban));
     if (patterns.contains("email")) r.add(new Rule("email", EMAIL, EMAIL_PLACEHOLDER));
-    if (patterns.contains("phone")) r.add(new Rule("phone", PHONE, PHONE_PLACEHOLDER, PiiRules::outsideHexToken));
+    if (patterns.contains("phone")) {
+      r.add(new Rule("phone", PHONE, PHONE_PLACEHOLDER, PiiRules::outsideHexToken));
+      r.add(new Rule("phone", PiiRules.NATIONAL_PHONE, PHONE_PLACEHOLDER, PiiRules::outsideHexToken));
+    }
     for (String p : patterns) {
       if (!BUILT_IN.contains(p)) {
         throw new IllegalArgumentException(

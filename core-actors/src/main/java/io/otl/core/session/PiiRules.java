@@ -21,14 +21,27 @@ public final class PiiRules {
   public static final Pattern ID_CARD = Pattern.compile(
       "(?<!\\d)(?:[1-9]\\d{5}[ -]?(?:18|19|20)\\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])[ -]?\\d{3}[0-9Xx]"
           + "|[1-9]\\d{7}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\\d|3[01])\\d{3})(?!\\d)");
+  /** A canonical UUID inside a longer id, not glued to other letters or digits. */
+  private static final Pattern EMBEDDED_UUID = Pattern.compile(
+      "(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])");
+  /**
+   * National numbers as people write them without a country code: North American 3-3-4 numbers
+   * ({@code (415) 555-0199}, {@code 555-123-4567}, {@code 415.555.0199}, {@code 415 555 0199}, an
+   * optional leading {@code 1-}) and mainland China landlines ({@code 010-12345678},
+   * {@code 0755-1234567}). Separators are required, and the same twice in a 3-3-4 form: a bare
+   * ten-digit run is as often an order number or a Unix time, and {@code 2024.12.0112} is no number
+   * of anyone's. Part of the {@code phone} rule, not of the id check, which keeps {@link #PHONE}
+   * alone so that ids accepted by earlier builds stay accepted.
+   */
+  public static final Pattern NATIONAL_PHONE = Pattern.compile(
+      "(?<![\\d+])(?:(?:1[ .-]?)?\\(\\d{3}\\)[ .-]?\\d{3}[ .-]\\d{4}"
+          + "|(?:1[ .-])?\\d{3}(?<sep>[ .-])\\d{3}\\k<sep>\\d{4}"
+          + "|0\\d{2,3}-\\d{7,8})(?!\\d)");
+
   /**
    * E.164 (+ and 7-15 digits with separators or parentheses) and mainland China mobiles (+86 or 0086
    * optional, the 3-4-4 groups separated by nothing, spaces, dots or dashes, the first in parentheses).
    */
-  /** A canonical UUID inside a longer id, not glued to other letters or digits. */
-  private static final Pattern EMBEDDED_UUID = Pattern.compile(
-      "(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])");
-
   public static final Pattern PHONE = Pattern.compile(
       "(?<![\\d+])(?:\\+[1-9](?:[ .()-]{0,3}\\d){6,14}"
           + "|(?:(?:\\+|00)?86[ .-]?)?\\(?1[3-9]\\d\\)?(?:[ .-]?\\d{4}){2})(?!\\d)");
