@@ -124,14 +124,15 @@ final class QueryParams {
           && !(media.mainType().equals("multipart") && media.subType().equals("form-data"))) {
         return notAForm(names, entity, inner);
       }
-      return parameterMultiMap(params -> formFieldMultiMap(form -> {
+      // the form path reads the body itself, so it needs the API's encoding rule too (trial t17)
+      return RequestBodies.uncompressed("form body", () -> parameterMultiMap(params -> formFieldMultiMap(form -> {
         Map<String, List<String>> all = new HashMap<>();
         params.forEach((k, v) -> all.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
         form.forEach((k, v) -> all.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
         String problem = problem(all, names, form.keySet());
         if (problem == null) return inner.apply(new Query(all));
         return completeWithFuture(CompletableFuture.completedFuture(ApiErrors.toResponse(BadRequest.invalid(problem))));
-      }));
+      })));
     });
   }
 

@@ -26,16 +26,24 @@ final class RequestBodies {
    * sent, and a gzip body read as JSON would be a 400 about a control character, which misleads.
    */
   static Route body(Function<ByteString, Route> inner) {
+    return uncompressed("JSON body", () -> jsonBody(inner));
+  }
+
+  /**
+   * {@code inner}, unless the body is compressed: then a 415 naming the encoding. A compressed body
+   * is refused by name, not parsed as sent (JSON reported a control character; a form body read
+   * gzip as a malformed form, and a {@code br} one as plain fields, recording a rating from bytes
+   * the client said were compressed) nor inflated past the body limit: the API's bodies are small.
+   */
+  static Route uncompressed(String what, java.util.function.Supplier<Route> inner) {
     return extractRequest(request -> {
-      // A compressed body is refused by name, not parsed as JSON (which reported a control character)
-      // nor inflated past the body limit: the API's bodies are small, send them as they are.
       String encoding = ContentEncoding.of(request);
       if (!encoding.isEmpty() && !encoding.equals("identity")) {
         return complete(Json.error(StatusCodes.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
             "Content-Encoding " + io.otl.wire.JsonLimits.shownKey(encoding)
-                + " is not accepted here: send the JSON body uncompressed (only /v1/traces takes gzip)"));
+                + " is not accepted here: send the " + what + " uncompressed (only /v1/traces takes gzip)"));
       }
-      return jsonBody(inner);
+      return inner.get();
     });
   }
 

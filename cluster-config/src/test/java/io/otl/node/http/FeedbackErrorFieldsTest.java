@@ -269,4 +269,32 @@ class FeedbackErrorFieldsTest {
     assertEquals(404, r.status(), r.body());
     assertTrue(r.json().path("message").asText().startsWith("events[0].msgId "), r.body());
   }
+
+  /**
+   * A compressed form body is a 415 naming the encoding, as every other API body is, and records
+   * nothing: the form path read the body as sent, so {@code Content-Encoding: br} over plain fields
+   * recorded the rating, and a real gzip body was a 400 about a control character (trial t17).
+   */
+  @Test
+  void aCompressedFormBodyIsRefusedByItsEncoding() throws Exception {
+    String id = session();
+    String form = "application/x-www-form-urlencoded";
+    byte[] plain = ("sessionId=" + id + "&score=4").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    var zipped = new java.io.ByteArrayOutputStream();
+    try (var gz = new java.util.zip.GZIPOutputStream(zipped)) {
+      gz.write(plain);
+    }
+    for (var sent : java.util.List.of(java.util.Map.entry("br", plain), java.util.Map.entry("gzip", zipped.toByteArray()))) {
+      Http.Response r = api.postBytes("/v1/feedback/rate", sent.getValue(), form, "Content-Encoding", sent.getKey());
+      assertEquals(415, r.status(), r.body());
+      assertEquals("Content-Encoding " + sent.getKey() + " is not accepted here: send the form body uncompressed "
+          + "(only /v1/traces takes gzip)", r.json().path("message").asText());
+    }
+    String multipart = "--b\r\nContent-Disposition: form-data; name=\"sessionId\"\r\n\r\n" + id + "\r\n"
+        + "--b\r\nContent-Disposition: form-data; name=\"helpful\"\r\n\r\nyes\r\n--b--\r\n";
+    Http.Response thumbs = api.postBytes("/v1/feedback/thumbs", multipart.getBytes(), "multipart/form-data; boundary=b",
+        "Content-Encoding", "br");
+    assertEquals(415, thumbs.status(), thumbs.body());
+    assertEquals(0, api.get("/v1/sessions/" + id).json().path("feedback").size(), "nothing stored");
+  }
 }

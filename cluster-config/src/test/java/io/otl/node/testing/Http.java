@@ -62,6 +62,14 @@ public final class Http {
     return send(b);
   }
 
+  /** A POST of a body of this Content-Type with extra headers, name then value. */
+  public Response postBytes(String path, byte[] body, String contentType, String... headers) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
+        .header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    for (int i = 0; i < headers.length; i += 2) b.header(headers[i], headers[i + 1]);
+    return send(b);
+  }
+
   /** A POST of a JSON body with extra headers, name then value. */
   public Response postWithHeaders(String path, byte[] body, String... headers) {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
