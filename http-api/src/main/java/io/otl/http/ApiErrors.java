@@ -114,9 +114,24 @@ public final class ApiErrors {
       String text = response.entity() instanceof org.apache.pekko.http.javadsl.model.HttpEntity.Strict strict
           ? strict.getData().decodeString(StandardCharsets.UTF_8) : response.status().reason();
       Iterable<HttpHeader> headers = withHeadBesideGet(response.getHeaders());
-      return Json.error(response.status(), codeFor(response.status().intValue()), notEchoingTheBody(allowedIn(text, headers)))
+      return Json.error(response.status(), codeFor(response.status().intValue()),
+              withRouteHint(notEchoingTheBody(allowedIn(text, headers))))
           .withHeaders(headers);
     });
+  }
+
+  private static final String NO_ROUTE = "The requested resource could not be found.";
+
+  /**
+   * pekko's 404 for a path no route takes said only "The requested resource could not be found.", so
+   * a typo ({@code /v1/session/s-1}) read like an unknown session (trial t18). An unknown entity has
+   * its own 404 naming it; this one says no route matched and where the routes are listed. The path
+   * is not repeated: it may hold an id that is personal data.
+   */
+  static String withRouteHint(String text) {
+    if (!text.equals(NO_ROUTE)) return text;
+    return "The requested resource could not be found: no route of this node takes this method and path"
+        + " (GET /v1/openapi.json lists them; docs/api.md)";
   }
 
   private static final String MALFORMED = "The request content was malformed:";

@@ -305,11 +305,14 @@ public final class Timeline {
 
   /**
    * A PUT of one part of the policy journals the other part too, with no overrides: with none before
-   * either, "run-time overrides cleared" told an auditor of a reset nobody made.
+   * either, "run-time overrides cleared" told an auditor of a reset nobody made. The line does not say
+   * the other part changed: a PUT of {} with nothing in force changes neither, and the coordinator
+   * journals it all the same (the model only when its part differs), so "that change concerned the
+   * other part" sent the auditor to an audit without it.
    */
   static String unchangedPolicy(String changedBy, String part, String otherAudit) {
-    return part + " set by " + changedBy + ": no run-time overrides before or after (the file's); that change"
-        + " concerned the other part, see the " + otherAudit + "'s audit";
+    return part + " set by " + changedBy + ": no run-time overrides before or after (the file's): this part is"
+        + " unchanged; whatever else the request changed is in the " + otherAudit + "'s audit";
   }
 
   static String describe(Event event, TrainingCoordinator.State after) {
