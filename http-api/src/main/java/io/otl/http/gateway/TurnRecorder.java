@@ -130,14 +130,16 @@ final class TurnRecorder {
       JsonNode call = "tool".equals(m.path("role").asText()) ? calls.get(m.path("tool_call_id").asText()) : null;
       if (call != null) {
         // A tool call is stored once its result is known: as one tool call with its input and output.
-        toolCall(cut, requestAt, known, call.path("id").asText(), ChatRequest.callName(call),
-            ChatRequest.callInput(call), m, in);
+        String callId = call.path("id").asText();
+        toolCall(cut, requestAt, known, toolCallEventId(callId, seen.merge(CALL_KEY + callId, 1, Integer::sum) - 1),
+            callId, ChatRequest.callName(call), ChatRequest.callInput(call), m, in);
         continue;
       }
       if (functionCall != null && "function".equals(m.path("role").asText())) {
         // The legacy functions API: the result of the function_call just before, which has no id of its
         // own; the assistant message that made it names it (stable however often the history is resent).
-        toolCall(cut, requestAt, known, functionCallMessage, functionCall.path("name").asText(),
+        toolCall(cut, requestAt, known, toolCallEventId(functionCallMessage), functionCallMessage,
+            functionCall.path("name").asText(),
             functionCall.get("arguments"), m, in);
         functionCall = null;
         continue;
@@ -220,9 +222,8 @@ final class TurnRecorder {
   }
 
   /** One tool call event, input and output cut at the text limit; nothing when the session has it. */
-  private static void toolCall(TextCut cut, Instant at, Set<String> known, String callId, String name,
+  private static void toolCall(TextCut cut, Instant at, Set<String> known, String tcId, String callId, String name,
       JsonNode arguments, JsonNode result, List<SessionInput> in) {
-    String tcId = toolCallEventId(callId);
     if (known.contains(tcId)) return;
     TextCut.Json input = cut.json(arguments(arguments));
     TextCut.Json output = cut.json(arguments(text(result.get("content"))));
@@ -247,6 +248,7 @@ final class TurnRecorder {
     Map<String, Integer> offsets = new HashMap<>();
     if (lastMessage == null || known.isEmpty()) return offsets;
     List<String> hashes = new ArrayList<>();
+    List<String> results = new ArrayList<>();
     Set<String> callIdsSeen = new java.util.HashSet<>();
     boolean functionCalled = false;
     for (JsonNode m : messages) {
@@ -257,6 +259,7 @@ final class TurnRecorder {
           && callIdsSeen.contains(m.path("tool_call_id").asText())
           || functionCalled && "function".equals(m.path("role").asText());
       hashes.add(toolResult ? null : messageHash(d, role(m), messageText(m), callIds(m.path("tool_calls"))));
+      results.add(toolResult && "tool".equals(m.path("role").asText()) ? m.path("tool_call_id").asText() : null);
       functionCalled = !toolResult && "assistant".equals(m.path("role").asText()) && m.path("function_call").isObject();
     }
     int end = -1;
@@ -276,7 +279,19 @@ final class TurnRecorder {
     }
     String endHash = hashes.get(end);
     int endNumber = offsets.getOrDefault(endHash, 0) + resent.get(endHash) - 1;
-    return numbered(endHash, endNumber).equals(lastMessage) ? offsets : new HashMap<>();
+    if (!numbered(endHash, endNumber).equals(lastMessage)) return new HashMap<>();
+    // Tool calls alike: a call id a model uses again (call_0 each turn) is a new call each time, numbered
+    // after the calls of that id stored but no longer resent.
+    Map<String, Integer> resentCalls = new HashMap<>();
+    for (int i = 0; i <= end; i++) if (results.get(i) != null) resentCalls.merge(results.get(i), 1, Integer::sum);
+    for (String callId : new java.util.HashSet<>(results)) {
+      if (callId == null) continue;
+      int stored = 0;
+      while (known.contains(toolCallEventId(callId, stored))) stored++;
+      int gone = stored - resentCalls.getOrDefault(callId, 0);
+      if (gone > 0) offsets.put(CALL_KEY + callId, gone);
+    }
+    return offsets;
   }
 
   /**
@@ -373,6 +388,18 @@ final class TurnRecorder {
 
   /** Tool call ids may hold characters event ids may not. */
   static String toolCallEventId(String callId) {
-    return opaque("gw:tc:", Sha256.hex(callId, 12), "");
+    return toolCallEventId(callId, 0);
   }
+
+  /**
+   * The id of the {@code n}th call (from 0) with the call id {@code callId} in the session. Models may use
+   * one call id again in later turns (a per-turn counter, {@code call_0}); each is a call of its own, and
+   * was dropped as a duplicate of the first. The first keeps the id earlier builds gave it.
+   */
+  static String toolCallEventId(String callId, int n) {
+    return opaque("gw:tc:", Sha256.hex(callId, 12), n == 0 ? "" : "." + n);
+  }
+
+  /** The key of a call id's occurrences in the counts of {@link #alignedCounts} (message hashes are hex). */
+  private static final String CALL_KEY = "call\u0000";
 }
