@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
 import io.otl.node.simulator.SimulatorSettings;
@@ -32,14 +33,29 @@ final class GatewayTestNode implements AutoCloseable {
   /** The node's API, with the node's token when the settings set {@code auth.token}. */
   final Http api;
   private final ActorTestKit simulatorKit;
+  private final Config nodeConfig;
 
   private GatewayTestNode(Path dir, ActorTestKit simulatorKit, TrinitySimulator simulator, TrainingNode node,
-      Http api) {
+      Http api, Config nodeConfig) {
     this.dir = dir;
     this.simulatorKit = simulatorKit;
     this.simulator = simulator;
     this.node = node;
     this.api = api;
+    this.nodeConfig = nodeConfig;
+  }
+
+  /**
+   * The node stopped and started again on the same journal and simulator, as after a crash or an
+   * upgrade: its gateway remembers nothing of the sessions it served. Close the returned one, not this.
+   */
+  GatewayTestNode restarted() {
+    node.close();
+    TrainingNode again = TrainingNode.start(nodeConfig);
+    Http http = new Http(again.httpPort());
+    String token = "agentscope.training.auth.token";
+    return new GatewayTestNode(dir, simulatorKit, simulator, again,
+        nodeConfig.hasPath(token) ? http.withToken(nodeConfig.getString(token)) : http, nodeConfig);
   }
 
   /**
@@ -71,10 +87,11 @@ final class GatewayTestNode implements AutoCloseable {
       kit.shutdownTestKit();
       throw e;
     }
+    Config config;
     try {
       nodeSettings = settings.apply(simulator);
-      node = TrainingNode.start(ConfigFactory.parseMap(nodeSettings)
-          .withFallback(TestDatabases.node(TestDatabases.h2(dir), true)));
+      config = ConfigFactory.parseMap(nodeSettings).withFallback(TestDatabases.node(TestDatabases.h2(dir), true));
+      node = TrainingNode.start(config);
     } catch (RuntimeException e) {
       simulator.stop();
       kit.shutdownTestKit();
@@ -82,7 +99,8 @@ final class GatewayTestNode implements AutoCloseable {
     }
     Object token = nodeSettings.get("agentscope.training.auth.token");
     Http api = new Http(node.httpPort());
-    return new GatewayTestNode(dir, kit, simulator, node, token == null ? api : api.withToken(token.toString()));
+    return new GatewayTestNode(dir, kit, simulator, node, token == null ? api : api.withToken(token.toString()),
+        config);
   }
 
   /** Registers v1 of each agent with the simulator as its endpoint, and waits until it is STABLE. */

@@ -10,8 +10,9 @@ import org.apache.pekko.Done;
  * One call's context, fixed before the upstream is called; {@code failedUpstreamNanos}: time spent
  * on an upstream attempt that failed before the fallback (the model server's, not the gateway's);
  * {@code receivedAt}: the request's arrival, the time of the messages it brings; {@code clientGone}:
- * completes when the agent's connection ends.
+ * completes when the agent's connection ends; {@code knownComplete}: {@code known} is all the session
+ * held when the call was forwarded (a new session: nothing), not only what this gateway remembers.
  */
-record ChatCall(String agent, String sessionId, ChatRequest request, Set<String> known,
+record ChatCall(String agent, String sessionId, ChatRequest request, Set<String> known, boolean knownComplete,
     String routedVersion, long startNanos, Instant receivedAt, boolean recorded, AtomicLong failedUpstreamNanos,
     CompletionStage<Done> clientGone) {}

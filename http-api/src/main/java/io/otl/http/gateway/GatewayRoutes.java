@@ -282,8 +282,8 @@ public final class GatewayRoutes {
       log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", agent, session);
     }
     Instant receivedAt = Instant.now().minusNanos(System.nanoTime() - start);
-    return attempt(new ChatCall(agent, session, request, known, d.version(), start, receivedAt, !completed,
-        new AtomicLong(), clientGone), d, null);
+    return attempt(new ChatCall(agent, session, request, known, entry == null, d.version(), start, receivedAt,
+        !completed, new AtomicLong(), clientGone), d, null);
   }
 
   /**

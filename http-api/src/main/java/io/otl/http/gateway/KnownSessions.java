@@ -19,7 +19,11 @@ import java.util.Set;
  * then noted here. Bounded: the least recently used sessions are forgotten first.
  */
 final class KnownSessions {
-  /** Event ids kept per session; a longer session keeps its owner but resends more history. */
+  /**
+   * Event ids kept per session. A longer session keeps its owner, but not its ids or last message:
+   * its recordings ask the session for them ({@link TurnRecording}), since numbering recurring
+   * messages against a partial set gave new messages ids the session had, and lost them.
+   */
   static final int MAX_IDS = 1024;
 
   /**
@@ -73,21 +77,27 @@ final class KnownSessions {
   }
 
   /**
-   * A recording was stored: the session is the agent's and holds these ids too; {@code version}:
-   * the version it started on if this gateway did not know it yet.
+   * A recording was stored: the session is the agent's and holds these ids too.
+   *
+   * @param version the version it started on if this gateway did not know it yet
+   * @param heldBefore all the session held when the turn was numbered (with {@code lastBefore}, its
+   *     last gateway message), or null when that is unknown: then the entry keeps no last message,
+   *     so that the next recording asks the session instead of numbering against a partial set
+   * @param stored the ids the recording sent
    */
-  synchronized void recorded(String sessionId, String owner, String version, Set<String> knownBefore,
-      List<String> stored) {
+  synchronized void recorded(String sessionId, String owner, String version, Set<String> heldBefore,
+      String lastBefore, List<String> stored) {
     Entry e = entries.get(sessionId);
-    Set<String> ids = new LinkedHashSet<>(e == null ? knownBefore : e.eventIds());
+    Set<String> ids = new LinkedHashSet<>(heldBefore != null ? heldBefore : e == null ? Set.of() : e.eventIds());
     ids.addAll(stored);
     String started = e != null && e.version() != null ? e.version() : version;
-    String last = e == null ? null : e.lastMessage();
+    String last = lastBefore;
     for (String id : stored) {
       if (TurnRecorder.isMessageId(id)) last = id;
     }
-    entries.put(sessionId, new Entry(owner, started, ids.size() > MAX_IDS ? Set.of() : Set.copyOf(ids), false,
-        last));
+    boolean kept = ids.size() <= MAX_IDS;
+    entries.put(sessionId, new Entry(owner, started, kept ? Set.copyOf(ids) : Set.of(), false,
+        kept && heldBefore != null ? last : null));
   }
 
   /** The session refused a recording because it is completed. */

@@ -83,6 +83,14 @@ final class TurnRecorder {
         });
   }
 
+  /**
+   * The session as stored, for numbering a turn when this gateway does not know what it holds
+   * ({@link TurnRecording}); an unknown session stays in memory for the recording that follows.
+   */
+  CompletionStage<java.util.Optional<AgentSession.State>> storedIn(String sessionId) {
+    return collector.lookup(sessionId);
+  }
+
   /** Answers covered: about 6 ask timeouts (5 s by default) and pauses, beyond a fail-over's ~10 s. */
   static final int TIMEOUT_RETRIES = 6;
   static final long TIMEOUT_RETRY_PAUSE_MS = 500;

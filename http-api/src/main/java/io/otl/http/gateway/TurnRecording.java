@@ -6,6 +6,7 @@ import io.otl.http.ApiMetrics;
 import io.otl.http.InTurn;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -66,22 +67,64 @@ final class TurnRecording {
   /** Builds the turn's inputs and sends them; {@code settled} completes once the reply is counted. */
   private void recordOne(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom, TurnRecorder.Outcome outcome,
       Instant answeredAt, CompletableFuture<Void> settled) {
+    // What is known now, after the turns recorded before this one: its last message and ids
+    // together, so that recurring messages are numbered against the history as stored.
+    KnownSessions.Entry now = knownSessions.get(c.sessionId());
+    if (now != null && c.agent().equals(now.owner()) && now.lastMessage() != null) {
+      send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(now.eventIds(), now.lastMessage(), true));
+      return;
+    }
+    if (c.knownComplete()) { // a new session: it holds nothing but what turns recorded before this one stored
+      Set<String> ids = now == null ? c.known() : now.eventIds();
+      send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(ids, null, true));
+      return;
+    }
+    // This gateway has not recorded into the session since it started, or forgot its ids (a long
+    // session): numbered within the request alone, a recurring message ("continue" in a sliding
+    // window, a call id the model reuses) got an id the session had, and every later turn was
+    // dropped as a duplicate after a restart, on another node, or past the memory's bound (trial t15).
+    // So the session says what it holds first; if it cannot, the request is numbered alone as before.
+    recorder.storedIn(c.sessionId())
+        .handle((state, err) -> err != null || state.isEmpty() ? new Stored(c.known(), null, false)
+            : Stored.of(state.get()))
+        .thenAcceptAsync(stored -> send(c, d, fallbackFrom, outcome, answeredAt, settled, stored), recording)
+        .exceptionally(e -> { // never leave the session's later recordings waiting behind this one
+          try {
+            recorded(c, null, e, List.of(), new Stored(c.known(), null, false));
+          } finally {
+            settled.complete(null);
+          }
+          return null;
+        });
+  }
+
+  /**
+   * What the session held when a turn was numbered: its ids and the last message the gateway
+   * recorded in it (null: none or unknown); {@code complete}: the ids are all it held, not a part.
+   */
+  private record Stored(Set<String> ids, String lastMessage, boolean complete) {
+    static Stored of(AgentSession.State state) {
+      String last = null;
+      for (String id : state.eventIds()) {
+        if (TurnRecorder.isMessageId(id)) last = id; // in the order stored: the latest wins
+      }
+      return new Stored(state.eventIds(), last, true);
+    }
+  }
+
+  private void send(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom, TurnRecorder.Outcome outcome,
+      Instant answeredAt, CompletableFuture<Void> settled, Stored stored) {
     List<io.otl.core.session.SessionInput> inputs;
     CompletionStage<AgentSession.RecordReply> sent;
     long submittedNanos;
     try {
-      // What is known now, after the turns recorded before this one: its last message and ids
-      // together, so that recurring messages are numbered against the history as stored.
-      KnownSessions.Entry now = knownSessions.get(c.sessionId());
-      boolean aligned = now != null && c.agent().equals(now.owner()) && now.lastMessage() != null;
-      inputs = recorder.inputs(aligned ? now.eventIds() : c.known(), aligned ? now.lastMessage() : null,
-          c.request(), c.routedVersion(), d.version(), d.servedModel(), fallbackFrom, outcome, c.receivedAt(),
-          answeredAt);
+      inputs = recorder.inputs(stored.ids(), stored.lastMessage(), c.request(), c.routedVersion(), d.version(),
+          d.servedModel(), fallbackFrom, outcome, c.receivedAt(), answeredAt);
       submittedNanos = System.nanoTime();
       sent = recorder.submit(c.sessionId(), c.agent(), inputs);
     } catch (RuntimeException e) {
       try {
-        recorded(c, null, e, List.of());
+        recorded(c, null, e, List.of(), stored);
       } finally {
         settled.complete(null);
       }
@@ -94,7 +137,7 @@ final class TurnRecording {
           // gateway alone never showed the histogram docs/api.md lists.
           apiMetrics.journalWrite((System.nanoTime() - submittedNanos) / 1e9);
         }
-        recorded(c, reply, err, inputs);
+        recorded(c, reply, err, inputs, stored);
       } finally {
         settled.complete(null);
       }
@@ -107,14 +150,14 @@ final class TurnRecording {
   }
 
   private void recorded(ChatCall c, AgentSession.RecordReply reply, Throwable err,
-      List<io.otl.core.session.SessionInput> inputs) {
+      List<io.otl.core.session.SessionInput> inputs, Stored before) {
     if (err == null && reply instanceof AgentSession.Recorded r) {
       // otl_events_accepted_total counted only the events API's and OTLP's events, so a node fed by
       // the gateway alone showed 0 while its sessions filled up.
       apiMetrics.eventsAccepted(r.accepted(), r.duplicates());
       if (r.sampled()) {
-        knownSessions.recorded(c.sessionId(), c.agent(), c.routedVersion(), c.known(),
-            inputs.stream().map(io.otl.core.session.SessionInput::eventId).toList());
+        knownSessions.recorded(c.sessionId(), c.agent(), c.routedVersion(), before.complete() ? before.ids() : null,
+            before.lastMessage(), inputs.stream().map(io.otl.core.session.SessionInput::eventId).toList());
       } else {
         knownSessions.forget(c.sessionId()); // sampled out: nothing stored, so no owner to hold to
       }
