@@ -128,6 +128,7 @@ public final class KafkaIngest {
   private final ActorSystem<?> system;
   private final SendProducer<String, byte[]> deadLetterProducer;
   private final LongAdder recorded = new LongAdder();
+  private final LongAdder duplicates = new LongAdder();
   private final LongAdder deadLettered = new LongAdder();
   private final Map<String, LongAdder> deadLetteredByCode = new ConcurrentHashMap<>();
   private final AtomicLong attempts = new AtomicLong();
@@ -347,8 +348,11 @@ public final class KafkaIngest {
     List<SessionInput> inputs = new ArrayList<>(run.size());
     for (Pending p : run) inputs.add(p.event().input());
     return submitRetryingTimeouts(first.sessionId(), first.agentId(), inputs).thenCompose(reply -> {
-      if (reply instanceof AgentSession.Recorded) {
-        recorded.add(run.size());
+      if (reply instanceof AgentSession.Recorded r) {
+        // Stored and duplicate apart, as the events API counts them: a redelivery after a crash
+        // (or a producer's retry) was counted as stored again, so the figure overstated the journal.
+        recorded.add(r.accepted());
+        duplicates.add(r.duplicates());
         return CompletableFuture.completedFuture(Done.getInstance());
       }
       AgentSession.Rejected rejected = (AgentSession.Rejected) reply;
@@ -461,9 +465,14 @@ public final class KafkaIngest {
     return false;
   }
 
-  /** Records acknowledged by the journal (new or duplicate) since start. */
+  /** Records stored in the journal since start (not their duplicates: {@link #duplicates()}). */
   public long recorded() {
     return recorded.sum();
+  }
+
+  /** Records the journal acknowledged as duplicates of stored events (same eventId) since start. */
+  public long duplicates() {
+    return duplicates.sum();
   }
 
   /** Records written to the dead-letter topic since start. */

@@ -46,7 +46,7 @@ class KafkaIngestTest {
   static void startBroker() throws Exception {
     broker = KafkaTestBroker.start(4, "ae-kill", "dlq-kill", "ae-bulk", "dlq-bulk", "ae-outage", "dlq-outage", "ae-stop", "dlq-stop",
         "ae-bad", "dlq-bad", "ae-timeout", "dlq-timeout", "ae-retry", "dlq-retry", "ae-late", "dlq-late", "ae-nodlq",
-        "ae-huge", "dlq-huge", "prod.ae-renamed", "prod.ae-renamed.dlq", "ae-away");
+        "ae-huge", "dlq-huge", "prod.ae-renamed", "prod.ae-renamed.dlq", "ae-away", "ae-dup", "dlq-dup");
   }
 
   @AfterAll
@@ -398,6 +398,30 @@ class KafkaIngestTest {
     } finally {
       broker.startBroker();
       logger.detachAppender(logged);
+    }
+  }
+
+  /**
+   * Trial t16: a record sent again (a producer retry, a redelivery after a crash) was counted as
+   * stored again ({@code otl_kafka_records_recorded_total}, "records stored in the journal"), so the
+   * figure overstated the journal and no duplicate showed. Now stored and duplicate are apart.
+   */
+  @Test
+  void aRecordSentAgainIsCountedAsADuplicateNotAsStoredAgain(@TempDir Path dir) throws Exception {
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, settings(node, "dup"));
+      String first = "{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\",\"eventId\":\"m1\","
+          + "\"sessionId\":\"dup-1\",\"agentId\":\"agent-1\"}";
+      broker.produce(List.of(rec("ae-dup", "dup-1", first)));
+      await("the first stored", () -> ingest.recorded() >= 1);
+      long rowsOnce = rows(node, "AgentSession|dup-");
+      broker.produce(List.of(rec("ae-dup", "dup-1", first),
+          rec("ae-dup", "dup-1", first.replace("\"hi\"", "\"hi again\""))));
+      await("both sent again acknowledged", () -> ingest.recorded() + ingest.duplicates() >= 3);
+      assertEquals(1, ingest.recorded(), "one record stored");
+      assertEquals(2, ingest.duplicates(), "the same eventId twice more: duplicates");
+      assertEquals(rowsOnce, rows(node, "AgentSession|dup-"), "nothing more in the journal");
+      ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
   }
 
