@@ -240,6 +240,9 @@ public final class TrainingNode implements AutoCloseable {
       KafkaPublisher.startModelUpdates(system, kafka);
       metrics.counter("otl_kafka_records_recorded_total", "agent-events records stored in the journal",
           () -> Map.of("", (double) ingest.recorded()));
+      metrics.counter("otl_kafka_records_duplicate_total",
+          "agent-events records acknowledged as duplicates of stored events (same eventId), not stored again",
+          () -> Map.of("", (double) ingest.duplicates()));
       metrics.counter("otl_kafka_dead_lettered_total", "agent-events records sent to the dead-letter topic",
           () -> {
             Map<String, Double> byCode = new java.util.HashMap<>();

@@ -82,6 +82,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class KafkaIngest {
   private static final Logger log = LoggerFactory.getLogger(KafkaIngest.class);
+  /** How long the topic check waits for the broker's answer before the attempt fails and is retried. */
+  private static final Duration TOPIC_CHECK_WAIT = Duration.ofSeconds(15);
+
   /** How long one journal write may take before it is sent again (the session deduplicates). */
   static final Duration WRITE_TIMEOUT = Duration.ofSeconds(2);
   /** Resends of one timed-out write before the stream fails: ~30 s of patience with the pause below. */
@@ -125,6 +128,7 @@ public final class KafkaIngest {
   private final ActorSystem<?> system;
   private final SendProducer<String, byte[]> deadLetterProducer;
   private final LongAdder recorded = new LongAdder();
+  private final LongAdder duplicates = new LongAdder();
   private final LongAdder deadLettered = new LongAdder();
   private final Map<String, LongAdder> deadLetteredByCode = new ConcurrentHashMap<>();
   private final AtomicLong attempts = new AtomicLong();
@@ -224,8 +228,11 @@ public final class KafkaIngest {
    * exist", docs/api.md), naming the topic and its key, before anything is consumed. Without it a
    * missing dead-letter topic showed only at the first bad record: the send waited 60 s for the
    * topic, the stream restarted, read the same record again, and so on, with a WARN line a second
-   * from the producer and nothing saying what to create. A broker that does not answer, or does not
-   * let this client describe the topics, is left to the consumer as before.
+   * from the producer and nothing saying what to create. A broker that does not let this client
+   * describe the topics is left to the consumer as before. A broker that does not answer fails the
+   * attempt, so the check runs again with the restart back-off: a timed-out describe used to count
+   * as an answer, and a node started while the broker was away then consumed without ever naming a
+   * missing dead-letter topic (the stall above), and said nothing of the broker either.
    */
   private CompletionStage<Done> topicsExist() {
     if (topicsConfirmed) return CompletableFuture.completedFuture(Done.getInstance());
@@ -237,22 +244,34 @@ public final class KafkaIngest {
     return CompletableFuture.supplyAsync(() -> {
       List<String> missing = new ArrayList<>();
       boolean answered = false;
+      boolean timedOut = false;
       topicChecks.incrementAndGet();
-      try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(props)) {
+      org.apache.kafka.clients.admin.Admin admin = null;
+      try {
+        admin = org.apache.kafka.clients.admin.Admin.create(props);
         var described = admin.describeTopics(keys.keySet(),
             new org.apache.kafka.clients.admin.DescribeTopicsOptions().timeoutMs(10_000)).topicNameValues();
         for (var e : described.entrySet()) {
           try {
-            e.getValue().get(15, TimeUnit.SECONDS);
+            e.getValue().get(TOPIC_CHECK_WAIT.toSeconds(), TimeUnit.SECONDS);
           } catch (java.util.concurrent.ExecutionException x) {
             if (x.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
               missing.add("'" + e.getKey() + "' (agentscope.training." + keys.get(e.getKey()) + ")");
+            } else if (x.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
+              timedOut = true;
             }
+          } catch (java.util.concurrent.TimeoutException x) {
+            // No broker to ask: the admin client waits for one past the call's timeoutMs.
+            timedOut = true;
+            break;
           }
         }
-        answered = true;
+        answered = !timedOut;
       } catch (Exception unanswered) {
         // the consumer meets the same broker and fails or waits as it always did
+      } finally {
+        // close() would otherwise wait up to a minute for the calls still waiting for a broker
+        if (admin != null) admin.close(Duration.ofSeconds(1));
       }
       if (!missing.isEmpty()) {
         String message = "Kafka topic " + String.join(" and ", missing) + " does not exist on "
@@ -262,6 +281,14 @@ public final class KafkaIngest {
       }
       // Only an answer settles it: a broker away at start is asked again on the next restart,
       // so a topic missing there is still named once the broker is back.
+      if (timedOut) {
+        String message = "Kafka broker " + settings.bootstrapServers() + " did not answer within "
+            + TOPIC_CHECK_WAIT.toSeconds() + " s: "
+            + settings.topics().agentEvents() + " is not consumed until it does; asking again with the restart "
+            + "back-off (agentscope.training.kafka.restart.*)";
+        log.warn(message);
+        throw new IllegalStateException(message);
+      }
       if (answered) topicsConfirmed = true;
       return Done.getInstance();
     }, system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()));
@@ -321,8 +348,11 @@ public final class KafkaIngest {
     List<SessionInput> inputs = new ArrayList<>(run.size());
     for (Pending p : run) inputs.add(p.event().input());
     return submitRetryingTimeouts(first.sessionId(), first.agentId(), inputs).thenCompose(reply -> {
-      if (reply instanceof AgentSession.Recorded) {
-        recorded.add(run.size());
+      if (reply instanceof AgentSession.Recorded r) {
+        // Stored and duplicate apart, as the events API counts them: a redelivery after a crash
+        // (or a producer's retry) was counted as stored again, so the figure overstated the journal.
+        recorded.add(r.accepted());
+        duplicates.add(r.duplicates());
         return CompletableFuture.completedFuture(Done.getInstance());
       }
       AgentSession.Rejected rejected = (AgentSession.Rejected) reply;
@@ -435,9 +465,14 @@ public final class KafkaIngest {
     return false;
   }
 
-  /** Records acknowledged by the journal (new or duplicate) since start. */
+  /** Records stored in the journal since start (not their duplicates: {@link #duplicates()}). */
   public long recorded() {
     return recorded.sum();
+  }
+
+  /** Records the journal acknowledged as duplicates of stored events (same eventId) since start. */
+  public long duplicates() {
+    return duplicates.sum();
   }
 
   /** Records written to the dead-letter topic since start. */

@@ -46,7 +46,7 @@ class KafkaIngestTest {
   static void startBroker() throws Exception {
     broker = KafkaTestBroker.start(4, "ae-kill", "dlq-kill", "ae-bulk", "dlq-bulk", "ae-outage", "dlq-outage", "ae-stop", "dlq-stop",
         "ae-bad", "dlq-bad", "ae-timeout", "dlq-timeout", "ae-retry", "dlq-retry", "ae-late", "dlq-late", "ae-nodlq",
-        "ae-huge", "dlq-huge", "prod.ae-renamed", "prod.ae-renamed.dlq");
+        "ae-huge", "dlq-huge", "prod.ae-renamed", "prod.ae-renamed.dlq", "ae-away", "ae-dup", "dlq-dup");
   }
 
   @AfterAll
@@ -362,6 +362,66 @@ class KafkaIngestTest {
       await("ingested once the topic exists", () -> rows(node, "AgentSession|nodlq-") >= 1);
     } finally {
       logger.detachAppender(logged);
+    }
+  }
+
+  /**
+   * Trial t16: a node started while the broker is away, whose dead-letter topic nobody created. The
+   * topic check timed out, counted that as an answer and never asked again: once the broker was
+   * back the node consumed, never named the missing topic, and said nothing of the broker while it
+   * was away. Now the unanswered check is said (WARN naming the broker), asked again with the
+   * restart back-off, and the missing topic is named once the broker answers.
+   */
+  @Test
+  void aBrokerAwayAtStartIsSaidAndAMissingDeadLetterTopicIsNamedOnceItIsBack(@TempDir Path dir) throws Exception {
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(KafkaIngest.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+        new ch.qos.logback.core.read.ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    broker.stopBroker();
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, settings(node, "away"));
+      await("the unanswered broker said", () -> logged.list.stream().anyMatch(e -> e.getFormattedMessage().contains(
+          "Kafka broker " + broker.bootstrapServers() + " did not answer within 15 s: ae-away is not consumed")));
+      broker.startBroker();
+      broker.produce(List.of(rec("ae-away", "away-1", "{\"type\":\"message\",\"role\":\"user\","
+          + "\"content\":\"hi\",\"eventId\":\"a\",\"sessionId\":\"away-1\",\"agentId\":\"agent-1\"}")));
+      await("the missing topic named once the broker is back", () -> logged.list.stream().anyMatch(e ->
+          e.getFormattedMessage().contains(
+              "Kafka topic 'dlq-away' (agentscope.training.kafka.topics.dead-letter) does not exist")));
+      assertEquals(0, ingest.recorded(), "nothing consumed while the dead-letter topic is missing");
+      broker.createTopics(4, "dlq-away");
+      await("ingested once the topic exists", () -> rows(node, "AgentSession|away-") >= 1);
+      ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } finally {
+      broker.startBroker();
+      logger.detachAppender(logged);
+    }
+  }
+
+  /**
+   * Trial t16: a record sent again (a producer retry, a redelivery after a crash) was counted as
+   * stored again ({@code otl_kafka_records_recorded_total}, "records stored in the journal"), so the
+   * figure overstated the journal and no duplicate showed. Now stored and duplicate are apart.
+   */
+  @Test
+  void aRecordSentAgainIsCountedAsADuplicateNotAsStoredAgain(@TempDir Path dir) throws Exception {
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, settings(node, "dup"));
+      String first = "{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\",\"eventId\":\"m1\","
+          + "\"sessionId\":\"dup-1\",\"agentId\":\"agent-1\"}";
+      broker.produce(List.of(rec("ae-dup", "dup-1", first)));
+      await("the first stored", () -> ingest.recorded() >= 1);
+      long rowsOnce = rows(node, "AgentSession|dup-");
+      broker.produce(List.of(rec("ae-dup", "dup-1", first),
+          rec("ae-dup", "dup-1", first.replace("\"hi\"", "\"hi again\""))));
+      await("both sent again acknowledged", () -> ingest.recorded() + ingest.duplicates() >= 3);
+      assertEquals(1, ingest.recorded(), "one record stored");
+      assertEquals(2, ingest.duplicates(), "the same eventId twice more: duplicates");
+      assertEquals(rowsOnce, rows(node, "AgentSession|dup-"), "nothing more in the journal");
+      ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
   }
 
