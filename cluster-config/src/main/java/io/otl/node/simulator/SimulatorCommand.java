@@ -46,6 +46,18 @@ public final class SimulatorCommand {
 
   private SimulatorCommand() {}
 
+  /**
+   * A plain local system: the node's application.conf may ask for a cluster, the simulator is not part
+   * of it. Header warnings off, as in the node (otl-node.conf, which this system does not read): every
+   * AgentScope Java model call sends {@code User-Agent: agentscope-java/1.0.9; java/17…}, which pekko-http
+   * cannot parse, and it logged a WARN with the header's whole value (of any header: a key, an e-mail).
+   */
+  static Config config() {
+    return ConfigFactory.parseString("pekko.actor.provider = local\npekko.loglevel = INFO\n"
+            + "pekko.http.server.parsing.illegal-header-warnings = off")
+        .withFallback(ConfigFactory.load());
+  }
+
   public static void main(String[] args) {
     SimulatorSettings settings;
     try {
@@ -63,11 +75,7 @@ public final class SimulatorCommand {
     // Logging starts on this thread, before the actor system's threads log: SLF4J otherwise queues their
     // first lines while it initialises and prints a "SLF4J(W): … being replayed" notice to the console.
     org.slf4j.LoggerFactory.getILoggerFactory();
-    // A plain local system: the node's application.conf may ask for a cluster, the simulator is not part of it.
-    Config config =
-        ConfigFactory.parseString("pekko.actor.provider = local\npekko.loglevel = INFO")
-            .withFallback(ConfigFactory.load());
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "trinity-simulator", config);
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "trinity-simulator", config());
     try {
       TrinitySimulator.start(system, settings);
     } catch (RuntimeException e) {

@@ -41,6 +41,9 @@ final class AsyncSender implements AutoCloseable {
   private final AtomicInteger pending = new AtomicInteger();
   private final Thread worker;
   private volatile boolean closed;
+  // Told of each batch given up while the node could not take it (buffer full, unreachable, busy):
+  // the hook then sends the session's once-only events (start, system prompt, tools) again.
+  private volatile java.util.function.Consumer<Batch> onUnavailable = b -> {};
 
   AsyncSender(TrajectorySink sink, int capacity, int maxAttempts, Duration backoff) {
     if (sink == null) throw new IllegalArgumentException("sink is required");
@@ -55,11 +58,17 @@ final class AsyncSender implements AutoCloseable {
     worker.start();
   }
 
+  /** Who hears of batches dropped because the node was unreachable, busy or slow (not of ones it refused). */
+  void onUnavailable(java.util.function.Consumer<Batch> listener) {
+    this.onUnavailable = listener == null ? b -> {} : listener;
+  }
+
   /** Never blocks: false (and the events counted as dropped) when the buffer is full or closed. */
   boolean offer(Batch batch) {
     pending.incrementAndGet();
     if (!closed && queue.offer(batch)) return true;
     pending.decrementAndGet();
+    if (!closed) tellUnavailable(batch);
     long total = dropped.addAndGet(batch.events().size());
     if (logThisDrop()) {
       log.warn("dropped {} events of session {}: {} (dropped so far: {})", batch.events().size(), batch.sessionId(),
@@ -151,6 +160,14 @@ final class AsyncSender implements AutoCloseable {
     return new Batch(run.get(0).sessionId(), run.get(0).agentId(), events);
   }
 
+  private void tellUnavailable(Batch batch) {
+    try {
+      onUnavailable.accept(batch);
+    } catch (RuntimeException e) {
+      log.warn("could not note a dropped batch of session {}: {}", batch.sessionId(), e.toString());
+    }
+  }
+
   /** The 1st, 2nd, 4th, 8th... drop is logged: a dead node must not flood the agent's log either. */
   private boolean logThisDrop() {
     return Long.bitCount(drops.incrementAndGet()) == 1;
@@ -184,6 +201,7 @@ final class AsyncSender implements AutoCloseable {
       boolean retriable = !(failure instanceof TrajectorySink.DeliveryException d) || d.retriable();
       if (!retriable && !dropRefused) return false;
       if (!retriable || attempt >= maxAttempts || closed) {
+        if (retriable) tellUnavailable(batch);
         long total = dropped.addAndGet(batch.events().size());
         if (logThisDrop()) log.warn("dropped {} events of session {} after {} attempt(s): {} (dropped so far: {})",
             batch.events().size(), batch.sessionId(), attempt, reason(failure), total);

@@ -78,6 +78,12 @@ final class HttpSink implements TrajectorySink {
       if (error != null) {
         Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
             ? error.getCause() : error;
+        // A node that took the connection and did not answer is no unreachable node: the warning said
+        // "node unreachable (HttpTimeoutException)", and the doc's "no answer within 10 s" never showed.
+        if (cause instanceof java.net.http.HttpTimeoutException && !(cause instanceof java.net.http.HttpConnectTimeoutException)) {
+          throw new DeliveryException("no answer from the node at " + base.getHost() + ":" + base.getPort() + " within "
+              + TIMEOUT.toSeconds() + " s", true, cause);
+        }
         throw new DeliveryException("node unreachable at " + base.getHost() + ":" + base.getPort() + " ("
             + cause.getClass().getSimpleName() + ")", true, cause);
       }

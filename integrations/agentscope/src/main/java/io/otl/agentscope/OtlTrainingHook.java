@@ -95,6 +95,25 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
     this.agentId = agentId;
     this.agentVersion = agentVersion;
     this.sessions = sessions;
+    sender.onUnavailable(this::sendOnceOnlyAgain);
+  }
+
+  /**
+   * A batch the node could not take (down at the agent's start, busy, the buffer full) may have held
+   * the session's start, system prompt or tool list, which are sent once: the node then stored the
+   * later turns without them for good, and the session's SFT line had no prompt and no tools. Marked
+   * unsent, they go with the session's next turn (their ids make a repeat harmless). A batch the
+   * node refused (4xx) is not resent: the same events would be refused again.
+   */
+  private void sendOnceOnlyAgain(AsyncSender.Batch batch) {
+    String session = batch.sessionId();
+    for (SessionInput e : batch.events()) {
+      String id = e.eventId();
+      if (id == null) continue;
+      if (id.equals("as-start")) started.remove(session);
+      else if (id.startsWith("as-sys-")) systemSent.remove(session, id);
+      else if (id.startsWith("as-tools-")) toolsSent.remove(session, id);
+    }
   }
 
   /** After the agent's other hooks, so what is recorded is what they let through. */

@@ -92,4 +92,17 @@ class DropWarningTest {
           + " (ConnectException) (dropped so far: 1)", w);
     }
   }
+
+  @Test
+  void aNodeThatTakesTheConnectionAndNeverAnswersIsNamedSo() throws Exception {
+    // It read "node unreachable at …:p (HttpTimeoutException)": the user looked for a dead node or a wrong port.
+    try (ServerSocket silent = new ServerSocket(0);
+        AsyncSender sender = new AsyncSender(TrajectorySink.http("http://127.0.0.1:" + silent.getLocalPort()), 8, 1,
+            Duration.ZERO)) {
+      sender.offer(batch("s-silent", "user"));
+      assertTrue(sender.flush(Duration.ofSeconds(30)));
+      assertEquals("dropped 1 events of session s-silent after 1 attempt(s): no answer from the node at 127.0.0.1:"
+          + silent.getLocalPort() + " within 5 s (dropped so far: 1)", onlyWarning());
+    }
+  }
 }
