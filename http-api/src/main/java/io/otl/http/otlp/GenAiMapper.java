@@ -43,7 +43,8 @@ final class GenAiMapper {
   record SessionBatch(String sessionId, String agentId, boolean agentFromResource, List<SessionInput> inputs,
       int spans) {}
 
-  record Plan(List<SessionBatch> sessions, int ignored, int refused, List<String> problems) {}
+  /** {@code unread}: why spans that looked like GenAI spans were ignored (ids and field names, never texts). */
+  record Plan(List<SessionBatch> sessions, int ignored, int refused, List<String> problems, List<String> unread) {}
 
   private GenAiMapper() {}
 
@@ -64,6 +65,7 @@ final class GenAiMapper {
     int ignored = 0;
     int refused = 0;
     List<String> problems = new ArrayList<>();
+    List<String> unread = new ArrayList<>();
     Map<String, Map<String, SessionInput>> inputs = new LinkedHashMap<>();
     Map<String, Integer> spanCounts = new HashMap<>();
     Map<String, String[]> agents = new HashMap<>();
@@ -96,6 +98,19 @@ final class GenAiMapper {
         if (problems.size() < 5) problems.add(problem);
         continue;
       }
+      if (produced.isEmpty()) {
+        // A chat span without any message: content capture is off, or the instrumentation sends the
+        // messages as OTLP log records (OpenTelemetry's openai-java library does), which this node does
+        // not read. Counted as mapped, it stored nothing, and the agent's trajectory had no message
+        // while the node's log and the exporter's answer said all was well.
+        ignored++;
+        if (unread.size() < 5) {
+          unread.add("span " + span.spanId() + " (" + op + ") carries no messages (no gen_ai.input.messages, "
+              + "gen_ai.output.messages or message events): turn on the instrumentation's content capture; one that "
+              + "writes the messages as log records needs them copied onto the span (docs/connect-opentelemetry.md)");
+        }
+        continue;
+      }
       Map<String, SessionInput> into = inputs.computeIfAbsent(sessionId, k -> new LinkedHashMap<>());
       for (SessionInput in : produced) merge(into, in);
       spanCounts.merge(sessionId, 1, Integer::sum);
@@ -116,7 +131,7 @@ final class GenAiMapper {
       sessions.add(new SessionBatch(e.getKey(), agentId, agent.fromResource(), List.copyOf(batch),
           spanCounts.get(e.getKey())));
     }
-    return new Plan(sessions, ignored, refused, problems);
+    return new Plan(sessions, ignored, refused, problems, List.copyOf(unread));
   }
 
   /**

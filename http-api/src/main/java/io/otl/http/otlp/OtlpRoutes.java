@@ -110,15 +110,20 @@ public final class OtlpRoutes {
         count("mapped", outcome.mapped);
         count("refused", outcome.refused);
         String message = String.join("; ", outcome.problems);
-        if (outcome.refused > 0) {
+        if (outcome.refused > 0 || !plan.unread().isEmpty()) {
           // With the reason: the Java SDK's exporter (1.68) does not read partial_success, so this line is
-          // where its user learns why spans were dropped. The reasons name fields and ids, never values,
-          // as the Kafka ingest's dead-letter lines do.
+          // where its user learns why spans were dropped, or why a chat span stored no message (an agent
+          // configured wrong, not noise). The reasons name fields and ids, never values, as the Kafka
+          // ingest's dead-letter lines do.
+          List<String> reasons = new ArrayList<>(outcome.problems);
+          reasons.addAll(plan.unread());
           log.info("OTLP export: {} spans, {} mapped, {} ignored, {} refused: {}", spans.size(), outcome.mapped,
-              plan.ignored(), outcome.refused, message);
+              plan.ignored(), outcome.refused, String.join("; ", reasons));
         }
         if (outcome.refused == 0 && plan.ignored() > 0) {
-          message = plan.ignored() + " spans are not GenAI chat, execute_tool or invoke_agent spans and were ignored";
+          message = plan.ignored() + " spans were ignored: "
+              + (plan.unread().isEmpty() ? "they are not GenAI chat, execute_tool or invoke_agent spans"
+                  : String.join("; ", plan.unread()));
         }
         return proto
             ? HttpResponse.create().withEntity(PROTOBUF, OtlpProtobuf.response(outcome.refused, message))
