@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -82,9 +81,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class KafkaIngest {
   private static final Logger log = LoggerFactory.getLogger(KafkaIngest.class);
-  /** How long the topic check waits for the broker's answer before the attempt fails and is retried. */
-  private static final Duration TOPIC_CHECK_WAIT = Duration.ofSeconds(15);
-
   /** How long one journal write may take before it is sent again (the session deduplicates). */
   static final Duration WRITE_TIMEOUT = Duration.ofSeconds(2);
   /** Resends of one timed-out write before the stream fails: ~30 s of patience with the pause below. */
@@ -132,14 +128,8 @@ public final class KafkaIngest {
   private final LongAdder deadLettered = new LongAdder();
   private final Map<String, LongAdder> deadLetteredByCode = new ConcurrentHashMap<>();
   private final AtomicLong attempts = new AtomicLong();
-  /** Admin round-trips {@link #topicsExist()} made (one per start once the topics are confirmed). */
-  private final AtomicLong topicChecks = new AtomicLong();
-  /**
-   * Set once the broker has confirmed both topics exist: topics are not deleted under a running
-   * node, so a restart of the stream (a journal timeout, a broker blip) need not open another
-   * Admin client on its way back to consuming.
-   */
-  private volatile boolean topicsConfirmed;
+  /** The input and dead-letter topics exist, asked before consuming (a missing dead-letter topic stalled at the first bad record). */
+  private final KafkaTopicCheck topics;
   private final java.util.concurrent.atomic.AtomicReference<CompletionStage<Done>> stopped =
       new java.util.concurrent.atomic.AtomicReference<>();
   private volatile UniqueKillSwitch killSwitch;
@@ -156,6 +146,11 @@ public final class KafkaIngest {
             .withBootstrapServers(settings.bootstrapServers())
             .withProperties(settings.client());
     this.deadLetterProducer = new SendProducer<>(producerSettings, system);
+    Map<String, String> topicKeys = new LinkedHashMap<>();
+    topicKeys.put(settings.topics().agentEvents(), "kafka.topics.agent-events");
+    topicKeys.put(settings.topics().deadLetter(), "kafka.topics.dead-letter");
+    this.topics = new KafkaTopicCheck(system, settings, topicKeys, "ingestion starts once it exists",
+        settings.topics().agentEvents() + " is not consumed", log);
   }
 
   /**
@@ -214,84 +209,13 @@ public final class KafkaIngest {
         .withMaxBatch(settings.commitMaxBatch())
         .withMaxInterval(settings.commitMaxInterval());
     ConsumerSettings<String, byte[]> consumer = consumerSettings;
-    return Source.completionStage(topicsExist())
+    return Source.completionStage(topics.run())
         .flatMapConcat(ok -> Consumer.committableSource(consumer, Subscriptions.topics(settings.topics().agentEvents()))
             .groupedWithin(settings.ingestBatchSize(), settings.ingestBatchWindow())
             .mapAsync(BATCHES_IN_FLIGHT, this::process)
             .mapConcat(offsets -> offsets)
             .via(Committer.flow(committerSettings)))
         .mapMaterializedValue(control -> NotUsed.getInstance());
-  }
-
-  /**
-   * Fails when the broker says the input or the dead-letter topic does not exist ("Topics must
-   * exist", docs/api.md), naming the topic and its key, before anything is consumed. Without it a
-   * missing dead-letter topic showed only at the first bad record: the send waited 60 s for the
-   * topic, the stream restarted, read the same record again, and so on, with a WARN line a second
-   * from the producer and nothing saying what to create. A broker that does not let this client
-   * describe the topics is left to the consumer as before. A broker that does not answer fails the
-   * attempt, so the check runs again with the restart back-off: a timed-out describe used to count
-   * as an answer, and a node started while the broker was away then consumed without ever naming a
-   * missing dead-letter topic (the stall above), and said nothing of the broker either.
-   */
-  private CompletionStage<Done> topicsExist() {
-    if (topicsConfirmed) return CompletableFuture.completedFuture(Done.getInstance());
-    Map<String, Object> props = new java.util.HashMap<>(settings.client());
-    props.put(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-    Map<String, String> keys = new LinkedHashMap<>();
-    keys.put(settings.topics().agentEvents(), "kafka.topics.agent-events");
-    keys.put(settings.topics().deadLetter(), "kafka.topics.dead-letter");
-    return CompletableFuture.supplyAsync(() -> {
-      List<String> missing = new ArrayList<>();
-      boolean answered = false;
-      boolean timedOut = false;
-      topicChecks.incrementAndGet();
-      org.apache.kafka.clients.admin.Admin admin = null;
-      try {
-        admin = org.apache.kafka.clients.admin.Admin.create(props);
-        var described = admin.describeTopics(keys.keySet(),
-            new org.apache.kafka.clients.admin.DescribeTopicsOptions().timeoutMs(10_000)).topicNameValues();
-        for (var e : described.entrySet()) {
-          try {
-            e.getValue().get(TOPIC_CHECK_WAIT.toSeconds(), TimeUnit.SECONDS);
-          } catch (java.util.concurrent.ExecutionException x) {
-            if (x.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
-              missing.add("'" + e.getKey() + "' (agentscope.training." + keys.get(e.getKey()) + ")");
-            } else if (x.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
-              timedOut = true;
-            }
-          } catch (java.util.concurrent.TimeoutException x) {
-            // No broker to ask: the admin client waits for one past the call's timeoutMs.
-            timedOut = true;
-            break;
-          }
-        }
-        answered = !timedOut;
-      } catch (Exception unanswered) {
-        // the consumer meets the same broker and fails or waits as it always did
-      } finally {
-        // close() would otherwise wait up to a minute for the calls still waiting for a broker
-        if (admin != null) admin.close(Duration.ofSeconds(1));
-      }
-      if (!missing.isEmpty()) {
-        String message = "Kafka topic " + String.join(" and ", missing) + " does not exist on "
-            + settings.bootstrapServers() + ": create it; ingestion starts once it exists";
-        log.error(message);
-        throw new IllegalStateException(message);
-      }
-      // Only an answer settles it: a broker away at start is asked again on the next restart,
-      // so a topic missing there is still named once the broker is back.
-      if (timedOut) {
-        String message = "Kafka broker " + settings.bootstrapServers() + " did not answer within "
-            + TOPIC_CHECK_WAIT.toSeconds() + " s: "
-            + settings.topics().agentEvents() + " is not consumed until it does; asking again with the restart "
-            + "back-off (agentscope.training.kafka.restart.*)";
-        log.warn(message);
-        throw new IllegalStateException(message);
-      }
-      if (answered) topicsConfirmed = true;
-      return Done.getInstance();
-    }, system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()));
   }
 
   /** A record to write, with the dead letters of its batch (a write may hold records of several). */
@@ -489,7 +413,7 @@ public final class KafkaIngest {
 
   /** How often the topics were looked up on the broker (an Admin client each time). */
   long topicChecks() {
-    return topicChecks.get();
+    return topics.checks();
   }
 
   /** How often the consumer stream restarted after a failure. */

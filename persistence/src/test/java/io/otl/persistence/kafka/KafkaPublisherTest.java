@@ -161,6 +161,37 @@ class KafkaPublisherTest {
     }
   }
 
+  /**
+   * Trial t16: a trajectories topic nobody created showed only as the producer's warnings each second
+   * and, a minute later, a restart naming no key. Now it is named with its key, nothing is published
+   * while it is missing, and publishing starts once it exists, from the first trajectory.
+   */
+  @Test
+  void aMissingTopicIsNamedWithItsKeyAndPublishingStartsOnceItExists(@TempDir Path dir) throws Exception {
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(KafkaPublisher.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+        new ch.qos.logback.core.read.ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaPublisher.startTrajectories(node.system, node.kafka(broker, Map.of("topics.trajectories", "traj-late")));
+      session(node, "late-0", 0);
+      long deadline = System.nanoTime() + LIMIT.toNanos();
+      while (logged.list.stream().noneMatch(e -> e.getFormattedMessage().contains(
+          "Kafka topic 'traj-late' (agentscope.training.kafka.topics.trajectories) does not exist"))) {
+        assertTrue(System.nanoTime() < deadline, "the missing topic named: " + logged.list);
+        Thread.sleep(100);
+      }
+      broker.createTopics(2, "traj-late");
+      List<ConsumerRecord<String, String>> published = broker.readAll("traj-late", 1, LIMIT, Duration.ofMillis(500));
+      assertEquals(1, published.size());
+      assertEquals("late-0", published.get(0).key());
+    } finally {
+      logger.detachAppender(logged);
+    }
+  }
+
   @Test
   void aSessionWithAnUnreadableEventIsSkippedAndLaterTrajectoriesStillFlow(@TempDir Path dir) throws Exception {
     try (TestNode node = TestNode.start(TestNode.h2(dir))) {
