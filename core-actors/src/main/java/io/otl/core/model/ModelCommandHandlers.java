@@ -100,6 +100,13 @@ final class ModelCommandHandlers {
 
   /** After recovery: the settings in force, the step timer, the calls whose outcome is unknown, the adapters to reload. */
   void recovered(State state) {
+    // Which node serves an agent's routes is otherwise visible nowhere after a fail-over moved the
+    // entity (trial t21): one line when an agent with versions comes up here.
+    if (!state.models().versions().isEmpty()) {
+      String rollout = state instanceof RollingOut r ? ", canary " + r.rollout().candidate() : "";
+      context.getLog().info("agent {}: model versions recovered on {} (stable {}{})", agentId,
+          context.getSystem().address(), state.models().stable(), rollout);
+    }
     refresh(state);
     scheduleStepTick(state, true);
     calls.resume(state);

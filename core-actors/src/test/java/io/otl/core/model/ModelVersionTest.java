@@ -306,7 +306,7 @@ class ModelVersionTest {
     feed("r", "v1", 0.80, "v2", 0.80, 1.0, 30);
     clock.advance(Duration.ofMinutes(40));
 
-    State restarted = kit.restart().state();
+    State restarted = restartLogged("model versions recovered on", "(stable v1, canary v2)");
     assertInstanceOf(ModelVersion.RollingOut.class, restarted);
     VersionView v2 = version("v2");
     assertEquals(VersionState.RAMP, v2.state());
@@ -320,6 +320,31 @@ class ModelVersionTest {
     clock.advance(Duration.ofMinutes(20));
     tick();
     assertEquals(0.50, version("v2").ratio(), 1e-9);
+  }
+
+  /**
+   * Restarts the entity and checks its recovery line (trial t21: after a fail-over nothing showed
+   * which node now held an agent's routes): the node's address, the stable and the candidate.
+   */
+  private State restartLogged(String... parts) {
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(ModelVersion.class);
+    ch.qos.logback.classic.Level level = logger.getLevel();
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+        new ch.qos.logback.core.read.ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    logger.setLevel(ch.qos.logback.classic.Level.INFO);
+    try {
+      State restarted = kit.restart().state();
+      String address = testKit.system().address().toString();
+      assertTrue(logged.list.stream().map(e -> e.getFormattedMessage()).anyMatch(m -> m.contains(address)
+          && java.util.Arrays.stream(parts).allMatch(m::contains)), logged.list.toString());
+      return restarted;
+    } finally {
+      logger.detachAppender(logged);
+      logger.setLevel(level);
+    }
   }
 
   /**
