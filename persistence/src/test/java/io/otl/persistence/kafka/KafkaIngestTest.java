@@ -344,24 +344,16 @@ class KafkaIngestTest {
    */
   @Test
   void aMissingDeadLetterTopicIsNamedAndIngestionStartsOnceItExists(@TempDir Path dir) throws Exception {
-    ch.qos.logback.classic.Logger logger =
-        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(KafkaIngest.class);
-    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
-        new ch.qos.logback.core.read.ListAppender<>();
-    logged.start();
-    logger.addAppender(logged);
-    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+    try (LoggedLines logged = new LoggedLines(KafkaIngest.class); TestNode node = TestNode.start(TestNode.h2(dir))) {
       KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, settings(node, "nodlq"));
       broker.produce(List.of(rec("ae-nodlq", "nodlq-1", "{\"type\":\"message\",\"role\":\"user\","
           + "\"content\":\"hi\",\"eventId\":\"a\",\"sessionId\":\"nodlq-1\",\"agentId\":\"agent-1\"}")));
-      await("the missing topic named", () -> logged.list.stream().anyMatch(e -> e.getFormattedMessage().contains(
-          "Kafka topic 'dlq-nodlq' (agentscope.training.kafka.topics.dead-letter) does not exist")));
+      await("the missing topic named", () -> logged.contain(
+          "Kafka topic 'dlq-nodlq' (agentscope.training.kafka.topics.dead-letter) does not exist"));
       assertEquals(0, ingest.recorded(), "nothing consumed while the dead-letter topic is missing");
       await("looked up again on the restart after the missing topic", () -> ingest.topicChecks() >= 2);
       broker.createTopics(4, "dlq-nodlq");
       await("ingested once the topic exists", () -> rows(node, "AgentSession|nodlq-") >= 1);
-    } finally {
-      logger.detachAppender(logged);
     }
   }
 
@@ -374,30 +366,22 @@ class KafkaIngestTest {
    */
   @Test
   void aBrokerAwayAtStartIsSaidAndAMissingDeadLetterTopicIsNamedOnceItIsBack(@TempDir Path dir) throws Exception {
-    ch.qos.logback.classic.Logger logger =
-        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(KafkaIngest.class);
-    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
-        new ch.qos.logback.core.read.ListAppender<>();
-    logged.start();
-    logger.addAppender(logged);
     broker.stopBroker();
-    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+    try (LoggedLines logged = new LoggedLines(KafkaIngest.class); TestNode node = TestNode.start(TestNode.h2(dir))) {
       KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, settings(node, "away"));
-      await("the unanswered broker said", () -> logged.list.stream().anyMatch(e -> e.getFormattedMessage().contains(
-          "Kafka broker " + broker.bootstrapServers() + " did not answer within 15 s: ae-away is not consumed")));
+      await("the unanswered broker said", () -> logged.contain(
+          "Kafka broker " + broker.bootstrapServers() + " did not answer within 15 s: ae-away is not consumed"));
       broker.startBroker();
       broker.produce(List.of(rec("ae-away", "away-1", "{\"type\":\"message\",\"role\":\"user\","
           + "\"content\":\"hi\",\"eventId\":\"a\",\"sessionId\":\"away-1\",\"agentId\":\"agent-1\"}")));
-      await("the missing topic named once the broker is back", () -> logged.list.stream().anyMatch(e ->
-          e.getFormattedMessage().contains(
-              "Kafka topic 'dlq-away' (agentscope.training.kafka.topics.dead-letter) does not exist")));
+      await("the missing topic named once the broker is back", () -> logged.contain(
+          "Kafka topic 'dlq-away' (agentscope.training.kafka.topics.dead-letter) does not exist"));
       assertEquals(0, ingest.recorded(), "nothing consumed while the dead-letter topic is missing");
       broker.createTopics(4, "dlq-away");
       await("ingested once the topic exists", () -> rows(node, "AgentSession|away-") >= 1);
       ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } finally {
       broker.startBroker();
-      logger.detachAppender(logged);
     }
   }
 

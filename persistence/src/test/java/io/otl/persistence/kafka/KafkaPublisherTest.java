@@ -168,27 +168,18 @@ class KafkaPublisherTest {
    */
   @Test
   void aMissingTopicIsNamedWithItsKeyAndPublishingStartsOnceItExists(@TempDir Path dir) throws Exception {
-    ch.qos.logback.classic.Logger logger =
-        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(KafkaPublisher.class);
-    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
-        new ch.qos.logback.core.read.ListAppender<>();
-    logged.start();
-    logger.addAppender(logged);
-    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+    try (LoggedLines logged = new LoggedLines(KafkaPublisher.class); TestNode node = TestNode.start(TestNode.h2(dir))) {
       KafkaPublisher.startTrajectories(node.system, node.kafka(broker, Map.of("topics.trajectories", "traj-late")));
       session(node, "late-0", 0);
       long deadline = System.nanoTime() + LIMIT.toNanos();
-      while (logged.list.stream().noneMatch(e -> e.getFormattedMessage().contains(
-          "Kafka topic 'traj-late' (agentscope.training.kafka.topics.trajectories) does not exist"))) {
-        assertTrue(System.nanoTime() < deadline, "the missing topic named: " + logged.list);
+      while (!logged.contain("Kafka topic 'traj-late' (agentscope.training.kafka.topics.trajectories) does not exist")) {
+        assertTrue(System.nanoTime() < deadline, "the missing topic named: " + logged.lines());
         Thread.sleep(100);
       }
       broker.createTopics(2, "traj-late");
       List<ConsumerRecord<String, String>> published = broker.readAll("traj-late", 1, LIMIT, Duration.ofMillis(500));
       assertEquals(1, published.size());
       assertEquals("late-0", published.get(0).key());
-    } finally {
-      logger.detachAppender(logged);
     }
   }
 
