@@ -182,6 +182,20 @@ public final class ApiRoutes {
     return org.apache.pekko.http.javadsl.server.Directives.mapRequestContext(RequestGuard::canonical, inner);
   }
 
+  /**
+   * The route label of a request a route answered: its documented route's template, every console
+   * file as {@code /console/{file}}, anything else {@code unmatched}. The console's files and the
+   * gateway's OpenAI-style 404s ({@code /v1/chat/completions/…}, {@code /v1/embeddings/…}, {@code
+   * /models/…}) answer any path below them, and {@link #label} kept one {@code {id}} per segment: each
+   * path depth was a new series (and 16 histogram lines), so any client could grow the scrape without
+   * limit. The methods pekko-http parses are a fixed set, so these labels are bounded.
+   */
+  static String routeLabel(String method, String path) {
+    if (documented(path)) return method + " " + label(path);
+    if (path.startsWith("/console/")) return method + " /console/{file}";
+    return RequestGuard.UNMATCHED;
+  }
+
   /** A low-cardinality label: ids, and any segment that is not a route literal, replaced by {id}. */
   static String label(String path) {
     String[] parts = path.split("/");

@@ -151,7 +151,7 @@ final class RequestGuard {
         if (!slot.finish()) return;
         int status = r instanceof Complete c ? c.getResponse().status().intValue() : failure != null ? 500 : 404;
         String label = unmatched.get() ? UNMATCHED : status == 401 ? "unauthorized"
-            : method + " " + ApiRoutes.label(path);
+            : ApiRoutes.routeLabel(method, path);
         record(slot, label, status);
         if (status >= 400 && status < 500) errorLog.record(status + " " + (unmatched.get() ? UNMATCHED : label));
       }), () -> inner);
