@@ -31,6 +31,8 @@ final class EntityMetrics {
   private final Map<String, Map<String, Double>> jobsByState = new ConcurrentHashMap<>();
   private final Map<String, Double> canaryRatio = new ConcurrentHashMap<>();
 
+  private static final Duration FIRST_SAMPLE = Duration.ofSeconds(1);
+
   private EntityMetrics() {}
 
   /** @param topAgents agents labelled by name, by pool size; the others are summed as agent="other" */
@@ -44,7 +46,10 @@ final class EntityMetrics {
         () -> m.jobs(topAgents));
     metrics.gauge("otl_canary_ratio", "Share of sessions routed to the candidate, per agent (agent=\"other\": the"
         + " largest share among the rest)", () -> AgentLabels.labelled(m.canaryRatio, m.top(topAgents), Math::max));
-    system.scheduler().scheduleWithFixedDelay(interval, interval,
+    // The first sample soon after the start, not an interval later: a restarted node's scrape
+    // lacked its canaries and jobs for that long (trial t24).
+    Duration first = interval.compareTo(FIRST_SAMPLE) < 0 ? interval : FIRST_SAMPLE;
+    system.scheduler().scheduleWithFixedDelay(first, interval,
         () -> m.sample(system, sharding, agents, askTimeout), system.executionContext());
   }
 

@@ -39,4 +39,32 @@ class CanaryRatioMetricTest {
           body -> body.lines().anyMatch(line::equals));
     }
   }
+
+  /**
+   * After a start (a restart, a kill -9) the gauges were first sampled one whole interval later: for
+   * that long a candidate at 5% was missing from the scrape (trial t24). The first sample comes within
+   * a second whatever the interval.
+   */
+  @Test
+  void theGaugesAreSampledRightAfterAStartNotAnIntervalLater() throws Exception {
+    Path work = TestDatabases.outputDir("canary-ratio-metric-start");
+    var config = ConfigFactory.parseMap(Map.of(
+            "agentscope.training.http.metrics-sample-interval", "1h",
+            "agentscope.training.agents." + AGENT + ".base-model", "file-model"))
+        .withFallback(TestDatabases.node(TestDatabases.h2(work), true));
+    try (TrainingNode node = TrainingNode.start(config)) {
+      Http http = new Http(node.httpPort());
+      for (String v : new String[] {"v1", "v2"}) {
+        Http.Response r = http.post("/v1/models/" + AGENT + "/versions", "{\"version\":\"" + v
+            + "\",\"artifact\":\"s3://b/" + v + "\",\"endpoint\":\"http://127.0.0.1:9/v1\"}");
+        assertEquals(201, r.status(), r.body());
+      }
+    }
+    try (TrainingNode node = TrainingNode.start(config)) {
+      Http http = new Http(node.httpPort());
+      String line = "otl_canary_ratio{agent=\"" + AGENT + "\"} 0.05";
+      Await.until("the canary ratio on /metrics right after the start", java.time.Duration.ofSeconds(20),
+          () -> http.get("/metrics").body(), body -> body.lines().anyMatch(line::equals));
+    }
+  }
 }

@@ -218,7 +218,7 @@ public final class OtlpRoutes {
 
   private void count(String outcome, long n) {
     metrics.registry().inc("otl_otlp_spans_total",
-        "OTLP spans received, and what became of them (mapped, ignored, refused)",
+        "OTLP spans: received, and what became of them (mapped, ignored, refused)",
         MetricsRegistry.labels("outcome", outcome), n);
   }
 
