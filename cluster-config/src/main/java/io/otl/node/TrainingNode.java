@@ -215,12 +215,19 @@ public final class TrainingNode implements AutoCloseable {
     CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "mark-stopping",
         () -> {
           stopping.set(true);
+          String reason = CoordinatedShutdown.get(system).getShutdownReason()
+              .map(r -> r.getClass().getSimpleName().replace("$", "")).orElse("asked");
+          if (!http.enabled()) {
+            // Embedded with HTTP off (docs/api.md): no port to drain. The line spoke of 503s and an HTTP
+            // port the application does not have, and close() waited out the drain for nobody.
+            log.info("stopping ({}): leaving the cluster (HTTP off: nothing to drain)", reason);
+            return CompletableFuture.completedFuture(org.apache.pekko.Done.getInstance());
+          }
           // pekko's own lines name no port or time limit; an operator watching a SIGTERM saw nothing of
           // the node's between "Running CoordinatedShutdown" and the cluster's exit.
           log.info("stopping ({}): new requests get 503 for {} ms (http.stop-drain), then the HTTP port closes and "
               + "in-flight requests get up to {} ms (http.shutdown-deadline)",
-              CoordinatedShutdown.get(system).getShutdownReason().map(r -> r.getClass().getSimpleName().replace("$", "")).orElse("asked"),
-              stopDrain.toMillis(), http.shutdownDeadline().toMillis());
+              reason, stopDrain.toMillis(), http.shutdownDeadline().toMillis());
           CompletableFuture<org.apache.pekko.Done> drained = new CompletableFuture<>();
           system.scheduler().scheduleOnce(stopDrain, () -> drained.complete(org.apache.pekko.Done.getInstance()),
               system.executionContext());

@@ -100,4 +100,49 @@ class EmbeddedApiInputTest {
       assertTrue(dc.trajectory("never-recorded").toCompletableFuture().get(20, TimeUnit.SECONDS).isEmpty());
     }
   }
+  /**
+   * An id no agent or session can have ("bad agent!", too long, an e-mail address) was routed: the
+   * agent's entity started under it and registered v0 in the journal, where the route read and the
+   * gateway answer 400 and store nothing. Now it fails naming the field, and nothing is stored.
+   */
+  @Test
+  void anInvalidIdIsRefusedByTheRouterAndTheReadStoringNothing(@TempDir Path dir) throws Exception {
+    // A base model, so that a route registers v0 (as on the embedded default, with the simulator).
+    com.typesafe.config.Config baseModel = com.typesafe.config.ConfigFactory.parseMap(java.util.Map.of(
+        "agentscope.model.base-url", "http://127.0.0.1:9/v1", "agentscope.model.model-name", "base-7b"));
+    try (TrainingNode node = TrainingNode.start(baseModel.withFallback(
+        TestDatabases.node(TestDatabases.h2(dir), false)))) {
+      ModelRouter router = node.modelRouter();
+      for (String agentId : new String[] {"bad agent!", "a".repeat(65), "bob@example.com"}) {
+        Throwable t = failure(() -> router.route(agentId, "s-1"));
+        assertTrue(assertInstanceOf(ModelRouter.InvalidRouteException.class, t).getMessage().startsWith("agentId "),
+            t.getMessage());
+        assertTrue(!t.getMessage().contains("bob@"), t.getMessage());
+      }
+      // A new agent's v0 was registered before its entity refused the missing session.
+      for (String sessionId : new String[] {null, "bad id!", "s".repeat(129)}) {
+        Throwable t = failure(() -> router.route("agent-new", sessionId));
+        assertTrue(assertInstanceOf(ModelRouter.InvalidRouteException.class, t).getMessage().startsWith("sessionId "),
+            t.getMessage());
+      }
+      assertEquals(0, modelVersionEvents(node));
+      assertEquals("v0", router.route("agent-new", "s-1").toCompletableFuture().get(20, TimeUnit.SECONDS).version());
+      assertTrue(modelVersionEvents(node) > 0, "the count reads the journal");
+
+      DataCollector dc = node.dataCollector();
+      for (String sessionId : new String[] {"bad id!", "s".repeat(129)}) {
+        Throwable t = failure(() -> dc.trajectory(sessionId));
+        assertTrue(assertInstanceOf(DataCollector.InvalidSessionIdException.class, t).getMessage()
+            .startsWith("sessionId "), t.getMessage());
+      }
+    }
+  }
+
+  private static long modelVersionEvents(TrainingNode node) throws Exception {
+    try (var c = io.otl.persistence.JournalSchema.connect(node.journal()); var st = c.createStatement();
+        var rs = st.executeQuery("SELECT COUNT(*) FROM event_journal WHERE persistence_id LIKE 'ModelVersion|%'")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
 }

@@ -57,4 +57,34 @@ class StopLogLinesTest {
       root.detachAppender(captured);
     }
   }
+  /**
+   * Embedded with HTTP off (docs/api.md's example), close() logged "new requests get 503 for 1000 ms
+   * (http.stop-drain), then the HTTP port closes …" for a port the application never had, and waited
+   * that drain for nobody. It now says it leaves the cluster, and does not wait.
+   */
+  @Test
+  void withHttpOffTheStopSpeaksOfNoPortAndDrainsNothing() throws Exception {
+    ListAppender<ILoggingEvent> captured = new ListAppender<>();
+    captured.start();
+    Logger log = (Logger) LoggerFactory.getLogger(TrainingNode.class);
+    log.addAppender(captured);
+    try {
+      // A drain long enough that waiting it out shows whatever the machine's speed.
+      TrainingNode node = TrainingNode.start(ConfigFactory.parseString("agentscope.training.http.stop-drain = 60s")
+          .withFallback(TestDatabases.node(TestDatabases.h2(Files.createTempDirectory("otl-stoplines-")), false)));
+      long start = System.nanoTime();
+      node.close();
+      assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(45), "close() waited out the drain");
+      List<String> stopping = new ArrayList<>();
+      synchronized (captured) {
+        for (ILoggingEvent e : new ArrayList<>(captured.list)) {
+          if (e.getFormattedMessage().startsWith("stopping (")) stopping.add(e.getFormattedMessage());
+        }
+      }
+      assertEquals(1, stopping.size(), stopping.toString());
+      assertTrue(stopping.get(0).endsWith("leaving the cluster (HTTP off: nothing to drain)"), stopping.get(0));
+    } finally {
+      log.detachAppender(captured);
+    }
+  }
 }

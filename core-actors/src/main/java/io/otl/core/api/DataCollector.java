@@ -69,11 +69,12 @@ public final class DataCollector {
   }
 
   /**
-   * The trajectory as stored (desensitized); empty for a session never recorded. A missing id fails
-   * at once with {@link InvalidSessionIdException}.
+   * The trajectory as stored (desensitized); empty for a session never recorded. A missing or
+   * invalid id (design §3.1) fails at once with {@link InvalidSessionIdException}.
    */
   public CompletionStage<Optional<AgentSession.State>> trajectory(String sessionId) {
-    if (sessionId == null || sessionId.isEmpty()) return CompletableFuture.failedFuture(missingId(sessionId));
+    String problem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
+    if (problem != null) return CompletableFuture.failedFuture(new InvalidSessionIdException(problem));
     return sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
         .<AgentSession.State>ask(AgentSession.Get::new, askTimeout)
         .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s));
@@ -84,18 +85,11 @@ public final class DataCollector {
    * for the recording that follows instead of passivating at once.
    */
   public CompletionStage<Optional<AgentSession.State>> lookup(String sessionId) {
-    if (sessionId == null || sessionId.isEmpty()) return CompletableFuture.failedFuture(missingId(sessionId));
+    String problem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
+    if (problem != null) return CompletableFuture.failedFuture(new InvalidSessionIdException(problem));
     return sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
         .<AgentSession.State>ask(AgentSession.Lookup::new, askTimeout)
         .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s));
-  }
-
-  /**
-   * A missing id addresses no session: sharding drops the ask, and the caller waited out the ask
-   * timeout for an AskTimeoutException, which the docs say may be retried.
-   */
-  private static InvalidSessionIdException missingId(String sessionId) {
-    return new InvalidSessionIdException(Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID));
   }
 
   private static CompletionStage<Recorded> accepted(RecordReply reply) {
@@ -104,7 +98,12 @@ public final class DataCollector {
     return CompletableFuture.failedFuture(new RecordRejectedException(rejected));
   }
 
-  /** A read named no session (a null or empty id); the message names {@code sessionId}. */
+  /**
+   * A read named no session: a null or empty id (sharding would drop the ask, and the caller waited
+   * out the ask timeout for an AskTimeoutException, which the docs say may be retried), or one no
+   * session can have (the HTTP read answers 400 for it; it read as "never recorded" here). The
+   * message names {@code sessionId}, as {@code record} words it.
+   */
   public static final class InvalidSessionIdException extends IllegalArgumentException {
     public InvalidSessionIdException(String message) {
       super(message);

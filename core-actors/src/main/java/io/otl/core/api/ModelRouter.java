@@ -1,5 +1,6 @@
 package io.otl.core.api;
 
+import io.otl.core.Ids;
 import io.otl.core.model.ModelVersion;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +23,8 @@ public final class ModelRouter {
 
   /**
    * The version serving {@code sessionId} of {@code agentId}. Fails with {@link
-   * InvalidRouteException} (naming the field) for a missing agentId or sessionId, with {@link
+   * InvalidRouteException} (naming the field) for a missing or invalid agentId or sessionId (design
+   * §3.1's rules; nothing is registered for it), with {@link
    * NoVersionException} when the agent has nothing to route to.
    */
   public CompletionStage<ModelVersion.RouteDecision> route(String agentId, String sessionId) {
@@ -34,11 +36,12 @@ public final class ModelRouter {
    * not started): it stays there while that version serves, so no rollout step moves it.
    */
   public CompletionStage<ModelVersion.RouteDecision> route(String agentId, String sessionId, String pinnedVersion) {
-    // A missing agentId cannot address the agent's entity: sharding would drop the ask, which would
-    // only time out.
-    if (agentId == null || agentId.isEmpty()) {
-      return CompletableFuture.failedFuture(new InvalidRouteException("agentId: must not be blank"));
-    }
+    // The ids' rules (design §3.1), as the route read and the gateway check them: a missing agentId
+    // cannot address the agent's entity (the ask would only time out), and an invalid one started an
+    // entity that registered v0 under it in the journal (the route registers v0 on first use).
+    String problem = Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID);
+    if (problem == null) problem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
+    if (problem != null) return CompletableFuture.failedFuture(new InvalidRouteException(problem));
     return sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
         .<ModelVersion.RouteReply>ask(reply -> new ModelVersion.Route(sessionId, pinnedVersion, reply), askTimeout)
         .thenCompose(r -> r instanceof ModelVersion.RouteDecision d
