@@ -30,7 +30,7 @@ public final class PerTurnRewards implements OnlineTrainingBackend {
 
   @Override
   public CompletionStage<Void> forwardReward(List<String> msgIds, double reward, String taskId, int runId) {
-    return sessions.trajectory(taskId).thenCompose(state -> {
+    return readable(taskId).thenCompose(state -> {
       Map<String, Double> turns = state.map(s -> Scoring.turnRewards(s, weights)).orElse(Map.of());
       List<String> rest = new ArrayList<>();
       CompletionStage<Void> sent = CompletableFuture.completedFuture(null);
@@ -44,6 +44,22 @@ public final class PerTurnRewards implements OnlineTrainingBackend {
       }
       return rest.isEmpty() ? sent : sent.thenCompose(v -> proxy.forwardReward(rest, reward, taskId, runId));
     });
+  }
+
+  /**
+   * The session, or empty for an id the id rules refuse: an id an earlier build stored before those
+   * rules tightened has no per-turn figures to read here, and its whole reward is forwarded as before.
+   */
+  private CompletionStage<java.util.Optional<io.otl.core.session.AgentSession.State>> readable(String taskId) {
+    return sessions.trajectory(taskId).handle((state, err) -> {
+      if (err == null) return CompletableFuture.completedFuture(state);
+      Throwable cause = err instanceof java.util.concurrent.CompletionException && err.getCause() != null
+          ? err.getCause() : err;
+      if (cause instanceof DataCollector.InvalidSessionIdException) {
+        return CompletableFuture.completedFuture(java.util.Optional.<io.otl.core.session.AgentSession.State>empty());
+      }
+      return CompletableFuture.<java.util.Optional<io.otl.core.session.AgentSession.State>>failedFuture(cause);
+    }).thenCompose(x -> x);
   }
 
   @Override

@@ -69,6 +69,30 @@ class TrinityProxyBackendTest {
     assertEquals(0.75, received.path("reward").asDouble());
   }
 
+  /**
+   * A task id (a session id) stored by an earlier build that today's id rules refuse: the per-turn
+   * figures cannot be read for it, and its whole reward is forwarded as before, instead of the
+   * forwarding failing on the read (the embedded read began refusing such ids).
+   */
+  @Test
+  void aTaskIdTheIdRulesNowRefuseGetsItsWholeReward() throws Exception {
+    java.nio.file.Path dir = Files.createTempDirectory("per-turn-rewards");
+    try (io.otl.node.TrainingNode node = io.otl.node.TrainingNode.start(io.otl.node.testing.TestDatabases.node(
+        io.otl.node.testing.TestDatabases.h2(dir), false))) {
+      PerTurnRewards rewards = new PerTurnRewards(backend, node.dataCollector(),
+          io.otl.core.session.SessionSettings.RewardWeights.defaults());
+      String msgId = chat("Where is my parcel?");
+      join(rewards.forwardReward(List.of(msgId), 0.25, "old id!", 0));
+      JsonNode received = null;
+      for (JsonNode f : TestHttp.json(TestHttp.get(simulator.baseUrl() + "/simulator/feedback")).path("feedback")) {
+        if (f.path("msg_ids").path(0).asText().equals(msgId)) received = f;
+      }
+      assertTrue(received != null, "feedback for " + msgId + " received");
+      assertEquals(0.25, received.path("reward").asDouble());
+      assertEquals("old id!", received.path("task_id").asText());
+    }
+  }
+
   @Test
   void commitWithRewardedExperienceBumpsModelVersion() {
     ProxyMetrics before = join(backend.metrics());
