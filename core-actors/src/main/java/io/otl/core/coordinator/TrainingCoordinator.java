@@ -331,11 +331,13 @@ public final class TrainingCoordinator
     }
     String by = c.requestedBy() == null || c.requestedBy().isBlank() ? "api" : c.requestedBy();
     PolicyChanged change = new PolicyChanged(flat, by, rt.now());
+    TrainingPolicy before = rt.policy;
     rt.policy = next; // the threshold check below already sees it; the event handler keeps it
     rt.policyApplied = change;
     rt.log().info("agent {}: policy changed by {}; run-time keys {}", rt.agentId, by, flat.keySet());
     Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     p.add(change);
+    schedule.armOnPolicyChange(p, before);
     maybeThreshold(p);
     p.after(schedule::armTimer);
     return run(p, c.replyTo(), this::policyView);
