@@ -313,6 +313,12 @@ public final class TrainingCoordinator
     return startManual(s, requestedBy, null, c.replyTo());
   }
 
+  /** A cancel of an ended job: say it ended, so a retried cancel that had succeeded reads as done. */
+  static String ended(Job job) {
+    return "job " + job.jobId() + " is " + job.status() + ": it has ended, there is nothing to cancel"
+        + " (only a REQUESTED, SUBMITTED or RUNNING job can be cancelled)";
+  }
+
   private Refused busy(Job active) {
     return new Refused(ErrorCode.CONFLICT, "job " + active.jobId() + " of agent " + rt.agentId + " is "
         + active.status() + "; wait until it ends or cancel it");
@@ -468,7 +474,7 @@ public final class TrainingCoordinator
     }
     Job job = found.get();
     if (!job.status().isActive()) {
-      return Effect().reply(c.replyTo(), new Refused(ErrorCode.CONFLICT, "job " + job.jobId() + " is " + job.status()));
+      return Effect().reply(c.replyTo(), new Refused(ErrorCode.CONFLICT, ended(job)));
     }
     if (job.cancelRequested()) {
       return Effect().reply(c.replyTo(), new CancelAccepted(job.jobId(), job.status()));
