@@ -77,6 +77,24 @@ final class ScheduleTrigger {
     fireSlot(p, latest, missed, now);
   }
 
+  /**
+   * A run-time policy change that starts a schedule (a new cron or zone, or the scheduled trigger
+   * turned on) records {@code ScheduleArmed(from = now)} with the change. Left to the next tick,
+   * that tick would arm the schedule only then, from after the slot it woke for, and that first
+   * slot was lost; turned off and on again, the old base would fire a "missed" slot at once.
+   */
+  void armOnPolicyChange(Plan<State, Event> p, TrainingPolicy before) {
+    TrainingPolicy policy = rt.policy;
+    if (!ScheduleSlots.enabled(policy)) {
+      return;
+    }
+    if (ScheduleSlots.enabled(before) && !ScheduleSlots.needsArming(p.state().schedule(), policy)) {
+      return;
+    }
+    Instant now = rt.now();
+    p.add(new ScheduleArmed(policy.cron().expression(), policy.zone().getId(), now, now));
+  }
+
   /** A due slot's rollout answer: skipped with the reason while a rollout is in progress, else fired. */
   Plan<State, Event> onSlotChecked(State s, RolloutChecked c) {
     rt.rollouts.slotAnswered();

@@ -313,6 +313,12 @@ public final class TrainingCoordinator
     return startManual(s, requestedBy, null, c.replyTo());
   }
 
+  /** A cancel of an ended job: say it ended, so a retried cancel that had succeeded reads as done. */
+  static String ended(Job job) {
+    return "job " + job.jobId() + " is " + job.status() + ": it has ended, there is nothing to cancel"
+        + " (only a REQUESTED, SUBMITTED or RUNNING job can be cancelled)";
+  }
+
   private Refused busy(Job active) {
     return new Refused(ErrorCode.CONFLICT, "job " + active.jobId() + " of agent " + rt.agentId + " is "
         + active.status() + "; wait until it ends or cancel it");
@@ -331,11 +337,13 @@ public final class TrainingCoordinator
     }
     String by = c.requestedBy() == null || c.requestedBy().isBlank() ? "api" : c.requestedBy();
     PolicyChanged change = new PolicyChanged(flat, by, rt.now());
+    TrainingPolicy before = rt.policy;
     rt.policy = next; // the threshold check below already sees it; the event handler keeps it
     rt.policyApplied = change;
     rt.log().info("agent {}: policy changed by {}; run-time keys {}", rt.agentId, by, flat.keySet());
     Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     p.add(change);
+    schedule.armOnPolicyChange(p, before);
     maybeThreshold(p);
     p.after(schedule::armTimer);
     return run(p, c.replyTo(), this::policyView);
@@ -466,7 +474,7 @@ public final class TrainingCoordinator
     }
     Job job = found.get();
     if (!job.status().isActive()) {
-      return Effect().reply(c.replyTo(), new Refused(ErrorCode.CONFLICT, "job " + job.jobId() + " is " + job.status()));
+      return Effect().reply(c.replyTo(), new Refused(ErrorCode.CONFLICT, ended(job)));
     }
     if (job.cancelRequested()) {
       return Effect().reply(c.replyTo(), new CancelAccepted(job.jobId(), job.status()));

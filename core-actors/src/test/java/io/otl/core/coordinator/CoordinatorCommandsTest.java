@@ -165,7 +165,8 @@ class CoordinatorCommandsTest {
     State failed = CoordinatorEventHandler.replay(List.of(JobEventsTest.requested(JOB, Backend.RAY_JOBS),
         new JobFailed(JOB, "x", NOW)));
     Handled.handle(h.coordinator, failed, new CancelJob(JOB, null, inbox.getRef()));
-    assertEquals(new Refused(ErrorCode.CONFLICT, "job job-1-a is FAILED"), reply(inbox));
+    assertEquals(new Refused(ErrorCode.CONFLICT, "job job-1-a is FAILED: it has ended, there is nothing to cancel"
+        + " (only a REQUESTED, SUBMITTED or RUNNING job can be cancelled)"), reply(inbox));
   }
 
   @Test

@@ -677,7 +677,8 @@ class TrainingCoordinatorTest {
 
     Refused again = assertInstanceOf(Refused.class, this.<CancelReply>run(r -> new CancelJob(jobId, "bob", r)).reply());
     assertEquals(ErrorCode.CONFLICT, again.code());
-    assertEquals("job " + jobId + " is CANCELLED", again.message());
+    assertEquals("job " + jobId + " is CANCELLED: it has ended, there is nothing to cancel"
+        + " (only a REQUESTED, SUBMITTED or RUNNING job can be cancelled)", again.message());
     Refused unknown = assertInstanceOf(Refused.class,
         this.<CancelReply>run(r -> new CancelJob("job-7-" + agentId, "bob", r)).reply());
     assertEquals(ErrorCode.NOT_FOUND, unknown.code());
