@@ -102,12 +102,26 @@ public final class TestDatabases {
         "agentscope.training.simulator.work-dir", out.resolve("simulator").toString())));
   }
 
-  /** A new directory under {@code target/test-output/} for one test's files. */
+  /**
+   * A new directory under {@code target/test-output/} for one test's files, named with letters only:
+   * a temp directory's random 19-digit number is a card number by issuer prefix and Luhn about once
+   * in 40 names, and a version registered with an artifact under it was refused as personal data
+   * (a CI run of ConsoleLateFeedbackBrowserTest).
+   */
   public static Path outputDir(String prefix) {
+    Path root = Path.of("target", "test-output").toAbsolutePath();
+    java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
     try {
-      Path root = Path.of("target", "test-output").toAbsolutePath();
       java.nio.file.Files.createDirectories(root);
-      return java.nio.file.Files.createTempDirectory(root, prefix + "-");
+      while (true) {
+        StringBuilder name = new StringBuilder(prefix).append('-');
+        for (int i = 0; i < 12; i++) name.append((char) ('a' + random.nextInt(26)));
+        try {
+          return java.nio.file.Files.createDirectory(root.resolve(name.toString()));
+        } catch (java.nio.file.FileAlreadyExistsException taken) {
+          // another test took this name: draw again
+        }
+      }
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
