@@ -51,15 +51,10 @@ public final class PerTurnRewards implements OnlineTrainingBackend {
    * rules tightened has no per-turn figures to read here, and its whole reward is forwarded as before.
    */
   private CompletionStage<java.util.Optional<io.otl.core.session.AgentSession.State>> readable(String taskId) {
-    return sessions.trajectory(taskId).handle((state, err) -> {
-      if (err == null) return CompletableFuture.completedFuture(state);
-      Throwable cause = err instanceof java.util.concurrent.CompletionException && err.getCause() != null
-          ? err.getCause() : err;
-      if (cause instanceof DataCollector.InvalidSessionIdException) {
-        return CompletableFuture.completedFuture(java.util.Optional.<io.otl.core.session.AgentSession.State>empty());
-      }
-      return CompletableFuture.<java.util.Optional<io.otl.core.session.AgentSession.State>>failedFuture(cause);
-    }).thenCompose(x -> x);
+    if (io.otl.core.Ids.problem("sessionId", taskId, io.otl.core.Ids.MAX_SESSION_ID) != null) {
+      return CompletableFuture.completedFuture(java.util.Optional.empty());
+    }
+    return sessions.trajectory(taskId);
   }
 
   @Override
