@@ -91,10 +91,7 @@ final class KnownSessions {
     Set<String> ids = new LinkedHashSet<>(heldBefore != null ? heldBefore : e == null ? Set.of() : e.eventIds());
     ids.addAll(stored);
     String started = e != null && e.version() != null ? e.version() : version;
-    String last = lastBefore;
-    for (String id : stored) {
-      if (TurnRecorder.isMessageId(id)) last = id;
-    }
+    String last = TurnRecorder.lastMessage(stored, lastBefore);
     boolean kept = ids.size() <= MAX_IDS;
     entries.put(sessionId, new Entry(owner, started, kept ? Set.copyOf(ids) : Set.of(), false,
         kept && heldBefore != null ? last : null));

@@ -229,6 +229,15 @@ final class TurnRecorder {
     return id.startsWith("gw:m:") && id.indexOf(':', "gw:m:".length()) < 0;
   }
 
+  /** The last message id among {@code ids} (in the order stored), else {@code before}. */
+  static String lastMessage(Iterable<String> ids, String before) {
+    String last = before;
+    for (String id : ids) {
+      if (isMessageId(id)) last = id;
+    }
+    return last;
+  }
+
   /** One tool call event, input and output cut at the text limit; nothing when the session has it. */
   private static void toolCall(TextCut cut, Instant at, Set<String> known, String tcId, String callId, String name,
       JsonNode arguments, JsonNode result, List<SessionInput> in) {

@@ -104,11 +104,7 @@ final class TurnRecording {
    */
   private record Stored(Set<String> ids, String lastMessage, boolean complete) {
     static Stored of(AgentSession.State state) {
-      String last = null;
-      for (String id : state.eventIds()) {
-        if (TurnRecorder.isMessageId(id)) last = id; // in the order stored: the latest wins
-      }
-      return new Stored(state.eventIds(), last, true);
+      return new Stored(state.eventIds(), TurnRecorder.lastMessage(state.eventIds(), null), true);
     }
   }
 
