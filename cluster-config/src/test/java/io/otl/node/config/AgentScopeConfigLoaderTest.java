@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueType;
+import io.otl.node.testing.LogCapture;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

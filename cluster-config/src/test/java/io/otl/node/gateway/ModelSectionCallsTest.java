@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import io.otl.http.gateway.GatewayRoutes;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.Await;
 import io.otl.node.testing.Http;
+import io.otl.node.testing.LogCapture;
 import io.otl.node.testing.TestDatabases;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -137,7 +139,8 @@ class ModelSectionCallsTest {
       called.countDown();
       return 503;
     }, answer);
-    try (TrainingNode node = node("fallback-left", stable, 60, 0)) {
+    try (TrainingNode node = node("fallback-left", stable, 60, 0);
+        LogCapture gatewayLog = new LogCapture(GatewayRoutes.class)) {
       Http api = new Http(node.httpPort());
       Http.Response v1 = api.post("/v1/models/retry-bot/versions", "{\"version\":\"v1\",\"artifact\":\"v1\","
           + "\"endpoint\":\"http://127.0.0.1:" + candidate.getAddress().getPort() + "/api\",\"servedModel\":\"m1\"}");
@@ -163,6 +166,11 @@ class ModelSectionCallsTest {
         out.flush();
         assertTrue(called.await(30, TimeUnit.SECONDS), "the candidate was never called");
       } // the agent's client gives up while the candidate still holds its answer
+      String gone = session;
+      // The node reads the closed connection on its own time: the candidate answers only once it has.
+      Await.until("the node saw the agent's connection of " + gone + " end", Duration.ofSeconds(30),
+          () -> gatewayLog.lines("INFO"),
+          lines -> lines.stream().anyMatch(l -> l.contains("session " + gone + " ") && l.contains("connection ended")));
       answer.countDown();
 
       String failed = session;

@@ -282,8 +282,17 @@ public final class GatewayRoutes {
       log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", agent, session);
     }
     Instant receivedAt = Instant.now().minusNanos(System.nanoTime() - start);
-    return attempt(new ChatCall(agent, session, request, known, entry == null, d.version(), start, receivedAt,
-        !completed, new AtomicLong(), clientGone), d, null);
+    CompletableFuture<HttpResponse> answer = attempt(new ChatCall(agent, session, request, known, entry == null,
+        d.version(), start, receivedAt, !completed, new AtomicLong(), clientGone), d, null).toCompletableFuture();
+    // An agent whose client gives up on a slow model is what an operator looks for first; from here on
+    // no retry or fallback is made for the call.
+    clientGone.thenRun(() -> {
+      if (!answer.isDone()) {
+        log.info("gateway: agent {} session {} version {}: the agent's connection ended before its answer",
+            agent, session, d.version());
+      }
+    });
+    return answer;
   }
 
   /**

@@ -1,4 +1,4 @@
-package io.otl.node.config;
+package io.otl.node.testing;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -8,25 +8,25 @@ import java.util.stream.Collectors;
 import org.slf4j.LoggerFactory;
 
 /** Collects what one logger writes during a test. */
-final class LogCapture implements AutoCloseable {
+public final class LogCapture implements AutoCloseable {
 
   private final Logger logger;
   private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
-  LogCapture(Class<?> source) {
+  public LogCapture(Class<?> source) {
     logger = (Logger) LoggerFactory.getLogger(source);
     appender.start();
     logger.addAppender(appender);
   }
 
   /** Formatted messages with their level, e.g. "WARN agentscope.x: ...". */
-  List<String> lines() {
+  public List<String> lines() {
     return appender.list.stream()
         .map(e -> e.getLevel() + " " + e.getFormattedMessage())
         .collect(Collectors.toList());
   }
 
-  List<String> lines(String level) {
+  public List<String> lines(String level) {
     return lines().stream().filter(l -> l.startsWith(level + " ")).collect(Collectors.toList());
   }
 
