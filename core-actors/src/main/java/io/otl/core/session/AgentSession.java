@@ -248,6 +248,24 @@ public final class AgentSession
     }
   }
 
+  /**
+   * The inference gateway's details of an answer the session already held without them: another
+   * node stored it first, from the history of the agent's next call (history has no response id and
+   * no call figures), so the answering node's own recording came as a duplicate. {@code messageEventId}
+   * names the stored assistant message; from this event on it has {@code msgId}, {@code latencyMs} and
+   * {@code inference} as if the answering node had stored it first.
+   */
+  public record MessageDetailsAdded(
+      String eventId, Instant at, Instant recordedAt, String messageEventId, String msgId, Long latencyMs,
+      @JsonInclude(NON_NULL)
+      InferenceCall inference) implements Event {
+    /** {@code stored} with this event's details: how every reader of the journal sees the message. */
+    public MessageRecorded appliedTo(MessageRecorded stored) {
+      return new MessageRecorded(stored.eventId(), stored.at(), stored.recordedAt(), stored.role(), stored.content(),
+          msgId, latencyMs, inference, stored.truncated());
+    }
+  }
+
   // ---------------------------------------------------------------- state
 
   /**
@@ -331,6 +349,12 @@ public final class AgentSession
       } else if (event instanceof RewardRevised e) {
         return new State(status, agentId, agentVersion, modelVersion, metadata, startedAt, activity, completedAt,
             messages, toolCalls, steps, feedback, result, e.reward(), e.qualityScore(), unexplainedToolErrors, ids);
+      } else if (event instanceof MessageDetailsAdded e) {
+        List<MessageRecorded> detailed = new ArrayList<>(messages);
+        detailed.replaceAll(m -> m.eventId().equals(e.messageEventId()) ? e.appliedTo(m) : m);
+        return new State(status, agentId, agentVersion, modelVersion, metadata, startedAt, activity, completedAt,
+            Collections.unmodifiableList(detailed), toolCalls, steps, feedback, result, reward, qualityScore,
+            unexplainedToolErrors, ids);
       }
       throw new IllegalArgumentException("unknown event " + event.getClass().getName());
     }

@@ -3,6 +3,7 @@ package io.otl.core.session;
 import io.otl.core.Ids;
 import io.otl.core.session.AgentSession.Event;
 import io.otl.core.session.AgentSession.FeedbackRecorded;
+import io.otl.core.session.AgentSession.MessageDetailsAdded;
 import io.otl.core.session.AgentSession.MessageRecorded;
 import io.otl.core.session.AgentSession.ReasoningStepRecorded;
 import io.otl.core.session.AgentSession.Recorded;
@@ -132,7 +133,14 @@ final class RecordPlanner {
       if (draft.eventIds().contains(eventId)
           || input.formerId() != null && draft.eventIds().contains(input.formerId())
           || DerivedEventIds.seenBefore(draft.eventIds(), input, draft.status() != Status.NEW)) {
-        duplicates++;
+        MessageDetailsAdded details = detailsOfStoredAnswer(draft, input, eventId, now);
+        if (details == null) {
+          duplicates++;
+          continue;
+        }
+        events.add(details);
+        draft = draft.apply(details);
+        accepted++;
         continue;
       }
       Instant at = input.at() != null ? input.at() : now;
@@ -192,6 +200,30 @@ final class RecordPlanner {
       accepted++;
     }
     return new Store(events, new Recorded(accepted, duplicates, true));
+  }
+
+  /**
+   * The details an answer brings to the same answer stored without them, or null. Behind a load
+   * balancer the agent's next call may reach another node before the answering node has recorded
+   * the answer: that node stores it from the call's history (same event id, no msgId, no figures),
+   * and the answering node's recording is then a duplicate that would lose what only it knows
+   * (feedback naming the msgId found nothing). Only while the session is open: a completed one was
+   * handed to training with the msgIds it had.
+   */
+  private MessageDetailsAdded detailsOfStoredAnswer(State draft, SessionInput input, String eventId, Instant now) {
+    if (!(input instanceof SessionInput.Message m) || m.msgId() == null || draft.status() == Status.COMPLETED
+        || Role.parse(m.role()) != Role.assistant) {
+      return null;
+    }
+    for (MessageRecorded stored : draft.messages()) {
+      if (stored.eventId().equals(eventId)) {
+        if (stored.role() != Role.assistant || stored.msgId() != null || stored.inference() != null) return null;
+        MessageRecorded sent = (MessageRecorded) toEvent(input, eventId, stored.at(), now, draft.agentId(), null);
+        return new MessageDetailsAdded("details:" + eventId, m.at() != null ? m.at() : now, now, eventId,
+            sent.msgId(), sent.latencyMs(), sent.inference());
+      }
+    }
+    return null;
   }
 
   /** The events that seal a session idle since {@code state.lastActivityAt()}: a TIMEOUT result, then completion. */

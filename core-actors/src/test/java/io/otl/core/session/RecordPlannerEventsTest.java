@@ -180,4 +180,47 @@ class RecordPlannerEventsTest {
     FeedbackRecorded up = (FeedbackRecorded) store.events().get(3);
     assertEquals(new FeedbackRecorded("f2", NOW, NOW, "fb", FeedbackKind.THUMBS_UP, null, null), up);
   }
+
+  /**
+   * Behind a round-robin balancer, the node that served the agent's next call stored the answer from
+   * that call's history (no msgId, no figures) before the answering node's recording came: its
+   * recording adds the details instead of being dropped as a duplicate (trial t21).
+   */
+  @Test
+  void anAnswerStoredFromHistoryFirstGetsItsDetailsFromTheAnsweringNode() {
+    record(NOW, msg("q", "user", "where is my order?"), msg("ans", "assistant", "on its way"));
+    InferenceCall call = new InferenceCall("v1", "m1", 40L, 12, 4, "stop", null, null, null, null, null);
+    Instant answeredAt = NOW.plusSeconds(1);
+    Store late = record(NOW.plusSeconds(2), msg("q", "user", "where is my order?"),
+        new SessionInput.Message("ans", answeredAt, "assistant", "on its way", "chatcmpl-7", 120L, call, null, null));
+    assertEquals(new Recorded(1, 1, true), late.reply());
+    assertEquals(List.of(AgentSession.MessageDetailsAdded.class), types(late));
+    MessageRecorded answer = state.messages().get(1);
+    assertEquals("chatcmpl-7", answer.msgId());
+    assertEquals(120L, answer.latencyMs());
+    assertEquals(call, answer.inference());
+    assertEquals("on its way", answer.content());
+    assertEquals(2, state.messages().size());
+    // Feedback naming the answer now finds it, and the same recording sent again is a duplicate.
+    record(NOW.plusSeconds(3), new SessionInput.Feedback("f1", null, "thumbs_up", null, null, "user", "chatcmpl-7"));
+    assertEquals("chatcmpl-7", state.feedback().get(0).msgId());
+    Store again = record(NOW.plusSeconds(4),
+        new SessionInput.Message("ans", answeredAt, "assistant", "on its way", "chatcmpl-7", 120L, call, null, null));
+    assertEquals(new Recorded(0, 1, true), again.reply());
+  }
+
+  /** Details never replace what an answer was stored with, and a completed session keeps what it was trained with. */
+  @Test
+  void detailsAreAddedOnlyToAnOpenSessionsAnswerStoredWithout() {
+    record(NOW, msg("q", "user", "hi"), new SessionInput.Message("ans", null, "assistant", "hello", "chatcmpl-1", 5L));
+    Store dup = record(NOW, new SessionInput.Message("ans", null, "assistant", "hello", "chatcmpl-2", 9L));
+    assertEquals(new Recorded(0, 1, true), dup.reply());
+    assertEquals("chatcmpl-1", state.messages().get(1).msgId());
+
+    record(NOW, msg("u2", "user", "bye"), msg("a2", "assistant", "bye"),
+        new SessionInput.Result("r", null, "SUCCESS", null));
+    Store closed = record(NOW, new SessionInput.Message("a2", null, "assistant", "bye", "chatcmpl-3", 9L));
+    assertEquals(new Recorded(0, 1, true), closed.reply());
+    assertNull(state.messages().get(3).msgId());
+  }
 }

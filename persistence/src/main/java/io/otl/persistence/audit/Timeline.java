@@ -243,7 +243,10 @@ public final class Timeline {
       return "COMPLETED: reward " + num(e.reward()) + ", quality " + num(e.qualityScore());
     } else if (event instanceof AgentSession.RewardRevised e) {
       return "reward revised to " + num(e.reward()) + " (quality " + num(e.qualityScore()) + ") after feedback "
-          + e.feedbackId();
+          + e.feedbackId();    } else if (event instanceof AgentSession.MessageDetailsAdded e) {
+      return "assistant answer's call details added by the node that answered it"
+          + (e.inference() == null || e.inference().modelVersion() == null ? "" : " (version "
+              + e.inference().modelVersion() + ")") + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)");
     }
     return event.getClass().getSimpleName();
   }

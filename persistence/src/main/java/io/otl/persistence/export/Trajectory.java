@@ -2,6 +2,7 @@ package io.otl.persistence.export;
 
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.AgentSession.Event;
+import io.otl.core.session.AgentSession.MessageDetailsAdded;
 import io.otl.core.session.AgentSession.MessageRecorded;
 import io.otl.core.session.AgentSession.ToolCallRecorded;
 import io.otl.core.session.SessionModel.Role;
@@ -43,7 +44,24 @@ public record Trajectory(String sessionId, AgentSession.State state, List<Event>
       if (e instanceof ToolCallRecorded || e instanceof MessageRecorded m && !gatewayBookkeeping(m)) {
         conversation.add(e);
       }
+      if (e instanceof MessageDetailsAdded d) addDetails(d);
       return this;
+    }
+
+    /** The conversation as it would be had the details come with the message: the answer in its place, with its msgId. */
+    private void addDetails(MessageDetailsAdded d) {
+      for (int i = 0; i < conversation.size(); i++) {
+        if (conversation.get(i) instanceof MessageRecorded m && m.eventId().equals(d.messageEventId())) {
+          MessageRecorded detailed = d.appliedTo(m);
+          if (detailed.msgId() != null) responseAt.putIfAbsent(detailed.msgId(), i);
+          if (gatewayBookkeeping(detailed)) {
+            conversation.remove(i);
+          } else {
+            conversation.set(i, detailed);
+          }
+          return;
+        }
+      }
     }
 
     /**

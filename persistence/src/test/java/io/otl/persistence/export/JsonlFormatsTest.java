@@ -196,6 +196,29 @@ class JsonlFormatsTest {
     assertEquals(ExportExclusions.RATED_DOWN_ANSWER, JsonlFormats.sftProblem(firstRatedDown).orElseThrow());
   }
 
+  /**
+   * An answer stored first from the next call's history (another node) whose details came later: the
+   * per-turn feedback naming it cuts the SFT line there, as when the answering node stored it first.
+   */
+  @Test
+  void anAnswerWhoseMsgIdCameLaterIsWhereItsRatingCutsTheLine() throws Exception {
+    InferenceCall call = new InferenceCall("v1", "m1", 5L, 10, 3, "stop", null, null, null, null, null);
+    Trajectory t = new Trajectory.Builder("s-details")
+        .add(new AgentSession.MessageRecorded("gw:m:0", T, T, Role.user, "Weather in Oslo?", null, null))
+        .add(new AgentSession.MessageRecorded("gw:m:1", T, T, Role.assistant, "Cold, 3 degrees.", "chatcmpl-1", 9L))
+        .add(new AgentSession.MessageRecorded("gw:m:2", T, T, Role.user, "And tomorrow?", null, null))
+        .add(new AgentSession.MessageRecorded("gw:m:3", T, T, Role.assistant, "No idea, sorry.", null, null))
+        .add(new AgentSession.MessageRecorded("gw:m:4", T, T, Role.user, "Try again", null, null))
+        .add(new AgentSession.MessageDetailsAdded("details:gw:m:3", T, T, "gw:m:3", "chatcmpl-2", 40L, call))
+        .add(rated("f1", FeedbackKind.THUMBS_DOWN, null, "chatcmpl-2"))
+        .build();
+    assertEquals("chatcmpl-2", t.state().messages().get(3).msgId());
+    assertEquals(call, ((AgentSession.MessageRecorded) t.conversation().get(3)).inference());
+    JsonNode messages = JSON.readTree(JsonlFormats.sft(t).orElseThrow()).get("messages");
+    assertEquals(2, messages.size(), messages.toString());
+    assertEquals("Cold, 3 degrees.", messages.get(1).get("content").asText());
+  }
+
   /** A response that is only tool calls (gateway bookkeeping, not rendered) rated down: its calls go too. */
   @Test
   void aRatedDownToolCallResponseTakesItsCallsOutOfTheSftLine() throws Exception {

@@ -171,6 +171,17 @@ class GoldenJournalGenerator {
             "The build failed in the test phase.", "msg-g4", 910L,
             new io.otl.core.session.InferenceCall("v1", "golden-agent-v1", 150L, 16_000, 9, "stop", null, null, null,
                 null, null), null)));
+    // since v0.2.0-messagedetails: an answer another node stored first, from the history of the agent's
+    // next call (no msgId, no figures); the answering node's recording then adds them
+    record(s4, AGENT, List.of(
+        new io.otl.core.session.SessionInput.Message("e4-m3", T0.plusSeconds(403), "user", "Which test?", null, null),
+        new io.otl.core.session.SessionInput.Message("e4-m4", T0.plusSeconds(404), "assistant",
+            "GatewayClientGoneTest, on a timeout.", null, null)));
+    record(s4, AGENT, List.of(
+        new io.otl.core.session.SessionInput.Message("e4-m4", T0.plusSeconds(404), "assistant",
+            "GatewayClientGoneTest, on a timeout.", "msg-g5", 700L,
+            new io.otl.core.session.InferenceCall("v1", "golden-agent-v1", 120L, 16_100, 8, "stop", null, null, null,
+                null, null), null)));
     Map<String, JsonNode> states = new TreeMap<>();
     for (String id : List.of("golden-s1", "golden-s2", "golden-s3", "golden-s4")) {
       states.put(AgentSession.persistenceId(id).id(), render(probe(AgentSession.persistenceId(id),
