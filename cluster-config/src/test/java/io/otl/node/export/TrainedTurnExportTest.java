@@ -129,6 +129,43 @@ class TrainedTurnExportTest {
     }
   }
 
+  private static SessionInput response(String id, String text, String msgId) {
+    return new SessionInput.Message(id, null, "assistant", text, msgId, 9L, null, null, null);
+  }
+
+  private static SessionInput rated(String id, String kind, String msgId) {
+    return new SessionInput.Feedback(id, null, kind, null, id, "user", msgId);
+  }
+
+  /**
+   * Trial t27: per-turn feedback (msgId) rated a session's last answer down while its reward passed
+   * (thumbs up on the first answer, SUCCESS). The SFT line ended before that answer, but the GRPO
+   * job's task took it as its {@code reference}, the ground truth Trinity's reward function scores
+   * every rollout against. The reference is now the last answer its user did not rate down; a task
+   * with none (every answer rated down, or no answer) is left out of a PPO/GRPO file.
+   */
+  @Test
+  void aGrpoTaskIsNeverScoredAgainstAnAnswerItsUserRatedDown() throws Exception {
+    Path dir = TestDatabases.outputDir("rl-rated-down");
+    try (TrainingNode node = TrainingNode.start(TestDatabases.node(TestDatabases.h2(dir.resolve("db")), false))) {
+      DataCollector dc = node.dataCollector();
+      record(dc, "rated-last", null, "SUCCESS", msg("u1", "user", "Book me a flight"),
+          response("a1", "Where to?", "resp-1"), msg("u2", "user", "Lisbon"),
+          response("a2", "Booked to Oslo.", "resp-2"), rated("f1", "THUMBS_UP", "resp-1"),
+          rated("f2", "THUMBS_DOWN", "resp-2"));
+      record(dc, "all-rated", null, "SUCCESS", msg("u1", "user", "Cancel my order"),
+          response("a1", "No.", "resp-1"), rated("f1", "THUMBS_UP", null), rated("f2", "THUMBS_DOWN", "resp-1"));
+      record(dc, "no-answer", null, "SUCCESS", msg("u1", "user", "Track my parcel"), rated("f1", "THUMBS_UP", null));
+      JobDatasetExport.Result job = get(new JobDatasetExport(new DatasetExport(node.system()), ContinualSettings.NONE)
+          .export(AGENT, "job-grpo", List.of("rated-last", "all-rated", "no-answer"), "grpo", dir.resolve("datasets")));
+      assertEquals(List.of("rated-last"), job.train().sessionIds());
+      assertEquals(Map.of("rated-down-answer", 1, "no-assistant-answer", 1), job.train().exclusions());
+      JsonNode task = lines(job.train()).get(0);
+      assertEquals("Where to?", task.get("reference").asText(), "not the answer its user rated down: " + task);
+      assertEquals(1.0, task.get("reward").asDouble());
+    }
+  }
+
   @Test
   void aDpoPairRejectsTheWorstAnswerThatSaysSomethingElse() throws Exception {
     Path dir = TestDatabases.outputDir("dpo-distinct");

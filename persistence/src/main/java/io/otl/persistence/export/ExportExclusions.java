@@ -14,7 +14,10 @@ public final class ExportExclusions {
   public static final String NOT_COMPLETED = "not-completed";
   public static final String NO_PROMPT = "no-user-message";
   public static final String NO_ANSWER = "no-assistant-answer";
-  /** SFT: the line would end before its first response the user rated down, with nothing left to train. */
+  /**
+   * SFT: the line would end before its first response the user rated down, with nothing left to
+   * train; PPO/GRPO: every answer of the task was rated down, leaving no reference to score against.
+   */
   public static final String RATED_DOWN_ANSWER = "rated-down-answer";
   public static final String BELOW_SFT_MIN_REWARD = "below-sft-min-reward";
   /**

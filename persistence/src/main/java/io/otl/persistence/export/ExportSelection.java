@@ -58,13 +58,17 @@ final class ExportSelection {
   /**
    * RL: a prompt and quality ≥ min-quality; for a PPO/GRPO job also a reference answer that passed
    * sft-min-reward (its rollouts are scored against it: a failed answer as the reference taught the
-   * policy to fail again).
+   * policy to fail again) and that its user did not rate down ({@link Trajectory#referenceAnswer}).
    */
   boolean rl(Trajectory t) {
     if (t.prompt().isEmpty()) return excluded(ExportExclusions.NO_PROMPT);
     if (!qualityOk(t)) return excluded(ExportExclusions.BELOW_MIN_QUALITY);
     if (referencesMustPass && (t.state().reward() == null || t.reward() < filters.sftMinReward())) {
       return excluded(ExportExclusions.REFERENCE_BELOW_SFT_MIN_REWARD);
+    }
+    // Nothing to score a rollout against: no answer at all, or only answers the user rated down.
+    if (referencesMustPass && t.referenceAnswer().isEmpty()) {
+      return excluded(t.finalAnswer().isEmpty() ? ExportExclusions.NO_ANSWER : ExportExclusions.RATED_DOWN_ANSWER);
     }
     return true;
   }

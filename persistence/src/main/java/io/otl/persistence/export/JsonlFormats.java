@@ -191,7 +191,8 @@ public final class JsonlFormats {
 
   /**
    * An RL task: the prompt, the reward the recorded answer earned, that answer as {@code reference}
-   * (null when there was none) and metadata. The rendered Trinity config hands {@code reference} to
+   * (the last one its user did not rate down, {@link Trajectory#referenceAnswer}; null when there
+   * was none) and metadata. The rendered Trinity config hands {@code reference} to
    * the named reward function as the ground truth and keeps {@code reward} with the task.
    */
   public static Optional<String> rl(Trajectory t) {
@@ -200,7 +201,7 @@ public final class JsonlFormats {
     ObjectNode line = F.objectNode();
     line.put("prompt", prompt.get());
     line.put("reward", t.reward());
-    line.put("reference", t.finalAnswer().orElse(null));
+    line.put("reference", t.referenceAnswer().orElse(null));
     ObjectNode meta = line.putObject("metadata");
     meta.put("sessionId", t.sessionId());
     meta.put("agentId", t.state().agentId());

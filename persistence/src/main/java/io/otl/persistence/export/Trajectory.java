@@ -106,6 +106,30 @@ public record Trajectory(String sessionId, AgentSession.State state, List<Event>
     return Optional.empty();
   }
 
+  /**
+   * The RL task's {@code reference}: the last assistant answer with text that its user did not rate
+   * down by {@code msgId} (per-turn feedback summing below zero, as {@link #learnableUpTo} reads it).
+   * The rendered workflow scores every rollout against this text alone, so the answer the user
+   * rejected (a thumbs down on the final answer of a session whose reward still passed) became the
+   * ground truth to reproduce; an earlier answer the user did not reject is the outcome to aim for.
+   * Empty when every answer was rated down, or there was none.
+   */
+  public Optional<String> referenceAnswer() {
+    java.util.Set<String> ratedDown = new java.util.HashSet<>();
+    Scoring.turnRewards(state, RewardWeights.defaults()).forEach((id, r) -> {
+      if (r < 0) ratedDown.add(id);
+    });
+    List<MessageRecorded> ms = state.messages();
+    for (int i = ms.size() - 1; i >= 0; i--) {
+      MessageRecorded m = ms.get(i);
+      if (m.role() == Role.assistant && !Builder.gatewayBookkeeping(m) && hasText(m)
+          && (m.msgId() == null || !ratedDown.contains(m.msgId()))) {
+        return Optional.of(m.content());
+      }
+    }
+    return Optional.empty();
+  }
+
   private static boolean hasText(MessageRecorded m) {
     return m.content() != null && !m.content().isBlank();
   }

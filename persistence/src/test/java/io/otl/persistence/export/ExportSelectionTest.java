@@ -21,11 +21,16 @@ class ExportSelectionTest {
 
   /** One question, one answer rated down by msgId, completed with the given reward. */
   private static Trajectory ratedDown(double reward) {
+    return answered(reward, FeedbackKind.THUMBS_DOWN);
+  }
+
+  /** One question, one answer given the feedback {@code kind} by msgId, completed with the given reward. */
+  private static Trajectory answered(double reward, FeedbackKind kind) {
     return new Trajectory.Builder("s-" + reward)
         .add(new AgentSession.SessionStarted("st", T, T, "agent-a", "1", "v1", Map.of()))
         .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "Weather in Oslo?", null, null))
         .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "No idea.", "resp-1", 9L))
-        .add(new AgentSession.FeedbackRecorded("f1", T, T, "f1", FeedbackKind.THUMBS_DOWN, null, "user", "resp-1"))
+        .add(new AgentSession.FeedbackRecorded("f1", T, T, "f1", kind, null, "user", "resp-1"))
         .add(new AgentSession.TrajectoryCompleted("done", T, T, "agent-a", "v1", reward, 1.0,
             new Counts(2, 0, 0, 1), new Outcome(TaskStatus.SUCCESS, null, 0, 0, 1, null)))
         .build();
@@ -46,8 +51,8 @@ class ExportSelectionTest {
    */
   @Test
   void aTaskWhoseAnswerFailedIsNoReferenceForPpoOrGrpo() {
-    Trajectory failed = ratedDown(-1.0);
-    Trajectory passed = ratedDown(1.0);
+    Trajectory failed = answered(-1.0, FeedbackKind.THUMBS_UP);
+    Trajectory passed = answered(1.0, FeedbackKind.THUMBS_UP);
     ExportExclusions exclusions = new ExportExclusions();
     ExportSelection graded = new ExportSelection("agent-a", ExportFilters.DEFAULTS, Set.of(), exclusions, true);
     assertFalse(graded.rl(failed));
@@ -56,6 +61,21 @@ class ExportSelectionTest {
     ExportSelection everyReward = new ExportSelection("agent-a", ExportFilters.DEFAULTS, Set.of(),
         new ExportExclusions(), false);
     assertTrue(everyReward.rl(failed));
+  }
+
+  /**
+   * Trial t27: a PPO/GRPO task whose every answer its user rated down (the session's reward still
+   * passed sft-min-reward) has no reference to score rollouts against: left out as rated-down-answer,
+   * not written with the rejected answer (or null) as the ground truth.
+   */
+  @Test
+  void aTaskWhoseOnlyAnswerWasRatedDownIsNoReferenceForPpoOrGrpo() {
+    ExportExclusions exclusions = new ExportExclusions();
+    ExportSelection graded = new ExportSelection("agent-a", ExportFilters.DEFAULTS, Set.of(), exclusions, true);
+    assertFalse(graded.rl(ratedDown(1.0)));
+    assertEquals(Map.of(ExportExclusions.RATED_DOWN_ANSWER, 1), exclusions.byReason());
+    assertTrue(new ExportSelection("agent-a", ExportFilters.DEFAULTS, Set.of(), new ExportExclusions(), false)
+        .rl(ratedDown(1.0)), "an export for any other use keeps the task (reference null)");
   }
 
   /** The usual case: the rated-down answer pulled the reward down, which is the reason a reader looks for. */

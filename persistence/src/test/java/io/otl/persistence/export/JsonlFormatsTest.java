@@ -219,6 +219,32 @@ class JsonlFormatsTest {
     assertEquals("Cold, 3 degrees.", messages.get(1).get("content").asText());
   }
 
+  /**
+   * Trial t27: a session thumbed up on its first answer and down on its last, completed SUCCESS
+   * (reward 1.0): the SFT line ended before the rejected answer, but the RL task took that very
+   * answer as its {@code reference}, which a GRPO job's reward function scores every rollout
+   * against. The reference is the last answer its user did not rate down; none left, null.
+   */
+  @Test
+  void anRlReferenceIsNeverAnAnswerItsUserRatedDown() throws Exception {
+    Trajectory t = new Trajectory.Builder("s-rl-rated")
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "Book me a flight", null, null))
+        .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "Where to?", "resp-1", 9L))
+        .add(new AgentSession.MessageRecorded("m3", T, T, Role.user, "Lisbon", null, null))
+        .add(new AgentSession.MessageRecorded("m4", T, T, Role.assistant, "Booked to Oslo.", "resp-2", 9L))
+        .add(rated("f1", FeedbackKind.THUMBS_UP, null, "resp-1"))
+        .add(rated("f2", FeedbackKind.THUMBS_DOWN, null, "resp-2"))
+        .build();
+    assertEquals("Where to?", JSON.readTree(JsonlFormats.rl(t).orElseThrow()).get("reference").asText());
+
+    Trajectory onlyRatedDown = new Trajectory.Builder("s-rl-all-rated")
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "Book me a flight", null, null))
+        .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "No.", "resp-1", 9L))
+        .add(rated("f1", FeedbackKind.RATING, 1.0, "resp-1"))
+        .build();
+    assertTrue(JSON.readTree(JsonlFormats.rl(onlyRatedDown).orElseThrow()).get("reference").isNull());
+  }
+
   /** A response that is only tool calls (gateway bookkeeping, not rendered) rated down: its calls go too. */
   @Test
   void aRatedDownToolCallResponseTakesItsCallsOutOfTheSftLine() throws Exception {
