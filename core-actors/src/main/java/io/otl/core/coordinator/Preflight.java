@@ -54,11 +54,46 @@ final class Preflight {
 
   /**
    * Items that do not stop the job but that the operator should see: a job the simulator runs and
-   * a real backend would refuse ({@link GpuBudget}). Logged at WARN with the job and answered with
-   * a manual trigger.
+   * a real backend would refuse ({@link GpuBudget}), or train nothing ({@link #smallPool}). Logged
+   * at WARN with the job and answered with a manual trigger.
    */
-  static List<String> warnings(TrainingPolicy policy) {
-    return GpuBudget.warnings(policy.algorithm(), policy.hyperparams(), policy.backend(),
-        policy.trinityNodeNum(), policy.trinityGpuPerNode());
+  static List<String> warnings(TrainingPolicy policy, int poolSize) {
+    List<String> warnings = new ArrayList<>(GpuBudget.warnings(policy.algorithm(), policy.hyperparams(),
+        policy.backend(), policy.trinityNodeNum(), policy.trinityGpuPerNode()));
+    warnings.addAll(smallPool(policy, poolSize));
+    return warnings;
+  }
+
+  /**
+   * Trinity-RFT's file readers give the trainer full batches only, so a training file of fewer
+   * rows than one batch, over all its epochs, trains no step on a real cluster and leaves no
+   * model, while the simulator trains anyway (trial t27: 3 DPO pairs, 3 epochs, batch size 16).
+   * A manual trigger runs on any pool of at least one; the rows are at most the pool's trajectories
+   * (fewer after the filters, a replay sample of older ones adds about replay-fraction).
+   */
+  private static List<String> smallPool(TrainingPolicy policy, int poolSize) {
+    if (policy.backend() != TrainingPolicy.Backend.RAY_JOBS) return List.of();
+    int batch = hyperparam(policy, "batch-size");
+    int epochs = hyperparam(policy, "epochs");
+    if (batch < 1 || epochs < 1 || (long) poolSize * epochs >= batch) return List.of();
+    return List.of(String.format(Locale.ROOT,
+        "the pool holds %d %s, at most %d rows over %d epochs (hyperparams.epochs), fewer than one"
+            + " batch of %d (hyperparams.batch-size): Trinity-RFT reads full batches only, so on a real cluster"
+            + " this job would train no step and leave no model (the simulator trains anyway); lower"
+            + " hyperparams.batch-size or wait for more trajectories",
+        poolSize, poolSize == 1 ? "trajectory" : "trajectories", (long) poolSize * epochs, epochs, batch));
+  }
+
+  /** A whole-number hyperparameter under its kebab-case or snake_case name; 0 when unset or unreadable. */
+  private static int hyperparam(TrainingPolicy policy, String key) {
+    for (java.util.Map.Entry<String, Object> e : policy.hyperparams().entrySet()) {
+      if (!e.getKey().replace('_', '-').toLowerCase(Locale.ROOT).equals(key) || e.getValue() == null) continue;
+      try {
+        return e.getValue() instanceof Number n ? n.intValue() : Integer.parseInt(e.getValue().toString().strip());
+      } catch (NumberFormatException notANumber) {
+        return 0;
+      }
+    }
+    return 0;
   }
 }

@@ -375,7 +375,7 @@ public final class TrainingCoordinator
     }
     Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     String jobId = startJob(p, TriggerType.MANUAL, requestedBy, rolloutReason);
-    List<String> warnings = Preflight.warnings(rt.policy);
+    List<String> warnings = Preflight.warnings(rt.policy, s.poolSize());
     return run(p, replyTo, st -> {
       Job j = st.job(jobId).orElseThrow();
       return new TriggerAccepted(jobId, j.status(), j.preflightFailures(), warnings);
@@ -430,7 +430,7 @@ public final class TrainingCoordinator
       return jobId;
     }
     // Logged, not journaled: a warning changes nothing, and the settings it names are the node's.
-    List<String> warnings = Preflight.warnings(policy);
+    List<String> warnings = Preflight.warnings(policy, before.poolSize());
     p.after(st -> warnings.forEach(w ->
         rt.log().warn("agent {}: job {} pre-flight warning: {}", rt.agentId, jobId, w)));
     if (policy.backend() == Backend.TRINITY_PROXY) {

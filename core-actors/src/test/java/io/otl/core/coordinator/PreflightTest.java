@@ -130,27 +130,43 @@ class PreflightTest {
   void rlOnTooFewGpusIsAWarningNamingTheSettingNotARefusal() {
     TrainingPolicy grpo = policy("algorithm = grpo, hyperparams.reward-fn-type = accuracy_reward");
     assertEquals(List.of(), Preflight.check(pool(3, 1.0), TriggerType.MANUAL, grpo), "not a refusal");
-    List<String> warnings = Preflight.warnings(grpo);
+    List<String> warnings = Preflight.warnings(grpo, 100);
     assertEquals(1, warnings.size(), warnings.toString());
     assertTrue(warnings.get(0).startsWith("grpo needs at least 2 GPUs"), warnings.get(0));
     assertTrue(warnings.get(0).contains(
         "agentscope.training.training-runner.trinity.node-num x gpu-per-node = 1 x 1 = 1"), warnings.get(0));
 
-    assertEquals(List.of(), Preflight.warnings(policy("algorithm = ppo, trinity.gpu-per-node = 2")),
+    assertEquals(List.of(), Preflight.warnings(policy("algorithm = ppo, trinity.gpu-per-node = 2"), 100),
         "one GPU for the rollout model, one for the trainer");
-    assertEquals(List.of(), Preflight.warnings(policy("algorithm = grpo, trinity { node-num = 2, gpu-per-node = 1 }")));
-    assertEquals(List.of(), Preflight.warnings(policy("algorithm = sft")), "sft and dpo only train");
-    assertEquals(List.of(), Preflight.warnings(policy("algorithm = dpo")));
-    assertEquals(List.of(), Preflight.warnings(policy("algorithm = grpo, backend = trinity-proxy")),
+    assertEquals(List.of(), Preflight.warnings(policy("algorithm = grpo, trinity { node-num = 2, gpu-per-node = 1 }"), 100));
+    assertEquals(List.of(), Preflight.warnings(policy("algorithm = sft"), 100), "sft and dpo only train");
+    assertEquals(List.of(), Preflight.warnings(policy("algorithm = dpo"), 100));
+    assertEquals(List.of(), Preflight.warnings(policy("algorithm = grpo, backend = trinity-proxy"), 100),
         "the proxy's cluster is Trinity's own serve + train, not a config we render");
 
     TrainingPolicy bigTeacher = policy("algorithm = distillation, trinity.gpu-per-node = 2,"
         + " hyperparams { teacher-model = t, teacher-tensor-parallel-size = 2 }");
-    List<String> distill = Preflight.warnings(bigTeacher);
+    List<String> distill = Preflight.warnings(bigTeacher, 100);
     assertEquals(1, distill.size(), "rollout 1 + teacher 2 + trainer 1 > 2");
     assertTrue(distill.get(0).startsWith("distillation needs at least 4 GPUs"), distill.get(0));
     assertTrue(distill.get(0).contains("2 for the teacher, hyperparams.teacher-tensor-parallel-size"), distill.get(0));
     assertEquals(List.of(), Preflight.warnings(policy("algorithm = distillation, trinity.gpu-per-node = 4,"
-        + " hyperparams { teacher-model = t, teacher-tensor-parallel-size = 2 }")));
+        + " hyperparams { teacher-model = t, teacher-tensor-parallel-size = 2 }"), 100));
+  }
+
+  /** Trial t27: 3 DPO pairs over 3 epochs, batch size 16: Trinity-RFT reads full batches only and trains no step. */
+  @Test
+  void aPoolSmallerThanOneBatchOverItsEpochsIsAWarningNotARefusal() {
+    TrainingPolicy dpo = policy("algorithm = dpo");
+    assertEquals(List.of(), Preflight.check(pool(3, 1.0), TriggerType.MANUAL, dpo), "not a refusal");
+    List<String> warnings = Preflight.warnings(dpo, 3);
+    assertEquals(List.of("the pool holds 3 trajectories, at most 9 rows over 3 epochs (hyperparams.epochs), fewer"
+        + " than one batch of 16 (hyperparams.batch-size): Trinity-RFT reads full batches only, so on a real cluster"
+        + " this job would train no step and leave no model (the simulator trains anyway); lower"
+        + " hyperparams.batch-size or wait for more trajectories"), warnings);
+    assertEquals(List.of(), Preflight.warnings(dpo, 6), "6 x 3 = 18 rows: one batch");
+    assertEquals(List.of(), Preflight.warnings(policy("algorithm = dpo, hyperparams.batch-size = 4"), 3));
+    assertEquals(List.of(), Preflight.warnings(policy("algorithm = dpo, backend = trinity-proxy"), 1),
+        "the proxy trains on what it serves, not on a file");
   }
 }
