@@ -13,7 +13,15 @@ import java.util.Arrays;
  */
 public final class SessionSet {
 
-  public static final SessionSet EMPTY = new SessionSet(new long[0]);
+  /**
+   * In every set this build starts: "each session counted here whose satisfaction score was counted
+   * carries its {@code scored:} mark". A set restored from a snapshot of a build before those marks
+   * (it has ids but not this hash) cannot say which of its sessions were scored: see {@link
+   * #containsScored}.
+   */
+  private static final long MARKS_KEPT = RoutingTable.hash64("format:", "scored-marks");
+
+  public static final SessionSet EMPTY = new SessionSet(new long[] {MARKS_KEPT});
 
   private final long[] hashes;
 
@@ -23,7 +31,10 @@ public final class SessionSet {
 
   @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
   public static SessionSet of(long[] hashes) {
-    long[] copy = hashes == null ? new long[0] : hashes.clone();
+    if (hashes == null || hashes.length == 0) {
+      return EMPTY; // nothing counted before: every mark to come is kept
+    }
+    long[] copy = hashes.clone();
     Arrays.sort(copy);
     return new SessionSet(copy);
   }
@@ -33,8 +44,17 @@ public final class SessionSet {
     return hashes.clone();
   }
 
+  /** The hashes held, ids and marks, without the format hash. */
   public int size() {
-    return hashes.length;
+    return hashes.length - (marksKept() ? 1 : 0);
+  }
+
+  private boolean marksKept() {
+    return has(MARKS_KEPT);
+  }
+
+  private boolean has(long h) {
+    return Arrays.binarySearch(hashes, h) >= 0;
   }
 
   public boolean contains(String sessionId) {
@@ -42,13 +62,18 @@ public final class SessionSet {
   }
 
   /**
-   * Whether the session's satisfaction score was counted. Kept in the same array under another hash
-   * domain, so snapshots keep their shape; a snapshot taken before this mark existed lacks it for
-   * sessions scored then, and feedback revising one of those (in a rollout that spans the upgrade)
-   * would count its score a second time.
+   * Whether the session's satisfaction score was counted (or may have been). Kept in the same array
+   * under another hash domain, so snapshots keep their shape. A set restored from a snapshot of a
+   * build before these marks (a rollout that spans the upgrade) lacks them for the sessions it
+   * counted then: those count as scored, so feedback revising one of them is not counted a second
+   * time (a score it did not have is then not counted, as before the upgrade). Sessions such a set
+   * counts afterwards carry a {@code since:} hash and are judged by their own marks.
    */
   public boolean containsScored(String sessionId) {
-    return Arrays.binarySearch(hashes, RoutingTable.hash64("scored:", sessionId)) >= 0;
+    if (has(RoutingTable.hash64("scored:", sessionId))) {
+      return true;
+    }
+    return !marksKept() && contains(sessionId) && !has(RoutingTable.hash64("since:", sessionId));
   }
 
   public SessionSet addScored(String sessionId) {
@@ -56,7 +81,11 @@ public final class SessionSet {
   }
 
   public SessionSet add(String sessionId) {
-    return addHash(RoutingTable.hash64("dedup:", sessionId));
+    if (contains(sessionId)) {
+      return this;
+    }
+    SessionSet next = addHash(RoutingTable.hash64("dedup:", sessionId));
+    return marksKept() ? next : next.addHash(RoutingTable.hash64("since:", sessionId));
   }
 
   private SessionSet addHash(long h) {
@@ -84,6 +113,6 @@ public final class SessionSet {
 
   @Override
   public String toString() {
-    return "SessionSet(" + hashes.length + " ids)";
+    return "SessionSet(" + size() + " ids)";
   }
 }

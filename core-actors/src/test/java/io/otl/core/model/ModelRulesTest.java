@@ -276,13 +276,43 @@ class ModelRulesTest {
     for (int i = 1; i < hashes.length; i++) {
       assertTrue(hashes[i - 1] < hashes[i]);
     }
-    assertEquals(s, SessionSet.of(new long[] {hashes[3], hashes[1], hashes[0], hashes[2]}));
+    long[] reversed = new long[hashes.length];
+    for (int i = 0; i < hashes.length; i++) {
+      reversed[i] = hashes[hashes.length - 1 - i];
+    }
+    assertEquals(s, SessionSet.of(reversed));
     assertEquals(s.hashCode(), SessionSet.of(hashes).hashCode());
     assertNotEquals(s, SessionSet.EMPTY.add("a"));
     assertEquals(SessionSet.EMPTY, SessionSet.of(null));
     assertEquals("SessionSet(4 ids)", s.toString());
     hashes[0] = 42;
     assertNotEquals(42, s.hashes()[0], "the set is immutable");
+  }
+
+  /**
+   * Trial t26: a ModelVersion snapshot written mid-rollout by a build before the scored marks holds
+   * only "dedup:" hashes. Restored by this build, late feedback on a session it counted with a score
+   * was counted a second time (120 sessions, 130 satisfaction samples after 10 late ratings).
+   */
+  @Test
+  void aSetFromASnapshotWithoutScoredMarksTakesItsSessionsAsScored() {
+    SessionSet legacy = SessionSet.of(new long[] {
+        RoutingTable.hash64("dedup:", "old-1"), RoutingTable.hash64("dedup:", "old-2")});
+    assertTrue(legacy.contains("old-1"));
+    assertTrue(legacy.containsScored("old-1"), "counted before the upgrade: its score may be in the figures");
+    assertFalse(legacy.containsScored("never-counted"));
+    SessionSet after = legacy.add("new-1");
+    assertTrue(after.contains("new-1"));
+    assertFalse(after.containsScored("new-1"), "counted by this build without a score: a late rating counts once");
+    assertTrue(after.addScored("new-1").containsScored("new-1"));
+    assertTrue(after.containsScored("old-2"));
+    // A set this build starts keeps the marks, so an unscored session's late rating counts.
+    SessionSet fresh = SessionSet.EMPTY.add("s");
+    assertFalse(fresh.containsScored("s"));
+    assertTrue(fresh.addScored("s").containsScored("s"));
+    assertEquals(fresh, SessionSet.of(fresh.hashes()), "the snapshot round trip keeps the format");
+    assertFalse(SessionSet.of(fresh.hashes()).containsScored("s"));
+    assertEquals(SessionSet.EMPTY, SessionSet.of(new long[0]));
   }
 
   @Test
