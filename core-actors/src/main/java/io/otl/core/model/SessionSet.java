@@ -13,15 +13,7 @@ import java.util.Arrays;
  */
 public final class SessionSet {
 
-  /**
-   * In every set this build starts: "each session counted here whose satisfaction score was counted
-   * carries its {@code scored:} mark". A set restored from a snapshot of a build before those marks
-   * (it has ids but not this hash) cannot say which of its sessions were scored: see {@link
-   * #containsScored}.
-   */
-  private static final long MARKS_KEPT = RoutingTable.hash64("format:", "scored-marks");
-
-  public static final SessionSet EMPTY = new SessionSet(new long[] {MARKS_KEPT});
+  public static final SessionSet EMPTY = new SessionSet(new long[0]);
 
   private final long[] hashes;
 
@@ -31,10 +23,7 @@ public final class SessionSet {
 
   @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
   public static SessionSet of(long[] hashes) {
-    if (hashes == null || hashes.length == 0) {
-      return EMPTY; // nothing counted before: every mark to come is kept
-    }
-    long[] copy = hashes.clone();
+    long[] copy = hashes == null ? new long[0] : hashes.clone();
     Arrays.sort(copy);
     return new SessionSet(copy);
   }
@@ -44,17 +33,8 @@ public final class SessionSet {
     return hashes.clone();
   }
 
-  /** The hashes held, ids and marks, without the format hash. */
   public int size() {
-    return hashes.length - (marksKept() ? 1 : 0);
-  }
-
-  private boolean marksKept() {
-    return has(MARKS_KEPT);
-  }
-
-  private boolean has(long h) {
-    return Arrays.binarySearch(hashes, h) >= 0;
+    return hashes.length;
   }
 
   public boolean contains(String sessionId) {
@@ -63,17 +43,24 @@ public final class SessionSet {
 
   /**
    * Whether the session's satisfaction score was counted (or may have been). Kept in the same array
-   * under another hash domain, so snapshots keep their shape. A set restored from a snapshot of a
-   * build before these marks (a rollout that spans the upgrade) lacks them for the sessions it
-   * counted then: those count as scored, so feedback revising one of them is not counted a second
-   * time (a score it did not have is then not counted, as before the upgrade). Sessions such a set
-   * counts afterwards carry a {@code since:} hash and are judged by their own marks.
+   * under another hash domain, so snapshots keep their shape. {@code marksKept} false: the set was
+   * restored from a snapshot of a build before these marks (a rollout that spans the upgrade), which
+   * lacks them for the sessions it counted then; those count as scored, so feedback revising one is
+   * not counted a second time (a score it did not have is not counted either, as before the
+   * upgrade). The sessions such a set counts afterwards ({@link #addAfterUpgrade}) carry a
+   * {@code since:} hash and are judged by their own marks.
    */
-  public boolean containsScored(String sessionId) {
-    if (has(RoutingTable.hash64("scored:", sessionId))) {
+  public boolean containsScored(String sessionId, boolean marksKept) {
+    if (Arrays.binarySearch(hashes, RoutingTable.hash64("scored:", sessionId)) >= 0) {
       return true;
     }
-    return !marksKept() && contains(sessionId) && !has(RoutingTable.hash64("since:", sessionId));
+    return !marksKept && contains(sessionId)
+        && Arrays.binarySearch(hashes, RoutingTable.hash64("since:", sessionId)) < 0;
+  }
+
+  /** {@link #add}, in a set restored without scored marks: the session is known to keep its marks. */
+  public SessionSet addAfterUpgrade(String sessionId) {
+    return contains(sessionId) ? this : add(sessionId).addHash(RoutingTable.hash64("since:", sessionId));
   }
 
   public SessionSet addScored(String sessionId) {
@@ -81,11 +68,7 @@ public final class SessionSet {
   }
 
   public SessionSet add(String sessionId) {
-    if (contains(sessionId)) {
-      return this;
-    }
-    SessionSet next = addHash(RoutingTable.hash64("dedup:", sessionId));
-    return marksKept() ? next : next.addHash(RoutingTable.hash64("since:", sessionId));
+    return addHash(RoutingTable.hash64("dedup:", sessionId));
   }
 
   private SessionSet addHash(long h) {
@@ -113,6 +96,6 @@ public final class SessionSet {
 
   @Override
   public String toString() {
-    return "SessionSet(" + size() + " ids)";
+    return "SessionSet(" + hashes.length + " ids)";
   }
 }
