@@ -450,7 +450,7 @@ final class ModelCommandHandlers {
    */
   private ReplyEffect<Event, State> revisedOutcome(RollingOut s, RecordOutcome c, SessionSet seen) {
     String why = !seen.contains(c.sessionId()) ? "session " + c.sessionId() + " was not counted in this rollout"
-        : seen.containsScored(c.sessionId()) ? "the satisfaction of session " + c.sessionId() + " was already counted"
+        : seen.containsScored(c.sessionId(), s.rollout().marksKept()) ? "the satisfaction of session " + c.sessionId() + " was already counted"
         : OutcomeAggregates.satisfactionScore(c.rating(), c.thumbsUp(), c.thumbsDown()) == null
             ? "the revision of session " + c.sessionId() + " has no rating or thumbs" : null;
     if (why != null) {

@@ -232,7 +232,10 @@ public interface ModelState {
       OutcomeAggregates candidateStep,
       OutcomeAggregates stableStep,
       SessionSet candidateSessions,
-      SessionSet stableSessions) {
+      SessionSet stableSessions,
+      // true in every rollout this build starts; null in one restored from a snapshot written before
+      // the sets kept scored marks (see SessionSet#containsScored)
+      Boolean scoredMarks) {
 
     public Rollout {
       plan = List.copyOf(plan);
@@ -241,7 +244,7 @@ public interface ModelState {
     /** The first step of a rollout just started: nothing measured, nobody counted yet. */
     static Rollout start(String candidate, String stableVersion, List<Double> plan, Instant at) {
       return new Rollout(candidate, stableVersion, plan, 0, at, false,
-          OutcomeAggregates.EMPTY, OutcomeAggregates.EMPTY, SessionSet.EMPTY, SessionSet.EMPTY);
+          OutcomeAggregates.EMPTY, OutcomeAggregates.EMPTY, SessionSet.EMPTY, SessionSet.EMPTY, Boolean.TRUE);
     }
 
     double ratio() {
@@ -254,12 +257,12 @@ public interface ModelState {
 
     Rollout toStep(int next, Instant at) {
       return new Rollout(candidate, stableVersion, plan, next, at, false, OutcomeAggregates.EMPTY,
-          OutcomeAggregates.EMPTY, candidateSessions, stableSessions);
+          OutcomeAggregates.EMPTY, candidateSessions, stableSessions, scoredMarks);
     }
 
     Rollout paused(boolean p, Instant stepStart) {
       return new Rollout(candidate, stableVersion, plan, step, stepStart, p, candidateStep,
-          stableStep, candidateSessions, stableSessions);
+          stableStep, candidateSessions, stableSessions, scoredMarks);
     }
 
     Rollout withOutcome(OutcomeRecorded o) {
@@ -267,21 +270,21 @@ public interface ModelState {
       if (o.modelVersion().equals(candidate)) {
         return new Rollout(candidate, stableVersion, plan, step, stepStartedAt, paused,
             o.addTo(candidateStep),
-            stableStep, counted(candidateSessions, o.sessionId(), scored), stableSessions);
+            stableStep, counted(candidateSessions, o.sessionId(), scored), stableSessions, scoredMarks);
       }
       return new Rollout(candidate, stableVersion, plan, step, stepStartedAt, paused, candidateStep,
           o.addTo(stableStep),
-          candidateSessions, counted(stableSessions, o.sessionId(), scored));
+          candidateSessions, counted(stableSessions, o.sessionId(), scored), scoredMarks);
     }
 
     /** Late feedback of a counted session: its score joins the current step's figures. */
     Rollout withRevision(ModelEvents.OutcomeRevised o) {
       if (o.modelVersion().equals(candidate)) {
         return new Rollout(candidate, stableVersion, plan, step, stepStartedAt, paused, o.addTo(candidateStep),
-            stableStep, candidateSessions.addScored(o.sessionId()), stableSessions);
+            stableStep, candidateSessions.addScored(o.sessionId()), stableSessions, scoredMarks);
       }
       return new Rollout(candidate, stableVersion, plan, step, stepStartedAt, paused, candidateStep,
-          o.addTo(stableStep), candidateSessions, stableSessions.addScored(o.sessionId()));
+          o.addTo(stableStep), candidateSessions, stableSessions.addScored(o.sessionId()), scoredMarks);
     }
 
     /** The sessions of one version's side, as the command handler reads them. */
@@ -289,8 +292,13 @@ public interface ModelState {
       return version.equals(candidate) ? candidateSessions : version.equals(stableVersion) ? stableSessions : null;
     }
 
-    private static SessionSet counted(SessionSet sessions, String sessionId, boolean scored) {
-      SessionSet next = sessions.add(sessionId);
+    /** Whether its session sets keep scored marks for every session (false: restored from an older snapshot). */
+    boolean marksKept() {
+      return Boolean.TRUE.equals(scoredMarks);
+    }
+
+    private SessionSet counted(SessionSet sessions, String sessionId, boolean scored) {
+      SessionSet next = marksKept() ? sessions.add(sessionId) : sessions.addAfterUpgrade(sessionId);
       return scored ? next.addScored(sessionId) : next;
     }
   }

@@ -42,13 +42,25 @@ public final class SessionSet {
   }
 
   /**
-   * Whether the session's satisfaction score was counted. Kept in the same array under another hash
-   * domain, so snapshots keep their shape; a snapshot taken before this mark existed lacks it for
-   * sessions scored then, and feedback revising one of those (in a rollout that spans the upgrade)
-   * would count its score a second time.
+   * Whether the session's satisfaction score was counted (or may have been). Kept in the same array
+   * under another hash domain, so snapshots keep their shape. {@code marksKept} false: the set was
+   * restored from a snapshot of a build before these marks (a rollout that spans the upgrade), which
+   * lacks them for the sessions it counted then; those count as scored, so feedback revising one is
+   * not counted a second time (a score it did not have is not counted either, as before the
+   * upgrade). The sessions such a set counts afterwards ({@link #addAfterUpgrade}) carry a
+   * {@code since:} hash and are judged by their own marks.
    */
-  public boolean containsScored(String sessionId) {
-    return Arrays.binarySearch(hashes, RoutingTable.hash64("scored:", sessionId)) >= 0;
+  public boolean containsScored(String sessionId, boolean marksKept) {
+    if (Arrays.binarySearch(hashes, RoutingTable.hash64("scored:", sessionId)) >= 0) {
+      return true;
+    }
+    return !marksKept && contains(sessionId)
+        && Arrays.binarySearch(hashes, RoutingTable.hash64("since:", sessionId)) < 0;
+  }
+
+  /** {@link #add}, in a set restored without scored marks: the session is known to keep its marks. */
+  public SessionSet addAfterUpgrade(String sessionId) {
+    return contains(sessionId) ? this : add(sessionId).addHash(RoutingTable.hash64("since:", sessionId));
   }
 
   public SessionSet addScored(String sessionId) {

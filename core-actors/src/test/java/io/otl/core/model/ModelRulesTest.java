@@ -12,6 +12,7 @@ import com.typesafe.config.ConfigFactory;
 import io.otl.core.model.ModelEvents.GateCheck;
 import io.otl.core.model.ModelProtocol.RecordOutcome;
 import io.otl.core.model.ModelState.Models;
+import io.otl.core.model.ModelState.Rollout;
 import io.otl.core.model.ModelState.VersionRecord;
 import io.otl.core.model.ModelState.VersionState;
 import io.otl.core.model.Supersession.CandidateSuperseded;
@@ -283,6 +284,38 @@ class ModelRulesTest {
     assertEquals("SessionSet(4 ids)", s.toString());
     hashes[0] = 42;
     assertNotEquals(42, s.hashes()[0], "the set is immutable");
+  }
+
+  /**
+   * Trial t26: a ModelVersion snapshot written mid-rollout by a build before the scored marks (no
+   * {@code scoredMarks} in its rollout) holds only "dedup:" hashes. Restored by this build, late
+   * feedback on a session it had counted with a score was counted a second time (120 sessions, 130
+   * satisfaction samples after 10 late ratings).
+   */
+  @Test
+  void aRolloutFromASnapshotWithoutScoredMarksTakesItsEarlierSessionsAsScored() {
+    SessionSet legacy = SessionSet.of(new long[] {
+        RoutingTable.hash64("dedup:", "old-1"), RoutingTable.hash64("dedup:", "old-2")});
+    Rollout restored = new Rollout("v2", "v1", List.of(0.05, 1.0), 0, Instant.parse("2026-12-04T00:00:00Z"), false,
+        OutcomeAggregates.EMPTY, OutcomeAggregates.EMPTY, legacy, SessionSet.EMPTY, null);
+    assertFalse(restored.marksKept());
+    assertTrue(legacy.containsScored("old-1", restored.marksKept()), "counted before the upgrade: its score may be in");
+    assertFalse(legacy.containsScored("never-counted", false));
+    // Counted by this build without a score: a late rating counts once, then never again.
+    Rollout after = restored.withOutcome(new ModelEvents.OutcomeRecorded("new-1", "v2", true, null, 0, 0, null,
+        Instant.parse("2026-12-04T00:01:00Z"), null, null, null));
+    SessionSet cand = after.candidateSessions();
+    assertTrue(cand.contains("new-1"));
+    assertFalse(cand.containsScored("new-1", after.marksKept()));
+    assertTrue(cand.containsScored("old-2", after.marksKept()));
+    Rollout rated = after.withRevision(new ModelEvents.OutcomeRevised("new-1", "v2", 5.0, 0, 0,
+        Instant.parse("2026-12-04T00:02:00Z")));
+    assertTrue(rated.candidateSessions().containsScored("new-1", rated.marksKept()));
+    // A rollout this build starts keeps the marks: an unscored session's late rating counts.
+    Rollout fresh = Rollout.start("v2", "v1", List.of(0.05, 1.0), Instant.parse("2026-12-04T00:00:00Z"));
+    assertTrue(fresh.marksKept());
+    SessionSet counted = fresh.candidateSessions().add("s");
+    assertFalse(counted.containsScored("s", fresh.marksKept()));
   }
 
   @Test

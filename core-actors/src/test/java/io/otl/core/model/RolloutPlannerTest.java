@@ -170,7 +170,7 @@ class RolloutPlannerTest {
     RollingOut r = (RollingOut) replay(events);
     Rollout o = r.rollout();
     return new RollingOut(r.models(), new Rollout(o.candidate(), o.stableVersion(), o.plan(), o.step(),
-        o.stepStartedAt(), o.paused(), cand, stable, o.candidateSessions(), o.stableSessions()));
+        o.stepStartedAt(), o.paused(), cand, stable, o.candidateSessions(), o.stableSessions(), o.scoredMarks()));
   }
 
   private static Plan<State, Event> evaluate(ModelSettings s, State state, Instant now) {
