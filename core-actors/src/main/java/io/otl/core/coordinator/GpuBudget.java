@@ -47,16 +47,24 @@ public final class GpuBudget {
 
   /** The teacher's GPUs: its tensor-parallel size, 1 when unset or unreadable (as the renderer's default). */
   private static int teacherGpus(Map<String, Object> hyperparams) {
+    Integer tp = wholeNumber(hyperparams, TEACHER_TP_KEY);
+    return tp == null ? 1 : Math.max(1, tp);
+  }
+
+  /**
+   * A whole-number hyperparameter as the renderer reads it: under its kebab-case or snake_case name,
+   * a number or its text; null when unset or unreadable.
+   */
+  static Integer wholeNumber(Map<String, Object> hyperparams, String kebabKey) {
     for (Map.Entry<String, Object> e : hyperparams.entrySet()) {
       String k = e.getKey().replace("_", "-").toLowerCase(Locale.ROOT);
-      if (!k.equals(TEACHER_TP_KEY) || e.getValue() == null) continue;
+      if (!k.equals(kebabKey) || e.getValue() == null) continue;
       try {
-        int tp = e.getValue() instanceof Number n ? n.intValue() : Integer.parseInt(e.getValue().toString().strip());
-        return Math.max(1, tp);
+        return e.getValue() instanceof Number n ? n.intValue() : Integer.parseInt(e.getValue().toString().strip());
       } catch (NumberFormatException notANumber) {
-        return 1;
+        return null;
       }
     }
-    return 1;
+    return null;
   }
 }

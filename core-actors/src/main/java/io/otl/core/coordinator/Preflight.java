@@ -84,16 +84,9 @@ final class Preflight {
         poolSize, poolSize == 1 ? "trajectory" : "trajectories", (long) poolSize * epochs, epochs, batch));
   }
 
-  /** A whole-number hyperparameter under its kebab-case or snake_case name; 0 when unset or unreadable. */
+  /** A whole-number hyperparameter ({@link GpuBudget#wholeNumber}); 0 when unset or unreadable. */
   private static int hyperparam(TrainingPolicy policy, String key) {
-    for (java.util.Map.Entry<String, Object> e : policy.hyperparams().entrySet()) {
-      if (!e.getKey().replace('_', '-').toLowerCase(Locale.ROOT).equals(key) || e.getValue() == null) continue;
-      try {
-        return e.getValue() instanceof Number n ? n.intValue() : Integer.parseInt(e.getValue().toString().strip());
-      } catch (NumberFormatException notANumber) {
-        return 0;
-      }
-    }
-    return 0;
+    Integer value = GpuBudget.wholeNumber(policy.hyperparams(), key);
+    return value == null ? 0 : value;
   }
 }
