@@ -71,7 +71,8 @@ public final class PiiRules {
   /**
    * Credentials with a recognisable prefix: OpenAI/Anthropic/DeepSeek style {@code sk-…} keys, Stripe
    * {@code sk_live_}/{@code rk_live_}, AWS access key ids, GitHub tokens, Slack tokens, Google API
-   * keys and JWTs (what follows "Bearer"). The minimum lengths are those of real keys, so a short
+   * keys, JWTs, an opaque token after "Bearer" (16+ characters holding a digit) and the
+   * {@code user:password} of a URL ({@code postgres://app:pw@db}). The minimum lengths are those of real keys, so a short
    * {@code sk-} word ("task-based" is not even a candidate: the prefix must start a word) does not
    * count; {@link #secret} also wants an {@code sk-} key's body to look random.
    */
@@ -83,7 +84,11 @@ public final class PiiRules {
           + "|github_pat_[A-Za-z0-9_]{50,}"
           + "|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}"
           + "|AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"
-          + "|eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*)");
+          + "|eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*"
+          // an opaque bearer token (Authorization headers in tool output, curl -v): the token part
+          + "|(?i:bearer)[ \\t]+[A-Za-z0-9_.~+/-]{16,}=*(?![A-Za-z0-9_.~+/=-])"
+          // a URL's user:password (postgres://app:pw@db, redis://:pw@cache): the user-info part
+          + "|[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\\s/?#\"'<>\\\\`{}|@:]*:[^\\s/?\"'<>\\\\`{}|]+@(?=[A-Za-z0-9\\[]))");
 
 
   /**
@@ -125,7 +130,8 @@ public final class PiiRules {
           at = true;
         } else if (c == '%') {
           percent = true;
-        } else if (!secretHint && (c == '-' || c == '_' || c == 'J' || c == 'A' || c == 'a')) {
+        } else if (!secretHint && (c == '-' || c == '_' || c == 'J' || c == 'A' || c == 'a' || c == '/'
+            || c == 'r' || c == 'R')) {
           secretHint = secretAnchor(text, i, c);
         }
         continue;
@@ -192,7 +198,8 @@ public final class PiiRules {
 
   /**
    * Whether the character at {@code i} ends one of the prefixes {@link #SECRET} starts with: "sk-",
-   * "sk_"/"rk_", "gh?_", "github_pat_" (its "pat_"), "xox?-", "xapp-", "eyJ", "AKIA"/"ASIA", "AIza".
+   * "sk_"/"rk_", "gh?_", "github_pat_" (its "pat_"), "xox?-", "xapp-", "eyJ", "AKIA"/"ASIA", "AIza",
+   * "Bearer" and a URL's "://".
    * A few comparisons on the characters that can end one, so the secret pattern runs only on texts
    * that hold such a prefix.
    */
@@ -212,6 +219,8 @@ public final class PiiRules {
       case '_' -> (b == 'k' && (a == 's' || a == 'r') && (i < 3 || !asciiAlnum(t.charAt(i - 3)))) || (i >= 3 && t.charAt(i - 3) == 'g' && a == 'h')
           || (i >= 3 && t.charAt(i - 3) == 'p' && a == 'a' && b == 't');
       case 'J' -> a == 'e' && b == 'y';
+      case '/' -> a == ':' && b == '/'; // "://" of a URL, which may carry user:password
+      case 'r', 'R' -> i >= 5 && t.regionMatches(true, i - 5, "beare", 0, 5); // "Bearer"
       case 'A' -> i >= 3 && t.charAt(i - 3) == 'A' && (a == 'K' || a == 'S') && b == 'I';
       default -> i >= 3 && t.charAt(i - 3) == 'A' && a == 'I' && b == 'z'; // 'a' of "AIza"
     };
@@ -410,9 +419,31 @@ public final class PiiRules {
    */
   static int[] secret(CharSequence t, int start, int end) {
     char c0 = t.charAt(start);
+    int scheme = indexOf(t, "://", start, end);
+    if (scheme >= 0) return new int[] {scheme + 3, end - 1}; // user:password, the '@' kept
+    if ((c0 == 'b' || c0 == 'B') && end - start > 6 && Character.toLowerCase(t.charAt(start + 5)) == 'r'
+        && (t.charAt(start + 6) == ' ' || t.charAt(start + 6) == '\t')) {
+      int token = start + 6;
+      while (t.charAt(token) == ' ' || t.charAt(token) == '\t') token++;
+      for (int i = token; i < end; i++) {
+        if (t.charAt(i) >= '0' && t.charAt(i) <= '9') return new int[] {token, end}; // "Bearer " kept
+      }
+      return null; // "Bearer authentication-is-the-default": words, no token
+    }
     boolean ok = c0 == 's' && t.charAt(start + 2) == '-' ? randomRun(t, start + 3, end, 16)
         : c0 != 'x' || randomRun(t, start + 5, end, 1);
     return ok ? new int[] {start, end} : null;
+  }
+
+  private static int indexOf(CharSequence t, String what, int from, int to) {
+    outer:
+    for (int i = from; i + what.length() <= to; i++) {
+      for (int k = 0; k < what.length(); k++) {
+        if (t.charAt(i + k) != what.charAt(k)) continue outer;
+      }
+      return i;
+    }
+    return -1;
   }
 
   /** Whether {@code t[from, to)} has a run of at least {@code min} letters/digits holding a digit or a capital. */
