@@ -34,6 +34,13 @@ class DesensitizerBearerAndUrlCredentialsTest {
     "clone https://deploy:p4ss!w0rd#x@git.example.com/repo.git|clone https://[SECRET]@git.example.com/repo.git",
     "amqp://guest:gu@st@rabbit/vhost|amqp://[SECRET]@rabbit/vhost",
     "{\"url\":\"mongodb+srv://u:pw@c0.example.net\",\"to\":\"x\"}|{\"url\":\"mongodb+srv://[SECRET]@c0.example.net\",\"to\":\"x\"}",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY|aws_secret_access_key = [SECRET]",
+    "export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY|export AWS_SECRET_ACCESS_KEY=[SECRET]",
+    "{\"SecretAccessKey\": \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\", \"x\": 1}|{\"SecretAccessKey\": \"[SECRET]\", \"x\": 1}",
+    "DB_PASSWORD=Summer2024! and go|DB_PASSWORD=[SECRET] and go",
+    "login with password: hunter2x9 please|login with password: [SECRET] please",
+    "apiKey='AbCdEf0123456789'|apiKey='[SECRET]'",
+    "client_secret: 9f8e7d6c5b4a|client_secret: [SECRET]",
   })
   void bearerTokensAndUrlPasswordsBecomeSecrets(String sent, String stored) {
     assertEquals(stored, DEFAULT.apply(sent));
@@ -49,9 +56,29 @@ class DesensitizerBearerAndUrlCredentialsTest {
     "ftp://anonymous.user/x:y@z",
     "see http://localhost:8080/v1/chat/completions and https://a.example/x@y",
     "ratio 1:2 at 10:30 (http://h/a:b@c)",
+    "the password: required for every account",
+    "api_key=changeme",
+    "password = ********",
+    "a passwordless login: 12345678 steps",
+    "the key: 12345678 is an order",
+    "bypass: 20241202x",
   })
   void wordsAndUrlsWithoutCredentialsStay(String text) {
     assertSame(text, DEFAULT.apply(text));
+  }
+
+  @Test
+  void aCredentialValueInJsonIsReplacedWhole() throws Exception {
+    var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+        "{\"user\":\"bob\",\"password\":\"Summer2024!\",\"aws_secret_access_key\":\"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\","
+            + "\"api_key\":\"changeme\",\"token_count\":\"12345\",\"nested\":{\"my_db_password\":\"p4ssw0rd\",\"password_hint\":\"pet2024x\",\"passwd\":\"p4ssw0rd99 x\"}}");
+    assertEquals("{\"user\":\"bob\",\"password\":\"[SECRET]\",\"aws_secret_access_key\":\"[SECRET]\",\"api_key\":\"changeme\","
+        + "\"token_count\":\"12345\",\"nested\":{\"my_db_password\":\"[SECRET]\",\"password_hint\":\"pet2024x\",\"passwd\":\"[SECRET] x\"}}", DEFAULT.apply(json).toString());
+    assertEquals(List.of(), Desensitizer.builtInScanner().findings(DEFAULT.apply(json).toString()),
+        "what ingestion stored passes the export's final scan");
+    assertEquals(List.of("secret"), Desensitizer.builtInScanner().findings(json.toString()), "the raw tree does not");
+    assertEquals(java.util.Map.of("password", "[SECRET]", "k", "v"),
+        DEFAULT.apply(java.util.Map.of("password", "p4ssw0rd99", "k", "v")));
   }
 
   @Test
