@@ -90,6 +90,7 @@ public final class Desensitizer {
 
   private final boolean enabled;
   private final List<Rule> rules;
+  private final boolean secretRule;
 
   public Desensitizer(boolean enabled, List<String> patterns, List<String> customRegexes) {
     this.enabled = enabled;
@@ -118,6 +119,7 @@ public final class Desensitizer {
     }
     for (String regex : customRegexes) r.add(new Rule("custom", Pattern.compile(regex), CUSTOM_PLACEHOLDER));
     this.rules = List.copyOf(r);
+    this.secretRule = patterns.contains("secret");
   }
 
   /**
@@ -216,7 +218,9 @@ public final class Desensitizer {
       Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
       while (fields.hasNext()) {
         Map.Entry<String, JsonNode> f = fields.next();
-        copy.set(distinctKey(apply(f.getKey()), copy::has), apply(f.getValue()));
+        JsonNode v = f.getValue();
+        copy.set(distinctKey(apply(f.getKey()), copy::has),
+            v.isTextual() ? TextNode.valueOf(applyUnder(f.getKey(), v.textValue())) : apply(v));
       }
       return copy;
     }
@@ -250,6 +254,16 @@ public final class Desensitizer {
     return value.toBigInteger().toString();
   }
 
+  /**
+   * {@code value} desensitized, its leading credential replaced when {@code key} names one
+   * ({@code {"password": "Summer2024!"}}): the text rule sees {@code password=…} in one string, a
+   * JSON object or a metadata map hands its key and value over apart.
+   */
+  private String applyUnder(String key, String value) {
+    int end = secretRule ? PiiRules.credentialEnd(key, value) : -1;
+    return end < 0 ? apply(value) : SECRET_PLACEHOLDER + apply(value.substring(end));
+  }
+
   /** {@code key}, or {@code key#2}, {@code key#3}… when a key of that name is already taken. */
   private static String distinctKey(String key, java.util.function.Predicate<String> taken) {
     if (!taken.test(key)) return key;
@@ -263,7 +277,8 @@ public final class Desensitizer {
   public Map<String, String> apply(Map<String, String> map) {
     if (!enabled || map == null) return map;
     Map<String, String> copy = new LinkedHashMap<>();
-    map.forEach((k, v) -> copy.put(distinctKey(apply(k), copy::containsKey), apply(v)));
+    map.forEach((k, v) -> copy.put(distinctKey(apply(k), copy::containsKey),
+        applyUnder(k, v)));
     return copy;
   }
 

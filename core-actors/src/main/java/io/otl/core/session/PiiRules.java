@@ -71,10 +71,42 @@ public final class PiiRules {
   /**
    * Credentials with a recognisable prefix: OpenAI/Anthropic/DeepSeek style {@code sk-…} keys, Stripe
    * {@code sk_live_}/{@code rk_live_}, AWS access key ids, GitHub tokens, Slack tokens, Google API
-   * keys and JWTs (what follows "Bearer"). The minimum lengths are those of real keys, so a short
+   * keys, JWTs, an opaque token after "Bearer" (16+ characters holding a digit) and the
+   * {@code user:password} of a URL ({@code postgres://app:pw@db}). The minimum lengths are those of real keys, so a short
    * {@code sk-} word ("task-based" is not even a candidate: the prefix must start a word) does not
    * count; {@link #secret} also wants an {@code sk-} key's body to look random.
    */
+  /**
+   * The names of settings whose value is always a credential, in the spellings configuration files,
+   * environment variables and JSON use (AWS_SECRET_ACCESS_KEY, SecretAccessKey, db_password, apiKey).
+   */
+  private static final String CREDENTIAL_NAME = "(?i:(?:aws_?)?secret_?access_?key|[a-z0-9]*_?pass(?:word|wd)"
+      + "|client_?secret|api_?key|access_?token|refresh_?token)";
+  private static final Pattern CREDENTIAL_KEY = Pattern.compile("(?<![A-Za-z0-9])" + CREDENTIAL_NAME);
+
+  /**
+   * Where the credential in {@code value} ends when a JSON key names a credential ({@code "password"},
+   * {@code "aws_secret_access_key"}, {@code "db_password"}), or -1: the leading run of the value
+   * without white space, quotes, '<', '>', ',' or ';', when it has 8 or more characters and holds a
+   * digit. The tree walk replaces that run, as the text rule replaces it after {@code password=}
+   * (and as the export's final scan, reading the JSON line, would find it).
+   */
+  public static int credentialEnd(String key, String value) {
+    if (key == null || value == null || value.length() < 8) return -1;
+    Matcher m = CREDENTIAL_KEY.matcher(key);
+    boolean named = false;
+    while (!named && m.find()) named = m.end() == key.length();
+    if (!named) return -1;
+    boolean digit = false;
+    int i = 0;
+    for (; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (Character.isWhitespace(c) || "\"'<>,;".indexOf(c) >= 0) break;
+      digit |= c >= '0' && c <= '9';
+    }
+    return i >= 8 && digit ? i : -1;
+  }
+
   public static final Pattern SECRET = Pattern.compile(
       "(?<![0-9A-Za-z])(?:sk-[A-Za-z0-9_-]{20,}"
           + "|[sr]k_(?:live|test)_[A-Za-z0-9]{20,}"
@@ -83,7 +115,13 @@ public final class PiiRules {
           + "|github_pat_[A-Za-z0-9_]{50,}"
           + "|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}"
           + "|AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"
-          + "|eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*)");
+          + "|eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*"
+          // an opaque bearer token (Authorization headers in tool output, curl -v): the token part
+          + "|(?i:bearer)[ \\t]+[A-Za-z0-9_.~+/-]{16,}=*(?![A-Za-z0-9_.~+/=-])"
+          // a URL's user:password (postgres://app:pw@db, redis://:pw@cache): the user-info part
+          // the value of a credential's assignment (aws_secret_access_key = …, "password": "…")
+          + "|" + CREDENTIAL_NAME + "[\"']?[ \\t]*[:=][ \\t]*[\"']?[^\\s\"'<>,;]{8,}"
+          + "|[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\\s/?#\"'<>\\\\`{}|@:]*:[^\\s/?\"'<>\\\\`{}|]+@(?=[A-Za-z0-9\\[]))");
 
 
   /**
@@ -125,7 +163,8 @@ public final class PiiRules {
           at = true;
         } else if (c == '%') {
           percent = true;
-        } else if (!secretHint && (c == '-' || c == '_' || c == 'J' || c == 'A' || c == 'a')) {
+        } else if (!secretHint && (c == '-' || c == '_' || c == 'J' || c == 'A' || c == 'a' || c == '/'
+            || c == 'r' || c == 'R' || c == ':' || c == '=')) {
           secretHint = secretAnchor(text, i, c);
         }
         continue;
@@ -192,7 +231,8 @@ public final class PiiRules {
 
   /**
    * Whether the character at {@code i} ends one of the prefixes {@link #SECRET} starts with: "sk-",
-   * "sk_"/"rk_", "gh?_", "github_pat_" (its "pat_"), "xox?-", "xapp-", "eyJ", "AKIA"/"ASIA", "AIza".
+   * "sk_"/"rk_", "gh?_", "github_pat_" (its "pat_"), "xox?-", "xapp-", "eyJ", "AKIA"/"ASIA", "AIza",
+   * "Bearer" and a URL's "://".
    * A few comparisons on the characters that can end one, so the secret pattern runs only on texts
    * that hold such a prefix.
    */
@@ -212,6 +252,9 @@ public final class PiiRules {
       case '_' -> (b == 'k' && (a == 's' || a == 'r') && (i < 3 || !asciiAlnum(t.charAt(i - 3)))) || (i >= 3 && t.charAt(i - 3) == 'g' && a == 'h')
           || (i >= 3 && t.charAt(i - 3) == 'p' && a == 'a' && b == 't');
       case 'J' -> a == 'e' && b == 'y';
+      case '/' -> a == ':' && b == '/'; // "://" of a URL, which may carry user:password
+      case ':', '=' -> credentialHint(t, i); // password=…, "api_key": "…"
+      case 'r', 'R' -> i >= 5 && t.regionMatches(true, i - 5, "beare", 0, 5); // "Bearer"
       case 'A' -> i >= 3 && t.charAt(i - 3) == 'A' && (a == 'K' || a == 'S') && b == 'I';
       default -> i >= 3 && t.charAt(i - 3) == 'A' && a == 'I' && b == 'z'; // 'a' of "AIza"
     };
@@ -410,9 +453,66 @@ public final class PiiRules {
    */
   static int[] secret(CharSequence t, int start, int end) {
     char c0 = t.charAt(start);
+    int assign = assignment(t, start, end);
+    if (assign >= 0) {
+      for (int i = assign; i < end; i++) {
+        if (t.charAt(i) >= '0' && t.charAt(i) <= '9') return new int[] {assign, end}; // the name kept
+      }
+      return null; // "password: required", "api_key=changeme": no digit, no credential
+    }
+    int scheme = indexOf(t, "://", start, end);
+    if (scheme >= 0) return new int[] {scheme + 3, end - 1}; // user:password, the '@' kept
+    if ((c0 == 'b' || c0 == 'B') && end - start > 6 && Character.toLowerCase(t.charAt(start + 5)) == 'r'
+        && (t.charAt(start + 6) == ' ' || t.charAt(start + 6) == '\t')) {
+      int token = start + 6;
+      while (t.charAt(token) == ' ' || t.charAt(token) == '\t') token++;
+      for (int i = token; i < end; i++) {
+        if (t.charAt(i) >= '0' && t.charAt(i) <= '9') return new int[] {token, end}; // "Bearer " kept
+      }
+      return null; // "Bearer authentication-is-the-default": words, no token
+    }
     boolean ok = c0 == 's' && t.charAt(start + 2) == '-' ? randomRun(t, start + 3, end, 16)
         : c0 != 'x' || randomRun(t, start + 5, end, 1);
     return ok ? new int[] {start, end} : null;
+  }
+
+  /** Whether the ':' or '=' at {@code i} follows a name ending as a {@link #CREDENTIAL_NAME} does. */
+  private static boolean credentialHint(String t, int i) {
+    int e = i;
+    while (e > 0 && (t.charAt(e - 1) == ' ' || t.charAt(e - 1) == '\t')) e--;
+    if (e > 0 && (t.charAt(e - 1) == '"' || t.charAt(e - 1) == '\'')) e--;
+    return endsWithIgnoreCase(t, e, "word") || endsWithIgnoreCase(t, e, "wd") || endsWithIgnoreCase(t, e, "key")
+        || endsWithIgnoreCase(t, e, "secret") || endsWithIgnoreCase(t, e, "token");
+  }
+
+  private static boolean endsWithIgnoreCase(String t, int end, String suffix) {
+    return end >= suffix.length() && t.regionMatches(true, end - suffix.length(), suffix, 0, suffix.length());
+  }
+
+  /** Where the value of a credential assignment matched at {@code t[start, end)} starts, or -1. */
+  private static int assignment(CharSequence t, int start, int end) {
+    Matcher m = CREDENTIAL_KEY.matcher(t).region(start, end);
+    m.useTransparentBounds(true);
+    if (!m.lookingAt()) return -1;
+    int i = m.end();
+    if (i < end && (t.charAt(i) == '"' || t.charAt(i) == '\'')) i++;
+    while (i < end && (t.charAt(i) == ' ' || t.charAt(i) == '\t')) i++;
+    if (i >= end || (t.charAt(i) != ':' && t.charAt(i) != '=')) return -1;
+    i++;
+    while (i < end && (t.charAt(i) == ' ' || t.charAt(i) == '\t')) i++;
+    if (i < end && (t.charAt(i) == '"' || t.charAt(i) == '\'')) i++;
+    return i;
+  }
+
+  private static int indexOf(CharSequence t, String what, int from, int to) {
+    outer:
+    for (int i = from; i + what.length() <= to; i++) {
+      for (int k = 0; k < what.length(); k++) {
+        if (t.charAt(i + k) != what.charAt(k)) continue outer;
+      }
+      return i;
+    }
+    return -1;
   }
 
   /** Whether {@code t[from, to)} has a run of at least {@code min} letters/digits holding a digit or a capital. */
