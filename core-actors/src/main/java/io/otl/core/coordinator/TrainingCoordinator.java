@@ -378,7 +378,9 @@ public final class TrainingCoordinator
     List<String> warnings = Preflight.warnings(rt.policy, s.poolSize());
     return run(p, replyTo, st -> {
       Job j = st.job(jobId).orElseThrow();
-      return new TriggerAccepted(jobId, j.status(), j.preflightFailures(), warnings);
+      // A job its pre-flight failed runs nowhere: what it would have met on a real cluster is no news.
+      return new TriggerAccepted(jobId, j.status(), j.preflightFailures(),
+          j.preflightFailures().isEmpty() ? warnings : List.of());
     });
   }
 

@@ -137,9 +137,11 @@ class RuntimePolicyTest {
         kit.<TrainingCoordinator.TriggerReply>runCommand(r -> new TrainingCoordinator.Trigger("alice", r)).reply());
     assertEquals(List.of(), ok.preflightFailures());
     assertEquals("distillation", exporter.requests.get(0).algorithm());
-    assertEquals(1, ok.preflightWarnings().size(), "the default one GPU leaves none for the trainer");
+    // The default one GPU leaves none for the trainer; one session is also less than one batch.
+    assertEquals(2, ok.preflightWarnings().size(), ok.preflightWarnings().toString());
     assertTrue(ok.preflightWarnings().get(0).contains("trinity.node-num x gpu-per-node = 1 x 1 = 1"),
         ok.preflightWarnings().toString());
+    assertTrue(ok.preflightWarnings().get(1).startsWith("the pool holds 1 trajectory"), ok.preflightWarnings().toString());
   }
 
   @Test
