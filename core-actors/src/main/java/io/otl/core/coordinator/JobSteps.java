@@ -171,7 +171,8 @@ final class JobSteps {
         // A failure that outlives the retries is not transient: fail the job with the reason and give
         // its trajectories back, so the agent's next trigger can run instead of waiting behind it.
         p.add(new PreflightFailed(job.jobId(), List.of(ExportRetries.reason(attempt, c.error())), true,
-            Preflight.rearmAt(p.state().poolSize() + job.sessionIds().size(), policy), now));
+            Preflight.rearmAt(p.state().poolSize() + job.sessionIds().size(), policy,
+            Preflight.failedInARow(p.state(), job.jobId())), now));
         return p;
       }
       p.after(st -> retryIn(job.jobId(), backoff));
@@ -187,7 +188,8 @@ final class JobSteps {
       p.add(new PreflightFailed(job.jobId(), List.of("the exported dataset is empty (no "
           + job.algorithm() + " example could be built from " + job.sessionIds().size() + " trajectories; "
           + m.selectionSummary() + ")"),
-          true, Preflight.rearmAt(p.state().poolSize() + job.sessionIds().size(), policy), now));
+          true, Preflight.rearmAt(p.state().poolSize() + job.sessionIds().size(), policy,
+            Preflight.failedInARow(p.state(), job.jobId())), now));
     } else {
       p.add(new JobSubmitting(job.jobId(), 1, now));
       p.after(st -> st.job(job.jobId()).ifPresent(j -> sendSubmission(st, j)));

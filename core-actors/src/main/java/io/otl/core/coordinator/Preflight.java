@@ -19,10 +19,32 @@ final class Preflight {
 
   /**
    * Where the threshold may fire again after a failed job gave back a pool of {@code poolSize}:
-   * a tenth of min-samples more, so a failing checklist does not start a job per new trajectory.
+   * a tenth of min-samples more (at least 1), doubled for each job before it that failed so in a
+   * row, up to min-samples. A policy whose dataset always comes out empty (dpo on one-answer
+   * sessions) otherwise failed a job for nearly every new trajectory when min-samples is small
+   * (trial t26: min-samples 5, 40 sessions, 23 failed jobs, each exporting the pool again).
+   *
+   * @param failedBefore jobs that failed before training, pool returned, right before this one
    */
-  static int rearmAt(int poolSize, TrainingPolicy policy) {
-    return poolSize + Math.max(1, policy.minSamples() / 10);
+  static int rearmAt(int poolSize, TrainingPolicy policy, int failedBefore) {
+    long step = (long) Math.max(1, policy.minSamples() / 10) << Math.min(failedBefore, 20);
+    return (int) Math.min((long) poolSize + Math.max(1, Math.min(step, policy.minSamples())), Integer.MAX_VALUE);
+  }
+
+  /**
+   * The jobs before {@code current} that, in a row, failed before training and gave the pool back
+   * (a failed pre-flight or an empty dataset): how often the threshold has fired in vain.
+   */
+  static int failedInARow(State s, String current) {
+    int n = 0;
+    List<CoordinatorState.Job> jobs = s.jobs();
+    for (int i = jobs.size() - 1; i >= 0; i--) {
+      CoordinatorState.Job j = jobs.get(i);
+      if (j.jobId().equals(current)) continue;
+      if (j.status() != CoordinatorState.JobStatus.FAILED || j.preflightFailures().isEmpty()) break;
+      n++;
+    }
+    return n;
   }
 
   /**

@@ -428,7 +428,8 @@ public final class TrainingCoordinator
       reasons.add(rolloutReason);
     }
     if (!reasons.isEmpty()) {
-      p.add(new PreflightFailed(jobId, reasons, true, Preflight.rearmAt(before.poolSize(), policy), now));
+      p.add(new PreflightFailed(jobId, reasons, true,
+          Preflight.rearmAt(before.poolSize(), policy, Preflight.failedInARow(before, jobId)), now));
       return jobId;
     }
     // Logged, not journaled: a warning changes nothing, and the settings it names are the node's.

@@ -95,7 +95,7 @@ class CoordinatorRulesTest {
   @Test
   void thresholdAndReArmPoint() {
     TrainingPolicy policy = policy();
-    assertEquals(54, Preflight.rearmAt(50, policy)); // a tenth of min-samples 40
+    assertEquals(54, Preflight.rearmAt(50, policy, 0)); // a tenth of min-samples 40
     assertFalse(Preflight.thresholdDue(State.EMPTY, policy));
     assertTrue(Preflight.check(State.EMPTY, TriggerType.MANUAL, policy).get(0).startsWith("not enough samples"));
   }

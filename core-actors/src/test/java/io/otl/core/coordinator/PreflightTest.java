@@ -67,9 +67,31 @@ class PreflightTest {
 
   @Test
   void theRearmPointIsATenthOfMinSamplesAtLeastOne() {
-    assertEquals(1100, Preflight.rearmAt(1000, policy("trigger.min-samples = 1000")));
-    assertEquals(11, Preflight.rearmAt(10, policy("trigger.min-samples = 19")));
-    assertEquals(11, Preflight.rearmAt(10, policy("trigger.min-samples = 5")));
+    assertEquals(1100, Preflight.rearmAt(1000, policy("trigger.min-samples = 1000"), 0));
+    assertEquals(11, Preflight.rearmAt(10, policy("trigger.min-samples = 19"), 0));
+    assertEquals(11, Preflight.rearmAt(10, policy("trigger.min-samples = 5"), 0));
+  }
+
+  /**
+   * Trial t26: min-samples 5, a dpo policy on one-answer sessions (every dataset empty), 40 sessions:
+   * 23 failed jobs, one per new trajectory. Each failure in a row doubles the wait, up to min-samples.
+   */
+  @Test
+  void eachFailureInARowDoublesTheWaitUpToMinSamples() {
+    TrainingPolicy five = policy("trigger.min-samples = 5");
+    assertEquals(List.of(11, 12, 14, 15, 15), List.of(Preflight.rearmAt(10, five, 0), Preflight.rearmAt(10, five, 1),
+        Preflight.rearmAt(10, five, 2), Preflight.rearmAt(10, five, 3), Preflight.rearmAt(10, five, 40)));
+    TrainingPolicy thousand = policy("trigger.min-samples = 1000");
+    assertEquals(1200, Preflight.rearmAt(1000, thousand, 1));
+    assertEquals(2000, Preflight.rearmAt(1000, thousand, 9), "never more than min-samples");
+
+    State s = pool(0, 1.0,
+        new JobRequested("job-1-a", TriggerType.THRESHOLD, null, Backend.RAY_JOBS, "dpo", "b", Map.of(), List.of(), T0),
+        new CoordinatorEvents.PreflightFailed("job-1-a", List.of("empty"), true, 6, T0),
+        new JobRequested("job-2-a", TriggerType.THRESHOLD, null, Backend.RAY_JOBS, "dpo", "b", Map.of(), List.of(), T0),
+        new CoordinatorEvents.PreflightFailed("job-2-a", List.of("empty"), true, 7, T0),
+        new JobRequested("job-3-a", TriggerType.THRESHOLD, null, Backend.RAY_JOBS, "dpo", "b", Map.of(), List.of(), T0));
+    assertEquals(2, Preflight.failedInARow(s, "job-3-a"), "the job failing now is not counted before itself");
   }
 
   @Test
