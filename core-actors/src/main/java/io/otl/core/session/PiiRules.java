@@ -81,7 +81,7 @@ public final class PiiRules {
    * environment variables and JSON use (AWS_SECRET_ACCESS_KEY, SecretAccessKey, db_password, apiKey).
    */
   private static final String CREDENTIAL_NAME = "(?i:(?:aws_?)?secret_?access_?key|[a-z0-9]*_?pass(?:word|wd)"
-      + "|client_?secret|api_?key|access_?token|refresh_?token)";
+      + "|[a-z0-9]*_?secret(?:_?key)?|api_?key|access_?token|refresh_?token)";
   private static final Pattern CREDENTIAL_KEY = Pattern.compile("(?<![A-Za-z0-9])" + CREDENTIAL_NAME);
 
   /**

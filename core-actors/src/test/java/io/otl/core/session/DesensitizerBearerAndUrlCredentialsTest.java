@@ -41,6 +41,9 @@ class DesensitizerBearerAndUrlCredentialsTest {
     "login with password: hunter2x9 please|login with password: [SECRET] please",
     "apiKey='AbCdEf0123456789'|apiKey='[SECRET]'",
     "client_secret: 9f8e7d6c5b4a|client_secret: [SECRET]",
+    "aws_secret=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY|aws_secret=[SECRET]",
+    "{\"jwt_secret_key\": \"s3cr3t-signing-value\"}|{\"jwt_secret_key\": \"[SECRET]\"}",
+    "SECRET=9f8e7d6c5b4a3f2e|SECRET=[SECRET]",
   })
   void bearerTokensAndUrlPasswordsBecomeSecrets(String sent, String stored) {
     assertEquals(stored, DEFAULT.apply(sent));
@@ -62,6 +65,8 @@ class DesensitizerBearerAndUrlCredentialsTest {
     "a passwordless login: 12345678 steps",
     "the key: 12345678 is an order",
     "bypass: 20241202x",
+    "the secret: 42 is the answer",
+    "a secretary: 12345678 calls",
   })
   void wordsAndUrlsWithoutCredentialsStay(String text) {
     assertSame(text, DEFAULT.apply(text));
