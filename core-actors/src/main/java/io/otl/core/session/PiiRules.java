@@ -49,7 +49,10 @@ public final class PiiRules {
   // A URL-encoded address may encode its domain's dots too (%2E): encoders that escape every
   // non-alphanumeric do, and alice%40example%2Ecom was stored raw.
   public static final Pattern EMAIL = Pattern.compile(
-      "[\\p{L}\\p{N}._%+-]+(?:@|%40)[\\p{L}\\p{N}-]+(?:(?:\\.|%2[Ee])[\\p{L}\\p{N}-]+)*(?:\\.|%2[Ee])\\p{L}{2,}");
+      // a local part, or RFC 5322's quoted one ("jane doe"@…); a domain name, or an IP literal (root@[10.0.0.1])
+      "(?:\"[^\"\\r\\n@]{1,64}\"|[\\p{L}\\p{N}._%+-]+)(?:@|%40)"
+          + "(?:\\[(?:IPv6:[0-9A-Fa-f:.]{2,45}|\\d{1,3}(?:\\.\\d{1,3}){3})]"
+          + "|[\\p{L}\\p{N}-]+(?:(?:\\.|%2[Ee])[\\p{L}\\p{N}-]+)*(?:\\.|%2[Ee])\\p{L}{2,})");
 
   /**
    * A candidate for a payment card number: digit groups joined by single spaces or dashes, not glued

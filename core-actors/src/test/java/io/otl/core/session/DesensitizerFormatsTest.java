@@ -53,6 +53,13 @@ class DesensitizerFormatsTest {
     assertFalse(s.leaksIn(problem), problem);
   }
 
+  /** RFC 5322's quoted local part and IP literals (trial t28 found both stored as sent). */
+  @Test
+  void quotedLocalPartsAndIpLiteralsAreEmails() {
+    assertEquals("write to [EMAIL] or [EMAIL], not \"me\" @home",
+        d.apply("write to \"jane doe\"@mail.example.net or ops@[IPv6:2001:db8::1], not \"me\" @home"));
+  }
+
   @Test
   void anIdThatLooksLikeAPhoneIsRefusedWithoutEchoingIt() {
     assertEquals("sessionId looks like a phone number; use an opaque id",

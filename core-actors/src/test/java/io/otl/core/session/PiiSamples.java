@@ -66,5 +66,6 @@ public final class PiiSamples {
       new Sample("mobile en dashes", "138\u20131234\u20135678", "13812345678", "[PHONE]"),
       new Sample("ID card Arabic-Indic", "\u0661\u0661\u0660\u0661\u0660\u0661\u0661\u0669\u0669\u0660"
           + "\u0660\u0663\u0660\u0667\u0667\u0665\u0667\u0668", "110101199003077578", "[ID_CARD]"),
-      new Sample("e-mail ideographic full stop", "usern@example\u3002com", "usern", "[EMAIL]"));
+      new Sample("e-mail ideographic full stop", "usern@example\u3002com", "usern", "[EMAIL]"),
+      new Sample("e-mail IP literal", "admin.ops@[10.20.30.40]", "admin.ops", "[EMAIL]"));
 }
