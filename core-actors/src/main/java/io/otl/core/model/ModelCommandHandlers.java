@@ -529,6 +529,9 @@ final class ModelCommandHandlers {
     context.getLog().info("agent {}: rollout settings changed by {}; run-time keys {}", agentId, by, flat.keySet());
     Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
     p.add(change);
+    // The change is a step check of a rollout in progress (trial t30): a step-duration shortened below the
+    // time the step has already run moves the step on now, not at the next outcome or the old deadline.
+    rollouts.evaluate(p, now);
     rollouts.autoDeploy(p, now);
     return persist(p, c.replyTo(), this::rolloutPolicyView);
   }

@@ -143,6 +143,30 @@ class RolloutPolicyTest {
     assertEquals(List.of(0.1, 0.2, 0.5, 1.0), ((ModelState.RollingOut) st).rollout().plan(), "the plan in progress stays");
   }
 
+  /**
+   * Trial t30: a PUT that shortens step-duration below the time the step has run is a step check; before,
+   * the step waited for the next outcome (or the old deadline, an hour on) although its samples were in.
+   */
+  @Test
+  void aStepDurationShortenedBelowTheElapsedTimeMovesTheStepOnAtOnce() {
+    set(Map.of("model-update.canary-ratio", 0.5, "model-update.steps", List.of(1.0)));
+    register("v1");
+    started(register("v2"));
+    for (int i = 0; i < 20; i++) {
+      for (String v : List.of("v1", "v2")) {
+        String session = v + "-s" + i;
+        kit.<ModelProtocol.OutcomeReply>runCommand(r -> new ModelProtocol.RecordOutcome(session, v, true, null, 0, 0, 100.0, r));
+      }
+    }
+    clock.advance(java.time.Duration.ofMinutes(10));
+    assertInstanceOf(ModelState.RollingOut.class, kit.getState(), "step-duration (1h) not over yet");
+    var r = set(Map.of("model-update.canary-ratio", 0.5, "model-update.steps", List.of(1.0),
+        "model-update.step-duration", "5m"));
+    assertTrue(r.events().stream().anyMatch(ModelEvents.VersionPromoted.class::isInstance),
+        "the last step passed at the change: " + r.events());
+    assertEquals("v2", kit.getState().models().stable());
+  }
+
   @Test
   void anEntityWithFixedSettingsRefusesRunTimeChanges() {
     assertThrows(IllegalArgumentException.class,
