@@ -179,6 +179,6 @@ final class TrainingWiring {
     Boolean success = o.status() == null ? null : o.status() == io.otl.core.session.SessionModel.TaskStatus.SUCCESS;
     return new ModelVersion.RecordOutcome(n.sessionId(), n.modelVersion(), success, o.meanRating(), o.thumbsUp(),
         o.thumbsDown(), o.latencyP95Ms(), reply, o.modelCalls(), o.upstreamErrors(), o.tokens(),
-        n.revision() ? Boolean.TRUE : null, n.revision() ? null : n.recordedAt());
+        n.revision() ? Boolean.TRUE : null, n.revision() ? null : n.recordedAt(), o.sessionStartedAt());
   }
 }

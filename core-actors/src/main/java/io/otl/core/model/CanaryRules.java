@@ -100,7 +100,8 @@ public final class CanaryRules {
     List<TestResult> tests;
     SampleRatioCheck.Result srm = null;
     if (method == Method.SEQUENTIAL) {
-      srm = SampleRatioCheck.check(candidate.sessions(), stable.sessions(), plan.get(step));
+      // Sessions that started in an earlier step kept the version an earlier ratio gave them.
+      srm = SampleRatioCheck.check(candidate.routedInStep(), stable.routedInStep(), plan.get(step));
       boolean waits = paused || !waiting.isEmpty() || now.isBefore(stepStartedAt.plus(settings.stepDuration()));
       if (waits && !(srm.mismatch() && !mismatchAcknowledged)
           && !SequentialTest.anyDegraded(ready, tested.size(), stable, candidate,

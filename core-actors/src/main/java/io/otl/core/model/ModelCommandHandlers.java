@@ -437,7 +437,8 @@ final class ModelCommandHandlers {
     Instant now = clock.instant();
     Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
     p.add(new OutcomeRecorded(c.sessionId(), c.modelVersion(), c.success(), c.rating(),
-        c.thumbsUp(), c.thumbsDown(), c.latencyP95Ms(), now, c.modelCalls(), c.upstreamErrors(), c.tokens()));
+        c.thumbsUp(), c.thumbsDown(), c.latencyP95Ms(), now, c.modelCalls(), c.upstreamErrors(), c.tokens(),
+        c.sessionStartedAt()));
     rollouts.evaluate(p, now);
     OutcomeAck ack = new OutcomeAck(c.sessionId(), c.modelVersion(), Disposition.RECORDED, "recorded");
     return persist(p, c.replyTo(), st -> ack);

@@ -197,7 +197,10 @@ public interface ModelEvents {
       // Guardrail figures (issue #19): optional, null in events written before them.
       @JsonInclude(JsonInclude.Include.NON_NULL) Integer modelCalls,
       @JsonInclude(JsonInclude.Include.NON_NULL) Integer upstreamErrors,
-      @JsonInclude(JsonInclude.Include.NON_NULL) Long tokens)
+      @JsonInclude(JsonInclude.Include.NON_NULL) Long tokens,
+      // When the session started (null in events written before it was carried): one that started
+      // before the current step was routed at an earlier ratio (sessions keep their version).
+      @JsonInclude(JsonInclude.Include.NON_NULL) Instant sessionStartedAt)
       implements Event {
     @JsonCreator
     public OutcomeRecorded {}
@@ -205,7 +208,19 @@ public interface ModelEvents {
     public OutcomeRecorded(String sessionId, String modelVersion, Boolean success, Double rating,
         int thumbsUp, int thumbsDown, Double latencyP95Ms, Instant at) {
       this(sessionId, modelVersion, success, rating, thumbsUp, thumbsDown, latencyP95Ms, at, null,
-          null, null);
+          null, null, null);
+    }
+
+    public OutcomeRecorded(String sessionId, String modelVersion, Boolean success, Double rating,
+        int thumbsUp, int thumbsDown, Double latencyP95Ms, Instant at, Integer modelCalls, Integer upstreamErrors,
+        Long tokens) {
+      this(sessionId, modelVersion, success, rating, thumbsUp, thumbsDown, latencyP95Ms, at, modelCalls,
+          upstreamErrors, tokens, null);
+    }
+
+    /** Whether the session started before {@code stepStartedAt}; unknown start (older events): no. */
+    boolean startedBefore(Instant stepStartedAt) {
+      return sessionStartedAt != null && stepStartedAt != null && sessionStartedAt.isBefore(stepStartedAt);
     }
 
     OutcomeAggregates addTo(OutcomeAggregates a) {

@@ -132,6 +132,8 @@ public interface ModelProtocol {
    *     unknown: a completion written before the rollout began is not this rollout's, however late
    *     it arrives (a restarted feed redelivers its last minutes; before this it joined the stable's
    *     figures of the running step and tripped the sample-ratio guardrail)
+   * @param sessionStartedAt when the session started, null when unknown: one that started before the
+   *     current step keeps the version an earlier ratio gave it, and the sample-ratio check leaves it out
    */
   record RecordOutcome(
       String sessionId,
@@ -146,10 +148,18 @@ public interface ModelProtocol {
       Integer upstreamErrors,
       Long tokens,
       Boolean revision,
-      Instant completedAt)
+      Instant completedAt,
+      Instant sessionStartedAt)
       implements Command {
     @com.fasterxml.jackson.annotation.JsonCreator
     public RecordOutcome {}
+
+    public RecordOutcome(String sessionId, String modelVersion, Boolean success, Double rating,
+        int thumbsUp, int thumbsDown, Double latencyP95Ms, ActorRef<OutcomeReply> replyTo,
+        Integer modelCalls, Integer upstreamErrors, Long tokens, Boolean revision, Instant completedAt) {
+      this(sessionId, modelVersion, success, rating, thumbsUp, thumbsDown, latencyP95Ms, replyTo,
+          modelCalls, upstreamErrors, tokens, revision, completedAt, null);
+    }
 
     public RecordOutcome(String sessionId, String modelVersion, Boolean success, Double rating,
         int thumbsUp, int thumbsDown, Double latencyP95Ms, ActorRef<OutcomeReply> replyTo,

@@ -269,12 +269,18 @@ public interface ModelState {
       boolean scored = OutcomeAggregates.satisfactionScore(o.rating(), o.thumbsUp(), o.thumbsDown()) != null;
       if (o.modelVersion().equals(candidate)) {
         return new Rollout(candidate, stableVersion, plan, step, stepStartedAt, paused,
-            o.addTo(candidateStep),
+            added(o, candidateStep),
             stableStep, counted(candidateSessions, o.sessionId(), scored), stableSessions, scoredMarks);
       }
       return new Rollout(candidate, stableVersion, plan, step, stepStartedAt, paused, candidateStep,
-          o.addTo(stableStep),
+          added(o, stableStep),
           candidateSessions, counted(stableSessions, o.sessionId(), scored), scoredMarks);
+    }
+
+    /** The step's figures with {@code o}'s session, marked as carried over when it started before the step. */
+    private OutcomeAggregates added(OutcomeRecorded o, OutcomeAggregates step) {
+      OutcomeAggregates next = o.addTo(step);
+      return o.startedBefore(stepStartedAt) ? next.carriedOverOne() : next;
     }
 
     /** Late feedback of a counted session: its score joins the current step's figures. */

@@ -42,16 +42,31 @@ public record OutcomeAggregates(
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) long tokenSessions,
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) double tokenSum,
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) double logTokenSum,
-    @JsonInclude(JsonInclude.Include.NON_DEFAULT) double logTokenSumOfSquares) {
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) double logTokenSumOfSquares,
+    // Of {@code sessions}, those that started before the step began (0 in aggregates written before
+    // it was kept): they were routed at an earlier step's ratio, so the sample-ratio check leaves them out.
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) long carriedOver) {
 
   public static final OutcomeAggregates EMPTY =
-      new OutcomeAggregates(0, 0, 0, 0, 0, 0, LatencyHistogram.EMPTY, 0, 0, 0, 0, 0, 0, 0);
+      new OutcomeAggregates(0, 0, 0, 0, 0, 0, LatencyHistogram.EMPTY, 0, 0, 0, 0, 0, 0, 0, 0);
 
   /** Aggregates without guardrail figures (as before the guardrails). */
   public OutcomeAggregates(long sessions, long resultsKnown, long successes, long satisfactionCount,
       double satisfactionSum, double satisfactionSumOfSquares, LatencyHistogram latency) {
     this(sessions, resultsKnown, successes, satisfactionCount, satisfactionSum,
-        satisfactionSumOfSquares, latency, 0, 0, 0, 0, 0, 0, 0);
+        satisfactionSumOfSquares, latency, 0, 0, 0, 0, 0, 0, 0, 0);
+  }
+
+  /** The sessions routed at this step's ratio: what the sample-ratio check counts. */
+  public long routedInStep() {
+    return sessions - carriedOver;
+  }
+
+  /** This aggregate with its last added session counted as started before the step. */
+  public OutcomeAggregates carriedOverOne() {
+    return new OutcomeAggregates(sessions, resultsKnown, successes, satisfactionCount, satisfactionSum,
+        satisfactionSumOfSquares, latency, callSessions, errorShareSum, errorShareSumOfSquares, tokenSessions,
+        tokenSum, logTokenSum, logTokenSumOfSquares, carriedOver + 1);
   }
 
   public OutcomeAggregates {
@@ -91,7 +106,7 @@ public record OutcomeAggregates(
     if (score == null) return this;
     return new OutcomeAggregates(sessions, resultsKnown, successes, satisfactionCount + 1, satisfactionSum + score,
         satisfactionSumOfSquares + score * score, latency, callSessions, errorShareSum, errorShareSumOfSquares,
-        tokenSessions, tokenSum, logTokenSum, logTokenSumOfSquares);
+        tokenSessions, tokenSum, logTokenSum, logTokenSumOfSquares, carriedOver);
   }
 
   public OutcomeAggregates add(Boolean success, Double rating, int thumbsUp, int thumbsDown,
@@ -117,7 +132,8 @@ public record OutcomeAggregates(
         tokenSessions + (counted ? 1 : 0),
         tokenSum + (counted ? tokens : 0),
         logTokenSum + logTokens,
-        logTokenSumOfSquares + logTokens * logTokens);
+        logTokenSumOfSquares + logTokens * logTokens,
+        carriedOver);
   }
 
   /** Number of observations of one metric. */

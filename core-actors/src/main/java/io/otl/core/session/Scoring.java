@@ -112,7 +112,7 @@ public final class Scoring {
     }
     return new Outcome(state.result() == null ? null : state.result().status(),
         ratings == 0 ? null : ratingSum / ratings, ratings, up, down, percentile(latencies, 0.95),
-        calls == 0 ? null : calls, calls == 0 ? null : errors, tokensKnown ? tokens : null);
+        calls == 0 ? null : calls, calls == 0 ? null : errors, tokensKnown ? tokens : null, state.startedAt());
   }
 
   /** Nearest-rank percentile of sorted values; null for none. */

@@ -52,7 +52,10 @@ public final class SessionModel {
       // sessions without gateway calls are stored exactly as before and older events read null.
       @JsonInclude(JsonInclude.Include.NON_NULL) Integer modelCalls,
       @JsonInclude(JsonInclude.Include.NON_NULL) Integer upstreamErrors,
-      @JsonInclude(JsonInclude.Include.NON_NULL) Long tokens) {
+      @JsonInclude(JsonInclude.Include.NON_NULL) Long tokens,
+      // When the session started (null in events written before it was carried): the canary's
+      // sample-ratio check leaves out sessions routed in an earlier step.
+      @JsonInclude(JsonInclude.Include.NON_NULL) java.time.Instant sessionStartedAt) {
 
     @JsonCreator
     public Outcome {}
@@ -60,6 +63,11 @@ public final class SessionModel {
     public Outcome(
         TaskStatus status, Double meanRating, int ratings, int thumbsUp, int thumbsDown, Double latencyP95Ms) {
       this(status, meanRating, ratings, thumbsUp, thumbsDown, latencyP95Ms, null, null, null);
+    }
+
+    public Outcome(TaskStatus status, Double meanRating, int ratings, int thumbsUp, int thumbsDown,
+        Double latencyP95Ms, Integer modelCalls, Integer upstreamErrors, Long tokens) {
+      this(status, meanRating, ratings, thumbsUp, thumbsDown, latencyP95Ms, modelCalls, upstreamErrors, tokens, null);
     }
   }
 }

@@ -121,4 +121,44 @@ class CanaryRulesTest {
     assertTrue(!CanaryRules.mismatchAcknowledged(List.of(canary, pausedByHand, resumed)));
     assertTrue(!CanaryRules.mismatchAcknowledged(List.of(canary, pausedSrm, resumed, ramp)));
   }
+
+  /**
+   * Trial t30: sessions started at 20 % that complete after the step to 50 % keep their version (the
+   * stable, mostly) and were checked against 0.5: a false mismatch paused a healthy rollout. Outcomes
+   * now carry the session's start; those that started before the step are left out of the check.
+   */
+  @Test
+  void sessionsCarriedOverFromAnEarlierStepAreLeftOutOfTheSampleRatioCheck() {
+    Instant stepStart = Instant.parse("2026-01-01T01:00:00Z");
+    ModelState.Rollout r = ModelState.Rollout.start("v2", "v1", DEFAULTS.steps(), Instant.parse("2026-01-01T00:00:00Z"))
+        .toStep(2, stepStart);
+    for (int i = 0; i < 300; i++) {
+      r = r.withOutcome(outcome("old-" + i, i % 5 == 0 ? "v2" : "v1", stepStart.minusSeconds(60)));
+    }
+    for (int i = 0; i < 100; i++) {
+      r = r.withOutcome(outcome("new-" + i, i % 2 == 0 ? "v2" : "v1", stepStart.plusSeconds(1)));
+    }
+    assertEquals(110, r.candidateStep().sessions());
+    assertEquals(290, r.stableStep().sessions());
+    assertEquals(50, r.candidateStep().routedInStep());
+    assertEquals(50, r.stableStep().routedInStep());
+    Decision d = CanaryRules.decide(DEFAULTS, Method.SEQUENTIAL, r.plan(), 2, stepStart, false, r.stableStep(),
+        r.candidateStep(), false, stepStart.plusSeconds(120));
+    assertTrue(!d.sampleRatio().mismatch(), d.sampleRatio().summary());
+    assertEquals(100, d.sampleRatio().candidateSessions() + d.sampleRatio().stableSessions());
+
+    // Without start times (events of earlier builds) every session counts, as before: 110 of 400 at 0.5.
+    ModelState.Rollout unknown = ModelState.Rollout.start("v2", "v1", DEFAULTS.steps(), stepStart).toStep(2, stepStart);
+    for (int i = 0; i < 400; i++) {
+      unknown = unknown.withOutcome(outcome("s-" + i, i < 110 ? "v2" : "v1", null));
+    }
+    Decision old = CanaryRules.decide(DEFAULTS, Method.SEQUENTIAL, unknown.plan(), 2, stepStart, false,
+        unknown.stableStep(), unknown.candidateStep(), false, stepStart.plusSeconds(120));
+    assertEquals(Action.PAUSE_MISMATCH, old.action(), old.detail());
+  }
+
+  private static ModelEvents.OutcomeRecorded outcome(String session, String version, Instant startedAt) {
+    return new ModelEvents.OutcomeRecorded(session, version, true, null, 0, 0, null, startedAt == null
+        ? Instant.parse("2026-01-01T02:00:00Z") : startedAt.plusSeconds(30), null, null, null, startedAt);
+  }
 }

@@ -279,6 +279,13 @@ class GoldenJournalGenerator {
     }
     // since v0.2.0-laterating: a rating sent after guard-3's result reaches v5's satisfaction
     outcome(m, r -> new ModelVersion.RecordOutcome("guard-3", "v5", true, 5.0, 0, 0, 600.0, r, null, null, null, true));
+    // since v0.2.0-sessionstart: outcomes carry the session's start; one that started before the step
+    // (carried over at an earlier ratio) is counted apart for the sample-ratio check
+    Instant stepStart = clock.instant();
+    outcome(m, r -> new ModelVersion.RecordOutcome("start-old", "v1", true, null, 0, 0, 650.0, r, null, null, null,
+        null, null, stepStart.minus(Duration.ofDays(1))));
+    outcome(m, r -> new ModelVersion.RecordOutcome("start-new", "v5", true, null, 0, 0, 650.0, r, null, null, null,
+        null, null, stepStart));
     // since v0.2.0-continual: a job's candidate without evaluation evidence waits in NO_EVIDENCE
     transition(m, r -> new ModelVersion.RegisterCandidate("v8", "file:///ckpt/v8", "http://llm-v8:8000/v1",
         "job-8-" + AGENT, new TreeMap<>(), r));
