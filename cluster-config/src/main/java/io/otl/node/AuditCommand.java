@@ -235,8 +235,8 @@ public final class AuditCommand {
   static Optional<String> token(Optional<Path> config) {
     com.typesafe.config.Config root = io.otl.node.config.NodeConfig.resolve(config,
         com.typesafe.config.ConfigFactory.defaultApplication(), System.getenv());
-    return Optional.of(io.otl.http.HttpSettings.fromConfig(
-        root.getConfig(io.otl.node.config.TrainingSettingsValidator.ROOT)).auth().token());
+    return io.otl.http.HttpSettings.fromConfig(
+        root.getConfig(io.otl.node.config.TrainingSettingsValidator.ROOT)).auth().commandToken();
   }
 
   private static int verify(OfflineJournal journal, Set<Kind> kinds, PrintStream out) {

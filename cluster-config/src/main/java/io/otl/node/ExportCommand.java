@@ -162,7 +162,7 @@ public final class ExportCommand {
       }
       // The filters of a --config file apply through the node too (the node's own otherwise), as
       // they do offline: the same command must select the same trajectories whether a node runs or not.
-      return ExportOverHttp.run(new NodeHttpClient(busy.node().get(), Optional.of(auth.token())),
+      return ExportOverHttp.run(new NodeHttpClient(busy.node().get(), auth.commandToken()),
           agent, format, from, to, allowPii, configFile.isPresent() ? filters : null, dir, name, out, err);
     } catch (RuntimeException e) {
       err.println("error: " + e.getMessage());

@@ -77,8 +77,9 @@ final class NodeHttpClient {
    */
   static String answered(int status, String message) {
     return status + ": " + message + (status == 401
-        ? " (this command sends the node's API token from its own configuration: set OTL_AUTH_TOKEN, or pass "
-            + "the node's --config file)"
+        ? " (this command sends the node's API token from its own configuration: auth.token, else the one"
+            + " auth.operators token it resolves; set OTL_AUTH_TOKEN, or pass the node's --config file with your"
+            + " operator token's variable set)"
         : "");
   }
 

@@ -146,12 +146,37 @@ public final class ApiRoutes {
     java.util.function.Function<HttpRequest, java.util.Optional<HttpResponse>> beforeBody = request -> {
       String path = request.getUri().path();
       boolean write = !request.method().equals(HttpMethods.GET) && !request.method().equals(HttpMethods.HEAD);
+      if (write && crossSite(request)) {
+        return java.util.Optional.of(ownBodies.contains(path)
+            ? new io.otl.http.gateway.OpenAiError(403, "permission_error", null, "cross_site_request", CROSS_SITE).response()
+            : Json.error(org.apache.pekko.http.javadsl.model.StatusCodes.FORBIDDEN, "cross_site_request", CROSS_SITE));
+      }
       boolean guarded = (path.startsWith("/v1/") || aliases && path.startsWith("/feedback/"))
           && !ownBodies.contains(path) && documented(path);
       return write && guarded ? auth.refusal(request) : java.util.Optional.empty();
     };
     return new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS, ownBodies, bodyLimits, beforeBody)
         .wrap(all(top));
+  }
+
+  static final String CROSS_SITE = "a write sent by a web page of another site is refused (Sec-Fetch-Site):"
+      + " send it from the node's console or from a client that is not a browser";
+
+  /**
+   * Whether a browser says the request comes from a page of another site ({@code Sec-Fetch-Site:
+   * cross-site} or {@code same-site}, e.g. another port of localhost). Such a POST needs no CORS
+   * pre-flight when it has no body or a form's, so on a node without {@code auth.token} any page its
+   * user opened could roll back, promote or trigger (trial t34: a no-cors fetch to
+   * {@code …/rollback} was a 202). Browsers send the header; the console's own calls are
+   * {@code same-origin} and API clients send none, so they pass.
+   */
+  static boolean crossSite(HttpRequest request) {
+    for (org.apache.pekko.http.javadsl.model.HttpHeader h : request.getHeaders()) {
+      if (!h.is("sec-fetch-site")) continue;
+      String v = h.value().trim().toLowerCase(java.util.Locale.ROOT);
+      if (v.equals("cross-site") || v.equals("same-site")) return true;
+    }
+    return false;
   }
 
   static Route all(List<Route> routes) {

@@ -56,6 +56,19 @@ public record HttpSettings(
       return new Auth(Optional.of(token), protectReads, Optional.of(metricsToken), operators);
     }
 
+    /**
+     * The token a command ({@code export}, {@code audit}) sends to the node that holds the journal:
+     * {@code auth.token}, else the one operator token its configuration resolves (the file's
+     * {@code alice = ${?ALICE_TOKEN}} with the user's own variable set), else none. A node with named
+     * tokens only was answered with no token at all, and the advice to set {@code OTL_AUTH_TOKEN}
+     * beside that {@code --config} then stopped the command: an operator's token equal to
+     * {@code auth.token} is refused (trial t34). Several resolved: none, since which one is the user's?
+     */
+    public Optional<String> commandToken() {
+      if (!token.isEmpty()) return Optional.of(token);
+      return operators.size() == 1 ? operators.values().stream().findFirst() : Optional.empty();
+    }
+
     @Override
     public String toString() {
       return "AuthSettings[token=" + (token.isEmpty() ? "none" : "***") + ", protectReads=" + protectReads

@@ -76,6 +76,33 @@ final class ConfigRules {
   }
 
   /**
+   * A bearer secret ({@code auth.token}, {@code auth.metrics-token}): a string that neither starts nor
+   * ends with white space or a control character. The Authorization header's token is read trimmed,
+   * so such a token could never match: every request was a 401 "the bearer token is wrong" (trial t34,
+   * e.g. a token read from a secret file that ends in a newline). The value is never shown.
+   */
+  static Rule bearerSecret() {
+    Rule text = string(false);
+    return (c, key, v) -> {
+      Object s = text.check(c, key, v);
+      if (s instanceof String secret && padded(secret)) {
+        c.error(key, v, PADDED);
+        return null;
+      }
+      return s;
+    };
+  }
+
+  /** What a bearer secret must be (the message names no value: secrets are shown masked). */
+  static final String PADDED = "a token without white space or a control character (a newline …) at its start or"
+      + " end: the Authorization header's token is read trimmed, so no request could match it; remove it";
+
+  /** Whether a secret has white space or a control character at its start or end. */
+  static boolean padded(String secret) {
+    return !secret.isEmpty() && !(secret.equals(secret.trim()) && secret.equals(secret.strip()));
+  }
+
+  /**
    * A model name (a base model, a served model, a teacher, a scheduler or workflow name): a string
    * without control characters, since it is sent upstream, rendered into Trinity's YAML and logged
    * as written. A newline was accepted and then split log lines and broke the requests it went into.

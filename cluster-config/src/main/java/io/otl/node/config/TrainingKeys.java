@@ -1,6 +1,7 @@
 package io.otl.node.config;
 
 import static io.otl.node.config.ConfigRules.anySection;
+import static io.otl.node.config.ConfigRules.bearerSecret;
 import static io.otl.node.config.ConfigRules.bool;
 import static io.otl.node.config.ConfigRules.duration;
 import static io.otl.node.config.ConfigRules.integerAtLeast;
@@ -62,9 +63,9 @@ final class TrainingKeys {
     rule("http.max-in-flight", integerAtLeast(1));
     rule("http.max-connections-per-address", integerAtLeast(0));
     rule("http.metrics-sample-interval", duration(false));
-    rule("auth.token", string(false));
+    rule("auth.token", bearerSecret());
     rule("auth.protect-reads", bool());
-    rule("auth.metrics-token", string(false));
+    rule("auth.metrics-token", bearerSecret());
     // operators.<name> = <token>: keyed by operator name, each name and token checked by the rule.
     rule(OperatorTokens.KEY, OperatorTokens.rule());
     rule("http.metrics-top-agents", integerAtLeast(1));

@@ -78,6 +78,27 @@ public final class TrainingSettingsValidator {
   }
 
   /**
+   * Each {@code gateway.agents.<agentId>.api-key} as a bearer secret: one with white space or a
+   * control character around it could never match the trimmed header, so the agent's every call was
+   * a 401 (trial t34). And one equal to {@code auth.metrics-token} would let that agent's client
+   * scrape every agent's figures from {@code /metrics}. Messages name the keys, never a value.
+   */
+  private static void agentKeys(SettingsCheck c) {
+    if (!(c.typed.get("gateway.agents") instanceof Map<?, ?> agents)) return;
+    Object metricsToken = c.typed.get("auth.metrics-token");
+    agents.forEach((agent, section) -> {
+      if (!(section instanceof Map<?, ?> m) || !(m.get("api-key") instanceof String key)) return;
+      String at = ROOT + ".gateway.agents." + agent + ".api-key";
+      if (ConfigRules.padded(key)) {
+        c.errors.add(at + " = " + Secrets.MASK + ": must be " + ConfigRules.PADDED); // an agent id may hold a dot
+      } else if (!key.isEmpty() && key.equals(metricsToken)) {
+        c.errors.add(at + ": the same secret as " + ROOT + ".auth.metrics-token; give the agent a key of its"
+            + " own, or its client reads /metrics (every agent's figures)");
+      }
+    });
+  }
+
+  /**
    * Agent keys guard the gateway only: with no API token every other route stays open, so anyone who
    * reaches the port could register and promote a version at their own endpoint, and the gateway would
    * send the agents' calls (and upstream keys) there. Trial t12 configured keys and met no word of it.
@@ -101,6 +122,7 @@ public final class TrainingSettingsValidator {
 
   private static void crossChecks(SettingsCheck c) {
     OperatorTokens.crossCheck(c);
+    agentKeys(c);
     openApiBesideAgentKeys(c);
     Map<String, Object> t = c.typed;
     String url = (String) t.get("db.url");

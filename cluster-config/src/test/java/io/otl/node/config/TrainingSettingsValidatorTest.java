@@ -520,4 +520,35 @@ class TrainingSettingsValidatorTest {
     m = invalid(hocon("agentscope.training.training-runner.trigger.min-samples = 0")).getMessage();
     assertTrue(m.contains(T + "training-runner.trigger.min-samples = 0: must be an integer >= 1"), m);
   }
+
+  /**
+   * Trial t34: the Authorization header's token is read trimmed, so an auth.token, metrics token or
+   * agent key with white space or a newline around it (a secret file's last line) matched no request:
+   * the node started and answered every call 401 "the bearer token is wrong". Refused by key, masked.
+   */
+  @Test
+  void bearerSecretsWithWhiteSpaceAroundThemAreRefusedWithoutShowingThem() {
+    TrainingSettingsValidator.validate(hocon("agentscope.training.auth.token = \"in side\"",
+        "agentscope.training.gateway.agents { a1 { api-key = \"k-1\" } }"));
+    ConfigValidationException e = invalid(hocon(
+        "agentscope.training.auth.token = \"s3cret-op\\n\"",
+        "agentscope.training.auth.metrics-token = \" s3cret-m\"",
+        "agentscope.training.gateway.agents { a1 { api-key = \"s3cret-a \" }, \"a.2\" { api-key = \"\\ts3cret-b\" } }"));
+    String must = ": must be a token without white space or a control character (a newline …) at its start or end:"
+        + " the Authorization header's token is read trimmed, so no request could match it; remove it";
+    assertEquals(List.of(T + "auth.metrics-token = ****" + must, T + "auth.token = ****" + must,
+        T + "gateway.agents.a.2.api-key = ****" + must, T + "gateway.agents.a1.api-key = ****" + must),
+        e.errors().stream().sorted().toList(), e.getMessage());
+    assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
+  }
+
+  /** Trial t34: an agent key equal to the metrics token let that agent's client read /metrics. */
+  @Test
+  void anAgentKeyEqualToTheMetricsTokenIsRefused() {
+    ConfigValidationException e = invalid(hocon("agentscope.training.auth.metrics-token = \"s3cret-m\"",
+        "agentscope.training.gateway.agents { a1 { api-key = \"s3cret-m\" } }"));
+    assertEquals(List.of(T + "gateway.agents.a1.api-key: the same secret as " + T + "auth.metrics-token; give the"
+        + " agent a key of its own, or its client reads /metrics (every agent's figures)"), e.errors(), e.getMessage());
+    assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
+  }
 }
