@@ -582,6 +582,26 @@ class GatewayOpenAiSdkTest {
     }
   }
 
+  /**
+   * The SDK's {@code models().delete(...)} from an agent's client: OpenAI's 405 with its code, for the
+   * logical model and another model's name. Only GET was the gateway's there: the DELETE went on to the
+   * API's routes, whose 405 in the API's shape the SDK raised as "405: null" with no code.
+   */
+  @Test
+  void anAgentsModelsDeleteIs405MethodNotAllowedInOpenAiShape() {
+    for (String name : List.of("default", "gpt-4o-mini")) {
+      com.openai.errors.OpenAIServiceException e = assertThrows(com.openai.errors.OpenAIServiceException.class,
+          () -> client(KEY_A).models().delete(name));
+      assertEquals(405, e.statusCode(), name + ": " + e.getMessage());
+      assertEquals("method_not_allowed", e.code().orElse(""), name + ": " + e.getMessage());
+      assertEquals("invalid_request_error", e.type().orElse(""), name + ": " + e.getMessage());
+      assertTrue(e.getMessage().contains("supported methods: GET"), name + ": " + e.getMessage());
+      assertTrue(e.headers().values("Allow").toString().contains("GET"), name + ": " + e.headers().values("Allow"));
+    }
+    // The design's GET /v1/models/{agentId} stays the API's, in the API's shape, for operators.
+    assertEquals("agent-a", api.get("/v1/models/agent-a").json().path("agentId").asText());
+  }
+
   @Test
   void theListedModelCanBeRetrievedAndTheAgentViewStaysForOperators() {
     com.openai.models.models.Model model = client(KEY_A).models().retrieve("default");

@@ -145,12 +145,15 @@ public final class GatewayRoutes {
             extractRequest(request -> complete(GatewayModels.storedCompletions(request, true))))),
         pathPrefix("models", () -> pathEndOrSingleSlash(() -> sealed(get(() -> extractRequest(request ->
             complete(guard(() -> models.list(request)))))))),
-        pathPrefix(segment("models").slash(GatewayModels.LOGICAL_MODEL), () -> pathEndOrSingleSlash(() -> get(() ->
-            extractRequest(request -> identity.callsAsAgent(request) ? sealed(complete(guard(() -> models.retrieve(request))))
-                : reject())))),
-        pathPrefix(segment("models").slash(segment()), id -> pathEndOrSingleSlash(() -> get(() ->
+        // An agent's client owns these paths whatever the method: another method (the SDK's
+        // models.delete) is OpenAI's 405; it fell through to the API's routes, whose 405 in the API's
+        // shape the SDK read as "405: null".
+        pathPrefix(segment("models").slash(GatewayModels.LOGICAL_MODEL), () -> pathEndOrSingleSlash(() ->
+            extractRequest(request -> identity.callsAsAgent(request)
+                ? sealed(get(() -> complete(guard(() -> models.retrieve(request))))) : reject()))),
+        pathPrefix(segment("models").slash(segment()), id -> pathEndOrSingleSlash(() ->
             extractRequest(request -> identity.callsAsAgent(request) && !id.equals(models.agentOrNull(request))
-                ? sealed(complete(guard(() -> models.unknown(request, id)))) : reject())))),
+                ? sealed(get(() -> complete(guard(() -> models.unknown(request, id))))) : reject()))),
         pathPrefix(PathMatchers.segment(GatewayModels.OPENAI_ELSEWHERE), name -> extractRequest(request ->
             complete(GatewayModels.notServed(request, name)))));
   }
