@@ -4,15 +4,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
+import io.otl.http.gateway.GatewayRoutes;
 import io.otl.node.testing.Await;
+import io.otl.node.testing.LogCapture;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,21 +33,57 @@ import org.junit.jupiter.api.Test;
 class GatewayClientGoneTest {
   private static GatewayTestNode g;
 
+  private static final byte[] ANSWER = ("{\"id\":\"chatcmpl-held\",\"object\":\"chat.completion\",\"created\":1,"
+      + "\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"too late\"},"
+      + "\"finish_reason\":\"stop\"}]}").getBytes(StandardCharsets.UTF_8);
+  private static final CountDownLatch CALLED = new CountDownLatch(1);
+  private static final CountDownLatch RELEASE = new CountDownLatch(1);
+  private static HttpServer held;
+
   @BeforeAll
   static void start() throws Exception {
     g = GatewayTestNode.start("gateway-client-gone", Map.of()).serving("gone");
+    // A model server that answers only when the test says so: the client must have left first.
+    held = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    held.setExecutor(Executors.newCachedThreadPool());
+    held.createContext("/v1/chat/completions", exchange -> {
+      exchange.getRequestBody().readAllBytes();
+      CALLED.countDown();
+      try {
+        RELEASE.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      exchange.getResponseHeaders().add("Content-Type", "application/json");
+      exchange.sendResponseHeaders(200, ANSWER.length);
+      exchange.getResponseBody().write(ANSWER);
+      exchange.close();
+    });
+    held.start();
+    assertEquals(201, g.api.post("/v1/models/gone-held/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
+        + "\"endpoint\":\"http://127.0.0.1:" + held.getAddress().getPort() + "/v1\"}").status());
+    g.awaitState("gone-held", "v1", "STABLE");
   }
 
   @AfterAll
   static void stop() {
+    RELEASE.countDown();
     if (g != null) g.close();
+    if (held != null) held.stop(0);
   }
 
   @Test
   void anAnswerWhoseClientClosedFirstIsRecordedAborted() throws Exception {
-    try (Socket s = new Socket("127.0.0.1", g.node.httpPort())) {
-      send(s, "gone-1", "", 1500);
-    } // closed while the model server is still answering
+    try (LogCapture gatewayLog = new LogCapture(GatewayRoutes.class)) {
+      try (Socket s = new Socket("127.0.0.1", g.node.httpPort())) {
+        send(s, "gone-held", "gone-1", "", 0);
+        assertTrue(CALLED.await(30, TimeUnit.SECONDS), "the model server was never called");
+      } // closed while the model server is still answering
+      // The node reads the closed connection on its own time: the answer comes only once it has.
+      Await.until("the node saw the connection of gone-1 end", Duration.ofSeconds(30), () -> gatewayLog.lines("INFO"),
+          lines -> lines.stream().anyMatch(l -> l.contains("session gone-1 ") && l.contains("connection ended")));
+      RELEASE.countDown();
+    }
     assertEquals("true", answerOf("gone-1").path("inference").path("aborted").asText());
   }
 
@@ -47,7 +91,7 @@ class GatewayClientGoneTest {
   void anAnswerReadIsDeliveredAlsoWhenTheRequestAsksToClose() throws Exception {
     for (String[] c : new String[][] {{"gone-2", "Connection: close\r\n"}, {"gone-3", ""}}) {
       try (Socket s = new Socket("127.0.0.1", g.node.httpPort())) {
-        send(s, c[0], c[1], 300);
+        send(s, "gone", c[0], c[1], 300);
         String head = readHead(s.getInputStream());
         assertTrue(head.startsWith("HTTP/1.1 200"), head);
       }
@@ -56,12 +100,13 @@ class GatewayClientGoneTest {
     }
   }
 
-  private static void send(Socket s, String session, String extraHeaders, int delayMs) throws IOException {
+  private static void send(Socket s, String agent, String session, String extraHeaders, int delayMs)
+      throws IOException {
     byte[] body = ("{\"model\":\"default\",\"simulator_delay_ms\":" + delayMs
         + ",\"messages\":[{\"role\":\"user\",\"content\":\"are you there?\"}]}").getBytes(StandardCharsets.UTF_8);
     OutputStream out = s.getOutputStream();
     out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        + "X-Agent-Id: gone\r\nX-Session-Id: " + session + "\r\n" + extraHeaders + "Content-Length: " + body.length
+        + "X-Agent-Id: " + agent + "\r\nX-Session-Id: " + session + "\r\n" + extraHeaders + "Content-Length: " + body.length
         + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
     out.write(body);
     out.flush();

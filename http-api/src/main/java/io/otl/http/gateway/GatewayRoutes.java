@@ -141,7 +141,7 @@ public final class GatewayRoutes {
             pathEndOrSingleSlash(() -> concat(
                 get(() -> extractRequest(request -> complete(GatewayModels.storedCompletions(request, false)))),
                 sealed(post(() -> withRequestTimeout(answerTimeout(), () ->
-                    extractRequest(request -> completeWithFuture(limited(() -> chat(request))))))))),
+                    extractRequest(request -> completeWithFuture(limited(request, () -> chat(request))))))))),
             extractRequest(request -> complete(GatewayModels.storedCompletions(request, true))))),
         pathPrefix("models", () -> pathEndOrSingleSlash(() -> sealed(get(() -> extractRequest(request ->
             complete(guard(() -> models.list(request)))))))),
@@ -200,19 +200,42 @@ public final class GatewayRoutes {
         .response().addHeaders(r.getHeaders());
   });
 
-  private CompletionStage<HttpResponse> limited(java.util.function.Supplier<CompletionStage<HttpResponse>> call) {
+  /**
+   * A call within {@code gateway.max-in-flight}, which holds its slot until its answer is out: a
+   * whole answer (in memory by then) when it is handed over, a streamed one when its stream ends or
+   * its client is gone (released at the stream's headers, slow streams were let in past the limit:
+   * trial t33).
+   */
+  private CompletionStage<HttpResponse> limited(HttpRequest request,
+      java.util.function.Supplier<CompletionStage<HttpResponse>> call) {
     if (inFlight.incrementAndGet() > settings.maxInFlight()) {
       inFlight.decrementAndGet();
       return CompletableFuture.completedFuture(new OpenAiError(429, "rate_limit_exceeded", null, "overloaded",
           "the gateway has " + settings.maxInFlight() + " calls in flight; retry shortly").response());
     }
+    java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean(true);
+    Runnable release = () -> {
+      if (held.compareAndSet(true, false)) inFlight.decrementAndGet();
+    };
     CompletionStage<HttpResponse> result;
     try {
       result = call.get();
     } catch (RuntimeException e) {
       result = CompletableFuture.failedFuture(e);
     }
-    return result.exceptionally(GatewayErrors::toResponse).whenComplete((r, e) -> inFlight.decrementAndGet());
+    return result.exceptionally(GatewayErrors::toResponse).handle((r, e) -> {
+      if (r == null || !r.entity().isChunked()) {
+        release.run();
+        return r;
+      }
+      // A stream pekko-http never starts (its client left first) ends with the connection.
+      ClientConnection.closedOf(request).thenRun(release);
+      return r.withEntity(HttpEntities.createChunked(r.entity().getContentType(),
+          r.entity().getDataBytes().watchTermination((mat, done) -> {
+            done.whenComplete((ok, err) -> release.run());
+            return mat;
+          })));
+    });
   }
 
   private static HttpResponse guard(java.util.function.Supplier<HttpResponse> handler) {
