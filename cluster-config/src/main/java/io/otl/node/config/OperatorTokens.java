@@ -43,7 +43,7 @@ final class OperatorTokens {
           c.errors.add(at + ": must be the operator's token, a string");
         } else if (token.isBlank()) {
           c.errors.add(at + ": is empty; give the operator a token of their own, or remove the entry");
-        } else if (!token.equals(token.strip())) {
+        } else if (ConfigRules.padded(token)) {
           // The Authorization header's token is trimmed, so this one could never match.
           c.errors.add(at + ": starts or ends with white space; remove it");
         } else if (nameOfToken.containsKey(token)) {

@@ -72,14 +72,6 @@ public final class PiiRules {
   public static final Pattern IBAN = Pattern.compile(
       "(?<![0-9A-Za-z])[A-Z]{2}\\d{2}(?: ?[0-9A-Z]{4}){2,7}(?: ?[0-9A-Z]{1,3})?(?![0-9A-Za-z])");
   /**
-   * Credentials with a recognisable prefix: OpenAI/Anthropic/DeepSeek style {@code sk-…} keys, Stripe
-   * {@code sk_live_}/{@code rk_live_}, AWS access key ids, GitHub tokens, Slack tokens, Google API
-   * keys, JWTs, an opaque token after "Bearer" (16+ characters holding a digit) and the
-   * {@code user:password} of a URL ({@code postgres://app:pw@db}). The minimum lengths are those of real keys, so a short
-   * {@code sk-} word ("task-based" is not even a candidate: the prefix must start a word) does not
-   * count; {@link #secret} also wants an {@code sk-} key's body to look random.
-   */
-  /**
    * The names of settings whose value is always a credential, in the spellings configuration files,
    * environment variables and JSON use (AWS_SECRET_ACCESS_KEY, SecretAccessKey, db_password, apiKey).
    */
@@ -100,16 +92,21 @@ public final class PiiRules {
     boolean named = false;
     while (!named && m.find()) named = m.end() == key.length();
     if (!named) return -1;
-    boolean digit = false;
     int i = 0;
-    for (; i < value.length(); i++) {
-      char c = value.charAt(i);
-      if (Character.isWhitespace(c) || "\"'<>,;".indexOf(c) >= 0) break;
-      digit |= c >= '0' && c <= '9';
+    while (i < value.length() && !Character.isWhitespace(value.charAt(i)) && "\"'<>,;".indexOf(value.charAt(i)) < 0) {
+      i++;
     }
-    return i >= 8 && digit ? i : -1;
+    return i >= 8 && holdsDigit(value, 0, i) ? i : -1;
   }
 
+  /**
+   * Credentials with a recognisable prefix: OpenAI/Anthropic/DeepSeek style {@code sk-…} keys, Stripe
+   * {@code sk_live_}/{@code rk_live_}, AWS access key ids, GitHub tokens, Slack tokens, Google API
+   * keys, JWTs, an opaque token after "Bearer" (16+ characters holding a digit) and the
+   * {@code user:password} of a URL ({@code postgres://app:pw@db}). The minimum lengths are those of real keys, so a short
+   * {@code sk-} word ("task-based" is not even a candidate: the prefix must start a word) does not
+   * count; {@link #secret} also wants an {@code sk-} key's body to look random.
+   */
   public static final Pattern SECRET = Pattern.compile(
       "(?<![0-9A-Za-z])(?:sk-[A-Za-z0-9_-]{20,}"
           + "|[sr]k_(?:live|test)_[A-Za-z0-9]{20,}"
@@ -121,9 +118,9 @@ public final class PiiRules {
           + "|eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*"
           // an opaque bearer token (Authorization headers in tool output, curl -v): the token part
           + "|(?i:bearer)[ \\t]+[A-Za-z0-9_.~+/-]{16,}=*(?![A-Za-z0-9_.~+/=-])"
-          // a URL's user:password (postgres://app:pw@db, redis://:pw@cache): the user-info part
           // the value of a credential's assignment (aws_secret_access_key = …, "password": "…")
           + "|" + CREDENTIAL_NAME + "[\"']?[ \\t]*[:=][ \\t]*[\"']?[^\\s\"'<>,;]{8,}"
+          // a URL's user:password (postgres://app:pw@db, redis://:pw@cache): the user-info part
           + "|[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\\s/?#\"'<>\\\\`{}|@:]*:[^\\s/?\"'<>\\\\`{}|]+@(?=[A-Za-z0-9\\[]))");
 
 
@@ -458,10 +455,8 @@ public final class PiiRules {
     char c0 = t.charAt(start);
     int assign = assignment(t, start, end);
     if (assign >= 0) {
-      for (int i = assign; i < end; i++) {
-        if (t.charAt(i) >= '0' && t.charAt(i) <= '9') return new int[] {assign, end}; // the name kept
-      }
-      return null; // "password: required", "api_key=changeme": no digit, no credential
+      // the name kept; "password: required", "api_key=changeme": no digit, no credential
+      return holdsDigit(t, assign, end) ? new int[] {assign, end} : null;
     }
     int scheme = indexOf(t, "://", start, end);
     if (scheme >= 0) return new int[] {scheme + 3, end - 1}; // user:password, the '@' kept
@@ -469,10 +464,8 @@ public final class PiiRules {
         && (t.charAt(start + 6) == ' ' || t.charAt(start + 6) == '\t')) {
       int token = start + 6;
       while (t.charAt(token) == ' ' || t.charAt(token) == '\t') token++;
-      for (int i = token; i < end; i++) {
-        if (t.charAt(i) >= '0' && t.charAt(i) <= '9') return new int[] {token, end}; // "Bearer " kept
-      }
-      return null; // "Bearer authentication-is-the-default": words, no token
+      // "Bearer " kept; "Bearer authentication-is-the-default": words, no token
+      return holdsDigit(t, token, end) ? new int[] {token, end} : null;
     }
     boolean ok = c0 == 's' && t.charAt(start + 2) == '-' ? randomRun(t, start + 3, end, 16)
         : c0 != 'x' || randomRun(t, start + 5, end, 1);
@@ -505,6 +498,14 @@ public final class PiiRules {
     while (i < end && (t.charAt(i) == ' ' || t.charAt(i) == '\t')) i++;
     if (i < end && (t.charAt(i) == '"' || t.charAt(i) == '\'')) i++;
     return i;
+  }
+
+  /** Whether {@code t[from, to)} holds an ASCII digit: what tells a credential from a word. */
+  private static boolean holdsDigit(CharSequence t, int from, int to) {
+    for (int i = from; i < to; i++) {
+      if (t.charAt(i) >= '0' && t.charAt(i) <= '9') return true;
+    }
+    return false;
   }
 
   private static int indexOf(CharSequence t, String what, int from, int to) {
