@@ -176,6 +176,19 @@ final class ConfigRules {
     String requirement = "a duration " + (zeroAllowed ? ">= 0" : "> 0") + " and at most "
         + max.toDays() + "d" + DURATION_EXAMPLES;
     return (c, key, v) -> {
+      // HOCON reads a bare number as milliseconds: {"model-update.step-duration": 5} in a policy PUT, or
+      // step-duration: 3600 in an application.yml, was taken as 5 ms / 3.6 s, a unit nobody wrote
+      // (trial t35). A duration carries its unit.
+      // The same number as a string ("5": YAML quotes, a -D property, an environment variable).
+      // Zero is zero in any unit.
+      String raw = v == null ? "" : String.valueOf(v.unwrapped()).trim();
+      if (v != null && (v.valueType() == com.typesafe.config.ConfigValueType.NUMBER
+          || v.valueType() == com.typesafe.config.ConfigValueType.STRING && raw.matches("[+-]?[0-9]+(\\.[0-9]*)?"))
+          && !raw.matches("[+-]?0+(\\.0*)?")) {
+        c.error(key, v, requirement + "; a bare number has no unit (it would be read as milliseconds): "
+            + "write the unit, as a string such as \"30s\"");
+        return null;
+      }
       Duration d;
       try {
         d = c.config.getDuration(key);

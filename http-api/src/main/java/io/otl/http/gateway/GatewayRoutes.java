@@ -271,28 +271,30 @@ public final class GatewayRoutes {
           if (p != null) throw OpenAiError.invalid(sessionParam, p);
           String session = sessionId;
           // A session id made here is new, so there is nothing to check. A session that started
-          // keeps its version while that version serves (design §3.3): a later turn this gateway
-          // remembers is routed with it at once; otherwise owner read and route run together, and
-          // the route is asked again only when the session started on another version than its
-          // bucket gives now (a ratio raised since, or another node's session).
+          // keeps its version while that version serves (design §3.3): it is routed pinned to the
+          // version it started on, which this gateway remembers or the journal knows.
+          // The owner is checked before the caller is routed: routing an agent that has no version
+          // yet registers its v0 in the journal, and a call refused as another agent's (403) changes
+          // nothing (design §7.1). Owner read and route ran together before, so a refused call wrote
+          // the intruder's v0 (trial t35, GatewayRefusedCallRegistersNothingTest).
           KnownSessions.Entry remembered = generated ? null : knownSessions.get(session);
           CompletionStage<KnownSessions.Entry> existing = generated || remembered != null
               ? CompletableFuture.completedFuture(remembered) : known(session);
-          CompletionStage<ModelVersion.RouteDecision> byBucketOrMemory =
-              router.route(agent, session, startedOn(remembered, agent));
-          return existing.thenCompose(found -> (remembered != null ? byBucketOrMemory
-              : routeKeepingVersion(agent, session, found, byBucketOrMemory)).handle((d, routeFailure) -> {
-            // A session unknown so far is claimed once it is routed, before forwarding: its owner reached
-            // memory and journal only with the recording, after the answer, and another agent's call in
-            // between was forwarded (docs/gateway.md promises 403, nothing forwarded). The one owner check
-            // covers both what memory or journal knew and a concurrent call's claim, and it comes before a
-            // failed route's error: another agent's call is a 403 whatever its own routing answered.
-            KnownSessions.Entry entry = found != null || generated || routeFailure != null ? found
-                : knownSessions.claim(session, agent, d.version());
-            if (entry != null) checkOwner(entry.owner(), agent, session, sessionParam);
-            if (routeFailure != null) throw new CompletionException(GatewayErrors.unwrap(routeFailure));
-            return forward(agent, session, request, entry, d, start, ClientConnection.closedOf(http));
-          }).thenCompose(x -> x));
+          return existing.thenCompose(found -> {
+            if (found != null) checkOwner(found.owner(), agent, session, sessionParam);
+            return router.route(agent, session, startedOn(found, agent)).handle((d, routeFailure) -> {
+              // A session unknown so far is claimed once it is routed, before forwarding: its owner reached
+              // memory and journal only with the recording, after the answer, and another agent's call in
+              // between was forwarded (docs/gateway.md promises 403, nothing forwarded). The claim's owner
+              // check covers a concurrent call's claim, and it comes before a failed route's error: another
+              // agent's call is a 403 whatever its own routing answered.
+              KnownSessions.Entry entry = found != null || generated || routeFailure != null ? found
+                  : knownSessions.claim(session, agent, d.version());
+              if (entry != null) checkOwner(entry.owner(), agent, session, sessionParam);
+              if (routeFailure != null) throw new CompletionException(GatewayErrors.unwrap(routeFailure));
+              return forward(agent, session, request, entry, d, start, ClientConnection.closedOf(http));
+            }).thenCompose(x -> x);
+          });
         });
   }
 
@@ -349,15 +351,6 @@ public final class GatewayRoutes {
       knownSessions.learned(sessionId, s.agentId(), s.modelVersion(), s.eventIds(), completed);
       return new KnownSessions.Entry(s.agentId(), s.modelVersion(), s.eventIds(), completed);
     }).orElse(null));
-  }
-
-  /** {@code route}, unless the session started on another version: then the route that keeps it there. */
-  private CompletionStage<ModelVersion.RouteDecision> routeKeepingVersion(String agent, String session,
-      KnownSessions.Entry found, CompletionStage<ModelVersion.RouteDecision> route) {
-    String started = startedOn(found, agent);
-    if (started == null) return route;
-    return route.thenCompose(d -> started.equals(d.version()) ? CompletableFuture.completedFuture(d)
-        : router.route(agent, session, started));
   }
 
   /** The version a session of {@code agent} started on; null for a new session or another agent's. */
