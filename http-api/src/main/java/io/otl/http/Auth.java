@@ -12,8 +12,6 @@ import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
-import org.apache.pekko.http.javadsl.model.headers.HttpChallenge;
-import org.apache.pekko.http.javadsl.model.headers.WWWAuthenticate;
 import org.apache.pekko.http.javadsl.server.Directives;
 import org.apache.pekko.http.javadsl.server.Route;
 
@@ -121,8 +119,8 @@ public final class Auth {
   }
 
   private static HttpResponse unauthorizedResponse(Optional<String> header) {
-    return Json.error(StatusCodes.UNAUTHORIZED, "unauthorized", refusal(header))
-        .addHeader(WWWAuthenticate.create(HttpChallenge.create("Bearer", "otl")));
+    // The challenge header is added to every 401 in one place (RequestGuard.challenged).
+    return Json.error(StatusCodes.UNAUTHORIZED, "unauthorized", refusal(header));
   }
 
   /**
