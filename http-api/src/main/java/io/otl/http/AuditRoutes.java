@@ -117,9 +117,8 @@ public final class AuditRoutes {
       case SESSION -> SessionRoutes.checkSessionId(id);
       case COORDINATOR, MODEL -> ModelRoutes.checkAgent(id);
       case JOB -> {
-        if (io.otl.core.coordinator.TrainingCoordinator.agentIdOf(id).isEmpty()) {
-          throw BadRequest.invalid("jobId is not a job id (job-<n>-<agentId>)");
-        }
+        // An id without a job id's shape names no job: 404 as GET /v1/jobs/{jobId} answers it.
+        if (io.otl.core.coordinator.TrainingCoordinator.agentIdOf(id).isEmpty()) throw TrainingRoutes.unknownJob(id);
       }
     }
   }

@@ -48,8 +48,10 @@ public final class AuditTimelineRoutes {
     String problem = switch (kind) {
       case SESSION -> Ids.problem("sessionId", id, Ids.MAX_SESSION_ID);
       case COORDINATOR, MODEL -> Ids.problem("agentId", id, Ids.MAX_AGENT_ID);
-      case JOB -> io.otl.core.coordinator.TrainingCoordinator.agentIdOf(id).isEmpty()
-          ? "jobId is not a job id (job-<n>-<agentId>)" : null;
+      case JOB -> {
+        if (io.otl.core.coordinator.TrainingCoordinator.agentIdOf(id).isEmpty()) throw TrainingRoutes.unknownJob(id);
+        yield null;
+      }
     };
     if (problem != null) throw BadRequest.invalid(problem);
     Instant asOf = asOfText == null ? null : QueryParams.instant("asOf", asOfText);
