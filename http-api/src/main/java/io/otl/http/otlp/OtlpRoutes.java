@@ -57,16 +57,20 @@ public final class OtlpRoutes {
   private final int maxEventsPerWrite;
   private final long maxDecodedBytes;
   private final io.otl.core.session.Desensitizer desensitizer;
+  private final io.otl.http.gateway.TextCut cut;
 
   /**
    * @param maxEventsPerWrite a session's inputs are written in chunks of at most this many
    * @param maxDecodedBytes limit of a body, raw or once decompressed from gzip
    * @param desensitizer the sessions' own, for ids made of message texts
+   * @param maxTextLength the sessions' {@code data-collector.max-text-length}: longer texts and tool
+   *     inputs/outputs are stored cut, marked {@code truncated}, as the gateway stores them
    */
   public OtlpRoutes(DataCollector collector, ApiMetrics metrics, int maxEventsPerWrite, long maxDecodedBytes,
-      io.otl.core.session.Desensitizer desensitizer) {
+      io.otl.core.session.Desensitizer desensitizer, int maxTextLength) {
     this.collector = collector;
     this.desensitizer = desensitizer;
+    this.cut = new io.otl.http.gateway.TextCut(desensitizer, maxTextLength);
     this.metrics = metrics;
     // Every outcome at 0 before the first request (incrementing by 0 again, for a second listener, is harmless).
     for (String outcome : List.of("received", "mapped", "ignored", "refused")) count(outcome, 0);
@@ -103,7 +107,7 @@ public final class OtlpRoutes {
     try {
       byte[] body = decode(request, raw);
       List<OtlpSpan> spans = proto ? OtlpProtobuf.decode(body) : OtlpJson.decode(body);
-      GenAiMapper.Plan plan = GenAiMapper.map(spans, desensitizer);
+      GenAiMapper.Plan plan = GenAiMapper.map(spans, desensitizer, cut);
       count("received", spans.size());
       count("ignored", plan.ignored());
       return write(plan).thenApply(outcome -> {
