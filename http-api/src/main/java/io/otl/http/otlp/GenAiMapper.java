@@ -266,6 +266,11 @@ final class GenAiMapper {
   private static void addMessage(List<SessionInput> out, int position, GenAiMessages.Msg m, Instant at, String msgId,
       Long latencyMs, Desensitizer d, TextCut cut) {
     String role = "developer".equals(m.role()) ? "system" : m.role();
+    if (m.toolResult() != null) {
+      // a tool's answer sent in a user message (Gemini, Anthropic): a tool message, before the message's own text;
+      // at the same position under another role, so its id differs from the text's
+      addMessage(out, position, new GenAiMessages.Msg("tool", m.toolResult()), at, null, null, d, cut);
+    }
     if (!ROLES.contains(role)) return;
     if (m.reasoning() != null && "assistant".equals(role)) {
       // the model's thinking before its answer: a step, so exports and the reward never take it for the answer
