@@ -6,6 +6,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.extractParserSetti
 import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
 import static org.apache.pekko.http.javadsl.server.Directives.handleExceptions;
 import static org.apache.pekko.http.javadsl.server.Directives.handleRejections;
+import static org.apache.pekko.http.javadsl.server.Directives.mapResponse;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 import static org.apache.pekko.http.javadsl.server.Directives.post;
@@ -31,6 +32,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.zip.GZIPInputStream;
 import org.apache.pekko.http.javadsl.model.ContentType;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
@@ -85,15 +87,58 @@ public final class OtlpRoutes {
   }
 
   /**
+   * {@code inner} with every error it answers to an OTLP protobuf request ({@code POST /v1/traces},
+   * {@code application/x-protobuf}) as the OTLP/HTTP specification asks: a protobuf {@code
+   * google.rpc.Status} with the message, not the API's JSON, which an OTLP client cannot read as one
+   * (the Java exporter 1.68 dumps it raw into its log, {@code Response body: {"error":…}}; older ones said
+   * {@code Unable to parse response body}). Errors that already are protobuf, and every other request,
+   * pass as they are.
+   */
+  public static Route protobufErrors(java.util.function.Supplier<Route> inner) {
+    return extractRequest(request -> {
+      var media = request.entity().getContentType().mediaType();
+      boolean otlpProtobuf = io.otl.http.ApiRoutes.canonical(request.getUri().path()).equals("/v1/traces")
+          && (media.mainType() + "/" + media.subType()).equals("application/x-protobuf");
+      return otlpProtobuf ? mapResponse(OtlpRoutes::asStatus, inner) : inner.get();
+    });
+  }
+
+  private static HttpResponse asStatus(HttpResponse r) {
+    int status = r.status().intValue();
+    if (status < 400 || !(r.entity() instanceof HttpEntity.Strict strict)
+        || !strict.getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
+      return r;
+    }
+    String message;
+    try {
+      com.fasterxml.jackson.databind.JsonNode json = Json.MAPPER.readTree(strict.getData().toArray());
+      message = json.path("message").asText(json.path("error").asText(r.status().reason()));
+    } catch (IOException | RuntimeException e) {
+      message = r.status().reason();
+    }
+    // the gRPC code of the HTTP status (OTLP lets a receiver omit it; the SDKs show the message)
+    int code = switch (status) {
+      case 401 -> 16; // UNAUTHENTICATED
+      case 403 -> 7; // PERMISSION_DENIED
+      case 404 -> 5; // NOT_FOUND
+      case 408, 504 -> 4; // DEADLINE_EXCEEDED
+      case 413, 429 -> 8; // RESOURCE_EXHAUSTED
+      case 503 -> 14; // UNAVAILABLE
+      default -> status < 500 ? 3 : 13; // INVALID_ARGUMENT, INTERNAL
+    };
+    return r.withEntity(PROTOBUF, OtlpProtobuf.status(code, message));
+  }
+
+  /**
    * The whole surface of the separate OTLP port: {@code /v1/traces} behind the same bearer token,
    * its raw body up to {@code otlp.max-decoded-bytes} (when above the server's limit) as on the API port (exporters send uncompressed
    * by default).
    */
   public Route standalone(Auth auth) {
-    return io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
+    return protobufErrors(() -> io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
         handleRejections(ApiErrors.rejectionHandler(), () -> extractParserSettings(parser ->
             withSizeLimit(Math.max(maxDecodedBytes, parser.getMaxContentLength()),
-                () -> pathPrefix("v1", () -> auth.protect(this::route)))))));
+                () -> pathPrefix("v1", () -> auth.protect(this::route))))))));
   }
 
   private CompletionStage<HttpResponse> handle(HttpRequest request, ByteString raw) {
