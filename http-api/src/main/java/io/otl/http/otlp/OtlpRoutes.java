@@ -116,8 +116,12 @@ public final class OtlpRoutes {
     } catch (IOException | RuntimeException e) {
       message = r.status().reason();
     }
-    // the gRPC code of the HTTP status (OTLP lets a receiver omit it; the SDKs show the message)
-    int code = switch (status) {
+    return r.withEntity(PROTOBUF, OtlpProtobuf.status(grpcCode(status), message));
+  }
+
+  /** The gRPC code of an HTTP error status (OTLP lets a receiver omit it; the SDKs show the message). */
+  private static int grpcCode(int status) {
+    return switch (status) {
       case 401 -> 16; // UNAUTHENTICATED
       case 403 -> 7; // PERMISSION_DENIED
       case 404 -> 5; // NOT_FOUND
@@ -126,7 +130,6 @@ public final class OtlpRoutes {
       case 503 -> 14; // UNAVAILABLE
       default -> status < 500 ? 3 : 13; // INVALID_ARGUMENT, INTERNAL
     };
-    return r.withEntity(PROTOBUF, OtlpProtobuf.status(code, message));
   }
 
   /**
@@ -181,7 +184,7 @@ public final class OtlpRoutes {
     } catch (BadRequest e) {
       if (!proto) return done(ApiErrors.toResponse(e));
       return done(HttpResponse.create().withStatus(StatusCodes.get(e.status()))
-          .withEntity(PROTOBUF, OtlpProtobuf.status(3, e.getMessage())));
+          .withEntity(PROTOBUF, OtlpProtobuf.status(grpcCode(e.status()), e.getMessage())));
     }
   }
 
