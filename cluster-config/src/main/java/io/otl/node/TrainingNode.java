@@ -277,7 +277,7 @@ public final class TrainingNode implements AutoCloseable {
           .orElse(null);
       SessionRoutes sessionRoutes = new SessionRoutes(collector, maxEvents, metrics, http.maxJsonDepth(), turns);
       OtlpRoutes otlp = new OtlpRoutes(collector, metrics, maxEvents, http.otlp().maxDecodedBytes(),
-          sessionSettings.desensitizer());
+          sessionSettings.desensitizer(), sessionSettings.maxTextLength());
       io.otl.persistence.JournalSessionOwners owners = sessionOwners(system, journal);
       GatewayRoutes gateway = settings.gateway().filter(GatewaySettings::enabled)
           .map(g -> gateway(system, g, collector, router, sharding, askTimeout, metrics, sessionSettings, owners,

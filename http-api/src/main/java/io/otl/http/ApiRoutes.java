@@ -155,8 +155,9 @@ public final class ApiRoutes {
           && !ownBodies.contains(path) && documented(path);
       return write && guarded ? auth.refusal(request) : java.util.Optional.empty();
     };
-    return new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS, ownBodies, bodyLimits, beforeBody)
-        .wrap(all(top));
+    return io.otl.http.otlp.OtlpRoutes.protobufErrors(() ->
+        new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS, ownBodies, bodyLimits, beforeBody)
+            .wrap(all(top)));
   }
 
   static final String CROSS_SITE = "a write sent by a web page of another site is refused (Sec-Fetch-Site):"
@@ -191,7 +192,7 @@ public final class ApiRoutes {
    * trailing slash is dropped ({@code /}
    * itself stays). A second trailing slash stays: that is a typo, not a client's join.
    */
-  static String canonical(String path) {
+  public static String canonical(String path) {
     // "//v1/…": an endpoint ending in / joined with "/v1/traces" (an OTLP exporter's
     // OTEL_EXPORTER_OTLP_ENDPOINT=http://node:4318/) or "/v1/…" as strings.
     String p = path.startsWith("//v1/") ? path.substring(1) : path;

@@ -12,25 +12,28 @@ import io.otl.core.session.Desensitizer;
  *
  * <p>The text is desensitized before it is cut, so a phone number or e-mail address split by the
  * cut can never reach the journal as a fragment the session's patterns no longer recognise.
+ *
+ * <p>The OpenTelemetry door cuts with it too: each chat span re-sends the whole history, so a text
+ * over the limit, refused, took every later span of its session with it.
  */
-final class TextCut {
+public final class TextCut {
   private final Desensitizer desensitizer;
   private final int limit;
 
   /** @param limit the sessions' {@code data-collector.max-text-length} */
-  TextCut(Desensitizer desensitizer, int limit) {
+  public TextCut(Desensitizer desensitizer, int limit) {
     if (limit < 1) throw new IllegalArgumentException("max-text-length must be at least 1, not " + limit);
     this.desensitizer = desensitizer;
     this.limit = limit;
   }
 
   /** @param originalLength the length before the cut, or null when the value was stored whole */
-  record Text(String value, Integer originalLength) {}
+  public record Text(String value, Integer originalLength) {}
 
   /** @param originalLength the length of the JSON text before the cut, or null when stored whole */
-  record Json(JsonNode value, Integer originalLength) {}
+  public record Json(JsonNode value, Integer originalLength) {}
 
-  Text text(String raw) {
+  public Text text(String raw) {
     if (raw == null || raw.length() <= limit) return new Text(raw, null);
     return new Text(prefix(desensitizer.apply(raw), limit), raw.length());
   }
@@ -40,7 +43,7 @@ final class TextCut {
    * JSON text, short enough that the string's own JSON rendering (quotes, escapes) fits, as the
    * session measures it.
    */
-  Json json(JsonNode raw) {
+  public Json json(JsonNode raw) {
     if (raw == null) return new Json(null, null);
     String text = raw.toString();
     if (text.length() <= limit) return new Json(raw, null);

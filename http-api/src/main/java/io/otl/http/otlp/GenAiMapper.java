@@ -8,6 +8,7 @@ import io.otl.core.Sha256;
 import io.otl.core.session.Desensitizer;
 import io.otl.core.session.SessionInput;
 import io.otl.http.Json;
+import io.otl.http.gateway.TextCut;
 import io.otl.wire.JsonLimits;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -48,15 +49,18 @@ final class GenAiMapper {
 
   private GenAiMapper() {}
 
-  /** {@link #map(List, Desensitizer)} with every built-in rule. */
+  /** {@link #map(List, Desensitizer, TextCut)} with every built-in rule and no text cut. */
   static Plan map(List<OtlpSpan> spans) {
-    return map(spans, Desensitizer.builtInScanner());
+    return map(spans, Desensitizer.builtInScanner(), null);
   }
 
   /**
    * @param desensitizer the sessions' own: message and step ids hash the text as it will be stored
+   * @param cut fits texts into the sessions' {@code data-collector.max-text-length} (null: nothing is cut).
+   *     Each chat span re-sends the whole history, so one text over the limit, refused, took every later
+   *     span of its session with it: a fetched web page as a tool result lost the rest of the conversation.
    */
-  static Plan map(List<OtlpSpan> spans, Desensitizer desensitizer) {
+  static Plan map(List<OtlpSpan> spans, Desensitizer desensitizer, TextCut cut) {
     Map<String, OtlpSpan> byId = new HashMap<>();
     for (OtlpSpan s : spans) byId.put(s.traceId() + "/" + s.spanId(), s);
     List<OtlpSpan> sorted = new ArrayList<>(spans);
@@ -86,7 +90,7 @@ final class GenAiMapper {
       List<SessionInput> produced = null;
       if (problem == null) {
         try {
-          produced = CHAT.contains(op) ? chat(span, op, desensitizer) : op.equals("execute_tool") ? List.of(tool(span))
+          produced = CHAT.contains(op) ? chat(span, op, desensitizer, cut) : op.equals("execute_tool") ? List.of(tool(span, cut))
               : List.of(agentStep(span));
           for (SessionInput in : produced) refuseUnstorable(in);
         } catch (IllegalArgumentException e) {
@@ -238,15 +242,15 @@ final class GenAiMapper {
     }
   }
 
-  private static List<SessionInput> chat(OtlpSpan span, String op, Desensitizer d) {
+  private static List<SessionInput> chat(OtlpSpan span, String op, Desensitizer d, TextCut cut) {
     GenAiMessages.Conversation c = GenAiMessages.of(span);
     List<SessionInput> out = new ArrayList<>();
     Instant start = instant(span.startNanos());
     Instant end = instant(span.endNanos());
-    for (int i = 0; i < c.input().size(); i++) addMessage(out, i, c.input().get(i), start, null, null, d);
+    for (int i = 0; i < c.input().size(); i++) addMessage(out, i, c.input().get(i), start, null, null, d, cut);
     String msgId = span.text("gen_ai.response.id");
     for (int j = 0; j < c.output().size(); j++) {
-      addMessage(out, c.input().size() + j, c.output().get(j), end, msgId, span.durationMs(), d);
+      addMessage(out, c.input().size() + j, c.output().get(j), end, msgId, span.durationMs(), d, cut);
     }
     if (span.statusCode() == OtlpSpan.STATUS_ERROR && c.output().isEmpty()) {
       out.add(new SessionInput.Reasoning("otlp:" + span.spanId(), end, null, null, op, "failed: " + error(span)));
@@ -260,19 +264,29 @@ final class GenAiMapper {
    * personal data names its former id, so a conversation re-sent across the upgrade is not stored twice.
    */
   private static void addMessage(List<SessionInput> out, int position, GenAiMessages.Msg m, Instant at, String msgId,
-      Long latencyMs, Desensitizer d) {
+      Long latencyMs, Desensitizer d, TextCut cut) {
     String role = "developer".equals(m.role()) ? "system" : m.role();
+    if (m.toolResult() != null) {
+      // a tool's answer sent in a user message (Gemini, Anthropic): a tool message, before the message's own text;
+      // at the same position under another role, so its id differs from the text's
+      addMessage(out, position, new GenAiMessages.Msg("tool", m.toolResult()), at, null, null, d, cut);
+    }
     if (!ROLES.contains(role)) return;
     if (m.reasoning() != null && "assistant".equals(role)) {
       // the model's thinking before its answer: a step, so exports and the reward never take it for the answer
       String prefix = "otlp:r" + position + ":";
       String[] ids = ids(prefix, m.reasoning(), d);
-      out.add(new SessionInput.Reasoning(ids[0], at, null, m.reasoning(), null, null, ids[1]));
+      // cut without a marker (a step has no field for one); the id is the whole text's, as for a message
+      String thought = cut == null ? m.reasoning() : cut.text(m.reasoning()).value();
+      out.add(new SessionInput.Reasoning(ids[0], at, null, thought, null, null, ids[1]));
     }
     if (m.content() == null) return;
+    // The id hashes the whole text, so the next span's copy of a cut message is the same message.
     String[] ids = ids("otlp:m" + position + ":", role + "\n" + m.content(), d);
-    out.add(new SessionInput.Message(ids[0], at, role, m.content(), "assistant".equals(role) ? msgId : null,
-        "assistant".equals(role) ? latencyMs : null, null, null, ids[1]));
+    TextCut.Text text = cut == null ? new TextCut.Text(m.content(), null) : cut.text(m.content());
+    out.add(new SessionInput.Message(ids[0], at, role, text.value(), "assistant".equals(role) ? msgId : null,
+        "assistant".equals(role) ? latencyMs : null, null,
+        text.originalLength() == null ? null : Map.of("content", text.originalLength()), ids[1]));
   }
 
   /** {id of the text as stored, id of the text as sent when they differ (else null)}. */
@@ -282,16 +296,26 @@ final class GenAiMapper {
     return new String[] {id, stored.equals(text) ? null : prefix + Sha256.hex(text, 8)};
   }
 
-  private static SessionInput tool(OtlpSpan span) {
+  private static SessionInput tool(OtlpSpan span, TextCut cut) {
     Object nameValue = first(span, "gen_ai.tool.name", "tool.name");
     String name = nameValue == null ? null : String.valueOf(nameValue);
     if (name == null || name.isBlank()) throw new IllegalArgumentException("execute_tool without gen_ai.tool.name");
     boolean failed = span.statusCode() == OtlpSpan.STATUS_ERROR;
     JsonNode output = json(first(span, "gen_ai.tool.call.result", "output.value"));
     if (output == null && failed) output = MAPPER.createObjectNode().put("error", error(span));
+    JsonNode input = json(first(span, "gen_ai.tool.call.arguments", "input.value"));
+    Map<String, Integer> truncated = new LinkedHashMap<>();
+    if (cut != null) {
+      TextCut.Json in = cut.json(input);
+      TextCut.Json out = cut.json(output);
+      input = in.value();
+      output = out.value();
+      if (in.originalLength() != null) truncated.put("input", in.originalLength());
+      if (out.originalLength() != null) truncated.put("output", out.originalLength());
+    }
     return new SessionInput.ToolCall("otlp:" + span.spanId(), instant(span.startNanos()),
-        span.text("gen_ai.tool.call.id"), name, json(first(span, "gen_ai.tool.call.arguments", "input.value")), output,
-        !failed, span.durationMs());
+        span.text("gen_ai.tool.call.id"), name, input, output, !failed, span.durationMs(),
+        truncated.isEmpty() ? null : truncated);
   }
 
   /**

@@ -25,11 +25,13 @@ final class GenAiMessages {
 
   /**
    * content null: the message has no text (e.g. an assistant turn that only calls tools); reasoning:
-   * the text of its {@code reasoning} parts, a step of the trajectory rather than part of the answer.
+   * the text of its {@code reasoning} parts, a step of the trajectory rather than part of the answer;
+   * toolResult: the {@code tool_call_response} parts of a message whose role is not {@code tool}, a
+   * tool message of their own.
    */
-  record Msg(String role, String content, String reasoning) {
+  record Msg(String role, String content, String reasoning, String toolResult) {
     Msg(String role, String content) {
-      this(role, content, null);
+      this(role, content, null, null);
     }
   }
 
@@ -162,6 +164,11 @@ final class GenAiMessages {
     }
     StringBuilder text = new StringBuilder();
     StringBuilder reasoning = new StringBuilder();
+    // Gemini's and Anthropic's APIs answer a tool call in a user message; their instrumentations write it
+    // {role: user, parts: [tool_call_response]}. Kept in the user's text, the tool's JSON was stored as
+    // something the user said, and trained on as such.
+    StringBuilder toolResult = new StringBuilder();
+    boolean toolRole = "tool".equals(role);
     // parts of the current conventions, or the content parts of a chat API message ({type:text, text})
     JsonNode parts = content != null && content.isArray() ? content : m.path("parts");
     for (JsonNode part : parts) {
@@ -172,10 +179,13 @@ final class GenAiMessages {
         case "tool_call_response" -> render(part.get("response"));
         default -> null;
       };
-      if (piece != null) append(type.equals("reasoning") ? reasoning : text, piece);
+      if (piece != null) {
+        append(type.equals("reasoning") ? reasoning : type.equals("tool_call_response") && !toolRole ? toolResult : text,
+            piece);
+      }
     }
     return new Msg(role, text.length() == 0 ? null : text.toString(),
-        reasoning.length() == 0 ? null : reasoning.toString());
+        reasoning.length() == 0 ? null : reasoning.toString(), toolResult.length() == 0 ? null : toolResult.toString());
   }
 
   private static void append(StringBuilder into, String piece) {

@@ -63,7 +63,7 @@ final class OtlpProtobuf {
     return b.build().toByteArray();
   }
 
-  /** A {@code google.rpc.Status} (code 3, INVALID_ARGUMENT), the body OTLP/HTTP gives a 400. */
+  /** A {@code google.rpc.Status}, the body OTLP/HTTP gives an error answer to a protobuf request. */
   static byte[] status(int code, String message) {
     try {
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();

@@ -6,6 +6,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.extractParserSetti
 import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
 import static org.apache.pekko.http.javadsl.server.Directives.handleExceptions;
 import static org.apache.pekko.http.javadsl.server.Directives.handleRejections;
+import static org.apache.pekko.http.javadsl.server.Directives.mapResponse;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 import static org.apache.pekko.http.javadsl.server.Directives.post;
@@ -31,6 +32,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.zip.GZIPInputStream;
 import org.apache.pekko.http.javadsl.model.ContentType;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
@@ -57,16 +59,20 @@ public final class OtlpRoutes {
   private final int maxEventsPerWrite;
   private final long maxDecodedBytes;
   private final io.otl.core.session.Desensitizer desensitizer;
+  private final io.otl.http.gateway.TextCut cut;
 
   /**
    * @param maxEventsPerWrite a session's inputs are written in chunks of at most this many
    * @param maxDecodedBytes limit of a body, raw or once decompressed from gzip
    * @param desensitizer the sessions' own, for ids made of message texts
+   * @param maxTextLength the sessions' {@code data-collector.max-text-length}: longer texts and tool
+   *     inputs/outputs are stored cut, marked {@code truncated}, as the gateway stores them
    */
   public OtlpRoutes(DataCollector collector, ApiMetrics metrics, int maxEventsPerWrite, long maxDecodedBytes,
-      io.otl.core.session.Desensitizer desensitizer) {
+      io.otl.core.session.Desensitizer desensitizer, int maxTextLength) {
     this.collector = collector;
     this.desensitizer = desensitizer;
+    this.cut = new io.otl.http.gateway.TextCut(desensitizer, maxTextLength);
     this.metrics = metrics;
     // Every outcome at 0 before the first request (incrementing by 0 again, for a second listener, is harmless).
     for (String outcome : List.of("received", "mapped", "ignored", "refused")) count(outcome, 0);
@@ -81,15 +87,61 @@ public final class OtlpRoutes {
   }
 
   /**
+   * {@code inner} with every error it answers to an OTLP protobuf request ({@code POST /v1/traces},
+   * {@code application/x-protobuf}) as the OTLP/HTTP specification asks: a protobuf {@code
+   * google.rpc.Status} with the message, not the API's JSON, which an OTLP client cannot read as one
+   * (the Java exporter 1.68 dumps it raw into its log, {@code Response body: {"error":…}}; older ones said
+   * {@code Unable to parse response body}). Errors that already are protobuf, and every other request,
+   * pass as they are.
+   */
+  public static Route protobufErrors(java.util.function.Supplier<Route> inner) {
+    return extractRequest(request -> {
+      var media = request.entity().getContentType().mediaType();
+      boolean otlpProtobuf = io.otl.http.ApiRoutes.canonical(request.getUri().path()).equals("/v1/traces")
+          && (media.mainType() + "/" + media.subType()).equals("application/x-protobuf");
+      return otlpProtobuf ? mapResponse(OtlpRoutes::asStatus, inner) : inner.get();
+    });
+  }
+
+  private static HttpResponse asStatus(HttpResponse r) {
+    int status = r.status().intValue();
+    if (status < 400 || !(r.entity() instanceof HttpEntity.Strict strict)
+        || !strict.getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
+      return r;
+    }
+    String message;
+    try {
+      com.fasterxml.jackson.databind.JsonNode json = Json.MAPPER.readTree(strict.getData().toArray());
+      message = json.path("message").asText(json.path("error").asText(r.status().reason()));
+    } catch (IOException | RuntimeException e) {
+      message = r.status().reason();
+    }
+    return r.withEntity(PROTOBUF, OtlpProtobuf.status(grpcCode(status), message));
+  }
+
+  /** The gRPC code of an HTTP error status (OTLP lets a receiver omit it; the SDKs show the message). */
+  private static int grpcCode(int status) {
+    return switch (status) {
+      case 401 -> 16; // UNAUTHENTICATED
+      case 403 -> 7; // PERMISSION_DENIED
+      case 404 -> 5; // NOT_FOUND
+      case 408, 504 -> 4; // DEADLINE_EXCEEDED
+      case 413, 429 -> 8; // RESOURCE_EXHAUSTED
+      case 503 -> 14; // UNAVAILABLE
+      default -> status < 500 ? 3 : 13; // INVALID_ARGUMENT, INTERNAL
+    };
+  }
+
+  /**
    * The whole surface of the separate OTLP port: {@code /v1/traces} behind the same bearer token,
    * its raw body up to {@code otlp.max-decoded-bytes} (when above the server's limit) as on the API port (exporters send uncompressed
    * by default).
    */
   public Route standalone(Auth auth) {
-    return io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
+    return protobufErrors(() -> io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
         handleRejections(ApiErrors.rejectionHandler(), () -> extractParserSettings(parser ->
             withSizeLimit(Math.max(maxDecodedBytes, parser.getMaxContentLength()),
-                () -> pathPrefix("v1", () -> auth.protect(this::route)))))));
+                () -> pathPrefix("v1", () -> auth.protect(this::route))))))));
   }
 
   private CompletionStage<HttpResponse> handle(HttpRequest request, ByteString raw) {
@@ -103,7 +155,7 @@ public final class OtlpRoutes {
     try {
       byte[] body = decode(request, raw);
       List<OtlpSpan> spans = proto ? OtlpProtobuf.decode(body) : OtlpJson.decode(body);
-      GenAiMapper.Plan plan = GenAiMapper.map(spans, desensitizer);
+      GenAiMapper.Plan plan = GenAiMapper.map(spans, desensitizer, cut);
       count("received", spans.size());
       count("ignored", plan.ignored());
       return write(plan).thenApply(outcome -> {
@@ -132,7 +184,7 @@ public final class OtlpRoutes {
     } catch (BadRequest e) {
       if (!proto) return done(ApiErrors.toResponse(e));
       return done(HttpResponse.create().withStatus(StatusCodes.get(e.status()))
-          .withEntity(PROTOBUF, OtlpProtobuf.status(3, e.getMessage())));
+          .withEntity(PROTOBUF, OtlpProtobuf.status(grpcCode(e.status()), e.getMessage())));
     }
   }
 

@@ -1,0 +1,139 @@
+package io.otl.node.otlp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.CodedInputStream;
+import com.typesafe.config.ConfigFactory;
+import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.TestDatabases;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The OTLP/HTTP specification: an error answer to a protobuf request is a protobuf {@code
+ * google.rpc.Status}. The node's 401 (and its 413, 429, 503) came as the API's JSON, which an OTLP
+ * client cannot read as one: the Java SDK's exporter (1.68) fell back to dumping the raw body into its
+ * log ({@code Response body: {"error":…}}), older ones to {@code Unable to parse response body}.
+ */
+class OtlpProtobufErrorBodyTest {
+  private static final String TOKEN = "otlp-error-token";
+  private static TrainingNode node;
+
+  @BeforeAll
+  static void start() throws Exception {
+    node = TrainingNode.start(ConfigFactory.parseMap(Map.of("agentscope.training.auth.token", TOKEN,
+            "agentscope.training.otlp.port", 0, "agentscope.training.otlp.max-decoded-bytes", 4096))
+        .withFallback(TestDatabases.node(TestDatabases.h2(TestDatabases.outputDir("otlp-error-body")), true)));
+  }
+
+  @AfterAll
+  static void stop() {
+    if (node != null) node.close();
+  }
+
+  @Test
+  void theJavaExporterReadsTheNodesReasonForA401() {
+    List<String> logged = new CopyOnWriteArrayList<>();
+    // the exporter's class moves between packages across SDK versions: its parent logger takes all
+    Logger exporterLog = Logger.getLogger("io.opentelemetry.exporter");
+    Handler capture = new Handler() {
+      @Override
+      public void publish(LogRecord record) {
+        logged.add(record.getMessage());
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    exporterLog.addHandler(capture);
+    try {
+      SdkTracerProvider provider = SdkTracerProvider.builder()
+          .addSpanProcessor(SimpleSpanProcessor.create(OtlpHttpSpanExporter.builder()
+              .setEndpoint("http://127.0.0.1:" + node.httpPort() + "/v1/traces").build())) // no token
+          .build();
+      provider.get("agent").spanBuilder("chat m").setAttribute("gen_ai.operation.name", "chat").startSpan().end();
+      provider.close(); // waits for the export
+    } finally {
+      exporterLog.removeHandler(capture);
+    }
+    String line = String.join("\n", logged);
+    assertTrue(line.contains("HTTP status code 401"), line);
+    assertTrue(line.contains("Error message: an Authorization: Bearer <token> header is required"), line);
+    assertFalse(line.contains("Response body:"), "read as a Status, not dumped raw: " + line);
+  }
+
+  @Test
+  void errorsToProtobufRequestsAreStatusMessagesOnBothPorts() throws Exception {
+    for (int port : new int[] {node.httpPort(), node.otlpPort()}) {
+      HttpResponse<byte[]> unauthorized = post(port, "application/x-protobuf", new byte[0], null);
+      assertEquals(401, unauthorized.statusCode());
+      assertStatus(unauthorized, 16, "Bearer");
+
+      HttpResponse<byte[]> gzipBomb = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+              URI.create("http://127.0.0.1:" + port + "/v1/traces"))
+          .header("Content-Type", "application/x-protobuf").header("Content-Encoding", "gzip")
+          .header("Authorization", "Bearer " + TOKEN)
+          .POST(HttpRequest.BodyPublishers.ofByteArray(gzip(new byte[10_000]))).build(),
+          HttpResponse.BodyHandlers.ofByteArray());
+      assertEquals(413, gzipBomb.statusCode());
+      assertStatus(gzipBomb, 8, "otlp.max-decoded-bytes");
+
+      // a JSON request keeps the JSON error
+      HttpResponse<byte[]> json = post(port, "application/json", "{}".getBytes(), null);
+      assertEquals(401, json.statusCode());
+      assertTrue(json.headers().firstValue("Content-Type").orElse("").startsWith("application/json"));
+    }
+  }
+
+  private static void assertStatus(HttpResponse<byte[]> r, int code, String inMessage) throws Exception {
+    assertEquals("application/x-protobuf", r.headers().firstValue("Content-Type").orElse(""));
+    CodedInputStream in = CodedInputStream.newInstance(r.body());
+    int readCode = -1;
+    String message = null;
+    for (int tag; (tag = in.readTag()) != 0; ) {
+      if (tag == (1 << 3)) {
+        readCode = in.readInt32();
+      } else if (tag == ((2 << 3) | 2)) {
+        message = in.readString();
+      } else {
+        in.skipField(tag);
+      }
+    }
+    assertEquals(code, readCode);
+    assertTrue(message != null && message.contains(inMessage), String.valueOf(message));
+  }
+
+  private static HttpResponse<byte[]> post(int port, String type, byte[] body, String token) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/traces"))
+        .header("Content-Type", type).POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    if (token != null) b.header("Authorization", "Bearer " + token);
+    return HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+  }
+
+  private static byte[] gzip(byte[] raw) throws Exception {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(out)) {
+      z.write(raw);
+    }
+    return out.toByteArray();
+  }
+}
