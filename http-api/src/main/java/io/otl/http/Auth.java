@@ -119,7 +119,7 @@ public final class Auth {
   }
 
   private static HttpResponse unauthorizedResponse(Optional<String> header) {
-    // The challenge header is added to every 401 in one place (RequestGuard.challenged).
+    // The challenge header is added to every 401 in one place (Auth.challenged).
     return Json.error(StatusCodes.UNAUTHORIZED, "unauthorized", refusal(header));
   }
 
@@ -170,5 +170,17 @@ public final class Auth {
     if (read && !protectReads) return Optional.empty();
     Optional<String> header = authorization(request);
     return holder(header).isPresent() ? Optional.empty() : Optional.of(unauthorizedResponse(header));
+  }
+
+  /**
+   * Every 401 names the scheme it wants (RFC 9110 §11.6.1 requires the challenge): the API, the
+   * gateway, {@code /metrics} and the OTLP port all take a {@code Bearer} token, and a client that answers
+   * challenges (the JDK's HttpClient with an Authenticator) fails on a 401 without one.
+   * Applied around the whole API (RequestGuard.wrap) and the OTLP port, so no 401 misses it.
+   */
+  public static HttpResponse challenged(HttpResponse r) {
+    if (r.status().intValue() != 401 || r.getHeader("WWW-Authenticate").isPresent()) return r;
+    return r.addHeader(org.apache.pekko.http.javadsl.model.headers.WWWAuthenticate.create(
+        org.apache.pekko.http.javadsl.model.headers.HttpChallenge.create("Bearer", "otl")));
   }
 }

@@ -84,20 +84,10 @@ final class RequestGuard {
    * of documented paths, the in-flight exemptions and the metric labels alike.
    */
   Route wrap(Route api) {
-    return mapResponse(RequestGuard::challenged, () ->
+    return mapResponse(Auth::challenged, () ->
         mapRequestContext(RequestGuard::canonical, () -> guarded(api)));
   }
 
-  /**
-   * Every 401 names the scheme it wants (RFC 9110 §11.6.1 requires the challenge): the API, the
-   * gateway and {@code /metrics} all take a {@code Bearer} token, and a client that answers
-   * challenges (the JDK's HttpClient with an Authenticator) fails on a 401 without one.
-   */
-  static HttpResponse challenged(HttpResponse r) {
-    if (r.status().intValue() != 401 || r.getHeader("WWW-Authenticate").isPresent()) return r;
-    return r.addHeader(org.apache.pekko.http.javadsl.model.headers.WWWAuthenticate.create(
-        org.apache.pekko.http.javadsl.model.headers.HttpChallenge.create("Bearer", "otl")));
-  }
 
   static org.apache.pekko.http.javadsl.server.RequestContext canonical(
       org.apache.pekko.http.javadsl.server.RequestContext ctx) {

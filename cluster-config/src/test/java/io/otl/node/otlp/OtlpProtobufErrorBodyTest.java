@@ -87,6 +87,8 @@ class OtlpProtobufErrorBodyTest {
       HttpResponse<byte[]> unauthorized = post(port, "application/x-protobuf", new byte[0], null);
       assertEquals(401, unauthorized.statusCode());
       assertStatus(unauthorized, 16, "Bearer");
+      // the challenge HTTP requires of a 401, on the OTLP port as on the API's (UnauthorizedChallengeTest)
+      assertEquals("Bearer realm=\"otl\"", unauthorized.headers().firstValue("WWW-Authenticate").orElse("(none)"));
 
       HttpResponse<byte[]> gzipBomb = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
               URI.create("http://127.0.0.1:" + port + "/v1/traces"))

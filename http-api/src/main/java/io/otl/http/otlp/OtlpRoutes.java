@@ -138,10 +138,10 @@ public final class OtlpRoutes {
    * by default).
    */
   public Route standalone(Auth auth) {
-    return protobufErrors(() -> io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
+    return mapResponse(io.otl.http.Auth::challenged, () -> protobufErrors(() -> io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
         handleRejections(ApiErrors.rejectionHandler(), () -> extractParserSettings(parser ->
             withSizeLimit(Math.max(maxDecodedBytes, parser.getMaxContentLength()),
-                () -> pathPrefix("v1", () -> auth.protect(this::route))))))));
+                () -> pathPrefix("v1", () -> auth.protect(this::route)))))))));
   }
 
   private CompletionStage<HttpResponse> handle(HttpRequest request, ByteString raw) {
