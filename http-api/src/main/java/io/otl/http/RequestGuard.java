@@ -44,7 +44,7 @@ import org.apache.pekko.util.ByteString;
  * would otherwise hold a slot for as long as the client likes. Health and {@code /metrics} take
  * no slot: probes and scrapes must answer while the node sheds load.
  */
-final class RequestGuard {
+public final class RequestGuard {
   static final String UNMATCHED = "unmatched";
 
   private final AtomicInteger inFlight = new AtomicInteger();
@@ -172,6 +172,17 @@ final class RequestGuard {
 
   private void record(Slot slot, String label, int status) {
     metrics.request(label, status, (System.nanoTime() - slot.start) / 1e9);
+  }
+
+  /**
+   * The API's body reading ({@link #strictBody}: its limit, its 413 after draining a moderate
+   * excess, its 408) for a listener that has no guard, the OTLP port: it answered an oversized
+   * body at once and closed, and the client, still sending, read a reset instead of the 413.
+   */
+  public static Route withStrictBody(long pathLimit, java.util.function.Supplier<Route> inner) {
+    return extractRequest(request -> strictBody(request,
+        request.getHeader(org.apache.pekko.http.javadsl.model.headers.TimeoutAccess.class).map(h -> h.timeoutAccess()),
+        pathLimit, inner.get()));
   }
 
   /**

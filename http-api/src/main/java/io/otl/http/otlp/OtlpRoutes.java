@@ -2,7 +2,6 @@ package io.otl.http.otlp;
 
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.entity;
-import static org.apache.pekko.http.javadsl.server.Directives.extractParserSettings;
 import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
 import static org.apache.pekko.http.javadsl.server.Directives.handleExceptions;
 import static org.apache.pekko.http.javadsl.server.Directives.handleRejections;
@@ -10,7 +9,6 @@ import static org.apache.pekko.http.javadsl.server.Directives.mapResponse;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 import static org.apache.pekko.http.javadsl.server.Directives.post;
-import static org.apache.pekko.http.javadsl.server.Directives.withSizeLimit;
 
 import io.otl.core.api.DataCollector;
 import io.otl.core.session.AgentSession;
@@ -139,9 +137,8 @@ public final class OtlpRoutes {
    */
   public Route standalone(Auth auth) {
     return mapResponse(io.otl.http.Auth::challenged, () -> protobufErrors(() -> io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
-        handleRejections(ApiErrors.rejectionHandler(), () -> extractParserSettings(parser ->
-            withSizeLimit(Math.max(maxDecodedBytes, parser.getMaxContentLength()),
-                () -> pathPrefix("v1", () -> auth.protect(this::route)))))))));
+        handleRejections(ApiErrors.rejectionHandler(), () -> io.otl.http.RequestGuard.withStrictBody(maxDecodedBytes,
+            () -> pathPrefix("v1", () -> auth.protect(this::route))))))));
   }
 
   private CompletionStage<HttpResponse> handle(HttpRequest request, ByteString raw) {
