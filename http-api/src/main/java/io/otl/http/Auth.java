@@ -99,8 +99,9 @@ public final class Auth {
    * empty for none. Every token is compared, in constant time, so the timing says nothing of which.
    */
   private Optional<String> holder(Optional<String> header) {
-    if (header.isEmpty() || !header.get().startsWith("Bearer ")) return Optional.empty();
-    byte[] given = header.get().substring(7).trim().getBytes(StandardCharsets.UTF_8);
+    Optional<byte[]> bearer = bearerToken(header);
+    if (bearer.isEmpty()) return Optional.empty();
+    byte[] given = bearer.get();
     String found = null;
     if (token != null && MessageDigest.isEqual(token, given)) found = "";
     for (Map.Entry<String, byte[]> e : operators.entrySet()) {
@@ -110,8 +111,17 @@ public final class Auth {
   }
 
   private static boolean matches(Optional<String> header, byte[] expected) {
-    return expected != null && header.isPresent() && header.get().startsWith("Bearer ")
-        && MessageDigest.isEqual(expected, header.get().substring(7).trim().getBytes(StandardCharsets.UTF_8));
+    return expected != null && bearerToken(header).map(given -> MessageDigest.isEqual(expected, given)).orElse(false);
+  }
+
+  /**
+   * The token of an {@code Authorization: Bearer <token>} header, the one reading of it for the API,
+   * {@code /metrics} and the gateway. The scheme's name is case-insensitive (RFC 9110 §11.1): a
+   * client sending {@code bearer <token>} was told its right token was wrong.
+   */
+  public static Optional<byte[]> bearerToken(Optional<String> header) {
+    if (header.isEmpty() || !header.get().regionMatches(true, 0, "Bearer ", 0, 7)) return Optional.empty();
+    return Optional.of(header.get().substring(7).trim().getBytes(StandardCharsets.UTF_8));
   }
 
   private static Route unauthorized(Optional<String> header) {
@@ -130,7 +140,11 @@ public final class Auth {
    */
   static String refusal(Optional<String> header) {
     if (header.isEmpty()) return "an Authorization: Bearer <token> header is required";
+    // (a header of "Bearer " alone reaches here trimmed to "Bearer")
     if (header.get().equals(TWICE)) return "the Authorization header is sent more than once; send it once";
+    if (header.get().trim().equalsIgnoreCase("Bearer")) {
+      return "the Authorization header has no token after Bearer; send Authorization: Bearer <token>";
+    }
     if (!header.get().regionMatches(true, 0, "Bearer ", 0, 7)) {
       return "the Authorization header does not use the Bearer scheme; send Authorization: Bearer <token>";
     }

@@ -87,7 +87,7 @@ class OtlpProtobufErrorBodyTest {
       HttpResponse<byte[]> unauthorized = post(port, "application/x-protobuf", new byte[0], null);
       assertEquals(401, unauthorized.statusCode());
       assertStatus(unauthorized, 16, "Bearer");
-      // the challenge HTTP requires of a 401, on the OTLP port as on the API's (UnauthorizedChallengeTest)
+      // the challenge HTTP requires of a 401, on the OTLP port as on the API's (BearerSchemeTest)
       assertEquals("Bearer realm=\"otl\"", unauthorized.headers().firstValue("WWW-Authenticate").orElse("(none)"));
 
       HttpResponse<byte[]> gzipBomb = HttpClient.newHttpClient().send(HttpRequest.newBuilder(

@@ -27,12 +27,12 @@ final class GatewayIdentity {
   boolean callsAsAgent(HttpRequest request) {
     if (request.getHeader(GatewayRoutes.AGENT_HEADER).isPresent()) return true;
     Optional<String> auth = io.otl.http.Auth.authorization(request);
-    if (auth.isEmpty() || !auth.get().startsWith("Bearer ") || !settings.authEnabled()) return false;
+    Optional<byte[]> given = io.otl.http.Auth.bearerToken(auth);
+    if (given.isEmpty() || !settings.authEnabled()) return false;
     // With agent keys configured, any key but the node's API token is an agent's client: a wrong key
     // then gets the gateway's 401, where models.retrieve("default") with a typo in the key got the
     // operator's 200 view of an agent called "default" on a node whose reads are open.
-    byte[] given = auth.get().substring(7).trim().getBytes(StandardCharsets.UTF_8);
-    return !operator(given);
+    return !operator(given.get());
   }
 
   /** Whether {@code given} is one of the node's API tokens; every one is compared, in constant time. */
@@ -58,11 +58,12 @@ final class GatewayIdentity {
       throw new OpenAiError(401, "invalid_request_error", null, "invalid_api_key",
           "the Authorization header is sent more than once; send it once");
     }
-    if (auth.isEmpty() || !auth.get().startsWith("Bearer ")) {
+    Optional<byte[]> bearer = io.otl.http.Auth.bearerToken(auth);
+    if (bearer.isEmpty() || bearer.get().length == 0) {
       throw new OpenAiError(401, "invalid_request_error", null, "invalid_api_key",
           "an API key is required: send Authorization: Bearer <the agent's gateway key or the node's API token>");
     }
-    byte[] given = auth.get().substring(7).trim().getBytes(StandardCharsets.UTF_8);
+    byte[] given = bearer.get();
     String agent = null;
     for (Map.Entry<String, String> e : settings.apiKeys().entrySet()) {
       // Every key is compared, in constant time, so the answer's timing says nothing about which matched.
