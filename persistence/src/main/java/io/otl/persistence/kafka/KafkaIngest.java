@@ -344,7 +344,12 @@ public final class KafkaIngest {
             d.code(), d.reason());
         sends.add(deadLetterProducer.send(deadLetter(d, false)).toCompletableFuture()
             .exceptionallyCompose(e -> {
-              if (!tooLarge(e)) return CompletableFuture.failedFuture(e);
+              if (!tooLarge(e)) {
+                // The stream restarts and reads this record again: ask the broker first whether the
+                // dead-letter topic is still there, so a deleted one is named and waited for.
+                topics.askAgain();
+                return CompletableFuture.failedFuture(e);
+              }
               // A record near the broker's size limit does not fit again with our headers added: it was
               // refused on every restart of the stream, and the partition stood still behind it.
               log.warn("dead letter of {}/{}/{} is over the record size limit; sent without its value ({} bytes)",

@@ -151,7 +151,16 @@ public final class KafkaPublisher {
           .groupedWithin(settings.publishOffsetBatch(), settings.publishOffsetInterval())
           .mapAsync(1, (List<Long> acked) -> AskPattern.<KafkaPublisherOffset.Command, Done>ask(offsets,
               reply -> new KafkaPublisherOffset.Store(acked.get(acked.size() - 1), reply), OFFSET_TIMEOUT,
-              system.scheduler()));
+              system.scheduler()))
+          // A failed attempt (a send the broker did not take: the topic deleted under the node, trial
+          // t36) asks the broker again on the next one, which names a missing topic instead of
+          // sending into it blind every two minutes.
+          .watchTermination((mat, finished) -> {
+            finished.whenComplete((d, failure) -> {
+              if (failure != null) topicExists.askAgain();
+            });
+            return mat;
+          });
     };
     return RestartSource.onFailuresWithBackoff(restart, attempt::get)
         .viaMat(KillSwitches.single(), Keep.right())

@@ -27,8 +27,10 @@ import org.slf4j.Logger;
  * broker when it did not answer; the stream's restart back-off asks again. Without it a missing
  * topic showed only as the Kafka client's warnings about once a second, and for the publishers a
  * restart a minute later that named no key. Once the broker has confirmed the topics the check
- * passes at once: topics are not deleted under a running node, so a restart need not open another
- * Admin client. A broker that does not let this client describe topics is left to the stream.
+ * passes at once: a restart after a journal timeout or a broker blip need not open another Admin
+ * client. A broker that does not let this client describe topics is left to the stream. An
+ * owner that meets a topic gone under it after all (a dead-letter send that failed) calls {@link
+ * #askAgain()}: the next attempt asks the broker again and names the topic if it is missing.
  */
 final class KafkaTopicCheck {
   /** How long the check waits for the broker's answer before the attempt fails and is retried. */
@@ -62,6 +64,15 @@ final class KafkaTopicCheck {
   /** How often the broker was asked (an Admin client each time). */
   long checks() {
     return checks.get();
+  }
+
+  /**
+   * The next {@link #run()} asks the broker again: a send to a confirmed topic failed (trial t36: the
+   * dead-letter topic deleted under a running node stalled every partition, each restart going
+   * straight back to the same record and a two-minute delivery timeout, naming nothing).
+   */
+  void askAgain() {
+    confirmed = false;
   }
 
   /** Completes when the topics exist (or the broker would not say); fails naming what is wrong. */

@@ -38,6 +38,8 @@ class KafkaIngestTest {
   private static final int EVENTS_PER_SESSION = 10;
   /** SessionStarted, 8 messages, the task result and the completion. */
   private static final long ROWS_PER_SESSION = 11;
+  /** gone-1's journal rows: SessionStarted and its two messages. */
+  private static final long ROWS_GONE = 3;
   private static final Duration INGEST_LIMIT = Duration.ofSeconds(90);
 
   private static KafkaTestBroker broker;
@@ -46,7 +48,8 @@ class KafkaIngestTest {
   static void startBroker() throws Exception {
     broker = KafkaTestBroker.start(4, "ae-kill", "dlq-kill", "ae-bulk", "dlq-bulk", "ae-outage", "dlq-outage", "ae-stop", "dlq-stop",
         "ae-bad", "dlq-bad", "ae-timeout", "dlq-timeout", "ae-retry", "dlq-retry", "ae-late", "dlq-late", "ae-nodlq",
-        "ae-huge", "dlq-huge", "prod.ae-renamed", "prod.ae-renamed.dlq", "ae-away", "ae-dup", "dlq-dup");
+        "ae-huge", "dlq-huge", "prod.ae-renamed", "prod.ae-renamed.dlq", "ae-away", "ae-dup", "dlq-dup",
+        "ae-gone", "dlq-gone");
   }
 
   @AfterAll
@@ -382,6 +385,42 @@ class KafkaIngestTest {
       ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } finally {
       broker.startBroker();
+    }
+  }
+
+  /**
+   * Trial t36: the dead-letter topic deleted while the node consumes. The first bad record after it
+   * waited out the producer's delivery timeout (two minutes by default), the stream restarted straight
+   * into the same record (the topics were confirmed at start and never asked about again), and every
+   * partition stood still behind it, with only the Kafka client's UNKNOWN_TOPIC_OR_PARTITION warnings
+   * to go on. Now a failed dead-letter send makes the restart ask the broker: the missing topic is
+   * named as at start, and ingestion goes on, nothing lost or doubled, once it exists again.
+   */
+  @Test
+  void aDeadLetterTopicDeletedUnderTheNodeIsNamedAndIngestionGoesOnOnceItExistsAgain(@TempDir Path dir)
+      throws Exception {
+    try (LoggedLines logged = new LoggedLines(KafkaIngest.class); TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, node.kafka(broker, Map.of(
+          "group-id", "group-gone", "topics.agent-events", "ae-gone", "topics.dead-letter", "dlq-gone",
+          // the failed send is seen within seconds instead of Kafka's two minutes
+          "client.delivery.timeout.ms", "6000", "client.request.timeout.ms", "5000", "client.max.block.ms", "5000")));
+      String event = "{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\",\"sessionId\":\"gone-1\","
+          + "\"agentId\":\"agent-1\",\"eventId\":";
+      broker.produce(List.of(rec("ae-gone", "gone-1", event + "\"a\"}")));
+      await("the first stored", () -> ingest.recorded() >= 1);
+      broker.deleteTopics("dlq-gone");
+      broker.produce(List.of(rec("ae-gone", "gone-1", "not json"), rec("ae-gone", "gone-1", event + "\"b\"}")));
+      await("the deleted topic named", () -> logged.contain(
+          "Kafka topic 'dlq-gone' (agentscope.training.kafka.topics.dead-letter) does not exist"));
+      broker.createTopics(4, "dlq-gone");
+      List<ConsumerRecord<String, String>> dead = broker.readAll("dlq-gone", 1, Duration.ofSeconds(60),
+          Duration.ofSeconds(1));
+      assertEquals(1, dead.size(), "the bad record dead-lettered once the topic exists again");
+      assertEquals("not_json", KafkaTestBroker.header(dead.get(0), KafkaIngest.ERROR_CODE_HEADER));
+      await("the record behind it stored", () -> ingest.recorded() >= 2);
+      assertEquals(2, ingest.recorded(), "each good record stored once");
+      assertEquals(ROWS_GONE, rows(node, "AgentSession|gone-"), "SessionStarted and two messages in the journal");
+      ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
   }
 

@@ -183,6 +183,36 @@ class KafkaPublisherTest {
     }
   }
 
+  /**
+   * Trial t36: the topic deleted under a running publisher. Its sends waited out the producer's
+   * delivery timeout, and each restart went straight back to sending (the topic had been confirmed
+   * once), naming nothing. Now a failed attempt asks the broker again: the topic is named, and what
+   * the journal holds is published once it exists again.
+   */
+  @Test
+  void aTopicDeletedUnderThePublisherIsNamedAndPublishingGoesOnOnceItExistsAgain(@TempDir Path dir)
+      throws Exception {
+    broker.createTopics(2, "traj-gone");
+    try (LoggedLines logged = new LoggedLines(KafkaPublisher.class); TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaPublisher.startTrajectories(node.system, node.kafka(broker, Map.of("topics.trajectories", "traj-gone",
+          // the failed send is seen within seconds instead of Kafka's two minutes
+          "client.delivery.timeout.ms", "6000", "client.request.timeout.ms", "5000", "client.max.block.ms", "5000")));
+      session(node, "gone-0", 0);
+      assertEquals(1, broker.readAll("traj-gone", 1, LIMIT, Duration.ofMillis(500)).size());
+      broker.deleteTopics("traj-gone");
+      session(node, "gone-1", 1);
+      long deadline = System.nanoTime() + LIMIT.toNanos();
+      while (!logged.contain("Kafka topic 'traj-gone' (agentscope.training.kafka.topics.trajectories) does not exist")) {
+        assertTrue(System.nanoTime() < deadline, "the deleted topic named: " + logged.lines());
+        Thread.sleep(100);
+      }
+      broker.createTopics(2, "traj-gone");
+      List<ConsumerRecord<String, String>> published = broker.readAll("traj-gone", 1, LIMIT, Duration.ofSeconds(1));
+      assertEquals(List.of("gone-1"), published.stream().map(ConsumerRecord::key).toList(),
+          "the trajectory completed while the topic was gone, published once it exists again");
+    }
+  }
+
   @Test
   void aSessionWithAnUnreadableEventIsSkippedAndLaterTrajectoriesStillFlow(@TempDir Path dir) throws Exception {
     try (TestNode node = TestNode.start(TestNode.h2(dir))) {

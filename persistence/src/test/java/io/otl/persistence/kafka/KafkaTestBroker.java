@@ -121,6 +121,13 @@ public final class KafkaTestBroker implements AutoCloseable {
     }
   }
 
+  /** Deletes {@code topics} (an operator's mistake under a running node). */
+  public void deleteTopics(String... topics) throws Exception {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+      admin.deleteTopics(List.of(topics)).all().get(30, TimeUnit.SECONDS);
+    }
+  }
+
   /** Offsets the consumer group has committed, summed over partitions (0 before its first commit). */
   public long committedOffsets(String group) throws Exception {
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
