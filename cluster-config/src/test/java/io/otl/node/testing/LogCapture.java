@@ -14,9 +14,18 @@ public final class LogCapture implements AutoCloseable {
   private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
   public LogCapture(Class<?> source) {
-    logger = (Logger) LoggerFactory.getLogger(source);
+    this(LoggerFactory.getLogger(source).getName());
+  }
+
+  private LogCapture(String name) {
+    logger = (Logger) LoggerFactory.getLogger(name);
     appender.start();
     logger.addAppender(appender);
+  }
+
+  /** What every logger writes (the root's appenders see all of them). */
+  public static LogCapture everything() {
+    return new LogCapture(org.slf4j.Logger.ROOT_LOGGER_NAME);
   }
 
   /** Formatted messages with their level, e.g. "WARN agentscope.x: ...". */
