@@ -30,7 +30,7 @@ class ScrapeAndLineageAnswersTest {
       for (String series : List.of("otl_events_accepted_total 0", "otl_events_duplicate_total 0",
           "otl_events_rejected_total 0", "otl_otlp_spans_total{outcome=\"received\"} 0",
           "otl_otlp_spans_total{outcome=\"mapped\"} 0", "otl_otlp_spans_total{outcome=\"ignored\"} 0",
-          "otl_otlp_spans_total{outcome=\"refused\"} 0")) {
+          "otl_otlp_spans_total{outcome=\"refused\"} 0", "otl_otlp_messages_ignored_total 0")) {
         assertTrue(scrape.lines().anyMatch(series::equals), series + " missing from\n" + scrape);
       }
       assertTrue(scrape.contains("# TYPE otl_events_rejected_total counter"), scrape);

@@ -118,15 +118,16 @@ class OtlpOpenAiJavaInstrumentationTest {
     assertEquals(first.get("messages"), s.get("messages"), "a re-sent batch stores nothing twice");
     List<String> roles = new ArrayList<>();
     s.get("messages").forEach(m -> roles.add(m.get("role").asText()));
-    assertEquals(List.of("system", "user", "tool", "assistant", "user", "tool", "assistant"), roles,
-        "each chat span re-sends the history: stored once each; a reply that only calls a tool has no text");
+    assertEquals(List.of("system", "user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant"),
+        roles, "each chat span re-sends the history: stored once each; a reply that only calls a tool is an empty one");
     JsonNode m = s.get("messages");
     assertEquals("You are a weather bot. Reach me at [EMAIL].", m.get(0).get("content").asText());
-    assertEquals("sunny, 21 C in Paris", m.get(2).get("content").asText(), "a tool message's {id, content} body");
-    assertEquals("chatcmpl-4d2d3da6cd9c479fb535daba90fbebce", m.get(3).get("msgId").asText(),
+    assertEquals("", m.get(2).get("content").asText(), "the reply that only calls the tool");
+    assertEquals("sunny, 21 C in Paris", m.get(3).get("content").asText(), "a tool message's {id, content} body");
+    assertEquals("chatcmpl-4d2d3da6cd9c479fb535daba90fbebce", m.get(4).get("msgId").asText(),
         "msgId = the chat span's gen_ai.response.id");
-    assertEquals("[simulated reply from model version 0] Use get_weather for Rome", m.get(6).get("content").asText());
-    assertEquals("chatcmpl-c39396e639fa4f44b5869c8c8625bd1a", m.get(6).get("msgId").asText());
+    assertEquals("[simulated reply from model version 0] Use get_weather for Rome", m.get(8).get("content").asText());
+    assertEquals("chatcmpl-c39396e639fa4f44b5869c8c8625bd1a", m.get(8).get("msgId").asText());
     assertFalse(s.toString().contains("ops@example.com"), "no raw PII stored");
     assertEquals("weather-agent", s.get("agentId").asText());
     assertEquals(2, s.get("toolCalls").size());
@@ -180,7 +181,7 @@ class OtlpOpenAiJavaInstrumentationTest {
     s.get("messages").forEach(m -> got.add(m.get("role").asText() + ":" + m.get("content").asText()
         + (m.hasNonNull("msgId") ? " #" + m.get("msgId").asText() : "")));
     assertEquals(List.of("system:You are a weather bot. Reach me at [EMAIL].", "user:Use get_weather for Paris",
-        "tool:sunny, 21 C", "assistant:Sunny in Paris. #chatcmpl-2"), got);
+        "assistant: #chatcmpl-1", "tool:sunny, 21 C", "assistant:Sunny in Paris. #chatcmpl-2"), got);
     assertEquals("weather-agent", s.get("agentId").asText(), "the resource's service.name names a new session's agent");
   }
 

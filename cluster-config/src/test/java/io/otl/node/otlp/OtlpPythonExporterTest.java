@@ -47,10 +47,13 @@ class OtlpPythonExporterTest {
       assertEquals("booking-agent", s.get("agentId").asText());
       List<String> roles = new ArrayList<>();
       s.get("messages").forEach(m -> roles.add(m.get("role").asText()));
-      assertEquals(List.of("user", "tool", "assistant", "user", "assistant"), roles, "stored once, though exported twice");
+      assertEquals(List.of("user", "assistant", "tool", "assistant", "user", "assistant"), roles,
+          "stored once, though exported twice; the reply that only calls the tool is an empty one");
+      assertEquals("py-resp-1", s.get("messages").get(1).get("msgId").asText());
+      assertEquals(30, s.get("messages").get(1).get("inference").get("promptTokens").asInt(), "the span's usage");
       assertEquals("Book a table for two, my number is [PHONE].", s.get("messages").get(0).get("content").asText());
       assertFalse(s.toString().contains("900123"), "no raw phone number stored");
-      assertEquals("py-resp-3", s.get("messages").get(4).get("msgId").asText());
+      assertEquals("py-resp-3", s.get("messages").get(5).get("msgId").asText());
       JsonNode tools = s.get("toolCalls");
       assertEquals(2, tools.size());
       assertEquals("book_table", tools.get(0).get("toolName").asText());

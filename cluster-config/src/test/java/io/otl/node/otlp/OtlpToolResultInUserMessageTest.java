@@ -59,7 +59,7 @@ class OtlpToolResultInUserMessageTest {
     JsonNode session = new Http(node.httpPort()).get("/v1/sessions/" + conv).json();
     List<String> messages = new ArrayList<>();
     session.get("messages").forEach(m -> messages.add(m.get("role").asText() + ": " + m.get("content").asText()));
-    assertEquals(List.of("user: Weather in Paris?", "tool: {\"temp\":21}", "user: In Celsius please",
+    assertEquals(List.of("user: Weather in Paris?", "assistant: ", "tool: {\"temp\":21}", "user: In Celsius please",
         "assistant: 21 degrees Celsius."), messages, session.toString());
   }
 

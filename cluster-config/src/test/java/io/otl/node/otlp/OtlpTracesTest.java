@@ -92,15 +92,16 @@ class OtlpTracesTest {
     assertEquals("otel", s.path("metadata").path("source").asText(), "where the session came from: " + s);
     List<String> roles = new ArrayList<>();
     s.get("messages").forEach(m -> roles.add(m.get("role").asText()));
-    assertEquals(List.of("user", "tool", "assistant", "user", "assistant"), roles,
-        "turn two's copy of turn one's history is not stored again; a tool-call-only reply has no text");
+    assertEquals(List.of("user", "assistant", "tool", "assistant", "user", "assistant"), roles,
+        "turn two's copy of turn one's history is not stored again; a tool-call-only reply is an empty one");
     JsonNode m = s.get("messages");
     assertEquals("What is the weather in Paris? My phone is [PHONE].", m.get(0).get("content").asText());
-    assertEquals("{\"celsius\":21}", m.get(1).get("content").asText());
-    assertEquals(GenAiAgent.ANSWER_1, m.get(2).get("content").asText());
-    assertEquals("resp-2", m.get(2).get("msgId").asText());
-    assertEquals("Thanks! Send it to [EMAIL] please.", m.get(3).get("content").asText());
-    assertEquals("resp-3", m.get(4).get("msgId").asText());
+    assertEquals("resp-1", m.get(1).get("msgId").asText());
+    assertEquals("{\"celsius\":21}", m.get(2).get("content").asText());
+    assertEquals(GenAiAgent.ANSWER_1, m.get(3).get("content").asText());
+    assertEquals("resp-2", m.get(3).get("msgId").asText());
+    assertEquals("Thanks! Send it to [EMAIL] please.", m.get(4).get("content").asText());
+    assertEquals("resp-3", m.get(5).get("msgId").asText());
     assertFalse(s.toString().contains("alice@example.com") || s.toString().contains("56 78"), "no raw PII stored");
     JsonNode tool = s.get("toolCalls").get(0);
     assertEquals(1, s.get("toolCalls").size());
@@ -133,7 +134,7 @@ class OtlpTracesTest {
     JsonNode answer = JSON.readTree(r.body());
     assertEquals("0", answer.get("partialSuccess").get("rejectedSpans").asText());
     assertTrue(answer.get("partialSuccess").get("errorMessage").asText().contains("1 spans"), answer.toString());
-    assertEquals(5, session("otlp-json-a").get("messages").size());
+    assertEquals(6, session("otlp-json-a").get("messages").size());
     JsonNode failed = session("otlp-json-b").get("toolCalls").get(0);
     assertFalse(failed.get("success").asBoolean(), "an ERROR status is a failed tool call");
     assertTrue(failed.get("output").get("error").asText().contains("TimeoutError"));
@@ -153,7 +154,7 @@ class OtlpTracesTest {
     assertTrue(snake.has("resource_spans"), snake.toString());
     HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null, JSON.writeValueAsBytes(snake), TOKEN);
     assertEquals(200, r.statusCode(), new String(r.body()));
-    assertEquals(5, session("otlp-snake").get("messages").size(), "every message of the run is stored");
+    assertEquals(6, session("otlp-snake").get("messages").size(), "every message of the run is stored");
 
     ObjectNode twice = (ObjectNode) snakeCaseKeys(JSON.readTree(body.toByteArray()));
     twice.set("resourceSpans", twice.get("resource_spans"));
@@ -248,7 +249,7 @@ class OtlpTracesTest {
     assertEquals(404, new Http(node.httpPort()).withToken(TOKEN).get("/v1/sessions/otlp-refused").status(),
         "nothing was stored by any refused request");
     assertEquals(200, post(node.httpPort(), "application/x-protobuf", "gzip", gzip(good), TOKEN).statusCode());
-    assertEquals(5, session("otlp-refused").get("messages").size());
+    assertEquals(6, session("otlp-refused").get("messages").size());
   }
 
   /** A resource with {@code serviceName} and one chat span of {@code session} with the given agent attributes. */

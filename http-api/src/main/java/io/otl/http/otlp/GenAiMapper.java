@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import io.otl.core.Ids;
 import io.otl.core.Sha256;
 import io.otl.core.session.Desensitizer;
+import io.otl.core.session.InferenceCall;
 import io.otl.core.session.SessionInput;
 import io.otl.http.Json;
 import io.otl.http.gateway.TextCut;
@@ -44,8 +45,16 @@ final class GenAiMapper {
   record SessionBatch(String sessionId, String agentId, boolean agentFromResource, List<SessionInput> inputs,
       int spans) {}
 
-  /** {@code unread}: why spans that looked like GenAI spans were ignored (ids and field names, never texts). */
-  record Plan(List<SessionBatch> sessions, int ignored, int refused, List<String> problems, List<String> unread) {}
+  /**
+   * {@code unread}: why spans that looked like GenAI spans were ignored (ids and field names, never texts);
+   * {@code ignoredMessages}: messages of mapped or ignored chat spans that were not stored (a role the node
+   * does not know), and {@code unreadMessages} why.
+   */
+  record Plan(List<SessionBatch> sessions, int ignored, int refused, List<String> problems, List<String> unread,
+      int ignoredMessages, List<String> unreadMessages) {}
+
+  /** A chat span's inputs, and how many of its messages have a role the node does not know (the first one's). */
+  private record ChatInputs(List<SessionInput> inputs, int unknownRoles, String firstUnknownRole) {}
 
   private GenAiMapper() {}
 
@@ -70,6 +79,8 @@ final class GenAiMapper {
     int refused = 0;
     List<String> problems = new ArrayList<>();
     List<String> unread = new ArrayList<>();
+    int ignoredMessages = 0;
+    List<String> unreadMessages = new ArrayList<>();
     Map<String, Map<String, SessionInput>> inputs = new LinkedHashMap<>();
     Map<String, Integer> spanCounts = new HashMap<>();
     Map<String, String[]> agents = new HashMap<>();
@@ -88,9 +99,11 @@ final class GenAiMapper {
           ? "span " + span.spanId() + " (" + op + ") has no gen_ai.conversation.id (or session.id), nor has any ancestor in the request"
           : Ids.problem("gen_ai.conversation.id", sessionId, Ids.MAX_SESSION_ID);
       List<SessionInput> produced = null;
+      ChatInputs chat = null;
       if (problem == null) {
         try {
-          produced = CHAT.contains(op) ? chat(span, op, desensitizer, cut) : op.equals("execute_tool") ? List.of(tool(span, cut))
+          chat = CHAT.contains(op) ? chat(span, op, desensitizer, cut) : null;
+          produced = chat != null ? chat.inputs() : op.equals("execute_tool") ? List.of(tool(span, cut))
               : List.of(agentStep(span));
           for (SessionInput in : produced) refuseUnstorable(in);
         } catch (IllegalArgumentException e) {
@@ -100,6 +113,23 @@ final class GenAiMapper {
       if (problem != null) {
         refused++;
         if (problems.size() < 5) problems.add(problem);
+        continue;
+      }
+      if (chat != null && chat.unknownRoles() > 0) {
+        // Dropped without a word, a Gemini-style "model" turn or a message without a role left the
+        // trajectory short while the exporter was told all was taken (design §7.6: ignored and counted).
+        ignoredMessages += chat.unknownRoles();
+        if (unreadMessages.size() < 5) {
+          unreadMessages.add("span " + span.spanId() + " (" + op + ") has " + chat.unknownRoles() + " message"
+              + (chat.unknownRoles() == 1 ? "" : "s") + " with a role the node does not know (" + chat.firstUnknownRole()
+              + "): not stored; the roles are system, user, assistant and tool (developer is read as system)");
+        }
+      }
+      if (produced.isEmpty() && chat != null && chat.unknownRoles() > 0) {
+        ignored++;
+        if (unread.size() < 5) {
+          unread.add("span " + span.spanId() + " (" + op + ") has only messages with a role the node does not know");
+        }
         continue;
       }
       if (produced.isEmpty()) {
@@ -135,7 +165,8 @@ final class GenAiMapper {
       sessions.add(new SessionBatch(e.getKey(), agentId, agent.fromResource(), List.copyOf(batch),
           spanCounts.get(e.getKey())));
     }
-    return new Plan(sessions, ignored, refused, problems, List.copyOf(unread));
+    return new Plan(sessions, ignored, refused, problems, List.copyOf(unread), ignoredMessages,
+        List.copyOf(unreadMessages));
   }
 
   /**
@@ -233,29 +264,80 @@ final class GenAiMapper {
     return new SessionInput.Start(START_ID, earliest, null, null, Map.of("source", "otel"));
   }
 
-  /** Keeps the first copy of an id, but takes a later copy's msgId/latency (the output copy of a message). */
+  /** Keeps the first copy of an id, but takes a later copy's msgId/latency/inference (the output copy of a message). */
   private static void merge(Map<String, SessionInput> into, SessionInput in) {
     SessionInput old = into.get(in.eventId());
-    if (old == null || (old instanceof SessionInput.Message m && m.msgId() == null
-        && in instanceof SessionInput.Message n && n.msgId() != null)) {
+    if (old == null || (old instanceof SessionInput.Message m && m.msgId() == null && m.inference() == null
+        && in instanceof SessionInput.Message n && (n.msgId() != null || n.inference() != null))) {
       into.put(in.eventId(), in);
     }
   }
 
-  private static List<SessionInput> chat(OtlpSpan span, String op, Desensitizer d, TextCut cut) {
+  private static ChatInputs chat(OtlpSpan span, String op, Desensitizer d, TextCut cut) {
     GenAiMessages.Conversation c = GenAiMessages.of(span);
     List<SessionInput> out = new ArrayList<>();
     Instant start = instant(span.startNanos());
     Instant end = instant(span.endNanos());
-    for (int i = 0; i < c.input().size(); i++) addMessage(out, i, c.input().get(i), start, null, null, d, cut);
+    List<String> unknown = new ArrayList<>();
+    for (int i = 0; i < c.input().size(); i++) addMessage(out, i, c.input().get(i), start, null, null, null, d, cut, unknown);
     String msgId = span.text("gen_ai.response.id");
+    boolean inferenceGiven = false;
     for (int j = 0; j < c.output().size(); j++) {
-      addMessage(out, c.input().size() + j, c.output().get(j), end, msgId, span.durationMs(), d, cut);
+      GenAiMessages.Msg m = c.output().get(j);
+      // The call's figures go with its first answer only: usage counts every choice of the call, and on each
+      // answer it would be counted once per choice (the session's tokens, the model calls of its outcome).
+      InferenceCall call = inferenceGiven || !"assistant".equals(role(m)) ? null : inference(span, m, j, d);
+      inferenceGiven |= "assistant".equals(role(m));
+      addMessage(out, c.input().size() + j, m, end, msgId, span.durationMs(), call, d, cut, unknown);
     }
     if (span.statusCode() == OtlpSpan.STATUS_ERROR && c.output().isEmpty()) {
       out.add(new SessionInput.Reasoning("otlp:" + span.spanId(), end, null, null, op, "failed: " + error(span)));
     }
-    return out;
+    return new ChatInputs(out, unknown.size(), unknown.isEmpty() ? null : unknown.get(0));
+  }
+
+  /** The session's role of a message: the chat APIs' {@code developer} is a system prompt. */
+  private static String role(GenAiMessages.Msg m) {
+    return "developer".equals(m.role()) ? "system" : m.role();
+  }
+
+  /**
+   * What the span says of the model call that gave the answer, as the gateway records it
+   * ({@link InferenceCall}): {@code gen_ai.response.model} (else {@code gen_ai.request.model}) as the served
+   * model, {@code gen_ai.usage.input_tokens} / {@code output_tokens} as prompt / completion tokens (or the
+   * older {@code prompt_tokens} / {@code completion_tokens}, OpenInference's {@code llm.token_count.*}), the
+   * message's own {@code finish_reason}, else the {@code position}th of {@code gen_ai.response.finish_reasons}.
+   * A value of the wrong type (a token count as a string or a double, reasons as one string), out of range
+   * or not a short name is left out, never the span refused. Null when the span says none of it.
+   */
+  private static InferenceCall inference(OtlpSpan span, GenAiMessages.Msg m, int position, Desensitizer d) {
+    String model = name(first(span, "gen_ai.response.model", "llm.model_name"));
+    if (model == null) model = name(span.attributes().get("gen_ai.request.model"));
+    // the current names, then OpenLLMetry's (conventions up to 1.26) and OpenInference's
+    Integer prompt = count(first(span, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"));
+    Integer completion = count(first(span, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens",
+        "llm.token_count.completion"));
+    String reason = name(m.finishReason());
+    if (reason == null && span.attributes().get("gen_ai.response.finish_reasons") instanceof List<?> reasons
+        && position < reasons.size()) {
+      reason = name(reasons.get(position));
+    }
+    if (model == null && prompt == null && completion == null && reason == null) return null;
+    // desensitized as every stored text is (the session desensitizes only an inference's error)
+    return new InferenceCall(null, model == null ? null : d.apply(model), null, prompt, completion,
+        reason == null ? null : d.apply(reason), null, null, null, null, null);
+  }
+
+  /** A token count: an integer attribute from 0 to Integer.MAX_VALUE, else null. */
+  private static Integer count(Object value) {
+    return value instanceof Long n && n >= 0 && n <= Integer.MAX_VALUE ? (int) n.longValue() : null;
+  }
+
+  /** A model name or finish reason: a string of 1 to 256 printable characters, else null. */
+  private static String name(Object value) {
+    if (!(value instanceof String s) || s.isBlank() || s.length() > 256) return null;
+    return s.codePoints().allMatch(cp -> !Character.isISOControl(cp) && Character.getType(cp) != Character.SURROGATE
+        && Character.isDefined(cp)) ? s : null;
   }
 
   /**
@@ -264,14 +346,19 @@ final class GenAiMapper {
    * personal data names its former id, so a conversation re-sent across the upgrade is not stored twice.
    */
   private static void addMessage(List<SessionInput> out, int position, GenAiMessages.Msg m, Instant at, String msgId,
-      Long latencyMs, Desensitizer d, TextCut cut) {
-    String role = "developer".equals(m.role()) ? "system" : m.role();
+      Long latencyMs, InferenceCall call, Desensitizer d, TextCut cut, List<String> unknownRoles) {
+    String role = role(m);
     if (m.toolResult() != null) {
       // a tool's answer sent in a user message (Gemini, Anthropic): a tool message, before the message's own text;
       // at the same position under another role, so its id differs from the text's
-      addMessage(out, position, new GenAiMessages.Msg("tool", m.toolResult()), at, null, null, d, cut);
+      addMessage(out, position, new GenAiMessages.Msg("tool", m.toolResult()), at, null, null, null, d, cut,
+          unknownRoles);
     }
-    if (!ROLES.contains(role)) return;
+    if (!ROLES.contains(role)) {
+      // its tool result, if any, is stored above; its own words are not
+      if (m.toolResult() == null || m.content() != null) unknownRoles.add(quotedRole(role));
+      return;
+    }
     if (m.reasoning() != null && "assistant".equals(role)) {
       // the model's thinking before its answer: a step, so exports and the reward never take it for the answer
       String prefix = "otlp:r" + position + ":";
@@ -280,13 +367,26 @@ final class GenAiMapper {
       String thought = cut == null ? m.reasoning() : cut.text(m.reasoning()).value();
       out.add(new SessionInput.Reasoning(ids[0], at, null, thought, null, null, ids[1]));
     }
-    if (m.content() == null) return;
+    // An answer without text (it only calls tools) is stored with an empty content, as the gateway stores one:
+    // skipped, its gen_ai.response.id named no response, and feedback on it was a 404 forever. Its tool calls
+    // come from the execute_tool spans; the next span's copy of it is the same message (same position and text).
+    String content = m.content() == null && "assistant".equals(role) ? "" : m.content();
+    if (content == null) return;
     // The id hashes the whole text, so the next span's copy of a cut message is the same message.
-    String[] ids = ids("otlp:m" + position + ":", role + "\n" + m.content(), d);
-    TextCut.Text text = cut == null ? new TextCut.Text(m.content(), null) : cut.text(m.content());
+    String[] ids = ids("otlp:m" + position + ":", role + "\n" + content, d);
+    TextCut.Text text = cut == null ? new TextCut.Text(content, null) : cut.text(content);
     out.add(new SessionInput.Message(ids[0], at, role, text.value(), "assistant".equals(role) ? msgId : null,
-        "assistant".equals(role) ? latencyMs : null, null,
+        "assistant".equals(role) ? latencyMs : null, "assistant".equals(role) ? call : null,
         text.originalLength() == null ? null : Map.of("content", text.originalLength()), ids[1]));
+  }
+
+  /**
+   * An unknown role as the answer and the log name it: quoted when it is a short name ("model"), else
+   * only described. It is the client's text, which never goes back unredacted.
+   */
+  private static String quotedRole(String role) {
+    if (role.isEmpty()) return "an empty role";
+    return role.matches("[A-Za-z_-]{1,32}") ? "role \"" + role + "\"" : "a role that is not a name";
   }
 
   /** {id of the text as stored, id of the text as sent when they differ (else null)}. */

@@ -27,11 +27,22 @@ final class GenAiMessages {
    * content null: the message has no text (e.g. an assistant turn that only calls tools); reasoning:
    * the text of its {@code reasoning} parts, a step of the trajectory rather than part of the answer;
    * toolResult: the {@code tool_call_response} parts of a message whose role is not {@code tool}, a
-   * tool message of their own.
+   * tool message of their own; callsTools: it calls tools ({@code tool_call} parts, {@code tool_calls});
+   * finishReason: the message's own {@code finish_reason} (an output message's, or its choice event's).
    */
-  record Msg(String role, String content, String reasoning, String toolResult) {
+  record Msg(String role, String content, String reasoning, String toolResult, boolean callsTools,
+      String finishReason) {
     Msg(String role, String content) {
-      this(role, content, null, null);
+      this(role, content, null, null, false, null);
+    }
+
+    Msg(String role, String content, String reasoning, String toolResult) {
+      this(role, content, reasoning, toolResult, false, null);
+    }
+
+    /** The same message, saying it calls tools and why the model stopped (when it says). */
+    Msg calling(boolean calls, String reason) {
+      return new Msg(role, content, reasoning, toolResult, callsTools || calls, finishReason != null ? finishReason : reason);
     }
   }
 
@@ -127,8 +138,11 @@ final class GenAiMessages {
         || attrs.containsKey(prefix + i + "." + infix + "content"); i++) {
       Object role = attrs.get(prefix + i + "." + infix + "role");
       Object content = attrs.get(prefix + i + "." + infix + "content");
+      String calls = prefix + i + "." + infix + "tool_calls.";
+      boolean callsTools = attrs.keySet().stream().anyMatch(k -> k.startsWith(calls));
+      Object reason = attrs.get(prefix + i + "." + infix + "finish_reason");
       into.add(new Msg(role == null ? (output ? "assistant" : "user") : String.valueOf(role),
-          content == null ? null : String.valueOf(content)));
+          content == null ? null : String.valueOf(content)).calling(callsTools, reason instanceof String r ? r : null));
     }
   }
 
@@ -156,6 +170,14 @@ final class GenAiMessages {
 
   /** {@code {role, parts:[{type:text, content}, …]}} or the simpler {@code {role, content}}. */
   private static Msg message(JsonNode m, String role) {
+    // the conventions' finish_reason of an output message; tool calls as the chat APIs write them (tool_calls,
+    // the legacy function_call) or as parts of type tool_call
+    String reason = m.path("finish_reason").isTextual() ? m.get("finish_reason").textValue() : null;
+    boolean calls = m.path("tool_calls").isArray() && !m.get("tool_calls").isEmpty() || m.path("function_call").isObject();
+    return plainMessage(m, role).calling(calls, reason);
+  }
+
+  private static Msg plainMessage(JsonNode m, String role) {
     JsonNode content = m.get("content");
     if (content != null && content.isTextual()) return new Msg(role, content.textValue());
     // a tool's output as a JSON value (an event body's {"content":{…},"id"}): its JSON text, as a tool message holds it
@@ -169,10 +191,12 @@ final class GenAiMessages {
     // something the user said, and trained on as such.
     StringBuilder toolResult = new StringBuilder();
     boolean toolRole = "tool".equals(role);
+    boolean callsTools = false;
     // parts of the current conventions, or the content parts of a chat API message ({type:text, text})
     JsonNode parts = content != null && content.isArray() ? content : m.path("parts");
     for (JsonNode part : parts) {
       String type = part.path("type").asText("");
+      if (type.equals("tool_call")) callsTools = true;
       String piece = switch (type) {
         case "text" -> part.has("content") ? part.path("content").asText(null) : part.path("text").asText(null);
         case "reasoning" -> part.path("content").asText(null);
@@ -185,7 +209,8 @@ final class GenAiMessages {
       }
     }
     return new Msg(role, text.length() == 0 ? null : text.toString(),
-        reasoning.length() == 0 ? null : reasoning.toString(), toolResult.length() == 0 ? null : toolResult.toString());
+        reasoning.length() == 0 ? null : reasoning.toString(), toolResult.length() == 0 ? null : toolResult.toString(),
+        callsTools, null);
   }
 
   private static void append(StringBuilder into, String piece) {
@@ -202,7 +227,7 @@ final class GenAiMessages {
       if (body != null) return message(body, body.path("role").asText(role));
       content = attrs.get("gen_ai.event.content");
     }
-    return new Msg(role, content == null ? null : String.valueOf(content));
+    return new Msg(role, content == null ? null : String.valueOf(content)).calling(attrs.get("tool_calls") != null, null);
   }
 
   /** {@code gen_ai.event.content} when it is a JSON object, else null (then it is the text itself). */
@@ -222,12 +247,16 @@ final class GenAiMessages {
     // a choice's body: {"message":{…},"finish_reason","index"}
     if (body != null) {
       JsonNode m = body.path("message").isObject() ? body.get("message") : body;
-      return message(m, m.path("role").asText("assistant"));
+      return message(m, m.path("role").asText("assistant"))
+          .calling(false, body.path("finish_reason").isTextual() ? body.get("finish_reason").textValue() : null);
     }
     if (message != null) {
       try {
         JsonNode m = message instanceof String s ? MAPPER.readTree(s) : MAPPER.valueToTree(message);
-        if (m != null && m.isObject()) return message(m, m.path("role").asText("assistant"));
+        if (m != null && m.isObject()) {
+          return message(m, m.path("role").asText("assistant"))
+              .calling(false, attrs.get("finish_reason") instanceof String r ? r : null);
+        }
       } catch (IOException e) {
         return new Msg("assistant", String.valueOf(message));
       }

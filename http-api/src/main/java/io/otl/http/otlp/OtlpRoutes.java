@@ -74,6 +74,7 @@ public final class OtlpRoutes {
     this.metrics = metrics;
     // Every outcome at 0 before the first request (incrementing by 0 again, for a second listener, is harmless).
     for (String outcome : List.of("received", "mapped", "ignored", "refused")) count(outcome, 0);
+    countIgnoredMessages(0);
     this.maxEventsPerWrite = maxEventsPerWrite;
     this.maxDecodedBytes = maxDecodedBytes;
   }
@@ -155,24 +156,33 @@ public final class OtlpRoutes {
       GenAiMapper.Plan plan = GenAiMapper.map(spans, desensitizer, cut);
       count("received", spans.size());
       count("ignored", plan.ignored());
+      countIgnoredMessages(plan.ignoredMessages());
       return write(plan).thenApply(outcome -> {
         count("mapped", outcome.mapped);
         count("refused", outcome.refused);
         String message = String.join("; ", outcome.problems);
-        if (outcome.refused > 0 || !plan.unread().isEmpty()) {
+        if (outcome.refused > 0 || !plan.unread().isEmpty() || !plan.unreadMessages().isEmpty()) {
           // With the reason: the Java SDK's exporter (1.68) does not read partial_success, so this line is
           // where its user learns why spans were dropped, or why a chat span stored no message (an agent
           // configured wrong, not noise). The reasons name fields and ids, never values, as the Kafka
           // ingest's dead-letter lines do.
           List<String> reasons = new ArrayList<>(outcome.problems);
           reasons.addAll(plan.unread());
-          log.info("OTLP export: {} spans, {} mapped, {} ignored, {} refused: {}", spans.size(), outcome.mapped,
-              plan.ignored(), outcome.refused, String.join("; ", reasons));
+          reasons.addAll(plan.unreadMessages());
+          log.info("OTLP export: {} spans, {} mapped, {} ignored, {} refused{}: {}", spans.size(), outcome.mapped,
+              plan.ignored(), outcome.refused,
+              plan.ignoredMessages() == 0 ? "" : ", " + plan.ignoredMessages() + " messages ignored",
+              String.join("; ", reasons));
         }
         if (outcome.refused == 0 && plan.ignored() > 0) {
           message = plan.ignored() + " spans were ignored: "
               + (plan.unread().isEmpty() ? "they are not GenAI chat, execute_tool or invoke_agent spans"
                   : String.join("; ", plan.unread()));
+        }
+        if (plan.ignoredMessages() > 0) {
+          // Messages dropped from spans that were stored are said too: the exporter was told all was taken.
+          message = (message.isEmpty() ? "" : message + "; ") + plan.ignoredMessages() + " messages were ignored: "
+              + String.join("; ", plan.unreadMessages());
         }
         return proto
             ? HttpResponse.create().withEntity(PROTOBUF, OtlpProtobuf.response(outcome.refused, message))
@@ -269,6 +279,11 @@ public final class OtlpRoutes {
     metrics.registry().inc("otl_otlp_spans_total",
         "OTLP spans: received, and what became of them (mapped, ignored, refused)",
         MetricsRegistry.labels("outcome", outcome), n);
+  }
+
+  private void countIgnoredMessages(long n) {
+    metrics.registry().inc("otl_otlp_messages_ignored_total",
+        "Messages of OTLP chat spans not stored: a role the node does not know", MetricsRegistry.labels(), n);
   }
 
   private static CompletionStage<HttpResponse> done(HttpResponse r) {
