@@ -124,6 +124,29 @@ class OpenApiConsistencyTest {
     assertFieldsInSchema("/v1/training/{agentId}/trigger", "post", http.post("/v1/training/schema-agent/trigger", null));
   }
 
+  /**
+   * A cancel answers the job's id and the status it found, not a whole job: its 202 was documented as
+   * a {@code Job} (twelve fields), so a generated client expected {@code agentId}, {@code history} …
+   * that never came (trial t39). Its schema names exactly what the route writes (the reply record
+   * through the API's own mapper; a live cancel races the job's export, so the reply is built here).
+   */
+  @Test
+  void theCancelAnswerIsDocumentedAsItIsWritten() throws Exception {
+    JsonNode written = io.otl.http.Json.MAPPER.readTree(io.otl.http.Json.MAPPER.writeValueAsBytes(
+        new io.otl.core.coordinator.TrainingCoordinator.CancelAccepted("job-1-agent-x",
+            io.otl.core.coordinator.CoordinatorState.JobStatus.RUNNING)));
+    Set<String> sent = new HashSet<>();
+    written.fieldNames().forEachRemaining(sent::add);
+    JsonNode schema = doc.get("paths").get("/v1/jobs/{jobId}/cancel").get("post").get("responses").get("202")
+        .get("content").get("application/json").get("schema");
+    while (schema.has("$ref")) {
+      schema = doc.get("components").get("schemas").get(schema.get("$ref").asText().replace("#/components/schemas/", ""));
+    }
+    Set<String> documented = new HashSet<>();
+    schema.get("properties").fieldNames().forEachRemaining(documented::add);
+    assertEquals(sent, documented, "the fields of a cancel's 202");
+  }
+
   /** The probes' answers are documented with their bodies: a client reads the failing check from them. */
   @Test
   void theHealthAnswersAreInTheirSchemas() throws InterruptedException {
