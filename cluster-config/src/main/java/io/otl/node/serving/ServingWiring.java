@@ -63,4 +63,24 @@ public final class ServingWiring {
     }
     return serving;
   }
+
+  /**
+   * An agent whose {@code agents.<agentId>.base-model} differs from the node's base model trains its
+   * jobs from its own, but its v0 (what its first fine-tune canaries against) is the node's, one
+   * base model for every agent; with {@code vllm-lora} its adapters load onto the vLLM server's base
+   * model, where adapters of another base do not fit. Said once at start (trial t39 found v0 serving
+   * the 7b while the agent's jobs trained the 1.5b, with no word of it).
+   */
+  public static void warnOfOtherBaseModels(Serving serving,
+      java.util.Map<String, io.otl.node.config.TrainingSettings.AgentTraining> agents) {
+    serving.baseModel().ifPresent(base -> agents.forEach((agentId, training) -> {
+      String own = training.policy().baseModel();
+      if (own == null || own.equals(base.model())) return;
+      log.warn("agent {}: agents.{}.base-model is {}, but its v0 (the base model its first fine-tune canaries "
+          + "against) is the node's {} at {}{}", agentId, agentId, own, base.model(), base.endpoint(),
+          serving.backend().name().equals("vllm-lora")
+              ? "; serving.backend = vllm-lora loads its adapters onto that server's base model, so they must be "
+                  + "trained from it" : "");
+    }));
+  }
 }
