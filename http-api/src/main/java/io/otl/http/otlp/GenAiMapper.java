@@ -290,8 +290,8 @@ final class GenAiMapper {
       inferenceGiven |= "assistant".equals(role(m));
       addMessage(out, c.input().size() + j, m, end, msgId, span.durationMs(), call, d, cut, unknown);
     }
-    if (span.statusCode() == OtlpSpan.STATUS_ERROR && c.output().isEmpty()) {
-      out.add(new SessionInput.Reasoning("otlp:" + span.spanId(), end, null, null, op, "failed: " + error(span)));
+    if (failed(span) && c.output().stream().noneMatch(m -> "assistant".equals(role(m)))) {
+      out.add(failedCall(span, end, d, cut));
     }
     return new ChatInputs(out, unknown.size(), unknown.isEmpty() ? null : unknown.get(0));
   }
@@ -301,12 +301,40 @@ final class GenAiMapper {
     return "developer".equals(m.role()) ? "system" : m.role();
   }
 
+  /** The span ended in an error: status ERROR, or an {@code error.type} (the conventions' mark of a failed operation). */
+  private static boolean failed(OtlpSpan span) {
+    String type = span.text("error.type");
+    return span.statusCode() == OtlpSpan.STATUS_ERROR || type != null && !type.isBlank();
+  }
+
+  /** The longest error text stored: a summary of why the call failed, never a whole upstream body. */
+  static final int MAX_ERROR_LENGTH = 512;
+
+  /**
+   * A chat span that failed without an answer, as the gateway records a failed call: an empty assistant
+   * message whose {@code inference} has the {@code error} (desensitized, cut at {@value #MAX_ERROR_LENGTH}
+   * characters and at max-text-length) and the served model and usage when the span has them. Stored as a
+   * step "failed: …", it was no model call: the session's outcome counted the version's successful calls and
+   * none of its failures, so a version whose calls failed passed the canary's upstream-error guardrail.
+   * Its id is the span's (the step's id before): a retried export, also across the upgrade, is a duplicate.
+   */
+  private static SessionInput failedCall(OtlpSpan span, Instant at, Desensitizer d, TextCut cut) {
+    String error = new TextCut(d, MAX_ERROR_LENGTH).text(d.apply(error(span))).value();
+    if (cut != null) error = cut.text(error).value();
+    InferenceCall usage = inference(span, null, 0, d);
+    InferenceCall call = new InferenceCall(null, usage == null ? null : usage.servedModel(), null,
+        usage == null ? null : usage.promptTokens(), usage == null ? null : usage.completionTokens(), null, null, error,
+        null, null, null);
+    return new SessionInput.Message("otlp:" + span.spanId(), at, "assistant", "", null, span.durationMs(), call);
+  }
+
   /**
    * What the span says of the model call that gave the answer, as the gateway records it
    * ({@link InferenceCall}): {@code gen_ai.response.model} (else {@code gen_ai.request.model}) as the served
    * model, {@code gen_ai.usage.input_tokens} / {@code output_tokens} as prompt / completion tokens (or the
    * older {@code prompt_tokens} / {@code completion_tokens}, OpenInference's {@code llm.token_count.*}), the
-   * message's own {@code finish_reason}, else the {@code position}th of {@code gen_ai.response.finish_reasons}.
+   * message's own {@code finish_reason}, else the {@code position}th of {@code gen_ai.response.finish_reasons}
+   * (none without a message {@code m}).
    * A value of the wrong type (a token count as a string or a double, reasons as one string), out of range
    * or not a short name is left out, never the span refused. Null when the span says none of it.
    */
@@ -317,8 +345,8 @@ final class GenAiMapper {
     Integer prompt = count(first(span, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"));
     Integer completion = count(first(span, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens",
         "llm.token_count.completion"));
-    String reason = name(m.finishReason());
-    if (reason == null && span.attributes().get("gen_ai.response.finish_reasons") instanceof List<?> reasons
+    String reason = m == null ? null : name(m.finishReason());
+    if (reason == null && m != null && span.attributes().get("gen_ai.response.finish_reasons") instanceof List<?> reasons
         && position < reasons.size()) {
       reason = name(reasons.get(position));
     }

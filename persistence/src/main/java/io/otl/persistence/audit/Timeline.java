@@ -228,7 +228,11 @@ public final class Timeline {
       return "started for agent " + e.agentId() + (e.agentVersion() == null ? "" : " (agent " + e.agentVersion() + ")")
           + (e.modelVersion() == null ? "" : ", model " + e.modelVersion());
     } else if (event instanceof AgentSession.MessageRecorded e) {
-      return e.role() + ": " + clip(e.content()) + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)")
+      // A failed model call (the gateway's, a failed OTLP chat span) is an empty answer: "assistant: " alone
+      // read as an answer that said nothing, where the call failed.
+      String failed = e.inference() == null || e.inference().error() == null ? ""
+          : (e.content().isEmpty() ? "" : " ") + "(call FAILED: " + clip(e.inference().error()) + ")";
+      return e.role() + ": " + clip(e.content()) + failed + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)")
           + cut(e.truncated());
     } else if (event instanceof AgentSession.ToolCallRecorded e) {
       return "tool " + e.toolName() + (e.success() ? " ok" : " FAILED") + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)")
