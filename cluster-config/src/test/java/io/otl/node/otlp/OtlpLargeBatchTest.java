@@ -110,4 +110,21 @@ class OtlpLargeBatchTest {
       assertFalse(r.body().isEmpty());
     }
   }
+
+  /**
+   * Without the token, the OTLP port answers 401 from the headers, as the API port does, without
+   * waiting for the body: reading first held every unauthenticated upload of up to 8 MiB in memory
+   * until it had arrived (review of 61b7a534). Only a part of the declared body is sent: a node that
+   * waited for the rest would answer 408 after its request timeout, not 401.
+   */
+  @Test
+  void withoutTheTokenTheOtlpPortRefusesBeforeReadingTheBody() throws Exception {
+    for (int port : new int[] {node.httpPort(), node.otlpPort()}) {
+      io.otl.node.testing.RawHttp.Answer a = io.otl.node.testing.RawHttp.exchange(port,
+          "POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 8388608",
+          new byte[1024], 60_000);
+      assertEquals(401, a.status(), port + ": " + a.head() + a.body());
+      assertTrue(a.head().toLowerCase(java.util.Locale.ROOT).contains("connection: close"), a.head());
+    }
+  }
 }

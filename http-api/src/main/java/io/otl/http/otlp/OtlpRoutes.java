@@ -134,12 +134,21 @@ public final class OtlpRoutes {
   /**
    * The whole surface of the separate OTLP port: {@code /v1/traces} behind the same bearer token,
    * its raw body up to {@code otlp.max-decoded-bytes} (when above the server's limit) as on the API port (exporters send uncompressed
-   * by default).
+   * by default). The token is checked on the headers before the body is read: a flood of large bodies
+   * without the token would otherwise be read and held like real ones (the API port answers that 401
+   * before the body too); such a 401 closes the connection, the rest of the body unread.
    */
   public Route standalone(Auth auth) {
     return mapResponse(io.otl.http.Auth::challenged, () -> protobufErrors(() -> io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
-        handleRejections(ApiErrors.rejectionHandler(), () -> io.otl.http.RequestGuard.withStrictBody(maxDecodedBytes,
-            () -> pathPrefix("v1", () -> auth.protect(this::route))))))));
+        handleRejections(ApiErrors.rejectionHandler(), () -> closedUnlessRead(() -> pathPrefix("v1", () -> auth.protect(
+            () -> io.otl.http.RequestGuard.withStrictBody(maxDecodedBytes, this::route)))))))));
+  }
+
+  /** The token's refusal of a request whose body is still arriving closes the connection (the body is not read). */
+  private static Route closedUnlessRead(java.util.function.Supplier<Route> inner) {
+    return extractRequest(request -> request.entity() instanceof HttpEntity.Strict ? inner.get()
+        : mapResponse(r -> r.status().intValue() == 401
+            ? r.addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close")) : r, inner));
   }
 
   private CompletionStage<HttpResponse> handle(HttpRequest request, ByteString raw) {
