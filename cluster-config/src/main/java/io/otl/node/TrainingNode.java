@@ -194,7 +194,7 @@ public final class TrainingNode implements AutoCloseable {
         .withStopMessage(new AgentSession.Stop())));
     // agents.<agentId> { model-update { … } }: the entity id is the agent id (validated at start-up).
     Serving serving = ServingWiring.serving(settings.serving(), settings.model(), Optional.ofNullable(simulator));
-    ServingWiring.warnOfOtherBaseModels(serving, settings.training().agents());
+    ServingWiring.warnOfOtherBaseModels(serving, settings.training());
     sharding.init(placement.on(Entity.of(ModelVersion.ENTITY_TYPE_KEY,
         ctx -> ModelVersion.create(ctx.getEntityId(), settings.rolloutsFor(ctx.getEntityId()), clock, serving))));
 

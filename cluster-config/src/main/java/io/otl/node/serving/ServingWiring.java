@@ -71,11 +71,12 @@ public final class ServingWiring {
    * model, where adapters of another base do not fit. Said once at start (trial t39 found v0 serving
    * the 7b while the agent's jobs trained the 1.5b, with no word of it).
    */
-  public static void warnOfOtherBaseModels(Serving serving,
-      java.util.Map<String, io.otl.node.config.TrainingSettings.AgentTraining> agents) {
-    serving.baseModel().ifPresent(base -> agents.forEach((agentId, training) -> {
-      String own = training.policy().baseModel();
-      if (own == null || own.equals(base.model())) return;
+  public static void warnOfOtherBaseModels(Serving serving, io.otl.node.config.TrainingSettings training) {
+    // An agent section without base-model inherits the node's training-runner.base-model: not the agent's own.
+    String nodes = training.defaults().policy().baseModel();
+    serving.baseModel().ifPresent(base -> training.agents().forEach((agentId, agent) -> {
+      String own = agent.policy().baseModel();
+      if (own == null || own.equals(nodes) || own.equals(base.model())) return;
       log.warn("agent {}: agents.{}.base-model is {}, but its v0 (the base model its first fine-tune canaries "
           + "against) is the node's {} at {}{}", agentId, agentId, own, base.model(), base.endpoint(),
           serving.backend().name().equals("vllm-lora")

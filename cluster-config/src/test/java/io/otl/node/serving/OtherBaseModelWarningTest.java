@@ -44,4 +44,29 @@ class OtherBaseModelWarningTest {
     assertTrue(line.endsWith("serving.backend = vllm-lora loads its adapters onto that server's base model,"
         + " so they must be trained from it"), line);
   }
+
+  /**
+   * An agent section that does not name a base-model inherits the node's: with v0 from the model
+   * section (another name than training-runner.base-model) it was warned of a base-model it never set
+   * (review). Only an agent's own base-model is named.
+   */
+  @Test
+  void anAgentThatInheritsTheNodesBaseModelIsNotNamed(@TempDir Path dir) throws Exception {
+    List<String> warnings;
+    try (LogCapture logged = new LogCapture(ServingWiring.class)) {
+      try (TrainingNode node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
+              "agentscope.model.base-url", "http://127.0.0.1:9/v1",
+              "agentscope.model.model-name", "qwen-plus",
+              "agentscope.training.training-runner.base-model", "base-7b",
+              "agentscope.training.agents.bot.model-update.canary-ratio", 0.1,
+              "agentscope.training.agents.own-bot.base-model", "small-1.5b"))
+          .withFallback(TestDatabases.node(TestDatabases.h2(dir), false)))) {
+        warnings = logged.lines("WARN");
+      }
+    }
+    assertEquals(1, warnings.size(), warnings.toString());
+    assertTrue(warnings.get(0).startsWith("WARN agent own-bot: agents.own-bot.base-model is small-1.5b, but its v0"
+        + " (the base model its first fine-tune canaries against) is the node's qwen-plus at http://127.0.0.1:9/v1"),
+        warnings.get(0));
+  }
 }
