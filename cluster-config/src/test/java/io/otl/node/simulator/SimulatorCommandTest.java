@@ -31,6 +31,9 @@ class SimulatorCommandTest {
         new Bad("--pending", "-1s", "--pending: must not be negative, was '-1s'"),
         new Bad("--running", "-5s", "--running: must not be negative, was '-5s'"),
         new Bad("--running", "later", "--running: must be a duration like 500ms, 2s or 1m, was 'later'"),
+        // a bare number was 30 ms: jobs finished before a poll saw them RUNNING (review)
+        new Bad("--running", "30", "--running: must be a duration with its unit, like 500ms, 2s or 1m, was '30' "
+            + "(a bare number would be milliseconds)"),
         new Bad("--host", "", "--host: must be an interface's address or name (127.0.0.1, 0.0.0.0), was ''"),
         new Bad("--host", "local host", "--host: must be an interface's address or name (127.0.0.1, 0.0.0.0), "
             + "was 'local host'"),
