@@ -428,7 +428,7 @@ final class GenAiMapper {
     Object nameValue = first(span, "gen_ai.tool.name", "tool.name");
     String name = nameValue == null ? null : String.valueOf(nameValue);
     if (name == null || name.isBlank()) throw new IllegalArgumentException("execute_tool without gen_ai.tool.name");
-    boolean failed = span.statusCode() == OtlpSpan.STATUS_ERROR;
+    boolean failed = failed(span);
     JsonNode output = json(first(span, "gen_ai.tool.call.result", "output.value"));
     if (output == null && failed) output = MAPPER.createObjectNode().put("error", error(span));
     JsonNode input = json(first(span, "gen_ai.tool.call.arguments", "input.value"));
@@ -456,7 +456,7 @@ final class GenAiMapper {
     String agent = agentValue == null ? null : String.valueOf(agentValue);
     return new SessionInput.Reasoning("otlp:" + span.spanId(), instant(span.startNanos()), null, null,
         "invoke_agent" + (agent == null ? "" : " " + agent),
-        span.statusCode() == OtlpSpan.STATUS_ERROR ? "failed: " + error(span) : "done");
+        failed(span) ? "failed: " + error(span) : "done");
   }
 
   private static String error(OtlpSpan span) {

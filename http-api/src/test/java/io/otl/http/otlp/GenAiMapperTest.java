@@ -86,6 +86,28 @@ class GenAiMapperTest {
   }
 
   /**
+   * The conventions mark a failed operation with {@code error.type}, the status left UNSET by some
+   * instrumentations: a chat span so marked was a failed call, but a tool or agent span so marked
+   * was stored as a success (review). Every kind of span now reads failure the same way.
+   */
+  @Test
+  void anErrorTypeAloneMarksAToolOrAgentSpanFailed() {
+    String tool = span("0000000000000011", "", attr("gen_ai.operation.name", "\"execute_tool\"") + ","
+        + attr("gen_ai.conversation.id", "\"conv-e\"") + "," + attr("gen_ai.tool.name", "\"lookup\"") + ","
+        + attr("error.type", "\"TimeoutError\""), "", 0);
+    String agent = span("0000000000000012", "", attr("gen_ai.operation.name", "\"invoke_agent\"") + ","
+        + attr("gen_ai.conversation.id", "\"conv-e\"") + "," + attr("error.type", "\"Cancelled\""), "", 0);
+    List<SessionInput> inputs = mapped(GenAiMapper.map(decode(tool + "," + agent)).sessions().get(0));
+    SessionInput.ToolCall call = inputs.stream().filter(SessionInput.ToolCall.class::isInstance)
+        .map(SessionInput.ToolCall.class::cast).findFirst().orElseThrow();
+    assertEquals(Boolean.FALSE, call.success());
+    assertEquals("TimeoutError", call.output().path("error").asText());
+    SessionInput.Reasoning step = inputs.stream().filter(SessionInput.Reasoning.class::isInstance)
+        .map(SessionInput.Reasoning.class::cast).findFirst().orElseThrow();
+    assertEquals("failed: Cancelled", step.observation());
+  }
+
+  /**
    * The current conventions put the system prompt in {@code gen_ai.system_instructions}, beside
    * {@code gen_ai.input.messages}: it was dropped, so the session had no system prompt. It is the
    * conversation's first message, once, under the same id in every turn.
