@@ -51,4 +51,32 @@ class GatewayRefusedCallRegistersNothingTest {
     Http.Response own = gateway.api.chat("intruder-bot", "own-" + UUID.randomUUID(), "hi", false);
     assertEquals(200, own.status(), own.body());
   }
+
+  /**
+   * The same while the owner's first answer still streams (not recorded yet, so only the gateway's
+   * claim knows the owner): the intruder's call meets the claim and is refused before any routing.
+   * (Two first calls arriving together are the race the claim-before-route order closes: the claim is
+   * taken before either call is routed, so the loser is refused unrouted too; not timed here.)
+   */
+  @Test
+  void anotherAgentsCallWhileTheFirstAnswerStreamsRegistersNothing() throws Exception {
+    String session = "streaming-" + UUID.randomUUID();
+    java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+    java.net.http.HttpResponse<java.io.InputStream> streaming = client.send(java.net.http.HttpRequest.newBuilder(
+            gateway.uri("/v1/chat/completions"))
+        .header("X-Agent-Id", "first-bot").header("X-Session-Id", session).header("Content-Type", "application/json")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"stream\":true,"
+            + "\"simulator_chunk_delay_ms\":400,\"messages\":[{\"role\":\"user\",\"content\":"
+            + "\"one two three four five six seven eight\"}]}")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofInputStream());
+    assertEquals(200, streaming.statusCode());
+    try (java.io.InputStream in = streaming.body()) {
+      org.junit.jupiter.api.Assertions.assertTrue(in.read(new byte[16]) > 0, "first-bot's answer is streaming");
+      Http.Response refused = gateway.api.chat("second-bot", session, "hi", false);
+      assertEquals(403, refused.status(), refused.body());
+      in.readAllBytes();
+    }
+    Http.Response audit = gateway.api.get("/v1/audit/model/second-bot");
+    assertEquals(404, audit.status(), "the refused call wrote the intruder's model versions: " + audit.body());
+  }
 }

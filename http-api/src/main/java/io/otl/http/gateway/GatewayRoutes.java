@@ -280,19 +280,23 @@ public final class GatewayRoutes {
           KnownSessions.Entry remembered = generated ? null : knownSessions.get(session);
           CompletionStage<KnownSessions.Entry> existing = generated || remembered != null
               ? CompletableFuture.completedFuture(remembered) : known(session);
-          return existing.thenCompose(found -> {
+          return existing.thenCompose(known -> {
+            // A session unknown so far is claimed before it is routed: its owner reaches memory and
+            // journal only with the recording, after the answer, so another agent's call in between was
+            // forwarded (docs/gateway.md promises 403, nothing forwarded); and claimed after routing,
+            // two first calls of two agents both routed, the loser's v0 registered by a refused call
+            // (review). The claim holds no version until the route gives one; a failed route drops it.
+            boolean claimed = known == null && !generated;
+            KnownSessions.Entry found = claimed ? knownSessions.claim(session, agent, null) : known;
             if (found != null) checkOwner(found.owner(), agent, session, sessionParam);
+            boolean ours = claimed && found == null;
             return router.route(agent, session, startedOn(found, agent)).handle((d, routeFailure) -> {
-              // A session unknown so far is claimed once it is routed, before forwarding: its owner reached
-              // memory and journal only with the recording, after the answer, and another agent's call in
-              // between was forwarded (docs/gateway.md promises 403, nothing forwarded). The claim's owner
-              // check covers a concurrent call's claim, and it comes before a failed route's error: another
-              // agent's call is a 403 whatever its own routing answered.
-              KnownSessions.Entry entry = found != null || generated || routeFailure != null ? found
-                  : knownSessions.claim(session, agent, d.version());
-              if (entry != null) checkOwner(entry.owner(), agent, session, sessionParam);
-              if (routeFailure != null) throw new CompletionException(GatewayErrors.unwrap(routeFailure));
-              return forward(agent, session, request, entry, d, start, ClientConnection.closedOf(http));
+              if (routeFailure != null) {
+                if (ours) knownSessions.unclaim(session, agent);
+                throw new CompletionException(GatewayErrors.unwrap(routeFailure));
+              }
+              if (ours) knownSessions.startedOn(session, agent, d.version());
+              return forward(agent, session, request, found, d, start, ClientConnection.closedOf(http));
             }).thenCompose(x -> x);
           });
         });

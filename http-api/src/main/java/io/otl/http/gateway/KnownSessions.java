@@ -64,10 +64,10 @@ final class KnownSessions {
   }
 
   /**
-   * A call of {@code owner} is about to be forwarded for a session nothing is known of: it is the
-   * owner's from now on, so a call of another agent arriving before the recording is refused (the
-   * recording comes after the answer), and starts on {@code version}. Returns the entry a
-   * concurrent call made first, or null.
+   * A call of {@code owner} is about to be routed and forwarded for a session nothing is known of: it
+   * is the owner's from now on, so a call of another agent arriving before the recording is refused
+   * (the recording comes after the answer), and starts on {@code version} (null until the route gives
+   * it: {@link #startedOn}). Returns the entry a concurrent call made first, or null.
    */
   synchronized Entry claim(String sessionId, String owner, String version) {
     Entry e = entries.get(sessionId);
@@ -95,6 +95,22 @@ final class KnownSessions {
     boolean kept = ids.size() <= MAX_IDS;
     entries.put(sessionId, new Entry(owner, started, kept ? Set.copyOf(ids) : Set.of(), false,
         kept && heldBefore != null ? last : null));
+  }
+
+  /** The version a session claimed without one starts on (kept if one is known already). */
+  synchronized void startedOn(String sessionId, String owner, String version) {
+    Entry e = entries.get(sessionId);
+    if (e != null && owner.equals(e.owner()) && e.version() == null) {
+      entries.put(sessionId, new Entry(e.owner(), version, e.eventIds(), e.completed(), e.lastMessage()));
+    }
+  }
+
+  /** A claim whose call could not be routed: nothing was forwarded or stored, so the session is nobody's. */
+  synchronized void unclaim(String sessionId, String owner) {
+    Entry e = entries.get(sessionId);
+    if (e != null && owner.equals(e.owner()) && e.version() == null && e.eventIds().isEmpty()) {
+      entries.remove(sessionId);
+    }
   }
 
   /** The session refused a recording because it is completed. */

@@ -67,6 +67,31 @@ class KnownSessionsTest {
     assertEquals("v1", known.get("s1").version(), "the claim's version, the one its first call was routed to");
   }
 
+  /**
+   * The gateway claims an unknown session before routing its call (so a second agent's concurrent first
+   * call is refused unrouted): the claim holds no version until the route gives one, and a call that
+   * could not be routed gives the session back.
+   */
+  @Test
+  void aClaimWithoutVersionGetsItsRoutedVersionOrIsGivenBack() {
+    KnownSessions known = new KnownSessions(10);
+    assertNull(known.claim("s1", "agent-a", null));
+    assertEquals("agent-a", known.claim("s1", "agent-b", null).owner(), "agent-b is refused before routing");
+    known.startedOn("s1", "agent-b", "v9");
+    assertNull(known.get("s1").version(), "only the claimer sets the version");
+    known.startedOn("s1", "agent-a", "v1");
+    assertEquals("v1", known.get("s1").version());
+    known.startedOn("s1", "agent-a", "v2");
+    assertEquals("v1", known.get("s1").version(), "a session keeps the version it started on");
+    assertNull(known.claim("s2", "agent-a", null));
+    known.unclaim("s2", "agent-b");
+    assertEquals("agent-a", known.get("s2").owner(), "only the claimer gives it back");
+    known.unclaim("s2", "agent-a");
+    assertNull(known.get("s2"), "an unrouted call leaves the session nobody's");
+    known.unclaim("s1", "agent-a");
+    assertEquals("v1", known.get("s1").version(), "a routed claim is not given back");
+  }
+
   @Test
   void aSessionWithoutOwnerIsNotRemembered() {
     KnownSessions known = new KnownSessions(10);
