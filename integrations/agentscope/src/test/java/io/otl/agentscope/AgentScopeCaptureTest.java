@@ -20,6 +20,9 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -423,5 +426,64 @@ class AgentScopeCaptureTest {
     assertEquals("assistant", messages.get(messages.size() - 1).path("role").asText(), messages.toString());
     assertTrue(s.path("metadata").path("tools").asText().contains("lookup_order"), s.path("metadata").toString());
     assertEquals("THUMBS_UP", s.path("feedback").get(0).path("kind").asText());
+  }
+
+  @Test
+  void theHookAndTheGatewayOnOneSessionStoreEachMessageOnce() throws Exception {
+    // Trial t41: an agent whose model calls the node's gateway with X-Session-Id and whose hook writes to
+    // that same session had every user message, answer and tool call stored twice, once per door, and
+    // its SFT line held two system prompts and two tool results per call.
+    String nodeUrl = "http://127.0.0.1:" + node.httpPort();
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    java.net.http.HttpResponse<String> registered = http.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create(nodeUrl + "/v1/models/both-bot/versions"))
+        .header("Content-Type", "application/json")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"version\":\"v1\",\"artifact\":\"file:///models/v1\","
+            + "\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(201, registered.statusCode(), registered.body());
+    String conversationId = "both-" + java.util.UUID.randomUUID();
+    Toolkit toolkit = new Toolkit();
+    toolkit.registerTool(new OrderTools());
+    GenerateOptions headers = GenerateOptions.builder()
+        .additionalHeader("X-Agent-Id", "both-bot").additionalHeader("X-Session-Id", conversationId).build();
+    ReActAgent agent = ReActAgent.builder().name("both-bot").sysPrompt("You are a support agent.")
+        .model(OpenAIChatModel.builder().baseUrl(nodeUrl + "/v1").apiKey("unused").modelName("default").stream(false)
+            .generateOptions(headers).build())
+        .toolkit(toolkit).memory(new InMemoryMemory()).build();
+    List<String> replyIds = new ArrayList<>();
+    try (OtlTrainingHook training = OtlTraining.builder(TrajectorySink.http(nodeUrl)).agentId("both-bot")
+        .sessionIds(SessionIdProvider.fixed(conversationId)).attach(agent)) {
+      for (String turn : List.of("Use the tool: where is order 4711?", "yes", "yes")) {
+        replyIds.add(agent.call(Msg.builder().role(MsgRole.USER).textContent(turn).build()).block().getId());
+      }
+      assertTrue(training.flush(Duration.ofSeconds(30)));
+      assertEquals(0, training.dropped());
+    }
+    JsonNode s = TestNode.session(node, conversationId,
+        n -> n.path("messages").findValuesAsText("msgId").containsAll(replyIds));
+    JsonNode messages = s.path("messages");
+    Map<String, Integer> byRoleAndText = new java.util.TreeMap<>();
+    for (JsonNode m : messages) {
+      if (!m.path("content").asText().isEmpty()) {
+        byRoleAndText.merge(m.path("role").asText() + ": " + m.path("content").asText(), 1, Integer::sum);
+      }
+    }
+    assertEquals(1, byRoleAndText.get("system: You are a support agent."), messages.toString());
+    assertEquals(1, byRoleAndText.get("user: Use the tool: where is order 4711?"), messages.toString());
+    assertEquals(2, byRoleAndText.get("user: yes"), "the user said it twice: " + messages);
+    for (String id : replyIds) {
+      int answers = 0;
+      for (JsonNode m : messages) {
+        if (id.equals(m.path("msgId").asText()) && !m.path("content").asText().isEmpty()) answers++;
+      }
+      assertEquals(1, answers, "answer " + id + ": " + messages);
+    }
+    java.util.Set<String> callIds = new java.util.HashSet<>();
+    for (JsonNode t : s.path("toolCalls")) {
+      assertTrue(callIds.add(t.path("callId").asText()), "tool call stored twice: " + s.path("toolCalls"));
+    }
+    assertFalse(callIds.isEmpty(), s.toString());
+    assertEquals("v1", s.path("modelVersion").asText(), "the gateway's served version is kept: " + s);
   }
 }
