@@ -262,7 +262,7 @@ final class RecordPlanner {
    */
   private List<Event> echoOfOtherDoor(State draft, SessionInput input, String eventId, Instant now) {
     String door = door(eventId);
-    if (door == null) return null;
+    if (door == null || !holdsOtherDoor(draft, door)) return null;
     if (input instanceof SessionInput.ToolCall t) {
       ToolCallRecorded sent = (ToolCallRecorded) toEvent(input, eventId, now, now, draft.agentId(), null);
       if (sent.callId() == null) return null;
@@ -302,6 +302,23 @@ final class RecordPlanner {
       else others++;
     }
     return others > mine ? List.of() : null;
+  }
+
+  /**
+   * Whether the session holds a message or tool call the other door wrote: a session only one door
+   * writes (every gateway session, every hook session) is not searched for echoes, and its inputs are
+   * not desensitized a second time for the comparison.
+   */
+  private static boolean holdsOtherDoor(State draft, String door) {
+    for (MessageRecorded m : draft.messages()) {
+      String d = door(m.eventId());
+      if (d != null && !d.equals(door)) return true;
+    }
+    for (ToolCallRecorded t : draft.toolCalls()) {
+      String d = door(t.eventId());
+      if (d != null && !d.equals(door)) return true;
+    }
+    return false;
   }
 
   /** The events that seal a session idle since {@code state.lastActivityAt()}: a TIMEOUT result, then completion. */
