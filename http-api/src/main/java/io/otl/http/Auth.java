@@ -140,8 +140,8 @@ public final class Auth {
    */
   static String refusal(Optional<String> header) {
     if (header.isEmpty()) return "an Authorization: Bearer <token> header is required";
-    // (a header of "Bearer " alone reaches here trimmed to "Bearer")
     if (header.get().equals(TWICE)) return "the Authorization header is sent more than once; send it once";
+    // "Bearer " without a token reaches here trimmed to "Bearer"
     if (header.get().trim().equalsIgnoreCase("Bearer")) {
       return "the Authorization header has no token after Bearer; send Authorization: Bearer <token>";
     }

@@ -181,10 +181,9 @@ final class ConfigRules {
       // (trial t35). A duration carries its unit.
       // The same number as a string ("5": YAML quotes, a -D property, an environment variable).
       // Zero is zero in any unit.
-      String raw = v == null ? "" : String.valueOf(v.unwrapped()).trim();
-      if (v != null && (v.valueType() == com.typesafe.config.ConfigValueType.NUMBER
-          || v.valueType() == com.typesafe.config.ConfigValueType.STRING && raw.matches("[+-]?[0-9]+(\\.[0-9]*)?"))
-          && !raw.matches("[+-]?0+(\\.0*)?")) {
+      String raw = v == null ? "" : String.valueOf(v.unwrapped());
+      if (v != null && (v.valueType() == com.typesafe.config.ConfigValueType.NUMBER && !BareDurations.isZero(raw)
+          || v.valueType() == com.typesafe.config.ConfigValueType.STRING && BareDurations.withoutUnit(raw))) {
         c.error(key, v, requirement + "; a bare number has no unit (it would be read as milliseconds): "
             + "write the unit, as a string such as \"30s\"");
         return null;

@@ -164,7 +164,7 @@ public final class SimulatorCommand {
   private static Duration duration(String value) {
     // A bare number would be read as milliseconds (--running 30: jobs done before a poll saw them
     // RUNNING); the unit is asked for, as the configuration's durations ask for it. Zero is zero.
-    if (value.trim().matches("[+-]?[0-9]+(\\.[0-9]*)?") && !value.trim().matches("[+-]?0+(\\.0*)?")) {
+    if (io.otl.node.config.BareDurations.withoutUnit(value)) {
       throw new IllegalArgumentException("must be a duration with its unit, like 500ms, 2s or 1m, was '" + value
           + "' (a bare number would be milliseconds)");
     }

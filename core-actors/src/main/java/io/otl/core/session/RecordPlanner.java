@@ -263,7 +263,7 @@ final class RecordPlanner {
   private List<Event> echoOfOtherDoor(State draft, SessionInput input, String eventId, Instant now) {
     String door = door(eventId);
     if (door == null || !holdsOtherDoor(draft, door)) return null;
-    if (input instanceof SessionInput.ToolCall t) {
+    if (input instanceof SessionInput.ToolCall) {
       ToolCallRecorded sent = (ToolCallRecorded) toEvent(input, eventId, now, now, draft.agentId(), null);
       if (sent.callId() == null) return null;
       for (ToolCallRecorded stored : draft.toolCalls()) {
