@@ -40,24 +40,39 @@ final class W4Feedback {
     Result r = new Result("W4", "feedback latency, open loop, HTTP, PostgreSQL");
     Pg.Schema schema = pg.freshSchema("bench_w4");
     var exec = Executors.newFixedThreadPool(2);
-    try (TrainingNode node = Nodes.start(pg, schema, args, true,
-        Map.of("agentscope.training.data-collector.session.passivate-after", "30m"))) {
-      DataCollector dc = node.dataCollector();
+    // --node-jvm: the node in a JVM of its own (NodeJvm, -Xmx512m as the image runs it) and the sessions
+    // prepared over HTTP; by default node and client share this JVM (the figures of earlier sessions).
+    boolean ownJvm = args.flag("node-jvm");
+    NodeJvm nodeJvm = null;
+    TrainingNode inJvm = null;
+    try {
+      int port;
+      if (ownJvm) {
+        nodeJvm = new NodeJvm(pg, schema, java.nio.file.Files.createTempDirectory("w4"), "w4-node");
+        List<String> opts = new ArrayList<>(List.of("-D" + PASSIVATE + "=30m"));
+        String extra = args.string("node-jvm-opts", "");
+        if (!extra.isBlank()) opts.addAll(java.util.Arrays.asList(extra.trim().split("\\s+")));
+        nodeJvm.jvmArgs(opts);
+        nodeJvm.start();
+        nodeJvm.awaitReady(Duration.ofSeconds(300));
+        port = nodeJvm.httpPort;
+      } else {
+        inJvm = Nodes.start(pg, schema, args, true, Map.of(PASSIVATE, "30m"));
+        port = inJvm.httpPort();
+      }
+      HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(exec)
+          .connectTimeout(Duration.ofSeconds(5)).build();
+      String base = "http://127.0.0.1:" + port;
       List<CompletableFuture<?>> prep = new ArrayList<>();
       for (int s = 0; s < sessions; s++) {
-        prep.add(dc.record("w4-" + s, "bench-agent",
-            new SessionInput.Message("u", null, "user", EventGen.text(new java.util.SplittableRandom(s), 200, 600), null, null),
-            new SessionInput.Message("a", null, "assistant", "answer", "m-" + s, 500L),
-            new SessionInput.Result("r", null, "SUCCESS", "ok")).toCompletableFuture());
+        String user = EventGen.text(new java.util.SplittableRandom(s), 200, 600);
+        prep.add(inJvm != null ? prepareEmbedded(inJvm.dataCollector(), s, user) : prepareOverHttp(client, base, s, user));
         if (prep.size() >= 200) {
           CompletableFuture.allOf(prep.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
           prep.clear();
         }
       }
       CompletableFuture.allOf(prep.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
-      HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(exec)
-          .connectTimeout(Duration.ofSeconds(5)).build();
-      String base = "http://127.0.0.1:" + node.httpPort();
       openLoop(client, base, sessions, warmRate, warmSeconds, "warm");
       long totalErrors = 0;
       Boolean pass = null;
@@ -83,11 +98,40 @@ final class W4Feedback {
       r.headline = headline.toString();
       r.target = "p99 < 25 ms at 1,000/s";
       r.pass = pass;
+      r.figure("nodeJvm", ownJvm);
     } finally {
+      if (inJvm != null) inJvm.close();
+      if (nodeJvm != null) nodeJvm.close();
       exec.shutdownNow();
       if (!args.flag("keep")) pg.dropSchema(schema);
     }
     return r;
+  }
+
+  private static final String PASSIVATE = "agentscope.training.data-collector.session.passivate-after";
+
+  private static CompletableFuture<?> prepareEmbedded(DataCollector dc, int s, String user) {
+    return dc.record("w4-" + s, "bench-agent",
+        new SessionInput.Message("u", null, "user", user, null, null),
+        new SessionInput.Message("a", null, "assistant", "answer", "m-" + s, 500L),
+        new SessionInput.Result("r", null, "SUCCESS", "ok")).toCompletableFuture();
+  }
+
+  /** The same three inputs through POST /v1/sessions/{id}/events (202 = in the journal). */
+  private static CompletableFuture<?> prepareOverHttp(HttpClient client, String base, int s, String user) {
+    var body = EventGen.JSON.createObjectNode().put("agentId", "bench-agent");
+    var events = body.putArray("events");
+    events.addObject().put("type", "message").put("eventId", "u").put("role", "user").put("content", user);
+    events.addObject().put("type", "message").put("eventId", "a").put("role", "assistant").put("content", "answer")
+        .put("msgId", "m-" + s).put("latencyMs", 500);
+    events.addObject().put("type", "result").put("eventId", "r").put("status", "SUCCESS").put("detail", "ok");
+    HttpRequest req = HttpRequest.newBuilder(URI.create(base + "/v1/sessions/w4-" + s + "/events"))
+        .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
+    return client.sendAsync(req, HttpResponse.BodyHandlers.ofString()).thenApply(resp -> {
+      if (resp.statusCode() != 202) throw new IllegalStateException(resp.statusCode() + " " + resp.body());
+      return resp;
+    });
   }
 
   static final class Run {
