@@ -6,7 +6,6 @@ import static org.apache.pekko.http.javadsl.server.Directives.get;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 
 import io.otl.core.api.AgentDirectory;
-import java.util.List;
 import java.util.Map;
 import org.apache.pekko.http.javadsl.server.Route;
 
@@ -22,8 +21,8 @@ public final class AgentRoutes {
   }
 
   public Route route() {
-    return path("agents", () -> get(() -> QueryParams.only(List.of(), query ->
+    return path("agents", () -> get(() ->
         completeWithFuture(guard(() -> agents.knownAgentIds().thenApply(ids ->
-            Json.ok(Map.of("agents", ids.stream().map(id -> Map.of("agentId", id)).toList()))))))));
+            Json.ok(Map.of("agents", ids.stream().map(id -> Map.of("agentId", id)).toList())))))));
   }
 }

@@ -83,6 +83,55 @@ public final class ApiRoutes {
     }
   }
 
+  /** An operation of the document: its method, its path's segments as {@link #DOCUMENTED}'s, its query parameters. */
+  private record Operation(String method, String[] parts, List<String> query) {}
+
+  /** Every documented operation, with the query parameters it takes ({@link QueryParams#asDocumented}). */
+  private static final List<Operation> OPERATIONS = documentedOperations();
+
+  private static List<Operation> documentedOperations() {
+    try {
+      List<Operation> operations = new java.util.ArrayList<>();
+      var paths = Json.MAPPER.readTree(OPENAPI).get("paths");
+      paths.fieldNames().forEachRemaining(t -> {
+        String[] parts = t.split("/");
+        for (int i = 0; i < parts.length; i++) if (parts[i].startsWith("{")) parts[i] = null;
+        paths.get(t).fields().forEachRemaining(op -> {
+          if (!op.getValue().isObject() || op.getKey().equals("parameters")) return;
+          List<String> query = new java.util.ArrayList<>();
+          op.getValue().path("parameters").forEach(p -> {
+            if (p.path("in").asText().equals("query")) query.add(p.path("name").asText());
+          });
+          operations.add(new Operation(op.getKey().toUpperCase(java.util.Locale.ROOT), parts, List.copyOf(query)));
+        });
+      });
+      return List.copyOf(operations);
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("cannot parse openapi.json", e);
+    }
+  }
+
+  /**
+   * The query parameters the documented operation of {@code method} and {@code path} takes, or empty when
+   * the document describes no such operation. HEAD is GET's (pekko-http answers it as one).
+   */
+  static java.util.Optional<List<String>> queryParameters(String method, String path) {
+    String m = method.equals("HEAD") ? "GET" : method;
+    String[] parts = path.split("/", -1);
+    for (Operation op : OPERATIONS) {
+      if (op.method().equals(m) && matches(op.parts(), parts)) return java.util.Optional.of(op.query());
+    }
+    return java.util.Optional.empty();
+  }
+
+  private static boolean matches(String[] template, String[] parts) {
+    if (template.length != parts.length) return false;
+    for (int i = 0; i < template.length; i++) {
+      if (template[i] == null ? parts[i].isEmpty() : !template[i].equals(parts[i])) return false;
+    }
+    return true;
+  }
+
   /** Whether a request path is one the API documents, any value standing for a parameter. */
   static boolean documented(String path) {
     String[] parts = path.split("/", -1);
@@ -122,7 +171,7 @@ public final class ApiRoutes {
   public static Route build(HealthRoutes health, ApiMetrics metrics, Auth auth, int maxInFlight,
       BooleanSupplier stopping, List<Route> v1, List<Route> rootAliases, Route gateway,
       Map<String, Long> bodyLimits) {
-    Route protectedV1 = auth.protect(() -> all(v1), ApiRoutes::documented);
+    Route protectedV1 = auth.protect(() -> QueryParams.asDocumented(() -> all(v1)), ApiRoutes::documented);
     Route v1Routes = gateway == null ? protectedV1 : concat(gateway, protectedV1);
     List<Route> top = new java.util.ArrayList<>(List.of(
         health.route(),
@@ -130,14 +179,15 @@ public final class ApiRoutes {
         path("metrics", () -> get(() -> auth.protectMetrics(() -> complete(HttpResponse.create().withEntity(
             HttpEntities.create(PROMETHEUS_TEXT, metrics.registry().scrape())))))),
         pathPrefix("v1", () -> concat(
-            path("openapi.json", () -> get(() -> complete(HttpResponse.create().withEntity(
-                HttpEntities.create(ContentTypes.APPLICATION_JSON, OPENAPI))))),
+            path("openapi.json", () -> get(() -> QueryParams.asDocumented(() -> complete(HttpResponse.create()
+                .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, OPENAPI)))))),
             v1Routes))));
     // An OpenAI client whose base URL lacks /v1 gets OpenAI's 404 saying so, not the API's unreadable one.
     if (gateway != null) top.add(io.otl.http.gateway.GatewayRoutes.withoutV1());
     // Only requests for documented paths meet the auth: an unmatched path stays a 404, token or not.
     if (!rootAliases.isEmpty()) {
-      top.add(pathPrefixTest("feedback", () -> auth.protect(() -> all(rootAliases), ApiRoutes::documented)));
+      top.add(pathPrefixTest("feedback", () -> auth.protect(() -> QueryParams.asDocumented(() -> all(rootAliases)),
+          ApiRoutes::documented)));
     }
     Set<String> ownBodies = gateway == null ? Set.of() : Set.of(GATEWAY_CHAT);
     boolean aliases = !rootAliases.isEmpty();

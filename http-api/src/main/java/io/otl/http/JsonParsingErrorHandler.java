@@ -12,6 +12,10 @@ import org.apache.pekko.http.scaladsl.settings.ServerSettings;
  * request line or header) never reach a route; this gives them the same JSON error body as
  * everything else. Set as {@code pekko.http.server.parsing.error-handler} in otl-node.conf.
  *
+ * <p>Always the API's shape, also for the gateway's OpenAI paths: pekko-http calls the handler with the
+ * status and the parse error only, never the request (a 414's request line was not even read to its end;
+ * a 431's path was parsed but is not passed on), so which door the client meant is unknown here.
+ *
  * <p>pekko-http's default handler logs the parse error with its details, which can quote the
  * offending header value (a bearer token, an e-mail). Here the message is fixed per status and
  * only a rate-limited count is logged: nothing the client sent reaches the log or the answer.

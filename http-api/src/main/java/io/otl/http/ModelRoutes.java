@@ -75,8 +75,8 @@ public final class ModelRoutes {
         path("route", () -> get(() -> QueryParams.only(java.util.List.of("sessionId"), query ->
             completeWithFuture(guard(() -> route(agentId, query.sent("sessionId"))))))),
         pathPrefix("versions", () -> concat(
-            pathEndOrSingleSlash(() -> post(() -> QueryParams.none(() -> Actors.actor(actor -> body(b ->
-                completeWithFuture(guard(() -> register(agentId, b, actor)))))))),
+            pathEndOrSingleSlash(() -> post(() -> Actors.actor(actor -> body(b ->
+                completeWithFuture(guard(() -> register(agentId, b, actor))))))),
             pathPrefix(segment(), version -> concat(
                 transition("promote", agentId, version, (v, b, actor) -> {
                   noBody(b, "a promote takes no body (a reason is for rollback)");
@@ -101,13 +101,13 @@ public final class ModelRoutes {
   }
 
   private Route transition(String name, String agentId, String version, TransitionCommand command) {
-    return path(name, () -> post(() -> QueryParams.none(() -> Actors.actor(actor -> body(b ->
+    return path(name, () -> post(() -> Actors.actor(actor -> body(b ->
         completeWithFuture(guard(() -> {
           checkAgent(agentId);
           checkVersion(version);
           var cmd = command.of(version, b, actor);
           return known(agentId, () -> ask(agentId, cmd).thenApply(r -> transitionResponse(r, StatusCodes.ACCEPTED)));
-        })))))));
+        }))))));
   }
 
   /**

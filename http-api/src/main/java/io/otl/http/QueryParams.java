@@ -2,6 +2,7 @@ package io.otl.http;
 
 import static org.apache.pekko.http.javadsl.server.Directives.complete;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
+import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
 import static org.apache.pekko.http.javadsl.server.Directives.extractRequestEntity;
 import static org.apache.pekko.http.javadsl.server.Directives.formFieldMultiMap;
 import static org.apache.pekko.http.javadsl.server.Directives.parameterMultiMap;
@@ -24,10 +25,11 @@ import org.apache.pekko.http.javadsl.server.Route;
 /**
  * Query parameters of the API's routes. An optional one sent empty ({@code ?agentId=&status=}, as
  * design §7.1 writes the filters and as clients send an unset filter) means the same as one not sent;
- * a value that is present is validated by the route. A route that takes parameters refuses any other
- * and any sent twice ({@link #only}): a misspelt filter ({@code /v1/jobs?agent=a1}) would otherwise
- * answer as if no filter were set, and a repeated one ({@code ?sessionId=a&sessionId=b}) was read as
- * its first value, so a rating could land in another session than the client meant.
+ * a value that is present is validated by the route. Every documented route refuses a parameter it does
+ * not take and any sent twice ({@link #asDocumented}, once for all; {@link #only} where a route reads its
+ * parameters): a misspelt filter ({@code /v1/jobs?agent=a1}) would otherwise answer as if no filter were
+ * set, and a repeated one ({@code ?sessionId=a&sessionId=b}) was read as its first value, so a rating
+ * could land in another session than the client meant.
  */
 final class QueryParams {
   /** A parameter name that is safe to repeat in an error: anything else may hold a client's data. */
@@ -100,13 +102,30 @@ final class QueryParams {
   }
 
   /**
-   * A write route that takes no query parameter: any is refused with 400 naming it. {@code POST
-   * /v1/sessions/s1/events?agentId=x} was a 202 whose agentId came from the body alone, and the client
-   * believed the parameter had done something. Not used on the gateway's OpenAI paths, where clients
-   * add parameters of their own (Azure's {@code api-version}), nor on OTLP's {@code /v1/traces}.
+   * The paths of other protocols' clients under {@code /v1}, which keep ignoring query parameters they do not
+   * know: OpenAI and Azure OpenAI clients add their own ({@code ?api-version=…}) to the gateway's, and an OTLP
+   * exporter's endpoint may carry a vendor's. Served by other routes than the API's, but listed in its
+   * document, so named here.
    */
-  static Route none(java.util.function.Supplier<Route> inner) {
-    return only(List.of(), query -> inner.get());
+  private static final java.util.Set<String> OTHER_PROTOCOLS =
+      java.util.Set.of("/v1/chat/completions", "/v1/models", "/v1/traces");
+
+  /**
+   * The API's one query rule, applied once around its routes: a request for a documented operation may
+   * send only the query parameters the document ({@code /v1/openapi.json}) lists for it, each once; any
+   * other is a 400 naming it. Routes that took none used to ignore one ({@code GET /v1/sessions/s1?limt=10}
+   * answered as if the typo were not there), while those that took some refused it; each route kept its
+   * own check, and the ones without a check were the silent ones. A request the document does not describe
+   * (another method, an unknown path) passes, for the routes to answer 404 or 405 as they would.
+   */
+  static Route asDocumented(java.util.function.Supplier<Route> inner) {
+    return extractRequest(request -> {
+      String path = request.getUri().path();
+      if (OTHER_PROTOCOLS.contains(path)) return inner.get();
+      return ApiRoutes.queryParameters(request.method().name(), path)
+          .map(names -> only(names, query -> inner.get()))
+          .orElseGet(inner);
+    });
   }
 
   /**

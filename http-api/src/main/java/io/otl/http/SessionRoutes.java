@@ -75,10 +75,10 @@ public final class SessionRoutes {
     return concat(
         pathPrefix("sessions", () -> pathPrefix(segment(), sessionId -> concat(
             pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> getSession(sessionId))))),
-            path("events", () -> post(() -> QueryParams.none(() -> body(b ->
-                completeWithFuture(guard(() -> postEvents(sessionId, b))))))),
-            path("feedback", () -> post(() -> QueryParams.none(() -> body(b ->
-                completeWithFuture(guard(() -> postFeedback(sessionId, b)))))))))),
+            path("events", () -> post(() -> body(b ->
+                completeWithFuture(guard(() -> postEvents(sessionId, b)))))),
+            path("feedback", () -> post(() -> body(b ->
+                completeWithFuture(guard(() -> postFeedback(sessionId, b))))))))),
         feedbackRoute());
   }
 

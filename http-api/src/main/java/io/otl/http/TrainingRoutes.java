@@ -65,26 +65,26 @@ public final class TrainingRoutes {
     return concat(
         pathPrefix("training", () -> pathPrefix(segment(), agentId -> concat(
             pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> status(agentId))))),
-            path("trigger", () -> post(() -> QueryParams.none(() -> Actors.actor(actor -> body(b ->
+            path("trigger", () -> post(() -> Actors.actor(actor -> body(b ->
                 completeWithFuture(guard(() -> {
                   noBody(b, "a trigger takes no body: set the agent's algorithm, base model and hyperparameters with "
                       + "PUT /v1/training/" + agentId + "/policy, then trigger");
                   return trigger(agentId, actor);
-                }))))))),
+                })))))),
             path("policy", () -> concat(
                 get(() -> completeWithFuture(guard(() -> policy(agentId)))),
-                put(() -> QueryParams.none(() -> Actors.actor(actor -> body(b ->
-                    completeWithFuture(guard(() -> setPolicy(agentId, b, actor)))))))))))),
+                put(() -> Actors.actor(actor -> body(b ->
+                    completeWithFuture(guard(() -> setPolicy(agentId, b, actor))))))))))),
         pathPrefix("jobs", () -> concat(
             pathEndOrSingleSlash(() -> get(() -> QueryParams.only(List.of("agentId", "status"), query ->
                 completeWithFuture(guard(() -> list(query.given("agentId"), query.given("status"))))))),
             pathPrefix(segment(), jobId -> concat(
                 pathEndOrSingleSlash(() -> get(() -> completeWithFuture(guard(() -> job(jobId))))),
-                path("cancel", () -> post(() -> QueryParams.none(() -> Actors.actor(actor -> body(b ->
+                path("cancel", () -> post(() -> Actors.actor(actor -> body(b ->
                     completeWithFuture(guard(() -> {
                       noBody(b, "a cancel takes no body");
                       return cancel(jobId, actor);
-                    }))))))))))));
+                    })))))))))));
   }
 
   private EntityRef<TrainingCoordinator.Command> coordinator(String agentId) {

@@ -58,6 +58,33 @@ class FeedbackErrorFieldsTest {
     assertEquals(0, api.get("/v1/sessions/" + id).json().path("feedback").size(), "nothing stored");
   }
 
+  /**
+   * A thumb takes no value (design §3.1.1): {@code {"kind":"THUMBS_UP","value":1}} stays accepted, but a value
+   * that says the opposite (THUMBS_UP with -1) was stored as a thumb up without a word; it is a 400 naming
+   * the conflict, over the feedback route and in an events batch alike, and nothing is stored.
+   */
+  @Test
+  void aThumbsValueThatContradictsTheKindIsRefusedAndOneThatAgreesIsAccepted() {
+    String id = session();
+    assertEquals(202, api.post("/v1/sessions/" + id + "/feedback", "{\"kind\":\"THUMBS_UP\",\"value\":1}").status());
+    assertEquals(202, api.post("/v1/sessions/" + id + "/feedback", "{\"kind\":\"THUMBS_DOWN\",\"value\":-1}").status());
+    Http.Response up = api.post("/v1/sessions/" + id + "/feedback", "{\"kind\":\"THUMBS_UP\",\"value\":-1}");
+    assertEquals(400, up.status(), up.body());
+    assertTrue(up.json().path("message").asText().startsWith("value is negative, which contradicts kind THUMBS_UP"),
+        up.body());
+    Http.Response down = api.post("/v1/sessions/" + id + "/events", "{\"agentId\":\"fb-agent\",\"events\":["
+        + "{\"type\":\"feedback\",\"kind\":\"THUMBS_DOWN\",\"value\":1}]}");
+    assertEquals(400, down.status(), down.body());
+    assertTrue(down.json().path("message").asText().contains("value is positive, which contradicts kind THUMBS_DOWN"),
+        down.body());
+    var stored = api.get("/v1/sessions/" + id).json().path("feedback");
+    assertEquals(2, stored.size(), "only the two agreeing thumbs: " + stored);
+    assertTrue(stored.get(0).path("value").isNull(), "a thumb's value is not stored: " + stored);
+    Http.Response half = api.post("/v1/sessions/" + id + "/feedback", "{\"kind\":\"RATING\",\"value\":3.5}");
+    assertEquals("value must be a whole number for a RATING (an integer from 1 to 5)",
+        half.json().path("message").asText(), half.body());
+  }
+
   @Test
   void anInvalidValueIsNamedAsSent() {
     String id = session();

@@ -16,9 +16,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The API's write routes that take no query parameter refuse one (a new-user trial: {@code POST
- * /v1/sessions/s1/events?agentId=x} was a 202, the parameter silently ignored). Each answers 400
- * naming it, and nothing changes. The gateway's OpenAI paths keep taking what OpenAI clients add.
+ * The API's routes refuse a query parameter they do not take (a new-user trial: {@code POST
+ * /v1/sessions/s1/events?agentId=x} was a 202, the parameter silently ignored; {@code GET
+ * /v1/sessions/s1?limt=10} too). Each answers 400 naming it, and nothing changes. The gateway's OpenAI
+ * paths keep taking what OpenAI clients add.
  */
 class WriteRoutesRefuseQueryParamsTest {
   private static TrainingNode node;
@@ -66,6 +67,50 @@ class WriteRoutesRefuseQueryParamsTest {
     assertFalse(api.get("/v1/training/q-agent/policy").body().contains("dpo"), "the policy is unchanged");
     // Without the parameter the same request is taken.
     assertEquals(202, api.post("/v1/sessions/q-s1/events", events).status());
+  }
+
+  /**
+   * One rule for every documented route, reads included: {@code GET /v1/sessions/s1?limt=10} answered the
+   * session as if the typo were not there, while {@code GET /v1/jobs?limt=10} was a 400. Each parameter a
+   * route does not take is a 400 naming it; what a route takes still works, and a request no route
+   * documents keeps its 404 or 405.
+   */
+  @Test
+  void everyDocumentedRouteRefusesAnUnknownQueryParameterByName() {
+    String events = "{\"agentId\":\"r-agent\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\"}]}";
+    assertEquals(202, api.post("/v1/sessions/r-s1/events", events).status());
+    String none = " is not taken: this route takes no query parameters";
+    for (String path : List.of("/v1/sessions/r-s1?limt=10", "/v1/models/r-agent?limt=10",
+        "/v1/models/r-agent/traffic?limt=10", "/v1/training/r-agent?limt=10", "/v1/training/r-agent/policy?limt=10",
+        "/v1/jobs/job-1-r-agent?limt=10", "/v1/agents?limt=10", "/v1/openapi.json?limt=10")) {
+      Http.Response r = api.get(path);
+      assertEquals(400, r.status(), path + ": " + r.body());
+      assertEquals("the query parameter limt" + none, r.json().path("message").asText(), path + ": " + r.body());
+    }
+    assertEquals(400, api.send("HEAD", "/v1/sessions/r-s1?limt=10", (String) null).status(), "HEAD is GET's");
+    Http.Response jobs = api.get("/v1/jobs?limt=10");
+    assertEquals("the query parameter limt is not one this route takes; it takes agentId, status",
+        jobs.json().path("message").asText(), jobs.body());
+    Http.Response lineage = api.get("/v1/audit/lineage/session/r-s1?limt=10");
+    assertEquals(400, lineage.status(), lineage.body());
+    Http.Response alias = api.post("/feedback/rate?sessionId=r-s1&score=5&limt=1", null);
+    assertEquals(400, alias.status(), alias.body());
+    assertTrue(alias.json().path("message").asText().startsWith("the query parameter limt is not one"), alias.body());
+    Http.Response twice = api.get("/v1/sessions/r-s1?x=1&x=2");
+    assertEquals(400, twice.status(), twice.body());
+
+    // what routes take still works
+    assertEquals(200, api.get("/v1/sessions/r-s1").status());
+    assertEquals(200, api.get("/v1/jobs?agentId=r-agent").status());
+    assertEquals(200, api.get("/v1/audit/session/r-s1?limit=5").status());
+    // no documented operation: the route's own answer, not a query error
+    assertEquals(404, api.get("/v1/session/r-s1?limt=10").status());
+    Http.Response delete = api.send("DELETE", "/v1/sessions/r-s1?limt=10", (String) null);
+    assertEquals(405, delete.status(), delete.body());
+    // OTLP's exporters keep their endpoint's query: the parameter is no reason to refuse the batch
+    Http.Response traces = api.postBytes("/v1/traces?vendor-key=1", "{\"resourceSpans\":[]}".getBytes(),
+        "application/json");
+    assertEquals(200, traces.status(), traces.body());
   }
 
   @Test

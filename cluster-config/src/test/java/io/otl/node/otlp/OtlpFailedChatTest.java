@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Test;
 class OtlpFailedChatTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String AGENT = "flaky-agent";
+  private static final String CUT_AGENT = "cut-agent";
   private static final String QUESTION = "How warm is Paris? Call me at +44 20 7946 0958.";
   private static TrainingNode node;
   private static Http http;
@@ -133,6 +134,58 @@ class OtlpFailedChatTest {
     Http.Response rl = http.post("/v1/exports/" + AGENT + "?format=rl", "");
     assertEquals(200, rl.status(), rl.body());
     assertEquals("21 degrees.", JSON.readTree(rl.body().split("\n")[1]).get("reference").asText(), rl.body());
+  }
+
+  /**
+   * A chat span that failed after part of its answer (a stream cut mid-way: status ERROR, the output
+   * messages or the 1.27 completion event holding what arrived) was stored as a clean answer: no error, so
+   * the session's outcome counted a successful call and the canary never saw the failure. The partial
+   * answer is kept and its call marked failed, as the gateway marks a stream that broke.
+   */
+  @Test
+  void aFailedChatSpanWithAPartialAnswerKeepsTheAnswerAndCountsTheFailure() throws Exception {
+    String input = "[{\"role\":\"user\",\"content\":\"Weather in Oslo?\"}]";
+    List<SpanData> spans = spans(tracer -> {
+      chat(tracer, "otlp-partial", input, "[{\"role\":\"assistant\",\"content\":\"It is 4 deg\"}]",
+          span -> span.setAttribute("gen_ai.agent.name", CUT_AGENT) // its own agent: the other test exports AGENT's
+              .setAttribute("gen_ai.response.id", "resp-cut").setAttribute("gen_ai.response.model", "qwen")
+              .setAttribute("gen_ai.usage.output_tokens", 4L)
+              .setAttribute("error.type", "openai.APIConnectionError").setStatus(StatusCode.ERROR, "stream cut"));
+      // the conventions up to 1.27: the answer on a gen_ai.content.completion event, the failure in the status
+      chat(tracer, "otlp-partial-event", null, null, span -> span.setAttribute("gen_ai.agent.name", CUT_AGENT)
+          .addEvent("gen_ai.content.completion", io.opentelemetry.api.common.Attributes.of(
+              io.opentelemetry.api.common.AttributeKey.stringKey("gen_ai.completion"),
+              "[{\"role\":\"assistant\",\"content\":\"Half an ans\"}]"))
+          .setStatus(StatusCode.ERROR, "reset"));
+    });
+    try (OtlpHttpSpanExporter exporter = OtlpHttpSpanExporter.builder()
+        .setEndpoint("http://127.0.0.1:" + node.httpPort() + "/v1/traces").build()) {
+      export(exporter, spans);
+    }
+    JsonNode messages = session("otlp-partial").get("messages");
+    assertEquals(2, messages.size(), "no extra empty message beside the partial answer: " + messages);
+    JsonNode answer = messages.get(1);
+    assertEquals("It is 4 deg", answer.get("content").asText(), answer.toString());
+    assertEquals("resp-cut", answer.get("msgId").asText(), "per-turn feedback can still name it");
+    assertEquals("openai.APIConnectionError: stream cut", answer.get("inference").get("error").asText(), answer.toString());
+    assertEquals(4, answer.get("inference").get("completionTokens").asInt(), "the figures stay with the call");
+    JsonNode fromEvent = session("otlp-partial-event").get("messages");
+    assertEquals(1, fromEvent.size(), fromEvent.toString());
+    assertEquals("Half an ans", fromEvent.get(0).get("content").asText(), fromEvent.toString());
+    assertEquals("reset", fromEvent.get(0).get("inference").get("error").asText(), fromEvent.toString());
+
+    String timeline = http.get("/v1/audit/session/otlp-partial/timeline").body();
+    assertTrue(timeline.contains("assistant: It is 4 deg (call FAILED: openai.APIConnectionError: stream cut)"), timeline);
+    Http.Response done = http.post("/v1/sessions/otlp-partial/events",
+        "{\"agentId\":\"" + CUT_AGENT + "\",\"events\":[{\"type\":\"result\",\"eventId\":\"r1\",\"status\":\"FAILURE\"}]}");
+    assertEquals(202, done.status(), done.body());
+    JsonNode outcome = null;
+    for (JsonNode e : http.get("/v1/audit/session/otlp-partial?limit=100").json().get("events")) {
+      if (e.get("event").has("outcome")) outcome = e.get("event").get("outcome");
+    }
+    assertTrue(outcome != null, "the session completed");
+    assertEquals(1, outcome.get("modelCalls").asInt(), outcome.toString());
+    assertEquals(1, outcome.get("upstreamErrors").asInt(), "the canary's guardrail sees the failed call: " + outcome);
   }
 
   private static List<SpanData> spans(Consumer<Tracer> agent) {

@@ -53,11 +53,8 @@ final class SessionInputValidation {
       if (kind == null) {
         return ".kind" + FeedbackKindAliases.UNKNOWN_KIND;
       }
-      if (kind == FeedbackKind.RATING) {
-        if (f.value() == null) return ".value is required for a RATING (an integer from 1 to 5)";
-        double v = f.value();
-        if (v < 1 || v > 5 || v != Math.rint(v)) return ".value is out of range: a RATING is an integer from 1 to 5";
-      }
+      String valueProblem = valueProblem(kind, f.value());
+      if (valueProblem != null) return valueProblem;
       String idProblem = f.feedbackId() == null ? null : Ids.problem(".feedbackId", f.feedbackId(), 128);
       return firstProblem(idProblem, tooLong(".source", f.source()), tooLong(".msgId", f.msgId()));
     } else if (input instanceof SessionInput.Result r) {
@@ -67,6 +64,32 @@ final class SessionInputValidation {
       return tooLong(".detail", r.detail());
     }
     return " has an unknown type";
+  }
+
+  /**
+   * A RATING's value is an integer from 1 to 5. The other kinds take none (design §3.1.1): a value sent
+   * with them is accepted and not stored (clients send 1 with a thumb up, -1 with a thumb down), unless it
+   * says the opposite of the kind. THUMBS_UP with -1 was stored as a thumb up without a word, so a client
+   * that meant "down" rewarded the answer it disliked.
+   */
+  private static String valueProblem(FeedbackKind kind, Double value) {
+    if (kind == FeedbackKind.RATING) {
+      if (value == null) return ".value is required for a RATING (an integer from 1 to 5)";
+      double v = value;
+      if (v != Math.rint(v)) return ".value must be a whole number for a RATING (an integer from 1 to 5)";
+      if (v < 1 || v > 5) return ".value is out of range: a RATING is an integer from 1 to 5";
+      return null;
+    }
+    if (value == null) return null;
+    if (kind == FeedbackKind.THUMBS_UP && value < 0) {
+      return ".value is negative, which contradicts kind THUMBS_UP: send THUMBS_DOWN, or no value"
+          + " (a thumb takes none; a positive value or 0 is accepted and not stored)";
+    }
+    if (kind == FeedbackKind.THUMBS_DOWN && value > 0) {
+      return ".value is positive, which contradicts kind THUMBS_DOWN: send THUMBS_UP, or no value"
+          + " (a thumb takes none; a negative value or 0 is accepted and not stored)";
+    }
+    return null;
   }
 
   /** The gateway's marker of cut fields: only the named fields, each with the length it had before. */

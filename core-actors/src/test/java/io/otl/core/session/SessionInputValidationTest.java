@@ -122,11 +122,34 @@ class SessionInputValidationTest {
     assertTrue(v.problem(feedback("LIKE", null)).endsWith(FeedbackKindAliases.DESCRIPTION));
     assertEquals(".value is required for a RATING (an integer from 1 to 5)", v.problem(feedback("RATING", null)));
     for (double ok : new double[] {1, 2, 5}) assertNull(v.problem(feedback("RATING", ok)), "rating " + ok);
-    for (double bad : new double[] {0, 0.99, 5.01, 6, 3.5}) {
+    for (double bad : new double[] {0, -2, 6, 100}) {
       assertEquals(".value is out of range: a RATING is an integer from 1 to 5", v.problem(feedback("RATING", bad)),
           "rating " + bad);
     }
-    assertNull(v.problem(feedback("THUMBS_UP", 42.0)), "only a rating's value is checked");
+    // 3.5 was "out of range", though it is within 1-5: the message says what is wrong with it
+    for (double bad : new double[] {0.99, 5.01, 3.5}) {
+      assertEquals(".value must be a whole number for a RATING (an integer from 1 to 5)",
+          v.problem(feedback("RATING", bad)), "rating " + bad);
+    }
+  }
+
+  /**
+   * A thumb takes no value, and the value clients send with one (1 with up, -1 with down) is accepted; one
+   * that says the opposite of the kind was stored as the kind without a word, and is refused naming both.
+   */
+  @Test
+  void aThumbsValueIsAcceptedUnlessItContradictsTheKind() {
+    for (double ok : new double[] {1, 0, 42}) assertNull(v.problem(feedback("THUMBS_UP", ok)), "up " + ok);
+    for (double ok : new double[] {-1, 0, -5}) assertNull(v.problem(feedback("THUMBS_DOWN", ok)), "down " + ok);
+    for (String other : new String[] {"ADOPTED", "REPEATED_QUESTION", "HUMAN_HANDOFF"}) {
+      assertNull(v.problem(feedback(other, -1.0)), other + " takes no value and ignores one");
+    }
+    assertEquals(".value is negative, which contradicts kind THUMBS_UP: send THUMBS_DOWN, or no value"
+        + " (a thumb takes none; a positive value or 0 is accepted and not stored)", v.problem(feedback("THUMBS_UP", -1.0)));
+    assertEquals(".value is positive, which contradicts kind THUMBS_DOWN: send THUMBS_UP, or no value"
+        + " (a thumb takes none; a negative value or 0 is accepted and not stored)", v.problem(feedback("THUMBS_DOWN", 1.0)));
+    // AgentScope's aliases are the same kinds
+    assertTrue(v.problem(feedback("POSITIVE", -1.0)).contains("contradicts kind THUMBS_UP"));
   }
 
   @Test

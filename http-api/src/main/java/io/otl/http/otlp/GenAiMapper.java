@@ -281,18 +281,20 @@ final class GenAiMapper {
     List<String> unknown = new ArrayList<>();
     for (int i = 0; i < c.input().size(); i++) addMessage(out, i, c.input().get(i), start, null, null, null, d, cut, unknown);
     String msgId = span.text("gen_ai.response.id");
+    String failure = failed(span) ? errorText(span, d, cut) : null;
     boolean inferenceGiven = false;
     for (int j = 0; j < c.output().size(); j++) {
       GenAiMessages.Msg m = c.output().get(j);
       // The call's figures go with its first answer only: usage counts every choice of the call, and on each
       // answer it would be counted once per choice (the session's tokens, the model calls of its outcome).
-      InferenceCall call = inferenceGiven || !"assistant".equals(role(m)) ? null : inference(span, m, j, d);
+      // So does its failure: a failed span's partial answer (a stream cut mid-way) was stored as a clean
+      // answer, and the canary counted the call a success.
+      InferenceCall call = inferenceGiven || !"assistant".equals(role(m)) ? null
+          : withError(inference(span, m, j, d), failure);
       inferenceGiven |= "assistant".equals(role(m));
       addMessage(out, c.input().size() + j, m, end, msgId, span.durationMs(), call, d, cut, unknown);
     }
-    if (failed(span) && c.output().stream().noneMatch(m -> "assistant".equals(role(m)))) {
-      out.add(failedCall(span, end, d, cut));
-    }
+    if (failure != null && !inferenceGiven) out.add(failedCall(span, failure, end, d));
     return new ChatInputs(out, unknown.size(), unknown.isEmpty() ? null : unknown.get(0));
   }
 
@@ -318,14 +320,30 @@ final class GenAiMapper {
    * none of its failures, so a version whose calls failed passed the canary's upstream-error guardrail.
    * Its id is the span's (the step's id before): a retried export, also across the upgrade, is a duplicate.
    */
-  private static SessionInput failedCall(OtlpSpan span, Instant at, Desensitizer d, TextCut cut) {
-    String error = new TextCut(d, MAX_ERROR_LENGTH).text(d.apply(error(span))).value();
-    if (cut != null) error = cut.text(error).value();
+  private static SessionInput failedCall(OtlpSpan span, String error, Instant at, Desensitizer d) {
     InferenceCall usage = inference(span, null, 0, d);
     InferenceCall call = new InferenceCall(null, usage == null ? null : usage.servedModel(), null,
         usage == null ? null : usage.promptTokens(), usage == null ? null : usage.completionTokens(), null, null, error,
         null, null, null);
     return new SessionInput.Message("otlp:" + span.spanId(), at, "assistant", "", null, span.durationMs(), call);
+  }
+
+  /** Why a failed span's call failed, as stored: desensitized, cut at {@value #MAX_ERROR_LENGTH} and at max-text-length. */
+  private static String errorText(OtlpSpan span, Desensitizer d, TextCut cut) {
+    String error = new TextCut(d, MAX_ERROR_LENGTH).text(d.apply(error(span))).value();
+    return cut == null ? error : cut.text(error).value();
+  }
+
+  /**
+   * The answer's call marked failed, as the gateway marks a stream that broke after its first tokens: the
+   * partial content stays, {@code inference.error} says the call failed. Unchanged without an error.
+   */
+  private static InferenceCall withError(InferenceCall call, String error) {
+    if (error == null) return call;
+    if (call == null) return new InferenceCall(null, null, null, null, null, null, null, error, null, null, null);
+    return new InferenceCall(call.modelVersion(), call.servedModel(), call.firstTokenMs(), call.promptTokens(),
+        call.completionTokens(), call.finishReason(), call.aborted(), error, call.fallbackFrom(), call.tokenIds(),
+        call.logprobs());
   }
 
   /**
