@@ -115,6 +115,23 @@ public final class ExportRoutes {
     return v;
   }
 
+  /**
+   * {@code sftMinReward} and {@code dpoMinMargin}: rewards are clipped to [-1, 1] (design §3.1.1), so
+   * {@code sftMinReward=4} (a rating of 4 of 5 is a reward of 0.5) or {@code dpoMinMargin=3} selected
+   * nothing and answered 422 as if the data were missing. The value is not echoed.
+   */
+  private static Double ranged(String name, QueryParams.Query query, java.util.function.DoublePredicate ok, String range) {
+    String message = name + " must be a number in " + range + " (rewards lie in " + TrainingPolicy.REWARD_RANGE + ")";
+    Double v;
+    try {
+      v = number(name, query);
+    } catch (BadRequest e) {
+      throw BadRequest.invalid(message);
+    }
+    if (v != null && !ok.test(v)) throw BadRequest.invalid(message);
+    return v;
+  }
+
   private CompletionStage<HttpResponse> export(String agentId, QueryParams.Query query) {
     ModelRoutes.checkAgent(agentId);
     String f = query.sent("format").orElseThrow(() -> BadRequest.invalid("format is required: sft, dpo or rl"));
@@ -127,8 +144,8 @@ public final class ExportRoutes {
     Instant from = query.given("since").map(s -> QueryParams.instant("since", s)).orElse(null);
     Instant to = query.given("until").map(s -> QueryParams.instant("until", s)).orElse(null);
     if (from != null && to != null && !from.isBefore(to)) throw BadRequest.invalid("since must be before until");
-    Filters filters = new Filters(number("sftMinReward", query), quality(query), number("dpoMinMargin", query));
-    if (filters.dpoMinMargin() != null && filters.dpoMinMargin() <= 0) throw BadRequest.invalid("dpoMinMargin must be > 0");
+    Filters filters = new Filters(ranged("sftMinReward", query, TrainingPolicy::isReward, TrainingPolicy.REWARD_RANGE),
+        quality(query), ranged("dpoMinMargin", query, TrainingPolicy::isRewardMargin, TrainingPolicy.REWARD_MARGIN_RANGE));
     return exports.export(agentId, f, from, to, allow, filters).thenApply(d -> {
       if (d.nothingSelected() != null) {
         d.cleanup().run();

@@ -155,8 +155,24 @@ class TrainingSettingsValidatorTest {
     ConfigValidationException e = invalid(hocon(
         "agentscope.training.training-runner { sft-min-reward = high, dpo-min-margin = 0 }"));
     assertEquals(List.of(
-        T + "training-runner.sft-min-reward = \"high\": must be a number",
-        T + "training-runner.dpo-min-margin = 0: must be a number > 0"), e.errors(), e.getMessage());
+        T + "training-runner.sft-min-reward = \"high\": must be a number in [-1, 1]",
+        T + "training-runner.dpo-min-margin = 0: must be a number in (0, 2]"), e.errors(), e.getMessage());
+  }
+
+  /**
+   * Trial t43: rewards are clipped to [-1, 1], so {@code sft-min-reward = 4} (a rating of 4 of 5
+   * read as a reward) made every SFT job fail its pre-flight on an empty dataset, and a margin
+   * above 2 paired no answers; both started the node.
+   */
+  @Test
+  void datasetFiltersBeyondTheRewardRangeStopTheNode() {
+    TrainingSettingsValidator.validate(hocon(
+        "agentscope.training.training-runner { sft-min-reward = -1, dpo-min-margin = 2 }"));
+    ConfigValidationException e = invalid(hocon(
+        "agentscope.training.training-runner { sft-min-reward = 4, dpo-min-margin = 2.5 }"));
+    assertEquals(List.of(
+        T + "training-runner.sft-min-reward = 4: must be a number in [-1, 1]",
+        T + "training-runner.dpo-min-margin = 2.5: must be a number in (0, 2]"), e.errors(), e.getMessage());
   }
 
   @Test

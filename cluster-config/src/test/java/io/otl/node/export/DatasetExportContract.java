@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
 abstract class DatasetExportContract {
   private static final ObjectMapper JSON = new ObjectMapper();
   /** Filters that let every completed session through: these tests are about shapes and streaming. */
-  private static final ExportFilters EVERYTHING = new ExportFilters(-1e9, 0.0, 1e-9);
+  private static final ExportFilters EVERYTHING = new ExportFilters(-1.0, 0.0, 1e-9);
 
   /** Node overrides selecting this contract's database; a fresh, empty journal each call. */
   protected abstract Config database() throws Exception;

@@ -108,7 +108,10 @@ public interface CoordinatorReplies {
 
   public record JobSummary(String jobId, JobStatus status) implements JsonSerializable {}
 
-  /** Exactly the job shape of design §7.1. */
+  /**
+   * The job shape of design §7.1, plus {@code warnings}: what did not stop the job but would make a
+   * real backend train nothing (its exported rows fill no batch); absent when there is none.
+   */
   public record JobView(
       String jobId,
       String agentId,
@@ -121,8 +124,15 @@ public interface CoordinatorReplies {
       BackendView backend,
       OutputModelView outputModel,
       String error,
-      List<HistoryEntry> history)
-      implements JobReply {}
+      List<HistoryEntry> history,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+      List<String> warnings)
+      implements JobReply {
+    public JobView {
+      // a reply from a node of an earlier build (a rolling upgrade) carries no warnings
+      warnings = warnings == null ? List.of() : List.copyOf(warnings);
+    }
+  }
 
   /**
    * @param exclusions trajectories left out, by reason (empty: not shown)

@@ -191,6 +191,9 @@ final class JobSteps {
           true, Preflight.rearmAt(p.state().poolSize() + job.sessionIds().size(), policy,
             Preflight.failedInARow(p.state(), job.jobId())), now));
     } else {
+      // Logged, not journaled, like the pre-flight warnings; GET /v1/jobs/{jobId} shows it too.
+      Preflight.smallDataset(job.backend(), job.hyperparams(), m.count()).forEach(w -> p.after(st ->
+          rt.log().warn("agent {}: job {} dataset warning: {}", rt.agentId, job.jobId(), w)));
       p.add(new JobSubmitting(job.jobId(), 1, now));
       p.after(st -> st.job(job.jobId()).ifPresent(j -> sendSubmission(st, j)));
     }

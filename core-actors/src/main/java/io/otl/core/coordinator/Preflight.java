@@ -1,10 +1,12 @@
 package io.otl.core.coordinator;
 
 import io.otl.core.coordinator.CoordinatorState.State;
+import io.otl.core.coordinator.TrainingPolicy.Backend;
 import io.otl.core.coordinator.TrainingPolicy.TriggerType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /** Pure rules: when the threshold trigger fires, and the pre-flight checklist of design §3.2. */
 final class Preflight {
@@ -94,21 +96,45 @@ final class Preflight {
    * (fewer after the filters, a replay sample of older ones adds about replay-fraction).
    */
   private static List<String> smallPool(TrainingPolicy policy, int poolSize) {
-    if (policy.backend() != TrainingPolicy.Backend.RAY_JOBS) return List.of();
-    int batch = hyperparam(policy, "batch-size");
-    int epochs = hyperparam(policy, "epochs");
-    if (batch < 1 || epochs < 1 || (long) poolSize * epochs >= batch) return List.of();
+    if (!tooFewRows(policy.backend(), policy.hyperparams(), poolSize)) return List.of();
+    int epochs = hyperparam(policy.hyperparams(), "epochs");
     return List.of(String.format(Locale.ROOT,
         "the pool holds %d %s, at most %d rows over %d epochs (hyperparams.epochs), fewer than one"
             + " batch of %d (hyperparams.batch-size): Trinity-RFT reads full batches only, so on a real cluster"
             + " this job would train no step and leave no model (the simulator trains anyway); lower"
             + " hyperparams.batch-size or wait for more trajectories",
-        poolSize, poolSize == 1 ? "trajectory" : "trajectories", (long) poolSize * epochs, epochs, batch));
+        poolSize, poolSize == 1 ? "trajectory" : "trajectories", (long) poolSize * epochs, epochs,
+        hyperparam(policy.hyperparams(), "batch-size")));
+  }
+
+  /**
+   * The same rule on the rows the export actually wrote, known only after it: the pool's check
+   * passes a pool that the filters and deduplication then shrink below one batch (trial t43: 22
+   * pooled trajectories, 5 SFT lines after 8 duplicates, 6 below sft-min-reward and 3 held out;
+   * 5 x 3 epochs &lt; 16), and such a job trained no step on a real cluster while the trajectories
+   * it took stayed out of the pool. Empty when the job's file fills at least one batch.
+   */
+  static List<String> smallDataset(Backend backend, Map<String, Object> hyperparams, int rows) {
+    if (rows <= 0 || !tooFewRows(backend, hyperparams, rows)) return List.of();
+    int epochs = hyperparam(hyperparams, "epochs");
+    return List.of(String.format(Locale.ROOT,
+        "the exported dataset has %d %s, %d over %d epochs (hyperparams.epochs), fewer than one batch of %d"
+            + " (hyperparams.batch-size): Trinity-RFT reads full batches only, so on a real cluster this job"
+            + " trains no step and leaves no model (the simulator trains anyway); lower hyperparams.batch-size"
+            + " or wait for more trajectories (the manifest's exclusions say what the filters left out)",
+        rows, rows == 1 ? "row" : "rows", (long) rows * epochs, epochs, hyperparam(hyperparams, "batch-size")));
+  }
+
+  private static boolean tooFewRows(Backend backend, Map<String, Object> hyperparams, int rows) {
+    if (backend != Backend.RAY_JOBS) return false;
+    int batch = hyperparam(hyperparams, "batch-size");
+    int epochs = hyperparam(hyperparams, "epochs");
+    return batch >= 1 && epochs >= 1 && (long) rows * epochs < batch;
   }
 
   /** A whole-number hyperparameter ({@link GpuBudget#wholeNumber}); 0 when unset or unreadable. */
-  private static int hyperparam(TrainingPolicy policy, String key) {
-    Integer value = GpuBudget.wholeNumber(policy.hyperparams(), key);
+  private static int hyperparam(Map<String, Object> hyperparams, String key) {
+    Integer value = GpuBudget.wholeNumber(hyperparams, key);
     return value == null ? 0 : value;
   }
 }

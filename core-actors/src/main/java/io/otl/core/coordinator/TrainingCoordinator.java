@@ -562,7 +562,8 @@ public final class TrainingCoordinator
         new BackendView(j.backend().configName(), j.externalId()),
         outputModel(j),
         j.lastError(),
-        j.history());
+        j.history(),
+        m == null ? List.of() : Preflight.smallDataset(j.backend(), j.hyperparams(), m.count()));
   }
 
   /** A trinity-proxy candidate has no checkpoint of ours (the proxy serves its weights): only its name. */

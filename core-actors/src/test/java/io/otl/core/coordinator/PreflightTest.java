@@ -191,4 +191,38 @@ class PreflightTest {
     assertEquals(List.of(), Preflight.warnings(policy("algorithm = dpo, backend = trinity-proxy"), 1),
         "the proxy trains on what it serves, not on a file");
   }
+
+  /**
+   * Trial t43: a pool of 22 passes the pool's check (66 rows over 3 epochs), but its export wrote 5
+   * SFT lines (8 duplicates, 6 below sft-min-reward, 3 held out): 15 rows over 3 epochs fill no batch
+   * of 16, and nothing said so. The rows written are judged too, and the job's view shows it.
+   */
+  @Test
+  void anExportSmallerThanOneBatchOverItsEpochsIsWarnedAboutOnTheJob() {
+    TrainingPolicy sft = policy("algorithm = sft");
+    assertEquals(List.of(), Preflight.warnings(sft, 22), "the pool fills batches");
+    Map<String, Object> hyperparams = sft.hyperparams();
+    List<String> warnings = Preflight.smallDataset(Backend.RAY_JOBS, hyperparams, 5);
+    assertEquals(List.of("the exported dataset has 5 rows, 15 over 3 epochs (hyperparams.epochs), fewer than one"
+        + " batch of 16 (hyperparams.batch-size): Trinity-RFT reads full batches only, so on a real cluster this"
+        + " job trains no step and leaves no model (the simulator trains anyway); lower hyperparams.batch-size or"
+        + " wait for more trajectories (the manifest's exclusions say what the filters left out)"), warnings);
+    assertEquals(List.of(), Preflight.smallDataset(Backend.RAY_JOBS, hyperparams, 6), "6 x 3 = 18 rows");
+    assertEquals(List.of(), Preflight.smallDataset(Backend.TRINITY_PROXY, hyperparams, 1));
+    assertEquals(List.of(), Preflight.smallDataset(Backend.RAY_JOBS, hyperparams, 0),
+        "an empty dataset fails its pre-flight instead");
+
+    DatasetManifest five = new DatasetManifest("/d/job-1-a/train.jsonl", 5, "abc",
+        List.of("s1", "s2", "s3", "s4", "s5"), List.of(), "sft-messages");
+    State exported = CoordinatorEventHandler.replay(List.of(
+        new JobRequested("job-1-a", TriggerType.THRESHOLD, "threshold", Backend.RAY_JOBS, "sft", "base",
+            hyperparams, List.of("s1", "s2", "s3", "s4", "s5"), T0),
+        new CoordinatorEvents.DatasetExported("job-1-a", five, T0)));
+    CoordinatorReplies.JobView view = TrainingCoordinator.jobView("a", exported.job("job-1-a").orElseThrow());
+    assertEquals(warnings, view.warnings());
+    State requested = CoordinatorEventHandler.replay(List.of(new JobRequested("job-1-a", TriggerType.THRESHOLD,
+        "threshold", Backend.RAY_JOBS, "sft", "base", hyperparams, List.of("s1"), T0)));
+    assertEquals(List.of(), TrainingCoordinator.jobView("a", requested.job("job-1-a").orElseThrow()).warnings(),
+        "nothing exported yet, nothing to judge");
+  }
 }

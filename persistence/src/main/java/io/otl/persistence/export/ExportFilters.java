@@ -15,11 +15,18 @@ public record ExportFilters(double sftMinReward, double minQuality, double dpoMi
 
   public ExportFilters {
     check("sft-min-reward", sftMinReward);
+    if (!TrainingPolicy.isReward(sftMinReward)) {
+      throw new IllegalArgumentException("sft-min-reward must be a number in " + TrainingPolicy.REWARD_RANGE
+          + " (rewards are clipped to it), was " + sftMinReward);
+    }
     if (!TrainingPolicy.isQuality(minQuality)) {
       throw new IllegalArgumentException("min-quality must be a number in " + TrainingPolicy.QUALITY_RANGE + ", was " + minQuality);
     }
     check("dpo-min-margin", dpoMinMargin);
-    if (dpoMinMargin <= 0) throw new IllegalArgumentException("dpo-min-margin must be > 0, was " + dpoMinMargin);
+    if (!TrainingPolicy.isRewardMargin(dpoMinMargin)) {
+      throw new IllegalArgumentException("dpo-min-margin must be a number in " + TrainingPolicy.REWARD_MARGIN_RANGE
+          + " (two rewards in " + TrainingPolicy.REWARD_RANGE + " differ by at most 2), was " + dpoMinMargin);
+    }
   }
 
   /** Reads the training-runner section; missing keys take {@link #DEFAULTS}. */
