@@ -39,13 +39,12 @@ import io.otl.persistence.JournalSchema;
 import io.otl.persistence.JournalSettings;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.nio.file.Path;
+import io.otl.node.config.ClusterAddressKeys;
 import io.otl.node.config.NodeConfig;
 import io.otl.node.config.NodeSettings;
 import io.otl.node.config.SlowAnswers;
@@ -141,7 +140,7 @@ public final class TrainingNode implements AutoCloseable {
           .withFallback(journal.pekkoConfig()).withFallback(base));
       SeedLease.Arrangement seeds = SeedLease.arrange(nodeConfig, ClusterSettings.fromConfig(nodeConfig), journal);
       Config config = SlowAnswers.idleTimeoutAboveAnswers(seeds.config(), settings.gateway());
-      system = ActorSystem.create(Behaviors.empty(), "otl", config);
+      system = ActorSystem.create(Behaviors.empty(), ClusterAddressKeys.SYSTEM, config);
       JournalIdentityCheck.register(system.classicSystem());
       SeedLease.start(system, journal, seeds);
       TrainingNode node = startOn(system, journal, settings, seeds.settings(), clock);
@@ -449,10 +448,9 @@ public final class TrainingNode implements AutoCloseable {
   }
 
   private static Config withSeedNodesFromEnv(Config config) {
-    String seeds = System.getenv("OTL_SEED_NODES");
-    if (seeds == null || seeds.isBlank()) return config;
-    List<String> list = new ArrayList<>(Arrays.stream(seeds.split(",")).map(String::trim).toList());
-    return config.withValue("pekko.cluster.seed-nodes", ConfigValueFactory.fromIterable(list));
+    List<String> seeds = ClusterAddressKeys.seedNodes(System.getenv("OTL_SEED_NODES"));
+    if (seeds.isEmpty()) return config;
+    return config.withValue("pekko.cluster.seed-nodes", ConfigValueFactory.fromIterable(seeds));
   }
 
   /** The journal answers a trivial query; checked on a blocking thread, at most every second. */

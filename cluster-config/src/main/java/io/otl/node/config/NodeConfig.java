@@ -98,6 +98,7 @@ public final class NodeConfig {
         unknown.addAll(e.unknownKeys());
       }
     }
+    errors.addAll(ClusterAddressKeys.errors(merged, env));
     unknown.addAll(ModelSection.unknownKeys(merged));
     if (!errors.isEmpty()) throw new ConfigValidationException(errors, unknown);
     unknown.forEach(log::warn);

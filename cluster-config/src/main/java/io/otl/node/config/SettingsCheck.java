@@ -26,9 +26,7 @@ final class SettingsCheck {
   }
 
   void error(String key, ConfigValue v, String requirement) {
-    String origin = v.origin() == null ? "" : v.origin().description();
-    String from = origin.startsWith("environment variable") || origin.startsWith("system prop")
-        ? " (from " + origin + ")" : "";
+    String from = EnvironmentVariables.source(key, v).map(s -> " (from " + s + ")").orElse("");
     errors.add(key + " = " + TrainingSettingsValidator.render(key, v) + from + ": must be "
         + requirement);
   }

@@ -56,7 +56,7 @@ final class TrainingKeys {
     rule("db.max-connections", integerAtLeast(1));
     rule("http.enabled", bool());
     rule("http.host", string(true));
-    rule("http.port", integerAtLeast(0));
+    rule("http.port", integerBetween(0, 65535));
     rule("http.ask-timeout", duration(false));
     rule("http.shutdown-deadline", duration(true));
     rule("http.stop-drain", duration(true));
@@ -70,7 +70,7 @@ final class TrainingKeys {
     rule(OperatorTokens.KEY, OperatorTokens.rule());
     rule("http.metrics-top-agents", integerAtLeast(1));
     rule("http.max-json-depth", integerBetween(2, 1000));
-    rule("otlp.port", integerAtLeast(-1));
+    rule("otlp.port", integerBetween(-1, 65535));
     rule("otlp.max-decoded-bytes", integerAtLeast(1));
     String rs = "read-side.";
     rule(rs + "enabled", bool());
@@ -120,7 +120,7 @@ final class TrainingKeys {
     rule("serving.retry.max-attempts", integerAtLeast(1));
     rule("simulator.enabled", bool());
     rule("simulator.host", string(true));
-    rule("simulator.port", integerAtLeast(0));
+    rule("simulator.port", integerBetween(0, 65535));
     rule("simulator.work-dir", string(true));
     rule("simulator.pending", duration(true));
     rule("simulator.running", duration(true));

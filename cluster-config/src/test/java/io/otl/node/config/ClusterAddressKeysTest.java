@@ -1,0 +1,85 @@
+package io.otl.node.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An operator's wrong port, host or seed list stops the start with the key and the variable named,
+ * before the journal is touched. Trial t44: {@code OTL_HTTP_PORT=99999} stopped with "port out of
+ * range:99999", {@code OTL_CLUSTER_PORT=abc} with "env variables: port has type STRING rather than
+ * NUMBER", {@code OTL_SEED_NODES=garbage} with "java.lang.RuntimeException (without a message)", each
+ * after the node had created its journal.
+ */
+class ClusterAddressKeysTest {
+
+  /** Values as Typesafe Config gives them when {@code key = ${?OTL_X}} takes them from the environment. */
+  private static Config fromEnvironment(Map<String, Object> values) {
+    return ConfigFactory.parseMap(values, EnvironmentVariables.SUBSTITUTED);
+  }
+
+  private static String refusal(Config base, Map<String, String> env) {
+    return assertThrows(ConfigValidationException.class,
+        () -> NodeConfig.resolve(Optional.empty(), base, env)).getMessage();
+  }
+
+  @Test
+  void portsOutOfRangeAreRefusedNamingKeyAndVariable() {
+    String m = refusal(fromEnvironment(Map.of("agentscope.training.http.port", "99999",
+        "agentscope.training.simulator.port", "70000", "agentscope.training.otlp.port", "65536")), Map.of());
+    assertTrue(m.contains("agentscope.training.http.port = \"99999\" (from environment variable OTL_HTTP_PORT): "
+        + "must be an integer from 0 to 65535"), m);
+    assertTrue(m.contains("agentscope.training.simulator.port = \"70000\" (from environment variable OTL_SIMULATOR_PORT)"), m);
+    assertTrue(m.contains("agentscope.training.otlp.port = \"65536\" (from environment variable OTL_OTLP_PORT): "
+        + "must be an integer from -1 to 65535"), m);
+  }
+
+  @Test
+  void aWrongValueFromAnyNodeVariableNamesTheVariable() {
+    String m = refusal(fromEnvironment(Map.of("agentscope.training.simulator.enabled", "maybe")), Map.of());
+    assertTrue(m.contains("agentscope.training.simulator.enabled = \"maybe\" (from environment variable "
+        + "OTL_SIMULATOR_ENABLED): must be true or false"), m);
+  }
+
+  @Test
+  void theClusterPortAndHostAreChecked() {
+    String m = refusal(fromEnvironment(Map.of(ClusterAddressKeys.PORT, "abc", ClusterAddressKeys.HOSTNAME, " ")),
+        Map.of());
+    assertTrue(m.contains(ClusterAddressKeys.PORT + " = \"abc\" (from environment variable OTL_CLUSTER_PORT): "
+        + "must be an integer from 0 to 65535"), m);
+    assertTrue(m.contains(ClusterAddressKeys.HOSTNAME + " = \" \" (from environment variable OTL_HOSTNAME): must be "
+        + "a host name or IP address"), m);
+    String big = refusal(ConfigFactory.parseMap(Map.of(ClusterAddressKeys.PORT, 99999)), Map.of());
+    assertTrue(big.contains(ClusterAddressKeys.PORT + " = 99999: must be an integer from 0 to 65535"), big);
+  }
+
+  @Test
+  void everySeedNodeMustBeANodeAddress() {
+    String m = refusal(ConfigFactory.empty(), Map.of("OTL_SEED_NODES",
+        "pekko://otl@127.0.0.1:25520, garbage,127.0.0.1:25522,pekko://other@h:1,pekko://otl@h"));
+    for (String bad : List.of("garbage", "127.0.0.1:25522", "pekko://other@h:1", "pekko://otl@h")) {
+      assertTrue(m.contains(ClusterAddressKeys.SEED_NODES + " = \"" + bad + "\" (from environment variable "
+          + "OTL_SEED_NODES): must be a list of node addresses pekko://otl@<host>:<port>"), m);
+    }
+    assertTrue(!m.contains("25520\""), "a good seed is not listed: " + m);
+    String file = refusal(ConfigFactory.parseString("pekko.cluster.seed-nodes = [\"node1:25520\"]"), Map.of());
+    assertTrue(file.contains(ClusterAddressKeys.SEED_NODES + " = \"node1:25520\": must be"), file);
+  }
+
+  @Test
+  void goodAddressesPass() {
+    Config base = ConfigFactory.parseString("pekko.remote.artery.canonical { hostname = node1, port = 25520 }\n"
+        + "pekko.cluster.seed-nodes = [\"pekko://otl@node1:25520\", \"pekko://otl@10.0.0.2:25520\"]");
+    NodeConfig.resolve(Optional.empty(), base,
+        Map.of("OTL_SEED_NODES", "pekko://otl@node1:25520,pekko://otl@node2:25520"));
+    assertEquals(List.of("pekko://otl@a:1", "pekko://otl@b:2"), ClusterAddressKeys.seedNodes(" pekko://otl@a:1 , pekko://otl@b:2"));
+    assertEquals(List.of(), ClusterAddressKeys.seedNodes(" "));
+  }
+}
