@@ -40,6 +40,24 @@ class QueryParamsTest {
     assertFalse(problem.contains("alice"), problem);
   }
 
+  /**
+   * A path two documented templates match is judged by the route that serves it: {@code
+   * /v1/audit/lineage/model/timeline} is the lineage of an agent called "timeline" (AuditRoutes tries the
+   * literal {@code lineage} first), and its {@code ?version=} was refused as the timeline route's, which
+   * takes {@code asOf}, because the document lists the timeline first.
+   */
+  @Test
+  void aPathTwoTemplatesMatchTakesTheQueryOfTheRouteThatServesIt() {
+    assertEquals(java.util.Optional.of(List.of("version")),
+        ApiRoutes.queryParameters("GET", "/v1/audit/lineage/model/timeline"));
+    assertEquals(java.util.Optional.of(List.of("asOf")), ApiRoutes.queryParameters("GET", "/v1/audit/model/a1/timeline"));
+    assertEquals(java.util.Optional.of(List.of("asOf", "after", "limit")),
+        ApiRoutes.queryParameters("HEAD", "/v1/audit/session/s1"));
+    assertEquals(java.util.Optional.empty(), ApiRoutes.queryParameters("DELETE", "/v1/sessions/s1"));
+    assertTrue(ApiRoutes.documented("/v1/audit/lineage/model/timeline"));
+    assertFalse(ApiRoutes.documented("/v1/sessions//events"), "an empty id is no id");
+  }
+
   /** What a route reads: the value as sent, or (an optional filter) nothing when it is sent empty. */
   @Test
   void aRouteReadsTheValueAsSentOrOnlyWhenGiven() {
