@@ -27,6 +27,19 @@ class QueryParamsTest {
     assertEquals("the query parameter agent is not one this route takes; it takes agentId, status", problem);
   }
 
+  /**
+   * An empty pair ({@code ?agentId=a1&}, {@code ?&}: a query built by joining strings) names no parameter,
+   * as the URL standard reads it; it was refused as "a query parameter is not one this route takes", on every
+   * route once the query rule covered them all. A value without a name ({@code ?=1}) is still refused.
+   */
+  @Test
+  void anEmptyPairIsNoParameter() {
+    assertNull(QueryParams.problem(Map.of("agentId", List.of("a1"), "", List.of("")), JOBS));
+    assertNull(QueryParams.problem(Map.of("", List.of("", "")), List.of()));
+    assertEquals("a query parameter is not one this route takes; it takes agentId, status",
+        QueryParams.problem(Map.of("", List.of("1")), JOBS));
+  }
+
   @Test
   void aParameterSentTwiceIsRefused() {
     assertEquals("the query parameter agentId is sent 2 times; send it once",
