@@ -53,10 +53,43 @@ public final class ApiRoutes {
   static final byte[] OPENAPI = loadOpenApi();
 
   /**
-   * The documented paths, split into segments ({@code null} for a parameter). OpenApiConsistencyTest
-   * holds the document to what the routes serve, so it is the list of known paths.
+   * An operation of the document: its method, its path split into segments ({@code null} for a
+   * parameter), the query parameters it takes ({@link QueryParams#asDocumented}).
    */
-  private static final List<String[]> DOCUMENTED = documentedPaths();
+  private record Operation(String method, String[] parts, List<String> query) {
+    boolean matches(String[] path) {
+      if (parts.length != path.length) return false;
+      for (int i = 0; i < parts.length; i++) {
+        if (parts[i] == null ? path[i].isEmpty() : !parts[i].equals(path[i])) return false;
+      }
+      return true;
+    }
+  }
+
+  /**
+   * A literal segment before a parameter at the first place two templates differ: the routes try a
+   * literal prefix before the parameter beside it ({@code /v1/audit/lineage/…} before {@code
+   * /v1/audit/{kind}/…}), so a path both templates match is the literal one's.
+   */
+  private static final java.util.Comparator<Operation> LITERALS_FIRST = (a, b) -> {
+    // by length first (templates of different lengths never match one path): a total order to sort by
+    if (a.parts().length != b.parts().length) return Integer.compare(a.parts().length, b.parts().length);
+    for (int i = 0; i < a.parts().length; i++) {
+      boolean aParam = a.parts()[i] == null;
+      boolean bParam = b.parts()[i] == null;
+      if (aParam != bParam) return aParam ? 1 : -1;
+    }
+    return 0;
+  };
+
+  /**
+   * Every documented operation, the one the routes serve first ({@link #LITERALS_FIRST}).
+   * OpenApiConsistencyTest holds the document to what the routes serve, so it is the list of known
+   * paths and of the query each takes. In the document's order, {@code GET /v1/audit/lineage/model/timeline}
+   * (the lineage of an agent called "timeline") was judged as the timeline of an entity "lineage", and
+   * its {@code ?version=} refused.
+   */
+  private static final List<Operation> OPERATIONS = documentedOperations();
 
   private ApiRoutes() {}
 
@@ -68,26 +101,6 @@ public final class ApiRoutes {
       throw new IllegalStateException("cannot read openapi.json", e);
     }
   }
-
-  private static List<String[]> documentedPaths() {
-    try {
-      List<String[]> paths = new java.util.ArrayList<>();
-      Json.MAPPER.readTree(OPENAPI).get("paths").fieldNames().forEachRemaining(t -> {
-        String[] parts = t.split("/");
-        for (int i = 0; i < parts.length; i++) if (parts[i].startsWith("{")) parts[i] = null;
-        paths.add(parts);
-      });
-      return List.copyOf(paths);
-    } catch (java.io.IOException e) {
-      throw new IllegalStateException("cannot parse openapi.json", e);
-    }
-  }
-
-  /** An operation of the document: its method, its path's segments as {@link #DOCUMENTED}'s, its query parameters. */
-  private record Operation(String method, String[] parts, List<String> query) {}
-
-  /** Every documented operation, with the query parameters it takes ({@link QueryParams#asDocumented}). */
-  private static final List<Operation> OPERATIONS = documentedOperations();
 
   private static List<Operation> documentedOperations() {
     try {
@@ -105,6 +118,7 @@ public final class ApiRoutes {
           operations.add(new Operation(op.getKey().toUpperCase(java.util.Locale.ROOT), parts, List.copyOf(query)));
         });
       });
+      operations.sort(LITERALS_FIRST); // stable: otherwise the document's order
       return List.copyOf(operations);
     } catch (java.io.IOException e) {
       throw new IllegalStateException("cannot parse openapi.json", e);
@@ -119,29 +133,16 @@ public final class ApiRoutes {
     String m = method.equals("HEAD") ? "GET" : method;
     String[] parts = path.split("/", -1);
     for (Operation op : OPERATIONS) {
-      if (op.method().equals(m) && matches(op.parts(), parts)) return java.util.Optional.of(op.query());
+      if (op.method().equals(m) && op.matches(parts)) return java.util.Optional.of(op.query());
     }
     return java.util.Optional.empty();
-  }
-
-  private static boolean matches(String[] template, String[] parts) {
-    if (template.length != parts.length) return false;
-    for (int i = 0; i < template.length; i++) {
-      if (template[i] == null ? parts[i].isEmpty() : !template[i].equals(parts[i])) return false;
-    }
-    return true;
   }
 
   /** Whether a request path is one the API documents, any value standing for a parameter. */
   static boolean documented(String path) {
     String[] parts = path.split("/", -1);
-    for (String[] t : DOCUMENTED) {
-      if (t.length != parts.length) continue;
-      boolean match = true;
-      for (int i = 0; i < t.length && match; i++) {
-        match = t[i] == null ? !parts[i].isEmpty() : t[i].equals(parts[i]);
-      }
-      if (match) return true;
+    for (Operation op : OPERATIONS) {
+      if (op.matches(parts)) return true;
     }
     return false;
   }

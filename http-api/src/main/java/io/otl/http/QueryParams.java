@@ -192,6 +192,9 @@ final class QueryParams {
   static String problem(Map<String, List<String>> params, List<String> names, java.util.Set<String> formNames) {
     for (Map.Entry<String, List<String>> p : params.entrySet()) {
       String name = p.getKey();
+      // An empty pair (the trailing & of "?agentId=a1&", or "?&") names nothing: the URL standard's query
+      // parsing (a browser's URLSearchParams) skips it, and it was refused as "a query parameter"
+      if (name.isEmpty() && p.getValue().stream().allMatch(String::isEmpty)) continue;
       boolean inForm = formNames.contains(name);
       String kind = inForm ? "form field" : "query parameter";
       if (!names.contains(name)) {

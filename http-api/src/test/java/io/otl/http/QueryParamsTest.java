@@ -27,6 +27,19 @@ class QueryParamsTest {
     assertEquals("the query parameter agent is not one this route takes; it takes agentId, status", problem);
   }
 
+  /**
+   * An empty pair ({@code ?agentId=a1&}, {@code ?&}: a query built by joining strings) names no parameter,
+   * as the URL standard reads it; it was refused as "a query parameter is not one this route takes", on every
+   * route once the query rule covered them all. A value without a name ({@code ?=1}) is still refused.
+   */
+  @Test
+  void anEmptyPairIsNoParameter() {
+    assertNull(QueryParams.problem(Map.of("agentId", List.of("a1"), "", List.of("")), JOBS));
+    assertNull(QueryParams.problem(Map.of("", List.of("", "")), List.of()));
+    assertEquals("a query parameter is not one this route takes; it takes agentId, status",
+        QueryParams.problem(Map.of("", List.of("1")), JOBS));
+  }
+
   @Test
   void aParameterSentTwiceIsRefused() {
     assertEquals("the query parameter agentId is sent 2 times; send it once",
@@ -38,6 +51,24 @@ class QueryParamsTest {
     String problem = QueryParams.problem(Map.of("alice@example.com", List.of("x")), JOBS);
     assertTrue(problem.startsWith("a query parameter is not one this route takes"), problem);
     assertFalse(problem.contains("alice"), problem);
+  }
+
+  /**
+   * A path two documented templates match is judged by the route that serves it: {@code
+   * /v1/audit/lineage/model/timeline} is the lineage of an agent called "timeline" (AuditRoutes tries the
+   * literal {@code lineage} first), and its {@code ?version=} was refused as the timeline route's, which
+   * takes {@code asOf}, because the document lists the timeline first.
+   */
+  @Test
+  void aPathTwoTemplatesMatchTakesTheQueryOfTheRouteThatServesIt() {
+    assertEquals(java.util.Optional.of(List.of("version")),
+        ApiRoutes.queryParameters("GET", "/v1/audit/lineage/model/timeline"));
+    assertEquals(java.util.Optional.of(List.of("asOf")), ApiRoutes.queryParameters("GET", "/v1/audit/model/a1/timeline"));
+    assertEquals(java.util.Optional.of(List.of("asOf", "after", "limit")),
+        ApiRoutes.queryParameters("HEAD", "/v1/audit/session/s1"));
+    assertEquals(java.util.Optional.empty(), ApiRoutes.queryParameters("DELETE", "/v1/sessions/s1"));
+    assertTrue(ApiRoutes.documented("/v1/audit/lineage/model/timeline"));
+    assertFalse(ApiRoutes.documented("/v1/sessions//events"), "an empty id is no id");
   }
 
   /** What a route reads: the value as sent, or (an optional filter) nothing when it is sent empty. */

@@ -103,6 +103,12 @@ class WriteRoutesRefuseQueryParamsTest {
     assertEquals(200, api.get("/v1/sessions/r-s1").status());
     assertEquals(200, api.get("/v1/jobs?agentId=r-agent").status());
     assertEquals(200, api.get("/v1/audit/session/r-s1?limit=5").status());
+    // an empty pair (a query joined as strings) names no parameter
+    assertEquals(200, api.get("/v1/sessions/r-s1?&").status());
+    assertEquals(200, api.get("/v1/jobs?agentId=r-agent&").status());
+    // the lineage of an agent called "timeline": the lineage route's version, not the timeline route's asOf
+    Http.Response timelineAgent = api.get("/v1/audit/lineage/model/timeline?version=v1");
+    assertEquals(404, timelineAgent.status(), timelineAgent.body());
     // no documented operation: the route's own answer, not a query error
     assertEquals(404, api.get("/v1/session/r-s1?limt=10").status());
     Http.Response delete = api.send("DELETE", "/v1/sessions/r-s1?limt=10", (String) null);

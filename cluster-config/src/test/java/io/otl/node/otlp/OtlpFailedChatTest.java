@@ -186,6 +186,14 @@ class OtlpFailedChatTest {
     assertTrue(outcome != null, "the session completed");
     assertEquals(1, outcome.get("modelCalls").asInt(), outcome.toString());
     assertEquals(1, outcome.get("upstreamErrors").asInt(), "the canary's guardrail sees the failed call: " + outcome);
+
+    // exports leave the partial answer out (its only answer, so no SFT line): it was a line "It is 4 deg"
+    String[] body = new String[1];
+    FeedTestSupport.await("the cut session judged by the export", Duration.ofSeconds(60), () -> {
+      body[0] = http.post("/v1/exports/" + CUT_AGENT + "?format=sft&sftMinReward=-1", "").body();
+      return body[0].contains("no-assistant-answer") || body[0].contains("It is 4 deg");
+    });
+    assertFalse(body[0].contains("It is 4 deg"), body[0]);
   }
 
   private static List<SpanData> spans(Consumer<Tracer> agent) {
