@@ -121,7 +121,8 @@ public final class ExportRoutes {
    * nothing and answered 422 as if the data were missing. The value is not echoed.
    */
   private static Double ranged(String name, QueryParams.Query query, java.util.function.DoublePredicate ok, String range) {
-    String message = name + " must be a number in " + range + " (rewards lie in " + TrainingPolicy.REWARD_RANGE + ")";
+    String message = name + " must be a number " + (range.startsWith("(") || range.startsWith("[") ? "in " : "")
+        + range + " (rewards lie in " + TrainingPolicy.REWARD_RANGE + ")";
     Double v;
     try {
       v = number(name, query);
@@ -144,7 +145,7 @@ public final class ExportRoutes {
     Instant from = query.given("since").map(s -> QueryParams.instant("since", s)).orElse(null);
     Instant to = query.given("until").map(s -> QueryParams.instant("until", s)).orElse(null);
     if (from != null && to != null && !from.isBefore(to)) throw BadRequest.invalid("since must be before until");
-    Filters filters = new Filters(ranged("sftMinReward", query, TrainingPolicy::isReward, TrainingPolicy.REWARD_RANGE),
+    Filters filters = new Filters(ranged("sftMinReward", query, TrainingPolicy::isReachableMinReward, TrainingPolicy.MIN_REWARD_RANGE),
         quality(query), ranged("dpoMinMargin", query, TrainingPolicy::isRewardMargin, TrainingPolicy.REWARD_MARGIN_RANGE));
     return exports.export(agentId, f, from, to, allow, filters).thenApply(d -> {
       if (d.nothingSelected() != null) {

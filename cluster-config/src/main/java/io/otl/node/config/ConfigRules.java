@@ -127,6 +127,8 @@ final class ConfigRules {
           + format(max) + (maxInclusive ? "]" : ")");
     } else if (min != null) {
       requirement = "a number " + (minInclusive ? ">= " : "> ") + format(min);
+    } else if (max != null) {
+      requirement = "a number " + (maxInclusive ? "<= " : "< ") + format(max);
     } else {
       requirement = "a number";
     }

@@ -180,8 +180,8 @@ final class TrainingKeys {
       case BENCH_METRICS -> benchMetrics();
     }));
     rule(tr + "min-quality", number(0.0, true, 1.0, true));
-    // rewards are clipped to [-1, 1] (TrainingPolicy.REWARD_RANGE): beyond, a filter selects nothing
-    rule(tr + "sft-min-reward", number(-1.0, true, 1.0, true));
+    // rewards are clipped to [-1, 1] (TrainingPolicy.REWARD_RANGE): above, a filter selects nothing
+    rule(tr + "sft-min-reward", number(null, true, 1.0, true));
     rule(tr + "dpo-min-margin", number(0.0, false, 2.0, true));
     rule(tr + "start-from", oneOf("stable", "base"));
     rule(tr + "replay-fraction", number(0.0, true, 1.0, false));

@@ -155,7 +155,7 @@ class TrainingSettingsValidatorTest {
     ConfigValidationException e = invalid(hocon(
         "agentscope.training.training-runner { sft-min-reward = high, dpo-min-margin = 0 }"));
     assertEquals(List.of(
-        T + "training-runner.sft-min-reward = \"high\": must be a number in [-1, 1]",
+        T + "training-runner.sft-min-reward = \"high\": must be a number <= 1",
         T + "training-runner.dpo-min-margin = 0: must be a number in (0, 2]"), e.errors(), e.getMessage());
   }
 
@@ -168,10 +168,12 @@ class TrainingSettingsValidatorTest {
   void datasetFiltersBeyondTheRewardRangeStopTheNode() {
     TrainingSettingsValidator.validate(hocon(
         "agentscope.training.training-runner { sft-min-reward = -1, dpo-min-margin = 2 }"));
+    // Below -1 selects every trajectory, as -1 does: a file saying "no filter" with -1e9 loads.
+    TrainingSettingsValidator.validate(hocon("agentscope.training.training-runner { sft-min-reward = -1e9 }"));
     ConfigValidationException e = invalid(hocon(
         "agentscope.training.training-runner { sft-min-reward = 4, dpo-min-margin = 2.5 }"));
     assertEquals(List.of(
-        T + "training-runner.sft-min-reward = 4: must be a number in [-1, 1]",
+        T + "training-runner.sft-min-reward = 4: must be a number <= 1",
         T + "training-runner.dpo-min-margin = 2.5: must be a number in (0, 2]"), e.errors(), e.getMessage());
   }
 

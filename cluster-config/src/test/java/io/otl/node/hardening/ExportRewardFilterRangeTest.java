@@ -24,12 +24,12 @@ import org.junit.jupiter.api.Test;
  * {@code dpoMinMargin=5} "33 below-dpo-min-margin"; the same values in the node's file made every SFT
  * or DPO job fail its pre-flight on an empty dataset. Now the route refuses them with 400 naming the
  * field and the range, as the command line's configuration check does (exit 2), and nothing is exported.
+ * A threshold below -1 selects everything, as -1 does, and stays accepted.
  */
 class ExportRewardFilterRangeTest {
   private static final Map<String, String> BAD = Map.of(
-      "sftMinReward=2", "sftMinReward must be a number in [-1, 1]",
-      "sftMinReward=-1.5", "sftMinReward must be a number in [-1, 1]",
-      "sftMinReward=abc", "sftMinReward must be a number in [-1, 1]",
+      "sftMinReward=2", "sftMinReward must be a number <= 1",
+      "sftMinReward=abc", "sftMinReward must be a number <= 1",
       "dpoMinMargin=5", "dpoMinMargin must be a number in (0, 2]",
       "dpoMinMargin=0", "dpoMinMargin must be a number in (0, 2]");
 
@@ -46,8 +46,10 @@ class ExportRewardFilterRangeTest {
         assertTrue(r.body().contains(bad.getValue()), bad.getKey() + ": " + r.body());
       }
       assertEquals(200, post(http, node, "format=rl&sftMinReward=-1").statusCode(), "-1 is a reward");
+      // Below -1 every trajectory passes, as at -1: "no filter" written as -1e9 stays valid.
+      assertEquals(200, post(http, node, "format=sft&sftMinReward=-1e9").statusCode(), "-1e9 selects everything");
     }
-    Map<String, String> files = Map.of("training-runner.sft-min-reward = 4", "must be a number in [-1, 1]",
+    Map<String, String> files = Map.of("training-runner.sft-min-reward = 4", "must be a number <= 1",
         "training-runner.dpo-min-margin = 2.5", "must be a number in (0, 2]");
     int i = 0;
     for (Map.Entry<String, String> bad : files.entrySet()) {

@@ -99,19 +99,23 @@ public record TrainingPolicy(
 
   /**
    * Where a reward lies: feedback and result weights are summed and clipped to [-1, 1] (design
-   * §3.1.1), so sft-min-reward must lie there too, and dpo-min-margin, a difference of two rewards,
+   * §3.1.1), so sft-min-reward must be at most 1, and dpo-min-margin, a difference of two rewards,
    * in (0, 2]. Above, the filter selects nothing, every job fails its pre-flight on an empty dataset
    * and the export command exits 3 (trial t43: {@code sft-min-reward = 4}, read as a rating of 4 of
-   * 5, which is a reward of 0.5).
+   * 5, which is a reward of 0.5). Below -1 it selects every trajectory, as -1 does: configurations
+   * that say "no filter" with -1e9 stay valid.
    */
   public static final String REWARD_RANGE = "[-1, 1]";
+
+  /** What sft-min-reward may be: a threshold some reward meets. */
+  public static final String MIN_REWARD_RANGE = "<= 1";
 
   /** The range of dpo-min-margin: a difference of two rewards, which a pair needs to be one. */
   public static final String REWARD_MARGIN_RANGE = "(0, 2]";
 
-  /** Whether {@code v} can be a reward, so a threshold that some reward meets (NaN is not). */
-  public static boolean isReward(double v) {
-    return v >= -1 && v <= 1;
+  /** Whether {@code v} is a threshold that some reward meets (NaN is not). */
+  public static boolean isReachableMinReward(double v) {
+    return v <= 1;
   }
 
   /** Whether {@code v} is a margin two rewards can differ by (NaN is not). */

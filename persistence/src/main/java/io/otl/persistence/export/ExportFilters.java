@@ -15,9 +15,9 @@ public record ExportFilters(double sftMinReward, double minQuality, double dpoMi
 
   public ExportFilters {
     check("sft-min-reward", sftMinReward);
-    if (!TrainingPolicy.isReward(sftMinReward)) {
-      throw new IllegalArgumentException("sft-min-reward must be a number in " + TrainingPolicy.REWARD_RANGE
-          + " (rewards are clipped to it), was " + sftMinReward);
+    if (!TrainingPolicy.isReachableMinReward(sftMinReward)) {
+      throw new IllegalArgumentException("sft-min-reward must be a number " + TrainingPolicy.MIN_REWARD_RANGE
+          + " (rewards are clipped to " + TrainingPolicy.REWARD_RANGE + "), was " + sftMinReward);
     }
     if (!TrainingPolicy.isQuality(minQuality)) {
       throw new IllegalArgumentException("min-quality must be a number in " + TrainingPolicy.QUALITY_RANGE + ", was " + minQuality);
