@@ -108,7 +108,10 @@ export async function renderJob(ctx, jobId) {
     job.outputModel ? [h('dt', null, 'Output model'), h('dd', null,
       job.outputModel.version ? [link(hashPath('models', job.agentId), job.outputModel.version), ' · '] : null,
       h('code', null, job.outputModel.checkpointUri || ''))] : null,
-    job.error ? [h('dt', null, 'Error'), h('dd', { class: 'error-text', 'data-field': 'error' }, job.error)] : null));
+    job.error ? [h('dt', null, 'Error'), h('dd', { class: 'error-text', 'data-field': 'error' }, job.error)] : null,
+    // Pre-flight warnings (a dataset too small to fill a batch, no GPU for distillation): the job runs, but may train nothing.
+    job.warnings && job.warnings.length ? [h('dt', null, 'Warnings'), h('dd', { 'data-field': 'warnings' },
+      h('ul', null, job.warnings.map((w) => h('li', null, w))))] : null));
   if (job.hyperparams && Object.keys(job.hyperparams).length) {
     out.push(jsonDetails('Hyperparameters', job.hyperparams, 'hyper-' + jobId));
   }

@@ -356,6 +356,10 @@ class ConsoleJobsAndRolloutBrowserTest {
       browser.waitFor("document.querySelector('[data-field=\"status\"]') && document.body.innerText.includes('Output model')", WAIT);
       JsonNode output = api.get("/v1/jobs/" + succeeded).json().path("outputModel");
       assertTrue(browser.text().contains(output.path("checkpointUri").asText()), output.toString());
+      // The job's pre-flight warnings (its small dataset), each as the API answers it.
+      JsonNode warnings = api.get("/v1/jobs/" + succeeded).json().path("warnings");
+      assertEquals(warnings.size(), count(browser, "[data-field=\"warnings\"] li"), warnings.toString());
+      for (JsonNode w : warnings) assertTrue(browser.text().contains(w.asText()), w.asText());
       // Training visible: the trainer's step/loss points and its log, as GET /v1/jobs/{id}/logs answers them.
       JsonNode logs = api.get("/v1/jobs/" + succeeded + "/logs").json();
       JsonNode lines = logs.path("lines");
