@@ -74,7 +74,7 @@ public final class SettingsOverlay {
    * {"min-samples": 5}}} is {@code trigger.min-samples}); every key must be allowed, no value null.
    */
   public static Map<String, Object> flatten(Map<String, ?> raw, Keys keys) {
-    Map<String, Object> body = paths(raw == null ? Map.of() : raw);
+    Map<String, Object> body = paths(raw == null ? Map.of() : raw, keys);
     Config c;
     try {
       c = ConfigFactory.parseMap(body);
@@ -106,9 +106,9 @@ public final class SettingsOverlay {
    * same value (numbers compared as numbers: 2 and 2.0 agree); a key that is a value and also a
    * section ({@code "trigger": 5} beside {@code "trigger.type"}) means nothing. Both are refused by name.
    */
-  private static Map<String, Object> paths(Map<String, ?> body) {
+  private static Map<String, Object> paths(Map<String, ?> body, Keys keys) {
     Map<String, Object> out = new LinkedHashMap<>();
-    addPaths("", body, out);
+    addPaths("", body, out, keys);
     for (String key : out.keySet()) {
       for (String other : out.keySet()) {
         if (other.startsWith(key + ".")) {
@@ -120,11 +120,17 @@ public final class SettingsOverlay {
     return out;
   }
 
-  private static void addPaths(String prefix, Map<?, ?> section, Map<String, Object> out) {
+  private static void addPaths(String prefix, Map<?, ?> section, Map<String, Object> out, Keys keys) {
     for (Map.Entry<?, ?> e : section.entrySet()) {
       String key = prefix + e.getKey();
       if (e.getValue() instanceof Map<?, ?> nested) {
-        addPaths(key + ".", nested, out); // an empty section sets nothing, as Config reads it
+        // An empty section sets nothing, as Config reads it; but {} where a key takes a value
+        // ("trigger.min-samples": {}, a serializer's empty object) was a 200 that dropped the key.
+        if (nested.isEmpty() && keys.allowed().test(key)) {
+          throw new IllegalArgumentException(Ids.shownPath(key)
+              + ": must be a value, not an object ({} sets nothing; leave the key out to keep the file's value)");
+        }
+        addPaths(key + ".", nested, out, keys);
         continue;
       }
       if (out.containsKey(key) && !sameValue(out.get(key), e.getValue())) {

@@ -72,7 +72,7 @@ public record LogPage(
   /** Parses a non-negative integer query parameter, naming it and the range when it is not one. */
   static int param(String name, java.util.Optional<String> value, int fallback, int max) {
     if (value.isEmpty()) return fallback;
-    String v = value.get().trim().toLowerCase(Locale.ROOT);
+    String v = QueryParams.spacesTrimmed(value.get()).toLowerCase(Locale.ROOT);
     try {
       long n = QueryParams.integer(v);
       if (n >= 0 && n <= max) return (int) n;

@@ -226,6 +226,10 @@ public final class ModelRoutes {
     }
     // All are journaled as sent (the version-registered event): the policy's rule, value not echoed.
     try {
+      // The version too: the id rule refuses phone, ID and card numbers and e-mails but not keys, and a
+      // version is logged at every transition ("model version sk-proj-… CANARY"), not only journaled.
+      io.otl.core.session.Desensitizer.refusePersonalData("version", version,
+          "a version names weights (v2, 1.2.0+lora) and is logged and journaled as sent");
       io.otl.core.session.Desensitizer.refusePersonalData("artifact", artifact, "an artifact names a model URI or path");
       io.otl.core.session.Desensitizer.refusePersonalData("endpoint", endpoint,
           "an endpoint is the inference URL that serves this version");

@@ -50,6 +50,19 @@ final class QueryParams {
   }
 
   /**
+   * A query value without the spaces around it ({@code +} or {@code %20}, as a form or a hand-typed
+   * URL may add). Only spaces and tabs: {@code String.trim} also dropped NUL and the other control
+   * characters, so {@code helpful=true%00} was a thumb up and {@code score=%005} a rating of 5.
+   */
+  static String spacesTrimmed(String value) {
+    int start = 0;
+    int end = value.length();
+    while (start < end && (value.charAt(start) == ' ' || value.charAt(start) == '\t')) start++;
+    while (end > start && (value.charAt(end - 1) == ' ' || value.charAt(end - 1) == '\t')) end--;
+    return value.substring(start, end);
+  }
+
+  /**
    * An offset sent with an unencoded {@code +} ({@code ?asOf=2026-11-20T10:00:00+08:00}, as typed into
    * curl or a browser): query decoding turns that {@code +} into a space.
    */

@@ -185,7 +185,7 @@ public final class SessionRoutes {
     if (raw.isBlank()) throw BadRequest.invalid("the query parameter score is required (1-5)");
     long value;
     try {
-      value = QueryParams.integer(raw.trim());
+      value = QueryParams.integer(QueryParams.spacesTrimmed(raw));
     } catch (NumberFormatException e) {
       throw BadRequest.invalid("score is not an integer from 1 to 5");
     }
@@ -201,7 +201,7 @@ public final class SessionRoutes {
     String raw = helpful.orElseThrow(() -> BadRequest.invalid("the query parameter helpful is required (true/false)"));
     if (raw.isBlank()) throw BadRequest.invalid("the query parameter helpful is required (true/false)");
     // The words Spring's @RequestParam boolean takes, as the seed article's controller declares it.
-    boolean up = switch (raw.trim().toLowerCase(java.util.Locale.ROOT)) {
+    boolean up = switch (QueryParams.spacesTrimmed(raw).toLowerCase(java.util.Locale.ROOT)) {
       case "true", "1", "yes", "on" -> true;
       case "false", "0", "no", "off" -> false;
       // Name every word taken, so a client sending "y" learns that "yes" would do.

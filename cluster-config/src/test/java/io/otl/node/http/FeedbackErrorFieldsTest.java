@@ -324,4 +324,26 @@ class FeedbackErrorFieldsTest {
     assertEquals(415, thumbs.status(), thumbs.body());
     assertEquals(0, api.get("/v1/sessions/" + id).json().path("feedback").size(), "nothing stored");
   }
+
+  /**
+   * A rate or thumbs value was read after {@code String.trim}, which also drops NUL and the other
+   * control characters: {@code helpful=true%00} was a thumb up and {@code score=%005} a rating of 5
+   * (trial t45). Only spaces around the value are dropped now.
+   */
+  @Test
+  void aControlCharacterAroundARatingOrThumbIsRefused() {
+    String id = session();
+    for (String query : new String[] {"thumbs?sessionId=" + id + "&helpful=true%00",
+        "thumbs?sessionId=" + id + "&helpful=%01yes", "rate?sessionId=" + id + "&score=%005",
+        "rate?sessionId=" + id + "&score=4%1F"}) {
+      Http.Response r = api.post("/v1/feedback/" + query, null);
+      assertEquals(400, r.status(), query + ": " + r.body());
+    }
+    assertEquals(0, api.get("/v1/sessions/" + id).json().path("feedback").size(), "nothing stored");
+    Http.Response spaced = api.post("/v1/feedback/thumbs?sessionId=" + id + "&helpful=%20true+", null);
+    assertEquals(200, spaced.status(), "spaces around the value are still dropped: " + spaced.body());
+    Http.Response rated = api.post("/v1/feedback/rate?sessionId=" + id + "&score=+4", null);
+    assertEquals(200, rated.status(), rated.body());
+    assertEquals(2, api.get("/v1/sessions/" + id).json().path("feedback").size());
+  }
 }

@@ -90,4 +90,36 @@ class PolicyFlatAndNestedKeysTest {
     assertEquals(before, overrides(agent), "nothing changed");
     assertFalse(before.toString().contains("learning-rate"), before.toString());
   }
+
+  /**
+   * An empty object where a key takes a value ({@code "trigger.min-samples": {}}, what a serializer
+   * writes for an object it could not map) was a 200 that dropped the key: the override silently
+   * went back to the file's value (trial t45). It is a 400 naming the key; an empty section still sets
+   * nothing, as Config reads it.
+   */
+  @Test
+  void anEmptyObjectWhereAKeyTakesAValueIsRefusedByName() {
+    String agent = "pfn-empty-object";
+    Http.Response first = put(agent, "{\"trigger.min-samples\": 50, \"algorithm\": \"dpo\"}");
+    assertEquals(200, first.status(), first.body());
+    JsonNode before = overrides(agent);
+    String[][] cases = {
+        {"{\"trigger.min-samples\": {}, \"algorithm\": \"dpo\"}", "trigger.min-samples"},
+        {"{\"trigger.min-samples\": 50, \"algorithm\": {}}", "algorithm"},
+        {"{\"trigger\": {\"min-samples\": {}}}", "trigger.min-samples"},
+        {"{\"hyperparams\": {\"epochs\": {}}}", "hyperparams.epochs"},
+        {"{\"model-update.canary-ratio\": {}}", "model-update.canary-ratio"},
+        {"{\"model-update\": {\"tolerance\": {\"task-success-rate\": {}}}}", "model-update.tolerance.task-success-rate"}};
+    for (String[] c : cases) {
+      Http.Response r = put(agent, c[0]);
+      assertEquals(400, r.status(), c[0] + ": " + r.body());
+      assertEquals(c[1] + ": must be a value, not an object ({} sets nothing; leave the key out to keep the file's value)",
+          r.json().path("message").asText(), c[0]);
+    }
+    assertEquals(before, overrides(agent), "nothing changed");
+    Http.Response sections = put(agent, "{\"trigger.min-samples\": 50, \"hyperparams\": {},"
+        + " \"model-update\": {\"tolerance\": {}}}");
+    assertEquals(200, sections.status(), "an empty section sets nothing: " + sections.body());
+    assertEquals(50, overrides(agent).path("trigger.min-samples").asInt(), overrides(agent).toString());
+  }
 }

@@ -31,13 +31,24 @@ public final class RolloutPolicy {
 
   /** What a body may set (the known keys, with the section's prefix), and what is said of the rest. */
   private static final SettingsOverlay.Keys KEYS = new SettingsOverlay.Keys(
-      key -> key.startsWith(PREFIX) && KNOWN.hasPath(key.substring(PREFIX.length())),
+      RolloutPolicy::isSettableKey,
       " is not a model-update key; known: " + known(),
       "a model-update key of the policy is not a key name; known: " + known(),
       "a model-update key of the policy is not a key name; known: " + known(),
       " must have a value (null is not one)");
 
   private RolloutPolicy() {}
+
+  /** A key that takes a value ({@code model-update.canary-ratio}), not a section ({@code model-update.tolerance}). */
+  private static boolean isSettableKey(String key) {
+    if (!key.startsWith(PREFIX)) return false;
+    String rest = key.substring(PREFIX.length());
+    try {
+      return KNOWN.hasPath(rest) && KNOWN.getValue(rest).valueType() != com.typesafe.config.ConfigValueType.OBJECT;
+    } catch (com.typesafe.config.ConfigException.BadPath e) {
+      return false; // not a key name at all: the caller says so
+    }
+  }
 
   /**
    * The agent's run-time rollout overrides were replaced (untagged: no transition of a version).

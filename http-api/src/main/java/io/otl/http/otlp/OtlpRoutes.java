@@ -20,14 +20,11 @@ import io.otl.http.BadRequest;
 import io.otl.http.ContentEncoding;
 import io.otl.http.Json;
 import io.otl.http.MetricsRegistry;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.zip.GZIPInputStream;
 import org.apache.pekko.http.javadsl.model.ContentType;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntity;
@@ -211,18 +208,12 @@ public final class OtlpRoutes {
       throw new BadRequest(415, "unsupported_media_type",
           "Content-Encoding is " + encoding + "; OTLP/HTTP bodies may be gzip or not encoded");
     }
-    try (InputStream in = new GZIPInputStream(new java.io.ByteArrayInputStream(raw.toArray()))) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      byte[] buf = new byte[8192];
-      for (int n; (n = in.read(buf)) > 0; ) {
-        if (out.size() + n > maxDecodedBytes) {
-          throw new BadRequest(413, "payload_too_large",
-              "the gzip body decompresses to more than " + maxDecodedBytes + " bytes (otlp.max-decoded-bytes)");
-        }
-        out.write(buf, 0, n);
-      }
-      return out.toByteArray();
-    } catch (IOException e) {
+    try {
+      return StrictGunzip.decode(raw.toArray(), maxDecodedBytes);
+    } catch (StrictGunzip.TooLarge e) {
+      throw new BadRequest(413, "payload_too_large",
+          "the gzip body decompresses to more than " + maxDecodedBytes + " bytes (otlp.max-decoded-bytes)");
+    } catch (StrictGunzip.Invalid e) {
       throw new BadRequest(400, "invalid_otlp", "Content-Encoding is gzip but the body is not valid gzip: "
           + e.getMessage());
     }
