@@ -240,85 +240,17 @@ final class RecordPlanner {
   }
 
   /**
-   * The door that wrote an event id: the AgentScope hook ({@code as-…}) or the inference gateway
-   * ({@code gw:…}), else null (every other door, and clients' own ids).
-   */
-  private static String door(String eventId) {
-    if (eventId.startsWith("as-")) return "as";
-    if (eventId.startsWith("gw:")) return "gw";
-    return null;
-  }
-
-  /**
-   * Whether {@code input} is the other door's record of what the session holds, or null when it is
-   * not: an agent whose hook and whose model's gateway calls write one session (the same
-   * {@code X-Session-Id}) has each turn reach the node twice, under ids of each door's own, and the
-   * session stored every user message, answer and tool call twice (an SFT line with two system
-   * prompts and two tool results per call, trial t41). An echo is: a tool call whose callId and tool
-   * the other door stored; an answer whose msgId and text it stored (the gateway's figures, the
-   * served version and tokens, are added to the hook's record as details: the list holds them); a
-   * message of one role and text that the other door stored more often than this one (a user who
-   * says "yes" twice is stored twice). Empty: a duplicate with nothing to add.
+   * Whether {@code input} is another door's record of what the session holds ({@link DoorEchoes}), or
+   * null when it is not. Only a session that holds another door's records is searched, and only then
+   * is the input desensitized for the comparison.
    */
   private List<Event> echoOfOtherDoor(State draft, SessionInput input, String eventId, Instant now) {
-    String door = door(eventId);
-    if (door == null || !holdsOtherDoor(draft, door)) return null;
-    if (input instanceof SessionInput.ToolCall) {
-      ToolCallRecorded sent = (ToolCallRecorded) toEvent(input, eventId, now, now, draft.agentId(), null);
-      if (sent.callId() == null) return null;
-      for (ToolCallRecorded stored : draft.toolCalls()) {
-        String other = door(stored.eventId());
-        if (other != null && !other.equals(door) && sent.callId().equals(stored.callId())
-            && java.util.Objects.equals(sent.toolName(), stored.toolName())) {
-          return List.of();
-        }
-      }
+    String door = DoorEchoes.door(eventId);
+    if (door == null || !(input instanceof SessionInput.ToolCall || input instanceof SessionInput.Message)
+        || !DoorEchoes.holdsOtherDoor(draft, door)) {
       return null;
     }
-    if (!(input instanceof SessionInput.Message)) return null;
-    MessageRecorded sent = (MessageRecorded) toEvent(input, eventId, now, now, draft.agentId(), null);
-    if (sent.role() == Role.assistant && sent.msgId() != null) {
-      for (MessageRecorded stored : draft.messages()) {
-        String other = door(stored.eventId());
-        if (other != null && !other.equals(door) && stored.role() == Role.assistant
-            && sent.msgId().equals(stored.msgId()) && java.util.Objects.equals(sent.content(), stored.content())) {
-          if (sent.inference() != null && stored.inference() == null) {
-            return List.of(new MessageDetailsAdded("details:" + stored.eventId(), stored.at(), now, stored.eventId(),
-                stored.msgId(), stored.latencyMs(), sent.inference()));
-          }
-          return List.of();
-        }
-      }
-      return null;
-    }
-    int mine = 0;
-    int others = 0;
-    for (MessageRecorded stored : draft.messages()) {
-      String d = door(stored.eventId());
-      if (d == null || stored.role() != sent.role() || !java.util.Objects.equals(stored.content(), sent.content())) {
-        continue;
-      }
-      if (d.equals(door)) mine++;
-      else others++;
-    }
-    return others > mine ? List.of() : null;
-  }
-
-  /**
-   * Whether the session holds a message or tool call the other door wrote: a session only one door
-   * writes (every gateway session, every hook session) is not searched for echoes, and its inputs are
-   * not desensitized a second time for the comparison.
-   */
-  private static boolean holdsOtherDoor(State draft, String door) {
-    for (MessageRecorded m : draft.messages()) {
-      String d = door(m.eventId());
-      if (d != null && !d.equals(door)) return true;
-    }
-    for (ToolCallRecorded t : draft.toolCalls()) {
-      String d = door(t.eventId());
-      if (d != null && !d.equals(door)) return true;
-    }
-    return false;
+    return DoorEchoes.echo(draft, door, toEvent(input, eventId, now, now, draft.agentId(), null), now);
   }
 
   /** The events that seal a session idle since {@code state.lastActivityAt()}: a TIMEOUT result, then completion. */
