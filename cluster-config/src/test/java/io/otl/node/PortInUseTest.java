@@ -32,4 +32,16 @@ class PortInUseTest {
     }
     assertEquals("", PortInUse.hint(new IllegalStateException("journal unreachable", new java.io.IOException("refused"))));
   }
+
+  /**
+   * A listen host whose lookup outlasted the config check's bound fails at the bind, with pekko's
+   * "Bind failed … UnresolvedAddressException" naming no key (trial t47): the hint names it.
+   */
+  @Test
+  void anUnresolvedListenHostAtTheBindNamesTheHostKey() {
+    String hint = PortInUse.hint(new RuntimeException("Bind failed for TCP channel on endpoint [no.such.host.invalid:8080]",
+        new java.nio.channels.UnresolvedAddressException()));
+    assertTrue(hint.contains("agentscope.training.http.host") && hint.contains("OTL_HTTP_HOST"), hint);
+    assertTrue(!hint.contains("another process listens"), hint);
+  }
 }

@@ -82,6 +82,20 @@ class StartupFailureTest {
     assertFalse(message.contains("s3cret"), message);
   }
 
+  /**
+   * OTL_HTTP_HOST (http.host) that does not resolve: Pekko's "Bind failed … UnresolvedAddressException",
+   * after the journal was created, named no key (trial t47). Refused with the other settings now.
+   */
+  @Test
+  void aListenHostThatDoesNotResolveNamesTheKey() {
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> TrainingNode.start(
+        ConfigFactory.parseMap(Map.of("agentscope.training.http.host", "no.such.host.invalid"))
+            .withFallback(TestDatabases.node(ConfigFactory.empty(), false))));
+    assertEquals(1, e.errors().size(), e.getMessage());
+    assertTrue(e.getMessage().contains("agentscope.training.http.host = \"no.such.host.invalid\": must be"),
+        e.getMessage());
+  }
+
   @Test
   void aWrongPostgresPasswordNamesTheCredentialSettings() {
     TestDatabases.requirePostgres();

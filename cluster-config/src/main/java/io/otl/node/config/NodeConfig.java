@@ -99,6 +99,7 @@ public final class NodeConfig {
       }
     }
     errors.addAll(ClusterAddressKeys.errors(merged, env));
+    errors.addAll(ListenHostKey.errors(merged));
     unknown.addAll(ModelSection.unknownKeys(merged));
     if (!errors.isEmpty()) throw new ConfigValidationException(errors, unknown);
     unknown.forEach(log::warn);

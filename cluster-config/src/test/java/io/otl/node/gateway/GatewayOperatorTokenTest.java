@@ -85,4 +85,30 @@ class GatewayOperatorTokenTest {
     assertEquals(400, e.statusCode());
     assertTrue(String.valueOf(e.getMessage()).contains("X-Agent-Id"), String.valueOf(e.getMessage()));
   }
+
+  /**
+   * Reads are open on this node, and with no agent keys a key names no agent: a wrong bearer token on
+   * the API's GET /v1/models/{agentId} is ignored as on every other open read. It was OpenAI's 401
+   * invalid_api_key, the gateway's answer, for that one read (trial t47). A request that names its
+   * agent is the gateway's client and keeps the gateway's 401.
+   */
+  @Test
+  void aWrongTokenOnTheModelsViewIsIgnoredAsOnEveryOpenRead() {
+    Http anyone = new Http(gateway.uri("/").getPort());
+    Http.Response wrong = anyone.get("/v1/models/" + AGENT, "Authorization", "Bearer not-the-token");
+    assertEquals(200, wrong.status(), wrong.body());
+    assertEquals(AGENT, wrong.json().path("agentId").asText(), wrong.body());
+    Http.Response route = anyone.get("/v1/models/" + AGENT + "/route?sessionId=s", "Authorization", "Bearer x");
+    assertEquals(200, route.status(), "the neighbouring read, for comparison: " + route.body());
+    // "default" names no agent's OpenAI model here (no agent keys, no X-Agent-Id): the API's view of an
+    // agent called "default", the same answer with a wrong token as without one (404 here: no versions).
+    Http.Response defaultWrong = anyone.get("/v1/models/default", "Authorization", "Bearer not-the-token");
+    Http.Response defaultNone = anyone.get("/v1/models/default");
+    assertEquals(defaultNone.status(), defaultWrong.status(), defaultWrong.body());
+    assertEquals(defaultNone.body(), defaultWrong.body());
+    Http.Response asAgent = anyone.get("/v1/models/default", "Authorization", "Bearer not-the-token",
+        "X-Agent-Id", AGENT);
+    assertEquals(401, asAgent.status(), asAgent.body());
+    assertEquals("invalid_api_key", asAgent.json().path("error").path("code").asText(), asAgent.body());
+  }
 }

@@ -21,17 +21,20 @@ final class GatewayIdentity {
 
   /**
    * Whether a request comes from an agent's OpenAI client (it names an agent, or presents an agent's
-   * gateway key), so that {@code /v1/models/default} is OpenAI's model; an operator's request for the
-   * agent called "default" carries neither and still reaches the design's models view.
+   * gateway key, with agent keys configured), so that {@code /v1/models/default} is OpenAI's model; an
+   * operator's request for the agent called "default" carries neither and still reaches the design's
+   * models view.
    */
   boolean callsAsAgent(HttpRequest request) {
     if (request.getHeader(GatewayRoutes.AGENT_HEADER).isPresent()) return true;
     Optional<String> auth = io.otl.http.Auth.authorization(request);
     Optional<byte[]> given = io.otl.http.Auth.bearerToken(auth);
-    if (given.isEmpty() || !settings.authEnabled()) return false;
-    // With agent keys configured, any key but the node's API token is an agent's client: a wrong key
-    // then gets the gateway's 401, where models.retrieve("default") with a typo in the key got the
-    // operator's 200 view of an agent called "default" on a node whose reads are open.
+    // Only agent keys make a key name an agent. With agent keys configured, any key but the node's API
+    // token is an agent's client: a wrong key then gets the gateway's 401, where models.retrieve("default")
+    // with a typo in the key got the operator's 200 view of an agent called "default" on a node whose
+    // reads are open. With auth.token alone a key names no agent (X-Agent-Id does), so a wrong one is
+    // an API read's, which open reads ignore: GET /v1/models/{agentId} answered OpenAI's 401 there.
+    if (given.isEmpty() || settings.apiKeys().isEmpty()) return false;
     return !operator(given.get());
   }
 

@@ -1,0 +1,62 @@
+package io.otl.node.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigValue;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * {@code http.host}, the address the HTTP API and the OTLP receiver listen on (there is no
+ * {@code otlp.host}: the OTLP port binds the same host). A name that does not resolve
+ * ({@code OTL_HTTP_HOST=no.such.host.invalid}) stopped start-up only at the bind, after the journal was
+ * created, with Pekko's "Bind failed … UnresolvedAddressException" naming neither key nor variable.
+ * Resolved here with the other checks: the bind would resolve it anyway (no slower), and the JVM caches
+ * the answer for it. The lookup is bounded: a resolver that does not answer in time is left to the bind.
+ */
+final class ListenHostKey {
+  private ListenHostKey() {}
+
+  static final String KEY = TrainingSettingsValidator.ROOT + ".http.host";
+  private static final long LOOKUP_MILLIS = 3000;
+
+  /** One sentence when the host does not resolve, naming the key and, when it came from one, the variable. */
+  static List<String> errors(Config merged) {
+    if (!merged.hasPath(KEY)) return List.of();
+    ConfigValue v = merged.getValue(KEY);
+    if (!(v.unwrapped() instanceof String host) || host.isBlank()) return List.of(); // the key's own rule
+    if (resolves(host)) return List.of();
+    SettingsCheck check = new SettingsCheck(merged);
+    check.error(KEY, v, "an address of this machine to listen on (an IP address, 0.0.0.0 for all of them, or a"
+        + " host name that resolves): this name does not resolve");
+    return check.errors;
+  }
+
+  private static boolean resolves(String host) {
+    CompletableFuture<Boolean> lookup = CompletableFuture.supplyAsync(() -> {
+      try {
+        InetAddress.getByName(host);
+        return true;
+      } catch (UnknownHostException e) {
+        return false;
+      }
+    }, r -> {
+      Thread t = new Thread(r, "http-host-lookup");
+      t.setDaemon(true); // a hung resolver must not keep the JVM alive
+      t.start();
+    });
+    try {
+      return lookup.get(LOOKUP_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException slowResolver) {
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return true;
+    } catch (java.util.concurrent.ExecutionException e) {
+      return true; // anything but "unknown host" is the bind's to report
+    }
+  }
+}
