@@ -11,22 +11,19 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
-import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
-import io.opentelemetry.sdk.trace.export.SpanExporter;
+import io.otl.node.otlp.GenAiAgent;
 import io.otl.node.testing.Await;
 import io.otl.node.testing.Http;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,33 +50,6 @@ class GatewayWithOtlpSpansTest {
   @AfterAll
   static void stop() {
     if (gateway != null) gateway.close();
-  }
-
-  /** Keeps the finished spans until a test exports them, as a batch span processor would. */
-  private static final class Collect implements SpanExporter {
-    final List<SpanData> spans = new CopyOnWriteArrayList<>();
-
-    List<SpanData> take() {
-      List<SpanData> batch = List.copyOf(spans);
-      spans.removeAll(batch);
-      return batch;
-    }
-
-    @Override
-    public CompletableResultCode export(Collection<SpanData> batch) {
-      spans.addAll(batch);
-      return CompletableResultCode.ofSuccess();
-    }
-
-    @Override
-    public CompletableResultCode flush() {
-      return CompletableResultCode.ofSuccess();
-    }
-
-    @Override
-    public CompletableResultCode shutdown() {
-      return CompletableResultCode.ofSuccess();
-    }
   }
 
   private static ObjectNode message(String role, String content) {
@@ -144,7 +114,7 @@ class GatewayWithOtlpSpansTest {
   @Test
   void theGatewayAndTheSpansOnOneSessionStoreEachMessageAndToolCallOnce() throws Exception {
     String session = "gw-otel-" + java.util.UUID.randomUUID();
-    Collect collect = new Collect();
+    GenAiAgent.Collect collect = new GenAiAgent.Collect();
     SdkTracerProvider provider = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(collect))
         .build();
     Tracer tracer = provider.get("weather-agent");

@@ -22,7 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * semantic conventions describe (invoke_agent → chat → execute_tool → chat), its spans kept so a
  * test can export the same batch several ways.
  */
-final class GenAiAgent {
+public final class GenAiAgent {
   static final String USER_1 = "What is the weather in Paris? My phone is +33 6 12 34 56 78.";
   static final String USER_2 = "Thanks! Send it to alice@example.com please.";
   static final String ANSWER_1 = "It is 21 degrees and sunny in Paris.";
@@ -174,10 +174,10 @@ final class GenAiAgent {
   }
 
   /** Keeps the spans as they end; {@link #take} hands over those ended since the last take (a batch). */
-  static final class Collect implements SpanExporter {
+  public static final class Collect implements SpanExporter {
     final List<SpanData> spans = new CopyOnWriteArrayList<>();
 
-    List<SpanData> take() {
+    public List<SpanData> take() {
       List<SpanData> batch = List.copyOf(spans);
       spans.removeAll(batch);
       return batch;
