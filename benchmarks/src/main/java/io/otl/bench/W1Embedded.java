@@ -21,7 +21,8 @@ final class W1Embedded {
       DataCollector dc = node.dataCollector();
       Ingest.Sender<List<SessionInput>> sender = (sid, inputs) -> dc.record(sid, "bench-agent", inputs)
           .thenApply(rec -> rec.accepted());
-      int warm = Math.max(10, sessions / 5);
+      // --warmup-sessions: a node in service has compiled its hot paths; a fifth of the run leaves the JIT busy.
+      int warm = Math.max(10, args.integer("warmup-sessions", sessions / 5));
       Ingest.drive("w1warm-", Ingest.prepare("w1warm-", warm, events, batch, EventGen::inputs), concurrency, sender,
           600);
       if (!args.flag("no-analyze")) pg.analyze(schema);

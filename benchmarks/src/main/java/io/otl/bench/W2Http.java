@@ -43,7 +43,8 @@ final class W2Http {
               return CompletableFuture.failedFuture(e);
             }
           });
-      int warm = Math.max(10, sessions / 5);
+      // --warmup-sessions: a node in service has compiled its hot paths; a fifth of the run leaves the JIT busy.
+      int warm = Math.max(10, args.integer("warmup-sessions", sessions / 5));
       Ingest.drive("w2warm-", Ingest.prepare("w2warm-", warm, events, batch, l -> EventGen.body("bench-agent", l)),
           concurrency, sender, 600);
       if (!args.flag("no-analyze")) pg.analyze(schema);
