@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 /** An idempotent consumer: keeps the first notice per (sessionId, eventId), counts every call. */
-final class RecordingSink implements TrajectorySink {
+class RecordingSink implements TrajectorySink {
   final Map<String, TrajectoryNotice> notices = new ConcurrentHashMap<>();
   final AtomicInteger deliveries = new AtomicInteger();
 

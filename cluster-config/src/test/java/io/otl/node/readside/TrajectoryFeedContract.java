@@ -63,6 +63,34 @@ abstract class TrajectoryFeedContract {
     }
   }
 
+  /**
+   * A consumer that takes its time (the coordinator's journal write) gets what waited meanwhile in
+   * one call: with 8 deliveries in flight the first notices of a poll went one by one, each a write
+   * the one coordinator made in turn, and it trailed the sessions by seconds under load (W1).
+   */
+  @Test
+  void aSlowConsumerGetsWhatWaitedInOneCall() throws Exception {
+    try (TrainingNode n = TrainingNode.start(TestDatabases.node(database(), false))) {
+      List<String> ids = completedSessions(n.dataCollector(), "waiting", "agent-a", 40);
+      java.util.Queue<Integer> calls = new java.util.concurrent.ConcurrentLinkedQueue<>();
+      RecordingSink sink = new RecordingSink() {
+        @Override
+        public java.util.concurrent.CompletionStage<Void> deliverAll(List<TrajectoryNotice> notices) {
+          calls.add(notices.size());
+          notices.forEach(this::deliver);
+          return java.util.concurrent.CompletableFuture.runAsync(() -> { },
+              java.util.concurrent.CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS));
+        }
+      };
+      TrajectoryFeed.start(n.system(), "slow", sink, settings(Duration.ofHours(1)));
+      await("40 completions", WAIT, () -> sink.completedSessions().size() == 40);
+      assertEquals(new HashSet<>(ids), sink.completedSessions());
+      // The journal may hand them over in two polls: then two pairs of (first alone, rest together).
+      assertTrue(calls.size() <= 4, "40 completions waiting in the journal reached a slow consumer in "
+          + calls.size() + " calls " + calls + "; expected the first of a poll alone and its rest together");
+    }
+  }
+
   @Test
   void deliversEveryCompletionOnceAcrossANodeRestartAndResumesFromTheStoredOffset() throws Exception {
     Config node = TestDatabases.node(database(), false);

@@ -94,6 +94,9 @@ public final class TaggedEventFeed {
   /** At most this many mapped events are handed to the consumer in one deliverAll. */
   static final int MAX_BATCH = 256;
 
+  /** Envelopes mapped at once, whatever the deliveries' parallelism (mapping may query the journal). */
+  static final int MAP_PARALLELISM = 8;
+
   /**
    * Starts (or joins) the singleton of feed {@code feedName} on this node. Idempotent per node.
    * Requires a cluster provider; the singleton's name is {@code feed-<feedName>}.
@@ -306,15 +309,17 @@ public final class TaggedEventFeed {
 
     /**
      * Maps envelopes in parallel, then hands them to the consumer in journal order (a publisher's
-     * sends keep that order), several in flight; emits each ordering once acknowledged. While all
-     * deliveries in flight are pending, the mapped events pile up into one batch (up to
-     * {@link #MAX_BATCH}) instead of waiting one by one: a slow consumer gets fewer, larger calls
-     * (backpressure), a fast one still gets each event alone and at once.
+     * sends keep that order), {@code parallelism} deliveries in flight; emits each ordering once
+     * acknowledged. While the deliveries in flight are pending, the mapped events pile up into one
+     * batch (up to {@link #MAX_BATCH}) instead of waiting one by one: a slow consumer gets fewer,
+     * larger calls (backpressure), a fast one still gets each event alone and at once. Mapping
+     * (older events' msgIds are one query each) runs at least {@link #MAP_PARALLELISM} at once, so a
+     * catch-up over an older journal does not wait for one query at a time.
      */
     private org.apache.pekko.stream.javadsl.Flow<EventEnvelope, Long, NotUsed> deliveries() {
       long timeout = settings.deliveryTimeout().toMillis();
       return org.apache.pekko.stream.javadsl.Flow.<EventEnvelope>create()
-          .mapAsync(settings.parallelism(), env -> mapper.map(env).toCompletableFuture()
+          .mapAsync(Math.max(MAP_PARALLELISM, settings.parallelism()), env -> mapper.map(env).toCompletableFuture()
               .orTimeout(timeout, TimeUnit.MILLISECONDS)
               .thenApply(item -> Pair.create(ordering(env), item)))
           .batch(MAX_BATCH, first -> {
