@@ -138,6 +138,65 @@ class EmbeddedApiInputTest {
     }
   }
 
+  /**
+   * What every wire door refuses while parsing (docs/http-edge.md, "Strict JSON") the embedding API
+   * stored (trial t49): a NUL or lone surrogate in a text (GET /v1/sessions then answered invalid JSON),
+   * an {@code at} of year 10000, 1969 or {@code Instant.MAX}, a NaN tool input (read back as the string
+   * "NaN"), a metadata value null. Each is now refused naming the field, and nothing is stored; what
+   * the wire doors take (an emoji, the last instant of 9999) still is.
+   */
+  @Test
+  void whatTheWireDoorsRefuseIsRefusedHereTooStoringNothing(@TempDir Path dir) throws Exception {
+    try (TrainingNode node = TrainingNode.start(TestDatabases.node(TestDatabases.h2(dir), false))) {
+      DataCollector dc = node.dataCollector();
+      var json = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+      java.util.Map<String, String> nullValue = new java.util.HashMap<>();
+      nullValue.put("k", null);
+      com.fasterxml.jackson.databind.node.ObjectNode deep = json.objectNode();
+      com.fasterxml.jackson.databind.node.ObjectNode level = deep;
+      for (int i = 1; i < 32; i++) level = level.putObject("a"); // 32 levels: one past the limit of 31
+      java.time.Instant year10000 = java.time.Instant.parse("+10000-01-01T00:00:00Z");
+      java.util.Map<String, SessionInput> refused = new java.util.LinkedHashMap<>();
+      refused.put("events[0].content", new SessionInput.Message("e1", null, "user", "a\u0000b", null, null));
+      refused.put("events[0].content|surrogate", new SessionInput.Message("e1", null, "user", "a\ud800b", null, null));
+      refused.put("events[0].at", new SessionInput.Message("e1", year10000, "user", "x", null, null));
+      refused.put("events[0].at|max", new SessionInput.Message("e1", java.time.Instant.MAX, "user", "x", null, null));
+      refused.put("events[0].at|1969", new SessionInput.Message("e1", java.time.Instant.parse("1969-12-31T23:59:59Z"),
+          "user", "x", null, null));
+      refused.put("events[0].input", new SessionInput.ToolCall("e1", null, "c1", "calc",
+          com.fasterxml.jackson.databind.node.DoubleNode.valueOf(Double.NaN), json.objectNode(), true, 1L));
+      refused.put("events[0].output", new SessionInput.ToolCall("e1", null, "c1", "calc", json.objectNode(),
+          json.objectNode().put("x\u0000", 1), true, 1L));
+      refused.put("events[0].input|deep", new SessionInput.ToolCall("e1", null, "c1", "calc", deep, null, true, 1L));
+      refused.put("events[0].metadata value #0", new SessionInput.Start("e1", null, null, null, nullValue));
+      refused.put("events[0].thought", new SessionInput.Reasoning("e1", null, 1, "\udc00", null, null));
+      refused.put("events[0].detail", new SessionInput.Result("e1", null, "SUCCESS", "done\u0000"));
+      for (var e : refused.entrySet()) {
+        String field = e.getKey().replaceAll("\\|.*", "");
+        Throwable t = failure(() -> dc.record("strict-1", "agent-a", e.getValue()));
+        DataCollector.RecordRejectedException r = assertInstanceOf(DataCollector.RecordRejectedException.class, t,
+            e.getKey() + ": " + t);
+        assertEquals(field, r.rejection().field(), e.getKey() + ": " + r.getMessage());
+        assertTrue(r.getMessage().startsWith(field), r.getMessage());
+      }
+      Throwable nan = failure(() -> dc.feedback("strict-1", "agent-a", "THUMBS_UP", Double.NaN, "fb-1"));
+      assertEquals("events[0].value must be a finite number", nan.getMessage());
+      // A refused input among valid ones refuses the batch whole, as the session does.
+      Throwable second = failure(() -> dc.record("strict-1", "agent-a",
+          new SessionInput.Message("ok-1", null, "user", "fine", null, null),
+          new SessionInput.Message("e2", null, "assistant", "x\u0000", null, null)));
+      assertEquals("events[1].content", ((DataCollector.RecordRejectedException) second).rejection().field());
+      assertTrue(dc.trajectory("strict-1").toCompletableFuture().get(20, TimeUnit.SECONDS).isEmpty(),
+          "nothing refused is stored");
+
+      dc.record("strict-1", "agent-a",
+          new SessionInput.Message("ok-1", java.time.Instant.parse("9999-12-31T23:59:59Z"), "user", "hi \uD83C\uDF0D",
+              null, null)).toCompletableFuture().get(20, TimeUnit.SECONDS);
+      assertEquals("hi \uD83C\uDF0D", dc.trajectory("strict-1").toCompletableFuture().get(20, TimeUnit.SECONDS)
+          .orElseThrow().messages().get(0).content());
+    }
+  }
+
   private static long modelVersionEvents(TrainingNode node) throws Exception {
     try (var c = io.otl.persistence.JournalSchema.connect(node.journal()); var st = c.createStatement();
         var rs = st.executeQuery("SELECT COUNT(*) FROM event_journal WHERE persistence_id LIKE 'ModelVersion|%'")) {

@@ -51,8 +51,14 @@ public final class DataCollector {
         .ask(reply -> new AgentSession.Record(agentId, events, reply), timeout);
   }
 
-  /** Records a batch atomically; fails with {@link RecordRejectedException} if it is refused. */
+  /**
+   * Records a batch atomically; fails with {@link RecordRejectedException} if it is refused. The inputs
+   * are held to the wire doors' strict-JSON rules first ({@link EmbeddedInputRules}): no parser has seen
+   * them, and the session stores what those rules would have refused.
+   */
   public CompletionStage<Recorded> record(String sessionId, String agentId, List<SessionInput> events) {
+    Rejected unstorable = EmbeddedInputRules.problem(events);
+    if (unstorable != null) return CompletableFuture.failedFuture(new RecordRejectedException(unstorable));
     return submit(sessionId, agentId, events).thenCompose(DataCollector::accepted);
   }
 

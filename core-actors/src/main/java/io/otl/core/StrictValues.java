@@ -1,0 +1,74 @@
+package io.otl.core;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * What a stored value may hold beyond its type (issue #14.6, #14.7; docs/http-edge.md, "Strict JSON"): no
+ * NUL characters or lone UTF-16 surrogates in strings or keys, only finite numbers, no deeper nesting
+ * than a limit. The wire doors (HTTP bodies, Kafka records, OTLP spans, the gateway) apply these rules
+ * through {@code io.otl.wire.JsonLimits}, which delegates here; the embedding API applies them to the
+ * Java objects it is given ({@code io.otl.core.api.DataCollector}), so no door stores what another
+ * refuses. Such values broke exports and PostgreSQL text, or could not be read back.
+ */
+public final class StrictValues {
+  private StrictValues() {}
+
+  /** Why {@code node} cannot be stored, naming the path; null when it can. */
+  public record Problem(boolean tooDeep, String message) {}
+
+  /** Checks a tree whose root counts as level 1 of {@code maxDepth}. */
+  public static Problem problem(JsonNode node, String path, int maxDepth) {
+    return check(node, path, 1, maxDepth);
+  }
+
+  private static Problem check(JsonNode node, String path, int depth, int maxDepth) {
+    if (node.isContainerNode() && depth > maxDepth) {
+      return new Problem(true, path + " is nested " + depth + " levels deep; at most " + maxDepth + " are accepted");
+    }
+    if (node.isObject()) {
+      Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+      while (fields.hasNext()) {
+        Map.Entry<String, JsonNode> f = fields.next();
+        String text = textProblem(f.getKey());
+        if (text != null) return new Problem(false, "a key of " + path + " " + text);
+        // shownPath: a policy key (trigger.min-samples) is a dotted word and must be named
+        String child = path + "." + Ids.shownPath(f.getKey());
+        Problem p = check(f.getValue(), child, depth + 1, maxDepth);
+        if (p != null) return p;
+      }
+    } else if (node.isArray()) {
+      for (int i = 0; i < node.size(); i++) {
+        Problem p = check(node.get(i), path + "[" + i + "]", depth + 1, maxDepth);
+        if (p != null) return p;
+      }
+    } else if (node.isTextual()) {
+      String text = textProblem(node.textValue());
+      if (text != null) return new Problem(false, path + " " + text);
+    } else if (node.isFloatingPointNumber() && !Double.isFinite(node.doubleValue())) {
+      // A parsed 1e999 reads as Infinity; a tree built in Java may also hold NaN. Neither is JSON.
+      if (Double.isNaN(node.doubleValue())) return new Problem(false, path + " is NaN, which JSON cannot hold");
+      return new Problem(false, path + " is a number too large for a double (it would be stored as Infinity)");
+    }
+    return null;
+  }
+
+  /** Why a string cannot be stored as given (a NUL, a lone surrogate), or null; null for null. */
+  public static String textProblem(String s) {
+    if (s == null) return null;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == 0) return "contains a NUL character (\\u0000)";
+      if (Character.isHighSurrogate(c)) {
+        if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+          i++;
+          continue;
+        }
+        return "contains a lone UTF-16 surrogate (an escaped \\ud800-\\udbff without its pair)";
+      }
+      if (Character.isLowSurrogate(c)) return "contains a lone UTF-16 surrogate (\\udc00-\\udfff without its pair)";
+    }
+    return null;
+  }
+}
