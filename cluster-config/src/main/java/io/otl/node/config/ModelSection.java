@@ -44,7 +44,8 @@ public record ModelSection(
       errors.add(PATH + ".base-url: must not have a query or fragment (?…, #…): the gateway appends /chat/completions"
           + " to it; give a key as " + PATH + ".api-key");
     } else if (baseUrl != null && !isHttpUrl(baseUrl)) {
-      errors.add(PATH + ".base-url = " + baseUrl + ": must be an http(s) URL such as http://127.0.0.1:8000/v1");
+      errors.add(PATH + ".base-url = " + TrainingSettingsValidator.render(PATH + ".base-url", c.getValue("base-url"))
+          + ": must be an http(s) URL such as http://127.0.0.1:8000/v1");
     }
     if (io.otl.core.Ids.hasControlCharacter(modelName)) {
       // v0's served model name: sent upstream and logged as written (not repeated here).
@@ -96,7 +97,9 @@ public record ModelSection(
       }
       return v;
     } catch (ConfigException.WrongType e) {
-      errors.add(PATH + "." + key + ": must be a string");
+      // Shown as every key's wrong value is (render masks the api-key's).
+      errors.add(PATH + "." + key + " = " + TrainingSettingsValidator.render(PATH + "." + key, c.getValue(key))
+          + ": must be a string");
       return fallback;
     }
   }

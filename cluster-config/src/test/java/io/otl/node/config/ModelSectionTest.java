@@ -103,6 +103,11 @@ class ModelSectionTest {
           setting);
       assertEquals(List.of(error), e.errors(), setting);
     });
+    // A value of the wrong type is shown too, the key's masked.
+    ConfigValidationException types = assertThrows(ConfigValidationException.class, () -> ModelSection.fromRoot(
+        ConfigFactory.parseString("agentscope.model { base-url = [x], model-name = m, api-key = [sk-leak] }")));
+    assertEquals(List.of("agentscope.model.base-url = [\"x\"]: must be a string",
+        "agentscope.model.api-key = ****: must be a string"), types.errors());
     // The longest accepted, and numbers written as strings (YAML quotes, an environment variable) still load.
     ModelSection longest = ModelSection.fromRoot(ConfigFactory.parseString(
         base + "timeout-seconds = 86400, max-retries = \"100\" }")).orElseThrow();
