@@ -75,6 +75,31 @@ final class UnknownKeys {
   }
 
 
+  /** The sections of {@code agentscope} the node reads. */
+  static final List<String> AGENTSCOPE_SECTIONS = List.of("training", "model");
+
+  /**
+   * One line per key directly under {@code agentscope} besides its training and model sections. A
+   * misspelt section ({@code trainin:} in an application.yml, {@code [trainin]} in a config.toml) was
+   * read by nobody and reported by nobody: the node started on its defaults, the file's trigger,
+   * algorithm and desensitize patterns ignored without a word (trial t50). Another tool's section
+   * (AgentScope's own) is named too, as ignored, with no suggestion unless a section's name is close.
+   */
+  static List<String> outsideTheSections(Config root) {
+    if (!root.hasPath("agentscope") || !(root.getValue("agentscope") instanceof ConfigObject top)) {
+      return List.of();
+    }
+    List<String> lines = new ArrayList<>();
+    for (String key : new java.util.TreeSet<>(top.keySet())) {
+      if (AGENTSCOPE_SECTIONS.contains(key)) continue;
+      // A file without an agentscope root is read as that section, so a misspelt root shows up here too.
+      String close = closest(key, List.of("training", "model", "agentscope"));
+      lines.add(ConfigUtil.joinPath("agentscope", key) + ": unknown key, ignored"
+          + (close == null ? "" : " (did you mean " + close + "?)"));
+    }
+    return lines;
+  }
+
   private static String suggest(String name, String section) {
     return closest(name, TrainingKeys.childrenOf(section));
   }

@@ -78,6 +78,43 @@ class ModelSectionTest {
     assertFalse(message.contains("sk-leak"), message);
   }
 
+  /**
+   * Trial t50: timeout_seconds = 1.5 was taken as 1 s; "sixty" and 99999999999 were refused as "must be a whole
+   * number" without the value or the range; 2147483647 passed and stopped the node after its journal was
+   * written, naming the simulator's port. Each is now refused with key, value and range, as design §8 asks.
+   */
+  @Test
+  void timeoutAndRetriesAreWholeNumbersInRangeNamedWithTheirValue() {
+    String base = "agentscope.model { base-url = \"http://127.0.0.1:8000/v1\", model-name = \"m\", ";
+    Map<String, String> refused = Map.of(
+        "timeout-seconds = 1.5", "agentscope.model.timeout-seconds = 1.5: must be a whole number from 1 to 86400",
+        "timeout-seconds = sixty", "agentscope.model.timeout-seconds = \"sixty\": must be a whole number from 1 to 86400",
+        "timeout-seconds = 99999999999",
+        "agentscope.model.timeout-seconds = 99999999999: must be a whole number from 1 to 86400",
+        "timeout-seconds = 2147483647",
+        "agentscope.model.timeout-seconds = 2147483647: must be a whole number from 1 to 86400",
+        "timeout-seconds = 0", "agentscope.model.timeout-seconds = 0: must be a whole number from 1 to 86400",
+        "max-retries = -1", "agentscope.model.max-retries = -1: must be a whole number from 0 to 100",
+        "max-retries = 101", "agentscope.model.max-retries = 101: must be a whole number from 0 to 100",
+        "max-retries = true", "agentscope.model.max-retries = true: must be a whole number from 0 to 100");
+    refused.forEach((setting, error) -> {
+      Config bad = ConfigFactory.parseString(base + setting + " }");
+      ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ModelSection.fromRoot(bad),
+          setting);
+      assertEquals(List.of(error), e.errors(), setting);
+    });
+    // A value of the wrong type is shown too, the key's masked.
+    ConfigValidationException types = assertThrows(ConfigValidationException.class, () -> ModelSection.fromRoot(
+        ConfigFactory.parseString("agentscope.model { base-url = [x], model-name = m, api-key = [sk-leak] }")));
+    assertEquals(List.of("agentscope.model.base-url = [\"x\"]: must be a string",
+        "agentscope.model.api-key = ****: must be a string"), types.errors());
+    // The longest accepted, and numbers written as strings (YAML quotes, an environment variable) still load.
+    ModelSection longest = ModelSection.fromRoot(ConfigFactory.parseString(
+        base + "timeout-seconds = 86400, max-retries = \"100\" }")).orElseThrow();
+    assertEquals(86_400, longest.timeoutSeconds());
+    assertEquals(100, longest.maxRetries());
+  }
+
   @Test
   void yamlModelSectionTakesDefaultsForWhatItOmits() throws Exception {
     Files.createDirectories(Path.of("target"));

@@ -169,6 +169,36 @@ class NodeConfigTest {
   }
 
   /**
+   * Trial t50: application.yml with "trainin:" for "training:" started the node on its defaults, the file's
+   * trigger, algorithm and desensitize patterns read by nobody and reported by nobody. A key directly under
+   * agentscope other than its two sections is now an unknown key by name, with the section it resembles.
+   */
+  @Test
+  void aMisspeltSectionIsReportedByNameWithTheSectionItResembles() throws Exception {
+    String yml = java.nio.file.Files.readString(sample("application.yml"));
+    assertTrue(yml.contains("\n  training:\n"), "the sample's training section");
+    Path typo = write(dir, "application.yml", yml.replace("\n  training:\n", "\n  trainin:\n")
+        + "  modle:\n    base-url: ftp://x\n  studio:\n    url: http://localhost:3000\n");
+    assertEquals(List.of("agentscope.modle: unknown key, ignored (did you mean model?)",
+        "agentscope.studio: unknown key, ignored",
+        "agentscope.trainin: unknown key, ignored (did you mean training?)"),
+        UnknownKeys.outsideTheSections(NodeConfig.resolve(Optional.of(typo), ConfigFactory.empty(), Map.of())));
+
+    // Reported beside the errors when the start fails, as every other unknown key is.
+    Path withError = write(dir, "config.toml", String.join("\n",
+        "[model]", "base_url = \"ftp://x\"", "model_name = \"m\"", "[trainin]", "enabled = true", ""));
+    ConfigValidationException e = assertThrows(ConfigValidationException.class,
+        () -> NodeConfig.resolve(Optional.of(withError), ConfigFactory.empty(), Map.of()));
+    assertEquals(List.of("agentscope.trainin: unknown key, ignored (did you mean training?)"), e.unknownKeys());
+
+    // The three samples have no key outside the two sections.
+    for (String sample : new String[] {"application.yml", "settings.json", "config.toml"}) {
+      assertEquals(List.of(), UnknownKeys.outsideTheSections(
+          NodeConfig.resolve(Optional.of(sample(sample)), ConfigFactory.empty(), Map.of())), sample);
+    }
+  }
+
+  /**
    * A file with mistakes in both sections: the model section's errors stopped the start without the
    * training section's unknown key, and a model-section key nobody reads was never mentioned at all.
    */
@@ -180,8 +210,8 @@ class NodeConfigTest {
     ConfigValidationException e = assertThrows(ConfigValidationException.class,
         () -> NodeConfig.resolve(Optional.of(toml), ConfigFactory.empty(), Map.of()));
     assertEquals(2, e.errors().size(), e.getMessage());
-    assertTrue(e.getMessage().contains("agentscope.model.base-url = ftp://x: must be an http(s) URL"), e.getMessage());
-    assertTrue(e.getMessage().contains("agentscope.model.timeout-seconds: must be a whole number"), e.getMessage());
+    assertTrue(e.getMessage().contains("agentscope.model.base-url = \"ftp://x\": must be an http(s) URL"), e.getMessage());
+    assertTrue(e.getMessage().contains("agentscope.model.timeout-seconds = \"abc\": must be a whole number from 1 to 86400"), e.getMessage());
     assertEquals(List.of(T + "enabeld: unknown key, ignored (did you mean enabled?)",
         "agentscope.model.temprature: unknown key, ignored"), e.unknownKeys());
 
