@@ -206,11 +206,11 @@ public final class ApiRoutes {
           && !ownBodies.contains(path) && documented(path);
       return write && guarded ? auth.refusal(request) : java.util.Optional.empty();
     };
-    // One guard for every request: protobufErrors asks its supplier per request, and a guard made
+    // One guard for every request: statusErrors asks its supplier per request, and a guard made
     // there counted each request's in-flight slot alone (http.max-in-flight never refused; OverloadTest).
     Route guarded = new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS, ownBodies, bodyLimits, beforeBody)
         .wrap(all(top));
-    return io.otl.http.otlp.OtlpRoutes.protobufErrors(() -> guarded);
+    return io.otl.http.otlp.OtlpRoutes.statusErrors(() -> guarded);
   }
 
   static final String CROSS_SITE = "a write sent by a web page of another site is refused (Sec-Fetch-Site):"

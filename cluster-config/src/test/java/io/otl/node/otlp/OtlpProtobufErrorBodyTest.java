@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
  * The OTLP/HTTP specification: an error answer to a protobuf request is a protobuf {@code
  * google.rpc.Status}. The node's 401 (and its 413, 429, 503) came as the API's JSON, which an OTLP
  * client cannot read as one: the Java SDK's exporter (1.68) fell back to dumping the raw body into its
- * log ({@code Response body: {"error":…}}), older ones to {@code Unable to parse response body}.
+ * log ({@code Response body: {"error":…}}), older ones to {@code Unable to parse response body}. A
+ * JSON request's error is the same Status in the JSON encoding.
  */
 class OtlpProtobufErrorBodyTest {
   private static final String TOKEN = "otlp-error-token";
@@ -99,11 +100,69 @@ class OtlpProtobufErrorBodyTest {
       assertEquals(413, gzipBomb.statusCode());
       assertStatus(gzipBomb, 8, "otlp.max-decoded-bytes");
 
-      // a JSON request keeps the JSON error
-      HttpResponse<byte[]> json = post(port, "application/json", "{}".getBytes(), null);
-      assertEquals(401, json.statusCode());
-      assertTrue(json.headers().firstValue("Content-Type").orElse("").startsWith("application/json"));
     }
+  }
+
+  /**
+   * A JSON request's errors are the JSON encoding of the same Status ({@code code}, {@code message},
+   * {@code details}), not the API's bare {@code {"error","message"}} (trial t52); the API's {@code
+   * error} stays beside them. The HTTP statuses are unchanged.
+   */
+  @Test
+  void errorsToJsonRequestsAreJsonStatusMessagesOnBothPorts() throws Exception {
+    for (int port : new int[] {node.httpPort(), node.otlpPort()}) {
+      HttpResponse<byte[]> unauthorized = post(port, "application/json", "{}".getBytes(), null);
+      assertEquals(401, unauthorized.statusCode());
+      assertJsonStatus(unauthorized, 16, "Bearer", "unauthorized");
+      assertEquals("Bearer realm=\"otl\"", unauthorized.headers().firstValue("WWW-Authenticate").orElse("(none)"));
+
+      HttpResponse<byte[]> notOtlp = post(port, "application/json", "{\"resourceSpans\":7}".getBytes(), TOKEN);
+      assertEquals(400, notOtlp.statusCode());
+      assertJsonStatus(notOtlp, 3, "", "invalid_otlp");
+
+      HttpResponse<byte[]> keyTwice = post(port, "application/json",
+          "{\"resourceSpans\":[],\"resourceSpans\":[]}".getBytes(), TOKEN);
+      assertEquals(400, keyTwice.statusCode());
+      assertJsonStatus(keyTwice, 3, "", "invalid_otlp");
+
+      HttpResponse<byte[]> gzipBomb = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+              URI.create("http://127.0.0.1:" + port + "/v1/traces"))
+          .header("Content-Type", "application/json").header("Content-Encoding", "gzip")
+          .header("Authorization", "Bearer " + TOKEN)
+          .POST(HttpRequest.BodyPublishers.ofByteArray(gzip(new byte[10_000]))).build(),
+          HttpResponse.BodyHandlers.ofByteArray());
+      assertEquals(413, gzipBomb.statusCode());
+      assertJsonStatus(gzipBomb, 8, "otlp.max-decoded-bytes", "payload_too_large");
+
+      HttpResponse<byte[]> brotli = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+              URI.create("http://127.0.0.1:" + port + "/v1/traces"))
+          .header("Content-Type", "application/json").header("Content-Encoding", "br")
+          .header("Authorization", "Bearer " + TOKEN)
+          .POST(HttpRequest.BodyPublishers.ofByteArray("{}".getBytes())).build(),
+          HttpResponse.BodyHandlers.ofByteArray());
+      assertEquals(415, brotli.statusCode());
+      assertJsonStatus(brotli, 3, "br", null);
+
+      // a success is still the ExportTraceServiceResponse, not a Status
+      HttpResponse<byte[]> ok = post(port, "application/json", "{\"resourceSpans\":[]}".getBytes(), TOKEN);
+      assertEquals(200, ok.statusCode(), new String(ok.body()));
+      assertFalse(io.otl.http.Json.MAPPER.readTree(ok.body()).has("code"), new String(ok.body()));
+    }
+  }
+
+  private static void assertJsonStatus(HttpResponse<byte[]> r, int code, String inMessage, String apiError)
+      throws Exception {
+    String text = new String(r.body(), java.nio.charset.StandardCharsets.UTF_8);
+    assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/json"), text);
+    com.fasterxml.jackson.databind.JsonNode status = io.otl.http.Json.MAPPER.readTree(r.body());
+    assertTrue(status.path("code").isInt(), text);
+    assertEquals(code, status.path("code").asInt(), text);
+    assertTrue(status.path("message").isTextual() && !status.path("message").asText().isBlank(), text);
+    assertTrue(status.path("message").asText().contains(inMessage), text);
+    assertTrue(status.path("details").isArray() && status.path("details").isEmpty(), text);
+    if (apiError != null) assertEquals(apiError, status.path("error").asText(), text);
+    // the order a proto3 JSON encoder writes: the Status's own fields first
+    assertEquals("code", status.fieldNames().next(), text);
   }
 
   private static void assertStatus(HttpResponse<byte[]> r, int code, String inMessage) throws Exception {

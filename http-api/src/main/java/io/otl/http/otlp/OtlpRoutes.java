@@ -83,36 +83,81 @@ public final class OtlpRoutes {
   }
 
   /**
-   * {@code inner} with every error it answers to an OTLP protobuf request ({@code POST /v1/traces},
-   * {@code application/x-protobuf}) as the OTLP/HTTP specification asks: a protobuf {@code
-   * google.rpc.Status} with the message, not the API's JSON, which an OTLP client cannot read as one
-   * (the Java exporter 1.68 dumps it raw into its log, {@code Response body: {"error":…}}; older ones said
-   * {@code Unable to parse response body}). Errors that already are protobuf, and every other request,
-   * pass as they are.
+   * {@code inner} with every error it answers to an OTLP request ({@code POST /v1/traces}) as the
+   * OTLP/HTTP specification asks: a {@code google.rpc.Status} with the message, in the request's
+   * encoding. For {@code application/x-protobuf} the protobuf Status, not the API's JSON, which an OTLP
+   * client cannot read as one (the Java exporter 1.68 dumps it raw into its log, {@code Response body:
+   * {"error":…}}; older ones said {@code Unable to parse response body}). For {@code application/json}
+   * the Status's JSON encoding, {@code {"code":…,"message":…,"details":[]}}, which the API's {@code
+   * {"error","message"}} was not (no {@code code}, no {@code details}; trial t52); its {@code error} is
+   * kept beside them, so clients of the API's error shape (design §7.1) read it as before, and a proto3
+   * JSON reader ignores it. Errors that already are a Status, and every other request, pass as they are.
    */
-  public static Route protobufErrors(java.util.function.Supplier<Route> inner) {
+  public static Route statusErrors(java.util.function.Supplier<Route> inner) {
     return extractRequest(request -> {
+      if (!io.otl.http.ApiRoutes.canonical(request.getUri().path()).equals("/v1/traces")) return inner.get();
       var media = request.entity().getContentType().mediaType();
-      boolean otlpProtobuf = io.otl.http.ApiRoutes.canonical(request.getUri().path()).equals("/v1/traces")
-          && (media.mainType() + "/" + media.subType()).equals("application/x-protobuf");
-      return otlpProtobuf ? mapResponse(OtlpRoutes::asStatus, inner) : inner.get();
+      String type = media.mainType() + "/" + media.subType();
+      if (type.equals("application/x-protobuf")) return mapResponse(OtlpRoutes::asStatus, inner);
+      if (type.equals("application/json")) return mapResponse(OtlpRoutes::asJsonStatus, inner);
+      return inner.get();
     });
   }
 
   private static HttpResponse asStatus(HttpResponse r) {
     int status = r.status().intValue();
     if (status < 400 || !(r.entity() instanceof HttpEntity.Strict strict)
-        || !strict.getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
+        || strict.getContentType().mediaType().equals(PROTOBUF.mediaType())) {
       return r;
     }
-    String message;
-    try {
-      com.fasterxml.jackson.databind.JsonNode json = Json.MAPPER.readTree(strict.getData().toArray());
-      message = json.path("message").asText(json.path("error").asText(r.status().reason()));
-    } catch (IOException | RuntimeException e) {
-      message = r.status().reason();
+    return r.withEntity(PROTOBUF, OtlpProtobuf.status(grpcCode(status), errorMessage(r, strict)));
+  }
+
+  /**
+   * The JSON {@code google.rpc.Status} of an error: {@code code} (the gRPC code), {@code message} and
+   * {@code details} first, then the API body's other fields ({@code error}, the API's code name).
+   */
+  private static HttpResponse asJsonStatus(HttpResponse r) {
+    int status = r.status().intValue();
+    if (status < 400 || !(r.entity() instanceof HttpEntity.Strict strict)) return r;
+    java.util.Map<String, Object> body = new java.util.LinkedHashMap<>();
+    body.put("code", grpcCode(status));
+    body.put("message", errorMessage(r, strict));
+    body.put("details", List.of());
+    if (strict.getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
+      try {
+        com.fasterxml.jackson.databind.JsonNode json = Json.MAPPER.readTree(strict.getData().toArray());
+        if (json != null && json.isObject()) {
+          if (json.has("code") && json.has("details")) return r; // already a Status
+          json.fields().forEachRemaining(f -> body.putIfAbsent(f.getKey(), f.getValue()));
+        }
+      } catch (IOException | RuntimeException e) {
+        // not JSON after all: the message above is its text or the status's reason
+      }
     }
-    return r.withEntity(PROTOBUF, OtlpProtobuf.status(grpcCode(status), message));
+    try {
+      return r.withEntity(ContentTypes.APPLICATION_JSON, Json.MAPPER.writeValueAsBytes(body));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The message of an error answer: the API body's {@code message}, else its text, else the status's reason. */
+  private static String errorMessage(HttpResponse r, HttpEntity.Strict strict) {
+    var media = strict.getContentType().mediaType();
+    if (media.equals(MediaTypes.APPLICATION_JSON)) {
+      try {
+        com.fasterxml.jackson.databind.JsonNode json = Json.MAPPER.readTree(strict.getData().toArray());
+        if (json != null) return json.path("message").asText(json.path("error").asText(r.status().reason()));
+      } catch (IOException | RuntimeException e) {
+        return r.status().reason();
+      }
+    }
+    if (media.mainType().equals("text")) {
+      String text = strict.getData().utf8String().strip();
+      if (!text.isEmpty()) return text;
+    }
+    return r.status().reason();
   }
 
   /** The gRPC code of an HTTP error status (OTLP lets a receiver omit it; the SDKs show the message). */
@@ -136,7 +181,7 @@ public final class OtlpRoutes {
    * before the body too); such a 401 closes the connection, the rest of the body unread.
    */
   public Route standalone(Auth auth) {
-    return mapResponse(io.otl.http.Auth::challenged, () -> protobufErrors(() -> io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
+    return mapResponse(io.otl.http.Auth::challenged, () -> statusErrors(() -> io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
         handleRejections(ApiErrors.rejectionHandler(), () -> closedUnlessRead(() -> pathPrefix("v1", () -> auth.protect(
             () -> io.otl.http.RequestGuard.withStrictBody(maxDecodedBytes, this::route)))))))));
   }
