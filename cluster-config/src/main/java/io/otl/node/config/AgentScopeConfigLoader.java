@@ -13,7 +13,10 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigOriginFactory;
 import com.typesafe.config.ConfigResolveOptions;
+import com.typesafe.config.ConfigUtil;
+import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueFactory;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -25,6 +28,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -138,8 +142,15 @@ public final class AgentScopeConfigLoader {
           + " sections, not a " + root.getNodeType().toString().toLowerCase(Locale.ROOT)));
     }
     List<String> errors = new ArrayList<>();
+    String origin = file + " (" + format + ")";
+    // The paths as written start at the agentscope root; a file without one is that section.
+    boolean hasRoot = false;
+    for (Iterator<String> names = root.fieldNames(); names.hasNext(); ) {
+      hasRoot |= kebabCase(names.next()).equals(ROOT);
+    }
     @SuppressWarnings("unchecked")
-    Map<String, Object> top = (Map<String, Object>) convert(root, "", errors);
+    Map<String, Object> top = (Map<String, Object>) convert(root, "",
+        hasRoot ? List.of() : List.of(ROOT), origin, errors);
     Object section = top;
     if (top.containsKey(ROOT)) {
       section = top.get(ROOT);
@@ -148,19 +159,50 @@ public final class AgentScopeConfigLoader {
       if (!ignored.isEmpty()) {
         log.info("{}: top-level sections {} are not AgentScope's and are ignored", file, ignored);
       }
-      if (!(section instanceof Map)) {
+      if (!(section instanceof Map) && !(section instanceof com.typesafe.config.ConfigObject)) {
         errors.add(ROOT + ": must be a section (mapping), not a single value");
       }
     }
     if (!errors.isEmpty()) {
       throw new ConfigValidationException(errors);
     }
-    return ConfigValueFactory.fromMap(Map.of(ROOT, section), file + " (" + format + ")")
-        .toConfig();
+    return ConfigValueFactory.fromMap(Map.of(ROOT, section), origin).toConfig();
   }
 
-  /** Converts a Jackson tree into maps, lists and scalars, normalising keys to kebab-case. */
-  private static Object convert(JsonNode node, String path, List<String> errors) {
+  /** What an origin's description adds before the path of a key as its file wrote it. */
+  private static final String WRITTEN = ", written as ";
+
+  /**
+   * The full path of the key {@code full} as its file wrote it ({@code
+   * agentscope.training.dataCollector.collectMod} for {@code agentscope.training.data-collector.collect-mod}),
+   * when it was written otherwise; read from the origin {@link #loadTree} gives such a key's value. Unknown
+   * keys are reported by this name: the kebab-case one is not in the user's file (trial t52).
+   */
+  static Optional<String> writtenAs(String full, ConfigValue value) {
+    String description = value == null || value.origin() == null ? null : value.origin().description();
+    int at = description == null ? -1 : description.lastIndexOf(WRITTEN);
+    if (at < 0) return Optional.empty();
+    String written = description.substring(at + WRITTEN.length());
+    try {
+      List<String> writtenPath = ConfigUtil.splitPath(written);
+      List<String> fullPath = ConfigUtil.splitPath(full);
+      if (writtenPath.size() != fullPath.size()) return Optional.empty(); // a merged value's origin
+      for (int i = 0; i < fullPath.size(); i++) {
+        if (!kebabCase(writtenPath.get(i)).equals(fullPath.get(i))) return Optional.empty();
+      }
+    } catch (ConfigException e) {
+      return Optional.empty();
+    }
+    return Optional.of(written);
+  }
+
+  /**
+   * Converts a Jackson tree into maps, lists and scalars, normalising keys to kebab-case. A value
+   * whose path was written otherwise ({@code collectMode}, {@code min_samples}) gets an origin that
+   * keeps the path as written, for {@link #writtenAs}.
+   */
+  private static Object convert(JsonNode node, String path, List<String> written, String origin,
+      List<String> errors) {
     if (node.isObject()) {
       Map<String, Object> map = new LinkedHashMap<>();
       Map<String, String> rawNames = new LinkedHashMap<>();
@@ -176,7 +218,14 @@ public final class AgentScopeConfigLoader {
           continue;
         }
         if (!field.getValue().isNull()) {
-          map.put(key, convert(field.getValue(), childPath, errors));
+          List<String> childWritten = new ArrayList<>(written);
+          childWritten.add(field.getKey());
+          Object child = convert(field.getValue(), childPath, childWritten, origin, errors);
+          if (!field.getKey().equals(key) || written.stream().anyMatch(k -> !kebabCase(k).equals(k))) {
+            child = ConfigValueFactory.fromAnyRef(child, origin).withOrigin(ConfigOriginFactory.newSimple(
+                origin + WRITTEN + ConfigUtil.joinPath(childWritten)));
+          }
+          map.put(key, child);
         }
       }
       return map;
@@ -185,7 +234,7 @@ public final class AgentScopeConfigLoader {
       List<Object> list = new ArrayList<>(node.size());
       for (int i = 0; i < node.size(); i++) {
         JsonNode element = node.get(i);
-        list.add(element.isNull() ? null : convert(element, path + "[" + i + "]", errors));
+        list.add(element.isNull() ? null : convert(element, path + "[" + i + "]", written, origin, errors));
       }
       return list;
     }

@@ -78,7 +78,10 @@ public record ModelSection(
     for (String key : new java.util.TreeSet<>(section.keySet())) {
       if (KEYS.contains(key)) continue;
       String close = UnknownKeys.closest(key, KEYS);
-      lines.add(PATH + "." + key + ": unknown key, ignored" + (close == null ? "" : " (did you mean " + close + "?)"));
+      String full = PATH + "." + key;
+      String written = AgentScopeConfigLoader.writtenAs(full, section.get(key)).orElse(null);
+      lines.add((written == null ? full : written) + ": unknown key, ignored"
+          + (close == null ? "" : " (did you mean " + UnknownKeys.styled(close, written) + "?)"));
     }
     return lines;
   }

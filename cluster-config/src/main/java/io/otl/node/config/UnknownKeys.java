@@ -57,20 +57,22 @@ final class UnknownKeys {
         continue;
       }
       String section = prefix.isEmpty() ? "" : ConfigUtil.joinPath(prefix);
+      String written = AgentScopeConfigLoader.writtenAs(full, e.getValue()).orElse(null);
+      String name = written == null ? full : written;
       if (section.equals(TrainingKeys.HYPERPARAMS_SECTION)) {
         // Every job reads its hyperparameters by name: one nobody reads is a typo, and training
         // with the default instead of the value given must stop the node (or the PUT), not warn.
         String close = suggest(e.getKey(), section);
-        check.errors.add(full + ": not a hyperparameter the training backend reads"
-            + (close == null ? "" : " (did you mean " + close + "?)") + "; known: "
+        check.errors.add(name + ": not a hyperparameter the training backend reads"
+            + (close == null ? "" : " (did you mean " + styled(close, written) + "?)") + "; known: "
             + String.join(", ", TrainingKeys.childrenOf(section)));
         continue;
       }
-      unknown.add(full);
+      unknown.add(name);
       String suggestion = suggest(e.getKey(), section);
       if (suggestion == null) suggestion = elsewhere(e.getKey());
-      warnings.add(full + ": unknown key, ignored"
-          + (suggestion == null ? "" : " (did you mean " + suggestion + "?)"));
+      warnings.add(name + ": unknown key, ignored"
+          + (suggestion == null ? "" : " (did you mean " + styled(suggestion, written) + "?)"));
     }
   }
 
@@ -94,10 +96,45 @@ final class UnknownKeys {
       if (AGENTSCOPE_SECTIONS.contains(key)) continue;
       // A file without an agentscope root is read as that section, so a misspelt root shows up here too.
       String close = closest(key, List.of("training", "model", "agentscope"));
-      lines.add(ConfigUtil.joinPath("agentscope", key) + ": unknown key, ignored"
+      lines.add(named(ConfigUtil.joinPath("agentscope", key), top.get(key)) + ": unknown key, ignored"
           + (close == null ? "" : " (did you mean " + close + "?)"));
     }
     return lines;
+  }
+
+  /**
+   * An unknown key's name as its file wrote it ({@code dataCollector.collectMod} in a settings.json,
+   * {@code min_sample} in a config.toml), else its full name: the kebab-case name the node reads it by
+   * is not in the user's file, so the warning named a key they could not find (trial t52).
+   */
+  static String named(String full, ConfigValue value) {
+    return AgentScopeConfigLoader.writtenAs(full, value).orElse(full);
+  }
+
+  /**
+   * A suggested name (a key, or a full path) in the style the unknown key was written in: {@code
+   * collectMode} beside a {@code collectMod}, {@code min_samples} beside a {@code min_sample}, as is
+   * when that key was kebab-case (or is not from a file).
+   */
+  static String styled(String suggestion, String written) {
+    if (written == null) return suggestion;
+    List<String> path = ConfigUtil.splitPath(written);
+    String last = path.get(path.size() - 1);
+    boolean snake = last.indexOf('_') >= 0;
+    boolean camel = !snake && last.indexOf('-') < 0 && !last.equals(last.toLowerCase(java.util.Locale.ROOT));
+    if (!snake && !camel) return suggestion;
+    StringBuilder out = new StringBuilder(suggestion.length());
+    boolean upper = false;
+    for (char c : suggestion.toCharArray()) {
+      if (c == '-') {
+        if (snake) out.append('_');
+        upper = camel;
+        continue;
+      }
+      out.append(upper ? Character.toUpperCase(c) : c);
+      upper = false;
+    }
+    return out.toString();
   }
 
   private static String suggest(String name, String section) {

@@ -101,7 +101,7 @@ class NodeConfigTest {
       List<String> warnings = log.lines("WARN");
       assertEquals(2, warnings.size(), warnings.toString());
       assertTrue(warnings.stream().anyMatch(w -> w.contains(T + "enabeld")), warnings.toString());
-      assertTrue(warnings.stream().anyMatch(w -> w.contains(T + "data-collector.sample-rat")),
+      assertTrue(warnings.stream().anyMatch(w -> w.contains(T + "dataCollector.sampleRat")), // as written
           warnings.toString());
     }
   }
@@ -224,7 +224,67 @@ class NodeConfigTest {
     Path typo = write(dir, "typo.toml", String.join("\n",
         "[model]", "base_url = \"http://127.0.0.1:9000/api\"", "model_name = \"m\"", "max_retrys = 2", ""));
     Config ok = NodeConfig.resolve(Optional.of(typo), ConfigFactory.empty(), Map.of());
-    assertEquals(List.of("agentscope.model.max-retrys: unknown key, ignored (did you mean max-retries?)"),
+    assertEquals(List.of("agentscope.model.max_retrys: unknown key, ignored (did you mean max_retries?)"),
         ModelSection.unknownKeys(ok));
+  }
+
+  /**
+   * Trial t52: an unknown key was reported by its kebab-case name ({@code collect-mod}), which is not in
+   * the user's file when it was written {@code collectMod} (settings.json) or {@code min_sample}
+   * (config.toml, an application.yml in snake case). It is now named as written, with the suggestion in
+   * the same style, in the warning of a start and in the listing of a failed one.
+   */
+  @Test
+  void unknownKeysAreNamedAsTheFileWroteThem() throws Exception {
+    String json = java.nio.file.Files.readString(sample("settings.json"));
+    String toml = java.nio.file.Files.readString(sample("config.toml"));
+    String yml = java.nio.file.Files.readString(sample("application.yml"));
+    assertTrue(json.contains("\"collectMode\"") && json.contains("\"baseUrl\""), "the sample's keys");
+    assertTrue(toml.contains("\nmin_samples = 200\n") && toml.contains("\nmax_retries = 3\n"), "the sample's keys");
+    assertTrue(yml.contains("\n        cron: "), "the sample's trigger");
+    Path jsonTypo = write(dir, "settings.json", json.replace("\"collectMode\"", "\"collectMod\"")
+        .replace("\"baseUrl\"", "\"baseUrl\": \"http://127.0.0.1:9000/api\", \"baseUri\""));
+    Path tomlTypo = write(dir, "config.toml", toml.replace("\nmin_samples = 200\n", "\nmin_sample = 200\n")
+        .replace("\nmax_retries = 3\n", "\nmax_retries = 3\nmax_retrys = 3\n"));
+    Path ymlTypo = write(dir, "application.yml", yml.replace("\n        cron: ", "\n        min_sample: 5\n        cron: "));
+    Map<Path, List<String>> expected = Map.of(
+        jsonTypo, List.of(T + "dataCollector.collectMod: unknown key, ignored (did you mean collectMode?)",
+            "agentscope.model.baseUri: unknown key, ignored (did you mean baseUrl?)"),
+        tomlTypo, List.of(T + "training_runner.trigger.min_sample: unknown key, ignored (did you mean min_samples?)",
+            "agentscope.model.max_retrys: unknown key, ignored (did you mean max_retries?)"),
+        ymlTypo, List.of(T + "training-runner.trigger.min_sample: unknown key, ignored (did you mean min_samples?)"));
+    Map<String, String> env = Map.of("MODEL_API_KEY", "sk-test-key-1234");
+    for (Map.Entry<Path, List<String>> c : expected.entrySet()) {
+      Path file = c.getKey();
+      try (LogCapture log = new LogCapture(NodeConfig.class)) {
+        NodeConfig.resolve(Optional.of(file), ConfigFactory.empty(), env);
+        List<String> unknown = log.lines("WARN").stream().filter(l -> l.contains("unknown key")).toList();
+        assertEquals(c.getValue().size(), unknown.size(), file + ": " + unknown);
+        for (String line : c.getValue()) {
+          assertTrue(unknown.stream().anyMatch(l -> l.contains(line)), file + ": " + line + " in " + unknown);
+        }
+      }
+      // The same names in the listing of a start that fails (here on a wrong value of enabled).
+      String text = java.nio.file.Files.readString(file);
+      String broken = file.toString().endsWith(".json") ? text.replace("\"enabled\": true,\n      \"dataCollector\"",
+              "\"enabled\": \"maybe\",\n      \"dataCollector\"")
+          : file.toString().endsWith(".toml") ? text.replace("[training]\nenabled = true", "[training]\nenabled = \"maybe\"")
+          : text.replace("\n    enabled: true\n", "\n    enabled: maybe\n");
+      assertFalse(broken.equals(text), file.toString());
+      Path failing = write(dir, "failing-" + file.getFileName(), broken);
+      ConfigValidationException e = assertThrows(ConfigValidationException.class,
+          () -> NodeConfig.resolve(Optional.of(failing), ConfigFactory.empty(), env));
+      assertEquals(1, e.errors().size(), e.getMessage());
+      assertEquals(new java.util.HashSet<>(c.getValue()), new java.util.HashSet<>(e.unknownKeys()), e.getMessage());
+      for (String line : c.getValue()) assertTrue(e.getMessage().contains(line), e.getMessage());
+    }
+
+    // A hyperparameter no job reads stops the start, named as written too.
+    Path hyper = write(dir, "hyper.json", "{\"agentscope\":{\"training\":{\"trainingRunner\":"
+        + "{\"hyperparams\":{\"learningRat\":0.1}}}}}");
+    ConfigValidationException h = assertThrows(ConfigValidationException.class,
+        () -> NodeConfig.resolve(Optional.of(hyper), ConfigFactory.empty(), Map.of()));
+    assertTrue(h.getMessage().contains(T + "trainingRunner.hyperparams.learningRat: not a hyperparameter the training"
+        + " backend reads (did you mean learningRate?)"), h.getMessage());
   }
 }

@@ -208,12 +208,12 @@ class TrainingSettingsValidatorTest {
     ValidationReport report = TrainingSettingsValidator.validate(
         AgentScopeConfigLoader.load(yml, Map.of()));
     assertEquals(List.of(T + "data-collector.sampel-rate", T + "model-update.tolerance.latency",
-        T + "training-runer"), report.unknownKeys().stream().sorted().toList());
+        T + "trainingRuner"), report.unknownKeys().stream().sorted().toList()); // as written (trial t52)
     String warnings = String.join("\n", report.warnings());
     assertTrue(warnings.contains(T + "data-collector.sampel-rate: unknown key, ignored"
         + " (did you mean sample-rate?)"), warnings);
-    assertTrue(warnings.contains(T + "training-runer: unknown key, ignored"
-        + " (did you mean training-runner?)"), warnings);
+    assertTrue(warnings.contains(T + "trainingRuner: unknown key, ignored"
+        + " (did you mean trainingRunner?)"), warnings);
     assertFalse(report.unknownKeys().contains(T + "model-update.auto-deploy"));
   }
 
