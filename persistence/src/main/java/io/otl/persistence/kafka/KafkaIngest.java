@@ -22,8 +22,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.CoordinatedShutdown;
@@ -122,7 +120,7 @@ public final class KafkaIngest {
   private final SessionLanes<Pending> lanes;
   private final LongAdder timeoutRetries = new LongAdder();
   private final ActorSystem<?> system;
-  private final SendProducer<String, byte[]> deadLetterProducer;
+  private final SendProducer<byte[], byte[]> deadLetterProducer;
   private final LongAdder recorded = new LongAdder();
   private final LongAdder duplicates = new LongAdder();
   private final LongAdder deadLettered = new LongAdder();
@@ -141,8 +139,8 @@ public final class KafkaIngest {
     this.settings = settings;
     this.lanes = new SessionLanes<>(settings.parallelism(), MAX_RECORDS_PER_WRITE, (sessionId, pending) ->
         writeSession(pending));
-    ProducerSettings<String, byte[]> producerSettings =
-        ProducerSettings.create(system, new StringSerializer(), new ByteArraySerializer())
+    ProducerSettings<byte[], byte[]> producerSettings =
+        ProducerSettings.create(system, new ByteArraySerializer(), new ByteArraySerializer())
             .withBootstrapServers(settings.bootstrapServers())
             .withProperties(settings.client());
     this.deadLetterProducer = new SendProducer<>(producerSettings, system);
@@ -187,8 +185,8 @@ public final class KafkaIngest {
   private Source<Done, NotUsed> attempt() {
     long n = attempts.incrementAndGet();
     if (n > 1) log.warn("Kafka ingestion restarts (attempt {}) from the last committed offset", n);
-    ConsumerSettings<String, byte[]> consumerSettings =
-        ConsumerSettings.create(system, new StringDeserializer(), new ByteArrayDeserializer())
+    ConsumerSettings<byte[], byte[]> consumerSettings =
+        ConsumerSettings.create(system, new ByteArrayDeserializer(), new ByteArrayDeserializer())
             .withBootstrapServers(settings.bootstrapServers())
             .withGroupId(settings.groupId())
             .withProperty(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest")
@@ -208,7 +206,7 @@ public final class KafkaIngest {
     CommitterSettings committerSettings = CommitterSettings.create(system)
         .withMaxBatch(settings.commitMaxBatch())
         .withMaxInterval(settings.commitMaxInterval());
-    ConsumerSettings<String, byte[]> consumer = consumerSettings;
+    ConsumerSettings<byte[], byte[]> consumer = consumerSettings;
     return Source.completionStage(topics.run())
         .flatMapConcat(ok -> Consumer.committableSource(consumer, Subscriptions.topics(settings.topics().agentEvents()))
             .groupedWithin(settings.ingestBatchSize(), settings.ingestBatchWindow())
@@ -219,20 +217,23 @@ public final class KafkaIngest {
   }
 
   /** A record to write, with the dead letters of its batch (a write may hold records of several). */
-  private record Pending(ConsumerRecord<String, byte[]> record, AgentEventRecord.Event event, List<DeadLetter> dead) {}
+  private record Pending(ConsumerRecord<byte[], byte[]> record, AgentEventRecord.Event event, List<DeadLetter> dead) {}
 
-  private record DeadLetter(ConsumerRecord<String, byte[]> record, String code, String reason) {}
+  private record DeadLetter(ConsumerRecord<byte[], byte[]> record, String code, String reason) {}
 
   /** Records a batch; completes with its offsets once every record is in the journal or the DLQ. */
   private CompletionStage<List<ConsumerMessage.CommittableOffset>> process(
-      List<ConsumerMessage.CommittableMessage<String, byte[]>> batch) {
+      List<ConsumerMessage.CommittableMessage<byte[], byte[]>> batch) {
     List<DeadLetter> dead = Collections.synchronizedList(new ArrayList<>());
     Map<String, List<Pending>> bySession = new LinkedHashMap<>();
     List<ConsumerMessage.CommittableOffset> offsets = new ArrayList<>(batch.size());
-    for (ConsumerMessage.CommittableMessage<String, byte[]> m : batch) {
+    for (ConsumerMessage.CommittableMessage<byte[], byte[]> m : batch) {
       offsets.add(m.committableOffset());
-      ConsumerRecord<String, byte[]> r = m.record();
-      AgentEventRecord parsed = AgentEventRecord.parse(r.key(), r.value());
+      ConsumerRecord<byte[], byte[]> r = m.record();
+      // The key is read as bytes so that a dead letter carries it as sent; a key that is not UTF-8
+      // decodes with U+FFFD, which no session id holds, and is refused as such.
+      String key = r.key() == null ? null : new String(r.key(), StandardCharsets.UTF_8);
+      AgentEventRecord parsed = AgentEventRecord.parse(key, r.value());
       if (parsed instanceof AgentEventRecord.Invalid invalid) {
         dead.add(new DeadLetter(r, invalid.code(), invalid.reason()));
       } else {
@@ -370,7 +371,7 @@ public final class KafkaIngest {
    * the value is left out and {@link #VALUE_OMITTED_HEADER} gives its size; it stays at {@code
    * otl-source} in the input topic for the input's retention.
    */
-  private ProducerRecord<String, byte[]> deadLetter(DeadLetter d, boolean withoutValue) {
+  private ProducerRecord<byte[], byte[]> deadLetter(DeadLetter d, boolean withoutValue) {
     RecordHeaders headers = new RecordHeaders(d.record().headers().toArray());
     headers.add(ERROR_HEADER, d.reason().getBytes(StandardCharsets.UTF_8));
     headers.add(ERROR_CODE_HEADER, d.code().getBytes(StandardCharsets.UTF_8));
@@ -383,7 +384,7 @@ public final class KafkaIngest {
         withoutValue ? null : d.record().value(), headers);
   }
 
-  private static int valueSize(ConsumerRecord<String, byte[]> r) {
+  private static int valueSize(ConsumerRecord<byte[], byte[]> r) {
     return r.value() == null ? 0 : r.value().length;
   }
 

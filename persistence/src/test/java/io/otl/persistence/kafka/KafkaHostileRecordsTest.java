@@ -1,0 +1,226 @@
+package io.otl.persistence.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.otl.core.session.AgentSession;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a producer that is not ours may put on {@code agent-events} (design §7.2, docs/api.md "Kafka"),
+ * through a real broker, byte for byte: tombstones, empty and non-UTF-8 values, wrong JSON types,
+ * NUL in a text or in the key, a key that is no session id or not UTF-8, a key that disagrees with
+ * the value's {@code sessionId}, headers. Each refused record is dead-lettered once with its key,
+ * value and headers as sent and a code of the documented list; the good records around them are
+ * stored; the stream never restarts.
+ */
+class KafkaHostileRecordsTest {
+  private static final String IN = "ae-hostile";
+  private static final String DLQ = "dlq-hostile";
+  private static KafkaTestBroker broker;
+
+  @BeforeAll
+  static void startBroker() throws Exception {
+    // One partition: the dead letters come back in the order sent, so each is matched by position.
+    broker = KafkaTestBroker.start(1, IN, DLQ);
+  }
+
+  @AfterAll
+  static void stopBroker() throws Exception {
+    if (broker != null) broker.close();
+  }
+
+  /** A record to send and the code it must be dead-lettered with (null: it must be stored). */
+  private record Case(String name, byte[] key, byte[] value, RecordHeaders headers, String code) {}
+
+  private static byte[] utf8(String s) {
+    return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String msg(String sessionField, String extra) {
+    return "{\"type\":\"message\",\"role\":\"user\",\"agentId\":\"agent-1\"" + sessionField + extra + "}";
+  }
+
+  @Test
+  void hostileRecordsAreDeadLetteredAsSentAndTheGoodOnesAroundThemAreStored(@TempDir Path dir) throws Exception {
+    RecordHeaders traced = new RecordHeaders();
+    traced.add("traceparent", utf8("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"));
+    traced.add("binary", new byte[] {0, (byte) 0xff, 1});
+    byte[] notUtf8Key = {'h', 'k', (byte) 0xff, (byte) 0xfe};
+    List<Case> cases = new ArrayList<>();
+    cases.add(new Case("good-first", utf8("hs-1"), utf8(msg(",\"sessionId\":\"hs-1\"", ",\"content\":\"one\",\"eventId\":\"e1\"")),
+        null, null));
+    cases.add(new Case("tombstone", utf8("hs-tomb"), null, null, "not_json"));
+    cases.add(new Case("empty value", utf8("hs-empty"), new byte[0], null, "not_json"));
+    cases.add(new Case("blank value", utf8("hs-blank"), utf8("   "), null, "not_json"));
+    cases.add(new Case("JSON null", utf8("hs-null"), utf8("null"), null, "not_an_object"));
+    cases.add(new Case("JSON string", utf8("hs-str"), utf8("\"hello\""), null, "not_an_object"));
+    cases.add(new Case("not UTF-8 value", utf8("hs-bytes"),
+        new byte[] {'{', '"', 't', 'y', 'p', 'e', '"', ':', '"', (byte) 0xff, '"', '}'}, null, "not_json"));
+    cases.add(new Case("content a number", utf8("hs-type"), utf8(msg(",\"sessionId\":\"hs-type\"", ",\"content\":5")),
+        null, "invalid_event"));
+    cases.add(new Case("latencyMs a string", utf8("hs-lat"),
+        utf8(msg(",\"sessionId\":\"hs-lat\"", ",\"content\":\"x\",\"latencyMs\":\"fast\"")), null, "invalid_event"));
+    cases.add(new Case("sessionId a number", utf8("hs-num"), utf8(msg(",\"sessionId\":5", ",\"content\":\"x\"")), null,
+        "invalid_event"));
+    cases.add(new Case("NUL in content", utf8("hs-nul"), utf8(msg(",\"sessionId\":\"hs-nul\"", ",\"content\":\"a\\u0000b\"")),
+        traced, "invalid_event"));
+    cases.add(new Case("NUL in the key", utf8("hs\u0000nul"), utf8(msg("", ",\"content\":\"x\"")), null,
+        "invalid_session_id"));
+    cases.add(new Case("NUL key against sessionId", utf8("hs\u0000nul"),
+        utf8(msg(",\"sessionId\":\"hs-2\"", ",\"content\":\"x\"")), null, "session_mismatch"));
+    cases.add(new Case("key not UTF-8", notUtf8Key, utf8(msg("", ",\"content\":\"x\"")), traced, "invalid_session_id"));
+    cases.add(new Case("key not UTF-8 against sessionId", notUtf8Key,
+        utf8(msg(",\"sessionId\":\"hs-2\"", ",\"content\":\"x\"")), null, "session_mismatch"));
+    cases.add(new Case("key 10k long", utf8("k".repeat(10_000)), utf8(msg("", ",\"content\":\"x\"")), null,
+        "invalid_session_id"));
+    cases.add(new Case("key disagrees", utf8("hs-other"), utf8(msg(",\"sessionId\":\"hs-2\"", ",\"content\":\"x\"")),
+        traced, "session_mismatch"));
+    cases.add(new Case("no key, no sessionId", null, utf8(msg("", ",\"content\":\"x\"")), null, "invalid_session_id"));
+    cases.add(new Case("empty key", new byte[0], utf8(msg(",\"sessionId\":\"hs-2\"", ",\"content\":\"x\"")), null,
+        "session_mismatch"));
+    cases.add(new Case("content too long", utf8("hs-long"),
+        utf8(msg(",\"sessionId\":\"hs-long\"", ",\"content\":\"" + "z".repeat(200_000) + "\"")), null, "invalid"));
+    // The good ones: the value names the session without a key, the key names it without a value's
+    // sessionId, a record with headers of its own.
+    cases.add(new Case("no key", null, utf8(msg(",\"sessionId\":\"hs-2\"", ",\"content\":\"two\",\"eventId\":\"e1\"")),
+        null, null));
+    cases.add(new Case("key only", utf8("hs-3"), utf8(msg("", ",\"content\":\"three\",\"eventId\":\"e1\"")), null, null));
+    cases.add(new Case("good with headers", utf8("hs-1"),
+        utf8(msg(",\"sessionId\":\"hs-1\"", ",\"content\":\"one again\",\"eventId\":\"e2\"")), traced, null));
+
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, node.kafka(broker, Map.of(
+          "group-id", "group-hostile", "topics.agent-events", IN, "topics.dead-letter", DLQ)));
+      Map<Long, Case> sentAt = send(cases);
+      List<Case> refused = cases.stream().filter(c -> c.code() != null).toList();
+
+      List<ConsumerRecord<byte[], byte[]>> dead = readRaw(DLQ, refused.size(), Duration.ofSeconds(60));
+      assertEquals(refused.size(), dead.size(), "each refused record dead-lettered once");
+      Map<String, String> expected = new LinkedHashMap<>();
+      Map<String, String> actual = new LinkedHashMap<>();
+      for (ConsumerRecord<byte[], byte[]> letter : dead) {
+        String source = KafkaTestBroker.header(letter, KafkaIngest.SOURCE_HEADER);
+        assertNotNull(source, "otl-source");
+        assertTrue(source.startsWith(IN + "/0/"), source);
+        Case c = sentAt.get(Long.parseLong(source.substring(source.lastIndexOf('/') + 1)));
+        assertNotNull(c, "a dead letter of a record sent: " + source);
+        expected.put(c.name(), c.code());
+        actual.put(c.name(), KafkaTestBroker.header(letter, KafkaIngest.ERROR_CODE_HEADER));
+        // "with their key and value as sent": byte for byte, a tombstone's null included.
+        assertArrayEquals(c.key(), letter.key(), c.name() + ": the key as sent");
+        if (c.value() == null) {
+          assertNull(letter.value(), c.name() + ": a tombstone stays a tombstone");
+        } else {
+          assertArrayEquals(c.value(), letter.value(), c.name() + ": the value as sent");
+        }
+        if (c.headers() != null) {
+          for (Header h : c.headers()) {
+            Header kept = letter.headers().lastHeader(h.key());
+            assertNotNull(kept, c.name() + ": header " + h.key() + " kept");
+            assertArrayEquals(h.value(), kept.value(), c.name() + ": header " + h.key() + " as sent");
+          }
+        }
+        String reason = KafkaTestBroker.header(letter, KafkaIngest.ERROR_HEADER);
+        assertNotNull(reason, c.name() + ": otl-error");
+        // The reason is a log line too: never the client's text, nor a key that is no session id.
+        assertFalse(reason.contains("\u0000") || reason.contains("hello") || reason.contains("kkkkkkkk")
+            || reason.contains("zzzz") || reason.contains("fast"), c.name() + ": " + reason);
+        assertTrue(reason.length() < 400, c.name() + ": a short reason, " + reason.length() + " chars");
+      }
+      expected.clear();
+      refused.forEach(c -> expected.put(c.name(), c.code()));
+      assertEquals(new HashMap<>(expected), new HashMap<>(actual), "dead-letter codes by record");
+
+      // The good records are stored, in the order sent; nothing of a refused one is.
+      KafkaIngestTest.await("the good records stored", () -> ingest.recorded() >= 4);
+      assertEquals(List.of("one", "one again"), contents(node, "hs-1"));
+      assertEquals(List.of("two"), contents(node, "hs-2"));
+      assertEquals(List.of("three"), contents(node, "hs-3"));
+      for (Case c : refused) {
+        String k = c.key() == null ? "" : new String(c.key(), StandardCharsets.UTF_8);
+        if (k.startsWith("hs-") && !k.equals("hs-other")) {
+          assertEquals(0, node.rows("AgentSession|" + k), c.name() + ": nothing stored");
+        }
+      }
+      assertEquals(refused.size(), ingest.deadLettered());
+      assertEquals(0, ingest.restarts(), "no restart of the stream");
+      ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private static List<String> contents(TestNode node, String sessionId) throws Exception {
+    AgentSession.State st = node.collector.trajectory(sessionId).toCompletableFuture().get(10, TimeUnit.SECONDS)
+        .orElseThrow();
+    return st.messages().stream().map(m -> m.content()).toList();
+  }
+
+  /** Sends the cases in order with raw byte keys; returns each case by its offset. */
+  private static Map<Long, Case> send(List<Case> cases) throws Exception {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    Map<Long, Case> out = new HashMap<>();
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
+        new ByteArraySerializer())) {
+      List<Future<org.apache.kafka.clients.producer.RecordMetadata>> acks = new ArrayList<>();
+      for (Case c : cases) {
+        acks.add(producer.send(new ProducerRecord<>(IN, 0, c.key(), c.value(),
+            c.headers() == null ? new RecordHeaders() : new RecordHeaders(c.headers().toArray()))));
+      }
+      for (int i = 0; i < cases.size(); i++) out.put(acks.get(i).get(60, TimeUnit.SECONDS).offset(), cases.get(i));
+    }
+    return out;
+  }
+
+  /** Reads {@code topic} raw until {@code atLeast} records came, then 2 s more for extras. */
+  private static List<ConsumerRecord<byte[], byte[]>> readRaw(String topic, int atLeast, Duration timeout) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, "raw-reader-" + System.nanoTime());
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+        new ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(topic));
+      long deadline = System.nanoTime() + timeout.toNanos();
+      long settleUntil = Long.MAX_VALUE;
+      while (System.nanoTime() < Math.min(deadline, settleUntil)) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) out.add(r);
+        if (out.size() >= atLeast && settleUntil == Long.MAX_VALUE) settleUntil = System.nanoTime() + 2_000_000_000L;
+      }
+    }
+    return out;
+  }
+}
