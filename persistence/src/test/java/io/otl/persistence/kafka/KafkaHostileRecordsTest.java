@@ -45,12 +45,14 @@ import org.junit.jupiter.api.io.TempDir;
 class KafkaHostileRecordsTest {
   private static final String IN = "ae-hostile";
   private static final String DLQ = "dlq-hostile";
+  private static final String ORDER_IN = "ae-order";
+  private static final String ORDER_DLQ = "dlq-order";
   private static KafkaTestBroker broker;
 
   @BeforeAll
   static void startBroker() throws Exception {
     // One partition: the dead letters come back in the order sent, so each is matched by position.
-    broker = KafkaTestBroker.start(1, IN, DLQ);
+    broker = KafkaTestBroker.start(1, IN, DLQ, ORDER_IN, ORDER_DLQ);
   }
 
   @AfterAll
@@ -174,6 +176,56 @@ class KafkaHostileRecordsTest {
       assertEquals(refused.size(), ingest.deadLettered());
       assertEquals(0, ingest.restarts(), "no restart of the stream");
       ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * "A session stores its events in the order the node reads them" and "offsets are committed only
+   * after the journal has the events": one session's 400 turns, interleaved with another session's and
+   * with refused records, read in batches of 7 (so a session's records span many batches in flight),
+   * with the ingestion stopped halfway and a second one of the same group taking over from the
+   * committed offsets. The journal holds each turn once, in the order sent.
+   */
+  @Test
+  void aSessionSpreadOverManyBatchesAndARestartIsStoredOnceInTheOrderSent(@TempDir Path dir) throws Exception {
+    int turns = 400;
+    List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
+    List<String> expectedA = new ArrayList<>();
+    List<String> expectedB = new ArrayList<>();
+    for (int i = 0; i < turns; i++) {
+      String role = i % 2 == 0 ? "user" : "assistant";
+      String a = "turn " + i;
+      expectedA.add(a);
+      records.add(KafkaTestBroker.record(ORDER_IN, "ord-a", "{\"type\":\"message\",\"role\":\"" + role
+          + "\",\"content\":\"" + a + "\",\"eventId\":\"a" + i + "\",\"agentId\":\"agent-1\"}"));
+      if (i % 3 == 0) {
+        String b = "b turn " + i;
+        expectedB.add(b);
+        records.add(KafkaTestBroker.record(ORDER_IN, "ord-b", "{\"type\":\"message\",\"role\":\"user\",\"content\":\""
+            + b + "\",\"eventId\":\"b" + i + "\",\"sessionId\":\"ord-b\",\"agentId\":\"agent-1\"}"));
+      }
+      if (i % 50 == 25) records.add(KafkaTestBroker.record(ORDER_IN, "ord-a", null));
+    }
+    Map<String, Object> small = Map.of("group-id", "group-order", "topics.agent-events", ORDER_IN,
+        "topics.dead-letter", ORDER_DLQ, "ingest.batch-size", 7, "ingest.batch-window", "5ms", "parallelism", 2);
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      broker.produce(records);
+      KafkaIngest first = KafkaIngest.start(node.system, node.collector, node.kafka(broker, small));
+      KafkaIngestTest.await("some turns stored", () -> first.recorded() >= 100);
+      first.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      long committed = broker.committedOffsets("group-order");
+      assertTrue(committed <= records.size(), "committed " + committed);
+      KafkaIngest second = KafkaIngest.start(node.system, node.collector, node.kafka(broker, small));
+      KafkaIngestTest.await("every turn stored", () -> node.rows("AgentSession|ord-a") >= 1 + turns
+          && node.rows("AgentSession|ord-b") >= 1 + expectedB.size());
+      KafkaIngestTest.await("every offset committed", () -> broker.committedOffsets("group-order") == records.size());
+      assertEquals(expectedA, contents(node, "ord-a"), "ord-a in the order sent, each turn once");
+      assertEquals(expectedB, contents(node, "ord-b"), "ord-b in the order sent, each turn once");
+      assertEquals(1 + turns, node.rows("AgentSession|ord-a"), "SessionStarted and each turn once");
+      List<ConsumerRecord<byte[], byte[]>> dead = readRaw(ORDER_DLQ, turns / 50, Duration.ofSeconds(60));
+      assertTrue(dead.size() >= turns / 50, "the tombstones dead-lettered (again after the restart at most)");
+      assertEquals(0, first.restarts() + second.restarts(), "no stream restart");
+      second.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
   }
 
