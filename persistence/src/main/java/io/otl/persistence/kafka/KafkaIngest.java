@@ -108,6 +108,12 @@ public final class KafkaIngest {
    * limit (of the producer or the topic): the value's size in bytes.
    */
   public static final String VALUE_OMITTED_HEADER = "otl-value-omitted";
+  /**
+   * Headers of a dead letter that was over the size limit even without its value (the size was in
+   * its key or its own headers): sent without key and the producer's headers, these give their sizes.
+   */
+  public static final String KEY_OMITTED_HEADER = "otl-key-omitted";
+  public static final String HEADERS_OMITTED_HEADER = "otl-headers-omitted";
 
   /** Writes a session's inputs; {@link DataCollector#submit} in production. */
   @FunctionalInterface
@@ -343,20 +349,7 @@ public final class KafkaIngest {
       for (DeadLetter d : dead) {
         log.info("dead-lettering {}/{}/{}: {} ({})", d.record().topic(), d.record().partition(), d.record().offset(),
             d.code(), d.reason());
-        sends.add(deadLetterProducer.send(deadLetter(d, false)).toCompletableFuture()
-            .exceptionallyCompose(e -> {
-              if (!tooLarge(e)) {
-                // The stream restarts and reads this record again: ask the broker first whether the
-                // dead-letter topic is still there, so a deleted one is named and waited for.
-                topics.askAgain();
-                return CompletableFuture.failedFuture(e);
-              }
-              // A record near the broker's size limit does not fit again with our headers added: it was
-              // refused on every restart of the stream, and the partition stood still behind it.
-              log.warn("dead letter of {}/{}/{} is over the record size limit; sent without its value ({} bytes)",
-                  d.record().topic(), d.record().partition(), d.record().offset(), valueSize(d.record()));
-              return deadLetterProducer.send(deadLetter(d, true)).toCompletableFuture();
-            }));
+        sends.add(sendDeadLetter(d, Omitted.NOTHING).toCompletableFuture());
       }
     }
     return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).thenApply(v -> {
@@ -366,22 +359,75 @@ public final class KafkaIngest {
     });
   }
 
+  /** What a dead letter leaves out to fit the record size limit; each step leaves out more. */
+  private enum Omitted {
+    NOTHING, VALUE, KEY_VALUE_AND_HEADERS;
+
+    Omitted next() {
+      return values()[ordinal() + 1];
+    }
+  }
+
   /**
-   * The dead letter of {@code d}: its key, value and headers as sent, plus ours. {@code withoutValue}:
-   * the value is left out and {@link #VALUE_OMITTED_HEADER} gives its size; it stays at {@code
+   * Sends the dead letter of {@code d} leaving out {@code omitted}; a letter over the record size
+   * limit is sent again leaving out more. A record near the broker's size limit does not fit again
+   * with our headers added: it was refused on every restart of the stream, and the partition stood
+   * still behind it. Its size may be in the value (sent without it) or in its key or headers (trial
+   * t53: a 1 MB header stalled the partition just the same; then only our headers go).
+   */
+  private CompletionStage<org.apache.kafka.clients.producer.RecordMetadata> sendDeadLetter(DeadLetter d,
+      Omitted omitted) {
+    return deadLetterProducer.send(deadLetter(d, omitted)).toCompletableFuture().exceptionallyCompose(e -> {
+      if (!tooLarge(e) || omitted == Omitted.KEY_VALUE_AND_HEADERS) {
+        // The stream restarts and reads this record again: ask the broker first whether the
+        // dead-letter topic is still there, so a deleted one is named and waited for.
+        topics.askAgain();
+        return CompletableFuture.failedFuture(e);
+      }
+      Omitted more = omitted.next();
+      log.warn("dead letter of {}/{}/{} is over the record size limit; sent without its {} (value {} bytes, key {} bytes,"
+              + " headers {} bytes)", d.record().topic(), d.record().partition(), d.record().offset(),
+          more == Omitted.VALUE ? "value" : "key, value and headers", valueSize(d.record()), keySize(d.record()),
+          headersSize(d.record()));
+      return sendDeadLetter(d, more).toCompletableFuture();
+    });
+  }
+
+  /**
+   * The dead letter of {@code d}: its key, value and headers as sent, plus ours, leaving out {@code
+   * omitted}: what is left out is said by {@link #VALUE_OMITTED_HEADER} (the value's size),
+   * {@link #KEY_OMITTED_HEADER} and {@link #HEADERS_OMITTED_HEADER}; the record stays at {@code
    * otl-source} in the input topic for the input's retention.
    */
-  private ProducerRecord<byte[], byte[]> deadLetter(DeadLetter d, boolean withoutValue) {
-    RecordHeaders headers = new RecordHeaders(d.record().headers().toArray());
+  private ProducerRecord<byte[], byte[]> deadLetter(DeadLetter d, Omitted omitted) {
+    boolean bare = omitted == Omitted.KEY_VALUE_AND_HEADERS;
+    RecordHeaders headers = bare ? new RecordHeaders() : new RecordHeaders(d.record().headers().toArray());
     headers.add(ERROR_HEADER, d.reason().getBytes(StandardCharsets.UTF_8));
     headers.add(ERROR_CODE_HEADER, d.code().getBytes(StandardCharsets.UTF_8));
     headers.add(SOURCE_HEADER, (d.record().topic() + "/" + d.record().partition() + "/" + d.record().offset())
         .getBytes(StandardCharsets.UTF_8));
-    if (withoutValue) {
+    if (omitted != Omitted.NOTHING) {
       headers.add(VALUE_OMITTED_HEADER, String.valueOf(valueSize(d.record())).getBytes(StandardCharsets.UTF_8));
     }
-    return new ProducerRecord<>(settings.topics().deadLetter(), null, d.record().key(),
-        withoutValue ? null : d.record().value(), headers);
+    if (bare) {
+      headers.add(KEY_OMITTED_HEADER, String.valueOf(keySize(d.record())).getBytes(StandardCharsets.UTF_8));
+      headers.add(HEADERS_OMITTED_HEADER, String.valueOf(headersSize(d.record())).getBytes(StandardCharsets.UTF_8));
+    }
+    return new ProducerRecord<>(settings.topics().deadLetter(), null, bare ? null : d.record().key(),
+        omitted == Omitted.NOTHING ? d.record().value() : null, headers);
+  }
+
+  private static int keySize(ConsumerRecord<byte[], byte[]> r) {
+    return r.key() == null ? 0 : r.key().length;
+  }
+
+  /** The producer's headers, names and values, in bytes. */
+  private static long headersSize(ConsumerRecord<byte[], byte[]> r) {
+    long n = 0;
+    for (org.apache.kafka.common.header.Header h : r.headers()) {
+      n += h.key().getBytes(StandardCharsets.UTF_8).length + (h.value() == null ? 0 : h.value().length);
+    }
+    return n;
   }
 
   private static int valueSize(ConsumerRecord<byte[], byte[]> r) {

@@ -47,12 +47,14 @@ class KafkaHostileRecordsTest {
   private static final String DLQ = "dlq-hostile";
   private static final String ORDER_IN = "ae-order";
   private static final String ORDER_DLQ = "dlq-order";
+  private static final String BIG_IN = "ae-bigheader";
+  private static final String BIG_DLQ = "dlq-bigheader";
   private static KafkaTestBroker broker;
 
   @BeforeAll
   static void startBroker() throws Exception {
     // One partition: the dead letters come back in the order sent, so each is matched by position.
-    broker = KafkaTestBroker.start(1, IN, DLQ, ORDER_IN, ORDER_DLQ);
+    broker = KafkaTestBroker.start(1, IN, DLQ, ORDER_IN, ORDER_DLQ, BIG_IN, BIG_DLQ);
   }
 
   @AfterAll
@@ -226,6 +228,52 @@ class KafkaHostileRecordsTest {
       assertTrue(dead.size() >= turns / 50, "the tombstones dead-lettered (again after the restart at most)");
       assertEquals(0, first.restarts() + second.restarts(), "no stream restart");
       second.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * A refused record whose size is in its headers (a producer's trace baggage, a 1 MB blob), not its
+   * value, or a 1 MB key: with the dead letter's headers added it is over the record size limit even
+   * without its value. It was refused on every restart of the stream and the partition stood still
+   * behind it; now it goes without key, value and the producer's headers, saying their sizes, and the
+   * record behind it is stored without a stream restart.
+   */
+  @Test
+  void aRefusedRecordWithHeadersNearTheSizeLimitIsDeadLetteredAndTheStreamGoesOn(@TempDir Path dir) throws Exception {
+    RecordHeaders fat = new RecordHeaders();
+    fat.add("baggage", "b".repeat(1_048_380).getBytes(StandardCharsets.UTF_8));
+    fat.add("traceparent", utf8("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"));
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, node.kafka(broker, Map.of(
+          "group-id", "group-bigheader", "topics.agent-events", BIG_IN, "topics.dead-letter", BIG_DLQ)));
+      String hugeKey = "k".repeat(1_048_380);
+      broker.produce(List.of(
+          new ProducerRecord<>(BIG_IN, 0, "big-1", utf8("not json"), fat),
+          KafkaTestBroker.record(BIG_IN, hugeKey, msg("", ",\"content\":\"x\"")),
+          KafkaTestBroker.record(BIG_IN, "big-2", msg(",\"sessionId\":\"big-2\"", ",\"content\":\"after\""))));
+      List<ConsumerRecord<byte[], byte[]>> dead = readRaw(BIG_DLQ, 2, Duration.ofSeconds(60));
+      assertEquals(2, dead.size(), "each dead-lettered once");
+      // Sent at once, so in either order: each by where it came from.
+      dead.sort(java.util.Comparator.comparing(r -> KafkaTestBroker.header(r, KafkaIngest.SOURCE_HEADER)));
+      ConsumerRecord<byte[], byte[]> letter = dead.get(0);
+      assertEquals("not_json", KafkaTestBroker.header(letter, KafkaIngest.ERROR_CODE_HEADER));
+      assertEquals(BIG_IN + "/0/0", KafkaTestBroker.header(letter, KafkaIngest.SOURCE_HEADER));
+      // Left out and said so: the record stays at otl-source for the input topic's retention.
+      assertNull(letter.key());
+      assertNull(letter.value());
+      assertNull(letter.headers().lastHeader("baggage"), "the producer's headers left out");
+      assertEquals("8", KafkaTestBroker.header(letter, KafkaIngest.VALUE_OMITTED_HEADER));
+      assertEquals("5", KafkaTestBroker.header(letter, KafkaIngest.KEY_OMITTED_HEADER));
+      assertEquals(String.valueOf("baggage".length() + 1_048_380 + "traceparent".length() + 55),
+          KafkaTestBroker.header(letter, KafkaIngest.HEADERS_OMITTED_HEADER));
+      ConsumerRecord<byte[], byte[]> keyLetter = dead.get(1);
+      assertEquals("invalid_session_id", KafkaTestBroker.header(keyLetter, KafkaIngest.ERROR_CODE_HEADER));
+      assertEquals(BIG_IN + "/0/1", KafkaTestBroker.header(keyLetter, KafkaIngest.SOURCE_HEADER));
+      assertNull(keyLetter.key());
+      assertEquals(String.valueOf(hugeKey.length()), KafkaTestBroker.header(keyLetter, KafkaIngest.KEY_OMITTED_HEADER));
+      KafkaIngestTest.await("the record behind it stored", () -> node.rows("AgentSession|big-2") >= 1);
+      assertEquals(0, ingest.restarts(), "no restart of the stream");
+      ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
   }
 
