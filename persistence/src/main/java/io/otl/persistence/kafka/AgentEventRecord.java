@@ -30,7 +30,11 @@ public sealed interface AgentEventRecord {
   record Invalid(String code, String reason) implements AgentEventRecord {}
 
   static AgentEventRecord parse(String key, byte[] value) {
-    if (value == null || value.length == 0) {
+    if (value == null) {
+      // A tombstone (what a compacting producer sends to delete a key): nothing to record.
+      return new Invalid(NOT_JSON, "value is null (a tombstone); expected an event object with sessionId and agentId");
+    }
+    if (value.length == 0) {
       return new Invalid(NOT_JSON, "value is empty; expected an event object with sessionId and agentId");
     }
     JsonNode node;
@@ -40,7 +44,11 @@ public sealed interface AgentEventRecord {
       // The reason is a header of the dead letter and a line of the node's log: never the value's tokens.
       return new Invalid(NOT_JSON, "value is not valid JSON: " + JsonParseProblem.describe(e));
     }
-    if (node == null || !node.isObject()) {
+    if (node == null || node.isMissingNode()) {
+      // Only white space: no JSON document at all (RFC 8259), as an empty value; "null" is one.
+      return new Invalid(NOT_JSON, "value is empty; expected an event object with sessionId and agentId");
+    }
+    if (!node.isObject()) {
       return new Invalid(NOT_AN_OBJECT, "value must be a JSON object (one event with sessionId and agentId)");
     }
     JsonLimits.Problem limit = JsonLimits.problem(node, "value", JsonLimits.DEFAULT_MAX_DEPTH);

@@ -22,8 +22,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.CoordinatedShutdown;
@@ -110,6 +108,12 @@ public final class KafkaIngest {
    * limit (of the producer or the topic): the value's size in bytes.
    */
   public static final String VALUE_OMITTED_HEADER = "otl-value-omitted";
+  /**
+   * Headers of a dead letter that was over the size limit even without its value (the size was in
+   * its key or its own headers): sent without key and the producer's headers, these give their sizes.
+   */
+  public static final String KEY_OMITTED_HEADER = "otl-key-omitted";
+  public static final String HEADERS_OMITTED_HEADER = "otl-headers-omitted";
 
   /** Writes a session's inputs; {@link DataCollector#submit} in production. */
   @FunctionalInterface
@@ -122,7 +126,7 @@ public final class KafkaIngest {
   private final SessionLanes<Pending> lanes;
   private final LongAdder timeoutRetries = new LongAdder();
   private final ActorSystem<?> system;
-  private final SendProducer<String, byte[]> deadLetterProducer;
+  private final SendProducer<byte[], byte[]> deadLetterProducer;
   private final LongAdder recorded = new LongAdder();
   private final LongAdder duplicates = new LongAdder();
   private final LongAdder deadLettered = new LongAdder();
@@ -141,8 +145,8 @@ public final class KafkaIngest {
     this.settings = settings;
     this.lanes = new SessionLanes<>(settings.parallelism(), MAX_RECORDS_PER_WRITE, (sessionId, pending) ->
         writeSession(pending));
-    ProducerSettings<String, byte[]> producerSettings =
-        ProducerSettings.create(system, new StringSerializer(), new ByteArraySerializer())
+    ProducerSettings<byte[], byte[]> producerSettings =
+        ProducerSettings.create(system, new ByteArraySerializer(), new ByteArraySerializer())
             .withBootstrapServers(settings.bootstrapServers())
             .withProperties(settings.client());
     this.deadLetterProducer = new SendProducer<>(producerSettings, system);
@@ -187,8 +191,8 @@ public final class KafkaIngest {
   private Source<Done, NotUsed> attempt() {
     long n = attempts.incrementAndGet();
     if (n > 1) log.warn("Kafka ingestion restarts (attempt {}) from the last committed offset", n);
-    ConsumerSettings<String, byte[]> consumerSettings =
-        ConsumerSettings.create(system, new StringDeserializer(), new ByteArrayDeserializer())
+    ConsumerSettings<byte[], byte[]> consumerSettings =
+        ConsumerSettings.create(system, new ByteArrayDeserializer(), new ByteArrayDeserializer())
             .withBootstrapServers(settings.bootstrapServers())
             .withGroupId(settings.groupId())
             .withProperty(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest")
@@ -208,7 +212,7 @@ public final class KafkaIngest {
     CommitterSettings committerSettings = CommitterSettings.create(system)
         .withMaxBatch(settings.commitMaxBatch())
         .withMaxInterval(settings.commitMaxInterval());
-    ConsumerSettings<String, byte[]> consumer = consumerSettings;
+    ConsumerSettings<byte[], byte[]> consumer = consumerSettings;
     return Source.completionStage(topics.run())
         .flatMapConcat(ok -> Consumer.committableSource(consumer, Subscriptions.topics(settings.topics().agentEvents()))
             .groupedWithin(settings.ingestBatchSize(), settings.ingestBatchWindow())
@@ -219,20 +223,23 @@ public final class KafkaIngest {
   }
 
   /** A record to write, with the dead letters of its batch (a write may hold records of several). */
-  private record Pending(ConsumerRecord<String, byte[]> record, AgentEventRecord.Event event, List<DeadLetter> dead) {}
+  private record Pending(ConsumerRecord<byte[], byte[]> record, AgentEventRecord.Event event, List<DeadLetter> dead) {}
 
-  private record DeadLetter(ConsumerRecord<String, byte[]> record, String code, String reason) {}
+  private record DeadLetter(ConsumerRecord<byte[], byte[]> record, String code, String reason) {}
 
   /** Records a batch; completes with its offsets once every record is in the journal or the DLQ. */
   private CompletionStage<List<ConsumerMessage.CommittableOffset>> process(
-      List<ConsumerMessage.CommittableMessage<String, byte[]>> batch) {
+      List<ConsumerMessage.CommittableMessage<byte[], byte[]>> batch) {
     List<DeadLetter> dead = Collections.synchronizedList(new ArrayList<>());
     Map<String, List<Pending>> bySession = new LinkedHashMap<>();
     List<ConsumerMessage.CommittableOffset> offsets = new ArrayList<>(batch.size());
-    for (ConsumerMessage.CommittableMessage<String, byte[]> m : batch) {
+    for (ConsumerMessage.CommittableMessage<byte[], byte[]> m : batch) {
       offsets.add(m.committableOffset());
-      ConsumerRecord<String, byte[]> r = m.record();
-      AgentEventRecord parsed = AgentEventRecord.parse(r.key(), r.value());
+      ConsumerRecord<byte[], byte[]> r = m.record();
+      // The key is read as bytes so that a dead letter carries it as sent; a key that is not UTF-8
+      // decodes with U+FFFD, which no session id holds, and is refused as such.
+      String key = r.key() == null ? null : new String(r.key(), StandardCharsets.UTF_8);
+      AgentEventRecord parsed = AgentEventRecord.parse(key, r.value());
       if (parsed instanceof AgentEventRecord.Invalid invalid) {
         dead.add(new DeadLetter(r, invalid.code(), invalid.reason()));
       } else {
@@ -342,20 +349,7 @@ public final class KafkaIngest {
       for (DeadLetter d : dead) {
         log.info("dead-lettering {}/{}/{}: {} ({})", d.record().topic(), d.record().partition(), d.record().offset(),
             d.code(), d.reason());
-        sends.add(deadLetterProducer.send(deadLetter(d, false)).toCompletableFuture()
-            .exceptionallyCompose(e -> {
-              if (!tooLarge(e)) {
-                // The stream restarts and reads this record again: ask the broker first whether the
-                // dead-letter topic is still there, so a deleted one is named and waited for.
-                topics.askAgain();
-                return CompletableFuture.failedFuture(e);
-              }
-              // A record near the broker's size limit does not fit again with our headers added: it was
-              // refused on every restart of the stream, and the partition stood still behind it.
-              log.warn("dead letter of {}/{}/{} is over the record size limit; sent without its value ({} bytes)",
-                  d.record().topic(), d.record().partition(), d.record().offset(), valueSize(d.record()));
-              return deadLetterProducer.send(deadLetter(d, true)).toCompletableFuture();
-            }));
+        sends.add(sendDeadLetter(d, Omitted.NOTHING).toCompletableFuture());
       }
     }
     return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).thenApply(v -> {
@@ -365,25 +359,78 @@ public final class KafkaIngest {
     });
   }
 
+  /** What a dead letter leaves out to fit the record size limit; each step leaves out more. */
+  private enum Omitted {
+    NOTHING, VALUE, KEY_VALUE_AND_HEADERS;
+
+    Omitted next() {
+      return values()[ordinal() + 1];
+    }
+  }
+
   /**
-   * The dead letter of {@code d}: its key, value and headers as sent, plus ours. {@code withoutValue}:
-   * the value is left out and {@link #VALUE_OMITTED_HEADER} gives its size; it stays at {@code
+   * Sends the dead letter of {@code d} leaving out {@code omitted}; a letter over the record size
+   * limit is sent again leaving out more. A record near the broker's size limit does not fit again
+   * with our headers added: it was refused on every restart of the stream, and the partition stood
+   * still behind it. Its size may be in the value (sent without it) or in its key or headers (trial
+   * t53: a 1 MB header stalled the partition just the same; then only our headers go).
+   */
+  private CompletionStage<org.apache.kafka.clients.producer.RecordMetadata> sendDeadLetter(DeadLetter d,
+      Omitted omitted) {
+    return deadLetterProducer.send(deadLetter(d, omitted)).toCompletableFuture().exceptionallyCompose(e -> {
+      if (!tooLarge(e) || omitted == Omitted.KEY_VALUE_AND_HEADERS) {
+        // The stream restarts and reads this record again: ask the broker first whether the
+        // dead-letter topic is still there, so a deleted one is named and waited for.
+        topics.askAgain();
+        return CompletableFuture.failedFuture(e);
+      }
+      Omitted more = omitted.next();
+      log.warn("dead letter of {}/{}/{} is over the record size limit; sent without its {} (value {} bytes, key {} bytes,"
+              + " headers {} bytes)", d.record().topic(), d.record().partition(), d.record().offset(),
+          more == Omitted.VALUE ? "value" : "key, value and headers", valueSize(d.record()), keySize(d.record()),
+          headersSize(d.record()));
+      return sendDeadLetter(d, more).toCompletableFuture();
+    });
+  }
+
+  /**
+   * The dead letter of {@code d}: its key, value and headers as sent, plus ours, leaving out {@code
+   * omitted}: what is left out is said by {@link #VALUE_OMITTED_HEADER} (the value's size),
+   * {@link #KEY_OMITTED_HEADER} and {@link #HEADERS_OMITTED_HEADER}; the record stays at {@code
    * otl-source} in the input topic for the input's retention.
    */
-  private ProducerRecord<String, byte[]> deadLetter(DeadLetter d, boolean withoutValue) {
-    RecordHeaders headers = new RecordHeaders(d.record().headers().toArray());
+  private ProducerRecord<byte[], byte[]> deadLetter(DeadLetter d, Omitted omitted) {
+    boolean bare = omitted == Omitted.KEY_VALUE_AND_HEADERS;
+    RecordHeaders headers = bare ? new RecordHeaders() : new RecordHeaders(d.record().headers().toArray());
     headers.add(ERROR_HEADER, d.reason().getBytes(StandardCharsets.UTF_8));
     headers.add(ERROR_CODE_HEADER, d.code().getBytes(StandardCharsets.UTF_8));
     headers.add(SOURCE_HEADER, (d.record().topic() + "/" + d.record().partition() + "/" + d.record().offset())
         .getBytes(StandardCharsets.UTF_8));
-    if (withoutValue) {
+    if (omitted != Omitted.NOTHING) {
       headers.add(VALUE_OMITTED_HEADER, String.valueOf(valueSize(d.record())).getBytes(StandardCharsets.UTF_8));
     }
-    return new ProducerRecord<>(settings.topics().deadLetter(), null, d.record().key(),
-        withoutValue ? null : d.record().value(), headers);
+    if (bare) {
+      headers.add(KEY_OMITTED_HEADER, String.valueOf(keySize(d.record())).getBytes(StandardCharsets.UTF_8));
+      headers.add(HEADERS_OMITTED_HEADER, String.valueOf(headersSize(d.record())).getBytes(StandardCharsets.UTF_8));
+    }
+    return new ProducerRecord<>(settings.topics().deadLetter(), null, bare ? null : d.record().key(),
+        omitted == Omitted.NOTHING ? d.record().value() : null, headers);
   }
 
-  private static int valueSize(ConsumerRecord<String, byte[]> r) {
+  private static int keySize(ConsumerRecord<byte[], byte[]> r) {
+    return r.key() == null ? 0 : r.key().length;
+  }
+
+  /** The producer's headers, names and values, in bytes. */
+  private static long headersSize(ConsumerRecord<byte[], byte[]> r) {
+    long n = 0;
+    for (org.apache.kafka.common.header.Header h : r.headers()) {
+      n += h.key().getBytes(StandardCharsets.UTF_8).length + (h.value() == null ? 0 : h.value().length);
+    }
+    return n;
+  }
+
+  private static int valueSize(ConsumerRecord<byte[], byte[]> r) {
     return r.value() == null ? 0 : r.value().length;
   }
 

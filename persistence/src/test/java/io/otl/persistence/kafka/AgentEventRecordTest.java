@@ -118,7 +118,11 @@ class AgentEventRecordTest {
     assertEquals("value.sessionId may contain only the characters " + io.otl.core.Ids.ID_CHARSET,
         invalid(null, "{\"type\":\"message\",\"sessionId\":\"bad id\",\"agentId\":\"a\"}").reason());
     assertTrue(invalid("s", "{\"type\":\"message\",\"sessionId\":\"s\"}").reason().startsWith("value.agentId is required"));
-    assertEquals("value is empty; expected an event object with sessionId and agentId", invalid("s", null).reason());
+    assertEquals("value is null (a tombstone); expected an event object with sessionId and agentId",
+        invalid("s", null).reason());
+    // White space alone is no JSON document (RFC 8259): not_json as an empty value, not "not an object".
+    assertEquals("value is empty; expected an event object with sessionId and agentId", invalid("s", " \n ").reason());
+    assertEquals(AgentEventRecord.NOT_JSON, invalid("s", " \n ").code());
     assertEquals("value must be a JSON object (one event with sessionId and agentId)", invalid("s", "[]").reason());
     // The session's own refusals, as KafkaIngest writes them into the dead letter.
     assertEquals("value.agentId: session s belongs to agent a, not b", KafkaIngest.recordReason(
