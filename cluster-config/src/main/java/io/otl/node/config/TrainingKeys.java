@@ -136,6 +136,7 @@ final class TrainingKeys {
     rule(gw + "timeout", duration(false));
     rule(gw + "max-body-bytes", integerAtLeast(1));
     rule(gw + "max-in-flight", integerAtLeast(1));
+    rule(gw + "max-recordings-pending", integerAtLeast(1));
     rule(gw + "fallback-to-stable", bool());
     rule(gw + "capture-tokens", bool());
 

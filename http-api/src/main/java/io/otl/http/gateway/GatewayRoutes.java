@@ -141,7 +141,7 @@ public final class GatewayRoutes {
             pathEndOrSingleSlash(() -> concat(
                 get(() -> extractRequest(request -> complete(GatewayModels.storedCompletions(request, false)))),
                 sealed(post(() -> withRequestTimeout(answerTimeout(), () ->
-                    extractRequest(request -> completeWithFuture(limited(request, () -> chat(request))))))))),
+                    extractRequest(request -> completeWithFuture(limited(request, gone -> chat(request, gone))))))))),
             extractRequest(request -> complete(GatewayModels.storedCompletions(request, true))))),
         pathPrefix("models", () -> pathEndOrSingleSlash(() -> sealed(get(() -> extractRequest(request ->
             complete(guard(() -> models.list(request)))))))),
@@ -204,35 +204,62 @@ public final class GatewayRoutes {
    * A call within {@code gateway.max-in-flight}, which holds its slot until its answer is out: a
    * whole answer (in memory by then) when it is handed over, a streamed one when its stream ends or
    * its client is gone (released at the stream's headers, slow streams were let in past the limit:
-   * trial t33).
+   * trial t33). And within {@code gateway.max-recordings-pending}: a turn is recorded after its answer,
+   * off the slot, and under overload (a journal or sessions slower than the calls, each recording
+   * asked again up to 6 times) the recordings piled up behind the gate without bound, each with its
+   * call's request and answer, until the node's heap was full (trial t51). New calls get the 429 then.
+   *
+   * <p>The call watches its connection until its answer is out, then the connection forgets it
+   * ({@link ClientConnection.Watch}).
    */
   private CompletionStage<HttpResponse> limited(HttpRequest request,
-      java.util.function.Supplier<CompletionStage<HttpResponse>> call) {
+      java.util.function.Function<CompletionStage<Done>, CompletionStage<HttpResponse>> call) {
+    int pending = turnRecording.pending();
+    if (pending >= settings.maxRecordingsPending()) {
+      return CompletableFuture.completedFuture(new OpenAiError(429, "rate_limit_exceeded", null, "overloaded",
+          "the gateway has " + pending + " answered calls not yet recorded (gateway.max-recordings-pending); "
+              + "retry shortly").response());
+    }
     if (inFlight.incrementAndGet() > settings.maxInFlight()) {
       inFlight.decrementAndGet();
       return CompletableFuture.completedFuture(new OpenAiError(429, "rate_limit_exceeded", null, "overloaded",
           "the gateway has " + settings.maxInFlight() + " calls in flight; retry shortly").response());
     }
-    java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean(true);
+    ClientConnection.Watch watch = ClientConnection.watch(request);
+    AtomicBoolean held = new AtomicBoolean(true);
     Runnable release = () -> {
       if (held.compareAndSet(true, false)) inFlight.decrementAndGet();
     };
     CompletionStage<HttpResponse> result;
     try {
-      result = call.get();
+      result = call.apply(watch.gone());
     } catch (RuntimeException e) {
       result = CompletableFuture.failedFuture(e);
     }
     return result.exceptionally(GatewayErrors::toResponse).handle((r, e) -> {
-      if (r == null || !r.entity().isChunked()) {
-        release.run();
-        return r;
+      var entity = r == null ? null : r.entity();
+      if (entity == null || !entity.isChunked()) {
+        release.run(); // a whole answer (or an error) is in memory: its slot is free once it is handed over
+        if (entity == null || entity.isStrict() || entity.getContentLengthOption().isEmpty()) {
+          watch.close();
+          return r;
+        }
+        // Its connection is watched until it is out (an answer pekko-http never sends, its client gone
+        // first, ends with the connection).
+        return r.withEntity(HttpEntities.create(entity.getContentType(), entity.getContentLengthOption().getAsLong(),
+            entity.getDataBytes().watchTermination((mat, done) -> {
+              done.whenComplete((ok, err) -> watch.close());
+              return mat;
+            })));
       }
       // A stream pekko-http never starts (its client left first) ends with the connection.
-      ClientConnection.closedOf(request).thenRun(release);
-      return r.withEntity(HttpEntities.createChunked(r.entity().getContentType(),
-          r.entity().getDataBytes().watchTermination((mat, done) -> {
-            done.whenComplete((ok, err) -> release.run());
+      watch.gone().thenRun(release);
+      return r.withEntity(HttpEntities.createChunked(entity.getContentType(),
+          entity.getDataBytes().watchTermination((mat, done) -> {
+            done.whenComplete((ok, err) -> {
+              release.run();
+              watch.close();
+            });
             return mat;
           })));
     });
@@ -248,7 +275,7 @@ public final class GatewayRoutes {
 
   // ---------------------------------------------------------------- POST /v1/chat/completions
 
-  private CompletionStage<HttpResponse> chat(HttpRequest http) {
+  private CompletionStage<HttpResponse> chat(HttpRequest http, CompletionStage<Done> clientGone) {
     long start = System.nanoTime();
     String agent = identity.identify(http);
     String encoding = ContentEncoding.of(http);
@@ -296,7 +323,7 @@ public final class GatewayRoutes {
                 throw new CompletionException(GatewayErrors.unwrap(routeFailure));
               }
               if (ours) knownSessions.startedOn(session, agent, d.version());
-              return forward(agent, session, request, found, d, start, ClientConnection.closedOf(http));
+              return forward(agent, session, request, found, d, start, clientGone);
             }).thenCompose(x -> x);
           });
         });

@@ -24,6 +24,8 @@ import java.util.Map;
  *     {@code auth.token} is set); secrets, never logged
  * @param timeout how long an upstream call may take (non-streaming), or stay silent (streaming)
  * @param maxInFlight calls in flight before the gateway answers 429 with Retry-After
+ * @param maxRecordingsPending answered turns waiting to be recorded before the gateway answers new
+ *     calls 429 with Retry-After (the recordings run after the answers, off the slots above)
  */
 public record GatewaySettings(
     boolean enabled,
@@ -35,6 +37,7 @@ public record GatewaySettings(
     Duration timeout,
     long maxBodyBytes,
     int maxInFlight,
+    int maxRecordingsPending,
     boolean fallbackToStable,
     boolean captureTokens,
     Map<String, String> endpointKeys,
@@ -94,7 +97,7 @@ public record GatewaySettings(
     Map<String, ServerCalls> calls = new LinkedHashMap<>(endpointCalls);
     calls.put(normalized(endpoint), new ServerCalls(timeout, maxRetries));
     return new GatewaySettings(enabled, apiKeys, operatorTokens, upstreamKeys, upstreamApiKey, defaultAgent,
-        this.timeout, maxBodyBytes, maxInFlight, fallbackToStable, captureTokens, endpointKeys, calls);
+        this.timeout, maxBodyBytes, maxInFlight, maxRecordingsPending, fallbackToStable, captureTokens, endpointKeys, calls);
   }
 
   public boolean authEnabled() {
@@ -120,7 +123,7 @@ public record GatewaySettings(
     Map<String, String> keys = new LinkedHashMap<>(endpointKeys);
     keys.put(normalized(endpoint), key);
     return new GatewaySettings(enabled, apiKeys, operatorTokens, upstreamKeys, upstreamApiKey, defaultAgent, timeout,
-        maxBodyBytes, maxInFlight, fallbackToStable, captureTokens, keys, endpointCalls);
+        maxBodyBytes, maxInFlight, maxRecordingsPending, fallbackToStable, captureTokens, keys, endpointCalls);
   }
 
   /** {@code http://h:9000/api/} and {@code http://h:9000/api} name one server. */
@@ -160,7 +163,7 @@ public record GatewaySettings(
     }
     return new GatewaySettings(g.getBoolean("enabled"), keys, operatorTokens, upstream, g.getString("upstream-api-key"),
         g.getString("default-agent"), g.getDuration("timeout"), g.getBytes("max-body-bytes"),
-        g.getInt("max-in-flight"), g.getBoolean("fallback-to-stable"), g.getBoolean("capture-tokens"), Map.of(), Map.of());
+        g.getInt("max-in-flight"), g.getInt("max-recordings-pending"), g.getBoolean("fallback-to-stable"), g.getBoolean("capture-tokens"), Map.of(), Map.of());
   }
 
   /** Never prints a key. */

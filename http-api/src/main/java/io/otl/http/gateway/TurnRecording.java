@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +33,11 @@ final class TurnRecording {
   private final GatewayMetrics metrics;
   /** The node's event counters: a turn's recorded events count as the events API's do. */
   private final ApiMetrics apiMetrics;
+  /**
+   * Turns handed to {@link #record} and not yet settled: at {@code gateway.max-recordings-pending} the
+   * gateway refuses new calls, so that overload is refused at the door instead of piling up here.
+   */
+  private final AtomicInteger pending = new AtomicInteger();
 
   TurnRecording(TurnRecorder recorder, KnownSessions knownSessions, TurnsInFlight turns, Executor recording,
       GatewayMetrics metrics, ApiMetrics apiMetrics) {
@@ -55,13 +61,22 @@ final class TurnRecording {
       return;
     }
     Instant answeredAt = c.receivedAt().plusNanos(System.nanoTime() - c.startNanos());
+    pending.incrementAndGet();
     // After the session's previous recording: an agent that sends its next turn the moment it has the
     // answer had that turn recorded against ids not yet updated, and a recurring message lost.
     recordings.run(c.sessionId(), () -> {
       CompletableFuture<Void> settled = new CompletableFuture<>();
       recording.execute(() -> recordOne(c, d, fallbackFrom, outcome, answeredAt, settled));
       return settled;
-    }).whenComplete((ok, err) -> turn.end());
+    }).whenComplete((ok, err) -> {
+      pending.decrementAndGet();
+      turn.end();
+    });
+  }
+
+  /** Turns answered and being recorded (recorded, refused or failed: each is settled once). */
+  int pending() {
+    return pending.get();
   }
 
   /** Builds the turn's inputs and sends them; {@code settled} completes once the reply is counted. */
