@@ -71,4 +71,19 @@ public final class StrictValues {
     }
     return null;
   }
+
+  private static final java.time.Instant FIRST_INSTANT_OF_10000 =
+      java.time.LocalDate.of(10000, 1, 1).atStartOfDay().toInstant(java.time.ZoneOffset.UTC);
+
+  /**
+   * Why an event time cannot be stored (outside the years 1970-9999 in UTC, which is how it is stored
+   * and written back: a later year has no plain ISO-8601 form, and no agent event predates 1970), or
+   * null; null for null. One rule for every door: the wire judged the sender's local year, the
+   * embedding API the UTC one, so 9999-12-31T23:00:00-05:00 passed HTTP and not Java.
+   */
+  public static String timeProblem(java.time.Instant at) {
+    if (at == null) return null;
+    return at.isBefore(java.time.Instant.EPOCH) || !at.isBefore(FIRST_INSTANT_OF_10000)
+        ? "is outside the years 1970-9999 (UTC)" : null;
+  }
 }

@@ -140,12 +140,10 @@ public final class EventJson {
     String s = text(e, where, "at");
     if (s == null) return null;
     try {
-      OffsetDateTime t = OffsetDateTime.parse(s);
-      // Years past 9999 cannot be written back as plain ISO-8601, and no agent event predates 1970.
-      if (t.getYear() < 1970 || t.getYear() > 9999) {
-        throw invalid(where + ".at is outside the years 1970-9999; send the event's real time or omit at");
-      }
-      return t.toInstant();
+      Instant t = OffsetDateTime.parse(s).toInstant();
+      String p = io.otl.core.StrictValues.timeProblem(t);
+      if (p != null) throw invalid(where + ".at " + p + "; send the event's real time or omit at");
+      return t;
     } catch (DateTimeParseException ex) {
       throw invalid(where + ".at is not ISO-8601 with an offset, e.g. 2026-11-20T02:00:00Z");
     }

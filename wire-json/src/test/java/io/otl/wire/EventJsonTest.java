@@ -87,8 +87,13 @@ class EventJsonTest {
         refusal("{\"type\":\"tool_call\",\"success\":\"yes\"}"));
     assertEquals("events[2].at is not ISO-8601 with an offset, e.g. 2026-11-20T02:00:00Z",
         refusal("{\"type\":\"result\",\"at\":\"2026-11-20 02:00\"}"));
-    assertEquals("events[2].at is outside the years 1970-9999; send the event's real time or omit at",
+    assertEquals("events[2].at is outside the years 1970-9999 (UTC); send the event's real time or omit at",
         refusal("{\"type\":\"result\",\"at\":\"1969-12-31T23:59:59Z\"}"));
+    // The year is judged in UTC, as the time is stored, and as the embedding API judges it.
+    assertEquals("events[2].at is outside the years 1970-9999 (UTC); send the event's real time or omit at",
+        refusal("{\"type\":\"result\",\"at\":\"9999-12-31T23:00:00-05:00\"}"));
+    assertEquals("events[2].at is outside the years 1970-9999 (UTC); send the event's real time or omit at",
+        refusal("{\"type\":\"result\",\"at\":\"1970-01-01T00:30:00+01:00\"}"));
     assertEquals("events[2].index is too large: at most 2147483647", refusal("{\"type\":\"reasoning\",\"index\":3000000000}"));
   }
 

@@ -171,6 +171,15 @@ class EmbeddedApiInputTest {
       refused.put("events[0].metadata value #0", new SessionInput.Start("e1", null, null, null, nullValue));
       refused.put("events[0].thought", new SessionInput.Reasoning("e1", null, 1, "\udc00", null, null));
       refused.put("events[0].detail", new SessionInput.Result("e1", null, "SUCCESS", "done\u0000"));
+      // What the gateway attaches (public constructors): stored like the rest, so held to the same rules.
+      refused.put("events[0].inference.finishReason", new SessionInput.Message("e1", null, "assistant", "x", "r1", null,
+          new io.otl.core.session.InferenceCall("v1", "m", null, null, null, "stop\ud800", null, null, null, null, null)));
+      refused.put("events[0].inference.logprobs[1]", new SessionInput.Message("e1", null, "assistant", "x", "r1", null,
+          new io.otl.core.session.InferenceCall("v1", "m", null, null, null, "stop", null, null, null, null,
+              java.util.Arrays.asList(-0.5, Double.NaN))));
+      refused.put("events[0].truncated key #0", new SessionInput.Message("e1", null, "user", "x", null, null, null,
+          java.util.Map.of("content\u0000", 9)));
+      refused.put("events[0].formerId", new SessionInput.Reasoning("e1", null, 1, "t", null, null, "f\u0000"));
       for (var e : refused.entrySet()) {
         String field = e.getKey().replaceAll("\\|.*", "");
         Throwable t = failure(() -> dc.record("strict-1", "agent-a", e.getValue()));

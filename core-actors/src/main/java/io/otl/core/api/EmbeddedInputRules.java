@@ -6,7 +6,6 @@ import io.otl.core.session.AgentSession;
 import io.otl.core.session.AgentSession.Rejected;
 import io.otl.core.session.SessionInput;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 
@@ -60,13 +59,15 @@ final class EmbeddedInputRules {
       }
       return null;
     } else if (input instanceof SessionInput.Message m) {
-      return firstOf(text(where, ".role", m.role()), text(where, ".content", m.content()), text(where, ".msgId", m.msgId()));
+      r = firstOf(text(where, ".role", m.role()), text(where, ".content", m.content()), text(where, ".msgId", m.msgId()),
+          text(where, ".formerId", m.formerId()), keys(where, ".truncated", m.truncated()));
+      return r != null ? r : inference(where + ".inference", m.inference());
     } else if (input instanceof SessionInput.ToolCall t) {
       return firstOf(text(where, ".callId", t.callId()), text(where, ".toolName", t.toolName()),
-          tree(where, ".input", t.input()), tree(where, ".output", t.output()));
+          tree(where, ".input", t.input()), tree(where, ".output", t.output()), keys(where, ".truncated", t.truncated()));
     } else if (input instanceof SessionInput.Reasoning s) {
       return firstOf(text(where, ".thought", s.thought()), text(where, ".action", s.action()),
-          text(where, ".observation", s.observation()));
+          text(where, ".observation", s.observation()), text(where, ".formerId", s.formerId()));
     } else if (input instanceof SessionInput.Feedback f) {
       if (f.value() != null && !Double.isFinite(f.value())) {
         return invalid(where + ".value", "must be a finite number");
@@ -75,6 +76,31 @@ final class EmbeddedInputRules {
           text(where, ".source", f.source()), text(where, ".msgId", f.msgId()));
     } else if (input instanceof SessionInput.Result x) {
       return firstOf(text(where, ".status", x.status()), text(where, ".detail", x.detail()));
+    }
+    return null;
+  }
+
+  /** What the gateway attaches to an answer: its texts and its logprobs are stored like the rest. */
+  private static Rejected inference(String where, io.otl.core.session.InferenceCall call) {
+    if (call == null) return null;
+    Rejected r = firstOf(text(where, ".modelVersion", call.modelVersion()), text(where, ".servedModel", call.servedModel()),
+        text(where, ".finishReason", call.finishReason()), text(where, ".error", call.error()),
+        text(where, ".fallbackFrom", call.fallbackFrom()));
+    if (r != null || call.logprobs() == null) return r;
+    for (int i = 0; i < call.logprobs().size(); i++) {
+      Double p = call.logprobs().get(i);
+      if (p != null && !Double.isFinite(p)) return invalid(where + ".logprobs[" + i + "]", "must be a finite number");
+    }
+    return null;
+  }
+
+  /** Keys of a map the session stores by name (positions only in the message, as for metadata). */
+  private static Rejected keys(String where, String field, Map<String, ?> map) {
+    if (map == null) return null;
+    int n = 0;
+    for (String key : map.keySet()) {
+      Rejected r = text(where, field + " key #" + n++, key);
+      if (r != null) return r;
     }
     return null;
   }
@@ -91,17 +117,10 @@ final class EmbeddedInputRules {
     return p == null ? null : new Rejected(AgentSession.RejectionCode.INVALID, where + field, p.message());
   }
 
-  /** Years past 9999 cannot be written back as plain ISO-8601, and no agent event predates 1970. */
   private static Rejected time(String where, Instant at) {
-    if (at == null) return null;
-    if (at.isBefore(Instant.EPOCH) || !at.isBefore(FIRST_INSTANT_OF_10000)) {
-      return invalid(where + ".at", "is outside the years 1970-9999; pass the event's real time or null");
-    }
-    return null;
+    String p = StrictValues.timeProblem(at);
+    return p == null ? null : invalid(where + ".at", p + "; pass the event's real time or null");
   }
-
-  private static final Instant FIRST_INSTANT_OF_10000 =
-      java.time.LocalDate.of(10000, 1, 1).atStartOfDay().toInstant(ZoneOffset.UTC);
 
   private static Rejected invalid(String field, String problem) {
     return new Rejected(AgentSession.RejectionCode.INVALID, field, field + " " + problem);
