@@ -435,6 +435,17 @@ public final class GatewayRoutes {
             + " (HTTP 404); a vLLM server that restarted has lost its runtime-loaded LoRA adapters: the node "
             + "is loading them again (docs/serving.md)", upStart);
       }
+      if (status == 401 || status == 403 || status == 407) {
+        // The credentials were the gateway's (the node's upstream key), never the agent's: passed through,
+        // the agent's SDK raised AuthenticationError as if its own gateway key were wrong, no fallback was
+        // made and nothing counted against the version, so a candidate deployed without its server's key
+        // failed its share of sessions for as long as its canary ran. The server's message is not passed
+        // on either: OpenAI's names the key it refused (masked).
+        resp.discardEntityBytes(materializer);
+        return failed(c, d, fallbackFrom, "status", "the model server refused the gateway's credentials (HTTP "
+            + status + "); the gateway sent it " + settings.upstreamKeySource(c.agent(), d.endpoint())
+            + " (docs/gateway.md)", upStart);
+      }
       if (status != 200) return clientError(c, d, resp);
       return c.request().stream() ? streamOut(c, d, fallbackFrom, resp, upStart)
           : wholeOut(c, d, fallbackFrom, resp, upStart);

@@ -115,6 +115,17 @@ public record GatewaySettings(
   }
 
   /**
+   * Where the key {@link #upstreamKeyFor} picks comes from, in the words of the configuration (never the
+   * key itself): what to fix when the model server refuses it.
+   */
+  public String upstreamKeySource(String agentId, String endpoint) {
+    if (upstreamKeys.containsKey(agentId)) return "the key of gateway.agents." + agentId + ".upstream-api-key";
+    if (endpointKeys.containsKey(normalized(endpoint))) return "the key of the AgentScope model section (api_key)";
+    if (upstreamApiKey != null && !upstreamApiKey.isEmpty()) return "the key of gateway.upstream-api-key";
+    return "no key (set gateway.agents." + agentId + ".upstream-api-key or gateway.upstream-api-key)";
+  }
+
+  /**
    * These settings, with {@code key} sent to the model server at {@code endpoint} (and to no other):
    * the AgentScope {@code model} section's key for its base URL. An empty key changes nothing.
    */
