@@ -67,11 +67,14 @@ final class Upstream {
   CompletionStage<HttpResponse> send(ModelVersion.RouteDecision d, ChatRequest request, String upstreamKey,
       Duration timeout) {
     String url = chatUrl(d);
-    // The agent's bytes go out as they came, unless the served model name replaces its model.
+    // The agent's bytes go out as they came, unless the served model name replaces its model or the
+    // session id is taken out of the metadata.
     byte[] bytes = request.raw();
-    if (d.servedModel() != null) {
+    boolean namesSession = request.body().path("metadata").has("session_id");
+    if (d.servedModel() != null || namesSession) {
       ObjectNode body = request.body().deepCopy();
-      body.put("model", d.servedModel());
+      if (d.servedModel() != null) body.put("model", d.servedModel());
+      if (namesSession) withoutSessionId(body);
       try {
         bytes = Json.MAPPER.writeValueAsBytes(body);
       } catch (Exception e) {
@@ -88,5 +91,17 @@ final class Upstream {
       if (e != null) call.thenAccept(late -> late.discardEntityBytes(system));
     });
     return bounded;
+  }
+
+  /**
+   * {@code metadata.session_id} names the session for the gateway, as {@code X-Session-Id} does, and
+   * goes no further: OpenAI refuses {@code metadata} without {@code "store": true} (400 "The 'metadata'
+   * parameter is only allowed when 'store' is enabled"), so with OpenAI as a version's server every call
+   * naming its session this way failed. The agent's other metadata keys pass; an emptied object goes.
+   */
+  static void withoutSessionId(ObjectNode body) {
+    ObjectNode metadata = (ObjectNode) body.get("metadata");
+    metadata.remove("session_id");
+    if (metadata.isEmpty()) body.remove("metadata");
   }
 }
