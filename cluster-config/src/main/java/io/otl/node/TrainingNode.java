@@ -139,7 +139,8 @@ public final class TrainingNode implements AutoCloseable {
       Config nodeConfig = withSeedNodesFromEnv(JournalIdentityCheck.config(identity, journal)
           .withFallback(journal.pekkoConfig()).withFallback(base));
       SeedLease.Arrangement seeds = SeedLease.arrange(nodeConfig, ClusterSettings.fromConfig(nodeConfig), journal);
-      Config config = SlowAnswers.idleTimeoutAboveAnswers(seeds.config(), settings.gateway());
+      Config config = SlowAnswers.requestsDoneAboveDeadline(
+          SlowAnswers.idleTimeoutAboveAnswers(seeds.config(), settings.gateway()), settings.http().shutdownDeadline());
       system = ActorSystem.create(Behaviors.empty(), ClusterAddressKeys.SYSTEM, config);
       JournalIdentityCheck.register(system.classicSystem());
       SeedLease.start(system, journal, seeds);

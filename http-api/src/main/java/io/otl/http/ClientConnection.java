@@ -111,20 +111,37 @@ public final class ClientConnection {
     }
   }
 
-  /** The route as a connection's handler flow, materialized once per connection: each request is tagged with it. */
-  public static Flow<HttpRequest, HttpResponse, NotUsed> flow(ClassicActorSystemProvider system, Route route) {
+  /**
+   * The route as a connection's handler flow, materialized once per connection: each request is tagged
+   * with it, and counted in {@code answers} until its answer is out.
+   */
+  static Flow<HttpRequest, HttpResponse, NotUsed> flow(ClassicActorSystemProvider system, Route route,
+      AnswersInProgress answers) {
     Flow<HttpRequest, HttpResponse, NotUsed> handler = route.flow(system);
     return Flow.fromMaterializer((mat, attributes) -> {
       Watched connection = new Watched();
+      // Requests of this connection not answered yet: if it ends first, no answer will be sent for them.
+      java.util.concurrent.atomic.AtomicInteger unanswered = new java.util.concurrent.atomic.AtomicInteger();
       return Flow.<HttpRequest>create()
-          .map(request -> request.addAttribute(TAG, new Tag(connection, closesAfterAnswer(request))))
+          .map(request -> {
+            answers.begun();
+            unanswered.incrementAndGet();
+            return request.addAttribute(TAG, new Tag(connection, closesAfterAnswer(request)));
+          })
           .watchTermination((notUsed, done) -> {
             done.whenComplete((d, e) -> connection.requestsEnded());
             return notUsed;
           })
           .via(handler)
+          .map(response -> {
+            unanswered.decrementAndGet();
+            return answers.untilSent(response);
+          })
           .watchTermination((notUsed, done) -> {
-            done.whenComplete((d, e) -> connection.ended());
+            done.whenComplete((d, e) -> {
+              connection.ended();
+              answers.abandoned(unanswered.getAndSet(0));
+            });
             return notUsed;
           });
     }).mapMaterializedValue(m -> NotUsed.getInstance());

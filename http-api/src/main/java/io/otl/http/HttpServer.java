@@ -36,20 +36,26 @@ public final class HttpServer {
       Duration hardDeadline, int maxConnectionsPerAddress) {
     int maxConnections = system.settings().config().getInt("pekko.http.server.max-connections");
     ConnectionGate gate = new ConnectionGate(maxConnectionsPerAddress, maxConnections);
+    AnswersInProgress answers = new AnswersInProgress();
     return Http.get(system).newServerAt(host, port)
         // The gate reads the client's address from the connection's attributes, present only with this on.
         .adaptSettings(s -> s.withRemoteAddressAttribute(true))
-        .bindFlow(gate.guard(ClientConnection.flow(system, route)))
+        .bindFlow(gate.guard(ClientConnection.flow(system, route, answers)))
         .thenApply(binding -> {
           InetSocketAddress addr = binding.localAddress();
           log.info("HTTP API listening on http://{}:{}", addr.getHostString(), addr.getPort());
           CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceUnbind(), "http-unbind",
               () -> binding.unbind().thenApply(d -> Done.getInstance()));
+          // Answers in progress first (terminate cuts a response whose body is still streaming), then
+          // terminate with what is left of the deadline for the connections.
           CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceRequestsDone(), "http-drain",
-              () -> binding.terminate(hardDeadline).thenApply(t -> {
-                log.info("HTTP API on port {} closed: in-flight requests finished or reached the deadline", addr.getPort());
-                return Done.getInstance();
-              }));
+              () -> answers.settled(system, hardDeadline)
+                  .thenCompose(left -> binding.terminate(left.isZero() ? Duration.ofMillis(1) : left))
+                  .thenApply(t -> {
+                    log.info("HTTP API on port {} closed: in-flight requests finished or reached the deadline",
+                        addr.getPort());
+                    return Done.getInstance();
+                  }));
           return binding;
         });
   }

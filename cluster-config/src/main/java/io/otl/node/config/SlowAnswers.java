@@ -24,6 +24,24 @@ public final class SlowAnswers {
 
   private SlowAnswers() {}
 
+  static final String REQUESTS_DONE_TIMEOUT = "pekko.coordinated-shutdown.phases.service-requests-done.timeout";
+  /** Beyond the shutdown deadline: the connections' close and the phase's own bookkeeping. */
+  private static final Duration PHASE_MARGIN = Duration.ofSeconds(5);
+
+  /**
+   * {@code config} with the shutdown phase that drains the HTTP answers ({@code service-requests-done},
+   * pekko's 5 s) lasting at least {@code http.shutdown-deadline} plus a margin: pekko moves on when a
+   * phase's time is up and stops the node under answers the deadline still promised them.
+   */
+  public static Config requestsDoneAboveDeadline(Config config, Duration shutdownDeadline) {
+    Duration needed = shutdownDeadline.plus(PHASE_MARGIN);
+    // A phase without its own timeout has pekko's default one.
+    Duration now = config.getDuration(config.hasPath(REQUESTS_DONE_TIMEOUT) ? REQUESTS_DONE_TIMEOUT
+        : "pekko.coordinated-shutdown.default-phase-timeout");
+    if (now.compareTo(needed) >= 0) return config;
+    return ConfigFactory.parseMap(Map.of(REQUESTS_DONE_TIMEOUT, needed.toMillis() + "ms")).withFallback(config);
+  }
+
   /** {@code config} with the idle timeout raised where it would cut the gateway's answers. */
   public static Config idleTimeoutAboveAnswers(Config config, Optional<GatewaySettings> gateway) {
     if (gateway.isEmpty() || !gateway.get().enabled() || config.getString(IDLE_TIMEOUT).equals("infinite")) {
