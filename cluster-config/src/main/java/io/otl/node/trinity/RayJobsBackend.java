@@ -153,8 +153,16 @@ public final class RayJobsBackend implements TrainingBackend {
   @Override
   public CompletionStage<Void> cancel(String jobId) {
     String path = JOBS + jobId + "/stop";
-    // Ray answers {"stopped": false} for a job that already ended; the request still succeeded.
-    return http.expectJson(http.post(path, null), "POST", path).thenApply(body -> null);
+    // Ray answers {"stopped": false} for a job that had already ended: nothing was stopped, and the job
+    // may have SUCCEEDED (a model to hand over) or FAILED. Taking that answer for a stop recorded such a
+    // job CANCELLED and lost its model; refused, the coordinator polls how the job really ended.
+    return http.expectJson(http.post(path, null), "POST", path).thenApply(body -> {
+      if (body.path("stopped").isBoolean() && !body.path("stopped").asBoolean()) {
+        throw new TrainingBackendException(Kind.REJECTED, 200,
+            "Ray did not stop job " + jobId + " (stopped: false): it had already ended", null);
+      }
+      return null;
+    });
   }
 
   @Override

@@ -162,7 +162,13 @@ class RayJobsBackendTest {
 
     join(backend.cancel(spec.jobId()));
     BackendJobStatus status = awaitTerminal(spec.jobId());
-    join(backend.cancel(spec.jobId())); // stopping an ended job is not an error
+    // Ray answers {"stopped": false} for an ended job: nothing was stopped, so the stop is refused
+    // (the coordinator then polls how the job ended; it may have SUCCEEDED, CancelAfterTheRunEndedTest).
+    ExecutionException refused = assertThrows(ExecutionException.class,
+        () -> backend.cancel(spec.jobId()).toCompletableFuture().get(20, TimeUnit.SECONDS));
+    TrainingBackendException cause = assertInstanceOf(TrainingBackendException.class, refused.getCause());
+    assertEquals(TrainingBackendException.Kind.REJECTED, cause.kind());
+    assertTrue(cause.getMessage().contains("already ended"), cause.getMessage());
 
     assertEquals(State.STOPPED, status.state());
     assertNull(status.outputModel());

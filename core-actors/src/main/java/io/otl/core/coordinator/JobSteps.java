@@ -401,9 +401,11 @@ final class JobSteps {
       p.add(failed.event());
       maybeThreshold.accept(p);
     } else {
-      // Refused (e.g. it has just finished): polling records how it really ended.
-      rt.log().warn("agent {}: the backend refused to stop job {}; its final status will be polled",
-          rt.agentId, job.jobId());
+      // Refused (e.g. it has just finished): polling records how it really ended, at once rather than
+      // after poll-interval, so the job does not show a cancel pending on a run that is over.
+      rt.log().warn("agent {}: the backend refused to stop job {} ({}); polling its final status",
+          rt.agentId, job.jobId(), c.error());
+      rt.timers.startSingleTimer(POLL_TIMER, PollTick.INSTANCE, Duration.ofMillis(1));
     }
     return p;
   }

@@ -160,6 +160,8 @@ class PollCancelHandOverStepsTest {
         h.timers().stream().map(t -> t.split(" ")[2].replace(":", "")).toList());
     assertTrue(h.steps.onCancelFinished(s, new CancelFinished(JOB, "busy", Kind.REJECTED)).isEmpty(),
         "a refused stop of a submitted job: polling tells how it ended");
+    // At once (Ray's "stopped": false: the run has ended, maybe SUCCEEDED with a model to hand over).
+    assertEquals(List.of("poll after PT0.001S: PollTick"), h.timers());
     assertEquals(1, h.steps.onCancelFinished(s, new CancelFinished(JOB, null, null)).events().size());
     h.steps.onCancelFinished(s, new CancelFinished(JOB, "503", Kind.UNAVAILABLE));
     h.steps.onCancelFinished(s, new CancelFinished(JOB, "503", Kind.UNAVAILABLE));

@@ -58,7 +58,10 @@ final class ExportSelection {
   /**
    * RL: a prompt and quality ≥ min-quality; for a PPO/GRPO job also a reference answer that passed
    * sft-min-reward (its rollouts are scored against it: a failed answer as the reference taught the
-   * policy to fail again) and that its user did not rate down ({@link Trajectory#referenceAnswer}).
+   * policy to fail again), that its user did not rate down ({@link Trajectory#referenceAnswer}), and
+   * that no rolled-back version gave: the reference is the answer to reproduce, as an SFT line's is,
+   * and design §6 never trains on what a rolled-back version said (trial t55 found a grpo job scoring
+   * rollouts against a rolled-back version's answers).
    */
   boolean rl(Trajectory t) {
     if (t.prompt().isEmpty()) return excluded(ExportExclusions.NO_PROMPT);
@@ -70,6 +73,7 @@ final class ExportSelection {
     if (referencesMustPass && t.referenceAnswer().isEmpty()) {
       return excluded(t.finalAnswer().isEmpty() ? ExportExclusions.NO_ANSWER : ExportExclusions.RATED_DOWN_ANSWER);
     }
+    if (referencesMustPass && servedByRolledBack(t)) return excluded(ExportExclusions.ROLLED_BACK_VERSION);
     return true;
   }
 

@@ -64,6 +64,25 @@ class ExportSelectionTest {
   }
 
   /**
+   * Trial t55: a grpo job's file held the tasks of sessions served by a rolled-back version, whose
+   * answers became the references its rollouts were scored against. Such a task is left out of a
+   * PPO/GRPO job's file, counted as served-by-rolled-back-version like an SFT line; an export for any
+   * other use (the command line's rl, distillation's prompts) keeps the task.
+   */
+  @Test
+  void aRolledBackVersionsAnswerIsNoReferenceForPpoOrGrpo() {
+    Trajectory servedByV1 = answered(1.0, FeedbackKind.THUMBS_UP);
+    ExportExclusions exclusions = new ExportExclusions();
+    ExportSelection graded = new ExportSelection("agent-a", ExportFilters.DEFAULTS, Set.of("v1"), exclusions, true);
+    assertFalse(graded.rl(servedByV1));
+    assertEquals(Map.of(ExportExclusions.ROLLED_BACK_VERSION, 1), exclusions.byReason());
+    assertTrue(new ExportSelection("agent-a", ExportFilters.DEFAULTS, Set.of("v2"), new ExportExclusions(), true)
+        .rl(servedByV1), "another version's rollback says nothing of v1's answers");
+    assertTrue(new ExportSelection("agent-a", ExportFilters.DEFAULTS, Set.of("v1"), new ExportExclusions(), false)
+        .rl(servedByV1), "an export for any other use keeps the task");
+  }
+
+  /**
    * Trial t27: a PPO/GRPO task whose every answer its user rated down (the session's reward still
    * passed sft-min-reward) has no reference to score rollouts against: left out as rated-down-answer,
    * not written with the rejected answer (or null) as the ground truth.
