@@ -106,8 +106,29 @@ public final class ModelRoutes {
           checkAgent(agentId);
           checkVersion(version);
           var cmd = command.of(version, b, actor);
-          return known(agentId, () -> ask(agentId, cmd).thenApply(r -> transitionResponse(r, StatusCodes.ACCEPTED)));
+          return directory.exists(ModelVersion.ENTITY_TYPE_KEY.name() + "|" + agentId).thenCompose(exists -> exists
+              ? ask(agentId, cmd).thenApply(r -> transitionResponse(r, StatusCodes.ACCEPTED))
+              : java.util.concurrent.CompletableFuture.completedFuture(noVersionsYet(agentId, version, name)));
         }))))));
+  }
+
+  /**
+   * A transition asked of an agent with no version written yet, starting no entity (a refused request
+   * writes nothing). With a base model configured the agent has v0 STABLE, as its models read shows:
+   * "has no model versions" contradicted that read (trial t56).
+   */
+  private HttpResponse noVersionsYet(String agentId, String version, String transition) {
+    if (baseModel.isEmpty()) {
+      return Json.error(StatusCodes.NOT_FOUND, "not_found", "agent " + agentId + " has no model versions");
+    }
+    String base = io.otl.core.serving.BaseModel.VERSION;
+    if (!version.equals(base)) {
+      return Json.error(StatusCodes.NOT_FOUND, "not_found", "agent " + agentId + " has no version " + version
+          + ": its only version is " + base + ", the base model, STABLE");
+    }
+    return Json.error(StatusCodes.CONFLICT, "invalid_transition", "cannot " + transition + " " + base + ": it is "
+        + "the base model, STABLE, and the agent has no other version"
+        + (transition.equals("rollback") ? " (no previous stable to return to)" : ""));
   }
 
   /**

@@ -100,6 +100,17 @@ class NodeDeploymentTest {
       assertEquals(1.0, freshV0.get("ratio").asDouble(), 1e-9);
       assertEquals("CONFIRMED", freshV0.path("deployment").path("status").asText());
       assertEquals(fresh.json().get("endpoint").asText(), freshV0.path("deployment").path("endpoint").asText());
+      // Transitions answer as that v0-only agent would, not "has no model versions" (trial t56), and
+      // write nothing either.
+      Http.Response promote = http.post("/v1/models/fresh-agent/versions/v0/promote", null);
+      assertEquals(409, promote.status(), promote.body());
+      assertEquals("invalid_transition", promote.json().get("error").asText());
+      Http.Response rollback = http.post("/v1/models/fresh-agent/versions/v0/rollback", null);
+      assertEquals(409, rollback.status(), rollback.body());
+      assertTrue(rollback.json().get("message").asText().contains("no previous stable"), rollback.body());
+      Http.Response other = http.post("/v1/models/fresh-agent/versions/v1/promote", null);
+      assertEquals(404, other.status(), other.body());
+      assertTrue(other.json().get("message").asText().contains("its only version is v0"), other.body());
       assertEquals(404, http.get("/v1/audit/model/fresh-agent").status(), "the reads wrote nothing");
 
       Http.Response reg = http.post("/v1/models/other-agent/versions", "{\"version\":\"v1\",\"artifact\":\"file://"
