@@ -126,6 +126,7 @@ public final class TrainingNode implements AutoCloseable {
    */
   public static TrainingNode start(Optional<Path> configFile, Config overrides, Clock clock) {
     CommonPool.warnIfTooSmall(log);
+    PekkoHttpNoiseFilter.install();
     Config base = NodeConfig.resolve(configFile, overrides.withFallback(ConfigFactory.defaultApplication()),
         System.getenv());
     NodeSettings settings = NodeSettings.from(base);

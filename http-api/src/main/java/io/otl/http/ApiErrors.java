@@ -37,16 +37,32 @@ public final class ApiErrors {
       return Json.error(StatusCodes.PAYLOAD_TOO_LARGE, "payload_too_large",
           "the request body is larger than the limit of " + s.limit() + " bytes");
     }
-    if (e instanceof org.apache.pekko.http.scaladsl.model.EntityStreamException) {
-      // The client closed the connection mid-upload: nobody reads this answer, nothing was stored.
-      return Json.error(StatusCodes.BAD_REQUEST, "incomplete_body", "the connection closed before the body was complete");
-    }
+    if (e instanceof org.apache.pekko.http.scaladsl.model.EntityStreamException) return incompleteBody();
     if (e instanceof AskTimeoutException || e instanceof TimeoutException) {
       // Worded for a write here; RequestGuard, which knows the method and path, words it for what was asked.
       return unavailable(timeoutMessage(false, "")).addAttribute(TIMED_OUT, Boolean.TRUE);
     }
     log.error("unexpected failure while serving a request", e);
     return Json.error(StatusCodes.INTERNAL_SERVER_ERROR, "internal_error", "unexpected failure: " + e.getClass().getSimpleName());
+  }
+
+  /**
+   * A request body that stopped arriving because the client's connection ended: closed (FIN), which
+   * pekko-http reports as an {@code EntityStreamException}, or reset (RST: a client killed mid-upload,
+   * a proxy or a NAT dropping it), which it reports as the TCP stage's {@code StreamTcpException}. The
+   * reset was a 500 with an ERROR line per request, so anyone could fill the log and the 5xx series
+   * by resetting uploads. Only asked of failures of reading the request's own body.
+   */
+  public static boolean isBrokenUpload(Throwable t) {
+    Throwable e = unwrap(t);
+    return e instanceof org.apache.pekko.http.scaladsl.model.EntityStreamException
+        && !(e instanceof EntityStreamSizeException)
+        || e instanceof org.apache.pekko.stream.StreamTcpException;
+  }
+
+  /** The client closed the connection mid-upload: nobody reads this answer, nothing was stored. */
+  static HttpResponse incompleteBody() {
+    return Json.error(StatusCodes.BAD_REQUEST, "incomplete_body", "the connection closed before the body was complete");
   }
 
   /** Marks the 503 of an ask or query that timed out (never rendered on the wire). */

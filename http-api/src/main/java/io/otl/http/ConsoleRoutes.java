@@ -1,14 +1,17 @@
 package io.otl.http;
 
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
+import static org.apache.pekko.http.javadsl.server.Directives.extractUnmatchedPath;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
 import static org.apache.pekko.http.javadsl.server.Directives.getFromResource;
 import static org.apache.pekko.http.javadsl.server.Directives.getFromResourceDirectory;
 import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
+import static org.apache.pekko.http.javadsl.server.Directives.reject;
 import static org.apache.pekko.http.javadsl.server.Directives.respondWithHeaders;
 
 import java.util.List;
+import java.util.regex.Pattern;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.http.javadsl.server.Route;
@@ -37,11 +40,21 @@ public final class ConsoleRoutes {
       RawHeader.create("Referrer-Policy", "no-referrer"),
       RawHeader.create("Content-Security-Policy", CONTENT_SECURITY_POLICY));
 
+  /**
+   * The paths of the console's files, as sent (still percent-encoded): segments of plain file-name
+   * characters, none starting with a dot. Anything else is no file of the console and falls through
+   * to the 404 before pekko-http's resource directive sees it: given {@code /console/..%2F<text>},
+   * that directive logged a WARN line per request holding the decoded path, so a client could write
+   * whatever it liked (an e-mail address, a phone number) into the log, as fast as it could send.
+   */
+  private static final Pattern FILE_PATH = Pattern.compile("(/[A-Za-z0-9_-][A-Za-z0-9._-]*)+");
+
   private ConsoleRoutes() {}
 
   public static Route route() {
     return pathPrefix("console", () -> get(() -> respondWithHeaders(HEADERS, () -> concat(
         pathEndOrSingleSlash(() -> getFromResource(RESOURCE_DIR + "/index.html")),
-        getFromResourceDirectory(RESOURCE_DIR)))));
+        extractUnmatchedPath(file -> FILE_PATH.matcher(file).matches()
+            ? getFromResourceDirectory(RESOURCE_DIR) : reject())))));
   }
 }

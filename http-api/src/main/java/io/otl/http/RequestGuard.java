@@ -205,7 +205,10 @@ public final class RequestGuard {
         : extractMaterializer(mat -> onComplete(() -> entity.withSizeLimit(limit).getDataBytes()
         .takeWithin(java.time.Duration.ofMillis(millis))
         .runFold(ByteString.emptyByteString(), ByteString::concat, mat), body -> {
-      if (body.isFailure()) return complete(ApiErrors.toResponse(body.failed().get()));
+      if (body.isFailure()) {
+        Throwable failure = body.failed().get();
+        return complete(ApiErrors.isBrokenUpload(failure) ? ApiErrors.incompleteBody() : ApiErrors.toResponse(failure));
+      }
       ByteString bytes = body.get();
       boolean cut = entity.getContentLengthOption().isPresent()
           ? bytes.size() < entity.getContentLengthOption().getAsLong()

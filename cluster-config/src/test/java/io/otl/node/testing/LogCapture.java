@@ -30,9 +30,13 @@ public final class LogCapture implements AutoCloseable {
 
   /** Formatted messages with their level, e.g. "WARN agentscope.x: ...". */
   public List<String> lines() {
-    return appender.list.stream()
-        .map(e -> e.getLevel() + " " + e.getFormattedMessage())
-        .collect(Collectors.toList());
+    // Logback appends under the appender's own lock (AppenderBase.doAppend): reading the list while
+    // the node still logs threw ConcurrentModificationException.
+    synchronized (appender) {
+      return appender.list.stream()
+          .map(e -> e.getLevel() + " " + e.getFormattedMessage())
+          .collect(Collectors.toList());
+    }
   }
 
   public List<String> lines(String level) {

@@ -40,6 +40,31 @@ public final class RawHttp {
     }
   }
 
+  /**
+   * Sends the head with {@code Expect: 100-continue}, waits for the node's {@code 100 Continue} (sent
+   * when a route starts reading the body, so the reset below lands mid-upload, never before the
+   * request is parsed), sends {@code partial} of the longer declared body and resets the connection
+   * (RST, as a killed client or a proxy dropping it does), without reading. Returns 100, or the status
+   * the node answered instead of asking for the body.
+   */
+  public static int resetMidBody(int port, String head, byte[] partial) throws IOException {
+    try (Socket s = open(port, 10_000)) {
+      OutputStream out = s.getOutputStream();
+      out.write((head + "\r\nExpect: 100-continue\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+      out.flush();
+      InputStream in = s.getInputStream();
+      ByteArrayOutputStream line = new ByteArrayOutputStream();
+      for (int b = in.read(); b != -1 && b != '\n'; b = in.read()) line.write(b);
+      String status = line.toString(StandardCharsets.ISO_8859_1);
+      int code = status.startsWith("HTTP/1.1 ") ? Integer.parseInt(status.substring(9, 12)) : -1;
+      if (code != 100) return code;
+      out.write(partial);
+      out.flush();
+      s.setSoLinger(true, 0);
+      return code;
+    }
+  }
+
   public static Socket open(int port, int readTimeoutMillis) throws IOException {
     Socket s = new Socket();
     s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);

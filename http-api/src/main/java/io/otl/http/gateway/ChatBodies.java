@@ -6,7 +6,6 @@ import java.util.concurrent.TimeoutException;
 import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
-import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
 import org.apache.pekko.stream.Materializer;
 
 /** A chat request's body: read whole within the gateway's limits, or refused with OpenAI's 4xx. */
@@ -51,8 +50,7 @@ final class ChatBodies {
             throw new OpenAiError(408, "invalid_request_error", null, "request_timeout",
                 "the request body did not arrive within " + settings.timeout().toMillis() + " ms (gateway.timeout)");
           }
-          if (e instanceof org.apache.pekko.http.scaladsl.model.EntityStreamException
-              && !(e instanceof EntityStreamSizeException)) {
+          if (io.otl.http.ApiErrors.isBrokenUpload(e)) {
             throw new OpenAiError(400, "invalid_request_error", null, "incomplete_body",
                 "the connection closed before the request body was complete");
           }
