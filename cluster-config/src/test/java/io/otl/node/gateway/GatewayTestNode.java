@@ -59,6 +59,17 @@ final class GatewayTestNode implements AutoCloseable {
   }
 
   /**
+   * As {@link #restarted()}, with {@code settings} laid over the node's configuration: an operator's
+   * change of the config file applied by a restart.
+   */
+  GatewayTestNode restartedWith(Map<String, ?> settings) {
+    node.close();
+    Config changed = ConfigFactory.parseMap(settings).withFallback(nodeConfig);
+    TrainingNode again = TrainingNode.start(changed);
+    return new GatewayTestNode(dir, simulatorKit, simulator, again, new Http(again.httpPort()), changed);
+  }
+
+  /**
    * @param name names the node's folder under {@code target/}
    * @param settings node settings over the test defaults ({@link TestDatabases#node})
    */

@@ -44,12 +44,17 @@ final class DerivedEventIds {
   }
 
   /**
-   * True when a session holding {@code ids} stored this input before under its 0.1.0 id, or under the
-   * {@code d2:} id of its text as sent (what builds before {@code d3:} stored for inputs with personal data). Only
-   * sessions that lived under 0.1.0 can hold {@code d:} ids; the check is skipped for the others.
+   * True when a session holding {@code ids} stored this input before under its 0.1.0 id, under the
+   * {@code d2:} id of its text as sent (what builds before {@code d3:} stored for inputs with personal data,
+   * and what a node stores once a rule was added: the retry's {@code d3:} id is new), or under its
+   * {@code d3:} id by every built-in rule (what the default configuration stored, before an operator
+   * left a rule out or turned desensitizing off: the retry, now stored as sent, derived a new id and
+   * was stored a second time, raw, trial t58). Only sessions that existed before the request can hold
+   * such ids; the check is skipped for the others.
    */
   static boolean seenBefore(Set<String> ids, SessionInput input, boolean mayHoldLegacyIds) {
-    return mayHoldLegacyIds && input.eventId() == null && (ids.contains(legacy(input)) || ids.contains(of(input)));
+    return mayHoldLegacyIds && input.eventId() == null && (ids.contains(legacy(input)) || ids.contains(of(input))
+        || ids.contains(of(input, Desensitizer.builtInScanner())));
   }
 
   /** The 0.1.0 derivation, kept only to recognise ids it stored: never use it for new ids. */

@@ -166,4 +166,17 @@ class DerivedEventIdsTest {
     assertFalse(DerivedEventIds.seenBefore(Set.of("d2:57d40e0fea872d72fddf01f880369939"), phone, false),
         "a new session holds no id of an earlier build");
   }
+
+  /**
+   * docs/data-hardening.md "Changing the rules": stored under the default rules ({@code d3:}), retried after
+   * the operator left the phone rule out (the retry's own id is then its {@code d2:} id as sent).
+   */
+  @Test
+  void aRetryAfterARuleWasLeftOutIsKnownByItsIdUnderTheDefaultRules() {
+    SessionInput.Message phone = new SessionInput.Message(null, null, "user", "call me on 13812345678", null, null);
+    Desensitizer narrowed = new Desensitizer(true, java.util.List.of("email"), java.util.List.of());
+    assertEquals("d2:57d40e0fea872d72fddf01f880369939", DerivedEventIds.of(phone, narrowed), "the retry's own id");
+    assertTrue(DerivedEventIds.seenBefore(Set.of("d3:75c37d5d1fafcc2050c8998ea2d194da"), phone, true));
+    assertFalse(DerivedEventIds.seenBefore(Set.of("d3:75c37d5d1fafcc2050c8998ea2d194da"), phone, false));
+  }
 }

@@ -91,6 +91,11 @@ final class TurnRecorder {
     return collector.lookup(sessionId);
   }
 
+  /** The stored messages' ids as today's desensitizer would give them ({@link RederivedIds}). */
+  Map<String, String> rederived(AgentSession.State state) {
+    return RederivedIds.of(desensitizer, state.messages());
+  }
+
   /** Answers covered: about 6 ask timeouts (5 s by default) and pauses, beyond a fail-over's ~10 s. */
   static final int TIMEOUT_RETRIES = 6;
   static final long TIMEOUT_RETRY_PAUSE_MS = 500;
@@ -212,7 +217,7 @@ final class TurnRecorder {
     return numbered(hash, seen.merge(hash, 1, Integer::sum) - 1);
   }
 
-  private static String messageHash(Desensitizer d, String role, String content, List<String> callIds) {
+  static String messageHash(Desensitizer d, String role, String content, List<String> callIds) {
     // White space around the text is not part of its identity: agents commonly strip() the answer
     // ("\n\nSure" → "Sure") before they resend it, and the stripped answer was stored again as an
     // edited one, so the conversation held the model's turn twice (and the SFT line joined both).
@@ -220,7 +225,7 @@ final class TurnRecorder {
   }
 
   /** The id of the {@code n}th occurrence (from 0) of the message whose hash is {@code hash}. */
-  private static String numbered(String hash, int n) {
+  static String numbered(String hash, int n) {
     return opaque("gw:m:", hash, n == 0 ? "" : "." + n);
   }
 

@@ -101,7 +101,7 @@ final class TurnRecording {
     // So the session says what it holds first; if it cannot, the request is numbered alone as before.
     recorder.storedIn(c.sessionId())
         .handle((state, err) -> err != null || state.isEmpty() ? new Stored(c.known(), null, false)
-            : Stored.of(state.get()))
+            : Stored.of(state.get(), recorder.rederived(state.get())))
         .thenAcceptAsync(stored -> send(c, d, fallbackFrom, outcome, answeredAt, settled, stored), recording)
         .exceptionally(e -> { // never leave the session's later recordings waiting behind this one
           try {
@@ -118,8 +118,16 @@ final class TurnRecording {
    * recorded in it (null: none or unknown); {@code complete}: the ids are all it held, not a part.
    */
   private record Stored(Set<String> ids, String lastMessage, boolean complete) {
-    static Stored of(AgentSession.State state) {
-      return new Stored(state.eventIds(), TurnRecorder.lastMessage(state.eventIds(), null), true);
+    /**
+     * @param rederived stored message id → its id under today's desensitizer, where they differ: the
+     *     resent history is known under either ({@link RederivedIds})
+     */
+    static Stored of(AgentSession.State state, java.util.Map<String, String> rederived) {
+      String last = TurnRecorder.lastMessage(state.eventIds(), null);
+      if (rederived.isEmpty()) return new Stored(state.eventIds(), last, true);
+      Set<String> ids = new java.util.LinkedHashSet<>(state.eventIds());
+      ids.addAll(rederived.values());
+      return new Stored(ids, last == null ? null : rederived.getOrDefault(last, last), true);
     }
   }
 

@@ -1,0 +1,54 @@
+package io.otl.http.gateway;
+
+import io.otl.core.session.AgentSession;
+import io.otl.core.session.Desensitizer;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The ids a session's stored gateway messages get when today's desensitizer derives them again. A
+ * message's id hashes its text as stored, desensitized by the rules in force when it was recorded; an
+ * operator who adds a rule (a {@code desensitize.custom} pattern, a name to {@code patterns}) and
+ * restarts the node changes what the agent's resent history hashes to. Each open conversation whose
+ * history the new rule matched was stored a second time, the rule's matches now replaced (trial t58:
+ * "my code secretword42" and its answer stored raw, then again as "my code [REDACTED]"). A stored
+ * message is taken under both ids when its id says it was hashed from exactly its stored text (no
+ * tool call ids, not cut): rules only ever replace more, so today's rules over the stored text give
+ * what they give over the text as sent.
+ */
+final class RederivedIds {
+  /** The stored text as it is: what the message's id hashed when it was recorded. */
+  private static final Desensitizer AS_STORED = new Desensitizer(false, List.of(), List.of());
+
+  private RederivedIds() {}
+
+  /**
+   * @return stored message id → its id under {@code today}, for the messages whose id changes; the
+   *     occurrence numbers follow the stored order, as {@link TurnRecorder#messageId} numbers them
+   */
+  static Map<String, String> of(Desensitizer today, List<AgentSession.MessageRecorded> messages) {
+    Map<String, String> changed = new LinkedHashMap<>();
+    Map<String, Integer> occurrences = new HashMap<>();
+    for (AgentSession.MessageRecorded m : messages) {
+      String id = m.eventId();
+      if (id == null || !TurnRecorder.isMessageId(id)) continue;
+      String base = withoutNumber(id);
+      String role = m.role().name();
+      String content = m.content() == null ? "" : m.content();
+      String asStored = TurnRecorder.messageHash(AS_STORED, role, content, List.of());
+      boolean hashedFromItsText = m.truncated() == null
+          && TurnRecorder.numbered(asStored, 0).equals(base);
+      String hash = hashedFromItsText ? TurnRecorder.messageHash(today, role, content, List.of()) : base;
+      int n = occurrences.merge(hash, 1, Integer::sum) - 1;
+      if (hashedFromItsText && !hash.equals(asStored)) changed.put(id, TurnRecorder.numbered(hash, n));
+    }
+    return changed;
+  }
+
+  private static String withoutNumber(String id) {
+    int dot = id.indexOf('.', "gw:m:".length());
+    return dot < 0 ? id : id.substring(0, dot);
+  }
+}
