@@ -121,6 +121,25 @@ final class TrainingRules {
     };
   }
 
+  /**
+   * Empty, or an http(s) URL with a host, as written ({@code serving.vllm.url}: empty means the simulator
+   * in this node). {@code ftp://x} or {@code notaurl} started the node, whose adapter loads and routed calls
+   * then all failed (trial t59).
+   */
+  static Rule emptyOrHttpUrl(String whenEmpty) {
+    String requirement = "empty (" + whenEmpty + ") or an http:// or https:// URL with a host, e.g. http://127.0.0.1:8000";
+    return (c, key, v) -> {
+      String s = asScalarString(v);
+      if (s != null && s.isEmpty()) return s;
+      SettingsCheck quiet = new SettingsCheck(c.config);
+      if (s == null || httpUrl().check(quiet, key, v) == null) {
+        c.error(key, v, requirement);
+        return null;
+      }
+      return s;
+    };
+  }
+
   static Rule httpUrl() {
     String requirement = "an http:// or https:// URL with a host, e.g. http://127.0.0.1:8265";
     return (c, key, v) -> {
