@@ -15,7 +15,6 @@ import static io.otl.node.config.ConfigRules.string;
 import static io.otl.node.config.TrainingRules.benchMetrics;
 import static io.otl.node.config.TrainingRules.cron;
 import static io.otl.node.config.TrainingRules.emptyOrHttpUrl;
-import static io.otl.node.config.TrainingRules.httpUrl;
 import static io.otl.node.config.TrainingRules.ossOnly;
 import static io.otl.node.config.TrainingRules.steps;
 import static io.otl.node.config.TrainingRules.storeType;
@@ -163,7 +162,7 @@ final class TrainingKeys {
     }
 
     String tr = "training-runner.";
-    rule(tr + "trinity-endpoint", httpUrl());
+    rule(tr + "trinity-endpoint", TrainingRules.trinityEndpoint());
     rule(tr + "backend", oneOf("ray-jobs", "trinity-proxy"));
     rule(tr + "trigger.type", triggerTypes());
     rule(tr + "trigger.cron", cron());

@@ -41,6 +41,23 @@ class ClusterAddressKeysTest {
         + "must be an integer from -1 to 65535"), m);
   }
 
+  /**
+   * Trial t59: {@code OTL_SIMULATOR_PORT=-1} was reported twice, the second time as
+   * {@code trinity-endpoint = "http://127.0.0.1:-1"}, which the node derives and the operator never wrote.
+   */
+  @Test
+  void aWrongSimulatorPortIsOneErrorNotAlsoTheEndpointDerivedFromIt() {
+    String m = refusal(fromEnvironment(Map.of("agentscope.training.simulator.port", "-1")), Map.of());
+    assertTrue(m.contains("agentscope.training.simulator.port = \"-1\" (from environment variable OTL_SIMULATOR_PORT): "
+        + "must be an integer from 0 to 65535"), m);
+    assertTrue(m.contains("(1 error)"), m);
+    assertTrue(!m.contains("trinity-endpoint"), m);
+    String written = refusal(ConfigFactory.parseMap(Map.of("agentscope.training.simulator.port", -1,
+        "agentscope.training.training-runner.trinity-endpoint", "ftp://ray-head:8265")), Map.of());
+    assertTrue(written.contains("agentscope.training.training-runner.trinity-endpoint = \"ftp://ray-head:8265\": must be"),
+        "an endpoint the operator wrote is still checked: " + written);
+  }
+
   @Test
   void aWrongValueFromAnyNodeVariableNamesTheVariable() {
     String m = refusal(fromEnvironment(Map.of("agentscope.training.simulator.enabled", "maybe")), Map.of());
