@@ -15,7 +15,9 @@ final class PortInUse {
       // The config check refuses a host that does not resolve; one whose lookup outlasted that check's
       // bound fails here, where pekko's "Bind failed … UnresolvedAddressException" named no key.
       if (t instanceof java.nio.channels.UnresolvedAddressException || m.contains("UnresolvedAddressException")) {
-        return " (the host to listen on does not resolve: agentscope.training.http.host, env OTL_HTTP_HOST;"
+        // Either listener's: the HTTP port's host or the cluster port's (OTL_HOSTNAME), named both.
+        return " (the host to listen on does not resolve: agentscope.training.http.host, env OTL_HTTP_HOST, for the"
+            + " HTTP port; pekko.remote.artery.canonical.hostname, env OTL_HOSTNAME, for the cluster port;"
             + " docs/configuration.md)";
       }
       if (t instanceof java.net.BindException || m.contains("BindException") || m.contains("Address already in use")) {

@@ -48,6 +48,7 @@ import io.otl.node.config.ClusterAddressKeys;
 import io.otl.node.config.NodeConfig;
 import io.otl.node.config.NodeSettings;
 import io.otl.node.config.SlowAnswers;
+import io.otl.node.config.TrainingSettings;
 import io.otl.http.HttpSettings;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -183,6 +184,9 @@ public final class TrainingNode implements AutoCloseable {
     TrinitySimulator simulator = settings.simulator()
         .map(s -> TrinitySimulator.start(system, s, settings.serving().baseModel()))
         .orElse(null);
+    // With simulator.port = 0 the default trinity-endpoint says port 0: jobs go where the simulator bound.
+    TrainingSettings training = simulator == null ? settings.training()
+        : settings.training().withTrinity(settings.training().trinity().onPickedPort(simulator.baseUrl()));
     HttpSettings http = settings.http();
     SessionSettings sessionSettings = settings.sessions();
     ClusterSharding sharding = ClusterSharding.get(system);
@@ -195,11 +199,11 @@ public final class TrainingNode implements AutoCloseable {
         .withStopMessage(new AgentSession.Stop())));
     // agents.<agentId> { model-update { … } }: the entity id is the agent id (validated at start-up).
     Serving serving = ServingWiring.serving(settings.serving(), settings.model(), Optional.ofNullable(simulator));
-    ServingWiring.warnOfOtherBaseModels(serving, settings.training());
+    ServingWiring.warnOfOtherBaseModels(serving, training);
     sharding.init(placement.on(Entity.of(ModelVersion.ENTITY_TYPE_KEY,
         ctx -> ModelVersion.create(ctx.getEntityId(), settings.rolloutsFor(ctx.getEntityId()), clock, serving))));
 
-    var trainingBackend = TrainingWiring.start(system, sharding, placement, settings.training(),
+    var trainingBackend = TrainingWiring.start(system, sharding, placement, training,
         settings.serving().trainsLora(), http.askTimeout(), sessionSettings.weights(), clock);
 
     Duration askTimeout = http.askTimeout();
@@ -287,7 +291,7 @@ public final class TrainingNode implements AutoCloseable {
           .orElse(null);
       // Each agent's settings as its entities use them (its file section, its run-time overrides of then).
       AuditReader audit = new AuditReader(system, settings::rolloutsFor,
-          agentId -> settings.training().forAgent(agentId).resolver());
+          agentId -> training.forAgent(agentId).resolver());
       Route routes = ApiRoutes.build(new HealthRoutes(checks, stopping::get), metrics, auth,
           http.maxInFlight(), stopping::get, List.of(
               sessionRoutes.route(),
@@ -297,7 +301,7 @@ public final class TrainingNode implements AutoCloseable {
               new io.otl.http.JobLogRoutes(sharding, askTimeout, directory, trainingBackend).route(),
               new TrainingRoutes(sharding, askTimeout, directory, NodePolicyCheck.of(settings)).route(),
               new AuditRoutes(audit).route(),
-              new io.otl.http.ExportRoutes(new NodeExports(system, settings.training().filters())).route(),
+              new io.otl.http.ExportRoutes(new NodeExports(system, training.filters())).route(),
               new io.otl.http.AuditTimelineRoutes(new NodeTimelines(audit,
                   system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))).route(),
               otlp.route(),
@@ -318,7 +322,7 @@ public final class TrainingNode implements AutoCloseable {
       }
     }
     log.info("training node up: journal {}, cluster {}, {}{}", journal, cluster.selfMember().address(),
-        trainingTarget(settings.training().trinity()),
+        trainingTarget(training.trinity()),
         simulator == null ? "" : ", Trinity SIMULATOR on port " + simulator.port());
     system.getWhenTerminated().thenRun(() -> log.info("training node stopped: left the cluster as {}",
         cluster.selfMember().address()));

@@ -22,6 +22,18 @@ public final class HttpServer {
 
   private HttpServer() {}
 
+  /**
+   * The URL the start-up line shows. The JVM reports a wildcard bind as IPv6's any address, which read
+   * {@code http://0:0:0:0:0:0:0:0:8080}, no URL a browser takes, for the documented {@code 0.0.0.0}: a
+   * wildcard shows the host as configured, and an IPv6 address is bracketed.
+   */
+  static String listenUrl(String configuredHost, InetSocketAddress bound) {
+    boolean wildcard = bound.getAddress() != null && bound.getAddress().isAnyLocalAddress();
+    String host = wildcard ? configuredHost : bound.getHostString();
+    if (host.contains(":") && !host.startsWith("[")) host = "[" + host + "]";
+    return "http://" + host + ":" + bound.getPort();
+  }
+
   /** A listener without a per-address connection cap (tests' auxiliary servers). */
   public static CompletionStage<ServerBinding> start(
       ActorSystem<?> system, String host, int port, Route route, Duration hardDeadline) {
@@ -43,7 +55,7 @@ public final class HttpServer {
         .bindFlow(gate.guard(ClientConnection.flow(system, route, answers)))
         .thenApply(binding -> {
           InetSocketAddress addr = binding.localAddress();
-          log.info("HTTP API listening on http://{}:{}", addr.getHostString(), addr.getPort());
+          log.info("HTTP API listening on {}", listenUrl(host, addr));
           CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceUnbind(), "http-unbind",
               () -> binding.unbind().thenApply(d -> Done.getInstance()));
           // Answers in progress first (terminate cuts a response whose body is still streaming), then

@@ -40,7 +40,7 @@ public final class ClusterAddressKeys {
     if (merged.hasPath(HOSTNAME)) {
       ConfigValue v = merged.getValue(HOSTNAME);
       Object host = v.unwrapped();
-      if (!(host instanceof String s) || s.isBlank() || !s.strip().equals(s)) {
+      if (!(host instanceof String s) || s.isBlank() || s.chars().anyMatch(Character::isWhitespace)) {
         check.error(HOSTNAME, v, "a host name or IP address other nodes reach this node at, without white space");
       }
     }

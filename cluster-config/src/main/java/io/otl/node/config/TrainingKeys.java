@@ -14,7 +14,7 @@ import static io.otl.node.config.ConfigRules.regexList;
 import static io.otl.node.config.ConfigRules.string;
 import static io.otl.node.config.TrainingRules.benchMetrics;
 import static io.otl.node.config.TrainingRules.cron;
-import static io.otl.node.config.TrainingRules.httpUrl;
+import static io.otl.node.config.TrainingRules.emptyOrHttpUrl;
 import static io.otl.node.config.TrainingRules.ossOnly;
 import static io.otl.node.config.TrainingRules.steps;
 import static io.otl.node.config.TrainingRules.storeType;
@@ -112,7 +112,8 @@ final class TrainingKeys {
     rule("cluster.new-member-grace", duration(true));
     rule("serving.backend", oneOf("auto", "static", "vllm-lora"));
     rule("serving.static.served-model", name(false));
-    rule("serving.vllm.url", withoutCredentials(string(false), "agentscope.training.serving.vllm.api-key"));
+    rule("serving.vllm.url", withoutCredentials(emptyOrHttpUrl("the simulator in this node"),
+        "agentscope.training.serving.vllm.api-key"));
     rule("serving.vllm.api-key", string(false));
     rule("serving.vllm.request-timeout", duration(false));
     rule("serving.retry.min-backoff", duration(false));
@@ -161,7 +162,7 @@ final class TrainingKeys {
     }
 
     String tr = "training-runner.";
-    rule(tr + "trinity-endpoint", httpUrl());
+    rule(tr + "trinity-endpoint", TrainingRules.trinityEndpoint());
     rule(tr + "backend", oneOf("ray-jobs", "trinity-proxy"));
     rule(tr + "trigger.type", triggerTypes());
     rule(tr + "trigger.cron", cron());

@@ -121,6 +121,54 @@ final class TrainingRules {
     };
   }
 
+  /**
+   * Empty, or an http(s) URL with a host, as written ({@code serving.vllm.url}: empty means the simulator
+   * in this node). {@code ftp://x} or {@code notaurl} started the node, whose adapter loads and routed calls
+   * then all failed (trial t59).
+   */
+  static Rule emptyOrHttpUrl(String whenEmpty) {
+    String requirement = "empty (" + whenEmpty + ") or an http:// or https:// URL with a host, e.g. http://127.0.0.1:8000";
+    return (c, key, v) -> {
+      String s = asScalarString(v);
+      if (s != null && s.isEmpty()) return s;
+      SettingsCheck quiet = new SettingsCheck(c.config);
+      if (s == null || httpUrl().check(quiet, key, v) == null) {
+        c.error(key, v, requirement);
+        return null;
+      }
+      return s;
+    };
+  }
+
+  /**
+   * {@code trinity-endpoint}: an http(s) URL, except the default the node derives from the simulator's
+   * host and port when that port is itself wrong. {@code OTL_SIMULATOR_PORT=-1} was reported twice, the
+   * second time as {@code trinity-endpoint = "http://127.0.0.1:-1"}, a key and value the operator never
+   * wrote (trial t59); the simulator port's own error says what to fix.
+   */
+  static Rule trinityEndpoint() {
+    Rule url = httpUrl();
+    return (c, key, v) -> {
+      String s = asScalarString(v);
+      String host = "agentscope.training.simulator.host";
+      String port = "agentscope.training.simulator.port";
+      if (s != null && c.config.hasPath(host) && c.config.hasPath(port)) {
+        String derived = "http://" + asScalarString(c.config.getValue(host)) + ":" + asScalarString(c.config.getValue(port));
+        if (s.equals(derived) && !validPort(asScalarString(c.config.getValue(port)))) return null;
+      }
+      return url.check(c, key, v);
+    };
+  }
+
+  private static boolean validPort(String port) {
+    try {
+      int p = Integer.parseInt(port);
+      return p >= 0 && p <= 65535;
+    } catch (NumberFormatException | NullPointerException e) {
+      return false;
+    }
+  }
+
   static Rule httpUrl() {
     String requirement = "an http:// or https:// URL with a host, e.g. http://127.0.0.1:8265";
     return (c, key, v) -> {

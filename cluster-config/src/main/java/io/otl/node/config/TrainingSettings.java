@@ -52,6 +52,11 @@ public record TrainingSettings(
     }
   }
 
+  /** These settings with the Trinity part replaced (the endpoint of a simulator on a picked port). */
+  public TrainingSettings withTrinity(TrinitySettings trinity) {
+    return new TrainingSettings(defaults, agents, trinity, filters, continual, datasetDir, readSideEnabled, feed, store);
+  }
+
   /** The settings of {@code agentId}: its own section's, else the node's. */
   public AgentTraining forAgent(String agentId) {
     return agents.getOrDefault(agentId, defaults);

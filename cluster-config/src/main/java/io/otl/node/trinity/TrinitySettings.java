@@ -33,6 +33,20 @@ public record TrinitySettings(String backend, TrinityEndpoint endpoint, RayJobsS
     }
   }
 
+  /**
+   * These settings with the simulator's bound address for an endpoint on port 0. {@code simulator.port = 0}
+   * (OTL_SIMULATOR_PORT=0: "0 picks a free one") made the default endpoint {@code http://127.0.0.1:0},
+   * which no client can call: the simulator and the v0 model face were on the picked port while every
+   * job's submission went to port 0 (trial t59). An endpoint on any other port is kept as configured.
+   */
+  public TrinitySettings onPickedPort(String simulatorBaseUrl) {
+    if (endpoint.baseUri().getPort() != 0) return this;
+    TrinityEndpoint picked = new TrinityEndpoint(URI.create(simulatorBaseUrl), endpoint.requestTimeout(),
+        endpoint.bearerToken());
+    return new TrinitySettings(backend, picked, new RayJobsSettings(picked, rayJobs.entrypointNumGpus(),
+        rayJobs.nodeNum(), rayJobs.gpuPerNode()));
+  }
+
   /** Reads {@value #PATH} of the given root config; absent keys take the reference.conf defaults. */
   public static TrinitySettings fromConfig(Config root) {
     Config c = root.withFallback(ConfigFactory.defaultReference()).getConfig(PATH);

@@ -41,6 +41,23 @@ class ClusterAddressKeysTest {
         + "must be an integer from -1 to 65535"), m);
   }
 
+  /**
+   * Trial t59: {@code OTL_SIMULATOR_PORT=-1} was reported twice, the second time as
+   * {@code trinity-endpoint = "http://127.0.0.1:-1"}, which the node derives and the operator never wrote.
+   */
+  @Test
+  void aWrongSimulatorPortIsOneErrorNotAlsoTheEndpointDerivedFromIt() {
+    String m = refusal(fromEnvironment(Map.of("agentscope.training.simulator.port", "-1")), Map.of());
+    assertTrue(m.contains("agentscope.training.simulator.port = \"-1\" (from environment variable OTL_SIMULATOR_PORT): "
+        + "must be an integer from 0 to 65535"), m);
+    assertTrue(m.contains("(1 error)"), m);
+    assertTrue(!m.contains("trinity-endpoint"), m);
+    String written = refusal(ConfigFactory.parseMap(Map.of("agentscope.training.simulator.port", -1,
+        "agentscope.training.training-runner.trinity-endpoint", "ftp://ray-head:8265")), Map.of());
+    assertTrue(written.contains("agentscope.training.training-runner.trinity-endpoint = \"ftp://ray-head:8265\": must be"),
+        "an endpoint the operator wrote is still checked: " + written);
+  }
+
   @Test
   void aWrongValueFromAnyNodeVariableNamesTheVariable() {
     String m = refusal(fromEnvironment(Map.of("agentscope.training.simulator.enabled", "maybe")), Map.of());
@@ -60,6 +77,34 @@ class ClusterAddressKeysTest {
     assertTrue(big.contains(ClusterAddressKeys.PORT + " = 99999: must be an integer from 0 to 65535"), big);
   }
 
+  /**
+   * Trial t59: {@code OTL_HOSTNAME="a b"} and {@code OTL_HOSTNAME=no.such.host.invalid} passed the check,
+   * the node created its journal, and the cluster port's bind failed with "the host to listen on does not
+   * resolve: agentscope.training.http.host, env OTL_HTTP_HOST": the operator was sent to the wrong variable.
+   */
+  @Test
+  void aClusterHostWithSpaceInsideOrThatDoesNotResolveIsRefusedNamingItsVariable() {
+    String spaced = refusal(fromEnvironment(Map.of(ClusterAddressKeys.HOSTNAME, "a b")), Map.of());
+    assertTrue(spaced.contains(ClusterAddressKeys.HOSTNAME + " = \"a b\" (from environment variable OTL_HOSTNAME): "
+        + "must be a host name or IP address other nodes reach this node at, without white space"), spaced);
+    assertEquals(1, spaced.lines().filter(l -> l.contains(ClusterAddressKeys.HOSTNAME)).count(), spaced);
+    assertTrue(!spaced.contains("OTL_HTTP_HOST"), spaced);
+
+    String unknown = refusal(fromEnvironment(Map.of(ClusterAddressKeys.HOSTNAME, "no.such.host.invalid")), Map.of());
+    assertTrue(unknown.contains(ClusterAddressKeys.HOSTNAME + " = \"no.such.host.invalid\" (from environment variable "
+        + "OTL_HOSTNAME): must be a host name or IP address of this machine"), unknown);
+    assertTrue(unknown.contains("this name does not resolve"), unknown);
+    assertTrue(!unknown.contains("OTL_HTTP_HOST"), unknown);
+  }
+
+  /** With a bind address of its own the cluster port does not listen on the advertised name (NAT, containers). */
+  @Test
+  void anAdvertisedHostThatDoesNotResolveHerePassesWhenTheClusterPortBindsElsewhere() {
+    NodeConfig.resolve(Optional.empty(), ConfigFactory.parseString(
+        "pekko.remote.artery.canonical.hostname = \"no.such.host.invalid\"\n"
+        + "pekko.remote.artery.bind.hostname = \"127.0.0.1\""), Map.of());
+  }
+
   @Test
   void everySeedNodeMustBeANodeAddress() {
     String m = refusal(ConfigFactory.empty(), Map.of("OTL_SEED_NODES",
@@ -75,7 +120,7 @@ class ClusterAddressKeysTest {
 
   @Test
   void goodAddressesPass() {
-    Config base = ConfigFactory.parseString("pekko.remote.artery.canonical { hostname = node1, port = 25520 }\n"
+    Config base = ConfigFactory.parseString("pekko.remote.artery.canonical { hostname = localhost, port = 25520 }\n"
         + "pekko.cluster.seed-nodes = [\"pekko://otl@node1:25520\", \"pekko://otl@10.0.0.2:25520\"]");
     NodeConfig.resolve(Optional.empty(), base,
         Map.of("OTL_SEED_NODES", "pekko://otl@node1:25520,pekko://otl@node2:25520"));

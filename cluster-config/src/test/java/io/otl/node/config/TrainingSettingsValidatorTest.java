@@ -130,6 +130,23 @@ class TrainingSettingsValidatorTest {
         + " to it would follow; give a key as agentscope.training.serving.vllm.api-key"), e.errors(), e.getMessage());
   }
 
+  /**
+   * Trial t59: {@code OTL_VLLM_URL=ftp://x} (or {@code notaurl}) started the node, which then sent every
+   * adapter load and every routed call to a URL no HTTP client can call; the model section's
+   * {@code base_url} and {@code trinity-endpoint} were already held to an http(s) URL.
+   */
+  @Test
+  void aVllmUrlThatIsNoHttpUrlIsRefusedByKey() {
+    TrainingSettingsValidator.validate(hocon("agentscope.training.serving.vllm.url = \"\""));
+    TrainingSettingsValidator.validate(hocon("agentscope.training.serving.vllm.url = \"https://vllm.internal:8000/v1\""));
+    for (String bad : List.of("ftp://x", "notaurl", "http://")) {
+      ConfigValidationException e = invalid(hocon("agentscope.training.serving.vllm.url = \"" + bad + "\""));
+      assertEquals(1, e.errors().size(), e.getMessage());
+      assertTrue(e.errors().get(0).startsWith(T + "serving.vllm.url = \"" + bad + "\": must be empty (the simulator"
+          + " in this node) or an http:// or https:// URL with a host"), e.getMessage());
+    }
+  }
+
   /** Model names go upstream, into Trinity's YAML and into log lines as written: a newline split them. */
   @Test
   void modelNamesWithControlCharactersAreRefusedByKey() {
