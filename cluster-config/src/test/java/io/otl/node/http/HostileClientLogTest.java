@@ -119,9 +119,11 @@ class HostileClientLogTest {
   }
 
   /**
-   * pekko-http 1.3.0 answers an HTTP/1.0 request with a chunked body 500 itself, before any handler
-   * of the node (a known gap, docs/http-edge.md), and logged two ERROR lines with stack traces for
-   * each: about 50 log lines per request. They are now one rate-limited summary line.
+   * pekko-http 1.3.0 answers an HTTP/1.0 request with a chunked body 500 itself, past the node's handler
+   * (a known gap, docs/http-edge.md: no setting, error handler or handler stage reaches it, trial t60),
+   * and logged two ERROR lines with stack traces for each: about 50 log lines per request. They are now
+   * one rate-limited summary line. The status is asserted so that a pekko-http that refuses the pair
+   * as a parse error (the node's 400) shows up here: then update the docs and drop PekkoHttpNoiseFilter.
    */
   @Test
   void http10ChunkedRequestsAreOneSummaryLineNotStackTraces() throws Exception {
@@ -131,7 +133,7 @@ class HostileClientLogTest {
         RawHttp.Answer a = RawHttp.exchange(node.httpPort(),
             "POST /v1/sessions/h10-" + i + "/events HTTP/1.0\r\nHost: x\r\nContent-Type: application/json"
                 + "\r\nTransfer-Encoding: chunked", "0\r\n\r\n".getBytes(StandardCharsets.UTF_8), 10_000);
-        assertTrue(a.status() > 0, "answered: " + a.head());
+        assertEquals(500, a.status(), "pekko-http 1.3.0's own answer; a 400 means pekko-http fixed it: " + a.head());
       }
       node.system().classicSystem().log().warning("marker-after-http10-chunked");
       long deadline = System.nanoTime() + 20_000_000_000L;
@@ -147,6 +149,13 @@ class HostileClientLogTest {
     }
     assertEquals(200, api.get("/health/live").status());
     assertEquals(404, api.get("/v1/sessions/h10-0").status(), "nothing stored");
+    byte[] event = "{\"agentId\":\"h11-agent\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\"}]}"
+        .getBytes(StandardCharsets.UTF_8);
+    byte[] chunked = (Integer.toHexString(event.length) + "\r\n" + new String(event, StandardCharsets.UTF_8)
+        + "\r\n0\r\n\r\n").getBytes(StandardCharsets.UTF_8);
+    RawHttp.Answer h11 = RawHttp.exchange(node.httpPort(), "POST /v1/sessions/h11-0/events HTTP/1.1\r\nHost: x"
+        + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close", chunked, 10_000);
+    assertEquals(202, h11.status(), "the same upload as HTTP/1.1 is taken: " + h11.head() + h11.body());
   }
 
   /** The route's requests with this status on /metrics ("" = any status). */
