@@ -1,9 +1,12 @@
 package io.otl.http;
 
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
@@ -23,43 +26,85 @@ import org.apache.pekko.util.ByteString;
  */
 final class AnswersInProgress {
   private static final long POLL_MILLIS = 50;
+  /** How long after its connection's end a body pekko-http has not started is taken as dropped. */
+  private static final java.util.concurrent.Executor UNSTARTED_CHECK =
+      CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS);
   private final AtomicInteger giving = new AtomicInteger();
 
-  /** A request has arrived; its answer is in progress until {@link #untilSent} or {@link #abandoned}. */
-  void begun() {
-    giving.incrementAndGet();
+  /**
+   * One connection's share of the count: its requests not answered yet, and its answers whose body is
+   * still to be sent. When the connection's requests end, the unanswered ones will get no answer; a
+   * body pekko-http has not started a moment later never will be: pekko-http drops, unstarted, a
+   * response queued behind a streaming one on a connection that is reset (HTTP pipelining), and its
+   * count would otherwise never come back, making every later stop wait out the whole deadline (review
+   * t63). A body that has started is counted until it ends, also after the requests ended (a client
+   * that asked to close the connection after its answer ends them at once).
+   */
+  final class Connection {
+    private final AtomicInteger unanswered = new AtomicInteger();
+    private final Set<Body> bodies = ConcurrentHashMap.newKeySet();
+
+    /** A request has arrived; its answer is in progress until it is sent or the connection ends. */
+    void begun() {
+      unanswered.incrementAndGet();
+      giving.incrementAndGet();
+    }
+
+    /** {@code response}, counted as given once its body is out (a strict body: now). */
+    HttpResponse untilSent(HttpResponse response) {
+      unanswered.decrementAndGet();
+      ResponseEntity entity = response.entity();
+      if (entity.isStrict() || entity.isKnownEmpty()) {
+        giving.decrementAndGet();
+        return response;
+      }
+      Body body = new Body();
+      bodies.add(body);
+      Source<ByteString, ?> watched = entity.getDataBytes().watchTermination((m, done) -> {
+        body.started.set(true);
+        done.whenComplete((d, e) -> body.given());
+        return m;
+      });
+      // The same framing as before: a known length stays a Content-Length, a stream stays chunked.
+      HttpEntity rewrapped = entity.isDefault()
+          ? HttpEntities.create(entity.getContentType(), entity.getContentLengthOption().getAsLong(), watched)
+          : entity.isCloseDelimited()
+              ? HttpEntities.createCloseDelimited(entity.getContentType(), watched)
+              : HttpEntities.createChunked(entity.getContentType(), watched);
+      return response.withEntity((ResponseEntity) rewrapped);
+    }
+
+    /** The connection's requests and answers ended: what no answer was made for, or never started, is released. */
+    void ended() {
+      giving.addAndGet(-unanswered.getAndSet(0));
+      UNSTARTED_CHECK.execute(() -> {
+        for (Body b : bodies) {
+          if (!b.started.get()) b.given();
+        }
+      });
+    }
+
+    /** A streamed body; released once, when it ends or is found never started. */
+    private final class Body {
+      final AtomicBoolean started = new AtomicBoolean();
+      private final AtomicBoolean given = new AtomicBoolean();
+
+      void given() {
+        if (given.compareAndSet(false, true)) {
+          bodies.remove(this);
+          giving.decrementAndGet();
+        }
+      }
+    }
   }
 
-  /** Requests whose connection ended before they were answered: no answer will be sent. */
-  void abandoned(int requests) {
-    if (requests > 0) giving.addAndGet(-requests);
+  /** The count of a new connection's answers. */
+  Connection connection() {
+    return new Connection();
   }
 
   int inProgress() {
     return giving.get();
-  }
-
-  /** {@code response}, counted as given once its body is out (a strict body: now). */
-  HttpResponse untilSent(HttpResponse response) {
-    ResponseEntity entity = response.entity();
-    if (entity.isStrict() || entity.isKnownEmpty()) {
-      giving.decrementAndGet();
-      return response;
-    }
-    AtomicInteger once = new AtomicInteger();
-    Source<ByteString, ?> watched = entity.getDataBytes().watchTermination((m, done) -> {
-      done.whenComplete((d, e) -> {
-        if (once.getAndIncrement() == 0) giving.decrementAndGet();
-      });
-      return m;
-    });
-    // The same framing as before: a known length stays a Content-Length, a stream stays chunked.
-    HttpEntity rewrapped = entity.isDefault()
-        ? HttpEntities.create(entity.getContentType(), entity.getContentLengthOption().getAsLong(), watched)
-        : entity.isCloseDelimited()
-            ? HttpEntities.createCloseDelimited(entity.getContentType(), watched)
-            : HttpEntities.createChunked(entity.getContentType(), watched);
-    return response.withEntity((ResponseEntity) rewrapped);
   }
 
   /**

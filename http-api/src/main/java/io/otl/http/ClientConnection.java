@@ -120,12 +120,10 @@ public final class ClientConnection {
     Flow<HttpRequest, HttpResponse, NotUsed> handler = route.flow(system);
     return Flow.fromMaterializer((mat, attributes) -> {
       Watched connection = new Watched();
-      // Requests of this connection not answered yet: if it ends first, no answer will be sent for them.
-      java.util.concurrent.atomic.AtomicInteger unanswered = new java.util.concurrent.atomic.AtomicInteger();
+      AnswersInProgress.Connection answering = answers.connection();
       return Flow.<HttpRequest>create()
           .map(request -> {
-            answers.begun();
-            unanswered.incrementAndGet();
+            answering.begun();
             return request.addAttribute(TAG, new Tag(connection, closesAfterAnswer(request)));
           })
           .watchTermination((notUsed, done) -> {
@@ -133,14 +131,11 @@ public final class ClientConnection {
             return notUsed;
           })
           .via(handler)
-          .map(response -> {
-            unanswered.decrementAndGet();
-            return answers.untilSent(response);
-          })
+          .map(answering::untilSent)
           .watchTermination((notUsed, done) -> {
             done.whenComplete((d, e) -> {
               connection.ended();
-              answers.abandoned(unanswered.getAndSet(0));
+              answering.ended();
             });
             return notUsed;
           });

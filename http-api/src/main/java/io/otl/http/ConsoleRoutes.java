@@ -47,7 +47,7 @@ public final class ConsoleRoutes {
    * that directive logged a WARN line per request holding the decoded path, so a client could write
    * whatever it liked (an e-mail address, a phone number) into the log, as fast as it could send.
    */
-  private static final Pattern FILE_PATH = Pattern.compile("(/[A-Za-z0-9_-][A-Za-z0-9._-]*)+");
+  private static final Pattern FILE_PATH = Pattern.compile("(?:/[A-Za-z0-9_-][A-Za-z0-9._-]*+)++");
 
   private ConsoleRoutes() {}
 

@@ -109,8 +109,11 @@ public final class RequestGuard {
       boolean openAi = ownBodies.contains(path);
       if (stopping.getAsBoolean() && !path.startsWith("/health")) {
         String message = "the node is stopping; retry on another node";
-        return complete(openAi ? new OpenAiError(503, "service_unavailable", null, "node_stopping", message).response()
-            : ApiErrors.unavailable(message));
+        // Closing the connection sends a pooled client elsewhere: kept open, it went on sending here, and
+        // the stop waited for those refusals as for answers in progress (review t63).
+        HttpResponse refusal = openAi ? new OpenAiError(503, "service_unavailable", null, "node_stopping", message).response()
+            : ApiErrors.unavailable(message);
+        return complete(refusal.addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close")));
       }
       Optional<HttpResponse> refused = beforeBody.apply(request);
       if (refused.isPresent()) {
