@@ -87,7 +87,7 @@ final class TrainingKeys {
     rule(k + "enabled", bool());
     rule(k + "bootstrap-servers", string(true));
     rule(k + "group-id", string(true));
-    rule(k + "group-instance-id", string(false));
+    rule(k + "group-instance-id", TrainingRules.kafkaGroupInstanceId());
     rule(k + "session-timeout", duration(false));
     for (String topic : List.of("agent-events", "trajectories", "model-updates")) {
       rule(k + "topics." + topic, string(true));
