@@ -36,6 +36,17 @@ class RefusedStartWritesNothingTest {
     assertFalse(Files.exists(dir.resolve("data")), "a refused start wrote " + dir.resolve("data"));
   }
 
+  /** Refused by ServingWiring once the journal was written, naming neither variable. */
+  @Test
+  void vllmLoraWithoutAServerIsRefusedBeforeTheJournalFolderExists(@TempDir Path dir) {
+    String m = refusal(dir, ConfigFactory.parseMap(Map.of("agentscope.training.serving.backend", "vllm-lora"),
+        "env variables"));
+    assertTrue(m.contains("agentscope.training.serving.backend = \"vllm-lora\" (from environment variable "
+        + "OTL_SERVING_BACKEND): must be auto or static when serving.vllm.url is empty and simulator.enabled = false"), m);
+    assertTrue(m.contains("OTL_VLLM_URL"), m);
+    assertFalse(Files.exists(dir.resolve("data")), "a refused start wrote " + dir.resolve("data"));
+  }
+
   @Test
   void managementWithSeedNodesIsRefusedBeforeTheJournalFolderExists(@TempDir Path dir) {
     String m = refusal(dir, ConfigFactory.parseMap(Map.of(

@@ -168,6 +168,14 @@ public final class TrainingSettingsValidator {
       c.error(key, c.valueAt(key), "a folder (e.g. ./trajectories) when store-type = local");
     }
 
+    // Checked here, not where ServingWiring meets it: that was after ./data and the journal were written (trial t61).
+    if ("vllm-lora".equals(t.get("serving.backend")) && t.get("serving.vllm.url") instanceof String vllm
+        && vllm.isBlank() && Boolean.FALSE.equals(t.get("simulator.enabled"))) {
+      String key = ROOT + ".serving.backend";
+      c.error(key, c.valueAt(key), "auto or static when serving.vllm.url is empty and simulator.enabled = false: "
+          + "vllm-lora needs a vLLM server, set serving.vllm.url (env OTL_VLLM_URL)");
+    }
+
     Duration min = (Duration) t.get("training-runner.submit-retry.min-backoff");
     Duration max = (Duration) t.get("training-runner.submit-retry.max-backoff");
     if (min != null && max != null && max.compareTo(min) < 0) {
