@@ -124,6 +124,10 @@ class StartupFailureTest {
     assertTrue(m.contains("the schema " + schema + " named by currentSchema="), m);
     assertTrue(m.contains("CREATE SCHEMA " + schema), m);
     assertTrue(m.contains("OTL_DB_URL"), m);
+    // Trial t61: PostgreSQL's "Position: 28" came on a line of its own before the hint; one message now.
+    String printed = Main.startFailure(e);
+    assertTrue(printed.lines().count() == 1 && !printed.contains("Position"), printed);
+    assertTrue(printed.contains("the schema " + schema + " named by currentSchema="), printed);
   }
 
   @Test

@@ -149,8 +149,9 @@ public final class JournalSchema {
         c.commit();
       } catch (SQLException e) {
         c.rollback();
+        String missingSchema = missingSchema(settings, e);
         throw new IllegalStateException("creating the journal schema in " + settings.safeUrl() + " failed: "
-            + e.getMessage() + missingSchemaHint(settings, e), e);
+            + (missingSchema.isEmpty() ? e.getMessage() : missingSchema), e);
       }
       log.info("journal schema ready ({} at {}, cluster id {}, schema version {})", settings.kind(),
           settings.safeUrl(), identity.clusterId(), identity.schemaVersion());
@@ -162,18 +163,19 @@ public final class JournalSchema {
 
   /**
    * PostgreSQL says "no schema has been selected to create in" (SQLSTATE 3F000) when the URL's
-   * {@code currentSchema} names a schema that does not exist: the node creates tables, not the schema,
-   * and that message did not say which setting to fix.
+   * {@code currentSchema} names a schema that does not exist: the node creates tables, not the schema.
+   * Said in the node's words alone: PostgreSQL's named no setting, and its "Position: 28" (in the node's
+   * own DDL) went on a line of its own before the hint (trial t61). Empty for any other failure.
    */
-  static String missingSchemaHint(JournalSettings settings, SQLException e) {
+  static String missingSchema(JournalSettings settings, SQLException e) {
     if (settings.kind() != JournalSettings.Kind.POSTGRES || !"3F000".equals(e.getSQLState())) return "";
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("[?&]currentSchema=([^&]*)").matcher(settings.url());
     String schema = m.find() ? m.group(1) : null;
     return schema == null || schema.isEmpty()
-        ? " (no schema of the database's search_path exists: name one with currentSchema= in"
-            + " agentscope.training.db.url or OTL_DB_URL)"
-        : " (the schema " + schema + " named by currentSchema= in agentscope.training.db.url or OTL_DB_URL does not"
-            + " exist: create it first, e.g. CREATE SCHEMA " + schema + ", or name an existing one)";
+        ? "no schema of the database's search_path exists to create the tables in: name one with currentSchema= in"
+            + " agentscope.training.db.url or OTL_DB_URL"
+        : "the schema " + schema + " named by currentSchema= in agentscope.training.db.url or OTL_DB_URL does not"
+            + " exist: create it first, e.g. CREATE SCHEMA " + schema + ", or name an existing one";
   }
 
   /**

@@ -103,6 +103,33 @@ final class ConfigRules {
   }
 
   /**
+   * A secret the node sends ({@code gateway.upstream-api-key}, the vLLM and Trinity keys): it goes into an
+   * {@code Authorization: Bearer} header, which cannot carry a control character, and whose value the
+   * server reads trimmed. A newline inside was accepted at start and made every call's header invalid
+   * (trial t61). The value is never shown.
+   */
+  static Rule headerSecret() {
+    Rule text = string(false);
+    return (c, key, v) -> {
+      Object s = text.check(c, key, v);
+      if (s instanceof String secret && unsendable(secret)) {
+        c.error(key, v, UNSENDABLE);
+        return null;
+      }
+      return s;
+    };
+  }
+
+  /** What a secret sent in a header must be (the message names no value). */
+  static final String UNSENDABLE = "a key without a control character (newline, tab …) anywhere or white space at its"
+      + " start or end: it is sent in an Authorization header, which cannot carry it; remove it";
+
+  /** Whether a secret cannot be sent as written in an HTTP header. */
+  static boolean unsendable(String secret) {
+    return padded(secret) || io.otl.core.Ids.hasControlCharacter(secret);
+  }
+
+  /**
    * A model name (a base model, a served model, a teacher, a scheduler or workflow name): a string
    * without control characters, since it is sent upstream, rendered into Trinity's YAML and logged
    * as written. A newline was accepted and then split log lines and broke the requests it went into.

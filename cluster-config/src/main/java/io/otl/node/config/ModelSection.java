@@ -47,6 +47,10 @@ public record ModelSection(
       errors.add(PATH + ".base-url = " + TrainingSettingsValidator.render(PATH + ".base-url", c.getValue("base-url"))
           + ": must be an http(s) URL such as http://127.0.0.1:8000/v1");
     }
+    if (io.otl.core.Ids.hasControlCharacter(apiKey)) {
+      // Sent as the gateway's Authorization header to the base URL, which cannot carry one (not shown: a secret).
+      errors.add(PATH + ".api-key: must be " + ConfigRules.UNSENDABLE);
+    }
     if (io.otl.core.Ids.hasControlCharacter(modelName)) {
       // v0's served model name: sent upstream and logged as written (not repeated here).
       errors.add(PATH + ".model-name: must be a model name without control characters (newline, tab …)");

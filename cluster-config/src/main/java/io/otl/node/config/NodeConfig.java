@@ -99,6 +99,7 @@ public final class NodeConfig {
       }
     }
     errors.addAll(ClusterAddressKeys.errors(merged, env));
+    errors.addAll(ClusterBootstrapKeys.errors(merged, env));
     errors.addAll(ListenHostKey.errors(merged));
     unknown.addAll(UnknownKeys.outsideTheSections(merged));
     unknown.addAll(ModelSection.unknownKeys(merged));

@@ -4,6 +4,7 @@ import static io.otl.node.config.ConfigRules.anySection;
 import static io.otl.node.config.ConfigRules.bearerSecret;
 import static io.otl.node.config.ConfigRules.bool;
 import static io.otl.node.config.ConfigRules.duration;
+import static io.otl.node.config.ConfigRules.headerSecret;
 import static io.otl.node.config.ConfigRules.integerAtLeast;
 import static io.otl.node.config.ConfigRules.integerBetween;
 import static io.otl.node.config.ConfigRules.listOf;
@@ -87,7 +88,7 @@ final class TrainingKeys {
     rule(k + "enabled", bool());
     rule(k + "bootstrap-servers", string(true));
     rule(k + "group-id", string(true));
-    rule(k + "group-instance-id", string(false));
+    rule(k + "group-instance-id", TrainingRules.kafkaGroupInstanceId());
     rule(k + "session-timeout", duration(false));
     for (String topic : List.of("agent-events", "trajectories", "model-updates")) {
       rule(k + "topics." + topic, string(true));
@@ -114,7 +115,7 @@ final class TrainingKeys {
     rule("serving.static.served-model", name(false));
     rule("serving.vllm.url", withoutCredentials(emptyOrHttpUrl("the simulator in this node"),
         "agentscope.training.serving.vllm.api-key"));
-    rule("serving.vllm.api-key", string(false));
+    rule("serving.vllm.api-key", headerSecret());
     rule("serving.vllm.request-timeout", duration(false));
     rule("serving.retry.min-backoff", duration(false));
     rule("serving.retry.max-backoff", duration(false));
@@ -132,7 +133,7 @@ final class TrainingKeys {
     rule(gw + "agents", anySection());
     // agents.<agentId> { training-runner keys }: checked key by key by AgentPolicies.
     rule("agents", anySection());
-    rule(gw + "upstream-api-key", string(false));
+    rule(gw + "upstream-api-key", headerSecret());
     rule(gw + "default-agent", string(false));
     rule(gw + "timeout", duration(false));
     rule(gw + "max-body-bytes", integerAtLeast(1));
@@ -193,7 +194,7 @@ final class TrainingKeys {
     rule(tr + "checkpoint-root-dir", string(false));
     rule(tr + "poll-interval", duration(false));
     rule(tr + "trinity.request-timeout", duration(false));
-    rule(tr + "trinity.auth-token", string(false));
+    rule(tr + "trinity.auth-token", headerSecret());
     rule(tr + "trinity.entrypoint-num-gpus", integerAtLeast(0));
     rule(tr + "trinity.node-num", integerAtLeast(1));
     rule(tr + "trinity.gpu-per-node", integerAtLeast(1));

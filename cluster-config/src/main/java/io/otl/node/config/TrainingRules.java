@@ -71,6 +71,22 @@ final class TrainingRules {
     };
   }
 
+  /**
+   * {@code kafka.group-instance-id}: empty (derived from the cluster address) or what Kafka takes as a
+   * static member id. KafkaSettings checks it too, but only after validation and without the variable:
+   * {@code OTL_KAFKA_GROUP_INSTANCE_ID="a b"} was refused naming the key alone (trial t61).
+   */
+  static Rule kafkaGroupInstanceId() {
+    return (c, key, v) -> {
+      String s = asScalarString(v);
+      if (s == null || !s.trim().isEmpty() && !s.trim().matches(io.otl.persistence.kafka.KafkaSettings.GROUP_INSTANCE_ID)) {
+        c.error(key, v, "empty (derived from the cluster address) or 1-249 characters of [A-Za-z0-9._:-], unique per node");
+        return null;
+      }
+      return s;
+    };
+  }
+
   /** store-endpoint and store-bucket only mean something to an OSS store, which this node does not write. */
   static Rule ossOnly() {
     return (c, key, v) -> {

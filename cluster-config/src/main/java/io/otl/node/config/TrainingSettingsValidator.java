@@ -81,12 +81,18 @@ public final class TrainingSettingsValidator {
    * Each {@code gateway.agents.<agentId>.api-key} as a bearer secret: one with white space or a
    * control character around it could never match the trimmed header, so the agent's every call was
    * a 401 (trial t34). And one equal to {@code auth.metrics-token} would let that agent's client
-   * scrape every agent's figures from {@code /metrics}. Messages name the keys, never a value.
+   * scrape every agent's figures from {@code /metrics}. Each {@code upstream-api-key} must be sendable in a
+   * header ({@link ConfigRules#headerSecret}). Messages name the keys, never a value.
    */
   private static void agentKeys(SettingsCheck c) {
     if (!(c.typed.get("gateway.agents") instanceof Map<?, ?> agents)) return;
     Object metricsToken = c.typed.get("auth.metrics-token");
     agents.forEach((agent, section) -> {
+      if (section instanceof Map<?, ?> m && m.get("upstream-api-key") instanceof String upstream
+          && ConfigRules.unsendable(upstream)) {
+        c.errors.add(ROOT + ".gateway.agents." + agent + ".upstream-api-key = " + Secrets.MASK + ": must be "
+            + ConfigRules.UNSENDABLE);
+      }
       if (!(section instanceof Map<?, ?> m) || !(m.get("api-key") instanceof String key)) return;
       String at = ROOT + ".gateway.agents." + agent + ".api-key";
       if (ConfigRules.padded(key)) {
@@ -160,6 +166,14 @@ public final class TrainingSettingsValidator {
     if ("local".equals(t.get("data-collector.store-type")) && storePath != null && storePath.isBlank()) {
       String key = ROOT + ".data-collector.store-path";
       c.error(key, c.valueAt(key), "a folder (e.g. ./trajectories) when store-type = local");
+    }
+
+    // Checked here, not where ServingWiring meets it: that was after ./data and the journal were written (trial t61).
+    if ("vllm-lora".equals(t.get("serving.backend")) && t.get("serving.vllm.url") instanceof String vllm
+        && vllm.isBlank() && Boolean.FALSE.equals(t.get("simulator.enabled"))) {
+      String key = ROOT + ".serving.backend";
+      c.error(key, c.valueAt(key), "auto or static when serving.vllm.url is empty and simulator.enabled = false: "
+          + "vllm-lora needs a vLLM server, set serving.vllm.url (env OTL_VLLM_URL)");
     }
 
     Duration min = (Duration) t.get("training-runner.submit-retry.min-backoff");

@@ -65,6 +65,17 @@ class ClusterAddressKeysTest {
         + "OTL_SIMULATOR_ENABLED): must be true or false"), m);
   }
 
+  /** Trial t61: {@code OTL_KAFKA_GROUP_INSTANCE_ID="a b"} was refused naming the key alone, by KafkaSettings. */
+  @Test
+  void aWrongKafkaGroupInstanceIdNamesItsVariable() {
+    String m = refusal(fromEnvironment(Map.of("agentscope.training.kafka.group-instance-id", "a b")), Map.of());
+    assertTrue(m.contains("agentscope.training.kafka.group-instance-id = \"a b\" (from environment variable "
+        + "OTL_KAFKA_GROUP_INSTANCE_ID): must be empty (derived from the cluster address) or 1-249 characters of "
+        + "[A-Za-z0-9._:-]"), m);
+    NodeConfig.resolve(Optional.empty(), fromEnvironment(Map.of("agentscope.training.kafka.group-instance-id",
+        "node-a.1:x")), Map.of());
+  }
+
   @Test
   void theClusterPortAndHostAreChecked() {
     String m = refusal(fromEnvironment(Map.of(ClusterAddressKeys.PORT, "abc", ClusterAddressKeys.HOSTNAME, " ")),

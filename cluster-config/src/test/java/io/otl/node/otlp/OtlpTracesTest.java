@@ -306,6 +306,36 @@ class OtlpTracesTest {
     }
   }
 
+  /**
+   * Trial t61: an agent name over 64 characters was cut to 64, silently: two names that begin alike became
+   * one agent, whose id was none the user wrote. The session's spans are refused naming the attribute and
+   * its length, as the API refuses such an agentId; 64 characters still make an agent.
+   */
+  @Test
+  void anAgentNameOrIdOverSixtyFourCharactersRefusesItsSessionNamingTheAttribute() throws Exception {
+    String longName = "Customer Support Agent for the Northern Region Retail Division B2C 1"; // 68 characters
+    String body = "{\"resourceSpans\":["
+        + agentSpan("svc", "otlp-long-name", "0000000000000041", agentAttr("gen_ai.agent.name", longName))
+        + "," + agentSpan("svc", "otlp-long-id", "0000000000000042", agentAttr("gen_ai.agent.id", "a".repeat(65)))
+        + "," + agentSpan("svc", "otlp-64-id", "0000000000000043", agentAttr("gen_ai.agent.id", "b".repeat(64)))
+        + "]}";
+    HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null, body.getBytes(UTF_8), TOKEN);
+    String answer = new String(r.body(), UTF_8);
+    assertEquals(200, r.statusCode(), answer);
+    JsonNode partial = JSON.readTree(r.body()).path("partialSuccess");
+    assertEquals("2", partial.path("rejectedSpans").asText(), answer);
+    String message = partial.get("errorMessage").asText();
+    assertTrue(message.contains("session otlp-long-name: gen_ai.agent.name (or agent.name) is 68 characters long; an "
+        + "agent id holds at most 64"), message);
+    assertTrue(message.contains("session otlp-long-id: gen_ai.agent.id is 65 characters long"), message);
+    Http api = new Http(node.httpPort()).withToken(TOKEN);
+    for (String refused : List.of("otlp-long-name", "otlp-long-id")) {
+      assertEquals(404, api.get("/v1/sessions/" + refused).status(), refused + " stored nothing");
+    }
+    assertEquals("b".repeat(64), session("otlp-64-id").get("agentId").asText());
+    assertFalse(api.get("/v1/agents").body().contains(longName.replace(' ', '-').substring(0, 64)), "no cut agent");
+  }
+
   /** One chat span of {@code session} in the OTLP JSON mapping, its input messages as given. */
   private static String chatSpan(String session, String spanId, String inputMessages) throws Exception {
     return "{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0102030405060708090a0b0c0d0e0f10\",\"spanId\":\""

@@ -236,7 +236,8 @@ final class GenAiMapper {
    * The first of agent id, agent name, service name that makes a valid agent id once the characters
    * ids may not hold are replaced by '-' (agent names such as "Weather Agent" have spaces). One that
    * holds personal data refuses the session, as a session id would be: its id, made of the name,
-   * would be journaled with the e-mail or phone number barely changed.
+   * would be journaled with the e-mail or phone number barely changed. So does one over 64 characters,
+   * as the API refuses such an agentId, rather than being cut (trial t61).
    */
   private static Agent agent(String[] candidates) {
     for (int i = 0; i < candidates.length; i++) {
@@ -244,6 +245,12 @@ final class GenAiMapper {
       String pii = Ids.namePii(candidates[i]);
       if (pii != null) {
         return new Agent(null, false, AGENT_SOURCES[i] + " looks like " + pii + "; name the agent with an opaque id");
+      }
+      int length = Ids.replaceNonIdChars(candidates[i], "-").length();
+      if (length > Ids.MAX_AGENT_ID) {
+        // Cut at 64, two long names that begin alike became one agent, and the id matched no name the user wrote.
+        return new Agent(null, false, AGENT_SOURCES[i] + " is " + length + " characters long; an agent id holds at"
+            + " most " + Ids.MAX_AGENT_ID + ": name the agent with a shorter id (gen_ai.agent.id)");
       }
       String id = Ids.agentIdFromName(candidates[i]);
       if (id != null) return new Agent(id, i == 2, null);

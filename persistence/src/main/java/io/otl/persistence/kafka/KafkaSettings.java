@@ -44,6 +44,9 @@ public record KafkaSettings(
   /** Config path below {@code agentscope.training}. */
   public static final String PATH = "kafka";
 
+  /** What {@code group-instance-id} may be when it is set (Kafka's static member ids, one per node). */
+  public static final String GROUP_INSTANCE_ID = "[A-Za-z0-9._:-]{1,249}";
+
   /** Appended to {@code topics.agent-events} when {@code topics.dead-letter} is left empty. */
   public static final String DEAD_LETTER_SUFFIX = ".dlq";
 
@@ -86,7 +89,7 @@ public record KafkaSettings(
       }
       client.putAll(sorted);
       String instance = k.getString("group-instance-id").trim();
-      if (!instance.isEmpty() && !instance.matches("[A-Za-z0-9._:-]{1,249}")) {
+      if (!instance.isEmpty() && !instance.matches(GROUP_INSTANCE_ID)) {
         throw bad("group-instance-id", instance, "empty (derived from the cluster address) or 1-249 characters of "
             + "[A-Za-z0-9._:-], unique per node");
       }
