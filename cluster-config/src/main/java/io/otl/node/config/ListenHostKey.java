@@ -28,6 +28,8 @@ final class ListenHostKey {
   static final String CLUSTER_BIND_HOST = "pekko.remote.artery.bind.hostname";
   private static final long LOOKUP_MILLIS = 3000;
 
+  private static final java.util.Set<String> PEKKO_HOST_TOKENS = java.util.Set.of("<getHostAddress>", "<getHostName>");
+
   /** One sentence per host that does not resolve, naming the key and, when it came from one, the variable. */
   static List<String> errors(Config merged) {
     List<String> errors = new ArrayList<>(unresolved(merged, KEY, "an address of this machine to listen on (an IP"
@@ -47,6 +49,8 @@ final class ListenHostKey {
     if (!(v.unwrapped() instanceof String host) || host.isBlank()) return List.of(); // the key's own rule
     // ClusterAddressKeys refuses a cluster host with white space; saying it also does not resolve adds nothing.
     if (key.equals(ClusterAddressKeys.HOSTNAME) && host.chars().anyMatch(Character::isWhitespace)) return List.of();
+    // Pekko's own tokens for this machine's address or name (<getHostAddress> is its default): not names.
+    if (key.equals(ClusterAddressKeys.HOSTNAME) && PEKKO_HOST_TOKENS.contains(host)) return List.of();
     if (resolves(host)) return List.of();
     SettingsCheck check = new SettingsCheck(merged);
     check.error(key, v, requirement);

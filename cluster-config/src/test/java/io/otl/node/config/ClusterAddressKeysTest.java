@@ -116,6 +116,16 @@ class ClusterAddressKeysTest {
         + "pekko.remote.artery.bind.hostname = \"127.0.0.1\""), Map.of());
   }
 
+  /** Pekko's own tokens for this machine (its default is {@code <getHostAddress>}) are no names to resolve (review t63). */
+  @Test
+  void pekkosHostTokensPass() {
+    for (String token : List.of("<getHostAddress>", "<getHostName>")) {
+      NodeConfig.resolve(Optional.empty(), ConfigFactory.empty(), Map.of("OTL_HOSTNAME", token));
+      NodeConfig.resolve(Optional.empty(), ConfigFactory.parseString(
+          "pekko.remote.artery.canonical.hostname = \"" + token + "\""), Map.of());
+    }
+  }
+
   @Test
   void everySeedNodeMustBeANodeAddress() {
     String m = refusal(ConfigFactory.empty(), Map.of("OTL_SEED_NODES",

@@ -91,6 +91,8 @@ public final class Desensitizer {
   private final boolean enabled;
   private final List<Rule> rules;
   private final boolean secretRule;
+  /** Every built-in rule and nothing else: replaces exactly what {@link #builtInScanner} does. */
+  private final boolean builtInAll;
 
   public Desensitizer(boolean enabled, List<String> patterns, List<String> customRegexes) {
     this.enabled = enabled;
@@ -120,6 +122,12 @@ public final class Desensitizer {
     for (String regex : customRegexes) r.add(new Rule("custom", Pattern.compile(regex), CUSTOM_PLACEHOLDER));
     this.rules = List.copyOf(r);
     this.secretRule = patterns.contains("secret");
+    this.builtInAll = enabled && customRegexes.isEmpty() && patterns.containsAll(BUILT_IN);
+  }
+
+  /** True when this replaces exactly what {@link #builtInScanner} replaces (the default configuration). */
+  public boolean isBuiltInScanner() {
+    return builtInAll;
   }
 
   /**

@@ -132,7 +132,7 @@ final class RecordPlanner {
       String eventId = input.eventId() != null ? input.eventId() : DerivedEventIds.of(input, desensitizer);
       if (draft.eventIds().contains(eventId)
           || input.formerId() != null && draft.eventIds().contains(input.formerId())
-          || DerivedEventIds.seenBefore(draft.eventIds(), input, draft.status() != Status.NEW)) {
+          || DerivedEventIds.seenBefore(draft.eventIds(), input, draft.status() != Status.NEW, desensitizer)) {
         MessageDetailsAdded details = detailsOfStoredAnswer(draft, input, eventId, now);
         if (details == null) {
           duplicates++;

@@ -17,6 +17,8 @@ import org.junit.jupiter.api.Test;
  * JDK and Jackson upgrades (a retry after an upgrade must find the id it stored before).
  */
 class DerivedEventIdsTest {
+  private static final Desensitizer DEFAULT_RULES = new Desensitizer(true, Desensitizer.BUILT_IN, java.util.List.of());
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static final SessionInput.Message MESSAGE =
@@ -81,9 +83,9 @@ class DerivedEventIdsTest {
   void anIdStoredByRelease010IsRecognised() {
     // the id the golden journal v0.1.0 holds for MESSAGE (persistence/src/test/resources/golden)
     assertEquals("d:b358117719ff9ac9b67ee8d5bb972f6e", DerivedEventIds.legacy(MESSAGE));
-    assertTrue(DerivedEventIds.seenBefore(Set.of("d:b358117719ff9ac9b67ee8d5bb972f6e"), MESSAGE, true));
-    assertFalse(DerivedEventIds.seenBefore(Set.of("d:b358117719ff9ac9b67ee8d5bb972f6e"), MESSAGE, false));
-    assertFalse(DerivedEventIds.seenBefore(Set.of(), MESSAGE, true));
+    assertTrue(DerivedEventIds.seenBefore(Set.of("d:b358117719ff9ac9b67ee8d5bb972f6e"), MESSAGE, true, DEFAULT_RULES));
+    assertFalse(DerivedEventIds.seenBefore(Set.of("d:b358117719ff9ac9b67ee8d5bb972f6e"), MESSAGE, false, DEFAULT_RULES));
+    assertFalse(DerivedEventIds.seenBefore(Set.of(), MESSAGE, true, DEFAULT_RULES));
   }
 
   /**
@@ -107,7 +109,7 @@ class DerivedEventIdsTest {
     // An input with its own eventId was never given a derived id.
     SessionInput.Message withId = new SessionInput.Message("e-1", null, "user", "How do I reset my password?",
         "msg-1", null);
-    assertFalse(DerivedEventIds.seenBefore(Set.of(DerivedEventIds.legacy(withId)), withId, true));
+    assertFalse(DerivedEventIds.seenBefore(Set.of(DerivedEventIds.legacy(withId)), withId, true, DEFAULT_RULES));
   }
 
   /**
@@ -132,7 +134,7 @@ class DerivedEventIdsTest {
         "kb.search", JSON.readTree("{\"q\":\"reset password\",\"limit\":3}"), JSON.readTree("{\"hits\":[\"kb-12\"]}"),
         true, 85L);
     assertEquals("d:412bd5f0c838266f47265adb8081da38", DerivedEventIds.legacy(call));
-    assertTrue(DerivedEventIds.seenBefore(Set.of("d:412bd5f0c838266f47265adb8081da38"), call, true));
+    assertTrue(DerivedEventIds.seenBefore(Set.of("d:412bd5f0c838266f47265adb8081da38"), call, true, DEFAULT_RULES));
     Map<String, String> metadata = new LinkedHashMap<>();
     metadata.put("channel", "web");
     metadata.put("locale", "en");
@@ -162,8 +164,8 @@ class DerivedEventIdsTest {
     assertEquals(DerivedEventIds.of(MESSAGE), DerivedEventIds.of(MESSAGE, d), "no personal data: the d2 id as before");
     assertEquals(DerivedEventIds.of(MESSAGE), DerivedEventIds.of(MESSAGE, new Desensitizer(false, java.util.List.of(),
         java.util.List.of())), "desensitizing off: the text is stored as sent");
-    assertTrue(DerivedEventIds.seenBefore(Set.of("d2:57d40e0fea872d72fddf01f880369939"), phone, true));
-    assertFalse(DerivedEventIds.seenBefore(Set.of("d2:57d40e0fea872d72fddf01f880369939"), phone, false),
+    assertTrue(DerivedEventIds.seenBefore(Set.of("d2:57d40e0fea872d72fddf01f880369939"), phone, true, DEFAULT_RULES));
+    assertFalse(DerivedEventIds.seenBefore(Set.of("d2:57d40e0fea872d72fddf01f880369939"), phone, false, DEFAULT_RULES),
         "a new session holds no id of an earlier build");
   }
 
@@ -176,7 +178,10 @@ class DerivedEventIdsTest {
     SessionInput.Message phone = new SessionInput.Message(null, null, "user", "call me on 13812345678", null, null);
     Desensitizer narrowed = new Desensitizer(true, java.util.List.of("email"), java.util.List.of());
     assertEquals("d2:57d40e0fea872d72fddf01f880369939", DerivedEventIds.of(phone, narrowed), "the retry's own id");
-    assertTrue(DerivedEventIds.seenBefore(Set.of("d3:75c37d5d1fafcc2050c8998ea2d194da"), phone, true));
-    assertFalse(DerivedEventIds.seenBefore(Set.of("d3:75c37d5d1fafcc2050c8998ea2d194da"), phone, false));
+    assertTrue(DerivedEventIds.seenBefore(Set.of("d3:75c37d5d1fafcc2050c8998ea2d194da"), phone, true, narrowed));
+    assertFalse(DerivedEventIds.seenBefore(Set.of("d3:75c37d5d1fafcc2050c8998ea2d194da"), phone, false, narrowed));
+    // Under the default rules that id is the input's own, checked before seenBefore is asked.
+    assertTrue(DEFAULT_RULES.isBuiltInScanner());
+    assertEquals("d3:75c37d5d1fafcc2050c8998ea2d194da", DerivedEventIds.of(phone, DEFAULT_RULES));
   }
 }

@@ -99,10 +99,13 @@ final class TurnRecording {
     // window, a call id the model reuses) got an id the session had, and every later turn was
     // dropped as a duplicate after a restart, on another node, or past the memory's bound (trial t15).
     // So the session says what it holds first; if it cannot, the request is numbered alone as before.
+    // The re-derivation desensitizes every stored message: on the recording's threads, not the one that
+    // completed the ask.
     recorder.storedIn(c.sessionId())
-        .handle((state, err) -> err != null || state.isEmpty() ? new Stored(c.known(), null, false)
-            : Stored.of(state.get(), recorder.rederived(state.get())))
-        .thenAcceptAsync(stored -> send(c, d, fallbackFrom, outcome, answeredAt, settled, stored), recording)
+        .handle((state, err) -> err != null ? java.util.Optional.<io.otl.core.session.AgentSession.State>empty() : state)
+        .thenAcceptAsync(state -> send(c, d, fallbackFrom, outcome, answeredAt, settled,
+            state.isEmpty() ? new Stored(c.known(), null, false) : Stored.of(state.get(), recorder.rederived(state.get()))),
+            recording)
         .exceptionally(e -> { // never leave the session's later recordings waiting behind this one
           try {
             recorded(c, null, e, List.of(), new Stored(c.known(), null, false));
