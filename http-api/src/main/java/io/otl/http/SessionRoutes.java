@@ -170,20 +170,6 @@ public final class SessionRoutes {
     return record(sessionId, agentId, List.of(input), StatusCodes.ACCEPTED, true, FEEDBACK_NEEDS_A_SESSION);
   }
 
-  /**
-   * The session names a field by its place in an events batch ({@code events[0].msgId}); a body
-   * that is one feedback object gets the field named as the client sent it ({@code msgId}).
-   */
-  static AgentSession.Rejected asSingleEvent(AgentSession.Rejected r) {
-    return new AgentSession.Rejected(r.code(), r.field() == null ? null : singleEvent(r.field()),
-        r.message() == null ? null : singleEvent(r.message()));
-  }
-
-  private static String singleEvent(String text) {
-    String prefix = "events[0].";
-    return text.startsWith(prefix) ? text.substring(prefix.length()) : text.replace("events[0]", "the feedback");
-  }
-
   private CompletionStage<HttpResponse> rate(Optional<String> sessionId, Optional<String> score) {
     String s = sessionId.orElseThrow(() -> BadRequest.invalid("the query parameter sessionId is required"));
     checkSessionId(s);
@@ -247,7 +233,7 @@ public final class SessionRoutes {
         return Json.error(StatusCodes.NOT_FOUND, "not_found",
             "session " + sessionId + " is unknown: " + unknownSession);
       }
-      return Json.rejected(single ? asSingleEvent(rej) : rej);
+      return Json.rejected(single ? rej.asSingleEvent() : rej);
     });
   }
 }

@@ -189,7 +189,8 @@ class EmbeddedApiInputTest {
         assertTrue(r.getMessage().startsWith(field), r.getMessage());
       }
       Throwable nan = failure(() -> dc.feedback("strict-1", "agent-a", "THUMBS_UP", Double.NaN, "fb-1"));
-      assertEquals("events[0].value must be a finite number", nan.getMessage());
+      // dc.feedback takes parameters, not a batch: it read "events[0].value must be a finite number".
+      assertEquals("value must be a finite number", nan.getMessage());
       // A refused input among valid ones refuses the batch whole, as the session does.
       Throwable second = failure(() -> dc.record("strict-1", "agent-a",
           new SessionInput.Message("ok-1", null, "user", "fine", null, null),
@@ -213,4 +214,33 @@ class EmbeddedApiInputTest {
       return rs.getLong(1);
     }
   }
+
+  /**
+   * {@code dc.feedback(sessionId, agentId, kind, value, feedbackId)} takes parameters, not a batch, yet
+   * a refusal named {@code events[0].value} and {@code events[0].kind} (trial t64), fields the caller
+   * never wrote. It names the parameter, as HTTP's feedback body does; nothing is stored.
+   */
+  @Test
+  void aRefusedFeedbackNamesTheParameterNotAPlaceInABatch(@TempDir Path dir) throws Exception {
+    try (TrainingNode node = TrainingNode.start(TestDatabases.node(TestDatabases.h2(dir), false))) {
+      DataCollector dc = node.dataCollector();
+      dc.record("fb-s", "agent-a", new SessionInput.Message("u1", null, "user", "hi", null, null))
+          .toCompletableFuture().get(20, TimeUnit.SECONDS);
+
+      Throwable outOfRange = failure(() -> dc.feedback("fb-s", "agent-a", "RATING", 9.0, "fb-1"));
+      DataCollector.RecordRejectedException r = assertInstanceOf(DataCollector.RecordRejectedException.class, outOfRange);
+      assertEquals("value", r.rejection().field());
+      assertEquals("value is out of range: a RATING is an integer from 1 to 5", r.getMessage());
+      Throwable unknownKind = failure(() -> dc.feedback("fb-s", "agent-a", "THUMBS", 1.0, "fb-2"));
+      assertEquals("kind",
+          assertInstanceOf(DataCollector.RecordRejectedException.class, unknownKind).rejection().field());
+      assertTrue(unknownKind.getMessage().startsWith("kind is not one of the allowed"), unknownKind.getMessage());
+      Throwable otherAgent = failure(() -> dc.feedback("fb-s", "agent-b", "RATING", 4.0, "fb-3"));
+      assertEquals("agentId: session fb-s belongs to agent agent-a, not agent-b", otherAgent.getMessage());
+
+      assertTrue(dc.trajectory("fb-s").toCompletableFuture().get(20, TimeUnit.SECONDS).orElseThrow()
+          .feedback().isEmpty(), "nothing refused is stored");
+    }
+  }
+
 }

@@ -68,10 +68,21 @@ public final class DataCollector {
     return record(sessionId, agentId, events == null ? null : Arrays.asList(events));
   }
 
-  /** Feedback on a session, also after it completed (within the feedback window). */
+  /**
+   * Feedback on a session, also after it completed (within the feedback window). A refusal names the
+   * parameter ({@code value}, {@code kind}), as HTTP's feedback body does, not {@code events[0].value}
+   * of a batch the caller never built.
+   */
   public CompletionStage<Recorded> feedback(
       String sessionId, String agentId, String kind, Double value, String feedbackId) {
-    return record(sessionId, agentId, new SessionInput.Feedback(null, null, kind, value, feedbackId, "api"));
+    SessionInput feedback = new SessionInput.Feedback(null, null, kind, value, feedbackId, "api");
+    Rejected unstorable = EmbeddedInputRules.problem(List.of(feedback));
+    if (unstorable != null) {
+      return CompletableFuture.failedFuture(new RecordRejectedException(unstorable.asSingleEvent()));
+    }
+    return submit(sessionId, agentId, List.of(feedback)).thenCompose(reply -> reply instanceof Rejected r
+        ? CompletableFuture.failedFuture(new RecordRejectedException(r.asSingleEvent()))
+        : accepted(reply));
   }
 
   /**

@@ -115,6 +115,20 @@ public final class AgentSession
       return field + ": " + m;
     }
 
+    /**
+     * The session names a field by its place in a batch ({@code events[0].value}); a door whose caller
+     * sent one feedback, not a batch (HTTP's feedback body, {@code DataCollector.feedback}), names the
+     * field as that caller wrote it ({@code value}).
+     */
+    public Rejected asSingleEvent() {
+      return new Rejected(code, field == null ? null : singleEvent(field), message == null ? null : singleEvent(message));
+    }
+
+    private static String singleEvent(String text) {
+      String prefix = "events[0].";
+      return text.startsWith(prefix) ? text.substring(prefix.length()) : text.replace("events[0]", "the feedback");
+    }
+
     @Override
     public Rejection.Kind rejectionKind() {
       return switch (code) {

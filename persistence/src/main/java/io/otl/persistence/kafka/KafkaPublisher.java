@@ -69,7 +69,24 @@ public final class KafkaPublisher {
   @FunctionalInterface
   interface RecordBuilder {
     CompletionStage<Optional<ProducerRecord<String, String>>> build(EventEnvelope envelope);
+
+    /**
+     * {@code record}, which is {@code bytes} long and over the producer's {@code max.request.size},
+     * made to fit by leaving out its bulk; as it is when there is nothing to leave out (the send then
+     * fails and the stream restarts, as for any record the broker does not take).
+     */
+    default ProducerRecord<String, String> fitted(ProducerRecord<String, String> record, long bytes, long limit) {
+      return record;
+    }
   }
+
+  /** The producer's default {@code max.request.size}. */
+  static final long DEFAULT_MAX_REQUEST_SIZE = 1_048_576;
+  /**
+   * Room for what the producer adds to key and value before it compares with {@code max.request.size}
+   * (the record batch header and the record's own length fields: under 100 bytes).
+   */
+  static final long RECORD_OVERHEAD = 512;
 
   /**
    * Starts (or joins) the cluster singleton publishing {@code topics.trajectories}: one record per
@@ -130,6 +147,7 @@ public final class KafkaPublisher {
         ProducerSettings.create(system, new StringSerializer(), new StringSerializer())
             .withBootstrapServers(settings.bootstrapServers())
             .withProperties(settings.client());
+    long maxRequestSize = maxRequestSize(settings);
     RestartSettings restart = RestartSettings.create(settings.restartMinBackoff(), settings.restartMaxBackoff(), 0.2);
     // A missing topic was only the producer's warnings each second and, a minute later, a restart
     // naming no key (trial t16); now it is named with its key, and publishing starts once it exists.
@@ -145,7 +163,8 @@ public final class KafkaPublisher {
             log.info("publisher of {} resumes after journal offset {}", topic, current.offset());
             return journal.eventsByTag(tag, Offset.sequence(current.offset()));
           })
-          .mapAsync(parallelism, env -> builder.build(env).thenApply(record -> envelope(record, env)))
+          .mapAsync(parallelism, env -> builder.build(env)
+              .thenApply(record -> envelope(record.map(r -> fitted(builder, r, maxRequestSize)), env)))
           .via(Producer.flexiFlow(producerSettings))
           .map(ProducerMessage.Results::passThrough)
           .groupedWithin(settings.publishOffsetBatch(), settings.publishOffsetInterval())
@@ -166,6 +185,31 @@ public final class KafkaPublisher {
         .viaMat(KillSwitches.single(), Keep.right())
         .to(Sink.ignore())
         .run(system);
+  }
+
+  /**
+   * A record over the producer's size limit was refused on every restart of the stream, and every
+   * later one waited behind it for good (trial t64: a trajectory of twenty 60,000-character turns,
+   * each accepted, held the {@code trajectories} topic still). It is made to fit instead.
+   */
+  private static ProducerRecord<String, String> fitted(RecordBuilder builder, ProducerRecord<String, String> record,
+      long maxRequestSize) {
+    long bytes = utf8Length(record.key()) + utf8Length(record.value());
+    return bytes + RECORD_OVERHEAD > maxRequestSize ? builder.fitted(record, bytes, maxRequestSize - RECORD_OVERHEAD)
+        : record;
+  }
+
+  static long utf8Length(String s) {
+    return s == null ? 0 : s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+  }
+
+  private static long maxRequestSize(KafkaSettings settings) {
+    String set = settings.client().get("max.request.size");
+    try {
+      return set == null ? DEFAULT_MAX_REQUEST_SIZE : Long.parseLong(set.trim());
+    } catch (NumberFormatException e) {
+      return DEFAULT_MAX_REQUEST_SIZE; // the producer itself refuses it at start, naming the key
+    }
   }
 
   private static ProducerMessage.Envelope<String, String, Long> envelope(

@@ -69,6 +69,29 @@ public final class TrajectoryRecords implements KafkaPublisher.RecordBuilder {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TrajectoryRecords.class);
 
   /**
+   * A trajectory whose record is over the producer's size limit is published without its {@code
+   * messages} and {@code tools}, with {@code messagesOmitted} (the full record's size in bytes): its
+   * reward, quality and ids still reach consumers, the turns are read from {@code GET
+   * /v1/sessions/{id}} or the export, and the trajectories after it are not held back.
+   */
+  @Override
+  public ProducerRecord<String, String> fitted(ProducerRecord<String, String> record, long bytes, long limit) {
+    try {
+      ObjectNode out = (ObjectNode) PublishedJson.MAPPER.readTree(record.value());
+      out.remove("messages");
+      out.remove("tools");
+      out.put("messagesOmitted", bytes);
+      String value = PublishedJson.MAPPER.writeValueAsString(out);
+      log.warn("trajectory {} of session {} is {} bytes, over the Kafka producer's max.request.size: published without"
+              + " its messages and tools (messagesOmitted); read them with GET /v1/sessions/{}",
+          out.path("id").asText(), record.key(), bytes, record.key());
+      return new ProducerRecord<>(record.topic(), record.partition(), record.key(), value, record.headers());
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
    * The record of {@code event} (a TrajectoryCompleted or RewardRevised) for the trajectory folded
    * up to it: {@link JsonlFormats#sftShape} (the exporter's SFT line, field for field) plus the
    * fields of the record.

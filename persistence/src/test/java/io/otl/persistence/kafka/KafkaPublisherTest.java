@@ -38,7 +38,7 @@ class KafkaPublisherTest {
 
   @BeforeAll
   static void startBroker() throws Exception {
-    broker = KafkaTestBroker.start(2, "traj", "mu", "traj-poison");
+    broker = KafkaTestBroker.start(2, "traj", "mu", "traj-poison", "traj-big");
   }
 
   @AfterAll
@@ -239,6 +239,45 @@ class KafkaPublisherTest {
       List<ConsumerRecord<String, String>> published = broker.readAll("traj-poison", 2, LIMIT, Duration.ofSeconds(1));
       assertEquals(List.of("p-0", "p-2"), published.stream().map(ConsumerRecord::key).sorted().toList(),
           "the poisoned session is left out; the ones after it are published");
+    }
+  }
+
+  /**
+   * Trial t64: a session of twenty 60,000-character turns (each within max-text-length, each
+   * accepted) made a trajectory record of 1.2 MB, over the producer's max.request.size. The send
+   * failed on every restart of the stream and no later trajectory was ever published. It is now
+   * published without its messages and tools (messagesOmitted gives the size), and the ones after it flow.
+   */
+  @Test
+  void aTrajectoryOverTheRecordSizeLimitIsPublishedWithoutItsTurnsAndLaterOnesStillFlow(@TempDir Path dir)
+      throws Exception {
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaPublisher.startTrajectories(node.system, node.kafka(broker, Map.of("topics.trajectories", "traj-big")));
+      String turn = "lorem ipsum dolor sit amet ".repeat(2200);
+      for (int batch = 0; batch < 4; batch++) {
+        List<SessionInput> inputs = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+          inputs.add(new SessionInput.Message("m" + batch + "-" + i, null, i % 2 == 0 ? "user" : "assistant", turn,
+              null, null));
+        }
+        node.collector.record("big-0", "agent-t", inputs).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      }
+      node.collector.record("big-0", "agent-t", List.of(new SessionInput.Result("r", null, "SUCCESS", "ok")))
+          .toCompletableFuture().get(10, TimeUnit.SECONDS);
+      session(node, "after-big", 1);
+
+      List<ConsumerRecord<String, String>> published = broker.readAll("traj-big", 2, LIMIT, Duration.ofSeconds(1));
+      Map<String, JsonNode> byKey = new LinkedHashMap<>();
+      for (ConsumerRecord<String, String> r : published) byKey.put(r.key(), JSON.readTree(r.value()));
+      assertEquals(java.util.Set.of("big-0", "after-big"), byKey.keySet());
+      assertEquals(2, published.size());
+      JsonNode big = byKey.get("big-0");
+      assertTrue(big.path("messages").isMissingNode() && big.path("tools").isMissingNode(), big.toString());
+      assertTrue(big.get("messagesOmitted").asLong() > 1_048_576, big.toString());
+      assertEquals("big-0:completed", big.get("id").asText());
+      assertEquals(1.0, big.get("reward").asDouble());
+      assertEquals("SUCCESS", big.get("status").asText());
+      assertTrue(byKey.get("after-big").get("messages").size() > 0, "the next one whole");
     }
   }
 
