@@ -568,8 +568,9 @@ final class ModelCommandHandlers {
     Optional<RoutingTable.Target> target = RoutingTable.of(s).route(c.sessionId(), c.pinnedVersion());
     if (target.isEmpty()) {
       return reply(c.replyTo(), new Failure(ErrorCode.NO_VERSION,
-          "agent " + agentId + " has no stable version and no candidate in rollout; register one "
-              + "with POST /v1/models/" + agentId + "/versions"));
+          "agent " + agentId + " has no stable version and no candidate in rollout; configure a base model "
+              + "(the model section's base URL and model name: it serves as v0), or register a version with "
+              + "POST /v1/models/" + agentId + "/versions"));
     }
     String version = target.get().version();
     return reply(c.replyTo(), new RouteDecision(agentId, c.sessionId(), version,

@@ -311,7 +311,9 @@ class ModelCommandsTest {
     assertEquals("sessionId: must not be blank",
         failure(ErrorCode.INVALID_INPUT, this.<RouteReply>run(r -> new ModelProtocol.Route(" ", r))).message());
     Failure none = failure(ErrorCode.NO_VERSION, this.<RouteReply>run(r -> new ModelProtocol.Route("s1", r)));
-    assertEquals("agent " + agent + " has no stable version and no candidate in rollout; register one with POST "
+    // An embedded node with HTTP off has no registration: the base model is its way to a version (trial t64).
+    assertEquals("agent " + agent + " has no stable version and no candidate in rollout; configure a base model "
+        + "(the model section's base URL and model name: it serves as v0), or register a version with POST "
         + "/v1/models/" + agent + "/versions", none.message());
     manual("v1");
     RouteDecision d = (RouteDecision) this.<RouteReply>run(r -> new ModelProtocol.Route("s1", r)).reply();
