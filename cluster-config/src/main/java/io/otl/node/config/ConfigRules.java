@@ -82,11 +82,16 @@ final class ConfigRules {
    * e.g. a token read from a secret file that ends in a newline). The value is never shown.
    */
   static Rule bearerSecret() {
+    return secret(ConfigRules::padded, PADDED);
+  }
+
+  /** A text secret, refused with {@code requirement} (which names no value) when {@code refused} says so. */
+  private static Rule secret(java.util.function.Predicate<String> refused, String requirement) {
     Rule text = string(false);
     return (c, key, v) -> {
       Object s = text.check(c, key, v);
-      if (s instanceof String secret && padded(secret)) {
-        c.error(key, v, PADDED);
+      if (s instanceof String secret && refused.test(secret)) {
+        c.error(key, v, requirement);
         return null;
       }
       return s;
@@ -109,15 +114,7 @@ final class ConfigRules {
    * (trial t61). The value is never shown.
    */
   static Rule headerSecret() {
-    Rule text = string(false);
-    return (c, key, v) -> {
-      Object s = text.check(c, key, v);
-      if (s instanceof String secret && unsendable(secret)) {
-        c.error(key, v, UNSENDABLE);
-        return null;
-      }
-      return s;
-    };
+    return secret(ConfigRules::unsendable, UNSENDABLE);
   }
 
   /** What a secret sent in a header must be (the message names no value). */
