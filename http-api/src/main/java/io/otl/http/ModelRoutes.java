@@ -61,9 +61,14 @@ public final class ModelRoutes {
     this.owners = owners;
   }
 
+  /** Whether the agent's ModelVersion entity was ever written, asked without starting it. */
+  private CompletionStage<Boolean> hasVersions(String agentId) {
+    return directory.exists(ModelVersion.ENTITY_TYPE_KEY.name() + "|" + agentId);
+  }
+
   /** Runs {@code then} when the agent has model versions; 404 otherwise, starting no entity. */
   private CompletionStage<HttpResponse> known(String agentId, java.util.function.Supplier<CompletionStage<HttpResponse>> then) {
-    return directory.exists(ModelVersion.ENTITY_TYPE_KEY.name() + "|" + agentId).thenCompose(exists -> exists
+    return hasVersions(agentId).thenCompose(exists -> exists
         ? then.get()
         : java.util.concurrent.CompletableFuture.completedFuture(
             Json.error(StatusCodes.NOT_FOUND, "not_found", "agent " + agentId + " has no model versions")));
@@ -106,7 +111,7 @@ public final class ModelRoutes {
           checkAgent(agentId);
           checkVersion(version);
           var cmd = command.of(version, b, actor);
-          return directory.exists(ModelVersion.ENTITY_TYPE_KEY.name() + "|" + agentId).thenCompose(exists -> exists
+          return hasVersions(agentId).thenCompose(exists -> exists
               ? ask(agentId, cmd).thenApply(r -> transitionResponse(r, StatusCodes.ACCEPTED))
               : java.util.concurrent.CompletableFuture.completedFuture(noVersionsYet(agentId, version, name)));
         }))))));
@@ -152,7 +157,7 @@ public final class ModelRoutes {
     if (baseModel.isPresent()) {
       // As the route read: an agent with no version yet has v0 STABLE (design §3.3), shown from the
       // configuration without starting its entity; a read writes nothing.
-      return directory.exists(ModelVersion.ENTITY_TYPE_KEY.name() + "|" + agentId).thenCompose(exists -> exists
+      return hasVersions(agentId).thenCompose(exists -> exists
           ? askModels(agentId)
           : java.util.concurrent.CompletableFuture.completedFuture(
               Json.ok(ModelVersion.baseModelView(agentId, baseModel.get(), java.time.Instant.now()))));
@@ -172,7 +177,7 @@ public final class ModelRoutes {
     checkAgent(agentId);
     String s = sessionId.orElseThrow(() -> BadRequest.invalid("the query parameter sessionId is required"));
     SessionRoutes.checkSessionId(s);
-    return directory.exists(ModelVersion.ENTITY_TYPE_KEY.name() + "|" + agentId).thenCompose(exists -> {
+    return hasVersions(agentId).thenCompose(exists -> {
       if (!exists && baseModel.isPresent()) {
         // An agent with no version yet is served by v0, the configured base model, as the gateway and
         // the Java ModelRouter (which register v0 on first use) would serve it. Answered from the

@@ -4,14 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpServer;
 import io.otl.node.testing.Http;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,26 +21,16 @@ import org.junit.jupiter.api.Test;
 class GatewayLostAdapterTest {
   private static final String AGENT = "lost-adapter";
 
-  private static HttpServer lostServer;
-  private static final AtomicInteger lostCalls = new AtomicInteger();
+  private static StandInModelServer lostServer;
   private static GatewayTestNode gateway;
   private static Http api;
 
   @BeforeAll
   static void start() throws Exception {
     // vLLM's answer for a model name it does not serve (its OpenAI error shape).
-    lostServer = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    lostServer.createContext("/", exchange -> {
-      lostCalls.incrementAndGet();
-      byte[] body = ("{\"object\":\"error\",\"message\":\"The model `served-adapter` does not exist.\","
-          + "\"type\":\"NotFoundError\",\"param\":null,\"code\":404}").getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
-      exchange.sendResponseHeaders(404, body.length);
-      try (OutputStream os = exchange.getResponseBody()) {
-        os.write(body);
-      }
-    });
-    lostServer.start();
+    lostServer = StandInModelServer.start(bytes -> new StandInModelServer.Answer(404, "{\"object\":\"error\","
+        + "\"message\":\"The model `served-adapter` does not exist.\",\"type\":\"NotFoundError\",\"param\":null,"
+        + "\"code\":404}"));
     gateway = GatewayTestNode.start("gateway-lost-adapter", Map.of(
         "agentscope.training.training-runner.trigger.min-samples", 1000,
         // The gateway, not the agent, names the model upstream.
@@ -56,7 +41,7 @@ class GatewayLostAdapterTest {
     // v1, the first version, is stable at once (no base model here); v2 canaries on the lost server.
     gateway.serving(AGENT);
     Http.Response v2 = api.post("/v1/models/" + AGENT + "/versions", "{\"version\":\"v2\",\"artifact\":\"file:///m/v2\","
-        + "\"endpoint\":\"http://127.0.0.1:" + lostServer.getAddress().getPort() + "/v1\"}");
+        + "\"endpoint\":\"" + lostServer.url() + "\"}");
     assertEquals(201, v2.status(), v2.body());
     gateway.awaitState(AGENT, "v2", "CANARY");
   }
@@ -64,7 +49,7 @@ class GatewayLostAdapterTest {
   @AfterAll
   static void stop() {
     if (gateway != null) gateway.close();
-    if (lostServer != null) lostServer.stop(0);
+    if (lostServer != null) lostServer.close();
   }
 
   @Test
@@ -79,7 +64,7 @@ class GatewayLostAdapterTest {
       if (routed.equals("v2")) onCandidate++;
     }
     assertTrue(onCandidate > 0, "some sessions were routed to the candidate");
-    assertEquals(onCandidate, lostCalls.get(), "each candidate call reached the lost server once");
+    assertEquals(onCandidate, lostServer.calls(), "each candidate call reached the lost server once");
     JsonNode traffic = api.get("/v1/models/" + AGENT + "/traffic").json();
     JsonNode v2 = null;
     for (JsonNode v : traffic.path("versions")) if (v.path("version").asText().equals("v2")) v2 = v;

@@ -6,10 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import io.otl.node.testing.Http;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +27,7 @@ class GatewayMetadataSessionIdTest {
   private static final String AGENT = "metadata-agent";
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private static HttpServer openAiLike;
+  private static StandInModelServer openAiLike;
   private static final List<JsonNode> received = new CopyOnWriteArrayList<>();
   private static GatewayTestNode gateway;
   private static Http api;
@@ -38,31 +35,24 @@ class GatewayMetadataSessionIdTest {
   @BeforeAll
   static void start() throws Exception {
     // Answers as OpenAI does: metadata only with store, else 400.
-    openAiLike = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    openAiLike.createContext("/", exchange -> {
-      JsonNode request = JSON.readTree(exchange.getRequestBody().readAllBytes());
+    openAiLike = StandInModelServer.start(bytes -> {
+      JsonNode request = read(bytes);
       received.add(request);
       boolean refused = request.has("metadata") && !request.path("store").asBoolean(false);
-      byte[] body = (refused
-          ? "{\"error\":{\"message\":\"The 'metadata' parameter is only allowed when 'store' is enabled.\","
-              + "\"type\":\"invalid_request_error\",\"param\":\"metadata\",\"code\":null}}"
-          : "{\"id\":\"chatcmpl-meta\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"gpt-4o-mini\","
-              + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},"
-              + "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1,"
-              + "\"total_tokens\":4}}").getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
-      exchange.sendResponseHeaders(refused ? 400 : 200, body.length);
-      try (OutputStream os = exchange.getResponseBody()) {
-        os.write(body);
-      }
+      return refused
+          ? new StandInModelServer.Answer(400, "{\"error\":{\"message\":\"The 'metadata' parameter is only allowed "
+              + "when 'store' is enabled.\",\"type\":\"invalid_request_error\",\"param\":\"metadata\",\"code\":null}}")
+          : new StandInModelServer.Answer(200, "{\"id\":\"chatcmpl-meta\",\"object\":\"chat.completion\",\"created\":1,"
+              + "\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
+              + "\"hi\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1,"
+              + "\"total_tokens\":4}}");
     });
-    openAiLike.start();
     gateway = GatewayTestNode.start("gateway-metadata-session",
         Map.of("agentscope.training.training-runner.trigger.min-samples", 1000));
     api = gateway.api;
     // The agent's first version, stable at once (no base model here), is served by the OpenAI-like server.
     Http.Response v1 = api.post("/v1/models/" + AGENT + "/versions", "{\"version\":\"v1\",\"artifact\":\"openai\","
-        + "\"endpoint\":\"http://127.0.0.1:" + openAiLike.getAddress().getPort() + "/v1\"}");
+        + "\"endpoint\":\"" + openAiLike.url() + "\"}");
     assertEquals(201, v1.status(), v1.body());
     gateway.awaitState(AGENT, "v1", "STABLE");
   }
@@ -70,7 +60,15 @@ class GatewayMetadataSessionIdTest {
   @AfterAll
   static void stop() {
     if (gateway != null) gateway.close();
-    if (openAiLike != null) openAiLike.stop(0);
+    if (openAiLike != null) openAiLike.close();
+  }
+
+  private static JsonNode read(byte[] bytes) {
+    try {
+      return JSON.readTree(bytes);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   private static Http.Response chat(String metadata) {

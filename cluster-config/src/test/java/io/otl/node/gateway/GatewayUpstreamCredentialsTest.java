@@ -5,14 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpServer;
 import io.otl.node.testing.Http;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,28 +27,19 @@ class GatewayUpstreamCredentialsTest {
   /** What OpenAI answers for a wrong key: the key, masked, in the message. */
   private static final String REFUSAL = "Incorrect API key provided: sk-node*****5678";
 
-  private static HttpServer refusingServer;
-  private static final AtomicInteger refusedCalls = new AtomicInteger();
+  private static StandInModelServer refusingServer;
   private static GatewayTestNode gateway;
   private static Http api;
 
   @BeforeAll
   static void start() throws Exception {
-    refusingServer = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    refusingServer.createContext("/", exchange -> {
-      refusedCalls.incrementAndGet();
-      String request = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-      boolean forbidden = request.contains("forbidden-model");
-      byte[] body = ("{\"error\":{\"message\":\"" + (forbidden ? "You are not allowed to sample from this model"
-          : REFUSAL) + "\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":\""
-          + (forbidden ? "model_not_allowed" : "invalid_api_key") + "\"}}").getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
-      exchange.sendResponseHeaders(forbidden ? 403 : 401, body.length);
-      try (OutputStream os = exchange.getResponseBody()) {
-        os.write(body);
-      }
+    refusingServer = StandInModelServer.start(bytes -> {
+      boolean forbidden = new String(bytes, StandardCharsets.UTF_8).contains("forbidden-model");
+      return new StandInModelServer.Answer(forbidden ? 403 : 401, "{\"error\":{\"message\":\""
+          + (forbidden ? "You are not allowed to sample from this model" : REFUSAL)
+          + "\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":\""
+          + (forbidden ? "model_not_allowed" : "invalid_api_key") + "\"}}");
     });
-    refusingServer.start();
     gateway = GatewayTestNode.start("gateway-upstream-credentials", Map.of(
         "agentscope.training.training-runner.trigger.min-samples", 1000,
         "agentscope.training.gateway.upstream-api-key", "sk-node-key-5678",
@@ -73,18 +60,18 @@ class GatewayUpstreamCredentialsTest {
   }
 
   private static String refusingUrl() {
-    return "http://127.0.0.1:" + refusingServer.getAddress().getPort() + "/v1";
+    return refusingServer.url();
   }
 
   @AfterAll
   static void stop() {
     if (gateway != null) gateway.close();
-    if (refusingServer != null) refusingServer.stop(0);
+    if (refusingServer != null) refusingServer.close();
   }
 
   @Test
   void aCandidateWhoseServerRefusesTheGatewaysKeyFallsBackToStableAndCountsAgainstIt() {
-    int before = refusedCalls.get();
+    int before = refusingServer.calls();
     int onCandidate = 0;
     for (int i = 0; i < 30; i++) {
       String session = "creds-" + i;
@@ -96,7 +83,7 @@ class GatewayUpstreamCredentialsTest {
       if (routed.equals("v2")) onCandidate++;
     }
     assertTrue(onCandidate > 0, "some sessions were routed to the candidate");
-    assertEquals(onCandidate, refusedCalls.get() - before, "each candidate call reached its server once");
+    assertEquals(onCandidate, refusingServer.calls() - before, "each candidate call reached its server once");
     JsonNode v2 = null;
     JsonNode traffic = api.get("/v1/models/" + CANARY_AGENT + "/traffic").json();
     for (JsonNode v : traffic.path("versions")) if (v.path("version").asText().equals("v2")) v2 = v;
