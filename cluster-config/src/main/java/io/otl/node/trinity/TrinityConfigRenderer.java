@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.util.StringQuotingChecker;
 import io.otl.core.training.TrainingJobSpec;
 import io.otl.persistence.export.JobDatasetFiles;
 import java.io.IOException;
@@ -53,6 +54,7 @@ public final class TrinityConfigRenderer {
                   .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
                   .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
                   .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+                  .stringQuotingChecker(new Yaml11Quoting())
                   .build())
           // PyYAML (YAML 1.1, used by OmegaConf) reads 1.0E-5 fine but 1e-5 or 1.0E5 as strings:
           // plain decimals are read as floats everywhere.
@@ -61,6 +63,26 @@ public final class TrinityConfigRenderer {
   private final int nodeNum;
   private final int gpuPerNode;
   private final boolean lora;
+
+  /**
+   * Quotes every string value that YAML 1.1 could read as something else. Trinity loads the file
+   * with OmegaConf (PyYAML's resolvers, plus a float resolver for exponents without a dot), where a
+   * plain {@code project: 12:30} is the sexagesimal int 750, {@code 0x10} 16, {@code 1_000} 1000,
+   * {@code 1e3} 1000.0 and {@code .inf} inf: an agent id of that shape became another {@code
+   * project}, so Trinity wrote the checkpoints under {@code <root>/750/<jobId>} while the node looked
+   * in {@code <root>/12:30/<jobId>}. Jackson's default quotes only decimal-looking numbers and
+   * booleans; any value starting like a number, timestamp or {@code ~} is quoted here too (a quote
+   * too many is harmless).
+   */
+  static final class Yaml11Quoting extends StringQuotingChecker.Default {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public boolean needToQuoteValue(String value) {
+      return super.needToQuoteValue(value)
+          || (!value.isEmpty() && "+-.0123456789~".indexOf(value.charAt(0)) >= 0);
+    }
+  }
 
   public TrinityConfigRenderer(int nodeNum, int gpuPerNode) {
     this(nodeNum, gpuPerNode, false);

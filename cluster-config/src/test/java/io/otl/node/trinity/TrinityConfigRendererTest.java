@@ -268,6 +268,29 @@ class TrinityConfigRendererTest {
         () -> TrinitySettings.fromConfig(ConfigFactory.parseString("agentscope.training.training-runner.backend = slurm")));
   }
 
+  /**
+   * Trinity reads the config with OmegaConf, i.e. PyYAML's YAML 1.1 resolvers (plus exponent floats
+   * without a dot): an agent id such as {@code 12:30} rendered plain as {@code project} was the int
+   * 750 there, so Trinity wrote the job's checkpoints under {@code <root>/750/<jobId>}, not where the
+   * node looks. SnakeYAML resolves YAML 1.1 scalars as PyYAML does (12:30, 0x10, 1_000, .inf,
+   * timestamps); 1e3 is a float only to OmegaConf's extra resolver, so its quotes are checked as text.
+   */
+  @Test
+  void agentIdsThatYaml11ReadsAsNumbersOrDatesStayStrings() throws Exception {
+    for (String agent : List.of("12:30", "0x10", "1_000", ".inf", "2026-01-01", "1e3", "017", "-5")) {
+      TrainingJobSpec spec = new TrainingJobSpec("job-1", agent, "sft", "qwen2.5-7b-instruct", Map.of(),
+          "/data/exports/job-1/train.jsonl", "/data/checkpoints", Map.of());
+      for (String text : List.of(renderer.render(spec), renderer.renderBench(spec))) {
+        Map<String, Object> yaml = new org.yaml.snakeyaml.Yaml().load(text);
+        assertEquals(agent, yaml.get("project"), text);
+        assertTrue(text.contains("\nproject: \"" + agent + "\"\n"), text);
+      }
+    }
+    // Ordinary values keep their plain form.
+    String text = renderer.render(spec("sft", Map.of()));
+    assertTrue(text.contains("\nproject: support-agent\n") && text.contains("\nmode: train\n"), text);
+  }
+
   private static TrainingJobSpec spec(String algorithm, Map<String, Object> hp) {
     return new TrainingJobSpec(
         "job-1",
