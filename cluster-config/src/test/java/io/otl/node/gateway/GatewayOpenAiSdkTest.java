@@ -388,12 +388,21 @@ class GatewayOpenAiSdkTest {
             .putAdditionalHeader("X-Session-Id", sessionId).build()));
     assertEquals(400, e.statusCode());
     assertEquals("n", e.param().orElse(null));
+    // OpenAI's current name for the limit (max_tokens is deprecated) is checked as max_tokens is (trial t65).
+    for (long limit : new long[] {0, -1}) {
+      BadRequestException m = assertThrows(BadRequestException.class, () -> client(KEY_A).chat().completions()
+          .create(ChatCompletionCreateParams.builder().model("default").addUserMessage("hi").maxCompletionTokens(limit)
+              .putAdditionalHeader("X-Session-Id", sessionId).build()));
+      assertEquals("max_completion_tokens", m.param().orElse(null));
+      assertEquals("invalid_value", m.code().orElse(null));
+    }
 
     Http raw = new Http(gateway.node.httpPort()).withToken(KEY_A);
     for (String body : List.of("{not json", "[]", "{\"model\":\"default\",\"messages\":[]}",
         "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
         "{\"model\":\"default\",\"messages\":[{\"role\":\"robot\",\"content\":\"x\"}]}",
         "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"stream\":\"yes\"}",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_completion_tokens\":\"9\"}",
         "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":\"x\"}]}")) {
       Http.Response r = raw.post("/v1/chat/completions", body);
       assertEquals(400, r.status(), body + " -> " + r.body());
