@@ -127,37 +127,22 @@ final class ChatSimulation {
     return new Answer(completion, stream, includeUsage, Duration.ofMillis(chunkDelay), Duration.ofMillis(delay));
   }
 
-  /** The answer as OpenAI streams it: one {@code data:} event per chunk, then {@code [DONE]}. */
+  /**
+   * The answer as OpenAI streams it: one {@code data:} event per chunk, then {@code [DONE]}. With
+   * {@code n} > 1 the choices' chunks take turns, as OpenAI's and vLLM's do (they generate the choices
+   * together): choice 0 streamed whole before choice 1 began, the Java SDK's {@code
+   * ChatCompletionAccumulator} took choice 0's finish for the end of the answer and threw on choice
+   * 1's first chunk (trial t65).
+   */
   List<String> sseEvents(Answer answer) {
     ObjectNode c = answer.completion();
+    List<List<String>> perChoice = new ArrayList<>();
+    for (JsonNode choice : c.path("choices")) perChoice.add(choiceEvents(c, choice));
     List<String> events = new ArrayList<>();
-    for (JsonNode choice : c.path("choices")) {
-      int index = choice.path("index").asInt();
-      JsonNode message = choice.path("message");
-      events.add(chunk(c, index, mapper.createObjectNode().put("role", "assistant").put("content", ""), null, null));
-      if (message.hasNonNull("tool_calls")) {
-        ArrayNode calls = mapper.createArrayNode();
-        for (JsonNode call : message.path("tool_calls")) {
-          ObjectNode delta = calls.addObject().put("index", calls.size() - 1);
-          delta.put("id", call.path("id").asText()).put("type", "function");
-          delta.set("function", call.path("function").deepCopy());
-        }
-        ObjectNode delta = mapper.createObjectNode();
-        delta.set("tool_calls", calls);
-        events.add(chunk(c, index, delta, null, null));
-      } else {
-        JsonNode lp = choice.path("logprobs").path("content");
-        String[] words = message.path("content").asText().split("(?<= )");
-        for (int w = 0; w < words.length; w++) {
-          ObjectNode logprobs = null;
-          if (lp.isArray() && w < lp.size()) {
-            logprobs = mapper.createObjectNode();
-            logprobs.putArray("content").add(lp.get(w).deepCopy());
-          }
-          events.add(chunk(c, index, mapper.createObjectNode().put("content", words[w]), logprobs, null));
-        }
+    while (perChoice.stream().anyMatch(e -> !e.isEmpty())) {
+      for (List<String> e : perChoice) {
+        if (!e.isEmpty()) events.add(e.remove(0));
       }
-      events.add(chunk(c, index, mapper.createObjectNode(), null, choice.path("finish_reason").asText()));
     }
     if (answer.includeUsage()) {
       ObjectNode usage = header(c);
@@ -166,6 +151,38 @@ final class ChatSimulation {
       events.add(write(usage));
     }
     events.add("[DONE]");
+    return events;
+  }
+
+  /** One choice's chunks: its role, its content word by word (or its tool calls), its finish reason. */
+  private List<String> choiceEvents(ObjectNode c, JsonNode choice) {
+    List<String> events = new ArrayList<>();
+    int index = choice.path("index").asInt();
+    JsonNode message = choice.path("message");
+    events.add(chunk(c, index, mapper.createObjectNode().put("role", "assistant").put("content", ""), null, null));
+    if (message.hasNonNull("tool_calls")) {
+      ArrayNode calls = mapper.createArrayNode();
+      for (JsonNode call : message.path("tool_calls")) {
+        ObjectNode delta = calls.addObject().put("index", calls.size() - 1);
+        delta.put("id", call.path("id").asText()).put("type", "function");
+        delta.set("function", call.path("function").deepCopy());
+      }
+      ObjectNode delta = mapper.createObjectNode();
+      delta.set("tool_calls", calls);
+      events.add(chunk(c, index, delta, null, null));
+    } else {
+      JsonNode lp = choice.path("logprobs").path("content");
+      String[] words = message.path("content").asText().split("(?<= )");
+      for (int w = 0; w < words.length; w++) {
+        ObjectNode logprobs = null;
+        if (lp.isArray() && w < lp.size()) {
+          logprobs = mapper.createObjectNode();
+          logprobs.putArray("content").add(lp.get(w).deepCopy());
+        }
+        events.add(chunk(c, index, mapper.createObjectNode().put("content", words[w]), logprobs, null));
+      }
+    }
+    events.add(chunk(c, index, mapper.createObjectNode(), null, choice.path("finish_reason").asText()));
     return events;
   }
 

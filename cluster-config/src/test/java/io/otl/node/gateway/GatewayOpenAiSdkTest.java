@@ -15,6 +15,7 @@ import com.openai.errors.BadRequestException;
 import com.openai.errors.InternalServerException;
 import com.openai.errors.PermissionDeniedException;
 import com.openai.errors.UnauthorizedException;
+import com.openai.helpers.ChatCompletionAccumulator;
 import com.openai.models.FunctionDefinition;
 import com.openai.models.FunctionParameters;
 import com.openai.models.chat.completions.ChatCompletion;
@@ -387,12 +388,21 @@ class GatewayOpenAiSdkTest {
             .putAdditionalHeader("X-Session-Id", sessionId).build()));
     assertEquals(400, e.statusCode());
     assertEquals("n", e.param().orElse(null));
+    // OpenAI's current name for the limit (max_tokens is deprecated) is checked as max_tokens is (trial t65).
+    for (long limit : new long[] {0, -1}) {
+      BadRequestException m = assertThrows(BadRequestException.class, () -> client(KEY_A).chat().completions()
+          .create(ChatCompletionCreateParams.builder().model("default").addUserMessage("hi").maxCompletionTokens(limit)
+              .putAdditionalHeader("X-Session-Id", sessionId).build()));
+      assertEquals("max_completion_tokens", m.param().orElse(null));
+      assertEquals("invalid_value", m.code().orElse(null));
+    }
 
     Http raw = new Http(gateway.node.httpPort()).withToken(KEY_A);
     for (String body : List.of("{not json", "[]", "{\"model\":\"default\",\"messages\":[]}",
         "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
         "{\"model\":\"default\",\"messages\":[{\"role\":\"robot\",\"content\":\"x\"}]}",
         "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"stream\":\"yes\"}",
+        "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_completion_tokens\":\"9\"}",
         "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":\"x\"}]}")) {
       Http.Response r = raw.post("/v1/chat/completions", body);
       assertEquals(400, r.status(), body + " -> " + r.body());
@@ -804,6 +814,37 @@ class GatewayOpenAiSdkTest {
     }
     assertEquals("lookup", name[0]);
     assertEquals("{}", args.toString(), "a tool without parameters is called with no arguments");
+  }
+
+  /**
+   * {@code n} = 2 streamed, as the Java SDK's own accumulator reads it: the simulator streamed choice 0
+   * whole before choice 1, and {@code ChatCompletionAccumulator} threw "Already accumulated the final
+   * chunk(s)" on choice 1's first chunk (trial t65); OpenAI and vLLM interleave the choices.
+   */
+  @Test
+  void twoStreamedChoicesAccumulateInTheSdkAndChoiceZeroIsRecorded() throws Exception {
+    OpenAIClient client = client(KEY_A);
+    String sessionId = "n2-stream-" + UUID.randomUUID();
+    ChatCompletionAccumulator accumulator = ChatCompletionAccumulator.create();
+    try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(
+        ChatCompletionCreateParams.builder().model("default").addUserMessage("Two answers please").n(2)
+            .streamOptions(ChatCompletionStreamOptions.builder().includeUsage(true).build())
+            .putAdditionalHeader("X-Session-Id", sessionId).build())) {
+      stream.stream().forEach(accumulator::accumulate);
+    }
+    ChatCompletion whole = accumulator.chatCompletion();
+    assertEquals(2, whole.choices().size());
+    String first = whole.choices().get(0).message().content().orElseThrow();
+    assertTrue(first.endsWith("Two answers please (choice 0)"), first);
+    assertTrue(whole.choices().get(1).message().content().orElseThrow().endsWith("(choice 1)"));
+    long completionTokens = whole.usage().orElseThrow().completionTokens();
+    assertTrue(completionTokens > 0, "the usage chunk came after both choices");
+    JsonNode reply = session(sessionId, n -> n.path("messages").size() == 2).path("messages").get(1);
+    assertEquals(first, reply.path("content").asText(), "choice 0 is recorded");
+    assertEquals(storedId(whole.id()), reply.path("msgId").asText());
+    assertEquals(completionTokens, reply.path("inference").path("completionTokens").asLong());
+    assertEquals("stop", reply.path("inference").path("finishReason").asText());
+    assertTrue(reply.path("inference").path("aborted").isNull(), reply.toString());
   }
 
   /** A response id as the session stores it (the node's default rules are the built-in ones). */

@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.otl.http.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -28,6 +30,12 @@ final class Completion {
   private final StringBuilder pending = new StringBuilder();
   private String id;
   private String finishReason;
+  /**
+   * The choices a stream has started and those it has finished: with {@code n} > 1 the choices'
+   * chunks interleave (OpenAI, vLLM), so choice 0's finish reason is not the end of the answer.
+   */
+  private final Set<Integer> choicesStarted = new HashSet<>();
+  private final Set<Integer> choicesFinished = new HashSet<>();
   private Integer promptTokens;
   private Integer completionTokens;
   private boolean done;
@@ -90,7 +98,10 @@ final class Completion {
     if (id == null) id = text(c.get("id"));
     usage(c.get("usage"));
     for (JsonNode choice : c.path("choices")) {
-      if (choice.path("index").asInt(0) != 0) continue;
+      int index = choice.path("index").asInt(0);
+      choicesStarted.add(index);
+      if (choice.hasNonNull("finish_reason")) choicesFinished.add(index);
+      if (index != 0) continue;
       JsonNode delta = choice.path("delta");
       String thought = reasoningOf(delta);
       if (!thought.isEmpty()) {
@@ -166,9 +177,13 @@ final class Completion {
     return (lastTwo & 0xff) == '\n' ? "\n" : "\n\n";
   }
 
-  /** The stream ended as OpenAI ends one ([DONE], or a finish reason when a server omits [DONE]). */
+  /**
+   * The stream ended as OpenAI ends one ([DONE], or, when a server omits [DONE], a finish reason for
+   * every choice it started: a stream cut after choice 0 finished but before choice 1 did is not a
+   * whole answer).
+   */
   boolean finished() {
-    return done || finishReason != null;
+    return done || finishReason != null && choicesFinished.containsAll(choicesStarted);
   }
 
   String id() {
