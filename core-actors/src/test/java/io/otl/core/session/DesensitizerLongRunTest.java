@@ -28,6 +28,21 @@ class DesensitizerLongRunTest {
     }
   }
 
+  /**
+   * Java's regex recurses once per repetition of a group: digit groups "1 1 1 …" (the card candidate) and
+   * labels "x@a.a.a.…" (the e-mail's domain) in one 40-64 KB message overflowed the stack, and the
+   * StackOverflowError, fatal to Pekko, stopped the node's JVM: one request from any client (trial t66).
+   */
+  @Test
+  void longRepeatedGroupsDoNotOverflowTheStack() {
+    for (String text : List.of("1 ".repeat(32_000), "1-".repeat(32_000), "x@" + "a.".repeat(32_000),
+        "x@" + "a.".repeat(32_000) + "com", "x%40" + "a%2E".repeat(16_000))) {
+      d.apply(text);
+      PiiRules.looksLike(text);
+    }
+    assertEquals("[EMAIL]", d.apply("x@" + "a.".repeat(100) + "com"));
+  }
+
   @Test
   void addressesAreStillFoundWhereTheirRunStarts() {
     assertEquals("mail [EMAIL] now", d.apply("mail jo.doe+x@example.com now"));
