@@ -63,6 +63,38 @@ class OtlpToolResultInUserMessageTest {
         "assistant: 21 degrees Celsius."), messages, session.toString());
   }
 
+  /**
+   * The conventions' example of {@code gen_ai.input.messages} (and instrumentations written from it) names
+   * the tool's answer {@code result}, not {@code response} as the JSON schema does: the tool message was
+   * dropped without a word, leaving a trajectory whose tool call is never answered (trial t66).
+   */
+  @Test
+  void aToolCallResponseUnderResultIsAToolMessage() throws Exception {
+    String conv = "otlp-tool-result-field";
+    String u1 = "{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"Weather in Paris?\"}]}";
+    String a1 = "{\"role\":\"assistant\",\"parts\":[{\"type\":\"tool_call\",\"id\":\"call_1\",\"name\":\"get_weather\","
+        + "\"arguments\":{\"location\":\"Paris\"}}]}";
+    String t1 = "{\"role\":\"tool\",\"parts\":[{\"type\":\"tool_call_response\",\"id\":\"call_1\","
+        + "\"result\":\"rainy, 57\u00b0F\"}]}";
+    String a2 = "{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\"Rainy, 57\u00b0F.\"}],"
+        + "\"finish_reason\":\"stop\"}";
+
+    SdkTracerProvider provider = SdkTracerProvider.builder()
+        .addSpanProcessor(BatchSpanProcessor.builder(OtlpHttpSpanExporter.builder()
+            .setEndpoint("http://127.0.0.1:" + node.httpPort() + "/v1/traces").build()).build())
+        .build();
+    Tracer tracer = provider.get("weather-agent");
+    chat(tracer, conv, "[" + u1 + "]", "[" + a1 + "]");
+    chat(tracer, conv, "[" + String.join(",", u1, a1, t1) + "]", "[" + a2 + "]");
+    provider.close();
+
+    JsonNode session = new Http(node.httpPort()).get("/v1/sessions/" + conv).json();
+    List<String> messages = new ArrayList<>();
+    session.get("messages").forEach(m -> messages.add(m.get("role").asText() + ": " + m.get("content").asText()));
+    assertEquals(List.of("user: Weather in Paris?", "assistant: ", "tool: rainy, 57\u00b0F", "assistant: Rainy, 57\u00b0F."),
+        messages, session.toString());
+  }
+
   private static void chat(Tracer tracer, String conv, String input, String output) {
     tracer.spanBuilder("generate_content gemini-2.5-flash").setAttribute("gen_ai.operation.name", "generate_content")
         .setAttribute("gen_ai.provider.name", "gcp.gen_ai").setAttribute("gen_ai.conversation.id", conv)

@@ -50,9 +50,14 @@ public final class PiiRules {
   // non-alphanumeric do, and alice%40example%2Ecom was stored raw.
   public static final Pattern EMAIL = Pattern.compile(
       // a local part, or RFC 5322's quoted one ("jane doe"@…); a domain name, or an IP literal (root@[10.0.0.1])
-      "(?:\"[^\"\\r\\n@]{1,64}\"|[\\p{L}\\p{N}._%+-]+)(?:@|%40)"
+      // An unquoted local part starts where its run of such characters starts: tried from every position
+      // of a long run without '@' (a hex dump, a token), the search was quadratic, and one 24 KB message
+      // holding an '@' anywhere kept its session busy past the request timeout (a 503; trial t66).
+      "(?:\"[^\"\\r\\n@]{1,64}\"|(?<![\\p{L}\\p{N}._%+-])[\\p{L}\\p{N}._%+-]+)(?:@|%40)"
           + "(?:\\[(?:IPv6:[0-9A-Fa-f:.]{2,45}|\\d{1,3}(?:\\.\\d{1,3}){3})]"
-          + "|[\\p{L}\\p{N}-]+(?:(?:\\.|%2[Ee])[\\p{L}\\p{N}-]+)*(?:\\.|%2[Ee])\\p{L}{2,})");
+          // at most 127 labels, as DNS allows: Java's regex recurses once per repetition of a group, and
+          // "x@a.a.a.…" (a 64 KB message) overflowed the stack, a fatal error that stopped the node (trial t66)
+          + "|[\\p{L}\\p{N}-]+(?:(?:\\.|%2[Ee])[\\p{L}\\p{N}-]+){0,126}(?:\\.|%2[Ee])\\p{L}{2,})");
 
   /**
    * A candidate for a payment card number: digit groups joined by single spaces or dashes, not glued
@@ -62,7 +67,9 @@ public final class PiiRules {
    * The pattern only proposes; {@link #bankCard} decides (issuer prefix, length, Luhn).
    */
   public static final Pattern BANK_CARD = Pattern.compile(
-      "(?<![0-9A-Za-z])\\d+(?:[ -]\\d+)*(?![0-9A-Za-z])");
+      // possessive: Java's regex recurses once per repetition of a backtracking group, and "1 1 1 …" (40 KB
+      // in one message) overflowed the stack, a fatal error that stopped the node's JVM (trial t66)
+      "(?<![0-9A-Za-z])\\d+(?:[ -]\\d+)*+(?![0-9A-Za-z])");
   /**
    * A candidate IBAN: an upper-case country code, two check digits and the upper-case account part,
    * bare or in groups of four separated by single spaces, not glued to letters or digits (base64 and

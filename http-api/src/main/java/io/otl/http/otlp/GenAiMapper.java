@@ -7,6 +7,7 @@ import io.otl.core.Ids;
 import io.otl.core.Sha256;
 import io.otl.core.session.Desensitizer;
 import io.otl.core.session.InferenceCall;
+import io.otl.core.session.PiiRules;
 import io.otl.core.session.SessionInput;
 import io.otl.http.Json;
 import io.otl.http.gateway.TextCut;
@@ -332,7 +333,7 @@ final class GenAiMapper {
     InferenceCall call = new InferenceCall(null, usage == null ? null : usage.servedModel(), null,
         usage == null ? null : usage.promptTokens(), usage == null ? null : usage.completionTokens(), null, null, error,
         null, null, null);
-    return new SessionInput.Message("otlp:" + span.spanId(), at, "assistant", "", null, span.durationMs(), call);
+    return new SessionInput.Message(spanEventId(span), at, "assistant", "", null, span.durationMs(), call);
   }
 
   /** Why a failed span's call failed, as stored: desensitized, cut at {@value #MAX_ERROR_LENGTH} and at max-text-length. */
@@ -445,8 +446,36 @@ final class GenAiMapper {
   /** {id of the text as stored, id of the text as sent when they differ (else null)}. */
   private static String[] ids(String prefix, String text, Desensitizer d) {
     String stored = d.apply(text);
-    String id = prefix + Sha256.hex(stored, 8);
-    return new String[] {id, stored.equals(text) ? null : prefix + Sha256.hex(text, 8)};
+    String id = opaque(prefix, Sha256.hex(stored, 8));
+    return new String[] {id, stored.equals(text) ? null : opaque(prefix, Sha256.hex(text, 8))};
+  }
+
+  /** A span's own event id: its span id, or a digest of it when the span id reads as personal data. */
+  private static String spanEventId(OtlpSpan span) {
+    String id = "otlp:" + span.spanId();
+    return PiiRules.looksLike(id) == null ? id : "otlp:" + letters(Sha256.hex("span:" + span.spanId(), 8));
+  }
+
+  /**
+   * {@code prefix + hex}, or with the hex's digits as letters when the id reads as personal data. Ids
+   * are checked for it as every id is, and 16 hex digits hold a phone-shaped run of digits about once in
+   * 2000 (otlp:m0:ba16821815823cd2): the session then refused all its spans in that request, and a
+   * message's id, which every later chat span re-sends, refused the rest of the conversation too. Only
+   * such ids change, so no id stored before is another one now.
+   */
+  static String opaque(String prefix, String hex) {
+    String id = prefix + hex;
+    return PiiRules.looksLike(id) == null ? id : prefix + letters(hex);
+  }
+
+  /** Hex with its digits 0-9 as the letters g-p: the same value, and no digit run to read as a number. */
+  private static String letters(String hex) {
+    StringBuilder b = new StringBuilder(hex.length());
+    for (int i = 0; i < hex.length(); i++) {
+      char c = hex.charAt(i);
+      b.append(c >= '0' && c <= '9' ? (char) ('g' + (c - '0')) : c);
+    }
+    return b.toString();
   }
 
   private static SessionInput tool(OtlpSpan span, TextCut cut) {
@@ -466,7 +495,7 @@ final class GenAiMapper {
       if (in.originalLength() != null) truncated.put("input", in.originalLength());
       if (out.originalLength() != null) truncated.put("output", out.originalLength());
     }
-    return new SessionInput.ToolCall("otlp:" + span.spanId(), instant(span.startNanos()),
+    return new SessionInput.ToolCall(spanEventId(span), instant(span.startNanos()),
         span.text("gen_ai.tool.call.id"), name, input, output, !failed, span.durationMs(),
         truncated.isEmpty() ? null : truncated);
   }
@@ -479,7 +508,7 @@ final class GenAiMapper {
   private static SessionInput agentStep(OtlpSpan span) {
     Object agentValue = first(span, "gen_ai.agent.name", "agent.name");
     String agent = agentValue == null ? null : String.valueOf(agentValue);
-    return new SessionInput.Reasoning("otlp:" + span.spanId(), instant(span.startNanos()), null, null,
+    return new SessionInput.Reasoning(spanEventId(span), instant(span.startNanos()), null, null,
         "invoke_agent" + (agent == null ? "" : " " + agent),
         failed(span) ? "failed: " + error(span) : "done");
   }
