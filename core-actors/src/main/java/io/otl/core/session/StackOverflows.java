@@ -1,0 +1,35 @@
+package io.otl.core.session;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Texts a desensitizer rule could not scan (its regex overflowed the stack) and so replaced whole: one
+ * WARN a minute at most, naming the rule and the length, never the text.
+ */
+final class StackOverflows {
+  private static final Logger log = LoggerFactory.getLogger(Desensitizer.class);
+  private static final long QUIET_NANOS = 60_000_000_000L;
+  private static final AtomicLong count = new AtomicLong();
+  private static final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - QUIET_NANOS);
+
+  private StackOverflows() {}
+
+  static void seen(String rule, int length) {
+    long n = count.incrementAndGet();
+    long now = System.nanoTime();
+    long last = lastLogged.get();
+    if (now - last >= QUIET_NANOS && lastLogged.compareAndSet(last, now)) {
+      log.warn("desensitize rule {} overflowed the stack on a text of {} characters: the rest of the text is "
+          + "stored as the rule's placeholder ({} such texts since start); a custom pattern with a repeated "
+          + "group, e.g. (a|b)+, recurses once per repetition: write it with a character class or a "
+          + "possessive quantifier", rule, length, n);
+    }
+  }
+
+  /** Texts replaced so since the JVM started. */
+  static long count() {
+    return count.get();
+  }
+}
