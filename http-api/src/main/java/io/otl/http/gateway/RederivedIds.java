@@ -1,5 +1,6 @@
 package io.otl.http.gateway;
 
+import io.otl.core.Sha256;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.Desensitizer;
 import java.util.HashMap;
@@ -16,7 +17,8 @@ import java.util.Map;
  * "my code secretword42" and its answer stored raw, then again as "my code [REDACTED]"). A stored
  * message is taken under both ids when its id says it was hashed from exactly its stored text (no
  * tool call ids, not cut): rules only ever replace more, so today's rules over the stored text give
- * what they give over the text as sent.
+ * what they give over the text as sent. The same holds for an id an earlier build hashed with the
+ * white space around the text (see {@link #withWhiteSpace}).
  */
 final class RederivedIds {
   /** The stored text as it is: what the message's id hashed when it was recorded. */
@@ -39,12 +41,25 @@ final class RederivedIds {
       String content = m.content() == null ? "" : m.content();
       String asStored = TurnRecorder.messageHash(AS_STORED, role, content, List.of());
       boolean hashedFromItsText = m.truncated() == null
-          && TurnRecorder.numbered(asStored, 0).equals(base);
+          && (TurnRecorder.numbered(asStored, 0).equals(base)
+              || TurnRecorder.numbered(withWhiteSpace(role, content), 0).equals(base));
       String hash = hashedFromItsText ? TurnRecorder.messageHash(today, role, content, List.of()) : base;
       int n = occurrences.merge(hash, 1, Integer::sum) - 1;
-      if (hashedFromItsText && !hash.equals(asStored)) changed.put(id, TurnRecorder.numbered(hash, n));
+      String rederived = TurnRecorder.numbered(hash, n);
+      if (hashedFromItsText && !rederived.equals(id)) changed.put(id, rederived);
     }
     return changed;
+  }
+
+  /**
+   * The hash builds before commit c3fddf53 gave a message: its stored text with the white space around
+   * it. A conversation open across the upgrade resends "You are helpful.\n" (a prompt read from a file),
+   * "Hello\n" or a model's "\n\nSure": today's id hashes the stripped text, so its whole history was
+   * stored a second time (trial t67: every message of a gateway session recorded by the build of
+   * commit 761b7a46 twice after the upgrade).
+   */
+  private static String withWhiteSpace(String role, String content) {
+    return Sha256.hex(role + '\u0000' + content + '\u0000', 12);
   }
 
   private static String withoutNumber(String id) {
