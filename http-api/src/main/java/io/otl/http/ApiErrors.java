@@ -42,23 +42,27 @@ public final class ApiErrors {
       // Worded for a write here; RequestGuard, which knows the method and path, words it for what was asked.
       return unavailable(timeoutMessage(false, "")).addAttribute(TIMED_OUT, Boolean.TRUE);
     }
-    if (causedByTheDatabase(e)) {
+    java.sql.SQLException sql = databaseCause(e);
+    if (sql != null) {
       // Design §7.1: 503 when the journal is unreachable. The routes that read the journal directly
       // (training, jobs, policy, agents, logs, route: the journal directory, the session owners) failed
       // with a JDBC error under their own exception and answered 500 with an ERROR per request (trial t69).
-      return unavailable("the journal database did not answer (unreachable or overloaded); nothing is guaranteed "
-          + "stored, retry the request");
+      // One WARN a minute names the SQLState: a revoked grant or a dropped table is no outage (review t70).
+      DatabaseFailures.seen(sql);
+      return unavailable("the journal database failed the request (SQLState " + sql.getSQLState()
+          + "): unreachable, overloaded or misconfigured; retry the request");
     }
     log.error("unexpected failure while serving a request", e);
     return Json.error(StatusCodes.INTERNAL_SERVER_ERROR, "internal_error", "unexpected failure: " + e.getClass().getSimpleName());
   }
 
-  /** A JDBC failure anywhere in the chain: the journal's database, not the node, failed the request. */
-  static boolean causedByTheDatabase(Throwable e) {
-    for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (c instanceof java.sql.SQLException) return true;
+  /** A JDBC failure in the chain, or null: the journal's database, not the node, failed the request. */
+  static java.sql.SQLException databaseCause(Throwable e) {
+    Throwable c = e;
+    for (int depth = 0; c != null && depth < 32; depth++, c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof java.sql.SQLException sql) return sql;
     }
-    return false;
+    return null;
   }
 
   /**

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * 20 % jitter); a coordinator that had just stopped when the database came back waited out the whole
  * 25-30 s, and every session in a shard not yet placed waited with it. The node sets the back-off to
  * 1 s (at most 5-6 s). The test restores the database right after such a stop, once the back-off has
- * grown to its maximum, and requires new sessions to be taken within 15 s.
+ * grown to its maximum, and requires new sessions to be taken well before Pekko's back-off would
+ * allow (20 s against 25-30 s).
  */
 class LongDatabaseOutageRecoveryTest {
 
@@ -95,8 +96,13 @@ class LongDatabaseOutageRecoveryTest {
           pending.removeAll(taken);
           return pending.isEmpty();
         }, "every new session taken after the database is back");
+        // Not a speed target: with Pekko's back-off the last stop before the restore alone held new
+        // sessions for 25-30 s (30.4 s measured before the fix); the node's 1 s gives at most 5-6 s, plus
+        // a pending request's 5 s ask timeout. The bound tells the two apart on a loaded machine.
         double seconds = (System.nanoTime() - restored) / 1e9;
-        assertTrue(seconds < 15, "new sessions were taken only " + seconds + " s after the database was back");
+        assertTrue(seconds < 20, "new sessions were taken only " + seconds + " s after the database was back");
+        assertEquals(java.time.Duration.ofSeconds(1), node.system().settings().config()
+            .getDuration("pekko.cluster.sharding.coordinator-failure-backoff"));
       } finally {
         pool.shutdownNow();
       }

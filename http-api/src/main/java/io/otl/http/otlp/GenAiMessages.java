@@ -200,9 +200,10 @@ final class GenAiMessages {
       String piece = switch (type) {
         case "text" -> part.has("content") ? part.path("content").asText(null) : part.path("text").asText(null);
         case "reasoning" -> part.path("content").asText(null);
-        // the JSON schema names the result "response"; the conventions' own example of gen_ai.input.messages,
-        // and instrumentations written from it, name it "result": read, that tool message was dropped unseen
-        case "tool_call_response" -> render(part.has("response") ? part.get("response") : part.get("result"));
+        // The JSON schema names the result "response"; the conventions' own example of gen_ai.input.messages,
+        // and instrumentations written from it, name it "result". Read only as "response", such a tool
+        // message was dropped unseen (trial t66).
+        case "tool_call_response" -> render(part.hasNonNull("response") ? part.get("response") : part.get("result"));
         default -> null;
       };
       if (piece != null) {
