@@ -23,32 +23,68 @@ import java.util.Map;
 final class RederivedIds {
   /** The stored text as it is: what the message's id hashed when it was recorded. */
   private static final Desensitizer AS_STORED = new Desensitizer(false, List.of(), List.of());
+  /** Stored messages whose hash under today's rules is remembered (a few MB at most). */
+  static final int REMEMBERED = 20_000;
 
-  private RederivedIds() {}
+  /** A stored message under today's rules: whether its id hashed its stored text, and its hash today. */
+  private record Derived(boolean fromItsText, String hash) {}
+
+  private final Desensitizer today;
+  /**
+   * Stored message (its id without the occurrence number, and whether it was cut) → {@link Derived}.
+   * A stored message never changes and today's rules are fixed for the life of the process, so each is
+   * desensitized and hashed once: a session past {@link KnownSessions#MAX_IDS} is re-derived on every
+   * turn, and without this a long conversation cost a desensitization of its whole history per turn
+   * (review t70). Guarded by itself.
+   */
+  private final Map<String, Derived> remembered = new LinkedHashMap<>(256, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Derived> eldest) {
+      return size() > REMEMBERED;
+    }
+  };
+
+  RederivedIds(Desensitizer today) {
+    this.today = today;
+  }
 
   /**
-   * @return stored message id → its id under {@code today}, for the messages whose id changes; the
+   * @return stored message id → its id under today's rules, for the messages whose id changes; the
    *     occurrence numbers follow the stored order, as {@link TurnRecorder#messageId} numbers them
    */
-  static Map<String, String> of(Desensitizer today, List<AgentSession.MessageRecorded> messages) {
+  Map<String, String> of(List<AgentSession.MessageRecorded> messages) {
     Map<String, String> changed = new LinkedHashMap<>();
     Map<String, Integer> occurrences = new HashMap<>();
     for (AgentSession.MessageRecorded m : messages) {
       String id = m.eventId();
       if (id == null || !TurnRecorder.isMessageId(id)) continue;
       String base = withoutNumber(id);
-      String role = m.role().name();
-      String content = m.content() == null ? "" : m.content();
-      String asStored = TurnRecorder.messageHash(AS_STORED, role, content, List.of());
-      boolean hashedFromItsText = m.truncated() == null
-          && (TurnRecorder.numbered(asStored, 0).equals(base)
-              || TurnRecorder.numbered(withWhiteSpace(role, content), 0).equals(base));
-      String hash = hashedFromItsText ? TurnRecorder.messageHash(today, role, content, List.of()) : base;
+      Derived d = derived(base, m);
+      String hash = d.fromItsText() ? d.hash() : base;
       int n = occurrences.merge(hash, 1, Integer::sum) - 1;
       String rederived = TurnRecorder.numbered(hash, n);
-      if (hashedFromItsText && !rederived.equals(id)) changed.put(id, rederived);
+      if (d.fromItsText() && !rederived.equals(id)) changed.put(id, rederived);
     }
     return changed;
+  }
+
+  private Derived derived(String base, AgentSession.MessageRecorded m) {
+    String key = m.truncated() == null ? base : base + "\u0000cut";
+    synchronized (remembered) {
+      Derived known = remembered.get(key);
+      if (known != null) return known;
+    }
+    String role = m.role().name();
+    String content = m.content() == null ? "" : m.content();
+    String asStored = TurnRecorder.messageHash(AS_STORED, role, content, List.of());
+    boolean fromItsText = m.truncated() == null
+        && (TurnRecorder.numbered(asStored, 0).equals(base)
+            || TurnRecorder.numbered(withWhiteSpace(role, content), 0).equals(base));
+    Derived d = new Derived(fromItsText, fromItsText ? TurnRecorder.messageHash(today, role, content, List.of()) : null);
+    synchronized (remembered) {
+      remembered.put(key, d);
+    }
+    return d;
   }
 
   /**

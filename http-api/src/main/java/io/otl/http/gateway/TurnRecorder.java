@@ -42,6 +42,7 @@ final class TurnRecorder {
 
   private final DataCollector collector;
   private final Desensitizer desensitizer;
+  private final RederivedIds rederivedIds;
   private final TextCut cut;
 
   /**
@@ -52,6 +53,7 @@ final class TurnRecorder {
   TurnRecorder(DataCollector collector, Desensitizer desensitizer, int maxTextLength) {
     this.collector = collector;
     this.desensitizer = desensitizer;
+    this.rederivedIds = new RederivedIds(desensitizer);
     this.cut = new TextCut(desensitizer, maxTextLength);
   }
 
@@ -93,7 +95,7 @@ final class TurnRecorder {
 
   /** The stored messages' ids as today's desensitizer would give them ({@link RederivedIds}). */
   Map<String, String> rederived(AgentSession.State state) {
-    return RederivedIds.of(desensitizer, state.messages());
+    return rederivedIds.of(state.messages());
   }
 
   /** Answers covered: about 6 ask timeouts (5 s by default) and pauses, beyond a fail-over's ~10 s. */
