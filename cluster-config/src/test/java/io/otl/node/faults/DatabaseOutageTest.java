@@ -5,15 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -34,11 +31,8 @@ class DatabaseOutageTest {
   @Test
   void aCutDatabaseGives503WithRetryAfterAndNotReadyThenRecoversWithNothingLost() throws Exception {
     Config pg = TestDatabases.postgres();
-    URI direct = URI.create(pg.getString("agentscope.training.db.url").substring("jdbc:".length()));
-    try (TcpProxy proxy = new TcpProxy(direct.getHost(), direct.getPort() < 0 ? 5432 : direct.getPort())) {
-      String viaProxy = pg.getString("agentscope.training.db.url")
-          .replace("//" + direct.getRawAuthority() + "/", "//127.0.0.1:" + proxy.port() + "/");
-      Config db = ConfigFactory.parseMap(Map.of("agentscope.training.db.url", viaProxy)).withFallback(pg);
+    try (TcpProxy proxy = TcpProxy.toPostgres(pg)) {
+      Config db = proxy.through(pg);
       List<String> acked = new ArrayList<>();
       try (TrainingNode node = TrainingNode.start(TestDatabases.node(db, true))) {
         Http http = new Http(node.httpPort());

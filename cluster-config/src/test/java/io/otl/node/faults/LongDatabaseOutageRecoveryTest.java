@@ -8,14 +8,11 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -55,11 +52,8 @@ class LongDatabaseOutageRecoveryTest {
     lines.start();
     logger.addAppender(lines);
     Config pg = TestDatabases.postgres();
-    URI direct = URI.create(pg.getString("agentscope.training.db.url").substring("jdbc:".length()));
-    try (TcpProxy proxy = new TcpProxy(direct.getHost(), direct.getPort() < 0 ? 5432 : direct.getPort())) {
-      String viaProxy = pg.getString("agentscope.training.db.url")
-          .replace("//" + direct.getRawAuthority() + "/", "//127.0.0.1:" + proxy.port() + "/");
-      Config db = ConfigFactory.parseMap(Map.of("agentscope.training.db.url", viaProxy)).withFallback(pg);
+    try (TcpProxy proxy = TcpProxy.toPostgres(pg)) {
+      Config db = proxy.through(pg);
       ExecutorService pool = Executors.newFixedThreadPool(20);
       try (TrainingNode node = TrainingNode.start(TestDatabases.node(db, true))) {
         Http http = new Http(node.httpPort());

@@ -1,12 +1,17 @@
 package io.otl.node.faults;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.otl.node.testing.TestDatabases;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -20,6 +25,28 @@ final class TcpProxy implements AutoCloseable {
   private final ServerSocket server;
   private final List<Socket> open = new CopyOnWriteArrayList<>();
   private volatile boolean cut;
+
+  private static final String URL_KEY = "agentscope.training.db.url";
+
+  /**
+   * A proxy in front of the PostgreSQL {@code pg} names ({@link TestDatabases#postgres()}: each call is a
+   * schema of its own, so the same {@code pg} goes to {@link #through}).
+   */
+  static TcpProxy toPostgres(Config pg) throws IOException {
+    URI direct = uriOf(pg);
+    return new TcpProxy(direct.getHost(), direct.getPort() < 0 ? 5432 : direct.getPort());
+  }
+
+  /** {@code pg} with its URL through this proxy. */
+  Config through(Config pg) {
+    URI direct = uriOf(pg);
+    String viaProxy = pg.getString(URL_KEY).replace("//" + direct.getRawAuthority() + "/", "//127.0.0.1:" + port() + "/");
+    return ConfigFactory.parseMap(Map.of(URL_KEY, viaProxy)).withFallback(pg);
+  }
+
+  private static URI uriOf(Config pg) {
+    return URI.create(pg.getString(URL_KEY).substring("jdbc:".length()));
+  }
 
   TcpProxy(String targetHost, int targetPort) throws IOException {
     this.targetHost = targetHost;
