@@ -1,9 +1,9 @@
 package io.otl.http;
 
+import io.otl.core.LogThrottle;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,38 +18,24 @@ public final class ClientErrorLog {
   /** Above this many kinds, new ones share one line: kinds come from bounded labels anyway. */
   private static final int MAX_KINDS = 256;
 
-  private final long intervalNanos;
+  private final Duration interval;
   private final LongSupplier clock;
-  private final Map<String, Window> windows = new ConcurrentHashMap<>();
-
-  private static final class Window {
-    final AtomicLong count = new AtomicLong();
-    final AtomicLong lastLine;
-
-    Window(long lastLine) {
-      this.lastLine = new AtomicLong(lastLine);
-    }
-  }
+  private final Map<String, LogThrottle> kinds = new ConcurrentHashMap<>();
 
   public ClientErrorLog(Duration interval) {
     this(interval, System::nanoTime);
   }
 
   ClientErrorLog(Duration interval, LongSupplier clock) {
-    this.intervalNanos = interval.toNanos();
+    this.interval = interval;
     this.clock = clock;
   }
 
   /** Counts one client error; writes a summary line when the kind's interval has passed. */
   public void record(String kind) {
-    String k = windows.size() >= MAX_KINDS && !windows.containsKey(kind) ? "other" : kind;
-    long now = clock.getAsLong();
-    Window w = windows.computeIfAbsent(k, x -> new Window(now - intervalNanos));
-    w.count.incrementAndGet();
-    long last = w.lastLine.get();
-    if (now - last >= intervalNanos && w.lastLine.compareAndSet(last, now)) {
-      long n = w.count.getAndSet(0);
-      log.info("client errors: {} x {} in the last {} s", k, n, Math.max(1, intervalNanos / 1_000_000_000L));
-    }
+    String k = kinds.size() >= MAX_KINDS && !kinds.containsKey(kind) ? "other" : kind;
+    LogThrottle throttle = kinds.computeIfAbsent(k, x -> new LogThrottle(interval, clock));
+    long n = throttle.occurred();
+    if (n > 0) log.info("client errors: {} x {} in the last {} s", k, n, throttle.intervalSeconds());
   }
 }

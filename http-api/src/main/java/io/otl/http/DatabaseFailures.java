@@ -1,6 +1,7 @@
 package io.otl.http;
 
-import java.util.concurrent.atomic.AtomicLong;
+import io.otl.core.LogThrottle;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,19 +13,15 @@ import org.slf4j.LoggerFactory;
  */
 final class DatabaseFailures {
   private static final Logger log = LoggerFactory.getLogger(ApiErrors.class);
-  private static final long QUIET_NANOS = 60_000_000_000L;
-  private static final AtomicLong count = new AtomicLong();
-  private static final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - QUIET_NANOS);
+  private static final LogThrottle throttle = new LogThrottle(Duration.ofMinutes(1));
 
   private DatabaseFailures() {}
 
   static void seen(java.sql.SQLException e) {
-    long n = count.incrementAndGet();
-    long now = System.nanoTime();
-    long last = lastLogged.get();
-    if (now - last >= QUIET_NANOS && lastLogged.compareAndSet(last, now)) {
-      log.warn("journal database failed a request, answered 503: SQLState {} ({}); {} such requests since start",
-          e.getSQLState(), e.getClass().getSimpleName(), n);
+    long n = throttle.occurred();
+    if (n > 0) {
+      log.warn("journal database failed a request, answered 503: SQLState {} ({}); {} such requests in the last "
+          + "minute", e.getSQLState(), e.getClass().getSimpleName(), n);
     }
   }
 }

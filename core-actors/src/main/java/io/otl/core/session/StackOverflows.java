@@ -1,5 +1,7 @@
 package io.otl.core.session;
 
+import io.otl.core.LogThrottle;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -10,20 +12,18 @@ import org.slf4j.LoggerFactory;
  */
 final class StackOverflows {
   private static final Logger log = LoggerFactory.getLogger(Desensitizer.class);
-  private static final long QUIET_NANOS = 60_000_000_000L;
+  private static final LogThrottle throttle = new LogThrottle(Duration.ofMinutes(1));
   private static final AtomicLong count = new AtomicLong();
-  private static final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - QUIET_NANOS);
 
   private StackOverflows() {}
 
   static void seen(String rule, int length) {
-    long n = count.incrementAndGet();
-    long now = System.nanoTime();
-    long last = lastLogged.get();
-    if (now - last >= QUIET_NANOS && lastLogged.compareAndSet(last, now)) {
+    count.incrementAndGet();
+    long n = throttle.occurred();
+    if (n > 0) {
       log.warn("desensitize rule {} overflowed the stack on a text of {} characters: the rest of the text is "
-          + "stored as the rule's placeholder ({} such texts since start); a custom pattern with a repeated "
-          + "group, e.g. (a|b)+, recurses once per repetition: write it with a character class or a "
+          + "stored as the rule's placeholder ({} such texts in the last minute); a custom pattern with a "
+          + "repeated group, e.g. (a|b)+, recurses once per repetition: write it with a character class or a "
           + "possessive quantifier", rule, length, n);
     }
   }
