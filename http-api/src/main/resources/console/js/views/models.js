@@ -316,13 +316,20 @@ export async function renderModels(ctx, agentId) {
   out.push(h('div', { class: 'histories' }, versions.map(historyList)));
 
   // A job's candidate whose offline gate had no evidence never canaries by itself: say what to do.
+  // Only what the API takes now: while another version rolls out or is being deployed, a promote is a
+  // 409 (one candidate at a time), so the page names what it waits for instead of the command.
   const noEvidence = versions.filter((v) => v.state === 'NO_EVIDENCE');
   if (noEvidence.length) {
+    const busy = candidate || versions.find((v) => v.state === 'DEPLOYING');
     out.push(h('h2', null, 'Waiting for a manual promote'));
     for (const v of noEvidence) {
       const last = (v.history || [])[(v.history || []).length - 1];
+      const next = busy
+        ? ' — a promote is refused while ' + busy.version + ' is ' + busy.state
+          + ' (one candidate at a time): promote it once ' + busy.version + ' is promoted or rolled back'
+        : ' — POST /v1/models/' + agentId + '/versions/' + v.version + '/promote';
       out.push(h('p', { 'data-field': 'no-evidence' }, h('strong', null, v.version), ': ',
-        last ? last.reason : 'no offline evidence', ' — POST /v1/models/' + agentId + '/versions/' + v.version + '/promote'));
+        last ? last.reason : 'no offline evidence', next));
     }
   }
 

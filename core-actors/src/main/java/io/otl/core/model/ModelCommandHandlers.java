@@ -383,7 +383,19 @@ final class ModelCommandHandlers {
     Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
     p.add(new RolloutResumed(v.version(), now, c.actor()));
     rollouts.evaluate(p, now);
-    return persist(p, c.replyTo(), st -> status(st, c.version(), false, List.of()));
+    // The resume is itself a step check: the tests may pause (or roll back) the candidate again at
+    // once. The reply says why, or the operator saw 202 "PAUSED" with no reason (trial t74).
+    List<String> reasons = p.events().stream().map(ModelCommandHandlers::transitionReason)
+        .flatMap(Optional::stream).toList();
+    return persist(p, c.replyTo(), st -> status(st, c.version(), false, reasons));
+  }
+
+  /** The reason of a decision that ends or holds a rollout; empty for any other event. */
+  private static Optional<String> transitionReason(Event e) {
+    if (e instanceof RolloutPaused x) return Optional.of(x.reason());
+    if (e instanceof VersionRolledBack x) return Optional.of(x.reason());
+    if (e instanceof VersionPromoted x) return Optional.of(x.reason());
+    return Optional.empty();
   }
 
   /** Pause or resume without a rollout: the version is unknown or not in rollout. */

@@ -609,6 +609,27 @@ class ModelVersionTest {
     assertTrue(v2.history().get(v2.history().size() - 1).reason().contains("response-latency"));
   }
 
+  /**
+   * Trial t74: a resume of a candidate paused for degradation is a step check on the same figures,
+   * which pause it again at once; the reply said 202 PAUSED with no reason, as if nothing was tried.
+   */
+  @Test
+  void aResumeThatTheTestsPauseAgainSaysWhy() {
+    startEntity("rollback-on-degradation = false, " + SMALL_STEPS);
+    stableV1AndCanaryV2();
+    feed("d", "v1", 0.80, "v2", 0.80, 1.5, 30);
+    assertEquals(VersionState.PAUSED, version("v2").state());
+    VersionStatus resumed =
+        (VersionStatus) this.<TransitionReply>run(r -> new ModelVersion.Resume("v2", r)).reply();
+    assertEquals(VersionState.PAUSED, resumed.state());
+    assertEquals(1, resumed.reasons().size(), resumed.toString());
+    String reason = resumed.reasons().get(0);
+    assertTrue(reason.startsWith("degraded at") && reason.contains("response-latency"), resumed.toString());
+    VersionView v2 = version("v2");
+    assertEquals(reason, v2.history().get(v2.history().size() - 1).reason(),
+        "the reply's reason is the one the history records");
+  }
+
   @Test
   void outcomesAreDeduplicatedPerSessionAndIgnoredOutsideARollout() {
     startEntity("");
