@@ -81,6 +81,13 @@ final class ExportOverHttp {
       return 0;
     } catch (NodeHttpClient.NodeError e) {
       quietDelete(tmp);
+      if (e.error.equals("pii_found") || e.error.equals("nothing_selected")) {
+        // The export of this name has no rows to give: an older file and manifest of that name go, as
+        // the export reading the journal itself removes them (DatasetExport, JsonlFile.commit). Left
+        // here, "no file written" sat beside last run's file, which a script then read as this one's.
+        quietDelete(file);
+        quietDelete(manifest);
+      }
       if (e.error.equals("pii_found")) {
         err.println("error: " + e.getMessage().replace("allowPii=true", "--allow-pii"));
       } else if (e.error.equals("nothing_selected")) {
