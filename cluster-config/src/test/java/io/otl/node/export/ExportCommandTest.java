@@ -82,6 +82,16 @@ class ExportCommandTest {
         "--config", config.toString());
     assertEquals(2, badDate.code());
     assertTrue(badDate.err().contains("--since yesterday is not an ISO-8601 time"), badDate.err());
+    // A local time is ISO-8601 too: what it lacks is the zone (it read "is not an ISO-8601 time", trial t73).
+    ToolRun noZone = ToolRun.export("--agent", "agent-c", "--format", "sft", "--until", "2026-11-01T08:00:00",
+        "--out", work.resolve("out-no-zone").toString(), "--config", config.toString());
+    assertEquals(2, noZone.code(), noZone.out() + noZone.err());
+    assertTrue(noZone.err().startsWith("error: --until 2026-11-01T08:00:00 has no time zone: add Z for UTC or the "
+        + "offset of yours, e.g. 2026-11-01T08:00:00Z or 2026-11-01T08:00:00+08:00\n"), noZone.err());
+    assertFalse(Files.exists(work.resolve("out-no-zone")), "nothing written");
+    ToolRun auditNoZone = ToolRun.audit("session", "s-1", "--as-of", "2026-11-01T08:00", "--config", config.toString());
+    assertEquals(2, auditNoZone.code(), auditNoZone.err());
+    assertTrue(auditNoZone.err().contains("--as-of 2026-11-01T08:00 has no time zone"), auditNoZone.err());
     ToolRun reversed = ToolRun.export("--agent", "agent-c", "--format", "sft", "--since", "2026-02-01",
         "--until", "2026-01-01");
     assertEquals(2, reversed.code());
