@@ -69,7 +69,18 @@ final class ExportOverHttp {
         return 1;
       }
       Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      Files.writeString(manifest, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");
+      Path manifestTmp = dir.resolve(name + ".manifest.json.tmp");
+      try {
+        Files.writeString(manifestTmp, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");
+        Files.move(manifestTmp, manifest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } catch (IOException e) {
+        // A file without its manifest is no export: it stayed after "failed" (trial t73), as offline.
+        quietDelete(manifestTmp);
+        quietDelete(file);
+        err.println("error: the export through the node failed: cannot write " + manifest + ": "
+            + FileProblems.describe(e) + "; nothing was written");
+        return 1;
+      }
       out.println("via node: " + node.node().baseUrl() + " (pid " + node.node().pid() + ")");
       out.println("manifest: " + manifest);
       out.println("file:     " + file);

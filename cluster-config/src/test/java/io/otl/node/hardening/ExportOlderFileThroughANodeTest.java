@@ -38,12 +38,14 @@ class ExportOlderFileThroughANodeTest {
           .toCompletableFuture().get(60, TimeUnit.SECONDS);
 
       assertGoneAfterAnEmptyExport(out, "live", config, true);
+      assertNoFileWithoutItsManifest(out, "live-nm", config);
 
       FeedTestSupport.session(node.dataCollector(), "o-2", "agent-o", "mail me: dave@example.org", "ok", true)
           .toCompletableFuture().get(60, TimeUnit.SECONDS);
       assertGoneAfterAPiiFinding(out, "live-pii", config, true);
     }
     assertGoneAfterAnEmptyExport(out, "offline", config, false);
+    assertNoFileWithoutItsManifest(out, "offline-nm", config);
     assertGoneAfterAPiiFinding(out, "offline-pii", config, false);
   }
 
@@ -61,6 +63,21 @@ class ExportOlderFileThroughANodeTest {
     assertTrue(empty.err().contains("nothing to export, no file written"), empty.err());
     assertFalse(Files.exists(out.resolve(name + ".jsonl")), name + ": the older file was left");
     assertFalse(Files.exists(out.resolve(name + ".manifest.json")), name + ": the older manifest was left");
+  }
+
+  /**
+   * The manifest cannot be written (here a folder holds its name; a full disk does the same): the
+   * export fails and leaves no data file, which stayed without the ids, count and SHA-256 that make it
+   * an export, both ways (and a {@code .manifest.json.tmp} offline).
+   */
+  private static void assertNoFileWithoutItsManifest(Path out, String name, Path config) throws Exception {
+    Files.createDirectories(out.resolve(name + ".manifest.json"));
+    ToolRun r = ToolRun.export("--agent", "agent-o", "--format", "rl", "--out", out.toString(), "--name", name,
+        "--allow-pii", "--config", config.toString());
+    assertEquals(1, r.code(), r.out() + r.err());
+    assertTrue(r.err().contains(name + ".manifest.json"), r.err());
+    assertFalse(Files.exists(out.resolve(name + ".jsonl")), name + ": a data file without its manifest was left");
+    assertFalse(Files.exists(out.resolve(name + ".manifest.json.tmp")), name + ": the manifest's temporary file was left");
   }
 
   private static void assertGoneAfterAPiiFinding(Path out, String name, Path config, boolean viaNode) {
