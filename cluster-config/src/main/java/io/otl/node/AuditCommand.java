@@ -202,7 +202,7 @@ public final class AuditCommand {
         err.println("error: " + (viaNode == null
             ? busy.situation() + "; audit verify reads the embedded journal itself and needs it to itself: stop that "
                 + "node first (a journal on PostgreSQL is verified beside running nodes)"
-            : busy.getMessage()));
+            : ExportCommand.noEndpoint(busy)));
         return 1;
       }
       try {

@@ -157,7 +157,7 @@ public final class ExportCommand {
       folder = DataFolder.claim(journal, "export");
     } catch (DataFolder.InUse busy) {
       if (busy.node().isEmpty()) {
-        err.println("error: " + busy.getMessage());
+        err.println("error: " + noEndpoint(busy));
         return 1;
       }
       // The filters of a --config file apply through the node too (the node's own otherwise), as
@@ -230,6 +230,18 @@ public final class ExportCommand {
         // leaving anyway
       }
     }
+  }
+
+  /**
+   * Why a command cannot go through the node that holds the embedded journal's folder. A node publishes
+   * its HTTP API (node.json) once its port is open, seconds into its start: a command typed meanwhile was
+   * told "stop it first", where running it again a moment later goes through the node (trial t73).
+   */
+  static String noEndpoint(io.otl.persistence.DataFolder.InUse busy) {
+    if (!busy.byNode()) return busy.getMessage();
+    return busy.situation() + ", which has no HTTP API to go through yet (a node opens it a few seconds into its"
+        + " start; one embedded without HTTP never does): run the command again once the node answers, or stop it"
+        + " first";
   }
 
   /** A time option, read as the API reads its times ({@link io.otl.core.IsoTimes}). */
