@@ -199,7 +199,7 @@ public final class ExportCommand {
           .toCompletableFuture().get(6, TimeUnit.HOURS);
       if (r.empty()) {
         // A trainer given an empty file fails late and obscurely: say here what the filters left out.
-        err.println("error: nothing to export, no file written: " + r.selectionSummary());
+        err.println("error: nothing to export, no file written: " + r.nothingSelected(agent, from, to));
         return EMPTY;
       }
       if (!r.fileWritten()) {

@@ -70,6 +70,18 @@ class ExportCommandTest {
     assertEquals(3, r.code(), r.out() + r.err());
     assertTrue(r.err().contains("nothing to export, no file written: 5 seen: 5 dpo-only-answer-to-its-task"), r.err());
     assertTrue(!Files.exists(out.resolve("none.jsonl")) && !Files.exists(out.resolve("none.manifest.json")));
+    // An agent the journal does not know (a typo, another case), or a window without completions: it read
+    // "0 seen: none excluded", as if the filters had passed everything (trial t73).
+    ToolRun unknown = ToolRun.export("export", "--agent", "Agent-C", "--format", "sft", "--out", out.toString(),
+        "--config", config.toString());
+    assertEquals(3, unknown.code(), unknown.out() + unknown.err());
+    assertTrue(unknown.err().startsWith("error: nothing to export, no file written: 0 seen: the journal has no session"
+        + " of agent Agent-C completed (agent ids are case-sensitive)"), unknown.err());
+    ToolRun window = ToolRun.export("export", "--agent", "agent-c", "--format", "sft", "--out", out.toString(),
+        "--since", "2000-01-01", "--until", "2000-01-02T08:00:00+08:00", "--config", config.toString());
+    assertEquals(3, window.code(), window.out() + window.err());
+    assertTrue(window.err().contains("0 seen: the journal has no session of agent agent-c completed at or after "
+        + "2000-01-01T00:00:00Z and before 2000-01-02T00:00:00Z"), window.err());
   }
 
   @Test
