@@ -44,7 +44,7 @@ public final class AuditCommand {
         verify: replays every entity of the kind (default: all) from the journal (the embedded H2 journal with
                 its node stopped; PostgreSQL beside running nodes); reports undeserializable events and
                 sequence gaps (exit code 1 when it finds any)
-      exit codes: 0 done, 1 not found / problems found / journal unreadable, 2 wrong usage""";
+      exit codes: 0 done, 1 not found / problems found / journal unreadable, 2 wrong usage or an invalid --config""";
 
   private AuditCommand() {}
 
@@ -202,7 +202,7 @@ public final class AuditCommand {
         err.println("error: " + (viaNode == null
             ? busy.situation() + "; audit verify reads the embedded journal itself and needs it to itself: stop that "
                 + "node first (a journal on PostgreSQL is verified beside running nodes)"
-            : busy.getMessage()));
+            : ExportCommand.noEndpoint(busy)));
         return 1;
       }
       try {
@@ -214,6 +214,11 @@ public final class AuditCommand {
         err.println("error: " + AuditReader.unwrap(e).getMessage());
         return 1;
       }
+    } catch (io.otl.node.config.ConfigValidationException e) {
+      // The --config file (or an OTL_* variable) is wrong: what export exits with for the same file (2),
+      // where audit said 1, "not found / journal unreadable" (trial t73).
+      err.println("error: " + e.getMessage());
+      return 2;
     } catch (RuntimeException e) {
       err.println("error: " + e.getMessage());
       return 1;

@@ -157,7 +157,7 @@ public final class ExportCommand {
       folder = DataFolder.claim(journal, "export");
     } catch (DataFolder.InUse busy) {
       if (busy.node().isEmpty()) {
-        err.println("error: " + busy.getMessage());
+        err.println("error: " + noEndpoint(busy));
         return 1;
       }
       // The filters of a --config file apply through the node too (the node's own otherwise), as
@@ -199,7 +199,7 @@ public final class ExportCommand {
           .toCompletableFuture().get(6, TimeUnit.HOURS);
       if (r.empty()) {
         // A trainer given an empty file fails late and obscurely: say here what the filters left out.
-        err.println("error: nothing to export, no file written: " + r.selectionSummary());
+        err.println("error: nothing to export, no file written: " + r.nothingSelected(agent, from, to));
         return EMPTY;
       }
       if (!r.fileWritten()) {
@@ -232,10 +232,37 @@ public final class ExportCommand {
     }
   }
 
+  /**
+   * Why a command cannot go through the node that holds the embedded journal's folder. A node publishes
+   * its HTTP API (node.json) once its port is open, seconds into its start: a command typed meanwhile was
+   * told "stop it first", where running it again a moment later goes through the node (trial t73).
+   */
+  static String noEndpoint(io.otl.persistence.DataFolder.InUse busy) {
+    if (!busy.byNode()) return busy.getMessage();
+    return busy.situation() + ", which has no HTTP API to go through yet (a node opens it a few seconds into its"
+        + " start; one embedded without HTTP never does): run the command again once the node answers, or stop it"
+        + " first";
+  }
+
   /** A time option, read as the API reads its times ({@link io.otl.core.IsoTimes}). */
   static Instant parseTime(String option, String s) {
     return io.otl.core.IsoTimes.parse(s).orElseThrow(() -> new IllegalArgumentException(option + " " + s
-        + " is not an ISO-8601 time; use e.g. 2026-11-01T00:00:00Z, 2026-11-01T08:00:00+08:00 or 2026-11-01"));
+        + (withoutZone(s) ? " has no time zone: add Z for UTC or the offset of yours, e.g. " + s + "Z or " + s + "+08:00"
+            : " is not an ISO-8601 time; use e.g. 2026-11-01T00:00:00Z, 2026-11-01T08:00:00+08:00 or 2026-11-01")));
+  }
+
+  /**
+   * A local date-time ({@code 2026-11-01T08:00:00}) is ISO-8601, and "is not an ISO-8601 time" sent the
+   * user looking for a typo (trial t73): what it lacks is the zone, which a window cannot guess (the
+   * machine's is rarely the one meant, and the journal's times are UTC).
+   */
+  private static boolean withoutZone(String s) {
+    try {
+      java.time.LocalDateTime.parse(s);
+      return true;
+    } catch (java.time.format.DateTimeParseException e) {
+      return false;
+    }
   }
 
   static String defaultName(String agent, ExportFormat format, Instant since, Instant until) {

@@ -69,7 +69,18 @@ final class ExportOverHttp {
         return 1;
       }
       Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      Files.writeString(manifest, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");
+      Path manifestTmp = dir.resolve(name + ".manifest.json.tmp");
+      try {
+        Files.writeString(manifestTmp, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");
+        Files.move(manifestTmp, manifest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } catch (IOException e) {
+        // A file without its manifest is no export: it stayed after "failed" (trial t73), as offline.
+        quietDelete(manifestTmp);
+        quietDelete(file);
+        err.println("error: the export through the node failed: cannot write " + manifest + ": "
+            + FileProblems.describe(e) + "; nothing was written");
+        return 1;
+      }
       out.println("via node: " + node.node().baseUrl() + " (pid " + node.node().pid() + ")");
       out.println("manifest: " + manifest);
       out.println("file:     " + file);
@@ -81,6 +92,13 @@ final class ExportOverHttp {
       return 0;
     } catch (NodeHttpClient.NodeError e) {
       quietDelete(tmp);
+      if (e.error.equals("pii_found") || e.error.equals("nothing_selected")) {
+        // The export of this name has no rows to give: an older file and manifest of that name go, as
+        // the export reading the journal itself removes them (DatasetExport, JsonlFile.commit). Left
+        // here, "no file written" sat beside last run's file, which a script then read as this one's.
+        quietDelete(file);
+        quietDelete(manifest);
+      }
       if (e.error.equals("pii_found")) {
         err.println("error: " + e.getMessage().replace("allowPii=true", "--allow-pii"));
       } else if (e.error.equals("nothing_selected")) {

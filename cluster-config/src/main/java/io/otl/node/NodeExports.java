@@ -45,7 +45,9 @@ final class NodeExports implements ExportRoutes.Exports {
     CompletionStage<ExportRoutes.Download> stage;
     try {
       stage = export.forWindow(agentId, since, until, ExportFormat.parse(format), dir, "export").thenApply(r -> {
-        if (r.empty()) return new ExportRoutes.Download(null, null, r.piiFindings(), cleanup, r.selectionSummary());
+        if (r.empty()) {
+          return new ExportRoutes.Download(null, null, r.piiFindings(), cleanup, r.nothingSelected(agentId, since, until));
+        }
         try {
           String manifest = JSON.readTree(Path.of(r.manifestPath()).toFile()).toString();
           return new ExportRoutes.Download(manifest, r.fileWritten() ? Path.of(r.path()) : null, r.piiFindings(), cleanup,

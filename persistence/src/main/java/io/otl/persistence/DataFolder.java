@@ -67,11 +67,19 @@ public final class DataFolder implements AutoCloseable {
     private final String pid;
     private final String situation;
 
-    InUse(String situation, String advice, String pid, Optional<NodeEndpoint> node) {
+    private final boolean byNode;
+
+    InUse(String situation, String advice, String pid, Optional<NodeEndpoint> node, boolean byNode) {
       super(situation + "; " + advice);
       this.situation = situation;
       this.pid = pid;
       this.node = node;
+      this.byNode = byNode;
+    }
+
+    /** A node holds the folder (not a command-line tool), whether or not it has published its HTTP API. */
+    public boolean byNode() {
+      return byNode;
     }
 
     /** Which folder, held by whom (the message without its advice, for a command with its own). */
@@ -212,7 +220,8 @@ public final class DataFolder implements AutoCloseable {
     if (role.equals("node")) node = readEndpoint(dir.resolve(NODE_FILE));
     String who = role.equals("node") ? "another node" : "another process (otl-node " + role + ")";
     return new InUse("the data folder " + dir + " is in use by " + who + " with pid " + pid,
-        "stop it first, or give this process its own folder (agentscope.training.db.url)", pid, node);
+        "stop it first, or give this process its own folder (agentscope.training.db.url)", pid, node,
+        role.equals("node"));
   }
 
   private static Optional<NodeEndpoint> readEndpoint(Path file) {

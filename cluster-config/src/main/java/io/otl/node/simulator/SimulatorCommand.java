@@ -79,12 +79,29 @@ public final class SimulatorCommand {
     try {
       TrinitySimulator.start(system, settings);
     } catch (RuntimeException e) {
-      System.err.println(e.getMessage());
+      System.err.println(startFailure(settings, e));
       system.terminate();
       System.exit(1);
     }
     // Runs until SIGTERM/SIGINT: Pekko's coordinated shutdown terminates the system from its JVM hook.
     system.getWhenTerminated().toCompletableFuture().join();
+  }
+
+  /**
+   * The one line a failed start prints. A taken port read "Trinity simulator cannot bind 127.0.0.1:8265:
+   * org.apache.pekko.stream.impl.io.ConnectionSourceStage$$anon$1$$anon$2: Bind failed because of
+   * java.net.BindException: …" without the "error:" every other failure of the jar starts with, and named
+   * no way out (trial t73).
+   */
+  static String startFailure(SimulatorSettings settings, RuntimeException failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String m = String.valueOf(t.getMessage());
+      if (t instanceof java.net.BindException || m.contains("BindException") || m.contains("Address already in use")) {
+        return "error: the Trinity simulator cannot listen on " + settings.host() + ":" + settings.port()
+            + ": another process listens on that port; start it on another with --port (0 picks a free one)";
+      }
+    }
+    return "error: the Trinity simulator could not start: " + failure.getMessage();
   }
 
   /** Parses the options; null for {@code --help}. Unknown options and bad values are errors. */

@@ -70,6 +70,18 @@ class ExportCommandTest {
     assertEquals(3, r.code(), r.out() + r.err());
     assertTrue(r.err().contains("nothing to export, no file written: 5 seen: 5 dpo-only-answer-to-its-task"), r.err());
     assertTrue(!Files.exists(out.resolve("none.jsonl")) && !Files.exists(out.resolve("none.manifest.json")));
+    // An agent the journal does not know (a typo, another case), or a window without completions: it read
+    // "0 seen: none excluded", as if the filters had passed everything (trial t73).
+    ToolRun unknown = ToolRun.export("export", "--agent", "Agent-C", "--format", "sft", "--out", out.toString(),
+        "--config", config.toString());
+    assertEquals(3, unknown.code(), unknown.out() + unknown.err());
+    assertTrue(unknown.err().startsWith("error: nothing to export, no file written: 0 seen: the journal has no session"
+        + " of agent Agent-C completed (agent ids are case-sensitive)"), unknown.err());
+    ToolRun window = ToolRun.export("export", "--agent", "agent-c", "--format", "sft", "--out", out.toString(),
+        "--since", "2000-01-01", "--until", "2000-01-02T08:00:00+08:00", "--config", config.toString());
+    assertEquals(3, window.code(), window.out() + window.err());
+    assertTrue(window.err().contains("0 seen: the journal has no session of agent agent-c completed at or after "
+        + "2000-01-01T00:00:00Z and before 2000-01-02T00:00:00Z"), window.err());
   }
 
   @Test
@@ -82,6 +94,16 @@ class ExportCommandTest {
         "--config", config.toString());
     assertEquals(2, badDate.code());
     assertTrue(badDate.err().contains("--since yesterday is not an ISO-8601 time"), badDate.err());
+    // A local time is ISO-8601 too: what it lacks is the zone (it read "is not an ISO-8601 time", trial t73).
+    ToolRun noZone = ToolRun.export("--agent", "agent-c", "--format", "sft", "--until", "2026-11-01T08:00:00",
+        "--out", work.resolve("out-no-zone").toString(), "--config", config.toString());
+    assertEquals(2, noZone.code(), noZone.out() + noZone.err());
+    assertTrue(noZone.err().startsWith("error: --until 2026-11-01T08:00:00 has no time zone: add Z for UTC or the "
+        + "offset of yours, e.g. 2026-11-01T08:00:00Z or 2026-11-01T08:00:00+08:00\n"), noZone.err());
+    assertFalse(Files.exists(work.resolve("out-no-zone")), "nothing written");
+    ToolRun auditNoZone = ToolRun.audit("session", "s-1", "--as-of", "2026-11-01T08:00", "--config", config.toString());
+    assertEquals(2, auditNoZone.code(), auditNoZone.err());
+    assertTrue(auditNoZone.err().contains("--as-of 2026-11-01T08:00 has no time zone"), auditNoZone.err());
     ToolRun reversed = ToolRun.export("--agent", "agent-c", "--format", "sft", "--since", "2026-02-01",
         "--until", "2026-01-01");
     assertEquals(2, reversed.code());

@@ -60,6 +60,29 @@ class SimulatorCommandTest {
     assertEquals(java.time.Duration.ofSeconds(2), s.runningDuration());
   }
 
+  /**
+   * A taken port (a real one, bound here) is one line that starts with "error:", names the address and
+   * the option that moves it; it printed pekko's inner class name and BindException text (trial t73).
+   */
+  @Test
+  void aTakenPortIsOneErrorLineNamingTheAddressAndTheOption() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+      SimulatorSettings settings = SimulatorCommand.parse(new String[] {"--host", "127.0.0.1", "--port",
+          String.valueOf(taken.getLocalPort()), "--work-dir",
+          java.nio.file.Files.createTempDirectory("otl-sim-taken").toString()});
+      var system = org.apache.pekko.actor.typed.ActorSystem.create(
+          org.apache.pekko.actor.typed.javadsl.Behaviors.empty(), "sim-taken", SimulatorCommand.config());
+      try {
+        RuntimeException failure = assertThrows(RuntimeException.class, () -> TrinitySimulator.start(system, settings));
+        String line = SimulatorCommand.startFailure(settings, failure);
+        assertEquals("error: the Trinity simulator cannot listen on 127.0.0.1:" + taken.getLocalPort()
+            + ": another process listens on that port; start it on another with --port (0 picks a free one)", line);
+      } finally {
+        system.terminate();
+      }
+    }
+  }
+
   /** {@code simulator --help} explains each option and the exit codes, as export and audit do; it printed the usage line alone. */
   @Test
   void helpExplainsEveryOptionAndTheExitCodes() {

@@ -226,7 +226,14 @@ public final class DatasetExport {
           }
           JsonlFile.Written w = out.commit(allowPii);
           boolean kept = allowPii || w.piiFindings().isEmpty();
-          writeManifest(manifest, agentId, format, w, exclusions, skipped, kept, lineage);
+          try {
+            writeManifest(manifest, agentId, format, w, exclusions, skipped, kept, lineage);
+          } catch (RuntimeException e) {
+            // A file without its manifest (ids, count, SHA-256) is no export: it stayed after "the export
+            // failed" (a full disk, a folder of the manifest's name; trial t73), and a reader took it for one.
+            quietlyDelete(w.path());
+            throw e;
+          }
           return new ExportResult(w.path().toString(), w.count(), w.sha256(), w.sessionIds(), w.piiFindings(),
               format.wireName(), manifest.toString(), exclusions.seenCount(), exclusions.byReason(), skipped, kept);
         }, system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))
@@ -382,7 +389,16 @@ public final class DatasetExport {
       Files.writeString(tmp, JsonlFormats.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");
       Files.move(tmp, manifest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
+      quietlyDelete(tmp);
       throw new UncheckedIOException("writing " + manifest + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  private static void quietlyDelete(Path p) {
+    try {
+      Files.deleteIfExists(p);
+    } catch (IOException | RuntimeException ignored) {
+      // the failure being reported is the one that matters
     }
   }
 

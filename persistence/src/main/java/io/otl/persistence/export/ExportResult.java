@@ -40,4 +40,17 @@ public record ExportResult(
   public String selectionSummary() {
     return DatasetManifest.selectionSummary(seen, exclusions);
   }
+
+  /**
+   * Why a window export selected nothing. With no session seen, "0 seen: none excluded" read as if
+   * the filters had passed everything of an agent the journal does not know (trial t73: a misspelt
+   * agent id, a window without completions): say which agent and window held no completed session.
+   */
+  public String nothingSelected(String agentId, java.time.Instant since, java.time.Instant until) {
+    if (seen > 0 || !skipped.isEmpty()) return selectionSummary();
+    String window = (since == null ? "" : " at or after " + since)
+        + (until == null ? "" : (since == null ? "" : " and") + " before " + until);
+    return "0 seen: the journal has no session of agent " + agentId + " completed" + window
+        + " (agent ids are case-sensitive)";
+  }
 }

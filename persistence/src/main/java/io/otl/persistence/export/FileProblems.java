@@ -21,7 +21,10 @@ public final class FileProblems {
     if (e instanceof NoSuchFileException f) return f.getFile() + " cannot be created (no such file or folder above it)";
     if (e instanceof AccessDeniedException f) return f.getFile() + ": permission denied";
     if (e instanceof FileSystemException f) {
-      return f.getFile() + ": " + (f.getReason() != null ? f.getReason() : e.getClass().getSimpleName());
+      // A move of our temporary file into place names both; what is wrong is the place (a folder of that
+      // name: "cannot write x.jsonl: x.jsonl.tmp: Is a directory" pointed at a file the user never made).
+      return (f.getOtherFile() != null ? f.getOtherFile() : f.getFile()) + ": "
+          + (f.getReason() != null ? f.getReason() : e.getClass().getSimpleName());
     }
     return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
   }

@@ -88,7 +88,7 @@ final class JsonlFile implements AutoCloseable {
       }
       committed = true;
     } catch (IOException e) {
-      throw new UncheckedIOException("writing " + target + " failed: " + e.getMessage(), e);
+      throw new UncheckedIOException("writing " + target + " failed: " + FileProblems.describe(e), e);
     }
     List<String> pii = new ArrayList<>();
     findings.forEach((rule, n) -> pii.add(rule + ": " + n + (n == 1 ? " line" : " lines")));
