@@ -6,6 +6,7 @@ import io.otl.core.Sha256;
 import io.otl.core.api.DataCollector;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.Desensitizer;
+import io.otl.core.session.GatewayMessageIds;
 import io.otl.core.session.InferenceCall;
 import io.otl.core.session.SessionInput;
 import io.otl.http.Json;
@@ -228,7 +229,7 @@ final class TurnRecorder {
 
   /** The id of the {@code n}th occurrence (from 0) of the message whose hash is {@code hash}. */
   static String numbered(String hash, int n) {
-    return opaque("gw:m:", hash, n == 0 ? "" : "." + n);
+    return GatewayMessageIds.numbered(hash, n);
   }
 
   /** A message's id (not a tool call's, a failed call's, a partial answer's or a reasoning step's). */
@@ -318,22 +319,9 @@ final class TurnRecorder {
     return offsets;
   }
 
-  /**
-   * {@code prefix + hex + suffix}, unless the hex holds a phone- or ID-shaped digit run: then the
-   * same hash with its digits spelled as the letters g–p. The session's id check no longer refuses
-   * such a run inside a standalone hex token ({@link io.otl.core.session.PiiRules#outsideHexToken}),
-   * but ids must not change: a resent message gets the id it was recorded under, also in sessions
-   * recorded by the builds whose check did refuse them.
-   */
+  /** {@code prefix + hex + suffix}, with the hex's digits as letters when the id reads as personal data. */
   static String opaque(String prefix, String hex, String suffix) {
-    String id = prefix + hex + suffix;
-    if (!io.otl.core.session.PiiRules.PHONE.matcher(id).find()
-        && !io.otl.core.session.PiiRules.ID_CARD.matcher(id).find()) {
-      return id;
-    }
-    StringBuilder letters = new StringBuilder(hex.length());
-    for (char c : hex.toCharArray()) letters.append(c >= '0' && c <= '9' ? (char) ('g' + (c - '0')) : c);
-    return prefix + letters + suffix;
+    return GatewayMessageIds.opaque(prefix, hex, suffix);
   }
 
   private static List<String> callIds(JsonNode calls) {
