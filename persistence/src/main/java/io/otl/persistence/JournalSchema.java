@@ -208,6 +208,9 @@ public final class JournalSchema {
   private static final String NO_JOURNAL_HINT = ": no node has run on it. Run the command in the folder the node "
       + "runs in (it writes ./data), or name the node's journal with --config or OTL_PERSISTENCE and OTL_DB_URL; "
       + "nothing was created";
+  /** The same for a database server, where the folder the command runs in plays no part. */
+  private static final String NO_SERVER_JOURNAL_HINT = ": no node has run on it. Name the database (and schema, if "
+      + "the node's URL gives one) the node writes to, with --config or OTL_DB_URL; nothing was created";
 
   /**
    * For the tools that only read (audit, export), before anything opens an embedded journal: H2
@@ -231,7 +234,7 @@ public final class JournalSchema {
       // SQL state class 42: the table is not there (PostgreSQL 42P01, H2 42102 / 42104)
       if (e.getSQLState() != null && e.getSQLState().startsWith("42")) {
         throw new NoJournalException("there is no journal in " + settings.safeUrl() + " (no table event_journal)"
-            + NO_JOURNAL_HINT);
+            + (settings.kind() == JournalSettings.Kind.H2 ? NO_JOURNAL_HINT : NO_SERVER_JOURNAL_HINT));
       }
       throw new IllegalStateException("reading the journal in " + settings.safeUrl() + " failed: " + e.getMessage(), e);
     }
