@@ -201,6 +201,9 @@ public final class KafkaIngest {
             // A third of the session, as Kafka advises: three heartbeats may go missing first.
             .withProperty(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG,
                 String.valueOf(Math.max(1000, settings.sessionTimeout().toMillis() / 3)))
+            // What a transactional producer aborted was never sent: Kafka's default read_uncommitted
+            // stored it as a session event like any other (trial t72). kafka.client may still override.
+            .withProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")
             .withProperties(settings.client())
             // Stop at once: uncommitted records are read again anyway.
             .withStopTimeout(Duration.ZERO);

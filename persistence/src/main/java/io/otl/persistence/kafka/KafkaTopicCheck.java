@@ -115,8 +115,13 @@ final class KafkaTopicCheck {
       if (admin != null) admin.close(Duration.ofSeconds(1));
     }
     if (!missing.isEmpty()) {
-      String message = "Kafka topic " + String.join(" and ", missing) + " does not exist on "
-          + settings.bootstrapServers() + ": create it; " + startsWhenCreated;
+      // Both of the ingest's topics missing (a first start) read "topic 'a' and 'b' does not exist:
+      // create it" before trial t72: one topic is "it", two are "them".
+      String message = missing.size() == 1
+          ? "Kafka topic " + missing.get(0) + " does not exist on " + settings.bootstrapServers() + ": create it; "
+              + startsWhenCreated
+          : "Kafka topics " + String.join(" and ", missing) + " do not exist on " + settings.bootstrapServers()
+              + ": create them; " + startsWhenCreated.replace("once it exists", "once they exist");
       log.error(message);
       throw new IllegalStateException(message);
     }

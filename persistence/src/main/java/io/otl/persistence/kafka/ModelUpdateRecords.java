@@ -60,12 +60,12 @@ final class ModelUpdateRecords implements KafkaPublisher.RecordBuilder {
         .thenApply(state -> {
           byPersistenceId.put(pid, new Folded(env.sequenceNr(), state));
           return Optional.of(new ProducerRecord<>(topic, agentId,
-              json(pid, env.sequenceNr(), agentId, event, ModelVersion.routingTable(state))));
+              json(pid, env.sequenceNr(), agentId, event, state)));
         });
   }
 
   static String json(String pid, long sequenceNr, String agentId, ModelVersion.TransitionEvent event,
-      RoutingTable routing) {
+      ModelState.State state) {
     ObjectNode out = PublishedJson.MAPPER.createObjectNode();
     out.put("id", pid + ":" + sequenceNr);
     out.put("agentId", agentId);
@@ -73,7 +73,7 @@ final class ModelUpdateRecords implements KafkaPublisher.RecordBuilder {
     out.put("version", event.version());
     out.put("at", event.at().toString());
     out.set("event", PublishedJson.MAPPER.valueToTree(event));
-    out.set("routing", routingJson(routing));
+    out.set("routing", routingJson(ModelVersion.routingTable(state), state));
     try {
       return PublishedJson.MAPPER.writeValueAsString(out);
     } catch (JsonProcessingException e) {
@@ -81,13 +81,21 @@ final class ModelUpdateRecords implements KafkaPublisher.RecordBuilder {
     }
   }
 
-  /** {@code {"stable","stableEndpoint","candidate","candidateEndpoint","candidateRatio"}}. */
-  static ObjectNode routingJson(RoutingTable t) {
+  /**
+   * {@code {"stable","stableEndpoint","stableServedModel","candidate","candidateEndpoint",
+   * "candidateServedModel","candidateRatio"}}. The served model names are what tells the versions
+   * apart where they share a server: under {@code vllm-lora} (the embedded default) stable and
+   * candidate have the same endpoint and differ only by the adapter's name, so a consumer routing
+   * by this table without it sent the candidate's share to the stable (trial t72).
+   */
+  static ObjectNode routingJson(RoutingTable t, ModelState.State state) {
     ObjectNode out = PublishedJson.MAPPER.createObjectNode();
     out.put("stable", t.stableVersion());
     out.put("stableEndpoint", t.stableEndpoint());
+    out.put("stableServedModel", ModelVersion.recordedServedModel(state, t.stableVersion()));
     out.put("candidate", t.candidateVersion());
     out.put("candidateEndpoint", t.candidateEndpoint());
+    out.put("candidateServedModel", ModelVersion.recordedServedModel(state, t.candidateVersion()));
     out.put("candidateRatio", t.candidateRatio());
     return out;
   }

@@ -34,8 +34,9 @@
  *
  * <h2>model-updates (out)</h2>
  * Key = agentId; one record per ModelVersion transition: {@code {"id":"ModelVersion|<agentId>:<seqNr>",
- * "agentId","type","version","at","event":{…},"routing":{"stable","stableEndpoint","candidate",
- * "candidateEndpoint","candidateRatio"}}}, the routing as it was right after the event.
+ * "agentId","type","version","at","event":{…},"routing":{"stable","stableEndpoint","stableServedModel",
+ * "candidate","candidateEndpoint","candidateServedModel","candidateRatio"}}}, the routing as it was
+ * right after the event.
  *
  * <p>Both publishers are at-least-once: consumers deduplicate by {@code id}. Their offsets live in
  * the journal ({@code KafkaOffset|<topic>}).

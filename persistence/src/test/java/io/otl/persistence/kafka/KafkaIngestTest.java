@@ -360,6 +360,19 @@ class KafkaIngestTest {
     }
   }
 
+  /** A first start with neither topic created names both, in the plural (trial t72: "… and … does not exist: create it"). */
+  @Test
+  void bothMissingTopicsAreNamedTogether(@TempDir Path dir) throws Exception {
+    try (LoggedLines logged = new LoggedLines(KafkaIngest.class); TestNode node = TestNode.start(TestNode.h2(dir))) {
+      KafkaIngest ingest = KafkaIngest.start(node.system, node.collector, settings(node, "none"));
+      await("both missing topics named", () -> logged.contain("Kafka topics 'ae-none' "
+          + "(agentscope.training.kafka.topics.agent-events) and 'dlq-none' (agentscope.training.kafka.topics.dead-letter)"
+          + " do not exist on " + broker.bootstrapServers() + ": create them; ingestion starts once they exist"));
+      assertEquals(0, ingest.recorded(), "nothing consumed");
+      ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+  }
+
   /**
    * Trial t16: a node started while the broker is away, whose dead-letter topic nobody created. The
    * topic check timed out, counted that as an answer and never asked again: once the broker was

@@ -27,7 +27,7 @@ class ModelUpdateRoutingTest {
   }
 
   private static JsonNode routingOf(ModelState.State s, ModelVersion.TransitionEvent last) throws Exception {
-    String json = ModelUpdateRecords.json("ModelVersion|a", 9, "a", last, ModelVersion.routingTable(s));
+    String json = ModelUpdateRecords.json("ModelVersion|a", 9, "a", last, s);
     return PublishedJson.MAPPER.readTree(json).get("routing");
   }
 
@@ -46,6 +46,30 @@ class ModelUpdateRoutingTest {
     assertEquals("v1", r.get("candidate").asText());
     assertEquals("http://vllm/v1", r.get("candidateEndpoint").asText());
     assertEquals(0.05, r.get("candidateRatio").asDouble(), 1e-9);
+  }
+
+  /**
+   * Under vllm-lora stable and candidate share one server: the served model name is what tells
+   * them apart, and the table published without it (before trial t72) sent a consumer's candidate
+   * share to whatever that endpoint serves by the agent's model name.
+   */
+  @Test
+  void versionsOnOneServerArePublishedWithTheirServedModelNames() throws Exception {
+    ModelEvents.Event[] shared = CANARY.clone();
+    shared[0] = new Deployments.BaseModelRegistered("v0", "vllm", "base-7b", "http://vllm/v1", T);
+    JsonNode r = routingOf(replay(shared), (ModelVersion.TransitionEvent) shared[4]);
+    assertEquals(r.get("stableEndpoint").asText(), r.get("candidateEndpoint").asText(), "one server: " + r);
+    assertEquals("base-7b", r.get("stableServedModel").asText());
+    assertEquals("a-v1-1234", r.get("candidateServedModel").asText());
+  }
+
+  /** Before its deployment is confirmed a candidate serves nothing: it is not in the table yet. */
+  @Test
+  void withoutACandidateItsServedModelIsNull() throws Exception {
+    JsonNode r = routingOf(replay(java.util.Arrays.copyOf(CANARY, 3)), (ModelVersion.TransitionEvent) CANARY[2]);
+    assertEquals("base-7b", r.get("stableServedModel").asText());
+    assertTrue(r.get("candidate").isNull(), r.toString());
+    assertTrue(r.get("candidateServedModel").isNull(), r.toString());
   }
 
   @Test
