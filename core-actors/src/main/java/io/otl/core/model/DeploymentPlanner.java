@@ -125,15 +125,21 @@ final class DeploymentPlanner {
 
   /** The model name a route sends upstream (null: the agent's own). */
   String servedModel(Models m, String version) {
-    Deployment d = m.deployments().get(version);
-    if (d != null && d.status() == Deployments.Status.CONFIRMED) {
-      return d.servedModel();
-    }
+    String recorded = recordedServedModel(m, version);
+    if (recorded != null) return recorded;
     VersionRecord v = m.require(version);
-    if (v.servedModel() != null) {
-      return v.servedModel(); // named at registration (the static backend's versions have no deployment)
-    }
     return serving.backend().callsServer() ? null
         : serving.backend().target(agentId, version, v.artifact(), v.endpoint()).servedModel();
+  }
+
+  /**
+   * The served model name the journal holds for {@code version}: its confirmed deployment's, else the
+   * one named at registration (the static backend's versions have no deployment); null when neither
+   * names one (then the serving settings decide) or there is no such version.
+   */
+  static String recordedServedModel(Models m, String version) {
+    Deployment d = m.deployments().get(version);
+    if (d != null && d.status() == Deployments.Status.CONFIRMED) return d.servedModel();
+    return m.find(version).map(VersionRecord::servedModel).orElse(null);
   }
 }

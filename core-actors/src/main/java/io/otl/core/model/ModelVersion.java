@@ -206,16 +206,11 @@ public final class ModelVersion
   }
 
   /**
-   * The model name a route sends upstream for {@code version}, as the journal records it: its
-   * confirmed deployment's, else the one named when it was registered; null for no version, or when
-   * neither names one (then the agent's own model name, or the node's serving settings, decide).
-   * The same order as the live route's ({@code DeploymentPlanner.servedModel}), for the {@code
-   * model-updates} topic, which publishes replayed states.
+   * The model name a route sends upstream for {@code version}, as the journal records it (null: the
+   * node's serving settings decide, or no version), for the {@code model-updates} topic, which
+   * publishes replayed states without the serving settings.
    */
   public static String recordedServedModel(State s, String version) {
-    if (version == null) return null;
-    Deployments.Deployment d = s.models().deployments().get(version);
-    if (d != null && d.status() == Deployments.Status.CONFIRMED) return d.servedModel();
-    return s.models().find(version).map(ModelState.VersionRecord::servedModel).orElse(null);
+    return version == null ? null : DeploymentPlanner.recordedServedModel(s.models(), version);
   }
 }
