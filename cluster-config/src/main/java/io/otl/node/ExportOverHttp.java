@@ -77,6 +77,8 @@ final class ExportOverHttp {
         // A file without its manifest is no export: it stayed after "failed" (trial t73), as offline.
         quietDelete(manifestTmp);
         quietDelete(file);
+        // Nor may an older manifest stay: it described the file just replaced (review t75).
+        if (Files.isRegularFile(manifest)) quietDelete(manifest);
         err.println("error: the export through the node failed: cannot write " + manifest + ": "
             + FileProblems.describe(e) + "; nothing was written");
         return 1;

@@ -36,6 +36,9 @@ public final class ClientErrorLog {
     String k = kinds.size() >= MAX_KINDS && !kinds.containsKey(kind) ? "other" : kind;
     LogThrottle throttle = kinds.computeIfAbsent(k, x -> new LogThrottle(interval, clock));
     long n = throttle.occurred();
-    if (n > 0) log.info("client errors: {} x {} in the last {} s", k, n, throttle.intervalSeconds());
+    if (n > 0) {
+      log.info("client errors: {} x {} since the last such line (one a {} s at most)", k, n,
+          throttle.intervalSeconds());
+    }
   }
 }

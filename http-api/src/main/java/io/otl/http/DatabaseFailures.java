@@ -20,8 +20,8 @@ final class DatabaseFailures {
   static void seen(java.sql.SQLException e) {
     long n = throttle.occurred();
     if (n > 0) {
-      log.warn("journal database failed a request, answered 503: SQLState {} ({}); {} such requests in the last "
-          + "minute", e.getSQLState(), e.getClass().getSimpleName(), n);
+      log.warn("journal database failed a request, answered 503: SQLState {} ({}); {} such requests since the last such "
+          + "line", e.getSQLState(), e.getClass().getSimpleName(), n);
     }
   }
 }

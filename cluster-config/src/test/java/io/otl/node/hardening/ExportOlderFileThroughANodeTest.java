@@ -79,6 +79,19 @@ class ExportOlderFileThroughANodeTest {
     assertTrue(r.err().contains(name + ".manifest.json"), r.err());
     assertFalse(Files.exists(out.resolve(name + ".jsonl")), name + ": a data file without its manifest was left");
     assertFalse(Files.exists(out.resolve(name + ".manifest.json.tmp")), name + ": the manifest's temporary file was left");
+
+    // An older export of the name, then a manifest that cannot be written (its temporary file blocked):
+    // the older manifest described the data file just replaced, and must go with it (review t75).
+    String again = name + "-again";
+    ToolRun older = ToolRun.export("--agent", "agent-o", "--format", "rl", "--out", out.toString(), "--name", again,
+        "--allow-pii", "--config", config.toString());
+    assertEquals(0, older.code(), older.out() + older.err());
+    Files.createDirectories(out.resolve(again + ".manifest.json.tmp").resolve("blocker"));
+    ToolRun failed = ToolRun.export("--agent", "agent-o", "--format", "rl", "--out", out.toString(), "--name", again,
+        "--allow-pii", "--config", config.toString());
+    assertEquals(1, failed.code(), failed.out() + failed.err());
+    assertFalse(Files.exists(out.resolve(again + ".jsonl")), again + ": a data file without its manifest was left");
+    assertFalse(Files.exists(out.resolve(again + ".manifest.json")), again + ": the older manifest was left");
   }
 
   private static void assertGoneAfterAPiiFinding(Path out, String name, Path config, boolean viaNode) {

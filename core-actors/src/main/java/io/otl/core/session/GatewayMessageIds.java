@@ -13,8 +13,11 @@ import java.util.regex.Pattern;
  */
 public final class GatewayMessageIds {
   public static final String PREFIX = "gw:m:";
-  /** A message id as {@link #numbered} writes it: the hash (hex, or with its digits as g–p), then ".n". */
-  private static final Pattern FORM = Pattern.compile("gw:m:([0-9a-p]+)(?:\\.([1-9][0-9]{0,8}))?");
+  /**
+   * A message id as {@link #numbered} writes it: the hash (hex, or with its digits as g–p), then ".n";
+   * an answer cut short (the client left, the upstream failed mid-stream) has ":partial" after it.
+   */
+  private static final Pattern FORM = Pattern.compile("gw:m:([0-9a-p]+)(?:\\.([1-9][0-9]{0,8}))?(:partial)?");
 
   private GatewayMessageIds() {}
 
@@ -40,7 +43,8 @@ public final class GatewayMessageIds {
 
   /**
    * For a gateway message id the session already holds: the id of the same message's next occurrence
-   * that it does not hold, or null when {@code id} is not a gateway message id. A model's answer is
+   * that it does not hold, or null when {@code id} is not of the gateway's form (an events-API client may
+   * send any id under the prefix: it is then the client's idempotency key, never renumbered). A model's answer is
    * numbered by the request it answers, so an answer the same as one stored but no longer resent (the
    * agent edited that turn, or slid its context window past it on a node that does not know the
    * session's ids) got the stored answer's id, and the session dropped the new answer as a duplicate:
@@ -51,9 +55,10 @@ public final class GatewayMessageIds {
     if (!m.matches()) return null;
     String hash = hexOf(m.group(1));
     int n = m.group(2) == null ? 0 : Integer.parseInt(m.group(2));
+    String partial = m.group(3) == null ? "" : m.group(3);
     String next;
     do {
-      next = numbered(hash, ++n);
+      next = numbered(hash, ++n) + partial;
     } while (held.contains(next));
     return next;
   }

@@ -127,12 +127,11 @@ final class RecordPlanner {
     List<Event> events = new ArrayList<>();
     int accepted = 0;
     int duplicates = 0;
+    Map<String, String> renamed = AnotherAnswers.of(state, inputs, desensitizer);
     for (int i = 0; i < inputs.size(); i++) {
       SessionInput input = inputs.get(i);
       String eventId = input.eventId() != null ? input.eventId() : DerivedEventIds.of(input, desensitizer);
-      if (accepted > 0 && draft.eventIds().contains(eventId) && isAnotherAnswer(draft, input, eventId)) {
-        eventId = GatewayMessageIds.nextFree(eventId, draft.eventIds());
-      }
+      eventId = renamed.getOrDefault(eventId, eventId);
       if (draft.eventIds().contains(eventId)
           || input.formerId() != null && draft.eventIds().contains(input.formerId())
           || DerivedEventIds.seenBefore(draft.eventIds(), input, draft.status() != Status.NEW, desensitizer)) {
@@ -240,26 +239,6 @@ final class RecordPlanner {
       }
     }
     return null;
-  }
-
-  /**
-   * Whether {@code input} is a gateway answer other than the one stored under {@code eventId}: both are
-   * responses (msgIds) of the model and the ids differ, so this is a new answer whose text and place
-   * gave it a stored answer's id ({@link GatewayMessageIds#nextFree}), not that answer sent again.
-   * Asked only when the same request brought something new before the answer (an edited turn, a new
-   * question): a request with nothing new is a retry of a recorded turn (docs/gateway.md), and its
-   * answer is that turn's, stored once; it would otherwise follow its own copy in the conversation.
-   */
-  private boolean isAnotherAnswer(State draft, SessionInput input, String eventId) {
-    if (!(input instanceof SessionInput.Message m) || m.msgId() == null || draft.status() == Status.COMPLETED
-        || !eventId.startsWith(GatewayMessageIds.PREFIX) || Role.parse(m.role()) != Role.assistant) {
-      return false;
-    }
-    String sent = desensitizer.applyToId(m.msgId());
-    for (MessageRecorded stored : draft.messages()) {
-      if (stored.eventId().equals(eventId)) return stored.msgId() != null && !stored.msgId().equals(sent);
-    }
-    return false;
   }
 
   /**

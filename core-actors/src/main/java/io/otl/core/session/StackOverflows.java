@@ -22,7 +22,7 @@ final class StackOverflows {
     long n = throttle.occurred();
     if (n > 0) {
       log.warn("desensitize rule {} overflowed the stack on a text of {} characters: the rest of the text is "
-          + "stored as the rule's placeholder ({} such texts in the last minute); a custom pattern with a "
+          + "stored as the rule's placeholder ({} such texts since the last such line); a custom pattern with a "
           + "repeated group, e.g. (a|b)+, recurses once per repetition: write it with a character class or a "
           + "possessive quantifier", rule, length, n);
     }

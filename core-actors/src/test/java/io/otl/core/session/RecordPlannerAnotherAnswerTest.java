@@ -94,6 +94,39 @@ class RecordPlannerAnotherAnswerTest {
     assertEquals(GatewayMessageIds.numbered(phoneLike, 1), GatewayMessageIds.nextFree(first, Set.of(first)));
     assertEquals(GatewayMessageIds.numbered(phoneLike, 3), GatewayMessageIds.nextFree(first,
         Set.of(first, GatewayMessageIds.numbered(phoneLike, 1), GatewayMessageIds.numbered(phoneLike, 2))));
-    assertNull(GatewayMessageIds.nextFree("gw:m:" + HASH + ":partial", Set.of()));
+    assertEquals("gw:m:" + HASH + ".1:partial", GatewayMessageIds.nextFree("gw:m:" + HASH + ":partial", Set.of()));
+    assertNull(GatewayMessageIds.nextFree("gw:m:test", Set.of()), "not the gateway's form: never renumbered");
+  }
+
+  @Test
+  void theNewAnswersReasoningMovesWithIt() {
+    String id = GatewayMessageIds.numbered(HASH, 0);
+    record(question("weather?"), new SessionInput.Reasoning(id + ":r", NOW, null, "think one", null, null),
+        answer(id, "chatcmpl-1"));
+    String next = GatewayMessageIds.numbered(HASH, 1);
+    Store again = record(question("again?"), new SessionInput.Reasoning(id + ":r", NOW, null, "think two", null, null),
+        answer(id, "chatcmpl-2"));
+    assertEquals(new Recorded(3, 0, true), again.reply());
+    assertEquals("chatcmpl-2", stored(next).msgId());
+    assertEquals(List.of("think one", "think two"),
+        state.steps().stream().map(AgentSession.ReasoningStepRecorded::thought).toList());
+    assertEquals(next + ":r", state.steps().get(1).eventId());
+  }
+
+  @Test
+  void anAnswerCutShortTwiceIsStoredTwice() {
+    String partial = GatewayMessageIds.numbered(HASH, 0) + ":partial";
+    record(question("weather?"), answer(partial, "chatcmpl-1"));
+    assertEquals(new Recorded(2, 0, true), record(question("again?"), answer(partial, "chatcmpl-2")).reply());
+    assertEquals("chatcmpl-2", stored(GatewayMessageIds.numbered(HASH, 1) + ":partial").msgId());
+  }
+
+  @Test
+  void aClientsOwnIdUnderTheGatewayPrefixIsItsIdempotencyKey() {
+    // Any id under gw:m: an events-API client sends that is not of the gateway's form: a duplicate, as
+    // before, never a failure of the session (a null id crashed it: review t75).
+    record(answer("gw:m:test", "r1"));
+    assertEquals(new Recorded(1, 1, true), record(question("new?"), answer("gw:m:test", "r2")).reply());
+    assertEquals("r1", stored("gw:m:test").msgId());
   }
 }

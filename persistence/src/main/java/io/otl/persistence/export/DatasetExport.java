@@ -232,6 +232,8 @@ public final class DatasetExport {
             // A file without its manifest (ids, count, SHA-256) is no export: it stayed after "the export
             // failed" (a full disk, a folder of the manifest's name; trial t73), and a reader took it for one.
             quietlyDelete(w.path());
+            // Nor may an older manifest stay: it described the file just replaced (review t75).
+            if (java.nio.file.Files.isRegularFile(manifest)) quietlyDelete(manifest);
             throw e;
           }
           return new ExportResult(w.path().toString(), w.count(), w.sha256(), w.sessionIds(), w.piiFindings(),
