@@ -1,0 +1,370 @@
+package io.otl.http.gateway;
+
+import io.otl.core.api.ModelRouter;
+import io.otl.core.api.StableRoute;
+import io.otl.core.model.ModelVersion;
+import io.otl.http.Json;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.util.ByteString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One gateway call upstream (design §7.5): the routed version's server is called (again after a pause
+ * while its {@code max-retries} allow), a candidate's failure counts against it and, with
+ * {@code fallback-to-stable}, the call is tried once more on the stable; the answer goes back whole or
+ * streamed as it arrives, and the turn is recorded when it is out. {@link GatewayRoutes} decides whose
+ * call it is and where it goes; this calls the model server and answers.
+ */
+final class ChatForwarding {
+  private static final Logger log = LoggerFactory.getLogger(GatewayRoutes.class);
+
+  private final ActorSystem<?> system;
+  private final GatewaySettings settings;
+  private final ModelRouter router;
+  private final StableRoute stableRoute;
+  private final Upstream upstream;
+  private final GatewayMetrics metrics;
+  private final TurnRecording turnRecording;
+  private final KnownSessions knownSessions;
+  private final Materializer materializer;
+
+  ChatForwarding(ActorSystem<?> system, GatewaySettings settings, ModelRouter router, StableRoute stableRoute,
+      GatewayMetrics metrics, TurnRecording turnRecording, KnownSessions knownSessions, Materializer materializer) {
+    this.system = system;
+    this.settings = settings;
+    this.router = router;
+    this.stableRoute = stableRoute;
+    this.upstream = new Upstream(system, settings.longestAttempt());
+    this.metrics = metrics;
+    this.turnRecording = turnRecording;
+    this.knownSessions = knownSessions;
+    this.materializer = materializer;
+  }
+
+  /** Calls one version; on an upstream failure, once more on the stable when allowed. */
+  CompletionStage<HttpResponse> attempt(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom) {
+    long upStart = System.nanoTime();
+    metrics.call(c.agent(), d.version());
+    CompletionStage<HttpResponse> sent;
+    try {
+      Upstream.chatUrl(d);
+    } catch (OpenAiError e) {
+      return failed(c, d, fallbackFrom, "connect", e.getMessage(), upStart);
+    }
+    GatewaySettings.ServerCalls calls = settings.callsTo(d.endpoint());
+    AtomicInteger tried = new AtomicInteger();
+    sent = sendRetrying(c, d, calls, tried);
+    return sent.handle((resp, err) -> {
+      if (err != null) {
+        Throwable e = GatewayErrors.unwrap(err);
+        boolean timeout = e instanceof TimeoutException;
+        return failed(c, d, fallbackFrom, timeout ? "timeout" : "connect",
+            timeout ? "the model server did not answer within " + timeoutAsConfigured(d.endpoint()) + tries(tried.get())
+                : "the model server is unreachable (" + e.getClass().getSimpleName() + ")" + tries(tried.get()), upStart);
+      }
+      int status = resp.status().intValue();
+      if (status >= 500) {
+        resp.discardEntityBytes(materializer);
+        return failed(c, d, fallbackFrom, "status", "the model server answered HTTP " + status + tries(tried.get()), upStart);
+      }
+      if (status == 404 && d.servedModel() != null && !d.servedModel().isBlank()) {
+        // The gateway named this model, not the agent: a model server that does not know it has lost
+        // the version (a vLLM server restarted without its runtime-loaded LoRA adapters). Passed
+        // through, the agent got a 404 for a model it never asked for, no fallback, and nothing
+        // counted against the version, so its canary was never rolled back.
+        // The version's entity loads its adapters again; this call falls back meanwhile.
+        resp.discardEntityBytes(materializer);
+        router.servingLost(c.agent(), d.version());
+        return failed(c, d, fallbackFrom, "status", "the model server does not serve " + d.servedModel()
+            + " (HTTP 404); a vLLM server that restarted has lost its runtime-loaded LoRA adapters: the node "
+            + "is loading them again (docs/serving.md)", upStart);
+      }
+      if (status == 401 || status == 403 || status == 407) {
+        // The credentials were the gateway's (the node's upstream key), never the agent's: passed through,
+        // the agent's SDK raised AuthenticationError as if its own gateway key were wrong, no fallback was
+        // made and nothing counted against the version, so a candidate deployed without its server's key
+        // failed its share of sessions for as long as its canary ran. The server's message is not passed
+        // on either: OpenAI's names the key it refused (masked).
+        resp.discardEntityBytes(materializer);
+        return failed(c, d, fallbackFrom, "status", "the model server refused the gateway's credentials (HTTP "
+            + status + "); the gateway sent it " + settings.upstreamKeySource(c.agent(), d.endpoint())
+            + " (docs/gateway.md)", upStart);
+      }
+      if (status != 200) return clientError(c, d, resp);
+      return c.request().stream() ? streamOut(c, d, fallbackFrom, resp, upStart)
+          : wholeOut(c, d, fallbackFrom, resp, upStart);
+    }).thenCompose(x -> x);
+  }
+
+  /**
+   * One upstream call, sent again after a pause while the server is unreachable, silent or answers
+   * 5xx and its {@code maxRetries} allow (the AgentScope model section's {@code max_retries} for v0's
+   * server; none for other servers). Nothing has reached the agent yet, so a retry is invisible to it.
+   * Not once the agent's connection has ended: no one would get the answer, and an agent whose own
+   * client gave up (its timeout is often the same timeout_seconds) sends the call again itself, so
+   * each of its retries started a chain of the gateway's against a server already failing.
+   * Completes with the last answer or failure; {@code tried} counts the sends.
+   */
+  private CompletionStage<HttpResponse> sendRetrying(ChatCall c, ModelVersion.RouteDecision d,
+      GatewaySettings.ServerCalls calls, AtomicInteger tried) {
+    int retried = tried.getAndIncrement();
+    CompletionStage<HttpResponse> sent =
+        upstream.send(d, c.request(), settings.upstreamKeyFor(c.agent(), d.endpoint()), calls.timeout());
+    if (retried >= calls.maxRetries()) return sent;
+    return sent.handle((resp, err) -> {
+      boolean retry = err != null || resp.status().intValue() >= 500;
+      if (!retry || clientLeft(c, d, retried)) return sent;
+      if (resp != null) resp.discardEntityBytes(materializer);
+      int n = retried + 1;
+      return org.apache.pekko.pattern.Patterns.after(GatewaySettings.ServerCalls.jitteredBackoff(n), system, () -> {
+        // An agent's client often gives up during the pause: then its last failure stands.
+        if (clientLeft(c, d, retried)) return sent;
+        log.info("gateway: agent {} session {} version {}: upstream {}, retry {} of {}", c.agent(), c.sessionId(),
+            d.version(), err != null ? GatewayErrors.unwrap(err).getClass().getSimpleName()
+                : "HTTP " + resp.status().intValue(), n, calls.maxRetries());
+        return sendRetrying(c, d, calls, tried);
+      });
+    }).thenCompose(x -> x);
+  }
+
+  private static boolean clientLeft(ChatCall c, ModelVersion.RouteDecision d, int retried) {
+    if (!c.clientGone().toCompletableFuture().isDone()) return false;
+    log.info("gateway: agent {} session {} version {}: the agent's connection ended; not retried after try {}",
+        c.agent(), c.sessionId(), d.version(), retried + 1);
+    return true;
+  }
+
+  /** How often a failed call was tried, for its error message; nothing when it was tried once. */
+  private static String tries(int tried) {
+    return tried <= 1 ? "" : " (tried " + tried + " times: agentscope.model.max-retries)";
+  }
+
+  /** The upstream refused the request (4xx): its error goes back to the agent; nothing is recorded. */
+  private CompletionStage<HttpResponse> clientError(ChatCall c, ModelVersion.RouteDecision d, HttpResponse resp) {
+    int status = resp.status().intValue();
+    // Nothing is recorded, so a claim made for this call holds no session (forgetting a real entry
+    // only costs the next call a journal read).
+    if (c.known().isEmpty()) knownSessions.forget(c.sessionId());
+    return resp.entity().toStrict(settings.callsTo(d.endpoint()).timeout().toMillis(), materializer).thenApply(strict -> {
+      metrics.request(c.agent(), d.version(), status);
+      String text = strict.getData().decodeString(StandardCharsets.UTF_8);
+      HttpResponse out;
+      try {
+        var node = Json.MAPPER.readTree(text);
+        out = node != null && node.path("error").isObject()
+            ? HttpResponse.create().withStatus(status).withEntity(strict.getContentType(), strict.getData())
+            : new OpenAiError(status, "invalid_request_error", null, null,
+                node != null && node.path("message").isTextual() ? node.path("message").asText() : text).response();
+      } catch (java.io.IOException e) {
+        out = new OpenAiError(status, "invalid_request_error", null, null, text).response();
+      }
+      Optional<HttpHeader> retryAfter = resp.getHeader("Retry-After");
+      if (retryAfter.isPresent() && out.getHeader("Retry-After").isEmpty()) out = out.addHeader(retryAfter.get());
+      return withHeaders(out, c, d);
+    });
+  }
+
+  private CompletionStage<HttpResponse> failed(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom, String kind,
+      String message, long upStart) {
+    metrics.upstreamError(c.agent(), d.version(), kind);
+    log.warn("gateway: agent {} session {} version {}: upstream {} failure: {}", c.agent(), c.sessionId(),
+        d.version(), kind, message);
+    // Nobody is left to answer once the agent's connection has ended: no second model call for it.
+    boolean agentWaits = !c.clientGone().toCompletableFuture().isDone();
+    CompletionStage<Optional<ModelVersion.RouteDecision>> stable =
+        fallbackFrom == null && settings.fallbackToStable() && agentWaits
+        ? stableRoute.stable(c.agent(), c.sessionId(), d.version())
+        : CompletableFuture.completedFuture(Optional.empty());
+    return stable.exceptionally(e -> Optional.empty()).thenCompose(s -> {
+      if (s.isPresent()) {
+        metrics.fallback(c.agent(), d.version());
+        log.info("gateway: agent {} session {}: candidate {} failed, retrying once on stable {}", c.agent(),
+            c.sessionId(), d.version(), s.get().version());
+        // Waiting for the failed candidate (up to gateway.timeout) is not latency the gateway adds.
+        c.failedUpstreamNanos().addAndGet(System.nanoTime() - upStart);
+        return attempt(c, s.get(), d.version());
+      }
+      long totalMs = (System.nanoTime() - upStart) / 1_000_000;
+      boolean timeout = kind.equals("timeout");
+      int status = timeout ? 504 : 502;
+      metrics.request(c.agent(), d.version(), status);
+      OpenAiError error = new OpenAiError(status, timeout ? "timeout" : "upstream_error", null,
+          timeout ? "upstream_timeout" : "upstream_unavailable", "model version " + d.version() + ": " + message);
+      turnRecording.record(c, d, fallbackFrom, new TurnRecorder.Outcome(null, false, error.getMessage(), 0, totalMs),
+          turnRecording.begin(c));
+      return CompletableFuture.completedFuture(withHeaders(error.response(), c, d));
+    });
+  }
+
+  private CompletionStage<HttpResponse> wholeOut(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom,
+      HttpResponse resp, long upStart) {
+    return resp.entity().toStrict(settings.callsTo(d.endpoint()).timeout().toMillis(), materializer).handle((strict, err) -> {
+      if (err != null) {
+        Throwable e = GatewayErrors.unwrap(err);
+        boolean timeout = e instanceof TimeoutException;
+        return failed(c, d, fallbackFrom, timeout ? "timeout" : "stream", timeout
+            ? "the model server did not finish its answer within " + timeoutAsConfigured(d.endpoint())
+            : "the model server's answer could not be read (" + e.getClass().getSimpleName() + ")", upStart);
+      }
+      long upEnd = System.nanoTime();
+      Completion answer;
+      try {
+        answer = Completion.ofResponse(Json.MAPPER.readTree(strict.getData().toArray()), settings.captureTokens());
+      } catch (java.io.IOException e) {
+        return failed(c, d, fallbackFrom, "status", "the model server answered with invalid JSON", upStart);
+      }
+      long totalMs = (upEnd - upStart) / 1_000_000;
+      observe(c, d, answer, upEnd - upStart, upEnd - upStart);
+      // Registered now: the agent may act on the answer the moment it has it.
+      TurnsInFlight.Turn turn = turnRecording.begin(c);
+      AtomicBoolean settled = new AtomicBoolean();
+      Consumer<Boolean> delivered = ok -> {
+        if (!settled.compareAndSet(false, true)) return;
+        if (!ok) metrics.aborted(c.agent(), d.version());
+        // Recorded off the response path: the agent's latency is the model's, not the journal's.
+        turnRecording.record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, !ok, null, totalMs, totalMs), turn);
+      };
+      // Delivered once the answer is handed to the connection; aborted when the connection ends first
+      // (the agent gave up waiting: pekko-http then drops the answer unsent, its body never read).
+      AtomicBoolean handedOver = new AtomicBoolean();
+      Source<ByteString, NotUsed> body = Source.single(strict.getData())
+          .map(bytes -> {
+            handedOver.set(true);
+            return bytes;
+          })
+          .watchTermination((mat, done) -> {
+            done.whenComplete((ok, failure) -> delivered.accept(handedOver.get()));
+            return mat;
+          });
+      // A connection that ends after the answer was handed to it (the agent's Connection: close, or it
+      // read and left) is the stream's to settle as delivered: settled here too, the two raced, and an
+      // answer the agent had read was recorded aborted under load.
+      c.clientGone().thenRun(() -> {
+        if (!handedOver.get()) delivered.accept(false);
+      });
+      metrics.added(false,
+          (System.nanoTime() - c.startNanos() - (upEnd - upStart) - c.failedUpstreamNanos().get()) / 1e9);
+      metrics.request(c.agent(), d.version(), 200);
+      return CompletableFuture.completedFuture(withHeaders(HttpResponse.create().withEntity(
+          HttpEntities.create(strict.getContentType(), strict.getData().size(), body)), c, d));
+    }).thenCompose(x -> x);
+  }
+
+  /** Passes the event stream through as it arrives; records the answer when the stream ends. */
+  private CompletionStage<HttpResponse> streamOut(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom,
+      HttpResponse resp, long upStart) {
+    Completion answer = new Completion(settings.captureTokens());
+    // Registered before the first byte goes out: the agent may act on the answer the moment the stream ends.
+    TurnsInFlight.Turn turn = turnRecording.begin(c);
+    Source<ByteString, Object> body = resp.entity().getDataBytes()
+        .idleTimeout(settings.callsTo(d.endpoint()).timeout())
+        .map(bytes -> {
+          answer.feed(bytes.toArray(), System.nanoTime());
+          return bytes;
+        })
+        .watchTermination((mat, done) -> {
+          done.whenComplete((ok, err) -> streamEnded(c, d, fallbackFrom, answer, upStart, err, turn));
+          return mat;
+        })
+        // The 200 is sent: an upstream failing now can only be told in the stream. It was closed
+        // (or cut), which OpenAI clients read as a complete answer or a network fault; OpenAI's
+        // servers end such a stream with an error event, which the SDKs raise as an API error.
+        .recover(new org.apache.pekko.japi.pf.PFBuilder<Throwable, ByteString>()
+            .match(Throwable.class, e -> midStreamError(GatewayErrors.unwrap(e), d.endpoint()) != null,
+                e -> ByteString.fromString(answer.separatorBeforeNextEvent()
+                    + midStreamError(GatewayErrors.unwrap(e), d.endpoint()).sseEvent()))
+            .build());
+    metrics.added(true, (upStart - c.startNanos() - c.failedUpstreamNanos().get()) / 1e9);
+    metrics.request(c.agent(), d.version(), 200);
+    return CompletableFuture.completedFuture(withHeaders(HttpResponse.create()
+        .withEntity(HttpEntities.createChunked(resp.entity().getContentType(), body))
+        .addHeader(RawHeader.create("Cache-Control", "no-cache")), c, d));
+  }
+
+  private void streamEnded(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom, Completion answer,
+      long upStart, Throwable err, TurnsInFlight.Turn turn) {
+    long end = System.nanoTime();
+    long totalMs = (end - upStart) / 1_000_000;
+    long firstMs = answer.firstTokenNanos() == 0 ? totalMs : (answer.firstTokenNanos() - upStart) / 1_000_000;
+    String error = null;
+    boolean aborted = false;
+    if (!answer.finished()) {
+      Throwable e = err == null ? null : GatewayErrors.unwrap(err);
+      if (e instanceof TimeoutException) {
+        error = "the model server went silent for " + timeoutAsConfigured(d.endpoint()) + " mid-stream";
+        metrics.upstreamError(c.agent(), d.version(), "timeout");
+      } else if (e != null && fromUpstream(e)) {
+        error = "the model server's stream broke: " + e.getClass().getSimpleName();
+        metrics.upstreamError(c.agent(), d.version(), "stream");
+      } else {
+        aborted = true;
+        metrics.aborted(c.agent(), d.version());
+      }
+    }
+    observe(c, d, answer, end - upStart, firstMs * 1_000_000);
+    turnRecording.record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, aborted, error, firstMs, totalMs), turn);
+  }
+
+  /**
+   * {@code gateway.timeout} as a configuration file writes it, and its key: the agent and the operator
+   * read it in error messages, where Java's {@code PT1M} meant nothing to either.
+   */
+  private String timeoutAsConfigured(String endpoint) {
+    Duration own = settings.callsTo(endpoint).timeout();
+    boolean gateway = !settings.endpointCalls().containsKey(GatewaySettings.normalized(endpoint));
+    long ms = own.toMillis();
+    String value = ms % 60_000 == 0 && ms > 0 ? ms / 60_000 + "m" : ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
+    return value + (gateway ? " (gateway.timeout)" : " (agentscope.model.timeout-seconds)");
+  }
+
+  /** The error a failed upstream stream ends with, or null when the failure is not the upstream's. */
+  private OpenAiError midStreamError(Throwable e, String endpoint) {
+    if (e instanceof TimeoutException) {
+      return new OpenAiError(504, "timeout", null, "upstream_timeout",
+          "the model server went silent for " + timeoutAsConfigured(endpoint) + " mid-stream");
+    }
+    if (fromUpstream(e)) {
+      return new OpenAiError(502, "upstream_error", null, "upstream_unavailable",
+          "the model server's stream broke (" + e.getClass().getSimpleName() + ")");
+    }
+    return null;
+  }
+
+  /** Failures of the upstream's entity stream, as opposed to the client going away. */
+  private static boolean fromUpstream(Throwable e) {
+    String name = e.getClass().getName();
+    return name.contains("EntityStream") || name.contains("StreamTcpException")
+        || name.contains("ResponseParsing") || name.contains("IllegalResponse");
+  }
+
+  private void observe(ChatCall c, ModelVersion.RouteDecision d, Completion a, long totalNanos, long firstNanos) {
+    metrics.tokens(c.agent(), d.version(), a.promptTokens(), a.completionTokens());
+    metrics.latency(c.agent(), d.version(), totalNanos / 1e9, firstNanos / 1e9);
+  }
+
+  private static HttpResponse withHeaders(HttpResponse r, ChatCall c, ModelVersion.RouteDecision d) {
+    List<HttpHeader> h = new ArrayList<>();
+    h.add(RawHeader.create(GatewayRoutes.SESSION_HEADER, c.sessionId()));
+    h.add(RawHeader.create(GatewayRoutes.VERSION_HEADER, d.version()));
+    return r.addHeaders(h);
+  }
+}
