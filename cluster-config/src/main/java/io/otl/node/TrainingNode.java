@@ -270,6 +270,11 @@ public final class TrainingNode implements AutoCloseable {
 
     EntityMetrics.start(system, sharding, directory, metrics, http.metricsSampleInterval(),
         askTimeout, http.metricsTopAgents());
+    if (training.trinity().backend().equals(io.otl.node.trinity.TrinityProxyBackend.TYPE)) {
+      // design §5.2: the proxy's liveness is its GET /health, shown on /metrics (it was read by no one)
+      io.otl.node.trinity.ProxyLiveness.start(system, training.trinity().endpoint(), metrics,
+          http.metricsSampleInterval());
+    }
 
     ServerBinding binding = null;
     ServerBinding otlpBinding = null;

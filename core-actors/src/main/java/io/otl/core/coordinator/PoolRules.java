@@ -41,7 +41,7 @@ final class PoolRules {
     if (entry == null || (entry.kind() == SessionEntry.Kind.FILTERED && c.revision() && eligible
         && isNewer(factAt, entry.at()))) {
       if (eligible) {
-        List<String> msgIds = policy.backend() == Backend.TRINITY_PROXY ? c.msgIds() : List.of();
+        List<String> msgIds = policy.backend() == Backend.TRINITY_PROXY ? responseIds(c.msgIds()) : List.of();
         p.add(new TrajectoryPooled(c.sessionId(), c.modelVersion(), c.reward(), c.qualityScore(),
             factAt, msgIds, now));
         d = Disposition.POOLED;
@@ -71,7 +71,18 @@ final class PoolRules {
   /** trinity-proxy: a pooled trajectory's reward goes to the proxy (with the msgIds the proxy answered). */
   static boolean forwards(TrajectoryAck ack, TrajectoryAvailable c, TrainingPolicy policy) {
     return ack.disposition() == Disposition.POOLED && policy.backend() == Backend.TRINITY_PROXY
-        && !c.msgIds().isEmpty();
+        && !responseIds(c.msgIds()).isEmpty();
+  }
+
+  /**
+   * The msgIds that can name a proxy response: a blank one (an events-API message sent with {@code
+   * "msgId": ""}, which is stored as sent) names none, and was forwarded as {@code "msg_ids": [""]}
+   * beside the real ones, or alone (trial t77).
+   */
+  static List<String> responseIds(List<String> msgIds) {
+    return msgIds.stream().anyMatch(id -> id == null || id.isBlank())
+        ? msgIds.stream().filter(id -> id != null && !id.isBlank()).toList()
+        : msgIds;
   }
 
   private static boolean isNewer(Instant candidate, Instant stored) {
