@@ -105,8 +105,23 @@ public interface CoordinatorEvents {
       String sessionId, double reward, double qualityScore, Instant revisedAt, Instant at)
       implements PoolEvent {}
 
-  /** trinity-proxy: the reward was forwarded to the proxy (never forwarded again). */
-  public record RewardForwarded(String sessionId, Instant at) implements PoolEvent {}
+  /**
+   * trinity-proxy: the reward was forwarded to the proxy (never forwarded again).
+   *
+   * @param refused null: the proxy took it; else why the proxy refused it for good (a 4xx other than 404,
+   *     408 and 429: sent again it would be refused again), so that it stops holding the agent's commit
+   */
+  public record RewardForwarded(
+      String sessionId,
+      Instant at,
+      // absent when null: the event's JSON stays byte for byte what earlier builds wrote
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+          String refused)
+      implements PoolEvent {
+    public RewardForwarded(String sessionId, Instant at) {
+      this(sessionId, at, null);
+    }
+  }
 
   /**
    * The schedule (re)starts: slots after {@code from} count. Recorded the first time and whenever

@@ -182,7 +182,12 @@ public interface CoordinatorProtocol {
   public record HandOverFinished(String jobId, String version, String handedOverAs, String error)
       implements Internal {}
 
-  public record RewardForwardFinished(String sessionId, String error) implements Internal {}
+  /** @param refused the proxy refused the reward for good ({@link PortCalls#refusedForGood}); error says why */
+  public record RewardForwardFinished(String sessionId, String error, boolean refused) implements Internal {
+    public RewardForwardFinished(String sessionId, String error) {
+      this(sessionId, error, false);
+    }
+  }
 
   public enum ForwardRetryTick implements Internal {
     INSTANCE

@@ -37,6 +37,15 @@ final class PortCalls {
     return !(u instanceof IllegalArgumentException);
   }
 
+  /**
+   * The backend answered and refused the request itself (a 4xx other than 404, 408, 429): sent again,
+   * it would be refused again. A 404 is not: it is as likely a wrong endpoint as an unknown request,
+   * and giving up on a misconfiguration would drop every reward.
+   */
+  static boolean refusedForGood(Throwable t) {
+    return kindOf(t) == TrainingBackendException.Kind.REJECTED;
+  }
+
   /** The backend's kind of failure, null when the failure did not come from the backend. */
   static TrainingBackendException.Kind kindOf(Throwable t) {
     Throwable u = unwrap(t);

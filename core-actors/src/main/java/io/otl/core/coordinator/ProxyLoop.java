@@ -58,7 +58,8 @@ final class ProxyLoop {
     }
     rt.ctx.pipeToSelf(
         call(() -> rt.ports.onlineBackend().forwardReward(pending.msgIds(), pending.reward(), sessionId, 0)),
-        (ok, error) -> new RewardForwardFinished(sessionId, error == null ? null : describe(error)));
+        (ok, error) -> new RewardForwardFinished(sessionId, error == null ? null : describe(error),
+            error != null && PortCalls.refusedForGood(error)));
   }
 
   void forwardPending(State s) {
@@ -75,6 +76,14 @@ final class ProxyLoop {
     rt.inFlight.remove(StepKey.of(Step.FORWARD, c.sessionId()));
     Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     StepKey failures = StepKey.of(Step.FORWARD);
+    if (c.refused() && s.pendingRewards().containsKey(c.sessionId())) {
+      // Retried forever, it held every commit whose job holds this session (ProxyRules.commitMustWait):
+      // the agent's online training stopped on one reward (trial t77).
+      rt.log().warn("agent {}: the Trinity proxy refused the reward of session {} ({}); it is not sent again",
+          rt.agentId, c.sessionId(), c.error());
+      p.add(new RewardForwarded(c.sessionId(), rt.now(), c.error()));
+      return p;
+    }
     if (c.error() != null) {
       Duration backoff = rt.failed(failures);
       if (!rt.timers.isTimerActive(FORWARD_TIMER)) {

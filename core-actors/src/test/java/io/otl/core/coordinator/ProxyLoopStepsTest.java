@@ -18,6 +18,7 @@ import io.otl.core.coordinator.CoordinatorState.State;
 import io.otl.core.coordinator.TrainingPolicy.Backend;
 import io.otl.core.entity.Plan;
 import io.otl.core.training.ProxyMetrics;
+import io.otl.core.training.TrainingBackendException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +60,38 @@ class ProxyLoopStepsTest {
     assertEquals(List.of("forward-retry after PT1S: ForwardRetryTick"), h.timers(), "one retry timer at a time");
     h.proxy.forwardPending(s);
     assertEquals(4, h.online.forwards.size(), "both are retried: no longer in flight");
+  }
+
+  /**
+   * A proxy that refuses a reward for good (a 4xx: it no longer knows the msg_ids after a restart, say)
+   * had it sent again forever, and every commit whose job held the session waited for it: the agent's
+   * online training stopped (trial t77). It is settled with the refusal; an outage is still retried.
+   */
+  @Test
+  void aRewardTheProxyRefusesForGoodIsSettledNotRetried() {
+    StepsHarness h = new StepsHarness(PROXY);
+    State s = pool("s1", "s2", "s3");
+    h.online.forward.then(Fakes.failWith(new TrainingBackendException(TrainingBackendException.Kind.REJECTED, 400,
+        "POST /feedback answered 400: unknown msg_ids", null)));
+    h.online.forward.then(Fakes.failWith(new TrainingBackendException(TrainingBackendException.Kind.UNAVAILABLE, 503,
+        "POST /feedback answered 503", null)));
+    h.online.forward.then(Fakes.failWith(new TrainingBackendException(TrainingBackendException.Kind.NOT_FOUND, 404,
+        "POST /feedback answered 404", null)));
+    h.proxy.forwardPending(s);
+    List<RewardForwardFinished> finished = h.piped().stream().map(RewardForwardFinished.class::cast).toList();
+    assertEquals(List.of(true, false, false), finished.stream().map(RewardForwardFinished::refused).toList(),
+        "only the 400 is a refusal for good; a 503 is an outage, a 404 as likely a wrong endpoint");
+
+    Plan<State, Event> refused = h.proxy.onRewardForwardFinished(s, finished.get(0));
+    assertEquals(List.of(new RewardForwarded(finished.get(0).sessionId(), NOW, finished.get(0).error())),
+        refused.events());
+    assertTrue(refused.events().get(0) instanceof RewardForwarded r && r.refused().contains("answered 400"));
+    assertTrue(!refused.state().pendingRewards().containsKey(finished.get(0).sessionId()), "no longer pending");
+    assertEquals(List.of(), h.timers(), "nothing to retry");
+    for (RewardForwardFinished f : finished.subList(1, 3)) {
+      assertTrue(h.proxy.onRewardForwardFinished(s, f).isEmpty(), f.toString());
+    }
+    assertEquals(List.of("forward-retry after PT1S: ForwardRetryTick"), h.timers(), "the others are retried");
   }
 
   @Test

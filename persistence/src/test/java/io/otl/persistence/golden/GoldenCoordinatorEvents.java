@@ -123,6 +123,12 @@ final class GoldenCoordinatorEvents {
     out.add(new TrainingCoordinator.JobSucceeded(job6, new OutputModel("file:///checkpoints/" + job6 + "/final",
         metrics), "v3", t.plusSeconds(23)));
     out.add(new TrainingCoordinator.CandidateHandedOver(job6, "v4", t.plusSeconds(24), "v3"));
+    // since v0.2.0-refusedreward: a reward the Trinity proxy refused for good (HTTP 400) is settled with the
+    // refusal; refused is left out of the JSON when null, so no earlier journal holds it
+    out.add(new TrainingCoordinator.TrajectoryPooled("golden-s7", "v1", 0.5, 0.8, t.plusSeconds(25),
+        List.of("msg-7"), t.plusSeconds(26)));
+    out.add(new TrainingCoordinator.RewardForwarded("golden-s7", t.plusSeconds(27),
+        "POST /feedback answered HTTP 400: unknown msg_ids"));
     return out;
   }
 }
