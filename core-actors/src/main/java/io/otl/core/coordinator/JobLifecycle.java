@@ -52,7 +52,7 @@ final class JobLifecycle {
    */
   static Polled polled(Job job, BackendJobStatus st, int candidatesProduced, Instant now) {
     return switch (st.state()) {
-      case PENDING -> new Polled(null, false, true);
+      case PENDING -> new Polled(pendingNote(job, st.message(), now), false, true);
       case RUNNING -> new Polled(job.status() == JobStatus.SUBMITTED
           ? new JobStatusChanged(job.jobId(), JobStatus.RUNNING,
               st.message().isBlank() ? "running on the backend" : st.message(), now)
@@ -66,6 +66,30 @@ final class JobLifecycle {
           : "stopped on the backend without a cancel request here"
               + (st.message().isBlank() ? "" : ": " + st.message()), now), true, false);
     };
+  }
+
+  /** Ray's answer for a job that has not started and says no more. */
+  static final String NOT_STARTED = "Job has not started yet.";
+
+  /**
+   * Ray's reason for a job still PENDING, recorded once in its history: Ray 2.58 keeps a job whose
+   * entrypoint asks for resources the cluster lacks (entrypoint_num_gpus on a GPU-less cluster)
+   * PENDING with "… It may be waiting for resources …" for RAY_JOB_START_TIMEOUT_SECONDS (15 min),
+   * and the job showed only "accepted by the backend" all that time (trial t76). Null when Ray says
+   * nothing beyond "not started yet" or the history already has that reason.
+   */
+  static JobEvent pendingNote(Job job, String message, Instant now) {
+    if (job.status() != JobStatus.SUBMITTED || message == null || message.isBlank()
+        || message.strip().equals(NOT_STARTED)) {
+      return null;
+    }
+    String detail = "pending on the backend: " + message.strip();
+    for (var h : job.history()) {
+      if (detail.equals(h.detail())) {
+        return null;
+      }
+    }
+    return new JobStatusChanged(job.jobId(), JobStatus.SUBMITTED, detail, now);
   }
 
   /** A failed poll: a job the backend no longer knows has failed; any other failure polls again. */
@@ -123,7 +147,7 @@ final class JobLifecycle {
     } else if (e instanceof JobSubmitted) {
       what = "SUBMITTED";
     } else if (e instanceof JobStatusChanged x) {
-      what = x.status().name();
+      what = x.status() == JobStatus.SUBMITTED ? x.message() : x.status().name();
     } else if (e instanceof JobSucceeded x) {
       what = "SUCCEEDED" + (x.candidateVersion() == null ? "" : " (candidate " + x.candidateVersion() + ")");
     } else if (e instanceof JobFailed) {

@@ -384,6 +384,17 @@ final class JobSteps {
     }
     if (c.error() == null) {
       rt.failures.remove(key);
+      if (job.backend() != Backend.TRINITY_PROXY && JobLifecycle.onBackend(job)) {
+        // Ray's {"stopped": true} means the stop was sent to the job's supervisor, not that the job has
+        // stopped: a RUNNING job turns STOPPED a moment later, and one PENDING for resources the cluster
+        // lacks (entrypoint_num_gpus on a GPU-less Ray 2.58, trial t76) stays PENDING, the stop queued,
+        // and may still start. Polling records CANCELLED once Ray reports STOPPED (or how it ended), and
+        // the agent stays busy until then, so no second job starts beside it.
+        rt.log().info("agent {}: Ray accepted the stop of job {}; polling until it reports the job stopped",
+            rt.agentId, job.jobId());
+        rt.timers.startSingleTimer(POLL_TIMER, PollTick.INSTANCE, Duration.ofMillis(1));
+        return p;
+      }
       p.add(new JobCancelled(job.jobId(), job.backend() == Backend.TRINITY_PROXY
           ? "cancelled (a commit already sent cannot be recalled)" : "stopped on the backend", now));
       maybeThreshold.accept(p);
