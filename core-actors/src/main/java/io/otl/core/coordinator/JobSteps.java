@@ -315,14 +315,17 @@ final class JobSteps {
       return p;
     }
     Job job = found.get();
+    // One instant for the poll's events: the RUNNING entry below was stamped after the SUCCEEDED one
+    // it precedes in the history (seen on a real Ray, trial t76).
+    Instant now = rt.now();
     JobLifecycle.Polled polled = c.error() == null
-        ? JobLifecycle.polled(job, c.status(), s.candidatesProduced(), rt.now())
-        : JobLifecycle.pollFailed(job, c.error(), c.errorKind(), rt.now());
+        ? JobLifecycle.polled(job, c.status(), s.candidatesProduced(), now)
+        : JobLifecycle.pollFailed(job, c.error(), c.errorKind(), now);
     if (polled.event() instanceof JobSucceeded && job.status() == JobStatus.SUBMITTED) {
       // A job that ran between two polls (shorter than poll-interval) was never seen RUNNING; it
       // did run, and the history says so rather than skipping a stage of the lifecycle (design §3.2).
       p.add(new JobStatusChanged(job.jobId(), JobStatus.RUNNING,
-          "ran on the backend between two polls: it had succeeded when next polled", rt.now()));
+          "ran on the backend between two polls: it had succeeded when next polled", now));
     }
     if (polled.event() != null) {
       p.add(polled.event());

@@ -3,6 +3,7 @@ package io.otl.core.coordinator;
 import static io.otl.core.coordinator.StepsHarness.NOW;
 import static io.otl.core.coordinator.StepsHarness.persisted;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.otl.core.coordinator.CoordinatorEvents.CandidateHandedOver;
@@ -51,6 +52,19 @@ class PollCancelHandOverStepsTest {
 
   static BackendJobStatus status(BackendJobStatus.State st, OutputModel model) {
     return new BackendJobStatus(st, "", model);
+  }
+
+  @Test
+  void aJobThatRanBetweenTwoPollsIsRunningNoLaterThanItSucceeded() {
+    // Trial t76 (a real Ray job shorter than poll-interval): the RUNNING entry was stamped after the
+    // SUCCEEDED one it precedes in the history, as each read the clock anew.
+    StepsHarness h = new StepsHarness("");
+    h.clock.tickOnEachRead(java.time.Duration.ofMillis(1));
+    Plan<State, Event> p = persisted(h.steps.onStatusPolled(submitted(),
+        new StatusPolled(JOB, status(BackendJobStatus.State.SUCCEEDED, MODEL), null, null)));
+    JobStatusChanged running = (JobStatusChanged) p.events().get(0);
+    JobSucceeded succeeded = (JobSucceeded) p.events().get(1);
+    assertFalse(running.at().isAfter(succeeded.at()), p.events().toString());
   }
 
   @Test
