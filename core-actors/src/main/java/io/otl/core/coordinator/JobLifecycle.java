@@ -94,9 +94,15 @@ final class JobLifecycle {
 
   /** A failed poll: a job the backend no longer knows has failed; any other failure polls again. */
   static Polled pollFailed(Job job, String error, TrainingBackendException.Kind kind, Instant now) {
-    return kind == TrainingBackendException.Kind.NOT_FOUND
-        ? new Polled(new JobFailed(job.jobId(), "the backend no longer knows the job: " + error, now), true, false)
-        : new Polled(null, false, true);
+    if (kind != TrainingBackendException.Kind.NOT_FOUND) {
+      return new Polled(null, false, true);
+    }
+    // A job whose cancel was requested is polled until Ray reports it stopped; a Ray that forgot it
+    // meanwhile (a head restarted without persistence, trial t76) has nothing left to stop: cancelled,
+    // as a stop answered 404 is.
+    return new Polled(job.cancelRequested()
+        ? new JobCancelled(job.jobId(), "cancelled (unknown to the backend): " + error, now)
+        : new JobFailed(job.jobId(), "the backend no longer knows the job: " + error, now), true, false);
   }
 
   /**

@@ -55,6 +55,19 @@ class PollCancelHandOverStepsTest {
   }
 
   @Test
+  void aJobWhoseCancelWasRequestedAndThatRayForgotIsCancelled() {
+    // Trial t76: a stop queued on a job PENDING for a GPU, then the Ray head restarted and answered 404.
+    StepsHarness h = new StepsHarness("");
+    Plan<State, Event> p = h.steps.onStatusPolled(submitted(new JobCancelRequested(JOB, "bob", NOW)),
+        new StatusPolled(JOB, null, "Job job-1-a does not exist", Kind.NOT_FOUND));
+    assertEquals(List.of(new JobCancelled(JOB, "cancelled (unknown to the backend): Job job-1-a does not exist", NOW)),
+        p.events());
+    assertEquals(List.of(new JobFailed(JOB, "the backend no longer knows the job: Job job-1-a does not exist", NOW)),
+        h.steps.onStatusPolled(submitted(), new StatusPolled(JOB, null, "Job job-1-a does not exist", Kind.NOT_FOUND))
+            .events(), "without a cancel request it failed");
+  }
+
+  @Test
   void aJobThatRanBetweenTwoPollsIsRunningNoLaterThanItSucceeded() {
     // Trial t76 (a real Ray job shorter than poll-interval): the RUNNING entry was stamped after the
     // SUCCEEDED one it precedes in the history, as each read the clock anew.
