@@ -52,7 +52,7 @@ final class JobLifecycle {
    */
   static Polled polled(Job job, BackendJobStatus st, int candidatesProduced, Instant now) {
     return switch (st.state()) {
-      case PENDING -> new Polled(null, false, true);
+      case PENDING -> new Polled(pendingNote(job, st.message(), now), false, true);
       case RUNNING -> new Polled(job.status() == JobStatus.SUBMITTED
           ? new JobStatusChanged(job.jobId(), JobStatus.RUNNING,
               st.message().isBlank() ? "running on the backend" : st.message(), now)
@@ -68,11 +68,41 @@ final class JobLifecycle {
     };
   }
 
+  /** Ray's answer for a job that has not started and says no more. */
+  static final String NOT_STARTED = "Job has not started yet.";
+
+  /**
+   * Ray's reason for a job still PENDING, recorded once in its history: Ray 2.58 keeps a job whose
+   * entrypoint asks for resources the cluster lacks (entrypoint_num_gpus on a GPU-less cluster)
+   * PENDING with "… It may be waiting for resources …" for RAY_JOB_START_TIMEOUT_SECONDS (15 min),
+   * and the job showed only "accepted by the backend" all that time (trial t76). Null when Ray says
+   * nothing beyond "not started yet" or the history already has that reason.
+   */
+  static JobEvent pendingNote(Job job, String message, Instant now) {
+    if (job.status() != JobStatus.SUBMITTED || message == null || message.isBlank()
+        || message.strip().equals(NOT_STARTED)) {
+      return null;
+    }
+    String detail = "pending on the backend: " + message.strip();
+    for (var h : job.history()) {
+      if (detail.equals(h.detail())) {
+        return null;
+      }
+    }
+    return new JobStatusChanged(job.jobId(), JobStatus.SUBMITTED, detail, now);
+  }
+
   /** A failed poll: a job the backend no longer knows has failed; any other failure polls again. */
   static Polled pollFailed(Job job, String error, TrainingBackendException.Kind kind, Instant now) {
-    return kind == TrainingBackendException.Kind.NOT_FOUND
-        ? new Polled(new JobFailed(job.jobId(), "the backend no longer knows the job: " + error, now), true, false)
-        : new Polled(null, false, true);
+    if (kind != TrainingBackendException.Kind.NOT_FOUND) {
+      return new Polled(null, false, true);
+    }
+    // A job whose cancel was requested is polled until Ray reports it stopped; a Ray that forgot it
+    // meanwhile (a head restarted without persistence, trial t76) has nothing left to stop: cancelled,
+    // as a stop answered 404 is.
+    return new Polled(job.cancelRequested()
+        ? new JobCancelled(job.jobId(), "cancelled (unknown to the backend): " + error, now)
+        : new JobFailed(job.jobId(), "the backend no longer knows the job: " + error, now), true, false);
   }
 
   /**
@@ -123,7 +153,7 @@ final class JobLifecycle {
     } else if (e instanceof JobSubmitted) {
       what = "SUBMITTED";
     } else if (e instanceof JobStatusChanged x) {
-      what = x.status().name();
+      what = x.status() == JobStatus.SUBMITTED ? x.message() : x.status().name();
     } else if (e instanceof JobSucceeded x) {
       what = "SUCCEEDED" + (x.candidateVersion() == null ? "" : " (candidate " + x.candidateVersion() + ")");
     } else if (e instanceof JobFailed) {

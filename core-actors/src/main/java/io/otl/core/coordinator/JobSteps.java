@@ -315,14 +315,17 @@ final class JobSteps {
       return p;
     }
     Job job = found.get();
+    // One instant for the poll's events: the RUNNING entry below was stamped after the SUCCEEDED one
+    // it precedes in the history (seen on a real Ray, trial t76).
+    Instant now = rt.now();
     JobLifecycle.Polled polled = c.error() == null
-        ? JobLifecycle.polled(job, c.status(), s.candidatesProduced(), rt.now())
-        : JobLifecycle.pollFailed(job, c.error(), c.errorKind(), rt.now());
+        ? JobLifecycle.polled(job, c.status(), s.candidatesProduced(), now)
+        : JobLifecycle.pollFailed(job, c.error(), c.errorKind(), now);
     if (polled.event() instanceof JobSucceeded && job.status() == JobStatus.SUBMITTED) {
       // A job that ran between two polls (shorter than poll-interval) was never seen RUNNING; it
       // did run, and the history says so rather than skipping a stage of the lifecycle (design §3.2).
       p.add(new JobStatusChanged(job.jobId(), JobStatus.RUNNING,
-          "ran on the backend between two polls: it had succeeded when next polled", rt.now()));
+          "ran on the backend between two polls: it had succeeded when next polled", now));
     }
     if (polled.event() != null) {
       p.add(polled.event());
@@ -384,6 +387,17 @@ final class JobSteps {
     }
     if (c.error() == null) {
       rt.failures.remove(key);
+      if (job.backend() != Backend.TRINITY_PROXY && JobLifecycle.onBackend(job)) {
+        // Ray's {"stopped": true} means the stop was sent to the job's supervisor, not that the job has
+        // stopped: a RUNNING job turns STOPPED a moment later, and one PENDING for resources the cluster
+        // lacks (entrypoint_num_gpus on a GPU-less Ray 2.58, trial t76) stays PENDING, the stop queued,
+        // and may still start. Polling records CANCELLED once Ray reports STOPPED (or how it ended), and
+        // the agent stays busy until then, so no second job starts beside it.
+        rt.log().info("agent {}: Ray accepted the stop of job {}; polling until it reports the job stopped",
+            rt.agentId, job.jobId());
+        rt.timers.startSingleTimer(POLL_TIMER, PollTick.INSTANCE, Duration.ofMillis(1));
+        return p;
+      }
       p.add(new JobCancelled(job.jobId(), job.backend() == Backend.TRINITY_PROXY
           ? "cancelled (a commit already sent cannot be recalled)" : "stopped on the backend", now));
       maybeThreshold.accept(p);

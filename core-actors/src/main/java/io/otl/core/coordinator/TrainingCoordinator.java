@@ -321,7 +321,10 @@ public final class TrainingCoordinator
 
   private Refused busy(Job active) {
     return new Refused(ErrorCode.CONFLICT, "job " + active.jobId() + " of agent " + rt.agentId + " is "
-        + active.status() + "; wait until it ends or cancel it");
+        + active.status() + (active.cancelRequested()
+            // A stop Ray took is over only when Ray reports the job ended (trial t76).
+            ? "; its cancel was requested and it ends when the backend reports it stopped: wait until then"
+            : "; wait until it ends or cancel it"));
   }
 
   /** Run-time policy (see {@link PolicyOverrides}): validated like the file, persisted, in force at once. */

@@ -75,6 +75,13 @@ class CoordinatorCommandsTest {
     assertEquals(List.of(), again.events());
     assertEquals(new Refused(ErrorCode.CONFLICT,
         "job job-1-a of agent a is REQUESTED; wait until it ends or cancel it"), reply(inbox));
+
+    State cancelling = CoordinatorEventHandler.applyEvent(started.state(),
+        new io.otl.core.coordinator.CoordinatorEvents.JobCancelRequested(JOB, "bob", StepsHarness.NOW));
+    Handled.handle(h.coordinator, cancelling, new Trigger("bob", inbox.getRef()));
+    assertEquals(new Refused(ErrorCode.CONFLICT, "job job-1-a of agent a is REQUESTED; its cancel was requested"
+        + " and it ends when the backend reports it stopped: wait until then"), reply(inbox),
+        "a job whose stop is pending is not one to cancel again (trial t76)");
   }
 
   @Test

@@ -80,7 +80,7 @@ class CoordinatorInternalCommandsTest {
   @Test
   void aStopOnTheBackendIsPersisted() {
     StepsHarness h = new StepsHarness("");
-    State s = PollCancelHandOverStepsTest.submitted(new JobCancelRequested(JOB, null, NOW));
+    State s = ExportAndSubmitStepsTest.state(new JobSubmitting(JOB, 1, NOW), new JobCancelRequested(JOB, null, NOW));
     assertEquals(List.of(new JobCancelled(JOB, "stopped on the backend", NOW)),
         Handled.handle(h.coordinator, s, new CancelFinished(JOB, null, null)).events());
   }

@@ -120,7 +120,10 @@ final class Fakes {
     @Override
     public CompletionStage<Void> cancel(String jobId) {
       cancels.add(jobId);
-      return cancel.answer();
+      // As on Ray: a stop it takes ({"stopped": true}) turns a live job STOPPED, which polling reads.
+      return cancel.answer().thenRun(() -> statuses.computeIfPresent(jobId, (id, st) ->
+          st.state() == BackendJobStatus.State.PENDING || st.state() == BackendJobStatus.State.RUNNING
+              ? new BackendJobStatus(BackendJobStatus.State.STOPPED, "Job was intentionally stopped.", null) : st));
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.otl.core.coordinator;
 import static io.otl.core.coordinator.StepsHarness.NOW;
 import static io.otl.core.coordinator.StepsHarness.persisted;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.otl.core.coordinator.CoordinatorEvents.CandidateHandedOver;
@@ -51,6 +52,32 @@ class PollCancelHandOverStepsTest {
 
   static BackendJobStatus status(BackendJobStatus.State st, OutputModel model) {
     return new BackendJobStatus(st, "", model);
+  }
+
+  @Test
+  void aJobWhoseCancelWasRequestedAndThatRayForgotIsCancelled() {
+    // Trial t76: a stop queued on a job PENDING for a GPU, then the Ray head restarted and answered 404.
+    StepsHarness h = new StepsHarness("");
+    Plan<State, Event> p = h.steps.onStatusPolled(submitted(new JobCancelRequested(JOB, "bob", NOW)),
+        new StatusPolled(JOB, null, "Job job-1-a does not exist", Kind.NOT_FOUND));
+    assertEquals(List.of(new JobCancelled(JOB, "cancelled (unknown to the backend): Job job-1-a does not exist", NOW)),
+        p.events());
+    assertEquals(List.of(new JobFailed(JOB, "the backend no longer knows the job: Job job-1-a does not exist", NOW)),
+        h.steps.onStatusPolled(submitted(), new StatusPolled(JOB, null, "Job job-1-a does not exist", Kind.NOT_FOUND))
+            .events(), "without a cancel request it failed");
+  }
+
+  @Test
+  void aJobThatRanBetweenTwoPollsIsRunningNoLaterThanItSucceeded() {
+    // Trial t76 (a real Ray job shorter than poll-interval): the RUNNING entry was stamped after the
+    // SUCCEEDED one it precedes in the history, as each read the clock anew.
+    StepsHarness h = new StepsHarness("");
+    h.clock.tickOnEachRead(java.time.Duration.ofMillis(1));
+    Plan<State, Event> p = persisted(h.steps.onStatusPolled(submitted(),
+        new StatusPolled(JOB, status(BackendJobStatus.State.SUCCEEDED, MODEL), null, null)));
+    JobStatusChanged running = (JobStatusChanged) p.events().get(0);
+    JobSucceeded succeeded = (JobSucceeded) p.events().get(1);
+    assertFalse(running.at().isAfter(succeeded.at()), p.events().toString());
   }
 
   @Test
@@ -142,8 +169,16 @@ class PollCancelHandOverStepsTest {
     h.steps.cancelOnBackend(s.job(JOB).orElseThrow());
     assertEquals(List.of(JOB), h.backend.cancels);
     assertEquals(List.of(new CancelFinished(JOB, null, null)), h.piped());
+    // Ray's {"stopped": true} only queues the stop (trial t76: a job PENDING for a GPU stayed PENDING):
+    // nothing is recorded yet, the job is polled at once and ends CANCELLED when Ray reports STOPPED.
     Plan<State, Event> p = h.steps.onCancelFinished(s, new CancelFinished(JOB, null, null));
-    assertEquals(List.of(new JobCancelled(JOB, "stopped on the backend", NOW)), p.events());
+    assertEquals(List.of(), p.events());
+    assertEquals(List.of("poll after PT0.001S: PollTick"), h.timers());
+    assertEquals(0, h.thresholdLooks);
+    // A job the backend never acknowledged is not polled: its confirmed stop cancels it.
+    State unacked = ExportAndSubmitStepsTest.state(new JobSubmitting(JOB, 1, NOW), new JobCancelRequested(JOB, "bob", NOW));
+    assertEquals(List.of(new JobCancelled(JOB, "stopped on the backend", NOW)),
+        h.steps.onCancelFinished(unacked, new CancelFinished(JOB, null, null)).events());
     assertEquals(1, h.thresholdLooks);
     assertTrue(h.steps.onCancelFinished(submitted(), new CancelFinished(JOB, null, null)).isEmpty(),
         "no cancel was requested");
@@ -162,14 +197,15 @@ class PollCancelHandOverStepsTest {
         "a refused stop of a submitted job: polling tells how it ended");
     // At once (Ray's "stopped": false: the run has ended, maybe SUCCEEDED with a model to hand over).
     assertEquals(List.of("poll after PT0.001S: PollTick"), h.timers());
-    assertEquals(1, h.steps.onCancelFinished(s, new CancelFinished(JOB, null, null)).events().size());
+    assertTrue(h.steps.onCancelFinished(s, new CancelFinished(JOB, null, null)).isEmpty(),
+        "a confirmed stop of a submitted job: polling records how it ended");
     h.steps.onCancelFinished(s, new CancelFinished(JOB, "503", Kind.UNAVAILABLE));
     h.steps.onCancelFinished(s, new CancelFinished(JOB, "503", Kind.UNAVAILABLE));
     assertEquals(List.of(new JobCancelled(JOB, "cancelled (unknown to the backend)", NOW)),
         h.steps.onCancelFinished(s, new CancelFinished(JOB, "404", Kind.NOT_FOUND)).events());
-    assertEquals(2, h.thresholdLooks);
+    assertEquals(1, h.thresholdLooks);
     h.steps.onCancelFinished(s, new CancelFinished(JOB, "503", Kind.UNAVAILABLE));
-    assertEquals(List.of("PT1S", "PT2S", "PT1S"), h.timers().stream().map(t -> t.split(" ")[2].replace(":", "")).toList(),
+    assertEquals(List.of("PT0.001S", "PT1S", "PT2S", "PT1S"), h.timers().stream().map(t -> t.split(" ")[2].replace(":", "")).toList(),
         "a confirmed stop, or one the backend no longer needs, resets the back-off");
   }
 
@@ -212,8 +248,7 @@ class PollCancelHandOverStepsTest {
     assertEquals(List.of(JOB, JOB), h.backend.cancels, "the stop is sent again");
     CancelFinished second = (CancelFinished) h.piped().get(0);
     assertEquals(new CancelFinished(JOB, null, null), second);
-    assertEquals(List.of(new JobCancelled(JOB, "stopped on the backend", NOW)),
-        h.steps.onCancelFinished(acked, second).events());
+    assertTrue(h.steps.onCancelFinished(acked, second).isEmpty(), "the job is polled until Ray reports it stopped");
 
     assertEquals(List.of(new JobCancelled(JOB, "cancelled (unknown to the backend)", NOW)),
         h.steps.onCancelFinished(unacked, overtaken).events(),

@@ -9,6 +9,7 @@ import java.time.ZoneOffset;
 /** A clock tests move by hand: the one test double time needs. */
 public final class ManualClock extends Clock {
   private volatile Instant now;
+  private volatile Duration tick = Duration.ZERO;
 
   public ManualClock(Instant start) {
     this.now = start;
@@ -16,6 +17,11 @@ public final class ManualClock extends Clock {
 
   public void advance(Duration d) {
     now = now.plus(d);
+  }
+
+  /** Every later read moves the clock on by {@code d} after answering: time passes between two reads. */
+  public void tickOnEachRead(Duration d) {
+    tick = d;
   }
 
   public void set(Instant instant) {
@@ -33,7 +39,9 @@ public final class ManualClock extends Clock {
   }
 
   @Override
-  public Instant instant() {
-    return now;
+  public synchronized Instant instant() {
+    Instant read = now;
+    now = now.plus(tick);
+    return read;
   }
 }
