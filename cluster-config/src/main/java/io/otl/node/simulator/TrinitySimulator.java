@@ -82,8 +82,8 @@ public final class TrinitySimulator {
     TrinitySimulator sim = new TrinitySimulator(binding, ray, settings, baseModel);
     log.warn(
         "*** TRINITY SIMULATOR *** listening on http://{}:{} (Ray Jobs API + Trinity proxy API). "
-            + "This is NOT Trinity-RFT: jobs train nothing and write placeholder checkpoints under {} "
-            + "(pending {}, running {}).",
+            + "This is NOT Trinity-RFT: jobs train nothing and write placeholder checkpoints where their config's "
+            + "checkpoint_root_dir says; its own job records are under {} (pending {}, running {}).",
         settings.host(),
         sim.port(),
         settings.workDir().toAbsolutePath(),
