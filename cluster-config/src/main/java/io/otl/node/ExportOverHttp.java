@@ -75,10 +75,10 @@ final class ExportOverHttp {
         Files.move(manifestTmp, manifest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       } catch (IOException e) {
         // A file without its manifest is no export: it stayed after "failed" (trial t73), as offline.
-        quietDelete(manifestTmp);
-        quietDelete(file);
+        FileProblems.deleteQuietly(manifestTmp);
+        FileProblems.deleteQuietly(file);
         // Nor may an older manifest stay: it described the file just replaced (review t75).
-        if (Files.isRegularFile(manifest)) quietDelete(manifest);
+        if (Files.isRegularFile(manifest)) FileProblems.deleteQuietly(manifest);
         err.println("error: the export through the node failed: cannot write " + manifest + ": "
             + FileProblems.describe(e) + "; nothing was written");
         return 1;
@@ -93,13 +93,13 @@ final class ExportOverHttp {
       if (m.path("piiFindings").size() > 0) out.println("PII found (kept: --allow-pii): " + m.path("piiFindings"));
       return 0;
     } catch (NodeHttpClient.NodeError e) {
-      quietDelete(tmp);
+      FileProblems.deleteQuietly(tmp);
       if (e.error.equals("pii_found") || e.error.equals("nothing_selected")) {
         // The export of this name has no rows to give: an older file and manifest of that name go, as
         // the export reading the journal itself removes them (DatasetExport, JsonlFile.commit). Left
         // here, "no file written" sat beside last run's file, which a script then read as this one's.
-        quietDelete(file);
-        quietDelete(manifest);
+        FileProblems.deleteQuietly(file);
+        FileProblems.deleteQuietly(manifest);
       }
       if (e.error.equals("pii_found")) {
         err.println("error: " + e.getMessage().replace("allowPii=true", "--allow-pii"));
@@ -111,11 +111,11 @@ final class ExportOverHttp {
       }
       return e.status == 400 ? 2 : 1;
     } catch (java.nio.file.FileSystemException e) { // writing here; the node's answer failing is below
-      quietDelete(tmp);
+      FileProblems.deleteQuietly(tmp);
       err.println("error: the export through the node failed: cannot write " + file + ": " + FileProblems.describe(e));
       return 1;
     } catch (Exception e) {
-      quietDelete(tmp);
+      FileProblems.deleteQuietly(tmp);
       err.println("error: the export through the node failed: " + e.getMessage());
       return 1;
     }
@@ -126,13 +126,5 @@ final class ExportOverHttp {
     Map<String, Integer> exclusions = new LinkedHashMap<>();
     manifest.path("exclusions").fields().forEachRemaining(e -> exclusions.put(e.getKey(), e.getValue().asInt()));
     return DatasetManifest.selectionSummary(manifest.path("seen").asInt(), exclusions);
-  }
-
-  private static void quietDelete(Path p) {
-    try {
-      Files.deleteIfExists(p);
-    } catch (IOException ignored) {
-      // nothing more to do
-    }
   }
 }

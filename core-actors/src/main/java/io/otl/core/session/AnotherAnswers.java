@@ -4,12 +4,9 @@ import io.otl.core.session.AgentSession.MessageRecorded;
 import io.otl.core.session.AgentSession.State;
 import io.otl.core.session.SessionModel.Role;
 import io.otl.core.session.SessionModel.Status;
-import java.util.AbstractSet;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * New gateway answers that a request numbered onto a stored answer's id, and the ids they are stored
@@ -37,7 +34,9 @@ final class AnotherAnswers {
     for (SessionInput input : inputs) {
       String id = input.eventId() != null ? input.eventId() : DerivedEventIds.of(input, desensitizer);
       if (somethingNew && isAnotherAnswer(state, input, id, desensitizer)) {
-        String next = GatewayMessageIds.nextFree(id, new Held(state.eventIds(), renames));
+        // the session's ids and those this request's renames took: two new answers must not take one id
+        String next = GatewayMessageIds.nextFree(id, held -> state.eventIds().contains(held)
+            || renames.containsValue(held));
         if (next != null) {
           renames.put(id, next);
           renames.put(id + REASONING, next + REASONING);
@@ -73,31 +72,5 @@ final class AnotherAnswers {
       if (stored.eventId().equals(eventId)) return stored.msgId() != null && !stored.msgId().equals(sent);
     }
     return false;
-  }
-
-  /** The session's ids and those this request's renames took: two new answers must not take one id. */
-  private static final class Held extends AbstractSet<String> {
-    private final Set<String> stored;
-    private final Map<String, String> renames;
-
-    Held(Set<String> stored, Map<String, String> renames) {
-      this.stored = stored;
-      this.renames = renames;
-    }
-
-    @Override
-    public boolean contains(Object id) {
-      return stored.contains(id) || renames.containsValue(id);
-    }
-
-    @Override
-    public Iterator<String> iterator() {
-      throw new UnsupportedOperationException("only asked whether it holds an id");
-    }
-
-    @Override
-    public int size() {
-      throw new UnsupportedOperationException("only asked whether it holds an id");
-    }
   }
 }

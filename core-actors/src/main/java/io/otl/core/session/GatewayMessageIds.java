@@ -1,6 +1,6 @@
 package io.otl.core.session;
 
-import java.util.Set;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -50,7 +50,7 @@ public final class GatewayMessageIds {
    * session's ids) got the stored answer's id, and the session dropped the new answer as a duplicate:
    * silently, and its msgId then named nothing for feedback (trial t73).
    */
-  static String nextFree(String id, Set<String> held) {
+  static String nextFree(String id, Predicate<String> held) {
     Matcher m = FORM.matcher(id);
     if (!m.matches()) return null;
     String hash = hexOf(m.group(1));
@@ -59,7 +59,7 @@ public final class GatewayMessageIds {
     String next;
     do {
       next = numbered(hash, ++n) + partial;
-    } while (held.contains(next));
+    } while (held.test(next));
     return next;
   }
 

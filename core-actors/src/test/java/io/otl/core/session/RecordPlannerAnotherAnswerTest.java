@@ -91,11 +91,11 @@ class RecordPlannerAnotherAnswerTest {
     String phoneLike = "a13800138000bcdef0123456"; // 13800138000 is a mobile number
     String first = GatewayMessageIds.numbered(phoneLike, 0);
     assertEquals("gw:m:ahjogghjogggbcdefghijklm", first, "the hash is spelled out");
-    assertEquals(GatewayMessageIds.numbered(phoneLike, 1), GatewayMessageIds.nextFree(first, Set.of(first)));
+    assertEquals(GatewayMessageIds.numbered(phoneLike, 1), GatewayMessageIds.nextFree(first, Set.of(first)::contains));
     assertEquals(GatewayMessageIds.numbered(phoneLike, 3), GatewayMessageIds.nextFree(first,
-        Set.of(first, GatewayMessageIds.numbered(phoneLike, 1), GatewayMessageIds.numbered(phoneLike, 2))));
-    assertEquals("gw:m:" + HASH + ".1:partial", GatewayMessageIds.nextFree("gw:m:" + HASH + ":partial", Set.of()));
-    assertNull(GatewayMessageIds.nextFree("gw:m:test", Set.of()), "not the gateway's form: never renumbered");
+        Set.of(first, GatewayMessageIds.numbered(phoneLike, 1), GatewayMessageIds.numbered(phoneLike, 2))::contains));
+    assertEquals("gw:m:" + HASH + ".1:partial", GatewayMessageIds.nextFree("gw:m:" + HASH + ":partial", Set.of()::contains));
+    assertNull(GatewayMessageIds.nextFree("gw:m:test", Set.of()::contains), "not the gateway's form: never renumbered");
   }
 
   @Test

@@ -231,9 +231,9 @@ public final class DatasetExport {
           } catch (RuntimeException e) {
             // A file without its manifest (ids, count, SHA-256) is no export: it stayed after "the export
             // failed" (a full disk, a folder of the manifest's name; trial t73), and a reader took it for one.
-            quietlyDelete(w.path());
+            FileProblems.deleteQuietly(w.path());
             // Nor may an older manifest stay: it described the file just replaced (review t75).
-            if (java.nio.file.Files.isRegularFile(manifest)) quietlyDelete(manifest);
+            if (java.nio.file.Files.isRegularFile(manifest)) FileProblems.deleteQuietly(manifest);
             throw e;
           }
           return new ExportResult(w.path().toString(), w.count(), w.sha256(), w.sessionIds(), w.piiFindings(),
@@ -391,16 +391,8 @@ public final class DatasetExport {
       Files.writeString(tmp, JsonlFormats.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");
       Files.move(tmp, manifest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
-      quietlyDelete(tmp);
+      FileProblems.deleteQuietly(tmp);
       throw new UncheckedIOException("writing " + manifest + " failed: " + e.getMessage(), e);
-    }
-  }
-
-  private static void quietlyDelete(Path p) {
-    try {
-      Files.deleteIfExists(p);
-    } catch (IOException | RuntimeException ignored) {
-      // the failure being reported is the one that matters
     }
   }
 

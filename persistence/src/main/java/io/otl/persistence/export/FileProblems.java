@@ -15,6 +15,18 @@ import java.nio.file.NotDirectoryException;
 public final class FileProblems {
   private FileProblems() {}
 
+  /**
+   * Removes a file an export is leaving behind after a failure, if it can: the failure being reported is
+   * the one that matters, and a cleanup that fails too must not hide it.
+   */
+  public static void deleteQuietly(java.nio.file.Path p) {
+    try {
+      java.nio.file.Files.deleteIfExists(p);
+    } catch (IOException | RuntimeException ignored) {
+      // the failure being reported is the one that matters
+    }
+  }
+
   public static String describe(IOException e) {
     if (e instanceof FileAlreadyExistsException f) return f.getFile() + " exists and is not a folder";
     if (e instanceof NotDirectoryException f) return f.getFile() + " is not a folder";
