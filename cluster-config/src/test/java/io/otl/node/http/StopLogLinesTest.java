@@ -33,6 +33,9 @@ class StopLogLinesTest {
       TrainingNode node = TrainingNode.start(
           TestDatabases.node(TestDatabases.h2(Files.createTempDirectory("otl-stoplines-")), true));
       int port = node.httpPort();
+      // Nodes of earlier test classes in this JVM may log their own end while this one runs: keep this node's lines.
+      String self = "left the cluster as " + node.system().address();
+      long closing = System.currentTimeMillis();
       node.close();
       node.system().getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
       List<String> ours = new ArrayList<>();
@@ -41,7 +44,9 @@ class StopLogLinesTest {
         synchronized (captured) {
           for (ILoggingEvent e : new ArrayList<>(captured.list)) {
             String m = e.getFormattedMessage();
-            if (m.startsWith("stopping (") || m.startsWith("HTTP API on port") || m.startsWith("training node stopped")) {
+            boolean mine = (m.startsWith("stopping (") && e.getTimeStamp() >= closing) || m.startsWith("HTTP API on port " + port + " ")
+                || (m.startsWith("training node stopped") && m.endsWith(self));
+            if (mine) {
               ours.add(m);
             }
           }
