@@ -233,26 +233,37 @@ public final class Timeline {
       String failed = e.inference() == null || e.inference().error() == null ? ""
           : (e.content().isEmpty() ? "" : " ") + "(call FAILED: " + clip(e.inference().error()) + ")";
       return e.role() + ": " + clip(e.content()) + failed + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)")
-          + cut(e.truncated());
+          + cut(e.truncated()) + rated(e.msgId());
     } else if (event instanceof AgentSession.ToolCallRecorded e) {
       return "tool " + e.toolName() + (e.success() ? " ok" : " FAILED") + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)")
           + cut(e.truncated());
     } else if (event instanceof AgentSession.ReasoningStepRecorded e) {
       return reasoning(e);
     } else if (event instanceof AgentSession.FeedbackRecorded e) {
-      return "feedback " + e.kind() + (e.value() == null ? "" : " " + num(e.value())) + " (" + e.feedbackId() + ")";
+      return "feedback " + e.kind() + (e.value() == null ? "" : " " + num(e.value())) + " (" + e.feedbackId() + ")"
+          + rated(e.msgId());
     } else if (event instanceof AgentSession.TaskResultRecorded e) {
       return "result " + e.status() + (e.detail() == null ? "" : ": " + clip(e.detail()));
     } else if (event instanceof AgentSession.TrajectoryCompleted e) {
       return "COMPLETED: reward " + num(e.reward()) + ", quality " + num(e.qualityScore());
     } else if (event instanceof AgentSession.RewardRevised e) {
       return "reward revised to " + num(e.reward()) + " (quality " + num(e.qualityScore()) + ") after feedback "
-          + e.feedbackId();    } else if (event instanceof AgentSession.MessageDetailsAdded e) {
+          + e.feedbackId();
+    } else if (event instanceof AgentSession.MessageDetailsAdded e) {
       return "assistant answer's call details added by the node that answered it"
           + (e.inference() == null || e.inference().modelVersion() == null ? "" : " (version "
               + e.inference().modelVersion() + ")") + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)");
     }
     return event.getClass().getSimpleName();
+  }
+
+  /**
+   * An answer's msgId, and the msgId a feedback rates, so that an operator can tell which answer a
+   * per-turn rating was for: the timeline showed neither, and a session's ratings read as the whole
+   * session's.
+   */
+  private static String rated(String msgId) {
+    return msgId == null ? "" : " [msgId " + clip(msgId) + "]";
   }
 
   /**
