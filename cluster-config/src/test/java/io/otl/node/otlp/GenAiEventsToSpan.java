@@ -55,12 +55,14 @@ final class GenAiEventsToSpan implements LogRecordProcessor {
   }
 }
 
-/** Puts the run's conversation id (from the baggage) on every span started in it, the instrumentation's too. */
-final class ConversationIdFromBaggage implements SpanProcessor {
+/** Puts the run's conversation id and agent (from the baggage) on every span started in it, the instrumentation's too. */
+final class RunFromBaggage implements SpanProcessor {
   @Override
   public void onStart(Context parent, ReadWriteSpan span) {
-    String id = Baggage.fromContext(parent).getEntryValue("gen_ai.conversation.id");
-    if (id != null) span.setAttribute("gen_ai.conversation.id", id);
+    for (String key : List.of("gen_ai.conversation.id", "gen_ai.agent.name")) {
+      String value = Baggage.fromContext(parent).getEntryValue(key);
+      if (value != null) span.setAttribute(key, value);
+    }
   }
 
   @Override

@@ -35,6 +35,9 @@ import io.opentelemetry.sdk.logs.SdkLoggerProvider;
 import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.opentelemetry.sdk.trace.export.SpanExporter;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.common.CompletableResultCode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -150,7 +153,7 @@ class OtlpOpenAiJavaInstrumentationTest {
 
     SdkTracerProvider tracing = SdkTracerProvider.builder()
         .setResource(Resource.getDefault().merge(Resource.create(Attributes.of(AttributeKey.stringKey("service.name"), "weather-agent"))))
-        .addSpanProcessor(new ConversationIdFromBaggage())
+        .addSpanProcessor(new RunFromBaggage())
         .addSpanProcessor(SimpleSpanProcessor.create(OtlpHttpSpanExporter.builder()
             .setEndpoint("http://127.0.0.1:" + node.httpPort() + "/v1/traces").build()))
         .build();
@@ -183,6 +186,73 @@ class OtlpOpenAiJavaInstrumentationTest {
     assertEquals(List.of("system:You are a weather bot. Reach me at [EMAIL].", "user:Use get_weather for Paris",
         "assistant: #chatcmpl-1", "tool:sunny, 21 C", "assistant:Sunny in Paris. #chatcmpl-2"), got);
     assertEquals("weather-agent", s.get("agentId").asText(), "the resource's service.name names a new session's agent");
+  }
+
+  /**
+   * The page's wiring as written: no resource (so {@code service.name} is the SDK's {@code
+   * unknown_service:java}), the agent named on the {@code invoke_agent} span and in the baggage. The
+   * instrumentation's chat spans and the agent's tool spans end, and are exported, before the agent span,
+   * in a request of their own whenever the page's {@code BatchSpanProcessor} runs its schedule (5 s) inside
+   * the run (here: each span exported on its own, in the order they ended). When the page's processor
+   * copied only the conversation id (trial t80), the chat span's request started the session under {@code
+   * unknown_service:java}, and the agent span, naming {@code weather-agent}, was refused (409) in every run.
+   */
+  @Test
+  void thePagesWiringNamesTheAgentOnSpansExportedBeforeTheAgentSpan() throws Exception {
+    List<SpanData> ended = java.util.Collections.synchronizedList(new ArrayList<>());
+    SdkTracerProvider tracing = SdkTracerProvider.builder()
+        .addSpanProcessor(new RunFromBaggage())
+        .addSpanProcessor(SimpleSpanProcessor.create(new SpanExporter() {
+          @Override
+          public CompletableResultCode export(java.util.Collection<SpanData> spans) {
+            ended.addAll(spans);
+            return CompletableResultCode.ofSuccess();
+          }
+
+          @Override
+          public CompletableResultCode flush() {
+            return CompletableResultCode.ofSuccess();
+          }
+
+          @Override
+          public CompletableResultCode shutdown() {
+            return CompletableResultCode.ofSuccess();
+          }
+        }))
+        .build();
+    SdkLoggerProvider logging = SdkLoggerProvider.builder().addLogRecordProcessor(new GenAiEventsToSpan()).build();
+    Tracer tracer = tracing.get("weather-agent");
+    Logger events = logging.get("io.opentelemetry.openai-java-1.1");
+    String sessionId = "oai-java-wiring";
+    Span run = tracer.spanBuilder("invoke_agent weather-agent").setAttribute("gen_ai.operation.name", "invoke_agent")
+        .setAttribute("gen_ai.agent.name", "weather-agent").setAttribute("gen_ai.conversation.id", sessionId).startSpan();
+    try (Scope scope = Context.current().with(run).with(Baggage.builder().put("gen_ai.conversation.id", sessionId)
+        .put("gen_ai.agent.name", "weather-agent").build()).makeCurrent()) {
+      chat(tracer, events, "chatcmpl-w1", List.of(
+          event("gen_ai.user.message", Map.of("content", "Use get_weather for Paris")),
+          event("gen_ai.choice", Map.of("finish_reason", "stop", "message", Map.of("content", "Sunny in Paris.")))));
+      tracer.spanBuilder("execute_tool get_weather").setAttribute("gen_ai.operation.name", "execute_tool")
+          .setAttribute("gen_ai.tool.name", "get_weather").setAttribute("gen_ai.tool.call.id", "call_w1")
+          .setAttribute("gen_ai.tool.call.arguments", "{\"city\":\"Paris\"}")
+          .setAttribute("gen_ai.tool.call.result", "sunny").startSpan().end();
+    } finally {
+      run.end();
+    }
+    tracing.close();
+    logging.close();
+    assertEquals(3, ended.size());
+    try (OtlpHttpSpanExporter exporter = OtlpHttpSpanExporter.builder()
+        .setEndpoint("http://127.0.0.1:" + node.httpPort() + "/v1/traces").build()) {
+      for (SpanData span : ended) {
+        assertTrue(exporter.export(List.of(span)).join(30, java.util.concurrent.TimeUnit.SECONDS).isSuccess());
+      }
+    }
+    JsonNode s = session(sessionId);
+    assertEquals("weather-agent", s.get("agentId").asText(), "the agent the run names, not unknown_service:java: " + s);
+    assertEquals(1, s.get("steps").size(), "the agent span is stored, not refused as another agent's: " + s);
+    assertEquals("invoke_agent weather-agent", s.get("steps").get(0).get("action").asText());
+    assertEquals(1, s.get("toolCalls").size(), s.toString());
+    assertEquals(2, s.get("messages").size(), s.toString());
   }
 
   private record Event(String name, Map<String, Object> body) {}

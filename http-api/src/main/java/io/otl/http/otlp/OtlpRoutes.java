@@ -296,6 +296,12 @@ public final class OtlpRoutes {
 
   /** Null when stored (or already stored), else why the session refused the inputs. */
   private CompletionStage<String> writeSession(GenAiMapper.SessionBatch batch, String agentId, int from) {
+    return writeSession(batch, agentId, from, true);
+  }
+
+  /** @param mayStart false: the session exists, a NOT_FOUND is not answered by starting it under service.name again */
+  private CompletionStage<String> writeSession(GenAiMapper.SessionBatch batch, String agentId, int from,
+      boolean mayStart) {
     if (from >= batch.inputs().size()) return CompletableFuture.completedFuture(null);
     List<SessionInput> chunk = batch.inputs().subList(from, Math.min(batch.inputs().size(), from + maxEventsPerWrite));
     long start = System.nanoTime();
@@ -306,8 +312,14 @@ public final class OtlpRoutes {
         return writeSession(batch, agentId, from + chunk.size());
       }
       AgentSession.Rejected rej = (AgentSession.Rejected) reply;
-      if (agentId == null && batch.agentId() != null && rej.code() == AgentSession.RejectionCode.NOT_FOUND) {
+      if (mayStart && agentId == null && batch.agentId() != null && rej.code() == AgentSession.RejectionCode.NOT_FOUND) {
         return writeSession(batch, batch.agentId(), from); // a new session: service.name is its agent
+      }
+      if (batch.agentFromResource() && agentId != null && from == 0 && rej.code() == AgentSession.RejectionCode.CONFLICT) {
+        // Another request (its agent span, exported at the same time) started the session between the
+        // NOT_FOUND and this write: the session is recorded now and keeps its own agent, as these spans,
+        // naming none, would have had it a moment later. They were refused as another agent's (trial t80).
+        return writeSession(batch, null, from, false);
       }
       metrics.eventsRejected(chunk.size());
       // The events API's "its first events must name the agentId" means nothing to an OTel user.

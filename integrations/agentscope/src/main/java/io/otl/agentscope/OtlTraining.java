@@ -35,6 +35,7 @@ public final class OtlTraining {
     private int bufferCapacity = 1024;
     private int maxAttempts = 3;
     private Duration retryBackoff = Duration.ofMillis(200);
+    private int maxTextLength = 65536;
 
     private Builder(TrajectorySink sink) {
       if (sink == null) throw new IllegalArgumentException("sink is required");
@@ -79,10 +80,21 @@ public final class OtlTraining {
       return this;
     }
 
+    /**
+     * The node's {@code data-collector.max-text-length} (65536 by default): a longer message, reasoning
+     * text, tool input or output is sent cut at it, as the gateway and the OpenTelemetry door store such
+     * texts, rather than refused by the node and dropped with its event.
+     */
+    public Builder maxTextLength(int chars) {
+      if (chars < 1) throw new IllegalArgumentException("maxTextLength must be at least 1, was " + chars);
+      this.maxTextLength = chars;
+      return this;
+    }
+
     /** A hook not yet on any agent, for {@code ReActAgent.builder().hook(...)}. */
     public OtlTrainingHook build() {
       return new OtlTrainingHook(new AsyncSender(sink, bufferCapacity, maxAttempts, retryBackoff), agentId,
-          agentVersion, sessions);
+          agentVersion, sessions, maxTextLength);
     }
 
     /** Builds the hook and adds it to the agent's hooks (AgentScope keeps them in a concurrent list). */

@@ -89,8 +89,11 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
   private final Map<String, String> systemSent = remembered();
   private final Map<String, String> toolsSent = remembered();
   private final AtomicLong captureErrors = new AtomicLong();
+  private final LongTexts cut;
 
-  OtlTrainingHook(AsyncSender sender, String agentId, String agentVersion, SessionIdProvider sessions) {
+  OtlTrainingHook(AsyncSender sender, String agentId, String agentVersion, SessionIdProvider sessions,
+      int maxTextLength) {
+    this.cut = new LongTexts(ID_TEXT, maxTextLength);
     this.sender = sender;
     this.agentId = agentId;
     this.agentVersion = agentVersion;
@@ -148,7 +151,7 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
       for (Msg m : pre.getInputMessages()) {
         if (m.getRole() == MsgRole.USER || m.getRole() == MsgRole.SYSTEM) {
           events.add(new SessionInput.Message("as-msg-" + m.getId(), at, m.getRole().name().toLowerCase(Locale.ROOT),
-              m.getTextContent(), null, null));
+              cut.text(m.getTextContent()), null, null));
         }
       }
     } else if (event instanceof PreReasoningEvent) {
@@ -166,7 +169,7 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
             .collect(Collectors.joining("; "));
         int index = steps.computeIfAbsent(sessionId, s -> new AtomicInteger()).getAndIncrement();
         events.add(new SessionInput.Reasoning("as-rsn-" + m.getId(), at, index,
-            thought == null || thought.isBlank() ? null : thought, action, null));
+            thought == null || thought.isBlank() ? null : cut.text(thought), cut.text(action), null));
       }
     } else if (event instanceof PreActingEvent pre) {
       toolStarted.put(pre.getToolUse().getId(), System.nanoTime());
@@ -175,13 +178,14 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
       Long began = toolStarted.remove(use.getId());
       String text = text(post.getToolResult());
       events.add(new SessionInput.ToolCall("as-tool-" + use.getId(), at, use.getId(), use.getName(),
-          MAPPER.valueToTree(use.getInput()), output(text), !text.startsWith("Error:"), millisSince(began)));
+          cut.json(MAPPER.valueToTree(use.getInput())), cut.json(output(text)), !text.startsWith("Error:"),
+          millisSince(began)));
     } else if (event instanceof PostCallEvent post) {
       Msg reply = post.getFinalMessage();
       Long began = callStarted.remove(sessionId);
       if (reply != null) {
-        events.add(new SessionInput.Message("as-msg-" + reply.getId(), at, "assistant", reply.getTextContent(),
-            reply.getId(), millisSince(began)));
+        events.add(new SessionInput.Message("as-msg-" + reply.getId(), at, "assistant",
+            cut.text(reply.getTextContent()), reply.getId(), millisSince(began)));
       }
     } else if (event instanceof ErrorEvent error) {
       callStarted.remove(sessionId);
@@ -217,7 +221,7 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
     if (prompt == null || prompt.trim().isEmpty()) return null;
     String id = "as-sys-" + digest(prompt);
     if (id.equals(systemSent.put(sessionId, id))) return null;
-    return new SessionInput.Message(id, at, "system", prompt, null, null);
+    return new SessionInput.Message(id, at, "system", cut.text(prompt), null, null);
   }
 
   /**

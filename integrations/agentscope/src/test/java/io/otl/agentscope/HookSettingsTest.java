@@ -29,6 +29,7 @@ class HookSettingsTest {
     assertTrue(attempts.getMessage().startsWith("maxAttempts"), attempts.getMessage());
     assertThrows(IllegalArgumentException.class, () -> b.retries(3, null));
     assertThrows(IllegalArgumentException.class, () -> b.retries(3, Duration.ofMillis(-1)));
+    assertThrows(IllegalArgumentException.class, () -> b.maxTextLength(0));
     b.agentId("support-bot").retries(1, Duration.ZERO).agentId(null); // valid, and null = the agent's name
     for (String url : new String[] {"node:8080", "not a url", "ftp://node:8080", "http:///v1", null}) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TrajectorySink.http(url, "t"),
