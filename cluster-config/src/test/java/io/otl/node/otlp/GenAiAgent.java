@@ -95,9 +95,18 @@ public final class GenAiAgent {
         .setAttribute("gen_ai.usage.output_tokens", 7L)
         .setAttribute("gen_ai.input.messages", input)
         .setAttribute("gen_ai.output.messages", output)
+        .setAttribute("gen_ai.tool.definitions", TOOLS)
         .startSpan();
     chat.end();
   }
+
+  /**
+   * The tools offered on each chat span, as the conventions write them (JSON text: the Java SDK has no
+   * structured attribute values); get_time is offered and never called.
+   */
+  static final String TOOLS = "[{\"type\":\"function\",\"name\":\"get_weather\",\"description\":\"Current weather of a city\","
+      + "\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}},"
+      + "{\"type\":\"function\",\"name\":\"get_time\",\"parameters\":{\"type\":\"object\",\"properties\":{}}}]";
 
   /** A span outside the GenAI conventions (an HTTP server span), which the node ignores. */
   static List<SpanData> unrelated() {

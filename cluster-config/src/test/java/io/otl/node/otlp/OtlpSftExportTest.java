@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * An OpenTelemetry session in the SFT export (a new-user trial): the chat span after a tool call
  * re-sends the tool's result as a {@code tool} message, and the {@code execute_tool} span records
  * the same result as the call's output. The export rendered it twice; it must appear once, as the
- * tool message answering the call.
+ * tool message answering the call. Its {@code tools} are the ones the chat spans offered
+ * ({@code gen_ai.tool.definitions}).
  */
 class OtlpSftExportTest {
   private static final String TOKEN = "otlp-sft-token";
@@ -73,5 +74,13 @@ class OtlpSftExportTest {
     assertEquals("call-1", tool.get("tool_call_id").asText(), line.toString());
     assertEquals("{\"celsius\":21}", tool.get("content").asText(), line.toString());
     assertEquals("call-1", line.get("messages").get(1).get("tool_calls").get(0).get("id").asText());
+    // The chat spans' gen_ai.tool.definitions, not schemas derived from the one call: its description and
+    // required field, and the tool offered but never called (the line had only a derived get_weather).
+    JsonNode tools = line.get("tools");
+    assertEquals(2, tools.size(), tools.toString());
+    assertEquals("get_weather", tools.get(0).get("function").get("name").asText(), tools.toString());
+    assertEquals("Current weather of a city", tools.get(0).get("function").get("description").asText());
+    assertEquals("city", tools.get(0).get("function").get("parameters").get("required").get(0).asText());
+    assertEquals("get_time", tools.get(1).get("function").get("name").asText(), tools.toString());
   }
 }

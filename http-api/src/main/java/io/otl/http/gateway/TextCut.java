@@ -65,7 +65,7 @@ public final class TextCut {
     return s.substring(0, end);
   }
 
-  boolean fits(String text) {
+  public boolean fits(String text) {
     return text == null || text.length() <= limit;
   }
 }

@@ -288,7 +288,9 @@ final class GenAiMapper {
     Instant end = instant(span.endNanos());
     List<String> unknown = new ArrayList<>();
     for (int i = 0; i < c.input().size(); i++) addMessage(out, i, c.input().get(i), start, null, null, null, d, cut, unknown);
-    String msgId = span.text("gen_ai.response.id");
+    String responseId = span.text("gen_ai.response.id");
+    // An empty id names no response: stored as "", feedback could never name it, and it read as one.
+    String msgId = responseId == null || responseId.isBlank() ? null : responseId;
     String failure = failed(span) ? errorText(span, d, cut) : null;
     boolean inferenceGiven = false;
     for (int j = 0; j < c.output().size(); j++) {
@@ -303,6 +305,9 @@ final class GenAiMapper {
       addMessage(out, c.input().size() + j, m, end, msgId, span.durationMs(), call, d, cut, unknown);
     }
     if (failure != null && !inferenceGiven) out.add(failedCall(span, failure, end, d));
+    // The tools offered go with a span that stored something: alone they are not a turn (content capture off).
+    SessionInput tools = out.isEmpty() ? null : GenAiToolDefinitions.start(span, d, cut, start);
+    if (tools != null) out.add(0, tools);
     return new ChatInputs(out, unknown.size(), unknown.isEmpty() ? null : unknown.get(0));
   }
 

@@ -273,4 +273,19 @@ class GenAiMapperTest {
     assertEquals("add them", thinking.thought());
     assertEquals("4", ((SessionInput.Message) inputs.get(2)).content(), "the answer alone, without the reasoning");
   }
+
+  /** An empty {@code gen_ai.response.id} names no response: the answer was stored with msgId "". */
+  @Test
+  void anEmptyResponseIdIsNoMsgId() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    String output = "[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\"4\"}]}]";
+    String chat = span("0000000000000006", "", attr("gen_ai.operation.name", "\"chat\"") + ","
+        + attr("gen_ai.conversation.id", "\"conv-e\"") + "," + attr("gen_ai.response.id", "\"\"") + ","
+        + attr("gen_ai.output.messages", json.writeValueAsString(output)), "", 0);
+
+    SessionInput.Message answer = (SessionInput.Message) mapped(GenAiMapper.map(decode(chat)).sessions().get(0)).get(0);
+
+    assertEquals("4", answer.content());
+    assertEquals(null, answer.msgId());
+  }
 }

@@ -1,0 +1,78 @@
+package io.otl.http.otlp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.otl.core.Sha256;
+import io.otl.core.session.Desensitizer;
+import io.otl.core.session.GatewayMessageIds;
+import io.otl.core.session.SessionInput;
+import io.otl.http.gateway.TextCut;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * A chat span's {@code gen_ai.tool.definitions} (the tools offered to the model) as the session's
+ * metadata {@code tools}, in the OpenAI form the gateway and the AgentScope hook store and the SFT
+ * export reads. Unread, an OpenTelemetry session's SFT line had only the tools derived from the calls
+ * made (no description, no required fields, none of the tools offered but not called), where the same
+ * conversation through the gateway had the agent's own schemas.
+ */
+final class GenAiToolDefinitions {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  static final String PREFIX = "otlp:tools:";
+
+  private GenAiToolDefinitions() {}
+
+  /**
+   * The start that carries the span's function tools, its id a hash of them as stored (a set sent again
+   * with every chat span is a duplicate; a changed set replaces the stored one, as agents resend the whole
+   * list); null when the span has none. Schemas over the text limit are left out and said so, as the
+   * gateway does: cut JSON would not parse where the export reads it.
+   */
+  static SessionInput start(OtlpSpan span, Desensitizer d, TextCut cut, Instant at) {
+    Object value = span.attributes().get("gen_ai.tool.definitions");
+    for (OtlpSpan.Event e : span.events()) {
+      if (value == null) value = e.attributes().get("gen_ai.tool.definitions");
+    }
+    if (value == null) return null;
+    ArrayNode tools = openAiForm(value);
+    if (tools.isEmpty()) return null;
+    String text = tools.toString();
+    String id = GatewayMessageIds.opaque(PREFIX, Sha256.hex(d.apply(text), 12), "");
+    Map<String, String> meta = cut == null || cut.fits(text) ? Map.of("tools", text)
+        : Map.of("toolsOmitted", text.length() + " characters, over data-collector.max-text-length");
+    return new SessionInput.Start(id, at, null, null, meta);
+  }
+
+  /**
+   * The conventions' entries ({@code {"type":"function","name","description","parameters"}}) nested as
+   * OpenAI's ({@code {"type":"function","function":{…}}}); entries already nested are kept; anything
+   * else (another tool type, no name, text that is not JSON) is left out.
+   */
+  static ArrayNode openAiForm(Object value) {
+    ArrayNode out = MAPPER.createArrayNode();
+    JsonNode list;
+    try {
+      list = value instanceof String s ? MAPPER.readTree(s) : MAPPER.valueToTree(value);
+    } catch (IOException | IllegalArgumentException e) {
+      return out;
+    }
+    if (list == null || !list.isArray()) return out;
+    for (JsonNode t : list) {
+      if (!t.isObject() || t.has("type") && !"function".equals(t.path("type").asText())) continue;
+      JsonNode fn = t.path("function").isObject() ? t.get("function") : t;
+      if (!fn.path("name").isTextual() || fn.path("name").asText().isBlank()) continue;
+      ObjectNode nested = MAPPER.createObjectNode();
+      nested.put("type", "function");
+      ObjectNode f = nested.putObject("function");
+      f.put("name", fn.get("name").asText());
+      if (fn.path("description").isTextual()) f.put("description", fn.get("description").asText());
+      if (fn.path("parameters").isObject()) f.set("parameters", fn.get("parameters"));
+      out.add(nested);
+    }
+    return out;
+  }
+}
