@@ -129,7 +129,11 @@ public final class ApiErrors {
   private static final ExceptionHandler EXCEPTION_HANDLER = ExceptionHandler.newBuilder()
       .match(Throwable.class, e -> org.apache.pekko.http.javadsl.server.Directives.complete(toResponse(e)))
       .build();
-  private static final RejectionHandler REJECTION_HANDLER = buildRejectionHandler();
+  private static final String API_ROUTES = "GET /v1/openapi.json lists them; docs/api.md";
+  private static final RejectionHandler REJECTION_HANDLER = buildRejectionHandler(API_ROUTES);
+  /** The separate OTLP port (otlp.port) serves no OpenAPI document: its 404 pointed at one. */
+  private static final RejectionHandler OTLP_PORT_REJECTION_HANDLER =
+      buildRejectionHandler("this port, otlp.port, takes only POST /v1/traces; docs/connect-opentelemetry.md");
 
   public static ExceptionHandler exceptionHandler() {
     return EXCEPTION_HANDLER;
@@ -140,7 +144,12 @@ public final class ApiErrors {
     return REJECTION_HANDLER;
   }
 
-  private static RejectionHandler buildRejectionHandler() {
+  /** {@link #rejectionHandler()} for the OTLP port, whose only route is {@code POST /v1/traces}. */
+  public static RejectionHandler otlpPortRejectionHandler() {
+    return OTLP_PORT_REJECTION_HANDLER;
+  }
+
+  private static RejectionHandler buildRejectionHandler(String routesHint) {
     return RejectionHandler.defaultHandler().mapRejectionResponse(response -> {
       if (response.entity().getContentType().mediaType().isApplication()
           && response.entity().getContentType().mediaType().subType().equals("json")) {
@@ -150,7 +159,7 @@ public final class ApiErrors {
           ? strict.getData().decodeString(StandardCharsets.UTF_8) : response.status().reason();
       Iterable<HttpHeader> headers = withHeadBesideGet(response.getHeaders());
       return Json.error(response.status(), codeFor(response.status().intValue()),
-              withRouteHint(notEchoingTheBody(allowedIn(text, headers))))
+              withRouteHint(notEchoingTheBody(allowedIn(text, headers)), routesHint))
           .withHeaders(headers);
     });
   }
@@ -164,9 +173,13 @@ public final class ApiErrors {
    * is not repeated: it may hold an id that is personal data.
    */
   static String withRouteHint(String text) {
+    return withRouteHint(text, API_ROUTES);
+  }
+
+  private static String withRouteHint(String text, String routesHint) {
     if (!text.equals(NO_ROUTE)) return text;
     return "The requested resource could not be found: no route of this node takes this method and path"
-        + " (GET /v1/openapi.json lists them; docs/api.md)";
+        + " (" + routesHint + ")";
   }
 
   private static final String MALFORMED = "The request content was malformed:";

@@ -182,7 +182,7 @@ public final class OtlpRoutes {
    */
   public Route standalone(Auth auth) {
     return mapResponse(io.otl.http.Auth::challenged, () -> statusErrors(() -> io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
-        handleRejections(ApiErrors.rejectionHandler(), () -> closedUnlessRead(() -> pathPrefix("v1", () -> auth.protect(
+        handleRejections(ApiErrors.otlpPortRejectionHandler(), () -> closedUnlessRead(() -> pathPrefix("v1", () -> auth.protect(
             () -> io.otl.http.RequestGuard.withStrictBody(maxDecodedBytes, this::route)))))))));
   }
 
