@@ -135,6 +135,8 @@ public final class JournalSchema {
    * @return the identity of the journal in this database
 
    * @throws JournalUnavailableException naming the settings to fix when the database cannot be reached
+   * @throws IllegalStateException when a table of another layout or another schema version is found
+   *     ({@link JournalLayout}), naming it and the fix
    */
   public static JournalIdentity ensure(JournalSettings settings) {
     try (Connection c = connect(settings)) {
@@ -145,8 +147,13 @@ public final class JournalSchema {
         for (String ddl : settings.kind() == JournalSettings.Kind.H2 ? H2 : POSTGRES) st.execute(ddl);
         for (String ddl : JournalIdentity.ddl(settings.kind())) st.execute(ddl);
         for (String ddl : ClusterLease.ddl(settings.kind())) st.execute(ddl);
+        JournalLayout.check(c, settings);
         identity = JournalIdentity.readOrCreate(c, settings.kind());
+        JournalLayout.checkVersion(identity, settings);
         c.commit();
+      } catch (IllegalStateException refused) {
+        c.rollback(); // on PostgreSQL the DDL of this start goes too: a refused start creates nothing
+        throw refused;
       } catch (SQLException e) {
         c.rollback();
         String missingSchema = missingSchema(settings, e);
