@@ -86,6 +86,35 @@ class JournalLayoutTest {
     assertTrue(older.contains("has schema version 0") && older.contains("no migration"), older);
   }
 
+  /**
+   * A user with table privileges only (a DBA made the tables): PostgreSQL's "permission denied for schema
+   * public" came on two lines with "Position: 28" and nothing of what the node needs.
+   */
+  @Test
+  void aUserWhoMayNotCreateTablesIsToldWhatToGrant() throws Exception {
+    JournalSettings owner = freshPostgresSchema();
+    JournalSchema.ensure(owner);
+    String schema = schemaOf(owner);
+    String role = "otl_test_user_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+    try (Connection c = JournalSchema.connect(owner); Statement st = c.createStatement()) {
+      st.execute("CREATE ROLE " + role + " LOGIN PASSWORD 'pw'");
+      st.execute("GRANT USAGE ON SCHEMA " + schema + " TO " + role);
+      st.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + schema + " TO " + role);
+    }
+    try {
+      JournalSettings user = new JournalSettings(JournalSettings.Kind.POSTGRES, owner.url(), role, "pw", 2);
+      String m = assertThrows(IllegalStateException.class, () -> JournalSchema.ensure(user)).getMessage();
+      assertTrue(m.contains("the database user '" + role + "' may not create or index the journal's tables"), m);
+      assertTrue(m.contains("GRANT CREATE ON SCHEMA " + schema + " TO " + role) && m.contains("OWNER TO " + role), m);
+      assertFalse(m.contains("\n") || m.contains("Position"), "one line: " + m);
+    } finally {
+      try (Connection c = JournalSchema.connect(owner); Statement st = c.createStatement()) {
+        st.execute("DROP OWNED BY " + role);
+        st.execute("DROP ROLE " + role);
+      }
+    }
+  }
+
   private static String schemaOf(JournalSettings s) {
     return s.url().replaceAll(".*currentSchema=([^&]*).*", "$1");
   }
