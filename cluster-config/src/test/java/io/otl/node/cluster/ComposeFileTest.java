@@ -186,6 +186,22 @@ class ComposeFileTest {
     assertEquals(List.of(), unread, "OTL_* variables in compose.yml that no main source or .conf reads");
   }
 
+  /**
+   * docker/README.md's commands name services compose.yml has, and its tools run the jar the image holds
+   * (the offline tools' lines were added in trial t82).
+   */
+  @Test
+  void theReadmesComposeCommandsNameItsServices() throws IOException {
+    String readme = Files.readString(ROOT.resolve("docker/README.md"));
+    java.util.regex.Matcher m = Pattern.compile(
+        "docker compose -f docker/compose\\.yml (?:exec|kill|start|stop|logs -f|run --rm --no-deps) (\\w+)").matcher(readme);
+    int seen = 0;
+    for (; m.find(); seen++) assertTrue(services.has(m.group(1)), "no service " + m.group(1) + " in compose.yml: " + m.group());
+    assertTrue(seen >= 5, "the README's compose commands: " + seen);
+    assertTrue(readme.contains("exec node1 java -jar /app/otl-node.jar audit verify")
+        && dockerfile.contains("/app/otl-node.jar"), "the tools run the image's jar");
+  }
+
   /** Every main Java source and resource of every module, concatenated. */
   private static String mainSources() throws IOException {
     List<Path> files;
