@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.config.ConfigValidationException;
 import io.otl.node.testing.TestDatabases;
@@ -128,6 +129,26 @@ class StartupFailureTest {
     String printed = Main.startFailure(e);
     assertTrue(printed.lines().count() == 1 && !printed.contains("Position"), printed);
     assertTrue(printed.contains("the schema " + schema + " named by currentSchema="), printed);
+  }
+
+  /**
+   * Trial t82: a database holding Akka/Pekko persistence-jdbc's legacy snapshot table started a node
+   * that answered /health/ready UP and every session 503 ("column snapshot_ser_id does not exist").
+   */
+  @Test
+  void aTableOfAnotherLayoutStopsStartUpInOneLineWithTheFix() throws Exception {
+    Config db = TestDatabases.postgres();
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(db.getString("agentscope.training.db.url"),
+        TestDatabases.PG_USER, TestDatabases.PG_PASSWORD); java.sql.Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE snapshot (persistence_id VARCHAR(255) NOT NULL, sequence_number BIGINT NOT NULL, "
+          + "created BIGINT NOT NULL, snapshot BYTEA NOT NULL, PRIMARY KEY (persistence_id, sequence_number))");
+    }
+    RuntimeException e = assertThrows(RuntimeException.class, () -> TrainingNode.start(
+        TestDatabases.node(db, false)));
+    String printed = Main.startFailure(e);
+    assertTrue(printed.lines().count() == 1, printed);
+    assertTrue(printed.contains("table snapshot has no column snapshot_ser_id") && printed.contains("currentSchema="),
+        printed);
   }
 
   @Test

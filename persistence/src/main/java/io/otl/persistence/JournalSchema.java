@@ -135,6 +135,8 @@ public final class JournalSchema {
    * @return the identity of the journal in this database
 
    * @throws JournalUnavailableException naming the settings to fix when the database cannot be reached
+   * @throws IllegalStateException when a table of another layout or another schema version is found
+   *     ({@link JournalLayout}), naming it and the fix
    */
   public static JournalIdentity ensure(JournalSettings settings) {
     try (Connection c = connect(settings)) {
@@ -145,13 +147,19 @@ public final class JournalSchema {
         for (String ddl : settings.kind() == JournalSettings.Kind.H2 ? H2 : POSTGRES) st.execute(ddl);
         for (String ddl : JournalIdentity.ddl(settings.kind())) st.execute(ddl);
         for (String ddl : ClusterLease.ddl(settings.kind())) st.execute(ddl);
+        JournalLayout.check(c, settings);
         identity = JournalIdentity.readOrCreate(c, settings.kind());
+        JournalLayout.checkVersion(identity, settings);
         c.commit();
+      } catch (IllegalStateException refused) {
+        c.rollback(); // on PostgreSQL the DDL of this start goes too: a refused start creates nothing
+        throw refused;
       } catch (SQLException e) {
         c.rollback();
         String missingSchema = missingSchema(settings, e);
+        String denied = missingSchema.isEmpty() ? permissionDenied(settings, e) : "";
         throw new IllegalStateException("creating the journal schema in " + settings.safeUrl() + " failed: "
-            + (missingSchema.isEmpty() ? e.getMessage() : missingSchema), e);
+            + (!missingSchema.isEmpty() ? missingSchema : !denied.isEmpty() ? denied : e.getMessage()), e);
       }
       log.info("journal schema ready ({} at {}, cluster id {}, schema version {})", settings.kind(),
           settings.safeUrl(), identity.clusterId(), identity.schemaVersion());
@@ -176,6 +184,27 @@ public final class JournalSchema {
             + " agentscope.training.db.url or OTL_DB_URL"
         : "the schema " + schema + " named by currentSchema= in agentscope.training.db.url or OTL_DB_URL does not"
             + " exist: create it first, e.g. CREATE SCHEMA " + schema + ", or name an existing one";
+  }
+
+  /**
+   * PostgreSQL refuses the DDL with SQLSTATE 42501 to a user without CREATE on the schema ("permission
+   * denied for schema public", also for a table that exists: IF NOT EXISTS is checked after the privilege)
+   * or who does not own a table whose index it names ("must be owner of table event_tag"). It said so on two
+   * lines with "Position: 28" and no word of what the node needs (operator trial t82). Empty for any other
+   * failure.
+   */
+  static String permissionDenied(JournalSettings settings, SQLException e) {
+    if (settings.kind() != JournalSettings.Kind.POSTGRES || !"42501".equals(e.getSQLState())) return "";
+    String said = String.valueOf(e.getMessage()).lines().findFirst().orElse("").replaceFirst("^ERROR:\\s*", "");
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("[?&]currentSchema=([^&]*)").matcher(settings.url());
+    String schema = m.find() && !m.group(1).isEmpty() ? m.group(1) : "public";
+    String user = settings.user();
+    return "the database user '" + user + "' may not create or index the journal's tables (" + said + "): the node"
+        + " runs CREATE TABLE / CREATE INDEX IF NOT EXISTS at every start, so its user needs CREATE on the schema and"
+        + " must own the tables. As the database's owner: GRANT CREATE ON SCHEMA " + schema + " TO " + user
+        + ", and ALTER TABLE <table> OWNER TO " + user + " for each journal table another user made; or give it a"
+        + " schema of its own (CREATE SCHEMA otl AUTHORIZATION " + user + ", then currentSchema=otl in"
+        + " agentscope.training.db.url or OTL_DB_URL)";
   }
 
   /**

@@ -71,7 +71,11 @@ class ComposeFileTest {
   void everyServiceHasAHealthCheckAndNodesWaitForHealthyDependencies() {
     services.fields().forEachRemaining(e -> assertFalse(
         e.getValue().path("healthcheck").path("test").isMissingNode(), e.getKey() + " has no healthcheck"));
-    assertTrue(text(services.path("postgres").path("healthcheck").path("test")).contains("pg_isready"));
+    String pgReady = text(services.path("postgres").path("healthcheck").path("test"));
+    assertTrue(pgReady.contains("pg_isready"), pgReady);
+    // Trial t82: without -h, pg_isready asks the Unix socket, which the image's first-start initialization
+    // serves alone (listen_addresses=''): healthy before postgres:5432 accepts the nodes' connections.
+    assertTrue(Pattern.compile("pg_isready .*-h (127\\.0\\.0\\.1|localhost)\\b").matcher(pgReady).find(), pgReady);
     assertTrue(text(services.path("kafka").path("healthcheck").path("test")).contains("kafka-broker-api-versions"));
     for (String node : NODES) {
       JsonNode s = services.path(node);
@@ -180,6 +184,22 @@ class ComposeFileTest {
       }
     }
     assertEquals(List.of(), unread, "OTL_* variables in compose.yml that no main source or .conf reads");
+  }
+
+  /**
+   * docker/README.md's commands name services compose.yml has, and its tools run the jar the image holds
+   * (the offline tools' lines were added in trial t82).
+   */
+  @Test
+  void theReadmesComposeCommandsNameItsServices() throws IOException {
+    String readme = Files.readString(ROOT.resolve("docker/README.md"));
+    java.util.regex.Matcher m = Pattern.compile(
+        "docker compose -f docker/compose\\.yml (?:exec|kill|start|stop|logs -f|run --rm --no-deps) (\\w+)").matcher(readme);
+    int seen = 0;
+    for (; m.find(); seen++) assertTrue(services.has(m.group(1)), "no service " + m.group(1) + " in compose.yml: " + m.group());
+    assertTrue(seen >= 5, "the README's compose commands: " + seen);
+    assertTrue(readme.contains("exec node1 java -jar /app/otl-node.jar audit verify")
+        && dockerfile.contains("/app/otl-node.jar"), "the tools run the image's jar");
   }
 
   /** Every main Java source and resource of every module, concatenated. */
