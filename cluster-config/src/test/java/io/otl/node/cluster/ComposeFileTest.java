@@ -67,6 +67,22 @@ class ComposeFileTest {
     assertTrue(volumes.has("kafkadata"), "named volume declared");
   }
 
+  /**
+   * The simulator's job records were written inside its container: a recreated container forgot every
+   * job (trial t82). Its --work-dir is on a named volume, which the image creates owned by its user.
+   */
+  @Test
+  void theSimulatorKeepsItsJobRecordsOnAVolume() throws IOException {
+    List<String> command = strings(services.path("simulator").path("command"));
+    String workDir = command.get(command.indexOf("--work-dir") + 1);
+    assertTrue(strings(services.path("simulator").path("volumes")).contains("simulator:" + workDir),
+        "mounted where the simulator writes: " + services.path("simulator").path("volumes"));
+    JsonNode volumes = new YAMLMapper().readTree(ROOT.resolve("docker/compose.yml").toFile()).path("volumes");
+    assertTrue(volumes.has("simulator"), "named volume declared");
+    assertTrue(Files.readString(ROOT.resolve("docker/Dockerfile")).contains("mkdir -p " + workDir),
+        "the image creates " + workDir + " for its user, so the empty volume is not root's");
+  }
+
   @Test
   void everyServiceHasAHealthCheckAndNodesWaitForHealthyDependencies() {
     services.fields().forEachRemaining(e -> assertFalse(
@@ -161,7 +177,7 @@ class ComposeFileTest {
     }
     JsonNode volumes = new YAMLMapper().readTree(ROOT.resolve("docker/compose.yml").toFile()).path("volumes");
     assertTrue(volumes.has("datasets") && volumes.has("checkpoints"), "named volumes declared");
-    assertTrue(dockerfile.contains("mkdir -p /app/data /app/datasets /app/checkpoints && chown -R otl:otl /app"),
+    assertTrue(dockerfile.contains("mkdir -p /app/data/simulator /app/datasets /app/checkpoints && chown -R otl:otl /app"),
         "the mount points exist and belong to otl, so fresh named volumes are writable by the node");
   }
 
