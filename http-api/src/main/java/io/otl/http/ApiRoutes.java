@@ -40,6 +40,8 @@ public final class ApiRoutes {
 
   /** The gateway's chat completions: its body limit is gateway.max-body-bytes, not the API's. */
   static final String GATEWAY_CHAT = "/v1/chat/completions";
+  /** {@code /v1/models} and {@code /v1/models/<one segment>}: OpenAI's model list and retrieve (GET only). */
+  static final java.util.regex.Pattern GATEWAY_MODELS = java.util.regex.Pattern.compile("/v1/models(/[^/]+)?");
 
   /** Prometheus' text exposition format names its version; scrapers otherwise have to guess it. */
   private static final ContentType.WithCharset PROMETHEUS_TEXT = ContentTypes.create(
@@ -202,8 +204,12 @@ public final class ApiRoutes {
             ? new io.otl.http.gateway.OpenAiError(403, "permission_error", null, "cross_site_request", CROSS_SITE).response()
             : Json.error(org.apache.pekko.http.javadsl.model.StatusCodes.FORBIDDEN, "cross_site_request", CROSS_SITE));
       }
+      // The gateway's model paths take GET only: another method is the gateway's 405 in OpenAI's shape (an
+      // agent's models.delete("default")), or, for the API's /v1/models/{agentId}, its routes' own token
+      // check. Refused here, an agent's key got the API's 401 "the bearer token is wrong" (trial t79).
+      boolean gatewayModels = gateway != null && GATEWAY_MODELS.matcher(path).matches();
       boolean guarded = (path.startsWith("/v1/") || aliases && path.startsWith("/feedback/"))
-          && !ownBodies.contains(path) && documented(path);
+          && !ownBodies.contains(path) && !gatewayModels && documented(path);
       return write && guarded ? auth.refusal(request) : java.util.Optional.empty();
     };
     // One guard for every request: statusErrors asks its supplier per request, and a guard made

@@ -20,9 +20,9 @@ import java.util.Optional;
  * which records it as a msg_id a later {@code POST /feedback} may reward.
  *
  * <p>Tool calls: when the request offers {@code tools} (and {@code tool_choice} is not {@code
- * none}) and the last message is the user's, the simulator calls the first tool (or the named one)
- * if the user asks for a tool (the word "tool", or the tool's name) or {@code tool_choice} forces
- * it. Request fields {@code simulator_chunk_delay_ms} (between stream chunks) and {@code
+ * none}) and the last message is the user's, the simulator calls the first tool (or the named one;
+ * of an {@code allowed_tools} choice, the first it lists) if the user asks for a tool (the word "tool",
+ * or the tool's name) or {@code tool_choice} forces it. Request fields {@code simulator_chunk_delay_ms} (between stream chunks) and {@code
  * simulator_delay_ms} (before the response) slow it down, so tests can disconnect mid-stream or
  * hit a timeout; a real server ignores such fields.
  */
@@ -164,8 +164,10 @@ final class ChatSimulation {
       ArrayNode calls = mapper.createArrayNode();
       for (JsonNode call : message.path("tool_calls")) {
         ObjectNode delta = calls.addObject().put("index", calls.size() - 1);
-        delta.put("id", call.path("id").asText()).put("type", "function");
-        delta.set("function", call.path("function").deepCopy());
+        // A custom tool's call streams in its own shape, as the message holds it
+        String type = call.path("type").asText("function");
+        delta.put("id", call.path("id").asText()).put("type", type);
+        delta.set(type, call.path(type).deepCopy());
       }
       ObjectNode delta = mapper.createObjectNode();
       delta.set("tool_calls", calls);
@@ -233,7 +235,13 @@ final class ChatSimulation {
     return "call_" + responseId.substring(responseId.indexOf('-') + 1) + "_" + choice;
   }
 
-  /** The call the model makes, without its id (one per choice, {@link #callId}); empty for none. */
+  /**
+   * The call the model makes, without its id (one per choice, {@link #callId}); empty for none. A
+   * custom tool's call is OpenAI's {@code {"type":"custom","custom":{"name","input"}}}, the user's text as
+   * its input; an {@code allowed_tools} choice limits the tools called to those it lists (its mode
+   * {@code required} forces a call). Before, a custom tool was called as a function named "" and
+   * {@code allowed_tools} was not read: the first tool was called, allowed or not (trial t79).
+   */
   private Optional<ObjectNode> toolCall(JsonNode request) {
     JsonNode tools = request.path("tools");
     JsonNode messages = request.path("messages");
@@ -242,16 +250,30 @@ final class ChatSimulation {
     if ("none".equals(choice.asText())) return Optional.empty();
     JsonNode last = messages.get(messages.size() - 1);
     if (!"user".equals(last.path("role").asText())) return Optional.empty();
-    JsonNode tool = tools.get(0);
-    String forced = choice.path("function").path("name").asText("");
-    if (!forced.isEmpty()) {
-      for (JsonNode t : tools) if (forced.equals(t.path("function").path("name").asText())) tool = t;
+    boolean allowedList = "allowed_tools".equals(choice.path("type").asText());
+    List<JsonNode> callable = new ArrayList<>();
+    for (JsonNode t : tools) {
+      if (!allowedList || listed(choice.path("allowed_tools").path("tools"), t)) callable.add(t);
     }
-    String name = tool.path("function").path("name").asText();
+    if (callable.isEmpty()) return Optional.empty();
+    JsonNode tool = callable.get(0);
+    String forced = choice.path("function").path("name").asText(choice.path("custom").path("name").asText(""));
+    if (!forced.isEmpty()) {
+      for (JsonNode t : tools) if (forced.equals(toolName(t))) tool = t;
+    }
+    String name = toolName(tool);
     String userText = ProxySimulation.text(last.path("content"));
     String ask = userText.toLowerCase(Locale.ROOT);
     boolean asked = ask.contains("tool") || (!name.isEmpty() && ask.contains(name.toLowerCase(Locale.ROOT)));
-    if (!asked && forced.isEmpty() && !"required".equals(choice.asText())) return Optional.empty();
+    boolean required = "required".equals(choice.asText())
+        || allowedList && "required".equals(choice.path("allowed_tools").path("mode").asText());
+    if (!asked && forced.isEmpty() && !required) return Optional.empty();
+    ObjectNode call = mapper.createObjectNode();
+    if ("custom".equals(tool.path("type").asText())) {
+      call.put("type", "custom");
+      call.putObject("custom").put("name", name).put("input", userText);
+      return Optional.of(call);
+    }
     ObjectNode args = mapper.createObjectNode();
     JsonNode props = tool.path("function").path("parameters").path("properties");
     props.fieldNames().forEachRemaining(p -> {
@@ -262,9 +284,21 @@ final class ChatSimulation {
         default -> args.put(p, userText);
       }
     });
-    ObjectNode call = mapper.createObjectNode();
     call.put("type", "function");
     call.putObject("function").put("name", name).put("arguments", write(args));
     return Optional.of(call);
+  }
+
+  /** A tool's name: {@code function.name}, or {@code custom.name} for a custom tool. */
+  private static String toolName(JsonNode tool) {
+    return tool.path(tool.path("type").asText("function")).path("name").asText("");
+  }
+
+  /** Whether {@code allowed} (an {@code allowed_tools.tools} list) names {@code tool}, by type and name. */
+  private static boolean listed(JsonNode allowed, JsonNode tool) {
+    for (JsonNode a : allowed) {
+      if (a.path("type").asText().equals(tool.path("type").asText()) && toolName(a).equals(toolName(tool))) return true;
+    }
+    return false;
   }
 }

@@ -123,6 +123,49 @@ class GatewayScriptedUpstreamTest {
         String.valueOf(e.getMessage()));
   }
 
+  @Test
+  void anErrorEventTheModelServerStreamsIsAFailedTurnCountedAgainstTheVersion() throws Exception {
+    // Trial t79. vLLM ends a stream whose engine fails mid-answer with an error event and then [DONE]; OpenAI's
+    // servers send the event without [DONE]. The agent's SDK raises it (APIError), but the turn was recorded as
+    // a whole answer (vLLM: exported as training text) or as the client's abort (OpenAI), and no error counted
+    // against the version, so a candidate failing this way passed its canary's error-rate guardrail.
+    Http.Response reg = gateway.api.post("/v1/models/scripted-err/versions",
+        "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"" + upstream.baseUrl() + "\"}");
+    assertEquals(201, reg.status(), reg.body());
+    gateway.awaitState("scripted-err", "v1", "STABLE");
+    String vllmError = "data: {\"error\":{\"message\":\"Engine loop has died for jane@example.com\","
+        + "\"type\":\"InternalServerError\",\"param\":null,\"code\":500}}\n\n";
+    String openAiError = "data: {\"error\":{\"message\":\"The server had an error while processing your request.\","
+        + "\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n";
+    Map<String, List<String>> scripts = new java.util.LinkedHashMap<>();
+    scripts.put("vllm", List.of(chunk("chatcmpl-e1", "{\"role\":\"assistant\",\"content\":\"\"}", null),
+        chunk("chatcmpl-e1", "{\"content\":\"Rayleigh \"}", null), vllmError, "data: [DONE]\n\n"));
+    scripts.put("openai", List.of(chunk("chatcmpl-e2", "{\"role\":\"assistant\",\"content\":\"\"}", null),
+        chunk("chatcmpl-e2", "{\"content\":\"Rayleigh \"}", null), openAiError));
+    for (var script : scripts.entrySet()) {
+      upstream.answer(new ScriptedUpstream.Script(script.getValue(), false, false));
+      String sessionId = "err-event-" + script.getKey() + "-" + UUID.randomUUID();
+      String body = "{\"model\":\"default\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"Why?\"}]}";
+      HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
+          .header("X-Agent-Id", "scripted-err").header("X-Session-Id", sessionId).header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, r.statusCode(), r.body());
+      assertTrue(r.body().contains(script.getValue().get(2)), "the error event goes to the agent as sent: " + r.body());
+
+      JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+      JsonNode answer = s.path("messages").get(1);
+      assertEquals("Rayleigh ", answer.path("content").asText(), script.getKey() + ": what was streamed: " + answer);
+      String error = answer.path("inference").path("error").asText();
+      assertTrue(error.contains("error event"), script.getKey() + ": a failed turn: " + answer);
+      assertTrue(answer.path("inference").path("aborted").isNull(), script.getKey() + ": not the client's abort: " + answer);
+      assertFalse(s.toString().contains("jane@example.com") || s.toString().contains("Engine loop"),
+          "the server's message is not stored, only its type and code: " + s);
+    }
+    JsonNode v1 = gateway.api.get("/v1/models/scripted-err/traffic").json().path("versions").get(0);
+    assertEquals(2, v1.path("errors").asInt(), "both count against the version: " + v1);
+    assertEquals(0, v1.path("aborted").asInt(), "no client left: " + v1);
+  }
+
   /** The session's events in journal order, as the audit reads them. */
   private static List<String> eventIdsInOrder(String sessionId) {
     List<String> ids = new java.util.ArrayList<>();

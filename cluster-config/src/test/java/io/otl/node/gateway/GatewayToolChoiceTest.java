@@ -4,6 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.JsonValue;
+import com.openai.models.FunctionDefinition;
+import com.openai.models.chat.completions.ChatCompletionAllowedToolChoice;
+import com.openai.models.chat.completions.ChatCompletionAllowedTools;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.models.chat.completions.ChatCompletionCustomTool;
+import com.openai.models.chat.completions.ChatCompletionFunctionTool;
+import com.openai.models.chat.completions.ChatCompletionMessageToolCall;
 import io.otl.node.testing.Await;
 import io.otl.node.testing.Http;
 import java.net.http.HttpClient;
@@ -14,6 +24,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -75,6 +86,52 @@ class GatewayToolChoiceTest {
     Await.until("the turn of " + session + " recorded", Duration.ofSeconds(20),
         () -> gateway.api.get("/v1/sessions/" + session),
         s -> s.status() == 200 && s.json().path("messages").size() == 2);
+  }
+
+  /**
+   * On the embedded default v0's server (the simulator) called a custom tool as a function named "" (the
+   * SDK read a function call the agent could not dispatch), and called the first tool whatever an
+   * {@code allowed_tools} choice listed (trial t79, the openai Python client). Now a custom tool's call is a
+   * custom call with the user's text as its input, streamed too, and only a listed tool is called.
+   */
+  @Test
+  void theSimulatorCallsACustomToolInItsShapeAndOnlyTheToolsAnAllowedToolsChoiceLists() throws Exception {
+    OpenAIClient client = OpenAIOkHttpClient.builder().apiKey("unused").baseUrl(gateway.uri("/v1").toString())
+        .putHeader("X-Agent-Id", AGENT).maxRetries(0).build();
+    ChatCompletionCustomTool codeExec = ChatCompletionCustomTool.builder().custom(ChatCompletionCustomTool.Custom
+        .builder().name("code_exec").build()).build();
+    ChatCompletionFunctionTool weather = ChatCompletionFunctionTool.builder()
+        .function(FunctionDefinition.builder().name("get_weather").build()).build();
+    ChatCompletionCreateParams custom = ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("run print(6 * 7) with code_exec").addTool(weather).addTool(codeExec)
+        .putAdditionalBodyProperty("tool_choice", JsonValue.from(Map.of("type", "custom",
+            "custom", Map.of("name", "code_exec"))))
+        .build();
+    ChatCompletionMessageToolCall call = client.chat().completions().create(custom).choices().get(0).message()
+        .toolCalls().orElseThrow().get(0);
+    assertTrue(call.isCustom(), call.toString());
+    assertEquals("code_exec", call.asCustom().custom().name());
+    assertEquals("run print(6 * 7) with code_exec", call.asCustom().custom().input());
+    StringBuilder streamed = new StringBuilder();
+    try (var stream = client.chat().completions().createStreaming(custom)) {
+      stream.stream().forEach(streamed::append);
+    }
+    assertTrue(streamed.toString().contains("code_exec"), "the streamed call names its tool: " + streamed);
+
+    ChatCompletionAllowedToolChoice onlyTime = ChatCompletionAllowedToolChoice.builder()
+        .allowedTools(ChatCompletionAllowedTools.builder().mode(ChatCompletionAllowedTools.Mode.REQUIRED)
+            .addTool(ChatCompletionAllowedTools.Tool.builder()
+                .putAdditionalProperty("type", JsonValue.from("function"))
+                .putAdditionalProperty("function", JsonValue.from(Map.of("name", "get_time"))).build())
+            .build())
+        .build();
+    ChatCompletionCreateParams allowed = ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("hello").addTool(weather)
+        .addTool(ChatCompletionFunctionTool.builder().function(FunctionDefinition.builder().name("get_time").build())
+            .build())
+        .toolChoice(onlyTime).build();
+    call = client.chat().completions().create(allowed).choices().get(0).message().toolCalls().orElseThrow().get(0);
+    assertEquals("get_time", call.asFunction().function().name(), "the one tool allowed, its mode required");
   }
 
   private static HttpResponse<String> call(String session, String fields) throws Exception {

@@ -307,7 +307,13 @@ final class ChatForwarding {
     long firstMs = answer.firstTokenNanos() == 0 ? totalMs : (answer.firstTokenNanos() - upStart) / 1_000_000;
     String error = null;
     boolean aborted = false;
-    if (!answer.finished()) {
+    if (answer.upstreamError() != null) {
+      // The server failed the answer itself, in its stream (vLLM: an error event, then [DONE]): it went to
+      // the agent as sent, and the agent's SDK raised it. Recorded as a whole answer (vLLM) or as the
+      // client's abort (OpenAI's, without [DONE]) before, counted against nothing, and exported as text.
+      error = answer.upstreamError();
+      metrics.upstreamError(c.agent(), d.version(), "stream");
+    } else if (!answer.finished()) {
       Throwable e = err == null ? null : GatewayErrors.unwrap(err);
       if (e instanceof TimeoutException) {
         error = "the model server went silent for " + timeoutAsConfigured(d.endpoint()) + " mid-stream";

@@ -39,6 +39,11 @@ final class Completion {
   private Integer promptTokens;
   private Integer completionTokens;
   private boolean done;
+  /**
+   * The error event the upstream ended its stream with ({@code data: {"error":…}}), described by its type and
+   * code; null when it sent none.
+   */
+  private String upstreamError;
   /** The last two bytes fed, to end a cut event before an event of the gateway's own follows. */
   private int lastTwo;
   private boolean fed;
@@ -95,6 +100,12 @@ final class Completion {
   }
 
   private void chunk(JsonNode c, long nowNanos) {
+    if (c.hasNonNull("error") && upstreamError == null) {
+      // The server's own mid-stream failure: vLLM sends it (then [DONE]) when its engine fails mid-answer,
+      // OpenAI's servers without [DONE]. Not a chunk of the answer.
+      upstreamError = describeError(c.get("error"));
+      return;
+    }
     if (id == null) id = text(c.get("id"));
     usage(c.get("usage"));
     for (JsonNode choice : c.path("choices")) {
@@ -128,6 +139,30 @@ final class Completion {
       if (choice.hasNonNull("finish_reason")) finishReason = choice.get("finish_reason").asText();
       tokens(choice.path("logprobs"));
     }
+  }
+
+  /**
+   * An upstream error event as the session may store it: its type and code, not its message (a server's
+   * message may quote the request), each shown only when it is a short name.
+   */
+  private static String describeError(JsonNode error) {
+    StringBuilder b = new StringBuilder("the model server ended its stream with an error event");
+    String type = shortName(error.path("type"));
+    String code = shortName(error.path("code"));
+    if (type != null || code != null) {
+      b.append(" (");
+      if (type != null) b.append("type ").append(type);
+      if (type != null && code != null) b.append(", ");
+      if (code != null) b.append("code ").append(code);
+      b.append(')');
+    }
+    return b.toString();
+  }
+
+  private static String shortName(JsonNode n) {
+    if (n == null || !(n.isTextual() || n.isIntegralNumber())) return null;
+    String v = n.asText();
+    return v.matches("[A-Za-z0-9._-]{1,64}") ? v : null;
   }
 
   /** A message's or delta's reasoning text under either of vLLM's names; empty when it has none. */
@@ -188,6 +223,11 @@ final class Completion {
 
   String id() {
     return id;
+  }
+
+  /** The error event the upstream's stream carried (its type and code), or null when it carried none. */
+  String upstreamError() {
+    return upstreamError;
   }
 
   /**

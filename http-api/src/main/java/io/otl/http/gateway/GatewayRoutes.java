@@ -137,10 +137,12 @@ public final class GatewayRoutes {
         // shape the SDK read as "405: null".
         pathPrefix(segment("models").slash(GatewayModels.LOGICAL_MODEL), () -> pathEndOrSingleSlash(() ->
             extractRequest(request -> identity.callsAsAgent(request)
-                ? sealed(get(() -> complete(guard(() -> models.retrieve(request))))) : reject()))),
+                ? identified(request, () -> sealed(get(() -> complete(guard(() -> models.retrieve(request))))))
+                : reject()))),
         pathPrefix(segment("models").slash(segment()), id -> pathEndOrSingleSlash(() ->
             extractRequest(request -> identity.callsAsAgent(request) && !id.equals(models.agentOrNull(request))
-                ? sealed(get(() -> complete(guard(() -> models.unknown(request, id))))) : reject()))),
+                ? identified(request, () -> sealed(get(() -> complete(guard(() -> models.unknown(request, id))))))
+                : reject()))),
         pathPrefix(PathMatchers.segment(GatewayModels.OPENAI_ELSEWHERE), name -> extractRequest(request ->
             complete(GatewayModels.notServed(request, name)))));
   }
@@ -250,6 +252,19 @@ public final class GatewayRoutes {
             return mat;
           })));
     });
+  }
+
+  /**
+   * {@code inner} for a request whose agent is known: a wrong key is the gateway's 401 (a mismatched
+   * {@code X-Agent-Id} its 403) whatever the method, before another method's 405.
+   */
+  private Route identified(HttpRequest request, java.util.function.Supplier<Route> inner) {
+    try {
+      identity.identify(request);
+    } catch (RuntimeException e) {
+      return complete(GatewayErrors.toResponse(e));
+    }
+    return inner.get();
   }
 
   private static HttpResponse guard(java.util.function.Supplier<HttpResponse> handler) {
