@@ -89,6 +89,9 @@ class GatewayStrictJsonTest {
           + "{\"role\":\"assistant\",\"content\":\"ok\",\"tool_calls\":[]},{\"role\":\"user\",\"content\":\"and?\"}]}",
       // A non-boolean include_usage was forwarded upstream as it was.
       "{\"model\":\"default\",\"stream\":true,\"stream_options\":{\"include_usage\":\"yes\"},"
+          + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+      // stream_options without stream: OpenAI and vLLM refuse it, the simulator (v0 by default) took it (trial t79).
+      "{\"model\":\"default\",\"stream_options\":{\"include_usage\":true},"
           + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"})
   void aBodyTheApiWouldRefuseIsOpenAis400AndNothingIsForwardedOrStored(String body) throws Exception {
     String session = "strict-" + UUID.randomUUID();

@@ -83,6 +83,11 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
     if (includeUsage != null && !includeUsage.isNull() && !includeUsage.isBoolean()) {
       throw OpenAiError.invalid("stream_options.include_usage", "stream_options.include_usage must be a boolean");
     }
+    if (streamOptions != null && streamOptions.isObject() && !stream) {
+      // As OpenAI and vLLM refuse it: the simulator (v0 on the embedded default) took it, and an agent
+      // tried against it met the 400 only in production.
+      throw OpenAiError.invalid("stream_options", "stream_options is only allowed when stream is true");
+    }
     String sessionId = null;
     JsonNode metadata = body.get("metadata");
     if (metadata != null && !metadata.isNull()) {
