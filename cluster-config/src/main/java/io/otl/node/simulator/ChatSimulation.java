@@ -64,6 +64,10 @@ final class ChatSimulation {
         && (request.path("tools").isMissingNode() || request.path("tools").isNull())) {
       return new Refusal("When using `tool_choice`, `tools` must be set.", "tool_choice");
     }
+    JsonNode streamOptions = request.path("stream_options");
+    if (streamOptions.isObject() && !request.path("stream").asBoolean(false)) {
+      return new Refusal("Stream options can only be defined when `stream=True`.", "stream_options");
+    }
     String requested = request.path("model").asText("");
     if (models.wasUnloaded(requested)) {
       // vLLM's answer for a model it does not serve: what an agent meets after a restart of vLLM.
@@ -90,9 +94,14 @@ final class ChatSimulation {
       toolCall = Optional.empty();
     }
     boolean logprobs = request.path("logprobs").asBoolean(false);
+    boolean structured = AnswerShape.asksForJson(request);
+    int tokenLimit = AnswerShape.tokenLimit(request);
+    int shapedTokens = 0;
     ArrayNode choices = completion.putArray("choices");
     for (int i = 0; i < n; i++) {
-      String text = n == 1 ? content : content + " (choice " + i + ")";
+      String whole = AnswerShape.formatted(request, n == 1 ? content : content + " (choice " + i + ")");
+      String text = AnswerShape.cut(whole, tokenLimit);
+      shapedTokens += Math.max(1, text.length() / AnswerShape.CHARS_PER_TOKEN);
       ObjectNode choice = choices.addObject();
       choice.put("index", i);
       ObjectNode message = choice.putObject("message").put("role", "assistant");
@@ -112,10 +121,11 @@ final class ChatSimulation {
         } else {
           choice.putNull("logprobs");
         }
-        choice.put("finish_reason", "stop");
+        choice.put("finish_reason", text.length() < whole.length() ? "length" : "stop");
       }
     }
-    int completionTokens = completion.path("usage").path("completion_tokens").asInt() * n;
+    boolean shaped = toolCall.isEmpty() && (structured || tokenLimit > 0);
+    int completionTokens = shaped ? shapedTokens : completion.path("usage").path("completion_tokens").asInt() * n;
     int promptTokens = completion.path("usage").path("prompt_tokens").asInt();
     ((ObjectNode) completion.path("usage")).put("completion_tokens", completionTokens)
         .put("total_tokens", promptTokens + completionTokens);
