@@ -21,6 +21,8 @@ import org.junit.jupiter.api.Test;
  */
 class TokensOverHttpTest {
   private static final String HF = "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz" + "01234567";
+  /** Hugging Face tokens may be letters only: then HF_TOKEN=… has no digit, and was kept for that. */
+  private static final String HF_LETTERS = "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz" + "AbCdEfGh";
   private static final String NODE_TOKEN = "tok-" + "S3cretValue123";
   private static TrainingNode node;
   private static Http http;
@@ -46,7 +48,7 @@ class TokensOverHttpTest {
           {"type":"tool_call","eventId":"t2","callId":"c1","toolName":"shell","input":{"cmd":"env"},
            "output":{"stdout":"HF_TOKEN=%s\\nOTL_AUTH_TOKEN=%s","env":{"GITHUB_TOKEN":"%s"}},"success":true},
           {"type":"message","eventId":"t3","role":"assistant","content":"set X-Auth-Token: %s"},
-          {"type":"result","eventId":"t4","status":"SUCCESS"}]}""".formatted(HF, HF, NODE_TOKEN, NODE_TOKEN, NODE_TOKEN);
+          {"type":"result","eventId":"t4","status":"SUCCESS"}]}""".formatted(HF, HF_LETTERS, NODE_TOKEN, NODE_TOKEN, NODE_TOKEN);
     Http.Response posted = http.post("/v1/sessions/s-tokens/events", body);
     assertEquals(202, posted.status(), posted.body());
 
@@ -70,6 +72,7 @@ class TokensOverHttpTest {
     assertTrue(export.body().contains("[SECRET]"), export.body());
     for (Http.Response r : new Http.Response[] {got, audit, export}) {
       assertFalse(r.body().contains(HF), r.body());
+      assertFalse(r.body().contains(HF_LETTERS), r.body());
       assertFalse(r.body().contains(NODE_TOKEN), r.body());
     }
   }

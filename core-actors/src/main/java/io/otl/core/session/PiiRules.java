@@ -469,7 +469,16 @@ public final class PiiRules {
     int assign = assignment(t, start, end);
     if (assign >= 0) {
       // the name kept; "password: required", "api_key=changeme": no digit, no credential
-      return holdsDigit(t, assign, end) ? new int[] {assign, end} : null;
+      if (holdsDigit(t, assign, end)) return new int[] {assign, end};
+      // ... unless the value is a key of a known format: a Hugging Face token may be all letters
+      // (HF_TOKEN=hf_AbC…), and the search goes on after this match, past the value
+      Matcher inner = SECRET.matcher(t).region(assign, end);
+      inner.useTransparentBounds(true);
+      while (inner.find()) {
+        int[] hit = inner.start() > start ? secret(t, inner.start(), inner.end()) : null;
+        if (hit != null) return hit;
+      }
+      return null;
     }
     int scheme = indexOf(t, "://", start, end);
     if (scheme >= 0) return new int[] {scheme + 3, end - 1}; // user:password, the '@' kept

@@ -35,6 +35,11 @@ class DesensitizerTokensTest {
     assertEquals("login --token [SECRET] ok", DEFAULT.apply("login --token " + hf() + " ok"));
     assertEquals("[SECRET]", DEFAULT.apply(hf()));
     assertEquals("HF_TOKEN=[SECRET]", DEFAULT.apply("HF_TOKEN=" + hf()));
+    // Hugging Face tokens may be letters only: the setting's value has no digit, the token is still one
+    String letters = "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz" + "AbCdEfGh";
+    assertEquals("HF_TOKEN=[SECRET]", DEFAULT.apply("HF_TOKEN=" + letters));
+    assertEquals("{\"hf_token\": \"[SECRET]\"}", DEFAULT.apply("{\"hf_token\": \"" + letters + "\"}"));
+    assertEquals("login --token [SECRET]", DEFAULT.apply("login --token " + letters));
     assertEquals("(\"[SECRET]\")", DEFAULT.apply("(\"" + hf() + "\")"));
     assertEquals(List.of("secret"), Desensitizer.builtInScanner().findings("k " + hf()),
         "the export's final scan finds it too");
