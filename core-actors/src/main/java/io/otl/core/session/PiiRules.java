@@ -83,8 +83,10 @@ public final class PiiRules {
    * The names of settings whose value is always a credential, in the spellings configuration files,
    * environment variables and JSON use (AWS_SECRET_ACCESS_KEY, SecretAccessKey, db_password, apiKey).
    */
+  // "…token" with a name before it (HF_TOKEN, GITHUB_TOKEN, OTL_AUTH_TOKEN, authToken, X-Auth-Token):
+  // a bare "token" is a tokenizer's or a logprob's word, "max_tokens" a count.
   private static final String CREDENTIAL_NAME = "(?i:(?:aws_?)?secret_?access_?key|[a-z0-9]*_?pass(?:word|wd)"
-      + "|[a-z0-9]*_?secret(?:_?key)?|api_?key|access_?token|refresh_?token)";
+      + "|[a-z0-9]*_?secret(?:_?key)?|api[_-]?key|[a-z0-9]+[_-]?token)";
   private static final Pattern CREDENTIAL_KEY = Pattern.compile("(?<![A-Za-z0-9])" + CREDENTIAL_NAME);
 
   /**
@@ -109,7 +111,7 @@ public final class PiiRules {
 
   /**
    * Credentials with a recognisable prefix: OpenAI/Anthropic/DeepSeek style {@code sk-…} keys, Stripe
-   * {@code sk_live_}/{@code rk_live_}, AWS access key ids, GitHub tokens, Slack tokens, Google API
+   * {@code sk_live_}/{@code rk_live_}, Hugging Face {@code hf_…} tokens, AWS access key ids, GitHub tokens, Slack tokens, Google API
    * keys, JWTs, an opaque token after "Bearer" (16+ characters holding a digit) and the
    * {@code user:password} of a URL ({@code postgres://app:pw@db}). The minimum lengths are those of real keys, so a short
    * {@code sk-} word ("task-based" is not even a candidate: the prefix must start a word) does not
@@ -123,6 +125,8 @@ public final class PiiRules {
           + "|github_pat_[A-Za-z0-9_]{50,}"
           + "|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}"
           + "|AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"
+          // Hugging Face access tokens (hf_ + 34): what pulls a base model or pushes a checkpoint
+          + "|hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])"
           + "|eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*"
           // an opaque bearer token (Authorization headers in tool output, curl -v): the token part
           + "|(?i:bearer)[ \\t]+[A-Za-z0-9_.~+/-]{16,}=*(?![A-Za-z0-9_.~+/=-])"
@@ -239,7 +243,7 @@ public final class PiiRules {
 
   /**
    * Whether the character at {@code i} ends one of the prefixes {@link #SECRET} starts with: "sk-",
-   * "sk_"/"rk_", "gh?_", "github_pat_" (its "pat_"), "xox?-", "xapp-", "eyJ", "AKIA"/"ASIA", "AIza",
+   * "sk_"/"rk_", "hf_", "gh?_", "github_pat_" (its "pat_"), "xox?-", "xapp-", "eyJ", "AKIA"/"ASIA", "AIza",
    * "Bearer" and a URL's "://".
    * A few comparisons on the characters that can end one, so the secret pattern runs only on texts
    * that hold such a prefix.
@@ -257,7 +261,8 @@ public final class PiiRules {
     return switch (c) {
       case '-' -> (a == 's' && b == 'k' && (i < 3 || !asciiAlnum(t.charAt(i - 3)))) || (i >= 4 && t.charAt(i - 4) == 'x'
           && ((t.charAt(i - 3) == 'o' && a == 'x') || (t.charAt(i - 3) == 'a' && a == 'p' && b == 'p')));
-      case '_' -> (b == 'k' && (a == 's' || a == 'r') && (i < 3 || !asciiAlnum(t.charAt(i - 3)))) || (i >= 3 && t.charAt(i - 3) == 'g' && a == 'h')
+      case '_' -> (((b == 'k' && (a == 's' || a == 'r')) || (a == 'h' && b == 'f')) && (i < 3 || !asciiAlnum(t.charAt(i - 3))))
+          || (i >= 3 && t.charAt(i - 3) == 'g' && a == 'h')
           || (i >= 3 && t.charAt(i - 3) == 'p' && a == 'a' && b == 't');
       case 'J' -> a == 'e' && b == 'y';
       case '/' -> a == ':' && b == '/'; // "://" of a URL, which may carry user:password
@@ -464,7 +469,16 @@ public final class PiiRules {
     int assign = assignment(t, start, end);
     if (assign >= 0) {
       // the name kept; "password: required", "api_key=changeme": no digit, no credential
-      return holdsDigit(t, assign, end) ? new int[] {assign, end} : null;
+      if (holdsDigit(t, assign, end)) return new int[] {assign, end};
+      // ... unless the value is a key of a known format: a Hugging Face token may be all letters
+      // (HF_TOKEN=hf_AbC…), and the search goes on after this match, past the value
+      Matcher inner = SECRET.matcher(t).region(assign, end);
+      inner.useTransparentBounds(true);
+      while (inner.find()) {
+        int[] hit = inner.start() > start ? secret(t, inner.start(), inner.end()) : null;
+        if (hit != null) return hit;
+      }
+      return null;
     }
     int scheme = indexOf(t, "://", start, end);
     if (scheme >= 0) return new int[] {scheme + 3, end - 1}; // user:password, the '@' kept
@@ -475,7 +489,7 @@ public final class PiiRules {
       // "Bearer " kept; "Bearer authentication-is-the-default": words, no token
       return holdsDigit(t, token, end) ? new int[] {token, end} : null;
     }
-    boolean ok = c0 == 's' && t.charAt(start + 2) == '-' ? randomRun(t, start + 3, end, 16)
+    boolean ok = (c0 == 's' && t.charAt(start + 2) == '-') || (c0 == 'h' && t.charAt(start + 2) == '_') ? randomRun(t, start + 3, end, 16)
         : c0 != 'x' || randomRun(t, start + 5, end, 1);
     return ok ? new int[] {start, end} : null;
   }
