@@ -129,9 +129,9 @@ public final class Desensitizer {
       r.add(new Rule("id_card", ID_CARD, ID_CARD_PLACEHOLDER, PiiRules::outsideHexToken));
     }
     if (patterns.contains("bank_card")) {
-      r.add(new Rule("bank_card", PiiRules.BANK_CARD, BANK_CARD_PLACEHOLDER, PiiRules::bankCard));
+      r.add(new Rule("bank_card", PiiRules.BANK_CARD, BANK_CARD_PLACEHOLDER, PaymentNumbers::bankCard));
     }
-    if (patterns.contains("iban")) r.add(new Rule("iban", PiiRules.IBAN, IBAN_PLACEHOLDER, PiiRules::iban));
+    if (patterns.contains("iban")) r.add(new Rule("iban", PiiRules.IBAN, IBAN_PLACEHOLDER, PaymentNumbers::iban));
     if (patterns.contains("email")) r.add(new Rule("email", EMAIL, EMAIL_PLACEHOLDER));
     if (patterns.contains("phone")) {
       r.add(new Rule("phone", PHONE, PHONE_PLACEHOLDER, PiiRules::outsideHexToken));

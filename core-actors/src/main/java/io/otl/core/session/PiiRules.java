@@ -64,7 +64,7 @@ public final class PiiRules {
    * to letters or digits. Unlike phone and ID numbers a card is not taken from inside a word: hex
    * hashes (an export's {@code prompt:<sha-256>}) and base64 hold letter-bounded digit runs that pass
    * prefix and Luhn checks about once in 2,500 hashes, and one false finding refuses a whole export.
-   * The pattern only proposes; {@link #bankCard} decides (issuer prefix, length, Luhn).
+   * The pattern only proposes; {@link PaymentNumbers#bankCard} decides (issuer prefix, length, Luhn).
    */
   public static final Pattern BANK_CARD = Pattern.compile(
       // possessive: Java's regex recurses once per repetition of a backtracking group, and "1 1 1 …" (40 KB
@@ -75,7 +75,7 @@ public final class PiiRules {
    * A candidate IBAN: an upper-case country code, two check digits and the upper-case account part,
    * bare or in groups of four separated by single spaces, not glued to letters or digits (base64 and
    * upper-case ids would otherwise offer one candidate in 97 that passes the checksum).
-   * {@link #iban} decides (known country, length 15-34, check digits 02-98, mod 97).
+   * {@link PaymentNumbers#iban} decides (known country, length 15-34, check digits 02-98, mod 97).
    */
   public static final Pattern IBAN = Pattern.compile(
       "(?<![0-9A-Za-z])[A-Z]{2}\\d{2}(?: ?[0-9A-Z]{4}){2,7}(?: ?[0-9A-Z]{1,3})?(?![0-9A-Za-z])");
@@ -311,154 +311,6 @@ public final class PiiRules {
   }
 
   /**
-   * Where in the {@link #BANK_CARD} candidate {@code t[start, end)} a card number lies, as
-   * {@code {from, to}}, or null. A card is either one unbroken run of digits or groups whose first
-   * has four digits and the others two to six (4-4-4-4, Amex 4-6-5, 4-4-4-4-3, Diners 4-4-4-2): a
-   * list of small numbers ("1 2 3 4 5 …") never adds up to one, nor do a UUID's groups (8-4-4-4-12,
-   * even when all digits). Consecutive groups of a longer candidate are tried too, longest first, so
-   * "order 12 4111 1111 1111 1111 cvv 123" still loses its card.
-   */
-  static int[] bankCard(CharSequence t, int start, int end) {
-    // Group boundaries: starts[g], ends[g] of each digit group.
-    int groups = 1;
-    for (int i = start; i < end; i++) if (t.charAt(i) == ' ' || t.charAt(i) == '-') groups++;
-    int[] starts = new int[groups];
-    int[] ends = new int[groups];
-    int g = 0;
-    starts[0] = start;
-    for (int i = start; i < end; i++) {
-      char c = t.charAt(i);
-      if (c == ' ' || c == '-') {
-        ends[g++] = i;
-        starts[g] = i + 1;
-      }
-    }
-    ends[g] = end;
-    for (int from = 0; from < groups; from++) {
-      int firstLen = ends[from] - starts[from];
-      if (firstLen != 4 && (firstLen < 13 || firstLen > 19)) continue;
-      int best = -1;
-      int digits = firstLen;
-      if (firstLen >= 13) {
-        best = from; // an unbroken run stands alone
-      } else {
-        for (int to = from + 1; to < groups; to++) {
-          int len = ends[to] - starts[to];
-          if (len < 2 || len > 6) break;
-          digits += len;
-          if (digits > 19) break;
-          if (digits >= 13) best = to;
-        }
-      }
-      // Longest first: a 19-digit card is not read as its first 16 digits.
-      for (int to = best; to >= from && best >= 0; to--) {
-        if (to > from && sumLengths(starts, ends, from, to) < 13) break;
-        if (isCard(t, starts[from], ends[to])) {
-          return new int[] {starts[from], ends[to]};
-        }
-      }
-    }
-    return null;
-  }
-
-  private static int sumLengths(int[] starts, int[] ends, int from, int to) {
-    int n = 0;
-    for (int g = from; g <= to; g++) n += ends[g] - starts[g];
-    return n;
-  }
-
-  /** Issuer prefix, a length that issuer uses, and the Luhn checksum of the digits in {@code t[from, to)}. */
-  static boolean isCard(CharSequence t, int from, int to) {
-    StringBuilder d = new StringBuilder(19);
-    for (int i = from; i < to; i++) {
-      char c = t.charAt(i);
-      if (c >= '0' && c <= '9') d.append(c);
-    }
-    int n = d.length();
-    if (n < 13 || n > 19 || !issuerTakes(d, n)) return false;
-    int sum = 0;
-    for (int i = n - 1, k = 0; i >= 0; i--, k++) {
-      int v = d.charAt(i) - '0';
-      if (k % 2 == 1) {
-        v *= 2;
-        if (v > 9) v -= 9;
-      }
-      sum += v;
-    }
-    return sum % 10 == 0;
-  }
-
-  /**
-   * Visa 4 (13, 16 or 19 digits), Mastercard 51-55 and 2221-2720 (16), Amex 34/37 (15), Discover
-   * 6011/644-649/65, UnionPay 62 and JCB 3528-3589 (16-19), Diners 300-305/36/38 (14-19). A 13-digit
-   * millisecond timestamp (17…) or an ISBN-13 (978…/979…) has no issuer.
-   */
-  private static boolean issuerTakes(CharSequence d, int n) {
-    int p2 = (d.charAt(0) - '0') * 10 + d.charAt(1) - '0';
-    int p3 = p2 * 10 + d.charAt(2) - '0';
-    int p4 = p3 * 10 + d.charAt(3) - '0';
-    if (p2 / 10 == 4) return n == 13 || n == 16 || n == 19;
-    if ((p2 >= 51 && p2 <= 55) || (p4 >= 2221 && p4 <= 2720)) return n == 16;
-    if (p2 == 34 || p2 == 37) return n == 15;
-    if (p4 == 6011 || (p3 >= 644 && p3 <= 649) || p2 == 65 || p2 == 62 || (p4 >= 3528 && p4 <= 3589)) {
-      return n >= 16;
-    }
-    if ((p3 >= 300 && p3 <= 305) || p2 == 36 || p2 == 38) return n >= 14;
-    return false;
-  }
-
-  /** Countries whose banks issue IBANs (SWIFT registry, with the partner territories' own codes). */
-  private static final java.util.Set<String> IBAN_COUNTRIES = java.util.Set.of(
-      "AD", "AE", "AL", "AT", "AZ", "BA", "BE", "BG", "BH", "BI", "BR", "BY", "CH", "CR", "CY", "CZ",
-      "DE", "DJ", "DK", "DO", "EE", "EG", "ES", "FI", "FK", "FO", "FR", "GB", "GE", "GI", "GL", "GR",
-      "GT", "HN", "HR", "HU", "IE", "IL", "IQ", "IS", "IT", "JO", "KW", "KZ", "LB", "LC", "LI", "LT",
-      "LU", "LV", "LY", "MC", "MD", "ME", "MK", "MN", "MR", "MT", "MU", "NI", "NL", "NO", "OM", "PK",
-      "PL", "PS", "PT", "QA", "RO", "RS", "RU", "SA", "SC", "SD", "SE", "SI", "SK", "SM", "SO", "ST",
-      "SV", "TL", "TN", "TR", "UA", "VA", "VG", "XK", "YE");
-
-  /**
-   * Where in the {@link #IBAN} candidate {@code t[start, end)} an IBAN lies, or null: a known
-   * country, 15-34 characters without the spaces, check digits 02-98 and the ISO 7064 mod-97
-   * checksum. A grouped candidate that fails is tried without its trailing groups, since an upper-case
-   * word after the number ("… 7034 THEN") would otherwise hide it.
-   */
-  static int[] iban(CharSequence t, int start, int end) {
-    if (!IBAN_COUNTRIES.contains(t.subSequence(start, start + 2).toString())) return null;
-    int check = (t.charAt(start + 2) - '0') * 10 + t.charAt(start + 3) - '0';
-    if (check < 2 || check > 98) return null;
-    for (int to = end; to > start; ) {
-      if (isIban(t, start, to)) return new int[] {start, to};
-      int space = -1;
-      for (int i = to - 1; i > start; i--) {
-        if (t.charAt(i) == ' ') {
-          space = i;
-          break;
-        }
-      }
-      if (space < 0) break;
-      to = space;
-    }
-    return null;
-  }
-
-  private static boolean isIban(CharSequence t, int start, int end) {
-    int len = 0;
-    for (int i = start; i < end; i++) if (t.charAt(i) != ' ') len++;
-    if (len < 15 || len > 34) return false;
-    // Country and check digits move to the end; letters count as 10-35.
-    int mod = 0;
-    for (int k = 0; k < 2; k++) {
-      for (int i = k == 0 ? start + 4 : start; i < (k == 0 ? end : start + 4); i++) {
-        char c = t.charAt(i);
-        if (c == ' ') continue;
-        int v = c <= '9' ? c - '0' : c - 'A' + 10;
-        mod = v >= 10 ? (mod * 100 + v) % 97 : (mod * 10 + v) % 97;
-      }
-    }
-    return mod == 1;
-  }
-
-  /**
    * Whether the {@link #SECRET} match {@code t[start, end)} is one, or null. An {@code sk-} key's
    * body must hold a run of 16 or more letters and digits with a digit or a capital in it: random
    * keys always do, hyphenated words ("sk-learn-compatible-pipeline-code") do not. Slack tokens
@@ -587,7 +439,7 @@ public final class PiiRules {
 
   private static boolean hasCard(String text) {
     Matcher m = BANK_CARD.matcher(text);
-    while (m.find()) if (bankCard(text, m.start(), m.end()) != null) return true;
+    while (m.find()) if (PaymentNumbers.bankCard(text, m.start(), m.end()) != null) return true;
     return false;
   }
 

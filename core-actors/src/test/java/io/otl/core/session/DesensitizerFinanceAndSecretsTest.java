@@ -185,7 +185,7 @@ class DesensitizerFinanceAndSecretsTest {
   private static String withLuhn(String body, boolean valid) {
     for (char c = '0'; c <= '9'; c++) {
       String n = body + c;
-      if (PiiRules.isCard(n, 0, n.length()) == valid && (valid || PiiRules.isCard(body + (char) ('0' + (c - '0' + 1) % 10), 0, n.length()))) {
+      if (PaymentNumbers.isCard(n, 0, n.length()) == valid && (valid || PaymentNumbers.isCard(body + (char) ('0' + (c - '0' + 1) % 10), 0, n.length()))) {
         return n;
       }
     }

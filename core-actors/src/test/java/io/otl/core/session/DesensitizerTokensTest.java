@@ -55,6 +55,7 @@ class DesensitizerTokensTest {
       assertEquals(name + ": [SECRET]", DEFAULT.apply(name + ": " + opaque), name);
       assertEquals(List.of("secret"), Desensitizer.builtInScanner().findings(name + "=" + opaque), name);
     }
+    assertEquals("OTL_AUTH_TOKEN=[SECRET]", DEFAULT.apply("OTL_AUTH_TOKEN=s3cr3t99"), "eight characters: a token");
   }
 
   @Test
@@ -70,6 +71,7 @@ class DesensitizerTokensTest {
   @ParameterizedTest
   @ValueSource(strings = {
     "max_tokens=12345678 and max_new_tokens: 40960000",  // counts, not credentials
+    "max_token: 4096, prompt_token=512, num_token: 1234567", // counts under '…token' names: under 8 characters
     "token: 12345678abc is the 3rd token",                // a bare 'token' is a tokenizer's word
     "pad_token: <|endoftext|> eos_token=</s>",            // special tokens: no digit, or '<'
     "GITHUB_TOKEN=changeme",                              // no digit: a placeholder
