@@ -338,8 +338,7 @@ final class ModelCommandHandlers {
         if (previous.isEmpty()) {
           return reply(c.replyTo(), new Failure(ErrorCode.INVALID_TRANSITION,
               "cannot roll back " + v.version() + ": it is STABLE and no previous stable is retained"
-                  + " (retain-previous = " + RolloutPolicy.duration(settings.retainPrevious())
-                  + "; one whose adapter was unloaded, after a newer stable retired, is not restored)"));
+                  + " (retain-previous = " + RolloutPolicy.duration(settings.retainPrevious()) + ")"));
         }
         p.add(new VersionRolledBack(v.version(), false, reason, List.of(), previous.get().version(), now, c.actor()));
         rollouts.autoDeploy(p, now);
