@@ -20,8 +20,8 @@ import java.util.concurrent.CompletionStage;
  * /v1/unload_lora_adapter {"lora_name"}}; vLLM needs {@code VLLM_ALLOW_RUNTIME_LORA_UPDATING=True}
  * and {@code --enable-lora}).
  *
- * <p>The served model name is {@code <agent>-<version>-<first 8 hex of SHA-256(artifact)>}: unique
- * to one version's weights, so a load answered "has already been loaded" (a call repeated after a
+ * <p>The served model name is {@code <agent>-<version>-<first 8 hex of SHA-256(agent, version,
+ * artifact)>}: unique to one version's weights, so a load answered "has already been loaded" (a call repeated after a
  * crash) means these weights are loaded, and an unload answered 404 means they are gone. Both are
  * taken as success. vLLM's other 4xx refusals (missing adapter path) are final; 5xx and connection
  * failures are retried by the caller.
@@ -57,9 +57,16 @@ public final class VllmLoraServing implements ServingBackend {
     return new ServingTarget(root + "/v1", servedName(agentId, version, artifact));
   }
 
-  /** {@code <agent>-<version>-<hash8>}, restricted to characters every client accepts in a model name. */
+  /**
+   * {@code <agent>-<version>-<hash8>}, restricted to characters every client accepts in a model
+   * name. The readable part is lower-cased and cleaned, so it alone does not tell agents and
+   * versions apart ({@code Bot}/{@code bot}, {@code a-b}+{@code c}/{@code a}+{@code b-c}, {@code
+   * v1:x}/{@code v1+x}): the hash covers agent, version and artifact. Hashing the artifact alone
+   * gave two agents that registered one adapter directory the same served name, and one agent's
+   * rollback unloaded the other's canary (trial t85).
+   */
   static String servedName(String agentId, String version, String artifact) {
-    String hash = Sha256.hex(artifact, 4);
+    String hash = Sha256.hex(agentId + '\u0000' + version + '\u0000' + artifact, 4);
     return (clean(agentId) + "-" + clean(version) + "-" + hash).toLowerCase(Locale.ROOT);
   }
 

@@ -165,6 +165,21 @@ class VllmLoraServingTest {
     assertEquals(VllmLoraServing.servedName("a", "v1", "file:///x"), VllmLoraServing.servedName("a", "v1", "file:///x"));
   }
 
+  /**
+   * Trial t85: agents {@code Tw} and {@code tw} registered one adapter directory as v1, both got
+   * {@code tw-v1-5422a899}, and Tw's rollback unloaded tw's canary (its calls 404, then fell back
+   * to stable). The readable part is cleaned and lower-cased, so the hash must tell them apart.
+   */
+  @Test
+  void servedNamesDifferPerAgentAndVersionEvenWhenTheirCleanedSpellingsAreEqual() {
+    String a = "file:///ckpt/shared";
+    assertNotEquals(VllmLoraServing.servedName("Tw", "v1", a), VllmLoraServing.servedName("tw", "v1", a));
+    assertNotEquals(VllmLoraServing.servedName("a-b", "c", a), VllmLoraServing.servedName("a", "b-c", a));
+    assertNotEquals(VllmLoraServing.servedName("a", "v1:x", a), VllmLoraServing.servedName("a", "v1+x", a));
+    assertNotEquals(VllmLoraServing.servedName("a", "V1", a), VllmLoraServing.servedName("a", "v1", a));
+    assertTrue(VllmLoraServing.servedName("Tw", "v1", a).matches("tw-v1-[0-9a-f]{8}"));
+  }
+
   @Test
   void simulatorAnswersWithVllmErrors() throws Exception {
     String path = adapterDir("dup").toAbsolutePath().toString();

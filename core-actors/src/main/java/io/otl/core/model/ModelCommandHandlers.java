@@ -246,6 +246,10 @@ final class ModelCommandHandlers {
     if (invalid.isEmpty()) {
       invalid = ModelValidation.servedModel(c.servedModel());
     }
+    if (invalid.isEmpty() && serving.backend().callsServer()
+        && !serving.servesAtOwnEndpoint(true, c.artifact(), c.servedModel())) {
+      invalid = ModelValidation.adapterDirectory(c.artifact());
+    }
     if (invalid.isPresent()) {
       return reply(c.replyTo(), Failure.invalidInput(invalid.get()));
     }

@@ -144,12 +144,19 @@ public interface ModelState {
       return versions.stream().filter(v -> v.state() == VersionState.READY).findFirst();
     }
 
-    /** The most recently retired version that may still be restored at {@code now}. */
+    /**
+     * The most recently retired version, if it may still be restored at {@code now}: within its
+     * retention and still deployed (no deployment recorded, or a confirmed one). An older stable is
+     * unloaded once a newer one retires; restoring it made an unloaded adapter STABLE, and every
+     * call of the agent got 502 with nothing to load it again (trial t85).
+     */
     Optional<VersionRecord> restorablePrevious(Instant now) {
       return versions.stream()
           .filter(v -> v.state() == VersionState.RETIRED && v.retainedUntil() != null)
           .filter(v -> now.isBefore(v.retainedUntil()))
-          .max((a, b) -> a.retiredAt().compareTo(b.retiredAt()));
+          .max((a, b) -> a.retiredAt().compareTo(b.retiredAt()))
+          .filter(v -> deployments.get(v.version()) == null
+              || deployments.get(v.version()).status() == Deployments.Status.CONFIRMED);
     }
   }
 

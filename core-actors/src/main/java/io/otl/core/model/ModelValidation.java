@@ -29,6 +29,27 @@ final class ModelValidation {
     return Optional.empty();
   }
 
+  /**
+   * A hand-registered artifact that is loaded into the model server (a local adapter directory:
+   * {@code /dir} or a {@code file:} URI) must name a directory by its absolute path. {@code file:}
+   * alone, {@code file:relative/dir} and {@code file://host/dir} were registered (201), then sent to
+   * vLLM as an empty or relative {@code lora_path} (the host taken for the first directory), and the
+   * version ended DEPLOY_FAILED on input the registration should have refused.
+   */
+  static Optional<String> adapterDirectory(String artifact) {
+    String rest = artifact.startsWith("file:") ? artifact.substring("file:".length()) : artifact;
+    if (rest.startsWith("//") && !rest.startsWith("///")) {
+      return Optional.of("artifact: a file: URI of an adapter directory must not name a host (file:///path/to/adapter),"
+          + " was " + quote(artifact));
+    }
+    String path = rest.startsWith("///") ? rest.substring(2) : rest;
+    if (!path.startsWith("/") || path.length() < 2 || path.startsWith("//")) {
+      return Optional.of("artifact: an adapter directory must be an absolute path (/path/to/adapter or"
+          + " file:///path/to/adapter), was " + quote(artifact));
+    }
+    return Optional.empty();
+  }
+
   /** Optional; else a model name as OpenAI clients send one: 1–256 visible characters, no spaces. */
   static Optional<String> servedModel(String servedModel) {
     if (servedModel == null) return Optional.empty();

@@ -379,4 +379,35 @@ class DeploymentTest {
     awaitState("v2", VersionState.DEPLOY_FAILED);
     assertEquals(1, careless.loadCalls.get(), "no load call under a name already used");
   }
+
+  /**
+   * Trial t85: v1, v2, v3 stable in turn (v1 unloaded when v3 retired v2); rolling back v3
+   * restored v2, and rolling back v2 then restored v1, whose adapter was gone: v1 STABLE with an
+   * UNDEPLOYED deployment, every call of the agent a 502 and nothing loading it again. A previous
+   * stable that was unloaded is not restorable: the rollback is a 409 and v2 keeps serving.
+   */
+  @Test
+  void aPreviousStableWhoseAdapterWasUnloadedIsNotRestored() {
+    InMemoryModelServer server = new InMemoryModelServer();
+    startEntity(server, 3);
+    for (String v : new String[] {"v1", "v2", "v3"}) {
+      registerCandidate(v);
+      awaitState(v, VersionState.CANARY);
+      assertInstanceOf(VersionStatus.class, this.<TransitionReply>run(r -> new ModelVersion.Promote(v, r)));
+      awaitState(v, VersionState.STABLE);
+      clock.advance(Duration.ofMinutes(1));
+    }
+    testKit.createTestProbe().awaitAssert(Duration.ofSeconds(10), () -> {
+      assertEquals(Deployments.Status.UNDEPLOYED, version("v1").deployment().status());
+      return null;
+    });
+    assertInstanceOf(VersionStatus.class, this.<TransitionReply>run(r -> new ModelVersion.Rollback("v3", "test", r)));
+    assertEquals(VersionState.STABLE, version("v2").state());
+    Failure f = assertInstanceOf(Failure.class,
+        this.<TransitionReply>run(r -> new ModelVersion.Rollback("v2", "test", r)));
+    assertEquals(ErrorCode.INVALID_TRANSITION, f.code());
+    assertEquals(VersionState.STABLE, version("v2").state());
+    assertEquals(VersionState.RETIRED, version("v1").state());
+    assertTrue(server.loaded.containsKey(version("v2").deployment().servedModel()), "the stable serves");
+  }
 }

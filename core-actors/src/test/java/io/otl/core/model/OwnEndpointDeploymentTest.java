@@ -188,4 +188,32 @@ class OwnEndpointDeploymentTest {
     assertEquals(1, server.loadCalls.get());
     assertEquals("http://vllm:8000/v1", candidateRoute().endpoint());
   }
+
+  /**
+   * Trial t85: {@code file:} alone was registered (201 DEPLOYING) and loaded with an empty
+   * {@code lora_path}, which vLLM refuses (400 "Both 'lora_name' and 'lora_path' must be provided."):
+   * the version ended DEPLOY_FAILED on input the registration should have refused. A relative path
+   * and a host in the URI were sent as relative paths the same way.
+   */
+  @Test
+  void anAdapterDirectoryThatIsNotAnAbsolutePathIsRefusedAndNothingIsLoaded() {
+    startEntity(StaticServing.INSTANCE);
+    for (String bad : new String[] {"file:", "file:ckpt/v1", "file://host/ckpt/v1", "file:////ckpt", "file:///", "/"}) {
+      ModelProtocol.Failure f = assertInstanceOf(ModelProtocol.Failure.class, this.<TransitionReply>run(
+          r -> new ModelVersion.RegisterManual("v1", bad, OWN, r)));
+      assertEquals(ModelProtocol.ErrorCode.INVALID_INPUT, f.code(), bad);
+      assertTrue(f.message().startsWith("artifact: "), f.message());
+    }
+    assertTrue(((ModelsView) run(ModelVersion.Get::new)).versions().stream().noneMatch(v -> v.version().equals("v1")));
+    assertEquals(0, server.loadCalls.get());
+    // the same text with a served model name is a model another server serves: nothing is loaded
+    assertInstanceOf(VersionStatus.class, this.<TransitionReply>run(
+        r -> new ModelVersion.RegisterManual("v1", "file:", OWN, "my-org/my-lora", r)));
+    registerByHandAs("v2", "file:/ckpt/v2");
+  }
+
+  private VersionStatus registerByHandAs(String version, String artifact) {
+    return assertInstanceOf(VersionStatus.class,
+        this.<TransitionReply>run(r -> new ModelVersion.RegisterManual(version, artifact, OWN, r)));
+  }
 }
