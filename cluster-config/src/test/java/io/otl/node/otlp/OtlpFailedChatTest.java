@@ -118,7 +118,7 @@ class OtlpFailedChatTest {
 
     String timeline = http.get("/v1/audit/session/otlp-failed/timeline").body();
     assertTrue(timeline.contains("assistant: (call FAILED: openai.RateLimitError: Error code: 429"), timeline);
-    assertFalse(timeline.contains("7946") || timeline.contains("alice@"), timeline);
+    assertFalse(timeline.contains("7946 0958") || timeline.contains("alice@"), timeline);
 
     // exports learn the answer, never the failed call's empty message
     String[] sft = new String[1];
