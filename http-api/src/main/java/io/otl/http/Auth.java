@@ -36,6 +36,7 @@ public final class Auth {
   private final boolean protectReads;
   private final byte[] metricsToken;
   private final Map<String, byte[]> operators;
+  private final java.util.List<byte[]> gatewayKeys;
 
   /** @param token empty: no protection */
   public Auth(Optional<String> token, boolean protectReads) {
@@ -50,6 +51,15 @@ public final class Auth {
   /** @param operators operator name → that operator's own token (checked unique and non-empty at start-up) */
   public Auth(Optional<String> token, boolean protectReads, Optional<String> metricsToken,
       Map<String, String> operators) {
+    this(token, protectReads, metricsToken, operators, java.util.List.of());
+  }
+
+  /**
+   * @param gatewayKeys the agents' gateway keys ({@code gateway.agents.<id>.api-key}): they pass no API
+   *     route, but a request that sends one is told so instead of "the bearer token is wrong"
+   */
+  public Auth(Optional<String> token, boolean protectReads, Optional<String> metricsToken,
+      Map<String, String> operators, java.util.Collection<String> gatewayKeys) {
     this.token = bytes(token);
     this.protectReads = protectReads;
     this.metricsToken = bytes(metricsToken);
@@ -59,6 +69,19 @@ public final class Auth {
       if (b != null) named.put(name, b);
     });
     this.operators = Map.copyOf(named);
+    this.gatewayKeys = gatewayKeys.stream().map(k -> bytes(Optional.ofNullable(k)))
+        .filter(java.util.Objects::nonNull).toList();
+  }
+
+  /** This auth, telling a request that sends an agent's gateway key what it holds (see the constructor). */
+  public Auth withGatewayKeys(java.util.Collection<String> keys) {
+    Map<String, String> named = new LinkedHashMap<>();
+    operators.forEach((name, secret) -> named.put(name, new String(secret, StandardCharsets.UTF_8)));
+    return new Auth(text(token), protectReads, text(metricsToken), named, keys);
+  }
+
+  private static Optional<String> text(byte[] secret) {
+    return Optional.ofNullable(secret).map(b -> new String(b, StandardCharsets.UTF_8));
   }
 
   private static byte[] bytes(Optional<String> secret) {
@@ -124,13 +147,32 @@ public final class Auth {
     return Optional.of(header.get().substring(7).trim().getBytes(StandardCharsets.UTF_8));
   }
 
-  private static Route unauthorized(Optional<String> header) {
+  private Route unauthorized(Optional<String> header) {
     return Directives.complete(unauthorizedResponse(header));
   }
 
-  private static HttpResponse unauthorizedResponse(Optional<String> header) {
+  private HttpResponse unauthorizedResponse(Optional<String> header) {
     // The challenge header is added to every 401 in one place (Auth.challenged).
-    return Json.error(StatusCodes.UNAUTHORIZED, "unauthorized", refusal(header));
+    return Json.error(StatusCodes.UNAUTHORIZED, "unauthorized", refusalNaming(header));
+  }
+
+  /**
+   * {@link #refusal(Optional)}, but an agent's gateway key is named as such: an OpenAI client's user
+   * rates the answer with the key the client holds, and "the bearer token is wrong" sent them hunting
+   * for a typo in a key the gateway had just taken (trial t89). Nothing says whose key it is.
+   */
+  String refusalNaming(Optional<String> header) {
+    Optional<byte[]> bearer = bearerToken(header);
+    boolean gatewayKey = false;
+    if (bearer.isPresent() && !header.get().equals(TWICE)) {
+      for (byte[] k : gatewayKeys) gatewayKey |= MessageDigest.isEqual(k, bearer.get());
+    }
+    if (gatewayKey) {
+      return "this is an agent's gateway key (gateway.agents.<agentId>.api-key): it opens the gateway only"
+          + " (POST /v1/chat/completions, GET /v1/models); this route needs the node's API token (auth.token)"
+          + " or an auth.operators token";
+    }
+    return refusal(header);
   }
 
   /**
