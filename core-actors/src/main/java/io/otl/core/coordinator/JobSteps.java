@@ -187,7 +187,7 @@ final class JobSteps {
     } else if (m.count() <= 0) {
       p.add(new PreflightFailed(job.jobId(), List.of("the exported dataset is empty (no "
           + job.algorithm() + " example could be built from " + job.sessionIds().size() + " trajectories; "
-          + m.selectionSummary() + ")"),
+          + m.selectionSummary() + ")" + allHeldOut(m)),
           true, Preflight.rearmAt(p.state().poolSize() + job.sessionIds().size(), policy,
             Preflight.failedInARow(p.state(), job.jobId())), now));
     } else {
@@ -198,6 +198,17 @@ final class JobSteps {
       p.after(st -> st.job(job.jobId()).ifPresent(j -> sendSubmission(st, j)));
     }
     return p;
+  }
+
+  /**
+   * What to do when every trajectory went to the evaluation set: a first manual trigger on a small pool
+   * (one session: 1 of 1 held out) failed with only the counts, and nothing said why or what to change.
+   */
+  static String allHeldOut(DatasetManifest m) {
+    Integer held = m.exclusions().get("held-out-for-eval");
+    if (held == null || held <= 0 || m.exclusions().size() != 1) return "";
+    return ": every trajectory fell into the held-out evaluation set (training-runner.eval-fraction); record more"
+        + " sessions and trigger again, or lower eval-fraction (0 holds none out)";
   }
 
   // ---- submission (ray-jobs) and commit (trinity-proxy) --------------------------------------

@@ -107,6 +107,20 @@ class ExportAndSubmitStepsTest {
     assertEquals(2, p.state().poolSize());
   }
 
+  /** A first manual trigger on one session: it is held out, and the reason says what to change (trial t89). */
+  @Test
+  void aDatasetEmptiedByTheEvalSetSaysWhatToChange() {
+    StepsHarness h = new StepsHarness("trigger.min-samples = 10");
+    DatasetManifest m = new DatasetManifest("/d/job-1-a.jsonl", 0, "sha", List.of(), List.of(), "sft-messages", 2,
+        Map.of("held-out-for-eval", 2));
+    Plan<State, Event> p = h.steps.onExportFinished(state(), new ExportFinished(JOB, m, null));
+    assertEquals(new PreflightFailed(JOB, List.of("the exported dataset is empty (no sft example could be built from 2 "
+        + "trajectories; 2 seen: 2 held-out-for-eval): every trajectory fell into the held-out evaluation set "
+        + "(training-runner.eval-fraction); record more sessions and trigger again, or lower eval-fraction (0 holds "
+        + "none out)"), true, 3, NOW), p.events().get(1));
+    assertEquals(2, p.state().poolSize());
+  }
+
   @Test
   void aCleanDatasetIsSubmittedWithTheJobIdAsSubmissionId() {
     StepsHarness h = new StepsHarness("checkpoint-root-dir = /ckpt");
