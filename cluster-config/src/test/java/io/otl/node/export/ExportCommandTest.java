@@ -90,6 +90,12 @@ class ExportCommandTest {
         config.toString());
     assertEquals(2, badFormat.code());
     assertTrue(badFormat.err().contains("format 'csv' is unknown; allowed: sft, dpo, rl"), badFormat.err());
+    // An algorithm's name is the likely mistake: it names the format that algorithm trains on (trial t89).
+    ToolRun algorithm = ToolRun.export("export", "--agent", "agent-c", "--format", "grpo", "--config",
+        config.toString());
+    assertEquals(2, algorithm.code());
+    assertTrue(algorithm.err().contains("format 'grpo' is unknown; allowed: sft, dpo, rl (grpo jobs train on the rl "
+        + "format: give rl)"), algorithm.err());
     ToolRun badDate = ToolRun.export("--agent", "agent-c", "--format", "sft", "--since", "yesterday",
         "--config", config.toString());
     assertEquals(2, badDate.code());

@@ -21,7 +21,15 @@ public enum ExportFormat {
     if (s != null) {
       for (ExportFormat f : values()) if (f.wireName().equalsIgnoreCase(s.trim())) return f;
     }
-    throw new IllegalArgumentException("format '" + s + "' is unknown; allowed: sft, dpo, rl");
+    // The algorithms' names are what a user has in mind (datasets.md's table): name the format they take.
+    String hint = "";
+    if (s != null) {
+      String a = s.trim().toLowerCase(Locale.ROOT);
+      if (a.equals("ppo") || a.equals("grpo") || a.equals("distillation")) {
+        hint = " (" + a + " jobs train on the rl format: give rl)";
+      }
+    }
+    throw new IllegalArgumentException("format '" + s + "' is unknown; allowed: sft, dpo, rl" + hint);
   }
 
   /**
