@@ -220,7 +220,10 @@ public final class DataFolder implements AutoCloseable {
     if (role.equals("node")) node = readEndpoint(dir.resolve(NODE_FILE));
     String who = role.equals("node") ? "another node" : "another process (otl-node " + role + ")";
     return new InUse("the data folder " + dir + " is in use by " + who + " with pid " + pid,
-        "stop it first, or give this process its own folder (agentscope.training.db.url)", pid, node,
+        // How to give it one, not only the key's name: a second process started from the same folder is
+        // the README's node beside the embedded example (trial t89).
+        "stop it first, or give this process its own folder: agentscope.training.db.url (env OTL_DB_URL, or"
+            + " -Dagentscope.training.db.url=…), e.g. jdbc:h2:file:./data-2/journal", pid, node,
         role.equals("node"));
   }
 

@@ -97,6 +97,9 @@ class DataFolderTest {
       DataFolder.InUse e = assertThrows(DataFolder.InUse.class, () -> DataFolder.claim(h2(dir), "node"));
       assertTrue(e.getMessage().contains(dir.toString()), e.getMessage());
       assertTrue(e.getMessage().contains("pid " + ProcessHandle.current().pid()), e.getMessage());
+      // says how to give the process a folder of its own, not only which key (trial t89)
+      assertTrue(e.getMessage().contains("env OTL_DB_URL") && e.getMessage().contains("jdbc:h2:file:./data-2/journal"),
+          e.getMessage());
     }
     DataFolder.claim(h2(dir), "node").orElseThrow().close(); // released on close
   }
