@@ -12,6 +12,13 @@ import java.util.regex.Pattern;
  */
 public final class JsonParseProblem {
   private static final Pattern QUOTED = Pattern.compile("'([^']*)'");
+  /**
+   * Jackson's "expected close marker for Object (start marker at [Source: REDACTED
+   * (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 1])": a body cut short
+   * (an unclosed brace) showed the parser's settings to the user (trial t89). Only where it opened is kept.
+   */
+  private static final Pattern START_MARKER =
+      Pattern.compile("\\(start marker at \\[Source: .*?; line: (\\d+), column: (\\d+)\\]\\)");
 
   private JsonParseProblem() {}
 
@@ -22,6 +29,7 @@ public final class JsonParseProblem {
   public static String describe(IOException e) {
     String m = e instanceof JsonProcessingException p ? p.getOriginalMessage() : e.getMessage();
     m = m == null ? "" : m.split("\n")[0];
+    m = START_MARKER.matcher(m).replaceAll("(opened at line $1, column $2)");
     m = QUOTED.matcher(m).replaceAll(r -> Matcher.quoteReplacement(
         "'" + (r.group(1).length() <= 1 ? r.group(1) : io.otl.core.Ids.shownPath(r.group(1))) + "'"));
     if (e instanceof JsonProcessingException p && p.getLocation() != null && p.getLocation().getLineNr() > 0) {

@@ -56,6 +56,15 @@ class StrictJsonEdgeTest {
     return body;
   }
 
+  /** A body cut short: where the object opened, not the parser's settings (trial t89). */
+  @Test
+  void anUnclosedBodySaysWhereItOpenedAndNothingOfTheParser() {
+    String message = refused(400, http.post("/v1/sessions/strict-cut/feedback", "{\"kind\":\"THUMBS_UP\""))
+        .get("message").asText();
+    assertEquals("the request body is not valid JSON: Unexpected end-of-input: expected close marker for Object "
+        + "(opened at line 1, column 1) (line 1, column 20)", message);
+  }
+
   @Test
   void laxJsonIsRefusedAndNothingIsStored() {
     String valid = batch(message("\"hi\""));
