@@ -111,8 +111,9 @@ public final class PiiRules {
 
   /**
    * Credentials with a recognisable prefix: OpenAI/Anthropic/DeepSeek style {@code sk-…} keys, Stripe
-   * {@code sk_live_}/{@code rk_live_}, Hugging Face {@code hf_…} tokens, AWS access key ids, GitHub tokens, Slack tokens, Google API
-   * keys, JWTs, an opaque token after "Bearer" (16+ characters holding a digit) and the
+   * {@code sk_live_}/{@code rk_live_}, Hugging Face {@code hf_…} tokens, Groq {@code gsk_}, Replicate
+   * {@code r8_}, xAI {@code xai-}, NVIDIA {@code nvapi-} and GitLab {@code glpat-} keys, AWS access key ids,
+   * GitHub tokens, Slack tokens, Google API keys, JWTs, an opaque token after "Bearer" (16+ characters holding a digit) and the
    * {@code user:password} of a URL ({@code postgres://app:pw@db}). The minimum lengths are those of real keys, so a short
    * {@code sk-} word ("task-based" is not even a candidate: the prefix must start a word) does not
    * count; {@link #secret} also wants an {@code sk-} key's body to look random.
@@ -127,6 +128,11 @@ public final class PiiRules {
           + "|AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"
           // Hugging Face access tokens (hf_ + 34): what pulls a base model or pushes a checkpoint
           + "|hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])"
+          // inference providers' keys (trial t87 found each journaled raw): Groq gsk_ + 52, Replicate
+          // r8_ + 37, xAI xai- + 80, NVIDIA nvapi- + 64, GitLab glpat- + 20 (newer ones carry dotted parts)
+          + "|gsk_[A-Za-z0-9]{40,}(?![A-Za-z0-9])|r8_[A-Za-z0-9]{30,}(?![A-Za-z0-9])"
+          + "|xai-[A-Za-z0-9]{40,}(?![A-Za-z0-9])|nvapi-[A-Za-z0-9_-]{40,}"
+          + "|glpat-[A-Za-z0-9_-]{20,}(?:\\.[A-Za-z0-9_-]{2,}){0,2}"
           + "|eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*"
           // an opaque bearer token (Authorization headers in tool output, curl -v): the token part
           + "|(?i:bearer)[ \\t]+[A-Za-z0-9_.~+/-]{16,}=*(?![A-Za-z0-9_.~+/=-])"
@@ -243,7 +249,8 @@ public final class PiiRules {
 
   /**
    * Whether the character at {@code i} ends one of the prefixes {@link #SECRET} starts with: "sk-",
-   * "sk_"/"rk_", "hf_", "gh?_", "github_pat_" (its "pat_"), "xox?-", "xapp-", "eyJ", "AKIA"/"ASIA", "AIza",
+   * "sk_"/"rk_", "hf_", "gsk_", "r8_", "gh?_", "github_pat_" (its "pat_"), "xox?-", "xapp-", "xai-", "nvapi-",
+   * "glpat-", "eyJ", "AKIA"/"ASIA", "AIza",
    * "Bearer" and a URL's "://".
    * A few comparisons on the characters that can end one, so the secret pattern runs only on texts
    * that hold such a prefix.
@@ -260,9 +267,14 @@ public final class PiiRules {
     char b = t.charAt(i - 1);
     return switch (c) {
       case '-' -> (a == 's' && b == 'k' && (i < 3 || !asciiAlnum(t.charAt(i - 3)))) || (i >= 4 && t.charAt(i - 4) == 'x'
-          && ((t.charAt(i - 3) == 'o' && a == 'x') || (t.charAt(i - 3) == 'a' && a == 'p' && b == 'p')));
-      case '_' -> (((b == 'k' && (a == 's' || a == 'r')) || (a == 'h' && b == 'f')) && (i < 3 || !asciiAlnum(t.charAt(i - 3))))
+          && ((t.charAt(i - 3) == 'o' && a == 'x') || (t.charAt(i - 3) == 'a' && a == 'p' && b == 'p')))
+          || (i >= 3 && t.charAt(i - 3) == 'x' && a == 'a' && b == 'i') // xai-
+          || (i >= 3 && t.charAt(i - 3) == 'a' && a == 'p' && b == 'i') // nvapi-
+          || (i >= 3 && t.charAt(i - 3) == 'p' && a == 'a' && b == 't'); // glpat-
+      case '_' -> (((b == 'k' && (a == 's' || a == 'r')) || (a == 'h' && b == 'f') || (a == 'r' && b == '8'))
+              && (i < 3 || !asciiAlnum(t.charAt(i - 3))))
           || (i >= 3 && t.charAt(i - 3) == 'g' && a == 'h')
+          || (i >= 3 && t.charAt(i - 3) == 'g' && a == 's' && b == 'k') // gsk_
           || (i >= 3 && t.charAt(i - 3) == 'p' && a == 'a' && b == 't');
       case 'J' -> a == 'e' && b == 'y';
       case '/' -> a == ':' && b == '/'; // "://" of a URL, which may carry user:password
@@ -342,8 +354,42 @@ public final class PiiRules {
       return holdsDigit(t, token, end) ? new int[] {token, end} : null;
     }
     boolean ok = (c0 == 's' && t.charAt(start + 2) == '-') || (c0 == 'h' && t.charAt(start + 2) == '_') ? randomRun(t, start + 3, end, 16)
+        : providerPrefix(t, start) ? twoKinds(t, indexOfBody(t, start, end), end)
         : c0 != 'x' || randomRun(t, start + 5, end, 1);
     return ok ? new int[] {start, end} : null;
+  }
+
+  /** Whether the match at {@code start} is a Groq, Replicate, xAI, NVIDIA or GitLab key (see {@link #SECRET}). */
+  private static boolean providerPrefix(CharSequence t, int start) {
+    char c0 = t.charAt(start);
+    char c1 = t.charAt(start + 1);
+    return (c0 == 'g' && (c1 == 's' || c1 == 'l')) || (c0 == 'r' && c1 == '8') || (c0 == 'n' && c1 == 'v')
+        || (c0 == 'x' && c1 == 'a' && t.charAt(start + 2) == 'i');
+  }
+
+  /** Where the key after a provider's prefix starts: past its first '-' or '_'. */
+  private static int indexOfBody(CharSequence t, int start, int end) {
+    int i = start;
+    while (i < end && t.charAt(i) != '-' && t.charAt(i) != '_') i++;
+    return i + 1;
+  }
+
+  /**
+   * Whether {@code t[from, to)} mixes two of lower-case letters, capitals and digits, as every random
+   * key does: a placeholder ({@code glpat-xxxxxxxxxxxxxxxxxxxx}, {@code XXXX…}) or a hyphenated
+   * lower-case name stays.
+   */
+  private static boolean twoKinds(CharSequence t, int from, int to) {
+    boolean lower = false;
+    boolean upper = false;
+    boolean digit = false;
+    for (int i = from; i < to; i++) {
+      char c = t.charAt(i);
+      lower |= c >= 'a' && c <= 'z';
+      upper |= c >= 'A' && c <= 'Z';
+      digit |= c >= '0' && c <= '9';
+    }
+    return (lower ? 1 : 0) + (upper ? 1 : 0) + (digit ? 1 : 0) >= 2;
   }
 
   /** Whether the ':' or '=' at {@code i} follows a name ending as a {@link #CREDENTIAL_NAME} does. */

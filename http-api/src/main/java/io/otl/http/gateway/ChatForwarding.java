@@ -228,7 +228,12 @@ final class ChatForwarding {
       long upEnd = System.nanoTime();
       Completion answer;
       try {
-        answer = Completion.ofResponse(Json.MAPPER.readTree(strict.getData().toArray()), settings.captureTokens());
+        var tree = Json.MAPPER.readTree(strict.getData().toArray());
+        // An error object in a 200 fails the call as a 5xx does (the agent gets a 502, or the stable's
+        // answer): passed through, the agent's SDK returned a completion without choices.
+        String notAnAnswer = Completion.notAnAnswer(tree);
+        if (notAnAnswer != null) return failed(c, d, fallbackFrom, "status", notAnAnswer, upStart);
+        answer = Completion.ofResponse(tree, settings.captureTokens());
       } catch (java.io.IOException e) {
         return failed(c, d, fallbackFrom, "status", "the model server answered with invalid JSON", upStart);
       }

@@ -76,6 +76,23 @@ final class Completion {
     return c;
   }
 
+  /**
+   * Why a non-streamed 200 body is no answer, or null when it is one (it has a {@code choices} array). A
+   * server may answer 200 with an error object instead: vLLM's {@code {"object":"error",…}} for some
+   * failures, a proxy's {@code {"error":{…}}}. Recorded as an empty answer before, such a call was
+   * exported as training text and counted against nothing (trial t87).
+   */
+  static String notAnAnswer(JsonNode body) {
+    if (body == null || !body.isObject()) return "the model server answered 200 with no completion object";
+    if (body.path("choices").isArray()) return null;
+    if (body.path("error").isObject()) return describeError("the model server answered 200 with an error object", body.get("error"));
+    if ("error".equals(body.path("object").asText())) {
+      return describeError("the model server answered 200 with an error object", body);
+    }
+    if (body.hasNonNull("error")) return "the model server answered 200 with an error";
+    return "the model server answered 200 without choices";
+  }
+
   /** Feeds raw SSE bytes; lines may be split across chunks. */
   void feed(byte[] bytes, long nowNanos) {
     for (byte b : bytes) lastTwo = (lastTwo << 8 | (b & 0xff)) & 0xffff;
@@ -103,7 +120,7 @@ final class Completion {
     if (c.hasNonNull("error") && upstreamError == null) {
       // The server's own mid-stream failure: vLLM sends it (then [DONE]) when its engine fails mid-answer,
       // OpenAI's servers without [DONE]. Not a chunk of the answer.
-      upstreamError = describeError(c.get("error"));
+      upstreamError = describeError("the model server ended its stream with an error event", c.get("error"));
       return;
     }
     if (id == null) id = text(c.get("id"));
@@ -142,11 +159,11 @@ final class Completion {
   }
 
   /**
-   * An upstream error event as the session may store it: its type and code, not its message (a server's
+   * An upstream error (event or body) as the session may store it: its type and code, not its message (a server's
    * message may quote the request), each shown only when it is a short name.
    */
-  private static String describeError(JsonNode error) {
-    StringBuilder b = new StringBuilder("the model server ended its stream with an error event");
+  private static String describeError(String what, JsonNode error) {
+    StringBuilder b = new StringBuilder(what);
     String type = shortName(error.path("type"));
     String code = shortName(error.path("code"));
     if (type != null || code != null) {

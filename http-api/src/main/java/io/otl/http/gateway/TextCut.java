@@ -1,8 +1,8 @@
 package io.otl.http.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 import io.otl.core.session.Desensitizer;
+import io.otl.core.session.TextPrefixes;
 
 /**
  * Fits what the gateway records into {@code data-collector.max-text-length}. The HTTP events API
@@ -35,7 +35,7 @@ public final class TextCut {
 
   public Text text(String raw) {
     if (raw == null || raw.length() <= limit) return new Text(raw, null);
-    return new Text(prefix(desensitizer.apply(raw), limit), raw.length());
+    return new Text(TextPrefixes.prefix(desensitizer.apply(raw), limit), raw.length());
   }
 
   /**
@@ -47,22 +47,8 @@ public final class TextCut {
     if (raw == null) return new Json(null, null);
     String text = raw.toString();
     if (text.length() <= limit) return new Json(raw, null);
-    String safe = desensitizer.apply(text);
-    int n = Math.min(safe.length(), limit);
-    while (true) {
-      TextNode cut = TextNode.valueOf(prefix(safe, n));
-      int rendered = cut.toString().length();
-      if (rendered <= limit) return new Json(cut, text.length());
-      if (n == 0) return new Json(null, text.length()); // a limit under 2: not even "" fits
-      n = Math.max(0, Math.min(n - 1, n - (rendered - limit)));
-    }
-  }
-
-  /** The first {@code n} characters, one fewer when the n-th would split a surrogate pair. */
-  private static String prefix(String s, int n) {
-    if (s.length() <= n) return s;
-    int end = n > 0 && Character.isHighSurrogate(s.charAt(n - 1)) ? n - 1 : n;
-    return s.substring(0, end);
+    // null for a limit under 2: not even "" fits
+    return new Json(TextPrefixes.jsonString(desensitizer.apply(text), limit), text.length());
   }
 
   public boolean fits(String text) {

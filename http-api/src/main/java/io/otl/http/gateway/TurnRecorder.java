@@ -130,11 +130,8 @@ final class TurnRecorder {
     String tools = request.tools() == null ? null : request.tools().toString();
     // One id per tool set, not per session: an agent that adds a tool mid-conversation resends the whole
     // list, and a call of the new tool must find its schema in the session (the export's `tools`).
-    if (tools != null && !known.contains(toolsId(d, tools))) {
-      // Cut JSON would not parse where the schemas are read back (export): too long, they are left out, said so.
-      in.add(new SessionInput.Start(toolsId(d, tools), requestAt, null, null, cut.fits(tools) ? Map.of("tools", tools)
-          : Map.of("toolsOmitted", tools.length() + " characters, over data-collector.max-text-length")));
-    }
+    String toolsId = tools == null ? null : toolsId(d, tools);
+    if (toolsId != null && !known.contains(toolsId)) in.add(ToolSets.start(toolsId, tools, cut, requestAt));
     ArrayNode messages = request.messages();
     Map<String, Integer> seen = alignedCounts(d, messages, known, lastMessage);
     Map<String, JsonNode> calls = new LinkedHashMap<>();
@@ -395,7 +392,7 @@ final class TurnRecorder {
 
   /** A tool set's event id: a hash of its text as stored (desensitized), so a resent set is a duplicate. */
   static String toolsId(Desensitizer d, String tools) {
-    return opaque(TOOLS_PREFIX, Sha256.hex(d.apply(tools), 12), "");
+    return ToolSets.id(TOOLS_PREFIX, d, tools);
   }
 
   /** Tool call ids may hold characters event ids may not. */

@@ -4,14 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.otl.core.Sha256;
 import io.otl.core.session.Desensitizer;
-import io.otl.core.session.GatewayMessageIds;
 import io.otl.core.session.SessionInput;
 import io.otl.http.gateway.TextCut;
+import io.otl.http.gateway.ToolSets;
 import java.io.IOException;
 import java.time.Instant;
-import java.util.Map;
 
 /**
  * A chat span's {@code gen_ai.tool.definitions} (the tools offered to the model) as the session's
@@ -29,8 +27,7 @@ final class GenAiToolDefinitions {
   /**
    * The start that carries the span's function tools, its id a hash of them as stored (a set sent again
    * with every chat span is a duplicate; a changed set replaces the stored one, as agents resend the whole
-   * list); null when the span has none. Schemas over the text limit are left out and said so, as the
-   * gateway does: cut JSON would not parse where the export reads it.
+   * list; {@link ToolSets}, as the gateway records them); null when the span has none.
    */
   static SessionInput start(OtlpSpan span, Desensitizer d, TextCut cut, Instant at) {
     Object value = span.attributes().get("gen_ai.tool.definitions");
@@ -41,10 +38,7 @@ final class GenAiToolDefinitions {
     ArrayNode tools = openAiForm(value);
     if (tools.isEmpty()) return null;
     String text = tools.toString();
-    String id = GatewayMessageIds.opaque(PREFIX, Sha256.hex(d.apply(text), 12), "");
-    Map<String, String> meta = cut == null || cut.fits(text) ? Map.of("tools", text)
-        : Map.of("toolsOmitted", text.length() + " characters, over data-collector.max-text-length");
-    return new SessionInput.Start(id, at, null, null, meta);
+    return ToolSets.start(ToolSets.id(PREFIX, d, text), text, cut, at);
   }
 
   /**

@@ -3,6 +3,7 @@ package io.otl.agentscope;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.otl.core.session.Desensitizer;
+import io.otl.core.session.TextPrefixes;
 
 /**
  * Fits the hook's texts into the node's {@code data-collector.max-text-length}, as the gateway and the
@@ -23,7 +24,7 @@ final class LongTexts {
   /** The text, or its start (desensitized) when it is longer than the limit. */
   String text(String raw) {
     if (raw == null || raw.length() <= limit) return raw;
-    return prefix(desensitizer.apply(raw), limit);
+    return TextPrefixes.prefix(desensitizer.apply(raw), limit);
   }
 
   /**
@@ -34,20 +35,7 @@ final class LongTexts {
     if (raw == null) return null;
     String text = raw.toString();
     if (text.length() <= limit) return raw;
-    String safe = desensitizer.apply(raw.isTextual() ? raw.textValue() : text);
-    int n = Math.min(safe.length(), limit);
-    while (true) {
-      TextNode cut = TextNode.valueOf(prefix(safe, n));
-      int rendered = cut.toString().length();
-      if (rendered <= limit || n == 0) return cut;
-      n = Math.max(0, Math.min(n - 1, n - (rendered - limit)));
-    }
-  }
-
-  /** The first {@code n} characters, one fewer when the n-th would split a surrogate pair. */
-  private static String prefix(String s, int n) {
-    if (s.length() <= n) return s;
-    int end = n > 0 && Character.isHighSurrogate(s.charAt(n - 1)) ? n - 1 : n;
-    return s.substring(0, end);
+    TextNode cut = TextPrefixes.jsonString(desensitizer.apply(raw.isTextual() ? raw.textValue() : text), limit);
+    return cut != null ? cut : TextNode.valueOf(""); // a limit under 2: the node refuses it, as before
   }
 }
