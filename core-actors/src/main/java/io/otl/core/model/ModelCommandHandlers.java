@@ -161,6 +161,7 @@ final class ModelCommandHandlers {
     Deployment dep = s.models().deployments().get(c.version());
     if (dep == null || dep.status() != Deployments.Status.REQUESTED
         || !Objects.equals(dep.servedModel(), c.servedModel())) {
+      calls.resume(s); // an intent recorded while this call ran waits for it to end
       return effect.noReply();
     }
     Instant now = clock.instant();
@@ -172,6 +173,10 @@ final class ModelCommandHandlers {
       return effect.noReply();
     } else {
       p.add(new Deployments.DeploymentFailed(c.version(), dep.servedModel(), c.error(), c.attempt(), now));
+      // A load that timed out or lost its answer may still land on the server, and nothing would
+      // ever unload it: the unload intent goes into the same write (an unknown name counts as done).
+      p.add(new Deployments.UndeployRequested(c.version(), dep.servedModel(),
+          "load failed: unloading whatever of it may have landed", now));
       rollouts.autoDeploy(p, now);
     }
     return persistNoReply(p);
@@ -181,6 +186,7 @@ final class ModelCommandHandlers {
     calls.finished(c.version());
     Deployment dep = s.models().deployments().get(c.version());
     if (dep == null || dep.status() != Deployments.Status.UNDEPLOYING) {
+      calls.resume(s); // a promote again while the unload ran: its load starts now
       return effect.noReply();
     }
     if (c.error() != null) {
