@@ -80,6 +80,7 @@ final class ModelCommandHandlers {
   private final DeploymentCalls calls;
   private final DeploymentPlanner deployments;
   private final RolloutPlanner rollouts;
+  private final RetentionTimer retention;
   private final EffectFactories<Event, State> effect;
 
   ModelCommandHandlers(String agentId, SettingsOverlay.Resolver<ModelSettings> resolver, Clock clock,
@@ -96,6 +97,7 @@ final class ModelCommandHandlers {
     this.calls = new DeploymentCalls(agentId, serving, context, timers);
     this.deployments = new DeploymentPlanner(agentId, serving);
     this.rollouts = new RolloutPlanner(agentId, () -> settings, serving, deployments);
+    this.retention = new RetentionTimer(deployments, timers, clock);
   }
 
   /** After recovery: the settings in force, the step timer, the calls whose outcome is unknown, the adapters to reload. */
@@ -111,6 +113,7 @@ final class ModelCommandHandlers {
     scheduleStepTick(state, true);
     calls.resume(state);
     calls.ensureLoaded(state);
+    retention.schedule(state);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -178,6 +181,17 @@ final class ModelCommandHandlers {
       p.add(new Deployments.UndeployRequested(c.version(), dep.servedModel(),
           "load failed: unloading whatever of it may have landed", now));
       rollouts.autoDeploy(p, now);
+    }
+    return persistNoReply(p);
+  }
+
+  /** A retained version's retention may have ended: its unload is due now, with nothing else written. */
+  ReplyEffect<Event, State> retentionEnded(State s) {
+    Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
+    deployments.planDueUndeploys(p, clock.instant());
+    if (p.isEmpty()) {
+      retention.schedule(s); // woke before the end (a wait longer than a timer takes)
+      return effect.noReply();
     }
     return persistNoReply(p);
   }
@@ -634,6 +648,7 @@ final class ModelCommandHandlers {
     TransitionLog.log(context.getLog(), agentId, events, st);
     scheduleStepTick(st, false);
     calls.resume(st);
+    retention.schedule(st);
   }
 
   private VersionStatus status(State s, String version, boolean created, List<String> reasons) {

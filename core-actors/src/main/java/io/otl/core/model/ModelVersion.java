@@ -143,6 +143,7 @@ public final class ModelVersion
         .onCommand(SetRolloutPolicy.class, h::setRolloutPolicy)
         .onCommand(GetRolloutPolicy.class, h::getRolloutPolicy)
         .onCommand(ServingLost.class, h::servingLost)
+        .onCommand(RetentionTimer.RetentionEnded.class, (s, c) -> h.retentionEnded(s))
         .onCommand(DeploymentCalls.DeployCall.class, h::deployCall)
         .onCommand(DeploymentCalls.DeployOutcome.class, h::deployOutcome)
         .onCommand(DeploymentCalls.UndeployCall.class, h::undeployCall)
@@ -154,7 +155,7 @@ public final class ModelVersion
       // Rollout settings touch no version: setting them (even before the agent's first session)
       // registers no base model; nor does a read of the versions (it shows v0 as it will be).
       boolean touchesNoVersion = command instanceof SetRolloutPolicy || command instanceof GetRolloutPolicy
-          || command instanceof Get;
+          || command instanceof Get || command instanceof RetentionTimer.RetentionEnded;
       return h.needsBaseModel(state) && !touchesNoVersion
           ? h.registerBaseModelThenHandle(command)
           : handler.apply(state, command);
