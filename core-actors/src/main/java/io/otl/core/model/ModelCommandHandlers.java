@@ -314,11 +314,14 @@ final class ModelCommandHandlers {
                   + "); only one candidate rolls out at a time"));
         }
         // The actor goes into the reason too: a deployment's later events carry only the reason.
-        rollouts.startRollout(p, v.version(), now,
-            c.actor() == null ? "manual promote" : "manual promote by " + c.actor(), c.actor());
+        rollouts.startRollout(p, v.version(), now, RolloutPlanner.promoteReason(c.actor()), c.actor());
       }
       case CANARY, RAMP, PAUSED -> {
         RollingOut r = (RollingOut) s;
+        if (RolloutPlanner.repeatsStartingPromote(r, v, RolloutPlanner.promoteReason(c.actor()))) {
+          // A client that timed out sends its promote again: the canary it started keeps running.
+          return reply(c.replyTo(), status(s, v.version(), false, List.of(RolloutPlanner.ALREADY_PROMOTED)));
+        }
         p.add(new VersionPromoted(v.version(), r.rollout().stableVersion(),
             now.plus(settings.retainPrevious()), false,
             "manual promote from " + RolloutPlanner.describe(r) + ", remaining steps skipped", List.of(), now,
