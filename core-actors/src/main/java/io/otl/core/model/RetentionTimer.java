@@ -41,9 +41,9 @@ final class RetentionTimer {
     Duration wait = Duration.between(clock.instant(), end.get());
     if (wait.isNegative() || wait.isZero()) {
       wait = Duration.ofMillis(1);
-    } else if (wait.compareTo(ModelCommandHandlers.LONGEST_TICK_WAIT) > 0) {
+    } else if (wait.compareTo(ModelWrites.LONGEST_TICK_WAIT) > 0) {
       // Pekko's timers cannot wait a retention of weeks; an early wake-up schedules the rest.
-      wait = ModelCommandHandlers.LONGEST_TICK_WAIT;
+      wait = ModelWrites.LONGEST_TICK_WAIT;
     }
     timers.startSingleTimer(KEY, RetentionEnded.INSTANCE, wait);
   }
