@@ -119,12 +119,20 @@ public final class VllmLoraServing implements ServingBackend {
   public CompletionStage<Void> undeploy(ServingTarget target) {
     String body = MAPPER.createObjectNode().put("lora_name", target.servedModel()).toString();
     return post("/v1/unload_lora_adapter", body).thenApply(r -> {
-      if (r.statusCode() == 200 || r.statusCode() == 404) {
+      // An adapter vLLM does not have is unloaded already: 404 NotFoundError, and 400 "cannot be
+      // found" from vLLM releases before NotFoundError existed.
+      if (r.statusCode() == 200 || r.statusCode() == 404
+          || (r.statusCode() == 400 && isUnknownAdapter(message(r.body())))) {
         return null;
       }
       throw new ServingException("vLLM refused to unload " + target.servedModel() + " (HTTP "
           + r.statusCode() + "): " + message(r.body()), true);
     });
+  }
+
+  static boolean isUnknownAdapter(String message) {
+    String m = message.toLowerCase(Locale.ROOT);
+    return m.contains("cannot be found") || m.contains("not found");
   }
 
   private CompletionStage<HttpResponse<String>> post(String path, String body) {

@@ -52,6 +52,9 @@ final class ModelServerSimulation {
   // works whatever model name its agents send.
   private final java.util.Set<String> unloaded = new java.util.HashSet<>();
 
+  // How late load answers come (the load itself acts at once), as from a vLLM slower than its client's timeout.
+  private volatile java.time.Duration loadAnswerDelay = java.time.Duration.ZERO;
+
   ModelServerSimulation(ObjectMapper mapper, String baseModel) {
     this.mapper = mapper;
     this.baseModel = baseModel;
@@ -97,6 +100,20 @@ final class ModelServerSimulation {
     }
     unloaded.add(name);
     return new Reply(200, "Success: LoRA adapter '" + name + "' removed successfully.", null);
+  }
+
+  java.time.Duration loadAnswerDelay() {
+    return loadAnswerDelay;
+  }
+
+  /** {@code {"ms": N}}, 0..600000: how late load answers come; empty when set, else the error text. */
+  Optional<String> setLoadAnswerDelay(JsonNode body) {
+    JsonNode ms = body.path("ms");
+    if (!ms.canConvertToLong() || !ms.isIntegralNumber() || ms.asLong() < 0 || ms.asLong() > 600_000) {
+      return Optional.of("ms: must be a whole number between 0 and 600000");
+    }
+    loadAnswerDelay = java.time.Duration.ofMillis(ms.asLong());
+    return Optional.empty();
   }
 
   /** Whether {@code model} names a LoRA adapter loaded now. */

@@ -75,7 +75,9 @@ final class SimulatorRoutes extends AllDirectives {
             path(segment("v1").slash("chat").slash("completions"), () -> post(() -> withoutRequestTimeout(() ->
                 withJson(this::chat)))),
             path(segment("v1").slash("models"), () -> get(() -> complete(json(200, models.models())))),
-            path(segment("v1").slash("load_lora_adapter"), () -> post(() -> withJson(b -> vllm(models.load(b))))),
+            // The load acts at once, its answer may come late: a load slower than the node's timeout.
+            path(segment("v1").slash("load_lora_adapter"), () -> post(() -> withoutRequestTimeout(() ->
+                withJson(b -> vllm(models.load(b), models.loadAnswerDelay()))))),
             path(segment("v1").slash("unload_lora_adapter"), () -> post(() -> withJson(b -> vllm(models.unload(b))))),
             path("feedback", () -> post(() -> withJson(this::feedback))),
             path("allocate", () -> concat(get(this::allocate), post(this::allocate))),
@@ -119,6 +121,10 @@ final class SimulatorRoutes extends AllDirectives {
                 .map(e -> complete(json(400, mapper.createObjectNode().put("error", "invalid_quality").put("message", e))))
                 .orElseGet(() -> complete(json(200, mapper.valueToTree(models.qualityOf(name))))))))),
         path("models", () -> get(() -> complete(json(200, models.stats())))),
+        path(segment("models").slash("load-delay"), () -> post(() -> withJson(b -> models.setLoadAnswerDelay(b)
+            .map(e -> complete(json(400, mapper.createObjectNode().put("error", "invalid_delay").put("message", e))))
+            .orElseGet(() -> complete(json(200, mapper.createObjectNode()
+                .put("ms", models.loadAnswerDelay().toMillis()))))))),
         path(segment("jobs").slash(segment()).slash("quality"), id -> post(() -> withJson(b -> {
           Map<String, Double> q = new java.util.LinkedHashMap<>();
           for (var it = b.fields(); it.hasNext(); ) {
@@ -184,7 +190,11 @@ final class SimulatorRoutes extends AllDirectives {
 
   /** vLLM answers success as plain text and a refusal as its error object. */
   private Route vllm(ModelServerSimulation.Reply r) {
-    return complete(r.error() == null ? text(r.status(), r.text()) : json(r.status(), r.error()));
+    return vllm(r, Duration.ZERO);
+  }
+
+  private Route vllm(ModelServerSimulation.Reply r, Duration delay) {
+    return after(delay, r.error() == null ? text(r.status(), r.text()) : json(r.status(), r.error()));
   }
 
   private Route feedback(JsonNode body) {

@@ -201,6 +201,37 @@ class VllmLoraServingTest {
     assertEquals("The lora adapter 'never-loaded' cannot be found.", MAPPER.readTree(unknown.body()).path("message").asText());
   }
 
+  /**
+   * vLLM releases before NotFoundError answer an unload of a name they do not have with 400 "cannot be
+   * found": the adapter is not there, so the unload is done. Before, it was retried for ever.
+   */
+  @Test
+  void anOlderVllmsFourHundredForAnUnknownAdapterCountsAsUnloaded() throws Exception {
+    com.sun.net.httpserver.HttpServer old = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    old.createContext("/v1/unload_lora_adapter", x -> {
+      String name = MAPPER.readTree(x.getRequestBody()).path("lora_name").asText();
+      boolean known = name.equals("busy");
+      byte[] body = (known ? "{\"object\":\"error\",\"message\":\"adapter busy\",\"type\":\"BadRequestError\",\"code\":400}"
+          : "{\"object\":\"error\",\"message\":\"The lora adapter '" + name + "' cannot be found.\","
+              + "\"type\":\"BadRequestError\",\"code\":400}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      x.getResponseHeaders().add("Content-Type", "application/json");
+      x.sendResponseHeaders(400, body.length);
+      x.getResponseBody().write(body);
+      x.close();
+    });
+    old.start();
+    try {
+      VllmLoraServing b = new VllmLoraServing("http://127.0.0.1:" + old.getAddress().getPort(), "", Duration.ofSeconds(10));
+      b.undeploy(new ServingTarget("unused", "never-loaded")).toCompletableFuture().join();
+      CompletionException refused = org.junit.jupiter.api.Assertions.assertThrows(CompletionException.class,
+          () -> b.undeploy(new ServingTarget("unused", "busy")).toCompletableFuture().join());
+      assertInstanceOf(ServingException.class, refused.getCause(), "any other 400 is still a failure");
+    } finally {
+      old.stop(0);
+    }
+  }
+
   @Test
   void aWorseAdapterFailsTheConfiguredShareOfTasks() throws Exception {
     HttpResponse<String> bad = send("POST", "/simulator/models/worse/quality", "{\"failureRate\":2}");

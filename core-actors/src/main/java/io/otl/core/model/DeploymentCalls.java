@@ -136,6 +136,7 @@ final class DeploymentCalls {
     Deployment d = s.models().deployments().get(c.version());
     if (d == null || d.status() != Status.REQUESTED) {
       busy.remove(c.version());
+      resume(s);
       return;
     }
     String artifact = s.models().require(c.version()).artifact();
@@ -151,6 +152,7 @@ final class DeploymentCalls {
     Deployment d = s.models().deployments().get(c.version());
     if (d == null || d.status() != Status.UNDEPLOYING) {
       busy.remove(c.version());
+      resume(s);
       return;
     }
     log.info("undeploying agent={} version={} served-model={} attempt={}", agentId, c.version(),

@@ -81,7 +81,17 @@ final class DeploymentPlanner {
    * loaded while it may be restored, so that its rollback serves at once.
    */
   void planUndeploys(Plan<State, Event> p, Instant now) {
-    if (!serving.backend().callsServer() || p.isEmpty()) {
+    if (!p.isEmpty()) {
+      planDueUndeploys(p, now);
+    }
+  }
+
+  /**
+   * The unloads due at {@code now} whether or not anything else is written: when a retention ends
+   * ({@link RetentionTimer}) nothing else happens to the agent.
+   */
+  void planDueUndeploys(Plan<State, Event> p, Instant now) {
+    if (!serving.backend().callsServer()) {
       return;
     }
     Models m = p.state().models();
@@ -100,6 +110,21 @@ final class DeploymentPlanner {
             rolledBack ? "rolled back" : "retired and no longer restorable", now));
       }
     }
+  }
+
+  /** When the earliest retention of a retired version still loaded by this backend ends (empty: none). */
+  Optional<Instant> nextRetentionEnd(Models m) {
+    if (!serving.backend().callsServer()) {
+      return Optional.empty();
+    }
+    return m.versions().stream()
+        .filter(v -> v.state() == VersionState.RETIRED && v.retainedUntil() != null)
+        .filter(v -> {
+          Deployment d = m.deployments().get(v.version());
+          return d != null && d.status() == Deployments.Status.CONFIRMED && serving.backend().name().equals(d.backend());
+        })
+        .map(VersionRecord::retainedUntil)
+        .min(Instant::compareTo);
   }
 
   /**

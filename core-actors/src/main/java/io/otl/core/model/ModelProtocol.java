@@ -36,7 +36,8 @@ public interface ModelProtocol {
           DeploymentCalls.DeployCall,
           DeploymentCalls.DeployOutcome,
           DeploymentCalls.UndeployCall,
-          DeploymentCalls.UndeployOutcome {}
+          DeploymentCalls.UndeployOutcome,
+          RetentionTimer.RetentionEnded {}
 
   /**
    * A trained model from a job: REGISTERED → EVALUATING → offline gate → READY or REJECTED, and

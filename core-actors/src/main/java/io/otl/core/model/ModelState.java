@@ -145,6 +145,22 @@ public interface ModelState {
     }
 
     /**
+     * Whether a rollback may restore {@code v} at some time before its {@code retainedUntil} ({@link
+     * #restorablePrevious}): RETIRED with a retention, still deployed, and no version retired after it
+     * retained as long. A version that can never be restored promises no restore (the view shows no
+     * {@code retainedUntil}): its adapter was unloaded, or a newer stable retired since.
+     */
+    boolean mayBeRestored(VersionRecord v) {
+      if (v.state() != VersionState.RETIRED || v.retainedUntil() == null || v.retiredAt() == null) return false;
+      Deployment d = deployments.get(v.version());
+      if (d != null && d.status() != Deployments.Status.CONFIRMED) return false;
+      return versions.stream()
+          .filter(w -> w.state() == VersionState.RETIRED && w.retainedUntil() != null && w.retiredAt() != null)
+          .filter(w -> w.retiredAt().isAfter(v.retiredAt()))
+          .allMatch(w -> w.retainedUntil().isBefore(v.retainedUntil()));
+    }
+
+    /**
      * The most recently retired version, if it may still be restored at {@code now}: within its
      * retention and still deployed (no deployment recorded, or a confirmed one). An older stable is
      * unloaded once a newer one retires; restoring it made an unloaded adapter STABLE, and every

@@ -122,16 +122,16 @@ public final class ModelVersion
     CommandHandlerWithReplyBuilder<Command, Event, State> b = newCommandHandlerWithReplyBuilder();
 
     b.forStateType(Idle.class)
-        .onCommand(Pause.class, (s, c) -> h.refuseOutsideRollout(s, c.version(), "pause", c.replyTo()))
-        .onCommand(Resume.class, (s, c) -> h.refuseOutsideRollout(s, c.version(), "resume", c.replyTo()))
-        .onCommand(RecordOutcome.class, h::outcomeWithoutRollout)
+        .onCommand(Pause.class, (s, c) -> h.rollout().refuseOutsideRollout(s, c.version(), "pause", c.replyTo()))
+        .onCommand(Resume.class, (s, c) -> h.rollout().refuseOutsideRollout(s, c.version(), "resume", c.replyTo()))
+        .onCommand(RecordOutcome.class, h.rollout()::outcomeWithoutRollout)
         .onCommand(StepTick.class, (s, c) -> h.noReply());
 
     b.forStateType(RollingOut.class)
-        .onCommand(Pause.class, h::pause)
-        .onCommand(Resume.class, h::resume)
-        .onCommand(RecordOutcome.class, h::recordOutcome)
-        .onCommand(StepTick.class, (s, c) -> h.stepTick(s));
+        .onCommand(Pause.class, h.rollout()::pause)
+        .onCommand(Resume.class, h.rollout()::resume)
+        .onCommand(RecordOutcome.class, h.rollout()::recordOutcome)
+        .onCommand(StepTick.class, (s, c) -> h.rollout().stepTick(s));
 
     b.forAnyState()
         .onCommand(RegisterCandidate.class, h::registerCandidate)
@@ -142,11 +142,12 @@ public final class ModelVersion
         .onCommand(Route.class, h::route)
         .onCommand(SetRolloutPolicy.class, h::setRolloutPolicy)
         .onCommand(GetRolloutPolicy.class, h::getRolloutPolicy)
-        .onCommand(ServingLost.class, h::servingLost)
-        .onCommand(DeploymentCalls.DeployCall.class, h::deployCall)
-        .onCommand(DeploymentCalls.DeployOutcome.class, h::deployOutcome)
-        .onCommand(DeploymentCalls.UndeployCall.class, h::undeployCall)
-        .onCommand(DeploymentCalls.UndeployOutcome.class, h::undeployOutcome);
+        .onCommand(ServingLost.class, h.deployment()::servingLost)
+        .onCommand(RetentionTimer.RetentionEnded.class, (s, c) -> h.deployment().retentionEnded(s))
+        .onCommand(DeploymentCalls.DeployCall.class, h.deployment()::deployCall)
+        .onCommand(DeploymentCalls.DeployOutcome.class, h.deployment()::deployOutcome)
+        .onCommand(DeploymentCalls.UndeployCall.class, h.deployment()::undeployCall)
+        .onCommand(DeploymentCalls.UndeployOutcome.class, h.deployment()::undeployOutcome);
 
     CommandHandlerWithReply<Command, Event, State> handler = b.build();
     return (state, command) -> {
@@ -154,9 +155,9 @@ public final class ModelVersion
       // Rollout settings touch no version: setting them (even before the agent's first session)
       // registers no base model; nor does a read of the versions (it shows v0 as it will be).
       boolean touchesNoVersion = command instanceof SetRolloutPolicy || command instanceof GetRolloutPolicy
-          || command instanceof Get;
-      return h.needsBaseModel(state) && !touchesNoVersion
-          ? h.registerBaseModelThenHandle(command)
+          || command instanceof Get || command instanceof RetentionTimer.RetentionEnded;
+      return h.deployment().needsBaseModel(state) && !touchesNoVersion
+          ? h.deployment().registerBaseModelThenHandle(command)
           : handler.apply(state, command);
     };
   }

@@ -31,7 +31,8 @@ public interface ModelViews {
    * @param step index in the rollout plan while in rollout, else null
    * @param stepDeadline earliest time the current step may advance (null unless in rollout and
    *     not paused)
-   * @param retainedUntil for a RETIRED version: until when a rollback may restore it
+   * @param retainedUntil for a RETIRED version a rollback may restore: until when (null for one whose
+   *     adapter was unloaded or that a newer retired stable replaced as the one restored)
    */
   record VersionView(
       String version,
@@ -122,7 +123,7 @@ public interface ModelViews {
           isCandidate ? rollout.step() : null,
           isCandidate ? rollout.stepStartedAt() : null,
           deadline,
-          v.state() == VersionState.RETIRED ? v.retainedUntil() : null,
+          s.models().mayBeRestored(v) ? v.retainedUntil() : null,
           new MetricsView(v.offlineMetrics(), MetricSummary.of(v.online()), step),
           v.history(), deployment));
     }

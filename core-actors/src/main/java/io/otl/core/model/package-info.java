@@ -11,7 +11,9 @@
  *   <li>{@link io.otl.core.model.ModelProtocol} (commands, replies), {@link
  *       io.otl.core.model.ModelEvents} (persisted facts), {@link io.otl.core.model.ModelState}
  *       (state and snapshot), {@link io.otl.core.model.ModelViews} (GET /v1/models/{agentId}).
- *   <li>{@code ModelCommandHandlers} (validate, decide on a {@code Plan}, persist, reply) and
+ *   <li>{@code ModelCommandHandlers} (validate, decide on a {@code Plan}, persist, reply), with
+ *       {@code DeploymentCommands} (load/unload outcomes, v0, retention ends), {@code
+ *       RolloutCommands} (pause, resume, outcomes, the step timer) and {@code ModelWrites}, and
  *       {@code ModelEventHandler} (the pure event handler, also used by replays and the audit).
  *   <li>Pure rules the handlers call: {@code RolloutPlanner} (which version starts, what a step's
  *       decision records), {@code OfflineGate}, {@code ModelValidation}, {@code DeploymentPlanner},

@@ -66,7 +66,7 @@ class DeploymentTest {
   }
 
   /** A model server in memory that answers like vLLM: a second load of a name is refused. */
-  static final class InMemoryModelServer implements ServingBackend {
+  static class InMemoryModelServer implements ServingBackend {
     final Map<String, String> loaded = new ConcurrentHashMap<>();
     final Map<String, AtomicInteger> acceptedLoads = new ConcurrentHashMap<>();
     final AtomicInteger loadCalls = new AtomicInteger();
