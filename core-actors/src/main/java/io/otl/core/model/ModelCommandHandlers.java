@@ -221,10 +221,6 @@ final class ModelCommandHandlers {
       }
       case CANARY, RAMP, PAUSED -> {
         RollingOut r = (RollingOut) s;
-        if (RolloutPlanner.repeatsStartingPromote(r, v, RolloutPlanner.promoteReason(c.actor()))) {
-          // A client that timed out sends its promote again: the canary it started keeps running.
-          return reply(c.replyTo(), status(s, v.version(), false, List.of(RolloutPlanner.ALREADY_PROMOTED)));
-        }
         p.add(new VersionPromoted(v.version(), r.rollout().stableVersion(),
             now.plus(settings.retainPrevious()), false,
             "manual promote from " + RolloutPlanner.describe(r) + ", remaining steps skipped", List.of(), now,

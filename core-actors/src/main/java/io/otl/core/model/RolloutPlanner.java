@@ -134,29 +134,9 @@ final class RolloutPlanner {
     }
   }
 
-  static final String ALREADY_PROMOTED = "already promoted: its canary runs (a promote that started this rollout;"
-      + " promote it again once the canary has measured a session to skip the remaining steps)";
-
   /** Why an operator's promote starts a rollout; the actor goes in, since later events carry only the reason. */
   static String promoteReason(String actor) {
     return actor == null ? "manual promote" : "manual promote by " + actor;
-  }
-
-  /**
-   * Whether a promote with reason {@code why} repeats the one that started this rollout: the canary it
-   * started is the candidate's last transition, and nothing has been measured since. Such a promote is a
-   * retry (the first answer was lost), not an operator's decision to skip the steps, which would make a
-   * canary STABLE before it served anyone.
-   */
-  static boolean repeatsStartingPromote(RollingOut r, VersionRecord candidate, String why) {
-    Rollout o = r.rollout();
-    if (o.paused() || o.step() != 0 || o.candidateStep().sessions() > 0 || o.stableStep().sessions() > 0) {
-      return false;
-    }
-    List<ModelState.HistoryEntry> h = candidate.history();
-    ModelState.HistoryEntry last = h.get(h.size() - 1);
-    return last.state() == ModelState.VersionState.CANARY
-        && last.reason().equals(ModelEventHandler.canaryReason(why, o.stableVersion()));
   }
 
   /** The rollout in words, for reasons and refusals: "RAMP at 0.20, step 1 of 3". */
