@@ -5,8 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.otl.core.model.RoutingTable;
+import io.otl.node.testing.Await;
 import io.otl.node.testing.FreePorts;
 import io.otl.node.testing.Http;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * rate, but /metrics counted those calls only under the stable's {@code otl_gateway_requests_total}
  * (the version that answered), so the candidate had errors and no requests there and its error rate
  * could not be read off /metrics; and the session's audit timeline named the candidate it was routed
- * to, never the stable that answered.
+ * to, never the stable that answered. The traffic table's "aborted" (clients gone mid-answer) had no
+ * series on /metrics either.
  */
 class GatewayPerVersionFiguresTest {
   private static final String AGENT = "figures-agent";
@@ -34,6 +40,7 @@ class GatewayPerVersionFiguresTest {
       assertEquals(201, v2.status(), v2.body());
       gateway.awaitState(AGENT, "v2", "CANARY");
       String fellBack = null;
+      String stableSession = null;
       int onCandidate = 0;
       int onStable = 0;
       for (int i = 0; (onCandidate < 3 || onStable < 2) && i < 200; i++) {
@@ -48,6 +55,7 @@ class GatewayPerVersionFiguresTest {
           fellBack = session;
         } else {
           onStable++;
+          stableSession = session;
         }
       }
       assertEquals(3, onCandidate);
@@ -64,6 +72,27 @@ class GatewayPerVersionFiguresTest {
             series + c.getValue() + " in " + metrics.lines().filter(l -> l.startsWith("otl_gateway_")).toList());
       }
       assertTrue(metrics.contains("# TYPE otl_gateway_upstream_calls_total counter"), "a counter");
+
+      // A client that leaves a stream: the traffic table's "aborted", and now a series on /metrics.
+      try (Socket s = new Socket("127.0.0.1", gateway.node.httpPort())) {
+        byte[] body = ("{\"model\":\"default\",\"stream\":true,\"simulator_chunk_delay_ms\":500,\"messages\":"
+            + "[{\"role\":\"user\",\"content\":\"a long answer, please, of many words\"}]}").getBytes(StandardCharsets.UTF_8);
+        OutputStream out = s.getOutputStream();
+        out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "X-Agent-Id: " + AGENT + "\r\nX-Session-Id: " + stableSession + "\r\nContent-Length: " + body.length
+            + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(body);
+        out.flush();
+        assertTrue(new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII).startsWith("HTTP/1.1 200"));
+      }
+      String aborted = "otl_gateway_aborted_total{agent=\"" + AGENT + "\",version=\"v1\"} 1";
+      Await.until("the abort counted on /metrics", Duration.ofSeconds(30), () -> gateway.api.get("/metrics").body(),
+          m -> m.lines().anyMatch(aborted::equals));
+      JsonNode v1 = null;
+      for (JsonNode v : gateway.api.get("/v1/models/" + AGENT + "/traffic").json().path("versions")) {
+        if (v.path("version").asText().equals("v1")) v1 = v;
+      }
+      assertEquals(1, v1.path("aborted").asLong(), "the traffic table agrees: " + v1);
 
       String timeline = "";
       for (int i = 0; i < 100 && !timeline.contains("assistant:"); i++) {

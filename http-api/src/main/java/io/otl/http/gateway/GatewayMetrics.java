@@ -56,6 +56,11 @@ final class GatewayMetrics {
   /** A client that went away mid-stream. */
   void aborted(String agent, String version) {
     traffic.of(agent, version).aborted.increment();
+    // The console's "Aborted" column had no series on /metrics (trial t88).
+    String[] l = traffic.labels(agent, version);
+    registry.inc("otl_gateway_aborted_total",
+        "Calls whose client left before the whole answer (mid-stream, or before a non-streamed answer was written)",
+        MetricsRegistry.labels("agent", l[0], "version", l[1]), 1);
   }
 
   void tokens(String agent, String version, Integer prompt, Integer completion) {
