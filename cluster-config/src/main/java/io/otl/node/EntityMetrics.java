@@ -54,13 +54,28 @@ final class EntityMetrics {
   }
 
   /**
-   * The agents labelled by name: the largest pools, and after them agents with model versions but no
-   * coordinator yet (pool 0), so a version registered by hand before any trajectory shows its canary.
+   * The agents labelled by name: those with a candidate in rollout first, then the largest pools, and after
+   * them agents with model versions but no coordinator yet (pool 0), so a version registered by hand before
+   * any trajectory shows its canary. By pool alone, the one agent in canary among more than
+   * {@code metrics-top-agents} with bigger pools was folded into agent="other" (trial t88): its ratio, the
+   * figure to watch, had no series of its own.
    */
   private java.util.Set<String> top(int n) {
     Map<String, Double> volume = new HashMap<>(poolSize);
     canaryRatio.keySet().forEach(agent -> volume.putIfAbsent(agent, 0.0));
-    return AgentLabels.top(volume, n);
+    java.util.Set<String> out = AgentLabels.top(Map.copyOf(inRollout()), n);
+    volume.keySet().removeAll(out);
+    out.addAll(AgentLabels.top(volume, n - out.size()));
+    return out;
+  }
+
+  /** The agents whose candidate has a share of the traffic, by that share. */
+  private Map<String, Double> inRollout() {
+    Map<String, Double> out = new HashMap<>();
+    canaryRatio.forEach((agent, ratio) -> {
+      if (ratio > 0) out.put(agent, ratio);
+    });
+    return out;
   }
 
   private Map<String, Double> jobs(int topAgents) {

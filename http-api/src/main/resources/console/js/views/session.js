@@ -21,13 +21,25 @@ export function conversation(session) {
   return items.sort((a, b) => (t(a) - t(b)) || (ORDER[a.kind] - ORDER[b.kind]) || (a.i - b.i));
 }
 
+/**
+ * The version that answered a model call, and the one that failed before it (a fallback): the session's
+ * "Model version" is the one it was routed to, which is not always the one that answered.
+ */
+export function answeredBy(m) {
+  const call = m && m.inference;
+  if (!call || !call.modelVersion) return '';
+  return 'answered by ' + call.modelVersion + (call.fallbackFrom ? ' (fallback from ' + call.fallbackFrom + ')' : '');
+}
+
 function item(x, sessionId) {
   const m = x.m;
   if (x.kind === 'message') {
+    const by = answeredBy(m);
     return h('div', { class: 'msg msg-' + String(m.role).toLowerCase() },
       h('div', { class: 'msg-head' }, h('span', { class: 'role' }, String(m.role).toLowerCase()),
         h('span', { class: 'muted' }, ' ' + fmtTime(m.at) + (m.latencyMs !== null && m.latencyMs !== undefined ? ' · ' + m.latencyMs + ' ms' : '')
-          + (m.msgId ? ' · ' + m.msgId : ''))),
+          + (m.msgId ? ' · ' + m.msgId : '')),
+        by ? h('span', { class: 'muted', 'data-field': 'answered-by' }, ' · ' + by) : null),
       h('div', { class: 'msg-body' }, m.content || ''));
   }
   if (x.kind === 'tool') {
@@ -70,7 +82,7 @@ export async function renderSession(ctx, sessionId) {
   out.push(h('dl', { class: 'facts wide' },
     h('dt', null, 'Agent'), h('dd', null, link(hashPath('models', s.agentId), s.agentId)),
     h('dt', null, 'Status'), h('dd', { 'data-field': 'status' }, badge(s.status)),
-    h('dt', null, 'Model version'), h('dd', { 'data-field': 'model-version' }, s.modelVersion || '—'),
+    h('dt', null, 'Model version (routed)'), h('dd', { 'data-field': 'model-version' }, s.modelVersion || '—'),
     s.agentVersion ? [h('dt', null, 'Agent version'), h('dd', null, s.agentVersion)] : null,
     h('dt', null, 'Started'), h('dd', null, fmtTime(s.startedAt)),
     h('dt', null, 'Completed'), h('dd', null, fmtTime(s.completedAt)),

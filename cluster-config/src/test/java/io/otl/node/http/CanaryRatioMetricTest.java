@@ -67,4 +67,38 @@ class CanaryRatioMetricTest {
           () -> http.get("/metrics").body(), body -> body.lines().anyMatch(line::equals));
     }
   }
+
+  /**
+   * Trial t88: agent labels went to the agents with the largest pools, so the one agent in canary among
+   * more than {@code metrics-top-agents} agents with bigger pools was folded into agent="other", and its
+   * ratio had no series of its own. An agent in rollout keeps its label.
+   */
+  @Test
+  void anAgentInCanaryKeepsItsLabelAmongMoreAgentsWithBiggerPoolsThanAreLabelled() throws Exception {
+    Path work = TestDatabases.outputDir("canary-ratio-metric-top");
+    try (TrainingNode node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
+            "agentscope.training.http.metrics-sample-interval", "200ms",
+            "agentscope.training.http.metrics-top-agents", 2,
+            "agentscope.training.agents." + AGENT + ".base-model", "file-model"))
+        .withFallback(TestDatabases.node(TestDatabases.h2(work), true)))) {
+      Http http = new Http(node.httpPort());
+      for (String agent : new String[] {"pool-a", "pool-b", "pool-c"}) {
+        Http.Response r = http.post("/v1/sessions/" + agent + "-s1/events", "{\"agentId\":\"" + agent
+            + "\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\"},"
+            + "{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"hello\",\"latencyMs\":20},"
+            + "{\"type\":\"result\",\"status\":\"SUCCESS\"}]}");
+        assertEquals(202, r.status(), r.body());
+      }
+      for (String v : new String[] {"v1", "v2"}) {
+        Http.Response r = http.post("/v1/models/" + AGENT + "/versions", "{\"version\":\"" + v
+            + "\",\"artifact\":\"s3://b/" + v + "\",\"endpoint\":\"http://127.0.0.1:9/v1\"}");
+        assertEquals(201, r.status(), r.body());
+      }
+      // Two labels: the agent in canary, then one of the three pools (1 each); the other two pools are summed.
+      String line = "otl_canary_ratio{agent=\"" + AGENT + "\"} 0.05";
+      Await.until("the pools sampled and the canary ratio labelled by its agent", () -> http.get("/metrics").body(),
+          body -> body.lines().anyMatch("otl_training_pool_size{agent=\"other\"} 2"::equals)
+              && body.lines().anyMatch(line::equals));
+    }
+  }
 }

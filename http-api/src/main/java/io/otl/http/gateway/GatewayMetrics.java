@@ -23,6 +23,13 @@ final class GatewayMetrics {
   /** One upstream call made to a version (a fallback makes a second one, to the stable). */
   void call(String agent, String version) {
     traffic.of(agent, version).calls.increment();
+    // otl_gateway_requests_total counts a call under the version that answered it, so a candidate whose
+    // calls all fell back had errors and no requests there: its error rate could not be read off /metrics,
+    // while the console's traffic table showed every call and a 100 % error rate.
+    String[] l = traffic.labels(agent, version);
+    registry.inc("otl_gateway_upstream_calls_total",
+        "Upstream calls by version, failed ones and a fallback's second call included (the traffic table's calls)",
+        MetricsRegistry.labels("agent", l[0], "version", l[1]), 1);
   }
 
   void request(String agent, String version, int status) {
@@ -49,6 +56,11 @@ final class GatewayMetrics {
   /** A client that went away mid-stream. */
   void aborted(String agent, String version) {
     traffic.of(agent, version).aborted.increment();
+    // The console's "Aborted" column had no series on /metrics (trial t88).
+    String[] l = traffic.labels(agent, version);
+    registry.inc("otl_gateway_aborted_total",
+        "Calls whose client left before the whole answer (mid-stream, or before a non-streamed answer was written)",
+        MetricsRegistry.labels("agent", l[0], "version", l[1]), 1);
   }
 
   void tokens(String agent, String version, Integer prompt, Integer completion) {

@@ -15,11 +15,16 @@ import java.util.concurrent.atomic.LongAdder;
  * bounds the label sets of the gateway's {@code /metrics} series: the first {@link #MAX_LABEL_SETS}
  * (agent, version) pairs keep their labels, later ones are summed as {@code other}, because agent
  * names come from clients (X-Agent-Id when auth is off) and must not grow the scrape without limit.
+ * A later version of an agent that already has its labels (its next candidate) takes one of
+ * {@link #MAX_LATER_VERSIONS} further pairs: with the first pairs gone (each new agent's v0 takes one),
+ * a labelled agent's new canary was summed into {@code other}, its figures nowhere on /metrics (trial t88).
  * The JSON view has no such cap: it is read per agent.
  */
 public final class GatewayTraffic {
   /** (agent, version) pairs that get their own labels on /metrics. */
   static final int MAX_LABEL_SETS = 200;
+  /** Further pairs for later versions of agents that already have labels (a version needs a registration). */
+  static final int MAX_LATER_VERSIONS = 200;
   static final String OTHER = "other";
   /** Upper bounds in ms; the quantile is read as the bound of its bucket (at most one bucket high). */
   private static final double[] BOUNDS_MS = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 30_000,
@@ -83,6 +88,10 @@ public final class GatewayTraffic {
   private final Instant since;
   private final Map<String, Map<String, Version>> byAgent = new ConcurrentHashMap<>();
   private final Map<String, Boolean> labelled = new ConcurrentHashMap<>();
+  /** Agents with at least one labelled pair among the first {@link #MAX_LABEL_SETS}; guarded by {@code labelled}. */
+  private final java.util.Set<String> labelledAgents = new java.util.HashSet<>();
+  /** Pairs admitted as later versions of labelled agents; guarded by {@code labelled}. */
+  private int laterVersions;
   private final Buckets addedStream = new Buckets();
   private final Buckets addedWhole = new Buckets();
 
@@ -99,8 +108,15 @@ public final class GatewayTraffic {
     String key = agent + '\u0000' + version;
     if (labelled.containsKey(key)) return new String[] {agent, version};
     synchronized (labelled) {
-      if (labelled.containsKey(key) || labelled.size() < MAX_LABEL_SETS) {
+      if (labelled.containsKey(key)) return new String[] {agent, version};
+      if (labelled.size() - laterVersions < MAX_LABEL_SETS) {
         labelled.put(key, Boolean.TRUE);
+        labelledAgents.add(agent);
+        return new String[] {agent, version};
+      }
+      if (labelledAgents.contains(agent) && laterVersions < MAX_LATER_VERSIONS) {
+        labelled.put(key, Boolean.TRUE);
+        laterVersions++;
         return new String[] {agent, version};
       }
     }

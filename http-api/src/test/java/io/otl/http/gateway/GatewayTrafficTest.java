@@ -26,6 +26,31 @@ class GatewayTrafficTest {
     assertArrayEquals(new String[] {"agent-0", "v1"}, t.labels("agent-0", "v1"), "admitted pairs keep their labels");
   }
 
+  /**
+   * Trial t88: an agent labelled early (v0 and a rolled-back v1) got a new candidate v2 after other agents had
+   * taken the remaining pairs; v2's calls went to agent="other",version="other", and the canary being watched
+   * had no series of its own on /metrics while the traffic table showed them.
+   */
+  @Test
+  void aLaterVersionOfALabelledAgentKeepsItsLabelsAfterTheFirstPairsAreTaken() {
+    GatewayTraffic t = new GatewayTraffic(Instant.EPOCH);
+    MetricsRegistry registry = new MetricsRegistry();
+    GatewayMetrics m = new GatewayMetrics(registry, t);
+    m.request("support-bot", "v0", 200);
+    for (int i = 0; i < GatewayTraffic.MAX_LABEL_SETS + 50; i++) m.request("agent-" + i, "v0", 200);
+    m.request("support-bot", "v2", 200);
+    m.request("agent-300", "v1", 200);  // an agent that never had labels stays summed
+    String scrape = registry.scrape();
+    assertTrue(scrape.contains("otl_gateway_requests_total{agent=\"support-bot\",version=\"v2\",status=\"200\"} 1"),
+        scrape);
+    assertTrue(scrape.contains("otl_gateway_requests_total{agent=\"other\",version=\"other\",status=\"200\"} 52"),
+        scrape);
+    // Bounded still: later versions of labelled agents have their own, fixed number of pairs.
+    for (int i = 0; i < GatewayTraffic.MAX_LATER_VERSIONS + 10; i++) m.request("agent-0", "v" + (i + 1), 200);
+    long series = registry.scrape().lines().filter(l -> l.startsWith("otl_gateway_requests_total{")).count();
+    assertEquals(GatewayTraffic.MAX_LABEL_SETS + GatewayTraffic.MAX_LATER_VERSIONS + 1, series);
+  }
+
   @Test
   void theViewHasCallsErrorsTokensAndLatencyPerVersion() {
     GatewayTraffic t = new GatewayTraffic(Instant.parse("2026-12-01T00:00:00Z"));

@@ -9,6 +9,7 @@ import io.otl.core.model.Deployments;
 import io.otl.core.model.Metric;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.session.AgentSession;
+import io.otl.core.session.InferenceCall;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
@@ -233,7 +234,7 @@ public final class Timeline {
       String failed = e.inference() == null || e.inference().error() == null ? ""
           : (e.content().isEmpty() ? "" : " ") + "(call FAILED: " + clip(e.inference().error()) + ")";
       return e.role() + ": " + clip(e.content()) + failed + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)")
-          + cut(e.truncated()) + rated(e.msgId());
+          + answeredBy(e.inference()) + cut(e.truncated()) + rated(e.msgId());
     } else if (event instanceof AgentSession.ToolCallRecorded e) {
       return "tool " + e.toolName() + (e.success() ? " ok" : " FAILED") + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)")
           + cut(e.truncated());
@@ -255,6 +256,18 @@ public final class Timeline {
               + e.inference().modelVersion() + ")") + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)");
     }
     return event.getClass().getSimpleName();
+  }
+
+  /**
+   * Which version answered a model call, and the one that failed before it: the session's start names the
+   * version it was routed to, so a turn the stable answered after the candidate failed (or after a rollback
+   * moved the session) read as the candidate's answer, and "which version answered session X" had no answer
+   * in the timeline.
+   */
+  private static String answeredBy(InferenceCall call) {
+    if (call == null || call.modelVersion() == null) return "";
+    return " (version " + clip(call.modelVersion())
+        + (call.fallbackFrom() == null ? "" : ", fallback from " + clip(call.fallbackFrom())) + ")";
   }
 
   /**
