@@ -133,7 +133,8 @@ public interface CoordinatorProtocol {
           ProxyMetricsPolled,
           ProxyHandOverFinished,
           ProxyHandOverRetry,
-          RolloutChecked {}
+          RolloutChecked,
+          ThresholdRecheck {}
 
   /** Sent to itself once recovery completed: re-arms timers and resumes interrupted work. */
   public enum Recovered implements Internal {
@@ -142,6 +143,14 @@ public interface CoordinatorProtocol {
 
   /** The schedule timer: a cron slot may be due. */
   public enum ScheduleTick implements Internal {
+    INSTANCE
+  }
+
+  /**
+   * While a reached threshold waits for a rollout, ask again: after a rollback or a promote with no
+   * traffic left to bring a trajectory, the job never started and the view kept naming the old state.
+   */
+  public enum ThresholdRecheck implements Internal {
     INSTANCE
   }
 

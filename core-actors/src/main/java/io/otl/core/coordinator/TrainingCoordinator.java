@@ -65,6 +65,7 @@ public final class TrainingCoordinator
 
   public static final EntityTypeKey<Command> ENTITY_TYPE_KEY =
       EntityTypeKey.create(Command.class, "TrainingCoordinator");
+  private static final String THRESHOLD_RECHECK_TIMER = "threshold-recheck";
 
   /** The persistence id {@code TrainingCoordinator|<agentId>}. */
   public static PersistenceId persistenceId(String agentId) {
@@ -259,7 +260,12 @@ public final class TrainingCoordinator
             ? Effect().reply(c.replyTo(), new Refused(ErrorCode.CONFLICT, c.preflightReason()))
             : c.trigger() == TriggerType.MANUAL ? startManual(s, c.requestedBy(), c.preflightReason(), c.replyTo())
             : c.trigger() == TriggerType.SCHEDULED ? run(schedule.onSlotChecked(s, c))
-            : rt.rollouts.thresholdMayStart(c) ? startThreshold(s) : Effect().noReply())
+            : rt.rollouts.thresholdMayStart(c) ? startThreshold(s) : recheckLater())
+        .onCommand(ThresholdRecheck.class, (s, c) -> {
+          Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
+          maybeThreshold(p);
+          return run(p);
+        })
         .onCommand(ProxyHandOverRetry.class, (s, c) -> {
           proxy.handOverPending(s);
           return Effect().noReply();
@@ -398,6 +404,15 @@ public final class TrainingCoordinator
       return;
     }
     startJob(p, TriggerType.THRESHOLD, "threshold");
+  }
+
+  /**
+   * The threshold waits for a rollout: the next trajectory asks again, and so does this timer (every
+   * {@code poll-interval}), so the job starts once the rollout ends even if no traffic follows.
+   */
+  private ReplyEffect<Event, State> recheckLater() {
+    rt.timers.startSingleTimer(THRESHOLD_RECHECK_TIMER, ThresholdRecheck.INSTANCE, rt.policy.pollInterval());
+    return Effect().noReply();
   }
 
   /** The threshold job after the rollout check found none in progress. */

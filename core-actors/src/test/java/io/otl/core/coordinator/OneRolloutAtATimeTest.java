@@ -55,6 +55,11 @@ class OneRolloutAtATimeTest {
   private final AtomicInteger asked = new AtomicInteger();
 
   private ActorRef<Command> coordinator(String minSamples) {
+    return coordinator(minSamples, "");
+  }
+
+  /** @param more further training-runner keys, after the trigger (a later key wins) */
+  private ActorRef<Command> coordinator(String minSamples, String more) {
     RolloutProbe probe = agentId -> {
       asked.incrementAndGet();
       RuntimeException e = probeFailure.get();
@@ -64,7 +69,7 @@ class OneRolloutAtATimeTest {
         .batch(new Fakes.Exporter(), new Fakes.Backend(), new Fakes.Sink()).withRolloutProbe(probe);
     String agentId = "agent-" + UUID.randomUUID().toString().substring(0, 8) + "-r";
     return testKit.spawn(TrainingCoordinator.create(agentId,
-        TrainingCoordinatorTest.policy("trigger { type = \"threshold\", min-samples = " + minSamples + " }"),
+        TrainingCoordinatorTest.policy("trigger { type = \"threshold\", min-samples = " + minSamples + " }\n" + more),
         ports, new ManualClock(Instant.parse("2025-03-01T01:00:00Z"))));
   }
 
@@ -144,6 +149,36 @@ class OneRolloutAtATimeTest {
     });
     assertTrue(started.activeJob().jobId().startsWith("job-1-"), started.toString());
     assertNull(started.waitingFor(), started.toString());
+  }
+
+  @Test
+  void aWaitingThresholdStartsAfterTheRolloutEndsWithoutAnotherTrajectory() {
+    // After a rollback no canary traffic follows: before, the job waited for a trajectory that might never
+    // come, and the view kept saying "rollout of v3 is CANARY" (trial t91).
+    ActorRef<Command> c = coordinator("2", "poll-interval = 300ms");
+    offer(c, "s1");
+    offer(c, "s2");
+    offer(c, "s3");
+    TestProbe<Object> wait = testKit.createTestProbe();
+    wait.awaitAssert(Duration.ofSeconds(10), () -> {
+      assertEquals("rollout of v3 is CANARY", status(c).waitingFor());
+      return null;
+    });
+    int askedWhileWaiting = asked.get();
+    wait.awaitAssert(Duration.ofSeconds(10), () -> {
+      assertTrue(asked.get() > askedWhileWaiting, "the waiting threshold asks again by itself");
+      return null;
+    });
+    assertNull(status(c).activeJob(), "still no job while the rollout runs");
+
+    rollout.set(Optional.empty());
+    CoordinatorView started = wait.awaitAssert(Duration.ofSeconds(10), () -> {
+      CoordinatorView v = status(c);
+      assertNotNull(v.activeJob(), v.toString());
+      return v;
+    });
+    assertNull(started.waitingFor(), started.toString());
+    assertEquals(0, started.poolSize(), "the job took the pool: " + started);
   }
 
   @Test
