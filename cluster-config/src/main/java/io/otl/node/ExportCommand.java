@@ -207,6 +207,8 @@ public final class ExportCommand {
             + "; no file was written (--allow-pii writes it anyway). Counts: " + r.manifestPath());
         return 1;
       }
+      // The docs promise it says where it read; "via node:" alone left a reader of another database unsure (trial t92).
+      out.println("journal:  " + journal.safeUrl());
       out.println("manifest: " + r.manifestPath());
       out.println("file:     " + r.path());
       out.println("count:    " + r.count());
