@@ -260,6 +260,11 @@ class VllmLoraServingTest {
       assertEquals(400, refused.statusCode(), body + " -> " + refused.body());
       assertEquals("invalid_quality", MAPPER.readTree(refused.body()).path("error").asText(), refused.body());
     }
+    HttpResponse<String> notJson = send("POST", "/simulator/models/strict/quality", "failureRate=1");
+    assertEquals(400, notJson.statusCode(), notJson.body());
+    JsonNode notJsonError = MAPPER.readTree(notJson.body());
+    assertEquals("invalid_json", notJsonError.path("error").asText(), notJson.body());
+    assertFalse(notJsonError.path("message").asText().contains("\n"), notJson.body());
     JsonNode kept = MAPPER.readTree(send("GET", "/simulator/models/strict/quality", null).body());
     assertEquals(0.4, kept.path("failureRate").asDouble(), kept.toString());
     assertEquals(0, kept.path("addedLatencyMs").asLong(), kept.toString());
