@@ -215,6 +215,9 @@ public final class ExportCommand {
       out.println("sessions: " + r.selectionSummary());
       if (!r.skipped().isEmpty()) out.println("skipped:  " + r.skipped());
       if (!r.piiFindings().isEmpty()) out.println("PII found (kept: --allow-pii): " + String.join(", ", r.piiFindings()));
+      // The docs promise it says where it read; "via node:" alone left a reader of another database unsure (trial
+      // t92). Last, so that the manifest stays the first line scripts read.
+      out.println("journal:  " + journal.safeUrl());
       return 0;
     } catch (IllegalArgumentException e) {
       return usage(err, e.getMessage());

@@ -152,8 +152,27 @@ final class ModelServerSimulation {
 
   /** Sets a model's quality; empty when a value is out of range (the error text otherwise). */
   synchronized Optional<String> setQuality(String model, JsonNode body) {
-    double failureRate = body.path("failureRate").asDouble(0.0);
-    long latency = body.path("addedLatencyMs").asLong(0);
+    // Read leniently, {"failure_rate":0.3} or {"failureRate":"0.3"} set a perfect quality with a 200: the
+    // candidate never got worse and a trial waited for a rollback that could not come (trial t92).
+    if (!body.isObject()) {
+      return Optional.of("the body must be a JSON object: {\"failureRate\":0.3,\"addedLatencyMs\":200}");
+    }
+    for (var it = body.fieldNames(); it.hasNext(); ) {
+      String key = it.next();
+      if (!key.equals("failureRate") && !key.equals("addedLatencyMs")) {
+        return Optional.of(key + ": unknown field; the fields are failureRate (0 to 1) and addedLatencyMs");
+      }
+    }
+    JsonNode rateNode = body.path("failureRate");
+    JsonNode latencyNode = body.path("addedLatencyMs");
+    if (!rateNode.isMissingNode() && !rateNode.isNumber()) {
+      return Optional.of("failureRate: must be a number between 0 and 1");
+    }
+    if (!latencyNode.isMissingNode() && !(latencyNode.isIntegralNumber() && latencyNode.canConvertToLong())) {
+      return Optional.of("addedLatencyMs: must be a whole number between 0 and 600000");
+    }
+    double failureRate = rateNode.asDouble(0.0);
+    long latency = latencyNode.asLong(0);
     if (!(failureRate >= 0 && failureRate <= 1)) {
       return Optional.of("failureRate: must be between 0 and 1");
     }

@@ -117,15 +117,15 @@ final class SimulatorRoutes extends AllDirectives {
         path("feedback", () -> get(() -> complete(json(200, proxy.receivedFeedback())))),
         path(segment("models").slash(segment()).slash("quality"), name -> concat(
             get(() -> complete(json(200, mapper.valueToTree(models.qualityOf(name))))),
-            post(() -> withJson(b -> models.setQuality(name, b)
+            post(() -> withAdminJson(b -> models.setQuality(name, b)
                 .map(e -> complete(json(400, mapper.createObjectNode().put("error", "invalid_quality").put("message", e))))
                 .orElseGet(() -> complete(json(200, mapper.valueToTree(models.qualityOf(name))))))))),
         path("models", () -> get(() -> complete(json(200, models.stats())))),
-        path(segment("models").slash("load-delay"), () -> post(() -> withJson(b -> models.setLoadAnswerDelay(b)
+        path(segment("models").slash("load-delay"), () -> post(() -> withAdminJson(b -> models.setLoadAnswerDelay(b)
             .map(e -> complete(json(400, mapper.createObjectNode().put("error", "invalid_delay").put("message", e))))
             .orElseGet(() -> complete(json(200, mapper.createObjectNode()
                 .put("ms", models.loadAnswerDelay().toMillis()))))))),
-        path(segment("jobs").slash(segment()).slash("quality"), id -> post(() -> withJson(b -> {
+        path(segment("jobs").slash(segment()).slash("quality"), id -> post(() -> withAdminJson(b -> {
           Map<String, Double> q = new java.util.LinkedHashMap<>();
           for (var it = b.fields(); it.hasNext(); ) {
             var e = it.next();
@@ -225,6 +225,29 @@ final class SimulatorRoutes extends AllDirectives {
       }
       return inner.apply(body);
     });
+  }
+
+  /**
+   * The simulator's own admin routes answer in their {"error","message"} shape: Ray's plain-text
+   * JSONDecodeError, with the parser's multi-line location, read as a crash to a user who mistyped a curl.
+   */
+  private Route withAdminJson(Function<JsonNode, Route> inner) {
+    return entity(Unmarshaller.entityToString(), raw -> {
+      JsonNode body;
+      try {
+        body = raw.isBlank() ? mapper.createObjectNode() : mapper.readTree(raw);
+      } catch (Exception e) {
+        return complete(json(400, mapper.createObjectNode().put("error", "invalid_json")
+            .put("message", "the body is not JSON: " + firstLine(e.getMessage()))));
+      }
+      return inner.apply(body);
+    });
+  }
+
+  private static String firstLine(String message) {
+    String m = message == null ? "" : message;
+    int nl = m.indexOf('\n');
+    return nl < 0 ? m : m.substring(0, nl);
   }
 
   private HttpResponse openAiError(ChatSimulation.Refusal r) {

@@ -169,7 +169,7 @@ class ExportCommandTest {
     List<String> lines = out.lines().toList();
     assertTrue(lines.get(0).startsWith("manifest: "), "the first line of stdout:\n" + out);
     for (String line : lines) {
-      assertTrue(line.matches("(manifest|file|count|sha256|sessions|skipped): .*"), "not a result line: " + line);
+      assertTrue(line.matches("(manifest|file|count|sha256|sessions|skipped|journal): .*"), "not a result line: " + line);
     }
   }
 

@@ -70,6 +70,7 @@ class EmbeddedNodeFolderTest {
           "--config", config.toString());
       assertEquals(0, export.code(), export.err());
       assertTrue(export.out().contains("via node: http://127.0.0.1:" + node.httpPort()), export.out());
+      assertFalse(export.out().contains("journal: "), export.out());
       assertEquals(3, Files.readAllLines(out.resolve("live.jsonl")).size());
       JsonNode manifest = JSON.readTree(out.resolve("live.manifest.json").toFile());
       assertEquals(Files.readAllLines(out.resolve("live.jsonl")).size(), manifest.get("count").asInt());
@@ -93,6 +94,7 @@ class EmbeddedNodeFolderTest {
         "--config", config.toString());
     assertEquals(0, offline.code(), offline.err());
     assertFalse(offline.out().contains("via node"), offline.out());
+    assertTrue(offline.out().contains("journal:  jdbc:h2:file:"), "says it read the journal itself: " + offline.out());
     assertEquals(Files.readString(out.resolve("live.jsonl")), Files.readString(out.resolve("offline.jsonl")),
         "the same bytes through the node and from the file");
   }

@@ -251,4 +251,22 @@ class VllmLoraServingTest {
     assertNotEquals("I cannot complete this task.", MAPPER.readTree(send("POST", "/v1/chat/completions", good).body())
         .path("choices").path(0).path("message").path("content").asText());
   }
+  @Test
+  void aQualityWithAMisspeltFieldOrATextValueIsRefusedAndChangesNothing() throws Exception {
+    assertEquals(200, send("POST", "/simulator/models/strict/quality", "{\"failureRate\":0.4}").statusCode());
+    for (String body : new String[] {"{\"failure_rate\":1.0}", "{\"failureRate\":\"1.0\"}",
+        "{\"failureRate\":1.0,\"addedLatency\":200}", "{\"addedLatencyMs\":1.5}", "[1]"}) {
+      HttpResponse<String> refused = send("POST", "/simulator/models/strict/quality", body);
+      assertEquals(400, refused.statusCode(), body + " -> " + refused.body());
+      assertEquals("invalid_quality", MAPPER.readTree(refused.body()).path("error").asText(), refused.body());
+    }
+    HttpResponse<String> notJson = send("POST", "/simulator/models/strict/quality", "failureRate=1");
+    assertEquals(400, notJson.statusCode(), notJson.body());
+    JsonNode notJsonError = MAPPER.readTree(notJson.body());
+    assertEquals("invalid_json", notJsonError.path("error").asText(), notJson.body());
+    assertFalse(notJsonError.path("message").asText().contains("\n"), notJson.body());
+    JsonNode kept = MAPPER.readTree(send("GET", "/simulator/models/strict/quality", null).body());
+    assertEquals(0.4, kept.path("failureRate").asDouble(), kept.toString());
+    assertEquals(0, kept.path("addedLatencyMs").asLong(), kept.toString());
+  }
 }
