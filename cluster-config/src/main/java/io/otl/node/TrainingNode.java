@@ -200,6 +200,8 @@ public final class TrainingNode implements AutoCloseable {
     // agents.<agentId> { model-update { … } }: the entity id is the agent id (validated at start-up).
     Serving serving = ServingWiring.serving(settings.serving(), settings.model(), Optional.ofNullable(simulator));
     ServingWiring.warnOfOtherBaseModels(serving, training);
+    ApiMetrics metrics = new ApiMetrics(new MetricsRegistry());
+    RolloutCounts.start(system, metrics, http.metricsTopAgents());
     sharding.init(placement.on(Entity.of(ModelVersion.ENTITY_TYPE_KEY,
         ctx -> ModelVersion.create(ctx.getEntityId(), settings.rolloutsFor(ctx.getEntityId()), clock, serving))));
 
@@ -240,7 +242,6 @@ public final class TrainingNode implements AutoCloseable {
           return drained;
         });
 
-    ApiMetrics metrics = new ApiMetrics(new MetricsRegistry());
     KafkaSettings kafka = settings.kafka();
     if (kafka.groupInstanceId().isEmpty()) {
       var self = cluster.selfMember().address();

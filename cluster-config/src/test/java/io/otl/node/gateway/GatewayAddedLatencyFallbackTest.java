@@ -54,6 +54,20 @@ class GatewayAddedLatencyFallbackTest {
       assertTrue(metrics.contains("otl_gateway_added_latency_seconds_bucket{stream=\"false\",le=\"0.5\"} 1")
           || metrics.contains("otl_gateway_added_latency_seconds_bucket{stream=\"false\",le=\"0.25\"} 1"),
           metrics.lines().filter(l -> l.startsWith("otl_gateway_added")).toList().toString());
+      helpSaysWhatDocsSay(metrics);
     }
+  }
+
+  /**
+   * The HELP line ("before the response head") and docs/gateway.md ("before the upstream call and after its
+   * answer") described the measure differently (operator trial): the docs state the HELP text word for word.
+   */
+  private static void helpSaysWhatDocsSay(String metrics) throws java.io.IOException {
+    String prefix = "# HELP otl_gateway_added_latency_seconds ";
+    String help = metrics.lines().filter(l -> l.startsWith(prefix)).findFirst().orElseThrow().substring(prefix.length());
+    assertTrue(help.contains("upstream call is sent") && help.contains("whole answer") && help.contains("fallback"),
+        "says where the measure starts and ends: " + help);
+    String docs = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "gateway.md"));
+    assertTrue(docs.replaceAll("\\s+", " ").contains(help), "docs/gateway.md states the HELP text: " + help);
   }
 }

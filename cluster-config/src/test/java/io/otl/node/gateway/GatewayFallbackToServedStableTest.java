@@ -1,11 +1,15 @@
 package io.otl.node.gateway;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.otl.node.testing.Await;
 import io.otl.node.testing.Http;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -57,8 +61,27 @@ class GatewayFallbackToServedStableTest {
         Http.Response r = api.chat(AGENT, session, "hi", false);
         assertEquals(200, r.status(), session + ": " + r.body());
         assertEquals("v1", r.headers().firstValue("X-Model-Version").orElse(""), r.body());
+        if (onCandidate == 1) sessionNamesItsRoutedVersion(api, session);
       }
       assertTrue(onCandidate > 0, "some sessions were routed to the candidate");
     }
+  }
+
+  /**
+   * The session of a call that fell back names one version: its {@code modelVersion} is the version it
+   * is routed to (v2), and so is its {@code metadata.servedModel} (v2's "dead"); the answer's own
+   * inference says the stable answered it. The metadata named the stable's model beside modelVersion v2
+   * (trial: {@code "modelVersion":"v1"} with v0's {@code "servedModel":"qwen2.5-7b-instruct"}).
+   */
+  private static void sessionNamesItsRoutedVersion(Http api, String session) throws Exception {
+    JsonNode stored = Await.until("the turn of " + session + " recorded", Duration.ofSeconds(20),
+        () -> api.get("/v1/sessions/" + session),
+        r -> r.status() == 200 && r.json().path("messages").size() == 2).json();
+    assertEquals("v2", stored.path("modelVersion").asText(), stored.toString());
+    assertEquals("dead", stored.path("metadata").path("servedModel").asText(), stored.toString());
+    JsonNode inference = stored.path("messages").get(1).path("inference");
+    assertEquals("v1", inference.path("modelVersion").asText(), stored.toString());
+    assertEquals("v2", inference.path("fallbackFrom").asText(), stored.toString());
+    assertNotEquals("dead", inference.path("servedModel").asText(), stored.toString());
   }
 }

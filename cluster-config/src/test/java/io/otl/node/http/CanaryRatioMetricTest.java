@@ -1,6 +1,7 @@
 package io.otl.node.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
@@ -99,6 +100,38 @@ class CanaryRatioMetricTest {
       Await.until("the pools sampled and the canary ratio labelled by its agent", () -> http.get("/metrics").body(),
           body -> body.lines().anyMatch("otl_training_pool_size{agent=\"other\"} 2"::equals)
               && body.lines().anyMatch(line::equals));
+    }
+  }
+
+  /**
+   * Operator trial: {@code otl_canary_ratio} is sampled every {@code http.metrics-sample-interval} (10 s by
+   * default), so a canary rolled back within that interval never showed on {@code /metrics}. The rollout and
+   * its rollback are counted as they are persisted: here with a sampling interval of an hour, the canary and
+   * its rollback show on the next scrape.
+   */
+  @Test
+  void aCanaryRolledBackBeforeAnySampleIsCountedOnTheScrape() throws Exception {
+    String agent = "metric-rollback-agent";
+    Path work = TestDatabases.outputDir("canary-rollback-metric");
+    try (TrainingNode node = TrainingNode.start(ConfigFactory.parseMap(Map.of(
+            "agentscope.training.http.metrics-sample-interval", "1h",
+            "agentscope.training.agents." + agent + ".base-model", "file-model"))
+        .withFallback(TestDatabases.node(TestDatabases.h2(work), true)))) {
+      Http http = new Http(node.httpPort());
+      for (String v : new String[] {"v1", "v2"}) {  // v1 is promoted at once (no stable yet), v2 its canary
+        Http.Response r = http.post("/v1/models/" + agent + "/versions", "{\"version\":\"" + v
+            + "\",\"artifact\":\"s3://b/" + v + "\",\"endpoint\":\"http://127.0.0.1:9/v1\"}");
+        assertEquals(201, r.status(), r.body());
+      }
+      Http.Response back = http.post("/v1/models/" + agent + "/versions/v2/rollback", "{\"reason\":\"bad canary\"}");
+      assertEquals(202, back.status(), back.body());
+      String started = "otl_rollout_events_total{agent=\"" + agent + "\",event=\"started\"} 1";
+      String rolledBack = "otl_rollout_events_total{agent=\"" + agent + "\",event=\"rolled_back\"} 1";
+      String body = Await.until("the rollout and its rollback counted on /metrics", () -> http.get("/metrics").body(),
+          b -> b.lines().anyMatch(started::equals) && b.lines().anyMatch(rolledBack::equals));
+      assertTrue(body.lines().anyMatch(
+          ("otl_rollout_events_total{agent=\"" + agent + "\",event=\"promoted\"} 1")::equals), body);
+      assertTrue(body.contains("# TYPE otl_rollout_events_total counter"), body);
     }
   }
 }

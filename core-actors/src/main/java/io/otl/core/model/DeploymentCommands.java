@@ -66,7 +66,7 @@ final class DeploymentCommands {
     Event e = baseModelRegistered(clock.instant());
     // The command is handled again once v0 is in the state; its reply comes from that pass.
     return effect.persist(e).thenRun((State st) -> {
-      TransitionLog.log(context.getLog(), agentId, List.of(e), st);
+      TransitionLog.log(context, agentId, List.of(e), st);
       context.getSelf().tell(command);
     }).thenNoReply();
   }

@@ -83,7 +83,7 @@ final class ModelWrites {
   }
 
   private void afterPersist(State st, List<Event> events) {
-    TransitionLog.log(context.getLog(), agentId, events, st);
+    TransitionLog.log(context, agentId, events, st);
     scheduleStepTick(st, false);
     calls.resume(st);
     retention.schedule(st);

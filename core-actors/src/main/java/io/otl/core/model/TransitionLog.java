@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.slf4j.Logger;
 
 /**
@@ -19,6 +21,18 @@ import org.slf4j.Logger;
  */
 final class TransitionLog {
   private TransitionLog() {}
+
+  /** Logs the write's transitions and publishes them ({@link TransitionsPersisted}) on the event stream. */
+  static void log(ActorContext<?> context, String agentId, List<? extends Event> events, State after) {
+    List<TransitionEvent> transitions = new ArrayList<>();
+    for (Event e : events) {
+      if (e instanceof TransitionEvent t) transitions.add(t);
+    }
+    log(context.getLog(), agentId, events, after);
+    if (!transitions.isEmpty()) {
+      context.getSystem().eventStream().tell(new EventStream.Publish<>(new TransitionsPersisted(agentId, transitions)));
+    }
+  }
 
   static void log(Logger log, String agentId, List<? extends Event> events, State after) {
     Map<String, List<String>> byVersion = new LinkedHashMap<>();

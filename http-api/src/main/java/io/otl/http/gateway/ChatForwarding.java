@@ -185,6 +185,7 @@ final class ChatForwarding {
 
   private CompletionStage<HttpResponse> failed(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom, String kind,
       String message, long upStart) {
+    long failedAt = System.nanoTime();
     metrics.upstreamError(c.agent(), d.version(), kind);
     log.warn("gateway: agent {} session {} version {}: upstream {} failure: {}", c.agent(), c.sessionId(),
         d.version(), kind, message);
@@ -199,8 +200,9 @@ final class ChatForwarding {
         metrics.fallback(c.agent(), d.version());
         log.info("gateway: agent {} session {}: candidate {} failed, retrying once on stable {}", c.agent(),
             c.sessionId(), d.version(), s.get().version());
-        // Waiting for the failed candidate (up to gateway.timeout) is not latency the gateway adds.
-        c.failedUpstreamNanos().addAndGet(System.nanoTime() - upStart);
+        // Waiting for the failed candidate (up to gateway.timeout) is not latency the gateway adds; finding the
+        // stable is (it was counted as the candidate's, which the metric's HELP and docs did not say).
+        c.failedUpstreamNanos().addAndGet(failedAt - upStart);
         return attempt(c, s.get(), d.version());
       }
       long totalMs = (System.nanoTime() - upStart) / 1_000_000;

@@ -89,10 +89,19 @@ final class GatewayMetrics {
         MetricsRegistry.labels("agent", l[0], "version", l[1]), firstTokenSeconds, LATENCY);
   }
 
-  /** Time the gateway spent around the upstream call before the client got the response head. */
+  /**
+   * What {@code otl_gateway_added_latency_seconds} measures, word for word in docs/gateway.md "Metrics"
+   * (the two described it differently: "before the response head", "before the upstream call and after its
+   * answer").
+   */
+  static final String ADDED_HELP = "Time the gateway adds to a chat call: from the request's arrival until the"
+      + " answering upstream call is sent and, for whole answers (stream=false), from that call's whole answer"
+      + " until the response head; a failed candidate's call before a fallback is not counted";
+
+  /** @param seconds the gateway's own time in the call, as {@link #ADDED_HELP} says */
   void added(boolean stream, double seconds) {
     traffic.added(stream, Math.max(0, seconds));
-    registry.observe("otl_gateway_added_latency_seconds", "Latency the gateway adds before the response head",
+    registry.observe("otl_gateway_added_latency_seconds", ADDED_HELP,
         MetricsRegistry.labels("stream", String.valueOf(stream)), Math.max(0, seconds), ADDED);
   }
 

@@ -344,7 +344,7 @@ public final class GatewayRoutes {
     }
     Instant receivedAt = Instant.now().minusNanos(System.nanoTime() - start);
     CompletableFuture<HttpResponse> answer = forwarding.attempt(new ChatCall(agent, session, request, known, entry == null,
-        d.version(), start, receivedAt, !completed, new AtomicLong(), clientGone), d, null).toCompletableFuture();
+        d.version(), d.servedModel(), start, receivedAt, !completed, new AtomicLong(), clientGone), d, null).toCompletableFuture();
     // An agent whose client gives up on a slow model is what an operator looks for first; from here on
     // no retry or fallback is made for the call.
     clientGone.thenRun(() -> {

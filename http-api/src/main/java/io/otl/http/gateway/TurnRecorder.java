@@ -63,12 +63,15 @@ final class TurnRecorder {
 
   /**
    * @param routedVersion the version the session is routed to (the session's modelVersion)
+   * @param routedServedModel the model name of {@code routedVersion}: the session's {@code servedModel}
    * @param version the version that answered (the stable, after a fallback)
+   * @param servedModel the model name of {@code version}: the answer's {@code inference.servedModel}
    */
   List<SessionInput> inputs(Set<String> known, String lastMessage, ChatRequest request, String routedVersion,
-      String version, String servedModel, String fallbackFrom, Outcome outcome, Instant requestAt, Instant answerAt) {
-    return inputs(desensitizer, cut, known, lastMessage, request, routedVersion, version, servedModel, fallbackFrom,
-        outcome, requestAt, answerAt);
+      String routedServedModel, String version, String servedModel, String fallbackFrom, Outcome outcome,
+      Instant requestAt, Instant answerAt) {
+    return inputs(desensitizer, cut, known, lastMessage, request, routedVersion, routedServedModel, version,
+        servedModel, fallbackFrom, outcome, requestAt, answerAt);
   }
 
   /**
@@ -105,7 +108,8 @@ final class TurnRecorder {
 
   static List<SessionInput> inputs(Desensitizer d, TextCut cut, Set<String> known, ChatRequest request,
       String routedVersion, String version, String servedModel, String fallbackFrom, Outcome outcome) {
-    return inputs(d, cut, known, null, request, routedVersion, version, servedModel, fallbackFrom, outcome, null, null);
+    return inputs(d, cut, known, null, request, routedVersion, servedModel, version, servedModel, fallbackFrom, outcome,
+        null, null);
   }
 
   /**
@@ -118,13 +122,16 @@ final class TurnRecorder {
    *     instant); null: the session's time of recording
    */
   static List<SessionInput> inputs(Desensitizer d, TextCut cut, Set<String> known, String lastMessage,
-      ChatRequest request, String routedVersion, String version, String servedModel, String fallbackFrom,
-      Outcome outcome, Instant requestAt, Instant answerAt) {
+      ChatRequest request, String routedVersion, String routedServedModel, String version, String servedModel,
+      String fallbackFrom, Outcome outcome, Instant requestAt, Instant answerAt) {
     List<SessionInput> in = new ArrayList<>();
     if (!known.contains(START_ID)) {
       Map<String, String> meta = new LinkedHashMap<>();
       meta.put("source", "gateway");
-      if (servedModel != null) meta.put("servedModel", servedModel);
+      // The routed version's name, beside the session's modelVersion (the routed version): a session whose
+      // first call fell back recorded the stable's name here, so its metadata named v1 and v0's model at
+      // once. What answered each turn is the turn's inference (version, servedModel, fallbackFrom).
+      if (routedServedModel != null) meta.put("servedModel", routedServedModel);
       in.add(new SessionInput.Start(START_ID, requestAt, null, routedVersion, meta));
     }
     String tools = request.tools() == null ? null : request.tools().toString();

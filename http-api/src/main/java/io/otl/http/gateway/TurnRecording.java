@@ -140,8 +140,8 @@ final class TurnRecording {
     CompletionStage<AgentSession.RecordReply> sent;
     long submittedNanos;
     try {
-      inputs = recorder.inputs(stored.ids(), stored.lastMessage(), c.request(), c.routedVersion(), d.version(),
-          d.servedModel(), fallbackFrom, outcome, c.receivedAt(), answeredAt);
+      inputs = recorder.inputs(stored.ids(), stored.lastMessage(), c.request(), c.routedVersion(),
+          c.routedServedModel(), d.version(), d.servedModel(), fallbackFrom, outcome, c.receivedAt(), answeredAt);
       submittedNanos = System.nanoTime();
       sent = recorder.submit(c.sessionId(), c.agent(), inputs);
     } catch (RuntimeException e) {
