@@ -281,7 +281,7 @@ public final class TrainingNode implements AutoCloseable {
     ServerBinding otlpBinding = null;
     if (http.enabled()) {
       List<ReadinessCheck> checks = List.of(journalCheck(journal), clusterCheck(cluster));
-      Auth auth = http.auth().auth().withGatewayKeys(settings.gateway().filter(GatewaySettings::enabled)
+      Auth auth = http.auth().auth(settings.gateway().filter(GatewaySettings::enabled)
           .map(g -> g.apiKeys().values()).orElse(List.of()));
       int maxEvents = http.maxEventsPerRequest();
       // A write to a session waits (at most an ask timeout) for this node's gateway turns of it not yet recorded.

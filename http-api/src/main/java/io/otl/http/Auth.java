@@ -73,17 +73,6 @@ public final class Auth {
         .filter(java.util.Objects::nonNull).toList();
   }
 
-  /** This auth, telling a request that sends an agent's gateway key what it holds (see the constructor). */
-  public Auth withGatewayKeys(java.util.Collection<String> keys) {
-    Map<String, String> named = new LinkedHashMap<>();
-    operators.forEach((name, secret) -> named.put(name, new String(secret, StandardCharsets.UTF_8)));
-    return new Auth(text(token), protectReads, text(metricsToken), named, keys);
-  }
-
-  private static Optional<String> text(byte[] secret) {
-    return Optional.ofNullable(secret).map(b -> new String(b, StandardCharsets.UTF_8));
-  }
-
   private static byte[] bytes(Optional<String> secret) {
     return secret.filter(t -> !t.isEmpty()).map(t -> t.getBytes(StandardCharsets.UTF_8)).orElse(null);
   }

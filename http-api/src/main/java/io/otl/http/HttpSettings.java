@@ -52,8 +52,9 @@ public record HttpSettings(
       this(token, protectReads, metricsToken, Map.of());
     }
 
-    public Auth auth() {
-      return new Auth(Optional.of(token), protectReads, Optional.of(metricsToken), operators);
+    /** @param gatewayKeys the agents' gateway keys, which pass no API route but are named in its 401 */
+    public Auth auth(java.util.Collection<String> gatewayKeys) {
+      return new Auth(Optional.of(token), protectReads, Optional.of(metricsToken), operators, gatewayKeys);
     }
 
     /**

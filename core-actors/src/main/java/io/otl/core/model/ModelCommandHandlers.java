@@ -217,7 +217,8 @@ final class ModelCommandHandlers {
                   + "); only one candidate rolls out at a time"));
         }
         // The actor goes into the reason too: a deployment's later events carry only the reason.
-        rollouts.startRollout(p, v.version(), now, RolloutPlanner.promoteReason(c.actor()), c.actor());
+        rollouts.startRollout(p, v.version(), now,
+            c.actor() == null ? "manual promote" : "manual promote by " + c.actor(), c.actor());
       }
       case CANARY, RAMP, PAUSED -> {
         RollingOut r = (RollingOut) s;

@@ -80,7 +80,7 @@ final class ModelEventHandler {
     if (e instanceof RolloutStarted v) {
       Rollout rollout = Rollout.start(v.version(), v.stableVersion(), v.plan(), v.at());
       return new RollingOut(m.with(m.require(v.version()).moveTo(VersionState.CANARY, rollout.ratio(),
-          v.at(), canaryReason(v.reason(), v.stableVersion()))), rollout);
+          v.at(), v.reason() + ": canary against " + v.stableVersion())), rollout);
     }
     if (e instanceof StepAdvanced v) {
       Rollout rollout = ((RollingOut) s).rollout().toStep(v.toStep(), v.at());
@@ -115,11 +115,6 @@ final class ModelEventHandler {
       return new Idle(next.with(restored).withStable(v.restoredStable()));
     }
     throw new IllegalStateException("unhandled event " + e.getClass().getName());
-  }
-
-  /** The history reason of a rollout's CANARY: why it started, against which stable. */
-  static String canaryReason(String why, String stableVersion) {
-    return why + ": canary against " + stableVersion;
   }
 
   private static State withModels(State s, Models m) {

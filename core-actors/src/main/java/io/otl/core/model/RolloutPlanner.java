@@ -134,11 +134,6 @@ final class RolloutPlanner {
     }
   }
 
-  /** Why an operator's promote starts a rollout; the actor goes in, since later events carry only the reason. */
-  static String promoteReason(String actor) {
-    return actor == null ? "manual promote" : "manual promote by " + actor;
-  }
-
   /** The rollout in words, for reasons and refusals: "RAMP at 0.20, step 1 of 3". */
   static String describe(RollingOut r) {
     Rollout o = r.rollout();
