@@ -10,7 +10,7 @@ import java.util.Locale;
  * The benchmarks of design §9 (see BENCHMARKS.md):
  *
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar io.otl.bench.Bench &lt;baseline|W1..W8|all|C1&gt; [--option value …]
+ * java -cp benchmarks/target/benchmarks.jar io.otl.bench.Bench &lt;baseline|W1..W8|all|C1|codec&gt; [--option value …]
  * </pre>
  *
  * W1–W3 run the raw-JDBC baseline first, in the same run and on the same database, and report their
@@ -27,14 +27,24 @@ public final class Bench {
       System.setProperty("logback.configurationFile", "bench-logback.xml");
     }
     if (argv.length == 0 || argv[0].startsWith("-h") || argv[0].equals("--help") || argv[0].equals("help")) {
-      System.out.println("usage: Bench <baseline|W1|W2|W3|W4|W5|W6|W7|W8|all|C1> [--sessions N] [--events N] [--batch N]"
-          + " [--concurrency N] [--pg-url jdbc:postgresql://…] [--results-dir DIR] [--journal-batch N]"
-          + " [--journal-parallelism N] [--pool N] [--no-baseline] [--no-analyze] [--keep] (details: BENCHMARKS.md)");
+      System.out.println("usage: Bench <baseline|W1|W2|W3|W4|W5|W6|W7|W8|all|C1|codec> [--sessions N] [--events N]"
+          + " [--batch N] [--concurrency N] [--pg-url jdbc:postgresql://…] [--results-dir DIR] [--journal-batch N]"
+          + " [--journal-parallelism N] [--pool N] [--no-baseline] [--no-analyze] [--keep];"
+          + " codec: journal codec JSON vs CBOR vs Smile, CPU per row, no database [--sessions 300]"
+          + " [--warmup-rounds 150] [--rounds 30] [--raw] (details: BENCHMARKS.md)");
       return;
     }
     if (argv[0].equalsIgnoreCase("C1")) {
       // Pure computation: no database, so it does not go through run() (which opens one).
       C1Canary.main(new Args(argv, 1));
+      return;
+    }
+    if (argv[0].equalsIgnoreCase("codec")) {
+      // The journal codec alone: no database, no node (so not through run(), which opens one).
+      Args args = new Args(argv, 1);
+      Result r = CodecFormats.run(args);
+      r.publish(CodecFormats.resultsDir(args), "none");
+      System.exit(0);
       return;
     }
     List<Result> results;
