@@ -40,6 +40,8 @@ public final class ApiRoutes {
 
   /** The gateway's chat completions: its body limit is gateway.max-body-bytes, not the API's. */
   static final String GATEWAY_CHAT = "/v1/chat/completions";
+  /** OpenAI's model list, {@code client.models.list()}: always the gateway's, never the API's. */
+  static final String GATEWAY_MODEL_LIST = "/v1/models";
   /** {@code /v1/models} and {@code /v1/models/<one segment>}: OpenAI's model list and retrieve (GET only). */
   static final java.util.regex.Pattern GATEWAY_MODELS = java.util.regex.Pattern.compile("/v1/models(/[^/]+)?");
 

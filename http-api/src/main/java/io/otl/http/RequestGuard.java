@@ -104,9 +104,12 @@ public final class RequestGuard {
       String path = request.getUri().path();
       boolean exempt = path.startsWith("/health") || path.equals("/metrics");
       String method = request.method().name();
-      // The gateway's chat path (the one reading its own body) answers in OpenAI's error shape: its
-      // clients read error.message there, and showed only "unavailable" for the API's shape.
-      boolean openAi = ownBodies.contains(path);
+      // The gateway's paths answer in OpenAI's error shape: its clients read error.message there, and
+      // showed only "unavailable" for the API's shape. Its chat path is the one reading its own body (so
+      // in ownBodies when the gateway is on); its model list, GET /v1/models, is a gateway path too
+      // (trial t94: its 429 came in the API's shape). /v1/models/{x} may be the API's agent read: not here.
+      boolean openAi = ownBodies.contains(path)
+          || path.equals(ApiRoutes.GATEWAY_MODEL_LIST) && ownBodies.contains(ApiRoutes.GATEWAY_CHAT);
       if (stopping.getAsBoolean() && !path.startsWith("/health")) {
         String message = "the node is stopping; retry on another node";
         // Closing the connection sends a pooled client elsewhere: kept open, it went on sending here, and
