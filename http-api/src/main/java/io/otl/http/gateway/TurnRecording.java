@@ -120,13 +120,19 @@ final class TurnRecording {
    * What the session held when a turn was numbered: its ids and the last message the gateway
    * recorded in it (null: none or unknown); {@code complete}: the ids are all it held, not a part.
    */
-  private record Stored(Set<String> ids, String lastMessage, boolean complete) {
+  record Stored(Set<String> ids, String lastMessage, boolean complete) {
     /**
      * @param rederived stored message id → its id under today's desensitizer, where they differ: the
      *     resent history is known under either ({@link RederivedIds})
      */
     static Stored of(AgentSession.State state, java.util.Map<String, String> rederived) {
-      String last = TurnRecorder.lastMessage(state.eventIds(), null);
+      // The last message from the messages, which are in the order stored: the id set keeps that order
+      // only in the JVM that holds the session. Its state sent to another node (this lookup) or read from
+      // a snapshot comes as Jackson's HashSet, so its "last" message was any one, and a turn reaching
+      // another node numbered the resent history after the wrong message: a tool call already stored
+      // was stored a second time (trial t93: 3 nodes, one conversation's turns on nodes A, B, C).
+      String last = TurnRecorder.lastMessage(state.messages().stream().map(AgentSession.MessageRecorded::eventId)
+          .toList(), null);
       if (rederived.isEmpty()) return new Stored(state.eventIds(), last, true);
       Set<String> ids = new java.util.LinkedHashSet<>(state.eventIds());
       ids.addAll(rederived.values());
