@@ -86,14 +86,21 @@ final class TurnRecording {
     // together, so that recurring messages are numbered against the history as stored.
     KnownSessions.Entry now = knownSessions.get(c.sessionId());
     if (now != null && c.agent().equals(now.owner()) && now.lastMessage() != null) {
-      send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(now.eventIds(), now.lastMessage(), true));
+      send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(now.eventIds(), now.lastMessage(), true),
+          true);
       return;
     }
     if (c.knownComplete()) { // a new session: it holds nothing but what turns recorded before this one stored
       Set<String> ids = now == null ? c.known() : now.eventIds();
-      send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(ids, null, true));
+      send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(ids, null, true), false);
       return;
     }
+    sendAsStored(c, d, fallbackFrom, outcome, answeredAt, settled);
+  }
+
+  /** Numbers the turn against what the session says it holds (or, if it cannot say, the request alone). */
+  private void sendAsStored(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom,
+      TurnRecorder.Outcome outcome, Instant answeredAt, CompletableFuture<Void> settled) {
     // This gateway has not recorded into the session since it started, or forgot its ids (a long
     // session): numbered within the request alone, a recurring message ("continue" in a sliding
     // window, a call id the model reuses) got an id the session had, and every later turn was
@@ -104,8 +111,8 @@ final class TurnRecording {
     recorder.storedIn(c.sessionId())
         .handle((state, err) -> err != null ? java.util.Optional.<io.otl.core.session.AgentSession.State>empty() : state)
         .thenAcceptAsync(state -> send(c, d, fallbackFrom, outcome, answeredAt, settled,
-            state.isEmpty() ? new Stored(c.known(), null, false) : Stored.of(state.get(), recorder.rederived(state.get()))),
-            recording)
+            state.isEmpty() ? new Stored(c.known(), null, false) : Stored.of(state.get(), recorder.rederived(state.get())),
+            false), recording)
         .exceptionally(e -> { // never leave the session's later recordings waiting behind this one
           try {
             recorded(c, null, e, List.of(), new Stored(c.known(), null, false));
@@ -120,13 +127,19 @@ final class TurnRecording {
    * What the session held when a turn was numbered: its ids and the last message the gateway
    * recorded in it (null: none or unknown); {@code complete}: the ids are all it held, not a part.
    */
-  private record Stored(Set<String> ids, String lastMessage, boolean complete) {
+  record Stored(Set<String> ids, String lastMessage, boolean complete) {
     /**
      * @param rederived stored message id → its id under today's desensitizer, where they differ: the
      *     resent history is known under either ({@link RederivedIds})
      */
     static Stored of(AgentSession.State state, java.util.Map<String, String> rederived) {
-      String last = TurnRecorder.lastMessage(state.eventIds(), null);
+      // The last message from the messages, which are in the order stored: the id set keeps that order
+      // only in the JVM that holds the session. Its state sent to another node (this lookup) or read from
+      // a snapshot comes as Jackson's HashSet, so its "last" message was any one, and a turn reaching
+      // another node numbered the resent history after the wrong message: a tool call already stored
+      // was stored a second time (trial t93: 3 nodes, one conversation's turns on nodes A, B, C).
+      String last = TurnRecorder.lastMessage(state.messages().stream().map(AgentSession.MessageRecorded::eventId)
+          .toList(), null);
       if (rederived.isEmpty()) return new Stored(state.eventIds(), last, true);
       Set<String> ids = new java.util.LinkedHashSet<>(state.eventIds());
       ids.addAll(rederived.values());
@@ -134,8 +147,12 @@ final class TurnRecording {
     }
   }
 
+  /**
+   * @param fromMemory {@code stored} is this gateway's memory of the session, which misses what other
+   *     nodes recorded into it since: see {@link #stale}
+   */
   private void send(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom, TurnRecorder.Outcome outcome,
-      Instant answeredAt, CompletableFuture<Void> settled, Stored stored) {
+      Instant answeredAt, CompletableFuture<Void> settled, Stored stored, boolean fromMemory) {
     List<io.otl.core.session.SessionInput> inputs;
     CompletionStage<AgentSession.RecordReply> sent;
     long submittedNanos;
@@ -153,17 +170,38 @@ final class TurnRecording {
       return;
     }
     sent.whenComplete((reply, err) -> {
+      boolean again = false;
       try {
         if (err == null && reply instanceof AgentSession.Recorded r && r.accepted() > 0) {
           // otl_journal_write_seconds timed only the events API's and OTLP's writes: a node fed by the
           // gateway alone never showed the histogram docs/api.md lists.
           apiMetrics.journalWrite((System.nanoTime() - submittedNanos) / 1e9);
         }
-        recorded(c, reply, err, inputs, stored);
+        if (fromMemory && stale(reply, err)) {
+          apiMetrics.eventsAccepted(((AgentSession.Recorded) reply).accepted(), ((AgentSession.Recorded) reply).duplicates());
+          again = true;
+          sendAsStored(c, d, fallbackFrom, outcome, answeredAt, settled);
+        } else {
+          recorded(c, reply, err, inputs, stored);
+        }
       } finally {
-        settled.complete(null);
+        if (!again) settled.complete(null);
       }
     });
+  }
+
+  /**
+   * Whether a turn numbered from this gateway's memory met ids the session already held. Numbered from
+   * an exact memory, everything sent is new to the session (what the memory knows is not sent). A
+   * duplicate means another node recorded into the session since (its calls spread over a cluster),
+   * or the agent retried the turn: the memory's last message was then not the session's, and a
+   * recurring message ("continue" in a sliding window) or reused tool call id took an id the session
+   * had, so the turn was dropped as a duplicate (trial t93: 3 nodes, a sliding window of "continue"s, 9
+   * of 13 messages kept). So the turn is numbered again against what the session holds and sent again,
+   * as a node that never saw the session numbers it: what did land is a duplicate, the rest is stored.
+   */
+  private static boolean stale(AgentSession.RecordReply reply, Throwable err) {
+    return err == null && reply instanceof AgentSession.Recorded r && r.sampled() && r.duplicates() > 0;
   }
 
   /** A turn of a recorded session, registered until its recording is settled. */

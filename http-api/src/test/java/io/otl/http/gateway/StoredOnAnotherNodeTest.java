@@ -1,0 +1,97 @@
+package io.otl.http.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.otl.core.session.AgentSession;
+import io.otl.core.session.Desensitizer;
+import io.otl.core.session.SessionInput;
+import io.otl.core.session.SessionModel;
+import io.otl.http.Json;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A turn that reaches a node which has not recorded into the session numbers the resent history against
+ * the session's state, asked from the node that holds it. That state crosses the wire (or comes from a
+ * snapshot) as JSON, and its event ids come back as a HashSet, in no stored order. Trial t93 (3 nodes,
+ * turns 1, 2, 3 of a tool-calling conversation on nodes A, B, C): the "last message" read off that set
+ * was turn 1's answer, so turn 3 took turn 1's tool call, stored by turn 2, for a new call of the same id,
+ * and the session held it twice.
+ */
+class StoredOnAnotherNodeTest {
+  private static final Desensitizer D = new Desensitizer(true, List.of("phone", "email", "id_card"), List.of());
+  private static final TextCut CUT = new TextCut(D, 65_536);
+  private static final String TOOLS = "[{\"type\":\"function\",\"function\":{\"name\":\"lookup\",\"parameters\":"
+      + "{\"type\":\"object\"}}}]";
+
+  private static ChatRequest request(String messages) {
+    return ChatRequest.parse(("{\"model\":\"m\",\"tools\":" + TOOLS + ",\"messages\":" + messages + "}")
+        .getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** The simulator's answer to "use the lookup tool": no text, one call. */
+  private static TurnRecorder.Outcome toolCallAnswer(String callId) throws Exception {
+    Completion c = Completion.ofResponse(Json.MAPPER.readTree("{\"id\":\"r-" + callId + "\",\"choices\":[{\"index\":0,"
+        + "\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[" + call(callId) + "]},"
+        + "\"finish_reason\":\"tool_calls\"}]}"), false);
+    return new TurnRecorder.Outcome(c, false, null, 5, 9);
+  }
+
+  private static String call(String id) {
+    return "{\"id\":\"" + id + "\",\"type\":\"function\",\"function\":{\"name\":\"lookup\",\"arguments\":\"{}\"}}";
+  }
+
+  private static String turns(int n) {
+    StringBuilder m = new StringBuilder("[{\"role\":\"system\",\"content\":\"sys\"}");
+    for (int i = 1; i <= n; i++) {
+      m.append(",{\"role\":\"user\",\"content\":\"use the lookup tool\"}");
+      if (i < n) {
+        m.append(",{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[").append(call("call_" + i)).append("]}")
+            .append(",{\"role\":\"tool\",\"tool_call_id\":\"call_").append(i).append("\",\"content\":\"42\"}");
+      }
+    }
+    return m.append(']').toString();
+  }
+
+  @Test
+  void aTurnNumberedOnAnotherNodeDoesNotStoreAToolCallAgain() throws Exception {
+    // Turns 1 and 2 as nodes A and B recorded them (each knew the session's ids in order).
+    Set<String> ids = new LinkedHashSet<>();
+    List<AgentSession.MessageRecorded> messages = new ArrayList<>();
+    String last = null;
+    for (int turn = 1; turn <= 2; turn++) {
+      List<SessionInput> in = TurnRecorder.inputs(D, CUT, ids, last, request(turns(turn)), "v0", null, "v0", null,
+          null, toolCallAnswer("call_" + turn), null, null);
+      for (SessionInput i : in) {
+        ids.add(i.eventId());
+        if (i instanceof SessionInput.Message m) {
+          messages.add(new AgentSession.MessageRecorded(m.eventId(), Instant.EPOCH, Instant.EPOCH,
+              SessionModel.Role.parse(m.role()), m.content(), m.msgId(), m.latencyMs(), null, null));
+        }
+      }
+      last = TurnRecorder.lastMessage(in.stream().map(SessionInput::eventId).toList(), last);
+    }
+    // The state as node C gets it: the same ids, in another order (Jackson's HashSet); here reversed.
+    List<String> reversed = new ArrayList<>(ids);
+    java.util.Collections.reverse(reversed);
+    AgentSession.State state = new AgentSession.State(SessionModel.Status.ACTIVE, "bot", null, "v0", Map.of(),
+        Instant.EPOCH, Instant.EPOCH, null, messages, List.of(), List.of(), List.of(), null, null, null, 0,
+        new LinkedHashSet<>(reversed));
+
+    TurnRecording.Stored stored = TurnRecording.Stored.of(state, Map.of());
+    assertEquals(last, stored.lastMessage(), "the last message stored, whatever the order of the id set");
+    List<SessionInput> third = TurnRecorder.inputs(D, CUT, stored.ids(), stored.lastMessage(), request(turns(3)),
+        "v0", null, "v0", null, null, toolCallAnswer("call_3"), null, null);
+    List<String> newCalls = third.stream().filter(i -> i instanceof SessionInput.ToolCall)
+        .map(i -> ((SessionInput.ToolCall) i).callId()).toList();
+    assertEquals(List.of("call_2"), newCalls, "only turn 2's call is new; call_1 is stored already");
+    assertEquals(List.of(TurnRecorder.toolCallEventId("call_2")), third.stream()
+        .filter(i -> i instanceof SessionInput.ToolCall).map(SessionInput::eventId).toList());
+  }
+}
