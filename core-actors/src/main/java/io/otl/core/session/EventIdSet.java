@@ -17,6 +17,13 @@ import scala.collection.immutable.HashSet$;
  * Scala's persistent hash trie (Pekko's own dependency); the order is a chain of the ids added, newest
  * first, walked only when the set is iterated (a snapshot, a read). Serialized by Jackson as a plain
  * JSON array like any {@link Set}, so snapshots read and write as before.
+ *
+ * <p>The order holds only in the JVM that applied the events: a state read from a snapshot or sent to
+ * another node (a gateway's lookup) is read by Jackson as a HashSet, and its ids come in the hash's
+ * order. Never read "the last" id off it: take it from the state's lists (its messages), which keep
+ * their order everywhere (trial t93; trial t95 found no other reader of this order). Reading the set as
+ * a LinkedHashSet would keep it, but the golden replay contract compares the recorded states' ids, written
+ * in the hash's order, element by element (GoldenJournalReplayTest fails on golden-s2).
  */
 public final class EventIdSet extends AbstractSet<String> {
   private static final EventIdSet EMPTY = new EventIdSet(emptyTrie(), null);
