@@ -86,21 +86,14 @@ final class TurnRecording {
     // together, so that recurring messages are numbered against the history as stored.
     KnownSessions.Entry now = knownSessions.get(c.sessionId());
     if (now != null && c.agent().equals(now.owner()) && now.lastMessage() != null) {
-      send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(now.eventIds(), now.lastMessage(), true),
-          true);
+      send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(now.eventIds(), now.lastMessage(), true));
       return;
     }
     if (c.knownComplete()) { // a new session: it holds nothing but what turns recorded before this one stored
       Set<String> ids = now == null ? c.known() : now.eventIds();
-      send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(ids, null, true), false);
+      send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(ids, null, true));
       return;
     }
-    sendAsStored(c, d, fallbackFrom, outcome, answeredAt, settled);
-  }
-
-  /** Numbers the turn against what the session says it holds (or, if it cannot say, the request alone). */
-  private void sendAsStored(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom,
-      TurnRecorder.Outcome outcome, Instant answeredAt, CompletableFuture<Void> settled) {
     // This gateway has not recorded into the session since it started, or forgot its ids (a long
     // session): numbered within the request alone, a recurring message ("continue" in a sliding
     // window, a call id the model reuses) got an id the session had, and every later turn was
@@ -111,8 +104,8 @@ final class TurnRecording {
     recorder.storedIn(c.sessionId())
         .handle((state, err) -> err != null ? java.util.Optional.<io.otl.core.session.AgentSession.State>empty() : state)
         .thenAcceptAsync(state -> send(c, d, fallbackFrom, outcome, answeredAt, settled,
-            state.isEmpty() ? new Stored(c.known(), null, false) : Stored.of(state.get(), recorder.rederived(state.get())),
-            false), recording)
+            state.isEmpty() ? new Stored(c.known(), null, false) : Stored.of(state.get(), recorder.rederived(state.get()))),
+            recording)
         .exceptionally(e -> { // never leave the session's later recordings waiting behind this one
           try {
             recorded(c, null, e, List.of(), new Stored(c.known(), null, false));
@@ -147,12 +140,8 @@ final class TurnRecording {
     }
   }
 
-  /**
-   * @param fromMemory {@code stored} is this gateway's memory of the session, which misses what other
-   *     nodes recorded into it since: see {@link #stale}
-   */
   private void send(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom, TurnRecorder.Outcome outcome,
-      Instant answeredAt, CompletableFuture<Void> settled, Stored stored, boolean fromMemory) {
+      Instant answeredAt, CompletableFuture<Void> settled, Stored stored) {
     List<io.otl.core.session.SessionInput> inputs;
     CompletionStage<AgentSession.RecordReply> sent;
     long submittedNanos;
@@ -170,38 +159,17 @@ final class TurnRecording {
       return;
     }
     sent.whenComplete((reply, err) -> {
-      boolean again = false;
       try {
         if (err == null && reply instanceof AgentSession.Recorded r && r.accepted() > 0) {
           // otl_journal_write_seconds timed only the events API's and OTLP's writes: a node fed by the
           // gateway alone never showed the histogram docs/api.md lists.
           apiMetrics.journalWrite((System.nanoTime() - submittedNanos) / 1e9);
         }
-        if (fromMemory && stale(reply, err)) {
-          apiMetrics.eventsAccepted(((AgentSession.Recorded) reply).accepted(), ((AgentSession.Recorded) reply).duplicates());
-          again = true;
-          sendAsStored(c, d, fallbackFrom, outcome, answeredAt, settled);
-        } else {
-          recorded(c, reply, err, inputs, stored);
-        }
+        recorded(c, reply, err, inputs, stored);
       } finally {
-        if (!again) settled.complete(null);
+        settled.complete(null);
       }
     });
-  }
-
-  /**
-   * Whether a turn numbered from this gateway's memory met ids the session already held. Numbered from
-   * an exact memory, everything sent is new to the session (what the memory knows is not sent). A
-   * duplicate means another node recorded into the session since (its calls spread over a cluster),
-   * or the agent retried the turn: the memory's last message was then not the session's, and a
-   * recurring message ("continue" in a sliding window) or reused tool call id took an id the session
-   * had, so the turn was dropped as a duplicate (trial t93: 3 nodes, a sliding window of "continue"s, 9
-   * of 13 messages kept). So the turn is numbered again against what the session holds and sent again,
-   * as a node that never saw the session numbers it: what did land is a duplicate, the rest is stored.
-   */
-  private static boolean stale(AgentSession.RecordReply reply, Throwable err) {
-    return err == null && reply instanceof AgentSession.Recorded r && r.sampled() && r.duplicates() > 0;
   }
 
   /** A turn of a recorded session, registered until its recording is settled. */
