@@ -48,4 +48,10 @@ final class Args {
   boolean flag(String name) {
     return Boolean.parseBoolean(values.getOrDefault(name, "false"));
   }
+
+  /** {@code --results-dir}, else benchmarks/results from the project's root, else results. */
+  java.nio.file.Path resultsDir() {
+    return java.nio.file.Path.of(string("results-dir",
+        java.nio.file.Files.isDirectory(java.nio.file.Path.of("benchmarks")) ? "benchmarks/results" : "results"));
+  }
 }

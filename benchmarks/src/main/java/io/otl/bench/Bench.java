@@ -1,6 +1,5 @@
 package io.otl.bench;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +42,7 @@ public final class Bench {
       // The journal codec alone: no database, no node (so not through run(), which opens one).
       Args args = new Args(argv, 1);
       Result r = CodecFormats.run(args);
-      r.publish(CodecFormats.resultsDir(args), "none");
+      r.publish(args.resultsDir(), "none");
       System.exit(0);
       return;
     }
@@ -69,8 +68,7 @@ public final class Bench {
     Cpu.pidFile = args.string("pg-pid-file", Cpu.pidFile);
     EventGen.complete = !args.string("complete", "true").equals("false");
     String db = pg.version();
-    Path dir = Path.of(args.string("results-dir", Files.isDirectory(Path.of("benchmarks")) ? "benchmarks/results"
-        : "results"));
+    Path dir = args.resultsDir();
     String w = which.toUpperCase(Locale.ROOT);
     List<Result> out = new ArrayList<>();
     System.out.println(Result.header());

@@ -6,7 +6,6 @@ import io.otl.core.model.CanaryRules.Action;
 import io.otl.core.model.CanaryRules.Method;
 import io.otl.core.model.ModelSettings;
 import io.otl.core.model.OutcomeAggregates;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -262,7 +261,7 @@ final class C1Canary {
 
   /** Entry point from {@link Bench}: runs, writes {@code results/C1.json}, prints the figure last. */
   static void main(Args args) {
-    Path dir = Path.of(args.string("results-dir", Files.isDirectory(Path.of("benchmarks")) ? "benchmarks/results" : "results"));
+    Path dir = args.resultsDir();
     long started = System.nanoTime();
     Result r = run(args);
     r.figure("wallSeconds", (System.nanoTime() - started) / 1e9);

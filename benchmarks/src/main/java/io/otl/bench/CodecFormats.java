@@ -14,8 +14,6 @@ import io.otl.persistence.schema.PersistedCodec;
 import io.otl.persistence.schema.PersistedTypes;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -242,11 +240,5 @@ final class CodecFormats {
 
   private static double max(double[] v) {
     return Arrays.stream(v).max().orElse(Double.NaN);
-  }
-
-  /** The workload's results directory, as Bench chooses it. */
-  static Path resultsDir(Args args) {
-    return Path.of(args.string("results-dir", Files.isDirectory(Path.of("benchmarks")) ? "benchmarks/results"
-        : "results"));
   }
 }

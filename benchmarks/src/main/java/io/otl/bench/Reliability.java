@@ -54,8 +54,7 @@ public final class Reliability {
     Locale.setDefault(Locale.ROOT);
     Pg pg = new Pg(args);
     String db = pg.version();
-    Path dir = Path.of(args.string("results-dir", Files.isDirectory(Path.of("benchmarks")) ? "benchmarks/results"
-        : "results"));
+    Path dir = args.resultsDir();
     Path logs = Files.createDirectories(dir.resolve("logs"));
     String w = which.toUpperCase(Locale.ROOT);
     List<Result> out = new ArrayList<>();
