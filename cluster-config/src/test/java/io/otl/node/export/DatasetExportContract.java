@@ -10,6 +10,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.otl.core.api.DataCollector;
 import io.otl.core.session.AgentSession;
+import io.otl.core.session.SessionInput;
 import io.otl.core.session.SessionModel.Role;
 import io.otl.node.TrainingNode;
 import io.otl.node.readside.FeedTestSupport;
@@ -157,6 +158,34 @@ abstract class DatasetExportContract {
       ExportResult allAgain = get(export.forWindow("agent-w", null, null, ExportFormat.SFT, dir, "all-again"));
       assertEquals(all.sessionIds(), allAgain.sessionIds());
       assertEquals(-1L, Files.mismatch(Path.of(all.path()), Path.of(allAgain.path())));
+    }
+  }
+
+  /**
+   * The window reads the server's clock, the session's {@code completedAt}, not the client's {@code at}
+   * of its result: a producer replaying a backlog, or with its clock off, dates its events as it likes,
+   * and the Kafka {@code trajectories} record carries that date as its {@code at}. Trial t99 exported a
+   * session whose result said 01:00 with {@code --until 01:30} and got nothing, which the docs did not
+   * explain; they now say which clock the window reads.
+   */
+  @Test
+  void theWindowReadsWhenTheCompletionWasRecordedNotTheClientsDateOfTheResult() throws Exception {
+    Path dir = Files.createTempDirectory("otl-export-");
+    try (TrainingNode node = TrainingNode.start(TestDatabases.node(database(), false))) {
+      DataCollector dc = node.dataCollector();
+      Instant before = Instant.now();
+      Instant old = Instant.parse("2020-01-01T00:00:00Z");
+      get(dc.record("backdated", "agent-b", List.of(
+          new SessionInput.Message("u1", old, "user", "question", null, null),
+          new SessionInput.Message("a1", old, "assistant", "answer", null, null),
+          new SessionInput.Result("res", old, "SUCCESS", null))));
+      DatasetExport export = new DatasetExport(node.system(), 4, Clock.systemUTC(), EVERYTHING);
+      ExportResult recordedWindow = get(export.forWindow("agent-b", before, null, ExportFormat.RL, dir, "recorded"));
+      assertEquals(List.of("backdated"), recordedWindow.sessionIds());
+      ExportResult clientWindow = get(export.forWindow("agent-b", old.minusSeconds(3600), old.plusSeconds(3600),
+          ExportFormat.RL, dir, "client"));
+      assertEquals(0, clientWindow.count());
+      assertEquals(0, clientWindow.seen());
     }
   }
 
