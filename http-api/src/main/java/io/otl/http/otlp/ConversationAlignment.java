@@ -3,8 +3,9 @@ package io.otl.http.otlp;
 import io.otl.core.session.SessionInput;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,39 +37,38 @@ final class ConversationAlignment {
   /** Messages at the start of a window that keep their positions (system prompts, a pinned task). */
   static final int MAX_HEAD = 8;
 
-  /** The positioned ids a session holds, and which positions hold a message. */
+  /**
+   * Where the session holds each message: kind and hash → positions (an id's hash is the same at every
+   * position, spelled g–p only where the whole id reads as personal data), and which positions hold one.
+   */
   static final class Held {
-    private final Set<String> ids;
+    private final Map<String, BitSet> positions = new HashMap<>();
     private final BitSet occupied = new BitSet();
 
     Held(Set<String> stored) {
-      this.ids = new HashSet<>(stored);
-      for (String id : stored) note(id);
+      for (String id : stored) add(id);
     }
 
-    /** The session will hold {@code id} too (an input sent before, in the same request). */
+    /** The session will hold {@code id} too (an input sent before it in the same request). */
     void add(String id) {
-      if (id != null && ids.add(id)) note(id);
+      Matcher m = id == null ? null : POSITIONED.matcher(id);
+      if (m == null || !m.matches()) return;
+      int position = Integer.parseInt(m.group(2));
+      occupied.set(position);
+      positions.computeIfAbsent(m.group(1) + hexOf(m.group(3)), k -> new BitSet()).set(position);
     }
 
-    private void note(String id) {
-      Matcher m = POSITIONED.matcher(id);
-      if (m.matches()) occupied.set(Integer.parseInt(m.group(2)));
-    }
-
-    boolean contains(String id) {
-      return id != null && ids.contains(id);
+    private BitSet of(String kind, String hex) {
+      return hex == null ? EMPTY : positions.getOrDefault(kind + hex, EMPTY);
     }
   }
 
+  private static final BitSet EMPTY = new BitSet();
+
   /** One id of a span's message: its kind, its hash as hex, and the hash of its text as sent (or null). */
   private record Key(String kind, String hex, String formerHex) {
-    String id(int position) {
-      return GenAiMapper.opaque("otlp:" + kind + position + ":", hex);
-    }
-
-    String formerId(int position) {
-      return formerHex == null ? null : GenAiMapper.opaque("otlp:" + kind + position + ":", formerHex);
+    boolean heldAt(int position, Held held) {
+      return held.of(kind, hex).get(position) || held.of(kind, formerHex).get(position);
     }
   }
 
@@ -113,7 +113,16 @@ final class ConversationAlignment {
     for (int h = 0; h <= Math.min(head, MAX_HEAD); h++) {
       int headScore = 0;
       for (int i = 0; i < h; i++) if (fit(window.get(i), i, held) == Fit.MATCH) headScore++;
-      for (int d = 1; h + d < end; d++) {
+      // the shifts that put some message of the body where the session holds it: no other can win
+      java.util.TreeSet<Integer> shifts = new java.util.TreeSet<>();
+      for (int i = h; i < size; i++) {
+        for (Key k : window.get(i)) {
+          for (BitSet at : List.of(held.of(k.kind(), k.hex()), held.of(k.kind(), k.formerHex()))) {
+            for (int p = at.nextSetBit(i + 1); p >= 0; p = at.nextSetBit(p + 1)) shifts.add(p - i);
+          }
+        }
+      }
+      for (int d : shifts) {
         int found = 0;
         boolean fits = true;
         for (int i = h; i < size && fits; i++) {
@@ -140,7 +149,7 @@ final class ConversationAlignment {
   private static Fit fit(List<Key> keys, int position, Held held) {
     if (keys.isEmpty()) return Fit.NONE; // a role the node does not know: nothing of it is stored
     for (Key k : keys) {
-      if (held.contains(k.id(position)) || held.contains(k.formerId(position))) return Fit.MATCH;
+      if (k.heldAt(position, held)) return Fit.MATCH;
     }
     return held.occupied.get(position) ? Fit.CONFLICT : Fit.NEW;
   }

@@ -30,7 +30,9 @@ import java.util.Set;
  * recorded session keeps its own), with characters ids may not hold replaced by '-'. Ids: a tool call or step uses its
  * span id; a message uses its position in the conversation plus a hash of role and content, because
  * each chat span re-sends the whole history, so turn two's copy of turn one's messages must map to
- * the ids turn one stored. Either way a re-sent batch stores nothing twice.
+ * the ids turn one stored. Either way a re-sent batch stores nothing twice. The positions mapped here
+ * are the span's own; {@link SessionBatch#aligned} moves them to where the session's conversation has
+ * them (an agent that sends only a window of its conversation).
  */
 final class GenAiMapper {
   private static final ObjectMapper MAPPER = new ObjectMapper();
