@@ -154,7 +154,7 @@ final class ConversationAlignment {
     return held.occupied.get(position) ? Fit.CONFLICT : Fit.NEW;
   }
 
-  /** The input with its positioned ids at the index's place: the first {@code head} stay, the rest move by {@code shift}. */
+  /** The input with its ids moved: the first {@code head} messages' stay, the others' move by {@code shift}. */
   private static SessionInput moved(SessionInput in, int head, int shift) {
     Matcher m = POSITIONED.matcher(in.eventId());
     if (!m.matches()) return in;
@@ -165,7 +165,8 @@ final class ConversationAlignment {
     String former = null;
     if (in.formerId() != null) {
       Matcher f = POSITIONED.matcher(in.formerId());
-      former = f.matches() ? GenAiMapper.opaque("otlp:" + f.group(1) + position + ":", hexOf(f.group(3))) : in.formerId();
+      former = f.matches()
+          ? GenAiMapper.opaque("otlp:" + f.group(1) + position + ":", hexOf(f.group(3))) : in.formerId();
     }
     if (in instanceof SessionInput.Message msg) {
       return new SessionInput.Message(id, msg.at(), msg.role(), msg.content(), msg.msgId(), msg.latencyMs(),

@@ -56,9 +56,9 @@ public final class OtlpRoutes {
   private final io.otl.core.session.Desensitizer desensitizer;
   private final io.otl.http.gateway.TextCut cut;
   /**
-   * A session's requests are placed and written one after the other on this node: each chat span is placed
-   * against what the session holds ({@link ConversationAlignment}), so two requests of one session must not
-   * both place theirs against what it held before either was written.
+   * A session's requests with chat spans are placed and written one after the other on this node: each chat
+   * span is placed against what the session holds ({@link ConversationAlignment}), so two requests of one
+   * session must not both place theirs against what it held before either was written.
    */
   private final io.otl.http.InTurn inTurn = new io.otl.http.InTurn();
 
@@ -286,8 +286,15 @@ public final class OtlpRoutes {
       // An agent named only by service.name is first left out: a recorded session keeps its own agent
       // (its agent span may come in a later batch), and only a new one is started under that name.
       String agentId = batch.agentFromResource() ? null : batch.agentId();
-      writes.add(inTurn.run(batch.sessionId(), () -> placed(batch)
-          .thenCompose(inputs -> writeSession(batch, inputs, agentId, 0))).thenAccept(problem -> {
+      // Only chat spans are placed against what the session holds; the others are written at once, as before.
+      // Queued with the chat requests, a tool span's request that began a new session under service.name held
+      // the agent's own chat spans, sent at the same moment, until it was done: they were refused as another
+      // agent's, where the retry below (trial t80) lets them take the session while both are under way.
+      CompletionStage<String> written = batch.hasChat()
+          ? inTurn.run(batch.sessionId(),
+              () -> placed(batch).thenCompose(inputs -> writeSession(batch, inputs, agentId, 0)))
+          : writeSession(batch, batch.inputs(), agentId, 0);
+      writes.add(written.thenAccept(problem -> {
         synchronized (outcome) {
           if (problem == null) {
             outcome.mapped += batch.spans();
@@ -304,10 +311,9 @@ public final class OtlpRoutes {
   /**
    * The batch's inputs with its chat spans' messages where the session's conversation has them: an agent
    * that sends only a window of its conversation (the system prompt and its last messages) carries them
-   * elsewhere than the conversation does. A batch without chat spans needs no look-up.
+   * elsewhere than the conversation does.
    */
   private CompletionStage<List<SessionInput>> placed(GenAiMapper.SessionBatch batch) {
-    if (!batch.hasChat()) return CompletableFuture.completedFuture(batch.inputs());
     return collector.lookup(batch.sessionId())
         .thenApply(state -> batch.aligned(state.isEmpty() ? java.util.Set.of() : state.get().eventIds()));
   }
