@@ -12,10 +12,12 @@ import org.junit.jupiter.api.Test;
 /**
  * One conversation's spans however an exporter splits and orders its requests: a Collector's
  * load-balancing exporter (or an HTTP load balancer) sends each to any node of a cluster, a retry to
- * another, and a later turn may arrive first. The ids come from the spans alone, never from a node's
- * memory of the session (what the gateway's numbering needed, trial t93), so every way stores what one
- * request with all the spans stores: each message once and in order, repeated "continue"s and a tool
- * call id the model reuses included (trial t95: the same on a 3-node cluster, docs/connect-opentelemetry.md).
+ * another, and a later turn may arrive first. The ids come from the spans and from what the session
+ * itself holds, never from a node's memory of it (what the gateway's numbering needed, trial t93), so every
+ * way stores what one request with all the spans stores: each message once and in order, repeated
+ * "continue"s and a tool call id the model reuses included (trial t95: the same on a 3-node cluster,
+ * docs/connect-opentelemetry.md); since trial t97 also for an agent that sends only a window of its
+ * conversation, a later turn arriving first within the window.
  */
 class OtlpSpreadRequestsTest {
   private static final String SESSION = "spread-1";
