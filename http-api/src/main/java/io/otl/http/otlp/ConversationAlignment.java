@@ -32,8 +32,12 @@ import java.util.regex.Pattern;
  * out of order) keeps its own positions, as before.
  */
 final class ConversationAlignment {
-  /** A positioned id as {@link GenAiMapper} writes it: kind (message or reasoning), position, hash (hex or g–p). */
-  private static final Pattern POSITIONED = Pattern.compile("otlp:([mr])([0-9]{1,9}):([0-9a-p]+)");
+  /**
+   * A positioned id as {@link GenAiMapper} writes it: kind (message or reasoning), position, hash (hex or g–p).
+   * Positions past a million are not read: an events-API client may store any id, and one naming position
+   * 999999999 would have every placement in its session allocate a bit per position.
+   */
+  private static final Pattern POSITIONED = Pattern.compile("otlp:([mr])([0-9]{1,6}):([0-9a-p]+)");
   /** Messages at the start of a window that keep their positions (system prompts, a pinned task). */
   static final int MAX_HEAD = 8;
 
