@@ -30,7 +30,9 @@ import java.util.Set;
  * recorded session keeps its own), with characters ids may not hold replaced by '-'. Ids: a tool call or step uses its
  * span id; a message uses its position in the conversation plus a hash of role and content, because
  * each chat span re-sends the whole history, so turn two's copy of turn one's messages must map to
- * the ids turn one stored. Either way a re-sent batch stores nothing twice.
+ * the ids turn one stored. Either way a re-sent batch stores nothing twice. The positions mapped here
+ * are the span's own; {@link SessionBatch#aligned} moves them to where the session's conversation has
+ * them (an agent that sends only a window of its conversation).
  */
 final class GenAiMapper {
   private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -44,7 +46,40 @@ final class GenAiMapper {
    * must not contradict the agent a session was recorded under.
    */
   record SessionBatch(String sessionId, String agentId, boolean agentFromResource, List<SessionInput> inputs,
-      int spans) {}
+      int spans, List<SpanInputs> bySpan) {
+    /** Whether a chat span gave inputs: only their ids depend on what the session holds. */
+    boolean hasChat() {
+      return bySpan.stream().anyMatch(SpanInputs::chat);
+    }
+
+    /**
+     * The inputs with each chat span's messages at the positions the session's conversation gives them
+     * ({@link ConversationAlignment}), the spans placed in the order they started, each against what the
+     * session holds and what the spans before it add: {@link #inputs()} when the session holds nothing
+     * that contradicts the spans' own positions (a whole history sent on each span).
+     *
+     * @param stored the event ids the session holds
+     */
+    List<SessionInput> aligned(Set<String> stored) {
+      if (!hasChat()) return inputs;
+      ConversationAlignment.Held held = new ConversationAlignment.Held(stored);
+      Map<String, SessionInput> merged = new LinkedHashMap<>();
+      for (SpanInputs span : bySpan) {
+        List<SessionInput> placed = span.chat() ? ConversationAlignment.align(span.inputs(), held) : span.inputs();
+        for (SessionInput in : placed) {
+          merge(merged, in);
+          held.add(in.eventId());
+        }
+      }
+      List<SessionInput> batch = new ArrayList<>();
+      batch.add(inputs.get(0)); // the start, timed by the same inputs whatever their ids
+      batch.addAll(merged.values());
+      return List.copyOf(batch);
+    }
+  }
+
+  /** What one span gave a session, in the order the spans started; {@code chat}: a chat span's. */
+  record SpanInputs(List<SessionInput> inputs, boolean chat) {}
 
   /**
    * {@code unread}: why spans that looked like GenAI spans were ignored (ids and field names, never texts);
@@ -83,6 +118,7 @@ final class GenAiMapper {
     int ignoredMessages = 0;
     List<String> unreadMessages = new ArrayList<>();
     Map<String, Map<String, SessionInput>> inputs = new LinkedHashMap<>();
+    Map<String, List<SpanInputs>> bySpan = new HashMap<>();
     Map<String, Integer> spanCounts = new HashMap<>();
     Map<String, String[]> agents = new HashMap<>();
     for (OtlpSpan span : sorted) {
@@ -148,6 +184,7 @@ final class GenAiMapper {
       }
       Map<String, SessionInput> into = inputs.computeIfAbsent(sessionId, k -> new LinkedHashMap<>());
       for (SessionInput in : produced) merge(into, in);
+      bySpan.computeIfAbsent(sessionId, k -> new ArrayList<>()).add(new SpanInputs(List.copyOf(produced), chat != null));
       spanCounts.merge(sessionId, 1, Integer::sum);
       noteAgent(agents.computeIfAbsent(sessionId, k -> new String[3]), span, byId);
     }
@@ -164,7 +201,7 @@ final class GenAiMapper {
       batch.add(start(e.getValue().values()));
       batch.addAll(e.getValue().values());
       sessions.add(new SessionBatch(e.getKey(), agentId, agent.fromResource(), List.copyOf(batch),
-          spanCounts.get(e.getKey())));
+          spanCounts.get(e.getKey()), List.copyOf(bySpan.get(e.getKey()))));
     }
     return new Plan(sessions, ignored, refused, problems, List.copyOf(unread), ignoredMessages,
         List.copyOf(unreadMessages));

@@ -55,6 +55,12 @@ public final class OtlpRoutes {
   private final long maxDecodedBytes;
   private final io.otl.core.session.Desensitizer desensitizer;
   private final io.otl.http.gateway.TextCut cut;
+  /**
+   * A session's requests with chat spans are placed and written one after the other on this node: each chat
+   * span is placed against what the session holds ({@link ConversationAlignment}), so two requests of one
+   * session must not both place theirs against what it held before either was written.
+   */
+  private final io.otl.http.InTurn inTurn = new io.otl.http.InTurn();
 
   /**
    * @param maxEventsPerWrite a session's inputs are written in chunks of at most this many
@@ -280,7 +286,15 @@ public final class OtlpRoutes {
       // An agent named only by service.name is first left out: a recorded session keeps its own agent
       // (its agent span may come in a later batch), and only a new one is started under that name.
       String agentId = batch.agentFromResource() ? null : batch.agentId();
-      writes.add(writeSession(batch, agentId, 0).thenAccept(problem -> {
+      // Only chat spans are placed against what the session holds; the others are written at once, as before.
+      // Queued with the chat requests, a tool span's request that began a new session under service.name held
+      // the agent's own chat spans, sent at the same moment, until it was done: they were refused as another
+      // agent's, where the retry below (trial t80) lets them take the session while both are under way.
+      CompletionStage<String> written = batch.hasChat()
+          ? inTurn.run(batch.sessionId(),
+              () -> placed(batch).thenCompose(inputs -> writeSession(batch, inputs, agentId, 0)))
+          : writeSession(batch, batch.inputs(), agentId, 0);
+      writes.add(written.thenAccept(problem -> {
         synchronized (outcome) {
           if (problem == null) {
             outcome.mapped += batch.spans();
@@ -294,32 +308,43 @@ public final class OtlpRoutes {
     return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenApply(v -> outcome);
   }
 
+  /**
+   * The batch's inputs with its chat spans' messages where the session's conversation has them: an agent
+   * that sends only a window of its conversation (the system prompt and its last messages) carries them
+   * elsewhere than the conversation does.
+   */
+  private CompletionStage<List<SessionInput>> placed(GenAiMapper.SessionBatch batch) {
+    return collector.lookup(batch.sessionId())
+        .thenApply(state -> batch.aligned(state.isEmpty() ? java.util.Set.of() : state.get().eventIds()));
+  }
+
   /** Null when stored (or already stored), else why the session refused the inputs. */
-  private CompletionStage<String> writeSession(GenAiMapper.SessionBatch batch, String agentId, int from) {
-    return writeSession(batch, agentId, from, true);
+  private CompletionStage<String> writeSession(GenAiMapper.SessionBatch batch, List<SessionInput> inputs,
+      String agentId, int from) {
+    return writeSession(batch, inputs, agentId, from, true);
   }
 
   /** @param mayStart false: the session exists, a NOT_FOUND is not answered by starting it under service.name again */
-  private CompletionStage<String> writeSession(GenAiMapper.SessionBatch batch, String agentId, int from,
-      boolean mayStart) {
-    if (from >= batch.inputs().size()) return CompletableFuture.completedFuture(null);
-    List<SessionInput> chunk = batch.inputs().subList(from, Math.min(batch.inputs().size(), from + maxEventsPerWrite));
+  private CompletionStage<String> writeSession(GenAiMapper.SessionBatch batch, List<SessionInput> inputs,
+      String agentId, int from, boolean mayStart) {
+    if (from >= inputs.size()) return CompletableFuture.completedFuture(null);
+    List<SessionInput> chunk = inputs.subList(from, Math.min(inputs.size(), from + maxEventsPerWrite));
     long start = System.nanoTime();
     return collector.submit(batch.sessionId(), agentId, chunk).thenCompose(reply -> {
       if (reply instanceof AgentSession.Recorded r) {
         if (r.accepted() > 0) metrics.journalWrite((System.nanoTime() - start) / 1e9);
         metrics.eventsAccepted(r.accepted(), r.duplicates());
-        return writeSession(batch, agentId, from + chunk.size());
+        return writeSession(batch, inputs, agentId, from + chunk.size());
       }
       AgentSession.Rejected rej = (AgentSession.Rejected) reply;
       if (mayStart && agentId == null && batch.agentId() != null && rej.code() == AgentSession.RejectionCode.NOT_FOUND) {
-        return writeSession(batch, batch.agentId(), from); // a new session: service.name is its agent
+        return writeSession(batch, inputs, batch.agentId(), from); // a new session: service.name is its agent
       }
       if (batch.agentFromResource() && agentId != null && from == 0 && rej.code() == AgentSession.RejectionCode.CONFLICT) {
         // Another request (its agent span, exported at the same time) started the session between the
         // NOT_FOUND and this write: the session is recorded now and keeps its own agent, as these spans,
         // naming none, would have had it a moment later. They were refused as another agent's (trial t80).
-        return writeSession(batch, null, from, false);
+        return writeSession(batch, inputs, null, from, false);
       }
       metrics.eventsRejected(chunk.size());
       // The events API's "its first events must name the agentId" means nothing to an OTel user.

@@ -12,10 +12,12 @@ import org.junit.jupiter.api.Test;
 /**
  * One conversation's spans however an exporter splits and orders its requests: a Collector's
  * load-balancing exporter (or an HTTP load balancer) sends each to any node of a cluster, a retry to
- * another, and a later turn may arrive first. The ids come from the spans alone, never from a node's
- * memory of the session (what the gateway's numbering needed, trial t93), so every way stores what one
- * request with all the spans stores: each message once and in order, repeated "continue"s and a tool
- * call id the model reuses included (trial t95: the same on a 3-node cluster, docs/connect-opentelemetry.md).
+ * another, and a later turn may arrive first. The ids come from the spans and from what the session
+ * itself holds, never from a node's memory of it (what the gateway's numbering needed, trial t93), so every
+ * way stores what one request with all the spans stores: each message once and in order, repeated
+ * "continue"s and a tool call id the model reuses included (trial t95: the same on a 3-node cluster,
+ * docs/connect-opentelemetry.md); since trial t97 also for an agent that sends only a window of its
+ * conversation, a later turn arriving first within the window.
  */
 class OtlpSpreadRequestsTest {
   private static final String SESSION = "spread-1";
@@ -83,19 +85,31 @@ class OtlpSpreadRequestsTest {
   }
 
   /**
-   * What the session holds after these requests, in the order stored: each input under its id, a copy
-   * under an id it holds dropped as a duplicate (as the session does); messages as role and text, tool
-   * calls as call id and input, steps by id.
+   * What the session holds after these requests, in the order stored: each request's inputs placed against
+   * what the session holds (as the OTLP route places them), each under its id, a copy under an id it holds
+   * dropped as a duplicate (as the session does); messages as role and text, tool calls as call id and
+   * input, steps by id. A whole history on every span keeps the ids the span alone gives (those earlier
+   * builds stored).
    */
   private static List<String> stored(List<List<OtlpSpan>> requests) {
+    return stored(requests, true);
+  }
+
+  private static List<String> stored(List<List<OtlpSpan>> requests, boolean wholeHistory) {
     Map<String, String> held = new LinkedHashMap<>();
     for (List<OtlpSpan> request : requests) {
       for (GenAiMapper.SessionBatch batch : GenAiMapper.map(request).sessions()) {
         assertEquals(SESSION, batch.sessionId());
-        for (SessionInput in : batch.inputs()) held.putIfAbsent(in.eventId(), describe(in));
+        List<SessionInput> placed = batch.aligned(held.keySet());
+        if (wholeHistory) assertEquals(ids(batch.inputs()), ids(placed), "the ids the spans alone give");
+        for (SessionInput in : placed) held.putIfAbsent(in.eventId(), describe(in));
       }
     }
     return List.copyOf(held.values());
+  }
+
+  private static List<String> ids(List<SessionInput> inputs) {
+    return inputs.stream().map(SessionInput::eventId).toList();
   }
 
   private static String describe(SessionInput in) {
@@ -133,6 +147,83 @@ class OtlpSpreadRequestsTest {
     List<List<OtlpSpan>> retried = new ArrayList<>(turns);
     retried.addAll(turns);
     assertEquals(oneRequest, stored(retried));
+  }
+
+  private static final String[][] WINDOWED = {
+      {"Plan three days in Rome.", "Day one: the Colosseum."},
+      {"continue", "Day two: the Vatican."},
+      {"continue", "Day three: Trastevere."},
+      {"Which hotel?", "Hotel Artemide."},
+      {"continue", "It is near Termini."},
+      {"continue", "Breakfast is included."},
+      {"continue", "That is all."}};
+
+  /**
+   * An agent that sends the model only the system prompt and its last four messages (trial t95): each turn's
+   * agent span and chat span, the window as the chat span's input.
+   */
+  private static List<List<OtlpSpan>> windowedTurns() {
+    List<String> history = new ArrayList<>();
+    List<List<OtlpSpan>> turns = new ArrayList<>();
+    long t = 1_700_000_000_000_000_000L;
+    for (int i = 0; i < WINDOWED.length; i++) {
+      history.add(text("user", WINDOWED[i][0]));
+      List<String> window = new ArrayList<>(List.of(text("system", "You plan trips.")));
+      window.addAll(history.subList(Math.max(0, history.size() - 4), history.size()));
+      String trace = String.format("%032x", 50 + i);
+      String agent = String.format("%016x", 500 + i);
+      turns.add(List.of(
+          span(trace, agent, "", t, Map.of("gen_ai.operation.name", "invoke_agent", "gen_ai.agent.name", "planner")),
+          span(trace, String.format("%016x", 600 + i), agent, t + 1, Map.of("gen_ai.operation.name", "chat",
+              "gen_ai.response.id", "resp-" + i, "gen_ai.input.messages", "[" + String.join(",", window) + "]",
+              "gen_ai.output.messages", "[" + text("assistant", WINDOWED[i][1]) + "]"))));
+      history.add(text("assistant", WINDOWED[i][1]));
+      t += 2_000_000_000L;
+    }
+    return turns;
+  }
+
+  private static List<String> messages(List<String> stored) {
+    return stored.stream().filter(s -> s.startsWith("system:") || s.startsWith("user:") || s.startsWith("assistant:"))
+        .toList();
+  }
+
+  @Test
+  void aSlidingWindowStoresEachMessageOnceAndEveryContinue() {
+    List<String> conversation = new ArrayList<>(List.of("system: You plan trips."));
+    for (String[] turn : WINDOWED) {
+      conversation.add("user: " + turn[0]);
+      conversation.add("assistant: " + turn[1]);
+    }
+    assertEquals(15, conversation.size());
+    List<List<OtlpSpan>> turns = windowedTurns();
+    // one request per turn, in order: each resent message a duplicate, each "continue" a message of its own
+    List<String> inOrder = stored(turns, false);
+    assertEquals(conversation, messages(inOrder));
+    // all turns in one request (a batch exporter)
+    assertEquals(inOrder, stored(List.of(turns.stream().flatMap(List::stream).toList()), false));
+    // the whole export sent again, a turn at a time: nothing new
+    List<List<OtlpSpan>> retried = new ArrayList<>(turns);
+    retried.addAll(turns);
+    assertEquals(inOrder, stored(retried, false));
+    // each turn sent twice at once (the exporter retried a request whose answer it did not get)
+    List<List<OtlpSpan>> twice = new ArrayList<>();
+    for (List<OtlpSpan> turn : turns) {
+      twice.add(turn);
+      twice.add(turn);
+    }
+    assertEquals(inOrder, stored(twice, false));
+    // a later turn first, within the window: the same messages, each once
+    List<List<OtlpSpan>> swapped = List.of(turns.get(1), turns.get(0), turns.get(3), turns.get(2), turns.get(5),
+        turns.get(4), turns.get(6));
+    assertEquals(sorted(inOrder), sorted(stored(swapped, false)));
+    // each trace's agent span in a request of its own
+    List<List<OtlpSpan>> split = new ArrayList<>();
+    for (List<OtlpSpan> turn : turns) {
+      split.add(turn.subList(1, turn.size()));
+      split.add(turn.subList(0, 1));
+    }
+    assertEquals(sorted(inOrder), sorted(stored(split, false)));
   }
 
   private static List<String> sorted(List<String> l) {
