@@ -148,6 +148,11 @@ class AgentEventRecordTest {
     var text = invalid("s", "mobile13890123456 called");
     assertEquals(AgentEventRecord.NOT_JSON, text.code());
     assertTrue(text.reason().startsWith("value is not valid JSON: Unrecognized token '*'"), text.reason());
+    // A plain word is a value too, such as a name written without quotes (trial t99).
+    var name = invalid("s", "{\"type\":\"message\",\"content\": Alice_Smith}");
+    assertEquals(AgentEventRecord.NOT_JSON, name.code());
+    assertTrue(name.reason().startsWith("value is not valid JSON: Unrecognized token '*'") && !name.reason().contains("Alice"),
+        name.reason());
     var repeated = invalid("s", "{\"type\":\"message\",\"jane.doe@example.com\":1,\"jane.doe@example.com\":2}");
     assertEquals(AgentEventRecord.NOT_JSON, repeated.code());
     assertTrue(!repeated.reason().contains("jane") && repeated.reason().contains("'*'"), repeated.reason());
