@@ -69,12 +69,22 @@ final class ConversationAlignment {
 
   private static final BitSet EMPTY = new BitSet();
 
-  /** One id of a span's message: its kind, its hash as hex, and the hash of its text as sent (or null). */
-  private record Key(String kind, String hex, String formerHex) {
-    boolean heldAt(int position, Held held) {
-      return held.of(kind, hex).get(position) || held.of(kind, formerHex).get(position);
+  /**
+   * One id of a span's message, as the positions where the session holds it: under its hash, and under
+   * the hash of its text as sent (its former id; empty when none). Looked up once per span.
+   */
+  private record Key(BitSet at, BitSet formerAt) {
+    boolean heldAt(int position) {
+      return at.get(position) || formerAt.get(position);
     }
   }
+
+  /**
+   * Placements a span may try, counted in messages compared: a session holding thousands of identical
+   * messages ("continue") and a span contradicting it near its end made every shift compare most of the
+   * span (tens of millions of comparisons per request). Past this the best placement found so far is taken.
+   */
+  static final int MAX_COMPARISONS = 200_000;
 
   private enum Fit { NONE, NEW, MATCH, CONFLICT }
 
@@ -93,8 +103,8 @@ final class ConversationAlignment {
       int index = Integer.parseInt(m.group(2));
       while (window.size() <= index) window.add(new ArrayList<>());
       Matcher former = in.formerId() == null ? null : POSITIONED.matcher(in.formerId());
-      window.get(index).add(new Key(m.group(1), hexOf(m.group(3)),
-          former != null && former.matches() ? hexOf(former.group(3)) : null));
+      window.get(index).add(new Key(held.of(m.group(1), hexOf(m.group(3))),
+          former != null && former.matches() ? held.of(m.group(1), hexOf(former.group(3))) : EMPTY));
     }
     int size = window.size();
     int end = held.occupied.length(); // one past the last position the session holds
@@ -114,22 +124,28 @@ final class ConversationAlignment {
     int bestScore = ownScore;
     int bestHead = -1;
     int bestShift = 0;
-    for (int h = 0; h <= Math.min(head, MAX_HEAD); h++) {
+    int budget = MAX_COMPARISONS;
+    for (int h = 0; h <= Math.min(head, MAX_HEAD) && budget > 0; h++) {
       int headScore = 0;
       for (int i = 0; i < h; i++) if (fit(window.get(i), i, held) == Fit.MATCH) headScore++;
       // the shifts that put some message of the body where the session holds it: no other can win
       java.util.TreeSet<Integer> shifts = new java.util.TreeSet<>();
       for (int i = h; i < size; i++) {
         for (Key k : window.get(i)) {
-          for (BitSet at : List.of(held.of(k.kind(), k.hex()), held.of(k.kind(), k.formerHex()))) {
-            for (int p = at.nextSetBit(i + 1); p >= 0; p = at.nextSetBit(p + 1)) shifts.add(p - i);
+          for (BitSet at : List.of(k.at(), k.formerAt())) {
+            for (int p = at.nextSetBit(i + 1); p >= 0 && budget > 0; p = at.nextSetBit(p + 1)) {
+              shifts.add(p - i);
+              budget--;
+            }
           }
         }
       }
       for (int d : shifts) {
+        if (budget <= 0) break;
         int found = 0;
         boolean fits = true;
         for (int i = h; i < size && fits; i++) {
+          budget--;
           Fit f = fit(window.get(i), i + d, held);
           if (f == Fit.CONFLICT) fits = false;
           if (f == Fit.MATCH) found++;
@@ -153,7 +169,7 @@ final class ConversationAlignment {
   private static Fit fit(List<Key> keys, int position, Held held) {
     if (keys.isEmpty()) return Fit.NONE; // a role the node does not know: nothing of it is stored
     for (Key k : keys) {
-      if (k.heldAt(position, held)) return Fit.MATCH;
+      if (k.heldAt(position)) return Fit.MATCH;
     }
     return held.occupied.get(position) ? Fit.CONFLICT : Fit.NEW;
   }

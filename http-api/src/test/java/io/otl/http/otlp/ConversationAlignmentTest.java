@@ -93,4 +93,23 @@ class ConversationAlignmentTest {
         messages(text("assistant", "Bye")));
     assertEquals(messageIds(late.inputs()), messageIds(store(late, held)));
   }
+
+  /**
+   * A session of thousands of identical messages and a span that contradicts it only at its end: every
+   * shift matched most of the span, so placing it compared tens of millions of messages per request. The
+   * search stops after {@link ConversationAlignment#MAX_COMPARISONS}; the span keeps its own positions.
+   */
+  @Test
+  void aConversationOfThousandsOfRepeatsIsPlacedWithinTheComparisonBudget() {
+    Set<String> held = new LinkedHashSet<>();
+    List<String> same = new ArrayList<>();
+    for (int i = 0; i < 3000; i++) same.add(text("user", "continue"));
+    List<String> stored = new ArrayList<>(same);
+    stored.add(text("user", "Y"));
+    store(chat(messages(stored.toArray(String[]::new)), messages(text("assistant", "ok"))), held);
+    List<String> contradicting = new ArrayList<>(same);
+    contradicting.add(text("user", "X"));
+    GenAiMapper.SessionBatch span = chat(messages(contradicting.toArray(String[]::new)), messages(text("assistant", "ok")));
+    assertEquals(messageIds(span.inputs()), messageIds(span.aligned(held)));
+  }
 }
