@@ -83,7 +83,20 @@ final class TurnRecorder {
    * later request resent them. A write that did land is dropped by the session as duplicates.
    */
   CompletionStage<AgentSession.RecordReply> submit(String sessionId, String agentId, List<SessionInput> inputs) {
-    return RetryOnTimeout.call(() -> collector.submit(sessionId, agentId, inputs), TIMEOUT_RETRIES,
+    return submit(sessionId, agentId, inputs, null, null);
+  }
+
+  /**
+   * As {@link #submit(String, String, List)}, named {@code writer} and, the first time, stored only after
+   * the gateway write {@code after} ({@link AgentSession.Record}). A resend is unconditional: the first
+   * one may have landed, and the session's last write is then this one; numbered again against the
+   * session, its answer was stored a second time.
+   */
+  CompletionStage<AgentSession.RecordReply> submit(String sessionId, String agentId, List<SessionInput> inputs,
+      String writer, String after) {
+    java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+    return RetryOnTimeout.call(() -> collector.submit(sessionId, agentId, inputs, writer,
+            first.getAndSet(false) ? after : null), TIMEOUT_RETRIES,
         TIMEOUT_RETRY_PAUSE_MS, retry -> {
           if (retry == 1) log.info("gateway: session {} did not answer the recording in time; sending it again", sessionId);
         });
