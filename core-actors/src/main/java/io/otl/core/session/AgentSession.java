@@ -71,11 +71,12 @@ public final class AgentSession
    * {@code agentId} means "the session's agent" and is refused for a session never written.
    *
    * <p>A gateway's write names itself ({@code writer}); the session remembers the last one it stored, in
-   * memory only. {@code after} (null: unconditional) is the write the gateway numbered this one after:
-   * when the session's last gateway write is another, nothing is stored and the reply is
-   * {@link Outdated}. A gateway numbers a turn's recurring messages from its own memory of the session;
-   * when another node's gateway recorded into the session since, that memory is stale, and a repeated
-   * "continue" took an id the session held and was dropped as a duplicate (trial t93).
+   * memory only. {@code after} (null: unconditional; {@code ""}: none since the entity started) is the
+   * write the gateway numbered this one after: when the session's last gateway write is another, nothing
+   * is stored and the reply is {@link Outdated}, with the session as stored. A gateway numbers a turn's
+   * recurring messages from what it knows the session holds; when another node's gateway recorded into
+   * the session since, that is stale, and a repeated "continue" took an id the session held and was
+   * dropped as a duplicate (trial t93).
    */
   public record Record(String agentId, List<SessionInput> inputs, ActorRef<RecordReply> replyTo,
       @JsonInclude(NON_NULL) String writer, @JsonInclude(NON_NULL) String after) implements Command {
@@ -114,9 +115,10 @@ public final class AgentSession
   /**
    * Nothing was stored: the write was numbered after a gateway write ({@link Record#after}) that is not
    * the session's last one (another node's gateway wrote since, or the session restarted and forgot it).
-   * Only a conditional write gets it.
+   * Only a conditional write gets it. {@code state} is the session as stored and {@code lastWrite} its last
+   * gateway write (null: none since the entity started), to number the turn again and write it after that.
    */
-  public record Outdated() implements RecordReply {}
+  public record Outdated(State state, @JsonInclude(NON_NULL) String lastWrite) implements RecordReply {}
 
   /** {@code accepted} new inputs are in the journal, {@code duplicates} were already there. */
   public record Recorded(int accepted, int duplicates, boolean sampled) implements RecordReply {}
@@ -499,10 +501,8 @@ public final class AgentSession
   private ReplyEffect<Event, State> onRecord(State state, Record cmd) {
     RecordPlanner.Plan plan = planner.plan(state, cmd.agentId(), cmd.inputs(), clock.instant(), cmd.writer(),
         cmd.after());
-    if (plan instanceof RecordPlanner.NotAfter notAfter) {
-      passivateIfNew(state);
-      return Effect().reply(cmd.replyTo(), notAfter.reply());
-    }
+    // A session never written stays in memory (its passivate timer) for the recording that follows, as after a Lookup.
+    if (plan instanceof RecordPlanner.NotAfter notAfter) return Effect().reply(cmd.replyTo(), notAfter.reply());
     if (plan instanceof RecordPlanner.Refused refused) {
       context.getLog().debug("session {} rejected a request: {}", sessionId, refused.rejection().message());
       passivateIfNew(state);

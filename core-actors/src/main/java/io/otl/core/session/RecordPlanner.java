@@ -110,11 +110,13 @@ final class RecordPlanner {
 
   /**
    * As {@link #plan(State, String, List, Instant)}, for a gateway's write named {@code writer}, numbered
-   * after its write {@code after} (null: unconditional; see {@link AgentSession.Record}).
+   * after the gateway write {@code after} (null: unconditional; {@code ""}: none; see {@link AgentSession.Record}).
    */
   Plan plan(State state, String requestAgentId, List<SessionInput> inputs, Instant now, String writer,
       String after) {
-    if (after != null && !after.equals(lastGatewayWrite)) return new NotAfter(new AgentSession.Outdated());
+    if (after != null && !after.equals(lastGatewayWrite == null ? "" : lastGatewayWrite)) {
+      return new NotAfter(new AgentSession.Outdated(state, lastGatewayWrite));
+    }
     Plan plan = planned(state, requestAgentId, inputs, now);
     if (writer != null && plan instanceof Store store && store.reply().sampled()) lastGatewayWrite = writer;
     return plan;

@@ -40,12 +40,14 @@ class RecordPlannerGatewayWritesTest {
   @Test
   void aWriteAfterAnOlderGatewayWriteStoresNothing() {
     plan("x:1", null, msg("gw:m:a", "user", "continue"));
-    plan("y:1", null, msg("gw:m:a.1", "user", "continue")); // another node's gateway
-    assertInstanceOf(NotAfter.class, plan("x:2", "x:1", msg("gw:m:a.1", "user", "continue"),
+    plan("y:1", "x:1", msg("gw:m:a.1", "user", "continue")); // another node's gateway
+    NotAfter stale = assertInstanceOf(NotAfter.class, plan("x:2", "x:1", msg("gw:m:a.1", "user", "continue"),
         msg("gw:m:b", "assistant", "ok")));
     assertEquals(2, state.messages().size(), "nothing stored: " + state.messages());
-    // Numbered again against the session, it is sent unconditionally and stored; the next one follows it.
-    plan("x:3", null, msg("gw:m:a.2", "user", "continue"));
+    // The session as stored, to number the turn again against, and the write to send it after.
+    assertEquals(state, stale.reply().state());
+    assertEquals("y:1", stale.reply().lastWrite());
+    assertInstanceOf(Store.class, plan("x:3", "y:1", msg("gw:m:a.2", "user", "continue")));
     assertInstanceOf(Store.class, plan("x:4", "x:3", msg("gw:m:b", "assistant", "ok")));
   }
 
@@ -72,6 +74,17 @@ class RecordPlannerGatewayWritesTest {
     RecordPlanner restarted = new RecordPlanner("s1", FULL); // the entity restarted or moved: memory only
     assertInstanceOf(NotAfter.class, restarted.plan(state, "a1", List.of(msg("gw:m:b", "assistant", "ok")), NOW,
         "x:2", "x:1"));
+  }
+
+  @Test
+  void aWriteAfterNoneIsStoredOnlyWhileNoGatewayWroteAndAnAskStoresNothing() {
+    assertInstanceOf(Store.class, plan("x:1", "", msg("gw:m:a", "user", "continue")));
+    NotAfter second = assertInstanceOf(NotAfter.class, plan("y:1", "", msg("gw:m:a", "user", "continue")));
+    assertEquals("x:1", second.reply().lastWrite());
+    // What a gateway that does not know the session sends first: nothing, after a write no gateway names.
+    NotAfter ask = assertInstanceOf(NotAfter.class, planner.plan(state, "a1", List.of(), NOW, null, "?"));
+    assertEquals(1, ask.reply().state().messages().size());
+    assertEquals("x:1", ask.reply().lastWrite());
   }
 
   @Test

@@ -103,12 +103,25 @@ final class TurnRecorder {
   }
 
   /**
-   * The session as stored, for numbering a turn when this gateway does not know what it holds
-   * ({@link TurnRecording}); an unknown session stays in memory for the recording that follows.
+   * The session as stored and its last gateway write ({@link AgentSession.Outdated}), for numbering a turn
+   * when this gateway does not know what it holds ({@link TurnRecording}): a write of nothing after a write
+   * no session has, so the session stores nothing and answers with itself. An unknown session stays in
+   * memory for the recording that follows.
+   */
+  CompletionStage<AgentSession.RecordReply> asStored(String sessionId, String agentId) {
+    return collector.submit(sessionId, agentId, List.of(), null, NO_WRITE);
+  }
+
+  /**
+   * The session as stored, for a session that does not answer {@link #asStored} (a node of an earlier
+   * build, in a rolling upgrade); an unknown session stays in memory for the recording that follows.
    */
   CompletionStage<java.util.Optional<AgentSession.State>> storedIn(String sessionId) {
     return collector.lookup(sessionId);
   }
+
+  /** A write name no gateway gives ({@link TurnRecording}'s are {@code gw-<hex>:<n>}). */
+  private static final String NO_WRITE = "?";
 
   /** The stored messages' ids as today's desensitizer would give them ({@link RederivedIds}). */
   Map<String, String> rederived(AgentSession.State state) {
