@@ -41,6 +41,21 @@ public final class DataCollector {
    */
   public CompletionStage<RecordReply> submit(String sessionId, String agentId, List<SessionInput> events,
       Duration timeout) {
+    return submit(sessionId, agentId, events, null, null, timeout);
+  }
+
+  /**
+   * A gateway's write named {@code writer}, stored only if the session's last gateway write is
+   * {@code after} (null: unconditionally); else nothing is stored and the reply is
+   * {@link AgentSession.Outdated} (see {@link AgentSession.Record}).
+   */
+  public CompletionStage<RecordReply> submit(String sessionId, String agentId, List<SessionInput> events,
+      String writer, String after) {
+    return submit(sessionId, agentId, events, writer, after, askTimeout);
+  }
+
+  private CompletionStage<RecordReply> submit(String sessionId, String agentId, List<SessionInput> events,
+      String writer, String after, Duration timeout) {
     // A missing id cannot address a session: sharding would drop the message and the stage would
     // only fail with an ask timeout. Refused here, with the session's own rule and message.
     if (sessionId == null || sessionId.isEmpty()) {
@@ -48,7 +63,7 @@ public final class DataCollector {
           Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID)));
     }
     return sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
-        .ask(reply -> new AgentSession.Record(agentId, events, reply), timeout);
+        .ask(reply -> new AgentSession.Record(agentId, events, reply, writer, after), timeout);
   }
 
   /**

@@ -69,9 +69,21 @@ public final class AgentSession
   /**
    * Record a batch of inputs for this session, atomically: all are stored, or none. A null
    * {@code agentId} means "the session's agent" and is refused for a session never written.
+   *
+   * <p>A gateway's write names itself ({@code writer}); the session remembers the last one it stored, in
+   * memory only. {@code after} (null: unconditional; {@code ""}: none since the entity started) is the
+   * write the gateway numbered this one after: when the session's last gateway write is another, nothing
+   * is stored and the reply is {@link Outdated}, with the session as stored. A gateway numbers a turn's
+   * recurring messages from what it knows the session holds; when another node's gateway recorded into
+   * the session since, that is stale, and a repeated "continue" took an id the session held and was
+   * dropped as a duplicate (trial t93).
    */
-  public record Record(String agentId, List<SessionInput> inputs, ActorRef<RecordReply> replyTo)
-      implements Command {}
+  public record Record(String agentId, List<SessionInput> inputs, ActorRef<RecordReply> replyTo,
+      @JsonInclude(NON_NULL) String writer, @JsonInclude(NON_NULL) String after) implements Command {
+    public Record(String agentId, List<SessionInput> inputs, ActorRef<RecordReply> replyTo) {
+      this(agentId, inputs, replyTo, null, null);
+    }
+  }
 
   /** The trajectory as stored; a session never written answers with status NEW. */
   public record Get(ActorRef<State> replyTo) implements Command {}
@@ -95,9 +107,18 @@ public final class AgentSession
   @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "reply")
   @JsonSubTypes({
     @JsonSubTypes.Type(value = Recorded.class, name = "recorded"),
-    @JsonSubTypes.Type(value = Rejected.class, name = "rejected")
+    @JsonSubTypes.Type(value = Rejected.class, name = "rejected"),
+    @JsonSubTypes.Type(value = Outdated.class, name = "outdated")
   })
   public sealed interface RecordReply extends JsonSerializable {}
+
+  /**
+   * Nothing was stored: the write was numbered after a gateway write ({@link Record#after}) that is not
+   * the session's last one (another node's gateway wrote since, or the session restarted and forgot it).
+   * Only a conditional write gets it. {@code state} is the session as stored and {@code lastWrite} its last
+   * gateway write (null: none since the entity started), to number the turn again and write it after that.
+   */
+  public record Outdated(State state, @JsonInclude(NON_NULL) String lastWrite) implements RecordReply {}
 
   /** {@code accepted} new inputs are in the journal, {@code duplicates} were already there. */
   public record Recorded(int accepted, int duplicates, boolean sampled) implements RecordReply {}
@@ -478,7 +499,10 @@ public final class AgentSession
   }
 
   private ReplyEffect<Event, State> onRecord(State state, Record cmd) {
-    RecordPlanner.Plan plan = planner.plan(state, cmd.agentId(), cmd.inputs(), clock.instant());
+    RecordPlanner.Plan plan = planner.plan(state, cmd.agentId(), cmd.inputs(), clock.instant(), cmd.writer(),
+        cmd.after());
+    // A session never written stays in memory (its passivate timer) for the recording that follows, as after a Lookup.
+    if (plan instanceof RecordPlanner.NotAfter notAfter) return Effect().reply(cmd.replyTo(), notAfter.reply());
     if (plan instanceof RecordPlanner.Refused refused) {
       context.getLog().debug("session {} rejected a request: {}", sessionId, refused.rejection().message());
       passivateIfNew(state);

@@ -43,6 +43,9 @@ final class RecordPlanner {
   /** Store {@code events} in one write (none: a sampled-out session or only duplicates), then reply. */
   record Store(List<Event> events, Recorded reply) implements Plan {}
 
+  /** Store nothing: the write was numbered after a gateway write that is not the session's last one. */
+  record NotAfter(AgentSession.Outdated reply) implements Plan {}
+
   private final String sessionId;
   /** The session id's problem, or null: it never changes, so it is checked once per entity start. */
   private final String sessionIdProblem;
@@ -52,6 +55,12 @@ final class RecordPlanner {
   private final Desensitizer desensitizer;
   private final SessionInputValidation validation;
   private final SessionSampler sampler;
+  /**
+   * The last gateway write stored ({@link AgentSession.Record#writer}), null when none since the entity
+   * started. In memory only: after a restart or a move, a conditional write is {@link NotAfter}, and its
+   * gateway numbers the turn against the session as stored, as a gateway that never saw it does.
+   */
+  private String lastGatewayWrite;
 
   RecordPlanner(String sessionId, SessionSettings settings) {
     this.sessionId = sessionId;
@@ -96,6 +105,24 @@ final class RecordPlanner {
   }
 
   Plan plan(State state, String requestAgentId, List<SessionInput> inputs, Instant now) {
+    return plan(state, requestAgentId, inputs, now, null, null);
+  }
+
+  /**
+   * As {@link #plan(State, String, List, Instant)}, for a gateway's write named {@code writer}, numbered
+   * after the gateway write {@code after} (null: unconditional; {@code ""}: none; see {@link AgentSession.Record}).
+   */
+  Plan plan(State state, String requestAgentId, List<SessionInput> inputs, Instant now, String writer,
+      String after) {
+    if (after != null && !after.equals(lastGatewayWrite == null ? "" : lastGatewayWrite)) {
+      return new NotAfter(new AgentSession.Outdated(state, lastGatewayWrite));
+    }
+    Plan plan = planned(state, requestAgentId, inputs, now);
+    if (writer != null && plan instanceof Store store && store.reply().sampled()) lastGatewayWrite = writer;
+    return plan;
+  }
+
+  private Plan planned(State state, String requestAgentId, List<SessionInput> inputs, Instant now) {
     if (sessionIdProblem != null) return refuse(RejectionCode.INVALID, "sessionId", sessionIdProblem);
     if (requestAgentId == null && state.status() == Status.NEW) {
       if (!sampler.keep(sessionId)) {

@@ -34,10 +34,14 @@ final class KnownSessions {
    *     answer, or the request's last message when the call failed), null if unknown: where the next
    *     request's resent history ends, so a recurring message is numbered as recorded even when the
    *     agent slid its window past earlier occurrences ({@link TurnRecorder})
+   * @param write the name of this gateway's last write into the session (with {@code lastMessage}): the
+   *     next turn numbered from this entry is stored only if the session's last gateway write is still
+   *     that one, since another node's gateway may have recorded turns this entry lacks
    */
-  record Entry(String owner, String version, Set<String> eventIds, boolean completed, String lastMessage) {
+  record Entry(String owner, String version, Set<String> eventIds, boolean completed, String lastMessage,
+      String write) {
     Entry(String owner, String version, Set<String> eventIds, boolean completed) {
-      this(owner, version, eventIds, completed, null);
+      this(owner, version, eventIds, completed, null, null);
     }
   }
 
@@ -84,9 +88,10 @@ final class KnownSessions {
    *     last gateway message), or null when that is unknown: then the entry keeps no last message,
    *     so that the next recording asks the session instead of numbering against a partial set
    * @param stored the ids the recording sent
+   * @param write the recording's name ({@link Entry#write})
    */
   synchronized void recorded(String sessionId, String owner, String version, Set<String> heldBefore,
-      String lastBefore, List<String> stored) {
+      String lastBefore, List<String> stored, String write) {
     Entry e = entries.get(sessionId);
     Set<String> ids = new LinkedHashSet<>(heldBefore != null ? heldBefore : e == null ? Set.of() : e.eventIds());
     ids.addAll(stored);
@@ -94,14 +99,14 @@ final class KnownSessions {
     String last = TurnRecorder.lastMessage(stored, lastBefore);
     boolean kept = ids.size() <= MAX_IDS;
     entries.put(sessionId, new Entry(owner, started, kept ? Set.copyOf(ids) : Set.of(), false,
-        kept && heldBefore != null ? last : null));
+        kept && heldBefore != null ? last : null, write));
   }
 
   /** The version a session claimed without one starts on (kept if one is known already). */
   synchronized void startedOn(String sessionId, String owner, String version) {
     Entry e = entries.get(sessionId);
     if (e != null && owner.equals(e.owner()) && e.version() == null) {
-      entries.put(sessionId, new Entry(e.owner(), version, e.eventIds(), e.completed(), e.lastMessage()));
+      entries.put(sessionId, new Entry(e.owner(), version, e.eventIds(), e.completed(), e.lastMessage(), e.write()));
     }
   }
 
@@ -116,7 +121,9 @@ final class KnownSessions {
   /** The session refused a recording because it is completed. */
   synchronized void completed(String sessionId) {
     Entry e = entries.get(sessionId);
-    if (e != null) entries.put(sessionId, new Entry(e.owner(), e.version(), e.eventIds(), true, e.lastMessage()));
+    if (e != null) {
+      entries.put(sessionId, new Entry(e.owner(), e.version(), e.eventIds(), true, e.lastMessage(), e.write()));
+    }
   }
 
   /** Forget what may be wrong (a refusal the gateway cannot explain). */

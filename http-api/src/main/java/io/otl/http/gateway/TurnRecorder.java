@@ -83,19 +83,45 @@ final class TurnRecorder {
    * later request resent them. A write that did land is dropped by the session as duplicates.
    */
   CompletionStage<AgentSession.RecordReply> submit(String sessionId, String agentId, List<SessionInput> inputs) {
-    return RetryOnTimeout.call(() -> collector.submit(sessionId, agentId, inputs), TIMEOUT_RETRIES,
+    return submit(sessionId, agentId, inputs, null, null);
+  }
+
+  /**
+   * As {@link #submit(String, String, List)}, named {@code writer} and, the first time, stored only after
+   * the gateway write {@code after} ({@link AgentSession.Record}). A resend is unconditional: the first
+   * one may have landed, and the session's last write is then this one; numbered again against the
+   * session, its answer was stored a second time.
+   */
+  CompletionStage<AgentSession.RecordReply> submit(String sessionId, String agentId, List<SessionInput> inputs,
+      String writer, String after) {
+    java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+    return RetryOnTimeout.call(() -> collector.submit(sessionId, agentId, inputs, writer,
+            first.getAndSet(false) ? after : null), TIMEOUT_RETRIES,
         TIMEOUT_RETRY_PAUSE_MS, retry -> {
           if (retry == 1) log.info("gateway: session {} did not answer the recording in time; sending it again", sessionId);
         });
   }
 
   /**
-   * The session as stored, for numbering a turn when this gateway does not know what it holds
-   * ({@link TurnRecording}); an unknown session stays in memory for the recording that follows.
+   * The session as stored and its last gateway write ({@link AgentSession.Outdated}), for numbering a turn
+   * when this gateway does not know what it holds ({@link TurnRecording}): a write of nothing after a write
+   * no session has, so the session stores nothing and answers with itself. An unknown session stays in
+   * memory for the recording that follows.
+   */
+  CompletionStage<AgentSession.RecordReply> asStored(String sessionId, String agentId) {
+    return collector.submit(sessionId, agentId, List.of(), null, NO_WRITE);
+  }
+
+  /**
+   * The session as stored, for a session that does not answer {@link #asStored} (a node of an earlier
+   * build, in a rolling upgrade); an unknown session stays in memory for the recording that follows.
    */
   CompletionStage<java.util.Optional<AgentSession.State>> storedIn(String sessionId) {
     return collector.lookup(sessionId);
   }
+
+  /** A write name no gateway gives ({@link TurnRecording}'s are {@code gw-<hex>:<n>}). */
+  private static final String NO_WRITE = "?";
 
   /** The stored messages' ids as today's desensitizer would give them ({@link RederivedIds}). */
   Map<String, String> rederived(AgentSession.State state) {

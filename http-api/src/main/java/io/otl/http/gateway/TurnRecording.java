@@ -38,6 +38,9 @@ final class TurnRecording {
    * gateway refuses new calls, so that overload is refused at the door instead of piling up here.
    */
   private final AtomicInteger pending = new AtomicInteger();
+  /** This gateway's writes are named {@code prefix:n}: unique across the nodes and restarts of a cluster. */
+  private final String writePrefix = "gw-" + Long.toHexString(new java.security.SecureRandom().nextLong());
+  private final java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
 
   TurnRecording(TurnRecorder recorder, KnownSessions knownSessions, TurnsInFlight turns, Executor recording,
       GatewayMetrics metrics, ApiMetrics apiMetrics) {
@@ -86,12 +89,19 @@ final class TurnRecording {
     // together, so that recurring messages are numbered against the history as stored.
     KnownSessions.Entry now = knownSessions.get(c.sessionId());
     if (now != null && c.agent().equals(now.owner()) && now.lastMessage() != null) {
-      send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(now.eventIds(), now.lastMessage(), true));
+      // Stored only if this gateway's last write is still the session's last: else another node's gateway
+      // recorded turns this memory lacks, and a recurring message ("continue" in a sliding window) numbered
+      // from it took an id the session held and was dropped (trial t93: calls round-robin over 3 nodes, 9
+      // of 13 messages kept). The session then answers with what it holds, and the turn is numbered
+      // against that. On one node the check is a comparison in the session: no extra message.
+      send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(now.eventIds(), now.lastMessage(), true),
+          now.write() != null ? now.write() : "", 0);
       return;
     }
     if (c.knownComplete()) { // a new session: it holds nothing but what turns recorded before this one stored
       Set<String> ids = now == null ? c.known() : now.eventIds();
-      send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(ids, null, true));
+      send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(ids, null, true),
+          now != null && now.write() != null ? now.write() : "", 0);
       return;
     }
     // This gateway has not recorded into the session since it started, or forgot its ids (a long
@@ -99,21 +109,77 @@ final class TurnRecording {
     // window, a call id the model reuses) got an id the session had, and every later turn was
     // dropped as a duplicate after a restart, on another node, or past the memory's bound (trial t15).
     // So the session says what it holds first; if it cannot, the request is numbered alone as before.
-    // The re-derivation desensitizes every stored message: on the recording's threads, not the one that
-    // completed the ask.
+    recorder.asStored(c.sessionId(), c.agent()).whenComplete((reply, err) -> {
+      try {
+        recording.execute(() -> {
+          if (err == null && reply instanceof AgentSession.Outdated o) {
+            sendAsStored(c, d, fallbackFrom, outcome, answeredAt, settled, o, 0);
+          } else if (err == null && reply instanceof AgentSession.Rejected) {
+            sendAsLookedUp(c, d, fallbackFrom, outcome, answeredAt, settled);
+          } else {
+            send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(c.known(), null, false), null, 0);
+          }
+        });
+      } catch (RuntimeException e) { // never leave the session's later recordings waiting behind this one
+        try {
+          recorded(c, null, e, List.of(), new Stored(c.known(), null, false), null);
+        } finally {
+          settled.complete(null);
+        }
+      }
+    });
+  }
+
+  /**
+   * A session of an earlier build refuses the empty write {@link TurnRecorder#asStored} sends (rolling
+   * upgrade): numbered against its state as read, and written unconditionally, as that build did.
+   */
+  private void sendAsLookedUp(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom,
+      TurnRecorder.Outcome outcome, Instant answeredAt, CompletableFuture<Void> settled) {
     recorder.storedIn(c.sessionId())
-        .handle((state, err) -> err != null ? java.util.Optional.<io.otl.core.session.AgentSession.State>empty() : state)
+        .handle((state, err) -> err != null ? java.util.Optional.<AgentSession.State>empty() : state)
         .thenAcceptAsync(state -> send(c, d, fallbackFrom, outcome, answeredAt, settled,
-            state.isEmpty() ? new Stored(c.known(), null, false) : Stored.of(state.get(), recorder.rederived(state.get()))),
-            recording)
+            state.isEmpty() ? new Stored(c.known(), null, false) : Stored.of(state.get(), recorder.rederived(state.get())),
+            null, RENUMBERINGS), recording)
         .exceptionally(e -> { // never leave the session's later recordings waiting behind this one
           try {
-            recorded(c, null, e, List.of(), new Stored(c.known(), null, false));
+            recorded(c, null, e, List.of(), new Stored(c.known(), null, false), null);
           } finally {
             settled.complete(null);
           }
           return null;
         });
+  }
+
+  /**
+   * How often a turn is numbered again when the session's last gateway write changed meanwhile (another
+   * node recorded a turn of the session between the session's answer and this write); then it is written
+   * unconditionally, numbered against the session as last seen.
+   */
+  private static final int RENUMBERINGS = 5;
+
+  /**
+   * Numbers the turn against the session as stored and writes it after the session's last gateway write.
+   * The re-derivation desensitizes every stored message: on the recording's threads, not the one that
+   * completed the ask.
+   */
+  private void sendAsStored(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom,
+      TurnRecorder.Outcome outcome, Instant answeredAt, CompletableFuture<Void> settled, AgentSession.Outdated o,
+      int renumbered) {
+    Stored stored;
+    try {
+      stored = o.state().status() == io.otl.core.session.SessionModel.Status.NEW
+          ? new Stored(c.known(), null, false) : Stored.of(o.state(), recorder.rederived(o.state()));
+    } catch (RuntimeException e) {
+      try {
+        recorded(c, null, e, List.of(), new Stored(c.known(), null, false), null);
+      } finally {
+        settled.complete(null);
+      }
+      return;
+    }
+    String after = renumbered >= RENUMBERINGS ? null : o.lastWrite() != null ? o.lastWrite() : "";
+    send(c, d, fallbackFrom, outcome, answeredAt, settled, stored, after, renumbered + 1);
   }
 
   /**
@@ -140,32 +206,48 @@ final class TurnRecording {
     }
   }
 
+  /**
+   * @param after the gateway write {@code stored} was known after ({@link KnownSessions.Entry#write};
+   *     {@code ""}: none): the turn is stored only if it is still the session's last; null: unconditionally
+   * @param renumbered how often the turn was numbered again against the session ({@link #RENUMBERINGS})
+   */
   private void send(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom, TurnRecorder.Outcome outcome,
-      Instant answeredAt, CompletableFuture<Void> settled, Stored stored) {
+      Instant answeredAt, CompletableFuture<Void> settled, Stored stored, String after, int renumbered) {
     List<io.otl.core.session.SessionInput> inputs;
     CompletionStage<AgentSession.RecordReply> sent;
     long submittedNanos;
+    String write = writePrefix + ":" + writes.incrementAndGet();
     try {
       inputs = recorder.inputs(stored.ids(), stored.lastMessage(), c.request(), c.routedVersion(),
           c.routedServedModel(), d.version(), d.servedModel(), fallbackFrom, outcome, c.receivedAt(), answeredAt);
       submittedNanos = System.nanoTime();
-      sent = recorder.submit(c.sessionId(), c.agent(), inputs);
+      sent = recorder.submit(c.sessionId(), c.agent(), inputs, write, after);
     } catch (RuntimeException e) {
       try {
-        recorded(c, null, e, List.of(), stored);
+        recorded(c, null, e, List.of(), stored, null);
       } finally {
         settled.complete(null);
       }
       return;
     }
     sent.whenComplete((reply, err) -> {
+      if (err == null && reply instanceof AgentSession.Outdated o) {
+        // Nothing stored: numbered again against the session as it answered. The session's later
+        // recordings wait on `settled`, which that write completes.
+        try {
+          recording.execute(() -> sendAsStored(c, d, fallbackFrom, outcome, answeredAt, settled, o, renumbered));
+          return;
+        } catch (RuntimeException e) {
+          err = e;
+        }
+      }
       try {
         if (err == null && reply instanceof AgentSession.Recorded r && r.accepted() > 0) {
           // otl_journal_write_seconds timed only the events API's and OTLP's writes: a node fed by the
           // gateway alone never showed the histogram docs/api.md lists.
           apiMetrics.journalWrite((System.nanoTime() - submittedNanos) / 1e9);
         }
-        recorded(c, reply, err, inputs, stored);
+        recorded(c, reply, err, inputs, stored, write);
       } finally {
         settled.complete(null);
       }
@@ -178,14 +260,14 @@ final class TurnRecording {
   }
 
   private void recorded(ChatCall c, AgentSession.RecordReply reply, Throwable err,
-      List<io.otl.core.session.SessionInput> inputs, Stored before) {
+      List<io.otl.core.session.SessionInput> inputs, Stored before, String write) {
     if (err == null && reply instanceof AgentSession.Recorded r) {
       // otl_events_accepted_total counted only the events API's and OTLP's events, so a node fed by
       // the gateway alone showed 0 while its sessions filled up.
       apiMetrics.eventsAccepted(r.accepted(), r.duplicates());
       if (r.sampled()) {
         knownSessions.recorded(c.sessionId(), c.agent(), c.routedVersion(), before.complete() ? before.ids() : null,
-            before.lastMessage(), inputs.stream().map(io.otl.core.session.SessionInput::eventId).toList());
+            before.lastMessage(), inputs.stream().map(io.otl.core.session.SessionInput::eventId).toList(), write);
       } else {
         knownSessions.forget(c.sessionId()); // sampled out: nothing stored, so no owner to hold to
       }

@@ -16,10 +16,10 @@ class KnownSessionsTest {
   @Test
   void aRecordingAddsItsIdsToWhatTheSessionWasKnownToHold() {
     KnownSessions known = new KnownSessions(10);
-    known.recorded("s1", "agent-a", "v0", Set.of("gw:start"), null, List.of("gw:m:1", "gw:m:2"));
+    known.recorded("s1", "agent-a", "v0", Set.of("gw:start"), null, List.of("gw:m:1", "gw:m:2"), null);
     KnownSessions.Entry first = known.get("s1");
     assertEquals("gw:m:2", first.lastMessage());
-    known.recorded("s1", "agent-a", "v1", first.eventIds(), first.lastMessage(), List.of("gw:m:3", "gw:f:x"));
+    known.recorded("s1", "agent-a", "v1", first.eventIds(), first.lastMessage(), List.of("gw:m:3", "gw:f:x"), null);
     KnownSessions.Entry e = known.get("s1");
     assertEquals("agent-a", e.owner());
     assertEquals(Set.of("gw:start", "gw:m:1", "gw:m:2", "gw:m:3", "gw:f:x"), e.eventIds());
@@ -36,11 +36,11 @@ class KnownSessionsTest {
   @Test
   void aPartialViewOfTheSessionKeepsNoLastMessage() {
     KnownSessions known = new KnownSessions(10);
-    known.recorded("s1", "agent-a", "v0", null, null, List.of("gw:m:1"));
+    known.recorded("s1", "agent-a", "v0", null, null, List.of("gw:m:1"), null);
     assertNull(known.get("s1").lastMessage());
     assertEquals(Set.of("gw:m:1"), known.get("s1").eventIds());
     Set<String> many = IntStream.range(0, KnownSessions.MAX_IDS).mapToObj(i -> "id" + i).collect(Collectors.toSet());
-    known.recorded("s2", "agent-a", "v0", many, "id9", List.of("gw:m:a"));
+    known.recorded("s2", "agent-a", "v0", many, "id9", List.of("gw:m:a"), null);
     assertNull(known.get("s2").lastMessage(), "past the cap");
     assertEquals(Set.of(), known.get("s2").eventIds());
   }
@@ -62,7 +62,7 @@ class KnownSessionsTest {
     KnownSessions known = new KnownSessions(10);
     assertNull(known.claim("s1", "agent-a", "v1"), "claimed");
     assertEquals("agent-a", known.claim("s1", "agent-b", "v0").owner(), "agent-b sees agent-a's claim");
-    known.recorded("s1", "agent-a", "v1", Set.of(), null, List.of("gw:m:1"));
+    known.recorded("s1", "agent-a", "v1", Set.of(), null, List.of("gw:m:1"), null);
     assertEquals(Set.of("gw:m:1"), known.claim("s1", "agent-a", "v0").eventIds());
     assertEquals("v1", known.get("s1").version(), "the claim's version, the one its first call was routed to");
   }
