@@ -95,13 +95,13 @@ final class TurnRecording {
       // of 13 messages kept). The session then answers with what it holds, and the turn is numbered
       // against that. On one node the check is a comparison in the session: no extra message.
       send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(now.eventIds(), now.lastMessage(), true),
-          now.write() != null ? now.write() : "", 0);
+          after(now.write()), 0);
       return;
     }
     if (c.knownComplete()) { // a new session: it holds nothing but what turns recorded before this one stored
       Set<String> ids = now == null ? c.known() : now.eventIds();
       send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(ids, null, true),
-          now != null && now.write() != null ? now.write() : "", 0);
+          after(now == null ? null : now.write()), 0);
       return;
     }
     // This gateway has not recorded into the session since it started, or forgot its ids (a long
@@ -120,12 +120,8 @@ final class TurnRecording {
             send(c, d, fallbackFrom, outcome, answeredAt, settled, new Stored(c.known(), null, false), null, 0);
           }
         });
-      } catch (RuntimeException e) { // never leave the session's later recordings waiting behind this one
-        try {
-          recorded(c, null, e, List.of(), new Stored(c.known(), null, false), null);
-        } finally {
-          settled.complete(null);
-        }
+      } catch (RuntimeException e) {
+        giveUp(c, e, new Stored(c.known(), null, false), settled);
       }
     });
   }
@@ -141,12 +137,8 @@ final class TurnRecording {
         .thenAcceptAsync(state -> send(c, d, fallbackFrom, outcome, answeredAt, settled,
             state.isEmpty() ? new Stored(c.known(), null, false) : Stored.of(state.get(), recorder.rederived(state.get())),
             null, RENUMBERINGS), recording)
-        .exceptionally(e -> { // never leave the session's later recordings waiting behind this one
-          try {
-            recorded(c, null, e, List.of(), new Stored(c.known(), null, false), null);
-          } finally {
-            settled.complete(null);
-          }
+        .exceptionally(e -> {
+          giveUp(c, e, new Stored(c.known(), null, false), settled);
           return null;
         });
   }
@@ -171,15 +163,25 @@ final class TurnRecording {
       stored = o.state().status() == io.otl.core.session.SessionModel.Status.NEW
           ? new Stored(c.known(), null, false) : Stored.of(o.state(), recorder.rederived(o.state()));
     } catch (RuntimeException e) {
-      try {
-        recorded(c, null, e, List.of(), new Stored(c.known(), null, false), null);
-      } finally {
-        settled.complete(null);
-      }
+      giveUp(c, e, new Stored(c.known(), null, false), settled);
       return;
     }
-    String after = renumbered >= RENUMBERINGS ? null : o.lastWrite() != null ? o.lastWrite() : "";
-    send(c, d, fallbackFrom, outcome, answeredAt, settled, stored, after, renumbered + 1);
+    send(c, d, fallbackFrom, outcome, answeredAt, settled, stored,
+        renumbered >= RENUMBERINGS ? null : after(o.lastWrite()), renumbered + 1);
+  }
+
+  /** The condition a write is sent with: the session's last gateway write as known ({@code ""}: none since it started). */
+  private static String after(String lastWrite) {
+    return lastWrite != null ? lastWrite : "";
+  }
+
+  /** Counts the recording as failed, then releases the session's later recordings, which wait on {@code settled}. */
+  private void giveUp(ChatCall c, Throwable e, Stored stored, CompletableFuture<Void> settled) {
+    try {
+      recorded(c, null, e, List.of(), stored, null);
+    } finally {
+      settled.complete(null);
+    }
   }
 
   /**
@@ -223,11 +225,7 @@ final class TurnRecording {
       submittedNanos = System.nanoTime();
       sent = recorder.submit(c.sessionId(), c.agent(), inputs, write, after);
     } catch (RuntimeException e) {
-      try {
-        recorded(c, null, e, List.of(), stored, null);
-      } finally {
-        settled.complete(null);
-      }
+      giveUp(c, e, stored, settled);
       return;
     }
     sent.whenComplete((reply, err) -> {

@@ -45,11 +45,20 @@ final class GenAiMapper {
    * the agent is only the resource's {@code service.name}, which names the agent of a new session but
    * must not contradict the agent a session was recorded under.
    */
-  record SessionBatch(String sessionId, String agentId, boolean agentFromResource, List<SessionInput> inputs,
-      int spans, List<SpanInputs> bySpan) {
+  record SessionBatch(String sessionId, String agentId, boolean agentFromResource, List<SpanInputs> bySpan) {
+    /** How many spans gave the session inputs. */
+    int spans() {
+      return bySpan.size();
+    }
+
     /** Whether a chat span gave inputs: only their ids depend on what the session holds. */
     boolean hasChat() {
       return bySpan.stream().anyMatch(SpanInputs::chat);
+    }
+
+    /** The session's start, then every span's inputs at the spans' own positions, each id once. */
+    List<SessionInput> inputs() {
+      return merged(null);
     }
 
     /**
@@ -61,18 +70,24 @@ final class GenAiMapper {
      * @param stored the event ids the session holds
      */
     List<SessionInput> aligned(Set<String> stored) {
-      if (!hasChat()) return inputs;
-      ConversationAlignment.Held held = new ConversationAlignment.Held(stored);
+      if (!hasChat()) return inputs();
+      List<SessionInput> batch = new ArrayList<>(merged(new ConversationAlignment.Held(stored)));
+      batch.set(0, inputs().get(0)); // the start, timed by the same inputs whatever their ids
+      return List.copyOf(batch);
+    }
+
+    /** @param held what the session holds, to place chat spans against (null: the spans' own positions) */
+    private List<SessionInput> merged(ConversationAlignment.Held held) {
       Map<String, SessionInput> merged = new LinkedHashMap<>();
       for (SpanInputs span : bySpan) {
-        List<SessionInput> placed = span.chat() ? ConversationAlignment.align(span.inputs(), held) : span.inputs();
-        for (SessionInput in : placed) {
+        boolean place = held != null && span.chat();
+        for (SessionInput in : place ? ConversationAlignment.align(span.inputs(), held) : span.inputs()) {
           merge(merged, in);
-          held.add(in.eventId());
+          if (held != null) held.add(in.eventId());
         }
       }
       List<SessionInput> batch = new ArrayList<>();
-      batch.add(inputs.get(0)); // the start, timed by the same inputs whatever their ids
+      batch.add(start(merged.values()));
       batch.addAll(merged.values());
       return List.copyOf(batch);
     }
@@ -117,9 +132,7 @@ final class GenAiMapper {
     List<String> unread = new ArrayList<>();
     int ignoredMessages = 0;
     List<String> unreadMessages = new ArrayList<>();
-    Map<String, Map<String, SessionInput>> inputs = new LinkedHashMap<>();
-    Map<String, List<SpanInputs>> bySpan = new HashMap<>();
-    Map<String, Integer> spanCounts = new HashMap<>();
+    Map<String, List<SpanInputs>> bySpan = new LinkedHashMap<>();
     Map<String, String[]> agents = new HashMap<>();
     for (OtlpSpan span : sorted) {
       String op = operation(span);
@@ -182,26 +195,18 @@ final class GenAiMapper {
         }
         continue;
       }
-      Map<String, SessionInput> into = inputs.computeIfAbsent(sessionId, k -> new LinkedHashMap<>());
-      for (SessionInput in : produced) merge(into, in);
       bySpan.computeIfAbsent(sessionId, k -> new ArrayList<>()).add(new SpanInputs(List.copyOf(produced), chat != null));
-      spanCounts.merge(sessionId, 1, Integer::sum);
       noteAgent(agents.computeIfAbsent(sessionId, k -> new String[3]), span, byId);
     }
     List<SessionBatch> sessions = new ArrayList<>();
-    for (var e : inputs.entrySet()) {
+    for (var e : bySpan.entrySet()) {
       Agent agent = agent(agents.get(e.getKey()));
       if (agent.problem() != null) {
-        refused += spanCounts.get(e.getKey());
+        refused += e.getValue().size();
         if (problems.size() < 5) problems.add("session " + e.getKey() + ": " + agent.problem());
         continue;
       }
-      String agentId = agent.id();
-      List<SessionInput> batch = new ArrayList<>();
-      batch.add(start(e.getValue().values()));
-      batch.addAll(e.getValue().values());
-      sessions.add(new SessionBatch(e.getKey(), agentId, agent.fromResource(), List.copyOf(batch),
-          spanCounts.get(e.getKey()), List.copyOf(bySpan.get(e.getKey()))));
+      sessions.add(new SessionBatch(e.getKey(), agent.id(), agent.fromResource(), List.copyOf(e.getValue())));
     }
     return new Plan(sessions, ignored, refused, problems, List.copyOf(unread), ignoredMessages,
         List.copyOf(unreadMessages));
