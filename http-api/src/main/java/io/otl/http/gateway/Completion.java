@@ -27,7 +27,12 @@ final class Completion {
   private final Map<Integer, String[]> toolCalls = new TreeMap<>();
   private final List<Integer> tokenIds = new ArrayList<>();
   private final List<Double> logprobs = new ArrayList<>();
-  private final StringBuilder pending = new StringBuilder();
+  /**
+   * Bytes of a line not yet ended, kept as bytes: a chunk may end inside a character of several bytes
+   * (Chinese, an emoji), and decoded chunk by chunk both halves became U+FFFD in the recorded answer.
+   */
+  private byte[] pending = new byte[0];
+  private int pendingLength;
   private String id;
   private String finishReason;
   /**
@@ -93,27 +98,64 @@ final class Completion {
     return "the model server answered 200 without choices";
   }
 
-  /** Feeds raw SSE bytes; lines may be split across chunks. */
+  /** Feeds raw SSE bytes; lines, and characters of several bytes, may be split across chunks. */
   void feed(byte[] bytes, long nowNanos) {
     for (byte b : bytes) lastTwo = (lastTwo << 8 | (b & 0xff)) & 0xffff;
     fed |= bytes.length > 0;
-    pending.append(new String(bytes, StandardCharsets.UTF_8));
-    int nl;
-    while ((nl = pending.indexOf("\n")) >= 0) {
-      String line = pending.substring(0, nl).trim();
-      pending.delete(0, nl + 1);
-      if (!line.startsWith("data:")) continue;
-      String data = line.substring(5).trim();
-      if (data.equals("[DONE]")) {
-        done = true;
-        continue;
-      }
-      try {
-        chunk(Json.MAPPER.readTree(data), nowNanos);
-      } catch (java.io.IOException e) {
-        // Not ours to judge: the client gets the bytes as they came; we just cannot record this chunk.
+    byte[] buf = bytes;
+    int length = bytes.length;
+    if (pendingLength > 0) {
+      buf = java.util.Arrays.copyOf(pending, pendingLength + bytes.length);
+      System.arraycopy(bytes, 0, buf, pendingLength, bytes.length);
+      length = buf.length;
+    }
+    int from = 0;
+    for (int nl = indexOfNewline(buf, from, length); nl >= 0; nl = indexOfNewline(buf, from, length)) {
+      line(buf, from, nl, nowNanos);
+      from = nl + 1;
+    }
+    pendingLength = length - from;
+    if (pendingLength > pending.length) pending = new byte[Math.max(pendingLength, 2 * pending.length)];
+    System.arraycopy(buf, from, pending, 0, pendingLength);
+  }
+
+  private static int indexOfNewline(byte[] buf, int from, int to) {
+    for (int i = from; i < to; i++) if (buf[i] == '\n') return i;
+    return -1;
+  }
+
+  private static final byte[] DATA = "data:".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] DONE = "[DONE]".getBytes(StandardCharsets.US_ASCII);
+
+  /** One line of the stream, {@code buf[from, to)}: a {@code data:} line's JSON is a chunk of the answer. */
+  private void line(byte[] buf, int from, int to, long nowNanos) {
+    // Trimmed as String.trim does (bytes <= ' '); a byte of a multi-byte character is never one of them.
+    while (from < to && (buf[from] & 0xff) <= ' ') from++;
+    while (to > from && (buf[to - 1] & 0xff) <= ' ') to--;
+    if (!startsWith(buf, from, to, DATA)) return;
+    from += DATA.length;
+    while (from < to && (buf[from] & 0xff) <= ' ') from++;
+    if (to - from == DONE.length && startsWith(buf, from, to, DONE)) {
+      done = true;
+      return;
+    }
+    JsonNode parsed;
+    try {
+      parsed = Json.MAPPER.readTree(buf, from, to - from);
+    } catch (java.io.IOException e) {
+      try { // bytes that are not UTF-8 read as the decoder replaces them, as the client's SDK would
+        parsed = Json.MAPPER.readTree(new String(buf, from, to - from, StandardCharsets.UTF_8));
+      } catch (java.io.IOException notJson) {
+        return; // not ours to judge: the client gets the bytes as they came; we just cannot record this chunk
       }
     }
+    if (parsed != null) chunk(parsed, nowNanos);
+  }
+
+  private static boolean startsWith(byte[] buf, int from, int to, byte[] prefix) {
+    if (to - from < prefix.length) return false;
+    for (int i = 0; i < prefix.length; i++) if (buf[from + i] != prefix[i]) return false;
+    return true;
   }
 
   private void chunk(JsonNode c, long nowNanos) {
