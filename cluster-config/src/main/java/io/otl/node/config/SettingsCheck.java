@@ -25,10 +25,16 @@ final class SettingsCheck {
     this.config = config;
   }
 
+  /**
+   * The key is named as its file wrote it ({@code agentscope.training.dataCollector.maxTextLength} from a
+   * camelCase application.yml or a settings.json, {@code …data_collector.collect_mode} from a config.toml),
+   * as unknown keys are: the kebab-case name the node reads is not in the user's file, so a search for it
+   * found nothing (trials t99, t101). A HOCON file's keys, {@code -D} properties and variables keep theirs.
+   */
   void error(String key, ConfigValue v, String requirement) {
     String from = EnvironmentVariables.source(key, v).map(s -> " (from " + s + ")").orElse("");
-    errors.add(key + " = " + TrainingSettingsValidator.render(key, v) + from + ": must be "
-        + requirement);
+    errors.add(AgentScopeConfigLoader.writtenAs(key, v).orElse(key) + " = " + TrainingSettingsValidator.render(key, v)
+        + from + ": must be " + requirement);
   }
 
   /** A value the node accepts but cannot honour as written: start-up goes on, the log says why. */
