@@ -72,6 +72,28 @@ class BadValueNamedAsWrittenTest {
   }
 
   @Test
+  void aListElementIsNamedByItsListAsWritten() throws Exception {
+    assertEquals(List.of("agentscope.training.modelUpdate.evaluationMetrics[1] = \"latency\": must be one of"
+            + " task-success-rate, user-satisfaction, response-latency"),
+        errors("settings.json", """
+            {"agentscope": {"training": {"modelUpdate": {"evaluationMetrics": ["task-success-rate", "latency"]}}}}
+            """));
+  }
+
+  /** A start-up warning names its key the same way (settings.json's pattern list, which leaves card numbers raw). */
+  @Test
+  void aWarningNamesItsKeyAsWrittenToo() throws Exception {
+    Path file = dir.resolve("settings.json");
+    Files.writeString(file, "{\"agentscope\": {\"training\": {\"dataCollector\": {\"desensitize\":"
+        + " {\"patterns\": [\"phone\", \"id_card\", \"email\"]}}}}}");
+    List<String> warnings = TrainingSettingsValidator.validate(
+        AgentScopeConfigLoader.load(file, Map.of())).warnings();
+    assertEquals(1, warnings.size(), warnings.toString());
+    assertEquals(true, warnings.get(0).startsWith("agentscope.training.dataCollector.desensitize.patterns = "
+        + "[\"phone\",\"id_card\",\"email\"]: leaves out bank_card, iban, secret"), warnings.get(0));
+  }
+
+  @Test
   void aHoconKeyKeepsItsKebabCaseName() throws Exception {
     assertEquals(List.of("agentscope.training.data-collector.max-text-length = \"abc\": must be an integer >= 1"),
         errors("node.conf", "agentscope.training.data-collector.max-text-length = abc\n"));
