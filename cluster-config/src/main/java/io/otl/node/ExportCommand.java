@@ -46,7 +46,9 @@ public final class ExportCommand {
         --since/--until  completion time window [since, until), e.g. 2026-11-01T00:00:00Z or 2026-11-01 (UTC)
         --out            folder for <name>.jsonl and <name>.manifest.json
                          (default: agentscope.training.training-runner.dataset-dir)
-        --name           file name without extension (default: <agent>-<format>-<since|all>-<until|now>)
+        --name           file name without extension (default: <agent>-<format>-<since|all>-<until|now>, the
+                         times in UTC in ISO-8601's basic form, which has no ':' for file systems that refuse
+                         it: --since 2026-11-01T08:30:00Z gives support-bot-sft-20261101T083000Z-now)
         --config         the node's config file (AgentScope .yml/.json/.toml or HOCON .conf) naming the journal
                          and the filters (training-runner.sft-min-reward, min-quality, dpo-min-margin)
         --allow-pii      keep the file even when the final PII scan finds personal data (default: exit 1, no file)
@@ -268,6 +270,11 @@ public final class ExportCommand {
     }
   }
 
+  /**
+   * ISO-8601's basic form ({@code 20261101T083000Z}): the extended form's colons are refused in Windows
+   * file names, and its dashes would blur the name's own separators. {@link #USAGE} says so with an
+   * example, since a user who gave {@code --since 2026-11-01T08:30:00Z} looked for that text (trial t101).
+   */
   static String defaultName(String agent, ExportFormat format, Instant since, Instant until) {
     DateTimeFormatter f = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
     return agent + "-" + format.wireName() + "-" + (since == null ? "all" : f.format(since)) + "-"

@@ -317,7 +317,8 @@ public final class TrainingNode implements AutoCloseable {
           List.of(sessionRoutes.feedbackRoute()),
           gateway == null ? null : gateway.route(),
           // OTel exporters send uncompressed by default: the raw body may be as large as a gzip one decoded.
-          java.util.Map.of("/v1/traces", http.otlp().maxDecodedBytes(), "/v1/traces/", http.otlp().maxDecodedBytes()));
+          java.util.Map.of("/v1/traces", http.otlp().maxDecodedBytes(), "/v1/traces/", http.otlp().maxDecodedBytes()),
+          gateway == null ? request -> false : gateway::answersModelPath);
       binding = HttpServer.start(system, http.host(), http.port(), routes, http.shutdownDeadline(),
               http.maxConnectionsPerAddress())
           .toCompletableFuture().join();

@@ -45,6 +45,21 @@ public final class SettingsOverlay {
   }
 
   /**
+   * The run-time overrides as the entity reads them, for its policy view: each key with its value in force
+   * ({@code inForce}, typed: {@code "5"} is 5, {@code "yes"} true, {@code "1800s"} {@code 30m}), so the
+   * answer to a PUT shows what the node will use, not the text sent (trial t101). As stored when
+   * {@code applied} is false (a later file refused them: the file's settings are in force, and the view
+   * must not show those as overrides) or for a key the view does not show.
+   */
+  public static Map<String, Object> asRead(Map<String, Object> overrides, Map<String, Object> inForce,
+      boolean applied) {
+    if (!applied) return overrides;
+    Map<String, Object> read = new LinkedHashMap<>();
+    overrides.forEach((key, value) -> read.put(key, inForce.getOrDefault(key, value)));
+    return read;
+  }
+
+  /**
    * Run-time changes refused, {@code why} saying so: the settings were built without the
    * configuration to lay overrides over. No overrides give {@code settings}.
    */

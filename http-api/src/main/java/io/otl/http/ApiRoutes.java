@@ -176,6 +176,17 @@ public final class ApiRoutes {
   public static Route build(HealthRoutes health, ApiMetrics metrics, Auth auth, int maxInFlight,
       BooleanSupplier stopping, List<Route> v1, List<Route> rootAliases, Route gateway,
       Map<String, Long> bodyLimits) {
+    return build(health, metrics, auth, maxInFlight, stopping, v1, rootAliases, gateway, bodyLimits, request -> false);
+  }
+
+  /**
+   * @param gatewayAnswers the requests of {@code /v1/models/{x}} the gateway answers rather than the API's
+   *     agent read ({@code GatewayRoutes#answersModelPath}): the node-wide 429/503 answer them in OpenAI's
+   *     error object, as the gateway's other paths
+   */
+  public static Route build(HealthRoutes health, ApiMetrics metrics, Auth auth, int maxInFlight,
+      BooleanSupplier stopping, List<Route> v1, List<Route> rootAliases, Route gateway,
+      Map<String, Long> bodyLimits, java.util.function.Predicate<HttpRequest> gatewayAnswers) {
     Route protectedV1 = auth.protect(() -> QueryParams.asDocumented(() -> all(v1)), ApiRoutes::documented);
     Route v1Routes = gateway == null ? protectedV1 : concat(gateway, protectedV1);
     List<Route> top = new java.util.ArrayList<>(List.of(
@@ -216,8 +227,8 @@ public final class ApiRoutes {
     };
     // One guard for every request: statusErrors asks its supplier per request, and a guard made
     // there counted each request's in-flight slot alone (http.max-in-flight never refused; OverloadTest).
-    Route guarded = new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS, ownBodies, bodyLimits, beforeBody)
-        .wrap(all(top));
+    Route guarded = new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS, ownBodies, bodyLimits, beforeBody,
+        gateway == null ? request -> false : gatewayAnswers).wrap(all(top));
     return io.otl.http.otlp.OtlpRoutes.statusErrors(() -> guarded);
   }
 

@@ -58,6 +58,7 @@ public final class RequestGuard {
   private final Map<String, Long> bodyLimits;
   /** A refusal the headers alone decide (the token's 401), answered before a slot is taken or the body read. */
   private final Function<HttpRequest, Optional<HttpResponse>> beforeBody;
+  private final java.util.function.Predicate<HttpRequest> gatewayAnswers;
 
   /**
    * @param ownBodies paths left to read their own bodies: the gateway's chat completions take up
@@ -67,6 +68,18 @@ public final class RequestGuard {
   RequestGuard(int maxInFlight, ApiMetrics metrics, BooleanSupplier stopping, ClientErrorLog errorLog,
       java.util.Set<String> ownBodies, Map<String, Long> bodyLimits,
       Function<HttpRequest, Optional<HttpResponse>> beforeBody) {
+    this(maxInFlight, metrics, stopping, errorLog, ownBodies, bodyLimits, beforeBody, request -> false);
+  }
+
+  /**
+   * @param gatewayAnswers requests outside the gateway's fixed paths that the gateway answers all the same
+   *     (an agent's {@code GET /v1/models/default}), so its refusals come in OpenAI's error object too
+   */
+  RequestGuard(int maxInFlight, ApiMetrics metrics, BooleanSupplier stopping, ClientErrorLog errorLog,
+      java.util.Set<String> ownBodies, Map<String, Long> bodyLimits,
+      Function<HttpRequest, Optional<HttpResponse>> beforeBody,
+      java.util.function.Predicate<HttpRequest> gatewayAnswers) {
+    this.gatewayAnswers = gatewayAnswers;
     this.ownBodies = ownBodies;
     this.bodyLimits = bodyLimits;
     this.beforeBody = beforeBody;
@@ -107,9 +120,11 @@ public final class RequestGuard {
       // The gateway's paths answer in OpenAI's error shape: its clients read error.message there, and
       // showed only "unavailable" for the API's shape. Its chat path is the one reading its own body (so
       // in ownBodies when the gateway is on); its model list, GET /v1/models, is a gateway path too
-      // (trial t94: its 429 came in the API's shape). /v1/models/{x} may be the API's agent read: not here.
+      // (trial t94: its 429 came in the API's shape). /v1/models/{x} may be the API's agent read: it is
+      // OpenAI's only when the gateway answers it (an agent's models.retrieve("default"), trial t101).
       boolean openAi = ownBodies.contains(path)
-          || path.equals(ApiRoutes.GATEWAY_MODEL_LIST) && ownBodies.contains(ApiRoutes.GATEWAY_CHAT);
+          || path.equals(ApiRoutes.GATEWAY_MODEL_LIST) && ownBodies.contains(ApiRoutes.GATEWAY_CHAT)
+          || path.startsWith(ApiRoutes.GATEWAY_MODEL_LIST + "/") && gatewayAnswers.test(request);
       if (stopping.getAsBoolean() && !path.startsWith("/health")) {
         String message = "the node is stopping; retry on another node";
         // Closing the connection sends a pooled client elsewhere: kept open, it went on sending here, and

@@ -38,22 +38,22 @@ public record ModelSection(
     int retries = wholeNumber(c, "max-retries", 3, 0, MAX_RETRIES, errors);
     if (baseUrl != null && io.otl.http.gateway.ServingUrls.hasCredentials(baseUrl)) {
       // Not shown: v0's endpoint is logged, journaled and answered by …/route as written, and never sent.
-      errors.add(PATH + ".base-url: must not carry credentials (user:password@…); give the key as " + PATH + ".api-key");
+      errors.add(written("base-url", c.getValue("base-url")) + ": must not carry credentials (user:password@…); give the key as " + PATH + ".api-key");
     } else if (baseUrl != null && io.otl.http.gateway.ServingUrls.hasQueryOrFragment(baseUrl)) {
       // Not shown either: the gateway appends /chat/completions to it, so a query made every call of v0 a 404.
-      errors.add(PATH + ".base-url: must not have a query or fragment (?…, #…): the gateway appends /chat/completions"
+      errors.add(written("base-url", c.getValue("base-url")) + ": must not have a query or fragment (?…, #…): the gateway appends /chat/completions"
           + " to it; give a key as " + PATH + ".api-key");
     } else if (baseUrl != null && !isHttpUrl(baseUrl)) {
-      errors.add(PATH + ".base-url = " + TrainingSettingsValidator.render(PATH + ".base-url", c.getValue("base-url"))
+      errors.add(written("base-url", c.getValue("base-url")) + " = " + TrainingSettingsValidator.render(PATH + ".base-url", c.getValue("base-url"))
           + ": must be an http(s) URL such as http://127.0.0.1:8000/v1");
     }
     if (io.otl.core.Ids.hasControlCharacter(apiKey)) {
       // Sent as the gateway's Authorization header to the base URL, which cannot carry one (not shown: a secret).
-      errors.add(PATH + ".api-key: must be " + ConfigRules.UNSENDABLE);
+      errors.add(written("api-key", c.getValue("api-key")) + ": must be " + ConfigRules.UNSENDABLE);
     }
     if (io.otl.core.Ids.hasControlCharacter(modelName)) {
       // v0's served model name: sent upstream and logged as written (not repeated here).
-      errors.add(PATH + ".model-name: must be a model name without control characters (newline, tab …)");
+      errors.add(written("model-name", c.getValue("model-name")) + ": must be a model name without control characters (newline, tab …)");
     }
     if (!errors.isEmpty()) {
       throw new ConfigValidationException(errors);
@@ -100,12 +100,12 @@ public record ModelSection(
     try {
       String v = c.getString(key).trim();
       if (v.isEmpty() && fallback == null) {
-        errors.add(PATH + "." + key + ": must not be empty");
+        errors.add(written(key, c.getValue(key)) + ": must not be empty");
       }
       return v;
     } catch (ConfigException.WrongType e) {
       // Shown as every key's wrong value is (render masks the api-key's).
-      errors.add(PATH + "." + key + " = " + TrainingSettingsValidator.render(PATH + "." + key, c.getValue(key))
+      errors.add(written(key, c.getValue(key)) + " = " + TrainingSettingsValidator.render(PATH + "." + key, c.getValue(key))
           + ": must be a string");
       return fallback;
     }
@@ -125,11 +125,16 @@ public record ModelSection(
     ConfigValue v = c.getValue(key);
     Double d = ConfigRules.asNumber(v);
     if (d == null || d != Math.rint(d) || d < min || d > max) {
-      errors.add(PATH + "." + key + " = " + TrainingSettingsValidator.render(PATH + "." + key, v)
+      errors.add(written(key, v) + " = " + TrainingSettingsValidator.render(PATH + "." + key, v)
           + ": must be a whole number from " + min + " to " + max);
       return fallback;
     }
     return d.intValue();
+  }
+
+  /** The key's full name as its file wrote it ({@code agentscope.model.timeout_seconds} from a config.toml), as for unknown keys. */
+  private static String written(String key, ConfigValue v) {
+    return AgentScopeConfigLoader.writtenAs(PATH + "." + key, v).orElse(PATH + "." + key);
   }
 
   private static boolean isHttpUrl(String s) {

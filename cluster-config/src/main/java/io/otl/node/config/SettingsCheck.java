@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The errors of one validation and the typed values that passed, for the cross-checks. One per
@@ -25,15 +26,37 @@ final class SettingsCheck {
     this.config = config;
   }
 
+  /**
+   * The key is named as its file wrote it ({@code agentscope.training.dataCollector.maxTextLength} from a
+   * camelCase application.yml or a settings.json, {@code …data_collector.collect_mode} from a config.toml),
+   * as unknown keys are: the kebab-case name the node reads is not in the user's file, so a search for it
+   * found nothing (trials t99, t101). A HOCON file's keys, {@code -D} properties and variables keep theirs.
+   */
   void error(String key, ConfigValue v, String requirement) {
     String from = EnvironmentVariables.source(key, v).map(s -> " (from " + s + ")").orElse("");
-    errors.add(key + " = " + TrainingSettingsValidator.render(key, v) + from + ": must be "
-        + requirement);
+    errors.add(written(key, v) + " = " + TrainingSettingsValidator.render(key, v) + from + ": must be " + requirement);
   }
 
-  /** A value the node accepts but cannot honour as written: start-up goes on, the log says why. */
+  private static final java.util.regex.Pattern ELEMENT = java.util.regex.Pattern.compile("(.+)(\\[\\d+])");
+
+  /** The key as written; a list's element ({@code evaluation-metrics[1]}) by its list's name as written. */
+  private String written(String key, ConfigValue v) {
+    Optional<String> written = AgentScopeConfigLoader.writtenAs(key, v);
+    java.util.regex.Matcher element = ELEMENT.matcher(key);
+    if (written.isEmpty() && element.matches()) {
+      try {
+        written = AgentScopeConfigLoader.writtenAs(element.group(1), config.getValue(element.group(1)))
+            .map(list -> list + element.group(2));
+      } catch (ConfigException e) {
+        return key; // not a path after all
+      }
+    }
+    return written.orElse(key);
+  }
+
+  /** A value the node accepts but cannot honour as written: start-up goes on, the log says why (key as written). */
   void warn(String key, ConfigValue v, String consequence) {
-    warnings.add(key + " = " + TrainingSettingsValidator.render(key, v) + ": " + consequence);
+    warnings.add(written(key, v) + " = " + TrainingSettingsValidator.render(key, v) + ": " + consequence);
   }
 
   ConfigValue valueAt(String key) {

@@ -210,8 +210,9 @@ class NodeConfigTest {
     ConfigValidationException e = assertThrows(ConfigValidationException.class,
         () -> NodeConfig.resolve(Optional.of(toml), ConfigFactory.empty(), Map.of()));
     assertEquals(2, e.errors().size(), e.getMessage());
-    assertTrue(e.getMessage().contains("agentscope.model.base-url = \"ftp://x\": must be an http(s) URL"), e.getMessage());
-    assertTrue(e.getMessage().contains("agentscope.model.timeout-seconds = \"abc\": must be a whole number from 1 to 86400"), e.getMessage());
+    // The keys as the file wrote them (trial t101), as the unknown ones below.
+    assertTrue(e.getMessage().contains("agentscope.model.base_url = \"ftp://x\": must be an http(s) URL"), e.getMessage());
+    assertTrue(e.getMessage().contains("agentscope.model.timeout_seconds = \"abc\": must be a whole number from 1 to 86400"), e.getMessage());
     assertEquals(List.of(T + "enabeld: unknown key, ignored (did you mean enabled?)",
         "agentscope.model.temprature: unknown key, ignored"), e.unknownKeys());
 

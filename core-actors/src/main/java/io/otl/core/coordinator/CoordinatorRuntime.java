@@ -35,6 +35,8 @@ final class CoordinatorRuntime {
   /** In force: the file's policy with the run-time overrides of {@link #policyApplied}. */
   TrainingPolicy policy;
   PolicyChanged policyApplied;
+  /** Whether the file refused {@link #policyApplied}'s overrides (the file's policy is in force). */
+  boolean policyRefused;
 
   CoordinatorRuntime(String agentId, TrainingPolicy policy, SettingsOverlay.Resolver<TrainingPolicy> resolver,
       TrainingCoordinator.Ports ports, Clock clock, ActorContext<Command> ctx, TimerScheduler<Command> timers) {

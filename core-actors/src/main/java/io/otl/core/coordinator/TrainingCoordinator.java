@@ -349,6 +349,7 @@ public final class TrainingCoordinator
     TrainingPolicy before = rt.policy;
     rt.policy = next; // the threshold check below already sees it; the event handler keeps it
     rt.policyApplied = change;
+    rt.policyRefused = false;
     rt.log().info("agent {}: policy changed by {}; run-time keys {}", rt.agentId, by, flat.keySet());
     Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     p.add(change);
@@ -360,7 +361,9 @@ public final class TrainingCoordinator
 
   PolicyView policyView(State s) {
     PolicyChanged c = s.policyChange();
-    return new PolicyView(rt.agentId, PolicyOverrides.effective(rt.policy), c == null ? Map.of() : c.overrides(),
+    Map<String, Object> policy = PolicyOverrides.effective(rt.policy);
+    return new PolicyView(rt.agentId, policy,
+        c == null ? Map.of() : io.otl.core.SettingsOverlay.asRead(c.overrides(), policy, !rt.policyRefused),
         c == null ? null : c.changedBy(), c == null ? null : c.at());
   }
 
@@ -369,10 +372,14 @@ public final class TrainingCoordinator
     PolicyChanged change = s.policyChange();
     if (change == rt.policyApplied) return;
     rt.policyApplied = change;
+    rt.policyRefused = false;
     // A file changed since may refuse them now: then the file's policy is in force, and that is said.
     rt.policy = io.otl.core.SettingsOverlay.inForce(rt.resolver, change == null ? Map.of() : change.overrides(),
-        e -> rt.log().warn("agent {}: the run-time policy of {} no longer applies ({}); the file's policy is in force",
-            rt.agentId, change.at(), e.getMessage()));
+        e -> {
+          rt.policyRefused = true;
+          rt.log().warn("agent {}: the run-time policy of {} no longer applies ({}); the file's policy is in force",
+              rt.agentId, change.at(), e.getMessage());
+        });
   }
 
   /** A manual job after the rollout check; {@code rolloutReason} is its failed pre-flight item, or null. */

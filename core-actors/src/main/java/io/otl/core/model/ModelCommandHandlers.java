@@ -56,6 +56,8 @@ final class ModelCommandHandlers {
   private ModelSettings settings;
   /** The change {@link #settings} was resolved from (null: none), so a state is resolved once. */
   private RolloutPolicy.RolloutPolicyChanged applied;
+  /** Whether the file refused {@link #applied}'s overrides (the file's settings are in force). */
+  private boolean appliedRefused;
   private final Clock clock;
   private final Serving serving;
   private final ActorContext<Command> context;
@@ -285,10 +287,14 @@ final class ModelCommandHandlers {
     RolloutPolicy.RolloutPolicyChanged change = s.models().policyChange();
     if (change == applied) return;
     applied = change;
+    appliedRefused = false;
     // A file changed since may refuse them now: then the file's settings are in force, and that is said.
     settings = io.otl.core.SettingsOverlay.inForce(resolver, change == null ? Map.of() : change.overrides(),
-        e -> context.getLog().warn("agent {}: the run-time rollout settings of {} no longer apply ({}); the file's"
-            + " are in force", agentId, change.at(), e.getMessage()));
+        e -> {
+          appliedRefused = true;
+          context.getLog().warn("agent {}: the run-time rollout settings of {} no longer apply ({}); the file's"
+              + " are in force", agentId, change.at(), e.getMessage());
+        });
   }
 
   /**
@@ -314,6 +320,7 @@ final class ModelCommandHandlers {
     RolloutPolicy.RolloutPolicyChanged change = new RolloutPolicy.RolloutPolicyChanged(flat, by, now);
     settings = next; // the decisions below already see it; refresh keeps it
     applied = change;
+    appliedRefused = false;
     context.getLog().info("agent {}: rollout settings changed by {}; run-time keys {}", agentId, by, flat.keySet());
     Plan<State, Event> p = new Plan<>(s, ModelEventHandler::apply);
     p.add(change);
@@ -330,8 +337,10 @@ final class ModelCommandHandlers {
 
   private ModelProtocol.RolloutPolicyView rolloutPolicyView(State s) {
     RolloutPolicy.RolloutPolicyChanged c = s.models().policyChange();
-    return new ModelProtocol.RolloutPolicyView(agentId, RolloutPolicy.effective(settings),
-        c == null ? Map.of() : c.overrides(), c == null ? null : c.changedBy(), c == null ? null : c.at());
+    Map<String, Object> policy = RolloutPolicy.effective(settings);
+    return new ModelProtocol.RolloutPolicyView(agentId, policy,
+        c == null ? Map.of() : io.otl.core.SettingsOverlay.asRead(c.overrides(), policy, !appliedRefused),
+        c == null ? null : c.changedBy(), c == null ? null : c.at());
   }
 
   // ------------------------------------------------------------------------------------------

@@ -148,6 +148,20 @@ public final class GatewayRoutes {
   }
 
   /**
+   * Whether {@link #route} answers this {@code /v1/models/{x}} (canonical path) rather than the API's
+   * {@code GET /v1/models/{agentId}}: from an agent's client, {@code default} or a name other than the agent's
+   * own. The same test as the route's, for the node-wide refusals' shape (RequestGuard), which come before it.
+   */
+  public boolean answersModelPath(HttpRequest request) {
+    String prefix = "/v1/models/";
+    String path = request.getUri().path();
+    if (!path.startsWith(prefix)) return false;
+    String id = path.substring(prefix.length());
+    if (id.isEmpty() || id.indexOf('/') >= 0 || !identity.callsAsAgent(request)) return false;
+    return id.equals(GatewayModels.LOGICAL_MODEL) || !id.equals(models.agentOrNull(request));
+  }
+
+  /**
    * OpenAI's paths at the root, for a client whose base URL lacks {@code /v1}: OpenAI's 404
    * {@code unknown_url} saying so, whatever the method (none of these names is a path of the node's own).
    */
