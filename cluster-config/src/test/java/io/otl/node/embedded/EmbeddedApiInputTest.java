@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.otl.core.api.DataCollector;
 import io.otl.core.api.ModelRouter;
+import io.otl.core.session.AgentSession;
 import io.otl.core.session.SessionInput;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.TestDatabases;
@@ -240,6 +241,33 @@ class EmbeddedApiInputTest {
 
       assertTrue(dc.trajectory("fb-s").toCompletableFuture().get(20, TimeUnit.SECONDS).orElseThrow()
           .feedback().isEmpty(), "nothing refused is stored");
+    }
+  }
+
+  /**
+   * HTTP's feedback body rates one answer with {@code msgId}; {@code dc.feedback} had no such parameter,
+   * so Java callers had to build a batch (trial t100). The overload stores it on the answer, and refuses an
+   * msgId of no recorded answer naming {@code msgId}, storing nothing.
+   */
+  @Test
+  void feedbackRatesOneAnswerByItsMsgId(@TempDir Path dir) throws Exception {
+    try (TrainingNode node = TrainingNode.start(TestDatabases.node(TestDatabases.h2(dir), false))) {
+      DataCollector dc = node.dataCollector();
+      dc.record("fb-m", "agent-a", new SessionInput.Message("u1", null, "user", "hi", null, null),
+          new SessionInput.Message("a1", null, "assistant", "hello", "cmpl-1", 10L))
+          .toCompletableFuture().get(20, TimeUnit.SECONDS);
+
+      Throwable unknown = failure(() -> dc.feedback("fb-m", "agent-a", "THUMBS_DOWN", null, "fb-1", "cmpl-2"));
+      DataCollector.RecordRejectedException r = assertInstanceOf(DataCollector.RecordRejectedException.class, unknown);
+      assertEquals("msgId", r.rejection().field());
+      assertEquals(AgentSession.RejectionCode.NOT_FOUND, r.rejection().code());
+      dc.feedback("fb-m", "agent-a", "THUMBS_DOWN", null, "fb-2", "cmpl-1").toCompletableFuture()
+          .get(20, TimeUnit.SECONDS);
+
+      var feedback = dc.trajectory("fb-m").toCompletableFuture().get(20, TimeUnit.SECONDS).orElseThrow().feedback();
+      assertEquals(1, feedback.size(), "only the one on a recorded answer: " + feedback);
+      assertEquals("cmpl-1", feedback.get(0).msgId());
+      assertEquals("THUMBS_DOWN", feedback.get(0).kind().name());
     }
   }
 

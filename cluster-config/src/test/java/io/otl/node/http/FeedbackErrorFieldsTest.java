@@ -59,6 +59,31 @@ class FeedbackErrorFieldsTest {
   }
 
   /**
+   * A blank msgId is none (clients fill the field whether or not they have an id, trial t77): an answer
+   * sent with {@code "msgId": ""} was stored with it, and feedback with {@code "msgId": ""} then rated
+   * that answer, or was a 404 "not the msgId of a response" on a session without one (trial t100). The
+   * answer is stored without a msgId, and such feedback rates the whole session.
+   */
+  @Test
+  void aBlankMsgIdIsNoMsgIdOnAnAnswerAndOnFeedback() {
+    String id = session();
+    Http.Response none = api.post("/v1/sessions/" + id + "/feedback", "{\"kind\":\"ADOPTED\",\"msgId\":\" \"}");
+    assertEquals(202, none.status(), "no answer has a blank msgId, and none is needed: " + none.body());
+    Http.Response answer = api.post("/v1/sessions/" + id + "/events", "{\"agentId\":\"fb-agent\",\"events\":["
+        + "{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"more\",\"msgId\":\"\"}]}");
+    assertEquals(202, answer.status(), answer.body());
+    Http.Response blank = api.post("/v1/sessions/" + id + "/feedback", "{\"kind\":\"THUMBS_UP\",\"msgId\":\"\"}");
+    assertEquals(202, blank.status(), blank.body());
+
+    var stored = api.get("/v1/sessions/" + id).json();
+    assertTrue(stored.path("messages").get(2).path("msgId").isNull(), "stored without a msgId: " + stored);
+    assertEquals(2, stored.path("feedback").size(), stored.toString());
+    for (var f : stored.path("feedback")) {
+      assertTrue(f.path("msgId").isNull(), "rates the session, not an answer with id \"\": " + stored);
+    }
+  }
+
+  /**
    * A thumb takes no value (design §3.1.1): {@code {"kind":"THUMBS_UP","value":1}} stays accepted, but a value
    * that says the opposite (THUMBS_UP with -1) was stored as a thumb up without a word; it is a 400 naming
    * the conflict, over the feedback route and in an events batch alike, and nothing is stored.

@@ -90,7 +90,18 @@ public final class DataCollector {
    */
   public CompletionStage<Recorded> feedback(
       String sessionId, String agentId, String kind, Double value, String feedbackId) {
-    SessionInput feedback = new SessionInput.Feedback(null, null, kind, value, feedbackId, "api");
+    return feedback(sessionId, agentId, kind, value, feedbackId, null);
+  }
+
+  /**
+   * As {@link #feedback(String, String, String, Double, String)}, on one answer: {@code msgId} is a
+   * recorded assistant message's msgId (null: the whole session), as HTTP's feedback body takes it. Without
+   * it, rating one answer from Java meant building a {@code SessionInput.Feedback} batch (trial t100).
+   * An msgId the session has no answer with fails with kind NOT_FOUND, naming {@code msgId}.
+   */
+  public CompletionStage<Recorded> feedback(
+      String sessionId, String agentId, String kind, Double value, String feedbackId, String msgId) {
+    SessionInput feedback = new SessionInput.Feedback(null, null, kind, value, feedbackId, "api", msgId);
     Rejected unstorable = EmbeddedInputRules.problem(List.of(feedback));
     if (unstorable != null) {
       return CompletableFuture.failedFuture(new RecordRejectedException(unstorable.asSingleEvent()));

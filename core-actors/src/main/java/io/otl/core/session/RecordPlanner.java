@@ -195,7 +195,7 @@ final class RecordPlanner {
             Map.of()));
       }
       String responseId = null;
-      if (input instanceof SessionInput.Feedback f && f.msgId() != null) {
+      if (input instanceof SessionInput.Feedback f && !noMsgId(f.msgId())) {
         responseId = storedResponseId(draft, f.msgId());
         if (responseId == null) {
           return refuse(RejectionCode.NOT_FOUND, "events[" + i + "].msgId",
@@ -253,7 +253,7 @@ final class RecordPlanner {
    * handed to training with the msgIds it had.
    */
   private MessageDetailsAdded detailsOfStoredAnswer(State draft, SessionInput input, String eventId, Instant now) {
-    if (!(input instanceof SessionInput.Message m) || m.msgId() == null || draft.status() == Status.COMPLETED
+    if (!(input instanceof SessionInput.Message m) || noMsgId(m.msgId()) || draft.status() == Status.COMPLETED
         || Role.parse(m.role()) != Role.assistant) {
       return null;
     }
@@ -348,6 +348,17 @@ final class RecordPlanner {
   }
 
   /** Builds the event, desensitizing every free-text field before it can reach the journal. */
+  /**
+   * A blank msgId ({@code ""}, spaces) is none: clients fill the field whether or not they have an id
+   * (trial t77). It was stored as sent, so every such answer of a session shared the id "", and
+   * feedback with {@code "msgId": ""} rated them, or was a 404 "not the msgId of a response" where
+   * there was none (trial t100). The input's derived id still hashes what was sent, so a retry of an
+   * input stored by an earlier build stays a duplicate.
+   */
+  private static boolean noMsgId(String msgId) {
+    return msgId == null || msgId.isBlank();
+  }
+
   private Event toEvent(SessionInput input, String eventId, Instant at, Instant now, String agentId,
       String responseId) {
     Desensitizer d = desensitizer;
@@ -361,7 +372,8 @@ final class RecordPlanner {
             call.completionTokens(), call.finishReason(), call.aborted(), d.apply(call.error()), call.fallbackFrom(),
             call.tokenIds(), call.logprobs());
       }
-      return new MessageRecorded(eventId, at, now, Role.parse(m.role()), d.apply(m.content()), d.applyToId(m.msgId()),
+      return new MessageRecorded(eventId, at, now, Role.parse(m.role()), d.apply(m.content()),
+          noMsgId(m.msgId()) ? null : d.applyToId(m.msgId()),
           m.latencyMs(), call, cutFields(m.truncated()));
     } else if (input instanceof SessionInput.ToolCall t) {
       return new ToolCallRecorded(eventId, at, now, d.applyToId(t.callId()), d.apply(t.toolName()), d.apply(t.input()),
