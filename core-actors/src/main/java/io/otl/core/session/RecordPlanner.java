@@ -347,7 +347,6 @@ final class RecordPlanner {
     return truncated == null || truncated.isEmpty() ? null : Collections.unmodifiableMap(new java.util.TreeMap<>(truncated));
   }
 
-  /** Builds the event, desensitizing every free-text field before it can reach the journal. */
   /**
    * A blank msgId ({@code ""}, spaces) is none: clients fill the field whether or not they have an id
    * (trial t77). It was stored as sent, so every such answer of a session shared the id "", and
@@ -359,6 +358,7 @@ final class RecordPlanner {
     return msgId == null || msgId.isBlank();
   }
 
+  /** Builds the event, desensitizing every free-text field before it can reach the journal. */
   private Event toEvent(SessionInput input, String eventId, Instant at, Instant now, String agentId,
       String responseId) {
     Desensitizer d = desensitizer;
