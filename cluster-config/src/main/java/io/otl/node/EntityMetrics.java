@@ -1,6 +1,7 @@
 package io.otl.node;
 
 import io.otl.core.api.AgentDirectory;
+import io.otl.core.api.CachedAgentDirectory;
 import io.otl.core.coordinator.TrainingCoordinator;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.session.AgentSession;
@@ -32,6 +33,12 @@ final class EntityMetrics {
   private final Map<String, Double> canaryRatio = new ConcurrentHashMap<>();
 
   private static final Duration FIRST_SAMPLE = Duration.ofSeconds(1);
+  /**
+   * The agents are listed at most every this many samples (a minute at the default 10 s): each listing
+   * scans the journal's key index, a cost that grows with every event stored, and it ran three times
+   * per sample on every node. A new agent's series appear within that many intervals.
+   */
+  static final int LISTING_EVERY_SAMPLES = 6;
 
   private EntityMetrics() {}
 
@@ -39,6 +46,8 @@ final class EntityMetrics {
   static void start(ActorSystem<?> system, ClusterSharding sharding, AgentDirectory agents, ApiMetrics metrics,
       Duration interval, Duration askTimeout, int topAgents) {
     EntityMetrics m = new EntityMetrics();
+    AgentDirectory listed = new CachedAgentDirectory(agents, interval.multipliedBy(LISTING_EVERY_SAMPLES),
+        System::nanoTime);
     metrics.gauge("otl_sessions_active", "AgentSession entities in memory on this node", () -> Map.copyOf(m.sessionsActive));
     metrics.gauge("otl_training_pool_size", "Trajectories in the training pool, per agent (top agents; the rest"
         + " summed as agent=\"other\")", () -> AgentLabels.labelled(m.poolSize, m.top(topAgents), Double::sum));
@@ -50,7 +59,7 @@ final class EntityMetrics {
     // lacked its canaries and jobs for that long (trial t24).
     Duration first = interval.compareTo(FIRST_SAMPLE) < 0 ? interval : FIRST_SAMPLE;
     system.scheduler().scheduleWithFixedDelay(first, interval,
-        () -> m.sample(system, sharding, agents, askTimeout), system.executionContext());
+        () -> m.sample(system, sharding, listed, askTimeout), system.executionContext());
   }
 
   /**
