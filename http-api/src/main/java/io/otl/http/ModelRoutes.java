@@ -131,7 +131,10 @@ public final class ModelRoutes {
       return Json.error(StatusCodes.NOT_FOUND, "not_found", "agent " + agentId + " has no version " + version
           + ": its only version is " + base + ", the base model, STABLE");
     }
-    return Json.error(StatusCodes.CONFLICT, "invalid_transition", "cannot " + transition + " " + base + ": it is "
+    // The path's "rollback" is the verb "roll back" in prose, as the entity's own refusals spell it: an
+    // operator saw "cannot rollback v0" beside "cannot roll back v0" for the same request (trial t103).
+    String verb = transition.equals("rollback") ? "roll back" : transition;
+    return Json.error(StatusCodes.CONFLICT, "invalid_transition", "cannot " + verb + " " + base + ": it is "
         + "the base model, STABLE, and the agent has no other version"
         + (transition.equals("rollback") ? " (no previous stable to return to)" : ""));
   }
