@@ -57,7 +57,11 @@ public final class PiiRules {
           + "(?:\\[(?:IPv6:[0-9A-Fa-f:.]{2,45}|\\d{1,3}(?:\\.\\d{1,3}){3})]"
           // at most 127 labels, as DNS allows: Java's regex recurses once per repetition of a group, and
           // "x@a.a.a.…" (a 64 KB message) overflowed the stack, a fatal error that stopped the node (trial t66)
-          + "|[\\p{L}\\p{N}-]+(?:(?:\\.|%2[Ee])[\\p{L}\\p{N}-]+){0,126}(?:\\.|%2[Ee])\\p{L}{2,})");
+          // The last label is ASCII letters, a punycode label (xn--fiqs8s, the IDN of 中国, which a label
+          // of letters only cut after "xn", leaving "--fiqs8s" raw), or letters of another script: never
+          // both, so Chinese glued to an address ("alice@example.com谢谢") stays text (trial t102).
+          + "|[\\p{L}\\p{N}-]+(?:(?:\\.|%2[Ee])[\\p{L}\\p{N}-]+){0,126}(?:\\.|%2[Ee])"
+          + "(?:[Xx][Nn]--[A-Za-z0-9-]*[A-Za-z0-9]|[A-Za-z]{2,}|[\\p{L}&&[^A-Za-z]]{2,}))");
 
   /**
    * A candidate for a payment card number: digit groups joined by single spaces or dashes, not glued
