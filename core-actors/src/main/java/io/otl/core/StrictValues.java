@@ -58,7 +58,7 @@ public final class StrictValues {
    * {@code s} with each NUL and lone surrogate replaced by U+FFFD, as a UTF-8 decoder reads bytes it
    * cannot decode; {@code s} itself when it has none. For text the node records without being able to
    * refuse it: a model server's answer, which the agent already has (trial t102: "\ud83d", half an
-   * emoji, was journaled from an answer and came back in exports as no valid UTF-8).
+   * emoji, was journaled from an answer, answered by GET as such and written "?" by exports).
    */
   public static String storable(String s) {
     if (textProblem(s) == null) return s;

@@ -36,7 +36,7 @@ public final class TextCut {
   /**
    * The text to store: whole, or cut at the limit. A NUL or half an emoji (a lone surrogate, from a
    * model server's "\ud83d" or a cut that split a pair) becomes U+FFFD: the events API refuses them, but
-   * an answer cannot be sent again, and stored they broke exports and PostgreSQL text (trial t102).
+   * an answer cannot be sent again; stored, GET answered "\\ud83d" (which strict JSON parsers refuse) and exports "?" (trial t102).
    */
   public Text text(String raw) {
     raw = io.otl.core.StrictValues.storable(raw);
