@@ -22,6 +22,13 @@ class DesensitizerChineseTextTest {
   }
 
   @Test
+  void chinesePunctuationIsKeptUnlessTheTextHoldsFullWidthDigits() {
+    assertEquals("电话：[PHONE]，谢谢！", d.apply("电话：13812345678，谢谢！"));
+    // Full-width digits (a Chinese IME's) need NFKC to be read, and NFKC folds the whole text (data-hardening.md).
+    assertEquals("电话:[PHONE],谢谢!", d.apply("电话：１３８１２３４５６７８，谢谢！"));
+  }
+
+  @Test
   void aPunycodeDomainIsTakenWhole() {
     assertEquals("[EMAIL]", d.apply("alice@xn--fsqu00a.xn--fiqs8s"));
     assertEquals("发给 [EMAIL] 了", d.apply("发给 alice@mail.xn--fsqu00a.XN--FIQS8S 了"));
