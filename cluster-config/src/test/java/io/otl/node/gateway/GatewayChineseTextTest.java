@@ -50,6 +50,14 @@ class GatewayChineseTextTest {
       String timeline = api.get("/v1/audit/session/" + prefix + "-tl/timeline").body();
       assertTrue(timeline.contains("user: " + "好".repeat(99) + "…"), timeline);
       assertTrue(!timeline.contains("?"), timeline);
+
+      // Full-width digits, as a Chinese IME types them: the number is taken, the punctuation stays as sent
+      // (NFKC folded the whole message: 电话:[PHONE],谢谢!).
+      String ime = "{\"agentId\":\"zh-agent\",\"events\":[{\"type\":\"message\",\"role\":\"user\",\"content\":"
+          + "\"电话：１３８１２３４５６７８，谢谢！\"}]}";
+      assertEquals(202, api.post("/v1/sessions/" + prefix + "-ime/events", ime).status());
+      JsonNode stored = api.get("/v1/sessions/" + prefix + "-ime").json().path("messages");
+      assertEquals("电话：[PHONE]，谢谢！", stored.get(0).path("content").asText(), stored.toString());
     }
   }
 }

@@ -22,10 +22,14 @@ class DesensitizerChineseTextTest {
   }
 
   @Test
-  void chinesePunctuationIsKeptUnlessTheTextHoldsFullWidthDigits() {
+  void chinesePunctuationIsKeptWhenTheNumberIsFullWidth() {
     assertEquals("电话：[PHONE]，谢谢！", d.apply("电话：13812345678，谢谢！"));
-    // Full-width digits (a Chinese IME's) need NFKC to be read, and NFKC folds the whole text (data-hardening.md).
-    assertEquals("电话:[PHONE],谢谢!", d.apply("电话：１３８１２３４５６７８，谢谢！"));
+    // Full-width digits (a Chinese IME's) were read through NFKC, which folded the whole text: 电话:[PHONE],谢谢!
+    assertEquals("电话：[PHONE]，谢谢！", d.apply("电话：１３８１２３４５６７８，谢谢！"));
+    assertEquals("（邮箱：[EMAIL]）", d.apply("（邮箱：ａｌｉｃｅ＠ｅｘａｍｐｌｅ．ｃｏｍ）"));
+    assertEquals("身份证：[ID_CARD]。", d.apply("身份证：１１０１０５１９４９１２３１００２Ｘ。"));
+    // Another character NFKC changes (① is "1") still folds the text as before.
+    assertEquals("①电话:[PHONE],谢谢", d.apply("①电话：１３８１２３４５６７８，谢谢").replace("1", "①"));
   }
 
   @Test
@@ -49,6 +53,6 @@ class DesensitizerChineseTextTest {
     // The local part starts where its run of letters starts: Chinese before it, with no space or
     // punctuation, cannot be told from a Chinese local part (张三@例子.中国), so it goes with it.
     assertEquals("[EMAIL]谢谢", d.apply("我的邮箱是alice@example.com谢谢"));
-    assertEquals("我的邮箱是:[EMAIL]谢谢", d.apply("我的邮箱是：alice@example.com谢谢"));
+    assertEquals("我的邮箱是：[EMAIL]谢谢", d.apply("我的邮箱是：alice@example.com谢谢"));
   }
 }
