@@ -92,7 +92,7 @@ public final class Ids {
    */
   public static String agentIdFromName(String name) {
     if (name == null || namePii(name) != null) return null;
-    String id = replaceNonIdChars(name, "-");
+    String id = idOfName(name);
     if (id.length() > MAX_AGENT_ID) id = id.substring(0, MAX_AGENT_ID);
     return isValidAgentId(id) ? id : null;
   }
@@ -111,6 +111,30 @@ public final class Ids {
     // key whole. Ids a client chooses are not checked for keys (data-hardening.md); a name is not an id.
     return io.otl.core.session.Desensitizer.builtInScanner().findings(name).contains("secret")
         ? "an API key or token" : null;
+  }
+
+  /**
+   * The id a display name stands for, not yet cut to {@link #MAX_AGENT_ID}: an ASCII name with each
+   * character an id may not hold as '-' ("Weather Agent" is "Weather-Agent"). A name with any other
+   * character is the ASCII words it has (or "agent") and ten hex digits of its SHA-256: as dashes alone,
+   * every four-character Chinese name (客服助手, 销售助手) was the agent "----", one agent of many whose
+   * sessions were pooled, trained and served one model (trial t102).
+   */
+  public static String idOfName(String name) {
+    String dashed = replaceNonIdChars(name, "-");
+    boolean ascii = true;
+    for (int i = 0; i < name.length() && ascii; i++) ascii = name.charAt(i) < 0x80;
+    if (ascii) return dashed;
+    // NFC: the same name typed with composed or combining accents is one agent.
+    String normal = java.text.Normalizer.normalize(name, java.text.Normalizer.Form.NFC);
+    String words = replaceNonIdChars(normal, "-").replaceAll("-{2,}", "-").replaceAll("^-|-$", "");
+    try {
+      byte[] d = java.security.MessageDigest.getInstance("SHA-256")
+          .digest(normal.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return (words.isEmpty() ? "agent" : words) + "-" + java.util.HexFormat.of().formatHex(d, 0, 5);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
+    }
   }
 
   /** {@code text} with every character an id may not hold replaced by {@code replacement}. */

@@ -54,6 +54,26 @@ public final class StrictValues {
     return null;
   }
 
+  /**
+   * {@code s} with each NUL and lone surrogate replaced by U+FFFD, as a UTF-8 decoder reads bytes it
+   * cannot decode; {@code s} itself when it has none. For text the node records without being able to
+   * refuse it: a model server's answer, which the agent already has (trial t102: "\ud83d", half an
+   * emoji, was journaled from an answer, answered by GET as such and written "?" by exports).
+   */
+  public static String storable(String s) {
+    if (textProblem(s) == null) return s;
+    StringBuilder b = new StringBuilder(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        b.append(c).append(s.charAt(++i));
+      } else {
+        b.append(c == 0 || Character.isSurrogate(c) ? '\uFFFD' : c);
+      }
+    }
+    return b.toString();
+  }
+
   /** Why a string cannot be stored as given (a NUL, a lone surrogate), or null; null for null. */
   public static String textProblem(String s) {
     if (s == null) return null;

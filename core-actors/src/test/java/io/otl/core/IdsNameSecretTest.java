@@ -1,6 +1,8 @@
 package io.otl.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import org.junit.jupiter.api.Test;
@@ -23,5 +25,20 @@ class IdsNameSecretTest {
   void ordinaryNamesStillMakeIds() {
     assertEquals("Weather-Agent", Ids.agentIdFromName("Weather Agent"));
     assertEquals("task-based-planner", Ids.agentIdFromName("task-based planner"));
+  }
+
+  @Test
+  void namesBeyondAsciiAreOneAgentEach() {
+    // Before trial t102 both were "----": one agent for every four-character Chinese name.
+    String a = Ids.agentIdFromName("客服助手");
+    String b = Ids.agentIdFromName("销售助手");
+    assertTrue(a.matches("agent-[0-9a-f]{10}"), a);
+    assertTrue(b.matches("agent-[0-9a-f]{10}"), b);
+    assertNotEquals(a, b);
+    assertEquals(a, Ids.agentIdFromName("客服助手"), "the same name is the same agent");
+    assertTrue(Ids.agentIdFromName("客服-bot").matches("bot-[0-9a-f]{10}"));
+    assertNotEquals(Ids.agentIdFromName("\uD83E\uDD16 Support"), Ids.agentIdFromName("\uD83E\uDDBE Support"));
+    // Composed é and e + combining accent: one name, one agent.
+    assertEquals(Ids.agentIdFromName("Agent caf\u00e9"), Ids.agentIdFromName("Agent cafe\u0301"));
   }
 }

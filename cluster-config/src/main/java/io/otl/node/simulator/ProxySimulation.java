@@ -75,7 +75,9 @@ final class ProxySimulation {
     }
     String content =
         REPLY_PREFIX + "model version " + modelVersion + "] "
-            + (lastUser.length() > 200 ? lastUser.substring(0, 200) + "…" : lastUser);
+            // Cut where no surrogate pair is split: half an emoji was answered as a lone surrogate
+            // ("\ud83d", '?' when streamed) and recorded so by the gateway (trial t102).
+            + (lastUser.length() > 200 ? io.otl.core.session.TextPrefixes.prefix(lastUser, 200) + "…" : lastUser);
     ObjectNode resp = mapper.createObjectNode();
     resp.put("id", id);
     resp.put("object", "chat.completion");

@@ -270,6 +270,30 @@ class OtlpTracesTest {
   }
 
   /**
+   * Chinese agent names (trial t102): each character an id may not hold was a '-', so 客服助手 and 销售助手
+   * were both the agent "----", their sessions pooled and trained into one model. Now a name with
+   * characters outside ASCII is its ASCII words (or "agent") and a digest of the name: one agent per name.
+   */
+  @Test
+  void chineseAgentNamesAreDistinctAgents() throws Exception {
+    List<String> names = List.of("客服助手", "销售助手", "\uD83E\uDD16 Support");
+    StringBuilder spans = new StringBuilder();
+    for (int i = 0; i < names.size(); i++) {
+      spans.append(i == 0 ? "" : ",").append(agentSpan("svc", "otlp-zh-name-" + i, "000000000000004" + i,
+          agentAttr("gen_ai.agent.name", names.get(i))));
+    }
+    HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null,
+        ("{\"resourceSpans\":[" + spans + "]}").getBytes(UTF_8), TOKEN);
+    assertEquals(200, r.statusCode(), new String(r.body(), UTF_8));
+    List<String> agents = new ArrayList<>();
+    for (int i = 0; i < names.size(); i++) agents.add(session("otlp-zh-name-" + i).get("agentId").asText());
+    assertTrue(agents.get(0).matches("agent-[0-9a-f]{10}"), agents.toString());
+    assertTrue(agents.get(2).matches("Support-[0-9a-f]{10}"), agents.toString());
+    assertEquals(3, new java.util.HashSet<>(agents).size(), "one agent per name: " + agents);
+    assertEquals(io.otl.core.Ids.agentIdFromName("客服助手"), agents.get(0), "the AgentScope hook derives the same id");
+  }
+
+  /**
    * The agent id of a new session is made of gen_ai.agent.name (or the service name) with the
    * characters ids may not hold turned into '-': "Support jo@example.com" became the agent
    * "Support-jo-example.com", which the id check no longer took for an e-mail. It was journaled, listed

@@ -57,7 +57,11 @@ public final class PiiRules {
           + "(?:\\[(?:IPv6:[0-9A-Fa-f:.]{2,45}|\\d{1,3}(?:\\.\\d{1,3}){3})]"
           // at most 127 labels, as DNS allows: Java's regex recurses once per repetition of a group, and
           // "x@a.a.a.…" (a 64 KB message) overflowed the stack, a fatal error that stopped the node (trial t66)
-          + "|[\\p{L}\\p{N}-]+(?:(?:\\.|%2[Ee])[\\p{L}\\p{N}-]+){0,126}(?:\\.|%2[Ee])\\p{L}{2,})");
+          // The last label is ASCII letters, a punycode label (xn--fiqs8s, the IDN of 中国, which a label
+          // of letters only cut after "xn", leaving "--fiqs8s" raw), or letters of another script: never
+          // both, so Chinese glued to an address ("alice@example.com谢谢") stays text (trial t102).
+          + "|[\\p{L}\\p{N}-]+(?:(?:\\.|%2[Ee])[\\p{L}\\p{N}-]+){0,126}(?:\\.|%2[Ee])"
+          + "(?:[Xx][Nn]--[A-Za-z0-9-]*[A-Za-z0-9]|[A-Za-z]{2,}|[\\p{L}&&[^A-Za-z]]{2,}))");
 
   /**
    * A candidate for a payment card number: digit groups joined by single spaces or dashes, not glued
@@ -160,7 +164,30 @@ public final class PiiRules {
   }
 
   public static Scan scan(String text) {
-    return scan(text, false);
+    Scan scan = scan(text, false);
+    if (scan.text() == text) return scan;
+    // NFKC folds the whole text: a Chinese message typed with an IME's full-width digits
+    // (电话：１３８…，谢谢！) was stored with all its punctuation as ASCII (电话:[PHONE],谢谢!). When the
+    // full-width forms U+FF01-U+FF5E are all NFKC would change, they are folded one for one, for
+    // matching only, as the look-alikes are, and the text outside the findings is stored as sent (trial t102).
+    String oneForOne = fullWidthAsAscii(text);
+    if (oneForOne == text) return scan;
+    Scan folded = scan(oneForOne, false);
+    if (folded.text() != oneForOne) return scan; // something else needed NFKC or hid characters
+    return new Scan(text, folded.match(), folded.digits(), folded.at(), folded.percent(), folded.secretHint());
+  }
+
+  /** {@code text} with each full-width form U+FF01-U+FF5E as its ASCII character; {@code text} itself when it has none. */
+  private static String fullWidthAsAscii(String text) {
+    char[] out = null;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c >= 0xFF01 && c <= 0xFF5E) {
+        if (out == null) out = text.toCharArray();
+        out[i] = (char) (c - 0xFEE0);
+      }
+    }
+    return out == null ? text : new String(out);
   }
 
   private static Scan scan(String text, boolean normalised) {

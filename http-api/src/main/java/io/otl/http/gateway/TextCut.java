@@ -33,7 +33,13 @@ public final class TextCut {
   /** @param originalLength the length of the JSON text before the cut, or null when stored whole */
   public record Json(JsonNode value, Integer originalLength) {}
 
+  /**
+   * The text to store: whole, or cut at the limit. A NUL or half an emoji (a lone surrogate, from a
+   * model server's "\ud83d" or a cut that split a pair) becomes U+FFFD: the events API refuses them, but
+   * an answer cannot be sent again; stored, GET answered "\\ud83d" (which strict JSON parsers refuse) and exports "?" (trial t102).
+   */
   public Text text(String raw) {
+    raw = io.otl.core.StrictValues.storable(raw);
     if (raw == null || raw.length() <= limit) return new Text(raw, null);
     return new Text(TextPrefixes.prefix(desensitizer.apply(raw), limit), raw.length());
   }

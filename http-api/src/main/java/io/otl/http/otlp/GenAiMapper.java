@@ -289,7 +289,7 @@ final class GenAiMapper {
       if (pii != null) {
         return new Agent(null, false, AGENT_SOURCES[i] + " looks like " + pii + "; name the agent with an opaque id");
       }
-      int length = Ids.replaceNonIdChars(candidates[i], "-").length();
+      int length = Ids.idOfName(candidates[i]).length();
       if (length > Ids.MAX_AGENT_ID) {
         // Cut at 64, two long names that begin alike became one agent, and the id matched no name the user wrote.
         return new Agent(null, false, AGENT_SOURCES[i] + " is " + length + " characters long; an agent id holds at"

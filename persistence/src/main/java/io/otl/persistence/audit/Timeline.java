@@ -621,6 +621,7 @@ public final class Timeline {
   private static String clip(String s) {
     if (s == null) return "";
     String one = s.replace('\n', ' ');
-    return one.length() > 100 ? one.substring(0, 100) + "…" : one;
+    // Never half a surrogate pair: an emoji at the cut was printed as '?' (trial t102).
+    return one.length() > 100 ? io.otl.core.session.TextPrefixes.prefix(one, 100) + "…" : one;
   }
 }
