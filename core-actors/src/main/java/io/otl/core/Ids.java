@@ -131,7 +131,10 @@ public final class Ids {
     try {
       byte[] d = java.security.MessageDigest.getInstance("SHA-256")
           .digest(normal.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      return (words.isEmpty() ? "agent" : words) + "-" + java.util.HexFormat.of().formatHex(d, 0, 5);
+      // The words cut before the digest is added, so that the id's cut (MAX_AGENT_ID) never takes the
+      // digest: two long names differing only in their non-ASCII part stay two agents.
+      String head = words.isEmpty() ? "agent" : words.substring(0, Math.min(words.length(), MAX_AGENT_ID - 11));
+      return head + "-" + java.util.HexFormat.of().formatHex(d, 0, 5);
     } catch (java.security.NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JVM has SHA-256", e);
     }

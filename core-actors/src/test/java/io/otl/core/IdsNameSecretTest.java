@@ -41,4 +41,14 @@ class IdsNameSecretTest {
     // Composed é and e + combining accent: one name, one agent.
     assertEquals(Ids.agentIdFromName("Agent caf\u00e9"), Ids.agentIdFromName("Agent cafe\u0301"));
   }
+
+  @Test
+  void longNamesDifferingOnlyInTheirNonAsciiPartStayTwoAgents() {
+    String common = "Customer Support Agent for Enterprise Clients of the Northern and Eastern Region ";
+    String east = Ids.agentIdFromName(common + "华东");
+    String south = Ids.agentIdFromName(common + "华南");
+    assertNotEquals(east, south, "the id's cut took the digest that tells them apart");
+    assertTrue(east.length() <= Ids.MAX_AGENT_ID && Ids.isValidAgentId(east), east);
+    assertTrue(Ids.idOfName(common + "华东").length() <= Ids.MAX_AGENT_ID, "an OTLP name is not refused for a length the user never wrote");
+  }
 }

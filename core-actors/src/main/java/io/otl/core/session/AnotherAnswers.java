@@ -53,7 +53,7 @@ final class AnotherAnswers {
   /** Whether any input is an answer with a gateway message id the session holds (the usual request has none). */
   private static boolean anyHeldAnswer(State state, List<SessionInput> inputs) {
     for (SessionInput input : inputs) {
-      if (input instanceof SessionInput.Message m && m.msgId() != null && m.eventId() != null
+      if (input instanceof SessionInput.Message m && !RecordPlanner.noMsgId(m.msgId()) && m.eventId() != null
           && m.eventId().startsWith(GatewayMessageIds.PREFIX) && state.eventIds().contains(m.eventId())) {
         return true;
       }
@@ -62,7 +62,7 @@ final class AnotherAnswers {
   }
 
   private static boolean isAnotherAnswer(State state, SessionInput input, String eventId, Desensitizer d) {
-    if (!(input instanceof SessionInput.Message m) || m.msgId() == null
+    if (!(input instanceof SessionInput.Message m) || RecordPlanner.noMsgId(m.msgId())
         || !eventId.startsWith(GatewayMessageIds.PREFIX) || Role.parse(m.role()) != Role.assistant
         || !state.eventIds().contains(eventId)) {
       return false;

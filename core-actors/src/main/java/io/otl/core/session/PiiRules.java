@@ -61,7 +61,8 @@ public final class PiiRules {
           // of letters only cut after "xn", leaving "--fiqs8s" raw), or letters of another script: never
           // both, so Chinese glued to an address ("alice@example.com谢谢") stays text (trial t102).
           + "|[\\p{L}\\p{N}-]+(?:(?:\\.|%2[Ee])[\\p{L}\\p{N}-]+){0,126}(?:\\.|%2[Ee])"
-          + "(?:[Xx][Nn]--[A-Za-z0-9-]*[A-Za-z0-9]|[A-Za-z]{2,}|[\\p{L}&&[^A-Za-z]]{2,}))");
+          // A label mixing scripts (a Cyrillic 'о' in "cоm") is still a label, tried last.
+          + "(?:[Xx][Nn]--[A-Za-z0-9-]*[A-Za-z0-9]|[A-Za-z]{2,}|[\\p{L}&&[^A-Za-z]]{2,}|\\p{L}{2,}))");
 
   /**
    * A candidate for a payment card number: digit groups joined by single spaces or dashes, not glued
@@ -171,10 +172,32 @@ public final class PiiRules {
     // full-width forms U+FF01-U+FF5E are all NFKC would change, they are folded one for one, for
     // matching only, as the look-alikes are, and the text outside the findings is stored as sent (trial t102).
     String oneForOne = fullWidthAsAscii(text);
-    if (oneForOne == text) return scan;
+    if (oneForOne == text || stillNeedsNfkc(oneForOne)) return scan;
     Scan folded = scan(oneForOne, false);
     if (folded.text() != oneForOne) return scan; // something else needed NFKC or hid characters
     return new Scan(text, folded.match(), folded.digits(), folded.at(), folded.percent(), folded.secretHint());
+  }
+
+  /**
+   * Whether a character outside the full-width forms folds, under NFKC, into something a pattern reads: an
+   * ASCII letter or digit (Roman numeral Ⅹ as an ID number's check character, circled or mathematical
+   * digits) or one of {@code @ . % + ( )} on its own (small and one-dot-leader stops, small parentheses).
+   * Such a text keeps the NFKC scan, or those findings were lost with the fold (review of trial t102's
+   * change). Everyday Chinese punctuation (… 、 。 「」) folds into none of them and keeps its own form.
+   */
+  private static boolean stillNeedsNfkc(String text) {
+    for (int i = 0; i < text.length(); ) {
+      int cp = text.codePointAt(i);
+      i += Character.charCount(cp);
+      if (cp < 0x80 || cp >= 0x3400 && cp < 0xA000) continue;
+      String folded = Normalizer.normalize(new String(Character.toChars(cp)), Normalizer.Form.NFKC);
+      if (folded.length() == 1 && "@.%+()".indexOf(folded.charAt(0)) >= 0) return true;
+      for (int k = 0; k < folded.length(); k++) {
+        char f = folded.charAt(k);
+        if (f < 0x80 && Character.isLetterOrDigit(f)) return true;
+      }
+    }
+    return false;
   }
 
   /** {@code text} with each full-width form U+FF01-U+FF5E as its ASCII character; {@code text} itself when it has none. */

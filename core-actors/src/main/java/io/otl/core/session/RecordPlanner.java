@@ -354,7 +354,7 @@ final class RecordPlanner {
    * there was none (trial t100). The input's derived id still hashes what was sent, so a retry of an
    * input stored by an earlier build stays a duplicate.
    */
-  private static boolean noMsgId(String msgId) {
+  static boolean noMsgId(String msgId) {
     return msgId == null || msgId.isBlank();
   }
 

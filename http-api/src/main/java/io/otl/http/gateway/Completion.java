@@ -98,25 +98,54 @@ final class Completion {
     return "the model server answered 200 without choices";
   }
 
+  /**
+   * The longest line kept while it is cut across chunks: past it the line is not recorded (the client
+   * still gets its bytes). A server sending megabytes without a newline made every chunk copy and scan
+   * all of them again, and grew the buffer without bound.
+   */
+  static final int MAX_LINE_BYTES = 16 << 20;
+  /** The line being cut across chunks passed {@link #MAX_LINE_BYTES}: its bytes are dropped up to its end. */
+  private boolean overlong;
+
   /** Feeds raw SSE bytes; lines, and characters of several bytes, may be split across chunks. */
   void feed(byte[] bytes, long nowNanos) {
     for (byte b : bytes) lastTwo = (lastTwo << 8 | (b & 0xff)) & 0xffff;
     fed |= bytes.length > 0;
-    byte[] buf = bytes;
-    int length = bytes.length;
-    if (pendingLength > 0) {
-      buf = java.util.Arrays.copyOf(pending, pendingLength + bytes.length);
-      System.arraycopy(bytes, 0, buf, pendingLength, bytes.length);
-      length = buf.length;
-    }
     int from = 0;
-    for (int nl = indexOfNewline(buf, from, length); nl >= 0; nl = indexOfNewline(buf, from, length)) {
-      line(buf, from, nl, nowNanos);
+    if (pendingLength > 0 || overlong) {
+      // The line begun in earlier chunks ends at this chunk's first newline (the bytes before it held none).
+      int nl = indexOfNewline(bytes, 0, bytes.length);
+      int upTo = nl >= 0 ? nl : bytes.length;
+      if (!overlong && pendingLength + upTo > MAX_LINE_BYTES) {
+        overlong = true;
+        pendingLength = 0;
+      }
+      if (!overlong) append(bytes, 0, upTo);
+      if (nl < 0) return;
+      if (!overlong) line(pending, 0, pendingLength, nowNanos);
+      overlong = false;
+      pendingLength = 0;
       from = nl + 1;
     }
-    pendingLength = length - from;
-    if (pendingLength > pending.length) pending = new byte[Math.max(pendingLength, 2 * pending.length)];
-    System.arraycopy(buf, from, pending, 0, pendingLength);
+    for (int nl = indexOfNewline(bytes, from, bytes.length); nl >= 0; nl = indexOfNewline(bytes, from, bytes.length)) {
+      line(bytes, from, nl, nowNanos);
+      from = nl + 1;
+    }
+    if (bytes.length - from > MAX_LINE_BYTES) {
+      overlong = true;
+    } else {
+      append(bytes, from, bytes.length);
+    }
+  }
+
+  /** Appends to the line being cut across chunks, the buffer growing by doubling. */
+  private void append(byte[] bytes, int from, int to) {
+    int n = to - from;
+    if (pendingLength + n > pending.length) {
+      pending = java.util.Arrays.copyOf(pending, Math.max(pendingLength + n, 2 * pending.length));
+    }
+    System.arraycopy(bytes, from, pending, pendingLength, n);
+    pendingLength += n;
   }
 
   private static int indexOfNewline(byte[] buf, int from, int to) {

@@ -60,4 +60,18 @@ class CompletionBytesTest {
     c.feed(line, System.nanoTime());
     assertEquals("a\uFFFDb", c.content(), "the chunk is recorded, the bad byte replaced");
   }
+
+  @Test
+  void aLineOverTheLimitIsDroppedAndTheLinesAfterItAreRead() {
+    Completion c = new Completion(false);
+    c.feed("data: {\"id\":\"r3\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"".getBytes(StandardCharsets.UTF_8),
+        System.nanoTime());
+    byte[] mega = new byte[1 << 20];
+    Arrays.fill(mega, (byte) 'a');
+    for (int i = 0; i <= Completion.MAX_LINE_BYTES >> 20; i++) c.feed(mega, System.nanoTime());
+    c.feed(("\"}}]}\n\ndata: {\"id\":\"r3\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"after\"},"
+        + "\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n").getBytes(StandardCharsets.UTF_8), System.nanoTime());
+    assertEquals("after", c.content(), "the overlong line is not recorded; the next one is");
+    assertTrue(c.finished());
+  }
 }
