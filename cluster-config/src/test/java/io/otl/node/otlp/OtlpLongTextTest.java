@@ -65,8 +65,11 @@ class OtlpLongTextTest {
         .setAttribute("gen_ai.agent.name", "web-agent").setAttribute("gen_ai.conversation.id", conv).startSpan();
     try (Scope s = run.makeCurrent()) {
       chat(tracer, conv, "[" + u1 + "]", "[" + a1 + "]");
+      // named on every span, as the docs ask: SimpleSpanProcessor sends each span in a request of its own, and
+      // this one, reaching the node first, would start the session under service.name
       tracer.spanBuilder("execute_tool fetch").setAttribute("gen_ai.operation.name", "execute_tool")
-          .setAttribute("gen_ai.conversation.id", conv).setAttribute("gen_ai.tool.name", "fetch")
+          .setAttribute("gen_ai.conversation.id", conv).setAttribute("gen_ai.agent.name", "web-agent")
+          .setAttribute("gen_ai.tool.name", "fetch")
           .setAttribute("gen_ai.tool.call.id", "c1").setAttribute("gen_ai.tool.call.arguments", "{\"url\":\"http://example.org\"}")
           .setAttribute("gen_ai.tool.call.result", result).startSpan().end();
       chat(tracer, conv, "[" + String.join(",", u1, a1, tool) + "]", "[" + a2 + "]");

@@ -68,8 +68,11 @@ class OtlpOpaqueIdsTest {
         .setAttribute("gen_ai.agent.name", "quiz-agent").setAttribute("gen_ai.conversation.id", conv).startSpan();
     try (Scope scope = run.makeCurrent()) {
       chat(tracer, conv, "[" + u1 + "]", "[" + a1 + "]");
+      // named on every span, as the docs ask: SimpleSpanProcessor sends each span in a request of its own, and
+      // this one, reaching the node first, would start the session under service.name
       tracer.spanBuilder("execute_tool lookup").setAttribute("gen_ai.operation.name", "execute_tool")
-          .setAttribute("gen_ai.conversation.id", conv).setAttribute("gen_ai.tool.name", "lookup")
+          .setAttribute("gen_ai.conversation.id", conv).setAttribute("gen_ai.agent.name", "quiz-agent")
+          .setAttribute("gen_ai.tool.name", "lookup")
           .setAttribute("gen_ai.tool.call.id", "call_1").setAttribute("gen_ai.tool.call.result", "{\"ok\":true}")
           .startSpan().end();
       chat(tracer, conv, "[" + u1 + "," + a1 + ",{\"role\":\"user\",\"content\":\"next\"}]",
