@@ -201,6 +201,13 @@ function snapshotCharts(candidate, stable, which) {
   return h('div', { class: 'charts' }, charts);
 }
 
+// A standard error at the test's floor (1e-6) means every session was alike within each version:
+// the z it gives (-182321 for equal token counts) is the floor's artefact, not a statistic.
+function zText(t) {
+  return t.standardError !== undefined && t.standardError !== null && t.standardError <= 1e-6
+    ? 'no variance' : fmtNum(t.statistic, 3);
+}
+
 function testsTable(tests) {
   if (!tests || !tests.length) return null;
   const rows = tests.map((t) => {
@@ -211,7 +218,7 @@ function testsTable(tests) {
       h('td', { class: 'num' }, m.fmt(t.candidateValue) + ' (n=' + t.candidateSamples + ')'),
       h('td', { class: 'num' }, t.relativeTolerance ? fmtPct(t.tolerance) : fmtNum(t.tolerance, 4)),
       h('td', { class: 'num' }, m.fmt(t.threshold)),
-      h('td', { class: 'num' }, fmtNum(t.statistic, 3) + ' vs ' + fmtNum(t.criticalValue, 3) + ' @' + fmtPct(t.confidence)
+      h('td', { class: 'num' }, zText(t) + ' vs ' + fmtNum(t.criticalValue, 3) + ' @' + fmtPct(t.confidence)
         + (t.method === 'msprt' ? ' · always-valid p ' + fmtNum(t.pValue, 4) + ' vs α ' + fmtNum(t.alpha, 4) + ' · look ' + t.looks : '')),
       h('td', null, t.degraded ? h('strong', null, 'DEGRADED') : 'ok'),
       h('td', { class: 'muted' }, t.summary || ''));

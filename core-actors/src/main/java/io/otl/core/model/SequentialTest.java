@@ -278,9 +278,15 @@ public final class SequentialTest {
     double z = (e.shortfall() - e.delta()) / se;
     double crit = Msprt.boundaryZ(tau2 / e.variance(), level);
     String verdict = degraded ? ": worse beyond tolerance" : "";
+    // Every session alike within each version (the same token count, say): z is the floor's artefact
+    // (−182321 for equal arms), so the summary says what decided instead of printing it.
+    String statistic = e.variance() <= VARIANCE_FLOOR
+        ? "no variance (every session alike within each version), so the shortfall "
+            + (degraded ? "exceeds" : "is within") + " the tolerance"
+        : String.format(Locale.ROOT, "z = %.3f %s %.3f", z, degraded ? ">" : "<=", crit);
     String test = String.format(Locale.ROOT,
-        "z = %.3f %s %.3f (always-valid mSPRT, p = %.4g %s Holm level %.4g, look %d; tolerance %.4f %s)",
-        z, degraded ? ">" : "<=", crit, p, degraded ? "<=" : ">", level, looks, tolerance,
+        "%s (always-valid mSPRT, p = %.4g %s Holm level %.4g, look %d; tolerance %.4f %s)",
+        statistic, p, degraded ? "<=" : ">", level, looks, tolerance,
         e.metric().relativeTolerance() ? "relative" : "absolute");
     String summary = switch (e.metric()) {
       case TASK_SUCCESS_RATE, USER_SATISFACTION -> String.format(Locale.ROOT,

@@ -305,6 +305,21 @@ class SequentialTestTest {
   }
 
   @Test
+  void everySessionAlikeSaysSoInsteadOfTheFloorsZ() {
+    OutcomeAggregates same = OutcomeAggregates.EMPTY;
+    for (int i = 0; i < 50; i++) {
+      same = same.add(null, null, 0, 0, null, null, null, 120L);
+    }
+    TestResult t = SequentialTest.run(List.of(Metric.TOKENS_PER_SESSION), 1, same, same,
+        Map.of(Metric.TOKENS_PER_SESSION, 0.2), 0.95, 4, 100, 3).get(0);
+    assertFalse(t.degraded());
+    assertTrue(t.summary().contains("no variance (every session alike within each version), so the shortfall "
+        + "is within the tolerance"), t.summary());
+    assertFalse(t.summary().contains("z ="), t.summary());
+    assertTrue(t.standardError() <= 1e-6, "the console reads the floor from the standard error");
+  }
+
+  @Test
   void aPValueExactlyAtItsHolmLevelIsRejected() {
     boolean[] rejected = new boolean[1];
     SequentialTest.holm(List.of(0.01), 1, 0.01, rejected);
