@@ -36,7 +36,10 @@ final class EnvPlaceholders {
     Config result = config;
     for (Map.Entry<String, ConfigValue> e : config.entrySet()) {
       String key = e.getKey();
-      ConfigValue replaced = substitute(key, e.getValue(), env, isUnusedSection(key), errors,
+      // Named as the file wrote it (agentscope.model.api_key in a config.toml): the kebab-case
+      // name is not in the user's file (trial t101).
+      String shown = AgentScopeConfigLoader.writtenAs(key, e.getValue()).orElse(key);
+      ConfigValue replaced = substitute(shown, e.getValue(), env, isUnusedSection(key), errors,
           warnings);
       if (replaced != e.getValue()) {
         result = result.withValue(key, replaced);
@@ -62,8 +65,8 @@ final class EnvPlaceholders {
    */
   private static String unresolvedMeans(String key) {
     List<String> path = ConfigUtil.splitPath(key);
-    if (path.size() > 2 && path.get(1).equals("model")) {
-      return path.get(path.size() - 1).equals("api-key")
+    if (path.size() > 2 && AgentScopeConfigLoader.kebabCase(path.get(1)).equals("model")) {
+      return AgentScopeConfigLoader.kebabCase(path.get(path.size() - 1)).equals("api-key")
           ? "the base model v0 of the model section is called without an API key"
           : "the model section's " + path.get(path.size() - 1) + " is taken as written";
     }

@@ -53,7 +53,7 @@ public final class SlowAnswers {
     log.info("{} raised from {} s to {} s: above the gateway's longest wait ({} s: gateway.timeout {} s{}{})",
         IDLE_TIMEOUT, idle.toSeconds(), needed.toSeconds(), gateway.get().answerTimeout().toSeconds(),
         gateway.get().timeout().toSeconds(),
-        gateway.get().endpointCalls().isEmpty() ? "" : ", the model section's timeout-seconds and max-retries",
+        gateway.get().endpointCalls().isEmpty() ? "" : ", the model section's timeout and retries",
         gateway.get().fallbackToStable() ? ", twice with fallback-to-stable" : "");
     return ConfigFactory.parseMap(Map.of(IDLE_TIMEOUT, needed.toMillis() + "ms")).withFallback(config);
   }

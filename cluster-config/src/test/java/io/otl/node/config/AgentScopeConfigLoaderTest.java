@@ -110,12 +110,14 @@ class AgentScopeConfigLoaderTest {
 
   @Test
   void unsetVariableInAgentScopesOwnSectionOnlyWarnsNamingKeyAndVariable() {
-    for (String name : List.of("settings.json", "config.toml")) {
+    // named as each file wrote the key (trial t101): agentscope.model.api-key is in neither
+    for (Map.Entry<String, String> file : Map.of("settings.json", "agentscope.model.apiKey: ",
+        "config.toml", "agentscope.model.api_key: ").entrySet()) {
       try (LogCapture log = new LogCapture(AgentScopeConfigLoader.class)) {
-        AgentScopeConfigLoader.load(sample(name), NO_ENV);
+        AgentScopeConfigLoader.load(sample(file.getKey()), NO_ENV);
         List<String> warnings = log.lines("WARN");
         assertEquals(1, warnings.size(), warnings.toString());
-        assertTrue(warnings.get(0).contains("agentscope.model.api-key"), warnings.get(0));
+        assertTrue(warnings.get(0).contains(file.getValue()), warnings.get(0));
         assertTrue(warnings.get(0).contains("MODEL_API_KEY"), warnings.get(0));
         // The model section is v0's (docs/serving.md): the warning must not call it unused.
         assertTrue(warnings.get(0).contains("the base model v0 of the model section is called without an API key"),
@@ -170,6 +172,19 @@ class AgentScopeConfigLoaderTest {
     assertTrue(e.getMessage().contains("agentscope.training.db.url"), e.getMessage());
     assertTrue(e.getMessage().contains("DB_HOST"), e.getMessage());
     assertFalse(e.getMessage().contains("s3cr3t"));
+  }
+
+  @Test
+  void anUnsetVariableUnderTrainingNamesTheKeyAsTheFileWroteIt() {
+    Path toml = write(dir, "config.toml", String.join("\n",
+        "[agentscope.model]", "provider = \"openai\"", "base_url = \"http://127.0.0.1:8000/v1\"",
+        "api_key = \"${OTL_TEST_UNSET_KEY}\"", "model_name = \"qwen\"",
+        "[agentscope.training.dataCollector]", "max_text_length = \"${OTL_TEST_UNSET_LENGTH}\"", ""));
+    ConfigValidationException e = assertThrows(ConfigValidationException.class,
+        () -> AgentScopeConfigLoader.load(toml, NO_ENV));
+    assertEquals(List.of("agentscope.training.dataCollector.max_text_length: environment variable OTL_TEST_UNSET_LENGTH is"
+        + " not set and the placeholder has no default (set OTL_TEST_UNSET_LENGTH, or write ${OTL_TEST_UNSET_LENGTH:-default})"),
+        e.errors());
   }
 
   @Test
