@@ -161,6 +161,7 @@ final class RecordPlanner {
       eventId = renamed.getOrDefault(eventId, eventId);
       if (draft.eventIds().contains(eventId)
           || input.formerId() != null && draft.eventIds().contains(input.formerId())
+          || feedbackHeld(draft, input)
           || DerivedEventIds.seenBefore(draft.eventIds(), input, draft.status() != Status.NEW, desensitizer)) {
         MessageDetailsAdded details = detailsOfStoredAnswer(draft, input, eventId, now);
         if (details == null) {
@@ -252,6 +253,20 @@ final class RecordPlanner {
    * (feedback naming the msgId found nothing). Only while the session is open: a completed one was
    * handed to training with the msgIds it had.
    */
+  /**
+   * Feedback is keyed by its feedbackId whatever eventId carries it: the same rating sent as an event with
+   * an eventId of its own and again through POST …/feedback (no eventId there), or from two doors, was
+   * stored twice and counted twice in the reward (trial t105). A stored feedback sent without a feedbackId
+   * holds its eventId as one, as GET /v1/sessions/{id} shows it.
+   */
+  private static boolean feedbackHeld(State draft, SessionInput input) {
+    if (!(input instanceof SessionInput.Feedback f) || f.feedbackId() == null) return false;
+    for (FeedbackRecorded stored : draft.feedback()) {
+      if (f.feedbackId().equals(stored.feedbackId())) return true;
+    }
+    return false;
+  }
+
   private MessageDetailsAdded detailsOfStoredAnswer(State draft, SessionInput input, String eventId, Instant now) {
     if (!(input instanceof SessionInput.Message m) || noMsgId(m.msgId()) || draft.status() == Status.COMPLETED
         || Role.parse(m.role()) != Role.assistant) {

@@ -154,6 +154,24 @@ class RecordPlannerEventsTest {
     assertEquals(-0.5, state.reward(), 1e-12);
   }
 
+  /** Feedback is keyed by its feedbackId, not by the eventId that carries it (trial t105). */
+  @Test
+  void feedbackUnderAStoredFeedbackIdIsADuplicateWhateverItsEventId() {
+    record(NOW, msg("m1", "user", "q"), new SessionInput.Feedback("evt-1", null, "RATING", 5.0, "fb-1", "kafka"),
+        new SessionInput.Feedback("evt-0", null, "THUMBS_UP", null, null, "web"));
+    Store again = record(NOW, new SessionInput.Feedback(null, null, "RATING", 5.0, "fb-1", "api"),
+        new SessionInput.Feedback("evt-2", null, "RATING", 5.0, "fb-1", "web"),
+        // one stored without a feedbackId holds its eventId as one
+        new SessionInput.Feedback("evt-3", null, "THUMBS_UP", null, "evt-0", "web"));
+    assertEquals(new Recorded(0, 3, true), again.reply());
+    assertEquals(List.of(), again.events());
+    // In one request too: the second input sees the first.
+    Store both = record(NOW, new SessionInput.Feedback("evt-4", null, "ADOPTED", null, "fb-2", "web"),
+        new SessionInput.Feedback("evt-5", null, "ADOPTED", null, "fb-2", "web"));
+    assertEquals(new Recorded(1, 1, true), both.reply());
+    assertEquals(3, state.feedback().size());
+  }
+
   @Test
   void anIdleSessionIsSealedWithATimeoutResult() {
     record(NOW, msg("m1", "user", "q"), msg("m2", "assistant", "a"));
