@@ -246,14 +246,6 @@ final class RecordPlanner {
   }
 
   /**
-   * The details an answer brings to the same answer stored without them, or null. Behind a load
-   * balancer the agent's next call may reach another node before the answering node has recorded
-   * the answer: that node stores it from the call's history (same event id, no msgId, no figures),
-   * and the answering node's recording is then a duplicate that would lose what only it knows
-   * (feedback naming the msgId found nothing). Only while the session is open: a completed one was
-   * handed to training with the msgIds it had.
-   */
-  /**
    * Feedback is keyed by its feedbackId whatever eventId carries it: the same rating sent as an event with
    * an eventId of its own and again through POST …/feedback (no eventId there), or from two doors, was
    * stored twice and counted twice in the reward (trial t105). A stored feedback sent without a feedbackId
@@ -267,6 +259,14 @@ final class RecordPlanner {
     return false;
   }
 
+  /**
+   * The details an answer brings to the same answer stored without them, or null. Behind a load
+   * balancer the agent's next call may reach another node before the answering node has recorded
+   * the answer: that node stores it from the call's history (same event id, no msgId, no figures),
+   * and the answering node's recording is then a duplicate that would lose what only it knows
+   * (feedback naming the msgId found nothing). Only while the session is open: a completed one was
+   * handed to training with the msgIds it had.
+   */
   private MessageDetailsAdded detailsOfStoredAnswer(State draft, SessionInput input, String eventId, Instant now) {
     if (!(input instanceof SessionInput.Message m) || noMsgId(m.msgId()) || draft.status() == Status.COMPLETED
         || Role.parse(m.role()) != Role.assistant) {
