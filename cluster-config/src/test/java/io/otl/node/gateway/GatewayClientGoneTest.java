@@ -39,6 +39,13 @@ class GatewayClientGoneTest {
   private static final CountDownLatch CALLED = new CountDownLatch(1);
   private static final CountDownLatch RELEASE = new CountDownLatch(1);
   private static HttpServer held;
+  private static final byte[] STREAM = ("data: {\"id\":\"chatcmpl-held-sse\",\"object\":\"chat.completion.chunk\","
+      + "\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"too late\"},"
+      + "\"finish_reason\":null}]}\n\ndata: {\"id\":\"chatcmpl-held-sse\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+      + "\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+      .getBytes(StandardCharsets.UTF_8);
+  private static final CountDownLatch STREAM_CALLED = new CountDownLatch(1);
+  private static final CountDownLatch STREAM_RELEASE = new CountDownLatch(1);
 
   @BeforeAll
   static void start() throws Exception {
@@ -59,7 +66,24 @@ class GatewayClientGoneTest {
       exchange.getResponseBody().write(ANSWER);
       exchange.close();
     });
+    // The same for a streamed answer: its first byte comes after the client has left.
+    held.createContext("/sse/v1/chat/completions", exchange -> {
+      exchange.getRequestBody().readAllBytes();
+      STREAM_CALLED.countDown();
+      try {
+        STREAM_RELEASE.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
+      exchange.sendResponseHeaders(200, STREAM.length);
+      exchange.getResponseBody().write(STREAM);
+      exchange.close();
+    });
     held.start();
+    assertEquals(201, g.api.post("/v1/models/gone-sse/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
+        + "\"endpoint\":\"http://127.0.0.1:" + held.getAddress().getPort() + "/sse/v1\"}").status());
+    g.awaitState("gone-sse", "v1", "STABLE");
     assertEquals(201, g.api.post("/v1/models/gone-held/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
         + "\"endpoint\":\"http://127.0.0.1:" + held.getAddress().getPort() + "/v1\"}").status());
     g.awaitState("gone-held", "v1", "STABLE");
@@ -68,6 +92,7 @@ class GatewayClientGoneTest {
   @AfterAll
   static void stop() {
     RELEASE.countDown();
+    STREAM_RELEASE.countDown();
     if (g != null) g.close();
     if (held != null) held.stop(0);
   }
@@ -87,6 +112,28 @@ class GatewayClientGoneTest {
     assertEquals("true", answerOf("gone-1").path("inference").path("aborted").asText());
   }
 
+  /**
+   * A streamed call whose client gave up before the first byte (openai's timeout on a slow first token,
+   * trial t104): the node still writes the whole stream into the half-closed connection, and recorded
+   * it as a whole answer the agent had read (exported as training text, no {@code aborted} counted).
+   */
+  @Test
+  void aStreamWhoseClientClosedBeforeItsFirstByteIsRecordedAborted() throws Exception {
+    try (LogCapture gatewayLog = new LogCapture(GatewayRoutes.class)) {
+      try (Socket s = new Socket("127.0.0.1", g.node.httpPort())) {
+        send(s, "gone-sse", "gone-sse-1", "", 0, true);
+        assertTrue(STREAM_CALLED.await(30, TimeUnit.SECONDS), "the model server was never called");
+      }
+      Await.until("the node saw the connection of gone-sse-1 end", Duration.ofSeconds(30),
+          () -> gatewayLog.lines("INFO"),
+          lines -> lines.stream().anyMatch(l -> l.contains("session gone-sse-1 ") && l.contains("connection ended")));
+      STREAM_RELEASE.countDown();
+    }
+    JsonNode answer = answerOf("gone-sse-1");
+    assertEquals("too late", answer.path("content").asText(), answer.toString());
+    assertEquals("true", answer.path("inference").path("aborted").asText(), answer.toString());
+  }
+
   @Test
   void anAnswerReadIsDeliveredAlsoWhenTheRequestAsksToClose() throws Exception {
     for (String[] c : new String[][] {{"gone-2", "Connection: close\r\n"}, {"gone-3", ""}}) {
@@ -102,7 +149,12 @@ class GatewayClientGoneTest {
 
   private static void send(Socket s, String agent, String session, String extraHeaders, int delayMs)
       throws IOException {
-    byte[] body = ("{\"model\":\"default\",\"simulator_delay_ms\":" + delayMs
+    send(s, agent, session, extraHeaders, delayMs, false);
+  }
+
+  private static void send(Socket s, String agent, String session, String extraHeaders, int delayMs, boolean stream)
+      throws IOException {
+    byte[] body = ("{\"model\":\"default\",\"stream\":" + stream + ",\"simulator_delay_ms\":" + delayMs
         + ",\"messages\":[{\"role\":\"user\",\"content\":\"are you there?\"}]}").getBytes(StandardCharsets.UTF_8);
     OutputStream out = s.getOutputStream();
     out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"

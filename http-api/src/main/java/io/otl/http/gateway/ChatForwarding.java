@@ -282,14 +282,21 @@ final class ChatForwarding {
     Completion answer = new Completion(settings.captureTokens());
     // Registered before the first byte goes out: the agent may act on the answer the moment the stream ends.
     TurnsInFlight.Turn turn = turnRecording.begin(c);
+    // An agent gone before the last chunk went out never read the whole answer. pekko-http still writes
+    // the stream into a connection the client half-closed (its timeout before the first token), so the
+    // stream ends whole: it was recorded as an answer the agent had read (trial t104). Read before each
+    // chunk is passed on, so a client that leaves after reading [DONE] is never taken for gone.
+    AtomicBoolean goneBeforeLastChunk = new AtomicBoolean();
     Source<ByteString, Object> body = resp.entity().getDataBytes()
         .idleTimeout(settings.callsTo(d.endpoint()).timeout())
         .map(bytes -> {
+          goneBeforeLastChunk.set(c.clientGone().toCompletableFuture().isDone());
           answer.feed(bytes.toArray(), System.nanoTime());
           return bytes;
         })
         .watchTermination((mat, done) -> {
-          done.whenComplete((ok, err) -> streamEnded(c, d, fallbackFrom, answer, upStart, err, turn));
+          done.whenComplete((ok, err) ->
+              streamEnded(c, d, fallbackFrom, answer, upStart, err, turn, goneBeforeLastChunk.get()));
           return mat;
         })
         // The 200 is sent: an upstream failing now can only be told in the stream. It was closed
@@ -308,7 +315,7 @@ final class ChatForwarding {
   }
 
   private void streamEnded(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom, Completion answer,
-      long upStart, Throwable err, TurnsInFlight.Turn turn) {
+      long upStart, Throwable err, TurnsInFlight.Turn turn, boolean clientGone) {
     long end = System.nanoTime();
     long totalMs = (end - upStart) / 1_000_000;
     long firstMs = answer.firstTokenNanos() == 0 ? totalMs : (answer.firstTokenNanos() - upStart) / 1_000_000;
@@ -332,6 +339,9 @@ final class ChatForwarding {
         aborted = true;
         metrics.aborted(c.agent(), d.version());
       }
+    } else if (clientGone) {
+      aborted = true;
+      metrics.aborted(c.agent(), d.version());
     }
     observe(c, d, answer, end - upStart, firstMs * 1_000_000);
     turnRecording.record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, aborted, error, firstMs, totalMs), turn);

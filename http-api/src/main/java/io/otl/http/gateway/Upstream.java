@@ -15,6 +15,9 @@ import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.headers.Authorization;
 import org.apache.pekko.http.javadsl.settings.ConnectionPoolSettings;
+import org.apache.pekko.stream.SubscriptionWithCancelException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Calls a version's OpenAI-compatible server. The endpoint is the server's base URL as OpenAI
@@ -23,6 +26,9 @@ import org.apache.pekko.http.javadsl.settings.ConnectionPoolSettings;
  * goes into the request header only.
  */
 final class Upstream {
+  private static final Logger log = LoggerFactory.getLogger(GatewayRoutes.class);
+  /** Sends again of a call whose pooled connection was closed under it (see {@link #request}). */
+  private static final int RESENDS = 3;
   private final Http http;
   private final ConnectionPoolSettings pool;
   private final ActorSystem<?> system;
@@ -83,14 +89,33 @@ final class Upstream {
     }
     HttpRequest req = HttpRequest.POST(url).withEntity(ContentTypes.APPLICATION_JSON, bytes);
     if (upstreamKey != null && !upstreamKey.isEmpty()) req = req.addHeader(Authorization.oauth2(upstreamKey));
-    CompletableFuture<HttpResponse> call =
-        http.singleRequest(req, http.defaultClientHttpsContext(), pool, system.classicSystem().log())
-            .toCompletableFuture();
+    CompletableFuture<HttpResponse> call = request(req, url, RESENDS);
     CompletableFuture<HttpResponse> bounded = call.copy().orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
     bounded.whenComplete((r, e) -> {
       if (e != null) call.thenAccept(late -> late.discardEntityBytes(system));
     });
     return bounded;
+  }
+
+  /**
+   * An agent that leaves mid-stream cancels its upstream stream, which closes that connection; pekko-http's
+   * pool may have handed the connection the next call already, which then fails with the cancellation
+   * (NoMoreElementsNeeded) before any answer: a 502 "unreachable" for an agent that did nothing, counted
+   * against the version (trial t104: 0.3-3 % of a fleet's calls while others left their streams). Nothing of
+   * the answer has reached anyone, so the call goes out again at once; once was not always enough, the next
+   * connection the pool gave was sometimes closing too.
+   */
+  private CompletableFuture<HttpResponse> request(HttpRequest req, String url, int resends) {
+    return http.singleRequest(req, http.defaultClientHttpsContext(), pool, system.classicSystem().log())
+        .toCompletableFuture().exceptionallyCompose(e -> {
+          if (resends == 0 || !(GatewayErrors.unwrap(e) instanceof SubscriptionWithCancelException.NonFailureCancellation)) {
+            return CompletableFuture.failedFuture(e);
+          }
+          URI to = URI.create(url);
+          log.info("gateway: a connection to {}:{} closed under a call before its answer; sent again", to.getHost(),
+              to.getPort());
+          return request(req, url, resends - 1);
+        });
   }
 
   /**

@@ -233,6 +233,11 @@ public final class Timeline {
       // read as an answer that said nothing, where the call failed.
       String failed = e.inference() == null || e.inference().error() == null ? ""
           : (e.content().isEmpty() ? "" : " ") + "(call FAILED: " + clip(e.inference().error()) + ")";
+      // An answer the agent's client left before having whole (a cancelled stream, a client timeout) read
+      // as one the agent got and went on from.
+      if (failed.isEmpty() && e.inference() != null && Boolean.TRUE.equals(e.inference().aborted())) {
+        failed = (e.content().isEmpty() ? "" : " ") + "(ABORTED: the client left before the whole answer)";
+      }
       return e.role() + ": " + clip(e.content()) + failed + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)")
           + answeredBy(e.inference()) + cut(e.truncated()) + rated(e.msgId());
     } else if (event instanceof AgentSession.ToolCallRecorded e) {

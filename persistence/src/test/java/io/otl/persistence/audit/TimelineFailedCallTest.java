@@ -27,6 +27,22 @@ class TimelineFailedCallTest {
     assertEquals("assistant: Par (call FAILED: stream broke) (1200 ms)", line("Par", "stream broke"));
   }
 
+  /**
+   * An answer whose client left before it had it all (an asyncio task cancelled mid-stream, a client
+   * timeout and its retry; trial t104) is stored with {@code inference.aborted}: the timeline printed it
+   * as an answer the agent got, so an audit of what the agent was told read a cut stream as the model's
+   * whole answer, and an answer nobody received as one the agent went on from.
+   */
+  @Test
+  void anAnswerTheClientLeftBeforeHavingSaysSo() {
+    InferenceCall call = new InferenceCall("v0", "qwen", null, null, null, null, Boolean.TRUE, null, null, null, null);
+    assertEquals("assistant: [simulated reply from (ABORTED: the client left before the whole answer) (1200 ms)"
+        + " (version v0)",
+        Timeline.describe(new MessageRecorded("m", AT, AT, Role.assistant, "[simulated reply from", null, 1200L, call)));
+    assertEquals("assistant: (ABORTED: the client left before the whole answer) (1200 ms) (version v0)",
+        Timeline.describe(new MessageRecorded("m", AT, AT, Role.assistant, "", null, 1200L, call)));
+  }
+
   @Test
   void anAnsweredCallIsTheAnswer() {
     assertEquals("assistant: Paris. (1200 ms)", line("Paris.", null));
