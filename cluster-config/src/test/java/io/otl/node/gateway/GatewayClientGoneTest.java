@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
+import io.otl.http.ClientConnection;
 import io.otl.http.gateway.GatewayRoutes;
 import io.otl.node.testing.Await;
 import io.otl.node.testing.LogCapture;
@@ -46,6 +47,7 @@ class GatewayClientGoneTest {
       .getBytes(StandardCharsets.UTF_8);
   private static final CountDownLatch STREAM_CALLED = new CountDownLatch(1);
   private static final CountDownLatch STREAM_RELEASE = new CountDownLatch(1);
+  private static final CountDownLatch PACED_RELEASE = new CountDownLatch(1);
 
   @BeforeAll
   static void start() throws Exception {
@@ -80,7 +82,27 @@ class GatewayClientGoneTest {
       exchange.getResponseBody().write(STREAM);
       exchange.close();
     });
+    // A stream paced as a model writes it, for a client that stops reading at the finish reason.
+    held.createContext("/paced/v1/chat/completions", exchange -> {
+      exchange.getRequestBody().readAllBytes();
+      exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
+      exchange.sendResponseHeaders(200, 0);
+      try {
+        for (String event : new String[] {paced("\"one\"", null), paced("\" two\"", null), paced(null, "stop")}) {
+          exchange.getResponseBody().write(event.getBytes(StandardCharsets.UTF_8));
+          exchange.getResponseBody().flush();
+        }
+        PACED_RELEASE.await(60, TimeUnit.SECONDS); // the [DONE] once the client has left
+        exchange.getResponseBody().write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
+      } catch (IOException | InterruptedException gone) {
+        // the gateway closed its side: nothing more to write
+      }
+      exchange.close();
+    });
     held.start();
+    assertEquals(201, g.api.post("/v1/models/gone-paced/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
+        + "\"endpoint\":\"http://127.0.0.1:" + held.getAddress().getPort() + "/paced/v1\"}").status());
+    g.awaitState("gone-paced", "v1", "STABLE");
     assertEquals(201, g.api.post("/v1/models/gone-sse/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
         + "\"endpoint\":\"http://127.0.0.1:" + held.getAddress().getPort() + "/sse/v1\"}").status());
     g.awaitState("gone-sse", "v1", "STABLE");
@@ -92,6 +114,7 @@ class GatewayClientGoneTest {
   @AfterAll
   static void stop() {
     RELEASE.countDown();
+    PACED_RELEASE.countDown();
     STREAM_RELEASE.countDown();
     if (g != null) g.close();
     if (held != null) held.stop(0);
@@ -132,6 +155,38 @@ class GatewayClientGoneTest {
     JsonNode answer = answerOf("gone-sse-1");
     assertEquals("too late", answer.path("content").asText(), answer.toString());
     assertEquals("true", answer.path("inference").path("aborted").asText(), answer.toString());
+  }
+
+  /**
+   * openai's streaming loops break at the finish reason: such a client closes its connection before the
+   * [DONE] that follows, with the whole answer read. Taken for gone (the check ran on every chunk), its
+   * answer was recorded aborted, counted against the version, and stored again from its next call's history.
+   */
+  @Test
+  void aClientThatLeavesAtTheFinishReasonReadTheWholeAnswer() throws Exception {
+    int watched;
+    try (Socket s = new Socket("127.0.0.1", g.node.httpPort())) {
+      send(s, "gone-paced", "gone-paced-1", "", 0, true);
+      InputStream in = s.getInputStream();
+      ByteArrayOutputStream read = new ByteArrayOutputStream();
+      for (int b; !read.toString(StandardCharsets.UTF_8).contains("\"finish_reason\":\"stop\"") && (b = in.read()) >= 0; ) {
+        read.write(b);
+      }
+      watched = ClientConnection.openWatches();
+    } // closed before the model server's [DONE]
+    // The [DONE] only once the node has seen the client go (its watch on the connection ended).
+    Await.until("the node to see the client of gone-paced-1 go", Duration.ofSeconds(30),
+        ClientConnection::openWatches, open -> open < watched);
+    PACED_RELEASE.countDown();
+    JsonNode answer = answerOf("gone-paced-1");
+    assertEquals("one two", answer.path("content").asText(), answer.toString());
+    assertTrue(answer.path("inference").path("aborted").isNull(), answer.toString());
+  }
+
+  private static String paced(String content, String finish) {
+    return "data: {\"id\":\"chatcmpl-paced\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+        + "\"choices\":[{\"index\":0,\"delta\":" + (content == null ? "{}" : "{\"content\":" + content + "}")
+        + ",\"finish_reason\":" + (finish == null ? "null" : "\"" + finish + "\"") + "}]}\n\n";
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.otl.node.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.otl.node.TrainingNode;
@@ -83,6 +84,7 @@ class FeedbackIdAcrossDoorsTest {
     double before = api.get("/v1/sessions/" + id).json().path("reward").asDouble();
     feedbackEvent(id, "late-1", "fb-3");
     double once = api.get("/v1/sessions/" + id).json().path("reward").asDouble();
+    assertNotEquals(before, once, "a failed session's late 5-star rating revises its reward");
     Http.Response again = feedbackEvent(id, "late-2", "fb-3");
     assertEquals(1, again.json().path("duplicates").asInt(), again.body());
     JsonNode stored = api.get("/v1/sessions/" + id).json();

@@ -282,15 +282,16 @@ final class ChatForwarding {
     Completion answer = new Completion(settings.captureTokens());
     // Registered before the first byte goes out: the agent may act on the answer the moment the stream ends.
     TurnsInFlight.Turn turn = turnRecording.begin(c);
-    // An agent gone before the last chunk went out never read the whole answer. pekko-http still writes
-    // the stream into a connection the client half-closed (its timeout before the first token), so the
-    // stream ends whole: it was recorded as an answer the agent had read (trial t104). Read before each
-    // chunk is passed on, so a client that leaves after reading [DONE] is never taken for gone.
+    // An agent gone before the answer was whole never read it. pekko-http still writes the stream into a
+    // connection the client half-closed (its timeout before the first token), so the stream ends whole:
+    // it was recorded as an answer the agent had read (trial t104). Read before each chunk is passed on,
+    // and only until the answer is whole: a client that stops reading at the finish reason (openai's
+    // loops break there) and leaves before [DONE] or a usage chunk read the whole answer.
     AtomicBoolean goneBeforeLastChunk = new AtomicBoolean();
     Source<ByteString, Object> body = resp.entity().getDataBytes()
         .idleTimeout(settings.callsTo(d.endpoint()).timeout())
         .map(bytes -> {
-          goneBeforeLastChunk.set(c.clientGone().toCompletableFuture().isDone());
+          if (!answer.finished()) goneBeforeLastChunk.set(c.clientGone().toCompletableFuture().isDone());
           answer.feed(bytes.toArray(), System.nanoTime());
           return bytes;
         })
