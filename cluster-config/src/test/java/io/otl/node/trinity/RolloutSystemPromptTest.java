@@ -9,6 +9,8 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.otl.core.training.TrainingJobSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,9 +46,12 @@ class RolloutSystemPromptTest {
     for (var job : Map.of("grpo", Map.<String, Object>of("reward-fn-type", "my_judge"),
         "ppo", Map.<String, Object>of("reward-fn-type", "my_judge"),
         "distillation", Map.<String, Object>of("teacher-model", "qwen2.5-72b-instruct")).entrySet()) {
-      JsonNode format = YAML.readTree(renderer.render(spec(dir, job.getKey(), job.getValue())))
-          .path("buffer").path("explorer_input").path("taskset").path("format");
+      JsonNode yaml = YAML.readTree(renderer.render(spec(dir, job.getKey(), job.getValue())));
+      JsonNode format = yaml.path("buffer").path("explorer_input").path("taskset").path("format");
       assertEquals(TRIP, format.path("system_prompt").asText(), job.getKey() + ": " + format);
+      List<String> problems = new ArrayList<>();
+      TrinityConfigSchemaTest.check(yaml, TrinityConfigSchemaTest.CONFIG, job.getKey(), problems);
+      assertEquals(List.of(), problems, "a key Trinity-RFT's FormatConfig has");
     }
   }
 
@@ -55,6 +60,10 @@ class RolloutSystemPromptTest {
     JsonNode format = YAML.readTree(renderer.renderBench(spec(dir, "sft", Map.of())))
         .path("buffer").path("explorer_input").path("eval_tasksets").path(0).path("format");
     assertEquals("Old prompt", format.path("system_prompt").asText(), format.toString());
+    List<String> problems = new ArrayList<>();
+    TrinityConfigSchemaTest.check(YAML.readTree(renderer.renderBench(spec(dir, "sft", Map.of()))),
+        TrinityConfigSchemaTest.CONFIG, "bench", problems);
+    assertEquals(List.of(), problems);
   }
 
   @Test
