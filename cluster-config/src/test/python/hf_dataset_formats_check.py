@@ -170,7 +170,10 @@ def check_rl(source, report, name="rl"):
         check(isinstance(row["reward"], float), f"RL row {i}: reward {row['reward']!r} is not a float")
         check(row["reward"] == raw[i]["reward"] and row["prompt"] == raw[i]["prompt"], f"RL row {i} differs")
         check(row["metadata"]["sessionId"] == raw[i]["metadata"]["sessionId"], f"RL row {i}: metadata differs")
+        # The system prompt the rendered config hands the rollouts (format.system_prompt) is read from here.
+        check(row.get("system") == raw[i].get("system"), f"RL row {i}: system {row.get('system')!r} differs")
     report[f"{name}_rows"] = len(ds)
+    report[f"{name}_systems"] = sorted({r.get("system") or "" for r in raw})
     report[f"{name}_rewards"] = sorted(ds["reward"])
 
 

@@ -56,6 +56,7 @@ final class BenchConfig {
     Map<String, Object> format = new LinkedHashMap<>();
     format.put("prompt_key", "prompt");
     format.put("response_key", "reference");
+    TaskSystemPrompt.of(TrinityConfigRenderer.evalPath(spec)).ifPresent(p -> format.put("system_prompt", p));
     taskset.put("format", format);
     taskset.put("default_workflow_type", "simple_workflow");
     taskset.put("default_reward_fn_type", rewardFn(spec));

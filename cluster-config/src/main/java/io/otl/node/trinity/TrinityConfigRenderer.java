@@ -299,6 +299,7 @@ public final class TrinityConfigRenderer {
       Map<String, Object> format = new LinkedHashMap<>();
       format.put("prompt_key", "prompt");
       format.put("response_key", "reference");
+      TaskSystemPrompt.of(absolute(spec.datasetPath())).ifPresent(p -> format.put("system_prompt", p));
       taskset.put("format", format);
       if (spec.algorithm().equals("distillation")) {
         // The teacher's log-probs are the signal: the workflow takes no reward function.

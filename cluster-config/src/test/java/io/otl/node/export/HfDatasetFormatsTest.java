@@ -89,7 +89,7 @@ class HfDatasetFormatsTest {
     Path dir = TestDatabases.outputDir("hf-formats");
     try (TrainingNode node = TrainingNode.start(TestDatabases.node(TestDatabases.h2(dir.resolve("db")), false))) {
       DataCollector dc = node.dataCollector();
-      record(dc, "s1", "W", "SUCCESS", msg("u", "user", "Weather in Paris?"), msg("a0", "assistant", "Let me check."),
+      record(dc, "s1", "W", "SUCCESS", msg("sys", "system", "You are a weather bot."), msg("u", "user", "Weather in Paris?"), msg("a0", "assistant", "Let me check."),
           call("c1", "weather", "{\"city\":\"Paris\",\"days\":2}", "{\"temp\":21}"),
           msg("a1", "assistant", "21 degrees."));
       record(dc, "s2", null, "SUCCESS", msg("u", "user", "And Lyon?"),
@@ -140,6 +140,9 @@ class HfDatasetFormatsTest {
       // s1 went on with its tool call, the result and its answer after the shared question; s4 answered at once.
       assertEquals(4, report.path("dpo_turns").asInt(), "each DPO side is what its session said: " + report);
       assertEquals(rl.export.train().count(), report.path("rl_rows").asInt(), report.toString());
+      // trial t106: the task carries its session's system prompt, which the rollouts run under
+      assertTrue((report.path("rl_systems").toString() + report.path("eval_systems")).contains("You are a weather bot."),
+          report.toString());
       assertEquals(rl.export.eval().count(), report.path("eval_rows").asInt(), report.toString());
       assertEquals(sftHeld.export.train().count(), report.path("sft_held_rows").asInt(), report.toString());
       assertEquals(sftHeld.export.train().count(), report.path("sft_held_rendered").asInt(), report.toString());

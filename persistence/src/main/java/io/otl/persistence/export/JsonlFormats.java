@@ -192,8 +192,9 @@ public final class JsonlFormats {
   /**
    * An RL task: the prompt, the reward the recorded answer earned, that answer as {@code reference}
    * (the last one its user did not rate down, {@link Trajectory#referenceAnswer}; null when there
-   * was none) and metadata. The rendered Trinity config hands {@code reference} to
-   * the named reward function as the ground truth and keeps {@code reward} with the task.
+   * was none), the session's system prompt as {@code system} (null without one) and metadata. The
+   * rendered Trinity config hands {@code reference} to the named reward function as the ground truth,
+   * keeps {@code reward} with the task, and runs the rollouts under the tasks' system prompt.
    */
   public static Optional<String> rl(Trajectory t) {
     Optional<String> prompt = t.prompt();
@@ -202,6 +203,7 @@ public final class JsonlFormats {
     line.put("prompt", prompt.get());
     line.put("reward", t.reward());
     line.put("reference", t.referenceAnswer().orElse(null));
+    line.put("system", t.systemPrompt().orElse(null));
     ObjectNode meta = line.putObject("metadata");
     meta.put("sessionId", t.sessionId());
     meta.put("agentId", t.state().agentId());

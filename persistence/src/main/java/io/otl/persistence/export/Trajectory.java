@@ -91,6 +91,16 @@ public record Trajectory(String sessionId, AgentSession.State state, List<Event>
   }
 
   /**
+   * The system prompt the session's agent ran under (its first system message that says something),
+   * which an RL task's rollouts must run under too: Trinity's workflows build their chat from the
+   * task's prompt and a config-wide system prompt only.
+   */
+  public Optional<String> systemPrompt() {
+    return state.messages().stream().filter(m -> m.role() == Role.system && hasText(m))
+        .map(MessageRecorded::content).findFirst();
+  }
+
+  /**
    * The content of the last assistant message that says something: the final answer. A blank one
    * (an agent that answered nothing) is no answer: trained on, it would teach the model to say
    * nothing, and as an RL reference or a DPO side it compares against nothing.

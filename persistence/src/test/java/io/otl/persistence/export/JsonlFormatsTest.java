@@ -132,6 +132,8 @@ class JsonlFormatsTest {
     assertEquals(0.9, line.get("metadata").get("qualityScore").asDouble());
     assertEquals("21 degrees.", line.get("reference").asText());
     assertTrue(line.get("metadata").get("taskId").asText().startsWith("prompt:"));
+    // trial t106: the rollouts must run under the system prompt the agent ran under
+    assertEquals("You are helpful.", line.get("system").asText());
   }
 
   @Test
