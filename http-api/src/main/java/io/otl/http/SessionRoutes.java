@@ -211,9 +211,11 @@ public final class SessionRoutes {
    */
   private CompletionStage<HttpResponse> record(String sessionId, String agentId, List<SessionInput> inputs,
       StatusCode success, boolean single, String unknownSession) {
-    CompletionStage<Void> turnsRecorded = gatewayTurns == null
-        ? CompletableFuture.completedFuture(null) : gatewayTurns.settled(sessionId);
-    return turnsRecorded.thenCompose(x -> submit(sessionId, agentId, inputs, success, single, unknownSession));
+    if (gatewayTurns == null) return submit(sessionId, agentId, inputs, success, single, unknownSession);
+    return gatewayTurns.recorded(sessionId).thenCompose(all -> submit(sessionId, agentId, inputs, success, single,
+        unknownSession).thenApply(response -> all || response.status().intValue() != 404 ? response
+            : ApiErrors.unavailable("this node's answer in session " + sessionId + " is not recorded yet (its"
+                + " session's node may be down, or moving it to another node); retry the request")));
   }
 
   private CompletionStage<HttpResponse> submit(String sessionId, String agentId, List<SessionInput> inputs,
