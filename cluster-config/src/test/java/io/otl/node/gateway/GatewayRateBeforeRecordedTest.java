@@ -68,6 +68,52 @@ class GatewayRateBeforeRecordedTest {
     }
   }
 
+  /**
+   * The task's result, posted while the node's last answer is not recorded yet and the wait for it ran
+   * out: it went ahead and completed the session, and the answer recorded after it was not part of what
+   * the session handed to training. It is a 503 to retry as feedback is; sent again, it keeps the answer.
+   */
+  @Test
+  void aResultOvertakingTheLastAnswersRecordingIsA503ToRetry() throws Exception {
+    try (GatewayTestNode gateway = GatewayTestNode.start("gateway-result-early",
+        Map.of("agentscope.training.http.ask-timeout", "1s"))) {
+      gateway.serving(AGENT);
+      Http api = gateway.api;
+      String session = "result-early-1";
+      String result = "{\"agentId\":\"" + AGENT + "\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}";
+      String responseId;
+      try (BufferedReader lines = stream(gateway, session)) {
+        responseId = JSON.readTree(nextEvent(lines)).path("id").asText();
+        Http.Response early = api.post("/v1/sessions/" + session + "/events", result);
+        assertEquals(503, early.status(), early.body());
+        assertTrue(early.headers().firstValue("Retry-After").isPresent(), "Retry-After: " + early.body());
+        while (nextEvent(lines) != null) {
+          // the rest of the answer
+        }
+      }
+      Http.Response retried = api.post("/v1/sessions/" + session + "/events", result);
+      assertEquals(202, retried.status(), retried.body());
+      JsonNode stored = api.get("/v1/sessions/" + session).json();
+      assertEquals("COMPLETED", stored.path("status").asText());
+      JsonNode messages = stored.path("messages");
+      assertEquals(responseId, messages.get(messages.size() - 1).path("msgId").asText(), messages.toString());
+    }
+  }
+
+  /** A streamed answer of twelve words 400 ms apart, read by the caller. */
+  private static BufferedReader stream(GatewayTestNode gateway, String session) throws Exception {
+    String body = "{\"model\":\"default\",\"stream\":true,\"simulator_chunk_delay_ms\":400,\"messages\":[{\"role\":"
+        + "\"user\",\"content\":\"one two three four five six seven eight nine ten eleven twelve\"}]}";
+    HttpRequest request = HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
+        .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
+        .header("X-Agent-Id", AGENT).header("X-Session-Id", session)
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+    HttpResponse<InputStream> response = HttpClient.newHttpClient()
+        .send(request, HttpResponse.BodyHandlers.ofInputStream());
+    assertEquals(200, response.statusCode());
+    return new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
+  }
+
   /** The next {@code data:} payload of the stream; null at its end. */
   private static String nextEvent(BufferedReader lines) throws java.io.IOException {
     for (String line = lines.readLine(); line != null; line = lines.readLine()) {
