@@ -211,9 +211,22 @@ public final class SessionRoutes {
    */
   private CompletionStage<HttpResponse> record(String sessionId, String agentId, List<SessionInput> inputs,
       StatusCode success, boolean single, String unknownSession) {
-    CompletionStage<Void> turnsRecorded = gatewayTurns == null
-        ? CompletableFuture.completedFuture(null) : gatewayTurns.settled(sessionId);
-    return turnsRecorded.thenCompose(x -> submit(sessionId, agentId, inputs, success, single, unknownSession));
+    if (gatewayTurns == null) return submit(sessionId, agentId, inputs, success, single, unknownSession);
+    return gatewayTurns.recorded(sessionId).thenCompose(all -> {
+      if (all) return submit(sessionId, agentId, inputs, success, single, unknownSession);
+      // A result would complete the session without the answer still to be recorded: not sent at all.
+      if (inputs.stream().anyMatch(i -> i instanceof SessionInput.Result)) {
+        return CompletableFuture.completedFuture(notRecordedYet(sessionId));
+      }
+      return submit(sessionId, agentId, inputs, success, single, unknownSession)
+          .thenApply(response -> response.status().intValue() == 404 ? notRecordedYet(sessionId) : response);
+    });
+  }
+
+  /** This node's gateway answer in the session is still being recorded, past the write's wait for it. */
+  private static HttpResponse notRecordedYet(String sessionId) {
+    return ApiErrors.unavailable("this node's answer in session " + sessionId + " is not recorded yet (its"
+        + " session's node may be down, or moving it to another node); retry the request");
   }
 
   private CompletionStage<HttpResponse> submit(String sessionId, String agentId, List<SessionInput> inputs,

@@ -91,6 +91,7 @@ class GatewayRecordingAfterCrashTest {
       // parallel: a call whose route was on node 3 waits for its 503, and would delay the others
       // until after the fail-over).
       List<String> retry = java.util.Collections.synchronizedList(new ArrayList<>());
+      Map<String, Integer> rated = new java.util.concurrent.ConcurrentHashMap<>();
       java.util.concurrent.ExecutorService calls = java.util.concurrent.Executors.newFixedThreadPool(SESSIONS);
       List<java.util.concurrent.Future<?>> inFlight = new ArrayList<>();
       for (int i = 0; i < SESSIONS; i++) {
@@ -98,6 +99,7 @@ class GatewayRecordingAfterCrashTest {
         String question = "second question " + i;
         inFlight.add(calls.submit(() -> {
           if (!turn(node1, session, histories.get(session), question, true)) retry.add(session);
+          else rated.put(session, rateLastAnswer(node1, session));
         }));
       }
       for (java.util.concurrent.Future<?> f : inFlight) f.get();
@@ -105,7 +107,15 @@ class GatewayRecordingAfterCrashTest {
       // Those whose agent's route was on node 3 are answered once it has moved: clients retry a 503.
       for (String session : retry) {
         await("a 503 retried", () -> turn(node1, session, histories.get(session), null, true), nodes.subList(0, 2));
+        rated.put(session, rateLastAnswer(node1, session));
       }
+      // The answering node rated each answer the moment the agent had it: it is that node's own answer,
+      // so the rating is accepted (after 503s while the session moves), never a 404 for an unknown msgId.
+      Map<String, Integer> refused = new LinkedHashMap<>();
+      rated.forEach((s, status) -> {
+        if (status != 202) refused.put(s, status);
+      });
+      assertEquals(Map.of(), refused, "feedback by msgId on the answering node, final status per session");
 
       // Settled: each session either has its second turn, or node 1 counted a recording it gave up.
       await("every second turn stored or given up", () -> recordFailures(node1) > 0
@@ -144,7 +154,29 @@ class GatewayRecordingAfterCrashTest {
     String answer = r.json().path("choices").path(0).path("message").path("content").asText();
     assertFalse(answer.isEmpty(), r.body());
     messages.add(JSON.createObjectNode().put("role", "assistant").put("content", answer));
+    LAST_ANSWER_ID.put(session, r.json().path("id").asText());
     return true;
+  }
+
+  private static final Map<String, String> LAST_ANSWER_ID = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * Feedback naming the session's last answer by its response id, as an agent rates what it was just
+   * given, sent again after a 503 (documented: retry); the final status.
+   */
+  private static int rateLastAnswer(Http node, String session) {
+    String body = "{\"kind\":\"THUMBS_UP\",\"msgId\":\"" + LAST_ANSWER_ID.get(session) + "\"}";
+    for (int i = 0; i < 240; i++) {
+      Http.Response r = node.post("/v1/sessions/" + session + "/feedback", body);
+      if (r.status() != 503) return r.status();
+      try {
+        Thread.sleep(250);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return -1;
+      }
+    }
+    return 503;
   }
 
   /** Messages the session has stored, as a survivor reads them; -1 while it cannot answer. */

@@ -67,14 +67,24 @@ public final class TurnsInFlight {
    * (the write then goes ahead as before); at once when there are none.
    */
   public CompletionStage<Void> settled(String sessionId) {
+    return recorded(sessionId).thenApply(all -> null);
+  }
+
+  /**
+   * As {@link #settled}, telling whether they were all recorded (false: {@code maxWait} ran out first).
+   * A write that goes ahead without them may name what they will store: in a fail-over the recording is
+   * sent again for longer than the wait (its session's node was killed), and feedback naming the answer
+   * this node just gave reached the moved session before it, a 404 for a msgId the agent holds (trial t107).
+   */
+  public CompletionStage<Boolean> recorded(String sessionId) {
     List<CompletableFuture<Void>> pending = new ArrayList<>();
     bySession.computeIfPresent(sessionId, (k, turns) -> {
       pending.addAll(turns);
       return turns;
     });
-    if (pending.isEmpty()) return CompletableFuture.completedFuture(null);
-    return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
-        .completeOnTimeout(null, maxWait.toMillis(), TimeUnit.MILLISECONDS);
+    if (pending.isEmpty()) return CompletableFuture.completedFuture(true);
+    return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(x -> true)
+        .completeOnTimeout(false, maxWait.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Sessions with turns not yet recorded (for tests and metrics). */
