@@ -72,13 +72,7 @@ class GatewayClientsGivingUpTest {
     byte[] body = ("{\"model\":\"default\",\"stream\":true,\"simulator_delay_ms\":" + (700 + n % 7 * 40)
         + ",\"messages\":[{\"role\":\"user\",\"content\":\"slow " + n + " " + "words ".repeat(30) + "\"}]}")
         .getBytes(StandardCharsets.UTF_8);
-    try (Socket s = new Socket("127.0.0.1", g.node.httpPort())) {
-      OutputStream out = s.getOutputStream();
-      out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-          + "X-Agent-Id: impatient\r\nX-Session-Id: gone-" + n + "\r\nContent-Length: " + body.length + "\r\n\r\n")
-          .getBytes(StandardCharsets.US_ASCII));
-      out.write(body);
-      out.flush();
+    try (Socket s = send("gone-" + n, body)) {
       Thread.sleep(500 + n % 4 * 50);
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
@@ -92,13 +86,7 @@ class GatewayClientsGivingUpTest {
     byte[] body = ("{\"model\":\"default\",\"stream\":true,\"simulator_chunk_delay_ms\":40"
         + ",\"messages\":[{\"role\":\"user\",\"content\":\"cut " + n + " " + "words ".repeat(30) + "\"}]}")
         .getBytes(StandardCharsets.UTF_8);
-    try (Socket s = new Socket("127.0.0.1", g.node.httpPort())) {
-      OutputStream out = s.getOutputStream();
-      out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-          + "X-Agent-Id: impatient\r\nX-Session-Id: cut-" + n + "\r\nContent-Length: " + body.length + "\r\n\r\n")
-          .getBytes(StandardCharsets.US_ASCII));
-      out.write(body);
-      out.flush();
+    try (Socket s = send("cut-" + n, body)) {
       s.getInputStream().read(new byte[512]);
       Thread.sleep(100 + n % 5 * 50);
     } catch (IOException e) {
@@ -106,6 +94,18 @@ class GatewayClientsGivingUpTest {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** An impatient agent's call on a raw socket, sent whole; the caller decides when it leaves. */
+  private static Socket send(String session, byte[] body) throws IOException {
+    Socket s = new Socket("127.0.0.1", g.node.httpPort());
+    OutputStream out = s.getOutputStream();
+    out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + "X-Agent-Id: impatient\r\nX-Session-Id: " + session + "\r\nContent-Length: " + body.length + "\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII));
+    out.write(body);
+    out.flush();
+    return s;
   }
 
   private static CompletableFuture<HttpResponse<String>> call(int n, boolean stream) {

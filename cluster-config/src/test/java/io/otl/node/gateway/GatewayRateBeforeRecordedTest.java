@@ -38,18 +38,9 @@ class GatewayRateBeforeRecordedTest {
       gateway.serving(AGENT);
       Http api = gateway.api;
       String session = "rate-early-1";
-      // Twelve words streamed 400 ms apart: the answer outlasts the feedback's 1 s wait by seconds.
-      String body = "{\"model\":\"default\",\"stream\":true,\"simulator_chunk_delay_ms\":400,\"messages\":[{\"role\":"
-          + "\"user\",\"content\":\"one two three four five six seven eight nine ten eleven twelve\"}]}";
-      HttpRequest request = HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
-          .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
-          .header("X-Agent-Id", AGENT).header("X-Session-Id", session)
-          .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-      HttpResponse<InputStream> response = HttpClient.newHttpClient()
-          .send(request, HttpResponse.BodyHandlers.ofInputStream());
-      assertEquals(200, response.statusCode());
       String feedback;
-      try (BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+      // Twelve words streamed 400 ms apart: the answer outlasts the feedback's 1 s wait by seconds.
+      try (BufferedReader lines = stream(gateway, session)) {
         String responseId = JSON.readTree(nextEvent(lines)).path("id").asText();
         feedback = "{\"kind\":\"THUMBS_UP\",\"msgId\":\"" + responseId + "\"}";
         Http.Response early = api.post("/v1/sessions/" + session + "/feedback", feedback);
