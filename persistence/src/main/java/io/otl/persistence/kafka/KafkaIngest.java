@@ -93,10 +93,10 @@ public final class KafkaIngest {
    */
   static final int BATCHES_IN_FLIGHT = 4;
   /**
-   * How long a stop waits for the batches in flight: within pekko's 5 s for the service-stop phase, after
-   * which the sharding regions the writes go to shut down.
+   * How long a stop waits for the batches in flight: within pekko's 5 s for the service-stop phase (after
+   * which the sharding regions the writes go to shut down), with room for the consumer's close.
    */
-  static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(4);
+  static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(3);
   /**
    * Records of one session that a write gathers from the batches in flight (a batch's own records
    * of a session are never split): the HTTP edge's default {@code max-events-per-request}.
@@ -198,6 +198,9 @@ public final class KafkaIngest {
 
   /** One run of the consumer, from the last committed offset. */
   private Source<Done, NotUsed> attempt() {
+    // A stop during a restart's back-off: a new consumer would join the group, poll and start writes that
+    // the stop's kill switch then cuts, records read again by the next consumer.
+    if (stopped.get() != null) return Source.empty();
     long n = attempts.incrementAndGet();
     if (n > 1) log.warn("Kafka ingestion restarts (attempt {}) from the last committed offset", n);
     ConsumerSettings<byte[], byte[]> consumerSettings =
@@ -229,6 +232,8 @@ public final class KafkaIngest {
         .flatMapConcat(ok -> Consumer.committableSource(consumer, Subscriptions.topics(settings.topics().agentEvents()))
             .mapMaterializedValue(control -> {
               this.consumer.set(control);
+              // A failed attempt's control is not drained by a stop: it has nothing in flight.
+              control.isShutdown().thenRun(() -> this.consumer.compareAndSet(control, null));
               return control;
             })
             .groupedWithin(settings.ingestBatchSize(), settings.ingestBatchWindow())
@@ -505,12 +510,17 @@ public final class KafkaIngest {
     CompletableFuture<Done> mine = new CompletableFuture<>();
     if (!stopped.compareAndSet(null, mine)) return stopped.get();
     Consumer.Control control = consumer.get();
+    // No running consumer (checking the topics, or backing off after a failure): nothing in flight.
     CompletableFuture<Done> drained = control == null
         ? CompletableFuture.completedFuture(Done.getInstance())
         : control.stop().thenCompose(d -> done).toCompletableFuture()
             .exceptionally(e -> Done.getInstance())
-            .completeOnTimeout(Done.getInstance(), DRAIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            .completeOnTimeout(null, DRAIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS); // null: out of time
     drained.thenCompose(d -> {
+          if (d == null) {
+            log.info("Kafka ingestion stops without waiting longer: its writes in flight did not finish within {} ms;"
+                + " their records are read again by the next consumer of group {}", DRAIN_TIMEOUT.toMillis(), settings.groupId());
+          }
           killSwitch.shutdown(); // a stream the drain did not end (still checking topics, or out of time)
           return control == null ? done : control.shutdown().thenCompose(c -> done);
         })

@@ -49,7 +49,7 @@ class KafkaIngestTest {
     broker = KafkaTestBroker.start(4, "ae-kill", "dlq-kill", "ae-bulk", "dlq-bulk", "ae-outage", "dlq-outage", "ae-stop", "dlq-stop",
         "ae-bad", "dlq-bad", "ae-timeout", "dlq-timeout", "ae-retry", "dlq-retry", "ae-late", "dlq-late", "ae-nodlq",
         "ae-huge", "dlq-huge", "prod.ae-renamed", "prod.ae-renamed.dlq", "ae-away", "ae-dup", "dlq-dup",
-        "ae-gone", "dlq-gone", "ae-drain", "dlq-drain");
+        "ae-gone", "dlq-gone", "ae-drain", "dlq-drain", "ae-backoff", "dlq-backoff");
   }
 
   @AfterAll
@@ -163,7 +163,8 @@ class KafkaIngestTest {
    * A stop lets the writes in flight finish and commits their offsets: cut at once, their records were in
    * the journal but not committed, and the next consumer of the group read them again (trial t105: 1,131 of
    * 12,000 records after a SIGTERM under a backlog, with hundreds of "timed out; sending it again" lines as
-   * the writes outlived the sharding regions). Each write here takes 300 ms, so the stop finds some in flight.
+   * the writes outlived the sharding regions). Each write here takes 100 ms more, so the stop finds one in
+   * flight; the drain finishes them within its 3 s.
    */
   @Test
   void aStopFinishesTheWritesInFlightAndCommitsThem(@TempDir Path dir) throws Exception {
@@ -172,21 +173,44 @@ class KafkaIngestTest {
       KafkaIngest.Recorder slow = (sessionId, agentId, inputs) -> {
         writing.countDown();
         return CompletableFuture.runAsync(() -> { },
-                CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS))
+                CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS))
             .thenCompose(v -> node.collector.submit(sessionId, agentId, inputs));
       };
       KafkaIngest first = KafkaIngest.start(node.system, slow, settings(node, "drain"));
-      broker.produce(events("ae-drain", "drain-", 0, EVENTS_PER_SESSION, 50));
+      broker.produce(events("ae-drain", "drain-", 0, EVENTS_PER_SESSION, 20));
       assertTrue(writing.await(60, TimeUnit.SECONDS), "a write began");
       first.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
 
       KafkaIngest second = KafkaIngest.start(node.system, node.collector, settings(node, "drain"));
-      awaitRows(node, "AgentSession|drain-", 50 * ROWS_PER_SESSION);
-      await("every record committed", () -> broker.committedOffsets("group-drain") == 50L * EVENTS_PER_SESSION);
-      assertEachSessionOnce(node, "AgentSession|drain-", 50);
+      awaitRows(node, "AgentSession|drain-", 20 * ROWS_PER_SESSION);
+      await("every record committed", () -> broker.committedOffsets("group-drain") == 20L * EVENTS_PER_SESSION);
+      assertEachSessionOnce(node, "AgentSession|drain-", 20);
       assertEquals(0, second.duplicates(), "the next consumer read nothing the stopped one had written");
-      assertEquals(50L * EVENTS_PER_SESSION, first.recorded() + second.recorded());
+      assertEquals(20L * EVENTS_PER_SESSION, first.recorded() + second.recorded());
       second.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * A stop starts no new consumer: a write in flight that fails during the drain sends the stream into a
+   * restart's back-off, and the consumer its timer started would join the group, poll and begin writes that
+   * the stop then cut.
+   */
+  @Test
+  void aWriteFailingDuringTheDrainStartsNoNewConsumer(@TempDir Path dir) throws Exception {
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      java.util.concurrent.CountDownLatch writing = new java.util.concurrent.CountDownLatch(1);
+      KafkaIngest.Recorder failing = (sessionId, agentId, inputs) -> {
+        writing.countDown();
+        return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS))
+            .thenCompose(v -> CompletableFuture.failedFuture(new IllegalStateException("injected: the journal refuses")));
+      };
+      KafkaIngest ingest = KafkaIngest.start(node.system, failing,
+          settings(node, "backoff").withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(1)));
+      broker.produce(events("ae-backoff", "backoff-", 0, 1, 1));
+      assertTrue(writing.await(60, TimeUnit.SECONDS), "a write began");
+      ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      assertEquals(0, ingest.restarts(), "no consumer started after the stop began");
     }
   }
 
