@@ -15,6 +15,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,33 +32,42 @@ import org.junit.jupiter.api.Test;
 class GatewayRateBeforeRecordedTest {
   private static final String AGENT = "rate-early";
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static GatewayTestNode gateway;
+  private static Http api;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gateway = GatewayTestNode.start("gateway-rate-early", Map.of("agentscope.training.http.ask-timeout", "1s"));
+    gateway.serving(AGENT);
+    api = gateway.api;
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (gateway != null) gateway.close();
+  }
 
   @Test
   void feedbackOvertakingItsAnswersRecordingIsA503ToRetryNotA404() throws Exception {
-    try (GatewayTestNode gateway = GatewayTestNode.start("gateway-rate-early",
-        Map.of("agentscope.training.http.ask-timeout", "1s"))) {
-      gateway.serving(AGENT);
-      Http api = gateway.api;
-      String session = "rate-early-1";
-      String feedback;
-      // Twelve words streamed 400 ms apart: the answer outlasts the feedback's 1 s wait by seconds.
-      try (BufferedReader lines = stream(gateway, session)) {
-        String responseId = JSON.readTree(nextEvent(lines)).path("id").asText();
-        feedback = "{\"kind\":\"THUMBS_UP\",\"msgId\":\"" + responseId + "\"}";
-        Http.Response early = api.post("/v1/sessions/" + session + "/feedback", feedback);
-        assertEquals(503, early.status(), early.body());
-        assertTrue(early.headers().firstValue("Retry-After").isPresent(), "Retry-After: " + early.body());
-        assertTrue(early.body().contains("not recorded yet"), early.body());
-        while (nextEvent(lines) != null) {
-          // the rest of the answer
-        }
+    String session = "rate-early-1";
+    String feedback;
+    // Twelve words streamed 400 ms apart: the answer outlasts the feedback's 1 s wait by seconds.
+    try (BufferedReader lines = stream(session)) {
+      String responseId = JSON.readTree(nextEvent(lines)).path("id").asText();
+      feedback = "{\"kind\":\"THUMBS_UP\",\"msgId\":\"" + responseId + "\"}";
+      Http.Response early = api.post("/v1/sessions/" + session + "/feedback", feedback);
+      assertEquals(503, early.status(), early.body());
+      assertTrue(early.headers().firstValue("Retry-After").isPresent(), "Retry-After: " + early.body());
+      assertTrue(early.body().contains("not recorded yet"), early.body());
+      while (nextEvent(lines) != null) {
+        // the rest of the answer
       }
-      // Sent again, as the 503 says: the answer is recorded, the feedback lands on it.
-      Http.Response retried = api.post("/v1/sessions/" + session + "/feedback", feedback);
-      assertEquals(202, retried.status(), retried.body());
-      JsonNode stored = api.get("/v1/sessions/" + session).json().path("feedback");
-      assertEquals(1, stored.size(), stored.toString());
     }
+    // Sent again, as the 503 says: the answer is recorded, the feedback lands on it.
+    Http.Response retried = api.post("/v1/sessions/" + session + "/feedback", feedback);
+    assertEquals(202, retried.status(), retried.body());
+    JsonNode stored = api.get("/v1/sessions/" + session).json().path("feedback");
+    assertEquals(1, stored.size(), stored.toString());
   }
 
   /**
@@ -66,33 +77,28 @@ class GatewayRateBeforeRecordedTest {
    */
   @Test
   void aResultOvertakingTheLastAnswersRecordingIsA503ToRetry() throws Exception {
-    try (GatewayTestNode gateway = GatewayTestNode.start("gateway-result-early",
-        Map.of("agentscope.training.http.ask-timeout", "1s"))) {
-      gateway.serving(AGENT);
-      Http api = gateway.api;
-      String session = "result-early-1";
-      String result = "{\"agentId\":\"" + AGENT + "\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}";
-      String responseId;
-      try (BufferedReader lines = stream(gateway, session)) {
-        responseId = JSON.readTree(nextEvent(lines)).path("id").asText();
-        Http.Response early = api.post("/v1/sessions/" + session + "/events", result);
-        assertEquals(503, early.status(), early.body());
-        assertTrue(early.headers().firstValue("Retry-After").isPresent(), "Retry-After: " + early.body());
-        while (nextEvent(lines) != null) {
-          // the rest of the answer
-        }
+    String session = "result-early-1";
+    String result = "{\"agentId\":\"" + AGENT + "\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}";
+    String responseId;
+    try (BufferedReader lines = stream(session)) {
+      responseId = JSON.readTree(nextEvent(lines)).path("id").asText();
+      Http.Response early = api.post("/v1/sessions/" + session + "/events", result);
+      assertEquals(503, early.status(), early.body());
+      assertTrue(early.headers().firstValue("Retry-After").isPresent(), "Retry-After: " + early.body());
+      while (nextEvent(lines) != null) {
+        // the rest of the answer
       }
-      Http.Response retried = api.post("/v1/sessions/" + session + "/events", result);
-      assertEquals(202, retried.status(), retried.body());
-      JsonNode stored = api.get("/v1/sessions/" + session).json();
-      assertEquals("COMPLETED", stored.path("status").asText());
-      JsonNode messages = stored.path("messages");
-      assertEquals(responseId, messages.get(messages.size() - 1).path("msgId").asText(), messages.toString());
     }
+    Http.Response retried = api.post("/v1/sessions/" + session + "/events", result);
+    assertEquals(202, retried.status(), retried.body());
+    JsonNode stored = api.get("/v1/sessions/" + session).json();
+    assertEquals("COMPLETED", stored.path("status").asText());
+    JsonNode messages = stored.path("messages");
+    assertEquals(responseId, messages.get(messages.size() - 1).path("msgId").asText(), messages.toString());
   }
 
   /** A streamed answer of twelve words 400 ms apart, read by the caller. */
-  private static BufferedReader stream(GatewayTestNode gateway, String session) throws Exception {
+  private static BufferedReader stream(String session) throws Exception {
     String body = "{\"model\":\"default\",\"stream\":true,\"simulator_chunk_delay_ms\":400,\"messages\":[{\"role\":"
         + "\"user\",\"content\":\"one two three four five six seven eight nine ten eleven twelve\"}]}";
     HttpRequest request = HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))

@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -169,16 +170,14 @@ class KafkaIngestTest {
   @Test
   void aStopFinishesTheWritesInFlightAndCommitsThem(@TempDir Path dir) throws Exception {
     try (TestNode node = TestNode.start(TestNode.h2(dir))) {
-      java.util.concurrent.CountDownLatch writing = new java.util.concurrent.CountDownLatch(1);
-      KafkaIngest.Recorder slow = (sessionId, agentId, inputs) -> {
-        writing.countDown();
-        return CompletableFuture.runAsync(() -> { },
-                CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS))
-            .thenCompose(v -> node.collector.submit(sessionId, agentId, inputs));
-      };
-      KafkaIngest first = KafkaIngest.start(node.system, slow, settings(node, "drain"));
+      // The stop comes once two rounds of four writes are done: a node's first writes, cold, can outlast the
+      // drain on a loaded machine; four at a time, the writes in flight finish within it.
+      CountDownLatch writing = new CountDownLatch(9);
+      KafkaIngest.Recorder slow = delayed(writing, 100, node.collector::submit);
+      KafkaIngest first = KafkaIngest.start(node.system, slow, node.kafka(broker, Map.of("group-id", "group-drain",
+          "topics.agent-events", "ae-drain", "topics.dead-letter", "dlq-drain", "parallelism", 4)));
       broker.produce(events("ae-drain", "drain-", 0, EVENTS_PER_SESSION, 20));
-      assertTrue(writing.await(60, TimeUnit.SECONDS), "a write began");
+      assertTrue(writing.await(60, TimeUnit.SECONDS), "a ninth write began");
       first.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
 
       KafkaIngest second = KafkaIngest.start(node.system, node.collector, settings(node, "drain"));
@@ -199,12 +198,9 @@ class KafkaIngestTest {
   @Test
   void aWriteFailingDuringTheDrainStartsNoNewConsumer(@TempDir Path dir) throws Exception {
     try (TestNode node = TestNode.start(TestNode.h2(dir))) {
-      java.util.concurrent.CountDownLatch writing = new java.util.concurrent.CountDownLatch(1);
-      KafkaIngest.Recorder failing = (sessionId, agentId, inputs) -> {
-        writing.countDown();
-        return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS))
-            .thenCompose(v -> CompletableFuture.failedFuture(new IllegalStateException("injected: the journal refuses")));
-      };
+      CountDownLatch writing = new CountDownLatch(1);
+      KafkaIngest.Recorder failing = delayed(writing, 300, (sessionId, agentId, inputs) ->
+          CompletableFuture.failedFuture(new IllegalStateException("injected: the journal refuses")));
       KafkaIngest ingest = KafkaIngest.start(node.system, failing,
           settings(node, "backoff").withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(1)));
       broker.produce(events("ae-backoff", "backoff-", 0, 1, 1));
@@ -212,6 +208,15 @@ class KafkaIngestTest {
       ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
       assertEquals(0, ingest.restarts(), "no consumer started after the stop began");
     }
+  }
+
+  /** {@code then}, each write begun {@code ms} later, counting {@code writing} down as it begins. */
+  private static KafkaIngest.Recorder delayed(CountDownLatch writing, long ms, KafkaIngest.Recorder then) {
+    return (sessionId, agentId, inputs) -> {
+      writing.countDown();
+      return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS))
+          .thenCompose(v -> then.submit(sessionId, agentId, inputs));
+    };
   }
 
   @Test
