@@ -320,11 +320,11 @@ public final class TrainingNode implements AutoCloseable {
           java.util.Map.of("/v1/traces", http.otlp().maxDecodedBytes(), "/v1/traces/", http.otlp().maxDecodedBytes()),
           gateway == null ? request -> false : gateway::answersModelPath);
       binding = HttpServer.start(system, http.host(), http.port(), routes, http.shutdownDeadline(),
-              http.maxConnectionsPerAddress())
+              http.maxConnectionsPerAddress(), metrics)
           .toCompletableFuture().join();
       if (http.otlp().ownPort()) {
         otlpBinding = HttpServer.start(system, http.host(), http.otlp().port(), otlp.standalone(auth),
-                http.shutdownDeadline(), http.maxConnectionsPerAddress())
+                http.shutdownDeadline(), http.maxConnectionsPerAddress(), metrics)
             .toCompletableFuture().join();
         log.info("OTLP/HTTP traces receiver (POST /v1/traces) on its own port {}", otlpBinding.localAddress().getPort());
       }

@@ -46,8 +46,18 @@ public final class HttpServer {
    */
   public static CompletionStage<ServerBinding> start(ActorSystem<?> system, String host, int port, Route route,
       Duration hardDeadline, int maxConnectionsPerAddress) {
+    return start(system, host, port, route, hardDeadline, maxConnectionsPerAddress, null);
+  }
+
+  /**
+   * @param maxConnectionsPerAddress connections one client address may hold open (0: no cap); see
+   *     {@link ConnectionGate}
+   * @param metrics where the cap's refusals are counted ({@code route="overloaded"}, status 429); null: not
+   */
+  public static CompletionStage<ServerBinding> start(ActorSystem<?> system, String host, int port, Route route,
+      Duration hardDeadline, int maxConnectionsPerAddress, ApiMetrics metrics) {
     int maxConnections = system.settings().config().getInt("pekko.http.server.max-connections");
-    ConnectionGate gate = new ConnectionGate(maxConnectionsPerAddress, maxConnections);
+    ConnectionGate gate = new ConnectionGate(maxConnectionsPerAddress, maxConnections, metrics);
     AnswersInProgress answers = new AnswersInProgress();
     return Http.get(system).newServerAt(host, port)
         // The gate reads the client's address from the connection's attributes, present only with this on.

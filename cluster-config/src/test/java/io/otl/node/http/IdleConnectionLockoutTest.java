@@ -85,6 +85,13 @@ class IdleConnectionLockoutTest {
     }
     // Closed connections give their places back: the address is served again.
     assertEquals(200, servedFrom("127.0.0.2"));
+    // Both refusals show on /metrics as the API's other 429s do (trial t111: only in the log).
+    java.net.http.HttpResponse<String> metrics = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + node.httpPort() + "/metrics"))
+            .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, metrics.statusCode());
+    assertTrue(metrics.body().contains("otl_http_requests_total{route=\"overloaded\",status=\"429\"} 2"),
+        metrics.body());
   }
 
   /** One connection per concurrent request, as java.net.http opens them: on a quiet node, served in full. */
