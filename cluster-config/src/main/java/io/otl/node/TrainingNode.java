@@ -387,7 +387,7 @@ public final class TrainingNode implements AutoCloseable {
     return new GatewayRoutes(system, settings, collector, router, new StableRoute(sharding, askTimeout),
         metrics, sessions.desensitizer(), sessions.maxTextLength(),
         new io.otl.http.gateway.GatewayTraffic(java.time.Instant.now()),
-        owners, turns);
+        owners, turns, sessions.sampler());
   }
 
   public DataCollector dataCollector() {

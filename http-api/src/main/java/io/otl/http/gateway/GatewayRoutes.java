@@ -21,6 +21,7 @@ import io.otl.core.api.SessionOwners;
 import io.otl.core.api.StableRoute;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.session.SessionModel;
+import io.otl.core.session.SessionSampler;
 import io.otl.http.ClientConnection;
 import io.otl.http.ContentEncoding;
 import io.otl.http.Json;
@@ -77,6 +78,8 @@ public final class GatewayRoutes {
   /** Owners read from the journal without starting the session; null: ask the session itself. */
   private final SessionOwners owners;
   private final KnownSessions knownSessions = new KnownSessions(KNOWN_SESSIONS);
+  /** Which sessions the data collector keeps: one it drops stores nothing, so nobody owns it. */
+  private final SessionSampler sampler;
   /** Sessions whose owner, stored ids and completion this gateway remembers. */
   static final int KNOWN_SESSIONS = 20_000;
 
@@ -88,11 +91,13 @@ public final class GatewayRoutes {
    *     the gateway has not seen waits for one indexed read instead of the session's start and
    *     recovery; null: the session is asked
    * @param turns where each turn is registered until it is recorded (shared with the session routes)
+   * @param sampler the data collector's sampling: a session it drops is claimed by no agent
    */
   public GatewayRoutes(ActorSystem<?> system, GatewaySettings settings, DataCollector collector, ModelRouter router,
       StableRoute stableRoute, io.otl.http.ApiMetrics apiMetrics, io.otl.core.session.Desensitizer desensitizer,
-      int maxTextLength, GatewayTraffic traffic, SessionOwners owners, TurnsInFlight turns) {
+      int maxTextLength, GatewayTraffic traffic, SessionOwners owners, TurnsInFlight turns, SessionSampler sampler) {
     this.owners = owners;
+    this.sampler = sampler;
     this.traffic = traffic;
     this.settings = settings;
     this.identity = new GatewayIdentity(settings);
@@ -329,7 +334,9 @@ public final class GatewayRoutes {
             // forwarded (docs/gateway.md promises 403, nothing forwarded); and claimed after routing,
             // two first calls of two agents both routed, the loser's v0 registered by a refused call
             // (review). The claim holds no version until the route gives one; a failed route drops it.
-            boolean claimed = known == null && !generated;
+            // A new session that sampling drops will store nothing and so has no owner: claimed, it was
+            // another agent's 403 for as long as one call of it was in flight (trial t111).
+            boolean claimed = known == null && !generated && sampler.keep(session);
             KnownSessions.Entry found = claimed ? knownSessions.claim(session, agent, null) : known;
             if (found != null) checkOwner(found.owner(), agent, session, sessionParam);
             boolean ours = claimed && found == null;
