@@ -7,6 +7,8 @@ import static org.apache.pekko.http.javadsl.server.Directives.path;
 
 import io.otl.core.api.AgentDirectory;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
@@ -20,9 +22,21 @@ public final class AgentRoutes {
     this.agents = agents;
   }
 
+  /**
+   * Each agent says whether it has a training coordinator ({@code training}) and model versions
+   * ({@code models}): the console asked {@code GET /v1/training/{agentId}} of every agent, and an agent
+   * that had only served gateway calls answered 404 on each refresh, an error in the browser's console
+   * (trial t111).
+   */
   public Route route() {
     return path("agents", () -> get(() ->
-        completeWithFuture(guard(() -> agents.knownAgentIds().thenApply(ids ->
-            Json.ok(Map.of("agents", ids.stream().map(id -> Map.of("agentId", id)).toList())))))));
+        completeWithFuture(guard(() -> agents.agentIds().thenCombine(agents.modelAgentIds(), (coordinators, models) -> {
+          Set<String> training = Set.copyOf(coordinators);
+          Set<String> versioned = Set.copyOf(models);
+          TreeSet<String> all = new TreeSet<>(training);
+          all.addAll(versioned);
+          return Json.ok(Map.of("agents", all.stream().map(id -> Map.of("agentId", id,
+              "training", training.contains(id), "models", versioned.contains(id))).toList()));
+        })))));
   }
 }

@@ -27,6 +27,10 @@ export function progressBar(value, max, label) {
 
 function trainingSection(agentId, result, ctx) {
   const body = [h('h3', null, 'Training pool')];
+  if (result.absent) {
+    body.push(notice('info', 'No training status: ' + result.absent));
+    return h('section', { class: 'card-section training' }, body);
+  }
   if (result.error) {
     const e = result.error;
     if (e instanceof ApiError && e.status === 404) {
@@ -66,6 +70,10 @@ function trainingSection(agentId, result, ctx) {
 
 function modelsSection(agentId, result, ctx) {
   const body = [h('h3', null, 'Models')];
+  if (result.absent) {
+    body.push(notice('info', 'No model versions: ' + result.absent));
+    return h('section', { class: 'card-section models' }, body);
+  }
   if (result.error) {
     const e = result.error;
     if (e instanceof ApiError && e.status === 404) {
@@ -99,9 +107,20 @@ function modelsSection(agentId, result, ctx) {
   return h('section', { class: 'card-section models' }, body);
 }
 
-async function agentCard(agentId, manual, ctx) {
+/**
+ * listed: the agent's entry in GET /v1/agents, or undefined for an agent added by hand. What the entry says
+ * the agent lacks is not asked for: each such GET was a 404, an error in the browser's console on every
+ * refresh (trial t111).
+ */
+async function agentCard(agentId, manual, listed, ctx) {
   const enc = encodeURIComponent(agentId);
-  const [training, models] = await Promise.all([attempt('/v1/training/' + enc), attempt('/v1/models/' + enc)]);
+  const [training, models] = await Promise.all([
+    listed && listed.training === false
+      ? { absent: 'agent ' + agentId + ' has no completed session, policy or job yet' }
+      : attempt('/v1/training/' + enc),
+    listed && listed.models === false
+      ? { absent: 'agent ' + agentId + ' has no model version yet' }
+      : attempt('/v1/models/' + enc)]);
   return h('article', { class: 'card agent', 'data-agent': agentId },
     h('header', { class: 'card-head' },
       h('h2', null, agentId),
@@ -143,24 +162,24 @@ function addForm(ctx) {
 export async function renderAgents(ctx) {
   const out = [h('h1', null, 'Agents'), addForm(ctx)];
   const manual = knownAgents();
-  const fromJournal = new Set();
+  const fromJournal = new Map();
   let listed = true;
   try {
     const known = await getJson('/v1/agents');
-    for (const a of known.agents || []) if (a.agentId) fromJournal.add(a.agentId);
+    for (const a of known.agents || []) if (a.agentId) fromJournal.set(a.agentId, a);
   } catch (e) {
     out.push(notice('error', describeError(e, 'the agent list')));
     ctx.problems.push(describeError(e, 'the agent list'));
     listed = false;
   }
-  const all = [...new Set([...manual, ...fromJournal])].sort();
+  const all = [...new Set([...manual, ...fromJournal.keys()])].sort();
   if (all.length === 0 && !listed) return out; // the error says why; "no agents yet" would be a guess
   if (all.length === 0) {
     out.push(notice('info', 'No agents yet. An agent appears here after its first gateway call or its first '
       + 'completed session; add an agent id above, or open /console/?agent=<agentId>.'));
     return out;
   }
-  const cards = await Promise.all(all.map((a) => agentCard(a, manual.includes(a), ctx)));
+  const cards = await Promise.all(all.map((a) => agentCard(a, manual.includes(a), fromJournal.get(a), ctx)));
   out.push(h('div', { class: 'cards' }, cards));
   return out;
 }

@@ -63,6 +63,13 @@ class AgentListTest {
       List<String> listed = Await.until("the three agents listed", () -> agents(http),
           ids -> ids.contains("events-agent"));
       assertEquals(List.of("events-agent", "gw-agent", "hand-agent"), listed, "sorted, the active-only agent left out");
+      // What each has, so that a client asks only for that (the console's 404s of trial t111).
+      JsonNode entries = http.get("/v1/agents").json().path("agents");
+      assertEquals(true, entries.get(0).path("training").asBoolean(), entries.toString());
+      assertEquals(false, entries.get(1).path("training").asBoolean(true), entries.toString());
+      assertEquals(true, entries.get(1).path("models").asBoolean(), entries.toString());
+      assertEquals(false, entries.get(2).path("training").asBoolean(true), entries.toString());
+      assertEquals(true, entries.get(2).path("models").asBoolean(), entries.toString());
 
       Http.Response misspelt = http.get("/v1/agents?agent=gw-agent");
       assertEquals(400, misspelt.status(), misspelt.body());
