@@ -166,7 +166,9 @@ final class TurnRecorder {
     String toolsId = tools == null ? null : toolsId(d, tools);
     if (toolsId != null && !known.contains(toolsId)) in.add(ToolSets.start(toolsId, tools, cut, requestAt));
     ArrayNode messages = request.messages();
-    Map<String, Integer> seen = alignedCounts(d, messages, known, lastMessage);
+    Completion answer = outcome.answer();
+    Map<String, Integer> seen = alignedCounts(d, messages, known, lastMessage, answer == null ? null
+        : messageHash(d, "assistant", answer.content(), answer.toolCalls().stream().map(Completion.ToolCall::id).toList()));
     Map<String, JsonNode> calls = new LinkedHashMap<>();
     JsonNode functionCall = null;
     String functionCallMessage = null;
@@ -296,10 +298,17 @@ final class TurnRecorder {
    * session already had and was dropped as a duplicate, and the conversation lost its turns. So,
    * when the request resends the last message this gateway recorded ({@code lastMessage}), what
    * precedes it is history: each message's numbering starts after the occurrences stored but no
-   * longer resent. Unknown, or not where the numbering puts it (an edited history): from 0.
+   * longer resent; so does that of a new message (after the last one recorded) or of the answer
+   * ({@code answerHash}, null for none) whose earlier occurrences the window dropped altogether. Unknown, or not
+   * where the numbering puts it (an edited history): from 0.
    */
   static Map<String, Integer> alignedCounts(Desensitizer d, ArrayNode messages, Set<String> known,
       String lastMessage) {
+    return alignedCounts(d, messages, known, lastMessage, null);
+  }
+
+  static Map<String, Integer> alignedCounts(Desensitizer d, ArrayNode messages, Set<String> known,
+      String lastMessage, String answerHash) {
     Map<String, Integer> offsets = new HashMap<>();
     if (lastMessage == null || known.isEmpty()) return offsets;
     List<String> hashes = new ArrayList<>();
@@ -335,6 +344,18 @@ final class TurnRecorder {
     String endHash = hashes.get(end);
     int endNumber = offsets.getOrDefault(endHash, 0) + resent.get(endHash) - 1;
     if (!numbered(endHash, endNumber).equals(lastMessage)) return new HashMap<>();
+    // A message after the last one recorded (the new question) or the answer, whose every earlier occurrence
+    // the window dropped, is numbered after the stored ones too: numbered from 0 it took the first one's id,
+    // and the question and its answer were dropped as duplicates (trial t110: "alpha", "beta", "gamma",
+    // "alpha" with the last answer and the new question resent; the second "alpha" and its answer were lost).
+    List<String> later = new ArrayList<>(hashes.subList(end + 1, hashes.size()));
+    if (answerHash != null) later.add(answerHash);
+    for (String h : later) {
+      if (h == null || resent.containsKey(h) || offsets.containsKey(h)) continue;
+      int stored = 0;
+      while (known.contains(numbered(h, stored))) stored++;
+      if (stored > 0) offsets.put(h, stored);
+    }
     // Tool calls alike: a call id a model uses again (call_0 each turn) is a new call each time, numbered
     // after the calls of that id stored but no longer resent.
     Map<String, Integer> resentCalls = new HashMap<>();

@@ -50,6 +50,38 @@ class TurnRecorderTest {
         + "{\"role\":\"user\",\"content\":\"q3\"}]", "a3")), "the window dropped q1..q2; nothing is lost or doubled");
   }
 
+  /**
+   * Trial t110 (openai-python, a window of the last answer and the new question): a question asked again
+   * after the window had dropped its every earlier occurrence was numbered from 0, took the first one's id,
+   * and was dropped as a duplicate with its answer (the same text as the first answer).
+   */
+  @Test
+  void aMessageAskedAgainAfterTheWindowDroppedItIsStoredWithItsAnswer() throws Exception {
+    Set<String> known = new HashSet<>();
+    String[] last = {null};
+    java.util.function.BiFunction<String, String, List<String>> turn = (messages, reply) -> {
+      try {
+        List<SessionInput> in = TurnRecorder.inputs(D, new TextCut(D, 65_536), known, last[0], request(messages),
+            "v1", null, "v1", null, null, answer(reply), null, null);
+        in.forEach(i -> known.add(i.eventId()));
+        last[0] = TurnRecorder.lastMessage(in.stream().map(SessionInput::eventId).toList(), last[0]);
+        return contents(in);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    };
+    String u = "{\"role\":\"user\",\"content\":\"%s\"}";
+    String a = "{\"role\":\"assistant\",\"content\":\"%s\"}";
+    assertEquals(List.of("alpha", "re alpha"), turn.apply("[" + u.formatted("alpha") + "]", "re alpha"));
+    assertEquals(List.of("beta", "re beta"), turn.apply("[" + a.formatted("re alpha") + "," + u.formatted("beta") + "]",
+        "re beta"));
+    assertEquals(List.of("alpha", "re alpha"), turn.apply("[" + a.formatted("re beta") + "," + u.formatted("alpha")
+        + "]", "re alpha"), "asked again: a new question and a new answer, though the window has neither earlier one");
+    assertEquals(List.of("gamma", "re gamma"), turn.apply("[" + u.formatted("alpha") + "," + a.formatted("re alpha")
+        + "," + u.formatted("gamma") + "]", "re gamma"), "the second alpha and its answer, resent, are duplicates");
+    assertEquals(8, known.stream().filter(TurnRecorder::isMessageId).count(), "eight messages, none twice");
+  }
+
   @Test
   void halfAnEmojiOrANulInAnAnswerIsStoredAsAReplacementCharacter() throws Exception {
     // A model server may answer "\ud83d" (half an emoji, e.g. the simulator before trial t102 cut its
