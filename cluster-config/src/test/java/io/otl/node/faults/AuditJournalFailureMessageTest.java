@@ -39,7 +39,8 @@ class AuditJournalFailureMessageTest {
       sql(url, "ALTER TABLE event_journal RENAME TO event_journal_moved");
       try {
         for (String path : new String[] {"/v1/audit/session/" + session, "/v1/audit/model/ajf",
-            "/v1/audit/session/" + session + "?asOf=2026-01-01T00:00:00Z"}) {
+            "/v1/audit/session/" + session + "?asOf=2026-01-01T00:00:00Z", "/v1/audit/lineage/session/" + session,
+            "/v1/audit/lineage/model/ajf"}) {
           Http.Response a = http.get(path);
           assertEquals(503, a.status(), path + ": " + a.body());
           assertTrue(a.headers().firstValue("Retry-After").isPresent(), path);
