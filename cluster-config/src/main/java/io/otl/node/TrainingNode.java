@@ -467,12 +467,17 @@ public final class TrainingNode implements AutoCloseable {
     return config.withValue("pekko.cluster.seed-nodes", ConfigValueFactory.fromIterable(seeds));
   }
 
-  /** The journal answers a trivial query; checked on a blocking thread, at most every second. */
+  /**
+   * The journal table answers a query that reads no row (not just the database server: a schema renamed
+   * or a table moved away left readiness UP while every write failed, trial t108); checked on a
+   * blocking thread, at most every second.
+   */
   private static ReadinessCheck journalCheck(JournalSettings journal) {
+    String probe = JournalSchema.journalTableProbe(journal);
     return new CachedCheck("journal", Duration.ofSeconds(1), () -> CompletableFuture.supplyAsync(() -> {
       try (var c = JournalSchema.connect(journal); var st = c.createStatement()) {
         st.setQueryTimeout(2);
-        st.execute("SELECT 1");
+        st.executeQuery(probe).close();
         return ReadinessCheck.Result.up(journal.kind().name().toLowerCase(Locale.ROOT));
       } catch (Exception e) {
         return ReadinessCheck.Result.down("journal unreachable: " + e.getMessage());

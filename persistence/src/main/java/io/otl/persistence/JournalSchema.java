@@ -253,10 +253,19 @@ public final class JournalSchema {
     if (!java.nio.file.Files.exists(file)) throw new NoJournalException("there is no journal at " + file + NO_JOURNAL_HINT);
   }
 
+  /**
+   * A query that reads no row but needs the journal table as the node writes it: it fails when the table
+   * is missing from the node's schema or not readable by its user, and waits behind a lock that stops
+   * writes. Readiness runs it, since a server that answers {@code SELECT 1} may hold no usable journal.
+   */
+  public static String journalTableProbe(JournalSettings settings) {
+    return settings.kind() == JournalSettings.Kind.H2
+        ? "SELECT 1 FROM \"event_journal\" WHERE 1 = 0" : "SELECT 1 FROM event_journal WHERE 1 = 0";
+  }
+
   /** For the tools that only read: the database must hold the journal's table (a node created it). */
   public static void requireJournalTables(JournalSettings settings) {
-    String probe = settings.kind() == JournalSettings.Kind.H2
-        ? "SELECT 1 FROM \"event_journal\" WHERE 1 = 0" : "SELECT 1 FROM event_journal WHERE 1 = 0";
+    String probe = journalTableProbe(settings);
     try (Connection c = connect(settings); Statement st = c.createStatement()) {
       st.executeQuery(probe).close();
     } catch (SQLException e) {

@@ -1,0 +1,69 @@
+package io.otl.node.faults;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.typesafe.config.Config;
+import io.otl.node.TrainingNode;
+import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Trial t108: {@code /health/ready} answered 200 with {@code "journal":{"ok":true}} while the node's journal
+ * table was gone from its schema (a schema renamed or dropped by an operator, the table moved, a role
+ * losing its grant), and every write, session read and gateway call answered 503. The check ran
+ * {@code SELECT 1}, which tells that the database server answers, not that the journal does; design §7.1
+ * says readiness is "journal reachable", and a load balancer kept sending clients to a node that could
+ * store nothing. The check now reads the journal table itself.
+ */
+class ReadinessReadsTheJournalTableTest {
+
+  @Test
+  void readinessIsDownWhileTheJournalTableIsAwayAndUpAgainAfter() throws Exception {
+    Config pg = TestDatabases.postgres();
+    String url = pg.getString("agentscope.training.db.url");
+    try (TrainingNode node = TrainingNode.start(TestDatabases.node(pg, true))) {
+      Http http = new Http(node.httpPort());
+      awaitStatus(http, 200, "ready at start");
+
+      sql(url, "ALTER TABLE event_journal RENAME TO event_journal_moved");
+      try {
+        Http.Response away = awaitStatus(http, 503, "not ready while the journal table is away");
+        assertFalse(away.json().path("checks").path("journal").path("ok").asBoolean(true), away.body());
+        assertTrue(away.json().path("checks").path("cluster").path("ok").asBoolean(false), away.body());
+        assertEquals("not_ready", away.json().path("error").asText(), away.body());
+      } finally {
+        sql(url, "ALTER TABLE event_journal_moved RENAME TO event_journal");
+      }
+      Http.Response back = awaitStatus(http, 200, "ready again once the table is back");
+      assertTrue(back.json().path("checks").path("journal").path("ok").asBoolean(false), back.body());
+    }
+  }
+
+  private static void sql(String url, String statement) throws Exception {
+    try (Connection c = DriverManager.getConnection(url, TestDatabases.PG_USER, TestDatabases.PG_PASSWORD);
+        Statement st = c.createStatement()) {
+      st.execute(statement);
+    }
+  }
+
+  /** Readiness is cached for a second: wait (up to a minute on a loaded machine) for the expected status. */
+  private static Http.Response awaitStatus(Http http, int status, String what) throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    Http.Response last = null;
+    while (System.nanoTime() < end) {
+      last = http.get("/health/ready");
+      if (last.status() == status) return last;
+      Thread.sleep(250);
+    }
+    fail("never " + what + " (" + status + "); last answer " + (last == null ? "none" : last.status() + " " + last.body()));
+    return last;
+  }
+}
