@@ -474,15 +474,28 @@ public final class TrainingNode implements AutoCloseable {
    */
   private static ReadinessCheck journalCheck(JournalSettings journal) {
     String probe = JournalSchema.journalTableProbe(journal);
+    java.util.concurrent.atomic.AtomicBoolean wasDown = new java.util.concurrent.atomic.AtomicBoolean();
     return new CachedCheck("journal", Duration.ofSeconds(1), () -> CompletableFuture.supplyAsync(() -> {
       try (var c = JournalSchema.connect(journal); var st = c.createStatement()) {
         st.setQueryTimeout(2);
         st.executeQuery(probe).close();
+        if (wasDown.compareAndSet(true, false)) log.info("readiness: the journal answers again");
         return ReadinessCheck.Result.up(journal.kind().name().toLowerCase(Locale.ROOT));
       } catch (Exception e) {
-        return ReadinessCheck.Result.down("journal unreachable: " + e.getMessage());
+        // The health routes need no token, and the driver's text names the database's host, port, schema and
+        // tables (trial t108): the body says what kind of failure, the log (once per outage) what it was.
+        if (!wasDown.getAndSet(true)) log.warn("readiness: the journal does not answer: {}", e.toString());
+        return ReadinessCheck.Result.down("journal unreachable: " + failureKind(e));
       }
     }));
+  }
+
+  /** A JDBC failure's SQLState (e.g. {@code SQLState 08001}), else the exception's class name. */
+  private static String failureKind(Exception e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null) return "SQLState " + sql.getSQLState();
+    }
+    return e.getClass().getSimpleName();
   }
 
   private static ReadinessCheck clusterCheck(Cluster cluster) {

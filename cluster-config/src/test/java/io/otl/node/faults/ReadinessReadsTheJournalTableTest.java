@@ -39,6 +39,11 @@ class ReadinessReadsTheJournalTableTest {
         assertFalse(away.json().path("checks").path("journal").path("ok").asBoolean(true), away.body());
         assertTrue(away.json().path("checks").path("cluster").path("ok").asBoolean(false), away.body());
         assertEquals("not_ready", away.json().path("error").asText(), away.body());
+        // Not the driver's text (the table's and schema's names, the database's host): the health routes
+        // need no token. The SQLState says what kind of failure.
+        String detail = away.json().path("checks").path("journal").path("detail").asText();
+        assertEquals("journal unreachable: SQLState 42P01", detail, away.body());
+        assertFalse(away.body().contains("event_journal"), away.body());
       } finally {
         sql(url, "ALTER TABLE event_journal_moved RENAME TO event_journal");
       }
