@@ -58,6 +58,7 @@ final class SessionInputValidation {
       String idProblem = f.feedbackId() == null ? null : Ids.problem(".feedbackId", f.feedbackId(), 128);
       return firstProblem(idProblem, tooLong(".source", f.source()), tooLong(".msgId", f.msgId()));
     } else if (input instanceof SessionInput.Result r) {
+      if (r.status() == null) return ".status is required: SUCCESS, FAILURE or TIMEOUT";
       if (TaskStatus.parse(r.status()) == null) {
         return ".status is not one of the allowed: SUCCESS, FAILURE, TIMEOUT";
       }

@@ -156,6 +156,9 @@ class SessionInputValidationTest {
   void resultsHaveAKnownStatusAndUnknownInputsAreRefused() {
     assertEquals(".status is not one of the allowed: SUCCESS, FAILURE, TIMEOUT",
         v.problem(new SessionInput.Result(null, null, "DONE", null)));
+    // A result without a status is told the status is required, not that null is not allowed (trial t108).
+    assertEquals(".status is required: SUCCESS, FAILURE or TIMEOUT",
+        v.problem(new SessionInput.Result(null, null, null, null)));
     assertEquals(" is null", v.problem(null));
   }
 }

@@ -40,8 +40,12 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
           + "e.g. \"default\")");
     }
     JsonNode messages = body.get("messages");
-    if (messages == null || !messages.isArray() || messages.isEmpty()) {
+    if (messages == null || messages.isNull()) {
       throw OpenAiError.invalid("messages", "messages is required: a non-empty array of chat messages");
+    }
+    if (!messages.isArray() || messages.isEmpty()) {
+      throw OpenAiError.invalid("messages", "messages must be a non-empty array of chat messages, not "
+          + (messages.isArray() ? "an empty array" : "a JSON " + messages.getNodeType().name().toLowerCase(java.util.Locale.ROOT)));
     }
     for (int i = 0; i < messages.size(); i++) checkMessage(messages.get(i), "messages[" + i + "]");
     boolean stream = bool(body, "stream");
