@@ -18,6 +18,9 @@ import org.apache.pekko.http.javadsl.server.Route;
 public final class AgentRoutes {
   private final AgentDirectory agents;
 
+  /** One agent of the list, its fields in this order. */
+  record Agent(String agentId, boolean training, boolean models) {}
+
   public AgentRoutes(AgentDirectory agents) {
     this.agents = agents;
   }
@@ -35,8 +38,8 @@ public final class AgentRoutes {
           Set<String> versioned = Set.copyOf(models);
           TreeSet<String> all = new TreeSet<>(training);
           all.addAll(versioned);
-          return Json.ok(Map.of("agents", all.stream().map(id -> Map.of("agentId", id,
-              "training", training.contains(id), "models", versioned.contains(id))).toList()));
+          return Json.ok(Map.of("agents", all.stream()
+              .map(id -> new Agent(id, training.contains(id), versioned.contains(id))).toList()));
         })))));
   }
 }
