@@ -255,8 +255,10 @@ public final class JournalSchema {
 
   /**
    * A query that reads no row but needs the journal table as the node writes it: it fails when the table
-   * is missing from the node's schema or not readable by its user, and waits behind a lock that stops
-   * writes. Readiness runs it, since a server that answers {@code SELECT 1} may hold no usable journal.
+   * is missing from the node's schema or not readable by its user (and waits behind an {@code ACCESS
+   * EXCLUSIVE} lock, a migration's). Readiness runs it, since a server that answers {@code SELECT 1} may
+   * hold no journal at all. It cannot see a write refused while reads pass (INSERT revoked, a read-only
+   * replica): those writes are 503s, readiness stays up.
    */
   public static String journalTableProbe(JournalSettings settings) {
     return settings.kind() == JournalSettings.Kind.H2
