@@ -55,10 +55,35 @@ final class HttpSink implements TrajectorySink {
     return URI.create(s);
   }
 
+  /**
+   * The token as it goes into the {@code Authorization} header, or null for none (null or blank). One with
+   * white space around it (a secret file's last newline, {@code Files.readString}) or a control character
+   * in it cannot be sent: the JDK refused the header on every request, each batch was retried and dropped as
+   * "the sink failed (IllegalArgumentException)", the whole conversation lost with no word of why. Refused
+   * here, where the mistake is made, as the node refuses such an {@code auth.token} at its start; the
+   * message never shows the token.
+   */
+  static String bearerToken(String token) {
+    if (token == null || token.isBlank()) return null;
+    boolean control = token.chars().anyMatch(c -> c < 0x20 || c == 0x7f);
+    if (control || !token.strip().equals(token)) {
+      throw new IllegalArgumentException("bearerToken has white space or a control character "
+          + (control ? "(a line break, a tab …) in it" : "at its start or end")
+          + " (a secret file's last newline?), which no Authorization header can carry: strip it (the token is not shown)");
+    }
+    return token;
+  }
+
   HttpSink(URI base, String bearerToken) {
     String s = base.toString();
     this.base = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
-    this.bearerToken = bearerToken == null || bearerToken.isBlank() ? null : bearerToken;
+    this.bearerToken = bearerToken(bearerToken);
+  }
+
+  /** host:port of the node for messages; a URL without a port names its scheme's (it read {@code node:-1}). */
+  private String endpoint() {
+    int port = base.getPort() != -1 ? base.getPort() : "https".equalsIgnoreCase(base.getScheme()) ? 443 : 80;
+    return base.getHost() + ":" + port;
   }
 
   @Override
@@ -81,10 +106,10 @@ final class HttpSink implements TrajectorySink {
         // A node that took the connection and did not answer is no unreachable node: the warning said
         // "node unreachable (HttpTimeoutException)", and the doc's "no answer within 10 s" never showed.
         if (cause instanceof java.net.http.HttpTimeoutException && !(cause instanceof java.net.http.HttpConnectTimeoutException)) {
-          throw new DeliveryException("no answer from the node at " + base.getHost() + ":" + base.getPort() + " within "
+          throw new DeliveryException("no answer from the node at " + endpoint() + " within "
               + TIMEOUT.toSeconds() + " s", true, cause);
         }
-        throw new DeliveryException("node unreachable at " + base.getHost() + ":" + base.getPort() + " ("
+        throw new DeliveryException("node unreachable at " + endpoint() + " ("
             + cause.getClass().getSimpleName() + ")", true, cause);
       }
       int status = response.statusCode();

@@ -52,7 +52,8 @@ public interface TrajectorySink {
    * {@code baseUrl} is the node's URL ({@code http://node:8080}); the gateway's OpenAI base URL
    * ({@code http://node:8080/v1}) names the same node and is taken as it.
    *
-   * @throws IllegalArgumentException when {@code baseUrl} is no http(s) URL with a host
+   * @throws IllegalArgumentException when {@code baseUrl} is no http(s) URL with a host, or {@code bearerToken}
+   *     has white space around it or a control character in it (a secret file's last newline)
    */
   static TrajectorySink http(String baseUrl, String bearerToken) {
     return new HttpSink(HttpSink.nodeUrl(baseUrl), bearerToken);

@@ -38,6 +38,36 @@ class HookSettingsTest {
     }
   }
 
+  /**
+   * A token read from a secret file keeps its last newline ({@code Files.readString}): the JDK refused the
+   * header on every request, and every batch was retried and dropped as "the sink failed
+   * (IllegalArgumentException)", the conversation lost with no word of why (trial t113).
+   */
+  @Test
+  void aTokenNoHeaderCanCarryIsRefusedAtOnceWithoutShowingIt() {
+    for (String token : new String[] {"s3cr3t-token\n", " s3cr3t-token", "s3cr3t-token\r\n", "s3cr3t\ttoken", "s3cr3t\u0000token"}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> TrajectorySink.http("http://127.0.0.1:1", token), token);
+      assertTrue(e.getMessage().startsWith("bearerToken has white space or a control character"), e.getMessage());
+      assertTrue(!e.getMessage().contains("s3cr3t"), "the token is not shown: " + e.getMessage());
+    }
+    TrajectorySink.http("http://127.0.0.1:1", "s3cr3t-token"); // a clean token passes
+    TrajectorySink.http("http://127.0.0.1:1", "  "); // blank: no token, as null
+  }
+
+  /** A URL without a port named the node as "127.0.0.1:-1" in every drop warning. */
+  @Test
+  void anUnreachableNodeWithoutAPortIsNamedByItsSchemesPort() {
+    // Nothing listens on port 80 of the test machine's loopback: the connection is refused.
+    java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+        () -> TrajectorySink.http("http://127.0.0.1", null).deliver("url-s-2", "url-bot", java.util.List.of(
+            new io.otl.core.session.SessionInput.Message("m1", null, "user", "hi", null, null)))
+            .toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS));
+    String message = e.getCause().getMessage();
+    assertTrue(message.contains("127.0.0.1:80 "), message);
+    assertTrue(!message.contains(":-1"), message);
+  }
+
   /** The gateway's base URL (…/v1, as OpenAI clients take it) posted to /v1/v1/sessions/…: every batch 404, dropped. */
   @Test
   void theGatewaysBaseUrlNamesTheSameNode() throws Exception {

@@ -196,23 +196,9 @@ public final class Timeline {
       // A later start adds metadata (the gateway's tool lists) or changes a version: "started" twice
       // read as a restart, and "metadata added: " alone hid that the session now counts for another model.
       String text = e instanceof AgentSession.SessionStarted s && state.agentId() != null
-          ? laterStart(s) : describe(e);
+          ? laterStart(state, s) : describe(e);
       state = state.apply(e);
       line(env, text);
-    }
-
-    private String laterStart(AgentSession.SessionStarted s) {
-      List<String> parts = new ArrayList<>();
-      if (s.metadata() != null && !s.metadata().isEmpty()) {
-        parts.add("metadata added: " + String.join(", ", new java.util.TreeSet<>(s.metadata().keySet())));
-      }
-      if (s.agentVersion() != null && !s.agentVersion().equals(state.agentVersion())) {
-        parts.add("agent version now " + s.agentVersion());
-      }
-      if (s.modelVersion() != null && !s.modelVersion().equals(state.modelVersion())) {
-        parts.add("model version now " + s.modelVersion());
-      }
-      return parts.isEmpty() ? "started again, nothing changed" : String.join("; ", parts);
     }
 
     @Override
@@ -222,6 +208,37 @@ public final class Timeline {
           + state.counts().feedback() + " feedback" + (state.reward() == null ? "" : ", reward " + num(state.reward())
               + ", quality " + num(state.qualityScore())));
     }
+  }
+
+  /**
+   * A later start of a session as what it changed against the state before it: metadata keys it added, keys
+   * whose value it changed, versions. Every key it carried read "metadata added", also one already there with
+   * the same value (the AgentScope hook's tool list sent again by the gateway) or another (the gateway's
+   * {@code source}), so the audit claimed changes that were none (trial t113).
+   */
+  static String laterStart(AgentSession.State state, AgentSession.SessionStarted s) {
+    List<String> parts = new ArrayList<>();
+    java.util.Set<String> added = new java.util.TreeSet<>();
+    java.util.Set<String> changed = new java.util.TreeSet<>();
+    java.util.Set<String> same = new java.util.TreeSet<>();
+    Map<String, String> before = state.metadata() == null ? Map.of() : state.metadata();
+    if (s.metadata() != null) {
+      s.metadata().forEach((k, v) -> {
+        if (!before.containsKey(k)) added.add(k);
+        else if (java.util.Objects.equals(before.get(k), v)) same.add(k);
+        else changed.add(k);
+      });
+    }
+    if (!added.isEmpty()) parts.add("metadata added: " + String.join(", ", added));
+    if (!changed.isEmpty()) parts.add("metadata changed: " + String.join(", ", changed));
+    if (s.agentVersion() != null && !s.agentVersion().equals(state.agentVersion())) {
+      parts.add("agent version now " + s.agentVersion());
+    }
+    if (s.modelVersion() != null && !s.modelVersion().equals(state.modelVersion())) {
+      parts.add("model version now " + s.modelVersion());
+    }
+    if (!parts.isEmpty()) return String.join("; ", parts);
+    return "started again, nothing changed" + (same.isEmpty() ? "" : " (metadata sent again: " + String.join(", ", same) + ")");
   }
 
   static String describe(AgentSession.Event event) {
