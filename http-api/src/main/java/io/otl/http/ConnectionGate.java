@@ -106,10 +106,12 @@ final class ConnectionGate {
           // (trial t111), where the API's other 429s do.
           if (metrics != null) metrics.request("overloaded", 429, 0);
           boolean openAi = request.getUri().path().endsWith("/chat/completions");
+          // An OTLP export's in the Status the OTLP/HTTP specification asks for, as the routes' errors are.
           HttpResponse r = openAi
               ? new OpenAiError(429, "rate_limit_exceeded", null, "too_many_connections", message).response()
-              : Json.error(StatusCodes.TOO_MANY_REQUESTS, "too_many_connections", message)
-                  .addHeader(RetryAfter.create(1L));
+              : io.otl.http.otlp.OtlpRoutes.asOtlpError(request,
+                  Json.error(StatusCodes.TOO_MANY_REQUESTS, "too_many_connections", message)
+                      .addHeader(RetryAfter.create(1L)));
           return r.addHeader(Connection.create("close"));
         });
   }

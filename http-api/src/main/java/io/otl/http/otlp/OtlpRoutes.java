@@ -100,14 +100,26 @@ public final class OtlpRoutes {
    * JSON reader ignores it. Errors that already are a Status, and every other request, pass as they are.
    */
   public static Route statusErrors(java.util.function.Supplier<Route> inner) {
-    return extractRequest(request -> {
-      if (!io.otl.http.ApiRoutes.canonical(request.getUri().path()).equals("/v1/traces")) return inner.get();
-      var media = request.entity().getContentType().mediaType();
-      String type = media.mainType() + "/" + media.subType();
-      if (type.equals("application/x-protobuf")) return mapResponse(OtlpRoutes::asStatus, inner);
-      if (type.equals("application/json")) return mapResponse(OtlpRoutes::asJsonStatus, inner);
-      return inner.get();
-    });
+    return extractRequest(request -> isOtlp(request) ? mapResponse(r -> asOtlpError(request, r), inner) : inner.get());
+  }
+
+  /**
+   * {@code response} to {@code request} as {@link #statusErrors} answers it: an error answer to an OTLP
+   * request becomes a {@code google.rpc.Status} in the request's encoding; anything else passes as it is.
+   * For the answers no route makes: the connection cap's 429 ({@code ConnectionGate}) came as the API's
+   * JSON to a protobuf export, which the Java exporter (1.68) dumps raw into its log (trial t115).
+   */
+  public static HttpResponse asOtlpError(HttpRequest request, HttpResponse response) {
+    if (!isOtlp(request)) return response;
+    var media = request.entity().getContentType().mediaType();
+    String type = media.mainType() + "/" + media.subType();
+    if (type.equals("application/x-protobuf")) return asStatus(response);
+    if (type.equals("application/json")) return asJsonStatus(response);
+    return response;
+  }
+
+  private static boolean isOtlp(HttpRequest request) {
+    return io.otl.http.ApiRoutes.canonical(request.getUri().path()).equals("/v1/traces");
   }
 
   private static HttpResponse asStatus(HttpResponse r) {
