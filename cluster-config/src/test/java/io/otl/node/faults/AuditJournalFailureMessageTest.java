@@ -9,9 +9,6 @@ import com.typesafe.config.Config;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,8 +33,7 @@ class AuditJournalFailureMessageTest {
           + "{\"type\":\"message\",\"eventId\":\"m\",\"role\":\"user\",\"content\":\"hi\"}]}").status());
       awaitTrue(() -> http.get("/v1/audit/session/" + session).status() == 200, "the session's audit");
 
-      sql(url, "ALTER TABLE event_journal RENAME TO event_journal_moved");
-      try {
+      try (JournalTableMoved away = JournalTableMoved.away(url)) {
         for (String path : new String[] {"/v1/audit/session/" + session, "/v1/audit/model/ajf",
             "/v1/audit/session/" + session + "?asOf=2026-01-01T00:00:00Z", "/v1/audit/lineage/session/" + session,
             "/v1/audit/lineage/model/ajf"}) {
@@ -50,17 +46,8 @@ class AuditJournalFailureMessageTest {
           assertFalse(message.contains("event_journal") || message.contains("Position"),
               path + ": the database's own text reached the client: " + message);
         }
-      } finally {
-        sql(url, "ALTER TABLE event_journal_moved RENAME TO event_journal");
       }
       assertEquals(200, http.get("/v1/audit/session/" + session).status());
-    }
-  }
-
-  private static void sql(String url, String statement) throws Exception {
-    try (Connection c = DriverManager.getConnection(url, TestDatabases.PG_USER, TestDatabases.PG_PASSWORD);
-        Statement st = c.createStatement()) {
-      st.execute(statement);
     }
   }
 }

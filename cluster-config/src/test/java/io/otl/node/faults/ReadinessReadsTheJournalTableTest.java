@@ -9,9 +9,6 @@ import com.typesafe.config.Config;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.Http;
 import io.otl.node.testing.TestDatabases;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -33,8 +30,7 @@ class ReadinessReadsTheJournalTableTest {
       Http http = new Http(node.httpPort());
       awaitStatus(http, 200, "ready at start");
 
-      sql(url, "ALTER TABLE event_journal RENAME TO event_journal_moved");
-      try {
+      try (JournalTableMoved moved = JournalTableMoved.away(url)) {
         Http.Response away = awaitStatus(http, 503, "not ready while the journal table is away");
         assertFalse(away.json().path("checks").path("journal").path("ok").asBoolean(true), away.body());
         assertTrue(away.json().path("checks").path("cluster").path("ok").asBoolean(false), away.body());
@@ -44,18 +40,9 @@ class ReadinessReadsTheJournalTableTest {
         String detail = away.json().path("checks").path("journal").path("detail").asText();
         assertEquals("journal unreachable: SQLState 42P01", detail, away.body());
         assertFalse(away.body().contains("event_journal"), away.body());
-      } finally {
-        sql(url, "ALTER TABLE event_journal_moved RENAME TO event_journal");
       }
       Http.Response back = awaitStatus(http, 200, "ready again once the table is back");
       assertTrue(back.json().path("checks").path("journal").path("ok").asBoolean(false), back.body());
-    }
-  }
-
-  private static void sql(String url, String statement) throws Exception {
-    try (Connection c = DriverManager.getConnection(url, TestDatabases.PG_USER, TestDatabases.PG_PASSWORD);
-        Statement st = c.createStatement()) {
-      st.execute(statement);
     }
   }
 

@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.CodedInputStream;
 import com.typesafe.config.ConfigFactory;
-import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.TestDatabases;
 import java.io.ByteArrayOutputStream;
@@ -20,10 +17,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -87,34 +80,13 @@ class OtlpConnectionCapStatusTest {
 
   @Test
   void theJavaExporterLogsTheReason() throws Exception {
-    List<String> logged = new CopyOnWriteArrayList<>();
-    Logger exporterLog = Logger.getLogger("io.opentelemetry.exporter");
-    Handler capture = new Handler() {
-      @Override
-      public void publish(LogRecord record) {
-        logged.add(record.getMessage());
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
     List<Socket> idle = holdIdle(node.httpPort());
-    exporterLog.addHandler(capture);
+    String line;
     try {
-      SdkTracerProvider provider = SdkTracerProvider.builder()
-          .addSpanProcessor(SimpleSpanProcessor.create(OtlpHttpSpanExporter.builder().setRetryPolicy(null)
-              .setEndpoint("http://127.0.0.1:" + node.httpPort() + "/v1/traces").build()))
-          .build();
-      provider.get("agent").spanBuilder("chat m").setAttribute("gen_ai.operation.name", "chat").startSpan().end();
-      provider.close(); // waits for the export
+      line = ExporterLog.ofOneChatSpan("http://127.0.0.1:" + node.httpPort() + "/v1/traces");
     } finally {
-      exporterLog.removeHandler(capture);
       for (Socket s : idle) s.close();
     }
-    String line = String.join("\n", logged);
     assertTrue(line.contains("HTTP status code 429"), line);
     // the Status's message, not the raw JSON body
     assertTrue(line.contains("Error message: this address has 1 or more connections open"), line);

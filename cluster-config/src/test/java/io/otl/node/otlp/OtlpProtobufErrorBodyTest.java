@@ -6,21 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.CodedInputStream;
 import com.typesafe.config.ConfigFactory;
-import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.TestDatabases;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -50,33 +42,7 @@ class OtlpProtobufErrorBodyTest {
 
   @Test
   void theJavaExporterReadsTheNodesReasonForA401() {
-    List<String> logged = new CopyOnWriteArrayList<>();
-    // the exporter's class moves between packages across SDK versions: its parent logger takes all
-    Logger exporterLog = Logger.getLogger("io.opentelemetry.exporter");
-    Handler capture = new Handler() {
-      @Override
-      public void publish(LogRecord record) {
-        logged.add(record.getMessage());
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
-    exporterLog.addHandler(capture);
-    try {
-      SdkTracerProvider provider = SdkTracerProvider.builder()
-          .addSpanProcessor(SimpleSpanProcessor.create(OtlpHttpSpanExporter.builder()
-              .setEndpoint("http://127.0.0.1:" + node.httpPort() + "/v1/traces").build())) // no token
-          .build();
-      provider.get("agent").spanBuilder("chat m").setAttribute("gen_ai.operation.name", "chat").startSpan().end();
-      provider.close(); // waits for the export
-    } finally {
-      exporterLog.removeHandler(capture);
-    }
-    String line = String.join("\n", logged);
+    String line = ExporterLog.ofOneChatSpan("http://127.0.0.1:" + node.httpPort() + "/v1/traces"); // no token
     assertTrue(line.contains("HTTP status code 401"), line);
     assertTrue(line.contains("Error message: an Authorization: Bearer <token> header is required"), line);
     assertFalse(line.contains("Response body:"), "read as a Status, not dumped raw: " + line);
