@@ -3,7 +3,6 @@ package io.otl.node.otlp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.protobuf.CodedInputStream;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.TestDatabases;
@@ -56,7 +55,7 @@ class OtlpConnectionCapStatusTest {
         assertTrue(head.startsWith("HTTP/1.1 429"), head);
         assertTrue(head.toLowerCase().contains("content-type: application/x-protobuf"), head);
         assertTrue(head.toLowerCase().contains("retry-after: 1"), head);
-        assertStatus(proto[1], 8, "http.max-connections-per-address");
+        StatusBody.assertStatus(proto[1], 8, "http.max-connections-per-address");
 
         byte[][] json = exchange(port, "POST /v1/traces HTTP/1.1\r\nHost: node\r\nContent-Type: application/json\r\n"
             + "Content-Length: 2\r\n\r\n{}");
@@ -123,22 +122,5 @@ class OtlpConnectionCapStatusTest {
       }
       throw new AssertionError("no answer head: " + new String(bytes, StandardCharsets.ISO_8859_1));
     }
-  }
-
-  private static void assertStatus(byte[] body, int code, String inMessage) throws IOException {
-    CodedInputStream in = CodedInputStream.newInstance(body);
-    int readCode = -1;
-    String message = null;
-    for (int tag; (tag = in.readTag()) != 0; ) {
-      if (tag == (1 << 3)) {
-        readCode = in.readInt32();
-      } else if (tag == ((2 << 3) | 2)) {
-        message = in.readString();
-      } else {
-        in.skipField(tag);
-      }
-    }
-    assertEquals(code, readCode, new String(body, StandardCharsets.UTF_8));
-    assertTrue(message != null && message.contains(inMessage), String.valueOf(message));
   }
 }

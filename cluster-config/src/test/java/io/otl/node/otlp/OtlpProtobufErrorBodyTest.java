@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.protobuf.CodedInputStream;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.TestDatabases;
@@ -133,20 +132,7 @@ class OtlpProtobufErrorBodyTest {
 
   private static void assertStatus(HttpResponse<byte[]> r, int code, String inMessage) throws Exception {
     assertEquals("application/x-protobuf", r.headers().firstValue("Content-Type").orElse(""));
-    CodedInputStream in = CodedInputStream.newInstance(r.body());
-    int readCode = -1;
-    String message = null;
-    for (int tag; (tag = in.readTag()) != 0; ) {
-      if (tag == (1 << 3)) {
-        readCode = in.readInt32();
-      } else if (tag == ((2 << 3) | 2)) {
-        message = in.readString();
-      } else {
-        in.skipField(tag);
-      }
-    }
-    assertEquals(code, readCode);
-    assertTrue(message != null && message.contains(inMessage), String.valueOf(message));
+    StatusBody.assertStatus(r.body(), code, inMessage);
   }
 
   private static HttpResponse<byte[]> post(int port, String type, byte[] body, String token) throws Exception {
