@@ -18,6 +18,18 @@ final class ExporterLog {
    * without a token and without retries, joined by new lines.
    */
   static String ofOneChatSpan(String endpoint) {
+    return whileExporting(() -> {
+      SdkTracerProvider provider = SdkTracerProvider.builder()
+          .addSpanProcessor(SimpleSpanProcessor.create(OtlpHttpSpanExporter.builder().setRetryPolicy(null)
+              .setEndpoint(endpoint).build()))
+          .build();
+      provider.get("agent").spanBuilder("chat m").setAttribute("gen_ai.operation.name", "chat").startSpan().end();
+      provider.close(); // waits for the export
+    });
+  }
+
+  /** The exporter's log lines while {@code export} runs (it must wait for its export), joined by new lines. */
+  static String whileExporting(Runnable export) {
     List<String> logged = new CopyOnWriteArrayList<>();
     // the exporter's class moves between packages across SDK versions: its parent logger takes all
     Logger exporterLog = Logger.getLogger("io.opentelemetry.exporter");
@@ -35,12 +47,7 @@ final class ExporterLog {
     };
     exporterLog.addHandler(capture);
     try {
-      SdkTracerProvider provider = SdkTracerProvider.builder()
-          .addSpanProcessor(SimpleSpanProcessor.create(OtlpHttpSpanExporter.builder().setRetryPolicy(null)
-              .setEndpoint(endpoint).build()))
-          .build();
-      provider.get("agent").spanBuilder("chat m").setAttribute("gen_ai.operation.name", "chat").startSpan().end();
-      provider.close(); // waits for the export
+      export.run();
     } finally {
       exporterLog.removeHandler(capture);
     }

@@ -113,34 +113,52 @@ public final class OtlpRoutes {
     if (!isOtlp(request)) return response;
     var media = request.entity().getContentType().mediaType();
     String type = media.mainType() + "/" + media.subType();
-    if (type.equals("application/x-protobuf")) return asStatus(response);
-    if (type.equals("application/json")) return asJsonStatus(response);
+    if (type.equals("application/x-protobuf")) return asStatus(request, response);
+    if (type.equals("application/json")) return asJsonStatus(request, response);
     return response;
   }
 
+  /**
+   * The OTLP/HTTP paths: {@code /v1/traces}, and the two signals the node does not read, whose 404 an
+   * exporter logs too. An SDK given the base endpoint sends its metrics and logs beside its traces; the
+   * API's JSON 404 was dumped raw into the exporter's log, which never said why.
+   */
   private static boolean isOtlp(HttpRequest request) {
-    return io.otl.http.ApiRoutes.canonical(request.getUri().path()).equals("/v1/traces");
+    return OTLP_PATHS.contains(io.otl.http.ApiRoutes.canonical(request.getUri().path()));
   }
 
-  private static HttpResponse asStatus(HttpResponse r) {
+  private static final java.util.Set<String> OTLP_PATHS = java.util.Set.of("/v1/traces", "/v1/logs", "/v1/metrics");
+
+  static final String TRACES_ONLY = "this node reads OTLP traces only (POST /v1/traces): send metrics and logs"
+      + " elsewhere or turn their exporters off (OTEL_METRICS_EXPORTER=none, OTEL_LOGS_EXPORTER=none), or give"
+      + " the node the traces endpoint alone (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)";
+
+  /** The message of an error answer to {@code request}, which names the one signal read for a 404 of another. */
+  private static String errorMessage(HttpRequest request, HttpResponse r, HttpEntity.Strict strict) {
+    boolean otherSignal = r.status().intValue() == 404
+        && !io.otl.http.ApiRoutes.canonical(request.getUri().path()).equals("/v1/traces");
+    return otherSignal ? TRACES_ONLY : errorMessage(r, strict);
+  }
+
+  private static HttpResponse asStatus(HttpRequest request, HttpResponse r) {
     int status = r.status().intValue();
     if (status < 400 || !(r.entity() instanceof HttpEntity.Strict strict)
         || strict.getContentType().mediaType().equals(PROTOBUF.mediaType())) {
       return r;
     }
-    return r.withEntity(PROTOBUF, OtlpProtobuf.status(grpcCode(status), errorMessage(r, strict)));
+    return r.withEntity(PROTOBUF, OtlpProtobuf.status(grpcCode(status), errorMessage(request, r, strict)));
   }
 
   /**
    * The JSON {@code google.rpc.Status} of an error: {@code code} (the gRPC code), {@code message} and
    * {@code details} first, then the API body's other fields ({@code error}, the API's code name).
    */
-  private static HttpResponse asJsonStatus(HttpResponse r) {
+  private static HttpResponse asJsonStatus(HttpRequest request, HttpResponse r) {
     int status = r.status().intValue();
     if (status < 400 || !(r.entity() instanceof HttpEntity.Strict strict)) return r;
     java.util.Map<String, Object> body = new java.util.LinkedHashMap<>();
     body.put("code", grpcCode(status));
-    body.put("message", errorMessage(r, strict));
+    body.put("message", errorMessage(request, r, strict));
     body.put("details", List.of());
     if (strict.getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
       try {
