@@ -9,6 +9,7 @@ import io.otl.core.api.ModelVersions;
 import io.otl.core.api.TrainingCoordinators;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.api.StableRoute;
+import io.otl.http.ApiErrors;
 import io.otl.http.ApiMetrics;
 import io.otl.http.gateway.GatewayRoutes;
 import io.otl.http.gateway.GatewaySettings;
@@ -492,10 +493,8 @@ public final class TrainingNode implements AutoCloseable {
 
   /** A JDBC failure's SQLState (e.g. {@code SQLState 08001}), else the exception's class name. */
   private static String failureKind(Exception e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null) return "SQLState " + sql.getSQLState();
-    }
-    return e.getClass().getSimpleName();
+    java.sql.SQLException sql = ApiErrors.databaseCause(e);
+    return sql != null && sql.getSQLState() != null ? "SQLState " + sql.getSQLState() : e.getClass().getSimpleName();
   }
 
   private static ReadinessCheck clusterCheck(Cluster cluster) {

@@ -57,7 +57,7 @@ public final class ApiErrors {
   }
 
   /** A JDBC failure in the chain, or null: the journal's database, not the node, failed the request. */
-  static java.sql.SQLException databaseCause(Throwable e) {
+  public static java.sql.SQLException databaseCause(Throwable e) {
     Throwable c = e;
     for (int depth = 0; c != null && depth < 32; depth++, c = c.getCause() == c ? null : c.getCause()) {
       if (c instanceof java.sql.SQLException sql) return sql;
