@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * algorithm = dpo }}). Only the keys the agent's coordinator reads are overridable; node-wide keys
  * (backend, endpoints, directories, retries) and the dataset filters (read by the node's exporter)
  * are not. Model-update keys are overridable too, under {@value #MODEL_UPDATE} ({@code
- * agents.support-bot { model-update.canary-ratio = 0.2 }}): any key of {@code
+ * agents.support-bot { model-update.canary-ratio = 0.1 }}): any key of {@code
  * agentscope.training.model-update}; they shape the agent's ModelVersion entity, under the run-time
  * ones ({@code PUT …/policy}, {@link io.otl.core.model.RolloutPolicy}). Each agent's
  * effective training-runner and model-update sections are validated like the file, at start-up.
