@@ -126,6 +126,11 @@ public final class TrainingSettingsValidator {
   // ---------------------------------------------------------------------------------------------
   // Checks across keys
 
+  /** Whether {@code key}'s value is a {@code reference.conf} default, not the user's (file, variable, override). */
+  private static boolean fromDefaults(Config config, String key) {
+    return config.hasPath(key) && "reference.conf".equals(config.getValue(key).origin().resource());
+  }
+
   private static void crossChecks(SettingsCheck c) {
     OperatorTokens.crossCheck(c);
     agentKeys(c);
@@ -156,7 +161,10 @@ public final class TrainingSettingsValidator {
     @SuppressWarnings("unchecked")
     List<Double> steps = (List<Double>) t.get("model-update.steps");
     Double canary = (Double) t.get("model-update.canary-ratio");
-    if (steps != null && canary != null && !steps.isEmpty() && steps.get(0) <= canary) {
+    // The default steps follow whatever canary ratio the user chose (ModelSettings keeps those above it):
+    // a file or policy setting only canary-ratio = 0.2 failed on steps it never wrote (trial t119).
+    if (steps != null && canary != null && !steps.isEmpty() && steps.get(0) <= canary
+        && !fromDefaults(c.config, ROOT + ".model-update.steps")) {
       String key = ROOT + ".model-update.steps";
       c.error(key, c.valueAt(key), "ratios above model-update.canary-ratio ("
           + format(canary) + "), since they follow the canary stage");

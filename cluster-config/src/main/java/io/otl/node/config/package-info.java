@@ -17,7 +17,8 @@
  *   <li>Values that parse are accepted as strings too ({@code "0.5"}, {@code "on"}), as Typesafe
  *       Config's getters do, so {@code -D} overrides work; integers must be whole numbers.
  *   <li>{@code model-update.steps} are the ratios after the canary stage ({@code canary-ratio}),
- *       so they must start above it.
+ *       so steps the user sets must start above it; the default steps follow any canary ratio (those
+ *       at or below it are left out: {@code canary-ratio = 0.2} rolls out 20 %, 50 %, 100 %).
  *   <li>Values of keys whose name contains password, secret, token or api key are printed as
  *       {@code ****}. Typesafe's own {@code Config.toString()} still prints values: never log a
  *       whole {@code Config}.

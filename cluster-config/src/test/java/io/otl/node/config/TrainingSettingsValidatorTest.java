@@ -271,6 +271,22 @@ class TrainingSettingsValidatorTest {
   }
 
   /** Every name the renderer reads is accepted, and its value checked before a job would fail on it. */
+  /**
+   * A file that sets only {@code canary-ratio} at or above the default steps' first ratio starts: the
+   * default steps above it follow (trial t119: {@code canary-ratio = 0.2} failed start-up on
+   * {@code model-update.steps}, a key the file never wrote). Steps the file sets must start above it.
+   */
+  @Test
+  void theDefaultStepsFollowAnyCanaryRatioWhileStepsSetMustStartAboveIt() {
+    Config onlyRatio = hocon("agentscope.training.model-update.canary-ratio = 0.2");
+    assertEquals(List.of(), TrainingSettingsValidator.validate(onlyRatio).unknownKeys());
+    assertEquals(List.of(0.2, 0.5, 1.0), io.otl.core.model.ModelSettings.fromConfig(
+        onlyRatio.withFallback(TrainingSettingsValidator.defaults()).getConfig("agentscope.training")).steps());
+    String m = invalid(hocon("agentscope.training.model-update { canary-ratio = 0.2, steps = [0.2, 1.0] }"))
+        .getMessage();
+    assertTrue(m.contains(T + "model-update.steps = [0.2,1]: must be ratios above model-update.canary-ratio (0.2)"), m);
+  }
+
   @Test
   void everyKnownHyperparameterIsAcceptedAndItsValueChecked() {
     ValidationReport report = TrainingSettingsValidator.validate(hocon(

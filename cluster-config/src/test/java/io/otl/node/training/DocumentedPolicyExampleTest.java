@@ -37,6 +37,16 @@ class DocumentedPolicyExampleTest {
           x -> x.status() != 503);
       assertEquals(200, r.status(), example + " -> " + r.body());
       assertEquals(50, r.json().get("policy").get("trigger.min-samples").asInt(), r.body());
+
+      // The canary ratio alone, at the default steps' first ratio: the default steps follow it (a 400
+      // on steps the client never sent, before), while steps it sends must still start above it.
+      Http.Response ratio = http.put("/v1/training/doc-bot/policy", "{\"model-update.canary-ratio\":0.2}");
+      assertEquals(200, ratio.status(), ratio.body());
+      assertEquals("[0.5,1.0]", ratio.json().get("policy").get("model-update.steps").toString(), ratio.body());
+      Http.Response both = http.put("/v1/training/doc-bot/policy",
+          "{\"model-update.canary-ratio\":0.2,\"model-update.steps\":[0.2,1.0]}");
+      assertEquals(400, both.status(), both.body());
+      assertTrue(both.json().get("message").asText().startsWith("model-update.steps: must be ratios above"), both.body());
     }
   }
 }
