@@ -27,6 +27,11 @@ public final class StrictJson {
     try {
       node = StrictDocument.read(bytes.toArray());
     } catch (IOException e) {
+      if (JsonParseProblem.tooDeep(e)) {
+        // Jackson stops at 1000 levels, long before the limit below is checked: the same answer as for 33 levels.
+        throw new BadRequest(400, "too_deep", "the request body is nested more than " + maxDepth + " levels deep; at "
+            + "most " + maxDepth + " are accepted (agentscope.training.http.max-json-depth)");
+      }
       throw new BadRequest(400, "invalid_json", "the request body is not valid JSON: " + JsonParseProblem.describe(e));
     }
     if (node == null || !node.isObject()) throw BadRequest.invalid("the request body must be a JSON object");

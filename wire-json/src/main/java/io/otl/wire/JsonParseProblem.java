@@ -27,7 +27,36 @@ public final class JsonParseProblem {
    */
   private static final Pattern UNRECOGNIZED_TOKEN = Pattern.compile("Unrecognized token '[^']*'");
 
+  /**
+   * Jackson's advice to its own programmer ({@code enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to
+   * allow}, {@code not recognized as one since Feature 'ALLOW_COMMENTS' not enabled for parser}): a client
+   * cannot enable a feature of the node's parser, so the advice sent it looking for a setting (trial t120).
+   */
+  private static final Pattern PARSER_FEATURE_ADVICE = Pattern.compile(
+      ":? ?enable `JsonReadFeature\\.[A-Z_]+` to allow|:? ?\\(not recognized as one since Feature '[A-Z_]+' not enabled"
+          + " for parser\\)");
+
+  /**
+   * Jackson's own nesting limit ({@code Document nesting depth (1001) exceeds the maximum allowed (1000, from
+   * `StreamReadConstraints.getMaxNestingDepth()`)}), met before the edges' far lower {@code max-json-depth}
+   * (32) is checked: the answer named a parser method and told the client 1000 levels were allowed.
+   */
+  private static final Pattern NESTING_LIMIT = Pattern.compile(
+      "Document nesting depth \\(\\d+\\) exceeds the maximum allowed \\((\\d+), from `StreamReadConstraints\\.[A-Za-z]+\\(\\)`\\)");
+
+  /** Jackson's other read limits (a number of 1,001 digits …): the figure stays, the parser's method goes. */
+  private static final Pattern CONSTRAINTS_METHOD = Pattern.compile(", from `StreamReadConstraints\\.[A-Za-z]+\\(\\)`");
+
   private JsonParseProblem() {}
+
+  /**
+   * Whether {@code e} is Jackson's refusal of a document nested deeper than its own limit (1000 levels):
+   * an edge with a lower limit of its own answers with that one.
+   */
+  public static boolean tooDeep(IOException e) {
+    return e instanceof com.fasterxml.jackson.core.exc.StreamConstraintsException
+        && e.getMessage() != null && e.getMessage().startsWith("Document nesting depth");
+  }
 
   /**
    * Jackson's first line, with quoted tokens and keys shown only when they are plain words, dotted
@@ -37,6 +66,9 @@ public final class JsonParseProblem {
     String m = e instanceof JsonProcessingException p ? p.getOriginalMessage() : e.getMessage();
     m = m == null ? "" : m.split("\n")[0];
     m = START_MARKER.matcher(m).replaceAll("(opened at line $1, column $2)");
+    m = NESTING_LIMIT.matcher(m).replaceAll("the document is nested more than $1 levels deep");
+    m = CONSTRAINTS_METHOD.matcher(m).replaceAll("");
+    m = PARSER_FEATURE_ADVICE.matcher(m).replaceAll("");
     m = UNRECOGNIZED_TOKEN.matcher(m).replaceAll("Unrecognized token '*'");
     m = QUOTED.matcher(m).replaceAll(r -> Matcher.quoteReplacement(
         "'" + (r.group(1).length() <= 1 ? r.group(1) : io.otl.core.Ids.shownPath(r.group(1))) + "'"));

@@ -65,6 +65,37 @@ class StrictJsonEdgeTest {
         + "(opened at line 1, column 1) (line 1, column 20)", message);
   }
 
+  /**
+   * Trial t120: a body nested 1,001 levels deep met Jackson's own limit before the node's 32, and the
+   * 400 said "exceeds the maximum allowed (1000, from `StreamReadConstraints.getMaxNestingDepth()`)"; a
+   * NaN or a comment was answered with advice to enable a parser feature. A client can enable nothing in
+   * the node's parser: the answers say what the JSON may hold instead, and nothing is stored.
+   */
+  @Test
+  void parserLimitsAndFeaturesAreNotTheClientsToSet() {
+    String path = "/v1/sessions/strict-parser/events";
+    JsonNode deep = refused(400, http.post(path, "[".repeat(5000)));
+    assertEquals("too_deep", deep.get("error").asText());
+    assertEquals("the request body is nested more than 32 levels deep; at most 32 are accepted "
+        + "(agentscope.training.http.max-json-depth)", deep.get("message").asText());
+    JsonNode deepFeedback = refused(400, http.post("/v1/sessions/strict-parser/feedback",
+        "{\"kind\":\"THUMBS_UP\",\"source\":" + "[".repeat(1200)));
+    assertEquals("too_deep", deepFeedback.get("error").asText());
+    String[] lax = {
+        batch("{\"type\":\"feedback\",\"kind\":\"RATING\",\"value\":NaN}"),
+        batch("{\"type\":\"message\",\"role\":\"user\",/* a comment */\"content\":\"x\"}"),
+        batch("{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"x\",\"latencyMs\":+5}"),
+        batch("{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"x\",\"latencyMs\":" + "9".repeat(1001) + "}")};
+    for (String body : lax) {
+      String message = refused(400, http.post(path, body)).get("message").asText();
+      assertTrue(message.startsWith("the request body is not valid JSON: "), message);
+      for (String parserWord : new String[] {"Feature", "enable", "StreamReadConstraints", "`"}) {
+        assertTrue(!message.contains(parserWord), "the answer speaks of the parser (" + parserWord + "): " + message);
+      }
+    }
+    assertEquals(404, http.get("/v1/sessions/strict-parser").status(), "a refused request stored something");
+  }
+
   @Test
   void laxJsonIsRefusedAndNothingIsStored() {
     String valid = batch(message("\"hi\""));
