@@ -540,13 +540,19 @@ public final class PiiRules {
   }
 
   /**
-   * {@code {start, end}} unless the match {@code t[start, end)} lies inside a standalone token of 24
+   * {@code {start, end}} unless the match {@code t[start, end)} lies inside a standalone token of 16
    * or more hex digits holding a letter: a response id ({@code chatcmpl-<32 hex>}, about one in a
-   * hundred holds a phone-shaped digit run), a digest, an object id. Such a token is random, no
-   * one's number, and an id must stay intact to be matched again (per-turn feedback names it).
+   * hundred holds a phone-shaped digit run), a digest, an object id, a client's random event id
+   * ({@code secrets.token_hex(8)}: one in 1,800 held one, and its whole batch was refused, trial t120).
+   * Such a token is random, no one's number, and an id must stay intact to be matched again (per-turn
+   * feedback names it). Below 24 digits the token must also hold at least five digits beside the
+   * match, as a random one of 16 holding a phone-shaped run does: a number with a few letters glued to
+   * it ({@code c13812345678}, an ID card number in {@code fD222601198909138180}) is someone's.
    * Digits glued to other letters ({@code tel_13889012345}, {@code ID110107199003071288}) are
    * still findings: only a token that is hex from end to end is opaque.
    */
+  static final int MIN_OPAQUE_HEX = 16;
+
   static int[] outsideHexToken(CharSequence t, int start, int end) {
     for (int i = start; i < end; i++) if (!hex(t.charAt(i))) return new int[] {start, end};
     int from = start;
@@ -555,7 +561,9 @@ public final class PiiRules {
     while (to < t.length() && hex(t.charAt(to))) to++;
     boolean standalone = (from == 0 || !asciiAlnum(t.charAt(from - 1)))
         && (to == t.length() || !asciiAlnum(t.charAt(to)));
-    if (!standalone || to - from < 24) return new int[] {start, end};
+    int token = to - from;
+    boolean random = token >= 24 || token >= MIN_OPAQUE_HEX && token - (end - start) >= MIN_OPAQUE_HEX - 11;
+    if (!standalone || !random) return new int[] {start, end};
     for (int i = from; i < to; i++) if (t.charAt(i) > '9') return null;
     return new int[] {start, end};
   }
