@@ -440,8 +440,16 @@ public final class Timeline {
    * a URL in the state text (v0's "base model m at http://host/v1") stays whole in the summary.
    */
   static int reasonStart(String text) {
-    int i = text.indexOf(": ");
-    return i < 0 ? text.length() : i;
+    // Only a ": " outside parentheses: "undeploying m (load failed: unloading …)" keeps its reason
+    // whole, where the cut left "(load failed" open in the summary (trial t121).
+    int depth = 0;
+    for (int i = 0; i + 1 < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '(') depth++;
+      else if (c == ')' && depth > 0) depth--;
+      else if (c == ':' && depth == 0 && text.charAt(i + 1) == ' ') return i;
+    }
+    return text.length();
   }
 
   private final class ModelFormatter implements Formatter {
@@ -582,16 +590,25 @@ public final class Timeline {
     }
   }
 
+  /** The standard error at or below which a test had no variance (the console's threshold, 1e-6). */
+  private static final double NO_VARIANCE_SE = 1e-6;
+
   /** "; task success rate 0.71 vs stable 0.82 (n=412 / 7,880, z=5.3 > 1.64)" for the tests shown. */
   static String figures(List<TestResult> tests, boolean degradedOnly) {
     if (tests == null || tests.isEmpty()) return "";
     StringBuilder b = new StringBuilder();
     for (TestResult t : tests) {
       if (degradedOnly && !t.degraded()) continue;
+      boolean beyond = t.statistic() > t.criticalValue();
+      // Every session alike within each version: the standard error sits at the test's floor and z
+      // is its artefact (−182321.6 for equal token counts), so say so, as the event's summary and
+      // the console do (docs/canary-statistics.md; trial t121 read "z=-182321.6 ≤ 5.76" here).
+      String z = t.standardError() != null && t.standardError() <= NO_VARIANCE_SE
+          ? "no variance, " + (beyond ? "beyond" : "within") + " the tolerance"
+          : String.format(Locale.ROOT, "z=%.1f %s %.2f", t.statistic(), beyond ? ">" : "≤", t.criticalValue());
       b.append(b.length() == 0 ? "; " : ", ").append(String.format(Locale.ROOT,
-          "%s %s vs stable %s (n=%,d / %,d, z=%.1f %s %.2f)", label(t.metric()), value(t.metric(), t.candidateValue()),
-          value(t.metric(), t.stableValue()), t.candidateSamples(), t.stableSamples(), t.statistic(),
-          t.statistic() > t.criticalValue() ? ">" : "≤", t.criticalValue()));
+          "%s %s vs stable %s (n=%,d / %,d, %s)", label(t.metric()), value(t.metric(), t.candidateValue()),
+          value(t.metric(), t.stableValue()), t.candidateSamples(), t.stableSamples(), z));
       if (t.pValue() != null) {
         // Sequential test (issue #19): the always-valid p-value, its level and the looks so far.
         b.setLength(b.length() - 1);

@@ -28,4 +28,23 @@ class TimelineFiguresTest {
     String rolledBack = "ROLLED_BACK (manual): operator asked";
     assertEquals("ROLLED_BACK (manual)", rolledBack.substring(0, Timeline.reasonStart(rolledBack)));
   }
+
+  @Test
+  void aTestWithoutVarianceSaysSoInsteadOfTheFloorsZ() {
+    // Every session 20 tokens in both versions (the simulator's answers): se at the floor, z its artefact.
+    TestResult tokens = new TestResult(Metric.TOKENS_PER_SESSION, 20, 20, 15, 8, -182321.6, 5.76, 0.95, 0.2,
+        true, 24, null, false, "no variance …", "msprt", 0.0, 1e-6, 0.05, 1.0, 0.025, 23L);
+    assertEquals("; tokens per session (guardrail) 20 tokens vs stable 20 tokens (n=8 / 15, no variance, within"
+        + " the tolerance, always-valid p=1.0 vs α=0.025 at look 23)", Timeline.figures(List.of(tokens), false),
+        "trial t121: the audit timeline printed z=-182321.6 ≤ 5.76");
+  }
+
+  @Test
+  void theSummaryDoesNotCutAReasonInsideParentheses() {
+    String undeploy = "undeploying p3-v1-369b3c2b (load failed: unloading whatever of it may have landed)";
+    assertEquals(undeploy.length(), Timeline.reasonStart(undeploy),
+        "trial t121: the summary read 'undeploying p3-v1-369b3c2b (load failed at …', a parenthesis left open");
+    String failed = "DEPLOY_FAILED after 1 attempt(s): vLLM refused to load m (HTTP 404): No adapter";
+    assertEquals("DEPLOY_FAILED after 1 attempt(s)", failed.substring(0, Timeline.reasonStart(failed)));
+  }
 }
