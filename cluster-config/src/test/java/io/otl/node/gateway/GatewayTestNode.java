@@ -116,21 +116,25 @@ final class GatewayTestNode implements AutoCloseable {
 
   /** Registers v1 of each agent with the simulator as its endpoint, and waits until it is STABLE. */
   GatewayTestNode serving(String... agents) throws InterruptedException {
-    for (String agent : agents) {
-      String body = "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}";
-      Http.Response r = api.post("/v1/models/" + agent + "/versions", body);
-      // A 503 says "retry the request", as a client should: a node started with a short
-      // request-timeout (GatewaySlowAnswerTest: 1 s) can take longer than that for an agent's first
-      // registration on a loaded machine. The registration is idempotent.
-      boolean retried = false;
-      for (int i = 0; i < 10 && r.status() == 503; i++, retried = true) {
-        Thread.sleep(500);
-        r = api.post("/v1/models/" + agent + "/versions", body);
-      }
-      // after a retry, a 409 (or 200) says the timed-out attempt landed after all
-      assertTrue(r.status() == 201 || retried && (r.status() == 409 || r.status() == 200), r.body());
-      awaitState(agent, "v1", "STABLE");
+    for (String agent : agents) servingAt(agent, simulator.baseUrl() + "/v1");
+    return this;
+  }
+
+  /** Registers v1 of the agent with {@code endpoint} (an OpenAI base URL), and waits until it is STABLE. */
+  GatewayTestNode servingAt(String agent, String endpoint) throws InterruptedException {
+    String body = "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"" + endpoint + "\"}";
+    Http.Response r = api.post("/v1/models/" + agent + "/versions", body);
+    // A 503 says "retry the request", as a client should: a node started with a short
+    // request-timeout (GatewaySlowAnswerTest: 1 s) can take longer than that for an agent's first
+    // registration on a loaded machine. The registration is idempotent.
+    boolean retried = false;
+    for (int i = 0; i < 10 && r.status() == 503; i++, retried = true) {
+      Thread.sleep(500);
+      r = api.post("/v1/models/" + agent + "/versions", body);
     }
+    // after a retry, a 409 (or 200) says the timed-out attempt landed after all
+    assertTrue(r.status() == 201 || retried && (r.status() == 409 || r.status() == 200), r.body());
+    awaitState(agent, "v1", "STABLE");
     return this;
   }
 

@@ -15,18 +15,38 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * connection is cut after some events (a vLLM worker dying mid-answer), or answers in a shape the
  * simulator does not give (vLLM's reasoning fields). Each request is answered with {@code chunks} as HTTP/1.1 chunked
  * SSE ({@code pauseMs} between chunks), then the stream is terminated properly, or, with {@code cut}, the socket is closed without
- * the last chunk.
+ * the last chunk. {@link #then} queues scripts for the next requests, one each (an SDK's retry after a failed
+ * call gets the next one); with none queued, a request gets the one {@link #answer} set.
  */
 final class ScriptedUpstream implements AutoCloseable {
-  /** What one request gets: SSE chunks (or one JSON body when {@code json}), and whether the stream is cut. */
-  record Script(List<String> chunks, boolean cut, boolean json, long pauseMs) {
+  /**
+   * What one request gets: SSE chunks (or one JSON body when {@code json}), and whether the stream is cut;
+   * {@code status} other than 200: that status with the chunks as its JSON body.
+   */
+  record Script(List<String> chunks, boolean cut, boolean json, long pauseMs, int status) {
+    Script(List<String> chunks, boolean cut, boolean json, long pauseMs) {
+      this(chunks, cut, json, pauseMs, 200);
+    }
+
     Script(List<String> chunks, boolean cut, boolean json) {
       this(chunks, cut, json, 0);
+    }
+
+    /** A whole JSON answer. */
+    static Script json(String body) {
+      return new Script(List.of(body), false, true);
+    }
+
+    /** An HTTP error with an OpenAI error body. */
+    static Script status(int status) {
+      return new Script(List.of("{\"error\":{\"message\":\"scripted failure\",\"type\":\"server_error\"}}"),
+          false, true, 0, status);
     }
   }
 
   private final ServerSocket server;
   private volatile Script script = new Script(List.of(), false, false, 0);
+  private final java.util.Queue<Script> queued = new java.util.concurrent.ConcurrentLinkedQueue<>();
   /** The request bodies received, in order. */
   final List<String> requests = new CopyOnWriteArrayList<>();
 
@@ -44,6 +64,11 @@ final class ScriptedUpstream implements AutoCloseable {
 
   void answer(Script next) {
     script = next;
+  }
+
+  /** The scripts of the next requests, in order, before the one {@link #answer} set. */
+  void then(Script... next) {
+    queued.addAll(List.of(next));
   }
 
   private void accept() {
@@ -71,10 +96,12 @@ final class ScriptedUpstream implements AutoCloseable {
           if (line.toLowerCase().startsWith("content-length:")) length = Integer.parseInt(line.substring(15).trim());
         }
         requests.add(new String(in.readNBytes(length), StandardCharsets.UTF_8));
-        Script s = script;
+        Script next = queued.poll();
+        Script s = next != null ? next : script;
         if (s.json()) {
           byte[] body = String.join("", s.chunks()).getBytes(StandardCharsets.UTF_8);
-          out.write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + body.length
+          out.write(("HTTP/1.1 " + s.status() + (s.status() == 200 ? " OK" : " Error")
+              + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length
               + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
           out.write(body);
           out.flush();

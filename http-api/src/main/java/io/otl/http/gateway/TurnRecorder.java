@@ -67,10 +67,10 @@ final class TurnRecorder {
    * @param version the version that answered (the stable, after a fallback)
    * @param servedModel the model name of {@code version}: the answer's {@code inference.servedModel}
    */
-  List<SessionInput> inputs(Set<String> known, String lastMessage, ChatRequest request, String routedVersion,
-      String routedServedModel, String version, String servedModel, String fallbackFrom, Outcome outcome,
-      Instant requestAt, Instant answerAt) {
-    return inputs(desensitizer, cut, known, lastMessage, request, routedVersion, routedServedModel, version,
+  List<SessionInput> inputs(Set<String> known, String lastMessage, Set<String> afterLast, ChatRequest request,
+      String routedVersion, String routedServedModel, String version, String servedModel, String fallbackFrom,
+      Outcome outcome, Instant requestAt, Instant answerAt) {
+    return inputs(desensitizer, cut, known, lastMessage, afterLast, request, routedVersion, routedServedModel, version,
         servedModel, fallbackFrom, outcome, requestAt, answerAt);
   }
 
@@ -150,6 +150,18 @@ final class TurnRecorder {
   static List<SessionInput> inputs(Desensitizer d, TextCut cut, Set<String> known, String lastMessage,
       ChatRequest request, String routedVersion, String routedServedModel, String version, String servedModel,
       String fallbackFrom, Outcome outcome, Instant requestAt, Instant answerAt) {
+    return inputs(d, cut, known, lastMessage, Set.of(), request, routedVersion, routedServedModel, version,
+        servedModel, fallbackFrom, outcome, requestAt, answerAt);
+  }
+
+  /**
+   * @param afterLast the tool calls stored after {@code lastMessage} (the results of a call whose answer failed
+   *     or was cut short: {@link #afterLast(List, Set)}), which the request's results after it are, when it is
+   *     that call sent again (see {@link #alignedCounts})
+   */
+  static List<SessionInput> inputs(Desensitizer d, TextCut cut, Set<String> known, String lastMessage,
+      Set<String> afterLast, ChatRequest request, String routedVersion, String routedServedModel, String version,
+      String servedModel, String fallbackFrom, Outcome outcome, Instant requestAt, Instant answerAt) {
     List<SessionInput> in = new ArrayList<>();
     if (!known.contains(START_ID)) {
       Map<String, String> meta = new LinkedHashMap<>();
@@ -168,7 +180,8 @@ final class TurnRecorder {
     ArrayNode messages = request.messages();
     Completion answer = outcome.answer();
     Map<String, Integer> seen = alignedCounts(d, messages, known, lastMessage, answer == null ? null
-        : messageHash(d, "assistant", answer.content(), answer.toolCalls().stream().map(Completion.ToolCall::id).toList()));
+        : messageHash(d, "assistant", answer.content(), answer.toolCalls().stream().map(Completion.ToolCall::id).toList()),
+        afterLast);
     Map<String, JsonNode> calls = new LinkedHashMap<>();
     JsonNode functionCall = null;
     String functionCallMessage = null;
@@ -278,6 +291,21 @@ final class TurnRecorder {
     return last;
   }
 
+  /**
+   * The tool calls stored after the last message once {@code stored} (ids in the order sent) is stored after
+   * {@code before} (those stored after the last message until then): the tool calls after the last message
+   * id among {@code stored}, or, when it has none (a call that failed or was cut short, whose answer has an id
+   * of another form), {@code before} and the tool calls of {@code stored}.
+   */
+  static Set<String> afterLast(List<String> stored, Set<String> before) {
+    java.util.LinkedHashSet<String> after = new java.util.LinkedHashSet<>(before);
+    for (String id : stored) {
+      if (isMessageId(id)) after.clear();
+      else if (id.startsWith("gw:tc:")) after.add(id);
+    }
+    return after.isEmpty() ? Set.of() : java.util.Collections.unmodifiableSet(after);
+  }
+
   /** One tool call event, input and output cut at the text limit; nothing when the session has it. */
   private static void toolCall(TextCut cut, Instant at, Set<String> known, String tcId, String callId, String name,
       JsonNode arguments, JsonNode result, List<SessionInput> in) {
@@ -309,6 +337,16 @@ final class TurnRecorder {
 
   static Map<String, Integer> alignedCounts(Desensitizer d, ArrayNode messages, Set<String> known,
       String lastMessage, String answerHash) {
+    return alignedCounts(d, messages, known, lastMessage, answerHash, Set.of());
+  }
+
+  /**
+   * @param afterLast the tool calls the session stored after {@code lastMessage} ({@link #afterLast(List, Set)}):
+   *     the results of a call after it whose answer failed or was cut short, which the request's results after
+   *     it are when it is that call sent again; not occurrences the window dropped
+   */
+  static Map<String, Integer> alignedCounts(Desensitizer d, ArrayNode messages, Set<String> known,
+      String lastMessage, String answerHash, Set<String> afterLast) {
     Map<String, Integer> offsets = new HashMap<>();
     if (lastMessage == null || known.isEmpty()) return offsets;
     List<String> hashes = new ArrayList<>();
@@ -357,14 +395,26 @@ final class TurnRecorder {
       if (stored > 0) offsets.put(h, stored);
     }
     // Tool calls alike: a call id a model uses again (call_0 each turn) is a new call each time, numbered
-    // after the calls of that id stored but no longer resent.
+    // after the calls of that id stored but no longer resent. Those stored after the last message are not
+    // such calls: a call whose request ended with tool results and whose answer failed or was cut short stored
+    // them, and the last message recorded is still the model's call; the request's results after it are those
+    // again when it is that call sent again (an SDK's retry). Taken for calls the window dropped, the retry's
+    // were numbered after them and each tool call was stored twice (review t116).
     Map<String, Integer> resentCalls = new HashMap<>();
-    for (int i = 0; i <= end; i++) if (results.get(i) != null) resentCalls.merge(results.get(i), 1, Integer::sum);
+    Map<String, Integer> laterCalls = new HashMap<>();
+    for (int i = 0; i < results.size(); i++) {
+      if (results.get(i) != null) (i <= end ? resentCalls : laterCalls).merge(results.get(i), 1, Integer::sum);
+    }
     for (String callId : new java.util.HashSet<>(results)) {
       if (callId == null) continue;
       int stored = 0;
-      while (known.contains(toolCallEventId(callId, stored))) stored++;
-      int gone = stored - resentCalls.getOrDefault(callId, 0);
+      int storedAfterLast = 0;
+      while (known.contains(toolCallEventId(callId, stored))) {
+        if (afterLast.contains(toolCallEventId(callId, stored))) storedAfterLast++;
+        stored++;
+      }
+      int gone = stored - resentCalls.getOrDefault(callId, 0)
+          - Math.min(storedAfterLast, laterCalls.getOrDefault(callId, 0));
       if (gone > 0) offsets.put(CALL_KEY + callId, gone);
     }
     return offsets;

@@ -94,4 +94,91 @@ class StoredOnAnotherNodeTest {
     assertEquals(List.of(TurnRecorder.toolCallEventId("call_2")), third.stream()
         .filter(i -> i instanceof SessionInput.ToolCall).map(SessionInput::eventId).toList());
   }
+
+  /** A session's state built write by write, each write with its own recordedAt, as the session applies them. */
+  private static final class Session {
+    final Set<String> ids = new LinkedHashSet<>();
+    final List<AgentSession.MessageRecorded> messages = new ArrayList<>();
+    final List<AgentSession.ToolCallRecorded> toolCalls = new ArrayList<>();
+    int writes;
+
+    /** Stores the inputs as one write; returns the tool calls among them, as callId=output. */
+    List<String> store(List<SessionInput> in) {
+      Instant at = Instant.EPOCH.plusSeconds(++writes);
+      List<String> calls = new ArrayList<>();
+      for (SessionInput i : in) {
+        if (!ids.add(i.eventId())) continue;
+        if (i instanceof SessionInput.Message m) {
+          messages.add(new AgentSession.MessageRecorded(m.eventId(), at, at, SessionModel.Role.parse(m.role()),
+              m.content(), m.msgId(), m.latencyMs(), null, null));
+        } else if (i instanceof SessionInput.ToolCall t) {
+          toolCalls.add(new AgentSession.ToolCallRecorded(t.eventId(), at, at, t.callId(), t.toolName(), t.input(),
+              t.output(), true, null));
+          calls.add(t.callId() + "=" + t.output().asText());
+        }
+      }
+      return calls;
+    }
+
+    /** The state as another node gets it (ids in another order), and what the gateway reads off it. */
+    TurnRecording.Stored asStored() {
+      List<String> reversed = new ArrayList<>(ids);
+      java.util.Collections.reverse(reversed);
+      return TurnRecording.Stored.of(new AgentSession.State(SessionModel.Status.ACTIVE, "bot", null, "v0", Map.of(),
+          Instant.EPOCH, Instant.EPOCH, null, messages, toolCalls, List.of(), List.of(), null, null, null, 0,
+          new LinkedHashSet<>(reversed)), Map.of());
+    }
+
+    /** The turn numbered on a node that asks the session what it holds, and stored. */
+    List<String> turn(String messages, TurnRecorder.Outcome outcome) {
+      TurnRecording.Stored stored = asStored();
+      return store(TurnRecorder.inputs(D, CUT, stored.ids(), stored.lastMessage(), stored.afterLast(),
+          request(messages), "v0", null, "v0", null, null, outcome, null, null));
+    }
+  }
+
+  private static final TurnRecorder.Outcome FAILED =
+      new TurnRecorder.Outcome(null, false, "the model server answered HTTP 503", 0, 9);
+
+  private static String callAndResult(String callId, String result) {
+    return ",{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[" + call(callId) + "]}"
+        + ",{\"role\":\"tool\",\"tool_call_id\":\"" + callId + "\",\"content\":\"" + result + "\"}";
+  }
+
+  /**
+   * Review t116 on another node (or after a restart): the retry of a call that brought a tool result and failed
+   * is numbered against the session's state, whose messages and tool calls are two lists; the result stored
+   * after the model's call is told by its write, and is not stored again.
+   */
+  @Test
+  void aRetryNumberedAgainstTheSessionDoesNotStoreTheResultsOfTheFailedCallAgain() throws Exception {
+    Session s = new Session();
+    String q = "[{\"role\":\"system\",\"content\":\"sys\"},{\"role\":\"user\",\"content\":\"use the lookup tool\"}";
+    assertEquals(List.of(), s.turn(q + "]", toolCallAnswer("call_1")));
+    String retried = q + callAndResult("call_1", "42") + "]";
+    assertEquals(List.of("call_1=42"), s.turn(retried, FAILED));
+    assertEquals(Set.of(TurnRecorder.toolCallEventId("call_1")), s.asStored().afterLast());
+    assertEquals(List.of(), s.turn(retried, FAILED), "the retry, failed again");
+    assertEquals(List.of(), s.turn(retried, toolCallAnswer("call_2")), "the retry answered");
+    assertEquals(Set.of(), s.asStored().afterLast(), "nothing stored after the answer");
+    assertEquals(List.of("call_2=43"), s.turn(q + callAndResult("call_1", "42") + callAndResult("call_2", "43") + "]",
+        FAILED));
+  }
+
+  /**
+   * A result stored in the same write as the model's last call stood before it (the result of the call before):
+   * with a call id the model uses in every turn and a window of the last call and its result, the next result is
+   * a new call, on another node too.
+   */
+  @Test
+  void aResultStoredWithTheLastCallIsNotTakenForOneStoredAfterIt() throws Exception {
+    Session s = new Session();
+    s.turn("[{\"role\":\"user\",\"content\":\"use the lookup tool\"}]", toolCallAnswer("call_0"));
+    String sys = "[{\"role\":\"system\",\"content\":\"sys\"}";
+    assertEquals(List.of("call_0=1"), s.turn(sys + callAndResult("call_0", "1") + "]", toolCallAnswer("call_0")));
+    assertEquals(Set.of(), s.asStored().afterLast());
+    assertEquals(List.of("call_0=2"), s.turn(sys + callAndResult("call_0", "2") + "]", FAILED));
+    assertEquals(List.of(), s.turn(sys + callAndResult("call_0", "2") + "]", toolCallAnswer("call_0")));
+    assertEquals(List.of("call_0=3"), s.turn(sys + callAndResult("call_0", "3") + "]", toolCallAnswer("call_0")));
+  }
 }

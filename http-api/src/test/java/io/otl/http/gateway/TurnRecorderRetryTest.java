@@ -33,14 +33,41 @@ class TurnRecorderRetryTest {
 
   private final Set<String> known = new HashSet<>();
   private String last;
+  private Set<String> afterLast = Set.of();
+  /** The tool calls each turn stored, as callId=output. */
+  private final List<String> calls = new java.util.ArrayList<>();
 
   private List<String> turn(String messages, TurnRecorder.Outcome outcome) {
-    List<SessionInput> in = TurnRecorder.inputs(D, new TextCut(D, 65_536), known, last, request(messages),
+    List<SessionInput> in = TurnRecorder.inputs(D, new TextCut(D, 65_536), known, last, afterLast, request(messages),
         "v1", null, "v1", null, null, outcome, null, null);
     in.forEach(i -> known.add(i.eventId()));
-    last = TurnRecorder.lastMessage(in.stream().map(SessionInput::eventId).toList(), last);
+    List<String> ids = in.stream().map(SessionInput::eventId).toList();
+    // As KnownSessions keeps them.
+    afterLast = TurnRecorder.afterLast(ids, afterLast);
+    last = TurnRecorder.lastMessage(ids, last);
+    in.stream().filter(i -> i instanceof SessionInput.ToolCall).map(i -> (SessionInput.ToolCall) i)
+        .forEach(c -> calls.add(c.callId() + "=" + c.output().asText()));
     return in.stream().filter(i -> i instanceof SessionInput.Message).map(i -> ((SessionInput.Message) i).content())
         .toList();
+  }
+
+  private static TurnRecorder.Outcome callOf(String callId) throws Exception {
+    Completion c = Completion.ofResponse(Json.MAPPER.readTree("{\"id\":\"r-" + callId + "\",\"choices\":[{\"index\":0,"
+        + "\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[" + call(callId) + "]},"
+        + "\"finish_reason\":\"tool_calls\"}]}"), false);
+    return new TurnRecorder.Outcome(c, false, null, 5, 9);
+  }
+
+  private static String call(String id) {
+    return "{\"id\":\"" + id + "\",\"type\":\"function\",\"function\":{\"name\":\"lookup\",\"arguments\":\"{}\"}}";
+  }
+
+  private static String assistantCall(String id) {
+    return "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[" + call(id) + "]}";
+  }
+
+  private static String result(String id, String content) {
+    return "{\"role\":\"tool\",\"tool_call_id\":\"" + id + "\",\"content\":\"" + content + "\"}";
   }
 
   private static final String SYS = "{\"role\":\"system\",\"content\":\"be brief\"}";
@@ -64,5 +91,60 @@ class TurnRecorderRetryTest {
     String r2 = "[" + SYS + "," + Q1 + "," + A1 + "," + Q2 + "]";
     assertEquals(List.of("q2", "a2 par"), turn(r2, answer("a2 par", true)), "the client left mid-stream");
     assertEquals(List.of("a2"), turn(r2, answer("a2", false)), "the client's retry: the question once");
+  }
+
+  private static final TurnRecorder.Outcome FAILED =
+      new TurnRecorder.Outcome(null, false, "the model server answered HTTP 503", 0, 9);
+
+  @Test
+  void anSdkRetryOfAFailedCallThatBroughtToolResultsStoresThemOnce() throws Exception {
+    assertEquals(List.of("be brief", "q1", ""), turn("[" + SYS + "," + Q1 + "]", callOf("call_1")));
+    String r2 = "[" + SYS + "," + Q1 + "," + assistantCall("call_1") + "," + result("call_1", "42") + "]";
+    assertEquals(List.of(""), turn(r2, FAILED), "first attempt: the result, then the failed answer");
+    assertEquals(List.of("call_1=42"), calls);
+    assertEquals(List.of(""), turn(r2, FAILED), "the SDK's retry fails too");
+    assertEquals(List.of("a2"), turn(r2, answer("a2", false)), "the SDK's last retry: the answer");
+    assertEquals(List.of("call_1=42"), calls, "the result once: the retries bring what is stored after the call");
+    // The conversation goes on: the next result of a call id used again is a new call.
+    String r3 = "[" + SYS + "," + Q1 + "," + assistantCall("call_1") + "," + result("call_1", "42") + ","
+        + "{\"role\":\"assistant\",\"content\":\"a2\"}," + Q2 + "]";
+    assertEquals(List.of("q2", ""), turn(r3, callOf("call_1")));
+    String r4 = r3.substring(0, r3.length() - 1) + "," + assistantCall("call_1") + "," + result("call_1", "43") + "]";
+    assertEquals(List.of("a4"), turn(r4, answer("a4", false)));
+    assertEquals(List.of("call_1=42", "call_1=43"), calls);
+  }
+
+  @Test
+  void aRetryAfterAnAnswerCutShortThatFollowedToolResultsStoresThemOnce() throws Exception {
+    turn("[" + SYS + "," + Q1 + "]", callOf("call_1"));
+    String r2 = "[" + SYS + "," + Q1 + "," + assistantCall("call_1") + "," + result("call_1", "42") + "]";
+    assertEquals(List.of("a2 par"), turn(r2, answer("a2 par", true)), "the client left mid-stream");
+    assertEquals(List.of("a2"), turn(r2, answer("a2", false)), "the client's retry");
+    assertEquals(List.of("call_1=42"), calls);
+  }
+
+  @Test
+  void aRetryInASlidingWindowOfACallIdUsedInEveryTurnStoresTheResultOnceAndTheNextOneAgain() throws Exception {
+    // The model calls call_0 in every turn; the agent resends only the last call and its result.
+    turn("[" + SYS + "," + Q1 + "]", callOf("call_0"));
+    String r2 = "[" + assistantCall("call_0") + "," + result("call_0", "1") + "]";
+    assertEquals(List.of(""), turn(r2, callOf("call_0")));
+    String r3 = "[" + assistantCall("call_0") + "," + result("call_0", "2") + "]";
+    turn(r3, FAILED);
+    turn(r3, callOf("call_0"));
+    String r4 = "[" + assistantCall("call_0") + "," + result("call_0", "3") + "]";
+    turn(r4, answer("done", false));
+    assertEquals(List.of("call_0=1", "call_0=2", "call_0=3"), calls, "each call once, the retried one too");
+  }
+
+  @Test
+  void theSameResultUnderAnotherCallIdIsStoredAlsoWhenItsCallIsRetried() throws Exception {
+    turn("[" + SYS + "," + Q1 + "]", callOf("call_a"));
+    String r2 = "[" + SYS + "," + Q1 + "," + assistantCall("call_a") + "," + result("call_a", "sunny") + "]";
+    turn(r2, callOf("call_b"));
+    String r3 = r2.substring(0, r2.length() - 1) + "," + assistantCall("call_b") + "," + result("call_b", "sunny") + "]";
+    turn(r3, FAILED);
+    turn(r3, answer("both sunny", false));
+    assertEquals(List.of("call_a=sunny", "call_b=sunny"), calls);
   }
 }
