@@ -66,7 +66,7 @@ final class ChatForwarding {
     metrics.call(c.agent(), d.version());
     CompletionStage<HttpResponse> sent;
     try {
-      Upstream.chatUrl(d);
+      Upstream.target(d);
     } catch (OpenAiError e) {
       return failed(c, d, fallbackFrom, "connect", e.getMessage(), upStart);
     }

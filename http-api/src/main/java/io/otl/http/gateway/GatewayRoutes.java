@@ -100,6 +100,7 @@ public final class GatewayRoutes {
     this.sampler = sampler;
     this.traffic = traffic;
     this.settings = settings;
+    this.answerTimeout = FiniteDuration.create(settings.answerTimeout().toMillis(), TimeUnit.MILLISECONDS);
     this.identity = new GatewayIdentity(settings);
     this.collector = collector;
     this.router = router;
@@ -119,8 +120,15 @@ public final class GatewayRoutes {
    * promise 504 after gateway.timeout.
    */
   private FiniteDuration answerTimeout() {
-    return FiniteDuration.create(settings.answerTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    return answerTimeout;
   }
+
+  /**
+   * {@link #answerTimeout()}, computed once: the route's inner directives are built again for every
+   * request, and {@link java.time.Duration#multipliedBy} divides BigIntegers (a JFR profile of W8 found it
+   * on every call).
+   */
+  private final FiniteDuration answerTimeout;
 
   /**
    * The gateway's paths under {@code /v1}. A client whose {@code base_url} ends in {@code /} sends

@@ -7,12 +7,15 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.Uri;
 import org.apache.pekko.http.javadsl.model.headers.Authorization;
 import org.apache.pekko.http.javadsl.settings.ConnectionPoolSettings;
 import org.apache.pekko.stream.SubscriptionWithCancelException;
@@ -50,6 +53,30 @@ final class Upstream {
         () -> http.shutdownAllConnectionPools().thenApply(x -> org.apache.pekko.Done.getInstance()));
   }
 
+  /** An endpoint's chat completions URL, as text (for messages) and as the client's parsed URI. */
+  record Target(String url, Uri uri) {}
+
+  /** Endpoints whose target is known; cleared when it holds this many (an agent's versions are few). */
+  private static final int TARGETS_MAX = 1024;
+  private static final ConcurrentHashMap<String, Target> TARGETS = new ConcurrentHashMap<>();
+
+  /**
+   * {@link #chatUrl} of the route's endpoint, parsed once per endpoint: it was checked (two {@link URI}
+   * parses and one of pekko's) when the call was attempted and again when it was sent, then parsed once
+   * more into the request, on every call. An endpoint that is not callable is refused every time, as
+   * {@link #chatUrl} refuses it, and not remembered.
+   */
+  static Target target(ModelVersion.RouteDecision d) {
+    String endpoint = d.endpoint() == null ? "" : d.endpoint();
+    Target known = TARGETS.get(endpoint);
+    if (known != null) return known;
+    String url = chatUrl(d);
+    Target t = new Target(url, Uri.create(url));
+    if (TARGETS.size() >= TARGETS_MAX) TARGETS.clear();
+    TARGETS.put(endpoint, t);
+    return t;
+  }
+
   /** The chat completions URL of an endpoint; refuses what is not an HTTP(S) URL. */
   static String chatUrl(ModelVersion.RouteDecision d) {
     String endpoint = d.endpoint() == null ? "" : d.endpoint().trim();
@@ -72,22 +99,29 @@ final class Upstream {
    */
   CompletionStage<HttpResponse> send(ModelVersion.RouteDecision d, ChatRequest request, String upstreamKey,
       Duration timeout) {
-    String url = chatUrl(d);
+    Target target = target(d);
+    String url = target.url();
     // The agent's bytes go out as they came, unless the served model name replaces its model or the
     // session id is taken out of the metadata.
     byte[] bytes = request.raw();
     boolean namesSession = request.body().path("metadata").has("session_id");
     if (d.servedModel() != null || namesSession) {
-      ObjectNode body = request.body().deepCopy();
+      // A copy of the top level alone (the order of its fields kept): only model and metadata change, and
+      // the messages, the whole conversation an agent resends, were copied node by node on every call.
+      ObjectNode body = request.body().objectNode();
+      body.setAll(request.body());
       if (d.servedModel() != null) body.put("model", d.servedModel());
-      if (namesSession) withoutSessionId(body);
+      if (namesSession) {
+        body.set("metadata", body.get("metadata").deepCopy());
+        withoutSessionId(body);
+      }
       try {
         bytes = Json.MAPPER.writeValueAsBytes(body);
       } catch (Exception e) {
         throw new IllegalStateException(e);
       }
     }
-    HttpRequest req = HttpRequest.POST(url).withEntity(ContentTypes.APPLICATION_JSON, bytes);
+    HttpRequest req = HttpRequest.create().withMethod(HttpMethods.POST).withUri(target.uri()).withEntity(ContentTypes.APPLICATION_JSON, bytes);
     if (upstreamKey != null && !upstreamKey.isEmpty()) req = req.addHeader(Authorization.oauth2(upstreamKey));
     CompletableFuture<HttpResponse> call = request(req, url, RESENDS);
     CompletableFuture<HttpResponse> bounded = call.copy().orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);

@@ -114,6 +114,54 @@ class UpstreamTest {
     assertEquals("/v1/chat/completions", lastRequest.get().getUri().path());
   }
 
+  /**
+   * An endpoint's chat URL is checked and parsed once (it was parsed five times per call: checked when the call
+   * was attempted and when it was sent, then parsed into the request): the same target every time, the URL as
+   * {@link Upstream#chatUrl} gives it, and an endpoint that is not callable refused every time, not remembered.
+   */
+  @Test
+  void anEndpointsTargetIsParsedOnceAndAnUncallableOneIsRefusedEveryTime() {
+    for (String endpoint : java.util.List.of("http://h:8000/v1", "http://h:8000", " https://h/x/chat/completions ")) {
+      Upstream.Target first = Upstream.target(decision(endpoint));
+      assertEquals(Upstream.chatUrl(decision(endpoint)), first.url(), endpoint);
+      assertEquals(first.url(), first.uri().toString(), endpoint);
+      org.junit.jupiter.api.Assertions.assertSame(first, Upstream.target(decision(endpoint)), endpoint);
+    }
+    for (int i = 0; i < 2; i++) {
+      OpenAiError e = assertThrows(OpenAiError.class, () -> Upstream.target(decision("file:///models/v1/huggingface")));
+      assertEquals(502, e.status());
+    }
+  }
+
+  /**
+   * The served model name and the removal of {@code metadata.session_id} change the copy that goes out, never
+   * the agent's request, which the turn's recording reads after the answer: fields in the agent's order, the
+   * messages as sent, the agent's own metadata keys kept.
+   */
+  @Test
+  void aServedModelAndTheSessionIdChangeOnlyTheForwardedCopy() throws Exception {
+    String json = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"model\":\"default\","
+        + "\"metadata\":{\"session_id\":\"s-1\",\"team\":\"red\"},\"top_p\":0.5}";
+    ChatRequest request = request(json);
+    com.fasterxml.jackson.databind.node.ObjectNode before = request.body().deepCopy();
+    Upstream up = new Upstream(kit.system(), Duration.ofSeconds(5));
+    up.send(new RouteDecision("a", "s-1", "v2", base() + "/v1", "agent-a-v2"), request, "", Duration.ofSeconds(5))
+        .toCompletableFuture().get(10, TimeUnit.SECONDS).discardEntityBytes(kit.system());
+    assertEquals("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"model\":\"agent-a-v2\","
+        + "\"metadata\":{\"team\":\"red\"},\"top_p\":0.5}", new String(lastBody.get(), StandardCharsets.UTF_8));
+    assertEquals(before, request.body(), "the agent's request is unchanged");
+    org.junit.jupiter.api.Assertions.assertSame(request.messages(), request.body().get("messages"));
+    assertEquals("s-1", request.body().path("metadata").path("session_id").asText());
+    // metadata with the session id alone goes as a whole
+    String only = "{\"model\":\"default\",\"metadata\":{\"session_id\":\"s-2\"},\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    ChatRequest second = request(only);
+    up.send(new RouteDecision("a", "s-2", "v2", base() + "/v1", null), second, "", Duration.ofSeconds(5))
+        .toCompletableFuture().get(10, TimeUnit.SECONDS).discardEntityBytes(kit.system());
+    assertEquals("{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+        new String(lastBody.get(), StandardCharsets.UTF_8));
+    assertEquals("s-2", second.body().path("metadata").path("session_id").asText());
+  }
+
   private static RouteDecision decision(String endpoint) {
     return new RouteDecision("a", "s", "v1", endpoint, null);
   }
