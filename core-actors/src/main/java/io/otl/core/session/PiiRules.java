@@ -539,20 +539,28 @@ public final class PiiRules {
     return false;
   }
 
+  /** The shortest hex token taken for random, given digits beside its match ({@link #outsideHexToken}). */
+  static final int MIN_OPAQUE_HEX = 16;
+
+  /** Below {@link #ALWAYS_OPAQUE_HEX}: how many characters beside the match, one a digit, make a token random. */
+  static final int MIN_BESIDE_MATCH = 5;
+
+  /** A token this long holding a letter is random whatever it holds (a response id, a digest). */
+  static final int ALWAYS_OPAQUE_HEX = 24;
+
   /**
    * {@code {start, end}} unless the match {@code t[start, end)} lies inside a standalone token of 16
    * or more hex digits holding a letter: a response id ({@code chatcmpl-<32 hex>}, about one in a
    * hundred holds a phone-shaped digit run), a digest, an object id, a client's random event id
    * ({@code secrets.token_hex(8)}: one in 1,800 held one, and its whole batch was refused, trial t120).
    * Such a token is random, no one's number, and an id must stay intact to be matched again (per-turn
-   * feedback names it). Below 24 digits the token must also hold at least five digits beside the
-   * match, as a random one of 16 holding a phone-shaped run does: a number with a few letters glued to
-   * it ({@code c13812345678}, an ID card number in {@code fD222601198909138180}) is someone's.
+   * feedback names it). Below 24 digits the token must also hold at least five characters beside the
+   * match, a decimal digit among them, as a random one of 16 holding a phone-shaped run nearly always
+   * does: a number with letters glued to it ({@code c13812345678}, an ID card number in
+   * {@code fD222601198909138180}, a word of hex letters: {@code Added13812345678}, review t122) is someone's.
    * Digits glued to other letters ({@code tel_13889012345}, {@code ID110107199003071288}) are
    * still findings: only a token that is hex from end to end is opaque.
    */
-  static final int MIN_OPAQUE_HEX = 16;
-
   static int[] outsideHexToken(CharSequence t, int start, int end) {
     for (int i = start; i < end; i++) if (!hex(t.charAt(i))) return new int[] {start, end};
     int from = start;
@@ -561,11 +569,20 @@ public final class PiiRules {
     while (to < t.length() && hex(t.charAt(to))) to++;
     boolean standalone = (from == 0 || !asciiAlnum(t.charAt(from - 1)))
         && (to == t.length() || !asciiAlnum(t.charAt(to)));
-    int token = to - from;
-    boolean random = token >= 24 || token >= MIN_OPAQUE_HEX && token - (end - start) >= MIN_OPAQUE_HEX - 11;
-    if (!standalone || !random) return new int[] {start, end};
+    if (!standalone || !random(t, from, start, end, to)) return new int[] {start, end};
     for (int i = from; i < to; i++) if (t.charAt(i) > '9') return null;
     return new int[] {start, end};
+  }
+
+  /** Whether the hex token {@code t[from, to)} around the match {@code t[start, end)} reads as random. */
+  private static boolean random(CharSequence t, int from, int start, int end, int to) {
+    int token = to - from;
+    if (token >= ALWAYS_OPAQUE_HEX) return true;
+    if (token < MIN_OPAQUE_HEX || token - (end - start) < MIN_BESIDE_MATCH) return false;
+    for (int i = from; i < to; i++) {
+      if ((i < start || i >= end) && t.charAt(i) >= '0' && t.charAt(i) <= '9') return true;
+    }
+    return false;
   }
 
   private static boolean hex(char c) {
