@@ -41,6 +41,11 @@ public sealed interface AgentEventRecord {
     try {
       node = io.otl.wire.StrictDocument.read(value); // as strict as the HTTP edge, UTF-8 checked
     } catch (IOException e) {
+      // Valid JSON past the parser's own depth (1,000) is refused as one nested 33 deep is, not as no JSON.
+      if (JsonParseProblem.tooDeep(e)) {
+        return new Invalid(INVALID_EVENT, "value is nested more than " + JsonLimits.DEFAULT_MAX_DEPTH
+            + " levels deep; at most " + JsonLimits.DEFAULT_MAX_DEPTH + " are accepted");
+      }
       // The reason is a header of the dead letter and a line of the node's log: never the value's tokens.
       return new Invalid(NOT_JSON, "value is not valid JSON: " + JsonParseProblem.describe(e));
     }

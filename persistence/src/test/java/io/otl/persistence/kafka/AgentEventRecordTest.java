@@ -46,6 +46,11 @@ class AgentEventRecordTest {
     var deep = invalid("s", tool + "{\"a\":".repeat(32) + "1" + "}".repeat(32) + "}");
     assertEquals(AgentEventRecord.INVALID_EVENT, deep.code());
     assertTrue(deep.reason().startsWith("value.input" + ".a".repeat(31) + " is nested 33 levels"), deep.reason());
+    // Past the parser's own 1,000 levels it is still a valid document too deep, not one that is no JSON
+    // (it was NOT_JSON "the document is nested more than 1000 levels deep"; review t122).
+    var deeper = invalid("s", tool + "{\"a\":".repeat(1200) + "1" + "}".repeat(1200) + "}");
+    assertEquals(AgentEventRecord.INVALID_EVENT, deeper.code());
+    assertEquals("value is nested more than 32 levels deep; at most 32 are accepted", deeper.reason());
     assertInstanceOf(AgentEventRecord.Event.class, parse("s", tool + "{\"a\":".repeat(31) + "1" + "}".repeat(31) + "}"));
     assertEquals(AgentEventRecord.INVALID_EVENT, invalid("s", tool + "{\"n\":1e999}}").code());
     assertEquals(AgentEventRecord.INVALID_EVENT, invalid("s", tool + "{\"q\":\"\\ud800\"}}").code());
