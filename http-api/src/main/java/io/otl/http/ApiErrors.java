@@ -56,13 +56,20 @@ public final class ApiErrors {
     return Json.error(StatusCodes.INTERNAL_SERVER_ERROR, "internal_error", "unexpected failure: " + e.getClass().getSimpleName());
   }
 
-  /** A JDBC failure in the chain, or null: the journal's database, not the node, failed the request. */
+  /**
+   * A JDBC failure in the chain, or null: the journal's database, not the node, failed the request. The
+   * first that has an SQLState, else the first: a wrapper without one named no state ("SQLState null").
+   */
   public static java.sql.SQLException databaseCause(Throwable e) {
+    java.sql.SQLException first = null;
     Throwable c = e;
     for (int depth = 0; c != null && depth < 32; depth++, c = c.getCause() == c ? null : c.getCause()) {
-      if (c instanceof java.sql.SQLException sql) return sql;
+      if (c instanceof java.sql.SQLException sql) {
+        if (sql.getSQLState() != null) return sql;
+        if (first == null) first = sql;
+      }
     }
-    return null;
+    return first;
   }
 
   /**
