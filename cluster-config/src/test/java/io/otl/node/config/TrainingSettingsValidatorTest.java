@@ -270,7 +270,6 @@ class TrainingSettingsValidatorTest {
     assertTrue(m.contains("(did you mean learning-rate?)"), m);
   }
 
-  /** Every name the renderer reads is accepted, and its value checked before a job would fail on it. */
   /**
    * A file that sets only {@code canary-ratio} at or above the default steps' first ratio starts: the
    * default steps above it follow (trial t119: {@code canary-ratio = 0.2} failed start-up on
@@ -287,6 +286,7 @@ class TrainingSettingsValidatorTest {
     assertTrue(m.contains(T + "model-update.steps = [0.2,1]: must be ratios above model-update.canary-ratio (0.2)"), m);
   }
 
+  /** Every name the renderer reads is accepted, and its value checked before a job would fail on it. */
   @Test
   void everyKnownHyperparameterIsAcceptedAndItsValueChecked() {
     ValidationReport report = TrainingSettingsValidator.validate(hocon(

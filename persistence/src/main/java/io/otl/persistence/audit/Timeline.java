@@ -600,11 +600,13 @@ public final class Timeline {
     for (TestResult t : tests) {
       if (degradedOnly && !t.degraded()) continue;
       boolean beyond = t.statistic() > t.criticalValue();
+      // Without variance z is the floor's artefact: the test's own verdict says which side it fell.
+      boolean degraded = t.degraded();
       // Every session alike within each version: the standard error sits at the test's floor and z
       // is its artefact (−182321.6 for equal token counts), so say so, as the event's summary and
       // the console do (docs/canary-statistics.md; trial t121 read "z=-182321.6 ≤ 5.76" here).
       String z = t.standardError() != null && t.standardError() <= NO_VARIANCE_SE
-          ? "no variance, " + (beyond ? "beyond" : "within") + " the tolerance"
+          ? "no variance, " + (degraded ? "beyond" : "within") + " the tolerance"
           : String.format(Locale.ROOT, "z=%.1f %s %.2f", t.statistic(), beyond ? ">" : "≤", t.criticalValue());
       b.append(b.length() == 0 ? "; " : ", ").append(String.format(Locale.ROOT,
           "%s %s vs stable %s (n=%,d / %,d, %s)", label(t.metric()), value(t.metric(), t.candidateValue()),
