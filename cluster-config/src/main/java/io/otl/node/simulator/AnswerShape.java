@@ -57,6 +57,15 @@ final class AnswerShape {
   }
 
   /**
+   * A value of one tool parameter's schema ({@code root}: the tool's {@code parameters}, for its {@code $ref}s),
+   * the user's text in its strings: an object parameter gets an object (AgentScope's structured output,
+   * {@code generate_response}'s {@code response}, refused the user's text in its place: trial t123).
+   */
+  static JsonNode parameterValue(JsonNode schema, JsonNode root, String text) {
+    return valueOf(schema, root, text, 0);
+  }
+
+  /**
    * A value the schema accepts, the answer's text in its strings: an object has every property (strict
    * schemas require them all), an array is empty, a number 0, an enum or const its first value; a
    * {@code $ref} into the schema is followed, a union takes its first branch.

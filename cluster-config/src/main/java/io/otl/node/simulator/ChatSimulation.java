@@ -285,13 +285,21 @@ final class ChatSimulation {
       return Optional.of(call);
     }
     ObjectNode args = mapper.createObjectNode();
-    JsonNode props = tool.path("function").path("parameters").path("properties");
+    JsonNode parameters = tool.path("function").path("parameters");
+    JsonNode props = parameters.path("properties");
     props.fieldNames().forEachRemaining(p -> {
-      String type = props.path(p).path("type").asText("string");
+      JsonNode schema = props.path(p);
+      String type = schema.path("type").asText(schema.has("properties") ? "object" : "string");
+      boolean plain = !schema.has("$ref") && !schema.has("anyOf") && !schema.has("oneOf") && !schema.has("allOf");
       switch (type) {
         case "integer", "number" -> args.put(p, 1);
         case "boolean" -> args.put(p, true);
-        default -> args.put(p, userText);
+        case "string" -> {
+          if (plain) args.put(p, userText);
+          else args.set(p, AnswerShape.parameterValue(schema, parameters, userText));
+        }
+        // An object or array parameter (or one by $ref, a union) gets a value of its schema, not the text.
+        default -> args.set(p, AnswerShape.parameterValue(schema, parameters, userText));
       }
     });
     call.put("type", "function");

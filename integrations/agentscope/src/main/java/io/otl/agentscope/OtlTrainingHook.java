@@ -308,10 +308,22 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
    * id of the user's click to make retries safe); a null {@code feedbackId} gets a new one.
    */
   public void feedback(String sessionId, String kind, Double value, String feedbackId) {
+    feedback(sessionId, kind, value, feedbackId, null);
+  }
+
+  /**
+   * Feedback on one answer of the session: {@code msgId} is the id the answer was recorded with. For an
+   * agent whose model calls the node's inference gateway that is the reply's {@code Msg.getId()} (AgentScope's
+   * OpenAI model names its reply after the completion's id, which the gateway records as the answer's msgId),
+   * so a THUMBS_DOWN on it ends the session's SFT line before that answer (docs/datasets.md). A {@code msgId}
+   * the session has no answer with is refused by the node (404) and counted in {@link #dropped()}; a null
+   * one rates the whole session.
+   */
+  public void feedback(String sessionId, String kind, Double value, String feedbackId, String msgId) {
     // Without an id every feedback of a session had the event id "as-fb-null": all but the first were
     // taken for repeats and dropped. Each call without an id is now one feedback of its own.
     String id = feedbackId != null ? feedbackId : UUID.randomUUID().toString();
-    enqueue(sessionId, new SessionInput.Feedback("as-fb-" + id, Instant.now(), kind, value, id, "agentscope"));
+    enqueue(sessionId, new SessionInput.Feedback("as-fb-" + id, Instant.now(), kind, value, id, "agentscope", msgId));
   }
 
   /** The session's final result (SUCCESS or FAILURE); the session completes and stays open to feedback. */
