@@ -16,17 +16,25 @@ import java.util.Optional;
  * {@code format.system_prompt}; a task line's own {@code system} is not read. Without it the agent's
  * policy was trained (and benched) answering bare questions it never gets in production, where every
  * call carries its system prompt. A taskset whose sessions ran under several prompts (the agent's
- * prompt changed within the window) takes the one most of its tasks ran under.
+ * prompt changed within the window) takes the one most of its tasks ran under. "No system prompt" is
+ * one of the candidates: a taskset of an agent that sends none, joined by a few replayed tasks of an
+ * earlier prompt, rolled every bare question out under that prompt (trial t126: 25 of 26 tasks had
+ * none, one replayed task's prompt was rendered); a tie keeps the prompt. A line without the field (an earlier build's) is
+ * not counted either way: what it ran under is unknown.
  */
 final class TaskSystemPrompt {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private TaskSystemPrompt() {}
 
-  /** The most common {@code system} of the file's task lines; empty when none has one or no file. */
+  /**
+   * The most common {@code system} of the file's task lines; empty when no line has one, when more
+   * lines have none ({@code null} or blank) than have that one, or when there is no file.
+   */
   static Optional<String> of(Path tasks) {
     if (!Files.isRegularFile(tasks)) return Optional.empty();
     Map<String, Integer> counts = new LinkedHashMap<>();
+    int[] without = {0};
     try (var lines = Files.lines(tasks)) {
       lines.forEach(line -> {
         if (line.isBlank()) return;
@@ -34,6 +42,8 @@ final class TaskSystemPrompt {
           JsonNode system = JSON.readTree(line).get("system");
           if (system != null && system.isTextual() && !system.asText().isBlank()) {
             counts.merge(system.asText(), 1, Integer::sum);
+          } else if (system != null && (system.isNull() || system.isTextual())) {
+            without[0]++;
           }
         } catch (IOException e) {
           // a line Trinity cannot read either: it names no system prompt
@@ -50,6 +60,6 @@ final class TaskSystemPrompt {
         most = e.getValue();
       }
     }
-    return Optional.ofNullable(best);
+    return most >= without[0] ? Optional.ofNullable(best) : Optional.empty();
   }
 }

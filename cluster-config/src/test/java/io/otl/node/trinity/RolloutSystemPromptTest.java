@@ -76,4 +76,23 @@ class RolloutSystemPromptTest {
         .path("format");
     assertTrue(format.path("system_prompt").isMissingNode(), format.toString());
   }
+
+  /**
+   * Trial t126: a grpo job of an agent that sends no system prompt took 25 new tasks and one
+   * replayed task of an earlier prompt; the rendered taskset rolled all 26 out under that prompt.
+   */
+  @Test
+  void tasksMostlyWithoutASystemPromptRollOutWithoutOne(@TempDir Path dir) throws Exception {
+    Path folder = Files.createDirectories(dir.resolve("job-1"));
+    Files.writeString(folder.resolve("train.jsonl"), task(null) + task(null) + task("Old prompt") + task(" "));
+    Files.writeString(folder.resolve("test.jsonl"), task(null) + task(null) + task(TRIP));
+    TrainingJobSpec spec = new TrainingJobSpec("job-1", "trip-bot", "grpo", "qwen2.5-7b-instruct",
+        Map.of("reward-fn-type", "my_judge"), folder.resolve("train.jsonl").toString(), "/data/checkpoints", Map.of());
+    JsonNode format = YAML.readTree(renderer.render(spec)).path("buffer").path("explorer_input").path("taskset")
+        .path("format");
+    assertTrue(format.path("system_prompt").isMissingNode(), format.toString());
+    JsonNode bench = YAML.readTree(renderer.renderBench(spec)).path("buffer").path("explorer_input")
+        .path("eval_tasksets").path(0).path("format");
+    assertTrue(bench.path("system_prompt").isMissingNode(), bench.toString());
+  }
 }

@@ -102,9 +102,22 @@ final class ExportSelection {
     return q != null && q >= filters.minQuality();
   }
 
+  /**
+   * The session's version, or any version that gave one of its answers, was rolled back. A session keeps
+   * the version it started on as its {@code modelVersion}, but once that version stops serving (a
+   * promotion) it is routed by its bucket, so a later candidate can answer its next turns; when that
+   * candidate is rolled back, those answers are still a rolled-back version's (trial t126: five of ten
+   * sessions started on v0 had their second answer from the rolled-back vb, and SFT trained it). Each
+   * gateway answer names the version that gave it ({@code inference.modelVersion}; a stable that
+   * answered for a failing candidate names itself, the candidate only as {@code fallbackFrom}).
+   */
   private boolean servedByRolledBack(Trajectory t) {
+    if (rolledBack.isEmpty()) return false;
     String v = t.state().modelVersion();
-    return v != null && rolledBack.contains(v);
+    if (v != null && rolledBack.contains(v)) return true;
+    return t.state().messages().stream()
+        .anyMatch(m -> m.inference() != null && m.inference().modelVersion() != null
+            && rolledBack.contains(m.inference().modelVersion()));
   }
 
   private boolean excluded(String reason) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.otl.core.session.AgentSession;
+import io.otl.core.session.InferenceCall;
 import io.otl.core.session.SessionModel.Counts;
 import io.otl.core.session.SessionModel.FeedbackKind;
 import io.otl.core.session.SessionModel.Outcome;
@@ -106,5 +107,42 @@ class ExportSelectionTest {
   @Test
   void aRatedDownSessionThatPassesTheFiltersIsCountedRatedDown() {
     assertEquals(Map.of(ExportExclusions.RATED_DOWN_ANSWER, 1), reasons(ratedDown(1.0)));
+  }
+
+  /**
+   * Trial t126: a session started on v0 keeps v0 as its version, but after a promotion it is routed by
+   * its bucket, so the canary vb answered its second turn; vb was rolled back, and the SFT line (and
+   * a grpo task's reference) still trained vb's answer. An answer a rolled-back version gave excludes
+   * the session as its start on that version does; a stable that answered for it (fallbackFrom) does not.
+   */
+  @Test
+  void anAnswerARolledBackVersionGaveMidSessionExcludesTheSession() {
+    Trajectory answeredByVb = twoTurns(new InferenceCall("vb", null, null, null, null, "stop", null, null, null,
+        null, null));
+    Trajectory fallbackFromVb = twoTurns(new InferenceCall("va", null, null, null, null, "stop", null, null, "vb",
+        null, null));
+    ExportExclusions exclusions = new ExportExclusions();
+    ExportSelection sft = new ExportSelection("agent-a", ExportFilters.DEFAULTS, Set.of("vb"), exclusions, false);
+    assertFalse(sft.completed(answeredByVb) && sft.sft(answeredByVb));
+    assertEquals(Map.of(ExportExclusions.ROLLED_BACK_VERSION, 1), exclusions.byReason());
+    assertTrue(sft.sft(fallbackFromVb), "the stable's answer for a failing vb is the stable's");
+    ExportSelection graded = new ExportSelection("agent-a", ExportFilters.DEFAULTS, Set.of("vb"),
+        new ExportExclusions(), true);
+    assertFalse(graded.rl(answeredByVb), "vb's answer is no reference to score rollouts against");
+    assertFalse(graded.canBeChosen(answeredByVb), "nor a DPO pair's chosen side");
+  }
+
+  /** Started on v0; the second answer given as {@code second} says. */
+  private static Trajectory twoTurns(InferenceCall second) {
+    InferenceCall first = new InferenceCall("v0", null, null, null, null, "stop", null, null, null, null, null);
+    return new Trajectory.Builder("s-" + second.modelVersion())
+        .add(new AgentSession.SessionStarted("st", T, T, "agent-a", "1", "v0", Map.of()))
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "Weather in Oslo?", null, null))
+        .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "Sunny.", "resp-1", 9L, first))
+        .add(new AgentSession.MessageRecorded("m3", T, T, Role.user, "And tomorrow?", null, null))
+        .add(new AgentSession.MessageRecorded("m4", T, T, Role.assistant, "Rain.", "resp-2", 9L, second))
+        .add(new AgentSession.TrajectoryCompleted("done", T, T, "agent-a", "v0", 1.0, 1.0,
+            new Counts(4, 0, 0, 0), new Outcome(TaskStatus.SUCCESS, null, 0, 0, 0, null)))
+        .build();
   }
 }
