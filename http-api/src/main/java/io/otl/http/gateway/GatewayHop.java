@@ -1,0 +1,81 @@
+package io.otl.http.gateway;
+
+import static org.apache.pekko.http.javadsl.server.Directives.complete;
+import static org.apache.pekko.http.javadsl.server.Directives.extractMaterializer;
+import static org.apache.pekko.http.javadsl.server.Directives.extractRequest;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A gateway that calls a gateway. Every call the gateway forwards carries {@link #HEADER}; a node that
+ * receives a request carrying it refuses it at once with {@link #STATUS}, before its guard, its auth, the
+ * body, the session or the recording: a model version's endpoint (or v0's base URL) that points back at
+ * an OTL node would otherwise re-enter a gateway. Trial t121: the inner gateway answered 400
+ * {@code missing_agent} (the forwarded call names no agent), which went to the agent as its own error,
+ * counted against nothing, so the candidate was never rolled back; with {@code gateway.default-agent}
+ * set, the call was routed to the same version again and recursed until {@code gateway.max-in-flight}.
+ * The calling gateway reads the refusal as its version's upstream failure ({@link #refusedAsLoop}).
+ */
+public final class GatewayHop {
+  private static final Logger log = LoggerFactory.getLogger(GatewayRoutes.class);
+  /** Sent on every forwarded call; a model server ignores it, an OTL node refuses the request. */
+  public static final String HEADER = "X-OTL-Gateway-Hop";
+  /**
+   * 508 Loop Detected (RFC 5842 §7.2): the server ends a request that would loop. The caller is a
+   * gateway, never a client that erred, so no 4xx; and a status of its own, unlike a 502, tells the
+   * calling gateway it reached a gateway, not a failing model server, without reading the body.
+   */
+  public static final int STATUS = 508;
+  static final String CODE = "gateway_loop";
+  /** What to do about it, in both the refusal and the calling gateway's message. */
+  static final String FIX = "set it to the model server itself (the OpenAI-compatible base URL of vLLM, "
+      + "OpenAI …), never to an OTL node's /v1";
+  private static final HttpHeader MARK = RawHeader.create(HEADER, "1");
+  private static final long LOG_EVERY_NANOS = 60_000_000_000L;
+  private static final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
+
+  private GatewayHop() {}
+
+  /** The header a forwarded call carries. */
+  static HttpHeader mark() {
+    return MARK;
+  }
+
+  /**
+   * {@code inner} for every request not forwarded by a gateway; a forwarded one gets the refusal, whatever
+   * its path (an endpoint with a path of its own reaches the node elsewhere than {@code /v1/chat/completions}).
+   */
+  public static Route refuseForwarded(Supplier<Route> inner) {
+    Route routes = inner.get();
+    return extractRequest(request -> request.getHeader(HEADER).isEmpty() ? routes : extractMaterializer(mat -> {
+      request.discardEntityBytes(mat);
+      long now = System.nanoTime();
+      long last = lastLogged.get();
+      // Once a minute at most: a looping version fails every call routed to it.
+      if (now - last >= LOG_EVERY_NANOS && lastLogged.compareAndSet(last, now)) {
+        log.warn("gateway: refused {} {} forwarded by a gateway ({}): a model version's endpoint or "
+            + "agentscope.model.base-url points at this node; {}", request.method().value(),
+            request.getUri().path(), HEADER, FIX);
+      }
+      return complete(refusal());
+    }));
+  }
+
+  static HttpResponse refusal() {
+    return new OpenAiError(STATUS, "server_error", null, CODE, "loop detected: this OTL node's gateway was "
+        + "called by a gateway (" + HEADER + "), so a model version's endpoint, or v0's base URL (the AgentScope "
+        + "model section's base_url), points back at an OTL gateway; " + FIX).response();
+  }
+
+  /** Whether an upstream's answer is a gateway's refusal of a forwarded call. */
+  static boolean refusedAsLoop(HttpResponse response) {
+    return response.status().intValue() == STATUS;
+  }
+}
