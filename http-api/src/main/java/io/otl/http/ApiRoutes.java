@@ -231,7 +231,7 @@ public final class ApiRoutes {
         gateway == null ? request -> false : gatewayAnswers).wrap(all(top));
     // A call another gateway forwarded is refused before anything else (a loop: GatewayHop), on a node with
     // its gateway off too: the endpoint that reached it is no model server either way.
-    return io.otl.http.gateway.GatewayHop.refuseForwarded(() -> io.otl.http.otlp.OtlpRoutes.statusErrors(() -> guarded));
+    return io.otl.http.gateway.GatewayHop.refuseForwarded(metrics.registry(), () -> io.otl.http.otlp.OtlpRoutes.statusErrors(() -> guarded));
   }
 
   static final String CROSS_SITE = "a write sent by a web page of another site is refused (Sec-Fetch-Site):"

@@ -11,10 +11,15 @@ import com.openai.core.http.HttpResponseFor;
 import com.openai.errors.InternalServerException;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import io.otl.node.TrainingNode;
 import io.otl.node.testing.Http;
+import io.otl.node.testing.TestDatabases;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -98,6 +103,7 @@ class GatewayLoopTest {
   @Test
   void aCallForwardedByAGatewayIsRefusedAtOnceAsALoop() {
     // No agent, no session: refused before any of them is read (it was 400 missing_agent), on any path.
+    long refusedBefore = loopsRefused(node);
     Http.Response chat = node.api.postWithHeaders("/v1/chat/completions",
         "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}".getBytes(StandardCharsets.UTF_8),
         "X-OTL-Gateway-Hop", "1");
@@ -108,6 +114,7 @@ class GatewayLoopTest {
     Http.Response elsewhere = node.api.postWithHeaders("/api/v1/chat/completions", "{}".getBytes(StandardCharsets.UTF_8),
         "X-OTL-Gateway-Hop", "1");
     assertEquals(508, elsewhere.status(), elsewhere.body());
+    assertEquals(refusedBefore + 2, loopsRefused(node), "counted where the loop ends");
   }
 
   @Test
@@ -133,6 +140,34 @@ class GatewayLoopTest {
     JsonNode v1 = node.api.get("/v1/models/" + agent + "/traffic").json().path("versions").get(0);
     assertEquals(2, v1.path("calls").asInt(), "one upstream call each, none sent again: " + v1);
     assertEquals(2, v1.path("errors").asInt(), v1.toString());
+  }
+
+  /** The calls {@code gateway} refused as a loop, from its {@code /metrics}. */
+  private static long loopsRefused(GatewayTestNode gateway) {
+    for (String line : gateway.api.get("/metrics").body().split("\n")) {
+      if (line.startsWith("otl_gateway_loops_refused_total ")) return Long.parseLong(line.substring(line.indexOf(' ') + 1));
+    }
+    return 0;
+  }
+
+  @Test
+  void v0AtAnotherGatewayFailsItsCallsOnceEachNamingTheModelSection() throws Exception {
+    // The model section's base_url, as an AgentScope user who now points agents at a node might copy it.
+    Path dir = TestDatabases.outputDir("gateway-loop-v0");
+    Path toml = Files.writeString(dir.resolve("config.toml"), String.join("\n", "[model]",
+        "base_url = \"" + otherGateway() + "\"", "model_name = \"gpt-4o-mini\"", "max_retries = 3", ""));
+    try (TrainingNode v0Looping = TrainingNode.start(Optional.of(toml), TestDatabases.node(TestDatabases.h2(dir), true))) {
+      Http api = new Http(v0Looping.httpPort());
+      long refusedBefore = loopsRefused(other);
+      Http.Response r = api.chat("loop-v0", "loop-v0-1", "hi", false);
+      assertEquals(502, r.status(), r.body());
+      String message = r.json().path("error").path("message").asText();
+      assertTrue(message.startsWith("model version v0: loop detected: the AgentScope model section's base_url "
+          + "(agentscope.model.base-url) points at an OTL node's gateway"), message);
+      JsonNode v0 = api.get("/v1/models/loop-v0/traffic").json().path("versions").get(0);
+      assertEquals(1, v0.path("errors").asInt(), v0.toString());
+      assertEquals(refusedBefore + 1, loopsRefused(other), "a loop is not sent again within max_retries");
+    }
   }
 
   @Test

@@ -34,6 +34,7 @@ public final class GatewayHop {
    */
   public static final int STATUS = 508;
   static final String CODE = "gateway_loop";
+  static final String REFUSED_METRIC = "otl_gateway_loops_refused_total";
   /** What to do about it, in both the refusal and the calling gateway's message. */
   static final String FIX = "set it to the model server itself (the OpenAI-compatible base URL of vLLM, "
       + "OpenAI …), never to an OTL node's /v1";
@@ -52,10 +53,12 @@ public final class GatewayHop {
    * {@code inner} for every request not forwarded by a gateway; a forwarded one gets the refusal, whatever
    * its path (an endpoint with a path of its own reaches the node elsewhere than {@code /v1/chat/completions}).
    */
-  public static Route refuseForwarded(Supplier<Route> inner) {
+  public static Route refuseForwarded(io.otl.http.MetricsRegistry metrics, Supplier<Route> inner) {
     Route routes = inner.get();
     return extractRequest(request -> request.getHeader(HEADER).isEmpty() ? routes : extractMaterializer(mat -> {
       request.discardEntityBytes(mat);
+      // Counted here, where the calling node's operator cannot see it: someone's version points at this node.
+      metrics.inc(REFUSED_METRIC, "Calls forwarded by a gateway (X-OTL-Gateway-Hop) refused as a loop (508)", "", 1);
       long now = System.nanoTime();
       long last = lastLogged.get();
       // Once a minute at most: a looping version fails every call routed to it.
