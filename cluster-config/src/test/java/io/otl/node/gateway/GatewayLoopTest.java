@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * endpoint had every call re-enter the gateway, which answered 400 {@code missing_agent} (the forwarded call
  * names no agent); that 400 went to the agent, counted against nothing, and the candidate was never rolled
  * back. The node's own listener is now refused at registration; any other gateway (another node of the
- * cluster, another node, another name of this one) refuses a forwarded call with 508, which the calling
+ * cluster, another node, another name of this one) refuses a forwarded call with 421, which the calling
  * gateway takes for the version's upstream failure. {@code node} serves the agents; {@code other} is the
  * second node their looping versions point at.
  */
@@ -107,13 +107,14 @@ class GatewayLoopTest {
     Http.Response chat = node.api.postWithHeaders("/v1/chat/completions",
         "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}".getBytes(StandardCharsets.UTF_8),
         "X-OTL-Gateway-Hop", "1");
-    assertEquals(508, chat.status(), chat.body());
+    assertEquals(421, chat.status(), chat.body());
+    assertEquals("refused", chat.headers().firstValue("X-OTL-Gateway-Hop").orElse(""), "the mark the calling gateway reads");
     JsonNode error = chat.json().path("error");
     assertEquals("gateway_loop", error.path("code").asText(), chat.body());
     assertTrue(error.path("message").asText().contains("points back at an OTL gateway"), chat.body());
     Http.Response elsewhere = node.api.postWithHeaders("/api/v1/chat/completions", "{}".getBytes(StandardCharsets.UTF_8),
         "X-OTL-Gateway-Hop", "1");
-    assertEquals(508, elsewhere.status(), elsewhere.body());
+    assertEquals(421, elsewhere.status(), elsewhere.body());
     assertEquals(refusedBefore + 2, loopsRefused(node), "counted where the loop ends");
   }
 

@@ -137,8 +137,7 @@ final class ChatForwarding {
         upstream.send(d, c.request(), settings.upstreamKeyFor(c.agent(), d.endpoint()), calls.timeout());
     if (retried >= calls.maxRetries()) return sent;
     return sent.handle((resp, err) -> {
-      // A gateway's loop refusal answers the same every time: not sent again.
-      boolean retry = err != null || resp.status().intValue() >= 500 && !GatewayHop.refusedAsLoop(resp);
+      boolean retry = err != null || resp.status().intValue() >= 500;
       if (!retry || clientLeft(c, d, retried)) return sent;
       if (resp != null) resp.discardEntityBytes(materializer);
       int n = retried + 1;
@@ -364,7 +363,7 @@ final class ChatForwarding {
     String where = baseUrl ? "the AgentScope model section's base_url (agentscope.model.base-url)"
         : "the version's registered endpoint";
     return "loop detected: " + where + " points at an OTL node's gateway, which refused the call this gateway "
-        + "forwarded (HTTP " + GatewayHop.STATUS + " Loop Detected); " + GatewayHop.FIX;
+        + "forwarded (HTTP " + GatewayHop.STATUS + " Misdirected Request, " + GatewayHop.HEADER + ": refused); " + GatewayHop.FIX;
   }
 
   /**

@@ -28,17 +28,19 @@ public final class GatewayHop {
   /** Sent on every forwarded call; a model server ignores it, an OTL node refuses the request. */
   public static final String HEADER = "X-OTL-Gateway-Hop";
   /**
-   * 508 Loop Detected (RFC 5842 §7.2): the server ends a request that would loop. The caller is a
-   * gateway, never a client that erred, so no 4xx; and a status of its own, unlike a 502, tells the
-   * calling gateway it reached a gateway, not a failing model server, without reading the body.
+   * 421 Misdirected Request (RFC 9110 §15.5.20): the request reached a server that will not answer it, a
+   * gateway where a model server was meant. A 4xx, because whoever sent it is this node's client and no
+   * request a client can send gets a 5xx here; the calling gateway tells this refusal from a model server's
+   * own 421 by the header it carries back ({@link #HEADER}: {@code refused}), not by the status.
    */
-  public static final int STATUS = 508;
+  public static final int STATUS = 421;
   static final String CODE = "gateway_loop";
   static final String REFUSED_METRIC = "otl_gateway_loops_refused_total";
   /** What to do about it, in both the refusal and the calling gateway's message. */
   static final String FIX = "set it to the model server itself (the OpenAI-compatible base URL of vLLM, "
       + "OpenAI …), never to an OTL node's /v1";
   private static final HttpHeader MARK = RawHeader.create(HEADER, "1");
+  private static final HttpHeader REFUSED = RawHeader.create(HEADER, "refused");
   private static final long LOG_EVERY_NANOS = 60_000_000_000L;
   private static final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
 
@@ -58,7 +60,7 @@ public final class GatewayHop {
     return extractRequest(request -> request.getHeader(HEADER).isEmpty() ? routes : extractMaterializer(mat -> {
       request.discardEntityBytes(mat);
       // Counted here, where the calling node's operator cannot see it: someone's version points at this node.
-      metrics.inc(REFUSED_METRIC, "Calls forwarded by a gateway (X-OTL-Gateway-Hop) refused as a loop (508)", "", 1);
+      metrics.inc(REFUSED_METRIC, "Calls forwarded by a gateway (X-OTL-Gateway-Hop) refused as a loop (421)", "", 1);
       long now = System.nanoTime();
       long last = lastLogged.get();
       // Once a minute at most: a looping version fails every call routed to it.
@@ -72,13 +74,13 @@ public final class GatewayHop {
   }
 
   static HttpResponse refusal() {
-    return new OpenAiError(STATUS, "server_error", null, CODE, "loop detected: this OTL node's gateway was "
+    return new OpenAiError(STATUS, "invalid_request_error", null, CODE, "loop detected: this OTL node's gateway was "
         + "called by a gateway (" + HEADER + "), so a model version's endpoint, or v0's base URL (the AgentScope "
-        + "model section's base_url), points back at an OTL gateway; " + FIX).response();
+        + "model section's base_url), points back at an OTL gateway; " + FIX).response().addHeader(REFUSED);
   }
 
   /** Whether an upstream's answer is a gateway's refusal of a forwarded call. */
   static boolean refusedAsLoop(HttpResponse response) {
-    return response.status().intValue() == STATUS;
+    return response.getHeader(HEADER).map(h -> h.value().equals("refused")).orElse(false);
   }
 }
