@@ -282,6 +282,8 @@ public final class TrainingNode implements AutoCloseable {
     ServerBinding otlpBinding = null;
     if (http.enabled()) {
       List<ReadinessCheck> checks = List.of(journalCheck(journal), clusterCheck(cluster));
+      // The port the API is bound to (http.port 0 picks one), for refusing a version registered at it.
+      java.util.concurrent.atomic.AtomicInteger boundPort = new java.util.concurrent.atomic.AtomicInteger(http.port());
       Auth auth = http.auth().auth(settings.gateway().filter(GatewaySettings::enabled)
           .map(g -> g.apiKeys().values()).orElse(List.of()));
       int maxEvents = http.maxEventsPerRequest();
@@ -305,7 +307,8 @@ public final class TrainingNode implements AutoCloseable {
               sessionRoutes.route(),
               new io.otl.http.AgentRoutes(directory).route(),
               new ModelRoutes(sharding, askTimeout, directory, serving.baseModel(), sessionSettings.desensitizer(),
-                  owners).route(),
+                  owners, endpoint -> io.otl.http.gateway.ServingUrls.reachesListener(endpoint, http.host(),
+                      boundPort.get())).route(),
               new io.otl.http.JobLogRoutes(sharding, askTimeout, directory, trainingBackend).route(),
               new TrainingRoutes(sharding, askTimeout, directory, NodePolicyCheck.of(settings)).route(),
               new AuditRoutes(audit).route(),
@@ -323,6 +326,7 @@ public final class TrainingNode implements AutoCloseable {
       binding = HttpServer.start(system, http.host(), http.port(), routes, http.shutdownDeadline(),
               http.maxConnectionsPerAddress(), metrics)
           .toCompletableFuture().join();
+      boundPort.set(binding.localAddress().getPort());
       if (http.otlp().ownPort()) {
         otlpBinding = HttpServer.start(system, http.host(), http.otlp().port(), otlp.standalone(auth),
                 http.shutdownDeadline(), http.maxConnectionsPerAddress(), metrics)

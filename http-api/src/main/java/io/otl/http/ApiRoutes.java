@@ -229,7 +229,9 @@ public final class ApiRoutes {
     // there counted each request's in-flight slot alone (http.max-in-flight never refused; OverloadTest).
     Route guarded = new RequestGuard(maxInFlight, metrics, stopping, CLIENT_ERRORS, ownBodies, bodyLimits, beforeBody,
         gateway == null ? request -> false : gatewayAnswers).wrap(all(top));
-    return io.otl.http.otlp.OtlpRoutes.statusErrors(() -> guarded);
+    // A call another gateway forwarded is refused before anything else (a loop: GatewayHop), on a node with
+    // its gateway off too: the endpoint that reached it is no model server either way.
+    return io.otl.http.gateway.GatewayHop.refuseForwarded(metrics.registry(), () -> io.otl.http.otlp.OtlpRoutes.statusErrors(() -> guarded));
   }
 
   static final String CROSS_SITE = "a write sent by a web page of another site is refused (Sec-Fetch-Site):"

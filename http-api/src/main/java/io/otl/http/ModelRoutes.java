@@ -41,6 +41,8 @@ public final class ModelRoutes {
   private final io.otl.core.session.Desensitizer desensitizer;
   /** Where a session's start version is read, so the route read answers what the gateway serves; null: none. */
   private final io.otl.core.api.SessionOwners owners;
+  /** Whether an endpoint is this node's own HTTP listener, where the gateway would call itself. */
+  private final java.util.function.Predicate<String> ownListener;
 
   /**
    * @param baseModel the configured v0, answered as the route of an agent without versions
@@ -49,10 +51,13 @@ public final class ModelRoutes {
    *     the journal)
    * @param owners reads the version a session started on, which it keeps while that version serves
    *     (design §3.3); null routes every session by its bucket alone
+   * @param ownListener whether an endpoint is this node's own HTTP listener
+   *     ({@link io.otl.http.gateway.ServingUrls#reachesListener}): such a registration is refused
    */
   public ModelRoutes(ClusterSharding sharding, Duration askTimeout, io.otl.core.api.AgentDirectory directory,
       Optional<io.otl.core.serving.BaseModel> baseModel, io.otl.core.session.Desensitizer desensitizer,
-      io.otl.core.api.SessionOwners owners) {
+      io.otl.core.api.SessionOwners owners, java.util.function.Predicate<String> ownListener) {
+    this.ownListener = java.util.Objects.requireNonNull(ownListener, "ownListener");
     this.sharding = sharding;
     this.askTimeout = askTimeout;
     this.directory = directory;
@@ -246,6 +251,13 @@ public final class ModelRoutes {
           + "/chat/completions to it, so every call would miss the server, and the endpoint is stored and shown by "
           + "GET /v1/models and …/route; give the server's key as gateway.upstream-api-key (or "
           + "gateway.agents.<agentId>.upstream-api-key)");
+    }
+    if (ownListener.test(endpoint)) {
+      // Every call of the version would re-enter this gateway (trial t121: answered 400 missing_agent, passed
+      // to the agent, counted against nothing). Another name of this node is refused when called (GatewayHop).
+      throw BadRequest.invalid("endpoint points at this node's own HTTP listener (http.host and port), so the "
+          + "gateway would call itself; register the URL of the model server that serves this version (the "
+          + "OpenAI-compatible base URL of vLLM, OpenAI …), never an OTL node's /v1");
     }
     if (servedModel != null && (servedModel.isEmpty() || servedModel.length() > 256
         || !servedModel.codePoints().allMatch(ch -> ch > 0x20 && ch != 0x7f && !Character.isWhitespace(ch)

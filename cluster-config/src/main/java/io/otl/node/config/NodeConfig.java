@@ -101,6 +101,7 @@ public final class NodeConfig {
     errors.addAll(ClusterAddressKeys.errors(merged, env));
     errors.addAll(ClusterBootstrapKeys.errors(merged, env));
     errors.addAll(ListenHostKey.errors(merged));
+    errors.addAll(OwnListenerUrls.errors(merged));
     unknown.addAll(UnknownKeys.outsideTheSections(merged));
     unknown.addAll(ModelSection.unknownKeys(merged));
     if (!errors.isEmpty()) throw new ConfigValidationException(errors, unknown);

@@ -82,6 +82,12 @@ final class ChatForwarding {
                 : "the model server is unreachable (" + e.getClass().getSimpleName() + ")" + tries(tried.get()), upStart);
       }
       int status = resp.status().intValue();
+      if (GatewayHop.refusedAsLoop(resp)) {
+        // Another gateway (or this one) refused the call it was forwarded: the version's endpoint is a
+        // gateway, not a model server. Its failure, as an unreachable server is (fallback, counted against it).
+        resp.discardEntityBytes(materializer);
+        return failed(c, d, fallbackFrom, "status", loopMessage(d.endpoint()), upStart);
+      }
       if (status >= 500) {
         resp.discardEntityBytes(materializer);
         return failed(c, d, fallbackFrom, "status", "the model server answered HTTP " + status + tries(tried.get()), upStart);
@@ -346,6 +352,18 @@ final class ChatForwarding {
     }
     observe(c, d, answer, end - upStart, firstMs * 1_000_000);
     turnRecording.record(c, d, fallbackFrom, new TurnRecorder.Outcome(answer, aborted, error, firstMs, totalMs), turn);
+  }
+
+  /**
+   * Why a version's call looped, naming the setting to change: v0's server is the AgentScope model
+   * section's base URL (the only endpoint with calls of its own configured), any other a registered endpoint.
+   */
+  private String loopMessage(String endpoint) {
+    boolean baseUrl = settings.endpointCalls().containsKey(GatewaySettings.normalized(endpoint));
+    String where = baseUrl ? "the AgentScope model section's base_url (agentscope.model.base-url)"
+        : "the version's registered endpoint";
+    return "loop detected: " + where + " points at an OTL node's gateway, which refused the call this gateway "
+        + "forwarded (HTTP " + GatewayHop.STATUS + " Misdirected Request, " + GatewayHop.HEADER + ": refused); " + GatewayHop.FIX;
   }
 
   /**

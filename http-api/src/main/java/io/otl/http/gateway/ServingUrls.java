@@ -31,6 +31,63 @@ public final class ServingUrls {
   }
 
   /**
+   * Whether {@code url} plainly reaches the node's own HTTP listener ({@code http.host}, bound to
+   * {@code listenPort}): its port (80 or 443 when it gives none) is the listener's, and its host is the
+   * configured one as written, or an address the listener takes (a loopback one or {@code localhost} for a
+   * loopback listener; any address of this machine for one on {@code 0.0.0.0}/{@code ::}). Names are not
+   * looked up (no DNS on a registration): another name of this machine is caught when it is called
+   * ({@link GatewayHop}).
+   */
+  public static boolean reachesListener(String url, String listenHost, int listenPort) {
+    if (url == null || listenPort <= 0) return false;
+    URI uri;
+    try {
+      uri = new URI(url.trim());
+    } catch (URISyntaxException e) {
+      return false;
+    }
+    if (uri.getHost() == null) return false;
+    int port = uri.getPort() != -1 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
+    if (port != listenPort) return false;
+    String host = bare(uri.getHost());
+    String listen = bare(listenHost == null ? "" : listenHost);
+    if (host.equalsIgnoreCase(listen)) return true;
+    java.net.InetAddress target = addressOf(host);
+    java.net.InetAddress listener = addressOf(listen);
+    if (target == null || listener == null) return false;
+    if (listener.isAnyLocalAddress()) return isThisMachine(target);
+    // A connection to 0.0.0.0 (or ::) reaches this machine's loopback listener.
+    if (listener.isLoopbackAddress()) return target.isLoopbackAddress() || target.isAnyLocalAddress();
+    return target.equals(listener);
+  }
+
+  private static String bare(String host) {
+    String h = host.trim();
+    return h.startsWith("[") && h.endsWith("]") ? h.substring(1, h.length() - 1) : h;
+  }
+
+  /** The address of an IP literal or of {@code localhost}; null for any other name (never looked up). */
+  private static java.net.InetAddress addressOf(String host) {
+    String h = host.toLowerCase(java.util.Locale.ROOT);
+    try {
+      if (h.equals("localhost") || h.endsWith(".localhost")) return java.net.InetAddress.getLoopbackAddress();
+      boolean literal = h.indexOf(':') >= 0 || !h.isEmpty() && h.chars().allMatch(c -> c == '.' || c >= '0' && c <= '9');
+      return literal ? java.net.InetAddress.getByName(h) : null;
+    } catch (java.io.IOException e) {
+      return null;
+    }
+  }
+
+  private static boolean isThisMachine(java.net.InetAddress a) {
+    if (a.isLoopbackAddress() || a.isAnyLocalAddress()) return true;
+    try {
+      return java.net.NetworkInterface.getByInetAddress(a) != null;
+    } catch (java.io.IOException e) {
+      return false;
+    }
+  }
+
+  /**
    * True when the URL carries a user-info part ({@code http://user:key@host}). Neither the gateway's
    * client nor the vLLM client sends it, yet a URL is journaled, logged and answered by GET
    * /v1/models/{agentId} and …/route as given: the key would travel everywhere but to the server.

@@ -121,7 +121,10 @@ final class Upstream {
         throw new IllegalStateException(e);
       }
     }
-    HttpRequest req = HttpRequest.create().withMethod(HttpMethods.POST).withUri(target.uri()).withEntity(ContentTypes.APPLICATION_JSON, bytes);
+    // Marked as forwarded: an endpoint that reaches an OTL gateway (its own node's or another's) is refused
+    // there at once as a loop (GatewayHop).
+    HttpRequest req = HttpRequest.create().withMethod(HttpMethods.POST).withUri(target.uri())
+        .withEntity(ContentTypes.APPLICATION_JSON, bytes).addHeader(GatewayHop.mark());
     if (upstreamKey != null && !upstreamKey.isEmpty()) req = req.addHeader(Authorization.oauth2(upstreamKey));
     CompletableFuture<HttpResponse> call = request(req, url, RESENDS);
     CompletableFuture<HttpResponse> bounded = call.copy().orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
