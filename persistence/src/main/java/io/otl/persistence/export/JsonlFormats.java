@@ -324,6 +324,9 @@ public final class JsonlFormats {
       fn.set("arguments", arguments(c.input()));
     }
     for (int i = 0; i < pending.size(); i++) {
+      // A call whose result never came back (AgentScope's structured output: the generate_response call's
+      // arguments are the answer) has no tool message: the assistant turn ends on the call.
+      if (pending.get(i).pending()) continue;
       JsonNode out = pending.get(i).output();
       ObjectNode tool = messages.addObject();
       tool.put("role", "tool");

@@ -5,6 +5,7 @@ import io.otl.core.session.AgentSession.Event;
 import io.otl.core.session.AgentSession.MessageDetailsAdded;
 import io.otl.core.session.AgentSession.MessageRecorded;
 import io.otl.core.session.AgentSession.ToolCallRecorded;
+import io.otl.core.session.AgentSession.ToolResultRecorded;
 import io.otl.core.session.SessionModel.Role;
 import io.otl.core.session.Scoring;
 import io.otl.core.session.SessionSettings.RewardWeights;
@@ -45,7 +46,18 @@ public record Trajectory(String sessionId, AgentSession.State state, List<Event>
         conversation.add(e);
       }
       if (e instanceof MessageDetailsAdded d) addDetails(d);
+      if (e instanceof ToolResultRecorded r) addResult(r);
       return this;
+    }
+
+    /** The conversation as it would be had the call been stored with its result: the call in its place, answered. */
+    private void addResult(ToolResultRecorded r) {
+      for (int i = 0; i < conversation.size(); i++) {
+        if (conversation.get(i) instanceof ToolCallRecorded c && c.eventId().equals(r.callEventId()) && c.pending()) {
+          conversation.set(i, r.appliedTo(c));
+          return;
+        }
+      }
     }
 
     /** The conversation as it would be had the details come with the message: the answer in its place, with its msgId. */
