@@ -113,6 +113,16 @@ public record Trajectory(String sessionId, AgentSession.State state, List<Event>
   }
 
   /**
+   * Whether the conversation ends on a model's tool call whose result never came back: the inference gateway
+   * stores the call with the answer that made it, and AgentScope's structured output ends so (the
+   * {@code generate_response} arguments are the answer, and no result is sent).
+   */
+  public boolean endsOnACallWithoutResult() {
+    return !conversation.isEmpty() && conversation.get(conversation.size() - 1) instanceof ToolCallRecorded c
+        && c.pending();
+  }
+
+  /**
    * The content of the last assistant message that says something: the final answer. A blank one
    * (an agent that answered nothing) is no answer: trained on, it would teach the model to say
    * nothing, and as an RL reference or a DPO side it compares against nothing.

@@ -192,7 +192,8 @@ class GoldenJournalGenerator {
             plain.readTree("{\"test\":\"GatewayClientGoneTest\"}"), null, null, null, null, true)));
     record(s4, AGENT, List.of(
         new io.otl.core.session.SessionInput.ToolResult("e4-t2:result", T0.plusSeconds(406), "e4-t2",
-            plain.readTree("{\"passed\":true}"), true, null, null)));
+            plain.getNodeFactory().textNode("{\"passed\":true,\"log\":\"[INFO] T"), true, 1_200L,
+            Map.of("output", 90_000))));
     Map<String, JsonNode> states = new TreeMap<>();
     for (String id : List.of("golden-s1", "golden-s2", "golden-s3", "golden-s4")) {
       states.put(AgentSession.persistenceId(id).id(), render(probe(AgentSession.persistenceId(id),
