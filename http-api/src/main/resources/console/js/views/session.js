@@ -44,7 +44,7 @@ function item(x, sessionId) {
   }
   if (x.kind === 'tool') {
     return h('details', { class: 'tool' + (m.success === false ? ' failed' : ''), 'data-key': 'tool-' + sessionId + '-' + x.i },
-      h('summary', null, 'tool call ', h('code', null, m.toolName), ' ', m.success === false ? badge('FAILED') : badge('OK'),
+      h('summary', null, 'tool call ', h('code', null, m.toolName), ' ', m.awaitingResult ? badge('CALLED') : m.success === false ? badge('FAILED') : badge('OK'),
         h('span', { class: 'muted' }, (m.latencyMs !== null && m.latencyMs !== undefined ? ' ' + m.latencyMs + ' ms' : '') + (m.callId ? ' · ' + m.callId : ''))),
       h('div', { class: 'tool-io' },
         h('div', null, h('div', { class: 'label' }, 'input'), h('pre', null, pretty(m.input))),

@@ -29,9 +29,9 @@ public final class Views {
     m.put("messages", s.messages().stream().map(e -> withInference(map(
         "eventId", e.eventId(), "at", e.at(), "role", e.role().name(), "content", e.content(),
         "msgId", e.msgId(), "latencyMs", e.latencyMs()), e)).toList());
-    m.put("toolCalls", s.toolCalls().stream().map(e -> withCut(map(
+    m.put("toolCalls", s.toolCalls().stream().map(e -> withCut(awaiting(map(
         "eventId", e.eventId(), "at", e.at(), "callId", e.callId(), "toolName", e.toolName(),
-        "input", e.input(), "output", e.output(), "success", e.success(), "latencyMs", e.latencyMs()),
+        "input", e.input(), "output", e.output(), "success", e.success(), "latencyMs", e.latencyMs()), e),
         e.truncated())).toList());
     m.put("steps", s.steps().stream().map(e -> map(
         "eventId", e.eventId(), "at", e.at(), "index", e.index(), "thought", e.thought(), "action", e.action(),
@@ -45,6 +45,17 @@ public final class Views {
     m.put("qualityScore", s.qualityScore());
     m.put("counts", s.counts());
     return m;
+  }
+
+  /**
+   * A model's tool call whose result has not come back (the gateway stores it with the answer that made it):
+   * {@code "awaitingResult": true}, {@code output} null and no {@code success}, which would say the tool ran.
+   */
+  private static Map<String, Object> awaiting(Map<String, Object> call, AgentSession.ToolCallRecorded e) {
+    if (!e.pending()) return call;
+    call.remove("success");
+    call.put("awaitingResult", true);
+    return call;
   }
 
   /**

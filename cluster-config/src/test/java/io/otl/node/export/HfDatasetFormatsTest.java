@@ -100,7 +100,12 @@ class HfDatasetFormatsTest {
       record(dc, "s4", "W", "FAILURE", msg("u", "user", "weather in  PARIS?"), msg("a1", "assistant", "No idea."));
       record(dc, "s5", null, "SUCCESS", msg("u", "user", "Tag this"),
           call("c1", "tag", "[\"red\",\"blue\"]", "\"ok\""), msg("a1", "assistant", "Tagged."));
-      List<String> ids = List.of("s1", "s2", "s3", "s4", "s5");
+      // A conversation that ends on the model's call, whose result never comes (AgentScope's structured output
+      // through the gateway: the generate_response arguments are the answer): the row ends on that call.
+      record(dc, "s6", null, "SUCCESS", msg("u", "user", "Report on Paris"),
+          new SessionInput.ToolCall("t-c1", null, "c1", "generate_response",
+              JSON.readTree("{\"summary\":\"Sunny\",\"items\":2}"), null, null, null, null, true));
+      List<String> ids = List.of("s1", "s2", "s3", "s4", "s5", "s6");
       // Every job exports into the same dataset directory, as the node does; each config must still
       // reach only its own job's rows.
       Path datasets = dir.resolve("datasets");
@@ -114,7 +119,8 @@ class HfDatasetFormatsTest {
       Job sftHeld = job(export, HALF_EVAL, "job-sft-held", "sft", ids, datasets, dir);
       assertTrue(sftHeld.export.train().count() > 0 && sftHeld.export.eval() != null
           && sftHeld.export.eval().count() > 0, "the SFT job has rows in both files: " + sftHeld.export);
-      assertEquals(List.of("s1", "s2", "s3", "s5"), sft.export.train().sessionIds(), "the failed s4 is not imitated");
+      assertEquals(List.of("s1", "s2", "s3", "s5", "s6"), sft.export.train().sessionIds(),
+          "the failed s4 is not imitated");
       assertEquals(List.of("s1", "s4"), dpo.export.train().sessionIds());
       assertTrue(rl.export.train().count() > 0 && rl.export.eval() != null && rl.export.eval().count() > 0,
           "the RL job has rows in both splits, so each split is seen to hold only its own: " + rl.export);
@@ -132,10 +138,10 @@ class HfDatasetFormatsTest {
       PythonVenv.Result r = PythonVenv.run(script, args, dir, 600);
       assertEquals(0, r.exitCode(), r.output());
       JsonNode report = JSON.readTree(r.lastLine());
-      assertEquals(4, report.path("sft_rows").asInt(), report.toString());
-      assertEquals(4, report.path("sft_rendered").asInt(), "every SFT row renders: " + report);
-      assertEquals(4, report.path("sft_tool_calls_rendered").asInt(), report.toString());
-      assertEquals(4, report.path("sft_tools_listed").asInt(), report.toString());
+      assertEquals(5, report.path("sft_rows").asInt(), report.toString());
+      assertEquals(5, report.path("sft_rendered").asInt(), "every SFT row renders: " + report);
+      assertEquals(5, report.path("sft_tool_calls_rendered").asInt(), report.toString());
+      assertEquals(5, report.path("sft_tools_listed").asInt(), report.toString());
       assertEquals(1, report.path("dpo_rows").asInt(), report.toString());
       // s1 went on with its tool call, the result and its answer after the shared question; s4 answered at once.
       assertEquals(4, report.path("dpo_turns").asInt(), "each DPO side is what its session said: " + report);
@@ -151,7 +157,8 @@ class HfDatasetFormatsTest {
       report.path("rl_rewards").forEach(n -> rewards.add(n.asDouble()));
       report.path("eval_rewards").forEach(n -> rewards.add(n.asDouble()));
       rewards.sort(null);
-      assertEquals(List.of(-1.0, 1.0, 1.0, 1.0, 1.0), rewards, "every RL task in exactly one split: " + report);
+      // s6 too: its prompt and reward make a task, whose answer was a call (no text reference)
+      assertEquals(List.of(-1.0, 1.0, 1.0, 1.0, 1.0, 1.0), rewards, "every RL task in exactly one split: " + report);
       assertTrue(report.path("string_tools_refused").asBoolean(),
           "transformers refuses tools given as a JSON string, the shape this export no longer writes: " + report);
     }

@@ -214,18 +214,60 @@ public final class AgentSession
    * @param truncated {@code input} and/or {@code output} → the length of its JSON text before the
    *     inference gateway cut it at {@code data-collector.max-text-length} (the field then holds the
    *     cut text as a string); null (absent in the journal) when nothing was cut
+   * @param awaitingResult true for a call the model made (the inference gateway stores it with the answer)
+   *     whose result has not come back: {@code output} is null and {@code success} is not the tool's; a
+   *     {@link ToolResultRecorded} attaches the result. Null (absent in the journal): the call has its result,
+   *     as every event written before this field
    */
   public record ToolCallRecorded(
       String eventId, Instant at, Instant recordedAt, String callId, String toolName, JsonNode input,
       JsonNode output, boolean success, Long latencyMs,
       @JsonInclude(NON_NULL)
-      Map<String, Integer> truncated) implements Event {
+      Map<String, Integer> truncated,
+      @JsonInclude(NON_NULL)
+      Boolean awaitingResult) implements Event {
     @JsonCreator
     public ToolCallRecorded {}
 
     public ToolCallRecorded(String eventId, Instant at, Instant recordedAt, String callId, String toolName,
+        JsonNode input, JsonNode output, boolean success, Long latencyMs, Map<String, Integer> truncated) {
+      this(eventId, at, recordedAt, callId, toolName, input, output, success, latencyMs, truncated, null);
+    }
+
+    /** Whether the call still waits for its result ({@link #awaitingResult}). */
+    public boolean pending() {
+      return Boolean.TRUE.equals(awaitingResult);
+    }
+
+    public ToolCallRecorded(String eventId, Instant at, Instant recordedAt, String callId, String toolName,
         JsonNode input, JsonNode output, boolean success, Long latencyMs) {
       this(eventId, at, recordedAt, callId, toolName, input, output, success, latencyMs, null);
+    }
+  }
+
+  /**
+   * The result of a tool call stored awaiting it ({@link ToolCallRecorded#awaitingResult}): from this event on
+   * the call {@code callEventId} has this {@code output}, {@code success} and {@code latencyMs}, one call with
+   * its result as if it had been stored whole. The inference gateway stores a model's tool call when the model
+   * makes it, and its result when the agent's next request brings it.
+   *
+   * @param truncated {@code output} → its JSON text's length before the gateway cut it; null when not cut
+   */
+  public record ToolResultRecorded(
+      String eventId, Instant at, Instant recordedAt, String callEventId, JsonNode output, boolean success,
+      Long latencyMs,
+      @JsonInclude(NON_NULL)
+      Map<String, Integer> truncated) implements Event {
+    /** {@code call} with this result: how every reader of the journal sees the call. */
+    public ToolCallRecorded appliedTo(ToolCallRecorded call) {
+      Map<String, Integer> cut = call.truncated();
+      if (truncated != null) {
+        Map<String, Integer> both = new java.util.TreeMap<>(cut == null ? Map.of() : cut);
+        both.putAll(truncated);
+        cut = Collections.unmodifiableMap(both);
+      }
+      return new ToolCallRecorded(call.eventId(), call.at(), call.recordedAt(), call.callId(), call.toolName(),
+          call.input(), output, success, latencyMs != null ? latencyMs : call.latencyMs(), cut, null);
     }
   }
 
@@ -368,6 +410,13 @@ public final class AgentSession
         int unexplained = e.success() ? unexplainedToolErrors : unexplainedToolErrors + 1;
         return new State(status, agentId, agentVersion, modelVersion, metadata, startedAt, activity, completedAt,
             messages, with(toolCalls, e), steps, feedback, result, reward, qualityScore, unexplained, ids);
+      } else if (event instanceof ToolResultRecorded e) {
+        List<ToolCallRecorded> answered = new ArrayList<>(toolCalls);
+        answered.replaceAll(t -> t.eventId().equals(e.callEventId()) && t.pending() ? e.appliedTo(t) : t);
+        int unexplained = e.success() ? unexplainedToolErrors : unexplainedToolErrors + 1;
+        return new State(status, agentId, agentVersion, modelVersion, metadata, startedAt, activity, completedAt,
+            messages, Collections.unmodifiableList(answered), steps, feedback, result, reward, qualityScore,
+            unexplained, ids);
       } else if (event instanceof ReasoningStepRecorded e) {
         return new State(status, agentId, agentVersion, modelVersion, metadata, startedAt, activity, completedAt,
             messages, toolCalls, with(steps, e), feedback, result, reward, qualityScore, 0, ids);

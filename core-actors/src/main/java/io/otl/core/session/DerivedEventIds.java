@@ -84,7 +84,7 @@ final class DerivedEventIds {
           + m.content() + ", msgId=" + m.msgId() + ", latencyMs=" + m.latencyMs() + "]";
     }
     if (input instanceof SessionInput.ToolCall t) {
-      if (t.truncated() != null) return newer(input);
+      if (t.truncated() != null || t.awaitingResult() != null) return newer(input);
       return "ToolCall[eventId=" + t.eventId() + ", at=" + t.at() + ", callId=" + t.callId() + ", toolName="
           + t.toolName() + ", input=" + t.input() + ", output=" + t.output() + ", success=" + t.success()
           + ", latencyMs=" + t.latencyMs() + "]";
@@ -98,7 +98,8 @@ final class DerivedEventIds {
       return "Feedback[eventId=" + f.eventId() + ", at=" + f.at() + ", kind=" + f.kind() + ", value="
           + f.value() + ", feedbackId=" + f.feedbackId() + ", source=" + f.source() + "]";
     }
-    SessionInput.Result r = (SessionInput.Result) input;
+    if (!(input instanceof SessionInput.Result r)) return newer(input); // a tool_result: after 0.1.0
+
     return "Result[eventId=" + r.eventId() + ", at=" + r.at() + ", status=" + r.status() + ", detail="
         + r.detail() + "]";
   }

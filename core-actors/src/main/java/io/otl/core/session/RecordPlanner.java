@@ -14,6 +14,7 @@ import io.otl.core.session.AgentSession.SessionStarted;
 import io.otl.core.session.AgentSession.State;
 import io.otl.core.session.AgentSession.TaskResultRecorded;
 import io.otl.core.session.AgentSession.ToolCallRecorded;
+import io.otl.core.session.AgentSession.ToolResultRecorded;
 import io.otl.core.session.AgentSession.TrajectoryCompleted;
 import io.otl.core.session.SessionModel.FeedbackKind;
 import io.otl.core.session.SessionModel.Role;
@@ -173,6 +174,12 @@ final class RecordPlanner {
         accepted++;
         continue;
       }
+      if (input instanceof SessionInput.ToolResult r && !awaitsResult(draft, r.callEventId())) {
+        // Its call has its result already (stored whole, by an earlier build or another door) or is not held
+        // (another door's copy of the call was kept): nothing to attach it to.
+        duplicates++;
+        continue;
+      }
       List<Event> echo = draft.status() == Status.COMPLETED ? null : echoOfOtherDoor(draft, input, eventId, now);
       if (echo != null) {
         if (echo.isEmpty()) {
@@ -255,6 +262,14 @@ final class RecordPlanner {
     if (!(input instanceof SessionInput.Feedback f) || f.feedbackId() == null) return false;
     for (FeedbackRecorded stored : draft.feedback()) {
       if (f.feedbackId().equals(stored.feedbackId())) return true;
+    }
+    return false;
+  }
+
+  /** Whether the session holds the tool call {@code callEventId} awaiting its result. */
+  private static boolean awaitsResult(State draft, String callEventId) {
+    for (ToolCallRecorded t : draft.toolCalls()) {
+      if (t.eventId().equals(callEventId)) return t.pending();
     }
     return false;
   }
@@ -391,8 +406,13 @@ final class RecordPlanner {
           noMsgId(m.msgId()) ? null : d.applyToId(m.msgId()),
           m.latencyMs(), call, cutFields(m.truncated()));
     } else if (input instanceof SessionInput.ToolCall t) {
+      boolean awaiting = Boolean.TRUE.equals(t.awaitingResult());
       return new ToolCallRecorded(eventId, at, now, d.applyToId(t.callId()), d.apply(t.toolName()), d.apply(t.input()),
-          d.apply(t.output()), t.success() == null || t.success(), t.latencyMs(), cutFields(t.truncated()));
+          awaiting ? null : d.apply(t.output()), awaiting || t.success() == null || t.success(), t.latencyMs(),
+          cutFields(t.truncated()), awaiting ? Boolean.TRUE : null);
+    } else if (input instanceof SessionInput.ToolResult r) {
+      return new ToolResultRecorded(eventId, at, now, r.callEventId(), d.apply(r.output()),
+          r.success() == null || r.success(), r.latencyMs(), cutFields(r.truncated()));
     } else if (input instanceof SessionInput.Reasoning r) {
       return new ReasoningStepRecorded(eventId, at, now, r.index() == null ? -1 : r.index(), d.apply(r.thought()),
           d.apply(r.action()), d.apply(r.observation()));

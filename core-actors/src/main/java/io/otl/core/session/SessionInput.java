@@ -23,7 +23,8 @@ import java.util.Map;
   @JsonSubTypes.Type(value = SessionInput.ToolCall.class, name = "tool_call"),
   @JsonSubTypes.Type(value = SessionInput.Reasoning.class, name = "reasoning"),
   @JsonSubTypes.Type(value = SessionInput.Feedback.class, name = "feedback"),
-  @JsonSubTypes.Type(value = SessionInput.Result.class, name = "result")
+  @JsonSubTypes.Type(value = SessionInput.Result.class, name = "result"),
+  @JsonSubTypes.Type(value = SessionInput.ToolResult.class, name = "tool_result")
 })
 public sealed interface SessionInput extends JsonSerializable {
   String eventId();
@@ -80,13 +81,22 @@ public sealed interface SessionInput extends JsonSerializable {
    * @param truncated set by the inference gateway only: {@code input} and/or {@code output} → the
    *     length of its JSON text before the gateway cut it at {@code data-collector.max-text-length}
    *     (then the field holds the cut text as a string); null: nothing was cut
+   * @param awaitingResult set by the inference gateway only: true for a call the model made whose result has
+   *     not come back ({@code output} and {@code success} are then not the tool's); its {@link ToolResult}
+   *     attaches the result later. Null (every other door): the call with its result, as sent
    */
   record ToolCall(
       String eventId, Instant at, String callId, String toolName, JsonNode input, JsonNode output,
-      Boolean success, Long latencyMs, @JsonInclude(NON_NULL) Map<String, Integer> truncated)
+      Boolean success, Long latencyMs, @JsonInclude(NON_NULL) Map<String, Integer> truncated,
+      @JsonInclude(NON_NULL) Boolean awaitingResult)
       implements SessionInput {
     @JsonCreator
     public ToolCall {}
+
+    public ToolCall(String eventId, Instant at, String callId, String toolName, JsonNode input, JsonNode output,
+        Boolean success, Long latencyMs, Map<String, Integer> truncated) {
+      this(eventId, at, callId, toolName, input, output, success, latencyMs, truncated, null);
+    }
 
     public ToolCall(String eventId, Instant at, String callId, String toolName, JsonNode input, JsonNode output,
         Boolean success, Long latencyMs) {
@@ -126,5 +136,20 @@ public sealed interface SessionInput extends JsonSerializable {
 
   record Result(String eventId, Instant at, String status, String detail) implements SessionInput {
     public String type() { return "result"; }
+  }
+
+  /**
+   * The result of a tool call the session holds as awaiting it ({@link ToolCall#awaitingResult}), sent by
+   * the inference gateway when the agent's next request brings the tool message: it is attached to that
+   * call ({@code callEventId}), so the call is stored once, when the model made it, and keeps its result.
+   * Not an input of the events API or Kafka (their tool calls carry their output). A result for a call the
+   * session does not hold awaiting one (it has its result already, or another door's copy of it) is a
+   * duplicate.
+   *
+   * @param truncated {@code output} → the length of its JSON text before the gateway cut it; null: not cut
+   */
+  record ToolResult(String eventId, Instant at, String callEventId, JsonNode output, Boolean success,
+      Long latencyMs, @JsonInclude(NON_NULL) Map<String, Integer> truncated) implements SessionInput {
+    public String type() { return "tool_result"; }
   }
 }

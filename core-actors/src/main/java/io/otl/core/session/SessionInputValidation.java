@@ -44,6 +44,10 @@ final class SessionInputValidation {
       return firstProblem(cutProblem(t.truncated(), "input", "output"), tooLong(".toolName", t.toolName()),
           tooLong(".callId", t.callId()),
           tooLong(".input", t.input()), tooLong(".output", t.output()));
+    } else if (input instanceof SessionInput.ToolResult t) {
+      if (t.eventId() == null || t.callEventId() == null) return ".eventId and .callEventId are required";
+      if (t.latencyMs() != null && t.latencyMs() < 0) return ".latencyMs must not be negative";
+      return firstProblem(cutProblem(t.truncated(), "output"), tooLong(".output", t.output()));
     } else if (input instanceof SessionInput.Reasoning r) {
       if (r.index() != null && r.index() < 0) return ".index must not be negative";
       return firstProblem(tooLong(".thought", r.thought()), tooLong(".action", r.action()),

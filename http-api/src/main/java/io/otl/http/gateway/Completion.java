@@ -25,6 +25,8 @@ final class Completion {
   /** OpenAI's refusal ({@code message.refusal}, {@code delta.refusal}): what the model said instead of content. */
   private final StringBuilder refusal = new StringBuilder();
   private final Map<Integer, String[]> toolCalls = new TreeMap<>();
+  /** The legacy functions API's {@code function_call}: its name and arguments text; null when none. */
+  private String[] functionCall;
   private final List<Integer> tokenIds = new ArrayList<>();
   private final List<Double> logprobs = new ArrayList<>();
   /**
@@ -74,6 +76,8 @@ final class Completion {
         c.toolCalls.put(i++, new String[] {text(call.get("id")), ChatRequest.callName(call),
             argumentsText(ChatRequest.callInput(call))});
       }
+      JsonNode fn = message.path("function_call");
+      if (fn.isObject()) c.functionCall = new String[] {text(fn.get("name")), argumentsText(fn.get("arguments"))};
       c.finishReason = text(choice.get("finish_reason"));
       c.tokens(choice.path("logprobs"));
     }
@@ -224,6 +228,13 @@ final class Completion {
         if (call.path("function").hasNonNull("name")) acc[1] = call.path("function").get("name").asText();
         if (call.path("function").hasNonNull("arguments")) acc[2] += call.path("function").get("arguments").asText();
       }
+      JsonNode fn = delta.path("function_call");
+      if (fn.isObject()) {
+        if (firstTokenNanos == 0) firstTokenNanos = nowNanos;
+        if (functionCall == null) functionCall = new String[] {null, ""};
+        if (fn.hasNonNull("name")) functionCall[0] = fn.get("name").asText();
+        if (fn.hasNonNull("arguments")) functionCall[1] += fn.get("arguments").asText();
+      }
       if (choice.hasNonNull("finish_reason")) finishReason = choice.get("finish_reason").asText();
       tokens(choice.path("logprobs"));
     }
@@ -334,6 +345,11 @@ final class Completion {
 
   List<ToolCall> toolCalls() {
     return toolCalls.values().stream().map(a -> new ToolCall(a[0], a[1], a[2])).toList();
+  }
+
+  /** The legacy {@code function_call} of the answer (no id: its answer names it), or null. */
+  ToolCall functionCall() {
+    return functionCall == null ? null : new ToolCall(null, functionCall[0], functionCall[1]);
   }
 
   String finishReason() {

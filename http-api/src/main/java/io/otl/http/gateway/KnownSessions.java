@@ -37,13 +37,11 @@ final class KnownSessions {
    * @param write the name of this gateway's last write into the session (with {@code lastMessage}): the
    *     next turn numbered from this entry is stored only if the session's last gateway write is still
    *     that one, since another node's gateway may have recorded turns this entry lacks
-   * @param afterLast the tool calls stored after {@code lastMessage} (the results a call brought whose answer
-   *     failed or was cut short): a retry of that call brings them again ({@link TurnRecorder#afterLast})
    */
   record Entry(String owner, String version, Set<String> eventIds, boolean completed, String lastMessage,
-      String write, Set<String> afterLast) {
+      String write) {
     Entry(String owner, String version, Set<String> eventIds, boolean completed) {
-      this(owner, version, eventIds, completed, null, null, Set.of());
+      this(owner, version, eventIds, completed, null, null);
     }
   }
 
@@ -94,15 +92,6 @@ final class KnownSessions {
    */
   synchronized void recorded(String sessionId, String owner, String version, Set<String> heldBefore,
       String lastBefore, List<String> stored, String write) {
-    recorded(sessionId, owner, version, heldBefore, lastBefore, Set.of(), stored, write);
-  }
-
-  /**
-   * As {@link #recorded(String, String, String, Set, String, List, String)}; {@code afterLastBefore}: the tool
-   * calls the session held after {@code lastBefore} ({@link Entry#afterLast}).
-   */
-  synchronized void recorded(String sessionId, String owner, String version, Set<String> heldBefore,
-      String lastBefore, Set<String> afterLastBefore, List<String> stored, String write) {
     Entry e = entries.get(sessionId);
     Set<String> ids = new LinkedHashSet<>(heldBefore != null ? heldBefore : e == null ? Set.of() : e.eventIds());
     ids.addAll(stored);
@@ -110,16 +99,14 @@ final class KnownSessions {
     String last = TurnRecorder.lastMessage(stored, lastBefore);
     boolean kept = ids.size() <= MAX_IDS;
     String keptLast = kept && heldBefore != null ? last : null;
-    entries.put(sessionId, new Entry(owner, started, kept ? Set.copyOf(ids) : Set.of(), false, keptLast, write,
-        keptLast == null ? Set.of() : TurnRecorder.afterLast(stored, afterLastBefore)));
+    entries.put(sessionId, new Entry(owner, started, kept ? Set.copyOf(ids) : Set.of(), false, keptLast, write));
   }
 
   /** The version a session claimed without one starts on (kept if one is known already). */
   synchronized void startedOn(String sessionId, String owner, String version) {
     Entry e = entries.get(sessionId);
     if (e != null && owner.equals(e.owner()) && e.version() == null) {
-      entries.put(sessionId, new Entry(e.owner(), version, e.eventIds(), e.completed(), e.lastMessage(), e.write(),
-          e.afterLast()));
+      entries.put(sessionId, new Entry(e.owner(), version, e.eventIds(), e.completed(), e.lastMessage(), e.write()));
     }
   }
 
@@ -135,8 +122,7 @@ final class KnownSessions {
   synchronized void completed(String sessionId) {
     Entry e = entries.get(sessionId);
     if (e != null) {
-      entries.put(sessionId, new Entry(e.owner(), e.version(), e.eventIds(), true, e.lastMessage(), e.write(),
-          e.afterLast()));
+      entries.put(sessionId, new Entry(e.owner(), e.version(), e.eventIds(), true, e.lastMessage(), e.write()));
     }
   }
 

@@ -32,9 +32,9 @@ import org.slf4j.LoggerFactory;
  * {@link #messageId}), so history the session already holds comes back as duplicates and only
  * the new suffix is persisted: the system prompt once, each answer once (under the id the next
  * request will give it). Each tool set the session has not had yet goes into its metadata (the
- * latest replaces the earlier: agents resend the whole list). A tool call is stored when its
- * result comes back (the tool message of a later request), as one tool call event with
- * input and output, as the dataset export expects.
+ * latest replaces the earlier: agents resend the whole list). A model's tool call is stored with
+ * the answer that made it, awaiting its result; the tool message of a later request attaches the
+ * result to that call ({@link SessionInput.ToolResult}).
  */
 final class TurnRecorder {
   private static final Logger log = LoggerFactory.getLogger(TurnRecorder.class);
@@ -67,10 +67,10 @@ final class TurnRecorder {
    * @param version the version that answered (the stable, after a fallback)
    * @param servedModel the model name of {@code version}: the answer's {@code inference.servedModel}
    */
-  List<SessionInput> inputs(Set<String> known, String lastMessage, Set<String> afterLast, ChatRequest request,
+  List<SessionInput> inputs(Set<String> known, String lastMessage, ChatRequest request,
       String routedVersion, String routedServedModel, String version, String servedModel, String fallbackFrom,
       Outcome outcome, Instant requestAt, Instant answerAt) {
-    return inputs(desensitizer, cut, known, lastMessage, afterLast, request, routedVersion, routedServedModel, version,
+    return inputs(desensitizer, cut, known, lastMessage, request, routedVersion, routedServedModel, version,
         servedModel, fallbackFrom, outcome, requestAt, answerAt);
   }
 
@@ -150,18 +150,6 @@ final class TurnRecorder {
   static List<SessionInput> inputs(Desensitizer d, TextCut cut, Set<String> known, String lastMessage,
       ChatRequest request, String routedVersion, String routedServedModel, String version, String servedModel,
       String fallbackFrom, Outcome outcome, Instant requestAt, Instant answerAt) {
-    return inputs(d, cut, known, lastMessage, Set.of(), request, routedVersion, routedServedModel, version,
-        servedModel, fallbackFrom, outcome, requestAt, answerAt);
-  }
-
-  /**
-   * @param afterLast the tool calls stored after {@code lastMessage} (the results of a call whose answer failed
-   *     or was cut short: {@link #afterLast(List, Set)}), which the request's results after it are, when it is
-   *     that call sent again (see {@link #alignedCounts})
-   */
-  static List<SessionInput> inputs(Desensitizer d, TextCut cut, Set<String> known, String lastMessage,
-      Set<String> afterLast, ChatRequest request, String routedVersion, String routedServedModel, String version,
-      String servedModel, String fallbackFrom, Outcome outcome, Instant requestAt, Instant answerAt) {
     List<SessionInput> in = new ArrayList<>();
     if (!known.contains(START_ID)) {
       Map<String, String> meta = new LinkedHashMap<>();
@@ -181,39 +169,46 @@ final class TurnRecorder {
     Completion answer = outcome.answer();
     Map<String, Integer> seen = alignedCounts(d, messages, known, lastMessage, answer == null ? null
         : messageHash(d, "assistant", answer.content(), answer.toolCalls().stream().map(Completion.ToolCall::id).toList()),
-        afterLast);
-    Map<String, JsonNode> calls = new LinkedHashMap<>();
-    JsonNode functionCall = null;
-    String functionCallMessage = null;
+        answer == null ? List.of() : answer.toolCalls().stream().map(Completion.ToolCall::id).toList());
+    // A model's tool calls are stored with the answer that made them (awaiting their result); a result the
+    // request brings is attached to its call, keyed by the call's event id, which the call's place in the
+    // history gives (not the result's): a retry, another node, a restart derive the same ids.
+    Map<String, String> callEvents = new HashMap<>();
+    String functionCallEvent = null;
     for (int i = 0; i < messages.size(); i++) {
       JsonNode m = messages.get(i);
-      for (JsonNode call : m.path("tool_calls")) calls.put(call.path("id").asText(), call);
-      JsonNode call = "tool".equals(m.path("role").asText()) ? calls.get(m.path("tool_call_id").asText()) : null;
-      if (call != null) {
-        // A tool call is stored once its result is known: as one tool call with its input and output.
-        String callId = call.path("id").asText();
-        toolCall(cut, requestAt, known, toolCallEventId(callId, seen.merge(CALL_KEY + callId, 1, Integer::sum) - 1),
-            callId, ChatRequest.callName(call), ChatRequest.callInput(call), m, in);
+      String callEvent = "tool".equals(m.path("role").asText()) ? callEvents.get(m.path("tool_call_id").asText()) : null;
+      if (callEvent != null) {
+        toolResult(cut, requestAt, known, callEvent, m, in);
         continue;
       }
-      if (functionCall != null && "function".equals(m.path("role").asText())) {
-        // The legacy functions API: the result of the function_call just before, which has no id of its
-        // own; the assistant message that made it names it (stable however often the history is resent).
-        toolCall(cut, requestAt, known, toolCallEventId(functionCallMessage), functionCallMessage,
-            functionCall.path("name").asText(),
-            functionCall.get("arguments"), m, in);
-        functionCall = null;
+      if (functionCallEvent != null && "function".equals(m.path("role").asText())) {
+        // The legacy functions API: the result of the function_call just before, which has no id of its own.
+        toolResult(cut, requestAt, known, functionCallEvent, m, in);
+        functionCallEvent = null;
         continue;
       }
       String content = messageText(m);
       String id = messageId(d, role(m), content, callIds(m.path("tool_calls")), seen);
       if (!known.contains(id)) in.add(message(cut, id, requestAt, role(m), content, null, null, null));
-      boolean callsAFunction = "assistant".equals(m.path("role").asText()) && m.path("function_call").isObject();
-      functionCall = callsAFunction ? m.get("function_call") : null;
-      functionCallMessage = callsAFunction ? id : null;
+      functionCallEvent = null;
+      if (!"assistant".equals(m.path("role").asText())) continue;
+      for (JsonNode call : m.path("tool_calls")) {
+        String callId = call.path("id").asText();
+        String tcId = toolCallEventId(callId, seen.merge(CALL_KEY + callId, 1, Integer::sum) - 1);
+        callEvents.put(callId, tcId);
+        toolCall(cut, requestAt, known, tcId, callId, ChatRequest.callName(call), ChatRequest.callInput(call), in);
+      }
+      if (m.path("function_call").isObject()) {
+        // No id of its own: the assistant message that made it names it (stable however often it is resent).
+        JsonNode fn = m.get("function_call");
+        functionCallEvent = toolCallEventId(id);
+        toolCall(cut, requestAt, known, functionCallEvent, id, fn.path("name").asText(null), fn.get("arguments"), in);
+      }
     }
     Completion a = outcome.answer();
-    if (outcome.error() != null && (a == null || a.content().isEmpty() && a.toolCalls().isEmpty())) {
+    if (outcome.error() != null && (a == null || a.content().isEmpty() && a.toolCalls().isEmpty()
+        && a.functionCall() == null)) {
       // A failed call: an id of its own, so that a retry of the turn is recorded too.
       String id = "gw:f:" + java.util.UUID.randomUUID();
       if (a != null) reasoning(cut, id, answerAt, a, in);
@@ -222,15 +217,26 @@ final class TurnRecorder {
               null, null)));
       return in;
     }
+    boolean whole = !outcome.aborted() && outcome.error() == null;
     String id = messageId(d, "assistant", a.content(),
-        a.toolCalls().stream().map(Completion.ToolCall::id).toList(), seen)
-        + (outcome.aborted() || outcome.error() != null ? ":partial" : "");
+        a.toolCalls().stream().map(Completion.ToolCall::id).toList(), seen) + (whole ? "" : ":partial");
     InferenceCall call = new InferenceCall(version, servedModel, outcome.firstTokenMs(), a.promptTokens(),
         a.completionTokens(), a.finishReason(), outcome.aborted() ? Boolean.TRUE : null, outcome.error(), fallbackFrom,
         a.tokenIds(), a.logprobs());
     reasoning(cut, id, answerAt, a, in);
-    // The answer's tool calls are stored when the next request brings their results.
     in.add(message(cut, id, answerAt, "assistant", a.content(), a.id(), outcome.totalMs(), call));
+    // The answer's tool calls, awaiting their results (the next request's tool messages): a conversation that
+    // ends on a call (AgentScope's structured output, whose generate_response arguments are the answer) keeps
+    // it. Those of an answer that failed or was cut short are not: the agent did not get them whole.
+    if (!whole) return in;
+    for (Completion.ToolCall t : a.toolCalls()) {
+      String tcId = toolCallEventId(t.id(), seen.merge(CALL_KEY + t.id(), 1, Integer::sum) - 1);
+      toolCall(cut, answerAt, known, tcId, t.id(), t.name(), Json.MAPPER.getNodeFactory().textNode(t.arguments()), in);
+    }
+    if (a.functionCall() != null) {
+      toolCall(cut, answerAt, known, toolCallEventId(id), id, a.functionCall().name(),
+          Json.MAPPER.getNodeFactory().textNode(a.functionCall().arguments()), in);
+    }
     return in;
   }
 
@@ -292,31 +298,35 @@ final class TurnRecorder {
   }
 
   /**
-   * The tool calls stored after the last message once {@code stored} (ids in the order sent) is stored after
-   * {@code before} (those stored after the last message until then): the tool calls after the last message
-   * id among {@code stored}, or, when it has none (a call that failed or was cut short, whose answer has an id
-   * of another form), {@code before} and the tool calls of {@code stored}.
+   * A model's tool call as it made it, awaiting its result ({@link SessionInput.ToolCall#awaitingResult}), its
+   * input cut at the text limit; nothing when the session has it. A session that has it (stored awaiting, or
+   * whole by an earlier build) acknowledges it as a duplicate.
    */
-  static Set<String> afterLast(List<String> stored, Set<String> before) {
-    java.util.LinkedHashSet<String> after = new java.util.LinkedHashSet<>(before);
-    for (String id : stored) {
-      if (isMessageId(id)) after.clear();
-      else if (id.startsWith("gw:tc:")) after.add(id);
-    }
-    return after.isEmpty() ? Set.of() : java.util.Collections.unmodifiableSet(after);
-  }
-
-  /** One tool call event, input and output cut at the text limit; nothing when the session has it. */
   private static void toolCall(TextCut cut, Instant at, Set<String> known, String tcId, String callId, String name,
-      JsonNode arguments, JsonNode result, List<SessionInput> in) {
+      JsonNode arguments, List<SessionInput> in) {
     if (known.contains(tcId)) return;
     TextCut.Json input = cut.json(arguments(arguments));
+    in.add(new SessionInput.ToolCall(tcId, at, callId, name == null || name.isBlank() ? "unknown" : name, input.value(), null, null, null,
+        input.originalLength() == null ? null : Map.of("input", input.originalLength()), Boolean.TRUE));
+  }
+
+  /**
+   * A tool's result, attached to its call {@code tcId} ({@link SessionInput.ToolResult}), cut at the text limit;
+   * nothing when the session has it. Its id derives from the call's, so a request sent again (an SDK's retry,
+   * on this node or another) brings a duplicate.
+   */
+  private static void toolResult(TextCut cut, Instant at, Set<String> known, String tcId, JsonNode result,
+      List<SessionInput> in) {
+    String id = toolResultEventId(tcId);
+    if (known.contains(id)) return;
     TextCut.Json output = cut.json(arguments(text(result.get("content"))));
-    Map<String, Integer> truncated = new LinkedHashMap<>();
-    if (input.originalLength() != null) truncated.put("input", input.originalLength());
-    if (output.originalLength() != null) truncated.put("output", output.originalLength());
-    in.add(new SessionInput.ToolCall(tcId, at, callId, name, input.value(), output.value(), true, null,
-        truncated.isEmpty() ? null : truncated));
+    in.add(new SessionInput.ToolResult(id, at, tcId, output.value(), true, null,
+        output.originalLength() == null ? null : Map.of("output", output.originalLength())));
+  }
+
+  /** The event id of the result of the tool call {@code tcId}. */
+  static String toolResultEventId(String tcId) {
+    return tcId + ":out";
   }
 
   /**
@@ -337,20 +347,16 @@ final class TurnRecorder {
 
   static Map<String, Integer> alignedCounts(Desensitizer d, ArrayNode messages, Set<String> known,
       String lastMessage, String answerHash) {
-    return alignedCounts(d, messages, known, lastMessage, answerHash, Set.of());
+    return alignedCounts(d, messages, known, lastMessage, answerHash, List.of());
   }
 
-  /**
-   * @param afterLast the tool calls the session stored after {@code lastMessage} ({@link #afterLast(List, Set)}):
-   *     the results of a call after it whose answer failed or was cut short, which the request's results after
-   *     it are when it is that call sent again; not occurrences the window dropped
-   */
+  /** @param answerCalls the call ids of the answer's tool calls, numbered after the request's */
   static Map<String, Integer> alignedCounts(Desensitizer d, ArrayNode messages, Set<String> known,
-      String lastMessage, String answerHash, Set<String> afterLast) {
+      String lastMessage, String answerHash, List<String> answerCalls) {
     Map<String, Integer> offsets = new HashMap<>();
     if (lastMessage == null || known.isEmpty()) return offsets;
     List<String> hashes = new ArrayList<>();
-    List<String> results = new ArrayList<>();
+    List<List<String>> calls = new ArrayList<>();
     Set<String> callIdsSeen = new java.util.HashSet<>();
     boolean functionCalled = false;
     for (JsonNode m : messages) {
@@ -361,7 +367,7 @@ final class TurnRecorder {
           && callIdsSeen.contains(m.path("tool_call_id").asText())
           || functionCalled && "function".equals(m.path("role").asText());
       hashes.add(toolResult ? null : messageHash(d, role(m), messageText(m), callIds(m.path("tool_calls"))));
-      results.add(toolResult && "tool".equals(m.path("role").asText()) ? m.path("tool_call_id").asText() : null);
+      calls.add(!toolResult && "assistant".equals(m.path("role").asText()) ? callIds(m.path("tool_calls")) : List.of());
       functionCalled = !toolResult && "assistant".equals(m.path("role").asText()) && m.path("function_call").isObject();
     }
     int end = -1;
@@ -395,26 +401,22 @@ final class TurnRecorder {
       if (stored > 0) offsets.put(h, stored);
     }
     // Tool calls alike: a call id a model uses again (call_0 each turn) is a new call each time, numbered
-    // after the calls of that id stored but no longer resent. Those stored after the last message are not
-    // such calls: a call whose request ended with tool results and whose answer failed or was cut short stored
-    // them, and the last message recorded is still the model's call; the request's results after it are those
-    // again when it is that call sent again (an SDK's retry). Taken for calls the window dropped, the retry's
-    // were numbered after them and each tool call was stored twice (review t116).
+    // after the calls of that id stored but no longer resent. Calls are numbered where the model made them (the
+    // assistant messages' tool_calls, and the answer's), not where their results are: a result is attached to
+    // its call, so a request sent again after its answer failed (an SDK's retry) brings nothing new (review
+    // t116 had such a retry store each of its results a second time).
     Map<String, Integer> resentCalls = new HashMap<>();
-    Map<String, Integer> laterCalls = new HashMap<>();
-    for (int i = 0; i < results.size(); i++) {
-      if (results.get(i) != null) (i <= end ? resentCalls : laterCalls).merge(results.get(i), 1, Integer::sum);
-    }
-    for (String callId : new java.util.HashSet<>(results)) {
-      if (callId == null) continue;
-      int stored = 0;
-      int storedAfterLast = 0;
-      while (known.contains(toolCallEventId(callId, stored))) {
-        if (afterLast.contains(toolCallEventId(callId, stored))) storedAfterLast++;
-        stored++;
+    Set<String> callIds = new java.util.LinkedHashSet<>(answerCalls);
+    for (int i = 0; i < calls.size(); i++) {
+      for (String callId : calls.get(i)) {
+        callIds.add(callId);
+        if (i <= end) resentCalls.merge(callId, 1, Integer::sum);
       }
-      int gone = stored - resentCalls.getOrDefault(callId, 0)
-          - Math.min(storedAfterLast, laterCalls.getOrDefault(callId, 0));
+    }
+    for (String callId : callIds) {
+      int stored = 0;
+      while (known.contains(toolCallEventId(callId, stored))) stored++;
+      int gone = stored - resentCalls.getOrDefault(callId, 0);
       if (gone > 0) offsets.put(CALL_KEY + callId, gone);
     }
     return offsets;

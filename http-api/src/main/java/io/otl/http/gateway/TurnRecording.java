@@ -95,7 +95,7 @@ final class TurnRecording {
       // of 13 messages kept). The session then answers with what it holds, and the turn is numbered
       // against that. On one node the check is a comparison in the session: no extra message.
       send(c, d, fallbackFrom, outcome, answeredAt, settled,
-          new Stored(now.eventIds(), now.lastMessage(), now.afterLast(), true), after(now.write()), 0);
+          new Stored(now.eventIds(), now.lastMessage(), true), after(now.write()), 0);
       return;
     }
     if (c.knownComplete()) { // a new session: it holds nothing but what turns recorded before this one stored
@@ -186,14 +186,9 @@ final class TurnRecording {
 
   /**
    * What the session held when a turn was numbered: its ids and the last message the gateway
-   * recorded in it (null: none or unknown), the tool calls stored after that message ({@link
-   * KnownSessions.Entry#afterLast}); {@code complete}: the ids are all it held, not a part.
+   * recorded in it (null: none or unknown); {@code complete}: the ids are all it held, not a part.
    */
-  record Stored(Set<String> ids, String lastMessage, Set<String> afterLast, boolean complete) {
-    Stored(Set<String> ids, String lastMessage, boolean complete) {
-      this(ids, lastMessage, Set.of(), complete);
-    }
-
+  record Stored(Set<String> ids, String lastMessage, boolean complete) {
     /**
      * @param rederived stored message id → its id under today's desensitizer, where they differ: the
      *     resent history is known under either ({@link RederivedIds})
@@ -206,39 +201,10 @@ final class TurnRecording {
       // was stored a second time (trial t93: 3 nodes, one conversation's turns on nodes A, B, C).
       String last = TurnRecorder.lastMessage(state.messages().stream().map(AgentSession.MessageRecorded::eventId)
           .toList(), null);
-      Set<String> afterLast = afterLast(state);
-      if (rederived.isEmpty()) return new Stored(state.eventIds(), last, afterLast, true);
+      if (rederived.isEmpty()) return new Stored(state.eventIds(), last, true);
       Set<String> ids = new java.util.LinkedHashSet<>(state.eventIds());
       ids.addAll(rederived.values());
-      return new Stored(ids, last == null ? null : rederived.getOrDefault(last, last), afterLast, true);
-    }
-
-    /**
-     * The tool calls stored after the last message ({@link KnownSessions.Entry#afterLast}). The state keeps its
-     * messages and its tool calls in two lists, so they are told by their writes: a write after the last message
-     * that stored tool calls ended with an answer that failed or was cut short (ids of another form, after the
-     * last message in the list), and its events share the write's {@code recordedAt}. A tool call written with
-     * the last message itself may stand before or after it; it is not counted (its retry on another node stores it
-     * again, as before review t116).
-     */
-    static Set<String> afterLast(AgentSession.State state) {
-      List<AgentSession.MessageRecorded> messages = state.messages();
-      int last = -1;
-      for (int i = 0; i < messages.size(); i++) {
-        if (TurnRecorder.isMessageId(messages.get(i).eventId())) last = i;
-      }
-      if (last < 0) return Set.of();
-      Instant lastWrite = messages.get(last).recordedAt();
-      Set<Instant> laterWrites = new java.util.HashSet<>();
-      for (AgentSession.MessageRecorded m : messages.subList(last + 1, messages.size())) {
-        if (m.recordedAt() != null && !m.recordedAt().equals(lastWrite)) laterWrites.add(m.recordedAt());
-      }
-      if (laterWrites.isEmpty()) return Set.of();
-      Set<String> after = new java.util.LinkedHashSet<>();
-      for (AgentSession.ToolCallRecorded t : state.toolCalls()) {
-        if (laterWrites.contains(t.recordedAt())) after.add(t.eventId());
-      }
-      return after;
+      return new Stored(ids, last == null ? null : rederived.getOrDefault(last, last), true);
     }
   }
 
@@ -254,7 +220,7 @@ final class TurnRecording {
     long submittedNanos;
     String write = writePrefix + ":" + writes.incrementAndGet();
     try {
-      inputs = recorder.inputs(stored.ids(), stored.lastMessage(), stored.afterLast(), c.request(), c.routedVersion(),
+      inputs = recorder.inputs(stored.ids(), stored.lastMessage(), c.request(), c.routedVersion(),
           c.routedServedModel(), d.version(), d.servedModel(), fallbackFrom, outcome, c.receivedAt(), answeredAt);
       submittedNanos = System.nanoTime();
       sent = recorder.submit(c.sessionId(), c.agent(), inputs, write, after);
@@ -299,8 +265,7 @@ final class TurnRecording {
       apiMetrics.eventsAccepted(r.accepted(), r.duplicates());
       if (r.sampled()) {
         knownSessions.recorded(c.sessionId(), c.agent(), c.routedVersion(), before.complete() ? before.ids() : null,
-            before.lastMessage(), before.afterLast(),
-            inputs.stream().map(io.otl.core.session.SessionInput::eventId).toList(), write);
+            before.lastMessage(), inputs.stream().map(io.otl.core.session.SessionInput::eventId).toList(), write);
       } else {
         knownSessions.forget(c.sessionId()); // sampled out: nothing stored, so no owner to hold to
       }

@@ -29,30 +29,6 @@ class KnownSessionsTest {
   }
 
   /**
-   * Review t116: the tool calls a failed (or cut short) call stored after the model's call, which a retry of that
-   * call brings again; kept across failed retries, none once an answer is recorded.
-   */
-  @Test
-  void theToolCallsStoredAfterTheLastMessageAreKeptUntilTheNextMessage() {
-    KnownSessions known = new KnownSessions(10);
-    known.recorded("s1", "agent-a", "v0", Set.of(), null, List.of("gw:start", "gw:m:1", "gw:m:2"), null);
-    assertEquals(Set.of(), known.get("s1").afterLast());
-    KnownSessions.Entry e = known.get("s1");
-    known.recorded("s1", "agent-a", "v0", e.eventIds(), e.lastMessage(), e.afterLast(),
-        List.of("gw:tc:a", "gw:tc:b", "gw:f:x"), null);
-    e = known.get("s1");
-    assertEquals("gw:m:2", e.lastMessage());
-    assertEquals(Set.of("gw:tc:a", "gw:tc:b"), e.afterLast());
-    known.recorded("s1", "agent-a", "v0", e.eventIds(), e.lastMessage(), e.afterLast(), List.of("gw:m:3:partial"), null);
-    e = known.get("s1");
-    assertEquals(Set.of("gw:tc:a", "gw:tc:b"), e.afterLast(), "a retry cut short stored no message");
-    known.recorded("s1", "agent-a", "v0", e.eventIds(), e.lastMessage(), e.afterLast(), List.of("gw:m:3"), null);
-    assertEquals(Set.of(), known.get("s1").afterLast(), "the retry's answer is the last message");
-    known.recorded("s1", "agent-a", "v0", null, null, Set.of("gw:tc:c"), List.of("gw:tc:c", "gw:f:y"), null);
-    assertEquals(Set.of(), known.get("s1").afterLast(), "none without a last message");
-  }
-
-  /**
    * What the session held unknown (it did not answer the recording), or more ids than the memory
    * keeps: no last message, so that the next recording asks the session instead of numbering
    * recurring messages against a part of its ids (they got ids the session had, and were lost).

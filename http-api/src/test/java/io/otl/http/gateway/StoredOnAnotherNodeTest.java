@@ -88,11 +88,13 @@ class StoredOnAnotherNodeTest {
     assertEquals(last, stored.lastMessage(), "the last message stored, whatever the order of the id set");
     List<SessionInput> third = TurnRecorder.inputs(D, CUT, stored.ids(), stored.lastMessage(), request(turns(3)),
         "v0", null, "v0", null, null, toolCallAnswer("call_3"), null, null);
+    // Turn 2's answer stored call_2 (awaiting its result); turn 3 brings that result, and makes call_3.
     List<String> newCalls = third.stream().filter(i -> i instanceof SessionInput.ToolCall)
         .map(i -> ((SessionInput.ToolCall) i).callId()).toList();
-    assertEquals(List.of("call_2"), newCalls, "only turn 2's call is new; call_1 is stored already");
+    assertEquals(List.of("call_3"), newCalls, "only the answer's call is new; call_1 and call_2 are stored already");
     assertEquals(List.of(TurnRecorder.toolCallEventId("call_2")), third.stream()
-        .filter(i -> i instanceof SessionInput.ToolCall).map(SessionInput::eventId).toList());
+        .filter(i -> i instanceof SessionInput.ToolResult).map(i -> ((SessionInput.ToolResult) i).callEventId())
+        .toList(), "call_2's result, attached to it; call_1's is stored already");
   }
 
   /** A session's state built write by write, each write with its own recordedAt, as the session applies them. */
@@ -102,10 +104,10 @@ class StoredOnAnotherNodeTest {
     final List<AgentSession.ToolCallRecorded> toolCalls = new ArrayList<>();
     int writes;
 
-    /** Stores the inputs as one write; returns the tool calls among them, as callId=output. */
+    /** Stores the inputs as one write, as the session does; returns the results it attached, as callId=output. */
     List<String> store(List<SessionInput> in) {
       Instant at = Instant.EPOCH.plusSeconds(++writes);
-      List<String> calls = new ArrayList<>();
+      List<String> results = new ArrayList<>();
       for (SessionInput i : in) {
         if (!ids.add(i.eventId())) continue;
         if (i instanceof SessionInput.Message m) {
@@ -113,11 +115,23 @@ class StoredOnAnotherNodeTest {
               m.content(), m.msgId(), m.latencyMs(), null, null));
         } else if (i instanceof SessionInput.ToolCall t) {
           toolCalls.add(new AgentSession.ToolCallRecorded(t.eventId(), at, at, t.callId(), t.toolName(), t.input(),
-              t.output(), true, null));
-          calls.add(t.callId() + "=" + t.output().asText());
+              null, true, null, null, Boolean.TRUE));
+        } else if (i instanceof SessionInput.ToolResult r) {
+          AgentSession.ToolResultRecorded e = new AgentSession.ToolResultRecorded(r.eventId(), at, at, r.callEventId(),
+              r.output(), true, null, null);
+          boolean attached = false;
+          for (int k = 0; k < toolCalls.size(); k++) {
+            AgentSession.ToolCallRecorded c = toolCalls.get(k);
+            if (c.eventId().equals(r.callEventId()) && c.pending()) {
+              toolCalls.set(k, e.appliedTo(c));
+              results.add(c.callId() + "=" + r.output().asText());
+              attached = true;
+            }
+          }
+          assertEquals(true, attached, "a result for a call the session holds awaiting it: " + r);
         }
       }
-      return calls;
+      return results;
     }
 
     /** The state as another node gets it (ids in another order), and what the gateway reads off it. */
@@ -132,7 +146,7 @@ class StoredOnAnotherNodeTest {
     /** The turn numbered on a node that asks the session what it holds, and stored. */
     List<String> turn(String messages, TurnRecorder.Outcome outcome) {
       TurnRecording.Stored stored = asStored();
-      return store(TurnRecorder.inputs(D, CUT, stored.ids(), stored.lastMessage(), stored.afterLast(),
+      return store(TurnRecorder.inputs(D, CUT, stored.ids(), stored.lastMessage(),
           request(messages), "v0", null, "v0", null, null, outcome, null, null));
     }
   }
@@ -147,28 +161,27 @@ class StoredOnAnotherNodeTest {
 
   /**
    * Review t116 on another node (or after a restart): the retry of a call that brought a tool result and failed
-   * is numbered against the session's state, whose messages and tool calls are two lists; the result stored
-   * after the model's call is told by its write, and is not stored again.
+   * is numbered against the session's state; the result is keyed by its call, so the retry's is a duplicate.
    */
   @Test
   void aRetryNumberedAgainstTheSessionDoesNotStoreTheResultsOfTheFailedCallAgain() throws Exception {
     Session s = new Session();
     String q = "[{\"role\":\"system\",\"content\":\"sys\"},{\"role\":\"user\",\"content\":\"use the lookup tool\"}";
     assertEquals(List.of(), s.turn(q + "]", toolCallAnswer("call_1")));
+    assertEquals(1, s.toolCalls.size(), "the answer's call, awaiting its result");
     String retried = q + callAndResult("call_1", "42") + "]";
     assertEquals(List.of("call_1=42"), s.turn(retried, FAILED));
-    assertEquals(Set.of(TurnRecorder.toolCallEventId("call_1")), s.asStored().afterLast());
     assertEquals(List.of(), s.turn(retried, FAILED), "the retry, failed again");
     assertEquals(List.of(), s.turn(retried, toolCallAnswer("call_2")), "the retry answered");
-    assertEquals(Set.of(), s.asStored().afterLast(), "nothing stored after the answer");
     assertEquals(List.of("call_2=43"), s.turn(q + callAndResult("call_1", "42") + callAndResult("call_2", "43") + "]",
         FAILED));
+    assertEquals(2, s.toolCalls.size(), "each call once: " + s.toolCalls);
   }
 
   /**
-   * A result stored in the same write as the model's last call stood before it (the result of the call before):
-   * with a call id the model uses in every turn and a window of the last call and its result, the next result is
-   * a new call, on another node too.
+   * With a call id the model uses in every turn and a window of the last call and its result, each result is
+   * attached to the call it answers, on another node too; the result of a call whose write also stored the model's
+   * next call (before review t124 the one case a retry stored again) is a duplicate on retry.
    */
   @Test
   void aResultStoredWithTheLastCallIsNotTakenForOneStoredAfterIt() throws Exception {
@@ -176,9 +189,10 @@ class StoredOnAnotherNodeTest {
     s.turn("[{\"role\":\"user\",\"content\":\"use the lookup tool\"}]", toolCallAnswer("call_0"));
     String sys = "[{\"role\":\"system\",\"content\":\"sys\"}";
     assertEquals(List.of("call_0=1"), s.turn(sys + callAndResult("call_0", "1") + "]", toolCallAnswer("call_0")));
-    assertEquals(Set.of(), s.asStored().afterLast());
     assertEquals(List.of("call_0=2"), s.turn(sys + callAndResult("call_0", "2") + "]", FAILED));
     assertEquals(List.of(), s.turn(sys + callAndResult("call_0", "2") + "]", toolCallAnswer("call_0")));
     assertEquals(List.of("call_0=3"), s.turn(sys + callAndResult("call_0", "3") + "]", toolCallAnswer("call_0")));
+    assertEquals(4, s.toolCalls.size(), "three answered calls and the last one awaiting: " + s.toolCalls);
+    assertEquals(null, s.toolCalls.get(3).output());
   }
 }

@@ -33,20 +33,27 @@ class TurnRecorderRetryTest {
 
   private final Set<String> known = new HashSet<>();
   private String last;
-  private Set<String> afterLast = Set.of();
-  /** The tool calls each turn stored, as callId=output. */
+  /** The results each turn attached to a call, as callId=output. */
   private final List<String> calls = new java.util.ArrayList<>();
+  /** The tool calls stored (awaiting their results): event id → call id. */
+  private final java.util.Map<String, String> callIds = new java.util.HashMap<>();
 
   private List<String> turn(String messages, TurnRecorder.Outcome outcome) {
-    List<SessionInput> in = TurnRecorder.inputs(D, new TextCut(D, 65_536), known, last, afterLast, request(messages),
+    List<SessionInput> in = TurnRecorder.inputs(D, new TextCut(D, 65_536), known, last, request(messages),
         "v1", null, "v1", null, null, outcome, null, null);
     in.forEach(i -> known.add(i.eventId()));
     List<String> ids = in.stream().map(SessionInput::eventId).toList();
-    // As KnownSessions keeps them.
-    afterLast = TurnRecorder.afterLast(ids, afterLast);
     last = TurnRecorder.lastMessage(ids, last);
-    in.stream().filter(i -> i instanceof SessionInput.ToolCall).map(i -> (SessionInput.ToolCall) i)
-        .forEach(c -> calls.add(c.callId() + "=" + c.output().asText()));
+    for (SessionInput i : in) {
+      if (i instanceof SessionInput.ToolCall c) {
+        assertEquals(Boolean.TRUE, c.awaitingResult(), "a call is stored as the model made it: " + c);
+        callIds.put(c.eventId(), c.callId());
+      } else if (i instanceof SessionInput.ToolResult r) {
+        // A result is attached to a call the session holds (stored by this turn or an earlier one).
+        calls.add(java.util.Objects.requireNonNull(callIds.get(r.callEventId()), r.toString()) + "="
+            + r.output().asText());
+      }
+    }
     return in.stream().filter(i -> i instanceof SessionInput.Message).map(i -> ((SessionInput.Message) i).content())
         .toList();
   }
@@ -104,7 +111,7 @@ class TurnRecorderRetryTest {
     assertEquals(List.of("call_1=42"), calls);
     assertEquals(List.of(""), turn(r2, FAILED), "the SDK's retry fails too");
     assertEquals(List.of("a2"), turn(r2, answer("a2", false)), "the SDK's last retry: the answer");
-    assertEquals(List.of("call_1=42"), calls, "the result once: the retries bring what is stored after the call");
+    assertEquals(List.of("call_1=42"), calls, "the result once: keyed by its call, a retry's is a duplicate");
     // The conversation goes on: the next result of a call id used again is a new call.
     String r3 = "[" + SYS + "," + Q1 + "," + assistantCall("call_1") + "," + result("call_1", "42") + ","
         + "{\"role\":\"assistant\",\"content\":\"a2\"}," + Q2 + "]";

@@ -134,7 +134,7 @@ class TurnRecorderTest {
   }
 
   @Test
-  void aToolCallIsStoredWithItsResult() throws Exception {
+  void aToolCallIsStoredAsTheModelMadeItAndItsResultAttachedToIt() throws Exception {
     String messages = "[{\"role\":\"user\",\"content\":\"weather?\"},{\"role\":\"assistant\",\"content\":null,"
         + "\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"weather\","
         + "\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"call_1\","
@@ -144,8 +144,62 @@ class TurnRecorderTest {
         .map(i -> (SessionInput.ToolCall) i).findFirst().orElseThrow();
     assertEquals("weather", call.toolName());
     assertEquals("Paris", call.input().path("city").asText());
-    assertEquals("sunny", call.output().asText());
+    assertEquals(null, call.output());
+    assertEquals(Boolean.TRUE, call.awaitingResult());
+    SessionInput.ToolResult result = in.stream().filter(i -> i instanceof SessionInput.ToolResult)
+        .map(i -> (SessionInput.ToolResult) i).findFirst().orElseThrow();
+    assertEquals(call.eventId(), result.callEventId(), "the result is attached to its call");
+    assertEquals(TurnRecorder.toolResultEventId(call.eventId()), result.eventId(), "its id derives from the call's");
+    assertEquals("sunny", result.output().asText());
     assertTrue(contents(in).stream().noneMatch("sunny"::equals), "the tool result is the call's output, not a message");
+  }
+
+  /** Trial t123: AgentScope's structured output ends the conversation on the model's generate_response call. */
+  @Test
+  void anAnswerThatIsOnlyAToolCallStoresTheCallAwaitingItsResult() throws Exception {
+    Completion c = Completion.ofResponse(Json.MAPPER.readTree("{\"id\":\"r1\",\"choices\":[{\"index\":0,"
+        + "\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_9\","
+        + "\"type\":\"function\",\"function\":{\"name\":\"generate_response\","
+        + "\"arguments\":\"{\\\"summary\\\":\\\"ok\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}"), false);
+    List<SessionInput> in = TurnRecorder.inputs(D, new TextCut(D, 65_536), new HashSet<>(),
+        request("[{\"role\":\"user\",\"content\":\"report\"}]"), "v1", "v1", null, null,
+        new TurnRecorder.Outcome(c, false, null, 5, 9));
+    SessionInput last = in.get(in.size() - 1);
+    assertTrue(last instanceof SessionInput.ToolCall, "the call after its answer: " + in);
+    SessionInput.ToolCall call = (SessionInput.ToolCall) last;
+    assertEquals("call_9", call.callId());
+    assertEquals("generate_response", call.toolName());
+    assertEquals("ok", call.input().path("summary").asText(), "strict JSON arguments as JSON");
+    assertEquals(Boolean.TRUE, call.awaitingResult());
+    assertEquals(TurnRecorder.toolCallEventId("call_9"), call.eventId(), "the id the next request gives it");
+  }
+
+  /** The legacy functions API: the answer's function_call, named by the answer's own event id. */
+  @Test
+  void anAnswersLegacyFunctionCallIsStoredUnderItsAnswersId() throws Exception {
+    Completion c = Completion.ofResponse(Json.MAPPER.readTree("{\"id\":\"r1\",\"choices\":[{\"index\":0,"
+        + "\"message\":{\"role\":\"assistant\",\"content\":null,\"function_call\":{\"name\":\"weather\","
+        + "\"arguments\":\"{\\\"city\\\":\\\"Oslo\\\"}\"}},\"finish_reason\":\"function_call\"}]}"), false);
+    List<SessionInput> in = TurnRecorder.inputs(D, new TextCut(D, 65_536), new HashSet<>(),
+        request("[{\"role\":\"user\",\"content\":\"weather?\"}]"), "v1", "v1", null, null,
+        new TurnRecorder.Outcome(c, false, null, 5, 9));
+    SessionInput.Message answer = (SessionInput.Message) in.get(in.size() - 2);
+    SessionInput.ToolCall call = (SessionInput.ToolCall) in.get(in.size() - 1);
+    assertEquals(answer.eventId(), call.callId());
+    assertEquals(TurnRecorder.toolCallEventId(answer.eventId()), call.eventId());
+    assertEquals("Oslo", call.input().path("city").asText());
+    // The next request resends the call and brings the function's result: attached to that call.
+    Set<String> known = new HashSet<>();
+    in.forEach(i -> known.add(i.eventId()));
+    List<SessionInput> next = record(known, "[{\"role\":\"user\",\"content\":\"weather?\"},"
+        + "{\"role\":\"assistant\",\"content\":null,\"function_call\":{\"name\":\"weather\","
+        + "\"arguments\":\"{\\\"city\\\":\\\"Oslo\\\"}\"}},{\"role\":\"function\",\"name\":\"weather\","
+        + "\"content\":\"snow\"}]", "Snow in Oslo.");
+    assertEquals(1, next.stream().filter(i -> i instanceof SessionInput.ToolResult).count(), next.toString());
+    SessionInput.ToolResult r = (SessionInput.ToolResult) next.stream()
+        .filter(i -> i instanceof SessionInput.ToolResult).findFirst().orElseThrow();
+    assertEquals(call.eventId(), r.callEventId());
+    assertEquals(0, next.stream().filter(i -> i instanceof SessionInput.ToolCall).count(), "the call is stored: " + next);
   }
 
   /**

@@ -505,13 +505,22 @@ class AgentScopeCaptureTest {
     // The call that answers is the one AgentScope forces after its reminder ("Please call the
     // 'generate_response' function …", a user message): the simulator's strings are that text.
     assertTrue(report.summary != null && report.summary.contains("generate_response"), String.valueOf(report.summary));
-    // Known limit (docs/gateway.md, "What the session records"): the gateway stores a tool call when its result
-    // comes back in the next request, and AgentScope makes none after generate_response, so the session ends
-    // on the forcing call's empty assistant message and holds no generate_response call.
-    JsonNode s = TestNode.session(node, conversationId, n -> n.path("messages").size() >= 5);
+    // The gateway stores the model's tool call with the answer that made it (docs/gateway.md, "What the session
+    // records"): AgentScope makes no request after generate_response, and the session still holds the structured
+    // answer, as the call's arguments, awaiting a result that never comes. Before review t124 it held only the
+    // forcing call's empty assistant message.
+    JsonNode s = TestNode.session(node, conversationId, n -> n.path("toolCalls").findValuesAsText("toolName")
+        .contains("generate_response"));
     JsonNode last = s.path("messages").get(s.path("messages").size() - 1);
     assertEquals("tool_calls", last.path("inference").path("finishReason").asText(), s.toString());
-    assertEquals(0, s.path("toolCalls").size(), s.toString());
+    JsonNode answer = null;
+    for (JsonNode c : s.path("toolCalls")) {
+      if ("generate_response".equals(c.path("toolName").asText())) answer = c;
+    }
+    assertTrue(answer.path("awaitingResult").asBoolean(), answer.toString());
+    assertTrue(answer.path("output").isNull(), answer.toString());
+    assertTrue(answer.path("input").findValuesAsText("summary").contains(report.summary),
+        "the structured answer is the call's input: " + answer);
   }
 
   @Test

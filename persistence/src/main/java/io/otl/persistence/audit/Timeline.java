@@ -258,7 +258,7 @@ public final class Timeline {
       return e.role() + ": " + clip(e.content()) + failed + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)")
           + answeredBy(e.inference()) + cut(e.truncated()) + rated(e.msgId());
     } else if (event instanceof AgentSession.ToolCallRecorded e) {
-      return "tool " + e.toolName() + (e.success() ? " ok" : " FAILED") + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)")
+      return "tool " + e.toolName() + (e.pending() ? " called" : e.success() ? " ok" : " FAILED") + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)")
           + cut(e.truncated());
     } else if (event instanceof AgentSession.ReasoningStepRecorded e) {
       return reasoning(e);
@@ -272,6 +272,9 @@ public final class Timeline {
     } else if (event instanceof AgentSession.RewardRevised e) {
       return "reward revised to " + num(e.reward()) + " (quality " + num(e.qualityScore()) + ") after feedback "
           + e.feedbackId();
+    } else if (event instanceof AgentSession.ToolResultRecorded e) {
+      return "tool result " + (e.success() ? "ok" : "FAILED") + " (call " + e.callEventId() + ")"
+          + (e.latencyMs() == null ? "" : " (" + e.latencyMs() + " ms)") + cut(e.truncated());
     } else if (event instanceof AgentSession.MessageDetailsAdded e) {
       return "assistant answer's call details added by the node that answered it"
           + (e.inference() == null || e.inference().modelVersion() == null ? "" : " (version "

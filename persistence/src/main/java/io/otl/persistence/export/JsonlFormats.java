@@ -66,7 +66,7 @@ public final class JsonlFormats {
 
   /**
    * Why a trajectory gives no SFT line, as an {@link ExportExclusions} reason: {@code
-   * no-assistant-answer} (no assistant message with text), {@code no-user-message} (no user message
+   * no-assistant-answer} (no assistant message with text, nor a model's call it ends on), {@code no-user-message} (no user message
    * with text before the trained turn: its prompt would be empty, which {@code apply_chat_template}
    * refuses, failing the trainer's read of the whole file).
    */
@@ -77,7 +77,11 @@ public final class JsonlFormats {
   private record SftLine(ObjectNode line, String problem) {}
 
   private static SftLine sftLine(Trajectory t) {
-    if (t.finalAnswer().isEmpty()) return new SftLine(null, ExportExclusions.NO_ANSWER);
+    // A conversation that ends on the model's call, whose result never came, has that call for its answer
+    // (AgentScope's structured output: the generate_response arguments are the answer; review t124).
+    if (t.finalAnswer().isEmpty() && !t.endsOnACallWithoutResult()) {
+      return new SftLine(null, ExportExclusions.NO_ANSWER);
+    }
     int upTo = t.learnableUpTo();
     ObjectNode line = sftShape(t, upTo);
     ArrayNode messages = (ArrayNode) line.get("messages");
@@ -324,6 +328,9 @@ public final class JsonlFormats {
       fn.set("arguments", arguments(c.input()));
     }
     for (int i = 0; i < pending.size(); i++) {
+      // A call whose result never came back (AgentScope's structured output: the generate_response call's
+      // arguments are the answer) has no tool message: the assistant turn ends on the call.
+      if (pending.get(i).pending()) continue;
       JsonNode out = pending.get(i).output();
       ObjectNode tool = messages.addObject();
       tool.put("role", "tool");

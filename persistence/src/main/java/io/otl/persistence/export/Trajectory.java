@@ -5,6 +5,7 @@ import io.otl.core.session.AgentSession.Event;
 import io.otl.core.session.AgentSession.MessageDetailsAdded;
 import io.otl.core.session.AgentSession.MessageRecorded;
 import io.otl.core.session.AgentSession.ToolCallRecorded;
+import io.otl.core.session.AgentSession.ToolResultRecorded;
 import io.otl.core.session.SessionModel.Role;
 import io.otl.core.session.Scoring;
 import io.otl.core.session.SessionSettings.RewardWeights;
@@ -45,7 +46,18 @@ public record Trajectory(String sessionId, AgentSession.State state, List<Event>
         conversation.add(e);
       }
       if (e instanceof MessageDetailsAdded d) addDetails(d);
+      if (e instanceof ToolResultRecorded r) addResult(r);
       return this;
+    }
+
+    /** The conversation as it would be had the call been stored with its result: the call in its place, answered. */
+    private void addResult(ToolResultRecorded r) {
+      for (int i = 0; i < conversation.size(); i++) {
+        if (conversation.get(i) instanceof ToolCallRecorded c && c.eventId().equals(r.callEventId()) && c.pending()) {
+          conversation.set(i, r.appliedTo(c));
+          return;
+        }
+      }
     }
 
     /** The conversation as it would be had the details come with the message: the answer in its place, with its msgId. */
@@ -98,6 +110,16 @@ public record Trajectory(String sessionId, AgentSession.State state, List<Event>
   public Optional<String> systemPrompt() {
     return state.messages().stream().filter(m -> m.role() == Role.system && hasText(m))
         .map(MessageRecorded::content).findFirst();
+  }
+
+  /**
+   * Whether the conversation ends on a model's tool call whose result never came back: the inference gateway
+   * stores the call with the answer that made it, and AgentScope's structured output ends so (the
+   * {@code generate_response} arguments are the answer, and no result is sent).
+   */
+  public boolean endsOnACallWithoutResult() {
+    return !conversation.isEmpty() && conversation.get(conversation.size() - 1) instanceof ToolCallRecorded c
+        && c.pending();
   }
 
   /**

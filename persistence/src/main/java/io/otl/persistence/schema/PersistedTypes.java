@@ -45,6 +45,7 @@ public final class PersistedTypes {
           .legacy(S + "TrajectoryCompleted"),
       PersistedType.of("session.reward-revised", AgentSession.RewardRevised.class).legacy(S + "RewardRevised"),
       PersistedType.of("session.message-details-added", AgentSession.MessageDetailsAdded.class),
+      PersistedType.of("session.tool-result-recorded", AgentSession.ToolResultRecorded.class),
       PersistedType.of("session.state", AgentSession.State.class).legacy(S + "State"),
       // TrainingCoordinator (TrainingCoordinator|<agentId>)
       PersistedType.of("coordinator.trajectory-pooled", CoordinatorEvents.TrajectoryPooled.class)

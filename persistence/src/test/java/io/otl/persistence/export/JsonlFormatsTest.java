@@ -121,6 +121,43 @@ class JsonlFormatsTest {
     assertEquals("It is sunny.", messages.get(3).get("content").asText());
   }
 
+  /**
+   * Review t124: the gateway stores a model's call with its answer (awaiting its result) and attaches the result
+   * later; the line shows the call once, with its result, and a call whose result never came (AgentScope's
+   * structured output) ends the line as the assistant's call, without a tool message.
+   */
+  @Test
+  void aCallStoredWithItsAnswerHasItsLaterResultAndOneWithoutEndsTheLine() throws Exception {
+    InferenceCall toolsOnly = new InferenceCall("v1", null, 5L, 10, 3, "tool_calls", null, null, null, null, null);
+    Trajectory t = new Trajectory.Builder("s-awaiting")
+        .add(new AgentSession.SessionStarted("gw:start", T, T, "agent-a", null, "v1", Map.of()))
+        .add(new AgentSession.MessageRecorded("gw:m:0", T, T, Role.user, "Report on Paris", null, null))
+        .add(new AgentSession.MessageRecorded("gw:m:1", T, T, Role.assistant, "", "chatcmpl-1", 9L, toolsOnly))
+        .add(new AgentSession.ToolCallRecorded("gw:tc:1", T, T, "call_1", "weather",
+            JSON.readTree("{\"city\":\"Paris\"}"), null, true, null, null, true))
+        .add(new AgentSession.ToolResultRecorded("gw:tc:1:out", T, T, "gw:tc:1", JSON.readTree("\"sunny\""), true,
+            null, null))
+        .add(new AgentSession.MessageRecorded("gw:m:2", T, T, Role.assistant, "It is sunny.", "chatcmpl-2", 9L,
+            null))
+        .add(new AgentSession.MessageRecorded("gw:m:3", T, T, Role.user, "Report it", null, null))
+        .add(new AgentSession.MessageRecorded("gw:m:4", T, T, Role.assistant, "", "chatcmpl-3", 9L, toolsOnly))
+        .add(new AgentSession.ToolCallRecorded("gw:tc:2", T, T, "call_2", "generate_response",
+            JSON.readTree("{\"summary\":\"sunny\"}"), null, true, null, null, true))
+        .build();
+    JsonNode messages = JSON.readTree(JsonlFormats.sft(t).orElseThrow()).get("messages");
+    assertEquals(6, messages.size(), messages.toString());
+    assertEquals("weather", messages.get(1).get("tool_calls").get(0).get("function").get("name").asText());
+    assertEquals(1, messages.get(1).get("tool_calls").size(), "the call once: " + messages);
+    assertEquals("tool", messages.get(2).get("role").asText(), messages.toString());
+    assertEquals("sunny", messages.get(2).get("content").asText(), "the result attached later: " + messages);
+    JsonNode last = messages.get(5);
+    assertEquals(1, last.get("tool_calls").size(), messages.toString());
+    assertEquals("assistant", last.get("role").asText(), messages.toString());
+    assertEquals("generate_response", last.get("tool_calls").get(0).get("function").get("name").asText());
+    assertEquals("sunny", last.get("tool_calls").get(0).get("function").get("arguments").get("summary").asText(),
+        "arguments an object: " + last);
+  }
+
   @Test
   void rlCarriesPromptRewardAndMetadata() throws Exception {
     JsonNode line = JSON.readTree(JsonlFormats.rl(sample()).orElseThrow());

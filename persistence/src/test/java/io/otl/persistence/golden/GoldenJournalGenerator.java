@@ -182,6 +182,18 @@ class GoldenJournalGenerator {
             "GatewayClientGoneTest, on a timeout.", "msg-g5", 700L,
             new io.otl.core.session.InferenceCall("v1", "golden-agent-v1", 120L, 16_100, 8, "stop", null, null, null,
                 null, null), null)));
+    // since v0.2.0-toolresults: the gateway stores a model's tool call with the answer that made it, awaiting
+    // its result (awaitingResult), and attaches the result the agent's next request brings (tool-result-recorded)
+    record(s4, AGENT, List.of(
+        new io.otl.core.session.SessionInput.Message("e4-m5", T0.plusSeconds(405), "assistant", "", "msg-g6", 640L,
+            new io.otl.core.session.InferenceCall("v1", "golden-agent-v1", 110L, 16_200, 21, "tool_calls", null, null,
+                null, null, null), null),
+        new io.otl.core.session.SessionInput.ToolCall("e4-t2", T0.plusSeconds(405), "call-5", "tests.rerun",
+            plain.readTree("{\"test\":\"GatewayClientGoneTest\"}"), null, null, null, null, true)));
+    record(s4, AGENT, List.of(
+        new io.otl.core.session.SessionInput.ToolResult("e4-t2:result", T0.plusSeconds(406), "e4-t2",
+            plain.getNodeFactory().textNode("{\"passed\":true,\"log\":\"[INFO] T"), true, 1_200L,
+            Map.of("output", 90_000))));
     Map<String, JsonNode> states = new TreeMap<>();
     for (String id : List.of("golden-s1", "golden-s2", "golden-s3", "golden-s4")) {
       states.put(AgentSession.persistenceId(id).id(), render(probe(AgentSession.persistenceId(id),
