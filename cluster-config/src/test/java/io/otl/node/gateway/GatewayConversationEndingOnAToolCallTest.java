@@ -25,7 +25,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -95,24 +94,12 @@ class GatewayConversationEndingOnAToolCallTest {
         .putAdditionalHeader("X-Session-Id", sessionId);
   }
 
-  private static JsonNode session(String id, Predicate<JsonNode> ready) throws InterruptedException {
-    JsonNode last = null;
-    for (int i = 0; i < 150; i++) {
-      Http.Response r = gateway.api.get("/v1/sessions/" + id);
-      if (r.status() == 200) {
-        last = r.json();
-        if (ready.test(last)) return last;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("session " + id + " never reached the expected state; last: " + last);
-  }
 
   /** The session's SFT line, once it is completed. */
   private static JsonNode sftLine(String sessionId, String marker) throws Exception {
     assertEquals(202, gateway.api.post("/v1/sessions/" + sessionId + "/events", "{\"agentId\":\"" + AGENT
         + "\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}").status());
-    session(sessionId, n -> "COMPLETED".equals(n.path("status").asText()));
+    gateway.awaitSession(sessionId, n -> "COMPLETED".equals(n.path("status").asText()));
     Http.Response export = gateway.api.post("/v1/exports/" + AGENT + "?format=sft", "");
     assertEquals(200, export.status(), export.body());
     for (String l : export.body().split("\n")) {
@@ -128,7 +115,7 @@ class GatewayConversationEndingOnAToolCallTest {
     ChatCompletion call = client.chat().completions().create(conversation(sessionId, "Weather in Paris?").build());
     assertEquals("call_e1", call.choices().get(0).message().toolCalls().orElseThrow().get(0).asFunction().id());
 
-    JsonNode s = session(sessionId, n -> n.path("toolCalls").size() > 0);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("toolCalls").size() > 0);
     assertEquals(1, s.path("toolCalls").size(), s.toString());
     JsonNode c = s.path("toolCalls").get(0);
     assertEquals("call_e1", c.path("callId").asText());
@@ -165,7 +152,7 @@ class GatewayConversationEndingOnAToolCallTest {
           .ifPresent(calls -> calls.forEach(tc -> tc.id().ifPresent(ids::add)))));
     }
     assertEquals(List.of("call_s1"), ids);
-    JsonNode s = session(sessionId, n -> n.path("toolCalls").size() > 0);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("toolCalls").size() > 0);
     assertEquals("Oslo", s.path("toolCalls").get(0).path("input").path("city").asText(), s.toString());
     assertTrue(s.path("toolCalls").get(0).path("awaitingResult").asBoolean(), s.toString());
 
@@ -184,7 +171,7 @@ class GatewayConversationEndingOnAToolCallTest {
     Http.Response r = gateway.api.postWithHeaders("/v1/chat/completions",
         body.toString().getBytes(StandardCharsets.UTF_8), "X-Agent-Id", AGENT, "X-Session-Id", sessionId);
     assertEquals(200, r.status(), r.body());
-    s = session(sessionId, n -> n.path("toolCalls").path(0).path("output").isTextual()
+    s = gateway.awaitSession(sessionId, n -> n.path("toolCalls").path(0).path("output").isTextual()
         && n.path("messages").findValuesAsText("content").contains("Snow in Oslo."));
     assertEquals(1, s.path("toolCalls").size(), "one call, with its result: " + s);
     JsonNode c = s.path("toolCalls").get(0);
@@ -206,7 +193,7 @@ class GatewayConversationEndingOnAToolCallTest {
     Http.Response r = gateway.api.postWithHeaders("/v1/chat/completions",
         body.toString().getBytes(StandardCharsets.UTF_8), "X-Agent-Id", AGENT, "X-Session-Id", sessionId);
     assertEquals(200, r.status(), r.body());
-    JsonNode s = session(sessionId, n -> n.path("toolCalls").size() > 0);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("toolCalls").size() > 0);
     JsonNode c = s.path("toolCalls").get(0);
     assertEquals("get_weather", c.path("toolName").asText(), s.toString());
     assertEquals("Rome", c.path("input").path("city").asText(), s.toString());

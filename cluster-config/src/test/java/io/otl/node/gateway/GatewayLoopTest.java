@@ -20,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -72,18 +71,6 @@ class GatewayLoopTest {
         .putAdditionalHeader("X-Session-Id", session).build();
   }
 
-  private static JsonNode session(Http api, String id, Predicate<JsonNode> ready) throws InterruptedException {
-    JsonNode last = null;
-    for (int i = 0; i < 100; i++) {
-      Http.Response r = api.get("/v1/sessions/" + id);
-      if (r.status() == 200) {
-        last = r.json();
-        if (ready.test(last)) return last;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("session " + id + " never reached the expected state; last: " + last);
-  }
 
   @Test
   void anEndpointAtTheNodesOwnListenerIsRefusedAtRegistration() {
@@ -133,7 +120,7 @@ class GatewayLoopTest {
     assertEquals(502, streamed.status(), streamed.body());
     assertTrue(streamed.body().contains("loop detected"), streamed.body());
 
-    JsonNode s = session(node.api, "loop-stable-1", n -> n.path("messages").size() == 2);
+    JsonNode s = node.awaitSession("loop-stable-1", n -> n.path("messages").size() == 2);
     JsonNode answer = s.path("messages").get(1);
     assertTrue(answer.path("inference").path("error").asText().contains("loop detected"),
         "recorded as an upstream failure: " + answer);
@@ -209,7 +196,7 @@ class GatewayLoopTest {
       assertEquals(onCandidate, v.path("errors").asInt(), "each loop counts against v2: " + traffic);
       assertEquals(onCandidate, v.path("fallbacks").asInt(), traffic.toString());
     }
-    JsonNode s = session(node.api, firstOnCandidate, n -> n.path("messages").size() == 2);
+    JsonNode s = node.awaitSession(firstOnCandidate, n -> n.path("messages").size() == 2);
     JsonNode answer = s.path("messages").get(1);
     assertEquals("v2", answer.path("inference").path("fallbackFrom").asText(), answer.toString());
   }

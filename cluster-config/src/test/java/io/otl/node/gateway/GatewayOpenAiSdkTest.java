@@ -40,7 +40,6 @@ import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -112,18 +111,6 @@ class GatewayOpenAiSdkTest {
   }
 
   /** The session as the API stores it, once {@code ready} holds (recording after a stream is asynchronous). */
-  private static JsonNode session(String id, Predicate<JsonNode> ready) throws InterruptedException {
-    JsonNode last = null;
-    for (int i = 0; i < 100; i++) {
-      Http.Response r = api.get("/v1/sessions/" + id);
-      if (r.status() == 200) {
-        last = r.json();
-        if (ready.test(last)) return last;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("session " + id + " never reached the expected state; last: " + last);
-  }
 
   @Test
   void nonStreamingCallsAreForwardedAndTheSessionStoresEachMessageOnceDesensitized() throws Exception {
@@ -141,7 +128,7 @@ class GatewayOpenAiSdkTest {
     assertTrue(content.contains("jane.doe@example.com"), "what is forwarded is never desensitized: " + content);
     assertEquals("default", answer.model(), "the simulator echoes the model it was sent");
 
-    JsonNode s = session(sessionId, n -> n.path("messages").size() == 3);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 3);
     assertEquals("agent-a", s.path("agentId").asText());
     assertEquals("v1", s.path("modelVersion").asText());
     assertEquals("gateway", s.path("metadata").path("source").asText());
@@ -169,7 +156,7 @@ class GatewayOpenAiSdkTest {
     HttpResponseFor<ChatCompletion> raw2 = client.chat().completions().withRawResponse().create(second);
     assertEquals(List.of(sessionId), raw2.headers().values("X-Session-Id"));
     ChatCompletion answer2 = raw2.parse();
-    JsonNode after = session(sessionId, n -> n.path("messages").size() == 5);
+    JsonNode after = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 5);
     assertEquals("Thanks, and one more thing", after.path("messages").get(3).path("content").asText());
     assertEquals(storedId(answer2.id()), after.path("messages").get(4).path("msgId").asText());
 
@@ -181,7 +168,7 @@ class GatewayOpenAiSdkTest {
         .addUserMessage("Last question")
         .putAdditionalHeader("X-Session-Id", sessionId)
         .build());
-    JsonNode slid = session(sessionId, n -> n.path("messages").size() == 7);
+    JsonNode slid = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 7);
     assertEquals("Last question", slid.path("messages").get(5).path("content").asText());
     assertEquals(1, slid.path("messages").findValues("role").stream().filter(r -> r.asText().equals("system")).count(),
         "the system prompt is stored once");
@@ -210,7 +197,7 @@ class GatewayOpenAiSdkTest {
     }
     assertTrue(text.toString().contains("Stream me an answer"), text.toString());
     assertTrue(completionTokens > 0, "the usage chunk came through");
-    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2);
     JsonNode reply = s.path("messages").get(1);
     assertEquals(text.toString(), reply.path("content").asText());
     assertEquals(id, reply.path("msgId").asText());
@@ -250,7 +237,7 @@ class GatewayOpenAiSdkTest {
         .build();
     client.chat().completions().create(answer);
 
-    JsonNode s = session(sessionId, n -> n.path("messages").size() == 3 && n.path("toolCalls").size() == 1);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 3 && n.path("toolCalls").size() == 1);
     JsonNode stored = s.path("toolCalls").get(0);
     assertEquals("get_weather", stored.path("toolName").asText());
     assertEquals(toolCall.id(), stored.path("callId").asText());
@@ -297,7 +284,7 @@ class GatewayOpenAiSdkTest {
     ChatCompletion answer = client.chat().completions().create(afterTheCall);
     assertFalse(answer.choices().isEmpty());
 
-    JsonNode s = session(sessionId, n -> n.path("toolCalls").size() == 1 && n.path("messages").size() == 3);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("toolCalls").size() == 1 && n.path("messages").size() == 3);
     JsonNode stored = s.path("toolCalls").get(0);
     assertEquals("code_exec", stored.path("toolName").asText(), s.toString());
     assertEquals("call-custom-1", stored.path("callId").asText());
@@ -321,7 +308,7 @@ class GatewayOpenAiSdkTest {
         .build();
     ChatCompletion answer = client(KEY_A).chat().completions().create(params);
     assertTrue(answer.choices().get(0).message().content().orElseThrow().contains("Then tell me a joke"));
-    JsonNode s = session(sessionId, n -> n.path("messages").size() == 4);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 4);
     assertEquals("assistant", s.path("messages").get(1).path("role").asText(), s.toString());
   }
 
@@ -346,13 +333,13 @@ class GatewayOpenAiSdkTest {
     ChatCompletion first = client.chat().completions().create(ChatCompletionCreateParams.builder().model("default")
         .addUserMessage("Weather in Rome?").addMessage(called).addMessage(result).addFunction(weather)
         .putAdditionalHeader("X-Session-Id", sessionId).build());
-    session(sessionId, n -> n.path("messages").size() == 3);
+    gateway.awaitSession(sessionId, n -> n.path("messages").size() == 3);
     client.chat().completions().create(ChatCompletionCreateParams.builder().model("default")
         .addUserMessage("Weather in Rome?").addMessage(called).addMessage(result).addMessage(first.choices().get(0)
             .message()).addUserMessage("And tomorrow?").addFunction(weather)
         .putAdditionalHeader("X-Session-Id", sessionId).build());
 
-    JsonNode s = session(sessionId, n -> n.path("messages").size() == 5);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 5);
     List<String> roles = new java.util.ArrayList<>();
     s.path("messages").forEach(m -> roles.add(m.path("role").asText()));
     assertEquals(List.of("user", "assistant", "assistant", "user", "assistant"), roles, s.toString());
@@ -376,7 +363,7 @@ class GatewayOpenAiSdkTest {
                 .putAdditionalProperty("session_id", JsonValue.from(sessionId)).build())
             .build());
     assertEquals(List.of(sessionId), raw.headers().values("X-Session-Id"));
-    assertEquals(2, session(sessionId, n -> n.path("messages").size() == 2).path("messages").size());
+    assertEquals(2, gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2).path("messages").size());
   }
 
   @Test
@@ -426,13 +413,13 @@ class GatewayOpenAiSdkTest {
 
     String sessionOfA = client(KEY_A).chat().completions().withRawResponse().create(hello)
         .headers().values("X-Session-Id").get(0);
-    session(sessionOfA, n -> n.path("messages").size() == 2);
+    gateway.awaitSession(sessionOfA, n -> n.path("messages").size() == 2);
     long afterA = gateway.simulatorRequests();
     assertThrows(PermissionDeniedException.class, () -> client(KEY_B).chat().completions().create(
         hello.toBuilder().putAdditionalHeader("X-Session-Id", sessionOfA).build()));
     assertEquals(afterA, gateway.simulatorRequests(), "nothing forwarded for a session of another agent");
     assertEquals(before + 1, afterA);
-    assertEquals(2, session(sessionOfA, n -> true).path("messages").size(), "agent-a's session is untouched");
+    assertEquals(2, gateway.awaitSession(sessionOfA, n -> true).path("messages").size(), "agent-a's session is untouched");
   }
 
   /**
@@ -459,11 +446,11 @@ class GatewayOpenAiSdkTest {
     assertEquals(403, byMetadata.status(), byMetadata.body());
     assertEquals("metadata.session_id", byMetadata.json().path("error").path("param").asText(), byMetadata.body());
     assertEquals(before, gateway.simulatorRequests(), "nothing forwarded for a session of another agent");
-    assertEquals(1, session(sessionOfA, n -> true).path("messages").size(), "agent-a's session is untouched");
+    assertEquals(1, gateway.awaitSession(sessionOfA, n -> true).path("messages").size(), "agent-a's session is untouched");
 
     client(KEY_A).chat().completions().create(hello);
     assertEquals(before + 1, gateway.simulatorRequests());
-    JsonNode messages = session(sessionOfA, n -> n.path("messages").size() == 3).path("messages");
+    JsonNode messages = gateway.awaitSession(sessionOfA, n -> n.path("messages").size() == 3).path("messages");
     assertEquals("hi", messages.get(1).path("content").asText(), "the owner's call is recorded after its history");
   }
 
@@ -486,7 +473,7 @@ class GatewayOpenAiSdkTest {
             .putAdditionalHeader("X-Session-Id", sessionId).build()));
     assertEquals(502, e.statusCode());
     assertEquals("upstream_unavailable", e.code().orElse(null));
-    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2);
     JsonNode failure = s.path("messages").get(1);
     assertEquals("", failure.path("content").asText());
     assertTrue(failure.path("inference").path("error").asText().contains("unreachable"), failure.toString());
@@ -510,7 +497,7 @@ class GatewayOpenAiSdkTest {
       byte[] first = new byte[64];
       assertTrue(in.read(first) > 0, "the stream started");
     }
-    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2);
     JsonNode partial = s.path("messages").get(1);
     assertTrue(partial.path("inference").path("aborted").asBoolean(), partial.toString());
     assertFalse(partial.path("content").asText().contains("ten"), "only the part sent before the disconnect");
@@ -665,7 +652,7 @@ class GatewayOpenAiSdkTest {
             .putAdditionalHeader("X-Session-Id", sessionId).build());
     assertEquals(200, raw.statusCode());
     assertEquals(List.of("v1"), raw.headers().values("X-Model-Version"), "the stable answered");
-    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2);
     assertEquals("v2", s.path("modelVersion").asText(), "the session stays the candidate's (sticky routing)");
     JsonNode call = s.path("messages").get(1).path("inference");
     assertEquals("v1", call.path("modelVersion").asText());
@@ -699,7 +686,7 @@ class GatewayOpenAiSdkTest {
     // the limit as the user set it, with its key (it read "within PT5S", Java's notation)
     assertTrue(r.json().path("error").path("message").asText().endsWith("did not answer within 5s (gateway.timeout)"),
         r.body());
-    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2);
     assertTrue(s.path("messages").get(1).path("inference").path("error").asText().contains("did not answer"));
   }
 
@@ -714,7 +701,7 @@ class GatewayOpenAiSdkTest {
             + "\"metadata\":{\"session_id\":\"" + sessionId + "\"}}");
     assertEquals(504, r.status(), r.body());
     assertEquals("upstream_timeout", r.json().path("error").path("code").asText());
-    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2);
     assertTrue(s.path("messages").get(1).path("inference").path("error").asText().contains("did not answer"));
   }
 
@@ -724,14 +711,14 @@ class GatewayOpenAiSdkTest {
         ChatCompletionCreateParams.builder().model("default").addUserMessage("rate this answer").build());
     String sessionId = raw.headers().values("X-Session-Id").get(0);
     String msgId = raw.parse().id();
-    session(sessionId, n -> n.path("messages").size() == 2);
+    gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2);
     Http.Response ok = api.post("/v1/sessions/" + sessionId + "/feedback",
         "{\"kind\":\"THUMBS_UP\",\"msgId\":\"" + msgId + "\"}");
     assertEquals(202, ok.status(), ok.body());
     Http.Response unknown = api.post("/v1/sessions/" + sessionId + "/feedback",
         "{\"kind\":\"THUMBS_DOWN\",\"msgId\":\"chatcmpl-nope\"}");
     assertEquals(404, unknown.status(), unknown.body());
-    JsonNode feedback = session(sessionId, n -> true).path("feedback");
+    JsonNode feedback = gateway.awaitSession(sessionId, n -> true).path("feedback");
     assertEquals(1, feedback.size(), "the refused feedback changed nothing");
     assertEquals(msgId, feedback.get(0).path("msgId").asText());
   }
@@ -839,7 +826,7 @@ class GatewayOpenAiSdkTest {
     assertTrue(whole.choices().get(1).message().content().orElseThrow().endsWith("(choice 1)"));
     long completionTokens = whole.usage().orElseThrow().completionTokens();
     assertTrue(completionTokens > 0, "the usage chunk came after both choices");
-    JsonNode reply = session(sessionId, n -> n.path("messages").size() == 2).path("messages").get(1);
+    JsonNode reply = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2).path("messages").get(1);
     assertEquals(first, reply.path("content").asText(), "choice 0 is recorded");
     assertEquals(storedId(whole.id()), reply.path("msgId").asText());
     assertEquals(completionTokens, reply.path("inference").path("completionTokens").asLong());

@@ -103,18 +103,6 @@ class GatewayRetriedToolResultsTest {
         .content(content).build();
   }
 
-  private static JsonNode session(String id, Predicate<JsonNode> ready) throws InterruptedException {
-    JsonNode last = null;
-    for (int i = 0; i < 150; i++) {
-      Http.Response r = gateway.api.get("/v1/sessions/" + id);
-      if (r.status() == 200) {
-        last = r.json();
-        if (ready.test(last)) return last;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("session " + id + " never reached the expected state; last: " + last);
-  }
 
   /** Whether the session holds an assistant message with {@code content}. */
   private static Predicate<JsonNode> answered(String content) {
@@ -152,7 +140,7 @@ class GatewayRetriedToolResultsTest {
     assertEquals(before + 2, upstream.requests.size(), "the SDK sent the call twice");
     assertEquals(upstream.requests.get(before), upstream.requests.get(before + 1), "the same request");
 
-    JsonNode s = session(sessionId, answered("Sunny, 21 C."));
+    JsonNode s = gateway.awaitSession(sessionId, answered("Sunny, 21 C."));
     assertEquals(List.of("call_w1=sunny, 21 C"), outputs(s), "the tool call once: " + s);
     assertEquals(List.of("system:Be brief.", "user:Weather in Paris?", "assistant:", "assistant:",
         "assistant:Sunny, 21 C."), contents(s), "the call, the failed answer, the retry's answer: " + s);
@@ -163,7 +151,7 @@ class GatewayRetriedToolResultsTest {
     assertEquals(202, gateway.api.post("/v1/sessions/" + sessionId + "/feedback", "{\"kind\":\"THUMBS_UP\"}").status());
     assertEquals(202, gateway.api.post("/v1/sessions/" + sessionId + "/events", "{\"agentId\":\"" + AGENT
         + "\",\"events\":[{\"type\":\"result\",\"status\":\"SUCCESS\"}]}").status());
-    session(sessionId, n -> "COMPLETED".equals(n.path("status").asText()));
+    gateway.awaitSession(sessionId, n -> "COMPLETED".equals(n.path("status").asText()));
     Http.Response export = gateway.api.post("/v1/exports/" + AGENT + "?format=sft", "");
     assertEquals(200, export.status(), export.body());
     JsonNode line = null;
@@ -201,7 +189,7 @@ class GatewayRetriedToolResultsTest {
     }
     assertEquals("Snow, -3 C.", text.toString());
 
-    JsonNode s = session(sessionId, answered("Snow, -3 C."));
+    JsonNode s = gateway.awaitSession(sessionId, answered("Snow, -3 C."));
     assertEquals(List.of("call_c1=snow, -3 C"), outputs(s), "the tool call once: " + s);
     assertEquals(List.of("system:Be brief.", "user:Weather in Oslo?", "assistant:", "assistant:Snow ",
         "assistant:Snow, -3 C."), contents(s), "the call, the answer cut short, the retry's answer: " + s);
@@ -222,7 +210,7 @@ class GatewayRetriedToolResultsTest {
     assertEquals("Both sunny.", client.chat().completions().create(history.build()).choices().get(0).message()
         .content().orElse(""));
 
-    JsonNode s = session(sessionId, answered("Both sunny."));
+    JsonNode s = gateway.awaitSession(sessionId, answered("Both sunny."));
     assertEquals(List.of("call_p1=sunny", "call_l1=sunny"), outputs(s), "each call once: " + s);
   }
 }

@@ -20,7 +20,6 @@ import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -65,18 +64,6 @@ class GatewayScriptedUpstreamTest {
         .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  private static JsonNode session(String id, Predicate<JsonNode> ready) throws InterruptedException {
-    JsonNode last = null;
-    for (int i = 0; i < 100; i++) {
-      Http.Response r = gateway.api.get("/v1/sessions/" + id);
-      if (r.status() == 200) {
-        last = r.json();
-        if (ready.test(last)) return last;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("session " + id + " never reached the expected state; last: " + last);
-  }
 
   @Test
   void anUpstreamThatDiesMidStreamEndsTheStreamWithAnOpenAiErrorEvent() throws Exception {
@@ -99,7 +86,7 @@ class GatewayScriptedUpstreamTest {
     assertEquals("upstream_unavailable", error.path("code").asText(), last);
     assertTrue(error.path("message").asText().contains("stream broke"), last);
 
-    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2);
     JsonNode answer = s.path("messages").get(1);
     assertTrue(answer.path("inference").path("error").asText().contains("stream broke"), answer.toString());
     assertEquals("Rayleigh ", answer.path("content").asText(), "what was streamed before the failure");
@@ -152,7 +139,7 @@ class GatewayScriptedUpstreamTest {
       assertEquals(200, r.statusCode(), r.body());
       assertTrue(r.body().contains(script.getValue().get(2)), "the error event goes to the agent as sent: " + r.body());
 
-      JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+      JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2);
       JsonNode answer = s.path("messages").get(1);
       assertEquals("Rayleigh ", answer.path("content").asText(), script.getKey() + ": what was streamed: " + answer);
       String error = answer.path("inference").path("error").asText();
@@ -188,7 +175,7 @@ class GatewayScriptedUpstreamTest {
     assertEquals(200, r.statusCode(), r.body());
     assertTrue(r.body().contains("\"reasoning_content\":\"Light \""), "forwarded unchanged: " + r.body());
 
-    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2 && n.path("steps").size() == 1);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2 && n.path("steps").size() == 1);
     assertEquals("Light scatters.", s.path("steps").get(0).path("thought").asText(), s.toString());
     JsonNode answer = s.path("messages").get(1);
     assertEquals("Rayleigh scattering.", answer.path("content").asText());
@@ -213,7 +200,7 @@ class GatewayScriptedUpstreamTest {
     assertEquals(200, r.statusCode(), r.body());
     assertEquals("Short waves scatter more.",
         JSON.readTree(r.body()).path("choices").get(0).path("message").path("reasoning").asText(), "forwarded");
-    JsonNode s = session(sessionId, n -> n.path("messages").size() == 2 && n.path("steps").size() == 1);
+    JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2 && n.path("steps").size() == 1);
     assertEquals("Short waves scatter more.", s.path("steps").get(0).path("thought").asText());
     List<String> order = eventIdsInOrder(sessionId);
     assertTrue(order.indexOf(s.path("steps").get(0).path("eventId").asText())

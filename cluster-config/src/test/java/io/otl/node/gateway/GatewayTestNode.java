@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 
 /**
@@ -158,6 +159,23 @@ final class GatewayTestNode implements AutoCloseable {
   /** The calls the simulator has answered, to tell whether the gateway forwarded one. */
   long simulatorRequests() {
     return new Http(simulator.port()).get("/metrics").json().path("rollout/model_0/total_request_count").asLong();
+  }
+
+  /**
+   * The session as {@code GET /v1/sessions/{id}} answers it once {@code ready} holds: the gateway records a
+   * turn just after its answer, so a test reads it when it is there (up to 15 s on a loaded machine).
+   */
+  JsonNode awaitSession(String id, Predicate<JsonNode> ready) throws InterruptedException {
+    JsonNode last = null;
+    for (int i = 0; i < 150; i++) {
+      Http.Response r = api.get("/v1/sessions/" + id);
+      if (r.status() == 200) {
+        last = r.json();
+        if (ready.test(last)) return last;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("session " + id + " never reached the expected state; last: " + last);
   }
 
   URI uri(String path) {

@@ -13,7 +13,6 @@ import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.otl.node.testing.Http;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,18 +48,6 @@ class GatewayUpstreamErrorBodyTest {
     if (upstream != null) upstream.close();
   }
 
-  private static JsonNode session(String id, Predicate<JsonNode> ready) throws InterruptedException {
-    JsonNode last = null;
-    for (int i = 0; i < 100; i++) {
-      Http.Response r = gateway.api.get("/v1/sessions/" + id);
-      if (r.status() == 200) {
-        last = r.json();
-        if (ready.test(last)) return last;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("session " + id + " never reached the expected state; last: " + last);
-  }
 
   @Test
   void anErrorObjectInA200IsA502AndAFailedTurnCountedAgainstTheVersion() throws Exception {
@@ -80,7 +67,7 @@ class GatewayUpstreamErrorBodyTest {
       assertTrue(error.path("message").asText().contains("answered 200 with an error object"), r.body());
       assertFalse(r.body().contains("jane@example.com"), "the server's message is not passed on: " + r.body());
 
-      JsonNode s = session(sessionId, n -> n.path("messages").size() == 2);
+      JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2);
       JsonNode answer = s.path("messages").get(1);
       assertEquals("", answer.path("content").asText(), answer.toString());
       String recorded = answer.path("inference").path("error").asText();
