@@ -88,8 +88,10 @@ public final class PersistedCodec {
       type = types.byName(manifest).or(() -> types.byLegacyManifest(manifest)).orElse(null);
     }
     if (type == null) {
+      // An operator who rolled the binary back meets this first (trial t128): say so, and what to do.
       throw new NotSerializableException("no persisted type is registered for manifest '" + manifest
-          + "' (io.otl.persistence.schema.PersistedTypes)");
+          + "' (io.otl.persistence.schema.PersistedTypes): a later build of the node wrote it; run that build "
+          + "or a later one on this journal (docs/schema-evolution.md, rolling the binary back)");
     }
     if (version < 1 || version > type.version()) {
       throw new NotSerializableException("'" + manifest + "' was written by a newer release: this one reads "

@@ -67,6 +67,7 @@ class PersistedCodecTest {
     NotSerializableException unknown = assertThrows(NotSerializableException.class,
         () -> codec.fromBinary(utf8("{}"), "test.farewell#1"));
     assertTrue(unknown.getMessage().contains("test.farewell#1"), unknown.getMessage());
+    assertTrue(unknown.getMessage().contains("a later build of the node wrote it"), "says what an operator who rolled back must do: " + unknown.getMessage());
   }
 
   @Test
