@@ -57,12 +57,26 @@ final class W3Kafka {
         long last = -1;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(args.integer("timeout", 900));
         long rows = 0;
+        // CPU of this JVM from the first measured row to the last: the node, and the broker and its
+        // log in the same process (a few per cent of the samples, BENCHMARKS.md session 41); the
+        // figure to compare builds by when the machine's load moves events/s.
+        long self = ProcessHandle.current().pid();
+        double cpuFirst = 0;
+        double cpuLast = 0;
+        Map<String, Double> jitFirst = Map.of();
+        Map<String, Double> jitLast = Map.of();
         while (System.nanoTime() < deadline) {
           rows = pg.count(schema, countSql);
           long now = System.nanoTime();
-          if (rows > 0 && first < 0) first = now;
+          if (rows > 0 && first < 0) {
+            first = now;
+            cpuFirst = Cpu.jvmSeconds();
+            jitFirst = Cpu.jit(self);
+          }
           if (rows >= expectedRows) {
             last = now;
+            cpuLast = Cpu.jvmSeconds();
+            jitLast = Cpu.jit(self);
             break;
           }
           Thread.sleep(50);
@@ -79,9 +93,14 @@ final class W3Kafka {
             .figure("firstToLastRowSec", secs).figure("eventsPerSec", rate)
             .figure("journalRows", rows).figure("journalRowsExpected", expectedRows)
             .figure("allOffsetsCommittedAfterFirstRowSec", committedAt > 0 ? (committedAt - first) / 1e9 : -1)
+            .figure("jvmCpuSecPer1kEvents", last > 0 ? (cpuLast - cpuFirst) * 1000 / inputs : Double.NaN)
+            .figure("jvmJitCpuSecPer1kEvents", last > 0 ? Cpu.grown(jitFirst, jitLast) * 1000 / inputs : Double.NaN)
             .figure("countsCorrect", complete);
-        r.headline = String.format("%,.0f events/s (first→last row %.1f s; offsets all committed %.1f s after first row)%s",
-            rate, secs, committedAt > 0 ? (committedAt - first) / 1e9 : -1.0, complete ? "" : " (INCOMPLETE)");
+        r.headline = String.format("%,.0f events/s (first→last row %.1f s; offsets all committed %.1f s after first row;"
+                + " JVM %.2f CPU-s per 1,000 events, JIT %.2f)%s",
+            rate, secs, committedAt > 0 ? (committedAt - first) / 1e9 : -1.0,
+            last > 0 ? (cpuLast - cpuFirst) * 1000 / inputs : Double.NaN,
+            last > 0 ? Cpu.grown(jitFirst, jitLast) * 1000 / inputs : Double.NaN, complete ? "" : " (INCOMPLETE)");
         if (baseline != null) {
           r.ratioToBaseline = rate / baseline;
           r.target = "≥ 0.2 × baseline";

@@ -20,10 +20,32 @@ public final class StrictValues {
 
   /** Checks a tree whose root counts as level 1 of {@code maxDepth}. */
   public static Problem problem(JsonNode node, String path, int maxDepth) {
-    return check(node, path, 1, maxDepth);
+    return check(node, new Path(null, path, null, -1), 1, maxDepth);
   }
 
-  private static Problem check(JsonNode node, String path, int depth, int maxDepth) {
+  /**
+   * Where a value is, written out only for a problem: every record and request body is checked, and
+   * building each field's path text (with {@link Ids#shownPath}'s regex per key) cost more than the
+   * check itself (BENCHMARKS.md, W3, session 41).
+   */
+  private record Path(Path parent, String root, String key, int index) {
+    Path field(String name) {
+      return new Path(this, null, name, -1);
+    }
+
+    Path element(int i) {
+      return new Path(this, null, null, i);
+    }
+
+    @Override
+    public String toString() {
+      if (parent == null) return root;
+      // shownPath: a policy key (trigger.min-samples) is a dotted word and must be named
+      return key != null ? parent + "." + Ids.shownPath(key) : parent + "[" + index + "]";
+    }
+  }
+
+  private static Problem check(JsonNode node, Path path, int depth, int maxDepth) {
     if (node.isContainerNode() && depth > maxDepth) {
       return new Problem(true, path + " is nested " + depth + " levels deep; at most " + maxDepth + " are accepted");
     }
@@ -33,14 +55,12 @@ public final class StrictValues {
         Map.Entry<String, JsonNode> f = fields.next();
         String text = textProblem(f.getKey());
         if (text != null) return new Problem(false, "a key of " + path + " " + text);
-        // shownPath: a policy key (trigger.min-samples) is a dotted word and must be named
-        String child = path + "." + Ids.shownPath(f.getKey());
-        Problem p = check(f.getValue(), child, depth + 1, maxDepth);
+        Problem p = check(f.getValue(), path.field(f.getKey()), depth + 1, maxDepth);
         if (p != null) return p;
       }
     } else if (node.isArray()) {
       for (int i = 0; i < node.size(); i++) {
-        Problem p = check(node.get(i), path + "[" + i + "]", depth + 1, maxDepth);
+        Problem p = check(node.get(i), path.element(i), depth + 1, maxDepth);
         if (p != null) return p;
       }
     } else if (node.isTextual()) {

@@ -56,10 +56,11 @@ import org.slf4j.LoggerFactory;
  *       dead-letter topic.
  *   <li>Records are taken in batches; the records of one session are written in topic order,
  *       consecutive ones as one atomic journal write, one write at a time per session; up to {@code
- *       parallelism} sessions are written at once, from up to {@value #BATCHES_IN_FLIGHT} batches: a
- *       session's write waits for its previous one, in whatever batch ({@link SessionLanes}), so two
- *       writes of one session never overlap or swap, and the records it got from later batches
- *       meanwhile go into its next write together (up to {@value #MAX_RECORDS_PER_WRITE}).
+ *       parallelism} sessions are written at once, from the batches in flight (up to {@value
+ *       #WINDOW_BATCHES} × {@code ingest.batch-size} records, {@link RecordWindow}): a session's write
+ *       waits for its previous one, in whatever batch ({@link SessionLanes}), so two writes of one
+ *       session never overlap or swap, and the records it got from later batches meanwhile go into its
+ *       next write together (up to {@value #MAX_RECORDS_PER_WRITE}).
  *   <li>A record that cannot be recorded (not JSON, not an object, bad sessionId/agentId, unknown
  *       type or field, or refused by the session: INVALID, CONFLICT, NOT_FOUND) goes to the
  *       dead-letter topic with its original key and value and the headers {@code otl-error}
@@ -86,12 +87,17 @@ public final class KafkaIngest {
   static final int TIMEOUT_RETRIES = 12;
   static final long TIMEOUT_RETRY_PAUSE_MS = 500;
   /**
-   * Batches written at the same time. One at a time, a batch of many sessions' records waited for
-   * its slowest session before the next poll's records started, and the journal's write batches
-   * stayed small; offsets are still committed in topic order (mapAsync keeps it) and a session's
-   * writes still run one after the other ({@link SessionLanes}).
+   * Records held at once, in full batches ({@code ingest.batch-size} each): 16,000 records with the
+   * defaults. One batch at a time, a batch of many sessions' records waited for its slowest session
+   * before the next poll's records started, and the journal's write batches stayed small; four
+   * batches at a time (sessions 14-40) held only ~5,300 records under a backlog, since the poll and
+   * the batch window cut batches short, so a write carried ~5 events where records of 1,000
+   * sessions interleave. Offsets are still committed in topic order (mapAsync keeps it) and a
+   * session's writes still run one after the other ({@link SessionLanes}).
    */
-  static final int BATCHES_IN_FLIGHT = 4;
+  static final int WINDOW_BATCHES = 8;
+  /** Batches in flight at most, however small: a trickle of one-record batches needs no more. */
+  static final int MAX_BATCHES_IN_FLIGHT = 64;
   /**
    * How long a stop waits for the batches in flight: within pekko's 5 s for the service-stop phase (after
    * which the sharding regions the writes go to shut down), with room for the consumer's close.
@@ -131,6 +137,8 @@ public final class KafkaIngest {
   private final Recorder recorder;
   private final SessionLanes<Pending> lanes;
   private final LongAdder timeoutRetries = new LongAdder();
+  /** The running attempt's window (a restart starts with an empty one). */
+  private volatile RecordWindow window;
   private final ActorSystem<?> system;
   private final SendProducer<byte[], byte[]> deadLetterProducer;
   private final LongAdder recorded = new LongAdder();
@@ -228,6 +236,8 @@ public final class KafkaIngest {
         .withMaxBatch(settings.commitMaxBatch())
         .withMaxInterval(settings.commitMaxInterval());
     ConsumerSettings<byte[], byte[]> consumer = consumerSettings;
+    RecordWindow attemptWindow = new RecordWindow((long) WINDOW_BATCHES * settings.ingestBatchSize());
+    this.window = attemptWindow;
     return Source.completionStage(topics.run())
         .flatMapConcat(ok -> Consumer.committableSource(consumer, Subscriptions.topics(settings.topics().agentEvents()))
             .mapMaterializedValue(control -> {
@@ -237,7 +247,10 @@ public final class KafkaIngest {
               return control;
             })
             .groupedWithin(settings.ingestBatchSize(), settings.ingestBatchWindow())
-            .mapAsync(BATCHES_IN_FLIGHT, this::process)
+            // Admitted one batch at a time, in order, so lanes get records in topic order.
+            .mapAsync(1, batch -> attemptWindow.acquire(batch.size()).thenApply(d -> batch))
+            .mapAsync(MAX_BATCHES_IN_FLIGHT, batch -> process(batch)
+                .whenComplete((offsets, e) -> attemptWindow.release(batch.size())))
             .mapConcat(offsets -> offsets)
             .via(Committer.flow(committerSettings)))
         .mapMaterializedValue(control -> NotUsed.getInstance());
@@ -351,6 +364,12 @@ public final class KafkaIngest {
           timeoutRetries.increment();
           if (retry == 1) log.info("journal write of session {} timed out; sending it again", sessionId);
         });
+  }
+
+  /** Records admitted to be written and not yet in the journal or the dead-letter topic (its window). */
+  long recordsInFlight() {
+    RecordWindow w = window;
+    return w == null ? 0 : w.held();
   }
 
   /** Timed-out writes sent again in place since start. */

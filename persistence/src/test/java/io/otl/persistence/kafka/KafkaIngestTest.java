@@ -50,7 +50,7 @@ class KafkaIngestTest {
     broker = KafkaTestBroker.start(4, "ae-kill", "dlq-kill", "ae-bulk", "dlq-bulk", "ae-outage", "dlq-outage", "ae-stop", "dlq-stop",
         "ae-bad", "dlq-bad", "ae-timeout", "dlq-timeout", "ae-retry", "dlq-retry", "ae-late", "dlq-late", "ae-nodlq",
         "ae-huge", "dlq-huge", "prod.ae-renamed", "prod.ae-renamed.dlq", "ae-away", "ae-dup", "dlq-dup",
-        "ae-gone", "dlq-gone", "ae-drain", "dlq-drain", "ae-backoff", "dlq-backoff");
+        "ae-gone", "dlq-gone", "ae-window", "dlq-window", "ae-drain", "dlq-drain", "ae-backoff", "dlq-backoff");
   }
 
   @AfterAll
@@ -187,6 +187,35 @@ class KafkaIngestTest {
       assertEquals(0, second.duplicates(), "the next consumer read nothing the stopped one had written");
       assertEquals(20L * EVENTS_PER_SESSION, first.recorded() + second.recorded());
       second.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * The records a session gets while its write waits are written together, from as many batches as
+   * the window holds ({@link KafkaIngest#WINDOW_BATCHES} full batches of records): with one-record
+   * batches, four batches in flight (sessions 14-40) left the waiting write three records, however
+   * many had been polled, and a backlog of interleaved sessions went to the journal ~5 events a write.
+   */
+  @Test
+  void aWaitingSessionsRecordsFromEveryBatchInTheWindowGoIntoItsNextWrite(@TempDir Path dir) throws Exception {
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      CompletableFuture<Void> firstWriteHeld = new CompletableFuture<>();
+      List<Integer> writeSizes = java.util.Collections.synchronizedList(new ArrayList<>());
+      KafkaIngest.Recorder holdingTheFirst = (sessionId, agentId, inputs) -> {
+        writeSizes.add(inputs.size());
+        if (writeSizes.size() == 1) return firstWriteHeld.thenCompose(v -> node.collector.submit(sessionId, agentId, inputs));
+        return node.collector.submit(sessionId, agentId, inputs);
+      };
+      int records = KafkaIngest.WINDOW_BATCHES;
+      KafkaIngest ingest = KafkaIngest.start(node.system, holdingTheFirst, node.kafka(broker, Map.of(
+          "group-id", "group-window", "topics.agent-events", "ae-window", "topics.dead-letter", "dlq-window",
+          "ingest.batch-size", 1)));
+      broker.produce(events("ae-window", "window-", 0, records, 1));
+      await("every record admitted while the first write waits", () -> ingest.recordsInFlight() == records);
+      firstWriteHeld.complete(null);
+      awaitRows(node, "AgentSession|window-", records); // SessionStarted and seven messages
+      assertEquals(List.of(1, records - 1), writeSizes, "the first record, then all the others in one write");
+      ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
   }
 
