@@ -10,14 +10,14 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
-import com.openai.core.JsonValue;
+
 import com.openai.core.http.StreamResponse;
-import com.openai.models.FunctionDefinition;
-import com.openai.models.FunctionParameters;
+
+
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
-import com.openai.models.chat.completions.ChatCompletionFunctionTool;
+
 import com.openai.models.chat.completions.ChatCompletionToolMessageParam;
 import io.otl.node.testing.Http;
 import java.nio.charset.StandardCharsets;
@@ -39,14 +39,6 @@ import org.junit.jupiter.api.Test;
 class GatewayConversationEndingOnAToolCallTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String AGENT = "ends-on-call";
-  private static final ChatCompletionFunctionTool WEATHER = ChatCompletionFunctionTool.builder()
-      .function(FunctionDefinition.builder().name("get_weather")
-          .parameters(FunctionParameters.builder()
-              .putAdditionalProperty("type", JsonValue.from("object"))
-              .putAdditionalProperty("properties", JsonValue.from(Map.of("city", Map.of("type", "string"))))
-              .build())
-          .build())
-      .build();
   private static GatewayTestNode gateway;
   private static ScriptedUpstream upstream;
   private static OpenAIClient client;
@@ -67,13 +59,6 @@ class GatewayConversationEndingOnAToolCallTest {
     if (upstream != null) upstream.close();
   }
 
-  private static String callAnswer(String callId, String city) {
-    return "{\"id\":\"chatcmpl-" + callId + "\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
-        + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\""
-        + callId + "\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\""
-        + city + "\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}";
-  }
-
   private static String textAnswer(String id, String text) {
     return "{\"id\":\"chatcmpl-" + id + "\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
         + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"" + text + "\"},"
@@ -90,7 +75,7 @@ class GatewayConversationEndingOnAToolCallTest {
     return ChatCompletionCreateParams.builder().model("default")
         .addSystemMessage("Be brief.")
         .addUserMessage(question)
-        .addTool(WEATHER)
+        .addTool(WeatherTool.DEFINITION)
         .putAdditionalHeader("X-Session-Id", sessionId);
   }
 
@@ -111,7 +96,7 @@ class GatewayConversationEndingOnAToolCallTest {
   @Test
   void aConversationThatEndsOnTheModelsToolCallKeepsTheCall() throws Exception {
     String sessionId = "ends-" + UUID.randomUUID();
-    upstream.then(ScriptedUpstream.Script.json(callAnswer("call_e1", "Paris")));
+    upstream.then(ScriptedUpstream.Script.json(WeatherTool.callAnswer("call_e1", "Paris")));
     ChatCompletion call = client.chat().completions().create(conversation(sessionId, "Weather in Paris?").build());
     assertEquals("call_e1", call.choices().get(0).message().toolCalls().orElseThrow().get(0).asFunction().id());
 

@@ -8,14 +8,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
-import com.openai.core.JsonValue;
+
 import com.openai.core.http.StreamResponse;
-import com.openai.models.FunctionDefinition;
-import com.openai.models.FunctionParameters;
+
+
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
-import com.openai.models.chat.completions.ChatCompletionFunctionTool;
+
 import com.openai.models.chat.completions.ChatCompletionToolMessageParam;
 import io.otl.node.testing.Http;
 import java.util.ArrayList;
@@ -39,14 +39,6 @@ import org.junit.jupiter.api.Test;
 class GatewayRetriedToolResultsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String AGENT = "retried-tools";
-  private static final ChatCompletionFunctionTool WEATHER = ChatCompletionFunctionTool.builder()
-      .function(FunctionDefinition.builder().name("get_weather")
-          .parameters(FunctionParameters.builder()
-              .putAdditionalProperty("type", JsonValue.from("object"))
-              .putAdditionalProperty("properties", JsonValue.from(Map.of("city", Map.of("type", "string"))))
-              .build())
-          .build())
-      .build();
   private static GatewayTestNode gateway;
   private static ScriptedUpstream upstream;
   private static OpenAIClient client;
@@ -68,14 +60,6 @@ class GatewayRetriedToolResultsTest {
     if (upstream != null) upstream.close();
   }
 
-  private static String callAnswer(String callId, String city) {
-    return "{\"id\":\"chatcmpl-" + callId + "\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
-        + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\""
-        + callId + "\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\""
-        + city + "\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}],"
-        + "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":9,\"total_tokens\":14}}";
-  }
-
   private static String textAnswer(String id, String text) {
     return "{\"id\":\"chatcmpl-" + id + "\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
         + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"" + text + "\"},"
@@ -93,7 +77,7 @@ class GatewayRetriedToolResultsTest {
     return ChatCompletionCreateParams.builder().model("default")
         .addSystemMessage("Be brief.")
         .addUserMessage(question)
-        .addTool(WEATHER)
+        .addTool(WeatherTool.DEFINITION)
         .putAdditionalHeader("X-Session-Id", sessionId);
   }
 
@@ -129,7 +113,7 @@ class GatewayRetriedToolResultsTest {
   @Test
   void anSdkRetryOfAFailedCallAfterToolResultsStoresThemOnce() throws Exception {
     String sessionId = "retry-5xx-" + UUID.randomUUID();
-    upstream.then(ScriptedUpstream.Script.json(callAnswer("call_w1", "Paris")));
+    upstream.then(ScriptedUpstream.Script.json(WeatherTool.callAnswer("call_w1", "Paris")));
     ChatCompletion call = client.chat().completions().create(conversation(sessionId, "Weather in Paris?").build());
     int before = upstream.requests.size();
     // The model server fails the call that brings the tool's result; the SDK sends it again, and it is answered.
@@ -167,7 +151,7 @@ class GatewayRetriedToolResultsTest {
   @Test
   void theRetryOfACallWhoseStreamWasCutStoresTheToolResultsOnce() throws Exception {
     String sessionId = "retry-cut-" + UUID.randomUUID();
-    upstream.then(ScriptedUpstream.Script.json(callAnswer("call_c1", "Oslo")));
+    upstream.then(ScriptedUpstream.Script.json(WeatherTool.callAnswer("call_c1", "Oslo")));
     ChatCompletion call = client.chat().completions().create(conversation(sessionId, "Weather in Oslo?").build());
     ChatCompletionCreateParams again = conversation(sessionId, "Weather in Oslo?")
         .addMessage(call.choices().get(0).message()).addMessage(result(call, "snow, -3 C")).build();
@@ -198,9 +182,9 @@ class GatewayRetriedToolResultsTest {
   @Test
   void theSameToolResultUnderAnotherCallIdIsAnotherCallAlsoWhenItsCallIsRetried() throws Exception {
     String sessionId = "same-result-" + UUID.randomUUID();
-    upstream.then(ScriptedUpstream.Script.json(callAnswer("call_p1", "Paris")));
+    upstream.then(ScriptedUpstream.Script.json(WeatherTool.callAnswer("call_p1", "Paris")));
     ChatCompletion first = client.chat().completions().create(conversation(sessionId, "Paris, then Lyon?").build());
-    upstream.then(ScriptedUpstream.Script.json(callAnswer("call_l1", "Lyon")));
+    upstream.then(ScriptedUpstream.Script.json(WeatherTool.callAnswer("call_l1", "Lyon")));
     ChatCompletionCreateParams.Builder history = conversation(sessionId, "Paris, then Lyon?")
         .addMessage(first.choices().get(0).message()).addMessage(result(first, "sunny"));
     ChatCompletion second = client.chat().completions().create(history.build());

@@ -258,6 +258,11 @@ public final class AgentSession
       Long latencyMs,
       @JsonInclude(NON_NULL)
       Map<String, Integer> truncated) implements Event {
+    /** The event id of the result of the call stored as {@code callEventId}: a result sent again is a duplicate. */
+    public static String eventIdOf(String callEventId) {
+      return callEventId + ":out";
+    }
+
     /** {@code call} with this result: how every reader of the journal sees the call. */
     public ToolCallRecorded appliedTo(ToolCallRecorded call) {
       Map<String, Integer> cut = call.truncated();

@@ -7,6 +7,7 @@ import io.otl.core.session.AgentSession.MessageDetailsAdded;
 import io.otl.core.session.AgentSession.MessageRecorded;
 import io.otl.core.session.AgentSession.State;
 import io.otl.core.session.AgentSession.ToolCallRecorded;
+import io.otl.core.session.AgentSession.ToolResultRecorded;
 import io.otl.core.session.SessionModel.Role;
 import java.time.Instant;
 import java.util.List;
@@ -50,6 +51,13 @@ final class DoorEchoes {
     return false;
   }
 
+  /** {@code copy}'s result as the result of {@code stored}, under the id the gateway would give it. */
+  private static ToolResultRecorded resultOf(ToolCallRecorded stored, ToolCallRecorded copy, Instant now) {
+    Integer cut = copy.truncated() == null ? null : copy.truncated().get("output");
+    return new ToolResultRecorded(ToolResultRecorded.eventIdOf(stored.eventId()), copy.at(), now, stored.eventId(),
+        copy.output(), copy.success(), copy.latencyMs(), cut == null ? null : java.util.Map.of("output", cut));
+  }
+
   private static boolean isOther(String eventId, String door) {
     String d = door(eventId);
     return d != null && !d.equals(door);
@@ -71,7 +79,10 @@ final class DoorEchoes {
       for (ToolCallRecorded stored : draft.toolCalls()) {
         if (isOther(stored.eventId(), door) && call.callId().equals(stored.callId())
             && Objects.equals(call.toolName(), stored.toolName())) {
-          return List.of();
+          // The gateway stores a model's call when the model makes it, awaiting its result; another door's copy
+          // made after the tool ran carries that result: attached to the stored call, not dropped (review t129:
+          // an agent that stopped right after the tool left the call awaiting for good, its output lost).
+          return stored.pending() && !call.pending() ? List.of(resultOf(stored, call, now)) : List.of();
         }
       }
       return null;

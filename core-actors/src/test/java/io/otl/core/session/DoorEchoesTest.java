@@ -66,6 +66,29 @@ class DoorEchoesTest {
     return got;
   }
 
+  /**
+   * Review t129: the gateway stores the model's call with its answer, awaiting the result; the spans (or the
+   * hook) then bring the call with its output before the agent's next model call, which may never come (the
+   * agent stopped after the tool). The output is the stored call's result, not a duplicate dropped.
+   */
+  @Test
+  void anotherDoorsCopyOfACallAwaitingItsResultBringsTheResult() throws Exception {
+    record(List.of(msg("gw:m:u1", "user", "Weather?", null, null), msg("gw:m:tc", "assistant", "", "resp-1", GATEWAY_CALL),
+        new SessionInput.ToolCall("gw:tc:1", null, "call-1", "get_weather", JSON.readTree("{\"city\":\"Paris\"}"),
+            null, null, null, null, true)));
+    assertEquals(true, state.toolCalls().get(0).pending());
+    record(spans());
+    assertEquals(1, state.toolCalls().size(), state.toolCalls().toString());
+    assertEquals(false, state.toolCalls().get(0).pending(), "the spans' output is the call's result");
+    assertEquals(21, state.toolCalls().get(0).output().path("celsius").asInt());
+    assertEquals(List.of("user:Weather?", "assistant:", "assistant:21 degrees."),
+        messages().stream().filter(m -> !m.startsWith("system")).toList(), "the tool message is the call's output");
+    Store gatewayResult = record(List.of(new SessionInput.ToolResult(
+        AgentSession.ToolResultRecorded.eventIdOf("gw:tc:1"), null, "gw:tc:1", JSON.readTree("{\"celsius\":21}"),
+        true, null, null)));
+    assertEquals(0, gatewayResult.events().size(), "the gateway's own copy of the result is a duplicate");
+  }
+
   @Test
   void spansAfterTheGatewaysRecordsAreDuplicates() throws Exception {
     for (List<SessionInput> call : gateway()) record(call);

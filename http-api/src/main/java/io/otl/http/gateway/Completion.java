@@ -343,8 +343,12 @@ final class Completion {
     return reasoning.toString();
   }
 
+  /**
+   * The answer's tool calls; a call the server sent without an {@code id} has "", the id the next request's
+   * resent history gives it (review t129: a null id failed the whole turn's recording).
+   */
   List<ToolCall> toolCalls() {
-    return toolCalls.values().stream().map(a -> new ToolCall(a[0], a[1], a[2])).toList();
+    return toolCalls.values().stream().map(a -> new ToolCall(a[0] == null ? "" : a[0], a[1], a[2])).toList();
   }
 
   /** The legacy {@code function_call} of the answer (no id: its answer names it), or null. */

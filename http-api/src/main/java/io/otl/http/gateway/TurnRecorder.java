@@ -326,7 +326,7 @@ final class TurnRecorder {
 
   /** The event id of the result of the tool call {@code tcId}. */
   static String toolResultEventId(String tcId) {
-    return tcId + ":out";
+    return io.otl.core.session.AgentSession.ToolResultRecorded.eventIdOf(tcId);
   }
 
   /**

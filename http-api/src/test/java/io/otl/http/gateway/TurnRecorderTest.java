@@ -174,6 +174,28 @@ class TurnRecorderTest {
     assertEquals(TurnRecorder.toolCallEventId("call_9"), call.eventId(), "the id the next request gives it");
   }
 
+  /**
+   * A server may leave a tool call's {@code id} out (review t129): the whole turn went unrecorded, the call's id
+   * hashed as null. The question, the answer and the call are stored (the call under the id ""; a request that
+   * resends it is refused by the gateway's own check, as OpenAI's API refuses an assistant call without id).
+   */
+  @Test
+  void anAnswersToolCallWithoutAnIdIsStoredWithItsTurn() throws Exception {
+    Completion c = Completion.ofResponse(Json.MAPPER.readTree("{\"id\":\"r1\",\"choices\":[{\"index\":0,"
+        + "\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{"
+        + "\"type\":\"function\",\"function\":{\"name\":\"weather\","
+        + "\"arguments\":\"{\\\"city\\\":\\\"Oslo\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}"), false);
+    List<SessionInput> in = TurnRecorder.inputs(D, new TextCut(D, 65_536), new HashSet<>(),
+        request("[{\"role\":\"user\",\"content\":\"weather?\"}]"), "v1", "v1", null, null,
+        new TurnRecorder.Outcome(c, false, null, 5, 9));
+    assertEquals(List.of("weather?"), contents(in).subList(0, 1), "the question: " + in);
+    SessionInput.ToolCall call = (SessionInput.ToolCall) in.get(in.size() - 1);
+    assertEquals("weather", call.toolName());
+    assertEquals("", call.callId());
+    assertEquals("Oslo", call.input().path("city").asText());
+    assertEquals(Boolean.TRUE, call.awaitingResult());
+  }
+
   /** The legacy functions API: the answer's function_call, named by the answer's own event id. */
   @Test
   void anAnswersLegacyFunctionCallIsStoredUnderItsAnswersId() throws Exception {

@@ -109,7 +109,8 @@ final class ExportSelection {
    * candidate is rolled back, those answers are still a rolled-back version's (trial t126: five of ten
    * sessions started on v0 had their second answer from the rolled-back vb, and SFT trained it). Each
    * gateway answer names the version that gave it ({@code inference.modelVersion}; a stable that
-   * answered for a failing candidate names itself, the candidate only as {@code fallbackFrom}).
+   * answered for a failing candidate names itself, the candidate only as {@code fallbackFrom}). A failed
+   * call of that version (its {@code inference.error}, no answer) trained nothing of it: the session stays.
    */
   private boolean servedByRolledBack(Trajectory t) {
     if (rolledBack.isEmpty()) return false;
@@ -117,7 +118,7 @@ final class ExportSelection {
     if (v != null && rolledBack.contains(v)) return true;
     return t.state().messages().stream()
         .anyMatch(m -> m.inference() != null && m.inference().modelVersion() != null
-            && rolledBack.contains(m.inference().modelVersion()));
+            && m.inference().error() == null && rolledBack.contains(m.inference().modelVersion()));
   }
 
   private boolean excluded(String reason) {

@@ -120,8 +120,18 @@ public final class JsonlFormats {
     List<ToolCallRecorded> pending = new ArrayList<>();
     int[] callCounter = {0};
     Set<JsonNode> matched = Collections.newSetFromMap(new IdentityHashMap<>());
-    for (Event e : t.conversation().subList(0, upTo)) {
+    List<Event> conversation = t.conversation().subList(0, upTo);
+    int lastMessage = -1;
+    for (int i = 0; i < conversation.size(); i++) {
+      if (conversation.get(i) instanceof MessageRecorded) lastMessage = i;
+    }
+    for (int i = 0; i < conversation.size(); i++) {
+      Event e = conversation.get(i);
       if (e instanceof ToolCallRecorded call) {
+        // A call whose result never came is the answer only where the conversation ends on it (AgentScope's
+        // structured output); before a later message it is a call the agent never ran (an answer lost on its
+        // way, the request sent again got another call), which would train a phantom call (review t129).
+        if (call.pending() && i < lastMessage) continue;
         pending.add(call);
       } else if (e instanceof MessageRecorded m) {
         flushToolCalls(messages, pending, callCounter);

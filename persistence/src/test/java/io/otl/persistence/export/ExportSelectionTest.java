@@ -126,6 +126,11 @@ class ExportSelectionTest {
     assertFalse(sft.completed(answeredByVb) && sft.sft(answeredByVb));
     assertEquals(Map.of(ExportExclusions.ROLLED_BACK_VERSION, 1), exclusions.byReason());
     assertTrue(sft.sft(fallbackFromVb), "the stable's answer for a failing vb is the stable's");
+    Trajectory vbFailedThenV0 = twoTurns(new InferenceCall("v0", null, null, null, null, "stop", null, null, null,
+        null, null), new InferenceCall("vb", null, null, null, null, null, null, "the model server answered HTTP 500",
+        null, null, null));
+    assertTrue(sft.completed(vbFailedThenV0) && sft.sft(vbFailedThenV0),
+        "a failed call of vb answered nothing: the session is not vb's (review t129)");
     ExportSelection graded = new ExportSelection("agent-a", ExportFilters.DEFAULTS, Set.of("vb"),
         new ExportExclusions(), true);
     assertFalse(graded.rl(answeredByVb), "vb's answer is no reference to score rollouts against");
@@ -134,10 +139,17 @@ class ExportSelectionTest {
 
   /** Started on v0; the second answer given as {@code second} says. */
   private static Trajectory twoTurns(InferenceCall second) {
+    return twoTurns(second, null);
+  }
+
+  /** As {@link #twoTurns(InferenceCall)}, with {@code failed} (when not null) a failed call before the first answer. */
+  private static Trajectory twoTurns(InferenceCall second, InferenceCall failed) {
     InferenceCall first = new InferenceCall("v0", null, null, null, null, "stop", null, null, null, null, null);
-    return new Trajectory.Builder("s-" + second.modelVersion())
+    Trajectory.Builder b = new Trajectory.Builder("s-" + second.modelVersion() + (failed == null ? "" : "-f"))
         .add(new AgentSession.SessionStarted("st", T, T, "agent-a", "1", "v0", Map.of()))
-        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "Weather in Oslo?", null, null))
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "Weather in Oslo?", null, null));
+    if (failed != null) b.add(new AgentSession.MessageRecorded("f1", T, T, Role.assistant, "", null, 9L, failed));
+    return b
         .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "Sunny.", "resp-1", 9L, first))
         .add(new AgentSession.MessageRecorded("m3", T, T, Role.user, "And tomorrow?", null, null))
         .add(new AgentSession.MessageRecorded("m4", T, T, Role.assistant, "Rain.", "resp-2", 9L, second))

@@ -158,6 +158,33 @@ class JsonlFormatsTest {
         "arguments an object: " + last);
   }
 
+  /**
+   * Review t129: an answer whose call was lost on its way (the client sent the request again and got another
+   * call) leaves that call awaiting before later messages: it is not trained as a call made beside the other.
+   */
+  @Test
+  void aCallAwaitingItsResultBeforeLaterMessagesIsLeftOut() throws Exception {
+    InferenceCall toolsOnly = new InferenceCall("v1", null, 5L, 10, 3, "tool_calls", null, null, null, null, null);
+    Trajectory t = new Trajectory.Builder("s-lost-call")
+        .add(new AgentSession.SessionStarted("gw:start", T, T, "agent-a", null, "v1", Map.of()))
+        .add(new AgentSession.MessageRecorded("gw:m:0", T, T, Role.user, "Weather in Paris?", null, null))
+        .add(new AgentSession.MessageRecorded("gw:m:1", T, T, Role.assistant, "", "chatcmpl-1", 9L, toolsOnly))
+        .add(new AgentSession.ToolCallRecorded("gw:tc:x", T, T, "call_x", "weather",
+            JSON.readTree("{\"city\":\"Paris\"}"), null, true, null, null, true))
+        .add(new AgentSession.MessageRecorded("gw:m:2", T, T, Role.assistant, "", "chatcmpl-2", 9L, toolsOnly))
+        .add(new AgentSession.ToolCallRecorded("gw:tc:y", T, T, "call_y", "weather",
+            JSON.readTree("{\"city\":\"Paris\"}"), null, true, null, null, true))
+        .add(new AgentSession.ToolResultRecorded("gw:tc:y:out", T, T, "gw:tc:y", JSON.readTree("\"sunny\""), true,
+            null, null))
+        .add(new AgentSession.MessageRecorded("gw:m:3", T, T, Role.assistant, "It is sunny.", "chatcmpl-3", 9L, null))
+        .build();
+    JsonNode messages = JSON.readTree(JsonlFormats.sft(t).orElseThrow()).get("messages");
+    JsonNode calls = messages.get(1).get("tool_calls");
+    assertEquals(1, calls.size(), "only the call that ran: " + messages);
+    assertEquals("call_y", calls.get(0).get("id").asText(), messages.toString());
+    assertEquals("sunny", messages.get(2).get("content").asText(), messages.toString());
+  }
+
   @Test
   void rlCarriesPromptRewardAndMetadata() throws Exception {
     JsonNode line = JSON.readTree(JsonlFormats.rl(sample()).orElseThrow());
