@@ -9,21 +9,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.openai.client.OpenAIClient;
-import com.openai.client.okhttp.OpenAIOkHttpClient;
-
 import com.openai.core.http.StreamResponse;
-
-
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
-
-import com.openai.models.chat.completions.ChatCompletionToolMessageParam;
 import io.otl.node.testing.Http;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,46 +32,23 @@ import org.junit.jupiter.api.Test;
 class GatewayConversationEndingOnAToolCallTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String AGENT = "ends-on-call";
+  private static ScriptedGateway scripted;
   private static GatewayTestNode gateway;
   private static ScriptedUpstream upstream;
   private static OpenAIClient client;
 
   @BeforeAll
   static void start() throws Exception {
-    upstream = new ScriptedUpstream();
-    gateway = GatewayTestNode.start("gateway-ends-on-call", Map.of(
-        "agentscope.training.training-runner.trigger.min-samples", 1000));
-    gateway.servingAt(AGENT, upstream.baseUrl());
-    client = OpenAIOkHttpClient.builder().apiKey("unused").baseUrl(gateway.uri("/v1").toString())
-        .putHeader("X-Agent-Id", AGENT).maxRetries(0).build();
+    scripted = ScriptedGateway.start("gateway-ends-on-call", AGENT, 0);
+    gateway = scripted.node;
+    upstream = scripted.upstream;
+    client = scripted.client;
   }
 
   @AfterAll
   static void stop() throws Exception {
-    if (gateway != null) gateway.close();
-    if (upstream != null) upstream.close();
+    if (scripted != null) scripted.close();
   }
-
-  private static String textAnswer(String id, String text) {
-    return "{\"id\":\"chatcmpl-" + id + "\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
-        + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"" + text + "\"},"
-        + "\"finish_reason\":\"stop\"}]}";
-  }
-
-  private static String chunk(String id, String deltaJson, String finish) {
-    return "data: {\"id\":\"" + id + "\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
-        + "\"choices\":[{\"index\":0,\"delta\":" + deltaJson + ",\"logprobs\":null,\"finish_reason\":"
-        + (finish == null ? "null" : "\"" + finish + "\"") + "}]}\n\n";
-  }
-
-  private static ChatCompletionCreateParams.Builder conversation(String sessionId, String question) {
-    return ChatCompletionCreateParams.builder().model("default")
-        .addSystemMessage("Be brief.")
-        .addUserMessage(question)
-        .addTool(WeatherTool.DEFINITION)
-        .putAdditionalHeader("X-Session-Id", sessionId);
-  }
-
 
   /** The session's SFT line, once it is completed. */
   private static JsonNode sftLine(String sessionId, String marker) throws Exception {
@@ -97,7 +67,7 @@ class GatewayConversationEndingOnAToolCallTest {
   void aConversationThatEndsOnTheModelsToolCallKeepsTheCall() throws Exception {
     String sessionId = "ends-" + UUID.randomUUID();
     upstream.then(ScriptedUpstream.Script.json(WeatherTool.callAnswer("call_e1", "Paris")));
-    ChatCompletion call = client.chat().completions().create(conversation(sessionId, "Weather in Paris?").build());
+    ChatCompletion call = client.chat().completions().create(WeatherTool.conversation(sessionId, "Weather in Paris?").build());
     assertEquals("call_e1", call.choices().get(0).message().toolCalls().orElseThrow().get(0).asFunction().id());
 
     JsonNode s = gateway.awaitSession(sessionId, n -> n.path("toolCalls").size() > 0);
@@ -125,12 +95,12 @@ class GatewayConversationEndingOnAToolCallTest {
   void aStreamedCallIsStoredWhenTheModelMakesItAndItsResultAttachedToIt() throws Exception {
     String sessionId = "streamed-" + UUID.randomUUID();
     upstream.then(new ScriptedUpstream.Script(List.of(
-        chunk("chatcmpl-s1", "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"index\":0,\"id\":\"call_s1\","
+        ScriptedUpstream.chunk("chatcmpl-s1", "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"index\":0,\"id\":\"call_s1\","
             + "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}]}", null),
-        chunk("chatcmpl-s1", "{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"city\\\":\"}}]}", null),
-        chunk("chatcmpl-s1", "{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\"Oslo\\\"}\"}}]}", null),
-        chunk("chatcmpl-s1", "{}", "tool_calls"), "data: [DONE]\n\n"), false, false));
-    ChatCompletionCreateParams first = conversation(sessionId, "Weather in Oslo?").build();
+        ScriptedUpstream.chunk("chatcmpl-s1", "{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"city\\\":\"}}]}", null),
+        ScriptedUpstream.chunk("chatcmpl-s1", "{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\"Oslo\\\"}\"}}]}", null),
+        ScriptedUpstream.chunk("chatcmpl-s1", "{}", "tool_calls"), "data: [DONE]\n\n"), false, false));
+    ChatCompletionCreateParams first = WeatherTool.conversation(sessionId, "Weather in Oslo?").build();
     List<String> ids = new ArrayList<>();
     try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(first)) {
       stream.stream().forEach(ch -> ch.choices().forEach(choice -> choice.delta().toolCalls()
@@ -142,7 +112,7 @@ class GatewayConversationEndingOnAToolCallTest {
     assertTrue(s.path("toolCalls").get(0).path("awaitingResult").asBoolean(), s.toString());
 
     // The agent runs the tool and sends its result: attached to that call, not a second one.
-    upstream.then(ScriptedUpstream.Script.json(textAnswer("a2", "Snow in Oslo.")));
+    upstream.then(ScriptedUpstream.Script.json(ScriptedUpstream.textAnswer("a2", "Snow in Oslo.")));
     ObjectNode assistant = JSON.createObjectNode().put("role", "assistant").putNull("content");
     assistant.putArray("tool_calls").addObject().put("id", "call_s1").put("type", "function")
         .putObject("function").put("name", "get_weather").put("arguments", "{\"city\":\"Oslo\"}");

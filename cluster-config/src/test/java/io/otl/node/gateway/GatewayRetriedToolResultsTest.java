@@ -7,20 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.openai.client.OpenAIClient;
-import com.openai.client.okhttp.OpenAIOkHttpClient;
-
 import com.openai.core.http.StreamResponse;
-
-
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
-
 import com.openai.models.chat.completions.ChatCompletionToolMessageParam;
 import io.otl.node.testing.Http;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
@@ -39,46 +33,23 @@ import org.junit.jupiter.api.Test;
 class GatewayRetriedToolResultsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String AGENT = "retried-tools";
+  private static ScriptedGateway scripted;
   private static GatewayTestNode gateway;
   private static ScriptedUpstream upstream;
   private static OpenAIClient client;
 
   @BeforeAll
   static void start() throws Exception {
-    upstream = new ScriptedUpstream();
-    gateway = GatewayTestNode.start("gateway-retried-tools", Map.of(
-        "agentscope.training.training-runner.trigger.min-samples", 1000));
-    gateway.servingAt(AGENT, upstream.baseUrl());
     // The SDK's default: a 5xx is sent again (X-Stainless-Retry-Count: 1), the same body.
-    client = OpenAIOkHttpClient.builder().apiKey("unused").baseUrl(gateway.uri("/v1").toString())
-        .putHeader("X-Agent-Id", AGENT).maxRetries(2).build();
+    scripted = ScriptedGateway.start("gateway-retried-tools", AGENT, 2);
+    gateway = scripted.node;
+    upstream = scripted.upstream;
+    client = scripted.client;
   }
 
   @AfterAll
   static void stop() throws Exception {
-    if (gateway != null) gateway.close();
-    if (upstream != null) upstream.close();
-  }
-
-  private static String textAnswer(String id, String text) {
-    return "{\"id\":\"chatcmpl-" + id + "\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
-        + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"" + text + "\"},"
-        + "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":9,\"total_tokens\":14}}";
-  }
-
-  private static String chunk(String id, String deltaJson, String finish) {
-    return "data: {\"id\":\"" + id + "\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
-        + "\"choices\":[{\"index\":0,\"delta\":" + deltaJson + ",\"logprobs\":null,\"finish_reason\":"
-        + (finish == null ? "null" : "\"" + finish + "\"") + "}]}\n\n";
-  }
-
-  /** The conversation so far, as the agent sends it: system prompt, question, then what was added. */
-  private static ChatCompletionCreateParams.Builder conversation(String sessionId, String question) {
-    return ChatCompletionCreateParams.builder().model("default")
-        .addSystemMessage("Be brief.")
-        .addUserMessage(question)
-        .addTool(WeatherTool.DEFINITION)
-        .putAdditionalHeader("X-Session-Id", sessionId);
+    if (scripted != null) scripted.close();
   }
 
   private static ChatCompletionToolMessageParam result(ChatCompletion call, String content) {
@@ -86,7 +57,6 @@ class GatewayRetriedToolResultsTest {
         .toolCallId(call.choices().get(0).message().toolCalls().orElseThrow().get(0).asFunction().id())
         .content(content).build();
   }
-
 
   /** Whether the session holds an assistant message with {@code content}. */
   private static Predicate<JsonNode> answered(String content) {
@@ -114,11 +84,11 @@ class GatewayRetriedToolResultsTest {
   void anSdkRetryOfAFailedCallAfterToolResultsStoresThemOnce() throws Exception {
     String sessionId = "retry-5xx-" + UUID.randomUUID();
     upstream.then(ScriptedUpstream.Script.json(WeatherTool.callAnswer("call_w1", "Paris")));
-    ChatCompletion call = client.chat().completions().create(conversation(sessionId, "Weather in Paris?").build());
+    ChatCompletion call = client.chat().completions().create(WeatherTool.conversation(sessionId, "Weather in Paris?").build());
     int before = upstream.requests.size();
     // The model server fails the call that brings the tool's result; the SDK sends it again, and it is answered.
-    upstream.then(ScriptedUpstream.Script.status(503), ScriptedUpstream.Script.json(textAnswer("a2", "Sunny, 21 C.")));
-    ChatCompletion answer = client.chat().completions().create(conversation(sessionId, "Weather in Paris?")
+    upstream.then(ScriptedUpstream.Script.status(503), ScriptedUpstream.Script.json(ScriptedUpstream.textAnswer("a2", "Sunny, 21 C.")));
+    ChatCompletion answer = client.chat().completions().create(WeatherTool.conversation(sessionId, "Weather in Paris?")
         .addMessage(call.choices().get(0).message()).addMessage(result(call, "sunny, 21 C")).build());
     assertEquals("Sunny, 21 C.", answer.choices().get(0).message().content().orElse(""));
     assertEquals(before + 2, upstream.requests.size(), "the SDK sent the call twice");
@@ -152,16 +122,16 @@ class GatewayRetriedToolResultsTest {
   void theRetryOfACallWhoseStreamWasCutStoresTheToolResultsOnce() throws Exception {
     String sessionId = "retry-cut-" + UUID.randomUUID();
     upstream.then(ScriptedUpstream.Script.json(WeatherTool.callAnswer("call_c1", "Oslo")));
-    ChatCompletion call = client.chat().completions().create(conversation(sessionId, "Weather in Oslo?").build());
-    ChatCompletionCreateParams again = conversation(sessionId, "Weather in Oslo?")
+    ChatCompletion call = client.chat().completions().create(WeatherTool.conversation(sessionId, "Weather in Oslo?").build());
+    ChatCompletionCreateParams again = WeatherTool.conversation(sessionId, "Weather in Oslo?")
         .addMessage(call.choices().get(0).message()).addMessage(result(call, "snow, -3 C")).build();
     // The model server dies mid-answer: the agent's SDK raises the error event, and the agent sends the call again.
     upstream.then(new ScriptedUpstream.Script(List.of(
-            chunk("chatcmpl-cut", "{\"role\":\"assistant\",\"content\":\"\"}", null),
-            chunk("chatcmpl-cut", "{\"content\":\"Snow \"}", null)), true, false),
+            ScriptedUpstream.chunk("chatcmpl-cut", "{\"role\":\"assistant\",\"content\":\"\"}", null),
+            ScriptedUpstream.chunk("chatcmpl-cut", "{\"content\":\"Snow \"}", null)), true, false),
         new ScriptedUpstream.Script(List.of(
-            chunk("chatcmpl-whole", "{\"role\":\"assistant\",\"content\":\"Snow, -3 C.\"}", null),
-            chunk("chatcmpl-whole", "{}", "stop"), "data: [DONE]\n\n"), false, false));
+            ScriptedUpstream.chunk("chatcmpl-whole", "{\"role\":\"assistant\",\"content\":\"Snow, -3 C.\"}", null),
+            ScriptedUpstream.chunk("chatcmpl-whole", "{}", "stop"), "data: [DONE]\n\n"), false, false));
     assertThrows(RuntimeException.class, () -> {
       try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(again)) {
         stream.stream().forEach(c -> { });
@@ -183,13 +153,13 @@ class GatewayRetriedToolResultsTest {
   void theSameToolResultUnderAnotherCallIdIsAnotherCallAlsoWhenItsCallIsRetried() throws Exception {
     String sessionId = "same-result-" + UUID.randomUUID();
     upstream.then(ScriptedUpstream.Script.json(WeatherTool.callAnswer("call_p1", "Paris")));
-    ChatCompletion first = client.chat().completions().create(conversation(sessionId, "Paris, then Lyon?").build());
+    ChatCompletion first = client.chat().completions().create(WeatherTool.conversation(sessionId, "Paris, then Lyon?").build());
     upstream.then(ScriptedUpstream.Script.json(WeatherTool.callAnswer("call_l1", "Lyon")));
-    ChatCompletionCreateParams.Builder history = conversation(sessionId, "Paris, then Lyon?")
+    ChatCompletionCreateParams.Builder history = WeatherTool.conversation(sessionId, "Paris, then Lyon?")
         .addMessage(first.choices().get(0).message()).addMessage(result(first, "sunny"));
     ChatCompletion second = client.chat().completions().create(history.build());
     // The same result text for the second city; its call fails once and the SDK sends it again.
-    upstream.then(ScriptedUpstream.Script.status(502), ScriptedUpstream.Script.json(textAnswer("both", "Both sunny.")));
+    upstream.then(ScriptedUpstream.Script.status(502), ScriptedUpstream.Script.json(ScriptedUpstream.textAnswer("both", "Both sunny.")));
     history.addMessage(second.choices().get(0).message()).addMessage(result(second, "sunny"));
     assertEquals("Both sunny.", client.chat().completions().create(history.build()).choices().get(0).message()
         .content().orElse(""));

@@ -49,12 +49,6 @@ class GatewayScriptedUpstreamTest {
     if (upstream != null) upstream.close();
   }
 
-  private static String chunk(String id, String deltaJson, String finish) {
-    return "data: {\"id\":\"" + id + "\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
-        + "\"choices\":[{\"index\":0,\"delta\":" + deltaJson + ",\"logprobs\":null,\"finish_reason\":"
-        + (finish == null ? "null" : "\"" + finish + "\"") + "}]}\n\n";
-  }
-
   private static HttpResponse<String> post(String sessionId, boolean stream) throws Exception {
     String body = "{\"model\":\"default\",\"stream\":" + stream
         + ",\"messages\":[{\"role\":\"user\",\"content\":\"Why is the sky blue?\"}]}";
@@ -69,8 +63,8 @@ class GatewayScriptedUpstreamTest {
   void anUpstreamThatDiesMidStreamEndsTheStreamWithAnOpenAiErrorEvent() throws Exception {
     // The last event is cut mid-line too: the error must still be an event of its own.
     upstream.answer(new ScriptedUpstream.Script(List.of(
-        chunk("chatcmpl-cut", "{\"role\":\"assistant\",\"content\":\"\"}", null),
-        chunk("chatcmpl-cut", "{\"content\":\"Rayleigh \"}", null),
+        ScriptedUpstream.chunk("chatcmpl-cut", "{\"role\":\"assistant\",\"content\":\"\"}", null),
+        ScriptedUpstream.chunk("chatcmpl-cut", "{\"content\":\"Rayleigh \"}", null),
         "data: {\"id\":\"chatcmpl-cut\",\"obj"), true, false));
     String sessionId = "cut-" + UUID.randomUUID();
     HttpResponse<String> r = post(sessionId, true);
@@ -97,7 +91,7 @@ class GatewayScriptedUpstreamTest {
     // The OpenAI SDK raises the error event instead of ending the answer as if it were complete (cut
     // between events here: a cut event is already in the client's hands, which no SDK can parse).
     upstream.answer(new ScriptedUpstream.Script(List.of(
-        chunk("chatcmpl-cut2", "{\"role\":\"assistant\",\"content\":\"Rayleigh \"}", null)), true, false));
+        ScriptedUpstream.chunk("chatcmpl-cut2", "{\"role\":\"assistant\",\"content\":\"Rayleigh \"}", null)), true, false));
     OpenAIClient client = OpenAIOkHttpClient.builder().apiKey("unused").baseUrl(gateway.uri("/v1").toString())
         .putHeader("X-Agent-Id", "scripted").maxRetries(0).build();
     SseException e = assertThrows(SseException.class, () -> {
@@ -125,10 +119,10 @@ class GatewayScriptedUpstreamTest {
     String openAiError = "data: {\"error\":{\"message\":\"The server had an error while processing your request.\","
         + "\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n";
     Map<String, List<String>> scripts = new java.util.LinkedHashMap<>();
-    scripts.put("vllm", List.of(chunk("chatcmpl-e1", "{\"role\":\"assistant\",\"content\":\"\"}", null),
-        chunk("chatcmpl-e1", "{\"content\":\"Rayleigh \"}", null), vllmError, "data: [DONE]\n\n"));
-    scripts.put("openai", List.of(chunk("chatcmpl-e2", "{\"role\":\"assistant\",\"content\":\"\"}", null),
-        chunk("chatcmpl-e2", "{\"content\":\"Rayleigh \"}", null), openAiError));
+    scripts.put("vllm", List.of(ScriptedUpstream.chunk("chatcmpl-e1", "{\"role\":\"assistant\",\"content\":\"\"}", null),
+        ScriptedUpstream.chunk("chatcmpl-e1", "{\"content\":\"Rayleigh \"}", null), vllmError, "data: [DONE]\n\n"));
+    scripts.put("openai", List.of(ScriptedUpstream.chunk("chatcmpl-e2", "{\"role\":\"assistant\",\"content\":\"\"}", null),
+        ScriptedUpstream.chunk("chatcmpl-e2", "{\"content\":\"Rayleigh \"}", null), openAiError));
     for (var script : scripts.entrySet()) {
       upstream.answer(new ScriptedUpstream.Script(script.getValue(), false, false));
       String sessionId = "err-event-" + script.getKey() + "-" + UUID.randomUUID();
@@ -166,10 +160,10 @@ class GatewayScriptedUpstreamTest {
   void streamedReasoningIsARecordedStepBeforeTheAnswerAndItsFirstDeltaIsTheFirstToken() throws Exception {
     // vLLM with a reasoning parser: reasoning_content deltas, then the answer's content, 400 ms apart.
     upstream.answer(new ScriptedUpstream.Script(List.of(
-        chunk("chatcmpl-think", "{\"role\":\"assistant\",\"content\":null,\"reasoning_content\":\"Light \"}", null),
-        chunk("chatcmpl-think", "{\"reasoning_content\":\"scatters.\"}", null),
-        chunk("chatcmpl-think", "{\"content\":\"Rayleigh scattering.\"}", null),
-        chunk("chatcmpl-think", "{}", "stop"), "data: [DONE]\n\n"), false, false, 400));
+        ScriptedUpstream.chunk("chatcmpl-think", "{\"role\":\"assistant\",\"content\":null,\"reasoning_content\":\"Light \"}", null),
+        ScriptedUpstream.chunk("chatcmpl-think", "{\"reasoning_content\":\"scatters.\"}", null),
+        ScriptedUpstream.chunk("chatcmpl-think", "{\"content\":\"Rayleigh scattering.\"}", null),
+        ScriptedUpstream.chunk("chatcmpl-think", "{}", "stop"), "data: [DONE]\n\n"), false, false, 400));
     String sessionId = "think-" + UUID.randomUUID();
     HttpResponse<String> r = post(sessionId, true);
     assertEquals(200, r.statusCode(), r.body());

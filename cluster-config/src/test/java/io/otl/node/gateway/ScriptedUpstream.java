@@ -44,6 +44,20 @@ final class ScriptedUpstream implements AutoCloseable {
     }
   }
 
+  /** A model server's whole text answer, {@code id} prefixed with {@code chatcmpl-}, with its usage. */
+  static String textAnswer(String id, String text) {
+    return "{\"id\":\"chatcmpl-" + id + "\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
+        + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"" + text + "\"},"
+        + "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":9,\"total_tokens\":14}}";
+  }
+
+  /** One SSE event of a streamed answer: its {@code delta} as JSON, {@code finish} null until the last. */
+  static String chunk(String id, String deltaJson, String finish) {
+    return "data: {\"id\":\"" + id + "\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+        + "\"choices\":[{\"index\":0,\"delta\":" + deltaJson + ",\"logprobs\":null,\"finish_reason\":"
+        + (finish == null ? "null" : "\"" + finish + "\"") + "}]}\n\n";
+  }
+
   private final ServerSocket server;
   private volatile Script script = new Script(List.of(), false, false, 0);
   private final java.util.Queue<Script> queued = new java.util.concurrent.ConcurrentLinkedQueue<>();

@@ -3,6 +3,7 @@ package io.otl.node.gateway;
 import com.openai.core.JsonValue;
 import com.openai.models.FunctionDefinition;
 import com.openai.models.FunctionParameters;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.chat.completions.ChatCompletionFunctionTool;
 import java.util.Map;
 
@@ -26,5 +27,14 @@ final class WeatherTool {
         + callId + "\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\""
         + city + "\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}],"
         + "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":9,\"total_tokens\":14}}";
+  }
+
+  /** A conversation of session {@code sessionId} as an agent starts it: a system prompt, the question, the tool. */
+  static ChatCompletionCreateParams.Builder conversation(String sessionId, String question) {
+    return ChatCompletionCreateParams.builder().model("default")
+        .addSystemMessage("Be brief.")
+        .addUserMessage(question)
+        .addTool(DEFINITION)
+        .putAdditionalHeader("X-Session-Id", sessionId);
   }
 }
