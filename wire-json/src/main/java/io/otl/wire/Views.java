@@ -3,6 +3,7 @@ package io.otl.wire;
 import io.otl.core.coordinator.TrainingCoordinator;
 import io.otl.core.coordinator.TrainingPolicy;
 import io.otl.core.session.AgentSession;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,17 +64,18 @@ public final class Views {
    * from the journal ({@code poolSize}, {@code activeJob}, {@code meanQuality}), the configured ones
    * when {@code policy} is given ({@code minSamples}, {@code triggers}, {@code backend}: the policy
    * the caller resolved for this state), and every job in the job shape of GET /v1/jobs/{id}.
-   * {@code nextScheduledRun} is left out: it depends on the clock and the configuration, not on
-   * the journal.
+   * {@code nextScheduledRun} (with a policy) is the slot the coordinator would have named at {@code
+   * at}: "what did it know at 02:00" includes when it meant to train next.
    */
   public static Map<String, Object> coordinator(
-      String agentId, TrainingCoordinator.State s, TrainingPolicy policy) {
+      String agentId, TrainingCoordinator.State s, TrainingPolicy policy, Instant at) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("agentId", agentId);
     m.put("poolSize", s.poolSize());
     if (policy != null) {
       m.put("minSamples", policy.minSamples());
       m.put("triggers", policy.triggerNames());
+      m.put("nextScheduledRun", TrainingCoordinator.nextScheduledRun(s, policy, at));
     }
     m.put("activeJob", s.activeJob()
         .map(j -> new TrainingCoordinator.JobSummary(j.jobId(), j.status())).orElse(null));

@@ -98,6 +98,14 @@ public final class TrainingCoordinator
   }
 
   /**
+   * The next scheduled slot {@code s} would answer at {@code now} under {@code policy} (the live
+   * status's {@code nextScheduledRun}), or null: the audit's "state as of T" answers it for T.
+   */
+  public static Instant nextScheduledRun(State s, TrainingPolicy policy, Instant now) {
+    return ScheduleSlots.nextScheduledRun(s, policy, now);
+  }
+
+  /**
    * The side-effect ports. With {@code ray-jobs} the exporter and the batch backend are required;
    * with {@code trinity-proxy} the online backend (the exporter and batch backend may be null).
    */

@@ -8,6 +8,7 @@ import io.otl.core.model.ModelState.RollingOut;
 import io.otl.core.model.ModelState.State;
 import io.otl.core.model.ModelState.VersionRecord;
 import io.otl.core.model.ModelState.VersionState;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -138,7 +139,9 @@ public interface ModelViews {
         return r.rollout().ratio();
       }
       if (v.version().equals(s.models().stable())) {
-        return 1.0 - r.rollout().ratio();
+        // In decimal: 1.0 - 0.7 in binary is 0.30000000000000004, which the API, the audit and the
+        // timeline showed as the stable's share of a 70 % step (a client comparing it with 0.3 failed).
+        return BigDecimal.ONE.subtract(BigDecimal.valueOf(r.rollout().ratio())).doubleValue();
       }
       return 0.0;
     }

@@ -35,8 +35,8 @@
  * ModelVersion.applyEvent}); the view is the one the live GET answers with ({@code
  * io.otl.wire.Views.session}, {@code ModelVersion.view}, {@code TrainingCoordinator.jobView};
  * the coordinator's view is {@code io.otl.wire.Views.coordinator}: the journal-derived fields
- * of GET /v1/training/{agentId} plus every job; {@code nextScheduledRun} is left out, and {@code
- * minSamples}/{@code triggers}/{@code backend}, like a model's step deadline, are the agent's
+ * of GET /v1/training/{agentId} plus every job, with the {@code nextScheduledRun} it would have
+ * named at T; {@code minSamples}/{@code triggers}/{@code backend}, like a model's step deadline, are the agent's
  * configuration with the run-time overrides of the replayed state laid over it). Snapshots are not used:
  * the newest may be later than T. Cost: one full read of the entity's journal per request, linear
  * in its length (the rate of a recovery without snapshots), acceptable on the audit path. A time
