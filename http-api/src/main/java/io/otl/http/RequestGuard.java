@@ -112,6 +112,22 @@ public final class RequestGuard {
         .withUnmatchedPath(ApiRoutes.canonical(ctx.getUnmatchedPath()));
   }
 
+  /**
+   * The name of the first header whose value holds a character outside printable ASCII (pekko-http decodes
+   * a byte of 0x80 or more as the lead of a UTF-8 sequence, taking the bytes after it unchecked: {@code E9}
+   * took the line end, and the next header became part of this one's value), or null. A name that is not
+   * plain letters and dashes is not named back.
+   */
+  static String headerNotAscii(HttpRequest request) {
+    for (org.apache.pekko.http.javadsl.model.HttpHeader h : request.getHeaders()) {
+      String v = h.value();
+      for (int i = 0; i < v.length(); i++) {
+        if (v.charAt(i) > 0x7E) return h.name().matches("[A-Za-z-]{1,40}") ? h.name() : "(a header)";
+      }
+    }
+    return null;
+  }
+
   private Route guarded(Route api) {
     return extractRequest(request -> {
       String path = request.getUri().path();
@@ -132,6 +148,19 @@ public final class RequestGuard {
         HttpResponse refusal = openAi ? new OpenAiError(503, "service_unavailable", null, "node_stopping", message).response()
             : ApiErrors.unavailable(message);
         return complete(refusal.addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close")));
+      }
+      String notAscii = headerNotAscii(request);
+      if (notAscii != null) {
+        metrics.request("unparsable", 400, 0);
+        errorLog.record("400 header not ASCII");
+        String message = "the header " + notAscii + " holds a character outside ASCII; send header values as ASCII "
+            + "(percent-encode other text): such a byte is read as the start of a UTF-8 sequence, which can take in "
+            + "the headers after it, so this request was not read further";
+        // The connection closes: a header swallowed that way may be the Content-Length, and the body read as
+        // the next request (a non-ASCII byte before Content-Length made the body a second request, answered).
+        return complete((openAi ? new OpenAiError(400, "invalid_request_error", notAscii, "invalid_value", message).response()
+            : Json.error(StatusCodes.BAD_REQUEST, "invalid_request", message))
+            .addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close")));
       }
       Optional<HttpResponse> refused = beforeBody.apply(request);
       if (refused.isPresent()) {

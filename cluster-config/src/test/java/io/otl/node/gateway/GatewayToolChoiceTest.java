@@ -72,6 +72,26 @@ class GatewayToolChoiceTest {
     assertEquals(404, gateway.api.get("/v1/sessions/" + session).status(), "nothing stored");
   }
 
+  /**
+   * A function tool whose {@code parameters} is not a JSON Schema object is refused naming it, nothing forwarded
+   * or stored, as OpenAI and vLLM refuse it: the simulator answered, and the session kept {@code "x"} as the
+   * tool's schema for the SFT export (trial t131).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"\"x\"", "1", "[]", "true"})
+  void aToolWhoseParametersAreNoObjectIsA400NothingForwardedOrStored(String parameters) throws Exception {
+    String session = "schema-" + UUID.randomUUID();
+    long before = gateway.simulatorRequests();
+    HttpResponse<String> r = call(session, "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+        + "\"parameters\":" + parameters + "}}]");
+    assertEquals(400, r.statusCode(), r.body());
+    JsonNode error = new Http.Response(r.statusCode(), r.body(), r.headers()).json().path("error");
+    assertEquals("tools[0].function.parameters", error.path("param").asText(), r.body());
+    assertEquals("invalid_request_error", error.path("type").asText(), r.body());
+    assertEquals(before, gateway.simulatorRequests(), "nothing forwarded");
+    assertEquals(404, gateway.api.get("/v1/sessions/" + session).status(), "nothing stored");
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {
       "\"tool_choice\":\"none\"",

@@ -213,6 +213,14 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
             "tools[" + i + "] must be {\"type\":\"function\",\"function\":{\"name\":…,\"parameters\":{…}}} or "
                 + "{\"type\":\"custom\",\"custom\":{\"name\":…}}");
       }
+      // OpenAI and vLLM refuse a schema that is not an object; a lenient server (the simulator) took it, and the
+      // session stored it as the tool's schema, which the SFT export hands to chat templates as it is.
+      JsonNode parameters = t.path(type).get("parameters");
+      if ("function".equals(type) && parameters != null && !parameters.isNull() && !parameters.isObject()) {
+        String where = "tools[" + i + "].function.parameters";
+        throw OpenAiError.invalid(where, where + " must be a JSON Schema object (e.g. {\"type\":\"object\","
+            + "\"properties\":{…}}), not a JSON " + parameters.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+      }
     }
   }
 

@@ -567,14 +567,19 @@ final class GenAiMapper {
     return type != null ? type : msg == null || msg.isEmpty() ? "error" : msg;
   }
 
-  /** A JSON-looking string attribute becomes JSON; anything else is kept as text. */
+  /**
+   * A JSON-looking string attribute becomes JSON when it is strict JSON (docs/http-edge.md); anything
+   * else is kept as text, as the gateway keeps a model's arguments. Read leniently, {@code {"a":1,"a":2}}
+   * was stored as {@code {"a":2}} and {@code {"a":1} {"b":2}} as {@code {"a":1}}: what the tool was
+   * given was lost without a word.
+   */
   private static JsonNode json(Object value) {
     if (value == null) return null;
     if (value instanceof String s) {
       String t = s.trim();
       if (t.startsWith("{") || t.startsWith("[")) {
         try {
-          return MAPPER.readTree(t);
+          return io.otl.wire.StrictDocument.read(t);
         } catch (java.io.IOException e) {
           return TextNode.valueOf(s);
         }

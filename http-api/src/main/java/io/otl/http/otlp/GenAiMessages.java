@@ -115,7 +115,8 @@ final class GenAiMessages {
     if (value == null) return null;
     JsonNode parts;
     try {
-      parts = value instanceof String s ? MAPPER.readTree(s) : MAPPER.valueToTree(value);
+      // strict, as the messages: a part's key sent twice kept only its last text
+      parts = value instanceof String s ? StrictDocument.read(s) : MAPPER.valueToTree(value);
     } catch (IOException e) {
       parts = null;
     }
@@ -255,7 +256,7 @@ final class GenAiMessages {
     }
     if (message != null) {
       try {
-        JsonNode m = message instanceof String s ? MAPPER.readTree(s) : MAPPER.valueToTree(message);
+        JsonNode m = message instanceof String s ? StrictDocument.read(s) : MAPPER.valueToTree(message);
         if (m != null && m.isObject()) {
           return message(m, m.path("role").asText("assistant"))
               .calling(false, attrs.get("finish_reason") instanceof String r ? r : null);

@@ -50,7 +50,8 @@ final class GenAiToolDefinitions {
     ArrayNode out = MAPPER.createArrayNode();
     JsonNode list;
     try {
-      list = value instanceof String s ? MAPPER.readTree(s) : MAPPER.valueToTree(value);
+      // strict: a schema's key sent twice would be stored unlike what the model was offered
+      list = value instanceof String s ? io.otl.wire.StrictDocument.read(s) : MAPPER.valueToTree(value);
     } catch (IOException | IllegalArgumentException e) {
       return out;
     }
