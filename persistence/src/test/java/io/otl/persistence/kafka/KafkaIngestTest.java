@@ -50,7 +50,7 @@ class KafkaIngestTest {
     broker = KafkaTestBroker.start(4, "ae-kill", "dlq-kill", "ae-bulk", "dlq-bulk", "ae-outage", "dlq-outage", "ae-stop", "dlq-stop",
         "ae-bad", "dlq-bad", "ae-timeout", "dlq-timeout", "ae-retry", "dlq-retry", "ae-late", "dlq-late", "ae-nodlq",
         "ae-huge", "dlq-huge", "prod.ae-renamed", "prod.ae-renamed.dlq", "ae-away", "ae-dup", "dlq-dup",
-        "ae-gone", "dlq-gone", "ae-window", "dlq-window", "ae-drain", "dlq-drain", "ae-backoff", "dlq-backoff");
+        "ae-gone", "dlq-gone", "ae-window", "dlq-window", "ae-drain", "dlq-drain", "ae-backoff", "dlq-backoff", "ae-order", "dlq-order");
   }
 
   @AfterAll
@@ -215,6 +215,43 @@ class KafkaIngestTest {
       firstWriteHeld.complete(null);
       awaitRows(node, "AgentSession|window-", records); // SessionStarted and seven messages
       assertEquals(List.of(1, records - 1), writeSizes, "the first record, then all the others in one write");
+      ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * A session's records reach its writes in topic order across batches in flight: one-record batches
+   * of one session, a long record before each short one, so that a stage that parsed batches at once
+   * (session 42 tried two at a time) and handed them on as they finished would swap them.
+   */
+  @Test
+  void aSessionsRecordsReachItsWritesInTopicOrderAcrossBatches(@TempDir Path dir) throws Exception {
+    try (TestNode node = TestNode.start(TestNode.h2(dir))) {
+      List<String> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+      KafkaIngest.Recorder noting = (sessionId, agentId, inputs) -> {
+        inputs.forEach(i -> seen.add(i.eventId()));
+        return node.collector.submit(sessionId, agentId, inputs);
+      };
+      KafkaIngest ingest = KafkaIngest.start(node.system, noting, node.kafka(broker, Map.of(
+          "group-id", "group-order", "topics.agent-events", "ae-order", "topics.dead-letter", "dlq-order",
+          "ingest.batch-size", 1)));
+      int records = 200;
+      List<ProducerRecord<String, byte[]>> out = new ArrayList<>();
+      List<String> sent = new ArrayList<>();
+      String common = "\"sessionId\":\"order-1\",\"agentId\":\"agent-0\"";
+      out.add(KafkaTestBroker.record("ae-order", "order-1",
+          "{\"type\":\"start\",\"eventId\":\"e0\",\"agentVersion\":\"1.0\"," + common + "}"));
+      sent.add("e0");
+      for (int e = 1; e < records; e++) {
+        String content = e % 2 == 1 ? "long ".repeat(1500) : "short";
+        out.add(KafkaTestBroker.record("ae-order", "order-1", "{\"type\":\"message\",\"eventId\":\"e" + e
+            + "\",\"role\":\"user\",\"content\":\"" + content + "\"," + common + "}"));
+        sent.add("e" + e);
+      }
+      broker.produce(out);
+      awaitRows(node, "AgentSession|order-", records);
+      // A write that timed out is sent again as it was: order is the order of first sight.
+      assertEquals(sent, new ArrayList<>(new java.util.LinkedHashSet<>(seen)), "the session's events as they were sent");
       ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
   }
