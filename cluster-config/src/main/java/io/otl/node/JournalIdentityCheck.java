@@ -106,7 +106,7 @@ public final class JournalIdentityCheck extends JoinConfigCompatChecker {
       java.util.function.Supplier<String> memberWarning) {
     if (mismatch.isEmpty()) return Valid$.MODULE$;
     if (isMember(actualConfig)) {
-      // toCheck is the joiner's: answer with our settings and let it refuse itself (see the class comment).
+      // The mismatch is the joiner's: answer with our settings and let it refuse itself (see the class comment).
       log.warn("{}; it is sent the cluster's settings and refuses itself", memberWarning.get());
       return Valid$.MODULE$;
     }
