@@ -89,14 +89,32 @@ public final class JournalIdentityCheck extends JoinConfigCompatChecker {
   @Override
   public ConfigValidation check(Config toCheck, Config actualConfig) {
     Optional<String> mismatch = mismatch(toCheck, actualConfig);
-    if (mismatch.isEmpty()) return Valid$.MODULE$;
-    if (isMember(actualConfig)) {
-      // toCheck is the joiner's: answer with our identity and let it refuse itself (see the class comment).
+    if (mismatch.isPresent() && isMember(actualConfig)) {
       log.warn("a node with journal database {} asks to join this cluster (journal database {}); it is sent "
           + "the cluster's identity and refuses itself", describe(toCheck), describe(actualConfig));
       return Valid$.MODULE$;
     }
-    if (actualConfig.hasPath(INSTANCE)) REFUSALS.put(actualConfig.getString(INSTANCE), mismatch.get());
+    return judge(mismatch, actualConfig, () -> "");
+  }
+
+  /**
+   * The verdict of one of this node's join checks ({@link ServingAgreementCheck} too): a member
+   * answering a join only logs {@code memberWarning} (see the class comment); a joiner refuses
+   * itself and keeps why, for {@link #refusal}.
+   */
+  static ConfigValidation judge(Optional<String> mismatch, Config actualConfig,
+      java.util.function.Supplier<String> memberWarning) {
+    if (mismatch.isEmpty()) return Valid$.MODULE$;
+    if (isMember(actualConfig)) {
+      // The mismatch is the joiner's: answer with our settings and let it refuse itself (see the class comment).
+      log.warn("{}; it is sent the cluster's settings and refuses itself", memberWarning.get());
+      return Valid$.MODULE$;
+    }
+    // Both checks may refuse, and Pekko may check an answer of each seed node: each reason once.
+    if (actualConfig.hasPath(INSTANCE)) {
+      REFUSALS.merge(actualConfig.getString(INSTANCE), mismatch.get(),
+          (had, more) -> had.contains(more) ? had : had + ". Also: " + more);
+    }
     log.error("refusing to join the cluster: {}", mismatch.get());
     return new Invalid(scala.jdk.javaapi.CollectionConverters.asScala(List.of(mismatch.get())).toList());
   }

@@ -140,6 +140,7 @@ public final class TrainingNode implements AutoCloseable {
       JournalIdentity identity = JournalSchema.ensure(journal);
       folder.ifPresent(DataFolder::tighten);
       Config nodeConfig = withSeedNodesFromEnv(JournalIdentityCheck.config(identity, journal)
+          .withFallback(ServingAgreementCheck.config(settings.serving(), settings.model()))
           .withFallback(journal.pekkoConfig()).withFallback(base));
       SeedLease.Arrangement seeds = SeedLease.arrange(nodeConfig, ClusterSettings.fromConfig(nodeConfig), journal);
       Config config = SlowAnswers.requestsDoneAboveDeadline(
@@ -418,7 +419,10 @@ public final class TrainingNode implements AutoCloseable {
     return system;
   }
 
-  /** The cluster's journal identity is not this node's: it did not join (see {@link JournalIdentityCheck}). */
+  /**
+   * The cluster's journal identity or serving settings are not this node's: it did not join (see
+   * {@link JournalIdentityCheck}, {@link ServingAgreementCheck}).
+   */
   public static final class JoinRefusedException extends IllegalStateException {
     JoinRefusedException(String why, Throwable cause) {
       super("refused to join the cluster: " + why, cause);
@@ -426,8 +430,8 @@ public final class TrainingNode implements AutoCloseable {
   }
 
   /**
-   * Why this node stopped without joining, when the cluster's journal identity was not its own
-   * ({@link JournalIdentityCheck}); empty otherwise.
+   * Why this node stopped without joining, when the cluster's journal identity or serving settings
+   * were not its own ({@link JournalIdentityCheck}, {@link ServingAgreementCheck}); empty otherwise.
    */
   public Optional<String> joinRefusal() {
     return JournalIdentityCheck.refusal(system.classicSystem());
