@@ -126,7 +126,7 @@ final class W3Kafka {
             .figure("records", inputs).figure("produceSeconds", produceSecs)
             .figure("warmupSec", warmSecs).figure("warmupComplete", warmComplete)
             .figure("measuredProduceSeconds", measuredProduceSecs)
-            .figure(cold ? "nodeStartToFirstRowSec" : "produceStartToFirstRowSec", (first - measureStart) / 1e9)
+            .figure(cold ? "nodeStartToFirstRowSec" : "produceStartToFirstRowSec", (first - (cold ? nodeStart : measureStart)) / 1e9)
             .figure("firstToLastRowSec", secs).figure("eventsPerSec", rate)
             .figure("journalRows", rows).figure("journalRowsExpected", expectedRows)
             .figure("allOffsetsCommittedAfterFirstRowSec", committedAt > 0 ? (committedAt - first) / 1e9 : -1)

@@ -116,16 +116,36 @@ public final class RequestGuard {
    * The name of the first header whose value holds a character outside printable ASCII (pekko-http decodes
    * a byte of 0x80 or more as the lead of a UTF-8 sequence, taking the bytes after it unchecked: {@code E9}
    * took the line end, and the next header became part of this one's value), or null. A name that is not
-   * plain letters and dashes is not named back.
+   * plain letters, digits and dashes is not named back.
    */
   static String headerNotAscii(HttpRequest request) {
     for (org.apache.pekko.http.javadsl.model.HttpHeader h : request.getHeaders()) {
       String v = h.value();
       for (int i = 0; i < v.length(); i++) {
-        if (v.charAt(i) > 0x7E) return h.name().matches("[A-Za-z-]{1,40}") ? h.name() : "(a header)";
+        if (v.charAt(i) > 0x7E) return h.name().matches("[A-Za-z0-9-]{1,40}") ? h.name() : "(a header)";
       }
     }
     return null;
+  }
+
+  private static String notAsciiMessage(String header) {
+    return "the header " + header + " holds a character outside ASCII; send header values as ASCII "
+        + "(percent-encode other text): such a byte is read as the start of a UTF-8 sequence, which can take in "
+        + "the headers after it, so this request was not read further";
+  }
+
+  /**
+   * {@link #headerNotAscii}'s refusal for a listener without this guard (the OTLP port, {@code otlp.port}): a 400 in
+   * the API's shape (the OTLP routes make it a {@code google.rpc.Status}). The connection closes: a header swallowed
+   * that way may be the Content-Length, and the body read as the next request (a non-ASCII byte before
+   * Content-Length made the body a second request, answered: trial t131, review t135).
+   */
+  public static Route withAsciiHeaders(java.util.function.Supplier<Route> inner) {
+    return extractRequest(request -> {
+      String header = headerNotAscii(request);
+      return header == null ? inner.get() : complete(Json.error(StatusCodes.BAD_REQUEST, "invalid_request",
+          notAsciiMessage(header)).addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close")));
+    });
   }
 
   private Route guarded(Route api) {
@@ -153,11 +173,7 @@ public final class RequestGuard {
       if (notAscii != null) {
         metrics.request("unparsable", 400, 0);
         errorLog.record("400 header not ASCII");
-        String message = "the header " + notAscii + " holds a character outside ASCII; send header values as ASCII "
-            + "(percent-encode other text): such a byte is read as the start of a UTF-8 sequence, which can take in "
-            + "the headers after it, so this request was not read further";
-        // The connection closes: a header swallowed that way may be the Content-Length, and the body read as
-        // the next request (a non-ASCII byte before Content-Length made the body a second request, answered).
+        String message = notAsciiMessage(notAscii);
         return complete((openAi ? new OpenAiError(400, "invalid_request_error", notAscii, "invalid_value", message).response()
             : Json.error(StatusCodes.BAD_REQUEST, "invalid_request", message))
             .addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close")));

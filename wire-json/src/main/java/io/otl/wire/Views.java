@@ -75,7 +75,7 @@ public final class Views {
     if (policy != null) {
       m.put("minSamples", policy.minSamples());
       m.put("triggers", policy.triggerNames());
-      m.put("nextScheduledRun", TrainingCoordinator.nextScheduledRun(s, policy, at));
+      m.put("nextScheduledRun", TrainingCoordinator.nextScheduledRunAsOf(s, policy, at));
     }
     m.put("activeJob", s.activeJob()
         .map(j -> new TrainingCoordinator.JobSummary(j.jobId(), j.status())).orElse(null));

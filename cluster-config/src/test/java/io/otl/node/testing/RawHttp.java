@@ -65,6 +65,41 @@ public final class RawHttp {
     }
   }
 
+  /**
+   * Sends {@code request} as it is (bytes no client library would send) and returns everything answered until the
+   * server closes the connection or {@code readTimeoutMillis} pass without a byte: every answer, so that a body read
+   * as a second request shows as a second status line.
+   */
+  public static String untilClosed(int port, byte[] request, int readTimeoutMillis) throws IOException {
+    try (Socket s = open(port, readTimeoutMillis)) {
+      s.getOutputStream().write(request);
+      s.getOutputStream().flush();
+      ByteArrayOutputStream in = new ByteArrayOutputStream();
+      byte[] chunk = new byte[8192];
+      try {
+        for (int n; (n = s.getInputStream().read(chunk)) > 0; ) in.write(chunk, 0, n);
+      } catch (java.net.SocketTimeoutException | SocketException e) {
+        // what arrived is what was answered
+      }
+      return in.toString(StandardCharsets.ISO_8859_1);
+    }
+  }
+
+  /**
+   * A request whose header {@code X-Note} holds the single byte 0xE9 (Latin-1 'é', no UTF-8) right before its
+   * Content-Length, and whose body is a second, complete request ({@code GET /health/live}).
+   */
+  public static byte[] latin1HeaderBeforeContentLength(String method, String path, String contentType) {
+    byte[] smuggled = "GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    ByteArrayOutputStream request = new ByteArrayOutputStream();
+    request.writeBytes((method + " " + path + " HTTP/1.1\r\nHost: x\r\nX-Note: ").getBytes(StandardCharsets.US_ASCII));
+    request.write(0xE9);
+    request.writeBytes(("\r\nContent-Length: " + smuggled.length + "\r\nContent-Type: " + contentType + "\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII));
+    request.writeBytes(smuggled);
+    return request.toByteArray();
+  }
+
   public static Socket open(int port, int readTimeoutMillis) throws IOException {
     Socket s = new Socket();
     s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);

@@ -98,11 +98,16 @@ public final class TrainingCoordinator
   }
 
   /**
-   * The next scheduled slot {@code s} would answer at {@code now} under {@code policy} (the live
-   * status's {@code nextScheduledRun}), or null: the audit's "state as of T" answers it for T.
+   * The next scheduled slot {@code s} would answer at {@code at} under {@code policy} (the live
+   * status's {@code nextScheduledRun}), or null: the audit's "state as of T" answers it for T. Null
+   * too when the schedule {@code s} kept names another cron or zone than {@code policy}: the
+   * configuration changed since T, and the journal does not say which slot the old one gave.
    */
-  public static Instant nextScheduledRun(State s, TrainingPolicy policy, Instant now) {
-    return ScheduleSlots.nextScheduledRun(s, policy, now);
+  public static Instant nextScheduledRunAsOf(State s, TrainingPolicy policy, Instant at) {
+    if (!ScheduleSlots.enabled(policy) || s.schedule() != null && ScheduleSlots.needsArming(s.schedule(), policy)) {
+      return null;
+    }
+    return ScheduleSlots.nextScheduledRun(s, policy, at);
   }
 
   /**

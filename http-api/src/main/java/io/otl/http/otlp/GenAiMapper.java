@@ -12,6 +12,7 @@ import io.otl.core.session.SessionInput;
 import io.otl.http.Json;
 import io.otl.http.gateway.TextCut;
 import io.otl.wire.JsonLimits;
+import io.otl.wire.StrictDocument;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -579,7 +580,7 @@ final class GenAiMapper {
       String t = s.trim();
       if (t.startsWith("{") || t.startsWith("[")) {
         try {
-          return io.otl.wire.StrictDocument.read(t);
+          return StrictDocument.read(t);
         } catch (java.io.IOException e) {
           return TextNode.valueOf(s);
         }

@@ -8,6 +8,7 @@ import io.otl.core.session.Desensitizer;
 import io.otl.core.session.SessionInput;
 import io.otl.http.gateway.TextCut;
 import io.otl.http.gateway.ToolSets;
+import io.otl.wire.StrictDocument;
 import java.io.IOException;
 import java.time.Instant;
 
@@ -51,7 +52,7 @@ final class GenAiToolDefinitions {
     JsonNode list;
     try {
       // strict: a schema's key sent twice would be stored unlike what the model was offered
-      list = value instanceof String s ? io.otl.wire.StrictDocument.read(s) : MAPPER.valueToTree(value);
+      list = value instanceof String s ? StrictDocument.read(s) : MAPPER.valueToTree(value);
     } catch (IOException | IllegalArgumentException e) {
       return out;
     }

@@ -217,9 +217,10 @@ public final class OtlpRoutes {
    * before the body too); such a 401 closes the connection, the rest of the body unread.
    */
   public Route standalone(Auth auth) {
-    return mapResponse(io.otl.http.Auth::challenged, () -> statusErrors(() -> io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
+    return mapResponse(io.otl.http.Auth::challenged, () -> statusErrors(() -> io.otl.http.RequestGuard.withAsciiHeaders(() ->
+        io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
         handleRejections(ApiErrors.otlpPortRejectionHandler(), () -> closedUnlessRead(() -> pathPrefix("v1", () -> auth.protect(
-            () -> io.otl.http.RequestGuard.withStrictBody(maxDecodedBytes, this::route)))))))));
+            () -> io.otl.http.RequestGuard.withStrictBody(maxDecodedBytes, this::route))))))))));
   }
 
   /** The token's refusal of a request whose body is still arriving closes the connection (the body is not read). */

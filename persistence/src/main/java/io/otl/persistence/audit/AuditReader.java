@@ -390,11 +390,14 @@ public final class AuditReader implements AuditLog {
       Objects.requireNonNull(asOf, "asOf");
       return switch (kind) {
         case SESSION -> sessionState(id, asOf).thenApply(s -> Views.session(id, s));
-        case COORDINATOR -> coordinatorState(id, asOf).thenApply(s -> Views.coordinator(id, s,
-            policies == null ? null : inForce(policies.apply(id),
-                s.policyChange() == null ? Map.of() : s.policyChange().overrides()),
-            // a future time is the current state, so its next run is the one named now
-            asOf.isAfter(Instant.now()) ? Instant.now() : asOf));
+        case COORDINATOR -> {
+          // a future time is the current state, so its next run is the one named now
+          Instant now = Instant.now();
+          Instant at = asOf.isAfter(now) ? now : asOf;
+          yield coordinatorState(id, asOf).thenApply(s -> Views.coordinator(id, s,
+              policies == null ? null : inForce(policies.apply(id),
+                  s.policyChange() == null ? Map.of() : s.policyChange().overrides()), at));
+        }
         case MODEL -> modelState(id, asOf).thenApply(s -> ModelVersion.view(id, s, inForce(rollouts.apply(id),
             s.models().policyChange() == null ? Map.of() : s.models().policyChange().overrides()).stepDuration()));
         case JOB -> {
