@@ -461,6 +461,10 @@ final class GenAiMapper {
       if (m.toolResult() == null || m.content() != null) unknownRoles.add(quotedRole(role));
       return;
     }
+    // Any other shape (message events, indexed attributes, gen_ai.system_instructions) refuses the span for what
+    // the API refuses in a text, as gen_ai.*.messages do (GenAiMessages): cut, it became U+FFFD.
+    unstorableText(m.content(), position, role);
+    unstorableText(m.reasoning(), position, role);
     if (m.reasoning() != null && "assistant".equals(role)) {
       // the model's thinking before its answer: a step, so exports and the reward never take it for the answer
       String prefix = "otlp:r" + position + ":";
@@ -480,6 +484,13 @@ final class GenAiMapper {
     out.add(new SessionInput.Message(ids[0], at, role, text.value(), "assistant".equals(role) ? msgId : null,
         "assistant".equals(role) ? latencyMs : null, "assistant".equals(role) ? call : null,
         text.originalLength() == null ? null : Map.of("content", text.originalLength()), ids[1]));
+  }
+
+  private static void unstorableText(String text, int position, String role) {
+    String problem = io.otl.core.StrictValues.textProblem(text);
+    if (problem != null) {
+      throw new IllegalArgumentException("the text of message " + position + " (" + role + ") " + problem);
+    }
   }
 
   /**

@@ -2,6 +2,7 @@ package io.otl.http.otlp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.otl.wire.JsonLimits;
 import io.otl.wire.StrictDocument;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -163,6 +164,11 @@ final class GenAiMessages {
       throw new IllegalArgumentException(key + " is not valid JSON (" + io.otl.wire.JsonParseProblem.describe(e) + ")");
     }
     if (array == null || !array.isArray()) throw new IllegalArgumentException(key + " must be a JSON array of messages");
+    // What the events API's strict JSON refuses (a NUL, a lone surrogate, NaN, nesting past the limit) refuses the
+    // span, naming the attribute: the texts were stored with U+FFFD in place of a NUL or half an emoji, the
+    // gateway's rule for an answer that cannot be sent again, while the exporter was told all was taken (t137).
+    JsonLimits.Problem p = JsonLimits.problem(array, key, JsonLimits.DEFAULT_MAX_DEPTH);
+    if (p != null) throw new IllegalArgumentException(p.message());
     for (JsonNode m : array) {
       if (!m.isObject()) throw new IllegalArgumentException(key + " must hold message objects");
       into.add(message(m, m.path("role").asText("")));
