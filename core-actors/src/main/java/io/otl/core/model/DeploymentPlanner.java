@@ -53,9 +53,12 @@ final class DeploymentPlanner {
   }
 
   /**
-   * READY → DEPLOYING → CANARY in one write for a version served at its own endpoint ({@link
-   * Serving#servesAtOwnEndpoint}): nothing to load, so the intent and its confirmation are recorded
-   * together under the {@code static} backend, which no load, reload or unload call ever touches.
+   * READY → DEPLOYING → CANARY in one write for a version served at its own endpoint (every version
+   * under the {@code static} backend; under one that loads, {@link Serving#servesAtOwnEndpoint}):
+   * nothing to load, so the intent and its confirmation are recorded together, backend {@code
+   * static}, which no load, reload or unload call ever touches. The served name recorded is the
+   * registration's, else {@code serving.static.served-model}'s; none ("") stays none, so the agent's
+   * own name keeps passing through.
    */
   void deployAtOwnEndpoint(Plan<State, Event> p, String version, String why, List<Double> steps, Instant now) {
     VersionRecord v = p.state().models().require(version);
@@ -159,7 +162,8 @@ final class DeploymentPlanner {
 
   /**
    * The served model name the journal holds for {@code version}: its confirmed deployment's, else the
-   * one named at registration (the static backend's versions have no deployment); null when neither
+   * one named at registration (versions the static backend rolled out before it recorded their
+   * deployment have none); null when neither
    * names one (then the serving settings decide) or there is no such version.
    */
   static String recordedServedModel(Models m, String version) {

@@ -4,7 +4,6 @@ import io.otl.core.entity.Plan;
 import io.otl.core.model.CanaryStatistics.TestResult;
 import io.otl.core.model.ModelEvents.Event;
 import io.otl.core.model.ModelEvents.RolloutPaused;
-import io.otl.core.model.ModelEvents.RolloutStarted;
 import io.otl.core.model.ModelEvents.StepAdvanced;
 import io.otl.core.model.ModelEvents.VersionPromoted;
 import io.otl.core.model.ModelEvents.VersionRolledBack;
@@ -62,7 +61,7 @@ final class RolloutPlanner {
   }
 
   /**
-   * READY → CANARY, or → STABLE directly when there is no stable to compare with.
+   * READY → DEPLOYING → CANARY, or → STABLE directly when there is no stable to compare with.
    *
    * @param actor the operator who promoted it, null for auto-deploy: recorded in a direct promotion
    *     (the first version); {@code why} names it for the rollout and deployment events
@@ -73,9 +72,9 @@ final class RolloutPlanner {
       p.add(new VersionPromoted(version, null, null, why.equals("auto-deploy"),
           why + ": first version of agent " + agentId + ", no stable to compare with; promoted directly",
           List.of(), now, actor));
-    } else if (!serving.backend().callsServer()) {
-      p.add(new RolloutStarted(version, stable, settings().steps(), why, now));
-    } else if (servesAtOwnEndpoint(p.state().models().require(version))) {
+    } else if (!serving.backend().callsServer() || servesAtOwnEndpoint(p.state().models().require(version))) {
+      // Under static every version is served at its own endpoint: DEPLOYING and its confirmation
+      // are recorded as for a hand version under vllm-lora (design §3.3), though nothing is called.
       deployments.deployAtOwnEndpoint(p, version, why, settings().steps(), now);
     } else {
       deployments.requestDeployment(p, version, why, now);

@@ -31,10 +31,14 @@ public record Serving(
     }
   }
 
-  /** Versions registered by hand at their own endpoint go upstream under the agent's own model name. */
+  /**
+   * Versions registered by hand at their own endpoint go upstream under the agent's own model name;
+   * under the static backend, as that backend names them (it serves every version at its own endpoint).
+   */
   public Serving(ServingBackend backend, Optional<BaseModel> baseModel, Duration minBackoff, Duration maxBackoff,
       int maxAttempts) {
-    this(backend, baseModel, minBackoff, maxBackoff, maxAttempts, StaticServing.INSTANCE);
+    this(backend, baseModel, minBackoff, maxBackoff, maxAttempts,
+        backend instanceof StaticServing s ? s : StaticServing.INSTANCE);
   }
 
   /**

@@ -295,6 +295,28 @@ class DeploymentPlannerTest {
         .currentEndpoint(s.models(), "v2", "recorded"), "static serving calls no server");
   }
 
+  /**
+   * Under static a rollout records its deployment now (trial t136): the name recorded is the one a
+   * route sends; "" records none, so the agent's own name (or a later configured one) still goes.
+   */
+  @Test
+  void aStaticDeploymentRecordsTheConfiguredNameAndNoneForTheAgentsOwn() {
+    State s = replay(concat(stable("v1", T0), ready("v2", T0)));
+    Serving named = serving(new StaticServing("qwen-served"));
+    Plan<State, Event> p = plan(s);
+    new DeploymentPlanner("a1", named).deployAtOwnEndpoint(p, "v2", "auto-deploy", STEPS, T0);
+    assertEquals("qwen-served", p.state().models().deployments().get("v2").servedModel());
+    assertEquals("qwen-served", new DeploymentPlanner("a1", serving(new StaticServing("renamed")))
+        .servedModel(p.state().models(), "v2"), "a recorded name stays the version's");
+
+    Plan<State, Event> own = plan(s);
+    new DeploymentPlanner("a1", Serving.registeredEndpoints()).deployAtOwnEndpoint(own, "v2", "auto-deploy", STEPS, T0);
+    assertNull(own.state().models().deployments().get("v2").servedModel());
+    assertNull(new DeploymentPlanner("a1", Serving.registeredEndpoints()).servedModel(own.state().models(), "v2"));
+    assertEquals("renamed", new DeploymentPlanner("a1", serving(new StaticServing("renamed")))
+        .servedModel(own.state().models(), "v2"), "none recorded: the configuration in force decides, as before");
+  }
+
   @Test
   void aStaticBackendSendsItsConfiguredModelNameOrTheAgentsOwn() {
     State s = replay(concat(stable("v1", T0), ready("v2", T0)));

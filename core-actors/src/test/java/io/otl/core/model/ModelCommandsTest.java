@@ -207,7 +207,10 @@ class ModelCommandsTest {
     var result = rollback("v2", "operator says so");
     ModelEvents.VersionRolledBack rb = assertInstanceOf(ModelEvents.VersionRolledBack.class, result.events().get(0));
     assertEquals("manual rollback: operator says so", rb.reason());
-    assertEquals("v3", assertInstanceOf(RolloutStarted.class, result.events().get(1)).version());
+    // Under static too, the next version is deployed (nothing called) and confirmed in the same write.
+    assertEquals("v3", assertInstanceOf(Deployments.DeploymentRequested.class, result.events().get(1)).version());
+    assertInstanceOf(DeploymentConfirmed.class, result.events().get(2));
+    assertEquals("v3", assertInstanceOf(RolloutStarted.class, result.events().get(3)).version());
   }
 
   @Test

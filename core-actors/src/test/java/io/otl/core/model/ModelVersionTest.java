@@ -209,8 +209,10 @@ class ModelVersionTest {
     assertEquals(VersionState.RETIRED, v1.state());
     assertEquals(clock.instant().plus(Duration.ofDays(7)), v1.retainedUntil());
     List<VersionState> history = version("v2").history().stream().map(ModelVersion.HistoryEntry::state).toList();
+    // Design §3.3: DEPLOYING before CANARY under the static backend too (confirmed in the same write).
     assertEquals(List.of(VersionState.REGISTERED, VersionState.EVALUATING, VersionState.READY,
-        VersionState.CANARY, VersionState.RAMP, VersionState.RAMP, VersionState.STABLE), history);
+        VersionState.DEPLOYING, VersionState.CANARY, VersionState.RAMP, VersionState.RAMP, VersionState.STABLE),
+        history);
     RouteDecision route = (RouteDecision) this.<RouteReply>run(r -> new ModelVersion.Route("any", r)).reply();
     assertEquals("v2", route.version());
     assertEquals("http://v2:8000", route.endpoint());

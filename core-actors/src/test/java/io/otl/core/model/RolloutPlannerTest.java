@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import io.otl.core.entity.Plan;
+import io.otl.core.model.Deployments.DeploymentConfirmed;
 import io.otl.core.model.Deployments.DeploymentRequested;
 import io.otl.core.model.ModelEvents.Event;
 import io.otl.core.model.ModelEvents.RolloutPaused;
@@ -68,6 +69,17 @@ class RolloutPlannerTest {
     return new RolloutPlanner("a1", s, serving, new DeploymentPlanner("a1", serving));
   }
 
+  /** The one rollout a plan starts, after its deployment's intent and confirmation. */
+  private static RolloutStarted started(Plan<State, Event> p) {
+    List<RolloutStarted> started = p.events().stream().filter(RolloutStarted.class::isInstance)
+        .map(RolloutStarted.class::cast).toList();
+    assertEquals(1, started.size(), p.events().toString());
+    int at = p.events().indexOf(started.get(0));
+    assertTrue(at >= 2 && p.events().get(at - 2) instanceof DeploymentRequested
+        && p.events().get(at - 1) instanceof DeploymentConfirmed, p.events().toString());
+    return started.get(0);
+  }
+
   // ---- which version starts, and how -----------------------------------------------------------
 
   @Test
@@ -87,14 +99,25 @@ class RolloutPlannerTest {
     assertTrue(((VersionPromoted) auto.events().get(0)).automatic(), "auto-deploy is no operator's promote");
   }
 
+  /**
+   * Design §3.3, READY → DEPLOYING → CANARY under {@code static} too (it went READY → CANARY with no
+   * deployment): nothing to call, so the intent, its confirmation and the canary are one write.
+   */
   @Test
-  void withAStableAndAStaticBackendTheCanaryStartsAtOnceWithTheConfiguredPlan() {
+  void withAStableAndAStaticBackendTheDeploymentIsConfirmedAndTheCanaryStartsInOneWrite() {
     Plan<State, Event> p = plan(replay(concat(stable("v1", T0), ready("v2", T0))));
-    planner(DEFAULTS, STATIC).startRollout(p, "v2", T0.plusSeconds(1), "manual promote");
-    assertEquals(List.of(new RolloutStarted("v2", "v1", List.of(0.05, 0.20, 0.50, 1.0), "manual promote",
-        T0.plusSeconds(1))), p.events());
+    Instant at = T0.plusSeconds(1);
+    planner(DEFAULTS, STATIC).startRollout(p, "v2", at, "manual promote");
+    assertEquals(List.of(
+        new DeploymentRequested("v2", "static", "http://v2:8000", null, "manual promote", at),
+        new DeploymentConfirmed("v2", "http://v2:8000", null, at),
+        new RolloutStarted("v2", "v1", List.of(0.05, 0.20, 0.50, 1.0), "manual promote", at)), p.events());
     RollingOut r = assertInstanceOf(RollingOut.class, p.state());
     assertEquals(VersionState.CANARY, version(r, "v2").state());
+    assertEquals(List.of(VersionState.REGISTERED, VersionState.EVALUATING, VersionState.READY,
+        VersionState.DEPLOYING, VersionState.CANARY),
+        version(r, "v2").history().stream().map(ModelState.HistoryEntry::state).toList());
+    assertEquals(Deployments.Status.CONFIRMED, r.models().deployments().get("v2").status());
     assertEquals(0.05, r.rollout().ratio());
   }
 
@@ -113,8 +136,7 @@ class RolloutPlannerTest {
   void autoDeployStartsTheOldestReadyVersionAndOnlyOne() {
     Plan<State, Event> p = plan(replay(concat(stable("v1", T0), ready("v2", T0), ready("v3", T0))));
     planner(DEFAULTS, STATIC).autoDeploy(p, T0);
-    assertEquals(1, p.events().size());
-    RolloutStarted started = assertInstanceOf(RolloutStarted.class, p.events().get(0));
+    RolloutStarted started = started(p);
     assertEquals("v2", started.version());
     assertEquals("auto-deploy", started.reason());
     assertEquals(VersionState.READY, version(p.state(), "v3").state(), "v3 waits for v2's rollout");
@@ -124,9 +146,10 @@ class RolloutPlannerTest {
   void autoDeployWithoutAStablePromotesTheFirstAndCanariesTheNextAgainstIt() {
     Plan<State, Event> p = plan(replay(concat(ready("v1", T0), ready("v2", T0))));
     planner(DEFAULTS, STATIC).autoDeploy(p, T0);
-    assertEquals(2, p.events().size());
+    assertEquals(4, p.events().size(), "v1 promoted; v2 deployed, confirmed, in canary");
     assertEquals("v1", assertInstanceOf(VersionPromoted.class, p.events().get(0)).version());
-    RolloutStarted next = assertInstanceOf(RolloutStarted.class, p.events().get(1));
+    assertNull(p.state().models().deployments().get("v1"), "the first version is promoted directly, as before");
+    RolloutStarted next = started(p);
     assertEquals("v2", next.version());
     assertEquals("v1", next.stableVersion());
   }
@@ -214,10 +237,10 @@ class RolloutPlannerTest {
     assertTrue(promoted.automatic());
     assertEquals("all rollout steps passed (last: RAMP at 0.50, step 2 of 3)", promoted.reason());
     assertFalse(promoted.tests().isEmpty());
-    RolloutStarted next = assertInstanceOf(RolloutStarted.class, p.events().get(1));
+    RolloutStarted next = started(p);
     assertEquals("v3", next.version());
     assertEquals("v2", next.stableVersion(), "the next candidate canaries against the new stable");
-    assertEquals(2, p.events().size());
+    assertEquals(4, p.events().size(), "promoted; v3 deployed, confirmed, in canary");
   }
 
   @Test
@@ -232,7 +255,7 @@ class RolloutPlannerTest {
     assertTrue(rb.reason().contains(rb.tests().stream().filter(CanaryStatistics.TestResult::degraded)
         .findFirst().orElseThrow().summary()), rb.reason());
     assertEquals(VersionState.ROLLED_BACK, version(p.state(), "v2").state());
-    RolloutStarted next = assertInstanceOf(RolloutStarted.class, p.events().get(1));
+    RolloutStarted next = started(p);
     assertEquals("v3", next.version());
     assertEquals("v1", next.stableVersion());
   }
