@@ -3,7 +3,6 @@ package io.otl.node.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
 import io.otl.node.testing.TestDatabases;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -36,6 +34,7 @@ class FirstSeedRestartTest {
 
   private final List<NodeProcess> nodes = new ArrayList<>();
   private final RetryingClient client = new RetryingClient();
+  private final ClusterMembers members = new ClusterMembers(client);
   private final List<NodeProcess> frozen = new ArrayList<>();
 
   @AfterEach
@@ -64,7 +63,7 @@ class FirstSeedRestartTest {
     nodes.forEach(NodeProcess::start);
     awaitThat("3 members Up on every node", Duration.ofSeconds(240), () -> nodes.stream().allMatch(n -> {
       if (!n.alive()) fail(n.name + " exited\n" + n.tail(60));
-      return upMembers(n).orElse(0) == 3;
+      return members.up(n).orElse(0) == 3;
     }));
     awaitThat("nodes 2 and 3 heartbeat the lease", Duration.ofSeconds(60),
         () -> leaseRows(url, ports[1], ports[2]) == 2);
@@ -86,7 +85,7 @@ class FirstSeedRestartTest {
 
     awaitThat("node 1 is one of 3 members Up", Duration.ofSeconds(240), () -> {
       if (!node1.alive()) fail("node 1 exited\n" + node1.tail(60));
-      return upMembers(node1).orElse(0) == 3 && upMembers(node2).orElse(0) == 3;
+      return members.up(node1).orElse(0) == 3 && members.up(node2).orElse(0) == 3;
     });
     String log = log(node1);
     assertEquals(1, count(log, SELF_JOIN), "node 1 formed a cluster at its first start only (clustersFormed)\n"
@@ -120,16 +119,6 @@ class FirstSeedRestartTest {
     } catch (Exception e) {
       return 0;
     }
-  }
-
-  private Optional<Integer> upMembers(NodeProcess n) {
-    Optional<RetryingClient.Reply> r = client.once("GET", n.managementPort, "/cluster/members", null,
-        Duration.ofSeconds(3));
-    return r.filter(x -> x.status() == 200).map(RetryingClient.Reply::json).map(json -> {
-      int up = 0;
-      for (JsonNode m : json.path("members")) if ("Up".equals(m.path("status").asText())) up++;
-      return json.path("unreachable").size() == 0 ? up : -1;
-    });
   }
 
   /** Polls {@code condition} until it holds; fails with every node's log tail after {@code bound} (hang guard). */

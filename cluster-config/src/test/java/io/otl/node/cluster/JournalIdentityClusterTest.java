@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
 import io.otl.node.testing.TestDatabases;
 import java.nio.charset.StandardCharsets;
@@ -35,6 +33,7 @@ import org.junit.jupiter.api.Test;
 class JournalIdentityClusterTest {
   private final List<NodeProcess> nodes = new ArrayList<>();
   private final RetryingClient client = new RetryingClient();
+  private final ClusterMembers members = new ClusterMembers(client);
 
   @AfterEach
   void stop() {
@@ -61,7 +60,7 @@ class JournalIdentityClusterTest {
     nodes.addAll(List.of(node1, node2, wrong));
     node1.start();
     node2.start();
-    awaitUpMembers(List.of(node1, node2), 2, Duration.ofSeconds(180)); // generous: shared CI machines
+    members.awaitUp(List.of(node1, node2), 2, Duration.ofSeconds(180)); // generous: shared CI machines
 
     wrong.start();
     OptionalInt exit = wrong.awaitExit(Duration.ofSeconds(120));
@@ -75,8 +74,8 @@ class JournalIdentityClusterTest {
 
     assertEquals(0, events(otherUrl), "events in the refused node's journal");
     // The cluster kept its two members, never a third, and still serves.
-    assertEquals(2, upMembers(node1).orElseThrow(), "members Up on node1");
-    assertFalse(membersJson(node1).orElseThrow().toString().contains(":" + ports[2]), "node3 is not a member");
+    assertEquals(2, members.up(node1).orElseThrow(), "members Up on node1");
+    assertFalse(members.json(node1).orElseThrow().toString().contains(":" + ports[2]), "node3 is not a member");
     Optional<RetryingClient.Reply> write = client.send("POST", List.of(node1.httpPort, node2.httpPort), 0,
         "/v1/sessions/identity-s1/events", """
             {"agentId":"agent-1","events":[{"type":"message","eventId":"e-1","role":"user","content":"hi"}]}""",
@@ -96,34 +95,6 @@ class JournalIdentityClusterTest {
         ResultSet rs = st.executeQuery("SELECT count(*) FROM event_journal")) {
       rs.next();
       return rs.getLong(1);
-    }
-  }
-
-  private Optional<JsonNode> membersJson(NodeProcess n) {
-    Optional<RetryingClient.Reply> r = client.once("GET", n.managementPort, "/cluster/members", null,
-        Duration.ofSeconds(3));
-    return r.filter(x -> x.status() == 200).map(RetryingClient.Reply::json);
-  }
-
-  private Optional<Integer> upMembers(NodeProcess n) {
-    return membersJson(n).map(json -> {
-      int up = 0;
-      for (JsonNode m : json.path("members")) if ("Up".equals(m.path("status").asText())) up++;
-      return json.path("unreachable").size() == 0 ? up : -1;
-    });
-  }
-
-  private void awaitUpMembers(List<NodeProcess> expected, int count, Duration bound) throws InterruptedException {
-    long end = System.nanoTime() + bound.toNanos();
-    while (!expected.stream().allMatch(n -> {
-      if (!n.alive()) fail(n.name + " exited\n" + n.tail(60));
-      return upMembers(n).orElse(0) == count;
-    })) {
-      if (System.nanoTime() > end) {
-        fail(count + " members Up not within " + bound.toSeconds() + " s\n"
-            + expected.stream().map(n -> n.tail(25)).collect(Collectors.joining("\n")));
-      }
-      Thread.sleep(250);
     }
   }
 }

@@ -1,12 +1,9 @@
 package io.otl.node.cluster;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
 import io.otl.node.testing.TestDatabases;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -38,6 +34,7 @@ class ServingAgreementClusterTest {
 
   private final List<NodeProcess> nodes = new ArrayList<>();
   private final RetryingClient client = new RetryingClient();
+  private final ClusterMembers members = new ClusterMembers(client);
 
   @AfterEach
   void stop() {
@@ -61,7 +58,7 @@ class ServingAgreementClusterTest {
         .withConfig(CLUSTER_SERVING);
     nodes.addAll(List.of(node1, other, same));
     node1.start();
-    awaitUpMembers(List.of(node1), 1, Duration.ofSeconds(180)); // generous: shared CI machines
+    members.awaitUp(List.of(node1), 1, Duration.ofSeconds(180)); // generous: shared CI machines
 
     other.start();
     OptionalInt exit = other.awaitExit(Duration.ofSeconds(120));
@@ -76,39 +73,11 @@ class ServingAgreementClusterTest {
     assertTrue(refusal.contains("this node none, the cluster http://127.0.0.1:9/v1"), refusal);
     assertTrue(refusal.contains("start it with the cluster's serving settings"), refusal);
     assertFalse(log.contains("sk-never-sent"), "no API key travels");
-    assertFalse(membersJson(node1).orElseThrow().toString().contains(":" + ports[1]), "node2 is not a member");
+    assertFalse(members.json(node1).orElseThrow().toString().contains(":" + ports[1]), "node2 is not a member");
 
     same.start();
-    awaitUpMembers(List.of(node1, same), 2, Duration.ofSeconds(180));
+    members.awaitUp(List.of(node1, same), 2, Duration.ofSeconds(180));
     assertFalse(Files.readString(same.logFile().toPath(), StandardCharsets.UTF_8).contains("refused to join"),
         same.tail(40));
-  }
-
-  private Optional<JsonNode> membersJson(NodeProcess n) {
-    Optional<RetryingClient.Reply> r = client.once("GET", n.managementPort, "/cluster/members", null,
-        Duration.ofSeconds(3));
-    return r.filter(x -> x.status() == 200).map(RetryingClient.Reply::json);
-  }
-
-  private Optional<Integer> upMembers(NodeProcess n) {
-    return membersJson(n).map(json -> {
-      int up = 0;
-      for (JsonNode m : json.path("members")) if ("Up".equals(m.path("status").asText())) up++;
-      return json.path("unreachable").size() == 0 ? up : -1;
-    });
-  }
-
-  private void awaitUpMembers(List<NodeProcess> expected, int count, Duration bound) throws InterruptedException {
-    long end = System.nanoTime() + bound.toNanos();
-    while (!expected.stream().allMatch(n -> {
-      if (!n.alive()) fail(n.name + " exited\n" + n.tail(60));
-      return upMembers(n).orElse(0) == count;
-    })) {
-      if (System.nanoTime() > end) {
-        fail(count + " members Up not within " + bound.toSeconds() + " s\n"
-            + expected.stream().map(n -> n.tail(25)).collect(Collectors.joining("\n")));
-      }
-      Thread.sleep(250);
-    }
   }
 }
