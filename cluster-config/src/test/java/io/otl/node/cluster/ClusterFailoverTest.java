@@ -62,8 +62,7 @@ class ClusterFailoverTest {
     dbUrl = db.getString("agentscope.training.db.url");
     Path dir = Files.createDirectories(Path.of("target", "cluster-failover-" + System.currentTimeMillis()));
     int[] cluster = {NodeProcess.freePort(), NodeProcess.freePort(), NodeProcess.freePort()};
-    String seeds = java.util.Arrays.stream(cluster).mapToObj(p -> "pekko://otl@127.0.0.1:" + p)
-        .collect(Collectors.joining(","));
+    String seeds = NodeProcess.seedNodes(cluster);
     Map<String, String> env = NodeProcess.clusterEnv(seeds, dbUrl, TestDatabases.PG_USER, TestDatabases.PG_PASSWORD);
     for (int i = 0; i < 3; i++) {
       nodes.add(new NodeProcess("node" + (i + 1), cluster[i], NodeProcess.freePort(), NodeProcess.freePort(), env, dir));

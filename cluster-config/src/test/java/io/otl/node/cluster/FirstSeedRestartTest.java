@@ -49,8 +49,7 @@ class FirstSeedRestartTest {
     String url = db.getString("agentscope.training.db.url");
     Path dir = Files.createDirectories(Path.of("target", "first-seed-" + System.currentTimeMillis()));
     int[] ports = {NodeProcess.freePort(), NodeProcess.freePort(), NodeProcess.freePort()};
-    String seeds = java.util.Arrays.stream(ports).mapToObj(p -> "pekko://otl@127.0.0.1:" + p)
-        .collect(Collectors.joining(","));
+    String seeds = NodeProcess.seedNodes(ports);
     Map<String, String> env = NodeProcess.clusterEnv(seeds, url, TestDatabases.PG_USER, TestDatabases.PG_PASSWORD);
     for (int i = 0; i < 3; i++) {
       nodes.add(new NodeProcess("node" + (i + 1), ports[i], NodeProcess.freePort(), NodeProcess.freePort(), env, dir)

@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.Test;
 
@@ -48,8 +47,7 @@ class GatewaySlidingWindowOnSeveralNodesTest {
     TrinitySimulator simulator = TrinitySimulator.start(kit.system(),
         SimulatorSettings.defaults().withPort(0).withWorkDir(dir.resolve("simulator")));
     int[] cluster = {NodeProcess.freePort(), NodeProcess.freePort(), NodeProcess.freePort()};
-    String seeds = java.util.Arrays.stream(cluster).mapToObj(p -> "pekko://otl@127.0.0.1:" + p)
-        .collect(Collectors.joining(","));
+    String seeds = NodeProcess.seedNodes(cluster);
     Map<String, String> env = NodeProcess.clusterEnv(seeds, url, TestDatabases.PG_USER, TestDatabases.PG_PASSWORD);
     List<NodeProcess> nodes = new ArrayList<>();
     try {

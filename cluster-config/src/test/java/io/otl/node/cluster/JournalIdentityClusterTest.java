@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -48,8 +47,7 @@ class JournalIdentityClusterTest {
     String otherUrl = otherDb.getString("agentscope.training.db.url");
     Path dir = Files.createDirectories(Path.of("target", "journal-identity-" + System.currentTimeMillis()));
     int[] ports = {NodeProcess.freePort(), NodeProcess.freePort(), NodeProcess.freePort()};
-    String seeds = java.util.Arrays.stream(ports).mapToObj(p -> "pekko://otl@127.0.0.1:" + p)
-        .collect(Collectors.joining(","));
+    String seeds = NodeProcess.seedNodes(ports);
     Map<String, String> env = NodeProcess.clusterEnv(seeds, clusterUrl, TestDatabases.PG_USER, TestDatabases.PG_PASSWORD);
     Map<String, String> wrongEnv = NodeProcess.clusterEnv(seeds, otherUrl, TestDatabases.PG_USER,
         TestDatabases.PG_PASSWORD);

@@ -91,6 +91,12 @@ final class NodeProcess implements AutoCloseable {
     return env;
   }
 
+  /** The {@code OTL_SEED_NODES} value that lists a node on each of {@code clusterPorts}. */
+  static String seedNodes(int... clusterPorts) {
+    return java.util.Arrays.stream(clusterPorts).mapToObj(p -> "pekko://otl@127.0.0.1:" + p)
+        .collect(java.util.stream.Collectors.joining(","));
+  }
+
   static int freePort() {
     return io.otl.node.testing.FreePorts.take();
   }

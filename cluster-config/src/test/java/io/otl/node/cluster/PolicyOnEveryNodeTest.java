@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -43,8 +42,7 @@ class PolicyOnEveryNodeTest {
     String url = db.getString("agentscope.training.db.url");
     Path dir = Files.createDirectories(Path.of("target", "policy-every-node-" + System.nanoTime()).toAbsolutePath());
     int[] ports = {NodeProcess.freePort(), NodeProcess.freePort()};
-    String seeds = java.util.Arrays.stream(ports).mapToObj(p -> "pekko://otl@127.0.0.1:" + p)
-        .collect(Collectors.joining(","));
+    String seeds = NodeProcess.seedNodes(ports);
     Map<String, String> env = NodeProcess.clusterEnv(seeds, url, TestDatabases.PG_USER, TestDatabases.PG_PASSWORD);
     for (int i = 0; i < ports.length; i++) {
       NodeProcess node = new NodeProcess("node" + (i + 1), ports[i], NodeProcess.freePort(), NodeProcess.freePort(),

@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -47,8 +46,7 @@ class ServingAgreementClusterTest {
     String url = db.getString("agentscope.training.db.url");
     Path dir = Files.createDirectories(Path.of("target", "serving-agreement-" + System.currentTimeMillis()));
     int[] ports = {NodeProcess.freePort(), NodeProcess.freePort(), NodeProcess.freePort()};
-    String seeds = java.util.Arrays.stream(ports).mapToObj(p -> "pekko://otl@127.0.0.1:" + p)
-        .collect(Collectors.joining(","));
+    String seeds = NodeProcess.seedNodes(ports);
     Map<String, String> env = NodeProcess.clusterEnv(seeds, url, TestDatabases.PG_USER, TestDatabases.PG_PASSWORD);
     NodeProcess node1 = new NodeProcess("node1", ports[0], NodeProcess.freePort(), NodeProcess.freePort(), env, dir)
         .withConfig(CLUSTER_SERVING);
