@@ -495,6 +495,20 @@ class TrainingSettingsValidatorTest {
     TrainingSettingsValidator.validate(hocon(tr + "cron = \"0 */15 9-17 ? * MON-FRI\""));
   }
 
+  /**
+   * An AgentScope Java user writes Spring's cron, where 1-5 is MON-FRI; read as Quartz (1 = SUN) it fires
+   * SUN-THU. Accepted as before, but start-up says which days the numbers name (it said nothing, trial t142).
+   */
+  @Test
+  void aCronWithDayNumbersSaysWhichDaysTheyName() {
+    String key = "agentscope.training.training-runner.trigger.cron";
+    assertEquals(List.of(key + " = \"0 0 2 * * 1-5\": fires on SUN-THU: day-of-week numbers count as in Quartz,"
+        + " 1 = SUN … 7 = SAT (Spring's @Scheduled counts 1 = MON … 7 = SUN); write the days as names (MON-FRI)"
+        + " to say which are meant"), TrainingSettingsValidator.validate(hocon(key + " = \"0 0 2 * * 1-5\"")).warnings());
+    assertEquals(List.of(), TrainingSettingsValidator.validate(hocon(key + " = \"0 0 2 ? * MON-FRI\"")).warnings());
+    assertEquals(List.of(), TrainingSettingsValidator.validate(hocon(key + " = \"0 0 2 * * ?\"")).warnings());
+  }
+
   @Test
   void stepsMustEndAtOneAndStartAboveTheCanaryRatio() {
     String mu = "agentscope.training.model-update.";

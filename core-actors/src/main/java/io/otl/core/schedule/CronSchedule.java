@@ -210,6 +210,22 @@ public final class CronSchedule {
   }
 
   /**
+   * The days this expression fires on, by name ({@code "SUN-THU"} for {@code 1-5}), when its
+   * day-of-week field gives days by number; empty when it uses names or no day restriction. The
+   * numbers count as in Quartz, 1 = SUN … 7 = SAT, but Spring's {@code @Scheduled}, the cron that
+   * AgentScope Java users write, counts 1 = MON … 7 = SUN: the same digits name other days there,
+   * so whoever reads the configuration is told which days are meant. A step ({@code *}{@code /2})
+   * is no day number.
+   */
+  public Optional<String> daysOfWeekGivenByNumber() {
+    String field = expression.split("\\s+")[5];
+    if (!dowConstrained || !field.replaceAll("/\\d+", "").matches(".*\\d.*")) {
+      return Optional.empty();
+    }
+    return Optional.of(compact(daysOfWeek, Field.DAY_OF_WEEK));
+  }
+
+  /**
    * An English description, e.g. {@code every day at 02:00:00} or
    * {@code at second 0, minute 0,15,30,45, hour 9-17, on MON-FRI}.
    */

@@ -160,6 +160,21 @@ class CronScheduleTest {
     assertTrue(e.getMessage().contains("'?'"), e.getMessage());
   }
 
+  /**
+   * Spring's @Scheduled, the cron AgentScope Java users write, reads 1-5 as MON-FRI; here it is SUN-THU.
+   * The schedule says which days its numbers name, so the node can tell whoever configured it.
+   */
+  @Test
+  void dayOfWeekNumbersAreNamedBecauseSpringCountsThemOneDayOff() {
+    assertEquals(Optional.of("SUN-THU"), CronSchedule.parse("0 0 2 * * 1-5").daysOfWeekGivenByNumber());
+    assertEquals(Optional.of("SAT"), CronSchedule.parse("0 0 2 ? * 7").daysOfWeekGivenByNumber());
+    assertEquals(Optional.of("SUN,MON"), CronSchedule.parse("0 0 2 ? * 1,MON").daysOfWeekGivenByNumber());
+    assertEquals(Optional.empty(), CronSchedule.parse("0 0 2 ? * MON-FRI").daysOfWeekGivenByNumber());
+    assertEquals(Optional.empty(), CronSchedule.parse("0 0 2 ? * */2").daysOfWeekGivenByNumber(), "a step is no day");
+    assertEquals(Optional.empty(), CronSchedule.parse("0 0 2 1 * ?").daysOfWeekGivenByNumber());
+    assertEquals(Optional.empty(), CronSchedule.parse("0 0 2 * * ?").daysOfWeekGivenByNumber());
+  }
+
   @Test
   void equalSchedulesFromDifferentSpellings() {
     assertEquals(CronSchedule.parse("0 0 2 ? * MON-FRI"), CronSchedule.parse("0 0 2 ? * 2-6"));
