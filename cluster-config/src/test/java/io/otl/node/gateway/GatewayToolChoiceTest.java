@@ -154,12 +154,45 @@ class GatewayToolChoiceTest {
     assertEquals("get_time", call.asFunction().function().name(), "the one tool allowed, its mode required");
   }
 
+  /**
+   * A forced choice binds after a tool's result too, as OpenAI and vLLM force it: the simulator called a tool
+   * only when the user spoke last, so an agent that demands its final-answer tool after a result (trial t140,
+   * the openai Python client with {@code tool_choice} {@code "required"} and a named function) got text, streamed
+   * or not. Left to choose ({@code auto}), it still answers a result with text.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "\"tool_choice\":\"required\"",
+      "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}",
+      "\"tool_choice\":\"required\",\"stream\":true",
+      "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}},\"stream\":true"})
+  void aForcedToolChoiceAfterAToolResultIsAToolCall(String fields) throws Exception {
+    String afterResult = "[{\"role\":\"user\",\"content\":\"what is the weather\"},"
+        + "{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
+        + "\"function\":{\"name\":\"get_weather\",\"arguments\":\"{}\"}}]},"
+        + "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"sunny\"}]";
+    HttpResponse<String> forced = call("forced-" + UUID.randomUUID(), afterResult, fields + ",\"tools\":[" + WEATHER + "]");
+    assertEquals(200, forced.statusCode(), forced.body());
+    assertTrue(forced.body().contains("\"tool_calls\"") && forced.body().contains("get_weather"),
+        "the forced tool is called: " + forced.body());
+
+    HttpResponse<String> auto = call("auto-" + UUID.randomUUID(), afterResult,
+        "\"tool_choice\":\"auto\",\"tools\":[" + WEATHER + "]");
+    assertEquals(200, auto.statusCode(), auto.body());
+    assertTrue(!auto.body().contains("\"tool_calls\"") && auto.body().contains("\"stop\""),
+        "left to choose, the model answers the result: " + auto.body());
+  }
+
   private static HttpResponse<String> call(String session, String fields) throws Exception {
+    return call(session, "[{\"role\":\"user\",\"content\":\"what is the weather\"}]", fields);
+  }
+
+  private static HttpResponse<String> call(String session, String messages, String fields) throws Exception {
     return CLIENT.send(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
         .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).header("X-Session-Id", session)
         .timeout(Duration.ofSeconds(60))
-        .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"messages\":[{\"role\":\"user\","
-            + "\"content\":\"what is the weather\"}]," + fields + "}")).build(),
+        .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"messages\":" + messages + ","
+            + fields + "}")).build(),
         HttpResponse.BodyHandlers.ofString());
   }
 }
