@@ -312,6 +312,12 @@ final class ChatSimulation {
     JsonNode props = parameters.path("properties");
     props.fieldNames().forEachRemaining(p -> {
       JsonNode schema = props.path(p);
+      if (schema.has("enum") || schema.has("const")) {
+        // One of its values, as a strict tool's call holds (a Literal or an enum inline): the user's text
+        // there failed the openai Python client's parse() of the call (trial t140).
+        args.set(p, AnswerShape.parameterValue(schema, parameters, userText));
+        return;
+      }
       String type = schema.path("type").asText(schema.has("properties") ? "object" : "string");
       boolean plain = !schema.has("$ref") && !schema.has("anyOf") && !schema.has("oneOf") && !schema.has("allOf");
       switch (type) {

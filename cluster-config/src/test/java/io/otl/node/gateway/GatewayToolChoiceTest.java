@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.JsonValue;
@@ -37,6 +38,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class GatewayToolChoiceTest {
   private static final HttpClient CLIENT = HttpClient.newHttpClient();
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String AGENT = "tool-chooser";
   private static final String WEATHER = "{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
       + "\"parameters\":{\"type\":\"object\",\"properties\":{}}}}";
@@ -181,6 +183,29 @@ class GatewayToolChoiceTest {
     assertEquals(200, auto.statusCode(), auto.body());
     assertTrue(!auto.body().contains("\"tool_calls\"") && auto.body().contains("\"stop\""),
         "left to choose, the model answers the result: " + auto.body());
+  }
+
+  /**
+   * A parameter with an inline {@code enum} or {@code const} (a pydantic {@code Literal}, as
+   * {@code openai.pydantic_function_tool} writes it) gets one of its values: the simulator gave a string
+   * parameter the user's text whatever its enum, and the openai Python client's {@code parse()} raised a
+   * ValidationError on the embedded default (trial t140).
+   */
+  @Test
+  void theSimulatorCallsAToolWithAValueOfEachEnumParameter() throws Exception {
+    String tool = "{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"strict\":true,\"parameters\":"
+        + "{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\",\"enum\":[\"fast\",\"slow\"]},"
+        + "\"days\":{\"type\":\"integer\",\"enum\":[3,7]},\"kind\":{\"const\":\"forecast\",\"type\":\"string\"},"
+        + "\"city\":{\"type\":\"string\"}},\"required\":[\"mode\",\"days\",\"kind\",\"city\"]}}}";
+    HttpResponse<String> r = call("enum-" + UUID.randomUUID(),
+        "\"tool_choice\":\"required\",\"tools\":[" + tool + "]");
+    assertEquals(200, r.statusCode(), r.body());
+    JsonNode arguments = JSON.readTree(JSON.readTree(r.body()).path("choices").get(0).path("message").path("tool_calls").get(0)
+        .path("function").path("arguments").asText());
+    assertEquals("fast", arguments.path("mode").asText(), arguments.toString());
+    assertEquals(3, arguments.path("days").asInt(), arguments.toString());
+    assertEquals("forecast", arguments.path("kind").asText(), arguments.toString());
+    assertEquals("what is the weather", arguments.path("city").asText(), "a free string is still the user's text");
   }
 
   private static HttpResponse<String> call(String session, String fields) throws Exception {
