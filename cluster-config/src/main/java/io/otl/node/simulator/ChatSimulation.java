@@ -3,6 +3,7 @@ package io.otl.node.simulator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,9 +21,9 @@ import java.util.Optional;
  * which records it as a msg_id a later {@code POST /feedback} may reward.
  *
  * <p>Tool calls: when the request offers {@code tools} (and {@code tool_choice} is not {@code
- * none}) and the last message is the user's, the simulator calls the first tool (or the named one;
- * of an {@code allowed_tools} choice, the first it lists) if the user asks for a tool (the word "tool",
- * or the tool's name) or {@code tool_choice} forces it. Request fields {@code simulator_chunk_delay_ms} (between stream chunks) and {@code
+ * none}), the simulator calls the first tool (or the named one; of an {@code allowed_tools} choice, the
+ * first it lists) if the last message is the user's asking for a tool (the word "tool", or the tool's
+ * name), or whatever the last message is when {@code tool_choice} forces it ({@code required}, a named tool). Request fields {@code simulator_chunk_delay_ms} (between stream chunks) and {@code
  * simulator_delay_ms} (before the response) slow it down, so tests can disconnect mid-stream or
  * hit a timeout; a real server ignores such fields.
  */
@@ -117,7 +118,7 @@ final class ChatSimulation {
       } else {
         message.put("content", text);
         if (logprobs) {
-          choice.set("logprobs", logprobs(text));
+          choice.set("logprobs", logprobs(text, request.path("top_logprobs").asInt(0)));
         } else {
           choice.putNull("logprobs");
         }
@@ -225,19 +226,36 @@ final class ChatSimulation {
     }
   }
 
-  /** vLLM's shape with {@code return_tokens_as_token_ids}: the token as "token_id:N". */
-  private ObjectNode logprobs(String text) {
+  /**
+   * vLLM's shape with {@code return_tokens_as_token_ids}: the token as "token_id:N", and {@code top_logprobs}
+   * alternatives per token, the sampled token first, as a model server lists them (the list was always
+   * empty, whatever the request asked).
+   */
+  private ObjectNode logprobs(String text, int top) {
     ObjectNode lp = mapper.createObjectNode();
     ArrayNode content = lp.putArray("content");
     for (String word : text.split("(?<= )")) {
       int id = Math.floorMod(word.hashCode(), 50_000);
+      double logprob = -((id % 1000) / 1000.0);
       ObjectNode t = content.addObject();
       t.put("token", "token_id:" + id);
-      t.put("logprob", -((id % 1000) / 1000.0));
+      t.put("logprob", logprob);
       t.putNull("bytes");
-      t.putArray("top_logprobs");
+      ArrayNode alternatives = t.putArray("top_logprobs");
+      for (int k = 0; k < Math.min(top, 20); k++) {
+        alternatives.addObject().put("token", "token_id:" + (id + k) % 50_000).put("logprob", logprob - k)
+            .putNull("bytes");
+      }
     }
     return lp;
+  }
+
+  /** The conversation's last user message (its text feeds a call's arguments); missing when it has none. */
+  private static JsonNode lastUserMessage(JsonNode messages) {
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      if ("user".equals(messages.get(i).path("role").asText())) return messages.get(i);
+    }
+    return MissingNode.getInstance();
   }
 
   /** A tool call's id, unique per call: the response's own unique part and the choice's index. */
@@ -258,8 +276,6 @@ final class ChatSimulation {
     if (!tools.isArray() || tools.isEmpty()) return Optional.empty();
     JsonNode choice = request.path("tool_choice");
     if ("none".equals(choice.asText())) return Optional.empty();
-    JsonNode last = messages.get(messages.size() - 1);
-    if (!"user".equals(last.path("role").asText())) return Optional.empty();
     boolean allowedList = "allowed_tools".equals(choice.path("type").asText());
     List<JsonNode> callable = new ArrayList<>();
     for (JsonNode t : tools) {
@@ -272,9 +288,16 @@ final class ChatSimulation {
       for (JsonNode t : tools) if (forced.equals(toolName(t))) tool = t;
     }
     String name = toolName(tool);
-    String userText = ProxySimulation.text(last.path("content"));
+    JsonNode last = messages.get(messages.size() - 1);
+    boolean userSpokeLast = "user".equals(last.path("role").asText());
+    String userText = ProxySimulation.text(lastUserMessage(messages).path("content"));
     String ask = userText.toLowerCase(Locale.ROOT);
-    boolean asked = ask.contains("tool") || (!name.isEmpty() && ask.contains(name.toLowerCase(Locale.ROOT)));
+    // Only the user's own words are read as a request for a tool: after a tool's result the model answers,
+    // else an agent that calls whatever tool the model asks for would loop.
+    boolean asked = userSpokeLast
+        && (ask.contains("tool") || (!name.isEmpty() && ask.contains(name.toLowerCase(Locale.ROOT))));
+    // A forced choice binds whatever came last, as OpenAI and vLLM force it: an agent that demands a tool
+    // after a tool result (a final-answer tool, structured output's generate_response) got text instead.
     boolean required = "required".equals(choice.asText())
         || allowedList && "required".equals(choice.path("allowed_tools").path("mode").asText());
     if (!asked && forced.isEmpty() && !required) return Optional.empty();
@@ -289,6 +312,12 @@ final class ChatSimulation {
     JsonNode props = parameters.path("properties");
     props.fieldNames().forEachRemaining(p -> {
       JsonNode schema = props.path(p);
+      if (schema.has("enum") || schema.has("const")) {
+        // One of its values, as a strict tool's call holds (a Literal or an enum inline): the user's text
+        // there failed the openai Python client's parse() of the call (trial t140).
+        args.set(p, AnswerShape.parameterValue(schema, parameters, userText));
+        return;
+      }
       String type = schema.path("type").asText(schema.has("properties") ? "object" : "string");
       boolean plain = !schema.has("$ref") && !schema.has("anyOf") && !schema.has("oneOf") && !schema.has("allOf");
       switch (type) {

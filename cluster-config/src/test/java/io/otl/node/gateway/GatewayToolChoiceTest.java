@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.JsonValue;
@@ -37,6 +38,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class GatewayToolChoiceTest {
   private static final HttpClient CLIENT = HttpClient.newHttpClient();
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String AGENT = "tool-chooser";
   private static final String WEATHER = "{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
       + "\"parameters\":{\"type\":\"object\",\"properties\":{}}}}";
@@ -154,12 +156,68 @@ class GatewayToolChoiceTest {
     assertEquals("get_time", call.asFunction().function().name(), "the one tool allowed, its mode required");
   }
 
+  /**
+   * A forced choice binds after a tool's result too, as OpenAI and vLLM force it: the simulator called a tool
+   * only when the user spoke last, so an agent that demands its final-answer tool after a result (trial t140,
+   * the openai Python client with {@code tool_choice} {@code "required"} and a named function) got text, streamed
+   * or not. Left to choose ({@code auto}), it still answers a result with text.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "\"tool_choice\":\"required\"",
+      "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}",
+      "\"tool_choice\":\"required\",\"stream\":true",
+      "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}},\"stream\":true"})
+  void aForcedToolChoiceAfterAToolResultIsAToolCall(String fields) throws Exception {
+    String afterResult = "[{\"role\":\"user\",\"content\":\"what is the weather\"},"
+        + "{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
+        + "\"function\":{\"name\":\"get_weather\",\"arguments\":\"{}\"}}]},"
+        + "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"sunny\"}]";
+    HttpResponse<String> forced = call("forced-" + UUID.randomUUID(), afterResult, fields + ",\"tools\":[" + WEATHER + "]");
+    assertEquals(200, forced.statusCode(), forced.body());
+    assertTrue(forced.body().contains("\"tool_calls\"") && forced.body().contains("get_weather"),
+        "the forced tool is called: " + forced.body());
+
+    HttpResponse<String> auto = call("auto-" + UUID.randomUUID(), afterResult,
+        "\"tool_choice\":\"auto\",\"tools\":[" + WEATHER + "]");
+    assertEquals(200, auto.statusCode(), auto.body());
+    assertTrue(!auto.body().contains("\"tool_calls\"") && auto.body().contains("\"stop\""),
+        "left to choose, the model answers the result: " + auto.body());
+  }
+
+  /**
+   * A parameter with an inline {@code enum} or {@code const} (a pydantic {@code Literal}, as
+   * {@code openai.pydantic_function_tool} writes it) gets one of its values: the simulator gave a string
+   * parameter the user's text whatever its enum, and the openai Python client's {@code parse()} raised a
+   * ValidationError on the embedded default (trial t140).
+   */
+  @Test
+  void theSimulatorCallsAToolWithAValueOfEachEnumParameter() throws Exception {
+    String tool = "{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"strict\":true,\"parameters\":"
+        + "{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\",\"enum\":[\"fast\",\"slow\"]},"
+        + "\"days\":{\"type\":\"integer\",\"enum\":[3,7]},\"kind\":{\"const\":\"forecast\",\"type\":\"string\"},"
+        + "\"city\":{\"type\":\"string\"}},\"required\":[\"mode\",\"days\",\"kind\",\"city\"]}}}";
+    HttpResponse<String> r = call("enum-" + UUID.randomUUID(),
+        "\"tool_choice\":\"required\",\"tools\":[" + tool + "]");
+    assertEquals(200, r.statusCode(), r.body());
+    JsonNode arguments = JSON.readTree(JSON.readTree(r.body()).path("choices").get(0).path("message").path("tool_calls").get(0)
+        .path("function").path("arguments").asText());
+    assertEquals("fast", arguments.path("mode").asText(), arguments.toString());
+    assertEquals(3, arguments.path("days").asInt(), arguments.toString());
+    assertEquals("forecast", arguments.path("kind").asText(), arguments.toString());
+    assertEquals("what is the weather", arguments.path("city").asText(), "a free string is still the user's text");
+  }
+
   private static HttpResponse<String> call(String session, String fields) throws Exception {
+    return call(session, "[{\"role\":\"user\",\"content\":\"what is the weather\"}]", fields);
+  }
+
+  private static HttpResponse<String> call(String session, String messages, String fields) throws Exception {
     return CLIENT.send(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
         .header("Content-Type", "application/json").header("X-Agent-Id", AGENT).header("X-Session-Id", session)
         .timeout(Duration.ofSeconds(60))
-        .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"messages\":[{\"role\":\"user\","
-            + "\"content\":\"what is the weather\"}]," + fields + "}")).build(),
+        .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"messages\":" + messages + ","
+            + fields + "}")).build(),
         HttpResponse.BodyHandlers.ofString());
   }
 }

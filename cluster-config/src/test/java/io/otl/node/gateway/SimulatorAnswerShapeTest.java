@@ -56,6 +56,23 @@ class SimulatorAnswerShapeTest {
     assertEquals(List.of(), f.warnings);
   }
 
+  /**
+   * {@code top_logprobs} gets that many alternatives per token, the sampled one first, as vLLM lists them: the
+   * list was always empty (trial t140, the openai Python client asking {@code top_logprobs=2}).
+   */
+  @Test
+  void topLogprobsListsThatManyAlternativesPerToken() {
+    ChatCompletion answer = client.chat().completions().create(ChatCompletionCreateParams.builder().model("default")
+        .addUserMessage("Hi there").logprobs(true).topLogprobs(2).build());
+    var tokens = answer.choices().get(0).logprobs().orElseThrow().content().orElseThrow();
+    assertTrue(!tokens.isEmpty());
+    for (var token : tokens) {
+      assertEquals(2, token.topLogprobs().size(), token.toString());
+      assertEquals(token.token(), token.topLogprobs().get(0).token(), "the sampled token first");
+      assertEquals(token.logprob(), token.topLogprobs().get(0).logprob());
+    }
+  }
+
   @Test
   void anAnswerOverTheTokenLimitIsCutWithFinishReasonLength() {
     ChatCompletion cut = client.chat().completions().create(ChatCompletionCreateParams.builder().model("default")

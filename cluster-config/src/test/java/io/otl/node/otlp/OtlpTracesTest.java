@@ -491,6 +491,26 @@ class OtlpTracesTest {
     String message = JSON.readTree(echo.body()).get("message").asText();
     assertTrue(message.contains("traceId must be 32 hex digits"), message);
     assertFalse(message.contains("13812345678"), message);
+    assertFalse(message.contains("base64"), "no hint for what is no base64: " + message);
+  }
+
+  /**
+   * OTLP/JSON made with protobuf's own JSON mapping (Python's {@code json_format.MessageToJson}: the Python SDK
+   * exports protobuf only) has base64 ids. Refused as before, the message now says why (trial t140: "traceId
+   * must be 32 hex digits (it has 24 characters)" left the user guessing).
+   */
+  @Test
+  void base64IdsAreRefusedSayingThatOtlpJsonWritesHex() throws Exception {
+    String traceId = java.util.Base64.getEncoder().encodeToString(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+        14, 15, 16});
+    HttpResponse<byte[]> r = post(node.httpPort(), "application/json", null,
+        ("{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"" + traceId + "\",\"spanId\":\"AQIDBAUGBwg=\","
+            + "\"name\":\"execute_tool\"}]}]}]}").getBytes(UTF_8), TOKEN);
+    assertEquals(400, r.statusCode());
+    String message = JSON.readTree(r.body()).get("message").asText();
+    assertTrue(message.contains("traceId must be 32 hex digits (it has 24 characters): it reads as base64")
+        && message.contains("OTLP/JSON writes trace and span ids as hex"), message);
+    assertFalse(message.contains(traceId), message);
   }
 
   /**

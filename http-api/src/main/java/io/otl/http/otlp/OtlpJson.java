@@ -7,6 +7,7 @@ import io.otl.http.BadRequest;
 import io.otl.wire.StrictDocument;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -196,13 +197,30 @@ final class OtlpJson {
     if (hex.isEmpty()) return "";
     // what was sent is not repeated: it may be anything (a phone number as likely as a typo)
     String expected = where + "." + field + " must be " + bytes * 2 + " hex digits";
-    if (hex.length() != bytes * 2) throw invalid(expected + " (it has " + hex.length() + " characters)");
+    if (hex.length() != bytes * 2) {
+      throw invalid(expected + " (it has " + hex.length() + " characters)" + base64Hint(hex, bytes));
+    }
     try {
       HexFormat.of().parseHex(hex);
     } catch (IllegalArgumentException e) {
       throw invalid(expected + " (it has other characters)");
     }
     return hex.toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * Protobuf's own JSON mapping (Python's {@code json_format.MessageToJson}, Go's {@code protojson}, the only
+   * way to OTLP/JSON from the Python SDK, which exports protobuf alone) writes ids as base64, which OTLP/JSON
+   * does not: the bare length told such a user nothing (trial t140).
+   */
+  private static String base64Hint(String id, int bytes) {
+    try {
+      if (Base64.getDecoder().decode(id).length != bytes) return "";
+    } catch (IllegalArgumentException e) {
+      return "";
+    }
+    return ": it reads as base64, as protobuf's JSON mapping writes bytes (json_format.MessageToJson, protojson);"
+        + " OTLP/JSON writes trace and span ids as hex, or send protobuf (application/x-protobuf)";
   }
 
   private static JsonNode object(JsonNode n, String where) {
