@@ -37,9 +37,14 @@ public final class AgentPolicies {
 
   private AgentPolicies() {}
 
-  /** Throws {@link ConfigValidationException} naming every wrong agent id, key or value. */
-  public static void validate(Config root) {
+  /**
+   * Throws {@link ConfigValidationException} naming every wrong agent id, key or value; returns the
+   * warnings of what an agent sets itself: its own cron's day numbers (review t144; the node-wide
+   * keys' warnings are the file's, told once).
+   */
+  public static List<String> validate(Config root) {
     List<String> errors = new ArrayList<>();
+    List<String> warnings = new ArrayList<>();
     for (Map.Entry<String, Config> agent : sections(root, errors).entrySet()) {
       String prefix = PATH + "." + agent.getKey();
       boolean keysOk = true;
@@ -65,6 +70,15 @@ public final class AgentPolicies {
             + m.replace(UPDATE + ".", prefix + "." + MODEL_UPDATE + ".").replace(RUNNER + ".", prefix + ".")));
         continue;
       }
+      if (agent.getValue().hasPath("trigger.cron")) {
+        String cron = agent.getValue().getString("trigger.cron");
+        try {
+          TrainingRules.dayNumbers(io.otl.core.schedule.CronSchedule.parse(cron))
+              .ifPresent(w -> warnings.add(prefix + ".trigger.cron = \"" + cron + "\": " + w));
+        } catch (IllegalArgumentException e) {
+          // not scheduled, so not checked above: such a cron fires nothing
+        }
+      }
       if (hasModelUpdate(agent.getValue())) {
         // The entity's own checks across keys (e.g. min-samples-per-step against confidence and steps).
         try {
@@ -75,6 +89,7 @@ public final class AgentPolicies {
       }
     }
     if (!errors.isEmpty()) throw new ConfigValidationException(errors);
+    return warnings;
   }
 
   /** The training-runner overrides by agent id (empty when none); call {@link #validate} first. */

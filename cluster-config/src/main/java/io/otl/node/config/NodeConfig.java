@@ -89,7 +89,7 @@ public final class NodeConfig {
       errors.addAll(e.errors());
       unknown.addAll(e.unknownKeys());
     }
-    for (Runnable check : List.<Runnable>of(() -> AgentPolicies.validate(merged),
+    for (Runnable check : List.<Runnable>of(() -> warnings.addAll(AgentPolicies.validate(merged)),
         () -> ModelSection.fromRoot(merged))) { // the base model's section fails start-up here, not mid-way
       try {
         check.run();

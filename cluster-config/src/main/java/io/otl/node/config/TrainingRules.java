@@ -289,12 +289,16 @@ final class TrainingRules {
         c.error(key, v, "a cron expression that fires; this one never matches a date");
         return null;
       }
-      // Quartz's numbering, which Spring users (AgentScope Java's cron) read one day off: 1-5 is SUN-THU here.
-      schedule.daysOfWeekGivenByNumber().ifPresent(days -> c.warn(key, v, "fires on " + days
-          + ": day-of-week numbers count as in Quartz, 1 = SUN … 7 = SAT (Spring's @Scheduled counts 1 = MON …"
-          + " 7 = SUN); write the days as names (MON-FRI) to say which are meant"));
+      dayNumbers(schedule).ifPresent(w -> c.warn(key, v, w));
       return s;
     };
+  }
+
+  /** Quartz's numbering, which Spring users (AgentScope Java's cron) read one day off: 1-5 is SUN-THU here. */
+  static java.util.Optional<String> dayNumbers(CronSchedule schedule) {
+    return schedule.daysOfWeekGivenByNumber().map(days -> "fires on " + days
+        + ": day-of-week numbers count as in Quartz, 1 = SUN … 7 = SAT (Spring's @Scheduled counts 1 = MON …"
+        + " 7 = SUN); write the days as names (MON-FRI) to say which are meant");
   }
 
   static Rule steps() {

@@ -43,6 +43,23 @@ class AgentPoliciesTest {
     assertEquals(Map.of("support-bot", overrides), AgentPolicies.overrides(root));
   }
 
+  /**
+   * An agent's own cron with day numbers is told at start-up as the node-wide one is (review t144: only
+   * training-runner.trigger.cron was, so an agent's "1-5" fired SUN-THU without a word); an agent that keeps
+   * the node's cron adds nothing.
+   */
+  @Test
+  void anAgentsOwnCronWithDayNumbersIsToldWhichDaysTheyName() {
+    java.util.List<String> warnings = AgentPolicies.validate(resolve("""
+        agentscope.training.agents.support-bot { trigger.type = scheduled, trigger.cron = "0 0 2 * * 1-5" }
+        agentscope.training.agents.other-bot { trigger.min-samples = 50 }"""));
+    assertEquals(1, warnings.size(), warnings.toString());
+    assertTrue(warnings.get(0).startsWith("agentscope.training.agents.support-bot.trigger.cron = \"0 0 2 * * 1-5\": "
+        + "fires on SUN-THU: day-of-week numbers count as in Quartz"), warnings.get(0));
+    assertTrue(AgentPolicies.validate(resolve(
+        "agentscope.training.agents.support-bot { trigger.cron = \"0 0 2 ? * MON-FRI\" }")).isEmpty());
+  }
+
   @Test
   void aNodeWideOrUnknownKeyIsRefusedNamingTheKeyAndWhatIsAllowed() {
     String m = error("agentscope.training.agents.bot-1 { backend = trinity-proxy }");

@@ -169,7 +169,8 @@ class GatewayToolChoiceTest {
       "\"tool_choice\":\"required\",\"stream\":true",
       "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}},\"stream\":true"})
   void aForcedToolChoiceAfterAToolResultIsAToolCall(String fields) throws Exception {
-    String afterResult = "[{\"role\":\"user\",\"content\":\"what is the weather\"},"
+    // The user asks for the tool by name, so that only "the user spoke last" keeps auto from calling it again.
+    String afterResult = "[{\"role\":\"user\",\"content\":\"use the tool get_weather\"},"
         + "{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
         + "\"function\":{\"name\":\"get_weather\",\"arguments\":\"{}\"}}]},"
         + "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"sunny\"}]";

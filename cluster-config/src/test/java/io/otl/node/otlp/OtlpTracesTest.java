@@ -492,6 +492,15 @@ class OtlpTracesTest {
     assertTrue(message.contains("traceId must be 32 hex digits"), message);
     assertFalse(message.contains("13812345678"), message);
     assertFalse(message.contains("base64"), "no hint for what is no base64: " + message);
+
+    // Eleven digits decode as unpadded base64 to a span id's 8 bytes: still no hint (review t144).
+    HttpResponse<byte[]> phone = post(node.httpPort(), "application/json", null,
+        ("{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0102030405060708090a0b0c0d0e0f10\","
+            + "\"spanId\":\"13812345678\",\"name\":\"execute_tool\"}]}]}]}").getBytes(UTF_8), TOKEN);
+    assertEquals(400, phone.statusCode());
+    String spanMessage = JSON.readTree(phone.body()).get("message").asText();
+    assertTrue(spanMessage.contains("spanId must be 16 hex digits"), spanMessage);
+    assertFalse(spanMessage.contains("base64") || spanMessage.contains("13812345678"), spanMessage);
   }
 
   /**

@@ -104,9 +104,9 @@ final class RolloutPlanner {
       case PAUSE_MISMATCH -> {
         if (!r.paused()) {
           p.add(new RolloutPaused(r.candidate(), true, CanaryRules.MISMATCH_PREFIX + " at "
-              + describe(s) + ": " + d.detail() + "; no step-up until an operator resumes, promotes or rolls "
-              + "back (a candidate whose figures read degraded once the split reads consistent again is "
-              + "still rolled back)", tests, now));
+              + describe(s) + ": " + d.detail() + "; no step-up until an operator resumes, promotes or rolls back"
+              + (settings().rollbackOnDegradation() ? " (a candidate whose figures read degraded once the split "
+                  + "reads consistent again is still rolled back)" : ""), tests, now));
         }
       }
       case ROLLBACK -> {

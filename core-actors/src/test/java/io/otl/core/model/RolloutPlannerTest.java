@@ -315,6 +315,13 @@ class RolloutPlannerTest {
         o.stableSessions(), o.scoredMarks()));
     assertInstanceOf(VersionRolledBack.class, evaluate(DEFAULTS, laterInTheStep, LATE.plusSeconds(60)).events()
         .get(0));
+
+    // With rollback-on-degradation off nothing rolls back on its own, and the reason promises nothing of it.
+    ModelSettings noRollback = settings("rollback-on-degradation = false");
+    RolloutPaused held = assertInstanceOf(RolloutPaused.class,
+        evaluate(noRollback, atStep(1, false, STABLE_400, sessions(10, 400, 0.85)), LATE).events().get(0));
+    assertFalse(held.reason().contains("rolled back"), held.reason());
+    assertTrue(evaluate(noRollback, laterInTheStep, LATE.plusSeconds(60)).isEmpty());
   }
 
   @Test
