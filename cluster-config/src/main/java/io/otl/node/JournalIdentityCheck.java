@@ -94,20 +94,23 @@ public final class JournalIdentityCheck extends JoinConfigCompatChecker {
           + "the cluster's identity and refuses itself", describe(toCheck), describe(actualConfig));
       return Valid$.MODULE$;
     }
-    return judge(mismatch, actualConfig, () -> "");
+    return judge(mismatch, actualConfig, () -> "", log);
   }
 
   /**
    * The verdict of one of this node's join checks ({@link ServingAgreementCheck} too): a member
    * answering a join only logs {@code memberWarning} (see the class comment); a joiner refuses
    * itself and keeps why, for {@link #refusal}.
+   *
+   * @param checker the calling check's logger: an operator filtering by class found the serving check's
+   *     warnings under this one's name
    */
   static ConfigValidation judge(Optional<String> mismatch, Config actualConfig,
-      java.util.function.Supplier<String> memberWarning) {
+      java.util.function.Supplier<String> memberWarning, Logger checker) {
     if (mismatch.isEmpty()) return Valid$.MODULE$;
     if (isMember(actualConfig)) {
       // The mismatch is the joiner's: answer with our settings and let it refuse itself (see the class comment).
-      log.warn("{}; it is sent the cluster's settings and refuses itself", memberWarning.get());
+      checker.warn("{}; it is sent the cluster's settings and refuses itself", memberWarning.get());
       return Valid$.MODULE$;
     }
     // Both checks may refuse, and Pekko may check an answer of each seed node: each reason once.
@@ -115,7 +118,7 @@ public final class JournalIdentityCheck extends JoinConfigCompatChecker {
       REFUSALS.merge(actualConfig.getString(INSTANCE), mismatch.get(),
           (had, more) -> had.contains(more) ? had : had + ". Also: " + more);
     }
-    log.error("refusing to join the cluster: {}", mismatch.get());
+    checker.error("refusing to join the cluster: {}", mismatch.get());
     return new Invalid(scala.jdk.javaapi.CollectionConverters.asScala(List.of(mismatch.get())).toList());
   }
 

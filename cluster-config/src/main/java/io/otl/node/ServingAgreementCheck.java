@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.pekko.cluster.ConfigValidation;
 import org.apache.pekko.cluster.JoinConfigCompatChecker;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One way of serving per cluster: any member may host an agent's ModelVersion, and what it does
@@ -26,6 +28,7 @@ import org.apache.pekko.cluster.JoinConfigCompatChecker;
  * credentials (refused at start-up), so they travel as written.
  */
 public final class ServingAgreementCheck extends JoinConfigCompatChecker {
+  private static final Logger log = LoggerFactory.getLogger(ServingAgreementCheck.class);
   static final String PATH = "otl.serving-agreement";
   /** serving.backend with auto resolved: how a hosted ModelVersion deploys and serves versions. */
   static final String BACKEND = PATH + ".backend";
@@ -101,7 +104,7 @@ public final class ServingAgreementCheck extends JoinConfigCompatChecker {
     // On a member toCheck is the joiner's: the warning quotes the refusal the joiner will log.
     return JournalIdentityCheck.judge(mismatch(toCheck, actualConfig), actualConfig,
         () -> "a node with other serving settings asks to join this cluster; it will say: "
-            + mismatch(actualConfig, toCheck).orElse(""));
+            + mismatch(actualConfig, toCheck).orElse(""), log);
   }
 
   /**

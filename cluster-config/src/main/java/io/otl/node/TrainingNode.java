@@ -145,7 +145,8 @@ public final class TrainingNode implements AutoCloseable {
       SeedLease.Arrangement seeds = SeedLease.arrange(nodeConfig, ClusterSettings.fromConfig(nodeConfig), journal);
       Config config = SlowAnswers.requestsDoneAboveDeadline(
           SlowAnswers.idleTimeoutAboveAnswers(seeds.config(), settings.gateway()), settings.http().shutdownDeadline());
-      system = ActorSystem.create(Behaviors.empty(), ClusterAddressKeys.SYSTEM, config);
+      system = PortInUse.bind("the cluster", clusterBindPort(config), clusterPortSetting(config),
+          () -> ActorSystem.create(Behaviors.empty(), ClusterAddressKeys.SYSTEM, config));
       JournalIdentityCheck.register(system.classicSystem());
       SeedLease.start(system, journal, seeds);
       TrainingNode node = startOn(system, journal, settings, seeds.settings(), clock);
@@ -173,6 +174,19 @@ public final class TrainingNode implements AutoCloseable {
     }
   }
 
+  /** The port the cluster listener binds: artery's bind.port when set (behind NAT), else its canonical port. */
+  private static String clusterBindPort(Config config) {
+    String bind = config.hasPath(BIND_PORT) ? config.getString(BIND_PORT) : "";
+    return bind.isBlank() ? config.getString(ClusterAddressKeys.PORT) : bind;
+  }
+
+  private static String clusterPortSetting(Config config) {
+    return config.hasPath(BIND_PORT) && !config.getString(BIND_PORT).isBlank() ? BIND_PORT
+        : "OTL_CLUSTER_PORT (" + ClusterAddressKeys.PORT + ")";
+  }
+
+  private static final String BIND_PORT = "pekko.remote.artery.bind.port";
+
   private static TrainingNode startOn(ActorSystem<Void> system, JournalSettings journal, NodeSettings settings,
       ClusterSettings clusterSettings, Clock clock) {
     Cluster cluster = Cluster.get(system);
@@ -184,7 +198,9 @@ public final class TrainingNode implements AutoCloseable {
     });
     ClusterMembership.join(system, system.settings().config(), clusterSettings);
     TrinitySimulator simulator = settings.simulator()
-        .map(s -> TrinitySimulator.start(system, s, settings.serving().baseModel()))
+        .map(s -> PortInUse.bind("the Trinity simulator's", s.port(),
+            "OTL_SIMULATOR_PORT (agentscope.training.simulator.port)",
+            () -> TrinitySimulator.start(system, s, settings.serving().baseModel())))
         .orElse(null);
     // With simulator.port = 0 the default trinity-endpoint says port 0: jobs go where the simulator bound.
     TrainingSettings training = simulator == null ? settings.training()
@@ -324,14 +340,15 @@ public final class TrainingNode implements AutoCloseable {
           // OTel exporters send uncompressed by default: the raw body may be as large as a gzip one decoded.
           java.util.Map.of("/v1/traces", http.otlp().maxDecodedBytes(), "/v1/traces/", http.otlp().maxDecodedBytes()),
           gateway == null ? request -> false : gateway::answersModelPath);
-      binding = HttpServer.start(system, http.host(), http.port(), routes, http.shutdownDeadline(),
-              http.maxConnectionsPerAddress(), metrics)
-          .toCompletableFuture().join();
+      binding = PortInUse.bind("the HTTP API's", http.port(), "OTL_HTTP_PORT (agentscope.training.http.port)",
+          () -> HttpServer.start(system, http.host(), http.port(), routes, http.shutdownDeadline(),
+              http.maxConnectionsPerAddress(), metrics).toCompletableFuture().join());
       boundPort.set(binding.localAddress().getPort());
       if (http.otlp().ownPort()) {
-        otlpBinding = HttpServer.start(system, http.host(), http.otlp().port(), otlp.standalone(auth),
-                http.shutdownDeadline(), http.maxConnectionsPerAddress(), metrics)
-            .toCompletableFuture().join();
+        otlpBinding = PortInUse.bind("the OTLP receiver's", http.otlp().port(),
+            "OTL_OTLP_PORT (agentscope.training.otlp.port)",
+            () -> HttpServer.start(system, http.host(), http.otlp().port(), otlp.standalone(auth),
+                http.shutdownDeadline(), http.maxConnectionsPerAddress(), metrics).toCompletableFuture().join());
         log.info("OTLP/HTTP traces receiver (POST /v1/traces) on its own port {}", otlpBinding.localAddress().getPort());
       }
     }

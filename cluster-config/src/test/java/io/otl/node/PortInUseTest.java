@@ -15,20 +15,31 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A new user's 8080 is often taken (another server, another node): the start fails with pekko's
- * "Address already in use", and the command line then names the variables that move the node.
+ * "Address already in use", and the command line then names the setting that moves that listener.
  * The failure here is the real one, from a node whose HTTP port this test holds.
  */
 class PortInUseTest {
+  /**
+   * The failure names the one setting that moves the listener whose port is taken, with its value: the hint
+   * named all three port variables, and which to change was the user's guess (trial t141).
+   */
   @Test
-  void aTakenHttpPortFailsTheStartAndTheHintNamesThePortVariables() throws Exception {
+  void aTakenPortFailsTheStartNamingTheSettingThatMovesIt() throws Exception {
     Path dir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "port-in-use-");
     try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
-      RuntimeException e = assertThrows(RuntimeException.class, () -> TrainingNode.start(
-          ConfigFactory.parseMap(Map.of("agentscope.training.http.port", taken.getLocalPort()))
-              .withFallback(TestDatabases.node(TestDatabases.h2(dir.resolve("data")), true))));
-      String hint = PortInUse.hint(e);
-      assertTrue(hint.contains("OTL_HTTP_PORT") && hint.contains("OTL_CLUSTER_PORT") && hint.contains("OTL_SIMULATOR_PORT"),
-          e + " -> " + hint);
+      int port = taken.getLocalPort();
+      for (String key : new String[] {"agentscope.training.http.port", "agentscope.training.otlp.port"}) {
+        RuntimeException e = assertThrows(RuntimeException.class, () -> TrainingNode.start(
+            ConfigFactory.parseMap(Map.of(key, port))
+                .withFallback(TestDatabases.node(TestDatabases.h2(dir.resolve("data")), true))));
+        String said = Main.startFailure(e) + PortInUse.hint(e);
+        String variable = key.contains("otlp") ? "OTL_OTLP_PORT" : "OTL_HTTP_PORT";
+        assertTrue(said.contains(" port " + port + " is in use (another process listens on it): start this node with"
+            + " another " + variable + " (" + key + ")"), said);
+        for (String other : new String[] {"OTL_HTTP_PORT", "OTL_OTLP_PORT", "OTL_CLUSTER_PORT", "OTL_SIMULATOR_PORT"}) {
+          assertTrue(other.equals(variable) || !said.contains(other), "names only " + variable + ": " + said);
+        }
+      }
     }
     assertEquals("", PortInUse.hint(new IllegalStateException("journal unreachable", new java.io.IOException("refused"))));
   }

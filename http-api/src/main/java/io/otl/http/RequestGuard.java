@@ -134,6 +134,43 @@ public final class RequestGuard {
         + "the headers after it, so this request was not read further";
   }
 
+  static final String UNMET_EXPECTATION = "the Expect header asks for an expectation this node does not meet "
+      + "(it meets 100-continue only, RFC 9110 section 10.1.1); the request was not processed: send it without that "
+      + "expectation";
+
+  /**
+   * True when an {@code Expect} header holds an expectation other than {@code 100-continue} (which pekko-http
+   * meets). RFC 9110 §10.1.1 lets a server refuse those with 417; the node ignored them and processed the
+   * request, so a client that made its request depend on one had it stored all the same.
+   */
+  static boolean unmetExpectation(HttpRequest request) {
+    for (org.apache.pekko.http.javadsl.model.HttpHeader h : request.getHeaders()) {
+      if (!h.is("expect")) continue;
+      for (String expectation : h.value().split(",")) {
+        String e = expectation.strip();
+        if (!e.isEmpty() && !e.equalsIgnoreCase("100-continue")) return true;
+      }
+    }
+    return false;
+  }
+
+  /** A refusal from the headers alone: a body still arriving is not read, so the connection closes after it. */
+  private static HttpResponse closedUnlessRead(HttpRequest request, HttpResponse refusal) {
+    return request.entity() instanceof HttpEntity.Strict ? refusal
+        : refusal.addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close"));
+  }
+
+  /**
+   * {@link #unmetExpectation}'s 417 for a listener without this guard (the OTLP port, {@code otlp.port}), in the
+   * API's shape (the OTLP routes make it a {@code google.rpc.Status}).
+   */
+  public static Route withMetExpectations(java.util.function.Supplier<Route> inner) {
+    return extractRequest(request -> unmetExpectation(request)
+        ? complete(closedUnlessRead(request, Json.error(StatusCodes.EXPECTATION_FAILED, "expectation_failed",
+            UNMET_EXPECTATION)))
+        : inner.get());
+  }
+
   /**
    * {@link #headerNotAscii}'s refusal for a listener without this guard (the OTLP port, {@code otlp.port}): a 400 in
    * the API's shape (the OTLP routes make it a {@code google.rpc.Status}). The connection closes: a header swallowed
@@ -178,13 +215,19 @@ public final class RequestGuard {
             : Json.error(StatusCodes.BAD_REQUEST, "invalid_request", message))
             .addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close")));
       }
+      if (unmetExpectation(request)) {
+        metrics.request("unparsable", 417, 0);
+        errorLog.record("417 expectation not met");
+        return complete(closedUnlessRead(request, openAi
+            ? new OpenAiError(417, "invalid_request_error", "Expect", "expectation_failed", UNMET_EXPECTATION).response()
+            : Json.error(StatusCodes.EXPECTATION_FAILED, "expectation_failed", UNMET_EXPECTATION)));
+      }
       Optional<HttpResponse> refused = beforeBody.apply(request);
       if (refused.isPresent()) {
         metrics.request("unauthorized", refused.get().status().intValue(), 0);
         errorLog.record(refused.get().status().intValue() + " unauthorized");
         // A body still arriving is not read: the connection closes after the answer, as it must.
-        return complete(request.entity() instanceof HttpEntity.Strict ? refused.get()
-            : refused.get().addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close")));
+        return complete(closedUnlessRead(request, refused.get()));
       }
       if (!exempt && inFlight.incrementAndGet() > maxInFlight) {
         inFlight.decrementAndGet();

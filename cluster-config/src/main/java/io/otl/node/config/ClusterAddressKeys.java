@@ -24,7 +24,7 @@ public final class ClusterAddressKeys {
   /** The name of the node's actor system: every seed node's address names it. */
   public static final String SYSTEM = "otl";
   static final String HOSTNAME = "pekko.remote.artery.canonical.hostname";
-  static final String PORT = "pekko.remote.artery.canonical.port";
+  public static final String PORT = "pekko.remote.artery.canonical.port";
   static final String SEED_NODES = "pekko.cluster.seed-nodes";
   static final String SEED_NODES_VARIABLE = "OTL_SEED_NODES";
 

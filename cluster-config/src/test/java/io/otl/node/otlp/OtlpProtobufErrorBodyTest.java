@@ -69,6 +69,27 @@ class OtlpProtobufErrorBodyTest {
   }
 
   /**
+   * A protobuf body that does not parse: the 400 quoted protobuf's parser ("Protocol message end-group tag did
+   * not match expected tag."), words about its internals that told an exporter's user nothing. It says what was
+   * wrong with the request, in the same Status.
+   */
+  @Test
+  void aBodyThatIsNoProtobufRequestIsToldSoInTheNodesWords() throws Exception {
+    byte[][] bodies = {{0x0c}, {0x0a, 0x05, 'a', 'b'}, {0x0a, 0x02, 0x12, (byte) 0xff}, "{\"resourceSpans\":[]}".getBytes()};
+    for (int port : new int[] {node.httpPort(), node.otlpPort()}) {
+      for (byte[] body : bodies) {
+        HttpResponse<byte[]> r = post(port, "application/x-protobuf", body, TOKEN);
+        assertEquals(400, r.statusCode());
+        assertStatus(r, 3, "the body is not a valid OTLP ExportTraceServiceRequest (protobuf): ");
+        String message = StatusBody.message(r.body());
+        assertFalse(message.contains("Protocol message") || message.contains("While parsing"), message);
+      }
+      assertStatus(post(port, "application/x-protobuf", new byte[] {0x0a, 0x05, 'a', 'b'}, TOKEN), 3,
+          "it ends inside a field (the body is cut short");
+    }
+  }
+
+  /**
    * A JSON request's errors are the JSON encoding of the same Status ({@code code}, {@code message},
    * {@code details}), not the API's bare {@code {"error","message"}} (trial t52); the API's {@code
    * error} stays beside them. The HTTP statuses are unchanged.

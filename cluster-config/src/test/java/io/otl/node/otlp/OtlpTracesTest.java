@@ -523,6 +523,57 @@ class OtlpTracesTest {
   }
 
   /**
+   * The OTLP specification calls an absent or all-zero traceId invalid, as it does such a spanId; such
+   * spans were stored and acknowledged. Each is refused (partial success) on both ports and in both
+   * encodings, the other spans of the request stored.
+   */
+  @Test
+  void spansWithoutAValidTraceIdAreRefusedInJsonAndProtobuf() throws Exception {
+    String good = "0102030405060708090a0b0c0d0e0f11";
+    for (int port : new int[] {node.httpPort(), node.otlpPort()}) {
+      String session = "otlp-no-trace-" + port;
+      String stored = toolSpan(session, "00000000000000a0", "{\"stringValue\":\"{}\"}");
+      String zero = toolSpan(session, "00000000000000a1", "{\"stringValue\":\"{}\"}").replace(good, "0".repeat(32));
+      String absent = toolSpan(session, "00000000000000a2", "{\"stringValue\":\"{}\"}")
+          .replace("\"traceId\":\"" + good + "\",", "");
+      HttpResponse<byte[]> r = post(port, "application/json", null,
+          ("{\"resourceSpans\":[" + stored + "," + zero + "," + absent + "]}").getBytes(UTF_8), TOKEN);
+      assertEquals(200, r.statusCode(), new String(r.body(), UTF_8));
+      JsonNode partial = JSON.readTree(r.body()).path("partialSuccess");
+      assertEquals("2", partial.path("rejectedSpans").asText(), partial.toString());
+      assertTrue(partial.path("errorMessage").asText().contains("span 00000000000000a1 (execute_tool) has no traceId"),
+          partial.toString());
+      assertEquals(1, session(session).get("toolCalls").size());
+
+      io.opentelemetry.proto.trace.v1.Span.Builder span = io.opentelemetry.proto.trace.v1.Span.newBuilder()
+          .setSpanId(com.google.protobuf.ByteString.copyFrom(new byte[] {0, 0, 0, 0, 0, 0, 0, (byte) 0xb1}))
+          .setName("execute_tool")
+          .addAttributes(attribute("gen_ai.operation.name", "execute_tool"))
+          .addAttributes(attribute("gen_ai.conversation.id", session + "-proto"))
+          .addAttributes(attribute("gen_ai.agent.name", "tool-agent"))
+          .addAttributes(attribute("gen_ai.tool.name", "calc"));
+      var scope = io.opentelemetry.proto.trace.v1.ScopeSpans.newBuilder()
+          .addSpans(span.clone().setTraceId(com.google.protobuf.ByteString.copyFrom(new byte[16])))
+          .addSpans(span.clone().setSpanId(com.google.protobuf.ByteString.copyFrom(new byte[] {0, 0, 0, 0, 0, 0, 0,
+              (byte) 0xb2})));
+      byte[] proto = io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest.newBuilder()
+          .addResourceSpans(io.opentelemetry.proto.trace.v1.ResourceSpans.newBuilder().addScopeSpans(scope))
+          .build().toByteArray();
+      HttpResponse<byte[]> p = post(port, "application/x-protobuf", null, proto, TOKEN);
+      assertEquals(200, p.statusCode());
+      var answer = ExportTraceServiceResponse.parseFrom(p.body()).getPartialSuccess();
+      assertEquals(2, answer.getRejectedSpans(), answer.toString());
+      assertTrue(answer.getErrorMessage().contains("has no traceId (16 bytes, not all zero"), answer.toString());
+      assertEquals(404, new Http(node.httpPort()).withToken(TOKEN).get("/v1/sessions/" + session + "-proto").status());
+    }
+  }
+
+  private static io.opentelemetry.proto.common.v1.KeyValue attribute(String key, String value) {
+    return io.opentelemetry.proto.common.v1.KeyValue.newBuilder().setKey(key)
+        .setValue(io.opentelemetry.proto.common.v1.AnyValue.newBuilder().setStringValue(value)).build();
+  }
+
+  /**
    * Older event-based instrumentations: a body sent as JSON in {@code gen_ai.event.content} (Azure AI
    * Inference) was stored as the message text, braces and all; the 1.27 events
    * {@code gen_ai.content.prompt} / {@code gen_ai.content.completion} were not read, so the chat span was

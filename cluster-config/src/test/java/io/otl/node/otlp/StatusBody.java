@@ -11,6 +11,16 @@ import java.nio.charset.StandardCharsets;
 final class StatusBody {
   private StatusBody() {}
 
+  /** The message of the Status {@code body}, or null without one. */
+  static String message(byte[] body) throws IOException {
+    CodedInputStream in = CodedInputStream.newInstance(body);
+    for (int tag; (tag = in.readTag()) != 0; ) {
+      if (tag == ((2 << 3) | 2)) return in.readString();
+      in.skipField(tag);
+    }
+    return null;
+  }
+
   /** {@code body} is a Status of {@code code} whose message contains {@code inMessage}. */
   static void assertStatus(byte[] body, int code, String inMessage) throws IOException {
     CodedInputStream in = CodedInputStream.newInstance(body);

@@ -144,8 +144,11 @@ final class GenAiMapper {
       String sessionId = inherited(span, byId, "gen_ai.conversation.id", "session.id");
       // The span id is the events' id: without one, every such span of a session was "a duplicate" of
       // the first and dropped while the exporter was told all were taken.
-      String problem = span.spanId().isEmpty() || span.spanId().chars().allMatch(c -> c == '0')
+      String problem = !validId(span.spanId())
           ? "a " + op + " span without a spanId (8 bytes, not all zero): its events would have no id"
+          // The OTLP specification calls an absent or all-zero traceId invalid; a span with one was stored.
+          : !validId(span.traceId())
+          ? "span " + span.spanId() + " (" + op + ") has no traceId (16 bytes, not all zero, as OTLP requires)"
           : sessionId == null
           ? "span " + span.spanId() + " (" + op + ") has no gen_ai.conversation.id (or session.id), nor has any ancestor in the request"
           : Ids.problem("gen_ai.conversation.id", sessionId, Ids.MAX_SESSION_ID);
@@ -211,6 +214,11 @@ final class GenAiMapper {
     }
     return new Plan(sessions, ignored, refused, problems, List.copyOf(unread), ignoredMessages,
         List.copyOf(unreadMessages));
+  }
+
+  /** An OTLP trace or span id as the decoders give it (hex, of the right length or empty): present, not all zero. */
+  private static boolean validId(String hex) {
+    return !hex.isEmpty() && !hex.chars().allMatch(c -> c == '0');
   }
 
   /**

@@ -32,8 +32,8 @@ final class OtlpProtobuf {
     try {
       request = ExportTraceServiceRequest.parseFrom(body);
     } catch (InvalidProtocolBufferException e) {
-      throw new BadRequest(400, "invalid_otlp",
-          "the body is not an OTLP ExportTraceServiceRequest in protobuf: " + e.getMessage());
+      throw new BadRequest(400, "invalid_otlp", "the body is not a valid OTLP ExportTraceServiceRequest (protobuf): "
+          + what(e) + " (a body in the OTLP JSON encoding needs Content-Type: application/json)");
     }
     List<OtlpSpan> out = new ArrayList<>();
     for (ResourceSpans rs : request.getResourceSpansList()) {
@@ -53,6 +53,20 @@ final class OtlpProtobuf {
       }
     }
     return out;
+  }
+
+  /**
+   * What was wrong, in our words: the parser's own ("Protocol message end-group tag did not match
+   * expected tag.") named its internals, not the request, and told an exporter's user nothing.
+   */
+  private static String what(InvalidProtocolBufferException e) {
+    String m = String.valueOf(e.getMessage());
+    if (m.contains("input ended unexpectedly")) {
+      return "it ends inside a field (the body is cut short, or a length inside it is wrong)";
+    }
+    if (m.contains("invalid UTF-8")) return "a string field holds bytes that are not UTF-8";
+    if (m.contains("levels of nesting")) return "it is nested too deeply";
+    return "its bytes are not protobuf fields of that message (a wrong tag, wire type or length)";
   }
 
   static byte[] response(long rejected, String message) {

@@ -218,9 +218,9 @@ public final class OtlpRoutes {
    */
   public Route standalone(Auth auth) {
     return mapResponse(io.otl.http.Auth::challenged, () -> statusErrors(() -> io.otl.http.RequestGuard.withAsciiHeaders(() ->
-        io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
+        io.otl.http.RequestGuard.withMetExpectations(() -> io.otl.http.ApiRoutes.withCanonicalPaths(() -> handleExceptions(ApiErrors.exceptionHandler(), () ->
         handleRejections(ApiErrors.otlpPortRejectionHandler(), () -> closedUnlessRead(() -> pathPrefix("v1", () -> auth.protect(
-            () -> io.otl.http.RequestGuard.withStrictBody(maxDecodedBytes, this::route))))))))));
+            () -> io.otl.http.RequestGuard.withStrictBody(maxDecodedBytes, this::route)))))))))));
   }
 
   /** The token's refusal of a request whose body is still arriving closes the connection (the body is not read). */
