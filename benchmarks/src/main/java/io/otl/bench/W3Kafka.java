@@ -158,7 +158,7 @@ final class W3Kafka {
             break;
           }
           if (first > 0 && now >= nextSampleAt) {
-            nextSampleAt = now + TimeUnit.MILLISECONDS.toNanos(200);
+            nextSampleAt = now + TimeUnit.MILLISECONDS.toNanos(500);
             long n = pg.count(schema, JOURNAL_INSERTS_RUNNING);
             inFlightSamples++;
             inFlightSum += n;
@@ -268,6 +268,7 @@ final class W3Kafka {
     long writes = b.writes() - a.writes();
     long records = b.records() - a.records();
     m.put("batches", b.batches() - a.batches());
+    m.put("timeoutRetriesSinceStart", b.timeoutRetries());
     m.put("sessionWrites", writes);
     m.put("recordsPerWrite", writes > 0 ? Result.round((double) records / writes) : 0);
     m.put("writeLatencyMsMean", writes > 0 ? Result.round((b.writeNanos() - a.writeNanos()) / 1e6 / writes) : 0);

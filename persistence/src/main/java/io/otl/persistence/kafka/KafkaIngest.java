@@ -396,14 +396,15 @@ public final class KafkaIngest {
    * Counters of the ingestion since start, for the benchmarks (BENCHMARKS.md, session 43): batches
    * taken, session writes answered and the records in them, the writes' summed latency, each
    * record's summed wait from its batch's admission to its write's answer and the part of it in the
-   * write; and, now, the writes running, the sessions queued or writing, the records held.
+   * write; and, now, the writes running, the sessions queued or writing, the records held; and the
+   * timed-out writes sent again.
    */
   public record Stats(long batches, long writes, long records, long writeNanos, long recordWaitNanos,
-      long recordInWriteNanos, int writesRunning, int sessionsBusy, long recordsHeld) {}
+      long recordInWriteNanos, int writesRunning, int sessionsBusy, long recordsHeld, long timeoutRetries) {}
 
   public Stats stats() {
     return new Stats(batches.sum(), writes.sum(), written.sum(), writeNanos.sum(), waitNanos.sum(), inWriteNanos.sum(),
-        lanes.running(), lanes.busy(), recordsInFlight());
+        lanes.running(), lanes.busy(), recordsInFlight(), timeoutRetries());
   }
 
   /** Timed-out writes sent again in place since start. */
