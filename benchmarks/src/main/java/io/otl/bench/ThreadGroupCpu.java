@@ -18,7 +18,7 @@ import java.util.Map;
 final class ThreadGroupCpu {
   /** Groups by a thread name's start, first match wins; the rest of the Java threads are "other java". */
   private static final List<Map.Entry<String, List<String>>> GROUPS = List.of(
-      Map.entry("producer (bench)", List.of("kafka-producer-network-thread | " + KafkaBroker.BENCH_PRODUCER_ID,
+      Map.entry("bench producer, common pool", List.of("kafka-producer-network-thread | " + KafkaBroker.BENCH_PRODUCER_ID,
           "ForkJoinPool.commonPool")),
       Map.entry("consumer (pekko-kafka)", List.of("otl-pekko.kafka.", "kafka-coordinator-heartbeat-thread")),
       Map.entry("producers (node)", List.of("kafka-producer-network-thread")),
