@@ -22,6 +22,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * replication settings one node needs; loopback only. Topics are created up front.
  */
 final class KafkaBroker implements AutoCloseable {
+  /** The benchmark's producer's client id, so its network thread is told apart from the node's producers. */
+  static final String BENCH_PRODUCER_ID = "bench-producer";
   private final KafkaClusterTestKit cluster;
 
   private KafkaBroker(KafkaClusterTestKit cluster) {
@@ -84,6 +86,7 @@ final class KafkaBroker implements AutoCloseable {
   KafkaProducer<String, byte[]> producer() {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, BENCH_PRODUCER_ID);
     p.put(ProducerConfig.LINGER_MS_CONFIG, "10");
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");

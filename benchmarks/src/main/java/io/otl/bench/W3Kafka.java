@@ -2,6 +2,7 @@ package io.otl.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.otl.node.TrainingNode;
+import io.otl.persistence.kafka.KafkaIngest;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,6 +41,11 @@ final class W3Kafka {
     // --cold: every record produced before the node starts (sessions 35-41's method): a restarted node
     // with a backlog; by default the node is warm before the measured records are produced.
     boolean cold = args.flag("cold");
+    // --sql-poll: follow the measured rows by counting them in the journal every 50 ms, as sessions
+    // 35-42 did. That count cannot use an index (LIKE on a C.UTF-8 column) and scans the whole journal
+    // back to back, ~0.4 s of PostgreSQL's CPU per second beside the node on two cores (session 43);
+    // by default the node's own count of stored records is followed, and the journal counted at the end.
+    boolean sqlPoll = cold || args.flag("sql-poll");
     Result r = new Result("W3", "ingest, Kafka agent-events → journal, PostgreSQL");
     Pg.Schema schema = pg.freshSchema("bench_w3");
     String topic = "agent-events";
@@ -70,6 +76,10 @@ final class W3Kafka {
           // placement) nor the warm-up's own records (session 42).
           String warmSql = "SELECT count(*) FROM event_journal WHERE persistence_id LIKE 'AgentSession|w3warm-%'";
           long got = 0;
+          if (!sqlPoll) {
+            // The node's count first: the SQL count is a scan of the whole journal (session 43).
+            while (System.nanoTime() < deadline && recorded(node) < (long) warm * events) Thread.sleep(20);
+          }
           while (System.nanoTime() < deadline && (got = pg.count(schema, warmSql)) < warmRows) Thread.sleep(50);
           warmComplete = got == warmRows && waitCommitted(broker, topic, partitions, deadline) > 0;
           warmSecs = (System.nanoTime() - nodeStart) / 1e9;
@@ -97,21 +107,86 @@ final class W3Kafka {
         double cpuLast = 0;
         Map<String, Double> jitFirst = Map.of();
         Map<String, Double> jitLast = Map.of();
+        Map<String, Double> groupsFirst = Map.of();
+        Map<String, Double> groupsLast = Map.of();
+        // The journal's INSERTs running at each sample (the node's write transactions in flight at the
+        // database: at most jdbc-journal.parallelism), to tell a latency chain from a busy CPU.
+        long inFlightSamples = 0;
+        long inFlightSum = 0;
+        long inFlightMax = 0;
+        // The ingestion's own counters (writes, the wait from a batch's arrival to its records' write
+        // answers) at the first and last measured row, and its writes running and records held each sample.
+        KafkaIngest.Stats ingestFirst = null;
+        KafkaIngest.Stats ingestLast = null;
+        long runningSum = 0;
+        long busySum = 0;
+        long heldSum = 0;
+        List<String> series = new ArrayList<>();
+        long nextSeriesAt = 0;
+        long recordedBase = recorded(node);
+        long inputsTotal = (long) sessions * events;
+        long nextSampleAt = 0;
+        double pgFirst = 0;
+        double pgLast = 0;
+        long polls = 0;
         while (System.nanoTime() < deadline) {
-          rows = pg.count(schema, countSql);
+          if (sqlPoll) {
+            rows = pg.count(schema, countSql);
+          } else {
+            // Stored records of the measured run, as rows: the two session rows (start, completion) each
+            // are confirmed in the journal below.
+            long stored = recorded(node) - recordedBase;
+            rows = stored >= inputsTotal ? expectedRows : stored;
+          }
+          polls++;
           long now = System.nanoTime();
           if (rows > 0 && first < 0) {
             first = now;
             cpuFirst = Cpu.jvmSeconds();
             jitFirst = Cpu.jit(self);
+            groupsFirst = ThreadGroupCpu.snapshot();
+            ingestFirst = ingestStats(node);
+            pgFirst = Cpu.postgresSeconds();
           }
           if (rows >= expectedRows) {
             last = now;
             cpuLast = Cpu.jvmSeconds();
             jitLast = Cpu.jit(self);
+            groupsLast = ThreadGroupCpu.snapshot();
+            ingestLast = ingestStats(node);
+            pgLast = Cpu.postgresSeconds();
             break;
           }
-          Thread.sleep(50);
+          if (first > 0 && now >= nextSampleAt) {
+            nextSampleAt = now + TimeUnit.MILLISECONDS.toNanos(500);
+            long n = pg.count(schema, JOURNAL_INSERTS_RUNNING);
+            inFlightSamples++;
+            inFlightSum += n;
+            inFlightMax = Math.max(inFlightMax, n);
+            KafkaIngest.Stats st = ingestStats(node);
+            if (st != null) {
+              runningSum += st.writesRunning();
+              busySum += st.sessionsBusy();
+              heldSum += st.recordsHeld();
+              if (now >= nextSeriesAt) {
+                // each second: seconds since the first row, journal rows, writes running, sessions busy, records held, INSERTs running
+                series.add(String.format("%.0fs %d rows %d/%d/%d db%d", (now - first) / 1e9, rows, st.writesRunning(),
+                    st.sessionsBusy(), st.recordsHeld(), n));
+                nextSeriesAt = now + TimeUnit.SECONDS.toNanos(1);
+              }
+            }
+          }
+          Thread.sleep(sqlPoll ? 50 : 10);
+        }
+        if (!sqlPoll && last > 0) {
+          // The node counted every record stored: the journal must hold them and the sessions' own rows.
+          // A row that lands after the node's count (a session's completion) moves the end to when it is seen.
+          boolean seen = (rows = pg.count(schema, countSql)) >= expectedRows;
+          while (!seen && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            seen = (rows = pg.count(schema, countSql)) >= expectedRows;
+            if (seen) last = System.nanoTime();
+          }
         }
         double measuredProduceSecs = measuredSent.get(120, TimeUnit.SECONDS);
         long committedAt = waitCommitted(broker, topic, partitions, deadline);
@@ -119,6 +194,14 @@ final class W3Kafka {
         long inputs = (long) sessions * events;
         double rate = inputs / secs;
         boolean complete = rows == expectedRows && committedAt > 0 && warmComplete;
+        // Journal write transactions holding measured rows, by the rows' xmin (one per transaction).
+        long transactions = pg.count(schema, "SELECT count(DISTINCT xmin::text) FROM event_journal"
+            + " WHERE persistence_id LIKE 'AgentSession|w3-%'");
+        // A session's atomic write is its rows of one transaction (its lane runs one write at a time).
+        long sessionWrites = pg.count(schema, "SELECT count(*) FROM (SELECT DISTINCT persistence_id, xmin::text"
+            + " FROM event_journal WHERE persistence_id LIKE 'AgentSession|w3-%') w");
+        long medianTxRows = pg.count(schema, "SELECT coalesce(percentile_disc(0.5) WITHIN GROUP (ORDER BY n), 0) FROM"
+            + " (SELECT count(*) n FROM event_journal WHERE persistence_id LIKE 'AgentSession|w3-%' GROUP BY xmin::text) t");
         r.figure("method", cold ? "cold: all records produced before the node starts" : "warm: measured records"
                 + " produced after the warm-up's are in the journal and committed")
             .figure("sessions", sessions).figure("warmupSessions", warm).figure("eventsPerSession", events)
@@ -132,6 +215,20 @@ final class W3Kafka {
             .figure("allOffsetsCommittedAfterFirstRowSec", committedAt > 0 ? (committedAt - first) / 1e9 : -1)
             .figure("jvmCpuSecPer1kEvents", last > 0 ? (cpuLast - cpuFirst) * 1000 / inputs : Double.NaN)
             .figure("jvmJitCpuSecPer1kEvents", last > 0 ? Cpu.grown(jitFirst, jitLast) * 1000 / inputs : Double.NaN)
+            .figure("progressFollowedBy", sqlPoll ? "SQL count of the journal every 50 ms" : "the node's stored-records counter")
+            .figure("progressPolls", polls)
+            .figure("postgresCpuSecPer1kEvents", last > 0 ? (pgLast - pgFirst) * 1000 / inputs : Double.NaN)
+            .figure("journalTransactions", transactions)
+            .figure("rowsPerTransaction", transactions > 0 ? (double) rows / transactions : Double.NaN)
+            .figure("rowsPerTransactionMedian", medianTxRows)
+            .figure("sessionWrites", sessionWrites)
+            .figure("rowsPerSessionWrite", sessionWrites > 0 ? (double) rows / sessionWrites : Double.NaN)
+            .figure("journalInsertsRunningMean", inFlightSamples > 0 ? (double) inFlightSum / inFlightSamples : Double.NaN)
+            .figure("journalInsertsRunningMax", inFlightMax)
+            .figure("ingest", ingestFigures(ingestFirst, ingestLast, inFlightSamples, runningSum, busySum, heldSum))
+            .figure("ingestSeries (t rows running/busy/held dbInserts)", series)
+            .figure("cpuSecPer1kEventsByThreadGroup", last > 0 ? ThreadGroupCpu.per1k(groupsFirst, groupsLast, inputs)
+                : Map.of())
             .figure("countsCorrect", complete);
         r.headline = String.format("%,.0f events/s (first→last row %.1f s; offsets all committed %.1f s after first row;"
                 + " JVM %.2f CPU-s per 1,000 events, JIT %.2f)%s",
@@ -150,6 +247,44 @@ final class W3Kafka {
     }
     return r;
   }
+
+  /**
+   * Records the node's ingestion has in the journal since it started: stored, or answered as already
+   * stored (a write that timed out under load and was sent again finds its events there).
+   */
+  private static long recorded(TrainingNode node) {
+    return node.kafkaIngest().map(i -> i.recorded() + i.duplicates()).orElse(0L);
+  }
+
+  private static KafkaIngest.Stats ingestStats(TrainingNode node) {
+    return node.kafkaIngest().map(KafkaIngest::stats).orElse(null);
+  }
+
+  /** The ingestion's counts over the measured window: writes, records per write, their waits, what runs at once. */
+  private static Map<String, Object> ingestFigures(KafkaIngest.Stats a, KafkaIngest.Stats b, long samples, long running,
+      long busy, long held) {
+    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    if (a == null || b == null) return m;
+    long writes = b.writes() - a.writes();
+    long records = b.records() - a.records();
+    m.put("batches", b.batches() - a.batches());
+    m.put("timeoutRetriesSinceStart", b.timeoutRetries());
+    m.put("sessionWrites", writes);
+    m.put("recordsPerWrite", writes > 0 ? Result.round((double) records / writes) : 0);
+    m.put("writeLatencyMsMean", writes > 0 ? Result.round((b.writeNanos() - a.writeNanos()) / 1e6 / writes) : 0);
+    m.put("recordWaitMsMean", records > 0 ? Result.round((b.recordWaitNanos() - a.recordWaitNanos()) / 1e6 / records) : 0);
+    m.put("recordInWriteMsMean",
+        records > 0 ? Result.round((b.recordInWriteNanos() - a.recordInWriteNanos()) / 1e6 / records) : 0);
+    m.put("writesRunningMean", samples > 0 ? Result.round((double) running / samples) : 0);
+    m.put("sessionsBusyMean", samples > 0 ? Result.round((double) busy / samples) : 0);
+    m.put("recordsHeldMean", samples > 0 ? Result.round((double) held / samples) : 0);
+    return m;
+  }
+
+  /** The node's journal INSERTs running now in this database (idle-in-transaction ones between statements too). */
+  private static final String JOURNAL_INSERTS_RUNNING = "SELECT count(*) FROM pg_stat_activity WHERE datname ="
+      + " current_database() AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')"
+      + " AND query ILIKE 'insert into%event_journal%'";
 
   /** Interleaves sessions the way live traffic arrives: event i of every session, then i+1. */
   private static List<ProducerRecord<String, byte[]>> records(String topic, String prefix, int sessions, int events) {

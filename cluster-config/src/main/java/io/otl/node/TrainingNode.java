@@ -89,6 +89,7 @@ public final class TrainingNode implements AutoCloseable {
   /** The claimed folder of an embedded journal (empty for PostgreSQL); released when the node stops. */
   private Optional<DataFolder> folder = Optional.empty();
   private CompletionStage<Duration> journalWarmUp;
+  private Optional<KafkaIngest> kafkaIngest = Optional.empty();
 
   private TrainingNode(ActorSystem<Void> system, JournalSettings journal, DataCollector dataCollector,
       ModelRouter modelRouter, ServerBinding httpBinding, AtomicBoolean stopping) {
@@ -266,8 +267,10 @@ public final class TrainingNode implements AutoCloseable {
       kafka = kafka.withGroupInstanceId(KafkaSettings.derivedGroupInstanceId(self.getHost().orElse("local"),
           self.getPort().orElse(0)));
     }
+    KafkaIngest kafkaIngest = null;
     if (kafka.enabled()) {
       KafkaIngest ingest = KafkaIngest.start(system, collector, kafka);
+      kafkaIngest = ingest;
       KafkaPublisher.startTrajectories(system, kafka);
       KafkaPublisher.startModelUpdates(system, kafka);
       metrics.counter("otl_kafka_records_recorded_total", "agent-events records stored in the journal",
@@ -362,6 +365,7 @@ public final class TrainingNode implements AutoCloseable {
     node.modelVersions = new ModelVersions(sharding, askTimeout, directory, sessionSettings.desensitizer());
     node.otlpBinding = otlpBinding;
     node.journalWarmUp = journalWarmUp;
+    node.kafkaIngest = Optional.ofNullable(kafkaIngest);
     return node;
   }
 
@@ -411,6 +415,11 @@ public final class TrainingNode implements AutoCloseable {
         metrics, sessions.desensitizer(), sessions.maxTextLength(),
         new io.otl.http.gateway.GatewayTraffic(java.time.Instant.now()),
         owners, turns, sessions.sampler());
+  }
+
+  /** The agent-events ingestion, when kafka.enabled (its counters, for the benchmarks). */
+  public Optional<KafkaIngest> kafkaIngest() {
+    return kafkaIngest;
   }
 
   public DataCollector dataCollector() {

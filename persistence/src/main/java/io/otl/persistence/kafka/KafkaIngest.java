@@ -137,6 +137,12 @@ public final class KafkaIngest {
   private final Recorder recorder;
   private final SessionLanes<Pending> lanes;
   private final LongAdder timeoutRetries = new LongAdder();
+  private final LongAdder batches = new LongAdder();
+  private final LongAdder writes = new LongAdder();
+  private final LongAdder written = new LongAdder();
+  private final LongAdder writeNanos = new LongAdder();
+  private final LongAdder waitNanos = new LongAdder();
+  private final LongAdder inWriteNanos = new LongAdder();
   /** The running attempt's window (a restart starts with an empty one). */
   private volatile RecordWindow window;
   private final ActorSystem<?> system;
@@ -248,22 +254,27 @@ public final class KafkaIngest {
             })
             .groupedWithin(settings.ingestBatchSize(), settings.ingestBatchWindow())
             // Admitted one batch at a time, in order, so lanes get records in topic order.
-            .mapAsync(1, batch -> attemptWindow.acquire(batch.size()).thenApply(d -> batch))
-            .mapAsync(MAX_BATCHES_IN_FLIGHT, batch -> process(batch)
-                .whenComplete((offsets, e) -> attemptWindow.release(batch.size())))
+            .mapAsync(1, batch -> {
+              long arrivedAt = System.nanoTime();
+              return attemptWindow.acquire(batch.size()).thenApply(d -> Pair.create(batch, arrivedAt));
+            })
+            .mapAsync(MAX_BATCHES_IN_FLIGHT, polled -> process(polled.first(), polled.second())
+                .whenComplete((offsets, e) -> attemptWindow.release(polled.first().size())))
             .mapConcat(offsets -> offsets)
             .via(Committer.flow(committerSettings)))
         .mapMaterializedValue(control -> NotUsed.getInstance());
   }
 
   /** A record to write, with the dead letters of its batch (a write may hold records of several). */
-  private record Pending(ConsumerRecord<byte[], byte[]> record, AgentEventRecord.Event event, List<DeadLetter> dead) {}
+  private record Pending(ConsumerRecord<byte[], byte[]> record, AgentEventRecord.Event event, List<DeadLetter> dead,
+      long arrivedAt) {}
 
   private record DeadLetter(ConsumerRecord<byte[], byte[]> record, String code, String reason) {}
 
   /** Records a batch; completes with its offsets once every record is in the journal or the DLQ. */
   private CompletionStage<List<ConsumerMessage.CommittableOffset>> process(
-      List<ConsumerMessage.CommittableMessage<byte[], byte[]>> batch) {
+      List<ConsumerMessage.CommittableMessage<byte[], byte[]>> batch, long arrivedAt) {
+    batches.increment();
     List<DeadLetter> dead = Collections.synchronizedList(new ArrayList<>());
     Map<String, List<Pending>> bySession = new LinkedHashMap<>();
     List<ConsumerMessage.CommittableOffset> offsets = new ArrayList<>(batch.size());
@@ -278,7 +289,7 @@ public final class KafkaIngest {
         dead.add(new DeadLetter(r, invalid.code(), invalid.reason()));
       } else {
         AgentEventRecord.Event event = (AgentEventRecord.Event) parsed;
-        bySession.computeIfAbsent(event.sessionId(), s -> new ArrayList<>()).add(new Pending(r, event, dead));
+        bySession.computeIfAbsent(event.sessionId(), s -> new ArrayList<>()).add(new Pending(r, event, dead, arrivedAt));
       }
     }
     // Every session of the batch is queued now, before the next batch queues any (mapAsync calls
@@ -312,7 +323,14 @@ public final class KafkaIngest {
     AgentEventRecord.Event first = run.get(0).event();
     List<SessionInput> inputs = new ArrayList<>(run.size());
     for (Pending p : run) inputs.add(p.event().input());
+    long startedAt = System.nanoTime();
     return submitRetryingTimeouts(first.sessionId(), first.agentId(), inputs).thenCompose(reply -> {
+      long now = System.nanoTime();
+      writes.increment();
+      writeNanos.add(now - startedAt);
+      for (Pending p : run) waitNanos.add(now - p.arrivedAt());
+      inWriteNanos.add((now - startedAt) * run.size());
+      written.add(run.size());
       if (reply instanceof AgentSession.Recorded r) {
         // Stored and duplicate apart, as the events API counts them: a redelivery after a crash
         // (or a producer's retry) was counted as stored again, so the figure overstated the journal.
@@ -370,6 +388,21 @@ public final class KafkaIngest {
   long recordsInFlight() {
     RecordWindow w = window;
     return w == null ? 0 : w.held();
+  }
+
+  /**
+   * Counters of the ingestion since start, for the benchmarks (BENCHMARKS.md, session 43): batches
+   * taken, session writes answered and the records in them, the writes' summed latency, each
+   * record's summed wait from its batch's arrival at the window to its write's answer and the part of it in the
+   * write; and, now, the writes running, the sessions queued or writing, the records held; and the
+   * timed-out writes sent again.
+   */
+  public record Stats(long batches, long writes, long records, long writeNanos, long recordWaitNanos,
+      long recordInWriteNanos, int writesRunning, int sessionsBusy, long recordsHeld, long timeoutRetries) {}
+
+  public Stats stats() {
+    return new Stats(batches.sum(), writes.sum(), written.sum(), writeNanos.sum(), waitNanos.sum(), inWriteNanos.sum(),
+        lanes.running(), lanes.busy(), recordsInFlight(), timeoutRetries());
   }
 
   /** Timed-out writes sent again in place since start. */

@@ -212,9 +212,20 @@ class KafkaIngestTest {
           "ingest.batch-size", 1)));
       broker.produce(events("ae-window", "window-", 0, records, 1));
       await("every record admitted while the first write waits", () -> ingest.recordsInFlight() == records);
+      KafkaIngest.Stats waiting = ingest.stats();
+      assertEquals(1, waiting.writesRunning(), "the held write runs, the session's next one waits for it");
+      assertEquals(1, waiting.sessionsBusy());
+      assertEquals(records, waiting.recordsHeld());
+      assertEquals(0, waiting.writes(), "no write answered yet");
       firstWriteHeld.complete(null);
       awaitRows(node, "AgentSession|window-", records); // SessionStarted and seven messages
       assertEquals(List.of(1, records - 1), writeSizes, "the first record, then all the others in one write");
+      await("both writes answered and their slot given back",
+          () -> ingest.stats().writes() == 2 && ingest.stats().writesRunning() == 0);
+      KafkaIngest.Stats done = ingest.stats();
+      assertEquals(records, done.records(), "every record counted in the write that carried it");
+      assertTrue(done.recordWaitNanos() >= done.recordInWriteNanos() && done.recordInWriteNanos() > 0,
+          "a record's wait holds its write's: " + done);
       ingest.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
   }
