@@ -30,7 +30,9 @@ class PortInUseTest {
       int port = taken.getLocalPort();
       for (String key : new String[] {"agentscope.training.http.port", "agentscope.training.otlp.port"}) {
         RuntimeException e = assertThrows(RuntimeException.class, () -> TrainingNode.start(
-            ConfigFactory.parseMap(Map.of(key, port))
+            // Generous binds before the one that fails: a slow bind on a loaded machine is another failure.
+            ConfigFactory.parseMap(Map.of(key, port, "pekko.http.server.bind-timeout", "60s",
+                    "pekko.remote.artery.bind.bind-timeout", "60s"))
                 .withFallback(TestDatabases.node(TestDatabases.h2(dir.resolve("data")), true))));
         String said = Main.startFailure(e) + PortInUse.hint(e);
         String variable = key.contains("otlp") ? "OTL_OTLP_PORT" : "OTL_HTTP_PORT";
