@@ -2,6 +2,7 @@ package io.otl.core.session;
 
 import io.otl.core.CanonicalJson;
 import io.otl.core.Sha256;
+import io.otl.core.session.SessionModel.FeedbackKind;
 import java.util.Set;
 
 /**
@@ -32,10 +33,27 @@ final class DerivedEventIds {
    * alike inputs are.
    */
   static String of(SessionInput input, Desensitizer desensitizer) {
+    return idOver(kindAsStored(input), desensitizer);
+  }
+
+  private static String idOver(SessionInput input, Desensitizer desensitizer) {
     if (input instanceof SessionInput.Feedback f && f.feedbackId() != null) return "feedback:" + f.feedbackId();
     String sent = canonical(input);
     String stored = desensitizer.apply(sent);
     return (stored.equals(sent) ? "d2:" : "d3:") + Sha256.hex(stored, 16);
+  }
+
+  /**
+   * A feedback hashed under the kind the session stores ({@code RATING}), not as spelled: "rating",
+   * "Rating" and AgentScope's "USER_RATING" are one kind, so a retry spelled otherwise is the same
+   * feedback (trial t142: stored twice). Ids of canonical spellings are unchanged; earlier builds'
+   * ids of other spellings are recognised by {@link #seenBefore}.
+   */
+  static SessionInput kindAsStored(SessionInput input) {
+    if (!(input instanceof SessionInput.Feedback f) || f.feedbackId() != null) return input;
+    FeedbackKind kind = FeedbackKind.parse(f.kind());
+    if (kind == null || kind.name().equals(f.kind())) return input;
+    return new SessionInput.Feedback(f.eventId(), f.at(), kind.name(), f.value(), null, f.source(), f.msgId());
   }
 
   /** What is hashed: the input's wire type, a colon, and the input's {@link CanonicalJson}. */
@@ -55,6 +73,8 @@ final class DerivedEventIds {
   static boolean seenBefore(Set<String> ids, SessionInput input, boolean mayHoldLegacyIds, Desensitizer current) {
     if (!mayHoldLegacyIds || input.eventId() != null) return false;
     if (ids.contains(legacy(input)) || ids.contains(of(input))) return true;
+    // a feedback spelled otherwise than its kind: earlier builds hashed the spelling
+    if (kindAsStored(input) != input && ids.contains(idOver(input, current))) return true;
     // Under the built-in rules the id by every built-in rule is the input's own id, checked already: a
     // second scan of the text for nothing (review t63).
     return !current.isBuiltInScanner() && ids.contains(of(input, Desensitizer.builtInScanner()));

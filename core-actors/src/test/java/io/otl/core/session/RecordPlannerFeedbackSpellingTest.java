@@ -1,0 +1,70 @@
+package io.otl.core.session;
+
+import static io.otl.core.session.RecordPlannerRefusalsTest.FULL;
+import static io.otl.core.session.RecordPlannerRefusalsTest.NOW;
+import static io.otl.core.session.RecordPlannerRefusalsTest.active;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import io.otl.core.Sha256;
+import io.otl.core.session.AgentSession.Event;
+import io.otl.core.session.AgentSession.FeedbackRecorded;
+import io.otl.core.session.AgentSession.Recorded;
+import io.otl.core.session.AgentSession.State;
+import io.otl.core.session.RecordPlanner.Store;
+import io.otl.core.session.SessionModel.FeedbackKind;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A feedback without feedbackId is one feedback however its kind is spelled ("rating", "RATING",
+ * AgentScope's "USER_RATING"): the session stores the kind, so its derived id is over the kind too.
+ */
+class RecordPlannerFeedbackSpellingTest {
+  private static final Instant AT = Instant.parse("2026-11-20T01:59:30Z");
+  private final RecordPlanner planner = new RecordPlanner("s1", FULL);
+  private State state = active(planner);
+
+  private Recorded record(SessionInput input) {
+    Store store = assertInstanceOf(Store.class, planner.plan(state, "a1", List.of(input), NOW));
+    for (Event e : store.events()) state = state.apply(e);
+    return store.reply();
+  }
+
+  private static SessionInput.Feedback rating(String kind, String source) {
+    return new SessionInput.Feedback(null, AT, kind, 4.0, null, source);
+  }
+
+  @Test
+  void aRetrySpelledOtherwiseIsTheSameFeedback() {
+    assertEquals(1, record(rating("rating", "survey")).accepted());
+    assertEquals(new Recorded(0, 1, true), record(rating("RATING", "survey")));
+    assertEquals(new Recorded(0, 1, true), record(rating("USER_RATING", "survey")));
+    assertEquals(1, state.feedback().size());
+    assertEquals(DerivedEventIds.of(rating("RATING", "survey"), FULL.desensitizer()),
+        state.feedback().get(0).eventId());
+  }
+
+  @Test
+  void aCanonicalSpellingKeepsTheIdEarlierBuildsGaveIt() {
+    assertEquals(DerivedEventIds.of(rating("RATING", "survey")),
+        DerivedEventIds.of(rating("RATING", "survey"), FULL.desensitizer()));
+  }
+
+  /** What a build before this one stored: the id over the kind as sent, with or without personal data. */
+  @Test
+  void aRetryOfWhatAnEarlierBuildStoredUnderItsSpellingIsADuplicate() {
+    for (String source : List.of("survey", "call me on 13812345678")) {
+      state = active(planner);
+      SessionInput.Feedback sent = rating("user_rating", source);
+      String canonical = DerivedEventIds.canonical(sent);
+      String stored = FULL.desensitizer().apply(canonical);
+      String earlierId = (stored.equals(canonical) ? "d2:" : "d3:") + Sha256.hex(stored, 16);
+      state = state.apply(new FeedbackRecorded(earlierId, AT, NOW, earlierId, FeedbackKind.RATING, 4.0,
+          FULL.desensitizer().apply(source), null));
+      assertEquals(new Recorded(0, 1, true), record(sent), source);
+      assertEquals(1, state.feedback().size(), source);
+    }
+  }
+}
