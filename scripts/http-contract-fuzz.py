@@ -412,6 +412,9 @@ class Fuzz:
                     r = self.s.get(self.base + p, timeout=30)
                     if EMAIL in r.text or PHONE in r.text or "4155552671" in r.text:
                         self.finding("pii", route, p, r.status_code, r.text)
+        r = self.s.post(self.base + "/v1/exports/fz-agent?format=sft", timeout=120)  # the completed sessions
+        if EMAIL in r.text or PHONE in r.text or "4155552671" in r.text:
+            self.finding("pii", "exports", "/v1/exports/fz-agent?format=sft", r.status_code, "raw PII in the export")
 
     def check_durable(self):
         with open(os.path.join(self.out, "accepted.json")) as f:
