@@ -58,9 +58,11 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
     number(body, "top_p", 0, 1);
     // max_completion_tokens is OpenAI's name since max_tokens was deprecated (the SDKs' maxCompletionTokens):
     // checked alike, or a 0 or -1 went to the model server unchecked (the simulator answered it; trial t65).
+    // Beyond a long, asLong() wraps: -9223372036854775809 read as Long.MAX_VALUE and passed (trial t147).
     for (String field : List.of("max_tokens", "max_completion_tokens")) {
       JsonNode maxTokens = body.get(field);
-      if (maxTokens != null && !maxTokens.isNull() && (!maxTokens.isIntegralNumber() || maxTokens.asLong() < 1)) {
+      if (maxTokens != null && !maxTokens.isNull()
+          && (!maxTokens.isIntegralNumber() || !maxTokens.canConvertToLong() || maxTokens.asLong() < 1)) {
         throw OpenAiError.invalid(field, field + " must be a positive integer");
       }
     }
