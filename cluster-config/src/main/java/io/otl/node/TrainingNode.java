@@ -287,20 +287,7 @@ public final class TrainingNode implements AutoCloseable {
       kafkaIngest = ingest;
       KafkaPublisher.startTrajectories(system, kafka);
       KafkaPublisher.startModelUpdates(system, kafka);
-      metrics.counter("otl_kafka_records_recorded_total", "agent-events records stored in the journal",
-          () -> Map.of("", (double) ingest.recorded()));
-      metrics.counter("otl_kafka_records_duplicate_total",
-          "agent-events records acknowledged as duplicates of stored events (same eventId), not stored again",
-          () -> Map.of("", (double) ingest.duplicates()));
-      metrics.counter("otl_kafka_dead_lettered_total", "agent-events records sent to the dead-letter topic",
-          () -> {
-            Map<String, Double> byCode = new java.util.HashMap<>();
-            ingest.deadLetteredByCode().forEach((code, n) ->
-                byCode.put(MetricsRegistry.labels("code", code), n.doubleValue()));
-            return byCode;
-          });
-      metrics.counter("otl_kafka_ingest_restarts_total", "restarts of the agent-events stream",
-          () -> Map.of("", (double) ingest.restarts()));
+      KafkaIngestMetrics.register(metrics, ingest);
       log.info("Kafka on: ingesting {} from {}", kafka.topics().agentEvents(), kafka.bootstrapServers());
     }
 
