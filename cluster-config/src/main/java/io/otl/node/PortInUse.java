@@ -9,7 +9,7 @@ import java.util.function.Supplier;
  * change with its value: the port's when the port is taken (8080 is often held by something else on a
  * developer's machine), the host's when the host is not an address of this machine or does not resolve.
  */
-final class PortInUse {
+public final class PortInUse {
   private PortInUse() {}
 
   /**
@@ -18,8 +18,8 @@ final class PortInUse {
    */
   record Listener(String name, Object port, String portSetting, Object host, String hostSetting) {}
 
-  /** Why a bind failed. */
-  enum Cause {
+  /** Why a bind failed (also the {@code simulator} command's, which names its own options). */
+  public enum Cause {
     /** "Address already in use": another process listens on the port. */
     TAKEN,
     /** "Cannot assign requested address": the host is no address of this machine (a typo, another machine's IP). */
@@ -30,7 +30,7 @@ final class PortInUse {
     OTHER;
 
     /** The first of the causes along {@code failure}'s chain that this recognizes; OTHER when none. */
-    static Cause of(Throwable failure) {
+    public static Cause of(Throwable failure) {
       for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
         String m = String.valueOf(t.getMessage());
         if (m.contains("Address already in use")) return TAKEN;
