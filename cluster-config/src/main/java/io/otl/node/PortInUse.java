@@ -71,12 +71,18 @@ public final class PortInUse {
       case TAKEN -> l.name() + " port " + l.port() + " is in use (another process listens on it): start this node"
           + " with another " + l.portSetting() + "; docs/configuration.md";
       case NOT_THIS_MACHINE -> l.name() + " host " + l.host() + " is not an address of this machine (cannot listen"
-          + " on it): set " + l.hostSetting() + " to one of its addresses, or 0.0.0.0 for all of them;"
-          + " docs/configuration.md";
+          + " on it): set " + l.hostSetting() + " to one of its addresses" + (advertised(l)
+              // The other nodes reach this one at the canonical host: 0.0.0.0 is no address to give them.
+              ? " that the other nodes reach (behind NAT, set pekko.remote.artery.bind.hostname to the local one)"
+              : ", or 0.0.0.0 for all of them") + "; docs/configuration.md";
       case UNRESOLVED -> l.name() + " host " + l.host() + " does not resolve: set " + l.hostSetting()
           + " to an address of this machine or a name that resolves to one; docs/configuration.md";
       case OTHER -> null;
     };
+  }
+
+  private static boolean advertised(Listener l) {
+    return l.hostSetting().contains("canonical.hostname");
   }
 
   /**

@@ -77,16 +77,19 @@ class PortInUseTest {
     Path dir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "host-not-here-");
     record Case(String key, String listener, String setting) {}
     for (Case c : new Case[] {
-        new Case("agentscope.training.http.host", "the HTTP API's", "OTL_HTTP_HOST (agentscope.training.http.host)"),
+        new Case("agentscope.training.http.host", "the HTTP API's",
+            "OTL_HTTP_HOST (agentscope.training.http.host) to one of its addresses, or 0.0.0.0 for all of them"),
+        // The cluster's host is the one the other nodes are given: 0.0.0.0 would be no advice.
         new Case("pekko.remote.artery.canonical.hostname", "the cluster",
-            "OTL_HOSTNAME (pekko.remote.artery.canonical.hostname)")}) {
+            "OTL_HOSTNAME (pekko.remote.artery.canonical.hostname) to one of its addresses that the other nodes"
+                + " reach (behind NAT, set pekko.remote.artery.bind.hostname to the local one)")}) {
       Exception e = assertThrows(Exception.class, () -> TrainingNode.start(
           ConfigFactory.parseMap(Map.of(c.key(), "192.0.2.1", "pekko.http.server.bind-timeout", "60s",
                   "pekko.remote.artery.bind.bind-timeout", "60s"))
               .withFallback(TestDatabases.node(TestDatabases.h2(dir.resolve("data-" + c.listener().length())), true))));
       String said = Main.startFailure(e) + PortInUse.hint(e);
       assertEquals(c.listener() + " host 192.0.2.1 is not an address of this machine (cannot listen on it): set "
-          + c.setting() + " to one of its addresses, or 0.0.0.0 for all of them; docs/configuration.md", said);
+          + c.setting() + "; docs/configuration.md", said);
     }
   }
 
