@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * {@code java -jar otl-node.jar [run] [--config file]}: runs a node. Further commands (design §7.4)
@@ -53,23 +54,34 @@ public final class Main {
         runUsageError("unknown option for run: " + o);
       }
     }
+    Optional<Path> file = configFile;
+    runNode(() -> TrainingNode.start(file, ConfigFactory.empty())).ifPresent(Main::fail);
+  }
+
+  /**
+   * Starts a node with {@code start} and waits until it stops. Returns the one line to fail with (exit 1), or
+   * empty for a clean stop. Every start failure is that one line: a checked exception too, which Scala code
+   * throws undeclared (pekko's Await of the cluster port's bind, after bind-timeout, throws
+   * TimeoutException): it escaped a catch of RuntimeException and printed a stack trace.
+   */
+  static Optional<String> runNode(Supplier<TrainingNode> start) {
     try {
-      TrainingNode node = TrainingNode.start(configFile, ConfigFactory.empty());
+      TrainingNode node = start.get();
       node.system().getWhenTerminated().toCompletableFuture().join();
       // A node the cluster refused (another journal) must not look like a clean stop to its supervisor.
-      node.joinRefusal().ifPresent(why -> fail("refused to join the cluster: " + why));
+      return node.joinRefusal().map(why -> "refused to join the cluster: " + why);
     } catch (TrainingNode.JoinRefusedException e) {
-      fail(e.getMessage());
-    } catch (RuntimeException e) {
+      return Optional.of(e.getMessage());
+    } catch (Exception e) {
       if (jvmStopping()) {
         // A SIGTERM (kill, docker stop, local-cluster.sh stop) during start-up breaks whichever step
         // was running, often with an exception without a message: "could not start: null" and exit 1
         // sent operators looking for a fault. Nothing failed; the JVM exits as a stopped one (143).
         // System.exit is not called: during shutdown it would block this thread until the JVM halts.
         System.err.println("stopped while starting: the process was asked to stop (SIGTERM or SIGINT)");
-        return;
+        return Optional.empty();
       }
-      fail("the node could not start: " + startFailure(e) + PortInUse.hint(e));
+      return Optional.of("the node could not start: " + startFailure(e) + PortInUse.hint(e));
     }
   }
 

@@ -146,7 +146,7 @@ public final class TrainingNode implements AutoCloseable {
       SeedLease.Arrangement seeds = SeedLease.arrange(nodeConfig, ClusterSettings.fromConfig(nodeConfig), journal);
       Config config = SlowAnswers.requestsDoneAboveDeadline(
           SlowAnswers.idleTimeoutAboveAnswers(seeds.config(), settings.gateway()), settings.http().shutdownDeadline());
-      system = PortInUse.bind("the cluster", clusterBindPort(config), clusterPortSetting(config),
+      system = PortInUse.bind(clusterListener(config),
           () -> ActorSystem.create(Behaviors.empty(), ClusterAddressKeys.SYSTEM, config));
       JournalIdentityCheck.register(system.classicSystem());
       SeedLease.start(system, journal, seeds);
@@ -164,7 +164,9 @@ public final class TrainingNode implements AutoCloseable {
         if (node.httpBinding != null) f.publish(settings.http().host(), node.httpPort());
       }
       return node;
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
+      // Exception, not RuntimeException: pekko's Await (the cluster port's bind-timeout) throws the checked
+      // TimeoutException undeclared, and it left the data folder claimed and the system running.
       if (system != null) system.terminate();
       folder.ifPresent(DataFolder::close);
       // Refused while still starting: the refusal, not what its shutdown broke, is the cause.
@@ -186,7 +188,18 @@ public final class TrainingNode implements AutoCloseable {
         : "OTL_CLUSTER_PORT (" + ClusterAddressKeys.PORT + ")";
   }
 
+  /** The cluster listener: its port, and its host, artery's bind.hostname when set (behind NAT), else the canonical one. */
+  private static PortInUse.Listener clusterListener(Config config) {
+    boolean bindHost = config.hasPath(BIND_HOST) && !config.getString(BIND_HOST).isBlank();
+    return new PortInUse.Listener("the cluster", clusterBindPort(config), clusterPortSetting(config),
+        config.getString(bindHost ? BIND_HOST : CANONICAL_HOST),
+        bindHost ? BIND_HOST : "OTL_HOSTNAME (" + CANONICAL_HOST + ")");
+  }
+
   private static final String BIND_PORT = "pekko.remote.artery.bind.port";
+  private static final String HTTP_HOST_SETTING = "OTL_HTTP_HOST (agentscope.training.http.host)";
+  private static final String BIND_HOST = "pekko.remote.artery.bind.hostname";
+  private static final String CANONICAL_HOST = "pekko.remote.artery.canonical.hostname";
 
   private static TrainingNode startOn(ActorSystem<Void> system, JournalSettings journal, NodeSettings settings,
       ClusterSettings clusterSettings, Clock clock) {
@@ -199,8 +212,9 @@ public final class TrainingNode implements AutoCloseable {
     });
     ClusterMembership.join(system, system.settings().config(), clusterSettings);
     TrinitySimulator simulator = settings.simulator()
-        .map(s -> PortInUse.bind("the Trinity simulator's", s.port(),
-            "OTL_SIMULATOR_PORT (agentscope.training.simulator.port)",
+        .map(s -> PortInUse.bind(new PortInUse.Listener("the Trinity simulator's", s.port(),
+                "OTL_SIMULATOR_PORT (agentscope.training.simulator.port)", s.host(),
+                "agentscope.training.simulator.host"),
             () -> TrinitySimulator.start(system, s, settings.serving().baseModel())))
         .orElse(null);
     // With simulator.port = 0 the default trinity-endpoint says port 0: jobs go where the simulator bound.
@@ -273,20 +287,7 @@ public final class TrainingNode implements AutoCloseable {
       kafkaIngest = ingest;
       KafkaPublisher.startTrajectories(system, kafka);
       KafkaPublisher.startModelUpdates(system, kafka);
-      metrics.counter("otl_kafka_records_recorded_total", "agent-events records stored in the journal",
-          () -> Map.of("", (double) ingest.recorded()));
-      metrics.counter("otl_kafka_records_duplicate_total",
-          "agent-events records acknowledged as duplicates of stored events (same eventId), not stored again",
-          () -> Map.of("", (double) ingest.duplicates()));
-      metrics.counter("otl_kafka_dead_lettered_total", "agent-events records sent to the dead-letter topic",
-          () -> {
-            Map<String, Double> byCode = new java.util.HashMap<>();
-            ingest.deadLetteredByCode().forEach((code, n) ->
-                byCode.put(MetricsRegistry.labels("code", code), n.doubleValue()));
-            return byCode;
-          });
-      metrics.counter("otl_kafka_ingest_restarts_total", "restarts of the agent-events stream",
-          () -> Map.of("", (double) ingest.restarts()));
+      KafkaIngestMetrics.register(metrics, ingest);
       log.info("Kafka on: ingesting {} from {}", kafka.topics().agentEvents(), kafka.bootstrapServers());
     }
 
@@ -343,13 +344,15 @@ public final class TrainingNode implements AutoCloseable {
           // OTel exporters send uncompressed by default: the raw body may be as large as a gzip one decoded.
           java.util.Map.of("/v1/traces", http.otlp().maxDecodedBytes(), "/v1/traces/", http.otlp().maxDecodedBytes()),
           gateway == null ? request -> false : gateway::answersModelPath);
-      binding = PortInUse.bind("the HTTP API's", http.port(), "OTL_HTTP_PORT (agentscope.training.http.port)",
+      binding = PortInUse.bind(new PortInUse.Listener("the HTTP API's", http.port(),
+              "OTL_HTTP_PORT (agentscope.training.http.port)", http.host(), HTTP_HOST_SETTING),
           () -> HttpServer.start(system, http.host(), http.port(), routes, http.shutdownDeadline(),
               http.maxConnectionsPerAddress(), metrics).toCompletableFuture().join());
       boundPort.set(binding.localAddress().getPort());
       if (http.otlp().ownPort()) {
-        otlpBinding = PortInUse.bind("the OTLP receiver's", http.otlp().port(),
-            "OTL_OTLP_PORT (agentscope.training.otlp.port)",
+        // There is no otlp.host: the OTLP port listens on http.host.
+        otlpBinding = PortInUse.bind(new PortInUse.Listener("the OTLP receiver's", http.otlp().port(),
+                "OTL_OTLP_PORT (agentscope.training.otlp.port)", http.host(), HTTP_HOST_SETTING),
             () -> HttpServer.start(system, http.host(), http.otlp().port(), otlp.standalone(auth),
                 http.shutdownDeadline(), http.maxConnectionsPerAddress(), metrics).toCompletableFuture().join());
         log.info("OTLP/HTTP traces receiver (POST /v1/traces) on its own port {}", otlpBinding.localAddress().getPort());

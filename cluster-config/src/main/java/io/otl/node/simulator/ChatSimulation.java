@@ -46,6 +46,21 @@ final class ChatSimulation {
     }
   }
 
+  /**
+   * vLLM's check of {@code top_logprobs} (its request model's): -1 or more, and other than 0 only with
+   * {@code logprobs: true}, as OpenAI requires too. The model face answered it without any logprobs.
+   */
+  private static Optional<Refusal> topLogprobsRefusal(JsonNode request) {
+    JsonNode tops = request.path("top_logprobs");
+    if (!tops.isNumber()) return Optional.empty();
+    long top = tops.asLong();
+    if (top < -1) return Optional.of(new Refusal("`top_logprobs` must be a positive value or -1.", "top_logprobs"));
+    if (top != 0 && !request.path("logprobs").asBoolean(false)) {
+      return Optional.of(new Refusal("when using `top_logprobs`, `logprobs` must be set to true.", "top_logprobs"));
+    }
+    return Optional.empty();
+  }
+
   /** The answer, ready to be sent whole or as chunks. */
   record Answer(ObjectNode completion, boolean stream, boolean includeUsage, Duration chunkDelay, Duration delay) {}
 
@@ -69,6 +84,8 @@ final class ChatSimulation {
     if (streamOptions.isObject() && !request.path("stream").asBoolean(false)) {
       return new Refusal("Stream options can only be defined when `stream=True`.", "stream_options");
     }
+    Optional<Refusal> tops = topLogprobsRefusal(request);
+    if (tops.isPresent()) return tops.get();
     String requested = request.path("model").asText("");
     if (models.wasUnloaded(requested)) {
       // vLLM's answer for a model it does not serve: what an agent meets after a restart of vLLM.

@@ -94,14 +94,17 @@ public final class SimulatorCommand {
    * no way out (trial t73).
    */
   static String startFailure(SimulatorSettings settings, RuntimeException failure) {
-    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      String m = String.valueOf(t.getMessage());
-      if (t instanceof java.net.BindException || m.contains("BindException") || m.contains("Address already in use")) {
-        return "error: the Trinity simulator cannot listen on " + settings.host() + ":" + settings.port()
-            + ": another process listens on that port; start it on another with --port (0 picks a free one)";
-      }
-    }
-    return "error: the Trinity simulator could not start: " + failure.getMessage();
+    String address = "error: the Trinity simulator cannot listen on " + settings.host() + ":" + settings.port() + ": ";
+    return switch (io.otl.node.PortInUse.Cause.of(failure)) {
+      case TAKEN -> address + "another process listens on that port; start it on another with --port (0 picks a free"
+          + " one)";
+      // Any bind failure read as a taken port: a host of another machine sent the user to --port (trial t146).
+      case NOT_THIS_MACHINE -> address + settings.host() + " is not an address of this machine; start it with another"
+          + " --host (127.0.0.1, or 0.0.0.0 for all of them)";
+      case UNRESOLVED -> address + settings.host() + " does not resolve; start it with another --host (127.0.0.1, or"
+          + " 0.0.0.0 for all of them)";
+      case OTHER -> "error: the Trinity simulator could not start: " + failure.getMessage();
+    };
   }
 
   /** Parses the options; null for {@code --help}. Unknown options and bad values are errors. */

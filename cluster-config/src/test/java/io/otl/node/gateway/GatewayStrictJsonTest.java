@@ -92,6 +92,12 @@ class GatewayStrictJsonTest {
           + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
       // stream_options without stream: OpenAI and vLLM refuse it, the simulator (v0 by default) took it (trial t79).
       "{\"model\":\"default\",\"stream_options\":{\"include_usage\":true},"
+          + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+      // top_logprobs without logprobs: OpenAI and vLLM refuse it, the simulator answered it and a turn was stored.
+      "{\"model\":\"default\",\"top_logprobs\":2,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+      "{\"model\":\"default\",\"logprobs\":false,\"top_logprobs\":2,"
+          + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+      "{\"model\":\"default\",\"logprobs\":true,\"top_logprobs\":-2,"
           + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"})
   void aBodyTheApiWouldRefuseIsOpenAis400AndNothingIsForwardedOrStored(String body) throws Exception {
     String session = "strict-" + UUID.randomUUID();

@@ -141,4 +141,29 @@ class CommandLineIT {
       }
     }
   }
+
+  /**
+   * A host that is no address of this machine (192.0.2.1, TEST-NET) failed the bind with "Cannot assign requested
+   * address" and the line said "another process listens on that port" (trial t146): it names the host setting.
+   */
+  @Test
+  void aHostThatIsNotThisMachinesStopsTheStartNamingTheHostSetting() throws Exception {
+    List<String> jvm = new java.util.ArrayList<>(List.of("-Dagentscope.training.http.host=192.0.2.1",
+        "-Dpekko.remote.artery.bind.bind-timeout=60s", "-Dpekko.http.server.bind-timeout=60s"));
+    for (String key : List.of("agentscope.training.http.port", "pekko.remote.artery.canonical.port",
+        "agentscope.training.simulator.port")) {
+      jvm.add("-D" + key + "=" + JarProcess.freePort());
+    }
+    try (JarProcess p = JarProcess.start("host-not-here", jvm, List.of())) {
+      int exit = p.awaitExit(180);
+      String out = p.output();
+      assertEquals(1, exit, out);
+      String error = out.lines().filter(line -> line.startsWith("error: ")).findFirst().orElse(out);
+      assertTrue(error.contains("the HTTP API's host 192.0.2.1 is not an address of this machine (cannot listen on"
+          + " it): set OTL_HTTP_HOST (agentscope.training.http.host) to one of its addresses"), error);
+      assertFalse(error.contains("another process listens"), error);
+      assertFalse(out.lines().anyMatch(line -> line.startsWith("\tat ") || line.startsWith("java.net.BindException")),
+          "no stack trace:\n" + out);
+    }
+  }
 }

@@ -83,6 +83,26 @@ class SimulatorCommandTest {
     }
   }
 
+  /**
+   * {@code simulator --host 192.0.2.1} (TEST-NET, never this machine's) failed with "Cannot assign requested
+   * address", and the line said another process listened on the port: it names the host and --host now.
+   */
+  @Test
+  void aHostThatIsNotThisMachinesIsOneErrorLineNamingTheHostOption() throws Exception {
+    SimulatorSettings settings = SimulatorCommand.parse(new String[] {"--host", "192.0.2.1", "--port", "0",
+        "--work-dir", java.nio.file.Files.createTempDirectory("otl-sim-not-here").toString()});
+    var system = org.apache.pekko.actor.typed.ActorSystem.create(
+        org.apache.pekko.actor.typed.javadsl.Behaviors.empty(), "sim-not-here", SimulatorCommand.config());
+    try {
+      RuntimeException failure = assertThrows(RuntimeException.class, () -> TrinitySimulator.start(system, settings));
+      assertEquals("error: the Trinity simulator cannot listen on 192.0.2.1:0: 192.0.2.1 is not an address of this"
+          + " machine; start it with another --host (127.0.0.1, or 0.0.0.0 for all of them)",
+          SimulatorCommand.startFailure(settings, failure));
+    } finally {
+      system.terminate();
+    }
+  }
+
   /** {@code simulator --help} explains each option and the exit codes, as export and audit do; it printed the usage line alone. */
   @Test
   void helpExplainsEveryOptionAndTheExitCodes() {

@@ -349,6 +349,34 @@ class TrinitySimulatorTest {
     assertEquals("error", json(r).path("object").asText());
   }
 
+  /**
+   * vLLM (and OpenAI) refuse {@code top_logprobs} without {@code logprobs: true} with a 400; the model face
+   * answered 200 without any logprobs, so a client tested against it met the refusal only on a real server.
+   */
+  @Test
+  void topLogprobsWithoutLogprobsIsVllmsRefusal() {
+    String messages = "\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]";
+    for (String flag : new String[] {"", ",\"logprobs\":false"}) {
+      HttpResponse<String> r = post(base + "/v1/chat/completions", "{" + messages + flag + ",\"top_logprobs\":2}");
+      assertEquals(400, r.statusCode(), r.body());
+      assertEquals("error", json(r).path("object").asText(), r.body());
+      assertEquals("BadRequestError", json(r).path("type").asText(), r.body());
+      assertEquals("when using `top_logprobs`, `logprobs` must be set to true.", json(r).path("message").asText(),
+          r.body());
+    }
+    HttpResponse<String> negative = post(base + "/v1/chat/completions",
+        "{" + messages + ",\"logprobs\":true,\"top_logprobs\":-2}");
+    assertEquals(400, negative.statusCode(), negative.body());
+    assertEquals("`top_logprobs` must be a positive value or -1.", json(negative).path("message").asText());
+    // vLLM lets 0 through without the flag, and answers a request with both.
+    assertEquals(200, post(base + "/v1/chat/completions", "{" + messages + ",\"top_logprobs\":0}").statusCode());
+    HttpResponse<String> both = post(base + "/v1/chat/completions",
+        "{" + messages + ",\"logprobs\":true,\"top_logprobs\":2}");
+    assertEquals(200, both.statusCode(), both.body());
+    assertEquals(2, json(both).path("choices").get(0).path("logprobs").path("content").get(0)
+        .path("top_logprobs").size(), both.body());
+  }
+
   /** vLLM refuses a tool choice without tools (its request model's check); so does the model face. */
   @Test
   void aToolChoiceWithoutToolsIsVllmsRefusal() {

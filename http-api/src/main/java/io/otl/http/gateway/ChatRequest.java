@@ -94,6 +94,14 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
       // tried against it met the 400 only in production.
       throw OpenAiError.invalid("stream_options", "stream_options is only allowed when stream is true");
     }
+    JsonNode tops = body.get("top_logprobs");
+    if (tops != null && tops.isNumber() && tops.asLong() < -1) {
+      throw OpenAiError.invalid("top_logprobs", "top_logprobs must be -1 or more");
+    }
+    if (tops != null && tops.isNumber() && tops.asLong() != 0 && !body.path("logprobs").asBoolean(false)) {
+      // As OpenAI and vLLM refuse it: the simulator answered it without logprobs, and the turn was stored.
+      throw OpenAiError.invalid("top_logprobs", "top_logprobs is only allowed when logprobs is true");
+    }
     String sessionId = null;
     JsonNode metadata = body.get("metadata");
     if (metadata != null && !metadata.isNull()) {

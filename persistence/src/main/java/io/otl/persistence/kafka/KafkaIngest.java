@@ -398,7 +398,8 @@ public final class KafkaIngest {
   }
 
   /**
-   * Counters of the ingestion since start, for the benchmarks (BENCHMARKS.md, session 43): batches
+   * Counters of the ingestion since start, on the node's /metrics (otl_kafka_*, docs/api.md) and read by the
+   * benchmarks (BENCHMARKS.md, session 43): batches
    * taken, session writes answered and the records in them, the writes' summed latency, each
    * record's summed wait from its batch's arrival at the window to its write's answer and the part of it in the
    * write; and, now, the writes running, the sessions queued or writing, the records held; and the
