@@ -7,7 +7,7 @@ import ch.qos.logback.core.spi.FilterReply;
 /**
  * Drops Pekko's "Bind failed" ERROR (with its 27-line stack trace) from the jar's console: every
  * listener of the node binds while it starts, and a failed bind stops the start with one line that
- * names the port and the variable that moves it ({@link PortInUse}). The user saw the wall first.
+ * names the port and the variable that moves it ({@link ListenerBind}). The user saw the wall first.
  */
 public final class BindFailureLogFilter extends Filter<ILoggingEvent> {
   @Override

@@ -81,7 +81,7 @@ public final class Main {
         System.err.println("stopped while starting: the process was asked to stop (SIGTERM or SIGINT)");
         return Optional.empty();
       }
-      return Optional.of("the node could not start: " + startFailure(e) + PortInUse.hint(e));
+      return Optional.of("the node could not start: " + startFailure(e));
     }
   }
 

@@ -146,7 +146,7 @@ public final class TrainingNode implements AutoCloseable {
       SeedLease.Arrangement seeds = SeedLease.arrange(nodeConfig, ClusterSettings.fromConfig(nodeConfig), journal);
       Config config = SlowAnswers.requestsDoneAboveDeadline(
           SlowAnswers.idleTimeoutAboveAnswers(seeds.config(), settings.gateway()), settings.http().shutdownDeadline());
-      system = PortInUse.bind(clusterListener(config),
+      system = ListenerBind.bind(clusterListener(config),
           () -> ActorSystem.create(Behaviors.empty(), ClusterAddressKeys.SYSTEM, config));
       JournalIdentityCheck.register(system.classicSystem());
       SeedLease.start(system, journal, seeds);
@@ -189,14 +189,17 @@ public final class TrainingNode implements AutoCloseable {
   }
 
   /** The cluster listener: its port, and its host, artery's bind.hostname when set (behind NAT), else the canonical one. */
-  private static PortInUse.Listener clusterListener(Config config) {
+  private static ListenerBind.Listener clusterListener(Config config) {
     boolean bindHost = config.hasPath(BIND_HOST) && !config.getString(BIND_HOST).isBlank();
-    return new PortInUse.Listener("the cluster", clusterBindPort(config), clusterPortSetting(config),
+    // pekko waits for this bind (Await): past its bind-timeout it throws, and the user is told which setting.
+    return new ListenerBind.Listener("the cluster", clusterBindPort(config), clusterPortSetting(config),
         config.getString(bindHost ? BIND_HOST : CANONICAL_HOST),
-        bindHost ? BIND_HOST : "OTL_HOSTNAME (" + CANONICAL_HOST + ")");
+        bindHost ? BIND_HOST : "OTL_HOSTNAME (" + CANONICAL_HOST + ")", !bindHost,
+        BIND_TIMEOUT + " = " + config.getString(BIND_TIMEOUT));
   }
 
   private static final String BIND_PORT = "pekko.remote.artery.bind.port";
+  private static final String BIND_TIMEOUT = "pekko.remote.artery.bind.bind-timeout";
   private static final String HTTP_HOST_SETTING = "OTL_HTTP_HOST (agentscope.training.http.host)";
   private static final String BIND_HOST = "pekko.remote.artery.bind.hostname";
   private static final String CANONICAL_HOST = "pekko.remote.artery.canonical.hostname";
@@ -212,7 +215,7 @@ public final class TrainingNode implements AutoCloseable {
     });
     ClusterMembership.join(system, system.settings().config(), clusterSettings);
     TrinitySimulator simulator = settings.simulator()
-        .map(s -> PortInUse.bind(new PortInUse.Listener("the Trinity simulator's", s.port(),
+        .map(s -> ListenerBind.bind(new ListenerBind.Listener("the Trinity simulator's", s.port(),
                 "OTL_SIMULATOR_PORT (agentscope.training.simulator.port)", s.host(),
                 "agentscope.training.simulator.host"),
             () -> TrinitySimulator.start(system, s, settings.serving().baseModel())))
@@ -344,14 +347,14 @@ public final class TrainingNode implements AutoCloseable {
           // OTel exporters send uncompressed by default: the raw body may be as large as a gzip one decoded.
           java.util.Map.of("/v1/traces", http.otlp().maxDecodedBytes(), "/v1/traces/", http.otlp().maxDecodedBytes()),
           gateway == null ? request -> false : gateway::answersModelPath);
-      binding = PortInUse.bind(new PortInUse.Listener("the HTTP API's", http.port(),
+      binding = ListenerBind.bind(new ListenerBind.Listener("the HTTP API's", http.port(),
               "OTL_HTTP_PORT (agentscope.training.http.port)", http.host(), HTTP_HOST_SETTING),
           () -> HttpServer.start(system, http.host(), http.port(), routes, http.shutdownDeadline(),
               http.maxConnectionsPerAddress(), metrics).toCompletableFuture().join());
       boundPort.set(binding.localAddress().getPort());
       if (http.otlp().ownPort()) {
         // There is no otlp.host: the OTLP port listens on http.host.
-        otlpBinding = PortInUse.bind(new PortInUse.Listener("the OTLP receiver's", http.otlp().port(),
+        otlpBinding = ListenerBind.bind(new ListenerBind.Listener("the OTLP receiver's", http.otlp().port(),
                 "OTL_OTLP_PORT (agentscope.training.otlp.port)", http.host(), HTTP_HOST_SETTING),
             () -> HttpServer.start(system, http.host(), http.otlp().port(), otlp.standalone(auth),
                 http.shutdownDeadline(), http.maxConnectionsPerAddress(), metrics).toCompletableFuture().join());

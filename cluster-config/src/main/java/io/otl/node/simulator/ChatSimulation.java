@@ -53,9 +53,15 @@ final class ChatSimulation {
   private static Optional<Refusal> topLogprobsRefusal(JsonNode request) {
     JsonNode tops = request.path("top_logprobs");
     if (!tops.isNumber()) return Optional.empty();
-    long top = tops.asLong();
-    if (top < -1) return Optional.of(new Refusal("`top_logprobs` must be a positive value or -1.", "top_logprobs"));
-    if (top != 0 && !request.path("logprobs").asBoolean(false)) {
+    // exactly: asLong() wraps 2^64 to 0 and cuts 0.5 to 0 (review t150)
+    java.math.BigDecimal top = tops.decimalValue();
+    if (top.stripTrailingZeros().scale() > 0) {
+      return Optional.of(new Refusal("`top_logprobs` should be a valid integer.", "top_logprobs"));
+    }
+    if (top.compareTo(java.math.BigDecimal.ONE.negate()) < 0) {
+      return Optional.of(new Refusal("`top_logprobs` must be a positive value or -1.", "top_logprobs"));
+    }
+    if (top.signum() != 0 && !request.path("logprobs").asBoolean(false)) {
       return Optional.of(new Refusal("when using `top_logprobs`, `logprobs` must be set to true.", "top_logprobs"));
     }
     return Optional.empty();

@@ -95,7 +95,7 @@ public final class SimulatorCommand {
    */
   static String startFailure(SimulatorSettings settings, RuntimeException failure) {
     String address = "error: the Trinity simulator cannot listen on " + settings.host() + ":" + settings.port() + ": ";
-    return switch (io.otl.node.PortInUse.Cause.of(failure)) {
+    return switch (io.otl.node.ListenerBind.Cause.of(failure, settings.host())) {
       case TAKEN -> address + "another process listens on that port; start it on another with --port (0 picks a free"
           + " one)";
       // Any bind failure read as a taken port: a host of another machine sent the user to --port (trial t146).
@@ -103,7 +103,7 @@ public final class SimulatorCommand {
           + " --host (127.0.0.1, or 0.0.0.0 for all of them)";
       case UNRESOLVED -> address + settings.host() + " does not resolve; start it with another --host (127.0.0.1, or"
           + " 0.0.0.0 for all of them)";
-      case OTHER -> "error: the Trinity simulator could not start: " + failure.getMessage();
+      case TIMED_OUT, OTHER -> "error: the Trinity simulator could not start: " + failure.getMessage();
     };
   }
 

@@ -98,6 +98,12 @@ class GatewayStrictJsonTest {
       "{\"model\":\"default\",\"logprobs\":false,\"top_logprobs\":2,"
           + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
       "{\"model\":\"default\",\"logprobs\":true,\"top_logprobs\":-2,"
+          + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+      // read exactly: 2^64 wrapped to 0 and 0.5 was cut to 0, and both passed without logprobs (review t150)
+      "{\"model\":\"default\",\"top_logprobs\":18446744073709551616,"
+          + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+      "{\"model\":\"default\",\"top_logprobs\":0.5,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+      "{\"model\":\"default\",\"logprobs\":true,\"top_logprobs\":-18446744073709551617,"
           + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"})
   void aBodyTheApiWouldRefuseIsOpenAis400AndNothingIsForwardedOrStored(String body) throws Exception {
     String session = "strict-" + UUID.randomUUID();

@@ -27,6 +27,8 @@ class KafkaMetricsTest {
   private static final List<String> COUNTERS = List.of("otl_kafka_batches_total", "otl_kafka_writes_total",
       "otl_kafka_write_records_total", "otl_kafka_write_seconds_total", "otl_kafka_record_wait_seconds_total",
       "otl_kafka_record_in_write_seconds_total", "otl_kafka_records_recorded_total");
+  private static final List<String> GAUGES = List.of("otl_kafka_writes_running", "otl_kafka_sessions_busy",
+      "otl_kafka_records_held");
 
   @Test
   void theIngestionsWriteFiguresAreOnMetricsAndMove() throws Exception {
@@ -46,10 +48,11 @@ class KafkaMetricsTest {
         assertTrue(before.contains("# TYPE " + name + " counter\n"), name + " is a counter:\n" + before);
         assertEquals(Optional.of(0.0), value(before, name), name + " starts at 0");
       }
-      for (String name : List.of("otl_kafka_writes_running", "otl_kafka_sessions_busy", "otl_kafka_records_held",
-          "otl_kafka_write_timeout_retries_total")) {
-        assertTrue(value(before, name).isPresent(), name + " is shown:\n" + before);
+      for (String name : GAUGES) {
+        assertTrue(before.contains("# TYPE " + name + " gauge\n"), name + " is a gauge:\n" + before);
+        assertEquals(Optional.of(0.0), value(before, name), name + " starts at 0");
       }
+      assertTrue(before.contains("# TYPE otl_kafka_write_timeout_retries_total counter\n"), before);
       String common = "\"sessionId\":\"km-1\",\"agentId\":\"km-agent\"";
       List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
       records.add(KafkaTestBroker.record("km-events", "km-1",
@@ -74,6 +77,13 @@ class KafkaMetricsTest {
       assertTrue(value(after, "otl_kafka_record_wait_seconds_total").orElseThrow()
           >= value(after, "otl_kafka_record_in_write_seconds_total").orElseThrow(), after);
       assertTrue(value(after, "otl_kafka_record_in_write_seconds_total").orElseThrow() > 0, after);
+      // Once stored and committed nothing is held, written or busy any more.
+      while (GAUGES.stream().anyMatch(g -> value(http.get("/metrics").body(), g).orElse(-1.0) != 0.0)
+          && System.nanoTime() < deadline) {
+        Thread.sleep(200);
+      }
+      String settled = http.get("/metrics").body();
+      for (String name : GAUGES) assertEquals(Optional.of(0.0), value(settled, name), name + ":\n" + settled);
     }
   }
 

@@ -120,7 +120,7 @@ class CommandLineIT {
         // A loaded machine took longer than the binds' defaults (3 s, 1 s) for a free port: the start then failed
         // with a timeout, not with the taken port.
         List<String> jvm = new java.util.ArrayList<>(List.of("-Dagentscope.training.http.host=127.0.0.1",
-            "-Dpekko.remote.artery.bind.bind-timeout=60s", "-Dpekko.http.server.bind-timeout=60s"));
+            "-Dpekko.remote.artery.bind.bind-timeout=60s"));
         for (String key : List.of("agentscope.training.http.port", "pekko.remote.artery.canonical.port",
             "agentscope.training.simulator.port", "agentscope.training.otlp.port")) {
           jvm.add("-D" + key + "=" + (key.equals(l.key()) ? port : JarProcess.freePort()));
@@ -149,7 +149,7 @@ class CommandLineIT {
   @Test
   void aHostThatIsNotThisMachinesStopsTheStartNamingTheHostSetting() throws Exception {
     List<String> jvm = new java.util.ArrayList<>(List.of("-Dagentscope.training.http.host=192.0.2.1",
-        "-Dpekko.remote.artery.bind.bind-timeout=60s", "-Dpekko.http.server.bind-timeout=60s"));
+        "-Dpekko.remote.artery.bind.bind-timeout=60s"));
     for (String key : List.of("agentscope.training.http.port", "pekko.remote.artery.canonical.port",
         "agentscope.training.simulator.port")) {
       jvm.add("-D" + key + "=" + JarProcess.freePort());

@@ -103,6 +103,28 @@ class SimulatorCommandTest {
     }
   }
 
+  /**
+   * Under LC_ALL=de_DE the JDK says "Die Adresse wird bereits verwendet": the command matched English words
+   * only, and printed pekko's raw failure (review t150). A bind failure in any language is sorted by its host.
+   */
+  @Test
+  void aBindFailureInAnotherLanguageStillNamesTheOption() throws Exception {
+    SimulatorSettings local = SimulatorCommand.parse(new String[] {"--host", "127.0.0.1", "--port", "8265",
+        "--work-dir", java.nio.file.Files.createTempDirectory("otl-sim-de").toString()});
+    RuntimeException taken = new RuntimeException("Bind failed because of java.net.BindException: "
+        + "[/127.0.0.1:8265] Die Adresse wird bereits verwendet",
+        new java.net.BindException("Die Adresse wird bereits verwendet"));
+    assertEquals("error: the Trinity simulator cannot listen on 127.0.0.1:8265: another process listens on that"
+        + " port; start it on another with --port (0 picks a free one)", SimulatorCommand.startFailure(local, taken));
+    SimulatorSettings foreign = SimulatorCommand.parse(new String[] {"--host", "192.0.2.1", "--port", "8265",
+        "--work-dir", java.nio.file.Files.createTempDirectory("otl-sim-de").toString()});
+    RuntimeException notHere = new RuntimeException("Bind failed",
+        new java.net.BindException("Die angeforderte Adresse kann nicht zugewiesen werden"));
+    assertEquals("error: the Trinity simulator cannot listen on 192.0.2.1:8265: 192.0.2.1 is not an address of this"
+        + " machine; start it with another --host (127.0.0.1, or 0.0.0.0 for all of them)",
+        SimulatorCommand.startFailure(foreign, notHere));
+  }
+
   /** {@code simulator --help} explains each option and the exit codes, as export and audit do; it printed the usage line alone. */
   @Test
   void helpExplainsEveryOptionAndTheExitCodes() {

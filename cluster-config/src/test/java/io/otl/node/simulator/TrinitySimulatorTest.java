@@ -368,6 +368,13 @@ class TrinitySimulatorTest {
         "{" + messages + ",\"logprobs\":true,\"top_logprobs\":-2}");
     assertEquals(400, negative.statusCode(), negative.body());
     assertEquals("`top_logprobs` must be a positive value or -1.", json(negative).path("message").asText());
+    // read exactly, not wrapped or cut to 0 (review t150)
+    for (String top : new String[] {"18446744073709551616", "0.5"}) {
+      HttpResponse<String> big = post(base + "/v1/chat/completions", "{" + messages + ",\"top_logprobs\":" + top + "}");
+      assertEquals(400, big.statusCode(), top + ": " + big.body());
+    }
+    assertEquals(400, post(base + "/v1/chat/completions",
+        "{" + messages + ",\"logprobs\":true,\"top_logprobs\":-18446744073709551617}").statusCode());
     // vLLM lets 0 through without the flag, and answers a request with both.
     assertEquals(200, post(base + "/v1/chat/completions", "{" + messages + ",\"top_logprobs\":0}").statusCode());
     HttpResponse<String> both = post(base + "/v1/chat/completions",

@@ -53,7 +53,7 @@ final class DerivedEventIds {
     if (!(input instanceof SessionInput.Feedback f) || f.feedbackId() != null) return input;
     FeedbackKind kind = FeedbackKind.parse(f.kind());
     if (kind == null || kind.name().equals(f.kind())) return input;
-    return new SessionInput.Feedback(f.eventId(), f.at(), kind.name(), f.value(), null, f.source(), f.msgId());
+    return f.withKind(kind.name());
   }
 
   /** What is hashed: the input's wire type, a colon, and the input's {@link CanonicalJson}. */

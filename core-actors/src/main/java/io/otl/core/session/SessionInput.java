@@ -132,6 +132,11 @@ public sealed interface SessionInput extends JsonSerializable {
     }
 
     public String type() { return "feedback"; }
+
+    /** This feedback with its kind spelled {@code spelled}: every other component as it is. */
+    public Feedback withKind(String spelled) {
+      return new Feedback(eventId, at, spelled, value, feedbackId, source, msgId);
+    }
   }
 
   record Result(String eventId, Instant at, String status, String detail) implements SessionInput {

@@ -46,10 +46,24 @@ class RecordPlannerFeedbackSpellingTest {
         state.feedback().get(0).eventId());
   }
 
+  /**
+   * Pinned, checked outside Java: {@code printf '%s' 'feedback:{"at":"2026-11-20T01:59:30Z","kind":"RATING",
+   * "source":"survey","value":4}' | sha256sum | cut -c1-32}: what earlier builds gave "RATING", and now every spelling.
+   */
   @Test
   void aCanonicalSpellingKeepsTheIdEarlierBuildsGaveIt() {
-    assertEquals(DerivedEventIds.of(rating("RATING", "survey")),
-        DerivedEventIds.of(rating("RATING", "survey"), FULL.desensitizer()));
+    String id = "d2:d705a1d54f9896553042d83e0395d81c";
+    assertEquals(id, DerivedEventIds.of(rating("RATING", "survey")));
+    for (String spelled : List.of("RATING", "rating", "User_Rating")) {
+      assertEquals(id, DerivedEventIds.of(rating(spelled, "survey"), FULL.desensitizer()), spelled);
+    }
+  }
+
+  @Test
+  void onlyTheKindIsRespelled() {
+    SessionInput.Feedback sent = new SessionInput.Feedback("e1", AT, "positive", 1.0, null, "app", "msg-1");
+    assertEquals(new SessionInput.Feedback("e1", AT, "THUMBS_UP", 1.0, null, "app", "msg-1"),
+        DerivedEventIds.kindAsStored(sent));
   }
 
   /** What a build before this one stored: the id over the kind as sent, with or without personal data. */

@@ -95,10 +95,15 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
       throw OpenAiError.invalid("stream_options", "stream_options is only allowed when stream is true");
     }
     JsonNode tops = body.get("top_logprobs");
-    if (tops != null && tops.isNumber() && tops.asLong() < -1) {
+    // Read exactly: asLong() wraps 2^64 to 0 and cuts 0.5 to 0, which then passed without logprobs (review t150).
+    java.math.BigDecimal top = tops != null && tops.isNumber() ? tops.decimalValue() : null;
+    if (top != null && top.stripTrailingZeros().scale() > 0) {
+      throw OpenAiError.invalid("top_logprobs", "top_logprobs must be an integer");
+    }
+    if (top != null && top.compareTo(java.math.BigDecimal.ONE.negate()) < 0) {
       throw OpenAiError.invalid("top_logprobs", "top_logprobs must be -1 or more");
     }
-    if (tops != null && tops.isNumber() && tops.asLong() != 0 && !body.path("logprobs").asBoolean(false)) {
+    if (top != null && top.signum() != 0 && !body.path("logprobs").asBoolean(false)) {
       // As OpenAI and vLLM refuse it: the simulator answered it without logprobs, and the turn was stored.
       throw OpenAiError.invalid("top_logprobs", "top_logprobs is only allowed when logprobs is true");
     }
