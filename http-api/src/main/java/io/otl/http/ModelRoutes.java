@@ -210,10 +210,16 @@ public final class ModelRoutes {
         .map(io.otl.core.api.SessionOwners.Owner::modelVersion).orElse(null));
   }
 
-  private static HttpResponse routeJson(String agentId, String sessionId, String version, String endpoint,
+  static HttpResponse routeJson(String agentId, String sessionId, String version, String endpoint,
       String servedModel) {
-    return Json.ok(Map.of("agentId", agentId, "sessionId", sessionId, "version", version,
-        "endpoint", endpoint == null ? "" : endpoint, "servedModel", servedModel == null ? "" : servedModel));
+    // An ordered map: Map.of's order changes with each JVM, so the same route read differently after a restart.
+    Map<String, Object> body = new java.util.LinkedHashMap<>();
+    body.put("agentId", agentId);
+    body.put("sessionId", sessionId);
+    body.put("version", version);
+    body.put("endpoint", endpoint == null ? "" : endpoint);
+    body.put("servedModel", servedModel == null ? "" : servedModel);
+    return Json.ok(body);
   }
 
   private CompletionStage<HttpResponse> register(String agentId, ByteString bytes, String actor) {

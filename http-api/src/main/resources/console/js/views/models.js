@@ -4,7 +4,7 @@
 import { ApiError, describeError, eventType, getAudit, getJson } from '../api.js';
 import { knownAgents } from '../agents-store.js';
 import { legend, lineChart, stateTimeline } from '../charts.js';
-import { badge, fmtNum, fmtPct, fmtTime, h, hashPath, jsonDetails, link, notice, table } from '../dom.js';
+import { badge, fmtNum, fmtP, fmtPct, fmtTime, h, hashPath, jsonDetails, link, notice, table } from '../dom.js';
 import { trafficSection } from './traffic.js';
 import { stateBadge, stateLegend } from '../version-states.js';
 
@@ -219,7 +219,7 @@ function testsTable(tests) {
       h('td', { class: 'num' }, t.relativeTolerance ? fmtPct(t.tolerance) : fmtNum(t.tolerance, 4)),
       h('td', { class: 'num' }, m.fmt(t.threshold)),
       h('td', { class: 'num' }, zText(t) + ' vs ' + fmtNum(t.criticalValue, 3) + ' @' + fmtPct(t.confidence)
-        + (t.method === 'msprt' ? ' · always-valid p ' + fmtNum(t.pValue, 4) + ' vs α ' + fmtNum(t.alpha, 4) + ' · look ' + t.looks : '')),
+        + (t.method === 'msprt' ? ' · always-valid p ' + fmtP(t.pValue) + ' vs α ' + fmtP(t.alpha) + ' · look ' + t.looks : '')),
       h('td', null, t.degraded ? h('strong', null, 'DEGRADED') : 'ok'),
       h('td', { class: 'muted' }, t.summary || ''));
   });

@@ -54,6 +54,13 @@ class ModelTransitionLogTest {
           && l.contains("VersionPromoted")), lines.toString());
       assertTrue(lines.stream().anyMatch(l -> l.startsWith("agent log-agent: model version v8 ROLLED_BACK at ratio 0.0")
           && l.contains("VersionRolledBack")), lines.toString());
+      // The other version each of these writes moved (trial t149): the promotion retired v7 and the
+      // rollback of the stable v8 restored it, and neither had a line, so grepping the log for v7 never
+      // said when it stopped or started serving again.
+      assertTrue(lines.stream().anyMatch(l -> l.startsWith("agent log-agent: model version v7 RETIRED at ratio 0.0 (")
+          && l.contains("VersionPromoted")), lines.toString());
+      assertTrue(lines.stream().anyMatch(l -> l.startsWith("agent log-agent: model version v7 STABLE at ratio 1.0 (")
+          && l.contains("VersionRolledBack")), lines.toString());
       for (String l : lines) {
         assertFalse(l.contains("secret-artifact-path") || l.contains("jane.doe") || l.contains("127.0.0.1:9"), l);
       }

@@ -40,6 +40,14 @@ final class TransitionLog {
       if (e instanceof TransitionEvent t) {
         byVersion.computeIfAbsent(t.version(), v -> new ArrayList<>()).add(e.getClass().getSimpleName());
       }
+      // The other version such an event moves: the stable a promotion retires, the one a rollback of
+      // the stable restores (trial t149: neither had a line, so the log never said when it stopped or
+      // started serving again).
+      String other = e instanceof ModelEvents.VersionPromoted p ? p.previousStable()
+          : e instanceof ModelEvents.VersionRolledBack r ? r.restoredStable() : null;
+      if (other != null) {
+        byVersion.computeIfAbsent(other, v -> new ArrayList<>()).add(e.getClass().getSimpleName());
+      }
     }
     byVersion.forEach((version, names) -> {
       Optional<VersionRecord> v = after.models().find(version);
