@@ -8,6 +8,7 @@ import static org.apache.pekko.http.javadsl.server.Directives.onSuccess;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
 
+import io.otl.wire.Views;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,10 +55,10 @@ public final class HealthRoutes {
       for (var f : results) {
         var e = f.join();
         if (!e.getValue().ok()) failing.add(e.getKey() + ": " + e.getValue().detail());
-        detail.put(e.getKey(), Map.of("ok", e.getValue().ok(), "detail", e.getValue().detail()));
+        detail.put(e.getKey(), Views.map("ok", e.getValue().ok(), "detail", e.getValue().detail()));
       }
       if (shuttingDown.getAsBoolean()) {
-        detail.put("shutdown", Map.of("ok", false, "detail", "node is stopping"));
+        detail.put("shutdown", Views.map("ok", false, "detail", "node is stopping"));
         failing.add("shutdown: node is stopping");
       }
       Map<String, Object> body = new LinkedHashMap<>();

@@ -236,7 +236,7 @@ public final class SessionRoutes {
       if (reply instanceof AgentSession.Recorded r) {
         if (r.accepted() > 0) metrics.journalWrite((System.nanoTime() - start) / 1e9);
         metrics.eventsAccepted(r.accepted(), r.duplicates());
-        return Json.response(success, Map.of("accepted", r.accepted(), "duplicates", r.duplicates(),
+        return Json.response(success, SessionView.map("accepted", r.accepted(), "duplicates", r.duplicates(),
             "sampled", r.sampled()));
       }
       AgentSession.Rejected rej = (AgentSession.Rejected) reply;

@@ -1,6 +1,7 @@
 package io.otl.http.gateway;
 
 import io.otl.http.Json;
+import io.otl.wire.Views;
 import java.util.List;
 import java.util.Map;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
@@ -21,7 +22,7 @@ final class GatewayModels {
   static final String LOGICAL_MODEL = "default";
 
   HttpResponse list(HttpRequest request) {
-    return Json.ok(Map.of("object", "list", "data", List.of(modelObject(identity.identify(request)))));
+    return Json.ok(Views.map("object", "list", "data", List.of(modelObject(identity.identify(request)))));
   }
 
   /**
@@ -63,7 +64,7 @@ final class GatewayModels {
   }
 
   private static Map<String, Object> modelObject(String agent) {
-    return Map.of("id", LOGICAL_MODEL, "object", "model", "created", 0, "owned_by", agent);
+    return Views.map("id", LOGICAL_MODEL, "object", "model", "created", 0, "owned_by", agent);
   }
 
   /**

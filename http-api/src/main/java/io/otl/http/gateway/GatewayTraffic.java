@@ -1,5 +1,6 @@
 package io.otl.http.gateway;
 
+import io.otl.wire.Views;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -154,7 +155,7 @@ public final class GatewayTraffic {
     out.put("agentId", agentId);
     out.put("since", since.toString());
     out.put("versions", versions);
-    out.put("addedLatencyMs", Map.of("stream", addedStream.view(), "whole", addedWhole.view()));
+    out.put("addedLatencyMs", Views.map("stream", addedStream.view(), "whole", addedWhole.view()));
     return out;
   }
 }
