@@ -80,13 +80,13 @@ export function fmtNum(v, digits = 3) {
 }
 
 /**
- * A p-value or test level: four decimals, and below 0.0001 two significant digits with an exponent
- * (2.4e-18), as the audit's text timeline prints it; four decimals made a clear rollback's p read 0.
+ * A p-value or test level: four decimals, and below 0.001 two significant digits with an exponent
+ * (2.4e-18, 1.2e-4), as the audit's text timeline gives two; four decimals made a clear rollback's p read 0.
  */
 export function fmtP(v) {
   if (v === null || v === undefined || !isFinite(v)) return '—';
   const n = Number(v);
-  return n > 0 && n < 1e-4 ? n.toExponential(1) : fmtNum(n, 4);
+  return n > 0 && n < 1e-3 ? n.toExponential(1) : fmtNum(n, 4);
 }
 
 export function badge(state) {

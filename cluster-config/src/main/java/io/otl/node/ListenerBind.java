@@ -35,6 +35,11 @@ public final class ListenerBind {
   public enum Cause {
     /** Another process listens on the port. */
     TAKEN,
+    /**
+     * The port refused in words other than English on an address of this machine: taken, or not allowed (a
+     * port below 1024 without the right, a range Windows reserves). Which of them, the words do not tell us.
+     */
+    PORT_REFUSED,
     /** The host is no address of this machine (a typo, another machine's IP). */
     NOT_THIS_MACHINE,
     /** The host name does not resolve (a lookup that outlasted the config check's bound). */
@@ -47,7 +52,8 @@ public final class ListenerBind {
     /**
      * The cause of {@code failure}, a bind of {@code host}. The JDK's socket errors are in the machine's
      * language ("Die Adresse wird bereits verwendet"): the English words are only a shortcut, and any other
-     * bind failure is sorted by asking this machine whether {@code host} is one of its addresses (review t150).
+     * bind failure is sorted by asking this machine whether {@code host} is one of its addresses (review t150):
+     * if it is, the port refused, for a reason the words would have told ({@link #PORT_REFUSED}).
      */
     public static Cause of(Throwable failure, String host) {
       boolean bindFailed = false;
@@ -72,7 +78,7 @@ public final class ListenerBind {
         InetAddress address = InetAddress.getByName(host);
         boolean local = address.isAnyLocalAddress() || address.isLoopbackAddress()
             || NetworkInterface.getByInetAddress(address) != null;
-        return local ? TAKEN : NOT_THIS_MACHINE;
+        return local ? PORT_REFUSED : NOT_THIS_MACHINE;
       } catch (UnknownHostException e) {
         return UNRESOLVED;
       } catch (IOException e) {
@@ -107,6 +113,8 @@ public final class ListenerBind {
     return Optional.ofNullable(switch (cause) {
       case TAKEN -> l.name() + " port " + l.port() + " is in use (another process listens on it): start this node"
           + " with another " + l.portSetting() + "; docs/configuration.md";
+      case PORT_REFUSED -> l.name() + " port " + l.port() + " cannot be listened on (another process holds it, or"
+          + " it is not allowed here): start this node with another " + l.portSetting() + "; docs/configuration.md";
       case NOT_THIS_MACHINE -> l.name() + " host " + l.host() + " is not an address of this machine (cannot listen"
           + " on it): set " + l.hostSetting() + " to one of its addresses" + (l.advertised()
               ? " that the other nodes reach (behind NAT, set pekko.remote.artery.bind.hostname to the local one)"

@@ -125,7 +125,10 @@ class ListenerBindTest {
     ListenerBind.Refused taken = assertThrows(ListenerBind.Refused.class, () -> ListenerBind.bind(local, () -> {
       throw (RuntimeException) pekko.apply("Die Adresse wird bereits verwendet");
     }));
-    assertTrue(taken.getMessage().startsWith("the HTTP API's port 8080 is in use"), taken.getMessage());
+    // Taken or not allowed (de: "Keine Berechtigung" below 1024), which the words would have said.
+    assertEquals("the HTTP API's port 8080 cannot be listened on (another process holds it, or it is not allowed"
+        + " here): start this node with another OTL_HTTP_PORT (agentscope.training.http.port); docs/configuration.md",
+        taken.getMessage());
     ListenerBind.Listener elsewhere = new ListenerBind.Listener("the HTTP API's", 8080,
         "OTL_HTTP_PORT (agentscope.training.http.port)", "192.0.2.1", "OTL_HTTP_HOST (agentscope.training.http.host)");
     ListenerBind.Refused foreign = assertThrows(ListenerBind.Refused.class, () -> ListenerBind.bind(elsewhere, () -> {

@@ -53,7 +53,10 @@ final class ChatSimulation {
   private static Optional<Refusal> topLogprobsRefusal(JsonNode request) {
     JsonNode tops = request.path("top_logprobs");
     if (!tops.isNumber()) return Optional.empty();
-    // exactly: asLong() wraps 2^64 to 0 and cuts 0.5 to 0 (review t150)
+    // exactly: asLong() wraps 2^64 to 0 and cuts 0.5 to 0 (review t150); 1e400 reads as infinity (review t152)
+    if (tops.isFloatingPointNumber() && !Double.isFinite(tops.doubleValue())) {
+      return Optional.of(new Refusal("`top_logprobs` should be a valid integer.", "top_logprobs"));
+    }
     java.math.BigDecimal top = tops.decimalValue();
     if (top.stripTrailingZeros().scale() > 0) {
       return Optional.of(new Refusal("`top_logprobs` should be a valid integer.", "top_logprobs"));

@@ -98,6 +98,8 @@ public final class SimulatorCommand {
     return switch (io.otl.node.ListenerBind.Cause.of(failure, settings.host())) {
       case TAKEN -> address + "another process listens on that port; start it on another with --port (0 picks a free"
           + " one)";
+      case PORT_REFUSED -> address + "the port refused (another process holds it, or it is not allowed here); start it"
+          + " on another with --port (0 picks a free one)";
       // Any bind failure read as a taken port: a host of another machine sent the user to --port (trial t146).
       case NOT_THIS_MACHINE -> address + settings.host() + " is not an address of this machine; start it with another"
           + " --host (127.0.0.1, or 0.0.0.0 for all of them)";

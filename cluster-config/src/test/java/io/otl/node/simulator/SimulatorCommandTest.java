@@ -114,8 +114,9 @@ class SimulatorCommandTest {
     RuntimeException taken = new RuntimeException("Bind failed because of java.net.BindException: "
         + "[/127.0.0.1:8265] Die Adresse wird bereits verwendet",
         new java.net.BindException("Die Adresse wird bereits verwendet"));
-    assertEquals("error: the Trinity simulator cannot listen on 127.0.0.1:8265: another process listens on that"
-        + " port; start it on another with --port (0 picks a free one)", SimulatorCommand.startFailure(local, taken));
+    assertEquals("error: the Trinity simulator cannot listen on 127.0.0.1:8265: the port refused (another process"
+        + " holds it, or it is not allowed here); start it on another with --port (0 picks a free one)",
+        SimulatorCommand.startFailure(local, taken));
     SimulatorSettings foreign = SimulatorCommand.parse(new String[] {"--host", "192.0.2.1", "--port", "8265",
         "--work-dir", java.nio.file.Files.createTempDirectory("otl-sim-de").toString()});
     RuntimeException notHere = new RuntimeException("Bind failed",

@@ -369,7 +369,7 @@ class TrinitySimulatorTest {
     assertEquals(400, negative.statusCode(), negative.body());
     assertEquals("`top_logprobs` must be a positive value or -1.", json(negative).path("message").asText());
     // read exactly, not wrapped or cut to 0 (review t150)
-    for (String top : new String[] {"18446744073709551616", "0.5"}) {
+    for (String top : new String[] {"18446744073709551616", "0.5", "1e400", "-1e400"}) {
       HttpResponse<String> big = post(base + "/v1/chat/completions", "{" + messages + ",\"top_logprobs\":" + top + "}");
       assertEquals(400, big.statusCode(), top + ": " + big.body());
     }

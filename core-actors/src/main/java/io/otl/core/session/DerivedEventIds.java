@@ -33,7 +33,7 @@ final class DerivedEventIds {
    * alike inputs are.
    */
   static String of(SessionInput input, Desensitizer desensitizer) {
-    return idOver(kindAsStored(input), desensitizer);
+    return idOver(asStored(input), desensitizer);
   }
 
   private static String idOver(SessionInput input, Desensitizer desensitizer) {
@@ -44,16 +44,19 @@ final class DerivedEventIds {
   }
 
   /**
-   * A feedback hashed under the kind the session stores ({@code RATING}), not as spelled: "rating",
-   * "Rating" and AgentScope's "USER_RATING" are one kind, so a retry spelled otherwise is the same
-   * feedback (trial t142: stored twice). Ids of canonical spellings are unchanged; earlier builds'
-   * ids of other spellings are recognised by {@link #seenBefore}.
+   * A feedback hashed as the session stores it: its kind, not its spelling ("rating", "Rating" and
+   * AgentScope's "USER_RATING" are one RATING), and a value only for a RATING (a thumb sent with 1 and one
+   * sent without are one thumb). A retry sent otherwise was a second feedback (trial t142, review t152).
+   * Ids of feedback sent as stored are unchanged; earlier builds' ids of others are recognised by
+   * {@link #seenBefore}.
    */
-  static SessionInput kindAsStored(SessionInput input) {
+  static SessionInput asStored(SessionInput input) {
     if (!(input instanceof SessionInput.Feedback f) || f.feedbackId() != null) return input;
     FeedbackKind kind = FeedbackKind.parse(f.kind());
-    if (kind == null || kind.name().equals(f.kind())) return input;
-    return f.withKind(kind.name());
+    if (kind == null) return input;
+    Double value = kind == FeedbackKind.RATING ? f.value() : null;
+    if (kind.name().equals(f.kind()) && java.util.Objects.equals(value, f.value())) return input;
+    return f.with(kind.name(), value);
   }
 
   /** What is hashed: the input's wire type, a colon, and the input's {@link CanonicalJson}. */
@@ -73,11 +76,14 @@ final class DerivedEventIds {
   static boolean seenBefore(Set<String> ids, SessionInput input, boolean mayHoldLegacyIds, Desensitizer current) {
     if (!mayHoldLegacyIds || input.eventId() != null) return false;
     if (ids.contains(legacy(input)) || ids.contains(of(input))) return true;
-    // a feedback spelled otherwise than its kind: earlier builds hashed the spelling
-    if (kindAsStored(input) != input && ids.contains(idOver(input, current))) return true;
+    // a feedback sent otherwise than stored: earlier builds hashed it as sent
+    boolean respelled = asStored(input) != input;
+    if (respelled && ids.contains(idOver(input, current))) return true;
     // Under the built-in rules the id by every built-in rule is the input's own id, checked already: a
     // second scan of the text for nothing (review t63).
-    return !current.isBuiltInScanner() && ids.contains(of(input, Desensitizer.builtInScanner()));
+    if (current.isBuiltInScanner()) return false;
+    return ids.contains(of(input, Desensitizer.builtInScanner()))
+        || respelled && ids.contains(idOver(input, Desensitizer.builtInScanner()));
   }
 
   /** The 0.1.0 derivation, kept only to recognise ids it stored: never use it for new ids. */

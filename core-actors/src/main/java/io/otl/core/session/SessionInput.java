@@ -133,9 +133,9 @@ public sealed interface SessionInput extends JsonSerializable {
 
     public String type() { return "feedback"; }
 
-    /** This feedback with its kind spelled {@code spelled}: every other component as it is. */
-    public Feedback withKind(String spelled) {
-      return new Feedback(eventId, at, spelled, value, feedbackId, source, msgId);
+    /** This feedback with another kind and value: every other component as it is. */
+    public Feedback with(String kind, Double value) {
+      return new Feedback(eventId, at, kind, value, feedbackId, source, msgId);
     }
   }
 

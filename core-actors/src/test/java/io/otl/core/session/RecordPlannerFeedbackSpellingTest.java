@@ -60,10 +60,22 @@ class RecordPlannerFeedbackSpellingTest {
   }
 
   @Test
-  void onlyTheKindIsRespelled() {
+  void onlyTheKindAndAValueTheKindDoesNotStoreChange() {
     SessionInput.Feedback sent = new SessionInput.Feedback("e1", AT, "positive", 1.0, null, "app", "msg-1");
-    assertEquals(new SessionInput.Feedback("e1", AT, "THUMBS_UP", 1.0, null, "app", "msg-1"),
-        DerivedEventIds.kindAsStored(sent));
+    assertEquals(new SessionInput.Feedback("e1", AT, "THUMBS_UP", null, null, "app", "msg-1"),
+        DerivedEventIds.asStored(sent));
+    SessionInput.Feedback rating = new SessionInput.Feedback(null, AT, "user_rating", 4.0, null, "app", "msg-1");
+    assertEquals(new SessionInput.Feedback(null, AT, "RATING", 4.0, null, "app", "msg-1"),
+        DerivedEventIds.asStored(rating));
+  }
+
+  /** A thumb sent with 1 (as clients do) and its retry without a value: the session stores no value for either. */
+  @Test
+  void aThumbWithAValueAndOneWithoutAreOneThumb() {
+    assertEquals(1, record(new SessionInput.Feedback(null, AT, "THUMBS_UP", 1.0, null, "app")).accepted());
+    assertEquals(new Recorded(0, 1, true), record(new SessionInput.Feedback(null, AT, "THUMBS_UP", null, null, "app")));
+    assertEquals(new Recorded(0, 1, true), record(new SessionInput.Feedback(null, AT, "positive", 1.0, null, "app")));
+    assertEquals(1, state.feedback().size());
   }
 
   /** What a build before this one stored: the id over the kind as sent, with or without personal data. */

@@ -24,12 +24,18 @@ public final class TaskKey {
 
   private TaskKey() {}
 
-  /** {@code task:<client id>} or {@code prompt:<sha-256 hex>}; empty without either. */
+  /**
+   * {@code task:<client id>} or {@code prompt:<sha-256 hex>}; both, {@code task:<id>|prompt:<hex>}, for a
+   * client id with a placeholder: what is left of it still parts tickets ({@code ticket-42-[EMAIL]} from
+   * {@code ticket-43-[EMAIL]}), and the prompt parts customers (review t152: the prompt alone made two
+   * tickets asking "Where is my refund?" one task). Empty without either; with only a placeholder id, none.
+   */
   public static Optional<String> of(Trajectory t) {
     String client = t.state().metadata() == null ? null : t.state().metadata().get(METADATA_KEY);
-    if (client != null && !client.isBlank() && PLACEHOLDERS.stream().noneMatch(client::contains)) {
-      return Optional.of("task:" + client.strip());
-    }
-    return t.prompt().map(p -> "prompt:" + Sha256.hex(JsonlFormats.normalisePrompt(p)));
+    Optional<String> prompt = t.prompt().map(p -> "prompt:" + Sha256.hex(JsonlFormats.normalisePrompt(p)));
+    if (client == null || client.isBlank()) return prompt;
+    String task = "task:" + client.strip();
+    if (PLACEHOLDERS.stream().noneMatch(client::contains)) return Optional.of(task);
+    return prompt.map(p -> task + "|" + p);
   }
 }
