@@ -47,11 +47,30 @@ public record JournalSettings(Kind kind, String url, String user, String passwor
       throw new IllegalArgumentException("agentscope.training.db.url (or OTL_DB_URL) = " + url
           + ": persistence = postgres needs a jdbc:postgresql: URL");
     }
-    if (kind == Kind.H2) url = closedByTheNode(url);
+    if (kind == Kind.H2) url = closedByTheNode(withTheNodesH2Settings(url));
     if (kind == Kind.POSTGRES && !url.contains("reWriteBatchedInserts")) {
       url = url + (url.contains("?") ? "&" : "?") + "reWriteBatchedInserts=true";
     }
     return new JournalSettings(kind, url, user, password, db.getInt("max-connections"));
+  }
+
+  /**
+   * A URL of the user's own ({@code jdbc:h2:file:./data-2/journal}, as the docs and the "data folder
+   * in use" message suggest) gets what the default has: DATABASE_TO_UPPER=false, without which the
+   * node's own queries ({@code event_journal}, unquoted) find no table and every coordinator and model
+   * view failed (trial t151), and WRITE_DELAY=0, without which a kill -9 loses acknowledged events.
+   * A URL that sets either keeps its value; DATABASE_TO_UPPER=TRUE is refused, naming the key.
+   */
+  static String withTheNodesH2Settings(String url) {
+    String upper = url.toUpperCase(java.util.Locale.ROOT).replace(" ", "");
+    if (upper.contains(";DATABASE_TO_UPPER=TRUE")) {
+      throw new IllegalArgumentException("agentscope.training.db.url (or OTL_DB_URL) = " + withoutPassword(url)
+          + ": the journal needs DATABASE_TO_UPPER=false (its table names are lower case); leave the option out");
+    }
+    String out = url;
+    if (!upper.contains(";DATABASE_TO_UPPER=")) out += ";DATABASE_TO_UPPER=false";
+    if (!upper.contains(";WRITE_DELAY=")) out += ";WRITE_DELAY=0";
+    return out;
   }
 
   /**

@@ -144,7 +144,7 @@ final class AsyncSender implements AutoCloseable {
     List<List<Batch>> runs = new ArrayList<>();
     for (Batch b : batches) {
       List<Batch> last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
-      if (last != null && last.get(0).sessionId().equals(b.sessionId()) && last.get(0).agentId().equals(b.agentId())) {
+      if (last != null && last.get(0).sessionId().equals(b.sessionId()) && java.util.Objects.equals(last.get(0).agentId(), b.agentId())) {
         last.add(b);
       } else {
         runs.add(new ArrayList<>(List.of(b)));

@@ -93,6 +93,46 @@ final class HttpSink implements TrajectorySink {
 
   @Override
   public CompletionStage<Outcome> deliverWithOutcome(String sessionId, String agentId, List<SessionInput> events) {
+    if (agentId != null) return post(sessionId, agentId, events);
+    // No agentId (a hook rebuilt after a restart, or built only to rate): the events API needs one, so
+    // it is the agent the node holds the session under; a session it does not hold is refused.
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + "/v1/sessions/"
+        + URLEncoder.encode(sessionId, StandardCharsets.UTF_8))).timeout(TIMEOUT).GET();
+    if (bearerToken != null) request.header("Authorization", "Bearer " + bearerToken);
+    return client.sendAsync(request.build(), HttpResponse.BodyHandlers.ofInputStream()).handle((response, error) -> {
+      if (error != null) throw unreachable(error);
+      int status = response.statusCode();
+      if (status == 200) {
+        try (java.io.InputStream in = response.body()) {
+          String owner = MAPPER.readTree(in).path("agentId").asText(null);
+          if (owner != null) return owner;
+        } catch (java.io.IOException e) {
+          throw new DeliveryException("the node's session answer could not be read", true, e);
+        }
+      }
+      if (status == 200 || status == 404) {
+        throw new DeliveryException("the node refused them: session " + sessionId + " is unknown to the node"
+            + " and this hook names no agentId (OtlTraining.builder(…).agentId(…))", false, null);
+      }
+      String answer = errorOf(response.body());
+      boolean retriable = status == 429 || status >= 500;
+      throw new DeliveryException((retriable ? "the node answered " : "the node refused them with ") + status
+          + (answer.isEmpty() ? "" : " " + answer), retriable, null);
+    }).thenCompose(owner -> post(sessionId, owner, events));
+  }
+
+  private DeliveryException unreachable(Throwable error) {
+    Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+        ? error.getCause() : error;
+    if (cause instanceof java.net.http.HttpTimeoutException && !(cause instanceof java.net.http.HttpConnectTimeoutException)) {
+      return new DeliveryException("no answer from the node at " + endpoint() + " within "
+          + TIMEOUT.toSeconds() + " s", true, cause);
+    }
+    return new DeliveryException("node unreachable at " + endpoint() + " ("
+        + cause.getClass().getSimpleName() + ")", true, cause);
+  }
+
+  private CompletionStage<Outcome> post(String sessionId, String agentId, List<SessionInput> events) {
     HttpRequest.Builder request = HttpRequest.newBuilder(
             URI.create(base + "/v1/sessions/" + URLEncoder.encode(sessionId, StandardCharsets.UTF_8) + "/events"))
         .timeout(TIMEOUT)
@@ -160,7 +200,8 @@ final class HttpSink implements TrajectorySink {
   }
 
   static String body(String agentId, List<SessionInput> events) {
-    ObjectNode body = MAPPER.createObjectNode().put("agentId", agentId);
+    ObjectNode body = MAPPER.createObjectNode();
+    if (agentId != null) body.put("agentId", agentId); // none: a session the node holds names its agent
     ArrayNode array = body.putArray("events");
     try {
       for (SessionInput e : events) array.add(MAPPER.readTree(EVENT.writeValueAsString(e)));

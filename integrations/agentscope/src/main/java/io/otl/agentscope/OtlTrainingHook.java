@@ -336,10 +336,10 @@ public final class OtlTrainingHook implements Hook, AutoCloseable {
   }
 
   private void enqueue(String sessionId, SessionInput event) {
+    // A session this hook never saw and no agentId (a hook rebuilt after a restart, or built only to
+    // rate): sent without one, the node takes the session's own agent; a session the node does not
+    // hold is refused and counted in dropped(). It threw into the caller before trial t151.
     String owner = agentOfSession.getOrDefault(sessionId, agentId);
-    if (owner == null) {
-      throw new IllegalStateException("session " + sessionId + " was never seen by this hook and no agentId is set");
-    }
     sender.offer(new AsyncSender.Batch(sessionId, owner, List.of(event)));
   }
 
