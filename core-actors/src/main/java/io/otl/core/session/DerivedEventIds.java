@@ -3,6 +3,10 @@ package io.otl.core.session;
 import io.otl.core.CanonicalJson;
 import io.otl.core.Sha256;
 import io.otl.core.session.SessionModel.FeedbackKind;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -79,11 +83,47 @@ final class DerivedEventIds {
     // a feedback sent otherwise than stored: earlier builds hashed it as sent
     boolean respelled = asStored(input) != input;
     if (respelled && ids.contains(idOver(input, current))) return true;
+    // ... or in another spelling than this retry's ("rating" then, "RATING" now; a thumb with 1, now without)
+    if (input instanceof SessionInput.Feedback f) {
+      for (SessionInput.Feedback spelled : earlierSpellings(f)) {
+        if (ids.contains(idOver(spelled, current))) return true;
+        if (!current.isBuiltInScanner() && ids.contains(idOver(spelled, Desensitizer.builtInScanner()))) return true;
+      }
+    }
     // Under the built-in rules the id by every built-in rule is the input's own id, checked already: a
     // second scan of the text for nothing (review t63).
     if (current.isBuiltInScanner()) return false;
     return ids.contains(of(input, Desensitizer.builtInScanner()))
         || respelled && ids.contains(idOver(input, Desensitizer.builtInScanner()));
+  }
+
+  /**
+   * The spellings an earlier build may have stored {@code f} under, hashed as sent: its kind as stored, in
+   * lower case and capitalized, and AgentScope's alias of it likewise; a thumb with and without its value.
+   * A retry respelled after the upgrade ("RATING" where "rating" was sent, a thumb without the 1 it had)
+   * matches none of its own ids (trial t153). Mixed case beyond these is not recognised.
+   */
+  private static List<SessionInput.Feedback> earlierSpellings(SessionInput.Feedback f) {
+    FeedbackKind kind = FeedbackKind.parse(f.kind());
+    if (kind == null || f.feedbackId() != null) return List.of();
+    Set<String> names = new LinkedHashSet<>();
+    spellings(kind.name(), names);
+    FeedbackKindAliases.all().forEach((alias, k) -> { if (k == kind) spellings(alias, names); });
+    Set<Double> values = new LinkedHashSet<>();
+    values.add(f.value());
+    if (kind != FeedbackKind.RATING) values.add(null);
+    if (kind == FeedbackKind.THUMBS_UP) values.add(1.0);
+    if (kind == FeedbackKind.THUMBS_DOWN) values.add(-1.0);
+    List<SessionInput.Feedback> spelled = new ArrayList<>();
+    for (String name : names) for (Double value : values) spelled.add(f.with(name, value));
+    return spelled;
+  }
+
+  private static void spellings(String upper, Set<String> into) {
+    String lower = upper.toLowerCase(Locale.ROOT);
+    into.add(upper);
+    into.add(lower);
+    into.add(Character.toUpperCase(lower.charAt(0)) + lower.substring(1));
   }
 
   /** The 0.1.0 derivation, kept only to recognise ids it stored: never use it for new ids. */

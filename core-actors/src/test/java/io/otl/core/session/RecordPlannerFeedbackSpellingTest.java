@@ -93,4 +93,47 @@ class RecordPlannerFeedbackSpellingTest {
       assertEquals(1, state.feedback().size(), source);
     }
   }
+
+  /**
+   * What a build before session 44 stored under the spelling it was sent in, retried after the upgrade in
+   * another spelling (trial t153: "rating" sent to the old build, "RATING" after; a thumb sent with 1, then
+   * without): the retry's id is over the stored kind, the earlier one over the old spelling, and the session
+   * took the retry as a second feedback, counted twice in the reward.
+   */
+  @Test
+  void aRetrySpelledOtherwiseThanWhatAnEarlierBuildStoredIsADuplicate() {
+    record Case(SessionInput.Feedback earlier, SessionInput.Feedback retry) {}
+    for (Case c : List.of(
+        new Case(rating("rating", "survey"), rating("RATING", "survey")),
+        new Case(rating("user_rating", "mail bob@example.com"), rating("Rating", "mail bob@example.com")),
+        new Case(new SessionInput.Feedback(null, AT, "thumbs_up", 1.0, null, "app", "msg-1"),
+            new SessionInput.Feedback(null, AT, "THUMBS_UP", null, null, "app", "msg-1")),
+        new Case(new SessionInput.Feedback(null, AT, "THUMBS_UP", 1.0, null, "app"),
+            new SessionInput.Feedback(null, AT, "POSITIVE", null, null, "app")),
+        new Case(new SessionInput.Feedback(null, AT, "NEGATIVE", -1.0, null, null),
+            new SessionInput.Feedback(null, AT, "thumbs_down", null, null, null)))) {
+      state = active(planner);
+      SessionInput.Feedback sent = c.earlier();
+      String canonical = DerivedEventIds.canonical(sent);
+      String stored = FULL.desensitizer().apply(canonical);
+      String earlierId = (stored.equals(canonical) ? "d2:" : "d3:") + Sha256.hex(stored, 16);
+      FeedbackKind kind = FeedbackKind.parse(sent.kind());
+      state = state.apply(new FeedbackRecorded(earlierId, AT, NOW, earlierId, kind,
+          kind == FeedbackKind.RATING ? sent.value() : null,
+          sent.source() == null ? null : FULL.desensitizer().apply(sent.source()), sent.msgId()));
+      assertEquals(new Recorded(0, 1, true), record(c.retry()), c.toString());
+      assertEquals(1, state.feedback().size(), c.toString());
+    }
+  }
+
+  /** The same kind and value but at another time is another feedback, before and after the upgrade. */
+  @Test
+  void anotherFeedbackOfTheSameKindIsStillStored() {
+    SessionInput.Feedback sent = rating("rating", "survey");
+    String earlierId = "d2:" + Sha256.hex(DerivedEventIds.canonical(sent), 16);
+    state = state.apply(new FeedbackRecorded(earlierId, AT, NOW, earlierId, FeedbackKind.RATING, 4.0, "survey", null));
+    assertEquals(1, record(new SessionInput.Feedback(null, AT.plusSeconds(1), "RATING", 4.0, null, "survey")).accepted());
+    assertEquals(1, record(new SessionInput.Feedback(null, AT, "RATING", 5.0, null, "survey")).accepted());
+    assertEquals(3, state.feedback().size());
+  }
 }
