@@ -121,9 +121,12 @@ final class HttpSink implements TrajectorySink {
     }).thenCompose(owner -> post(sessionId, owner, events));
   }
 
+  /** Why a request got no answer. */
   private DeliveryException unreachable(Throwable error) {
     Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
         ? error.getCause() : error;
+    // A node that took the connection and did not answer is no unreachable node: the warning said
+    // "node unreachable (HttpTimeoutException)", and the doc's "no answer within 10 s" never showed.
     if (cause instanceof java.net.http.HttpTimeoutException && !(cause instanceof java.net.http.HttpConnectTimeoutException)) {
       return new DeliveryException("no answer from the node at " + endpoint() + " within "
           + TIMEOUT.toSeconds() + " s", true, cause);
@@ -140,18 +143,7 @@ final class HttpSink implements TrajectorySink {
         .POST(HttpRequest.BodyPublishers.ofString(body(agentId, events)));
     if (bearerToken != null) request.header("Authorization", "Bearer " + bearerToken);
     return client.sendAsync(request.build(), HttpResponse.BodyHandlers.ofInputStream()).handle((response, error) -> {
-      if (error != null) {
-        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-            ? error.getCause() : error;
-        // A node that took the connection and did not answer is no unreachable node: the warning said
-        // "node unreachable (HttpTimeoutException)", and the doc's "no answer within 10 s" never showed.
-        if (cause instanceof java.net.http.HttpTimeoutException && !(cause instanceof java.net.http.HttpConnectTimeoutException)) {
-          throw new DeliveryException("no answer from the node at " + endpoint() + " within "
-              + TIMEOUT.toSeconds() + " s", true, cause);
-        }
-        throw new DeliveryException("node unreachable at " + endpoint() + " ("
-            + cause.getClass().getSimpleName() + ")", true, cause);
-      }
+      if (error != null) throw unreachable(error);
       int status = response.statusCode();
       if (status >= 200 && status < 300) return outcomeOf(response.body());
       String answer = errorOf(response.body());
