@@ -96,6 +96,13 @@ public final class ExportCommand {
       // parameter sent twice is a 400 on the HTTP API).
       if (!given.add(o)) return usage(err, o + " is given twice; give it once");
       String v = a.get(++i);
+      // "--out --name x" took "--name" as the folder and x as an unknown option.
+      if (v.startsWith("--")) return usage(err, o + " needs a value; it is followed by the option " + v);
+      // "--out -" made a folder named "-": there is no stdout form, the export is two files.
+      if (o.equals("--out") && (v.equals("-") || v.isBlank())) {
+        return usage(err, "--out '" + v + "' is not a folder: the export writes <name>.jsonl and"
+            + " <name>.manifest.json into the folder --out names (no stdout form)");
+      }
       switch (o) {
         case "--agent" -> agent = v;
         case "--format" -> formatName = v;

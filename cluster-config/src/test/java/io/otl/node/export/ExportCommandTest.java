@@ -126,6 +126,18 @@ class ExportCommandTest {
     assertEquals(2, twice.code(), twice.out() + twice.err());
     assertTrue(twice.err().contains("--format is given twice; give it once"), twice.err());
     assertFalse(Files.exists(work.resolve("out-twice")), "nothing written");
+    for (String folder : new String[] {"-", " "}) {
+      ToolRun dash = ToolRun.export("--agent", "agent-c", "--format", "sft", "--out", folder, "--config",
+          config.toString());
+      assertEquals(2, dash.code(), dash.out() + dash.err());
+      assertTrue(dash.err().contains("is not a folder"), dash.err());
+    }
+    assertFalse(Files.exists(Path.of("-")), "no folder named -");
+    ToolRun noValue = ToolRun.export("--agent", "agent-c", "--format", "sft", "--out", "--name", "x", "--config",
+        config.toString());
+    assertEquals(2, noValue.code(), noValue.out() + noValue.err());
+    assertTrue(noValue.err().contains("--out needs a value; it is followed by the option --name"), noValue.err());
+    assertFalse(Files.exists(Path.of("--name")), "no folder named --name");
     Path out = work.resolve("out-names");
     for (String name : new String[] {"../escaped", "sub/dir", ""}) {
       ToolRun badName = ToolRun.export("--agent", "agent-c", "--format", "rl", "--out", out.toString(), "--name", name,
