@@ -46,6 +46,15 @@ public final class SessionRoutes {
       + "events, or a gateway call); to store feedback as a session's first event, name its agent with \"agentId\" "
       + "in the body";
   /**
+   * Feedback naming a response (msgId) cannot be a session's first event: the response must be recorded.
+   * An unknown session then most often means a gateway answer not recorded yet, rated through another
+   * node than the one that answered (trial t157: 8 of 30 immediate ratings through the other node of two);
+   * naming the agent, as the message above advises, only led to a second 404 for the msgId.
+   */
+  private static final String RESPONSE_FEEDBACK_NEEDS_A_SESSION = "feedback naming a msgId applies to a response "
+      + "already recorded; a gateway answer is recorded a moment after it is sent, by the node that answered: "
+      + "send the feedback to that node, or retry shortly (docs/gateway.md, per-turn feedback)";
+  /**
    * rate and thumbs (AgentScope's routes) cannot name an agent, so "name the agentId" sends their
    * caller nowhere: they rate a session recorded before.
    */
@@ -167,7 +176,9 @@ public final class SessionRoutes {
     ((com.fasterxml.jackson.databind.node.ObjectNode) body).remove("agentId");
     SessionInput input = parser.parse(body, "body");
     if (((SessionInput.Feedback) input).kind() == null) throw BadRequest.invalid("kind is required");
-    return record(sessionId, agentId, List.of(input), StatusCodes.ACCEPTED, true, FEEDBACK_NEEDS_A_SESSION);
+    String unknownSession = ((SessionInput.Feedback) input).msgId() != null
+        ? RESPONSE_FEEDBACK_NEEDS_A_SESSION : FEEDBACK_NEEDS_A_SESSION;
+    return record(sessionId, agentId, List.of(input), StatusCodes.ACCEPTED, true, unknownSession);
   }
 
   private CompletionStage<HttpResponse> rate(Optional<String> sessionId, Optional<String> score) {

@@ -313,6 +313,26 @@ class FeedbackErrorFieldsTest {
     assertEquals("named-later", api.get("/v1/sessions/never-seen-2").json().path("agentId").asText());
   }
 
+  /**
+   * Feedback naming a response (msgId) for a session this node does not know yet (trial t157: two nodes,
+   * the answer rated through the other node at once, 8 of 30 such ratings): the answering node records
+   * the turn a moment after the answer. The message told the caller to name the agent, which only
+   * led to a second 404 ("msgId is not the msgId of a response recorded …"); it now says what to do.
+   */
+  @Test
+  void feedbackNamingAResponseOfAnUnknownSessionSaysTheAnswerMayNotBeRecordedYet() {
+    Http.Response r = api.post("/v1/sessions/never-seen-3/feedback",
+        "{\"kind\":\"THUMBS_UP\",\"msgId\":\"chatcmpl-just-answered\"}");
+    assertEquals(404, r.status(), r.body());
+    String message = r.json().path("message").asText();
+    assertTrue(message.startsWith("session never-seen-3 is unknown"), message);
+    assertFalse(message.contains("name its agent"), message);
+    assertTrue(message.contains("the node that answered"), message);
+    assertTrue(message.contains("retry"), message);
+    assertFalse(message.contains("chatcmpl-just-answered"), "the client's id is not echoed: " + message);
+    assertEquals(404, api.get("/v1/sessions/never-seen-3").status(), "nothing stored");
+  }
+
   @Test
   void theEventsBatchKeepsNamingTheEventByItsPlace() {
     String id = session();

@@ -239,7 +239,7 @@ public final class GatewayRoutes {
     if (inFlight.incrementAndGet() > settings.maxInFlight()) {
       inFlight.decrementAndGet();
       return CompletableFuture.completedFuture(new OpenAiError(429, "rate_limit_exceeded", null, "overloaded",
-          "the gateway has " + settings.maxInFlight() + " calls in flight; retry shortly").response());
+          "the gateway has " + settings.maxInFlight() + " calls in flight (gateway.max-in-flight); retry shortly").response());
     }
     ClientConnection.Watch watch = ClientConnection.watch(request);
     AtomicBoolean held = new AtomicBoolean(true);
