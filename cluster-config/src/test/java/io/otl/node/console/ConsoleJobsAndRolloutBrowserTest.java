@@ -169,6 +169,9 @@ class ConsoleJobsAndRolloutBrowserTest {
           .POST(HttpRequest.BodyPublishers.ofString(JSON.createObjectNode().put("model", route.path("servedModel").asText())
               .set("messages", JSON.createArrayNode().add(JSON.createObjectNode().put("role", "user").put("content", question)))
               .toString())).build(), HttpResponse.BodyHandlers.ofString());
+      // The rollback, driven by the results sent so far, can land between the route and this call: the
+      // adapter is then unloaded and the model server says 404 for it (CI, session 45).
+      if (chat.statusCode() == 404 && !version("v1").path("state").asText().equals("CANARY")) break;
       assertEquals(200, chat.statusCode(), chat.body());
       String content = JSON.readTree(chat.body()).path("choices").path(0).path("message").path("content").asText();
       boolean success = !content.equals(FAILED_ANSWER);
