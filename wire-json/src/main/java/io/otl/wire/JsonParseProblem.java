@@ -44,6 +44,14 @@ public final class JsonParseProblem {
   private static final Pattern NESTING_LIMIT = Pattern.compile(
       "Document nesting depth \\(\\d+\\) exceeds the maximum allowed \\((\\d+), from `StreamReadConstraints\\.[A-Za-z]+\\(\\)`\\)");
 
+  /**
+   * Jackson's refusal of data after the document ({@code Trailing token (of type START_OBJECT) found after value
+   * (bound as `com.fasterxml.jackson.databind.JsonNode`): not allowed as per
+   * `DeserializationFeature.FAIL_ON_TRAILING_TOKENS`}) named the node's classes and a feature of its parser on
+   * every edge (trial t155); the client sent two values, or text after one.
+   */
+  private static final Pattern TRAILING_TOKEN = Pattern.compile("Trailing token \\(of type [A-Z_]+\\) found after value.*");
+
   /** Jackson's other read limits (a number of 1,001 digits …): the figure stays, the parser's method goes. */
   private static final Pattern CONSTRAINTS_METHOD = Pattern.compile(", from `StreamReadConstraints\\.[A-Za-z]+\\(\\)`");
 
@@ -65,6 +73,7 @@ public final class JsonParseProblem {
   public static String describe(IOException e) {
     String m = e instanceof JsonProcessingException p ? p.getOriginalMessage() : e.getMessage();
     m = m == null ? "" : m.split("\n")[0];
+    m = TRAILING_TOKEN.matcher(m).replaceAll("data after the end of the JSON document: send exactly one");
     m = START_MARKER.matcher(m).replaceAll("(opened at line $1, column $2)");
     m = NESTING_LIMIT.matcher(m).replaceAll("the document is nested more than $1 levels deep");
     m = CONSTRAINTS_METHOD.matcher(m).replaceAll("");

@@ -42,4 +42,22 @@ class ParserWordsProblemTest {
     }
     assertEquals("Non-standard token 'NaN' (line 1, column 9)", describe("{\"v\":NaN}"));
   }
+
+  /**
+   * Trial t155: data after the document ({@code {..}{}}, {@code {..} 5}) was answered on every edge (the
+   * events API, the gateway, {@code /v1/traces}, a policy PUT) with Jackson's words for its own programmer:
+   * {@code Trailing token (of type START_OBJECT) found after value (bound as
+   * `com.fasterxml.jackson.databind.JsonNode`): not allowed as per `DeserializationFeature.FAIL_ON_TRAILING_TOKENS`}.
+   */
+  @Test
+  void dataAfterTheDocumentIsSaidInPlainWords() {
+    for (String doc : new String[] {"{\"v\":1}{}", "{\"v\":1} 5", "{\"v\":1}[]", "{\"v\":1} \"x\"", "[1] true"}) {
+      String m = describe(doc);
+      for (String parserWord : new String[] {"Feature", "Trailing token", "JsonNode", "fasterxml", "START_", "`"}) {
+        assertFalse(m.contains(parserWord), doc + " answered with the parser's words: " + m);
+      }
+      assertTrue(m.startsWith("data after the end of the JSON document"), doc + ": " + m);
+    }
+    assertEquals("data after the end of the JSON document: send exactly one (line 1, column 8)", describe("{\"v\":1}{}"));
+  }
 }
