@@ -222,6 +222,7 @@ public final class PiiRules {
     boolean numberLookAlikes = false;
     boolean stops = false;
     boolean invisible = false;
+    boolean fullWidthX = false;
     for (int i = 0, n = text.length(); i < n; i++) {
       char c = text.charAt(i);
       if (c < 0x80) {
@@ -247,6 +248,7 @@ public final class PiiRules {
         // Full-width punctuation is everyday Chinese text: it matters only next to an '@' (a
         // full-width '．' in an e-mail's domain), so it alone does not cost a normalisation.
         fullWidth |= c >= 0xFF01 && c <= 0xFF5E;
+        fullWidthX |= c == 0xFF38 || c == 0xFF58;
       }
       char a = lookAlike(c);
       if (a == '.') {
@@ -257,6 +259,9 @@ public final class PiiRules {
       }
     }
     if (fullWidth && at) return scan(Normalizer.normalize(text, Normalizer.Form.NFKC), true);
+    // An ID number's check character typed full-width after ASCII digits (11010519491231002Ｘ) was
+    // stored raw: it needs 17 digits beside it, so an 'Ｘ' in ordinary text costs no normalisation (trial t159).
+    if (fullWidthX && digits >= 17) return scan(Normalizer.normalize(text, Normalizer.Form.NFKC), true);
     if (invisible && (at || percent || digits >= 7)) return scan(withoutHiding(text), normalised);
     // A look-alike matters only where a pattern could match: numbers need 7 digits, e-mails an '@'.
     boolean fold = numberLookAlikes && digits >= 7 || stops && (at || percent);
