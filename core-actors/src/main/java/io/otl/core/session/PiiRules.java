@@ -90,8 +90,10 @@ public final class PiiRules {
    */
   // "…token" with a name before it (HF_TOKEN, GITHUB_TOKEN, OTL_AUTH_TOKEN, authToken, X-Auth-Token):
   // a bare "token" is a tokenizer's or a logprob's word, "max_tokens" a count.
-  private static final String CREDENTIAL_NAME = "(?i:(?:aws_?)?secret_?access_?key|[a-z0-9]*_?pass(?:word|wd)"
-      + "|[a-z0-9]*_?secret(?:_?key)?|api[_-]?key|[a-z0-9]+[_-]?token)";
+  // Kebab case (secret-key, aws-secret-access-key: Spring Boot, HOCON, MinIO) as well as snake and camel
+  // case: api-key and client-secret were taken, secret-key's value was stored raw (trial t159).
+  private static final String CREDENTIAL_NAME = "(?i:(?:aws[_-]?)?secret[_-]?access[_-]?key|[a-z0-9]*_?pass(?:word|wd)"
+      + "|[a-z0-9]*_?secret(?:[_-]?key)?|api[_-]?key|[a-z0-9]+[_-]?token)";
   private static final Pattern CREDENTIAL_KEY = Pattern.compile("(?<![A-Za-z0-9])" + CREDENTIAL_NAME);
 
   /**
