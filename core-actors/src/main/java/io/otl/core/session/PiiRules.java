@@ -141,6 +141,10 @@ public final class PiiRules {
           + "|xai-[A-Za-z0-9]{40,}(?![A-Za-z0-9])|nvapi-[A-Za-z0-9_-]{40,}"
           + "|glpat-[A-Za-z0-9_-]{20,}(?:\\.[A-Za-z0-9_-]{2,}){0,2}"
           + "|eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*"
+          // a PEM private key (id_rsa, a TLS key, a service account's "private_key"), its END line included;
+          // one cut short (max-text-length, a partial paste) to the end of its base64 (trial t159)
+          + "|-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=:,.\\s\\\\-]*?"
+          + "-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\\s\\\\]*+)"
           // an opaque bearer token (Authorization headers in tool output, curl -v): the token part
           + "|(?i:bearer)[ \\t]+[A-Za-z0-9_.~+/-]{16,}=*(?![A-Za-z0-9_.~+/=-])"
           // the value of a credential's assignment (aws_secret_access_key = …, "password": "…")
@@ -327,7 +331,9 @@ public final class PiiRules {
           && ((t.charAt(i - 3) == 'o' && a == 'x') || (t.charAt(i - 3) == 'a' && a == 'p' && b == 'p')))
           || (i >= 3 && t.charAt(i - 3) == 'x' && a == 'a' && b == 'i') // xai-
           || (i >= 3 && t.charAt(i - 3) == 'a' && a == 'p' && b == 'i') // nvapi-
-          || (i >= 3 && t.charAt(i - 3) == 'p' && a == 'a' && b == 't'); // glpat-
+          || (i >= 3 && t.charAt(i - 3) == 'p' && a == 'a' && b == 't') // glpat-
+          || (i >= 11 && t.regionMatches(i - 11, "PRIVATE KEY", 0, 11)) // -----BEGIN … PRIVATE KEY-----
+          || (i >= 9 && t.regionMatches(i - 9, "KEY BLOCK", 0, 9)); // -----BEGIN PGP PRIVATE KEY BLOCK-----
       case '_' -> (((b == 'k' && (a == 's' || a == 'r')) || (a == 'h' && b == 'f') || (a == 'r' && b == '8'))
               && (i < 3 || !asciiAlnum(t.charAt(i - 3))))
           || (i >= 3 && t.charAt(i - 3) == 'g' && a == 'h')
@@ -387,6 +393,7 @@ public final class PiiRules {
    */
   static int[] secret(CharSequence t, int start, int end) {
     char c0 = t.charAt(start);
+    if (c0 == '-') return new int[] {start, end}; // a PEM private key, taken whole
     int assign = assignment(t, start, end);
     if (assign >= 0) {
       // the name kept; "password: required", "api_key=changeme": no digit, no credential
