@@ -147,6 +147,9 @@ public final class PiiRules {
           + "-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\\s\\\\]*+)"
           // an opaque bearer token (Authorization headers in tool output, curl -v): the token part
           + "|(?i:bearer)[ \\t]+[A-Za-z0-9_.~+/-]{16,}=*(?![A-Za-z0-9_.~+/=-])"
+          // an Authorization header of the Basic or Token scheme (curl -v, an error text): the credential part
+          + "|(?i:authorization)[\"']?[ \\t]*[:=][ \\t]*[\"']?(?i:basic|token)[ \\t]+[A-Za-z0-9_.~+/-]{8,}=*"
+          + "(?![A-Za-z0-9_.~+/=-])"
           // the value of a credential's assignment (aws_secret_access_key = …, "password": "…")
           + "|" + CREDENTIAL_NAME + "[\"']?[ \\t]*[:=][ \\t]*[\"']?[^\\s\"'<>,;]{8,}"
           // a URL's user:password (postgres://app:pw@db, redis://:pw@cache): the user-info part
@@ -408,6 +411,10 @@ public final class PiiRules {
       }
       return null;
     }
+    if ((c0 == 'a' || c0 == 'A') && end - start > 13
+        && t.subSequence(start, start + 13).toString().equalsIgnoreCase("authorization")) {
+      return authorizationCredential(t, start, end);
+    }
     int scheme = indexOf(t, "://", start, end);
     if (scheme >= 0) return new int[] {scheme + 3, end - 1}; // user:password, the '@' kept
     if ((c0 == 'b' || c0 == 'B') && end - start > 6 && Character.toLowerCase(t.charAt(start + 5)) == 'r'
@@ -421,6 +428,26 @@ public final class PiiRules {
         : providerPrefix(t, start) ? twoKinds(t, indexOfBody(t, start, end), end)
         : c0 != 'x' || randomRun(t, start + 5, end, 1);
     return ok ? new int[] {start, end} : null;
+  }
+
+  /**
+   * The credential of an {@code Authorization: Basic|Token …} match, or null: a Basic one is base64 of
+   * {@code user:password} (may hold no digit: "dXNlcjpwYXNz"), so it is decoded and must hold a ':'; a
+   * Token one must hold a digit, as a Bearer token must ("Token required" is words).
+   */
+  private static int[] authorizationCredential(CharSequence t, int start, int end) {
+    int i = start + "authorization".length();
+    while (i < end && !Character.isLetter(t.charAt(i))) i++; // quote, ':' or '=', spaces
+    boolean basic = Character.toLowerCase(t.charAt(i)) == 'b';
+    i += 5; // "basic" and "token" both have five letters
+    while (i < end && (t.charAt(i) == ' ' || t.charAt(i) == '\t')) i++;
+    if (!basic) return holdsDigit(t, i, end) ? new int[] {i, end} : null;
+    try {
+      byte[] decoded = java.util.Base64.getDecoder().decode(t.subSequence(i, end).toString());
+      return new String(decoded, java.nio.charset.StandardCharsets.UTF_8).indexOf(':') > 0 ? new int[] {i, end} : null;
+    } catch (IllegalArgumentException notBase64) {
+      return null;
+    }
   }
 
   /** Whether the match at {@code start} is a Groq, Replicate, xAI, NVIDIA or GitLab key (see {@link #SECRET}). */
@@ -462,7 +489,8 @@ public final class PiiRules {
     while (e > 0 && (t.charAt(e - 1) == ' ' || t.charAt(e - 1) == '\t')) e--;
     if (e > 0 && (t.charAt(e - 1) == '"' || t.charAt(e - 1) == '\'')) e--;
     return endsWithIgnoreCase(t, e, "word") || endsWithIgnoreCase(t, e, "wd") || endsWithIgnoreCase(t, e, "key")
-        || endsWithIgnoreCase(t, e, "secret") || endsWithIgnoreCase(t, e, "token");
+        || endsWithIgnoreCase(t, e, "secret") || endsWithIgnoreCase(t, e, "token")
+        || endsWithIgnoreCase(t, e, "authorization");
   }
 
   private static boolean endsWithIgnoreCase(String t, int end, String suffix) {
