@@ -383,8 +383,11 @@ public final class CronSchedule {
   }
 
   private static IllegalArgumentException error(Field field, String whole, String problem) {
-    return new IllegalArgumentException(field.label + " field \"" + whole + "\": " + problem
-        + "; allowed: " + field.allowed() + ", with * ? , - /");
+    // The field is quoted with its personal data as placeholders: a policy's other values holding some
+    // are refused without repeating them (trial t159: an e-mail address as day-of-week was echoed twice).
+    io.otl.core.session.Desensitizer scanner = io.otl.core.session.Desensitizer.builtInScanner();
+    return new IllegalArgumentException(field.label + " field \"" + scanner.apply(whole) + "\": "
+        + scanner.apply(problem) + "; allowed: " + field.allowed() + ", with * ? , - /");
   }
 
   @Override

@@ -308,6 +308,11 @@ public final class Desensitizer {
    * JSON object or a metadata map hands its key and value over apart.
    */
   private String applyUnder(String key, String value) {
+    if (secretRule && key != null && value != null && key.regionMatches(true, key.length() - 13, "authorization", 0, 13)) {
+      // {"Authorization": "Basic …"}: the header's rule needs its name, as the export's final scan sees it
+      String named = apply("Authorization: " + value);
+      if (named.startsWith("Authorization: ")) return named.substring("Authorization: ".length());
+    }
     int end = secretRule ? PiiRules.credentialEnd(key, value) : -1;
     return end < 0 ? apply(value) : SECRET_PLACEHOLDER + apply(value.substring(end));
   }

@@ -90,8 +90,10 @@ public final class PiiRules {
    */
   // "…token" with a name before it (HF_TOKEN, GITHUB_TOKEN, OTL_AUTH_TOKEN, authToken, X-Auth-Token):
   // a bare "token" is a tokenizer's or a logprob's word, "max_tokens" a count.
-  private static final String CREDENTIAL_NAME = "(?i:(?:aws_?)?secret_?access_?key|[a-z0-9]*_?pass(?:word|wd)"
-      + "|[a-z0-9]*_?secret(?:_?key)?|api[_-]?key|[a-z0-9]+[_-]?token)";
+  // Kebab case (secret-key, aws-secret-access-key: Spring Boot, HOCON, MinIO) as well as snake and camel
+  // case: api-key and client-secret were taken, secret-key's value was stored raw (trial t159).
+  private static final String CREDENTIAL_NAME = "(?i:(?:aws[_-]?)?secret[_-]?access[_-]?key|[a-z0-9]*_?pass(?:word|wd)"
+      + "|[a-z0-9]*_?secret(?:[_-]?key)?|api[_-]?key|[a-z0-9]+[_-]?token)";
   private static final Pattern CREDENTIAL_KEY = Pattern.compile("(?<![A-Za-z0-9])" + CREDENTIAL_NAME);
 
   /**
@@ -139,8 +141,15 @@ public final class PiiRules {
           + "|xai-[A-Za-z0-9]{40,}(?![A-Za-z0-9])|nvapi-[A-Za-z0-9_-]{40,}"
           + "|glpat-[A-Za-z0-9_-]{20,}(?:\\.[A-Za-z0-9_-]{2,}){0,2}"
           + "|eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*"
+          // a PEM private key (id_rsa, a TLS key, a service account's "private_key"), its END line included;
+          // one cut short (max-text-length, a partial paste) to the end of its base64 (trial t159)
+          + "|-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=:,.\\s\\\\-]*?"
+          + "-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\\s\\\\]*+)"
           // an opaque bearer token (Authorization headers in tool output, curl -v): the token part
           + "|(?i:bearer)[ \\t]+[A-Za-z0-9_.~+/-]{16,}=*(?![A-Za-z0-9_.~+/=-])"
+          // an Authorization header of the Basic or Token scheme (curl -v, an error text): the credential part
+          + "|(?i:authorization)[\"']?[ \\t]*[:=][ \\t]*[\"']?(?i:basic|token)[ \\t]+[A-Za-z0-9_.~+/-]{8,}=*"
+          + "(?![A-Za-z0-9_.~+/=-])"
           // the value of a credential's assignment (aws_secret_access_key = …, "password": "…")
           + "|" + CREDENTIAL_NAME + "[\"']?[ \\t]*[:=][ \\t]*[\"']?[^\\s\"'<>,;]{8,}"
           // a URL's user:password (postgres://app:pw@db, redis://:pw@cache): the user-info part
@@ -222,6 +231,7 @@ public final class PiiRules {
     boolean numberLookAlikes = false;
     boolean stops = false;
     boolean invisible = false;
+    boolean fullWidthX = false;
     for (int i = 0, n = text.length(); i < n; i++) {
       char c = text.charAt(i);
       if (c < 0x80) {
@@ -247,6 +257,7 @@ public final class PiiRules {
         // Full-width punctuation is everyday Chinese text: it matters only next to an '@' (a
         // full-width '．' in an e-mail's domain), so it alone does not cost a normalisation.
         fullWidth |= c >= 0xFF01 && c <= 0xFF5E;
+        fullWidthX |= c == 0xFF38 || c == 0xFF58;
       }
       char a = lookAlike(c);
       if (a == '.') {
@@ -257,6 +268,9 @@ public final class PiiRules {
       }
     }
     if (fullWidth && at) return scan(Normalizer.normalize(text, Normalizer.Form.NFKC), true);
+    // An ID number's check character typed full-width after ASCII digits (11010519491231002Ｘ) was
+    // stored raw: it needs 17 digits beside it, so an 'Ｘ' in ordinary text costs no normalisation (trial t159).
+    if (fullWidthX && digits >= 17) return scan(Normalizer.normalize(text, Normalizer.Form.NFKC), true);
     if (invisible && (at || percent || digits >= 7)) return scan(withoutHiding(text), normalised);
     // A look-alike matters only where a pattern could match: numbers need 7 digits, e-mails an '@'.
     boolean fold = numberLookAlikes && digits >= 7 || stops && (at || percent);
@@ -320,7 +334,9 @@ public final class PiiRules {
           && ((t.charAt(i - 3) == 'o' && a == 'x') || (t.charAt(i - 3) == 'a' && a == 'p' && b == 'p')))
           || (i >= 3 && t.charAt(i - 3) == 'x' && a == 'a' && b == 'i') // xai-
           || (i >= 3 && t.charAt(i - 3) == 'a' && a == 'p' && b == 'i') // nvapi-
-          || (i >= 3 && t.charAt(i - 3) == 'p' && a == 'a' && b == 't'); // glpat-
+          || (i >= 3 && t.charAt(i - 3) == 'p' && a == 'a' && b == 't') // glpat-
+          || (i >= 11 && t.regionMatches(i - 11, "PRIVATE KEY", 0, 11)) // -----BEGIN … PRIVATE KEY-----
+          || (i >= 9 && t.regionMatches(i - 9, "KEY BLOCK", 0, 9)); // -----BEGIN PGP PRIVATE KEY BLOCK-----
       case '_' -> (((b == 'k' && (a == 's' || a == 'r')) || (a == 'h' && b == 'f') || (a == 'r' && b == '8'))
               && (i < 3 || !asciiAlnum(t.charAt(i - 3))))
           || (i >= 3 && t.charAt(i - 3) == 'g' && a == 'h')
@@ -380,6 +396,7 @@ public final class PiiRules {
    */
   static int[] secret(CharSequence t, int start, int end) {
     char c0 = t.charAt(start);
+    if (c0 == '-') return new int[] {start, end}; // a PEM private key, taken whole
     int assign = assignment(t, start, end);
     if (assign >= 0) {
       // the name kept; "password: required", "api_key=changeme": no digit, no credential
@@ -394,6 +411,10 @@ public final class PiiRules {
       }
       return null;
     }
+    if ((c0 == 'a' || c0 == 'A') && end - start > 13
+        && t.subSequence(start, start + 13).toString().equalsIgnoreCase("authorization")) {
+      return authorizationCredential(t, start, end);
+    }
     int scheme = indexOf(t, "://", start, end);
     if (scheme >= 0) return new int[] {scheme + 3, end - 1}; // user:password, the '@' kept
     if ((c0 == 'b' || c0 == 'B') && end - start > 6 && Character.toLowerCase(t.charAt(start + 5)) == 'r'
@@ -407,6 +428,26 @@ public final class PiiRules {
         : providerPrefix(t, start) ? twoKinds(t, indexOfBody(t, start, end), end)
         : c0 != 'x' || randomRun(t, start + 5, end, 1);
     return ok ? new int[] {start, end} : null;
+  }
+
+  /**
+   * The credential of an {@code Authorization: Basic|Token …} match, or null: a Basic one is base64 of
+   * {@code user:password} (may hold no digit: "dXNlcjpwYXNz"), so it is decoded and must hold a ':'; a
+   * Token one must hold a digit, as a Bearer token must ("Token required" is words).
+   */
+  private static int[] authorizationCredential(CharSequence t, int start, int end) {
+    int i = start + "authorization".length();
+    while (i < end && !Character.isLetter(t.charAt(i))) i++; // quote, ':' or '=', spaces
+    boolean basic = Character.toLowerCase(t.charAt(i)) == 'b';
+    i += 5; // "basic" and "token" both have five letters
+    while (i < end && (t.charAt(i) == ' ' || t.charAt(i) == '\t')) i++;
+    if (!basic) return holdsDigit(t, i, end) ? new int[] {i, end} : null;
+    try {
+      byte[] decoded = java.util.Base64.getDecoder().decode(t.subSequence(i, end).toString());
+      return new String(decoded, java.nio.charset.StandardCharsets.UTF_8).indexOf(':') > 0 ? new int[] {i, end} : null;
+    } catch (IllegalArgumentException notBase64) {
+      return null;
+    }
   }
 
   /** Whether the match at {@code start} is a Groq, Replicate, xAI, NVIDIA or GitLab key (see {@link #SECRET}). */
@@ -448,7 +489,8 @@ public final class PiiRules {
     while (e > 0 && (t.charAt(e - 1) == ' ' || t.charAt(e - 1) == '\t')) e--;
     if (e > 0 && (t.charAt(e - 1) == '"' || t.charAt(e - 1) == '\'')) e--;
     return endsWithIgnoreCase(t, e, "word") || endsWithIgnoreCase(t, e, "wd") || endsWithIgnoreCase(t, e, "key")
-        || endsWithIgnoreCase(t, e, "secret") || endsWithIgnoreCase(t, e, "token");
+        || endsWithIgnoreCase(t, e, "secret") || endsWithIgnoreCase(t, e, "token")
+        || endsWithIgnoreCase(t, e, "authorization");
   }
 
   private static boolean endsWithIgnoreCase(String t, int end, String suffix) {
