@@ -46,6 +46,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.nio.file.Path;
 import io.otl.node.config.ClusterAddressKeys;
+import io.otl.node.config.ChunkSizeLimit;
 import io.otl.node.config.NodeConfig;
 import io.otl.node.config.NodeSettings;
 import io.otl.node.config.SlowAnswers;
@@ -144,8 +145,10 @@ public final class TrainingNode implements AutoCloseable {
           .withFallback(ServingAgreementCheck.config(settings.serving(), settings.model()))
           .withFallback(journal.pekkoConfig()).withFallback(base));
       SeedLease.Arrangement seeds = SeedLease.arrange(nodeConfig, ClusterSettings.fromConfig(nodeConfig), journal);
-      Config config = SlowAnswers.requestsDoneAboveDeadline(
-          SlowAnswers.idleTimeoutAboveAnswers(seeds.config(), settings.gateway()), settings.http().shutdownDeadline());
+      Config config = ChunkSizeLimit.aboveBodyLimits(SlowAnswers.requestsDoneAboveDeadline(
+          SlowAnswers.idleTimeoutAboveAnswers(seeds.config(), settings.gateway()), settings.http().shutdownDeadline()),
+          settings.http().otlp().maxDecodedBytes(),
+          settings.gateway().filter(GatewaySettings::enabled).map(GatewaySettings::maxBodyBytes).orElse(0L));
       system = ListenerBind.bind(clusterListener(config),
           () -> ActorSystem.create(Behaviors.empty(), ClusterAddressKeys.SYSTEM, config));
       JournalIdentityCheck.register(system.classicSystem());

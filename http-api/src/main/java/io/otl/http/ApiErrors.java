@@ -37,7 +37,13 @@ public final class ApiErrors {
       return Json.error(StatusCodes.PAYLOAD_TOO_LARGE, "payload_too_large",
           "the request body is larger than the limit of " + s.limit() + " bytes");
     }
-    if (e instanceof org.apache.pekko.http.scaladsl.model.EntityStreamException) return incompleteBody();
+    if (e instanceof org.apache.pekko.http.scaladsl.model.EntityStreamException f) {
+      if (chunkTooLarge(f)) {
+        return Json.error(StatusCodes.PAYLOAD_TOO_LARGE, "payload_too_large", CHUNK_TOO_LARGE);
+      }
+      return malformedChunks(f) ? Json.error(StatusCodes.BAD_REQUEST, "invalid_request", MALFORMED_CHUNKS)
+          : incompleteBody();
+    }
     if (e instanceof AskTimeoutException || e instanceof TimeoutException) {
       // Worded for a write here; RequestGuard, which knows the method and path, words it for what was asked.
       return unavailable(timeoutMessage(false, "")).addAttribute(TIMED_OUT, Boolean.TRUE);
@@ -81,9 +87,46 @@ public final class ApiErrors {
    */
   public static boolean isBrokenUpload(Throwable t) {
     Throwable e = unwrap(t);
-    return e instanceof org.apache.pekko.http.scaladsl.model.EntityStreamException
-        && !(e instanceof EntityStreamSizeException)
+    return e instanceof org.apache.pekko.http.scaladsl.model.EntityStreamException f
+        && !(e instanceof EntityStreamSizeException) && !malformedChunks(f) && !chunkTooLarge(f)
         || e instanceof org.apache.pekko.stream.StreamTcpException;
+  }
+
+  /** The answer to a chunked body framed wrongly (the connection is still open: the client reads it). */
+  public static final String MALFORMED_CHUNKS = "the request body's chunked transfer coding is malformed (a chunk size"
+      + " that is not hexadecimal, a chunk not ended by CRLF or a malformed trailer); nothing was stored";
+  /** The answer to a chunk larger than pekko-http takes, which is larger than every route's body limit. */
+  public static final String CHUNK_TOO_LARGE =
+      "a chunk of the request body is larger than the largest body this node takes; nothing was stored";
+
+  /**
+   * Whether the client framed its chunked body wrongly, rather than its connection ending mid-body:
+   * pekko-http fails the body with an {@code EntityStreamException} for both, and every such failure was
+   * answered "the connection closed before the body was complete" (trial t156: a chunk size {@code zz}, a
+   * chunk not ended by CRLF, while the client waited on the open connection). Only the truncation, whose
+   * summary pekko-http 1.3.0 words "Entity stream truncation", is a connection that ended.
+   */
+  public static boolean malformedChunks(Throwable t) {
+    Throwable e = unwrap(t);
+    if (!(e instanceof org.apache.pekko.http.scaladsl.model.EntityStreamException f)
+        || e instanceof EntityStreamSizeException || chunkTooLarge(f)) {
+      return false;
+    }
+    String summary = f.info().summary();
+    return summary != null && !summary.startsWith("Entity stream truncation");
+  }
+
+  /**
+   * pekko-http's refusal of a chunk above {@code max-chunk-size} ("HTTP chunk of N bytes exceeds the
+   * configured limit", "HTTP chunk size exceeds Integer.MAX_VALUE"); the node raises that setting to its
+   * largest body limit (ChunkSizeLimit), so such a chunk makes any route's body too large: a 413.
+   */
+  public static boolean chunkTooLarge(Throwable t) {
+    Throwable e = unwrap(t);
+    if (!(e instanceof org.apache.pekko.http.scaladsl.model.EntityStreamException f)) return false;
+    String summary = f.info().summary();
+    return summary != null && summary.startsWith("HTTP chunk") && summary.contains("exceeds")
+        && !summary.contains("extension");
   }
 
   /** The client closed the connection mid-upload: nobody reads this answer, nothing was stored. */

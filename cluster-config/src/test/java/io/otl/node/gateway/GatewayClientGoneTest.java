@@ -48,6 +48,8 @@ class GatewayClientGoneTest {
   private static final CountDownLatch STREAM_CALLED = new CountDownLatch(1);
   private static final CountDownLatch STREAM_RELEASE = new CountDownLatch(1);
   private static final CountDownLatch PACED_RELEASE = new CountDownLatch(1);
+  private static final CountDownLatch RESET_CALLED = new CountDownLatch(1);
+  private static final CountDownLatch RESET_RELEASE = new CountDownLatch(1);
 
   @BeforeAll
   static void start() throws Exception {
@@ -82,6 +84,20 @@ class GatewayClientGoneTest {
       exchange.getResponseBody().write(STREAM);
       exchange.close();
     });
+    // The same stream, for a client that resets its connection before the first byte.
+    held.createContext("/sse-reset/v1/chat/completions", exchange -> {
+      exchange.getRequestBody().readAllBytes();
+      RESET_CALLED.countDown();
+      try {
+        RESET_RELEASE.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
+      exchange.sendResponseHeaders(200, STREAM.length);
+      exchange.getResponseBody().write(STREAM);
+      exchange.close();
+    });
     // A stream paced as a model writes it, for a client that stops reading at the finish reason.
     held.createContext("/paced/v1/chat/completions", exchange -> {
       exchange.getRequestBody().readAllBytes();
@@ -106,6 +122,9 @@ class GatewayClientGoneTest {
     assertEquals(201, g.api.post("/v1/models/gone-sse/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
         + "\"endpoint\":\"http://127.0.0.1:" + held.getAddress().getPort() + "/sse/v1\"}").status());
     g.awaitState("gone-sse", "v1", "STABLE");
+    assertEquals(201, g.api.post("/v1/models/gone-reset/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
+        + "\"endpoint\":\"http://127.0.0.1:" + held.getAddress().getPort() + "/sse-reset/v1\"}").status());
+    g.awaitState("gone-reset", "v1", "STABLE");
     assertEquals(201, g.api.post("/v1/models/gone-held/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
         + "\"endpoint\":\"http://127.0.0.1:" + held.getAddress().getPort() + "/v1\"}").status());
     g.awaitState("gone-held", "v1", "STABLE");
@@ -116,6 +135,7 @@ class GatewayClientGoneTest {
     RELEASE.countDown();
     PACED_RELEASE.countDown();
     STREAM_RELEASE.countDown();
+    RESET_RELEASE.countDown();
     if (g != null) g.close();
     if (held != null) held.stop(0);
   }
@@ -155,6 +175,36 @@ class GatewayClientGoneTest {
     JsonNode answer = answerOf("gone-sse-1");
     assertEquals("too late", answer.path("content").asText(), answer.toString());
     assertEquals("true", answer.path("inference").path("aborted").asText(), answer.toString());
+  }
+
+  /**
+   * The same, but the client's connection is reset (RST: a process killed, a proxy or NAT dropping it)
+   * rather than closed (trial t156). pekko-http then drops the response without running its body, so the
+   * stream never started: nothing of the call was recorded, not even the question (a closed connection
+   * records it and the answer, aborted), the session's {@code result} was a 503 "not recorded yet" until
+   * the turn's own time ran out, and the model server's answer was left unread, its pooled connection
+   * held for a minute with a WARN line ("Response entity was not subscribed") for each such call.
+   */
+  @Test
+  void aStreamWhoseClientResetBeforeItsFirstByteIsRecordedAborted() throws Exception {
+    try (LogCapture gatewayLog = new LogCapture(GatewayRoutes.class)) {
+      Socket s = new Socket("127.0.0.1", g.node.httpPort());
+      send(s, "gone-reset", "gone-reset-1", "", 0, true);
+      assertTrue(RESET_CALLED.await(30, TimeUnit.SECONDS), "the model server was never called");
+      s.setSoLinger(true, 0);
+      s.close(); // RST
+      Await.until("the node saw the connection of gone-reset-1 end", Duration.ofSeconds(30),
+          () -> gatewayLog.lines("INFO"),
+          lines -> lines.stream().anyMatch(l -> l.contains("session gone-reset-1 ") && l.contains("connection ended")));
+      RESET_RELEASE.countDown();
+    }
+    JsonNode answer = answerOf("gone-reset-1");
+    assertEquals("too late", answer.path("content").asText(), answer.toString());
+    assertEquals("true", answer.path("inference").path("aborted").asText(), answer.toString());
+    long start = System.nanoTime();
+    assertEquals(202, g.api.post("/v1/sessions/gone-reset-1/events", "{\"agentId\":\"gone-reset\",\"events\":"
+        + "[{\"type\":\"result\",\"status\":\"SUCCESS\",\"eventId\":\"r1\"}]}").status(), "the result is taken");
+    assertTrue(System.nanoTime() - start < 3_000_000_000L, "the result waited for a turn that had ended");
   }
 
   /**

@@ -50,6 +50,10 @@ final class ChatBodies {
             throw new OpenAiError(408, "invalid_request_error", null, "request_timeout",
                 "the request body did not arrive within " + settings.timeout().toMillis() + " ms (gateway.timeout)");
           }
+          if (io.otl.http.ApiErrors.chunkTooLarge(e)) throw tooLarge();
+          if (io.otl.http.ApiErrors.malformedChunks(e)) {
+            throw new OpenAiError(400, "invalid_request_error", null, "invalid_value", io.otl.http.ApiErrors.MALFORMED_CHUNKS);
+          }
           if (io.otl.http.ApiErrors.isBrokenUpload(e)) {
             throw new OpenAiError(400, "invalid_request_error", null, "incomplete_body",
                 "the connection closed before the request body was complete");

@@ -22,6 +22,7 @@ import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 import org.slf4j.Logger;
@@ -294,7 +295,7 @@ final class ChatForwarding {
     // and only until the answer is whole: a client that stops reading at the finish reason (openai's
     // loops break there) and leaves before [DONE] or a usage chunk read the whole answer.
     AtomicBoolean goneBeforeLastChunk = new AtomicBoolean();
-    Source<ByteString, Object> body = resp.entity().getDataBytes()
+    Source<ByteString, Object> answerStream = resp.entity().getDataBytes()
         .idleTimeout(settings.callsTo(d.endpoint()).timeout())
         .map(bytes -> {
           if (!answer.finished()) goneBeforeLastChunk.set(c.clientGone().toCompletableFuture().isDone());
@@ -305,7 +306,20 @@ final class ChatForwarding {
           done.whenComplete((ok, err) ->
               streamEnded(c, d, fallbackFrom, answer, upStart, err, turn, goneBeforeLastChunk.get()));
           return mat;
-        })
+        });
+    // pekko-http drops the response of a connection reset (RST) before the response went out without
+    // running its body: nothing of the call was recorded, the turn held the session's result for its whole
+    // time, and the model server's answer was left unread in the pool (trial t156). Whoever comes first
+    // runs the answer: the connection (it sends it), or its end (it reads it, recorded aborted, since the
+    // client is gone by then). A connection that ends later does not need this: its stream has started.
+    AtomicBoolean claimed = new AtomicBoolean();
+    c.clientGone().thenRun(() -> {
+      if (claimed.compareAndSet(false, true)) answerStream.runWith(Sink.ignore(), materializer);
+    });
+    Source<ByteString, NotUsed> body = Source.lazySource(
+            () -> claimed.compareAndSet(false, true)
+                ? answerStream.mapMaterializedValue(m -> NotUsed.getInstance()) : Source.<ByteString>empty())
+        .mapMaterializedValue(m -> NotUsed.getInstance())
         // The 200 is sent: an upstream failing now can only be told in the stream. It was closed
         // (or cut), which OpenAI clients read as a complete answer or a network fault; OpenAI's
         // servers end such a stream with an error event, which the SDKs raise as an API error.
