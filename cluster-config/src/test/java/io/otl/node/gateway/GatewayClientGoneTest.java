@@ -57,47 +57,12 @@ class GatewayClientGoneTest {
     // A model server that answers only when the test says so: the client must have left first.
     held = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     held.setExecutor(Executors.newCachedThreadPool());
-    held.createContext("/v1/chat/completions", exchange -> {
-      exchange.getRequestBody().readAllBytes();
-      CALLED.countDown();
-      try {
-        RELEASE.await(60, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      exchange.getResponseHeaders().add("Content-Type", "application/json");
-      exchange.sendResponseHeaders(200, ANSWER.length);
-      exchange.getResponseBody().write(ANSWER);
-      exchange.close();
-    });
+    held.createContext("/v1/chat/completions", answerOnRelease(CALLED, RELEASE, "application/json", ANSWER));
     // The same for a streamed answer: its first byte comes after the client has left.
-    held.createContext("/sse/v1/chat/completions", exchange -> {
-      exchange.getRequestBody().readAllBytes();
-      STREAM_CALLED.countDown();
-      try {
-        STREAM_RELEASE.await(60, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
-      exchange.sendResponseHeaders(200, STREAM.length);
-      exchange.getResponseBody().write(STREAM);
-      exchange.close();
-    });
+    held.createContext("/sse/v1/chat/completions", answerOnRelease(STREAM_CALLED, STREAM_RELEASE, "text/event-stream", STREAM));
     // The same stream, for a client that resets its connection before the first byte.
-    held.createContext("/sse-reset/v1/chat/completions", exchange -> {
-      exchange.getRequestBody().readAllBytes();
-      RESET_CALLED.countDown();
-      try {
-        RESET_RELEASE.await(60, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
-      exchange.sendResponseHeaders(200, STREAM.length);
-      exchange.getResponseBody().write(STREAM);
-      exchange.close();
-    });
+    held.createContext("/sse-reset/v1/chat/completions",
+        answerOnRelease(RESET_CALLED, RESET_RELEASE, "text/event-stream", STREAM));
     // A stream paced as a model writes it, for a client that stops reading at the finish reason.
     held.createContext("/paced/v1/chat/completions", exchange -> {
       exchange.getRequestBody().readAllBytes();
@@ -116,18 +81,35 @@ class GatewayClientGoneTest {
       exchange.close();
     });
     held.start();
-    assertEquals(201, g.api.post("/v1/models/gone-paced/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
-        + "\"endpoint\":\"http://127.0.0.1:" + held.getAddress().getPort() + "/paced/v1\"}").status());
-    g.awaitState("gone-paced", "v1", "STABLE");
-    assertEquals(201, g.api.post("/v1/models/gone-sse/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
-        + "\"endpoint\":\"http://127.0.0.1:" + held.getAddress().getPort() + "/sse/v1\"}").status());
-    g.awaitState("gone-sse", "v1", "STABLE");
-    assertEquals(201, g.api.post("/v1/models/gone-reset/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
-        + "\"endpoint\":\"http://127.0.0.1:" + held.getAddress().getPort() + "/sse-reset/v1\"}").status());
-    g.awaitState("gone-reset", "v1", "STABLE");
-    assertEquals(201, g.api.post("/v1/models/gone-held/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
-        + "\"endpoint\":\"http://127.0.0.1:" + held.getAddress().getPort() + "/v1\"}").status());
-    g.awaitState("gone-held", "v1", "STABLE");
+    serveFrom("gone-paced", "/paced/v1");
+    serveFrom("gone-sse", "/sse/v1");
+    serveFrom("gone-reset", "/sse-reset/v1");
+    serveFrom("gone-held", "/v1");
+  }
+
+  /** Answers {@code body} once the test releases it, having told the test it was called. */
+  private static com.sun.net.httpserver.HttpHandler answerOnRelease(CountDownLatch called, CountDownLatch release,
+      String contentType, byte[] body) {
+    return exchange -> {
+      exchange.getRequestBody().readAllBytes();
+      called.countDown();
+      try {
+        release.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      exchange.getResponseHeaders().add("Content-Type", contentType);
+      exchange.sendResponseHeaders(200, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    };
+  }
+
+  /** The agent's only version, STABLE, served by the held model server under {@code path}. */
+  private static void serveFrom(String agent, String path) throws InterruptedException {
+    assertEquals(201, g.api.post("/v1/models/" + agent + "/versions", "{\"version\":\"v1\",\"artifact\":\"file:///m/v1\","
+        + "\"endpoint\":\"http://127.0.0.1:" + held.getAddress().getPort() + path + "\"}").status());
+    g.awaitState(agent, "v1", "STABLE");
   }
 
   @AfterAll
