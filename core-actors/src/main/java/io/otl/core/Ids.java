@@ -105,9 +105,12 @@ public final class Ids {
    */
   public static String namePii(String name) {
     if (name == null) return null;
-    // A key in a display name ("Agent sk-proj-…") made an id that was logged and journaled with the key
-    // whole: looksLike takes keys too.
-    return io.otl.core.session.PiiRules.looksLike(name);
+    String pii = io.otl.core.session.PiiRules.looksLike(name);
+    if (pii != null) return pii;
+    // A key in a display name ("Agent sk-proj-…") made an id that was logged and journaled with the
+    // key whole. Ids a client chooses are not checked for keys (data-hardening.md); a name is not an id.
+    return io.otl.core.session.Desensitizer.builtInScanner().findings(name).contains("secret")
+        ? "an API key or token" : null;
   }
 
   /**

@@ -53,26 +53,6 @@ class GatewayRefusedCallRegistersNothingTest {
   }
 
   /**
-   * The agent's key sent as its id (X-Agent-Id where Authorization was meant): the id was logged at its
-   * v0's registration and put in metric labels whole (trial t159). It is refused like an id that is an
-   * e-mail address, without repeating it, and nothing is registered or labelled.
-   */
-  @Test
-  void anAgentIdHoldingAKeyIsA400ThatRegistersAndLabelsNothing() {
-    String key = "sk-" + "proj-AbCdEf1234567890GhIjKlMnOpQrStUv";
-    Http.Response refused = gateway.api.chat("gwa-" + key, "keyed-" + UUID.randomUUID(), "hi", false);
-    assertEquals(400, refused.status(), refused.body());
-    assertEquals("X-Agent-Id looks like an API key or token; use an opaque id",
-        refused.json().path("error").path("message").asText(), refused.body());
-    assertFalse(refused.body().contains(key), refused.body());
-    Http.Response agents = gateway.api.get("/v1/agents");
-    assertFalse(agents.body().contains(key), agents.body());
-    Http.Response metrics = gateway.api.get("/metrics");
-    assertEquals(200, metrics.status(), metrics.body());
-    assertFalse(metrics.body().contains(key), "a metric label holds the key");
-  }
-
-  /**
    * The same while the owner's first answer still streams (not recorded yet, so only the gateway's
    * claim knows the owner): the intruder's call meets the claim and is refused before any routing.
    * (Two first calls arriving together are the race the claim-before-route order closes: the claim is

@@ -557,7 +557,7 @@ public final class PiiRules {
 
   /**
    * What an identifier looks like when it looks like PII ("a phone number", "an ID card number", "an
-   * e-mail address") or holds a key ("an API key or token"), else null. A canonical UUID is opaque by construction and never refused, whole
+   * e-mail address"), else null. A canonical UUID is opaque by construction and never refused, whole
    * or as a part ({@code sess-<uuid>}): its hex groups may hold phone-shaped digit runs by chance
    * (about one UUID in a thousand; a gateway test's {@code long-<uuid>} session was refused so).
    */
@@ -572,10 +572,6 @@ public final class PiiRules {
     if (f.digits() >= 7 && findsOutsideHex(PHONE, f.match())) return "a phone number";
     if (f.digits() >= 13 && hasCard(f.match())) return "a bank card number";
     if (f.mayHoldEmail() && EMAIL.matcher(f.match()).find()) return "an e-mail address";
-    // An id is logged and put in metric labels as sent: X-Agent-Id carrying the agent's API key (a header
-    // mixed up with Authorization) was logged and labelled whole (trial t159). The hint keeps the scan off
-    // ordinary ids.
-    if (f.secretHint() && Desensitizer.builtInScanner().findings(id).contains("secret")) return "an API key or token";
     return null;
   }
 
