@@ -396,7 +396,7 @@ public final class PiiRules {
    */
   static int[] secret(CharSequence t, int start, int end) {
     char c0 = t.charAt(start);
-    if (c0 == '-') return new int[] {start, end}; // a PEM private key, taken whole
+    if (c0 == '-') return pemKeyBody(t, start, end) ? new int[] {start, end} : null; // a PEM private key, whole
     int assign = assignment(t, start, end);
     if (assign >= 0) {
       // the name kept; "password: required", "api_key=changeme": no digit, no credential
@@ -448,6 +448,30 @@ public final class PiiRules {
     } catch (IllegalArgumentException notBase64) {
       return null;
     }
+  }
+
+  /**
+   * The shortest run of base64 characters, without a break, that makes a PEM header's block a key: a key's
+   * lines are 64 characters, and no word of prose or code is this long.
+   */
+  private static final int MIN_PEM_RUN = 32;
+
+  /**
+   * Whether the PEM match {@code t[start, end)} holds a key's body after its header: the header alone (code
+   * testing {@code pem.startswith("-----BEGIN RSA PRIVATE KEY-----")}, prose naming the BEGIN and END lines)
+   * became {@code [SECRET]}, and journals holding such text had their exports refused (review t160).
+   */
+  private static boolean pemKeyBody(CharSequence t, int start, int end) {
+    int i = start + "-----BEGIN".length();
+    while (i < end && t.charAt(i) != '-') i++; // the header's words
+    while (i < end && t.charAt(i) == '-') i++; // its closing dashes
+    for (int run = 0; i < end; i++) {
+      char c = t.charAt(i);
+      boolean base64 = c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/';
+      run = base64 ? run + 1 : 0;
+      if (run >= MIN_PEM_RUN) return true;
+    }
+    return false;
   }
 
   /** Whether the match at {@code start} is a Groq, Replicate, xAI, NVIDIA or GitLab key (see {@link #SECRET}). */

@@ -54,4 +54,16 @@ class DesensitizerPrivateKeyTest {
     assertEquals(pub, d.apply(pub));
     assertEquals("the PRIVATE KEY----- line ends it", d.apply("the PRIVATE KEY----- line ends it"));
   }
+
+  /** Review t160: a header without a key's body (code, prose) is no key; it became [SECRET] and refused exports. */
+  @Test
+  void aHeaderWithoutAKeysBodyStays() {
+    for (String text : new String[] {
+        "if pem.startswith(\"-----BEGIN RSA PRIVATE KEY-----\"):",
+        "starts with -----BEGIN PRIVATE KEY----- and ends with -----END PRIVATE KEY-----.",
+        "-----BEGIN PRIVATE KEY-----\n"}) {
+      assertEquals(text, d.apply(text));
+      assertTrue(d.findings(text).isEmpty(), text);
+    }
+  }
 }
