@@ -224,9 +224,6 @@ public final class ExportCommand {
       out.println("sessions: " + r.selectionSummary());
       if (!r.skipped().isEmpty()) out.println("skipped:  " + r.skipped());
       if (!r.piiFindings().isEmpty()) out.println("PII found (kept: --allow-pii): " + String.join(", ", r.piiFindings()));
-      // The docs promise it says where it read; "via node:" alone left a reader of another database unsure (trial
-      // t92). Last, so that the manifest stays the first line scripts read.
-      out.println("journal:  " + journal.safeUrl());
       return 0;
     } catch (IllegalArgumentException e) {
       return usage(err, e.getMessage());
@@ -235,6 +232,10 @@ public final class ExportCommand {
       err.println("error: the export failed: " + cause.getMessage());
       return 1;
     } finally {
+      // The docs promise it says where it read; "via node:" alone left a reader of another database unsure (trial
+      // t92). Last, so that the manifest stays the first line scripts read; also when nothing was selected or the
+      // export failed, where the journal read is what explains it (trial t155).
+      out.println("journal:  " + journal.safeUrl());
       system.terminate();
       try {
         system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);

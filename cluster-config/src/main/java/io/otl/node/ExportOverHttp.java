@@ -45,6 +45,9 @@ final class ExportOverHttp {
     Path file = dir.resolve(name + ".jsonl");
     Path manifest = dir.resolve(name + ".manifest.json");
     Path tmp = dir.resolve(name + ".jsonl.tmp");
+    // First, whatever follows: an export that selects nothing or fails must say which node answered too (a node
+    // on another database than the one the user meant explains an empty selection; trial t155).
+    out.println("via node: " + node.node().baseUrl() + " (pid " + node.node().pid() + ")");
     try {
       var response = node.postStream("/v1/exports/" + URLEncoder.encode(agent, StandardCharsets.UTF_8) + q,
           Duration.ofHours(6));
@@ -83,7 +86,6 @@ final class ExportOverHttp {
             + FileProblems.describe(e) + "; nothing was written");
         return 1;
       }
-      out.println("via node: " + node.node().baseUrl() + " (pid " + node.node().pid() + ")");
       out.println("manifest: " + manifest);
       out.println("file:     " + file);
       out.println("count:    " + m.path("count").asInt());

@@ -75,6 +75,13 @@ class EmbeddedNodeFolderTest {
       JsonNode manifest = JSON.readTree(out.resolve("live.manifest.json").toFile());
       assertEquals(Files.readAllLines(out.resolve("live.jsonl")).size(), manifest.get("count").asInt());
 
+      // An export that selects nothing says where it read too: an empty selection from a node on another
+      // database than the one meant is explained only by that line.
+      ToolRun nothing = ToolRun.export("--agent", "agent-none", "--format", "rl", "--out", out.toString(), "--name",
+          "none", "--config", config.toString());
+      assertEquals(3, nothing.code(), nothing.err());
+      assertTrue(nothing.out().contains("via node: http://127.0.0.1:" + node.httpPort()), nothing.out());
+
       ToolRun audit = ToolRun.audit("session", "folder-0", "--format", "json", "--config", config.toString());
       assertEquals(0, audit.code(), audit.err());
       JsonNode a = JSON.readTree(audit.out());
@@ -97,6 +104,10 @@ class EmbeddedNodeFolderTest {
     assertTrue(offline.out().contains("journal:  jdbc:h2:file:"), "says it read the journal itself: " + offline.out());
     assertEquals(Files.readString(out.resolve("live.jsonl")), Files.readString(out.resolve("offline.jsonl")),
         "the same bytes through the node and from the file");
+    ToolRun nothingOffline = ToolRun.export("--agent", "agent-none", "--format", "rl", "--out", out.toString(),
+        "--name", "none", "--config", config.toString());
+    assertEquals(3, nothingOffline.code(), nothingOffline.err());
+    assertTrue(nothingOffline.out().contains("journal:  jdbc:h2:file:"), nothingOffline.out());
   }
 
   private static String perms(Path p) throws IOException {
