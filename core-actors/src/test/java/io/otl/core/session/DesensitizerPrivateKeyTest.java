@@ -86,7 +86,8 @@ class DesensitizerPrivateKeyTest {
     String pgp = "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\nComment: Alice <alice@example.com>\n\n";
     for (String header : new String[] {rsa, pgp}) {
       // cut short in a log, and what the log says next
-      assertEquals("log:\n[SECRET]\n\nthat is all it printed", d.apply("log:\n" + header + body + "\n\nthat is all it printed"));
+      String log = "log:\n" + header + body;
+      assertEquals("log:\n[SECRET]\n\nthat is all it printed", d.apply(log + "\n\nthat is all it printed"));
       assertEquals("log:\n[SECRET]\n...truncated", d.apply("log:\n" + header + body + "\n...truncated"));
       assertEquals("[SECRET]", d.apply(header + line(4)));
       // whole
