@@ -47,19 +47,28 @@ final class PemBlock {
     int lineStart = i; // where the body's current line starts
     int lastBreak = i; // where the line break before it starts
     boolean lineHasKey = false; // the current line holds a run of MIN_RUN
+    boolean lineHasWords = false; // ... or base64 characters on both sides of a space: prose ("that is all")
     boolean bodyHasKey = false;
     boolean sawBase64 = false;
     boolean blankLine = true; // nothing but white space since the last line break
+    boolean prose = false; // the walk stopped in a line of prose
     int run = 0;
+    boolean spaceAfterBase64 = false;
     while (i < n) {
       char c = t.charAt(i);
       int br = lineBreak(t, i);
       if (br > 0) {
         if (blankLine && sawBase64) break; // a paragraph break: prose follows a cut key
+        if (lineHasWords && !lineHasKey && lineStart > bodyStart) {
+          prose = true;
+          break;
+        }
         lastBreak = i;
         i += br;
         lineStart = i;
         lineHasKey = false;
+        lineHasWords = false;
+        spaceAfterBase64 = false;
         blankLine = true;
         run = 0;
         continue;
@@ -67,6 +76,7 @@ final class PemBlock {
       if (base64(c) || c == '\\' && i + 1 < n && t.charAt(i + 1) == '/') { // "\/": a JSON writer's escaped '/'
         if (c == '\\') i++;
         run++;
+        lineHasWords |= spaceAfterBase64;
         blankLine = false;
         sawBase64 = true;
         if (run >= MIN_RUN) {
@@ -74,8 +84,10 @@ final class PemBlock {
           bodyHasKey = true;
         }
       } else if (c == ' ' || c == '\t') {
+        spaceAfterBase64 |= run > 0;
         run = 0;
       } else {
+        prose = !lineHasKey; // '.', '\'', '(': a word's character, unless the line is the key's
         break;
       }
       i++;
@@ -84,9 +96,10 @@ final class PemBlock {
       var end = END.matcher(t).region(i, n);
       if (end.lookingAt()) return bodyHasKey ? new int[] {start, end.end()} : null;
     }
-    int bodyEnd = i;
-    // Cut short: a line the walk stopped inside that holds no key's run is prose ("that's all"): it stays.
-    if (i < n && !lineHasKey && lineStart > bodyStart) bodyEnd = lastBreak;
+    prose |= i == n && lineHasWords && !lineHasKey;
+    // A line of prose after the key's lines ("that's what I copied.") stays; on the header's own line the
+    // walk stops where the base64 does.
+    int bodyEnd = prose && lineStart > bodyStart ? lastBreak : i;
     // Lines left out hold no run of MIN_RUN, so the body keeps the one bodyHasKey saw.
     return bodyHasKey ? new int[] {start, trimEnd(t, bodyStart, bodyEnd)} : null;
   }

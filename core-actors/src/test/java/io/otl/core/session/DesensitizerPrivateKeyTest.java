@@ -106,6 +106,8 @@ class DesensitizerPrivateKeyTest {
     String cut = "-----BEGIN PRIVATE KEY-----\n" + line(1) + "\n" + line(2);
     assertEquals("see [SECRET]\nthat's what I copied.", d.apply("see " + cut + "\nthat's what I copied."));
     assertEquals("see [SECRET]\n\nthanks", d.apply("see " + cut + "\n\nthanks"));
+    assertEquals("see [SECRET]\nthat is all\nbye", d.apply("see " + cut + "\nthat is all\nbye"));
+    assertEquals("[SECRET]\nthat is all", d.apply(cut + "\nKq8Ab2Cd=\nthat is all"), "a key's short last line goes");
     assertEquals("[SECRET] (cut)", d.apply("-----BEGIN PRIVATE KEY----- " + line(1) + " " + line(2) + " (cut)"));
   }
 
