@@ -97,8 +97,8 @@ class JsonlFileTest {
   }
 
   /**
-   * Review t160: the final scan read "\n" in a JSON line as a backslash and an 'n', so a PEM key or an
-   * Authorization header right after an escaped line break was no finding, and a journal an earlier build
+   * Review t160: the final scan read "\n" in a JSON line as a backslash and an 'n', so a PEM key, an
+   * Authorization header, a card or an IBAN right after an escaped line break was no finding, and a journal an earlier build
    * wrote with such text raw was exported. The strings are scanned decoded too.
    */
   @Test
@@ -113,8 +113,11 @@ class JsonlFileTest {
     out.write("{\"messages\":[{\"role\":\"tool\",\"content\":\"HTTP/1.1 401\\nAuthorization: Basic " + basic
         + "\\nretrying\"}]}", List.of("s2"));
     out.write("{\"messages\":[{\"role\":\"user\",\"content\":\"line one\\nline \\\"two\\\"\"}]}", List.of("s3"));
+    // a card and an IBAN on lines of their own were missed the same way (the letter before them)
+    out.write("{\"messages\":[{\"role\":\"tool\",\"content\":\"card:\\n4111 1111 1111 1111\\niban:\\n"
+        + "DE89 3704 0044 0532 0130 00\"}]}", List.of("s4"));
     JsonlFile.Written w = out.commit(false);
-    assertEquals(List.of("secret: 2 lines"), w.piiFindings());
+    assertEquals(List.of("bank_card: 1 line", "iban: 1 line", "secret: 2 lines"), w.piiFindings());
     assertEquals(List.of(), names(dir), "the file is not kept");
   }
 }
