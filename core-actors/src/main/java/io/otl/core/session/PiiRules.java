@@ -121,7 +121,8 @@ public final class PiiRules {
    * {@code sk_live_}/{@code rk_live_}, Hugging Face {@code hf_…} tokens, Groq {@code gsk_}, Replicate
    * {@code r8_}, xAI {@code xai-}, NVIDIA {@code nvapi-} and GitLab {@code glpat-} keys, AWS access key ids,
    * GitHub tokens, Slack tokens, Google API keys, JWTs, an opaque token after "Bearer" (16+ characters holding a digit) and the
-   * {@code user:password} of a URL ({@code postgres://app:pw@db}). The minimum lengths are those of real keys, so a short
+   * {@code user:password} of a URL ({@code postgres://app:pw@db}), and a PEM private key's header, whose block
+   * {@link PemBlock} measures. The minimum lengths are those of real keys, so a short
    * {@code sk-} word ("task-based" is not even a candidate: the prefix must start a word) does not
    * count; {@link #secret} also wants an {@code sk-} key's body to look random.
    */
