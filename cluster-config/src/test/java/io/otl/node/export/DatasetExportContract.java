@@ -214,6 +214,35 @@ abstract class DatasetExportContract {
     }
   }
 
+  /**
+   * Review t160: a journal holding a tool's output raw (an earlier build, or desensitization off) with an
+   * Authorization header or a PEM key on a line of its own was exported: in the JSON line the text follows
+   * an escaped "\n", which the final scan read as a letter. It is found, and the file is refused.
+   */
+  @Test
+  void theFinalScanFindsACredentialAfterAnEscapedLineBreak() throws Exception {
+    Path dir = Files.createTempDirectory("otl-export-");
+    Config unredacted = ConfigFactory.parseString(
+        "agentscope.training.data-collector.desensitize.enabled = false").withFallback(database());
+    StringBuilder line = new StringBuilder();
+    while (line.length() < 64) line.append("Qk7x7Zp+/Rt");
+    String basic = java.util.Base64.getEncoder().encodeToString("deploy:Tr0ub4dor&3".getBytes());
+    try (TrainingNode node = TrainingNode.start(TestDatabases.node(unredacted, false))) {
+      DataCollector dc = node.dataCollector();
+      String header = "HTTP/1.1 401\nAuthorization: Basic " + basic;
+      String key = "config:\n-----BEGIN " + "PRIVATE KEY-----\n" + line.substring(0, 64) + "\n" + line.substring(0, 40)
+          + "\n-----END " + "PRIVATE KEY-----";
+      get(FeedTestSupport.session(dc, "auth-1", "agent-k", "why 401?", header, true));
+      get(FeedTestSupport.session(dc, "pem-1", "agent-k", "show the config", key, true));
+      get(FeedTestSupport.session(dc, "clean-k", "agent-k", "hello", "line one\nline two", true));
+      ExportResult r = get(new DatasetExport(node.system(), 4, Clock.systemUTC(), EVERYTHING)
+          .forSessions("agent-k", List.of("auth-1", "pem-1", "clean-k"), ExportFormat.SFT, dir, "escaped"));
+      assertEquals(List.of("secret: 2 lines"), r.piiFindings());
+      assertFalse(r.fileWritten());
+      assertFalse(Files.exists(Path.of(r.path())), "a file with a credential is not left behind");
+    }
+  }
+
   @Test
   void exportsTwoThousandSessionsAsAStream() throws Exception {
     Path dir = Files.createTempDirectory("otl-export-");

@@ -121,7 +121,8 @@ public final class PiiRules {
    * {@code sk_live_}/{@code rk_live_}, Hugging Face {@code hf_…} tokens, Groq {@code gsk_}, Replicate
    * {@code r8_}, xAI {@code xai-}, NVIDIA {@code nvapi-} and GitLab {@code glpat-} keys, AWS access key ids,
    * GitHub tokens, Slack tokens, Google API keys, JWTs, an opaque token after "Bearer" (16+ characters holding a digit) and the
-   * {@code user:password} of a URL ({@code postgres://app:pw@db}). The minimum lengths are those of real keys, so a short
+   * {@code user:password} of a URL ({@code postgres://app:pw@db}), and a PEM private key's header, whose block
+   * {@link PemBlock} measures. The minimum lengths are those of real keys, so a short
    * {@code sk-} word ("task-based" is not even a candidate: the prefix must start a word) does not
    * count; {@link #secret} also wants an {@code sk-} key's body to look random.
    */
@@ -141,10 +142,6 @@ public final class PiiRules {
           + "|xai-[A-Za-z0-9]{40,}(?![A-Za-z0-9])|nvapi-[A-Za-z0-9_-]{40,}"
           + "|glpat-[A-Za-z0-9_-]{20,}(?:\\.[A-Za-z0-9_-]{2,}){0,2}"
           + "|eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*"
-          // a PEM private key (id_rsa, a TLS key, a service account's "private_key"), its END line included;
-          // one cut short (max-text-length, a partial paste) to the end of its base64 (trial t159)
-          + "|-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=:,.\\s\\\\-]*?"
-          + "-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\\s\\\\]*+)"
           // an opaque bearer token (Authorization headers in tool output, curl -v): the token part
           + "|(?i:bearer)[ \\t]+[A-Za-z0-9_.~+/-]{16,}=*(?![A-Za-z0-9_.~+/=-])"
           // an Authorization header of the Basic or Token scheme (curl -v, an error text): the credential part
@@ -153,7 +150,11 @@ public final class PiiRules {
           // the value of a credential's assignment (aws_secret_access_key = …, "password": "…")
           + "|" + CREDENTIAL_NAME + "[\"']?[ \\t]*[:=][ \\t]*[\"']?[^\\s\"'<>,;]{8,}"
           // a URL's user:password (postgres://app:pw@db, redis://:pw@cache): the user-info part
-          + "|[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\\s/?#\"'<>\\\\`{}|@:]*:[^\\s/?\"'<>\\\\`{}|]+@(?=[A-Za-z0-9\\[]))");
+          + "|[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\\s/?#\"'<>\\\\`{}|@:]*:[^\\s/?\"'<>\\\\`{}|]+@(?=[A-Za-z0-9\\[]))"
+          // a PEM private key's header (id_rsa, a TLS key, a service account's "private_key"; trial t159): the
+          // block's extent is found by PemBlock, not by the pattern. Its own word, so also after an escaped
+          // line break ("…\\n-----BEGIN", a JSON text inside a message).
+          + "|" + PemBlock.HEADER);
 
 
   /**
@@ -396,7 +397,7 @@ public final class PiiRules {
    */
   static int[] secret(CharSequence t, int start, int end) {
     char c0 = t.charAt(start);
-    if (c0 == '-') return pemKeyBody(t, start, end) ? new int[] {start, end} : null; // a PEM private key, whole
+    if (c0 == '-') return PemBlock.span(t, start, end); // a PEM private key: its header, body and END line
     int assign = assignment(t, start, end);
     if (assign >= 0) {
       // the name kept; "password: required", "api_key=changeme": no digit, no credential
@@ -448,30 +449,6 @@ public final class PiiRules {
     } catch (IllegalArgumentException notBase64) {
       return null;
     }
-  }
-
-  /**
-   * The shortest run of base64 characters, without a break, that makes a PEM header's block a key: a key's
-   * lines are 64 characters, and no word of prose or code is this long.
-   */
-  private static final int MIN_PEM_RUN = 32;
-
-  /**
-   * Whether the PEM match {@code t[start, end)} holds a key's body after its header: the header alone (code
-   * testing {@code pem.startswith("-----BEGIN RSA PRIVATE KEY-----")}, prose naming the BEGIN and END lines)
-   * became {@code [SECRET]}, and journals holding such text had their exports refused (review t160).
-   */
-  private static boolean pemKeyBody(CharSequence t, int start, int end) {
-    int i = start + "-----BEGIN".length();
-    while (i < end && t.charAt(i) != '-') i++; // the header's words
-    while (i < end && t.charAt(i) == '-') i++; // its closing dashes
-    for (int run = 0; i < end; i++) {
-      char c = t.charAt(i);
-      boolean base64 = c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/';
-      run = base64 ? run + 1 : 0;
-      if (run >= MIN_PEM_RUN) return true;
-    }
-    return false;
   }
 
   /** Whether the match at {@code start} is a Groq, Replicate, xAI, NVIDIA or GitLab key (see {@link #SECRET}). */

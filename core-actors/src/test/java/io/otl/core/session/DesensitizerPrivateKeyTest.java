@@ -66,4 +66,85 @@ class DesensitizerPrivateKeyTest {
       assertTrue(d.findings(text).isEmpty(), text);
     }
   }
+
+  /** A key's line of 64 base64 characters, built at run time. */
+  private static String line(int k) {
+    StringBuilder b = new StringBuilder();
+    while (b.length() < 64) b.append("Qk").append(k).append("x7Zp+/Rt");
+    return b.substring(0, 64);
+  }
+
+  /**
+   * Review t160: a traditional encrypted key's Proc-Type and DEK-Info lines (':', ',' and '-') and a PGP key's
+   * armor headers ("Comment: Alice <alice@…>") stopped the rule: cut short, or with its END line after a
+   * Comment, the key's body was stored raw. The whole key goes, the text around it stays.
+   */
+  @Test
+  void aKeysArmorHeadersDoNotStopTheRule() {
+    String body = line(1) + "\n" + line(2) + "\n" + line(3);
+    String rsa = "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,3F17F5316E2BAC89\n\n";
+    String pgp = "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\nComment: Alice <alice@example.com>\n\n";
+    for (String header : new String[] {rsa, pgp}) {
+      // cut short in a log, and what the log says next
+      String log = "log:\n" + header + body;
+      assertEquals("log:\n[SECRET]\n\nthat is all it printed", d.apply(log + "\n\nthat is all it printed"));
+      assertEquals("log:\n[SECRET]\n...truncated", d.apply("log:\n" + header + body + "\n...truncated"));
+      assertEquals("[SECRET]", d.apply(header + line(4)));
+      // whole
+      String end = header.equals(rsa) ? "-----END RSA PRIVATE KEY-----" : "-----END PGP PRIVATE KEY BLOCK-----";
+      assertEquals("key:\n[SECRET]\ndone", d.apply("key:\n" + header + body + "\n=Ab3d\n" + end + "\ndone"));
+      // with CRLF line breaks, and JSON-escaped in a tool's output
+      assertEquals("[SECRET]", d.apply((header + body + "\n" + end).replace("\n", "\r\n")));
+      String json = (header + body + "\n" + end + "\n").replace("\n", "\\n");
+      assertEquals("{\"key\": \"[SECRET]\\n\"}", d.apply("{\"key\": \"" + json + "\"}"));
+    }
+  }
+
+  /** Prose after a key cut short keeps its words: only the lines of the key's base64 go. */
+  @Test
+  void proseAfterACutKeyStays() {
+    String cut = "-----BEGIN PRIVATE KEY-----\n" + line(1) + "\n" + line(2);
+    assertEquals("see [SECRET]\nthat's what I copied.", d.apply("see " + cut + "\nthat's what I copied."));
+    assertEquals("see [SECRET]\n\nthanks", d.apply("see " + cut + "\n\nthanks"));
+    assertEquals("see [SECRET]\nthat is all\nbye", d.apply("see " + cut + "\nthat is all\nbye"));
+    assertEquals("[SECRET]\nthat is all", d.apply(cut + "\nKq8Ab2Cd=\nthat is all"), "a key's short last line goes");
+    assertEquals("[SECRET] (cut)", d.apply("-----BEGIN PRIVATE KEY----- " + line(1) + " " + line(2) + " (cut)"));
+  }
+
+  /**
+   * A JSON text inside a message (a tool's output, a config dumped as JSON) holds the key after an escaped
+   * line break: "\n" before the header was read as a word's letter and the key was no finding.
+   */
+  @Test
+  void aKeyAfterAnEscapedLineBreakIsTaken() {
+    String escaped = pem("PRIVATE KEY").replace("\n", "\\n");
+    assertEquals("{\"out\": \"config:\\n[SECRET]\\nok\"}", d.apply("{\"out\": \"config:\\n" + escaped + "\\nok\"}"));
+  }
+
+  /**
+   * Review t160: the pattern's lazy body ran from every header to the end of the text when no END line
+   * followed, about a second for 64 KB of repeated headers (docs/data-hardening.md has the figures). The
+   * block is now found by one walk; these are the shapes that cost most before, with what they must give.
+   */
+  @Test
+  void textsMadeOfHeadersGiveWhatTheyHold() {
+    String header = "-----BEGIN RSA PRIVATE KEY-----\n";
+    StringBuilder headers = new StringBuilder();
+    StringBuilder keys = new StringBuilder();
+    StringBuilder expected = new StringBuilder();
+    StringBuilder encrypted = new StringBuilder();
+    while (headers.length() < 65_536) headers.append(header);
+    for (int k = 0; headers.length() > keys.length(); k++) {
+      keys.append(header).append(line(k)).append('\n');
+      expected.append("[SECRET]\n");
+      encrypted.append(header).append("Proc-Type: 4,ENCRYPTED\n");
+    }
+    StringBuilder uncut = new StringBuilder(header);
+    while (uncut.length() < 61_440) uncut.append(line(7)).append('\n');
+    assertEquals(headers.toString(), d.apply(headers.toString()));
+    assertTrue(d.findings(headers.toString()).isEmpty());
+    assertEquals(encrypted.toString(), d.apply(encrypted.toString()), "headers without a body stay");
+    assertEquals(expected.toString(), d.apply(keys.toString()), "each key goes on its own");
+    assertEquals("[SECRET]\n", d.apply(uncut.toString()));
+  }
 }

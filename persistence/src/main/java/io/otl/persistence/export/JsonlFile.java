@@ -19,7 +19,7 @@ import java.util.TreeMap;
 
 /**
  * Writes a JSON Lines file line by line into a temporary file, hashing (SHA-256) and PII-scanning
- * each line as it goes; {@link #commit()} moves it into place. Holds nothing of the lines but the
+ * each line (as written and its escaped strings decoded, {@link LineScan}) as it goes; {@link #commit()} moves it into place. Holds nothing of the lines but the
  * session ids for the manifest.
  */
 final class JsonlFile implements AutoCloseable {
@@ -58,7 +58,7 @@ final class JsonlFile implements AutoCloseable {
       throw new UncheckedIOException("writing " + tmp + " failed: " + e.getMessage(), e);
     }
     sha.update(bytes);
-    for (String rule : scanner.findings(line)) findings.merge(rule, 1, Integer::sum);
+    for (String rule : LineScan.findings(scanner, line)) findings.merge(rule, 1, Integer::sum);
     sessionIds.addAll(forSessions);
     count++;
   }

@@ -95,4 +95,29 @@ class JsonlFileTest {
     assertEquals(List.of("bank_card: 1 line", "iban: 1 line", "secret: 1 line"), w.piiFindings());
     assertEquals(List.of(), names(dir));
   }
+
+  /**
+   * Review t160: the final scan read "\n" in a JSON line as a backslash and an 'n', so a PEM key, an
+   * Authorization header, a card or an IBAN right after an escaped line break was no finding, and a journal an earlier build
+   * wrote with such text raw was exported. The strings are scanned decoded too.
+   */
+  @Test
+  void aKeyOrCredentialAfterAnEscapedLineBreakIsFound(@TempDir Path dir) throws Exception {
+    StringBuilder line = new StringBuilder();
+    while (line.length() < 64) line.append("Qk7x7Zp+/Rt");
+    String key = "-----BEGIN " + "PRIVATE KEY-----\\n" + line.substring(0, 64) + "\\n" + line.substring(0, 40)
+        + "\\n-----END " + "PRIVATE KEY-----";
+    String basic = java.util.Base64.getEncoder().encodeToString("deploy:Tr0ub4dor&3".getBytes());
+    JsonlFile out = new JsonlFile(dir.resolve("sft.jsonl"));
+    out.write("{\"messages\":[{\"role\":\"tool\",\"content\":\"config:\\n" + key + "\\n\"}]}", List.of("s1"));
+    out.write("{\"messages\":[{\"role\":\"tool\",\"content\":\"HTTP/1.1 401\\nAuthorization: Basic " + basic
+        + "\\nretrying\"}]}", List.of("s2"));
+    out.write("{\"messages\":[{\"role\":\"user\",\"content\":\"line one\\nline \\\"two\\\"\"}]}", List.of("s3"));
+    // a card and an IBAN on lines of their own were missed the same way (the letter before them)
+    out.write("{\"messages\":[{\"role\":\"tool\",\"content\":\"card:\\n4111 1111 1111 1111\\niban:\\n"
+        + "DE89 3704 0044 0532 0130 00\"}]}", List.of("s4"));
+    JsonlFile.Written w = out.commit(false);
+    assertEquals(List.of("bank_card: 1 line", "iban: 1 line", "secret: 2 lines"), w.piiFindings());
+    assertEquals(List.of(), names(dir), "the file is not kept");
+  }
 }
