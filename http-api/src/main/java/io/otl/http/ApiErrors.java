@@ -250,6 +250,14 @@ public final class ApiErrors {
     int line = cause.indexOf('\n');
     if (line >= 0) cause = cause.substring(0, line);
     if (cause.length() > 200) cause = cause.substring(0, 200) + "…";
+    if (cause.contains("Invalid input '\uFFFD'")) {
+      // pekko decodes the form as UTF-8 and names a byte it cannot decode by U+FFFD, which a client
+      // reading the answer as Latin-1 (a console, a proxy's log) saw as 'ï¿½' (review t164).
+      var position = WHERE.matcher(cause);
+      String at = position.find() ? " " + position.group() : "";
+      return "the form body is not valid UTF-8" + at + ": percent-encode bytes outside ASCII (%FF), as "
+          + "application/x-www-form-urlencoded requires; nothing was stored";
+    }
     return "the form body is malformed: " + cause;
   }
 
