@@ -153,7 +153,7 @@ public final class ClientConnection {
       now.forEach(w -> w.gone.complete(Done.getInstance()));
       Runnable drop = () -> unsent.forEach(w -> w.dropped.complete(Done.getInstance()));
       if (cut) drop.run();
-      else AFTER_GRACE.execute(drop);
+      else if (!unsent.isEmpty()) AFTER_GRACE.execute(drop);
     }
   }
 
