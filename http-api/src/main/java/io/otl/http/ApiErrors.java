@@ -95,9 +95,10 @@ public final class ApiErrors {
   /** The answer to a chunked body framed wrongly (the connection is still open: the client reads it). */
   public static final String MALFORMED_CHUNKS = "the request body's chunked transfer coding is malformed (a chunk size"
       + " that is not hexadecimal, a chunk not ended by CRLF or a malformed trailer); nothing was stored";
-  /** The answer to a chunk larger than pekko-http takes, which is larger than every route's body limit. */
-  public static final String CHUNK_TOO_LARGE =
-      "a chunk of the request body is larger than the largest body this node takes; nothing was stored";
+  /** The answer to a chunk larger than pekko-http takes (the gateway's and OTLP's body limits, ChunkSizeLimit). */
+  public static final String CHUNK_TOO_LARGE = "a chunk of the request body is larger than this node takes in one"
+      + " piece (pekko.http.server.parsing.max-chunk-size, the largest of the gateway's and OTLP's body limits);"
+      + " send the body in smaller chunks or with a Content-Length; nothing was stored";
 
   /**
    * Whether the client framed its chunked body wrongly, rather than its connection ending mid-body:
@@ -118,8 +119,8 @@ public final class ApiErrors {
 
   /**
    * pekko-http's refusal of a chunk above {@code max-chunk-size} ("HTTP chunk of N bytes exceeds the
-   * configured limit", "HTTP chunk size exceeds Integer.MAX_VALUE"); the node raises that setting to its
-   * largest body limit (ChunkSizeLimit), so such a chunk makes any route's body too large: a 413.
+   * configured limit", "HTTP chunk size exceeds Integer.MAX_VALUE"); the node raises that setting to the
+   * gateway's and OTLP's body limits (ChunkSizeLimit), so such a chunk is too large for them: a 413.
    */
   public static boolean chunkTooLarge(Throwable t) {
     Throwable e = unwrap(t);
@@ -249,6 +250,14 @@ public final class ApiErrors {
     int line = cause.indexOf('\n');
     if (line >= 0) cause = cause.substring(0, line);
     if (cause.length() > 200) cause = cause.substring(0, 200) + "…";
+    if (cause.contains("Invalid input '\uFFFD'")) {
+      // pekko decodes the form as UTF-8 and names a byte it cannot decode by U+FFFD, which a client
+      // reading the answer as Latin-1 (a console, a proxy's log) saw as 'ï¿½' (review t164).
+      var position = WHERE.matcher(cause);
+      String at = position.find() ? " " + position.group() : "";
+      return "the form body is not valid UTF-8" + at + ": percent-encode bytes outside ASCII (%FF), as "
+          + "application/x-www-form-urlencoded requires; nothing was stored";
+    }
     return "the form body is malformed: " + cause;
   }
 

@@ -22,7 +22,6 @@ import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 import org.slf4j.Logger;
@@ -307,19 +306,9 @@ final class ChatForwarding {
               streamEnded(c, d, fallbackFrom, answer, upStart, err, turn, goneBeforeLastChunk.get()));
           return mat;
         });
-    // pekko-http drops the response of a connection reset (RST) before the response went out without
-    // running its body: nothing of the call was recorded, the turn held the session's result for its whole
-    // time, and the model server's answer was left unread in the pool (trial t156). Whoever comes first
-    // runs the answer: the connection (it sends it), or its end (it reads it, recorded aborted, since the
-    // client is gone by then). A connection that ends later does not need this: its stream has started.
-    AtomicBoolean claimed = new AtomicBoolean();
-    c.clientGone().thenRun(() -> {
-      if (claimed.compareAndSet(false, true)) answerStream.runWith(Sink.ignore(), materializer);
-    });
-    Source<ByteString, NotUsed> body = Source.lazySource(
-            () -> claimed.compareAndSet(false, true)
-                ? answerStream.mapMaterializedValue(m -> NotUsed.getInstance()) : Source.<ByteString>empty())
-        .mapMaterializedValue(m -> NotUsed.getInstance())
+    // A response pekko-http drops unsent (its connection cut before the model's first byte) is still
+    // read to its end and recorded aborted: GatewayRoutes#limited runs it then (trial t156).
+    Source<ByteString, Object> body = answerStream
         // The 200 is sent: an upstream failing now can only be told in the stream. It was closed
         // (or cut), which OpenAI clients read as a complete answer or a network fault; OpenAI's
         // servers end such a stream with an error event, which the SDKs raise as an API error.

@@ -38,6 +38,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.Done;
+import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
@@ -46,6 +47,9 @@ import org.apache.pekko.http.javadsl.server.PathMatchers;
 import org.apache.pekko.http.javadsl.server.RejectionHandler;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.util.ByteString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import scala.concurrent.duration.FiniteDuration;
@@ -268,16 +272,26 @@ public final class GatewayRoutes {
               return mat;
             })));
       }
-      // A stream pekko-http never starts (its client left first) ends with the connection.
-      watch.gone().thenRun(release);
-      return r.withEntity(HttpEntities.createChunked(entity.getContentType(),
-          entity.getDataBytes().watchTermination((mat, done) -> {
-            done.whenComplete((ok, err) -> {
-              release.run();
-              watch.close();
-            });
-            return mat;
-          })));
+      // The stream holds the slot until it ends, whoever runs it. pekko-http drops a response without
+      // running its body when the connection is cut first (a reset before the model's first byte), so
+      // then the node reads it (recorded aborted, the model server's connection freed). Not at the
+      // client's FIN: a client that half-closes after its request reads on, and claimed there it read
+      // an empty 200 while its answer, drained, no longer counted in max-in-flight (review of t156).
+      Source<ByteString, NotUsed> stream = entity.getDataBytes().watchTermination((mat, done) -> {
+        done.whenComplete((ok, err) -> {
+          release.run();
+          watch.close();
+        });
+        return NotUsed.getInstance();
+      });
+      AtomicBoolean claimed = new AtomicBoolean();
+      watch.dropped().thenRun(() -> {
+        if (claimed.compareAndSet(false, true)) stream.runWith(Sink.ignore(), materializer);
+      });
+      Source<ByteString, NotUsed> body = Source.<ByteString, NotUsed>lazySource(
+              () -> claimed.compareAndSet(false, true) ? stream : Source.<ByteString>empty())
+          .mapMaterializedValue(m -> NotUsed.getInstance());
+      return r.withEntity(HttpEntities.createChunked(entity.getContentType(), body));
     });
   }
 
