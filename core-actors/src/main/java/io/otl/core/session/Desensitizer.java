@@ -94,11 +94,26 @@ public final class Desensitizer {
      * across the previous finding, as before.
      */
     private boolean next(Matcher m, String text, int from) {
+      if (pattern == PiiRules.OBFUSCATED_EMAIL) return nextObfuscatedEmail(m, text, from);
       if (from == 0 || pattern != PiiRules.EMAIL) return m.find(from);
       m.reset();
       m.region(from, text.length());
       return m.find();
     }
+  }
+
+  /**
+   * The next match of {@link PiiRules#OBFUSCATED_EMAIL}, tried only where a candidate's local part starts
+   * (before an '@' or a bracketed "at"): searched from every position, the pattern cost 50 µs on a
+   * 1,000-character text holding "(at)" anywhere, ten times the rest of the rules.
+   */
+  private static boolean nextObfuscatedEmail(Matcher m, String text, int from) {
+    for (int at = PiiRules.nextAt(text, from); at >= 0; at = PiiRules.nextAt(text, at + 1)) {
+      m.reset();
+      m.region(PiiRules.localPartStart(text, from, at), text.length());
+      if (m.lookingAt()) return true;
+    }
+    return false;
   }
 
   /**

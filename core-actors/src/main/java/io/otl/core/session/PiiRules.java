@@ -77,6 +77,28 @@ public final class PiiRules {
       "(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]++(?: ?[(\\[{<] ?(?i:at|@) ?[)\\]}>] ?|@)"
           + "[A-Za-z0-9-]++(?:(?:\\.| ?[(\\[{<] ?(?i:dot) ?[)\\]}>] ?)[A-Za-z0-9-]++){1,126}+");
 
+  /** Where the next '@' or bracketed "at" ("(at)", "[ AT ]", "[@]") at or after {@code from} starts, or -1. */
+  static int nextAt(String t, int from) {
+    for (int i = from, n = t.length(); i < n; i++) {
+      char c = t.charAt(i);
+      if (c == '@') return i;
+      if (c != '(' && c != '[' && c != '{' && c != '<') continue;
+      int w = i + 1 < n && t.charAt(i + 1) == ' ' ? i + 2 : i + 1;
+      int e = w < n && t.charAt(w) == '@' ? w + 1 : w + 2 <= n && t.regionMatches(true, w, "at", 0, 2) ? w + 2 : -1;
+      if (e < 0) continue;
+      if (e < n && t.charAt(e) == ' ') e++;
+      if (e < n && ")]}>".indexOf(t.charAt(e)) >= 0) return i;
+    }
+    return -1;
+  }
+
+  /** Where the local part before the '@' or "(at)" at {@code at} starts: the start of its run, not before {@code from}. */
+  static int localPartStart(String t, int from, int at) {
+    int i = at > from && t.charAt(at - 1) == ' ' ? at - 1 : at;
+    while (i > from && (asciiAlnum(t.charAt(i - 1)) || "._%+-".indexOf(t.charAt(i - 1)) >= 0)) i--;
+    return i;
+  }
+
   /** Whether the {@link #OBFUSCATED_EMAIL} match {@code t[start, end)} ends in a top-level label of 2+ letters. */
   static int[] endsInTopLevelLabel(CharSequence t, int start, int end) {
     int letters = 0;
@@ -117,8 +139,10 @@ public final class PiiRules {
   // A name ending in PASS (DB_PASS, smtp_pass, smtp-pass, a bare PASS) and credential(s) were stored raw
   // (trial t162): "pass" counts only as a word of its own, after '_', '-' or nothing, so "bypass" and
   // "compass" are no names; its value must also not be a plain number (a test's "pass: 0.953125").
-  private static final String CREDENTIAL_NAME = "(?i:(?:aws[_-]?)?secret[_-]?access[_-]?key|[a-z0-9]*_?pass(?:word|wd|phrase)"
-      + "|[a-z0-9]*_?secret(?:[_-]?key)?|api[_-]?key|[a-z0-9]+[_-]?token|[a-z0-9]*_?credentials?|pass)";
+  // The names that may follow a word share one [a-z0-9]*: each such run is read to the word's end and
+  // given back a character at a time, once per alternative that starts with one (the secret rule's cost).
+  private static final String CREDENTIAL_NAME = "(?i:(?:aws[_-]?)?secret[_-]?access[_-]?key"
+      + "|[a-z0-9]*_?(?:pass(?:word|wd|phrase)|secret(?:[_-]?key)?|credentials?)|api[_-]?key|[a-z0-9]+[_-]?token|pass)";
   private static final Pattern CREDENTIAL_KEY = Pattern.compile("(?<![A-Za-z0-9])" + CREDENTIAL_NAME);
 
   /**
@@ -257,6 +281,13 @@ public final class PiiRules {
     return out == null ? text : new String(out);
   }
 
+  /** The ASCII characters {@link #scan} looks at: digits, '@', '%', closing brackets and the ends of {@link #secretAnchor}s. */
+  private static final boolean[] SCANNED = new boolean[128];
+
+  static {
+    for (char c : "0123456789@%)]}>-_JAa/rR:=".toCharArray()) SCANNED[c] = true;
+  }
+
   private static Scan scan(String text, boolean normalised) {
     int digits = 0;
     boolean at = false;
@@ -271,6 +302,7 @@ public final class PiiRules {
     for (int i = 0, n = text.length(); i < n; i++) {
       char c = text.charAt(i);
       if (c < 0x80) {
+        if (!SCANNED[c]) continue; // most characters of a text: one look-up
         if (c >= '0' && c <= '9') {
           digits++;
         } else if (c == '@') {
@@ -279,8 +311,7 @@ public final class PiiRules {
           percent = true;
         } else if (c == ')' || c == ']' || c == '}' || c == '>') {
           bracketedAt = bracketedAt || bracketedAtOrDot(text, i);
-        } else if (!secretHint && (c == '-' || c == '_' || c == 'J' || c == 'A' || c == 'a' || c == '/'
-            || c == 'r' || c == 'R' || c == ':' || c == '=')) {
+        } else if (!secretHint) {
           secretHint = secretAnchor(text, i, c);
         }
         continue;
@@ -410,7 +441,10 @@ public final class PiiRules {
   /** Whether the closing bracket at {@code i} closes "at", "dot" or "@" ({@link #OBFUSCATED_EMAIL}'s "(at)", "[dot]"). */
   private static boolean bracketedAtOrDot(String t, int i) {
     int e = i > 0 && t.charAt(i - 1) == ' ' ? i - 1 : i;
-    return (e >= 1 && t.charAt(e - 1) == '@') || endsWithIgnoreCase(t, e, "at") || endsWithIgnoreCase(t, e, "dot");
+    int word = e >= 1 && t.charAt(e - 1) == '@' ? e - 1
+        : endsWithIgnoreCase(t, e, "at") ? e - 2 : endsWithIgnoreCase(t, e, "dot") ? e - 3 : -1;
+    // the word alone in its brackets: "(format)", "<stat>" and "[chat]" do not run the pattern
+    return word >= 1 && "([{< ".indexOf(t.charAt(word - 1)) >= 0;
   }
 
   private static String withoutHiding(String text) {
