@@ -3,7 +3,10 @@ package io.otl.core.session;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * An e-mail address with its '@' (and perhaps its dots) written in brackets to fool harvesters
@@ -34,5 +37,18 @@ class DesensitizerObfuscatedEmailTest {
         "see [at] the end", "press (dot) to continue", "f(a)(b)", "arr[i][at]", "price (at) cost, 5 units"}) {
       assertEquals(prose, d.apply(prose), prose);
     }
+  }
+
+  /** A hang and stack guard, not a speed target: long runs of labels, brackets and '@'s (as DesensitizerLongRunTest). */
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void longTextsAreScannedInLinearTimeWithoutOverflowingTheStack() {
+    long overflows = StackOverflows.count();
+    for (String text : List.of("x(at)" + "a.".repeat(32_000), "x [at] " + "a [dot] ".repeat(8_000), "(at)".repeat(16_000),
+        "y(at)".repeat(12_000), "@ " + "y".repeat(64_000) + " (at) ", "a@".repeat(32_000))) {
+      d.apply(text);
+    }
+    assertEquals(overflows, StackOverflows.count());
+    assertEquals("[EMAIL] " + "(at) ".repeat(1_000), d.apply("x(at)a.com " + "(at) ".repeat(1_000)));
   }
 }
