@@ -23,6 +23,7 @@ class DesensitizerPassAndCredentialsTest {
     assertEquals("export MYSQL_ROOT_PASS=[SECRET] && run", d.apply("export MYSQL_ROOT_PASS=s3cr3tRoot && run"));
     assertEquals("smtp-pass = \"[SECRET]\"", d.apply("smtp-pass = \"Summer2024!\""));
     assertEquals("{\"db_pass\":\"[SECRET]\"}", d.apply(json.readTree("{\"db_pass\":\"hunter2secret\"}")).toString());
+    assertEquals("SSH_PASSPHRASE=[SECRET]", d.apply("SSH_PASSPHRASE=c0rrect-h0rse"));
     assertTrue(d.findings("REDIS_PASS=r3d1sPassw").contains("secret"));
   }
 

@@ -53,6 +53,16 @@ class DesensitizerUrlSecretsTest {
     assertEquals("https://discord.com/api/webhooks/[SECRET]", d.apply("https://discord.com/api/webhooks/" + discord));
     assertEquals("https://discordapp.com/api/webhooks/[SECRET])",
         d.apply("https://discordapp.com/api/webhooks/" + discord + ")"));
+    assertEquals("curl discord.com/api/webhooks/[SECRET]", d.apply("curl discord.com/api/webhooks/" + discord));
+  }
+
+  /** The secret rule runs only on texts its pre-check lets through: each new format must pass it. */
+  @Test
+  void eachFormatPassesTheSecretRulesPreCheck() {
+    for (String t : new String[] {"?key=", "&token=", "&sig=", "?X-Amz-Signature=", "DB_PASS=", "smtp-pass:",
+        "credentials:", "credential=", "SSH_PASSPHRASE=", "hooks.slack.com/", "discord.com/api/webhooks/"}) {
+      assertTrue(PiiRules.scan("x " + t).secretHint(), t);
+    }
   }
 
   @Test
