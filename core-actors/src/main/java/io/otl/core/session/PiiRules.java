@@ -643,11 +643,16 @@ public final class PiiRules {
     return true;
   }
 
-  /** Whether the setting matched at {@code start} is a URL's query parameter: '?' or '&' before its name. */
+  /**
+   * Whether the setting matched at {@code start} is a URL's query parameter: '?' or '&' before its name, a
+   * '&' after a value (a shell's {@code make&&PASSWORD=p4ss&w0rd1} is no query: its value is taken whole).
+   */
   private static boolean inQuery(CharSequence t, int start) {
     int i = start - 1;
     while (i >= 0 && (asciiAlnum(t.charAt(i)) || t.charAt(i) == '_' || t.charAt(i) == '-' || t.charAt(i) == '.')) i--;
-    return i >= 0 && (t.charAt(i) == '?' || t.charAt(i) == '&');
+    if (i < 0) return false;
+    if (t.charAt(i) == '?') return true;
+    return t.charAt(i) == '&' && i > 0 && t.charAt(i - 1) != '&' && !Character.isWhitespace(t.charAt(i - 1));
   }
 
   /** Where a query parameter's value starting at {@code from} ends: at the next '&' or the fragment's '#'. */

@@ -29,6 +29,8 @@ class DesensitizerUrlSecretsTest {
     assertEquals("s3.amazonaws.com/b/k?X-Amz-Signature=[SECRET]",
         d.apply("s3.amazonaws.com/b/k?X-Amz-Signature=4a8f" + "e2c1b9d07a6354f2e1d0c9b8a7f6e5d4c3b2a1908f7e6d5c4b3a2918f7e6d5c4"));
     assertTrue(d.findings("see https://maps.example/api?key=" + TOKEN).contains("secret"));
+    // a shell's "&&" is no query: the value is taken whole, its '&' included, as before
+    assertEquals("make&&PASSWORD=[SECRET] run", d.apply("make&&PASSWORD=p4ss&w0rd123 run"));
   }
 
   @Test
