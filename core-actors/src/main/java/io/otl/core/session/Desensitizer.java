@@ -38,6 +38,7 @@ public final class Desensitizer {
     boolean mayMatch(PiiRules.Scan scan) {
       // By the pattern's identity rather than a switch on the name: runs for every rule on every text.
       if (pattern == PiiRules.EMAIL) return scan.mayHoldEmail();
+      if (pattern == PiiRules.OBFUSCATED_EMAIL) return scan.bracketedAt();
       if (pattern == PiiRules.PHONE) return scan.digits() >= 7;
       if (pattern == PiiRules.NATIONAL_PHONE) return scan.digits() >= 10;
       if (pattern == PiiRules.ID_CARD) return scan.digits() >= 15;
@@ -93,11 +94,26 @@ public final class Desensitizer {
      * across the previous finding, as before.
      */
     private boolean next(Matcher m, String text, int from) {
+      if (pattern == PiiRules.OBFUSCATED_EMAIL) return nextObfuscatedEmail(m, text, from);
       if (from == 0 || pattern != PiiRules.EMAIL) return m.find(from);
       m.reset();
       m.region(from, text.length());
       return m.find();
     }
+  }
+
+  /**
+   * The next match of {@link PiiRules#OBFUSCATED_EMAIL}, tried only where a candidate's local part starts
+   * (before an '@' or a bracketed "at"): searched from every position, the pattern cost 50 µs on a
+   * 1,000-character text holding "(at)" anywhere, ten times the rest of the rules.
+   */
+  private static boolean nextObfuscatedEmail(Matcher m, String text, int from) {
+    for (int at = PiiRules.nextAt(text, from); at >= 0; at = PiiRules.nextAt(text, at + 1)) {
+      m.reset();
+      m.region(PiiRules.localPartStart(text, from, at), text.length());
+      if (m.lookingAt()) return true;
+    }
+    return false;
   }
 
   /**
@@ -148,7 +164,10 @@ public final class Desensitizer {
       r.add(new Rule("bank_card", PiiRules.BANK_CARD, BANK_CARD_PLACEHOLDER, PaymentNumbers::bankCard));
     }
     if (patterns.contains("iban")) r.add(new Rule("iban", PiiRules.IBAN, IBAN_PLACEHOLDER, PaymentNumbers::iban));
-    if (patterns.contains("email")) r.add(new Rule("email", EMAIL, EMAIL_PLACEHOLDER));
+    if (patterns.contains("email")) {
+      r.add(new Rule("email", EMAIL, EMAIL_PLACEHOLDER));
+      r.add(new Rule("email", PiiRules.OBFUSCATED_EMAIL, EMAIL_PLACEHOLDER, PiiRules::endsInTopLevelLabel));
+    }
     if (patterns.contains("phone")) {
       r.add(new Rule("phone", PHONE, PHONE_PLACEHOLDER, PiiRules::outsideHexToken));
       r.add(new Rule("phone", PiiRules.NATIONAL_PHONE, PHONE_PLACEHOLDER, PiiRules::outsideHexToken));

@@ -65,6 +65,50 @@ public final class PiiRules {
           + "(?:[Xx][Nn]--[A-Za-z0-9-]*[A-Za-z0-9]|[A-Za-z]{2,}|[\\p{L}&&[^A-Za-z]]{2,}|\\p{L}{2,}))");
 
   /**
+   * An e-mail address with its '@', and perhaps its dots, written as a word in brackets to fool harvesters:
+   * {@code alice(at)example.com}, {@code alice [at] example [dot] com}, {@code alice@example[dot]com},
+   * {@code bob{AT}corp.example.org}. ASCII only, the local part starting where its run starts (linear, as in
+   * {@link #EMAIL}); a top-level label of letters after a dot is required, so "meet (at) noon" stays. The
+   * words without brackets ("alice at example dot com") are not taken: nothing tells them from "look at
+   * example dot com". Part of the {@code email} rule, not of the id check (trial t162).
+   */
+  public static final Pattern OBFUSCATED_EMAIL = Pattern.compile(
+      // possessive throughout: nothing to backtrack into, and the labels are bounded as in EMAIL
+      "(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]++(?: ?[(\\[{<] ?(?i:at|@) ?[)\\]}>] ?|@)"
+          + "[A-Za-z0-9-]++(?:(?:\\.| ?[(\\[{<] ?(?i:dot) ?[)\\]}>] ?)[A-Za-z0-9-]++){1,126}+");
+
+  /** Where the next '@' or bracketed "at" ("(at)", "[ AT ]", "[@]") at or after {@code from} starts, or -1. */
+  static int nextAt(String t, int from) {
+    for (int i = from, n = t.length(); i < n; i++) {
+      char c = t.charAt(i);
+      if (c == '@') return i;
+      if (c != '(' && c != '[' && c != '{' && c != '<') continue;
+      int w = i + 1 < n && t.charAt(i + 1) == ' ' ? i + 2 : i + 1;
+      int e = w < n && t.charAt(w) == '@' ? w + 1 : w + 2 <= n && t.regionMatches(true, w, "at", 0, 2) ? w + 2 : -1;
+      if (e < 0) continue;
+      if (e < n && t.charAt(e) == ' ') e++;
+      if (e < n && ")]}>".indexOf(t.charAt(e)) >= 0) return i;
+    }
+    return -1;
+  }
+
+  /** Where the local part before the '@' or "(at)" at {@code at} starts: the start of its run, not before {@code from}. */
+  static int localPartStart(String t, int from, int at) {
+    int i = at > from && t.charAt(at - 1) == ' ' ? at - 1 : at;
+    while (i > from && (asciiAlnum(t.charAt(i - 1)) || "._%+-".indexOf(t.charAt(i - 1)) >= 0)) i--;
+    return i;
+  }
+
+  /** Whether the {@link #OBFUSCATED_EMAIL} match {@code t[start, end)} ends in a top-level label of 2+ letters. */
+  static int[] endsInTopLevelLabel(CharSequence t, int start, int end) {
+    int letters = 0;
+    for (int i = end - 1; i > start && asciiAlnum(t.charAt(i)) && t.charAt(i) > '9'; i--) letters++;
+    int label = end - letters;
+    return letters >= 2 && (label == start || !asciiAlnum(t.charAt(label - 1)) && t.charAt(label - 1) != '-')
+        ? new int[] {start, end} : null;
+  }
+
+  /**
    * A candidate for a payment card number: digit groups joined by single spaces or dashes, not glued
    * to letters or digits. Unlike phone and ID numbers a card is not taken from inside a word: hex
    * hashes (an export's {@code prompt:<sha-256>}) and base64 hold letter-bounded digit runs that pass
@@ -92,8 +136,13 @@ public final class PiiRules {
   // a bare "token" is a tokenizer's or a logprob's word, "max_tokens" a count.
   // Kebab case (secret-key, aws-secret-access-key: Spring Boot, HOCON, MinIO) as well as snake and camel
   // case: api-key and client-secret were taken, secret-key's value was stored raw (trial t159).
-  private static final String CREDENTIAL_NAME = "(?i:(?:aws[_-]?)?secret[_-]?access[_-]?key|[a-z0-9]*_?pass(?:word|wd)"
-      + "|[a-z0-9]*_?secret(?:[_-]?key)?|api[_-]?key|[a-z0-9]+[_-]?token)";
+  // A name ending in PASS (DB_PASS, smtp_pass, smtp-pass, a bare PASS) and credential(s) were stored raw
+  // (trial t162): "pass" counts only as a word of its own, after '_', '-' or nothing, so "bypass" and
+  // "compass" are no names; its value must also not be a plain number (a test's "pass: 0.953125").
+  // The names that may follow a word share one [a-z0-9]*: each such run is read to the word's end and
+  // given back a character at a time, once per alternative that starts with one (the secret rule's cost).
+  private static final String CREDENTIAL_NAME = "(?i:(?:aws[_-]?)?secret[_-]?access[_-]?key"
+      + "|[a-z0-9]*_?(?:pass(?:word|wd|phrase)|secret(?:[_-]?key)?|credentials?)|api[_-]?key|[a-z0-9]+[_-]?token|pass)";
   private static final Pattern CREDENTIAL_KEY = Pattern.compile("(?<![A-Za-z0-9])" + CREDENTIAL_NAME);
 
   /**
@@ -113,7 +162,8 @@ public final class PiiRules {
     while (i < value.length() && !Character.isWhitespace(value.charAt(i)) && "\"'<>,;".indexOf(value.charAt(i)) < 0) {
       i++;
     }
-    return i >= 8 && holdsDigit(value, 0, i) ? i : -1;
+    return i >= 8 && holdsDigit(value, 0, i) && !(endsWithIgnoreCase(key, key.length(), "pass") && plainNumber(value, 0, i))
+        ? i : -1;
   }
 
   /**
@@ -149,6 +199,13 @@ public final class PiiRules {
           + "(?![A-Za-z0-9_.~+/=-])"
           // the value of a credential's assignment (aws_secret_access_key = …, "password": "…")
           + "|" + CREDENTIAL_NAME + "[\"']?[ \\t]*[:=][ \\t]*[\"']?[^\\s\"'<>,;]{8,}"
+          // a token in a URL's query (?key=…, &sig=… of an Azure SAS, X-Amz-Signature): the value, URL-safe
+          // characters only, so that a path (?key=reports/2024/jan.csv) is not one (trial t162)
+          + "|(?<=[?&])(?i:(?:x-(?:amz|goog)-)?signature|sig|key|token)=[A-Za-z0-9_.~+%=-]{8,}+"
+          + "(?![^\\s&#\"'<>\\\\`{}|)\\]])"
+          // an incoming webhook's URL, whose path is its credential (Slack, Discord; trial t162)
+          + "|hooks\\.slack\\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{8,}+"
+          + "|discord(?:app)?\\.com/api/webhooks/\\d{5,}+/[A-Za-z0-9_-]{20,}+"
           // a URL's user:password (postgres://app:pw@db, redis://:pw@cache): the user-info part
           + "|[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\\s/?#\"'<>\\\\`{}|@:]*:[^\\s/?\"'<>\\\\`{}|]+@(?=[A-Za-z0-9\\[]))"
           // a PEM private key's header (id_rsa, a TLS key, a service account's "private_key"; trial t159): the
@@ -168,7 +225,8 @@ public final class PiiRules {
    * one (see {@link #lookAlike}), so a span found in {@code match} is the same span of {@code text}.
    * Digits of every script count in {@code digits}, so the pre-checks do not skip them.
    */
-  public record Scan(String text, String match, int digits, boolean at, boolean percent, boolean secretHint) {
+  public record Scan(String text, String match, int digits, boolean at, boolean percent, boolean secretHint,
+      boolean bracketedAt) {
     boolean mayHoldEmail() {
       return at || (percent && match.contains("%40"));
     }
@@ -185,7 +243,8 @@ public final class PiiRules {
     if (oneForOne == text || stillNeedsNfkc(oneForOne)) return scan;
     Scan folded = scan(oneForOne, false);
     if (folded.text() != oneForOne) return scan; // something else needed NFKC or hid characters
-    return new Scan(text, folded.match(), folded.digits(), folded.at(), folded.percent(), folded.secretHint());
+    return new Scan(text, folded.match(), folded.digits(), folded.at(), folded.percent(), folded.secretHint(),
+        folded.bracketedAt());
   }
 
   /**
@@ -223,6 +282,13 @@ public final class PiiRules {
     return out == null ? text : new String(out);
   }
 
+  /** The ASCII characters {@link #scan} looks at: digits, '@', '%', closing brackets and the ends of {@link #secretAnchor}s. */
+  private static final boolean[] SCANNED = new boolean[128];
+
+  static {
+    for (char c : "0123456789@%)]}>-_JAa/rR:=".toCharArray()) SCANNED[c] = true;
+  }
+
   private static Scan scan(String text, boolean normalised) {
     int digits = 0;
     boolean at = false;
@@ -233,17 +299,20 @@ public final class PiiRules {
     boolean stops = false;
     boolean invisible = false;
     boolean fullWidthX = false;
+    boolean bracketedAt = false;
     for (int i = 0, n = text.length(); i < n; i++) {
       char c = text.charAt(i);
       if (c < 0x80) {
+        if (!SCANNED[c]) continue; // most characters of a text: one look-up
         if (c >= '0' && c <= '9') {
           digits++;
         } else if (c == '@') {
           at = true;
         } else if (c == '%') {
           percent = true;
-        } else if (!secretHint && (c == '-' || c == '_' || c == 'J' || c == 'A' || c == 'a' || c == '/'
-            || c == 'r' || c == 'R' || c == ':' || c == '=')) {
+        } else if (c == ')' || c == ']' || c == '}' || c == '>') {
+          bracketedAt = bracketedAt || bracketedAtOrDot(text, i);
+        } else if (!secretHint) {
           secretHint = secretAnchor(text, i, c);
         }
         continue;
@@ -275,7 +344,7 @@ public final class PiiRules {
     if (invisible && (at || percent || digits >= 7)) return scan(withoutHiding(text), normalised);
     // A look-alike matters only where a pattern could match: numbers need 7 digits, e-mails an '@'.
     boolean fold = numberLookAlikes && digits >= 7 || stops && (at || percent);
-    return new Scan(text, fold ? foldLookAlikes(text) : text, digits, at, percent, secretHint);
+    return new Scan(text, fold ? foldLookAlikes(text) : text, digits, at, percent, secretHint, bracketedAt);
   }
 
   /**
@@ -344,7 +413,9 @@ public final class PiiRules {
           || (i >= 3 && t.charAt(i - 3) == 'g' && a == 's' && b == 'k') // gsk_
           || (i >= 3 && t.charAt(i - 3) == 'p' && a == 'a' && b == 't');
       case 'J' -> a == 'e' && b == 'y';
-      case '/' -> a == ':' && b == '/'; // "://" of a URL, which may carry user:password
+      case '/' -> (a == ':' && b == '/') // "://" of a URL, which may carry user:password
+          || (b == 'm' && i >= 9 && t.regionMatches(i - 9, "slack.com", 0, 9)) // a webhook without its scheme
+          || (b == 's' && i >= 8 && t.regionMatches(i - 8, "webhooks", 0, 8));
       case ':', '=' -> credentialHint(t, i); // password=…, "api_key": "…"
       case 'r', 'R' -> i >= 5 && t.regionMatches(true, i - 5, "beare", 0, 5); // "Bearer"
       case 'A' -> i >= 3 && t.charAt(i - 3) == 'A' && (a == 'K' || a == 'S') && b == 'I';
@@ -366,6 +437,15 @@ public final class PiiRules {
     int after = i + 1;
     while (after < text.length() && Character.getType(text.charAt(after)) == Character.FORMAT) after++;
     return (before < 0 || text.charAt(before) < 0x80) && (after >= text.length() || text.charAt(after) < 0x80);
+  }
+
+  /** Whether the closing bracket at {@code i} closes "at", "dot" or "@" ({@link #OBFUSCATED_EMAIL}'s "(at)", "[dot]"). */
+  private static boolean bracketedAtOrDot(String t, int i) {
+    int e = i > 0 && t.charAt(i - 1) == ' ' ? i - 1 : i;
+    int word = e >= 1 && t.charAt(e - 1) == '@' ? e - 1
+        : endsWithIgnoreCase(t, e, "at") ? e - 2 : endsWithIgnoreCase(t, e, "dot") ? e - 3 : -1;
+    // the word alone in its brackets: "(format)", "<stat>" and "[chat]" do not run the pattern
+    return word >= 1 && "([{< ".indexOf(t.charAt(word - 1)) >= 0;
   }
 
   private static String withoutHiding(String text) {
@@ -400,10 +480,15 @@ public final class PiiRules {
     if (c0 == '-') return PemBlock.span(t, start, end); // a PEM private key: its header, body and END line
     int assign = assignment(t, start, end);
     if (assign >= 0) {
+      // in a URL's query the value ends at the next parameter: ?api_key=[SECRET]&q=1, the rest of the URL kept
+      int value = inQuery(t, start) ? queryValueEnd(t, assign, end) : end;
       // the name kept; "password: required", "api_key=changeme": no digit, no credential
-      if (holdsDigit(t, assign, end)) return new int[] {assign, end};
+      if (value - assign >= 8 && holdsDigit(t, assign, value) && !(namedPass(t, assign) && plainNumber(t, assign, value))) {
+        return new int[] {assign, value};
+      }
       // ... unless the value is a key of a known format: a Hugging Face token may be all letters
-      // (HF_TOKEN=hf_AbC…), and the search goes on after this match, past the value
+      // (HF_TOKEN=hf_AbC…), or the query goes on with another (?password=x&token=…), and the search goes on
+      // after this match, past the value
       Matcher inner = SECRET.matcher(t).region(assign, end);
       inner.useTransparentBounds(true);
       while (inner.find()) {
@@ -416,6 +501,10 @@ public final class PiiRules {
         && t.subSequence(start, start + 13).toString().equalsIgnoreCase("authorization")) {
       return authorizationCredential(t, start, end);
     }
+    int query = queryToken(t, start, end);
+    if (query >= 0) return holdsDigit(t, query, end) && holdsLetter(t, query, end) ? new int[] {query, end} : null;
+    int hook = webhookPath(t, start, end);
+    if (hook >= 0) return holdsDigit(t, hook, end) ? new int[] {hook, end} : null; // the host and "/services/" kept
     int scheme = indexOf(t, "://", start, end);
     if (scheme >= 0) return new int[] {scheme + 3, end - 1}; // user:password, the '@' kept
     if ((c0 == 'b' || c0 == 'B') && end - start > 6 && Character.toLowerCase(t.charAt(start + 5)) == 'r'
@@ -491,7 +580,10 @@ public final class PiiRules {
     if (e > 0 && (t.charAt(e - 1) == '"' || t.charAt(e - 1) == '\'')) e--;
     return endsWithIgnoreCase(t, e, "word") || endsWithIgnoreCase(t, e, "wd") || endsWithIgnoreCase(t, e, "key")
         || endsWithIgnoreCase(t, e, "secret") || endsWithIgnoreCase(t, e, "token")
-        || endsWithIgnoreCase(t, e, "authorization");
+        || endsWithIgnoreCase(t, e, "authorization") || endsWithIgnoreCase(t, e, "pass")
+        || endsWithIgnoreCase(t, e, "phrase") || endsWithIgnoreCase(t, e, "credential")
+        || endsWithIgnoreCase(t, e, "credentials") || endsWithIgnoreCase(t, e, "sig")
+        || endsWithIgnoreCase(t, e, "signature");
   }
 
   private static boolean endsWithIgnoreCase(String t, int end, String suffix) {
@@ -511,6 +603,68 @@ public final class PiiRules {
     while (i < end && (t.charAt(i) == ' ' || t.charAt(i) == '\t')) i++;
     if (i < end && (t.charAt(i) == '"' || t.charAt(i) == '\'')) i++;
     return i;
+  }
+
+  /** Whether the setting whose value starts at {@code assign} is named "…pass" (DB_PASS), not "password". */
+  private static boolean namedPass(CharSequence t, int assign) {
+    int e = assign;
+    while (e > 0 && " \t\"':=".indexOf(t.charAt(e - 1)) >= 0) e--;
+    return e >= 4 && t.subSequence(e - 4, e).toString().equalsIgnoreCase("pass");
+  }
+
+  /** Whether {@code t[from, to)} is a number, a ratio, a percentage, a date or a time: a test's result, no password. */
+  private static boolean plainNumber(CharSequence t, int from, int to) {
+    for (int i = from; i < to; i++) {
+      if ("0123456789.,:/%+-".indexOf(t.charAt(i)) < 0) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Whether the setting matched at {@code start} is a URL's query parameter: '?' or '&' before its name, a
+   * '&' after a value (a shell's {@code make&&PASSWORD=p4ss&w0rd1} is no query: its value is taken whole).
+   */
+  private static boolean inQuery(CharSequence t, int start) {
+    int i = start - 1;
+    while (i >= 0 && (asciiAlnum(t.charAt(i)) || t.charAt(i) == '_' || t.charAt(i) == '-' || t.charAt(i) == '.')) i--;
+    if (i < 0) return false;
+    if (t.charAt(i) == '?') return true;
+    return t.charAt(i) == '&' && i > 0 && t.charAt(i - 1) != '&' && !Character.isWhitespace(t.charAt(i - 1));
+  }
+
+  /** Where a query parameter's value starting at {@code from} ends: at the next '&' or the fragment's '#'. */
+  private static int queryValueEnd(CharSequence t, int from, int end) {
+    for (int i = from; i < end; i++) if (t.charAt(i) == '&' || t.charAt(i) == '#') return i;
+    return end;
+  }
+
+  /** The parameter names {@link #SECRET} takes a token after only in a URL's query. */
+  private static final java.util.Set<String> QUERY_TOKEN_NAMES =
+      java.util.Set.of("key", "token", "sig", "signature", "x-amz-signature", "x-goog-signature");
+
+  /** Where the value of a query's {@code key=}, {@code token=}, {@code sig=} … matched at {@code start} starts, or -1. */
+  private static int queryToken(CharSequence t, int start, int end) {
+    if (start == 0 || (t.charAt(start - 1) != '?' && t.charAt(start - 1) != '&')) return -1;
+    int eq = indexOf(t, "=", start, Math.min(end, start + 17));
+    if (eq < 0) return -1;
+    return QUERY_TOKEN_NAMES.contains(t.subSequence(start, eq).toString().toLowerCase(java.util.Locale.ROOT)) ? eq + 1 : -1;
+  }
+
+  /** Where the credential of a Slack or Discord webhook URL matched at {@code start} starts (its path), or -1. */
+  private static int webhookPath(CharSequence t, int start, int end) {
+    if (indexOf(t, "hooks.slack.com/", start, Math.min(end, start + 16)) == start) {
+      return indexOf(t, "/", start + 16, end) + 1; // past "services/"
+    }
+    int w = t.charAt(start) == 'd' ? indexOf(t, "/webhooks/", start, Math.min(end, start + 30)) : -1;
+    return w < 0 ? -1 : w + "/webhooks/".length();
+  }
+
+  private static boolean holdsLetter(CharSequence t, int from, int to) {
+    for (int i = from; i < to; i++) {
+      char c = t.charAt(i);
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
+    }
+    return false;
   }
 
   /** Whether {@code t[from, to)} holds an ASCII digit: what tells a credential from a word. */
