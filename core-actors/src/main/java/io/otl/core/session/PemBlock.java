@@ -134,24 +134,30 @@ final class PemBlock {
     if (c == '\r') return i + 1 < n && t.charAt(i + 1) == '\n' ? 2 : 1;
     if (c == '\n') return 1;
     if (c != '\\' || i + 1 >= n) return 0;
+    // the rules read an escape's letter as what it stands for (PiiRules#escapedBreaksUnescaped); PemBlock
+    // reads both, so it measures a key alike in the text as sent and as the rules see it
     char e = t.charAt(i + 1);
-    if (e == 'r') return i + 3 < n && t.charAt(i + 2) == '\\' && t.charAt(i + 3) == 'n' ? 4 : 2;
-    return e == 'n' ? 2 : 0;
+    if (e == 'r' || e == '\r') return i + 3 < n && t.charAt(i + 2) == '\\' && newline(t.charAt(i + 3)) ? 4 : 2;
+    return newline(e) ? 2 : 0;
   }
 
   /** {@code to} without the white space and line breaks the body ends with: they stay around the placeholder. */
   private static int trimEnd(CharSequence t, int from, int to) {
     while (to > from) {
       char c = t.charAt(to - 1);
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (to - 2 >= from && t.charAt(to - 2) == '\\' && (newline(c) || c == 'r' || c == '\r')) {
+        to -= 2; // an escaped line break, as sent or as the rules see it
+      } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
         to--;
-      } else if (to - 2 >= from && t.charAt(to - 2) == '\\' && (c == 'n' || c == 'r')) {
-        to -= 2;
       } else {
         break;
       }
     }
     return to;
+  }
+
+  private static boolean newline(char e) {
+    return e == 'n' || e == '\n';
   }
 
   private static boolean base64(char c) {

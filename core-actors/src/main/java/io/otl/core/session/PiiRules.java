@@ -290,6 +290,7 @@ public final class PiiRules {
   }
 
   private static Scan scan(String text, boolean normalised) {
+    String seen = escapedBreaksUnescaped(text); // what the anchors and patterns read; text itself when it has none
     int digits = 0;
     boolean at = false;
     boolean percent = false;
@@ -311,9 +312,9 @@ public final class PiiRules {
         } else if (c == '%') {
           percent = true;
         } else if (c == ')' || c == ']' || c == '}' || c == '>') {
-          bracketedAt = bracketedAt || bracketedAtOrDot(text, i);
+          bracketedAt = bracketedAt || bracketedAtOrDot(seen, i);
         } else if (!secretHint) {
-          secretHint = secretAnchor(text, i, c);
+          secretHint = secretAnchor(seen, i, c);
         }
         continue;
       }
@@ -344,7 +345,32 @@ public final class PiiRules {
     if (invisible && (at || percent || digits >= 7)) return scan(withoutHiding(text), normalised);
     // A look-alike matters only where a pattern could match: numbers need 7 digits, e-mails an '@'.
     boolean fold = numberLookAlikes && digits >= 7 || stops && (at || percent);
-    return new Scan(text, fold ? foldLookAlikes(text) : text, digits, at, percent, secretHint, bracketedAt);
+    return new Scan(text, fold ? foldLookAlikes(seen) : seen, digits, at, percent, secretHint, bracketedAt);
+  }
+
+  /**
+   * {@code text} with the letter of each escaped line break or tab ({@code \n}, {@code \r}, {@code \t}: a
+   * backslash and a letter) as the character it stands for, one for one. A JSON text inside a message or a
+   * tool's output holds its lines so, and the rules that want no letter or digit before what they take read the
+   * 'n' as one: {@code …\nsk-…}, {@code …\nAuthorization: Basic …}, a card or an IBAN starting such a line
+   * were stored raw (review t161; the export's final scan decodes JSON lines for the same reason). An escaped
+   * backslash ({@code \\n}) is no line break.
+   */
+  private static String escapedBreaksUnescaped(String text) {
+    int i = text.indexOf('\\');
+    if (i < 0) return text;
+    char[] out = null;
+    int n = text.length();
+    while (i >= 0 && i + 1 < n) {
+      char e = text.charAt(i + 1);
+      char as = e == 'n' ? '\n' : e == 'r' ? '\r' : e == 't' ? '\t' : 0;
+      if (as != 0) {
+        if (out == null) out = text.toCharArray();
+        out[i + 1] = as;
+      }
+      i = text.indexOf('\\', i + 2); // past an escaped backslash too
+    }
+    return out == null ? text : new String(out);
   }
 
   /**

@@ -1,0 +1,60 @@
+package io.otl.core.session;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A JSON text inside a message or a tool's output (a config file, an HTTP exchange a tool logged) holds its
+ * line breaks escaped: a backslash and an {@code n}. The rules that want no letter or digit before what they
+ * take read that {@code n} as a letter, so a key, an Authorization header, a card or an e-mail address starting
+ * such a line was stored raw (review t161). In these tests {@code "\\n"} is the two characters as sent.
+ * Keys are assembled at run time so that no key-shaped literal sits in the source.
+ */
+class DesensitizerEscapedLineBreakTest {
+  private final Desensitizer d = Desensitizer.builtInScanner();
+  private static final String KEY = "sk-proj-" + "Qk7x7ZpRt9aB3cD4eF5gH6iJ7kL8mN9oP0qR";
+
+  @Test
+  void aKeyStartingAnEscapedLineIsASecret() {
+    assertEquals("{\"env\":\"MODE=prod\\n[SECRET]\\nDEBUG=0\"}", d.apply("{\"env\":\"MODE=prod\\n" + KEY + "\\nDEBUG=0\"}"));
+    assertEquals("a\\r\\n[SECRET]", d.apply("a\\r\\n" + KEY));
+    assertEquals("col\\t[SECRET]", d.apply("col\\t" + KEY));
+  }
+
+  @Test
+  void anAuthorizationHeaderOnAnEscapedLineIsASecret() {
+    String basic = Base64.getEncoder().encodeToString("deploy:Tr0ub4dor&3".getBytes(StandardCharsets.UTF_8));
+    assertEquals("HTTP/1.1 401\\nAuthorization: Basic [SECRET]\\nretrying",
+        d.apply("HTTP/1.1 401\\nAuthorization: Basic " + basic + "\\nretrying"));
+  }
+
+  @Test
+  void personalDataStartingAnEscapedLineIsTakenAndTheEscapeStays() {
+    assertEquals("to:\\n[EMAIL]", d.apply("to:\\nalice@example.com"));
+    assertEquals(List.of("bank_card"), d.findings("card:\\n4111 1111 1111 1111"));
+    assertEquals(List.of("phone"), d.findings("call:\\n+44 20 7946 0958"));
+  }
+
+  @Test
+  void aKeyAfterAnEscapedLineBreakIsStillMeasuredWhole() {
+    StringBuilder line = new StringBuilder();
+    while (line.length() < 64) line.append("Qk7x7Zp+/Rt");
+    String key = "-----BEGIN " + "PRIVATE KEY-----\\n" + line.substring(0, 64) + "\\n" + line.substring(0, 40)
+        + "\\n-----END " + "PRIVATE KEY-----";
+    assertEquals("{\"private_key\":\"[SECRET]\\n\",\"x\":1}", d.apply("{\"private_key\":\"" + key + "\\n\",\"x\":1}"));
+    // cut short: the escaped line break after its body stays, and the prose after it
+    assertEquals("key:\\n[SECRET]\\n\\nthat is all",
+        d.apply("key:\\n-----BEGIN " + "PRIVATE KEY-----\\n" + line.substring(0, 64) + "\\n\\nthat is all"));
+  }
+
+  @Test
+  void escapesThatAreNoLineBreakStay() {
+    String path = "C:\\new\\reports\\test-4111.txt and C:\\temp\\nightly";
+    assertEquals(path, d.apply(path));
+    assertEquals(List.of(), d.findings("see \\n and \\t in printf; \\\\n is a backslash and an n"));
+  }
+}
