@@ -82,15 +82,7 @@ public final class ModelVersion
         PersistenceId.of(ENTITY_TYPE_KEY.name(), agentId),
         SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.1));
     this.handlers = new ModelCommandHandlers(agentId, settings, clock, timers, serving, context, Effect());
-    this.agentKeyProblem = io.otl.core.Ids.keyProblem("agentId", agentId);
   }
-
-  /**
-   * Why this agent may not be registered (its id holds an API key), or null. Only an agent with no
-   * version yet is refused: the gateway's first call registered v0 under {@code X-Agent-Id: sk-proj-…}
-   * and logged it (trial t159); an agent an earlier build registered so keeps its routes.
-   */
-  private final String agentKeyProblem;
 
   @Override
   public State emptyState() {
@@ -159,10 +151,6 @@ public final class ModelVersion
 
     CommandHandlerWithReply<Command, Event, State> handler = b.build();
     return (state, command) -> {
-      if (agentKeyProblem != null && state.models().versions().isEmpty()) {
-        if (command instanceof Route r) return Effect().reply(r.replyTo(), Failure.invalidInput(agentKeyProblem));
-        if (command instanceof RegisterManual r) return Effect().reply(r.replyTo(), Failure.invalidInput(agentKeyProblem));
-      }
       h.refresh(state);
       // Rollout settings touch no version: setting them (even before the agent's first session)
       // registers no base model; nor does a read of the versions (it shows v0 as it will be).

@@ -125,7 +125,9 @@ final class RecordPlanner {
 
   private Plan planned(State state, String requestAgentId, List<SessionInput> inputs, Instant now) {
     if (sessionIdProblem != null) return refuse(RejectionCode.INVALID, "sessionId", sessionIdProblem);
-    // A new session only: one an earlier build stored under a key-like id keeps its reads and appends.
+    // A new session only: one an earlier build stored under a key-like id keeps its reads and appends. The
+    // doors refuse it before the session is addressed (KeyLikeIds; sharding journals the ids it starts):
+    // this is what a collector without a journal to ask still holds to.
     String sessionKey = state.status() == Status.NEW ? Ids.keyProblem("sessionId", sessionId) : null;
     if (sessionKey != null) return refuse(RejectionCode.INVALID, "sessionId", sessionKey);
     if (requestAgentId == null && state.status() == Status.NEW) {
@@ -144,9 +146,6 @@ final class RecordPlanner {
       if (agentProblem != null) return refuse(RejectionCode.INVALID, "agentId", agentProblem);
       validAgentId = agentId;
     }
-    // A new session's agent is journaled with it (SessionStarted), logged and counted from there on.
-    String agentKey = state.status() == Status.NEW ? Ids.keyProblem("agentId", agentId) : null;
-    if (agentKey != null) return refuse(RejectionCode.INVALID, "agentId", agentKey);
     if (state.status() != Status.NEW && !state.agentId().equals(agentId)) {
       return refuse(RejectionCode.CONFLICT, "agentId", "session " + Ids.shown(sessionId) + " belongs to agent "
           + Ids.shown(state.agentId()) + ", not " + Ids.shown(agentId));

@@ -1,0 +1,151 @@
+package io.otl.node.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.otl.node.testing.Http;
+import io.otl.persistence.JournalSchema;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Trial t159: {@code X-Agent-Id: sk-proj-…} (the agent's key in the wrong header, gateway auth off) was
+ * accepted, logged at INFO when its v0 was registered, put whole into /metrics labels and journaled as
+ * the agent id; a session id holding a key went the same way. Through real HTTP, the gateway and the
+ * events API now answer 400 without repeating the id, and the journal, /metrics and the log hold nothing
+ * of the key. A session an earlier build stored under such an id still answers reads and appends.
+ * Keys are assembled at run time: no key-shaped literal in the source.
+ */
+class IdsHoldingKeysOverHttpTest {
+  private static final String KEY = "sk-" + "proj-" + "AbCdEf1234567890GhIjKlMnOpQrStUv" + "WxYz0987";
+  /** What of the key is looked for: its body, as the prefix alone may stand in prose. */
+  private static final String KEY_BODY = KEY.substring(8);
+  private static GatewayTestNode gateway;
+  private static final ListAppender<ILoggingEvent> LOG = new ListAppender<>();
+
+  @BeforeAll
+  static void start() throws Exception {
+    Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    LOG.start();
+    root.addAppender(LOG);
+    // A base model configured: an agent's first routed call registers its v0 (the INFO line of the trial).
+    gateway = GatewayTestNode.start("ids-holding-keys", simulator -> Map.of(
+        "agentscope.model.base-url", simulator.baseUrl() + "/v1",
+        "agentscope.model.model-name", "qwen-base"));
+  }
+
+  @AfterAll
+  static void stop() {
+    ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).detachAppender(LOG);
+    if (gateway != null) gateway.close();
+  }
+
+  @Test
+  void theGatewayRefusesAnAgentIdOrSessionIdHoldingAKey() throws Exception {
+    Http.Response agent = gateway.api.chat(KEY, "s-" + UUID.randomUUID(), "hi", false);
+    assertOpenAi400(agent, "X-Agent-Id");
+    Http.Response prefixed = gateway.api.chat("gwa-" + KEY, "s-" + UUID.randomUUID(), "hi", false);
+    assertOpenAi400(prefixed, "X-Agent-Id");
+    Http.Response session = gateway.api.chat("keys-ok-agent", "legacy-" + KEY, "hi", false);
+    assertOpenAi400(session, "X-Session-Id");
+    assertEquals(0, gateway.simulatorRequests(), "a refused call was forwarded");
+    // the same agent with an opaque id is served
+    assertEquals(200, gateway.api.chat("keys-ok-agent", "s-" + UUID.randomUUID(), "hi", false).status());
+    assertNothingHoldsTheKey();
+  }
+
+  @Test
+  void theEventsApiRefusesASessionIdOrAgentIdHoldingAKey() throws Exception {
+    String batch = "{\"agentId\":\"%s\",\"events\":[{\"type\":\"message\",\"eventId\":\"m1\",\"role\":\"user\","
+        + "\"content\":\"hello\"}]}";
+    Http.Response session = gateway.api.post("/v1/sessions/" + KEY + "/events", batch.formatted("keys-api-agent"));
+    assertApi400(session);
+    Http.Response agent = gateway.api.post("/v1/sessions/s-" + UUID.randomUUID() + "/events", batch.formatted(KEY));
+    assertApi400(agent);
+    assertNothingHoldsTheKey();
+  }
+
+  /**
+   * A session an earlier build stored under a key-like id (its rows copied under that id, as the journal
+   * of such a build holds them): it is no new session, so it answers its reads and takes appends.
+   */
+  @Test
+  void aSessionAnEarlierBuildStoredUnderAKeyLikeIdKeepsWorking() throws Exception {
+    String plain = "legacy-plain-" + UUID.randomUUID();
+    // a key of its own: what this session logs and labels (as an earlier build's session does) is not asked about here
+    String keyed = "legacy-old-" + "sk-" + "prev-" + "ZyXwVu9876543210TsRqPoNmLkJiHgFe" + "DcBa1234";
+    Http.Response first = gateway.api.post("/v1/sessions/" + plain + "/events", "{\"agentId\":\"legacy-agent\","
+        + "\"events\":[{\"type\":\"message\",\"eventId\":\"m1\",\"role\":\"user\",\"content\":\"hello\"}]}");
+    assertEquals(202, first.status(), first.body());
+    try (Connection c = JournalSchema.connect(gateway.node.journal());
+        PreparedStatement copy = c.prepareStatement("INSERT INTO \"event_journal\"(\"deleted\", \"persistence_id\","
+            + " \"sequence_number\", \"writer\", \"write_timestamp\", \"adapter_manifest\", \"event_payload\","
+            + " \"event_ser_id\", \"event_ser_manifest\", \"meta_payload\", \"meta_ser_id\", \"meta_ser_manifest\")"
+            + " SELECT \"deleted\", ?, \"sequence_number\", \"writer\", \"write_timestamp\", \"adapter_manifest\","
+            + " \"event_payload\", \"event_ser_id\", \"event_ser_manifest\", \"meta_payload\", \"meta_ser_id\","
+            + " \"meta_ser_manifest\" FROM \"event_journal\" WHERE \"persistence_id\" = ? ORDER BY \"sequence_number\"")) {
+      copy.setString(1, "AgentSession|" + keyed);
+      copy.setString(2, "AgentSession|" + plain);
+      assertTrue(copy.executeUpdate() > 0, "no rows to copy");
+    }
+    Http.Response read = gateway.api.get("/v1/sessions/" + keyed);
+    assertEquals(200, read.status(), read.body());
+    assertEquals("legacy-agent", read.json().path("agentId").asText(), read.body());
+    Http.Response append = gateway.api.post("/v1/sessions/" + keyed + "/events", "{\"agentId\":\"legacy-agent\","
+        + "\"events\":[{\"type\":\"message\",\"eventId\":\"m2\",\"role\":\"assistant\",\"content\":\"hi there\"}]}");
+    assertEquals(202, append.status(), append.body());
+    Http.Response result = gateway.api.post("/v1/sessions/" + keyed + "/events", "{\"agentId\":\"legacy-agent\","
+        + "\"events\":[{\"type\":\"result\",\"eventId\":\"r1\",\"status\":\"SUCCESS\"}]}");
+    assertEquals(202, result.status(), result.body());
+    assertEquals(2, gateway.api.get("/v1/sessions/" + keyed).json().path("messages").size());
+  }
+
+  private static void assertOpenAi400(Http.Response r, String param) {
+    assertEquals(400, r.status(), r.body());
+    assertEquals("invalid_request_error", r.json().path("error").path("type").asText(), r.body());
+    assertEquals(param, r.json().path("error").path("param").asText(), r.body());
+    String message = r.json().path("error").path("message").asText();
+    assertTrue(message.startsWith(param + " looks like an API key; a key belongs in the Authorization header"),
+        message);
+    assertFalse(r.body().contains(KEY_BODY), "the answer repeats the key: " + r.body());
+  }
+
+  private static void assertApi400(Http.Response r) {
+    assertEquals(400, r.status(), r.body());
+    assertTrue(r.body().contains("looks like an API key; a key belongs in the Authorization header"), r.body());
+    assertFalse(r.body().contains(KEY_BODY), "the answer repeats the key: " + r.body());
+  }
+
+  private static void assertNothingHoldsTheKey() throws Exception {
+    try (Connection c = JournalSchema.connect(gateway.node.journal());
+        PreparedStatement rows = c.prepareStatement(
+            "SELECT \"persistence_id\", \"event_payload\" FROM \"event_journal\"");
+        ResultSet rs = rows.executeQuery()) {
+      while (rs.next()) {
+        String id = rs.getString(1);
+        assertFalse(id.contains(KEY_BODY), "journaled under " + id);
+        assertFalse(new String(rs.getBytes(2), StandardCharsets.UTF_8).contains(KEY_BODY), "journaled in " + id);
+      }
+    }
+    Http.Response metrics = gateway.api.get("/metrics");
+    assertEquals(200, metrics.status(), metrics.body());
+    assertFalse(metrics.body().contains(KEY_BODY), "a metric label holds the key");
+    for (ILoggingEvent e : LOG.list.toArray(new ILoggingEvent[0])) {
+      assertFalse(e.getFormattedMessage().contains(KEY_BODY), "logged: " + e.getFormattedMessage());
+    }
+    Http.Response agents = gateway.api.get("/v1/agents");
+    assertFalse(agents.body().contains(KEY_BODY), agents.body());
+  }
+}
