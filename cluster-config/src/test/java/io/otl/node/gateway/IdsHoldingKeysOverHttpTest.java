@@ -74,6 +74,40 @@ class IdsHoldingKeysOverHttpTest {
     assertApi400(session);
     Http.Response agent = gateway.api.post("/v1/sessions/s-" + UUID.randomUUID() + "/events", batch.formatted(KEY));
     assertApi400(agent);
+    // a read of it is a 404 that starts no session for it
+    Http.Response read = gateway.api.get("/v1/sessions/" + KEY);
+    assertEquals(404, read.status(), read.body());
+    assertFalse(read.body().contains(KEY_BODY), read.body());
+    assertNothingHoldsTheKey();
+  }
+
+  /** The embedded Java API: the same refusal, as the exception its other refusals are. */
+  @Test
+  void theJavaApiRefusesASessionIdHoldingAKey() throws Exception {
+    var m = new io.otl.core.session.SessionInput.Message("j1", null, "user", "hello", null, null);
+    var failure = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
+        () -> gateway.node.dataCollector().record("java-" + KEY, "keys-java-agent", m).toCompletableFuture().get());
+    assertTrue(failure.getCause() instanceof io.otl.core.api.DataCollector.RecordRejectedException, failure.toString());
+    assertTrue(failure.getCause().getMessage().contains("looks like an API key"), failure.getCause().getMessage());
+    assertFalse(failure.getCause().getMessage().contains(KEY_BODY), failure.getCause().getMessage());
+    assertNothingHoldsTheKey();
+  }
+
+  /** An OpenTelemetry chat span whose conversation id holds a key is refused as other bad spans are. */
+  @Test
+  void anOtlpSpanWhoseSessionIdHoldsAKeyIsRefused() throws Exception {
+    String span = "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0102030405060708090a0b0c0d0e0f99\","
+        + "\"spanId\":\"0000000000000099\",\"name\":\"chat\",\"attributes\":["
+        + "{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"chat\"}},"
+        + "{\"key\":\"gen_ai.conversation.id\",\"value\":{\"stringValue\":\"conv-" + KEY + "\"}},"
+        + "{\"key\":\"gen_ai.agent.name\",\"value\":{\"stringValue\":\"keys-otel-agent\"}},"
+        + "{\"key\":\"gen_ai.input.messages\",\"value\":{\"stringValue\":"
+        + "\"[{\\\"role\\\":\\\"user\\\",\\\"content\\\":\\\"hi\\\"}]\"}}]}]}]}]}";
+    Http.Response r = gateway.api.post("/v1/traces", span);
+    assertEquals(200, r.status(), r.body());
+    assertEquals(1, r.json().path("partialSuccess").path("rejectedSpans").asInt(), r.body());
+    assertTrue(r.body().contains("looks like an API key"), r.body());
+    assertFalse(r.body().contains(KEY_BODY), "the answer repeats the key: " + r.body());
     assertNothingHoldsTheKey();
   }
 

@@ -130,9 +130,11 @@ public final class DataCollector {
   public CompletionStage<Optional<AgentSession.State>> trajectory(String sessionId) {
     String problem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
     if (problem != null) return CompletableFuture.failedFuture(new InvalidSessionIdException(problem));
-    return sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
-        .<AgentSession.State>ask(AgentSession.Get::new, askTimeout)
-        .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s));
+    return keyLikeIds.unstoredKeyLike(sessionId).thenCompose(none -> none
+        ? CompletableFuture.completedFuture(Optional.<AgentSession.State>empty())
+        : sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
+            .<AgentSession.State>ask(AgentSession.Get::new, askTimeout)
+            .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s)));
   }
 
   /**
@@ -142,9 +144,11 @@ public final class DataCollector {
   public CompletionStage<Optional<AgentSession.State>> lookup(String sessionId) {
     String problem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
     if (problem != null) return CompletableFuture.failedFuture(new InvalidSessionIdException(problem));
-    return sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
-        .<AgentSession.State>ask(AgentSession.Lookup::new, askTimeout)
-        .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s));
+    return keyLikeIds.unstoredKeyLike(sessionId).thenCompose(none -> none
+        ? CompletableFuture.completedFuture(Optional.<AgentSession.State>empty())
+        : sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
+            .<AgentSession.State>ask(AgentSession.Lookup::new, askTimeout)
+            .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s)));
   }
 
   private static CompletionStage<Recorded> accepted(RecordReply reply) {

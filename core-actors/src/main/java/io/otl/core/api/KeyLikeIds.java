@@ -40,6 +40,15 @@ public final class KeyLikeIds {
     });
   }
 
+  /**
+   * Whether {@code sessionId} holds a key and no such session is stored: a read of it is answered empty
+   * without addressing the session (which would journal its id as a started entity).
+   */
+  CompletionStage<Boolean> unstoredKeyLike(String sessionId) {
+    if (exists == null || !PiiRules.keyInId(sessionId)) return CompletableFuture.completedFuture(false);
+    return exists.apply("AgentSession|" + sessionId).thenApply(stored -> !stored);
+  }
+
   /** Why {@code agentId} may not be registered (its id holds a key and no such agent exists), or null. */
   CompletionStage<Rejection> forAgent(String agentId, String field) {
     if (exists == null || !PiiRules.keyInId(agentId)) return CompletableFuture.completedFuture(null);
