@@ -74,6 +74,10 @@ class IdsHoldingKeysOverHttpTest {
     assertApi400(session);
     Http.Response agent = gateway.api.post("/v1/sessions/s-" + UUID.randomUUID() + "/events", batch.formatted(KEY));
     assertApi400(agent);
+    // nor is a version registered for an agent of that id
+    Http.Response version = gateway.api.post("/v1/models/" + KEY + "/versions",
+        "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"http://127.0.0.1:9/v1\"}");
+    assertApi400(version);
     // a read of it is a 404 that starts no session for it
     Http.Response read = gateway.api.get("/v1/sessions/" + KEY);
     assertEquals(404, read.status(), read.body());
