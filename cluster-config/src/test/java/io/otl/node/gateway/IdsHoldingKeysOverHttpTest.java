@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.otl.node.testing.Http;
 import io.otl.persistence.JournalSchema;
 import java.nio.charset.StandardCharsets;
@@ -54,13 +55,14 @@ class IdsHoldingKeysOverHttpTest {
 
   @Test
   void theGatewayRefusesAnAgentIdOrSessionIdHoldingAKey() throws Exception {
+    long forwarded = gateway.simulatorRequests();
     Http.Response agent = gateway.api.chat(KEY, "s-" + UUID.randomUUID(), "hi", false);
     assertOpenAi400(agent, "X-Agent-Id");
     Http.Response prefixed = gateway.api.chat("gwa-" + KEY, "s-" + UUID.randomUUID(), "hi", false);
     assertOpenAi400(prefixed, "X-Agent-Id");
     Http.Response session = gateway.api.chat("keys-ok-agent", "legacy-" + KEY, "hi", false);
     assertOpenAi400(session, "X-Session-Id");
-    assertEquals(0, gateway.simulatorRequests(), "a refused call was forwarded");
+    assertEquals(forwarded, gateway.simulatorRequests(), "a refused call was forwarded");
     // the same agent with an opaque id is served
     assertEquals(200, gateway.api.chat("keys-ok-agent", "s-" + UUID.randomUUID(), "hi", false).status());
     assertNothingHoldsTheKey();
@@ -127,16 +129,8 @@ class IdsHoldingKeysOverHttpTest {
     Http.Response first = gateway.api.post("/v1/sessions/" + plain + "/events", "{\"agentId\":\"legacy-agent\","
         + "\"events\":[{\"type\":\"message\",\"eventId\":\"m1\",\"role\":\"user\",\"content\":\"hello\"}]}");
     assertEquals(202, first.status(), first.body());
-    try (Connection c = JournalSchema.connect(gateway.node.journal());
-        PreparedStatement copy = c.prepareStatement("INSERT INTO \"event_journal\"(\"deleted\", \"persistence_id\","
-            + " \"sequence_number\", \"writer\", \"write_timestamp\", \"adapter_manifest\", \"event_payload\","
-            + " \"event_ser_id\", \"event_ser_manifest\", \"meta_payload\", \"meta_ser_id\", \"meta_ser_manifest\")"
-            + " SELECT \"deleted\", ?, \"sequence_number\", \"writer\", \"write_timestamp\", \"adapter_manifest\","
-            + " \"event_payload\", \"event_ser_id\", \"event_ser_manifest\", \"meta_payload\", \"meta_ser_id\","
-            + " \"meta_ser_manifest\" FROM \"event_journal\" WHERE \"persistence_id\" = ? ORDER BY \"sequence_number\"")) {
-      copy.setString(1, "AgentSession|" + keyed);
-      copy.setString(2, "AgentSession|" + plain);
-      assertTrue(copy.executeUpdate() > 0, "no rows to copy");
+    try (Connection c = JournalSchema.connect(gateway.node.journal())) {
+      copyRows(c, "AgentSession|" + plain, "AgentSession|" + keyed);
     }
     Http.Response read = gateway.api.get("/v1/sessions/" + keyed);
     assertEquals(200, read.status(), read.body());
@@ -148,6 +142,42 @@ class IdsHoldingKeysOverHttpTest {
         + "\"events\":[{\"type\":\"result\",\"eventId\":\"r1\",\"status\":\"SUCCESS\"}]}");
     assertEquals(202, result.status(), result.body());
     assertEquals(2, gateway.api.get("/v1/sessions/" + keyed).json().path("messages").size());
+  }
+
+  /**
+   * An agent an earlier build registered under a key-like id (its model rows copied under that id): the
+   * gateway still serves it and records its new sessions, and /metrics labels it without the key.
+   */
+  @Test
+  void anAgentAnEarlierBuildRegisteredUnderAKeyLikeIdIsStillServed() throws Exception {
+    String plain = "legacy-model-" + UUID.randomUUID().toString().substring(0, 8);
+    String keyed = "old-" + "sk-" + "prev-" + "QwErTy5678901234AsDfGhJkLzXcVbNm";
+    // its first call registers its v0, the base model
+    assertEquals(200, gateway.api.chat(plain, "s-" + UUID.randomUUID(), "hi", false).status());
+    try (Connection c = JournalSchema.connect(gateway.node.journal())) {
+      copyRows(c, "ModelVersion|" + plain, "ModelVersion|" + keyed);
+    }
+    String session = "s-" + UUID.randomUUID();
+    Http.Response served = gateway.api.chat(keyed, session, "hi", false);
+    assertEquals(200, served.status(), served.body());
+    JsonNode recorded = gateway.awaitSession(session, s -> s.path("messages").size() >= 2);
+    assertEquals(keyed, recorded.path("agentId").asText());
+    Http.Response metrics = gateway.api.get("/metrics");
+    assertFalse(metrics.body().contains("QwErTy5678901234"), "a metric label holds the key");
+    assertTrue(metrics.body().contains("agent=\"key-like-id-"), "the agent's calls are labelled without the key");
+  }
+
+  private static void copyRows(Connection c, String from, String to) throws Exception {
+    try (PreparedStatement copy = c.prepareStatement("INSERT INTO \"event_journal\"(\"deleted\", \"persistence_id\","
+        + " \"sequence_number\", \"writer\", \"write_timestamp\", \"adapter_manifest\", \"event_payload\","
+        + " \"event_ser_id\", \"event_ser_manifest\", \"meta_payload\", \"meta_ser_id\", \"meta_ser_manifest\")"
+        + " SELECT \"deleted\", ?, \"sequence_number\", \"writer\", \"write_timestamp\", \"adapter_manifest\","
+        + " \"event_payload\", \"event_ser_id\", \"event_ser_manifest\", \"meta_payload\", \"meta_ser_id\","
+        + " \"meta_ser_manifest\" FROM \"event_journal\" WHERE \"persistence_id\" = ? ORDER BY \"sequence_number\"")) {
+      copy.setString(1, to);
+      copy.setString(2, from);
+      assertTrue(copy.executeUpdate() > 0, "no rows to copy");
+    }
   }
 
   private static void assertOpenAi400(Http.Response r, String param) {
