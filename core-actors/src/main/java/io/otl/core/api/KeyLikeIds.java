@@ -1,6 +1,9 @@
 package io.otl.core.api;
 
 import io.otl.core.Ids;
+import io.otl.core.coordinator.TrainingCoordinator;
+import io.otl.core.model.ModelVersion;
+import io.otl.core.session.AgentSession;
 import io.otl.core.session.PiiRules;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -33,7 +36,7 @@ public final class KeyLikeIds {
     boolean sessionKey = PiiRules.keyInId(sessionId);
     boolean agentKey = agentId != null && PiiRules.keyInId(agentId);
     if (exists == null || !sessionKey && !agentKey) return CompletableFuture.completedFuture(null);
-    return exists.apply("AgentSession|" + sessionId).thenCompose(stored -> {
+    return exists.apply(persistenceId(AgentSession.ENTITY_TYPE_KEY.name(), sessionId)).thenCompose(stored -> {
       if (stored) return CompletableFuture.completedFuture(null);
       if (sessionKey) return CompletableFuture.completedFuture(new Rejection("sessionId", Ids.keyProblem("sessionId", sessionId)));
       return forAgent(agentId, "agentId");
@@ -46,16 +49,20 @@ public final class KeyLikeIds {
    */
   CompletionStage<Boolean> unstoredKeyLike(String sessionId) {
     if (exists == null || !PiiRules.keyInId(sessionId)) return CompletableFuture.completedFuture(false);
-    return exists.apply("AgentSession|" + sessionId).thenApply(stored -> !stored);
+    return exists.apply(persistenceId(AgentSession.ENTITY_TYPE_KEY.name(), sessionId)).thenApply(stored -> !stored);
   }
 
   /** Why {@code agentId} may not be registered (its id holds a key and no such agent exists), or null. */
   CompletionStage<Rejection> forAgent(String agentId, String field) {
     if (exists == null || !PiiRules.keyInId(agentId)) return CompletableFuture.completedFuture(null);
-    return exists.apply("ModelVersion|" + agentId)
+    return exists.apply(persistenceId(ModelVersion.ENTITY_TYPE_KEY.name(), agentId))
         .thenCompose(models -> models ? CompletableFuture.completedFuture(true)
-            : exists.apply("TrainingCoordinator|" + agentId))
+            : exists.apply(persistenceId(TrainingCoordinator.ENTITY_TYPE_KEY.name(), agentId)))
         .thenApply(known -> known ? null : new Rejection(field, Ids.keyProblem(field, agentId)));
+  }
+
+  private static String persistenceId(String entityType, String id) {
+    return org.apache.pekko.persistence.typed.PersistenceId.of(entityType, id).id();
   }
 
   /** A refusal: the field named and why, never the id. */
