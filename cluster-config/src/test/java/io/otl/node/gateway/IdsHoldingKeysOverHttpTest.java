@@ -80,6 +80,9 @@ class IdsHoldingKeysOverHttpTest {
     Http.Response version = gateway.api.post("/v1/models/" + KEY + "/versions",
         "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"http://127.0.0.1:9/v1\"}");
     assertApi400(version);
+    // nor is a training policy set for it (a policy may be an agent's first fact)
+    Http.Response policy = gateway.api.put("/v1/training/" + KEY + "/policy", "{}");
+    assertApi400(policy);
     // a read of it is a 404 that starts no session for it
     Http.Response read = gateway.api.get("/v1/sessions/" + KEY);
     assertEquals(404, read.status(), read.body());
