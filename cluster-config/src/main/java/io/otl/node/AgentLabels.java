@@ -41,7 +41,7 @@ final class AgentLabels {
     merged.forEach((agent, v) -> {
       String[] kv = new String[2 + extra.length];
       kv[0] = "agent";
-      kv[1] = agent;
+      kv[1] = io.otl.core.Ids.shown(agent); // an earlier build's agent id holding a key, without the key
       System.arraycopy(extra, 0, kv, 2, extra.length);
       out.put(MetricsRegistry.labels(kv), v);
     });

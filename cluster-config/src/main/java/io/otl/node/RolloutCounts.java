@@ -38,7 +38,7 @@ final class RolloutCounts {
     Set<String> labelled = new HashSet<>();
     return Behaviors.receiveMessage(t -> {
       String agent = labelled.contains(t.agentId()) || labelled.size() < topAgents && labelled.add(t.agentId())
-          ? t.agentId() : AgentLabels.OTHER;
+          ? io.otl.core.Ids.shown(t.agentId()) : AgentLabels.OTHER; // an id holding a key: without it
       for (ModelEvents.TransitionEvent e : t.events()) {
         String event = eventOf(e);
         if (event != null) registry.inc(NAME, HELP, MetricsRegistry.labels("agent", agent, "event", event), 1);

@@ -248,10 +248,12 @@ public final class TrainingNode implements AutoCloseable {
         settings.serving().trainsLora(), http.askTimeout(), sessionSettings.weights(), clock);
 
     Duration askTimeout = http.askTimeout();
-    DataCollector collector = new DataCollector(sharding, askTimeout);
-    ModelRouter router = new ModelRouter(sharding, askTimeout);
     JournalDirectory directory = new JournalDirectory(journal,
         system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()));
+    // New sessions and agents whose ids hold an API key are refused before an entity starts for them.
+    io.otl.core.api.KeyLikeIds keyLikeIds = new io.otl.core.api.KeyLikeIds(directory::exists);
+    DataCollector collector = new DataCollector(sharding, askTimeout, keyLikeIds);
+    ModelRouter router = new ModelRouter(sharding, askTimeout, keyLikeIds);
 
     AtomicBoolean stopping = new AtomicBoolean(false);
     // Stopping: new requests get 503 (Retry-After) for http.stop-drain while the port stays open, and

@@ -76,6 +76,29 @@ public final class Ids {
   }
 
   /**
+   * Why a NEW session or agent may not take {@code id}, or null: it holds a provider's API key
+   * ({@link io.otl.core.session.PiiRules#keyInId}). Ids are logged, put in metric labels and journaled
+   * as sent, and {@code X-Agent-Id: sk-proj-…} (the key in the wrong header) put the key in all three
+   * (trial t159). Checked only where a session starts or an agent is first registered, never on an
+   * id something already has: a journal written by an earlier build may hold such a session, whose
+   * reads and appends keep working. The message never repeats the id.
+   */
+  public static String keyProblem(String field, String id) {
+    if (!io.otl.core.session.PiiRules.keyInId(id)) return null;
+    return field + " looks like an API key; a key belongs in the Authorization header or the configuration, "
+        + "never in an id (ids are logged and stored as sent): use an opaque id";
+  }
+
+  /**
+   * {@code id} as logs and metric labels may show it: as it is, or, when it holds an API key (an id an
+   * earlier build stored), a fixed mark and a short digest that tells such ids apart without the key.
+   */
+  public static String shown(String id) {
+    if (!io.otl.core.session.PiiRules.keyInId(id)) return id;
+    return "key-like-id-" + Sha256.hex(id).substring(0, 10);
+  }
+
+  /**
    * True when {@code text} holds a control character (newline, tab, NUL, DEL, C1) or a Unicode line
    * or paragraph separator: what a model name must not hold, since it goes into upstream requests,
    * headers and log lines as written (a newline there starts a forged line or header).

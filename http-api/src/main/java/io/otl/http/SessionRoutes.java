@@ -129,7 +129,7 @@ public final class SessionRoutes {
         ? CompletableFuture.completedFuture(null) : gatewayTurns.settled(sessionId);
     return turnsRecorded.thenCompose(x -> collector.trajectory(sessionId)).thenApply(s -> s
         .map(state -> Json.ok(SessionView.of(sessionId, state)))
-        .orElseGet(() -> Json.error(StatusCodes.NOT_FOUND, "not_found", "session " + sessionId + " is unknown")));
+        .orElseGet(() -> Json.error(StatusCodes.NOT_FOUND, "not_found", "session " + io.otl.core.Ids.shown(sessionId) + " is unknown")));
   }
 
   private CompletionStage<HttpResponse> postEvents(String sessionId, ByteString bytes) {

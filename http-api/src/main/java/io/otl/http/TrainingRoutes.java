@@ -96,7 +96,7 @@ public final class TrainingRoutes {
     return agents.exists(TrainingCoordinator.persistenceId(agentId).id()).thenCompose(exists -> exists
         ? then.get()
         : CompletableFuture.completedFuture(Json.error(StatusCodes.NOT_FOUND, "not_found",
-            "agent " + agentId + " has no training coordinator yet (no completed trajectory)")));
+            "agent " + io.otl.core.Ids.shown(agentId) + " has no training coordinator yet (no completed trajectory)")));
   }
 
   /**
@@ -162,6 +162,20 @@ public final class TrainingRoutes {
       return CompletableFuture.completedFuture(Json.rejected(new TrainingCoordinator.Refused(
           TrainingCoordinator.ErrorCode.INVALID_INPUT, e.getMessage())));
     }
+    if (io.otl.core.session.PiiRules.keyInId(agentId)) {
+      // A policy may be an agent's first fact: not under an id holding a key (trial t159), refused before
+      // either entity starts (sharding journals the ids it starts); an agent the journal has keeps its policy.
+      return agents.exists(TrainingCoordinator.persistenceId(agentId).id())
+          .thenCompose(c -> c ? CompletableFuture.completedFuture(true)
+              : agents.exists(ModelVersion.ENTITY_TYPE_KEY.name() + "|" + agentId))
+          .thenCompose(known -> known ? putPolicy(agentId, parts, actor)
+              : CompletableFuture.completedFuture(Json.rejected(new TrainingCoordinator.Refused(
+                  TrainingCoordinator.ErrorCode.INVALID_INPUT, io.otl.core.Ids.keyProblem("agentId", agentId)))));
+    }
+    return putPolicy(agentId, parts, actor);
+  }
+
+  private CompletionStage<HttpResponse> putPolicy(String agentId, RolloutPolicy.Split parts, String actor) {
     return policyPuts.run(agentId, () -> modelVersion(agentId).<ModelVersion.RolloutPolicyReply>ask(
             reply -> new ModelVersion.SetRolloutPolicy(parts.rollout(), actor, reply), askTimeout)
         .thenCompose(m -> m instanceof ModelVersion.RolloutPolicyView

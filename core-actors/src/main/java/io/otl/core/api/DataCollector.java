@@ -24,9 +24,17 @@ public final class DataCollector {
   private final ClusterSharding sharding;
   private final Duration askTimeout;
 
+  private final KeyLikeIds keyLikeIds;
+
   public DataCollector(ClusterSharding sharding, Duration askTimeout) {
+    this(sharding, askTimeout, KeyLikeIds.NONE);
+  }
+
+  /** @param keyLikeIds refuses new sessions and agents whose ids hold an API key, before the session is addressed */
+  public DataCollector(ClusterSharding sharding, Duration askTimeout, KeyLikeIds keyLikeIds) {
     this.sharding = sharding;
     this.askTimeout = askTimeout;
+    this.keyLikeIds = keyLikeIds;
   }
 
   /** The raw reply, for edges (HTTP, Kafka) that map rejections themselves. */
@@ -62,8 +70,12 @@ public final class DataCollector {
       return CompletableFuture.completedFuture(new Rejected(AgentSession.RejectionCode.INVALID, "sessionId",
           Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID)));
     }
-    return sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
-        .ask(reply -> new AgentSession.Record(agentId, events, reply, writer, after), timeout);
+    // Every door (HTTP, Kafka, OTLP, the gateway's recording, the Java API) writes through here.
+    return keyLikeIds.forSession(sessionId, agentId).thenCompose(refused -> refused != null
+        ? CompletableFuture.completedFuture(new Rejected(AgentSession.RejectionCode.INVALID, refused.field(),
+            refused.message()))
+        : sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
+            .ask(reply -> new AgentSession.Record(agentId, events, reply, writer, after), timeout));
   }
 
   /**
@@ -118,9 +130,11 @@ public final class DataCollector {
   public CompletionStage<Optional<AgentSession.State>> trajectory(String sessionId) {
     String problem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
     if (problem != null) return CompletableFuture.failedFuture(new InvalidSessionIdException(problem));
-    return sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
-        .<AgentSession.State>ask(AgentSession.Get::new, askTimeout)
-        .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s));
+    return keyLikeIds.unstoredKeyLike(sessionId).thenCompose(none -> none
+        ? CompletableFuture.completedFuture(Optional.<AgentSession.State>empty())
+        : sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
+            .<AgentSession.State>ask(AgentSession.Get::new, askTimeout)
+            .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s)));
   }
 
   /**
@@ -130,9 +144,11 @@ public final class DataCollector {
   public CompletionStage<Optional<AgentSession.State>> lookup(String sessionId) {
     String problem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
     if (problem != null) return CompletableFuture.failedFuture(new InvalidSessionIdException(problem));
-    return sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
-        .<AgentSession.State>ask(AgentSession.Lookup::new, askTimeout)
-        .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s));
+    return keyLikeIds.unstoredKeyLike(sessionId).thenCompose(none -> none
+        ? CompletableFuture.completedFuture(Optional.<AgentSession.State>empty())
+        : sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
+            .<AgentSession.State>ask(AgentSession.Lookup::new, askTimeout)
+            .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s)));
   }
 
   private static CompletionStage<Recorded> accepted(RecordReply reply) {

@@ -16,9 +16,17 @@ public final class ModelRouter {
   private final ClusterSharding sharding;
   private final Duration askTimeout;
 
+  private final KeyLikeIds keyLikeIds;
+
   public ModelRouter(ClusterSharding sharding, Duration askTimeout) {
+    this(sharding, askTimeout, KeyLikeIds.NONE);
+  }
+
+  /** @param keyLikeIds refuses to register an agent whose id holds an API key, before its entity is addressed */
+  public ModelRouter(ClusterSharding sharding, Duration askTimeout, KeyLikeIds keyLikeIds) {
     this.sharding = sharding;
     this.askTimeout = askTimeout;
+    this.keyLikeIds = keyLikeIds;
   }
 
   /**
@@ -42,11 +50,15 @@ public final class ModelRouter {
     String problem = Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID);
     if (problem == null) problem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
     if (problem != null) return CompletableFuture.failedFuture(new InvalidRouteException(problem));
-    return sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
-        .<ModelVersion.RouteReply>ask(reply -> new ModelVersion.Route(sessionId, pinnedVersion, reply), askTimeout)
-        .thenCompose(r -> r instanceof ModelVersion.RouteDecision d
-            ? CompletableFuture.completedFuture(d)
-            : CompletableFuture.failedFuture(failure((ModelVersion.Failure) r)));
+    // The route registers v0 of an agent's first call: one whose id holds a key (X-Agent-Id: sk-proj-…)
+    // is refused before its entity starts (sharding journals the ids of the entities it starts).
+    return keyLikeIds.forAgent(agentId, "agentId").thenCompose(refused -> refused != null
+        ? CompletableFuture.failedFuture(new InvalidRouteException(refused.message()))
+        : sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
+            .<ModelVersion.RouteReply>ask(reply -> new ModelVersion.Route(sessionId, pinnedVersion, reply), askTimeout)
+            .thenCompose(r -> r instanceof ModelVersion.RouteDecision d
+                ? CompletableFuture.completedFuture(d)
+                : CompletableFuture.failedFuture(failure((ModelVersion.Failure) r))));
   }
 
   /**

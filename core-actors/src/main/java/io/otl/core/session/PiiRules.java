@@ -167,17 +167,10 @@ public final class PiiRules {
   }
 
   /**
-   * Credentials with a recognisable prefix: OpenAI/Anthropic/DeepSeek style {@code sk-…} keys, Stripe
-   * {@code sk_live_}/{@code rk_live_}, Hugging Face {@code hf_…} tokens, Groq {@code gsk_}, Replicate
-   * {@code r8_}, xAI {@code xai-}, NVIDIA {@code nvapi-} and GitLab {@code glpat-} keys, AWS access key ids,
-   * GitHub tokens, Slack tokens, Google API keys, JWTs, an opaque token after "Bearer" (16+ characters holding a digit) and the
-   * {@code user:password} of a URL ({@code postgres://app:pw@db}), and a PEM private key's header, whose block
-   * {@link PemBlock} measures. The minimum lengths are those of real keys, so a short
-   * {@code sk-} word ("task-based" is not even a candidate: the prefix must start a word) does not
-   * count; {@link #secret} also wants an {@code sk-} key's body to look random.
+   * The keys of providers, by their prefix (the first part of {@link #SECRET}): what an id may not hold
+   * either ({@link #keyInId}).
    */
-  public static final Pattern SECRET = Pattern.compile(
-      "(?<![0-9A-Za-z])(?:sk-[A-Za-z0-9_-]{20,}"
+  private static final String PROVIDER_KEYS = "sk-[A-Za-z0-9_-]{20,}"
           + "|[sr]k_(?:live|test)_[A-Za-z0-9]{20,}"
           + "|(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"
           + "|gh[pousr]_[A-Za-z0-9]{36,}"
@@ -191,7 +184,20 @@ public final class PiiRules {
           + "|gsk_[A-Za-z0-9]{40,}(?![A-Za-z0-9])|r8_[A-Za-z0-9]{30,}(?![A-Za-z0-9])"
           + "|xai-[A-Za-z0-9]{40,}(?![A-Za-z0-9])|nvapi-[A-Za-z0-9_-]{40,}"
           + "|glpat-[A-Za-z0-9_-]{20,}(?:\\.[A-Za-z0-9_-]{2,}){0,2}"
-          + "|eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*"
+          + "|eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*";
+
+  /**
+   * Credentials with a recognisable prefix: OpenAI/Anthropic/DeepSeek style {@code sk-…} keys, Stripe
+   * {@code sk_live_}/{@code rk_live_}, Hugging Face {@code hf_…} tokens, Groq {@code gsk_}, Replicate
+   * {@code r8_}, xAI {@code xai-}, NVIDIA {@code nvapi-} and GitLab {@code glpat-} keys, AWS access key ids,
+   * GitHub tokens, Slack tokens, Google API keys, JWTs, an opaque token after "Bearer" (16+ characters holding a digit) and the
+   * {@code user:password} of a URL ({@code postgres://app:pw@db}), and a PEM private key's header, whose block
+   * {@link PemBlock} measures. The minimum lengths are those of real keys, so a short
+   * {@code sk-} word ("task-based" is not even a candidate: the prefix must start a word) does not
+   * count; {@link #secret} also wants an {@code sk-} key's body to look random.
+   */
+  public static final Pattern SECRET = Pattern.compile(
+      "(?<![0-9A-Za-z])(?:" + PROVIDER_KEYS
           // an opaque bearer token (Authorization headers in tool output, curl -v): the token part
           + "|(?i:bearer)[ \\t]+[A-Za-z0-9_.~+/-]{16,}=*(?![A-Za-z0-9_.~+/=-])"
           // an Authorization header of the Basic or Token scheme (curl -v, an error text): the credential part
@@ -493,6 +499,32 @@ public final class PiiRules {
     }
     int type = Character.getType(c);
     return type == Character.DECIMAL_DIGIT_NUMBER || type == Character.OTHER_NUMBER;
+  }
+
+  /** A provider's key as a whole part of an id: not glued to a letter or digit on either side. */
+  private static final Pattern PROVIDER_KEY_IN_ID = Pattern.compile(
+      "(?<![0-9A-Za-z])(?:" + PROVIDER_KEYS + ")(?![0-9A-Za-z])");
+
+  /** The shortest key an id is refused for: a real one is longer ({@code AKIA} + 16, {@code sk-} + 20 and up). */
+  private static final int MIN_KEY_IN_ID = 20;
+
+  /**
+   * Whether an id (a session's, an agent's) holds a provider's API key or a JWT as itself or as a whole
+   * part ({@code gwa-sk-proj-…}, {@code sk-proj-…:1}): {@code X-Agent-Id: sk-proj-…}, the agent's key in
+   * the wrong header, was logged, put in metric labels and journaled as the agent id (trial t159).
+   * Only the providers' key formats count, as the desensitizer matches and judges them
+   * ({@link #secret}: an {@code sk-} key's body looks random, 20 characters or more): an id is no
+   * text, so a credential's assignment, a URL or an Authorization header are no findings in it, and
+   * {@code support:reset-password:ticket-48213}, {@code user-token:20240101a}, {@code sk-learn-demo},
+   * {@code hf_session_1} and {@code task-sk-2} stay valid ids.
+   */
+  public static boolean keyInId(String id) {
+    if (id == null || id.length() < MIN_KEY_IN_ID) return false;
+    Matcher m = PROVIDER_KEY_IN_ID.matcher(id);
+    while (m.find()) {
+      if (m.end() - m.start() >= MIN_KEY_IN_ID && secret(id, m.start(), m.end()) != null) return true;
+    }
+    return false;
   }
 
   /**

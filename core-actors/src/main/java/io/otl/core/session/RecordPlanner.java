@@ -125,6 +125,11 @@ final class RecordPlanner {
 
   private Plan planned(State state, String requestAgentId, List<SessionInput> inputs, Instant now) {
     if (sessionIdProblem != null) return refuse(RejectionCode.INVALID, "sessionId", sessionIdProblem);
+    // A new session only: one an earlier build stored under a key-like id keeps its reads and appends. The
+    // doors refuse it before the session is addressed (KeyLikeIds; sharding journals the ids it starts):
+    // this is what a collector without a journal to ask still holds to.
+    String sessionKey = state.status() == Status.NEW ? Ids.keyProblem("sessionId", sessionId) : null;
+    if (sessionKey != null) return refuse(RejectionCode.INVALID, "sessionId", sessionKey);
     if (requestAgentId == null && state.status() == Status.NEW) {
       if (!sampler.keep(sessionId)) {
         // Sampling dropped this session, so nothing of it is stored: its later feedback (AgentScope's
@@ -142,8 +147,8 @@ final class RecordPlanner {
       validAgentId = agentId;
     }
     if (state.status() != Status.NEW && !state.agentId().equals(agentId)) {
-      return refuse(RejectionCode.CONFLICT, "agentId",
-          "session " + sessionId + " belongs to agent " + state.agentId() + ", not " + agentId);
+      return refuse(RejectionCode.CONFLICT, "agentId", "session " + Ids.shown(sessionId) + " belongs to agent "
+          + Ids.shown(state.agentId()) + ", not " + Ids.shown(agentId));
     }
     Plan invalid = invalidInput(inputs);
     if (invalid != null) return invalid;

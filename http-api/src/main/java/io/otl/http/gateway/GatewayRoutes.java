@@ -351,6 +351,10 @@ public final class GatewayRoutes {
           CompletionStage<KnownSessions.Entry> existing = generated || remembered != null
               ? CompletableFuture.completedFuture(remembered) : known(session);
           return existing.thenCompose(known -> {
+            // A session id holding an API key is refused before anything claims, routes or logs it; one a
+            // session already has (an earlier build's journal) keeps working.
+            String sessionKey = known == null && !generated ? Ids.keyProblem(sessionParam, session) : null;
+            if (sessionKey != null) throw OpenAiError.invalid(sessionParam, sessionKey);
             // A session unknown so far is claimed before it is routed: its owner reaches memory and
             // journal only with the recording, after the answer, so another agent's call in between was
             // forwarded (docs/gateway.md promises 403, nothing forwarded); and claimed after routing,
@@ -365,7 +369,12 @@ public final class GatewayRoutes {
             return router.route(agent, session, startedOn(found, agent)).handle((d, routeFailure) -> {
               if (routeFailure != null) {
                 if (ours) knownSessions.unclaim(session, agent);
-                throw new CompletionException(GatewayErrors.unwrap(routeFailure));
+                Throwable cause = GatewayErrors.unwrap(routeFailure);
+                // The agent's entity refuses to register an agent whose id holds a key (design §7.1's
+                // 400, pointing at the header): nothing is registered, labelled or logged under it.
+                String agentKey = cause instanceof io.otl.core.api.ModelRouter.InvalidRouteException
+                    ? Ids.keyProblem(AGENT_HEADER, agent) : null;
+                throw new CompletionException(agentKey != null ? OpenAiError.invalid(AGENT_HEADER, agentKey) : cause);
               }
               if (ours) knownSessions.startedOn(session, agent, d.version());
               return forward(agent, session, request, found, d, start, clientGone);
@@ -438,7 +447,8 @@ public final class GatewayRoutes {
   private static void checkOwner(String owner, String agent, String sessionId, String param) {
     if (owner != null && !owner.equals(agent)) {
       throw new OpenAiError(403, "permission_error", param, "session_of_other_agent",
-          "session " + sessionId + " belongs to another agent; agent " + agent + " may not write to it");
+          "session " + Ids.shown(sessionId) + " belongs to another agent; agent " + Ids.shown(agent)
+              + " may not write to it");
     }
   }
 }

@@ -88,7 +88,9 @@ public final class GatewayTraffic {
 
   private final Instant since;
   private final Map<String, Map<String, Version>> byAgent = new ConcurrentHashMap<>();
-  private final Map<String, Boolean> labelled = new ConcurrentHashMap<>();
+  // The value is the agent's label: its id, or for an id holding an API key (one an earlier build stored:
+  // new ones are refused) a mark without the key (Ids.shown), computed once per pair.
+  private final Map<String, String> labelled = new ConcurrentHashMap<>();
   /** Agents with at least one labelled pair among the first {@link #MAX_LABEL_SETS}; guarded by {@code labelled}. */
   private final java.util.Set<String> labelledAgents = new java.util.HashSet<>();
   /** Pairs admitted as later versions of labelled agents; guarded by {@code labelled}. */
@@ -107,18 +109,20 @@ public final class GatewayTraffic {
   /** The (agent, version) labels of a series: themselves while under the cap, else {@code other}. */
   String[] labels(String agent, String version) {
     String key = agent + '\u0000' + version;
-    if (labelled.containsKey(key)) return new String[] {agent, version};
+    String shown = labelled.get(key);
+    if (shown != null) return new String[] {shown, version};
     synchronized (labelled) {
-      if (labelled.containsKey(key)) return new String[] {agent, version};
+      shown = labelled.get(key);
+      if (shown != null) return new String[] {shown, version};
       if (labelled.size() - laterVersions < MAX_LABEL_SETS) {
-        labelled.put(key, Boolean.TRUE);
+        labelled.put(key, shown = io.otl.core.Ids.shown(agent));
         labelledAgents.add(agent);
-        return new String[] {agent, version};
+        return new String[] {shown, version};
       }
       if (labelledAgents.contains(agent) && laterVersions < MAX_LATER_VERSIONS) {
-        labelled.put(key, Boolean.TRUE);
+        labelled.put(key, shown = io.otl.core.Ids.shown(agent));
         laterVersions++;
-        return new String[] {agent, version};
+        return new String[] {shown, version};
       }
     }
     return new String[] {OTHER, OTHER};

@@ -383,7 +383,8 @@ public final class OtlpRoutes {
           ? "a new session needs its agent: set gen_ai.agent.name (or gen_ai.agent.id) on a span of it, or the"
               + " resource's service.name"
           : rej.message();
-      return CompletableFuture.completedFuture("session " + batch.sessionId() + " refused " + batch.spans()
+      // logged and answered: a session id holding a key (refused as one) is shown without it
+      return CompletableFuture.completedFuture("session " + io.otl.core.Ids.shown(batch.sessionId()) + " refused " + batch.spans()
           + " spans (" + rej.code() + "): " + why);
     });
   }
