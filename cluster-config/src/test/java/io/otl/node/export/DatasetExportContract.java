@@ -243,6 +243,43 @@ abstract class DatasetExportContract {
     }
   }
 
+  /**
+   * Trial t165: sessions are desensitized when stored, by that build's rules; a journal an earlier build wrote
+   * holds raw what a later build's rules take, and the final scan failed the first job after the upgrade
+   * (its trajectories with it). A line the scan finds something in is desensitized by the node's own rules
+   * first; only what those leave counts. Here the earlier build is a node without the secret rule.
+   */
+  @Test
+  void linesStoredRawUnderEarlierRulesAreDesensitizedByTheNodesRules() throws Exception {
+    Path dir = Files.createTempDirectory("otl-export-");
+    Config db = database();
+    Config withoutSecretRule = ConfigFactory.parseString(
+        "agentscope.training.data-collector.desensitize.patterns = [phone, id_card, email, bank_card, iban]")
+        .withFallback(db);
+    String key = "sk-proj-" + "Qk7x7ZpRt9aB3cD4eF5gH6iJ7kL8mN9oP0qR";
+    try (TrainingNode earlier = TrainingNode.start(TestDatabases.node(withoutSecretRule, false))) {
+      DataCollector dc = earlier.dataCollector();
+      get(FeedTestSupport.session(dc, "raw-1", "agent-u", "which key?", "use " + key + " for the API", true));
+      get(FeedTestSupport.session(dc, "clean-u", "agent-u", "hello", "hi", true));
+      ExportResult before = get(new DatasetExport(earlier.system(), 4, Clock.systemUTC(), EVERYTHING)
+          .forSessions("agent-u", List.of("raw-1", "clean-u"), ExportFormat.SFT, dir, "before"));
+      assertEquals(List.of("secret: 1 line"), before.piiFindings(), "that node's rules leave the key: refused");
+      assertFalse(before.fileWritten());
+    }
+    try (TrainingNode upgraded = TrainingNode.start(TestDatabases.node(db, false))) {
+      ExportResult r = get(new DatasetExport(upgraded.system(), 4, Clock.systemUTC(), EVERYTHING)
+          .forSessions("agent-u", List.of("raw-1", "clean-u"), ExportFormat.SFT, dir, "after"));
+      assertEquals(List.of(), r.piiFindings());
+      assertTrue(r.fileWritten());
+      String written = Files.readString(Path.of(r.path()));
+      assertEquals(2, written.lines().count());
+      assertFalse(written.contains(key), written);
+      assertTrue(written.contains("use [SECRET] for the API"), written);
+      assertTrue(get(upgraded.dataCollector().trajectory("raw-1")).orElseThrow().toString().contains(key),
+          "the journal keeps what was stored");
+    }
+  }
+
   @Test
   void exportsTwoThousandSessionsAsAStream() throws Exception {
     Path dir = Files.createTempDirectory("otl-export-");

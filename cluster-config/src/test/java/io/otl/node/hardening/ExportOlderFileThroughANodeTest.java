@@ -29,7 +29,7 @@ class ExportOlderFileThroughANodeTest {
   void anExportThatGivesNoFileRemovesTheOlderFileOfItsNameThroughTheNodeAsOffline() throws Exception {
     ToolsJournal journal = ToolsJournal.create("export-older");
     Config db = journal.db();
-    Path config = journal.config("node.conf");
+    Path config = journal.config("node.conf", "data-collector.desensitize.enabled = false"); // as the node ran
     Path out = journal.out();
     Config unredacted = ConfigFactory.parseString("agentscope.training.data-collector.desensitize.enabled = false")
         .withFallback(TestDatabases.node(db, true));

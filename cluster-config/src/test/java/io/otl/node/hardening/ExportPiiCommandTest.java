@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A journal holding PII (desensitization was off when it was written): {@code export} fails with the
- * counts and leaves no file, through the running node and from the file, unless {@code --allow-pii}.
+ * counts and leaves no file, through the running node and from the file, unless {@code --allow-pii}; read
+ * with desensitizing on, its lines are desensitized as they are written.
  */
 class ExportPiiCommandTest {
 
@@ -26,7 +27,8 @@ class ExportPiiCommandTest {
   void aPiiFindingFailsTheExportUnlessAllowed() throws Exception {
     ToolsJournal journal = ToolsJournal.create("export-pii");
     Config db = journal.db();
-    Path config = journal.config("node.conf");
+    // the node's own file says what it ran with: the tools read the journal with the node's rules
+    Path config = journal.config("node.conf", "data-collector.desensitize.enabled = false");
     Path out = journal.out();
     Config unredacted = ConfigFactory.parseString("agentscope.training.data-collector.desensitize.enabled = false")
         .withFallback(TestDatabases.node(db, true));
@@ -58,5 +60,14 @@ class ExportPiiCommandTest {
     assertEquals(0, allowed.code(), allowed.err());
     assertTrue(allowed.out().contains("PII found (kept: --allow-pii): email: 1 line"), allowed.out());
     assertEquals(2, Files.readAllLines(out.resolve("allowed.jsonl")).size());
+
+    // The same journal read with desensitizing on (what was stored raw before a rule existed, trial t165):
+    // its lines are desensitized by these rules as they are written, and nothing is left to refuse.
+    Path upgraded = journal.config("upgraded.conf");
+    ToolRun desensitized = ToolRun.export("--agent", "agent-q", "--format", "sft", "--out", out.toString(),
+        "--name", "upgraded", "--config", upgraded.toString());
+    assertEquals(0, desensitized.code(), desensitized.out() + desensitized.err());
+    String file = Files.readString(out.resolve("upgraded.jsonl"));
+    assertTrue(file.contains("mail me: [EMAIL]") && !file.contains("carol"), file);
   }
 }

@@ -5,6 +5,8 @@ import io.otl.core.Ids;
 import io.otl.core.Sha256;
 import io.otl.core.session.AgentSession;
 import io.otl.core.session.AgentSession.TrajectoryCompleted;
+import io.otl.core.session.Desensitizer;
+import io.otl.core.session.SessionSettings;
 import io.otl.persistence.JournalRows;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,6 +32,8 @@ import org.apache.pekko.persistence.query.PersistenceQuery;
 import org.apache.pekko.stream.ActorAttributes;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Dataset export (design §6): JSON Lines files Trinity-RFT reads as they are, with a manifest.
@@ -67,6 +71,7 @@ import org.apache.pekko.stream.javadsl.Source;
  * first appearance; the line carries the conversation before the answers ({@link JsonlFormats#dpo}).
  */
 public final class DatasetExport {
+  private static final Logger LOG = LoggerFactory.getLogger(DatasetExport.class);
   private static final String BLOCKING = "pekko.actor.default-blocking-io-dispatcher";
 
   private final ActorSystem<?> system;
@@ -77,6 +82,8 @@ public final class DatasetExport {
   private final Clock clock;
   private final ExportFilters filters;
   private final boolean allowPii;
+  /** The node's desensitizing rules: a line the final scan finds something in is desensitized by them first. */
+  private final Desensitizer rules;
 
   /** With the filters of the system's {@code agentscope.training.training-runner} (else the defaults). */
   public DatasetExport(ActorSystem<?> system) {
@@ -106,6 +113,13 @@ public final class DatasetExport {
     this.parallelism = parallelism;
     this.clock = clock;
     this.allowPii = allowPii;
+    this.rules = nodeRules(system.settings().config());
+  }
+
+  private static Desensitizer nodeRules(com.typesafe.config.Config config) {
+    return config.hasPath("agentscope.training.data-collector")
+        ? SessionSettings.fromConfig(config.getConfig("agentscope.training")).desensitizer()
+        : Desensitizer.builtInScanner();
   }
 
   /**
@@ -202,7 +216,7 @@ public final class DatasetExport {
       io.otl.core.coordinator.DatasetLineage lineage, boolean referencesMustPass) {
     JsonlFile out;
     try {
-      out = new JsonlFile(file);
+      out = new JsonlFile(file, rules);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -225,6 +239,10 @@ public final class DatasetExport {
                 exclusions.seenCount(), exclusions.byReason(), skipped, false);
           }
           JsonlFile.Written w = out.commit(allowPii);
+          if (out.desensitized() > 0) {
+            LOG.info("export {}: {} line(s) desensitized as written: stored raw under an earlier build's rules",
+                file.getFileName(), out.desensitized());
+          }
           boolean kept = allowPii || w.piiFindings().isEmpty();
           try {
             writeManifest(manifest, agentId, format, w, exclusions, skipped, kept, lineage);

@@ -15,12 +15,19 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * Writes a JSON Lines file line by line into a temporary file, hashing (SHA-256) and PII-scanning
  * each line (as written and its escaped strings decoded, {@link LineScan}) as it goes; {@link #commit()} moves it into place. Holds nothing of the lines but the
  * session ids for the manifest.
+ *
+ * <p>A line the scan finds something in is first desensitized by the node's own rules ({@code rules}) and
+ * scanned again; only what is left counts as a finding. Sessions are desensitized when they are stored, by
+ * the rules of that build: text an earlier build stored raw, which a later build's rules take (a national
+ * phone number, a {@code DB_PASS=} setting, a key after an escaped line break), failed the first job after
+ * an upgrade, and the job's trajectories with it (trial t165). The journal keeps what was stored.
  */
 final class JsonlFile implements AutoCloseable {
   private final Path target;
@@ -28,13 +35,22 @@ final class JsonlFile implements AutoCloseable {
   private final OutputStream out;
   private final MessageDigest sha;
   private final Desensitizer scanner = Desensitizer.builtInScanner();
+  /** The node's rules, applied to a line the scan finds something in; a disabled one changes nothing. */
+  private final Desensitizer rules;
+  private int desensitized;
   private final Map<String, Integer> findings = new TreeMap<>();
   private final List<String> sessionIds = new ArrayList<>();
   private int count;
   private boolean committed;
 
+  /** Scans only: lines are written as given. */
   JsonlFile(Path target) {
+    this(target, new Desensitizer(false, List.of(), List.of()));
+  }
+
+  JsonlFile(Path target, Desensitizer rules) {
     this.target = target;
+    this.rules = rules;
     try {
       Files.createDirectories(target.toAbsolutePath().getParent());
       // Hidden: a job's folder is read by datasets.load_dataset(folder), which skips dot files but
@@ -51,6 +67,15 @@ final class JsonlFile implements AutoCloseable {
 
   void write(String line, List<String> forSessions) {
     if (line.indexOf('\n') >= 0) throw new IllegalArgumentException("a JSON line contains a newline");
+    Set<String> found = LineScan.findings(scanner, line);
+    if (!found.isEmpty() && rules.enabled()) {
+      String again = LineScan.desensitized(rules, line);
+      if (!again.equals(line)) {
+        line = again;
+        found = LineScan.findings(scanner, line);
+        desensitized++;
+      }
+    }
     byte[] bytes = (line + "\n").getBytes(StandardCharsets.UTF_8);
     try {
       out.write(bytes);
@@ -58,9 +83,14 @@ final class JsonlFile implements AutoCloseable {
       throw new UncheckedIOException("writing " + tmp + " failed: " + e.getMessage(), e);
     }
     sha.update(bytes);
-    for (String rule : LineScan.findings(scanner, line)) findings.merge(rule, 1, Integer::sum);
+    for (String rule : found) findings.merge(rule, 1, Integer::sum);
     sessionIds.addAll(forSessions);
     count++;
+  }
+
+  /** Lines desensitized by the node's rules as they were written (stored raw by an earlier build's rules). */
+  int desensitized() {
+    return desensitized;
   }
 
   /** Lines written so far. */

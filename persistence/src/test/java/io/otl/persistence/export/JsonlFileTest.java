@@ -3,6 +3,7 @@ package io.otl.persistence.export;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.otl.core.session.Desensitizer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -119,5 +120,26 @@ class JsonlFileTest {
     JsonlFile.Written w = out.commit(false);
     assertEquals(List.of("bank_card: 1 line", "iban: 1 line", "secret: 2 lines"), w.piiFindings());
     assertEquals(List.of(), names(dir), "the file is not kept");
+  }
+
+  /**
+   * Trial t165: a line holding what the node's rules take (stored raw by an earlier build's) is desensitized by
+   * them as it is written and is no finding; with desensitizing off it stays a finding.
+   */
+  @Test
+  void aLineTheNodesRulesTakeIsDesensitizedAsWritten(@TempDir Path dir) throws Exception {
+    String raw = "{\"messages\":[{\"role\":\"tool\",\"content\":\"DB_PASS=hunter2secret1\\nMAIL=ann@example.com\"}]}";
+    JsonlFile out = new JsonlFile(dir.resolve("sft.jsonl"), Desensitizer.builtInScanner());
+    out.write(raw, List.of("s1"));
+    out.write("{\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}", List.of("s2"));
+    JsonlFile.Written w = out.commit(false);
+    assertEquals(List.of(), w.piiFindings());
+    assertEquals(1, out.desensitized());
+    assertEquals(List.of("{\"messages\":[{\"role\":\"tool\",\"content\":\"DB_PASS=[SECRET]\\nMAIL=[EMAIL]\"}]}",
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}"), Files.readAllLines(w.path()));
+
+    JsonlFile off = new JsonlFile(dir.resolve("off.jsonl"), new Desensitizer(false, List.of(), List.of()));
+    off.write(raw, List.of("s1"));
+    assertEquals(List.of("email: 1 line", "secret: 1 line"), off.commit(false).piiFindings());
   }
 }
