@@ -73,8 +73,9 @@ final class PemBlock {
         run = 0;
         continue;
       }
-      if (base64(c) || c == '\\' && i + 1 < n && t.charAt(i + 1) == '/') { // "\/": a JSON writer's escaped '/'
-        if (c == '\\') i++;
+      int slashes = c == '\\' ? afterBackslashes(t, i) - i : 0;
+      if (base64(c) || slashes > 0 && i + slashes < n && t.charAt(i + slashes) == '/') { // "\/": an escaped '/'
+        i += slashes;
         run++;
         lineHasWords |= spaceAfterBase64;
         blankLine = false;
@@ -126,27 +127,41 @@ final class PemBlock {
     return at;
   }
 
-  /** The length of the line break at {@code i} ({@code \r\n}, {@code \n}, {@code \r}, their JSON escapes), or 0. */
+  /**
+   * The length of the line break at {@code i}, or 0: {@code \r\n}, {@code \n}, {@code \r}, and their escapes
+   * with one backslash or more ({@code \\n} in a JSON text, {@code \\\\n} in a JSON text inside a JSON text: an
+   * MCP tool's result holding a service account's key; review t166).
+   */
   private static int lineBreak(CharSequence t, int i) {
     int n = t.length();
     if (i >= n) return 0;
     char c = t.charAt(i);
     if (c == '\r') return i + 1 < n && t.charAt(i + 1) == '\n' ? 2 : 1;
     if (c == '\n') return 1;
-    if (c != '\\' || i + 1 >= n) return 0;
-    // the rules read an escape's letter as what it stands for (PiiRules#escapedBreaksUnescaped); PemBlock
-    // reads both, so it measures a key alike in the text as sent and as the rules see it
-    char e = t.charAt(i + 1);
-    if (e == 'r' || e == '\r') return i + 3 < n && t.charAt(i + 2) == '\\' && newline(t.charAt(i + 3)) ? 4 : 2;
-    return newline(e) ? 2 : 0;
+    // the rules see an escaped line break as a space and the break (PiiRules#escapedBreaksUnescaped)
+    if (c == ' ' && i + 1 < n && (t.charAt(i + 1) == '\n' || t.charAt(i + 1) == '\r')) return 1 + lineBreak(t, i + 1);
+    int j = afterBackslashes(t, i);
+    if (j == i || j >= n) return 0;
+    if (t.charAt(j) == 'r') {
+      int k = afterBackslashes(t, j + 1);
+      return k > j + 1 && k < n && t.charAt(k) == 'n' ? k + 1 - i : j + 1 - i;
+    }
+    return t.charAt(j) == 'n' ? j + 1 - i : 0;
+  }
+
+  private static int afterBackslashes(CharSequence t, int i) {
+    while (i < t.length() && t.charAt(i) == '\\') i++;
+    return i;
   }
 
   /** {@code to} without the white space and line breaks the body ends with: they stay around the placeholder. */
   private static int trimEnd(CharSequence t, int from, int to) {
     while (to > from) {
       char c = t.charAt(to - 1);
-      if (to - 2 >= from && t.charAt(to - 2) == '\\' && (newline(c) || c == 'r' || c == '\r')) {
-        to -= 2; // an escaped line break, as sent or as the rules see it
+      int slashes = 0;
+      while (to - 2 - slashes >= from && t.charAt(to - 2 - slashes) == '\\') slashes++;
+      if ((c == 'n' || c == 'r') && slashes > 0) {
+        to -= 1 + slashes; // an escaped line break
       } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
         to--;
       } else {
@@ -154,10 +169,6 @@ final class PemBlock {
       }
     }
     return to;
-  }
-
-  private static boolean newline(char e) {
-    return e == 'n' || e == '\n';
   }
 
   private static boolean base64(char c) {

@@ -355,8 +355,8 @@ public final class PiiRules {
   }
 
   /**
-   * {@code text} with the letter of each escaped line break or tab ({@code \n}, {@code \r}, {@code \t}: a
-   * backslash and a letter) as the character it stands for, one for one. A JSON text inside a message or a
+   * {@code text} with each escaped line break or tab ({@code \n}, {@code \r}, {@code \t}: a backslash and a
+   * letter) as a space and the character it stands for, one for one. A JSON text inside a message or a
    * tool's output holds its lines so, and the rules that want no letter or digit before what they take read the
    * 'n' as one: {@code …\nsk-…}, {@code …\nAuthorization: Basic …}, a card or an IBAN starting such a line
    * were stored raw (review t161; the export's final scan decodes JSON lines for the same reason). An escaped
@@ -372,6 +372,9 @@ public final class PiiRules {
       char as = e == 'n' ? '\n' : e == 'r' ? '\r' : e == 't' ? '\t' : 0;
       if (as != 0) {
         if (out == null) out = text.toCharArray();
+        // the backslash as a space: a value's span ("password=Abcdefg1\nnext") ends before the escape, which
+        // stays as sent, rather than taking the backslash and leaving its letter glued to the next word
+        out[i] = ' ';
         out[i + 1] = as;
       }
       i = text.indexOf('\\', i + 2); // past an escaped backslash too
@@ -534,6 +537,19 @@ public final class PiiRules {
    * hold digits. The other formats are specific enough as matched.
    */
   static int[] secret(CharSequence t, int start, int end) {
+    return secret(t, start, end, 0);
+  }
+
+  /**
+   * How many candidates an assignment's value is searched for, and how deep: enough for
+   * {@code ?password=x&token=hf_…&sig=…}. Unbounded, a text of {@code "pass:"} repeated to 64 KB searched
+   * every rest of itself at every level, 2 s and then a stack overflow that stored the whole text as
+   * [SECRET] (review t166).
+   */
+  private static final int INNER_CANDIDATES = 8;
+  private static final int INNER_DEPTH = 2;
+
+  private static int[] secret(CharSequence t, int start, int end, int depth) {
     char c0 = t.charAt(start);
     if (c0 == '-') return PemBlock.span(t, start, end); // a PEM private key: its header, body and END line
     int assign = assignment(t, start, end);
@@ -541,16 +557,18 @@ public final class PiiRules {
       // in a URL's query the value ends at the next parameter: ?api_key=[SECRET]&q=1, the rest of the URL kept
       int value = inQuery(t, start) ? queryValueEnd(t, assign, end) : end;
       // the name kept; "password: required", "api_key=changeme": no digit, no credential
+      if (barePassColon(t, start, assign)) return null; // "--- PASS: TestSHA256 (0.00s)": a test's verdict
       if (value - assign >= 8 && holdsDigit(t, assign, value) && !(namedPass(t, assign) && plainNumber(t, assign, value))) {
         return new int[] {assign, value};
       }
       // ... unless the value is a key of a known format: a Hugging Face token may be all letters
       // (HF_TOKEN=hf_AbC…), or the query goes on with another (?password=x&token=…), and the search goes on
       // after this match, past the value
+      if (depth >= INNER_DEPTH) return null;
       Matcher inner = SECRET.matcher(t).region(assign, end);
       inner.useTransparentBounds(true);
-      while (inner.find()) {
-        int[] hit = inner.start() > start ? secret(t, inner.start(), inner.end()) : null;
+      for (int n = 0; n < INNER_CANDIDATES && inner.find(); n++) {
+        int[] hit = inner.start() > start ? secret(t, inner.start(), inner.end(), depth + 1) : null;
         if (hit != null) return hit;
       }
       return null;
@@ -668,6 +686,21 @@ public final class PiiRules {
     int e = assign;
     while (e > 0 && " \t\"':=".indexOf(t.charAt(e - 1)) >= 0) e--;
     return e >= 4 && t.subSequence(e - 4, e).toString().equalsIgnoreCase("pass");
+  }
+
+  /**
+   * Whether the assignment at {@code start} is a bare {@code pass} (no prefix: not DB_PASS) with a colon: what
+   * test runners print for a passed test (Go's {@code --- PASS: TestX}, Automake's {@code PASS: t/a.sh}), which
+   * the rule for …PASS settings (trial t162) took for a password (review t166). {@code PASS=…} and a quoted
+   * key ({@code "pass": "…"}) still count.
+   */
+  private static boolean barePassColon(CharSequence t, int start, int assign) {
+    if (assign - start < 5 || !t.subSequence(start, start + 4).toString().equalsIgnoreCase("pass")) return false;
+    char after = t.charAt(start + 4);
+    if (after != ':' && after != ' ' && after != '\t') return false; // password:, a quoted key {"pass": "…"}
+    if (start > 0 && (t.charAt(start - 1) == '_' || t.charAt(start - 1) == '-')) return false; // smtp_pass: …
+    for (int i = start + 4; i < assign; i++) if (t.charAt(i) == ':') return true;
+    return false;
   }
 
   /** Whether {@code t[from, to)} is a number, a ratio, a percentage, a date or a time: a test's result, no password. */

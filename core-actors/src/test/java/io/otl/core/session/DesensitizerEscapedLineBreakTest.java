@@ -57,4 +57,32 @@ class DesensitizerEscapedLineBreakTest {
     assertEquals(path, d.apply(path));
     assertEquals(List.of(), d.findings("see \\n and \\t in printf; \\\\n is a backslash and an n"));
   }
+
+  /** Review t166: the value's span took the backslash and left its letter glued to the next word. */
+  @Test
+  void aCredentialsValueEndsBeforeAnEscapedLineBreak() {
+    assertEquals("password=[SECRET]\\nnext line", d.apply("password=Abcdefg1\\nnext line"));
+    assertEquals("{\"cfg\":\"DB_PASS=[SECRET]\\nHOST=db\"}", d.apply("{\"cfg\":\"DB_PASS=hunter2xy9\\nHOST=db\"}"));
+  }
+
+  /** Review t166: a key inside a JSON text inside a JSON text (an MCP tool's result) has its line breaks escaped twice. */
+  @Test
+  void aKeyEscapedTwiceIsMeasuredWhole() {
+    StringBuilder line = new StringBuilder();
+    while (line.length() < 64) line.append("Qk7x7Zp+/Rt");
+    String key = "-----BEGIN " + "PRIVATE KEY-----\\\\n" + line.substring(0, 64) + "\\\\n" + line.substring(0, 40)
+        + "\\\\n-----END " + "PRIVATE KEY-----";
+    String text = "{\"text\":\"{\\\"private_key\\\":\\\"" + key + "\\\\n\\\"}\"}";
+    assertEquals("{\"text\":\"{\\\"private_key\\\":\\\"[SECRET]\\\\n\\\"}\"}", d.apply(text));
+  }
+
+  /** An escaped key with an encrypted key's armor headers. */
+  @Test
+  void anEscapedEncryptedKeyLosesItsBody() {
+    StringBuilder line = new StringBuilder();
+    while (line.length() < 64) line.append("Qk7x7Zp+/Rt");
+    String cut = "-----BEGIN RSA " + "PRIVATE KEY-----\\nProc-Type: 4,ENCRYPTED\\nDEK-Info: AES-128-CBC,3F17F5316E2BAC89"
+        + "\\n\\n" + line.substring(0, 64) + "\\n" + line.substring(0, 64);
+    assertEquals("key: [SECRET]", d.apply("key: " + cut));
+  }
 }

@@ -56,4 +56,25 @@ class DesensitizerPassAndCredentialsTest {
       assertEquals(prose, d.apply(prose), prose);
     }
   }
+
+  /** Review t166: test runners' verdicts are no password; a quoted key still is. */
+  @Test
+  void aTestRunnersPassStays() {
+    assertEquals("--- PASS: TestSHA256x1 (0.00s)", d.apply("--- PASS: TestSHA256x1 (0.00s)"));
+    assertEquals("PASS: t/test01.sh", d.apply("PASS: t/test01.sh"));
+    assertEquals("PASS: test-suite-01", d.apply("PASS: test-suite-01"));
+    assertEquals("{\"pass\": \"[SECRET]\"}", d.apply("{\"pass\": \"hunter2secret\"}"));
+  }
+
+  /**
+   * Review t166: each nested candidate searched the rest of the text again, so 64 KB of "pass:" took seconds and
+   * overflowed the stack, which stores the whole text as [SECRET]. It holds no credential and stays.
+   */
+  @Test
+  void repeatedSettingNamesStayAsSent() {
+    for (String name : new String[] {"pass:", "password:", "api_key=", "credentials:", "x_token="}) {
+      String text = name.repeat(65_536 / name.length());
+      assertEquals(text, d.apply(text), name);
+    }
+  }
 }
