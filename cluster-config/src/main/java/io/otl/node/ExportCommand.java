@@ -201,6 +201,7 @@ public final class ExportCommand {
         .withFallback(journal.pekkoConfig())
         .withFallback(base);
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "otl-export", config);
+    boolean misused = false;
     try {
       DatasetExport export = new DatasetExport(system, filters);
       if (allowPii) export = export.allowingPii();
@@ -226,6 +227,7 @@ public final class ExportCommand {
       if (!r.piiFindings().isEmpty()) out.println("PII found (kept: --allow-pii): " + String.join(", ", r.piiFindings()));
       return 0;
     } catch (IllegalArgumentException e) {
+      misused = true; // a usage error (exit 2) read nothing
       return usage(err, e.getMessage());
     } catch (Exception e) {
       Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
@@ -235,7 +237,7 @@ public final class ExportCommand {
       // The docs promise it says where it read; "via node:" alone left a reader of another database unsure (trial
       // t92). Last, so that the manifest stays the first line scripts read; also when nothing was selected or the
       // export failed, where the journal read is what explains it (trial t155).
-      out.println("journal:  " + journal.safeUrl());
+      if (!misused) out.println("journal:  " + journal.safeUrl());
       system.terminate();
       try {
         system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);

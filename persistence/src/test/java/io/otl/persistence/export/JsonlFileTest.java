@@ -142,4 +142,20 @@ class JsonlFileTest {
     off.write(raw, List.of("s1"));
     assertEquals(List.of("email: 1 line", "secret: 1 line"), off.commit(false).piiFindings());
   }
+
+  /**
+   * Review t166: a reward or quality with a long fraction (6/11 = 0.5454545454545454) passes a card's Luhn check,
+   * and the final scan refused the whole file for it; a whole number written as a float is still read.
+   */
+  @Test
+  void aFractionIsNoCardButAWholeNumberIsStillRead(@TempDir Path dir) throws Exception {
+    JsonlFile out = new JsonlFile(dir.resolve("rl.jsonl"));
+    out.write("{\"prompt\":\"q\",\"reward\":0.5454545454545454,\"quality\":0.2500000000000001}", List.of("s1"));
+    out.write("{\"prompt\":\"q\",\"reward\":0.5499999999999998}", List.of("s2"));
+    assertEquals(List.of(), out.commit(false).piiFindings());
+
+    JsonlFile phone = new JsonlFile(dir.resolve("phone.jsonl"));
+    phone.write("{\"prompt\":\"q\",\"reward\":0.5454545454545454,\"tool\":{\"num\":13812345678.0}}", List.of("s3"));
+    assertEquals(List.of("phone: 1 line"), phone.commit(false).piiFindings());
+  }
 }
