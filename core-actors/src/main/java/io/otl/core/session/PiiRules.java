@@ -207,7 +207,8 @@ public final class PiiRules {
           + "|" + CREDENTIAL_NAME + "[\"']?[ \\t]*[:=][ \\t]*[\"']?[^\\s\"'<>,;]{8,}"
           // a token in a URL's query (?key=…, &sig=… of an Azure SAS, X-Amz-Signature): the value, URL-safe
           // characters only, so that a path (?key=reports/2024/jan.csv) is not one (trial t162)
-          + "|(?<=[?&])(?i:(?:x-(?:amz|goog)-)?signature|sig|key|token)=[A-Za-z0-9_.~+%=-]{8,}+"
+          // 16 characters at least: a cache or file key (?key=user_12345, ?key=report2024.csv) is no token (review t166)
+          + "|(?<=[?&])(?i:(?:x-(?:amz|goog)-)?signature|sig|key|token)=[A-Za-z0-9_.~+%=-]{16,}+"
           + "(?![^\\s&#\"'<>\\\\`{}|)\\]])"
           // an incoming webhook's URL, whose path is its credential (Slack, Discord; trial t162)
           + "|hooks\\.slack\\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{8,}+"

@@ -39,7 +39,8 @@ class DesensitizerUrlSecretsTest {
         "https://example.com/search?q=pass&key=value", "https://example.com/?token=YOUR_TOKEN&page=2",
         "https://s3.example.com/b?list-type=2&key=reports/2024/jan.csv", "https://example.com/?key=20240101",
         "https://example.com/items?sort_key=created_at2&page=12", "https://example.com/?monkey=abc12345xyz",
-        "a map's key=value12345 pairs", "https://example.com/?sig=short1"}) {
+        "a map's key=value12345 pairs", "https://example.com/?sig=short1",
+        "GET /cache?key=user_12345", "https://example.com/reports?key=report2024.csv", "items?key=item-42abc"}) {
       assertEquals(url, d.apply(url), url);
     }
   }

@@ -1,5 +1,6 @@
 package io.otl.http.gateway;
 
+import io.otl.core.Ids;
 import io.otl.core.api.ModelRouter;
 import io.otl.core.api.StableRoute;
 import io.otl.core.model.ModelVersion;
@@ -144,7 +145,7 @@ final class ChatForwarding {
       return org.apache.pekko.pattern.Patterns.after(GatewaySettings.ServerCalls.jitteredBackoff(n), system, () -> {
         // An agent's client often gives up during the pause: then its last failure stands.
         if (clientLeft(c, d, retried)) return sent;
-        log.info("gateway: agent {} session {} version {}: upstream {}, retry {} of {}", c.agent(), c.sessionId(),
+        log.info("gateway: agent {} session {} version {}: upstream {}, retry {} of {}", Ids.shown(c.agent()), Ids.shown(c.sessionId()),
             d.version(), err != null ? GatewayErrors.unwrap(err).getClass().getSimpleName()
                 : "HTTP " + resp.status().intValue(), n, calls.maxRetries());
         return sendRetrying(c, d, calls, tried);
@@ -155,7 +156,7 @@ final class ChatForwarding {
   private static boolean clientLeft(ChatCall c, ModelVersion.RouteDecision d, int retried) {
     if (!c.clientGone().toCompletableFuture().isDone()) return false;
     log.info("gateway: agent {} session {} version {}: the agent's connection ended; not retried after try {}",
-        c.agent(), c.sessionId(), d.version(), retried + 1);
+        Ids.shown(c.agent()), Ids.shown(c.sessionId()), d.version(), retried + 1);
     return true;
   }
 
@@ -193,7 +194,7 @@ final class ChatForwarding {
       String message, long upStart) {
     long failedAt = System.nanoTime();
     metrics.upstreamError(c.agent(), d.version(), kind);
-    log.warn("gateway: agent {} session {} version {}: upstream {} failure: {}", c.agent(), c.sessionId(),
+    log.warn("gateway: agent {} session {} version {}: upstream {} failure: {}", Ids.shown(c.agent()), Ids.shown(c.sessionId()),
         d.version(), kind, message);
     // Nobody is left to answer once the agent's connection has ended: no second model call for it.
     boolean agentWaits = !c.clientGone().toCompletableFuture().isDone();
@@ -204,8 +205,8 @@ final class ChatForwarding {
     return stable.exceptionally(e -> Optional.empty()).thenCompose(s -> {
       if (s.isPresent()) {
         metrics.fallback(c.agent(), d.version());
-        log.info("gateway: agent {} session {}: candidate {} failed, retrying once on stable {}", c.agent(),
-            c.sessionId(), d.version(), s.get().version());
+        log.info("gateway: agent {} session {}: candidate {} failed, retrying once on stable {}", Ids.shown(c.agent()),
+            Ids.shown(c.sessionId()), d.version(), s.get().version());
         // Waiting for the failed candidate (up to gateway.timeout) is not latency the gateway adds; finding the
         // stable is (it was counted as the candidate's, which the metric's HELP and docs did not say).
         c.failedUpstreamNanos().addAndGet(failedAt - upStart);

@@ -392,7 +392,8 @@ public final class GatewayRoutes {
     if (completed) {
       // The agent knows nothing of sessions ending (idle timeout): it keeps its answer, unrecorded.
       metrics.unrecorded(agent, "session_completed");
-      log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", agent, session);
+      log.info("gateway: agent {} session {} is completed; this call is forwarded but not recorded", Ids.shown(agent),
+          Ids.shown(session));
     }
     Instant receivedAt = Instant.now().minusNanos(System.nanoTime() - start);
     CompletableFuture<HttpResponse> answer = forwarding.attempt(new ChatCall(agent, session, request, known, entry == null,
@@ -402,7 +403,7 @@ public final class GatewayRoutes {
     clientGone.thenRun(() -> {
       if (!answer.isDone()) {
         log.info("gateway: agent {} session {} version {}: the agent's connection ended before its answer",
-            agent, session, d.version());
+            Ids.shown(agent), Ids.shown(session), d.version());
       }
     });
     return answer;
@@ -419,7 +420,7 @@ public final class GatewayRoutes {
     if (owners == null) return askSession(sessionId);
     return owners.ownerOf(sessionId).<CompletionStage<KnownSessions.Entry>>handle((owner, err) -> {
       if (err != null) {
-        log.warn("gateway: the journal did not say who owns session {} ({}); asking the session", sessionId,
+        log.warn("gateway: the journal did not say who owns session {} ({}); asking the session", Ids.shown(sessionId),
             GatewayErrors.unwrap(err).getClass().getSimpleName());
         return askSession(sessionId);
       }

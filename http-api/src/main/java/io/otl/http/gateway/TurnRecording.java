@@ -1,5 +1,6 @@
 package io.otl.http.gateway;
 
+import io.otl.core.Ids;
 import io.otl.core.model.ModelVersion;
 import io.otl.core.session.AgentSession;
 import io.otl.http.ApiMetrics;
@@ -276,13 +277,13 @@ final class TurnRecording {
       // Completed since the gateway last saw it (idle timeout): the agent keeps its answer, unrecorded.
       knownSessions.completed(c.sessionId());
       metrics.unrecorded(c.agent(), "session_completed");
-      log.info("gateway: agent {} session {} is completed; this call was forwarded but not recorded", c.agent(),
-          c.sessionId());
+      log.info("gateway: agent {} session {} is completed; this call was forwarded but not recorded", Ids.shown(c.agent()),
+          Ids.shown(c.sessionId()));
       return;
     }
     knownSessions.forget(c.sessionId());
     metrics.recordFailure(c.agent());
-    log.warn("gateway: agent {} session {}: the call was not recorded: {}", c.agent(), c.sessionId(),
+    log.warn("gateway: agent {} session {}: the call was not recorded: {}", Ids.shown(c.agent()), Ids.shown(c.sessionId()),
         err != null ? GatewayErrors.unwrap(err).toString() : ((AgentSession.Rejected) reply).message());
   }
 }
