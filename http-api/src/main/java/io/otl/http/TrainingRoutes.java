@@ -221,8 +221,11 @@ public final class TrainingRoutes {
   private CompletionStage<HttpResponse> list(Optional<String> agentId, Optional<String> statusName) {
     JobStatus status = statusName.map(TrainingRoutes::parseStatus).orElse(null);
     agentId.ifPresent(ModelRoutes::checkAgent);
+    // An agent without a coordinator has no job: it is not asked, as asking starts its entity and
+    // sharding journals the id of every entity it starts (an id holding a key too, trial t167).
     CompletionStage<List<String>> ids = agentId.<CompletionStage<List<String>>>map(
-        a -> CompletableFuture.completedFuture(List.of(a))).orElseGet(agents::agentIds);
+        a -> agents.exists(TrainingCoordinator.persistenceId(a).id()).thenApply(known -> known ? List.of(a) : List.of()))
+        .orElseGet(agents::agentIds);
     return ids.thenCompose(list -> {
       List<CompletableFuture<TrainingCoordinator.JobList>> asks = new ArrayList<>();
       for (String a : list) {
