@@ -103,6 +103,14 @@ class IdsHoldingKeysOverHttpTest {
     assertEquals("{\"jobs\":[]}", jobs.body());
     assertEquals(404, gateway.api.get("/v1/training/" + agent).status());
     assertEquals(404, gateway.api.get("/v1/training/" + agent + "/policy").status());
+    // nor do the answers of the audit and the export repeat the id they were asked about
+    for (Http.Response r : java.util.List.of(gateway.api.get("/v1/audit/session/" + agent),
+        gateway.api.get("/v1/audit/model/" + agent), gateway.api.get("/v1/audit/coordinator/" + agent),
+        gateway.api.post("/v1/exports/" + agent + "?format=sft", ""))) {
+      assertTrue(r.status() == 404 || r.status() == 422, r.status() + " " + r.body());
+      assertFalse(r.body().contains(KEY_BODY), "the answer repeats the key: " + r.body());
+      assertTrue(r.body().contains("key-like-id-"), r.body());
+    }
     // a shard remembers an entity before starting it, so a started coordinator's row is there once it answered
     assertNothingHoldsTheKey();
   }
