@@ -259,11 +259,12 @@ public final class TrainingRoutes {
   /**
    * 404 for a job id no coordinator knows. The id is named only when it has a job id's shape (its
    * agent part a valid agent id): any other path segment is client text, an e-mail or a phone
-   * number as likely as a typo, and answers never echo it.
+   * number as likely as a typo, and answers never echo it; one holding an API key is named by its
+   * digest (trial t167).
    */
   static BadRequest unknownJob(String jobId) {
     boolean shaped = TrainingCoordinator.agentIdOf(jobId).filter(io.otl.core.Ids::isValidAgentId).isPresent();
-    return new BadRequest(404, "not_found", (shaped ? "job " + jobId + " is unknown" : "no job has this id")
+    return new BadRequest(404, "not_found", (shaped ? "job " + io.otl.core.Ids.shown(jobId) + " is unknown" : "no job has this id")
         + " (job ids look like job-<n>-<agentId>)");
   }
 

@@ -106,7 +106,9 @@ class IdsHoldingKeysOverHttpTest {
     // nor do the answers of the audit and the export repeat the id they were asked about
     for (Http.Response r : java.util.List.of(gateway.api.get("/v1/audit/session/" + agent),
         gateway.api.get("/v1/audit/model/" + agent), gateway.api.get("/v1/audit/coordinator/" + agent),
-        gateway.api.post("/v1/exports/" + agent + "?format=sft", ""))) {
+        gateway.api.post("/v1/exports/" + agent + "?format=sft", ""),
+        gateway.api.post("/v1/models/" + agent + "/versions/v1/promote", ""),
+        gateway.api.get("/v1/jobs/job-1-" + agent))) {
       assertTrue(r.status() == 404 || r.status() == 422, r.status() + " " + r.body());
       assertFalse(r.body().contains(KEY_BODY), "the answer repeats the key: " + r.body());
       assertTrue(r.body().contains("key-like-id-"), r.body());
