@@ -133,7 +133,7 @@ public final class ModelRoutes {
     }
     String base = io.otl.core.serving.BaseModel.VERSION;
     if (!version.equals(base)) {
-      return Json.error(StatusCodes.NOT_FOUND, "not_found", "agent " + agentId + " has no version " + version
+      return Json.error(StatusCodes.NOT_FOUND, "not_found", "agent " + Ids.shown(agentId) + " has no version " + version
           + ": its only version is " + base + ", the base model, STABLE");
     }
     // The path's "rollback" is the verb "roll back" in prose, as the entity's own refusals spell it: an

@@ -221,8 +221,11 @@ public final class TrainingRoutes {
   private CompletionStage<HttpResponse> list(Optional<String> agentId, Optional<String> statusName) {
     JobStatus status = statusName.map(TrainingRoutes::parseStatus).orElse(null);
     agentId.ifPresent(ModelRoutes::checkAgent);
+    // An agent without a coordinator has no job: it is not asked, as asking starts its entity and
+    // sharding journals the id of every entity it starts (an id holding a key too, trial t167).
     CompletionStage<List<String>> ids = agentId.<CompletionStage<List<String>>>map(
-        a -> CompletableFuture.completedFuture(List.of(a))).orElseGet(agents::agentIds);
+        a -> agents.exists(TrainingCoordinator.persistenceId(a).id()).thenApply(known -> known ? List.of(a) : List.of()))
+        .orElseGet(agents::agentIds);
     return ids.thenCompose(list -> {
       List<CompletableFuture<TrainingCoordinator.JobList>> asks = new ArrayList<>();
       for (String a : list) {
@@ -256,11 +259,12 @@ public final class TrainingRoutes {
   /**
    * 404 for a job id no coordinator knows. The id is named only when it has a job id's shape (its
    * agent part a valid agent id): any other path segment is client text, an e-mail or a phone
-   * number as likely as a typo, and answers never echo it.
+   * number as likely as a typo, and answers never echo it; one holding an API key is named by its
+   * digest (trial t167).
    */
   static BadRequest unknownJob(String jobId) {
     boolean shaped = TrainingCoordinator.agentIdOf(jobId).filter(io.otl.core.Ids::isValidAgentId).isPresent();
-    return new BadRequest(404, "not_found", (shaped ? "job " + jobId + " is unknown" : "no job has this id")
+    return new BadRequest(404, "not_found", (shaped ? "job " + io.otl.core.Ids.shown(jobId) + " is unknown" : "no job has this id")
         + " (job ids look like job-<n>-<agentId>)");
   }
 

@@ -90,6 +90,33 @@ class IdsHoldingKeysOverHttpTest {
     assertNothingHoldsTheKey();
   }
 
+  /**
+   * Trial t167: {@code GET /v1/jobs?agentId=<key>} asked the agent's coordinator for its jobs, which
+   * started that entity, and sharding journaled the key as a remembered entity id. The other reads of an
+   * unknown key-like agent start nothing either.
+   */
+  @Test
+  void readsOfAnUnknownAgentWhoseIdHoldsAKeyStartNoEntity() throws Exception {
+    String agent = "jobs-" + KEY;
+    Http.Response jobs = gateway.api.get("/v1/jobs?agentId=" + agent);
+    assertEquals(200, jobs.status(), jobs.body());
+    assertEquals("{\"jobs\":[]}", jobs.body());
+    assertEquals(404, gateway.api.get("/v1/training/" + agent).status());
+    assertEquals(404, gateway.api.get("/v1/training/" + agent + "/policy").status());
+    // nor do the answers of the audit and the export repeat the id they were asked about
+    for (Http.Response r : java.util.List.of(gateway.api.get("/v1/audit/session/" + agent),
+        gateway.api.get("/v1/audit/model/" + agent), gateway.api.get("/v1/audit/coordinator/" + agent),
+        gateway.api.post("/v1/exports/" + agent + "?format=sft", ""),
+        gateway.api.post("/v1/models/" + agent + "/versions/v1/promote", ""),
+        gateway.api.get("/v1/jobs/job-1-" + agent))) {
+      assertTrue(r.status() == 404 || r.status() == 422, r.status() + " " + r.body());
+      assertFalse(r.body().contains(KEY_BODY), "the answer repeats the key: " + r.body());
+      assertTrue(r.body().contains("key-like-id-"), r.body());
+    }
+    // a shard remembers an entity before starting it, so a started coordinator's row is there once it answered
+    assertNothingHoldsTheKey();
+  }
+
   /** The embedded Java API: the same refusal, as the exception its other refusals are. */
   @Test
   void theJavaApiRefusesASessionIdHoldingAKey() throws Exception {

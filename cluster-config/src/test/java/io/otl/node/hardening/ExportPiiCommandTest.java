@@ -69,5 +69,10 @@ class ExportPiiCommandTest {
     assertEquals(0, desensitized.code(), desensitized.out() + desensitized.err());
     String file = Files.readString(out.resolve("upgraded.jsonl"));
     assertTrue(file.contains("mail me: [EMAIL]") && !file.contains("carol"), file);
+    // and says so: the file differs from what the journal (audit, GET /v1/sessions) shows (trial t167)
+    assertTrue(desensitized.out().contains("desensitized: 1 line(s) as written, stored raw under an earlier build's rules"),
+        desensitized.out());
+    assertTrue(Files.readString(out.resolve("upgraded.manifest.json")).contains("\"desensitizedAsWritten\" : 1"),
+        Files.readString(out.resolve("upgraded.manifest.json")));
   }
 }

@@ -318,12 +318,14 @@ public final class AuditReader implements AuditLog {
     Source<EventEnvelope, NotUsed> s = events(pid, 1);
     if (kind == Kind.JOB) s = s.filter(env -> ofJob(env, id));
     return s.take(1).runWith(Sink.headOption(), system).thenCompose(first -> {
-      String what = kind.wire() + " " + id;
+      // An id holding an API key is named by its digest, as the session routes name it (trial t167).
+      String shown = io.otl.core.Ids.shown(id);
+      String what = kind.wire() + " " + shown;
       if (first.isEmpty()) {
         return CompletableFuture.failedFuture(new NotFound(switch (kind) {
           case SESSION -> what + " is unknown: the journal has no event of it";
-          case COORDINATOR -> "agent " + id + " has no training coordinator in the journal";
-          case MODEL -> "agent " + id + " has no model versions in the journal";
+          case COORDINATOR -> "agent " + shown + " has no training coordinator in the journal";
+          case MODEL -> "agent " + shown + " has no model versions in the journal";
           case JOB -> what + " is unknown: its coordinator's journal has no event of it";
         }));
       }

@@ -245,7 +245,7 @@ public final class DatasetExport {
           }
           boolean kept = allowPii || w.piiFindings().isEmpty();
           try {
-            writeManifest(manifest, agentId, format, w, exclusions, skipped, kept, lineage);
+            writeManifest(manifest, agentId, format, w, exclusions, skipped, kept, lineage, out.desensitized());
           } catch (RuntimeException e) {
             // A file without its manifest (ids, count, SHA-256) is no export: it stayed after "the export
             // failed" (a full disk, a folder of the manifest's name; trial t73), and a reader took it for one.
@@ -388,7 +388,7 @@ public final class DatasetExport {
 
   private void writeManifest(Path manifest, String agentId, ExportFormat format, JsonlFile.Written w,
       ExportExclusions exclusions, Map<String, Integer> skipped, boolean fileWritten,
-      io.otl.core.coordinator.DatasetLineage lineage) {
+      io.otl.core.coordinator.DatasetLineage lineage, int desensitized) {
     ObjectNode m = JsonlFormats.JSON.createObjectNode();
     m.put("agentId", agentId);
     m.put("format", format.wireName());
@@ -403,6 +403,9 @@ public final class DatasetExport {
     ObjectNode s = m.putObject("skipped");
     skipped.forEach(s::put);
     if (!fileWritten) m.put("fileWritten", false);
+    // Lines the journal holds raw (an earlier build's rules) and the file holds desensitized: the file
+    // then differs from what audit and GET /v1/sessions show, which the export command says (trial t167).
+    if (desensitized > 0) m.put("desensitizedAsWritten", desensitized);
     if (lineage != null) m.set("lineage", JsonlFormats.JSON.valueToTree(lineage));
     Path tmp = manifest.resolveSibling(manifest.getFileName() + ".tmp");
     try {

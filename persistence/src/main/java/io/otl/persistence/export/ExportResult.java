@@ -50,7 +50,7 @@ public record ExportResult(
     if (seen > 0 || !skipped.isEmpty()) return selectionSummary();
     String window = (since == null ? "" : " at or after " + since)
         + (until == null ? "" : (since == null ? "" : " and") + " before " + until);
-    return "0 seen: the journal has no session of agent " + agentId + " completed" + window
+    return "0 seen: the journal has no session of agent " + io.otl.core.Ids.shown(agentId) + " completed" + window
         + " (agent ids are case-sensitive)";
   }
 }

@@ -70,7 +70,7 @@ public sealed interface AgentEventRecord {
       if (sessionId == null) sessionId = key;
       if (sessionProblem != null) return new Invalid(INVALID_SESSION_ID, sessionProblem);
       if (key != null && !key.equals(sessionId)) {
-        return new Invalid(SESSION_MISMATCH, "key " + shownKey(key) + " is not value.sessionId '" + sessionId + "'");
+        return new Invalid(SESSION_MISMATCH, "key " + shownKey(key) + " is not value.sessionId '" + Ids.shown(sessionId) + "'");
       }
       String agentId = EventJson.text(node, "value", "agentId");
       String agentProblem = Ids.problem("value.agentId", agentId, Ids.MAX_AGENT_ID);
@@ -83,9 +83,12 @@ public sealed interface AgentEventRecord {
 
   /**
    * The key as a reason may quote it: only when it could be a session id (those are checked for
-   * personal data); any other key is client text, such as a phone number or an e-mail address.
+   * personal data), and one holding an API key by its digest; any other key is client text, such as a
+   * phone number or an e-mail address.
    */
   private static String shownKey(String key) {
-    return Ids.problem("key", key, Ids.MAX_SESSION_ID) == null ? "'" + key + "'" : "(not a valid session id)";
+    // An id holding an API key passes that check (an earlier build's session may have one): it is shown
+    // by its digest, as the reason goes into otl-error and the node's log (trial t167).
+    return Ids.problem("key", key, Ids.MAX_SESSION_ID) == null ? "'" + Ids.shown(key) + "'" : "(not a valid session id)";
   }
 }

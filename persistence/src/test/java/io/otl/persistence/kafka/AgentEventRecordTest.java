@@ -169,4 +169,20 @@ class AgentEventRecordTest {
     var idKey = invalid("s-1", "{\"type\":\"message\",\"sessionId\":\"s-2\",\"agentId\":\"a\"}");
     assertEquals("key 's-1' is not value.sessionId 's-2'", idKey.reason());
   }
+  /**
+   * Trial t167: a record keyed by an API key (or naming one as its value.sessionId) beside a different
+   * session id was dead-lettered {@code session_mismatch} with the key quoted in {@code otl-error} and in
+   * the node's INFO line {@code dead-lettering …}. Keys are assembled at run time.
+   */
+  @Test
+  void aMismatchedSessionIdHoldingAnApiKeyIsNotQuoted() {
+    String key = "sk-" + "proj-" + "AbCdEf1234567890GhIjKlMnOpQrStUv" + "WxYz0987";
+    var keyed = invalid(key, "{\"type\":\"message\",\"sessionId\":\"s-2\",\"agentId\":\"a\"}");
+    assertEquals(AgentEventRecord.SESSION_MISMATCH, keyed.code());
+    assertTrue(!keyed.reason().contains("AbCdEf1234567890") && keyed.reason().contains("key-like-id-"), keyed.reason());
+    var named = invalid("s-1", "{\"type\":\"message\",\"sessionId\":\"" + key + "\",\"agentId\":\"a\"}");
+    assertEquals(AgentEventRecord.SESSION_MISMATCH, named.code());
+    assertTrue(!named.reason().contains("AbCdEf1234567890") && named.reason().startsWith("key 's-1' is not value.sessionId 'key-like-id-"),
+        named.reason());
+  }
 }
