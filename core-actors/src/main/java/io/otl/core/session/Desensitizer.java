@@ -55,8 +55,8 @@ public final class Desensitizer {
         while (from <= text.length() && next(m, text, from)) {
           if (check == null) return new int[] {m.start(), m.end()};
           int[] hit = check.find(text, m.start(), m.end());
-          if (hit != null) return hit;
-          from = m.end() > m.start() ? m.end() : m.end() + 1;
+          if (hit != null && hit[0] != PiiRules.RESUME) return hit;
+          from = hit != null ? hit[1] : m.end() > m.start() ? m.end() : m.end() + 1;
         }
         return null;
       } catch (StackOverflowError e) {
@@ -122,7 +122,10 @@ public final class Desensitizer {
    */
   @FunctionalInterface
   public interface Check {
-    /** The part of the candidate {@code text[start, end)} to replace, as {@code {from, to}}, or null. */
+    /**
+     * The part of the candidate {@code text[start, end)} to replace, as {@code {from, to}}, or null; or
+     * {@code {PiiRules.RESUME, from}}: none, and the search goes on from {@code from} inside the candidate.
+     */
     int[] find(CharSequence text, int start, int end);
   }
 

@@ -136,7 +136,11 @@ final class PemBlock {
     int n = t.length();
     if (i >= n) return 0;
     char c = t.charAt(i);
-    if (c == '\r') return i + 1 < n && t.charAt(i + 1) == '\n' ? 2 : 1;
+    if (c == '\r') {
+      if (i + 1 < n && t.charAt(i + 1) == '\n') return 2;
+      // an escaped \r\n as the rules see it: CR, a space, LF (review t168: cut after its first line before)
+      return i + 2 < n && t.charAt(i + 1) == ' ' && t.charAt(i + 2) == '\n' ? 3 : 1;
+    }
     if (c == '\n') return 1;
     // the rules see an escaped line break as a space and the break (PiiRules#escapedBreaksUnescaped)
     if (c == ' ' && i + 1 < n && (t.charAt(i + 1) == '\n' || t.charAt(i + 1) == '\r')) return 1 + lineBreak(t, i + 1);

@@ -526,7 +526,9 @@ public final class PiiRules {
     if (id == null || id.length() < MIN_KEY_IN_ID) return false;
     Matcher m = PROVIDER_KEY_IN_ID.matcher(id);
     while (m.find()) {
-      if (m.end() - m.start() >= MIN_KEY_IN_ID && secret(id, m.start(), m.end()) != null) return true;
+      if (m.end() - m.start() < MIN_KEY_IN_ID) continue;
+      int[] hit = secret(id, m.start(), m.end());
+      if (hit != null && hit[0] != RESUME) return true;
     }
     return false;
   }
@@ -550,36 +552,53 @@ public final class PiiRules {
   private static final int INNER_CANDIDATES = 8;
   private static final int INNER_DEPTH = 2;
 
+  /**
+   * What {@link #secret} answers for a candidate that is no finding but whose search goes on inside it
+   * ({@code {RESUME, from}}): a query parameter's match runs to the end of the query.
+   */
+  static final int RESUME = -1;
+
+  /** A key of a known format inside {@code t[from, to)} (not at {@code after}), searched a bounded number of times. */
+  private static int[] keyInside(CharSequence t, int from, int to, int after, int depth) {
+    if (depth >= INNER_DEPTH || from >= to) return null;
+    Matcher inner = SECRET.matcher(t).region(from, to);
+    inner.useTransparentBounds(true);
+    for (int n = 0; n < INNER_CANDIDATES && inner.find(); n++) {
+      int[] hit = inner.start() > after ? secret(t, inner.start(), inner.end(), depth + 1) : null;
+      if (hit != null && hit[0] != RESUME) return hit;
+    }
+    return null;
+  }
+
   private static int[] secret(CharSequence t, int start, int end, int depth) {
     char c0 = t.charAt(start);
     if (c0 == '-') return PemBlock.span(t, start, end); // a PEM private key: its header, body and END line
     int assign = assignment(t, start, end);
     if (assign >= 0) {
       // in a URL's query the value ends at the next parameter: ?api_key=[SECRET]&q=1, the rest of the URL kept
-      int value = inQuery(t, start) ? queryValueEnd(t, assign, end) : end;
+      boolean query = inQuery(t, start);
+      int value = query ? queryValueEnd(t, assign, end) : end;
       // the name kept; "password: required", "api_key=changeme": no digit, no credential
-      if (barePassColon(t, start, assign)) return null; // "--- PASS: TestSHA256 (0.00s)": a test's verdict
-      if (value - assign >= 8 && holdsDigit(t, assign, value) && !(namedPass(t, assign) && plainNumber(t, assign, value))) {
+      if (!testVerdict(t, start, assign) && value - assign >= 8 && holdsDigit(t, assign, value)
+          && !(namedPass(t, assign) && plainNumber(t, assign, value))) {
         return new int[] {assign, value};
       }
-      // ... unless the value is a key of a known format: a Hugging Face token may be all letters
-      // (HF_TOKEN=hf_AbC…), or the query goes on with another (?password=x&token=…), and the search goes on
-      // after this match, past the value
-      if (depth >= INNER_DEPTH) return null;
-      Matcher inner = SECRET.matcher(t).region(assign, end);
-      inner.useTransparentBounds(true);
-      for (int n = 0; n < INNER_CANDIDATES && inner.find(); n++) {
-        int[] hit = inner.start() > start ? secret(t, inner.start(), inner.end(), depth + 1) : null;
-        if (hit != null) return hit;
-      }
-      return null;
+      // ... unless the value is a key of a known format: a Hugging Face token may be all letters (HF_TOKEN=hf_AbC…)
+      int[] inside = keyInside(t, assign, value, start, depth);
+      if (inside != null) return inside;
+      // A query's later parameters (?password=&user_token=abc&api_key=…) are searched as any text is, from this
+      // one's end: nested in this match, they were reached two deep at most (review t168).
+      return query && value < end ? new int[] {RESUME, value} : null;
     }
     if ((c0 == 'a' || c0 == 'A') && end - start > 13
         && t.subSequence(start, start + 13).toString().equalsIgnoreCase("authorization")) {
       return authorizationCredential(t, start, end);
     }
     int query = queryToken(t, start, end);
-    if (query >= 0) return holdsDigit(t, query, end) && holdsLetter(t, query, end) ? new int[] {query, end} : null;
+    if (query >= 0) {
+      if (holdsDigit(t, query, end) && holdsLetter(t, query, end)) return new int[] {query, end};
+      return keyInside(t, query, end, start, depth); // ?token=hf_… (all letters)
+    }
     int hook = webhookPath(t, start, end);
     if (hook >= 0) return holdsDigit(t, hook, end) ? new int[] {hook, end} : null; // the host and "/services/" kept
     int scheme = indexOf(t, "://", start, end);
@@ -690,18 +709,24 @@ public final class PiiRules {
   }
 
   /**
-   * Whether the assignment at {@code start} is a bare {@code pass} (no prefix: not DB_PASS) with a colon: what
-   * test runners print for a passed test (Go's {@code --- PASS: TestX}, Automake's {@code PASS: t/a.sh}), which
-   * the rule for …PASS settings (trial t162) took for a password (review t166). {@code PASS=…} and a quoted
-   * key ({@code "pass": "…"}) still count.
+   * Whether the assignment at {@code start} is a test runner's verdict: a bare {@code PASS} in capitals (not
+   * DB_PASS) with a colon and an unquoted value, as Go ({@code --- PASS: TestX (0.00s)}) and Automake
+   * ({@code PASS: t/a.sh}) print it, which the rule for …PASS settings (trial t162) took for a password
+   * (review t166). Its value is not taken, but a key inside it still is. {@code PASS=…}, {@code pass: …} (YAML,
+   * nodemailer's {@code pass: 'secret'}) and a quoted value still count.
    */
-  private static boolean barePassColon(CharSequence t, int start, int assign) {
-    if (assign - start < 5 || !t.subSequence(start, start + 4).toString().equalsIgnoreCase("pass")) return false;
+  private static boolean testVerdict(CharSequence t, int start, int assign) {
+    if (assign - start < 5 || !"PASS".contentEquals(t.subSequence(start, start + 4))) return false;
     char after = t.charAt(start + 4);
-    if (after != ':' && after != ' ' && after != '\t') return false; // password:, a quoted key {"pass": "…"}
-    if (start > 0 && (t.charAt(start - 1) == '_' || t.charAt(start - 1) == '-')) return false; // smtp_pass: …
-    for (int i = start + 4; i < assign; i++) if (t.charAt(i) == ':') return true;
-    return false;
+    if (after != ':' && after != ' ' && after != '\t') return false;
+    if (start > 0 && (t.charAt(start - 1) == '_' || t.charAt(start - 1) == '-')) return false; // SMTP_PASS: …
+    boolean colon = false;
+    for (int i = start + 4; i < assign; i++) {
+      char c = t.charAt(i);
+      if (c == '"' || c == '\'') return false;
+      colon |= c == ':';
+    }
+    return colon;
   }
 
   /** Whether {@code t[from, to)} is a number, a ratio, a percentage, a date or a time: a test's result, no password. */

@@ -85,4 +85,14 @@ class DesensitizerEscapedLineBreakTest {
         + "\\n\\n" + line.substring(0, 64) + "\\n" + line.substring(0, 64);
     assertEquals("key: [SECRET]", d.apply("key: " + cut));
   }
+
+  /** Review t168: a key made on Windows, its CRLFs escaped in a JSON text, was cut after its first line. */
+  @Test
+  void aKeyWithEscapedCrlfIsMeasuredWhole() {
+    StringBuilder line = new StringBuilder();
+    while (line.length() < 64) line.append("Qk7x7Zp+/Rt");
+    String key = "-----BEGIN " + "PRIVATE KEY-----\\r\\n" + line.substring(0, 64) + "\\r\\n" + line.substring(0, 40)
+        + "\\r\\n-----END " + "PRIVATE KEY-----";
+    assertEquals("{\"k\":\"[SECRET]\\r\\n\"}", d.apply("{\"k\":\"" + key + "\\r\\n\"}"));
+  }
 }

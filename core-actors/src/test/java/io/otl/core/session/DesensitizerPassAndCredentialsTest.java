@@ -64,6 +64,11 @@ class DesensitizerPassAndCredentialsTest {
     assertEquals("PASS: t/test01.sh", d.apply("PASS: t/test01.sh"));
     assertEquals("PASS: test-suite-01", d.apply("PASS: test-suite-01"));
     assertEquals("{\"pass\": \"[SECRET]\"}", d.apply("{\"pass\": \"hunter2secret\"}"));
+    // review t168: a config's pass (YAML, nodemailer) is a password, and a key after PASS: is still taken
+    assertEquals("auth: { user: 'a', pass: '[SECRET]' }", d.apply("auth: { user: 'a', pass: 'Hunter2secret' }"));
+    assertEquals("pass: [SECRET]", d.apply("pass: hunter2secret9"));
+    String ghp = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c";
+    assertEquals("PASS: [SECRET]", d.apply("PASS: " + ghp));
   }
 
   /**

@@ -76,4 +76,14 @@ class DesensitizerUrlSecretsTest {
       assertEquals(prose, d.apply(prose), prose);
     }
   }
+
+  /** Review t168: later parameters of a query were reached only two deep, and a key inside a short token not at all. */
+  @Test
+  void everyParameterOfALongQueryIsRead() {
+    assertEquals("https://h.example/cb?password=&user_token=abc&csrf_token=def&api_key=[SECRET]",
+        d.apply("https://h.example/cb?password=&user_token=abc&csrf_token=def&api_key=Zx9aB3cD4eF5gH6i"));
+    String hf = "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh";
+    assertEquals("https://h.example/x?password=x&token=[SECRET]&q=1",
+        d.apply("https://h.example/x?password=x&token=" + hf + "&q=1"));
+  }
 }

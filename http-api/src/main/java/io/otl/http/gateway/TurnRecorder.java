@@ -98,7 +98,8 @@ final class TurnRecorder {
     return RetryOnTimeout.call(() -> collector.submit(sessionId, agentId, inputs, writer,
             first.getAndSet(false) ? after : null), TIMEOUT_RETRIES,
         TIMEOUT_RETRY_PAUSE_MS, retry -> {
-          if (retry == 1) log.info("gateway: session {} did not answer the recording in time; sending it again", sessionId);
+          if (retry == 1) log.info("gateway: session {} did not answer the recording in time; sending it again",
+              io.otl.core.Ids.shown(sessionId));
         });
   }
 
