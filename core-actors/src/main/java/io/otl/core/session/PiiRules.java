@@ -170,6 +170,9 @@ public final class PiiRules {
    * The keys of providers, by their prefix (the first part of {@link #SECRET}): what an id may not hold
    * either ({@link #keyInId}).
    */
+  /** The longest credential value one match of {@link #SECRET} takes; {@link #secret} extends a longer one. */
+  private static final int MAX_VALUE = 256;
+
   private static final String PROVIDER_KEYS = "sk-[A-Za-z0-9_-]{20,}"
           + "|[sr]k_(?:live|test)_[A-Za-z0-9]{20,}"
           + "|(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"
@@ -204,7 +207,11 @@ public final class PiiRules {
           + "|(?i:authorization)[\"']?[ \\t]*[:=][ \\t]*[\"']?(?i:basic|token)[ \\t]+[A-Za-z0-9_.~+/-]{8,}=*"
           + "(?![A-Za-z0-9_.~+/=-])"
           // the value of a credential's assignment (aws_secret_access_key = …, "password": "…")
-          + "|" + CREDENTIAL_NAME + "[\"']?[ \\t]*[:=][ \\t]*[\"']?[^\\s\"'<>,;]{8,}"
+          // (a '&' that starts the next parameter of a URL's query, "&name=", ends it, and a match is at most
+          // MAX_VALUE long, {@link #secret} takes the rest: each parameter's match ran to the end of the text, so
+          // a text of many "?pass=&" took seconds, quadratic; review t168)
+          + "|" + CREDENTIAL_NAME + "[\"']?[ \\t]*[:=][ \\t]*[\"']?(?:[^\\s\"'<>,;&]|&(?![A-Za-z0-9_.~-]{1,64}=))"
+          + "{8," + MAX_VALUE + "}+"
           // a token in a URL's query (?key=…, &sig=… of an Azure SAS, X-Amz-Signature): the value, URL-safe
           // characters only, so that a path (?key=reports/2024/jan.csv) is not one (trial t162)
           // 16 characters at least: a cache or file key (?key=user_12345, ?key=report2024.csv) is no token (review t166)
@@ -558,6 +565,13 @@ public final class PiiRules {
    */
   static final int RESUME = -1;
 
+  /** Where a credential's value matched up to {@code end} ends: past {@link #MAX_VALUE}, the match stopped short of it. */
+  private static int valueEnd(CharSequence t, int end) {
+    int i = end;
+    while (i < t.length() && !Character.isWhitespace(t.charAt(i)) && "\"'<>,;&".indexOf(t.charAt(i)) < 0) i++;
+    return i;
+  }
+
   /** A key of a known format inside {@code t[from, to)} (not at {@code after}), searched a bounded number of times. */
   private static int[] keyInside(CharSequence t, int from, int to, int after, int depth) {
     if (depth >= INNER_DEPTH || from >= to) return null;
@@ -577,7 +591,9 @@ public final class PiiRules {
     if (assign >= 0) {
       // in a URL's query the value ends at the next parameter: ?api_key=[SECRET]&q=1, the rest of the URL kept
       boolean query = inQuery(t, start);
-      int value = query ? queryValueEnd(t, assign, end) : end;
+      // (a value longer than one match takes is extended at the top only: nested, that read the text's rest again)
+      int matched = depth == 0 ? valueEnd(t, end) : end;
+      int value = query ? queryValueEnd(t, assign, matched) : matched;
       // the name kept; "password: required", "api_key=changeme": no digit, no credential
       if (!testVerdict(t, start, assign) && value - assign >= 8 && holdsDigit(t, assign, value)
           && !(namedPass(t, assign) && plainNumber(t, assign, value))) {

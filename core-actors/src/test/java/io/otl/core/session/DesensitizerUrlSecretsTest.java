@@ -86,4 +86,18 @@ class DesensitizerUrlSecretsTest {
     assertEquals("https://h.example/x?password=x&token=[SECRET]&q=1",
         d.apply("https://h.example/x?password=x&token=" + hf + "&q=1"));
   }
+
+  /**
+   * Review t168: each parameter's match ran to the end of the text, so a text of many "?pass=&" was searched
+   * again from every parameter (seconds for 64 KB). A match now takes at most 256 characters of a value, and a
+   * longer credential is still taken whole.
+   */
+  @Test
+  void longQueriesStayAsSentAndLongCredentialsAreTakenWhole() {
+    String hostile = "https://h.example/x" + "?pass=&".repeat(9_000);
+    assertEquals(hostile, d.apply(hostile));
+    String longValue = "Ab3".repeat(300); // 900 characters, a digit in every three
+    assertEquals("x_token=[SECRET] next", d.apply("x_token=" + longValue + " next"));
+    assertEquals("?password=[SECRET]&q=1", d.apply("?password=" + longValue + "&q=1"));
+  }
 }
