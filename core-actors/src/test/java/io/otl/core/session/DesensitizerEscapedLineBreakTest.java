@@ -17,6 +17,8 @@ import org.junit.jupiter.api.Test;
 class DesensitizerEscapedLineBreakTest {
   private final Desensitizer d = Desensitizer.builtInScanner();
   private static final String KEY = "sk-proj-" + "Qk7x7ZpRt9aB3cD4eF5gH6iJ7kL8mN9oP0qR";
+  /** A line of a PEM key's base64 body, 64 characters. */
+  private static final String KEY_LINE = "Qk7x7Zp+/Rt".repeat(6).substring(0, 64);
 
   @Test
   void aKeyStartingAnEscapedLineIsASecret() {
@@ -41,8 +43,7 @@ class DesensitizerEscapedLineBreakTest {
 
   @Test
   void aKeyAfterAnEscapedLineBreakIsStillMeasuredWhole() {
-    StringBuilder line = new StringBuilder();
-    while (line.length() < 64) line.append("Qk7x7Zp+/Rt");
+    String line = KEY_LINE;
     String key = "-----BEGIN " + "PRIVATE KEY-----\\n" + line.substring(0, 64) + "\\n" + line.substring(0, 40)
         + "\\n-----END " + "PRIVATE KEY-----";
     assertEquals("{\"private_key\":\"[SECRET]\\n\",\"x\":1}", d.apply("{\"private_key\":\"" + key + "\\n\",\"x\":1}"));
@@ -68,8 +69,7 @@ class DesensitizerEscapedLineBreakTest {
   /** Review t166: a key inside a JSON text inside a JSON text (an MCP tool's result) has its line breaks escaped twice. */
   @Test
   void aKeyEscapedTwiceIsMeasuredWhole() {
-    StringBuilder line = new StringBuilder();
-    while (line.length() < 64) line.append("Qk7x7Zp+/Rt");
+    String line = KEY_LINE;
     String key = "-----BEGIN " + "PRIVATE KEY-----\\\\n" + line.substring(0, 64) + "\\\\n" + line.substring(0, 40)
         + "\\\\n-----END " + "PRIVATE KEY-----";
     String text = "{\"text\":\"{\\\"private_key\\\":\\\"" + key + "\\\\n\\\"}\"}";
@@ -79,8 +79,7 @@ class DesensitizerEscapedLineBreakTest {
   /** An escaped key with an encrypted key's armor headers. */
   @Test
   void anEscapedEncryptedKeyLosesItsBody() {
-    StringBuilder line = new StringBuilder();
-    while (line.length() < 64) line.append("Qk7x7Zp+/Rt");
+    String line = KEY_LINE;
     String cut = "-----BEGIN RSA " + "PRIVATE KEY-----\\nProc-Type: 4,ENCRYPTED\\nDEK-Info: AES-128-CBC,3F17F5316E2BAC89"
         + "\\n\\n" + line.substring(0, 64) + "\\n" + line.substring(0, 64);
     assertEquals("key: [SECRET]", d.apply("key: " + cut));
@@ -89,8 +88,7 @@ class DesensitizerEscapedLineBreakTest {
   /** Review t168: a key made on Windows, its CRLFs escaped in a JSON text, was cut after its first line. */
   @Test
   void aKeyWithEscapedCrlfIsMeasuredWhole() {
-    StringBuilder line = new StringBuilder();
-    while (line.length() < 64) line.append("Qk7x7Zp+/Rt");
+    String line = KEY_LINE;
     String key = "-----BEGIN " + "PRIVATE KEY-----\\r\\n" + line.substring(0, 64) + "\\r\\n" + line.substring(0, 40)
         + "\\r\\n-----END " + "PRIVATE KEY-----";
     assertEquals("{\"k\":\"[SECRET]\\r\\n\"}", d.apply("{\"k\":\"" + key + "\\r\\n\"}"));
