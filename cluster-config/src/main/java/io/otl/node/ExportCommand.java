@@ -225,11 +225,7 @@ public final class ExportCommand {
       out.println("sessions: " + r.selectionSummary());
       if (!r.skipped().isEmpty()) out.println("skipped:  " + r.skipped());
       if (!r.piiFindings().isEmpty()) out.println("PII found (kept: --allow-pii): " + String.join(", ", r.piiFindings()));
-      try {
-        printDesensitized(out, new com.fasterxml.jackson.databind.ObjectMapper().readTree(Path.of(r.manifestPath()).toFile()));
-      } catch (java.io.IOException e) {
-        // the file and its manifest are written: a note that cannot be read back fails nothing (review t168)
-      }
+      printDesensitized(out, r.desensitizedAsWritten());
       return 0;
     } catch (IllegalArgumentException e) {
       misused = true; // a usage error (exit 2) read nothing
@@ -307,8 +303,7 @@ public final class ExportCommand {
    * journal holds them raw, stored under an earlier build's rules, so the file differs from what audit
    * shows; before trial t167 only the node's log said so, and an export reading the journal said nothing.
    */
-  static void printDesensitized(PrintStream out, com.fasterxml.jackson.databind.JsonNode manifest) {
-    int n = manifest.path("desensitizedAsWritten").asInt(0);
+  static void printDesensitized(PrintStream out, int n) {
     if (n > 0) {
       out.println("desensitized: " + n + " line(s) as written, stored raw under an earlier build's rules "
           + "(the journal keeps them as stored)");

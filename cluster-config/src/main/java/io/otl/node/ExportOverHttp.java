@@ -93,7 +93,7 @@ final class ExportOverHttp {
       out.println("sessions: " + selection(m));
       if (m.path("skipped").size() > 0) out.println("skipped:  " + m.path("skipped"));
       if (m.path("piiFindings").size() > 0) out.println("PII found (kept: --allow-pii): " + m.path("piiFindings"));
-      ExportCommand.printDesensitized(out, m);
+      ExportCommand.printDesensitized(out, m.path("desensitizedAsWritten").asInt(0));
       return 0;
     } catch (NodeHttpClient.NodeError e) {
       FileProblems.deleteQuietly(tmp);

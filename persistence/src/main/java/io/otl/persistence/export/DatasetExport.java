@@ -236,12 +236,12 @@ public final class DatasetExport {
             out.close();
             removeStale(file, manifest);
             return new ExportResult(file.toString(), 0, "", List.of(), List.of(), format.wireName(), null,
-                exclusions.seenCount(), exclusions.byReason(), skipped, false);
+                exclusions.seenCount(), exclusions.byReason(), skipped, false, 0);
           }
           JsonlFile.Written w = out.commit(allowPii);
           if (out.desensitized() > 0) {
-            LOG.info("export {}: {} line(s) desensitized as written: stored raw under an earlier build's rules",
-                file.getFileName(), out.desensitized());
+            LOG.info("export of agent {} ({}): {} line(s) desensitized as written: stored raw under an earlier build's"
+                + " rules", io.otl.core.Ids.shown(agentId), format.wireName(), out.desensitized());
           }
           boolean kept = allowPii || w.piiFindings().isEmpty();
           try {
@@ -255,7 +255,8 @@ public final class DatasetExport {
             throw e;
           }
           return new ExportResult(w.path().toString(), w.count(), w.sha256(), w.sessionIds(), w.piiFindings(),
-              format.wireName(), manifest.toString(), exclusions.seenCount(), exclusions.byReason(), skipped, kept);
+              format.wireName(), manifest.toString(), exclusions.seenCount(), exclusions.byReason(), skipped, kept,
+              out.desensitized());
         }, system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))
         .whenComplete((r, failure) -> {
           if (failure != null) out.close();

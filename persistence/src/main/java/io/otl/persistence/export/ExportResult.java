@@ -19,16 +19,18 @@ import java.util.Map;
  * @param skipped sessions left out because a stored event could not be read or converted, by reason
  * @param fileWritten false when nothing was selected, or when the PII scan found something and PII
  *     was not allowed: no file is left
+ * @param desensitizedAsWritten lines the journal holds raw (an earlier build's rules) that the file holds
+ *     desensitized by the node's rules
  */
 public record ExportResult(
     String path, int count, String sha256, List<String> sessionIds, List<String> piiFindings, String format,
     String manifestPath, int seen, Map<String, Integer> exclusions, Map<String, Integer> skipped,
-    boolean fileWritten) {
+    boolean fileWritten, int desensitizedAsWritten) {
 
   /** A file written with everything selected: nothing excluded or skipped. */
   public ExportResult(String path, int count, String sha256, List<String> sessionIds, List<String> piiFindings,
       String format, String manifestPath) {
-    this(path, count, sha256, sessionIds, piiFindings, format, manifestPath, count, Map.of(), Map.of(), true);
+    this(path, count, sha256, sessionIds, piiFindings, format, manifestPath, count, Map.of(), Map.of(), true, 0);
   }
 
   /** Nothing was written: the selection counts say why. */
