@@ -55,12 +55,17 @@ abstract class DesensitizedAsWrittenContract {
 
   private static void session(DataCollector dc, String id, String agent, String prompt, String answer,
       SessionInput.ToolCall call) throws Exception {
+    session(dc, id, agent, prompt, answer, call, "SUCCESS");
+  }
+
+  private static void session(DataCollector dc, String id, String agent, String prompt, String answer,
+      SessionInput.ToolCall call, String result) throws Exception {
     List<SessionInput> inputs = new ArrayList<>();
     inputs.add(new SessionInput.Start("start", null, "1.0", "v1", Map.of()));
     inputs.add(new SessionInput.Message("u1", null, "user", prompt, null, null));
     if (call != null) inputs.add(call);
     inputs.add(new SessionInput.Message("a1", null, "assistant", answer, null, 400L));
-    inputs.add(new SessionInput.Result("res", null, "SUCCESS", "r"));
+    inputs.add(new SessionInput.Result("res", null, result, "r"));
     get(dc.record(id, agent, inputs));
   }
 
@@ -72,8 +77,8 @@ abstract class DesensitizedAsWrittenContract {
 
   /**
    * A customer's mobile an earlier build stored raw as a tool's integer argument: rewritten, it became the string
-   * "[PHONE]" under the line's own schema {@code "type": "integer"}. The line is left out, counted; the same
-   * number in a string is desensitized and its line written.
+   * "[PHONE]" under the line's own schema {@code "type": "integer"}. The line is left out, counted (a DPO pair's
+   * two trajectories); the same number in a string is desensitized and its line written.
    */
   @Test
   void aNumberIsNeverTurnedIntoAStringAgainstTheLinesOwnSchema() throws Exception {
@@ -85,6 +90,9 @@ abstract class DesensitizedAsWrittenContract {
           "dial", JSON.readTree("{\"number\":13812345678,\"retries\":2}"), JSON.readTree("\"ok\""), true, 30L));
       session(dc, "str-1", "agent-n", "text the customer", "sent", new SessionInput.ToolCall("t1", null, "call-1",
           "sms", JSON.readTree("{\"to\":\"13812345678\",\"retries\":2}"), JSON.readTree("\"ok\""), true, 30L));
+      session(dc, "num-2", "agent-n", "call the customer", "no answer", new SessionInput.ToolCall("t1", null, "call-1",
+          "dial", JSON.readTree("{\"number\":13812345678,\"retries\":2}"), JSON.readTree("\"busy\""), true, 30L),
+          "FAILURE");
     }
     try (TrainingNode upgraded = TrainingNode.start(TestDatabases.node(db, false))) {
       ExportResult r = get(new DatasetExport(upgraded.system(), 4, Clock.systemUTC(), EVERYTHING)
@@ -98,6 +106,12 @@ abstract class DesensitizedAsWrittenContract {
       assertEquals(2, r.seen());
       assertEquals(1, r.desensitizedAsWritten());
       assertTrue(file.contains("\"to\":\"[PHONE]\",\"retries\":2"), file);
+
+      ExportResult dpo = get(new DatasetExport(upgraded.system(), 4, Clock.systemUTC(), EVERYTHING)
+          .forSessions("agent-n", List.of("num-1", "num-2", "str-1"), ExportFormat.DPO, dir, "pairs"));
+      assertEquals(0, dpo.count());
+      assertEquals(Map.of("pii-in-a-number", 2, "dpo-only-answer-to-its-task", 1), dpo.exclusions());
+      assertFalse(Files.exists(Path.of(dpo.path())));
     }
   }
 
