@@ -18,16 +18,17 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Writes a JSON Lines file line by line into a temporary file, hashing (SHA-256) and PII-scanning
- * each line (as written and its escaped strings decoded, {@link LineScan}) as it goes; {@link #commit()} moves it into place. Holds nothing of the lines but the
- * session ids for the manifest.
+ * Writes a JSON Lines file line by line into a temporary file, hashing (SHA-256) and PII-scanning each line
+ * (as written and its escaped strings decoded, {@link LineScan}) as it goes; {@link #commit()} moves it into
+ * place. Holds nothing of the lines but the session ids for the manifest.
  *
  * <p>A line the scan finds something in is first desensitized by the node's own rules ({@code rules}) and
  * scanned again; only what is left counts as a finding ({@link AsWritten}: the training content only, never
- * {@code metadata} or a number; a line whose ids or numbers hold what the rules take is left out). Sessions are desensitized when they are stored, by
- * the rules of that build: text an earlier build stored raw, which a later build's rules take (a national
- * phone number, a {@code DB_PASS=} setting, a key after an escaped line break), failed the first job after
- * an upgrade, and the job's trajectories with it (trial t165). The journal keeps what was stored.
+ * {@code metadata} or a number; a line whose ids or numbers hold what the rules take is left out). Sessions
+ * are desensitized when they are stored, by the rules of that build: text an earlier build stored raw, which
+ * a later build's rules take (a national phone number, a {@code DB_PASS=} setting, a key after an escaped
+ * line break), failed the first job after an upgrade, and the job's trajectories with it (trial t165). The
+ * journal keeps what was stored.
  */
 final class JsonlFile implements AutoCloseable {
   private final Path target;
@@ -77,7 +78,9 @@ final class JsonlFile implements AutoCloseable {
 
   /** Writes a line {@link #check} let through. */
   void write(AsWritten checked, List<String> forSessions) {
-    if (!checked.written()) throw new IllegalArgumentException("a line left out (" + checked.leftOut() + ") is not written");
+    if (!checked.written()) {
+      throw new IllegalArgumentException("a line left out (" + checked.leftOut() + ") is not written");
+    }
     byte[] bytes = (checked.line() + "\n").getBytes(StandardCharsets.UTF_8);
     try {
       out.write(bytes);
