@@ -274,13 +274,27 @@ public final class Desensitizer {
    * that desensitize alike stay apart: {@code [EMAIL]}, {@code [EMAIL]#2}.
    */
   public JsonNode apply(JsonNode node) {
+    return apply(node, true);
+  }
+
+  /**
+   * As {@link #apply(JsonNode)}, every number left as it is: what a dataset export rewrites in a line it
+   * writes, where a number turned into the string "[PHONE]" would break the line's own {@code tools} schema
+   * (an {@code integer} parameter holding a string).
+   */
+  public JsonNode applyToStrings(JsonNode node) {
+    return apply(node, false);
+  }
+
+  private JsonNode apply(JsonNode node, boolean numbers) {
     if (!enabled || node == null) return node;
     if (node.isTextual()) return TextNode.valueOf(apply(node.textValue()));
+    if (node.isNumber() && !numbers) return node;
     if (node.isIntegralNumber()) return applyToNumber(node, node.asText());
     if (node.isFloatingPointNumber()) return applyToFloat(node);
     if (node.isArray()) {
       ArrayNode copy = JsonNodeFactory.instance.arrayNode(node.size());
-      node.forEach(child -> copy.add(apply(child)));
+      node.forEach(child -> copy.add(apply(child, numbers)));
       return copy;
     }
     if (node.isObject()) {
@@ -290,7 +304,7 @@ public final class Desensitizer {
         Map.Entry<String, JsonNode> f = fields.next();
         JsonNode v = f.getValue();
         copy.set(distinctKey(apply(f.getKey()), copy::has),
-            v.isTextual() ? TextNode.valueOf(applyUnder(f.getKey(), v.textValue())) : apply(v));
+            v.isTextual() ? TextNode.valueOf(applyUnder(f.getKey(), v.textValue())) : apply(v, numbers));
       }
       return copy;
     }

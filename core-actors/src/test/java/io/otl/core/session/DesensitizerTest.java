@@ -47,4 +47,15 @@ class DesensitizerTest {
     assertEquals(List.of("email", "phone"), Desensitizer.builtInScanner().findings("a@b.cd 13812345678"));
     assertTrue(Desensitizer.builtInScanner().findings("clean text").isEmpty());
   }
+
+  /** What an export rewrites in a line (review t170): strings and keys, never a number's value or type. */
+  @Test
+  void applyToStringsLeavesEveryNumberAsItIs() throws Exception {
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    var tree = json.readTree("{\"n\":13812345678,\"f\":1.3812345678E10,\"s\":\"13812345678\",\"13812345678\":[1]}");
+    assertEquals(json.readTree("{\"n\":13812345678,\"f\":1.3812345678E10,\"s\":\"[PHONE]\",\"[PHONE]\":[1]}"),
+        Desensitizer.builtInScanner().applyToStrings(tree));
+    assertEquals(json.readTree("{\"n\":\"[PHONE]\",\"f\":\"[PHONE]\",\"s\":\"[PHONE]\",\"[PHONE]\":[1]}"),
+        Desensitizer.builtInScanner().apply(tree), "apply itself, what ingestion runs, is unchanged");
+  }
 }

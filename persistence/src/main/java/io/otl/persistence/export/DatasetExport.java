@@ -60,7 +60,10 @@ import org.slf4j.LoggerFactory;
  * byte-identical file. Only the manifest's {@code createdAt} differs between runs.
  *
  * <p><b>PII.</b> Every written line is scanned with {@code Desensitizer.builtInScanner()}; the
- * manifest reports rule names and line counts, never the matched text.
+ * manifest reports rule names and line counts, never the matched text. A line the scan finds something in
+ * has its training content desensitized by the node's rules first ({@link AsWritten}; never its
+ * {@code metadata} or a number: a line whose ids or numbers hold what those rules take is left out, counted
+ * by reason), and training files are deduplicated after that, as written.
  *
  * <p><b>DPO.</b> Trajectories are grouped by task ({@link TaskKey}: the client's {@code taskId},
  * else the normalised first user message); per task, chosen = the final answer of the highest
@@ -273,11 +276,15 @@ public final class DatasetExport {
         .filter(sel::completed)
         .filter(rules::test)
         .runWith(Sink.<Trajectory>foreach(t -> skips.convert(t, convert).ifPresent(line -> {
-                  Optional<String> duplicate = dedup == null ? Optional.empty() : dedup.check(line);
-                  if (duplicate.isPresent()) {
-                    exclusions.exclude(duplicate.get());
+                  // Deduplicated as written: two lines an earlier build stored raw, differing only in what the
+                  // node's rules take, are one line once desensitized (review t170).
+                  AsWritten checked = out.check(line);
+                  Optional<String> dropped = !checked.written() ? Optional.of(checked.leftOut())
+                      : dedup == null ? Optional.empty() : dedup.check(checked.line());
+                  if (dropped.isPresent()) {
+                    exclusions.exclude(dropped.get());
                   } else {
-                    out.write(line, List.of(t.sessionId()));
+                    out.write(checked, List.of(t.sessionId()));
                   }
                 }))
             .withAttributes(ActorAttributes.dispatcher(BLOCKING)), system)
@@ -319,7 +326,8 @@ public final class DatasetExport {
                 Trajectory chosen = cr.get(0);
                 Trajectory rejected = cr.get(1);
                 skips.convert(chosen, c -> Optional.of(JsonlFormats.dpo(c, rejected)))
-                    .ifPresent(line -> out.write(line, List.of(chosen.sessionId(), rejected.sessionId())));
+                    .flatMap(line -> out.write(line, List.of(chosen.sessionId(), rejected.sessionId())))
+                    .ifPresent(leftOut -> sel.exclude(leftOut, 2)); // the pair's two trajectories
               }).withAttributes(ActorAttributes.dispatcher(BLOCKING)), system)
               .thenApply(done -> (Object) done);
         });

@@ -15,19 +15,20 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Writes a JSON Lines file line by line into a temporary file, hashing (SHA-256) and PII-scanning
- * each line (as written and its escaped strings decoded, {@link LineScan}) as it goes; {@link #commit()} moves it into place. Holds nothing of the lines but the
- * session ids for the manifest.
+ * Writes a JSON Lines file line by line into a temporary file, hashing (SHA-256) and PII-scanning each line
+ * (as written and its escaped strings decoded, {@link LineScan}) as it goes; {@link #commit()} moves it into
+ * place. Holds nothing of the lines but the session ids for the manifest.
  *
  * <p>A line the scan finds something in is first desensitized by the node's own rules ({@code rules}) and
- * scanned again; only what is left counts as a finding. Sessions are desensitized when they are stored, by
- * the rules of that build: text an earlier build stored raw, which a later build's rules take (a national
- * phone number, a {@code DB_PASS=} setting, a key after an escaped line break), failed the first job after
- * an upgrade, and the job's trajectories with it (trial t165). The journal keeps what was stored.
+ * scanned again; only what is left counts as a finding ({@link AsWritten}: the training content only, never
+ * {@code metadata} or a number; a line whose ids or numbers hold what the rules take is left out). Sessions
+ * are desensitized when they are stored, by the rules of that build: text an earlier build stored raw, which
+ * a later build's rules take (a national phone number, a {@code DB_PASS=} setting, a key after an escaped
+ * line break), failed the first job after an upgrade, and the job's trajectories with it (trial t165). The
+ * journal keeps what was stored.
  */
 final class JsonlFile implements AutoCloseable {
   private final Path target;
@@ -65,30 +66,46 @@ final class JsonlFile implements AutoCloseable {
     }
   }
 
-  void write(String line, List<String> forSessions) {
+  /**
+   * {@code line} as this file would write it ({@link AsWritten}): scanned, its training content desensitized by
+   * the node's rules when the scan finds something, or left out with a reason. Writes nothing: an export
+   * deduplicates what is written, after this (review t170: two lines differing only in PII are one after it).
+   */
+  AsWritten check(String line) {
     if (line.indexOf('\n') >= 0) throw new IllegalArgumentException("a JSON line contains a newline");
-    Set<String> found = LineScan.findings(scanner, line);
-    if (!found.isEmpty() && rules.enabled()) {
-      String again = LineScan.desensitized(rules, line);
-      if (!again.equals(line)) {
-        line = again;
-        found = LineScan.findings(scanner, line);
-        desensitized++;
-      }
+    return AsWritten.of(scanner, rules, line);
+  }
+
+  /** Writes a line {@link #check} let through. */
+  void write(AsWritten checked, List<String> forSessions) {
+    if (!checked.written()) {
+      throw new IllegalArgumentException("a line left out (" + checked.leftOut() + ") is not written");
     }
-    byte[] bytes = (line + "\n").getBytes(StandardCharsets.UTF_8);
+    byte[] bytes = (checked.line() + "\n").getBytes(StandardCharsets.UTF_8);
     try {
       out.write(bytes);
     } catch (IOException e) {
       throw new UncheckedIOException("writing " + tmp + " failed: " + e.getMessage(), e);
     }
     sha.update(bytes);
-    for (String rule : found) findings.merge(rule, 1, Integer::sum);
+    for (String rule : checked.findings()) findings.merge(rule, 1, Integer::sum);
+    if (checked.desensitized()) desensitized++;
     sessionIds.addAll(forSessions);
     count++;
   }
 
-  /** Lines desensitized by the node's rules as they were written (stored raw by an earlier build's rules). */
+  /** {@link #check}, then {@link #write(AsWritten, List)}; the reason when the line is left out, else empty. */
+  java.util.Optional<String> write(String line, List<String> forSessions) {
+    AsWritten checked = check(line);
+    if (!checked.written()) return java.util.Optional.of(checked.leftOut());
+    write(checked, forSessions);
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * Lines written with their training content desensitized by the node's rules (stored raw by an earlier
+   * build's rules); a line left out or dropped as a duplicate is not counted.
+   */
   int desensitized() {
     return desensitized;
   }

@@ -3,7 +3,6 @@ package io.otl.persistence.export;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.JsonNode;
 import io.otl.core.session.Desensitizer;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -62,20 +61,6 @@ final class LineScan {
     char[] out = line.toCharArray();
     for (int[] span : spans) java.util.Arrays.fill(out, span[0], Math.min(span[1], out.length), 'x');
     return new String(out);
-  }
-
-  /**
-   * {@code line} with every string (keys too) and long integer desensitized by {@code rules}, as a session
-   * desensitizes a tool's JSON; {@code line} itself when that changes nothing or it is no JSON.
-   */
-  static String desensitized(Desensitizer rules, String line) {
-    try {
-      JsonNode node = JsonlFormats.JSON.readTree(line);
-      JsonNode out = rules.apply(node);
-      return out.equals(node) ? line : JsonlFormats.JSON.writeValueAsString(out);
-    } catch (IOException notJson) {
-      return line; // every line the export writes is JSON; the scan counts what it holds
-    }
   }
 
   /** Whether a JSON writer escapes a character of {@code s} (a control character, '"' or '\'). */
