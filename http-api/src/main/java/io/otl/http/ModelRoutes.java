@@ -290,12 +290,23 @@ public final class ModelRoutes {
     java.util.function.Supplier<CompletionStage<HttpResponse>> registered = () -> ask(agentId,
         reply -> new ModelVersion.RegisterManual(version, artifact, endpoint, servedModel, actor, reply))
         .thenApply(r -> transitionResponse(r, StatusCodes.CREATED));
-    if (!io.otl.core.session.PiiRules.keyInId(agentId)) return registered.get();
-    // An agent's first version registers the agent: not under an id holding a key (trial t159), refused
-    // before its entity starts (sharding journals the ids it starts); one an earlier build has keeps its routes.
-    return hasVersions(agentId).thenCompose(exists -> exists ? registered.get()
-        : java.util.concurrent.CompletableFuture.completedFuture(
-            Json.error(StatusCodes.BAD_REQUEST, "invalid_request", Ids.keyProblem("agentId", agentId))));
+    boolean keyInId = io.otl.core.session.PiiRules.keyInId(agentId);
+    boolean baseVersion = baseModel.isPresent() && version.equals(io.otl.core.serving.BaseModel.VERSION);
+    if (!keyInId && !baseVersion) return registered.get();
+    return hasVersions(agentId).thenCompose(exists -> {
+      if (exists) return registered.get();
+      // An agent's first version registers the agent: not under an id holding a key (trial t159), refused
+      // before its entity starts (sharding journals the ids it starts); one an earlier build has keeps its routes.
+      if (keyInId) {
+        return java.util.concurrent.CompletableFuture.completedFuture(
+            Json.error(StatusCodes.BAD_REQUEST, "invalid_request", Ids.keyProblem("agentId", agentId)));
+      }
+      // v0 is the configured base model, STABLE from the agent's start (design §3.3): the entity refuses it
+      // as existing, but only after writing it, so the 409 journaled v0 (trial t169). Refused here as the
+      // entity words it, starting nothing, as the transitions of v0 are (noVersionsYet).
+      return java.util.concurrent.CompletableFuture.completedFuture(Json.error(StatusCodes.CONFLICT, "conflict",
+          "version " + io.otl.core.serving.BaseModel.VERSION + " already exists (it is STABLE)"));
+    });
   }
 
   private CompletionStage<ModelVersion.TransitionReply> ask(

@@ -113,7 +113,15 @@ class NodeDeploymentTest {
       Http.Response other = http.post("/v1/models/fresh-agent/versions/v1/promote", null);
       assertEquals(404, other.status(), other.body());
       assertTrue(other.json().get("message").asText().contains("its only version is v0"), other.body());
-      assertEquals(404, http.get("/v1/audit/model/fresh-agent").status(), "the reads wrote nothing");
+      // Registering v0 by hand is the conflict it is once v0 is written, and writes nothing either (trial
+      // t169: the 409 came after the request had journaled the base model's v0, design §7.1 "a rejected
+      // request changes nothing").
+      Http.Response again = http.post("/v1/models/fresh-agent/versions",
+          "{\"version\":\"v0\",\"artifact\":\"hf://org/other\",\"endpoint\":\"http://unused.invalid/v1\"}");
+      assertEquals(409, again.status(), again.body());
+      assertEquals("conflict", again.json().get("error").asText(), again.body());
+      assertEquals("version v0 already exists (it is STABLE)", again.json().get("message").asText(), again.body());
+      assertEquals(404, http.get("/v1/audit/model/fresh-agent").status(), "the reads and refusals wrote nothing");
 
       Http.Response reg = http.post("/v1/models/other-agent/versions", "{\"version\":\"v1\",\"artifact\":\"file://"
           + adapter.toAbsolutePath() + "\",\"endpoint\":\"http://unused.invalid/v1\"}");

@@ -58,6 +58,19 @@ class TrinityProxyLoopTest {
           () -> { Http.Response r = http.get("/v1/models/rl-agent"); return r.status() == 200 ? r.json() : null; },
           m -> m.get("versions").size() == 1);
       assertEquals("proxy-1", models.get("versions").get(0).get("version").asText());
+      // The candidate's endpoint is what the route answers an agent that calls the model itself: an
+      // OpenAI base URL, to which its client appends /chat/completions (trial t169: the proxy's root
+      // was registered, and that call was the proxy's 404).
+      String endpoint = http.get("/v1/models/rl-agent/route?sessionId=proxy-s9").json().get("endpoint").asText();
+      assertEquals(simulator[0].baseUrl() + "/v1", endpoint);
+      java.net.http.HttpResponse<String> answer = java.net.http.HttpClient.newHttpClient().send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(endpoint + "/chat/completions"))
+              .header("Content-Type", "application/json")
+              .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                  "{\"model\":\"agent\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+              .build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, answer.statusCode(), endpoint + ": " + answer.body());
       assertTrue(proxy.get("/simulator/feedback").json().get("commits").asInt() >= 1);
       JsonNode all = proxy.get("/simulator/feedback").json();
       assertEquals(3, all.get("feedback").size(), "each reward forwarded once: " + all);

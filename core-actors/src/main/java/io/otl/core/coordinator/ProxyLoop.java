@@ -134,8 +134,9 @@ final class ProxyLoop {
     }
     String endpoint = rt.policy.trinityEndpoint();
     String artifact = artifact(endpoint, o);
+    String openAiBase = openAiBaseUrl(endpoint);
     rt.ctx.pipeToSelf(CandidateNames.registerUnderFreeName(o.version(), name -> rt.ports.candidateSink().register(
-            rt.agentId, name, artifact, endpoint, o.jobId(), o.metrics(), null)),
+            rt.agentId, name, artifact, openAiBase, o.jobId(), o.metrics(), null)),
         (as, error) -> new ProxyHandOverFinished(o.version(), as, error == null ? null : describe(error)));
   }
 
@@ -146,6 +147,22 @@ final class ProxyLoop {
    */
   static String artifact(String endpoint, ProxyModelObserved o) {
     return endpoint + "#model_version=" + o.modelVersion() + (o.restartsSeen() == 0 ? "" : "&restarts=" + o.restartsSeen());
+  }
+
+  /**
+   * The candidate's endpoint: the proxy's OpenAI base URL, which the route answers to agents that
+   * call models themselves (design §1) and which their OpenAI client appends {@code /chat/completions}
+   * to. The Trinity proxy serves {@code /v1/chat/completions} beside {@code /feedback},
+   * {@code /commit} and {@code /metrics} (design §5), which the node calls under
+   * {@code trinity-endpoint}: so that URL plus {@code /v1}. Before trial t169 the endpoint itself
+   * was registered: the gateway added the {@code /v1} to a URL without a path, but a client given
+   * the route's endpoint as its {@code base_url} got the proxy's 404. The artifact keeps the
+   * endpoint as it was, the version's identity in journals written before.
+   */
+  static String openAiBaseUrl(String trinityEndpoint) {
+    String base = trinityEndpoint.endsWith("/")
+        ? trinityEndpoint.substring(0, trinityEndpoint.length() - 1) : trinityEndpoint;
+    return base.isEmpty() || base.endsWith("/v1") ? base : base + "/v1";
   }
 
   Plan<State, Event> onHandOverFinished(State s, ProxyHandOverFinished c) {

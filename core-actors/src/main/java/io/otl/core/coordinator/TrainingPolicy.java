@@ -37,8 +37,8 @@ import java.util.function.Supplier;
  * the entity.
  *
  * @param backend which Trinity integration trains the agent
- * @param trinityEndpoint base URL of the backend; for {@code trinity-proxy} also the inference
- *     endpoint registered with proxy candidates
+ * @param trinityEndpoint base URL of the backend; for {@code trinity-proxy} plus {@code /v1} also
+ *     the inference endpoint registered with proxy candidates
  * @param triggers configured trigger types (never empty)
  * @param cron the schedule when {@link TriggerType#SCHEDULED} is on, else null
  * @param zone time zone in which {@link #cron()} is evaluated ({@code trigger.zone}, default UTC)

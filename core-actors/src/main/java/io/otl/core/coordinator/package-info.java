@@ -117,7 +117,8 @@
  *       {@code JobSucceeded} without a model). Rewards still being forwarded then go to the next
  *       batch. The proxy's {@code metrics()} is polled every poll-interval. A model version above
  *       the last one seen records {@code ProxyModelObserved} and is handed over as
- *       {@code proxy-<n>} (endpoint = trinity-endpoint, source job = the latest commit job,
+ *       {@code proxy-<n>} (endpoint = trinity-endpoint + {@code /v1}, the proxy's OpenAI base URL;
+ *       source job = the latest commit job,
  *       metrics = the proxy's counters). If several versions pass between two polls, only the
  *       newest is handed over. A version below the last one seen is a restarted proxy counting
  *       again: {@code ProxyRestarted(k, version)} (also at 0), versions count from there, and a

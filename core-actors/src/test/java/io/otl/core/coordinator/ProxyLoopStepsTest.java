@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link ProxyLoop} (package-info "trinity-proxy"): each pooled reward is forwarded once and
  * retried until it is, the proxy's metrics are polled, and only the newest proxy model is handed
- * over as {@code proxy-<n>} with the trinity endpoint, the latest commit job and the counters.
+ * over as {@code proxy-<n>} with the proxy's OpenAI base URL (the trinity endpoint plus {@code /v1}),
+ * the latest commit job and the counters.
  */
 class ProxyLoopStepsTest {
   static final String PROXY = "backend = trinity-proxy, trinity-endpoint = \"http://proxy:8010\", "
@@ -118,7 +119,7 @@ class ProxyLoopStepsTest {
     ProxyModelObserved observed = new ProxyModelObserved("job-1-a", 2, "proxy-2", Map.of("model_version", 2.0,
         "total_experience_count", 30.0, "ready_experience_count", 12.0, "explore_step_num", 4.0), NOW);
     assertEquals(List.of(observed), p.events());
-    assertEquals(List.of(new Fakes.Registration("a", "proxy-2", "http://proxy:8010#model_version=2", "http://proxy:8010",
+    assertEquals(List.of(new Fakes.Registration("a", "proxy-2", "http://proxy:8010#model_version=2", "http://proxy:8010/v1",
         "job-1-a", observed.metrics())), h.sink.calls);
     assertEquals(List.of(new CoordinatorProtocol.ProxyHandOverFinished("proxy-2", "proxy-2", null)), h.piped());
 
@@ -146,7 +147,7 @@ class ProxyLoopStepsTest {
     ProxyModelObserved observed = (ProxyModelObserved) first.events().get(0);
     assertEquals(List.of(new ProxyModelObserved("job-1-a", 1, "proxy-r1-1", observed.metrics(), NOW, 1)), first.events());
     assertEquals(List.of(new Fakes.Registration("a", "proxy-r1-1", "http://proxy:8010#model_version=1&restarts=1",
-        "http://proxy:8010", "job-1-a", observed.metrics())), h.sink.calls,
+        "http://proxy:8010/v1", "job-1-a", observed.metrics())), h.sink.calls,
         "an artifact of its own: the first run's version 1 is other weights");
 
     State handed = CoordinatorEventHandler.applyEvent(first.state(), new CandidateHandedOver("job-1-a", "proxy-r1-1", NOW));

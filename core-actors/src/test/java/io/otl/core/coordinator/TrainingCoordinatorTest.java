@@ -827,7 +827,7 @@ class TrainingCoordinatorTest {
     await(() -> assertEquals(1, journal(CandidateHandedOver.class).size()));
     Fakes.Registration r = sink.calls.get(0);
     assertEquals("proxy-1", r.version());
-    assertEquals("http://proxy:8010", r.endpoint());
+    assertEquals("http://proxy:8010/v1", r.endpoint(), "the proxy's OpenAI base URL");
     assertEquals(jobId, r.sourceJobId());
     assertEquals(1.0, r.metrics().get("model_version"));
     kit.runCommand(ProxyMetricsTick.INSTANCE);
