@@ -3,6 +3,7 @@ package io.otl.bench;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +26,8 @@ final class Ingest {
 
   /** @param jitCpu the part of {@code jvmCpu} spent by the JIT compiler threads (warm-up, not per event) */
   record Stats(long accepted, long failed, double seconds, Latencies latencies, double jvmCpu, double pgCpu,
-      double jitCpu) {
+      double jitCpu, Map<String, Double> cpuByGroup0, Map<String, Double> cpuByGroup1,
+      Map<String, Double> allocByGroup0, Map<String, Double> allocByGroup1) {
     double eventsPerSec() {
       return accepted / seconds;
     }
@@ -51,19 +53,26 @@ final class Ingest {
     AtomicLong accepted = new AtomicLong();
     AtomicLong failed = new AtomicLong();
     Latencies lat = new Latencies(payloads.size() * (payloads.isEmpty() ? 1 : payloads.get(0).size()));
+    Map<String, Double> alloc0 = ThreadGroupCpu.allocated();
+    Map<String, Double> groups0 = ThreadGroupCpu.snapshot();
     double cpu0 = Cpu.jvmSeconds();
     long self = ProcessHandle.current().pid();
     var jit0 = Cpu.jit(self);
     double pg0 = Cpu.postgresSeconds();
     long t0 = System.nanoTime();
+    java.time.LocalTime wall0 = java.time.LocalTime.now(java.time.ZoneOffset.UTC);
     List<CompletableFuture<Void>> lanes = new ArrayList<>();
     for (int l = 0; l < concurrency; l++) {
       lanes.add(lane(prefix, payloads, next, sender, accepted, failed, lat));
     }
     CompletableFuture.allOf(lanes.toArray(CompletableFuture[]::new)).get(timeoutSec, TimeUnit.SECONDS);
     double secs = (System.nanoTime() - t0) / 1e9;
-    return new Stats(accepted.get(), failed.get(), secs, lat, Cpu.jvmSeconds() - cpu0, Cpu.postgresSeconds() - pg0,
-        Cpu.grown(jit0, Cpu.jit(self)));
+    // For a JFR recording of the run: scripts/jfr-summary.py --from/--to keeps this window's samples.
+    System.err.println("ingest window " + prefix + " (UTC) " + wall0 + " to " + java.time.LocalTime.now(java.time.ZoneOffset.UTC));
+    double cpu = Cpu.jvmSeconds() - cpu0;
+    Map<String, Double> alloc1 = ThreadGroupCpu.allocated();
+    return new Stats(accepted.get(), failed.get(), secs, lat, cpu, Cpu.postgresSeconds() - pg0,
+        Cpu.grown(jit0, Cpu.jit(self)), groups0, ThreadGroupCpu.snapshot(), alloc0, alloc1);
   }
 
   private static <P> CompletableFuture<Void> lane(String prefix, List<List<P>> payloads, AtomicInteger next,

@@ -25,7 +25,13 @@ final class IngestReport {
         .figure("pgCpuSecPer1kEvents", st.pgCpu() * 1000 / Math.max(1, st.accepted()))
         .figure("jvmJitCpuSecPer1kEvents", st.jitCpu() * 1000 / Math.max(1, st.accepted()))
         .figure("jvmCoresUsed", st.jvmCpu() / st.seconds()).figure("pgCoresUsed", st.pgCpu() / st.seconds())
-        .figure("load1", Machine.load1());
+        .figure("load1", Machine.load1())
+        // Load-independent counts of the node's own threads (session 47): CPU by thread group, and bytes
+        // allocated per event by group (W1's load generator completes its futures on the dispatcher).
+        .figure("cpuSecPer1kEventsByThreadGroup",
+            ThreadGroupCpu.per1k(st.cpuByGroup0(), st.cpuByGroup1(), Math.max(1, st.accepted())))
+        .figure("allocatedBytesPerEventByThreadGroup",
+            ThreadGroupCpu.perEvent(st.allocByGroup0(), st.allocByGroup1(), Math.max(1, st.accepted())));
     // Every acknowledged event is one row, plus SessionStarted and TrajectoryCompleted per session.
     boolean complete = st.accepted() == expected && rows == expected + (EventGen.complete ? 2L : 1L) * sessions;
     r.figure("countsCorrect", complete);

@@ -67,6 +67,41 @@ final class ThreadGroupCpu {
     return "other java";
   }
 
+  /**
+   * Bytes allocated so far by the live Java threads, by group, with their sum under "total" (threads that
+   * ended in between are missing from a difference: the node's dispatcher and database threads live
+   * through a run). Allocation per event is a count the machine's load does not move, unlike CPU time.
+   */
+  static Map<String, Double> allocated() {
+    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    Map<String, Double> out = new LinkedHashMap<>();
+    if (!(mx instanceof com.sun.management.ThreadMXBean sun) || !sun.isThreadAllocatedMemorySupported()) return out;
+    long[] ids = mx.getAllThreadIds();
+    ThreadInfo[] infos = mx.getThreadInfo(ids);
+    long[] bytes = sun.getThreadAllocatedBytes(ids);
+    double total = 0;
+    for (int i = 0; i < ids.length; i++) {
+      if (infos[i] == null || bytes[i] < 0) continue;
+      out.merge(group(infos[i].getThreadName()), (double) bytes[i], Double::sum);
+      total += bytes[i];
+    }
+    out.put("total", total);
+    return out;
+  }
+
+  /** Bytes allocated per event by group between two {@link #allocated} snapshots, largest first, "total" last. */
+  static Map<String, Double> perEvent(Map<String, Double> before, Map<String, Double> after, long events) {
+    Map<String, Double> out = new LinkedHashMap<>();
+    after.entrySet().stream().filter(e -> !e.getKey().equals("total"))
+        .map(e -> Map.entry(e.getKey(), Math.max(0, e.getValue() - before.getOrDefault(e.getKey(), 0.0)) / events))
+        .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+        .forEach(e -> out.put(e.getKey(), (double) Math.round(e.getValue())));
+    double total = 0;
+    for (double v : out.values()) total += v;
+    out.put("total", total);
+    return out;
+  }
+
   /** CPU seconds per 1,000 events by group between two snapshots, largest first, "total" last. */
   static Map<String, Double> per1k(Map<String, Double> before, Map<String, Double> after, long events) {
     Map<String, Double> grown = new HashMap<>();

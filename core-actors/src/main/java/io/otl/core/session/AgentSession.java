@@ -478,6 +478,16 @@ public final class AgentSession
   private final ActorRef<ClusterSharding.ShardCommand> shard;
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
+  /**
+   * The write being applied: its plan's states after each event ({@link RecordPlanner.Store#states}), the
+   * state it was planned on and the next event's index. Pekko applies a persisted write's events to the
+   * state through the event handler; the plan computed those very states already (its draft), so the
+   * handler takes them for the same event instances on the same state instead of applying each event a
+   * second time (a state copy per event, session 47). Anything else (recovery, timeouts) is applied.
+   */
+  private RecordPlanner.Store applying;
+  private State applyingFrom;
+  private int applyingNext;
 
   /**
    * @param shard the shard to ask for passivation once the session is completed; null outside
@@ -533,7 +543,27 @@ public final class AgentSession
 
   @Override
   public EventHandler<State, Event> eventHandler() {
-    return newEventHandlerBuilder().forAnyState().onAnyEvent(State::apply);
+    return newEventHandlerBuilder().forAnyState().onAnyEvent(this::applyEvent);
+  }
+
+  /** {@code state.apply(event)}, taken from the plan of the write in flight when it is that write's next step. */
+  private State applyEvent(State state, Event event) {
+    RecordPlanner.Store write = applying;
+    if (write != null) {
+      int k = applyingNext;
+      if (write.events().get(k) == event && state == (k == 0 ? applyingFrom : write.states().get(k - 1))) {
+        applyingNext = k + 1;
+        if (applyingNext == write.events().size()) forgetApplying();
+        return write.states().get(k);
+      }
+      forgetApplying();
+    }
+    return state.apply(event);
+  }
+
+  private void forgetApplying() {
+    applying = null;
+    applyingFrom = null;
   }
 
   @Override
@@ -567,6 +597,11 @@ public final class AgentSession
       // Only a sampled-out session stores nothing while NEW: it leaves memory at once.
       passivateIfNew(state);
       return Effect().reply(cmd.replyTo(), store.reply());
+    }
+    if (store.states().size() == store.events().size()) {
+      applying = store;
+      applyingFrom = state;
+      applyingNext = 0;
     }
     return Effect().persist(store.events()).thenRun(this::scheduleTimers).thenReply(cmd.replyTo(), s -> store.reply());
   }

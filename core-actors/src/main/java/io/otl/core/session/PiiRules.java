@@ -153,7 +153,7 @@ public final class PiiRules {
    * (and as the export's final scan, reading the JSON line, would find it).
    */
   public static int credentialEnd(String key, String value) {
-    if (key == null || value == null || value.length() < 8) return -1;
+    if (key == null || value == null || value.length() < 8 || !mayNameCredential(key)) return -1;
     Matcher m = CREDENTIAL_KEY.matcher(key);
     boolean named = false;
     while (!named && m.find()) named = m.end() == key.length();
@@ -164,6 +164,20 @@ public final class PiiRules {
     }
     return i >= 8 && holdsDigit(value, 0, i) && !(endsWithIgnoreCase(key, key.length(), "pass") && plainNumber(value, 0, i))
         ? i : -1;
+  }
+
+  /**
+   * Whether {@code key} ends as every {@link #CREDENTIAL_NAME} ends ("…key", "…password", "…passwd",
+   * "…passphrase", "…secret", "…credential(s)", "…token", "pass"), ignoring case: a match of {@link
+   * #CREDENTIAL_KEY} that ends with the key needs it. Most keys of a tool's input and output name no
+   * credential, and the pattern's matcher cost every field of every tree (session 47).
+   */
+  private static boolean mayNameCredential(String key) {
+    int e = key.length();
+    return endsWithIgnoreCase(key, e, "key") || endsWithIgnoreCase(key, e, "word") || endsWithIgnoreCase(key, e, "wd")
+        || endsWithIgnoreCase(key, e, "phrase") || endsWithIgnoreCase(key, e, "secret")
+        || endsWithIgnoreCase(key, e, "credential") || endsWithIgnoreCase(key, e, "credentials")
+        || endsWithIgnoreCase(key, e, "token") || endsWithIgnoreCase(key, e, "pass");
   }
 
   /**

@@ -41,8 +41,16 @@ final class RecordPlanner {
   /** Store nothing and answer with the rejection. */
   record Refused(Rejected rejection) implements Plan {}
 
-  /** Store {@code events} in one write (none: a sampled-out session or only duplicates), then reply. */
-  record Store(List<Event> events, Recorded reply) implements Plan {}
+  /**
+   * Store {@code events} in one write (none: a sampled-out session or only duplicates), then reply.
+   * {@code states}: the session's state after each of the events, as the plan's draft computed it (empty
+   * when not kept), so that the entity's event handler need not apply every event a second time.
+   */
+  record Store(List<Event> events, Recorded reply, List<State> states) implements Plan {
+    Store(List<Event> events, Recorded reply) {
+      this(events, reply, List.of());
+    }
+  }
 
   /** Store nothing: the write was numbered after a gateway write that is not the session's last one. */
   record NotAfter(AgentSession.Outdated reply) implements Plan {}
@@ -158,6 +166,8 @@ final class RecordPlanner {
 
     State draft = state;
     List<Event> events = new ArrayList<>();
+    List<Event> applied = new ArrayList<>(inputs.size() + 2);
+    List<State> states = new ArrayList<>(inputs.size() + 2);
     int accepted = 0;
     int duplicates = 0;
     Map<String, String> renamed = AnotherAnswers.of(state, inputs, desensitizer);
@@ -175,7 +185,7 @@ final class RecordPlanner {
           continue;
         }
         events.add(details);
-        draft = draft.apply(details);
+        draft = applied(draft, details, applied, states);
         accepted++;
         continue;
       }
@@ -193,7 +203,7 @@ final class RecordPlanner {
         }
         for (Event e : echo) {
           events.add(e);
-          draft = draft.apply(e);
+          draft = applied(draft, e, applied, states);
         }
         accepted++;
         continue;
@@ -238,23 +248,40 @@ final class RecordPlanner {
                 + draft.completedAt().plus(settings.feedbackWindow()));
       }
       produced.add(toEvent(input, eventId, at, now, agentId, responseId));
-      for (Event e : produced) draft = draft.apply(e);
+      for (Event e : produced) draft = applied(draft, e, applied, states);
       if (input instanceof SessionInput.Result) {
         Event completed = completion(draft, at, now);
         produced.add(completed);
-        draft = draft.apply(completed);
+        draft = applied(draft, completed, applied, states);
       } else if (input instanceof SessionInput.Feedback && draft.status() == Status.COMPLETED) {
         FeedbackRecorded fr = (FeedbackRecorded) produced.get(produced.size() - 1);
         Event revised = new RewardRevised("reward:" + eventId, at, now, draft.agentId(), draft.modelVersion(),
             fr.feedbackId(), Scoring.reward(draft, settings.weights()), Scoring.quality(draft),
             Scoring.outcome(draft), responseIds(draft));
         produced.add(revised);
-        draft = draft.apply(revised);
+        draft = applied(draft, revised, applied, states);
       }
       events.addAll(produced);
       accepted++;
     }
-    return new Store(events, new Recorded(accepted, duplicates, true));
+    return new Store(events, new Recorded(accepted, duplicates, true), sameEvents(applied, events) ? states : List.of());
+  }
+
+  /** {@code draft} after {@code e}, both noted: the draft's states are the entity's states after the write. */
+  private static State applied(State draft, Event e, List<Event> applied, List<State> states) {
+    State next = draft.apply(e);
+    applied.add(e);
+    states.add(next);
+    return next;
+  }
+
+  /** Whether the draft applied exactly the stored events, the same instances in the same order. */
+  private static boolean sameEvents(List<Event> applied, List<Event> events) {
+    if (applied.size() != events.size()) return false;
+    for (int i = 0; i < events.size(); i++) {
+      if (applied.get(i) != events.get(i)) return false;
+    }
+    return true;
   }
 
   /**

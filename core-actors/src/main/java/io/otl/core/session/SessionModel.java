@@ -10,9 +10,12 @@ public final class SessionModel {
   public enum Role {
     system, user, assistant, tool;
 
+    /** values() copies its array at every call: parse runs for every message (and the state's scoring). */
+    private static final Role[] ALL = values();
+
     public static Role parse(String s) {
       if (s == null) return null;
-      for (Role r : values()) if (r.name().equals(s)) return r;
+      for (Role r : ALL) if (r.name().equals(s)) return r;
       return null;
     }
   }
@@ -20,9 +23,11 @@ public final class SessionModel {
   public enum FeedbackKind {
     THUMBS_UP, THUMBS_DOWN, RATING, ADOPTED, REPEATED_QUESTION, HUMAN_HANDOFF;
 
+    private static final FeedbackKind[] ALL = values();
+
     public static FeedbackKind parse(String s) {
       if (s == null) return null;
-      for (FeedbackKind k : values()) if (k.name().equalsIgnoreCase(s)) return k;
+      for (FeedbackKind k : ALL) if (k.name().equalsIgnoreCase(s)) return k;
       return FeedbackKindAliases.resolve(s);
     }
   }
@@ -30,9 +35,11 @@ public final class SessionModel {
   public enum TaskStatus {
     SUCCESS, FAILURE, TIMEOUT;
 
+    private static final TaskStatus[] ALL = values();
+
     public static TaskStatus parse(String s) {
       if (s == null) return null;
-      for (TaskStatus t : values()) if (t.name().equalsIgnoreCase(s)) return t;
+      for (TaskStatus t : ALL) if (t.name().equalsIgnoreCase(s)) return t;
       return null;
     }
   }

@@ -28,6 +28,8 @@ public final class PersistedCodec {
   /** A reader and a writer per class, resolved once instead of per row. */
   private final ClassValue<ObjectReader> readers;
   private final ClassValue<ObjectWriter> writers;
+  /** The manifest per class: Pekko asks for it with every row written, and {@code name#version} was built anew each time. */
+  private final ClassValue<String> manifests;
 
   /**
    * @param mapper the binding's mapper; the codec uses a copy of it with {@link FastInstantModule}
@@ -49,6 +51,12 @@ public final class PersistedCodec {
         return own.writerFor(c);
       }
     };
+    this.manifests = new ClassValue<>() {
+      @Override
+      protected String computeValue(Class<?> c) {
+        return typeOf(c).manifest();
+      }
+    };
   }
 
   public PersistedTypes types() {
@@ -56,7 +64,7 @@ public final class PersistedCodec {
   }
 
   public String manifest(Object o) {
-    return type(o).manifest();
+    return manifests.get(o.getClass());
   }
 
   public byte[] toBinary(Object o) {
@@ -117,9 +125,13 @@ public final class PersistedCodec {
   }
 
   private PersistedType type(Object o) {
-    return types.byClass(o.getClass()).orElseThrow(() -> new IllegalArgumentException(
-        o.getClass().getName() + " implements io.otl.core.Persisted but has no logical name: add "
-            + PersistedTypes.suggestedLine(o.getClass())
+    return typeOf(o.getClass());
+  }
+
+  private PersistedType typeOf(Class<?> c) {
+    return types.byClass(c).orElseThrow(() -> new IllegalArgumentException(
+        c.getName() + " implements io.otl.core.Persisted but has no logical name: add "
+            + PersistedTypes.suggestedLine(c)
             + " to io.otl.persistence.schema.PersistedTypes.ALL (docs/schema-evolution.md)"));
   }
 
