@@ -252,7 +252,11 @@ public final class TrainingNode implements AutoCloseable {
         system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()));
     // New sessions and agents whose ids hold an API key are refused before an entity starts for them.
     io.otl.core.api.KeyLikeIds keyLikeIds = new io.otl.core.api.KeyLikeIds(directory::exists);
-    DataCollector collector = new DataCollector(sharding, askTimeout, keyLikeIds);
+    io.otl.persistence.JournalSessionOwners owners = sessionOwners(system, journal);
+    // Reads of unknown sessions, and what a new session would refuse, are answered before its entity
+    // starts: sharding journals every start (trial t169).
+    DataCollector collector = new DataCollector(sharding, askTimeout, keyLikeIds, new io.otl.core.api.StoredSessions(
+        owners, new io.otl.core.session.NewSessionRefusals(sessionSettings, clock), STORED_SESSIONS_KNOWN));
     ModelRouter router = new ModelRouter(sharding, askTimeout, keyLikeIds);
 
     AtomicBoolean stopping = new AtomicBoolean(false);
@@ -323,7 +327,6 @@ public final class TrainingNode implements AutoCloseable {
       SessionRoutes sessionRoutes = new SessionRoutes(collector, maxEvents, metrics, http.maxJsonDepth(), turns);
       OtlpRoutes otlp = new OtlpRoutes(collector, metrics, maxEvents, http.otlp().maxDecodedBytes(),
           sessionSettings.desensitizer(), sessionSettings.maxTextLength());
-      io.otl.persistence.JournalSessionOwners owners = sessionOwners(system, journal);
       GatewayRoutes gateway = settings.gateway().filter(GatewaySettings::enabled)
           .map(g -> gateway(system, g, collector, router, sharding, askTimeout, metrics, sessionSettings, owners,
               turns))
@@ -390,12 +393,16 @@ public final class TrainingNode implements AutoCloseable {
   }
 
 
+  /** Sessions a node remembers as stored, whose reads and feedback skip the journal read (about 100 bytes each). */
+  private static final int STORED_SESSIONS_KNOWN = 100_000;
+
   /** Connections (and threads) of the session-owner reads. */
   private static final int OWNER_READ_CONNECTIONS = 4;
 
   /**
    * Who owns a session and which version it started on, read from the journal: the gateway's owner
-   * check of a session's first call, and the route of a running session (gateway and route read).
+   * check of a session's first call, the route of a running session (gateway and route read), and
+   * whether a session read or refused is stored at all.
    */
   private static io.otl.persistence.JournalSessionOwners sessionOwners(ActorSystem<?> system,
       JournalSettings journal) {

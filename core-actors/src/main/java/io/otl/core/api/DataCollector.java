@@ -25,6 +25,7 @@ public final class DataCollector {
   private final Duration askTimeout;
 
   private final KeyLikeIds keyLikeIds;
+  private final StoredSessions storedSessions;
 
   public DataCollector(ClusterSharding sharding, Duration askTimeout) {
     this(sharding, askTimeout, KeyLikeIds.NONE);
@@ -32,9 +33,19 @@ public final class DataCollector {
 
   /** @param keyLikeIds refuses new sessions and agents whose ids hold an API key, before the session is addressed */
   public DataCollector(ClusterSharding sharding, Duration askTimeout, KeyLikeIds keyLikeIds) {
+    this(sharding, askTimeout, keyLikeIds, StoredSessions.NONE);
+  }
+
+  /**
+   * @param storedSessions answers reads of unknown sessions, and refuses what a new session would refuse,
+   *     before the session is addressed
+   */
+  public DataCollector(ClusterSharding sharding, Duration askTimeout, KeyLikeIds keyLikeIds,
+      StoredSessions storedSessions) {
     this.sharding = sharding;
     this.askTimeout = askTimeout;
     this.keyLikeIds = keyLikeIds;
+    this.storedSessions = storedSessions;
   }
 
   /** The raw reply, for edges (HTTP, Kafka) that map rejections themselves. */
@@ -74,8 +85,32 @@ public final class DataCollector {
     return keyLikeIds.forSession(sessionId, agentId).thenCompose(refused -> refused != null
         ? CompletableFuture.completedFuture(new Rejected(AgentSession.RejectionCode.INVALID, refused.field(),
             refused.message()))
-        : sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
-            .ask(reply -> new AgentSession.Record(agentId, events, reply, writer, after), timeout));
+        : refusedIfNew(sessionId, agentId, events, after).thenCompose(rejected -> rejected != null
+            ? CompletableFuture.completedFuture(rejected)
+            : record(sessionId, agentId, events, writer, after, timeout)));
+  }
+
+  private CompletionStage<RecordReply> record(String sessionId, String agentId, List<SessionInput> events,
+      String writer, String after, Duration timeout) {
+    CompletionStage<RecordReply> reply = sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
+        .ask(replyTo -> new AgentSession.Record(agentId, events, replyTo, writer, after), timeout);
+    return reply.thenApply(r -> {
+      if (r instanceof Recorded stored && stored.accepted() > 0) storedSessions.stored(sessionId);
+      return r;
+    });
+  }
+
+  /**
+   * The refusal of a write the session would refuse and that the journal shows to be new, or null (the
+   * session is to be asked): sharding journals the start of every session it addresses. A write numbered
+   * after a gateway write ({@code after} not empty) is the session's to answer: a new one answers it outdated.
+   */
+  private CompletionStage<RecordReply> refusedIfNew(String sessionId, String agentId, List<SessionInput> events,
+      String after) {
+    if (after != null && !after.isEmpty()) return CompletableFuture.completedFuture(null);
+    Rejected ifNew = storedSessions.refusalIfNew(sessionId, agentId, events);
+    if (ifNew == null) return CompletableFuture.completedFuture(null);
+    return storedSessions.mayBeStored(sessionId).thenApply(stored -> stored ? null : (RecordReply) ifNew);
   }
 
   /**
@@ -130,11 +165,14 @@ public final class DataCollector {
   public CompletionStage<Optional<AgentSession.State>> trajectory(String sessionId) {
     String problem = Ids.problem("sessionId", sessionId, Ids.MAX_SESSION_ID);
     if (problem != null) return CompletableFuture.failedFuture(new InvalidSessionIdException(problem));
-    return keyLikeIds.unstoredKeyLike(sessionId).thenCompose(none -> none
-        ? CompletableFuture.completedFuture(Optional.<AgentSession.State>empty())
-        : sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
-            .<AgentSession.State>ask(AgentSession.Get::new, askTimeout)
-            .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s)));
+    // A session the journal lacks is answered without its entity (whose start sharding would journal).
+    return keyLikeIds.unstoredKeyLike(sessionId)
+        .thenCompose(none -> none ? CompletableFuture.completedFuture(false) : storedSessions.mayBeStored(sessionId))
+        .thenCompose(stored -> !stored
+            ? CompletableFuture.completedFuture(Optional.<AgentSession.State>empty())
+            : sharding.entityRefFor(AgentSession.ENTITY_TYPE_KEY, sessionId)
+                .<AgentSession.State>ask(AgentSession.Get::new, askTimeout)
+                .thenApply(s -> s.status() == Status.NEW ? Optional.empty() : Optional.of(s)));
   }
 
   /**

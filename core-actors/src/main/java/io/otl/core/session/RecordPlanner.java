@@ -131,39 +131,34 @@ final class RecordPlanner {
     return plan;
   }
 
-  private Plan planned(State state, String requestAgentId, List<SessionInput> inputs, Instant now) {
-    if (sessionIdProblem != null) return refuse(RejectionCode.INVALID, "sessionId", sessionIdProblem);
-    // A new session only: one an earlier build stored under a key-like id keeps its reads and appends. The
-    // doors refuse it before the session is addressed (KeyLikeIds; sharding journals the ids it starts):
-    // this is what a collector without a journal to ask still holds to.
-    String sessionKey = state.status() == Status.NEW ? Ids.keyProblem("sessionId", sessionId) : null;
-    if (sessionKey != null) return refuse(RejectionCode.INVALID, "sessionId", sessionKey);
-    if (requestAgentId == null && state.status() == Status.NEW) {
-      if (!sampler.keep(sessionId)) {
-        // Sampling dropped this session, so nothing of it is stored: its later feedback (AgentScope's
-        // rate/thumbs name no agent) is acknowledged as its events were, "sampled": false, not a 404.
-        Plan invalid = invalidInput(inputs);
-        return invalid != null ? invalid : new Store(List.of(), new Recorded(0, 0, false));
-      }
-      return refuse(RejectionCode.NOT_FOUND, "sessionId",
-          "session " + sessionId + " is unknown; its first events must name the agentId");
-    }
-    String agentId = requestAgentId == null ? state.agentId() : requestAgentId;
-    if (agentId == null || !agentId.equals(validAgentId)) {
-      String agentProblem = Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID);
-      if (agentProblem != null) return refuse(RejectionCode.INVALID, "agentId", agentProblem);
-      validAgentId = agentId;
-    }
-    if (state.status() != Status.NEW && !state.agentId().equals(agentId)) {
-      return refuse(RejectionCode.CONFLICT, "agentId", "session " + Ids.shown(sessionId) + " belongs to agent "
-          + Ids.shown(state.agentId()) + ", not " + Ids.shown(agentId));
-    }
-    Plan invalid = invalidInput(inputs);
-    if (invalid != null) return invalid;
-    if (state.status() == Status.NEW && !sampler.keep(sessionId)) {
-      return new Store(List.of(), new Recorded(0, 0, false));
-    }
+  /**
+   * What this planner would answer a session the journal lacks (an empty state) when it refuses the
+   * write, else null: the door answers it without addressing the session, whose start sharding would
+   * journal (remember-entities). The checks of every input run; the per-input plan (which desensitizes
+   * text) only for a request that could be refused there: feedback naming a msgId, or inputs after a result.
+   */
+  Rejected refusalWhenNew(String requestAgentId, List<SessionInput> inputs, Instant now) {
+    State empty = State.empty();
+    Plan plan = head(empty, requestAgentId, inputs);
+    if (plan == null && refusableInThePlan(inputs)) plan = planned(empty, requestAgentId, inputs, now);
+    return plan instanceof Refused r ? r.rejection() : null;
+  }
 
+  /** Whether a request valid input by input may still be refused on an empty state. */
+  private static boolean refusableInThePlan(List<SessionInput> inputs) {
+    boolean afterResult = false;
+    for (SessionInput input : inputs) {
+      if (afterResult) return true;
+      if (input instanceof SessionInput.Feedback f && !noMsgId(f.msgId())) return true;
+      if (input instanceof SessionInput.Result) afterResult = true;
+    }
+    return false;
+  }
+
+  private Plan planned(State state, String requestAgentId, List<SessionInput> inputs, Instant now) {
+    Plan head = head(state, requestAgentId, inputs);
+    if (head != null) return head;
+    String agentId = requestAgentId == null ? state.agentId() : requestAgentId;
     State draft = state;
     List<Event> events = new ArrayList<>();
     List<Event> applied = new ArrayList<>(inputs.size() + 2);
@@ -282,6 +277,42 @@ final class RecordPlanner {
       if (applied.get(i) != events.get(i)) return false;
     }
     return true;
+  }
+
+  /** The checks before the inputs are planned one by one: a refusal, a sampled-out new session, or null. */
+  private Plan head(State state, String requestAgentId, List<SessionInput> inputs) {
+    if (sessionIdProblem != null) return refuse(RejectionCode.INVALID, "sessionId", sessionIdProblem);
+    // A new session only: one an earlier build stored under a key-like id keeps its reads and appends. The
+    // doors refuse it before the session is addressed (KeyLikeIds; sharding journals the ids it starts):
+    // this is what a collector without a journal to ask still holds to.
+    String sessionKey = state.status() == Status.NEW ? Ids.keyProblem("sessionId", sessionId) : null;
+    if (sessionKey != null) return refuse(RejectionCode.INVALID, "sessionId", sessionKey);
+    if (requestAgentId == null && state.status() == Status.NEW) {
+      if (!sampler.keep(sessionId)) {
+        // Sampling dropped this session, so nothing of it is stored: its later feedback (AgentScope's
+        // rate/thumbs name no agent) is acknowledged as its events were, "sampled": false, not a 404.
+        Plan invalid = invalidInput(inputs);
+        return invalid != null ? invalid : new Store(List.of(), new Recorded(0, 0, false));
+      }
+      return refuse(RejectionCode.NOT_FOUND, "sessionId",
+          "session " + sessionId + " is unknown; its first events must name the agentId");
+    }
+    String agentId = requestAgentId == null ? state.agentId() : requestAgentId;
+    if (agentId == null || !agentId.equals(validAgentId)) {
+      String agentProblem = Ids.problem("agentId", agentId, Ids.MAX_AGENT_ID);
+      if (agentProblem != null) return refuse(RejectionCode.INVALID, "agentId", agentProblem);
+      validAgentId = agentId;
+    }
+    if (state.status() != Status.NEW && !state.agentId().equals(agentId)) {
+      return refuse(RejectionCode.CONFLICT, "agentId", "session " + Ids.shown(sessionId) + " belongs to agent "
+          + Ids.shown(state.agentId()) + ", not " + Ids.shown(agentId));
+    }
+    Plan invalid = invalidInput(inputs);
+    if (invalid != null) return invalid;
+    if (state.status() == Status.NEW && !sampler.keep(sessionId)) {
+      return new Store(List.of(), new Recorded(0, 0, false));
+    }
+    return null;
   }
 
   /**
