@@ -245,17 +245,18 @@ class ComposeFileTest {
     return all.toString();
   }
 
-  private static String text(JsonNode node) {
+  /** A compose value as one string (an exec-form array joined by spaces); shared with {@link DockerImageTest}. */
+  static String text(JsonNode node) {
     return node.isArray() ? String.join(" ", strings(node)) : node.asText();
   }
 
-  private static List<String> strings(JsonNode node) {
+  static List<String> strings(JsonNode node) {
     List<String> out = new ArrayList<>();
     for (Iterator<JsonNode> it = node.elements(); it.hasNext(); ) out.add(it.next().asText());
     return out;
   }
 
-  private static String read(Path p) {
+  static String read(Path p) {
     try {
       return Files.readString(p);
     } catch (IOException e) {

@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
@@ -63,15 +62,15 @@ class DockerImageTest {
     for (String node : NODES) {
       JsonNode s = services.path(node);
       String port = s.path("environment").path("OTL_HTTP_PORT").asText();
-      for (String published : strings(s.path("ports"))) {
+      for (String published : ComposeFileTest.strings(s.path("ports"))) {
         assertTrue(published.endsWith(":" + port), node + " publishes " + published + " but listens on " + port);
       }
-      assertTrue(text(s.path("healthcheck").path("test")).contains("http://127.0.0.1:" + port + "/health/ready"), node);
+      assertTrue(ComposeFileTest.text(s.path("healthcheck").path("test")).contains("http://127.0.0.1:" + port + "/health/ready"), node);
     }
-    List<String> sim = strings(services.path("simulator").path("command"));
+    List<String> sim = ComposeFileTest.strings(services.path("simulator").path("command"));
     String simPort = sim.get(sim.indexOf("--port") + 1);
-    assertEquals(List.of(simPort + ":" + simPort), strings(services.path("simulator").path("ports")));
-    assertTrue(text(services.path("simulator").path("healthcheck").path("test"))
+    assertEquals(List.of(simPort + ":" + simPort), ComposeFileTest.strings(services.path("simulator").path("ports")));
+    assertTrue(ComposeFileTest.text(services.path("simulator").path("healthcheck").path("test"))
         .contains("http://127.0.0.1:" + simPort + "/health"));
   }
 
@@ -79,7 +78,7 @@ class DockerImageTest {
   @Test
   void healthChecksRunAClassOfTheJar() throws Exception {
     List<String> checks = new ArrayList<>();
-    services.fields().forEachRemaining(e -> checks.add(text(e.getValue().path("healthcheck").path("test"))));
+    services.fields().forEachRemaining(e -> checks.add(ComposeFileTest.text(e.getValue().path("healthcheck").path("test"))));
     checks.add(dockerfile.substring(dockerfile.indexOf("HEALTHCHECK")));
     int seen = 0;
     for (String check : checks) {
@@ -100,7 +99,7 @@ class DockerImageTest {
    */
   @Test
   void theBuildStageCopiesEveryModulesPom() {
-    String pom = read(ROOT.resolve("pom.xml"));
+    String pom = ComposeFileTest.read(ROOT.resolve("pom.xml"));
     String modules = pom.substring(pom.indexOf("<modules>"), pom.indexOf("</modules>"));
     java.util.regex.Matcher m = Pattern.compile("<module>([^<]+)</module>").matcher(modules);
     int seen = 0;
@@ -108,23 +107,5 @@ class DockerImageTest {
       assertTrue(dockerfile.contains("COPY " + m.group(1) + "/pom.xml " + m.group(1) + "/"), "COPY " + m.group(1) + "/pom.xml");
     }
     assertTrue(seen >= 5, "modules found: " + seen);
-  }
-
-  private static String text(JsonNode node) {
-    return node.isArray() ? String.join(" ", strings(node)) : node.asText();
-  }
-
-  private static List<String> strings(JsonNode node) {
-    List<String> out = new ArrayList<>();
-    for (Iterator<JsonNode> it = node.elements(); it.hasNext(); ) out.add(it.next().asText());
-    return out;
-  }
-
-  private static String read(Path p) {
-    try {
-      return Files.readString(p);
-    } catch (IOException e) {
-      throw new AssertionError(e);
-    }
   }
 }
