@@ -139,8 +139,9 @@ final class RecordPlanner {
    */
   Rejected refusalWhenNew(String requestAgentId, List<SessionInput> inputs, Instant now) {
     State empty = State.empty();
-    Plan plan = head(empty, requestAgentId, inputs);
-    if (plan == null && refusableInThePlan(inputs)) plan = planned(empty, requestAgentId, inputs, now);
+    // planned() runs head() first itself: one pass of the checks either way.
+    Plan plan = refusableInThePlan(inputs) ? planned(empty, requestAgentId, inputs, now)
+        : head(empty, requestAgentId, inputs);
     return plan instanceof Refused r ? r.rejection() : null;
   }
 
