@@ -139,9 +139,9 @@ final class RecordPlanner {
    */
   Rejected refusalWhenNew(String requestAgentId, List<SessionInput> inputs, Instant now) {
     State empty = State.empty();
-    // planned() runs head() first itself: one pass of the checks either way.
-    Plan plan = refusableInThePlan(inputs) ? planned(empty, requestAgentId, inputs, now)
-        : head(empty, requestAgentId, inputs);
+    // head() first: it refuses a null list or null input, which refusableInThePlan cannot walk.
+    Plan plan = head(empty, requestAgentId, inputs);
+    if (plan == null && refusableInThePlan(inputs)) plan = plannedAfterHead(empty, requestAgentId, inputs, now);
     return plan instanceof Refused r ? r.rejection() : null;
   }
 
@@ -158,7 +158,10 @@ final class RecordPlanner {
 
   private Plan planned(State state, String requestAgentId, List<SessionInput> inputs, Instant now) {
     Plan head = head(state, requestAgentId, inputs);
-    if (head != null) return head;
+    return head != null ? head : plannedAfterHead(state, requestAgentId, inputs, now);
+  }
+
+  private Plan plannedAfterHead(State state, String requestAgentId, List<SessionInput> inputs, Instant now) {
     String agentId = requestAgentId == null ? state.agentId() : requestAgentId;
     State draft = state;
     List<Event> events = new ArrayList<>();

@@ -76,4 +76,14 @@ class StoredSessionsTest {
         new SessionInput.Feedback(null, null, "THUMBS_UP", null, null, "api", "m-1"))));
     assertEquals(List.of(), asked, "deciding a refusal reads nothing");
   }
+
+  @Test
+  void aMissingListOrInputIsRefusedNamingIt() {
+    // The plan's walk over the inputs ran before the checks that refuse a null: a NullPointerException
+    // failed the embedded API's stage (EmbeddedApiInputTest, CI on ddc6859e).
+    StoredSessions sessions = journalHolding();
+    assertEquals("events", sessions.refusalIfNew("s-1", "a1", null).field());
+    var user = new SessionInput.Message("u1", null, "user", "hello", null, null);
+    assertEquals("events[1]", sessions.refusalIfNew("s-1", "a1", java.util.Arrays.asList(user, null)).field());
+  }
 }
