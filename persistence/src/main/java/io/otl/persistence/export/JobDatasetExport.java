@@ -102,7 +102,7 @@ public final class JobDatasetExport {
         return export.forJob(agentId, train, format, dir, jobId, upfront, lineage, referencesMustPass, eval).thenApply(r -> {
           if (r.fileWritten()) {
             try {
-              JobDatasetFiles.writeCard(dir, jobId, evalWritten);
+              JobDatasetFiles.writeCard(dir, jobId, r.sha256(), evalWritten ? evalResult.sha256() : null);
             } catch (java.io.IOException e) {
               throw new java.io.UncheckedIOException("cannot write the dataset card of " + jobId, e);
             }
