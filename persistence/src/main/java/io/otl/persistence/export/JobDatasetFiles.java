@@ -38,19 +38,21 @@ public final class JobDatasetFiles {
   public static final String TRAIN_CONFIG = "train";
   /** The card's config of the held-out set, {@value #EVAL_FILE} only (Trinity's {@code subset_name}). */
   public static final String EVAL_CONFIG = "eval";
-  private static final String CARD_HEAD = "---\n"
+  private static final String CARD_COMMENT = "---\n"
       + "# Written by the training node: each file of this job's folder is a config of its own, since the\n"
-      + "# training rows and the held-out eval tasks have different columns.\n"
-      + "configs:\n"
-      + "- config_name: " + TRAIN_CONFIG + "\n"
-      + "  default: true\n"
-      + "  data_files:\n"
-      + "  - split: " + TRAIN_SPLIT + "\n"
-      + "    path: " + TRAIN_FILE + "\n";
-  private static final String CARD_EVAL = "- config_name: " + EVAL_CONFIG + "\n"
-      + "  data_files:\n"
-      + "  - split: " + EVAL_SPLIT + "\n"
-      + "    path: " + EVAL_FILE + "\n";
+      + "# training rows and the held-out eval tasks have different columns. Each config's description names\n"
+      + "# its file's SHA-256: datasets caches a folder with a card by the folder's name and the card, so two\n"
+      + "# jobs of one id (two journals) would otherwise read as one.\n"
+      + "configs:\n";
+
+  private static String config(String name, boolean isDefault, String sha256, String split, String file) {
+    return "- config_name: " + name + "\n"
+        + (sha256 == null ? "" : "  description: \"sha256 " + sha256 + "\"\n")
+        + (isDefault ? "  default: true\n" : "")
+        + "  data_files:\n"
+        + "  - split: " + split + "\n"
+        + "    path: " + file + "\n";
+  }
 
   private JobDatasetFiles() {}
 
@@ -70,22 +72,33 @@ public final class JobDatasetFiles {
     return folder(dir, jobId).resolve(CARD_FILE);
   }
 
-  /** The card of a folder with both files. */
+  /** The card of a folder with both files, without their hashes (for tests of the rendered configs). */
   public static void writeCard(Path dir, String jobId) throws IOException {
-    writeCard(dir, jobId, true);
+    writeCard(dir, jobId, null, true, null);
   }
 
   /**
-   * Writes the job folder's dataset card (the same bytes for the same job, so a repeated export
-   * changes nothing). The {@value #EVAL_CONFIG} config is listed only with a held-out file: a card
-   * naming a {@value #EVAL_FILE} that was never written offered a config that {@code datasets} then
-   * failed to load ("Unable to find …/test.jsonl").
+   * Writes the job folder's dataset card (the same bytes for the same files, so a repeated export
+   * changes nothing). The {@value #EVAL_CONFIG} config is listed only with a held-out file
+   * ({@code evalSha256} not null): a card naming a {@value #EVAL_FILE} that was never written offered a
+   * config that {@code datasets} then failed to load ("Unable to find …/test.jsonl"). Each config's
+   * {@code description} is its file's SHA-256: {@code datasets} caches a folder that has a card under the
+   * folder's name and a hash of the card's config, not of the files, so without it the job
+   * {@code job-1-<agent>} of another journal (another dataset directory too) read as the rows cached for
+   * the first one (trial t174).
    */
-  public static void writeCard(Path dir, String jobId, boolean withEval) throws IOException {
+  public static void writeCard(Path dir, String jobId, String trainSha256, String evalSha256) throws IOException {
+    writeCard(dir, jobId, trainSha256, evalSha256 != null, evalSha256);
+  }
+
+  private static void writeCard(Path dir, String jobId, String trainSha256, boolean withEval, String evalSha256)
+      throws IOException {
     Path card = card(dir, jobId);
     Files.createDirectories(card.getParent());
     Path tmp = card.resolveSibling("." + CARD_FILE + ".tmp");
-    Files.writeString(tmp, CARD_HEAD + (withEval ? CARD_EVAL : "") + "---\n", StandardCharsets.UTF_8);
+    String text = CARD_COMMENT + config(TRAIN_CONFIG, true, trainSha256, TRAIN_SPLIT, TRAIN_FILE)
+        + (withEval ? config(EVAL_CONFIG, false, evalSha256, EVAL_SPLIT, EVAL_FILE) : "") + "---\n";
+    Files.writeString(tmp, text, StandardCharsets.UTF_8);
     Files.move(tmp, card, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
         java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
