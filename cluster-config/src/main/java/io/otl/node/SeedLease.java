@@ -134,9 +134,13 @@ final class SeedLease {
    */
   static void start(ActorSystem<?> system, JournalSettings journal, Arrangement arrangement) {
     ClusterSettings settings = arrangement.settings();
-    if (settings.bootstrap() != ClusterMembership.Mode.SEED_NODES || arrangement.configured().isEmpty()) {
-      return; // a cluster of one or a bootstrap by pekko-management: nothing to protect
-    }
+    if (settings.bootstrap() != ClusterMembership.Mode.SEED_NODES) return; // pekko-management decides instead
+    // A node of one on a shared database at a port of its own shows it is alive, so that a second node of one
+    // does not form another cluster over its journal (trial t175). With a picked port (0) it does not: its
+    // restart comes back at another address, which its own last heartbeat would refuse for a lease-window.
+    boolean oneOnSharedJournal = journal.kind() == JournalSettings.Kind.POSTGRES
+        && system.settings().config().getInt("pekko.remote.artery.canonical.port") != 0;
+    if (arrangement.configured().isEmpty() && !oneOnSharedJournal) return;
     Duration every = settings.leaseHeartbeat();
     Duration window = settings.leaseWindow();
     Cluster cluster = Cluster.get(system.classicSystem());

@@ -184,6 +184,42 @@ class SeedLeaseTest {
     }
   }
 
+  /**
+   * A node of one on PostgreSQL at a port of its own heartbeats too, so a second node of one started on
+   * its journal is refused like one beside a seed-node cluster (trial t175). A picked port (0, the
+   * tests' in-process nodes) does not: its restart comes back at another address and would be refused.
+   */
+  @Test
+  void aNodeOfOneOnPostgresHeartbeatsSoASecondNodeOfOneIsRefused() throws Exception {
+    Config db = TestDatabases.postgres();
+    JournalSettings journal = new JournalSettings(JournalSettings.Kind.POSTGRES,
+        db.getString("agentscope.training.db.url"), TestDatabases.PG_USER, TestDatabases.PG_PASSWORD, 2);
+    int port = freePort();
+    String self = "pekko://otl@127.0.0.1:" + port;
+    Config overrides = ConfigFactory.parseMap(Map.of(
+        "pekko.cluster.seed-nodes", List.of(),
+        "pekko.remote.artery.canonical.hostname", "127.0.0.1",
+        "pekko.remote.artery.canonical.port", port)).withFallback(TestDatabases.node(db, false));
+    try (TrainingNode node = TrainingNode.start(overrides)) {
+      try (Connection c = JournalSchema.connect(journal)) {
+        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos(); // hang guard, not a timing claim
+        while (ClusterLease.othersAlive(c, journal.kind(), N2, Duration.ofSeconds(10)).stream()
+            .noneMatch(a -> a.address().equals(self))) {
+          assertTrue(System.nanoTime() < end, "the node of one never heartbeated");
+          Thread.sleep(200);
+        }
+      }
+      Config second = ConfigFactory.parseMap(Map.of(
+          "pekko.cluster.seed-nodes", List.of(),
+          "pekko.remote.artery.canonical.hostname", "127.0.0.1",
+          "pekko.remote.artery.canonical.port", 25525,
+          SeedLease.WINDOW_KEY, "10s"));
+      IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+          () -> SeedLease.arrange(second, ClusterSettings.fromConfig(second), journal));
+      assertTrue(refused.getMessage().contains(self), refused.getMessage());
+    }
+  }
+
   private static int freePort() {
     return io.otl.node.testing.FreePorts.take();
   }
