@@ -95,7 +95,8 @@ public final class AuditCommand {
         case "--config" -> {
           if (value == null) return usage(err, "--config needs a file");
           Path file = Path.of(value);
-          if (!Files.isReadable(file)) return usage(err, "--config " + file + ": no such readable file");
+          Optional<String> problem = Main.configFileProblem(file);
+          if (problem.isPresent()) return usage(err, problem.get());
           config = Optional.of(file);
           i++;
         }
@@ -147,6 +148,9 @@ public final class AuditCommand {
       return withJournal(config, err, null, journal -> verify(journal, kinds, out));
     }
     if (kindOption != null) return usage(err, "--kind belongs to verify");
+    if (positional.size() > 2) {
+      return usage(err, "one <kind> <id> at a time; unexpected argument '" + positional.get(2) + "'");
+    }
     if (positional.size() != 2) return usage(err, "expected <kind> <id>");
     Optional<Kind> kind = Kind.parse(positional.get(0));
     if (kind.isEmpty()) return usage(err, "kind is '" + positional.get(0) + "'; allowed: " + Kind.allowed());

@@ -112,7 +112,8 @@ public final class ExportCommand {
         case "--name" -> name = v;
         default -> {
           Path file = Path.of(v);
-          if (!Files.isReadable(file)) return usage(err, "--config " + file + ": no such readable file");
+          Optional<String> problem = Main.configFileProblem(file);
+          if (problem.isPresent()) return usage(err, problem.get());
           configFile = Optional.of(file);
         }
       }

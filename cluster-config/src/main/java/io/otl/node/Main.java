@@ -46,7 +46,7 @@ public final class Main {
         runUsageError("--config is given twice; give it once (one file holds the node's settings)");
       } else if (o.equals("--config") && i + 1 < options.size()) {
         Path file = Path.of(options.get(++i));
-        if (!Files.isReadable(file)) runUsageError("--config " + file + ": no such readable file");
+        configFileProblem(file).ifPresent(Main::runUsageError);
         configFile = Optional.of(file);
       } else if (o.equals("--config")) {
         runUsageError("--config needs a file");
@@ -149,6 +149,16 @@ public final class Main {
   private static void print(String text, int code) {
     (code == 0 ? System.out : System.err).println(text);
     System.exit(code);
+  }
+
+  /**
+   * Why {@code --config file} cannot be read, for the usage error (exit 2) of run, export and audit. A folder
+   * passed the readable check and was refused later as an invalid configuration, exit 1 (trial t175).
+   */
+  static Optional<String> configFileProblem(Path file) {
+    if (Files.isDirectory(file)) return Optional.of("--config " + file + " is a folder: name the config file in it");
+    if (!Files.isReadable(file)) return Optional.of("--config " + file + ": no such readable file");
+    return Optional.empty();
   }
 
   private static void runUsageError(String message) {

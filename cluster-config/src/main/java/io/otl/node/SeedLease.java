@@ -72,10 +72,15 @@ final class SeedLease {
   /** Applies the rule before the ActorSystem exists: reads the lease once when this node is the first seed. */
   static Arrangement arrange(Config config, ClusterSettings settings, JournalSettings journal) {
     List<String> seeds = config.getStringList("pekko.cluster.seed-nodes");
-    if (settings.bootstrap() != ClusterMembership.Mode.SEED_NODES || seeds.size() < 2) {
+    if (settings.bootstrap() != ClusterMembership.Mode.SEED_NODES) {
       return new Arrangement(config, seeds, false, settings);
     }
     String self = selfAddress(config);
+    if (seeds.isEmpty() || (seeds.size() == 1 && self != null && sameAddress(seeds.get(0), self))) {
+      refuseBesideLiveCluster(seeds.isEmpty(), self, settings.leaseWindow(), journal);
+      return new Arrangement(config, seeds, false, settings);
+    }
+    if (seeds.size() < 2) return new Arrangement(config, seeds, false, settings);
     if (self == null || !sameAddress(seeds.get(0), self)) return new Arrangement(config, seeds, false, settings);
     Duration window = settings.leaseWindow();
     List<ClusterLease.Alive> alive;
@@ -97,14 +102,45 @@ final class SeedLease {
   }
 
   /**
+   * A node that can only join itself (no seed nodes, or itself as the only one) forms a cluster of its own.
+   * Beside a live cluster on the same journal that is a second cluster over it (trial t175: a node started
+   * without OTL_SEED_NODES registered a version the running cluster's entity then failed to write after, a
+   * 503), so it does not start. A cold start finds no fresh heartbeat; an unreadable lease keeps Pekko's way.
+   */
+  private static void refuseBesideLiveCluster(boolean noSeeds, String self, Duration window, JournalSettings journal) {
+    List<ClusterLease.Alive> alive;
+    try (Connection c = JournalSchema.connect(journal)) {
+      // A picked port (0) has no address yet: every row is another member's.
+      alive = ClusterLease.othersAlive(c, journal.kind(), self == null ? "" : self, window);
+    } catch (SQLException | RuntimeException e) {
+      log.warn("cluster lease unreadable in {} ({}); forming a cluster of one without checking for a running one",
+          journal.safeUrl(), e.getMessage());
+      return;
+    }
+    if (alive.isEmpty()) return;
+    throw new IllegalStateException("a cluster is running on the journal " + journal.safeUrl() + ": member "
+        + alive.get(0).address() + " heartbeated " + alive.get(0).age().toMillis() + " ms ago (within "
+        + WINDOW_KEY + " = " + window.toSeconds() + "s), and this node, with "
+        + (noSeeds ? "no seed nodes" : "itself as its only seed node")
+        + ", would form a second cluster over that journal, whose writes collide with the running one's; set "
+        + "OTL_SEED_NODES (pekko.cluster.seed-nodes) to that cluster's seed nodes to join it, or, if that cluster "
+        + "is gone (killed), start this node again once its heartbeats are older than the window; "
+        + "docs/operations.md");
+  }
+
+  /**
    * Heartbeats while this node is Up, and, when {@link #arrange} moved it, falls back to the configured
    * seed list once no other member's heartbeat is fresh and it is still not a member.
    */
   static void start(ActorSystem<?> system, JournalSettings journal, Arrangement arrangement) {
     ClusterSettings settings = arrangement.settings();
-    if (settings.bootstrap() != ClusterMembership.Mode.SEED_NODES || arrangement.configured().isEmpty()) {
-      return; // a cluster of one or a bootstrap by pekko-management: nothing to protect
-    }
+    if (settings.bootstrap() != ClusterMembership.Mode.SEED_NODES) return; // pekko-management decides instead
+    // A node of one on a shared database at a port of its own shows it is alive, so that a second node of one
+    // does not form another cluster over its journal (trial t175). With a picked port (0) it does not: its
+    // restart comes back at another address, which its own last heartbeat would refuse for a lease-window.
+    boolean oneOnSharedJournal = journal.kind() == JournalSettings.Kind.POSTGRES
+        && system.settings().config().getInt("pekko.remote.artery.canonical.port") != 0;
+    if (arrangement.configured().isEmpty() && !oneOnSharedJournal) return;
     Duration every = settings.leaseHeartbeat();
     Duration window = settings.leaseWindow();
     Cluster cluster = Cluster.get(system.classicSystem());

@@ -146,6 +146,80 @@ class SeedLeaseTest {
     }
   }
 
+  /**
+   * Trial t175: a node started on a running cluster's journal without OTL_SEED_NODES (or with only
+   * itself as seed) formed a second cluster over it; its registration of a model version answered 201
+   * and the running cluster's next write to that agent a 503 (the journal's key refused it), with the
+   * two clusters' states apart. Such a node now refuses to start, naming the live member and the
+   * setting that joins it; with no live heartbeat (a cold start) it forms its cluster as before.
+   */
+  @Test
+  void aNodeThatWouldFormItsOwnClusterBesideALiveOneRefusesToStart() throws Exception {
+    Config db = TestDatabases.postgres();
+    JournalSettings journal = new JournalSettings(JournalSettings.Kind.POSTGRES,
+        db.getString("agentscope.training.db.url"), TestDatabases.PG_USER, TestDatabases.PG_PASSWORD, 2);
+    JournalSchema.ensure(journal);
+    Config alone = ConfigFactory.parseMap(Map.of(
+        "pekko.cluster.seed-nodes", List.of(),
+        "pekko.remote.artery.canonical.hostname", "127.0.0.1",
+        "pekko.remote.artery.canonical.port", 25524,
+        SeedLease.WINDOW_KEY, "10s"));
+    Config onlyItself = alone.withValue("pekko.cluster.seed-nodes",
+        com.typesafe.config.ConfigValueFactory.fromIterable(List.of("pekko://otl@127.0.0.1:25524")));
+    Config pickedPort = alone.withValue("pekko.remote.artery.canonical.port",
+        com.typesafe.config.ConfigValueFactory.fromAnyRef(0));
+
+    // Nobody heartbeats: a cluster of one forms as it always did.
+    assertUnchanged(SeedLease.arrange(alone, ClusterSettings.fromConfig(alone), journal));
+    try (Connection c = JournalSchema.connect(journal)) {
+      ClusterLease.heartbeat(c, journal.kind(), N2, 2L);
+    }
+    for (Config config : List.of(alone, onlyItself, pickedPort)) {
+      IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+          () -> SeedLease.arrange(config, ClusterSettings.fromConfig(config), journal));
+      String message = refused.getMessage();
+      assertTrue(message.contains(N2), message);
+      assertTrue(message.contains("OTL_SEED_NODES (pekko.cluster.seed-nodes)"), message);
+      assertTrue(message.contains("second cluster"), message);
+    }
+  }
+
+  /**
+   * A node of one on PostgreSQL at a port of its own heartbeats too, so a second node of one started on
+   * its journal is refused like one beside a seed-node cluster (trial t175). A picked port (0, the
+   * tests' in-process nodes) does not: its restart comes back at another address and would be refused.
+   */
+  @Test
+  void aNodeOfOneOnPostgresHeartbeatsSoASecondNodeOfOneIsRefused() throws Exception {
+    Config db = TestDatabases.postgres();
+    JournalSettings journal = new JournalSettings(JournalSettings.Kind.POSTGRES,
+        db.getString("agentscope.training.db.url"), TestDatabases.PG_USER, TestDatabases.PG_PASSWORD, 2);
+    int port = freePort();
+    String self = "pekko://otl@127.0.0.1:" + port;
+    Config overrides = ConfigFactory.parseMap(Map.of(
+        "pekko.cluster.seed-nodes", List.of(),
+        "pekko.remote.artery.canonical.hostname", "127.0.0.1",
+        "pekko.remote.artery.canonical.port", port)).withFallback(TestDatabases.node(db, false));
+    try (TrainingNode node = TrainingNode.start(overrides)) {
+      try (Connection c = JournalSchema.connect(journal)) {
+        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos(); // hang guard, not a timing claim
+        while (ClusterLease.othersAlive(c, journal.kind(), N2, Duration.ofSeconds(10)).stream()
+            .noneMatch(a -> a.address().equals(self))) {
+          assertTrue(System.nanoTime() < end, "the node of one never heartbeated");
+          Thread.sleep(200);
+        }
+      }
+      Config second = ConfigFactory.parseMap(Map.of(
+          "pekko.cluster.seed-nodes", List.of(),
+          "pekko.remote.artery.canonical.hostname", "127.0.0.1",
+          "pekko.remote.artery.canonical.port", 25525,
+          SeedLease.WINDOW_KEY, "10s"));
+      IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+          () -> SeedLease.arrange(second, ClusterSettings.fromConfig(second), journal));
+      assertTrue(refused.getMessage().contains(self), refused.getMessage());
+    }
+  }
+
   private static int freePort() {
     return io.otl.node.testing.FreePorts.take();
   }

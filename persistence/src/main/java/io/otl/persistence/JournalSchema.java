@@ -229,8 +229,32 @@ public final class JournalSchema {
           ? "check agentscope.training.db.user / db.password (or OTL_DB_USER / OTL_DB_PASSWORD)"
           : "check agentscope.training.db.url (or OTL_DB_URL)";
       throw new JournalUnavailableException("cannot connect to the journal database " + settings.safeUrl() + " as user '"
-          + settings.user() + "': " + e.getMessage() + " — " + hint, e);
+          + settings.user() + "': " + unresolvedHost(settings, e).orElse(e.getMessage()) + " — " + hint, e);
     }
+  }
+
+  /**
+   * The PostgreSQL driver says only "The connection attempt failed." when the URL's host does not resolve,
+   * and reads a {@code user:password@} part as part of the host (trial t175); the cause says which. The
+   * host is named only when the URL has no such part, whose password would be in it.
+   */
+  static java.util.Optional<String> unresolvedHost(JournalSettings settings, SQLException e) {
+    boolean unresolved = false;
+    for (Throwable t = e; t != null && !unresolved; t = t.getCause() == t ? null : t.getCause()) {
+      unresolved = t instanceof java.net.UnknownHostException;
+    }
+    if (!unresolved || settings.kind() != JournalSettings.Kind.POSTGRES) return java.util.Optional.empty();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("^jdbc:postgresql://([^/?]*)").matcher(settings.url());
+    String authority = m.find() ? m.group(1) : "";
+    if (authority.contains("@")) {
+      return java.util.Optional.of("the URL has a user:password@ part, which the PostgreSQL driver does not take (it"
+          + " reads it as part of the host name, which then does not resolve): give the URL as"
+          + " jdbc:postgresql://host:port/database and the user and password in agentscope.training.db.user /"
+          + " db.password (or OTL_DB_USER / OTL_DB_PASSWORD)");
+    }
+    String host = authority.replaceFirst(":\\d*$", "");
+    return java.util.Optional.of("the host " + (host.isEmpty() ? "of the URL" : host) + " does not resolve (a typo,"
+        + " or a name this machine cannot look up)");
   }
 
   /** What a reader that found no journal should do instead; nothing was created. */

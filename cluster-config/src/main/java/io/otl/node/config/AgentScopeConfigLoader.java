@@ -290,7 +290,11 @@ public final class AgentScopeConfigLoader {
     String where = location == null || location.getLineNr() < 0 ? ""
         : " at line " + location.getLineNr() + ", column " + location.getColumnNr();
     String problem = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
-    problem = problem.lines().findFirst().orElse("")
+    // SnakeYAML says the context, then the problem, each flush left; the indented lines quote the file.
+    problem = String.join("; ", problem.lines().filter(l -> !l.isBlank() && !Character.isWhitespace(l.charAt(0)))
+            .toList())
+        // Jackson's note of where an object began names its source, which is disabled (trial t175)
+        .replaceAll("\\[Source: [^\\]]*; line: (\\d+), column: (\\d+)\\]", "line $1, column $2")
         .replaceAll("'[^']{2,}'", "'…'").replaceAll("\"[^\"]{2,}\"", "\"…\"");
     return file + ": not valid " + format + where + (problem.isBlank() ? "" : ": " + problem);
   }

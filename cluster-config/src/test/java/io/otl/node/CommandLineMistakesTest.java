@@ -1,0 +1,71 @@
+package io.otl.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Mistakes an operator made on the command line in trial t175, each a usage error (exit 2) that says
+ * what is wrong, with nothing written: a folder given as {@code --config} was exit 1 "Invalid
+ * configuration" where a missing file is exit 2 (docs/configuration.md), and an audit with one
+ * argument too many said only "expected &lt;kind&gt; &lt;id&gt;", though both were there.
+ */
+class CommandLineMistakesTest {
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void aFolderAsConfigIsAUsageErrorOfEveryCommand() throws Exception {
+    Path folder = Files.createDirectory(dir.resolve("config"));
+    String expected = "--config " + folder + " is a folder: name the config file in it";
+    Run audit = audit(List.of("model", "bot1", "--config", folder.toString()));
+    assertEquals(2, audit.code, audit.err);
+    assertTrue(audit.err.startsWith("error: " + expected + "\n"), audit.err);
+    Run export = export(List.of("--agent", "bot1", "--format", "sft", "--config", folder.toString(),
+        "--out", dir.resolve("out").toString()));
+    assertEquals(2, export.code, export.err);
+    assertTrue(export.err.contains("error: " + expected + "\n"), export.err);
+    assertEquals(List.of("config"), listing(dir), "nothing written");
+  }
+
+  @Test
+  void anAuditWithAnArgumentTooManyNamesIt() {
+    Run audit = audit(List.of("model", "bot1", "extra"));
+    assertEquals(2, audit.code, audit.err);
+    assertTrue(audit.err.startsWith("error: one <kind> <id> at a time; unexpected argument 'extra'\n"), audit.err);
+  }
+
+  private record Run(int code, String out, String err) {}
+
+  private static Run audit(List<String> args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = AuditCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private static Run export(List<String> args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = ExportCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of());
+    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private static List<String> listing(Path folder) throws Exception {
+    try (var files = Files.list(folder)) {
+      return files.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+}
