@@ -117,15 +117,16 @@ final class SeedLease {
           journal.safeUrl(), e.getMessage());
       return;
     }
+    // A member killed a moment ago (kill -9, then a restart at another port) still has a fresh heartbeat:
+    // only one whose cluster port answers is running. A port that refuses the connection is gone.
+    alive = alive.stream().filter(SeedLease::listening).toList();
     if (alive.isEmpty()) return;
     throw new IllegalStateException("a cluster is running on the journal " + journal.safeUrl() + ": member "
         + alive.get(0).address() + " heartbeated " + alive.get(0).age().toMillis() + " ms ago (within "
         + WINDOW_KEY + " = " + window.toSeconds() + "s), and this node, with "
         + (noSeeds ? "no seed nodes" : "itself as its only seed node")
         + ", would form a second cluster over that journal, whose writes collide with the running one's; set "
-        + "OTL_SEED_NODES (pekko.cluster.seed-nodes) to that cluster's seed nodes to join it, or, if that cluster "
-        + "is gone (killed), start this node again once its heartbeats are older than the window; "
-        + "docs/operations.md");
+        + "OTL_SEED_NODES (pekko.cluster.seed-nodes) to that cluster's seed nodes to join it; docs/operations.md");
   }
 
   /**
@@ -232,6 +233,31 @@ final class SeedLease {
   }
 
   /** This node's address as its seed-node entries spell it, or null when it cannot be a seed (port 0). */
+  /**
+   * Whether a member's cluster port takes a connection. Only a refusal means gone: a timeout (a firewall,
+   * another host's slow network) or an address that cannot be read counts as running, so that doubt never
+   * forms a second cluster.
+   */
+  static boolean listening(ClusterLease.Alive member) {
+    Address address;
+    try {
+      address = AddressFromURIString.parse(member.address());
+    } catch (RuntimeException e) {
+      return true;
+    }
+    if (address.host().isEmpty() || address.port().isEmpty()) return true;
+    try (java.net.Socket socket = new java.net.Socket()) {
+      socket.connect(new java.net.InetSocketAddress(address.host().get(), (Integer) address.port().get()), 2000);
+      return true;
+    } catch (java.net.ConnectException e) {
+      log.info("member {} heartbeated {} ms ago but its cluster port refuses connections: taken as gone (killed)",
+          member.address(), member.age().toMillis());
+      return false;
+    } catch (java.io.IOException e) {
+      return true;
+    }
+  }
+
   static String selfAddress(Config config) {
     String host = config.getString("pekko.remote.artery.canonical.hostname");
     int port = config.getInt("pekko.remote.artery.canonical.port");

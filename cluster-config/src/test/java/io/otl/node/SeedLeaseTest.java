@@ -171,16 +171,27 @@ class SeedLeaseTest {
 
     // Nobody heartbeats: a cluster of one forms as it always did.
     assertUnchanged(SeedLease.arrange(alone, ClusterSettings.fromConfig(alone), journal));
+    // A member killed a moment ago: its heartbeat is fresh, its port refuses. A restart at another port
+    // (kill -9, then a new port) starts.
+    String killed = "pekko://otl@127.0.0.1:" + freePort();
     try (Connection c = JournalSchema.connect(journal)) {
-      ClusterLease.heartbeat(c, journal.kind(), N2, 2L);
+      ClusterLease.heartbeat(c, journal.kind(), killed, 1L);
     }
-    for (Config config : List.of(alone, onlyItself, pickedPort)) {
-      IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
-          () -> SeedLease.arrange(config, ClusterSettings.fromConfig(config), journal));
-      String message = refused.getMessage();
-      assertTrue(message.contains(N2), message);
-      assertTrue(message.contains("OTL_SEED_NODES (pekko.cluster.seed-nodes)"), message);
-      assertTrue(message.contains("second cluster"), message);
+    assertUnchanged(SeedLease.arrange(alone, ClusterSettings.fromConfig(alone), journal));
+    // A running member: fresh heartbeat, and its cluster port takes connections.
+    try (java.net.ServerSocket running = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      String live = "pekko://otl@127.0.0.1:" + running.getLocalPort();
+      try (Connection c = JournalSchema.connect(journal)) {
+        ClusterLease.heartbeat(c, journal.kind(), live, 2L);
+      }
+      for (Config config : List.of(alone, onlyItself, pickedPort)) {
+        IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+            () -> SeedLease.arrange(config, ClusterSettings.fromConfig(config), journal));
+        String message = refused.getMessage();
+        assertTrue(message.contains(live), message);
+        assertTrue(message.contains("OTL_SEED_NODES (pekko.cluster.seed-nodes)"), message);
+        assertTrue(message.contains("second cluster"), message);
+      }
     }
   }
 
