@@ -26,15 +26,35 @@ public final class Main {
     boolean bareOption = !rest.isEmpty() && rest.get(0).startsWith("--") && !rest.get(0).equals("--help");
     String command = rest.isEmpty() || bareOption ? "run" : rest.get(0);
     List<String> options = rest.isEmpty() || bareOption ? rest : rest.subList(1, rest.size());
+    dispatch(command, options);
+  }
+
+  private static void dispatch(String command, List<String> options) throws Exception {
     switch (command) {
       case "run" -> run(options);
       case "export" -> System.exit(ExportCommand.run(options));
       case "audit" -> AuditCommand.main(options.toArray(String[]::new));
       case "simulator" -> io.otl.node.simulator.SimulatorCommand.main(options.toArray(String[]::new));
-      case "help", "--help", "-h" -> usage(0);
+      case "--help", "-h" -> usage(0);
+      case "help" -> help(options);
       default -> usageError("unknown command: " + command);
     }
   }
+
+  /**
+   * {@code help} alone lists the commands; {@code help <command>} is that command's {@code --help}. Anything
+   * else is a mistake (exit 2): {@code help extra} printed the list and exited 0 (trial t175).
+   */
+  private static void help(List<String> options) throws Exception {
+    if (options.isEmpty()) usage(0);
+    if (options.size() == 1 && COMMANDS.contains(options.get(0))) {
+      dispatch(options.get(0), List.of("--help"));
+      return;
+    }
+    usageError("help takes one command (" + String.join(", ", COMMANDS) + "), not " + String.join(" ", options));
+  }
+
+  private static final List<String> COMMANDS = List.of("run", "export", "audit", "simulator");
 
   private static void run(List<String> options) {
     Optional<Path> configFile = Optional.empty();
@@ -124,7 +144,7 @@ public final class Main {
                                 undeserializable events and sequence gaps (exit 1)
         simulator [--host 127.0.0.1] [--port 8265] [--work-dir DIR] [--pending 1s] [--running 5s] [--commit-batch 1]
                                 the Trinity simulator on its own (Ray Jobs + Trinity proxy APIs)
-        help                    this text
+        help [<command>]        this text, or a command's own options
       <command> --help shows a command's own options; a mistake on the command line exits 2, starting nothing
       """;
 

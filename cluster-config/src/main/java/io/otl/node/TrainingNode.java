@@ -364,7 +364,8 @@ public final class TrainingNode implements AutoCloseable {
         // There is no otlp.host: the OTLP port listens on http.host.
         otlpBinding = ListenerBind.bind(new ListenerBind.Listener("the OTLP receiver's", http.otlp().port(),
                 "OTL_OTLP_PORT (agentscope.training.otlp.port)", http.host(), HTTP_HOST_SETTING),
-            () -> HttpServer.start(system, http.host(), http.otlp().port(), otlp.standalone(auth),
+            () -> HttpServer.start("OTLP receiver (POST /v1/traces)", system, http.host(), http.otlp().port(),
+                otlp.standalone(auth),
                 http.shutdownDeadline(), http.maxConnectionsPerAddress(), metrics).toCompletableFuture().join());
         log.info("OTLP/HTTP traces receiver (POST /v1/traces) on its own port {}", otlpBinding.localAddress().getPort());
       }

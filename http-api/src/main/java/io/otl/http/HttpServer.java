@@ -56,6 +56,15 @@ public final class HttpServer {
    */
   public static CompletionStage<ServerBinding> start(ActorSystem<?> system, String host, int port, Route route,
       Duration hardDeadline, int maxConnectionsPerAddress, ApiMetrics metrics) {
+    return start("HTTP API", system, host, port, route, hardDeadline, maxConnectionsPerAddress, metrics);
+  }
+
+  /**
+   * @param name the listener as its start and stop lines name it: a node has a second one, the OTLP
+   *     receiver's own port, which was logged as a second "HTTP API" (trial t177)
+   */
+  public static CompletionStage<ServerBinding> start(String name, ActorSystem<?> system, String host, int port,
+      Route route, Duration hardDeadline, int maxConnectionsPerAddress, ApiMetrics metrics) {
     int maxConnections = system.settings().config().getInt("pekko.http.server.max-connections");
     ConnectionGate gate = new ConnectionGate(maxConnectionsPerAddress, maxConnections, metrics);
     AnswersInProgress answers = new AnswersInProgress();
@@ -65,7 +74,7 @@ public final class HttpServer {
         .bindFlow(gate.guard(ClientConnection.flow(system, route, answers)))
         .thenApply(binding -> {
           InetSocketAddress addr = binding.localAddress();
-          log.info("HTTP API listening on {}", listenUrl(host, addr));
+          log.info("{} listening on {}", name, listenUrl(host, addr));
           CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceUnbind(), "http-unbind",
               () -> binding.unbind().thenApply(d -> Done.getInstance()));
           // Answers in progress first (terminate cuts a response whose body is still streaming), then
@@ -74,8 +83,8 @@ public final class HttpServer {
               () -> answers.settled(system, hardDeadline)
                   .thenCompose(left -> binding.terminate(left.isZero() ? Duration.ofMillis(1) : left))
                   .thenApply(t -> {
-                    log.info("HTTP API on port {} closed: in-flight requests finished or reached the deadline",
-                        addr.getPort());
+                    log.info("{} on port {} closed: in-flight requests finished or reached the deadline",
+                        name, addr.getPort());
                     return Done.getInstance();
                   }));
           return binding;

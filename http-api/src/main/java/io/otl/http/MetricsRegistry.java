@@ -119,10 +119,19 @@ public final class MetricsRegistry {
       count.increment();
     }
 
+    /**
+     * A bucket's bound as Prometheus' own clients print it: {@code Double.toString} wrote 0.0002 as
+     * {@code 2.0E-4} beside {@code 0.001}, a label a query naming {@code le="0.0002"} does not match (trial t175).
+     */
+    static String bound(double b) {
+      String shown = Double.toString(b);
+      return shown.indexOf('E') < 0 ? shown : java.math.BigDecimal.valueOf(b).stripTrailingZeros().toPlainString();
+    }
+
     void write(StringBuilder out, String name, String labels) {
       String sep = labels.isEmpty() ? "" : labels + ",";
       for (int i = 0; i < bounds.length; i++) {
-        line(out, name + "_bucket", sep + "le=\"" + bounds[i] + "\"", counts[i].sum());
+        line(out, name + "_bucket", sep + "le=\"" + bound(bounds[i]) + "\"", counts[i].sum());
       }
       line(out, name + "_bucket", sep + "le=\"+Inf\"", count.sum());
       line(out, name + "_sum", labels, sum.sum());

@@ -38,4 +38,14 @@ class MetricsRegistryTest {
         () -> registry.gauge("otl_things_total", "help", Map::of));
     assertTrue(e.getMessage().contains("otl_things_total"), e.getMessage());
   }
+
+  @Test
+  void bucketBoundsArePlainNumbers() {
+    MetricsRegistry registry = new MetricsRegistry();
+    registry.observe("otl_added_seconds", "help", "", 0.0003, new double[] {0.0002, 0.0005, 0.001, 0.25});
+    String text = registry.scrape();
+    assertTrue(text.contains("otl_added_seconds_bucket{le=\"0.0002\"} 0\n"), text);
+    assertTrue(text.contains("otl_added_seconds_bucket{le=\"0.0005\"} 1\n"), text);
+    assertTrue(text.contains("otl_added_seconds_bucket{le=\"0.001\"} 1\n"), text);
+  }
 }

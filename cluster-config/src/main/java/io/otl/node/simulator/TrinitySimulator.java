@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -56,6 +58,9 @@ public final class TrinitySimulator {
    * as its base model.
    */
   public static TrinitySimulator start(ActorSystem<?> system, SimulatorSettings settings, String baseModel) {
+    // What this start creates, removed again if it cannot listen: a refused start left an empty
+    // ./data/simulator behind (trial t175).
+    Path created = firstMissing(settings.workDir());
     try {
       Files.createDirectories(settings.workDir());
     } catch (IOException e) {
@@ -76,6 +81,7 @@ public final class TrinitySimulator {
               .toCompletableFuture()
               .get(10, TimeUnit.SECONDS);
     } catch (Exception e) {
+      removeEmptyFolders(created);
       throw new IllegalStateException(
           "Trinity simulator cannot bind " + settings.host() + ":" + settings.port() + ": " + e.getMessage(), e);
     }
@@ -90,6 +96,25 @@ public final class TrinitySimulator {
         settings.pendingDuration(),
         settings.runningDuration());
     return sim;
+  }
+
+  /** The outermost folder of {@code dir}'s path that does not exist yet, or null. */
+  static Path firstMissing(Path dir) {
+    Path missing = null;
+    for (Path p = dir.toAbsolutePath().normalize(); p != null && !Files.exists(p); p = p.getParent()) missing = p;
+    return missing;
+  }
+
+  /** Deletes {@code top} if it holds folders only (nothing a start wrote is lost). */
+  static void removeEmptyFolders(Path top) {
+    if (top == null || !Files.isDirectory(top)) return;
+    try (java.util.stream.Stream<Path> walk = Files.walk(top)) {
+      List<Path> all = walk.sorted(java.util.Comparator.reverseOrder()).toList();
+      if (all.stream().anyMatch(p -> !Files.isDirectory(p))) return;
+      for (Path p : all) Files.deleteIfExists(p);
+    } catch (IOException e) {
+      log.debug("left {} after a failed start: {}", top, e.getMessage());
+    }
   }
 
   /** The bound port (the real one when settings asked for 0). */

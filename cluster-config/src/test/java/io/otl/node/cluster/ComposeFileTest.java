@@ -221,6 +221,15 @@ class ComposeFileTest {
         && dockerfile.contains("/app/otl-node.jar"), "the tools run the image's jar");
   }
 
+  /** docker/README.md gives the simulator's command as compose runs it (it left out --work-dir and --running: trial t175). */
+  @Test
+  void theReadmeGivesTheSimulatorsCommandAsComposeRunsIt() throws IOException {
+    String readme = Files.readString(ROOT.resolve("docker/README.md"));
+    String command = String.join(" ", strings(services.path("simulator").path("command")));
+    assertTrue(readme.contains("| otl-node, `" + command + "` |"), "the services table: " + command);
+    assertTrue(readme.contains("`... " + command + "`"), "the opening paragraph: " + command);
+  }
+
   /** docker/README.md names each variable compose gives a node. */
   @Test
   void theReadmeNamesEveryNodeVariable() throws IOException {

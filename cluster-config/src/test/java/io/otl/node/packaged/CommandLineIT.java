@@ -35,13 +35,15 @@ class CommandLineIT {
   @Test
   void runHelpShowsWhatRunTakes() throws Exception {
     // like export --help and audit --help: the command's own options, not the list of commands
-    try (JarProcess p = JarProcess.start("run-help", List.of(), List.of("run", "--help"))) {
-      int exit = p.awaitExit(60);
-      String out = p.output();
-      assertEquals(0, exit, out);
-      assertTrue(out.contains("usage: java -jar otl-node.jar [run] [--config <file>]"), out);
-      assertTrue(out.contains("OTL_HTTP_PORT"), "names where the ports come from:\n" + out);
-      assertFalse(out.contains("export --agent"), out);
+    for (List<String> args : List.of(List.of("run", "--help"), List.of("help", "run"))) {
+      try (JarProcess p = JarProcess.start("run-help", List.of(), args)) {
+        int exit = p.awaitExit(60);
+        String out = p.output();
+        assertEquals(0, exit, args + ":\n" + out);
+        assertTrue(out.contains("usage: java -jar otl-node.jar [run] [--config <file>]"), out);
+        assertTrue(out.contains("OTL_HTTP_PORT"), "names where the ports come from:\n" + out);
+        assertFalse(out.contains("export --agent"), out);
+      }
     }
   }
 
@@ -51,6 +53,8 @@ class CommandLineIT {
     record Case(List<String> args, int exit, String says) {}
     for (Case c : List.of(
         new Case(List.of("trian"), 2, "unknown command: trian"),
+        // help took any argument and exited 0 (trial t175)
+        new Case(List.of("help", "extra"), 2, "error: help takes one command (run, export, audit, simulator), not extra"),
         new Case(List.of("run", "--conifg", "x.conf"), 2, "error: unknown option for run: --conifg"),
         new Case(List.of("--config"), 2, "error: --config needs a file"),
         new Case(List.of("--config", "no-such.conf"), 2, "error: --config no-such.conf: no such readable file"),
@@ -61,7 +65,7 @@ class CommandLineIT {
         assertEquals(c.exit(), exit, c.args() + ":\n" + out);
         assertTrue(out.contains(c.says()), c.args() + ":\n" + out);
         // an unknown command gets the list of commands; a mistake of run, run's own usage
-        String usage = c.args().get(0).equals("trian") ? "usage: java -jar otl-node.jar <command>"
+        String usage = List.of("trian", "help").contains(c.args().get(0)) ? "usage: java -jar otl-node.jar <command>"
             : "usage: java -jar otl-node.jar [run] [--config <file>]";
         assertTrue(out.contains(usage), "the usage follows: " + c.args() + ":\n" + out);
       }

@@ -90,6 +90,20 @@ class TrinitySimulatorTest {
     assertEquals(404, delete(slowBase + "/api/jobs/del-me").statusCode());
   }
 
+  /** A start that cannot listen leaves no folder it created behind (an empty ./data/simulator: trial t175). */
+  @Test
+  void aStartThatCannotListenRemovesTheFoldersItCreated() throws IOException {
+    Path parent = Files.createTempDirectory("simulator-refused");
+    Path dir = parent.resolve("data").resolve("simulator");
+    int taken = simulator.port();
+    IllegalStateException refused = assertThrows(IllegalStateException.class,
+        () -> TrinitySimulator.start(testKit.system(),
+            SimulatorSettings.defaults().withPort(taken).withWorkDir(dir)));
+    assertTrue(refused.getMessage().contains("cannot bind"), refused.getMessage());
+    assertFalse(Files.exists(parent.resolve("data")), "left " + parent.resolve("data"));
+    assertTrue(Files.isDirectory(parent), "a folder that was there stays");
+  }
+
   /**
    * Embedded in the node, the simulator dies with it on a kill -9; the restarted node polls the job it
    * had submitted and must find it (design 3.2), as a real Ray cluster would still have it.

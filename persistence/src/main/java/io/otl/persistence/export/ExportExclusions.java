@@ -37,7 +37,6 @@ public final class ExportExclusions {
   public static final String HELD_OUT = "held-out-for-eval";
   public static final String DUPLICATE_EXACT = Dedup.EXACT;
   public static final String DUPLICATE_NEAR = Dedup.NEAR;
-  public static final String DUPLICATE_OF_HELD_OUT = Dedup.OF_HELD_OUT;
   /** Its ids hold what the node's rules take: the line can carry them neither raw nor rewritten (they join the manifest). */
   public static final String PII_IN_METADATA = AsWritten.PII_IN_METADATA;
   /** A JSON number holds what the node's rules take: a string in its place would break the line's own schema. */

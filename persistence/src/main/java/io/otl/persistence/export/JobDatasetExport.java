@@ -25,8 +25,7 @@ import org.slf4j.LoggerFactory;
  *   <li>a replay sample of trajectories earlier jobs trained on joins the rest ({@link
  *       ReplaySampler}: {@code replay-fraction} of the dataset, weighted by age with {@code
  *       data-half-life}, seeded by the job id);
- *   <li>the training file drops exact and near duplicates ({@link Dedup}), counted by reason, and lines
- *       that say what a held-out session of the job says (the bench would score a memorised answer);
+ *   <li>the training file drops exact and near duplicates ({@link Dedup}), counted by reason;
  *   <li>the start checkpoint: with {@code start-from = stable}, the current stable version's
  *       checkpoint when a job trained it; else (no stable, or one registered by hand) the base
  *       model, and the lineage says so.
@@ -99,7 +98,7 @@ public final class JobDatasetExport {
         upfront.excludeUpfront(ExportExclusions.HELD_OUT, eval.size());
         List<String> train = new ArrayList<>(fresh);
         train.addAll(replay);
-        return export.forJob(agentId, train, format, dir, jobId, upfront, lineage, referencesMustPass, eval).thenApply(r -> {
+        return export.forJob(agentId, train, format, dir, jobId, upfront, lineage, referencesMustPass).thenApply(r -> {
           if (r.fileWritten()) {
             try {
               JobDatasetFiles.writeCard(dir, jobId, r.sha256(), evalWritten ? evalResult.sha256() : null);
