@@ -12,7 +12,6 @@ import io.otl.node.testing.TestDatabases;
 import io.otl.persistence.export.ContinualSettings;
 import io.otl.persistence.export.DatasetExport;
 import io.otl.persistence.export.ExportFormat;
-import io.otl.persistence.export.HeldOut;
 import io.otl.persistence.export.JobDatasetExport;
 import io.otl.persistence.export.JobDatasetFiles;
 import java.nio.file.Files;
@@ -42,11 +41,7 @@ class JobFolderCacheTest {
   }
 
   private static List<String> ids(String prefix, int n, boolean heldOut) {
-    List<String> out = new ArrayList<>();
-    for (int i = 0; out.size() < n; i++) {
-      if (HeldOut.isHeldOut(prefix + i, EVAL) == heldOut) out.add(prefix + i);
-    }
-    return out;
+    return io.otl.node.testing.HeldOutIds.of(prefix, n, heldOut, EVAL);
   }
 
   private static void record(DataCollector dc, String id) throws Exception {

@@ -71,11 +71,7 @@ class ContinualTrainingTest {
 
   /** {@code n} ids with prefix whose held-out status is {@code heldOut}. */
   private static List<String> ids(String prefix, int n, boolean heldOut) {
-    List<String> out = new ArrayList<>();
-    for (int i = 0; out.size() < n; i++) {
-      if (HeldOut.isHeldOut(prefix + i, EVAL) == heldOut) out.add(prefix + i);
-    }
-    return out;
+    return io.otl.node.testing.HeldOutIds.of(prefix, n, heldOut, EVAL);
   }
 
   private static JsonNode job(Http http, String jobId) throws InterruptedException {

@@ -8,10 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.otl.node.TrainingNode;
 import io.otl.node.testing.Await;
 import io.otl.node.testing.Http;
-import io.otl.persistence.export.HeldOut;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -36,11 +34,7 @@ class DatasetCardTest {
   }
 
   private static List<String> ids(String prefix, int n, boolean heldOut) {
-    List<String> out = new ArrayList<>();
-    for (int i = 0; out.size() < n; i++) {
-      if (HeldOut.isHeldOut(prefix + i, EVAL) == heldOut) out.add(prefix + i);
-    }
-    return out;
+    return io.otl.node.testing.HeldOutIds.of(prefix, n, heldOut, EVAL);
   }
 
   private static JsonNode exported(Http http, String jobId) throws InterruptedException {
