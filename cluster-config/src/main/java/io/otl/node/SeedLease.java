@@ -232,7 +232,6 @@ final class SeedLease {
     }
   }
 
-  /** This node's address as its seed-node entries spell it, or null when it cannot be a seed (port 0). */
   /**
    * Whether a member's cluster port takes a connection. Only a refusal means gone: a timeout (a firewall,
    * another host's slow network) or an address that cannot be read counts as running, so that doubt never
@@ -258,6 +257,7 @@ final class SeedLease {
     }
   }
 
+  /** This node's address as its seed-node entries spell it, or null when it cannot be a seed (port 0). */
   static String selfAddress(Config config) {
     String host = config.getString("pekko.remote.artery.canonical.hostname");
     int port = config.getInt("pekko.remote.artery.canonical.port");
