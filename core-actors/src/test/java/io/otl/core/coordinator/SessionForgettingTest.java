@@ -194,6 +194,16 @@ class SessionForgettingTest {
     assertNull(kit.getState().sessions().get("f1"));
   }
 
+  @Test
+  void theWindowIsTheSessionsFeedbackWindow() {
+    var training = com.typesafe.config.ConfigFactory.defaultReference().getConfig("agentscope.training");
+    assertEquals(Duration.ofHours(24), TrainingPolicy.fromConfig(training).feedbackWindow());
+    assertEquals(Duration.ofHours(2), TrainingPolicy.fromConfig(com.typesafe.config.ConfigFactory
+        .parseString("data-collector.session.feedback-window = 2h").withFallback(training)).feedbackWindow());
+    assertEquals(Instant.parse("2025-03-01T21:00:00Z"),
+        SessionForgetting.cutoff(Instant.parse("2025-03-02T00:00:00Z"), Duration.ofHours(2)), "newest - 2h - 1h");
+  }
+
   /** Snapshots written before forgetting: 4-element session arrays and no forgottenBefore. */
   @Test
   void aSnapshotWrittenBeforeForgettingLoadsAndAStateThatNeverForgotWritesTheSameJson() throws Exception {
