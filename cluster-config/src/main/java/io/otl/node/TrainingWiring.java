@@ -125,7 +125,8 @@ final class TrainingWiring {
       public CompletionStage<Void> deliver(TrajectoryNotice n) {
         CompletionStage<?> pooled = sharding.entityRefFor(TrainingCoordinator.ENTITY_TYPE_KEY, n.agentId())
             .<TrainingCoordinator.TrajectoryAck>ask(reply -> new TrainingCoordinator.TrajectoryAvailable(n.sessionId(),
-                n.modelVersion(), n.reward(), n.qualityScore(), n.at(), n.revision(), n.msgIds(), reply), askTimeout);
+                n.modelVersion(), n.reward(), n.qualityScore(), n.at(), n.revision(), n.msgIds(), reply, n.recordedAt()),
+                askTimeout);
         CompletionStage<?> measured = !measured(n)
             ? CompletableFuture.completedFuture(null)
             : sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, n.agentId())
@@ -144,7 +145,8 @@ final class TrainingWiring {
         List<CompletableFuture<?>> pending = new ArrayList<>();
         for (TrajectoryNotice n : notices) {
           byAgent.computeIfAbsent(n.agentId(), a -> new ArrayList<>()).add(new TrainingCoordinator.TrajectoryAvailable(
-              n.sessionId(), n.modelVersion(), n.reward(), n.qualityScore(), n.at(), n.revision(), n.msgIds(), null));
+              n.sessionId(), n.modelVersion(), n.reward(), n.qualityScore(), n.at(), n.revision(), n.msgIds(), null,
+              n.recordedAt()));
           if (measured(n)) {
             pending.add(sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, n.agentId())
                 .<ModelVersion.OutcomeReply>ask(reply -> outcome(n, reply), askTimeout).toCompletableFuture());

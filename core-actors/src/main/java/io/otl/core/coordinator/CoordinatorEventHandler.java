@@ -23,6 +23,7 @@ import io.otl.core.coordinator.CoordinatorEvents.RewardUpdated;
 import io.otl.core.coordinator.CoordinatorEvents.ScheduleArmed;
 import io.otl.core.coordinator.CoordinatorEvents.ScheduledSlotFired;
 import io.otl.core.coordinator.CoordinatorEvents.ScheduledSlotSkipped;
+import io.otl.core.coordinator.CoordinatorEvents.SessionsForgotten;
 import io.otl.core.coordinator.CoordinatorEvents.TrajectoryFiltered;
 import io.otl.core.coordinator.CoordinatorEvents.TrajectoryPooled;
 import io.otl.core.coordinator.CoordinatorReplies.HistoryEntry;
@@ -67,7 +68,8 @@ public final class CoordinatorEventHandler {
       }
       State next = s.withSessions(
           s.sessions().with(p.sessionId(),
-              new SessionEntry(SessionEntry.Kind.POOLED, p.reward(), p.qualityScore(), p.completedAt())),
+              new SessionEntry(SessionEntry.Kind.POOLED, p.reward(), p.qualityScore(), p.completedAt(),
+                  p.recordedAt())),
           s.poolSize() + 1, s.poolQualitySum() + p.qualityScore());
       if (!p.msgIds().isEmpty()) {
         next = next.withPending(next.pendingRewards().with(p.sessionId(),
@@ -77,7 +79,7 @@ public final class CoordinatorEventHandler {
     }
     if (e instanceof TrajectoryFiltered f) {
       return s.withSessions(s.sessions().with(f.sessionId(),
-              new SessionEntry(SessionEntry.Kind.FILTERED, 0.0, f.qualityScore(), f.completedAt())),
+              new SessionEntry(SessionEntry.Kind.FILTERED, 0.0, f.qualityScore(), f.completedAt(), f.recordedAt())),
           s.poolSize(), s.poolQualitySum());
     }
     if (e instanceof RewardUpdated r) {
@@ -87,7 +89,8 @@ public final class CoordinatorEventHandler {
       }
       State next = s.withSessions(
           s.sessions().with(r.sessionId(),
-              new SessionEntry(SessionEntry.Kind.POOLED, r.reward(), r.qualityScore(), r.revisedAt())),
+              new SessionEntry(SessionEntry.Kind.POOLED, r.reward(), r.qualityScore(), r.revisedAt(),
+                  r.recordedAt() != null ? r.recordedAt() : prev.recordedAt())),
           s.poolSize(), s.poolQualitySum() - prev.quality() + r.qualityScore());
       PendingReward pending = next.pendingRewards().get(r.sessionId());
       if (pending != null) {
@@ -95,6 +98,9 @@ public final class CoordinatorEventHandler {
             new PendingReward(pending.msgIds(), r.reward())));
       }
       return next;
+    }
+    if (e instanceof SessionsForgotten f) {
+      return forgotten(s, f);
     }
     if (e instanceof RewardForwarded f) {
       return s.withPending(s.pendingRewards().without(f.sessionId()));
@@ -113,6 +119,19 @@ public final class CoordinatorEventHandler {
       return applyJobEvent(s, je);
     }
     throw new IllegalStateException("unhandled event " + e.getClass().getName());
+  }
+
+  /** Drops the used and filtered entries written before the cutoff; the pool and its counters stay. */
+  private static State forgotten(State s, SessionsForgotten f) {
+    PersistentMap<SessionEntry> kept = s.sessions();
+    java.util.List<String> gone = new java.util.ArrayList<>();
+    s.sessions().forEach((id, entry) -> {
+      if (SessionForgetting.forgettable(entry, f.before())) gone.add(id);
+    });
+    for (String id : gone) kept = kept.without(id);
+    Instant before = s.forgottenBefore() != null && s.forgottenBefore().isAfter(f.before())
+        ? s.forgottenBefore() : f.before();
+    return s.withForgotten(kept, before);
   }
 
   private static ScheduleState slotHandled(ScheduleState sc, Instant slot) {

@@ -23,7 +23,7 @@ public interface CoordinatorEvents {
   String JOBS_TAG = "coordinator-jobs";
 
   public sealed interface Event extends Persisted permits PoolEvent, ScheduleEvent, JobEvent, PolicyChanged,
-      ProxyRestarted {
+      ProxyRestarted, SessionsForgotten {
     Instant at();
   }
 
@@ -53,6 +53,16 @@ public interface CoordinatorEvents {
    */
   public record ProxyRestarted(int restarts, int modelVersion, Instant at) implements Event {}
 
+  /**
+   * Used and filtered sessions no revision can reach any more were dropped from the state (untagged):
+   * every such entry whose newest message was written before {@code before}; pooled ones are never
+   * dropped. From then on a completion or revision of a session the coordinator does not know, written
+   * before {@code before} plus the feedback window, is a repeat (see {@code SessionForgetting}).
+   *
+   * @param count how many entries it dropped (for the log and the audit; replay recounts nothing)
+   */
+  public record SessionsForgotten(Instant before, int count, Instant at) implements Event {}
+
   /** Untagged. */
   public sealed interface ScheduleEvent extends Event
       permits ScheduleArmed, ScheduledSlotFired, ScheduledSlotSkipped {}
@@ -81,6 +91,8 @@ public interface CoordinatorEvents {
    * An eligible trajectory joined the pool.
    *
    * @param msgIds recorded only with the trinity-proxy backend (needed to forward the reward)
+   * @param recordedAt when the node wrote the completion (or revision) it came from, the server's
+   *     clock; null when the message did not say (older events, older senders)
    */
   public record TrajectoryPooled(
       String sessionId,
@@ -89,21 +101,51 @@ public interface CoordinatorEvents {
       double qualityScore,
       Instant completedAt,
       List<String> msgIds,
-      Instant at)
+      Instant at,
+      // absent when null: the event's JSON stays byte for byte what earlier builds wrote
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+          Instant recordedAt)
       implements PoolEvent {
     public TrajectoryPooled {
       msgIds = msgIds == null ? List.of() : List.copyOf(msgIds);
     }
+
+    public TrajectoryPooled(String sessionId, String modelVersion, double reward, double qualityScore,
+        Instant completedAt, List<String> msgIds, Instant at) {
+      this(sessionId, modelVersion, reward, qualityScore, completedAt, msgIds, at, null);
+    }
   }
 
-  /** A trajectory below min-quality: remembered so that it is never counted. */
-  public record TrajectoryFiltered(String sessionId, double qualityScore, Instant completedAt, Instant at)
-      implements PoolEvent {}
+  /**
+   * A trajectory below min-quality: remembered so that it is never counted.
+   *
+   * @param recordedAt as in {@link TrajectoryPooled}
+   */
+  public record TrajectoryFiltered(String sessionId, double qualityScore, Instant completedAt, Instant at,
+      // absent when null: the event's JSON stays byte for byte what earlier builds wrote
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+          Instant recordedAt)
+      implements PoolEvent {
+    public TrajectoryFiltered(String sessionId, double qualityScore, Instant completedAt, Instant at) {
+      this(sessionId, qualityScore, completedAt, at, null);
+    }
+  }
 
-  /** A pooled trajectory's reward (and quality) was revised; it is not counted again. */
+  /**
+   * A pooled trajectory's reward (and quality) was revised; it is not counted again.
+   *
+   * @param recordedAt as in {@link TrajectoryPooled}
+   */
   public record RewardUpdated(
-      String sessionId, double reward, double qualityScore, Instant revisedAt, Instant at)
-      implements PoolEvent {}
+      String sessionId, double reward, double qualityScore, Instant revisedAt, Instant at,
+      // absent when null: the event's JSON stays byte for byte what earlier builds wrote
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+          Instant recordedAt)
+      implements PoolEvent {
+    public RewardUpdated(String sessionId, double reward, double qualityScore, Instant revisedAt, Instant at) {
+      this(sessionId, reward, qualityScore, revisedAt, at, null);
+    }
+  }
 
   /**
    * trinity-proxy: the reward was forwarded to the proxy (never forwarded again).

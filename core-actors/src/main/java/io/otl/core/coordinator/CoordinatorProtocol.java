@@ -48,6 +48,9 @@ public interface CoordinatorProtocol {
    *     than the stored reward is a duplicate
    * @param msgIds the assistant messages' msgIds (the Trinity proxy's response ids); used only with
    *     the trinity-proxy backend
+   * @param recordedAt when the node wrote the completion or revision (the server's clock, where
+   *     {@code completedAt} may be a client's): the feed time that forgetting counts in; null from a
+   *     sender that does not know it ({@code completedAt} stands in)
    */
   public record TrajectoryAvailable(
       String sessionId,
@@ -57,10 +60,18 @@ public interface CoordinatorProtocol {
       Instant completedAt,
       boolean revision,
       List<String> msgIds,
-      ActorRef<TrajectoryAck> replyTo)
+      ActorRef<TrajectoryAck> replyTo,
+      // absent when null: a node of an earlier build reads the message as before
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+          Instant recordedAt)
       implements Command {
     public TrajectoryAvailable {
       msgIds = msgIds == null ? List.of() : List.copyOf(msgIds);
+    }
+
+    public TrajectoryAvailable(String sessionId, String modelVersion, double reward, double qualityScore,
+        Instant completedAt, boolean revision, List<String> msgIds, ActorRef<TrajectoryAck> replyTo) {
+      this(sessionId, modelVersion, reward, qualityScore, completedAt, revision, msgIds, replyTo, null);
     }
   }
 

@@ -35,6 +35,13 @@ final class CoordinatorRuntime {
   /** In force: the file's policy with the run-time overrides of {@link #policyApplied}. */
   TrainingPolicy policy;
   PolicyChanged policyApplied;
+  /**
+   * The newest write time ({@code recordedAt}) the trajectory feed has delivered in this incarnation,
+   * null before the first: the clock forgetting counts in ({@link SessionForgetting}).
+   */
+  Instant newestWritten;
+  /** The feed time at which forgetting was last looked for (a scan), null before the first. */
+  Instant forgetCheckedAt;
   /** Whether the file refused {@link #policyApplied}'s overrides (the file's policy is in force). */
   boolean policyRefused;
 

@@ -41,10 +41,17 @@ public interface CoordinatorState {
     }
   }
 
-  /** What the coordinator knows of one session. Written as a JSON array in snapshots (compact). */
+  /**
+   * What the coordinator knows of one session. Written as a JSON array in snapshots (compact).
+   *
+   * @param at the fact time of the completion or revision it holds (may be a client's time)
+   * @param recordedAt when the node wrote that completion or revision (the server's clock); null in
+   *     entries made before it was kept (4-element arrays in older snapshots), then {@code at} stands
+   *     in for it. Only forgetting ({@link SessionForgetting}) reads it.
+   */
   @JsonFormat(shape = JsonFormat.Shape.ARRAY)
-  @JsonPropertyOrder({"kind", "reward", "quality", "at"})
-  public record SessionEntry(Kind kind, double reward, double quality, Instant at) {
+  @JsonPropertyOrder({"kind", "reward", "quality", "at", "recordedAt"})
+  public record SessionEntry(Kind kind, double reward, double quality, Instant at, Instant recordedAt) {
     public enum Kind {
       /** In the pool, eligible, not yet used. */
       POOLED,
@@ -54,17 +61,42 @@ public interface CoordinatorState {
       USED
     }
 
+    /** An entry of a message that carried no write time (older events). */
+    public SessionEntry(Kind kind, double reward, double quality, Instant at) {
+      this(kind, reward, quality, at, null);
+    }
+
     @JsonCreator
     public static SessionEntry of(
         @JsonProperty("kind") Kind kind,
         @JsonProperty("reward") double reward,
         @JsonProperty("quality") double quality,
-        @JsonProperty("at") Instant at) {
-      return new SessionEntry(kind, reward, quality, at);
+        @JsonProperty("at") Instant at,
+        @JsonProperty("recordedAt") Instant recordedAt) {
+      return new SessionEntry(kind, reward, quality, at, recordedAt);
+    }
+
+    public static SessionEntry of(Kind kind, double reward, double quality, Instant at) {
+      return new SessionEntry(kind, reward, quality, at, null);
+    }
+
+    /**
+     * The snapshot form: {@code [kind, reward, quality, at]}, then {@code recordedAt} when known, so
+     * that an entry without it is written exactly as builds before it wrote it (and reads back so).
+     */
+    @com.fasterxml.jackson.annotation.JsonValue
+    List<Object> asArray() {
+      return recordedAt == null ? java.util.Arrays.asList(kind, reward, quality, at)
+          : java.util.Arrays.asList(kind, reward, quality, at, recordedAt);
+    }
+
+    /** When its newest message was written: {@code recordedAt}, or {@code at} for older entries. */
+    Instant writtenAt() {
+      return recordedAt != null ? recordedAt : at;
     }
 
     SessionEntry withKind(Kind k) {
-      return new SessionEntry(k, reward, quality, at);
+      return new SessionEntry(k, reward, quality, at, recordedAt);
     }
   }
 
@@ -198,6 +230,9 @@ public interface CoordinatorState {
    * @param policyChange the last run-time policy change (its overrides are in force), null when none
    * @param proxyRestarts how often the proxy's model version was seen to go back (a restart), so
    *     that {@code proxyModelVersion} is the latest of the proxy's current run
+   * @param forgottenBefore the newest {@code SessionsForgotten.before}: used and filtered sessions
+   *     written before it were dropped from {@code sessions}; null while none was (and in snapshots
+   *     written before forgetting existed)
    */
   public record State(
       PersistentMap<SessionEntry> sessions,
@@ -213,11 +248,14 @@ public interface CoordinatorState {
       int proxyModelVersion,
       ProxyModelObserved pendingProxyCandidate,
       PolicyChanged policyChange,
-      int proxyRestarts)
+      int proxyRestarts,
+      // absent when null: a snapshot of a coordinator that never forgot stays what earlier builds wrote
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+          Instant forgottenBefore)
       implements Persisted {
 
     public static final State EMPTY = new State(PersistentMap.empty(), 0, 0.0, PersistentMap.empty(),
-        List.of(), 1, null, 0, null, null, 0, null, null, 0);
+        List.of(), 1, null, 0, null, null, 0, null, null, 0, null);
 
     public State {
       sessions = sessions == null ? PersistentMap.empty() : sessions;
@@ -277,51 +315,58 @@ public interface CoordinatorState {
       }
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, next, nextJobSeq,
           activeJobId, candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion,
-          pendingProxyCandidate, policyChange, proxyRestarts);
+          pendingProxyCandidate, policyChange, proxyRestarts, forgottenBefore);
     }
 
     State withActive(String active) {
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, nextJobSeq, active,
-          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange, proxyRestarts);
+          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange, proxyRestarts, forgottenBefore);
     }
 
     State withSessions(PersistentMap<SessionEntry> s, int size, double sum) {
       return new State(s, size, size == 0 ? 0.0 : sum, pendingRewards, jobs, nextJobSeq, activeJobId,
-          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange, proxyRestarts);
+          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange, proxyRestarts, forgottenBefore);
     }
 
     State withPending(PersistentMap<PendingReward> p) {
       return new State(sessions, poolSize, poolQualitySum, p, jobs, nextJobSeq, activeJobId,
-          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange, proxyRestarts);
+          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange, proxyRestarts, forgottenBefore);
     }
 
     State withSchedule(ScheduleState sc) {
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, nextJobSeq,
           activeJobId, candidatesProduced, thresholdRearmAt, sc, proxyModelVersion,
-          pendingProxyCandidate, policyChange, proxyRestarts);
+          pendingProxyCandidate, policyChange, proxyRestarts, forgottenBefore);
     }
 
     State withCounters(int seq, int produced, Integer rearm) {
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, seq, activeJobId,
-          produced, rearm, schedule, proxyModelVersion, pendingProxyCandidate, policyChange, proxyRestarts);
+          produced, rearm, schedule, proxyModelVersion, pendingProxyCandidate, policyChange, proxyRestarts, forgottenBefore);
     }
 
     /** A new run of the proxy: its versions are counted from its start again. */
     State withProxyRestarts(int restarts) {
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, nextJobSeq,
           activeJobId, candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate,
-          policyChange, restarts);
+          policyChange, restarts, forgottenBefore);
     }
 
     State withProxy(int modelVersion, ProxyModelObserved pending) {
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, nextJobSeq,
-          activeJobId, candidatesProduced, thresholdRearmAt, schedule, modelVersion, pending, policyChange, proxyRestarts);
+          activeJobId, candidatesProduced, thresholdRearmAt, schedule, modelVersion, pending, policyChange, proxyRestarts, forgottenBefore);
+    }
+
+    /** Used and filtered sessions were forgotten: {@code s} without them, {@code before} the newest cutoff. */
+    State withForgotten(PersistentMap<SessionEntry> s, Instant before) {
+      return new State(s, poolSize, poolQualitySum, pendingRewards, jobs, nextJobSeq, activeJobId,
+          candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion, pendingProxyCandidate, policyChange,
+          proxyRestarts, before);
     }
 
     State withPolicyChange(PolicyChanged change) {
       return new State(sessions, poolSize, poolQualitySum, pendingRewards, jobs, nextJobSeq,
           activeJobId, candidatesProduced, thresholdRearmAt, schedule, proxyModelVersion,
-          pendingProxyCandidate, change, proxyRestarts);
+          pendingProxyCandidate, change, proxyRestarts, forgottenBefore);
     }
   }
 }

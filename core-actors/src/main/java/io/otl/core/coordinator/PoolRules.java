@@ -34,27 +34,34 @@ final class PoolRules {
       return new TrajectoryAck(c.sessionId(), Disposition.INVALID, invalid);
     }
     Instant factAt = c.completedAt() == null ? now : c.completedAt();
+    Instant writtenAt = writtenAt(c, now);
     boolean eligible = c.qualityScore() >= policy.minQuality();
     SessionEntry entry = p.state().sessions().get(c.sessionId());
     Disposition d;
     String detail;
+    if (entry == null && SessionForgetting.forgottenRepeat(p.state(), writtenAt, policy.feedbackWindow())) {
+      // A redelivery of a session forgotten as used or filtered: counting it would count it twice.
+      return new TrajectoryAck(c.sessionId(), Disposition.DUPLICATE, "already seen: written at " + writtenAt
+          + ", before " + p.state().forgottenBefore().plus(policy.feedbackWindow())
+          + " (sessions used or filtered before " + p.state().forgottenBefore() + " are no longer listed)");
+    }
     if (entry == null || (entry.kind() == SessionEntry.Kind.FILTERED && c.revision() && eligible
         && isNewer(factAt, entry.at()))) {
       if (eligible) {
         List<String> msgIds = policy.backend() == Backend.TRINITY_PROXY ? responseIds(c.msgIds()) : List.of();
         p.add(new TrajectoryPooled(c.sessionId(), c.modelVersion(), c.reward(), c.qualityScore(),
-            factAt, msgIds, now));
+            factAt, msgIds, now, c.recordedAt()));
         d = Disposition.POOLED;
         detail = entry == null ? "joined the pool" : "joined the pool after a revision raised its quality";
       } else {
-        p.add(new TrajectoryFiltered(c.sessionId(), c.qualityScore(), factAt, now));
+        p.add(new TrajectoryFiltered(c.sessionId(), c.qualityScore(), factAt, now, c.recordedAt()));
         d = Disposition.FILTERED;
         detail = String.format(Locale.ROOT, "quality %.3f is below min-quality %.3f", c.qualityScore(),
             policy.minQuality());
       }
     } else if (entry.kind() == SessionEntry.Kind.POOLED && c.revision() && isNewer(factAt, entry.at())
         && (c.reward() != entry.reward() || c.qualityScore() != entry.quality())) {
-      p.add(new RewardUpdated(c.sessionId(), c.reward(), c.qualityScore(), factAt, now));
+      p.add(new RewardUpdated(c.sessionId(), c.reward(), c.qualityScore(), factAt, now, c.recordedAt()));
       d = Disposition.REWARD_UPDATED;
       detail = "reward revised";
     } else {
@@ -66,6 +73,14 @@ final class PoolRules {
       };
     }
     return new TrajectoryAck(c.sessionId(), d, detail);
+  }
+
+  /**
+   * When the message's completion or revision was written (the server's clock): its {@code
+   * recordedAt}, else its fact time, else {@code now}. Forgetting counts in these times.
+   */
+  static Instant writtenAt(TrajectoryAvailable c, Instant now) {
+    return c.recordedAt() != null ? c.recordedAt() : c.completedAt() != null ? c.completedAt() : now;
   }
 
   /** trinity-proxy: a pooled trajectory's reward goes to the proxy (with the msgIds the proxy answered). */

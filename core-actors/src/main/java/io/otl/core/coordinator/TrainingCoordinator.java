@@ -292,6 +292,7 @@ public final class TrainingCoordinator
     Plan<State, Event> p = new Plan<>(s, CoordinatorEventHandler::applyEvent);
     TrajectoryAck ack = judge(p, c);
     if (ack.disposition() == Disposition.POOLED) maybeThreshold(p);
+    maybeForget(p, List.of(c));
     return run(p, c.replyTo(), st -> ack);
   }
 
@@ -301,6 +302,7 @@ public final class TrainingCoordinator
     List<TrajectoryAck> acks = new ArrayList<>(c.items().size());
     for (TrajectoryAvailable item : c.items()) acks.add(judge(p, item));
     if (acks.stream().anyMatch(a -> a.disposition() == Disposition.POOLED)) maybeThreshold(p);
+    maybeForget(p, c.items());
     TrajectoryAcks reply = new TrajectoryAcks(List.copyOf(acks));
     return run(p, c.replyTo(), st -> reply);
   }
@@ -312,6 +314,36 @@ public final class TrainingCoordinator
       p.after(st -> proxy.forward(c.sessionId(), st.pendingRewards().get(c.sessionId())));
     }
     return ack;
+  }
+
+  /**
+   * Forgets used and filtered sessions no revision can reach any more ({@link SessionForgetting}),
+   * in the same write as the delivery that moved the feed time on: at most once per {@link
+   * SessionForgetting#CHECK_EVERY} of feed time (a scan of every entry), and only if it drops some.
+   */
+  private void maybeForget(Plan<State, Event> p, List<TrajectoryAvailable> delivered) {
+    Instant newest = null;
+    for (TrajectoryAvailable c : delivered) {
+      if (c.recordedAt() != null && (newest == null || c.recordedAt().isAfter(newest))) newest = c.recordedAt();
+    }
+    if (newest == null || rt.newestWritten != null && !newest.isAfter(rt.newestWritten)) return;
+    Instant feedTime = newest;
+    // Remembered once the write succeeded: a batch that failed to persist comes again, judged first.
+    p.after(st -> {
+      if (rt.newestWritten == null || feedTime.isAfter(rt.newestWritten)) rt.newestWritten = feedTime;
+    });
+    if (rt.forgetCheckedAt != null && feedTime.isBefore(rt.forgetCheckedAt.plus(SessionForgetting.CHECK_EVERY))) {
+      return;
+    }
+    if (p.state().activeJobId() != null) return; // looked at again with the next delivery after the job
+    SessionsForgotten forgotten = SessionForgetting.decide(p.state(),
+        SessionForgetting.cutoff(feedTime, rt.policy.feedbackWindow()), rt.now());
+    p.after(st -> rt.forgetCheckedAt = feedTime);
+    if (forgotten != null) {
+      p.add(forgotten);
+      p.after(st -> rt.log().info("agent {}: forgot {} used or filtered sessions written before {}",
+          rt.agentId, forgotten.count(), forgotten.before()));
+    }
   }
 
   // ---- triggers ------------------------------------------------------------------------------

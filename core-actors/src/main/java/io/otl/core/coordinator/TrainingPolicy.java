@@ -60,6 +60,9 @@ import java.util.function.Supplier;
  * @param trinityNodeNum {@code trinity.node-num}, the Ray nodes a rendered Trinity config asks for
  *     (read only by the pre-flight's GPU warning, {@link GpuBudget})
  * @param trinityGpuPerNode {@code trinity.gpu-per-node}, the GPUs per node it asks for
+ * @param feedbackWindow {@code data-collector.session.feedback-window}: how long after its completion a
+ *     session's reward may still be revised, so how long the coordinator must remember a used or
+ *     filtered session ({@link SessionForgetting}); 24h when not given
  */
 public record TrainingPolicy(
     Backend backend,
@@ -80,7 +83,11 @@ public record TrainingPolicy(
     Duration submitMaxBackoff,
     boolean trainingEnabled,
     int trinityNodeNum,
-    int trinityGpuPerNode) {
+    int trinityGpuPerNode,
+    Duration feedbackWindow) {
+
+  /** The default feedback window ({@code data-collector.session.feedback-window}). */
+  public static final Duration DEFAULT_FEEDBACK_WINDOW = Duration.ofHours(24);
 
   /** Configuration path (under {@code agentscope.training}) of these settings. */
   public static final String PATH = "training-runner";
@@ -191,6 +198,18 @@ public record TrainingPolicy(
         "submit-retry.max-backoff", submitMaxBackoff, "a duration >= submit-retry.min-backoff");
     require(trinityNodeNum >= 1, "trinity.node-num", trinityNodeNum, "an integer >= 1");
     require(trinityGpuPerNode >= 1, "trinity.gpu-per-node", trinityGpuPerNode, "an integer >= 1");
+    feedbackWindow = feedbackWindow == null || feedbackWindow.isNegative() ? DEFAULT_FEEDBACK_WINDOW : feedbackWindow;
+  }
+
+  /** A policy with the default feedback window. */
+  public TrainingPolicy(Backend backend, String trinityEndpoint, Set<TriggerType> triggers, CronSchedule cron,
+      ZoneId zone, int minSamples, MissedSlots missedSlots, String algorithm, String baseModel,
+      Map<String, Object> hyperparams, double minQuality, String datasetDir, String checkpointRootDir,
+      Duration pollInterval, Duration submitMinBackoff, Duration submitMaxBackoff, boolean trainingEnabled,
+      int trinityNodeNum, int trinityGpuPerNode) {
+    this(backend, trinityEndpoint, triggers, cron, zone, minSamples, missedSlots, algorithm, baseModel, hyperparams,
+        minQuality, datasetDir, checkpointRootDir, pollInterval, submitMinBackoff, submitMaxBackoff, trainingEnabled,
+        trinityNodeNum, trinityGpuPerNode, null);
   }
 
   /**
@@ -304,8 +323,12 @@ public record TrainingPolicy(
         read("submit-retry.max-backoff", () -> c.getDuration("submit-retry.max-backoff")),
         !agentscopeTraining.hasPath("enabled") || agentscopeTraining.getBoolean("enabled"),
         c.hasPath("trinity.node-num") ? read("trinity.node-num", () -> c.getInt("trinity.node-num")) : 1,
-        c.hasPath("trinity.gpu-per-node") ? read("trinity.gpu-per-node", () -> c.getInt("trinity.gpu-per-node")) : 1);
+        c.hasPath("trinity.gpu-per-node") ? read("trinity.gpu-per-node", () -> c.getInt("trinity.gpu-per-node")) : 1,
+        // the sessions' setting (validated with them): the coordinator remembers used sessions this long
+        agentscopeTraining.hasPath(FEEDBACK_WINDOW) ? agentscopeTraining.getDuration(FEEDBACK_WINDOW) : null);
   }
+
+  private static final String FEEDBACK_WINDOW = "data-collector.session.feedback-window";
 
   /** The defaults of {@code reference.conf}. */
   public static TrainingPolicy defaults() {

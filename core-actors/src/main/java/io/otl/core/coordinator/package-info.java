@@ -42,13 +42,22 @@
  *       0.5–1.5 s, and their snapshot makes a JSON round trip in about 1 s when warm (540 KB
  *       gzipped).
  *   <li><b>Counting once.</b> Every session id the coordinator has seen is remembered as POOLED,
- *       FILTERED (quality below min-quality) or USED (taken by a job). A repeat is a DUPLICATE and
+ *       FILTERED (quality below min-quality) or USED (taken by a job), as long as a repeat of it can
+ *       still come (see below). A repeat is a DUPLICATE and
  *       persists nothing. A revision ({@code RewardRevised}) of a pooled session whose time is
  *       newer than the stored one updates its reward and quality ({@code RewardUpdated}) without
  *       counting it again. An older revision, out of order, is a duplicate. A revision that raises a
  *       FILTERED session to min-quality pools it (counted once, then). If a revision arrives
  *       before its completion, the revision counts first and the later completion is a duplicate.
  *       Used sessions never come back. The pool is ordered oldest fact first (ties by id).
+ *       Used and filtered sessions are forgotten once no revision can reach them ({@code
+ *       SessionForgetting}, {@code SessionsForgotten}): counted in write times ({@code recordedAt},
+ *       the server's clock), when the feed has delivered something written more than the feedback
+ *       window plus 1 h (clock skew) after their last message, at most once per hour of feed time and
+ *       never while a job is active (a pre-flight that fails after the export returns the job's used
+ *       sessions). A message of a session no longer known, written before {@code forgottenBefore} plus
+ *       the window, is a DUPLICATE: a redelivery never pools a forgotten session again. Pooled
+ *       sessions are never forgotten.
  *   <li><b>Threshold</b> fires when the pool reaches min-samples and no job is active (so at most
  *       once per crossing: a job takes the whole pool). If a job is active, it fires when that job
  *       ends. If a pre-flight fails, the pool is returned and the threshold re-arms only after the

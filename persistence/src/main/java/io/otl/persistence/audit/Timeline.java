@@ -427,6 +427,9 @@ public final class Timeline {
     } else if (event instanceof TrainingCoordinator.PolicyChanged e) {
       return "policy changed by " + e.changedBy() + ": " + (e.overrides().isEmpty()
           ? "run-time overrides cleared (the file's policy)" : "run-time overrides " + e.overrides());
+    } else if (event instanceof TrainingCoordinator.SessionsForgotten e) {
+      return "forgot " + group(e.count()) + " used or filtered sessions written before " + e.before()
+          + " (no revision can reach them any more)" + pool;
     } else if (event instanceof TrainingCoordinator.ProxyRestarted e) {
       return "Trinity proxy restarted (model version back to " + e.modelVersion() + "; restart " + e.restarts()
           + " seen): its versions count from there";

@@ -91,6 +91,7 @@ public final class PersistedTypes {
           .legacy(C + "ProxyModelObserved"),
       PersistedType.of("coordinator.policy-changed", CoordinatorEvents.PolicyChanged.class),
       PersistedType.of("coordinator.proxy-restarted", CoordinatorEvents.ProxyRestarted.class),
+      PersistedType.of("coordinator.sessions-forgotten", CoordinatorEvents.SessionsForgotten.class),
       PersistedType.of("coordinator.state", CoordinatorState.State.class).legacy(C + "State"),
       // ModelVersion (ModelVersion|<agentId>)
       PersistedType.of("model.version-registered", ModelEvents.VersionRegistered.class)

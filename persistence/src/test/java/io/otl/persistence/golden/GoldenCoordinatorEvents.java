@@ -129,6 +129,23 @@ final class GoldenCoordinatorEvents {
         List.of("msg-7"), t.plusSeconds(26)));
     out.add(new TrainingCoordinator.RewardForwarded("golden-s7", t.plusSeconds(27),
         "POST /feedback answered HTTP 400: unknown msg_ids"));
+    // since v0.2.0-forget: messages carry their write time (recordedAt, left out of the JSON when null),
+    // and used and filtered sessions written before a cutoff are forgotten (golden-s1, s2 used by
+    // job 1, s3 filtered, s5 used by jobs 5 and 6); the snapshot after it holds forgottenBefore
+    out.add(new TrainingCoordinator.TrajectoryPooled("golden-s8", "v1", 0.25, 0.7, t.plusSeconds(28), List.of(),
+        t.plusSeconds(29), t.plusSeconds(28)));
+    out.add(new TrainingCoordinator.TrajectoryFiltered("golden-s9", 0.1, t.plusSeconds(30), t.plusSeconds(31),
+        t.plusSeconds(30)));
+    out.add(new TrainingCoordinator.RewardUpdated("golden-s8", 0.5, 0.75, t.plusSeconds(32), t.plusSeconds(33),
+        t.plusSeconds(32)));
+    Instant before = t.plusSeconds(29);
+    TrainingCoordinator.State s = TrainingCoordinator.replay(out);
+    int[] count = {0};
+    s.sessions().forEach((id, e) -> {
+      Instant written = e.recordedAt() != null ? e.recordedAt() : e.at();
+      if (e.kind() != TrainingCoordinator.SessionEntry.Kind.POOLED && written.isBefore(before)) count[0]++;
+    });
+    out.add(new TrainingCoordinator.SessionsForgotten(before, count[0], t.plusSeconds(34)));
     return out;
   }
 }

@@ -359,7 +359,8 @@ class GoldenJournalGenerator {
     write(plain, TrainingCoordinator.State.EMPTY, TrainingCoordinator::applyEvent, Set.of(),
         TrainingCoordinator::tagsOf, events);
     write(snap, TrainingCoordinator.State.EMPTY, TrainingCoordinator::applyEvent,
-        Set.of((long) events.size() / 2), TrainingCoordinator::tagsOf, events);
+        // the middle, and the end: since v0.2.0-forget a snapshot holds forgottenBefore and write times
+        Set.of((long) events.size() / 2, (long) events.size()), TrainingCoordinator::tagsOf, events);
     Map<String, JsonNode> states = new TreeMap<>();
     for (PersistenceId id : List.of(driven, plain, snap)) {
       states.put(id.id(), render(probe(id, TrainingCoordinator.State.EMPTY, TrainingCoordinator::applyEvent)));
