@@ -21,8 +21,24 @@ final class GatewayModels {
   /** The one model an agent sees: its requests' {@code model} is replaced by the routed version's anyway. */
   static final String LOGICAL_MODEL = "default";
 
+  /** The owner the list shows to a client that names no agent. */
+  static final String NO_AGENT_OWNER = "otl";
+
+  /**
+   * The list is the same for every agent, so a client that names none (no {@code X-Agent-Id} on a
+   * node without gateway auth) gets it too, owned by {@link #NO_AGENT_OWNER}: it was a 400
+   * {@code missing_agent}, so {@code client.models.list()}, what frameworks and UIs call first to check an
+   * OpenAI-compatible server, failed (design §7.1: 200). Any other refusal (a wrong key: 401) stands.
+   */
   HttpResponse list(HttpRequest request) {
-    return Json.ok(Views.map("object", "list", "data", List.of(modelObject(identity.identify(request)))));
+    String owner;
+    try {
+      owner = identity.identify(request);
+    } catch (OpenAiError e) {
+      if (!"missing_agent".equals(e.code())) throw e;
+      owner = NO_AGENT_OWNER;
+    }
+    return Json.ok(Views.map("object", "list", "data", List.of(modelObject(owner))));
   }
 
   /**

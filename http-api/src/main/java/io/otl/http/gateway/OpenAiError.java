@@ -33,6 +33,11 @@ public final class OpenAiError extends RuntimeException {
     return status;
   }
 
+  /** OpenAI's {@code code} of the error ({@code missing_agent}, {@code invalid_api_key} …). */
+  public String code() {
+    return code;
+  }
+
   public HttpResponse response() {
     HttpResponse r = Json.response(StatusCodes.get(status), body());
     if (status == 408) return r.addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close"));
