@@ -2,8 +2,12 @@ package io.otl.http.gateway;
 
 import io.otl.http.Json;
 import io.otl.wire.Views;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 
@@ -13,16 +17,24 @@ import org.apache.pekko.http.javadsl.model.HttpResponse;
  */
 final class GatewayModels {
   private final GatewayIdentity identity;
+  /** When the agent's model was created: its stable version's registration; empty for an agent with none yet. */
+  private final Function<String, CompletionStage<Optional<Instant>>> createdAt;
 
-  GatewayModels(GatewayIdentity identity) {
+  /**
+   * @param createdAt the registration time of the agent's stable version, read without registering
+   *     anything; empty when the agent has no version yet (its v0 is registered at its first call)
+   */
+  GatewayModels(GatewayIdentity identity, Function<String, CompletionStage<Optional<Instant>>> createdAt) {
     this.identity = identity;
+    this.createdAt = createdAt;
   }
 
   /** The one model an agent sees: its requests' {@code model} is replaced by the routed version's anyway. */
   static final String LOGICAL_MODEL = "default";
 
-  HttpResponse list(HttpRequest request) {
-    return Json.ok(Views.map("object", "list", "data", List.of(modelObject(identity.identify(request)))));
+  CompletionStage<HttpResponse> list(HttpRequest request) {
+    String agent = identity.identify(request);
+    return modelObject(agent).thenApply(model -> Json.ok(Views.map("object", "list", "data", List.of(model))));
   }
 
   /**
@@ -30,8 +42,8 @@ final class GatewayModels {
    * OpenAI SDKs' {@code models.retrieve("default")} got the design's {@code /v1/models/{agentId}}
    * answer instead (404, agent "default" unknown, not OpenAI's shape).
    */
-  HttpResponse retrieve(HttpRequest request) {
-    return Json.ok(modelObject(identity.identify(request)));
+  CompletionStage<HttpResponse> retrieve(HttpRequest request) {
+    return modelObject(identity.identify(request)).thenApply(Json::ok);
   }
 
   /** Named back only when no built-in rule finds personal data in it: a path segment may hold anything. */
@@ -63,8 +75,14 @@ final class GatewayModels {
     }
   }
 
-  private static Map<String, Object> modelObject(String agent) {
-    return Views.map("id", LOGICAL_MODEL, "object", "model", "created", 0, "owned_by", agent);
+  /**
+   * OpenAI's {@code created} is when the model was created, in unix seconds: the registration of the version
+   * that serves the agent (its stable), and for an agent with none yet now, as GET /v1/models/{agentId} shows
+   * its v0 "as it will be registered". It was 0 (1970), which clients that sort or show models by it misread.
+   */
+  private CompletionStage<Map<String, Object>> modelObject(String agent) {
+    return createdAt.apply(agent).thenApply(at -> Views.map("id", LOGICAL_MODEL, "object", "model",
+        "created", at.orElseGet(Instant::now).getEpochSecond(), "owned_by", agent));
   }
 
   /**
