@@ -118,6 +118,12 @@ public final class ExportCommand {
         }
       }
     }
+    if (outDir != null) {
+      // A file given as --out was found only when the files were written, after the journal was read: exit 1
+      // "cannot write …", or through a node "the export through the node failed".
+      String outProblem = notAFolder(Path.of(outDir));
+      if (outProblem != null) return usage(err, "--out " + outDir + ": " + outProblem);
+    }
     if (agent == null) return usage(err, "--agent is required");
     String agentProblem = io.otl.core.Ids.problem("--agent", agent, io.otl.core.Ids.MAX_AGENT_ID);
     if (agentProblem != null) return usage(err, agentProblem);
@@ -160,6 +166,11 @@ public final class ExportCommand {
       return 2;
     }
     Path dir = outDir != null ? Path.of(outDir) : configuredDir;
+    String dirProblem = outDir != null ? null : notAFolder(dir);
+    if (dirProblem != null) {
+      err.println("error: training-runner.dataset-dir " + dir + " (where export writes without --out): " + dirProblem);
+      return 2;
+    }
 
     Optional<DataFolder> folder;
     try {
@@ -291,6 +302,20 @@ public final class ExportCommand {
     DateTimeFormatter f = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
     return agent + "-" + format.wireName() + "-" + (since == null ? "all" : f.format(since)) + "-"
         + (until == null ? "now" : f.format(until));
+  }
+
+  /**
+   * Why the export cannot write into {@code dir}, or null: it (or the nearest of its parents that exists) is
+   * a file. A folder that does not exist yet is created by the export.
+   */
+  static String notAFolder(Path dir) {
+    Path p = dir.toAbsolutePath().normalize();
+    while (p != null && !Files.exists(p)) p = p.getParent();
+    if (p == null || Files.isDirectory(p)) return null;
+    return p.equals(dir.toAbsolutePath().normalize())
+        ? "is a file, not a folder: the export writes <name>.jsonl and <name>.manifest.json into a folder"
+            + " (created when missing)"
+        : p + " is a file, so no folder can be made under it";
   }
 
   private static int usage(PrintStream err, String message) {

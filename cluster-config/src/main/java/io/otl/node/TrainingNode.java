@@ -329,7 +329,7 @@ public final class TrainingNode implements AutoCloseable {
           sessionSettings.desensitizer(), sessionSettings.maxTextLength());
       GatewayRoutes gateway = settings.gateway().filter(GatewaySettings::enabled)
           .map(g -> gateway(system, g, collector, router, sharding, askTimeout, metrics, sessionSettings, owners,
-              turns))
+              turns, directory))
           .orElse(null);
       // Each agent's settings as its entities use them (its file section, its run-time overrides of then).
       AuditReader audit = new AuditReader(system, settings::rolloutsFor,
@@ -428,12 +428,20 @@ public final class TrainingNode implements AutoCloseable {
   /** The inference gateway (design §7.5). */
   private static GatewayRoutes gateway(ActorSystem<?> system, GatewaySettings settings, DataCollector collector,
       ModelRouter router, ClusterSharding sharding, Duration askTimeout, ApiMetrics metrics, SessionSettings sessions,
-      io.otl.core.api.SessionOwners owners, io.otl.http.gateway.TurnsInFlight turns) {
+      io.otl.core.api.SessionOwners owners, io.otl.http.gateway.TurnsInFlight turns,
+      io.otl.core.api.AgentDirectory directory) {
     log.info("inference gateway on: /v1/chat/completions, {}", settings);
-    return new GatewayRoutes(system, settings, collector, router, new StableRoute(sharding, askTimeout),
+    StableRoute stable = new StableRoute(sharding, askTimeout);
+    // Asked of the journal first, as the API's model reads: an agent with no version yet (any X-Agent-Id a
+    // client sends) starts no entity for a list of models.
+    java.util.function.Function<String, java.util.concurrent.CompletionStage<Optional<java.time.Instant>>> created =
+        agent -> directory.exists(io.otl.core.model.ModelVersion.ENTITY_TYPE_KEY.name() + "|" + agent)
+            .thenCompose(exists -> exists ? stable.stableRegisteredAt(agent)
+                : CompletableFuture.completedFuture(Optional.empty()));
+    return new GatewayRoutes(system, settings, collector, router, stable,
         metrics, sessions.desensitizer(), sessions.maxTextLength(),
         new io.otl.http.gateway.GatewayTraffic(java.time.Instant.now()),
-        owners, turns, sessions.sampler());
+        owners, turns, sessions.sampler(), created);
   }
 
   /** The agent-events ingestion, when kafka.enabled (its counters, for the benchmarks). */

@@ -45,6 +45,25 @@ class CommandLineMistakesTest {
     assertTrue(audit.err.startsWith("error: one <kind> <id> at a time; unexpected argument 'extra'\n"), audit.err);
   }
 
+  /**
+   * A file given as {@code --out} was found only when the export wrote, after reading the journal: exit 1
+   * "cannot write …/x.jsonl: … exists and is not a folder" (or "the export through the node failed").
+   */
+  @Test
+  void aFileAsOutIsAUsageErrorNamingIt() throws Exception {
+    Path file = Files.writeString(dir.resolve("exports"), "kept");
+    for (Path out : List.of(file, file.resolve("sub"))) {
+      Run export = export(List.of("--agent", "bot1", "--format", "sft", "--out", out.toString()));
+      assertEquals(2, export.code, export.err);
+      String expected = out.equals(file) ? "error: --out " + file + ": is a file, not a folder"
+          : "error: --out " + out + ": " + file + " is a file, so no folder can be made under it";
+      assertTrue(export.err.startsWith(expected), export.err);
+      assertTrue(export.err.contains("usage: java -jar otl-node.jar export"), export.err);
+    }
+    assertEquals("kept", Files.readString(file), "the file is left as it was");
+    assertEquals(List.of("exports"), listing(dir), "nothing written");
+  }
+
   private record Run(int code, String out, String err) {}
 
   private static Run audit(List<String> args) {

@@ -218,7 +218,9 @@ public final class ModelRoutes {
     body.put("sessionId", sessionId);
     body.put("version", version);
     body.put("endpoint", endpoint == null ? "" : endpoint);
-    body.put("servedModel", servedModel == null ? "" : servedModel);
+    // null when the version names no served model (the gateway sends the agent's own model name), as the
+    // version's deployment.servedModel in GET /v1/models/{agentId}; it was "" here, a name no server has.
+    body.put("servedModel", servedModel == null || servedModel.isBlank() ? null : servedModel);
     return Json.ok(body);
   }
 

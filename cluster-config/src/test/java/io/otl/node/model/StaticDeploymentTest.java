@@ -65,6 +65,10 @@ class StaticDeploymentTest {
 
         // "" = the agent's own model name passes through to the candidate; v0 goes as its own name.
         session = sessionOn(http, "v1");
+        // The route names no served model as the deployment does, null (it answered "", a model name no
+        // server has), and keeps the field, as docs/api.md lists it.
+        JsonNode route = http.get("/v1/models/" + AGENT + "/route?sessionId=" + session).json();
+        assertTrue(route.has("servedModel") && route.get("servedModel").isNull(), route.toString());
         assertEquals(200, http.chat(AGENT, session, "Hi", false).status());
         assertEquals(List.of("default"), own.models());
         String onStable = sessionOn(http, "v0");

@@ -58,7 +58,13 @@ class CommandLineIT {
         new Case(List.of("run", "--conifg", "x.conf"), 2, "error: unknown option for run: --conifg"),
         new Case(List.of("--config"), 2, "error: --config needs a file"),
         new Case(List.of("--config", "no-such.conf"), 2, "error: --config no-such.conf: no such readable file"),
-        new Case(List.of("run", "--config", conf, "--config", conf), 2, "error: --config is given twice"))) {
+        new Case(List.of("run", "--config", conf, "--config", conf), 2, "error: --config is given twice"),
+        // the first of two is missing: it is the one named, before the second is looked at
+        new Case(List.of("run", "--config", "no-such-a.conf", "--config", conf), 2,
+            "error: --config no-such-a.conf: no such readable file"),
+        // a file as --out was exit 1 after the journal was read ("cannot write …")
+        new Case(List.of("export", "--agent", "a", "--format", "sft", "--out", conf), 2,
+            "error: --out " + conf + ": is a file, not a folder"))) {
       try (JarProcess p = JarProcess.start("mistake", List.of(), c.args())) {
         int exit = p.awaitExit(60);
         String out = p.output();
@@ -66,6 +72,7 @@ class CommandLineIT {
         assertTrue(out.contains(c.says()), c.args() + ":\n" + out);
         // an unknown command gets the list of commands; a mistake of run, run's own usage
         String usage = List.of("trian", "help").contains(c.args().get(0)) ? "usage: java -jar otl-node.jar <command>"
+            : c.args().get(0).equals("export") ? "usage: java -jar otl-node.jar export"
             : "usage: java -jar otl-node.jar [run] [--config <file>]";
         assertTrue(out.contains(usage), "the usage follows: " + c.args() + ":\n" + out);
       }

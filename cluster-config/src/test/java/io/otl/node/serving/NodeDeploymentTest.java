@@ -165,7 +165,7 @@ class NodeDeploymentTest {
         if (route.get("version").asText().equals("v1")) {
           onCandidate = "c-" + i;
           assertEquals(modelServer, route.get("endpoint").asText());
-          assertEquals("", route.get("servedModel").asText(), "the agent's own model name goes upstream");
+          assertTrue(route.get("servedModel").isNull(), "the agent's own model name goes upstream: " + route);
         }
       }
       assertTrue(onCandidate != null, "about 10 % of the sessions go to the canary");

@@ -32,6 +32,17 @@ public final class StableRoute {
   }
 
   /**
+   * When the agent's stable version was registered (v0: when the node registered the base model for the
+   * agent); empty when it has no stable. Starts the agent's entity: ask it only of an agent with versions.
+   */
+  public CompletionStage<Optional<java.time.Instant>> stableRegisteredAt(String agentId) {
+    return sharding.entityRefFor(ModelVersion.ENTITY_TYPE_KEY, agentId)
+        .<ModelVersion.ModelsView>ask(ModelVersion.Get::new, askTimeout)
+        .thenApply(view -> view.versions().stream().filter(v -> v.version().equals(view.stable())).findFirst()
+            .map(io.otl.core.model.ModelViews.VersionView::registeredAt));
+  }
+
+  /**
    * Where the stable is served: its confirmed deployment (endpoint and served model name), as the
    * route gives it, else the endpoint it was registered with. A trained stable is registered with its
    * checkpoint URI, which no server answers: the fallback was a 502 for every call once a trained

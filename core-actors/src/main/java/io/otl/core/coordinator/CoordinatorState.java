@@ -276,9 +276,16 @@ public interface CoordinatorState {
       return activeJobId == null ? Optional.empty() : job(activeJobId);
     }
 
-    /** Mean quality of the pool, null when it is empty. */
+    /**
+     * Mean quality of the pool, null when it is empty. Rounded to 12 significant digits: the running sum
+     * carries binary noise (0.8 + 0.8 + 1 + 1 + 1 is 4.6000000000000005), which the API showed as a mean of
+     * 0.9200000000000002 and which could put a mean of exactly {@code min-quality} a hair below it.
+     */
     public Double meanQuality() {
-      return poolSize == 0 ? null : poolQualitySum / poolSize;
+      if (poolSize == 0) return null;
+      return java.math.BigDecimal.valueOf(poolQualitySum)
+          .divide(java.math.BigDecimal.valueOf(poolSize), new java.math.MathContext(12))
+          .doubleValue();
     }
 
     /** The pooled session ids, oldest completion first (ties by id). O(sessions). */

@@ -2,8 +2,13 @@ package io.otl.http.gateway;
 
 import io.otl.http.Json;
 import io.otl.wire.Views;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 
@@ -13,9 +18,16 @@ import org.apache.pekko.http.javadsl.model.HttpResponse;
  */
 final class GatewayModels {
   private final GatewayIdentity identity;
+  /** When the agent's model was created: its stable version's registration; empty for an agent with none yet. */
+  private final Function<String, CompletionStage<Optional<Instant>>> createdAt;
 
-  GatewayModels(GatewayIdentity identity) {
+  /**
+   * @param createdAt the registration time of the agent's stable version, read without registering
+   *     anything; empty when the agent has no version yet (its v0 is registered at its first call)
+   */
+  GatewayModels(GatewayIdentity identity, Function<String, CompletionStage<Optional<Instant>>> createdAt) {
     this.identity = identity;
+    this.createdAt = createdAt;
   }
 
   /** The one model an agent sees: its requests' {@code model} is replaced by the routed version's anyway. */
@@ -30,15 +42,19 @@ final class GatewayModels {
    * {@code missing_agent}, so {@code client.models.list()}, what frameworks and UIs call first to check an
    * OpenAI-compatible server, failed (design §7.1: 200). Any other refusal (a wrong key: 401) stands.
    */
-  HttpResponse list(HttpRequest request) {
-    String owner;
+  CompletionStage<HttpResponse> list(HttpRequest request) {
+    String agent;
     try {
-      owner = identity.identify(request);
+      agent = identity.identify(request);
     } catch (OpenAiError e) {
       if (!"missing_agent".equals(e.code())) throw e;
-      owner = NO_AGENT_OWNER;
+      return CompletableFuture.completedFuture(listOf(modelObject(NO_AGENT_OWNER, Optional.empty())));
     }
-    return Json.ok(Views.map("object", "list", "data", List.of(modelObject(owner))));
+    return modelObject(agent).thenApply(GatewayModels::listOf);
+  }
+
+  private static HttpResponse listOf(Map<String, Object> model) {
+    return Json.ok(Views.map("object", "list", "data", List.of(model)));
   }
 
   /**
@@ -46,8 +62,8 @@ final class GatewayModels {
    * OpenAI SDKs' {@code models.retrieve("default")} got the design's {@code /v1/models/{agentId}}
    * answer instead (404, agent "default" unknown, not OpenAI's shape).
    */
-  HttpResponse retrieve(HttpRequest request) {
-    return Json.ok(modelObject(identity.identify(request)));
+  CompletionStage<HttpResponse> retrieve(HttpRequest request) {
+    return modelObject(identity.identify(request)).thenApply(Json::ok);
   }
 
   /** Named back only when no built-in rule finds personal data in it: a path segment may hold anything. */
@@ -79,8 +95,18 @@ final class GatewayModels {
     }
   }
 
-  private static Map<String, Object> modelObject(String agent) {
-    return Views.map("id", LOGICAL_MODEL, "object", "model", "created", 0, "owned_by", agent);
+  /**
+   * OpenAI's {@code created} is when the model was created, in unix seconds: the registration of the version
+   * that serves the agent (its stable), and for an agent with none yet now, as GET /v1/models/{agentId} shows
+   * its v0 "as it will be registered". It was 0 (1970), which clients that sort or show models by it misread.
+   */
+  private CompletionStage<Map<String, Object>> modelObject(String agent) {
+    return createdAt.apply(agent).thenApply(at -> modelObject(agent, at));
+  }
+
+  private static Map<String, Object> modelObject(String owner, Optional<Instant> created) {
+    return Views.map("id", LOGICAL_MODEL, "object", "model",
+        "created", created.orElseGet(Instant::now).getEpochSecond(), "owned_by", owner);
   }
 
   /**

@@ -96,10 +96,13 @@ public final class GatewayRoutes {
    *     recovery; null: the session is asked
    * @param turns where each turn is registered until it is recorded (shared with the session routes)
    * @param sampler the data collector's sampling: a session it drops is claimed by no agent
+   * @param modelCreated when an agent's model was created (its stable version's registration), for
+   *     {@code GET /v1/models}; empty for an agent with no version yet, read without registering one
    */
   public GatewayRoutes(ActorSystem<?> system, GatewaySettings settings, DataCollector collector, ModelRouter router,
       StableRoute stableRoute, io.otl.http.ApiMetrics apiMetrics, io.otl.core.session.Desensitizer desensitizer,
-      int maxTextLength, GatewayTraffic traffic, SessionOwners owners, TurnsInFlight turns, SessionSampler sampler) {
+      int maxTextLength, GatewayTraffic traffic, SessionOwners owners, TurnsInFlight turns, SessionSampler sampler,
+      java.util.function.Function<String, CompletionStage<java.util.Optional<java.time.Instant>>> modelCreated) {
     this.owners = owners;
     this.sampler = sampler;
     this.traffic = traffic;
@@ -110,7 +113,7 @@ public final class GatewayRoutes {
     this.router = router;
     this.metrics = new GatewayMetrics(apiMetrics.registry(), traffic);
     this.materializer = Materializer.matFromSystem(system);
-    this.models = new GatewayModels(identity);
+    this.models = new GatewayModels(identity, modelCreated);
     this.bodies = new ChatBodies(settings, materializer);
     this.turnRecording = new TurnRecording(new TurnRecorder(collector, desensitizer, maxTextLength), knownSessions,
         turns, system.executionContext(), metrics, apiMetrics);
@@ -148,13 +151,13 @@ public final class GatewayRoutes {
                     extractRequest(request -> completeWithFuture(limited(request, gone -> chat(request, gone))))))))),
             extractRequest(request -> complete(GatewayModels.storedCompletions(request, true))))),
         pathPrefix("models", () -> pathEndOrSingleSlash(() -> sealed(get(() -> extractRequest(request ->
-            complete(guard(() -> models.list(request)))))))),
+            completeWithFuture(guardAsync(() -> models.list(request)))))))),
         // An agent's client owns these paths whatever the method: another method (the SDK's
         // models.delete) is OpenAI's 405; it fell through to the API's routes, whose 405 in the API's
         // shape the SDK read as "405: null".
         pathPrefix(segment("models").slash(GatewayModels.LOGICAL_MODEL), () -> pathEndOrSingleSlash(() ->
             extractRequest(request -> identity.callsAsAgent(request)
-                ? identified(request, () -> sealed(get(() -> complete(guard(() -> models.retrieve(request))))))
+                ? identified(request, () -> sealed(get(() -> completeWithFuture(guardAsync(() -> models.retrieve(request))))))
                 : reject()))),
         pathPrefix(segment("models").slash(segment()), id -> pathEndOrSingleSlash(() ->
             extractRequest(request -> identity.callsAsAgent(request) && !id.equals(models.agentOrNull(request))
@@ -306,6 +309,16 @@ public final class GatewayRoutes {
       return complete(GatewayErrors.toResponse(e));
     }
     return inner.get();
+  }
+
+  /** As {@link #guard}, for an answer that comes later: a failure of it (an ask timeout) in OpenAI's object too. */
+  private static CompletionStage<HttpResponse> guardAsync(
+      java.util.function.Supplier<CompletionStage<HttpResponse>> handler) {
+    try {
+      return handler.get().exceptionally(GatewayErrors::toResponse);
+    } catch (RuntimeException e) {
+      return java.util.concurrent.CompletableFuture.completedFuture(GatewayErrors.toResponse(e));
+    }
   }
 
   private static HttpResponse guard(java.util.function.Supplier<HttpResponse> handler) {

@@ -99,12 +99,15 @@ public final class JobDatasetExport {
         List<String> train = new ArrayList<>(fresh);
         train.addAll(replay);
         return export.forJob(agentId, train, format, dir, jobId, upfront, lineage, referencesMustPass).thenApply(r -> {
-          if (r.fileWritten()) {
-            try {
+          try {
+            if (r.fileWritten()) {
               JobDatasetFiles.writeCard(dir, jobId, r.sha256(), evalWritten ? evalResult.sha256() : null);
-            } catch (java.io.IOException e) {
-              throw new java.io.UncheckedIOException("cannot write the dataset card of " + jobId, e);
+            } else if (evalWritten) {
+              // No training rows (the job fails its pre-flight): the held-out file stays, with a card of its own.
+              JobDatasetFiles.writeEvalOnlyCard(dir, jobId, evalResult.sha256());
             }
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot write the dataset card of " + jobId, e);
           }
           LOG.info("agent {}: job {} dataset: {} lines ({} new, {} replayed, {} held out for eval), start from {}",
               agentId, jobId, r.count(), fresh.size(), replay.size(), eval.size(),

@@ -93,11 +93,25 @@ public final class JobDatasetFiles {
 
   private static void writeCard(Path dir, String jobId, String trainSha256, boolean withEval, String evalSha256)
       throws IOException {
+    writeCardText(dir, jobId, CARD_COMMENT + config(TRAIN_CONFIG, true, trainSha256, TRAIN_SPLIT, TRAIN_FILE)
+        + (withEval ? config(EVAL_CONFIG, false, evalSha256, EVAL_SPLIT, EVAL_FILE) : "") + "---\n");
+  }
+
+  /**
+   * The card of a folder that holds only {@value #EVAL_FILE}: a job whose every session was held out fails its
+   * pre-flight with no training rows, and its held-out file (which the job's {@code evalPath} names) stays. It
+   * was left without a card, so {@code load_dataset(folder, "eval", split="test")}, how the bench reads a job's
+   * held-out set, failed for want of the {@value #EVAL_CONFIG} config. The card lists that config alone, as the
+   * default: a card naming {@value #TRAIN_FILE} would offer a config {@code datasets} cannot load.
+   */
+  public static void writeEvalOnlyCard(Path dir, String jobId, String evalSha256) throws IOException {
+    writeCardText(dir, jobId, CARD_COMMENT + config(EVAL_CONFIG, true, evalSha256, EVAL_SPLIT, EVAL_FILE) + "---\n");
+  }
+
+  private static void writeCardText(Path dir, String jobId, String text) throws IOException {
     Path card = card(dir, jobId);
     Files.createDirectories(card.getParent());
     Path tmp = card.resolveSibling("." + CARD_FILE + ".tmp");
-    String text = CARD_COMMENT + config(TRAIN_CONFIG, true, trainSha256, TRAIN_SPLIT, TRAIN_FILE)
-        + (withEval ? config(EVAL_CONFIG, false, evalSha256, EVAL_SPLIT, EVAL_FILE) : "") + "---\n";
     Files.writeString(tmp, text, StandardCharsets.UTF_8);
     Files.move(tmp, card, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
         java.nio.file.StandardCopyOption.ATOMIC_MOVE);
