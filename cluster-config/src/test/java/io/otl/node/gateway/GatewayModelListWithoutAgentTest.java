@@ -2,6 +2,7 @@ package io.otl.node.gateway;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
@@ -60,6 +61,9 @@ class GatewayModelListWithoutAgentTest {
             com.openai.models.chat.completions.ChatCompletionCreateParams.builder().model("default")
                 .addUserMessage("hi").build()));
     assertEquals("missing_agent", e.code().orElse(""), e.getMessage());
+    // The agent's client knows only the header; the node's side of the fix was not named (trial loop).
+    assertTrue(e.getMessage().contains("X-Agent-Id") && e.getMessage().contains("gateway.default-agent"),
+        e.getMessage());
   }
 
   @Test

@@ -108,7 +108,10 @@ final class GatewayIdentity {
   private static String namedAgent(String agent, String why) {
     if (agent == null || agent.isEmpty()) {
       throw new OpenAiError(400, "invalid_request_error", GatewayRoutes.AGENT_HEADER, "missing_agent",
-          "name the agent with the " + GatewayRoutes.AGENT_HEADER + " header (" + why + ")");
+          // Both fixes named: the agent's (a header) and the operator's (a default), as a client that
+          // changed only its base_url cannot tell which side is meant to name the agent.
+          "name the agent with the " + GatewayRoutes.AGENT_HEADER + " header, or set "
+              + "agentscope.training.gateway.default-agent on the node (" + why + ")");
     }
     String p = Ids.problem(GatewayRoutes.AGENT_HEADER, agent, Ids.MAX_AGENT_ID);
     if (p != null) throw OpenAiError.invalid(GatewayRoutes.AGENT_HEADER, p);
