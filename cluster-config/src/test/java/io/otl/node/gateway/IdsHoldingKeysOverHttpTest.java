@@ -91,6 +91,38 @@ class IdsHoldingKeysOverHttpTest {
   }
 
   /**
+   * Review t178 (a fuzzer over HTTP): an {@code eventId} or {@code feedbackId} holding a key was a 202, and the
+   * journal, the session's answer and its exports held the key whole (ids are stored as sent, past the
+   * desensitizer). Such a new id is now a 400 naming the field, not the key, and nothing of the batch is stored.
+   */
+  @Test
+  void theEventsApiRefusesAnEventIdOrFeedbackIdHoldingAKey() throws Exception {
+    String session = "s-" + UUID.randomUUID();
+    Http.Response first = gateway.api.post("/v1/sessions/" + session + "/events", "{\"agentId\":\"keys-event-agent\","
+        + "\"events\":[{\"type\":\"message\",\"eventId\":\"m1\",\"role\":\"user\",\"content\":\"hello\"}]}");
+    assertEquals(202, first.status(), first.body());
+    Http.Response event = gateway.api.post("/v1/sessions/" + session + "/events", "{\"agentId\":\"keys-event-agent\","
+        + "\"events\":[{\"type\":\"message\",\"eventId\":\"m2\",\"role\":\"assistant\",\"content\":\"a\"},"
+        + "{\"type\":\"message\",\"eventId\":\"m3-" + KEY + "\",\"role\":\"user\",\"content\":\"b\"}]}");
+    assertApi400(event);
+    assertTrue(event.body().contains("events[1].eventId looks like an API key"), event.body());
+    Http.Response feedbackEvent = gateway.api.post("/v1/sessions/" + session + "/events", "{\"agentId\":"
+        + "\"keys-event-agent\",\"events\":[{\"type\":\"feedback\",\"eventId\":\"f1\",\"kind\":\"THUMBS_UP\","
+        + "\"feedbackId\":\"" + KEY + "\"}]}");
+    assertApi400(feedbackEvent);
+    Http.Response feedback = gateway.api.post("/v1/sessions/" + session + "/feedback",
+        "{\"kind\":\"THUMBS_UP\",\"feedbackId\":\"" + KEY + "\"}");
+    assertApi400(feedback);
+    Http.Response feedbackEventId = gateway.api.post("/v1/sessions/" + session + "/feedback",
+        "{\"kind\":\"THUMBS_UP\",\"eventId\":\"" + KEY + "\"}");
+    assertApi400(feedbackEventId);
+    JsonNode stored = gateway.api.get("/v1/sessions/" + session).json();
+    assertEquals(1, stored.path("messages").size(), stored.toString());
+    assertEquals(0, stored.path("feedback").size(), stored.toString());
+    assertNothingHoldsTheKey();
+  }
+
+  /**
    * Trial t167: {@code GET /v1/jobs?agentId=<key>} asked the agent's coordinator for its jobs, which
    * started that entity, and sharding journaled the key as a remembered entity id. The other reads of an
    * unknown key-like agent start nothing either.

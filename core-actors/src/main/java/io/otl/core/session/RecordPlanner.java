@@ -81,17 +81,35 @@ final class RecordPlanner {
   }
 
   /** The refusal of the first invalid input (or of none at all), or null when every input is valid. */
-  private Plan invalidInput(List<SessionInput> inputs) {
+  private Plan invalidInput(State state, List<SessionInput> inputs) {
     if (inputs == null || inputs.isEmpty()) {
       return refuse(RejectionCode.INVALID, "events", "at least one event is required");
     }
     for (int i = 0; i < inputs.size(); i++) {
       String problem = validation.problem(inputs.get(i));
+      if (problem == null) problem = newKeyLikeId(state, inputs.get(i));
       if (problem != null) {
         int sep = problem.indexOf(' ');
         String field = "events[" + i + "]" + (problem.startsWith(".") ? problem.substring(0, sep) : "");
         return refuse(RejectionCode.INVALID, field, "events[" + i + "]" + problem);
       }
+    }
+    return null;
+  }
+
+  /**
+   * Why the input's {@code eventId} or {@code feedbackId} may not be stored because it holds a provider's API
+   * key, or null. Ids are journaled, answered and exported as sent, past the desensitizer: an {@code eventId}
+   * {@code sk-proj-…} was stored whole (the fuzzer of review t178). As for session and agent ids, only a NEW id
+   * is refused: a retry of an input an earlier build stored stays a duplicate.
+   */
+  private static String newKeyLikeId(State state, SessionInput input) {
+    if (input.eventId() != null && !state.eventIds().contains(input.eventId())) {
+      String problem = Ids.keyProblem(".eventId", input.eventId());
+      if (problem != null) return problem;
+    }
+    if (input instanceof SessionInput.Feedback f && f.feedbackId() != null && !feedbackHeld(state, input)) {
+      return Ids.keyProblem(".feedbackId", f.feedbackId());
     }
     return null;
   }
@@ -295,7 +313,7 @@ final class RecordPlanner {
       if (!sampler.keep(sessionId)) {
         // Sampling dropped this session, so nothing of it is stored: its later feedback (AgentScope's
         // rate/thumbs name no agent) is acknowledged as its events were, "sampled": false, not a 404.
-        Plan invalid = invalidInput(inputs);
+        Plan invalid = invalidInput(state, inputs);
         return invalid != null ? invalid : new Store(List.of(), new Recorded(0, 0, false));
       }
       return refuse(RejectionCode.NOT_FOUND, "sessionId",
@@ -311,7 +329,7 @@ final class RecordPlanner {
       return refuse(RejectionCode.CONFLICT, "agentId", "session " + Ids.shown(sessionId) + " belongs to agent "
           + Ids.shown(state.agentId()) + ", not " + Ids.shown(agentId));
     }
-    Plan invalid = invalidInput(inputs);
+    Plan invalid = invalidInput(state, inputs);
     if (invalid != null) return invalid;
     if (state.status() == Status.NEW && !sampler.keep(sessionId)) {
       return new Store(List.of(), new Recorded(0, 0, false));
