@@ -193,16 +193,27 @@ final class HeadlessChromium implements AutoCloseable {
     } catch (Exception ignored) {
       // the browser goes away below anyway
     }
+    // Chromium's helpers (network service, GPU, zygote) outlive the main process by a moment and keep
+    // writing the profile: they go first, or the walk below meets a file that vanished (a CI run failed so).
+    java.util.List<ProcessHandle> helpers = process.descendants().toList();
+    helpers.forEach(ProcessHandle::destroy);
     process.destroy();
     try {
       if (!process.waitFor(10, TimeUnit.SECONDS)) process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      for (ProcessHandle h : helpers) {
+        try {
+          h.onExit().get(5, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+          h.destroyForcibly();
+        }
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     try (var files = Files.walk(profile)) {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-    } catch (IOException ignored) {
-      // a temp folder left behind is harmless
+    } catch (IOException | java.io.UncheckedIOException ignored) {
+      // a temp folder (or part of it) left behind is harmless
     }
   }
 

@@ -66,8 +66,9 @@ class ExportFiltersThroughANodeTest {
       Path notAFolder = Files.writeString(journal.folder().resolve("out.txt"), "a file");
       ToolRun fileAsOut = ToolRun.export("--agent", "agent-x", "--format", "rl", "--out", notAFolder.toString(),
           "--config", plain.toString());
-      assertEquals(1, fileAsOut.code(), fileAsOut.out() + fileAsOut.err());
-      assertTrue(fileAsOut.err().contains(notAFolder + " exists and is not a folder"), fileAsOut.err());
+      // A usage error (exit 2) naming it, before the node is asked (it was exit 1 after the export ran).
+      assertEquals(2, fileAsOut.code(), fileAsOut.out() + fileAsOut.err());
+      assertTrue(fileAsOut.err().contains(notAFolder + ": is a file, not a folder"), fileAsOut.err());
 
       HttpClient http = HttpClient.newHttpClient();
       // A filter misspelt or sent twice is refused by name, as on every route with query parameters.
@@ -107,7 +108,7 @@ class ExportFiltersThroughANodeTest {
     assertEquals(3, strictOffline.code(), strictOffline.out() + strictOffline.err());
     ToolRun fileAsOutOffline = ToolRun.export("--agent", "agent-x", "--format", "rl", "--out",
         journal.folder().resolve("out.txt").toString(), "--config", plain.toString());
-    assertEquals(1, fileAsOutOffline.code(), fileAsOutOffline.out() + fileAsOutOffline.err());
-    assertTrue(fileAsOutOffline.err().contains("out.txt exists and is not a folder"), fileAsOutOffline.err());
+    assertEquals(2, fileAsOutOffline.code(), fileAsOutOffline.out() + fileAsOutOffline.err());
+    assertTrue(fileAsOutOffline.err().contains("out.txt: is a file, not a folder"), fileAsOutOffline.err());
   }
 }
