@@ -16,8 +16,10 @@ import org.slf4j.Marker;
  * its parser and then fails the request model's check ("HTTP/1.0 requests must not have a chunked
  * entity") before any handler of the node runs: pekko-http answers 500 and logs two ERROR lines
  * with stack traces, about 50 lines per request (200 requests in a second wrote 10,400 lines). Only
- * events carrying that exception are dropped; the answer stays pekko-http's (docs/http-edge.md).
- * Installed once per JVM's logging context, for the jar and for nodes embedded in a JVM alike.
+ * events carrying that exception are dropped. The node's API and OTLP ports answer that pair 400 before
+ * pekko-http's parser ({@code io.otl.http.RequestFraming}); this is for the listeners served by pekko-http's
+ * own binding, the simulator's (docs/http-edge.md). Installed once per JVM's logging context, for the jar and
+ * for nodes embedded in a JVM alike.
  */
 final class PekkoHttpNoiseFilter extends TurboFilter {
   static final String HTTP10_CHUNKED = "HTTP/1.0 requests must not have a chunked entity";

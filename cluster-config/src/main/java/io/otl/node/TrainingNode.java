@@ -63,7 +63,6 @@ import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,9 +82,9 @@ public final class TrainingNode implements AutoCloseable {
   private final ModelRouter modelRouter;
   private TrainingCoordinators trainingCoordinators;
   private ModelVersions modelVersions;
-  private final ServerBinding httpBinding;
+  private final HttpServer.Listening httpBinding;
   /** The separate OTLP listener (otlp.port), or null. */
-  private ServerBinding otlpBinding;
+  private HttpServer.Listening otlpBinding;
   private final AtomicBoolean stopping;
   /** The claimed folder of an embedded journal (empty for PostgreSQL); released when the node stops. */
   private Optional<DataFolder> folder = Optional.empty();
@@ -93,7 +92,7 @@ public final class TrainingNode implements AutoCloseable {
   private Optional<KafkaIngest> kafkaIngest = Optional.empty();
 
   private TrainingNode(ActorSystem<Void> system, JournalSettings journal, DataCollector dataCollector,
-      ModelRouter modelRouter, ServerBinding httpBinding, AtomicBoolean stopping) {
+      ModelRouter modelRouter, HttpServer.Listening httpBinding, AtomicBoolean stopping) {
     this.system = system;
     this.journal = journal;
     this.dataCollector = dataCollector;
@@ -311,8 +310,8 @@ public final class TrainingNode implements AutoCloseable {
           http.metricsSampleInterval());
     }
 
-    ServerBinding binding = null;
-    ServerBinding otlpBinding = null;
+    HttpServer.Listening binding = null;
+    HttpServer.Listening otlpBinding = null;
     if (http.enabled()) {
       List<ReadinessCheck> checks = List.of(journalCheck(journal), clusterCheck(cluster));
       // The port the API is bound to (http.port 0 picks one), for refusing a version registered at it.

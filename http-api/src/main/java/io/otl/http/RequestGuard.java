@@ -172,13 +172,17 @@ public final class RequestGuard {
   }
 
   /**
-   * {@link #headerNotAscii}'s refusal for a listener without this guard (the OTLP port, {@code otlp.port}): a 400 in
-   * the API's shape (the OTLP routes make it a {@code google.rpc.Status}). The connection closes: a header swallowed
+   * {@link #headerNotAscii}'s refusal, and an HTTP/1.0 chunked request's ({@link RequestHead}), for a listener
+   * without this guard (the OTLP port, {@code otlp.port}): a 400 in the API's shape (the OTLP routes make it a {@code google.rpc.Status}). The connection closes: a header swallowed
    * that way may be the Content-Length, and the body read as the next request (a non-ASCII byte before
    * Content-Length made the body a second request, answered: trial t131, review t135).
    */
   public static Route withAsciiHeaders(java.util.function.Supplier<Route> inner) {
     return extractRequest(request -> {
+      if (RequestHead.refusedHttp10Chunked(request)) {
+        return complete(closedUnlessRead(request, Json.error(StatusCodes.BAD_REQUEST, "invalid_request",
+            RequestHead.HTTP10_CHUNKED_MESSAGE)));
+      }
       String header = headerNotAscii(request);
       return header == null ? inner.get() : complete(Json.error(StatusCodes.BAD_REQUEST, "invalid_request",
           notAsciiMessage(header)).addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close")));
@@ -205,6 +209,14 @@ public final class RequestGuard {
         HttpResponse refusal = openAi ? new OpenAiError(503, "service_unavailable", null, "node_stopping", message).response()
             : ApiErrors.unavailable(message);
         return complete(refusal.addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close")));
+      }
+      if (RequestHead.refusedHttp10Chunked(request)) {
+        metrics.request("unparsable", 400, 0);
+        errorLog.record("400 HTTP/1.0 request with a chunked body");
+        return complete(closedUnlessRead(request, openAi
+            ? new OpenAiError(400, "invalid_request_error", "Transfer-Encoding", "invalid_value",
+                RequestHead.HTTP10_CHUNKED_MESSAGE).response()
+            : Json.error(StatusCodes.BAD_REQUEST, "invalid_request", RequestHead.HTTP10_CHUNKED_MESSAGE)));
       }
       String notAscii = headerNotAscii(request);
       if (notAscii != null) {

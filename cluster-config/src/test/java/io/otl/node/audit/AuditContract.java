@@ -52,7 +52,6 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
-import org.apache.pekko.http.javadsl.ServerBinding;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -117,7 +116,7 @@ abstract class AuditContract {
     http = new Http(node.httpPort());
     Config training = node.system().settings().config().getConfig("agentscope.training");
     AuditReader reader = AuditReader.fromConfig(node.system(), training);
-    ServerBinding binding = HttpServer.start(node.system(), "127.0.0.1", 0,
+    HttpServer.Listening binding = HttpServer.start(node.system(), "127.0.0.1", 0,
             ApiRoutes.build(new HealthRoutes(List.of(), () -> false), new ApiMetrics(new MetricsRegistry()),
                 new Auth(Optional.empty(), false), 64, () -> false, List.of(new AuditRoutes(reader).route())),
             Duration.ofSeconds(1))
