@@ -4,7 +4,9 @@ import com.typesafe.config.ConfigFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -30,15 +32,42 @@ public final class Main {
   }
 
   private static void dispatch(String command, List<String> options) throws Exception {
+    Command c = COMMANDS.get(command);
+    if (c != null) {
+      c.run(options);
+      return;
+    }
     switch (command) {
-      case "run" -> run(options);
-      case "export" -> System.exit(ExportCommand.run(options));
-      case "audit" -> AuditCommand.main(options.toArray(String[]::new));
-      case "simulator" -> io.otl.node.simulator.SimulatorCommand.main(options.toArray(String[]::new));
       case "--help", "-h" -> usage(0);
       case "help" -> help(options);
       default -> usageError("unknown command: " + command);
     }
+  }
+
+  /** One sub-command: its options after the command's name. */
+  @FunctionalInterface
+  private interface Command {
+    void run(List<String> options) throws Exception;
+  }
+
+  /**
+   * The sub-commands by name, in the order {@code help}'s error lists them: the one place a command is
+   * added, so the dispatch and the names {@code help <command>} accepts cannot drift apart.
+   */
+  private static final Map<String, Command> COMMANDS = commands();
+
+  private static Map<String, Command> commands() {
+    Map<String, Command> m = new LinkedHashMap<>();
+    m.put("run", Main::run);
+    m.put("export", options -> System.exit(ExportCommand.run(options)));
+    m.put("audit", options -> AuditCommand.main(options.toArray(String[]::new)));
+    m.put("simulator", options -> io.otl.node.simulator.SimulatorCommand.main(options.toArray(String[]::new)));
+    return java.util.Collections.unmodifiableMap(m);
+  }
+
+  /** The sub-commands' names, in order (what {@link #USAGE} must list). */
+  static java.util.Set<String> commandNames() {
+    return COMMANDS.keySet();
   }
 
   /**
@@ -47,14 +76,13 @@ public final class Main {
    */
   private static void help(List<String> options) throws Exception {
     if (options.isEmpty()) usage(0);
-    if (options.size() == 1 && COMMANDS.contains(options.get(0))) {
+    if (options.size() == 1 && COMMANDS.containsKey(options.get(0))) {
       dispatch(options.get(0), List.of("--help"));
       return;
     }
-    usageError("help takes one command (" + String.join(", ", COMMANDS) + "), not " + String.join(" ", options));
+    usageError("help takes one command (" + String.join(", ", COMMANDS.keySet()) + "), not "
+        + String.join(" ", options));
   }
-
-  private static final List<String> COMMANDS = List.of("run", "export", "audit", "simulator");
 
   private static void run(List<String> options) {
     Optional<Path> configFile = Optional.empty();

@@ -92,7 +92,7 @@ final class TrainingWiring {
         .thenApply(j -> {
           ExportResult r = j.train();
           return new DatasetManifest(r.path(), r.count(), r.sha256(), r.sessionIds(), r.piiFindings(),
-              r.format(), r.seen(), r.exclusions(), j.lineage());
+              r.format(), r.seen(), r.exclusions(), j.lineage(), r.excludedSessionIds());
         });
   }
 

@@ -1,5 +1,6 @@
 package io.otl.node;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,6 +36,19 @@ class MainUsageTest {
       assertFalse(flat.contains("which no running node may hold"), flat);
       assertTrue(flat.contains("the embedded H2 journal with its node stopped; PostgreSQL beside running nodes"), flat);
     }
+  }
+
+  /**
+   * The names {@code help <command>} accepts and the commands the dispatch runs are one map; the
+   * summary lists each of them, and no other (they were a list beside a switch, kept in sync by hand).
+   */
+  @Test
+  void theSummaryListsExactlyTheCommandsMainRuns() {
+    Set<String> listed = new LinkedHashSet<>();
+    Matcher m = Pattern.compile("(?m)^  ([a-z]+)\\b").matcher(Main.USAGE);
+    while (m.find()) listed.add(m.group(1));
+    listed.remove("help"); // help is not a command of its own but the text of the others
+    assertEquals(java.util.List.copyOf(Main.commandNames()), java.util.List.copyOf(listed), Main.USAGE);
   }
 
   private static void assertListsAll(String command, String ownUsage) {

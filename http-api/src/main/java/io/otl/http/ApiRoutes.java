@@ -111,7 +111,8 @@ public final class ApiRoutes {
       List<Operation> operations = new java.util.ArrayList<>();
       var paths = Json.MAPPER.readTree(OPENAPI).get("paths");
       paths.fieldNames().forEachRemaining(t -> {
-        String[] parts = t.split("/");
+        // -1: "/" (the redirect to the console) is the segments "" and "", as a request's path splits.
+        String[] parts = t.split("/", -1);
         for (int i = 0; i < parts.length; i++) if (parts[i].startsWith("{")) parts[i] = null;
         paths.get(t).fields().forEachRemaining(op -> {
           if (!op.getValue().isObject() || op.getKey().equals("parameters")) return;

@@ -7,12 +7,16 @@ import static org.apache.pekko.http.javadsl.server.Directives.getFromResource;
 import static org.apache.pekko.http.javadsl.server.Directives.getFromResourceDirectory;
 import static org.apache.pekko.http.javadsl.server.Directives.pathEndOrSingleSlash;
 import static org.apache.pekko.http.javadsl.server.Directives.pathPrefix;
+import static org.apache.pekko.http.javadsl.server.Directives.pathSingleSlash;
+import static org.apache.pekko.http.javadsl.server.Directives.redirect;
 import static org.apache.pekko.http.javadsl.server.Directives.reject;
 import static org.apache.pekko.http.javadsl.server.Directives.respondWithHeaders;
 
 import java.util.List;
 import java.util.regex.Pattern;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.Uri;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.http.javadsl.server.Route;
 
@@ -21,7 +25,8 @@ import org.apache.pekko.http.javadsl.server.Route;
  * {@code /console}. It is mounted outside {@code /v1} and outside auth: the files hold no data;
  * the console reads the public {@code /v1} API from the browser, with the bearer token the user
  * types in. {@code GET /console} and {@code /console/} answer {@code index.html}; the other files
- * get their content type from the extension. Unknown files fall through to the JSON 404.
+ * get their content type from the extension. Unknown files fall through to the JSON 404. {@code GET /}
+ * (and HEAD) redirects to {@code /console} (302); another method there is a 405 naming GET, HEAD.
  */
 public final class ConsoleRoutes {
   /** Class-path folder of the console's files. */
@@ -51,10 +56,18 @@ public final class ConsoleRoutes {
 
   private ConsoleRoutes() {}
 
+  /** Where {@code GET /} sends a browser: the console, the node's one page for people. */
+  static final String ROOT_TARGET = "/console";
+
   public static Route route() {
-    return pathPrefix("console", () -> get(() -> respondWithHeaders(HEADERS, () -> concat(
-        pathEndOrSingleSlash(() -> getFromResource(RESOURCE_DIR + "/index.html")),
-        extractUnmatchedPath(file -> FILE_PATH.matcher(file).matches()
-            ? getFromResourceDirectory(RESOURCE_DIR) : reject())))));
+    return concat(
+        // A user who opens http://host:8080/ got the JSON 404. The redirect holds no data, so it is
+        // outside auth like the console; 302 (not 301/308) so no browser keeps it should / ever serve more.
+        pathSingleSlash(() -> get(() -> respondWithHeaders(HEADERS, () ->
+            redirect(Uri.create(ROOT_TARGET), StatusCodes.FOUND)))),
+        pathPrefix("console", () -> get(() -> respondWithHeaders(HEADERS, () -> concat(
+            pathEndOrSingleSlash(() -> getFromResource(RESOURCE_DIR + "/index.html")),
+            extractUnmatchedPath(file -> FILE_PATH.matcher(file).matches()
+                ? getFromResourceDirectory(RESOURCE_DIR) : reject()))))));
   }
 }

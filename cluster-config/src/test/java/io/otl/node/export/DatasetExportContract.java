@@ -129,6 +129,9 @@ abstract class DatasetExportContract {
         assertEquals("question " + k, pairs.get(k).get("prompt").asText());
         assertEquals("good " + k, pairs.get(k).get("chosen").asText());
         assertEquals("bad " + k, pairs.get(k).get("rejected").asText());
+        // Each pair names its two sessions, as an RL task names its one.
+        assertEquals("p" + k + "-s", pairs.get(k).get("metadata").get("chosenSessionId").asText(), pairs.get(k).toString());
+        assertEquals("p" + k + "-f", pairs.get(k).get("metadata").get("rejectedSessionId").asText(), pairs.get(k).toString());
         double chosen = get(dc.trajectory("p" + k + "-s")).orElseThrow().reward();
         double rejected = get(dc.trajectory("p" + k + "-f")).orElseThrow().reward();
         assertTrue(chosen > rejected);

@@ -103,6 +103,10 @@ class DatasetRulesH2Test {
       assertEquals(10, sft.seen());
       assertEquals(Map.of("below-sft-min-reward", 3, "below-min-quality", 1, "served-by-rolled-back-version", 1,
           "not-completed", 1), sft.exclusions());
+      // The sessions behind the counts, under the same reasons: what the lineage of a job's session says.
+      assertEquals(Map.of("below-sft-min-reward", List.of("bad", "r-bad", "rolled-bad"), "below-min-quality",
+          List.of("meh"), "served-by-rolled-back-version", List.of("rolled"), "not-completed", List.of("open")),
+          sft.excludedSessionIds());
       JsonNode manifest = JSON.readTree(Path.of(sft.manifestPath()).toFile());
       assertEquals(10, manifest.get("seen").asInt());
       assertEquals(3, manifest.get("exclusions").get("below-sft-min-reward").asInt());
@@ -117,6 +121,8 @@ class DatasetRulesH2Test {
       assertEquals("No.", pair.get("rejected").asText());
       assertEquals(Map.of("below-dpo-min-margin", 4, "dpo-only-answer-to-its-task", 1, "not-completed", 1),
           dpo.exclusions());
+      assertEquals(Map.of("below-dpo-min-margin", List.of("rolled", "rolled-bad", "tie-a", "tie-b"),
+          "dpo-only-answer-to-its-task", List.of("meh"), "not-completed", List.of("open")), dpo.excludedSessionIds());
 
       ExportResult rl = get(export.forSessions(AGENT, ids, ExportFormat.RL, dir, "rl"));
       assertEquals(List.of("good", "bad", "rolled", "rolled-bad", "tie-a", "tie-b", "r-good", "r-bad"),

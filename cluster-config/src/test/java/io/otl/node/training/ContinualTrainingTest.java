@@ -199,6 +199,21 @@ class ContinualTrainingTest {
       assertEquals(List.of(job2Id), jobIdsOf(jobsOfHeldOut), jobsOfHeldOut.toString());
       assertTrue(!jobsOfHeldOut.get(0).get("inDataset").asBoolean() && jobsOfHeldOut.get(0).get("heldOutForEval").asBoolean(),
           jobsOfHeldOut.toString());
+      // A session the job took but its export dropped says why, by the reason its exclusions count: the
+      // lineage said only "not in its dataset" (held-out sessions alone had a reason).
+      String dropped = trained.contains(fresh2.get(8)) ? fresh2.get(0) : fresh2.get(8);
+      assertTrue(!trained.contains(dropped), "one of the two exact duplicates is dropped: " + trained);
+      JsonNode jobsOfDropped = sessionLineage(http, dropped);
+      assertEquals(List.of(job2Id), jobIdsOf(jobsOfDropped), jobsOfDropped.toString());
+      assertTrue(!jobsOfDropped.get(0).get("inDataset").asBoolean() && !jobsOfDropped.get(0).get("heldOutForEval").asBoolean(),
+          jobsOfDropped.toString());
+      assertEquals("duplicate-exact", jobsOfDropped.get(0).get("excludedFor").asText(), jobsOfDropped.toString());
+      assertEquals("held-out-for-eval", jobsOfHeldOut.get(0).get("excludedFor").asText(), jobsOfHeldOut.toString());
+      assertEquals(List.of(dropped), ordered(audit2.get("dataset").get("excludedSessionIds").get("duplicate-exact")),
+          "the job's lineage names it under its reason: " + audit2.get("dataset"));
+      String droppedTimeline = http.get("/v1/audit/session/" + dropped + "/timeline").body();
+      assertTrue(droppedTimeline.contains("taken by: job " + job2Id + " (SUCCEEDED, not in its dataset: duplicate-exact)"),
+          droppedTimeline);
       String timeline = http.get("/v1/audit/session/" + replayedId + "/timeline").body();
       assertTrue(timeline.contains("trained in: job " + job2Id + " (SUCCEEDED, in its dataset, replayed from an earlier job's data)"),
           timeline);

@@ -129,9 +129,14 @@ public interface AuditLog {
    *     earlier job's data (continual training), so it trained this job's model too
    * @param heldOutForEval the job held the session out as its evaluation set: never trained on, but
    *     the candidate was benchmarked on it
+   * @param excludedFor why the job's export left the session out, by its reason in the dataset's {@code
+   *     exclusions} ({@code held-out-for-eval}, {@code duplicate-exact}, {@code below-sft-min-reward} …); null
+   *     when it is in the dataset, no dataset is exported yet, or the export recorded no per-session reason
+   *     (manifests of earlier builds)
    */
   record SessionJob(String jobId, TrainingCoordinator.JobStatus status, boolean inDataset,
-      String candidateVersion, List<String> versions, boolean replayed, boolean heldOutForEval) {}
+      String candidateVersion, List<String> versions, boolean replayed, boolean heldOutForEval,
+      String excludedFor) {}
 
   record SessionLineage(String sessionId, String agentId, List<SessionJob> jobs) {}
 

@@ -539,8 +539,11 @@ public final class AuditReader implements AuditLog {
                 boolean inDataset = j.manifest() != null && j.manifest().sessionIds().contains(sessionId);
                 boolean heldOut = j.manifest() != null && j.manifest().lineage() != null
                     && j.manifest().lineage().evalSessionIds().contains(sessionId);
+                // The reason the export recorded for it (null in the dataset, or in a manifest of an earlier build).
+                String excludedFor = inDataset || j.manifest() == null ? null : j.manifest().exclusionOf(sessionId);
                 out.add(new SessionJob(j.jobId(), j.status(), inDataset, j.candidateVersion() != null ? j.candidateVersion() : j.proxyCandidate(),
-                    byJob.getOrDefault(jobId, List.of()), inDataset && !j.sessionIds().contains(sessionId), heldOut));
+                    byJob.getOrDefault(jobId, List.of()), inDataset && !j.sessionIds().contains(sessionId), heldOut,
+                    excludedFor));
               });
             }
             return new SessionLineage(sessionId, agentId, List.copyOf(out));

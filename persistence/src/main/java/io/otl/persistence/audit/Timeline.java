@@ -113,6 +113,8 @@ public final class Timeline {
       String role = j.replayed() ? ", in its dataset, replayed from an earlier job's data"
           : j.inDataset() ? ", in its dataset"
           : j.heldOutForEval() ? ", not in its dataset: held out as its evaluation set"
+          // The export's reason, as the manifest's exclusions name it; unknown for a manifest of an earlier build.
+          : j.excludedFor() != null ? ", not in its dataset: " + j.excludedFor()
           : ", not in its dataset";
       println((j.inDataset() ? "trained in: job " : "taken by: job ") + j.jobId() + " (" + j.status() + role
           + ")" + (j.versions().isEmpty() ? "" : " → model " + String.join(", ", j.versions())));

@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * the rows of {@code "AgentSession|<id>"} as the read journal would give them), folded with the entity's own
  * {@link AgentSession.State#apply}), converted, written and hashed; at most {@code parallelism}
  * trajectories are in memory at once. What grows with the export: the session ids (kept for the
- * manifest, about 100 bytes each) and, for DPO only, one small entry per distinct prompt (a 32-byte
- * hash of the normalised prompt and the ids and rewards of its best and worst trajectory).
+ * manifest, about 100 bytes each, and those left out, by reason, for the job's lineage) and, for DPO only,
+ * one small entry per distinct prompt (a 32-byte hash of the normalised prompt, the ids and rewards of its
+ * best and worst trajectory, and the ids of its trajectories).
  *
  * <p><b>Selection.</b> Only COMPLETED sessions of the given agent are exported; other ids are
  * skipped. Then the rules of {@link ExportFilters} (sft-min-reward, min-quality, dpo-min-margin) and
@@ -239,7 +240,7 @@ public final class DatasetExport {
             out.close();
             removeStale(file, manifest);
             return new ExportResult(file.toString(), 0, "", List.of(), List.of(), format.wireName(), null,
-                exclusions.seenCount(), exclusions.byReason(), skipped, false, 0);
+                exclusions.seenCount(), exclusions.byReason(), skipped, false, 0, exclusions.sessionsByReason());
           }
           JsonlFile.Written w = out.commit(allowPii);
           if (out.desensitized() > 0) {
@@ -259,7 +260,7 @@ public final class DatasetExport {
           }
           return new ExportResult(w.path().toString(), w.count(), w.sha256(), w.sessionIds(), w.piiFindings(),
               format.wireName(), manifest.toString(), exclusions.seenCount(), exclusions.byReason(), skipped, kept,
-              out.desensitized());
+              out.desensitized(), exclusions.sessionsByReason());
         }, system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))
         .whenComplete((r, failure) -> {
           if (failure != null) out.close();
@@ -282,7 +283,7 @@ public final class DatasetExport {
                   Optional<String> dropped = !checked.written() ? Optional.of(checked.leftOut())
                       : dedup == null ? Optional.empty() : dedup.check(checked.line());
                   if (dropped.isPresent()) {
-                    exclusions.exclude(dropped.get());
+                    exclusions.exclude(dropped.get(), t.sessionId());
                   } else {
                     out.write(checked, List.of(t.sessionId()));
                   }
@@ -308,15 +309,16 @@ public final class DatasetExport {
           List<Pair> usable = new ArrayList<>();
           for (Pair p : pairs.values()) {
             if (p.size == 1) {
-              sel.exclude(ExportExclusions.DPO_SINGLE, 1);
+              sel.exclude(ExportExclusions.DPO_SINGLE, p.ids);
             } else if (p.bestId == null) {
-              sel.exclude(ExportExclusions.DPO_NO_CHOSEN, p.size);
+              sel.exclude(ExportExclusions.DPO_NO_CHOSEN, p.ids);
             } else if (p.rejectedId() == null) {
-              sel.exclude(ExportExclusions.DPO_SAME_ANSWER, p.size);
+              sel.exclude(ExportExclusions.DPO_SAME_ANSWER, p.ids);
             } else if (p.best - p.rejected() < sel.dpoMinMargin()) {
-              sel.exclude(ExportExclusions.DPO_BELOW_MARGIN, p.size);
+              sel.exclude(ExportExclusions.DPO_BELOW_MARGIN, p.ids);
             } else {
-              sel.exclude(ExportExclusions.DPO_NOT_BEST_OR_WORST, p.size - 2);
+              sel.exclude(ExportExclusions.DPO_NOT_BEST_OR_WORST, p.ids.stream()
+                  .filter(id -> !id.equals(p.bestId) && !id.equals(p.rejectedId())).toList());
               usable.add(p);
             }
           }
@@ -327,7 +329,7 @@ public final class DatasetExport {
                 Trajectory rejected = cr.get(1);
                 skips.convert(chosen, c -> Optional.of(JsonlFormats.dpo(c, rejected)))
                     .flatMap(line -> out.write(line, List.of(chosen.sessionId(), rejected.sessionId())))
-                    .ifPresent(leftOut -> sel.exclude(leftOut, 2)); // the pair's two trajectories
+                    .ifPresent(leftOut -> sel.exclude(leftOut, List.of(chosen.sessionId(), rejected.sessionId())));
               }).withAttributes(ActorAttributes.dispatcher(BLOCKING)), system)
               .thenApply(done -> (Object) done);
         });
@@ -343,6 +345,8 @@ public final class DatasetExport {
    */
   private static final class Pair {
     int size;
+    /** Every trajectory of the task, so the ones left out are named with their reason (lineage). */
+    final List<String> ids = new ArrayList<>();
     String bestId;
     double best;
     String bestAnswer;
@@ -354,6 +358,7 @@ public final class DatasetExport {
 
     Pair with(Trajectory t, boolean chosable, String answer) {
       size++;
+      ids.add(t.sessionId());
       double r = t.reward();
       if (chosable && (bestId == null || r > best)) {
         best = r;

@@ -44,22 +44,26 @@ public final class ExportExclusions {
 
   private int seen;
   private final Map<String, Integer> byReason = new TreeMap<>();
+  /** The sessions behind each count, so lineage can say why a session a job took is not in its file. */
+  private final Map<String, java.util.SortedSet<String>> sessionsByReason = new TreeMap<>();
 
   /** One more trajectory considered. */
   public synchronized void seen() {
     seen++;
   }
 
-  /** {@code n} trajectories considered and left out for {@code reason} before the stream ran. */
-  public synchronized void excludeUpfront(String reason, int n) {
-    if (n <= 0) return;
-    seen += n;
-    byReason.merge(reason, n, Integer::sum);
+  /** {@code sessionIds}, considered and left out for {@code reason} before the stream ran. */
+  public synchronized void excludeUpfront(String reason, java.util.Collection<String> sessionIds) {
+    for (String id : sessionIds) {
+      seen++;
+      exclude(reason, id);
+    }
   }
 
-  /** One trajectory left out for {@code reason}. */
-  public synchronized void exclude(String reason) {
+  /** One trajectory, {@code sessionId}, left out for {@code reason}. */
+  public synchronized void exclude(String reason, String sessionId) {
     byReason.merge(reason, 1, Integer::sum);
+    sessionsByReason.computeIfAbsent(reason, r -> new java.util.TreeSet<>()).add(sessionId);
   }
 
   public synchronized int seenCount() {
@@ -69,6 +73,16 @@ public final class ExportExclusions {
   /** Counts by reason, sorted by reason (the manifest's bytes do not depend on timing). */
   public synchronized Map<String, Integer> byReason() {
     return Map.copyOf(new TreeMap<>(byReason));
+  }
+
+  /**
+   * The sessions left out, by reason, each list sorted (the journal's bytes do not depend on timing): the
+   * manifest's {@code excludedSessionIds}, the ids behind {@link #byReason}.
+   */
+  public synchronized Map<String, java.util.List<String>> sessionsByReason() {
+    Map<String, java.util.List<String>> out = new TreeMap<>();
+    sessionsByReason.forEach((reason, ids) -> out.put(reason, java.util.List.copyOf(ids)));
+    return java.util.Collections.unmodifiableMap(out);
   }
 
   /** "1,204 seen: 880 below-sft-min-reward, 12 pii" — what an empty export reports. */

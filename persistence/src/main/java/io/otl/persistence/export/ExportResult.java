@@ -21,16 +21,20 @@ import java.util.Map;
  *     was not allowed: no file is left
  * @param desensitizedAsWritten lines the journal holds raw (an earlier build's rules) that the file holds
  *     desensitized by the node's rules
+ * @param excludedSessionIds the sessions behind {@code exclusions}: by reason, each list sorted
  */
 public record ExportResult(
     String path, int count, String sha256, List<String> sessionIds, List<String> piiFindings, String format,
     String manifestPath, int seen, Map<String, Integer> exclusions, Map<String, Integer> skipped,
-    boolean fileWritten, int desensitizedAsWritten) {
+    boolean fileWritten, int desensitizedAsWritten, Map<String, List<String>> excludedSessionIds) {
+  public ExportResult {
+    excludedSessionIds = excludedSessionIds == null ? Map.of() : excludedSessionIds;
+  }
 
   /** A file written with everything selected: nothing excluded or skipped. */
   public ExportResult(String path, int count, String sha256, List<String> sessionIds, List<String> piiFindings,
       String format, String manifestPath) {
-    this(path, count, sha256, sessionIds, piiFindings, format, manifestPath, count, Map.of(), Map.of(), true, 0);
+    this(path, count, sha256, sessionIds, piiFindings, format, manifestPath, count, Map.of(), Map.of(), true, 0, Map.of());
   }
 
   /** Nothing was written: the selection counts say why. */

@@ -32,7 +32,7 @@ final class ExportSelection {
   boolean completed(Trajectory t) {
     exclusions.seen();
     if (t.state().status() == Status.COMPLETED && agentId.equals(t.state().agentId())) return true;
-    return excluded(ExportExclusions.NOT_COMPLETED);
+    return excluded(t, ExportExclusions.NOT_COMPLETED);
   }
 
   /**
@@ -45,13 +45,13 @@ final class ExportSelection {
     // A rated-down answer usually pulls the reward down too: such a session is counted as below the
     // filters (the reason a reader of the manifest knows), rated-down-answer only when it passed them.
     boolean ratedDown = problem.isPresent() && problem.get().equals(ExportExclusions.RATED_DOWN_ANSWER);
-    if (problem.isPresent() && !ratedDown) return excluded(problem.get());
+    if (problem.isPresent() && !ratedDown) return excluded(t, problem.get());
     if (t.reward() < filters.sftMinReward() || t.state().reward() == null) {
-      return excluded(ExportExclusions.BELOW_SFT_MIN_REWARD);
+      return excluded(t, ExportExclusions.BELOW_SFT_MIN_REWARD);
     }
-    if (!qualityOk(t)) return excluded(ExportExclusions.BELOW_MIN_QUALITY);
-    if (ratedDown) return excluded(problem.get());
-    if (servedByRolledBack(t)) return excluded(ExportExclusions.ROLLED_BACK_VERSION);
+    if (!qualityOk(t)) return excluded(t, ExportExclusions.BELOW_MIN_QUALITY);
+    if (ratedDown) return excluded(t, problem.get());
+    if (servedByRolledBack(t)) return excluded(t, ExportExclusions.ROLLED_BACK_VERSION);
     return true;
   }
 
@@ -64,23 +64,23 @@ final class ExportSelection {
    * rollouts against a rolled-back version's answers).
    */
   boolean rl(Trajectory t) {
-    if (t.prompt().isEmpty()) return excluded(ExportExclusions.NO_PROMPT);
-    if (!qualityOk(t)) return excluded(ExportExclusions.BELOW_MIN_QUALITY);
+    if (t.prompt().isEmpty()) return excluded(t, ExportExclusions.NO_PROMPT);
+    if (!qualityOk(t)) return excluded(t, ExportExclusions.BELOW_MIN_QUALITY);
     if (referencesMustPass && (t.state().reward() == null || t.reward() < filters.sftMinReward())) {
-      return excluded(ExportExclusions.REFERENCE_BELOW_SFT_MIN_REWARD);
+      return excluded(t, ExportExclusions.REFERENCE_BELOW_SFT_MIN_REWARD);
     }
     // Nothing to score a rollout against: no answer at all, or only answers the user rated down.
     if (referencesMustPass && t.referenceAnswer().isEmpty()) {
-      return excluded(t.finalAnswer().isEmpty() ? ExportExclusions.NO_ANSWER : ExportExclusions.RATED_DOWN_ANSWER);
+      return excluded(t, t.finalAnswer().isEmpty() ? ExportExclusions.NO_ANSWER : ExportExclusions.RATED_DOWN_ANSWER);
     }
-    if (referencesMustPass && servedByRolledBack(t)) return excluded(ExportExclusions.ROLLED_BACK_VERSION);
+    if (referencesMustPass && servedByRolledBack(t)) return excluded(t, ExportExclusions.ROLLED_BACK_VERSION);
     return true;
   }
 
   /** DPO: any answered task may be compared; counted later if it ends up in no pair. */
   boolean dpo(Trajectory t) {
-    if (t.prompt().isEmpty()) return excluded(ExportExclusions.NO_PROMPT);
-    if (t.finalAnswer().isEmpty()) return excluded(ExportExclusions.NO_ANSWER);
+    if (t.prompt().isEmpty()) return excluded(t, ExportExclusions.NO_PROMPT);
+    if (t.finalAnswer().isEmpty()) return excluded(t, ExportExclusions.NO_ANSWER);
     return true;
   }
 
@@ -93,8 +93,8 @@ final class ExportSelection {
     return filters.dpoMinMargin();
   }
 
-  void exclude(String reason, int n) {
-    for (int i = 0; i < n; i++) exclusions.exclude(reason);
+  void exclude(String reason, java.util.Collection<String> sessionIds) {
+    for (String id : sessionIds) exclusions.exclude(reason, id);
   }
 
   private boolean qualityOk(Trajectory t) {
@@ -121,8 +121,8 @@ final class ExportSelection {
             && m.inference().error() == null && rolledBack.contains(m.inference().modelVersion()));
   }
 
-  private boolean excluded(String reason) {
-    exclusions.exclude(reason);
+  private boolean excluded(Trajectory t, String reason) {
+    exclusions.exclude(reason, t.sessionId());
     return false;
   }
 }

@@ -95,7 +95,7 @@ public final class JobDatasetExport {
         boolean evalWritten = evalResult != null && evalResult.count() > 0 && evalResult.fileWritten();
         DatasetLineage lineage = lineage(st, replay, evalWritten ? evalResult : null);
         ExportExclusions upfront = new ExportExclusions();
-        upfront.excludeUpfront(ExportExclusions.HELD_OUT, eval.size());
+        upfront.excludeUpfront(ExportExclusions.HELD_OUT, eval);
         List<String> train = new ArrayList<>(fresh);
         train.addAll(replay);
         return export.forJob(agentId, train, format, dir, jobId, upfront, lineage, referencesMustPass).thenApply(r -> {

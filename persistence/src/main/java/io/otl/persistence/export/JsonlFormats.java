@@ -240,7 +240,8 @@ public final class JsonlFormats {
    * side goes on with an assistant turn), and {@code chosen_messages} / {@code rejected_messages},
    * what each session went on with up to its final answer. Sessions that share no user message
    * (a client {@code taskId} over differently worded questions) share the chosen one's opening up
-   * to its first user message, and each side goes on from its own.
+   * to its first user message, and each side goes on from its own. Its {@code metadata} names the two
+   * sessions ({@code chosenSessionId}, {@code rejectedSessionId}), the agent and the task they were paired by.
    */
   public static String dpo(Trajectory chosen, Trajectory rejected) {
     List<JsonNode> c = answered(chosen);
@@ -261,6 +262,14 @@ public final class JsonlFormats {
     line.set("messages", F.arrayNode().addAll(c.subList(0, chosenFrom)));
     line.set("chosen_messages", F.arrayNode().addAll(c.subList(chosenFrom, c.size())));
     line.set("rejected_messages", F.arrayNode().addAll(r.subList(rejectedFrom, r.size())));
+    // The ids of both sides, as an RL task's metadata names its session: a pair read from the file alone
+    // told no one which sessions it compared. Ids only, kept as stored (AsWritten never rewrites
+    // metadata: a line whose ids hold what the node's rules take is left out, pii-in-metadata).
+    ObjectNode meta = line.putObject("metadata");
+    meta.put("chosenSessionId", chosen.sessionId());
+    meta.put("rejectedSessionId", rejected.sessionId());
+    meta.put("agentId", chosen.state().agentId());
+    meta.put("taskId", TaskKey.of(chosen).orElse(null));
     return write(line);
   }
 

@@ -400,10 +400,31 @@ class JsonlFormatsTest {
         .add(new AgentSession.MessageRecorded("m0", T, T, Role.system, "Be brief.", null, null))
         .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "capital of  france?", null, null))
         .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "Lyon.", null, null)).build();
+    String line = JsonlFormats.dpo(a, b);
     assertEquals("{\"prompt\":\"Capital of France?\",\"chosen\":\"Paris.\",\"rejected\":\"Lyon.\","
         + "\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},{\"role\":\"user\",\"content\":\"Capital of France?\"}],"
         + "\"chosen_messages\":[{\"role\":\"assistant\",\"content\":\"Paris.\"}],"
-        + "\"rejected_messages\":[{\"role\":\"assistant\",\"content\":\"Lyon.\"}]}", JsonlFormats.dpo(a, b));
+        + "\"rejected_messages\":[{\"role\":\"assistant\",\"content\":\"Lyon.\"}],\"metadata\":",
+        line.substring(0, line.indexOf("\"metadata\":") + "\"metadata\":".length()));
+  }
+
+  /**
+   * A DPO line names the sessions it compares, as an RL task names its own in {@code metadata}: a pair
+   * read from the file alone (a bad pair found in training) could not be traced to its two sessions.
+   */
+  @Test
+  void aDpoLineNamesBothOfItsSessions() throws Exception {
+    Trajectory chosen = new Trajectory.Builder("s-good")
+        .add(new AgentSession.SessionStarted("st", T, T, "agent-a", "1", "v3", Map.of("taskId", "T-7")))
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "Capital of France?", null, null))
+        .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "Paris.", null, null)).build();
+    Trajectory rejected = new Trajectory.Builder("s-bad")
+        .add(new AgentSession.SessionStarted("st", T, T, "agent-a", "1", "v3", Map.of("taskId", "T-7")))
+        .add(new AgentSession.MessageRecorded("m1", T, T, Role.user, "Capital of France?", null, null))
+        .add(new AgentSession.MessageRecorded("m2", T, T, Role.assistant, "Lyon.", null, null)).build();
+    JsonNode meta = JSON.readTree(JsonlFormats.dpo(chosen, rejected)).get("metadata");
+    assertEquals(JSON.readTree("{\"chosenSessionId\":\"s-good\",\"rejectedSessionId\":\"s-bad\","
+        + "\"agentId\":\"agent-a\",\"taskId\":\"task:T-7\"}"), meta);
   }
 
   @Test

@@ -45,7 +45,9 @@ final class GoldenCoordinatorRun {
         // since v0.2.0-continual: the lineage of a job that continues from a stable checkpoint
         new io.otl.core.coordinator.DatasetLineage("stable", "v1", "file:///checkpoints/v1/huggingface",
             "continuing from stable v1 (trained by job-0)", 0, List.of(), "./datasets/" + r.jobId() + ".eval.jsonl",
-            1, "9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d", List.of("held-out-1"))));
+            1, "9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d", List.of("held-out-1")),
+        // since v0.2.0-exclusionreasons: the session behind each exclusion, for the session's lineage
+        Map.of("held-out-for-eval", List.of("held-out-1"))));
     TrainingBackend backend = new TrainingBackend() {
       @Override
       public CompletableFuture<BackendSubmission> submit(io.otl.core.training.TrainingJobSpec spec) {
