@@ -284,8 +284,8 @@ public final class ApiRoutes {
   }
 
   /**
-   * The route label of a request a route answered: its documented route's template, every console
-   * file as {@code /console/{file}}, anything else {@code unmatched}. The console's files and the
+   * The route label of a request a route answered: its documented route's template, the console's page as
+   * {@code /console} and every console file as {@code /console/{file}}, anything else {@code unmatched}. The console's files and the
    * gateway's OpenAI-style 404s ({@code /v1/chat/completions/…}, {@code /v1/embeddings/…}, {@code
    * /models/…}) answer any path below them, and {@link #label} kept one {@code {id}} per segment: each
    * path depth was a new series (and 16 histogram lines), so any client could grow the scrape without
@@ -293,6 +293,8 @@ public final class ApiRoutes {
    */
   static String routeLabel(String method, String path) {
     if (documented(path)) return method + " " + label(path);
+    // The console's page itself (/console/ is /console once canonical) was unmatched beside its files' label.
+    if (path.equals("/console")) return method + " /console";
     if (path.startsWith("/console/")) return method + " /console/{file}";
     return RequestGuard.UNMATCHED;
   }
