@@ -85,6 +85,9 @@ public final class ExportCommand {
         return 0;
       }
       if (o.equals("--allow-pii")) {
+        // The flag's duplicate is as much a usage error as a value option's: "an option given twice" exits 2
+        // (README), and it passed silently (trial "trial").
+        if (!given.add(o)) return usage(err, o + " is given twice; give it once");
         allowPii = true;
         continue;
       }
