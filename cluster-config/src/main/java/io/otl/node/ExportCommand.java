@@ -85,6 +85,9 @@ public final class ExportCommand {
         return 0;
       }
       if (o.equals("--allow-pii")) {
+        // The flag's duplicate is as much a usage error as a value option's: "an option given twice" exits 2
+        // (README), and it passed silently (trial "trial").
+        if (!given.add(o)) return usage(err, o + " is given twice; give it once");
         allowPii = true;
         continue;
       }
@@ -275,22 +278,8 @@ public final class ExportCommand {
   /** A time option, read as the API reads its times ({@link io.otl.core.IsoTimes}). */
   static Instant parseTime(String option, String s) {
     return io.otl.core.IsoTimes.parse(s).orElseThrow(() -> new IllegalArgumentException(option + " " + s
-        + (withoutZone(s) ? " has no time zone: add Z for UTC or the offset of yours, e.g. " + s + "Z or " + s + "+08:00"
+        + (io.otl.core.IsoTimes.withoutZone(s) ? " has no time zone: add Z for UTC or the offset of yours, e.g. " + s + "Z or " + s + "+08:00"
             : " is not an ISO-8601 time; use e.g. 2026-11-01T00:00:00Z, 2026-11-01T08:00:00+08:00 or 2026-11-01")));
-  }
-
-  /**
-   * A local date-time ({@code 2026-11-01T08:00:00}) is ISO-8601, and "is not an ISO-8601 time" sent the
-   * user looking for a typo (trial t73): what it lacks is the zone, which a window cannot guess (the
-   * machine's is rarely the one meant, and the journal's times are UTC).
-   */
-  private static boolean withoutZone(String s) {
-    try {
-      java.time.LocalDateTime.parse(s);
-      return true;
-    } catch (java.time.format.DateTimeParseException e) {
-      return false;
-    }
   }
 
   /**

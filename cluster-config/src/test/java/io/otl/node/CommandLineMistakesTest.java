@@ -64,6 +64,19 @@ class CommandLineMistakesTest {
     assertEquals(List.of("exports"), listing(dir), "nothing written");
   }
 
+  /**
+   * "An option given twice exits 2" (README) held for every option with a value, not for the flag: trial
+   * "trial" gave {@code --allow-pii --allow-pii} and the export ran.
+   */
+  @Test
+  void theFlagGivenTwiceIsAUsageErrorToo() throws Exception {
+    Run export = export(List.of("--agent", "bot1", "--format", "sft", "--allow-pii", "--out",
+        dir.resolve("out").toString(), "--allow-pii"));
+    assertEquals(2, export.code, export.err);
+    assertTrue(export.err.startsWith("error: --allow-pii is given twice; give it once\n"), export.err);
+    assertEquals(List.of(), listing(dir), "nothing written");
+  }
+
   private record Run(int code, String out, String err) {}
 
   private static Run audit(List<String> args) {

@@ -2,6 +2,7 @@ package io.otl.core;
 
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
@@ -33,6 +34,22 @@ public final class IsoTimes {
       return Optional.of(LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant());
     } catch (DateTimeParseException e) {
       return Optional.empty();
+    }
+  }
+
+  /**
+   * Whether {@code text} is a date and time without a zone ({@code 2026-11-20T10:00:00}): ISO-8601, but
+   * no instant, since the zone meant cannot be guessed (the machine's is rarely it, and the journal's
+   * times are UTC). "Not an ISO-8601 time" sent the user looking for a typo (trial t73), so callers say
+   * what is missing.
+   */
+  public static boolean withoutZone(String text) {
+    if (text == null) return false;
+    try {
+      LocalDateTime.parse(text);
+      return true;
+    } catch (DateTimeParseException e) {
+      return false;
     }
   }
 }

@@ -72,14 +72,18 @@ final class QueryParams {
   /**
    * A query time ({@code asOf}, {@code since}, {@code until}), read as the command line reads its
    * times ({@link io.otl.core.IsoTimes}); an offset's {@code +} typed unencoded in the URL arrives as a
-   * space and is put back.
+   * space and is put back. A time without a zone is told so, as the command line tells it: "is not an
+   * ISO-8601 time" for {@code asOf=2026-11-20T10:00:00} sent the user looking for a typo (trial "trial"; the command line says so since trial t73).
+   * The value is not repeated.
    */
   static Instant instant(String name, String text) {
     java.util.regex.Matcher plus = PLUS_AS_SPACE.matcher(text);
     String t = plus.matches() ? plus.group(1) + "+" + plus.group(2) : text;
-    return io.otl.core.IsoTimes.parse(t).orElseThrow(() -> BadRequest.invalid(name
-        + " is not an ISO-8601 time, e.g. 2026-11-20T02:00:00Z, "
-        + "2026-11-20T10:00:00%2B08:00 (a + in a URL query is %2B) or 2026-11-20"));
+    return io.otl.core.IsoTimes.parse(t).orElseThrow(() -> BadRequest.invalid(io.otl.core.IsoTimes.withoutZone(t)
+        ? name + " has no time zone: add Z for UTC or the offset of yours, e.g. 2026-11-20T10:00:00Z or "
+            + "2026-11-20T10:00:00%2B08:00 (a + in a URL query is %2B)"
+        : name + " is not an ISO-8601 time, e.g. 2026-11-20T02:00:00Z, "
+            + "2026-11-20T10:00:00%2B08:00 (a + in a URL query is %2B) or 2026-11-20"));
   }
 
   /** The query of a request that passed {@link #only}: each parameter sent at most once. */

@@ -100,11 +100,22 @@ class QueryParamsTest {
 
   @Test
   void anythingElseIsA400NamingTheParameter() {
-    for (String bad : new String[] {"noon", "2026-11-21T02:00:00", "2026-11-21 08:00", "2026-11-21T10:00:00  08:00",
+    for (String bad : new String[] {"noon", "2026-11-21 08:00", "2026-11-21T10:00:00  08:00",
         "2026-11-21T10:00:00 8", "2026-13-01"}) {
       BadRequest e = assertThrows(BadRequest.class, () -> QueryParams.instant("since", bad), bad);
       assertTrue(e.getMessage().startsWith("since is not an ISO-8601 time, e.g. 2026-11-20T02:00:00Z"), e.getMessage());
       assertFalse(e.getMessage().contains(bad), "the value sent is not repeated: " + e.getMessage());
+    }
+  }
+
+  /** A time without a zone is ISO-8601: the answer says what it lacks, as the command line's does. */
+  @Test
+  void aTimeWithoutAZoneIsToldSo() {
+    for (String local : new String[] {"2026-11-21T02:00:00", "2026-11-21T02:00", "2026-11-21T02:00:00.25"}) {
+      BadRequest e = assertThrows(BadRequest.class, () -> QueryParams.instant("asOf", local), local);
+      assertTrue(e.getMessage().startsWith("asOf has no time zone: add Z for UTC or the offset of yours"),
+          e.getMessage());
+      assertFalse(e.getMessage().contains(local), "the value sent is not repeated: " + e.getMessage());
     }
   }
 }

@@ -45,6 +45,19 @@ class SimulatorCommandTest {
     }
   }
 
+  /**
+   * An option whose value is missing before the next option: {@code --work-dir --pending} started the simulator
+   * with its jobs in a folder called "--pending" (trial "trial"), where a usage error (exit 2) was due.
+   */
+  @Test
+  void anOptionFollowedByAnotherOptionHasNoValue() {
+    assertEquals("--work-dir needs a value; it is followed by the option --pending",
+        refusal("--port", "19222", "--work-dir", "--pending", "1s"));
+    assertEquals("--host needs a value; it is followed by the option --port", refusal("--host", "--port", "0"));
+    // A negative duration is a value (refused as negative), not an option.
+    assertEquals("--pending: must not be negative, was '-1s'", refusal("--pending", "-1s"));
+  }
+
   @Test
   void anOptionGivenTwiceIsRefusedAsExportAndAuditRefuseIt() {
     assertEquals("--port is given twice; give it once", refusal("--port", "8265", "--port", "8266"));
