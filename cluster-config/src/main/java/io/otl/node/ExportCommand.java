@@ -86,7 +86,7 @@ public final class ExportCommand {
       }
       if (o.equals("--allow-pii")) {
         // The flag's duplicate is as much a usage error as a value option's: "an option given twice" exits 2
-        // (README), and it passed silently (trial "trial").
+        // (README), and it passed silently (new-user trial, session 50).
         if (!given.add(o)) return usage(err, o + " is given twice; give it once");
         allowPii = true;
         continue;

@@ -72,8 +72,8 @@ final class QueryParams {
   /**
    * A query time ({@code asOf}, {@code since}, {@code until}), read as the command line reads its
    * times ({@link io.otl.core.IsoTimes}); an offset's {@code +} typed unencoded in the URL arrives as a
-   * space and is put back. A time without a zone is told so, as the command line tells it: "is not an
-   * ISO-8601 time" for {@code asOf=2026-11-20T10:00:00} sent the user looking for a typo (trial "trial"; the command line says so since trial t73).
+   * space and is put back. A time without a zone is told so, as the command line tells it (since trial
+   * t73): "is not an ISO-8601 time" for {@code asOf=2026-11-20T10:00:00} sent the user looking for a typo.
    * The value is not repeated.
    */
   static Instant instant(String name, String text) {

@@ -132,7 +132,7 @@ public final class SimulatorCommand {
       if (!given.add(opt)) throw new IllegalArgumentException(opt + " is given twice; give it once");
       String value = args[++i];
       // "--work-dir --pending 1s" took "--pending" as the folder and started, making a folder of that name
-      // (trial "trial"); export refuses the same slip. A negative duration ("-1s") has one dash and is checked below.
+      // (new-user trial, session 50); export refuses the same slip. A negative duration ("-1s") has one dash and is checked below.
       if (value.startsWith("--")) {
         throw new IllegalArgumentException(opt + " needs a value; it is followed by the option " + value);
       }
