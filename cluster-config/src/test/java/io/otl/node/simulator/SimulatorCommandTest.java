@@ -47,7 +47,7 @@ class SimulatorCommandTest {
 
   /**
    * An option whose value is missing before the next option: {@code --work-dir --pending} started the simulator
-   * with its jobs in a folder called "--pending" (trial "trial"), where a usage error (exit 2) was due.
+   * with its jobs in a folder called "--pending" (new-user trial, session 50), where a usage error (exit 2) was due.
    */
   @Test
   void anOptionFollowedByAnotherOptionHasNoValue() {
