@@ -3,7 +3,6 @@ package io.otl.http;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.HexFormat;
-import java.util.Locale;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.util.ByteString;
 
@@ -81,11 +80,12 @@ final class RequestHead {
       if (contentEnd == start) break; // the empty line
       int colon = indexOf(raw, start, (byte) ':');
       if (colon > contentEnd || colon == start || !isToken(raw, start, colon)) return unfollowed(head, raw);
-      String name = ascii(raw, start, colon).toLowerCase(Locale.ROOT);
-      if (name.equals("content-length") || name.equals("transfer-encoding")) {
+      boolean isLength = named(raw, start, colon, "content-length");
+      boolean isCoding = !isLength && named(raw, start, colon, "transfer-encoding");
+      if (isLength || isCoding) {
         String value = ascii(raw, colon + 1, contentEnd).strip();
         if (contentLength >= 0 || chunked) return unfollowed(head, raw);
-        if (name.equals("transfer-encoding")) {
+        if (isCoding) {
           if (!value.equalsIgnoreCase("chunked")) return unfollowed(head, raw);
           chunked = true;
         } else {
@@ -94,7 +94,7 @@ final class RequestHead {
           }
           contentLength = Long.parseLong(value);
         }
-      } else if (name.equals("upgrade")) {
+      } else if (named(raw, start, colon, "upgrade")) {
         upgrade = true;
       }
       start = end + 1;
@@ -191,6 +191,17 @@ final class RequestHead {
       boolean ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
           || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
       if (!ok) return false;
+    }
+    return true;
+  }
+
+  /** Whether the header name in {@code b[from, to)} is {@code lowerCaseName}, ignoring case (no copy: every head is read). */
+  private static boolean named(byte[] b, int from, int to, String lowerCaseName) {
+    if (to - from != lowerCaseName.length()) return false;
+    for (int i = from; i < to; i++) {
+      int c = b[i];
+      if (c >= 'A' && c <= 'Z') c += 'a' - 'A';
+      if (c != lowerCaseName.charAt(i - from)) return false;
     }
     return true;
   }
