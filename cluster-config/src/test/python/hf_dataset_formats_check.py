@@ -143,11 +143,15 @@ def check_dpo(source, tokenizer, report):
     conversation with a generation prompt, then each side after it; the side must say its answer."""
     ds, raw = load(source)
     texts = ("prompt", "chosen", "rejected")
-    check(set(ds.column_names) == {*texts, "messages", "chosen_messages", "rejected_messages"},
+    check(set(ds.column_names) == {*texts, "messages", "chosen_messages", "rejected_messages", "metadata"},
           f"DPO columns {ds.column_names}")
     for i, row in enumerate(ds):
         for k in texts:
             check(isinstance(row[k], str) and row[k] and row[k] == raw[i][k], f"DPO row {i}: {k} {row[k]!r}")
+        meta = row["metadata"]
+        check(meta == raw[i]["metadata"] and meta["chosenSessionId"] and meta["rejectedSessionId"]
+              and meta["chosenSessionId"] != meta["rejectedSessionId"],
+              f"DPO row {i}: the metadata does not name two sessions: {meta!r}")
         check(any(m["role"] == "user" and m["content"] for m in row["messages"]),
               f"DPO row {i}: the shared conversation asks nothing: {row['messages']!r}")
         prompt = tokenizer.apply_chat_template(row["messages"], add_generation_prompt=True, tokenize=False)

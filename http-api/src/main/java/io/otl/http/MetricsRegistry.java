@@ -1,5 +1,6 @@
 package io.otl.http;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -64,18 +65,27 @@ public final class MetricsRegistry {
     for (Family f : new TreeMap<>(families).values()) {
       out.append("# HELP ").append(f.name()).append(' ').append(f.help()).append('\n');
       out.append("# TYPE ").append(f.name()).append(' ').append(f.type()).append('\n');
+      // A counter's label set counted in two places (a route's own count and one read at scrape time, e.g.
+      // route="unparsable",status="400" by the request guard and by the parser's error handler) is one series,
+      // summed: printed twice, the exposition is invalid and Prometheus keeps one of the two values.
+      Map<String, Double> counts = new LinkedHashMap<>();
+      boolean counter = f.type().equals("counter");
       for (var e : new TreeMap<>(f.series()).entrySet()) {
         Object v = e.getValue();
         if (v instanceof LongAdder c) {
-          line(out, f.name(), e.getKey(), c.sum());
+          counts.merge(e.getKey(), (double) c.sum(), Double::sum);
         } else if (v instanceof Histogram h) {
           h.write(out, f.name(), e.getKey());
         } else if (v instanceof Supplier<?> s) {
           @SuppressWarnings("unchecked")
           Map<String, Double> values = (Map<String, Double>) s.get();
-          for (var g : new TreeMap<>(values).entrySet()) line(out, f.name(), g.getKey(), g.getValue());
+          for (var g : new TreeMap<>(values).entrySet()) {
+            if (counter) counts.merge(g.getKey(), g.getValue(), Double::sum);
+            else line(out, f.name(), g.getKey(), g.getValue());
+          }
         }
       }
+      counts.forEach((labels, value) -> line(out, f.name(), labels, value));
     }
     return out.toString();
   }

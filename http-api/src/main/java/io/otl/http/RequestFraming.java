@@ -7,8 +7,8 @@ import org.apache.pekko.util.ByteString;
  * read whole ({@link RequestHead}) before the parser sees it: a head is held back until its empty line, then
  * handed on (changed only when {@link RequestHead} must); a body passes through untouched, counted by its
  * Content-Length or by its chunks. Whatever it cannot follow exactly (a head {@link RequestHead.Body#UNFOLLOWED},
- * a malformed chunk, a head longer than the parser would take, an upgrade) it hands on unread from there to the
- * connection's end: pekko-http refuses and closes such a connection, and a body is never read as a head.
+ * a malformed chunk, a head longer than the parser would take, a WebSocket upgrade) it hands on unread from there to
+ * the connection's end: pekko-http refuses and closes such a connection, and a body is never read as a head.
  *
  * <p>Not thread-safe: one per connection, fed in order.
  */

@@ -22,8 +22,9 @@ import org.apache.pekko.util.ByteString;
  * </ul>
  *
  * <p>It also tells the framing what follows the head, mirroring pekko-http's rules; a head whose framing it cannot
- * follow exactly (a second Content-Length, a coding other than chunked, a folded line, a malformed line) is
- * {@link Body#UNFOLLOWED}: pekko-http refuses those and closes the connection, and nothing after it is touched.
+ * follow exactly (a second Content-Length of another value, a coding other than chunked, a folded Content-Length or
+ * Transfer-Encoding, a malformed line) is {@link Body#UNFOLLOWED}: pekko-http refuses those and closes the
+ * connection, and nothing after it is touched.
  */
 final class RequestHead {
   /** What follows a head on its connection. */
@@ -47,7 +48,11 @@ final class RequestHead {
   final Body body;
   /** The body's length when {@link Body#LENGTH}. */
   final long contentLength;
-  /** An {@code Upgrade} header: after this request's body the connection may speak another protocol. */
+  /**
+   * An {@code Upgrade} header offering WebSocket: after this request's body the connection may speak it (a route's
+   * WebSocket answer switches it). pekko-http's HTTP/1.1 layer switches to no other protocol: {@code Upgrade: h2c},
+   * which curl --http2 sends on every plain-HTTP request, leaves the connection HTTP/1.1, and its next heads are read.
+   */
   final boolean upgrade;
 
   private RequestHead(ByteString bytes, Body body, long contentLength, boolean upgrade) {
@@ -74,28 +79,42 @@ final class RequestHead {
     long contentLength = -1;
     boolean chunked = false;
     boolean upgrade = false;
+    boolean framingHeader = false;
+    boolean anyHeader = false;
     for (int start = requestLineEnd + 1; start < raw.length; ) {
       int end = indexOf(raw, start, (byte) '\n');
       int contentEnd = trimCr(raw, start, end);
       if (contentEnd == start) break; // the empty line
+      if (raw[start] == ' ' || raw[start] == '\t') {
+        // A folded line continues the header before it, as pekko-http reads it (and keeps the connection): only a
+        // framing header's continuation would change how the body is counted.
+        if (framingHeader || !anyHeader) return unfollowed(head, raw);
+        start = end + 1;
+        continue;
+      }
       int colon = indexOf(raw, start, (byte) ':');
       if (colon > contentEnd || colon == start || !isToken(raw, start, colon)) return unfollowed(head, raw);
       boolean isLength = named(raw, start, colon, "content-length");
       boolean isCoding = !isLength && named(raw, start, colon, "transfer-encoding");
+      framingHeader = isLength || isCoding;
+      anyHeader = true;
       if (isLength || isCoding) {
         String value = ascii(raw, colon + 1, contentEnd).strip();
-        if (contentLength >= 0 || chunked) return unfollowed(head, raw);
+        if (chunked) return unfollowed(head, raw);
         if (isCoding) {
-          if (!value.equalsIgnoreCase("chunked")) return unfollowed(head, raw);
+          if (contentLength >= 0 || !value.equalsIgnoreCase("chunked")) return unfollowed(head, raw);
           chunked = true;
         } else {
           if (value.isEmpty() || value.length() > 18 || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
             return unfollowed(head, raw);
           }
-          contentLength = Long.parseLong(value);
+          long length = Long.parseLong(value);
+          // pekko-http takes a Content-Length repeated with the same value as one, and goes on with the connection.
+          if (contentLength >= 0 && length != contentLength) return unfollowed(head, raw);
+          contentLength = length;
         }
       } else if (named(raw, start, colon, "upgrade")) {
-        upgrade = true;
+        upgrade |= offersWebSocket(ascii(raw, colon + 1, contentEnd));
       }
       start = end + 1;
     }
@@ -110,6 +129,16 @@ final class RequestHead {
   static ByteString trailers(ByteString section) {
     byte[] raw = section.toArray();
     return validUtf8(raw) ? section : ByteString.fromArray(sanitized(raw, 0, raw.length));
+  }
+
+  /** An {@code Upgrade} value (a list of protocols, each perhaps with a version) naming WebSocket. */
+  private static boolean offersWebSocket(String value) {
+    for (String protocol : value.split(",")) {
+      String name = protocol.strip();
+      int slash = name.indexOf('/');
+      if ((slash < 0 ? name : name.substring(0, slash)).strip().equalsIgnoreCase("websocket")) return true;
+    }
+    return false;
   }
 
   private static RequestHead unfollowed(ByteString head, byte[] raw) {

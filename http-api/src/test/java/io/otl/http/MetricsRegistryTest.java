@@ -31,6 +31,27 @@ class MetricsRegistryTest {
         + "otl_kafka_dead_lettered_total{code=\"not_json\"} 2\n"), text);
   }
 
+  /**
+   * The request guard counts its header refusals as {@code route="unparsable",status="400"} on the node's metrics, and
+   * the parser's error handler its own beside them, read at scrape time: the scrape printed that series twice
+   * ({@code … 20} and {@code … 10}), which Prometheus takes as one series with a duplicate sample.
+   */
+  @Test
+  void aCounterSeriesCountedInTwoPlacesIsPrintedOnceWithTheSum() {
+    MetricsRegistry registry = new MetricsRegistry();
+    String unparsable = MetricsRegistry.labels("route", "unparsable", "status", "400");
+    registry.counterSeries("otl_http_requests_total", "HTTP requests", "route=\"unparsable\"",
+        () -> Map.of(unparsable, 20.0, MetricsRegistry.labels("route", "unparsable", "status", "431"), 10.0));
+    registry.inc("otl_http_requests_total", "HTTP requests", unparsable, 10);
+    registry.inc("otl_http_requests_total", "HTTP requests", MetricsRegistry.labels("route", "GET /metrics", "status",
+        "200"), 1);
+    String text = registry.scrape();
+    assertTrue(text.contains("# TYPE otl_http_requests_total counter\n"
+        + "otl_http_requests_total{route=\"GET /metrics\",status=\"200\"} 1\n"
+        + "otl_http_requests_total{route=\"unparsable\",status=\"400\"} 30\n"
+        + "otl_http_requests_total{route=\"unparsable\",status=\"431\"} 10\n"), text);
+  }
+
   @Test
   void aGaugeCannotTakeACountersName() {
     MetricsRegistry registry = new MetricsRegistry();

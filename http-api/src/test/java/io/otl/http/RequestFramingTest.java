@@ -88,10 +88,11 @@ class RequestFramingTest {
   @Test
   void afterWhatItCannotFollowNothingIsRead() {
     String[] unfollowed = {
-      "POST /a HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n",
+      "POST /a HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n",
       "POST /a HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
       "POST /a HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n",
       "POST /a HTTP/1.1\r\n folded\r\n\r\n",
+      "POST /a HTTP/1.1\r\nContent-Length: 2\r\n 2\r\n\r\n",
       "POST /a HTTP/2.0\r\n\r\n",
       "GET /socket HTTP/1.1\r\nUpgrade: websocket\r\n\r\n",
       "POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
@@ -101,6 +102,26 @@ class RequestFramingTest {
       byte[] in = concat(bytes(head), after);
       assertArrayEquals(in, framed(in, 4), head);
     }
+  }
+
+  @Test
+  void aContentLengthRepeatedWithTheSameValueIsFollowed() {
+    // pekko-http takes it as one (and goes on with the connection): the heads after its body must still be read.
+    byte[] request = bytes("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 003\r\n\r\nabc");
+    byte[] expected = concat(request,
+        bytes("GET /health/live HTTP/1.1\r\nHost: x\r\nX-Session-Id: caf\u00ef\u00bf\u00bd\r\n\r\n"));
+    sameAtEverySplit(concat(request, LATIN1_LAST_HEADER), expected);
+  }
+
+  @Test
+  void headsAfterAnUpgradeToAProtocolOtherThanWebSocketAreStillRead() {
+    // curl --http2 on plain HTTP asks for h2c on every request; pekko-http's HTTP/1.1 layer never switches to it
+    // (only a route's WebSocket answer does), so the connection stays HTTP/1.1 and its next heads must be read.
+    byte[] upgrade = bytes("GET /a HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
+        + "HTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n");
+    byte[] expected = concat(upgrade,
+        bytes("GET /health/live HTTP/1.1\r\nHost: x\r\nX-Session-Id: caf\u00ef\u00bf\u00bd\r\n\r\n"));
+    sameAtEverySplit(concat(upgrade, LATIN1_LAST_HEADER), expected);
   }
 
   @Test
@@ -119,5 +140,13 @@ class RequestFramingTest {
     RequestFraming framing = new RequestFraming(1024);
     assertEquals(0, framing.next(ByteString.fromArray(bytes("GET / HTTP/1.1\r\nHost: x\r\n"))).size());
     assertEquals("GET / HTTP/1.1\r\nHost: x\r\n", framing.finish().utf8String());
+  }
+
+  @Test
+  void aFoldedOrdinaryHeaderIsFollowedAsPekkoHttpReadsIt() {
+    byte[] in = bytes("POST /a HTTP/1.1\r\nX-A: a\r\n b\r\nContent-Length: 2\r\n\r\n\u00e9\u00e9GET / HTTP/1.1\r\nX: \u00e9\r\n\r\n");
+    byte[] expected = bytes("POST /a HTTP/1.1\r\nX-A: a\r\n b\r\nContent-Length: 2\r\n\r\n\u00e9\u00e9GET / HTTP/1.1\r\nX: "
+        + "\u00ef\u00bf\u00bd\r\n\r\n");
+    sameAtEverySplit(in, expected);
   }
 }

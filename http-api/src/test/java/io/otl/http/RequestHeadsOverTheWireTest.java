@@ -108,6 +108,31 @@ class RequestHeadsOverTheWireTest {
   }
 
   @Test
+  void aLatin1HeadAfterAnH2cUpgradeRequestIsRefusedNotWaitedOn() throws Exception {
+    // What curl --http2 sends on plain HTTP: Upgrade: h2c on each request, kept HTTP/1.1 when not upgraded.
+    // The framing stopped reading after the first, and the Latin-1 head after it got no answer until idle-timeout.
+    String h2c = "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n";
+    String answers = exchange(bytes("GET /live HTTP/1.1\r\nHost: x\r\n" + h2c + "\r\n"
+        + "GET /live HTTP/1.1\r\nHost: x\r\n" + h2c + "X-Session-Id: caf\u00e9\r\n\r\n"));
+    assertTrue(answers.startsWith("HTTP/1.1 200 "), answers);
+    int refusal = answers.lastIndexOf("HTTP/1.1 ");
+    assertTrue(refusal > 0 && answers.startsWith("HTTP/1.1 400 ", refusal), answers);
+    assertTrue(answers.substring(refusal).contains("X-Session-Id holds a character outside ASCII"), answers);
+  }
+
+  @Test
+  void aLatin1HeadAfterABodyWithItsContentLengthRepeatedIsRefusedNotWaitedOn() throws Exception {
+    // pekko-http takes a Content-Length sent twice with one value as one; the framing stopped reading there.
+    String answers = exchange(bytes("POST /digest HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
+        + "Content-Length: 3\r\nContent-Length: 3\r\n\r\nabc"
+        + "GET /live HTTP/1.1\r\nHost: x\r\nX-Session-Id: caf\u00e9\r\n\r\n"));
+    assertTrue(answers.startsWith("HTTP/1.1 200 ") && answers.contains(sha256(bytes("abc"))), answers);
+    int refusal = answers.lastIndexOf("HTTP/1.1 ");
+    assertTrue(refusal > 0 && answers.startsWith("HTTP/1.1 400 ", refusal), answers);
+    assertTrue(answers.substring(refusal).contains("X-Session-Id holds a character outside ASCII"), answers);
+  }
+
+  @Test
   void anHttp10ChunkedRequestIsA400NamingThePair() throws Exception {
     String answer = exchange(bytes("POST /digest HTTP/1.0\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
         + "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"));
@@ -115,11 +140,12 @@ class RequestHeadsOverTheWireTest {
     assertTrue(answer.contains("an HTTP/1.0 request cannot have a chunked body"), answer);
   }
 
+  /** Trailers are read by no route: the request is answered as without them, as with a UTF-8 trailer. */
   @Test
-  void aLatin1ByteInATrailerIsRefusedNotWaitedOn() throws Exception {
+  void aLatin1ByteInATrailerIsAnsweredNotWaitedOn() throws Exception {
     String answer = exchange(bytes("POST /digest HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
         + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n3\r\nabc\r\n0\r\nX-Note: caf\u00e9\r\n\r\n"));
-    assertTrue(answer.startsWith("HTTP/1.1 "), "answered: " + answer);
-    assertTrue(!answer.contains("no answer within"), answer);
+    assertTrue(answer.startsWith("HTTP/1.1 200 "), "answered: " + answer);
+    assertTrue(answer.endsWith(sha256(bytes("abc"))), answer);
   }
 }
