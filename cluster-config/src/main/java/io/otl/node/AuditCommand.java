@@ -91,6 +91,11 @@ public final class AuditCommand {
       if (List.of("--config", "--as-of", "--format", "--kind").contains(a) && !given.add(a)) {
         return usage(err, a + " is given twice; give it once");
       }
+      // "--as-of --format json" read "--format" as the time and answered "--as-of --format is not an ISO-8601
+      // time" (new-user trial, session 50); export and the simulator name the slip so.
+      if (List.of("--config", "--as-of", "--format", "--kind").contains(a) && value != null && value.startsWith("--")) {
+        return usage(err, a + " needs a value; it is followed by the option " + value);
+      }
       switch (a) {
         case "--config" -> {
           if (value == null) return usage(err, "--config needs a file");

@@ -92,6 +92,9 @@ public final class Main {
         print(RUN_USAGE, 0);
       } else if (o.equals("--config") && configFile.isPresent()) {
         runUsageError("--config is given twice; give it once (one file holds the node's settings)");
+      } else if (o.equals("--config") && i + 1 < options.size() && options.get(i + 1).startsWith("--")) {
+        // "run --config --help" said "no such readable file --help" (new-user trial, session 50)
+        runUsageError("--config needs a file; it is followed by the option " + options.get(i + 1));
       } else if (o.equals("--config") && i + 1 < options.size()) {
         Path file = Path.of(options.get(++i));
         configFileProblem(file).ifPresent(Main::runUsageError);

@@ -38,6 +38,14 @@ class CommandLineMistakesTest {
     assertEquals(List.of("config"), listing(dir), "nothing written");
   }
 
+  /** An option followed by another option took that one as its value ("--as-of --format is not an ISO-8601 time"). */
+  @Test
+  void anAuditOptionFollowedByAnotherOptionNeedsAValue() {
+    Run audit = audit(List.of("session", "s-1", "--as-of", "--format", "json"));
+    assertEquals(2, audit.code, audit.err);
+    assertTrue(audit.err.startsWith("error: --as-of needs a value; it is followed by the option --format\n"), audit.err);
+  }
+
   @Test
   void anAuditWithAnArgumentTooManyNamesIt() {
     Run audit = audit(List.of("model", "bot1", "extra"));

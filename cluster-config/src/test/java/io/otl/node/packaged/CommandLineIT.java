@@ -57,6 +57,7 @@ class CommandLineIT {
         new Case(List.of("help", "extra"), 2, "error: help takes one command (run, export, audit, simulator), not extra"),
         new Case(List.of("run", "--conifg", "x.conf"), 2, "error: unknown option for run: --conifg"),
         new Case(List.of("--config"), 2, "error: --config needs a file"),
+        new Case(List.of("run", "--config", "--help"), 2, "error: --config needs a file; it is followed by the option --help"),
         new Case(List.of("--config", "no-such.conf"), 2, "error: --config no-such.conf: no such readable file"),
         new Case(List.of("run", "--config", conf, "--config", conf), 2, "error: --config is given twice"),
         // the first of two is missing: it is the one named, before the second is looked at
