@@ -34,8 +34,8 @@ import org.apache.pekko.serialization.Serializers;
  *
  * <p>The coordinator's pool is bulk-loaded: its TrajectoryPooled events are serialized by the node's
  * own serializer and inserted with batched JDBC (100,000 single-event writes of one actor would take
- * minutes here), then 100 real TrajectoryAvailable commands go through the entity, which takes its
- * regular snapshot. A replay of the bulk events without a snapshot is measured on the way.
+ * minutes here), then {@link TrainingCoordinator#SNAPSHOT_EVERY} real TrajectoryAvailable commands go through
+ * the entity, which takes its regular snapshot among them. A replay of the bulk events without a snapshot is measured on the way.
  */
 final class W5Recovery {
   private W5Recovery() {}
@@ -45,7 +45,8 @@ final class W5Recovery {
     int large = args.integer("large-session", 10000);
     int pool = args.integer("pool-size", 100000);
     int transitions = args.integer("transitions", 1000);
-    Result r = new Result("W5", "recovery in a fresh ActorSystem, PostgreSQL (snapshots every 100 events)");
+    Result r = new Result("W5", "recovery in a fresh ActorSystem, PostgreSQL (snapshots every 100 events, the coordinator's every "
+        + TrainingCoordinator.SNAPSHOT_EVERY + ")");
     Pg.Schema schema = pg.freshSchema("bench_w5");
     Map<String, Object> quiet = Map.of("agentscope.training.http.ask-timeout", "60s");
     try {
@@ -60,7 +61,7 @@ final class W5Recovery {
             TrainingCoordinator.GetStatus::new);
         noSnapshotReplayMs = (System.nanoTime() - t) / 1e6;
         if (v.poolSize() != pool) throw new IllegalStateException("pool after bulk load: " + v.poolSize());
-        for (int i = 0; i < 100; i++) {
+        for (int i = 0; i < TrainingCoordinator.SNAPSHOT_EVERY; i++) {
           String sid = "w5-live-" + i;
           ask(node, TrainingCoordinator.ENTITY_TYPE_KEY, "w5-agent",
               (ActorRef<TrainingCoordinator.TrajectoryAck> reply) -> new TrainingCoordinator.TrajectoryAvailable(sid,
@@ -87,7 +88,7 @@ final class W5Recovery {
           n -> ask(n, TrainingCoordinator.ENTITY_TYPE_KEY, "w5-agent", TrainingCoordinator.GetStatus::new));
       r.figure("coordinator.poolSize", c.value.poolSize()).figure("coordinator.recoveryMs", c.ms)
           .figure("coordinator.coldFirstReplyMs", c.coldMs);
-      if (c.value.poolSize() != pool + 100) throw new IllegalStateException("pool after recovery: " + c.value.poolSize());
+      if (c.value.poolSize() != pool + TrainingCoordinator.SNAPSHOT_EVERY) throw new IllegalStateException("pool after recovery: " + c.value.poolSize());
       worst = Math.max(worst, c.ms);
       head.append(String.format("coordinator pool %,d: %.0f ms (cold %.0f); ", c.value.poolSize(), c.ms, c.coldMs));
       Timed<ModelVersion.ModelsView> m = fresh(pg, schema, args, quiet,

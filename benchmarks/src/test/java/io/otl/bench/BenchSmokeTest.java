@@ -37,7 +37,8 @@ class BenchSmokeTest {
     assertEquals(120L, ((Number) byName.get("W1").figures.get("eventsAccepted")).longValue());
     assertEquals(0L, ((Number) byName.get("W4").figures.get("non202Total")).longValue(), byName.get("W4").figures.toString());
     assertEquals(0L, ((Number) byName.get("W8").figures.get("non200Total")).longValue(), byName.get("W8").figures.toString());
-    assertEquals(400, ((Number) byName.get("W5").figures.get("coordinator.poolSize")).intValue());
+    assertEquals(300 + io.otl.core.coordinator.TrainingCoordinator.SNAPSHOT_EVERY,
+        ((Number) byName.get("W5").figures.get("coordinator.poolSize")).intValue());
     assertEquals(120, ((Number) byName.get("W5").figures.get("session120.eventsSeen")).intValue());
     assertTrue(((Number) byName.get("baseline").figures.get("baselineRowsPerSec")).doubleValue() > 0);
   }
