@@ -120,7 +120,7 @@ final class RequestHead {
     }
 
     Body body = chunked ? Body.CHUNKED : contentLength > 0 ? Body.LENGTH : Body.NONE;
-    ByteString bytes = validUtf8(raw) ? head : ByteString.fromArray(sanitized(raw, 0, raw.length));
+    ByteString bytes = asUtf8(head, raw);
     if (chunked && http10) bytes = asHttp11WithRefusal(bytes.toArray());
     return new RequestHead(bytes, body, Math.max(contentLength, 0), upgrade);
   }
@@ -128,7 +128,7 @@ final class RequestHead {
   /** Lines of a chunked body's trailer section, ending with the empty line: only made UTF-8. */
   static ByteString trailers(ByteString section) {
     byte[] raw = section.toArray();
-    return validUtf8(raw) ? section : ByteString.fromArray(sanitized(raw, 0, raw.length));
+    return asUtf8(section, raw);
   }
 
   /** An {@code Upgrade} value (a list of protocols, each perhaps with a version) naming WebSocket. */
@@ -142,8 +142,7 @@ final class RequestHead {
   }
 
   private static RequestHead unfollowed(ByteString head, byte[] raw) {
-    return new RequestHead(validUtf8(raw) ? head : ByteString.fromArray(sanitized(raw, 0, raw.length)),
-        Body.UNFOLLOWED, 0, false);
+    return new RequestHead(asUtf8(head, raw), Body.UNFOLLOWED, 0, false);
   }
 
   /**
@@ -173,10 +172,15 @@ final class RequestHead {
     return true;
   }
 
+  /** {@code bytes} (whose copy is {@code raw}) as they are when well-formed UTF-8, else {@link #sanitized}. */
+  private static ByteString asUtf8(ByteString bytes, byte[] raw) {
+    return validUtf8(raw) ? bytes : ByteString.fromArray(sanitized(raw));
+  }
+
   /** The bytes with each byte that does not start a well-formed UTF-8 sequence replaced by U+FFFD. */
-  private static byte[] sanitized(byte[] b, int from, int to) {
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(to - from + 16);
-    for (int i = from; i < to; ) {
+  private static byte[] sanitized(byte[] b) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(b.length + 16);
+    for (int i = 0; i < b.length; ) {
       int n = sequenceLength(b, i);
       if (n == 0) {
         out.write(REPLACEMENT, 0, REPLACEMENT.length);
