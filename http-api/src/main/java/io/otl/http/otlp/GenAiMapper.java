@@ -151,7 +151,7 @@ final class GenAiMapper {
           ? "span " + span.spanId() + " (" + op + ") has no traceId (16 bytes, not all zero, as OTLP requires)"
           : sessionId == null
           ? "span " + span.spanId() + " (" + op + ") has no gen_ai.conversation.id (or session.id), nor has any ancestor in the request"
-          : Ids.problem("gen_ai.conversation.id", sessionId, Ids.MAX_SESSION_ID);
+          : idProblem(span, op, inheritedKey(span, byId, "gen_ai.conversation.id", "session.id"), sessionId);
       List<SessionInput> produced = null;
       ChatInputs chat = null;
       if (problem == null) {
@@ -271,6 +271,29 @@ final class GenAiMapper {
       s = s.parentSpanId().isEmpty() ? null : byId.get(s.traceId() + "/" + s.parentSpanId());
     }
     return null;
+  }
+
+  /** The key of the first of {@code keys} set on the span or its nearest ancestor with one, or null. */
+  private static String inheritedKey(OtlpSpan span, Map<String, OtlpSpan> byId, String... keys) {
+    OtlpSpan s = span;
+    for (int depth = 0; s != null && depth < 64; depth++) {
+      for (String k : keys) {
+        String v = s.text(k);
+        if (v != null && !v.isEmpty()) return k;
+      }
+      s = s.parentSpanId().isEmpty() ? null : byId.get(s.traceId() + "/" + s.parentSpanId());
+    }
+    return null;
+  }
+
+  /**
+   * Why the session id a span names is no valid id, naming the span and the attribute that gave it, as every
+   * other refusal does (it named neither: in a batch of hundreds no one could tell which span); the value is
+   * not repeated, it may hold personal data.
+   */
+  private static String idProblem(OtlpSpan span, String op, String key, String sessionId) {
+    String problem = Ids.problem(key, sessionId, Ids.MAX_SESSION_ID);
+    return problem == null ? null : "span " + span.spanId() + " (" + op + "): " + problem;
   }
 
   private static void noteAgent(String[] agent, OtlpSpan span, Map<String, OtlpSpan> byId) {

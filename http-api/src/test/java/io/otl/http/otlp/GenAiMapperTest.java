@@ -185,6 +185,28 @@ class GenAiMapperTest {
     assertTrue(String.join(" ", plan.problems()).contains("gen_ai.tool.name"), plan.problems().toString());
   }
 
+  /**
+   * A span refused for its session id named neither the span nor its operation ({@code gen_ai.conversation.id
+   * may contain only the characters …}), unlike every other refusal in {@code error_message} and the log line:
+   * in a batch of hundreds, the user could not tell which span (trial trial-otel). The id itself is not repeated
+   * (it may hold personal data).
+   */
+  @Test
+  void aSpanRefusedForItsSessionIdIsNamed() {
+    String badChars = span("00000000000000b1", "", attr("gen_ai.operation.name", "\"chat\"") + ","
+        + attr("gen_ai.conversation.id", "\"bad id!\"") + "," + attr("gen_ai.agent.name", "\"a\"") + ","
+        + attr("gen_ai.input.messages", "\"[{\\\"role\\\":\\\"user\\\",\\\"content\\\":\\\"q\\\"}]\""), "", 0);
+    String email = span("00000000000000b2", "", attr("gen_ai.operation.name", "\"execute_tool\"") + ","
+        + attr("session.id", "\"s-13812345678\"") + "," + attr("gen_ai.tool.name", "\"t\""), "", 0);
+    GenAiMapper.Plan plan = GenAiMapper.map(decode(String.join(",", badChars, email)));
+    assertEquals(2, plan.refused());
+    assertEquals(List.of(
+        "span 00000000000000b1 (chat): gen_ai.conversation.id may contain only the characters [A-Za-z0-9._:-]",
+        "span 00000000000000b2 (execute_tool): session.id looks like a phone number; use an opaque id"),
+        plan.problems());
+    assertTrue(plan.problems().stream().noneMatch(p -> p.contains("13812345678") || p.contains("bad id!")));
+  }
+
   @Test
   void malformedBodiesAreBadRequests() {
     assertThrows(BadRequest.class, () -> decode(span("xyz", "", "", "", 0)));
