@@ -164,6 +164,14 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
         }
       }
     }
+    // The legacy functions API's call as a tool call is checked: it needs its name (without one it was stored as a
+    // call of a tool "unknown"; OpenAI refuses it), and "x" was told content is required unless it had a function_call.
+    JsonNode functionCall = m.get("function_call");
+    if (functionCall != null && !functionCall.isNull()
+        && (!functionCall.isObject() || !functionCall.path("name").isTextual())) {
+      throw OpenAiError.invalid(where + ".function_call", "function_call must be an object with name and arguments "
+          + "(leave it out when there is no call)");
+    }
     JsonNode content = m.get("content");
     // An empty tool_calls array is refused as OpenAI refuses it ("too short"): it would store an empty turn.
     // What an assistant turn may say instead of content, as OpenAI takes it back: its calls, a refusal (the
