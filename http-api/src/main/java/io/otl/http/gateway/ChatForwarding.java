@@ -117,6 +117,7 @@ final class ChatForwarding {
             + " (docs/gateway.md)", upStart);
       }
       if (status != 200) return clientError(c, d, resp);
+      if (c.request().stream() && isJson(resp)) return notAStream(c, d, fallbackFrom, resp, upStart);
       return c.request().stream() ? streamOut(c, d, fallbackFrom, resp, upStart)
           : wholeOut(c, d, fallbackFrom, resp, upStart);
     }).thenCompose(x -> x);
@@ -163,6 +164,35 @@ final class ChatForwarding {
   /** How often a failed call was tried, for its error message; nothing when it was tried once. */
   private static String tries(int tried) {
     return tried <= 1 ? "" : " (tried " + tried + " times: agentscope.model.max-retries)";
+  }
+
+  private static boolean isJson(HttpResponse resp) {
+    var type = resp.entity().getContentType().mediaType();
+    return type.mainType().equals("application") && type.subType().equals("json");
+  }
+
+  /**
+   * A streamed call answered 200 with one JSON body, not an event stream (a proxy's error object in a 200, a
+   * server that does not stream): the version's failure, as that body is for a call not streamed. Passed
+   * through, the 200 with no {@code data:} events was an empty stream to the agent's SDK, no error raised, and
+   * the turn was recorded as an empty answer the agent had left (trial-gw).
+   */
+  private CompletionStage<HttpResponse> notAStream(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom,
+      HttpResponse resp, long upStart) {
+    return resp.entity().toStrict(settings.callsTo(d.endpoint()).timeout().toMillis(), materializer)
+        .handle((strict, err) -> {
+          String why = "the model server answered a streamed call (stream: true) with one JSON body "
+              + "(application/json), not an event stream (text/event-stream)";
+          if (err == null) {
+            try {
+              String notAnAnswer = Completion.notAnAnswer(Json.MAPPER.readTree(strict.getData().toArray()));
+              if (notAnAnswer != null) why = notAnAnswer;
+            } catch (java.io.IOException e) {
+              // Not JSON either: the content type's failure stands.
+            }
+          }
+          return failed(c, d, fallbackFrom, "status", why, upStart);
+        }).thenCompose(x -> x);
   }
 
   /** The upstream refused the request (4xx): its error goes back to the agent; nothing is recorded. */
