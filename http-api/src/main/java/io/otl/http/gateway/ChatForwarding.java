@@ -325,6 +325,7 @@ final class ChatForwarding {
     // and only until the answer is whole: a client that stops reading at the finish reason (openai's
     // loops break there) and leaves before [DONE] or a usage chunk read the whole answer.
     AtomicBoolean goneBeforeLastChunk = new AtomicBoolean();
+    java.util.concurrent.atomic.AtomicReference<String> cutShort = new java.util.concurrent.atomic.AtomicReference<>();
     Source<ByteString, Object> answerStream = resp.entity().getDataBytes()
         .idleTimeout(settings.callsTo(d.endpoint()).timeout())
         .map(bytes -> {
@@ -332,9 +333,20 @@ final class ChatForwarding {
           answer.feed(bytes.toArray(), System.nanoTime());
           return bytes;
         })
+        // Pulled only when the model server's stream has ended (not when the agent cancels it): one that ended
+        // before the answer was whole (no finish reason, no [DONE], no error event of its own) was cut short by
+        // the server. It reached the agent as a clean end, which the SDKs read as a whole answer, and was recorded
+        // as the agent's abort, counted against nothing (trial-gw); it ends with OpenAI's error event now.
+        .concatLazy(Source.lazySource(() -> {
+          if (answer.finished() || answer.upstreamError() != null) return Source.<ByteString>empty();
+          OpenAiError e = new OpenAiError(502, "upstream_error", null, "upstream_unavailable",
+              "the model server ended its stream before the answer was whole (no finish reason, no [DONE])");
+          cutShort.set(e.getMessage());
+          return Source.single(ByteString.fromString(answer.separatorBeforeNextEvent() + e.sseEvent()));
+        }))
         .watchTermination((mat, done) -> {
           done.whenComplete((ok, err) ->
-              streamEnded(c, d, fallbackFrom, answer, upStart, err, turn, goneBeforeLastChunk.get()));
+              streamEnded(c, d, fallbackFrom, answer, upStart, err, turn, goneBeforeLastChunk.get(), cutShort.get()));
           return mat;
         });
     // A response pekko-http drops unsent (its connection cut before the model's first byte) is still
@@ -356,7 +368,7 @@ final class ChatForwarding {
   }
 
   private void streamEnded(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom, Completion answer,
-      long upStart, Throwable err, TurnsInFlight.Turn turn, boolean clientGone) {
+      long upStart, Throwable err, TurnsInFlight.Turn turn, boolean clientGone, String cutShort) {
     long end = System.nanoTime();
     long totalMs = (end - upStart) / 1_000_000;
     long firstMs = answer.firstTokenNanos() == 0 ? totalMs : (answer.firstTokenNanos() - upStart) / 1_000_000;
@@ -375,6 +387,9 @@ final class ChatForwarding {
         metrics.upstreamError(c.agent(), d.version(), "timeout");
       } else if (e != null && fromUpstream(e)) {
         error = "the model server's stream broke: " + e.getClass().getSimpleName();
+        metrics.upstreamError(c.agent(), d.version(), "stream");
+      } else if (cutShort != null && !clientGone && !c.clientGone().toCompletableFuture().isDone()) {
+        error = cutShort;
         metrics.upstreamError(c.agent(), d.version(), "stream");
       } else {
         aborted = true;
