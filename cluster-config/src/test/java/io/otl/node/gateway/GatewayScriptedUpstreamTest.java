@@ -104,6 +104,51 @@ class GatewayScriptedUpstreamTest {
         String.valueOf(e.getMessage()));
   }
 
+  /**
+   * Trial trial-gw: a model server that ends its stream properly (the terminating chunk) before the answer is
+   * whole, with no finish reason, no [DONE] and no error event (a proxy that drops the rest, a server that sends
+   * an empty stream), reached the agent as a clean end, which the SDKs read as a whole answer, and the turn was
+   * recorded as the agent's abort ({@code aborted} true, though it stayed), counted against nothing. It ends
+   * with OpenAI's error event now, and is a failed turn counted against the version.
+   */
+  @Test
+  void aStreamTheModelServerEndsBeforeTheAnswerIsWholeEndsWithAnErrorEventAndIsAFailedTurn() throws Exception {
+    Http.Response reg = gateway.api.post("/v1/models/scripted-short/versions",
+        "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"" + upstream.baseUrl() + "\"}");
+    assertEquals(201, reg.status(), reg.body());
+    gateway.awaitState("scripted-short", "v1", "STABLE");
+    Map<String, List<String>> streams = Map.of(
+        "half", List.of(ScriptedUpstream.chunk("chatcmpl-short", "{\"role\":\"assistant\",\"content\":\"Rayleigh \"}", null)),
+        "empty", List.of());
+    for (var st : streams.entrySet()) {
+      upstream.answer(new ScriptedUpstream.Script(st.getValue(), false, false));
+      String sessionId = "short-" + st.getKey() + "-" + UUID.randomUUID();
+      HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(gateway.uri("/v1/chat/completions"))
+          .header("X-Agent-Id", "scripted-short").header("X-Session-Id", sessionId)
+          .header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"default\",\"stream\":true,"
+              + "\"messages\":[{\"role\":\"user\",\"content\":\"Why is the sky blue?\"}]}")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, r.statusCode(), r.body());
+      String[] events = r.body().split("\n\n");
+      String last = events[events.length - 1];
+      assertTrue(last.startsWith("data: "), st.getKey() + ": the stream ends with an event: " + r.body());
+      JsonNode error = JSON.readTree(last.substring(6)).path("error");
+      assertEquals("upstream_unavailable", error.path("code").asText(), st.getKey() + ": " + r.body());
+      assertTrue(error.path("message").asText().contains("before the answer was whole"), last);
+
+      JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2);
+      JsonNode inference = s.path("messages").get(1).path("inference");
+      assertTrue(inference.path("error").asText().contains("before the answer was whole"), st.getKey() + ": " + s);
+      assertFalse(inference.path("aborted").asBoolean(false), st.getKey() + ": the agent did not leave: " + s);
+    }
+    assertTrue(gateway.api.get("/metrics").body()
+            .contains("otl_gateway_upstream_errors_total{agent=\"scripted-short\",version=\"v1\",kind=\"stream\"} 2"),
+        "each counts against the version");
+    assertFalse(gateway.api.get("/metrics").body().contains("otl_gateway_aborted_total{agent=\"scripted-short\""),
+        "no abort counted");
+  }
+
   @Test
   void anErrorEventTheModelServerStreamsIsAFailedTurnCountedAgainstTheVersion() throws Exception {
     // Trial t79. vLLM ends a stream whose engine fails mid-answer with an error event and then [DONE]; OpenAI's

@@ -125,4 +125,38 @@ class GatewayUpstreamErrorBodyTest {
       }
     }
   }
+
+  /**
+   * Trial trial-gw: a streamed call answered 200 with one JSON body (an error object, or a whole answer from a
+   * server that does not stream) was passed through as it was: the openai Python client read an empty stream and
+   * raised nothing, and the turn was recorded as an empty answer with {@code aborted} true, though the agent had
+   * stayed. It is the version's failure now, as that body is for a call not streamed.
+   */
+  @Test
+  void aStreamedCallAnsweredWithOneJsonBodyIsA502AndAFailedTurn() throws Exception {
+    String agent = "err-body-stream";
+    Http.Response reg = gateway.api.post("/v1/models/" + agent + "/versions",
+        "{\"version\":\"v1\",\"artifact\":\"file:///models/v1\",\"endpoint\":\"" + upstream.baseUrl() + "\"}");
+    assertEquals(201, reg.status(), reg.body());
+    gateway.awaitState(agent, "v1", "STABLE");
+    Map<String, String> bodies = Map.of(
+        "error", PROXY_ERROR, "whole", ScriptedUpstream.textAnswer("whole-1", "not streamed"));
+    for (var b : bodies.entrySet()) {
+      upstream.answer(ScriptedUpstream.Script.json(b.getValue()));
+      String sessionId = "err-body-stream-" + b.getKey();
+      Http.Response r = gateway.api.chat(agent, sessionId, "Why is the sky blue?", true);
+      assertEquals(502, r.status(), b.getKey() + ": " + r.body());
+      JsonNode error = r.json().path("error");
+      assertEquals("upstream_unavailable", error.path("code").asText(), r.body());
+      assertTrue(error.path("message").asText().contains(b.getKey().equals("error")
+          ? "answered 200 with an error object" : "not an event stream (text/event-stream)"), r.body());
+
+      JsonNode s = gateway.awaitSession(sessionId, n -> n.path("messages").size() == 2);
+      JsonNode answer = s.path("messages").get(1).path("inference");
+      assertTrue(answer.path("error").isTextual(), "a failed turn: " + s);
+      assertTrue(answer.path("aborted").isNull() || answer.path("aborted").isMissingNode(), "the agent stayed: " + s);
+    }
+    JsonNode v1 = gateway.api.get("/v1/models/" + agent + "/traffic").json().path("versions").get(0);
+    assertEquals(2, v1.path("errors").asInt(), "each counts against the version: " + v1);
+  }
 }

@@ -117,6 +117,7 @@ final class ChatForwarding {
             + " (docs/gateway.md)", upStart);
       }
       if (status != 200) return clientError(c, d, resp);
+      if (c.request().stream() && isJson(resp)) return notAStream(c, d, fallbackFrom, resp, upStart);
       return c.request().stream() ? streamOut(c, d, fallbackFrom, resp, upStart)
           : wholeOut(c, d, fallbackFrom, resp, upStart);
     }).thenCompose(x -> x);
@@ -163,6 +164,35 @@ final class ChatForwarding {
   /** How often a failed call was tried, for its error message; nothing when it was tried once. */
   private static String tries(int tried) {
     return tried <= 1 ? "" : " (tried " + tried + " times: agentscope.model.max-retries)";
+  }
+
+  private static boolean isJson(HttpResponse resp) {
+    var type = resp.entity().getContentType().mediaType();
+    return type.mainType().equals("application") && type.subType().equals("json");
+  }
+
+  /**
+   * A streamed call answered 200 with one JSON body, not an event stream (a proxy's error object in a 200, a
+   * server that does not stream): the version's failure, as that body is for a call not streamed. Passed
+   * through, the 200 with no {@code data:} events was an empty stream to the agent's SDK, no error raised, and
+   * the turn was recorded as an empty answer the agent had left (trial-gw).
+   */
+  private CompletionStage<HttpResponse> notAStream(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom,
+      HttpResponse resp, long upStart) {
+    return resp.entity().toStrict(settings.callsTo(d.endpoint()).timeout().toMillis(), materializer)
+        .handle((strict, err) -> {
+          String why = "the model server answered a streamed call (stream: true) with one JSON body "
+              + "(application/json), not an event stream (text/event-stream)";
+          if (err == null) {
+            try {
+              String notAnAnswer = Completion.notAnAnswer(Json.MAPPER.readTree(strict.getData().toArray()));
+              if (notAnAnswer != null) why = notAnAnswer;
+            } catch (java.io.IOException e) {
+              // Not JSON either: the content type's failure stands.
+            }
+          }
+          return failed(c, d, fallbackFrom, "status", why, upStart);
+        }).thenCompose(x -> x);
   }
 
   /** The upstream refused the request (4xx): its error goes back to the agent; nothing is recorded. */
@@ -295,6 +325,7 @@ final class ChatForwarding {
     // and only until the answer is whole: a client that stops reading at the finish reason (openai's
     // loops break there) and leaves before [DONE] or a usage chunk read the whole answer.
     AtomicBoolean goneBeforeLastChunk = new AtomicBoolean();
+    java.util.concurrent.atomic.AtomicReference<String> cutShort = new java.util.concurrent.atomic.AtomicReference<>();
     Source<ByteString, Object> answerStream = resp.entity().getDataBytes()
         .idleTimeout(settings.callsTo(d.endpoint()).timeout())
         .map(bytes -> {
@@ -302,9 +333,20 @@ final class ChatForwarding {
           answer.feed(bytes.toArray(), System.nanoTime());
           return bytes;
         })
+        // Pulled only when the model server's stream has ended (not when the agent cancels it): one that ended
+        // before the answer was whole (no finish reason, no [DONE], no error event of its own) was cut short by
+        // the server. It reached the agent as a clean end, which the SDKs read as a whole answer, and was recorded
+        // as the agent's abort, counted against nothing (trial-gw); it ends with OpenAI's error event now.
+        .concatLazy(Source.lazySource(() -> {
+          if (answer.finished() || answer.upstreamError() != null) return Source.<ByteString>empty();
+          OpenAiError e = new OpenAiError(502, "upstream_error", null, "upstream_unavailable",
+              "the model server ended its stream before the answer was whole (no finish reason, no [DONE])");
+          cutShort.set(e.getMessage());
+          return Source.single(ByteString.fromString(answer.separatorBeforeNextEvent() + e.sseEvent()));
+        }))
         .watchTermination((mat, done) -> {
           done.whenComplete((ok, err) ->
-              streamEnded(c, d, fallbackFrom, answer, upStart, err, turn, goneBeforeLastChunk.get()));
+              streamEnded(c, d, fallbackFrom, answer, upStart, err, turn, goneBeforeLastChunk.get(), cutShort.get()));
           return mat;
         });
     // A response pekko-http drops unsent (its connection cut before the model's first byte) is still
@@ -326,7 +368,7 @@ final class ChatForwarding {
   }
 
   private void streamEnded(ChatCall c, ModelVersion.RouteDecision d, String fallbackFrom, Completion answer,
-      long upStart, Throwable err, TurnsInFlight.Turn turn, boolean clientGone) {
+      long upStart, Throwable err, TurnsInFlight.Turn turn, boolean clientGone, String cutShort) {
     long end = System.nanoTime();
     long totalMs = (end - upStart) / 1_000_000;
     long firstMs = answer.firstTokenNanos() == 0 ? totalMs : (answer.firstTokenNanos() - upStart) / 1_000_000;
@@ -345,6 +387,9 @@ final class ChatForwarding {
         metrics.upstreamError(c.agent(), d.version(), "timeout");
       } else if (e != null && fromUpstream(e)) {
         error = "the model server's stream broke: " + e.getClass().getSimpleName();
+        metrics.upstreamError(c.agent(), d.version(), "stream");
+      } else if (cutShort != null && !clientGone && !c.clientGone().toCompletableFuture().isDone()) {
+        error = cutShort;
         metrics.upstreamError(c.agent(), d.version(), "stream");
       } else {
         aborted = true;

@@ -148,6 +148,30 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
     if (role == null || !role.isTextual() || !ROLES.contains(role.asText())) {
       throw OpenAiError.invalid(where + ".role", where + ".role must be one of " + ROLES);
     }
+    // The calls first: an assistant turn whose tool_calls is malformed ("x", []) and has no content was told
+    // that content is required unless it has tool_calls, which it had sent (trial-gw).
+    JsonNode calls = m.get("tool_calls");
+    if (calls != null && !calls.isNull()) {
+      if (!calls.isArray() || calls.isEmpty()) {
+        throw OpenAiError.invalid(where + ".tool_calls", "tool_calls must be a non-empty array (leave it out when "
+            + "there are no calls)");
+      }
+      for (int i = 0; i < calls.size(); i++) {
+        JsonNode c = calls.get(i);
+        if (!c.path("id").isTextual() || callName(c) == null) {
+          throw OpenAiError.invalid(where + ".tool_calls[" + i + "]",
+              "a tool call needs id and function.name (custom.name for a custom tool's call)");
+        }
+      }
+    }
+    // The legacy functions API's call as a tool call is checked: it needs its name (without one it was stored as a
+    // call of a tool "unknown"; OpenAI refuses it), and "x" was told content is required unless it had a function_call.
+    JsonNode functionCall = m.get("function_call");
+    if (functionCall != null && !functionCall.isNull()
+        && (!functionCall.isObject() || !functionCall.path("name").isTextual())) {
+      throw OpenAiError.invalid(where + ".function_call", "function_call must be an object with name and arguments "
+          + "(leave it out when there is no call)");
+    }
     JsonNode content = m.get("content");
     // An empty tool_calls array is refused as OpenAI refuses it ("too short"): it would store an empty turn.
     // What an assistant turn may say instead of content, as OpenAI takes it back: its calls, a refusal (the
@@ -171,20 +195,6 @@ record ChatRequest(byte[] raw, ObjectNode body, ArrayNode messages, boolean stre
     }
     if ("tool".equals(role.asText()) && !m.path("tool_call_id").isTextual()) {
       throw OpenAiError.invalid(where + ".tool_call_id", "a tool message needs tool_call_id (a string)");
-    }
-    JsonNode calls = m.get("tool_calls");
-    if (calls != null && !calls.isNull()) {
-      if (!calls.isArray() || calls.isEmpty()) {
-        throw OpenAiError.invalid(where + ".tool_calls", "tool_calls must be a non-empty array (leave it out when "
-            + "there are no calls)");
-      }
-      for (int i = 0; i < calls.size(); i++) {
-        JsonNode c = calls.get(i);
-        if (!c.path("id").isTextual() || callName(c) == null) {
-          throw OpenAiError.invalid(where + ".tool_calls[" + i + "]",
-              "a tool call needs id and function.name (custom.name for a custom tool's call)");
-        }
-      }
     }
   }
 

@@ -30,4 +30,35 @@ class ChatRequestMessagesTest {
     assertEquals("messages must be a non-empty array of chat messages, not an empty array",
         problem("{\"model\":\"m\",\"messages\":[]}"));
   }
+
+  /**
+   * An assistant turn without content whose {@code tool_calls} is malformed is told what is wrong with its
+   * calls: it was told "content is required … only an assistant message with tool_calls … may omit it",
+   * the tool_calls it had sent (trial-gw, curl with {@code "tool_calls":"x"}).
+   */
+  @Test
+  void anAssistantTurnWithMalformedToolCallsAndNoContentIsToldAboutItsCalls() {
+    String calls = "tool_calls must be a non-empty array (leave it out when there are no calls)";
+    assertEquals(calls, problem("{\"model\":\"m\",\"messages\":[{\"role\":\"assistant\",\"tool_calls\":\"x\"},"
+        + "{\"role\":\"user\",\"content\":\"hi\"}]}"));
+    assertEquals(calls, problem("{\"model\":\"m\",\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[]},"
+        + "{\"role\":\"user\",\"content\":\"hi\"}]}"));
+    assertEquals(calls, problem("{\"model\":\"m\",\"messages\":[{\"role\":\"assistant\",\"content\":null,"
+        + "\"tool_calls\":{\"id\":\"c1\"}},{\"role\":\"user\",\"content\":\"hi\"}]}"));
+  }
+
+  /** The legacy functions API's call alike, and one without a name (stored as a call of a tool "unknown"). */
+  @Test
+  void anAssistantTurnWithAMalformedFunctionCallIsToldAboutIt() {
+    String call = "function_call must be an object with name and arguments (leave it out when there is no call)";
+    assertEquals(call, problem("{\"model\":\"m\",\"messages\":[{\"role\":\"assistant\",\"function_call\":\"x\"},"
+        + "{\"role\":\"user\",\"content\":\"hi\"}]}"));
+    assertEquals(call, problem("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"},"
+        + "{\"role\":\"assistant\",\"function_call\":{\"arguments\":\"{}\"}},"
+        + "{\"role\":\"function\",\"name\":\"f\",\"content\":\"r\"},{\"role\":\"user\",\"content\":\"x\"}]}"));
+    ChatRequest ok = ChatRequest.parse(("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"},"
+        + "{\"role\":\"assistant\",\"content\":null,\"function_call\":{\"name\":\"f\",\"arguments\":\"{}\"}},"
+        + "{\"role\":\"function\",\"name\":\"f\",\"content\":\"r\"}]}").getBytes(StandardCharsets.UTF_8));
+    assertEquals(3, ok.messages().size());
+  }
 }
