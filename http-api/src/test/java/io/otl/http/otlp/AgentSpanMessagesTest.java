@@ -215,6 +215,25 @@ class AgentSpanMessagesTest {
         messages(stored(List.of(first, second))));
   }
 
+  /** Read as a chat span's messages are: a role the node does not know is counted, invalid JSON refuses the span. */
+  @Test
+  void anAgentSpansMessagesAreCheckedAsAChatSpans() {
+    OtlpSpan model = span("00000000000000a1", "", 0, 1000, Map.of("gen_ai.operation.name", "invoke_agent",
+        "gen_ai.agent.name", "Friday", "gen_ai.input.messages", "[{\"role\":\"model\",\"parts\":[" + part("hi") + "]},"
+            + "{\"role\":\"user\",\"parts\":[" + part("hello") + "]}]"));
+    GenAiMapper.Plan plan = GenAiMapper.map(List.of(model));
+    assertEquals(1, plan.ignoredMessages());
+    assertTrue(plan.unreadMessages().get(0).contains("(invoke_agent) has 1 message with a role the node does not know"),
+        plan.unreadMessages().toString());
+    assertEquals(List.of("user: hello"), messages(plan.sessions().get(0).inputs()));
+
+    OtlpSpan broken = span("00000000000000a2", "", 0, 1000, Map.of("gen_ai.operation.name", "invoke_agent",
+        "gen_ai.agent.name", "Friday", "gen_ai.input.messages", "[{\"role\":\"user\""));
+    GenAiMapper.Plan refused = GenAiMapper.map(List.of(broken));
+    assertEquals(1, refused.refused());
+    assertTrue(refused.problems().get(0).contains("gen_ai.input.messages is not valid JSON"), refused.problems().toString());
+  }
+
   private static Set<String> ids(List<SessionInput> inputs) {
     Set<String> ids = new LinkedHashSet<>();
     for (SessionInput in : inputs) ids.add(in.eventId());
