@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,9 +53,12 @@ final class GenAiMapper {
       return bySpan.size();
     }
 
-    /** Whether a chat span gave inputs: only their ids depend on what the session holds. */
+    /**
+     * Whether a chat span gave inputs, or an agent span messages: only their ids (and whether an agent span's
+     * messages are stored at all) depend on what the session holds.
+     */
     boolean hasChat() {
-      return bySpan.stream().anyMatch(SpanInputs::chat);
+      return bySpan.stream().anyMatch(s -> s.chat() || s.agent() != null);
     }
 
     /** The session's start, then every span's inputs at the spans' own positions, each id once. */
@@ -72,13 +76,14 @@ final class GenAiMapper {
      */
     List<SessionInput> aligned(Set<String> stored) {
       if (!hasChat()) return inputs();
-      List<SessionInput> batch = new ArrayList<>(merged(new ConversationAlignment.Held(stored)));
+      List<SessionInput> batch = new ArrayList<>(merged(stored));
       batch.set(0, inputs().get(0)); // the start, timed by the same inputs whatever their ids
       return List.copyOf(batch);
     }
 
-    /** @param held what the session holds, to place chat spans against (null: the spans' own positions) */
-    private List<SessionInput> merged(ConversationAlignment.Held held) {
+    /** @param stored the event ids the session holds, to place chat spans against (null: the spans' own positions) */
+    private List<SessionInput> merged(Set<String> stored) {
+      ConversationAlignment.Held held = stored == null ? null : new ConversationAlignment.Held(stored);
       Map<String, SessionInput> merged = new LinkedHashMap<>();
       for (SpanInputs span : bySpan) {
         boolean place = held != null && span.chat();
@@ -87,15 +92,84 @@ final class GenAiMapper {
           if (held != null) held.add(in.eventId());
         }
       }
+      List<SessionInput> ordered = new ArrayList<>(merged.values());
+      if (bySpan.stream().anyMatch(s -> s.agent() != null)) {
+        // An agent span's messages are placed after every chat span of the request (an agent span starts before
+        // the chat spans it contains, and would otherwise be placed before the conversation that holds them).
+        Set<String> known = new HashSet<>(merged.keySet());
+        if (stored != null) known.addAll(stored);
+        ConversationAlignment.Held agentHeld = held != null ? held : new ConversationAlignment.Held(merged.keySet());
+        for (SpanInputs span : bySpan) {
+          if (span.agent() != null) span.agent().placeInto(ordered, agentHeld, known);
+        }
+      }
       List<SessionInput> batch = new ArrayList<>();
-      batch.add(start(merged.values()));
-      batch.addAll(merged.values());
+      batch.add(start(ordered));
+      batch.addAll(ordered);
       return List.copyOf(batch);
     }
   }
 
-  /** What one span gave a session, in the order the spans started; {@code chat}: a chat span's. */
-  record SpanInputs(List<SessionInput> inputs, boolean chat) {}
+  /**
+   * What one span gave a session, in the order the spans started; {@code chat}: a chat span's; {@code agent}: an
+   * invoke_agent span's messages (null: none), stored only where the conversation does not hold them already.
+   */
+  record SpanInputs(List<SessionInput> inputs, boolean chat, AgentMessages agent) {
+    SpanInputs(List<SessionInput> inputs, boolean chat) {
+      this(inputs, chat, null);
+    }
+  }
+
+  /**
+   * The messages of an {@code invoke_agent} span ({@code gen_ai.input.messages}, {@code gen_ai.system_instructions},
+   * {@code gen_ai.output.messages}), mapped as a chat span's are, the input and the output each at positions from 0.
+   * AgentScope Python's tracing puts the user's message only there; instrumentations that send the whole history
+   * on every chat span carry the same messages on their chat spans too. So each window is placed against the
+   * conversation the session holds and the request adds ({@link ConversationAlignment}, as a chat span's window
+   * is): a message found there is that message and is not stored again; the others are stored under the span's
+   * id ({@code otlp:<spanId>:in<k>}, {@code :out<k>}), so a resent span stores nothing twice and they take no
+   * position a chat span's message will hold. The input goes right after the span's step; the output after the
+   * inputs of spans that began before the agent span ended.
+   *
+   * @param spanEventId the span's own event id: its step's, which the messages follow
+   * @param end when the span ended (the output's time)
+   * @param unknownRoles how many of its messages have a role the node does not know (the first one's)
+   */
+  record AgentMessages(String spanEventId, Instant end, List<SessionInput> input, List<SessionInput> output,
+      int unknownRoles, String firstUnknownRole) {
+    void placeInto(List<SessionInput> ordered, ConversationAlignment.Held held, Set<String> known) {
+      List<SessionInput> in = fresh(ConversationAlignment.align(input, held), "in", known);
+      List<SessionInput> out = fresh(ConversationAlignment.align(output, held), "out", known);
+      int step = -1;
+      for (int i = 0; i < ordered.size() && step < 0; i++) if (ordered.get(i).eventId().equals(spanEventId)) step = i;
+      int after = step < 0 ? ordered.size() : step + 1;
+      ordered.addAll(after, in);
+      int outAt = after + in.size();
+      while (outAt < ordered.size() && !(end != null && ordered.get(outAt).at() != null
+          && ordered.get(outAt).at().isAfter(end))) {
+        outAt++;
+      }
+      ordered.addAll(outAt, out);
+    }
+
+    /** The window's messages the conversation does not hold, under the span's ids. */
+    private List<SessionInput> fresh(List<SessionInput> aligned, String kind, Set<String> known) {
+      List<SessionInput> out = new ArrayList<>();
+      for (int k = 0; k < aligned.size(); k++) {
+        SessionInput a = aligned.get(k);
+        if (known.contains(a.eventId()) || a.formerId() != null && known.contains(a.formerId())) continue;
+        String id = opaque(spanEventId + ":" + kind, String.valueOf(k));
+        if (!known.add(id)) continue;
+        if (a instanceof SessionInput.Message m) {
+          out.add(new SessionInput.Message(id, m.at(), m.role(), m.content(), m.msgId(), m.latencyMs(), m.inference(),
+              m.truncated(), null));
+        } else if (a instanceof SessionInput.Reasoning r) {
+          out.add(new SessionInput.Reasoning(id, r.at(), r.index(), r.thought(), r.action(), r.observation(), null));
+        }
+      }
+      return out;
+    }
+  }
 
   /**
    * {@code unread}: why spans that looked like GenAI spans were ignored (ids and field names, never texts);
@@ -154,12 +228,20 @@ final class GenAiMapper {
           : idProblem(span, op, inheritedKey(span, byId, "gen_ai.conversation.id", "session.id"), sessionId);
       List<SessionInput> produced = null;
       ChatInputs chat = null;
+      AgentMessages agent = null;
       if (problem == null) {
         try {
           chat = CHAT.contains(op) ? chat(span, op, desensitizer, cut) : null;
           produced = chat != null ? chat.inputs() : op.equals("execute_tool") ? List.of(tool(span, cut))
               : List.of(agentStep(span));
           for (SessionInput in : produced) refuseUnstorable(in);
+          if (op.equals("invoke_agent")) {
+            agent = agentMessages(span, desensitizer, cut);
+            if (agent != null) {
+              for (SessionInput in : agent.input()) refuseUnstorable(in);
+              for (SessionInput in : agent.output()) refuseUnstorable(in);
+            }
+          }
         } catch (IllegalArgumentException e) {
           problem = "span " + span.spanId() + ": " + e.getMessage();
         }
@@ -169,13 +251,16 @@ final class GenAiMapper {
         if (problems.size() < 5) problems.add(problem);
         continue;
       }
-      if (chat != null && chat.unknownRoles() > 0) {
+      ChatInputs messages = chat != null ? chat : agent == null ? null
+          : new ChatInputs(List.of(), agent.unknownRoles(), agent.firstUnknownRole());
+      if (messages != null && messages.unknownRoles() > 0) {
         // Dropped without a word, a Gemini-style "model" turn or a message without a role left the
         // trajectory short while the exporter was told all was taken (design §7.6: ignored and counted).
-        ignoredMessages += chat.unknownRoles();
+        ignoredMessages += messages.unknownRoles();
         if (unreadMessages.size() < 5) {
-          unreadMessages.add("span " + span.spanId() + " (" + op + ") has " + chat.unknownRoles() + " message"
-              + (chat.unknownRoles() == 1 ? "" : "s") + " with a role the node does not know (" + chat.firstUnknownRole()
+          unreadMessages.add("span " + span.spanId() + " (" + op + ") has " + messages.unknownRoles() + " message"
+              + (messages.unknownRoles() == 1 ? "" : "s") + " with a role the node does not know ("
+              + messages.firstUnknownRole()
               + "): not stored; the roles are system, user, assistant and tool (developer is read as system)");
         }
       }
@@ -199,7 +284,8 @@ final class GenAiMapper {
         }
         continue;
       }
-      bySpan.computeIfAbsent(sessionId, k -> new ArrayList<>()).add(new SpanInputs(List.copyOf(produced), chat != null));
+      bySpan.computeIfAbsent(sessionId, k -> new ArrayList<>())
+          .add(new SpanInputs(List.copyOf(produced), chat != null, agent));
       noteAgent(agents.computeIfAbsent(sessionId, k -> new String[3]), span, byId);
     }
     List<SessionBatch> sessions = new ArrayList<>();
@@ -356,7 +442,7 @@ final class GenAiMapper {
   }
 
   private static ChatInputs chat(OtlpSpan span, String op, Desensitizer d, TextCut cut) {
-    GenAiMessages.Conversation c = GenAiMessages.of(span);
+    GenAiMessages.Conversation c = GenAiMessages.of(span, true);
     List<SessionInput> out = new ArrayList<>();
     Instant start = instant(span.startNanos());
     Instant end = instant(span.endNanos());
@@ -588,6 +674,26 @@ final class GenAiMapper {
     return new SessionInput.ToolCall(spanEventId(span), instant(span.startNanos()),
         span.text("gen_ai.tool.call.id"), name, input, output, !failed, span.durationMs(),
         truncated.isEmpty() ? null : truncated);
+  }
+
+  /**
+   * An agent span's messages, each as {@link #chat} maps a chat span's input ({@link #addMessage}): the input at
+   * positions from 0, the output at positions from 0 as well (the agent's reply is where a chat span's output
+   * is, wherever that is). No model call: the span names no response and its usage is the whole run's. Null
+   * when the span carries none and has no message with a role the node does not know.
+   */
+  private static AgentMessages agentMessages(OtlpSpan span, Desensitizer d, TextCut cut) {
+    GenAiMessages.Conversation c = GenAiMessages.of(span);
+    if (c.input().isEmpty() && c.output().isEmpty()) return null;
+    List<String> unknown = new ArrayList<>();
+    List<SessionInput> input = new ArrayList<>();
+    List<SessionInput> output = new ArrayList<>();
+    Instant start = instant(span.startNanos());
+    Instant end = instant(span.endNanos());
+    for (int i = 0; i < c.input().size(); i++) addMessage(input, i, c.input().get(i), start, null, null, null, d, cut, unknown);
+    for (int j = 0; j < c.output().size(); j++) addMessage(output, j, c.output().get(j), end, null, null, null, d, cut, unknown);
+    return new AgentMessages(spanEventId(span), end, List.copyOf(input), List.copyOf(output), unknown.size(),
+        unknown.isEmpty() ? null : unknown.get(0));
   }
 
   /**

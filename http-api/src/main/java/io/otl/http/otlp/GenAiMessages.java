@@ -51,8 +51,17 @@ final class GenAiMessages {
 
   private GenAiMessages() {}
 
-  /** @throws IllegalArgumentException when a messages attribute is not the JSON the conventions describe */
+  /** {@link #of(OtlpSpan, boolean)} without AgentScope's {@code agentscope.function.input}. */
   static Conversation of(OtlpSpan span) {
+    return of(span, false);
+  }
+
+  /**
+   * @param agentScopePrompt a chat span: without {@code gen_ai.input.messages}, the prompt is read from
+   *     {@code agentscope.function.input} when that holds a chat API (OpenAI-format) message list
+   * @throws IllegalArgumentException when a messages attribute is not the JSON the conventions describe
+   */
+  static Conversation of(OtlpSpan span, boolean agentScopePrompt) {
     List<Msg> input = new ArrayList<>();
     List<Msg> output = new ArrayList<>();
     Object in = span.attributes().get("gen_ai.input.messages");
@@ -61,8 +70,10 @@ final class GenAiMessages {
       if (in == null) in = e.attributes().get("gen_ai.input.messages");
       if (out == null) out = e.attributes().get("gen_ai.output.messages");
     }
-    if (in != null || out != null) {
+    List<Msg> prompt = in == null && agentScopePrompt ? agentScopePrompt(span) : null;
+    if (in != null || out != null || prompt != null) {
       if (in != null) parseList(in, "gen_ai.input.messages", input);
+      if (prompt != null) input.addAll(prompt);
       if (out != null) parseList(out, "gen_ai.output.messages", output);
       Msg system = systemInstructions(span);
       // The conventions carry the system prompt beside the history, not in it: without this the
@@ -102,6 +113,64 @@ final class GenAiMessages {
       indexed(span.attributes(), "llm.output_messages.", "message.", output);
     }
     return new Conversation(input, output);
+  }
+
+  /** The content part types of the chat API's (OpenAI's) messages. */
+  private static final java.util.Set<String> OPENAI_PARTS = java.util.Set.of("text", "image_url", "input_audio", "file",
+      "refusal");
+  private static final java.util.Set<String> OPENAI_ROLES = java.util.Set.of("system", "developer", "user", "assistant",
+      "tool");
+
+  /**
+   * AgentScope Python's tracing: its chat spans carry no {@code gen_ai.input.messages}; the prompt is in
+   * {@code agentscope.function.input}, {@code {"args": [messages, …], "kwargs": {…}}}, whose first argument is the
+   * formatter's message list in the model provider's format. Read when it is a chat API (OpenAI-format) list: each
+   * message an object with a known role and a {@code content} that is a string, a list of the chat API's content
+   * parts, or absent on an assistant message that calls tools. Any other shape (Anthropic's, Gemini's,
+   * DashScope's content blocks), invalid JSON or a text the API would refuse: null, the span is read as before.
+   */
+  private static List<Msg> agentScopePrompt(OtlpSpan span) {
+    if (!(span.attributes().get("agentscope.function.input") instanceof String s)) return null;
+    JsonNode root;
+    try {
+      root = StrictDocument.read(s);
+    } catch (IOException e) {
+      return null;
+    }
+    JsonNode args = root == null ? null : root.get("args");
+    if (args == null || !args.isArray() || args.isEmpty() || !args.get(0).isArray() || args.get(0).isEmpty()) return null;
+    JsonNode list = args.get(0);
+    if (JsonLimits.problem(list, "agentscope.function.input", JsonLimits.DEFAULT_MAX_DEPTH) != null) return null;
+    List<Msg> prompt = new ArrayList<>();
+    for (JsonNode m : list) {
+      if (!openAiMessage(m)) return null;
+      Msg msg = message(m, m.get("role").textValue());
+      if (io.otl.core.StrictValues.textProblem(msg.content()) != null) return null;
+      prompt.add(msg);
+    }
+    return prompt;
+  }
+
+  /** A chat API message: a known role, content a string or the API's content parts (absent: it calls tools). */
+  private static boolean openAiMessage(JsonNode m) {
+    if (!m.isObject() || !m.path("role").isTextual() || !OPENAI_ROLES.contains(m.get("role").textValue())
+        || m.has("parts")) {
+      return false;
+    }
+    JsonNode content = m.get("content");
+    if (content == null || content.isNull()) {
+      return "assistant".equals(m.get("role").textValue())
+          && (m.path("tool_calls").isArray() || m.path("function_call").isObject());
+    }
+    if (content.isTextual()) return true;
+    if (!content.isArray()) return false;
+    for (JsonNode part : content) {
+      if (!part.isObject() || !part.path("type").isTextual() || !OPENAI_PARTS.contains(part.get("type").textValue())) {
+        return false;
+      }
+      if ("text".equals(part.get("type").textValue()) && !part.path("text").isTextual()) return false;
+    }
+    return true;
   }
 
   /**

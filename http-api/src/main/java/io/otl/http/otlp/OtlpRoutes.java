@@ -328,7 +328,8 @@ public final class OtlpRoutes {
       // An agent named only by service.name is first left out: a recorded session keeps its own agent
       // (its agent span may come in a later batch), and only a new one is started under that name.
       String agentId = batch.agentFromResource() ? null : batch.agentId();
-      // Only chat spans are placed against what the session holds; the others are written at once, as before.
+      // Only chat spans and agent spans' messages are placed against what the session holds; the others are
+      // written at once, as before.
       // Queued with the chat requests, a tool span's request that began a new session under service.name held
       // the agent's own chat spans, sent at the same moment, until it was done: they were refused as another
       // agent's, where the retry below (trial t80) lets them take the session while both are under way.
