@@ -71,11 +71,13 @@ public final class Main {
   }
 
   /**
-   * {@code help} alone lists the commands; {@code help <command>} is that command's {@code --help}. Anything
+   * {@code help} alone (and {@code help help}) lists the commands; {@code help <command>} is that command's {@code --help}. Anything
    * else is a mistake (exit 2): {@code help extra} printed the list and exited 0 (trial t175).
    */
   private static void help(List<String> options) throws Exception {
-    if (options.isEmpty()) usage(0);
+    // "help help": help's own usage is the list of commands, which its line there documents (it was exit 2,
+    // "help takes one command (run, export, audit, simulator), not help", for the command that list shows)
+    if (options.isEmpty() || options.equals(List.of("help"))) usage(0);
     if (options.size() == 1 && COMMANDS.containsKey(options.get(0))) {
       dispatch(options.get(0), List.of("--help"));
       return;

@@ -185,7 +185,7 @@ class BadInputSuiteTest {
       out.add(post(path, batch("agent-x", node("{\"type\":\"feedback\",\"kind\":\"RATING\",\"value\":" + v + "}")),
           "rating " + v));
     }
-    for (String role : List.of("robot", "USER", "", "system ", "assistant\u0000")) {
+    for (String role : List.of("robot", "USERS", "", "system ", "assistant\u0000")) {
       out.add(post(path, batch("agent-x", msg(role, "x")), "role '" + role + "'"));
     }
     for (String status : List.of("DONE", "", "succes", "null")) {

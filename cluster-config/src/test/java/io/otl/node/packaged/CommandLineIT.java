@@ -18,7 +18,8 @@ class CommandLineIT {
 
   @Test
   void everySpellingOfHelpPrintsTheCommandsAndExitsZero() throws Exception {
-    for (List<String> args : List.of(List.of("--help"), List.of("-h"), List.of("help"))) {
+    // "help help" was exit 2 naming help as no command (trial-api)
+    for (List<String> args : List.of(List.of("--help"), List.of("-h"), List.of("help"), List.of("help", "help"))) {
       try (JarProcess p = JarProcess.start("help", List.of(), args)) {
         int exit = p.awaitExit(60);
         String out = p.output();

@@ -55,6 +55,13 @@ final class DerivedEventIds {
    * {@link #seenBefore}.
    */
   static SessionInput asStored(SessionInput input) {
+    if (input instanceof SessionInput.Message m) {
+      // a role in another case ("USER") is stored as the role: one message, whichever case a retry sends
+      SessionModel.Role role = SessionModel.Role.parse(m.role());
+      if (role == null || role.name().equals(m.role())) return input;
+      return new SessionInput.Message(m.eventId(), m.at(), role.name(), m.content(), m.msgId(), m.latencyMs(),
+          m.inference(), m.truncated(), m.formerId());
+    }
     if (!(input instanceof SessionInput.Feedback f) || f.feedbackId() != null) return input;
     FeedbackKind kind = FeedbackKind.parse(f.kind());
     if (kind == null) return input;

@@ -35,18 +35,21 @@ final class SessionInputValidation {
       if (m.role() == null) return ".role is required: system, user, assistant or tool";
       if (Role.parse(m.role()) == null) return ".role is not one of the allowed: system, user, assistant, tool";
       if (m.content() == null) return ".content is required";
-      if (m.latencyMs() != null && m.latencyMs() < 0) return ".latencyMs must not be negative";
+      String latency = latencyProblem(m.latencyMs());
+      if (latency != null) return latency;
       return firstProblem(cutProblem(m.truncated(), "content"), tooLong(".content", m.content()),
           tooLong(".msgId", m.msgId()));
     } else if (input instanceof SessionInput.ToolCall t) {
       if (t.toolName() == null || t.toolName().isBlank()) return ".toolName is required";
-      if (t.latencyMs() != null && t.latencyMs() < 0) return ".latencyMs must not be negative";
+      String latency = latencyProblem(t.latencyMs());
+      if (latency != null) return latency;
       return firstProblem(cutProblem(t.truncated(), "input", "output"), tooLong(".toolName", t.toolName()),
           tooLong(".callId", t.callId()),
           tooLong(".input", t.input()), tooLong(".output", t.output()));
     } else if (input instanceof SessionInput.ToolResult t) {
       if (t.eventId() == null || t.callEventId() == null) return ".eventId and .callEventId are required";
-      if (t.latencyMs() != null && t.latencyMs() < 0) return ".latencyMs must not be negative";
+      String latency = latencyProblem(t.latencyMs());
+      if (latency != null) return latency;
       return firstProblem(cutProblem(t.truncated(), "output"), tooLong(".output", t.output()));
     } else if (input instanceof SessionInput.Reasoning r) {
       if (r.index() != null && r.index() < 0) return ".index must not be negative";
@@ -69,6 +72,16 @@ final class SessionInputValidation {
       return tooLong(".detail", r.detail());
     }
     return " has an unknown type";
+  }
+
+  private static String latencyProblem(Long latencyMs) {
+    if (latencyMs == null) return null;
+    if (latencyMs < 0) return ".latencyMs must not be negative";
+    if (latencyMs > SessionModel.MAX_LATENCY_MS) {
+      return ".latencyMs is too large: at most " + SessionModel.MAX_LATENCY_MS + " (24 hours; latencyMs is one call's duration in"
+          + " milliseconds)";
+    }
+    return null;
   }
 
   /**

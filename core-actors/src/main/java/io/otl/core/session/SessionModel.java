@@ -7,15 +7,27 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 public final class SessionModel {
   private SessionModel() {}
 
+  /**
+   * The longest {@code latencyMs} an input may carry: 24 hours, in milliseconds. A latency is how long one model
+   * or tool call took; 9223372036854775807 was stored, and an assistant answer's latency is the canary's
+   * response-latency figure, so one absurd value could weigh on a rollout decision (trial-api).
+   */
+  public static final long MAX_LATENCY_MS = 86_400_000L;
+
   public enum Role {
     system, user, assistant, tool;
 
     /** values() copies its array at every call: parse runs for every message (and the state's scoring). */
     private static final Role[] ALL = values();
 
+    /**
+     * In any case, as a feedback kind and a result's status are read ({@code "USER"} is {@code user}); stored
+     * in lower case, OpenAI's spelling, which chat templates compare. "USER" was a 400 while "thumbs_up" and
+     * "success" in the same batch were taken (trial-api).
+     */
     public static Role parse(String s) {
       if (s == null) return null;
-      for (Role r : ALL) if (r.name().equals(s)) return r;
+      for (Role r : ALL) if (r.name().equalsIgnoreCase(s)) return r;
       return null;
     }
   }

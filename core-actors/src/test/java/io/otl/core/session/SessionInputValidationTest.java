@@ -75,7 +75,7 @@ class SessionInputValidationTest {
     assertEquals(".role is required: system, user, assistant or tool",
         v.problem(new SessionInput.Message(null, null, null, "c", null, null)));
     assertEquals(".role is not one of the allowed: system, user, assistant, tool",
-        v.problem(new SessionInput.Message(null, null, "User", "c", null, null)));
+        v.problem(new SessionInput.Message(null, null, "bot", "c", null, null)));
     assertEquals(".content is required", v.problem(new SessionInput.Message(null, null, "tool", null, null, null)));
     assertEquals(".latencyMs must not be negative",
         v.problem(new SessionInput.Message(null, null, "system", "c", null, -1L)));

@@ -85,9 +85,10 @@ class SessionSettingsTest {
   }
 
   @Test
-  void rolesAreExactTheOtherWordsAnyCase() {
+  void rolesAndTheOtherWordsAreReadInAnyCase() {
     assertEquals(Role.tool, Role.parse("tool"));
-    assertNull(Role.parse("Tool"));
+    assertEquals(Role.tool, Role.parse("Tool"));
+    assertNull(Role.parse("tools"));
     assertNull(Role.parse(null));
     assertEquals(TaskStatus.TIMEOUT, TaskStatus.parse("Timeout"));
     assertNull(TaskStatus.parse("TIMED_OUT"));

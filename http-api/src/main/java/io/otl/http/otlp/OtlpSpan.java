@@ -24,9 +24,14 @@ public record OtlpSpan(
     return v == null ? null : v instanceof String s ? s : String.valueOf(v);
   }
 
-  /** Span duration in milliseconds, or null when the times are missing or reversed. */
+  /**
+   * Span duration in milliseconds, or null when the times are missing or reversed, or span more than a session
+   * takes as one call's latency ({@link io.otl.core.session.SessionModel#MAX_LATENCY_MS}): a span's clock is the
+   * exporter's, and a latency the events API refuses would refuse the span's whole export.
+   */
   public Long durationMs() {
     if (startNanos <= 0 || endNanos < startNanos) return null;
-    return (endNanos - startNanos) / 1_000_000L;
+    long ms = (endNanos - startNanos) / 1_000_000L;
+    return ms > io.otl.core.session.SessionModel.MAX_LATENCY_MS ? null : ms;
   }
 }

@@ -240,7 +240,8 @@ public final class DatasetExport {
             out.close();
             removeStale(file, manifest);
             return new ExportResult(file.toString(), 0, "", List.of(), List.of(), format.wireName(), null,
-                exclusions.seenCount(), exclusions.byReason(), skipped, false, 0, exclusions.sessionsByReason());
+                exclusions.seenCount(), exclusions.byReason(), skipped, false, 0,
+                skips.withSkippedSessions(exclusions.sessionsByReason()));
           }
           JsonlFile.Written w = out.commit(allowPii);
           if (out.desensitized() > 0) {
@@ -260,7 +261,7 @@ public final class DatasetExport {
           }
           return new ExportResult(w.path().toString(), w.count(), w.sha256(), w.sessionIds(), w.piiFindings(),
               format.wireName(), manifest.toString(), exclusions.seenCount(), exclusions.byReason(), skipped, kept,
-              out.desensitized(), exclusions.sessionsByReason());
+              out.desensitized(), skips.withSkippedSessions(exclusions.sessionsByReason()));
         }, system.dispatchers().lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking()))
         .whenComplete((r, failure) -> {
           if (failure != null) out.close();

@@ -21,7 +21,7 @@ import java.util.Map;
  *     was not allowed: no file is left
  * @param desensitizedAsWritten lines the journal holds raw (an earlier build's rules) that the file holds
  *     desensitized by the node's rules
- * @param excludedSessionIds the sessions behind {@code exclusions}: by reason, each list sorted
+ * @param excludedSessionIds the sessions behind {@code exclusions} and {@code skipped}: by reason, each list sorted
  */
 public record ExportResult(
     String path, int count, String sha256, List<String> sessionIds, List<String> piiFindings, String format,

@@ -23,6 +23,8 @@ final class Skips {
 
   private final String agentId;
   private final Map<String, Integer> counts = new TreeMap<>();
+  /** The sessions behind each count, so a job's lineage can say why a session it took is not in its file. */
+  private final Map<String, java.util.SortedSet<String>> sessions = new TreeMap<>();
 
   Skips(String agentId) {
     this.agentId = agentId;
@@ -56,12 +58,25 @@ final class Skips {
 
   private synchronized void skip(String sessionId, String reason, Throwable e) {
     counts.merge(reason, 1, Integer::sum);
+    sessions.computeIfAbsent(reason, r -> new java.util.TreeSet<>()).add(sessionId);
     log.warn("export for agent {}: session {} skipped ({}: {})", agentId, sessionId, reason,
         root(e).getClass().getSimpleName());
   }
 
   synchronized Map<String, Integer> counts() {
     return java.util.Collections.unmodifiableMap(new TreeMap<>(counts));
+  }
+
+  /**
+   * {@code excluded} (the selection's sessions by reason) with the skipped sessions under their reasons
+   * ({@link #UNREADABLE}, {@link #UNCONVERTIBLE}): a job's lineage answered {@code excludedFor: null} for a
+   * session it took and the export skipped, as for one not exported yet (trial-api).
+   */
+  synchronized Map<String, java.util.List<String>> withSkippedSessions(Map<String, java.util.List<String>> excluded) {
+    if (sessions.isEmpty()) return excluded;
+    Map<String, java.util.List<String>> all = new TreeMap<>(excluded);
+    sessions.forEach((reason, ids) -> all.put(reason, java.util.List.copyOf(ids)));
+    return java.util.Collections.unmodifiableMap(all);
   }
 
   private static Throwable root(Throwable t) {

@@ -25,4 +25,20 @@ class FileProblemsTest {
         () -> Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE));
     assertEquals(target + ": " + ((java.nio.file.FileSystemException) e).getReason(), FileProblems.describe(e));
   }
+
+  /** {@code export --out /proc/nope}: /proc is there, and refuses the folder (trial-api). */
+  @Test
+  void aFolderThatExistsButRefusesANewEntryIsNamedAsSuch(@TempDir Path dir) {
+    String refused = dir.resolve("nope").toString();
+    assertEquals(refused + " cannot be created: its folder " + dir + " exists but takes no new file or folder"
+        + " (a system folder such as /proc or /sys, or a special file system); choose a folder of your own",
+        FileProblems.describe(new java.nio.file.NoSuchFileException(refused)));
+  }
+
+  @Test
+  void aMissingFolderOnTheWayIsNamed(@TempDir Path dir) {
+    String deep = dir.resolve("a").resolve("b").resolve("x.jsonl").toString();
+    assertEquals(deep + " cannot be created: the folder " + dir.resolve("a") + " does not exist",
+        FileProblems.describe(new java.nio.file.NoSuchFileException(deep)));
+  }
 }
