@@ -156,8 +156,8 @@ final class SimulatorRoutes extends AllDirectives {
       String status = job.status();
       if (!RayJobsSimulation.isLive(status)) {
         return complete(json(409, mapper.createObjectNode().put("error", "job_ended").put("message",
-            "job " + job.id + " has ended (" + status + "): its checkpoint and metrics are written; "
-                + "set a job's quality while it is PENDING or RUNNING")));
+            "job " + job.id + " has ended (" + status + "): a quality is what the checkpoint a job writes as it "
+                + "completes scores; set it while the job is PENDING or RUNNING")));
       }
       Map<String, Double> q = new java.util.LinkedHashMap<>();
       b.fields().forEachRemaining(e -> q.put(e.getKey(), e.getValue().doubleValue()));
