@@ -153,12 +153,20 @@ public final class AuditCommand {
       return withJournal(config, err, null, journal -> verify(journal, kinds, out));
     }
     if (kindOption != null) return usage(err, "--kind belongs to verify");
+    // The kind first: "audit lineage model bot1" (the API's lineage path typed as a command) was answered
+    // "unexpected argument 'bot1'", which sent the user looking at the wrong word.
+    Optional<Kind> kind = Kind.parse(positional.get(0));
+    if (kind.isEmpty()) {
+      return usage(err, "kind is '" + positional.get(0) + "'; allowed: " + Kind.allowed()
+          + (positional.get(0).equalsIgnoreCase("lineage")
+              ? " (lineage is read from a running node, GET /v1/audit/lineage/{model|session|job}/{id}; "
+                  + "the text of audit job <jobId> and audit session <sessionId> ends with it)"
+              : ""));
+    }
     if (positional.size() > 2) {
       return usage(err, "one <kind> <id> at a time; unexpected argument '" + positional.get(2) + "'");
     }
     if (positional.size() != 2) return usage(err, "expected <kind> <id>");
-    Optional<Kind> kind = Kind.parse(positional.get(0));
-    if (kind.isEmpty()) return usage(err, "kind is '" + positional.get(0) + "'; allowed: " + Kind.allowed());
     String id = positional.get(1);
     try {
       AuditReader.checkId(kind.get(), id);

@@ -54,6 +54,19 @@ class CommandLineMistakesTest {
   }
 
   /**
+   * {@code audit lineage model bot1}, the API's {@code /v1/audit/lineage/model/bot1} typed as a command, was
+   * answered "one <kind> <id> at a time; unexpected argument 'bot1'": the kind is what is wrong, so it is named
+   * first, with where lineage is read (trial trial-loop).
+   */
+  @Test
+  void anAuditOfAnUnknownKindNamesTheKindBeforeCountingArguments() {
+    Run audit = audit(List.of("lineage", "model", "bot1"));
+    assertEquals(2, audit.code, audit.err);
+    assertTrue(audit.err.startsWith("error: kind is 'lineage'; allowed: "), audit.err);
+    assertTrue(audit.err.contains("GET /v1/audit/lineage/"), audit.err);
+  }
+
+  /**
    * A file given as {@code --out} was found only when the export wrote, after reading the journal: exit 1
    * "cannot write …/x.jsonl: … exists and is not a folder" (or "the export through the node failed").
    */

@@ -111,6 +111,43 @@ final class RayJobsSimulation {
     log.info("[trinity-simulator] quality of job {}'s checkpoint set to {}", id, metrics);
   }
 
+  /** The quality set for job {@code id} by {@link #setQuality}, empty when none was. */
+  Map<String, Double> qualityOf(String id) {
+    return quality.getOrDefault(id, Map.of());
+  }
+
+  /**
+   * Checks the body of {@code POST /simulator/jobs/<id>/quality}: an object of the evaluation
+   * metrics the checkpoint's {@code eval_metrics.json} and bench report (the rates in [0, 1], the
+   * latency in ms, at least 0), each a JSON number. Anything else is named in the answer: read
+   * leniently, a misspelt {@code task-succes-rate} was a 200 that left the default quality, and the
+   * candidate meant to be worse passed its offline gate.
+   */
+  static Optional<String> invalidQuality(JsonNode body) {
+    String example = "{\"task-success-rate\":0.5,\"user-satisfaction\":0.6,\"response-latency\":900}";
+    if (!body.isObject()) {
+      return Optional.of("the body must be a JSON object: " + example);
+    }
+    for (var it = body.fields(); it.hasNext(); ) {
+      var e = it.next();
+      String key = e.getKey();
+      if (!CheckpointWriter.DEFAULT_METRICS.containsKey(key)) {
+        return Optional.of(key + ": not an evaluation metric; the metrics are task-success-rate (0 to 1), "
+            + "user-satisfaction (0 to 1) and response-latency (ms, at least 0)");
+      }
+      boolean latency = key.equals("response-latency");
+      String range = latency ? "a number of ms, at least 0" : "a number between 0 and 1";
+      if (!e.getValue().isNumber()) {
+        return Optional.of(key + ": must be " + range);
+      }
+      double v = e.getValue().doubleValue();
+      if (!(v >= 0) || Double.isInfinite(v) || (!latency && v > 1)) {
+        return Optional.of(key + ": must be " + range);
+      }
+    }
+    return Optional.empty();
+  }
+
   void setRealBench(TrinitySimulator.RealBench hook) {
     realBench = hook;
   }

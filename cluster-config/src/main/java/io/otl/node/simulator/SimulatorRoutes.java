@@ -125,24 +125,45 @@ final class SimulatorRoutes extends AllDirectives {
             .map(e -> complete(json(400, mapper.createObjectNode().put("error", "invalid_delay").put("message", e))))
             .orElseGet(() -> complete(json(200, mapper.createObjectNode()
                 .put("ms", models.loadAnswerDelay().toMillis()))))))),
-        path(segment("jobs").slash(segment()).slash("quality"), id -> post(() -> withAdminJson(b -> {
-          Map<String, Double> q = new java.util.LinkedHashMap<>();
-          for (var it = b.fields(); it.hasNext(); ) {
-            var e = it.next();
-            if (!e.getValue().isNumber()) {
-              return complete(json(400, mapper.createObjectNode().put("error", "invalid_quality")
-                  .put("message", e.getKey() + " must be a number")));
-            }
-            q.put(e.getKey(), e.getValue().doubleValue());
-          }
-          ray.setQuality(id, q);
-          return complete(json(200, mapper.valueToTree(q)));
-        }))),
+        path(segment("jobs").slash(segment()).slash("quality"), id -> concat(
+            get(() -> ray.job(id)
+                .map(job -> complete(json(200, mapper.valueToTree(ray.qualityOf(job.id)))))
+                .orElseGet(() -> complete(text(404, "Job " + id + " does not exist")))),
+            post(() -> withAdminJson(setJobQuality(id))))),
         path(segment("jobs").slash(segment()).slash("fail"), id -> post(() ->
             withStopped(id, ray.fail(id, "RuntimeError: failure injected through POST /simulator/jobs/" + id + "/fail")))),
         path(segment("jobs").slash(segment()).slash("finish"), id -> post(() -> ray.finish(id)
             .map(done -> complete(json(200, mapper.createObjectNode().put("finished", done))))
             .orElseGet(() -> complete(text(404, "Job " + id + " does not exist"))))));
+  }
+
+  /**
+   * {@code POST /simulator/jobs/<id>/quality}: what the job's checkpoint will score, set while it
+   * is PENDING or RUNNING; a body that names anything but the evaluation metrics, an unknown job
+   * and an ended one (its checkpoint is written) are refused and change nothing.
+   */
+  private Function<JsonNode, Route> setJobQuality(String id) {
+    return b -> {
+      Optional<String> invalid = RayJobsSimulation.invalidQuality(b);
+      if (invalid.isPresent()) {
+        return complete(json(400, mapper.createObjectNode().put("error", "invalid_quality").put("message", invalid.get())));
+      }
+      Optional<RayJobsSimulation.SimJob> found = ray.job(id);
+      if (found.isEmpty()) {
+        return complete(text(404, "Job " + id + " does not exist"));
+      }
+      RayJobsSimulation.SimJob job = found.get();
+      String status = job.status();
+      if (!RayJobsSimulation.isLive(status)) {
+        return complete(json(409, mapper.createObjectNode().put("error", "job_ended").put("message",
+            "job " + job.id + " has ended (" + status + "): a quality is what the checkpoint a job writes as it "
+                + "completes scores; set it while the job is PENDING or RUNNING")));
+      }
+      Map<String, Double> q = new java.util.LinkedHashMap<>();
+      b.fields().forEachRemaining(e -> q.put(e.getKey(), e.getValue().doubleValue()));
+      ray.setQuality(job.id, q);
+      return complete(json(200, mapper.valueToTree(q)));
+    };
   }
 
   private Route submit(JsonNode body) {

@@ -108,14 +108,20 @@ public final class RayJobsBackend implements TrainingBackend {
                 return CompletableFuture.completedFuture(new BackendSubmission(id));
               }
               if (isDuplicate(reply, spec.jobId())) {
-                // A repeat after a crash or a retry: the job exists, never create a second one.
-                return status(spec.jobId())
+                // A repeat after a crash or a retry: the job exists, never create a second one. But only our
+                // own submission is adopted: a job of this id that another client (or an earlier journal,
+                // whose job ids restarted at job-1) submitted would hand this job its outcome and checkpoint.
+                String path = JOBS + spec.jobId();
+                return http.expectJson(http.get(path), "GET", path)
                     .thenApply(
                         existing -> {
+                          notSubmittedByUs(existing, spec).ifPresent(why -> {
+                            throw new TrainingBackendException(Kind.REJECTED, reply.status(), why, null);
+                          });
                           log.info(
                               "Training job {} was already submitted to Ray (now {}); not submitting again",
                               spec.jobId(),
-                              existing.state());
+                              existing.path("status").asText());
                           return new BackendSubmission(spec.jobId());
                         });
               }
@@ -180,6 +186,33 @@ public final class RayJobsBackend implements TrainingBackend {
   static boolean isDuplicate(JsonHttpClient.Reply reply, String jobId) {
     return (reply.status() == 400 || reply.status() == 500)
         && reply.body().contains("Job with submission_id " + jobId + " already exists");
+  }
+
+  /**
+   * Why the Ray job {@code existing}, found under {@code spec}'s submission id, is not this job's own
+   * earlier submission: its metadata names another job or agent (or none: not submitted by a node), or
+   * another dataset (an earlier journal's job of the same id). Empty when it is ours; a submission of a
+   * build that did not send the dataset's hash is taken as ours by its ids.
+   */
+  static Optional<String> notSubmittedByUs(JsonNode existing, TrainingJobSpec spec) {
+    JsonNode meta = existing.path("metadata");
+    String entrypoint = JsonHttpClient.excerpt(existing.path("entrypoint").asText(""));
+    if (!spec.jobId().equals(meta.path(META_JOB_ID).asText(null))
+        || !spec.agentId().equals(meta.path(META_AGENT_ID).asText(null))) {
+      return Optional.of("Ray already has a job with submission_id " + spec.jobId() + " not submitted by this node for "
+          + "agent " + spec.agentId() + " (its entrypoint: " + entrypoint + "); it is not taken for this job. "
+          + "Another client used the id: delete that job on the Ray cluster (ray job delete " + spec.jobId()
+          + " once it has ended), then trigger again");
+    }
+    String sha = spec.metadata().get("datasetSha256");
+    String theirs = meta.path("datasetSha256").asText(null);
+    if (sha != null && theirs != null && !sha.equals(theirs)) {
+      return Optional.of("Ray already has a job with submission_id " + spec.jobId() + " for agent " + spec.agentId()
+          + " trained on another dataset (sha256 " + theirs + ", this job's " + sha + "): a job of an earlier journal "
+          + "of this agent, whose job ids restarted; it is not taken for this job. Delete it on the Ray cluster "
+          + "(ray job delete " + spec.jobId() + " once it has ended), then trigger again");
+    }
+    return Optional.empty();
   }
 
   private static CheckpointLocator.Evidence evidenceOf(String label) {

@@ -410,6 +410,43 @@ class TrinitySimulatorTest {
     assertEquals(200, none.statusCode(), none.body());
   }
 
+  /**
+   * {@code POST /simulator/jobs/<id>/quality} takes the three evaluation metrics only: a misspelt one
+   * ({@code task-succes-rate}) was a 200 that left the checkpoint at its default quality, so the
+   * candidate a trial meant to make worse than the stable passed its offline gate (trial trial-loop);
+   * a quality for an ended job, whose checkpoint is written, was a 200 that changed nothing.
+   */
+  @Test
+  void aJobQualityWithAnUnknownMetricAValueOutOfRangeOrForAnUnknownOrEndedJobIsRefusedAndChangesNothing() {
+    post(slowBase + "/api/jobs/", "{\"entrypoint\":\"trinity run --config /nope.yaml\",\"submission_id\":\"q-live\"}");
+    HttpResponse<String> set = post(slowBase + "/simulator/jobs/q-live/quality", "{\"task-success-rate\":0.4}");
+    assertEquals(200, set.statusCode(), set.body());
+    for (String body : new String[] {"{\"task-succes-rate\":0.1}", "{\"task-success-rate\":\"0.1\"}",
+        "{\"task-success-rate\":1.5}", "{\"user-satisfaction\":-0.1}", "{\"response-latency\":-5}",
+        "{\"task-success-rate\":0.1,\"accuracy\":0.1}", "[1]"}) {
+      HttpResponse<String> refused = post(slowBase + "/simulator/jobs/q-live/quality", body);
+      assertEquals(400, refused.statusCode(), body + " -> " + refused.body());
+      assertEquals("invalid_quality", json(refused).path("error").asText(), refused.body());
+    }
+    HttpResponse<String> misspelt = post(slowBase + "/simulator/jobs/q-live/quality", "{\"task-succes-rate\":0.1}");
+    assertTrue(json(misspelt).path("message").asText().contains("task-succes-rate"), misspelt.body());
+    HttpResponse<String> inForce = get(slowBase + "/simulator/jobs/q-live/quality");
+    assertEquals(200, inForce.statusCode(), inForce.body());
+    assertEquals(0.4, json(inForce).path("task-success-rate").asDouble(), inForce.body());
+    assertEquals(1, json(inForce).size(), "nothing a refusal sent was stored: " + inForce.body());
+
+    HttpResponse<String> ghost = post(slowBase + "/simulator/jobs/q-ghost/quality", "{\"task-success-rate\":0.1}");
+    assertEquals(404, ghost.statusCode(), ghost.body());
+    assertEquals(404, get(slowBase + "/simulator/jobs/q-ghost/quality").statusCode());
+
+    post(base + "/api/jobs/", "{\"entrypoint\":\"trinity run --config /nope.yaml\",\"submission_id\":\"q-ended\"}");
+    await(() -> json(get(base + "/api/jobs/q-ended")), j -> !j.path("status").asText().matches("PENDING|RUNNING"),
+        Duration.ofSeconds(10));
+    HttpResponse<String> late = post(base + "/simulator/jobs/q-ended/quality", "{\"task-success-rate\":0.1}");
+    assertEquals(409, late.statusCode(), late.body());
+    assertTrue(json(late).path("message").asText().contains("has ended"), late.body());
+  }
+
   @Test
   void commandLineOptionsBecomeSettings() {
     SimulatorSettings s =

@@ -107,6 +107,36 @@ class RayJobsBackendTest {
     assertEquals(State.SUCCEEDED, awaitTerminal(spec.jobId()).state());
   }
 
+  /**
+   * A Ray job with this submission id that the node did not submit (another client's, or one of an earlier
+   * journal of the same agent: job ids restart at job-1 on a new database while the Ray cluster keeps its
+   * jobs) was taken for this job's own earlier submission: the coordinator recorded it "accepted by the
+   * backend" and then that job's outcome and checkpoint as its own (trial trial-loop: `ray job submit
+   * --submission-id job-8-loop2 -- echo hi`, then job-8-loop2 ended FAILED with echo's error). Refused now,
+   * for good, naming the id; the same submission sent again is still one job.
+   */
+  @Test
+  void aJobOfThisIdThatTheNodeDidNotSubmitIsNotTakenForItsOwn() {
+    TrainingJobSpec foreign = spec(Map.of("datasetSha256", "aaaa"));
+    assertEquals(200, TestHttp.post(simulator.baseUrl() + "/api/jobs/", "{\"entrypoint\":\"echo hi\",\"submission_id\":\""
+        + foreign.jobId() + "\"}").statusCode());
+    TrainingBackendException e = failure(backend.submit(foreign));
+    assertEquals(TrainingBackendException.Kind.REJECTED, e.kind(), e.getMessage());
+    assertTrue(e.getMessage().contains(foreign.jobId()) && e.getMessage().contains("not submitted by this node"),
+        e.getMessage());
+
+    TrainingJobSpec earlierJournal = spec(Map.of("datasetSha256", "bbbb"));
+    join(backend.submit(earlierJournal));
+    TrainingJobSpec sameIdOtherData = new TrainingJobSpec(earlierJournal.jobId(), earlierJournal.agentId(),
+        earlierJournal.algorithm(), earlierJournal.baseModel(), earlierJournal.hyperparams(), earlierJournal.datasetPath(),
+        earlierJournal.checkpointRootDir(), Map.of("datasetSha256", "cccc"));
+    TrainingBackendException other = failure(backend.submit(sameIdOtherData));
+    assertEquals(TrainingBackendException.Kind.REJECTED, other.kind(), other.getMessage());
+    assertTrue(other.getMessage().contains("another dataset"), other.getMessage());
+
+    assertEquals(earlierJournal.jobId(), join(backend.submit(earlierJournal)).externalId(), "a repeat is still one job");
+  }
+
   @Test
   void onlyARefusalNamingThisJobIdIsARepeat() {
     String headTrace = "Traceback (most recent call last):\nRuntimeError: Request failed with status code 400: "
