@@ -9,7 +9,6 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.otl.node.config.NodeConfig;
 import io.otl.node.testing.ClusterTestConfig;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,9 +113,7 @@ class FastTickSplitBrainResolverTest {
     }
   }
 
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+  private static int freePort() {
+    return io.otl.node.testing.FreePorts.take();
   }
 }

@@ -64,7 +64,7 @@ class GatewaySlidingWindowOnSeveralNodesTest {
           "{\"version\":\"v1\",\"artifact\":\"s3://m/v1\",\"endpoint\":\"" + simulator.baseUrl() + "/v1\"}");
       assertEquals(201, registered.status(), registered.body());
 
-      String session = "window-" + System.nanoTime();
+      String session = "window-" + Long.toString(System.nanoTime(), 36);
       List<ObjectNode> conversation = new ArrayList<>();
       for (int turn = 0; turn < TURNS; turn++) {
         Http node = http.get(turn % 3);

@@ -162,7 +162,7 @@ class OtlpAgentScopeTracingTest {
         .setAttribute("gen_ai.provider.name", "dashscope").setAttribute("gen_ai.request.model", "qwen-max")
         .setAttribute("agentscope.function.input", "{\"args\": [" + prompt + "], \"kwargs\": {\"tools\": [], "
             + "\"tool_choice\": \"auto\"}}")
-        .setAttribute("gen_ai.response.id", "resp-" + System.nanoTime())
+        .setAttribute("gen_ai.response.id", "resp-" + Long.toString(System.nanoTime(), 36))
         .setAttribute("gen_ai.output.messages", output)
         .startSpan().end();
   }

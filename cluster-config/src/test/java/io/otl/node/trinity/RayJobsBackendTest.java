@@ -289,7 +289,7 @@ class RayJobsBackendTest {
   }
 
   private static TrainingJobSpec spec(Map<String, String> metadata) {
-    String jobId = "job-" + ids.incrementAndGet() + "-" + System.nanoTime();
+    String jobId = "job-" + ids.incrementAndGet() + "-" + Long.toString(System.nanoTime(), 36);
     Path dataset = workDir.resolve("exports").resolve(jobId).resolve("train.jsonl");
     try {
       Files.createDirectories(dataset.getParent());
