@@ -201,7 +201,8 @@ public final class KafkaIngest {
   private void run() {
     RestartSettings restart = RestartSettings.create(settings.restartMinBackoff(), settings.restartMaxBackoff(), 0.2);
     Pair<UniqueKillSwitch, CompletionStage<Done>> running =
-        RestartSource.onFailuresWithBackoff(restart, this::attempt)
+        RestartSource.onFailuresWithBackoff(RestartLogging.quiet(restart),
+                () -> RestartLogging.told(attempt(), log, "Kafka ingestion of topic " + settings.topics().agentEvents()))
             .viaMat(KillSwitches.single(), Keep.right())
             .toMat(Sink.ignore(), Keep.both())
             .run(system);

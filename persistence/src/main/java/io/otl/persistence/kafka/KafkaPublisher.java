@@ -181,7 +181,8 @@ public final class KafkaPublisher {
             return mat;
           });
     };
-    return RestartSource.onFailuresWithBackoff(restart, attempt::get)
+    return RestartSource.onFailuresWithBackoff(RestartLogging.quiet(restart),
+            () -> RestartLogging.told(attempt.get(), log, "the publisher of " + topic))
         .viaMat(KillSwitches.single(), Keep.right())
         .to(Sink.ignore())
         .run(system);

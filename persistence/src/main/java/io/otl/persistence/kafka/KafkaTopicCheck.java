@@ -123,7 +123,7 @@ final class KafkaTopicCheck {
           : "Kafka topics " + String.join(" and ", missing) + " do not exist on " + settings.bootstrapServers()
               + ": create them; " + startsWhenCreated.replace("once it exists", "once they exist");
       log.error(message);
-      throw new IllegalStateException(message);
+      throw new RestartLogging.Said(message);
     }
     // Only an answer settles it: a broker away at start is asked again on the next restart, so a
     // topic missing there is still named once the broker is back.
@@ -132,7 +132,7 @@ final class KafkaTopicCheck {
           + " s: " + waitsForBroker + " until it does; asking again with the restart back-off"
           + " (agentscope.training.kafka.restart.*)";
       log.warn(message);
-      throw new IllegalStateException(message);
+      throw new RestartLogging.Said(message);
     }
     if (answered) confirmed = true;
     return Done.getInstance();

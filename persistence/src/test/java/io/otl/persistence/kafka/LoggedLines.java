@@ -13,7 +13,12 @@ final class LoggedLines implements AutoCloseable {
   private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
   LoggedLines(Class<?> of) {
-    logger = (Logger) LoggerFactory.getLogger(of);
+    this(of.getName());
+  }
+
+  /** What the logger {@code name} and those below it log (pekko's, by package). */
+  LoggedLines(String name) {
+    logger = (Logger) LoggerFactory.getLogger(name);
     appender.start();
     logger.addAppender(appender);
   }
