@@ -348,24 +348,23 @@ final class GenAiMapper {
 
   /** The first value of one of {@code keys} on the span, then on its ancestors within the request. */
   private static String inherited(OtlpSpan span, Map<String, OtlpSpan> byId, String... keys) {
-    OtlpSpan s = span;
-    for (int depth = 0; s != null && depth < 64; depth++) {
-      for (String k : keys) {
-        String v = s.text(k);
-        if (v != null && !v.isEmpty()) return v;
-      }
-      s = s.parentSpanId().isEmpty() ? null : byId.get(s.traceId() + "/" + s.parentSpanId());
-    }
-    return null;
+    Map.Entry<String, String> found = firstSet(span, byId, keys);
+    return found == null ? null : found.getValue();
   }
 
   /** The key of the first of {@code keys} set on the span or its nearest ancestor with one, or null. */
   private static String inheritedKey(OtlpSpan span, Map<String, OtlpSpan> byId, String... keys) {
+    Map.Entry<String, String> found = firstSet(span, byId, keys);
+    return found == null ? null : found.getKey();
+  }
+
+  /** The first of {@code keys} set (not empty) on the span, then on its ancestors within the request: key and value. */
+  private static Map.Entry<String, String> firstSet(OtlpSpan span, Map<String, OtlpSpan> byId, String... keys) {
     OtlpSpan s = span;
     for (int depth = 0; s != null && depth < 64; depth++) {
       for (String k : keys) {
         String v = s.text(k);
-        if (v != null && !v.isEmpty()) return k;
+        if (v != null && !v.isEmpty()) return Map.entry(k, v);
       }
       s = s.parentSpanId().isEmpty() ? null : byId.get(s.traceId() + "/" + s.parentSpanId());
     }
